@@ -1,0 +1,31 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench fuzz clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+demo: $(BIN)/python
+	$(BIN)/pip install -q -e ".[plot,datasets]"
+	$(BIN)/python -m chainrule.demo
+
+# pytest exits 5 when it collected no test: that fails here too.
+test: $(BIN)/python
+	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider tests
+
+lint: $(BIN)/python
+	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy src
+
+bench: $(BIN)/python
+	$(BIN)/pip install -q -e ".[bench,datasets]"
+	$(BIN)/python benchmarks/scalar_demo.py
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info

@@ -1,0 +1,47 @@
+"""chainrule: a deep-learning framework from first principles on NumPy."""
+
+from . import backend as _backend
+from .autograd import detect_anomaly, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .backend import bool_ as bool
+from .backend import float32, float64, int32, int64
+from .backend import manual_seed
+from .tensor import *  # noqa: F403
+from .tensor import (
+    Tensor,
+    arange,
+    as_tensor,
+    cat,
+    einsum,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    matmul,
+    maximum,
+    minimum,
+    ones,
+    ones_like,
+    pad,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    stack,
+    tensor,
+    where,
+    zeros,
+    zeros_like,
+)
+from .tensor import _FUNCTIONS
+
+for _name in _FUNCTIONS:
+    globals()[_name] = getattr(__import__("chainrule.tensor", fromlist=[_name]), _name)
+
+float = float32  # noqa: A001  (PyTorch's alias: cr.float is float32)
+double = float64
+long = int64
+
+__version__ = "0.1.0"

@@ -1,0 +1,361 @@
+"""The graph machinery: Function, grad mode, the topological order, the backward engine.
+
+Ops live in ops/; this module only records them and walks the graph backwards. The engine
+alone sums gradients back to their inputs' shapes (unbroadcast).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from contextlib import ContextDecorator
+from typing import TYPE_CHECKING, Any
+
+from . import backend as B
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_Tensor: Any = None  # set by tensor.py, which imports this module (imports flow downward)
+
+
+# ---------------------------------------------------------------------------------------
+# Grad mode and anomaly mode: per thread, so two threads training two models don't meet.
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.anomaly = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    return _state.grad_enabled
+
+
+class set_grad_enabled(ContextDecorator):
+    """Context manager and decorator that turns recording on or off in this thread."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(_state.grad_enabled)
+        _state.grad_enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.grad_enabled = self._prev.pop()
+
+
+class no_grad(set_grad_enabled):
+    """Record nothing inside: results do not require grad and keep no graph."""
+
+    def __init__(self) -> None:
+        super().__init__(False)
+
+
+class enable_grad(set_grad_enabled):
+    """Record again inside a `no_grad` block."""
+
+    def __init__(self) -> None:
+        super().__init__(True)
+
+
+class detect_anomaly(ContextDecorator):
+    """Raise a RuntimeError naming the op when a forward or backward step makes NaN or inf.
+
+    Off by default; when off it costs one attribute test per op.
+    """
+
+    def __init__(self) -> None:
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(_state.anomaly)
+        _state.anomaly = True
+
+    def __exit__(self, *exc: object) -> None:
+        _state.anomaly = self._prev.pop()
+
+
+def _finite(x: Any) -> bool:
+    arr = x.data if isinstance(x, _Tensor) else x
+    if isinstance(arr, B.ndarray) and arr.dtype.kind != "f":
+        return True
+    return bool(B.xp.all(B.xp.isfinite(arr)))
+
+
+# ---------------------------------------------------------------------------------------
+# Function: one differentiable primitive, forward and backward side by side.
+
+
+class Function:
+    """A differentiable primitive and, once applied, the graph node that recorded it.
+
+    Subclasses define ``forward(self, *arrays, **options) -> array`` on arrays, saving on
+    ``self`` whatever backward needs, and ``backward(self, grad, out) -> tuple`` on Tensors:
+    one gradient (or None) per input, in the *output's* shape where the op broadcasts.
+    ``self.inputs`` holds the inputs (Tensors, or plain numbers), ``out`` is the output
+    Tensor, and ``self.needs_input_grad`` says which inputs want a gradient. The node keeps
+    its inputs, never its output, so a graph holds no reference cycle.
+    """
+
+    __slots__ = ("inputs", "needs_input_grad", "__dict__")
+
+    inputs: tuple[Any, ...] | None
+    needs_input_grad: tuple[bool, ...]
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    @classmethod
+    def apply(cls, *inputs: Any, **options: Any) -> Tensor:
+        """Run forward on the inputs' arrays; record a node if grad mode is on and an input
+        requires grad. Inputs are Tensors or plain Python numbers."""
+        T = _Tensor
+        fn = cls()
+        out_data = fn.forward(*[x.data if type(x) is T else x for x in inputs], **options)
+        if _state.grad_enabled:
+            needs = tuple(type(x) is T and x.requires_grad for x in inputs)
+            record = True in needs
+        else:
+            record = False
+        out = T._make(out_data, record)
+        if record:
+            fn.inputs = inputs
+            fn.needs_input_grad = needs
+            out.grad_fn = fn
+        if _state.anomaly and not _finite(out_data) and all(_finite(x) for x in inputs):
+            raise RuntimeError(
+                f"{cls.__name__}: forward produced NaN or inf from finite inputs "
+                f"(detect_anomaly); input shapes {[getattr(x, 'shape', ()) for x in inputs]}"
+            )
+        return out
+
+
+# ---------------------------------------------------------------------------------------
+# Topological order: iterative depth-first search, shared with the scalar engine.
+
+
+def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:
+    """Every node reachable from ``roots``, each after all of its parents.
+
+    Iterative (an explicit stack, so no recursion limit), deterministic (parents visited in
+    the order ``parents`` gives them), nodes compared by identity.
+    """
+    order: list[Any] = []
+    visited: set[int] = set()
+    for root in roots:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        stack = [(root, iter(parents(root)))]
+        while stack:
+            node, it = stack[-1]
+            for p in it:
+                if id(p) not in visited:
+                    visited.add(id(p))
+                    stack.append((p, iter(parents(p))))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+_FREED = (
+    "backward: trying to backward through the graph a second time (or to use a result "
+    "whose graph was freed); its saved values were freed after the first backward. Pass "
+    "retain_graph=True to the first backward if you need to go through it again"
+)
+
+
+def _grad_parents(t: Tensor) -> Sequence[Tensor]:
+    fn = t.grad_fn
+    if fn is None:
+        return ()
+    if fn.inputs is None:
+        raise RuntimeError(f"{fn.name}: {_FREED}")
+    T = _Tensor
+    return [x for x in fn.inputs if type(x) is T and x.requires_grad]
+
+
+def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
+    )
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    return grad.reshape(shape) if grad.shape != shape else grad
+
+
+def _check_grad(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
+    if not isinstance(g, _Tensor):
+        raise TypeError(f"{fn.name}: backward returned {type(g).__name__} for input {i}")
+    if g.shape != x.shape:
+        try:
+            g = sum_to_shape(g, x.shape)
+        except Exception:
+            raise RuntimeError(
+                f"{fn.name}: backward returned a gradient of shape {g.shape} for input {i} "
+                f"of shape {x.shape}"
+            ) from None
+    if g.dtype != x.dtype:
+        g = g.to(x.dtype)
+    return g
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    root_grads: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+) -> dict[int, Tensor]:
+    """The backward pass from ``roots`` seeded with ``root_grads``.
+
+    With ``inputs`` None, gradients of leaves are accumulated into their ``.grad``;
+    otherwise nothing is accumulated and the gradients of ``inputs`` are returned by id.
+    """
+    order = toposort(roots, _grad_parents)
+    grads: dict[int, Tensor] = {}
+    for r, g in zip(roots, root_grads):
+        grads[id(r)] = grads[id(r)] + g if id(r) in grads else g
+    wanted = None if inputs is None else {id(t) for t in inputs}
+    captured: dict[int, Tensor] = {}
+    anomaly = _state.anomaly
+    with set_grad_enabled(create_graph):
+        for t in reversed(order):
+            g = grads.pop(id(t), None)
+            if g is None:
+                continue
+            if wanted is not None:
+                if id(t) in wanted:
+                    captured[id(t)] = g
+            elif t.grad_fn is None or getattr(t, "_retains_grad", False):
+                _accumulate(t, g, create_graph)
+            fn = t.grad_fn
+            if fn is None:
+                continue
+            xs = fn.inputs
+            if xs is None:
+                raise RuntimeError(f"{fn.name}: {_FREED}")
+            in_grads = fn.backward(g, t)
+            if len(in_grads) != len(xs):
+                raise RuntimeError(
+                    f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
+                )
+            for i, (x, need, xg) in enumerate(zip(xs, fn.needs_input_grad, in_grads)):
+                if not need or xg is None:
+                    continue
+                xg = _check_grad(fn, i, x, xg)
+                if anomaly and not _finite(xg):
+                    raise RuntimeError(
+                        f"{fn.name}: backward produced NaN or inf in the gradient of input {i} "
+                        f"(shape {x.shape}) of forward op {fn.name} (detect_anomaly)"
+                    )
+                prev = grads.get(id(x))
+                grads[id(x)] = xg if prev is None else prev + xg
+            if not retain_graph:
+                fn.inputs = None
+                fn.__dict__.clear()  # saved arrays and tensors
+    return captured
+
+
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    if not create_graph:
+        g = g.detach()
+    if t.grad is None:
+        t.grad = g
+    else:
+        # Out of place: an op may hand the same gradient array to two inputs.
+        t.grad = t.grad + g if create_graph else _Tensor._make(t.grad.data + g.data, False)
+
+
+def _seed(root: Tensor, gradient: Any, op: str) -> Tensor:
+    if gradient is None:
+        if root.data.size != 1:
+            raise RuntimeError(
+                f"{op}: grad can be implicitly created only for outputs with one element; got "
+                f"shape {root.shape}; pass gradient= (grad_outputs=) of that shape"
+            )
+        return _Tensor._make(B.xp.ones(root.shape, dtype=root.dtype), False)
+    g = gradient if isinstance(gradient, _Tensor) else _Tensor(gradient, dtype=root.dtype)
+    if g.shape != root.shape:
+        raise RuntimeError(f"{op}: gradient has shape {g.shape} but the output has shape {root.shape}")
+    return g
+
+
+def backward(
+    root: Tensor, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+) -> None:
+    if not root.requires_grad:
+        raise RuntimeError(
+            "backward: the tensor does not require grad and has no grad_fn; set requires_grad=True "
+            "on an input (or check for a no_grad block)"
+        )
+    run_backward([root], [_seed(root, gradient, "backward")], retain_graph or create_graph, create_graph)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated)."""
+    outs = [outputs] if isinstance(outputs, _Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, _Tensor) else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, _Tensor):
+        gos: list[Any] = [grad_outputs] * len(outs)
+    else:
+        gos = list(grad_outputs)
+    for i, o in enumerate(outs):
+        if not o.requires_grad:
+            raise RuntimeError(f"grad: output {i} does not require grad and has no grad_fn")
+    for i, x in enumerate(ins):
+        if not x.requires_grad:
+            raise RuntimeError(f"grad: input {i} does not require grad")
+    seeds = [_seed(o, g, "grad") for o, g in zip(outs, gos)]
+    retain = create_graph if retain_graph is None else retain_graph
+    captured = run_backward(outs, seeds, retain, create_graph, inputs=ins)
+    result = []
+    for i, x in enumerate(ins):
+        g = captured.get(id(x))
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"grad: input {i} (shape {x.shape}) was not used to compute the outputs; "
+                "pass allow_unused=True to get None for it"
+            )
+        result.append(g)
+    return tuple(result)
+
+
+__all__ = [
+    "Function",
+    "toposort",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "detect_anomaly",
+    "backward",
+    "grad",
+    "sum_to_shape",
+    "Hashable",
+]

@@ -1,0 +1,92 @@
+"""The array module and dtypes: the only place that imports NumPy.
+
+Everything else asks this module for arrays and dtypes, so a GPU array module can later be
+swapped in here alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+xp = np  # the array module every op computes with
+
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+int64 = np.dtype("int64")
+int32 = np.dtype("int32")
+bool_ = np.dtype("bool")
+default_float = float32
+
+ndarray = np.ndarray
+
+_NAMES = {
+    "float32": float32,
+    "float": float32,
+    "float64": float64,
+    "double": float64,
+    "int64": int64,
+    "long": int64,
+    "int32": int32,
+    "int": int64,
+    "bool": bool_,
+}
+
+
+def as_dtype(dtype: Any) -> np.dtype | None:
+    """Normalise a dtype given as a NumPy dtype, a type or a name; None stays None."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        if dtype not in _NAMES:
+            raise TypeError(f"dtype: unknown dtype name {dtype!r}; use one of {sorted(_NAMES)}")
+        return _NAMES[dtype]
+    if dtype is float:
+        return float32
+    if dtype is int:
+        return int64
+    if dtype is bool:
+        return bool_
+    return np.dtype(dtype)
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    return dtype.kind == "f"
+
+
+def to_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """Turn data into an array with chainrule's dtype rules.
+
+    Python floats (and lists of them) become float32, Python ints int64, bools bool; NumPy
+    arrays keep their dtype unless one is asked for. Always returns a fresh array (a copy).
+    """
+    dtype = as_dtype(dtype)
+    if isinstance(data, np.ndarray):
+        return np.array(data, dtype=dtype, copy=True)
+    if isinstance(data, np.generic):
+        return np.array(data, dtype=dtype)
+    arr = np.array(data, dtype=dtype)
+    if dtype is None:
+        if arr.dtype == np.float64:
+            arr = arr.astype(default_float)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(int64)
+        elif arr.dtype.kind not in "fb":
+            raise TypeError(f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})")
+    return arr
+
+
+# One seedable generator for every random draw (cr.manual_seed, init, dropout, shuffles).
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> np.random.Generator:
+    """Seed chainrule's global generator; returns it."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+    return _rng
+
+
+def generator() -> np.random.Generator:
+    return _rng

@@ -1,0 +1,107 @@
+"""Matrix products: matmul for every 1-D and batched combination, and einsum."""
+
+from __future__ import annotations
+
+import re
+
+from ..autograd import Function
+from ..backend import xp
+
+
+class MatMul(Function):
+    """out = a @ b (NumPy's matmul rules: 1-D operands get a dim added then removed, batch
+    dims broadcast);  grad_a = g @ b^T, grad_b = a^T @ g, with the 1-D cases as outer and
+    inner products. The engine sums batch-broadcast gradients back to each input's shape.
+    """
+
+    def forward(self, a, b):
+        return xp.matmul(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if a.ndim == 1 and b.ndim == 1:  # inner product: out is a scalar
+            return (grad * b if need_a else None), (grad * a if need_b else None)
+        if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
+            g = grad.unsqueeze(-2)  # (..., 1, n)
+            if need_a:
+                ga = (g @ b.mT).squeeze(-2)  # (..., k)
+            if need_b:
+                gb = a.unsqueeze(-1) @ g  # (..., k, n)
+            return ga, gb
+        if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
+            g = grad.unsqueeze(-1)  # (..., m, 1)
+            if need_a:
+                ga = g @ b.unsqueeze(-2)  # (..., m, k)
+            if need_b:
+                gb = (a.mT @ g).squeeze(-1)  # (..., k)
+            return ga, gb
+        if need_a:
+            ga = grad @ b.mT  # (..., m, k)
+        if need_b:
+            if b.ndim == 2 and a.ndim > 2:
+                # A batch against one matrix: fold the batch into rows, one product, no sum.
+                k, n = b.shape
+                gb = a.reshape(-1, k).mT @ grad.reshape(-1, n)  # (k, n)
+            else:
+                gb = a.mT @ grad  # (..., k, n)
+        return ga, gb
+
+
+_EINSUM = re.compile(r"^([a-zA-Z]*(?:,[a-zA-Z]*)*)->([a-zA-Z]*)$")
+
+
+def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
+    """Check an explicit einsum equation against the operand shapes."""
+    eq = equation.replace(" ", "")
+    m = _EINSUM.match(eq)
+    if not m:
+        raise ValueError(
+            f"einsum: only the explicit form 'ij,jk->ik' of letters is supported (no '...', "
+            f"no implicit output); got {equation!r}"
+        )
+    ins, out = m.group(1).split(","), m.group(2)
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {equation!r} names {len(ins)} operands; got {len(shapes)}")
+    sizes: dict[str, int] = {}
+    for spec, shape in zip(ins, shapes):
+        if len(spec) != len(shape) or len(set(spec)) != len(spec):
+            raise ValueError(
+                f"einsum: operand {spec!r} does not fit shape {shape} (one distinct letter a dim)"
+            )
+        for c, n in zip(spec, shape):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"einsum: dim {c!r} has sizes {sizes[c]} and {n}; got shapes {shapes}")
+    if len(set(out)) != len(out) or any(c not in sizes for c in out):
+        raise ValueError(f"einsum: output {out!r} repeats a letter or names one no input has")
+    return ins, out
+
+
+class Einsum(Function):
+    """out = einsum(equation, *operands);  grad_i = einsum of g with the other operands onto
+    operand i's letters (letters only operand i has are broadcast back by expand)."""
+
+    def forward(self, *arrays, equation):
+        self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
+        return xp.einsum(equation, *arrays, optimize=len(arrays) > 2)
+
+    def backward(self, grad, out):
+        from ..tensor import einsum
+
+        grads = []
+        for i, (spec, need) in enumerate(zip(self.ins, self.needs_input_grad)):
+            if not need:
+                grads.append(None)
+                continue
+            others = [t for j, t in enumerate(self.inputs) if j != i]
+            specs = [s for j, s in enumerate(self.ins) if j != i]
+            present = set(self.out).union(*specs)
+            kept = "".join(c for c in spec if c in present)
+            g = einsum(",".join([self.out, *specs]) + "->" + kept, grad, *others)
+            x = self.inputs[i]
+            if kept != spec:  # letters summed away in forward come back by broadcasting
+                shape = tuple(x.shape[spec.index(c)] if c in kept else 1 for c in spec)
+                g = g.reshape(shape).expand(x.shape)
+            grads.append(g)
+        return tuple(grads)

@@ -1,0 +1,124 @@
+"""Reductions: sum, mean, amax/amin, logsumexp, and the softmax family.
+
+``dims`` is always a normalised tuple of non-negative dims (or None for all); the Tensor
+methods normalise. Backward expands the gradient back with keepdim-shaped views.
+"""
+
+from __future__ import annotations
+
+from ..autograd import Function
+from ..backend import xp
+
+
+def _reduced(shape, dims, keepdim):
+    """The shape a reduction over ``dims`` leaves."""
+    if dims is None:
+        return tuple(1 for _ in shape) if keepdim else ()
+    if keepdim:
+        return tuple(1 if d in dims else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def _keep(grad, in_shape, dims, keepdim):
+    """Reshape a reduced gradient so it broadcasts against the input (dims kept as 1)."""
+    if keepdim or dims is None and grad.ndim == 0:
+        return grad
+    shape = list(in_shape)
+    for d in range(len(in_shape)) if dims is None else dims:
+        shape[d] = 1
+    return grad.reshape(tuple(shape))  # (.., 1, ..) at each reduced dim
+
+
+class Sum(Function):
+    """out = sum of a over dims;  grad_a = g broadcast back to a's shape."""
+
+    def forward(self, a, dims=None, keepdim=False):
+        self.dims, self.keepdim = dims, keepdim
+        return xp.sum(a, axis=dims, keepdims=keepdim)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (_keep(grad, x.shape, self.dims, self.keepdim).expand(x.shape),)
+
+
+class Mean(Function):
+    """out = mean of a over dims;  grad_a = g / n broadcast back, n the count averaged."""
+
+    def forward(self, a, dims=None, keepdim=False):
+        self.dims, self.keepdim = dims, keepdim
+        self.n = a.size if dims is None else int(xp.prod([a.shape[d] for d in dims]))
+        return xp.mean(a, axis=dims, keepdims=keepdim)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return ((_keep(grad, x.shape, self.dims, self.keepdim) / self.n).expand(x.shape),)
+
+
+class Amax(Function):
+    """out = max of a over dims;  the gradient is shared equally among tied maxima."""
+
+    reducer = staticmethod(xp.amax)
+
+    def forward(self, a, dims=None, keepdim=False):
+        self.dims, self.keepdim = dims, keepdim
+        out = self.reducer(a, axis=dims, keepdims=True)
+        mask = a == out  # (a.shape) True at every maximum
+        self.weight = mask / xp.sum(mask, axis=dims, keepdims=True).astype(a.dtype)
+        return out.reshape(_reduced(a.shape, dims, keepdim))
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        w = self.weight.astype(grad.dtype, copy=False)
+        return (_keep(grad, x.shape, self.dims, self.keepdim) * w,)
+
+
+class Amin(Amax):
+    """out = min of a over dims;  the gradient is shared equally among tied minima."""
+
+    reducer = staticmethod(xp.amin)
+
+
+class LogSumExp(Function):
+    """out = log(sum(exp(a))) over dims, shifted by the max so it never overflows;
+    grad_a = g * softmax(a)."""
+
+    def forward(self, a, dims=None, keepdim=False):
+        self.dims, self.keepdim = dims, keepdim
+        m = xp.amax(a, axis=dims, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True)) + m
+        return out.reshape(_reduced(a.shape, dims, keepdim))
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        g = _keep(grad, x.shape, self.dims, self.keepdim)
+        lse = _keep(out, x.shape, self.dims, self.keepdim)
+        return (g * (x - lse).exp(),)
+
+
+class Softmax(Function):
+    """out = exp(a - max) / sum(exp(a - max)) along dim;
+    grad_a = out * (g - sum(g * out, dim))."""
+
+    def forward(self, a, dim):
+        self.dim = dim
+        e = xp.exp(a - xp.amax(a, axis=dim, keepdims=True))
+        e /= xp.sum(e, axis=dim, keepdims=True)
+        return e
+
+    def backward(self, grad, out):
+        return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
+
+
+class LogSoftmax(Function):
+    """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine);
+    grad_a = g - exp(out) * sum(g, dim)."""
+
+    def forward(self, a, dim):
+        self.dim = dim
+        shifted = a - xp.amax(a, axis=dim, keepdims=True)
+        shifted -= xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+        return shifted
+
+    def backward(self, grad, out):
+        return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
