@@ -5,7 +5,6 @@ from .autograd import detect_anomaly, enable_grad, grad, is_grad_enabled, no_gra
 from .backend import bool_ as bool
 from .backend import float32, float64, int32, int64
 from .backend import manual_seed
-from .tensor import *  # noqa: F403
 from .tensor import (
     Tensor,
     arange,
@@ -35,10 +34,9 @@ from .tensor import (
     zeros,
     zeros_like,
 )
-from .tensor import _FUNCTIONS
+from .tensor import FUNCTIONS as _FUNCTIONS
 
-for _name in _FUNCTIONS:
-    globals()[_name] = getattr(__import__("chainrule.tensor", fromlist=[_name]), _name)
+globals().update(_FUNCTIONS)  # cr.exp, cr.sum, cr.max, ...: function forms of the methods
 
 float = float32  # noqa: A001  (PyTorch's alias: cr.float is float32)
 double = float64

@@ -7,7 +7,7 @@ alone sums gradients back to their inputs' shapes (unbroadcast).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ContextDecorator
 from typing import TYPE_CHECKING, Any
 
@@ -224,11 +224,16 @@ def run_backward(
     retain_graph: bool,
     create_graph: bool,
     inputs: Sequence[Tensor] | None = None,
+    on_step: Callable[..., None] | None = None,
 ) -> dict[int, Tensor]:
     """The backward pass from ``roots`` seeded with ``root_grads``.
 
     With ``inputs`` None, gradients of leaves are accumulated into their ``.grad``;
     otherwise nothing is accumulated and the gradients of ``inputs`` are returned by id.
+    ``on_step(t, g, steps)``, if given, is told of every node as it is swept: its output
+    ``t``, the incoming gradient ``g``, and for each input that got a gradient a tuple
+    ``(index, input, gradient as the op returned it, gradient after unbroadcasting)``;
+    for a leaf, ``steps`` is empty. It serves explanations, not the hot path.
     """
     order = toposort(roots, _grad_parents)
     grads: dict[int, Tensor] = {}
@@ -249,6 +254,8 @@ def run_backward(
                 _accumulate(t, g, create_graph)
             fn = t.grad_fn
             if fn is None:
+                if on_step is not None:
+                    on_step(t, g, [])
                 continue
             xs = fn.inputs
             if xs is None:
@@ -258,10 +265,14 @@ def run_backward(
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
                 )
+            steps = [] if on_step is not None else None
             for i, (x, need, xg) in enumerate(zip(xs, fn.needs_input_grad, in_grads)):
                 if not need or xg is None:
                     continue
+                raw = xg
                 xg = _check_grad(fn, i, x, xg)
+                if steps is not None:
+                    steps.append((i, x, raw, xg))
                 if anomaly and not _finite(xg):
                     raise RuntimeError(
                         f"{fn.name}: backward produced NaN or inf in the gradient of input {i} "
@@ -269,6 +280,8 @@ def run_backward(
                     )
                 prev = grads.get(id(x))
                 grads[id(x)] = xg if prev is None else prev + xg
+            if steps is not None:
+                on_step(t, g, steps)
             if not retain_graph:
                 fn.inputs = None
                 fn.__dict__.clear()  # saved arrays and tensors
@@ -357,5 +370,4 @@ __all__ = [
     "backward",
     "grad",
     "sum_to_shape",
-    "Hashable",
 ]

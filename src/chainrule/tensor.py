@@ -927,11 +927,13 @@ def _function(name: str) -> Any:
     return fn
 
 
-_FUNCTIONS = (
-    "abs exp log sqrt sin cos tanh sigmoid relu sign clamp square "
-    "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax norm "
-    "reshape flatten squeeze unsqueeze transpose permute broadcast_to split chunk gather "
-    "take_along_dim numel"
-).split()
-for _name in _FUNCTIONS:
-    globals()[_name] = _function(_name)
+# Kept in a dict, not in this module's namespace, where sum/max/abs would shadow builtins.
+FUNCTIONS = {
+    name: _function(name)
+    for name in (
+        "abs exp log sqrt sin cos tanh sigmoid relu sign clamp square "
+        "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax norm "
+        "reshape flatten squeeze unsqueeze transpose permute broadcast_to split chunk gather "
+        "take_along_dim numel"
+    ).split()
+}
