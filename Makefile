@@ -11,7 +11,7 @@ $(BIN)/python:
 
 demo: $(BIN)/python
 	$(BIN)/pip install -q -e ".[plot,datasets]"
-	$(BIN)/python -m chainrule.demo
+	$(BIN)/chainrule train breast-cancer
 
 # pytest exits 5 when it collected no test: that fails here too.
 test: $(BIN)/python
@@ -25,7 +25,11 @@ lint: $(BIN)/python
 
 bench: $(BIN)/python
 	$(BIN)/pip install -q -e ".[bench,datasets]"
-	$(BIN)/python benchmarks/scalar_demo.py
+	$(BIN)/python benchmarks/run_all.py
+
+fuzz: $(BIN)/python
+	$(BIN)/pip install -q -e ".[test]"
+	CHAINRULE_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -p no:cacheprovider tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

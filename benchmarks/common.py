@@ -1,0 +1,52 @@
+"""Shared timing for the benchmarks: interleaved runs, medians, and a ratio table.
+
+Each workload runs on every framework in turn, step by step, so machine noise hits all of
+them alike; medians after warm-up are reported, with ratios to a chosen baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+
+
+def threads_note() -> str:
+    pinned = os.environ.get("OMP_NUM_THREADS") == "1"
+    return "threads pinned to 1" if pinned else f"threads unpinned ({os.cpu_count()} cores)"
+
+
+def pin_torch_threads() -> None:
+    """Make PyTorch follow OMP_NUM_THREADS when it is set (it reads it, but be explicit)."""
+    try:
+        import torch
+    except ImportError:
+        return
+    n = os.environ.get("OMP_NUM_THREADS")
+    if n:
+        torch.set_num_threads(int(n))
+
+
+def interleaved(fns: dict[str, Callable[[], object]], steps: int, warmup: int) -> dict[str, float]:
+    """Median seconds per call of each function, called in turn ``steps`` times."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(steps):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def table(title: str, medians: dict[str, float], unit: str = "ms", scale: float = 1e3) -> str:
+    """A small text table: time per call and the ratio of chainrule to each other entry."""
+    ours = medians.get("chainrule")
+    lines = [f"{title}  ({threads_note()})", f"  {'framework':<22}{unit:>10}   chainrule / this"]
+    for name, t in medians.items():
+        ratio = f"{ours / t:8.2f}x" if ours is not None and name != "chainrule" else ""
+        lines.append(f"  {name:<22}{t * scale:10.3f}   {ratio}")
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""The command line: `chainrule train RECIPE`, `chainrule recipes`, `chainrule graph RECIPE`.
+
+Parsing and reporting only; the recipes and their training loop live in recipes/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from . import recipes
+
+
+def _positive(kind: type) -> object:
+    def parse(text: str) -> object:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {kind.__name__}; got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive; got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _recipe(text: str) -> str:
+    if text not in recipes.RECIPES:
+        raise argparse.ArgumentTypeError(
+            f"unknown recipe {text!r}; known recipes: {', '.join(recipes.RECIPES)}"
+        )
+    return text
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chainrule", description="Train and inspect chainrule models.")
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train a recipe and save its metrics, plots and model")
+    t.add_argument("recipe", type=_recipe, help="a recipe name (see `chainrule recipes`)")
+    t.add_argument("--epochs", type=_positive(int), help="passes over the training data")
+    t.add_argument("--lr", type=_positive(float), help="learning rate")
+    t.add_argument("--batch-size", type=_positive(int), help="examples per step")
+    t.add_argument("--optimizer", choices=["sgd", "adam", "adamw", "rmsprop"])
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--out", help="output folder (default runs/RECIPE)")
+    t.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.add_parser("recipes", help="list the recipes")
+    g = sub.add_parser("graph", help="draw one training step of a recipe's model")
+    g.add_argument("recipe", type=_recipe)
+    g.add_argument("--out", required=True, help="FILE.svg, FILE.png or FILE.dot")
+    g.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
+    return p
+
+
+def settings_for(recipe: object, args: argparse.Namespace) -> dict:
+    """The recipe's defaults overridden by whatever was given on the command line."""
+    settings = dict(recipe.DEFAULTS)  # type: ignore[attr-defined]
+    for key in ("epochs", "lr", "batch_size", "optimizer"):
+        if getattr(args, key, None) is not None:
+            settings[key] = getattr(args, key)
+    settings["seed"] = getattr(args, "seed", 0)
+    settings["data_dir"] = getattr(args, "data_dir", None)
+    return settings
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    recipe = recipes.load(args.recipe)
+    settings = settings_for(recipe, args)
+    out_dir = args.out or os.path.join("runs", args.recipe)
+    if hasattr(recipe, "train"):
+        metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
+    else:
+        from .recipes.train import train
+
+        metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
+    final = metrics["final"]
+    shown = {k: v for k, v in final.items() if k.startswith("test_") and k != "test_loss"}
+    print(
+        ", ".join(f"{k.replace('_', ' ')}: {v:.4f}" for k, v in shown.items())
+        + f"  (train loss {final['train_loss']:.4f}, {metrics['seconds']:.1f} s)"
+    )
+    print(f"outputs in {out_dir}/: metrics.json, curves.png, model.safetensors"
+          + (", decision_boundary.png" if args.recipe.startswith("moons") else ""))
+    return 0
+
+
+def cmd_recipes() -> int:
+    for name in recipes.RECIPES:
+        recipe = recipes.load(name)
+        mark = " (default)" if name == recipes.DEFAULT else ""
+        print(f"{name:<14}{recipe.DESCRIPTION}{mark}")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from . import viz
+
+    recipe = recipes.load(args.recipe)
+    settings = settings_for(recipe, args)
+    root, params = recipe.one_step(settings) if hasattr(recipe, "one_step") else _one_step(recipe, settings)
+    dot = viz.draw_graph(root, params=params)
+    base, ext = os.path.splitext(args.out)
+    if ext == ".dot":
+        with open(args.out, "w") as f:
+            f.write(dot.source)
+    else:
+        try:
+            dot.render(base, format=ext.lstrip(".") or "svg", cleanup=True)
+        except Exception as e:  # graphviz's ExecutableNotFound when `dot` is missing
+            print(f"chainrule graph: could not render ({e}); install the system package "
+                  f"'graphviz' for the `dot` program, or ask for a .dot file", file=sys.stderr)
+            return 1
+    print(f"graph of one {args.recipe} training step written to {args.out}")
+    return 0
+
+
+def _one_step(recipe: object, settings: dict) -> tuple:
+    import chainrule as cr
+
+    cr.manual_seed(settings["seed"])
+    x, y, _, _ = recipe.data(settings["seed"], settings)  # type: ignore[attr-defined]
+    model = recipe.model()  # type: ignore[attr-defined]
+    n = min(settings["batch_size"], 4)
+    return recipe.loss(model(x[:n]), y[:n]), model  # type: ignore[attr-defined]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "train":
+            return cmd_train(args)
+        if args.command == "recipes":
+            return cmd_recipes()
+        return cmd_graph(args)
+    except (FileNotFoundError, ImportError) as e:
+        print(f"chainrule: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,29 @@
+"""The training recipes: each a short file with its data, model, loss and defaults.
+
+A recipe module defines DESCRIPTION, TASK ('binary', 'multiclass' or 'regression'),
+DEFAULTS (epochs, lr, batch_size, optimizer), data(seed, args), model() and loss(out, y);
+recipes/train.py runs them all with one flat loop. A recipe may define its own train().
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# command-line name -> module name, in the order `chainrule recipes` lists them
+RECIPES = {
+    "breast-cancer": "breast_cancer",
+    "regression": "regression",
+    "moons": "moons",
+    "moons-scalar": "moons_scalar",
+    "digits-mlp": "digits_mlp",
+    "digits-cnn": "digits_cnn",
+    "mnist": "mnist",
+}
+DEFAULT = "breast-cancer"
+
+
+def load(name: str) -> ModuleType:
+    if name not in RECIPES:
+        raise KeyError(f"unknown recipe {name!r}; known recipes: {', '.join(RECIPES)}")
+    return importlib.import_module(f"{__name__}.{RECIPES[name]}")

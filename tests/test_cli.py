@@ -1,0 +1,133 @@
+"""The command line and the recipes: every goal of the seed write-ups, reproduced by a test."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from chainrule import cli, recipes
+
+pytest.importorskip("sklearn")
+
+# recipe -> (metric, goal): accuracy at least, or MSE below
+GOALS = {
+    "regression": ("test_mse", 100.0),
+    "breast-cancer": ("test_accuracy", 0.97),
+    "moons": ("test_accuracy", 1.0),
+    "moons-scalar": ("test_accuracy", 1.0),
+    "digits-mlp": ("test_accuracy", 0.97),
+    "digits-cnn": ("test_accuracy", 0.985),
+}
+
+
+def run(tmp_path, *args: str) -> dict:
+    out = tmp_path / "run"
+    assert cli.main(["train", *args, "--seed", "0", "--out", str(out), "--quiet"]) == 0
+    with open(out / "metrics.json") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("name", list(GOALS))
+def test_recipe_reaches_its_goal(tmp_path, name):
+    metrics = run(tmp_path, name)
+    metric, goal = GOALS[name]
+    value = metrics["final"][metric]
+    if metric == "test_mse":
+        assert value < goal
+    else:
+        assert value >= goal
+    assert set(metrics) >= {"recipe", "seed", "epochs", "seconds", "history", "final"}
+    assert len(metrics["history"]) == metrics["epochs"]
+    assert {"train_loss", "test_loss", metric} <= set(metrics["final"])
+    files = set(os.listdir(tmp_path / "run"))
+    assert {"metrics.json", "curves.png", "model.safetensors"} <= files
+    if name.startswith("moons"):
+        assert "decision_boundary.png" in files
+
+
+def test_same_seed_same_numbers(tmp_path):
+    a = run(tmp_path / "a", "breast-cancer", "--epochs", "3")
+    b = run(tmp_path / "b", "breast-cancer", "--epochs", "3")
+    assert a["history"] == b["history"]
+
+
+def test_saved_model_loads_back(tmp_path):
+    import chainrule as cr
+
+    run(tmp_path, "breast-cancer", "--epochs", "2")
+    model = recipes.load("breast-cancer").model()
+    model.load_state_dict(cr.load(str(tmp_path / "run" / "model.safetensors")))
+
+
+def test_recipes_lists_every_recipe(capsys):
+    assert cli.main(["recipes"]) == 0
+    out = capsys.readouterr().out
+    for name in recipes.RECIPES:
+        assert name in out
+    assert "(default)" in out
+
+
+def test_unknown_recipe_lists_the_known_ones(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "nope"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown recipe 'nope'" in err and "breast-cancer" in err
+
+
+@pytest.mark.parametrize("args", [["--epochs", "0"], ["--lr", "-1"], ["--batch-size", "x"],
+                                  ["--optimizer", "lbfgs"]])
+def test_bad_option_is_a_usage_error(capsys, args):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "breast-cancer", *args])
+    assert e.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_mnist_without_data_dir_says_what_is_missing(tmp_path, capsys):
+    assert cli.main(["train", "mnist", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "--data-dir" in capsys.readouterr().err
+
+
+def test_mnist_trains_on_idx_files(tmp_path):
+    import gzip
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+
+    def write(name, arr):
+        header = bytes([0, 0, 0x08, arr.ndim]) + b"".join(
+            int(n).to_bytes(4, "big") for n in arr.shape
+        )
+        with gzip.open(tmp_path / f"{name}.gz", "wb") as f:
+            f.write(header + arr.astype(np.uint8).tobytes())
+
+    for prefix, n in (("train", 64), ("t10k", 32)):
+        labels = rng.integers(0, 10, n)
+        images = np.zeros((n, 28, 28), np.uint8)
+        images[np.arange(n), labels * 2, 3] = 255  # a learnable mark per class
+        write(f"{prefix}-images-idx3-ubyte", images)
+        write(f"{prefix}-labels-idx1-ubyte", labels)
+    metrics = run(tmp_path, "mnist", "--data-dir", str(tmp_path), "--epochs", "2")
+    assert 0.0 <= metrics["final"]["test_accuracy"] <= 1.0
+
+
+def test_without_matplotlib_the_run_completes_and_says_how(tmp_path, monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *a, **k):
+        if name.startswith("matplotlib"):
+            raise ImportError("no matplotlib")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    out = tmp_path / "run"
+    assert cli.main(["train", "breast-cancer", "--epochs", "1", "--out", str(out)]) == 0
+    assert "chainrule[plot]" in capsys.readouterr().out
+    assert not (out / "curves.png").exists()
+    assert (out / "metrics.json").exists()
