@@ -1,0 +1,486 @@
+"""Seeing the graph: `draw_graph` draws the computation behind a Tensor or a scalar Value, and
+`explain` runs its backward pass and tells it step by step.
+
+Both walk the graph with autograd's `toposort`; the backward pass itself is autograd's (or
+`Value.backward`), so explaining a graph leaves exactly the gradients `backward()` would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import autograd
+from . import backend as B
+from .autograd import toposort
+from .scalar.engine import Value
+from .tensor import Tensor
+
+if TYPE_CHECKING:
+    import graphviz
+
+
+# ---------------------------------------------------------------------------------------
+# Local rules, in the words of the backward pass: `grad` is the incoming gradient, `out` the
+# op's output, a, b, ... its inputs in order. An op missing here is described by the first
+# line of its docstring, which always starts with its formula.
+
+RULES: dict[str, str] = {
+    "Add": "grad_a = grad, grad_b = grad",
+    "Sub": "grad_a = grad, grad_b = -grad",
+    "Mul": "grad_a = grad * b, grad_b = grad * a",
+    "Div": "grad_a = grad / b, grad_b = -grad * a / b**2",
+    "Neg": "grad_a = -grad",
+    "Pow": "grad_a = grad * b * a**(b-1), grad_b = grad * out * log(a)",
+    "Exp": "grad_a = grad * out",
+    "Log": "grad_a = grad / a",
+    "Sqrt": "grad_a = grad / (2 * out)",
+    "Sin": "grad_a = grad * cos(a)",
+    "Cos": "grad_a = -grad * sin(a)",
+    "Tanh": "grad_a = grad * (1 - out**2)",
+    "Sigmoid": "grad_a = grad * out * (1 - out)",
+    "Relu": "grad_a = grad * (a > 0)",
+    "Abs": "grad_a = grad * sign(a)",
+    "Sign": "grad_a = 0",
+    "Clamp": "grad_a = grad where lo <= a <= hi, else 0",
+    "Where": "grad_x = grad where cond, grad_y = grad where not cond",
+    "Maximum": "grad_a = grad where a > b, grad_b = grad where b > a (ties: half each)",
+    "Minimum": "grad_a = grad where a < b, grad_b = grad where b < a (ties: half each)",
+    "Cast": "grad_a = grad cast back to a's dtype",
+    "MatMul": "grad_a = grad @ b.T, grad_b = a.T @ grad",
+    "Einsum": "grad_i = einsum of grad with the other operands, onto operand i's letters",
+    "Reshape": "grad_a = grad reshaped to a's shape",
+    "Permute": "grad_a = grad permuted back by the inverse order",
+    "Expand": "grad_a = grad (the engine sums it over the expanded dims)",
+    "GetItem": "grad_a = zeros like a, with grad added at index",
+    "IndexAdd": "grad_a = grad[index]",
+    "Cat": "grad_i = the slice of grad that input i filled",
+    "Pad": "grad_a = grad with the padding cut off",
+    "Gather": "grad_a = zeros like a, with grad added where the values were gathered",
+    "Sum": "grad_a = grad expanded back to a's shape",
+    "Mean": "grad_a = grad / n expanded back to a's shape (n = number of values averaged)",
+    "Amax": "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere",
+    "Amin": "grad_a = grad at the minima (shared equally among ties), 0 elsewhere",
+    "LogSumExp": "grad_a = grad * softmax(a)",
+    "Softmax": "grad_a = out * (grad - sum(grad * out, dim))",
+    "LogSoftmax": "grad_a = grad - exp(out) * sum(grad, dim)",
+}
+
+# Names of the inputs where they are not a, b, c, ...
+_ROLES: dict[str, tuple[str, ...]] = {"Where": ("cond", "x", "y"), "Gather": ("a", "index")}
+
+# The scalar engine's ops, keyed by Value._op: d out / d input, per input.
+VALUE_RULES: dict[str, str] = {
+    "+": "d/da = 1, d/db = 1",
+    "*": "d/da = b, d/db = a",
+    "**": "d/da = b * a**(b-1), d/db = out * log(a)",
+    "ReLU": "d/da = 1 if a > 0 else 0",
+    "tanh": "d/da = 1 - out**2",
+    "exp": "d/da = out",
+    "log": "d/da = 1 / a",
+    "sigmoid": "d/da = out * (1 - out)",
+}
+
+
+def rule(fn: autograd.Function) -> str:
+    """The local rule of a recorded op, as a short formula."""
+    if fn.name in RULES:
+        return RULES[fn.name]
+    doc = (type(fn).__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else f"{fn.name}: no rule recorded"
+
+
+def _value_rule(op: str) -> str:
+    if op in VALUE_RULES:
+        return VALUE_RULES[op]
+    if op.startswith("**"):  # a number exponent, as in "**2": only the base is an input
+        k = op[2:]
+        return f"d/da = {k} * a**({k}-1)"
+    return "the local derivatives it recorded"
+
+
+def _role(fn: autograd.Function, i: int, n: int) -> str:
+    roles = _ROLES.get(fn.name)
+    if roles is not None and i < len(roles):
+        return roles[i]
+    return "abcdefgh"[i] if n <= 8 else f"input {i}"
+
+
+# ---------------------------------------------------------------------------------------
+# Names and parents, shared by the drawing and the explanation so they agree.
+
+
+def _param_names(params: Any) -> dict[int, str]:
+    """Names by id from a Module (named_parameters), a mapping name -> Tensor or Value, or an
+    object with parameters() (named p0, p1, ...)."""
+    if params is None:
+        return {}
+    if isinstance(params, Mapping):
+        items = list(params.items())
+    elif hasattr(params, "named_parameters"):
+        items = list(params.named_parameters())
+    elif hasattr(params, "parameters"):
+        items = [(f"p{i}", p) for i, p in enumerate(params.parameters())]
+    else:
+        raise TypeError(
+            "params: expected a Module, a dict of name -> tensor, or an object with "
+            f"parameters(); got {type(params).__name__}"
+        )
+    names: dict[int, str] = {}
+    for name, p in items:
+        names.setdefault(id(p), str(name))  # tied weights: the first name
+    return names
+
+
+def _tensor_parents(t: Tensor) -> list[Tensor]:
+    fn = t.grad_fn
+    if fn is None or fn.inputs is None:
+        return []
+    return [x for x in fn.inputs if isinstance(x, Tensor)]
+
+
+def _is_freed(node: Any) -> bool:
+    return isinstance(node, Tensor) and node.grad_fn is not None and node.grad_fn.inputs is None
+
+
+def _is_leaf(node: Any) -> bool:
+    return node.grad_fn is None if isinstance(node, Tensor) else not node._prev
+
+
+def _walk(root: Any, op: str) -> tuple[list[Any], Callable[[Any], Sequence[Any]]]:
+    """Every node behind ``root``, inputs first; and the parents function used."""
+    if isinstance(root, Tensor):
+        parents: Callable[[Any], Sequence[Any]] = _tensor_parents
+    elif isinstance(root, Value):
+        parents = _value_parents
+    else:
+        raise TypeError(f"{op}: root must be a Tensor or a Value; got {type(root).__name__}")
+    return toposort((root,), parents), parents
+
+
+def _value_parents(v: Value) -> tuple[Value, ...]:
+    return v._prev
+
+
+def _leaf_names(order: Sequence[Any], params: Any) -> dict[int, str]:
+    """Parameter names where given; the other leaves x0, x1, ... in walk order."""
+    given = _param_names(params)
+    names: dict[int, str] = {}
+    k = 0
+    for node in order:
+        if _is_leaf(node):
+            if id(node) in given:
+                names[id(node)] = given[id(node)]
+            else:
+                names[id(node)] = f"x{k}"
+                k += 1
+    return names
+
+
+def _norm(t: Tensor) -> float:
+    x = t.data.astype(B.float64)
+    return float(B.xp.sqrt(B.xp.sum(x * x)))
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return str(tuple(int(n) for n in shape))
+
+
+# ---------------------------------------------------------------------------------------
+# draw_graph
+
+
+def _record(field: str) -> str:
+    """Escape text for a field of a graphviz record label."""
+    for ch in "\\{}|<>":
+        field = field.replace(ch, "\\" + ch)
+    return field
+
+
+def _data_text(t: Tensor) -> str:
+    text = B.xp.array2string(
+        t.data, precision=4, threshold=8, edgeitems=2, separator=", ", suppress_small=True
+    )
+    return " ".join(text.split())
+
+
+def draw_graph(
+    root: Tensor | Value,
+    show_data: bool = False,
+    show_grad: bool = True,
+    params: Any = None,
+    max_nodes: int = 200,
+) -> graphviz.Digraph:
+    """A graphviz drawing of the computation that produced ``root``, data flowing left to right.
+
+    For a Tensor: one box per leaf (its parameter name from ``params``, else x0, x1, ...;
+    its shape and dtype; with ``show_grad``, the norm of its ``.grad`` once backward has
+    run) and one ellipse per op (its name, output shape and dtype); Python numbers fed to
+    an op appear as small plain nodes. ``show_data`` adds each tensor's values (abridged).
+    For a scalar Value: micrograd's records ``{ data | grad }`` (the data always shown),
+    each fed by a node naming its op.
+
+    ``params`` is a Module (its ``named_parameters()``) or a dict name -> tensor. Beyond
+    ``max_nodes`` tensors (or Values), those farthest from the root are folded into one
+    note that says how many there are. backward() frees what each op saved, ending the
+    walk there: draw before backward, or call ``backward(retain_graph=True)`` to draw the
+    whole graph with its gradients (a freed op is drawn dashed, with a note saying so).
+
+    Render with ``g.render("name", format="svg")`` or ``g.pipe(format="png")``, which need
+    the graphviz system package (the ``dot`` program); ``g.source`` needs nothing. For a
+    top-to-bottom layout set ``g.graph_attr["rankdir"] = "TB"``.
+    """
+    try:
+        import graphviz
+    except ImportError:
+        raise ImportError(
+            "draw_graph: needs the graphviz Python package; pip install 'chainrule[viz]'"
+        ) from None
+    if max_nodes < 1:
+        raise ValueError(f"draw_graph: max_nodes must be at least 1; got {max_nodes}")
+    order, parents = _walk(root, "draw_graph")
+    names = _leaf_names(order, params)
+
+    # Keep the max_nodes nodes nearest the root (breadth first); fold the rest.
+    kept = {id(root)}
+    frontier = [root]
+    while frontier and len(kept) < max_nodes:
+        nxt = []
+        for node in frontier:
+            for p in parents(node):
+                if id(p) not in kept and len(kept) < max_nodes:
+                    kept.add(id(p))
+                    nxt.append(p)
+        frontier = nxt
+    folded = len(order) - len(kept)
+
+    g = graphviz.Digraph("chainrule", graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "11"})
+    ids = {id(node): f"n{i}" for i, node in enumerate(order)}
+    freed = 0
+    into_folded: list[str] = []
+    for node in order:
+        if id(node) not in kept:
+            continue
+        nid = ids[id(node)]
+        if isinstance(node, Value):
+            heads = _draw_value(g, node, nid, names, show_grad)
+        else:
+            heads = _draw_tensor(g, node, nid, names, show_data, show_grad)
+            freed += _is_freed(node)
+        ins: Sequence[Any] = parents(node)
+        if isinstance(node, Tensor) and node.grad_fn is not None and node.grad_fn.inputs:
+            ins = node.grad_fn.inputs  # numbers too, in operand order
+        for i, x in enumerate(ins):
+            if isinstance(x, (Tensor, Value)):
+                if id(x) in kept:
+                    g.edge(ids[id(x)], heads)
+                elif heads not in into_folded:
+                    into_folded.append(heads)
+            else:
+                g.node(f"{nid}c{i}", _short(x), shape="plaintext")
+                g.edge(f"{nid}c{i}", heads)
+    if folded:
+        g.node(
+            "folded",
+            f"{folded} more nodes folded (max_nodes={max_nodes})\\n"
+            "they feed the nodes drawn here; pass a larger max_nodes to see them",
+            shape="note",
+            style="filled",
+            fillcolor="lightyellow",
+        )
+        for head in into_folded:
+            g.edge("folded", head, style="dashed")
+    if freed:
+        g.node(
+            "freed",
+            f"the saved inputs of {freed} op(s) were freed by backward(), so the drawing "
+            "stops there\\ndraw before backward(), or call backward(retain_graph=True)",
+            shape="note",
+            style="filled",
+            fillcolor="mistyrose",
+        )
+    return g
+
+
+def _short(x: Any) -> str:
+    text = " ".join(repr(x).split())  # one line, however the value prints
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _draw_tensor(
+    g: graphviz.Digraph,
+    t: Tensor,
+    nid: str,
+    names: dict[int, str],
+    show_data: bool,
+    show_grad: bool,
+) -> str:
+    fn = t.grad_fn
+    lines = [names[id(t)] if fn is None else fn.name, f"{_shape(t.shape)} {t.dtype}"]
+    if show_data:
+        lines.append(_data_text(t))
+    if show_grad and t.grad is not None:
+        lines.append(f"grad norm {_norm(t.grad):.4f}")
+    label = "\\n".join(lines)
+    if fn is None:
+        color = "lightblue" if t.requires_grad else "white"
+        g.node(nid, label, shape="box", style="filled", fillcolor=color)
+    else:
+        g.node(nid, label, shape="ellipse", style="dashed" if fn.inputs is None else "solid")
+    return nid
+
+
+def _draw_value(
+    g: graphviz.Digraph, v: Value, nid: str, names: dict[int, str], show_grad: bool
+) -> str:
+    fields = [names[id(v)]] if id(v) in names else []
+    fields.append(f"data {v.data:.4f}")
+    if show_grad:
+        fields.append(f"grad {v.grad:.4f}")
+    g.node(nid, "{ " + " | ".join(_record(f) for f in fields) + " }", shape="record")
+    if not v._prev:
+        return nid
+    g.node(nid + "op", v._op, shape="ellipse")
+    g.edge(nid + "op", nid)
+    return nid + "op"
+
+
+# ---------------------------------------------------------------------------------------
+# explain
+
+
+def _broadcast(role: str, shape: Sequence[int], raw: Sequence[int]) -> str:
+    """How the engine took a gradient of shape ``raw`` back to an input of ``shape``: the
+    same dims `autograd.sum_to_shape` sums (leading dims added, size-1 dims expanded)."""
+    lead = len(raw) - len(shape)
+    dims = list(range(max(lead, 0)))
+    if lead >= 0:
+        dims += [lead + i for i, n in enumerate(shape) if n == 1 and raw[lead + i] != 1]
+    if not dims:
+        return f"{role}: gradient reshaped from {_shape(raw)} to {_shape(shape)}"
+    if len(dims) == 1:
+        where = f"dim {dims[0]}"
+    else:
+        where = "dims " + ", ".join(str(d) for d in dims[:-1]) + f" and {dims[-1]}"
+    return f"{role}: {_shape(shape)} was broadcast to {_shape(raw)}; gradient summed over {where}"
+
+
+def _matmul_shapes(fn: autograd.Function, i: int, grad: Sequence[int]) -> str:
+    """The product that made a MatMul input's gradient, in shapes (2-D operands only)."""
+    a, b = fn.inputs  # type: ignore[misc]
+    if a.ndim != 2 or b.ndim != 2:
+        return ""
+    g = _shape(grad)
+    if i == 0:
+        return f"grad @ b.T: {g} @ {_shape(b.shape[::-1])} -> {_shape(a.shape)}"
+    return f"a.T @ grad: {_shape(a.shape[::-1])} @ {g} -> {_shape(b.shape)}"
+
+
+def explain(
+    root: Tensor | Value,
+    gradient: Any = None,
+    params: Any = None,
+    retain_graph: bool = False,
+) -> str:
+    """Run the backward pass from ``root`` and return it told step by step.
+
+    For each node in reverse topological order (each after all of its consumers): the op,
+    its output shape, the incoming gradient's shape, the local rule applied, the gradient
+    each input receives, and where broadcasting was undone, e.g.
+    ``b: (2,) was broadcast to (4, 2); gradient summed over dim 0``. Leaves are named by
+    ``params`` (a Module or a dict name -> tensor) where given, else x0, x1, ... as in
+    `draw_graph`; other nodes by their step number, ``#k Op``.
+
+    The gradients left in ``.grad`` are exactly those of ``root.backward(gradient,
+    retain_graph)``, which this replaces (call one or the other). Works for a scalar
+    ``Value`` too, then with ``gradient`` and ``retain_graph`` unused.
+    """
+    if isinstance(root, Value):
+        return _explain_value(root, params)
+    order, _ = _walk(root, "explain")
+    names = _leaf_names(order, params)
+    if not root.requires_grad:
+        raise RuntimeError(
+            "explain: the tensor does not require grad and has no grad_fn; set "
+            "requires_grad=True on an input (or check for a no_grad block)"
+        )
+    seed = autograd._seed(root, gradient, "explain")
+    sweep = list(reversed(toposort((root,), autograd._grad_parents)))  # run_backward's order
+    step = {id(t): k for k, t in enumerate(sweep, 1)}
+
+    def name(t: Tensor) -> str:
+        if t.grad_fn is None:
+            return names.get(id(t), "leaf")
+        return f"#{step[id(t)]} {t.grad_fn.name}"
+
+    how = "ones" if gradient is None else "the given gradient"
+    lines = [
+        f"Backward pass from {name(root)} of shape {_shape(root.shape)}, seeded with {how} "
+        f"of shape {_shape(seed.shape)}.",
+        "Nodes are swept in reverse topological order, each after all of its consumers.",
+    ]
+
+    def on_step(t: Tensor, g: Tensor, steps: list[tuple[int, Any, Tensor, Tensor]]) -> None:
+        fn = t.grad_fn
+        if fn is None:
+            lines.append(
+                f"#{step[id(t)]} leaf {name(t)} {_shape(t.shape)}: gradient {_shape(g.shape)} "
+                f"added to its .grad (norm {_norm(g):.4f})"
+            )
+            return
+        lines.append(
+            f"{name(t)} -> {_shape(t.shape)}, incoming grad {_shape(g.shape)}\n    rule: {rule(fn)}"
+        )
+        n = len(fn.inputs or ())
+        for i, x, raw, final in steps:
+            role = _role(fn, i, n)
+            text = f"    {role} = {name(x)} {_shape(x.shape)} gets grad {_shape(raw.shape)}"
+            if fn.name == "MatMul" and (detail := _matmul_shapes(fn, i, g.shape)):
+                text += f" = {detail}"
+            lines.append(text)
+            if raw.shape != final.shape:
+                lines.append("      " + _broadcast(role, final.shape, raw.shape))
+            if raw.dtype != final.dtype:
+                lines.append(f"      {role}: gradient cast from {raw.dtype} to {final.dtype}")
+
+    autograd.run_backward([root], [seed], retain_graph, False, on_step=on_step)
+    if not retain_graph:
+        lines.append(
+            "The graph's saved values are now freed (pass retain_graph=True to keep them)."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _explain_value(root: Value, params: Any) -> str:
+    order, _ = _walk(root, "explain")
+    names = _leaf_names(order, params)
+    sweep = list(reversed(order))
+    step = {id(v): k for k, v in enumerate(sweep, 1)}
+
+    def name(v: Value) -> str:
+        return names[id(v)] if not v._prev else f"#{step[id(v)]} {v._op}"
+
+    # The chain rule exactly as Value.backward computes it, kept per node to tell it; the
+    # real backward() below then leaves the gradients (and accumulates as it does).
+    grads = {id(v): 0.0 for v in order}
+    grads[id(root)] = 1.0
+    lines = [
+        f"Backward pass from {name(root)} (data {root.data:.4f}), seeded with grad 1.",
+        "Nodes are swept in reverse topological order, each after all of its consumers.",
+    ]
+    for v in sweep:
+        g = grads[id(v)]
+        if not v._prev:
+            lines.append(f"#{step[id(v)]} leaf {name(v)} (data {v.data:.4f}): grad {g:.4f}")
+            continue
+        lines.append(
+            f"{name(v)} -> data {v.data:.4f}, incoming grad {g:.4f}\n    rule: {_value_rule(v._op)}"
+        )
+        for i, (p, d) in enumerate(zip(v._prev, v._local, strict=True)):
+            grads[id(p)] += g * d
+            lines.append(f"    {'abcdefgh'[i]} = {name(p)} gets {g:.4f} * {d:.4f} = {g * d:.4f}")
+    root.backward()
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["draw_graph", "explain", "rule", "RULES", "VALUE_RULES"]
