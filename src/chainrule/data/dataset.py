@@ -1,0 +1,116 @@
+"""Datasets: the indexable protocol, tensors as a dataset, subsets and random splits.
+
+Batching and shuffling belong to dataloader.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor, as_tensor
+
+xp = B.xp
+
+
+class Dataset:
+    """Anything with ``__getitem__(i)`` for ``0 <= i < len(self)`` and ``__len__``."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class TensorDataset(Dataset):
+    """Sample i is ``tuple(t[i] for t in tensors)``; all tensors share their first dim.
+
+    NumPy arrays and nested lists are accepted and turned into Tensors.
+    """
+
+    def __init__(self, *tensors: Any) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset: needs at least one tensor")
+        self.tensors = tuple(as_tensor(t) for t in tensors)
+        shapes = [t.shape for t in self.tensors]
+        if any(len(s) == 0 for s in shapes) or len({s[0] for s in shapes}) != 1:
+            raise ValueError(
+                f"TensorDataset: all tensors must have the same size in dim 0; got shapes {shapes}"
+            )
+
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index: int) -> Any:
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(
+    dataset: Any, lengths: Sequence[float], generator: Any = None
+) -> list[Subset]:
+    """Split ``dataset`` into non-overlapping random Subsets of the given lengths.
+
+    ``lengths`` are either counts summing to ``len(dataset)`` or fractions summing to 1;
+    fractions are floored and the samples left over go one each to the first subsets, in
+    order (PyTorch's rule). The permutation is drawn from ``generator`` (a NumPy Generator;
+    None means chainrule's global one, which ``cr.manual_seed`` seeds).
+    """
+    n = len(dataset)
+    lengths = list(lengths)
+    if not lengths:
+        raise ValueError("random_split: lengths is empty")
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1 and not all(
+        isinstance(k, int) for k in lengths
+    ):
+        if any(not 0 <= f <= 1 for f in lengths):
+            raise ValueError(f"random_split: fractions must lie in [0, 1]; got {lengths}")
+        counts = [math.floor(n * f) for f in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+    else:
+        if any(not isinstance(k, (int, xp.integer)) or k < 0 for k in lengths):
+            raise ValueError(
+                f"random_split: lengths must be non-negative ints or fractions summing to 1; "
+                f"got {lengths}"
+            )
+        counts = [int(k) for k in lengths]
+    if sum(counts) != n:
+        raise ValueError(
+            f"random_split: lengths must sum to the dataset's length; got {lengths} (sum "
+            f"{sum(counts)}) for a dataset of {n}"
+        )
+    order = _generator(generator, "random_split").permutation(n).tolist()
+    out, start = [], 0
+    for k in counts:
+        out.append(Subset(dataset, order[start : start + k]))
+        start += k
+    return out
+
+
+def _generator(generator: Any, op: str) -> Any:
+    """The NumPy Generator to draw from: the one given, or chainrule's global one."""
+    if generator is None:
+        return B.generator()
+    if not isinstance(generator, xp.random.Generator):
+        raise TypeError(
+            f"{op}: generator must be a numpy.random.Generator or None; got "
+            f"{type(generator).__name__}"
+        )
+    return generator

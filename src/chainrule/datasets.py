@@ -1,0 +1,208 @@
+"""Ready datasets as seeded train/test splits of Tensors: scikit-learn's shipped ones and
+MNIST-style IDX files read from a folder. Nothing is ever downloaded.
+
+Every loader returns a ``Split(x_train, y_train, x_test, y_test)`` of Tensors: float32
+features, int64 class labels of shape (n,), float32 regression targets of shape (n, 1).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from . import backend as B
+from .tensor import Tensor
+
+xp = B.xp
+
+
+class Split(NamedTuple):
+    """A train/test split; unpacks as ``x_train, y_train, x_test, y_test = split``."""
+
+    x_train: Tensor
+    y_train: Tensor
+    x_test: Tensor
+    y_test: Tensor
+
+
+def _sklearn() -> Any:
+    try:
+        import sklearn.datasets
+        import sklearn.model_selection
+    except ImportError as e:
+        raise ImportError(
+            'chainrule.datasets: this dataset needs scikit-learn; install it with '
+            'pip install "chainrule[datasets]"'
+        ) from e
+    return sklearn
+
+
+def _split(
+    x: Any, y: Any, test_size: float, seed: int, classes: bool, standardize: bool
+) -> Split:
+    """Shuffle and split (stratified by class for classification: int64 labels; float32
+    targets otherwise), then standardise the features with the training part's mean and
+    std, so nothing of the test part leaks into training."""
+    sk = _sklearn()
+    x_train, x_test, y_train, y_test = sk.model_selection.train_test_split(
+        x, y, test_size=test_size, random_state=seed, stratify=y if classes else None
+    )
+    x_train, x_test = x_train.astype(xp.float64), x_test.astype(xp.float64)
+    if standardize:
+        mean, std = x_train.mean(0), x_train.std(0)
+        std[std == 0] = 1  # a constant feature stays constant (zero) instead of becoming NaN
+        x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
+    label = B.int64 if classes else B.float32
+    return Split(*(Tensor._make(xp.ascontiguousarray(a, dtype=dt)) for a, dt in [
+        (x_train, B.float32), (y_train, label), (x_test, B.float32), (y_test, label)]))
+
+
+def breast_cancer(test_size: float = 0.2, seed: int = 0, standardize: bool = True) -> Split:
+    """Wisconsin breast cancer: 569 samples, 30 features, 2 classes (0 malignant, 1 benign).
+
+    Stratified split; features standardised with the training part's statistics unless
+    ``standardize=False``.
+    """
+    x, y = _sklearn().datasets.load_breast_cancer(return_X_y=True)
+    return _split(x, y, test_size, seed, classes=True, standardize=standardize)
+
+
+def digits(
+    test_size: float = 0.2, seed: int = 0, standardize: bool = False, flatten: bool = True
+) -> Split:
+    """Handwritten digits: 1797 images of 8x8 pixels, 10 classes.
+
+    Pixels are scaled from 0..16 to [0, 1] (``standardize=True`` standardises each pixel
+    with the training part's statistics instead). Features are (n, 64), or (n, 1, 8, 8)
+    with ``flatten=False`` for convolutions. Stratified split.
+    """
+    x, y = _sklearn().datasets.load_digits(return_X_y=True)
+    split = _split(x / 16.0, y, test_size, seed, classes=True, standardize=standardize)
+    if flatten:
+        return split
+    return split._replace(x_train=split.x_train.reshape(-1, 1, 8, 8),
+                          x_test=split.x_test.reshape(-1, 1, 8, 8))
+
+
+def moons(
+    n_samples: int = 1000,
+    noise: float = 0.1,
+    seed: int = 0,
+    test_size: float = 0.2,
+    standardize: bool = False,
+) -> Split:
+    """Two interleaving half circles in 2-D, 2 classes: the classic toy problem.
+
+    Drawn with ``seed``; stratified split; raw coordinates unless ``standardize``.
+    """
+    x, y = _sklearn().datasets.make_moons(n_samples=n_samples, noise=noise, random_state=seed)
+    return _split(x, y, test_size, seed, classes=True, standardize=standardize)
+
+
+def regression(
+    n_samples: int = 1000,
+    n_features: int = 10,
+    noise: float = 10.0,
+    seed: int = 0,
+    test_size: float = 0.2,
+    standardize: bool = True,
+) -> Split:
+    """A random linear regression problem (scikit-learn's make_regression) with Gaussian
+    noise of std ``noise`` on the targets.
+
+    Targets are float32 of shape (n, 1), to match a ``Linear(n_features, 1)`` output, and
+    are left unscaled; ``standardize`` scales the features only.
+    """
+    x, y = _sklearn().datasets.make_regression(
+        n_samples=n_samples, n_features=n_features, noise=noise, random_state=seed
+    )
+    return _split(x, y.reshape(-1, 1), test_size, seed, classes=False, standardize=standardize)
+
+
+# -- IDX files (MNIST, Fashion-MNIST) ------------------------------------------------------
+
+_IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+              "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+# IDX type codes; the data is big-endian.
+_IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+def read_idx(path: str | os.PathLike) -> Any:
+    """Read one IDX file (raw, or gzip-compressed if its name ends in .gz) into an array."""
+    path = Path(path)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise ValueError(f"read_idx: {path} is not a readable gzip file ({e})") from None
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
+        raise ValueError(f"read_idx: {path} is not an IDX file (bad magic number {raw[:4].hex()})")
+    ndim = raw[3]
+    header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise ValueError(f"read_idx: {path} is truncated inside its header")
+    shape = tuple(int(n) for n in xp.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    dtype = xp.dtype(_IDX_TYPES[raw[2]])
+    size = int(xp.prod(shape, dtype=xp.int64)) * dtype.itemsize
+    if len(raw) - header != size:
+        raise ValueError(
+            f"read_idx: {path} holds {len(raw) - header} data bytes; its header (shape {shape}, "
+            f"{dtype.itemsize}-byte items) says {size}"
+        )
+    data = xp.frombuffer(raw, dtype=dtype, offset=header).reshape(shape)
+    return data.astype(dtype.newbyteorder("="))  # native byte order, and a writable copy
+
+
+def _find_idx(root: Path, name: str, folders: tuple[str, ...]) -> Path | None:
+    for folder in folders:
+        for suffix in ("", ".gz"):
+            candidate = root / folder / (name + suffix)
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _idx_split(root: str | os.PathLike, name: str, flatten: bool) -> Split:
+    root = Path(root)
+    folders = (".", f"{name}/raw")  # the folder itself, or torchvision's layout under it
+    found = {f: _find_idx(root, f, folders) for f in _IDX_FILES}
+    missing = [f for f, p in found.items() if p is None]
+    if missing:
+        raise FileNotFoundError(
+            f"{name.lower()}: IDX files missing under {root}: {', '.join(missing)} (each raw or "
+            f"with .gz, in {root} or {root / name / 'raw'}); expected "
+            f"{', '.join(_IDX_FILES)}. chainrule does not download them."
+        )
+    paths = [p for p in found.values() if p is not None]
+    arrays = [read_idx(p) for p in paths]
+    out = []
+    for images, labels, path in [(*arrays[:2], paths[0]), (*arrays[2:], paths[2])]:
+        if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
+            raise ValueError(
+                f"{name.lower()}: images of shape {images.shape} and labels of shape "
+                f"{labels.shape} do not pair up (from {path})"
+            )
+        x = images.astype(B.float32) / 255.0  # pixels in [0, 1]
+        x = x.reshape(len(x), -1) if flatten else x[:, None]  # (n, h*w) or (n, 1, h, w)
+        out += [Tensor._make(x), Tensor._make(labels.astype(B.int64))]
+    return Split(out[0], out[1], out[2], out[3])
+
+
+def mnist(root: str | os.PathLike, flatten: bool = False) -> Split:
+    """MNIST from the four IDX files in ``root`` (train-images-idx3-ubyte,
+    train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each raw or
+    .gz; also found under root/MNIST/raw). Never downloads.
+
+    The split is the files' own (60000 train, 10000 test). Pixels are scaled to [0, 1];
+    images are (n, 1, 28, 28), or (n, 784) with ``flatten``; labels int64.
+    """
+    return _idx_split(root, "MNIST", flatten)
+
+
+def fashion_mnist(root: str | os.PathLike, flatten: bool = False) -> Split:
+    """Fashion-MNIST, in MNIST's file names and format: as :func:`mnist` (also found under
+    root/FashionMNIST/raw)."""
+    return _idx_split(root, "FashionMNIST", flatten)

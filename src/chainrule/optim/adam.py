@@ -1,0 +1,121 @@
+"""Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor
+from .optimizer import Optimizer, _number, _require
+
+xp = B.xp
+
+
+class Adam(Optimizer):
+    r"""Adam, PyTorch's rule step for step.
+
+    For each parameter p with gradient g, learning rate γ, betas (β₁, β₂), eps ε and weight
+    decay λ, at step t (counted per parameter, from 1)::
+
+        g ← g + λ p                               if λ ≠ 0   (L2 penalty; AdamW differs)
+        m ← β₁ m + (1 - β₁) g
+        v ← β₂ v + (1 - β₂) g²
+        v̂ ← max(v̂, v)  if amsgrad,  else  v̂ ← v
+        p ← p - γ / (1 - β₁ᵗ) · m / (√v̂ / √(1 - β₂ᵗ) + ε)
+
+    State per parameter: ``step``, ``exp_avg`` (m), ``exp_avg_sq`` (v) and, with amsgrad,
+    ``max_exp_avg_sq`` (v̂); the buffers start at zero in the parameter's dtype.
+    """
+
+    _decoupled = False  # AdamW sets this: decay the weights directly, not through g
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+    ) -> None:
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
+        super().__init__(params, defaults)
+
+    def _check(self, group: dict[str, Any]) -> None:
+        super()._check(group)
+        name = type(self).__name__
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"{name}: betas must be a pair of numbers; got {betas!r}")
+        group["betas"] = tuple(_number(name, "betas", b) for b in betas)
+        for i, beta in enumerate(group["betas"]):
+            _require(0 <= beta < 1, name, f"invalid beta parameter at index {i}", beta)
+        group["eps"] = _number(name, "eps", group["eps"])
+        _require(group["eps"] >= 0, name, "invalid epsilon value", group["eps"])
+        group["weight_decay"] = _number(name, "weight_decay", group["weight_decay"])
+        _require(group["weight_decay"] >= 0, name, "invalid weight_decay value",
+                 group["weight_decay"])
+
+    def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
+        lr, decay, eps = group["lr"], group["weight_decay"], group["eps"]
+        beta1, beta2 = group["betas"]
+        state = self.state.get(param)
+        if state is None:
+            state = self.state[param] = {
+                "step": 0,
+                "exp_avg": Tensor._make(xp.zeros_like(p)),
+                "exp_avg_sq": Tensor._make(xp.zeros_like(p)),
+            }
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p))
+        state["step"] += 1
+        t = state["step"]
+        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+
+        if decay and self._decoupled:
+            p *= 1 - lr * decay
+        elif decay:
+            grad = p * decay + grad
+        tmp = grad * (1 - beta1)  # the one scratch array of this step
+        m *= beta1
+        m += tmp
+        xp.multiply(grad, grad, out=tmp)
+        tmp *= 1 - beta2
+        v *= beta2
+        v += tmp
+        if group["amsgrad"]:
+            v = xp.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
+        denom = xp.sqrt(v, out=tmp)
+        denom /= math.sqrt(1 - beta2**t)
+        denom += eps
+        step = xp.divide(m, denom, out=tmp)
+        step *= lr / (1 - beta1**t)
+        p -= step
+
+
+class AdamW(Adam):
+    r"""Adam with decoupled weight decay (Loshchilov and Hutter), PyTorch's rule.
+
+    As :class:`Adam`, except that the decay shrinks the weights before the moment update
+    instead of entering the gradient::
+
+        p ← p (1 - γ λ)
+        m, v, v̂ and the step as in Adam, with the raw gradient g
+
+    The default ``weight_decay`` is 1e-2.
+    """
+
+    _decoupled = True
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+    ) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)

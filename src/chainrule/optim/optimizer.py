@@ -1,0 +1,219 @@
+"""Optimizer: parameter groups, per-parameter state, zero_grad, step and state_dict.
+
+Subclasses hold only their update rule (``_update``) and hyperparameter checks (``_check``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import backend as B
+from ..autograd import enable_grad
+from ..tensor import Tensor
+
+xp = B.xp
+
+
+class Optimizer:
+    """The base of every optimizer.
+
+    ``params`` is an iterable of Tensors, or of dicts each holding ``"params"`` and the
+    options that group overrides (the rest come from ``defaults``). ``param_groups`` is the
+    resulting list of dicts; ``state[p]`` is the dict of buffers kept for parameter ``p``.
+    Updates act on ``p.data`` in place with NumPy, so they record no graph in any grad mode.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = dict(defaults)
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        name = type(self).__name__
+        if isinstance(params, Tensor):
+            raise TypeError(
+                f"{name}: params must be an iterable of Tensors or dicts; got a single Tensor; "
+                "wrap it in a list"
+            )
+        if isinstance(params, (set, frozenset)):
+            # A set of Tensors has no stable order, so state_dict indices would change per run.
+            raise TypeError(f"{name}: params must be an ordered collection; got a set")
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{name}: got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    # -- groups ----------------------------------------------------------------------------
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Append a group: its ``"params"`` plus options, the missing ones from defaults."""
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(
+                f"{name}: a param group must be a dict; got {type(param_group).__name__}"
+            )
+        group = dict(param_group)
+        params = group.get("params")
+        if params is None:
+            raise ValueError(
+                f"{name}: a param group needs a 'params' entry; got keys {sorted(group)}"
+            )
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(f"{name}: params must be an ordered collection; got a set")
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{name}: can only optimize Tensors; got {type(p).__name__}")
+            if p.dtype.kind != "f":
+                raise TypeError(
+                    f"{name}: can only optimize floating-point tensors; got dtype {p.dtype}"
+                )
+            if not p.is_leaf:
+                raise ValueError(f"{name}: cannot optimize a non-leaf tensor; got one made by "
+                                 f"{p.grad_fn.name if p.grad_fn else '?'}")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for p in params:
+            if id(p) in seen:
+                raise ValueError(
+                    f"{name}: a parameter appears more than once in the parameter groups; got "
+                    f"shape {p.shape} twice"
+                )
+            seen.add(id(p))
+        group["params"] = params
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        self._check(group)
+        self.param_groups.append(group)
+
+    def _check(self, group: dict[str, Any]) -> None:
+        """Validate (and normalise to Python numbers) one group's options."""
+        group["lr"] = _number(type(self).__name__, "lr", group["lr"])
+        _require(group["lr"] >= 0, type(self).__name__, "invalid learning rate", group["lr"])
+
+    # -- the training loop's calls ---------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every gradient: ``grad = None`` (the default), or a fresh zero Tensor."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    # A new array, not a fill: a grad may be a read-only broadcast view.
+                    p.grad = None if set_to_none else Tensor._make(xp.zeros_like(p.data))
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.grad.shape != p.shape:
+                    raise ValueError(
+                        f"{type(self).__name__}.step: a gradient's shape differs from its "
+                        f"parameter's; got shapes {p.grad.shape} and {p.shape}"
+                    )
+                self._update(p, p.data, p.grad.data, group)
+        return loss
+
+    def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
+        """Update the array ``p`` (param.data) in place from ``grad``; never write to grad."""
+        raise NotImplementedError
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """PyTorch's layout: ``{"state": {index: {...}}, "param_groups": [{..., "params":
+        [index, ...]}]}``, parameters numbered in group order. Buffers are copies, so the
+        dict is a snapshot that later steps leave alone."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        params = [p for group in self.param_groups for p in group["params"]]
+        state = {
+            i: {k: Tensor._make(v.data.copy()) if isinstance(v, Tensor) else v
+                for k, v in self.state[p].items()}
+            for i, p in enumerate(params)
+            if p in self.state
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what ``state_dict`` returned (options and buffers, copied in), matching
+        parameters by position; floating buffers take their parameter's dtype."""
+        name = type(self).__name__
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError(
+                f"{name}.load_state_dict: the state dict has {len(saved)} parameter groups; the "
+                f"optimizer has {len(self.param_groups)}"
+            )
+        by_index: dict[int, Tensor] = {}
+        for i, (old, group) in enumerate(zip(saved, self.param_groups, strict=True)):
+            if len(old["params"]) != len(group["params"]):
+                raise ValueError(
+                    f"{name}.load_state_dict: parameter group {i} holds {len(old['params'])} "
+                    f"parameters in the state dict; got {len(group['params'])} in the optimizer"
+                )
+            by_index.update(zip((int(j) for j in old["params"]), group["params"], strict=True))
+        state: dict[Tensor, dict[str, Any]] = {}
+        for key, buffers in state_dict["state"].items():
+            if int(key) not in by_index:
+                raise ValueError(
+                    f"{name}.load_state_dict: state for parameter {key}, which no group lists"
+                )
+            p = by_index[int(key)]
+            state[p] = {k: _restore(name, int(key), k, v, p) for k, v in buffers.items()}
+        groups = []
+        for old, group in zip(saved, self.param_groups, strict=True):
+            new = {k: v for k, v in old.items() if k != "params"}
+            new["params"] = group["params"]
+            self._check(new)
+            groups.append(new)
+        self.state = state
+        self.param_groups = groups
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
+        return "\n".join([*lines, ")"])
+
+
+def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
+    """One buffer from a state dict, copied, in the parameter's dtype and checked in shape."""
+    if key == "step":
+        return int(value)
+    if isinstance(value, Tensor):
+        value = value.data
+    if not isinstance(value, xp.ndarray):
+        return value
+    if value.shape != p.shape:
+        raise ValueError(
+            f"{name}.load_state_dict: buffer {key!r} of parameter {index} does not match the "
+            f"parameter's shape; got shapes {value.shape} and {p.shape}"
+        )
+    dtype = p.dtype if value.dtype.kind == "f" else value.dtype
+    return Tensor._make(xp.array(value, dtype=dtype, copy=True))
+
+
+def _number(op: str, what: str, value: Any) -> float:
+    """A hyperparameter as a Python float, so NumPy keeps float32 buffers float32."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, xp.number)):
+        raise TypeError(f"{op}: {what} must be a number; got {type(value).__name__}")
+    return float(value)
+
+
+def _require(ok: bool, op: str, what: str, value: Any) -> None:
+    if not ok:
+        raise ValueError(f"{op}: {what}; got {value}")

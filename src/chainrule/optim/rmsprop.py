@@ -1,0 +1,90 @@
+"""RMSprop: steps scaled by a running root mean square of the gradient."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor
+from .optimizer import Optimizer, _number, _require
+
+xp = B.xp
+
+
+class RMSprop(Optimizer):
+    r"""RMSprop, PyTorch's rule step for step.
+
+    For each parameter p with gradient g, learning rate γ, smoothing α, eps ε, momentum μ
+    and weight decay λ::
+
+        g ← g + λ p                       if λ ≠ 0
+        s ← α s + (1 - α) g²
+        a ← α a + (1 - α) g               if centered
+        r ← √(s - a²) + ε  if centered,  else  r ← √s + ε
+        b ← μ b + g / r,   p ← p - γ b     if μ > 0
+        p ← p - γ g / r                    otherwise
+
+    State per parameter: ``step``, ``square_avg`` (s), ``momentum_buffer`` (b, if μ > 0)
+    and ``grad_avg`` (a, if centered); all start at zero.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+    ) -> None:
+        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                        momentum=momentum, centered=centered)
+        super().__init__(params, defaults)
+
+    def _check(self, group: dict[str, Any]) -> None:
+        super()._check(group)
+        for key, what in [("alpha", "alpha"), ("eps", "epsilon"), ("weight_decay", "weight_decay"),
+                          ("momentum", "momentum")]:
+            group[key] = _number("RMSprop", key, group[key])
+            _require(group[key] >= 0, "RMSprop", f"invalid {what} value", group[key])
+
+    def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
+        lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
+        state = self.state.get(param)
+        if state is None:
+            state = self.state[param] = {"step": 0, "square_avg": Tensor._make(xp.zeros_like(p))}
+            if momentum > 0:
+                state["momentum_buffer"] = Tensor._make(xp.zeros_like(p))
+            if group["centered"]:
+                state["grad_avg"] = Tensor._make(xp.zeros_like(p))
+        state["step"] += 1
+
+        if group["weight_decay"]:
+            grad = p * group["weight_decay"] + grad
+        square_avg = state["square_avg"].data
+        tmp = grad * grad  # the one scratch array of this step
+        tmp *= 1 - alpha
+        square_avg *= alpha
+        square_avg += tmp
+        if group["centered"]:
+            grad_avg = state["grad_avg"].data
+            xp.subtract(grad, grad_avg, out=tmp)
+            tmp *= 1 - alpha
+            grad_avg += tmp  # a ← a + (1 - α)(g - a), the same as α a + (1 - α) g
+            xp.multiply(grad_avg, grad_avg, out=tmp)
+            xp.subtract(square_avg, tmp, out=tmp)
+            rms = xp.sqrt(tmp, out=tmp)
+        else:
+            rms = xp.sqrt(square_avg, out=tmp)
+        rms += group["eps"]
+        step = xp.divide(grad, rms, out=tmp)
+        if momentum > 0:
+            buf = state["momentum_buffer"].data
+            buf *= momentum
+            buf += step
+            step = xp.multiply(buf, lr, out=tmp)
+        else:
+            step *= lr
+        p -= step

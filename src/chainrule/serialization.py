@@ -1,0 +1,177 @@
+"""save and load: nested dicts and lists of Tensors in the safetensors format, never pickle.
+
+Arrays go into the file as safetensors tensors named by their dotted path (a model's
+state_dict keeps its own keys, so any safetensors reader can load it); everything else is
+kept as JSON in the file's metadata. Loading only parses; it never runs code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import struct
+from pathlib import Path
+from typing import Any
+
+from safetensors import SafetensorError
+from safetensors import numpy as st
+
+from . import backend as B
+from .tensor import Tensor
+
+xp = B.xp
+
+_STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
+_DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
+
+
+def save(obj: Any, path: str | os.PathLike) -> None:
+    """Write ``obj`` to ``path`` atomically (a temporary file in the same folder, flushed
+    to disk, then renamed over ``path``): a failure leaves any old file as it was.
+
+    ``obj`` is a Tensor, a NumPy array, or dicts (keys str or int), lists and tuples nesting
+    Tensors, arrays, numbers, strings, bools and None: a model's or an optimizer's
+    state_dict, or a checkpoint holding both. NumPy scalars are saved as Python numbers.
+    """
+    tensors: dict[str, Any] = {}
+    structure = _encode(obj, "", tensors)
+    metadata = {_STRUCTURE: json.dumps(structure), _DIGEST: _digest(tensors)}
+    try:
+        payload = st.save(tensors, metadata=metadata)
+    except SafetensorError as e:  # an array of a dtype the format lacks (str, complex128...)
+        raise TypeError(f"save: {e}") from None
+    _atomic_write(Path(path), payload)
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Read what :func:`save` wrote, rebuilding its nesting; Tensors come back as Tensors
+    and NumPy arrays as arrays. A safetensors file from elsewhere loads as a dict of
+    Tensors by name. A file that is truncated, not safetensors, or altered since it was
+    written raises ValueError."""
+    path = Path(path)
+    raw = path.read_bytes()
+    try:
+        tensors = st.load(raw)
+        metadata = _metadata(raw)
+    except (SafetensorError, ValueError, UnicodeDecodeError, struct.error) as e:
+        raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
+    if _STRUCTURE not in metadata:
+        return {name: Tensor._make(array) for name, array in tensors.items()}
+    if metadata.get(_DIGEST) != _digest(tensors):
+        raise ValueError(f"load: {path} was altered or damaged after it was written (its "
+                         "tensors no longer match the digest saved with them)")
+    try:
+        return _decode(json.loads(metadata[_STRUCTURE]), tensors, set())
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+        raise ValueError(f"load: {path} holds a damaged structure ({e})") from None
+
+
+# -- the object's structure as JSON ------------------------------------------------------
+# Scalars are JSON values; every container or array is a one-key object naming its kind,
+# so a string can never be mistaken for one.
+
+
+def _encode(obj: Any, name: str, tensors: dict[str, Any]) -> Any:
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, xp.generic):
+        return obj.item()
+    if isinstance(obj, (Tensor, xp.ndarray)):
+        key = name or "tensor"
+        if key in tensors:
+            raise ValueError(f"save: two entries have the same dotted name {key!r}")
+        array = obj.data if isinstance(obj, Tensor) else obj
+        if not array.dtype.isnative:  # so the digest sees the bytes a reader will see
+            array = array.astype(array.dtype.newbyteorder("="))
+        tensors[key] = array if array.flags.c_contiguous else array.copy(order="C")
+        return {"tensor" if isinstance(obj, Tensor) else "array": key}
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if isinstance(k, bool) or not isinstance(k, (str, int)):
+                raise TypeError(f"save: dict keys must be str or int; got {type(k).__name__}")
+            items.append([k, _encode(v, f"{name}.{k}" if name else str(k), tensors)])
+        return {"dict": items}
+    if isinstance(obj, (list, tuple)):
+        kind = "tuple" if isinstance(obj, tuple) else "list"
+        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors)
+                       for i, v in enumerate(obj)]}
+    raise TypeError(f"save: cannot save an object of type {type(obj).__name__} at {name!r}; "
+                    "only Tensors, arrays, numbers, strings, None, dicts, lists and tuples")
+
+
+def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return node
+    ((kind, value),) = node.items()
+    if kind in ("tensor", "array"):
+        if value in used:
+            raise ValueError(f"tensor {value!r} is referenced twice")
+        used.add(value)
+        array = tensors[value]
+        return Tensor._make(array) if kind == "tensor" else array
+    if kind == "dict":
+        out = {}
+        for k, v in value:
+            if isinstance(k, bool) or not isinstance(k, (str, int)):
+                raise TypeError(f"dict key of type {type(k).__name__}")
+            out[k] = _decode(v, tensors, used)
+        return out
+    if kind in ("list", "tuple"):
+        items = [_decode(v, tensors, used) for v in value]
+        return tuple(items) if kind == "tuple" else items
+    raise ValueError(f"unknown entry kind {kind!r}")
+
+
+# -- the file ------------------------------------------------------------------------------
+
+
+def _digest(tensors: dict[str, Any]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        a = tensors[name]
+        h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
+        h.update(xp.ascontiguousarray(a).reshape(-1).view(xp.uint8).data)
+    return h.hexdigest()
+
+
+def _metadata(raw: bytes) -> dict[str, str]:
+    """The header's ``__metadata__`` (safetensors: 8-byte little-endian header length, then
+    the JSON header). Called after safetensors has validated the file."""
+    (n,) = struct.unpack("<Q", raw[:8])
+    return json.loads(raw[8 : 8 + n].decode("utf-8")).get("__metadata__") or {}
+
+
+def _atomic_write(path: Path, payload: bytes) -> None:
+    folder = path.parent
+    tmp = folder / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    # O_EXCL: never reuse a file someone else made; mode 0o666 lets the umask decide, as for
+    # any new file (mkstemp would leave it readable by its owner only).
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write(f, payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    # The rename itself must reach the disk too: flush the folder's entry (POSIX only).
+    if hasattr(os, "O_DIRECTORY"):
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _write(f: Any, payload: bytes) -> None:
+    """Write in 64 MiB pieces (the seam the tests break to check atomicity)."""
+    view = memoryview(payload)
+    for start in range(0, len(view), 1 << 26):
+        f.write(view[start : start + (1 << 26)])

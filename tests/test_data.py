@@ -1,0 +1,189 @@
+"""Dataset, TensorDataset, DataLoader, default_collate and random_split (torch as oracle)."""
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+import torch
+import torch.utils.data as tdata
+
+import chainrule as cr
+from chainrule.data import DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split
+
+
+def xy(n=10):
+    x = cr.tensor(np.arange(n * 3, dtype=np.float32).reshape(n, 3))
+    return x, cr.tensor(np.arange(n) % 3)
+
+
+def as_lists(batches):
+    return [[b.numpy().tolist() for b in batch] for batch in batches]
+
+
+def test_tensor_dataset():
+    x, y = xy()
+    ds = TensorDataset(x, y)
+    assert len(ds) == 10
+    xi, yi = ds[4]
+    np.testing.assert_array_equal(xi.data, [12, 13, 14])
+    assert yi.item() == 1 and yi.dtype == np.int64
+    arrays = TensorDataset(np.zeros((4, 2)), [[1], [2], [3], [4]])
+    assert arrays[3][1].tolist() == [4]
+
+
+def test_tensor_dataset_errors():
+    with pytest.raises(ValueError, match=r"same size in dim 0; got shapes \[\(10, 3\), \(4,\)\]"):
+        TensorDataset(xy()[0], cr.zeros(4))
+    with pytest.raises(ValueError, match="at least one tensor"):
+        TensorDataset()
+
+
+def test_loader_in_order_matches_torch():
+    x, y = xy(10)
+    ours = DataLoader(TensorDataset(x, y), batch_size=4)
+    theirs = tdata.DataLoader(tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)),
+                              batch_size=4)
+    assert len(ours) == len(theirs) == 3
+    got = list(ours)
+    assert all(isinstance(b, list) for b in got)
+    assert as_lists(got) == as_lists(theirs)
+    assert got[0][0].dtype == np.float32 and got[0][1].dtype == np.int64
+
+
+def test_drop_last():
+    loader = DataLoader(TensorDataset(*xy(10)), batch_size=4, drop_last=True)
+    batches = list(loader)
+    assert len(loader) == len(batches) == 2
+    assert [b[0].shape for b in batches] == [(4, 3), (4, 3)]
+
+
+def test_shuffle_is_seeded_by_manual_seed():
+    loader = DataLoader(TensorDataset(*xy(10)), batch_size=3, shuffle=True)
+    cr.manual_seed(7)
+    first = as_lists(loader)
+    second = as_lists(loader)
+    cr.manual_seed(7)
+    assert as_lists(loader) == first
+    assert second != first  # a fresh permutation each pass
+    rows = [r for batch in first for r in batch[1]]
+    assert sorted(r[0] for batch in first for r in batch[0]) == list(range(0, 30, 3))
+    assert len(rows) == 10
+
+
+def test_shuffle_with_own_generator():
+    ds = TensorDataset(*xy(10))
+    a = as_lists(DataLoader(ds, 4, shuffle=True, generator=np.random.default_rng(3)))
+    b = as_lists(DataLoader(ds, 4, shuffle=True, generator=np.random.default_rng(3)))
+    order = np.random.default_rng(3).permutation(10)
+    assert a == b
+    np.testing.assert_array_equal([r[0] / 3 for batch in a for r in batch[0]], order)
+
+
+@pytest.mark.parametrize("subset", [False, True])
+def test_fast_path_equals_per_sample_collation(subset):
+    ds = TensorDataset(*xy(13))
+    if subset:
+        ds = Subset(Subset(ds, list(range(12, 0, -1))), [0, 5, 2, 7, 9, 1, 3])
+    fast = DataLoader(ds, 2, shuffle=True, generator=np.random.default_rng(0))
+    slow = DataLoader(ds, 2, shuffle=True, generator=np.random.default_rng(0),
+                      collate_fn=default_collate)
+    assert as_lists(fast) == as_lists(slow)
+    assert len(list(fast)) == (4 if subset else 7)
+
+
+def test_default_collate_kinds():
+    Point = namedtuple("Point", "x y")
+    samples = [
+        {"t": cr.tensor([i, i + 1.0]), "a": np.full(2, i, dtype=np.int32), "i": i, "f": i / 2,
+         "b": i % 2 == 0, "s": f"#{i}", "p": Point(i, float(i)), "n": np.float64(i)}
+        for i in range(3)
+    ]
+    batch = default_collate(samples)
+    assert batch["t"].shape == (3, 2) and batch["t"].dtype == np.float32
+    assert batch["a"].dtype == np.int32 and batch["a"].shape == (3, 2)
+    assert batch["i"].dtype == np.int64 and batch["i"].tolist() == [0, 1, 2]
+    assert batch["f"].dtype == np.float32 and batch["f"].tolist() == [0, 0.5, 1]
+    assert batch["b"].dtype == np.bool_ and batch["b"].tolist() == [True, False, True]
+    assert batch["s"] == ["#0", "#1", "#2"]
+    assert isinstance(batch["p"], Point) and batch["p"].x.dtype == np.int64
+    assert batch["n"].dtype == np.float64
+    # The same structure and shapes as torch's collate (which makes Python floats float64).
+    theirs = tdata.default_collate([
+        {k: torch.tensor(v.data) if isinstance(v, cr.Tensor) else v for k, v in s.items()}
+        for s in samples
+    ])
+    assert set(theirs) == set(batch)
+    for key in ("t", "a", "i", "b", "n"):
+        np.testing.assert_array_equal(batch[key].numpy(), np.asarray(theirs[key]))
+
+
+def test_default_collate_keeps_the_graph():
+    w = cr.ones(2, requires_grad=True)
+    batch = default_collate([(w * 2, 0), (w * 3, 1)])
+    batch[0].sum().backward()
+    np.testing.assert_array_equal(w.grad.data, [5, 5])
+    with pytest.raises(ValueError, match=r"differ in length; got lengths \[1, 2\]"):
+        default_collate([(1, 2), (3,)])
+
+
+def test_custom_dataset_and_collate_fn():
+    class Squares(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return float(i), i * i
+
+    loader = DataLoader(Squares(), batch_size=2)
+    assert [b[1].tolist() for b in loader] == [[0, 1], [4, 9], [16]]
+    summed = DataLoader(Squares(), batch_size=5, collate_fn=lambda s: sum(v for _, v in s))
+    assert list(summed) == [30]
+    with pytest.raises(NotImplementedError, match="must define __len__"):
+        len(Dataset())
+
+
+def test_loader_errors():
+    ds = TensorDataset(*xy())
+    with pytest.raises(ValueError, match="batch_size must be a positive int; got 0"):
+        DataLoader(ds, batch_size=0)
+    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator or None"):
+        DataLoader(ds, shuffle=True, generator=42)
+
+
+@pytest.mark.parametrize("n,lengths", [
+    (10, [0.5, 0.5]), (10, [0.33, 0.33, 0.34]), (11, [0.1, 0.2, 0.7]), (7, [0.5, 0.25, 0.25]),
+    (10, [3, 7]), (5, [0, 5]),
+])
+def test_random_split_lengths_match_torch(n, lengths):
+    parts = random_split(TensorDataset(cr.arange(n)), lengths, np.random.default_rng(0))
+    theirs = tdata.random_split(range(n), lengths, torch.Generator().manual_seed(0))
+    assert [len(p) for p in parts] == [len(p) for p in theirs]
+    seen = sorted(int(p[i][0].item()) for p in parts for i in range(len(p)))
+    assert seen == list(range(n))
+
+
+def test_random_split_is_seeded():
+    ds = TensorDataset(cr.arange(20))
+    cr.manual_seed(1)
+    a = [p.indices for p in random_split(ds, [0.8, 0.2])]
+    cr.manual_seed(1)
+    assert [p.indices for p in random_split(ds, [0.8, 0.2])] == a
+    b = [p.indices for p in random_split(ds, [16, 4], generator=np.random.default_rng(5))]
+    assert b != a and sorted(b[0] + b[1]) == list(range(20))
+
+
+def test_random_split_errors():
+    ds = TensorDataset(cr.arange(10))
+    with pytest.raises(ValueError, match=r"sum to the dataset's length; got \[3, 4\] \(sum 7\)"):
+        random_split(ds, [3, 4])
+    with pytest.raises(ValueError, match="fractions must lie in"):
+        random_split(ds, [1.5, -0.5])
+    with pytest.raises(ValueError, match="non-negative ints"):
+        random_split(ds, [0.5, 0.2])
+
+
+def test_utils_data_alias():
+    import chainrule.utils.data as utils_data
+
+    assert cr.utils.data.DataLoader is DataLoader and utils_data.random_split is random_split
+    assert cr.utils.data.TensorDataset is cr.data.TensorDataset

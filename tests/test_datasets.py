@@ -1,0 +1,151 @@
+"""Ready datasets: seeded, stratified splits from scikit-learn, and IDX files on disk."""
+
+import gzip
+import struct
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+import chainrule as cr
+from chainrule import datasets
+from chainrule.datasets import Split, read_idx
+
+
+def test_breast_cancer_split_and_standardisation():
+    s = datasets.breast_cancer()
+    assert isinstance(s, Split)
+    assert s.x_train.shape == (455, 30) and s.x_test.shape == (114, 30)
+    assert s.x_train.dtype == np.float32 and s.y_train.dtype == np.int64
+    np.testing.assert_allclose(s.x_train.data.mean(0), 0, atol=1e-5)
+    np.testing.assert_allclose(s.x_train.data.std(0), 1, atol=1e-4)
+    assert abs(s.x_test.data.mean()) > 1e-4  # fitted on the training part only
+    # Stratified: both parts keep the classes' proportion (357 benign of 569).
+    assert abs(s.y_train.data.mean() - 357 / 569) < 0.005
+    assert abs(s.y_test.data.mean() - 357 / 569) < 0.01
+
+
+def test_breast_cancer_is_seeded_and_raw_on_request():
+    a, b = datasets.breast_cancer(seed=1), datasets.breast_cancer(seed=1)
+    c = datasets.breast_cancer()
+    np.testing.assert_array_equal(a.x_train.data, b.x_train.data)
+    assert not np.array_equal(a.x_train.data, c.x_train.data)
+    raw = datasets.breast_cancer(test_size=0.5, standardize=False)
+    assert len(raw.x_train) == 284 and len(raw.x_test) == 285
+    x, _ = load_breast_cancer(return_X_y=True)
+    rows = {tuple(r) for r in x.astype(np.float32)}
+    assert all(tuple(r) in rows for r in raw.x_test.data)
+
+
+def test_digits():
+    s = datasets.digits()
+    assert s.x_train.shape == (1437, 64) and s.y_test.shape == (360,)
+    assert s.x_train.data.min() == 0 and s.x_train.data.max() == 1
+    assert sorted(set(s.y_train.tolist())) == list(range(10))
+    images = datasets.digits(flatten=False)
+    assert images.x_test.shape == (360, 1, 8, 8)
+    np.testing.assert_array_equal(images.x_test.data.reshape(360, 64), s.x_test.data)
+    z = datasets.digits(standardize=True).x_train.data
+    assert np.isfinite(z).all() and abs(z.mean()) < 1e-5  # constant pixels stay 0, not NaN
+
+
+def test_moons_and_regression():
+    m = datasets.moons(n_samples=200, noise=0.2, seed=3)
+    assert m.x_train.shape == (160, 2) and m.y_train.dtype == np.int64
+    assert m.y_train.data.sum() == 80  # stratified: exactly half of each class
+    np.testing.assert_array_equal(m.x_test.data, datasets.moons(200, 0.2, 3).x_test.data)
+    r = datasets.regression(n_samples=100, n_features=4, noise=0.5, seed=0)
+    assert r.x_train.shape == (80, 4) and r.y_train.shape == (80, 1)
+    assert r.y_train.dtype == np.float32
+    np.testing.assert_allclose(r.x_train.data.mean(0), 0, atol=1e-5)
+    # The targets are (nearly) linear in the features: least squares fits them.
+    x = np.c_[r.x_train.data, np.ones(80)]
+    residual = np.linalg.lstsq(x, r.y_train.data, rcond=None)[1]
+    assert residual[0] / 80 < 1.0
+
+
+def test_missing_scikit_learn_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    with pytest.raises(ImportError, match=r'pip install "chainrule\[datasets\]"'):
+        datasets.moons()
+
+
+# -- IDX ----------------------------------------------------------------------------------
+
+
+def idx_bytes(array, code=0x08, dtype=">u1"):
+    head = bytes([0, 0, code, array.ndim]) + struct.pack(f">{array.ndim}I", *array.shape)
+    return head + np.asarray(array, dtype=dtype).tobytes()
+
+
+def write_mnist(folder, gz, rng, n_train=5, n_test=3):
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {
+        "train-images-idx3-ubyte": rng.integers(0, 256, (n_train, 4, 3)),
+        "train-labels-idx1-ubyte": rng.integers(0, 10, n_train),
+        "t10k-images-idx3-ubyte": rng.integers(0, 256, (n_test, 4, 3)),
+        "t10k-labels-idx1-ubyte": rng.integers(0, 10, n_test),
+    }
+    for name, array in data.items():
+        payload = idx_bytes(array)
+        if gz:
+            (folder / (name + ".gz")).write_bytes(gzip.compress(payload))
+        else:
+            (folder / name).write_bytes(payload)
+    return data
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_mnist_reads_idx_files(tmp_path, gz):
+    data = write_mnist(tmp_path, gz, np.random.default_rng(0))
+    s = datasets.mnist(tmp_path)
+    assert s.x_train.shape == (5, 1, 4, 3) and s.x_test.shape == (3, 1, 4, 3)
+    assert s.x_train.dtype == np.float32 and s.y_train.dtype == np.int64
+    np.testing.assert_allclose(s.x_train.data[:, 0], data["train-images-idx3-ubyte"] / 255,
+                               rtol=1e-6)
+    np.testing.assert_array_equal(s.y_test.data, data["t10k-labels-idx1-ubyte"])
+    flat = datasets.mnist(str(tmp_path), flatten=True)
+    assert flat.x_test.shape == (3, 12)
+
+
+def test_fashion_mnist_in_torchvision_layout(tmp_path):
+    data = write_mnist(tmp_path / "FashionMNIST" / "raw", True, np.random.default_rng(1))
+    s = datasets.fashion_mnist(tmp_path)
+    np.testing.assert_array_equal(s.y_train.data, data["train-labels-idx1-ubyte"])
+    with pytest.raises(FileNotFoundError):
+        datasets.mnist(tmp_path)  # the MNIST/raw folder is another dataset's
+
+
+def test_missing_files_are_listed(tmp_path):
+    write_mnist(tmp_path, False, np.random.default_rng(0))
+    (tmp_path / "t10k-labels-idx1-ubyte").unlink()
+    with pytest.raises(FileNotFoundError, match="missing under .*: t10k-labels-idx1-ubyte "
+                       r"\(each raw or with \.gz.*expected train-images-idx3-ubyte, "
+                       "train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte"):
+        datasets.mnist(tmp_path)
+
+
+def test_read_idx_types_and_damage(tmp_path):
+    a = np.array([[-300, 2], [3, 32000]])
+    (tmp_path / "a").write_bytes(idx_bytes(a, 0x0B, ">i2"))
+    got = read_idx(tmp_path / "a")
+    assert got.dtype == np.int16 and got.dtype.isnative
+    np.testing.assert_array_equal(got, a)
+    (tmp_path / "cut").write_bytes(idx_bytes(a, 0x0B, ">i2")[:-1])
+    with pytest.raises(ValueError, match="holds 7 data bytes; its header .* says 8"):
+        read_idx(tmp_path / "cut")
+    (tmp_path / "foreign").write_bytes(b"PK\x03\x04 not an idx file")
+    with pytest.raises(ValueError, match="is not an IDX file"):
+        read_idx(tmp_path / "foreign")
+    (tmp_path / "bad.gz").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="is not a readable gzip file"):
+        read_idx(tmp_path / "bad.gz")
+
+
+def test_mismatched_images_and_labels(tmp_path):
+    write_mnist(tmp_path, False, np.random.default_rng(0))
+    (tmp_path / "train-labels-idx1-ubyte").write_bytes(idx_bytes(np.zeros(4)))
+    with pytest.raises(ValueError, match=r"images of shape \(5, 4, 3\) and labels of shape \(4,\)"):
+        datasets.mnist(tmp_path)
+    assert cr.datasets is datasets
