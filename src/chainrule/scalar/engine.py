@@ -1,0 +1,241 @@
+"""The scalar autograd engine: `Value`, one number and its gradient, call-compatible with micrograd.
+
+Each node stores its parents and the local derivatives computed in forward (never a closure over
+itself), so a dropped graph is freed by reference counting alone; the graph walk is autograd's.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from operator import attrgetter
+
+from chainrule.autograd import toposort
+
+_parents = attrgetter("_prev")  # a C-level getter: the topological sort calls it once per node
+_new = object.__new__
+
+
+def _node(data: float, prev: tuple[Value, ...], local: tuple[float, ...], op: str) -> Value:
+    # The ops' constructor: skips __init__'s checks, since `data` is already a float.
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._prev = prev
+    out._local = local
+    out._op = op
+    return out
+
+
+def _is_number(x: object) -> bool:
+    # int and float first: the ABC check for NumPy scalars is slower.
+    return isinstance(x, (int, float)) or isinstance(x, numbers.Real)
+
+
+def _pow(a: float, b: float) -> float:
+    """a ** b with IEEE results, where Python raises or returns a complex number instead."""
+    try:
+        out = a**b
+    except ZeroDivisionError:  # 0.0 ** negative
+        return math.inf
+    except OverflowError:
+        return -math.inf if a < 0 and b % 2 == 1 else math.inf
+    return math.nan if type(out) is complex else out
+
+
+def _log(x: float) -> float:
+    """log x with IEEE results: -inf at 0, nan below (math.log raises on both)."""
+    return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
+
+
+class Value:
+    """A scalar and its gradient: a node of the graph that computed it.
+
+    ``data`` and ``grad`` are Python floats. Arithmetic with numbers on either side and the
+    methods ``relu tanh exp log sigmoid`` record a new node; ``backward()`` fills ``grad``
+    of every node the result depends on. Results follow IEEE arithmetic like NumPy and
+    PyTorch (overflow gives inf, 1/0 gives inf, log of a negative number gives nan) rather
+    than raising. ``_prev`` holds the parents in operand order (a repeated operand appears
+    twice, as in ``x*x``), ``_local`` the derivative of this node with respect to each.
+    """
+
+    __slots__ = ("data", "grad", "_prev", "_local", "_op", "__weakref__")
+
+    def __init__(
+        self,
+        data: float,
+        _children: tuple[Value, ...] = (),
+        _op: str = "",
+        _local: tuple[float, ...] = (),
+    ) -> None:
+        if type(data) is not float:
+            if not _is_number(data):
+                raise TypeError(f"Value: data must be a real number; got {type(data).__name__}")
+            data = float(data)
+        _children = tuple(_children)
+        if len(_local) != len(_children):
+            raise ValueError(
+                f"Value: give one local derivative (_local) per child; got {len(_children)} "
+                f"children and {len(_local)} derivatives"
+            )
+        self.data = data
+        self.grad = 0.0
+        self._prev = _children
+        self._local = tuple(map(float, _local))
+        self._op = _op
+
+    # ---------------------------------------------------------------------------------
+    # Primitives: each computes its value and its local derivatives together.
+
+    def __add__(self, other: Value | float) -> Value:
+        """a + b: d/da = d/db = 1."""
+        if not isinstance(other, Value):
+            if not _is_number(other):
+                return NotImplemented
+            other = Value(other)
+        # _node inlined here and in __mul__, the two ops a neuron is made of (5% of a demo step).
+        out = _new(Value)
+        out.data = self.data + other.data
+        out.grad = 0.0
+        out._prev = (self, other)
+        out._local = (1.0, 1.0)
+        out._op = "+"
+        return out
+
+    def __mul__(self, other: Value | float) -> Value:
+        """a * b: d/da = b, d/db = a."""
+        if not isinstance(other, Value):
+            if not _is_number(other):
+                return NotImplemented
+            other = Value(other)
+        a, b = self.data, other.data
+        out = _new(Value)
+        out.data = a * b
+        out.grad = 0.0
+        out._prev = (self, other)
+        out._local = (b, a)
+        out._op = "*"
+        return out
+
+    def __pow__(self, other: Value | float) -> Value:
+        """a ** b: d/da = b * a**(b-1) (0 when b = 0); for a Value b, d/db = a**b * log a
+        (0 when a = 0 and b >= 0, nan when a < 0), as PyTorch."""
+        a = self.data
+        if isinstance(other, Value):
+            b = other.data
+            out = _pow(a, b)
+            da = b * _pow(a, b - 1) if b != 0 else 0.0
+            db = out * _log(a) if a != 0 or b < 0 else 0.0
+            return _node(out, (self, other), (da, db), "**")
+        if not _is_number(other):
+            return NotImplemented
+        b = float(other)
+        da = b * _pow(a, b - 1) if b != 0 else 0.0
+        return _node(_pow(a, b), (self,), (da,), f"**{other}")
+
+    def relu(self) -> Value:
+        """max(x, 0): derivative 1 for x > 0, else 0 (relu'(0) = 0)."""
+        x = self.data
+        return _node(0.0 if x < 0 else x, (self,), (1.0 if x > 0 else 0.0,), "ReLU")
+
+    def tanh(self) -> Value:
+        """tanh x: derivative 1 - tanh(x)**2; math.tanh saturates instead of overflowing."""
+        t = math.tanh(self.data)
+        return _node(t, (self,), (1.0 - t * t,), "tanh")
+
+    def exp(self) -> Value:
+        """e ** x: derivative e ** x; inf past about x = 709.78, where math.exp raises."""
+        try:
+            e = math.exp(self.data)
+        except OverflowError:
+            e = math.inf
+        return _node(e, (self,), (e,), "exp")
+
+    def log(self) -> Value:
+        """Natural log: derivative 1/x; -inf at 0 and nan below, as PyTorch."""
+        x = self.data
+        return _node(_log(x), (self,), (1.0 / x if x != 0 else math.inf,), "log")
+
+    def sigmoid(self) -> Value:
+        """1 / (1 + e**-x): derivative s * (1 - s). exp is only taken of -|x|, so it never
+        overflows."""
+        x = self.data
+        if x >= 0:
+            s = 1.0 / (1.0 + math.exp(-x))
+        else:
+            e = math.exp(x)
+            s = e / (1.0 + e)
+        return _node(s, (self,), (s * (1.0 - s),), "sigmoid")
+
+    # ---------------------------------------------------------------------------------
+    # Derived ops: compositions of the primitives, exactly as micrograd writes them, so the
+    # graph and the rounding are the same.
+
+    def __neg__(self) -> Value:
+        return self * -1
+
+    def __radd__(self, other: float) -> Value:
+        return self + other
+
+    def __sub__(self, other: Value | float) -> Value:
+        return self + (-other)
+
+    def __rsub__(self, other: float) -> Value:
+        return other + (-self)
+
+    def __rmul__(self, other: float) -> Value:
+        return self * other
+
+    def __truediv__(self, other: Value | float) -> Value:
+        # A number's reciprocal is taken here, as micrograd does; _pow makes 1/0 inf.
+        return self * (other**-1 if isinstance(other, Value) else _pow(other, -1))
+
+    def __rtruediv__(self, other: float) -> Value:
+        return other * self**-1
+
+    def __rpow__(self, other: float) -> Value:
+        if not _is_number(other):
+            return NotImplemented
+        return Value(other) ** self
+
+    # ---------------------------------------------------------------------------------
+
+    def backward(self) -> None:
+        """Fill ``grad`` of every node this one depends on with d self / d node.
+
+        Gradients accumulate: a second call adds the same gradients again (set ``grad`` to 0,
+        e.g. with ``Module.zero_grad()``, between calls). Iterative, so a graph of any depth
+        works; deterministic, since parents are visited in operand order.
+        """
+        topo = toposort((self,), _parents)  # inputs first, self last
+        old = [v.grad for v in topo]
+        earlier = any(old)
+        if earlier:
+            # Inner nodes pass their grad on, so this pass must start from zero everywhere;
+            # the earlier gradients are added back at the end.
+            for v in topo:
+                v.grad = 0.0
+        self.grad = 1.0
+        # The chain rule, inlined rather than a call per node: the hot loop of the engine.
+        for v in reversed(topo):
+            g = v.grad
+            if not g:
+                continue  # nothing to pass on (a dead ReLU); also keeps 0 * inf from making NaN
+            prev = v._prev
+            n = len(prev)
+            if n == 2:  # the loop below, unrolled for the common cases
+                a, b = prev
+                da, db = v._local
+                a.grad += g * da
+                b.grad += g * db
+            elif n == 1:
+                prev[0].grad += g * v._local[0]
+            else:  # leaves, and nodes made by hand with Value(data, children, op, local)
+                for p, d in zip(prev, v._local, strict=True):
+                    p.grad += g * d
+        if earlier:
+            for v, g in zip(topo, old, strict=True):
+                v.grad += g
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
