@@ -6,7 +6,7 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
 
-DESCRIPTION = "breast cancer diagnosis: MLP 30-32-16-1, BCE with logits, Adam"
+DESCRIPTION = "breast cancer diagnosis: MLP 30-32-16-1 with dropout, BCE with logits, Adam"
 TASK = "binary"
 DEFAULTS = {"epochs": 40, "lr": 1e-3, "batch_size": 32, "optimizer": "adam"}
 
@@ -19,7 +19,9 @@ def data(seed: int, settings: dict) -> tuple:
 def model() -> nn.Module:
     return nn.Sequential(
         nn.Linear(30, 32), nn.ReLU(),  # (B, 30) -> (B, 32)
+        nn.Dropout(0.3),
         nn.Linear(32, 16), nn.ReLU(),  # -> (B, 16)
+        nn.Dropout(0.3),
         nn.Linear(16, 1),  # -> (B, 1): one logit
     )
 

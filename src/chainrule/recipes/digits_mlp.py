@@ -6,9 +6,9 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
 
-DESCRIPTION = "digits 8x8: MLP 64-128-64-10, cross-entropy, Adam"
+DESCRIPTION = "digits 8x8: MLP 64-128-64-10 with dropout, cross-entropy, Adam"
 TASK = "multiclass"
-DEFAULTS = {"epochs": 30, "lr": 1e-3, "batch_size": 32, "optimizer": "adam"}
+DEFAULTS = {"epochs": 60, "lr": 1e-3, "batch_size": 32, "optimizer": "adam"}
 
 
 def data(seed: int, settings: dict) -> tuple:
@@ -18,7 +18,9 @@ def data(seed: int, settings: dict) -> tuple:
 def model() -> nn.Module:
     return nn.Sequential(
         nn.Linear(64, 128), nn.ReLU(),  # (B, 64) -> (B, 128)
+        nn.Dropout(0.2),
         nn.Linear(128, 64), nn.ReLU(),  # -> (B, 64)
+        nn.Dropout(0.2),
         nn.Linear(64, 10),  # -> (B, 10) logits
     )
 
