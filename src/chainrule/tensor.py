@@ -139,11 +139,20 @@ class Tensor:
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
+        """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
+        ranges), one width for all entries, and the dtype where it is not the default."""
         body = xp.array2string(
-            self.data, separator=", ", prefix="tensor(", precision=4, suppress_small=True
+            self.data,
+            separator=", ",
+            prefix="tensor(",
+            max_line_width=81,  # 8 entries of 4 decimals a line, as PyTorch
+            formatter=_float_formatter(self.data),
         )
         extras = []
-        if self.dtype not in (B.float32, B.int64, B.bool_) or self.data.size == 0:
+        empty = self.data.size == 0
+        if empty and self.shape != (0,):
+            extras.append(f"size={self.shape}")
+        if self.dtype not in (B.float32, B.int64, B.bool_) or empty and self.dtype != B.float32:
             extras.append(f"dtype={self.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name}Backward>")
@@ -175,7 +184,10 @@ class Tensor:
                 f"{self.dtype}"
             )
         if not self.is_leaf and not requires_grad:
-            raise RuntimeError("requires_grad_: a non-leaf tensor's requires_grad cannot be turned off; use detach()")
+            raise RuntimeError(
+                "requires_grad_: a non-leaf tensor's requires_grad cannot be turned off; "
+                "use detach()"
+            )
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -203,21 +215,21 @@ class Tensor:
 
     # -- dtype -----------------------------------------------------------------------------
 
-    def to(self, dtype: Any) -> Tensor:
+    def to(self, dtype: Any = None, device: Any = None) -> Tensor:
+        """A tensor of another dtype (differentiable between float dtypes). The only device
+        is "cpu", so ``to("cpu")`` and ``to(device="cpu")`` return the tensor itself."""
+        if isinstance(dtype, str) and dtype not in B.DTYPE_NAMES:  # to("cpu"): a device
+            dtype, device = None, dtype
+        if device is not None and str(device).split(":")[0] != "cpu":
+            raise ValueError(f"to: the only device is 'cpu'; got {device!r}")
+        if dtype is None:
+            return self
         dtype = B.as_dtype(dtype)
-        return self if dtype == self.dtype else E.Cast.apply(self, dtype=dtype)
-
-    def float(self) -> Tensor:
-        return self.to(B.float32)
-
-    def double(self) -> Tensor:
-        return self.to(B.float64)
-
-    def long(self) -> Tensor:
-        return self.to(B.int64)
-
-    def bool(self) -> Tensor:
-        return self.to(B.bool_)
+        if dtype == self.dtype:
+            return self
+        if dtype.kind != "f":  # integer and bool tensors cannot require grad: off the graph
+            return Tensor._make(self.data.astype(dtype))
+        return E.Cast.apply(self, dtype=dtype)
 
     def clone(self) -> Tensor:
         return E.Cast.apply(self, dtype=self.dtype)
@@ -246,10 +258,10 @@ class Tensor:
         return E.Mul.apply(*_pair(other, self, "mul"))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return E.Div.apply(*_pair(self, other, "div"))
+        return E.Div.apply(*_pair(_true_div(self), other, "div"))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return E.Div.apply(*_pair(other, self, "div"))
+        return E.Div.apply(*_pair(other, _true_div(self), "div"))
 
     def __pow__(self, other: Any) -> Tensor:
         return E.Pow.apply(*_pair(self, other, "pow"))
@@ -299,6 +311,8 @@ class Tensor:
         return _compare(xp.greater_equal, self, other)
 
     def __invert__(self) -> Tensor:
+        if self.dtype.kind not in "biu":
+            raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
         return Tensor._make(~self.data)
 
     def __and__(self, other: Any) -> Tensor:
@@ -347,13 +361,22 @@ class Tensor:
     def relu(self) -> Tensor:
         return E.Relu.apply(self)
 
+    def erf(self) -> Tensor:
+        return E.Erf.apply(self)
+
     def square(self) -> Tensor:
         return E.Mul.apply(self, self)
 
-    def clamp(self, min: float | None = None, max: float | None = None) -> Tensor:
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        """Bounds are numbers or tensors (constants: no gradient flows to them)."""
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given")
-        return E.Clamp.apply(self, lo=min, hi=max)
+        lo = min.data if isinstance(min, Tensor) else min
+        hi = max.data if isinstance(max, Tensor) else max
+        x = self
+        if x.data.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
+            x = x.to(B.float32)  # an integer tensor clamped to a float bound becomes float32
+        return E.Clamp.apply(x, lo=lo, hi=hi)
 
     clip = clamp
 
@@ -469,7 +492,8 @@ class Tensor:
             dims = [d for d, n in enumerate(self.shape) if n == 1]
         else:
             dims = list(_dims(dim, self, "squeeze") or ())
-        return self.reshape(tuple(n for d, n in enumerate(self.shape) if not (d in dims and n == 1)))
+        kept = tuple(n for d, n in enumerate(self.shape) if not (d in dims and n == 1))
+        return self.reshape(kept)
 
     def unsqueeze(self, dim: int) -> Tensor:
         d = _dim(dim, self.ndim + 1, "unsqueeze", self.shape)
@@ -479,6 +503,8 @@ class Tensor:
         order = list(range(self.ndim))
         a = _dim(dim0, self.ndim, "transpose", self.shape)
         b = _dim(dim1, self.ndim, "transpose", self.shape)
+        if a == b:  # also the only transpose a 0-d tensor has
+            return self
         order[a], order[b] = order[b], order[a]
         return self.permute(*order)
 
@@ -498,7 +524,9 @@ class Tensor:
         sizes = _shape_arg(sizes)
         lead = len(sizes) - self.ndim
         if lead < 0:
-            raise ValueError(f"expand: cannot expand shape {self.shape} to fewer dims {tuple(sizes)}")
+            raise ValueError(
+                f"expand: cannot expand shape {self.shape} to fewer dims {tuple(sizes)}"
+            )
         shape = tuple(
             self.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)
         )
@@ -511,7 +539,7 @@ class Tensor:
         try:
             xp.broadcast_shapes(self.shape, shape)
             ok = len(shape) >= self.ndim and all(
-                a == b or a == 1 for a, b in zip(self.shape[::-1], shape[::-1])
+                a == b or a == 1 for a, b in zip(self.shape[::-1], shape[::-1], strict=False)
             )
         except ValueError:
             ok = False
@@ -523,6 +551,7 @@ class Tensor:
         return self.broadcast_to(other.shape)
 
     def split(self, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        _need_dims(self, 1, "split")
         d = _dim(dim, self.ndim, "split", self.shape)
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
@@ -547,11 +576,12 @@ class Tensor:
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive; got {chunks}")
+        _need_dims(self, 1, "chunk")
         n = self.shape[_dim(dim, self.ndim, "chunk", self.shape)]
         return self.split(max(1, -(-n // chunks)), dim)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return M.GetItem.apply(self, index=_index(index, self))
+        return M.GetItem.apply(self, index=_index(index))
 
     def gather(self, dim: int, index: Any) -> Tensor:
         d = _dim(dim, self.ndim, "gather", self.shape)
@@ -567,6 +597,45 @@ class Tensor:
 
     def matmul(self, other: Any) -> Tensor:
         return matmul(self, other)
+
+    # Last in the class: these names shadow the builtins for the rest of its body.
+
+    def float(self) -> Tensor:
+        return self.to(B.float32)
+
+    def double(self) -> Tensor:
+        return self.to(B.float64)
+
+    def long(self) -> Tensor:
+        return self.to(B.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(B.bool_)
+
+
+def _float_formatter(data: Any) -> Any:
+    """The formatter of a float array's repr, one format for all entries: whole numbers as
+    ``3.``, else ``3.1416``, or ``3.1416e+00`` when the magnitudes span over 1000x, pass 1e8
+    or (for fractions) go below 1e-4."""
+    if data.dtype.kind != "f" or data.size == 0:
+        return None
+    if data.size > 1000:  # summarised: only 3 entries at each end of each dim are shown
+        for ax, n in enumerate(data.shape):
+            if n > 6:
+                data = xp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
+    finite = data[xp.isfinite(data)]
+    mags = xp.abs(finite[finite != 0]).astype(B.float64)
+    whole = bool(xp.all(finite == xp.round(finite)))
+    sci = mags.size > 0 and bool(
+        mags.max() / mags.min() > 1000 or mags.max() > 1e8 or not whole and mags.min() < 1e-4
+    )
+    fmt = "{:.4e}" if sci else "{:.0f}." if whole else "{:.4f}"
+
+    def one(v: Any) -> str:
+        return fmt.format(v) if xp.isfinite(v) else str(v)
+
+    width = max(len(one(v)) for v in data.flat)
+    return {"float_kind": lambda v: one(v).rjust(width)}
 
 
 class MinMax(NamedTuple):
@@ -588,10 +657,11 @@ def as_tensor(x: Any, dtype: Any = None) -> Tensor:
 
 def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
     """Coerce the operands of a binary op: Tensors pass; Python numbers stay plain (the
-    tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors."""
+    tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors; an integer
+    operand meeting a float one takes its dtype (see _promote)."""
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
-        return a, b
+        return (a, b) if a.data.dtype.kind == b.data.dtype.kind else _promote(a, b)
     t, o = (a, b) if ta else (b, a)
     if isinstance(o, xp.generic):
         o = o.item()
@@ -599,12 +669,28 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
         if isinstance(o, float) and t.data.dtype.kind != "f":
             t = t.to(B.float32)
     elif isinstance(o, xp.ndarray):
-        pass
+        if o.dtype.kind != t.data.dtype.kind:
+            t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
-        o = Tensor(o)
+        t, o = _promote(t, Tensor(o))
     else:
         raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
     return (t, o) if ta else (o, t)
+
+
+def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's rule where NumPy's differs: an integer or bool tensor meeting a float one
+    takes the float's dtype (NumPy makes int64 * float32 float64, PyTorch float32)."""
+    if a.data.dtype.kind == "f" and b.data.dtype.kind != "f":
+        return a, b.to(a.dtype)
+    if b.data.dtype.kind == "f" and a.data.dtype.kind != "f":
+        return a.to(b.dtype), b
+    return a, b
+
+
+def _true_div(t: Tensor) -> Tensor:
+    """Division of integers makes floats: float32, as PyTorch (NumPy would make float64)."""
+    return t if t.data.dtype.kind == "f" else t.to(B.float32)
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
@@ -614,6 +700,11 @@ def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
     except ValueError:
         raise ValueError(
             f"{fn.__name__}: shapes {a.shape} and {xp.shape(b)} cannot be broadcast together"
+        ) from None
+    except TypeError:
+        raise TypeError(
+            f"{fn.__name__}: cannot compare a tensor of dtype {a.dtype} with "
+            f"{type(b).__name__}"
         ) from None
 
 
@@ -645,10 +736,18 @@ def _dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
     """None for all dims, else a sorted tuple of distinct normalised dims."""
     if dim is None:
         return None
-    if t.ndim == 0:
-        _dim(dim if isinstance(dim, int) else (tuple(dim) or (0,))[0], 0, op, t.shape)
+    if isinstance(dim, (int, xp.integer)):
+        dims: tuple = (dim,)
+    elif isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+    else:
+        raise TypeError(f"{op}: dim must be an int or a tuple of ints; got {type(dim).__name__}")
+    if not dims:  # PyTorch's dim=(): every dim
         return None
-    dims = (dim,) if isinstance(dim, (int, xp.integer)) else tuple(dim)
+    if t.ndim == 0:
+        for d in dims:
+            _dim(d, 0, op, t.shape)
+        return None
     norm = tuple(sorted(_dim(d, t.ndim, op, t.shape) for d in dims))
     if len(set(norm)) != len(norm):
         raise ValueError(f"{op}: dim {tuple(dims)} repeats a dim; got shape {t.shape}")
@@ -692,8 +791,9 @@ def _need_elements(t: Tensor, op: str) -> None:
         raise ValueError(f"{op}: the tensor is empty; got shape {t.shape}")
 
 
-def _index(index: Any, t: Tensor | None = None) -> Any:
-    """Turn an index into one NumPy takes: Tensors and lists become arrays."""
+def _index(index: Any) -> Any:
+    """Turn an index into one NumPy takes: Tensors and lists become arrays. A bad position
+    or shape is reported by GetItem's forward (Function.apply names the op and shape)."""
     if not isinstance(index, tuple):
         index = (index,)
     out = []
@@ -705,20 +805,15 @@ def _index(index: Any, t: Tensor | None = None) -> Any:
         if isinstance(i, xp.ndarray) and i.dtype.kind not in "iub":
             raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")
         out.append(i)
-    index = tuple(out)
-    if t is not None:
-        try:
-            xp.empty(t.shape, dtype=bool)[index]
-        except IndexError as e:
-            raise IndexError(f"getitem: {e}; got shape {t.shape}") from None
-    return index
+    return tuple(out)
 
 
 def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
     _need_elements(t, op)
     if dim is None:
         out = fn(t.data)
-        return Tensor._make(xp.asarray(out, dtype=B.int64).reshape((1,) * t.ndim if keepdim else ()))
+        shape = (1,) * t.ndim if keepdim else ()
+        return Tensor._make(xp.asarray(out, dtype=B.int64).reshape(shape))
     d = _dim(dim, t.ndim, op, t.shape)
     return Tensor._make(fn(t.data, axis=d, keepdims=keepdim).astype(B.int64, copy=False))
 
@@ -726,6 +821,9 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
 def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> MinMax:
     _need_elements(t, op)
     d = _dim(dim, t.ndim, op, t.shape)
+    if t.ndim == 0:  # its only dim is itself: the value, at index 0
+        values = M.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
+        return MinMax(values, Tensor._make(xp.zeros((), dtype=B.int64)))
     idx = fn(t.data, axis=d, keepdims=True)  # (.., 1, ..)
     values = M.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(B.int64, copy=False))
@@ -739,9 +837,11 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> MinMax:
 
 
 def matmul(a: Any, b: Any) -> Tensor:
-    a, b = as_tensor(a), as_tensor(b)
+    a, b = _promote(as_tensor(a), as_tensor(b))
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dim; got shapes {a.shape} and {b.shape}")
+        raise ValueError(
+            f"matmul: both operands need at least 1 dim; got shapes {a.shape} and {b.shape}"
+        )
     k_a = a.shape[-1]
     k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
     if k_a != k_b:
@@ -769,7 +869,8 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Tensor:
     d = _dim(dim, ts[0].ndim, "cat", ts[0].shape)
     first = ts[0].shape
     for t in ts[1:]:
-        if t.ndim != len(first) or any(a != b for i, (a, b) in enumerate(zip(t.shape, first)) if i != d):
+        pairs = enumerate(zip(t.shape, first, strict=False))
+        if t.ndim != len(first) or any(a != b for i, (a, b) in pairs if i != d):
             raise ValueError(
                 f"cat: shapes must match except in dim {dim}; got shapes {[x.shape for x in ts]}"
             )
@@ -781,7 +882,9 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
     if not ts:
         raise ValueError("stack: expected a non-empty sequence of tensors")
     if any(t.shape != ts[0].shape for t in ts):
-        raise ValueError(f"stack: all tensors must have one shape; got shapes {[t.shape for t in ts]}")
+        raise ValueError(
+            f"stack: all tensors must have one shape; got shapes {[t.shape for t in ts]}"
+        )
     d = _dim(dim, ts[0].ndim + 1, "stack", ts[0].shape)
     return cat([t.unsqueeze(d) for t in ts], d)
 
@@ -792,20 +895,22 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
         raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
     x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)
     y = other if isinstance(other, (Tensor, float, int)) else as_tensor(other)
-    shapes = [cond.shape, xp.shape(getattr(x, "data", x)), xp.shape(getattr(y, "data", y))]
-    try:
-        xp.broadcast_shapes(*shapes)
-    except ValueError:
-        raise ValueError(f"where: shapes {shapes[0]}, {shapes[1]} and {shapes[2]} cannot be broadcast together") from None
-    return E.Where.apply(cond, x, y)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = as_tensor(x)  # two numbers: the dtype of a tensor made of them (float32 for floats)
+    return E.Where.apply(cond, *_pair(x, y, "where"))
 
 
 def maximum(a: Any, b: Any) -> Tensor:
-    return E.Maximum.apply(*_pair(as_tensor(a), b, "maximum"))
+    return E.Maximum.apply(*_pair(*_one_tensor(a, b), "maximum"))
 
 
 def minimum(a: Any, b: Any) -> Tensor:
-    return E.Minimum.apply(*_pair(as_tensor(a), b, "minimum"))
+    return E.Minimum.apply(*_pair(*_one_tensor(a, b), "minimum"))
+
+
+def _one_tensor(a: Any, b: Any) -> tuple[Any, Any]:
+    """For _pair: a number beside a Tensor stays a number (it takes the tensor's dtype)."""
+    return (a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else (as_tensor(a), b)
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
@@ -814,7 +919,10 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     if mode != "constant":
         raise ValueError(f"pad: only mode='constant' is supported; got {mode!r}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape {input.shape}")
+        raise ValueError(
+            f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape "
+            f"{input.shape}"
+        )
     if any(p < 0 for p in pad):
         raise ValueError(f"pad: negative padding is not supported; got {tuple(pad)}")
     widths = [(0, 0)] * input.ndim
@@ -852,7 +960,9 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return _make_new(xp.empty(_shape_arg(size), dtype=_float(dtype)), requires_grad)
 
 
-def full(size: Sequence[int], fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def full(
+    size: Sequence[int], fill_value: Any, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
     if dtype is None:
         dtype = B.to_array(fill_value).dtype
     return _make_new(xp.full(tuple(size), fill_value, dtype=B.as_dtype(dtype)), requires_grad)
@@ -869,7 +979,8 @@ def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 
 def randint(low: int, high: int, size: Sequence[int], dtype: Any = None) -> Tensor:
-    return Tensor._make(B.generator().integers(low, high, tuple(size)).astype(B.as_dtype(dtype) or B.int64))
+    draws = B.generator().integers(low, high, tuple(size))
+    return Tensor._make(draws.astype(B.as_dtype(dtype) or B.int64))
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -882,7 +993,9 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     return _make_new(xp.arange(start, end, step, dtype=B.as_dtype(dtype)), requires_grad)
 
 
-def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
     return _make_new(xp.linspace(start, end, steps, dtype=_float(dtype)), requires_grad)
 
 
@@ -906,7 +1019,9 @@ rand_like = _like(rand)
 randn_like = _like(randn)
 
 
-def full_like(input: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def full_like(
+    input: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -931,7 +1046,7 @@ def _function(name: str) -> Any:
 FUNCTIONS = {
     name: _function(name)
     for name in (
-        "abs exp log sqrt sin cos tanh sigmoid relu sign clamp square "
+        "abs exp log sqrt sin cos tanh sigmoid relu erf sign clamp square "
         "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax norm "
         "reshape flatten squeeze unsqueeze transpose permute broadcast_to split chunk gather "
         "take_along_dim numel"

@@ -1,0 +1,48 @@
+"""chainrule.nn: modules, layers, activations, losses, initialisation; the functional forms
+are in chainrule.nn.functional.
+"""
+
+from . import functional, init
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .layers import Dropout, Embedding, Flatten, Identity, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .module import Module, Parameter
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+
+__all__ = [
+    "functional",
+    "init",
+    "Module",
+    "Parameter",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "Identity",
+    "Flatten",
+    "Linear",
+    "Embedding",
+    "Dropout",
+    "LayerNorm",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "ReLU",
+    "LeakyReLU",
+    "Tanh",
+    "Sigmoid",
+    "GELU",
+    "Softmax",
+    "LogSoftmax",
+    "MSELoss",
+    "L1Loss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "Conv1d",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+]

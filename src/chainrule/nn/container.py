@@ -1,0 +1,148 @@
+"""Containers: Sequential, ModuleList, ModuleDict. Each keeps its submodules as attributes
+named by position or key, so the module walker (module.py) sees them like any other.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from .module import Module
+
+
+class _Indexed(Module):
+    """Shared by Sequential and ModuleList: submodules held under the names '0', '1', ..."""
+
+    def _items(self) -> list[tuple[str, Module]]:
+        return [(name, m) for kind, name, m in self._members() if kind == "module"]
+
+    def _index(self, idx: int) -> str:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"{type(self).__name__}: index {idx} is out of range for length {n}")
+        return self._items()[idx % n][0]
+
+    def _renumber(self, modules: list[Module]) -> None:
+        for name, _ in self._items():
+            delattr(self, name)
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter([m for _, m in self._items()])
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self.add_module(self._index(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        modules = list(self)
+        del modules[idx]
+        self._renumber(modules)
+
+    def append(self, module: Module) -> _Indexed:
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_Indexed):
+    """Modules called in order, each on the previous one's output.
+
+    ``Sequential(m0, m1, ...)`` names them '0', '1', ...; ``Sequential(OrderedDict(...))``
+    uses the given names. Indexing gives a module; a slice gives a Sequential keeping names.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(self._items()[idx]))
+        return getattr(self, self._index(idx))
+
+    def forward(self, input: Any) -> Any:
+        for m in self:
+            input = m(input)
+        return input
+
+
+class ModuleList(_Indexed):
+    """A list of modules whose parameters the parent finds; it has no forward."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ModuleList(list(self)[idx])
+        return getattr(self, self._index(idx))
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        modules = list(self)
+        modules.insert(index, module)
+        self._renumber(modules)
+
+
+class ModuleDict(Module):
+    """A dict of modules by name, in insertion order; it has no forward."""
+
+    def __init__(
+        self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None
+    ) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def _items(self) -> list[tuple[str, Module]]:
+        return [(name, m) for kind, name, m in self._members() if kind == "module"]
+
+    def __getitem__(self, key: str) -> Module:
+        if key not in self:
+            raise KeyError(f"ModuleDict: no module named {key!r}; has {self.keys()}")
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # the KeyError names what exists
+        delattr(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return any(name == key for name, _ in self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def keys(self) -> list[str]:
+        return [name for name, _ in self._items()]
+
+    def values(self) -> list[Module]:
+        return [m for _, m in self._items()]
+
+    def items(self) -> list[tuple[str, Module]]:
+        return self._items()
+
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
+        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        for key, m in pairs:
+            self[key] = m

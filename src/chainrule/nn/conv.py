@@ -1,0 +1,428 @@
+"""Convolution and pooling for users: the functional forms (argument checks, 1-D as 2-D,
+average pools composed from convolution and matmul) and their modules. The differentiable
+primitives live in ops/conv.py.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import backend as B
+from ..ops import conv as C
+from ..tensor import Tensor, as_tensor, matmul
+from . import init
+from .module import Module, Parameter
+
+xp = B.xp
+
+# ---------------------------------------------------------------------------------------
+# Argument normalisation, shared by the functions and the modules.
+
+
+def _tuple(value: Any, n: int, op: str, name: str) -> tuple[int, ...]:
+    """An int or a length-n sequence of ints, as a tuple of n ints."""
+    if isinstance(value, (int, xp.integer)) and not isinstance(value, bool):
+        return (int(value),) * n
+    if (
+        isinstance(value, (tuple, list))
+        and len(value) == n
+        and all(isinstance(v, (int, xp.integer)) and not isinstance(v, bool) for v in value)
+    ):
+        return tuple(int(v) for v in value)
+    raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints; got {value!r}")
+
+
+def _positive(values: tuple[int, ...], op: str, name: str) -> None:
+    if any(v <= 0 for v in values):
+        raise ValueError(f"{op}: {name} must be positive; got {values}")
+
+
+def _batched(x: Any, spatial: int, op: str) -> tuple[Tensor, bool]:
+    """x as a batched tensor (N, C, *spatial) and whether it came unbatched."""
+    x = as_tensor(x)
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise ValueError(
+            f"{op}: expected a {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input; "
+            f"got shape {x.shape}"
+        )
+    if x.dtype.kind != "f":
+        raise TypeError(f"{op}: needs a floating-point input; got dtype {x.dtype}")
+    return (x.unsqueeze(0), True) if x.ndim == spatial + 1 else (x, False)
+
+
+def _conv_padding(
+    padding: Any, kernel: tuple, stride: tuple, dilation: tuple, op: str
+) -> tuple[tuple[int, int], ...]:
+    """(before, after) per spatial axis; 'same' splits odd totals with the extra one after,
+    as PyTorch does."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return tuple((0, 0) for _ in kernel)
+        if padding != "same":
+            raise ValueError(
+                f"{op}: padding must be 'valid', 'same', an int or a tuple; got {padding!r}"
+            )
+        if any(s != 1 for s in stride):
+            raise ValueError(f"{op}: padding='same' needs stride 1; got stride {stride}")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation, strict=True)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    pad = _tuple(padding, len(kernel), op, "padding")
+    if any(p < 0 for p in pad):
+        raise ValueError(f"{op}: padding must be non-negative; got {pad}")
+    return tuple((p, p) for p in pad)
+
+
+def _check_fits(
+    op: str, x: Tensor, kernel: tuple, dilation: tuple, padding: tuple, got: str
+) -> None:
+    """The (dilated) kernel must fit in the padded input; ``got`` names the shapes given."""
+    padded = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[2:], padding, strict=True))
+    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=True))
+    if any(s > n for s, n in zip(span, padded, strict=True)):
+        raise ValueError(
+            f"{op}: the kernel {tuple(kernel)} (spanning {span} with dilation) is larger than "
+            f"the padded input {padded}; got {got} and padding {padding}"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Convolution.
+
+
+def _conv(
+    op: str,
+    spatial: int,
+    input: Any,
+    weight: Any,
+    bias: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> Tensor:
+    x, unbatched = _batched(input, spatial, op)
+    weight = as_tensor(weight)
+    if weight.ndim != spatial + 2:
+        raise ValueError(
+            f"{op}: weight must have {spatial + 2} dims (out_channels, in_channels/groups, "
+            f"kernel...); got weight shape {weight.shape}"
+        )
+    if bias is not None:
+        bias = as_tensor(bias)
+    dtypes = [t.dtype for t in (x, weight, bias) if t is not None]
+    if len(set(dtypes)) != 1:
+        raise TypeError(f"{op}: input, weight and bias must share one dtype; got {dtypes}")
+    stride = _tuple(stride, spatial, op, "stride")
+    dilation = _tuple(dilation, spatial, op, "dilation")
+    _positive(stride, op, "stride")
+    _positive(dilation, op, "dilation")
+    if not isinstance(groups, (int, xp.integer)) or isinstance(groups, bool) or groups <= 0:
+        raise ValueError(f"{op}: groups must be a positive int; got {groups!r}")
+    c_in, (c_out, c_group), kernel = x.shape[1], weight.shape[:2], weight.shape[2:]
+    given = x.shape[1:] if unbatched else x.shape  # the shape the caller passed
+    shapes = f"got input shape {given} and weight shape {weight.shape}"
+    if c_in % groups or c_out % groups:
+        raise ValueError(
+            f"{op}: groups={groups} must divide both the input's {c_in} channels and the "
+            f"weight's {c_out} output channels; {shapes}"
+        )
+    if c_group * groups != c_in:
+        raise ValueError(
+            f"{op}: the input has {c_in} channels but the weight expects {c_group * groups} "
+            f"({c_group} per group x {groups} groups); {shapes}"
+        )
+    if bias is not None and bias.shape != (c_out,):
+        raise ValueError(f"{op}: bias must have shape ({c_out},); got bias shape {bias.shape}")
+    pad = _conv_padding(padding, kernel, stride, dilation, op)
+    _check_fits(op, x, kernel, dilation, pad, f"input shape {given}, weight shape {weight.shape}")
+    if spatial == 1:  # a 1-D convolution is a 2-D one over a height of 1
+        n, _, length = x.shape
+        x = x.reshape(n, c_in, 1, length)  # (N, C, 1, L)
+        weight = weight.reshape(c_out, c_group, 1, kernel[0])  # (O, C/g, 1, k)
+        stride, dilation, pad = (1, *stride), (1, *dilation), ((0, 0), *pad)
+    out = C.Conv2d.apply(
+        x, weight, bias, stride=stride, padding=pad, dilation=dilation, groups=groups
+    )
+    if spatial == 1:
+        out = out.reshape(out.shape[0], c_out, out.shape[3])  # (N, O, 1, Lo) -> (N, O, Lo)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] | str = 0,
+    dilation: int | tuple[int, int] = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-D cross-correlation of input (N, C, H, W) or (C, H, W) with weight
+    (out, C/groups, kh, kw), plus bias (out,); padding may be 'valid' or 'same'."""
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int] = 1,
+    padding: int | tuple[int] | str = 0,
+    dilation: int | tuple[int] = 1,
+    groups: int = 1,
+) -> Tensor:
+    """1-D cross-correlation of input (N, C, L) or (C, L) with weight (out, C/groups, k)."""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+# ---------------------------------------------------------------------------------------
+# Pooling.
+
+
+def _pool_args(
+    op: str, x: Tensor, unbatched: bool, kernel_size: Any, stride: Any, padding: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    kernel = _tuple(kernel_size, 2, op, "kernel_size")
+    stride = kernel if stride is None else _tuple(stride, 2, op, "stride")
+    pad = _tuple(padding, 2, op, "padding")
+    _positive(kernel, op, "kernel_size")
+    _positive(stride, op, "stride")
+    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel, strict=True)):
+        raise ValueError(
+            f"{op}: padding must be between 0 and half the kernel size; got padding {pad} and "
+            f"kernel_size {kernel}"
+        )
+    padding2 = tuple((p, p) for p in pad)
+    _check_fits(op, x, kernel, (1, 1), padding2, f"input shape {x.shape[unbatched:]}")
+    return kernel, stride, padding2
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+) -> Tensor:
+    """The max of each kernel_size window (stride defaults to the kernel), padding with -inf;
+    the gradient goes to the first maximum of each window, as PyTorch's."""
+    x, unbatched = _batched(input, 2, "max_pool2d")
+    kernel, stride, pad = _pool_args("max_pool2d", x, unbatched, kernel_size, stride, padding)
+    out = C.MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=pad)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+) -> Tensor:
+    """The mean of each kernel_size window, padded zeros counted (PyTorch's default
+    count_include_pad=True).
+
+    Composite: a convolution of every channel alone with a constant kernel 1/(kh*kw).
+    """
+    x, unbatched = _batched(input, 2, "avg_pool2d")
+    kernel, stride, pad = _pool_args("avg_pool2d", x, unbatched, kernel_size, stride, padding)
+    n, c, h, w = x.shape
+    mean = Tensor._make(xp.full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), dtype=x.dtype))
+    planes = x.reshape(n * c, 1, h, w)  # every channel its own image
+    out = C.Conv2d.apply(planes, mean, None, stride=stride, padding=pad, dilation=(1, 1), groups=1)
+    out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_matrix(n_in: int, n_out: int, dtype: Any) -> Tensor:
+    """(n_out, n_in): row i averages input positions floor(i*n_in/n_out) up to
+    ceil((i+1)*n_in/n_out), PyTorch's adaptive windows."""
+    i = xp.arange(n_out)
+    start = (i * n_in) // n_out
+    end = -((-(i + 1) * n_in) // n_out)
+    j = xp.arange(n_in)
+    inside = (j >= start[:, None]) & (j < end[:, None])  # (n_out, n_in)
+    return Tensor._make((inside / (end - start)[:, None]).astype(dtype))
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int | None]) -> Tensor:
+    """Average pooling to a fixed output size (None keeps that axis' input size).
+
+    Composite: a window mean is separable, so out = A_h @ x @ A_w^T with A the averaging
+    matrices of each axis; two matmuls, exact gradients of any order.
+    """
+    x, unbatched = _batched(input, 2, "adaptive_avg_pool2d")
+    given: Any = output_size
+    if isinstance(given, (tuple, list)) and len(given) == 2:
+        given = tuple(n if s is None else s for s, n in zip(given, x.shape[2:], strict=True))
+    size = _tuple(given, 2, "adaptive_avg_pool2d", "output_size")
+    _positive(size, "adaptive_avg_pool2d", "output_size")
+    a_h = _adaptive_matrix(x.shape[2], size[0], x.dtype)  # (Ho, H)
+    a_w = _adaptive_matrix(x.shape[3], size[1], x.dtype)  # (Wo, W)
+    out = matmul(a_h, matmul(x, a_w.mT))  # (N, C, H, Wo) -> (N, C, Ho, Wo)
+    return out.squeeze(0) if unbatched else out
+
+
+# ---------------------------------------------------------------------------------------
+# Modules.
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: PyTorch's attributes, parameter shapes, initialisation
+    and repr."""
+
+    _spatial = 0
+    _op = ""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] = 1,
+        padding: int | tuple[int, ...] | str = 0,
+        dilation: int | tuple[int, ...] = 1,
+        groups: int = 1,
+        bias: bool = True,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        name, n = type(self).__name__, self._spatial
+        if in_channels <= 0 or out_channels <= 0 or groups <= 0:
+            raise ValueError(
+                f"{name}: in_channels, out_channels and groups must be positive; got "
+                f"{in_channels}, {out_channels} and {groups}"
+            )
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"{name}: groups={groups} must divide both in_channels ({in_channels}) and "
+                f"out_channels ({out_channels})"
+            )
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = _tuple(kernel_size, n, name, "kernel_size")
+        self.stride = _tuple(stride, n, name, "stride")
+        self.dilation = _tuple(dilation, n, name, "dilation")
+        for what, v in (
+            ("kernel_size", self.kernel_size),
+            ("stride", self.stride),
+            ("dilation", self.dilation),
+        ):
+            _positive(v, name, what)
+        # checked now, kept as given: a tuple, or 'same' / 'valid' as PyTorch keeps it
+        _conv_padding(padding, self.kernel_size, self.stride, self.dilation, name)
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, n, name, "padding")
+        dtype = B.as_dtype(dtype) or B.default_float
+        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(xp.empty(shape, dtype=dtype))
+        self.bias = Parameter(xp.empty(out_channels, dtype=dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's default: weight kaiming_uniform_(a=sqrt(5)), i.e. uniform in
+        +-1/sqrt(fan_in), and bias uniform in +-1/sqrt(fan_in), fan_in = in/groups * kernel."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _conv(
+            self._op,
+            self._spatial,
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+        )
+
+    def extra_repr(self) -> str:
+        n = self._spatial
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+        s += f"stride={self.stride}"
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: (N, in_channels, L) -> (N, out_channels, Lo); weight
+    (out_channels, in_channels/groups, k), bias (out_channels,)."""
+
+    _spatial = 1
+    _op = "Conv1d"
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer: (N, in_channels, H, W) -> (N, out_channels, Ho, Wo); weight
+    (out_channels, in_channels/groups, kh, kw), bias (out_channels,)."""
+
+    _spatial = 2
+    _op = "Conv2d"
+
+
+class _Pool2d(Module):
+    def __init__(
+        self,
+        kernel_size: int | tuple[int, int],
+        stride: int | tuple[int, int] | None = None,
+        padding: int | tuple[int, int] = 0,
+    ) -> None:
+        super().__init__()
+        # stored as given (an int stays an int), as PyTorch, so the repr matches
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool2d(_Pool2d):
+    """The max of each window (see ``max_pool2d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return max_pool2d(input, self.kernel_size, self.stride, self.padding)
+
+
+class AvgPool2d(_Pool2d):
+    """The mean of each window, padded zeros counted (see ``avg_pool2d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool2d(input, self.kernel_size, self.stride, self.padding)
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size (see ``adaptive_avg_pool2d``)."""
+
+    def __init__(self, output_size: int | tuple[int | None, int | None]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+__all__ = [
+    "conv1d",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "Conv1d",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+]

@@ -1,0 +1,44 @@
+"""The functional forms of chainrule.nn (``import chainrule.nn.functional as F``): each is
+defined beside its module and gathered here.
+"""
+
+from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from .layers import dropout, embedding, linear
+from .loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    one_hot,
+)
+from .normalization import batch_norm, layer_norm
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "max_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "gelu",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]

@@ -1,0 +1,119 @@
+"""Weight initialisation, in place on a tensor's array, drawn from chainrule's global
+generator (seeded by cr.manual_seed). Formulas and defaults are PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor
+
+_LINEAR = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "sigmoid",
+)
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The factor that keeps activations' variance steady through the nonlinearity:
+    1 for linear/conv/sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2/(1+slope^2)) for
+    leaky_relu (slope ``param``, default 0.01), 3/4 for selu."""
+    if nonlinearity in _LINEAR:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3.0
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"calculate_gain: negative_slope {param!r} is not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4.0
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fans(tensor: Tensor, op: str) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight (out, in, *kernel): in/out times the kernel size."""
+    if tensor.ndim < 2:
+        raise ValueError(
+            f"{op}: fan in and fan out need a tensor of at least 2 dims; got shape {tensor.shape}"
+        )
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fill(tensor: Tensor, values: Any) -> Tensor:
+    tensor.data[...] = values  # in place: whoever holds the array sees the new values
+    return tensor
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+    return _fill(tensor, B.generator().uniform(a, b, tensor.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    return _fill(tensor, B.generator().normal(mean, std, tensor.shape))
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    return _fill(tensor, val)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return _fill(tensor, 0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return _fill(tensor, 1)
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
+    fan_in, fan_out = _fans(tensor, "xavier_uniform_")
+    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans(tensor, "xavier_normal_")
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, op: str) -> float:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"{op}: mode must be 'fan_in' or 'fan_out'; got {mode!r}")
+    fan_in, fan_out = _fans(tensor, op)
+    fan = fan_in if mode == "fan_in" else fan_out
+    if fan == 0:
+        return 0.0  # an empty weight: nothing to draw
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.); ``a`` is the
+    leaky_relu slope the gain is computed for."""
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
+    """N(0, std^2) with std = gain / sqrt(fan)."""
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_"))

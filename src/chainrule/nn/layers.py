@@ -1,0 +1,201 @@
+"""Basic layers and their functional forms: Identity, Flatten, Linear, Embedding, Dropout.
+Normalisation layers are in normalization.py, activations in activation.py.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import backend as B
+from ..ops import linalg as L
+from ..tensor import Tensor, as_tensor, where
+from . import init
+from .module import Module, Parameter
+
+xp = B.xp
+
+
+def _check_last_dim(x: Tensor, n: int, layer: str, what: str) -> None:
+    """The one wording for an input whose last dim does not fit a layer."""
+    if x.ndim == 0 or x.shape[-1] != n:
+        raise ValueError(f"{layer}: expected input with last dim {n} ({what}); got shape {x.shape}")
+
+
+# -- functional ---------------------------------------------------------------------------
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias, with weight (out_features, in_features)."""
+    input, weight = as_tensor(input), as_tensor(weight)
+    if weight.ndim != 2 or (bias is not None and bias.shape != weight.shape[:1]):
+        raise ValueError(
+            f"linear: expected weight (out, in) and bias (out,); got shapes {weight.shape} and "
+            f"{None if bias is None else bias.shape}"
+        )
+    _check_last_dim(input, weight.shape[1], "linear", "weight.shape[1]")
+    return L.Linear.apply(input, weight, bias)
+
+
+def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of weight picked by the integer indices in input: (*) -> (*, embedding_dim).
+
+    Repeated indices accumulate gradient; the row at padding_idx gets none.
+    """
+    idx = input.data if isinstance(input, Tensor) else xp.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        raise IndexError(
+            f"embedding: index {bad} is out of range for num_embeddings {n}; got indices of "
+            f"shape {idx.shape}"
+        )
+    out = weight[idx]  # (*, embedding_dim)
+    if padding_idx is not None and weight.requires_grad:
+        padding_idx %= n  # -1 is the last row
+        # same values; the padding positions take them from a detached copy, so no gradient
+        keep = (idx != padding_idx)[..., None]  # (*, 1)
+        out = where(keep, out, out.detach())
+    return out
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p) (inverted
+    dropout), so evaluation needs no rescaling; identity when not training. The mask comes
+    from chainrule's global generator. ``inplace`` is accepted for PyTorch's signature; the
+    result is always a new tensor."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: probability p must be in [0, 1]; got {p}")
+    input = as_tensor(input)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    dtype = input.dtype if B.is_floating(input.dtype) else B.default_float
+    keep = B.generator().random(input.shape, dtype=dtype) >= p
+    return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype))
+
+
+# -- modules ------------------------------------------------------------------------------
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder, e.g. for a removed layer)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one: (N, C, H, W) -> (N, C*H*W) by default."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Linear(Module):
+    """y = x @ W.T + b: (*, in_features) -> (*, out_features).
+
+    weight (out_features, in_features) and bias (out_features,) start as PyTorch's: uniform
+    in +-1/sqrt(in_features) (kaiming_uniform_ with a = sqrt(5) for the weight).
+    """
+
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        if in_features < 0 or out_features < 0:
+            raise ValueError(
+                f"Linear: in_features and out_features must be >= 0; got {in_features} and "
+                f"{out_features}"
+            )
+        self.in_features, self.out_features = in_features, out_features
+        dtype = B.as_dtype(dtype) or B.default_float
+        self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype))
+        self.bias = Parameter(xp.empty(out_features, dtype=dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        _check_last_dim(input, self.in_features, "Linear", "in_features")
+        return L.Linear.apply(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Embedding(Module):
+    """A lookup table: integer indices (*) -> rows of weight (*, embedding_dim).
+
+    weight (num_embeddings, embedding_dim) starts normal(0, 1), with the padding_idx row (if
+    any) zero and never updated by gradients.
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(
+                    f"Embedding: padding_idx must be within num_embeddings {num_embeddings}; "
+                    f"got {padding_idx}"
+                )
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
+        dtype = B.as_dtype(dtype) or B.default_float
+        self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            self.weight.data[self.padding_idx] = 0
+
+    def forward(self, input: Any) -> Tensor:
+        return embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"
+
+
+class Dropout(Module):
+    """Inverted dropout in training (see ``dropout``); the identity in eval mode."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: probability p must be in [0, 1]; got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return dropout(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"

@@ -1,0 +1,355 @@
+"""Losses, as functions and as modules, with PyTorch's formulas and reductions; and one_hot.
+The numerically delicate pieces (log_softmax, the binary cross entropies) are ops/ primitives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import backend as B
+from ..ops import elementwise as E
+from ..tensor import Tensor, as_tensor
+from .module import Module
+
+xp = B.xp
+
+
+# -- shared checks ------------------------------------------------------------------------
+
+
+def _check_reduction(reduction: str, op: str) -> None:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none'; got {reduction!r}")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _same_shape(input: Any, target: Any, op: str) -> tuple[Tensor, Tensor]:
+    """Elementwise losses take input and target of one shape: broadcasting (N, 1) against
+    (N,) would silently make an (N, N) loss."""
+    x, t = as_tensor(input), as_tensor(target)
+    if x.shape != t.shape:
+        raise ValueError(f"{op}: input and target shapes differ; got {x.shape} and {t.shape}")
+    return x, t
+
+
+def _weight_array(weight: Any, c: int, op: str) -> Any:
+    """A per-class weight as an array of shape (C,), or None."""
+    if weight is None:
+        return None
+    w = weight.data if isinstance(weight, Tensor) else xp.asarray(weight)
+    if w.shape != (c,):
+        raise ValueError(f"{op}: expected weight of shape ({c},) (one per class); got {w.shape}")
+    return w
+
+
+# -- elementwise losses -------------------------------------------------------------------
+
+
+def mse_loss(input: Tensor, target: Tensor, *, reduction: str = "mean") -> Tensor:
+    """(input - target)^2, reduced."""
+    _check_reduction(reduction, "mse_loss")
+    x, t = _same_shape(input, target, "mse_loss")
+    d = x - t
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, *, reduction: str = "mean") -> Tensor:
+    """|input - target|, reduced; the gradient at 0 is 0."""
+    _check_reduction(reduction, "l1_loss")
+    x, t = _same_shape(input, target, "l1_loss")
+    return _reduce((x - t).abs(), reduction)
+
+
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, *, reduction: str = "mean"
+) -> Tensor:
+    """-w (t log p + (1 - t) log(1 - p)) for probabilities p, each log clamped at -100."""
+    _check_reduction(reduction, "binary_cross_entropy")
+    p, t = _same_shape(input, target, "binary_cross_entropy")
+    if p.data.size and not (p.data.min() >= 0 and p.data.max() <= 1):
+        raise ValueError(
+            "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
+            f"{p.data.min()} to {p.data.max()}; for logits use binary_cross_entropy_with_logits"
+        )
+    loss = E.BinaryCrossEntropy.apply(p, t)
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    *,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """binary_cross_entropy(sigmoid(input), target), computed from the logits without
+    overflow; ``pos_weight`` (broadcast along the last dim) weighs the positive term."""
+    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
+    pw = None if pos_weight is None else as_tensor(pos_weight)
+    loss = E.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce(loss, reduction)
+
+
+# -- class-index losses -------------------------------------------------------------------
+
+
+def _class_targets(
+    logp: Tensor, target: Any, weight: Any, ignore_index: int, op: str
+) -> tuple[Any, Any, Any, Any]:
+    """Check class-index targets against (N, C, d1, ...) or (C,) input. Returns the targets
+    with ignored entries set to class 0, the ignored mask, the per-element weights (0 where
+    ignored; None when all are 1) and the per-class weight array (or None)."""
+    t = target.data if isinstance(target, Tensor) else xp.asarray(target)
+    class_dim = 0 if logp.ndim == 1 else 1
+    c = logp.shape[class_dim]
+    expected = logp.shape[:class_dim] + logp.shape[class_dim + 1 :]
+    if t.shape != expected:
+        raise ValueError(
+            f"{op}: expected target of shape {expected} for input of shape {logp.shape} (class "
+            f"dim {class_dim}); got {t.shape}"
+        )
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(
+            f"{op}: target index {t[bad].flat[0]} is out of range for {c} classes (C); "
+            f"expected values in [0, {c - 1}] or ignore_index={ignore_index}"
+        )
+    w = _weight_array(weight, c, op)
+    safe = xp.where(ignored, 0, t) if ignored.any() else t
+    if w is None and not ignored.any():
+        per_element = None
+    else:
+        ones = xp.ones(t.shape, dtype=logp.dtype)
+        per_element = (
+            ones if w is None else xp.array(w[safe], dtype=logp.dtype)
+        )  # 0-d stays an array
+        per_element[ignored] = 0
+    return safe, ignored, per_element, w
+
+
+def _nll(logp: Tensor, safe: Any, per_element: Any, reduction: str) -> Tensor:
+    class_dim = 0 if logp.ndim == 1 else 1
+    picked = logp.gather(class_dim, xp.expand_dims(safe, class_dim)).squeeze(class_dim)  # (N, ...)
+    if per_element is None:
+        return _reduce(-picked, reduction)
+    loss = picked * -per_element
+    if reduction == "mean":  # a weighted mean: divided by the weights of the counted targets
+        return loss.sum() / per_element.sum()
+    return _reduce(loss, reduction)
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    *,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """-weight[t] * input[t] for log-probabilities input (N, C, d1, ...) or (C,) and class
+    indices target (N, d1, ...) or (); targets equal to ignore_index count for nothing, and
+    'mean' divides by the sum of the counted targets' weights."""
+    _check_reduction(reduction, "nll_loss")
+    logp = as_tensor(input)
+    if logp.ndim == 0:
+        raise ValueError(f"nll_loss: expected input of shape (N, C, ...) or (C,); got {logp.shape}")
+    safe, _, per_element, _ = _class_targets(logp, target, weight, ignore_index, "nll_loss")
+    return _nll(logp, safe, per_element, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    *,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """nll_loss(log_softmax(input, class dim), target) for logits (N, C, d1, ...) or (C,).
+
+    Target: class indices (N, d1, ...), or class probabilities of input's shape. With
+    ``label_smoothing`` s the loss is (1 - s) nll + s/C * (-sum_c weight_c log p_c), each term
+    reduced as PyTorch does (for 'mean', the smoothing term is divided by the same weight sum
+    as nll; with probabilities, by the number of elements N d1 ...).
+    """
+    op = "cross_entropy"
+    _check_reduction(reduction, op)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{op}: label_smoothing must be in [0, 1]; got {label_smoothing}")
+    x = as_tensor(input)
+    if x.ndim == 0:
+        raise ValueError(f"{op}: expected input of shape (N, C, ...) or (C,); got {x.shape}")
+    class_dim = 0 if x.ndim == 1 else 1
+    c = x.shape[class_dim]
+    logp = x.log_softmax(class_dim)
+    t_dtype = target.dtype if isinstance(target, Tensor) else xp.asarray(target).dtype
+    if t_dtype.kind == "f":
+        return _soft_cross_entropy(
+            logp, as_tensor(target), weight, ignore_index, reduction, label_smoothing
+        )
+    safe, ignored, per_element, w = _class_targets(logp, target, weight, ignore_index, op)
+    nll = _nll(logp, safe, per_element, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim
+    smooth = -(logp if w is None else logp * w.reshape(class_shape)).sum(class_dim)  # (N, ...)
+    if ignored.any():
+        smooth = smooth * ~ignored
+    if reduction == "mean":
+        counted = ignored.size if per_element is None else per_element.sum()
+        smooth = smooth.sum() / counted
+    else:
+        smooth = _reduce(smooth, reduction)
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def _soft_cross_entropy(
+    logp: Tensor, target: Tensor, weight: Any, ignore_index: int, reduction: str, smoothing: float
+) -> Tensor:
+    op = "cross_entropy"
+    if target.shape != logp.shape:
+        raise ValueError(
+            f"{op}: class-probability targets must have the input's shape; got {logp.shape} and "
+            f"{target.shape}"
+        )
+    if ignore_index != -100:
+        raise ValueError(f"{op}: ignore_index is not supported for class-probability targets")
+    class_dim = 0 if logp.ndim == 1 else 1
+    c = logp.shape[class_dim]
+    if smoothing > 0.0:
+        target = target * (1.0 - smoothing) + smoothing / c
+    w = _weight_array(weight, c, op)
+    if w is not None:
+        logp = logp * w.reshape((c,) + (1,) * (logp.ndim - class_dim - 1))
+    loss = -(logp * target).sum(class_dim)  # (N, ...)
+    if reduction == "mean":
+        return loss.sum() / max(loss.numel(), 1) if loss.ndim else loss
+    return _reduce(loss, reduction)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """(*) class indices -> (*, num_classes) int64 with a 1 at each index; num_classes=-1
+    means one more than the largest index."""
+    idx = tensor.data if isinstance(tensor, Tensor) else xp.asarray(tensor)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: indices must be integers; got dtype {idx.dtype}")
+    if num_classes == -1:
+        if idx.size == 0:
+            raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")
+        num_classes = int(idx.max()) + 1
+    if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
+    out = idx[..., None] == xp.arange(num_classes)  # (*, num_classes)
+    return Tensor._make(out.astype(B.int64))
+
+
+# -- modules ------------------------------------------------------------------------------
+
+
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        _check_reduction(reduction, type(self).__name__)
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional per-class weight, held as a buffer (as PyTorch, so it is in
+    state_dict)."""
+
+    weight: Any  # a buffer: a Tensor or None
+
+    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", None if weight is None else as_tensor(weight))
+
+
+class MSELoss(_Loss):
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
+        super().__init__(weight, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    weight: Any  # buffers: Tensors or None
+    pos_weight: Any
+
+    def __init__(
+        self, weight: Any = None, *, reduction: str = "mean", pos_weight: Any = None
+    ) -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", None if weight is None else as_tensor(weight))
+        self.register_buffer("pos_weight", None if pos_weight is None else as_tensor(pos_weight))
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return binary_cross_entropy_with_logits(
+            input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    def __init__(
+        self, weight: Any = None, *, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
+        super().__init__(weight, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(
+        self,
+        weight: Any = None,
+        *,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return cross_entropy(
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )

@@ -1,0 +1,372 @@
+"""Module and Parameter: one walker over a module's attributes serves every question about
+its state (parameters, buffers, submodules, state_dict, train/eval, repr). Layers live in
+the sibling files; containers in container.py.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from .. import backend as B
+from ..tensor import Tensor
+
+xp = B.xp
+
+
+class Parameter(Tensor):
+    """A Tensor marked trainable: a Module finds it by walking its attributes.
+
+    Given a Tensor, the Parameter shares its array (as PyTorch); anything else is copied.
+    """
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        if data is None:
+            arr = xp.empty(0, dtype=B.default_float)
+        elif isinstance(data, Tensor):
+            arr = data.data
+        else:
+            arr = B.to_array(data)
+        self.data = arr
+        self.grad = None
+        self.grad_fn = None
+        self.requires_grad = False
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class IncompatibleKeys(NamedTuple):
+    """What load_state_dict(strict=False) could not match, as PyTorch returns it."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+def _walk(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
+    """(kind, dotted name, value) for the Parameters and Modules in one attribute value,
+    looking inside lists, tuples and dicts (in their order)."""
+    if isinstance(value, Parameter):
+        yield "parameter", name, value
+    elif isinstance(value, Module):
+        yield "module", name, value
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _walk(f"{name}.{i}", v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(f"{name}.{k}", v)
+
+
+_IN_REPR: set[int] = set()  # the modules whose repr is being made, so a cycle ends
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _modules(
+    m: Module, prefix: str, memo: set | None, ancestors: tuple[int, ...]
+) -> Iterator[tuple[str, Module]]:
+    """named_modules' depth-first walk; ``memo`` (None: keep duplicates) holds the modules
+    already given, ``ancestors`` the ids on the path from the root."""
+    if memo is not None:
+        if m in memo:
+            return
+        memo.add(m)
+    yield prefix, m
+    ancestors += (id(m),)
+    for kind, name, value in m._members():
+        if kind == "module" and id(value) not in ancestors:
+            yield from _modules(value, _join(prefix, name), memo, ancestors)
+
+
+class Module:
+    """Base class of every layer and model: subclasses set Parameters, buffers and
+    submodules as attributes in ``__init__`` and define ``forward``.
+
+    Attributes are found by walking ``vars(self)`` in definition order, so nothing has to be
+    registered except buffers (tensors that are state but not trained, e.g. running means).
+    """
+
+    training: bool = True  # a class default, so a subclass that skips __init__ still works
+
+    def __init__(self) -> None:
+        self.training = True
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"{type(self).__name__}: forward is not defined; a Module subclass defines forward()"
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # -- the walker ------------------------------------------------------------------------
+
+    def _members(self) -> Iterator[tuple[str, str, Any]]:
+        """(kind, name, value) for each Parameter, buffer and submodule held directly, in
+        definition order; kind is 'parameter', 'buffer' or 'module'. None is skipped."""
+        buffers = self.__dict__.get("_buffers", {})
+        for name, value in vars(self).items():
+            if value is None or name == "_buffers":
+                continue
+            if name in buffers:
+                yield "buffer", name, value
+            else:
+                yield from _walk(name, value)
+
+    def _state(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """The (key, tensor) pairs of state_dict: each module's parameters, then its
+        persistent buffers, module by module; a shared tensor appears under every name."""
+        for mod_prefix, m in self.named_modules(prefix=prefix, remove_duplicate=False):
+            members = list(m._members())
+            persistent = m.__dict__.get("_buffers", {})
+            for kind, name, value in members:
+                if kind == "parameter":
+                    yield _join(mod_prefix, name), value
+            for kind, name, value in members:
+                if kind == "buffer" and persistent[name]:
+                    yield _join(mod_prefix, name), value
+
+    def _named(self, kind: str, prefix: str, recurse: bool, remove_duplicate: bool) -> Iterator:
+        if recurse:
+            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = iter([(prefix, self)])
+        seen: set[int] = set()
+        for mod_prefix, m in modules:
+            for k, name, value in m._members():
+                if k != kind:
+                    continue
+                if remove_duplicate:
+                    if id(value) in seen:
+                        continue
+                    seen.add(id(value))
+                yield _join(mod_prefix, name), value
+
+    # -- what a module holds ---------------------------------------------------------------
+
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """This module and every submodule below it, depth first, each once by default
+        (with ``remove_duplicate=False``, once per name). A module that holds one of its own
+        ancestors (a cycle) does not lead back into it."""
+        if remove_duplicate and memo is None:
+            memo = set()
+        return _modules(self, prefix, memo if remove_duplicate else None, ())
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen: set[int] = set()
+        for kind, name, value in self._members():
+            if kind == "module" and id(value) not in seen:
+                seen.add(id(value))
+                yield name, value
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """Every Parameter with its dotted name; a tied Parameter counts once."""
+        return self._named("parameter", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        return self._named("buffer", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # -- registering -----------------------------------------------------------------------
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Hold a tensor that is state but not trained (saved in state_dict unless
+        ``persistent=False``); None keeps the name with no value."""
+        self._check_name(name, "register_buffer", Tensor)
+        if tensor is not None and (not isinstance(tensor, Tensor) or isinstance(tensor, Parameter)):
+            raise TypeError(
+                f"register_buffer: buffer {name!r} must be a Tensor (not a Parameter) or None; "
+                f"got {type(tensor).__name__}"
+            )
+        self.__dict__.setdefault("_buffers", {})[name] = bool(persistent)
+        setattr(self, name, tensor)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"register_parameter: {name!r} must be a Parameter or None; got "
+                f"{type(param).__name__}"
+            )
+        self._check_name(name, "register_parameter", Parameter)
+        setattr(self, name, param)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {name!r} must be a Module; got {type(module).__name__}")
+        self._check_name(name, "add_module", Module)
+        setattr(self, name, module)
+
+    register_module = add_module
+
+    def _check_name(self, name: str, op: str, kind: type) -> None:
+        """A name must be a non-empty string without '.', and may replace only a member of
+        the same kind (or None), never a method or another attribute (as PyTorch)."""
+        if not isinstance(name, str) or not name or "." in name or name == "_buffers":
+            raise KeyError(f"{op}: invalid name {name!r} (a non-empty string without '.')")
+        old = self.__dict__.get(name)
+        same = isinstance(old, kind) and isinstance(old, Parameter) == (kind is Parameter)
+        if hasattr(type(self), name) or not (old is None or same):
+            raise KeyError(f"{op}: attribute {name!r} already exists")
+
+    def __delattr__(self, name: str) -> None:
+        self.__dict__.get("_buffers", {}).pop(name, None)
+        super().__delattr__(name)
+
+    # -- modes and gradients ---------------------------------------------------------------
+
+    def train(self, mode: bool = True) -> Module:
+        for m in self.modules():
+            m.training = bool(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                # a fresh array: a gradient array may be shared with another tensor's grad
+                p.grad = Tensor._make(xp.zeros_like(p.data))
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call fn on every module below self, children before their parent (as PyTorch),
+        each once, then on self; returns self."""
+        seen: set[int] = set()
+
+        def visit(m: Module) -> None:
+            seen.add(id(m))
+            for child in m.children():
+                if id(child) not in seen:
+                    visit(child)
+            fn(m)
+
+        visit(self)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Cast floating-point parameters and buffers (and their grads) in place:
+        ``to(dtype)`` or ``to(dtype=...)``; a device string 'cpu' is accepted."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, str) and a.startswith("cpu"):
+                continue
+            dtype = a
+        dtype = B.as_dtype(dtype)
+        if dtype is None:
+            return self
+        if not B.is_floating(dtype):
+            raise TypeError(f"to: only floating-point dtypes are allowed; got {dtype}")
+        for t in [*self.parameters(), *self.buffers()]:
+            if B.is_floating(t.dtype):
+                t.data = t.data.astype(dtype)
+                if t.grad is not None:
+                    t.grad = Tensor._make(t.grad.data.astype(dtype))
+        return self
+
+    def float(self) -> Module:
+        return self.to(B.float32)
+
+    def double(self) -> Module:
+        return self.to(B.float64)
+
+    # -- state -----------------------------------------------------------------------------
+
+    def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:
+        """Parameters and persistent buffers by dotted name (``0.weight``), as tensors that
+        share the module's arrays but are cut from the graph (unless ``keep_vars``)."""
+        return OrderedDict((key, t if keep_vars else t.detach()) for key, t in self._state(prefix))
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> IncompatibleKeys:
+        """Copy values (Tensors or arrays) into this module's parameters and buffers, cast to
+        their dtypes. Every missing, unexpected (when strict) and mis-shaped key is checked
+        before anything is copied, and all of them are named in one error."""
+        own = dict(self._state())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        values, mismatched = {}, []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            v = state_dict[key]
+            arr = v.data if isinstance(v, Tensor) else xp.asarray(v)
+            if arr.shape != target.shape:
+                mismatched.append(
+                    f"size mismatch for {key}: copying a param with shape {arr.shape}, the "
+                    f"shape in the current model is {target.shape}"
+                )
+            values[key] = arr
+        problems = []
+        if strict and unexpected:
+            problems.append("Unexpected key(s) in state_dict: " + ", ".join(map(repr, unexpected)))
+        if strict and missing:
+            problems.append("Missing key(s) in state_dict: " + ", ".join(map(repr, missing)))
+        problems += mismatched
+        if problems:
+            raise RuntimeError(
+                f"load_state_dict: error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(problems)
+            )
+        for key, arr in values.items():
+            target = own[key]
+            target.data[...] = arr.astype(target.dtype, copy=False)  # into the same array
+        return IncompatibleKeys(missing, unexpected)
+
+    # -- repr ------------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """The text between the parentheses of this module's repr; layers override it."""
+        return ""
+
+    def __repr__(self) -> str:
+        if id(self) in _IN_REPR:  # a module that holds its own ancestor
+            return f"{type(self).__name__}(...)"
+        _IN_REPR.add(id(self))
+        try:
+            extra = self.extra_repr()
+            lines = extra.split("\n") if extra else []
+            children = [(n, m) for k, n, m in self._members() if k == "module"]
+            for name, child in children:
+                lines.append(f"({name}): " + repr(child).replace("\n", "\n  "))
+        finally:
+            _IN_REPR.discard(id(self))
+        if not children and len(lines) <= 1:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

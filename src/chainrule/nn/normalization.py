@@ -1,0 +1,245 @@
+"""Normalisation layers and their functional forms: LayerNorm, BatchNorm1d, BatchNorm2d.
+Composed from Tensor ops, so their gradients (and gradients of gradients) come free.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor, as_tensor
+from .module import Module, Parameter
+
+xp = B.xp
+
+
+def _array(t: Any) -> Any:
+    return t.data if isinstance(t, Tensor) else xp.asarray(t)
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: int | tuple[int, ...],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape)
+    dims, with the biased variance."""
+    x = as_tensor(input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k :] != shape or x.ndim < k:
+        raise ValueError(
+            f"layer_norm: expected input with trailing shape {shape} (normalized_shape); got "
+            f"shape {x.shape}"
+        )
+    dims = tuple(range(x.ndim - k, x.ndim))
+    centred = x - x.mean(dims, keepdim=True)
+    var = (centred * centred).mean(dims, keepdim=True)  # biased, as PyTorch normalises
+    y = centred * (var + eps) ** -0.5
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Any,
+    running_var: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Per-channel (dim 1) normalisation of (N, C, *) input.
+
+    Training: with the batch's mean and biased variance; the running statistics given (if
+    any) move by ``momentum`` towards the batch mean and the *unbiased* batch variance, in
+    place. Otherwise: with the running statistics.
+    """
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected input of shape (N, C, *); got shape {x.shape}")
+    c = x.shape[1]
+    per_channel = (1, c) + (1,) * (x.ndim - 2)  # broadcasts a (C,) vector over (N, C, *)
+    for name, t in (
+        ("weight", weight),
+        ("bias", bias),
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+    ):
+        if t is not None and tuple(_array(t).shape) != (c,):
+            raise ValueError(
+                f"batch_norm: expected {name} of shape ({c},) for input of shape {x.shape}; "
+                f"got {tuple(_array(t).shape)}"
+            )
+    if training:
+        dims = (0,) + tuple(range(2, x.ndim))
+        n = x.numel() // c if c else 0
+        if n <= 1:
+            raise ValueError(
+                f"batch_norm: expected more than 1 value per channel when training; got input "
+                f"of shape {x.shape}"
+            )
+        mean = x.mean(dims, keepdim=True)  # (1, C, 1, ...)
+        centred = x - mean
+        var = (centred * centred).mean(dims, keepdim=True)  # biased: used to normalise
+        scale = (var + eps) ** -0.5
+        if weight is not None:
+            scale = scale * weight.reshape(per_channel)
+        y = centred * scale
+        if running_mean is not None:
+            rm = _array(running_mean)
+            rm *= 1.0 - momentum
+            rm += momentum * mean.data.reshape(c)
+        if running_var is not None:
+            rv = _array(running_var)
+            rv *= 1.0 - momentum
+            rv += (momentum * n / (n - 1)) * var.data.reshape(c)  # the unbiased variance
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError(
+                "batch_norm: running_mean and running_var are needed when not training"
+            )
+        inv = 1.0 / xp.sqrt(_array(running_var) + eps)  # (C,)
+        scale = inv if weight is None else weight * inv  # (C,)
+        shift = -_array(running_mean) * scale  # (C,)
+        y = x * scale.reshape(per_channel) + shift.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    return y
+
+
+class LayerNorm(Module):
+    """Normalises over the last dims (normalized_shape), then scales by weight (ones) and
+    shifts by bias (zeros), both of normalized_shape."""
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple[int, ...],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(int(n) for n in normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        dtype = B.as_dtype(dtype) or B.default_float
+        shape, affine = self.normalized_shape, elementwise_affine
+        self.weight = Parameter(xp.ones(shape, dtype=dtype)) if affine else None
+        self.bias = Parameter(xp.zeros(shape, dtype=dtype)) if affine and bias else None
+
+    def forward(self, input: Tensor) -> Tensor:
+        shape = self.normalized_shape
+        if input.shape[input.ndim - len(shape) :] != shape or input.ndim < len(shape):
+            raise ValueError(
+                f"LayerNorm: expected input with trailing shape {shape} (normalized_shape); got "
+                f"shape {input.shape}"
+            )
+        return layer_norm(input, shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class _BatchNorm(Module):
+    """Shared by BatchNorm1d and BatchNorm2d, which differ in the input dims they accept."""
+
+    _shapes: tuple[int, ...] = ()
+    _layout = ""
+    running_mean: Any  # buffers (Tensors, or None without track_running_stats)
+    running_var: Any
+    num_batches_tracked: Any
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        dtype = B.as_dtype(dtype) or B.default_float
+        self.weight = Parameter(xp.ones(num_features, dtype=dtype)) if affine else None
+        self.bias = Parameter(xp.zeros(num_features, dtype=dtype)) if affine and bias else None
+        track = track_running_stats
+        self.register_buffer(
+            "running_mean", Tensor._make(xp.zeros(num_features, dtype=dtype)) if track else None
+        )
+        self.register_buffer(
+            "running_var", Tensor._make(xp.ones(num_features, dtype=dtype)) if track else None
+        )
+        self.register_buffer(
+            "num_batches_tracked", Tensor._make(xp.array(0, dtype=B.int64)) if track else None
+        )
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def forward(self, input: Tensor) -> Tensor:
+        name = type(self).__name__
+        if input.ndim not in self._shapes:
+            raise ValueError(
+                f"{name}: expected input of shape {self._layout}; got shape {input.shape}"
+            )
+        if input.shape[1] != self.num_features:
+            raise ValueError(
+                f"{name}: expected input with {self.num_features} channels (num_features) in "
+                f"dim 1; got shape {input.shape}"
+            )
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.data += 1
+            if self.momentum is None:  # a cumulative moving average
+                factor = 1.0 / int(self.num_batches_tracked.data)
+        batch_stats = self.training or not self.track_running_stats
+        return batch_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            batch_stats,
+            factor,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) input, per channel C."""
+
+    _shapes = (2, 3)
+    _layout = "(N, C) or (N, C, L)"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) input, per channel C."""
+
+    _shapes = (4,)
+    _layout = "(N, C, H, W)"
