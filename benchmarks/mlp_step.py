@@ -22,7 +22,7 @@ LR = 0.01
 def init_weights(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(seed)
     return [
-        (rng.uniform(-1, 1, (o, i)).astype(np.float32) / np.sqrt(i), np.zeros(o, np.float32))
+        ((rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32), np.zeros(o, np.float32))
         for i, o in zip(SIZES, SIZES[1:])
     ]
 

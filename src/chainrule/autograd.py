@@ -27,6 +27,13 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.grad_enabled = True
         self.anomaly = False
+        # What each open block restores on exit: kept per thread, not on the context
+        # object, so one no_grad() instance (or decorator) can be open in two threads.
+        self.saved_grad: list[bool] = []
+        self.saved_anomaly: list[bool] = []
+        # Inside a backward pass in anomaly mode: the ops of the backward formulas that made
+        # NaN or inf from finite inputs (see _recording_anomalies); None elsewhere.
+        self.backward_ops: list[str] | None = None
 
 
 _state = _State()
@@ -41,14 +48,13 @@ class set_grad_enabled(ContextDecorator):
 
     def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
-        self._prev: list[bool] = []
 
     def __enter__(self) -> None:
-        self._prev.append(_state.grad_enabled)
+        _state.saved_grad.append(_state.grad_enabled)
         _state.grad_enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
-        _state.grad_enabled = self._prev.pop()
+        _state.grad_enabled = _state.saved_grad.pop()
 
 
 class no_grad(set_grad_enabled):
@@ -65,21 +71,28 @@ class enable_grad(set_grad_enabled):
         super().__init__(True)
 
 
-class detect_anomaly(ContextDecorator):
+class set_detect_anomaly(ContextDecorator):
+    """Context manager and decorator that turns anomaly detection on or off in this thread."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        _state.saved_anomaly.append(_state.anomaly)
+        _state.anomaly = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.anomaly = _state.saved_anomaly.pop()
+
+
+class detect_anomaly(set_detect_anomaly):
     """Raise a RuntimeError naming the op when a forward or backward step makes NaN or inf.
 
     Off by default; when off it costs one attribute test per op.
     """
 
     def __init__(self) -> None:
-        self._prev: list[bool] = []
-
-    def __enter__(self) -> None:
-        self._prev.append(_state.anomaly)
-        _state.anomaly = True
-
-    def __exit__(self, *exc: object) -> None:
-        _state.anomaly = self._prev.pop()
+        super().__init__(True)
 
 
 def _finite(x: Any) -> bool:
@@ -125,9 +138,13 @@ class Function:
         requires grad. Inputs are Tensors or plain Python numbers."""
         T = _Tensor
         fn = cls()
-        out_data = fn.forward(*[x.data if type(x) is T else x for x in inputs], **options)
+        try:
+            out_data = fn.forward(*[x.data if isinstance(x, T) else x for x in inputs], **options)
+        except Exception as err:
+            # NumPy's own message names neither the op nor the shapes; add them.
+            raise _forward_error(cls.__name__.lower(), err, inputs) from None
         if _state.grad_enabled:
-            needs = tuple(type(x) is T and x.requires_grad for x in inputs)
+            needs = tuple(isinstance(x, T) and x.requires_grad for x in inputs)
             record = True in needs
         else:
             record = False
@@ -137,11 +154,51 @@ class Function:
             fn.needs_input_grad = needs
             out.grad_fn = fn
         if _state.anomaly and not _finite(out_data) and all(_finite(x) for x in inputs):
-            raise RuntimeError(
-                f"{cls.__name__}: forward produced NaN or inf from finite inputs "
-                f"(detect_anomaly); input shapes {[getattr(x, 'shape', ()) for x in inputs]}"
-            )
+            _forward_anomaly(cls.__name__, inputs, out_data)
         return out
+
+
+def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
+    """An op made NaN or inf from finite inputs: raise, naming it, its input shapes and what
+    it made; inside a backward formula, only note it for the node's check in run_backward."""
+    ops = _state.backward_ops
+    if ops is not None:
+        ops.append(op)
+        return
+    shapes = _listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
+    nan = int(B.xp.isnan(out).sum())
+    inf = int(B.xp.size(out)) - int(B.xp.isfinite(out).sum()) - nan
+    raise RuntimeError(
+        f"{op}: forward produced NaN or inf from finite inputs (detect_anomaly); got input "
+        f"shape{'s' if len(inputs) > 1 else ''} {shapes}; the output of shape "
+        f"{B.xp.shape(out)} holds {nan} NaN and {inf} inf"
+    )
+
+
+def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exception:
+    """The exception a failed forward re-raises: the same type, naming the op and the shapes
+    (and, for a TypeError, the dtypes) of its inputs."""
+    msg = str(err).rstrip(". ")
+    if msg.startswith(op + ":"):  # already says which op and what is wrong
+        return err
+    shapes = _listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
+    if "broadcast" in msg:
+        text = f"{op}: shapes {shapes} cannot be broadcast together"
+    else:
+        text = f"{op}: {msg}; got shape{'s' if len(inputs) > 1 else ''} {shapes}"
+        if isinstance(err, TypeError):
+            text += ", dtypes " + _listed(
+                [str(getattr(x, "dtype", type(x).__name__)) for x in inputs]
+            )
+    try:
+        return type(err)(text)
+    except Exception:  # an exception type that needs other arguments keeps its own message
+        return err
+
+
+def _listed(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
 # ---------------------------------------------------------------------------------------
@@ -188,12 +245,16 @@ def _grad_parents(t: Tensor) -> Sequence[Tensor]:
     if fn.inputs is None:
         raise RuntimeError(f"{fn.name}: {_FREED}")
     T = _Tensor
-    return [x for x in fn.inputs if type(x) is T and x.requires_grad]
+    return [x for x in fn.inputs if isinstance(x, T) and x.requires_grad]
 
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
     lead = grad.ndim - len(shape)
+    # Only broadcasting is undone: a gradient of another shape (even with as many elements)
+    # is an error, never silently reshaped.
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:], strict=True)):
+        raise ValueError(f"sum_to_shape: shape {grad.shape} is not a broadcast of {shape}")
     dims = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
     )
@@ -236,13 +297,16 @@ def run_backward(
     for a leaf, ``steps`` is empty. It serves explanations, not the hot path.
     """
     order = toposort(roots, _grad_parents)
-    grads: dict[int, Tensor] = {}
-    for r, g in zip(roots, root_grads):
+    grads: dict[int, Any] = {}  # id(tensor) -> its gradient so far
+    for r, g in zip(roots, root_grads, strict=True):
         grads[id(r)] = grads[id(r)] + g if id(r) in grads else g
     wanted = None if inputs is None else {id(t) for t in inputs}
+    handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
     captured: dict[int, Tensor] = {}
     anomaly = _state.anomaly
-    with set_grad_enabled(create_graph):
+    # An anomaly inside a backward step is reported once, by the node whose gradient it
+    # spoils, naming the op of the node's backward formula that made it.
+    with set_grad_enabled(create_graph), _recording_anomalies(anomaly) as made:
         for t in reversed(order):
             g = grads.pop(id(t), None)
             if g is None:
@@ -251,7 +315,7 @@ def run_backward(
                 if id(t) in wanted:
                     captured[id(t)] = g
             elif t.grad_fn is None or getattr(t, "_retains_grad", False):
-                _accumulate(t, g, create_graph)
+                _accumulate(t, g, create_graph, handed)
             fn = t.grad_fn
             if fn is None:
                 if on_step is not None:
@@ -260,13 +324,15 @@ def run_backward(
             xs = fn.inputs
             if xs is None:
                 raise RuntimeError(f"{fn.name}: {_FREED}")
+            if made:
+                made.clear()  # keep only what this node's formula makes
             in_grads = fn.backward(g, t)
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
                 )
-            steps = [] if on_step is not None else None
-            for i, (x, need, xg) in enumerate(zip(xs, fn.needs_input_grad, in_grads)):
+            steps: list[Any] | None = [] if on_step is not None else None
+            for i, (x, need, xg) in enumerate(zip(xs, fn.needs_input_grad, in_grads, strict=True)):
                 if not need or xg is None:
                     continue
                 raw = xg
@@ -274,13 +340,15 @@ def run_backward(
                 if steps is not None:
                     steps.append((i, x, raw, xg))
                 if anomaly and not _finite(xg):
+                    by = f", made by {made[0]} in its backward formula" if made else ""
                     raise RuntimeError(
                         f"{fn.name}: backward produced NaN or inf in the gradient of input {i} "
-                        f"(shape {x.shape}) of forward op {fn.name} (detect_anomaly)"
+                        f"(shape {x.shape}) of forward op {fn.name}{by} (detect_anomaly); got "
+                        f"a finite incoming gradient of shape {g.shape}"
                     )
                 prev = grads.get(id(x))
                 grads[id(x)] = xg if prev is None else prev + xg
-            if steps is not None:
+            if on_step is not None:
                 on_step(t, g, steps)
             if not retain_graph:
                 fn.inputs = None
@@ -288,13 +356,37 @@ def run_backward(
     return captured
 
 
-def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
-    if not create_graph:
-        g = g.detach()
+class _recording_anomalies:
+    """Within a backward pass in anomaly mode, ops that make NaN or inf from finite inputs
+    note their names in a list (instead of raising) for run_backward's check per node."""
+
+    def __init__(self, on: bool) -> None:
+        self.ops: list[str] | None = [] if on else None
+
+    def __enter__(self) -> list[str] | None:
+        self.outer, _state.backward_ops = _state.backward_ops, self.ops
+        return self.ops
+
+    def __exit__(self, *exc: object) -> None:
+        _state.backward_ops = self.outer
+
+
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
     if t.grad is None:
-        t.grad = g
+        if create_graph:
+            t.grad = g
+            return
+        # A leaf's .grad must own its memory, since users and optimizers may change it in
+        # place: copy a view (reshape, expand), an array already handed to another leaf
+        # (Add gives the same gradient to both inputs) or the caller's seed; a fresh array
+        # an op made is taken as it is, which saves a copy per parameter per step.
+        arr = g.data
+        if arr.base is not None or not arr.flags.writeable or id(arr) in handed:
+            arr = arr.copy()
+        handed.add(id(arr))
+        t.grad = _Tensor._make(arr, False)
     else:
-        # Out of place: an op may hand the same gradient array to two inputs.
+        # Out of place, for the same reason.
         t.grad = t.grad + g if create_graph else _Tensor._make(t.grad.data + g.data, False)
 
 
@@ -308,8 +400,14 @@ def _seed(root: Tensor, gradient: Any, op: str) -> Tensor:
         return _Tensor._make(B.xp.ones(root.shape, dtype=root.dtype), False)
     g = gradient if isinstance(gradient, _Tensor) else _Tensor(gradient, dtype=root.dtype)
     if g.shape != root.shape:
-        raise RuntimeError(f"{op}: gradient has shape {g.shape} but the output has shape {root.shape}")
-    return g
+        raise RuntimeError(
+            f"{op}: gradient has shape {g.shape} but the output has shape {root.shape}"
+        )
+    if _state.anomaly and not _finite(g):
+        raise RuntimeError(
+            f"{op}: the gradient given holds NaN or inf (detect_anomaly); got shape {g.shape}"
+        )
+    return g if g.dtype == root.dtype else g.to(root.dtype)
 
 
 def backward(
@@ -320,7 +418,8 @@ def backward(
             "backward: the tensor does not require grad and has no grad_fn; set requires_grad=True "
             "on an input (or check for a no_grad block)"
         )
-    run_backward([root], [_seed(root, gradient, "backward")], retain_graph or create_graph, create_graph)
+    seed = _seed(root, gradient, "backward")
+    run_backward([root], [seed], retain_graph or create_graph, create_graph)
 
 
 def grad(
@@ -344,7 +443,11 @@ def grad(
     for i, x in enumerate(ins):
         if not x.requires_grad:
             raise RuntimeError(f"grad: input {i} does not require grad")
-    seeds = [_seed(o, g, "grad") for o, g in zip(outs, gos)]
+    if len(gos) != len(outs):
+        raise ValueError(
+            f"grad: got {len(gos)} grad_outputs for {len(outs)} outputs; give one per output"
+        )
+    seeds = [_seed(o, g, "grad") for o, g in zip(outs, gos, strict=True)]
     retain = create_graph if retain_graph is None else retain_graph
     captured = run_backward(outs, seeds, retain, create_graph, inputs=ins)
     result = []
@@ -367,6 +470,7 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "detect_anomaly",
+    "set_detect_anomaly",
     "backward",
     "grad",
     "sum_to_shape",

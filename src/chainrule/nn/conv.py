@@ -207,8 +207,8 @@ def max_pool2d(
     """The max of each kernel_size window (stride defaults to the kernel), padding with -inf;
     the gradient goes to the first maximum of each window, as PyTorch's."""
     x, unbatched = _batched(input, 2, "max_pool2d")
-    kernel, stride, pad = _pool_args("max_pool2d", x, unbatched, kernel_size, stride, padding)
-    out = C.MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=pad)
+    kernel, step, pad = _pool_args("max_pool2d", x, unbatched, kernel_size, stride, padding)
+    out = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad)
     return out.squeeze(0) if unbatched else out
 
 
@@ -224,11 +224,11 @@ def avg_pool2d(
     Composite: a convolution of every channel alone with a constant kernel 1/(kh*kw).
     """
     x, unbatched = _batched(input, 2, "avg_pool2d")
-    kernel, stride, pad = _pool_args("avg_pool2d", x, unbatched, kernel_size, stride, padding)
+    kernel, step, pad = _pool_args("avg_pool2d", x, unbatched, kernel_size, stride, padding)
     n, c, h, w = x.shape
     mean = Tensor._make(xp.full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), dtype=x.dtype))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image
-    out = C.Conv2d.apply(planes, mean, None, stride=stride, padding=pad, dilation=(1, 1), groups=1)
+    out = C.Conv2d.apply(planes, mean, None, stride=step, padding=pad, dilation=(1, 1), groups=1)
     out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
     return out.squeeze(0) if unbatched else out
 

@@ -1,0 +1,283 @@
+"""Convolution and max-pooling primitives on (N, C, H, W) arrays: windows as strided views,
+each product one matrix multiplication. Argument checks, 1-D convolution and the average
+pools (compositions of these) live in nn/conv.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd import Function
+from ..backend import xp
+from .movement import Pad
+
+_as_strided = xp.lib.stride_tricks.as_strided
+
+# Geometry, passed to every op as keyword options (normalised by nn/conv.py):
+#   stride (sh, sw), padding ((top, bottom), (left, right)), dilation (dh, dw), groups g.
+
+
+def out_hw(size: tuple, kernel: tuple, stride: tuple, dilation: tuple, padding: tuple) -> tuple:
+    """(Ho, Wo): the number of window positions along each axis (PyTorch's floor formula)."""
+    return tuple(
+        (n + lo + hi - d * (k - 1) - 1) // s + 1
+        for n, k, s, d, (lo, hi) in zip(size, kernel, stride, dilation, padding, strict=True)
+    )
+
+
+def _padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
+    """x with its last two axes padded by ``value`` (a fresh array; x itself if no padding)."""
+    (top, bottom), (left, right) = padding
+    if not (top or bottom or left or right):
+        return x
+    n, c, h, w = x.shape
+    if value == 0.0:
+        out = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype)
+    else:
+        out = xp.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
+    out[:, :, top : top + h, left : left + w] = x
+    return out
+
+
+def _windows(xpad: Any, kernel: tuple, hw: tuple, stride: tuple, dilation: tuple) -> Any:
+    """A read-only view (N, C, kh, kw, Ho, Wo) of every window of xpad, (Ho, Wo) = hw: no copy.
+
+    view[n, c, p, q, i, j] = xpad[n, c, i*sh + p*dh, j*sw + q*dw].
+    """
+    sn, sc, sh, sw = xpad.strides
+    shape = (*xpad.shape[:2], *kernel, *hw)
+    strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
+    return _as_strided(xpad, shape, strides, writeable=False)
+
+
+def unfold(
+    x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int
+) -> Any:
+    """Every window of x, copied once into one contiguous buffer cols (N, g, C/g*kh*kw, Ho*Wo).
+
+    Memory: N*C*kh*kw*Ho*Wo elements (kh*kw times the input at stride 1), the one large
+    buffer a convolution makes. It lives only while one product runs: the forward does not
+    keep it (the weight gradient unfolds x again), so a network's saved activations stay the
+    size of its inputs and outputs, as in PyTorch.
+    """
+    ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+    view = _windows(_padded(x, padding), kernel, (ho, wo), stride, dilation)
+    # (N, C, kh, kw, Ho, Wo) -> (N, g, C/g*kh*kw, Ho*Wo): the reshape is the one copy
+    return view.reshape(x.shape[0], groups, -1, ho * wo)
+
+
+def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
+    """For each kernel offset p along one axis, the slice of the padded axis it reads at every
+    output position: p*dilation, then on by stride."""
+    return [slice(p * dilation, p * dilation + stride * (n_out - 1) + 1, stride) for p in range(k)]
+
+
+def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
+    """The adjoint of unfold: add every window of cols (g, kh, kw, C/g, Ho, Wo, N) back into
+    an (N, C, H, W) array. One loop over the kh*kw kernel offsets, never over pixels; the
+    batch is the last axis so that each offset adds whole runs of Wo*N numbers."""
+    groups, kh, kw, c_group, ho, wo, n = cols.shape
+    (top, bottom), (left, right) = padding
+    h, w = size
+    out = xp.zeros((groups, c_group, h + top + bottom, w + left + right, n), dtype=cols.dtype)
+    col_slices = _offsets(kw, stride[1], dilation[1], wo)
+    for p, rows in enumerate(_offsets(kh, stride[0], dilation[0], ho)):
+        for q, columns in enumerate(col_slices):
+            out[:, :, rows, columns] += cols[:, p, q]
+    out = out[:, :, top : top + h, left : left + w]  # crop the padding: (g, C/g, H, W, N)
+    out = out.reshape(groups * c_group, h, w, n)  # (C, H, W, N)
+    return out.transpose(3, 0, 1, 2)  # (N, C, H, W), a view
+
+
+class Conv2d(Function):
+    """out[n, o, i, j] = b[o] + sum_{c, p, q} xpad[n, o's group's c, i*sh + p*dh, j*sw + q*dw]
+    * w[o, c, p, q]  (cross-correlation, as PyTorch), computed as one batched matmul
+    w (g, O/g, K) @ cols (N, g, K, Ho*Wo), K = C/g*kh*kw.
+
+    grad_x = ConvTranspose2d(g, w) (the adjoint in x), grad_w = Conv2dWeightGrad(x, g) (the
+    adjoint in w), grad_b = g summed over n, i, j. Both are primitives whose own gradients
+    are convolutions again, so gradients of any order are exact.
+    """
+
+    def forward(self, x, weight, bias, *, stride, padding, dilation, groups):
+        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        c_out, kernel = weight.shape[0], weight.shape[2:]
+        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
+        ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+        w = weight.reshape(groups, c_out // groups, -1)  # (g, O/g, K)
+        out = xp.matmul(w, cols)  # (N, g, O/g, L)
+        out = out.reshape(x.shape[0], c_out, ho, wo)  # (N, O, Ho, Wo)
+        if bias is not None:
+            out += bias.reshape(c_out, 1, 1)  # (O, 1, 1); out is fresh: add in place
+        return out
+
+    def backward(self, grad, out):
+        x, weight, bias = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        gx = gw = gb = None
+        if need_x:
+            gx = ConvTranspose2d.apply(grad, weight, size=x.shape[2:], **self.geometry)
+        if need_w:
+            gw = Conv2dWeightGrad.apply(x, grad, kernel=weight.shape[2:], **self.geometry)
+        if need_b:
+            gb = grad.sum(dim=(0, 2, 3))
+        return gx, gw, gb
+
+
+class ConvTranspose2d(Function):
+    """out = the adjoint of Conv2d in x: out[n, c, y, z] = sum over the windows (i, j, p, q)
+    that read xpad[n, c, y, z] of g[n, o, i, j] * w[o, c, p, q], cropped to ``size``.
+    Computed as one batched matmul w^T (g, kh*kw*C/g, O/g) @ g (g, O/g, L*N), then fold.
+
+    grad_g = Conv2d(h, w), grad_w = Conv2dWeightGrad(h, g)  (h: the upstream gradient, shaped
+    like Conv2d's input).
+    """
+
+    def forward(self, g, weight, *, size, stride, padding, dilation, groups):
+        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        n, c_out, ho, wo = g.shape
+        _, c_group, kh, kw = weight.shape
+        o_group = c_out // groups
+        # the batch goes last, for fold's long runs; kernel offsets first, for fold's loop
+        g = g.reshape(n, groups, o_group, ho * wo).transpose(1, 2, 3, 0)  # (g, O/g, L, N)
+        g = g.reshape(groups, o_group, ho * wo * n)  # (g, O/g, L*N), a copy
+        w = weight.reshape(groups, o_group, c_group, kh, kw).transpose(0, 3, 4, 2, 1)
+        w = w.reshape(groups, kh * kw * c_group, o_group)  # (g, kh*kw*C/g, O/g)
+        cols = xp.matmul(w, g)  # (g, kh*kw*C/g, L*N)
+        cols = cols.reshape(groups, kh, kw, c_group, ho, wo, n)
+        return fold(cols, size, stride, padding, dilation)
+
+    def backward(self, grad, out):
+        g, weight = self.inputs
+        need_g, need_w = self.needs_input_grad
+        gg = Conv2d.apply(grad, weight, None, **self.geometry) if need_g else None
+        gw = None
+        if need_w:
+            gw = Conv2dWeightGrad.apply(grad, g, kernel=weight.shape[2:], **self.geometry)
+        return gg, gw
+
+
+class Conv2dWeightGrad(Function):
+    """out[o, c, p, q] = sum_{n, i, j} g[n, o, i, j] * xpad[n, o's group's c, i*sh + p*dh,
+    j*sw + q*dw]: the adjoint of Conv2d in w, one batched matmul cols (N, g, K, L) @ g^T
+    summed over N.
+
+    grad_x = ConvTranspose2d(g, h), grad_g = Conv2d(x, h)  (h shaped like w).
+    """
+
+    def forward(self, x, g, *, kernel, stride, padding, dilation, groups):
+        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
+        n, c_out, ho, wo = g.shape
+        g = g.reshape(n, groups, c_out // groups, ho * wo).transpose(0, 1, 3, 2)
+        # cols @ g^T rather than g @ cols^T: the large operand goes to BLAS as laid out,
+        # measured up to 1.4x faster (and never much slower) on typical layer shapes
+        gw = xp.matmul(cols, g).sum(axis=0)  # (g, K, O/g)
+        gw = gw.transpose(0, 2, 1)  # (g, O/g, K)
+        return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, kh, kw)
+
+    def backward(self, grad, out):
+        x, g = self.inputs
+        need_x, need_g = self.needs_input_grad
+        gx = ConvTranspose2d.apply(g, grad, size=x.shape[2:], **self.geometry) if need_x else None
+        gg = Conv2d.apply(x, grad, None, **self.geometry) if need_g else None
+        return gx, gg
+
+
+# ---------------------------------------------------------------------------------------
+# Max pooling. The arg-max is found in two passes, along the width then along the height,
+# each a loop over kernel offsets of whole-array operations; ties go to the first maximum
+# in row-major window order (as PyTorch), since a later offset wins only if strictly larger.
+
+
+def _first_max(views: list[Any]) -> tuple[Any, Any]:
+    """Elementwise max of equally shaped arrays and the index of the first one holding it."""
+    best, arg = views[0], None
+    for k, v in enumerate(views[1:], start=1):
+        later = v > best
+        # maximum, not a select, so NaN propagates; the first step makes the fresh buffer
+        best = xp.maximum(best, v, out=None if k == 1 else best)
+        if arg is None:  # offsets 0 and 1 so far: the comparison is the index
+            arg = later.astype(xp.uint8 if len(views) <= 256 else xp.intp)
+        else:  # a strict win at offset k beats every earlier offset, all < k: max() records it
+            xp.maximum(arg, later * arg.dtype.type(k), out=arg)
+    if arg is None:  # a kernel of one along this axis: copy, never return a view of the input
+        best, arg = best.copy(), xp.zeros(best.shape, dtype=xp.uint8)
+    return best, arg
+
+
+class MaxPool2d(Function):
+    """out[n, c, i, j] = max_{p, q} xpad[n, c, i*sh + p, j*sw + q], xpad padded with -inf;
+    grad_x = g routed to the first arg-max of each window (MaxPool2dScatter).
+
+    Saves two small index arrays instead of windows: the winning column offset of every
+    (padded row, output column) and the winning row offset of every output.
+    """
+
+    def forward(self, x, *, kernel, stride, padding):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding)
+        (kh, kw), (sh, sw) = kernel, stride
+        xpad = _padded(x, padding, -xp.inf)
+        ho, wo = out_hw(x.shape[2:], kernel, stride, (1, 1), padding)
+        cols = _offsets(kw, sw, 1, wo)
+        row_max, self.col_arg = _first_max([xpad[..., s] for s in cols])  # both (N, C, Hp, Wo)
+        rows = _offsets(kh, sh, 1, ho)
+        out, self.row_arg = _first_max([row_max[:, :, s] for s in rows])  # both (N, C, Ho, Wo)
+        return out
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (
+            MaxPool2dScatter.apply(
+                grad, self.row_arg, self.col_arg, size=x.shape[2:], **self.geometry
+            ),
+        )
+
+
+def _scatter(dest: Any, g: Any, mask: Any, overlap: bool) -> None:
+    """dest += g * mask; where windows do not overlap each place is written once, so the
+    product goes straight into dest, with no temporary."""
+    if overlap:
+        dest += g * mask
+    else:
+        xp.multiply(g, mask, out=dest)
+
+
+class MaxPool2dScatter(Function):
+    """out = zeros shaped like MaxPool2d's input with g[n, c, i, j] added at the arg-max of
+    window (i, j) (given by its row and column offsets); linear in g, and its adjoint reads
+    h at the arg-max of each window: grad_g = h gathered the same way, with Tensor ops.
+    """
+
+    def forward(self, g, row_arg, col_arg, *, size, kernel, stride, padding):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding)
+        (kh, kw), (sh, sw) = kernel, stride
+        (top, bottom), (left, right) = padding
+        n, c, ho, wo = g.shape
+        hp = size[0] + top + bottom
+        # first undo the row pass into (N, C, Hp, Wo), then the column pass into the input
+        rows = xp.zeros((n, c, hp, wo), dtype=g.dtype)
+        for p, s in enumerate(_offsets(kh, sh, 1, ho)):
+            _scatter(rows[:, :, s], g, row_arg == p, overlap=sh < kh)
+        out = xp.zeros((n, c, hp, size[1] + left + right), dtype=g.dtype)
+        for q, s in enumerate(_offsets(kw, sw, 1, wo)):
+            _scatter(out[..., s], rows, col_arg == q, overlap=sw < kw)
+        return out[:, :, top : top + size[0], left : left + size[1]]
+
+    def backward(self, grad, out):
+        _, row_arg, col_arg = self.inputs
+        (kh, kw), (sh, sw) = self.geometry["kernel"], self.geometry["stride"]
+        (top, bottom), (left, right) = self.geometry["padding"]
+        n, c, ho, wo = row_arg.shape
+        h = grad
+        if top or bottom or left or right:
+            h = Pad.apply(h, widths=((0, 0), (0, 0), (top, bottom), (left, right)))
+        rows = None
+        for q, s in enumerate(_offsets(kw, sw, 1, wo)):
+            term = h[..., s] * (col_arg == q).astype(h.dtype)  # (N, C, Hp, Wo)
+            rows = term if rows is None else rows + term
+        gg = None
+        for p, s in enumerate(_offsets(kh, sh, 1, ho)):
+            term = rows[:, :, s] * (row_arg == p).astype(h.dtype)  # (N, C, Ho, Wo)
+            gg = term if gg is None else gg + term
+        return gg, None, None
