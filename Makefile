@@ -16,7 +16,7 @@ demo: $(BIN)/python
 # pytest exits 5 when it collected no test: that fails here too.
 test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
-	$(BIN)/python -m pytest -n 2 -p no:cacheprovider tests
+	$(BIN)/python -m pytest -n 2 -q tests
 
 lint: $(BIN)/python
 	$(BIN)/pip install -q -e ".[dev]"
@@ -29,7 +29,7 @@ bench: $(BIN)/python
 
 fuzz: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
-	CHAINRULE_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -p no:cacheprovider tests/test_fuzz.py
+	CHAINRULE_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -q tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -429,13 +429,17 @@ class Tensor:
 
     def max(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         """No dim: the largest value (ties share the gradient). With dim: (values, indices),
-        the gradient going to the index returned, as PyTorch."""
+        the gradient going to the index returned, as PyTorch. max(other Tensor): maximum."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
         dim, keepdim = _np_names(dim, keepdim, np_names, "max")
         if dim is None:
             return self.amax()
         return _select(self, dim, keepdim, xp.argmax, "max")
 
     def min(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
         dim, keepdim = _np_names(dim, keepdim, np_names, "min")
         if dim is None:
             return self.amin()
@@ -661,7 +665,7 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
     operand meeting a float one takes its dtype (see _promote)."""
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
-        return (a, b) if a.data.dtype.kind == b.data.dtype.kind else _promote(a, b)
+        return (a, b) if _same_kind(a.data, b.data) else _promote(a, b)
     t, o = (a, b) if ta else (b, a)
     if isinstance(o, xp.generic):
         o = o.item()
@@ -669,13 +673,20 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
         if isinstance(o, float) and t.data.dtype.kind != "f":
             t = t.to(B.float32)
     elif isinstance(o, xp.ndarray):
-        if o.dtype.kind != t.data.dtype.kind:
+        if not _same_kind(o, t.data):
             t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
         t, o = _promote(t, Tensor(o))
     else:
         raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
     return (t, o) if ta else (o, t)
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """True where NumPy's result dtype is already PyTorch's: equal kinds, or a bool mask
+    with a float (float32 * bool stays float32), the common case in backward formulas."""
+    ka, kb = a.dtype.kind, b.dtype.kind
+    return ka == kb or (ka == "b" and kb == "f") or (ka == "f" and kb == "b")
 
 
 def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:

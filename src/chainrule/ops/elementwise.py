@@ -183,7 +183,7 @@ class Relu(Function):
         return xp.maximum(a, 0)
 
     def backward(self, grad, out):
-        return (grad * (out > 0),)
+        return (grad * (out.data > 0),)  # the mask is a constant array: no node, no cast
 
 
 class Abs(Function):
