@@ -21,7 +21,7 @@ default_float = float32
 
 ndarray = np.ndarray
 
-_NAMES = {
+DTYPE_NAMES: dict[str, np.dtype] = {
     "float32": float32,
     "float": float32,
     "float64": float64,
@@ -39,9 +39,11 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     if dtype is None:
         return None
     if isinstance(dtype, str):
-        if dtype not in _NAMES:
-            raise TypeError(f"dtype: unknown dtype name {dtype!r}; use one of {sorted(_NAMES)}")
-        return _NAMES[dtype]
+        if dtype not in DTYPE_NAMES:
+            raise TypeError(
+                f"dtype: unknown dtype name {dtype!r}; use one of {sorted(DTYPE_NAMES)}"
+            )
+        return DTYPE_NAMES[dtype]
     if dtype is float:
         return float32
     if dtype is int:
@@ -66,14 +68,20 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
         return np.array(data, dtype=dtype, copy=True)
     if isinstance(data, np.generic):
         return np.array(data, dtype=dtype)
-    arr = np.array(data, dtype=dtype)
+    try:
+        arr = np.array(data, dtype=dtype)
+    except ValueError as e:  # ragged lists ([[1, 2], [3]]) or strings for a float dtype
+        msg = str(e).rstrip(". ")
+        raise ValueError(f"tensor: cannot make a tensor of {type(data).__name__}; {msg}") from None
     if dtype is None:
         if arr.dtype == np.float64:
             arr = arr.astype(default_float)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(int64)
         elif arr.dtype.kind not in "fb":
-            raise TypeError(f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})")
+            raise TypeError(
+                f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})"
+            )
     return arr
 
 

@@ -65,16 +65,20 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
     if len(ins) != len(shapes):
         raise ValueError(f"einsum: {equation!r} names {len(ins)} operands; got {len(shapes)}")
     sizes: dict[str, int] = {}
-    for spec, shape in zip(ins, shapes):
+    for spec, shape in zip(ins, shapes, strict=True):
         if len(spec) != len(shape) or len(set(spec)) != len(spec):
             raise ValueError(
                 f"einsum: operand {spec!r} does not fit shape {shape} (one distinct letter a dim)"
             )
-        for c, n in zip(spec, shape):
+        for c, n in zip(spec, shape, strict=True):
             if sizes.setdefault(c, n) != n:
-                raise ValueError(f"einsum: dim {c!r} has sizes {sizes[c]} and {n}; got shapes {shapes}")
+                raise ValueError(
+                    f"einsum: dim {c!r} has sizes {sizes[c]} and {n}; got shapes {shapes}"
+                )
     if len(set(out)) != len(out) or any(c not in sizes for c in out):
-        raise ValueError(f"einsum: output {out!r} repeats a letter or names one no input has")
+        raise ValueError(
+            f"einsum: output {out!r} repeats a letter or names one no input has; got {equation!r}"
+        )
     return ins, out
 
 
@@ -90,7 +94,7 @@ class Einsum(Function):
         from ..tensor import einsum
 
         grads = []
-        for i, (spec, need) in enumerate(zip(self.ins, self.needs_input_grad)):
+        for i, (spec, need) in enumerate(zip(self.ins, self.needs_input_grad, strict=True)):
             if not need:
                 grads.append(None)
                 continue

@@ -88,9 +88,9 @@ class Cat(Function):
 
     def backward(self, grad, out):
         lead = (slice(None),) * self.dim
+        spans = zip(self.bounds[:-1], self.bounds[1:], self.needs_input_grad, strict=True)
         return tuple(
-            grad[lead + (slice(int(lo), int(hi)),)] if need else None
-            for lo, hi, need in zip(self.bounds, self.bounds[1:], self.needs_input_grad)
+            grad[lead + (slice(int(lo), int(hi)),)] if need else None for lo, hi, need in spans
         )
 
 
@@ -105,7 +105,8 @@ class Pad(Function):
         return xp.pad(a, widths, mode="constant", constant_values=value)
 
     def backward(self, grad, out):
-        index = tuple(slice(lo, n - hi) for (lo, hi), n in zip(self.widths, grad.shape))
+        pairs = zip(self.widths, grad.shape, strict=True)
+        index = tuple(slice(lo, n - hi) for (lo, hi), n in pairs)  # the unpadded middle
         return (grad[index],)
 
 

@@ -1,0 +1,569 @@
+"""The catalog of tensor ops, each row checked against PyTorch and finite differences.
+
+A row is one call of chainrule's API and the same call in PyTorch. Every row is checked:
+forward in float64 and float32, gradients against PyTorch with a random upstream gradient,
+gradients against central finite differences (float64), and gradient shapes and dtypes.
+Rows marked ``second`` also compare grad-of-grad (create_graph=True) with PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import chainrule as cr
+from chainrule.ops import linalg as L
+
+NUM = 1.7  # a Python number operand, in a row's shapes
+
+
+@dataclass
+class Row:
+    name: str
+    fn: Callable[..., Any]  # fn(module, *inputs): module is chainrule or torch
+    shapes: tuple  # one entry per input: a shape, or NUM for a plain Python number
+    domain: str | tuple[str, ...] = "real"  # per input: real, pos, away (from 0), unit
+    torch_fn: Callable[..., Any] | None = None  # when PyTorch spells the call differently
+    atol32: float = 1e-5
+    rtol32: float = 1e-4
+    grad: bool = True  # False: outputs carry no gradient (argmax, comparisons)
+    second: bool = False  # also compare second derivatives with PyTorch
+
+
+def _same(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """For torch_fn: turn Python numbers into tensors, for PyTorch functions that need them."""
+
+    def call(m: Any, *xs: Any) -> Any:
+        ref = next(x for x in xs if isinstance(x, torch.Tensor))
+        return fn(
+            m, *[x if isinstance(x, torch.Tensor) else torch.tensor(x, dtype=ref.dtype) for x in xs]
+        )
+
+    return call
+
+
+ROWS: list[Row] = []
+
+# -- binary elementwise ops over the broadcast sets ---------------------------------------
+
+BROADCAST_SETS = [
+    ((2, 3), (2, 3)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+    ((2, 3), NUM),
+    (NUM, (2, 3)),
+    ((3, 1), (1, 4)),
+    ((2, 3, 4), (4,)),
+    ((2, 1, 4), (3, 1)),
+]
+
+BINARY = [
+    ("add", lambda m, a, b: a + b, ("real", "real"), None),
+    ("sub", lambda m, a, b: a - b, ("real", "real"), None),
+    ("mul", lambda m, a, b: a * b, ("real", "real"), None),
+    ("div", lambda m, a, b: a / b, ("real", "away"), None),
+    ("pow", lambda m, a, b: a**b, ("pos", "real"), None),
+    (
+        "maximum",
+        lambda m, a, b: m.maximum(a, b),
+        ("real", "real"),
+        _same(lambda m, a, b: m.maximum(a, b)),
+    ),
+    (
+        "minimum",
+        lambda m, a, b: m.minimum(a, b),
+        ("real", "real"),
+        _same(lambda m, a, b: m.minimum(a, b)),
+    ),
+]
+for _name, _fn, _dom, _tfn in BINARY:
+    for _shapes in BROADCAST_SETS:
+        _label = "&".join("num" if s is NUM else str(s).replace(" ", "") for s in _shapes)
+        ROWS.append(Row(f"{_name}[{_label}]", _fn, _shapes, _dom, _tfn, second=True))
+
+ROWS += [
+    Row("pow_int_exponent", lambda m, a: a**3, ((2, 3),), second=True),
+    Row("pow_zero_exponent", lambda m, a: a**0, ((2, 3),)),
+    Row("pow_number_base", lambda m, a: 2**a, ((2, 3),), second=True),
+    Row("rsub_rdiv", lambda m, a: 1.5 - 2.0 / a, ((2, 3),), "away", second=True),
+    Row("neg", lambda m, a: -a, ((2, 3),)),
+    Row("matmul_operator_chain", lambda m, a, b: (a @ b) @ b.T, ((2, 3), (3, 3)), second=True),
+]
+
+# -- unary elementwise ops ------------------------------------------------------------------
+
+UNARY = [
+    ("abs", lambda m, a: a.abs(), "away"),
+    ("exp", lambda m, a: a.exp(), "real"),
+    ("log", lambda m, a: a.log(), "pos"),
+    ("sqrt", lambda m, a: a.sqrt(), "pos"),
+    ("sin", lambda m, a: a.sin(), "real"),
+    ("cos", lambda m, a: a.cos(), "real"),
+    ("tanh", lambda m, a: a.tanh(), "real"),
+    ("sigmoid", lambda m, a: a.sigmoid(), "real"),
+    ("relu", lambda m, a: a.relu(), "away"),
+    ("square", lambda m, a: a.square(), "real"),
+    ("clamp", lambda m, a: a.clamp(-0.5, 0.5), "away"),
+    ("clamp_min", lambda m, a: a.clamp(min=0.3), "away"),
+    ("clamp_max", lambda m, a: m.clamp(a, max=-0.3), "away"),
+    ("abs_fn", lambda m, a: m.abs(a), "away"),
+    ("exp_fn", lambda m, a: m.exp(a), "real"),
+    ("log_fn", lambda m, a: m.log(a), "pos"),
+    ("sqrt_fn", lambda m, a: m.sqrt(a), "pos"),
+    ("sin_fn", lambda m, a: m.sin(a), "real"),
+    ("cos_fn", lambda m, a: m.cos(a), "real"),
+    ("tanh_fn", lambda m, a: m.tanh(a), "real"),
+    ("sigmoid_fn", lambda m, a: m.sigmoid(a), "real"),
+    ("relu_fn", lambda m, a: m.relu(a), "away"),
+]
+for _name, _fn, _dom in UNARY:
+    ROWS.append(Row(_name, _fn, ((2, 3, 4),), _dom, second=_name[:4] not in ("relu", "clam")))
+    ROWS.append(Row(_name + "[0d]", _fn, ((),), _dom))
+
+ROWS += [
+    Row("erf", lambda m, a: a.erf(), ((2, 3, 4),), second=True),
+    Row("erf_wide", lambda m, a: (a * 4.0).erf(), ((3, 4),)),
+    Row("sign", lambda m, a: a.sign() * a, ((2, 3),), "away"),
+    Row("pow_method", lambda m, a: a.pow(2.5), ((2, 3),), "pos", second=True),
+    Row("norm_p3", lambda m, a: a.norm(3), ((2, 3),), "away"),
+    Row("clone", lambda m, a: a.clone() * a, ((2, 3),), second=True),
+    Row("to_double", lambda m, a: a.double().exp() * a.to(m.float64), ((2, 3),), second=True),
+    Row(
+        "view_as_expand_as",
+        lambda m, a, b: a.view_as(b) + a.reshape(4, 3)[:1].expand_as(b),
+        ((3, 4), (4, 3)),
+    ),
+    Row(
+        "linear",
+        lambda m, x, w, b: L.Linear.apply(x, w, b),
+        ((5, 3), (4, 3), (4,)),
+        torch_fn=lambda m, x, w, b: F.linear(x, w, b),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "linear_batched_no_bias",
+        lambda m, x, w: L.Linear.apply(x, w, None),
+        ((2, 5, 3), (4, 3)),
+        torch_fn=lambda m, x, w: F.linear(x, w),
+        atol32=1e-4,
+    ),
+    Row("where", lambda m, c, a, b: m.where(c > 0, a, b), ((2, 3), (2, 3), (2, 3)), second=True),
+    Row("where_broadcast", lambda m, c, a, b: m.where(c > 0, a, b), ((3, 1), (1, 4), (4,))),
+    Row("where_number", lambda m, c, a: m.where(c > 0, a, 0.5), ((2, 3), (2, 3))),
+    Row("where_number_first", lambda m, c, a: m.where(c > 0, -0.5, a), ((2, 3), (2, 3))),
+    Row("masked_fill", lambda m, c, a: a.masked_fill(c > 0, 2.0), ((2, 3), (2, 3))),
+    Row(
+        "comparisons",
+        lambda m, a, b: (a < b, a <= b, a > b, a >= b, a == b, a != b),
+        ((2, 3), (3,)),
+        grad=False,
+    ),
+]
+
+# -- reductions -------------------------------------------------------------------------
+
+DIMS = [None, 0, -1, (0, 2)]
+REDUCE = [
+    ("sum", lambda x, d, k: x.sum(d, keepdim=k)),
+    ("mean", lambda x, d, k: x.mean(d, keepdim=k)),
+    ("var", lambda x, d, k: x.var(d, keepdim=k)),
+    ("var_corr0", lambda x, d, k: x.var(d, keepdim=k, correction=0)),
+    ("std", lambda x, d, k: x.std(d, keepdim=k)),
+    ("amax", lambda x, d, k: x.amax(d, keepdim=k)),
+    ("amin", lambda x, d, k: x.amin(d, keepdim=k)),
+    ("logsumexp", lambda x, d, k: x.logsumexp(d, keepdim=k)),
+]
+for _name, _f in REDUCE:
+    for _d in DIMS:
+        for _k in (False, True):
+            # PyTorch's logsumexp takes no dim=None: name every dim there.
+            _dt = (0, 1, 2) if _d is None and _name == "logsumexp" else _d
+            ROWS.append(
+                Row(
+                    f"{_name}[dim={_d},keepdim={_k}]",
+                    (lambda f, d, k: lambda m, x: f(x, d, k))(_f, _d, _k),
+                    ((2, 3, 4),),
+                    torch_fn=(lambda f, d, k: lambda m, x: f(x, d, k))(_f, _dt, _k),
+                    second=_name not in ("amax", "amin"),
+                    atol32=1e-4,
+                )
+            )
+
+ROWS += [
+    Row(
+        "sum_numpy_names",
+        lambda m, x: x.sum(axis=1, keepdims=True),
+        ((2, 3, 4),),
+        torch_fn=lambda m, x: x.sum(dim=1, keepdim=True),
+    ),
+    Row(
+        "mean_numpy_names",
+        lambda m, x: x.mean(axis=(0, 2)),
+        ((2, 3, 4),),
+        torch_fn=lambda m, x: x.mean(dim=(0, 2)),
+    ),
+    Row("sum_fn", lambda m, x: m.sum(x, 1), ((2, 3, 4),)),
+    Row("max_all", lambda m, x: x.max(), ((2, 3, 4),)),
+    Row("min_all", lambda m, x: x.min(), ((2, 3, 4),)),
+    Row("max_dim", lambda m, x: tuple(x.max(dim=1)), ((2, 3, 4),)),
+    Row("max_dim_keepdim", lambda m, x: tuple(x.max(-1, keepdim=True)), ((2, 3, 4),)),
+    Row("min_dim", lambda m, x: tuple(x.min(0)), ((2, 3, 4),)),
+    Row("max_fn_dim", lambda m, x: tuple(m.max(x, 2)), ((2, 3, 4),)),
+    Row("max_other", lambda m, a, b: m.max(a, b), ((2, 3), (3,))),
+    Row("min_other", lambda m, a, b: a.min(b), ((2, 3), (2, 1))),
+    Row("max_dim_0d", lambda m, x: tuple(x.max(0)), ((),)),
+    Row(
+        "argmax",
+        lambda m, x: (x.argmax(), x.argmax(1), x.argmax(-1, keepdim=True)),
+        ((2, 3, 4),),
+        grad=False,
+    ),
+    Row(
+        "argmin",
+        lambda m, x: (x.argmin(), x.argmin(0), x.argmin(2, keepdim=True)),
+        ((2, 3, 4),),
+        grad=False,
+    ),
+    Row("softmax_last", lambda m, x: x.softmax(-1), ((2, 3, 4),), second=True),
+    Row("softmax_0", lambda m, x: x.softmax(0), ((2, 3, 4),), second=True),
+    Row("softmax_fn", lambda m, x: m.softmax(x, 1), ((2, 3, 4),)),
+    Row("log_softmax_last", lambda m, x: x.log_softmax(-1), ((2, 3, 4),), second=True),
+    Row("log_softmax_1", lambda m, x: x.log_softmax(1), ((2, 3, 4),), second=True),
+    Row("log_softmax_fn", lambda m, x: m.log_softmax(x, 0), ((2, 3, 4),)),
+    Row("logsumexp_fn", lambda m, x: m.logsumexp(x, 1), ((2, 3, 4),)),
+    Row("norm", lambda m, x: x.norm(), ((2, 3),), second=True),
+]
+
+# -- shapes -------------------------------------------------------------------------------
+
+SHAPE = [
+    ("reshape", lambda m, x: x.reshape(4, -1)),
+    ("reshape_tuple", lambda m, x: x.reshape((3, 8))),
+    ("view", lambda m, x: x.view(2, 12)),
+    ("flatten", lambda m, x: x.flatten()),
+    ("flatten_1", lambda m, x: x.flatten(1)),
+    ("flatten_0_1", lambda m, x: x.flatten(0, 1)),
+    ("unsqueeze", lambda m, x: x.unsqueeze(1)),
+    ("unsqueeze_last", lambda m, x: x.unsqueeze(-1)),
+    ("squeeze", lambda m, x: x.unsqueeze(0).unsqueeze(2).squeeze()),
+    ("squeeze_dim", lambda m, x: x.unsqueeze(1).squeeze(1)),
+    ("transpose", lambda m, x: x.transpose(0, 2)),
+    ("transpose_neg", lambda m, x: x.transpose(-1, -2)),
+    ("permute", lambda m, x: x.permute(2, 0, 1)),
+    ("permute_tuple", lambda m, x: x.permute((1, 2, 0))),
+    ("T", lambda m, x: x.reshape(6, 4).T),
+    ("mT", lambda m, x: x.mT),
+    ("expand", lambda m, x: x.unsqueeze(0).expand(3, -1, -1, -1)),
+    ("broadcast_to", lambda m, x: x[:, :1].broadcast_to((5, 2, 3, 4))),
+    ("reshape_fn", lambda m, x: m.reshape(x, (6, 4))),
+    ("flatten_fn", lambda m, x: m.flatten(x)),
+    ("transpose_fn", lambda m, x: m.transpose(x, 0, 1)),
+    ("permute_fn", lambda m, x: m.permute(x, (2, 1, 0))),
+]
+ROWS += [Row(n, f, ((2, 3, 4),), second=True) for n, f in SHAPE]
+
+# -- indexing -----------------------------------------------------------------------------
+
+MASK = [[True, False, True], [False, False, True]]
+INDEX = [
+    ("int", lambda m, x: x[1]),
+    ("neg_int", lambda m, x: x[-1, 2]),
+    ("slice", lambda m, x: x[1:3]),
+    ("slice_step", lambda m, x: x[::2, 1::3]),
+    ("none", lambda m, x: x[None, :, None]),
+    ("ellipsis", lambda m, x: x[..., 1]),
+    ("ellipsis_none", lambda m, x: x[0, ..., None]),
+    ("int_tensor", lambda m, x: x[m.tensor([3, 0])]),
+    ("int_tensor_0d", lambda m, x: x[m.tensor(2)]),
+    ("list_repeats", lambda m, x: x[[0, 0, 2, 0]]),
+    ("pair_lists_repeats", lambda m, x: x[[1, 1, 3], [2, 2, 0]]),
+    ("column_list", lambda m, x: x[:, [4, 0, 4]]),
+    ("int_tensor_2d", lambda m, x: x[m.tensor([[0, 1], [1, 0]])]),
+    ("bool_mask_rows", lambda m, x: x[m.tensor([True, False, False, True])]),
+    ("bool_mask_2d", lambda m, x: x[:2, :3][m.tensor(MASK)]),
+    ("mixed", lambda m, x: x[1:, [0, 0, 3]]),
+    ("split_int", lambda m, x: x.split(2, dim=1)),
+    ("split_sections", lambda m, x: x.split([1, 3], 0)),
+    ("chunk", lambda m, x: x.chunk(2, -1)),
+    ("chunk_fn", lambda m, x: m.chunk(x, 3, 0)),
+    ("split_fn", lambda m, x: m.split(x, 3, 1)),
+    ("gather", lambda m, x: x.gather(1, m.tensor([[0, 4], [1, 1], [4, 4], [2, 3]]))),
+]
+ROWS += [Row("index_" + n, f, ((4, 5),), second=True) for n, f in INDEX]
+
+# -- several tensors --------------------------------------------------------------------------
+
+ROWS += [
+    Row("cat_0", lambda m, a, b, c: m.cat([a, b, c]), ((2, 3), (1, 3), (4, 3))),
+    Row("cat_neg", lambda m, a, b: m.cat((a, b), dim=-1), ((2, 3), (2, 1)), second=True),
+    Row("cat_reused", lambda m, a: m.cat([a, a * 2.0, a], 1), ((2, 3),)),
+    Row("stack_0", lambda m, a, b: m.stack([a, b]), ((2, 3), (2, 3)), second=True),
+    Row("stack_last", lambda m, a, b: m.stack([a, b], dim=-1), ((2, 3), (2, 3))),
+    Row(
+        "pad_last",
+        lambda m, x: m.pad(x, (1, 2)),
+        ((2, 3),),
+        torch_fn=lambda m, x: F.pad(x, (1, 2)),
+        second=True,
+    ),
+    Row(
+        "pad_two_dims_value",
+        lambda m, x: m.pad(x, (1, 0, 0, 2), value=-1.5),
+        ((2, 3, 4),),
+        torch_fn=lambda m, x: F.pad(x, (1, 0, 0, 2), value=-1.5),
+    ),
+]
+
+MATMUL = [
+    ((3,), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3,)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((3,), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((2, 1, 2, 3), (5, 3, 4)),
+]
+for _a, _b in MATMUL:
+    ROWS.append(
+        Row(
+            f"matmul[{_a}@{_b}]".replace(" ", ""),
+            lambda m, a, b: a @ b,
+            (_a, _b),
+            second=True,
+            atol32=1e-4,
+        )
+    )
+ROWS.append(Row("matmul_fn", lambda m, a, b: m.matmul(a, b), ((2, 3), (3, 4)), atol32=1e-4))
+
+EINSUM = [
+    ("ij,jk->ik", ((2, 3), (3, 4))),
+    ("bij,bjk->bik", ((2, 2, 3), (2, 3, 4))),
+    ("i,i->", ((3,), (3,))),
+    ("ij->j", ((2, 3),)),
+    ("ij->", ((2, 3),)),
+    ("ijk->kji", ((2, 3, 4),)),
+    ("ij,kl->ijkl", ((2, 3), (2, 2))),
+    ("ij,j->i", ((2, 3), (3,))),
+    ("ij,k->i", ((2, 3), (4,))),
+    ("ij,jk,kl->il", ((2, 3), (3, 4), (4, 2))),
+    ("bi, bi -> b", ((4, 3), (4, 3))),
+]
+for _eq, _shapes in EINSUM:
+    ROWS.append(
+        Row(
+            f"einsum[{_eq.replace(' ', '')}]",
+            (lambda eq: lambda m, *xs: m.einsum(eq, *xs))(_eq),
+            _shapes,
+            second=True,
+            atol32=1e-4,
+        )
+    )
+
+
+def test_catalog_is_not_empty() -> None:
+    assert len(ROWS) > 200
+    assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"
+
+
+# -- the checks ----------------------------------------------------------------------------
+
+
+def _sample(rng: np.random.Generator, shape: tuple, domain: str) -> np.ndarray:
+    if domain == "real":
+        return rng.standard_normal(shape)
+    if domain == "pos":
+        return rng.uniform(0.5, 2.0, shape)
+    if domain == "away":  # |x| in [0.2, 2]: away from the kinks and poles at 0
+        return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 2.0, shape)
+    raise ValueError(domain)
+
+
+def _arrays(row: Row, seed: int = 0) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    doms = (row.domain,) * len(row.shapes) if isinstance(row.domain, str) else row.domain
+    return [s if s is NUM else _sample(rng, s, d) for s, d in zip(row.shapes, doms, strict=True)]
+
+
+def _inputs(row: Row, dtype: Any) -> tuple[list[Any], list[Any]]:
+    ours, theirs = [], []
+    for a in _arrays(row):
+        if a is NUM:
+            ours.append(a)
+            theirs.append(a)
+        else:
+            arr = np.asarray(a, dtype=dtype)
+            ours.append(cr.tensor(arr, requires_grad=row.grad))
+            theirs.append(torch.tensor(arr, requires_grad=row.grad))
+    return ours, theirs
+
+
+def _outs(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _run(row: Row, dtype: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    ours, theirs = _inputs(row, dtype)
+    out_ours = _outs(row.fn(cr, *ours))
+    out_theirs = _outs((row.torch_fn or row.fn)(torch, *theirs))
+    return ours, theirs, out_ours, out_theirs
+
+
+def _tol(row: Row, dtype: Any) -> dict[str, float]:
+    if dtype == np.float64:
+        return {"rtol": 1e-9, "atol": 1e-11}
+    return {"rtol": row.rtol32, "atol": row.atol32}
+
+
+def _torch_dtype_name(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _upstream(outs: list[Any], seed: int = 1) -> tuple[list[Any], list[Any]]:
+    rng = np.random.default_rng(seed)
+    ours, theirs = [], []
+    for o in outs:
+        v = rng.standard_normal(o.shape).astype(o.dtype)
+        ours.append(cr.tensor(v))
+        theirs.append(torch.tensor(v))
+    return ours, theirs
+
+
+DTYPES = [np.float64, np.float32]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
+def test_forward_matches_torch(row: Row, dtype: Any) -> None:
+    _, _, out_ours, out_theirs = _run(row, dtype)
+    assert len(out_ours) == len(out_theirs)
+    for o, t in zip(out_ours, out_theirs, strict=True):
+        assert isinstance(o, cr.Tensor)
+        assert o.shape == tuple(t.shape)
+        assert str(o.dtype) == _torch_dtype_name(t)
+        np.testing.assert_allclose(o.numpy(), t.detach().numpy(), **_tol(row, dtype))
+
+
+GRAD_ROWS = [r for r in ROWS if r.grad]
+
+
+def _tensor_inputs(xs: list[Any]) -> list[Any]:
+    return [x for x in xs if not isinstance(x, float)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("row", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
+def test_gradients_match_torch(row: Row, dtype: Any) -> None:
+    ours, theirs, out_ours, out_theirs = _run(row, dtype)
+    ours, theirs = _tensor_inputs(ours), _tensor_inputs(theirs)
+    keep = [i for i, t in enumerate(out_theirs) if t.requires_grad]
+    assert keep, "a differentiable row must have an output that requires grad"
+    assert [i for i, o in enumerate(out_ours) if o.requires_grad] == keep
+    v_ours, v_theirs = _upstream([out_ours[i] for i in keep])
+    g_ours = cr.grad([out_ours[i] for i in keep], ours, v_ours, allow_unused=True)
+    g_theirs = torch.autograd.grad(
+        [out_theirs[i] for i in keep], theirs, v_theirs, allow_unused=True
+    )
+    for x, g, t in zip(ours, g_ours, g_theirs, strict=True):
+        if t is None:  # an input the outputs do not depend on (where's condition)
+            assert g is None
+            continue
+        assert g is not None
+        assert g.shape == x.shape and g.dtype == x.dtype
+        np.testing.assert_allclose(g.numpy(), t.numpy(), **_tol(row, dtype))
+
+
+@pytest.mark.parametrize("row", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
+def test_gradients_match_finite_differences(row: Row) -> None:
+    ours, _ = _inputs(row, np.float64)
+    assert cr.testing.gradcheck(lambda *xs: row.fn(cr, *xs), ours)
+
+
+SECOND_ROWS = [r for r in ROWS if r.second]
+
+
+@pytest.mark.parametrize("row", SECOND_ROWS, ids=[r.name for r in SECOND_ROWS])
+def test_second_derivatives_match_torch(row: Row) -> None:
+    """d/dx <w, d/dx <v, f(x)>>: the backward pass recorded with create_graph=True."""
+    ours, theirs, out_ours, out_theirs = _run(row, np.float64)
+    ours, theirs = _tensor_inputs(ours), _tensor_inputs(theirs)
+    v_ours, v_theirs = _upstream(out_ours)
+    g_ours = cr.grad(out_ours, ours, v_ours, create_graph=True, allow_unused=True)
+    g_theirs = torch.autograd.grad(
+        out_theirs, theirs, v_theirs, create_graph=True, allow_unused=True
+    )
+    assert [g is None for g in g_ours] == [t is None for t in g_theirs]
+    g_ours = [g for g in g_ours if g is not None]
+    g_theirs = [t for t in g_theirs if t is not None]
+    live = [i for i, t in enumerate(g_theirs) if t.requires_grad]
+    if not live:  # a linear op: its gradient does not depend on the inputs
+        assert all(not g.requires_grad for g in g_ours)
+        return
+    w_ours, w_theirs = _upstream([g_ours[i] for i in live], seed=2)
+    h_ours = cr.grad([g_ours[i] for i in live], ours, w_ours, allow_unused=True)
+    h_theirs = torch.autograd.grad([g_theirs[i] for i in live], theirs, w_theirs, allow_unused=True)
+    for x, h, t in zip(ours, h_ours, h_theirs, strict=True):
+        expected = np.zeros(x.shape) if t is None else t.numpy(force=True)
+        got = np.zeros(x.shape) if h is None else h.numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
+
+
+def test_second_derivative_rows_exist() -> None:
+    assert len(SECOND_ROWS) > 50
+
+
+# -- kinks, ties and extremes: fixed inputs where conventions matter ---------------------
+
+TIES = [[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0]]
+SPECIAL = [
+    ("maximum_ties", lambda m, a, b: m.maximum(a, b), ([1.0, 2.0, 3.0, 2.0], [1.0, 0.0, 3.0, 5.0])),
+    ("minimum_ties", lambda m, a, b: m.minimum(a, b), ([1.0, 2.0, 3.0, 2.0], [1.0, 0.0, 3.0, 5.0])),
+    ("amax_ties_all", lambda m, x: x.amax(), (TIES,)),
+    ("amax_ties_dim1", lambda m, x: x.amax(1), (TIES,)),
+    ("amin_ties_dim0", lambda m, x: x.amin(0, keepdim=True), (TIES,)),
+    ("max_ties_no_dim", lambda m, x: x.max(), (TIES,)),
+    ("min_ties_no_dim", lambda m, x: x.min(), (TIES,)),
+    ("max_ties_dim", lambda m, x: tuple(x.max(1)), (TIES,)),
+    ("min_ties_dim", lambda m, x: tuple(x.min(0)), (TIES,)),
+    ("clamp_at_bounds", lambda m, x: x.clamp(-0.5, 0.5), ([-0.5, 0.5, 0.0, 1.0, -2.0],)),
+    ("relu_at_0", lambda m, x: x.relu(), ([-1.0, 0.0, 2.0],)),
+    ("abs_at_0", lambda m, x: x.abs(), ([-1.0, 0.0, 2.0],)),
+    ("pow_zero_base_tensor_exponent", lambda m, a, b: a**b, ([0.0, 0.0, 2.0], [0.0, 2.0, 3.0])),
+    ("pow_square_at_0", lambda m, x: x**2, ([0.0, 1.0],)),
+    ("softmax_large", lambda m, x: x.softmax(-1), ([[1000.0, -1000.0, 0.0], [-1000.0] * 3],)),
+    (
+        "log_softmax_large",
+        lambda m, x: x.log_softmax(-1),
+        ([[1000.0, -1000.0, 0.0], [-1000.0] * 3],),
+    ),
+    ("logsumexp_large", lambda m, x: x.logsumexp(-1), ([[1000.0, -1000.0, 0.0], [-1000.0] * 3],)),
+    ("sigmoid_large", lambda m, x: x.sigmoid(), ([1000.0, -1000.0, 0.0],)),
+    ("tanh_large", lambda m, x: x.tanh(), ([1000.0, -1000.0, 0.0],)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize(("fn", "data"), [s[1:] for s in SPECIAL], ids=[s[0] for s in SPECIAL])
+def test_kinks_ties_and_extremes_match_torch(fn: Any, data: Any, dtype: Any) -> None:
+    ours = [cr.tensor(np.array(d, dtype=dtype), requires_grad=True) for d in data]
+    theirs = [torch.tensor(np.array(d, dtype=dtype), requires_grad=True) for d in data]
+    out_ours, out_theirs = _outs(fn(cr, *ours)), _outs(fn(torch, *theirs))
+    for o, t in zip(out_ours, out_theirs, strict=True):
+        assert np.all(np.isfinite(o.numpy()))
+        np.testing.assert_array_equal(o.numpy(), t.detach().numpy())
+    keep = [i for i, t in enumerate(out_theirs) if t.requires_grad]
+    v_ours, v_theirs = _upstream([out_ours[i] for i in keep])
+    g_ours = cr.grad([out_ours[i] for i in keep], ours, v_ours)
+    g_theirs = torch.autograd.grad([out_theirs[i] for i in keep], theirs, v_theirs)
+    for g, t in zip(g_ours, g_theirs, strict=True):
+        assert np.all(np.isfinite(g.numpy()))
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
