@@ -23,7 +23,7 @@ def init_weights(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(seed)
     return [
         ((rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32), np.zeros(o, np.float32))
-        for i, o in zip(SIZES, SIZES[1:])
+        for i, o in zip(SIZES, SIZES[1:], strict=False)
     ]
 
 
@@ -35,7 +35,7 @@ def numpy_step_fn(weights, x: np.ndarray, y: np.ndarray):
     def step() -> float:
         acts = [x]
         h = x
-        for k, (w, b) in enumerate(zip(Ws, bs)):
+        for k, (w, b) in enumerate(zip(Ws, bs, strict=True)):
             h = h @ w.T  # (B, out)
             h += b
             if k < len(Ws) - 1:
@@ -87,7 +87,8 @@ def torch_step_fn(weights, x: np.ndarray, y: np.ndarray):
     layers: list[torch.nn.Module] = []
     for k, (w, b) in enumerate(weights):
         lin = torch.nn.Linear(w.shape[1], w.shape[0])
-        lin.load_state_dict({"weight": torch.from_numpy(w.copy()), "bias": torch.from_numpy(b.copy())})
+        state = {"weight": torch.from_numpy(w.copy()), "bias": torch.from_numpy(b.copy())}
+        lin.load_state_dict(state)
         layers += [lin, torch.nn.ReLU()] if k < len(weights) - 1 else [lin]
     model = torch.nn.Sequential(*layers)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
@@ -114,7 +115,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     x = rng.standard_normal((args.batch, SIZES[0])).astype(np.float32)
     y = rng.integers(0, SIZES[-1], args.batch).astype(np.int64)
     weights = init_weights()
-    fns = {"chainrule": chainrule_step_fn(weights, x, y), "numpy (by hand)": numpy_step_fn(weights, x, y)}
+    fns = {
+        "chainrule": chainrule_step_fn(weights, x, y),
+        "numpy (by hand)": numpy_step_fn(weights, x, y),
+    }
     try:
         pin_torch_threads()
         fns["pytorch"] = torch_step_fn(weights, x, y)

@@ -1,13 +1,12 @@
 """chainrule: a deep-learning framework from first principles on NumPy."""
 
 from . import backend as _backend
-from . import data, datasets, optim, testing, utils, viz
-from . import nn
+from . import data, datasets, nn, optim, testing, utils, viz
 from .autograd import detect_anomaly, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import bool_ as bool
-from .backend import float32, float64, int32, int64
-from .backend import manual_seed
+from .backend import float32, float64, int32, int64, manual_seed
 from .serialization import load, save
+from .tensor import FUNCTIONS as _FUNCTIONS
 from .tensor import (
     Tensor,
     arange,
@@ -37,7 +36,6 @@ from .tensor import (
     zeros,
     zeros_like,
 )
-from .tensor import FUNCTIONS as _FUNCTIONS
 from .viz import explain
 
 globals().update(_FUNCTIONS)  # cr.exp, cr.sum, cr.max, ...: function forms of the methods

@@ -101,7 +101,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
-    root, params = recipe.one_step(settings) if hasattr(recipe, "one_step") else _one_step(recipe, settings)
+    root, params = _one_step(recipe, settings)
     dot = viz.draw_graph(root, params=params)
     base, ext = os.path.splitext(args.out)
     if ext == ".dot":

@@ -48,7 +48,7 @@ RULES: dict[str, str] = {
     "Minimum": "grad_a = grad where a < b, grad_b = grad where b < a (ties: half each)",
     "Cast": "grad_a = grad cast back to a's dtype",
     "MatMul": "grad_a = grad @ b.T, grad_b = a.T @ grad",
-    "Linear": "out = x @ W.T + b: grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows",
+    "Linear": "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows",
     "Einsum": "grad_i = einsum of grad with the other operands, onto operand i's letters",
     "Reshape": "grad_a = grad reshaped to a's shape",
     "Permute": "grad_a = grad permuted back by the inverse order",

@@ -10,8 +10,8 @@ import numpy as np
 
 from chainrule.recipes.train import decision_boundary, write_outputs
 from chainrule.scalar import Value
-from chainrule.scalar.nn import MLP
 from chainrule.scalar.demo import train_moons
+from chainrule.scalar.nn import MLP
 
 DESCRIPTION = "micrograd's moons demo on the scalar engine: MLP 2-16-16-1, SVM loss, SGD"
 TASK = "binary"

@@ -19,7 +19,9 @@ from chainrule.data import DataLoader, TensorDataset
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
 
-def evaluate(recipe: ModuleType, model: nn.Module, x: cr.Tensor, y: cr.Tensor) -> tuple[float, float]:
+def evaluate(
+    recipe: ModuleType, model: nn.Module, x: cr.Tensor, y: cr.Tensor
+) -> tuple[float, float]:
     """(loss, metric) on a whole split: accuracy for classifiers, MSE for regression."""
     model.eval()
     with cr.no_grad():
@@ -35,7 +37,9 @@ def evaluate(recipe: ModuleType, model: nn.Module, x: cr.Tensor, y: cr.Tensor) -
     return loss, metric
 
 
-def train(recipe: ModuleType, name: str, settings: dict[str, Any], out_dir: str, quiet: bool) -> dict:
+def train(
+    recipe: ModuleType, name: str, settings: dict[str, Any], out_dir: str, quiet: bool
+) -> dict:
     """Train ``recipe`` with ``settings`` (epochs, lr, batch_size, optimizer, seed, data_dir);
     write the run's files to ``out_dir`` and return the metrics."""
     from tqdm.auto import tqdm
