@@ -131,3 +131,15 @@ def test_without_matplotlib_the_run_completes_and_says_how(tmp_path, monkeypatch
     assert "chainrule[plot]" in capsys.readouterr().out
     assert not (out / "curves.png").exists()
     assert (out / "metrics.json").exists()
+
+
+@pytest.mark.parametrize("name", ["breast-cancer", "moons-scalar", "digits-cnn"])
+def test_graph_draws_one_training_step(tmp_path, name):
+    out = tmp_path / "step.dot"
+    assert cli.main(["graph", name, "--out", str(out)]) == 0
+    source = out.read_text()
+    assert source.startswith("digraph")
+    if name != "moons-scalar":
+        assert "0.weight" in source and "grad norm" in source  # parameters named, grads shown
+    else:
+        assert "data" in source and "grad" in source  # micrograd's records

@@ -97,11 +97,19 @@ def cmd_recipes() -> int:
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
+    import chainrule as cr
+
     from . import viz
 
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
-    root, params = _one_step(recipe, settings)
+    one_step = getattr(recipe, "one_step", None) or (lambda s: _one_step(recipe, s))
+    root, params = one_step(settings)
+    # Backward first (keeping the graph), so the drawing shows each parameter's grad norm.
+    if isinstance(root, cr.Tensor):
+        root.backward(retain_graph=True)
+    else:
+        root.backward()
     dot = viz.draw_graph(root, params=params)
     base, ext = os.path.splitext(args.out)
     if ext == ".dot":

@@ -277,7 +277,7 @@ def draw_graph(
                     g.edge(ids[id(x)], heads)
                 elif heads not in into_folded:
                     into_folded.append(heads)
-            else:
+            elif x is not None:  # an optional input left out (a missing bias) draws nothing
                 g.node(f"{nid}c{i}", _short(x), shape="plaintext")
                 g.edge(f"{nid}c{i}", heads)
     if folded:

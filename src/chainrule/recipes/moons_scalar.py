@@ -22,6 +22,19 @@ def scores(model: MLP, points: np.ndarray) -> np.ndarray:
     return np.array([model([Value(a), Value(b)]).data for a, b in points.tolist()])
 
 
+def one_step(settings: dict) -> tuple:
+    """The loss of one example, for `chainrule graph moons-scalar`: one Value per number."""
+    import random
+
+    from sklearn.datasets import make_moons
+
+    random.seed(1337 + settings["seed"])
+    x, y = make_moons(n_samples=1, noise=0.1, random_state=1337 + settings["seed"])
+    model = MLP(2, [4, 4, 1])  # smaller than the recipe's, so the drawing stays readable
+    score = model([Value(a) for a in x[0].tolist()])
+    return (1 + -(2 * int(y[0]) - 1) * score).relu(), None
+
+
 def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
     """micrograd's loop (chainrule.scalar.demo.train_moons), one step an epoch, with a
     held-out set of 100 more moons scored after every step. Its learning rate schedule is
