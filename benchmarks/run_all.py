@@ -19,6 +19,7 @@ RUNS = [
     ["cnn_step.py"],
     ["scalar_demo.py"],
     ["memory.py"],
+    ["recipes_vs_torch.py"],
 ]
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 

@@ -2,7 +2,9 @@
 
 A recipe module defines DESCRIPTION, TASK ('binary', 'multiclass' or 'regression'),
 DEFAULTS (epochs, lr, batch_size, optimizer), data(seed, args), model() and loss(out, y);
-recipes/train.py runs them all with one flat loop. A recipe may define its own train().
+recipes/train.py runs them all with one flat loop. A recipe may define its own train(),
+plot_extra(model, x_train, y_train, out_dir, quiet) for more pictures, and one_step(settings)
+for `chainrule graph`.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ def loss(out: cr.Tensor, y: cr.Tensor) -> cr.Tensor:
     return F.binary_cross_entropy_with_logits(out.reshape(-1), y)
 
 
-def plot_extra(net: nn.Module, out_dir: str, quiet: bool) -> None:
-    x_train, y_train, _, _ = data(0, {})
-
+def plot_extra(
+    net: nn.Module, x_train: cr.Tensor, y_train: cr.Tensor, out_dir: str, quiet: bool
+) -> None:
     def predict(points):
         with cr.no_grad():
             return net(cr.tensor(points)).numpy()

@@ -80,7 +80,7 @@ def train(
     }
     write_outputs(out_dir, metrics, model.state_dict(), quiet)
     if hasattr(recipe, "plot_extra"):
-        recipe.plot_extra(model, out_dir, quiet)
+        recipe.plot_extra(model, x_train, y_train, out_dir, quiet)
     return metrics
 
 
