@@ -143,8 +143,9 @@ class Function:
         except Exception as err:
             # NumPy's own message names neither the op nor the shapes; add them.
             raise _forward_error(cls.__name__.lower(), err, inputs) from None
-        if _state.grad_enabled:
-            needs = tuple(isinstance(x, T) and x.requires_grad for x in inputs)
+        state = _state
+        if state.grad_enabled:
+            needs = tuple([isinstance(x, T) and x.requires_grad for x in inputs])
             record = True in needs
         else:
             record = False
@@ -153,7 +154,7 @@ class Function:
             fn.inputs = inputs
             fn.needs_input_grad = needs
             out.grad_fn = fn
-        if _state.anomaly and not _finite(out_data) and all(_finite(x) for x in inputs):
+        if state.anomaly and not _finite(out_data) and all(_finite(x) for x in inputs):
             _forward_anomaly(cls.__name__, inputs, out_data)
         return out
 

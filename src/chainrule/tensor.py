@@ -415,7 +415,7 @@ class Tensor:
     def std(
         self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
     ) -> Tensor:
-        return self.var(dim, correction=correction, keepdim=keepdim, **np_names).sqrt()
+        return _root(self.var(dim, correction=correction, keepdim=keepdim, **np_names), 2)
 
     def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = _np_names(dim, keepdim, np_names, "amax")
@@ -467,14 +467,21 @@ class Tensor:
 
     def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         if p == 2:
-            return (self * self).sum(dim, keepdim=keepdim).sqrt()
-        return (self.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+            return _root((self * self).sum(dim, keepdim=keepdim), 2)
+        return _root((self.abs() ** p).sum(dim, keepdim=keepdim), p)
 
     # -- shape -----------------------------------------------------------------------------
 
     def reshape(self, *shape: Any) -> Tensor:
         shape = _shape_arg(shape)
-        new = _infer_shape(shape, self.shape, "reshape")
+        data = self.data
+        try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
+            ok = data.flags.c_contiguous and min(shape, default=0) >= -1  # NumPy takes -2 too
+            new = data.reshape(shape).shape if ok else None
+        except (ValueError, TypeError):
+            new = None
+        if new is None:
+            new = _infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
         return self if new == self.shape else M.Reshape.apply(self, shape=new)
 
     view = reshape
@@ -510,7 +517,7 @@ class Tensor:
         if a == b:  # also the only transpose a 0-d tensor has
             return self
         order[a], order[b] = order[b], order[a]
-        return self.permute(*order)
+        return M.Permute.apply(self, dims=tuple(order))  # dims already checked
 
     swapaxes = transpose
 
@@ -747,6 +754,8 @@ def _dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
     """None for all dims, else a sorted tuple of distinct normalised dims."""
     if dim is None:
         return None
+    if type(dim) is int and -t.data.ndim <= dim < t.data.ndim:  # the common case, fast
+        return (dim % t.data.ndim,)
     if isinstance(dim, (int, xp.integer)):
         dims: tuple = (dim,)
     elif isinstance(dim, (tuple, list)):
@@ -785,6 +794,16 @@ def _infer_shape(shape: tuple, old: tuple[int, ...], op: str) -> tuple[int, ...]
             f"{op}: shape {tuple(shape)} is invalid for a tensor of shape {old} ({size} elements)"
         )
     return tuple(int(n) for n in shape)
+
+
+def _root(s: Tensor, p: float) -> Tensor:
+    """s ** (1/p) for s >= 0 (std, norm), with gradient 0 where s is 0, as PyTorch, instead of
+    inf * 0 = NaN; the inner where keeps the branch not taken finite."""
+    zero = s.data == 0
+    if not zero.any():
+        return s.sqrt() if p == 2 else s ** (1.0 / p)
+    safe = where(zero, 1.0, s)
+    return where(zero, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
 
 
 def _need_dims(t: Tensor, n: int, op: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import backend as B
 from ..ops import elementwise as E
+from ..ops import reduce as R
 from ..tensor import Tensor, as_tensor
 from .module import Module
 
@@ -141,14 +142,9 @@ def _class_targets(
 
 
 def _nll(logp: Tensor, safe: Any, per_element: Any, reduction: str) -> Tensor:
+    # 'mean' with weights is a weighted mean: divided by the weights of the counted targets.
     class_dim = 0 if logp.ndim == 1 else 1
-    picked = logp.gather(class_dim, xp.expand_dims(safe, class_dim)).squeeze(class_dim)  # (N, ...)
-    if per_element is None:
-        return _reduce(-picked, reduction)
-    loss = picked * -per_element
-    if reduction == "mean":  # a weighted mean: divided by the weights of the counted targets
-        return loss.sum() / per_element.sum()
-    return _reduce(loss, reduction)
+    return R.NLLLoss.apply(logp, safe, per_element, class_dim=class_dim, reduction=reduction)
 
 
 def nll_loss(

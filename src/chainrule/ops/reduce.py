@@ -34,7 +34,7 @@ class Sum(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        return xp.sum(a, axis=dims, keepdims=keepdim)
+        return a.sum(axis=dims, keepdims=keepdim)  # the method skips a Python wrapper
 
     def backward(self, grad, out):
         x = self.inputs[0]
@@ -47,7 +47,7 @@ class Mean(Function):
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
         self.n = a.size if dims is None else int(xp.prod([a.shape[d] for d in dims]))
-        return xp.mean(a, axis=dims, keepdims=keepdim)
+        return a.mean(axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
         x = self.inputs[0]
@@ -122,3 +122,37 @@ class LogSoftmax(Function):
 
     def backward(self, grad, out):
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
+
+
+class NLLLoss(Function):
+    """out = -sum_i w_i logp[i, t_i] / D  ('mean': D = sum_i w_i; 'sum': D = 1; 'none': no sum,
+    one loss per target), t_i the target class of row i along ``class_dim``;
+    grad_logp = g * M with M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant).
+
+    A primitive rather than gather + neg + mean for a measured speed win: one node instead
+    of four on the hot path of every classifier, and a dense one-hot gradient instead of a
+    scatter with repeated-index handling.
+    """
+
+    def forward(self, logp, target, weight, class_dim, reduction):
+        idx = xp.expand_dims(target, class_dim)  # (N, 1, d1, ...)
+        loss = -xp.take_along_axis(logp, idx, axis=class_dim).squeeze(class_dim)  # (N, d1, ...)
+        if weight is not None:
+            loss *= weight
+        self.idx, self.weight, self.class_dim, self.reduction = idx, weight, class_dim, reduction
+        self.denom = 1
+        if reduction == "mean":
+            self.denom = loss.size if weight is None else weight.sum()
+            return xp.sum(loss) / self.denom
+        return xp.sum(loss) if reduction == "sum" else loss
+
+    def backward(self, grad, out):
+        logp = self.inputs[0]
+        w = -1.0 if self.weight is None else -xp.expand_dims(self.weight, self.class_dim)
+        onehot = xp.zeros(logp.shape, dtype=logp.dtype)
+        xp.put_along_axis(onehot, self.idx, w, axis=self.class_dim)
+        if self.reduction == "mean":
+            onehot /= self.denom
+        if self.reduction == "none":
+            grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
+        return grad * onehot, None, None
