@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import recipes
 
 
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
+def _positive(kind: type) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:

@@ -18,8 +18,14 @@ TASK = "binary"
 DEFAULTS = {"epochs": 100, "lr": 1.0, "batch_size": 100, "optimizer": "sgd"}
 
 
+def score(model: MLP, x: list[float]) -> Value:
+    out = model([Value(a) for a in x])
+    assert isinstance(out, Value)  # the last layer has one neuron
+    return out
+
+
 def scores(model: MLP, points: np.ndarray) -> np.ndarray:
-    return np.array([model([Value(a), Value(b)]).data for a, b in points.tolist()])
+    return np.array([score(model, p).data for p in points.tolist()])
 
 
 def one_step(settings: dict) -> tuple:
@@ -31,8 +37,7 @@ def one_step(settings: dict) -> tuple:
     random.seed(1337 + settings["seed"])
     x, y = make_moons(n_samples=1, noise=0.1, random_state=1337 + settings["seed"])
     model = MLP(2, [4, 4, 1])  # smaller than the recipe's, so the drawing stays readable
-    score = model([Value(a) for a in x[0].tolist()])
-    return (1 + -(2 * int(y[0]) - 1) * score).relu(), None
+    return (1 + -(2 * int(y[0]) - 1) * score(model, x[0].tolist())).relu(), None
 
 
 def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
