@@ -210,25 +210,29 @@ def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> l
     """Every node reachable from ``roots``, each after all of its parents.
 
     Iterative (an explicit stack, so no recursion limit), deterministic (parents visited in
-    the order ``parents`` gives them), nodes compared by identity.
+    the order ``parents`` gives them), nodes compared by identity: they must hash like
+    ``object`` (Tensor and Value do), which lets the set hold the nodes themselves, almost
+    twice as fast as holding their ids.
     """
     order: list[Any] = []
-    visited: set[int] = set()
+    visited: set[Any] = set()
+    seen, mark, emit = visited.__contains__, visited.add, order.append
     for root in roots:
-        if id(root) in visited:
+        if seen(root):
             continue
-        visited.add(id(root))
+        mark(root)
         stack = [(root, iter(parents(root)))]
+        push, pop = stack.append, stack.pop
         while stack:
             node, it = stack[-1]
             for p in it:
-                if id(p) not in visited:
-                    visited.add(id(p))
-                    stack.append((p, iter(parents(p))))
+                if not seen(p):
+                    mark(p)
+                    push((p, iter(parents(p))))
                     break
             else:
-                stack.pop()
-                order.append(node)
+                pop()
+                emit(node)
     return order
 
 
