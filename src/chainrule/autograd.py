@@ -302,9 +302,9 @@ def run_backward(
     for a leaf, ``steps`` is empty. It serves explanations, not the hot path.
     """
     order = toposort(roots, _grad_parents)
-    grads: dict[int, Any] = {}  # id(tensor) -> its gradient so far
+    grads: dict[Any, Any] = {}  # tensor -> its gradient so far (tensors hash by identity)
     for r, g in zip(roots, root_grads, strict=True):
-        grads[id(r)] = grads[id(r)] + g if id(r) in grads else g
+        grads[r] = grads[r] + g if r in grads else g
     wanted = None if inputs is None else {id(t) for t in inputs}
     handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
     captured: dict[int, Tensor] = {}
@@ -313,7 +313,7 @@ def run_backward(
     # spoils, naming the op of the node's backward formula that made it.
     with set_grad_enabled(create_graph), _recording_anomalies(anomaly) as made:
         for t in reversed(order):
-            g = grads.pop(id(t), None)
+            g = grads.pop(t, None)
             if g is None:
                 continue
             if wanted is not None:
@@ -351,8 +351,8 @@ def run_backward(
                         f"(shape {x.shape}) of forward op {fn.name}{by} (detect_anomaly); got "
                         f"a finite incoming gradient of shape {g.shape}"
                     )
-                prev = grads.get(id(x))
-                grads[id(x)] = xg if prev is None else prev + xg
+                prev = grads.get(x)
+                grads[x] = xg if prev is None else prev + xg
             if on_step is not None:
                 on_step(t, g, steps)
             if not retain_graph:
