@@ -150,7 +150,12 @@ def _atomic_write(path: Path, payload: bytes) -> None:
     tmp = folder / f".{path.name}.{secrets.token_hex(8)}.tmp"
     # O_EXCL: never reuse a file someone else made; mode 0o666 lets the umask decide, as for
     # any new file (mkstemp would leave it readable by its owner only).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except FileNotFoundError:  # OSError's own message would name the temporary file
+        raise FileNotFoundError(
+            f"save: the folder {str(folder)!r} does not exist; got path {str(path)!r}"
+        ) from None
     try:
         with os.fdopen(fd, "wb") as f:
             _write(f, payload)

@@ -496,7 +496,8 @@ class Tensor:
         e = _dim(end_dim, self.ndim, "flatten", self.shape)
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-        return self.reshape(*self.shape[:s], -1, *self.shape[e + 1 :])
+        # the merged size spelled out, not -1, which an empty tensor cannot resolve
+        return self.reshape(*self.shape[:s], math.prod(self.shape[s : e + 1]), *self.shape[e + 1 :])
 
     def squeeze(self, dim: Any = None) -> Tensor:
         if dim is None:
@@ -832,6 +833,8 @@ def _index(index: Any) -> Any:
             i = i.data
         elif isinstance(i, list):
             i = xp.asarray(i)
+            if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
+                i = i.astype(B.int64)
         if isinstance(i, xp.ndarray) and i.dtype.kind not in "iub":
             raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")
         out.append(i)

@@ -207,7 +207,8 @@ class Sign(Function):
 
 
 class Clamp(Function):
-    """out = min(max(a, lo), hi);  grad_a = g where lo <= a <= hi, else 0 (as PyTorch)."""
+    """out = min(max(a, lo), hi);  grad_a = g where lo <= a <= hi, else 0 (as PyTorch: 0 even
+    where g is NaN or inf)."""
 
     def forward(self, a, lo=None, hi=None):
         self.lo, self.hi = lo, hi
@@ -220,11 +221,15 @@ class Clamp(Function):
             mask &= a >= self.lo
         if self.hi is not None:
             mask &= a <= self.hi
-        return (grad * mask,)
+        return (_masked(grad, mask),)
 
 
 class Where(Function):
-    """out = x where cond else y;  grad_x = g * cond, grad_y = g * ~cond."""
+    """out = x where cond else y;  grad_x = g where cond else 0, grad_y = 0 where cond else g.
+
+    Selected, not multiplied by the mask (as PyTorch): a NaN or inf gradient does not leak
+    into the branch not taken, so where(c, f(where(c, x, safe)), 0) has a finite gradient.
+    """
 
     def forward(self, cond, x, y):
         self.cond = cond
@@ -238,7 +243,15 @@ class Where(Function):
     def backward(self, grad, out):
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
-        return None, (grad * c if need_x else None), (grad * ~c if need_y else None)
+        return None, (_masked(grad, c) if need_x else None), (_masked(grad, ~c) if need_y else None)
+
+
+def _masked(grad: Any, mask: Any) -> Any:
+    """grad where mask, else 0: a product with the mask (fast), or, where grad holds NaN or
+    inf, a selection, which keeps them out of the zeros (NaN * 0 is NaN)."""
+    if xp.isfinite(grad.data).all():
+        return grad * mask
+    return Where.apply(mask, grad, 0.0)
 
 
 class Maximum(Function):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..autograd import Function
@@ -43,7 +44,8 @@ class MatMul(Function):
             if b.ndim == 2 and a.ndim > 2:
                 # A batch against one matrix: fold the batch into rows, one product, no sum.
                 k, n = b.shape
-                gb = a.reshape(-1, k).mT @ grad.reshape(-1, n)  # (k, n)
+                rows = math.prod(a.shape[:-1])  # not -1: a may have no elements (k = 0)
+                gb = a.reshape(rows, k).mT @ grad.reshape(rows, n)  # (k, n)
             else:
                 gb = a.mT @ grad  # (..., k, n)
         return ga, gb
@@ -130,7 +132,8 @@ class Linear(Function):
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
+        rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
         gx = grad @ weight if need_x else None
-        gw = grad.reshape(-1, n_out).mT @ x.reshape(-1, n_in) if need_w else None  # (out, in)
-        gb = grad.reshape(-1, n_out).sum(0) if need_b else None  # (out,)
+        gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in) if need_w else None  # (out, in)
+        gb = grad.reshape(rows, n_out).sum(0) if need_b else None  # (out,)
         return gx, gw, gb

@@ -29,6 +29,12 @@ def _keep(grad, in_shape, dims, keepdim):
     return grad.reshape(tuple(shape))  # (.., 1, ..) at each reduced dim
 
 
+def _shift(a, dims):
+    """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
+    empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
+    return xp.amax(a, axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype)
+
+
 class Sum(Function):
     """out = sum of a over dims;  grad_a = g broadcast back to a's shape."""
 
@@ -84,7 +90,7 @@ class LogSumExp(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        m = xp.amax(a, axis=dims, keepdims=True)
+        m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
         out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True)) + m
         return out.reshape(_reduced(a.shape, dims, keepdim))
@@ -102,7 +108,7 @@ class Softmax(Function):
 
     def forward(self, a, dim):
         self.dim = dim
-        e = xp.exp(a - xp.amax(a, axis=dim, keepdims=True))
+        e = xp.exp(a - _shift(a, dim))
         e /= xp.sum(e, axis=dim, keepdims=True)
         return e
 
@@ -116,7 +122,7 @@ class LogSoftmax(Function):
 
     def forward(self, a, dim):
         self.dim = dim
-        shifted = a - xp.amax(a, axis=dim, keepdims=True)
+        shifted = a - _shift(a, dim)
         shifted -= xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
         return shifted
 
