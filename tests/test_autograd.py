@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import gc
 import threading
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from helpers import gc_off
 
 import chainrule as cr
 from chainrule.autograd import Function, sum_to_shape, toposort
@@ -22,15 +20,6 @@ def _pair(*shape: int, seed: int = 0) -> tuple[cr.Tensor, torch.Tensor]:
     return cr.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
 
 
-@contextmanager
-def _gc_off() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # -- graph shapes ---------------------------------------------------------------------------
@@ -71,7 +60,7 @@ def test_node_used_by_three_consumers_runs_once_after_all() -> None:
 
 def test_long_chain_has_no_recursion_limit() -> None:
     x = cr.tensor([0.0], dtype=cr.float64, requires_grad=True)
-    with _gc_off():  # the graph has no cycles; the collector would only rescan it
+    with gc_off():  # the graph has no cycles; the collector would only rescan it
         y = x
         for _ in range(1_000_000):
             y = y + 1.0
@@ -437,7 +426,7 @@ def test_grad_input_not_requiring_grad_raises() -> None:
 @pytest.mark.parametrize("run", ["no_backward", "backward", "retain_graph", "create_graph"])
 def test_dropped_graph_is_freed_without_the_collector(run: str) -> None:
     x = cr.randn(3, requires_grad=True)
-    with _gc_off():
+    with gc_off():
         a = x.exp()
         b = a * x
         c = b.softmax(0)[1:].sum()

@@ -7,12 +7,12 @@ import json
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import gc_off
 
 import chainrule as cr
 import chainrule.nn.functional as F
@@ -24,17 +24,6 @@ def exactly(text: str) -> str:
     return "^" + re.escape(text) + "$"
 
 
-@contextmanager
-def gc_off() -> Iterator[None]:
-    """No cyclic collector: whatever is freed inside is freed by reference counting."""
-    was = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def cyclic_garbage() -> list[str]:

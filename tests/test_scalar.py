@@ -3,7 +3,6 @@ graph walk and memory, and compatibility with micrograd 0.1.0 down to its moons 
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import sys
@@ -15,6 +14,7 @@ import micrograd.nn
 import numpy as np
 import pytest
 import torch
+from helpers import gc_off
 
 import chainrule.demo
 import chainrule.scalar.nn
@@ -286,9 +286,7 @@ def test_gradients_are_deterministic() -> None:
 def test_a_dropped_graph_is_freed_without_the_collector() -> None:
     random.seed(1)
     model = MLP(2, [4, 1])
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_off():
         x = [Value(0.5), Value(-1.5)]
         loss = (model(x) - 1.0) ** 2 + 0.1 * sum(p * p for p in model.parameters())
         loss.backward()
@@ -297,9 +295,6 @@ def test_a_dropped_graph_is_freed_without_the_collector() -> None:
         del x, loss, inner
         assert all(r() is None for r in refs)
         assert any(p.grad != 0.0 for p in model.parameters())  # the parameters live on
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def test_value_is_small() -> None:
