@@ -13,6 +13,8 @@ from typing import Any
 
 from . import recipes
 
+OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png")
+
 
 def _positive(kind: type) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
@@ -80,12 +82,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
     final = metrics["final"]
     shown = {k: v for k, v in final.items() if k.startswith("test_") and k != "test_loss"}
+    files = os.listdir(out_dir)
+    print(f"wrote {out_dir}/: {', '.join(f for f in OUTPUTS if f in files)}")
+    # The run ends with its final metrics, one line.
     print(
         ", ".join(f"{k.replace('_', ' ')}: {v:.4f}" for k, v in shown.items())
         + f"  (train loss {final['train_loss']:.4f}, {metrics['seconds']:.1f} s)"
     )
-    print(f"outputs in {out_dir}/: metrics.json, curves.png, model.safetensors"
-          + (", decision_boundary.png" if args.recipe.startswith("moons") else ""))
     return 0
 
 
