@@ -57,20 +57,20 @@ def available(module: str) -> bool:
         return False
 
 
-def run(todo: list[Block], namespace: dict) -> int:
+def run(todo: list[Block], namespace: dict, source: Path = TUTORIAL) -> int:
     """Run the blocks; return how many printed outputs were checked."""
     checked = 0
     for b in todo:
-        # Pad with newlines so a traceback points at the line of tutorial.md.
-        code = compile("\n" * (b.line - 1) + b.code, str(TUTORIAL), "exec")
+        # Pad with newlines so a traceback points at the line of the markdown file.
+        code = compile("\n" * (b.line - 1) + b.code, str(source), "exec")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(code, namespace)
         if b.output is not None:
             got = [line.rstrip() for line in out.getvalue().rstrip("\n").splitlines()]
             want = [line.rstrip() for line in b.output.rstrip("\n").splitlines()]
-            assert got == want, f"the block at tutorial.md line {b.line} now prints:\n" + "\n".join(
-                got
+            assert got == want, f"the block at {source.name} line {b.line} now prints:\n" + (
+                "\n".join(got)
             )
             checked += 1
     return checked
@@ -126,6 +126,15 @@ def test_every_picture_is_drawn_by_the_tutorial_and_committed() -> None:
     assert images == {f"{name}.{fmt}" for name, fmt in RENDER.findall(text)}
     for image in sorted(images):
         assert (DOCS / image).is_file(), f"docs/{image} is missing; run python {__file__}"
+
+
+def test_the_readme_tour_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = DOCS.parent / "README.md"
+    tour = blocks(readme.read_text())
+    assert len(tour) >= 3
+    monkeypatch.chdir(tmp_path)  # the tour saves a checkpoint in the working directory
+    run(tour, {"__name__": "readme"}, readme)
+    assert (tmp_path / "digits.safetensors").is_file()
 
 
 if __name__ == "__main__":
