@@ -309,6 +309,7 @@ def run_backward(
     handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
     captured: dict[int, Tensor] = {}
     anomaly = _state.anomaly
+    T = _Tensor
     # An anomaly inside a backward step is reported once, by the node whose gradient it
     # spoils, naming the op of the node's backward formula that made it.
     with set_grad_enabled(create_graph), _recording_anomalies(anomaly) as made:
@@ -319,7 +320,7 @@ def run_backward(
             if wanted is not None:
                 if id(t) in wanted:
                     captured[id(t)] = g
-            elif t.grad_fn is None or getattr(t, "_retains_grad", False):
+            elif t.grad_fn is None or t._retains_grad:
                 _accumulate(t, g, create_graph, handed)
             fn = t.grad_fn
             if fn is None:
@@ -341,7 +342,10 @@ def run_backward(
                 if not need or xg is None:
                     continue
                 raw = xg
-                xg = _check_grad(fn, i, x, xg)
+                # The common case, checked inline: a Tensor of the input's shape and dtype.
+                d = xg.data if type(xg) is T else None
+                if d is None or d.shape != x.data.shape or d.dtype != x.data.dtype:
+                    xg = _check_grad(fn, i, x, xg)
                 if steps is not None:
                     steps.append((i, x, raw, xg))
                 if anomaly and not _finite(xg):

@@ -32,6 +32,7 @@ class Tensor:
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
     __array_ufunc__ = None  # NumPy defers to our reflected operators: array * Tensor works
     __hash__ = object.__hash__  # by identity, as == is elementwise
+    _retains_grad = False  # retain_grad() sets it on the instance
 
     data: Any
     grad: Tensor | None
@@ -671,6 +672,9 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
     """Coerce the operands of a binary op: Tensors pass; Python numbers stay plain (the
     tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors; an integer
     operand meeting a float one takes its dtype (see _promote)."""
+    # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
+    if type(a) is Tensor and type(b) in (float, int) and a.data.dtype.kind == "f":
+        return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
         return (a, b) if _same_kind(a.data, b.data) else _promote(a, b)
