@@ -183,9 +183,7 @@ class Relu(Function):
         return xp.maximum(a, 0)
 
     def backward(self, grad, out):
-        # A constant float mask: no node, and a float * float multiply runs faster than a
-        # float * bool one (measured: 24 vs 30 us on 128 x 512).
-        return (grad * (out.data > 0).astype(out.dtype),)
+        return (grad * (out.data > 0),)  # the mask is a constant array: no node, no cast
 
 
 class Abs(Function):
