@@ -8,12 +8,12 @@ conv3x3(16->32, pad 1) - relu - maxpool2 - flatten - linear(1568->10) - cross-en
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
-from common import interleaved, pin_torch_threads, table
+from common import interleaved, pin_torch_threads, sgd_step, table
 
 import chainrule as cr
-import chainrule.nn.functional as F
 
 LR = 0.01
 SHAPES = {  # PyTorch's parameter names and shapes, shared by both models
@@ -35,48 +35,26 @@ def init_weights(seed: int = 0) -> dict[str, np.ndarray]:
     return weights
 
 
-def chainrule_step_fn(weights: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray):
-    nn = cr.nn
+def model_step_fn(lib: Any, weights: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray):
+    """The CNN with the given weights and one SGD step of it, in ``lib`` (chainrule or torch)."""
+    nn = lib.nn
     model = nn.Sequential(
         nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(32 * 7 * 7, 10),
     )  # fmt: skip
-    model.load_state_dict(weights)
-    opt = cr.optim.SGD(model.parameters(), lr=LR)
-    xt, yt = cr.tensor(x), cr.tensor(y)
+    model.load_state_dict({k: lib.tensor(v) for k, v in weights.items()})
+    return sgd_step(lib, model, x, y, LR)
 
-    def step() -> float:
-        loss = F.cross_entropy(model(xt), yt)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
 
-    return step
+def chainrule_step_fn(weights: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray):
+    return model_step_fn(cr, weights, x, y)
 
 
 def torch_step_fn(weights: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray):
     import torch
 
-    nn = torch.nn
-    model = nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 7 * 7, 10),
-    )  # fmt: skip
-    model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()})
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-
-    def step() -> float:
-        loss = nn.functional.cross_entropy(model(xt), yt)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    return step
+    return model_step_fn(torch, weights, x, y)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

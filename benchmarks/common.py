@@ -10,6 +10,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 def threads_note() -> str:
@@ -50,3 +51,20 @@ def table(title: str, medians: dict[str, float], unit: str = "ms", scale: float 
         ratio = f"{ours / t:8.2f}x" if ours is not None and name != "chainrule" else ""
         lines.append(f"  {name:<22}{t * scale:10.3f}   {ratio}")
     return "\n".join(lines)
+
+
+def sgd_step(lib: Any, model: Any, x: Any, y: Any, lr: float) -> Callable[[], float]:
+    """One cross-entropy SGD step of ``model`` on the batch (x, y), written once for both
+    frameworks, whose APIs agree: ``lib`` is the chainrule or the torch module."""
+    opt = lib.optim.SGD(model.parameters(), lr=lr)
+    xt, yt = lib.tensor(x), lib.tensor(y)
+    cross_entropy = lib.nn.functional.cross_entropy
+
+    def step() -> float:
+        loss = cross_entropy(model(xt), yt)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step

@@ -8,12 +8,12 @@ any NumPy-based framework).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
-from common import interleaved, pin_torch_threads, table
+from common import interleaved, pin_torch_threads, sgd_step, table
 
 import chainrule as cr
-import chainrule.nn.functional as F
 
 SIZES = (784, 512, 512, 10)
 LR = 0.01
@@ -61,47 +61,24 @@ def numpy_step_fn(weights, x: np.ndarray, y: np.ndarray):
     return step
 
 
-def chainrule_step_fn(weights, x: np.ndarray, y: np.ndarray):
-    layers: list[cr.nn.Module] = []
+def model_step_fn(lib: Any, weights, x: np.ndarray, y: np.ndarray):
+    """The MLP with the given weights and one SGD step of it, in ``lib`` (chainrule or torch)."""
+    layers = []
     for k, (w, b) in enumerate(weights):
-        lin = cr.nn.Linear(w.shape[1], w.shape[0])
-        lin.load_state_dict({"weight": w, "bias": b})
-        layers += [lin, cr.nn.ReLU()] if k < len(weights) - 1 else [lin]
-    model = cr.nn.Sequential(*layers)
-    opt = cr.optim.SGD(model.parameters(), lr=LR)
-    xt, yt = cr.tensor(x), cr.tensor(y)
+        lin = lib.nn.Linear(w.shape[1], w.shape[0])
+        lin.load_state_dict({"weight": lib.tensor(w), "bias": lib.tensor(b)})
+        layers += [lin, lib.nn.ReLU()] if k < len(weights) - 1 else [lin]
+    return sgd_step(lib, lib.nn.Sequential(*layers), x, y, LR)
 
-    def step() -> float:
-        loss = F.cross_entropy(model(xt), yt)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
 
-    return step
+def chainrule_step_fn(weights, x: np.ndarray, y: np.ndarray):
+    return model_step_fn(cr, weights, x, y)
 
 
 def torch_step_fn(weights, x: np.ndarray, y: np.ndarray):
     import torch
 
-    layers: list[torch.nn.Module] = []
-    for k, (w, b) in enumerate(weights):
-        lin = torch.nn.Linear(w.shape[1], w.shape[0])
-        state = {"weight": torch.from_numpy(w.copy()), "bias": torch.from_numpy(b.copy())}
-        lin.load_state_dict(state)
-        layers += [lin, torch.nn.ReLU()] if k < len(weights) - 1 else [lin]
-    model = torch.nn.Sequential(*layers)
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-
-    def step() -> float:
-        loss = torch.nn.functional.cross_entropy(model(xt), yt)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    return step
+    return model_step_fn(torch, weights, x, y)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
