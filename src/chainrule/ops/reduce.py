@@ -141,11 +141,17 @@ class NLLLoss(Function):
     """
 
     def forward(self, logp, target, weight, class_dim, reduction):
-        idx = xp.expand_dims(target, class_dim)  # (N, 1, d1, ...)
-        loss = -xp.take_along_axis(logp, idx, axis=class_dim).squeeze(class_dim)  # (N, d1, ...)
+        # The target positions: (rows, classes) for the common (N, C) case, where plain
+        # indexing is several times faster than NumPy's take/put_along_axis.
+        if logp.ndim == 2 and class_dim == 1:
+            self.at = (xp.arange(logp.shape[0]), target)
+            loss = -logp[self.at]  # (N,)
+        else:
+            self.at = xp.expand_dims(target, class_dim)  # (N, 1, d1, ...)
+            loss = -xp.take_along_axis(logp, self.at, axis=class_dim).squeeze(class_dim)
         if weight is not None:
             loss *= weight
-        self.idx, self.weight, self.class_dim, self.reduction = idx, weight, class_dim, reduction
+        self.weight, self.class_dim, self.reduction = weight, class_dim, reduction
         self.denom = 1
         if reduction == "mean":
             self.denom = loss.size if weight is None else weight.sum()
@@ -154,13 +160,13 @@ class NLLLoss(Function):
 
     def backward(self, grad, out):
         logp = self.inputs[0]
-        w = -1.0 if self.weight is None else -xp.expand_dims(self.weight, self.class_dim)
+        w = -1.0 if self.weight is None else -self.weight  # (N, d1, ...)
         onehot = xp.zeros(logp.shape, dtype=logp.dtype)
-        if logp.ndim == 2 and self.class_dim == 1:  # (N, C): plain indexing, 5x faster
-            rows = xp.arange(logp.shape[0])
-            onehot[rows, self.idx[:, 0]] = w if self.weight is None else w[:, 0]
+        if isinstance(self.at, tuple):
+            onehot[self.at] = w
         else:
-            xp.put_along_axis(onehot, self.idx, w, axis=self.class_dim)
+            w = w if self.weight is None else xp.expand_dims(w, self.class_dim)
+            xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
         if self.reduction == "mean":
             onehot /= self.denom
         if self.reduction == "none":
