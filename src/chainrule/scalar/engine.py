@@ -60,6 +60,7 @@ class Value:
     """
 
     __slots__ = ("data", "grad", "_prev", "_dl", "_op", "__weakref__")
+    _dl: tuple[float, ...] | None  # local derivatives; None for a product (see _local)
 
     def __init__(
         self,
