@@ -43,18 +43,28 @@ def is_grad_enabled() -> bool:
     return _state.grad_enabled
 
 
-class set_grad_enabled(ContextDecorator):
-    """Context manager and decorator that turns recording on or off in this thread."""
+class _ThreadFlag(ContextDecorator):
+    """Context manager and decorator that sets one of this thread's flags (``flag``, an
+    attribute of _state) inside, and restores it on exit from the stack ``saved``."""
+
+    flag = ""
+    saved = ""
 
     def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
 
     def __enter__(self) -> None:
-        _state.saved_grad.append(_state.grad_enabled)
-        _state.grad_enabled = self.mode
+        getattr(_state, self.saved).append(getattr(_state, self.flag))
+        setattr(_state, self.flag, self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        _state.grad_enabled = _state.saved_grad.pop()
+        setattr(_state, self.flag, getattr(_state, self.saved).pop())
+
+
+class set_grad_enabled(_ThreadFlag):
+    """Context manager and decorator that turns recording on or off in this thread."""
+
+    flag, saved = "grad_enabled", "saved_grad"
 
 
 class no_grad(set_grad_enabled):
@@ -71,18 +81,10 @@ class enable_grad(set_grad_enabled):
         super().__init__(True)
 
 
-class set_detect_anomaly(ContextDecorator):
+class set_detect_anomaly(_ThreadFlag):
     """Context manager and decorator that turns anomaly detection on or off in this thread."""
 
-    def __init__(self, mode: bool) -> None:
-        self.mode = bool(mode)
-
-    def __enter__(self) -> None:
-        _state.saved_anomaly.append(_state.anomaly)
-        _state.anomaly = self.mode
-
-    def __exit__(self, *exc: object) -> None:
-        _state.anomaly = _state.saved_anomaly.pop()
+    flag, saved = "anomaly", "saved_anomaly"
 
 
 class detect_anomaly(set_detect_anomaly):

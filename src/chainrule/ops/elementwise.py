@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import autograd
 from ..autograd import Function
 from ..backend import xp
 
@@ -88,20 +89,14 @@ class Pow(Function):
                 ga = grad * b * a ** (b - 1) if b != 0 else grad * 0.0
             else:
                 # At a == 0 == b, b * a**(b-1) is 0 * inf: raise 1 there instead, giving 0.
-                ga = grad * b * where((a == 0) & (b == 0), 1.0, a) ** (b - 1)
+                ga = grad * b * Where.apply((a.data == 0) & (b.data == 0), 1.0, a) ** (b - 1)
         if need_b:
             if isinstance(a, (int, float)):  # a number base (2 ** x): log(a) is a number
                 log_a = math.log(a) if a > 0 else (0.0 if a == 0 else math.nan)
                 gb = grad * out * log_a
             else:
-                gb = grad * out * where(a == 0, 1.0, a).log()
+                gb = grad * out * Where.apply(a.data == 0, 1.0, a).log()
         return ga, gb
-
-
-def where(cond: Any, x: Any, y: Any) -> Any:
-    from ..tensor import as_tensor
-
-    return Where.apply(as_tensor(cond).data, x, y)
 
 
 class Exp(Function):
@@ -257,27 +252,26 @@ def _masked(grad: Any, mask: Any) -> Any:
 class Maximum(Function):
     """out = max(a, b);  the gradient goes to the larger input; at ties it is shared equally."""
 
+    pick = staticmethod(xp.maximum)
+    wins = staticmethod(xp.greater)
+
     def forward(self, a, b):
-        self.wa = xp.where(a > b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return xp.maximum(a, b)
+        return self.pick(a, b)
 
     def backward(self, grad, out):
+        # The weights are found here, not in forward, which then costs nothing extra under
+        # no_grad and saves nothing.
+        a, b = (x.data if isinstance(x, autograd._Tensor) else x for x in self.inputs)
+        w = (self.wins(a, b) + 0.5 * (a == b)).astype(grad.dtype)  # a's share: 1, 1/2 or 0
         need_a, need_b = self.needs_input_grad
-        w = self.wa.astype(grad.dtype, copy=False)
         return (grad * w if need_a else None), (grad * (1.0 - w) if need_b else None)
 
 
-class Minimum(Function):
+class Minimum(Maximum):
     """out = min(a, b);  the gradient goes to the smaller input; at ties it is shared equally."""
 
-    def forward(self, a, b):
-        self.wa = xp.where(a < b, 1.0, xp.where(a == b, 0.5, 0.0))
-        return xp.minimum(a, b)
-
-    def backward(self, grad, out):
-        need_a, need_b = self.needs_input_grad
-        w = self.wa.astype(grad.dtype, copy=False)
-        return (grad * w if need_a else None), (grad * (1.0 - w) if need_b else None)
+    pick = staticmethod(xp.minimum)
+    wins = staticmethod(xp.less)
 
 
 class Cast(Function):

@@ -67,14 +67,15 @@ class Amax(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        out = self.reducer(a, axis=dims, keepdims=True)
-        mask = a == out  # (a.shape) True at every maximum
-        self.weight = mask / xp.sum(mask, axis=dims, keepdims=True).astype(a.dtype)
-        return out.reshape(_reduced(a.shape, dims, keepdim))
+        return self.reducer(a, axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
+        # The ties are found here, not in forward, which then costs nothing extra under
+        # no_grad and saves no mask.
         x = self.inputs[0]
-        w = self.weight.astype(grad.dtype, copy=False)
+        best = _keep(out, x.shape, self.dims, self.keepdim).data  # (.., 1, ..) at reduced dims
+        mask = x.data == best  # (x.shape) True at every extreme
+        w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
         return (_keep(grad, x.shape, self.dims, self.keepdim) * w,)
 
 
