@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 import numpy as np
-from common import interleaved, pin_torch_threads, sgd_step, table
+from common import interleaved, sgd_step, table, with_pytorch
 
 import chainrule as cr
 
@@ -69,12 +69,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     x = rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int64)
     weights = init_weights()
-    fns = {"chainrule": chainrule_step_fn(weights, x, y)}
-    try:
-        pin_torch_threads()
-        fns["pytorch"] = torch_step_fn(weights, x, y)
-    except ImportError:
-        pass
+    fns = {"chainrule": model_step_fn(cr, weights, x, y)}
+    with_pytorch(fns, lambda torch: model_step_fn(torch, weights, x, y))
     medians = interleaved(fns, steps, warmup)
     print(table(f"CNN conv-relu-pool x2 + linear, SGD step, batch {batch}, float32", medians))
     return medians

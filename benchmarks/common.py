@@ -29,6 +29,18 @@ def pin_torch_threads() -> None:
         torch.set_num_threads(int(n))
 
 
+def with_pytorch(fns: dict[str, Any], make: Callable[[Any], Any]) -> dict[str, Any]:
+    """Add PyTorch's run, ``make(torch)``, to ``fns`` when torch is installed, its threads
+    pinned as NumPy's are."""
+    try:
+        import torch
+    except ImportError:
+        return fns
+    pin_torch_threads()
+    fns["pytorch"] = make(torch)
+    return fns
+
+
 def interleaved(fns: dict[str, Callable[[], object]], steps: int, warmup: int) -> dict[str, float]:
     """Median seconds per call of each function, called in turn ``steps`` times."""
     for _ in range(warmup):

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 import numpy as np
-from common import interleaved, pin_torch_threads, sgd_step, table
+from common import interleaved, sgd_step, table, with_pytorch
 
 import chainrule as cr
 
@@ -93,14 +93,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     y = rng.integers(0, SIZES[-1], args.batch).astype(np.int64)
     weights = init_weights()
     fns = {
-        "chainrule": chainrule_step_fn(weights, x, y),
+        "chainrule": model_step_fn(cr, weights, x, y),
         "numpy (by hand)": numpy_step_fn(weights, x, y),
     }
-    try:
-        pin_torch_threads()
-        fns["pytorch"] = torch_step_fn(weights, x, y)
-    except ImportError:
-        pass
+    with_pytorch(fns, lambda torch: model_step_fn(torch, weights, x, y))
     medians = interleaved(fns, steps, warmup)
     print(table(f"MLP 784-512-512-10 SGD step, batch {args.batch}, float32", medians))
     return medians

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import interleaved, pin_torch_threads, table
+from common import interleaved, table, with_pytorch
 
 import chainrule as cr
 
@@ -34,14 +34,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     n_ops, steps, warmup = (30, 2, 1) if args.quick else (args.ops, args.steps, 2)
-    fns = {"chainrule": chain_fn(cr, n_ops)}
-    try:
-        import torch
-
-        pin_torch_threads()
-        fns["pytorch"] = chain_fn(torch, n_ops)
-    except ImportError:
-        pass
+    fns = with_pytorch({"chainrule": chain_fn(cr, n_ops)}, lambda torch: chain_fn(torch, n_ops))
     per_op = {k: v / n_ops for k, v in interleaved(fns, steps, warmup).items()}
     print(table(f"Per-op overhead: chain of {n_ops} ops on 8x8, forward + backward", per_op,
                 unit="us/op", scale=1e6))
