@@ -867,3 +867,22 @@ def test_regression_where_selects_the_gradient_instead_of_multiplying_by_the_mas
         np.testing.assert_array_equal(g.numpy(), [0.0, 0.5])
         g.sum().backward()  # and its second derivative
         np.testing.assert_array_equal(x.grad.numpy(), [0.0, -0.25])
+
+
+def test_regression_relu_backward_keeps_a_nan_gradient_out_of_the_zeros() -> None:
+    """Regression: relu's backward multiplied the gradient by its mask, so a NaN or inf
+    incoming gradient leaked where the input was <= 0 (PyTorch gives 0 there). Checked on
+    the first-order path (arrays) and under create_graph (Tensor ops)."""
+    x0 = np.array([-1.0, 0.0, 2.0, 3.0])
+    g0 = np.array([np.nan, np.inf, np.nan, 5.0])
+    got = {}
+    for lib in (cr, torch):
+        for create_graph in (False, True):
+            x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+            with np.errstate(invalid="ignore"):  # inf * 0, before the selection
+                (gx,) = lib.autograd.grad(
+                    lib.relu(x), x, lib.tensor(g0), create_graph=create_graph
+                )
+            got[lib.__name__, create_graph] = gx.tolist()
+    assert len({str(v) for v in got.values()}) == 1, got
+    assert got["chainrule", False][:2] == [0.0, 0.0] and got["chainrule", False][3] == 5.0

@@ -392,3 +392,33 @@ def test_scheduler_errors():
         sched.LambdaLR(opt, [lambda e: 1.0, lambda e: 1.0])
     with pytest.raises(TypeError, match="expected an Optimizer; got list"):
         sched.ExponentialLR([], gamma=0.5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(300, 301), (70_000,), (2, 40_000)])
+def test_sgd_updates_large_parameters_block_by_block_exactly(dtype, shape):
+    """Parameters larger than one cache-sized block are updated block by block (the last
+    block partial); the result is bitwise p - lr * g, and the gradient is left alone."""
+    rng = np.random.default_rng(0)
+    p0, g0 = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    w = cr.tensor(p0.copy(), requires_grad=True)
+    w.grad = cr.tensor(g0.copy())
+    SGD([w], lr=0.37).step()
+    np.testing.assert_array_equal(w.data, p0 - 0.37 * g0)
+    np.testing.assert_array_equal(w.grad.data, g0)
+    assert w.dtype == dtype
+    tw = torch.tensor(p0.copy(), requires_grad=True)
+    tw.grad = torch.tensor(g0.copy())
+    torch.optim.SGD([tw], lr=0.37).step()
+    # PyTorch fuses the multiply-add (one rounding), so it may differ in the last bit
+    np.testing.assert_allclose(w.data, tw.detach().numpy(), rtol=0, atol=8 * np.finfo(dtype).eps)
+
+
+def test_sgd_updates_a_strided_parameter_view():
+    """A non-contiguous gradient (a transposed view a user assigned) takes the plain path."""
+    p0 = np.arange(80_000.0).reshape(200, 400)
+    g = np.ones((400, 200)).T  # a transposed view: not C-contiguous
+    w = cr.tensor(p0.copy(), requires_grad=True)
+    w.grad = cr.tensor(g)
+    SGD([w], lr=0.5).step()
+    np.testing.assert_array_equal(w.data, p0 - 0.5)

@@ -43,6 +43,17 @@ def is_grad_enabled() -> bool:
     return _state.grad_enabled
 
 
+def constant(data: Any) -> Tensor:
+    """A Tensor around an array a backward formula made on arrays: no node, no copy.
+
+    The engine runs backward with grad mode on only for create_graph, so a formula may test
+    ``_state.grad_enabled`` and, when it is off (first-order gradients, the training loop's
+    case), compute on arrays and wrap the results here: no graph is being built, so the
+    Tensor ops' bookkeeping would be pure overhead.
+    """
+    return _Tensor._make(data, False)
+
+
 class _ThreadFlag(ContextDecorator):
     """Context manager and decorator that sets one of this thread's flags (``flag``, an
     attribute of _state) inside, and restores it on exit from the stack ``saved``."""

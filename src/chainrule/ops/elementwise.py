@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import autograd
-from ..autograd import Function
+from ..autograd import Function, constant
 from ..backend import xp
 
 
@@ -178,7 +178,13 @@ class Relu(Function):
         return xp.maximum(a, 0)
 
     def backward(self, grad, out):
-        return (grad * (out.data > 0),)  # the mask is a constant array: no node, no cast
+        mask = out.data > 0  # a constant array: no node, no cast
+        if autograd._state.grad_enabled:
+            return (_masked(grad, mask),)
+        g = grad.data * mask
+        # A NaN or inf incoming gradient must not leak where the mask is 0 (NaN * 0 is NaN);
+        # checking the product costs less than selecting every time.
+        return (constant(g if xp.isfinite(g).all() else xp.where(mask, grad.data, 0)),)
 
 
 class Abs(Function):

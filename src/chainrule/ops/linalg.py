@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function
+from ..autograd import Function, _state, constant
 from ..backend import xp
 
 
@@ -133,6 +133,13 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
+        if not _state.grad_enabled:  # first order: the same formulas on arrays, no nodes
+            g = grad.data.reshape(rows, n_out)
+            return (
+                constant(grad.data @ weight.data) if need_x else None,
+                constant(g.T @ x.data.reshape(rows, n_in)) if need_w else None,
+                constant(g.sum(0)) if need_b else None,
+            )
         gx = grad @ weight if need_x else None
         gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in) if need_w else None  # (out, in)
         gb = grad.reshape(rows, n_out).sum(0) if need_b else None  # (out,)

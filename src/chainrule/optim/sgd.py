@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _number, _require
+from .optimizer import Optimizer, _number, _require, add_scaled_
 
 
 class SGD(Optimizer):
@@ -82,4 +82,4 @@ class SGD(Optimizer):
             d *= lr
             p -= d
         else:
-            p -= lr * d
+            add_scaled_(p, d, -lr)
