@@ -18,7 +18,7 @@ from helpers import gc_off
 
 import chainrule.demo
 import chainrule.scalar.nn
-from chainrule.scalar import Value, demo_moons, train_moons
+from chainrule.scalar import Value, demo_moons, train_moons, weighted_sum
 from chainrule.scalar.nn import MLP, Layer, Module, Neuron
 
 
@@ -375,6 +375,53 @@ def test_nn_matches_micrograd() -> None:
         "MLP of [Layer of [ReLUNeuron(2), ReLUNeuron(2), ReLUNeuron(2)], "
         "Layer of [LinearNeuron(3)]]"
     )
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 33])
+def test_weighted_sum_is_micrograds_chain_bit_for_bit(n: int) -> None:
+    """One node with the value and the gradients of micrograd's b + w0*x0 + w1*x1 + ...
+    (2n nodes), exactly: the same products, added in the same order."""
+    rng = random.Random(n)
+    data = [rng.uniform(-2, 2) for _ in range(2 * n + 1)]
+    up = rng.uniform(-2, 2)
+
+    def build(V, fused):
+        b, ws, xs = V(data[0]), [V(d) for d in data[1 : n + 1]], [V(d) for d in data[n + 1 :]]
+        terms = (w * x for w, x in zip(ws, xs, strict=True))
+        out = weighted_sum(b, ws, xs) if fused else sum(terms, b)
+        (out * out * up).backward()
+        return out.data, [v.grad for v in (b, *ws, *xs)], out
+
+    fused = build(Value, True)
+    assert fused[2]._op == "wx+b" and len(fused[2]._prev) == 2 * n + 1
+    for chain in (build(Value, False), build(micrograd.engine.Value, False)):
+        assert fused[:2] == chain[:2]
+    t = [torch.tensor(d, dtype=torch.float64, requires_grad=True) for d in data]
+    s = t[0] + sum(a * b for a, b in zip(t[1 : n + 1], t[n + 1 :], strict=True))
+    (s * s * up).backward()
+    assert all(close(g, x.grad.item()) for g, x in zip(fused[1], t, strict=True))
+
+
+def test_weighted_sum_with_numbers_repeats_and_no_terms() -> None:
+    b, w, x = Value(0.5), Value(-1.5), Value(2.0)
+    out = weighted_sum(b, [w, w], [3, x])  # a number input, a weight used twice
+    assert out.data == 0.5 + -1.5 * 3 + -1.5 * 2.0
+    assert out._local == (1.0, 3.0, -1.5, 2.0, -1.5)
+    out.backward()
+    assert (b.grad, w.grad, x.grad) == (1.0, 5.0, -1.5)
+    assert weighted_sum(b, [], []) is b  # as micrograd's sum([], b): no new node
+    with pytest.raises(ValueError, match="weighted_sum: got 2 weights and 1 inputs"):
+        weighted_sum(b, [w, w], [x])
+    with pytest.raises(TypeError, match="Value: data must be a real number; got str"):
+        weighted_sum(b, [w], ["a"])
+
+
+def test_neuron_is_one_weighted_sum_node_then_relu() -> None:
+    random.seed(3)
+    n = Neuron(3)
+    act = n([1.0, Value(-2.0), 0.5])
+    assert act._op == "ReLU" and act._prev[0]._op == "wx+b"
+    assert act._prev[0]._prev[1::2] == tuple(n.w) and act._prev[0]._prev[0] is n.b
 
 
 def test_moons_demo_gives_micrograds_final_loss() -> None:

@@ -316,3 +316,25 @@ def test_value_fallback_rule_and_escaped_record_names() -> None:
     )
     assert a.grad == 2.0
     assert "{ w\\|1 | data 3.0000 | grad 2.0000 }" in draw_graph(double, params={"w|1": a}).source
+
+
+def test_explain_a_neuron_names_its_weights_and_inputs() -> None:
+    """A micrograd Neuron's weighted sum is one node: explain names its parents b, w1, x1,
+    w2, x2 and gives each its local derivative; a node made by hand with more than 26
+    parents gets numbered names."""
+    from chainrule.scalar import weighted_sum
+
+    b, w1, w2 = Value(0.5), Value(2.0), Value(3.0)
+    x1, x2 = Value(1.5), Value(0.25)
+    names = {"bias": b, "w1": w1, "w2": w2, "in1": x1, "in2": x2}
+    text = explain(weighted_sum(b, [w1, w2], [x1, x2]).relu(), params=names)
+    assert f"rule: {VALUE_RULES['wx+b']}" in text
+    assert "    b = bias gets 1.0000 * 1.0000 = 1.0000" in text
+    assert "    w1 = w1 gets 1.0000 * 1.5000 = 1.5000" in text
+    assert "    x2 = in2 gets 1.0000 * 3.0000 = 3.0000" in text
+    assert (b.grad, w1.grad, w2.grad, x1.grad, x2.grad) == (1.0, 1.5, 0.25, 2.0, 3.0)
+    many = [Value(float(i)) for i in range(30)]
+    total = Value(sum(v.data for v in many), tuple(many), "sum30", (1.0,) * 30)
+    text = explain(total)
+    assert "    z = " in text and "    a27 = " in text and "    a30 = " in text
+    assert "wx+b" in draw_graph(weighted_sum(b, [w1], [x1])).source

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import autograd
 from . import backend as B
 from .autograd import toposort
-from .scalar.engine import Value
+from .scalar.engine import WEIGHTED_SUM, Value
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ VALUE_RULES: dict[str, str] = {
     "exp": "d/da = out",
     "log": "d/da = 1 / a",
     "sigmoid": "d/da = out * (1 - out)",
+    "wx+b": "out = b + w1*x1 + w2*x2 + ...;  d/db = 1, d/dwi = xi, d/dxi = wi",
 }
 
 
@@ -452,6 +453,16 @@ def explain(
     return "\n".join(lines) + "\n"
 
 
+def _value_roles(v: Value) -> list[str]:
+    """What explain calls each parent: b, w1, x1, w2, x2, ... for a weighted sum, else
+    a, b, c, ... (then a27, a28, ... for a node made by hand with more parents)."""
+    n = len(v._prev)
+    if v._op == WEIGHTED_SUM and v._dl is None and n % 2 == 1:  # made by weighted_sum
+        return ["b"] + [f"{r}{i}" for i in range(1, n // 2 + 1) for r in "wx"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [letters[i] if i < len(letters) else f"a{i + 1}" for i in range(n)]
+
+
 def _explain_value(root: Value, params: Any) -> str:
     order, _ = _walk(root, "explain")
     names = _leaf_names(order, params)
@@ -477,9 +488,10 @@ def _explain_value(root: Value, params: Any) -> str:
         lines.append(
             f"{name(v)} -> data {v.data:.4f}, incoming grad {g:.4f}\n    rule: {_value_rule(v._op)}"
         )
-        for i, (p, d) in enumerate(zip(v._prev, v._local, strict=True)):
+        roles = _value_roles(v)
+        for role, p, d in zip(roles, v._prev, v._local, strict=True):
             grads[id(p)] += g * d
-            lines.append(f"    {'abcdefgh'[i]} = {name(p)} gets {g:.4f} * {d:.4f} = {g * d:.4f}")
+            lines.append(f"    {role} = {name(p)} gets {g:.4f} * {d:.4f} = {g * d:.4f}")
     root.backward()
     return "\n".join(lines) + "\n"
 

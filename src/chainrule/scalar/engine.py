@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from operator import attrgetter
 
 from chainrule.autograd import toposort
@@ -237,6 +238,12 @@ class Value:
                     b.grad += g * dl[1]
             elif n == 1:
                 prev[0].grad += g * v._dl[0]
+            elif v._dl is None:  # a neuron's weighted sum: parents (b, w0, x0, w1, x1, ...)
+                prev[0].grad += g
+                ws, xs = prev[1::2], prev[2::2]
+                for w, x in zip(ws, xs, strict=True):
+                    w.grad += g * x.data
+                    x.grad += g * w.data
             else:  # leaves, and nodes made by hand with Value(data, children, op, local)
                 for p, d in zip(prev, v._dl, strict=True):
                     p.grad += g * d
@@ -247,10 +254,50 @@ class Value:
     @property
     def _local(self) -> tuple[float, ...]:
         """The derivative of this node with respect to each parent, in ``_prev``'s order."""
-        if self._dl is None:  # a product: each factor's derivative is the other's value
-            a, b = self._prev
-            return (b.data, a.data)
+        if self._dl is None:
+            prev = self._prev
+            if len(prev) == 2:  # a product: each factor's derivative is the other's value
+                a, b = prev
+                return (b.data, a.data)
+            # a weighted sum b + w0*x0 + ...: 1 for b, then x_i for w_i and w_i for x_i
+            local = [1.0]
+            for w, x in zip(prev[1::2], prev[2::2], strict=True):
+                local += (x.data, w.data)
+            return tuple(local)
         return self._dl
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+
+WEIGHTED_SUM = "wx+b"  # the op of a weighted-sum node (see weighted_sum)
+
+
+def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> Value:
+    """``b + w0*x0 + w1*x1 + ...`` as one node, a neuron's pre-activation.
+
+    The value is micrograd's, bit for bit: the same products added left to right starting
+    from ``b`` (what ``sum((wi*xi for ...), b)`` computes), and so are the gradients
+    (b gets g, w_i gets g*x_i, x_i gets g*w_i). One node instead of 2n, with the parents
+    ``(b, w0, x0, w1, x1, ...)`` in micrograd's operand order: the graph walk, the
+    allocations and the garbage collector's work shrink with it. Numbers in ``xs`` become
+    Values, as micrograd's ``wi*xi`` makes them. With no terms, ``b`` itself is returned.
+    """
+    if len(ws) != len(xs):
+        raise ValueError(f"weighted_sum: got {len(ws)} weights and {len(xs)} inputs")
+    if not ws:
+        return b
+    prev = [b]
+    s = b.data
+    for w, x in zip(ws, xs, strict=True):
+        if type(x) is not Value:
+            x = x if isinstance(x, Value) else Value(x)
+        s = s + w.data * x.data
+        prev += (w, x)
+    out = _new(Value)
+    out.data = s
+    out.grad = 0.0
+    out._prev = tuple(prev)
+    out._dl = None
+    out._op = WEIGHTED_SUM
+    return out

@@ -9,7 +9,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Value
+from .engine import Value, weighted_sum
 
 
 class Module:
@@ -34,11 +34,8 @@ class Neuron(Module):
         if len(x) != len(self.w):
             # micrograd's zip would silently drop the extra inputs or weights.
             raise ValueError(f"Neuron: expected {len(self.w)} inputs; got {len(x)}")
-        # micrograd's sum(generator, self.b) as a plain loop: the same graph and order of
-        # additions, without a generator frame per weight.
-        act = self.b
-        for wi, xi in zip(self.w, x, strict=True):
-            act = act + wi * xi
+        # micrograd's sum((wi*xi for ...), self.b) as one node: the same value and gradients.
+        act = weighted_sum(self.b, self.w, x)
         return act.relu() if self.nonlin else act
 
     def parameters(self) -> list[Value]:
