@@ -17,3 +17,5 @@ def test_scalar_demo_benchmark_quick(capsys) -> None:
     out = capsys.readouterr().out
     assert "chainrule, collector paused" in out and "micrograd / chainrule:" in out
     assert "largest relative difference of the losses over common steps: 0.0e+00" in out
+    assert "chainrule, written out, on" in out
+    assert "largest relative difference of the losses, written out or not: 0.0e+00" in out
