@@ -120,6 +120,16 @@ def _class_targets(
             f"{op}: expected target of shape {expected} for input of shape {logp.shape} (class "
             f"dim {class_dim}); got {t.shape}"
         )
+    w = _weight_array(weight, c, op)
+    if (
+        t.size
+        and t.dtype.kind in "iu"
+        and not 0 <= ignore_index < c
+        and t.min() >= 0
+        and t.max() < c
+    ):  # the common case, found in two reductions: every target a class, none ignored
+        per_element = None if w is None else xp.array(w[t], dtype=logp.dtype)
+        return t, xp.zeros(t.shape, dtype=bool), per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
     if bad.any():
@@ -128,7 +138,6 @@ def _class_targets(
             f"input shape {logp.shape} (classes in dim {class_dim}) and target shape {t.shape}; "
             f"expected values in [0, {c - 1}] or ignore_index={ignore_index}"
         )
-    w = _weight_array(weight, c, op)
     safe = xp.where(ignored, 0, t) if ignored.any() else t
     if w is None and not ignored.any():
         per_element = None
