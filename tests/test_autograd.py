@@ -517,3 +517,53 @@ def test_detect_anomaly_names_the_op() -> None:
             y.sqrt().sum().backward()
     with np.errstate(invalid="ignore"):
         assert np.isnan(x.log().numpy()[0])  # off again: no error
+
+
+def test_set_grad_enabled_as_a_call_a_block_and_a_decorator_like_torch() -> None:
+    """As in PyTorch, the call itself sets the mode (a plain statement switches it); a block
+    restores on exit the mode from before the call; decorating changes nothing until the
+    function runs, and each run sets and restores the mode. The same for anomaly mode."""
+    x = cr.ones(2, requires_grad=True)
+    for lib in (cr, torch):
+        lib.set_grad_enabled(False)
+        assert not lib.is_grad_enabled()
+        lib.set_grad_enabled(True)
+        assert lib.is_grad_enabled()
+        with lib.set_grad_enabled(False):
+            assert not lib.is_grad_enabled()
+        assert lib.is_grad_enabled()
+
+        @lib.set_grad_enabled(False)
+        def inside(lib=lib) -> bool:
+            return lib.is_grad_enabled()
+
+        assert lib.is_grad_enabled() and inside() is False and lib.is_grad_enabled()
+        with lib.no_grad():
+            assert inside() is False and not lib.is_grad_enabled()
+    cr.set_grad_enabled(False)
+    try:
+        assert not (x * 2).requires_grad
+    finally:
+        cr.set_grad_enabled(True)
+    assert (x * 2).requires_grad
+    cr.autograd.set_detect_anomaly(True)
+    try:
+        with pytest.raises(RuntimeError, match="Log: forward produced NaN"):
+            (x - 2).log()
+    finally:
+        cr.autograd.set_detect_anomaly(False)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan((x - 2).log().data).all()
+
+
+def test_grad_mode_set_by_a_call_is_per_thread() -> None:
+    seen = {}
+
+    def worker() -> None:
+        cr.set_grad_enabled(False)
+        seen["worker"] = cr.is_grad_enabled()
+
+    th = threading.Thread(target=worker)
+    th.start()
+    th.join()
+    assert seen == {"worker": False} and cr.is_grad_enabled()

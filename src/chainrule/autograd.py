@@ -72,37 +72,69 @@ class _ThreadFlag(ContextDecorator):
         setattr(_state, self.flag, getattr(_state, self.saved).pop())
 
 
-class set_grad_enabled(_ThreadFlag):
-    """Context manager and decorator that turns recording on or off in this thread."""
+class _SetNow(_ThreadFlag):
+    """PyTorch's ``set_grad_enabled`` / ``set_detect_anomaly`` behaviour: the call itself
+    sets this thread's flag, so ``cr.set_grad_enabled(False)`` on its own line switches the
+    mode until it is set again; a ``with`` block restores on exit what the flag was before
+    the call, and as a decorator each call of the function sets and restores it anew."""
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__(mode)
+        self.prev = getattr(_state, self.flag)
+        setattr(_state, self.flag, self.mode)
+
+    def __enter__(self) -> None:
+        pass  # already set by the call
+
+    def __exit__(self, *exc: object) -> None:
+        setattr(_state, self.flag, self.prev)
+
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(_state, self.flag, self.prev)  # decorating a function changes no mode
+        return super().__call__(func)
+
+    def _recreate_cm(self) -> _SetNow:  # a fresh instance per call of a decorated function
+        return type(self)(self.mode)
+
+
+class set_grad_enabled(_SetNow):
+    """Turn recording on or off in this thread: as a call, a context manager or a decorator."""
 
     flag, saved = "grad_enabled", "saved_grad"
 
 
-class no_grad(set_grad_enabled):
+class _GradMode(_ThreadFlag):
+    flag, saved = "grad_enabled", "saved_grad"
+
+
+class no_grad(_GradMode):
     """Record nothing inside: results do not require grad and keep no graph."""
 
     def __init__(self) -> None:
         super().__init__(False)
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_GradMode):
     """Record again inside a `no_grad` block."""
 
     def __init__(self) -> None:
         super().__init__(True)
 
 
-class set_detect_anomaly(_ThreadFlag):
-    """Context manager and decorator that turns anomaly detection on or off in this thread."""
+class set_detect_anomaly(_SetNow):
+    """Turn anomaly detection on or off in this thread: as a call, a context manager or a
+    decorator."""
 
     flag, saved = "anomaly", "saved_anomaly"
 
 
-class detect_anomaly(set_detect_anomaly):
+class detect_anomaly(_ThreadFlag):
     """Raise a RuntimeError naming the op when a forward or backward step makes NaN or inf.
 
     Off by default; when off it costs one attribute test per op.
     """
+
+    flag, saved = "anomaly", "saved_anomaly"
 
     def __init__(self) -> None:
         super().__init__(True)
