@@ -548,7 +548,7 @@ def test_set_grad_enabled_as_a_call_a_block_and_a_decorator_like_torch() -> None
     assert (x * 2).requires_grad
     cr.autograd.set_detect_anomaly(True)
     try:
-        with pytest.raises(RuntimeError, match="Log: forward produced NaN"):
+        with np.errstate(invalid="ignore"), pytest.raises(RuntimeError, match="Log: forward"):
             (x - 2).log()
     finally:
         cr.autograd.set_detect_anomaly(False)
