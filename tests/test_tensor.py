@@ -637,7 +637,10 @@ ERRORS = [
         r"^gather: index must be an integer tensor with 2 dims; got dtype int64 and shape \(2,\)$",
     ),
     (lambda: cr.zeros(0).amax(), ValueError, r"^amax: the tensor is empty; got shape \(0,\)$"),
-    (lambda: cr.zeros(0, 2).argmax(1), ValueError, r"^argmax: the tensor is empty"),
+    (lambda: cr.zeros(2, 0).argmax(1), ValueError, r"^argmax: the tensor is empty over dim 1, "
+     r"which has size 0; got shape \(2, 0\)$"),
+    (lambda: cr.zeros(0, 2).amax((1, 0)), ValueError, r"^amax: the tensor is empty over dim 0"),
+    (lambda: cr.zeros(0, 2).max(0), ValueError, r"^max: the tensor is empty over dim 0"),
     (lambda: cr.tensor("a"), TypeError, r"^tensor: cannot make a tensor of str"),
     (lambda: cr.tensor([1.0], dtype="float16"), TypeError, r"^dtype: unknown dtype name 'float16'"),
     (
@@ -683,3 +686,23 @@ def test_clamp_with_tensor_bounds_and_integer_input() -> None:
     # an integer tensor clamped to a float bound becomes float32, as in PyTorch
     assert cr.tensor([1, 5]).clamp(0.5, 2.5).dtype == cr.float32
     assert cr.tensor([1, 5]).clamp(0, 2).dtype == cr.int64
+
+
+def test_max_min_family_over_the_non_empty_dims_of_an_empty_tensor() -> None:
+    """Regression: amax/amin/argmax/argmin/max/min refused any empty tensor; reduced over
+    dims that have elements they give an empty result, as PyTorch, with a gradient."""
+    for shape, dim in [((0, 3), 1), ((3, 0, 2), 2), ((0, 3), (1,))]:
+        for op in ("amax", "amin", "argmax", "argmin", "max", "min"):
+            if op.startswith("arg") or op in ("max", "min"):
+                if isinstance(dim, tuple):
+                    continue
+            x = cr.zeros(*shape, requires_grad=True)
+            ours = getattr(x, op)(dim)
+            theirs = getattr(torch.zeros(*shape), op)(dim)
+            if op in ("max", "min"):
+                ours, theirs = ours[0], theirs[0]
+                assert getattr(x, op)(dim)[1].dtype == np.int64
+            assert ours.shape == tuple(theirs.shape), (op, shape, dim)
+            if ours.dtype.kind == "f":
+                ours.sum().backward()
+                assert x.grad.shape == shape and x.grad.data.size == 0

@@ -420,13 +420,15 @@ class Tensor:
 
     def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = _np_names(dim, keepdim, np_names, "amax")
-        _need_elements(self, "amax")
-        return R.Amax.apply(self, dims=_dims(dim, self, "amax"), keepdim=keepdim)
+        dims = _dims(dim, self, "amax")
+        _need_elements(self, "amax", dims)
+        return R.Amax.apply(self, dims=dims, keepdim=keepdim)
 
     def amin(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = _np_names(dim, keepdim, np_names, "amin")
-        _need_elements(self, "amin")
-        return R.Amin.apply(self, dims=_dims(dim, self, "amin"), keepdim=keepdim)
+        dims = _dims(dim, self, "amin")
+        _need_elements(self, "amin", dims)
+        return R.Amin.apply(self, dims=dims, keepdim=keepdim)
 
     def max(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         """No dim: the largest value (ties share the gradient). With dim: (values, indices),
@@ -821,9 +823,15 @@ def _need_float(t: Tensor, op: str) -> None:
         raise TypeError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
 
 
-def _need_elements(t: Tensor, op: str) -> None:
-    if t.data.size == 0:
-        raise ValueError(f"{op}: the tensor is empty; got shape {t.shape}")
+def _need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> None:
+    """A max or min has no value over nothing: each dim reduced (all for None) must have
+    elements; an empty tensor reduced over its non-empty dims gives an empty result."""
+    if t.data.size:
+        return
+    for d in range(t.ndim) if dims is None else dims:
+        if t.shape[d] == 0:
+            where = "" if dims is None else f" over dim {d}, which has size 0"
+            raise ValueError(f"{op}: the tensor is empty{where}; got shape {t.shape}")
 
 
 def _index(index: Any) -> Any:
@@ -846,18 +854,19 @@ def _index(index: Any) -> Any:
 
 
 def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
-    _need_elements(t, op)
     if dim is None:
+        _need_elements(t, op)
         out = fn(t.data)
         shape = (1,) * t.ndim if keepdim else ()
         return Tensor._make(xp.asarray(out, dtype=B.int64).reshape(shape))
     d = _dim(dim, t.ndim, op, t.shape)
+    _need_elements(t, op, (d,) if t.ndim else None)
     return Tensor._make(fn(t.data, axis=d, keepdims=keepdim).astype(B.int64, copy=False))
 
 
 def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> MinMax:
-    _need_elements(t, op)
     d = _dim(dim, t.ndim, op, t.shape)
+    _need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = M.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
         return MinMax(values, Tensor._make(xp.zeros((), dtype=B.int64)))
