@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ContextDecorator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import backend as B
 
@@ -72,6 +72,9 @@ class _ThreadFlag(ContextDecorator):
         setattr(_state, self.flag, getattr(_state, self.saved).pop())
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
 class _SetNow(_ThreadFlag):
     """PyTorch's ``set_grad_enabled`` / ``set_detect_anomaly`` behaviour: the call itself
     sets this thread's flag, so ``cr.set_grad_enabled(False)`` on its own line switches the
@@ -89,7 +92,7 @@ class _SetNow(_ThreadFlag):
     def __exit__(self, *exc: object) -> None:
         setattr(_state, self.flag, self.prev)
 
-    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+    def __call__(self, func: _F) -> _F:
         setattr(_state, self.flag, self.prev)  # decorating a function changes no mode
         return super().__call__(func)
 
