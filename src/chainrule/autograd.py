@@ -43,13 +43,38 @@ def is_grad_enabled() -> bool:
     return _state.grad_enabled
 
 
+def on_arrays() -> bool:
+    """Whether a backward formula may compute on arrays: for first-order gradients (the
+    engine turns grad mode on in backward only for create_graph), and not in anomaly mode,
+    whose report names the Tensor op inside a formula that made NaN or inf."""
+    s = _state
+    return not (s.grad_enabled or s.anomaly)
+
+
+def operands(*xs: Any) -> tuple[Any, ...]:
+    """What a backward formula written with operators only (``g * (1 - out * out)``)
+    computes with: the arrays inside the Tensors for first-order gradients, where no graph
+    is built and each Tensor op's bookkeeping would cost more than its arithmetic, and the
+    Tensors themselves under create_graph. Pair with :func:`results`."""
+    if not on_arrays():
+        return xs
+    T = _Tensor
+    return tuple([x.data if isinstance(x, T) else x for x in xs])
+
+
+def results(*gs: Any) -> tuple[Any, ...]:
+    """A backward formula's gradients as Tensors: arrays (from :func:`operands`) wrapped,
+    Tensors and None as they are."""
+    T = _Tensor
+    return tuple([g if g is None or isinstance(g, T) else T._make(g, False) for g in gs])
+
+
 def constant(data: Any) -> Tensor:
     """A Tensor around an array a backward formula made on arrays: no node, no copy.
 
-    The engine runs backward with grad mode on only for create_graph, so a formula may test
-    ``_state.grad_enabled`` and, when it is off (first-order gradients, the training loop's
-    case), compute on arrays and wrap the results here: no graph is being built, so the
-    Tensor ops' bookkeeping would be pure overhead.
+    A formula that :func:`on_arrays` allows to (first-order gradients, the training
+    loop's case) computes on arrays and wraps the results here: no graph is being built,
+    so the Tensor ops' bookkeeping would be pure overhead.
     """
     return _Tensor._make(data, False)
 

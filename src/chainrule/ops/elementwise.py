@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import autograd
-from ..autograd import Function, constant
+from ..autograd import Function, constant, on_arrays, operands, results
 from ..backend import xp
 
 
@@ -31,7 +31,8 @@ class Sub(Function):
         return a - b
 
     def backward(self, grad, out):
-        return grad, (-grad if self.needs_input_grad[1] else None)
+        (g,) = operands(grad)
+        return results(grad, -g if self.needs_input_grad[1] else None)
 
 
 class Mul(Function):
@@ -41,9 +42,9 @@ class Mul(Function):
         return a * b
 
     def backward(self, grad, out):
-        a, b = self.inputs
+        g, a, b = operands(grad, *self.inputs)
         need_a, need_b = self.needs_input_grad
-        return (grad * b if need_a else None), (grad * a if need_b else None)
+        return results(g * b if need_a else None, g * a if need_b else None)
 
 
 class Div(Function):
@@ -53,11 +54,9 @@ class Div(Function):
         return a / b
 
     def backward(self, grad, out):
-        a, b = self.inputs
+        g, a, b, o = operands(grad, *self.inputs, out)
         need_a, need_b = self.needs_input_grad
-        ga = grad / b if need_a else None
-        gb = -grad * out / b if need_b else None
-        return ga, gb
+        return results(g / b if need_a else None, -g * o / b if need_b else None)
 
 
 class Neg(Function):
@@ -67,7 +66,8 @@ class Neg(Function):
         return -a
 
     def backward(self, grad, out):
-        return (-grad,)
+        (g,) = operands(grad)
+        return results(-g)
 
 
 class Pow(Function):
@@ -106,7 +106,8 @@ class Exp(Function):
         return xp.exp(a)
 
     def backward(self, grad, out):
-        return (grad * out,)
+        g, o = operands(grad, out)
+        return results(g * o)
 
 
 class Log(Function):
@@ -116,7 +117,8 @@ class Log(Function):
         return xp.log(a)
 
     def backward(self, grad, out):
-        return (grad / self.inputs[0],)
+        g, a = operands(grad, self.inputs[0])
+        return results(g / a)
 
 
 class Sqrt(Function):
@@ -126,7 +128,8 @@ class Sqrt(Function):
         return xp.sqrt(a)
 
     def backward(self, grad, out):
-        return (grad / (out * 2.0),)
+        g, o = operands(grad, out)
+        return results(g / (o * 2.0))
 
 
 class Sin(Function):
@@ -156,7 +159,8 @@ class Tanh(Function):
         return xp.tanh(a)
 
     def backward(self, grad, out):
-        return (grad * (1.0 - out * out),)
+        g, o = operands(grad, out)
+        return results(g * (1.0 - o * o))
 
 
 class Sigmoid(Function):
@@ -168,7 +172,8 @@ class Sigmoid(Function):
         return xp.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
 
     def backward(self, grad, out):
-        return (grad * out * (1.0 - out),)
+        g, o = operands(grad, out)
+        return results(g * o * (1.0 - o))
 
 
 class Relu(Function):
@@ -179,7 +184,7 @@ class Relu(Function):
 
     def backward(self, grad, out):
         mask = out.data > 0  # a constant array: no node, no cast
-        if autograd._state.grad_enabled:
+        if not on_arrays():
             return (_masked(grad, mask),)
         g = grad.data * mask
         # A NaN or inf incoming gradient must not leak where the mask is 0 (NaN * 0 is NaN);

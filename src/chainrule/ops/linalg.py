@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function, _state, constant
+from ..autograd import Function, constant, on_arrays
 from ..backend import xp
 
 
@@ -133,7 +133,7 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
-        if not _state.grad_enabled:  # first order: the same formulas on arrays, no nodes
+        if on_arrays():  # first order: the same formulas on arrays, no nodes
             g = grad.data.reshape(rows, n_out)
             return (
                 constant(grad.data @ weight.data) if need_x else None,

@@ -6,7 +6,7 @@ methods normalise. Backward expands the gradient back with keepdim-shaped views.
 
 from __future__ import annotations
 
-from ..autograd import Function, _state, constant
+from ..autograd import Function, constant, on_arrays
 from ..backend import xp
 
 
@@ -128,7 +128,7 @@ class LogSoftmax(Function):
         return shifted
 
     def backward(self, grad, out):
-        if not _state.grad_enabled:  # first order: the same formula on arrays, no nodes
+        if on_arrays():  # first order: the same formula on arrays, no nodes
             g = grad.data
             return (constant(g - xp.exp(out.data) * g.sum(axis=self.dim, keepdims=True)),)
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
@@ -175,7 +175,7 @@ class NLLLoss(Function):
             onehot /= self.denom
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
-        if not _state.grad_enabled:
+        if on_arrays():
             onehot *= grad.data  # onehot is ours: scaled in place, no second array
             return constant(onehot), None, None
         return grad * onehot, None, None
