@@ -188,6 +188,10 @@ class Function:
     ``self.inputs`` holds the inputs (Tensors, or plain numbers), ``out`` is the output
     Tensor, and ``self.needs_input_grad`` says which inputs want a gradient. The node keeps
     its inputs, never its output, so a graph holds no reference cycle.
+
+    Written with Tensor ops, backward is differentiable (create_graph). For first-order
+    gradients a formula may compute on arrays instead (:func:`on_arrays`; with operators
+    only, one formula serves both through :func:`operands` and :func:`results`).
     """
 
     __slots__ = ("inputs", "needs_input_grad", "__dict__")
