@@ -69,16 +69,6 @@ def results(*gs: Any) -> tuple[Any, ...]:
     return tuple([g if g is None or isinstance(g, T) else T._make(g, False) for g in gs])
 
 
-def constant(data: Any) -> Tensor:
-    """A Tensor around an array a backward formula made on arrays: no node, no copy.
-
-    A formula that :func:`on_arrays` allows to (first-order gradients, the training
-    loop's case) computes on arrays and wraps the results here: no graph is being built,
-    so the Tensor ops' bookkeeping would be pure overhead.
-    """
-    return _Tensor._make(data, False)
-
-
 class _ThreadFlag(ContextDecorator):
     """Context manager and decorator that sets one of this thread's flags (``flag``, an
     attribute of _state) inside, and restores it on exit from the stack ``saved``."""

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import autograd
-from ..autograd import Function, constant, on_arrays, operands, results
+from ..autograd import Function, operands, results
 from ..backend import xp
 
 
@@ -183,13 +183,8 @@ class Relu(Function):
         return xp.maximum(a, 0)
 
     def backward(self, grad, out):
-        mask = out.data > 0  # a constant array: no node, no cast
-        if not on_arrays():
-            return (_masked(grad, mask),)
-        g = grad.data * mask
-        # A NaN or inf incoming gradient must not leak where the mask is 0 (NaN * 0 is NaN);
-        # checking the product costs less than selecting every time.
-        return (constant(g if xp.isfinite(g).all() else xp.where(mask, grad.data, 0)),)
+        (g,) = operands(grad)
+        return results(_masked(g, out.data > 0))  # the mask is a constant array: no node
 
 
 class Abs(Function):
@@ -227,7 +222,8 @@ class Clamp(Function):
             mask &= a >= self.lo
         if self.hi is not None:
             mask &= a <= self.hi
-        return (_masked(grad, mask),)
+        (g,) = operands(grad)
+        return results(_masked(g, mask))
 
 
 class Where(Function):
@@ -249,15 +245,18 @@ class Where(Function):
     def backward(self, grad, out):
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
-        return None, (_masked(grad, c) if need_x else None), (_masked(grad, ~c) if need_y else None)
+        (g,) = operands(grad)
+        return results(None, _masked(g, c) if need_x else None, _masked(g, ~c) if need_y else None)
 
 
 def _masked(grad: Any, mask: Any) -> Any:
-    """grad where mask, else 0: a product with the mask (fast), or, where grad holds NaN or
-    inf, a selection, which keeps them out of the zeros (NaN * 0 is NaN)."""
-    if xp.isfinite(grad.data).all():
+    """grad (a Tensor, or an array from operands) where mask, else 0: a product with the
+    mask (fast), or, where grad holds NaN or inf, a selection, which keeps them out of the
+    zeros (NaN * 0 is NaN)."""
+    data = grad.data if isinstance(grad, autograd._Tensor) else grad
+    if xp.isfinite(data).all():
         return grad * mask
-    return Where.apply(mask, grad, 0.0)
+    return xp.where(mask, grad, 0) if data is grad else Where.apply(mask, grad, 0.0)
 
 
 class Maximum(Function):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function, constant, on_arrays
+from ..autograd import Function, on_arrays, results
 from ..backend import xp
 
 
@@ -135,10 +135,10 @@ class Linear(Function):
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
         if on_arrays():  # first order: the same formulas on arrays, no nodes
             g = grad.data.reshape(rows, n_out)
-            return (
-                constant(grad.data @ weight.data) if need_x else None,
-                constant(g.T @ x.data.reshape(rows, n_in)) if need_w else None,
-                constant(g.sum(0)) if need_b else None,
+            return results(
+                grad.data @ weight.data if need_x else None,
+                g.T @ x.data.reshape(rows, n_in) if need_w else None,
+                g.sum(0) if need_b else None,
             )
         gx = grad @ weight if need_x else None
         gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in) if need_w else None  # (out, in)

@@ -6,7 +6,7 @@ methods normalise. Backward expands the gradient back with keepdim-shaped views.
 
 from __future__ import annotations
 
-from ..autograd import Function, constant, on_arrays
+from ..autograd import Function, on_arrays, results
 from ..backend import xp
 
 
@@ -130,7 +130,7 @@ class LogSoftmax(Function):
     def backward(self, grad, out):
         if on_arrays():  # first order: the same formula on arrays, no nodes
             g = grad.data
-            return (constant(g - xp.exp(out.data) * g.sum(axis=self.dim, keepdims=True)),)
+            return results(g - xp.exp(out.data) * g.sum(axis=self.dim, keepdims=True))
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
 
@@ -177,5 +177,5 @@ class NLLLoss(Function):
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
         if on_arrays():
             onehot *= grad.data  # onehot is ours: scaled in place, no second array
-            return constant(onehot), None, None
+            return results(onehot, None, None)
         return grad * onehot, None, None
