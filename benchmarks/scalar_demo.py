@@ -26,12 +26,10 @@ class WrittenOutNeuron(nn.Neuron):
 
 class WrittenOutMLP(nn.MLP):
     def __init__(self, nin: int, nouts: list[int]) -> None:
-        super().__init__(nin, nouts)
-        for layer in self.layers:  # the same weights, drawn in the same order
-            for k, n in enumerate(layer.neurons):
-                written = WrittenOutNeuron.__new__(WrittenOutNeuron)
-                written.__dict__.update(n.__dict__)
-                layer.neurons[k] = written
+        super().__init__(nin, nouts)  # the same weights, drawn in the same order
+        for layer in self.layers:
+            for n in layer.neurons:
+                n.__class__ = WrittenOutNeuron
 
 
 def time_steps(steps: Iterator[tuple[float, float]]) -> tuple[list[float], list[float]]:

@@ -290,8 +290,8 @@ def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> 
     prev = [b]
     s = b.data
     for w, x in zip(ws, xs, strict=True):
-        if type(x) is not Value:
-            x = x if isinstance(x, Value) else Value(x)
+        if not isinstance(x, Value):
+            x = Value(x)
         s = s + w.data * x.data
         prev += (w, x)
     out = _new(Value)
