@@ -693,9 +693,8 @@ def test_max_min_family_over_the_non_empty_dims_of_an_empty_tensor() -> None:
     dims that have elements they give an empty result, as PyTorch, with a gradient."""
     for shape, dim in [((0, 3), 1), ((3, 0, 2), 2), ((0, 3), (1,))]:
         for op in ("amax", "amin", "argmax", "argmin", "max", "min"):
-            if op.startswith("arg") or op in ("max", "min"):
-                if isinstance(dim, tuple):
-                    continue
+            if isinstance(dim, tuple) and op not in ("amax", "amin"):  # one dim only
+                continue
             x = cr.zeros(*shape, requires_grad=True)
             ours = getattr(x, op)(dim)
             theirs = getattr(torch.zeros(*shape), op)(dim)
