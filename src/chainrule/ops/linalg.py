@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function, on_arrays, results
+from ..autograd import Function, operands, results
 from ..backend import xp
 
 
@@ -133,14 +133,10 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
-        if on_arrays():  # first order: the same formulas on arrays, no nodes
-            g = grad.data.reshape(rows, n_out)
-            return results(
-                grad.data @ weight.data if need_x else None,
-                g.T @ x.data.reshape(rows, n_in) if need_w else None,
-                g.sum(0) if need_b else None,
-            )
-        gx = grad @ weight if need_x else None
-        gw = grad.reshape(rows, n_out).mT @ x.reshape(rows, n_in) if need_w else None  # (out, in)
-        gb = grad.reshape(rows, n_out).sum(0) if need_b else None  # (out,)
-        return gx, gw, gb
+        g, x, weight = operands(grad, x, weight)  # arrays for first-order gradients
+        g2 = g.reshape(rows, n_out)  # a 2-D matrix: .T is its transpose, Tensor or array
+        return results(
+            g @ weight if need_x else None,
+            g2.T @ x.reshape(rows, n_in) if need_w else None,  # (out, in)
+            g2.sum(0) if need_b else None,  # (out,)
+        )
