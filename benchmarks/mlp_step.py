@@ -28,6 +28,9 @@ def init_weights(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def numpy_step_fn(weights, x: np.ndarray, y: np.ndarray):
+    """The step by hand. Its products run transposed, h = (W @ x^T)^T and
+    g_x = (W^T @ g^T)^T, as chainrule's Linear runs them: OpenBLAS is faster that way (the
+    plain h = x @ W^T makes this step about 10% slower at batch 32)."""
     Ws = [w.copy() for w, _ in weights]
     bs = [b.copy() for _, b in weights]
     rows = np.arange(len(y))
@@ -36,7 +39,7 @@ def numpy_step_fn(weights, x: np.ndarray, y: np.ndarray):
         acts = [x]
         h = x
         for k, (w, b) in enumerate(zip(Ws, bs, strict=True)):
-            h = h @ w.T  # (B, out)
+            h = (w @ h.T).T  # (B, out), column-major
             h += b
             if k < len(Ws) - 1:
                 np.maximum(h, 0, out=h)
@@ -52,7 +55,7 @@ def numpy_step_fn(weights, x: np.ndarray, y: np.ndarray):
             gw = g.T @ acts[k]  # (out, in)
             gb = g.sum(axis=0)
             if k > 0:
-                g = g @ Ws[k]  # (B, in)
+                g = (Ws[k].T @ g.T).T  # (B, in)
                 g *= acts[k] > 0
             Ws[k] -= LR * gw
             bs[k] -= LR * gb

@@ -73,6 +73,35 @@ def test_linear_matches_torch(dtype, shape, bias):
     run_both(ours, theirs, x, dtype)
 
 
+def test_linear_output_through_order_sensitive_ops(tmp_path):
+    """Linear computes a batch of rows as (W @ x^T)^T, whose array is column-major: views,
+    copies, indexing, convolution and saving must still see the logical (row-major) order."""
+    ours, theirs = pair(lambda: nn.Linear(6, 12), lambda: torch.nn.Linear(6, 12), np.float64)
+    x = np.random.default_rng(3).standard_normal((5, 6))
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    conv = torch.nn.Conv2d(5, 2, 2).double()
+    conv_ours = nn.Conv2d(5, 2, 2).double()
+    copy_into(conv_ours, conv)
+
+    def program(lib, y, conv):
+        a = y.reshape(5, 3, 4).flatten(1) * y.T.T  # regrouped rows against the original
+        b = y.view(60)[::7].sum() + y[1:4, ::5].sum() + y.transpose(0, 1)[3].sum()
+        c = conv(y.reshape(1, 5, 3, 4)).sum()
+        return a.sum() + b + c
+
+    yc, yt = ours(xc), theirs(xt)
+    assert not yc.data.flags.c_contiguous  # the case this test is about
+    lc, lt = program(cr, yc, conv_ours), program(torch, yt, conv)
+    compare(lc, lt, np.float64)
+    lc.backward()
+    lt.backward()
+    compare(xc.grad, xt.grad, np.float64)
+    compare(ours.weight.grad, theirs.weight.grad, np.float64)
+    assert yc.numpy().tolist() == yc.tolist() == yt.detach().numpy().tolist()
+    cr.save({"y": yc.detach()}, tmp_path / "y.pt")
+    np.testing.assert_array_equal(cr.load(tmp_path / "y.pt")["y"].data, yt.detach().numpy())
+
+
 def test_linear_shapes_init_and_state_keys():
     cr.manual_seed(0)
     m = nn.Linear(400, 300)

@@ -120,10 +120,18 @@ class Linear(Function):
     A primitive rather than matmul + transpose + add for a measured speed win: one node
     instead of three, and grad_W comes out contiguous in W's (out, in) layout, so the
     optimizer's update runs on contiguous memory.
+
+    A batch of rows (2-D x) is computed transposed, out = (W @ x^T)^T and grad_x =
+    (W^T @ g^T)^T: the same dot products, which OpenBLAS runs faster in this orientation
+    (an MLP step at batch 32 takes about 10% less time, at batch 128 about 4%; see
+    benchmarks/mlp_step.py). The arrays come out column-major, which NumPy's indexing and
+    reshapes read in the usual row-major order, and which the next layer's product takes
+    without a copy.
     """
 
     def forward(self, x, weight, bias=None):
-        out = xp.matmul(x, weight.T)
+        # A batch of rows goes through transposed: see the class docstring.
+        out = xp.matmul(weight, x.T).T if x.ndim == 2 else xp.matmul(x, weight.T)
         if bias is not None:
             out += bias  # out is fresh: add in place, no second buffer
         return out
@@ -135,8 +143,10 @@ class Linear(Function):
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
         g, x, weight = operands(grad, x, weight)  # arrays for first-order gradients
         g2 = g.reshape(rows, n_out)  # a 2-D matrix: .T is its transpose, Tensor or array
+        if need_x:  # (W^T @ g^T)^T for a batch of rows, as in forward
+            gx = (weight.T @ g.T).T if g.ndim == 2 else g @ weight
         return results(
-            g @ weight if need_x else None,
+            gx if need_x else None,
             g2.T @ x.reshape(rows, n_in) if need_w else None,  # (out, in)
             g2.sum(0) if need_b else None,  # (out,)
         )
