@@ -567,3 +567,152 @@ def test_grad_mode_set_by_a_call_is_per_thread() -> None:
     th.start()
     th.join()
     assert seen == {"worker": False} and cr.is_grad_enabled()
+
+
+# -- incoming gradients handed over to a formula (donated) ---------------------------------
+
+
+class _Probe(Function):
+    """Identity that notes whether the engine donated its incoming gradient, then scales it
+    by 2 in place when it was (as a formula that takes the donation does)."""
+
+    seen: list[bool] = []
+
+    def forward(self, a):
+        return a.copy()
+
+    def backward(self, grad, out):
+        mine = cr.autograd.donated(grad)
+        _Probe.seen.append(mine)
+        if mine:
+            grad.data *= 2.0
+            return (grad,)
+        return (grad * 2.0,)
+
+
+def _probe(t: cr.Tensor) -> cr.Tensor:
+    return _Probe.apply(t)
+
+
+def _donations(build) -> tuple[list[bool], np.ndarray]:
+    """What the probes in build(x) (a scalar loss) saw in backward, and x's gradient, which
+    must equal torch's for the same program with each probe doubling its gradient."""
+    _Probe.seen = []
+    arr = np.random.default_rng(0).standard_normal((3, 4))
+    x = cr.tensor(arr, requires_grad=True)
+    build(x, _probe, W).backward()
+    tx = torch.tensor(arr, requires_grad=True)
+    build(tx, _TorchProbe.apply, torch.tensor(W.numpy())).backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    return _Probe.seen, x.grad.numpy()
+
+
+class _TorchProbe(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2.0
+
+
+W = cr.tensor(np.random.default_rng(1).standard_normal((4, 4)))
+
+
+def test_a_gradient_only_the_engine_holds_is_donated() -> None:
+    # A product's gradient is a fresh array: handed over.
+    assert _donations(lambda x, p, w: (p(x @ w) @ w).sum())[0] == [True]
+    # Linear's is a transposed view of a fresh array: handed over too.
+    seen, _ = _donations(lambda x, p, w: _linear(p(x * 1.0), w).sum())
+    assert seen == [True]
+    # The sum of two contributions is the engine's own array.
+    seen, _ = _donations(lambda x, p, w: (p(x @ w) @ w).sum() + (p(x @ w) @ w * 3.0).sum())
+    assert seen == [True, True]
+
+
+def test_a_gradient_held_elsewhere_is_not_donated() -> None:
+    # Read-only: the broadcast view a sum's backward gives.
+    assert _donations(lambda x, p, w: p(x).sum())[0] == [False]
+    # Two views of one base (a concatenation's backward slices its gradient): the first
+    # to run shares the memory; the second is then its last holder, and may take it.
+    seen, _ = _donations(lambda x, p, w: (_cat([p(x), p(x * 1.0)], 1) @ _cat([w, w], 0)).sum())
+    assert seen == [False, True]
+    # One array handed to two inputs (an add gives its gradient to both): the same.
+    assert _donations(lambda x, p, w: ((p(x @ w) + p(x @ w * 1.0)) @ w).sum())[0] == [
+        False,
+        True,
+    ]
+
+
+def _cat(ts, dim):
+    return cr.cat(ts, dim) if isinstance(ts[0], cr.Tensor) else torch.cat(ts, dim)
+
+
+def _linear(x, w):
+    return (cr.nn.functional if isinstance(x, cr.Tensor) else torch.nn.functional).linear(x, w)
+
+
+def test_a_retained_captured_or_seeded_gradient_is_not_donated_nor_changed() -> None:
+    _Probe.seen = []
+    x = cr.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    expected = 2.0 * np.ones((3, 4)) @ W.numpy().T
+    z = _probe(x @ W)  # retained: its gradient is the user's
+    z.retain_grad()
+    (z @ W).sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), np.ones((3, 4)) @ W.numpy().T)
+    z = _probe(x @ W)  # captured by grad(): returned to the user (the probe above it
+    (gz,) = cr.grad((_probe(z) @ W).sum(), [z])  # gets a product's fresh gradient)
+    np.testing.assert_allclose(gz.numpy(), expected)
+    seed = np.ones((3, 4))  # the caller's seed
+    _probe(x @ W).backward(cr.tensor(seed))
+    np.testing.assert_array_equal(seed, np.ones((3, 4)))
+    assert _Probe.seen == [False, True, False, False]
+
+
+@pytest.mark.parametrize("mode", ["create_graph", "anomaly", "explain"])
+def test_no_donation_where_gradients_are_kept_or_shown(mode: str) -> None:
+    _Probe.seen = []
+    x = cr.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    loss = (_probe(x @ W) @ W).sum()
+    if mode == "create_graph":
+        loss.backward(create_graph=True)
+    elif mode == "anomaly":
+        with cr.detect_anomaly():
+            loss.backward()
+    else:
+        cr.explain(loss)
+    assert _Probe.seen == [False]
+
+
+@pytest.mark.parametrize("act", ["relu", "clamp"])
+def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch) -> None:
+    """An MLP whose activations take donated gradients, with a pre-activation shared by two
+    activations, an activation used twice and a retained gradient: every gradient as torch's."""
+    from chainrule.ops import elementwise
+
+    taken = []
+    masked = elementwise._masked
+
+    def spy(g, mask, in_place=False):
+        taken.append(in_place)
+        return masked(g, mask, in_place)
+
+    monkeypatch.setattr(elementwise, "_masked", spy)
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s) for s in [(6, 5), (5, 7), (7, 7), (7, 3)]]
+    grads = []
+    for lib in (cr, torch):
+        x, w1, w2, w3 = (lib.tensor(a, requires_grad=True) for a in arrays)
+        f = (lambda t: t.relu()) if act == "relu" else (lambda t: t.clamp(-0.3, 0.5))
+        h = x @ w1
+        a, b = f(h), f(h * 0.5)
+        a.retain_grad()
+        c = f(a @ w2)
+        loss = ((c @ w3).sum() + (c * c).sum()) * (b @ w2).mean()
+        loss.backward()
+        grads.append([t.grad.numpy() for t in (x, w1, w2, w3, a)])
+    for ours, theirs in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    # c's gradient is the engine's sum, b's a product's; a's is retained, so not handed over.
+    assert taken == [True, True, False]

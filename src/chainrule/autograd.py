@@ -6,6 +6,7 @@ alone sums gradients back to their inputs' shapes (unbroadcast).
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ContextDecorator
@@ -34,6 +35,8 @@ class _State(threading.local):
         # Inside a backward pass in anomaly mode: the ops of the backward formulas that made
         # NaN or inf from finite inputs (see _recording_anomalies); None elsewhere.
         self.backward_ops: list[str] | None = None
+        # The incoming gradient the running backward formula may overwrite (see donated).
+        self.donated: Any = None
 
 
 _state = _State()
@@ -60,6 +63,13 @@ def operands(*xs: Any) -> tuple[Any, ...]:
         return xs
     T = _Tensor
     return tuple([x.data if isinstance(x, T) else x for x in xs])
+
+
+def donated(grad: Any) -> bool:
+    """Whether the running backward formula may overwrite ``grad``'s array and return it as
+    an input's gradient, saving a new array: the engine hands over an incoming gradient,
+    for first-order gradients only, when nothing else holds its memory."""
+    return _state.donated is grad
 
 
 def results(*gs: Any) -> tuple[Any, ...]:
@@ -163,6 +173,36 @@ def _finite(x: Any) -> bool:
     if isinstance(arr, B.ndarray) and arr.dtype.kind != "f":
         return True
     return bool(B.xp.all(B.xp.isfinite(arr)))
+
+
+def _holders(g: Any) -> tuple[int, int, int] | None:
+    """How many references reach gradient ``g``, its array and that array's base (0 if it
+    has none), as sys.getrefcount counts them; None if the array is read-only (a broadcast
+    view) or a view of memory that no array of its own owns."""
+    a = g.data
+    b = a.base
+    if not a.flags.writeable:
+        return None
+    if b is not None and (type(b) is not B.ndarray or b.base is not None):
+        return None
+    refs = sys.getrefcount
+    return refs(g), refs(a), 0 if b is None else refs(b)
+
+
+# What _holders says of a gradient that only run_backward's local variable holds, viewed
+# or not: measured once, with the very calls run_backward makes, so the comparison holds
+# whatever the interpreter counts for its own frames. Any other holder (a second Tensor,
+# a view, a retained .grad, a dict) adds a reference. Empty without reference counts.
+_SOLE: tuple[tuple[int, int, int], ...] = ()
+
+
+def _measure_sole() -> None:
+    global _SOLE
+    if hasattr(sys, "getrefcount"):
+        g = _Tensor._make(B.xp.empty((2, 2)).T, False)  # held as run_backward holds g
+        h = _holders(g)
+        if h is not None:
+            _SOLE = (h, (h[0], h[1], 0))
 
 
 # ---------------------------------------------------------------------------------------
@@ -375,7 +415,12 @@ def run_backward(
     wanted = None if inputs is None else {id(t) for t in inputs}
     handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
     captured: dict[int, Tensor] = {}
-    anomaly = _state.anomaly
+    state = _state
+    anomaly = state.anomaly
+    # A formula may overwrite an incoming gradient that nothing else holds (see donated,
+    # _SOLE): not under create_graph, where gradients are graph nodes, nor in anomaly mode,
+    # nor for on_step, which is shown each gradient after the formula ran.
+    donate = not (create_graph or anomaly) and on_step is None
     T = _Tensor
     # An anomaly inside a backward step is reported once, by the node whose gradient it
     # spoils, naming the op of the node's backward formula that made it.
@@ -399,7 +444,10 @@ def run_backward(
                 raise RuntimeError(f"{fn.name}: {_FREED}")
             if made:
                 made.clear()  # keep only what this node's formula makes
+            if donate:
+                state.donated = g if _holders(g) in _SOLE else None
             in_grads = fn.backward(g, t)
+            state.donated = None
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
@@ -424,6 +472,7 @@ def run_backward(
                     )
                 prev = grads.get(x)
                 grads[x] = xg if prev is None else prev + xg
+            in_grads = raw = xg = d = None  # grads alone holds the gradients (see _SOLE)
             if on_step is not None:
                 on_step(t, g, steps)
             if not retain_graph:

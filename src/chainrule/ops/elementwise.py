@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import autograd
-from ..autograd import Function, operands, results
+from ..autograd import Function, donated, operands, results
 from ..backend import xp
 
 
@@ -184,7 +184,8 @@ class Relu(Function):
 
     def backward(self, grad, out):
         (g,) = operands(grad)
-        return results(_masked(g, out.data > 0))  # the mask is a constant array: no node
+        # The mask is a constant array: no node.
+        return results(_masked(g, out.data > 0, donated(grad)))
 
 
 class Abs(Function):
@@ -223,7 +224,7 @@ class Clamp(Function):
         if self.hi is not None:
             mask &= a <= self.hi
         (g,) = operands(grad)
-        return results(_masked(g, mask))
+        return results(_masked(g, mask, donated(grad)))
 
 
 class Where(Function):
@@ -249,12 +250,16 @@ class Where(Function):
         return results(None, _masked(g, c) if need_x else None, _masked(g, ~c) if need_y else None)
 
 
-def _masked(grad: Any, mask: Any) -> Any:
+def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
     """grad (a Tensor, or an array from operands) where mask, else 0: a product with the
-    mask (fast), or, where grad holds NaN or inf, a selection, which keeps them out of the
-    zeros (NaN * 0 is NaN)."""
+    mask (fast; into grad's own array if ``in_place``, for a gradient the engine donated),
+    or, where grad holds NaN or inf, a selection, which keeps them out of the zeros
+    (NaN * 0 is NaN)."""
     data = grad.data if isinstance(grad, autograd._Tensor) else grad
     if xp.isfinite(data).all():
+        if in_place:
+            data *= mask
+            return data
         return grad * mask
     return xp.where(mask, grad, 0) if data is grad else Where.apply(mask, grad, 0.0)
 
