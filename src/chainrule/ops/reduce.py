@@ -6,6 +6,8 @@ methods normalise. Backward expands the gradient back with keepdim-shaped views.
 
 from __future__ import annotations
 
+import math
+
 from ..autograd import Function, on_arrays, results
 from ..backend import xp
 
@@ -32,7 +34,7 @@ def _keep(grad, in_shape, dims, keepdim):
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
-    return xp.amax(a, axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype)
+    return a.max(axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype)
 
 
 class Sum(Function):
@@ -52,7 +54,7 @@ class Mean(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        self.n = a.size if dims is None else int(xp.prod([a.shape[d] for d in dims]))
+        self.n = a.size if dims is None else math.prod([a.shape[d] for d in dims])
         return a.mean(axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
@@ -93,7 +95,7 @@ class LogSumExp(Function):
         self.dims, self.keepdim = dims, keepdim
         m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
-        out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True)) + m
+        out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
         return out.reshape(_reduced(a.shape, dims, keepdim))
 
     def backward(self, grad, out):
@@ -110,7 +112,7 @@ class Softmax(Function):
     def forward(self, a, dim):
         self.dim = dim
         e = xp.exp(a - _shift(a, dim))
-        e /= xp.sum(e, axis=dim, keepdims=True)
+        e /= e.sum(axis=dim, keepdims=True)
         return e
 
     def backward(self, grad, out):
@@ -124,7 +126,7 @@ class LogSoftmax(Function):
     def forward(self, a, dim):
         self.dim = dim
         shifted = a - _shift(a, dim)
-        shifted -= xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+        shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         return shifted
 
     def backward(self, grad, out):
@@ -159,8 +161,8 @@ class NLLLoss(Function):
         self.denom = 1
         if reduction == "mean":
             self.denom = loss.size if weight is None else weight.sum()
-            return xp.sum(loss) / self.denom
-        return xp.sum(loss) if reduction == "sum" else loss
+            return loss.sum() / self.denom
+        return loss.sum() if reduction == "sum" else loss
 
     def backward(self, grad, out):
         logp = self.inputs[0]
