@@ -8,14 +8,22 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .module import Module
+from .module import Module, _walk
 
 
 class _Indexed(Module):
     """Shared by Sequential and ModuleList: submodules held under the names '0', '1', ..."""
 
     def _items(self) -> list[tuple[str, Module]]:
-        return [(name, m) for kind, name, m in self._members() if kind == "module"]
+        # What _members gives of kind 'module', found without its generators: Sequential
+        # walks this list on every call.
+        items = []
+        for name, value in vars(self).items():
+            if isinstance(value, Module):
+                items.append((name, value))
+            elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
+                items += [(n, m) for kind, n, m in _walk(name, value) if kind == "module"]
+        return items
 
     def _index(self, idx: int) -> str:
         n = len(self)
@@ -70,7 +78,7 @@ class Sequential(_Indexed):
         return getattr(self, self._index(idx))
 
     def forward(self, input: Any) -> Any:
-        for m in self:
+        for _, m in self._items():
             input = m(input)
         return input
 
@@ -110,7 +118,15 @@ class ModuleDict(Module):
             self.update(modules)
 
     def _items(self) -> list[tuple[str, Module]]:
-        return [(name, m) for kind, name, m in self._members() if kind == "module"]
+        # What _members gives of kind 'module', found without its generators: Sequential
+        # walks this list on every call.
+        items = []
+        for name, value in vars(self).items():
+            if isinstance(value, Module):
+                items.append((name, value))
+            elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
+                items += [(n, m) for kind, n, m in _walk(name, value) if kind == "module"]
+        return items
 
     def __getitem__(self, key: str) -> Module:
         if key not in self:
