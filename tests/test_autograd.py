@@ -577,6 +577,7 @@ class _Probe(Function):
     by 2 in place when it was (as a formula that takes the donation does)."""
 
     seen: list[bool] = []
+    takes_donation = True
 
     def forward(self, a):
         return a.copy()
@@ -629,6 +630,10 @@ def test_a_gradient_only_the_engine_holds_is_donated() -> None:
     # The sum of two contributions is the engine's own array.
     seen, _ = _donations(lambda x, p, w: (p(x @ w) @ w).sum() + (p(x @ w) @ w * 3.0).sum())
     assert seen == [True, True]
+    # Only to a Function that takes donations.
+    plain = type("Plain", (_Probe,), {"takes_donation": False}).apply
+    seen, _ = _donations(lambda x, p, w: ((plain if p is _probe else p)(x @ w) @ w).sum())
+    assert seen == [False]
 
 
 def test_a_gradient_held_elsewhere_is_not_donated() -> None:

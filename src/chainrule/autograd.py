@@ -68,7 +68,8 @@ def operands(*xs: Any) -> tuple[Any, ...]:
 def donated(grad: Any) -> bool:
     """Whether the running backward formula may overwrite ``grad``'s array and return it as
     an input's gradient, saving a new array: the engine hands over an incoming gradient,
-    for first-order gradients only, when nothing else holds its memory."""
+    for first-order gradients only, when nothing else holds its memory, to the formulas of
+    Functions that set ``takes_donation``."""
     return _state.donated is grad
 
 
@@ -228,6 +229,9 @@ class Function:
 
     inputs: tuple[Any, ...] | None
     needs_input_grad: tuple[bool, ...]
+    # Set by a subclass whose backward may overwrite its incoming gradient when the engine
+    # donates it (see donated); the engine checks only for these.
+    takes_donation = False
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
@@ -444,10 +448,12 @@ def run_backward(
                 raise RuntimeError(f"{fn.name}: {_FREED}")
             if made:
                 made.clear()  # keep only what this node's formula makes
-            if donate:
-                state.donated = g if _holders(g) in _SOLE else None
+            give = donate and fn.takes_donation and _holders(g) in _SOLE
+            if give:
+                state.donated = g
             in_grads = fn.backward(g, t)
-            state.donated = None
+            if give:
+                state.donated = None
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"

@@ -179,6 +179,8 @@ class Sigmoid(Function):
 class Relu(Function):
     """out = max(a, 0);  grad_a = g * (a > 0)  (relu'(0) = 0)."""
 
+    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+
     def forward(self, a):
         return xp.maximum(a, 0)
 
@@ -211,6 +213,8 @@ class Sign(Function):
 class Clamp(Function):
     """out = min(max(a, lo), hi);  grad_a = g where lo <= a <= hi, else 0 (as PyTorch: 0 even
     where g is NaN or inf)."""
+
+    takes_donation = True
 
     def forward(self, a, lo=None, hi=None):
         self.lo, self.hi = lo, hi
