@@ -121,12 +121,14 @@ class Linear(Function):
     instead of three, and grad_W comes out contiguous in W's (out, in) layout, so the
     optimizer's update runs on contiguous memory.
 
-    A batch of rows (2-D x) is computed transposed, out = (W @ x^T)^T and grad_x =
-    (W^T @ g^T)^T: the same dot products, which OpenBLAS runs faster in this orientation
-    (an MLP step at batch 32 takes about 10% less time, at batch 128 about 4%; see
-    benchmarks/mlp_step.py). The arrays come out column-major, which NumPy's indexing and
-    reshapes read in the usual row-major order, and which the next layer's product takes
-    without a copy.
+    A batch of rows (2-D x) is computed transposed, out = (W @ x^T)^T: the same dot
+    products, which OpenBLAS runs faster in this orientation (an MLP step at batch 32 takes
+    about 10% less time, at batch 128 about 4%; see benchmarks/mlp_step.py). The output
+    comes out column-major, which NumPy's indexing and reshapes read in the usual row-major
+    order, and which the next layer's product takes without a copy. grad_x comes out in
+    x's own order, (W^T @ g^T)^T for a column-major x (such as the layer before's output,
+    whose activation's mask then runs over memory in order), g @ W otherwise (so that a
+    flattened image's gradient folds back into the image without a copy).
     """
 
     def forward(self, x, weight, bias=None):
@@ -141,10 +143,11 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
+        column_major = x.ndim == 2 and not x.data.flags.c_contiguous
         g, x, weight = operands(grad, x, weight)  # arrays for first-order gradients
         g2 = g.reshape(rows, n_out)  # a 2-D matrix: .T is its transpose, Tensor or array
-        if need_x:  # (W^T @ g^T)^T for a batch of rows, as in forward
-            gx = (weight.T @ g.T).T if g.ndim == 2 else g @ weight
+        if need_x:  # in x's order: see the class docstring
+            gx = (weight.T @ g.T).T if column_major else g @ weight
         return results(
             gx if need_x else None,
             g2.T @ x.reshape(rows, n_in) if need_w else None,  # (out, in)
