@@ -721,3 +721,30 @@ def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch)
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
     # c's gradient is the engine's sum, b's a product's; a's is retained, so not handed over.
     assert taken == [True, True, False]
+
+
+def test_no_donation_where_reference_counts_cannot_be_trusted(monkeypatch) -> None:
+    import sys
+
+    from chainrule import autograd
+
+    measured = autograd._SOLE
+    assert measured  # CPython with the GIL: counts are used
+    cases = [
+        (autograd, "_holders", lambda g: (3, 3, 3)),  # counts blind to a second holder
+        (sys, "_is_gil_enabled", lambda: False),  # free-threaded: counts change under us
+        (sys, "getrefcount", None),  # an interpreter without reference counts
+    ]
+    try:
+        for where, name, value in cases:
+            if value is None:
+                monkeypatch.delattr(where, name)
+            else:
+                monkeypatch.setattr(where, name, value, raising=False)
+            autograd._measure_sole()
+            assert autograd._SOLE == (), name
+            monkeypatch.undo()
+        autograd._measure_sole()
+        assert autograd._SOLE == measured
+    finally:
+        autograd._SOLE = measured

@@ -199,11 +199,22 @@ _SOLE: tuple[tuple[int, int, int], ...] = ()
 
 def _measure_sole() -> None:
     global _SOLE
-    if hasattr(sys, "getrefcount"):
-        g = _Tensor._make(B.xp.empty((2, 2)).T, False)  # held as run_backward holds g
-        h = _holders(g)
-        if h is not None:
-            _SOLE = (h, (h[0], h[1], 0))
+    _SOLE = ()
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return  # no counts, or counts that other threads change under us: never hand over
+    g = _Tensor._make(B.xp.empty((2, 2)).T, False)  # held as run_backward holds g
+    h = _holders(g)
+    if h is None:
+        return
+    sole = (h, (h[0], h[1], 0))
+    # The counts must tell each kind of second holder apart (of the Tensor, of its array,
+    # of the array's base), or nothing is handed over.
+    for second in (lambda: [g], lambda: _Tensor._make(g.data, False), lambda: g.data.base[:1]):
+        held = second()
+        if _holders(g) in sole:
+            return
+        del held
+    _SOLE = sole
 
 
 # ---------------------------------------------------------------------------------------
