@@ -267,6 +267,82 @@ def test_pool_finite_differences_and_second_derivatives(fn):
     assert gradgradcheck(lambda x: fn(x) ** 2, [x])
 
 
+# (kernel, options): dilation, ceil_mode and their mix with stride and padding, on 7x8 and
+# 6x9 inputs, where rounding up adds a last, partial window or (ceil rule) does not.
+MAX_POOL_OPTIONS = [
+    (2, {"dilation": 2}),
+    (3, {"dilation": (2, 1), "stride": 1, "padding": 1}),
+    ((2, 3), {"dilation": (1, 2), "stride": (2, 1), "padding": (1, 1)}),
+    (2, {"ceil_mode": True}),
+    (3, {"stride": 2, "ceil_mode": True}),
+    (3, {"stride": 2, "padding": 1, "ceil_mode": True}),  # a window would start in padding
+    ((3, 2), {"stride": (3, 2), "padding": (1, 0), "ceil_mode": True}),
+    (2, {"stride": 3, "dilation": 2, "padding": 1, "ceil_mode": True}),
+]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 7, 8), (1, 2, 6, 9)])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("kernel, options", MAX_POOL_OPTIONS)
+def test_max_pool2d_dilation_and_ceil_mode_match_torch(kernel, options, ties, shape):
+    rng = np.random.default_rng(12)
+    x = pool_input(rng, shape, ties)
+    run(F.max_pool2d, TF.max_pool2d, [x], np.float64, rng, kernel_size=kernel, **options)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize(
+    "kernel, options", [(2, {}), (3, {"stride": 1, "padding": 1}), *MAX_POOL_OPTIONS]
+)
+def test_max_pool2d_indices_match_torch(kernel, options, ties):
+    rng = np.random.default_rng(13)
+    x = pool_input(rng, (2, 3, 7, 8), ties).astype(np.float32)
+    out, idx = F.max_pool2d(cr.tensor(x), kernel, return_indices=True, **options)
+    t_out, t_idx = TF.max_pool2d(torch.tensor(x), kernel, return_indices=True, **options)
+    np.testing.assert_array_equal(out.data, t_out.numpy())
+    assert idx.dtype == np.int64
+    np.testing.assert_array_equal(idx.data, t_idx.numpy())
+    # unbatched, and through the module
+    out, idx = cr.nn.MaxPool2d(kernel, return_indices=True, **options)(cr.tensor(x[0]))
+    t_out, t_idx = torch.nn.MaxPool2d(kernel, return_indices=True, **options)(torch.tensor(x[0]))
+    np.testing.assert_array_equal(idx.data, t_idx.numpy())
+    np.testing.assert_array_equal(out.data, t_out.numpy())
+
+
+AVG_POOL_OPTIONS = [
+    (3, {"padding": 1, "count_include_pad": False}),
+    ((2, 3), {"stride": (1, 2), "padding": (1, 1), "count_include_pad": False}),
+    (2, {"ceil_mode": True}),
+    (3, {"stride": 2, "padding": 1, "ceil_mode": True}),
+    (3, {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}),
+    ((3, 2), {"stride": (3, 2), "padding": (1, 0), "ceil_mode": True}),
+    (3, {"stride": 2, "divisor_override": 4}),
+    (2, {"padding": 1, "ceil_mode": True, "divisor_override": 3, "count_include_pad": False}),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 8), (1, 2, 6, 9)])
+@pytest.mark.parametrize("kernel, options", AVG_POOL_OPTIONS)
+def test_avg_pool2d_options_match_torch(kernel, options, shape, dtype):
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal(shape)
+    run(F.avg_pool2d, TF.avg_pool2d, [x], dtype, rng, kernel_size=kernel, **options)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.max_pool2d(x, 2, 3, 1, dilation=2, ceil_mode=True),
+        lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+    ],
+)
+def test_pool_options_finite_differences_and_second_derivatives(fn):
+    x = cr.tensor(np.random.default_rng(15).standard_normal((1, 2, 6, 7)), requires_grad=True)
+    assert gradcheck(fn, [x])
+    assert gradgradcheck(lambda x: fn(x) ** 2, [x])
+
+
 def test_max_pool2d_propagates_nan():
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     x[0, 0, 1, 0] = np.nan
@@ -333,16 +409,15 @@ def test_conv_default_initialisation():
     "ours, theirs, args",
     [
         (cr.nn.MaxPool2d, torch.nn.MaxPool2d, (3, 2, 1)),
+        (cr.nn.MaxPool2d, torch.nn.MaxPool2d, (3, 2, 1, 2, False, True)),
         (cr.nn.AvgPool2d, torch.nn.AvgPool2d, ((2, 3), None, (1, 1))),
+        (cr.nn.AvgPool2d, torch.nn.AvgPool2d, (3, 2, 1, True, False, 5)),
         (cr.nn.AdaptiveAvgPool2d, torch.nn.AdaptiveAvgPool2d, ((3, None),)),
     ],
 )
 def test_pool_modules_match_torch(ours, theirs, args):
     layer, ref = ours(*args), theirs(*args)
-    if ours is cr.nn.MaxPool2d:  # PyTorch also shows dilation and ceil_mode, not offered here
-        assert repr(ref).startswith(repr(layer)[:-1])
-    else:
-        assert repr(layer) == repr(ref)
+    assert repr(layer) == repr(ref)
     assert list(layer.parameters()) == []
     x = np.random.default_rng(11).standard_normal((2, 3, 7, 8))
     np.testing.assert_allclose(layer(cr.tensor(x)).data, ref(torch.tensor(x)).numpy(), atol=1e-12)
@@ -475,6 +550,19 @@ def test_small_cnn_trains_like_torch():
         (
             lambda: F.avg_pool2d(cr.randn(1, 1, 4, 4), (2, 0)),
             r"avg_pool2d: kernel_size must be positive; got \(2, 0\)",
+        ),
+        (
+            lambda: F.max_pool2d(cr.randn(1, 1, 4, 4), 2, dilation=(1, 0)),
+            r"max_pool2d: dilation must be positive; got \(1, 0\)",
+        ),
+        (
+            lambda: F.max_pool2d(cr.randn(1, 1, 4, 4), 2, dilation=4),
+            r"max_pool2d: the kernel \(2, 2\) \(spanning \(5, 5\) with dilation\) is larger than "
+            r"the padded input \(4, 4\)",
+        ),
+        (
+            lambda: F.avg_pool2d(cr.randn(1, 1, 4, 4), 2, divisor_override=0),
+            r"avg_pool2d: divisor_override must be a positive int; got 0",
         ),
         (
             lambda: F.adaptive_avg_pool2d(cr.randn(1, 1, 4, 4), 0),

@@ -181,21 +181,43 @@ def conv1d(
 
 
 def _pool_args(
-    op: str, x: Tensor, unbatched: bool, kernel_size: Any, stride: Any, padding: Any
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    op: str,
+    x: Tensor,
+    unbatched: bool,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """kernel, stride, dilation and the padding ((top, bottom), (left, right)) of a pool.
+    With ``ceil_mode`` the bottom and right padding grow so that the windows PyTorch adds
+    (rounding the output size up; the last must start inside the input or the left
+    padding) fit: the growth holds nothing (-inf for max, 0 and not counted for average)."""
     kernel = _tuple(kernel_size, 2, op, "kernel_size")
     stride = kernel if stride is None else _tuple(stride, 2, op, "stride")
     pad = _tuple(padding, 2, op, "padding")
+    dil = _tuple(dilation, 2, op, "dilation")
     _positive(kernel, op, "kernel_size")
     _positive(stride, op, "stride")
-    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel, strict=True)):
-        raise ValueError(
+    _positive(dil, op, "dilation")
+    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel, strict=True)):  # as PyTorch,
+        raise ValueError(  # whatever the dilation
             f"{op}: padding must be between 0 and half the kernel size; got padding {pad} and "
             f"kernel_size {kernel}"
         )
+    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True))
     padding2 = tuple((p, p) for p in pad)
-    _check_fits(op, x, kernel, (1, 1), padding2, f"input shape {x.shape[unbatched:]}")
-    return kernel, stride, padding2
+    _check_fits(op, x, kernel, dil, padding2, f"input shape {x.shape[unbatched:]}")
+    if ceil_mode:
+        grown = []
+        for n, s, p, st in zip(x.shape[2:], span, pad, stride, strict=True):
+            out = -(-(n + 2 * p - s) // st) + 1  # rounded up
+            if (out - 1) * st >= n + p:  # the last window would start in the right padding
+                out -= 1
+            grown.append((p, p + max(0, (out - 1) * st + s - (n + 2 * p))))
+        padding2 = tuple(grown)
+    return kernel, stride, dil, padding2
 
 
 def max_pool2d(
@@ -203,13 +225,26 @@ def max_pool2d(
     kernel_size: int | tuple[int, int],
     stride: int | tuple[int, int] | None = None,
     padding: int | tuple[int, int] = 0,
-) -> Tensor:
-    """The max of each kernel_size window (stride defaults to the kernel), padding with -inf;
-    the gradient goes to the first maximum of each window, as PyTorch's."""
+    dilation: int | tuple[int, int] = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The max of each kernel_size window (stride defaults to the kernel; dilation spaces the
+    window's elements), padding with -inf; the gradient goes to the first maximum of each
+    window, as PyTorch's. With ``return_indices``, also that maximum's flat index in its
+    input plane (row * W + column), an int64 Tensor of the output's shape."""
     x, unbatched = _batched(input, 2, "max_pool2d")
-    kernel, step, pad = _pool_args("max_pool2d", x, unbatched, kernel_size, stride, padding)
-    out = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad)
-    return out.squeeze(0) if unbatched else out
+    kernel, step, dil, pad = _pool_args(
+        "max_pool2d", x, unbatched, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    out = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad, dilation=dil)
+    if unbatched:
+        out = out.squeeze(0)
+    if not return_indices:
+        return out
+    _, col_arg, row_arg = C.pool_max(x.data, kernel, step, pad, dil)
+    idx = C.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
+    return out, Tensor._make(idx[0] if unbatched else idx)
 
 
 def avg_pool2d(
@@ -217,20 +252,56 @@ def avg_pool2d(
     kernel_size: int | tuple[int, int],
     stride: int | tuple[int, int] | None = None,
     padding: int | tuple[int, int] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
 ) -> Tensor:
-    """The mean of each kernel_size window, padded zeros counted (PyTorch's default
-    count_include_pad=True).
+    """The mean of each kernel_size window: its sum over the window's size, padded zeros
+    counted (``count_include_pad``, PyTorch's default) or over the input elements it holds
+    only; ``divisor_override`` divides every sum by that number instead.
 
-    Composite: a convolution of every channel alone with a constant kernel 1/(kh*kw).
+    Composite: a convolution of every channel alone with a constant kernel (1/(kh*kw) where
+    every window has the same divisor, else 1, then divided by each window's divisor).
     """
-    x, unbatched = _batched(input, 2, "avg_pool2d")
-    kernel, step, pad = _pool_args("avg_pool2d", x, unbatched, kernel_size, stride, padding)
+    op = "avg_pool2d"
+    x, unbatched = _batched(input, 2, op)
+    kernel, step, _, pad = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
+    if divisor_override is not None and (
+        isinstance(divisor_override, bool) or not isinstance(divisor_override, int)
+        or divisor_override <= 0
+    ):
+        raise ValueError(f"{op}: divisor_override must be a positive int; got {divisor_override!r}")
     n, c, h, w = x.shape
-    mean = Tensor._make(xp.full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), dtype=x.dtype))
+    divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad, divisor_override)
+    uniform = float(divisor.flat[0]) if (divisor == divisor.flat[0]).all() else None
+    weight = 1.0 if uniform is None else 1.0 / uniform
+    kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image
-    out = C.Conv2d.apply(planes, mean, None, stride=step, padding=pad, dilation=(1, 1), groups=1)
+    out = C.Conv2d.apply(
+        planes, kernel_arr, None, stride=step, padding=pad, dilation=(1, 1), groups=1
+    )
     out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
+    if uniform is None:
+        out = out * Tensor._make((1.0 / divisor).astype(x.dtype))
     return out.squeeze(0) if unbatched else out
+
+
+def _avg_divisors(
+    size: tuple, kernel: tuple, stride: tuple, padding: tuple, with_pad: bool, override: Any
+) -> Any:
+    """(Ho, Wo): what avg_pool2d divides each window's sum by, PyTorch's rule: the window
+    clipped to the padded input (``with_pad``) or to the input itself."""
+    counts = []
+    for n, k, s, (lo, hi) in zip(size, kernel, stride, padding, strict=True):
+        n_out = (n + lo + hi - k) // s + 1
+        start = xp.arange(n_out) * s - lo
+        end = xp.minimum(start + k, n + lo)  # the grown padding (ceil_mode) never counts
+        if not with_pad:
+            start, end = xp.maximum(start, 0), xp.minimum(end, n)
+        counts.append(end - start)
+    if override is not None:
+        return xp.full((len(counts[0]), len(counts[1])), float(override))
+    return xp.outer(counts[0], counts[1]).astype(float)
 
 
 def _adaptive_matrix(n_in: int, n_out: int, dtype: Any) -> Tensor:
@@ -369,35 +440,65 @@ class Conv2d(_ConvNd):
     _op = "Conv2d"
 
 
-class _Pool2d(Module):
+class MaxPool2d(Module):
+    """The max of each window (see ``max_pool2d``); with ``return_indices``, forward returns
+    (output, indices)."""
+
     def __init__(
         self,
         kernel_size: int | tuple[int, int],
         stride: int | tuple[int, int] | None = None,
         padding: int | tuple[int, int] = 0,
+        dilation: int | tuple[int, int] = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
         # stored as given (an int stays an int), as PyTorch, so the repr matches
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
-        self.padding = padding
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return max_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+            self.return_indices,
+        )  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class AvgPool2d(Module):
+    """The mean of each window (see ``avg_pool2d``)."""
+
+    def __init__(
+        self,
+        kernel_size: int | tuple[int, int],
+        stride: int | tuple[int, int] | None = None,
+        padding: int | tuple[int, int] = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+            self.count_include_pad, self.divisor_override,
+        )  # fmt: skip
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class MaxPool2d(_Pool2d):
-    """The max of each window (see ``max_pool2d``)."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return max_pool2d(input, self.kernel_size, self.stride, self.padding)
-
-
-class AvgPool2d(_Pool2d):
-    """The mean of each window, padded zeros counted (see ``avg_pool2d``)."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return avg_pool2d(input, self.kernel_size, self.stride, self.padding)
 
 
 class AdaptiveAvgPool2d(Module):

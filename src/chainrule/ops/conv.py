@@ -206,23 +206,42 @@ def _first_max(views: list[Any]) -> tuple[Any, Any]:
     return best, arg
 
 
+def pool_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> tuple:
+    """Max pooling of x (N, C, H, W): the output (N, C, Ho, Wo), the winning column offset
+    of every (padded row, output column) (N, C, Hp, Wo) and the winning row offset of every
+    output (N, C, Ho, Wo); window (i, j) reads xpad[i*sh + p*dh, j*sw + q*dw]."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    xpad = _padded(x, padding, -xp.inf)
+    ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+    row_max, col_arg = _first_max([xpad[..., s] for s in _offsets(kw, sw, dw, wo)])
+    out, row_arg = _first_max([row_max[:, :, s] for s in _offsets(kh, sh, dh, ho)])
+    return out, col_arg, row_arg
+
+
+def pool_indices(
+    col_arg: Any, row_arg: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple
+) -> Any:
+    """The flat index (row * W + column, in the unpadded input of ``size``) of each window's
+    first maximum, from pool_max's offsets: PyTorch's ``return_indices``."""
+    (sh, sw), (dh, dw), ((top, _), (left, _)) = stride, dilation, padding
+    _, _, ho, wo = row_arg.shape
+    rows = xp.arange(ho).reshape(ho, 1) * sh + row_arg.astype(xp.int64) * dh  # padded rows
+    q = xp.take_along_axis(col_arg, rows, axis=2).astype(xp.int64)  # (N, C, Ho, Wo)
+    cols = xp.arange(wo) * sw + q * dw
+    return (rows - top) * size[1] + (cols - left)
+
+
 class MaxPool2d(Function):
-    """out[n, c, i, j] = max_{p, q} xpad[n, c, i*sh + p, j*sw + q], xpad padded with -inf;
-    grad_x = g routed to the first arg-max of each window (MaxPool2dScatter).
+    """out[n, c, i, j] = max_{p, q} xpad[n, c, i*sh + p*dh, j*sw + q*dw], xpad padded with
+    -inf; grad_x = g routed to the first arg-max of each window (MaxPool2dScatter).
 
     Saves two small index arrays instead of windows: the winning column offset of every
     (padded row, output column) and the winning row offset of every output.
     """
 
-    def forward(self, x, *, kernel, stride, padding):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding)
-        (kh, kw), (sh, sw) = kernel, stride
-        xpad = _padded(x, padding, -xp.inf)
-        ho, wo = out_hw(x.shape[2:], kernel, stride, (1, 1), padding)
-        cols = _offsets(kw, sw, 1, wo)
-        row_max, self.col_arg = _first_max([xpad[..., s] for s in cols])  # both (N, C, Hp, Wo)
-        rows = _offsets(kh, sh, 1, ho)
-        out, self.row_arg = _first_max([row_max[:, :, s] for s in rows])  # both (N, C, Ho, Wo)
+    def forward(self, x, *, kernel, stride, padding, dilation):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)
+        out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation)
         return out
 
     def backward(self, grad, out):
@@ -249,35 +268,37 @@ class MaxPool2dScatter(Function):
     h at the arg-max of each window: grad_g = h gathered the same way, with Tensor ops.
     """
 
-    def forward(self, g, row_arg, col_arg, *, size, kernel, stride, padding):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding)
-        (kh, kw), (sh, sw) = kernel, stride
+    def forward(self, g, row_arg, col_arg, *, size, kernel, stride, padding, dilation):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)
+        (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         (top, bottom), (left, right) = padding
         n, c, ho, wo = g.shape
         hp = size[0] + top + bottom
-        # first undo the row pass into (N, C, Hp, Wo), then the column pass into the input
+        # first undo the row pass into (N, C, Hp, Wo), then the column pass into the input;
+        # two offsets reach one place only where windows overlap (stride < dilated kernel)
         rows = xp.zeros((n, c, hp, wo), dtype=g.dtype)
-        for p, s in enumerate(_offsets(kh, sh, 1, ho)):
-            _scatter(rows[:, :, s], g, row_arg == p, overlap=sh < kh)
+        for p, s in enumerate(_offsets(kh, sh, dh, ho)):
+            _scatter(rows[:, :, s], g, row_arg == p, overlap=sh < dh * (kh - 1) + 1)
         out = xp.zeros((n, c, hp, size[1] + left + right), dtype=g.dtype)
-        for q, s in enumerate(_offsets(kw, sw, 1, wo)):
-            _scatter(out[..., s], rows, col_arg == q, overlap=sw < kw)
+        for q, s in enumerate(_offsets(kw, sw, dw, wo)):
+            _scatter(out[..., s], rows, col_arg == q, overlap=sw < dw * (kw - 1) + 1)
         return out[:, :, top : top + size[0], left : left + size[1]]
 
     def backward(self, grad, out):
         _, row_arg, col_arg = self.inputs
-        (kh, kw), (sh, sw) = self.geometry["kernel"], self.geometry["stride"]
-        (top, bottom), (left, right) = self.geometry["padding"]
+        geometry = self.geometry
+        (kh, kw), (sh, sw), (dh, dw) = geometry["kernel"], geometry["stride"], geometry["dilation"]
+        (top, bottom), (left, right) = geometry["padding"]
         n, c, ho, wo = row_arg.shape
         h = grad
         if top or bottom or left or right:
             h = Pad.apply(h, widths=((0, 0), (0, 0), (top, bottom), (left, right)))
         rows = None
-        for q, s in enumerate(_offsets(kw, sw, 1, wo)):
+        for q, s in enumerate(_offsets(kw, sw, dw, wo)):
             term = h[..., s] * (col_arg == q).astype(h.dtype)  # (N, C, Hp, Wo)
             rows = term if rows is None else rows + term
         gg = None
-        for p, s in enumerate(_offsets(kh, sh, 1, ho)):
+        for p, s in enumerate(_offsets(kh, sh, dh, ho)):
             term = rows[:, :, s] * (row_arg == p).astype(h.dtype)  # (N, C, Ho, Wo)
             gg = term if gg is None else gg + term
         return gg, None, None
