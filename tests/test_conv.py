@@ -386,6 +386,44 @@ def test_conv_modules_match_torch(ours, theirs, args, kwargs):
     np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
+PADDING_MODE_CASES = {  # (layer, torch layer, args, options, input shape)
+    "2d": (cr.nn.Conv2d, torch.nn.Conv2d, (3, 4, 3), {"padding": 1}, (2, 3, 6, 5)),
+    "2d-unbatched-stride": (
+        cr.nn.Conv2d, torch.nn.Conv2d, (3, 4, (2, 3)), {"padding": (1, 2), "stride": 2}, (3, 6, 5)
+    ),
+    "2d-same-dilated": (
+        cr.nn.Conv2d, torch.nn.Conv2d, (2, 4, 4), {"padding": "same", "dilation": (1, 2)},
+        (1, 2, 7, 9),
+    ),
+    "1d": (cr.nn.Conv1d, torch.nn.Conv1d, (3, 2, 3), {"padding": 2}, (2, 3, 6)),
+    "1d-unbatched-same-groups": (
+        cr.nn.Conv1d, torch.nn.Conv1d, (2, 2, 4), {"padding": "same", "groups": 2}, (2, 7)
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "ours, theirs, args, kwargs, shape",
+    list(PADDING_MODE_CASES.values()),
+    ids=list(PADDING_MODE_CASES),
+)
+def test_conv_padding_modes_match_torch(ours, theirs, args, kwargs, shape, mode):
+    ref = theirs(*args, **kwargs, padding_mode=mode).double()
+    layer = ours(*args, **kwargs, padding_mode=mode, dtype=cr.float64)
+    assert repr(layer) == repr(ref)
+    layer.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    x = np.random.default_rng(16).standard_normal(shape)
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, expected = layer(xc), ref(xt)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    g = np.random.default_rng(17).standard_normal(out.shape)
+    out.backward(cr.tensor(g))
+    expected.backward(torch.tensor(g))
+    np.testing.assert_allclose(xc.grad.data, xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(layer.weight.grad.data, ref.weight.grad.numpy(), rtol=1e-10)
+
+
 def test_conv_default_initialisation():
     """kaiming_uniform_(a=sqrt(5)) and PyTorch's bias rule: both uniform in +-1/sqrt(fan_in),
     fan_in = in_channels/groups * kernel size; float32 unless asked; seeded."""
@@ -571,6 +609,15 @@ def test_small_cnn_trains_like_torch():
         (
             lambda: cr.nn.Conv2d(4, 6, 3, groups=4),
             r"Conv2d: groups=4 must divide both in_channels \(4\) and out_channels \(6\)",
+        ),
+        (
+            lambda: cr.nn.Conv2d(4, 6, 3, padding_mode="wrap"),
+            r"Conv2d: padding_mode must be one of 'zeros', 'reflect', 'replicate', 'circular'; "
+            r"got 'wrap'",
+        ),
+        (
+            lambda: cr.nn.Conv2d(1, 1, 3, padding=3, padding_mode="reflect")(cr.randn(1, 1, 3, 3)),
+            r"pad: mode='reflect' needs each padding smaller than the size of the dim it pads",
         ),
         (
             lambda: cr.nn.Conv2d(4, 6, 3, padding="same", stride=2),

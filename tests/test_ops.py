@@ -320,6 +320,24 @@ ROWS += [
         torch_fn=lambda m, x: F.pad(x, (1, 0, 0, 2), value=-1.5),
     ),
 ]
+# The other modes: each input position lends itself to several padded ones (gradients sum).
+PAD_MODES = [
+    ("reflect", (3, 1), (2, 4)),
+    ("reflect", (1, 1, 2, 3), (1, 2, 4, 5)),
+    ("replicate", (2, 3, 0, 1), (2, 3, 4)),
+    ("replicate", (1, 0, 2, 2, 1, 0), (2, 2, 3, 2)),
+    ("circular", (3, 2), (2, 3, 3)),
+    ("circular", (1, 1, 2, 0, 0, 1), (1, 2, 3, 4, 3)),
+]
+ROWS += [
+    Row(
+        f"pad_{mode}_{len(widths) // 2}d",
+        lambda m, x, w=widths, mode=mode: m.pad(x, w, mode=mode),
+        (shape,),
+        torch_fn=lambda m, x, w=widths, mode=mode: F.pad(x, w, mode=mode),
+    )  # linear, but torch marks its gradient as requiring grad: no second-derivative row
+    for mode, widths, shape in PAD_MODES
+]
 
 MATMUL = [
     ((3,), (3,)),

@@ -621,9 +621,33 @@ ERRORS = [
         r"^pad: pad \(1,\) must have an even length of at most 2\*ndim; got shape \(2, 3\)$",
     ),
     (
+        lambda: cr.pad(cr.ones(2), (1, 1), mode="wrap"),
+        ValueError,
+        r"^pad: mode must be one of 'constant', 'reflect', 'replicate', 'circular'; got 'wrap'$",
+    ),
+    (
         lambda: cr.pad(cr.ones(2), (1, 1), mode="reflect"),
         ValueError,
-        r"^pad: only mode='constant' is supported; got 'reflect'$",
+        r"^pad: mode='reflect' pads the last 1, 2 or 3 dims of an input with one or two dims "
+        r"more \(2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3\); got pad \(1, 1\) for shape "
+        r"\(2,\)$",
+    ),
+    (
+        lambda: cr.pad(cr.ones(2, 3), (0, 3), mode="reflect"),
+        ValueError,
+        r"^pad: mode='reflect' needs each padding smaller than the size of the dim it pads; got "
+        r"padding \(0, 3\) for dim 1 of size 3 \(shape \(2, 3\)\)$",
+    ),
+    (
+        lambda: cr.pad(cr.ones(2, 3), (4, 0), mode="circular"),
+        ValueError,
+        r"^pad: mode='circular' needs each padding at most the size of the dim it pads; got "
+        r"padding \(4, 0\) for dim 1 of size 3",
+    ),
+    (
+        lambda: cr.pad(cr.ones(2, 0), (1, 0), mode="replicate"),
+        ValueError,
+        r"^pad: mode='replicate' needs a dim that is not empty; got padding \(1, 0\) for dim 1",
     ),
     (lambda: cr.ones(2, 3).flatten(1, 0), ValueError, r"^flatten: start_dim 1 comes after"),
     (

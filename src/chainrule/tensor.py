@@ -959,11 +959,20 @@ def _one_tensor(a: Any, b: Any) -> tuple[Any, Any]:
     return (a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else (as_tensor(a), b)
 
 
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
     """Pad the last dims, PyTorch's way: ``pad`` = (left, right, top, bottom, ...) starting
-    from the last dim. Only constant padding."""
-    if mode != "constant":
-        raise ValueError(f"pad: only mode='constant' is supported; got {mode!r}")
+    from the last dim. ``mode``: 'constant' (``value``), or 'reflect' (mirrored, the edge not
+    repeated), 'replicate' (the edge repeated) or 'circular' (wrapped around), which pad the
+    last 1, 2 or 3 dims of an input with one or two more dims, as PyTorch's.
+
+    The non-constant modes index the input with an array of source positions per padded
+    dim, so their gradient sums what each position lent to the padding (any order)."""
+    if mode not in _PAD_MODES:
+        modes = ", ".join(map(repr, _PAD_MODES))
+        raise ValueError(f"pad: mode must be one of {modes}; got {mode!r}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(
             f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape "
@@ -971,10 +980,47 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         )
     if any(p < 0 for p in pad):
         raise ValueError(f"pad: negative padding is not supported; got {tuple(pad)}")
-    widths = [(0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    return M.Pad.apply(input, widths=tuple(widths), value=value)
+    k = len(pad) // 2
+    if mode == "constant":
+        widths = [(0, 0)] * input.ndim
+        for i in range(k):
+            widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+        return M.Pad.apply(input, widths=tuple(widths), value=value)
+    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise ValueError(
+            f"pad: mode={mode!r} pads the last 1, 2 or 3 dims of an input with one or two "
+            f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {tuple(pad)} "
+            f"for shape {input.shape}"
+        )
+    out = input
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi, n = int(pad[2 * i]), int(pad[2 * i + 1]), input.shape[dim]
+        if not (lo or hi):
+            continue
+        need = {
+            "reflect": ("each padding smaller than the size of the dim it pads", n - 1),
+            "circular": ("each padding at most the size of the dim it pads", n),
+            "replicate": ("a dim that is not empty", math.inf if n else -1),
+        }[mode]
+        if max(lo, hi) > need[1]:
+            raise ValueError(
+                f"pad: mode={mode!r} needs {need[0]}; got padding ({lo}, {hi}) for dim {dim} of "
+                f"size {n} (shape {input.shape})"
+            )
+        out = out[(slice(None),) * dim + (_pad_index(n, lo, hi, mode),)]
+    return out
+
+
+def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
+    """The source position of each of the lo + n + hi positions along a padded dim."""
+    i = xp.arange(-lo, n + hi)
+    if mode == "reflect":
+        i = xp.abs(i)
+        return xp.where(i > n - 1, 2 * (n - 1) - i, i)
+    if mode == "replicate":
+        return xp.clip(i, 0, n - 1)
+    return i % n  # circular
 
 
 # ---------------------------------------------------------------------------------------

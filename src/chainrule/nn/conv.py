@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import backend as B
 from ..ops import conv as C
-from ..tensor import Tensor, as_tensor, matmul
+from ..tensor import Tensor, as_tensor, matmul, pad
 from . import init
 from .module import Module, Parameter
 
@@ -337,6 +337,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int 
 # Modules.
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 class _ConvNd(Module):
     """What Conv1d and Conv2d share: PyTorch's attributes, parameter shapes, initialisation
     and repr."""
@@ -354,10 +357,15 @@ class _ConvNd(Module):
         dilation: int | tuple[int, ...] = 1,
         groups: int = 1,
         bias: bool = True,
+        padding_mode: str = "zeros",
         dtype: Any = None,
     ) -> None:
         super().__init__()
         name, n = type(self).__name__, self._spatial
+        if padding_mode not in _PADDING_MODES:
+            modes = ", ".join(map(repr, _PADDING_MODES))
+            raise ValueError(f"{name}: padding_mode must be one of {modes}; got {padding_mode!r}")
+        self.padding_mode = padding_mode
         if in_channels <= 0 or out_channels <= 0 or groups <= 0:
             raise ValueError(
                 f"{name}: in_channels, out_channels and groups must be positive; got "
@@ -397,6 +405,11 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        padding: Any = self.padding
+        if self.padding_mode != "zeros":  # pad the input itself (see pad), then no padding
+            pairs = _conv_padding(padding, self.kernel_size, self.stride, self.dilation, self._op)
+            widths = [w for pair in reversed(pairs) for w in pair]  # the last dim first
+            input, padding = pad(as_tensor(input), widths, mode=self.padding_mode), 0
         return _conv(
             self._op,
             self._spatial,
@@ -404,7 +417,7 @@ class _ConvNd(Module):
             self.weight,
             self.bias,
             self.stride,
-            self.padding,
+            padding,
             self.dilation,
             self.groups,
         )
@@ -421,6 +434,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
