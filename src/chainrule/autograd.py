@@ -459,12 +459,14 @@ def run_backward(
                 raise RuntimeError(f"{fn.name}: {_FREED}")
             if made:
                 made.clear()  # keep only what this node's formula makes
-            give = donate and fn.takes_donation and _holders(g) in _SOLE
-            if give:
+            if donate and fn.takes_donation and _holders(g) in _SOLE:
                 state.donated = g
-            in_grads = fn.backward(g, t)
-            if give:
-                state.donated = None
+                try:
+                    in_grads = fn.backward(g, t)
+                finally:  # also if it raised: the next formula must not see g as donated
+                    state.donated = None
+            else:
+                in_grads = fn.backward(g, t)
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"

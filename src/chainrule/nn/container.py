@@ -11,19 +11,23 @@ from typing import Any
 from .module import Module, _walk
 
 
+def _submodules(m: Module) -> list[tuple[str, Module]]:
+    """(name, module) for each submodule m holds: what its _members gives of kind 'module',
+    found without generators, since Sequential walks this list on every call."""
+    items = []
+    for name, value in vars(m).items():
+        if isinstance(value, Module):
+            items.append((name, value))
+        elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
+            items += [(n, sub) for kind, n, sub in _walk(name, value) if kind == "module"]
+    return items
+
+
 class _Indexed(Module):
     """Shared by Sequential and ModuleList: submodules held under the names '0', '1', ..."""
 
     def _items(self) -> list[tuple[str, Module]]:
-        # What _members gives of kind 'module', found without its generators: Sequential
-        # walks this list on every call.
-        items = []
-        for name, value in vars(self).items():
-            if isinstance(value, Module):
-                items.append((name, value))
-            elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
-                items += [(n, m) for kind, n, m in _walk(name, value) if kind == "module"]
-        return items
+        return _submodules(self)
 
     def _index(self, idx: int) -> str:
         n = len(self)
@@ -118,15 +122,7 @@ class ModuleDict(Module):
             self.update(modules)
 
     def _items(self) -> list[tuple[str, Module]]:
-        # What _members gives of kind 'module', found without its generators: Sequential
-        # walks this list on every call.
-        items = []
-        for name, value in vars(self).items():
-            if isinstance(value, Module):
-                items.append((name, value))
-            elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
-                items += [(n, m) for kind, n, m in _walk(name, value) if kind == "module"]
-        return items
+        return _submodules(self)
 
     def __getitem__(self, key: str) -> Module:
         if key not in self:

@@ -455,7 +455,19 @@ class Conv2d(_ConvNd):
     _op = "Conv2d"
 
 
-class MaxPool2d(Module):
+class _Pool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any, padding: Any) -> None:
+        super().__init__()
+        # stored as given (an int stays an int), as PyTorch, so the repr matches
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool2d(_Pool2d):
     """The max of each window (see ``max_pool2d``); with ``return_indices``, forward returns
     (output, indices)."""
 
@@ -468,12 +480,8 @@ class MaxPool2d(Module):
         return_indices: bool = False,
         ceil_mode: bool = False,
     ) -> None:
-        super().__init__()
-        # stored as given (an int stays an int), as PyTorch, so the repr matches
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+        super().__init__(kernel_size, stride, padding)
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
         return max_pool2d(
@@ -482,13 +490,10 @@ class MaxPool2d(Module):
         )  # fmt: skip
 
     def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
+        return f"{super().extra_repr()}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_Pool2d):
     """The mean of each window (see ``avg_pool2d``)."""
 
     def __init__(
@@ -500,20 +505,15 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override: int | None = None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        super().__init__(kernel_size, stride, padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
         return avg_pool2d(
             input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
             self.count_include_pad, self.divisor_override,
         )  # fmt: skip
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AdaptiveAvgPool2d(Module):
