@@ -7,6 +7,7 @@ them alike; medians after warm-up are reported, with ratios to a chosen baseline
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -42,13 +43,21 @@ def with_pytorch(fns: dict[str, Any], make: Callable[[Any], Any]) -> dict[str, A
 
 
 def interleaved(fns: dict[str, Callable[[], object]], steps: int, warmup: int) -> dict[str, float]:
-    """Median seconds per call of each function, called in turn ``steps`` times."""
+    """Median seconds per call of each function, called in turn ``steps`` times, in a new
+    (seeded) order each round. A fixed order is unfair with threads unpinned: a library's
+    worker threads spin for a while after its call (PyTorch's OpenMP threads measurably),
+    and on two cores slow whatever runs next, up to 2x; shuffled, each function follows
+    each other one as often, and the median sees few slowed calls."""
     for _ in range(warmup):
         for fn in fns.values():
             fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
+    order = list(fns)
+    shuffle = random.Random(0).shuffle
     for _ in range(steps):
-        for name, fn in fns.items():
+        shuffle(order)
+        for name in order:
+            fn = fns[name]
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
