@@ -242,6 +242,7 @@ def max_pool2d(
         out = out.squeeze(0)
     if not return_indices:
         return out
+    # The winners again: the node keeps its own only when it records (not under no_grad).
     _, col_arg, row_arg = C.pool_max(x.data, kernel, step, pad, dil)
     idx = C.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
     return out, Tensor._make(idx[0] if unbatched else idx)
