@@ -886,3 +886,18 @@ def test_regression_relu_backward_keeps_a_nan_gradient_out_of_the_zeros() -> Non
             got[lib.__name__, create_graph] = gx.tolist()
     assert len({str(v) for v in got.values()}) == 1, got
     assert got["chainrule", False][:2] == [0.0, 0.0] and got["chainrule", False][3] == 5.0
+
+
+def test_regression_relu_passes_the_gradient_where_its_input_is_nan() -> None:
+    """Regression: relu's mask was a > 0, false at NaN, so the gradient stopped there;
+    PyTorch's is "not a <= 0" and lets it pass (relu(NaN) is NaN). Both paths, as above."""
+    x0 = np.array([np.nan, -1.0, 0.0, 2.0])
+    got = {}
+    for lib in (cr, torch):
+        for create_graph in (False, True):
+            x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+            (gx,) = lib.autograd.grad(
+                lib.relu(x), x, lib.tensor(np.full(4, 3.0)), create_graph=create_graph
+            )
+            got[lib.__name__, create_graph] = gx.tolist()
+    assert all(v == [3.0, 0.0, 0.0, 3.0] for v in got.values()), got

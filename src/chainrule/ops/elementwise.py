@@ -177,7 +177,8 @@ class Sigmoid(Function):
 
 
 class Relu(Function):
-    """out = max(a, 0);  grad_a = g * (a > 0)  (relu'(0) = 0)."""
+    """out = max(a, 0);  grad_a = g where not a <= 0, else 0  (relu'(0) = 0; where a is NaN
+    the gradient passes, as PyTorch's)."""
 
     takes_donation = True  # the mask is applied in place to a gradient nothing else holds
 
@@ -186,8 +187,8 @@ class Relu(Function):
 
     def backward(self, grad, out):
         (g,) = operands(grad)
-        # The mask is a constant array: no node.
-        return results(_masked(g, out.data > 0, donated(grad)))
+        # not out <= 0 rather than out > 0: NaN passes, as in PyTorch. A constant: no node.
+        return results(_masked(g, ~(out.data <= 0), donated(grad)))
 
 
 class Abs(Function):
