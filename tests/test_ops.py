@@ -569,6 +569,45 @@ SPECIAL = [
 ]
 
 
+NAN = float("nan")
+NANS = [[1.0, NAN, 3.0, NAN], [NAN, 2.0, 5.0, 5.0], [0.0, -1.0, 0.0, 4.0]]
+NAN_PAIRS = ([NAN, 1.0, NAN, 2.0, 1.0], [1.0, NAN, NAN, 2.0, 3.0])  # and a tie, a winner
+# PyTorch's conventions at NaN inputs: values and gradients both, NaN where it gives NaN.
+AT_NAN = [
+    ("maximum", lambda m, a, b: m.maximum(a, b), NAN_PAIRS),
+    ("minimum", lambda m, a, b: m.minimum(a, b), NAN_PAIRS),
+    ("max_no_dim", lambda m, x: x.max(), (NANS,)),
+    ("min_no_dim", lambda m, x: x.min(), (NANS,)),
+    ("amax", lambda m, x: x.amax(1), (NANS,)),
+    ("amin", lambda m, x: x.amin(0), (NANS,)),
+    ("max_dim", lambda m, x: tuple(x.max(0)), (NANS,)),
+    ("min_dim", lambda m, x: tuple(x.min(1)), (NANS,)),
+    ("sign", lambda m, x: x.sign(), ([NAN, -2.0, 0.0, 3.0],)),
+    ("abs", lambda m, x: x.abs(), ([NAN, -2.0, 0.0, 3.0],)),
+    ("relu", lambda m, x: x.relu(), ([NAN, -2.0, 0.0, 3.0],)),
+    ("clamp", lambda m, x: x.clamp(-1.0, 1.0), ([NAN, -2.0, 0.5, 3.0],)),
+]
+
+
+@pytest.mark.parametrize(("fn", "data"), [s[1:] for s in AT_NAN], ids=[s[0] for s in AT_NAN])
+def test_nan_inputs_match_torch(fn: Any, data: Any) -> None:
+    ours = [cr.tensor(np.array(d), requires_grad=True) for d in data]
+    theirs = [torch.tensor(np.array(d), requires_grad=True) for d in data]
+    out_ours, out_theirs = _outs(fn(cr, *ours)), _outs(fn(torch, *theirs))
+    for o, t in zip(out_ours, out_theirs, strict=True):
+        np.testing.assert_array_equal(o.numpy(), t.detach().numpy())
+    keep = [i for i, t in enumerate(out_theirs) if t.requires_grad]
+    v_ours, v_theirs = _upstream([out_ours[i] for i in keep])
+    for create_graph in (False, True):  # the array path and the Tensor path
+        g_ours = cr.grad([out_ours[i] for i in keep], ours, v_ours, retain_graph=True,
+                         create_graph=create_graph)  # fmt: skip
+        g_theirs = torch.autograd.grad(
+            [out_theirs[i] for i in keep], theirs, v_theirs, retain_graph=True
+        )
+        for g, t in zip(g_ours, g_theirs, strict=True):
+            np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize(("fn", "data"), [s[1:] for s in SPECIAL], ids=[s[0] for s in SPECIAL])
 def test_kinks_ties_and_extremes_match_torch(fn: Any, data: Any, dtype: Any) -> None:

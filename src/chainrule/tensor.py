@@ -436,8 +436,9 @@ class Tensor:
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         dim, keepdim = _np_names(dim, keepdim, np_names, "max")
-        if dim is None:
-            return self.amax()
+        if dim is None:  # amax, but with PyTorch's gradient at NaN (see Amax)
+            _need_elements(self, "max", None)
+            return R.Amax.apply(self, dims=None, keepdim=False, nan_ties=True)
         return _select(self, dim, keepdim, xp.argmax, "max")
 
     def min(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
@@ -445,7 +446,8 @@ class Tensor:
             return self.minimum(dim)
         dim, keepdim = _np_names(dim, keepdim, np_names, "min")
         if dim is None:
-            return self.amin()
+            _need_elements(self, "min", None)
+            return R.Amin.apply(self, dims=None, keepdim=False, nan_ties=True)
         return _select(self, dim, keepdim, xp.argmin, "min")
 
     def argmax(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:

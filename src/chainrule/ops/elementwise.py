@@ -202,10 +202,12 @@ class Abs(Function):
 
 
 class Sign(Function):
-    """out = sign(a);  grad_a = 0 everywhere it exists."""
+    """out = sign(a), 0 at NaN (as PyTorch, where NumPy gives NaN);  grad_a = 0 everywhere
+    it exists."""
 
     def forward(self, a):
-        return xp.sign(a)
+        out = xp.sign(a)
+        return xp.where(xp.isnan(out), 0, out) if out.dtype.kind == "f" else out
 
     def backward(self, grad, out):
         return (grad * 0.0,)
@@ -270,7 +272,9 @@ def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
 
 
 class Maximum(Function):
-    """out = max(a, b);  the gradient goes to the larger input; at ties it is shared equally."""
+    """out = max(a, b);  the gradient goes to the larger input; at ties it is shared equally;
+    where either is NaN (out is NaN) both get all of it, as PyTorch: each input's share is
+    0 where it loses, 1/2 at a tie, 1 otherwise."""
 
     pick = staticmethod(xp.maximum)
     wins = staticmethod(xp.greater)
@@ -282,9 +286,16 @@ class Maximum(Function):
         # The weights are found here, not in forward, which then costs nothing extra under
         # no_grad and saves nothing.
         a, b = (x.data if isinstance(x, autograd._Tensor) else x for x in self.inputs)
-        w = (self.wins(a, b) + 0.5 * (a == b)).astype(grad.dtype)  # a's share: 1, 1/2 or 0
         need_a, need_b = self.needs_input_grad
-        return (grad * w if need_a else None), (grad * (1.0 - w) if need_b else None)
+        tie = 0.5 * (a == b)
+
+        def share(loses: Any) -> Any:
+            return (1.0 - loses - tie).astype(grad.dtype)
+
+        return (
+            grad * share(self.wins(b, a)) if need_a else None,
+            grad * share(self.wins(a, b)) if need_b else None,
+        )
 
 
 class Minimum(Maximum):

@@ -63,12 +63,14 @@ class Mean(Function):
 
 
 class Amax(Function):
-    """out = max of a over dims;  the gradient is shared equally among tied maxima."""
+    """out = max of a over dims;  the gradient is shared equally among tied maxima. Where
+    out is NaN, amax's gradient is NaN (no element equals it), and that of max() over all
+    dims (``nan_ties``) is shared among the NaNs, both as PyTorch's."""
 
     reducer = staticmethod(xp.amax)
 
-    def forward(self, a, dims=None, keepdim=False):
-        self.dims, self.keepdim = dims, keepdim
+    def forward(self, a, dims=None, keepdim=False, nan_ties=False):
+        self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
         return self.reducer(a, axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
@@ -77,7 +79,10 @@ class Amax(Function):
         x = self.inputs[0]
         best = _keep(out, x.shape, self.dims, self.keepdim).data  # (.., 1, ..) at reduced dims
         mask = x.data == best  # (x.shape) True at every extreme
-        w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
+        if self.nan_ties:
+            mask |= xp.isnan(x.data) & xp.isnan(best)
+        with xp.errstate(invalid="ignore"):  # 0/0 where out is NaN and no element equals it
+            w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
         return (_keep(grad, x.shape, self.dims, self.keepdim) * w,)
 
 
