@@ -8,6 +8,7 @@ Rows marked ``second`` also compare grad-of-grad (create_graph=True) with PyTorc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -606,6 +607,36 @@ def test_nan_inputs_match_torch(fn: Any, data: Any) -> None:
         )
         for g, t in zip(g_ours, g_theirs, strict=True):
             np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0 ** -0.5 in a second derivative
+@pytest.mark.parametrize("p", [2, 1, 3, 1.5, 0.5, math.inf, -math.inf, 0])
+@pytest.mark.parametrize(("dim", "keepdim"), [(None, False), (1, False), (0, True)])
+def test_norm_orders_match_torch(p: float, dim: Any, keepdim: bool) -> None:
+    """Zeros (the norm's kink and, for p < 1, |x|^p's infinite slope), a zero row and tied
+    largest |x|, against torch.norm: values, gradients, and second derivatives where
+    torch's are defined."""
+    x = np.array([[3.0, -4.0, 0.0], [2.0, -2.0, 0.0], [0.0, 0.0, 0.0], [0.5, 1.0, -2.0]])
+    ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, expected = ours.norm(p, dim, keepdim), torch.norm(theirs, p, dim, keepdim)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-12)
+    if p == 0:  # a count: no gradient
+        assert not out.requires_grad
+        return
+    v = np.random.default_rng(3).standard_normal(out.shape)
+    (g,) = cr.grad(out, ours, cr.tensor(v), create_graph=True)
+    (t,) = torch.autograd.grad(expected, theirs, torch.tensor(v), create_graph=True)
+    np.testing.assert_allclose(g.numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+    if p in (1, math.inf, -math.inf):  # piecewise linear: no second derivative to compare
+        return
+    w = np.random.default_rng(4).standard_normal(x.shape)
+    (h,) = cr.grad(g, ours, cr.tensor(w))
+    (th,) = torch.autograd.grad(t, theirs, torch.tensor(w))
+    # Where it is undefined (a zero row; x = 0 for p < 2) torch's second derivative is NaN;
+    # ours is NaN there too, or 0 where the first derivative was kept at 0.
+    defined = np.isfinite(th.numpy())
+    assert defined.sum() >= 6
+    np.testing.assert_allclose(h.numpy()[defined], th.numpy()[defined], rtol=1e-9, atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])

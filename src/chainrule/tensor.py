@@ -471,9 +471,25 @@ class Tensor:
         return R.LogSoftmax.apply(self, dim=_dim(dim, self.ndim, "log_softmax", self.shape))
 
     def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
+        with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
+        or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
+        of nonzero elements, a constant."""
         if p == 2:
             return _root((self * self).sum(dim, keepdim=keepdim), 2)
-        return _root((self.abs() ** p).sum(dim, keepdim=keepdim), p)
+        if p in (math.inf, -math.inf):
+            a = self.abs()
+            return a.amax(dim, keepdim) if p > 0 else a.amin(dim, keepdim)
+        if p == 0:
+            nonzero = (self.data != 0).sum(axis=_dims(dim, self, "norm"), keepdims=keepdim)
+            return Tensor._make(xp.asarray(nonzero, dtype=self.dtype))
+        a = self.abs()
+        zero = a.data == 0
+        if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
+            powered = where(zero, 0.0, where(zero, 1.0, a) ** p)
+        else:
+            powered = a**p
+        return _root(powered.sum(dim, keepdim=keepdim), p)
 
     # -- shape -----------------------------------------------------------------------------
 
