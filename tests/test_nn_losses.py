@@ -279,10 +279,17 @@ def test_nll_loss_module_composes_with_log_softmax():
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered")
 def test_all_targets_ignored_gives_nan_like_torch():
+    """The loss is 0/0 = NaN, as PyTorch's; the gradient is 0, as PyTorch's (it was NaN)."""
     x, t = np.zeros((2, 3)), np.array([1, 1])
-    ours = F.cross_entropy(cr.tensor(x), cr.tensor(t), ignore_index=1)
-    theirs = TF.cross_entropy(torch.tensor(x), torch.tensor(t), ignore_index=1)
-    assert np.isnan(ours.item()) and np.isnan(theirs.item())
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    for reduction in ("mean", "sum"):
+        ours = F.cross_entropy(xc, cr.tensor(t), ignore_index=1, reduction=reduction)
+        theirs = TF.cross_entropy(xt, torch.tensor(t), ignore_index=1, reduction=reduction)
+        np.testing.assert_array_equal(ours.item(), theirs.item())  # NaN for 'mean'
+        ours.backward()
+        theirs.backward()
+        np.testing.assert_array_equal(xc.grad.numpy(), xt.grad.numpy())
+    np.testing.assert_array_equal(xc.grad.numpy(), np.zeros((2, 3)))
 
 
 def test_class_index_errors():

@@ -178,7 +178,7 @@ class NLLLoss(Function):
         else:
             w = w if self.weight is None else xp.expand_dims(w, self.class_dim)
             xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
-        if self.reduction == "mean":
+        if self.reduction == "mean" and self.denom:  # nothing counted: 0, as PyTorch, not 0/0
             onehot /= self.denom
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
