@@ -654,3 +654,11 @@ def test_bad_arguments_raise_value_error_naming_shapes(call, message):
 def test_bad_kinds_raise_type_error(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_functional_pad_is_where_pytorch_code_finds_it():
+    assert F.pad is cr.pad
+    x = np.random.default_rng(18).standard_normal((1, 2, 3, 4))
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        ours = F.pad(cr.tensor(x), (1, 2, 2, 0), mode=mode)
+        np.testing.assert_array_equal(ours.data, TF.pad(torch.tensor(x), (1, 2, 2, 0), mode=mode))

@@ -1,7 +1,9 @@
 """The functional forms of chainrule.nn (``import chainrule.nn.functional as F``): each is
-defined beside its module and gathered here.
+defined beside its module and gathered here; ``pad`` is chainrule.pad, where PyTorch code
+finds it (torch.nn.functional.pad).
 """
 
+from ..tensor import pad
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .layers import dropout, embedding, linear
@@ -37,6 +39,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "one_hot",
+    "pad",
     "relu",
     "sigmoid",
     "softmax",
