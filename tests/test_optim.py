@@ -67,15 +67,15 @@ SGD_CASES = [
     if not c["nesterov"] or (c["momentum"] > 0 and c["dampening"] == 0)
 ]
 ADAM_CASES = combos(lr=[0.05], betas=[(0.9, 0.999), (0.8, 0.99)], eps=[1e-8, 1e-3],
-                    weight_decay=[0.0, 0.1], amsgrad=[False, True])
+                    weight_decay=[0.0, 0.1], amsgrad=[False, True], maximize=[False, True])
 RMSPROP_CASES = combos(lr=[0.01], alpha=[0.99, 0.9], eps=[1e-8], weight_decay=[0.0, 0.1],
-                       momentum=[0.0, 0.5], centered=[False, True])
+                       momentum=[0.0, 0.5], centered=[False, True], maximize=[False, True])
 CASES = ([(SGD, c) for c in SGD_CASES] + [(Adam, c) for c in ADAM_CASES]
          + [(AdamW, c) for c in ADAM_CASES] + [(RMSprop, c) for c in RMSPROP_CASES])
 
 
 def test_case_table_is_full():
-    assert len(SGD_CASES) == 20 and len(ADAM_CASES) == 16 and len(RMSPROP_CASES) == 16
+    assert len(SGD_CASES) == 20 and len(ADAM_CASES) == 32 and len(RMSPROP_CASES) == 32
 
 
 @pytest.mark.parametrize("cls,options", CASES, ids=lambda v: getattr(v, "__name__", str(v)))

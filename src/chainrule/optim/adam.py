@@ -19,6 +19,7 @@ class Adam(Optimizer):
     For each parameter p with gradient g, learning rate γ, betas (β₁, β₂), eps ε and weight
     decay λ, at step t (counted per parameter, from 1)::
 
+        g ← -g                                    if maximize
         g ← g + λ p                               if λ ≠ 0   (L2 penalty; AdamW differs)
         m ← β₁ m + (1 - β₁) g
         v ← β₂ v + (1 - β₂) g²
@@ -39,8 +40,11 @@ class Adam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0,
         amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize)  # fmt: skip
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -74,6 +78,8 @@ class Adam(Optimizer):
         t = state["step"]
         m, v = state["exp_avg"].data, state["exp_avg_sq"].data
 
+        if group["maximize"]:
+            grad = -grad
         if decay and self._decoupled:
             p *= 1 - lr * decay
         elif decay:
@@ -117,5 +123,7 @@ class AdamW(Adam):
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
         amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

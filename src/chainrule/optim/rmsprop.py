@@ -18,6 +18,7 @@ class RMSprop(Optimizer):
     For each parameter p with gradient g, learning rate γ, smoothing α, eps ε, momentum μ
     and weight decay λ::
 
+        g ← -g                            if maximize
         g ← g + λ p                       if λ ≠ 0
         s ← α s + (1 - α) g²
         a ← α a + (1 - α) g               if centered
@@ -38,9 +39,11 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered)
+                        momentum=momentum, centered=centered, maximize=maximize)
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -61,6 +64,8 @@ class RMSprop(Optimizer):
                 state["grad_avg"] = Tensor._make(xp.zeros_like(p))
         state["step"] += 1
 
+        if group["maximize"]:
+            grad = -grad
         if group["weight_decay"]:
             grad = p * group["weight_decay"] + grad
         square_avg = state["square_avg"].data
