@@ -60,6 +60,23 @@ def test_regression_losses_match_torch(dtype, reduction, ours, theirs):
     )
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("ours, theirs", [(F.mse_loss, TF.mse_loss), (F.l1_loss, TF.l1_loss)])
+def test_weighted_regression_losses_match_torch(reduction, ours, theirs):
+    x, t = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    w = RNG.uniform(0, 2, (4, 3))
+    both(
+        lambda a, b, w: ours(a, b, reduction=reduction, weight=w),
+        lambda a, b, w: theirs(a, b, reduction=reduction, weight=w),
+        [x, t, w],
+        grads=(0, 1, 2),
+        dtype=np.float64,
+    )
+    with pytest.raises(ValueError, match=r"mse_loss: weight must have the input's shape \(4, 3\); "
+                       r"got \(3,\)"):
+        F.mse_loss(cr.tensor(x), cr.tensor(t), weight=cr.ones(3))
+
+
 def test_regression_modules_and_shape_error():
     x, t = RNG.standard_normal(5), RNG.standard_normal(5)
     both(nn.MSELoss(reduction="sum"), torch.nn.MSELoss(reduction="sum"), [x, t], grads=(0,))

@@ -68,10 +68,12 @@ SGD_CASES = [
 ]
 ADAM_CASES = combos(lr=[0.05], betas=[(0.9, 0.999), (0.8, 0.99)], eps=[1e-8, 1e-3],
                     weight_decay=[0.0, 0.1], amsgrad=[False, True], maximize=[False, True])
+DECOUPLED = [dict(c, decoupled_weight_decay=True) for c in ADAM_CASES if c["weight_decay"]]
 RMSPROP_CASES = combos(lr=[0.01], alpha=[0.99, 0.9], eps=[1e-8], weight_decay=[0.0, 0.1],
                        momentum=[0.0, 0.5], centered=[False, True], maximize=[False, True])
 CASES = ([(SGD, c) for c in SGD_CASES] + [(Adam, c) for c in ADAM_CASES]
-         + [(AdamW, c) for c in ADAM_CASES] + [(RMSprop, c) for c in RMSPROP_CASES])
+         + [(AdamW, c) for c in ADAM_CASES] + [(Adam, c) for c in DECOUPLED]
+         + [(RMSprop, c) for c in RMSPROP_CASES])
 
 
 def test_case_table_is_full():
@@ -151,6 +153,26 @@ def test_state_dict_layout_is_torchs(cls):
                 np.testing.assert_allclose(value.data, expected.numpy(), rtol=1e-12, atol=1e-12)
     assert [g["params"] for g in sd["param_groups"]] == [[0, 1, 2]]
     assert set(sd["param_groups"][0]) <= set(tsd["param_groups"][0])
+
+
+@pytest.mark.parametrize("cls", [SGD, Adam, AdamW, RMSprop])
+def test_state_dict_from_before_an_option_existed_loads(cls):
+    """A state dict saved without an option added since (maximize, decoupled_weight_decay)
+    keeps the value this optimizer was made with, and steps on identically."""
+    ours, theirs, opt, topt = run_both(cls, dict(lr=0.05), steps=2)
+    sd = opt.state_dict()
+    for group in sd["param_groups"]:
+        group.pop("maximize")
+        group.pop("decoupled_weight_decay", None)
+    again = cls([cr.tensor(p.data.copy(), requires_grad=True) for p in ours], lr=0.05)
+    again.load_state_dict(sd)
+    assert again.param_groups[0]["maximize"] is False
+    for p, q in zip(again.param_groups[0]["params"], opt.param_groups[0]["params"], strict=True):
+        p.grad = q.grad = cr.ones(p.shape, dtype=p.dtype)
+    again.step()
+    opt.step()
+    for p, q in zip(again.param_groups[0]["params"], opt.param_groups[0]["params"], strict=True):
+        np.testing.assert_array_equal(p.data, q.data)
 
 
 def test_state_dict_buffers_keep_dtype_and_are_copies():

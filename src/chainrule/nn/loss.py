@@ -51,19 +51,34 @@ def _weight_array(weight: Any, c: int, op: str) -> Any:
 # -- elementwise losses -------------------------------------------------------------------
 
 
-def mse_loss(input: Tensor, target: Tensor, *, reduction: str = "mean") -> Tensor:
-    """(input - target)^2, reduced."""
+def mse_loss(
+    input: Tensor, target: Tensor, *, reduction: str = "mean", weight: Tensor | None = None
+) -> Tensor:
+    """(input - target)^2, reduced; with ``weight`` (input's shape) each term is weighted and
+    'mean' is the weighted mean, as PyTorch's."""
     _check_reduction(reduction, "mse_loss")
     x, t = _same_shape(input, target, "mse_loss")
     d = x - t
-    return _reduce(d * d, reduction)
+    return _weighted(d * d, weight, reduction, "mse_loss")
 
 
-def l1_loss(input: Tensor, target: Tensor, *, reduction: str = "mean") -> Tensor:
-    """|input - target|, reduced; the gradient at 0 is 0."""
+def l1_loss(
+    input: Tensor, target: Tensor, *, reduction: str = "mean", weight: Tensor | None = None
+) -> Tensor:
+    """|input - target|, reduced; the gradient at 0 is 0; ``weight`` as in mse_loss."""
     _check_reduction(reduction, "l1_loss")
     x, t = _same_shape(input, target, "l1_loss")
-    return _reduce((x - t).abs(), reduction)
+    return _weighted((x - t).abs(), weight, reduction, "l1_loss")
+
+
+def _weighted(loss: Tensor, weight: Any, reduction: str, op: str) -> Tensor:
+    if weight is None:
+        return _reduce(loss, reduction)
+    w = as_tensor(weight)
+    if w.shape != loss.shape:
+        raise ValueError(f"{op}: weight must have the input's shape {loss.shape}; got {w.shape}")
+    loss = loss * w
+    return loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
 
 
 def binary_cross_entropy(

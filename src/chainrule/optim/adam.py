@@ -20,17 +20,16 @@ class Adam(Optimizer):
     decay λ, at step t (counted per parameter, from 1)::
 
         g ← -g                                    if maximize
-        g ← g + λ p                               if λ ≠ 0   (L2 penalty; AdamW differs)
+        g ← g + λ p                               if λ ≠ 0   (L2 penalty, unless decoupled)
         m ← β₁ m + (1 - β₁) g
         v ← β₂ v + (1 - β₂) g²
         v̂ ← max(v̂, v)  if amsgrad,  else  v̂ ← v
         p ← p - γ / (1 - β₁ᵗ) · m / (√v̂ / √(1 - β₂ᵗ) + ε)
 
+    With ``decoupled_weight_decay`` the decay shrinks the weights instead (see AdamW).
     State per parameter: ``step``, ``exp_avg`` (m), ``exp_avg_sq`` (v) and, with amsgrad,
     ``max_exp_avg_sq`` (v̂); the buffers start at zero in the parameter's dtype.
     """
-
-    _decoupled = False  # AdamW sets this: decay the weights directly, not through g
 
     def __init__(
         self,
@@ -42,9 +41,10 @@ class Adam(Optimizer):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize)  # fmt: skip
+                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -80,7 +80,7 @@ class Adam(Optimizer):
 
         if group["maximize"]:
             grad = -grad
-        if decay and self._decoupled:
+        if decay and group["decoupled_weight_decay"]:
             p *= 1 - lr * decay
         elif decay:
             grad = p * decay + grad
@@ -113,8 +113,6 @@ class AdamW(Adam):
     The default ``weight_decay`` is 1e-2.
     """
 
-    _decoupled = True
-
     def __init__(
         self,
         params: Iterable[Any],
@@ -126,4 +124,7 @@ class AdamW(Adam):
         *,
         maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+            decoupled_weight_decay=True,
+        )  # fmt: skip

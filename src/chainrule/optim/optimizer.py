@@ -200,7 +200,9 @@ class Optimizer:
             state[p] = {k: _restore(name, int(key), k, v, p) for k, v in buffers.items()}
         groups = []
         for old, group in zip(saved, self.param_groups, strict=True):
-            new = {k: v for k, v in old.items() if k != "params"}
+            # The saved options over this optimizer's own: a state dict saved before an
+            # option existed (maximize, say) keeps the value this optimizer was made with.
+            new = {**group, **{k: v for k, v in old.items() if k != "params"}}
             new["params"] = group["params"]
             self._check(new)
             groups.append(new)
