@@ -188,6 +188,40 @@ def test_embedding_matches_torch_with_repeats(dtype, padding_idx):
     compare(ours.weight.grad, theirs.weight.grad, dtype)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(max_norm=1.5),
+        dict(max_norm=2.0, norm_type=1.0, padding_idx=2),
+        dict(scale_grad_by_freq=True),
+        dict(scale_grad_by_freq=True, padding_idx=-1, max_norm=1.0),
+    ],
+)
+def test_embedding_options_match_torch(options):
+    """max_norm rescales the looked-up rows in the weight itself (twice, to see it only
+    touches rows above the norm); scale_grad_by_freq divides by each index's count."""
+    ours, theirs = pair(
+        lambda: nn.Embedding(6, 3, **options), lambda: torch.nn.Embedding(6, 3, **options),
+        np.float64,
+    )  # fmt: skip
+    assert repr(ours) == repr(theirs)
+    for idx in (np.array([[0, 2, 2, 5], [5, 1, 2, 0]]), np.array([3, 3, 3, 0])):
+        yc, yt = ours(cr.tensor(idx)), theirs(torch.tensor(idx))
+        compare(yc, yt, np.float64)
+        compare(ours.weight, theirs.weight, np.float64)  # renormalised alike
+        g = np.random.default_rng(0).standard_normal(yt.shape)
+        ours.weight.grad = None
+        theirs.weight.grad = None
+        yc.backward(cr.tensor(g))
+        yt.backward(torch.from_numpy(g))
+        compare(ours.weight.grad, theirs.weight.grad, np.float64)
+    f = F.embedding(cr.tensor([1, 1, 4]), ours.weight, **options)
+    t = torch.nn.functional.embedding(torch.tensor([1, 1, 4]), theirs.weight, **options)
+    compare(f, t, np.float64)
+    with pytest.raises(ValueError, match="Embedding: sparse gradients are not supported"):
+        nn.Embedding(6, 3, sparse=True, **options)
+
+
 def test_embedding_init_and_errors():
     cr.manual_seed(0)
     m = nn.Embedding(1000, 20, padding_idx=3)

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from .. import backend as B
+from ..ops import elementwise as E
 from ..ops import linalg as L
 from ..tensor import Tensor, as_tensor, where
 from . import init
@@ -37,11 +38,24 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return L.Linear.apply(input, weight, bias)
 
 
-def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(
+    input: Any,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Rows of weight picked by the integer indices in input: (*) -> (*, embedding_dim).
 
-    Repeated indices accumulate gradient; the row at padding_idx gets none.
+    Repeated indices accumulate gradient; the row at padding_idx gets none. As PyTorch's:
+    ``max_norm`` first rescales, in place in weight, each looked-up row whose
+    ``norm_type``-norm exceeds it down to it (by max_norm / (norm + 1e-7));
+    ``scale_grad_by_freq`` divides each row's gradient by how often input holds its index.
     """
+    if sparse:
+        raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
     idx = input.data if isinstance(input, Tensor) else xp.asarray(input)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
@@ -52,7 +66,17 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
             f"embedding: index {bad} is out of range for num_embeddings {n}; got indices of "
             f"shape {idx.shape}"
         )
+    if max_norm is not None and idx.size:
+        rows = xp.unique(idx)
+        w = weight.data[rows]
+        norms = xp.sum(xp.abs(w) ** norm_type, axis=1) ** (1.0 / norm_type)
+        big = norms > max_norm
+        weight.data[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
     out = weight[idx]  # (*, embedding_dim)
+    if scale_grad_by_freq and weight.requires_grad and idx.size:
+        _, where_, counts = xp.unique(idx, return_inverse=True, return_counts=True)
+        scale = (1.0 / counts[where_.reshape(idx.shape)]).astype(weight.dtype)[..., None]
+        out = E.ScaleGrad.apply(out, scale)
     if padding_idx is not None and weight.requires_grad:
         padding_idx %= n  # -1 is the last row
         # same values; the padding positions take them from a detached copy, so no gradient
@@ -156,9 +180,15 @@ class Embedding(Module):
         num_embeddings: int,
         embedding_dim: int,
         padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
         dtype: Any = None,
     ) -> None:
         super().__init__()
+        if sparse:
+            raise ValueError("Embedding: sparse gradients are not supported; got sparse=True")
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(
@@ -168,6 +198,8 @@ class Embedding(Module):
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         dtype = B.as_dtype(dtype) or B.default_float
         self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
         self.reset_parameters()
@@ -178,11 +210,22 @@ class Embedding(Module):
             self.weight.data[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
-        return embedding(input, self.weight, self.padding_idx)
+        return embedding(
+            input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+            self.scale_grad_by_freq,
+        )  # fmt: skip
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        return s
 
 
 class Dropout(Module):

@@ -315,6 +315,19 @@ class Cast(Function):
         return (grad.to(self.inputs[0].dtype),)
 
 
+class ScaleGrad(Function):
+    """out = a (a view, the same values);  grad_a = g * scale, scale a constant array that
+    broadcasts against g: what embedding's scale_grad_by_freq needs."""
+
+    def forward(self, a, scale):
+        self.scale = scale
+        return a.view()
+
+    def backward(self, grad, out):
+        (g,) = operands(grad)
+        return results(g * self.scale, None)
+
+
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
 # with y = 2x^2 - 1 for |x| < 1, and erfc(x) exp(x^2) with y = (12/|x| - 7)/5 for 1 <= |x| <= 6.
 _ERF_SMALL = (
