@@ -142,12 +142,56 @@ def test_custom_dataset_and_collate_fn():
         len(Dataset())
 
 
+class SevenSquares(Dataset):
+    def __len__(self):
+        return 7
+
+    def __getitem__(self, i):
+        return i, float(i * i)
+
+
+SAMPLING = [  # loader options, on a TensorDataset and on a Dataset of samples
+    dict(sampler=[6, 0, 3, 3, 1], batch_size=2),
+    dict(sampler=(4, 5, 6), batch_size=2, drop_last=True),
+    dict(batch_sampler=[[0, 1, 2], [6], [5, 5, 4]]),
+    dict(batch_size=3, num_workers=2, pin_memory=True),
+]
+
+
+@pytest.mark.parametrize("options", SAMPLING)
+@pytest.mark.parametrize("kind", ["tensors", "samples"])
+def test_samplers_and_worker_options_match_torch(options, kind):
+    """sampler and batch_sampler pick the batches as PyTorch's do; num_workers and
+    pin_memory change nothing of what comes out (loaded here in this process)."""
+    x, y = xy(7)
+    if kind == "tensors":
+        ours_ds = TensorDataset(x, y)
+        theirs_ds = tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
+    else:
+        ours_ds = theirs_ds = SevenSquares()
+    theirs_options = {k: v for k, v in options.items() if k not in ("num_workers", "pin_memory")}
+    ours = DataLoader(ours_ds, **options)
+    theirs = tdata.DataLoader(theirs_ds, **theirs_options)
+    assert len(ours) == len(theirs)
+    for _ in range(2):  # a sampler is read afresh each pass
+        got = [[b.numpy().tolist() for b in batch] for batch in ours]
+        expected = [[b.numpy().tolist() for b in batch] for batch in theirs]
+        assert got == expected
+
+
 def test_loader_errors():
     ds = TensorDataset(*xy())
     with pytest.raises(ValueError, match="batch_size must be a positive int; got 0"):
         DataLoader(ds, batch_size=0)
     with pytest.raises(TypeError, match="generator must be a numpy.random.Generator or None"):
         DataLoader(ds, shuffle=True, generator=42)
+    with pytest.raises(ValueError, match="num_workers must be a non-negative int; got -1"):
+        DataLoader(ds, num_workers=-1)
+    with pytest.raises(ValueError, match="sampler is mutually exclusive with shuffle"):
+        DataLoader(ds, sampler=[0, 1], shuffle=True)
+    for bad in (dict(batch_size=2), dict(shuffle=True), dict(drop_last=True)):
+        with pytest.raises(ValueError, match="batch_sampler is mutually exclusive with"):
+            DataLoader(ds, batch_sampler=[[0, 1]], **bad)
 
 
 @pytest.mark.parametrize("n,lengths", [
