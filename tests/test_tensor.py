@@ -167,6 +167,19 @@ def test_cast_to_integer_leaves_the_graph() -> None:
     assert d.requires_grad and d.dtype == cr.float64
     d.sum().backward()
     assert x.grad.dtype == cr.float32
+    assert x.int().dtype == cr.int32 and x.int().tolist() == [1, 2]
+
+
+def test_where_method_matches_torch() -> None:
+    """x.where(condition, other), PyTorch's method form of where(condition, x, other)."""
+    data, keep = [1.5, -2.0, 3.0], [True, False, True]
+    grads = []
+    for lib in (cr, torch):
+        x = lib.tensor(data, requires_grad=True)
+        y = x.where(lib.tensor(keep), lib.tensor([9.0, 8.0, 7.0]))
+        (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        grads.append((y.tolist(), x.grad.tolist()))
+    assert grads[0] == grads[1] == ([1.5, 8.0, 3.0], [1.0, 0.0, 3.0])
 
 
 def test_to_dtype_and_device() -> None:

@@ -381,6 +381,10 @@ class Tensor:
 
     clip = clamp
 
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """self where condition, else other: cr.where(condition, self, other)."""
+        return where(condition, self, other)
+
     def maximum(self, other: Any) -> Tensor:
         return E.Maximum.apply(*_pair(self, other, "maximum"))
 
@@ -641,6 +645,9 @@ class Tensor:
 
     def long(self) -> Tensor:
         return self.to(B.int64)
+
+    def int(self) -> Tensor:
+        return self.to(B.int32)
 
     def bool(self) -> Tensor:
         return self.to(B.bool_)
