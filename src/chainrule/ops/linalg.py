@@ -126,10 +126,12 @@ class Linear(Function):
     product's longer side comes first (784 -> 512 at batch 32: 250 against 357 us), and
     slower otherwise (1568 -> 10 at batch 64: 62 against 47 us). The output then comes out
     column-major, which NumPy's indexing and reshapes read in the usual row-major order, and
-    which the next layer's product takes without a copy. grad_x comes out in
-    x's own order, (W^T @ g^T)^T for a column-major x (such as the layer before's output,
-    whose activation's mask then runs over memory in order), g @ W otherwise (so that a
-    flattened image's gradient folds back into the image without a copy).
+    which the next layer's product takes without a copy.
+
+    grad_x comes out in x's own order: (W^T @ g^T)^T for a column-major x (such as the layer
+    before's output, whose activation's mask then runs over memory in order), g @ W
+    otherwise (so that a flattened image's gradient folds back into the image without a
+    copy).
     """
 
     def forward(self, x, weight, bias=None):
