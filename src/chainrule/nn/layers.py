@@ -66,16 +66,17 @@ def embedding(
             f"embedding: index {bad} is out of range for num_embeddings {n}; got indices of "
             f"shape {idx.shape}"
         )
+    scale_grad = scale_grad_by_freq and weight.requires_grad
+    if idx.size and (max_norm is not None or scale_grad):
+        rows, at, counts = xp.unique(idx, return_inverse=True, return_counts=True)
     if max_norm is not None and idx.size:
-        rows = xp.unique(idx)
         w = weight.data[rows]
-        norms = xp.sum(xp.abs(w) ** norm_type, axis=1) ** (1.0 / norm_type)
+        norms = xp.linalg.norm(w, ord=norm_type, axis=1)
         big = norms > max_norm
         weight.data[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
     out = weight[idx]  # (*, embedding_dim)
-    if scale_grad_by_freq and weight.requires_grad and idx.size:
-        _, where_, counts = xp.unique(idx, return_inverse=True, return_counts=True)
-        scale = (1.0 / counts[where_.reshape(idx.shape)]).astype(weight.dtype)[..., None]
+    if scale_grad and idx.size:
+        scale = (1.0 / counts[at.reshape(idx.shape)]).astype(weight.dtype)[..., None]
         out = E.ScaleGrad.apply(out, scale)
     if padding_idx is not None and weight.requires_grad:
         padding_idx %= n  # -1 is the last row

@@ -187,8 +187,9 @@ class Relu(Function):
 
     def backward(self, grad, out):
         (g,) = operands(grad)
-        # not out <= 0 rather than out > 0: NaN passes, as in PyTorch. A constant: no node.
-        return results(_masked(g, ~(out.data <= 0), donated(grad)))
+        # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
+        # as in PyTorch. The mask is a constant: no node.
+        return results(_masked(g, out.data != 0, donated(grad)))
 
 
 class Abs(Function):
