@@ -273,8 +273,11 @@ def avg_pool2d(
     ):
         raise ValueError(f"{op}: divisor_override must be a positive int; got {divisor_override!r}")
     n, c, h, w = x.shape
-    divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad, divisor_override)
-    uniform = float(divisor.flat[0]) if (divisor == divisor.flat[0]).all() else None
+    if divisor_override is not None:
+        uniform: float | None = float(divisor_override)
+    else:
+        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
+        uniform = float(divisor.flat[0]) if (divisor == divisor.flat[0]).all() else None
     weight = 1.0 if uniform is None else 1.0 / uniform
     kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image
@@ -287,21 +290,17 @@ def avg_pool2d(
     return out.squeeze(0) if unbatched else out
 
 
-def _avg_divisors(
-    size: tuple, kernel: tuple, stride: tuple, padding: tuple, with_pad: bool, override: Any
-) -> Any:
+def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, with_pad: bool) -> Any:
     """(Ho, Wo): what avg_pool2d divides each window's sum by, PyTorch's rule: the window
     clipped to the padded input (``with_pad``) or to the input itself."""
     counts = []
-    for n, k, s, (lo, hi) in zip(size, kernel, stride, padding, strict=True):
-        n_out = (n + lo + hi - k) // s + 1
+    n_outs = C.out_hw(size, kernel, stride, (1, 1), padding)
+    for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
         start = xp.arange(n_out) * s - lo
         end = xp.minimum(start + k, n + lo)  # the grown padding (ceil_mode) never counts
         if not with_pad:
             start, end = xp.maximum(start, 0), xp.minimum(end, n)
         counts.append(end - start)
-    if override is not None:
-        return xp.full((len(counts[0]), len(counts[1])), float(override))
     return xp.outer(counts[0], counts[1]).astype(float)
 
 
