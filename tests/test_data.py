@@ -1,5 +1,7 @@
 """Dataset, TensorDataset, DataLoader, default_collate and random_split (torch as oracle)."""
 
+import inspect
+import multiprocessing
 from collections import namedtuple
 
 import numpy as np
@@ -192,6 +194,102 @@ def test_loader_errors():
     for bad in (dict(batch_size=2), dict(shuffle=True), dict(drop_last=True)):
         with pytest.raises(ValueError, match="batch_sampler is mutually exclusive with"):
             DataLoader(ds, batch_sampler=[[0, 1]], **bad)
+
+
+WORKER_OPTIONS = [  # PyTorch's worker-only options, the one under test first
+    dict(timeout=0),
+    dict(timeout=2.5, num_workers=2),
+    dict(timeout=-1),
+    dict(timeout=-0.5, num_workers=2),
+    dict(timeout=5),  # accepted, then refused when iterating: no worker to wait for
+    dict(timeout="1"),
+    dict(timeout=None),
+    dict(worker_init_fn=abs),
+    dict(worker_init_fn=abs, num_workers=2),
+    dict(multiprocessing_context=None),
+    dict(multiprocessing_context="fork", num_workers=2),
+    dict(multiprocessing_context=multiprocessing.get_context("fork"), num_workers=1),
+    dict(multiprocessing_context="fork"),
+    dict(multiprocessing_context="bogus", num_workers=2),
+    dict(multiprocessing_context=42, num_workers=2),
+    dict(prefetch_factor=None),
+    dict(prefetch_factor=2),
+    dict(prefetch_factor=None, num_workers=2),  # stored as 2
+    dict(prefetch_factor=4, num_workers=2),
+    dict(prefetch_factor=-1, num_workers=2),
+    dict(prefetch_factor=0, num_workers=2),  # accepted, then refused when iterating
+    dict(prefetch_factor="2", num_workers=2),
+    dict(persistent_workers=False),
+    dict(persistent_workers=True),
+    dict(persistent_workers=True, num_workers=2),
+    dict(pin_memory_device="cuda"),
+    dict(pin_memory_device="cuda", pin_memory=True, num_workers=2),
+    dict(in_order=False),
+    dict(in_order=False, num_workers=2),
+]
+WORKER_ATTRS = ("num_workers", "pin_memory", "timeout", "worker_init_fn",
+                "multiprocessing_context", "prefetch_factor", "persistent_workers",
+                "pin_memory_device", "in_order")
+
+
+def two_passes(make):
+    """The loader and its batches over two passes, or the exception and None."""
+    try:
+        loader = make()
+        return loader, [[b.numpy().tolist() for b in batch] for _ in range(2) for batch in loader]
+    except Exception as e:  # noqa: BLE001 - the kind of error is what is compared
+        return e, None
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch: no accelerator for pin_memory
+@pytest.mark.parametrize("options", WORKER_OPTIONS, ids=lambda options: ",".join(
+    f"{k}={v!r}" if isinstance(v, (int, float, str, type(None))) else f"{k}={type(v).__name__}"
+    for k, v in options.items()))
+def test_worker_options_accepted_or_refused_as_torch(options):
+    """Each worker option is accepted or refused (same exception type, at construction or
+    on iterating) as by PyTorch's DataLoader, which here runs real worker processes; when
+    accepted, the stored options and the batches equal PyTorch's."""
+    x, y = xy(7)
+    ours, got = two_passes(lambda: DataLoader(TensorDataset(x, y), 3, **options))
+    theirs, expected = two_passes(lambda: tdata.DataLoader(
+        tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)), 3, **options))
+    if isinstance(theirs, Exception):
+        assert type(ours) is type(theirs), f"ours: {ours!r}; torch: {theirs!r}"
+        name, value = next(iter(options.items()))
+        assert str(ours).startswith("DataLoader: ") and name in str(ours)
+        assert repr(value) in str(ours)
+    else:
+        assert isinstance(ours, DataLoader), f"ours refused: {ours!r}"
+        assert {a: getattr(ours, a) for a in WORKER_ATTRS} == {
+            a: getattr(theirs, a) for a in WORKER_ATTRS}
+        if options.get("in_order", True):
+            assert got == expected
+        else:  # PyTorch's workers may then hand batches back in any order
+            assert sorted(got) == sorted(expected)
+
+
+def test_worker_init_fn_is_never_called():
+    """No worker process exists, so worker_init_fn is not called, whatever num_workers is
+    (PyTorch does not call it with num_workers=0 either)."""
+    ds = TensorDataset(*xy(7))
+    for num_workers in (0, 2):
+        calls = []
+        assert len(list(DataLoader(ds, 3, num_workers=num_workers, worker_init_fn=calls.append)))
+        assert calls == []
+    calls = []
+    list(tdata.DataLoader(tdata.TensorDataset(torch.zeros(7)), 3, worker_init_fn=calls.append))
+    assert calls == []
+
+
+def test_signature_matches_torch():
+    """Every option at PyTorch's position (so positional calls mean the same) and of the
+    same kind; the worker options with PyTorch's defaults."""
+    ours = inspect.signature(DataLoader).parameters
+    theirs = inspect.signature(tdata.DataLoader).parameters
+    assert [(p.name, p.kind) for p in ours.values()] == [
+        (p.name, p.kind) for p in theirs.values()]
+    for name in WORKER_ATTRS:
+        assert ours[name].default == theirs[name].default, name
 
 
 @pytest.mark.parametrize("n,lengths", [

@@ -5,6 +5,7 @@ What a sample is belongs to the dataset (dataset.py); this module only groups sa
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,15 @@ class DataLoader:
     what PyTorch does with ``num_workers=0``; a larger ``num_workers`` gives the same
     batches in the same order, and ``pin_memory`` has nothing to pin on the CPU.
 
+    PyTorch's worker options are checked as PyTorch checks them and kept under its names
+    (``prefetch_factor`` becomes 2 when None and ``num_workers > 0``), but no worker process
+    exists: ``timeout`` has no worker to wait for, ``worker_init_fn`` is never called (as in
+    PyTorch with ``num_workers=0``), ``multiprocessing_context``, ``prefetch_factor``,
+    ``persistent_workers`` and ``pin_memory_device`` change nothing, and batches always come
+    in order, whatever ``in_order`` says. As in PyTorch, iterating fails (AssertionError) if
+    ``timeout`` is nonzero with ``num_workers=0``, or ``prefetch_factor`` is not positive
+    with ``num_workers > 0``.
+
     A TensorDataset (or a Subset of one) with the default collate is batched by one fancy
     index per tensor per batch instead of sample by sample; the batches are the same.
     """
@@ -78,7 +88,15 @@ class DataLoader:
         collate_fn: Callable[[list[Any]], Any] | None = None,
         pin_memory: bool = False,
         drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: Any = None,
         generator: Any = None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"DataLoader: batch_size must be a positive int; got {batch_size!r}")
@@ -86,6 +104,22 @@ class DataLoader:
             raise ValueError(
                 f"DataLoader: num_workers must be a non-negative int; got {num_workers!r}"
             )
+        _check_non_negative(timeout, "timeout")
+        if prefetch_factor is not None and num_workers == 0:
+            raise ValueError(
+                f"DataLoader: prefetch_factor needs num_workers > 0; got "
+                f"prefetch_factor={prefetch_factor!r} and num_workers=0"
+            )
+        if prefetch_factor is None and num_workers > 0:
+            prefetch_factor = 2  # PyTorch's default, stored as PyTorch stores it
+        elif prefetch_factor is not None:
+            _check_non_negative(prefetch_factor, "prefetch_factor")
+        if persistent_workers and num_workers == 0:
+            raise ValueError(
+                f"DataLoader: persistent_workers needs num_workers > 0; got "
+                f"persistent_workers={persistent_workers!r} and num_workers=0"
+            )
+        multiprocessing_context = _context(multiprocessing_context, num_workers)
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler is mutually exclusive with shuffle")
         if batch_sampler is not None and (
@@ -101,6 +135,10 @@ class DataLoader:
         self.shuffle = shuffle
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.num_workers, self.pin_memory = num_workers, pin_memory
+        self.timeout, self.worker_init_fn = timeout, worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
+        self.pin_memory_device, self.in_order = pin_memory_device, in_order
         self.drop_last = drop_last
         self.generator = generator
         self.collate_fn = collate_fn
@@ -129,6 +167,21 @@ class DataLoader:
             yield order[start : start + self.batch_size]
 
     def __iter__(self) -> Iterator[Any]:
+        # PyTorch's iterators refuse these when created, so iter() fails, not the first next()
+        if self.num_workers == 0 and self.timeout != 0:
+            raise AssertionError(
+                f"DataLoader: a nonzero timeout needs num_workers > 0; got "
+                f"timeout={self.timeout!r} and num_workers=0"
+            )
+        prefetch = self.prefetch_factor
+        if self.num_workers > 0 and prefetch is not None and prefetch <= 0:
+            raise AssertionError(
+                f"DataLoader: prefetch_factor must be positive with num_workers > 0; got "
+                f"prefetch_factor={prefetch!r} and num_workers={self.num_workers}"
+            )
+        return self._load()
+
+    def _load(self) -> Iterator[Any]:
         source = _tensors_of(self.dataset) if self.collate_fn is None else None
         for idx in self._batches():
             if source is not None:
@@ -138,6 +191,41 @@ class DataLoader:
             else:
                 collate = self.collate_fn or default_collate
                 yield collate([self.dataset[int(i)] for i in idx])
+
+
+def _check_non_negative(value: Any, name: str) -> None:
+    try:
+        negative = value < 0
+    except TypeError:  # PyTorch's own comparison fails with TypeError too
+        raise TypeError(f"DataLoader: {name} must be a number; got {value!r}") from None
+    if negative:
+        raise ValueError(f"DataLoader: {name} must be non-negative; got {value!r}")
+
+
+def _context(context: Any, num_workers: int) -> Any:
+    """The multiprocessing context PyTorch would store: a start method's name becomes its
+    context (the same object torch.multiprocessing.get_context returns)."""
+    if context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError(
+            f"DataLoader: multiprocessing_context needs num_workers > 0; got "
+            f"multiprocessing_context={context!r} and num_workers=0"
+        )
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(
+                f"DataLoader: multiprocessing_context must be a start method in {methods}; "
+                f"got {context!r}"
+            )
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(
+            f"DataLoader: multiprocessing_context must be a multiprocessing context or a "
+            f"start method's name; got {context!r}"
+        )
+    return context
 
 
 def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
