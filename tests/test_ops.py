@@ -588,15 +588,47 @@ AT_NAN = [
     ("relu", lambda m, x: x.relu(), ([NAN, -2.0, 0.0, 3.0],)),
     ("clamp", lambda m, x: x.clamp(-1.0, 1.0), ([NAN, -2.0, 0.5, 3.0],)),
 ]
+INF = float("inf")
+SIGNED = [-INF, -4.0, -0.0, 0.0, 4.0, INF, NAN]  # infinities and signed zeros
+# ... and at infinities, signed zeros, and variances with no degrees of freedom.
+AT_NAN += [
+    ("pow_sqrt", lambda m, x: x**0.5, (SIGNED,)),  # its gradient is a ** -0.5 (rsqrt)
+    ("pow_rsqrt", lambda m, x: x**-0.5, (SIGNED,)),  # -inf at -0.0, NaN at -inf
+    ("pow_odd", lambda m, x: x**3, (SIGNED,)),
+    ("pow_reciprocal", lambda m, x: x**-1, (SIGNED,)),
+    ("pow_fraction", lambda m, x: x**-1.5, (SIGNED,)),
+    ("rpow_zero", lambda m, x: 0.0**x, ([-1.0, 0.0, 1.0, -INF, 2.5, NAN],)),
+    ("rpow_negative_zero", lambda m, x: -0.0**x, ([-1.0, 0.0, 1.0, -INF, 2.5, NAN],)),
+    (
+        "pow_zero_base",  # grad_b: 0 where b >= 0, out * log(+-0) = +-inf where b < 0
+        lambda m, a, b: a**b,
+        ([0.0, 0.0, 0.0, 0.0, -0.0, -0.0, 2.0, 0.0], [-1.0, 0.0, 1.0, -INF, -1.0, -2.0, NAN, NAN]),
+    ),
+    ("var_one", lambda m, x: x.var(), ([2.0],)),  # NaN: every element is the mean
+    ("var_no_dof", lambda m, x: x.var(correction=4), ([[1.0, 2.0], [3.0, 4.0]],)),
+    ("var_dim_no_dof", lambda m, x: x.var(1, correction=3), ([[1.0, 2.0, 4.0], [0.0, 1.0, 1.0]],)),
+    ("var_dim_negative_dof", lambda m, x: x.var(1, correction=4), ([[1.0, 2.0, 4.0]],)),
+    ("std_dim_negative_dof", lambda m, x: x.std(1, correction=4), ([[1.0, 2.0, 4.0]],)),
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # var with no degrees of freedom: both warn
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, at 0 ** -1 and sqrt(-4)
 
 
 @pytest.mark.parametrize(("fn", "data"), [s[1:] for s in AT_NAN], ids=[s[0] for s in AT_NAN])
-def test_nan_inputs_match_torch(fn: Any, data: Any) -> None:
+def test_special_inputs_match_torch(fn: Any, data: Any) -> None:
+    """Values equal to the bit (signed zeros too); gradients equal, NaN and inf alike, on
+    the array path and the Tensor path."""
     ours = [cr.tensor(np.array(d), requires_grad=True) for d in data]
     theirs = [torch.tensor(np.array(d), requires_grad=True) for d in data]
     out_ours, out_theirs = _outs(fn(cr, *ours)), _outs(fn(torch, *theirs))
     for o, t in zip(out_ours, out_theirs, strict=True):
         np.testing.assert_array_equal(o.numpy(), t.detach().numpy())
+        signed = ~np.isnan(o.numpy())  # a NaN's sign means nothing
+        np.testing.assert_array_equal(
+            np.signbit(o.numpy())[signed], np.signbit(t.detach().numpy())[signed]
+        )
     keep = [i for i, t in enumerate(out_theirs) if t.requires_grad]
     v_ours, v_theirs = _upstream([out_ours[i] for i in keep])
     for create_graph in (False, True):  # the array path and the Tensor path

@@ -412,10 +412,9 @@ class Tensor:
         if "unbiased" in np_names:
             correction = int(np_names.pop("unbiased"))
         dim, keepdim = _np_names(dim, keepdim, np_names, "var")
+        _need_float(self, "var")
         dims = _dims(dim, self, "var")
-        n = self.numel() if dims is None else math.prod(self.shape[d] for d in dims)
-        centred = self - self.mean(dims, keepdim=True)
-        return (centred * centred).sum(dims, keepdim=keepdim) / max(n - correction, 0)
+        return R.Var.apply(self, dims=dims, correction=correction, keepdim=keepdim)
 
     def std(
         self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any

@@ -73,11 +73,18 @@ class Neg(Function):
 class Pow(Function):
     """out = a ** b;  grad_a = g * b * a**(b-1), grad_b = g * out * log(a).
 
-    As PyTorch: grad_a is 0 where b == 0 (even at a == 0, where a**(b-1) is inf), and
-    grad_b is 0 where a == 0 (the limit of a**b log a for b > 0).
+    As PyTorch:
+    - a ** -0.5 is 1 / sqrt(a), so at -0.0 it is -inf and at -inf NaN (NumPy's power gives
+      inf and 0), and sqrt's gradient, 0.5 * a ** -0.5, is -inf at -0.0;
+    - grad_a is 0 where b == 0 (even at a == 0, where a**(b-1) is inf);
+    - grad_b is 0 where a == 0 and b >= 0 (the limit of a**b log a for b > 0), and
+      out * log(a) = out * -inf elsewhere at a == 0 (-inf, or inf where out is -inf).
     """
 
     def forward(self, a, b):
+        if isinstance(b, float) and b == -0.5 and getattr(a, "dtype", None) in _FLOATS:
+            with xp.errstate(divide="ignore"):  # 1 / 0: inf, as a ** -0.5 gives quietly
+                return xp.reciprocal(xp.sqrt(a))
         return a**b
 
     def backward(self, grad, out):
@@ -91,12 +98,22 @@ class Pow(Function):
                 # At a == 0 == b, b * a**(b-1) is 0 * inf: raise 1 there instead, giving 0.
                 ga = grad * b * Where.apply((a.data == 0) & (b.data == 0), 1.0, a) ** (b - 1)
         if need_b:
+            b_data = b.data
             if isinstance(a, (int, float)):  # a number base (2 ** x): log(a) is a number
-                log_a = math.log(a) if a > 0 else (0.0 if a == 0 else math.nan)
-                gb = grad * out * log_a
-            else:
-                gb = grad * out * Where.apply(a.data == 0, 1.0, a).log()
+                log_a = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
+                flat = b_data >= 0 if a == 0 else None
+            else:  # log(a) without NumPy's warning at 0, where it is -inf
+                zero = a.data == 0
+                log_a = Where.apply(zero, -math.inf, Where.apply(zero, 1.0, a).log())
+                flat = zero & (b_data >= 0)
+            if flat is None or not flat.any():
+                gb = grad * (out * log_a)
+            else:  # 0 where flat; out is finite there, so no 0 * inf to hide
+                gb = grad * Where.apply(flat, 0.0, out * Where.apply(flat, 1.0, log_a))
         return ga, gb
+
+
+_FLOATS = (xp.dtype(xp.float16), xp.dtype(xp.float32), xp.dtype(xp.float64))
 
 
 class Exp(Function):

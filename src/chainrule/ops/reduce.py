@@ -7,8 +7,9 @@ methods normalise. Backward expands the gradient back with keepdim-shaped views.
 from __future__ import annotations
 
 import math
+import warnings
 
-from ..autograd import Function, on_arrays, results
+from ..autograd import Function, on_arrays, operands, results
 from ..backend import xp
 
 
@@ -60,6 +61,44 @@ class Mean(Function):
     def backward(self, grad, out):
         x = self.inputs[0]
         return ((_keep(grad, x.shape, self.dims, self.keepdim) / self.n).expand(x.shape),)
+
+
+class Var(Function):
+    """out = sum over dims of (a - mean)^2 / max(n - correction, 0), n the count reduced (inf,
+    or NaN where every element equals the mean, when that is 0, as PyTorch);
+    grad_a = 2 / (n - correction) * g * (a - mean), PyTorch's formula as written: with dims
+    given, n - correction <= 0 makes that scale inf or negative; over all dims, the gradient
+    there is g * (NaN where a equals the mean, else inf).
+
+    A primitive rather than its composition (mean, sub, mul, sum, div): one node instead of
+    five, and PyTorch's gradients where n <= correction, where the composition's centring
+    turns inf into NaN.
+    """
+
+    def forward(self, a, dims=None, correction=1, keepdim=False):
+        self.dims, self.keepdim = dims, keepdim
+        n = a.size if dims is None else math.prod([a.shape[d] for d in dims])
+        self.dof = n - correction
+        if self.dof <= 0:
+            warnings.warn(
+                f"var: degrees of freedom is <= 0 ({n} elements reduced, correction "
+                f"{correction}); the result is inf or NaN",
+                UserWarning,
+                stacklevel=4,  # the caller of var or std, past apply
+            )
+        centred = a - a.mean(axis=dims, keepdims=True)
+        with xp.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
+            return (centred * centred).sum(axis=dims, keepdims=keepdim) / max(self.dof, 0)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        (g,) = operands(_keep(grad, x.shape, self.dims, self.keepdim))
+        if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
+            at_mean = x.data == x.data.mean()
+            return results(g * xp.where(at_mean, xp.nan, xp.inf).astype(x.dtype))
+        (a,) = operands(x)
+        scale = 2.0 / self.dof if self.dof else math.inf
+        return results((scale * g) * (a - a.mean(axis=self.dims, keepdims=True)))
 
 
 class Amax(Function):
