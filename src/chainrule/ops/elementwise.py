@@ -98,18 +98,21 @@ class Pow(Function):
                 # At a == 0 == b, b * a**(b-1) is 0 * inf: raise 1 there instead, giving 0.
                 ga = grad * b * Where.apply((a.data == 0) & (b.data == 0), 1.0, a) ** (b - 1)
         if need_b:
-            b_data = b.data
+            # flat: where a == 0 and b >= 0, whose gradient is 0 (out is finite there)
             if isinstance(a, (int, float)):  # a number base (2 ** x): log(a) is a number
                 log_a = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
-                flat = b_data >= 0 if a == 0 else None
-            else:  # log(a) without NumPy's warning at 0, where it is -inf
+                flat = b.data >= 0 if a == 0 else None
+                if flat is not None:  # 1 where flat, so out * log_a is 0 * 1 there, not NaN
+                    log_a = xp.where(flat, 1.0, log_a).astype(out.dtype)
+            else:
                 zero = a.data == 0
-                log_a = Where.apply(zero, -math.inf, Where.apply(zero, 1.0, a).log())
-                flat = zero & (b_data >= 0)
-            if flat is None or not flat.any():
-                gb = grad * (out * log_a)
-            else:  # 0 where flat; out is finite there, so no 0 * inf to hide
-                gb = grad * Where.apply(flat, 0.0, out * Where.apply(flat, 1.0, log_a))
+                flat = zero & (b.data >= 0) if zero.any() else None
+                if flat is None:
+                    log_a = a.log()
+                else:  # log(a) without NumPy's warning: -inf at 0, except 0 where flat
+                    log_a = Where.apply(zero & ~flat, -math.inf, Where.apply(zero, 1.0, a).log())
+            gb = out * log_a
+            gb = grad * (gb if flat is None else Where.apply(flat, 0.0, gb))
         return ga, gb
 
 
