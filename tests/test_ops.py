@@ -687,3 +687,21 @@ def test_kinks_ties_and_extremes_match_torch(fn: Any, data: Any, dtype: Any) -> 
     for g, t in zip(g_ours, g_theirs, strict=True):
         assert np.all(np.isfinite(g.numpy()))
         np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("op", "call"),
+    [
+        ("var", lambda x: x.var(correction=3)),
+        ("std", lambda x: x.std(0, correction=4)),
+        ("var", lambda x: cr.var(x, correction=3)),
+        ("std", lambda x: cr.std(x, correction=3)),
+    ],
+)
+def test_var_without_degrees_of_freedom_warns_at_the_callers_line(op: str, call: Any) -> None:
+    """As PyTorch: a warning, naming the op the user called, the count reduced and the
+    correction; it points at the user's line, not at chainrule's."""
+    with pytest.warns(UserWarning, match=rf"^{op}: degrees of freedom is <= 0 \(3 elements") as w:
+        out = call(cr.tensor([1.0, 2.0, 4.0], requires_grad=True))
+    assert w[0].filename == __file__
+    assert np.isinf(out.item())

@@ -409,17 +409,12 @@ class Tensor:
         self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
     ) -> Tensor:
         """Variance with Bessel's correction by default (``correction=1``), as PyTorch."""
-        if "unbiased" in np_names:
-            correction = int(np_names.pop("unbiased"))
-        dim, keepdim = _np_names(dim, keepdim, np_names, "var")
-        _need_float(self, "var")
-        dims = _dims(dim, self, "var")
-        return R.Var.apply(self, dims=dims, correction=correction, keepdim=keepdim)
+        return _variance(self, dim, correction, keepdim, np_names, "var")
 
     def std(
         self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
     ) -> Tensor:
-        return _root(self.var(dim, correction=correction, keepdim=keepdim, **np_names), 2)
+        return _root(_variance(self, dim, correction, keepdim, np_names, "std"), 2)
 
     def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = _np_names(dim, keepdim, np_names, "amax")
@@ -825,6 +820,16 @@ def _infer_shape(shape: tuple, old: tuple[int, ...], op: str) -> tuple[int, ...]
             f"{op}: shape {tuple(shape)} is invalid for a tensor of shape {old} ({size} elements)"
         )
     return tuple(int(n) for n in shape)
+
+
+def _variance(t: Tensor, dim: Any, correction: int, keepdim: bool, names: dict, op: str) -> Tensor:
+    """var's arguments, PyTorch's or NumPy's names (and ``unbiased``), checked for ``op``."""
+    if "unbiased" in names:
+        correction = int(names.pop("unbiased"))
+    dim, keepdim = _np_names(dim, keepdim, names, op)
+    _need_float(t, op)
+    dims = _dims(dim, t, op)
+    return R.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
 
 
 def _root(s: Tensor, p: float) -> Tensor:

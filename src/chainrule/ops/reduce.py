@@ -7,7 +7,10 @@ methods normalise. Backward expands the gradient back with keepdim-shaped views.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
+from typing import Any
 
 from ..autograd import Function, on_arrays, operands, results
 from ..backend import xp
@@ -75,16 +78,16 @@ class Var(Function):
     turns inf into NaN.
     """
 
-    def forward(self, a, dims=None, correction=1, keepdim=False):
+    def forward(self, a, dims=None, correction=1, keepdim=False, op="var"):
         self.dims, self.keepdim = dims, keepdim
         n = a.size if dims is None else math.prod([a.shape[d] for d in dims])
         self.dof = n - correction
-        if self.dof <= 0:
+        if self.dof <= 0:  # ``op``: var or std, whichever the user called
             warnings.warn(
-                f"var: degrees of freedom is <= 0 ({n} elements reduced, correction "
+                f"{op}: degrees of freedom is <= 0 ({n} elements reduced, correction "
                 f"{correction}); the result is inf or NaN",
                 UserWarning,
-                stacklevel=4,  # the caller of var or std, past apply
+                stacklevel=_caller_level(),
             )
         centred = a - a.mean(axis=dims, keepdims=True)
         with xp.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
@@ -99,6 +102,20 @@ class Var(Function):
         (a,) = operands(x)
         scale = 2.0 / self.dof if self.dof else math.inf
         return results((scale * g) * (a - a.mean(axis=self.dims, keepdims=True)))
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that makes a warning raised in the calling function name the first
+    line outside chainrule: the user's call, however many of chainrule's frames lie between
+    (Tensor.var, std, the functional form, apply)."""
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Amax(Function):
