@@ -35,6 +35,11 @@ def _keep(grad, in_shape, dims, keepdim):
     return grad.reshape(tuple(shape))  # (.., 1, ..) at each reduced dim
 
 
+def _count(a, dims):
+    """How many elements of a each result of a reduction over ``dims`` (None: all) covers."""
+    return a.size if dims is None else math.prod([a.shape[d] for d in dims])
+
+
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
@@ -58,7 +63,7 @@ class Mean(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        self.n = a.size if dims is None else math.prod([a.shape[d] for d in dims])
+        self.n = _count(a, dims)
         return a.mean(axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
@@ -80,7 +85,7 @@ class Var(Function):
 
     def forward(self, a, dims=None, correction=1, keepdim=False, op="var"):
         self.dims, self.keepdim = dims, keepdim
-        n = a.size if dims is None else math.prod([a.shape[d] for d in dims])
+        n = _count(a, dims)
         self.dof = n - correction
         if self.dof <= 0:  # ``op``: var or std, whichever the user called
             warnings.warn(
