@@ -207,23 +207,38 @@ def test_anomaly_mode_as_a_decorator_restores_the_mode() -> None:
         assert np.isnan(cr.tensor([-1.0]).sqrt().item())
 
 
-def test_anomaly_mode_is_per_thread() -> None:
+def _beside_a_thread_inside(
+    mode: Any, here: Callable[[], Any], there: Callable[[], Any] = lambda: None
+) -> tuple[Any, Any]:
+    """here() run in this thread while another thread is inside ``with mode:``, then
+    there() run in that thread, still inside: both results."""
     inside, done = threading.Event(), threading.Event()
     seen: dict[str, Any] = {}
 
     def worker() -> None:
-        with cr.detect_anomaly():
+        with mode:
             inside.set()
             done.wait(10)
+            seen["there"] = there()
 
     th = threading.Thread(target=worker)
     th.start()
     inside.wait(10)
-    with np.errstate(invalid="ignore"):
-        seen["value"] = cr.tensor([-1.0]).log().item()  # this thread: off
-    done.set()
-    th.join()
-    assert np.isnan(seen["value"])
+    try:
+        seen["here"] = here()
+    finally:
+        done.set()
+        th.join()
+    return seen["here"], seen["there"]
+
+
+def test_anomaly_mode_is_per_thread() -> None:
+    def log_of_minus_one() -> float:
+        with np.errstate(invalid="ignore"):
+            return cr.tensor([-1.0]).log().item()  # this thread: off
+
+    value, _ = _beside_a_thread_inside(cr.detect_anomaly(), log_of_minus_one)
+    assert np.isnan(value)
 
 
 # -- checkpoints -----------------------------------------------------------------------------
@@ -358,25 +373,16 @@ def test_rss_stays_flat_over_a_thousand_training_steps() -> None:
 
 
 def test_grad_mode_is_per_thread_and_new_threads_start_recording() -> None:
-    entered, checked = threading.Event(), threading.Event()
     seen: dict[str, bool] = {}
 
-    def in_no_grad() -> None:
-        with cr.no_grad():
-            entered.set()
-            checked.wait(10)
-            y = cr.ones(1, requires_grad=True) * 2
-            seen["other thread, inside no_grad"] = y.requires_grad
+    def records() -> bool:
+        return (cr.ones(1, requires_grad=True) * 2).requires_grad
 
     def fresh() -> None:
         seen["thread started under no_grad"] = cr.is_grad_enabled()
 
-    th = threading.Thread(target=in_no_grad)
-    th.start()
-    entered.wait(10)
-    seen["this thread"] = (cr.ones(1, requires_grad=True) * 2).requires_grad
-    checked.set()
-    th.join()
+    here, there = _beside_a_thread_inside(cr.no_grad(), records, records)
+    seen["this thread"], seen["other thread, inside no_grad"] = here, there
     with cr.no_grad():
         th = threading.Thread(target=fresh)
         th.start()
