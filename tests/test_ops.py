@@ -241,6 +241,19 @@ ROWS += [
     Row("logsumexp_fn", lambda m, x: m.logsumexp(x, 1), ((2, 3, 4),)),
     Row("norm", lambda m, x: x.norm(), ((2, 3),), second=True),
 ]
+# Many rows of a few classes, reduced over the classes: the shape for which the reductions
+# first copy to column-major order (ops/reduce.py _outer).
+CLASS_ROWS = [
+    ("sum", lambda m, x: x.sum(-1)),
+    ("mean", lambda m, x: x.mean(1, keepdim=True)),
+    ("var", lambda m, x: x.var(1)),
+    ("amax", lambda m, x: x.amax(1)),
+    ("logsumexp", lambda m, x: x.logsumexp(1)),
+    ("softmax", lambda m, x: x.softmax(-1)),
+    ("log_softmax", lambda m, x: x.log_softmax(1)),
+    ("log_softmax_then_rows", lambda m, x: x.log_softmax(1)[3:7] * 2.0),
+]
+ROWS += [Row(f"{n}[64x10]", f, ((64, 10),), second=n != "amax") for n, f in CLASS_ROWS]
 
 # -- shapes -------------------------------------------------------------------------------
 
@@ -705,3 +718,31 @@ def test_var_without_degrees_of_freedom_warns_at_the_callers_line(op: str, call:
         out = call(cr.tensor([1.0, 2.0, 4.0], requires_grad=True))
     assert w[0].filename == __file__
     assert np.isinf(out.item())
+
+
+def test_class_rows_take_the_column_major_path() -> None:
+    """The (64, 10) rows above reach _outer's copy; fewer rows or more classes do not."""
+    from chainrule.ops.reduce import _outer
+
+    a = np.zeros((64, 10), np.float32)
+    assert _outer(a, 1).flags.f_contiguous and not _outer(a, 1).flags.c_contiguous
+    for other, dims in ((np.zeros((16, 10)), 1), (np.zeros((64, 32)), (1,)), (a, 0), (a, None)):
+        assert _outer(other, dims) is other
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("rows", [8, 64, 1024])
+def test_cross_entropy_over_many_rows_matches_torch(rows: int, reduction: str) -> None:
+    """log_softmax then nll over rows of 10 classes (column-major in between from 32 rows
+    up): loss and gradient against torch, in float32."""
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((rows, 10)).astype(np.float32) * 3
+    t = rng.integers(0, 10, rows)
+    ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out = cr.nn.functional.cross_entropy(ours, cr.tensor(t), reduction=reduction)
+    expected = torch.nn.functional.cross_entropy(theirs, torch.tensor(t), reduction=reduction)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6)
+    v = rng.standard_normal(out.shape).astype(np.float32)
+    (g,) = cr.grad(out, ours, cr.tensor(v))
+    (tg,) = torch.autograd.grad(expected, theirs, torch.tensor(v))
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-5, atol=1e-6)

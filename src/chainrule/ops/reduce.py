@@ -40,6 +40,24 @@ def _count(a, dims):
     return a.size if dims is None else math.prod([a.shape[d] for d in dims])
 
 
+def _outer(a, dims):
+    """a, or a column-major copy of it where a reduction over ``dims`` runs much faster on
+    that: NumPy reduces a short innermost axis one row at a time (a (1024, 10) array over
+    its 10 classes: 66 us for max, 20 for sum), a copy with that axis outermost in passes
+    over whole columns (3.4 us to copy, then 2.2 to reduce). Only a C-ordered 2-D array
+    reduced over its last axis, of at most 16 elements, with at least 32 rows: measured to
+    pay there; for longer rows the copy costs more than it saves."""
+    if (
+        getattr(a, "ndim", 0) == 2
+        and (dims == 1 or dims == (1,))
+        and a.shape[1] <= 16
+        and a.shape[0] >= 32
+        and a.flags.c_contiguous
+    ):
+        return xp.asfortranarray(a)
+    return a
+
+
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
@@ -51,6 +69,7 @@ class Sum(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
+        a = _outer(a, dims)
         return a.sum(axis=dims, keepdims=keepdim)  # the method skips a Python wrapper
 
     def backward(self, grad, out):
@@ -64,7 +83,7 @@ class Mean(Function):
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
         self.n = _count(a, dims)
-        return a.mean(axis=dims, keepdims=keepdim)
+        return _outer(a, dims).mean(axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
         x = self.inputs[0]
@@ -87,6 +106,7 @@ class Var(Function):
         self.dims, self.keepdim = dims, keepdim
         n = _count(a, dims)
         self.dof = n - correction
+        a = _outer(a, dims)
         if self.dof <= 0:  # ``op``: var or std, whichever the user called
             warnings.warn(
                 f"{op}: degrees of freedom is <= 0 ({n} elements reduced, correction "
@@ -132,7 +152,7 @@ class Amax(Function):
 
     def forward(self, a, dims=None, keepdim=False, nan_ties=False):
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
-        return self.reducer(a, axis=dims, keepdims=keepdim)
+        return self.reducer(_outer(a, dims), axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
         # The ties are found here, not in forward, which then costs nothing extra under
@@ -159,6 +179,7 @@ class LogSumExp(Function):
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
+        a = _outer(a, dims)
         m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
         out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
@@ -177,6 +198,7 @@ class Softmax(Function):
 
     def forward(self, a, dim):
         self.dim = dim
+        a = _outer(a, dim)  # e, and out, then share its order
         e = xp.exp(a - _shift(a, dim))
         e /= e.sum(axis=dim, keepdims=True)
         return e
@@ -191,6 +213,7 @@ class LogSoftmax(Function):
 
     def forward(self, a, dim):
         self.dim = dim
+        a = _outer(a, dim)  # shifted, and out, then share its order
         shifted = a - _shift(a, dim)
         shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         return shifted
@@ -198,7 +221,8 @@ class LogSoftmax(Function):
     def backward(self, grad, out):
         if on_arrays():  # first order: the same formula on arrays, no nodes
             g = grad.data
-            return results(g - xp.exp(out.data) * g.sum(axis=self.dim, keepdims=True))
+            total = _outer(g, self.dim).sum(axis=self.dim, keepdims=True)
+            return results(g - xp.exp(out.data) * total)
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
 
@@ -233,7 +257,10 @@ class NLLLoss(Function):
     def backward(self, grad, out):
         logp = self.inputs[0]
         w = -1.0 if self.weight is None else -self.weight  # (N, d1, ...)
-        onehot = xp.zeros(logp.shape, dtype=logp.dtype)
+        # in logp's memory order (log_softmax's may be column-major), for log_softmax's sum
+        flags = logp.data.flags
+        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+        onehot = xp.zeros(logp.shape, dtype=logp.dtype, order=order)
         if isinstance(self.at, tuple):
             onehot[self.at] = w
         else:
