@@ -10,7 +10,16 @@ import torch
 import torch.utils.data as tdata
 
 import chainrule as cr
-from chainrule.data import DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split
+from chainrule.data import (
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    default_collate,
+    default_convert,
+    random_split,
+)
 
 
 def xy(n=10):
@@ -183,8 +192,12 @@ def test_samplers_and_worker_options_match_torch(options, kind):
 
 def test_loader_errors():
     ds = TensorDataset(*xy())
-    with pytest.raises(ValueError, match="batch_size must be a positive int; got 0"):
+    with pytest.raises(ValueError, match="batch_size must be a positive int or None; got 0"):
         DataLoader(ds, batch_size=0)
+    with pytest.raises(ValueError, match="batch_size=None turns batching off, so drop_last"):
+        DataLoader(ds, batch_size=None, drop_last=True)
+    with pytest.raises(ValueError, match="batch_sampler is mutually exclusive with"):
+        DataLoader(ds, batch_size=None, batch_sampler=[[0, 1]])
     with pytest.raises(TypeError, match="generator must be a numpy.random.Generator or None"):
         DataLoader(ds, shuffle=True, generator=42)
     with pytest.raises(ValueError, match="num_workers must be a non-negative int; got -1"):
@@ -282,14 +295,179 @@ def test_worker_init_fn_is_never_called():
 
 
 def test_signature_matches_torch():
-    """Every option at PyTorch's position (so positional calls mean the same) and of the
-    same kind; the worker options with PyTorch's defaults."""
+    """Every option at PyTorch's position (so positional calls mean the same), of the same
+    kind and with PyTorch's default."""
     ours = inspect.signature(DataLoader).parameters
     theirs = inspect.signature(tdata.DataLoader).parameters
-    assert [(p.name, p.kind) for p in ours.values()] == [
-        (p.name, p.kind) for p in theirs.values()]
-    for name in WORKER_ATTRS:
-        assert ours[name].default == theirs[name].default, name
+    assert [(p.name, p.kind, p.default) for p in ours.values()] == [
+        (p.name, p.kind, p.default) for p in theirs.values()]
+
+
+def plain(x):
+    """A loader's output, chainrule's or torch's, as comparable Python values: each tensor
+    as ("tensor", dtype name, values), containers kept as their own types."""
+    if isinstance(x, (cr.Tensor, torch.Tensor)):
+        dtype = str(x.dtype).removeprefix("torch.")
+        return ("tensor", dtype, x.numpy().tolist())
+    if isinstance(x, dict):
+        return type(x), {k: plain(v) for k, v in x.items()}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x), [plain(v) for v in x]
+    if isinstance(x, (list, tuple)):
+        return type(x), [plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return "array", x.dtype.str, x.tolist()
+    return type(x), x
+
+
+Pair = namedtuple("Pair", "a b")
+
+
+class Listed(list):
+    """A list subclass: default_convert keeps the type (a copy, updated in place)."""
+
+
+CONVERTED = [  # samples default_convert meets, torch's conversion as the oracle
+    np.arange(3, dtype=np.int32), np.float64(1.5), np.bool_(True), np.array(2.0, np.float32),
+    np.ones((2, 2)), 7, 2.5, "text", b"raw", None, np.array(["a", "b"]),
+    np.array([{}, 1], dtype=object), np.str_("s"),
+    (np.zeros(2), 3), [np.ones(1), "x"], Listed([np.int64(4)]), range(3),
+    {"x": np.arange(2), "y": (np.float32(1), [np.zeros(1)])}, Pair(np.arange(2), 5),
+]
+
+
+@pytest.mark.parametrize("sample", CONVERTED, ids=lambda s: type(s).__name__)
+def test_default_convert_matches_torch(sample):
+    """What an unbatched DataLoader yields for each kind of sample: NumPy numbers become
+    tensors, tuples lists, the rest keeps its structure and type, as in PyTorch."""
+    ours, theirs = default_convert(sample), tdata.default_convert(sample)
+    assert plain(ours) == plain(theirs)
+    if isinstance(sample, np.ndarray) and sample.dtype.kind in "if":
+        assert np.shares_memory(ours.data, sample)  # as torch.as_tensor: no copy
+
+
+class Mixed(Dataset):
+    """Samples of several kinds, by index."""
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        return {"x": np.full(2, i, np.float32), "i": i, "pair": (np.int64(i), f"#{i}")}
+
+
+UNBATCHED = [  # options of an unbatched loader (batch_size=None)
+    dict(),
+    dict(sampler=[4, 0, 2, 2]),
+    dict(collate_fn=lambda sample: sample["i"] * 10 if isinstance(sample, dict) else sample),
+]
+
+
+@pytest.mark.parametrize("options", UNBATCHED, ids=["plain", "sampler", "collate_fn"])
+@pytest.mark.parametrize("kind", ["tensors", "samples"])
+def test_unbatched_loader_matches_torch(options, kind):
+    """batch_size=None yields one sample at a time, through collate_fn or default_convert,
+    in the sampler's order, as PyTorch's DataLoader does."""
+    x, y = xy(5)
+    if kind == "tensors":
+        ours_ds = TensorDataset(x, y)
+        theirs_ds = tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
+    else:
+        ours_ds = theirs_ds = Mixed()
+    ours = DataLoader(ours_ds, batch_size=None, **options)
+    theirs = tdata.DataLoader(theirs_ds, batch_size=None, **options)
+    assert ours.batch_size is None
+    assert len(ours) == len(theirs)
+    for _ in range(2):
+        assert [plain(s) for s in ours] == [plain(s) for s in theirs]
+
+
+def test_unbatched_shuffle_is_a_seeded_permutation():
+    loader = DataLoader(TensorDataset(cr.arange(9)), batch_size=None, shuffle=True)
+    cr.manual_seed(4)
+    first = [int(s[0].item()) for s in loader]
+    cr.manual_seed(4)
+    assert [int(s[0].item()) for s in loader] == first
+    assert sorted(first) == list(range(9)) and first != list(range(9))
+
+
+def test_batch_sampler_stores_no_batch_size():
+    """With a batch_sampler, batch_size reads None and drop_last False, as in PyTorch."""
+    ds = TensorDataset(*xy(4))
+    ours = DataLoader(ds, batch_sampler=[[0, 1], [3]])
+    theirs = tdata.DataLoader(tdata.TensorDataset(torch.zeros(4)), batch_sampler=[[0, 1], [3]])
+    assert (ours.batch_size, ours.drop_last) == (theirs.batch_size, theirs.drop_last) == (
+        None, False)
+    assert len(ours) == 2 and [b[1].tolist() for b in ours] == [[0, 1], [0]]
+
+
+def stream(base, sized):
+    """An IterableDataset class on ``base`` (chainrule's or torch's) that yields 7 samples,
+    with a __len__ if ``sized``, and counts its passes."""
+
+    class Stream(base):
+        passes = 0
+
+        def __iter__(self):
+            type(self).passes += 1
+            return iter((i, np.float32(i) / 2) for i in range(7))
+
+    if sized:
+        Stream.__len__ = lambda self: 7
+    return Stream()
+
+
+STREAMED = [  # loader options over an IterableDataset
+    dict(batch_size=3),
+    dict(batch_size=3, drop_last=True),
+    dict(batch_size=7, drop_last=True),
+    dict(batch_size=10),
+    dict(batch_size=None),
+    dict(batch_size=2, collate_fn=lambda batch: sum(i for i, _ in batch)),
+    dict(batch_size=3, shuffle=False),
+    dict(batch_size=3, shuffle=True),
+    dict(sampler=[0, 1]),
+    dict(batch_sampler=[[0, 1]]),
+    dict(batch_size=None, drop_last=True),
+]
+
+
+@pytest.mark.parametrize("options", STREAMED, ids=lambda o: ",".join(
+    f"{k}={v!r}" if isinstance(v, (int, list, type(None))) else k for k, v in o.items()))
+@pytest.mark.parametrize("sized", [True, False], ids=["sized", "unsized"])
+def test_iterable_dataset_matches_torch(options, sized):
+    """An IterableDataset is read afresh each pass, in its own order, batch_size samples a
+    batch; options that would reorder it are refused (ValueError), and len() needs the
+    dataset's own, as in PyTorch."""
+    def run(base, loader_class):
+        ds = stream(base, sized)
+        try:
+            loader = loader_class(ds, **options)
+        except ValueError as e:
+            return e, None, None
+        try:
+            length = len(loader)
+        except TypeError as e:
+            length = type(e)
+        return loader, length, [plain(b) for _ in range(2) for b in loader] + [type(ds).passes]
+
+    ours, ours_len, got = run(IterableDataset, DataLoader)
+    theirs, theirs_len, expected = run(tdata.IterableDataset, tdata.DataLoader)
+    if isinstance(theirs, ValueError):
+        assert isinstance(ours, ValueError), f"ours accepted {options}"
+        assert str(ours).startswith("DataLoader: ")
+        return
+    assert ours_len == theirs_len
+    assert got == expected
+
+
+def test_iterable_dataset_protocol():
+    with pytest.raises(NotImplementedError, match="must define __iter__"):
+        iter(IterableDataset())
+    with pytest.raises(NotImplementedError, match="iterate over it, not index it"):
+        stream(IterableDataset, True)[0]
+    with pytest.raises(TypeError, match="an IterableDataset without __len__"):
+        len(stream(IterableDataset, False))
 
 
 @pytest.mark.parametrize("n,lengths", [

@@ -5,13 +5,23 @@ What a sample is belongs to the dataset (dataset.py); this module only groups sa
 
 from __future__ import annotations
 
+import copy
+import itertools
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    Sequence,
+)
 from typing import Any
 
 from .. import backend as B
 from ..tensor import Tensor, stack
-from .dataset import Subset, TensorDataset, _generator
+from .dataset import IterableDataset, Subset, TensorDataset, _generator
 
 xp = B.xp
 
@@ -52,6 +62,44 @@ def default_collate(batch: Sequence[Any]) -> Any:
     return list(batch)
 
 
+def default_convert(data: Any) -> Any:
+    """One sample as a DataLoader without batching (``batch_size=None``) yields it: NumPy
+    arrays and scalars of numbers or bools become Tensors (an array's memory shared, as by
+    PyTorch's as_tensor), also inside dicts, named tuples, tuples (which become lists, as
+    in PyTorch) and other sequences; Tensors, Python numbers, strings, arrays of anything
+    else (strings, objects, dates) and other objects are left as they are."""
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, (xp.ndarray, xp.generic)):
+        return Tensor._make(xp.asarray(data)) if data.dtype.kind in "biufc" else data
+    if isinstance(data, Mapping):
+        converted = {key: default_convert(data[key]) for key in data}
+        try:  # the same kind of mapping, keeping whatever else it carries
+            if isinstance(data, MutableMapping):
+                clone = copy.copy(data)
+                clone.update(converted)
+                return clone
+            return type(data)(converted)  # type: ignore[call-arg]
+        except TypeError:
+            return converted
+    if isinstance(data, tuple):
+        if hasattr(data, "_fields"):  # a named tuple
+            return type(data)(*(default_convert(d) for d in data))
+        return [default_convert(d) for d in data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        items = [default_convert(d) for d in data]
+        try:
+            if isinstance(data, MutableSequence):
+                same = copy.copy(data)
+                for i, item in enumerate(items):
+                    same[i] = item
+                return same
+            return type(data)(items)  # type: ignore[call-arg]
+        except TypeError:  # e.g. a range
+            return items
+    return data
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples.
 
@@ -60,7 +108,11 @@ class DataLoader:
     reproducible). ``drop_last`` drops a final short batch. ``collate_fn`` turns a list of
     samples into a batch (``default_collate`` when None). As PyTorch's: ``sampler`` (any
     iterable of indices, read afresh each pass) replaces the order, ``batch_sampler`` (any
-    iterable of lists of indices) the whole batching. Batches are loaded in this process,
+    iterable of lists of indices) the whole batching (``batch_size`` then reads None and
+    ``drop_last`` False). ``batch_size=None`` turns batching off: each sample comes alone,
+    through ``collate_fn`` if given, else ``default_convert``. An IterableDataset is read
+    in its own order, ``batch_size`` samples at a time; it takes no shuffle, sampler or
+    batch_sampler, and has a length only if it defines one. Batches are loaded in this process,
     what PyTorch does with ``num_workers=0``; a larger ``num_workers`` gives the same
     batches in the same order, and ``pin_memory`` has nothing to pin on the CPU.
 
@@ -80,8 +132,8 @@ class DataLoader:
     def __init__(
         self,
         dataset: Any,
-        batch_size: int = 1,
-        shuffle: bool = False,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
         sampler: Iterable[int] | None = None,
         batch_sampler: Iterable[Sequence[int]] | None = None,
         num_workers: int = 0,
@@ -98,8 +150,12 @@ class DataLoader:
         pin_memory_device: str = "",
         in_order: bool = True,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"DataLoader: batch_size must be a positive int; got {batch_size!r}")
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0
+        ):
+            raise ValueError(
+                f"DataLoader: batch_size must be a positive int or None; got {batch_size!r}"
+            )
         if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(
                 f"DataLoader: num_workers must be a non-negative int; got {num_workers!r}"
@@ -120,6 +176,18 @@ class DataLoader:
                 f"persistent_workers={persistent_workers!r} and num_workers=0"
             )
         multiprocessing_context = _context(multiprocessing_context, num_workers)
+        if isinstance(dataset, IterableDataset):  # a stream has its own order
+            for name, value, unset in (
+                ("shuffle", shuffle, shuffle in (None, False)),
+                ("sampler", sampler, sampler is None),
+                ("batch_sampler", batch_sampler, batch_sampler is None),
+            ):
+                if not unset:
+                    raise ValueError(
+                        f"DataLoader: an IterableDataset sets its own order, so {name} must "
+                        f"be left unset; got {name}={value!r}"
+                    )
+        shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler is mutually exclusive with shuffle")
         if batch_sampler is not None and (
@@ -128,6 +196,12 @@ class DataLoader:
             raise ValueError(
                 "DataLoader: batch_sampler is mutually exclusive with batch_size, shuffle, "
                 "sampler and drop_last"
+            )
+        if batch_sampler is not None:  # stored as PyTorch stores them
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "DataLoader: batch_size=None turns batching off, so drop_last must be False"
             )
         _generator(generator, "DataLoader")  # fail now on a wrong kind, not at the first pass
         self.dataset = dataset
@@ -147,24 +221,29 @@ class DataLoader:
         if self.batch_sampler is not None:
             return len(self.batch_sampler)  # type: ignore[arg-type]
         n = len(self.dataset if self.sampler is None else self.sampler)  # type: ignore[arg-type]
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
-    def _batches(self) -> Iterator[Any]:
-        """The indices of each batch, as an array."""
+    def _order(self) -> Any:
+        """The indices of one pass over a map-style dataset, as an array."""
+        if self.sampler is not None:
+            return xp.asarray(list(self.sampler), dtype=B.int64)
+        if self.shuffle:
+            return _generator(self.generator, "DataLoader").permutation(len(self.dataset))
+        return xp.arange(len(self.dataset))
+
+    def _batches(self, size: int) -> Iterator[Any]:
+        """The indices of each batch of a map-style dataset, as an array."""
         if self.batch_sampler is not None:
             for batch in self.batch_sampler:
                 yield xp.asarray(list(batch), dtype=B.int64)
             return
-        if self.sampler is not None:
-            order = xp.asarray(list(self.sampler), dtype=B.int64)
-        elif self.shuffle:
-            order = _generator(self.generator, "DataLoader").permutation(len(self.dataset))
-        else:
-            order = xp.arange(len(self.dataset))
+        order = self._order()
         n = len(order)
-        stop = n - n % self.batch_size if self.drop_last else n
-        for start in range(0, stop, self.batch_size):
-            yield order[start : start + self.batch_size]
+        stop = n - n % size if self.drop_last else n
+        for start in range(0, stop, size):
+            yield order[start : start + size]
 
     def __iter__(self) -> Iterator[Any]:
         # PyTorch's iterators refuse these when created, so iter() fails, not the first next()
@@ -182,8 +261,26 @@ class DataLoader:
         return self._load()
 
     def _load(self) -> Iterator[Any]:
+        stream = isinstance(self.dataset, IterableDataset)
+        size = self.batch_size  # None with a batch_sampler, which does the batching
+        if size is None:
+            if self.batch_sampler is None:  # no batching
+                convert = self.collate_fn or default_convert
+                dataset = self.dataset
+                samples = iter(dataset) if stream else (dataset[int(i)] for i in self._order())
+                for sample in samples:
+                    yield convert(sample)
+                return
+        elif stream:
+            collate = self.collate_fn or default_collate
+            samples = iter(self.dataset)
+            while batch := list(itertools.islice(samples, size)):
+                if self.drop_last and len(batch) < size:
+                    return
+                yield collate(batch)
+            return
         source = _tensors_of(self.dataset) if self.collate_fn is None else None
-        for idx in self._batches():
+        for idx in self._batches(size or 0):  # (size is unused with a batch_sampler)
             if source is not None:
                 tensors, positions = source
                 rows = idx if positions is None else positions[idx]

@@ -1,4 +1,5 @@
-"""Datasets: the indexable protocol, tensors as a dataset, subsets and random splits.
+"""Datasets: the indexable protocol, the iterable one, tensors as a dataset, subsets and
+random splits.
 
 Batching and shuffling belong to dataloader.py.
 """
@@ -23,6 +24,23 @@ class Dataset:
 
     def __len__(self) -> int:
         raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: anything with ``__iter__``, read afresh each pass, in its own
+    order. A DataLoader groups consecutive samples into batches; it cannot shuffle or
+    sample a stream, and has a length only if the dataset defines ``__len__``."""
+
+    def __iter__(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(
+            f"{type(self).__name__} is an IterableDataset: iterate over it, not index it"
+        )
+
+    def __len__(self) -> int:
+        raise TypeError(f"{type(self).__name__} is an IterableDataset without __len__")
 
 
 class TensorDataset(Dataset):
