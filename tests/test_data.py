@@ -507,3 +507,137 @@ def test_utils_data_alias():
 
     assert cr.utils.data.DataLoader is DataLoader and utils_data.random_split is random_split
     assert cr.utils.data.TensorDataset is cr.data.TensorDataset
+
+
+@pytest.mark.parametrize("n,batch_size,drop_last", [(7, 3, False), (7, 3, True), (6, 3, True),
+                                                    (2, 5, False), (2, 5, True)])
+def test_sequential_and_batch_samplers_match_torch(n, batch_size, drop_last):
+    ours = cr.data.BatchSampler(cr.data.SequentialSampler(range(n)), batch_size, drop_last)
+    theirs = tdata.BatchSampler(tdata.SequentialSampler(range(n)), batch_size, drop_last)
+    assert list(ours) == list(theirs) and len(ours) == len(theirs)
+    x, y = xy(n)
+    loaded = DataLoader(TensorDataset(x, y), batch_sampler=ours)
+    expected = tdata.DataLoader(tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)),
+                                batch_sampler=theirs)
+    assert as_lists(loaded) == as_lists(expected)
+
+
+def test_random_sampler():
+    data = range(5)
+    cr.manual_seed(0)
+    one = list(cr.data.RandomSampler(data))
+    cr.manual_seed(0)
+    assert list(cr.data.RandomSampler(data)) == one and sorted(one) == list(data)
+    # beyond the length, whole permutations follow one another, the last cut short
+    long = cr.data.RandomSampler(data, num_samples=12, generator=np.random.default_rng(1))
+    got = list(long)
+    assert len(long) == len(got) == 12
+    assert sorted(got[:5]) == sorted(got[5:10]) == list(data) and len(set(got[10:])) == 2
+    assert got != list(long)  # a fresh order each pass
+    drawn = list(cr.data.RandomSampler(range(4), True, 8000, np.random.default_rng(2)))
+    assert set(drawn) == set(range(4))
+    np.testing.assert_allclose(np.bincount(drawn) / 8000, 0.25, atol=0.02)
+    sub = cr.data.SubsetRandomSampler([10, 20, 30, 40], np.random.default_rng(3))
+    assert len(sub) == 4 and sorted(sub) == [10, 20, 30, 40]
+
+
+def test_weighted_random_sampler():
+    weights = [0.0, 1.0, 3.0]
+    drawn = list(cr.data.WeightedRandomSampler(weights, 20000, generator=np.random.default_rng(0)))
+    np.testing.assert_allclose(np.bincount(drawn, minlength=3) / 20000, [0, 0.25, 0.75],
+                               atol=0.015)
+    once = cr.data.WeightedRandomSampler(cr.tensor([5.0, 0.0, 1.0, 2.0]), 3, replacement=False)
+    assert len(once) == 3 and sorted(once) == [0, 2, 3]  # each positive weight once
+    # without replacement the zero weights come last, as in PyTorch
+    for sampler in (cr.data.WeightedRandomSampler([0, 2, 0, 1], 4, False),
+                    tdata.WeightedRandomSampler([0, 2, 0, 1], 4, False)):
+        got = list(sampler)
+        assert sorted(got[:2]) == [1, 3] and sorted(got[2:]) == [0, 2]
+    # first draws without replacement follow the weights: index 0 first 3 times in 4
+    cr.manual_seed(0)
+    firsts = [next(iter(cr.data.WeightedRandomSampler([3.0, 1.0], 2, False)))
+              for _ in range(4000)]
+    assert abs(firsts.count(0) / 4000 - 0.75) < 0.03
+    seconds = [list(cr.data.WeightedRandomSampler([2.0, 1.0, 1.0], 2, False,
+                                                 np.random.default_rng(k)))
+               for k in range(6000)]
+    # P(first 1, then 0) = 1/4 * 2/3 = 1/6
+    assert abs(sum(d == [1, 0] for d in seconds) / 6000 - 1 / 6) < 0.02
+
+
+SAMPLER_ERRORS = [  # (sampler class name, arguments), refused as torch refuses them
+    ("RandomSampler", (range(3),), dict(replacement=1)),
+    ("RandomSampler", (range(3),), dict(num_samples=0)),
+    ("RandomSampler", (range(3),), dict(num_samples=2.0)),
+    ("RandomSampler", (range(0),), {}),
+    ("BatchSampler", (range(3), 0, False), {}),
+    ("BatchSampler", (range(3), 2, 1), {}),
+    ("WeightedRandomSampler", ([1, 2], 0), {}),
+    ("WeightedRandomSampler", ([1, 2], 3), dict(replacement=1)),
+    ("WeightedRandomSampler", ([[1, 2]], 3), {}),
+    ("WeightedRandomSampler", ([1, -1], 2), {}),
+    ("WeightedRandomSampler", ([0, 0], 2), {}),
+    ("WeightedRandomSampler", ([1, 0], 3), dict(replacement=False)),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", SAMPLER_ERRORS, ids=lambda v: (
+    v if isinstance(v, str) else None))
+def test_sampler_errors_match_torch(name, args, kwargs):
+    """The same exception type as PyTorch's, when made or when iterated."""
+    def outcome(module):
+        try:
+            return list(getattr(module, name)(*args, **kwargs))
+        except Exception as e:  # noqa: BLE001 - the kind of error is what is compared
+            return e
+
+    ours, theirs = outcome(cr.data), outcome(tdata)
+    assert isinstance(theirs, Exception)
+    assert type(ours) is type(theirs), f"ours: {ours!r}; torch: {theirs!r}"
+    assert str(ours).startswith(name + ": ")
+
+
+class Numbers(Dataset):
+    def __init__(self, *values):
+        self.values = values
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+
+def test_concat_dataset_matches_torch():
+    parts = [Numbers(1, 2, 3), Numbers(), Numbers(4, 5)]
+    ours = cr.data.ConcatDataset(parts)
+    theirs = tdata.ConcatDataset(parts)
+    assert ours.cumulative_sizes == theirs.cumulative_sizes and len(ours) == len(theirs) == 5
+    assert [ours[i] for i in range(-5, 5)] == [theirs[i] for i in range(-5, 5)]
+    with pytest.raises(IndexError, match="index 5 is out of range for 5 samples"):
+        ours[5]
+    with pytest.raises(IndexError, match="index -6 is out of range"):
+        ours[-6]
+    both = TensorDataset(cr.arange(3)) + Numbers(7)
+    assert isinstance(both, cr.data.ConcatDataset) and both[3] == 7
+    cr.manual_seed(0)
+    seen = sorted(int(v) for batch in DataLoader(ours, 2, shuffle=True) for v in batch.tolist())
+    assert seen == [1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match="at least one dataset"):
+        cr.data.ConcatDataset([])
+    with pytest.raises(TypeError, match="map-style datasets only"):
+        cr.data.ConcatDataset([Numbers(1), stream(IterableDataset, True)])
+
+
+def test_chain_dataset_matches_torch():
+    ours = stream(IterableDataset, True) + stream(IterableDataset, False)
+    theirs = stream(tdata.IterableDataset, True) + stream(tdata.IterableDataset, False)
+    assert isinstance(ours, cr.data.ChainDataset)
+    assert list(ours) == list(theirs) and len(list(ours)) == 14
+    with pytest.raises(TypeError, match="without __len__"):
+        len(ours)
+    assert len(cr.data.ChainDataset([stream(IterableDataset, True)] * 2)) == 14
+    assert [b[0].tolist() for b in DataLoader(ours, 5)] == [
+        b[0].tolist() for b in tdata.DataLoader(theirs, 5)]
+    with pytest.raises(TypeError, match="IterableDatasets only; got Numbers"):
+        list(cr.data.ChainDataset([Numbers(1)]))

@@ -1,15 +1,39 @@
-"""Datasets and batching: Dataset, IterableDataset, TensorDataset, Subset, random_split,
-DataLoader, default_collate and default_convert."""
+"""Datasets (map-style and streams, and their combinations), samplers, and batching:
+PyTorch's torch.utils.data, on NumPy."""
 
 from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
+    "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
     "DataLoader",
     "Dataset",
     "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
     "Subset",
+    "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "default_convert",
     "random_split",

@@ -6,8 +6,10 @@ Batching and shuffling belong to dataloader.py.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import backend as B
@@ -25,6 +27,10 @@ class Dataset:
     def __len__(self) -> int:
         raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
+    def __add__(self, other: Any) -> Dataset:
+        """``a + b``: the samples of a, then those of b."""
+        return ConcatDataset([self, other])
+
 
 class IterableDataset(Dataset):
     """A stream of samples: anything with ``__iter__``, read afresh each pass, in its own
@@ -41,6 +47,33 @@ class IterableDataset(Dataset):
 
     def __len__(self) -> int:
         raise TypeError(f"{type(self).__name__} is an IterableDataset without __len__")
+
+    def __add__(self, other: Any) -> ChainDataset:
+        """``a + b``: the stream of a, then that of b."""
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """The streams of ``datasets`` (IterableDatasets) one after another, each read afresh
+    each pass; its length is theirs summed, where each has one."""
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = datasets
+
+    def _streams(self) -> Iterator[IterableDataset]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise TypeError(
+                    f"ChainDataset: chains IterableDatasets only; got {type(d).__name__}"
+                )
+            yield d
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self._streams():
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self._streams())
 
 
 class TensorDataset(Dataset):
@@ -64,6 +97,35 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+class ConcatDataset(Dataset):
+    """The samples of each of ``datasets`` in turn (map-style datasets: anything with
+    ``__getitem__`` and ``__len__``); ``cumulative_sizes[k]`` is where dataset k ends."""
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset: needs at least one dataset; got none")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise TypeError(
+                    f"ConcatDataset: takes map-style datasets only; got {type(d).__name__}, "
+                    f"an IterableDataset"
+                )
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> Any:
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"ConcatDataset: index {index} is out of range for {n} samples")
+        if index < 0:
+            index += n
+        k = bisect.bisect_right(self.cumulative_sizes, index)
+        return self.datasets[k][index - (self.cumulative_sizes[k - 1] if k else 0)]
 
 
 class Subset(Dataset):

@@ -1,0 +1,188 @@
+"""Samplers: the order in which a DataLoader visits a dataset's indices, and its batches.
+
+Any iterable of indices serves as a DataLoader's ``sampler`` (and any iterable of lists of
+indices as its ``batch_sampler``); these are PyTorch's named ones, so code that builds them
+ports unchanged. Random draws come from a NumPy Generator (None: chainrule's global one,
+which ``cr.manual_seed`` seeds), so the orders differ from PyTorch's, not their rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
+
+from .. import backend as B
+from ..tensor import Tensor
+from .dataset import _generator
+
+xp = B.xp
+
+
+class Sampler:
+    """The base of samplers: ``__iter__`` yields indices; ``__len__`` is optional."""
+
+    def __init__(self, data_source: Any = None) -> None:
+        pass  # PyTorch's signature; its base stores nothing either
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+def _positive_int(value: Any, name: str, op: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{op}: {name} must be a positive int; got {name}={value!r}")
+
+
+def _bool(value: Any, name: str, op: str, error: type[Exception] = ValueError) -> None:
+    if not isinstance(value, bool):
+        raise error(f"{op}: {name} must be True or False; got {name}={value!r}")
+
+
+class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """The indices of ``data_source`` in a random order, a fresh one each pass.
+
+    Without ``replacement``, each index once per permutation: ``num_samples`` (default
+    ``len(data_source)``) beyond the length chains further permutations, the last one cut
+    short. With ``replacement``, ``num_samples`` independent uniform draws.
+    """
+
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Any = None,
+    ) -> None:
+        op = "RandomSampler"
+        _bool(replacement, "replacement", op, TypeError)  # PyTorch's type here
+        _generator(generator, op)  # fail now on a wrong kind, not at the first pass
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        _positive_int(self.num_samples, "num_samples", op)
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices a pass yields (read afresh: the dataset may grow)."""
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n, total = len(self.data_source), self.num_samples
+        if n == 0:
+            raise ValueError(f"RandomSampler: cannot draw {total} indices from an empty dataset")
+        rng = _generator(self.generator, "RandomSampler")
+        if self.replacement:
+            return iter(rng.integers(0, n, total).tolist())
+        perms = [rng.permutation(n) for _ in range(-(-total // n))]
+        return iter(xp.concatenate(perms)[:total].tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given ``indices`` in a random order, a fresh one each pass."""
+
+    def __init__(self, indices: Sequence[int], generator: Any = None) -> None:
+        _generator(generator, "SubsetRandomSampler")
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[Any]:
+        order = _generator(self.generator, "SubsetRandomSampler").permutation(len(self.indices))
+        return (self.indices[i] for i in order.tolist())
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices of ``weights`` drawn with probabilities proportional to the
+    weights (which need not sum to 1), with ``replacement`` or without. Without, each index
+    comes at most once, so at most ``len(weights)`` are drawn; as in PyTorch, once the
+    positive weights are used up, the indices of zero weight follow in a random order."""
+
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Any = None,
+    ) -> None:
+        op = "WeightedRandomSampler"
+        _positive_int(num_samples, "num_samples", op)
+        _bool(replacement, "replacement", op)
+        _generator(generator, op)
+        w = xp.asarray(weights.data if isinstance(weights, Tensor) else weights, dtype=B.float64)
+        if w.ndim != 1:
+            raise ValueError(f"{op}: weights must be 1-D; got shape {w.shape}")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        op = "WeightedRandomSampler"
+        w = self.weights
+        if not xp.isfinite(w).all() or (w < 0).any():
+            raise RuntimeError(f"{op}: weights must be finite and non-negative; got {w.tolist()}")
+        if not (w > 0).any():
+            raise RuntimeError(f"{op}: weights must not all be 0; got {w.tolist()}")
+        n, total = len(w), self.num_samples
+        if not self.replacement and total > n:
+            raise RuntimeError(
+                f"{op}: without replacement, num_samples={total} draws need as many weights; "
+                f"got {n}"
+            )
+        rng = _generator(self.generator, op)
+        if self.replacement:
+            return iter(rng.choice(n, total, p=w / w.sum()).tolist())
+        # Successive draws without replacement, all at once: each index's weight over an
+        # exponential draw, largest first (Efraimidis and Spirakis); the zero weights tie
+        # at 0, last, and a uniform second key orders them.
+        with xp.errstate(divide="ignore"):
+            keys = w / rng.exponential(size=n)
+        return iter(xp.lexsort((rng.random(n), -keys))[:total].tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """The indices of ``sampler`` in lists of ``batch_size``; ``drop_last`` drops a final
+    short one. A DataLoader takes it as ``batch_sampler``."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        _positive_int(batch_size, "batch_size", "BatchSampler")
+        _bool(drop_last, "drop_last", "BatchSampler")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
