@@ -624,7 +624,7 @@ def test_optimizer_hyperparameters_name_the_bad_value() -> None:
 
 def test_data_mistakes() -> None:
     with pytest.raises(
-        ValueError, match=exactly("DataLoader: batch_size must be a positive int; got 0")
+        ValueError, match=exactly("DataLoader: batch_size must be a positive int or None; got 0")
     ):
         cr.data.DataLoader(cr.data.TensorDataset(cr.ones(2)), batch_size=0)
     with pytest.raises(
