@@ -646,3 +646,18 @@ def test_chain_dataset_matches_torch():
         b[0].tolist() for b in tdata.DataLoader(theirs, 5)]
     with pytest.raises(TypeError, match="IterableDatasets only; got Numbers"):
         list(cr.data.ChainDataset([Numbers(1)]))
+
+
+def test_sharded_stream_is_read_whole_once():
+    """The usual sharding by get_worker_info: with no worker process it returns None, as
+    PyTorch's does in the main process, so the whole stream comes once."""
+    class Sharded(IterableDataset):
+        def __iter__(self):
+            info = cr.data.get_worker_info()
+            start, step = (0, 1) if info is None else (info.id, info.num_workers)
+            return iter(range(start, 10, step))
+
+    assert cr.data.get_worker_info() is tdata.get_worker_info() is None
+    for num_workers in (0, 2):
+        loader = DataLoader(Sharded(), 4, num_workers=num_workers)
+        assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]

@@ -1,7 +1,7 @@
 """Datasets (map-style and streams, and their combinations), samplers, and batching:
 PyTorch's torch.utils.data, on NumPy."""
 
-from .dataloader import DataLoader, default_collate, default_convert
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -36,5 +36,6 @@ __all__ = [
     "WeightedRandomSampler",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "random_split",
 ]

@@ -100,6 +100,13 @@ def default_convert(data: Any) -> Any:
     return data
 
 
+def get_worker_info() -> None:
+    """None: what PyTorch's gives outside a worker process, and chainrule's DataLoader loads
+    every batch in the calling process. So an IterableDataset that splits its stream by
+    worker sees the whole stream, once."""
+    return None
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples.
 

@@ -16,6 +16,7 @@ from ..data import (
     WeightedRandomSampler,
     default_collate,
     default_convert,
+    get_worker_info,
     random_split,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "WeightedRandomSampler",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "random_split",
 ]
