@@ -1,5 +1,5 @@
-"""Datasets: the indexable protocol, the iterable one, tensors as a dataset, subsets and
-random splits.
+"""Datasets: the indexable protocol and the iterable one, tensors as a dataset, datasets
+joined end to end, subsets and random splits.
 
 Batching and shuffling belong to dataloader.py.
 """
