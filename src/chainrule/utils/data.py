@@ -1,41 +1,4 @@
 """``chainrule.utils.data``: the same objects as ``chainrule.data``, at PyTorch's path."""
 
-from ..data import (
-    BatchSampler,
-    ChainDataset,
-    ConcatDataset,
-    DataLoader,
-    Dataset,
-    IterableDataset,
-    RandomSampler,
-    Sampler,
-    SequentialSampler,
-    Subset,
-    SubsetRandomSampler,
-    TensorDataset,
-    WeightedRandomSampler,
-    default_collate,
-    default_convert,
-    get_worker_info,
-    random_split,
-)
-
-__all__ = [
-    "BatchSampler",
-    "ChainDataset",
-    "ConcatDataset",
-    "DataLoader",
-    "Dataset",
-    "IterableDataset",
-    "RandomSampler",
-    "Sampler",
-    "SequentialSampler",
-    "Subset",
-    "SubsetRandomSampler",
-    "TensorDataset",
-    "WeightedRandomSampler",
-    "default_collate",
-    "default_convert",
-    "get_worker_info",
-    "random_split",
-]
+from ..data import *  # noqa: F403 - the whole of chainrule.data, listed once there
+from ..data import __all__ as __all__
