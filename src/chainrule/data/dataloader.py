@@ -22,6 +22,7 @@ from typing import Any
 from .. import backend as B
 from ..tensor import Tensor, stack
 from .dataset import IterableDataset, Subset, TensorDataset, _generator
+from .sampler import _batch_count, _is_positive_int
 
 xp = B.xp
 
@@ -157,9 +158,7 @@ class DataLoader:
         pin_memory_device: str = "",
         in_order: bool = True,
     ) -> None:
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0
-        ):
+        if batch_size is not None and not _is_positive_int(batch_size):
             raise ValueError(
                 f"DataLoader: batch_size must be a positive int or None; got {batch_size!r}"
             )
@@ -230,7 +229,7 @@ class DataLoader:
         n = len(self.dataset if self.sampler is None else self.sampler)  # type: ignore[arg-type]
         if self.batch_size is None:
             return n
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return _batch_count(n, self.batch_size, self.drop_last)
 
     def _order(self) -> Any:
         """The indices of one pass over a map-style dataset, as an array."""

@@ -28,9 +28,18 @@ class Sampler:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
 
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _positive_int(value: Any, name: str, op: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if not _is_positive_int(value):
         raise ValueError(f"{op}: {name} must be a positive int; got {name}={value!r}")
+
+
+def _batch_count(n: int, batch_size: int, drop_last: bool) -> int:
+    """How many batches of ``batch_size`` n samples make, a short last one dropped or not."""
+    return n // batch_size if drop_last else -(-n // batch_size)
 
 
 def _bool(value: Any, name: str, op: str, error: type[Exception] = ValueError) -> None:
@@ -184,5 +193,4 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
-        n = len(self.sampler)  # type: ignore[arg-type]
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return _batch_count(len(self.sampler), self.batch_size, self.drop_last)  # type: ignore[arg-type]
