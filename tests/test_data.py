@@ -32,6 +32,16 @@ def as_lists(batches):
     return [[b.numpy().tolist() for b in batch] for batch in batches]
 
 
+def paired(n, kind="tensors"):
+    """The same n samples as a dataset for chainrule and one for torch: TensorDatasets of
+    xy(n), or (kind "samples", n = 7) one SevenSquares both loaders read."""
+    if kind == "samples":
+        samples = SevenSquares()
+        return samples, samples
+    x, y = xy(n)
+    return TensorDataset(x, y), tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
+
+
 def test_tensor_dataset():
     x, y = xy()
     ds = TensorDataset(x, y)
@@ -51,10 +61,9 @@ def test_tensor_dataset_errors():
 
 
 def test_loader_in_order_matches_torch():
-    x, y = xy(10)
-    ours = DataLoader(TensorDataset(x, y), batch_size=4)
-    theirs = tdata.DataLoader(tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)),
-                              batch_size=4)
+    ours_ds, theirs_ds = paired(10)
+    ours = DataLoader(ours_ds, batch_size=4)
+    theirs = tdata.DataLoader(theirs_ds, batch_size=4)
     assert len(ours) == len(theirs) == 3
     got = list(ours)
     assert all(isinstance(b, list) for b in got)
@@ -175,20 +184,13 @@ SAMPLING = [  # loader options, on a TensorDataset and on a Dataset of samples
 def test_samplers_and_worker_options_match_torch(options, kind):
     """sampler and batch_sampler pick the batches as PyTorch's do; num_workers and
     pin_memory change nothing of what comes out (loaded here in this process)."""
-    x, y = xy(7)
-    if kind == "tensors":
-        ours_ds = TensorDataset(x, y)
-        theirs_ds = tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
-    else:
-        ours_ds = theirs_ds = SevenSquares()
+    ours_ds, theirs_ds = paired(7, kind)
     theirs_options = {k: v for k, v in options.items() if k not in ("num_workers", "pin_memory")}
     ours = DataLoader(ours_ds, **options)
     theirs = tdata.DataLoader(theirs_ds, **theirs_options)
     assert len(ours) == len(theirs)
     for _ in range(2):  # a sampler is read afresh each pass
-        got = [[b.numpy().tolist() for b in batch] for batch in ours]
-        expected = [[b.numpy().tolist() for b in batch] for batch in theirs]
-        assert got == expected
+        assert as_lists(ours) == as_lists(theirs)
 
 
 def test_loader_errors():
@@ -250,7 +252,7 @@ def two_passes(make):
     """The loader and its batches over two passes, or the exception and None."""
     try:
         loader = make()
-        return loader, [[b.numpy().tolist() for b in batch] for _ in range(2) for batch in loader]
+        return loader, as_lists(loader) + as_lists(loader)
     except Exception as e:  # noqa: BLE001 - the kind of error is what is compared
         # torch's worker iterator that failed half-made complains when collected: let it do
         # so now, inside this test, whose marks silence it, not in whichever test runs next
@@ -267,10 +269,9 @@ def test_worker_options_accepted_or_refused_as_torch(options):
     """Each worker option is accepted or refused (same exception type, at construction or
     on iterating) as by PyTorch's DataLoader, which here runs real worker processes; when
     accepted, the stored options and the batches equal PyTorch's."""
-    x, y = xy(7)
-    ours, got = two_passes(lambda: DataLoader(TensorDataset(x, y), 3, **options))
-    theirs, expected = two_passes(lambda: tdata.DataLoader(
-        tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)), 3, **options))
+    ours_ds, theirs_ds = paired(7)
+    ours, got = two_passes(lambda: DataLoader(ours_ds, 3, **options))
+    theirs, expected = two_passes(lambda: tdata.DataLoader(theirs_ds, 3, **options))
     if isinstance(theirs, Exception):
         assert type(ours) is type(theirs), f"ours: {ours!r}; torch: {theirs!r}"
         name, value = next(iter(options.items()))
@@ -373,12 +374,7 @@ UNBATCHED = [  # options of an unbatched loader (batch_size=None)
 def test_unbatched_loader_matches_torch(options, kind):
     """batch_size=None yields one sample at a time, through collate_fn or default_convert,
     in the sampler's order, as PyTorch's DataLoader does."""
-    x, y = xy(5)
-    if kind == "tensors":
-        ours_ds = TensorDataset(x, y)
-        theirs_ds = tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
-    else:
-        ours_ds = theirs_ds = Mixed()
+    ours_ds, theirs_ds = paired(5) if kind == "tensors" else (Mixed(), Mixed())
     ours = DataLoader(ours_ds, batch_size=None, **options)
     theirs = tdata.DataLoader(theirs_ds, batch_size=None, **options)
     assert ours.batch_size is None
@@ -520,10 +516,9 @@ def test_sequential_and_batch_samplers_match_torch(n, batch_size, drop_last):
     ours = cr.data.BatchSampler(cr.data.SequentialSampler(range(n)), batch_size, drop_last)
     theirs = tdata.BatchSampler(tdata.SequentialSampler(range(n)), batch_size, drop_last)
     assert list(ours) == list(theirs) and len(ours) == len(theirs)
-    x, y = xy(n)
-    loaded = DataLoader(TensorDataset(x, y), batch_sampler=ours)
-    expected = tdata.DataLoader(tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data)),
-                                batch_sampler=theirs)
+    ours_ds, theirs_ds = paired(n)
+    loaded = DataLoader(ours_ds, batch_sampler=ours)
+    expected = tdata.DataLoader(theirs_ds, batch_sampler=theirs)
     assert as_lists(loaded) == as_lists(expected)
 
 
