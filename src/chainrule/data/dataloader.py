@@ -6,7 +6,6 @@ What a sample is belongs to the dataset (dataset.py); this module only groups sa
 from __future__ import annotations
 
 import copy
-import itertools
 import multiprocessing
 from collections.abc import (
     Callable,
@@ -22,7 +21,7 @@ from typing import Any
 from .. import backend as B
 from ..tensor import Tensor, stack
 from .dataset import IterableDataset, Subset, TensorDataset, _generator
-from .sampler import _batch_count, _is_positive_int
+from .sampler import BatchSampler, _batch_count, _is_positive_int
 
 xp = B.xp
 
@@ -279,10 +278,7 @@ class DataLoader:
                 return
         elif stream:
             collate = self.collate_fn or default_collate
-            samples = iter(self.dataset)
-            while batch := list(itertools.islice(samples, size)):
-                if self.drop_last and len(batch) < size:
-                    return
+            for batch in BatchSampler(self.dataset, size, bool(self.drop_last)):
                 yield collate(batch)
             return
         source = _tensors_of(self.dataset) if self.collate_fn is None else None

@@ -8,6 +8,7 @@ which ``cr.manual_seed`` seeds), so the orders differ from PyTorch's, not their 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
@@ -172,8 +173,9 @@ class WeightedRandomSampler(Sampler):
 
 
 class BatchSampler(Sampler):
-    """The indices of ``sampler`` in lists of ``batch_size``; ``drop_last`` drops a final
-    short one. A DataLoader takes it as ``batch_sampler``."""
+    """The indices of ``sampler`` (or the items of any iterable) in lists of
+    ``batch_size``; ``drop_last`` drops a final short one. A DataLoader takes it as
+    ``batch_sampler``, and batches a stream's samples with it."""
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
         _positive_int(batch_size, "batch_size", "BatchSampler")
@@ -182,14 +184,11 @@ class BatchSampler(Sampler):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for index in self.sampler:
-            batch.append(index)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+    def __iter__(self) -> Iterator[list[Any]]:
+        items = iter(self.sampler)
+        while batch := list(itertools.islice(items, self.batch_size)):
+            if self.drop_last and len(batch) < self.batch_size:
+                return
             yield batch
 
     def __len__(self) -> int:
