@@ -156,6 +156,112 @@ def test_linear_gradcheck_and_double_backward():
     assert gradgradcheck(lambda x, w, b: F.linear(x, w, b), [x, m.weight, m.bias])
 
 
+# -- Linear then ReLU in a Sequential: one fused node -------------------------------------
+
+
+def mlp_pair(dtype, bias=True, n_in=4, hidden=6):
+    return pair(
+        lambda: nn.Sequential(
+            nn.Linear(n_in, hidden, bias=bias), nn.ReLU(), nn.Linear(hidden, 3, bias=bias),
+            nn.ReLU(inplace=True),
+        ),
+        lambda: torch.nn.Sequential(
+            torch.nn.Linear(n_in, hidden, bias=bias), torch.nn.ReLU(),
+            torch.nn.Linear(hidden, 3, bias=bias), torch.nn.ReLU(inplace=True),
+        ),
+        dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 4), (2, 4), (4,), (2, 3, 4), (0, 4)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_sequential_linear_relu_is_one_node_and_matches_torch(dtype, shape, bias):
+    """(2, 4) has fewer rows than the hidden layer's 6 outputs: its product is computed
+    transposed and comes out column-major; (5, 4) does not."""
+    ours, theirs = mlp_pair(dtype, bias)
+    x = np.random.default_rng(1).standard_normal(shape)
+    node = ours(cr.tensor(x.astype(dtype))).grad_fn
+    assert node.name == "LinearReLU" and node.inputs[0].grad_fn.name == "LinearReLU"
+    run_both(ours, theirs, x, dtype)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in matmul")  # inf - inf
+@pytest.mark.parametrize("held", [True, False], ids=["gradient-held", "gradient-donated"])
+def test_sequential_linear_relu_keeps_nan_and_inf_out_of_the_masked_gradient(held):
+    """An upstream gradient with NaN and inf: where relu's output is 0, PyTorch's gradient is
+    0 (not NaN * 0); elsewhere they pass. Held by the caller, the fused node multiplies into
+    a new array; made by the op above, into the gradient itself."""
+    ours, theirs = mlp_pair(np.float64)
+    x = np.random.default_rng(2).standard_normal((8, 4))
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yc, yt = ours(xc), theirs(xt)
+    out = yt.detach().numpy()
+    g = np.ones_like(out)
+    off, on = np.argwhere(out == 0), np.argwhere(out > 0)
+    assert len(off) >= 2 and len(on) >= 2  # both kinds of position get a NaN and an inf
+    for (i, j), bad in zip([*off[:2], *on[:2]], [np.nan, np.inf, np.nan, -np.inf], strict=True):
+        g[i, j] = bad
+    if held:
+        yc.backward(cr.tensor(g))
+        yt.backward(torch.from_numpy(g))
+    else:
+        with np.errstate(invalid="ignore"):  # 0 * inf in the forward product
+            (yc * cr.tensor(g)).sum().backward()
+        (yt * torch.from_numpy(g)).sum().backward()
+    np.testing.assert_array_equal(xc.grad.data, xt.grad.numpy())
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
+        np.testing.assert_array_equal(p.grad.data, q.grad.numpy(), err_msg=name)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_sequential_linear_relu_passes_the_gradient_where_the_output_is_nan():
+    """relu(NaN) is NaN in PyTorch and its gradient passes there, as chainrule's ReLU."""
+    ours, theirs = mlp_pair(np.float64)
+    x = np.random.default_rng(4).standard_normal((5, 4))
+    x[1, 2] = np.nan
+    yc, yt = run_both(ours, theirs, x, np.float64)
+    assert np.isnan(yc.data[1]).all()
+
+
+def test_sequential_linear_relu_gradcheck_double_backward_and_no_grad():
+    ours, theirs = mlp_pair(np.float64)
+    x = cr.tensor(np.random.default_rng(3).standard_normal((5, 4)), requires_grad=True)
+    params = list(ours.parameters())
+
+    def fn(x, *ps):
+        return ours(x)
+
+    assert gradcheck(fn, [x, *params])
+    assert gradgradcheck(fn, [x, *params])
+    with cr.no_grad():
+        y = ours(x)
+    assert y.grad_fn is None
+    np.testing.assert_allclose(y.data, theirs(torch.tensor(x.data)).detach().numpy())
+
+
+def test_sequential_runs_linear_and_relu_apart_when_either_is_customized():
+    """A subclass, or a forward set on an instance, is called as it is, not fused."""
+
+    class Shifted(nn.Linear):
+        def forward(self, input):
+            return super().forward(input) + 1.0
+
+    x = cr.randn(3, 4)
+    custom = nn.ReLU()
+    custom.forward = lambda input: input * 2.0
+    cases = [
+        (nn.Sequential(Shifted(4, 2), nn.ReLU()), lambda m, x: m[0](x).relu(), "Relu"),
+        (nn.Sequential(nn.Linear(4, 2), custom), lambda m, x: m[0](x) * 2.0, "Mul"),
+        (nn.Sequential(nn.Linear(4, 2), nn.Tanh()), lambda m, x: m[0](x).tanh(), "Tanh"),
+    ]
+    for model, expected, last in cases:
+        model.requires_grad_(True)
+        y = model(x)
+        assert y.grad_fn.name == last
+        np.testing.assert_allclose(y.data, expected(model, x).data)
+
+
 def test_layers_take_a_dtype():
     layers = [
         nn.Linear(2, 3, dtype=cr.float64),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function, operands, results
+from ..autograd import Function, donated, operands, results
 from ..backend import xp
+from . import elementwise as E
 
 
 class MatMul(Function):
@@ -144,17 +145,63 @@ class Linear(Function):
         return out
 
     def backward(self, grad, out):
+        (g,) = operands(grad)
+        return self.grads(g)
+
+    def grads(self, g, g_bias=None):
+        """The inputs' gradients from g, the gradient of x @ W^T + b (an array from operands,
+        or a Tensor under create_graph), and g_bias, its sum over rows if already made."""
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n_out, n_in = weight.shape
         rows = math.prod(x.shape[:-1])  # not -1: x or grad may have no elements
         column_major = x.ndim == 2 and not x.data.flags.c_contiguous
-        g, x, weight = operands(grad, x, weight)  # arrays for first-order gradients
+        x, weight = operands(x, weight)  # arrays for first-order gradients
         g2 = g.reshape(rows, n_out)  # a 2-D matrix: .T is its transpose, Tensor or array
         if need_x:  # in x's order: see the class docstring
             gx = (weight.T @ g.T).T if column_major else g @ weight
+        if need_b and g_bias is None:
+            g_bias = g2.sum(0)  # (out,)
         return results(
             gx if need_x else None,
             g2.T @ x.reshape(rows, n_in) if need_w else None,  # (out, in)
-            g2.sum(0) if need_b else None,  # (out,)
+            g_bias if need_b else None,
         )
+
+
+class LinearReLU(Linear):
+    """out = max(x @ W^T + b, 0): Linear then relu in one node, which nn.Sequential uses for
+    a Linear followed by a ReLU;  grad of the product = g where out != 0, else 0 (NaN passes,
+    as in ReLU), then Linear's gradients.
+
+    The pre-activation is seen by no one, so relu runs in place on the product's fresh
+    array, which is still in cache, where a ReLU node must write a new one (at batch 1024,
+    784-512-512-10: about 440 against 130 us a layer). In backward the mask goes into the
+    incoming gradient in place when the engine donates it, and the bias's gradient, a sum
+    made anyway, serves as the check for NaN and inf that ReLU pays a pass for.
+    """
+
+    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+
+    def forward(self, x, weight, bias=None):
+        out = super().forward(x, weight, bias)
+        return xp.maximum(out, 0, out=out)
+
+    def backward(self, grad, out):
+        mask = out.data != 0
+        (g,) = operands(grad)
+        if g is grad:  # Tensors under create_graph: relu's own formula, then the products
+            return self.grads(E._masked(grad, mask))
+        with xp.errstate(invalid="ignore"):  # inf * 0, made right below
+            if donated(grad):
+                g *= mask
+            else:
+                g = g * mask
+        shape = (math.prod(out.shape[:-1]), out.shape[-1])
+        g_bias = g.reshape(shape).sum(0)
+        if not xp.isfinite(g_bias).all():
+            # NaN or inf somewhere in g (or a sum that overflowed): where the mask is 0 the
+            # product left NaN (NaN * 0, inf * 0), where PyTorch's relu gives 0.
+            xp.copyto(g, 0, where=~mask)
+            g_bias = g.reshape(shape).sum(0)
+        return self.grads(g, g_bias)
