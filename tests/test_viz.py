@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+from chainrule import nn
 from chainrule.autograd import Function
 from chainrule.scalar.engine import Value
 from chainrule.viz import RULES, VALUE_RULES, draw_graph, explain
@@ -184,6 +185,15 @@ def test_explain_names_ops_shapes_rules_and_broadcasting() -> None:
     assert "leaf W (3, 2): gradient (3, 2) added to its .grad" in text
     # Sweep order: each node after all of its consumers.
     assert text.index("Sum ->") < text.index("Add ->") < text.index("MatMul ->")
+
+
+def test_explain_a_sequential_mlp_names_its_fused_layers() -> None:
+    """Sequential runs Linear then ReLU as one LinearReLU node; explain gives its rule."""
+    cr.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    text = explain(model(cr.randn(5, 3)).sum(), params=model)
+    assert f"#5 LinearReLU -> (5, 4), incoming grad (5, 4)\n    rule: {RULES['LinearReLU']}" in text
+    assert "b = 0.weight (4, 3) gets grad (4, 3)" in text
 
 
 def test_explain_broadcast_over_several_dims_and_matmul_first_input() -> None:

@@ -49,6 +49,10 @@ RULES: dict[str, str] = {
     "Cast": "grad_a = grad cast back to a's dtype",
     "MatMul": "grad_a = grad @ b.T, grad_b = a.T @ grad",
     "Linear": "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows",
+    "LinearReLU": (
+        "g = grad * (out > 0), then as Linear: grad_x = g @ W, grad_W = g.T @ x, grad_b = g "
+        "summed over rows"
+    ),
     "Einsum": "grad_i = einsum of grad with the other operands, onto operand i's letters",
     "Reshape": "grad_a = grad reshaped to a's shape",
     "Permute": "grad_a = grad permuted back by the inverse order",
