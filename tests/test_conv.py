@@ -67,6 +67,7 @@ CONV2D = [
     ((1, 2, 4, 5), (3, 2, 2, 2), True, {"padding": 3}),  # padding wider than the kernel
     ((3, 5, 4, 4), (2, 5, 1, 1), True, {}),  # 1x1 convolution
     ((3, 7, 6), (4, 3, 3, 3), True, {"padding": 1, "stride": 2}),  # unbatched
+    ((0, 4, 6, 5), (6, 2, 3, 3), True, {"groups": 2}),  # an empty batch
 ]
 
 
@@ -94,6 +95,7 @@ CONV1D = [
     ((2, 3, 8), (4, 3, 4), True, {"padding": "same", "dilation": 2}),
     ((2, 3, 8), (4, 3, 4), True, {"padding": "valid"}),
     ((3, 9), (4, 3, 3), True, {"padding": (1,)}),  # unbatched
+    ((0, 3, 9), (4, 3, 3), True, {}),  # an empty batch
 ]
 
 

@@ -62,8 +62,10 @@ def unfold(
     """
     ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
     view = _windows(_padded(x, padding), kernel, (ho, wo), stride, dilation)
-    # (N, C, kh, kw, Ho, Wo) -> (N, g, C/g*kh*kw, Ho*Wo): the reshape is the one copy
-    return view.reshape(x.shape[0], groups, -1, ho * wo)
+    # (N, C, kh, kw, Ho, Wo) -> (N, g, C/g*kh*kw, Ho*Wo): the reshape is the one copy; K
+    # is spelled out, as -1 cannot be resolved for an empty batch
+    k = x.shape[1] // groups * kernel[0] * kernel[1]
+    return view.reshape(x.shape[0], groups, k, ho * wo)
 
 
 def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
