@@ -501,6 +501,84 @@ def test_small_cnn_trains_like_torch():
 
 
 # ---------------------------------------------------------------------------------------
+# A convolution followed by a ReLU in a Sequential: one Conv2dReLU node.
+
+
+FUSED_CASES = {  # layer, torch layer, args, options, input shape
+    "2d": (cr.nn.Conv2d, torch.nn.Conv2d, (3, 4, 3), {"padding": 1}, (2, 3, 6, 5)),
+    "2d-unbatched-groups-stride": (
+        cr.nn.Conv2d, torch.nn.Conv2d, (4, 6, 3), {"groups": 2, "stride": 2}, (4, 7, 7)
+    ),
+    "2d-no-bias-reflect": (
+        cr.nn.Conv2d, torch.nn.Conv2d, (2, 3, 3),
+        {"bias": False, "padding": 1, "padding_mode": "reflect"}, (2, 2, 5, 5),
+    ),
+    "1d": (cr.nn.Conv1d, torch.nn.Conv1d, (3, 4, 3), {"padding": "same"}, (2, 3, 8)),
+    "2d-empty-batch": (cr.nn.Conv2d, torch.nn.Conv2d, (3, 4, 3), {}, (0, 3, 5, 5)),
+}  # fmt: skip
+
+
+def fused_pair(ours, theirs, args, kwargs):
+    ref = torch.nn.Sequential(theirs(*args, **kwargs), torch.nn.ReLU()).double()
+    model = cr.nn.Sequential(ours(*args, **kwargs, dtype=cr.float64), cr.nn.ReLU())
+    model.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    return model, ref
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, args, kwargs, shape", list(FUSED_CASES.values()), ids=list(FUSED_CASES)
+)
+def test_sequential_conv_relu_is_one_node_and_matches_torch(ours, theirs, args, kwargs, shape):
+    model, ref = fused_pair(ours, theirs, args, kwargs)
+    rng = np.random.default_rng(18)
+    x = rng.standard_normal(shape)
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, expected = model(xc), ref(xt)
+    node = out.grad_fn
+    if ours is cr.nn.Conv1d or len(shape) == 3:  # reshaped after the 2-D convolution
+        node = node.inputs[0].grad_fn
+    assert node.name == "Conv2dReLU"
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    g = rng.standard_normal(out.shape)
+    out.backward(cr.tensor(g))
+    expected.backward(torch.tensor(g))
+    np.testing.assert_allclose(xc.grad.data, xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+    for p, q in zip(model.parameters(), ref.parameters(), strict=True):
+        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # inf - inf in the products
+@pytest.mark.parametrize("held", [True, False], ids=["gradient-held", "gradient-donated"])
+def test_sequential_conv_relu_keeps_nan_and_inf_out_of_the_masked_gradient(held):
+    """Where relu's output is 0, PyTorch's gradient is 0 even for a NaN or inf upstream."""
+    model, ref = fused_pair(*FUSED_CASES["2d"][:4])
+    x = np.random.default_rng(19).standard_normal((2, 3, 6, 5))
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, expected = model(xc), ref(xt)
+    y = expected.detach().numpy()
+    g = np.ones_like(y)
+    g[np.unravel_index(np.flatnonzero(y == 0)[:2], y.shape)] = [np.nan, np.inf]
+    g[np.unravel_index(np.flatnonzero(y > 0)[:2], y.shape)] = [np.nan, -np.inf]
+    if held:
+        out.backward(cr.tensor(g))
+        expected.backward(torch.from_numpy(g))
+    else:
+        (out * cr.tensor(g)).sum().backward()
+        (expected * torch.from_numpy(g)).sum().backward()
+    np.testing.assert_array_equal(xc.grad.data, xt.grad.numpy())
+    for p, q in zip(model.parameters(), ref.parameters(), strict=True):
+        np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+
+
+def test_sequential_conv_relu_second_derivatives():
+    model, _ = fused_pair(*FUSED_CASES["2d-unbatched-groups-stride"][:4])
+    x = cr.tensor(np.random.default_rng(20).standard_normal((4, 5, 5)), requires_grad=True)
+    params = list(model.parameters())
+    assert gradcheck(lambda x, *ps: model(x), [x, *params])
+    assert gradgradcheck(lambda x, *ps: model(x), [x, *params])
+
+
+# ---------------------------------------------------------------------------------------
 # Errors: ValueError naming the shapes.
 
 

@@ -53,6 +53,14 @@ RULES: dict[str, str] = {
         "g = grad * (out > 0), then as Linear: grad_x = g @ W, grad_W = g.T @ x, grad_b = g "
         "summed over rows"
     ),
+    "Conv2d": (
+        "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
+        "summed over n, i, j"
+    ),
+    "Conv2dReLU": (
+        "g = grad * (out > 0), then as Conv2d: grad_x = ConvTranspose2d(g, w), grad_w = "
+        "Conv2dWeightGrad(x, g), grad_b = g summed over n, i, j"
+    ),
     "Einsum": "grad_i = einsum of grad with the other operands, onto operand i's letters",
     "Reshape": "grad_a = grad reshaped to a's shape",
     "Permute": "grad_a = grad permuted back by the inverse order",

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeGuard
 
 from .activation import ReLU
+from .conv import Conv1d, Conv2d
 from .layers import Linear
 from .module import Module, _walk
 
@@ -68,9 +69,9 @@ class Sequential(_Indexed):
     ``Sequential(m0, m1, ...)`` names them '0', '1', ...; ``Sequential(OrderedDict(...))``
     uses the given names. Indexing gives a module; a slice gives a Sequential keeping names.
 
-    A Linear followed by a ReLU runs as one node, LinearReLU, which computes relu in place
-    on the product's fresh output: the same values and gradients, about 5% faster on an
-    MLP step (the graph then shows the one node where PyTorch's shows two).
+    A Linear, Conv1d or Conv2d followed by a ReLU runs as one node, LinearReLU or Conv2dReLU,
+    which computes relu in place on the layer's fresh output: the same values and gradients,
+    2-3% faster on an MLP step (the graph then shows the one node where PyTorch's shows two).
     """
 
     def __init__(self, *args: Any) -> None:
@@ -92,7 +93,7 @@ class Sequential(_Indexed):
         i = 0
         while i < len(modules):
             m = modules[i]
-            if i + 1 < len(modules) and _linear_then_relu(m, modules[i + 1]):
+            if i + 1 < len(modules) and _fused_with_relu(m, modules[i + 1]):
                 input = m._forward_relu(input)  # one node for the two, same results
                 i += 2
             else:
@@ -101,15 +102,19 @@ class Sequential(_Indexed):
         return input
 
 
-def _linear_then_relu(a: Module, b: Module) -> TypeGuard[Linear]:
-    """Whether a Linear and a ReLU, as chainrule defines them (not subclasses, no forward set
-    on the instance), follow each other, so that Sequential may run them as one node."""
+def _fused_with_relu(a: Module, b: Module) -> TypeGuard[Linear | Conv1d | Conv2d]:
+    """Whether a Linear, Conv1d or Conv2d is followed by a ReLU, each as chainrule defines it
+    (not a subclass, no forward set on the instance), so that Sequential may run the two as
+    one node (LinearReLU or Conv2dReLU)."""
     return (
-        type(a) is Linear
+        type(a) in _FUSABLE
         and type(b) is ReLU
         and "forward" not in a.__dict__
         and "forward" not in b.__dict__
     )
+
+
+_FUSABLE = (Linear, Conv1d, Conv2d)
 
 
 class ModuleList(_Indexed):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function
+from ..autograd import Function, results
 from ..backend import xp
+from .elementwise import relu_grad_and_sum
 from .movement import Pad
 
 _as_strided = xp.lib.stride_tricks.as_strided
@@ -114,16 +115,39 @@ class Conv2d(Function):
         return out
 
     def backward(self, grad, out):
+        return self.grads(grad)
+
+    def grads(self, g, g_bias=None):
+        """The inputs' gradients from g, the gradient of the convolution plus bias (a Tensor,
+        or an array for first-order gradients), and g_bias, its sum over n, i, j if made."""
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
-        gx = gw = gb = None
+        gx = gw = None
         if need_x:
-            gx = ConvTranspose2d.apply(grad, weight, size=x.shape[2:], **self.geometry)
+            gx = ConvTranspose2d.apply(g, weight, size=x.shape[2:], **self.geometry)
         if need_w:
-            gw = Conv2dWeightGrad.apply(x, grad, kernel=weight.shape[2:], **self.geometry)
-        if need_b:
-            gb = grad.sum(dim=(0, 2, 3))
-        return gx, gw, gb
+            gw = Conv2dWeightGrad.apply(x, g, kernel=weight.shape[2:], **self.geometry)
+        if need_b and g_bias is None:
+            g_bias = g.sum(dim=(0, 2, 3))
+        return results(gx, gw, g_bias if need_b else None)
+
+
+class Conv2dReLU(Conv2d):
+    """out = max(Conv2d's out, 0): a convolution then relu in one node, which nn.Sequential
+    uses for a Conv1d or Conv2d followed by a ReLU;  grad of the convolution = g where
+    out != 0, else 0 (NaN passes, as in ReLU), then Conv2d's gradients. As LinearReLU
+    (ops/linalg.py): relu in place on the convolution's fresh array, and the bias's gradient
+    as the check for NaN and inf (see relu_grad_and_sum).
+    """
+
+    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+
+    def forward(self, x, weight, bias, **geometry):
+        out = super().forward(x, weight, bias, **geometry)
+        return xp.maximum(out, 0, out=out)
+
+    def backward(self, grad, out):
+        return self.grads(*relu_grad_and_sum(grad, out, (0, 2, 3)))
 
 
 class ConvTranspose2d(Function):

@@ -290,6 +290,29 @@ def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
     return xp.where(mask, grad, 0) if data is grad else Where.apply(mask, grad, 0.0)
 
 
+def relu_grad_and_sum(grad: Any, out: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
+    """For an op that ends in relu (LinearReLU, Conv2dReLU): the gradient before the relu,
+    grad where out != 0 else 0 (NaN passes, as in Relu), and its sum over ``axes``, which is
+    the bias's gradient. On arrays the mask goes into the gradient in place when the engine
+    donated it, and the sum, made anyway, is the check for NaN and inf that Relu pays a pass
+    for: only when it is not finite are the masked places set to 0 (not NaN * 0). Under
+    create_graph, Tensors and no sum (None)."""
+    mask = out.data != 0
+    (g,) = operands(grad)
+    if g is grad:
+        return _masked(grad, mask), None
+    with xp.errstate(invalid="ignore"):  # inf * 0, made right below
+        if donated(grad):
+            g *= mask
+        else:
+            g = g * mask
+    total = g.sum(axis=axes)
+    if not xp.isfinite(total).all():  # NaN or inf in g (or a sum that overflowed)
+        xp.copyto(g, 0, where=~mask)
+        total = g.sum(axis=axes)
+    return g, total
+
+
 class Maximum(Function):
     """out = max(a, b);  the gradient goes to the larger input; at ties it is shared equally;
     where either is NaN (out is NaN) both get all of it, as PyTorch: each input's share is
