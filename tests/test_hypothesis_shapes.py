@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,3 +112,43 @@ def test_softmax_on_random_dims(shape: tuple[int, ...], data: Any, log: bool) ->
     dim = data.draw(st.integers(-len(shape), len(shape) - 1))
     x = np.random.default_rng(len(shape)).standard_normal(shape) * 5.0
     _check(lambda m, t: t.log_softmax(dim) if log else t.softmax(dim), [x], 7)
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")  # torch's, widths 0
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    lead=array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3),
+    widths=st.lists(st.integers(0, 5), min_size=2, max_size=4),
+    relus=st.lists(st.booleans(), min_size=3, max_size=3),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_sequential_of_linears_and_relus(
+    lead: tuple[int, ...], widths: list[int], relus: list[bool], bias: bool, seed: int
+) -> None:
+    """Random stacks of Linear layers, each followed by a ReLU or not (a Linear then a ReLU
+    runs as one LinearReLU node), on inputs of any leading shape, empty ones included: the
+    output and the gradients of the input and every parameter match PyTorch's."""
+
+    def layers(nn: Any) -> list[Any]:
+        out: list[Any] = []
+        for n_in, n_out, relu in zip(widths, widths[1:], relus, strict=False):
+            out += [nn.Linear(n_in, n_out, bias=bias)] + ([nn.ReLU()] if relu else [])
+        return out
+
+    theirs = torch.nn.Sequential(*layers(torch.nn)).double()
+    ours = cr.nn.Sequential(*layers(cr.nn)).double()
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((*lead, widths[0]))
+    xs = [cr.tensor(x, requires_grad=True), *ours.parameters()]
+    ts = [torch.tensor(x, requires_grad=True), *theirs.parameters()]
+    out, tout = ours(xs[0]), theirs(ts[0])
+    assert out.shape == tuple(tout.shape) and out.dtype == cr.float64
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    v = rng.standard_normal(out.shape)
+    grads = cr.grad(out, xs, cr.tensor(v), allow_unused=True)
+    tgrads = torch.autograd.grad(tout, ts, torch.tensor(v), allow_unused=True)
+    for a, g, t in zip(xs, grads, tgrads, strict=True):
+        assert g.shape == a.shape
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-11)
