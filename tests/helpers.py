@@ -5,6 +5,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+
+import chainrule as cr
 
 
 @contextmanager
@@ -18,3 +24,32 @@ def gc_off() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def assert_nan_and_inf_upstream_like_torch(
+    ours: Any, theirs: Any, x: np.ndarray, held: bool
+) -> None:
+    """Run x through chainrule's model ``ours`` and PyTorch's ``theirs`` (the same weights),
+    then back from an upstream gradient of ones with NaN and inf at two places where the
+    output is 0 and at two where it is positive: held by the caller (``backward(g)``) or,
+    with ``held`` False, made by the op above (a product with g, summed), which the engine
+    may hand over to be overwritten. x's and every parameter's gradients must equal
+    PyTorch's exactly, NaN for NaN."""
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yc, yt = ours(xc), theirs(xt)
+    out = yt.detach().numpy()
+    off, on = np.flatnonzero(out == 0), np.flatnonzero(out > 0)
+    assert len(off) >= 2 and len(on) >= 2  # both kinds of position get a NaN and an inf
+    g = np.ones_like(out)
+    g[np.unravel_index(off[:2], out.shape)] = [np.nan, np.inf]
+    g[np.unravel_index(on[:2], out.shape)] = [np.nan, -np.inf]
+    if held:
+        yc.backward(cr.tensor(g))
+        yt.backward(torch.from_numpy(g))
+    else:
+        with np.errstate(invalid="ignore"):  # 0 * inf in the forward product
+            (yc * cr.tensor(g)).sum().backward()
+        (yt * torch.from_numpy(g)).sum().backward()
+    np.testing.assert_array_equal(xc.grad.data, xt.grad.numpy())
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
+        np.testing.assert_array_equal(p.grad.data, q.grad.numpy(), err_msg=name)

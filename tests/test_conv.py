@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from helpers import assert_nan_and_inf_upstream_like_torch
 
 import chainrule as cr
 import chainrule.nn.functional as F
@@ -553,21 +554,7 @@ def test_sequential_conv_relu_keeps_nan_and_inf_out_of_the_masked_gradient(held)
     """Where relu's output is 0, PyTorch's gradient is 0 even for a NaN or inf upstream."""
     model, ref = fused_pair(*FUSED_CASES["2d"][:4])
     x = np.random.default_rng(19).standard_normal((2, 3, 6, 5))
-    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    out, expected = model(xc), ref(xt)
-    y = expected.detach().numpy()
-    g = np.ones_like(y)
-    g[np.unravel_index(np.flatnonzero(y == 0)[:2], y.shape)] = [np.nan, np.inf]
-    g[np.unravel_index(np.flatnonzero(y > 0)[:2], y.shape)] = [np.nan, -np.inf]
-    if held:
-        out.backward(cr.tensor(g))
-        expected.backward(torch.from_numpy(g))
-    else:
-        (out * cr.tensor(g)).sum().backward()
-        (expected * torch.from_numpy(g)).sum().backward()
-    np.testing.assert_array_equal(xc.grad.data, xt.grad.numpy())
-    for p, q in zip(model.parameters(), ref.parameters(), strict=True):
-        np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+    assert_nan_and_inf_upstream_like_torch(model, ref, x, held)
 
 
 def test_sequential_conv_relu_second_derivatives():

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from helpers import assert_nan_and_inf_upstream_like_torch
 
 import chainrule as cr
 import chainrule.nn.functional as F
@@ -194,24 +195,7 @@ def test_sequential_linear_relu_keeps_nan_and_inf_out_of_the_masked_gradient(hel
     a new array; made by the op above, into the gradient itself."""
     ours, theirs = mlp_pair(np.float64)
     x = np.random.default_rng(2).standard_normal((8, 4))
-    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    yc, yt = ours(xc), theirs(xt)
-    out = yt.detach().numpy()
-    g = np.ones_like(out)
-    off, on = np.argwhere(out == 0), np.argwhere(out > 0)
-    assert len(off) >= 2 and len(on) >= 2  # both kinds of position get a NaN and an inf
-    for (i, j), bad in zip([*off[:2], *on[:2]], [np.nan, np.inf, np.nan, -np.inf], strict=True):
-        g[i, j] = bad
-    if held:
-        yc.backward(cr.tensor(g))
-        yt.backward(torch.from_numpy(g))
-    else:
-        with np.errstate(invalid="ignore"):  # 0 * inf in the forward product
-            (yc * cr.tensor(g)).sum().backward()
-        (yt * torch.from_numpy(g)).sum().backward()
-    np.testing.assert_array_equal(xc.grad.data, xt.grad.numpy())
-    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
-        np.testing.assert_array_equal(p.grad.data, q.grad.numpy(), err_msg=name)
+    assert_nan_and_inf_upstream_like_torch(ours, theirs, x, held)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered")
