@@ -102,6 +102,9 @@ class Sequential(_Indexed):
         return input
 
 
+_FUSABLE = (Linear, Conv1d, Conv2d)  # the layers a ReLU may be fused into
+
+
 def _fused_with_relu(a: Module, b: Module) -> TypeGuard[Linear | Conv1d | Conv2d]:
     """Whether a Linear, Conv1d or Conv2d is followed by a ReLU, each as chainrule defines it
     (not a subclass, no forward set on the instance), so that Sequential may run the two as
@@ -112,9 +115,6 @@ def _fused_with_relu(a: Module, b: Module) -> TypeGuard[Linear | Conv1d | Conv2d
         and "forward" not in a.__dict__
         and "forward" not in b.__dict__
     )
-
-
-_FUSABLE = (Linear, Conv1d, Conv2d)
 
 
 class ModuleList(_Indexed):
