@@ -9,7 +9,7 @@ import torch.nn.functional as TF
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
-from chainrule.testing import gradcheck
+from chainrule.testing import gradcheck, gradgradcheck
 
 REDUCTIONS = ["mean", "sum", "none"]
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=1e-4, atol=1e-6)}
@@ -253,6 +253,51 @@ def test_cross_entropy_float32_large_logits_module_and_gradcheck():
     both(ours, theirs, [x, t], grads=(0,), ints=(1,))
     xs = cr.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
     assert gradcheck(lambda x: F.cross_entropy(x, cr.tensor([0, 3, 1]), label_smoothing=0.1), [xs])
+
+
+@pytest.mark.parametrize("shape, tshape", CE_SHAPES + [((0, 4), (0,))])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # 'mean' of nothing: 0/0
+def test_cross_entropy_second_order_matches_torch(shape, tshape, reduction, weighted, ignore):
+    """Class-index cross-entropy is one node, CrossEntropy, whose gradient under create_graph
+    is a graph of its own: its gradient (a Hessian-vector product) against PyTorch's."""
+    rng = np.random.default_rng(4)
+    c = shape[1] if len(shape) > 1 else shape[0]
+    x, v = rng.standard_normal(shape) * 2, rng.standard_normal(shape)
+    t = rng.integers(0, c, tshape)
+    if ignore and t.ndim:
+        t.flat[::2] = 1
+    w = rng.uniform(0.5, 2, c) if weighted else None
+    ii = 1 if ignore else -100
+    hvps = []
+    for lib, fn in ((cr, F.cross_entropy), (torch, TF.cross_entropy)):
+        xs = lib.tensor(x, requires_grad=True)
+        loss = fn(
+            xs, lib.tensor(t), None if w is None else lib.tensor(w), ignore_index=ii,
+            reduction=reduction,
+        )
+        up = lib.tensor(np.random.default_rng(5).uniform(0.5, 2, tuple(loss.shape)))
+        (gx,) = lib.autograd.grad(loss, xs, up, create_graph=True)
+        (gx * lib.tensor(v)).sum().backward()
+        hvps.append((gx.detach().numpy(), xs.grad.numpy()))
+    np.testing.assert_allclose(hvps[0][0], hvps[1][0], **TOL[np.float64])
+    np.testing.assert_allclose(hvps[0][1], hvps[1][1], **TOL[np.float64])
+
+
+def test_cross_entropy_is_one_node_with_finite_difference_gradients():
+    x = cr.tensor(RNG.standard_normal((4, 3, 2)), requires_grad=True)
+    t, w = cr.tensor([[0, 2], [1, 1], [2, 0], [1, 2]]), cr.tensor([0.5, 1.0, 2.0])
+    loss = F.cross_entropy(x, t, w, ignore_index=2)
+    assert loss.grad_fn.name == "CrossEntropy"
+    assert [p.grad_fn for p in loss.grad_fn.inputs if isinstance(p, cr.Tensor)] == [None]
+    for reduction in REDUCTIONS:
+        def fn(x, reduction=reduction):
+            return F.cross_entropy(x, t, w, ignore_index=2, reduction=reduction)
+
+        assert gradcheck(fn, [x])
+        assert gradgradcheck(fn, [x])
 
 
 @pytest.mark.parametrize("shape, tshape", CE_SHAPES)

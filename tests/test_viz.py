@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+import chainrule.nn.functional as F
 from chainrule import nn
 from chainrule.autograd import Function
 from chainrule.scalar.engine import Value
@@ -188,10 +189,13 @@ def test_explain_names_ops_shapes_rules_and_broadcasting() -> None:
 
 
 def test_explain_a_sequential_mlp_names_its_fused_layers() -> None:
-    """Sequential runs Linear then ReLU as one LinearReLU node; explain gives its rule."""
+    """Sequential runs Linear then ReLU as one LinearReLU node, cross_entropy is one
+    CrossEntropy node; explain gives their rules."""
     cr.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    text = explain(model(cr.randn(5, 3)).sum(), params=model)
+    text = explain(F.cross_entropy(model(cr.randn(5, 3)), cr.tensor([0, 1, 1, 0, 1])), params=model)
+    assert f"#1 CrossEntropy -> (), incoming grad ()\n    rule: {RULES['CrossEntropy']}" in text
+    assert "a = #2 Linear (5, 2) gets grad (5, 2)" in text
     assert f"#5 LinearReLU -> (5, 4), incoming grad (5, 4)\n    rule: {RULES['LinearReLU']}" in text
     assert "b = 0.weight (4, 3) gets grad (4, 3)" in text
 

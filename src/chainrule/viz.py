@@ -77,6 +77,10 @@ RULES: dict[str, str] = {
     "LogSumExp": "grad_a = grad * softmax(a)",
     "Softmax": "grad_a = out * (grad - sum(grad * out, dim))",
     "LogSoftmax": "grad_a = grad - exp(out) * sum(grad, dim)",
+    "CrossEntropy": (
+        "grad_a = grad * w_t / D * (softmax(a) - onehot(t)), t each row's target class, w_t "
+        "its weight (1 if none), D the counted weights' sum for 'mean' (else 1)"
+    ),
 }
 
 # Names of the inputs where they are not a, b, c, ...

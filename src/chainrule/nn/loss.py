@@ -121,18 +121,18 @@ def binary_cross_entropy_with_logits(
 
 
 def _class_targets(
-    logp: Tensor, target: Any, weight: Any, ignore_index: int, op: str
+    input: Tensor, target: Any, weight: Any, ignore_index: int, op: str
 ) -> tuple[Any, Any, Any, Any]:
     """Check class-index targets against (N, C, d1, ...) or (C,) input. Returns the targets
     with ignored entries set to class 0, the ignored mask, the per-element weights (0 where
     ignored; None when all are 1) and the per-class weight array (or None)."""
     t = target.data if isinstance(target, Tensor) else xp.asarray(target)
-    class_dim = 0 if logp.ndim == 1 else 1
-    c = logp.shape[class_dim]
-    expected = logp.shape[:class_dim] + logp.shape[class_dim + 1 :]
+    class_dim = 0 if input.ndim == 1 else 1
+    c = input.shape[class_dim]
+    expected = input.shape[:class_dim] + input.shape[class_dim + 1 :]
     if t.shape != expected:
         raise ValueError(
-            f"{op}: expected target of shape {expected} for input of shape {logp.shape} (class "
+            f"{op}: expected target of shape {expected} for input of shape {input.shape} (class "
             f"dim {class_dim}); got {t.shape}"
         )
     w = _weight_array(weight, c, op)
@@ -143,23 +143,23 @@ def _class_targets(
         and t.min() >= 0
         and t.max() < c
     ):  # the common case, found in two reductions: every target a class, none ignored
-        per_element = None if w is None else xp.array(w[t], dtype=logp.dtype)
+        per_element = None if w is None else xp.array(w[t], dtype=input.dtype)
         return t, xp.zeros(t.shape, dtype=bool), per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(
             f"{op}: target index {t[bad].flat[0]} is out of range for {c} classes (C); got "
-            f"input shape {logp.shape} (classes in dim {class_dim}) and target shape {t.shape}; "
+            f"input shape {input.shape} (classes in dim {class_dim}) and target shape {t.shape}; "
             f"expected values in [0, {c - 1}] or ignore_index={ignore_index}"
         )
     safe = xp.where(ignored, 0, t) if ignored.any() else t
     if w is None and not ignored.any():
         per_element = None
     else:
-        ones = xp.ones(t.shape, dtype=logp.dtype)
+        ones = xp.ones(t.shape, dtype=input.dtype)
         per_element = (
-            ones if w is None else xp.array(w[safe], dtype=logp.dtype)
+            ones if w is None else xp.array(w[safe], dtype=input.dtype)
         )  # 0-d stays an array
         per_element[ignored] = 0
     return safe, ignored, per_element, w
@@ -215,16 +215,19 @@ def cross_entropy(
         raise ValueError(f"{op}: expected input of shape (N, C, ...) or (C,); got {x.shape}")
     class_dim = 0 if x.ndim == 1 else 1
     c = x.shape[class_dim]
-    logp = x.log_softmax(class_dim)
     t_dtype = target.dtype if isinstance(target, Tensor) else xp.asarray(target).dtype
     if t_dtype.kind == "f":
         return _soft_cross_entropy(
-            logp, as_tensor(target), weight, ignore_index, reduction, label_smoothing
+            x.log_softmax(class_dim), as_tensor(target), weight, ignore_index, reduction,
+            label_smoothing,
         )
-    safe, ignored, per_element, w = _class_targets(logp, target, weight, ignore_index, op)
+    safe, ignored, per_element, w = _class_targets(x, target, weight, ignore_index, op)
+    if label_smoothing == 0.0:  # log_softmax and nll_loss as one node
+        return R.CrossEntropy.apply(
+            x, safe, per_element, class_dim=class_dim, reduction=reduction
+        )
+    logp = x.log_softmax(class_dim)
     nll = _nll(logp, safe, per_element, reduction)
-    if label_smoothing == 0.0:
-        return nll
     class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim
     smooth = -(logp if w is None else logp * w.reshape(class_shape)).sum(class_dim)  # (N, ...)
     if ignored.any():

@@ -207,16 +207,21 @@ class Softmax(Function):
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
 
+def _log_softmax(a, dim):
+    """a - logsumexp(a, dim), each row shifted by its max first."""
+    a = _outer(a, dim)  # shifted, and out, then share its order
+    shifted = a - _shift(a, dim)
+    shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    return shifted
+
+
 class LogSoftmax(Function):
     """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine);
     grad_a = g - exp(out) * sum(g, dim)."""
 
     def forward(self, a, dim):
         self.dim = dim
-        a = _outer(a, dim)  # shifted, and out, then share its order
-        shifted = a - _shift(a, dim)
-        shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-        return shifted
+        return _log_softmax(a, dim)
 
     def backward(self, grad, out):
         if on_arrays():  # first order: the same formula on arrays, no nodes
@@ -255,22 +260,66 @@ class NLLLoss(Function):
         return loss.sum() if reduction == "sum" else loss
 
     def backward(self, grad, out):
-        logp = self.inputs[0]
-        w = -1.0 if self.weight is None else -self.weight  # (N, d1, ...)
-        # in logp's memory order (log_softmax's may be column-major), for log_softmax's sum
-        flags = logp.data.flags
-        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
-        onehot = xp.zeros(logp.shape, dtype=logp.dtype, order=order)
-        if isinstance(self.at, tuple):
-            onehot[self.at] = w
-        else:
-            w = w if self.weight is None else xp.expand_dims(w, self.class_dim)
-            xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
-        if self.reduction == "mean" and self.denom:  # nothing counted: 0, as PyTorch, not 0/0
-            onehot /= self.denom
+        onehot = self._onehot(self.inputs[0].data, -1.0)
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
         if on_arrays():
             onehot *= grad.data  # onehot is ours: scaled in place, no second array
             return results(onehot, None, None)
         return grad * onehot, None, None
+
+    def _onehot(self, like, sign):
+        """An array of like's shape and memory order (log_softmax's may be column-major, for
+        its sum): sign * w_i / D at each target, 0 elsewhere (the loss's gradient is -1 times
+        it; nothing counted: 0, as PyTorch, not 0/0)."""
+        flags = like.flags
+        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+        onehot = xp.zeros(like.shape, dtype=like.dtype, order=order)
+        w = sign if self.weight is None else sign * self.weight  # (N, d1, ...)
+        if isinstance(self.at, tuple):
+            onehot[self.at] = w
+        else:
+            w = w if self.weight is None else xp.expand_dims(w, self.class_dim)
+            xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
+        if self.reduction == "mean" and self.denom:
+            onehot /= self.denom
+        return onehot
+
+
+class CrossEntropy(NLLLoss):
+    """out = nll_loss(log_softmax(x, class_dim), target): F.cross_entropy with class
+    indices, as one node;  grad_x = grad * w_t / D * (softmax(x) - onehot(t)) (D as in
+    NLLLoss), LogSoftmax's gradient of NLLLoss's.
+
+    One node instead of two on the hot path of every classifier, and on arrays a gradient
+    made as a classifier's step by hand makes it: softmax, less the row's share at its
+    target, scaled by it (four small ops where the two nodes make eleven).
+    """
+
+    def forward(self, x, target, weight, class_dim, reduction):
+        self.logp = _log_softmax(x, class_dim)
+        return super().forward(self.logp, target, weight, class_dim, reduction)
+
+    def backward(self, grad, out):
+        d = self.class_dim
+        if not on_arrays():  # softmax as Tensor ops on x, so the gradient has its own graph
+            if self.reduction == "none":
+                grad = grad.unsqueeze(d)
+            target = self._onehot(self.logp, 1.0)  # w_t / D at t: softmax's share to give back
+            share = target.sum(axis=d, keepdims=True)  # w_t / D, as a column
+            return (self.inputs[0].softmax(d) * share - target) * grad, None, None
+        # c: each target's share w_t / D of the incoming gradient, a number or (N, d1, ...)
+        c = 1.0 if self.weight is None else self.weight
+        if self.reduction == "mean" and self.denom:
+            c = c / self.denom
+        c = c * grad.data
+        p = xp.exp(self.logp)  # softmax(x), a new array of our own
+        if isinstance(self.at, tuple):
+            p *= c if xp.ndim(c) == 0 else c[:, None]
+            p[self.at] -= c
+        else:
+            c = xp.expand_dims(c, d) if xp.ndim(c) else c
+            p *= c
+            less = xp.take_along_axis(p, self.at, axis=d) - c
+            xp.put_along_axis(p, self.at, less, axis=d)
+        return results(p, None, None)
