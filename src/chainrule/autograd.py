@@ -441,7 +441,7 @@ def run_backward(
     # reported once, by the node whose gradient it spoils, naming the op of the node's
     # backward formula that made it: the ops note their names in ``made`` (see
     # _forward_anomaly). Set and restored here rather than by two context managers, which
-    # cost a tenth of a small model's backward pass.
+    # cost about 3 us a pass.
     outer = state.grad_enabled, state.backward_ops
     made: list[str] | None = [] if anomaly else None
     state.grad_enabled, state.backward_ops = create_graph, made

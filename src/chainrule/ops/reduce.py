@@ -270,8 +270,9 @@ class NLLLoss(Function):
 
     def _onehot(self, like, sign):
         """An array of like's shape and memory order (log_softmax's may be column-major, for
-        its sum): sign * w_i / D at each target, 0 elsewhere (the loss's gradient is -1 times
-        it; nothing counted: 0, as PyTorch, not 0/0)."""
+        its sum): sign * w_i / D at each target, 0 elsewhere; with sign -1, the loss's
+        gradient for an incoming 1. With nothing counted (D = 0) there is no division: 0, as
+        PyTorch gives, not 0/0."""
         flags = like.flags
         order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
         onehot = xp.zeros(like.shape, dtype=like.dtype, order=order)
