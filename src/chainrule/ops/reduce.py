@@ -268,22 +268,26 @@ class NLLLoss(Function):
             return results(onehot, None, None)
         return grad * onehot, None, None
 
+    def _share(self):
+        """Each target's share w_i / D of the loss: a number, or an array of the targets'
+        shape (N, d1, ...) with weights. With nothing counted (D = 0) there is no division,
+        so the gradient is 0, as PyTorch's, not 0/0."""
+        w = 1.0 if self.weight is None else self.weight
+        return w / self.denom if self.reduction == "mean" and self.denom else w
+
     def _onehot(self, like, sign):
         """An array of like's shape and memory order (log_softmax's may be column-major, for
         its sum): sign * w_i / D at each target, 0 elsewhere; with sign -1, the loss's
-        gradient for an incoming 1. With nothing counted (D = 0) there is no division: 0, as
-        PyTorch gives, not 0/0."""
+        gradient for an incoming 1."""
         flags = like.flags
         order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
         onehot = xp.zeros(like.shape, dtype=like.dtype, order=order)
-        w = sign if self.weight is None else sign * self.weight  # (N, d1, ...)
+        w = sign * self._share()
         if isinstance(self.at, tuple):
             onehot[self.at] = w
         else:
-            w = w if self.weight is None else xp.expand_dims(w, self.class_dim)
+            w = xp.expand_dims(w, self.class_dim) if xp.ndim(w) else w
             xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
-        if self.reduction == "mean" and self.denom:
-            onehot /= self.denom
         return onehot
 
 
@@ -306,14 +310,11 @@ class CrossEntropy(NLLLoss):
         if not on_arrays():  # softmax as Tensor ops on x, so the gradient has its own graph
             if self.reduction == "none":
                 grad = grad.unsqueeze(d)
-            target = self._onehot(self.logp, 1.0)  # w_t / D at t: softmax's share to give back
-            share = target.sum(axis=d, keepdims=True)  # w_t / D, as a column
-            return (self.inputs[0].softmax(d) * share - target) * grad, None, None
-        # c: each target's share w_t / D of the incoming gradient, a number or (N, d1, ...)
-        c = 1.0 if self.weight is None else self.weight
-        if self.reduction == "mean" and self.denom:
-            c = c / self.denom
-        c = c * grad.data
+            share = self._share()
+            column = xp.expand_dims(share, d) if xp.ndim(share) else share
+            softmax = self.inputs[0].softmax(d)
+            return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
+        c = self._share() * grad.data  # each target's share of the incoming gradient
         p = xp.exp(self.logp)  # softmax(x), a new array of our own
         if isinstance(self.at, tuple):
             p *= c if xp.ndim(c) == 0 else c[:, None]
