@@ -310,6 +310,12 @@ def test_max_pool2d_indices_match_torch(kernel, options, ties):
     t_out, t_idx = torch.nn.MaxPool2d(kernel, return_indices=True, **options)(torch.tensor(x[0]))
     np.testing.assert_array_equal(idx.data, t_idx.numpy())
     np.testing.assert_array_equal(out.data, t_out.numpy())
+    # recorded: the indices come from the node's own offsets
+    xs = cr.tensor(x, requires_grad=True)
+    out, idx = F.max_pool2d(xs, kernel, return_indices=True, **options)
+    t_out, t_idx = TF.max_pool2d(torch.tensor(x), kernel, return_indices=True, **options)
+    assert out.grad_fn is not None
+    np.testing.assert_array_equal(idx.data, t_idx.numpy())
 
 
 AVG_POOL_OPTIONS = [

@@ -237,13 +237,15 @@ def max_pool2d(
     kernel, step, dil, pad = _pool_args(
         "max_pool2d", x, unbatched, kernel_size, stride, padding, dilation, ceil_mode
     )
-    out = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad, dilation=dil)
-    if unbatched:
-        out = out.squeeze(0)
+    pooled = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad, dilation=dil)
+    out = pooled.squeeze(0) if unbatched else pooled
     if not return_indices:
         return out
-    # The winners again: the node keeps its own only when it records (not under no_grad).
-    _, col_arg, row_arg = C.pool_max(x.data, kernel, step, pad, dil)
+    node: Any = pooled.grad_fn  # a MaxPool2d; it keeps the winners' offsets only when it records
+    if node is not None:
+        col_arg, row_arg = node.col_arg, node.row_arg
+    else:
+        _, col_arg, row_arg = C.pool_max(x.data, kernel, step, pad, dil)
     idx = C.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
     return out, Tensor._make(idx[0] if unbatched else idx)
 
