@@ -63,13 +63,19 @@ def steady_allocator() -> None:
     mallopt(m_trim_threshold, 1 << 30)
 
 
-def interleaved(fns: dict[str, Callable[[], object]], steps: int, warmup: int) -> dict[str, float]:
+def interleaved(
+    fns: dict[str, Callable[[], object]],
+    steps: int,
+    warmup: int,
+    before: Callable[[], object] | None = None,
+) -> dict[str, float]:
     """Median seconds per call of each function, called in turn ``steps`` times, in a new
     (seeded) order each round. A fixed order is unfair with threads unpinned: a library's
     worker threads spin for a while after its call (PyTorch's OpenMP threads measurably),
     and on two cores slow whatever runs next, up to 2x; shuffled, each function follows
     each other one as often, and the median sees few slowed calls. The allocator is held
-    steady first (see steady_allocator)."""
+    steady first (see steady_allocator). ``before``, if given, runs untimed before each
+    timed call."""
     steady_allocator()
     for _ in range(warmup):
         for fn in fns.values():
@@ -81,6 +87,8 @@ def interleaved(fns: dict[str, Callable[[], object]], steps: int, warmup: int) -
         shuffle(order)
         for name in order:
             fn = fns[name]
+            if before is not None:
+                before()
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)

@@ -15,6 +15,7 @@ RUNS = [
     ["mlp_step.py", "--batch", "32"],
     ["mlp_step.py", "--batch", "128"],
     ["mlp_step.py", "--batch", "1024", "--steps", "15"],
+    ["fixed_cost.py"],
     ["per_op.py"],
     ["cnn_step.py"],
     ["scalar_demo.py"],

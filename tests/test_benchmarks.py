@@ -9,6 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
+import fixed_cost  # noqa: E402
 import memory  # noqa: E402
 import mlp_step  # noqa: E402
 import per_op  # noqa: E402
@@ -44,3 +45,11 @@ def test_memory_runs(capsys):
     growth = memory.main(["--quick"])
     assert set(growth) == {"chainrule", "numpy (by hand)", "pytorch"}
     assert "Peak RSS" in capsys.readouterr().out
+
+
+def test_fixed_cost_runs_with_and_without_traffic(capsys):
+    results = fixed_cost.main(["--quick", "--stream-mib", "0.5"])
+    assert list(results) == ["no other traffic", "after 0.5 MiB"]
+    for medians in results.values():
+        assert set(medians) == {"chainrule", "numpy (by hand)", "pytorch"}
+    assert "MLP 8-8-8-3, batch 4, after 0.5 MiB" in capsys.readouterr().out
