@@ -17,7 +17,7 @@ import argparse
 
 import numpy as np
 from common import interleaved, table, with_pytorch
-from mlp_step import model_step_fn, numpy_step_fn
+from mlp_step import init_weights, model_step_fn, numpy_step_fn
 
 import chainrule as cr
 
@@ -35,10 +35,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
     y = rng.integers(0, SIZES[-1], BATCH).astype(np.int64)
-    weights = [
-        ((rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32), np.zeros(o, np.float32))
-        for i, o in zip(SIZES, SIZES[1:], strict=False)
-    ]
+    weights = init_weights(sizes=SIZES)
     fns = {
         "chainrule": model_step_fn(cr, weights, x, y),
         "numpy (by hand)": numpy_step_fn(weights, x, y),

@@ -19,11 +19,13 @@ SIZES = (784, 512, 512, 10)
 LR = 0.01
 
 
-def init_weights(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+def init_weights(
+    seed: int = 0, sizes: tuple[int, ...] = SIZES
+) -> list[tuple[np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(seed)
     return [
         ((rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32), np.zeros(o, np.float32))
-        for i, o in zip(SIZES, SIZES[1:], strict=False)
+        for i, o in zip(sizes, sizes[1:], strict=False)
     ]
 
 
