@@ -114,7 +114,8 @@ class Var(Function):
                 UserWarning,
                 stacklevel=_caller_level(),
             )
-        centred = a - a.mean(axis=dims, keepdims=True)
+        self.mean = a.mean(axis=dims, keepdims=True)  # (.., 1, ..): backward reuses it
+        centred = a - self.mean
         with xp.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
             return (centred * centred).sum(axis=dims, keepdims=keepdim) / max(self.dof, 0)
 
@@ -122,11 +123,13 @@ class Var(Function):
         x = self.inputs[0]
         (g,) = operands(_keep(grad, x.shape, self.dims, self.keepdim))
         if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
-            at_mean = x.data == x.data.mean()
+            at_mean = x.data == self.mean
             return results(g * xp.where(at_mean, xp.nan, xp.inf).astype(x.dtype))
         (a,) = operands(x)
+        # On arrays the forward's mean; under create_graph a Tensor op, as it depends on x.
+        mean = self.mean if a is not x else a.mean(dim=self.dims, keepdim=True)
         scale = 2.0 / self.dof if self.dof else math.inf
-        return results((scale * g) * (a - a.mean(axis=self.dims, keepdims=True)))
+        return results((scale * g) * (a - mean))
 
 
 def _caller_level() -> int:
