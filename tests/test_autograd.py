@@ -155,6 +155,27 @@ def test_leaf_root_grad_is_not_the_callers_array() -> None:
     np.testing.assert_array_equal(x.grad.numpy(), [5.0, 6.0])
 
 
+class _GradIsY(Function):
+    """x * y with a wrong but legal backward: it hands y itself over as x's gradient."""
+
+    def forward(self, x, y):
+        return x * y
+
+    def backward(self, grad, out):
+        return self.inputs[1], None
+
+
+def test_leaf_grad_that_a_formula_returned_as_an_input_is_a_copy() -> None:
+    # As PyTorch clones a gradient it cannot steal: x.grad must not be y, nor share y's memory.
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = cr.tensor([3.0, 4.0], requires_grad=True)
+    _GradIsY.apply(x, y).backward(cr.ones(2))
+    assert x.grad is not y and not x.grad.requires_grad
+    x.grad.data[0] = 0.0
+    np.testing.assert_array_equal(y.numpy(), [3.0, 4.0])
+    assert y.grad is None
+
+
 # -- seeds and roots ------------------------------------------------------------------------
 
 

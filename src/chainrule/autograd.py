@@ -515,13 +515,15 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
             return
         # A leaf's .grad must own its memory, since users and optimizers may change it in
         # place: copy a view (reshape, expand), an array already handed to another leaf
-        # (Add gives the same gradient to both inputs) or the caller's seed; a fresh array
-        # an op made is taken as it is, which saves a copy per parameter per step.
+        # (Add gives the same gradient to both inputs), the caller's seed or a Tensor that
+        # requires grad (a formula that returned an input); a fresh array an op made is
+        # taken as it is, which saves a copy per parameter per step, and so is the plain
+        # Tensor around it.
         arr = g.data
-        if arr.base is not None or not arr.flags.writeable or id(arr) in handed:
+        if arr.base is not None or not arr.flags.writeable or id(arr) in handed or g.requires_grad:
             arr = arr.copy()
         handed.add(id(arr))
-        t.grad = _Tensor._make(arr, False)
+        t.grad = g if arr is g.data else _Tensor._make(arr, False)
     else:
         # Out of place, for the same reason.
         t.grad = t.grad + g if create_graph else _Tensor._make(t.grad.data + g.data, False)

@@ -19,7 +19,8 @@ xp = B.xp
 
 def _check_last_dim(x: Tensor, n: int, layer: str, what: str) -> None:
     """The one wording for an input whose last dim does not fit a layer."""
-    if x.ndim == 0 or x.shape[-1] != n:
+    shape = x.shape
+    if not shape or shape[-1] != n:
         raise ValueError(f"{layer}: expected input with last dim {n} ({what}); got shape {x.shape}")
 
 

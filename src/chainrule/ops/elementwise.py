@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import autograd
-from ..autograd import Function, donated, operands, results
+from ..autograd import Function, donated, on_arrays, operands, results
 from ..backend import is_floating, xp
 
 
@@ -298,9 +298,9 @@ def relu_grad_and_sum(grad: Any, out: Any, axes: tuple[int, ...]) -> tuple[Any, 
     for: only when it is not finite are the masked places set to 0 (not NaN * 0). Under
     create_graph, Tensors and no sum (None)."""
     mask = out.data != 0
-    (g,) = operands(grad)
-    if g is grad:
+    if not on_arrays():
         return _masked(grad, mask), None
+    g = grad.data
     with xp.errstate(invalid="ignore"):  # inf * 0, made right below
         if donated(grad):
             g *= mask

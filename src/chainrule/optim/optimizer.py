@@ -139,7 +139,7 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if p.grad.shape != p.shape:
+                if p.grad.data.shape != p.data.shape:
                     raise ValueError(
                         f"{type(self).__name__}.step: a gradient's shape differs from its "
                         f"parameter's; got shapes {p.grad.shape} and {p.shape}"
