@@ -260,21 +260,27 @@ class Function:
         requires grad. Inputs are Tensors or plain Python numbers."""
         T = _Tensor
         fn = cls()
+        # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
+        # which are calls of their own on the hot path of every op.
+        arrays, needs = [], []
+        for x in inputs:
+            if isinstance(x, T):
+                arrays.append(x.data)
+                needs.append(x.requires_grad)
+            else:
+                arrays.append(x)
+                needs.append(False)
         try:
-            out_data = fn.forward(*[x.data if isinstance(x, T) else x for x in inputs], **options)
+            out_data = fn.forward(*arrays, **options)
         except Exception as err:
             # NumPy's own message names neither the op nor the shapes; add them.
             raise _forward_error(cls.__name__.lower(), err, inputs) from None
         state = _state
-        if state.grad_enabled:
-            needs = tuple([isinstance(x, T) and x.requires_grad for x in inputs])
-            record = True in needs
-        else:
-            record = False
+        record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
         if record:
             fn.inputs = inputs
-            fn.needs_input_grad = needs
+            fn.needs_input_grad = tuple(needs)
             out.grad_fn = fn
         if state.anomaly and not _finite(out_data) and all(_finite(x) for x in inputs):
             _forward_anomaly(cls.__name__, inputs, out_data)
