@@ -62,7 +62,10 @@ def operands(*xs: Any) -> tuple[Any, ...]:
     if not on_arrays():
         return xs
     T = _Tensor
-    return tuple([x.data if isinstance(x, T) else x for x in xs])
+    arrays = []  # a loop, not a comprehension: see Function.apply
+    for x in xs:
+        arrays.append(x.data if isinstance(x, T) else x)
+    return tuple(arrays)
 
 
 def donated(grad: Any) -> bool:
@@ -77,7 +80,10 @@ def results(*gs: Any) -> tuple[Any, ...]:
     """A backward formula's gradients as Tensors: arrays (from :func:`operands`) wrapped,
     Tensors and None as they are."""
     T = _Tensor
-    return tuple([g if g is None or isinstance(g, T) else T._make(g, False) for g in gs])
+    tensors = []  # a loop, not a comprehension: see Function.apply
+    for g in gs:
+        tensors.append(g if g is None or isinstance(g, T) else T._make(g, False))
+    return tuple(tensors)
 
 
 class _ThreadFlag(ContextDecorator):
@@ -261,7 +267,7 @@ class Function:
         T = _Tensor
         fn = cls()
         # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
-        # which are calls of their own on the hot path of every op.
+        # each a call of its own (until Python 3.12), on the hot path of every op.
         arrays, needs = [], []
         for x in inputs:
             if isinstance(x, T):
@@ -378,7 +384,11 @@ def _grad_parents(t: Tensor) -> Sequence[Tensor]:
     if fn.inputs is None:
         raise RuntimeError(f"{fn.name}: {_FREED}")
     T = _Tensor
-    return [x for x in fn.inputs if isinstance(x, T) and x.requires_grad]
+    parents = []  # a loop, not a comprehension: see Function.apply
+    for x in fn.inputs:
+        if isinstance(x, T) and x.requires_grad:
+            parents.append(x)
+    return parents
 
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
