@@ -101,6 +101,68 @@ def test_accumulation_over_two_backward_calls() -> None:
     np.testing.assert_array_equal(x.grad.numpy(), [3.0 + 2.0, 3.0 + 4.0])
 
 
+def test_leaf_grad_accumulates_in_place_as_in_torch() -> None:
+    # PyTorch keeps .grad the same tensor over backward calls (first order) and adds into it:
+    # a reference taken before the second call sees the sum, and no array is allocated.
+    x, tx = _pair(2, 3)
+    held = []
+    for t in (x, tx):
+        (t * 3.0).sum().backward()
+        held.append(t.grad)
+        (t * t).sum().backward()
+        assert t.grad is held[-1]
+    np.testing.assert_allclose(held[0].numpy(), held[1].numpy(), rtol=1e-15)
+
+
+def test_grad_that_is_part_of_a_graph_accumulates_out_of_place() -> None:
+    # After backward(create_graph=True), x.grad is a node of the graph of the gradient; a
+    # later first-order backward must not change the values that graph may use.
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    (x**3).sum().backward(create_graph=True)
+    first = x.grad
+    (x * 5.0).sum().backward()
+    np.testing.assert_array_equal(first.numpy(), [3.0, 12.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 17.0])
+
+
+def test_retained_grad_of_a_non_leaf_accumulates_out_of_place_as_in_torch() -> None:
+    x, tx = _pair(3)
+    for t in (x, tx):
+        h = t * 2.0
+        h.retain_grad()
+        h.sum().backward(retain_graph=True)
+        first = h.grad
+        (h * h).sum().backward()
+        assert h.grad is not first
+        np.testing.assert_array_equal(first.numpy(), np.ones(3))
+
+
+class _DoubleKeepingRefs(Function):
+    """2x, whose backward notes a weak reference to each gradient array it returns."""
+
+    made: list[Any] = []
+
+    def forward(self, a: Any) -> Any:
+        return 2.0 * a
+
+    def backward(self, grad: cr.Tensor, out: cr.Tensor) -> tuple[cr.Tensor]:
+        g = grad * 2.0
+        self.made.append(weakref.ref(g.data))
+        return (g,)
+
+
+def test_engine_adds_a_second_gradient_in_place_into_one_nothing_else_holds() -> None:
+    # x feeds two branches: the first branch's gradient, held by the engine alone, takes the
+    # second's in place (no new array) and becomes x.grad as it is.
+    _DoubleKeepingRefs.made.clear()
+    x = cr.tensor([1.0, -2.0], requires_grad=True)
+    a, b = _DoubleKeepingRefs.apply(x), _DoubleKeepingRefs.apply(x)
+    (a * 3.0 + b).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 8.0])
+    first = _DoubleKeepingRefs.made[0]()
+    assert first is not None and x.grad.data is first
+
+
 def test_retain_graph_allows_a_second_backward() -> None:
     x = cr.tensor(2.0, requires_grad=True)
     y = x * x * x

@@ -511,8 +511,17 @@ def run_backward(
                         f"(shape {x.shape}) of forward op {fn.name}{by} (detect_anomaly); got "
                         f"a finite incoming gradient of shape {g.shape}"
                     )
-                prev = grads.get(x)
-                grads[x] = xg if prev is None else prev + xg
+                prev = grads.pop(x, None)
+                if prev is None:
+                    grads[x] = xg
+                elif donate and prev is not xg and _holders(prev) in _SOLE:
+                    # Nothing else holds the sum so far: add in place, as PyTorch's engine
+                    # does, instead of allocating a new array (a residual branch, a
+                    # weight used twice). Popped, prev is held as g is (see _SOLE).
+                    prev.data += xg.data
+                    grads[x] = prev
+                else:
+                    grads[x] = prev + xg
             in_grads = raw = xg = d = None  # grads alone holds the gradients (see _SOLE)
             if on_step is not None:
                 on_step(t, g, steps)
@@ -540,9 +549,26 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
             arr = arr.copy()
         handed.add(id(arr))
         t.grad = g if arr is g.data else _Tensor._make(arr, False)
+    elif create_graph:
+        t.grad = t.grad + g
     else:
-        # Out of place, for the same reason.
-        t.grad = t.grad + g if create_graph else _Tensor._make(t.grad.data + g.data, False)
+        # A leaf's gradient adds up in place, as in PyTorch: .grad stays the same Tensor,
+        # and gradient accumulation over batches allocates nothing. Out of place if .grad
+        # is part of a graph (an earlier create_graph), read-only, or not of g's shape and
+        # dtype (assigned by hand); a retained non-leaf's too, as in PyTorch.
+        prev = t.grad
+        arr = prev.data
+        if (
+            t.grad_fn is None
+            and type(prev) is _Tensor
+            and not prev.requires_grad
+            and arr.flags.writeable
+            and arr.shape == g.data.shape
+            and arr.dtype == g.data.dtype
+        ):
+            arr += g.data
+        else:
+            t.grad = _Tensor._make(arr + g.data, False)
 
 
 def _seed(root: Tensor, gradient: Any, op: str) -> Tensor:
