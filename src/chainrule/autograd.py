@@ -514,10 +514,11 @@ def run_backward(
                 prev = grads.pop(x, None)
                 if prev is None:
                     grads[x] = xg
-                elif donate and prev is not xg and _holders(prev) in _SOLE:
-                    # Nothing else holds the sum so far: add in place, as PyTorch's engine
-                    # does, instead of allocating a new array (a residual branch, a
-                    # weight used twice). Popped, prev is held as g is (see _SOLE).
+                elif donate and _holders(prev) in _SOLE:
+                    # Nothing else holds the sum so far (not even xg: an op that returned
+                    # it twice): add in place, as PyTorch's engine does, instead of
+                    # allocating a new array (a residual branch, a weight used twice).
+                    # Popped, prev is held as g is (see _SOLE).
                     prev.data += xg.data
                     grads[x] = prev
                 else:

@@ -289,9 +289,13 @@ class NLLLoss(Function):
         if isinstance(self.at, tuple):
             onehot[self.at] = w
         else:
-            w = xp.expand_dims(w, self.class_dim) if xp.ndim(w) else w
-            xp.put_along_axis(onehot, self.at, w, axis=self.class_dim)
+            xp.put_along_axis(onehot, self.at, self._column(w), axis=self.class_dim)
         return onehot
+
+    def _column(self, v):
+        """v, a number or an array of the targets' shape (N, d1, ...), made to broadcast
+        against the input's (N, C, d1, ...): a dim of 1 put in at the class dim."""
+        return xp.expand_dims(v, self.class_dim) if xp.ndim(v) else v
 
 
 class CrossEntropy(NLLLoss):
@@ -313,18 +317,16 @@ class CrossEntropy(NLLLoss):
         if not on_arrays():  # softmax as Tensor ops on x, so the gradient has its own graph
             if self.reduction == "none":
                 grad = grad.unsqueeze(d)
-            share = self._share()
-            column = xp.expand_dims(share, d) if xp.ndim(share) else share
             softmax = self.inputs[0].softmax(d)
+            column = self._column(self._share())
             return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
         c = self._share() * grad.data  # each target's share of the incoming gradient
+        column = self._column(c)
         p = xp.exp(self.logp)  # softmax(x), a new array of our own
+        p *= column
         if isinstance(self.at, tuple):
-            p *= c if xp.ndim(c) == 0 else c[:, None]
             p[self.at] -= c
         else:
-            c = xp.expand_dims(c, d) if xp.ndim(c) else c
-            p *= c
-            less = xp.take_along_axis(p, self.at, axis=d) - c
+            less = xp.take_along_axis(p, self.at, axis=d) - column
             xp.put_along_axis(p, self.at, less, axis=d)
         return results(p, None, None)
