@@ -888,6 +888,30 @@ def test_regression_relu_backward_keeps_a_nan_gradient_out_of_the_zeros() -> Non
     assert got["chainrule", False][:2] == [0.0, 0.0] and got["chainrule", False][3] == 5.0
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("donated", [False, True], ids=["gradient-held", "gradient-donated"])
+def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, donated) -> None:
+    """relu's backward masks the gradient's bits read as integers: where the output is 0 the
+    gradient is +0.0 even for NaN, inf or a negative value upstream, elsewhere it passes
+    unchanged, with no floating-point warning; as torch in each float dtype, into a new array
+    (the caller holds the gradient) or into the gradient itself (made by the op above)."""
+    x0 = np.array([-1.0, 0.0, 2.0, 3.0, -2.0, 4.0, np.nan, -0.5])
+    g0 = np.array([np.nan, np.inf, -np.inf, np.nan, -3.0, -0.0, 7.0, -np.inf])
+    got = []
+    for lib in (cr, torch):
+        x = lib.tensor(x0, dtype=getattr(lib, dtype), requires_grad=True)
+        g = lib.tensor(g0, dtype=getattr(lib, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = x.relu() * 1.0 if donated else x.relu()  # mul's backward makes g * 1 afresh
+            (gx,) = lib.autograd.grad(y, x, g)
+        got.append(np.asarray(gx.detach().numpy(), dtype=np.float64))
+    ours, theirs = got
+    np.testing.assert_array_equal(ours, theirs)  # NaN where NaN; -inf, 7.0 and -0.0 passed
+    assert ours[[0, 1, 4, 7]].tolist() == [0.0] * 4 and not np.signbit(ours[[0, 1, 4, 7]]).any()
+    assert np.signbit(ours[5]) and np.isneginf(ours[2]) and ours[6] == 7.0
+
+
 def test_regression_relu_passes_the_gradient_where_its_input_is_nan() -> None:
     """Regression: relu's mask was a > 0, false at NaN, so the gradient stopped there;
     PyTorch's is "not a <= 0" and lets it pass (relu(NaN) is NaN). Both paths, as above."""

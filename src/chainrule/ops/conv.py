@@ -136,8 +136,8 @@ class Conv2dReLU(Conv2d):
     """out = max(Conv2d's out, 0): a convolution then relu in one node, which nn.Sequential
     uses for a Conv1d or Conv2d followed by a ReLU;  grad of the convolution = g where
     out != 0, else 0 (NaN passes, as in ReLU), then Conv2d's gradients. As LinearReLU
-    (ops/linalg.py): relu in place on the convolution's fresh array, and the bias's gradient
-    as the check for NaN and inf (see relu_grad_and_sum).
+    (ops/linalg.py): relu in place on the convolution's fresh array, and the mask in place
+    on a donated gradient (see relu_grad_and_sum).
     """
 
     takes_donation = True  # the mask is applied in place to a gradient nothing else holds

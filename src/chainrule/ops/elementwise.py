@@ -276,11 +276,26 @@ class Where(Function):
         return results(None, _masked(g, c) if need_x else None, _masked(g, ~c) if need_y else None)
 
 
+# A float's bits read as a signed integer of its width: see _masked.
+_BITS = {2: xp.int16, 4: xp.int32, 8: xp.int64}
+
+
 def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
-    """grad (a Tensor, or an array from operands) where mask, else 0: a product with the
-    mask (fast; into grad's own array if ``in_place``, for a gradient the engine donated),
-    or, where grad holds NaN or inf, a selection, which keeps them out of the zeros
-    (NaN * 0 is NaN)."""
+    """grad (a Tensor, or an array from operands) where mask, else 0, with NaN and inf kept
+    out of the zeros (NaN * 0 is NaN); into grad's own array if ``in_place``, for a
+    gradient the engine donated.
+
+    On a float array the mask multiplies grad's bits read as integers: x * 1 keeps every
+    bit, x * 0 is all bits 0, which is +0.0, whatever x was. One pass, as fast as the float
+    product, with no pass to look for NaN and inf first and no floating-point flag to
+    silence (inf * 0 raises one). A Tensor (create_graph), or a float with no integer of
+    its width, takes the product where the gradient is finite and a selection elsewhere."""
+    if isinstance(grad, xp.ndarray) and grad.dtype.kind == "f" and grad.itemsize in _BITS:
+        bits = grad.view(_BITS[grad.itemsize])
+        if in_place:
+            bits *= mask
+            return grad
+        return (bits * mask).view(grad.dtype)
     data = grad.data if isinstance(grad, autograd._Tensor) else grad
     if xp.isfinite(data).all():
         if in_place:
@@ -292,25 +307,14 @@ def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
 
 def relu_grad_and_sum(grad: Any, out: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
     """For an op that ends in relu (LinearReLU, Conv2dReLU): the gradient before the relu,
-    grad where out != 0 else 0 (NaN passes, as in Relu), and its sum over ``axes``, which is
-    the bias's gradient. On arrays the mask goes into the gradient in place when the engine
-    donated it, and the sum, made anyway, is the check for NaN and inf that Relu pays a pass
-    for: only when it is not finite are the masked places set to 0 (not NaN * 0). Under
+    grad where out != 0 else 0 (NaN passes, as in Relu), into the incoming gradient's own
+    array when the engine donated it, and its sum over ``axes``, the bias's gradient. Under
     create_graph, Tensors and no sum (None)."""
     mask = out.data != 0
     if not on_arrays():
         return _masked(grad, mask), None
-    g = grad.data
-    with xp.errstate(invalid="ignore"):  # inf * 0, made right below
-        if donated(grad):
-            g *= mask
-        else:
-            g = g * mask
-    total = g.sum(axis=axes)
-    if not xp.isfinite(total).all():  # NaN or inf in g (or a sum that overflowed)
-        xp.copyto(g, 0, where=~mask)
-        total = g.sum(axis=axes)
-    return g, total
+    g = _masked(grad.data, mask, donated(grad))
+    return g, g.sum(axis=axes)
 
 
 class Maximum(Function):
