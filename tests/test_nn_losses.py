@@ -390,3 +390,25 @@ def test_one_hot_matches_torch():
         F.one_hot(cr.tensor([0, 3]), 3)
     with pytest.raises(TypeError, match="one_hot: indices must be integers"):
         F.one_hot(cr.tensor([0.0]))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint64"])
+def test_class_index_targets_of_every_integer_dtype(dtype):
+    """Targets of any integer dtype: in range, the loss and gradient are torch's (whose
+    targets are int64); a negative one (seen as a huge unsigned value by the range check)
+    or one past the last class is an error naming it, in both losses."""
+    rng = np.random.default_rng(6)
+    logits = rng.standard_normal((5, 4))
+    target = np.array([3, 0, 2, 1, 3], dtype=dtype)
+    x = cr.tensor(logits, requires_grad=True)
+    xt = torch.tensor(logits, requires_grad=True)
+    F.cross_entropy(x, cr.tensor(target)).backward()
+    TF.cross_entropy(xt, torch.tensor(target.astype(np.int64))).backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-15)
+    bad = [-1, 4] if np.dtype(dtype).kind == "i" else [4]
+    for b in bad:
+        t = target.copy()
+        t[2] = b
+        for loss, inp in ((F.cross_entropy, x), (F.nll_loss, x.log_softmax(1))):
+            with pytest.raises(IndexError, match=f"target index {b} is out of range for 4"):
+                loss(inp, cr.tensor(t))

@@ -120,12 +120,17 @@ def binary_cross_entropy_with_logits(
 # -- class-index losses -------------------------------------------------------------------
 
 
+# An integer's bits read as an unsigned integer of its width: see _class_targets.
+_UNSIGNED = {1: xp.uint8, 2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
+
+
 def _class_targets(
     input: Tensor, target: Any, weight: Any, ignore_index: int, op: str
 ) -> tuple[Any, Any, Any, Any]:
     """Check class-index targets against (N, C, d1, ...) or (C,) input. Returns the targets
-    with ignored entries set to class 0, the ignored mask, the per-element weights (0 where
-    ignored; None when all are 1) and the per-class weight array (or None)."""
+    with ignored entries set to class 0, the ignored mask (None when none is ignored), the
+    per-element weights (0 where ignored; None when all are 1) and the per-class weight
+    array (or None)."""
     t = target.data if isinstance(target, Tensor) else xp.asarray(target)
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
@@ -140,11 +145,10 @@ def _class_targets(
         t.size
         and t.dtype.kind in "iu"
         and not 0 <= ignore_index < c
-        and t.min() >= 0
-        and t.max() < c
-    ):  # the common case, found in two reductions: every target a class, none ignored
+        and t.view(_UNSIGNED[t.itemsize]).max() < c  # a negative target reads as huge
+    ):  # the common case, found in one reduction: every target a class, none ignored
         per_element = None if w is None else xp.array(w[t], dtype=input.dtype)
-        return t, xp.zeros(t.shape, dtype=bool), per_element, w
+        return t, None, per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
     if bad.any():
@@ -230,10 +234,10 @@ def cross_entropy(
     nll = _nll(logp, safe, per_element, reduction)
     class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim
     smooth = -(logp if w is None else logp * w.reshape(class_shape)).sum(class_dim)  # (N, ...)
-    if ignored.any():
+    if ignored is not None and ignored.any():
         smooth = smooth * ~ignored
     if reduction == "mean":
-        counted = ignored.size if per_element is None else per_element.sum()
+        counted = safe.size if per_element is None else per_element.sum()
         smooth = smooth.sum() / counted
     else:
         smooth = _reduce(smooth, reduction)
