@@ -912,6 +912,20 @@ def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, donate
     assert np.signbit(ours[5]) and np.isneginf(ours[2]) and ours[6] == 7.0
 
 
+@pytest.mark.parametrize("donated", [False, True], ids=["gradient-held", "gradient-donated"])
+def test_relu_mask_in_long_double_selects_instead(donated) -> None:
+    """A long double (float128 here) has no integer of its width to read its bits as, so
+    relu's mask selects instead: the same zeros where the output is 0, NaN and inf kept
+    out of them, values passed elsewhere (torch has no such dtype to compare with)."""
+    x = cr.tensor(np.array([-1.0, 0.0, 2.0, 3.0], dtype=np.longdouble), requires_grad=True)
+    g = cr.tensor(np.array([np.nan, np.inf, np.nan, 5.0], dtype=np.longdouble))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (gx,) = cr.autograd.grad(x.relu() * 1.0 if donated else x.relu(), x, g)
+    assert gx.dtype == np.longdouble
+    np.testing.assert_array_equal(gx.data, np.array([0.0, 0.0, np.nan, 5.0]))
+
+
 def test_regression_relu_passes_the_gradient_where_its_input_is_nan() -> None:
     """Regression: relu's mask was a > 0, false at NaN, so the gradient stopped there;
     PyTorch's is "not a <= 0" and lets it pass (relu(NaN) is NaN). Both paths, as above."""

@@ -283,26 +283,25 @@ _BITS = {2: xp.int16, 4: xp.int32, 8: xp.int64}
 def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
     """grad (a Tensor, or an array from operands) where mask, else 0, with NaN and inf kept
     out of the zeros (NaN * 0 is NaN); into grad's own array if ``in_place``, for a
-    gradient the engine donated.
+    gradient the engine donated (only ever an array: nothing is donated under create_graph).
 
     On a float array the mask multiplies grad's bits read as integers: x * 1 keeps every
     bit, x * 0 is all bits 0, which is +0.0, whatever x was. One pass, as fast as the float
     product, with no pass to look for NaN and inf first and no floating-point flag to
-    silence (inf * 0 raises one). A Tensor (create_graph), or a float with no integer of
-    its width, takes the product where the gradient is finite and a selection elsewhere."""
-    if isinstance(grad, xp.ndarray) and grad.dtype.kind == "f" and grad.itemsize in _BITS:
-        bits = grad.view(_BITS[grad.itemsize])
+    silence (inf * 0 raises one). A float with no integer of its width (float128) takes a
+    selection; a Tensor (create_graph) the product where it is finite, else a selection."""
+    if isinstance(grad, xp.ndarray):
+        bits = _BITS.get(grad.itemsize) if is_floating(grad.dtype) else None
+        if bits is None:
+            return xp.where(mask, grad, 0)
+        as_int = grad.view(bits)
         if in_place:
-            bits *= mask
+            as_int *= mask
             return grad
-        return (bits * mask).view(grad.dtype)
-    data = grad.data if isinstance(grad, autograd._Tensor) else grad
-    if xp.isfinite(data).all():
-        if in_place:
-            data *= mask
-            return data
+        return (as_int * mask).view(grad.dtype)
+    if xp.isfinite(grad.data).all():
         return grad * mask
-    return xp.where(mask, grad, 0) if data is grad else Where.apply(mask, grad, 0.0)
+    return Where.apply(mask, grad, 0.0)
 
 
 def relu_grad_and_sum(grad: Any, out: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
