@@ -102,7 +102,7 @@ def _conv(
     groups: int,
     fn: type[C.Conv2d] = C.Conv2d,
 ) -> Tensor:
-    """The convolution by ``fn``: C.Conv2d, or C.Conv2dReLU for one followed by relu."""
+    """The convolution by ``fn``: C.Conv2d, or a fused one such as C.Conv2dReLU."""
     x, unbatched = _batched(input, spatial, op)
     weight = as_tensor(weight)
     if weight.ndim != spatial + 2:
@@ -409,12 +409,8 @@ class _ConvNd(Module):
     def forward(self, input: Tensor) -> Tensor:
         return self._convolve(input, C.Conv2d)
 
-    def _forward_relu(self, input: Tensor) -> Tensor:
-        """relu(self(input)) in one node (ops.conv.Conv2dReLU), for Sequential: the same
-        values and gradients, faster."""
-        return self._convolve(input, C.Conv2dReLU)
-
     def _convolve(self, input: Tensor, fn: type[C.Conv2d]) -> Tensor:
+        """The convolution by ``fn``: C.Conv2d, or a fused one (see fusion.py)."""
         padding: Any = self.padding
         if self.padding_mode != "zeros":  # pad the input itself (see pad), then no padding
             pairs = _conv_padding(padding, self.kernel_size, self.stride, self.dilation, self._op)

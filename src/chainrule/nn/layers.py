@@ -163,12 +163,6 @@ class Linear(Module):
         _check_last_dim(input, self.in_features, "Linear", "in_features")
         return L.Linear.apply(input, self.weight, self.bias)
 
-    def _forward_relu(self, input: Tensor) -> Tensor:
-        """relu(self(input)) in one node (ops.linalg.LinearReLU), for Sequential: the same
-        values and gradients, faster."""
-        _check_last_dim(input, self.in_features, "Linear", "in_features")
-        return L.LinearReLU.apply(input, self.weight, self.bias)
-
     def extra_repr(self) -> str:
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, "
