@@ -18,12 +18,12 @@ from collections.abc import (
 )
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor, stack
 from .dataset import IterableDataset, Subset, TensorDataset, _generator
 from .sampler import BatchSampler, _batch_count, _is_positive_int
 
-xp = B.xp
+xp = backend.xp
 
 
 def default_collate(batch: Sequence[Any]) -> Any:
@@ -43,11 +43,11 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, (xp.ndarray, xp.generic)):
         return Tensor._make(xp.stack(batch))
     if isinstance(elem, bool):
-        return Tensor._make(xp.array(batch, dtype=B.bool_))
+        return Tensor._make(xp.array(batch, dtype=backend.bool_))
     if isinstance(elem, int):
-        return Tensor._make(xp.array(batch, dtype=B.int64))
+        return Tensor._make(xp.array(batch, dtype=backend.int64))
     if isinstance(elem, float):
-        return Tensor._make(xp.array(batch, dtype=B.default_float))
+        return Tensor._make(xp.array(batch, dtype=backend.default_float))
     if isinstance(elem, Mapping):
         return {key: default_collate([sample[key] for sample in batch]) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
@@ -233,7 +233,7 @@ class DataLoader:
     def _order(self) -> Any:
         """The indices of one pass over a map-style dataset, as an array."""
         if self.sampler is not None:
-            return xp.asarray(list(self.sampler), dtype=B.int64)
+            return xp.asarray(list(self.sampler), dtype=backend.int64)
         if self.shuffle:
             return _generator(self.generator, "DataLoader").permutation(len(self.dataset))
         return xp.arange(len(self.dataset))
@@ -242,7 +242,7 @@ class DataLoader:
         """The indices of each batch of a map-style dataset, as an array."""
         if self.batch_sampler is not None:
             for batch in self.batch_sampler:
-                yield xp.asarray(list(batch), dtype=B.int64)
+                yield xp.asarray(list(batch), dtype=backend.int64)
             return
         order = self._order()
         n = len(order)
@@ -332,7 +332,7 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
     (None for all rows in order); None for any other dataset."""
     positions = None
     while isinstance(dataset, Subset):
-        rows = xp.asarray(dataset.indices, dtype=B.int64)
+        rows = xp.asarray(dataset.indices, dtype=backend.int64)
         positions = rows if positions is None else rows[positions]
         dataset = dataset.dataset
     if type(dataset) is not TensorDataset:  # a subclass may override __getitem__

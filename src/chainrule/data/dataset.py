@@ -12,10 +12,10 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor, as_tensor
 
-xp = B.xp
+xp = backend.xp
 
 
 class Dataset:
@@ -187,7 +187,7 @@ def random_split(
 def _generator(generator: Any, op: str) -> Any:
     """The NumPy Generator to draw from: the one given, or chainrule's global one."""
     if generator is None:
-        return B.generator()
+        return backend.generator()
     if not isinstance(generator, xp.random.Generator):
         raise TypeError(
             f"{op}: generator must be a numpy.random.Generator or None; got "

@@ -12,11 +12,11 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor
 from .dataset import _generator
 
-xp = B.xp
+xp = backend.xp
 
 
 class Sampler:
@@ -137,7 +137,9 @@ class WeightedRandomSampler(Sampler):
         _positive_int(num_samples, "num_samples", op)
         _bool(replacement, "replacement", op)
         _generator(generator, op)
-        w = xp.asarray(weights.data if isinstance(weights, Tensor) else weights, dtype=B.float64)
+        w = xp.asarray(
+            weights.data if isinstance(weights, Tensor) else weights, dtype=backend.float64
+        )
         if w.ndim != 1:
             raise ValueError(f"{op}: weights must be 1-D; got shape {w.shape}")
         self.weights = w

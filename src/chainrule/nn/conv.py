@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import backend as B
-from ..ops import conv as C
+from .. import backend
+from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul, pad
 from . import init
 from .module import Module, Parameter
 
-xp = B.xp
+xp = backend.xp
 
 # ---------------------------------------------------------------------------------------
 # Argument normalisation, shared by the functions and the modules.
@@ -100,9 +100,9 @@ def _conv(
     padding: Any,
     dilation: Any,
     groups: int,
-    fn: type[C.Conv2d] = C.Conv2d,
+    fn: type[conv_ops.Conv2d] = conv_ops.Conv2d,
 ) -> Tensor:
-    """The convolution by ``fn``: C.Conv2d, or a fused one such as C.Conv2dReLU."""
+    """The convolution by ``fn``: conv_ops.Conv2d, or a fused one such as conv_ops.Conv2dReLU."""
     x, unbatched = _batched(input, spatial, op)
     weight = as_tensor(weight)
     if weight.ndim != spatial + 2:
@@ -237,7 +237,7 @@ def max_pool2d(
     kernel, step, dil, pad = _pool_args(
         "max_pool2d", x, unbatched, kernel_size, stride, padding, dilation, ceil_mode
     )
-    pooled = C.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad, dilation=dil)
+    pooled = conv_ops.MaxPool2d.apply(x, kernel=kernel, stride=step, padding=pad, dilation=dil)
     out = pooled.squeeze(0) if unbatched else pooled
     if not return_indices:
         return out
@@ -245,8 +245,8 @@ def max_pool2d(
     if node is not None:
         col_arg, row_arg = node.col_arg, node.row_arg
     else:
-        _, col_arg, row_arg = C.pool_max(x.data, kernel, step, pad, dil)
-    idx = C.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
+        _, col_arg, row_arg = conv_ops.pool_max(x.data, kernel, step, pad, dil)
+    idx = conv_ops.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
     return out, Tensor._make(idx[0] if unbatched else idx)
 
 
@@ -283,7 +283,7 @@ def avg_pool2d(
     weight = 1.0 if uniform is None else 1.0 / uniform
     kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image
-    out = C.Conv2d.apply(
+    out = conv_ops.Conv2d.apply(
         planes, kernel_arr, None, stride=step, padding=pad, dilation=(1, 1), groups=1
     )
     out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
@@ -296,7 +296,7 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     """(Ho, Wo): what avg_pool2d divides each window's sum by, PyTorch's rule: the window
     clipped to the padded input (``with_pad``) or to the input itself."""
     counts = []
-    n_outs = C.out_hw(size, kernel, stride, (1, 1), padding)
+    n_outs = conv_ops.out_hw(size, kernel, stride, (1, 1), padding)
     for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
         start = xp.arange(n_out) * s - lo
         end = xp.minimum(start + k, n + lo)  # the grown padding (ceil_mode) never counts
@@ -391,7 +391,7 @@ class _ConvNd(Module):
         # checked now, kept as given: a tuple, or 'same' / 'valid' as PyTorch keeps it
         _conv_padding(padding, self.kernel_size, self.stride, self.dilation, name)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n, name, "padding")
-        dtype = B.as_dtype(dtype) or B.default_float
+        dtype = backend.as_dtype(dtype) or backend.default_float
         shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(xp.empty(shape, dtype=dtype))
         self.bias = Parameter(xp.empty(out_channels, dtype=dtype)) if bias else None
@@ -407,10 +407,10 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return self._convolve(input, C.Conv2d)
+        return self._convolve(input, conv_ops.Conv2d)
 
-    def _convolve(self, input: Tensor, fn: type[C.Conv2d]) -> Tensor:
-        """The convolution by ``fn``: C.Conv2d, or a fused one (see fusion.py)."""
+    def _convolve(self, input: Tensor, fn: type[conv_ops.Conv2d]) -> Tensor:
+        """The convolution by ``fn``: conv_ops.Conv2d, or a fused one (see fusion.py)."""
         padding: Any = self.padding
         if self.padding_mode != "zeros":  # pad the input itself (see pad), then no padding
             pairs = _conv_padding(padding, self.kernel_size, self.stride, self.dilation, self._op)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor
 
 _LINEAR = (
@@ -61,11 +61,11 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    return _fill(tensor, B.generator().uniform(a, b, tensor.shape))
+    return _fill(tensor, backend.generator().uniform(a, b, tensor.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    return _fill(tensor, B.generator().normal(mean, std, tensor.shape))
+    return _fill(tensor, backend.generator().normal(mean, std, tensor.shape))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import backend as B
-from ..ops import elementwise as E
-from ..ops import linalg as L
+from .. import backend
+from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
 from . import init
 from .module import Module, Parameter
 
-xp = B.xp
+xp = backend.xp
 
 
 def _check_last_dim(x: Tensor, n: int, layer: str, what: str) -> None:
@@ -36,7 +35,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{None if bias is None else bias.shape}"
         )
     _check_last_dim(input, weight.shape[1], "linear", "weight.shape[1]")
-    return L.Linear.apply(input, weight, bias)
+    return linalg.Linear.apply(input, weight, bias)
 
 
 def embedding(
@@ -78,7 +77,7 @@ def embedding(
     out = weight[idx]  # (*, embedding_dim)
     if scale_grad and idx.size:
         scale = (1.0 / counts[at.reshape(idx.shape)]).astype(weight.dtype)[..., None]
-        out = E.ScaleGrad.apply(out, scale)
+        out = elementwise.ScaleGrad.apply(out, scale)
     if padding_idx is not None and weight.requires_grad:
         padding_idx %= n  # -1 is the last row
         # same values; the padding positions take them from a detached copy, so no gradient
@@ -99,8 +98,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    dtype = input.dtype if B.is_floating(input.dtype) else B.default_float
-    keep = B.generator().random(input.shape, dtype=dtype) >= p
+    dtype = input.dtype if backend.is_floating(input.dtype) else backend.default_float
+    keep = backend.generator().random(input.shape, dtype=dtype) >= p
     return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype))
 
 
@@ -148,7 +147,7 @@ class Linear(Module):
                 f"{out_features}"
             )
         self.in_features, self.out_features = in_features, out_features
-        dtype = B.as_dtype(dtype) or B.default_float
+        dtype = backend.as_dtype(dtype) or backend.default_float
         self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype))
         self.bias = Parameter(xp.empty(out_features, dtype=dtype)) if bias else None
         self.reset_parameters()
@@ -161,7 +160,7 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         _check_last_dim(input, self.in_features, "Linear", "in_features")
-        return L.Linear.apply(input, self.weight, self.bias)
+        return linalg.Linear.apply(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (
@@ -202,7 +201,7 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        dtype = B.as_dtype(dtype) or B.default_float
+        dtype = backend.as_dtype(dtype) or backend.default_float
         self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
         self.reset_parameters()
 

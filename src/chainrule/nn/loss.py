@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend as B
-from ..ops import elementwise as E
-from ..ops import reduce as R
+from .. import backend
+from ..ops import elementwise, reduce
 from ..tensor import Tensor, as_tensor
 from .module import Module
 
-xp = B.xp
+xp = backend.xp
 
 
 # -- shared checks ------------------------------------------------------------------------
@@ -92,7 +91,7 @@ def binary_cross_entropy(
             "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
             f"{p.data.min()} to {p.data.max()}; for logits use binary_cross_entropy_with_logits"
         )
-    loss = E.BinaryCrossEntropy.apply(p, t)
+    loss = elementwise.BinaryCrossEntropy.apply(p, t)
     if weight is not None:
         loss = loss * as_tensor(weight)
     return _reduce(loss, reduction)
@@ -111,7 +110,7 @@ def binary_cross_entropy_with_logits(
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
     pw = None if pos_weight is None else as_tensor(pos_weight)
-    loss = E.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+    loss = elementwise.BinaryCrossEntropyWithLogits.apply(x, t, pw)
     if weight is not None:
         loss = loss * as_tensor(weight)
     return _reduce(loss, reduction)
@@ -172,7 +171,7 @@ def _class_targets(
 def _nll(logp: Tensor, safe: Any, per_element: Any, reduction: str) -> Tensor:
     # 'mean' with weights is a weighted mean: divided by the weights of the counted targets.
     class_dim = 0 if logp.ndim == 1 else 1
-    return R.NLLLoss.apply(logp, safe, per_element, class_dim=class_dim, reduction=reduction)
+    return reduce.NLLLoss.apply(logp, safe, per_element, class_dim=class_dim, reduction=reduction)
 
 
 def nll_loss(
@@ -227,7 +226,7 @@ def cross_entropy(
         )
     safe, ignored, per_element, w = _class_targets(x, target, weight, ignore_index, op)
     if label_smoothing == 0.0:  # log_softmax and nll_loss as one node
-        return R.CrossEntropy.apply(
+        return reduce.CrossEntropy.apply(
             x, safe, per_element, class_dim=class_dim, reduction=reduction
         )
     logp = x.log_softmax(class_dim)
@@ -282,7 +281,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
     out = idx[..., None] == xp.arange(num_classes)  # (*, num_classes)
-    return Tensor._make(out.astype(B.int64))
+    return Tensor._make(out.astype(backend.int64))
 
 
 # -- modules ------------------------------------------------------------------------------

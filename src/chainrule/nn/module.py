@@ -9,10 +9,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor
 
-xp = B.xp
+xp = backend.xp
 
 
 class Parameter(Tensor):
@@ -23,11 +23,11 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
-            arr = xp.empty(0, dtype=B.default_float)
+            arr = xp.empty(0, dtype=backend.default_float)
         elif isinstance(data, Tensor):
             arr = data.data
         else:
-            arr = B.to_array(data)
+            arr = backend.to_array(data)
         self.data = arr
         self.grad = None
         self.grad_fn = None
@@ -287,23 +287,23 @@ class Module:
             if isinstance(a, str) and a.startswith("cpu"):
                 continue
             dtype = a
-        dtype = B.as_dtype(dtype)
+        dtype = backend.as_dtype(dtype)
         if dtype is None:
             return self
-        if not B.is_floating(dtype):
+        if not backend.is_floating(dtype):
             raise TypeError(f"to: only floating-point dtypes are allowed; got {dtype}")
         for t in [*self.parameters(), *self.buffers()]:
-            if B.is_floating(t.dtype):
+            if backend.is_floating(t.dtype):
                 t.data = t.data.astype(dtype)
                 if t.grad is not None:
                     t.grad = Tensor._make(t.grad.data.astype(dtype))
         return self
 
     def float(self) -> Module:
-        return self.to(B.float32)
+        return self.to(backend.float32)
 
     def double(self) -> Module:
-        return self.to(B.float64)
+        return self.to(backend.float64)
 
     # -- state -----------------------------------------------------------------------------
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor, as_tensor
 from .module import Module, Parameter
 
-xp = B.xp
+xp = backend.xp
 
 
 def _array(t: Any) -> Any:
@@ -131,7 +131,7 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(int(n) for n in normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dtype = B.as_dtype(dtype) or B.default_float
+        dtype = backend.as_dtype(dtype) or backend.default_float
         shape, affine = self.normalized_shape, elementwise_affine
         self.weight = Parameter(xp.ones(shape, dtype=dtype)) if affine else None
         self.bias = Parameter(xp.zeros(shape, dtype=dtype)) if affine and bias else None
@@ -175,7 +175,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = B.as_dtype(dtype) or B.default_float
+        dtype = backend.as_dtype(dtype) or backend.default_float
         self.weight = Parameter(xp.ones(num_features, dtype=dtype)) if affine else None
         self.bias = Parameter(xp.zeros(num_features, dtype=dtype)) if affine and bias else None
         track = track_running_stats
@@ -186,7 +186,7 @@ class _BatchNorm(Module):
             "running_var", Tensor._make(xp.ones(num_features, dtype=dtype)) if track else None
         )
         self.register_buffer(
-            "num_batches_tracked", Tensor._make(xp.array(0, dtype=B.int64)) if track else None
+            "num_batches_tracked", Tensor._make(xp.array(0, dtype=backend.int64)) if track else None
         )
 
     def reset_running_stats(self) -> None:

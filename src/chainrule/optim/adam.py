@@ -6,11 +6,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor
 from .optimizer import Optimizer, _number, _require
 
-xp = B.xp
+xp = backend.xp
 
 
 class Adam(Optimizer):

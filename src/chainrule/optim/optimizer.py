@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..autograd import enable_grad
 from ..tensor import Tensor
 
-xp = B.xp
+xp = backend.xp
 
 # Elements per pass of add_scaled_: a block of the parameter, of the gradient and of the
 # scratch (256 KiB each in float32) stay in one core's L2 cache between the two passes.

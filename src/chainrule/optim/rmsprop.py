@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backend as B
+from .. import backend
 from ..tensor import Tensor
 from .optimizer import Optimizer, _number, _require
 
-xp = B.xp
+xp = backend.xp
 
 
 class RMSprop(Optimizer):
