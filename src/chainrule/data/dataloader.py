@@ -19,9 +19,10 @@ from collections.abc import (
 from typing import Any
 
 from .. import backend
+from ..arguments import positive_int
 from ..tensor import Tensor, stack
 from .dataset import IterableDataset, Subset, TensorDataset, _generator
-from .sampler import BatchSampler, _batch_count, _is_positive_int
+from .sampler import BatchSampler, _batch_count
 
 xp = backend.xp
 
@@ -157,14 +158,8 @@ class DataLoader:
         pin_memory_device: str = "",
         in_order: bool = True,
     ) -> None:
-        if batch_size is not None and not _is_positive_int(batch_size):
-            raise ValueError(
-                f"DataLoader: batch_size must be a positive int or None; got {batch_size!r}"
-            )
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(
-                f"DataLoader: num_workers must be a non-negative int; got {num_workers!r}"
-            )
+        positive_int(batch_size, "batch_size", "DataLoader", none_ok=True)
+        positive_int(num_workers, "num_workers", "DataLoader", zero_ok=True)
         _check_non_negative(timeout, "timeout")
         if prefetch_factor is not None and num_workers == 0:
             raise ValueError(

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 from .. import backend
+from ..arguments import positive_int
 from ..tensor import Tensor
 from .dataset import _generator
 
@@ -27,15 +28,6 @@ class Sampler:
 
     def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
-
-
-def _is_positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _positive_int(value: Any, name: str, op: str) -> None:
-    if not _is_positive_int(value):
-        raise ValueError(f"{op}: {name} must be a positive int; got {name}={value!r}")
 
 
 def _batch_count(n: int, batch_size: int, drop_last: bool) -> int:
@@ -83,7 +75,7 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
-        _positive_int(self.num_samples, "num_samples", op)
+        positive_int(self.num_samples, "num_samples", op)
 
     @property
     def num_samples(self) -> int:
@@ -134,7 +126,7 @@ class WeightedRandomSampler(Sampler):
         generator: Any = None,
     ) -> None:
         op = "WeightedRandomSampler"
-        _positive_int(num_samples, "num_samples", op)
+        positive_int(num_samples, "num_samples", op)
         _bool(replacement, "replacement", op)
         _generator(generator, op)
         w = xp.asarray(
@@ -180,7 +172,7 @@ class BatchSampler(Sampler):
     ``batch_sampler``, and batches a stream's samples with it."""
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
-        _positive_int(batch_size, "batch_size", "BatchSampler")
+        positive_int(batch_size, "batch_size", "BatchSampler")
         _bool(drop_last, "drop_last", "BatchSampler")
         self.sampler = sampler
         self.batch_size = batch_size

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from .. import backend
+from ..arguments import is_int, positive_int
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul, pad
 from . import init
@@ -22,13 +23,9 @@ xp = backend.xp
 
 def _tuple(value: Any, n: int, op: str, name: str) -> tuple[int, ...]:
     """An int or a length-n sequence of ints, as a tuple of n ints."""
-    if isinstance(value, (int, xp.integer)) and not isinstance(value, bool):
+    if is_int(value):
         return (int(value),) * n
-    if (
-        isinstance(value, (tuple, list))
-        and len(value) == n
-        and all(isinstance(v, (int, xp.integer)) and not isinstance(v, bool) for v in value)
-    ):
+    if isinstance(value, (tuple, list)) and len(value) == n and all(map(is_int, value)):
         return tuple(int(v) for v in value)
     raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints; got {value!r}")
 
@@ -119,8 +116,7 @@ def _conv(
     dilation = _tuple(dilation, spatial, op, "dilation")
     _positive(stride, op, "stride")
     _positive(dilation, op, "dilation")
-    if not isinstance(groups, (int, xp.integer)) or isinstance(groups, bool) or groups <= 0:
-        raise ValueError(f"{op}: groups must be a positive int; got {groups!r}")
+    groups = positive_int(groups, "groups", op)
     c_in, (c_out, c_group), kernel = x.shape[1], weight.shape[:2], weight.shape[2:]
     given = x.shape[1:] if unbatched else x.shape  # the shape the caller passed
     shapes = f"got input shape {given} and weight shape {weight.shape}"
@@ -269,11 +265,8 @@ def avg_pool2d(
     op = "avg_pool2d"
     x, unbatched = _batched(input, 2, op)
     kernel, step, _, pad = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
-    if divisor_override is not None and (
-        isinstance(divisor_override, bool) or not isinstance(divisor_override, int)
-        or divisor_override <= 0
-    ):
-        raise ValueError(f"{op}: divisor_override must be a positive int; got {divisor_override!r}")
+    if divisor_override is not None:
+        positive_int(divisor_override, "divisor_override", op)
     n, c, h, w = x.shape
     if divisor_override is not None:
         uniform: float | None = float(divisor_override)
@@ -368,11 +361,9 @@ class _ConvNd(Module):
             modes = ", ".join(map(repr, _PADDING_MODES))
             raise ValueError(f"{name}: padding_mode must be one of {modes}; got {padding_mode!r}")
         self.padding_mode = padding_mode
-        if in_channels <= 0 or out_channels <= 0 or groups <= 0:
-            raise ValueError(
-                f"{name}: in_channels, out_channels and groups must be positive; got "
-                f"{in_channels}, {out_channels} and {groups}"
-            )
+        in_channels = positive_int(in_channels, "in_channels", name)
+        out_channels = positive_int(out_channels, "out_channels", name)
+        groups = positive_int(groups, "groups", name)
         if in_channels % groups or out_channels % groups:
             raise ValueError(
                 f"{name}: groups={groups} must divide both in_channels ({in_channels}) and "

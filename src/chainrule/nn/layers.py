@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from .. import backend
+from ..arguments import positive_int
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
 from . import init
@@ -141,12 +142,8 @@ class Linear(Module):
         self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
     ) -> None:
         super().__init__()
-        if in_features < 0 or out_features < 0:
-            raise ValueError(
-                f"Linear: in_features and out_features must be >= 0; got {in_features} and "
-                f"{out_features}"
-            )
-        self.in_features, self.out_features = in_features, out_features
+        self.in_features = positive_int(in_features, "in_features", "Linear", zero_ok=True)
+        self.out_features = positive_int(out_features, "out_features", "Linear", zero_ok=True)
         dtype = backend.as_dtype(dtype) or backend.default_float
         self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype))
         self.bias = Parameter(xp.empty(out_features, dtype=dtype)) if bias else None

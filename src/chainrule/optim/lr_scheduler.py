@@ -10,6 +10,7 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..arguments import positive_int
 from .optimizer import Optimizer
 
 
@@ -128,9 +129,7 @@ class StepLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
     ) -> None:
-        if not isinstance(step_size, int) or step_size <= 0:
-            raise ValueError(f"StepLR: step_size must be a positive int; got {step_size!r}")
-        self.step_size = step_size
+        self.step_size = positive_int(step_size, "step_size", "StepLR")
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -172,9 +171,7 @@ class CosineAnnealingLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
     ) -> None:
-        if not isinstance(T_max, int) or T_max <= 0:
-            raise ValueError(f"CosineAnnealingLR: T_max must be a positive int; got {T_max!r}")
-        self.T_max = T_max
+        self.T_max = positive_int(T_max, "T_max", "CosineAnnealingLR")
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
