@@ -1,7 +1,8 @@
 """The scalar autograd engine: `Value`, one number and its gradient, call-compatible with micrograd.
 
 Each node stores its parents and the local derivatives computed in forward (never a closure over
-itself), so a dropped graph is freed by reference counting alone; the graph walk is autograd's.
+itself), so a dropped graph is freed by reference counting alone. Nodes are visited in
+autograd's topological order (`toposort`), walked here with a mark on each node.
 """
 
 from __future__ import annotations
@@ -9,11 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from operator import attrgetter
 
-from chainrule.autograd import toposort
-
-_parents = attrgetter("_prev")  # a C-level getter: the topological sort calls it once per node
 _new = object.__new__
 
 
@@ -25,6 +22,7 @@ def _node(data: float, prev: tuple[Value, ...], local: tuple[float, ...], op: st
     out._prev = prev
     out._dl = local
     out._op = op
+    out._mark = None
     return out
 
 
@@ -60,8 +58,9 @@ class Value:
     twice, as in ``x*x``), ``_local`` the derivative of this node with respect to each.
     """
 
-    __slots__ = ("data", "grad", "_prev", "_dl", "_op", "__weakref__")
+    __slots__ = ("data", "grad", "_prev", "_dl", "_op", "_mark", "__weakref__")
     _dl: tuple[float, ...] | None  # local derivatives; None for a product (see _local)
+    _mark: object  # the last graph walk that reached this node (see _walk)
 
     def __init__(
         self,
@@ -85,6 +84,7 @@ class Value:
         self._prev = _children
         self._dl = tuple(map(float, _local))
         self._op = _op
+        self._mark = None
 
     # ---------------------------------------------------------------------------------
     # Primitives: each computes its value and its local derivatives together.
@@ -102,6 +102,7 @@ class Value:
         out._prev = (self, other)
         out._dl = (1.0, 1.0)
         out._op = "+"
+        out._mark = None
         return out
 
     def __mul__(self, other: Value | float) -> Value:
@@ -119,6 +120,7 @@ class Value:
         # are what set off Python's cyclic collector: a third off a demo step with it on.
         out._dl = None
         out._op = "*"
+        out._mark = None
         return out
 
     def __pow__(self, other: Value | float) -> Value:
@@ -211,45 +213,11 @@ class Value:
         e.g. with ``Module.zero_grad()``, between calls). Iterative, so a graph of any depth
         works; deterministic, since parents are visited in operand order.
         """
-        topo = toposort((self,), _parents)  # inputs first, self last
-        old = [v.grad for v in topo]
-        earlier = any(old)
-        if earlier:
-            # Inner nodes pass their grad on, so this pass must start from zero everywhere;
-            # the earlier gradients are added back at the end.
-            for v in topo:
-                v.grad = 0.0
+        order, held = _walk(self)
         self.grad = 1.0
-        # The chain rule, inlined rather than a call per node: the hot loop of the engine.
-        for v in reversed(topo):
-            g = v.grad
-            if not g:
-                continue  # nothing to pass on (a dead ReLU); also keeps 0 * inf from making NaN
-            prev = v._prev
-            n = len(prev)
-            if n == 2:  # the loop below, unrolled for the common cases
-                a, b = prev
-                dl = v._dl
-                if dl is None:  # a product
-                    a.grad += g * b.data
-                    b.grad += g * a.data
-                else:
-                    a.grad += g * dl[0]
-                    b.grad += g * dl[1]
-            elif n == 1:
-                prev[0].grad += g * v._dl[0]
-            elif v._dl is None:  # a neuron's weighted sum: parents (b, w0, x0, w1, x1, ...)
-                prev[0].grad += g
-                ws, xs = prev[1::2], prev[2::2]
-                for w, x in zip(ws, xs, strict=True):
-                    w.grad += g * x.data
-                    x.grad += g * w.data
-            else:  # leaves, and nodes made by hand with Value(data, children, op, local)
-                for p, d in zip(prev, v._dl, strict=True):
-                    p.grad += g * d
-        if earlier:
-            for v, g in zip(topo, old, strict=True):
-                v.grad += g
+        _sweep(order)
+        for v, g in held:  # the gradients of earlier passes, back in place
+            v.grad += g
 
     @property
     def _local(self) -> tuple[float, ...]:
@@ -268,6 +236,69 @@ class Value:
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+
+def _walk(root: Value) -> tuple[list[Value], list[tuple[Value, float]]]:
+    """Every node behind ``root``, each after all of its parents: autograd.toposort's order
+    (depth first, parents in operand order, an explicit stack, so no recursion limit).
+
+    A node reached is marked with this walk's token, where toposort adds it to a set: the
+    walk of micrograd's demo graph (65,000 nodes) takes about 11 ms instead of 19. Each
+    node's grad is set to 0 for the pass; those that were not come back as (node, grad).
+    """
+    mark = object()
+    order: list[Value] = []
+    held: list[tuple[Value, float]] = []
+    root._mark = mark
+    nodes = [root]
+    unseen = [iter(root._prev)]  # for each node in `nodes`, the parents it has yet to look at
+    push, pop, push_it, pop_it = nodes.append, nodes.pop, unseen.append, unseen.pop
+    while unseen:
+        for p in unseen[-1]:
+            if p._mark is not mark:
+                p._mark = mark
+                push(p)
+                push_it(iter(p._prev))
+                break
+        else:  # all of its parents are in order: the node goes next
+            pop_it()
+            v = pop()
+            if v.grad:
+                held.append((v, v.grad))
+                v.grad = 0.0
+            order.append(v)
+    return order, held
+
+
+def _sweep(order: list[Value]) -> None:
+    """The chain rule from the last node of ``order`` back: each node's grad, times its local
+    derivatives, added to its parents'. Inlined by kind rather than read through _local, as
+    the engine's hot loop."""
+    for v in reversed(order):
+        g = v.grad
+        if not g:
+            continue  # nothing to pass on (a dead ReLU); also keeps 0 * inf from making NaN
+        prev = v._prev
+        n = len(prev)
+        if n == 2:
+            a, b = prev
+            dl = v._dl
+            if dl is None:  # a product
+                a.grad += g * b.data
+                b.grad += g * a.data
+            else:
+                a.grad += g * dl[0]
+                b.grad += g * dl[1]
+        elif n == 1:
+            prev[0].grad += g * v._dl[0]  # type: ignore[index]
+        elif v._dl is None:  # a neuron's weighted sum: parents (b, w0, x0, w1, x1, ...)
+            prev[0].grad += g
+            for w, x in zip(prev[1::2], prev[2::2], strict=True):
+                w.grad += g * x.data
+                x.grad += g * w.data
+        else:  # leaves, and nodes made by hand with Value(data, children, op, local)
+            for p, d in zip(prev, v._dl, strict=True):
+                p.grad += g * d
 
 
 WEIGHTED_SUM = "wx+b"  # the op of a weighted-sum node (see weighted_sum)
@@ -300,4 +331,5 @@ def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> 
     out._prev = tuple(prev)
     out._dl = None
     out._op = WEIGHTED_SUM
+    out._mark = None
     return out
