@@ -14,9 +14,19 @@ from collections.abc import Sequence
 _new = object.__new__
 
 
-def _node(data: float, prev: tuple[Value, ...], local: tuple[float, ...], op: str) -> Value:
-    # The ops' constructor: skips __init__'s checks, since `data` is already a float.
-    out = _new(Value)
+def _node(
+    data: float,
+    prev: tuple[Value, ...],
+    local: tuple[float, ...] | None,
+    op: str,
+    out: Value | None = None,
+) -> Value:
+    """The one place a node is set up: its value (a float), its parents in operand order,
+    the derivative of the value with respect to each (None where backward reads them from
+    the parents' data, see Value._local) and the name of its op. Fills ``out`` (a Value
+    being initialised) or a new Value, without __init__'s checks."""
+    if out is None:
+        out = _new(Value)
     out.data = data
     out.grad = 0.0
     out._prev = prev
@@ -59,7 +69,11 @@ class Value:
     """
 
     __slots__ = ("data", "grad", "_prev", "_dl", "_op", "_mark", "__weakref__")
+    data: float
+    grad: float
+    _prev: tuple[Value, ...]
     _dl: tuple[float, ...] | None  # local derivatives; None for a product (see _local)
+    _op: str
     _mark: object  # the last graph walk that reached this node (see _walk)
 
     def __init__(
@@ -79,12 +93,7 @@ class Value:
                 f"Value: give one local derivative (_local) per child; got {len(_children)} "
                 f"children and {len(_local)} derivatives"
             )
-        self.data = data
-        self.grad = 0.0
-        self._prev = _children
-        self._dl = tuple(map(float, _local))
-        self._op = _op
-        self._mark = None
+        _node(data, _children, tuple(map(float, _local)), _op, self)
 
     # ---------------------------------------------------------------------------------
     # Primitives: each computes its value and its local derivatives together.
@@ -95,15 +104,7 @@ class Value:
             if not _is_number(other):
                 return NotImplemented
             other = Value(other)
-        # _node inlined here and in __mul__, the two ops a neuron is made of (5% of a demo step).
-        out = _new(Value)
-        out.data = self.data + other.data
-        out.grad = 0.0
-        out._prev = (self, other)
-        out._dl = (1.0, 1.0)
-        out._op = "+"
-        out._mark = None
-        return out
+        return _node(self.data + other.data, (self, other), (1.0, 1.0), "+")
 
     def __mul__(self, other: Value | float) -> Value:
         """a * b: d/da = b, d/db = a."""
@@ -111,17 +112,10 @@ class Value:
             if not _is_number(other):
                 return NotImplemented
             other = Value(other)
-        out = _new(Value)
-        out.data = self.data * other.data
-        out.grad = 0.0
-        out._prev = (self, other)
         # No tuple of local derivatives: a product's are the other factor's data, read in
         # backward (as micrograd does). One allocation fewer per product, and allocations
         # are what set off Python's cyclic collector: a third off a demo step with it on.
-        out._dl = None
-        out._op = "*"
-        out._mark = None
-        return out
+        return _node(self.data * other.data, (self, other), None, "*")
 
     def __pow__(self, other: Value | float) -> Value:
         """a ** b: d/da = b * a**(b-1) (0 when b = 0); for a Value b, d/db = a**b * log a
@@ -325,11 +319,4 @@ def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> 
             x = Value(x)
         s = s + w.data * x.data
         prev += (w, x)
-    out = _new(Value)
-    out.data = s
-    out.grad = 0.0
-    out._prev = tuple(prev)
-    out._dl = None
-    out._op = WEIGHTED_SUM
-    out._mark = None
-    return out
+    return _node(s, tuple(prev), None, WEIGHTED_SUM)
