@@ -305,6 +305,51 @@ def test_backward_sweeps_autograds_topological_order() -> None:
         assert _walk(root)[0] == expected  # and again, marked by an earlier walk
 
 
+def test_on_step_tells_each_node_as_backward_sweeps_it() -> None:
+    """backward(on_step) reports every node once, after all of its consumers, with the
+    gradient it received and what it gave each parent; the gradients are bit for bit those
+    of backward() without an observer."""
+    from chainrule.autograd import toposort
+
+    rng = random.Random(1)
+    for _ in range(30):
+        root = random_graph(rng)
+        order = toposort((root,), lambda v: v._prev)
+        root.backward()
+        plain = [v.grad for v in order]
+        for v in order:
+            v.grad = 0.0
+        told: list = []
+        root.backward(on_step=lambda *step: told.append(step))  # noqa: B023 (called here)
+        assert [v.grad for v in order] == plain
+        assert [v for v, _, _ in told] == order[::-1]
+        received = {id(v): 0.0 for v in order}
+        received[id(root)] = 1.0
+        for v, g, steps in told:
+            assert g == received[id(v)] == v.grad  # a fresh graph: all of it from this pass
+            assert [p for p, _, _ in steps] == list(v._prev)
+            assert [d for _, d, _ in steps] == list(v._local)
+            for p, d, given in steps:
+                assert given == (g * d if g else 0.0)
+                received[id(p)] += given
+
+
+def test_on_step_with_a_zero_gradient_and_a_second_pass() -> None:
+    x = Value(0.0)
+    y = x.log().relu()  # relu'(0) = 0 stops the gradient before log's infinite derivative
+    told: list = []
+    y.backward(on_step=lambda v, g, steps: told.append((v._op, g, steps)))
+    assert [(op, g) for op, g, _ in told] == [("ReLU", 1.0), ("log", 0.0), ("", 0.0)]
+    assert told[1][2] == [(x, math.inf, 0.0)] and told[2][2] == [] and x.grad == 0.0
+    a = Value(2.0)
+    b = a * a
+    b.backward()
+    told.clear()
+    b.backward(on_step=lambda v, g, steps: told.append((g, steps)))
+    assert told == [(1.0, [(a, 2.0, 2.0), (a, 2.0, 2.0)]), (4.0, [])]  # this pass's gradients
+    assert (a.grad, b.grad) == (8.0, 2.0)  # added to the first pass's
+
+
 def test_gradients_are_deterministic() -> None:
     def grads() -> list[float]:
         random.seed(0)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 _new = object.__new__
+
+# What backward tells an observer of each parent of a node: (parent, local derivative,
+# the gradient added to the parent's).
+Step = tuple["Value", float, float]
 
 
 def _node(
@@ -200,16 +204,36 @@ class Value:
 
     # ---------------------------------------------------------------------------------
 
-    def backward(self) -> None:
+    def backward(self, on_step: Callable[[Value, float, list[Step]], None] | None = None) -> None:
         """Fill ``grad`` of every node this one depends on with d self / d node.
 
         Gradients accumulate: a second call adds the same gradients again (set ``grad`` to 0,
         e.g. with ``Module.zero_grad()``, between calls). Iterative, so a graph of any depth
         works; deterministic, since parents are visited in operand order.
+
+        ``on_step(node, grad, steps)``, if given, is called for every node as the pass
+        sweeps it (this one first, each node after all of its consumers), once the node
+        has passed its gradient on: ``grad`` is what the node received in this pass, and
+        ``steps`` holds ``(parent, local derivative, contribution)`` for each parent in
+        operand order, the contribution (``grad * local derivative``) being what was added
+        to the parent's ``grad``. A node whose gradient is 0 passes nothing on, so that
+        0 * inf never makes NaN: its contributions are 0.0. A leaf's ``steps`` is empty.
+        Without ``on_step`` the pass runs its own loop, which pays nothing for the option.
         """
         order, held = _walk(self)
         self.grad = 1.0
-        _sweep(order)
+        if on_step is None:
+            _sweep(order)
+        else:
+            for v in reversed(order):
+                g = v.grad
+                if g:
+                    steps = [(p, d, g * d) for p, d in zip(v._prev, v._local, strict=True)]
+                    for p, _, given in steps:  # in the order and arithmetic of _sweep
+                        p.grad += given
+                else:
+                    steps = [(p, d, 0.0) for p, d in zip(v._prev, v._local, strict=True)]
+                on_step(v, g, steps)
         for v, g in held:  # the gradients of earlier passes, back in place
             v.grad += g
 
