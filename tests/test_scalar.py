@@ -350,6 +350,19 @@ def test_on_step_with_a_zero_gradient_and_a_second_pass() -> None:
     assert (a.grad, b.grad) == (8.0, 2.0)  # added to the first pass's
 
 
+def test_explain_tells_what_backward_did() -> None:
+    """explain reads its numbers off backward's on_step: where a dead ReLU stops the
+    gradient before log's infinite derivative, the text shows no NaN either."""
+    from chainrule.viz import explain
+
+    x = Value(0.0)
+    text = explain(x.log().relu() * 2.0)
+    assert "    a = #4 log gets 2.0000 * 0.0000 = 0.0000\n" in text
+    assert "    a = x0 gets 0.0000 * inf = 0.0000\n" in text
+    assert "leaf x0 (data 0.0000): grad 0.0000\n" in text and "nan" not in text
+    assert x.grad == 0.0
+
+
 def test_gradients_are_deterministic() -> None:
     def grads() -> list[float]:
         random.seed(0)

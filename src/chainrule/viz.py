@@ -482,33 +482,28 @@ def _value_roles(v: Value) -> list[str]:
 def _explain_value(root: Value, params: Any) -> str:
     order, _ = _walk(root, "explain")
     names = _leaf_names(order, params)
-    sweep = list(reversed(order))
-    step = {id(v): k for k, v in enumerate(sweep, 1)}
+    step = {id(v): k for k, v in enumerate(reversed(order), 1)}  # Value.backward's sweep
 
     def name(v: Value) -> str:
         return names[id(v)] if not v._prev else f"#{step[id(v)]} {v._op}"
 
-    # The chain rule exactly as Value.backward computes it, kept per node to tell it; the
-    # real backward() below then leaves the gradients (and accumulates as it does).
-    grads = {id(v): 0.0 for v in order}
-    grads[id(root)] = 1.0
     lines = [
         f"Backward pass from {name(root)} (data {root.data:.4f}), seeded with grad 1.",
         "Nodes are swept in reverse topological order, each after all of its consumers.",
     ]
-    for v in sweep:
-        g = grads[id(v)]
+
+    def tell(v: Value, g: float, steps: list[tuple[Value, float, float]]) -> None:
+        """Told by the real backward pass of each node it sweeps, with what it passed on."""
         if not v._prev:
             lines.append(f"#{step[id(v)]} leaf {name(v)} (data {v.data:.4f}): grad {g:.4f}")
-            continue
+            return
         lines.append(
             f"{name(v)} -> data {v.data:.4f}, incoming grad {g:.4f}\n    rule: {_value_rule(v._op)}"
         )
-        roles = _value_roles(v)
-        for role, p, d in zip(roles, v._prev, v._local, strict=True):
-            grads[id(p)] += g * d
-            lines.append(f"    {role} = {name(p)} gets {g:.4f} * {d:.4f} = {g * d:.4f}")
-    root.backward()
+        for role, (p, d, given) in zip(_value_roles(v), steps, strict=True):
+            lines.append(f"    {role} = {name(p)} gets {g:.4f} * {d:.4f} = {given:.4f}")
+
+    root.backward(on_step=tell)
     return "\n".join(lines) + "\n"
 
 
