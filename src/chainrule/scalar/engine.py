@@ -140,7 +140,8 @@ class Value:
     def relu(self) -> Value:
         """max(x, 0): derivative 1 for x > 0, else 0 (relu'(0) = 0)."""
         x = self.data
-        return _node(0.0 if x < 0 else x, (self,), (1.0 if x > 0 else 0.0,), "ReLU")
+        # Written as two constant tuples, which Python makes once: no allocation per node.
+        return _node(0.0 if x < 0 else x, (self,), (1.0,) if x > 0 else (0.0,), "ReLU")
 
     def tanh(self) -> Value:
         """tanh x: derivative 1 - tanh(x)**2; math.tanh saturates instead of overflowing."""
