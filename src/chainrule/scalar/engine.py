@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Sequence
+from typing import Any
 
 _new = object.__new__
 
@@ -337,11 +338,15 @@ def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> 
         raise ValueError(f"weighted_sum: got {len(ws)} weights and {len(xs)} inputs")
     if not ws:
         return b
-    prev = [b]
+    n = len(ws)
+    # The parents b, w0, x0, w1, x1, ...: two slice copies, then numbers made Values below.
+    prev: list[Any] = [b] * (2 * n + 1)
+    prev[1::2] = ws
+    prev[2::2] = xs
     s = b.data
-    for w, x in zip(ws, xs, strict=True):
+    for i in range(2, 2 * n + 1, 2):  # each input, after its weight
+        x = prev[i]
         if not isinstance(x, Value):
-            x = Value(x)
-        s = s + w.data * x.data
-        prev += (w, x)
+            x = prev[i] = Value(x)
+        s = s + prev[i - 1].data * x.data
     return _node(s, tuple(prev), None, WEIGHTED_SUM)
