@@ -294,32 +294,32 @@ def _walk(root: Value) -> tuple[list[Value], list[tuple[Value, float]]]:
 
 def _sweep(order: list[Value]) -> None:
     """The chain rule from the last node of ``order`` back: each node's grad, times its local
-    derivatives, added to its parents'. Inlined by kind rather than read through _local, as
-    the engine's hot loop."""
+    derivatives, added to its parents'. Written out by kind of node rather than read through
+    _local, as the engine's hot loop."""
     for v in reversed(order):
         g = v.grad
         if not g:
             continue  # nothing to pass on (a dead ReLU); also keeps 0 * inf from making NaN
         prev = v._prev
-        n = len(prev)
-        if n == 2:
-            a, b = prev
-            dl = v._dl
-            if dl is None:  # a product
+        dl = v._dl
+        if dl is None:  # derivatives read from the parents' data
+            if len(prev) == 2:  # a product a*b: d/da = b, d/db = a
+                a, b = prev
                 a.grad += g * b.data
                 b.grad += g * a.data
-            else:
-                a.grad += g * dl[0]
-                b.grad += g * dl[1]
-        elif n == 1:
-            prev[0].grad += g * v._dl[0]  # type: ignore[index]
-        elif v._dl is None:  # a neuron's weighted sum: parents (b, w0, x0, w1, x1, ...)
-            prev[0].grad += g
-            for w, x in zip(prev[1::2], prev[2::2], strict=True):
-                w.grad += g * x.data
-                x.grad += g * w.data
+            else:  # a neuron's weighted sum, parents (b, w0, x0, w1, x1, ...)
+                prev[0].grad += g
+                for w, x in zip(prev[1::2], prev[2::2], strict=True):
+                    w.grad += g * x.data
+                    x.grad += g * w.data
+        elif len(dl) == 2:  # the last loop, unrolled for sums and the other binary ops
+            a, b = prev
+            a.grad += g * dl[0]
+            b.grad += g * dl[1]
+        elif len(dl) == 1:  # and for the unary ops
+            prev[0].grad += g * dl[0]
         else:  # leaves, and nodes made by hand with Value(data, children, op, local)
-            for p, d in zip(prev, v._dl, strict=True):
+            for p, d in zip(prev, dl, strict=True):
                 p.grad += g * d
 
 
