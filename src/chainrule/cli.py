@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import recipes
+from . import allocator, recipes
 
 OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png")
 
@@ -71,6 +71,11 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    # The command owns its process, so it may fix malloc's thresholds, which keeps each step
+    # from page-faulting in the memory the last one freed (digits-cnn's training: see
+    # docs/performance.md); CHAINRULE_FASTPATH=0 leaves malloc as it is.
+    if allocator.enabled():
+        allocator.steady_allocator()
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
     out_dir = args.out or os.path.join("runs", args.recipe)
@@ -123,8 +128,11 @@ def cmd_graph(args: argparse.Namespace) -> int:
         try:
             dot.render(base, format=ext.lstrip(".") or "svg", cleanup=True)
         except Exception as e:  # graphviz's ExecutableNotFound when `dot` is missing
-            print(f"chainrule graph: could not render ({e}); install the system package "
-                  f"'graphviz' for the `dot` program, or ask for a .dot file", file=sys.stderr)
+            print(
+                f"chainrule graph: could not render ({e}); install the system package "
+                f"'graphviz' for the `dot` program, or ask for a .dot file",
+                file=sys.stderr,
+            )
             return 1
     print(f"graph of one {args.recipe} training step written to {args.out}")
     return 0
