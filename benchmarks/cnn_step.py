@@ -2,7 +2,7 @@
 and on PyTorch with the same weights: conv3x3(1->16, pad 1) - relu - maxpool2 -
 conv3x3(16->32, pad 1) - relu - maxpool2 - flatten - linear(1568->10) - cross-entropy.
 
-    python benchmarks/cnn_step.py [--batch 64] [--steps 40] [--quick]
+    python benchmarks/cnn_step.py [--batch 64] [--steps 40] [--quick] [--steady-allocator]
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 import numpy as np
-from common import interleaved, sgd_step, table, with_pytorch
+from common import interleaved, parse_args, sgd_step, table, with_pytorch
 
 import chainrule as cr
 
@@ -62,16 +62,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--quick", action="store_true", help="a tiny run that only checks it works")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, __file__)
     batch = 4 if args.quick else args.batch
     steps, warmup = (2, 1) if args.quick else (args.steps, 5)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int64)
     weights = init_weights()
-    fns = {"chainrule": model_step_fn(cr, weights, x, y)}
-    with_pytorch(fns, lambda torch: model_step_fn(torch, weights, x, y))
-    medians = interleaved(fns, steps, warmup)
+    makers = {"chainrule": lambda: model_step_fn(cr, weights, x, y)}
+    with_pytorch(makers, lambda torch: model_step_fn(torch, weights, x, y))
+    medians = interleaved(makers, steps, warmup)
     print(table(f"CNN conv-relu-pool x2 + linear, SGD step, batch {batch}, float32", medians))
     return medians
 

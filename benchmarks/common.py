@@ -1,23 +1,71 @@
 """Shared timing for the benchmarks: interleaved runs, medians, and a ratio table.
 
 Each workload runs on every framework in turn, step by step, so machine noise hits all of
-them alike; medians after warm-up are reported, with ratios to a chosen baseline.
+them alike; medians after warm-up are reported, with ratios to a chosen baseline. Each
+framework runs in a plain process of its own, as a user's script does: malloc as the C
+library sets it up, threads as the environment says. ``--steady-allocator`` fixes malloc's
+thresholds first, as `chainrule train` does (chainrule/allocator.py).
 """
 
 from __future__ import annotations
 
-import ctypes
+import argparse
+import importlib.util
+import math
 import os
 import random
+import socket
 import statistics
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
 from typing import Any
 
+from chainrule import allocator
 
-def threads_note() -> str:
+
+class _Process:
+    """This benchmark process: its script and arguments (what a framework's own process is
+    started with), whether it fixed malloc's thresholds, and in such a process, which
+    framework it runs for which call of interleaved, over which file descriptor."""
+
+    script = ""
+    argv: list[str] = []
+    steady = False
+    worker: tuple[str, int, int] | None = None
+    calls = 0
+
+
+def parse_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, script: str) -> Any:
+    """Parse a benchmark's command line (``script`` is its ``__file__``), with the flag every
+    benchmark takes: ``--steady-allocator`` fixes malloc's thresholds first."""
+    ap.add_argument(
+        "--steady-allocator",
+        action="store_true",
+        help="fix glibc malloc's thresholds before measuring, as `chainrule train` does "
+        "(default: a plain process, as a user's script runs)",
+    )
+    ap.add_argument("--worker", help=argparse.SUPPRESS)  # FRAMEWORK:CALL:FD, see interleaved
+    args = ap.parse_args(argv)
+    _Process.script, _Process.argv = script, list(sys.argv[1:] if argv is None else argv)
+    _Process.calls = 0
+    if args.worker:
+        name, call, fd = args.worker.rsplit(":", 2)
+        _Process.worker = (name, int(call), int(fd))
+    if args.steady_allocator:
+        _Process.steady = allocator.steady_allocator()
+    return args
+
+
+def process_note() -> str:
+    """How the frameworks' processes run (threads, allocator), for every benchmark's header."""
     pinned = os.environ.get("OMP_NUM_THREADS") == "1"
-    return "threads pinned to 1" if pinned else f"threads unpinned ({os.cpu_count()} cores)"
+    threads = "threads pinned to 1" if pinned else f"threads unpinned ({os.cpu_count()} cores)"
+    malloc = "malloc thresholds fixed" if _Process.steady else "malloc untouched"
+    return f"{threads}, {malloc}"
 
 
 def pin_torch_threads() -> None:
@@ -31,74 +79,110 @@ def pin_torch_threads() -> None:
         torch.set_num_threads(int(n))
 
 
-def with_pytorch(fns: dict[str, Any], make: Callable[[Any], Any]) -> dict[str, Any]:
-    """Add PyTorch's run, ``make(torch)``, to ``fns`` when torch is installed, its threads
-    pinned as NumPy's are."""
-    try:
+def with_pytorch(makers: dict[str, Any], make: Callable[[Any], Any]) -> dict[str, Any]:
+    """Add PyTorch's step maker, ``make(torch)``, to ``makers`` when torch is installed, its
+    threads pinned as NumPy's are. torch is imported in PyTorch's own process only."""
+    if importlib.util.find_spec("torch") is None:
+        return makers
+
+    def make_pinned() -> Any:
         import torch
-    except ImportError:
-        return fns
-    pin_torch_threads()
-    fns["pytorch"] = make(torch)
-    return fns
 
+        pin_torch_threads()
+        return make(torch)
 
-def steady_allocator() -> None:
-    """Fix glibc malloc's two thresholds, which it otherwise moves as memory is freed:
-    above the mmap threshold a block is mapped afresh (and page-faulted in) at each
-    allocation, and free memory above the trim threshold goes back to the system, to be
-    faulted in again. Run alone, each step here allocates the same blocks every time and
-    takes no page faults; interleaved, the frameworks' different blocks move the thresholds
-    back and forth, and whichever runs after the move pays: measured at batch 32, 102 page
-    faults a step for NumPy by hand beside chainrule and PyTorch, 770 beside chainrule alone,
-    about 0.1-0.8 ms. Fixed, every framework keeps the memory it had, as it would alone.
-    Nothing happens where the C library is not glibc."""
-    try:
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
-    mallopt(m_mmap_threshold, 32 << 20)  # glibc's largest: a 4096x2048 float32 array
-    mallopt(m_trim_threshold, 1 << 30)
+    makers["pytorch"] = make_pinned
+    return makers
 
 
 def interleaved(
-    fns: dict[str, Callable[[], object]],
+    makers: dict[str, Callable[[], Callable[[], object]]],
     steps: int,
     warmup: int,
     before: Callable[[], object] | None = None,
 ) -> dict[str, float]:
-    """Median seconds per call of each function, called in turn ``steps`` times, in a new
-    (seeded) order each round. A fixed order is unfair with threads unpinned: a library's
-    worker threads spin for a while after its call (PyTorch's OpenMP threads measurably),
-    and on two cores slow whatever runs next, up to 2x; shuffled, each function follows
-    each other one as often, and the median sees few slowed calls. The allocator is held
-    steady first (see steady_allocator). ``before``, if given, runs untimed before each
-    timed call."""
-    steady_allocator()
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    order = list(fns)
+    """Median seconds per call of each framework's step, called in turn ``steps`` times
+    after ``warmup`` rounds, in a new (seeded) order each round. ``before``, if given, runs
+    untimed before each timed call.
+
+    Each framework runs in a new Python process of its own, as a user's script does: the
+    benchmark's script again, with the same arguments, which makes that one step
+    (``makers[name]()``) and times each call it is asked for. In one shared process, the
+    blocks one framework frees move glibc malloc's thresholds for the next, and the page
+    faults each framework takes alone (about 2,000 a step for the CNN, either framework)
+    vanish. Taking turns step by step, the frameworks still meet the machine's noise alike.
+    The order is shuffled because with threads unpinned a library's worker threads spin for
+    a while after its call (PyTorch's OpenMP threads measurably) and, on two cores, slow
+    whatever runs next by up to 2x; shuffled, each framework follows each other one as
+    often, and the median sees few slowed calls."""
+    call = _Process.calls
+    _Process.calls += 1
+    if _Process.worker is not None:  # a framework's own process
+        name, wanted, fd = _Process.worker
+        if call == wanted:
+            _serve(makers[name], before, Connection(fd))
+        return {name: math.nan for name in makers}  # another call's: not run here
+    procs = {name: _start(name, call) for name in makers}
+    times: dict[str, list[float]] = {name: [] for name in makers}
+    order = list(makers)
     shuffle = random.Random(0).shuffle
-    for _ in range(steps):
-        shuffle(order)
-        for name in order:
-            fn = fns[name]
+    try:
+        for _ in range(warmup + steps):
+            shuffle(order)
+            for name in order:
+                conn = procs[name][1]
+                try:
+                    conn.send(True)
+                    t = conn.recv()
+                except (EOFError, OSError):
+                    raise RuntimeError(
+                        f"{name}'s process ended early (its error is above)"
+                    ) from None
+                if isinstance(t, str):
+                    raise RuntimeError(f"{name}'s step failed in its process:\n{t}")
+                times[name].append(t)
+    finally:
+        for proc, conn in procs.values():
+            try:
+                conn.send(False)
+            except OSError:
+                pass  # it has ended already
+            conn.close()
+            proc.wait()
+    return {name: statistics.median(ts[warmup:]) for name, ts in times.items()}
+
+
+def _start(name: str, call: int) -> tuple[subprocess.Popen, Connection]:
+    """Start the benchmark's script again as ``name``'s process for interleaved's ``call``."""
+    ours, theirs = socket.socketpair()
+    fd = theirs.fileno()
+    cmd = [sys.executable, _Process.script, *_Process.argv, "--worker", f"{name}:{call}:{fd}"]
+    proc = subprocess.Popen(cmd, pass_fds=[fd], stdout=subprocess.DEVNULL)
+    theirs.close()
+    return proc, Connection(ours.detach())
+
+
+def _serve(make: Callable[[], Callable[[], object]], before: Any, conn: Connection) -> None:
+    """A framework's process: make its step, time one call per request, then exit."""
+    try:
+        fn = make()
+        while conn.recv():
             if before is not None:
                 before()
             t0 = time.perf_counter()
             fn()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+            conn.send(time.perf_counter() - t0)
+    except Exception:
+        conn.send(traceback.format_exc())
+        sys.exit(1)
+    sys.exit(0)
 
 
 def table(title: str, medians: dict[str, float], unit: str = "ms", scale: float = 1e3) -> str:
     """A small text table: time per call and the ratio of chainrule to each other entry."""
     ours = medians.get("chainrule")
-    lines = [f"{title}  ({threads_note()})", f"  {'framework':<22}{unit:>10}   chainrule / this"]
+    where = f"each framework in a process of its own, {process_note()}"
+    lines = [f"{title}  ({where})", f"  {'framework':<22}{unit:>10}   chainrule / this"]
     for name, t in medians.items():
         ratio = f"{ours / t:8.2f}x" if ours is not None and name != "chainrule" else ""
         lines.append(f"  {name:<22}{t * scale:10.3f}   {ratio}")

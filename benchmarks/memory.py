@@ -2,7 +2,10 @@
 framework in a fresh process: the growth of peak RSS over the process's RSS just before
 training, so import costs (large for PyTorch) are left out.
 
-    python benchmarks/memory.py [--steps 100] [--quick]
+    python benchmarks/memory.py [--steps 100] [--quick] [--steady-allocator]
+
+Each child is a plain process unless --steady-allocator is given (malloc's thresholds fixed
+first, as `chainrule train` does).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import os
 import subprocess
 import sys
 
+from common import parse_args
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CHILD = """
@@ -20,6 +25,9 @@ import json, resource, sys
 sys.path.insert(0, {here!r})
 import numpy as np
 import mlp_step as M
+from chainrule.allocator import steady_allocator
+if {steady!r}:
+    steady_allocator()
 
 def rss_mib():
     with open("/proc/self/status") as f:
@@ -50,8 +58,8 @@ print(json.dumps({{"before": before, "peak": peak_mib()}}))
 """
 
 
-def measure(name: str, steps: int) -> dict[str, float]:
-    code = CHILD.format(here=HERE, name=name, steps=steps)
+def measure(name: str, steps: int, steady: bool = False) -> dict[str, float]:
+    code = CHILD.format(here=HERE, name=name, steps=steps, steady=steady)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -60,7 +68,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, __file__)
     steps = 2 if args.quick else args.steps
     names = ["chainrule", "numpy (by hand)"]
     try:
@@ -71,10 +79,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         pass
     growth = {}
     for name in names:
-        m = measure(name, steps)
+        m = measure(name, steps, args.steady_allocator)
         growth[name] = m["peak"] - m["before"]
     ours = growth["chainrule"]
-    print(f"Peak RSS growth over {steps} MLP steps (MiB)")
+    malloc = "malloc thresholds fixed" if args.steady_allocator else "plain processes"
+    print(f"Peak RSS growth over {steps} MLP steps (MiB; each framework alone, {malloc})")
     for name, g in growth.items():
         ratio = f"{ours / g:6.2f}x" if name != "chainrule" and g > 0 else ""
         print(f"  {name:<22}{g:10.1f}   {ratio}")

@@ -2,7 +2,7 @@
 on PyTorch and written by hand in NumPy (forward and backward derived by hand: the limit for
 any NumPy-based framework).
 
-    python benchmarks/mlp_step.py [--batch 128] [--steps 50] [--quick]
+    python benchmarks/mlp_step.py [--batch 128] [--steps 50] [--quick] [--steady-allocator]
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 import numpy as np
-from common import interleaved, sgd_step, table, with_pytorch
+from common import interleaved, parse_args, sgd_step, table, with_pytorch
 
 import chainrule as cr
 
@@ -93,18 +93,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="a tiny run that only checks it works")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, __file__)
     steps, warmup = (2, 1) if args.quick else (args.steps, 5)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((args.batch, SIZES[0])).astype(np.float32)
     y = rng.integers(0, SIZES[-1], args.batch).astype(np.int64)
     weights = init_weights()
-    fns = {
-        "chainrule": model_step_fn(cr, weights, x, y),
-        "numpy (by hand)": numpy_step_fn(weights, x, y),
+    makers = {
+        "chainrule": lambda: model_step_fn(cr, weights, x, y),
+        "numpy (by hand)": lambda: numpy_step_fn(weights, x, y),
     }
-    with_pytorch(fns, lambda torch: model_step_fn(torch, weights, x, y))
-    medians = interleaved(fns, steps, warmup)
+    with_pytorch(makers, lambda torch: model_step_fn(torch, weights, x, y))
+    medians = interleaved(makers, steps, warmup)
     print(table(f"MLP 784-512-512-10 SGD step, batch {args.batch}, float32", medians))
     return medians
 

@@ -1,7 +1,7 @@
 """Per-op overhead: a chain of small ops, ((x * 1.0001 + 0.001).tanh() repeated), on an 8x8
 tensor, forward and backward, in microseconds per op, chainrule against PyTorch.
 
-    python benchmarks/per_op.py [--ops 3000] [--steps 15] [--quick]
+    python benchmarks/per_op.py [--ops 3000] [--steps 15] [--quick] [--steady-allocator]
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import interleaved, table, with_pytorch
+from common import interleaved, parse_args, table, with_pytorch
 
 import chainrule as cr
 
@@ -32,10 +32,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--ops", type=int, default=3000)
     ap.add_argument("--steps", type=int, default=15)
     ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, __file__)
     n_ops, steps, warmup = (30, 2, 1) if args.quick else (args.ops, args.steps, 2)
-    fns = with_pytorch({"chainrule": chain_fn(cr, n_ops)}, lambda torch: chain_fn(torch, n_ops))
-    per_op = {k: v / n_ops for k, v in interleaved(fns, steps, warmup).items()}
+    makers = {"chainrule": lambda: chain_fn(cr, n_ops)}
+    with_pytorch(makers, lambda torch: chain_fn(torch, n_ops))
+    per_op = {k: v / n_ops for k, v in interleaved(makers, steps, warmup).items()}
     print(table(f"Per-op overhead: chain of {n_ops} ops on 8x8, forward + backward", per_op,
                 unit="us/op", scale=1e6))
     return per_op

@@ -4,9 +4,12 @@ learning rate, epochs and batch size. Shuffling and dropout draw from each frame
 generator, so the final metrics agree in distribution, not digit for digit.
 
     python benchmarks/recipes_vs_torch.py [--seed 0] [--recipes moons ...] [--quick] [--markdown]
+        [--steady-allocator]
 
 Seconds are the training loop with its per-epoch evaluation, timed as recipes/train.py
-times it (data loading, model building and the files a run writes are left out).
+times it (data loading, model building and the files a run writes are left out). Both run in
+one plain process unless --steady-allocator is given (then both with malloc's thresholds
+fixed, as `chainrule train` runs chainrule's loop).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as TF
-from common import pin_torch_threads, threads_note
+from common import parse_args, pin_torch_threads, process_note
 from torch.utils.data import DataLoader, TensorDataset
 
 from chainrule import nn, recipes
@@ -212,12 +215,12 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     )
     ap.add_argument("--quick", action="store_true", help="one epoch each: only checks it works")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, __file__)
     pin_torch_threads()
     results = {name: compare(name, args.seed, args.quick) for name in args.recipes}
     note = (
-        f"seed {args.seed}, {threads_note()}; s: seconds of the training loop with its "
-        f"per-epoch evaluation; time ratio: chainrule's seconds / PyTorch's"
+        f"seed {args.seed}, one process, chainrule first, {process_note()}; s: seconds of the "
+        f"training loop with its per-epoch evaluation; time ratio: chainrule's seconds / PyTorch's"
     )
     if args.markdown:
         print(table(results, markdown=True) + f"\n\n{note[0].upper()}{note[1:]}.")

@@ -1,7 +1,9 @@
 """Every benchmark, with threads pinned to one and unpinned, each in a fresh process (the
-thread count is fixed when NumPy and PyTorch load).
+thread count is fixed when NumPy and PyTorch load). Each process is a plain one, as a user's
+script is; --steady-allocator has the benchmarks that take it fix malloc's thresholds first,
+as `chainrule train` does.
 
-    python benchmarks/run_all.py [--quick]
+    python benchmarks/run_all.py [--quick] [--steady-allocator]
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ RUNS = [
     ["memory.py"],
     ["recipes_vs_torch.py"],
 ]
+TAKE_ALLOCATOR_FLAG = {"mlp_step.py", "fixed_cost.py", "per_op.py", "cnn_step.py", "memory.py",
+                       "recipes_vs_torch.py"}  # fmt: skip
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def main() -> None:
     quick = "--quick" in sys.argv[1:]
+    steady = "--steady-allocator" in sys.argv[1:]
     for label, extra in (("pinned", PINNED), ("unpinned", {})):
         env = {k: v for k, v in os.environ.items() if k not in PINNED} | extra
         print(f"=== {label} ===", flush=True)
@@ -35,6 +40,8 @@ def main() -> None:
             if not os.path.exists(script):
                 continue
             args = [sys.executable, script, *run[1:], *(["--quick"] if quick else [])]
+            if steady and run[0] in TAKE_ALLOCATOR_FLAG:
+                args.append("--steady-allocator")
             subprocess.run(args, env=env, check=True)
             print(flush=True)
 
