@@ -1,8 +1,9 @@
 """The scalar autograd engine: `Value`, one number and its gradient, call-compatible with micrograd.
 
 Each node stores its parents and the local derivatives computed in forward (never a closure over
-itself), so a dropped graph is freed by reference counting alone. Nodes are visited in
-autograd's topological order (`toposort`), walked here with a mark on each node.
+itself), so a dropped graph is freed by reference counting alone. backward sweeps the nodes in
+autograd's topological order (toposort's), found by a walk of its own that marks each node
+where toposort keeps a set (see _walk).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class Value:
     data: float
     grad: float
     _prev: tuple[Value, ...]
-    _dl: tuple[float, ...] | None  # local derivatives; None for a product (see _local)
+    _dl: tuple[float, ...] | None  # local derivatives; None for a product or a weighted sum
     _op: str
     _mark: object  # the last graph walk that reached this node (see _walk)
 
@@ -270,8 +271,8 @@ def _walk(root: Value) -> tuple[list[Value], list[tuple[Value, float]]]:
     mark = object()
     order: list[Value] = []
     held: list[tuple[Value, float]] = []
-    path: list[Value] = []  # the nodes from root down to v, whose parents v is among
-    waiting: list[Iterator[Value]] = []  # for each node on the path, its parents still to see
+    path: list[Value] = []  # the nodes from root down to v's consumer, each left mid-way
+    waiting: list[Iterator[Value]] = []  # through its parents: the ones it has yet to look at
     v, parents = root, iter(root._prev)
     root._mark = mark
     while True:
