@@ -1,6 +1,12 @@
 """Time micrograd's moons demo per step: chainrule's scalar engine against micrograd 0.1.0.
 
-Run `python benchmarks/scalar_demo.py [--steps N] [--micrograd-steps M] [--quick]`.
+Every row runs the notebook's loop as it is written: builtin sum() over the losses and over
+p*p, model.zero_grad(), p.data -= lr * p.grad. "collector on" leaves Python's cyclic garbage
+collector running, as a notebook does; "collector paused" pauses it during each step.
+
+Run `python benchmarks/scalar_demo.py [--steps N] [--micrograd-steps M] [--repeat R] [--quick]`.
+With --repeat, every configuration runs R times, interleaved, and the medians are reported
+with their range: the ratio to micrograd is taken within each repeat.
 """
 
 from __future__ import annotations
@@ -50,22 +56,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=20, help="steps timed on chainrule")
     parser.add_argument("--micrograd-steps", type=int, default=3, help="steps timed on micrograd")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of every configuration")
     parser.add_argument("--quick", action="store_true", help="a tiny run: one step of each")
     args = parser.parse_args(argv)
     steps, mg_steps = (1, 1) if args.quick else (args.steps, args.micrograd_steps)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1; got {args.repeat}")
     try:
         import sklearn.datasets  # noqa: F401  (imported here so that no step times it)
     except ImportError:
         print(f"the benchmark needs scikit-learn: {DATASETS_HINT}", file=sys.stderr)
         return 1
 
-    runs = {
-        "chainrule, collector paused": time_steps(train_moons(steps)),
-        "chainrule, collector on": time_steps(train_moons(steps, pause_gc=False)),
-        "chainrule, written out": time_steps(train_moons(steps, mlp=WrittenOutMLP)),
-        "chainrule, written out, on": time_steps(
-            train_moons(steps, mlp=WrittenOutMLP, pause_gc=False)
-        ),
+    configurations = {
+        "chainrule, collector paused": lambda: train_moons(steps),
+        "chainrule, collector on": lambda: train_moons(steps, pause_gc=False),
+        "chainrule, written out": lambda: train_moons(steps, mlp=WrittenOutMLP),
+        "chainrule, written out, on": lambda: train_moons(steps, mlp=WrittenOutMLP, pause_gc=False),
     }
     try:
         from micrograd.engine import Value
@@ -74,28 +81,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("micrograd is not installed (pip install micrograd==0.1.0); timing chainrule only")
     else:
         # micrograd's graphs are reference cycles: only the collector frees them.
-        runs["micrograd 0.1.0"] = time_steps(
-            train_moons(mg_steps, value=Value, mlp=MLP, pause_gc=False)
+        configurations["micrograd 0.1.0"] = lambda: train_moons(
+            mg_steps, value=Value, mlp=MLP, pause_gc=False
         )
+    # runs[name][r]: (seconds of each step, losses) of repeat r
+    runs: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in configurations}
+    for _ in range(args.repeat):
+        for name, make in configurations.items():
+            runs[name].append(time_steps(make()))
 
     print("micrograd's moons demo (MLP(2, [16, 16, 1]), 100 points, full batch), per step;")
     print("'written out': each neuron as micrograd writes it, a + and a * node per weight")
-    median_ms = {name: statistics.median(s) * 1e3 for name, (s, _) in runs.items()}
-    for name, (seconds, _) in runs.items():
-        print(f"  {name:<28} {len(seconds):4d} steps  median {median_ms[name]:9.1f} ms")
-    fused, written = runs["chainrule, collector paused"][1], runs["chainrule, written out"][1]
+    medians = {name: [statistics.median(s) * 1e3 for s, _ in rs] for name, rs in runs.items()}
+    for name, ms in medians.items():
+        spread = f"  (runs {min(ms):.1f}-{max(ms):.1f})" if len(ms) > 1 else ""
+        count = sum(len(s) for s, _ in runs[name])
+        print(f"  {name:<28} {count:4d} steps  median {statistics.median(ms):9.1f} ms{spread}")
+    fused = runs["chainrule, collector paused"][0][1]
+    written = runs["chainrule, written out"][0][1]
     diff = max(abs(a - b) / abs(b) for a, b in zip(fused, written, strict=True))
     print(f"  largest relative difference of the losses, written out or not: {diff:.1e}")
     if "micrograd 0.1.0" in runs:
-        mg_ms = median_ms["micrograd 0.1.0"]
-        ratios = ", ".join(
-            f"{mg_ms / ms:.1f}x ({name.removeprefix('chainrule, ')})"
-            for name, ms in median_ms.items()
-            if name.startswith("chainrule")
-        )
-        print(f"  micrograd / chainrule: {ratios}")
+        mg_ms = medians["micrograd 0.1.0"]
+        ratios = []
+        for name, ms in medians.items():
+            if name.startswith("chainrule"):
+                each = [m / c for m, c in zip(mg_ms, ms, strict=True)]
+                spread = f" [{min(each):.1f}-{max(each):.1f}]" if len(each) > 1 else ""
+                short = name.removeprefix("chainrule, ")
+                ratios.append(f"{statistics.median(each):.1f}x{spread} ({short})")
+        print(f"  micrograd / chainrule: {', '.join(ratios)}")
         # Same loop, same seeds: the losses agree but for the order of float additions.
-        cr_losses, mg_losses = runs["chainrule, collector paused"][1], runs["micrograd 0.1.0"][1]
+        cr_losses = runs["chainrule, collector paused"][0][1]
+        mg_losses = runs["micrograd 0.1.0"][0][1]
         diff = max(abs(a - b) / abs(b) for a, b in zip(cr_losses, mg_losses, strict=False))
         print(f"  largest relative difference of the losses over common steps: {diff:.1e}")
     return 0
