@@ -14,6 +14,7 @@ import importlib.util
 import math
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -110,11 +111,12 @@ def interleaved(
     (``makers[name]()``) and times each call it is asked for. In one shared process, the
     blocks one framework frees move glibc malloc's thresholds for the next, and the page
     faults each framework takes alone (about 2,000 a step for the CNN, either framework)
-    vanish. Taking turns step by step, the frameworks still meet the machine's noise alike.
-    The order is shuffled because with threads unpinned a library's worker threads spin for
-    a while after its call (PyTorch's OpenMP threads measurably) and, on two cores, slow
-    whatever runs next by up to 2x; shuffled, each framework follows each other one as
-    often, and the median sees few slowed calls."""
+    vanish. Taking turns step by step, the frameworks meet the machine's noise alike.
+    Between its turns a process is stopped (SIGSTOP): a BLAS or OpenMP library's threads
+    spin for a while after a call, and with threads unpinned, on two cores, another
+    process's spinning threads slowed a CNN step 30-fold. The order is shuffled each round,
+    so that each framework follows each other one as often, and finds the caches as the
+    others leave them alike."""
     call = _Process.calls
     _Process.calls += 1
     if _Process.worker is not None:  # a framework's own process
@@ -130,7 +132,8 @@ def interleaved(
         for _ in range(warmup + steps):
             shuffle(order)
             for name in order:
-                conn = procs[name][1]
+                proc, conn = procs[name]
+                os.kill(proc.pid, signal.SIGCONT)
                 try:
                     conn.send(True)
                     t = conn.recv()
@@ -141,8 +144,11 @@ def interleaved(
                 if isinstance(t, str):
                     raise RuntimeError(f"{name}'s step failed in its process:\n{t}")
                 times[name].append(t)
+                os.kill(proc.pid, signal.SIGSTOP)  # its threads idle, not spinning on ours
+                os.waitpid(proc.pid, os.WUNTRACED)
     finally:
         for proc, conn in procs.values():
+            os.kill(proc.pid, signal.SIGCONT)
             try:
                 conn.send(False)
             except OSError:
