@@ -138,9 +138,11 @@ def test_retained_grad_of_a_non_leaf_accumulates_out_of_place_as_in_torch() -> N
 
 
 class _DoubleKeepingRefs(Function):
-    """2x, whose backward notes a weak reference to each gradient array it returns."""
+    """2x, whose backward notes a weak reference to each gradient array it returns (new
+    arrays, as it promises with fresh_grads)."""
 
     made: list[Any] = []
+    fresh_grads = True
 
     def forward(self, a: Any) -> Any:
         return 2.0 * a
@@ -652,24 +654,28 @@ def test_grad_mode_set_by_a_call_is_per_thread() -> None:
     assert seen == {"worker": False} and cr.is_grad_enabled()
 
 
-# -- incoming gradients handed over to a formula (donated) ---------------------------------
+# -- incoming gradients the engine alone holds, reused by a rule on arrays (reuse) ---------
 
 
 class _Probe(Function):
-    """Identity that notes whether the engine donated its incoming gradient, then scales it
-    by 2 in place when it was (as a formula that takes the donation does)."""
+    """Identity that notes whether the engine let it reuse its incoming gradient, then
+    scales it by 2 in place when it did (as relu's rule on arrays does)."""
 
     seen: list[bool] = []
-    takes_donation = True
+    rule = "grad_a = 2 * grad"
+    fresh_grads = True
 
     def forward(self, a):
         return a.copy()
 
     def backward(self, grad, out):
-        mine = cr.autograd.donated(grad)
-        _Probe.seen.append(mine)
-        if mine:
-            grad.data *= 2.0
+        _Probe.seen.append(False)
+        return (grad * 2.0,)
+
+    def backward_arrays(self, grad, out, reuse):
+        _Probe.seen.append(reuse)
+        if reuse:
+            grad *= 2.0
             return (grad,)
         return (grad * 2.0,)
 
@@ -713,8 +719,8 @@ def test_a_gradient_only_the_engine_holds_is_donated() -> None:
     # The sum of two contributions is the engine's own array.
     seen, _ = _donations(lambda x, p, w: (p(x @ w) @ w).sum() + (p(x @ w) @ w * 3.0).sum())
     assert seen == [True, True]
-    # Only to a Function that takes donations.
-    plain = type("Plain", (_Probe,), {"takes_donation": False}).apply
+    # Only to a Function with a rule on arrays.
+    plain = type("Plain", (_Probe,), {"backward_arrays": None}).apply
     seen, _ = _donations(lambda x, p, w: ((plain if p is _probe else p)(x @ w) @ w).sum())
     assert seen == [False]
 
@@ -722,14 +728,14 @@ def test_a_gradient_only_the_engine_holds_is_donated() -> None:
 def test_a_gradient_held_elsewhere_is_not_donated() -> None:
     # Read-only: the broadcast view a sum's backward gives.
     assert _donations(lambda x, p, w: p(x).sum())[0] == [False]
-    # Two views of one base (a concatenation's backward slices its gradient): the first
-    # to run shares the memory; the second is then its last holder, and may take it.
+    # Two views of one base (a concatenation's backward slices its gradient): neither is
+    # the engine's alone.
     seen, _ = _donations(lambda x, p, w: (_cat([p(x), p(x * 1.0)], 1) @ _cat([w, w], 0)).sum())
-    assert seen == [False, True]
+    assert seen == [False, False]
     # One array handed to two inputs (an add gives its gradient to both): the same.
     assert _donations(lambda x, p, w: ((p(x @ w) + p(x @ w * 1.0)) @ w).sum())[0] == [
         False,
-        True,
+        False,
     ]
 
 
@@ -780,13 +786,13 @@ def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch)
     from chainrule.ops import elementwise
 
     taken = []
-    masked = elementwise._masked
+    masked = elementwise.masked
 
     def spy(g, mask, in_place=False):
         taken.append(in_place)
         return masked(g, mask, in_place)
 
-    monkeypatch.setattr(elementwise, "_masked", spy)
+    monkeypatch.setattr(elementwise, "masked", spy)
     rng = np.random.default_rng(5)
     arrays = [rng.standard_normal(s) for s in [(6, 5), (5, 7), (7, 7), (7, 3)]]
     grads = []
@@ -806,31 +812,11 @@ def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch)
     assert taken == [True, True, False]
 
 
-def test_no_donation_where_reference_counts_cannot_be_trusted(monkeypatch) -> None:
-    import sys
-
-    from chainrule import autograd
-
-    measured = autograd._SOLE
-    assert measured  # CPython with the GIL: counts are used
-    cases = [
-        (autograd, "_holders", lambda g: (3, 3, 3)),  # counts blind to a second holder
-        (sys, "_is_gil_enabled", lambda: False),  # free-threaded: counts change under us
-        (sys, "getrefcount", None),  # an interpreter without reference counts
-    ]
-    try:
-        for where, name, value in cases:
-            if value is None:
-                monkeypatch.delattr(where, name)
-            else:
-                monkeypatch.setattr(where, name, value, raising=False)
-            autograd._measure_sole()
-            assert autograd._SOLE == (), name
-            monkeypatch.undo()
-        autograd._measure_sole()
-        assert autograd._SOLE == measured
-    finally:
-        autograd._SOLE = measured
+def test_no_reuse_with_the_fast_path_off() -> None:
+    with cr.autograd.fastpath.disabled():
+        assert not cr.autograd.fastpath.enabled()
+        assert _donations(lambda x, p, w: (p(x @ w) @ w).sum())[0] == [False]
+    assert cr.autograd.fastpath.enabled()
 
 
 def _random_program(seed: int):
@@ -871,22 +857,19 @@ def _random_program(seed: int):
     return leaves, (loss if isinstance(loss, cr.Tensor) else pool[-1].sum()), retained
 
 
-def test_donation_never_changes_a_gradient(monkeypatch) -> None:
-    """200 random programs, each run with donation and without: every leaf's and every
-    retained gradient is the same to the bit."""
-    from chainrule import autograd
+def test_donation_never_changes_a_gradient() -> None:
+    """200 random programs, each run with the fast path (reuse included) and without: every
+    leaf's and every retained gradient is the same to the bit."""
 
     def grads(seed):
         leaves, loss, retained = _random_program(seed)
         loss.backward()
         return [t.grad.numpy().copy() for t in leaves + retained if t.grad is not None]
 
-    measured = autograd._SOLE
     for seed in range(200):
         with_donation = grads(seed)
-        monkeypatch.setattr(autograd, "_SOLE", ())
-        without = grads(seed)
-        monkeypatch.setattr(autograd, "_SOLE", measured)
+        with cr.autograd.fastpath.disabled():
+            without = grads(seed)
         assert len(with_donation) == len(without)
         for a, b in zip(with_donation, without, strict=True):
             np.testing.assert_array_equal(a, b)

@@ -242,7 +242,7 @@ ROWS += [
     Row("norm", lambda m, x: x.norm(), ((2, 3),), second=True),
 ]
 # Many rows of a few classes, reduced over the classes: the shape for which the reductions
-# first copy to column-major order (ops/reduce.py _outer).
+# first copy to column-major order (ops/reduce.py _column_major).
 CLASS_ROWS = [
     ("sum", lambda m, x: x.sum(-1)),
     ("mean", lambda m, x: x.mean(1, keepdim=True)),
@@ -721,13 +721,13 @@ def test_var_without_degrees_of_freedom_warns_at_the_callers_line(op: str, call:
 
 
 def test_class_rows_take_the_column_major_path() -> None:
-    """The (64, 10) rows above reach _outer's copy; fewer rows or more classes do not."""
-    from chainrule.ops.reduce import _outer
+    """The (64, 10) rows above reach _column_major's copy; fewer rows or more classes do not."""
+    from chainrule.ops.reduce import _column_major
 
     a = np.zeros((64, 10), np.float32)
-    assert _outer(a, 1).flags.f_contiguous and not _outer(a, 1).flags.c_contiguous
+    assert _column_major(a, 1).flags.f_contiguous and not _column_major(a, 1).flags.c_contiguous
     for other, dims in ((np.zeros((16, 10)), 1), (np.zeros((64, 32)), (1,)), (a, 0), (a, None)):
-        assert _outer(other, dims) is other
+        assert _column_major(other, dims) is other
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

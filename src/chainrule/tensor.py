@@ -10,9 +10,10 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from . import autograd
 from . import backend as B
-from .autograd import Function
+from .autograd import engine
+from .autograd.function import Function, register_tensor_type
+from .autograd.mode import is_grad_enabled
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import movement as M
@@ -172,7 +173,7 @@ class Tensor:
         freed afterwards unless ``retain_graph`` (or ``create_graph``) is set; with
         ``create_graph`` the backward pass is itself recorded, for higher-order gradients.
         """
-        autograd.backward(self, gradient, retain_graph, create_graph)
+        engine.backward(self, gradient, retain_graph, create_graph)
 
     def detach(self) -> Tensor:
         """The same data (shared, not copied), cut from the graph."""
@@ -207,7 +208,7 @@ class Tensor:
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if self.requires_grad and autograd.is_grad_enabled():
+        if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
                 "setitem: in-place assignment to a tensor that requires grad; do it under "
                 "cr.no_grad() (or on .data)"
@@ -1146,8 +1147,7 @@ def full_like(
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-autograd._Tensor = Tensor
-autograd._measure_sole()
+register_tensor_type(Tensor)
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import autograd
 from . import backend as B
-from .autograd import toposort
+from .autograd import engine
+from .autograd.engine import Observer, toposort
+from .autograd.function import Function
 from .scalar.engine import WEIGHTED_SUM, Value
 from .tensor import Tensor
 
@@ -21,67 +22,8 @@ if TYPE_CHECKING:
 
 
 # ---------------------------------------------------------------------------------------
-# Local rules, in the words of the backward pass: `grad` is the incoming gradient, `out` the
-# op's output, a, b, ... its inputs in order. An op missing here is described by the first
-# line of its docstring, which always starts with its formula.
-
-RULES: dict[str, str] = {
-    "Add": "grad_a = grad, grad_b = grad",
-    "Sub": "grad_a = grad, grad_b = -grad",
-    "Mul": "grad_a = grad * b, grad_b = grad * a",
-    "Div": "grad_a = grad / b, grad_b = -grad * a / b**2",
-    "Neg": "grad_a = -grad",
-    "Pow": "grad_a = grad * b * a**(b-1), grad_b = grad * out * log(a)",
-    "Exp": "grad_a = grad * out",
-    "Log": "grad_a = grad / a",
-    "Sqrt": "grad_a = grad / (2 * out)",
-    "Sin": "grad_a = grad * cos(a)",
-    "Cos": "grad_a = -grad * sin(a)",
-    "Tanh": "grad_a = grad * (1 - out**2)",
-    "Sigmoid": "grad_a = grad * out * (1 - out)",
-    "Relu": "grad_a = grad * (a > 0)",
-    "Abs": "grad_a = grad * sign(a)",
-    "Sign": "grad_a = 0",
-    "Clamp": "grad_a = grad where lo <= a <= hi, else 0",
-    "Where": "grad_x = grad where cond, grad_y = grad where not cond",
-    "Maximum": "grad_a = grad where a > b, grad_b = grad where b > a (ties: half each)",
-    "Minimum": "grad_a = grad where a < b, grad_b = grad where b < a (ties: half each)",
-    "Cast": "grad_a = grad cast back to a's dtype",
-    "MatMul": "grad_a = grad @ b.T, grad_b = a.T @ grad",
-    "Linear": "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows",
-    "LinearReLU": (
-        "g = grad * (out > 0), then as Linear: grad_x = g @ W, grad_W = g.T @ x, grad_b = g "
-        "summed over rows"
-    ),
-    "Conv2d": (
-        "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
-        "summed over n, i, j"
-    ),
-    "Conv2dReLU": (
-        "g = grad * (out > 0), then as Conv2d: grad_x = ConvTranspose2d(g, w), grad_w = "
-        "Conv2dWeightGrad(x, g), grad_b = g summed over n, i, j"
-    ),
-    "Einsum": "grad_i = einsum of grad with the other operands, onto operand i's letters",
-    "Reshape": "grad_a = grad reshaped to a's shape",
-    "Permute": "grad_a = grad permuted back by the inverse order",
-    "Expand": "grad_a = grad (the engine sums it over the expanded dims)",
-    "GetItem": "grad_a = zeros like a, with grad added at index",
-    "IndexAdd": "grad_a = grad[index]",
-    "Cat": "grad_i = the slice of grad that input i filled",
-    "Pad": "grad_a = grad with the padding cut off",
-    "Gather": "grad_a = zeros like a, with grad added where the values were gathered",
-    "Sum": "grad_a = grad expanded back to a's shape",
-    "Mean": "grad_a = grad / n expanded back to a's shape (n = number of values averaged)",
-    "Amax": "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere",
-    "Amin": "grad_a = grad at the minima (shared equally among ties), 0 elsewhere",
-    "LogSumExp": "grad_a = grad * softmax(a)",
-    "Softmax": "grad_a = out * (grad - sum(grad * out, dim))",
-    "LogSoftmax": "grad_a = grad - exp(out) * sum(grad, dim)",
-    "CrossEntropy": (
-        "grad_a = grad * w_t / D * (softmax(a) - onehot(t)), t each row's target class, w_t "
-        "its weight (1 if none), D the counted weights' sum for 'mean' (else 1)"
-    ),
-}
+# Local rules: a Tensor op's is its Function's ``rule``, in the words of the backward pass
+# (`grad` the incoming gradient, `out` the op's output, a, b, ... its inputs in order).
 
 # Names of the inputs where they are not a, b, c, ...
 _ROLES: dict[str, tuple[str, ...]] = {"Where": ("cond", "x", "y"), "Gather": ("a", "index")}
@@ -100,10 +42,11 @@ VALUE_RULES: dict[str, str] = {
 }
 
 
-def rule(fn: autograd.Function) -> str:
-    """The local rule of a recorded op, as a short formula."""
-    if fn.name in RULES:
-        return RULES[fn.name]
+def rule(fn: Function) -> str:
+    """The local rule of a recorded op, as a short formula: its Function's ``rule``, or for a
+    Function without one (a user's), its docstring's first line."""
+    if fn.rule:
+        return fn.rule
     doc = (type(fn).__doc__ or "").strip()
     return doc.splitlines()[0] if doc else f"{fn.name}: no rule recorded"
 
@@ -117,7 +60,7 @@ def _value_rule(op: str) -> str:
     return "the local derivatives it recorded"
 
 
-def _role(fn: autograd.Function, i: int, n: int) -> str:
+def _role(fn: Function, i: int, n: int) -> str:
     roles = _ROLES.get(fn.name)
     if roles is not None and i < len(roles):
         return roles[i]
@@ -383,7 +326,7 @@ def _broadcast(role: str, shape: Sequence[int], raw: Sequence[int]) -> str:
     return f"{role}: {_shape(shape)} was broadcast to {_shape(raw)}; gradient summed over {where}"
 
 
-def _matmul_shapes(fn: autograd.Function, i: int, grad: Sequence[int]) -> str:
+def _matmul_shapes(fn: Function, i: int, grad: Sequence[int]) -> str:
     """The product that made a MatMul input's gradient, in shapes (2-D operands only)."""
     a, b = fn.inputs  # type: ignore[misc]
     if a.ndim != 2 or b.ndim != 2:
@@ -422,8 +365,8 @@ def explain(
             "explain: the tensor does not require grad and has no grad_fn; set "
             "requires_grad=True on an input (or check for a no_grad block)"
         )
-    seed = autograd._seed(root, gradient, "explain")
-    sweep = list(reversed(toposort((root,), autograd._grad_parents)))  # run_backward's order
+    seed = engine.seed(root, gradient, "explain")
+    sweep = list(reversed(toposort((root,), engine.grad_parents)))  # run_backward's order
     step = {id(t): k for k, t in enumerate(sweep, 1)}
 
     def name(t: Tensor) -> str:
@@ -438,22 +381,27 @@ def explain(
         "Nodes are swept in reverse topological order, each after all of its consumers.",
     ]
 
-    def on_step(t: Tensor, g: Tensor, steps: list[tuple[int, Any, Tensor, Tensor]]) -> None:
-        fn = t.grad_fn
-        if fn is None:
+    class Teller(Observer):
+        """Tells each step as the real backward pass takes it."""
+
+        def node(self, t: Tensor, g: Tensor) -> None:
+            fn = t.grad_fn
+            if fn is None:
+                lines.append(
+                    f"#{step[id(t)]} leaf {name(t)} {_shape(t.shape)}: gradient "
+                    f"{_shape(g.shape)} added to its .grad (norm {_norm(g):.4f})"
+                )
+                return
+            self.incoming = g.shape
             lines.append(
-                f"#{step[id(t)]} leaf {name(t)} {_shape(t.shape)}: gradient {_shape(g.shape)} "
-                f"added to its .grad (norm {_norm(g):.4f})"
+                f"{name(t)} -> {_shape(t.shape)}, incoming grad {_shape(g.shape)}\n"
+                f"    rule: {rule(fn)}"
             )
-            return
-        lines.append(
-            f"{name(t)} -> {_shape(t.shape)}, incoming grad {_shape(g.shape)}\n    rule: {rule(fn)}"
-        )
-        n = len(fn.inputs or ())
-        for i, x, raw, final in steps:
-            role = _role(fn, i, n)
+
+        def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, final: Tensor) -> None:
+            role = _role(fn, i, len(fn.inputs or ()))
             text = f"    {role} = {name(x)} {_shape(x.shape)} gets grad {_shape(raw.shape)}"
-            if fn.name == "MatMul" and (detail := _matmul_shapes(fn, i, g.shape)):
+            if fn.name == "MatMul" and (detail := _matmul_shapes(fn, i, self.incoming)):
                 text += f" = {detail}"
             lines.append(text)
             if raw.shape != final.shape:
@@ -461,7 +409,7 @@ def explain(
             if raw.dtype != final.dtype:
                 lines.append(f"      {role}: gradient cast from {raw.dtype} to {final.dtype}")
 
-    autograd.run_backward([root], [seed], retain_graph, False, on_step=on_step)
+    engine.backward(root, seed, retain_graph, observer=Teller(), op="explain")
     if not retain_graph:
         lines.append(
             "The graph's saved values are now freed (pass retain_graph=True to keep them)."
@@ -507,4 +455,4 @@ def _explain_value(root: Value, params: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["draw_graph", "explain", "rule", "RULES", "VALUE_RULES"]
+__all__ = ["draw_graph", "explain", "rule", "VALUE_RULES"]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function, results
+from ..autograd.fastpath import relu_grad_and_sum
+from ..autograd.function import Function
 from ..backend import xp
-from .elementwise import relu_grad_and_sum
+from .elementwise import Where
 from .movement import Pad
 
 _as_strided = xp.lib.stride_tricks.as_strided
@@ -97,10 +98,16 @@ class Conv2d(Function):
     * w[o, c, p, q]  (cross-correlation, as PyTorch), computed as one batched matmul
     w (g, O/g, K) @ cols (N, g, K, Ho*Wo), K = C/g*kh*kw.
 
-    grad_x = ConvTranspose2d(g, w) (the adjoint in x), grad_w = Conv2dWeightGrad(x, g) (the
-    adjoint in w), grad_b = g summed over n, i, j. Both are primitives whose own gradients
-    are convolutions again, so gradients of any order are exact.
+    The gradients are the adjoints in x (ConvTranspose2d) and in w (Conv2dWeightGrad), both
+    primitives whose own gradients are convolutions again, so gradients of any order are
+    exact.
     """
+
+    rule = (
+        "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
+        "summed over n, i, j"
+    )
+    fresh_grads = True
 
     def forward(self, x, weight, bias, *, stride, padding, dilation, groups):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
@@ -119,7 +126,8 @@ class Conv2d(Function):
 
     def grads(self, g, g_bias=None):
         """The inputs' gradients from g, the gradient of the convolution plus bias (a Tensor,
-        or an array for first-order gradients), and g_bias, its sum over n, i, j if made."""
+        or an array for first-order gradients), and g_bias, its sum over n, i, j if made:
+        Tensors, except a g_bias given as an array."""
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         gx = gw = None
@@ -129,25 +137,32 @@ class Conv2d(Function):
             gw = Conv2dWeightGrad.apply(x, g, kernel=weight.shape[2:], **self.geometry)
         if need_b and g_bias is None:
             g_bias = g.sum(dim=(0, 2, 3))
-        return results(gx, gw, g_bias if need_b else None)
+        return gx, gw, g_bias if need_b else None
 
 
 class Conv2dReLU(Conv2d):
     """out = max(Conv2d's out, 0): a convolution then relu in one node, which nn.Sequential
-    uses for a Conv1d or Conv2d followed by a ReLU;  grad of the convolution = g where
-    out != 0, else 0 (NaN passes, as in ReLU), then Conv2d's gradients. As LinearReLU
+    uses for a Conv1d or Conv2d followed by a ReLU (see nn/fusion.py). As LinearReLU
     (ops/linalg.py): relu in place on the convolution's fresh array, and the mask in place
-    on a donated gradient (see relu_grad_and_sum).
+    on a gradient the engine alone holds (see relu_grad_and_sum).
     """
 
-    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+    rule = (
+        "g = grad where out != 0, else 0; then as Conv2d: grad_x = ConvTranspose2d(g, w), "
+        "grad_w = Conv2dWeightGrad(x, g), grad_b = g summed over n, i, j"
+    )
+    fresh_grads = True
 
     def forward(self, x, weight, bias, **geometry):
         out = super().forward(x, weight, bias, **geometry)
         return xp.maximum(out, 0, out=out)
 
     def backward(self, grad, out):
-        return self.grads(*relu_grad_and_sum(grad, out, (0, 2, 3)))
+        return self.grads(Where.apply(out.data != 0, grad, 0.0))
+
+    def backward_arrays(self, grad, out, reuse):
+        gx, gw, g_bias = self.grads(*relu_grad_and_sum(grad, out, (0, 2, 3), reuse))
+        return (None if gx is None else gx.data, None if gw is None else gw.data, g_bias)
 
 
 class ConvTranspose2d(Function):
@@ -155,9 +170,10 @@ class ConvTranspose2d(Function):
     that read xpad[n, c, y, z] of g[n, o, i, j] * w[o, c, p, q], cropped to ``size``.
     Computed as one batched matmul w^T (g, kh*kw*C/g, O/g) @ g (g, O/g, L*N), then fold.
 
-    grad_g = Conv2d(h, w), grad_w = Conv2dWeightGrad(h, g)  (h: the upstream gradient, shaped
-    like Conv2d's input).
+    h below is the upstream gradient, shaped like Conv2d's input.
     """
+
+    rule = "grad_g = Conv2d(h, w), grad_w = Conv2dWeightGrad(h, g)  (h: the incoming grad)"
 
     def forward(self, g, weight, *, size, stride, padding, dilation, groups):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
@@ -188,8 +204,10 @@ class Conv2dWeightGrad(Function):
     j*sw + q*dw]: the adjoint of Conv2d in w, one batched matmul cols (N, g, K, L) @ g^T
     summed over N.
 
-    grad_x = ConvTranspose2d(g, h), grad_g = Conv2d(x, h)  (h shaped like w).
+    h below is the upstream gradient, shaped like w.
     """
+
+    rule = "grad_x = ConvTranspose2d(g, h), grad_g = Conv2d(x, h)  (h: the incoming grad)"
 
     def forward(self, x, g, *, kernel, stride, padding, dilation, groups):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
@@ -259,11 +277,14 @@ def pool_indices(
 
 class MaxPool2d(Function):
     """out[n, c, i, j] = max_{p, q} xpad[n, c, i*sh + p*dh, j*sw + q*dw], xpad padded with
-    -inf; grad_x = g routed to the first arg-max of each window (MaxPool2dScatter).
+    -inf.
 
     Saves two small index arrays instead of windows: the winning column offset of every
     (padded row, output column) and the winning row offset of every output.
     """
+
+    rule = "grad_x = grad routed to the first arg-max of each window (MaxPool2dScatter)"
+    fresh_grads = True
 
     def forward(self, x, *, kernel, stride, padding, dilation):
         self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)
@@ -291,8 +312,10 @@ def _scatter(dest: Any, g: Any, mask: Any, overlap: bool) -> None:
 class MaxPool2dScatter(Function):
     """out = zeros shaped like MaxPool2d's input with g[n, c, i, j] added at the arg-max of
     window (i, j) (given by its row and column offsets); linear in g, and its adjoint reads
-    h at the arg-max of each window: grad_g = h gathered the same way, with Tensor ops.
+    h at the arg-max of each window.
     """
+
+    rule = "grad_g = the incoming grad read at the arg-max of each window"
 
     def forward(self, g, row_arg, col_arg, *, size, kernel, stride, padding, dilation):
         self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)

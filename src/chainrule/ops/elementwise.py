@@ -8,13 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import autograd
-from ..autograd import Function, donated, on_arrays, operands, results
+from ..autograd.fastpath import masked
+from ..autograd.function import Function, arrays_of
 from ..backend import is_floating, xp
 
 
 class Add(Function):
-    """out = a + b;  grad_a = g, grad_b = g."""
+    """out = a + b"""
+
+    rule = "grad_a = grad, grad_b = grad"
 
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
@@ -24,54 +26,79 @@ class Add(Function):
 
 
 class Sub(Function):
-    """out = a - b;  grad_a = g, grad_b = -g.  (A primitive rather than a + (-b): one node, not
-    two, on a hot path.)"""
+    """out = a - b  (a primitive rather than a + (-b): one node, not two, on a hot path)"""
+
+    rule = "grad_a = grad, grad_b = -grad"
+    fresh_grads = True
 
     def forward(self, a, b):
         return a - b
 
     def backward(self, grad, out):
-        (g,) = operands(grad)
-        return results(grad, -g if self.needs_input_grad[1] else None)
+        return grad, -grad if self.needs_input_grad[1] else None
+
+    def backward_arrays(self, grad, out, reuse):
+        return grad, -grad if self.needs_input_grad[1] else None
 
 
 class Mul(Function):
-    """out = a * b;  grad_a = g * b, grad_b = g * a."""
+    """out = a * b"""
+
+    rule = "grad_a = grad * b, grad_b = grad * a"
+    fresh_grads = True
 
     def forward(self, a, b):
         return a * b
 
     def backward(self, grad, out):
-        g, a, b = operands(grad, *self.inputs)
+        a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        return results(g * b if need_a else None, g * a if need_b else None)
+        return grad * b if need_a else None, grad * a if need_b else None
+
+    def backward_arrays(self, grad, out, reuse):
+        a, b = arrays_of(self.inputs)
+        need_a, need_b = self.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
 
 
 class Div(Function):
-    """out = a / b;  grad_a = g / b, grad_b = -g * a / b**2."""
+    """out = a / b"""
+
+    rule = "grad_a = grad / b, grad_b = -grad * out / b  (= -grad * a / b**2)"
+    fresh_grads = True
 
     def forward(self, a, b):
         return a / b
 
     def backward(self, grad, out):
-        g, a, b, o = operands(grad, *self.inputs, out)
+        b = self.inputs[1]
         need_a, need_b = self.needs_input_grad
-        return results(g / b if need_a else None, -g * o / b if need_b else None)
+        return grad / b if need_a else None, -grad * out / b if need_b else None
+
+    def backward_arrays(self, grad, out, reuse):
+        b = arrays_of(self.inputs)[1]
+        need_a, need_b = self.needs_input_grad
+        return grad / b if need_a else None, -grad * out / b if need_b else None
 
 
 class Neg(Function):
-    """out = -a;  grad_a = -g."""
+    """out = -a"""
+
+    rule = "grad_a = -grad"
+    fresh_grads = True
 
     def forward(self, a):
         return -a
 
     def backward(self, grad, out):
-        (g,) = operands(grad)
-        return results(-g)
+        return (-grad,)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (-grad,)
 
 
 class Pow(Function):
-    """out = a ** b;  grad_a = g * b * a**(b-1), grad_b = g * out * log(a).
+    """out = a ** b
 
     As PyTorch:
     - a ** -0.5 is 1 / sqrt(a), so at -0.0 it is -inf and at -inf NaN (NumPy's power gives
@@ -80,6 +107,8 @@ class Pow(Function):
     - grad_b is 0 where a == 0 and b >= 0 (the limit of a**b log a for b > 0), and
       out * log(a) = out * -inf elsewhere at a == 0 (-inf, or inf where out is -inf).
     """
+
+    rule = "grad_a = grad * b * a**(b-1), grad_b = grad * out * log(a)"
 
     def forward(self, a, b):
         rsqrt = isinstance(b, float) and b == -0.5 and isinstance(a, xp.ndarray)
@@ -118,40 +147,57 @@ class Pow(Function):
 
 
 class Exp(Function):
-    """out = exp(a);  grad_a = g * out."""
+    """out = exp(a)"""
+
+    rule = "grad_a = grad * out"
+    fresh_grads = True
 
     def forward(self, a):
         return xp.exp(a)
 
     def backward(self, grad, out):
-        g, o = operands(grad, out)
-        return results(g * o)
+        return (grad * out,)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (grad * out,)
 
 
 class Log(Function):
-    """out = log(a);  grad_a = g / a."""
+    """out = log(a)"""
+
+    rule = "grad_a = grad / a"
+    fresh_grads = True
 
     def forward(self, a):
         return xp.log(a)
 
     def backward(self, grad, out):
-        g, a = operands(grad, self.inputs[0])
-        return results(g / a)
+        return (grad / self.inputs[0],)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (grad / self.inputs[0].data,)
 
 
 class Sqrt(Function):
-    """out = sqrt(a);  grad_a = g / (2 out)."""
+    """out = sqrt(a)"""
+
+    rule = "grad_a = grad / (2 * out)"
+    fresh_grads = True
 
     def forward(self, a):
         return xp.sqrt(a)
 
     def backward(self, grad, out):
-        g, o = operands(grad, out)
-        return results(g / (o * 2.0))
+        return (grad / (out * 2.0),)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (grad / (out * 2.0),)
 
 
 class Sin(Function):
-    """out = sin(a);  grad_a = g * cos(a)."""
+    """out = sin(a)"""
+
+    rule = "grad_a = grad * cos(a)"
 
     def forward(self, a):
         return xp.sin(a)
@@ -161,7 +207,9 @@ class Sin(Function):
 
 
 class Cos(Function):
-    """out = cos(a);  grad_a = -g * sin(a)."""
+    """out = cos(a)"""
+
+    rule = "grad_a = -grad * sin(a)"
 
     def forward(self, a):
         return xp.cos(a)
@@ -171,18 +219,26 @@ class Cos(Function):
 
 
 class Tanh(Function):
-    """out = tanh(a);  grad_a = g * (1 - out**2)."""
+    """out = tanh(a)"""
+
+    rule = "grad_a = grad * (1 - out**2)"
+    fresh_grads = True
 
     def forward(self, a):
         return xp.tanh(a)
 
     def backward(self, grad, out):
-        g, o = operands(grad, out)
-        return results(g * (1.0 - o * o))
+        return (grad * (1.0 - out * out),)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (grad * (1.0 - out * out),)
 
 
 class Sigmoid(Function):
-    """out = 1 / (1 + exp(-a)), computed without overflow;  grad_a = g * out * (1 - out)."""
+    """out = 1 / (1 + exp(-a)), computed without overflow"""
+
+    rule = "grad_a = grad * out * (1 - out)"
+    fresh_grads = True
 
     def forward(self, a):
         # exp of a non-positive number only: exp(-|a|) never overflows.
@@ -190,28 +246,34 @@ class Sigmoid(Function):
         return xp.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
 
     def backward(self, grad, out):
-        g, o = operands(grad, out)
-        return results(g * o * (1.0 - o))
+        return (grad * out * (1.0 - out),)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (grad * out * (1.0 - out),)
 
 
 class Relu(Function):
-    """out = max(a, 0);  grad_a = g where not a <= 0, else 0  (relu'(0) = 0; where a is NaN
-    the gradient passes, as PyTorch's)."""
+    """out = max(a, 0)  (relu'(0) = 0; where a is NaN the gradient passes, as PyTorch's)"""
 
-    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+    rule = "grad_a = grad where out != 0 (a > 0, or NaN), else 0"
+    fresh_grads = True
 
     def forward(self, a):
         return xp.maximum(a, 0)
 
     def backward(self, grad, out):
-        (g,) = operands(grad)
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
-        # as in PyTorch. The mask is a constant: no node.
-        return results(_masked(g, out.data != 0, donated(grad)))
+        # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
+        return (Where.apply(out.data != 0, grad, 0.0),)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (masked(grad, out != 0, reuse),)
 
 
 class Abs(Function):
-    """out = |a|;  grad_a = g * sign(a)  (abs'(0) = 0)."""
+    """out = |a|  (abs'(0) = 0)"""
+
+    rule = "grad_a = grad * sign(a)"
 
     def forward(self, a):
         return xp.abs(a)
@@ -221,8 +283,9 @@ class Abs(Function):
 
 
 class Sign(Function):
-    """out = sign(a), 0 at NaN (as PyTorch, where NumPy gives NaN);  grad_a = 0 everywhere
-    it exists."""
+    """out = sign(a), 0 at NaN (as PyTorch, where NumPy gives NaN)"""
+
+    rule = "grad_a = 0 (everywhere it exists)"
 
     def forward(self, a):
         out = xp.sign(a)
@@ -233,32 +296,42 @@ class Sign(Function):
 
 
 class Clamp(Function):
-    """out = min(max(a, lo), hi);  grad_a = g where lo <= a <= hi, else 0 (as PyTorch: 0 even
-    where g is NaN or inf)."""
+    """out = min(max(a, lo), hi)  (as PyTorch, the gradient is 0 outside even where the
+    incoming one is NaN or inf)"""
 
-    takes_donation = True
+    rule = "grad_a = grad where lo <= a <= hi, else 0"
+    fresh_grads = True
 
     def forward(self, a, lo=None, hi=None):
         self.lo, self.hi = lo, hi
         return xp.clip(a, lo, hi)
 
-    def backward(self, grad, out):
+    def inside(self):
+        """Where lo <= a <= hi: a constant mask."""
         a = self.inputs[0].data
         mask = xp.ones(a.shape, dtype=bool)
         if self.lo is not None:
             mask &= a >= self.lo
         if self.hi is not None:
             mask &= a <= self.hi
-        (g,) = operands(grad)
-        return results(_masked(g, mask, donated(grad)))
+        return mask
+
+    def backward(self, grad, out):
+        return (Where.apply(self.inside(), grad, 0.0),)
+
+    def backward_arrays(self, grad, out, reuse):
+        return (masked(grad, self.inside(), reuse),)
 
 
 class Where(Function):
-    """out = x where cond else y;  grad_x = g where cond else 0, grad_y = 0 where cond else g.
+    """out = x where cond else y
 
     Selected, not multiplied by the mask (as PyTorch): a NaN or inf gradient does not leak
     into the branch not taken, so where(c, f(where(c, x, safe)), 0) has a finite gradient.
     """
+
+    rule = "grad_x = grad where cond, grad_y = grad where not cond"
+    fresh_grads = True
 
     def forward(self, cond, x, y):
         self.cond = cond
@@ -272,54 +345,20 @@ class Where(Function):
     def backward(self, grad, out):
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
-        (g,) = operands(grad)
-        return results(None, _masked(g, c) if need_x else None, _masked(g, ~c) if need_y else None)
+        gx = Where.apply(c, grad, 0.0) if need_x else None
+        return None, gx, Where.apply(c, 0.0, grad) if need_y else None
 
-
-# A float's bits read as a signed integer of its width: see _masked.
-_BITS = {2: xp.int16, 4: xp.int32, 8: xp.int64}
-
-
-def _masked(grad: Any, mask: Any, in_place: bool = False) -> Any:
-    """grad (a Tensor, or an array from operands) where mask, else 0, with NaN and inf kept
-    out of the zeros (NaN * 0 is NaN); into grad's own array if ``in_place``, for a
-    gradient the engine donated (only ever an array: nothing is donated under create_graph).
-
-    On a float array the mask multiplies grad's bits read as integers: x * 1 keeps every
-    bit, x * 0 is all bits 0, which is +0.0, whatever x was. One pass, as fast as the float
-    product, with no pass to look for NaN and inf first and no floating-point flag to
-    silence (inf * 0 raises one). A float with no integer of its width (float128) takes a
-    selection; a Tensor (create_graph) the product where it is finite, else a selection."""
-    if isinstance(grad, xp.ndarray):
-        bits = _BITS.get(grad.itemsize) if is_floating(grad.dtype) else None
-        if bits is None:
-            return xp.where(mask, grad, 0)
-        as_int = grad.view(bits)
-        if in_place:
-            as_int *= mask
-            return grad
-        return (as_int * mask).view(grad.dtype)
-    if xp.isfinite(grad.data).all():
-        return grad * mask
-    return Where.apply(mask, grad, 0.0)
-
-
-def relu_grad_and_sum(grad: Any, out: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
-    """For an op that ends in relu (LinearReLU, Conv2dReLU): the gradient before the relu,
-    grad where out != 0 else 0 (NaN passes, as in Relu), into the incoming gradient's own
-    array when the engine donated it, and its sum over ``axes``, the bias's gradient. Under
-    create_graph, Tensors and no sum (None)."""
-    mask = out.data != 0
-    if not on_arrays():
-        return _masked(grad, mask), None
-    g = _masked(grad.data, mask, donated(grad))
-    return g, g.sum(axis=axes)
+    def backward_arrays(self, grad, out, reuse):
+        _, need_x, need_y = self.needs_input_grad
+        c = self.cond
+        return None, masked(grad, c) if need_x else None, masked(grad, ~c) if need_y else None
 
 
 class Maximum(Function):
-    """out = max(a, b);  the gradient goes to the larger input; at ties it is shared equally;
-    where either is NaN (out is NaN) both get all of it, as PyTorch: each input's share is
-    0 where it loses, 1/2 at a tie, 1 otherwise."""
+    """out = max(a, b);  where either is NaN (out is NaN) both inputs get all of the
+    gradient, as PyTorch: each input's share is 0 where it loses, 1/2 at a tie, 1 otherwise."""
+
+    rule = "grad_a = grad where a > b, grad_b = grad where b > a (ties: half each)"
 
     pick = staticmethod(xp.maximum)
     wins = staticmethod(xp.greater)
@@ -330,7 +369,7 @@ class Maximum(Function):
     def backward(self, grad, out):
         # The weights are found here, not in forward, which then costs nothing extra under
         # no_grad and saves nothing.
-        a, b = (x.data if isinstance(x, autograd._Tensor) else x for x in self.inputs)
+        a, b = arrays_of(self.inputs)
         need_a, need_b = self.needs_input_grad
         tie = 0.5 * (a == b)
 
@@ -344,14 +383,18 @@ class Maximum(Function):
 
 
 class Minimum(Maximum):
-    """out = min(a, b);  the gradient goes to the smaller input; at ties it is shared equally."""
+    """out = min(a, b)"""
+
+    rule = "grad_a = grad where a < b, grad_b = grad where b < a (ties: half each)"
 
     pick = staticmethod(xp.minimum)
     wins = staticmethod(xp.less)
 
 
 class Cast(Function):
-    """out = a converted to dtype (a copy);  grad_a = g converted back to a's dtype."""
+    """out = a converted to dtype (a copy)"""
+
+    rule = "grad_a = grad cast back to a's dtype"
 
     def forward(self, a, dtype):
         return a.astype(dtype, copy=True)
@@ -361,16 +404,21 @@ class Cast(Function):
 
 
 class ScaleGrad(Function):
-    """out = a (a view, the same values);  grad_a = g * scale, scale a constant array that
-    broadcasts against g: what embedding's scale_grad_by_freq needs."""
+    """out = a (a view, the same values), scale a constant array that broadcasts against
+    the gradient: what embedding's scale_grad_by_freq needs"""
+
+    rule = "grad_a = grad * scale"
+    fresh_grads = True
 
     def forward(self, a, scale):
         self.scale = scale
         return a.view()
 
     def backward(self, grad, out):
-        (g,) = operands(grad)
-        return results(g * self.scale, None)
+        return grad * self.scale, None
+
+    def backward_arrays(self, grad, out, reuse):
+        return grad * self.scale, None
 
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
@@ -402,7 +450,7 @@ def _horner(coefs: tuple[float, ...], y: Any) -> Any:
 
 
 class Erf(Function):
-    """out = erf(a);  grad_a = g * 2/sqrt(pi) * exp(-a**2).
+    """out = erf(a)
 
     NumPy has no erf: two polynomials (above) give it to about one ulp in float64, each
     evaluated only where it applies (index arrays: cheaper than boolean masks). Past |x| = 6,
@@ -431,6 +479,8 @@ class Erf(Function):
         dtype = a.dtype if a.dtype.kind == "f" else xp.float32
         return out.reshape(a.shape).astype(dtype, copy=False)
 
+    rule = "grad_a = grad * 2/sqrt(pi) * exp(-a**2)"
+
     def backward(self, grad, out):
         x = self.inputs[0]
         return (grad * (-(x * x)).exp() * (2.0 / math.sqrt(math.pi)),)
@@ -444,6 +494,11 @@ class BinaryCrossEntropy(Function):
     A primitive for stability: composed from log and clamp, the gradient at p = 0 or 1
     would be 0/0.
     """
+
+    rule = (
+        "grad_p = grad * (p - t) / max(p * (1 - p), 1e-12), grad_t = grad * (log(1 - p) - "
+        "log(p)), logs clamped at -100"
+    )
 
     def forward(self, p, t):
         with xp.errstate(divide="ignore"):
@@ -474,6 +529,11 @@ class BinaryCrossEntropyWithLogits(Function):
     A primitive for stability and for the exact gradient at x = 0, where a composite of
     relu and abs would take their kinks' conventions.
     """
+
+    rule = (
+        "grad_x = grad * ((1 - t) - l * sigmoid(-x)), grad_t = grad * (-x + (w - 1) * "
+        "softplus(-x)), grad_w = grad * t * softplus(-x)"
+    )
 
     def forward(self, x, t, pos_weight=None):
         softplus = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))

@@ -5,16 +5,19 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd import Function, on_arrays, results
+from ..autograd.fastpath import relu_grad_and_sum
+from ..autograd.function import Function
 from ..backend import xp
-from . import elementwise as E
+from .elementwise import Where
 
 
 class MatMul(Function):
     """out = a @ b (NumPy's matmul rules: 1-D operands get a dim added then removed, batch
-    dims broadcast);  grad_a = g @ b^T, grad_b = a^T @ g, with the 1-D cases as outer and
-    inner products. The engine sums batch-broadcast gradients back to each input's shape.
+    dims broadcast). The engine sums batch-broadcast gradients back to each input's shape.
     """
+
+    rule = "grad_a = grad @ b.T, grad_b = a.T @ grad"
+    fresh_grads = True
 
     def forward(self, a, b):
         return xp.matmul(a, b)
@@ -86,16 +89,16 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
 
 
 class Einsum(Function):
-    """out = einsum(equation, *operands);  grad_i = einsum of g with the other operands onto
-    operand i's letters (letters only operand i has are broadcast back by expand)."""
+    """out = einsum(equation, *operands)  (letters only operand i has are broadcast back to
+    it by expand)"""
+
+    rule = "grad_i = einsum of grad with the other operands, onto operand i's letters"
 
     def forward(self, *arrays, equation):
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
         return xp.einsum(equation, *arrays, optimize=len(arrays) > 2)
 
     def backward(self, grad, out):
-        from ..tensor import einsum
-
         grads = []
         for i, (spec, need) in enumerate(zip(self.ins, self.needs_input_grad, strict=True)):
             if not need:
@@ -105,7 +108,7 @@ class Einsum(Function):
             specs = [s for j, s in enumerate(self.ins) if j != i]
             present = set(self.out).union(*specs)
             kept = "".join(c for c in spec if c in present)
-            g = einsum(",".join([self.out, *specs]) + "->" + kept, grad, *others)
+            g = Einsum.apply(grad, *others, equation=",".join([self.out, *specs]) + "->" + kept)
             x = self.inputs[i]
             if kept != spec:  # letters summed away in forward come back by broadcasting
                 shape = tuple(x.shape[spec.index(c)] if c in kept else 1 for c in spec)
@@ -115,8 +118,7 @@ class Einsum(Function):
 
 
 class Linear(Function):
-    """out = x @ W^T + b  (x (..., in), W (out, in), b (out,) or None);
-    grad_x = g @ W, grad_W = g^T @ x over all rows, grad_b = g summed over rows.
+    """out = x @ W^T + b  (x (..., in), W (out, in), b (out,) or None)
 
     A primitive rather than matmul + transpose + add for a measured speed win: one node
     instead of three, and grad_W comes out contiguous in W's (out, in) layout, so the
@@ -135,6 +137,9 @@ class Linear(Function):
     copy).
     """
 
+    rule = "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows"
+    fresh_grads = True
+
     def forward(self, x, weight, bias=None):
         if x.ndim == 2 and weight.shape[0] > x.shape[0]:  # see the class docstring
             out = xp.matmul(weight, x.T).T
@@ -145,7 +150,10 @@ class Linear(Function):
         return out
 
     def backward(self, grad, out):
-        return self.grads(grad.data if on_arrays() else grad)
+        return self.grads(grad)
+
+    def backward_arrays(self, grad, out, reuse):
+        return self.grads(grad)
 
     def grads(self, g, g_bias=None):
         """The inputs' gradients from g, the gradient of x @ W^T + b (an array for
@@ -171,13 +179,12 @@ class Linear(Function):
             gw = g2.T @ x2  # (out, in)
         if need_b and g_bias is None:
             g_bias = g2.sum(0)  # (out,)
-        return results(gx, gw, g_bias if need_b else None)
+        return gx, gw, g_bias if need_b else None
 
 
 class LinearReLU(Linear):
     """out = max(x @ W^T + b, 0): Linear then relu in one node, which nn.Sequential uses for
-    a Linear followed by a ReLU;  grad of the product = g where out != 0, else 0 (NaN passes,
-    as in ReLU), then Linear's gradients.
+    a Linear followed by a ReLU (see nn/fusion.py).
 
     The pre-activation is seen by no one, so relu runs in place on the product's fresh
     array, which is still in cache, where a ReLU node must write a new one (at batch 1024,
@@ -186,11 +193,17 @@ class LinearReLU(Linear):
     from the masked gradient (see relu_grad_and_sum).
     """
 
-    takes_donation = True  # the mask is applied in place to a gradient nothing else holds
+    rule = (
+        "g = grad where out != 0, else 0; then as Linear: grad_x = g @ W, grad_W = g.T @ x, "
+        "grad_b = g summed over rows"
+    )
 
     def forward(self, x, weight, bias=None):
         out = super().forward(x, weight, bias)
         return xp.maximum(out, 0, out=out)
 
     def backward(self, grad, out):
-        return self.grads(*E.relu_grad_and_sum(grad, out, tuple(range(out.ndim - 1))))
+        return self.grads(Where.apply(out.data != 0, grad, 0.0))
+
+    def backward_arrays(self, grad, out, reuse):
+        return self.grads(*relu_grad_and_sum(grad, out, tuple(range(out.ndim - 1)), reuse))

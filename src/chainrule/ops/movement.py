@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function
+from ..autograd.function import Function
 from ..backend import xp
 
 
 class Reshape(Function):
     """out = a viewed with a new shape;  grad_a = g reshaped back."""
+
+    rule = "grad_a = grad reshaped to a's shape"
 
     def forward(self, a, shape):
         return a.reshape(shape)
@@ -22,6 +24,8 @@ class Reshape(Function):
 
 class Permute(Function):
     """out = a with its dims reordered;  grad_a = g permuted by the inverse order."""
+
+    rule = "grad_a = grad permuted back by the inverse order"
 
     def forward(self, a, dims):
         self.dims = dims
@@ -36,6 +40,8 @@ class Expand(Function):
     """out = a broadcast to a larger shape (a read-only view);  grad_a = g, which the engine
     sums back over the broadcast dims."""
 
+    rule = "grad_a = grad (the engine sums it over the expanded dims)"
+
     def forward(self, a, shape):
         return xp.broadcast_to(a, shape)
 
@@ -49,6 +55,9 @@ def _has_int_array(index: tuple) -> bool:
 
 class GetItem(Function):
     """out = a[index];  grad_a = zeros like a with g added at index (repeats accumulate)."""
+
+    rule = "grad_a = zeros like a, with grad added at index"
+    fresh_grads = True
 
     def forward(self, a, index):
         self.index = index
@@ -65,6 +74,8 @@ class IndexAdd(Function):
     take a plain assignment, which is much faster.
     """
 
+    rule = "grad_g = grad[index]"
+
     def forward(self, g, shape, index):
         self.index = index
         out = xp.zeros(shape, dtype=g.dtype)
@@ -80,6 +91,8 @@ class IndexAdd(Function):
 
 class Cat(Function):
     """out = the inputs joined along dim;  grad_i = the slice of g that input i filled."""
+
+    rule = "grad_i = the slice of grad that input i filled"
 
     def forward(self, *arrays, dim):
         self.dim = dim
@@ -99,6 +112,8 @@ class Pad(Function):
 
     ``widths`` is NumPy's ((before, after), ...) for every dim.
     """
+
+    rule = "grad_a = grad with the padding cut off"
 
     def forward(self, a, widths, value=0.0):
         self.widths = widths
@@ -120,6 +135,9 @@ def _along(index: Any, dim: int, ndim: int) -> tuple:
 class Gather(Function):
     """out[i][j] = a[i][index[i][j]] along dim (torch.gather / take_along_dim);
     grad_a = zeros like a with g added at the gathered places."""
+
+    rule = "grad_a = zeros like a, with grad added where the values were gathered"
+    fresh_grads = True
 
     def forward(self, a, index, dim):
         self.index, self.dim = index, dim

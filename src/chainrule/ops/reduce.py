@@ -12,7 +12,7 @@ import sys
 import warnings
 from typing import Any
 
-from ..autograd import Function, on_arrays, operands, results
+from ..autograd.function import Function
 from ..backend import xp
 
 
@@ -40,7 +40,7 @@ def _count(a, dims):
     return a.size if dims is None else math.prod([a.shape[d] for d in dims])
 
 
-def _outer(a, dims):
+def _column_major(a, dims):
     """a, or a column-major copy of it where a reduction over ``dims`` runs much faster on
     that: NumPy reduces a short innermost axis one row at a time (a (1024, 10) array over
     its 10 classes: 66 us for max, 20 for sum), a copy with that axis outermost in passes
@@ -65,11 +65,13 @@ def _shift(a, dims):
 
 
 class Sum(Function):
-    """out = sum of a over dims;  grad_a = g broadcast back to a's shape."""
+    """out = sum of a over dims"""
+
+    rule = "grad_a = grad expanded back to a's shape"
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        a = _outer(a, dims)
+        a = _column_major(a, dims)
         return a.sum(axis=dims, keepdims=keepdim)  # the method skips a Python wrapper
 
     def backward(self, grad, out):
@@ -78,12 +80,14 @@ class Sum(Function):
 
 
 class Mean(Function):
-    """out = mean of a over dims;  grad_a = g / n broadcast back, n the count averaged."""
+    """out = mean of a over dims"""
+
+    rule = "grad_a = grad / n expanded back to a's shape (n = number of values averaged)"
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
         self.n = _count(a, dims)
-        return _outer(a, dims).mean(axis=dims, keepdims=keepdim)
+        return _column_major(a, dims).mean(axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
         x = self.inputs[0]
@@ -102,11 +106,14 @@ class Var(Function):
     turns inf into NaN.
     """
 
+    rule = "grad_a = 2 / (n - correction) * grad * (a - mean)"
+    fresh_grads = True
+
     def forward(self, a, dims=None, correction=1, keepdim=False, op="var"):
         self.dims, self.keepdim = dims, keepdim
         n = _count(a, dims)
         self.dof = n - correction
-        a = _outer(a, dims)
+        a = _column_major(a, dims)
         if self.dof <= 0:  # ``op``: var or std, whichever the user called
             warnings.warn(
                 f"{op}: degrees of freedom is <= 0 ({n} elements reduced, correction "
@@ -121,15 +128,22 @@ class Var(Function):
 
     def backward(self, grad, out):
         x = self.inputs[0]
-        (g,) = operands(_keep(grad, x.shape, self.dims, self.keepdim))
+        return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, None),)
+
+    def backward_arrays(self, grad, out, reuse):
+        x = self.inputs[0].data
+        return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, self.mean),)
+
+    def _grad(self, g, a, mean):
+        """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
+        forward computed; for Tensors it is a Tensor op on a, since it depends on it."""
         if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
-            at_mean = x.data == self.mean
-            return results(g * xp.where(at_mean, xp.nan, xp.inf).astype(x.dtype))
-        (a,) = operands(x)
-        # On arrays the forward's mean; under create_graph a Tensor op, as it depends on x.
-        mean = self.mean if a is not x else a.mean(dim=self.dims, keepdim=True)
+            at_mean = self.inputs[0].data == self.mean
+            return g * xp.where(at_mean, xp.nan, xp.inf).astype(a.dtype)
+        if mean is None:
+            mean = a.mean(dim=self.dims, keepdim=True)
         scale = 2.0 / self.dof if self.dof else math.inf
-        return results((scale * g) * (a - mean))
+        return (scale * g) * (a - mean)
 
 
 def _caller_level() -> int:
@@ -147,15 +161,17 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Amax(Function):
-    """out = max of a over dims;  the gradient is shared equally among tied maxima. Where
-    out is NaN, amax's gradient is NaN (no element equals it), and that of max() over all
-    dims (``nan_ties``) is shared among the NaNs, both as PyTorch's."""
+    """out = max of a over dims. Where out is NaN, amax's gradient is NaN (no element equals
+    it), and that of max() over all dims (``nan_ties``) is shared among the NaNs, both as
+    PyTorch's."""
+
+    rule = "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere"
 
     reducer = staticmethod(xp.amax)
 
     def forward(self, a, dims=None, keepdim=False, nan_ties=False):
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
-        return self.reducer(_outer(a, dims), axis=dims, keepdims=keepdim)
+        return self.reducer(_column_major(a, dims), axis=dims, keepdims=keepdim)
 
     def backward(self, grad, out):
         # The ties are found here, not in forward, which then costs nothing extra under
@@ -171,18 +187,21 @@ class Amax(Function):
 
 
 class Amin(Amax):
-    """out = min of a over dims;  the gradient is shared equally among tied minima."""
+    """out = min of a over dims"""
+
+    rule = "grad_a = grad at the minima (shared equally among ties), 0 elsewhere"
 
     reducer = staticmethod(xp.amin)
 
 
 class LogSumExp(Function):
-    """out = log(sum(exp(a))) over dims, shifted by the max so it never overflows;
-    grad_a = g * softmax(a)."""
+    """out = log(sum(exp(a))) over dims, shifted by the max so it never overflows"""
+
+    rule = "grad_a = grad * softmax(a) = grad * exp(a - out)"
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
-        a = _outer(a, dims)
+        a = _column_major(a, dims)
         m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
         out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
@@ -196,12 +215,13 @@ class LogSumExp(Function):
 
 
 class Softmax(Function):
-    """out = exp(a - max) / sum(exp(a - max)) along dim;
-    grad_a = out * (g - sum(g * out, dim))."""
+    """out = exp(a - max) / sum(exp(a - max)) along dim"""
+
+    rule = "grad_a = out * (grad - sum(grad * out, dim))"
 
     def forward(self, a, dim):
         self.dim = dim
-        a = _outer(a, dim)  # e, and out, then share its order
+        a = _column_major(a, dim)  # e, and out, then share its order
         e = xp.exp(a - _shift(a, dim))
         e /= e.sum(axis=dim, keepdims=True)
         return e
@@ -212,37 +232,41 @@ class Softmax(Function):
 
 def _log_softmax(a, dim):
     """a - logsumexp(a, dim), each row shifted by its max first."""
-    a = _outer(a, dim)  # shifted, and out, then share its order
+    a = _column_major(a, dim)  # shifted, and out, then share its order
     shifted = a - _shift(a, dim)
     shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
     return shifted
 
 
 class LogSoftmax(Function):
-    """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine);
-    grad_a = g - exp(out) * sum(g, dim)."""
+    """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine)"""
+
+    rule = "grad_a = grad - exp(out) * sum(grad, dim)"
+    fresh_grads = True
 
     def forward(self, a, dim):
         self.dim = dim
         return _log_softmax(a, dim)
 
     def backward(self, grad, out):
-        if on_arrays():  # first order: the same formula on arrays, no nodes
-            g = grad.data
-            total = _outer(g, self.dim).sum(axis=self.dim, keepdims=True)
-            return results(g - xp.exp(out.data) * total)
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
+
+    def backward_arrays(self, grad, out, reuse):
+        total = _column_major(grad, self.dim).sum(axis=self.dim, keepdims=True)
+        return (grad - xp.exp(out) * total,)
 
 
 class NLLLoss(Function):
     """out = -sum_i w_i logp[i, t_i] / D  ('mean': D = sum_i w_i; 'sum': D = 1; 'none': no sum,
-    one loss per target), t_i the target class of row i along ``class_dim``;
-    grad_logp = g * M with M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant).
+    one loss per target), t_i the target class of row i along ``class_dim``
 
     A primitive rather than gather + neg + mean for a measured speed win: one node instead
     of four on the hot path of every classifier, and a dense one-hot gradient instead of a
     scatter with repeated-index handling.
     """
+
+    rule = "grad_logp = grad * M, M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant)"
+    fresh_grads = True
 
     def forward(self, logp, target, weight, class_dim, reduction):
         # The target positions: (rows, classes) for the common (N, C) case, where plain
@@ -266,10 +290,14 @@ class NLLLoss(Function):
         onehot = self._onehot(self.inputs[0].data, -1.0)
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
-        if on_arrays():
-            onehot *= grad.data  # onehot is ours: scaled in place, no second array
-            return results(onehot, None, None)
         return grad * onehot, None, None
+
+    def backward_arrays(self, grad, out, reuse):
+        onehot = self._onehot(self.inputs[0].data, -1.0)
+        if self.reduction == "none":
+            grad = xp.expand_dims(grad, self.class_dim)  # (N, 1, d1, ...)
+        onehot *= grad  # onehot is ours: scaled in place, no second array
+        return onehot, None, None
 
     def _share(self):
         """Each target's share w_i / D of the loss: a number, or an array of the targets'
@@ -300,13 +328,17 @@ class NLLLoss(Function):
 
 class CrossEntropy(NLLLoss):
     """out = nll_loss(log_softmax(x, class_dim), target): F.cross_entropy with class
-    indices, as one node;  grad_x = grad * w_t / D * (softmax(x) - onehot(t)) (D as in
-    NLLLoss), LogSoftmax's gradient of NLLLoss's.
+    indices, as one node (LogSoftmax's gradient of NLLLoss's).
 
     One node instead of two on the hot path of every classifier, and on arrays a gradient
     made as a classifier's step by hand makes it: softmax, less the row's share at its
     target, scaled by it (four small ops where the two nodes make eleven).
     """
+
+    rule = (
+        "grad_a = grad * w_t / D * (softmax(a) - onehot(t)), t each row's target class, w_t "
+        "its weight (1 if none), D the counted weights' sum for 'mean' (else 1)"
+    )
 
     def forward(self, x, target, weight, class_dim, reduction):
         self.logp = _log_softmax(x, class_dim)
@@ -314,13 +346,15 @@ class CrossEntropy(NLLLoss):
 
     def backward(self, grad, out):
         d = self.class_dim
-        if not on_arrays():  # softmax as Tensor ops on x, so the gradient has its own graph
-            if self.reduction == "none":
-                grad = grad.unsqueeze(d)
-            softmax = self.inputs[0].softmax(d)
-            column = self._column(self._share())
-            return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
-        c = self._share() * grad.data  # each target's share of the incoming gradient
+        if self.reduction == "none":
+            grad = grad.unsqueeze(d)
+        softmax = self.inputs[0].softmax(d)  # Tensor ops on x: the gradient has its own graph
+        column = self._column(self._share())
+        return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
+
+    def backward_arrays(self, grad, out, reuse):
+        d = self.class_dim
+        c = self._share() * grad  # each target's share of the incoming gradient
         column = self._column(c)
         p = xp.exp(self.logp)  # softmax(x), a new array of our own
         p *= column
@@ -329,4 +363,4 @@ class CrossEntropy(NLLLoss):
         else:
             less = xp.take_along_axis(p, self.at, axis=d) - column
             xp.put_along_axis(p, self.at, less, axis=d)
-        return results(p, None, None)
+        return p, None, None

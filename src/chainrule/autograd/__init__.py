@@ -1,0 +1,32 @@
+"""The autograd engine: grad modes (mode.py), the Function contract (function.py), the
+backward pass (engine.py) and its speed tricks (fastpath.py). Ops live in ops/."""
+
+from . import fastpath
+from .engine import Observer, backward, grad, sum_to_shape, toposort
+from .function import Function
+from .mode import (
+    detect_anomaly,
+    enable_grad,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_detect_anomaly,
+    set_grad_enabled,
+)
+
+__all__ = [
+    "Function",
+    "Observer",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "fastpath",
+    "grad",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "no_grad",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+    "sum_to_shape",
+    "toposort",
+]

@@ -1,0 +1,404 @@
+"""The backward pass: topological order, the sweep that applies each node's rule, and the
+two ways in (``Tensor.backward`` and ``cr.grad``).
+
+What a rule is belongs to function.py; how fast the sweep goes, to fastpath.py. Anything
+that watches a pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer,
+told of each step; the sweep itself only walks, applies, unbroadcasts and adds up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from . import fastpath
+from .function import Function, all_finite, tensor_type
+from .mode import state
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:
+    """Every node reachable from ``roots``, each after all of its parents.
+
+    Iterative (an explicit stack, so no recursion limit), deterministic (parents visited in
+    the order ``parents`` gives them), nodes compared by identity: they must hash like
+    ``object`` (Tensor and Value do), which lets the set hold the nodes themselves, almost
+    twice as fast as holding their ids.
+    """
+    order: list[Any] = []
+    visited: set[Any] = set()
+    seen, mark, emit = visited.__contains__, visited.add, order.append
+    for root in roots:
+        if seen(root):
+            continue
+        mark(root)
+        stack = [(root, iter(parents(root)))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, it = stack[-1]
+            for p in it:
+                if not seen(p):
+                    mark(p)
+                    push((p, iter(parents(p))))
+                    break
+            else:
+                pop()
+                emit(node)
+    return order
+
+
+FREED = (
+    "backward: trying to backward through the graph a second time (or to use a result "
+    "whose graph was freed); its saved values were freed after the first backward. Pass "
+    "retain_graph=True to the first backward if you need to go through it again"
+)
+
+
+def grad_parents(t: Tensor) -> Sequence[Tensor]:
+    """The inputs of the node that made ``t`` that want a gradient, in recorded order."""
+    fn = t.grad_fn
+    if fn is None:
+        return ()
+    xs = fn.inputs
+    if xs is None:
+        raise RuntimeError(f"{fn.name}: {FREED}")
+    parents = []  # a loop, not a comprehension: see Function.apply
+    for x, need in zip(xs, fn.needs_input_grad, strict=True):
+        if need:
+            parents.append(x)
+    return parents
+
+
+def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
+    lead = grad.ndim - len(shape)
+    # Only broadcasting is undone: a gradient of another shape (even with as many elements)
+    # is an error, never silently reshaped.
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:], strict=True)):
+        raise ValueError(f"sum_to_shape: shape {grad.shape} is not a broadcast of {shape}")
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
+    )
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    return grad.reshape(shape) if grad.shape != shape else grad
+
+
+def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
+    """Input i's gradient as the rule returned it, made to x's shape (unbroadcast) and
+    dtype; the error names the op."""
+    d = g.data if type(g) is tensor_type() else None
+    if d is not None and d.shape == x.data.shape and d.dtype == x.data.dtype:
+        return g  # the common case, first
+    if not isinstance(g, tensor_type()):
+        raise TypeError(f"{fn.name}: backward returned {type(g).__name__} for input {i}")
+    if g.shape != x.shape:
+        try:
+            g = sum_to_shape(g, x.shape)
+        except Exception:
+            raise RuntimeError(
+                f"{fn.name}: backward returned a gradient of shape {g.shape} for input {i} "
+                f"of shape {x.shape}"
+            ) from None
+    return g if g.dtype == x.dtype else g.to(x.dtype)
+
+
+class Observer:
+    """Watches a backward pass: the engine calls ``node`` as it reaches each tensor with its
+    gradient (it returns True if it keeps that gradient), ``input`` for each gradient a
+    rule gives (as returned, and fitted to the input), and ``swept`` once the node's inputs
+    have theirs. Subclasses override what they
+    need; ``accumulates`` False keeps leaves' ``.grad`` untouched (``cr.grad``), and
+    ``plain`` (the default) has the rules run as written, in Tensor ops, with no speed
+    trick: what anomaly checks and explanations need to name and show each step."""
+
+    accumulates = True
+    plain = True
+
+    def node(self, t: Tensor, grad: Tensor) -> bool | None:
+        return None
+
+    def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, grad: Tensor) -> None:
+        pass
+
+    def swept(self, t: Tensor, grad: Tensor) -> None:
+        pass
+
+
+class PlainSweep:
+    """The rules as written: each node's ``backward`` in Tensor ops, gradients added out of
+    place (what create_graph, observers and the switched-off fast path use)."""
+
+    def gradients(self, fn: Function, grad: Tensor, out: Tensor) -> tuple[Any, ...]:
+        return fn.backward(grad, out)
+
+    def add(self, grads: dict[Any, Any], x: Tensor, g: Tensor) -> None:
+        prev = grads.get(x)
+        grads[x] = g if prev is None else prev + g
+
+    def hand_out(self, t: Tensor) -> None:
+        pass
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    root_grads: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    observer: Observer | None = None,
+) -> None:
+    """The backward pass from ``roots`` seeded with ``root_grads``: every node once, after
+    all of its consumers, its gradient given to its rule and the results added to its
+    inputs' gradients; leaves (and tensors that retain_grad) accumulate into ``.grad``."""
+    order = toposort(roots, grad_parents)
+    grads: dict[Any, Any] = {}  # tensor -> its gradient so far (tensors hash by identity)
+    for r, g in zip(roots, root_grads, strict=True):
+        grads[r] = grads[r] + g if r in grads else g
+    plain = create_graph or not fastpath.enabled() or observer is not None and observer.plain
+    sweep = PlainSweep() if plain else fastpath.ArraySweep()
+    accumulates = observer is None or observer.accumulates
+    handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
+    # Grad mode is on inside only for create_graph (so the rules record a graph of their
+    # own); set and restored here rather than by a context manager, which costs 3 us.
+    outer = state.grad_enabled, state.backward_ops
+    state.grad_enabled = create_graph
+    try:
+        for t in reversed(order):
+            g = grads.pop(t, None)
+            if g is None:
+                continue
+            if observer is not None and observer.node(t, g):
+                sweep.hand_out(t)  # the observer keeps g
+            fn = t.grad_fn
+            if accumulates and (fn is None or t._retains_grad):
+                accumulate(t, g, create_graph, handed)
+                sweep.hand_out(t)
+            if fn is None:
+                continue
+            xs = fn.inputs
+            if xs is None:
+                raise RuntimeError(f"{fn.name}: {FREED}")
+            in_grads = sweep.gradients(fn, g, t)
+            if len(in_grads) != len(xs):
+                raise RuntimeError(
+                    f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
+                )
+            for i, (x, need, raw) in enumerate(zip(xs, fn.needs_input_grad, in_grads, strict=True)):
+                if need and raw is not None:
+                    xg = fit(fn, i, x, raw)
+                    if observer is not None:
+                        observer.input(fn, i, x, raw, xg)
+                    sweep.add(grads, x, xg)
+            if observer is not None:
+                observer.swept(t, g)
+            if not retain_graph:
+                fn.release()
+    finally:
+        state.grad_enabled, state.backward_ops = outer
+
+
+def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
+    """Add gradient ``g`` into ``t.grad``."""
+    T = tensor_type()
+    if t.grad is None:
+        if create_graph:
+            t.grad = g
+            return
+        # A leaf's .grad must own its memory, since users and optimizers may change it in
+        # place: copy a view (reshape, expand), an array already handed to another leaf
+        # (Add gives the same gradient to both inputs), the caller's seed or a Tensor that
+        # requires grad (a rule that returned an input); a fresh array an op made is
+        # taken as it is, which saves a copy per parameter per step, and so is the plain
+        # Tensor around it.
+        arr = g.data
+        if arr.base is not None or not arr.flags.writeable or id(arr) in handed or g.requires_grad:
+            arr = arr.copy()
+        handed.add(id(arr))
+        t.grad = g if arr is g.data else T._make(arr, False)
+    elif create_graph:
+        t.grad = t.grad + g
+    else:
+        # A leaf's gradient adds up in place, as in PyTorch: .grad stays the same Tensor,
+        # and gradient accumulation over batches allocates nothing. Out of place if .grad
+        # is part of a graph (an earlier create_graph), read-only, or not of g's shape and
+        # dtype (assigned by hand); a retained non-leaf's too, as in PyTorch.
+        prev = t.grad
+        arr = prev.data
+        if (
+            t.grad_fn is None
+            and type(prev) is T
+            and not prev.requires_grad
+            and arr.flags.writeable
+            and arr.shape == g.data.shape
+            and arr.dtype == g.data.dtype
+        ):
+            arr += g.data
+        else:
+            t.grad = T._make(arr + g.data, False)
+
+
+class AnomalyCheck(Observer):
+    """detect_anomaly in backward: a rule that makes NaN or inf from a finite gradient is
+    reported once, by the node whose gradient it spoils, naming the op inside the rule that
+    made it (the ops note their names in ``state.backward_ops``; see function.py)."""
+
+    def __init__(self) -> None:
+        self.made: list[str] = []
+        self.incoming: tuple[int, ...] = ()
+
+    def node(self, t: Tensor, grad: Tensor) -> None:
+        self.made.clear()  # keep only what this node's rule makes
+        self.incoming = grad.shape
+        state.backward_ops = self.made
+
+    def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, grad: Tensor) -> None:
+        if not all_finite(grad):
+            made = self.made
+            by = f", made by {made[0]} in its backward formula" if made else ""
+            raise RuntimeError(
+                f"{fn.name}: backward produced NaN or inf in the gradient of input {i} "
+                f"(shape {x.shape}) of forward op {fn.name}{by} (detect_anomaly); got "
+                f"a finite incoming gradient of shape {self.incoming}"
+            )
+
+    def swept(self, t: Tensor, grad: Tensor) -> None:
+        state.backward_ops = None
+
+
+class Capture(Observer):
+    """``cr.grad``: the gradients of ``inputs`` are kept, nothing is accumulated."""
+
+    accumulates = False
+    plain = False
+
+    def __init__(self, inputs: Sequence[Tensor]) -> None:
+        self.wanted = {id(t) for t in inputs}
+        self.captured: dict[int, Tensor] = {}
+
+    def node(self, t: Tensor, grad: Tensor) -> bool:
+        if id(t) in self.wanted:
+            self.captured[id(t)] = grad
+            return True
+        return False
+
+
+class Observers(Observer):
+    """Several observers, each told of every step in turn."""
+
+    def __init__(self, *observers: Observer) -> None:
+        self.all = observers
+        self.accumulates = all(o.accumulates for o in observers)
+        self.plain = any(o.plain for o in observers)
+
+    def node(self, t: Tensor, grad: Tensor) -> bool:
+        kept = False
+        for o in self.all:
+            kept = bool(o.node(t, grad)) or kept
+        return kept
+
+    def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, grad: Tensor) -> None:
+        for o in self.all:
+            o.input(fn, i, x, raw, grad)
+
+    def swept(self, t: Tensor, grad: Tensor) -> None:
+        for o in self.all:
+            o.swept(t, grad)
+
+
+def watching(observer: Observer | None) -> Observer | None:
+    """The observer a pass gets: ``observer``, joined by the anomaly check when this thread
+    has detect_anomaly on."""
+    if not state.anomaly:
+        return observer
+    check = AnomalyCheck()
+    return check if observer is None else Observers(check, observer)
+
+
+def seed(root: Tensor, gradient: Any, op: str) -> Tensor:
+    """The gradient a backward pass starts from at ``root``: ``gradient`` checked against
+    the root's shape, or ones where the root has one element."""
+    T = tensor_type()
+    if gradient is None:
+        d = root.data
+        if d.size != 1:
+            raise RuntimeError(
+                f"{op}: grad can be implicitly created only for outputs with one element; got "
+                f"shape {root.shape}; pass gradient= (grad_outputs=) of that shape"
+            )
+        # Of one element, the shape is ndim ones: one C call, where ones() is Python that
+        # calls two (measured 9 against 18 us with the caches cold, as a step finds them).
+        return T._make(backend.xp.array(1, dtype=d.dtype, ndmin=d.ndim), False)
+    g = gradient if isinstance(gradient, T) else T(gradient, dtype=root.dtype)
+    if g.shape != root.shape:
+        raise RuntimeError(
+            f"{op}: gradient has shape {g.shape} but the output has shape {root.shape}"
+        )
+    if state.anomaly and not all_finite(g):
+        raise RuntimeError(
+            f"{op}: the gradient given holds NaN or inf (detect_anomaly); got shape {g.shape}"
+        )
+    return g if g.dtype == root.dtype else g.to(root.dtype)
+
+
+def backward(
+    root: Tensor,
+    gradient: Any = None,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    observer: Observer | None = None,
+    op: str = "backward",
+) -> None:
+    """``root.backward()``: accumulate d(root)/d(leaf) into every leaf's ``.grad``; an
+    observer, if given, is told of each step (see Observer)."""
+    if not root.requires_grad:
+        raise RuntimeError(
+            f"{op}: the tensor does not require grad and has no grad_fn; set requires_grad=True "
+            "on an input (or check for a no_grad block)"
+        )
+    start = seed(root, gradient, op)
+    run_backward([root], [start], retain_graph or create_graph, create_graph, watching(observer))
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated)."""
+    T = tensor_type()
+    outs = [outputs] if isinstance(outputs, T) else list(outputs)
+    ins = [inputs] if isinstance(inputs, T) else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, T):
+        gos: list[Any] = [grad_outputs] * len(outs)
+    else:
+        gos = list(grad_outputs)
+    for i, o in enumerate(outs):
+        if not o.requires_grad:
+            raise RuntimeError(f"grad: output {i} does not require grad and has no grad_fn")
+    for i, x in enumerate(ins):
+        if not x.requires_grad:
+            raise RuntimeError(f"grad: input {i} does not require grad")
+    if len(gos) != len(outs):
+        raise ValueError(
+            f"grad: got {len(gos)} grad_outputs for {len(outs)} outputs; give one per output"
+        )
+    seeds = [seed(o, g, "grad") for o, g in zip(outs, gos, strict=True)]
+    retain = create_graph if retain_graph is None else retain_graph
+    capture = Capture(ins)
+    run_backward(outs, seeds, retain, create_graph, watching(capture))
+    result = []
+    for i, x in enumerate(ins):
+        g = capture.captured.get(id(x))
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"grad: input {i} (shape {x.shape}) was not used to compute the outputs; "
+                "pass allow_unused=True to get None for it"
+            )
+        result.append(g)
+    return tuple(result)

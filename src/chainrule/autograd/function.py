@@ -1,0 +1,174 @@
+"""Function: one differentiable primitive, forward and backward side by side, and the graph
+node that records it once applied.
+
+The contract every op in ops/ follows is stated here once; the backward walk is engine.py's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from .mode import state
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+class _Types:
+    tensor: Any = None  # the Tensor class, registered by tensor.py (imports flow downward)
+
+
+def register_tensor_type(cls: type) -> None:
+    """Tell the engine which class wraps arrays: tensor.py calls this once, at import."""
+    _Types.tensor = cls
+
+
+def tensor_type() -> Any:
+    """The Tensor class (see register_tensor_type)."""
+    return _Types.tensor
+
+
+class Function:
+    """A differentiable primitive and, once applied, the graph node that recorded it.
+
+    The contract, for every subclass:
+
+    - ``forward(self, *arrays, **options) -> array`` computes on arrays, saving on ``self``
+      whatever backward needs.
+    - ``backward(self, grad, out) -> tuple`` is the rule, written with Tensor ops so that
+      it is differentiable (create_graph and anomaly mode run it as it is): ``grad`` is the
+      gradient of the output Tensor ``out``; it returns one gradient (a Tensor, or None) per
+      input, in the *output's* broadcast shape. The engine alone sums a gradient back to
+      its input's shape and dtype.
+    - ``rule`` (a class attribute) is the rule as one line of text, in the words of the
+      backward pass (``grad``, ``out``, inputs a, b, ...): what explanations and drawings
+      show. The docstring's first line gives the forward formula.
+    - Optionally, ``backward_arrays(self, grad, out, reuse)``: the same rule on arrays, for
+      first-order gradients when it pays to skip the Tensor ops' bookkeeping (see
+      fastpath.py, which decides when it runs). ``reuse`` says the engine alone holds
+      ``grad``, which the method may then overwrite and return.
+    - ``fresh_grads`` (a class attribute) promises that every gradient either rule returns,
+      other than the incoming one, is new memory held nowhere else (not saved, not a view
+      of an input), so the engine may later write into it.
+
+    ``self.inputs`` holds the inputs (Tensors, or plain numbers), and
+    ``self.needs_input_grad`` says which want a gradient. The node keeps its inputs, never
+    its output, so a graph holds no reference cycle.
+    """
+
+    __slots__ = ("inputs", "needs_input_grad", "__dict__")
+
+    inputs: tuple[Any, ...] | None
+    needs_input_grad: tuple[bool, ...]
+    rule = ""
+    fresh_grads = False
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def release(self) -> None:
+        """Free what the node saved: its inputs and forward's arrays (after a backward pass
+        that does not retain the graph)."""
+        self.inputs = None
+        self.__dict__.clear()
+
+    @classmethod
+    def apply(cls, *inputs: Any, **options: Any) -> Tensor:
+        """Run forward on the inputs' arrays; record a node if grad mode is on and an input
+        requires grad. Inputs are Tensors or plain Python numbers."""
+        T = _Types.tensor
+        fn = cls()
+        # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
+        # each a call of its own (until Python 3.12), on the hot path of every op.
+        arrays, needs = [], []
+        for x in inputs:
+            if isinstance(x, T):
+                arrays.append(x.data)
+                needs.append(x.requires_grad)
+            else:
+                arrays.append(x)
+                needs.append(False)
+        try:
+            out_data = fn.forward(*arrays, **options)
+        except Exception as err:
+            # NumPy's own message names neither the op nor the shapes; add them.
+            raise _forward_error(cls.__name__.lower(), err, inputs) from None
+        record = state.grad_enabled and True in needs
+        out = T._make(out_data, record)
+        if record:
+            fn.inputs = inputs
+            fn.needs_input_grad = tuple(needs)
+            out.grad_fn = fn
+        if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
+            _forward_anomaly(cls.__name__, inputs, out_data)
+        return out
+
+
+def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A node's inputs as its forward saw them, for ``backward_arrays``: each Tensor's array,
+    anything else as it is."""
+    T = _Types.tensor
+    out = []  # a loop, not a comprehension: see Function.apply
+    for x in inputs:
+        out.append(x.data if isinstance(x, T) else x)
+    return tuple(out)
+
+
+def all_finite(x: Any) -> bool:
+    """Whether a Tensor, array or number holds no NaN or inf (integers always)."""
+    arr = x.data if isinstance(x, _Types.tensor) else x
+    if isinstance(arr, backend.ndarray) and arr.dtype.kind != "f":
+        return True
+    return bool(backend.xp.all(backend.xp.isfinite(arr)))
+
+
+def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
+    """An op made NaN or inf from finite inputs: raise, naming it, its input shapes and what
+    it made; inside a backward formula, only note it for the engine's check of the node."""
+    ops = state.backward_ops
+    if ops is not None:
+        ops.append(op)
+        return
+    shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
+    xp = backend.xp
+    nan = int(xp.isnan(out).sum())
+    inf = int(xp.size(out)) - int(xp.isfinite(out).sum()) - nan
+    raise RuntimeError(
+        f"{op}: forward produced NaN or inf from finite inputs (detect_anomaly); got input "
+        f"shape{'s' if len(inputs) > 1 else ''} {shapes}; the output of shape "
+        f"{xp.shape(out)} holds {nan} NaN and {inf} inf"
+    )
+
+
+def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exception:
+    """The exception a failed forward re-raises: the same type, naming the op and the shapes
+    (and, for a TypeError, the dtypes) of its inputs."""
+    msg = str(err).rstrip(". ")
+    if msg.startswith(op + ":"):  # already says which op and what is wrong
+        return err
+    shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
+    if "broadcast" in msg:
+        text = f"{op}: shapes {shapes} cannot be broadcast together"
+    else:
+        text = f"{op}: {msg}; got shape{'s' if len(inputs) > 1 else ''} {shapes}"
+        if isinstance(err, TypeError):
+            text += ", dtypes " + listed(
+                [str(getattr(x, "dtype", type(x).__name__)) for x in inputs]
+            )
+    try:
+        return type(err)(text)
+    except Exception:  # an exception type that needs other arguments keeps its own message
+        return err
+
+
+def listed(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
