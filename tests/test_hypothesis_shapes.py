@@ -126,9 +126,9 @@ def test_softmax_on_random_dims(shape: tuple[int, ...], data: Any, log: bool) ->
 def test_sequential_of_linears_and_relus(
     lead: tuple[int, ...], widths: list[int], relus: list[bool], bias: bool, seed: int
 ) -> None:
-    """Random stacks of Linear layers, each followed by a ReLU or not (a Linear then a ReLU
-    runs as one LinearReLU node), on inputs of any leading shape, empty ones included: the
-    output and the gradients of the input and every parameter match PyTorch's."""
+    """Random stacks of Linear layers, each followed by a ReLU or not, on inputs of any
+    leading shape, empty ones included: the output and the gradients of the input and every
+    parameter match PyTorch's."""
 
     def layers(nn: Any) -> list[Any]:
         out: list[Any] = []

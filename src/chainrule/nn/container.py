@@ -8,7 +8,6 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from . import fusion
 from .module import Module, _walk
 
 
@@ -66,10 +65,6 @@ class Sequential(_Indexed):
 
     ``Sequential(m0, m1, ...)`` names them '0', '1', ...; ``Sequential(OrderedDict(...))``
     uses the given names. Indexing gives a module; a slice gives a Sequential keeping names.
-
-    Neighbours that fusion.py fuses run as one node (a Linear then a ReLU as LinearReLU):
-    the same values and gradients, faster; the graph then shows the one node where
-    PyTorch's shows two.
     """
 
     def __init__(self, *args: Any) -> None:
@@ -87,8 +82,8 @@ class Sequential(_Indexed):
         return getattr(self, self._index(idx))
 
     def forward(self, input: Any) -> Any:
-        for step in fusion.plan([m for _, m in self._items()]):
-            input = step(input)
+        for _, m in self._items():
+            input = m(input)
         return input
 
 

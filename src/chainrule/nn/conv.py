@@ -97,9 +97,7 @@ def _conv(
     padding: Any,
     dilation: Any,
     groups: int,
-    fn: type[conv_ops.Conv2d] = conv_ops.Conv2d,
 ) -> Tensor:
-    """The convolution by ``fn``: conv_ops.Conv2d, or a fused one such as conv_ops.Conv2dReLU."""
     x, unbatched = _batched(input, spatial, op)
     weight = as_tensor(weight)
     if weight.ndim != spatial + 2:
@@ -139,7 +137,9 @@ def _conv(
         x = x.reshape(n, c_in, 1, length)  # (N, C, 1, L)
         weight = weight.reshape(c_out, c_group, 1, kernel[0])  # (O, C/g, 1, k)
         stride, dilation, pad = (1, *stride), (1, *dilation), ((0, 0), *pad)
-    out = fn.apply(x, weight, bias, stride=stride, padding=pad, dilation=dilation, groups=groups)
+    out = conv_ops.Conv2d.apply(
+        x, weight, bias, stride=stride, padding=pad, dilation=dilation, groups=groups
+    )
     if spatial == 1:
         out = out.reshape(out.shape[0], c_out, out.shape[3])  # (N, O, 1, Lo) -> (N, O, Lo)
     return out.squeeze(0) if unbatched else out
@@ -398,10 +398,6 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return self._convolve(input, conv_ops.Conv2d)
-
-    def _convolve(self, input: Tensor, fn: type[conv_ops.Conv2d]) -> Tensor:
-        """The convolution by ``fn``: conv_ops.Conv2d, or a fused one (see fusion.py)."""
         padding: Any = self.padding
         if self.padding_mode != "zeros":  # pad the input itself (see pad), then no padding
             pairs = _conv_padding(padding, self.kernel_size, self.stride, self.dilation, self._op)
@@ -417,7 +413,6 @@ class _ConvNd(Module):
             padding,
             self.dilation,
             self.groups,
-            fn,
         )
 
     def extra_repr(self) -> str:

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.fastpath import relu_grad_and_sum
 from ..autograd.function import Function
 from ..backend import xp
-from .elementwise import Where
 from .movement import Pad
 
 _as_strided = xp.lib.stride_tricks.as_strided
@@ -122,47 +120,14 @@ class Conv2d(Function):
         return out
 
     def backward(self, grad, out):
-        return self.grads(grad)
-
-    def grads(self, g, g_bias=None):
-        """The inputs' gradients from g, the gradient of the convolution plus bias (a Tensor,
-        or an array for first-order gradients), and g_bias, its sum over n, i, j if made:
-        Tensors, except a g_bias given as an array."""
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         gx = gw = None
         if need_x:
-            gx = ConvTranspose2d.apply(g, weight, size=x.shape[2:], **self.geometry)
+            gx = ConvTranspose2d.apply(grad, weight, size=x.shape[2:], **self.geometry)
         if need_w:
-            gw = Conv2dWeightGrad.apply(x, g, kernel=weight.shape[2:], **self.geometry)
-        if need_b and g_bias is None:
-            g_bias = g.sum(dim=(0, 2, 3))
-        return gx, gw, g_bias if need_b else None
-
-
-class Conv2dReLU(Conv2d):
-    """out = max(Conv2d's out, 0): a convolution then relu in one node, which nn.Sequential
-    uses for a Conv1d or Conv2d followed by a ReLU (see nn/fusion.py). As LinearReLU
-    (ops/linalg.py): relu in place on the convolution's fresh array, and the mask in place
-    on a gradient the engine alone holds (see relu_grad_and_sum).
-    """
-
-    rule = (
-        "g = grad where out != 0, else 0; then as Conv2d: grad_x = ConvTranspose2d(g, w), "
-        "grad_w = Conv2dWeightGrad(x, g), grad_b = g summed over n, i, j"
-    )
-    fresh_grads = True
-
-    def forward(self, x, weight, bias, **geometry):
-        out = super().forward(x, weight, bias, **geometry)
-        return xp.maximum(out, 0, out=out)
-
-    def backward(self, grad, out):
-        return self.grads(Where.apply(out.data != 0, grad, 0.0))
-
-    def backward_arrays(self, grad, out, reuse):
-        gx, gw, g_bias = self.grads(*relu_grad_and_sum(grad, out, (0, 2, 3), reuse))
-        return (None if gx is None else gx.data, None if gw is None else gw.data, g_bias)
+            gw = Conv2dWeightGrad.apply(x, grad, kernel=weight.shape[2:], **self.geometry)
+        return gx, gw, grad.sum(dim=(0, 2, 3)) if need_b else None
 
 
 class ConvTranspose2d(Function):

@@ -5,10 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..autograd.fastpath import relu_grad_and_sum
 from ..autograd.function import Function
 from ..backend import xp
-from .elementwise import Where
 
 
 class MatMul(Function):
@@ -155,12 +153,12 @@ class Linear(Function):
     def backward_arrays(self, grad, out, reuse):
         return self.grads(grad)
 
-    def grads(self, g, g_bias=None):
+    def grads(self, g):
         """The inputs' gradients from g, the gradient of x @ W^T + b (an array for
-        first-order gradients, a Tensor under create_graph), and g_bias, its sum over rows
-        if already made. Written once for both; the common 2-D case calls nothing more
-        than it must, since each call on the hot path of every MLP costs about 1 us at
-        batch 32, after the products have pushed the interpreter's own data out of cache."""
+        first-order gradients, a Tensor under create_graph). Written once for both; the
+        common 2-D case calls nothing more than it must, since each call on the hot path of
+        every MLP costs about 1 us at batch 32, after the products have pushed the
+        interpreter's own data out of cache."""
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         xd = x.data
@@ -177,33 +175,4 @@ class Linear(Function):
             gx = (weight.T @ g.T).T if column_major else g @ weight
         if need_w:
             gw = g2.T @ x2  # (out, in)
-        if need_b and g_bias is None:
-            g_bias = g2.sum(0)  # (out,)
-        return gx, gw, g_bias if need_b else None
-
-
-class LinearReLU(Linear):
-    """out = max(x @ W^T + b, 0): Linear then relu in one node, which nn.Sequential uses for
-    a Linear followed by a ReLU (see nn/fusion.py).
-
-    The pre-activation is seen by no one, so relu runs in place on the product's fresh
-    array, which is still in cache, where a ReLU node must write a new one (at batch 1024,
-    784-512-512-10: about 440 against 130 us a layer). In backward the mask goes into the
-    incoming gradient in place when the engine donates it, and the bias's gradient is summed
-    from the masked gradient (see relu_grad_and_sum).
-    """
-
-    rule = (
-        "g = grad where out != 0, else 0; then as Linear: grad_x = g @ W, grad_W = g.T @ x, "
-        "grad_b = g summed over rows"
-    )
-
-    def forward(self, x, weight, bias=None):
-        out = super().forward(x, weight, bias)
-        return xp.maximum(out, 0, out=out)
-
-    def backward(self, grad, out):
-        return self.grads(Where.apply(out.data != 0, grad, 0.0))
-
-    def backward_arrays(self, grad, out, reuse):
-        return self.grads(*relu_grad_and_sum(grad, out, tuple(range(out.ndim - 1)), reuse))
+        return gx, gw, g2.sum(0) if need_b else None  # (out,) for the bias
