@@ -728,6 +728,14 @@ def test_random_programs_match_pytorch(prog: Program) -> None:
     check(prog)
 
 
+@fuzz_settings(300)
+@given(programs())
+def test_random_programs_without_the_fast_path_match_pytorch(prog: Program) -> None:
+    """The plain rules alone (every speed trick off) give PyTorch's gradients too."""
+    with cr.autograd.fastpath.disabled():
+        check(prog)
+
+
 @fuzz_settings(500)
 @given(programs())
 def test_random_programs_second_order_gradients_match_pytorch(prog: Program) -> None:

@@ -492,9 +492,20 @@ def _tensor_inputs(xs: list[Any]) -> list[Any]:
     return [x for x in xs if not isinstance(x, float)]
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fastpath", "plain"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("row", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
-def test_gradients_match_torch(row: Row, dtype: Any) -> None:
+def test_gradients_match_torch(row: Row, dtype: Any, fast: bool) -> None:
+    """Both ways: with the speed tricks (rules on arrays, buffers reused) and without."""
+    before = cr.autograd.fastpath.enabled()
+    cr.autograd.fastpath.set_enabled(fast)
+    try:
+        _check_gradients(row, dtype)
+    finally:
+        cr.autograd.fastpath.set_enabled(before)
+
+
+def _check_gradients(row: Row, dtype: Any) -> None:
     ours, theirs, out_ours, out_theirs = _run(row, dtype)
     ours, theirs = _tensor_inputs(ours), _tensor_inputs(theirs)
     keep = [i for i, t in enumerate(out_theirs) if t.requires_grad]
