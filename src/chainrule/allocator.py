@@ -1,23 +1,16 @@
 """The C allocator's settings for a training process: glibc malloc's two thresholds, which
-`chainrule train` and the benchmarks (on request) fix before they run. Importing chainrule
-never touches them: a library leaves its process's allocator to the program that owns it.
+`chainrule train` (unless CHAINRULE_FASTPATH=0) and the benchmarks (on request) fix before
+they run. Importing chainrule never touches them: a library leaves its process's allocator
+to the program that owns it.
 """
 
 from __future__ import annotations
 
 import ctypes
-import os
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters, from malloc.h
 MMAP_THRESHOLD = 32 << 20  # glibc's largest: a 4096x2048 float32 array still comes from the heap
 TRIM_THRESHOLD = 1 << 30
-
-
-def enabled() -> bool:
-    """Whether the command line fixes the thresholds: yes, unless the environment has
-    CHAINRULE_FASTPATH=0, the switch that turns every speed trick off (read as the engine's
-    fast path reads it)."""
-    return os.environ.get("CHAINRULE_FASTPATH", "1").strip() != "0"
 
 
 def steady_allocator() -> bool:
