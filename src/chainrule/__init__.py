@@ -5,8 +5,69 @@ from . import data, datasets, nn, optim, testing, utils, viz
 from .autograd import detect_anomaly, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import bool_ as bool
 from .backend import float32, float64, int32, int64, manual_seed
+from .functions import (
+    abs,
+    add,
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    broadcast_to,
+    chunk,
+    clamp,
+    clip,
+    clone,
+    cos,
+    detach,
+    div,
+    eq,
+    erf,
+    exp,
+    fill_,
+    flatten,
+    gather,
+    ge,
+    gt,
+    le,
+    log,
+    log_softmax,
+    logsumexp,
+    lt,
+    masked_fill,
+    max,
+    mean,
+    min,
+    mul,
+    ne,
+    neg,
+    norm,
+    numel,
+    permute,
+    pow,
+    relu,
+    reshape,
+    sigmoid,
+    sign,
+    sin,
+    softmax,
+    split,
+    sqrt,
+    square,
+    squeeze,
+    std,
+    sub,
+    sum,
+    swapaxes,
+    take_along_dim,
+    tanh,
+    transpose,
+    unsqueeze,
+    var,
+    zero_,
+)
 from .serialization import load, save
-from .tensor import FUNCTIONS as _FUNCTIONS
 from .tensor import (
     Tensor,
     arange,
@@ -37,8 +98,6 @@ from .tensor import (
     zeros_like,
 )
 from .viz import explain
-
-globals().update(_FUNCTIONS)  # cr.exp, cr.sum, cr.max, ...: function forms of the methods
 
 float = float32  # noqa: A001  (PyTorch's alias: cr.float is float32)
 double = float64

@@ -1148,29 +1148,3 @@ def full_like(
 
 
 register_tensor_type(Tensor)
-
-
-# ---------------------------------------------------------------------------------------
-# cr.exp(x), cr.sum(x, dim), ...: the function form of each method, made in one place.
-
-def _function(name: str) -> Any:
-    method = getattr(Tensor, name)
-
-    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:
-        return method(as_tensor(input), *args, **kwargs)
-
-    fn.__name__ = name
-    fn.__doc__ = f"The function form of Tensor.{name}."
-    return fn
-
-
-# Kept in a dict, not in this module's namespace, where sum/max/abs would shadow builtins.
-FUNCTIONS = {
-    name: _function(name)
-    for name in (
-        "abs exp log sqrt sin cos tanh sigmoid relu erf sign clamp square "
-        "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax norm "
-        "reshape flatten squeeze unsqueeze transpose permute broadcast_to split chunk gather "
-        "take_along_dim numel"
-    ).split()
-}

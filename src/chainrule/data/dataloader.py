@@ -21,8 +21,8 @@ from typing import Any
 from .. import backend
 from ..arguments import positive_int
 from ..tensor import Tensor, stack
-from .dataset import IterableDataset, Subset, TensorDataset, _generator
-from .sampler import BatchSampler, _batch_count
+from .dataset import IterableDataset, Subset, TensorDataset, generator_of
+from .sampler import BatchSampler, batch_count
 
 xp = backend.xp
 
@@ -203,7 +203,7 @@ class DataLoader:
             raise ValueError(
                 "DataLoader: batch_size=None turns batching off, so drop_last must be False"
             )
-        _generator(generator, "DataLoader")  # fail now on a wrong kind, not at the first pass
+        generator_of(generator, "DataLoader")  # fail now on a wrong kind, not at the first pass
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = shuffle
@@ -223,14 +223,14 @@ class DataLoader:
         n = len(self.dataset if self.sampler is None else self.sampler)  # type: ignore[arg-type]
         if self.batch_size is None:
             return n
-        return _batch_count(n, self.batch_size, self.drop_last)
+        return batch_count(n, self.batch_size, self.drop_last)
 
     def _order(self) -> Any:
         """The indices of one pass over a map-style dataset, as an array."""
         if self.sampler is not None:
             return xp.asarray(list(self.sampler), dtype=backend.int64)
         if self.shuffle:
-            return _generator(self.generator, "DataLoader").permutation(len(self.dataset))
+            return generator_of(self.generator, "DataLoader").permutation(len(self.dataset))
         return xp.arange(len(self.dataset))
 
     def _batches(self, size: int) -> Iterator[Any]:

@@ -176,7 +176,7 @@ def random_split(
             f"random_split: lengths must sum to the dataset's length; got {lengths} (sum "
             f"{sum(counts)}) for a dataset of {n}"
         )
-    order = _generator(generator, "random_split").permutation(n).tolist()
+    order = generator_of(generator, "random_split").permutation(n).tolist()
     out, start = [], 0
     for k in counts:
         out.append(Subset(dataset, order[start : start + k]))
@@ -184,7 +184,7 @@ def random_split(
     return out
 
 
-def _generator(generator: Any, op: str) -> Any:
+def generator_of(generator: Any, op: str) -> Any:
     """The NumPy Generator to draw from: the one given, or chainrule's global one."""
     if generator is None:
         return backend.generator()

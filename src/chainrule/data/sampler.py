@@ -15,7 +15,7 @@ from typing import Any
 from .. import backend
 from ..arguments import positive_int
 from ..tensor import Tensor
-from .dataset import _generator
+from .dataset import generator_of
 
 xp = backend.xp
 
@@ -30,7 +30,7 @@ class Sampler:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
 
-def _batch_count(n: int, batch_size: int, drop_last: bool) -> int:
+def batch_count(n: int, batch_size: int, drop_last: bool) -> int:
     """How many batches of ``batch_size`` n samples make, a short last one dropped or not."""
     return n // batch_size if drop_last else -(-n // batch_size)
 
@@ -70,7 +70,7 @@ class RandomSampler(Sampler):
     ) -> None:
         op = "RandomSampler"
         _bool(replacement, "replacement", op, TypeError)  # PyTorch's type here
-        _generator(generator, op)  # fail now on a wrong kind, not at the first pass
+        generator_of(generator, op)  # fail now on a wrong kind, not at the first pass
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -86,7 +86,7 @@ class RandomSampler(Sampler):
         n, total = len(self.data_source), self.num_samples
         if n == 0:
             raise ValueError(f"RandomSampler: cannot draw {total} indices from an empty dataset")
-        rng = _generator(self.generator, "RandomSampler")
+        rng = generator_of(self.generator, "RandomSampler")
         if self.replacement:
             return iter(rng.integers(0, n, total).tolist())
         perms = [rng.permutation(n) for _ in range(-(-total // n))]
@@ -100,12 +100,12 @@ class SubsetRandomSampler(Sampler):
     """The given ``indices`` in a random order, a fresh one each pass."""
 
     def __init__(self, indices: Sequence[int], generator: Any = None) -> None:
-        _generator(generator, "SubsetRandomSampler")
+        generator_of(generator, "SubsetRandomSampler")
         self.indices = indices
         self.generator = generator
 
     def __iter__(self) -> Iterator[Any]:
-        order = _generator(self.generator, "SubsetRandomSampler").permutation(len(self.indices))
+        order = generator_of(self.generator, "SubsetRandomSampler").permutation(len(self.indices))
         return (self.indices[i] for i in order.tolist())
 
     def __len__(self) -> int:
@@ -128,7 +128,7 @@ class WeightedRandomSampler(Sampler):
         op = "WeightedRandomSampler"
         positive_int(num_samples, "num_samples", op)
         _bool(replacement, "replacement", op)
-        _generator(generator, op)
+        generator_of(generator, op)
         w = xp.asarray(
             weights.data if isinstance(weights, Tensor) else weights, dtype=backend.float64
         )
@@ -152,7 +152,7 @@ class WeightedRandomSampler(Sampler):
                 f"{op}: without replacement, num_samples={total} draws need as many weights; "
                 f"got {n}"
             )
-        rng = _generator(self.generator, op)
+        rng = generator_of(self.generator, op)
         if self.replacement:
             return iter(rng.choice(n, total, p=w / w.sum()).tolist())
         # Successive draws without replacement, all at once: each index's weight over an
@@ -186,4 +186,4 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
-        return _batch_count(len(self.sampler), self.batch_size, self.drop_last)  # type: ignore[arg-type]
+        return batch_count(len(self.sampler), self.batch_size, self.drop_last)  # type: ignore[arg-type]

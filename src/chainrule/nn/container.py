@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .module import Module, _walk
+from .module import Module, walk_value
 
 
 def _submodules(m: Module) -> list[tuple[str, Module]]:
@@ -19,7 +19,7 @@ def _submodules(m: Module) -> list[tuple[str, Module]]:
         if isinstance(value, Module):
             items.append((name, value))
         elif isinstance(value, (list, tuple, dict)) and name != "_buffers":
-            items += [(n, sub) for kind, n, sub in _walk(name, value) if kind == "module"]
+            items += [(n, sub) for kind, n, sub in walk_value(name, value) if kind == "module"]
     return items
 
 

@@ -45,7 +45,7 @@ class IncompatibleKeys(NamedTuple):
     unexpected_keys: list[str]
 
 
-def _walk(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
+def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
     """(kind, dotted name, value) for the Parameters and Modules in one attribute value,
     looking inside lists, tuples and dicts (in their order)."""
     if isinstance(value, Parameter):
@@ -54,10 +54,10 @@ def _walk(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
         yield "module", name, value
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            yield from _walk(f"{name}.{i}", v)
+            yield from walk_value(f"{name}.{i}", v)
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _walk(f"{name}.{k}", v)
+            yield from walk_value(f"{name}.{k}", v)
 
 
 _IN_REPR: set[int] = set()  # the modules whose repr is being made, so a cycle ends
@@ -116,7 +116,7 @@ class Module:
             if name in buffers:
                 yield "buffer", name, value
             else:
-                yield from _walk(name, value)
+                yield from walk_value(name, value)
 
     def _state(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
         """The (key, tensor) pairs of state_dict: each module's parameters, then its

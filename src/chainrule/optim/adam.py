@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import backend
 from ..tensor import Tensor
-from .optimizer import Optimizer, _number, _require
+from .optimizer import Optimizer, check_number, require
 
 xp = backend.xp
 
@@ -53,13 +53,13 @@ class Adam(Optimizer):
         betas = group["betas"]
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"{name}: betas must be a pair of numbers; got {betas!r}")
-        group["betas"] = tuple(_number(name, "betas", b) for b in betas)
+        group["betas"] = tuple(check_number(name, "betas", b) for b in betas)
         for i, beta in enumerate(group["betas"]):
-            _require(0 <= beta < 1, name, f"invalid beta parameter at index {i}", beta)
-        group["eps"] = _number(name, "eps", group["eps"])
-        _require(group["eps"] >= 0, name, "invalid epsilon value", group["eps"])
-        group["weight_decay"] = _number(name, "weight_decay", group["weight_decay"])
-        _require(group["weight_decay"] >= 0, name, "invalid weight_decay value",
+            require(0 <= beta < 1, name, f"invalid beta parameter at index {i}", beta)
+        group["eps"] = check_number(name, "eps", group["eps"])
+        require(group["eps"] >= 0, name, "invalid epsilon value", group["eps"])
+        group["weight_decay"] = check_number(name, "weight_decay", group["weight_decay"])
+        require(group["weight_decay"] >= 0, name, "invalid weight_decay value",
                  group["weight_decay"])
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:

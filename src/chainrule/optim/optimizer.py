@@ -116,8 +116,8 @@ class Optimizer:
 
     def _check(self, group: dict[str, Any]) -> None:
         """Validate (and normalise to Python numbers) one group's options."""
-        group["lr"] = _number(type(self).__name__, "lr", group["lr"])
-        _require(group["lr"] >= 0, type(self).__name__, "invalid learning rate", group["lr"])
+        group["lr"] = check_number(type(self).__name__, "lr", group["lr"])
+        require(group["lr"] >= 0, type(self).__name__, "invalid learning rate", group["lr"])
 
     # -- the training loop's calls ---------------------------------------------------------
 
@@ -234,13 +234,13 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
     return Tensor._make(xp.array(value, dtype=dtype, copy=True))
 
 
-def _number(op: str, what: str, value: Any) -> float:
+def check_number(op: str, what: str, value: Any) -> float:
     """A hyperparameter as a Python float, so NumPy keeps float32 buffers float32."""
     if isinstance(value, bool) or not isinstance(value, (int, float, xp.number)):
         raise TypeError(f"{op}: {what} must be a number; got {type(value).__name__}")
     return float(value)
 
 
-def _require(ok: bool, op: str, what: str, value: Any) -> None:
+def require(ok: bool, op: str, what: str, value: Any) -> None:
     if not ok:
         raise ValueError(f"{op}: {what}; got {value}")

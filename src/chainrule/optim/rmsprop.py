@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import backend
 from ..tensor import Tensor
-from .optimizer import Optimizer, _number, _require
+from .optimizer import Optimizer, check_number, require
 
 xp = backend.xp
 
@@ -50,8 +50,8 @@ class RMSprop(Optimizer):
         super()._check(group)
         for key, what in [("alpha", "alpha"), ("eps", "epsilon"), ("weight_decay", "weight_decay"),
                           ("momentum", "momentum")]:
-            group[key] = _number("RMSprop", key, group[key])
-            _require(group[key] >= 0, "RMSprop", f"invalid {what} value", group[key])
+            group[key] = check_number("RMSprop", key, group[key])
+            require(group[key] >= 0, "RMSprop", f"invalid {what} value", group[key])
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
         lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _number, _require, add_scaled_
+from .optimizer import Optimizer, add_scaled_, check_number, require
 
 
 class SGD(Optimizer):
@@ -43,9 +43,9 @@ class SGD(Optimizer):
     def _check(self, group: dict[str, Any]) -> None:
         super()._check(group)
         for key in ("momentum", "dampening", "weight_decay"):
-            group[key] = _number("SGD", key, group[key])
-        _require(group["momentum"] >= 0, "SGD", "invalid momentum value", group["momentum"])
-        _require(group["weight_decay"] >= 0, "SGD", "invalid weight_decay value",
+            group[key] = check_number("SGD", key, group[key])
+        require(group["momentum"] >= 0, "SGD", "invalid momentum value", group["momentum"])
+        require(group["weight_decay"] >= 0, "SGD", "invalid weight_decay value",
                  group["weight_decay"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError(
