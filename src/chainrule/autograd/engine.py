@@ -90,9 +90,6 @@ def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
 def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
     """Input i's gradient as the rule returned it, made to x's shape (unbroadcast) and
     dtype; the error names the op."""
-    d = g.data if type(g) is tensor_type() else None
-    if d is not None and d.shape == x.data.shape and d.dtype == x.data.dtype:
-        return g  # the common case, first
     if not isinstance(g, tensor_type()):
         raise TypeError(f"{fn.name}: backward returned {type(g).__name__} for input {i}")
     if g.shape != x.shape:
@@ -132,7 +129,7 @@ class PlainSweep:
     """The rules as written: each node's ``backward`` in Tensor ops, gradients added out of
     place (what create_graph, observers and the switched-off fast path use)."""
 
-    def gradients(self, fn: Function, grad: Tensor, out: Tensor) -> tuple[Any, ...]:
+    def gradients(self, fn: Function, grad: Tensor, out: Tensor) -> Sequence[Any]:
         return fn.backward(grad, out)
 
     def add(self, grads: dict[Any, Any], x: Tensor, g: Tensor) -> None:
@@ -159,7 +156,9 @@ def run_backward(
         grads[r] = grads[r] + g if r in grads else g
     plain = create_graph or not fastpath.enabled() or observer is not None and observer.plain
     sweep = PlainSweep() if plain else fastpath.ArraySweep()
+    gradients, add = sweep.gradients, sweep.add
     accumulates = observer is None or observer.accumulates
+    T = tensor_type()
     handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
     # Grad mode is on inside only for create_graph (so the rules record a graph of their
     # own); set and restored here rather than by a context manager, which costs 3 us.
@@ -181,21 +180,25 @@ def run_backward(
             xs = fn.inputs
             if xs is None:
                 raise RuntimeError(f"{fn.name}: {FREED}")
-            in_grads = sweep.gradients(fn, g, t)
+            in_grads = gradients(fn, g, t)
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
                 )
-            for i, (x, need, raw) in enumerate(zip(xs, fn.needs_input_grad, in_grads, strict=True)):
+            pairs = zip(xs, fn.needs_input_grad, in_grads, strict=False)  # lengths checked
+            for i, (x, need, raw) in enumerate(pairs):
                 if need and raw is not None:
-                    xg = fit(fn, i, x, raw)
+                    d = raw.data if type(raw) is T else None  # the common case, inline:
+                    same = d is not None and d.shape == x.data.shape and d.dtype == x.data.dtype
+                    xg = raw if same else fit(fn, i, x, raw)  # x's shape and dtype already
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
-                    sweep.add(grads, x, xg)
+                    add(grads, x, xg)
             if observer is not None:
                 observer.swept(t, g)
-            if not retain_graph:
-                fn.release()
+            if not retain_graph:  # free what the node saved: its inputs and forward's arrays
+                fn.inputs = None
+                fn.__dict__.clear()
     finally:
         state.grad_enabled, state.backward_ops = outer
 

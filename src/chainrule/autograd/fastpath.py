@@ -27,7 +27,7 @@ gradient reused as above, they saved 1-3% of an MLP or CNN training step, less t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -69,43 +69,44 @@ class ArraySweep:
 
     def __init__(self) -> None:
         self.owned: set[Any] = set()
-        self.made: set[int] = set()  # ids of the last node's gradients that are new arrays
+        self.make = tensor_type()._make
+        # Of the node being swept: its incoming gradient's array, whether its rule promises
+        # fresh arrays, and whether that incoming array, returned once, stays ours.
+        self.g: Any = None
+        self.fresh = False
+        self.g_ours = False
 
-    def gradients(self, fn: Function, grad: Any, out: Any) -> tuple[Any, ...]:
-        rule = getattr(fn, "backward_arrays", None)
-        reuse = out in self.owned
-        self.owned.discard(out)
-        g = grad.data
-        if rule is None:
-            grads = fn.backward(grad, out)
-        else:
-            make = tensor_type()._make
-            grads = tuple(None if r is None else make(r, False) for r in rule(g, out.data, reuse))
-        # Ours: g itself, returned once, if it was; any other array if the op promises it;
-        # never a gradient returned for two inputs.
-        made, seen = set(), set()
-        for t in grads:
-            if t is None:
-                continue
-            if id(t) in seen:
-                made.discard(id(t))
-            elif t.data is g and reuse or t.data is not g and fn.fresh_grads:
-                made.add(id(t))
-                reuse = reuse and t.data is not g
-            seen.add(id(t))
-        self.made = made
+    def gradients(self, fn: Function, grad: Any, out: Any) -> Sequence[Any]:
+        owned = self.owned
+        reuse = out in owned
+        if reuse:
+            owned.discard(out)
+        g = self.g = grad.data
+        self.fresh = fn.fresh_grads
+        rule = fn.backward_arrays
+        if rule is None:  # the rule in Tensor ops: it writes into nothing it was given
+            self.g_ours = False
+            return fn.backward(grad, out)
+        make = self.make
+        grads = []  # a loop, not a comprehension: see Function.apply
+        passed = 0  # how many inputs g itself goes to: ours only if it was, and to one
+        for r in rule(g, out.data, reuse):
+            grads.append(None if r is None else make(r, False))
+            passed += r is g
+        self.g_ours = reuse and passed == 1
         return grads
 
     def add(self, grads: dict[Any, Any], x: Any, g: Any) -> None:
         prev = grads.get(x)
         if prev is None:
             grads[x] = g
-            if id(g) in self.made:
+            d = g.data
+            if (d is self.g and self.g_ours) or (d is not self.g and self.fresh):
                 self.owned.add(x)
         elif x in self.owned:
             prev.data += g.data  # of x's shape and dtype both, after the engine's fit
         else:
-            grads[x] = tensor_type()._make(prev.data + g.data, False)
+            grads[x] = self.make(prev.data + g.data, False)
             self.owned.add(x)
 
     def hand_out(self, t: Any) -> None:

@@ -15,18 +15,18 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-class _Types:
-    tensor: Any = None  # the Tensor class, registered by tensor.py (imports flow downward)
+_Tensor: Any = None  # the Tensor class, registered by tensor.py (imports flow downward)
 
 
 def register_tensor_type(cls: type) -> None:
     """Tell the engine which class wraps arrays: tensor.py calls this once, at import."""
-    _Types.tensor = cls
+    global _Tensor
+    _Tensor = cls
 
 
 def tensor_type() -> Any:
     """The Tensor class (see register_tensor_type)."""
-    return _Types.tensor
+    return _Tensor
 
 
 class Function:
@@ -63,6 +63,7 @@ class Function:
     needs_input_grad: tuple[bool, ...]
     rule = ""
     fresh_grads = False
+    backward_arrays: Any = None  # a method where an op has one (see the contract above)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
@@ -74,17 +75,11 @@ class Function:
     def name(self) -> str:
         return type(self).__name__
 
-    def release(self) -> None:
-        """Free what the node saved: its inputs and forward's arrays (after a backward pass
-        that does not retain the graph)."""
-        self.inputs = None
-        self.__dict__.clear()
-
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
         requires grad. Inputs are Tensors or plain Python numbers."""
-        T = _Types.tensor
+        T = _Tensor
         fn = cls()
         # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
         # each a call of its own (until Python 3.12), on the hot path of every op.
@@ -115,7 +110,7 @@ class Function:
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     """A node's inputs as its forward saw them, for ``backward_arrays``: each Tensor's array,
     anything else as it is."""
-    T = _Types.tensor
+    T = _Tensor
     out = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
         out.append(x.data if isinstance(x, T) else x)
@@ -124,7 +119,7 @@ def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def all_finite(x: Any) -> bool:
     """Whether a Tensor, array or number holds no NaN or inf (integers always)."""
-    arr = x.data if isinstance(x, _Types.tensor) else x
+    arr = x.data if isinstance(x, _Tensor) else x
     if isinstance(arr, backend.ndarray) and arr.dtype.kind != "f":
         return True
     return bool(backend.xp.all(backend.xp.isfinite(arr)))
