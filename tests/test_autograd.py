@@ -137,34 +137,6 @@ def test_retained_grad_of_a_non_leaf_accumulates_out_of_place_as_in_torch() -> N
         np.testing.assert_array_equal(first.numpy(), np.ones(3))
 
 
-class _DoubleKeepingRefs(Function):
-    """2x, whose backward notes a weak reference to each gradient array it returns (new
-    arrays, as it promises with fresh_grads)."""
-
-    made: list[Any] = []
-    fresh_grads = True
-
-    def forward(self, a: Any) -> Any:
-        return 2.0 * a
-
-    def backward(self, grad: cr.Tensor, out: cr.Tensor) -> tuple[cr.Tensor]:
-        g = grad * 2.0
-        self.made.append(weakref.ref(g.data))
-        return (g,)
-
-
-def test_engine_adds_a_second_gradient_in_place_into_one_nothing_else_holds() -> None:
-    # x feeds two branches: the first branch's gradient, held by the engine alone, takes the
-    # second's in place (no new array) and becomes x.grad as it is.
-    _DoubleKeepingRefs.made.clear()
-    x = cr.tensor([1.0, -2.0], requires_grad=True)
-    a, b = _DoubleKeepingRefs.apply(x), _DoubleKeepingRefs.apply(x)
-    (a * 3.0 + b).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 8.0])
-    first = _DoubleKeepingRefs.made[0]()
-    assert first is not None and x.grad.data is first
-
-
 def test_retain_graph_allows_a_second_backward() -> None:
     x = cr.tensor(2.0, requires_grad=True)
     y = x * x * x
@@ -654,145 +626,72 @@ def test_grad_mode_set_by_a_call_is_per_thread() -> None:
     assert seen == {"worker": False} and cr.is_grad_enabled()
 
 
-# -- incoming gradients the engine alone holds, reused by a rule on arrays (reuse) ---------
+# -- the rule the engine runs: on arrays (fast path) or in Tensor ops (plain) ---------------
 
 
 class _Probe(Function):
-    """Identity that notes whether the engine let it reuse its incoming gradient, then
-    scales it by 2 in place when it did (as relu's rule on arrays does)."""
+    """2x, noting which of its two rules the engine ran."""
 
-    seen: list[bool] = []
+    seen: list[str] = []
     rule = "grad_a = 2 * grad"
-    fresh_grads = True
 
     def forward(self, a):
-        return a.copy()
+        return 2.0 * a
 
     def backward(self, grad, out):
-        _Probe.seen.append(False)
+        _Probe.seen.append("tensors")
         return (grad * 2.0,)
 
-    def backward_arrays(self, grad, out, reuse):
-        _Probe.seen.append(reuse)
-        if reuse:
-            grad *= 2.0
-            return (grad,)
+    def backward_arrays(self, grad, out):
+        _Probe.seen.append("arrays")
         return (grad * 2.0,)
 
 
-def _probe(t: cr.Tensor) -> cr.Tensor:
-    return _Probe.apply(t)
-
-
-def _donations(build) -> tuple[list[bool], np.ndarray]:
-    """What the probes in build(x) (a scalar loss) saw in backward, and x's gradient, which
-    must equal torch's for the same program with each probe doubling its gradient."""
+@pytest.mark.parametrize(
+    "mode, expected",
+    [
+        ("backward", "arrays"),
+        ("grad", "arrays"),
+        ("create_graph", "tensors"),
+        ("anomaly", "tensors"),
+        ("explain", "tensors"),
+        ("fastpath off", "tensors"),
+    ],
+)
+def test_the_engine_picks_the_rule_on_arrays_only_for_first_order_gradients(mode, expected):
     _Probe.seen = []
-    arr = np.random.default_rng(0).standard_normal((3, 4))
-    x = cr.tensor(arr, requires_grad=True)
-    build(x, _probe, W).backward()
-    tx = torch.tensor(arr, requires_grad=True)
-    build(tx, _TorchProbe.apply, torch.tensor(W.numpy())).backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
-    return _Probe.seen, x.grad.numpy()
-
-
-class _TorchProbe(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, a):
-        return a.clone()
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * 2.0
-
-
-W = cr.tensor(np.random.default_rng(1).standard_normal((4, 4)))
-
-
-def test_a_gradient_only_the_engine_holds_is_donated() -> None:
-    # A product's gradient is a fresh array: handed over.
-    assert _donations(lambda x, p, w: (p(x @ w) @ w).sum())[0] == [True]
-    # Linear's is a transposed view of a fresh array: handed over too.
-    seen, _ = _donations(lambda x, p, w: _linear(p(x * 1.0), w).sum())
-    assert seen == [True]
-    # The sum of two contributions is the engine's own array.
-    seen, _ = _donations(lambda x, p, w: (p(x @ w) @ w).sum() + (p(x @ w) @ w * 3.0).sum())
-    assert seen == [True, True]
-    # Only to a Function with a rule on arrays.
-    plain = type("Plain", (_Probe,), {"backward_arrays": None}).apply
-    seen, _ = _donations(lambda x, p, w: ((plain if p is _probe else p)(x @ w) @ w).sum())
-    assert seen == [False]
-
-
-def test_a_gradient_held_elsewhere_is_not_donated() -> None:
-    # Read-only: the broadcast view a sum's backward gives.
-    assert _donations(lambda x, p, w: p(x).sum())[0] == [False]
-    # Two views of one base (a concatenation's backward slices its gradient): neither is
-    # the engine's alone.
-    seen, _ = _donations(lambda x, p, w: (_cat([p(x), p(x * 1.0)], 1) @ _cat([w, w], 0)).sum())
-    assert seen == [False, False]
-    # One array handed to two inputs (an add gives its gradient to both): the same.
-    assert _donations(lambda x, p, w: ((p(x @ w) + p(x @ w * 1.0)) @ w).sum())[0] == [
-        False,
-        False,
-    ]
-
-
-def _cat(ts, dim):
-    return cr.cat(ts, dim) if isinstance(ts[0], cr.Tensor) else torch.cat(ts, dim)
-
-
-def _linear(x, w):
-    return (cr.nn.functional if isinstance(x, cr.Tensor) else torch.nn.functional).linear(x, w)
-
-
-def test_a_retained_captured_or_seeded_gradient_is_not_donated_nor_changed() -> None:
-    _Probe.seen = []
-    x = cr.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
-    expected = 2.0 * np.ones((3, 4)) @ W.numpy().T
-    z = _probe(x @ W)  # retained: its gradient is the user's
-    z.retain_grad()
-    (z @ W).sum().backward()
-    np.testing.assert_allclose(z.grad.numpy(), np.ones((3, 4)) @ W.numpy().T)
-    z = _probe(x @ W)  # captured by grad(): returned to the user (the probe above it
-    (gz,) = cr.grad((_probe(z) @ W).sum(), [z])  # gets a product's fresh gradient)
-    np.testing.assert_allclose(gz.numpy(), expected)
-    seed = np.ones((3, 4))  # the caller's seed
-    _probe(x @ W).backward(cr.tensor(seed))
-    np.testing.assert_array_equal(seed, np.ones((3, 4)))
-    assert _Probe.seen == [False, True, False, False]
-
-
-@pytest.mark.parametrize("mode", ["create_graph", "anomaly", "explain"])
-def test_no_donation_where_gradients_are_kept_or_shown(mode: str) -> None:
-    _Probe.seen = []
-    x = cr.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
-    loss = (_probe(x @ W) @ W).sum()
-    if mode == "create_graph":
+    x = cr.tensor([1.0, -2.0], requires_grad=True)
+    loss = (_Probe.apply(x) * 3.0).sum()
+    if mode == "backward":
+        loss.backward()
+    elif mode == "grad":
+        (gx,) = cr.grad(loss, x)
+        assert gx.tolist() == [6.0, 6.0]
+    elif mode == "create_graph":
         loss.backward(create_graph=True)
     elif mode == "anomaly":
         with cr.detect_anomaly():
             loss.backward()
-    else:
+    elif mode == "explain":
         cr.explain(loss)
-    assert _Probe.seen == [False]
+    else:
+        with cr.autograd.fastpath.disabled():
+            loss.backward()
+    assert _Probe.seen == [expected]
+    assert mode == "grad" or x.grad.tolist() == [6.0, 6.0]
+
+
+def test_fastpath_switch_restores_itself() -> None:
+    before = cr.autograd.fastpath.enabled()
+    with cr.autograd.fastpath.disabled():
+        assert not cr.autograd.fastpath.enabled()
+    assert cr.autograd.fastpath.enabled() == before
 
 
 @pytest.mark.parametrize("act", ["relu", "clamp"])
-def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch) -> None:
-    """An MLP whose activations take donated gradients, with a pre-activation shared by two
-    activations, an activation used twice and a retained gradient: every gradient as torch's."""
-    from chainrule.ops import elementwise
-
-    taken = []
-    masked = elementwise.masked
-
-    def spy(g, mask, in_place=False):
-        taken.append(in_place)
-        return masked(g, mask, in_place)
-
-    monkeypatch.setattr(elementwise, "masked", spy)
+def test_relu_and_clamp_in_a_shared_graph_match_torch(act: str) -> None:
+    """An MLP with a pre-activation shared by two activations, an activation used twice
+    and a retained gradient: every gradient as torch's."""
     rng = np.random.default_rng(5)
     arrays = [rng.standard_normal(s) for s in [(6, 5), (5, 7), (7, 7), (7, 3)]]
     grads = []
@@ -808,20 +707,11 @@ def test_relu_and_clamp_take_the_donation_and_match_torch(act: str, monkeypatch)
         grads.append([t.grad.numpy() for t in (x, w1, w2, w3, a)])
     for ours, theirs in zip(*grads, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
-    # c's gradient is the engine's sum, b's a product's; a's is retained, so not handed over.
-    assert taken == [True, True, False]
-
-
-def test_no_reuse_with_the_fast_path_off() -> None:
-    with cr.autograd.fastpath.disabled():
-        assert not cr.autograd.fastpath.enabled()
-        assert _donations(lambda x, p, w: (p(x @ w) @ w).sum())[0] == [False]
-    assert cr.autograd.fastpath.enabled()
 
 
 def _random_program(seed: int):
-    """A random graph over three leaves, rich in what donation must get right: relu and
-    clamp (which take donations) after fan-out, adds (one gradient to two inputs), views,
+    """A random graph over three leaves, rich in what the two kinds of rule must agree on:
+    relu and clamp after fan-out, adds (one gradient to two inputs), views,
     concatenation, products and retained gradients. Returns (leaves, loss, retained)."""
     rng = np.random.default_rng(seed)
     leaves = [cr.tensor(rng.standard_normal((4, 5)), requires_grad=True) for _ in range(3)]
@@ -857,9 +747,9 @@ def _random_program(seed: int):
     return leaves, (loss if isinstance(loss, cr.Tensor) else pool[-1].sum()), retained
 
 
-def test_donation_never_changes_a_gradient() -> None:
-    """200 random programs, each run with the fast path (reuse included) and without: every
-    leaf's and every retained gradient is the same to the bit."""
+def test_the_fast_path_never_changes_a_gradient() -> None:
+    """200 random programs, each run with the fast path and without: every leaf's and every
+    retained gradient is the same to the bit."""
 
     def grads(seed):
         leaves, loss, retained = _random_program(seed)
@@ -867,9 +757,9 @@ def test_donation_never_changes_a_gradient() -> None:
         return [t.grad.numpy().copy() for t in leaves + retained if t.grad is not None]
 
     for seed in range(200):
-        with_donation = grads(seed)
+        fast = grads(seed)
         with cr.autograd.fastpath.disabled():
             without = grads(seed)
-        assert len(with_donation) == len(without)
-        for a, b in zip(with_donation, without, strict=True):
+        assert len(fast) == len(without)
+        for a, b in zip(fast, without, strict=True):
             np.testing.assert_array_equal(a, b)

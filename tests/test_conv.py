@@ -552,7 +552,7 @@ def test_sequential_conv_relu_matches_torch(ours, theirs, args, kwargs, shape):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered")  # inf - inf in the products
-@pytest.mark.parametrize("held", [True, False], ids=["gradient-held", "gradient-donated"])
+@pytest.mark.parametrize("held", [True, False], ids=["gradient-given", "gradient-from-an-op"])
 def test_sequential_conv_relu_keeps_nan_and_inf_out_of_the_masked_gradient(held):
     """Where relu's output is 0, PyTorch's gradient is 0 even for a NaN or inf upstream."""
     model, ref = fused_pair(*FUSED_CASES["2d"][:4])

@@ -897,8 +897,8 @@ def test_regression_relu_backward_keeps_a_nan_gradient_out_of_the_zeros() -> Non
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("donated", [False, True], ids=["gradient-held", "gradient-donated"])
-def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, donated) -> None:
+@pytest.mark.parametrize("from_op", [False, True], ids=["gradient-given", "gradient-from-an-op"])
+def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, from_op) -> None:
     """relu's backward masks the gradient's bits read as integers: where the output is 0 the
     gradient is +0.0 even for NaN, inf or a negative value upstream, elsewhere it passes
     unchanged, with no floating-point warning; as torch in each float dtype, into a new array
@@ -911,7 +911,7 @@ def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, donate
         g = lib.tensor(g0, dtype=getattr(lib, dtype))
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            y = x.relu() * 1.0 if donated else x.relu()  # mul's backward makes g * 1 afresh
+            y = x.relu() * 1.0 if from_op else x.relu()  # mul's backward makes g * 1 afresh
             (gx,) = lib.autograd.grad(y, x, g)
         got.append(np.asarray(gx.detach().numpy(), dtype=np.float64))
     ours, theirs = got
@@ -920,8 +920,8 @@ def test_relu_mask_zeroes_nan_and_inf_exactly_in_both_float_dtypes(dtype, donate
     assert np.signbit(ours[5]) and np.isneginf(ours[2]) and ours[6] == 7.0
 
 
-@pytest.mark.parametrize("donated", [False, True], ids=["gradient-held", "gradient-donated"])
-def test_relu_mask_in_long_double_selects_instead(donated) -> None:
+@pytest.mark.parametrize("from_op", [False, True], ids=["gradient-given", "gradient-from-an-op"])
+def test_relu_mask_in_long_double_selects_instead(from_op) -> None:
     """A long double (float128 here) has no integer of its width to read its bits as, so
     relu's mask selects instead: the same zeros where the output is 0, NaN and inf kept
     out of them, values passed elsewhere (torch has no such dtype to compare with)."""
@@ -929,7 +929,7 @@ def test_relu_mask_in_long_double_selects_instead(donated) -> None:
     g = cr.tensor(np.array([np.nan, np.inf, np.nan, 5.0], dtype=np.longdouble))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        (gx,) = cr.autograd.grad(x.relu() * 1.0 if donated else x.relu(), x, g)
+        (gx,) = cr.autograd.grad(x.relu() * 1.0 if from_op else x.relu(), x, g)
     assert gx.dtype == np.longdouble
     np.testing.assert_array_equal(gx.data, np.array([0.0, 0.0, np.nan, 5.0]))
 

@@ -188,7 +188,7 @@ def test_sequential_linear_relu_matches_torch(dtype, shape, bias):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in matmul")  # inf - inf
-@pytest.mark.parametrize("held", [True, False], ids=["gradient-held", "gradient-donated"])
+@pytest.mark.parametrize("held", [True, False], ids=["gradient-given", "gradient-from-an-op"])
 def test_sequential_linear_relu_keeps_nan_and_inf_out_of_the_masked_gradient(held):
     """An upstream gradient with NaN and inf: where relu's output is 0, PyTorch's gradient is
     0 (not NaN * 0); elsewhere they pass. Held by the caller, relu's mask multiplies into

@@ -105,9 +105,8 @@ def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
 
 class Observer:
     """Watches a backward pass: the engine calls ``node`` as it reaches each tensor with its
-    gradient (it returns True if it keeps that gradient), ``input`` for each gradient a
-    rule gives (as returned, and fitted to the input), and ``swept`` once the node's inputs
-    have theirs. Subclasses override what they
+    gradient, ``input`` for each gradient a rule gives (as returned, and fitted to the
+    input), and ``swept`` once the node's inputs have theirs. Subclasses override what they
     need; ``accumulates`` False keeps leaves' ``.grad`` untouched (``cr.grad``), and
     ``plain`` (the default) has the rules run as written, in Tensor ops, with no speed
     trick: what anomaly checks and explanations need to name and show each step."""
@@ -115,8 +114,8 @@ class Observer:
     accumulates = True
     plain = True
 
-    def node(self, t: Tensor, grad: Tensor) -> bool | None:
-        return None
+    def node(self, t: Tensor, grad: Tensor) -> None:
+        pass
 
     def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, grad: Tensor) -> None:
         pass
@@ -125,19 +124,10 @@ class Observer:
         pass
 
 
-class PlainSweep:
-    """The rules as written: each node's ``backward`` in Tensor ops, gradients added out of
-    place (what create_graph, observers and the switched-off fast path use)."""
-
-    def gradients(self, fn: Function, grad: Tensor, out: Tensor) -> Sequence[Any]:
-        return fn.backward(grad, out)
-
-    def add(self, grads: dict[Any, Any], x: Tensor, g: Tensor) -> None:
-        prev = grads.get(x)
-        grads[x] = g if prev is None else prev + g
-
-    def hand_out(self, t: Tensor) -> None:
-        pass
+def plain_gradients(fn: Function, grad: Tensor, out: Tensor) -> Sequence[Any]:
+    """A node's input gradients by its rule as written, in Tensor ops (what create_graph,
+    the observers that need it and the switched-off fast path use)."""
+    return fn.backward(grad, out)
 
 
 def run_backward(
@@ -155,8 +145,7 @@ def run_backward(
     for r, g in zip(roots, root_grads, strict=True):
         grads[r] = grads[r] + g if r in grads else g
     plain = create_graph or not fastpath.enabled() or observer is not None and observer.plain
-    sweep = PlainSweep() if plain else fastpath.ArraySweep()
-    gradients, add = sweep.gradients, sweep.add
+    gradients = plain_gradients if plain else fastpath.gradients
     accumulates = observer is None or observer.accumulates
     T = tensor_type()
     handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
@@ -169,12 +158,11 @@ def run_backward(
             g = grads.pop(t, None)
             if g is None:
                 continue
-            if observer is not None and observer.node(t, g):
-                sweep.hand_out(t)  # the observer keeps g
+            if observer is not None:
+                observer.node(t, g)
             fn = t.grad_fn
             if accumulates and (fn is None or t._retains_grad):
                 accumulate(t, g, create_graph, handed)
-                sweep.hand_out(t)
             if fn is None:
                 continue
             xs = fn.inputs
@@ -193,7 +181,8 @@ def run_backward(
                     xg = raw if same else fit(fn, i, x, raw)  # x's shape and dtype already
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
-                    add(grads, x, xg)
+                    prev = grads.get(x)
+                    grads[x] = xg if prev is None else prev + xg
             if observer is not None:
                 observer.swept(t, g)
             if not retain_graph:  # free what the node saved: its inputs and forward's arrays
@@ -281,11 +270,9 @@ class Capture(Observer):
         self.wanted = {id(t) for t in inputs}
         self.captured: dict[int, Tensor] = {}
 
-    def node(self, t: Tensor, grad: Tensor) -> bool:
+    def node(self, t: Tensor, grad: Tensor) -> None:
         if id(t) in self.wanted:
             self.captured[id(t)] = grad
-            return True
-        return False
 
 
 class Observers(Observer):
@@ -296,11 +283,9 @@ class Observers(Observer):
         self.accumulates = all(o.accumulates for o in observers)
         self.plain = any(o.plain for o in observers)
 
-    def node(self, t: Tensor, grad: Tensor) -> bool:
-        kept = False
+    def node(self, t: Tensor, grad: Tensor) -> None:
         for o in self.all:
-            kept = bool(o.node(t, grad)) or kept
-        return kept
+            o.node(t, grad)
 
     def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, grad: Tensor) -> None:
         for o in self.all:

@@ -44,13 +44,10 @@ class Function:
     - ``rule`` (a class attribute) is the rule as one line of text, in the words of the
       backward pass (``grad``, ``out``, inputs a, b, ...): what explanations and drawings
       show. The docstring's first line gives the forward formula.
-    - Optionally, ``backward_arrays(self, grad, out, reuse)``: the same rule on arrays, for
-      first-order gradients when it pays to skip the Tensor ops' bookkeeping (see
-      fastpath.py, which decides when it runs). ``reuse`` says the engine alone holds
-      ``grad``, which the method may then overwrite and return.
-    - ``fresh_grads`` (a class attribute) promises that every gradient either rule returns,
-      other than the incoming one, is new memory held nowhere else (not saved, not a view
-      of an input), so the engine may later write into it.
+    - Optionally, ``backward_arrays(self, grad, out)``: the same rule on arrays (``grad``
+      and ``out`` arrays, arrays or None returned), for first-order gradients when it pays
+      to skip the Tensor ops' bookkeeping (see fastpath.py, which decides when it runs).
+      It must not write into ``grad``, which other nodes may hold.
 
     ``self.inputs`` holds the inputs (Tensors, or plain numbers), and
     ``self.needs_input_grad`` says which want a gradient. The node keeps its inputs, never
@@ -62,7 +59,6 @@ class Function:
     inputs: tuple[Any, ...] | None
     needs_input_grad: tuple[bool, ...]
     rule = ""
-    fresh_grads = False
     backward_arrays: Any = None  # a method where an op has one (see the contract above)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

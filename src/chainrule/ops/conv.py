@@ -105,7 +105,6 @@ class Conv2d(Function):
         "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
         "summed over n, i, j"
     )
-    fresh_grads = True
 
     def forward(self, x, weight, bias, *, stride, padding, dilation, groups):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
@@ -249,7 +248,6 @@ class MaxPool2d(Function):
     """
 
     rule = "grad_x = grad routed to the first arg-max of each window (MaxPool2dScatter)"
-    fresh_grads = True
 
     def forward(self, x, *, kernel, stride, padding, dilation):
         self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)

@@ -29,7 +29,6 @@ class Sub(Function):
     """out = a - b  (a primitive rather than a + (-b): one node, not two, on a hot path)"""
 
     rule = "grad_a = grad, grad_b = -grad"
-    fresh_grads = True
 
     def forward(self, a, b):
         return a - b
@@ -37,7 +36,7 @@ class Sub(Function):
     def backward(self, grad, out):
         return grad, -grad if self.needs_input_grad[1] else None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return grad, -grad if self.needs_input_grad[1] else None
 
 
@@ -45,7 +44,6 @@ class Mul(Function):
     """out = a * b"""
 
     rule = "grad_a = grad * b, grad_b = grad * a"
-    fresh_grads = True
 
     def forward(self, a, b):
         return a * b
@@ -55,7 +53,7 @@ class Mul(Function):
         need_a, need_b = self.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         a, b = arrays_of(self.inputs)
         need_a, need_b = self.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
@@ -65,7 +63,6 @@ class Div(Function):
     """out = a / b"""
 
     rule = "grad_a = grad / b, grad_b = -grad * out / b  (= -grad * a / b**2)"
-    fresh_grads = True
 
     def forward(self, a, b):
         return a / b
@@ -75,7 +72,7 @@ class Div(Function):
         need_a, need_b = self.needs_input_grad
         return grad / b if need_a else None, -grad * out / b if need_b else None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         b = arrays_of(self.inputs)[1]
         need_a, need_b = self.needs_input_grad
         return grad / b if need_a else None, -grad * out / b if need_b else None
@@ -85,7 +82,6 @@ class Neg(Function):
     """out = -a"""
 
     rule = "grad_a = -grad"
-    fresh_grads = True
 
     def forward(self, a):
         return -a
@@ -93,7 +89,7 @@ class Neg(Function):
     def backward(self, grad, out):
         return (-grad,)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (-grad,)
 
 
@@ -150,7 +146,6 @@ class Exp(Function):
     """out = exp(a)"""
 
     rule = "grad_a = grad * out"
-    fresh_grads = True
 
     def forward(self, a):
         return xp.exp(a)
@@ -158,7 +153,7 @@ class Exp(Function):
     def backward(self, grad, out):
         return (grad * out,)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (grad * out,)
 
 
@@ -166,7 +161,6 @@ class Log(Function):
     """out = log(a)"""
 
     rule = "grad_a = grad / a"
-    fresh_grads = True
 
     def forward(self, a):
         return xp.log(a)
@@ -174,7 +168,7 @@ class Log(Function):
     def backward(self, grad, out):
         return (grad / self.inputs[0],)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (grad / self.inputs[0].data,)
 
 
@@ -182,7 +176,6 @@ class Sqrt(Function):
     """out = sqrt(a)"""
 
     rule = "grad_a = grad / (2 * out)"
-    fresh_grads = True
 
     def forward(self, a):
         return xp.sqrt(a)
@@ -190,7 +183,7 @@ class Sqrt(Function):
     def backward(self, grad, out):
         return (grad / (out * 2.0),)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (grad / (out * 2.0),)
 
 
@@ -222,7 +215,6 @@ class Tanh(Function):
     """out = tanh(a)"""
 
     rule = "grad_a = grad * (1 - out**2)"
-    fresh_grads = True
 
     def forward(self, a):
         return xp.tanh(a)
@@ -230,7 +222,7 @@ class Tanh(Function):
     def backward(self, grad, out):
         return (grad * (1.0 - out * out),)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (grad * (1.0 - out * out),)
 
 
@@ -238,7 +230,6 @@ class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)), computed without overflow"""
 
     rule = "grad_a = grad * out * (1 - out)"
-    fresh_grads = True
 
     def forward(self, a):
         # exp of a non-positive number only: exp(-|a|) never overflows.
@@ -248,7 +239,7 @@ class Sigmoid(Function):
     def backward(self, grad, out):
         return (grad * out * (1.0 - out),)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return (grad * out * (1.0 - out),)
 
 
@@ -256,7 +247,6 @@ class Relu(Function):
     """out = max(a, 0)  (relu'(0) = 0; where a is NaN the gradient passes, as PyTorch's)"""
 
     rule = "grad_a = grad where out != 0 (a > 0, or NaN), else 0"
-    fresh_grads = True
 
     def forward(self, a):
         return xp.maximum(a, 0)
@@ -266,8 +256,8 @@ class Relu(Function):
         # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
         return (Where.apply(out.data != 0, grad, 0.0),)
 
-    def backward_arrays(self, grad, out, reuse):
-        return (masked(grad, out != 0, reuse),)
+    def backward_arrays(self, grad, out):
+        return (masked(grad, out != 0),)
 
 
 class Abs(Function):
@@ -300,7 +290,6 @@ class Clamp(Function):
     incoming one is NaN or inf)"""
 
     rule = "grad_a = grad where lo <= a <= hi, else 0"
-    fresh_grads = True
 
     def forward(self, a, lo=None, hi=None):
         self.lo, self.hi = lo, hi
@@ -319,8 +308,8 @@ class Clamp(Function):
     def backward(self, grad, out):
         return (Where.apply(self.inside(), grad, 0.0),)
 
-    def backward_arrays(self, grad, out, reuse):
-        return (masked(grad, self.inside(), reuse),)
+    def backward_arrays(self, grad, out):
+        return (masked(grad, self.inside()),)
 
 
 class Where(Function):
@@ -331,7 +320,6 @@ class Where(Function):
     """
 
     rule = "grad_x = grad where cond, grad_y = grad where not cond"
-    fresh_grads = True
 
     def forward(self, cond, x, y):
         self.cond = cond
@@ -348,7 +336,7 @@ class Where(Function):
         gx = Where.apply(c, grad, 0.0) if need_x else None
         return None, gx, Where.apply(c, 0.0, grad) if need_y else None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
         return None, masked(grad, c) if need_x else None, masked(grad, ~c) if need_y else None
@@ -408,7 +396,6 @@ class ScaleGrad(Function):
     the gradient: what embedding's scale_grad_by_freq needs"""
 
     rule = "grad_a = grad * scale"
-    fresh_grads = True
 
     def forward(self, a, scale):
         self.scale = scale
@@ -417,7 +404,7 @@ class ScaleGrad(Function):
     def backward(self, grad, out):
         return grad * self.scale, None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         return grad * self.scale, None
 
 

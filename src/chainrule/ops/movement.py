@@ -57,7 +57,6 @@ class GetItem(Function):
     """out = a[index];  grad_a = zeros like a with g added at index (repeats accumulate)."""
 
     rule = "grad_a = zeros like a, with grad added at index"
-    fresh_grads = True
 
     def forward(self, a, index):
         self.index = index
@@ -137,7 +136,6 @@ class Gather(Function):
     grad_a = zeros like a with g added at the gathered places."""
 
     rule = "grad_a = zeros like a, with grad added where the values were gathered"
-    fresh_grads = True
 
     def forward(self, a, index, dim):
         self.index, self.dim = index, dim

@@ -107,7 +107,6 @@ class Var(Function):
     """
 
     rule = "grad_a = 2 / (n - correction) * grad * (a - mean)"
-    fresh_grads = True
 
     def forward(self, a, dims=None, correction=1, keepdim=False, op="var"):
         self.dims, self.keepdim = dims, keepdim
@@ -130,7 +129,7 @@ class Var(Function):
         x = self.inputs[0]
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, None),)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         x = self.inputs[0].data
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, self.mean),)
 
@@ -242,7 +241,6 @@ class LogSoftmax(Function):
     """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine)"""
 
     rule = "grad_a = grad - exp(out) * sum(grad, dim)"
-    fresh_grads = True
 
     def forward(self, a, dim):
         self.dim = dim
@@ -251,7 +249,7 @@ class LogSoftmax(Function):
     def backward(self, grad, out):
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         total = _column_major(grad, self.dim).sum(axis=self.dim, keepdims=True)
         return (grad - xp.exp(out) * total,)
 
@@ -266,7 +264,6 @@ class NLLLoss(Function):
     """
 
     rule = "grad_logp = grad * M, M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant)"
-    fresh_grads = True
 
     def forward(self, logp, target, weight, class_dim, reduction):
         # The target positions: (rows, classes) for the common (N, C) case, where plain
@@ -292,7 +289,7 @@ class NLLLoss(Function):
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
         return grad * onehot, None, None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         onehot = self._onehot(self.inputs[0].data, -1.0)
         if self.reduction == "none":
             grad = xp.expand_dims(grad, self.class_dim)  # (N, 1, d1, ...)
@@ -352,7 +349,7 @@ class CrossEntropy(NLLLoss):
         column = self._column(self._share())
         return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
 
-    def backward_arrays(self, grad, out, reuse):
+    def backward_arrays(self, grad, out):
         d = self.class_dim
         c = self._share() * grad  # each target's share of the incoming gradient
         column = self._column(c)
