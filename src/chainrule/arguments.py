@@ -1,12 +1,18 @@
 """Argument checks shared by the tensor methods, layers, optimizers and data loaders: one
-place for each rule and its wording.
+place for each rule and its wording (dims normalised, shapes inferred, indexes turned into
+arrays), each error naming the op and every shape involved.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+import math
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import backend
+from .autograd.function import tensor_type
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 def is_int(value: Any) -> bool:
@@ -38,3 +44,116 @@ def positive_int(
     if none_ok:
         kind += " or None"
     raise ValueError(f"{op}: {name} must be {kind}; got {value!r}")
+
+
+# -- dims, shapes and indexes, for the tensor methods ------------------------------------
+
+
+def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:
+    """Accept NumPy's axis/keepdims beside PyTorch's dim/keepdim."""
+    if names:
+        unknown = set(names) - {"axis", "keepdims"}
+        if unknown:
+            raise TypeError(f"{op}: unexpected keyword arguments {sorted(unknown)}")
+        dim = names.get("axis", dim)
+        keepdim = names.get("keepdims", keepdim)
+    return dim, bool(keepdim)
+
+
+def normalize_dim(dim: int, ndim: int, op: str, shape: tuple[int, ...]) -> int:
+    """Normalise one dim to [0, ndim); the error names the op, the dim and the shape."""
+    if not isinstance(dim, (int, backend.xp.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}: dim must be an int; got {type(dim).__name__}")
+    lo = -max(ndim, 1)
+    if not lo <= dim < max(ndim, 1):
+        raise IndexError(
+            f"{op}: dim {dim} is out of range for a tensor of shape {shape} (expected a dim in "
+            f"[{lo}, {max(ndim, 1) - 1}])"
+        )
+    return int(dim) % max(ndim, 1)
+
+
+def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
+    """None for all dims, else a sorted tuple of distinct normalised dims."""
+    if dim is None:
+        return None
+    if type(dim) is int and -t.data.ndim <= dim < t.data.ndim:  # the common case, fast
+        return (dim % t.data.ndim,)
+    if isinstance(dim, (int, backend.xp.integer)):
+        dims: tuple = (dim,)
+    elif isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+    else:
+        raise TypeError(f"{op}: dim must be an int or a tuple of ints; got {type(dim).__name__}")
+    if not dims:  # PyTorch's dim=(): every dim
+        return None
+    if t.ndim == 0:
+        for d in dims:
+            normalize_dim(d, 0, op, t.shape)
+        return None
+    norm = tuple(sorted(normalize_dim(d, t.ndim, op, t.shape) for d in dims))
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"{op}: dim {tuple(dims)} repeats a dim; got shape {t.shape}")
+    return norm
+
+
+def shape_arg(args: tuple) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def infer_shape(shape: tuple, old: tuple[int, ...], op: str) -> tuple[int, ...]:
+    size = math.prod(old)
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    known = math.prod(n for n in shape if n != -1)
+    bad = len(unknown) > 1 or any(n < -1 for n in shape)
+    if not bad and unknown:
+        bad = known == 0 or size % known != 0
+        if not bad:
+            shape = tuple(size // known if n == -1 else n for n in shape)
+    if bad or math.prod(shape) != size:
+        raise ValueError(
+            f"{op}: shape {tuple(shape)} is invalid for a tensor of shape {old} ({size} elements)"
+        )
+    return tuple(int(n) for n in shape)
+
+
+def need_dims(t: Tensor, n: int, op: str) -> None:
+    if t.ndim < n:
+        raise ValueError(f"{op}: needs a tensor of at least {n} dims; got shape {t.shape}")
+
+
+def need_float(t: Tensor, op: str) -> None:
+    if t.dtype.kind != "f":
+        raise TypeError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
+
+
+def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> None:
+    """A max or min has no value over nothing: each dim reduced (all for None) must have
+    elements; an empty tensor reduced over its non-empty dims gives an empty result."""
+    if t.data.size:
+        return
+    for d in range(t.ndim) if dims is None else dims:
+        if t.shape[d] == 0:
+            where = "" if dims is None else f" over dim {d}, which has size 0"
+            raise ValueError(f"{op}: the tensor is empty{where}; got shape {t.shape}")
+
+
+def index_arg(index: Any) -> Any:
+    """Turn an index into one NumPy takes: Tensors and lists become arrays. A bad position
+    or shape is reported by GetItem's forward (Function.apply names the op and shape)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, tensor_type()):
+            i = i.data
+        elif isinstance(i, list):
+            i = backend.xp.asarray(i)
+            if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
+                i = i.astype(backend.int64)
+        if isinstance(i, backend.xp.ndarray) and i.dtype.kind not in "iub":
+            raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")
+        out.append(i)
+    return tuple(out)

@@ -1,16 +1,249 @@
-"""The cr.* function forms of Tensor methods: ``cr.exp(x)`` is ``x.exp()``, with input made a
-Tensor first. One real definition each, so grep, IDEs and mypy see every name; the methods
-themselves, with their arguments' checks, are tensor.py's.
+"""What ``cr.*`` offers besides the Tensor class: the factories (``cr.tensor``, ``cr.zeros``,
+``cr.randn``, ...), the functions of several tensors (``cr.cat``, ``cr.stack``, ``cr.einsum``,
+``cr.pad``, ...), and the function form of each Tensor method (``cr.exp(x)`` is
+``x.exp()``, with input made a Tensor first). One real definition each, so grep, IDEs and
+mypy see every name; the methods themselves are tensor.py's.
 
-Defined after the builtins they shadow (sum, max, min, abs) are last used here: this module
-uses none of them.
+Some names shadow builtins (sum, max, min, abs, all, any): this module calls those as
+``builtins.any`` and so on.
 """
 
 from __future__ import annotations
 
+import builtins
+import math
+from collections.abc import Sequence
 from typing import Any
 
-from .tensor import as_tensor
+from . import backend
+from .arguments import normalize_dim, shape_arg
+from .ops import linalg, movement
+from .tensor import Tensor, as_tensor, matmul, where
+
+__all__ = ["matmul", "where"]  # defined in tensor.py, which its methods need; cr.* from here
+
+# ---------------------------------------------------------------------------------------
+# Factories.
+
+
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def _make_new(arr: Any, requires_grad: bool) -> Tensor:
+    t = Tensor._make(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _float(dtype: Any) -> Any:
+    return backend.as_dtype(dtype) or backend.default_float
+
+
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make_new(backend.xp.zeros(shape_arg(size), dtype=_float(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make_new(backend.xp.ones(shape_arg(size), dtype=_float(dtype)), requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make_new(backend.xp.empty(shape_arg(size), dtype=_float(dtype)), requires_grad)
+
+
+def full(
+    size: Sequence[int], fill_value: Any, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    if dtype is None:
+        dtype = backend.to_array(fill_value).dtype
+    arr = backend.xp.full(tuple(size), fill_value, dtype=backend.as_dtype(dtype))
+    return _make_new(arr, requires_grad)
+
+
+def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    arr = backend.generator().random(shape_arg(size)).astype(_float(dtype))
+    return _make_new(arr, requires_grad)
+
+
+def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    arr = backend.generator().standard_normal(shape_arg(size)).astype(_float(dtype))
+    return _make_new(arr, requires_grad)
+
+
+def randint(low: int, high: int, size: Sequence[int], dtype: Any = None) -> Tensor:
+    draws = backend.generator().integers(low, high, tuple(size))
+    return Tensor._make(draws.astype(backend.as_dtype(dtype) or backend.int64))
+
+
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        ints = builtins.all(isinstance(v, int) for v in (start, end, step))
+        dtype = backend.int64 if ints else backend.default_float
+    arr = backend.xp.arange(start, end, step, dtype=backend.as_dtype(dtype))
+    return _make_new(arr, requires_grad)
+
+
+def linspace(
+    start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return _make_new(backend.xp.linspace(start, end, steps, dtype=_float(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _make_new(backend.xp.eye(n, m, dtype=_float(dtype)), requires_grad)
+
+
+def _like(fn: Any) -> Any:
+    def like(input: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+    like.__name__ = fn.__name__ + "_like"
+    like.__doc__ = f"{fn.__name__} with the shape (and, by default, the dtype) of input."
+    return like
+
+
+zeros_like = _like(zeros)
+
+
+ones_like = _like(ones)
+
+
+empty_like = _like(empty)
+
+
+rand_like = _like(rand)
+
+
+randn_like = _like(randn)
+
+
+def full_like(
+    input: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+# ---------------------------------------------------------------------------------------
+# Functions of several tensors.
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return linalg.Einsum.apply(*[as_tensor(x) for x in operands], equation=equation)
+
+
+def cat(tensors: Sequence[Any], dim: int = 0) -> Tensor:
+    ts = [as_tensor(t) for t in tensors]
+    if not ts:
+        raise ValueError("cat: expected a non-empty sequence of tensors")
+    d = normalize_dim(dim, ts[0].ndim, "cat", ts[0].shape)
+    first = ts[0].shape
+    for t in ts[1:]:
+        pairs = enumerate(zip(t.shape, first, strict=False))
+        if t.ndim != len(first) or builtins.any(a != b for i, (a, b) in pairs if i != d):
+            raise ValueError(
+                f"cat: shapes must match except in dim {dim}; got shapes {[x.shape for x in ts]}"
+            )
+    return movement.Cat.apply(*ts, dim=d)
+
+
+def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
+    ts = [as_tensor(t) for t in tensors]
+    if not ts:
+        raise ValueError("stack: expected a non-empty sequence of tensors")
+    if builtins.any(t.shape != ts[0].shape for t in ts):
+        raise ValueError(
+            f"stack: all tensors must have one shape; got shapes {[t.shape for t in ts]}"
+        )
+    d = normalize_dim(dim, ts[0].ndim + 1, "stack", ts[0].shape)
+    return cat([t.unsqueeze(d) for t in ts], d)
+
+
+def maximum(input: Any, other: Any) -> Tensor:
+    """Elementwise max; a number beside a Tensor takes the tensor's dtype (max is symmetric,
+    ties included, so the Tensor's method serves either order)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return other.maximum(input)
+    return as_tensor(input).maximum(other)
+
+
+def minimum(input: Any, other: Any) -> Tensor:
+    """Elementwise min, as maximum."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return other.minimum(input)
+    return as_tensor(input).minimum(other)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0) -> Tensor:
+    """Pad the last dims, PyTorch's way: ``pad`` = (left, right, top, bottom, ...) starting
+    from the last dim. ``mode``: 'constant' (``value``), or 'reflect' (mirrored, the edge not
+    repeated), 'replicate' (the edge repeated) or 'circular' (wrapped around), which pad the
+    last 1, 2 or 3 dims of an input with one or two more dims, as PyTorch's.
+
+    The non-constant modes index the input with an array of source positions per padded
+    dim, so their gradient sums what each position lent to the padding (any order)."""
+    if mode not in _PAD_MODES:
+        modes = ", ".join(map(repr, _PAD_MODES))
+        raise ValueError(f"pad: mode must be one of {modes}; got {mode!r}")
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(
+            f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape "
+            f"{input.shape}"
+        )
+    if builtins.any(p < 0 for p in pad):
+        raise ValueError(f"pad: negative padding is not supported; got {tuple(pad)}")
+    k = len(pad) // 2
+    if mode == "constant":
+        widths = [(0, 0)] * input.ndim
+        for i in range(k):
+            widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+        return movement.Pad.apply(input, widths=tuple(widths), value=value)
+    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise ValueError(
+            f"pad: mode={mode!r} pads the last 1, 2 or 3 dims of an input with one or two "
+            f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {tuple(pad)} "
+            f"for shape {input.shape}"
+        )
+    out = input
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi, n = int(pad[2 * i]), int(pad[2 * i + 1]), input.shape[dim]
+        if not (lo or hi):
+            continue
+        need = {
+            "reflect": ("each padding smaller than the size of the dim it pads", n - 1),
+            "circular": ("each padding at most the size of the dim it pads", n),
+            "replicate": ("a dim that is not empty", math.inf if n else -1),
+        }[mode]
+        if builtins.max(lo, hi) > need[1]:
+            raise ValueError(
+                f"pad: mode={mode!r} needs {need[0]}; got padding ({lo}, {hi}) for dim {dim} of "
+                f"size {n} (shape {input.shape})"
+            )
+        out = out[(slice(None),) * dim + (_pad_index(n, lo, hi, mode),)]
+    return out
+
+
+def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
+    """The source position of each of the lo + n + hi positions along a padded dim."""
+    i = backend.xp.arange(-lo, n + hi)
+    if mode == "reflect":
+        i = backend.xp.abs(i)
+        return backend.xp.where(i > n - 1, 2 * (n - 1) - i, i)
+    if mode == "replicate":
+        return backend.xp.clip(i, 0, n - 1)
+    return i % n  # circular
+
+
+# ---------------------------------------------------------------------------------------
+# Function forms of the Tensor methods.
 
 
 def abs(input: Any, *args: Any, **kwargs: Any) -> Any:

@@ -20,7 +20,8 @@ from typing import Any
 
 from .. import backend
 from ..arguments import positive_int
-from ..tensor import Tensor, stack
+from ..functions import stack
+from ..tensor import Tensor
 from .dataset import IterableDataset, Subset, TensorDataset, generator_of
 from .sampler import BatchSampler, batch_count
 

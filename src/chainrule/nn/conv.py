@@ -10,8 +10,9 @@ from typing import Any
 
 from .. import backend
 from ..arguments import is_int, positive_int
+from ..functions import pad
 from ..ops import conv as conv_ops
-from ..tensor import Tensor, as_tensor, matmul, pad
+from ..tensor import Tensor, as_tensor, matmul
 from . import init
 from .module import Module, Parameter
 

@@ -3,7 +3,7 @@ defined beside its module and gathered here; ``pad`` is chainrule.pad, where PyT
 finds it (torch.nn.functional.pad).
 """
 
-from ..tensor import pad
+from ..functions import pad
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .layers import dropout, embedding, linear
