@@ -19,10 +19,10 @@ from typing import Any
 from safetensors import SafetensorError
 from safetensors import numpy as st
 
-from . import backend as B
+from . import backend
 from .tensor import Tensor
 
-xp = B.xp
+xp = backend.xp
 
 _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import backend as B
+from . import backend
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.function import Function
@@ -139,8 +139,8 @@ def _leaf_names(order: Sequence[Any], params: Any) -> dict[int, str]:
 
 
 def _norm(t: Tensor) -> float:
-    x = t.data.astype(B.float64)
-    return float(B.xp.sqrt(B.xp.sum(x * x)))
+    x = t.data.astype(backend.float64)
+    return float(backend.xp.sqrt(backend.xp.sum(x * x)))
 
 
 def _shape(shape: Sequence[int]) -> str:
@@ -159,7 +159,7 @@ def _record(field: str) -> str:
 
 
 def _data_text(t: Tensor) -> str:
-    text = B.xp.array2string(
+    text = backend.xp.array2string(
         t.data, precision=4, threshold=8, edgeitems=2, separator=", ", suppress_small=True
     )
     return " ".join(text.split())
