@@ -110,7 +110,7 @@ def interleaved(
     benchmark's script again, with the same arguments, which makes that one step
     (``makers[name]()``) and times each call it is asked for. In one shared process, the
     blocks one framework frees move glibc malloc's thresholds for the next, and the page
-    faults each framework takes alone (about 2,000 a step for the CNN, either framework)
+    faults each framework takes alone (thousands a step for the CNN, either framework)
     vanish. Taking turns step by step, the frameworks meet the machine's noise alike.
     Between its turns a process is stopped (SIGSTOP): a BLAS or OpenMP library's threads
     spin for a while after a call, and with threads unpinned, on two cores, another
