@@ -73,7 +73,7 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
 
 def cmd_train(args: argparse.Namespace) -> int:
     # The command owns its process, so it may fix malloc's thresholds, which keeps each step
-    # from page-faulting in the memory the last one freed (digits-cnn trains 10% faster: see
+    # from page-faulting in the memory the last one freed (digits-cnn trains about 10% faster: see
     # docs/performance.md). It is a speed trick: CHAINRULE_FASTPATH=0 leaves malloc alone.
     if fastpath.enabled():
         allocator.steady_allocator()
