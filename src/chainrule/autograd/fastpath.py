@@ -14,8 +14,11 @@ steps, threads pinned, medians; 2-core Xeon):
   apply per operator in the rule). An SGD step of an 8-8-8-3 MLP at batch 4 takes 0.58x
   the plain rules' time; of a 784-512-512-10 MLP, 0.87x at batch 32 and 0.86x at 1024; of
   a residual MLP (4 blocks of 256, batch 256), 0.85x.
-- The relu mask on a gradient's bits (``masked``): one pass, NaN and inf kept out of the
-  zeros without a pass to look for them.
+- The relu mask on a gradient's bits (``masked``, for relu, clamp and where): one pass, NaN
+  and inf kept out of the zeros without a pass to look for them. On float32 gradients of
+  (32, 512) and (1024, 512) with a random mask: 5.0 and 207 us, where a selection
+  (``where(mask, grad, 0)``, the plain rule's way) takes 57 and 2,145 us and a plain
+  product, which would let NaN through, 5.8 and 258 us.
 
 Measured and dropped: writing into gradient buffers the engine alone holds (summing a
 second branch in place, relu's mask into its incoming gradient) saved 0.4-1.4% of those
