@@ -292,6 +292,74 @@ def test_boolean_mask_of_the_wrong_length() -> None:
         cr.ones(2, 3)[cr.tensor([True, False, True])]
 
 
+# One row per message of the reordering and selecting ops: (exception, message, call).
+SELECTING = [
+    (
+        ValueError,
+        "tril: needs a tensor of at least 2 dims; got shape (3,)",
+        lambda: cr.ones(3).tril(),
+    ),
+    (
+        ValueError,
+        "triu: needs a tensor of at least 2 dims; got shape ()",
+        lambda: cr.ones(()).triu(),
+    ),
+    (
+        IndexError,
+        "cumsum: dim 2 is out of range for a tensor of shape (2, 3) (expected a dim in [-2, 1])",
+        lambda: cr.ones(2, 3).cumsum(2),
+    ),
+    (
+        ValueError,
+        "flip: dim (0, -2) repeats a dim; got shape (2, 3)",
+        lambda: cr.ones(2, 3).flip(0, -2),
+    ),
+    (
+        ValueError,
+        "roll: shifts (1, 2) and dims (0,) differ in length; got shape (2, 3)",
+        lambda: cr.ones(2, 3).roll((1, 2), 0),
+    ),
+    (
+        ValueError,
+        "roll: without dims, shifts must be one int; got (1, 2) for shape (2, 3)",
+        lambda: cr.ones(2, 3).roll((1, 2)),
+    ),
+    (
+        ValueError,
+        "repeat: sizes must be non-negative ints, at least one per dim; got sizes (2,) for shape "
+        "(2, 3)",
+        lambda: cr.ones(2, 3).repeat(2),
+    ),
+    (
+        IndexError,
+        "index_select: index 3 is out of range for dim 1 of size 3; got shape (2, 3)",
+        lambda: cr.ones(2, 3).index_select(1, cr.tensor([0, 3])),
+    ),
+    (
+        ValueError,
+        "index_select: index must be an integer tensor of at most 1 dim; got dtype int64 and "
+        "shape (1, 1)",
+        lambda: cr.ones(2, 3).index_select(0, cr.tensor([[0]])),
+    ),
+    (
+        TypeError,
+        "masked_select: mask must be a bool tensor; got dtype float32",
+        lambda: cr.ones(2, 3).masked_select(cr.ones(3)),
+    ),
+    (
+        ValueError,
+        "masked_select: shapes (2, 3) and (2,) cannot be broadcast together",
+        lambda: cr.ones(2, 3).masked_select(cr.tensor([True, False])),
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "message", "call"), SELECTING, ids=[m for _, m, _ in SELECTING])
+def test_reordering_and_selecting_ops_name_the_op_and_the_shapes(kind, message, call) -> None:
+    with pytest.raises(kind, match=exactly(message)):
+        call()
+
+
 def test_float_index_array() -> None:
     with pytest.raises(
         IndexError,

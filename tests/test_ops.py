@@ -312,6 +312,42 @@ INDEX = [
 ]
 ROWS += [Row("index_" + n, f, ((4, 5),), second=True) for n, f in INDEX]
 
+# -- triangles, scans and reorderings ------------------------------------------------------
+
+ROWS += [
+    Row("tril", lambda m, x: x.tril(), ((3, 4),), second=True),
+    Row("tril_diagonal_batched", lambda m, x: x.tril(1), ((2, 4, 3),)),
+    Row("tril_fn_negative", lambda m, x: m.tril(x, diagonal=-1), ((4, 3),)),
+    Row("triu", lambda m, x: x.triu(), ((3, 4),), second=True),
+    Row("triu_diagonal_batched", lambda m, x: x.triu(-1), ((2, 4, 3),)),
+    Row("triu_fn_positive", lambda m, x: m.triu(x, 2), ((3, 4),)),
+    Row("cumsum_0", lambda m, x: x.cumsum(0), ((2, 3, 4),), second=True),
+    Row("cumsum_last", lambda m, x: x.cumsum(-1) * x, ((2, 3, 4),), second=True),
+    Row("cumsum_fn", lambda m, x: m.cumsum(x, dim=1), ((2, 3, 4),)),
+    Row("cumsum_0d", lambda m, x: x.cumsum(0), ((),)),
+    Row("flip_one", lambda m, x: x.flip(0), ((2, 3, 4),), second=True),
+    Row("flip_two", lambda m, x: x.flip((0, -1)) * x, ((2, 3, 4),), second=True),
+    Row("flip_fn", lambda m, x: m.flip(x, [1, 2]), ((2, 3, 4),)),
+    Row("roll_one", lambda m, x: x.roll(1, 0), ((2, 3, 4),), second=True),
+    Row("roll_two", lambda m, x: x.roll((-1, 5), (2, 1)) * x, ((2, 3, 4),), second=True),
+    Row("roll_flat", lambda m, x: x.roll(7), ((2, 3, 4),)),
+    Row("roll_fn", lambda m, x: m.roll(x, shifts=2, dims=-1), ((2, 3, 4),)),
+    Row("repeat", lambda m, x: x.repeat(2, 3), ((2, 3),), second=True),
+    Row("repeat_more_dims", lambda m, x: x.repeat((2, 1, 3)) * 2.0, ((2, 3),)),
+    Row("index_select", lambda m, x: x.index_select(1, m.tensor([3, 0, 3])), ((2, 5, 4),)),
+    Row("index_select_0d", lambda m, x: x.index_select(0, m.tensor(1)), ((2, 5),)),
+    Row("index_select_fn", lambda m, x: m.index_select(x, -1, m.tensor([2, 2])), ((2, 5, 4),)),
+    Row(
+        "masked_select", lambda m, x: x.masked_select(m.tensor(MASK)).exp(), ((2, 3),), second=True
+    ),
+    Row(
+        "masked_select_fn",
+        lambda m, x: m.masked_select(x, m.tensor([True, False, True])),
+        ((2, 3),),
+    ),
+    Row("masked_select_broadcast", lambda m, x: x.masked_select(m.tensor(MASK)), ((4, 1, 3),)),
+]
+
 # -- several tensors --------------------------------------------------------------------------
 
 ROWS += [

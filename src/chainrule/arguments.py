@@ -157,3 +157,28 @@ def index_arg(index: Any) -> Any:
             raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")
         out.append(i)
     return tuple(out)
+
+
+def index_vector(index: Any, dim: int, shape: tuple[int, ...], op: str) -> Any:
+    """An index along one dim (index_select, index_add, repeat_interleave's positions) as a
+    1-D int64 array: a Tensor, list or array of integers, of at most 1 dim, each in
+    [0, size of dim)."""
+    if isinstance(index, tensor_type()):
+        index = index.data
+    arr = backend.xp.asarray(index)
+    if arr.size == 0:
+        arr = arr.astype(backend.int64)
+    if arr.dtype.kind not in "iu" or arr.ndim > 1:
+        raise ValueError(
+            f"{op}: index must be an integer tensor of at most 1 dim; got dtype {arr.dtype} and "
+            f"shape {arr.shape}"
+        )
+    arr = arr.reshape(-1).astype(backend.int64, copy=False)
+    n = shape[dim] if shape else 1
+    bad = arr[(arr < 0) | (arr >= n)]
+    if bad.size:
+        raise IndexError(
+            f"{op}: index {int(bad[0])} is out of range for dim {dim} of size {n}; got shape "
+            f"{shape}"
+        )
+    return arr

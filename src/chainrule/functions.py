@@ -436,6 +436,41 @@ def take_along_dim(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).take_along_dim(*args, **kwargs)
 
 
+def tril(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.tril."""
+    return as_tensor(input).tril(*args, **kwargs)
+
+
+def triu(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.triu."""
+    return as_tensor(input).triu(*args, **kwargs)
+
+
+def cumsum(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.cumsum."""
+    return as_tensor(input).cumsum(*args, **kwargs)
+
+
+def flip(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.flip."""
+    return as_tensor(input).flip(*args, **kwargs)
+
+
+def roll(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.roll."""
+    return as_tensor(input).roll(*args, **kwargs)
+
+
+def index_select(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.index_select."""
+    return as_tensor(input).index_select(*args, **kwargs)
+
+
+def masked_select(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.masked_select."""
+    return as_tensor(input).masked_select(*args, **kwargs)
+
+
 def numel(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.numel."""
     return as_tensor(input).numel(*args, **kwargs)

@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 from . import backend
 from .arguments import (
     index_arg,
+    index_vector,
     infer_shape,
+    is_int,
     need_dims,
     need_elements,
     need_float,
@@ -639,6 +641,92 @@ class Tensor:
         return movement.Gather.apply(self, idx, dim=d)
 
     take_along_dim = gather
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
+        need_dims(self, 2, "tril")
+        rows, cols = self.shape[-2:]
+        keep = xp.tri(rows, cols, k=diagonal, dtype=bool)  # (rows, cols)
+        return where(keep, self, 0)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
+        need_dims(self, 2, "triu")
+        rows, cols = self.shape[-2:]
+        keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool)  # (rows, cols)
+        return where(keep, self, 0)
+
+    def cumsum(self, dim: int) -> Tensor:
+        return reduce.Cumsum.apply(self, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
+
+    def flip(self, *dims: Any) -> Tensor:
+        """The order of the values reversed along each of dims: one index of reversed slices."""
+        flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
+        if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
+            return self.clone()
+        index = tuple(
+            slice(None, None, -1) if d in flipped else slice(None) for d in range(self.ndim)
+        )
+        return movement.GetItem.apply(self, index=index)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """Values shifted along dims, those pushed off the end coming back at the start; with
+        no dims, along the flattened tensor. One index of source positions per dim."""
+        if dims is None:
+            if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+                raise ValueError(
+                    f"roll: without dims, shifts must be one int; got {tuple(shifts)} for shape "
+                    f"{self.shape}"
+                )
+            return self.flatten().roll(shifts, 0).reshape(self.shape)
+        shift_list = list(shifts) if isinstance(shifts, (tuple, list)) else [shifts]
+        dim_list = list(dims) if isinstance(dims, (tuple, list)) else [dims]
+        if len(shift_list) != len(dim_list):
+            raise ValueError(
+                f"roll: shifts {tuple(shift_list)} and dims {tuple(dim_list)} differ in length; "
+                f"got shape {self.shape}"
+            )
+        out = self
+        for s, dim in zip(shift_list, dim_list, strict=True):
+            d = normalize_dim(dim, self.ndim, "roll", self.shape)
+            n = self.shape[d] if self.ndim else 1
+            if n and int(s) % n:
+                source = (xp.arange(n) - int(s)) % n  # where each position's value comes from
+                out = out[(slice(None),) * d + (source,)]
+        return out if out is not self else self.clone()
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
+        sizes is longer): a view with interleaved 1s, expanded, then merged."""
+        sizes = shape_arg(sizes)
+        if len(sizes) < self.ndim or not all(is_int(r) and r >= 0 for r in sizes):
+            raise ValueError(
+                f"repeat: sizes must be non-negative ints, at least one per dim; got sizes "
+                f"{tuple(sizes)} for shape {self.shape}"
+            )
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        ones = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
+        tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))  # (r0, n0, ..)
+        merged = tuple(r * n for r, n in zip(sizes, shape, strict=True))  # (r0 * n0, ...)
+        return self.reshape(ones).expand(tiled).reshape(merged)
+
+    def index_select(self, dim: int, index: Any) -> Tensor:
+        d = normalize_dim(dim, self.ndim, "index_select", self.shape)
+        idx = index_vector(index, d, self.shape, "index_select")
+        return self[(slice(None),) * d + (idx,)]
+
+    def masked_select(self, mask: Any) -> Tensor:
+        """The values where mask (broadcast with self) is True, as a 1-D tensor."""
+        m = mask.data if isinstance(mask, Tensor) else xp.asarray(mask)
+        if m.dtype != backend.bool_:
+            raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
+        try:
+            shape = xp.broadcast_shapes(self.shape, m.shape)
+        except ValueError:
+            raise ValueError(
+                f"masked_select: shapes {self.shape} and {m.shape} cannot be broadcast together"
+            ) from None
+        return self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
 
     def matmul(self, other: Any) -> Tensor:
         return matmul(self, other)

@@ -254,6 +254,23 @@ class LogSoftmax(Function):
         return (grad - xp.exp(out) * total,)
 
 
+class Cumsum(Function):
+    """out[..., k, ...] = sum of a[..., :k+1, ...] along dim (integers and bools sum in int64,
+    as PyTorch);  grad_a = the sums of g from the end: flip(cumsum(flip(g)))."""
+
+    rule = "grad_a = grad summed from the end along dim: flip(cumsum(flip(grad)))"
+
+    def forward(self, a, dim):
+        self.dim = dim
+        dtype = a.dtype if a.dtype.kind in "fc" else xp.int64
+        return xp.cumsum(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
+
+    def backward(self, grad, out):
+        if grad.ndim == 0:  # one element: its own sum
+            return (grad,)
+        return (grad.flip(self.dim).cumsum(self.dim).flip(self.dim),)
+
+
 class NLLLoss(Function):
     """out = -sum_i w_i logp[i, t_i] / D  ('mean': D = sum_i w_i; 'sum': D = 1; 'none': no sum,
     one loss per target), t_i the target class of row i along ``class_dim``
