@@ -1,0 +1,578 @@
+"""``export``: a model's forward pass, as recorded once, written as an ONNX graph (built with
+the ``onnx`` package). Each primitive maps to ONNX operators here; composite layers
+(GELU, LayerNorm, BatchNorm, pooling by convolution) arrive as the primitives they apply."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .. import backend
+from ..autograd.mode import no_grad
+from ..tensor import Tensor
+from .trace import Step, recording
+
+DEFAULT_OPSET = 17
+MIN_OPSET = 13  # the opset where Softmax takes one axis and ReduceSum, Squeeze take axes inputs
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+class UnsupportedOperatorError(RuntimeError):
+    """The forward pass applied a primitive that has no ONNX mapping here."""
+
+
+def export(
+    model: Any,
+    args: Any,
+    f: Any,
+    input_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
+    dynamic_axes: Mapping[str, Any] | None = None,
+    opset_version: int | None = None,
+) -> Any:
+    """Run ``model(*args)`` once in eval mode with grad off, and write the ONNX model of what
+    it computed to ``f`` (a path or a binary file object); returns the ``onnx.ModelProto``.
+
+    As ``torch.onnx.export``: ``args`` is a Tensor or a tuple of them; the graph's inputs and
+    outputs are named ``input_names``/``output_names`` (``input_0``, ``output_0``, ... by
+    default); ``dynamic_axes`` maps such a name to the axes left free (``{0: "batch"}`` or
+    ``[0]``). Parameters and buffers become initializers named by their ``state_dict`` keys;
+    other arrays the forward used are constants. The forward runs a second time on the
+    inputs' values shuffled, and export refuses a graph whose ops or constants change with
+    the inputs (control flow or values that went through NumPy rather than through ops).
+    """
+    onnx = _import_onnx()
+    opset = DEFAULT_OPSET if opset_version is None else opset_version
+    latest = onnx.defs.onnx_opset_version()
+    if not MIN_OPSET <= opset <= latest:
+        raise ValueError(
+            f"onnx.export: opset_version must be between {MIN_OPSET} and {latest}; got {opset}"
+        )
+    inputs = _as_inputs(args)
+    steps, outputs = _trace(model, inputs)
+    in_names = _names(input_names, len(inputs), "input")
+    out_names = _names(output_names, len(outputs), "output")
+    dims = _dynamic_axes(dynamic_axes, in_names + out_names)
+
+    state = model.state_dict(keep_vars=True) if hasattr(model, "state_dict") else {}
+    params: dict[int, tuple[str, Any]] = {}
+    for key, t in state.items():
+        params.setdefault(id(t.data), (key, t.data))  # a tied weight keeps its first name
+    g = _Graph(onnx, opset, params)
+    for name, t in zip(in_names, inputs, strict=True):
+        g.bind(t.data, name)
+    for i, step in enumerate(steps):
+        g.step = i
+        convert = CONVERTERS.get(step.op)
+        if convert is None:
+            shapes = ", ".join(str(tuple(getattr(x, "shape", ()))) for x in step.inputs)
+            raise UnsupportedOperatorError(
+                f"onnx.export: op {step.op} has no ONNX mapping; got it applied to input "
+                f"shapes {shapes}; supported: {', '.join(sorted(CONVERTERS))}"
+            )
+        g.bind(step.out.data, convert(g, step), step)
+    _check_constants(g, steps, _trace(model, _shuffled(inputs))[0])
+
+    helper = onnx.helper
+    for name, t in zip(out_names, outputs, strict=True):
+        g.add("Identity", [g.value(t)], name=name)
+    nodes, used = g.live(out_names)
+
+    def info(name: str, t: Tensor) -> Any:
+        free = dims.get(name, {})
+        shape = [free.get(i, n) for i, n in enumerate(t.shape)]
+        return helper.make_tensor_value_info(name, _onnx_type(onnx, t.data.dtype), shape)
+
+    graph = helper.make_graph(
+        nodes,
+        "chainrule",
+        [info(n, t) for n, t in zip(in_names, inputs, strict=True)],
+        [info(n, t) for n, t in zip(out_names, outputs, strict=True)],
+        [init for init in g.initializers if init.name in used],
+    )
+    opsets = [helper.make_opsetid("", opset)]
+    proto = helper.make_model(graph, opset_imports=opsets, producer_name="chainrule")
+    proto.ir_version = helper.find_min_ir_version_for(opsets)
+    onnx.checker.check_model(proto, full_check=True)
+    data = proto.SerializeToString()
+    if hasattr(f, "write"):
+        f.write(data)
+    else:
+        with open(os.fspath(f), "wb") as file:
+            file.write(data)
+    return proto
+
+
+def _import_onnx() -> Any:
+    try:
+        import onnx
+        import onnx.checker
+        import onnx.helper
+        import onnx.numpy_helper
+    except ImportError:
+        raise ImportError(
+            "onnx.export: needs the onnx package; install it with pip install 'chainrule[onnx]'"
+        ) from None
+    return onnx
+
+
+def _as_inputs(args: Any) -> list[Tensor]:
+    items = list(args) if isinstance(args, (tuple, list)) else [args]
+    out = []
+    for x in items:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"onnx.export: args must be Tensors; got {type(x).__name__}")
+        out.append(x)
+    return out
+
+
+def _trace(model: Any, inputs: list[Tensor]) -> tuple[list[Step], list[Tensor]]:
+    """The steps of one forward in eval mode, with no graph recorded; the modes are put
+    back as they were."""
+    modes = [(m, m.training) for m in model.modules()] if hasattr(model, "modules") else []
+    try:
+        if hasattr(model, "eval"):
+            model.eval()
+        with no_grad(), recording() as steps:
+            result = model(*inputs)
+    finally:
+        for m, training in modes:
+            m.training = training
+    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+    if not outputs or not all(isinstance(t, Tensor) for t in outputs):
+        kinds = ", ".join(type(t).__name__ for t in outputs)
+        raise TypeError(f"onnx.export: the model must return Tensors; got {kinds}")
+    return steps, outputs
+
+
+def _shuffled(inputs: list[Tensor]) -> list[Tensor]:
+    """Each input with its values in another order: the same values (indexes stay in
+    range), somewhere else."""
+    rng = backend.xp.random.default_rng(0)
+    return [Tensor._make(rng.permutation(t.data.reshape(-1)).reshape(t.shape)) for t in inputs]
+
+
+def _names(given: Sequence[str] | None, n: int, kind: str) -> list[str]:
+    names = [f"{kind}_{i}" for i in range(n)] if given is None else list(given)
+    if len(names) != n:
+        raise ValueError(f"onnx.export: {n} {kind}s need {n} {kind}_names; got {len(names)}")
+    return names
+
+
+def _dynamic_axes(given: Mapping[str, Any] | None, names: list[str]) -> dict[str, dict[int, Any]]:
+    out: dict[str, dict[int, Any]] = {}
+    for name, axes in (given or {}).items():
+        if name not in names:
+            raise ValueError(
+                f"onnx.export: dynamic_axes names {name!r}, which is no input or output; got "
+                f"names {names}"
+            )
+        if isinstance(axes, Mapping):
+            out[name] = {int(i): str(label) for i, label in axes.items()}
+        else:
+            out[name] = {int(i): f"{name}_dynamic_axes_{k + 1}" for k, i in enumerate(axes)}
+    return out
+
+
+def _onnx_type(onnx: Any, dtype: Any) -> int:
+    return int(onnx.helper.np_dtype_to_tensor_dtype(backend.xp.dtype(dtype)))
+
+
+class _Graph:
+    """The ONNX graph as it is built: nodes, initializers, and the name of every array the
+    forward made or took, by the array's identity (the arrays are kept alive meanwhile)."""
+
+    def __init__(self, onnx: Any, opset: int, params: dict[int, tuple[str, Any]]) -> None:
+        self.onnx, self.opset, self.params = onnx, opset, params
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
+        self.names: dict[int, str] = {}
+        self.dtypes: dict[str, Any] = {}
+        self.producers: dict[str, Step] = {}
+        self.arrays: list[Any] = []  # keeps every named array alive, so no id is reused
+        self.baked: list[tuple[int, Any]] = []  # (step, array): constants the steps used
+        self.step = -1
+        self.count = 0
+
+    def fresh(self, hint: str) -> str:
+        self.count += 1
+        return f"{hint}_{self.count}"
+
+    def bind(self, array: Any, name: str, step: Step | None = None) -> None:
+        self.names[id(array)] = name
+        self.dtypes[name] = array.dtype
+        self.arrays.append(array)
+        if step is not None:
+            self.producers[name] = step
+
+    def add(
+        self, op: str, inputs: list[str], dtype: Any = None, name: str | None = None, **attrs: Any
+    ) -> str:
+        """Append a node; its output's name."""
+        out = name or self.fresh(op.lower())
+        node = self.onnx.helper.make_node(op, inputs, [out], name=self.fresh(op), **attrs)
+        self.nodes.append(node)
+        if dtype is not None:
+            self.dtypes[out] = backend.xp.dtype(dtype)
+        elif inputs and inputs[0] in self.dtypes:
+            self.dtypes[out] = self.dtypes[inputs[0]]
+        return out
+
+    def const(self, array: Any, hint: str = "const") -> str:
+        name = self.fresh(hint)
+        array = backend.xp.ascontiguousarray(array)
+        self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
+        self.dtypes[name] = array.dtype
+        return name
+
+    def ints(self, values: Sequence[int]) -> str:
+        return self.const(backend.xp.asarray(list(values), dtype=backend.int64), "ints")
+
+    def known(self, x: Any) -> bool:
+        array = x.data if isinstance(x, Tensor) else x
+        return id(array) in self.names or id(array) in self.params
+
+    def value(self, x: Any, dtype: Any = None) -> str:
+        """The name of x (a Tensor, an array or a number), cast to dtype when given: an
+        earlier value, a parameter or buffer (named by its key), or a new constant."""
+        array = x.data if isinstance(x, Tensor) else x
+        name = self.names.get(id(array))
+        if name is None and id(array) in self.params:
+            key, param = self.params[id(array)]
+            self.initializers.append(self.onnx.numpy_helper.from_array(param, key))
+            self.bind(param, key)
+            name = key
+        if name is None:
+            if isinstance(array, backend.xp.ndarray):
+                self.baked.append((self.step, array))
+            arr = backend.xp.asarray(array, dtype=dtype)
+            return self.const(arr)
+        if dtype is not None and self.dtypes[name] != backend.xp.dtype(dtype):
+            to = _onnx_type(self.onnx, dtype)
+            return self.add("Cast", [name], dtype=dtype, to=to)
+        return name
+
+    def live(self, outputs: list[str]) -> tuple[list[Any], set[str]]:
+        """The nodes the outputs need, in order, and every name they read."""
+        needed = set(outputs)
+        kept = []
+        for node in reversed(self.nodes):
+            if needed.intersection(node.output):
+                kept.append(node)
+                needed.update(i for i in node.input if i)
+        return kept[::-1], needed
+
+
+def _items(step: Step) -> Iterator[tuple[Any, Any]]:
+    """Every argument of a step with where it sits: (position or keyword, index in a
+    tuple)."""
+    for where, x in [*enumerate(step.inputs), *step.options.items()]:
+        if isinstance(x, tuple):
+            for k, item in enumerate(x):
+                yield (where, k), item
+        else:
+            yield (where, None), x
+
+
+def _check_constants(g: _Graph, steps: list[Step], again: list[Step]) -> None:
+    """Refuse a graph that would be wrong for other inputs: the second forward (on shuffled
+    inputs) must apply the same ops and use the same constants."""
+    if [s.op for s in steps] != [s.op for s in again]:
+        raise RuntimeError(
+            "onnx.export: the forward applies other ops for other input values (control flow "
+            "on values), which one graph cannot hold"
+        )
+    for i, array in g.baked:
+        for where, x in _items(steps[i]):
+            if x is array or (isinstance(x, Tensor) and x.data is array):
+                other = dict(_items(again[i]))[where]
+                other = other.data if isinstance(other, Tensor) else other
+                if not backend.xp.array_equal(array, other):
+                    raise RuntimeError(
+                        f"onnx.export: an argument of {steps[i].op} (at {where[0]!r}) depends "
+                        f"on the inputs through a computation no op recorded (a comparison, "
+                        f".numpy(), .item()); the graph would hold it as a constant"
+                    )
+                break
+
+
+# ---------------------------------------------------------------------------------------
+# Converters: one per primitive, from a Step to the name of the value it made.
+
+Converter = Callable[[_Graph, Step], str]
+CONVERTERS: dict[str, Converter] = {}
+
+
+def converts(*ops: str) -> Callable[[Converter], Converter]:
+    def register(fn: Converter) -> Converter:
+        for op in ops:
+            CONVERTERS[op] = fn
+        return fn
+
+    return register
+
+
+def _dtype(step: Step) -> Any:
+    return step.out.data.dtype
+
+
+_SAME_NAME = ("Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Sqrt", "Sin", "Cos")
+_ELEMENTWISE = {op: op for op in _SAME_NAME} | {
+    "Tanh": "Tanh",
+    "Sigmoid": "Sigmoid",
+    "Relu": "Relu",
+    "Abs": "Abs",
+    "Sign": "Sign",
+    "Erf": "Erf",
+    "Maximum": "Max",
+    "Minimum": "Min",
+}
+
+
+@converts(*_ELEMENTWISE)
+def _elementwise(g: _Graph, s: Step) -> str:
+    # Numbers and integer operands take the output's dtype, as the op's promotion did.
+    return g.add(_ELEMENTWISE[s.op], [g.value(x, _dtype(s)) for x in s.inputs])
+
+
+@converts("ScaleGrad")
+def _identity(g: _Graph, s: Step) -> str:
+    return g.add("Identity", [g.value(s.inputs[0])])
+
+
+@converts("Cast")
+def _cast(g: _Graph, s: Step) -> str:
+    return g.value(s.inputs[0], _dtype(s))
+
+
+@converts("Clamp")
+def _clamp(g: _Graph, s: Step) -> str:
+    x = g.value(s.inputs[0], _dtype(s))
+    lo, hi = s.options.get("lo"), s.options.get("hi")
+    bounds = [b for b in (lo, hi) if b is not None]
+    if all(isinstance(b, (int, float)) for b in bounds):
+        limits = ["" if b is None else g.value(b, _dtype(s)) for b in (lo, hi)]
+        return g.add("Clip", [x, *limits])
+    if lo is not None:
+        x = g.add("Max", [x, g.value(lo, _dtype(s))])
+    if hi is not None:
+        x = g.add("Min", [x, g.value(hi, _dtype(s))])
+    return x
+
+
+@converts("Where")
+def _where(g: _Graph, s: Step) -> str:
+    cond, x, y = s.inputs
+    dtype = _dtype(s)
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and g.known(x) and g.known(y):
+        if g.value(x) == g.value(y):  # the same values either way (embedding's padding_idx)
+            return g.add("Identity", [g.value(x)])
+        if not g.known(cond):
+            slope = _leaky_slope(g, cond, x, y)
+            if slope is not None:
+                return g.add("LeakyRelu", [g.value(x)], alpha=slope)
+    return g.add("Where", [g.value(cond, backend.bool_), g.value(x, dtype), g.value(y, dtype)])
+
+
+def _leaky_slope(g: _Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
+    """leaky_relu's where(x > 0, x, x * slope): its slope, or None for another where."""
+    made = g.producers.get(g.value(y))
+    if made is None or made.op != "Mul" or made.inputs[0] is not x:
+        return None
+    slope = made.inputs[1]
+    cond = cond.data if isinstance(cond, Tensor) else cond
+    if not isinstance(slope, (int, float)) or not backend.xp.array_equal(cond, x.data > 0):
+        return None
+    return float(slope)
+
+
+@converts("MatMul")
+def _matmul(g: _Graph, s: Step) -> str:
+    return g.add("MatMul", [g.value(x, _dtype(s)) for x in s.inputs])
+
+
+@converts("Linear")
+def _linear(g: _Graph, s: Step) -> str:
+    x, weight, bias = s.inputs
+    names = [g.value(x, _dtype(s)), g.value(weight)]
+    if bias is not None:
+        names.append(g.value(bias))
+    if x.ndim == 2:
+        return g.add("Gemm", names, transB=1)
+    out = g.add("MatMul", [names[0], g.add("Transpose", [names[1]], perm=[1, 0])])
+    return g.add("Add", [out, names[2]]) if bias is not None else out
+
+
+@converts("Einsum")
+def _einsum(g: _Graph, s: Step) -> str:
+    names = [g.value(x, _dtype(s)) for x in s.inputs]
+    return g.add("Einsum", names, equation=s.options["equation"].replace(" ", ""))
+
+
+@converts("Reshape")
+def _reshape(g: _Graph, s: Step) -> str:
+    """The target shape says 0 (keep) for the dims it shares in front with the input and -1
+    for the first after those, so a free batch dim stays free: (N, C, H, W) -> (N, C*H*W)
+    is written (0, -1), and (N*C, 1, H, W) is (-1, 1, H, W)."""
+    src, dst = s.inputs[0].shape, s.out.shape
+    spec = list(dst)
+    if 0 not in dst:
+        same = 0
+        while same < min(len(src), len(dst)) and src[same] == dst[same]:
+            same += 1
+        spec[:same] = [0] * same
+        if same < len(dst):
+            spec[same] = -1
+    return g.add("Reshape", [g.value(s.inputs[0]), g.ints(spec)])
+
+
+@converts("Permute")
+def _permute(g: _Graph, s: Step) -> str:
+    return g.add("Transpose", [g.value(s.inputs[0])], perm=list(s.options["dims"]))
+
+
+@converts("Expand")
+def _expand(g: _Graph, s: Step) -> str:
+    """Dims the input already has at full size are written 1, which Expand's broadcasting
+    keeps, so a free batch dim stays free."""
+    src, dst = s.inputs[0].shape, s.out.shape
+    src = (1,) * (len(dst) - len(src)) + tuple(src)
+    spec = [1 if a == b else b for a, b in zip(src, dst, strict=True)]
+    return g.add("Expand", [g.value(s.inputs[0]), g.ints(spec)])
+
+
+@converts("Cat")
+def _cat(g: _Graph, s: Step) -> str:
+    return g.add("Concat", [g.value(x, _dtype(s)) for x in s.inputs], axis=s.options["dim"])
+
+
+@converts("Pad")
+def _pad(g: _Graph, s: Step) -> str:
+    widths = s.options["widths"]
+    pads = [lo for lo, _ in widths] + [hi for _, hi in widths]
+    fill = g.value(s.options.get("value", 0.0), _dtype(s))
+    return g.add("Pad", [g.value(s.inputs[0]), g.ints(pads), fill], mode="constant")
+
+
+@converts("Gather")
+def _gather(g: _Graph, s: Step) -> str:
+    a, index = s.inputs[0], s.inputs[1]
+    names = [g.value(a), g.value(index, backend.int64)]
+    return g.add("GatherElements", names, axis=s.options["dim"])
+
+
+@converts("GetItem")
+def _getitem(g: _Graph, s: Step) -> str:
+    """Basic indexing (ints, slices, None, ...) as Slice, Squeeze and Unsqueeze; one integer
+    array with full slices elsewhere as Gather."""
+    a = s.inputs[0]
+    index = s.options["index"]
+    if any(i is Ellipsis for i in index):
+        at = next(k for k, i in enumerate(index) if i is Ellipsis)
+        fill = a.ndim - sum(1 for i in index if i is not None and i is not Ellipsis)
+        index = index[:at] + (slice(None),) * fill + index[at + 1 :]
+    arrays = [k for k, i in enumerate(index) if isinstance(i, backend.xp.ndarray)]
+    x = g.value(a)
+    if arrays:
+        rest = [i for k, i in enumerate(index) if k != arrays[0]]
+        full = all(isinstance(i, slice) and i == slice(None) for i in rest)
+        if len(arrays) > 1 or index[arrays[0]].dtype == backend.bool_ or not full:
+            raise UnsupportedOperatorError(
+                f"onnx.export: op GetItem with this index has no ONNX mapping (one integer "
+                f"array with full slices elsewhere has); got input shape {a.shape}, output "
+                f"shape {s.out.shape}"
+            )
+        idx = g.value(index[arrays[0]], backend.int64)
+        return g.add("Gather", [x, idx], axis=arrays[0])
+    starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
+    dim = out_dim = 0
+    for i in index:
+        if i is None:
+            unsqueeze.append(out_dim)
+            out_dim += 1
+            continue
+        if isinstance(i, slice):
+            if i != slice(None):
+                step = 1 if i.step is None else i.step
+                forward = step > 0
+                starts.append(i.start if i.start is not None else (0 if forward else -1))
+                ends.append(i.stop if i.stop is not None else (INT64_MAX if forward else INT64_MIN))
+                axes.append(dim)
+                steps.append(step)
+            out_dim += 1
+        else:  # an int: a slice of one, squeezed away
+            k = int(i)
+            starts.append(k)
+            ends.append(k + 1 if k != -1 else INT64_MAX)
+            axes.append(dim)
+            steps.append(1)
+            squeeze.append(dim)
+        dim += 1
+    if axes:
+        x = g.add("Slice", [x, g.ints(starts), g.ints(ends), g.ints(axes), g.ints(steps)])
+    if squeeze:
+        x = g.add("Squeeze", [x, g.ints(squeeze)])
+    if unsqueeze:
+        x = g.add("Unsqueeze", [x, g.ints(unsqueeze)])
+    return x
+
+
+_REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Amax": "ReduceMax", "Amin": "ReduceMin"}
+_REDUCE["LogSumExp"] = "ReduceLogSumExp"
+
+
+@converts(*_REDUCE)
+def _reduce(g: _Graph, s: Step) -> str:
+    x = g.value(s.inputs[0], _dtype(s))
+    dims = s.options.get("dims")
+    keep = int(bool(s.options.get("keepdim", False)))
+    op = _REDUCE[s.op]
+    if dims is None:
+        return g.add(op, [x], keepdims=keep)
+    axes = [dims] if isinstance(dims, int) else list(dims)
+    if op == "ReduceSum" or g.opset >= 18:  # axes became an input (ReduceSum's at 13)
+        return g.add(op, [x, g.ints(axes)], keepdims=keep)
+    return g.add(op, [x], axes=axes, keepdims=keep)
+
+
+@converts("Softmax", "LogSoftmax")
+def _softmax(g: _Graph, s: Step) -> str:
+    return g.add(s.op, [g.value(s.inputs[0])], axis=s.options["dim"])
+
+
+def _pads(padding: Any) -> list[int]:
+    """((top, bottom), (left, right)) as ONNX's [top, left, bottom, right]."""
+    return [lo for lo, _ in padding] + [hi for _, hi in padding]
+
+
+@converts("Conv2d")
+def _conv2d(g: _Graph, s: Step) -> str:
+    x, weight, bias = s.inputs
+    o = s.options
+    names = [g.value(x), g.value(weight, _dtype(s))]
+    if bias is not None:
+        names.append(g.value(bias, _dtype(s)))
+    return g.add(
+        "Conv",
+        names,
+        kernel_shape=list(weight.shape[2:]),
+        strides=list(o["stride"]),
+        pads=_pads(o["padding"]),
+        dilations=list(o["dilation"]),
+        group=o["groups"],
+    )
+
+
+@converts("MaxPool2d")
+def _maxpool2d(g: _Graph, s: Step) -> str:
+    o = s.options
+    return g.add(
+        "MaxPool",
+        [g.value(s.inputs[0])],
+        kernel_shape=list(o["kernel"]),
+        strides=list(o["stride"]),
+        pads=_pads(o["padding"]),
+        dilations=list(o["dilation"]),
+    )

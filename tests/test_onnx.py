@@ -1,0 +1,263 @@
+"""Export to ONNX: for every supported layer and for the recipes' models, ONNX Runtime's
+output on fresh inputs equals chainrule's (float32, 1e-5 relative), at another batch size
+where the batch axis is free; what cannot be exported is refused, naming why."""
+
+import io
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+import chainrule as cr  # noqa: E402
+import chainrule.nn.functional as F  # noqa: E402
+from chainrule import nn  # noqa: E402
+from chainrule.onnx import UnsupportedOperatorError, export  # noqa: E402
+from chainrule.recipes import digits_cnn, digits_mlp  # noqa: E402
+
+TOL = dict(rtol=1e-5, atol=1e-6)
+
+
+class Fn(nn.Module):
+    """A forward written inline, with the layers it uses as attributes."""
+
+    def __init__(self, fn, **layers):
+        super().__init__()
+        self.fn = fn
+        for name, layer in layers.items():
+            setattr(self, name, layer)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def floats(*shape, seed=0, positive=False):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return np.abs(x) + 0.5 if positive else x
+
+
+def to_onnx(model, args, **kwargs):
+    buf = io.BytesIO()
+    proto = export(model, args, buf, **kwargs)
+    return proto, ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def ours(model, *arrays):
+    model.eval()
+    with cr.no_grad():
+        out = model(*[cr.tensor(a) for a in arrays])
+    return [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
+
+
+def check(model, shape, make=floats, batch=(2, 5)):
+    """Export at one batch size with dim 0 free; compare at another."""
+    cr.manual_seed(0)
+    free = {"x": {0: "batch"}, "y": {0: "batch"}}
+    example = cr.tensor(make(batch[0], *shape, seed=1))
+    _, session = to_onnx(
+        model, (example,), input_names=["x"], output_names=["y"], dynamic_axes=free
+    )
+    fresh = make(batch[1], *shape, seed=2)
+    (got,) = session.run(None, {"x": fresh})
+    (want,) = ours(model, fresh)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, **TOL)
+
+
+def batch_norm(layer):
+    rng = np.random.default_rng(3)
+    c = layer.running_mean.shape[0]
+    layer.running_mean.data[...] = rng.standard_normal(c).astype(np.float32)
+    layer.running_var.data[...] = rng.uniform(0.5, 2.0, c).astype(np.float32)
+    layer.weight.data[...] = rng.standard_normal(c).astype(np.float32)
+    layer.bias.data[...] = rng.standard_normal(c).astype(np.float32)
+    return layer
+
+
+def indexes(*shape, seed=0):
+    return np.random.default_rng(seed).integers(0, 10, shape).astype(np.int64)
+
+
+def build(name):
+    cr.manual_seed(0)
+    w = nn.Parameter(cr.randn(6, 3))
+    mask = cr.tensor(np.arange(6) % 2 == 0)
+    table = {
+        "linear": (nn.Linear(6, 3), (6,)),
+        "linear_3d": (nn.Linear(6, 3), (4, 6)),
+        "linear_no_bias": (nn.Linear(6, 3, bias=False), (6,)),
+        "relu": (nn.ReLU(), (6,)),
+        "tanh": (nn.Tanh(), (6,)),
+        "sigmoid": (nn.Sigmoid(), (6,)),
+        "gelu": (nn.GELU(), (6,)),
+        "gelu_tanh": (nn.GELU(approximate="tanh"), (6,)),
+        "leaky_relu": (nn.LeakyReLU(0.1), (6,)),
+        "softmax": (nn.Softmax(dim=1), (6,)),
+        "log_softmax": (nn.LogSoftmax(dim=-1), (6,)),
+        "arithmetic": (Fn(lambda m, x: (x + 1.5) * x - x / 3 - 2.0 / (x * x + 1) + (-x)), (6,)),
+        "pow_exp": (Fn(lambda m, x: x**2 + 2.0**x + x.exp() * 0.1), (6,)),
+        "log_sqrt": (Fn(lambda m, x: (x.abs() + 1).log() + (x * x + 1).sqrt()), (6,)),
+        "matmul": (Fn(lambda m, x: x @ m.w, w=w), (6,)),
+        "flatten": (nn.Flatten(), (2, 3, 4)),
+        "reshape": (Fn(lambda m, x: x.reshape(x.shape[0] * 2, 3).reshape(-1, 3, 2)), (6,)),
+        "permute": (Fn(lambda m, x: x.permute(0, 2, 1) + x.transpose(1, 2)), (3, 4)),
+        "sum_mean": (Fn(lambda m, x: x.sum(1) + x.mean(-2, keepdim=True).sum(1)), (3, 4)),
+        "sum_all": (Fn(lambda m, x: x.sum(dim=(1, 2)) + x.mean((1, 2))), (3, 4)),
+        "amax": (Fn(lambda m, x: x.amax(1) - x.amin(-1).sum(-1, keepdim=True)), (3, 4)),
+        "logsumexp": (Fn(lambda m, x: x.logsumexp(1)), (6,)),
+        "clamp": (Fn(lambda m, x: x.clamp(-0.5, 0.7) + x.clamp(min=0.1)), (6,)),
+        "where": (Fn(lambda m, x: cr.where(mask, x, x * 3.0)), (6,)),
+        "maximum": (Fn(lambda m, x: cr.maximum(x, x * 0.5) + cr.minimum(x, 0.2)), (6,)),
+        "cat": (Fn(lambda m, x: cr.cat([x, x * 2, x[:, :2]], dim=1)), (6,)),
+        "index": (
+            Fn(
+                lambda m, x: x[:, 1:5:2, None] + x[:, -1][:, None, None] + x[..., ::-1][:, :2, None]
+            ),
+            (6,),
+        ),
+        "pad": (Fn(lambda m, x: F.pad(x, (1, 2), value=0.5)), (6,)),
+        "dropout": (nn.Dropout(0.5), (6,)),
+        "layer_norm": (nn.LayerNorm(6), (6,)),
+        "layer_norm_2d": (nn.LayerNorm((3, 4)), (3, 4)),
+        "batch_norm_1d": (batch_norm(nn.BatchNorm1d(6)), (6,)),
+        "batch_norm_2d": (batch_norm(nn.BatchNorm2d(3)), (3, 5, 5)),
+        "conv2d": (nn.Conv2d(3, 4, 3), (3, 7, 7)),
+        "conv2d_geometry": (
+            nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2),
+            (4, 9, 8),
+        ),
+        "conv2d_no_bias": (nn.Conv2d(3, 2, (1, 3), padding=(0, 1), bias=False), (3, 5, 6)),
+        "max_pool2d": (nn.MaxPool2d(2), (3, 6, 6)),
+        "max_pool2d_geometry": (nn.MaxPool2d(3, stride=2, padding=1, dilation=1), (2, 7, 7)),
+        "max_pool2d_ceil": (nn.MaxPool2d(2, ceil_mode=True), (2, 5, 5)),
+        "avg_pool2d": (nn.AvgPool2d(2), (3, 6, 6)),
+        "avg_pool2d_padding": (
+            nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+            (2, 7, 7),
+        ),
+        "adaptive_avg_pool2d": (nn.AdaptiveAvgPool2d((2, 3)), (3, 6, 7)),
+        "mlp_recipe": (digits_mlp.model(), (64,)),
+        "cnn_recipe": (digits_cnn.model(), (1, 8, 8)),
+    }
+    return table[name]
+
+
+LAYERS = [
+    "linear", "linear_3d", "linear_no_bias", "relu", "tanh", "sigmoid", "gelu", "gelu_tanh",
+    "leaky_relu", "softmax", "log_softmax", "arithmetic", "pow_exp", "log_sqrt", "matmul",
+    "flatten", "reshape", "permute", "sum_mean", "sum_all", "amax", "logsumexp", "clamp",
+    "where", "maximum", "cat", "index", "pad", "dropout", "layer_norm", "layer_norm_2d",
+    "batch_norm_1d", "batch_norm_2d", "conv2d", "conv2d_geometry", "conv2d_no_bias",
+    "max_pool2d", "max_pool2d_geometry", "max_pool2d_ceil", "avg_pool2d",
+    "avg_pool2d_padding", "adaptive_avg_pool2d", "mlp_recipe", "cnn_recipe",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_onnx_runtime_matches_chainrule_at_another_batch_size(name):
+    model, shape = build(name)
+    check(model, shape)
+
+
+def test_embedding_takes_integer_indexes():
+    model = nn.Sequential(nn.Embedding(10, 4), nn.Flatten())
+    check(model, (3,), make=indexes)
+
+
+def test_embedding_with_a_padding_index():
+    model = nn.Embedding(10, 4, padding_idx=0)
+    check(model, (3,), make=indexes)
+
+
+def test_names_initializers_and_a_file_path(tmp_path):
+    model = digits_cnn.model()
+    model.train()
+    path = tmp_path / "model.onnx"
+    export(model, cr.tensor(floats(2, 1, 8, 8)), path)
+    assert model.training and all(m.training for m in model.modules())  # modes put back
+    proto = onnx.load(str(path))
+    onnx.checker.check_model(proto, full_check=True)
+    graph = proto.graph
+    assert [i.name for i in graph.input] == ["input_0"]
+    assert [o.name for o in graph.output] == ["output_0"]
+    keys = set(model.state_dict())
+    assert keys <= {init.name for init in graph.initializer}
+    weight = next(i for i in graph.initializer if i.name == "0.weight")
+    np.testing.assert_array_equal(onnx.numpy_helper.to_array(weight), model[0].weight.numpy())
+    dims = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
+    assert dims == [2, 1, 8, 8]  # no dynamic_axes: every dim fixed
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = floats(2, 1, 8, 8, seed=4)
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], ours(model, x)[0], **TOL)
+
+
+def test_several_inputs_and_outputs_with_dynamic_axes_as_a_list():
+    model = Fn(lambda m, a, b: (m.lin(a) * b, (a @ b.mT).softmax(-1)), lin=nn.Linear(3, 3))
+    a, b = cr.tensor(floats(2, 3)), cr.tensor(floats(2, 3, seed=1))
+    free = {"a": [0], "b": [0], "p": [0], "q": [0, 1]}
+    proto, session = to_onnx(
+        model, (a, b), input_names=["a", "b"], output_names=["p", "q"], dynamic_axes=free
+    )
+    dim = proto.graph.input[0].type.tensor_type.shape.dim[0]
+    assert dim.dim_param == "a_dynamic_axes_1"
+    x, y = floats(4, 3, seed=5), floats(4, 3, seed=6)
+    for got, want in zip(session.run(None, {"a": x, "b": y}), ours(model, x, y), strict=True):
+        np.testing.assert_allclose(got, want, **TOL)
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+def test_other_opsets(opset):
+    model = Fn(
+        lambda m, x: m.norm(x).amax(-1) + x.mean(1).sum(-1, keepdim=True), norm=nn.LayerNorm(4)
+    )
+    proto, session = to_onnx(model, (cr.tensor(floats(2, 3, 4)),), opset_version=opset)
+    assert proto.opset_import[0].version == opset
+    x = floats(2, 3, 4, seed=3)
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], ours(model, x)[0], **TOL)
+
+
+def test_an_op_with_no_mapping_is_named():
+    model = Fn(lambda m, x: x.var(dim=1))
+    with pytest.raises(
+        UnsupportedOperatorError,
+        match=r"onnx.export: op Var has no ONNX mapping; got it applied to input shapes \(2, 3\)",
+    ):
+        export(model, cr.tensor(floats(2, 3)), io.BytesIO())
+
+
+def test_an_index_with_no_mapping_is_named():
+    model = Fn(lambda m, x: x[x.numpy() > 0])
+    with pytest.raises(UnsupportedOperatorError, match="op GetItem with this index"):
+        export(model, cr.tensor(floats(2, 3)), io.BytesIO())
+
+
+def test_values_that_bypass_the_ops_are_refused():
+    model = Fn(lambda m, x: cr.where(x > 0.5, x, 0.0))  # the comparison records no op
+    with pytest.raises(RuntimeError, match="an argument of Where .* depends on the inputs"):
+        export(model, cr.tensor(floats(2, 3)), io.BytesIO())
+
+
+def test_control_flow_on_values_is_refused():
+    model = Fn(lambda m, x: x.exp() if x[0, 0].item() > 0 else x)
+    x = cr.tensor(np.array([[1.0, -1.0, -2.0]], dtype=np.float32))
+    with pytest.raises(RuntimeError, match="applies other ops for other input values"):
+        export(model, x, io.BytesIO())
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(opset_version=12), "opset_version must be between 13 and"),
+        (dict(dynamic_axes={"x": {0: "batch"}}), "dynamic_axes names 'x', which is no input"),
+        (dict(input_names=["a", "b"]), "1 inputs need 1 input_names; got 2"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        export(nn.ReLU(), cr.tensor(floats(2, 3)), io.BytesIO(), **kwargs)
+
+
+def test_args_must_be_tensors():
+    with pytest.raises(TypeError, match="onnx.export: args must be Tensors; got ndarray"):
+        export(nn.ReLU(), floats(2, 3), io.BytesIO())
