@@ -331,6 +331,17 @@ SELECTING = [
         lambda: cr.ones(2, 3).repeat(2),
     ),
     (
+        ValueError,
+        "repeat_interleave: repeats must be an int or an integer tensor of 1 or 3 values (the size "
+        "of dim 1); got dtype int64 and shape (2,) for shape (2, 3)",
+        lambda: cr.ones(2, 3).repeat_interleave(cr.tensor([1, 2]), 1),
+    ),
+    (
+        ValueError,
+        "repeat_interleave: repeats must not be negative; got [-1]",
+        lambda: cr.ones(2, 3).repeat_interleave([-1]),
+    ),
+    (
         IndexError,
         "index_select: index 3 is out of range for dim 1 of size 3; got shape (2, 3)",
         lambda: cr.ones(2, 3).index_select(1, cr.tensor([0, 3])),

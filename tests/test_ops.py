@@ -314,6 +314,8 @@ ROWS += [Row("index_" + n, f, ((4, 5),), second=True) for n, f in INDEX]
 
 # -- triangles, scans and reorderings ------------------------------------------------------
 
+ZEROS = [[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+
 ROWS += [
     Row("tril", lambda m, x: x.tril(), ((3, 4),), second=True),
     Row("tril_diagonal_batched", lambda m, x: x.tril(1), ((2, 4, 3),)),
@@ -325,6 +327,12 @@ ROWS += [
     Row("cumsum_last", lambda m, x: x.cumsum(-1) * x, ((2, 3, 4),), second=True),
     Row("cumsum_fn", lambda m, x: m.cumsum(x, dim=1), ((2, 3, 4),)),
     Row("cumsum_0d", lambda m, x: x.cumsum(0), ((),)),
+    Row("cumprod_0", lambda m, x: x.cumprod(0), ((2, 3, 4),), second=True),
+    Row("cumprod_last", lambda m, x: m.cumprod(x, -1), ((2, 3, 4),), second=True),
+    Row("cumprod_0d", lambda m, x: x.cumprod(-1), ((),)),
+    # zeros along the dim: the products that leave one factor out (one zero, two, none)
+    Row("cumprod_zeros", lambda m, x: (x * m.tensor(ZEROS)).cumprod(1), ((3, 4),), second=True),
+    Row("cumprod_zeros_0", lambda m, x: (x * m.tensor(ZEROS)).cumprod(0), ((3, 4),), second=True),
     Row("flip_one", lambda m, x: x.flip(0), ((2, 3, 4),), second=True),
     Row("flip_two", lambda m, x: x.flip((0, -1)) * x, ((2, 3, 4),), second=True),
     Row("flip_fn", lambda m, x: m.flip(x, [1, 2]), ((2, 3, 4),)),
@@ -334,6 +342,13 @@ ROWS += [
     Row("roll_fn", lambda m, x: m.roll(x, shifts=2, dims=-1), ((2, 3, 4),)),
     Row("repeat", lambda m, x: x.repeat(2, 3), ((2, 3),), second=True),
     Row("repeat_more_dims", lambda m, x: x.repeat((2, 1, 3)) * 2.0, ((2, 3),)),
+    Row("repeat_interleave", lambda m, x: x.repeat_interleave(2), ((2, 3),), second=True),
+    Row("repeat_interleave_dim", lambda m, x: x.repeat_interleave(3, dim=-1), ((2, 3),)),
+    Row(
+        "repeat_interleave_tensor",
+        lambda m, x: m.repeat_interleave(x, m.tensor([1, 0, 3]), 1) * 2.0,
+        ((2, 3),),
+    ),
     Row("index_select", lambda m, x: x.index_select(1, m.tensor([3, 0, 3])), ((2, 5, 4),)),
     Row("index_select_0d", lambda m, x: x.index_select(0, m.tensor(1)), ((2, 5),)),
     Row("index_select_fn", lambda m, x: m.index_select(x, -1, m.tensor([2, 2])), ((2, 5, 4),)),
@@ -613,6 +628,7 @@ SPECIAL = [
     ("min_ties_no_dim", lambda m, x: x.min(), (TIES,)),
     ("max_ties_dim", lambda m, x: tuple(x.max(1)), (TIES,)),
     ("min_ties_dim", lambda m, x: tuple(x.min(0)), (TIES,)),
+    ("cumprod_at_zeros", lambda m, x: x.cumprod(1), ([[2.0, 0.0, 3.0], [0.0, 0.0, 1.5]],)),
     ("clamp_at_bounds", lambda m, x: x.clamp(-0.5, 0.5), ([-0.5, 0.5, 0.0, 1.0, -2.0],)),
     ("relu_at_0", lambda m, x: x.relu(), ([-1.0, 0.0, 2.0],)),
     ("abs_at_0", lambda m, x: x.abs(), ([-1.0, 0.0, 2.0],)),

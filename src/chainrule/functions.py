@@ -471,6 +471,16 @@ def masked_select(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).masked_select(*args, **kwargs)
 
 
+def cumprod(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.cumprod."""
+    return as_tensor(input).cumprod(*args, **kwargs)
+
+
+def repeat_interleave(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.repeat_interleave."""
+    return as_tensor(input).repeat_interleave(*args, **kwargs)
+
+
 def numel(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.numel."""
     return as_tensor(input).numel(*args, **kwargs)

@@ -659,6 +659,10 @@ class Tensor:
     def cumsum(self, dim: int) -> Tensor:
         return reduce.Cumsum.apply(self, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
 
+    def cumprod(self, dim: int) -> Tensor:
+        d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
+        return reduce.Cumprod.apply(self, dim=d)
+
     def flip(self, *dims: Any) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices."""
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
@@ -709,6 +713,32 @@ class Tensor:
         tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))  # (r0, n0, ..)
         merged = tuple(r * n for r, n in zip(sizes, shape, strict=True))  # (r0 * n0, ...)
         return self.reshape(ones).expand(tiled).reshape(merged)
+
+    def repeat_interleave(
+        self, repeats: Any, dim: int | None = None, *, output_size: int | None = None
+    ) -> Tensor:
+        """Each value repeated along dim (over the flattened tensor for None): repeats is one
+        count for all or one count per value. An index_select of the repeated positions."""
+        if dim is None:
+            return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
+        d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
+        counts = repeats.data if isinstance(repeats, Tensor) else xp.asarray(repeats)
+        n = self.shape[d] if self.ndim else 1
+        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
+            raise ValueError(
+                f"repeat_interleave: repeats must be an int or an integer tensor of 1 or {n} "
+                f"values (the size of dim {d}); got dtype {counts.dtype} and shape {counts.shape} "
+                f"for shape {self.shape}"
+            )
+        if (counts < 0).any():
+            raise ValueError(f"repeat_interleave: repeats must not be negative; got {counts}")
+        source = xp.repeat(xp.arange(n), counts.reshape(-1))  # the position each value copies
+        if output_size is not None and output_size != len(source):
+            raise ValueError(
+                f"repeat_interleave: output_size {output_size} differs from the {len(source)} "
+                f"values the repeats make; got shape {self.shape}"
+            )
+        return self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "index_select", self.shape)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..backend import xp
+from .elementwise import Where
 
 
 def _reduced(shape, dims, keepdim):
@@ -269,6 +270,40 @@ class Cumsum(Function):
         if grad.ndim == 0:  # one element: its own sum
             return (grad,)
         return (grad.flip(self.dim).cumsum(self.dim).flip(self.dim),)
+
+
+class Cumprod(Function):
+    """out[..., k, ...] = product of a[..., :k+1, ...] along dim (integers and bools in int64);
+    grad_a[i] = sum over k >= i of g[k] * (the product of a[j] for j <= k, j != i).
+
+    Where no a along dim is 0 that sum is flip(cumsum(flip(g * out))) / a. Where one is, the
+    products that leave one factor out are formed, an n x n square per line along dim, so the
+    gradient at zeros is exact (and differentiable again), as PyTorch's.
+    """
+
+    rule = (
+        "grad_a = flip(cumsum(flip(grad * out))) / a; with a 0 along dim, "
+        "grad_a[i] = sum over k >= i of grad[k] * prod(a[j] for j <= k, j != i)"
+    )
+
+    def forward(self, a, dim):
+        self.dim = dim
+        dtype = a.dtype if a.dtype.kind in "fc" else xp.int64
+        return xp.cumprod(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
+
+    def backward(self, grad, out):
+        a, d = self.inputs[0], self.dim
+        if a.ndim == 0:  # one element: its own product
+            return (grad,)
+        if not (a.data == 0).any():
+            return ((grad * out).flip(d).cumsum(d).flip(d) / a,)
+        x, g = a.transpose(d, -1), grad.transpose(d, -1)  # (..., n): dim d moved last
+        n = x.shape[-1]
+        one = xp.eye(n, dtype=bool)  # (i, j): a[i] replaced by 1 in row i
+        left_out = Where.apply(one, 1.0, x.unsqueeze(-2)).cumprod(-1)  # (..., i, k)
+        after = ~xp.tri(n, n, k=-1, dtype=bool)  # (i, k): k >= i
+        terms = Where.apply(after, left_out * g.unsqueeze(-2), 0.0)  # (..., i, k)
+        return (terms.sum(-1).transpose(d, -1),)
 
 
 class NLLLoss(Function):
