@@ -137,6 +137,11 @@ def build(name):
             (2, 7, 7),
         ),
         "adaptive_avg_pool2d": (nn.AdaptiveAvgPool2d((2, 3)), (3, 6, 7)),
+        "sin_cos_sign": (Fn(lambda m, x: x.sin() * x.cos() + x.sign()), (6,)),
+        "einsum": (Fn(lambda m, x: cr.einsum("bi,ij->bj", x, m.w), w=w), (6,)),
+        "expand": (Fn(lambda m, x: x[:, :1].expand(x.shape[0], 4) + x.sum(1, keepdim=True)), (6,)),
+        "cast": (Fn(lambda m, x: (x.to(cr.float64) * 3).to(cr.float32)), (6,)),
+        "conv1d": (nn.Conv1d(3, 4, 3, padding=1), (3, 9)),
         "mlp_recipe": (digits_mlp.model(), (64,)),
         "cnn_recipe": (digits_cnn.model(), (1, 8, 8)),
     }
@@ -150,7 +155,8 @@ LAYERS = [
     "where", "maximum", "cat", "index", "pad", "dropout", "layer_norm", "layer_norm_2d",
     "batch_norm_1d", "batch_norm_2d", "conv2d", "conv2d_geometry", "conv2d_no_bias",
     "max_pool2d", "max_pool2d_geometry", "max_pool2d_ceil", "avg_pool2d",
-    "avg_pool2d_padding", "adaptive_avg_pool2d", "mlp_recipe", "cnn_recipe",
+    "avg_pool2d_padding", "adaptive_avg_pool2d", "sin_cos_sign", "einsum", "expand",
+    "cast", "conv1d", "mlp_recipe", "cnn_recipe",
 ]  # fmt: skip
 
 
@@ -168,6 +174,30 @@ def test_embedding_takes_integer_indexes():
 def test_embedding_with_a_padding_index():
     model = nn.Embedding(10, 4, padding_idx=0)
     check(model, (3,), make=indexes)
+
+
+def test_embedding_scaling_gradients_by_frequency():
+    model = nn.Embedding(10, 4, scale_grad_by_freq=True)
+    check(model, (3,), make=indexes)
+
+
+def test_gather_takes_its_index_as_an_input():
+    model = Fn(lambda m, x, i: x.gather(1, i) * 2.0)
+    x, i = cr.tensor(floats(2, 6)), cr.tensor(indexes(2, 3) % 6)
+    free = {"x": [0], "i": [0], "output_0": [0]}
+    _, session = to_onnx(model, (x, i), input_names=["x", "i"], dynamic_axes=free)
+    x2, i2 = floats(5, 6, seed=2), indexes(5, 3, seed=3) % 6
+    got = session.run(None, {"x": x2, "i": i2})[0]
+    np.testing.assert_allclose(got, ours(model, x2, i2)[0], **TOL)
+
+
+def test_a_boolean_input_as_the_condition_of_where():
+    model = Fn(lambda m, c, x: cr.where(c, x, -x))
+    c, x = cr.tensor(floats(2, 3) > 0), cr.tensor(floats(2, 3, seed=1))
+    _, session = to_onnx(model, (c, x), input_names=["c", "x"])
+    c2, x2 = floats(2, 3, seed=2) > 0, floats(2, 3, seed=3)
+    got = session.run(None, {"c": c2, "x": x2})[0]
+    np.testing.assert_allclose(got, ours(model, c2, x2)[0], **TOL)
 
 
 def test_names_initializers_and_a_file_path(tmp_path):
@@ -234,14 +264,36 @@ def test_an_index_with_no_mapping_is_named():
 
 def test_values_that_bypass_the_ops_are_refused():
     model = Fn(lambda m, x: cr.where(x > 0.5, x, 0.0))  # the comparison records no op
-    with pytest.raises(RuntimeError, match="an argument of Where .* depends on the inputs"):
+    with pytest.raises(RuntimeError, match="argument 0 of Where changes with the inputs"):
         export(model, cr.tensor(floats(2, 3)), io.BytesIO())
+
+
+def test_constants_the_size_of_a_dynamic_axis_are_refused():
+    model = Fn(lambda m, x: x + cr.zeros(x.shape[0], 1))
+    free = {"input_0": [0]}
+    with pytest.raises(RuntimeError, match="argument 1 of Add changes with the inputs"):
+        export(model, cr.tensor(floats(2, 3)), io.BytesIO(), dynamic_axes=free)
+    export(model, cr.tensor(floats(2, 3)), io.BytesIO())  # fine where the batch is fixed
+
+
+def test_a_reshape_that_cannot_follow_a_dynamic_axis_is_refused():
+    model = Fn(lambda m, x: x.reshape(3, -1))
+    free = {"input_0": [0]}
+    with pytest.raises(RuntimeError, match=r"Reshape to \(3, 4\) cannot follow the dynamic axes"):
+        export(model, cr.tensor(floats(2, 6)), io.BytesIO(), dynamic_axes=free)
+
+
+def test_a_forward_that_fails_at_another_size_is_refused():
+    model = Fn(lambda m, x: x.reshape(4, 3))
+    free = {"input_0": [0]}
+    with pytest.raises(RuntimeError, match="the forward fails for inputs of other values"):
+        export(model, cr.tensor(floats(2, 6)), io.BytesIO(), dynamic_axes=free)
 
 
 def test_control_flow_on_values_is_refused():
     model = Fn(lambda m, x: x.exp() if x[0, 0].item() > 0 else x)
     x = cr.tensor(np.array([[1.0, -1.0, -2.0]], dtype=np.float32))
-    with pytest.raises(RuntimeError, match="applies other ops for other input values"):
+    with pytest.raises(RuntimeError, match="applies other ops for other inputs"):
         export(model, x, io.BytesIO())
 
 

@@ -39,9 +39,12 @@ def export(
     outputs are named ``input_names``/``output_names`` (``input_0``, ``output_0``, ... by
     default); ``dynamic_axes`` maps such a name to the axes left free (``{0: "batch"}`` or
     ``[0]``). Parameters and buffers become initializers named by their ``state_dict`` keys;
-    other arrays the forward used are constants. The forward runs a second time on the
-    inputs' values shuffled, and export refuses a graph whose ops or constants change with
-    the inputs (control flow or values that went through NumPy rather than through ops).
+    other arrays the forward used are constants. The forward runs a second time, on the
+    inputs' values shuffled and twice as long along the dynamic axes, and export refuses a
+    graph that would be wrong for those: other ops (control flow), other constants or
+    options (values that went through NumPy or ``.shape`` rather than through ops), or a
+    Reshape or Expand whose written shape does not give the new one. An op with no mapping
+    raises UnsupportedOperatorError, naming it.
     """
     onnx = _import_onnx()
     opset = DEFAULT_OPSET if opset_version is None else opset_version
@@ -73,7 +76,7 @@ def export(
                 f"shapes {shapes}; supported: {', '.join(sorted(CONVERTERS))}"
             )
         g.bind(step.out.data, convert(g, step), step)
-    _check_constants(g, steps, _trace(model, _shuffled(inputs))[0])
+    _check_again(g, steps, model, _varied(inputs, [dims.get(n, {}) for n in in_names]))
 
     helper = onnx.helper
     for name, t in zip(out_names, outputs, strict=True):
@@ -147,11 +150,18 @@ def _trace(model: Any, inputs: list[Tensor]) -> tuple[list[Step], list[Tensor]]:
     return steps, outputs
 
 
-def _shuffled(inputs: list[Tensor]) -> list[Tensor]:
-    """Each input with its values in another order: the same values (indexes stay in
-    range), somewhere else."""
-    rng = backend.xp.random.default_rng(0)
-    return [Tensor._make(rng.permutation(t.data.reshape(-1)).reshape(t.shape)) for t in inputs]
+def _varied(inputs: list[Tensor], free: list[dict[int, Any]]) -> list[Tensor]:
+    """Other inputs of the same kind: each one's values in another order (so indexes stay in
+    range), repeated to twice the size along its free axes."""
+    xp = backend.xp
+    rng = xp.random.default_rng(0)
+    out = []
+    for t, axes in zip(inputs, free, strict=True):
+        x = rng.permutation(t.data.reshape(-1)).reshape(t.shape)
+        for axis in axes:
+            x = xp.concatenate([x, x], axis=axis)
+        out.append(Tensor._make(x))
+    return out
 
 
 def _names(given: Sequence[str] | None, n: int, kind: str) -> list[str]:
@@ -192,7 +202,8 @@ class _Graph:
         self.dtypes: dict[str, Any] = {}
         self.producers: dict[str, Step] = {}
         self.arrays: list[Any] = []  # keeps every named array alive, so no id is reused
-        self.baked: list[tuple[int, Any]] = []  # (step, array): constants the steps used
+        self.exempt: set[int] = set()  # arrays a mapping has read, which need not be constant
+        self.reshapes: dict[int, list[int]] = {}  # step -> the shape given to Reshape or Expand
         self.step = -1
         self.count = 0
 
@@ -230,6 +241,10 @@ class _Graph:
     def ints(self, values: Sequence[int]) -> str:
         return self.const(backend.xp.asarray(list(values), dtype=backend.int64), "ints")
 
+    def ignore(self, x: Any) -> None:
+        """A mapping left x out of the graph: it may change with the inputs."""
+        self.exempt.add(id(x.data if isinstance(x, Tensor) else x))
+
     def known(self, x: Any) -> bool:
         array = x.data if isinstance(x, Tensor) else x
         return id(array) in self.names or id(array) in self.params
@@ -245,8 +260,6 @@ class _Graph:
             self.bind(param, key)
             name = key
         if name is None:
-            if isinstance(array, backend.xp.ndarray):
-                self.baked.append((self.step, array))
             arr = backend.xp.asarray(array, dtype=dtype)
             return self.const(arr)
         if dtype is not None and self.dtypes[name] != backend.xp.dtype(dtype):
@@ -276,26 +289,68 @@ def _items(step: Step) -> Iterator[tuple[Any, Any]]:
             yield (where, None), x
 
 
-def _check_constants(g: _Graph, steps: list[Step], again: list[Step]) -> None:
-    """Refuse a graph that would be wrong for other inputs: the second forward (on shuffled
-    inputs) must apply the same ops and use the same constants."""
+def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor]) -> None:
+    """Refuse a graph that would be wrong for other inputs: a second forward, on other values
+    and other sizes of the free axes, must apply the same ops with the same constants and
+    options, and the shapes written for Reshape and Expand must give its shapes."""
+    try:
+        again, _ = _trace(model, inputs)
+    except Exception as err:
+        raise RuntimeError(
+            f"onnx.export: the forward fails for inputs of other values and other sizes along "
+            f"the dynamic axes ({type(err).__name__}: {err}); check dynamic_axes"
+        ) from err
     if [s.op for s in steps] != [s.op for s in again]:
         raise RuntimeError(
-            "onnx.export: the forward applies other ops for other input values (control flow "
-            "on values), which one graph cannot hold"
+            "onnx.export: the forward applies other ops for other inputs (control flow on "
+            "values or sizes), which one graph cannot hold"
         )
-    for i, array in g.baked:
-        for where, x in _items(steps[i]):
-            if x is array or (isinstance(x, Tensor) and x.data is array):
-                other = dict(_items(again[i]))[where]
-                other = other.data if isinstance(other, Tensor) else other
-                if not backend.xp.array_equal(array, other):
-                    raise RuntimeError(
-                        f"onnx.export: an argument of {steps[i].op} (at {where[0]!r}) depends "
-                        f"on the inputs through a computation no op recorded (a comparison, "
-                        f".numpy(), .item()); the graph would hold it as a constant"
-                    )
-                break
+    for i, (step, other) in enumerate(zip(steps, again, strict=True)):
+        theirs = dict(_items(other))
+        for where, x in _items(step):
+            y = theirs.get(where, ...)
+            if isinstance(x, (Tensor, backend.xp.ndarray)):
+                array = x.data if isinstance(x, Tensor) else x
+                if g.known(array) or id(array) in g.exempt:
+                    continue
+                y = y.data if isinstance(y, Tensor) else y
+                same = isinstance(y, backend.xp.ndarray) and backend.xp.array_equal(array, y)
+            else:
+                same = where[0] == "shape" or _equal(x, y)
+            if not same:
+                raise RuntimeError(
+                    f"onnx.export: argument {where[0]!r} of {step.op} changes with the inputs "
+                    f"through a computation no op recorded (a comparison, .numpy(), .item(), a "
+                    f"size read from .shape); the graph would hold it as a constant"
+                )
+        if i in g.reshapes:
+            spec, src = g.reshapes[i], other.inputs[0].shape
+            if step.op == "Reshape":
+                made = _resolve(spec, src, other.out.data.size)
+            else:
+                made = tuple(backend.xp.broadcast_shapes(tuple(spec), src))
+            if made != other.out.shape:
+                raise RuntimeError(
+                    f"onnx.export: {step.op} to {step.out.shape} cannot follow the dynamic "
+                    f"axes: for input shape {src} the graph's shape {tuple(spec)} gives {made}, "
+                    f"where the forward made {other.out.shape}"
+                )
+
+
+def _equal(x: Any, y: Any) -> bool:
+    try:
+        return bool(type(x) is type(y) and x == y)
+    except ValueError:  # an array inside a tuple, compared elementwise
+        return False
+
+
+def _resolve(spec: list[int], src: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """The shape ONNX's Reshape makes of spec (0 keeps the input's dim, -1 is inferred)."""
+    dims = [src[k] if n == 0 else n for k, n in enumerate(spec)]
+    known = 1
+    for n in dims:
+        known *= n if n != -1 else 1
+    return tuple(size // known if n == -1 else n for n in dims)
 
 
 # ---------------------------------------------------------------------------------------
@@ -339,6 +394,7 @@ def _elementwise(g: _Graph, s: Step) -> str:
 
 @converts("ScaleGrad")
 def _identity(g: _Graph, s: Step) -> str:
+    g.ignore(s.inputs[1])  # the scale acts on gradients only
     return g.add("Identity", [g.value(s.inputs[0])])
 
 
@@ -368,10 +424,12 @@ def _where(g: _Graph, s: Step) -> str:
     dtype = _dtype(s)
     if isinstance(x, Tensor) and isinstance(y, Tensor) and g.known(x) and g.known(y):
         if g.value(x) == g.value(y):  # the same values either way (embedding's padding_idx)
+            g.ignore(cond)
             return g.add("Identity", [g.value(x)])
         if not g.known(cond):
             slope = _leaky_slope(g, cond, x, y)
             if slope is not None:
+                g.ignore(cond)
                 return g.add("LeakyRelu", [g.value(x)], alpha=slope)
     return g.add("Where", [g.value(cond, backend.bool_), g.value(x, dtype), g.value(y, dtype)])
 
@@ -425,6 +483,7 @@ def _reshape(g: _Graph, s: Step) -> str:
         spec[:same] = [0] * same
         if same < len(dst):
             spec[same] = -1
+    g.reshapes[g.step] = spec
     return g.add("Reshape", [g.value(s.inputs[0]), g.ints(spec)])
 
 
@@ -440,6 +499,7 @@ def _expand(g: _Graph, s: Step) -> str:
     src, dst = s.inputs[0].shape, s.out.shape
     src = (1,) * (len(dst) - len(src)) + tuple(src)
     spec = [1 if a == b else b for a, b in zip(src, dst, strict=True)]
+    g.reshapes[g.step] = spec
     return g.add("Expand", [g.value(s.inputs[0]), g.ints(spec)])
 
 

@@ -24,19 +24,22 @@ class Step:
     out: Any
 
 
-_lock = threading.Lock()  # one trace at a time: the watch is on the class, for every thread
+_lock = threading.Lock()  # one trace at a time: the watch is on the class
 
 
 @contextmanager
 def recording() -> Iterator[list[Step]]:
-    """While open, every ``Function.apply`` appends its Step to the list it yields."""
+    """While open, every ``Function.apply`` this thread makes appends its Step to the list
+    it yields (other threads' run as usual)."""
     steps: list[Step] = []
     original = Function.__dict__["apply"]
     run: Callable[..., Any] = original.__func__
+    owner = threading.get_ident()
 
     def apply(cls: type, *inputs: Any, **options: Any) -> Any:
         out = run(cls, *inputs, **options)
-        steps.append(Step(cls.__name__, inputs, options, out))
+        if threading.get_ident() == owner:
+            steps.append(Step(cls.__name__, inputs, options, out))
         return out
 
     with _lock:
