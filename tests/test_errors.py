@@ -342,6 +342,16 @@ SELECTING = [
         lambda: cr.ones(2, 3).repeat_interleave([-1]),
     ),
     (
+        ValueError,
+        "topk: k 4 is out of range for dim -1 of size 3; got shape (2, 3)",
+        lambda: cr.ones(2, 3).topk(4),
+    ),
+    (
+        IndexError,
+        "sort: dim 2 is out of range for a tensor of shape (2, 3) (expected a dim in [-2, 1])",
+        lambda: cr.ones(2, 3).sort(2),
+    ),
+    (
         IndexError,
         "index_select: index 3 is out of range for dim 1 of size 3; got shape (2, 3)",
         lambda: cr.ones(2, 3).index_select(1, cr.tensor([0, 3])),

@@ -481,6 +481,21 @@ def repeat_interleave(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).repeat_interleave(*args, **kwargs)
 
 
+def sort(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.sort."""
+    return as_tensor(input).sort(*args, **kwargs)
+
+
+def argsort(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.argsort."""
+    return as_tensor(input).argsort(*args, **kwargs)
+
+
+def topk(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.topk."""
+    return as_tensor(input).topk(*args, **kwargs)
+
+
 def numel(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.numel."""
     return as_tensor(input).numel(*args, **kwargs)

@@ -659,6 +659,23 @@ class Tensor:
     def cumsum(self, dim: int) -> Tensor:
         return reduce.Cumsum.apply(self, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
 
+    def sort(
+        self, dim: int = -1, descending: bool = False, *, stable: bool = False
+    ) -> ValuesIndices:
+        """(values, indices) along dim, NaN counted largest, as PyTorch. The sort is always
+        stable (equal values keep their order), which ``stable=False`` allows too."""
+        return _top(self, None, dim, descending, "sort")
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        return self.sort(dim, descending, stable=stable).indices.detach()
+
+    def topk(
+        self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    ) -> ValuesIndices:
+        """The k largest (or smallest) values along dim and their indices, in order (which
+        ``sorted=False`` allows too); the gradient goes to the places they came from."""
+        return _top(self, k, dim, largest, "topk")
+
     def cumprod(self, dim: int) -> Tensor:
         d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
         return reduce.Cumprod.apply(self, dim=d)
@@ -804,8 +821,8 @@ def _float_formatter(data: Any) -> Any:
     return {"float_kind": lambda v: one(v).rjust(width)}
 
 
-class MinMax(NamedTuple):
-    """What max/min with a dim return, as PyTorch: values and indices."""
+class ValuesIndices(NamedTuple):
+    """What max/min with a dim, sort and topk return, as PyTorch: values and indices."""
 
     values: Tensor
     indices: Tensor
@@ -915,18 +932,46 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
     return Tensor._make(fn(t.data, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
 
 
-def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> MinMax:
+def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:
+    """The first k (all for None) values along dim, sorted (largest first if ``largest``), and
+    their indices; the values are gathered, so their gradient goes where they came from."""
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    x = t if t.ndim else t.reshape(1)  # a 0-d tensor is one value along dim 0
+    n = x.shape[d]
+    k = n if k is None else k
+    if not is_int(k) or not 0 <= k <= n:
+        raise ValueError(
+            f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
+        )
+    order = _sort_order(x.data, d, largest)[(slice(None),) * d + (slice(0, k),)]
+    values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
+    if not t.ndim and k == 1:
+        values, indices = values.reshape(()), indices.reshape(())
+    return ValuesIndices(values, indices)
+
+
+def _sort_order(a: Any, dim: int, descending: bool) -> Any:
+    """The positions that sort a along dim (int64), stable, NaN last when ascending and first
+    when descending, as PyTorch: descending is the ascending sort of a reversed, reversed
+    back, so equal values keep their order there too."""
+    if not descending:
+        return xp.argsort(a, axis=dim, kind="stable").astype(backend.int64, copy=False)
+    backwards = xp.argsort(xp.flip(a, axis=dim), axis=dim, kind="stable")  # positions in flip(a)
+    return (a.shape[dim] - 1 - xp.flip(backwards, axis=dim)).astype(backend.int64, copy=False)
+
+
+def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndices:
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        return MinMax(values, Tensor._make(xp.zeros((), dtype=backend.int64)))
+        return ValuesIndices(values, Tensor._make(xp.zeros((), dtype=backend.int64)))
     idx = fn(t.data, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(backend.int64, copy=False))
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return MinMax(values, indices)
+    return ValuesIndices(values, indices)
 
 
 # ---------------------------------------------------------------------------------------
