@@ -313,3 +313,30 @@ def test_bad_arguments_are_named(kwargs, message):
 def test_args_must_be_tensors():
     with pytest.raises(TypeError, match="onnx.export: args must be Tensors; got ndarray"):
         export(nn.ReLU(), floats(2, 3), io.BytesIO())
+
+
+def test_the_command_line_exports_a_trained_run(tmp_path, capsys):
+    from chainrule import cli
+
+    run = tmp_path / "run"
+    args = ["--epochs", "1", "--seed", "0", "--out", str(run), "--quiet"]
+    assert cli.main(["train", "digits-cnn", *args]) == 0
+    assert cli.main(["export", str(run)]) == 0
+    assert f"written to {run / 'model.onnx'}" in capsys.readouterr().out
+    model = digits_cnn.model()
+    model.load_state_dict(cr.load(str(run / "model.safetensors")))
+    x = digits_cnn.data(0, {})[2][:7].numpy()
+    session = ort.InferenceSession(str(run / "model.onnx"), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"input": x})[0], ours(model, x)[0], **TOL)
+
+
+def test_the_command_line_names_what_it_cannot_export(tmp_path, capsys):
+    from chainrule import cli
+
+    run = tmp_path / "run"
+    args = ["--epochs", "1", "--out", str(run), "--quiet"]
+    assert cli.main(["train", "moons-scalar", *args]) == 0
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "m.onnx")]) == 2
+    assert "scalar engine, which has no ONNX export" in capsys.readouterr().err
+    assert cli.main(["export", str(tmp_path / "nothing")]) == 2
+    assert "metrics.json" in capsys.readouterr().err

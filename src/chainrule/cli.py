@@ -1,4 +1,5 @@
-"""The command line: `chainrule train RECIPE`, `chainrule recipes`, `chainrule graph RECIPE`.
+"""The command line: `chainrule train RECIPE`, `chainrule recipes`, `chainrule graph RECIPE`,
+`chainrule export RUN_DIR`.
 
 Parsing and reporting only; the recipes and their training loop live in recipes/.
 """
@@ -57,6 +58,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("recipe", type=_recipe)
     g.add_argument("--out", required=True, help="FILE.svg, FILE.png or FILE.dot")
     g.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
+    e = sub.add_parser("export", help="write a trained run's model as an ONNX file")
+    e.add_argument("run_dir", help="a folder `chainrule train` wrote")
+    e.add_argument("--out", help="the ONNX file (default RUN_DIR/model.onnx)")
+    e.add_argument("--data-dir", help="the mnist recipe's data, if not where the run found it")
     return p
 
 
@@ -139,6 +144,45 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Rebuild the run's model from its recipe and weights; export it with the batch axis
+    free, traced on one example of the recipe's data."""
+    import json
+
+    import chainrule as cr
+
+    from . import onnx
+
+    with open(os.path.join(args.run_dir, "metrics.json")) as f:
+        metrics = json.load(f)
+    recipe: Any = recipes.load(metrics["recipe"])
+    if not hasattr(recipe, "model"):
+        print(
+            f"chainrule export: the {metrics['recipe']} recipe's model runs on the scalar "
+            f"engine, which has no ONNX export",
+            file=sys.stderr,
+        )
+        return 2
+    model = recipe.model()
+    model.load_state_dict(cr.load(os.path.join(args.run_dir, "model.safetensors")))
+    settings = {**metrics["settings"], "seed": metrics["seed"]}
+    if args.data_dir:
+        settings["data_dir"] = args.data_dir
+    x = recipe.data(metrics["seed"], settings)[0]
+    out = args.out or os.path.join(args.run_dir, "model.onnx")
+    batch = {0: "batch"}
+    onnx.export(
+        model,
+        cr.as_tensor(x[:1]),
+        out,
+        input_names=["input"],
+        output_names=["output"],
+        dynamic_axes={"input": batch, "output": batch},
+    )
+    print(f"{metrics['recipe']} model of {args.run_dir} written to {out}")
+    return 0
+
+
 def _one_step(recipe: object, settings: dict) -> tuple:
     import chainrule as cr
 
@@ -156,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_train(args)
         if args.command == "recipes":
             return cmd_recipes()
+        if args.command == "export":
+            return cmd_export(args)
         return cmd_graph(args)
     except (FileNotFoundError, ImportError) as e:
         print(f"chainrule: {e}", file=sys.stderr)
