@@ -352,6 +352,29 @@ SELECTING = [
         lambda: cr.ones(2, 3).sort(2),
     ),
     (
+        ValueError,
+        "scatter: index must be an integer tensor with self's dims, no larger than src in any dim "
+        "nor than self in a dim but 1; got index of dtype int64 and shape (3, 1), self (2, 3) "
+        "and src (2, 3)",
+        lambda: cr.ones(2, 3).scatter(1, cr.tensor([[0], [1], [2]]), cr.ones(2, 3)),
+    ),
+    (
+        IndexError,
+        "scatter_add: index 2 is out of range for dim 0 of size 2; got shape (2, 3)",
+        lambda: cr.ones(2, 3).scatter_add(0, cr.tensor([[2]]), cr.ones(2, 3)),
+    ),
+    (
+        TypeError,
+        "scatter: src must have self's dtype; got float32 and float64",
+        lambda: cr.ones(2, 3).scatter(0, cr.tensor([[1]]), cr.ones(1, 1, dtype=cr.float64)),
+    ),
+    (
+        ValueError,
+        "index_add: source must have shape (2, 2) (self's, with dim 1 as long as index); got "
+        "self (2, 3), index (2,) and source (2, 3)",
+        lambda: cr.ones(2, 3).index_add(1, cr.tensor([0, 2]), cr.ones(2, 3)),
+    ),
+    (
         IndexError,
         "index_select: index 3 is out of range for dim 1 of size 3; got shape (2, 3)",
         lambda: cr.ones(2, 3).index_select(1, cr.tensor([0, 3])),

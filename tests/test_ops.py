@@ -314,6 +314,9 @@ ROWS += [Row("index_" + n, f, ((4, 5),), second=True) for n, f in INDEX]
 
 # -- triangles, scans and reorderings ------------------------------------------------------
 
+ACROSS = [[0, 2], [1, 0], [2, 3]]  # scatter positions along dim 1, none repeated in a row
+DOWN = [[2, 0, 1, 0], [0, 1, 2, 1]]  # ... along dim 0, none repeated in a column
+REPEATS = [[0, 0], [3, 1], [2, 2]]  # repeated positions: scatter_add adds them up
 ZEROS = [[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
 
 ROWS += [
@@ -368,6 +371,52 @@ ROWS += [
     Row("index_select", lambda m, x: x.index_select(1, m.tensor([3, 0, 3])), ((2, 5, 4),)),
     Row("index_select_0d", lambda m, x: x.index_select(0, m.tensor(1)), ((2, 5),)),
     Row("index_select_fn", lambda m, x: m.index_select(x, -1, m.tensor([2, 2])), ((2, 5, 4),)),
+    Row(
+        "scatter", lambda m, x, s: x.scatter(1, m.tensor(ACROSS), s), ((3, 4), (3, 2)), second=True
+    ),
+    Row(
+        "scatter_0",
+        lambda m, x, s: x.scatter(0, m.tensor(DOWN), s) * x,
+        ((3, 4), (2, 4)),
+        second=True,
+    ),
+    Row("scatter_value", lambda m, x: x.scatter(1, m.tensor(ACROSS), 2.5), ((3, 4),)),
+    Row("scatter_fn_value", lambda m, x: m.scatter(x, 0, m.tensor(DOWN), value=-1.0), ((3, 4),)),
+    Row("scatter_fn", lambda m, x, s: m.scatter(x, -1, m.tensor(ACROSS), s), ((3, 4), (3, 2))),
+    Row(
+        "scatter_add",
+        lambda m, x, s: x.scatter_add(1, m.tensor(REPEATS), s),
+        ((3, 4), (3, 2)),
+        second=True,
+    ),
+    Row(
+        "scatter_add_0",
+        lambda m, x, s: x.scatter_add(0, m.tensor(DOWN), s) * s.sum(),
+        ((3, 4), (2, 4)),
+        second=True,
+    ),
+    Row(
+        "scatter_add_fn",
+        lambda m, x, s: m.scatter_add(x, 1, m.tensor(REPEATS), s),
+        ((3, 4), (3, 2)),
+    ),
+    Row(
+        "index_add",
+        lambda m, x, s: x.index_add(0, m.tensor([0, 2, 0]), s),
+        ((3, 4), (3, 4)),
+        second=True,
+    ),
+    Row(
+        "index_add_alpha",
+        lambda m, x, s: x.index_add(1, m.tensor([3, 3]), s, alpha=-0.5) * x,
+        ((3, 4), (3, 2)),
+        second=True,
+    ),
+    Row(
+        "index_add_fn",
+        lambda m, x, s: m.index_add(x, -1, m.tensor([1]), s, alpha=2.0),
+        ((3, 4), (3, 1)),
+    ),
     Row(
         "masked_select", lambda m, x: x.masked_select(m.tensor(MASK)).exp(), ((2, 3),), second=True
     ),
@@ -467,6 +516,17 @@ for _eq, _shapes in EINSUM:
             atol32=1e-4,
         )
     )
+
+
+def test_scatter_from_a_larger_src_sends_zeros_to_the_rest() -> None:
+    """Only src's corner as large as index is written; the rest of src gets a zero gradient
+    (PyTorch refuses the backward there, its gradient shaped like index)."""
+    x, src = cr.zeros(2, 3, requires_grad=True), cr.arange(12.0).reshape(3, 4).requires_grad_()
+    out = x.scatter(1, cr.tensor([[2], [0]]), src)
+    np.testing.assert_array_equal(out.numpy(), [[0, 0, 0], [4, 0, 0]])
+    out.backward(cr.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    np.testing.assert_array_equal(src.grad.numpy(), [[3, 0, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 2, 0], [0, 5, 6]])
 
 
 def test_catalog_is_not_empty() -> None:

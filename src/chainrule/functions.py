@@ -496,6 +496,21 @@ def topk(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).topk(*args, **kwargs)
 
 
+def scatter(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.scatter."""
+    return as_tensor(input).scatter(*args, **kwargs)
+
+
+def scatter_add(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.scatter_add."""
+    return as_tensor(input).scatter_add(*args, **kwargs)
+
+
+def index_add(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.index_add."""
+    return as_tensor(input).index_add(*args, **kwargs)
+
+
 def numel(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.numel."""
     return as_tensor(input).numel(*args, **kwargs)

@@ -762,6 +762,39 @@ class Tensor:
         idx = index_vector(index, d, self.shape, "index_select")
         return self[(slice(None),) * d + (idx,)]
 
+    def scatter(self, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Tensor:
+        """self with src (a tensor, or a number: ``value``) written at index along dim; for
+        dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write."""
+        src = value if src is None else src
+        src = src if isinstance(src, (Tensor, int, float)) else as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter")
+        return movement.Scatter.apply(self, src, index=idx, dim=d)
+
+    def scatter_add(self, dim: int, index: Any, src: Any) -> Tensor:
+        """self with src added at index along dim (repeated positions add up)."""
+        src = as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter_add")
+        if src.shape != idx.shape:  # only the corner of src as large as index is added
+            src = src[tuple(slice(n) for n in idx.shape)]
+        where = movement.along_dim(idx, d, self.ndim)
+        return self + movement.IndexAdd.apply(src, shape=self.shape, index=where)
+
+    def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
+        """self with alpha * source added at the positions index names along dim: source's
+        slice k goes to index[k] (repeated positions add up)."""
+        d = normalize_dim(dim, self.ndim, "index_add", self.shape)
+        idx = index_vector(index, d, self.shape, "index_add")
+        source = as_tensor(source)
+        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
+        if source.shape != expected:
+            raise ValueError(
+                f"index_add: source must have shape {expected} (self's, with dim {d} as long as "
+                f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+            )
+        _same_dtype(self, source, "index_add", "source")
+        added = movement.IndexAdd.apply(source, shape=self.shape, index=(slice(None),) * d + (idx,))
+        return self + (added if alpha == 1 else added * alpha)
+
     def masked_select(self, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
         m = mask.data if isinstance(mask, Tensor) else xp.asarray(mask)
@@ -930,6 +963,39 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
     return Tensor._make(fn(t.data, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
+
+
+def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[int, Any]:
+    """scatter's and scatter_add's dim and index checked: an integer index with self's dims,
+    no larger than src in any dim nor than self but in dim, each value in range."""
+    need_dims(t, 1, op)
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    idx = index.data if isinstance(index, Tensor) else xp.asarray(index)
+    src_shape = src.shape if isinstance(src, Tensor) else None
+    fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
+    for k, m in enumerate(idx.shape if fits else ()):
+        fits = fits and (k == d or m <= t.shape[k]) and (src_shape is None or m <= src_shape[k])
+    if not fits:
+        src_text = "" if src_shape is None else f" and src {src_shape}"
+        raise ValueError(
+            f"{op}: index must be an integer tensor with self's dims, no larger than src in any "
+            f"dim nor than self in a dim but {d}; got index of dtype {idx.dtype} and shape "
+            f"{idx.shape}, self {t.shape}{src_text}"
+        )
+    bad = idx[(idx < 0) | (idx >= t.shape[d])]
+    if bad.size:
+        raise IndexError(
+            f"{op}: index {int(bad[0])} is out of range for dim {d} of size {t.shape[d]}; got "
+            f"shape {t.shape}"
+        )
+    if isinstance(src, Tensor):
+        _same_dtype(t, src, op, "src")
+    return d, idx.astype(backend.int64, copy=False)
+
+
+def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
+    if other.dtype != t.dtype:
+        raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
 
 
 def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:

@@ -1,5 +1,5 @@
 """Shape and indexing primitives: reshape, permute, expand, indexing and its scatter, cat,
-pad, gather. Most forwards are NumPy views; no op copies unless NumPy must.
+pad, gather, scatter. Most forwards are NumPy views; no op copies unless NumPy must.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..backend import xp
+from .elementwise import Where
 
 
 class Reshape(Function):
@@ -124,7 +125,7 @@ class Pad(Function):
         return (grad[index],)
 
 
-def _along(index: Any, dim: int, ndim: int) -> tuple:
+def along_dim(index: Any, dim: int, ndim: int) -> tuple:
     """A full index that picks index[..] along dim and every position on the other dims."""
     grid = list(xp.ogrid[tuple(slice(n) for n in index.shape)])
     grid[dim] = index
@@ -142,5 +143,35 @@ class Gather(Function):
         return xp.take_along_axis(a, index, axis=dim)
 
     def backward(self, grad, out):
-        where = _along(self.index, self.dim, grad.ndim)
+        where = along_dim(self.index, self.dim, grad.ndim)
         return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=where), None)
+
+
+class Scatter(Function):
+    """out = a with src written at index along dim (torch.scatter; for dim 1,
+    out[i][index[i][j]] = src[i][j]), src a tensor at least index's size or a number;
+    grad_a = g with zeros where src was written; grad_src = g gathered at index (zeros where
+    src reaches past index).
+
+    A repeated position keeps the last value written, as NumPy's assignment does.
+    """
+
+    rule = "grad_a = grad with zeros where src was written, grad_src = grad gathered at index"
+
+    def forward(self, a, src, index, dim):
+        self.where = along_dim(index, dim, a.ndim)
+        self.written = xp.zeros(a.shape, dtype=bool)
+        self.written[self.where] = True
+        out = a.copy()
+        out[self.where] = src[tuple(slice(n) for n in index.shape)] if xp.ndim(src) else src
+        return out
+
+    def backward(self, grad, out):
+        a, src = self.inputs
+        need_a, need_src = self.needs_input_grad
+        grad_a = Where.apply(self.written, 0.0, grad) if need_a else None
+        if not need_src:
+            return grad_a, None
+        picked = grad[self.where]  # index's shape
+        widths = tuple((0, n - m) for n, m in zip(src.shape, picked.shape, strict=True))
+        return grad_a, Pad.apply(picked, widths=widths) if any(w for _, w in widths) else picked
