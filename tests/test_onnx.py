@@ -142,6 +142,9 @@ def build(name):
         "expand": (Fn(lambda m, x: x[:, :1].expand(x.shape[0], 4) + x.sum(1, keepdim=True)), (6,)),
         "cast": (Fn(lambda m, x: (x.to(cr.float64) * 3).to(cr.float32)), (6,)),
         "conv1d": (nn.Conv1d(3, 4, 3, padding=1), (3, 9)),
+        "var_std": (Fn(lambda m, x: x.var(1) + x.std(dim=(1, 2), correction=0)[:, None]), (3, 4)),
+        "var_all": (Fn(lambda m, x: x - x.var() + x.std(0, keepdim=True)), (6,)),
+        "cumsum": (Fn(lambda m, x: x.cumsum(1) + x.cumsum(0)), (6,)),
         "mlp_recipe": (digits_mlp.model(), (64,)),
         "cnn_recipe": (digits_cnn.model(), (1, 8, 8)),
     }
@@ -156,7 +159,7 @@ LAYERS = [
     "batch_norm_1d", "batch_norm_2d", "conv2d", "conv2d_geometry", "conv2d_no_bias",
     "max_pool2d", "max_pool2d_geometry", "max_pool2d_ceil", "avg_pool2d",
     "avg_pool2d_padding", "adaptive_avg_pool2d", "sin_cos_sign", "einsum", "expand",
-    "cast", "conv1d", "mlp_recipe", "cnn_recipe",
+    "cast", "conv1d", "var_std", "var_all", "cumsum", "mlp_recipe", "cnn_recipe",
 ]  # fmt: skip
 
 
@@ -239,7 +242,8 @@ def test_several_inputs_and_outputs_with_dynamic_axes_as_a_list():
 @pytest.mark.parametrize("opset", [13, 18])
 def test_other_opsets(opset):
     model = Fn(
-        lambda m, x: m.norm(x).amax(-1) + x.mean(1).sum(-1, keepdim=True), norm=nn.LayerNorm(4)
+        lambda m, x: m.norm(x).amax(-1) + x.mean(1).sum(-1, keepdim=True) + x.var((0, 2)),
+        norm=nn.LayerNorm(4),
     )
     proto, session = to_onnx(model, (cr.tensor(floats(2, 3, 4)),), opset_version=opset)
     assert proto.opset_import[0].version == opset
@@ -248,10 +252,12 @@ def test_other_opsets(opset):
 
 
 def test_an_op_with_no_mapping_is_named():
-    model = Fn(lambda m, x: x.var(dim=1))
+    target = cr.tensor([0, 2])
+    model = Fn(lambda m, x: F.cross_entropy(x, target))
     with pytest.raises(
         UnsupportedOperatorError,
-        match=r"onnx.export: op Var has no ONNX mapping; got it applied to input shapes \(2, 3\)",
+        match=r"onnx.export: op CrossEntropy has no ONNX mapping; got it applied to input "
+        r"shapes \(2, 3\), \(2,\)",
     ):
         export(model, cr.tensor(floats(2, 3)), io.BytesIO())
 

@@ -592,9 +592,48 @@ def _reduce(g: _Graph, s: Step) -> str:
     if dims is None:
         return g.add(op, [x], keepdims=keep)
     axes = [dims] if isinstance(dims, int) else list(dims)
-    if op == "ReduceSum" or g.opset >= 18:  # axes became an input (ReduceSum's at 13)
-        return g.add(op, [x, g.ints(axes)], keepdims=keep)
-    return g.add(op, [x], axes=axes, keepdims=keep)
+    return _axes(g, op, [x], axes, keepdims=keep)
+
+
+def _axes(g: _Graph, op: str, inputs: list[str], axes: list[int], **attrs: Any) -> str:
+    """A reduction over axes: an input from opset 18 (ReduceSum's from 13), else an
+    attribute."""
+    if op == "ReduceSum" or g.opset >= 18:
+        return g.add(op, [*inputs, g.ints(axes)], **attrs)
+    return g.add(op, inputs, axes=axes, **attrs)
+
+
+@converts("Var")
+def _var(g: _Graph, s: Step) -> str:
+    """sum((x - mean)^2) / max(n - correction, 0), with n read from the input's shape, so
+    that a free axis reduced over counts what it holds."""
+    dtype = _dtype(s)
+    x = g.value(s.inputs[0], dtype)
+    dims = s.options.get("dims")
+    keep = int(bool(s.options.get("keepdim", False)))
+    if dims is None:
+        n = g.add("Size", [x], dtype=backend.int64)
+        mean = g.add("ReduceMean", [x], keepdims=1)
+    else:
+        axes = [dims] if isinstance(dims, int) else list(dims)
+        sizes = g.add("Gather", [g.add("Shape", [x], dtype=backend.int64), g.ints(axes)])
+        n = _axes(g, "ReduceProd", [sizes], [0], keepdims=0)
+        mean = _axes(g, "ReduceMean", [x], axes, keepdims=1)
+    centred = g.add("Sub", [x, mean])
+    square = g.add("Mul", [centred, centred])
+    if dims is None:
+        total = g.add("ReduceSum", [square], keepdims=keep)
+    else:
+        total = _axes(g, "ReduceSum", [square], axes, keepdims=keep)
+    correction = g.value(s.options.get("correction", 1), dtype)
+    dof = g.add("Sub", [g.add("Cast", [n], dtype=dtype, to=_onnx_type(g.onnx, dtype)), correction])
+    return g.add("Div", [total, g.add("Max", [dof, g.value(0.0, dtype)])])
+
+
+@converts("Cumsum")
+def _cumsum(g: _Graph, s: Step) -> str:
+    axis = g.const(backend.xp.asarray(s.options["dim"], dtype=backend.int64))
+    return g.add("CumSum", [g.value(s.inputs[0], _dtype(s)), axis])
 
 
 @converts("Softmax", "LogSoftmax")
