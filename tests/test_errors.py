@@ -375,6 +375,22 @@ SELECTING = [
         lambda: cr.ones(2, 3).index_add(1, cr.tensor([0, 2]), cr.ones(2, 3)),
     ),
     (
+        ValueError,
+        "addmm: needs two 2-D tensors; got shapes (2, 3) and (3,)",
+        lambda: cr.addmm(cr.ones(2), cr.ones(2, 3), cr.ones(3)),
+    ),
+    (
+        ValueError,
+        "baddbmm: batch sizes or inner dimensions differ; got shapes (2, 2, 3) and (3, 3, 4)",
+        lambda: cr.baddbmm(cr.ones(4), cr.ones(2, 2, 3), cr.ones(3, 3, 4)),
+    ),
+    (
+        ValueError,
+        "addmm: input of shape (3,) cannot be broadcast to the product's shape (2, 4); got shapes "
+        "(2, 3) and (3, 4)",
+        lambda: cr.addmm(cr.ones(3), cr.ones(2, 3), cr.ones(3, 4)),
+    ),
+    (
         IndexError,
         "index_select: index 3 is out of range for dim 1 of size 3; got shape (2, 3)",
         lambda: cr.ones(2, 3).index_select(1, cr.tensor([0, 3])),

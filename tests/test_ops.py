@@ -491,6 +491,41 @@ for _a, _b in MATMUL:
             atol32=1e-4,
         )
     )
+ROWS += [
+    Row(
+        "addmm",
+        lambda m, x, a, b: m.addmm(x, a, b),
+        ((2, 4), (2, 3), (3, 4)),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "addmm_scaled_broadcast",
+        lambda m, x, a, b: x.addmm(a, b, beta=0.5, alpha=-2.0),
+        ((4,), (2, 3), (3, 4)),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "addmm_beta_0",
+        lambda m, x, a, b: m.addmm(x, a, b, beta=0),
+        ((2, 1), (2, 3), (3, 4)),
+        atol32=1e-4,
+    ),
+    Row(
+        "baddbmm",
+        lambda m, x, a, b: x.baddbmm(a, b),
+        ((5, 2, 4), (5, 2, 3), (5, 3, 4)),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "baddbmm_fn_scaled",
+        lambda m, x, a, b: m.baddbmm(x, a, b, beta=2.0, alpha=0.5),
+        ((1, 4), (5, 2, 3), (5, 3, 4)),
+        atol32=1e-4,
+    ),
+]
 ROWS.append(Row("matmul_fn", lambda m, a, b: m.matmul(a, b), ((2, 3), (3, 4)), atol32=1e-4))
 
 EINSUM = [
@@ -527,6 +562,15 @@ def test_scatter_from_a_larger_src_sends_zeros_to_the_rest() -> None:
     out.backward(cr.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     np.testing.assert_array_equal(src.grad.numpy(), [[3, 0, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0]])
     np.testing.assert_array_equal(x.grad.numpy(), [[1, 2, 0], [0, 5, 6]])
+
+
+def test_addmm_with_beta_0_ignores_nan_in_input() -> None:
+    """As PyTorch: input is not read, so its NaN stays out of the sum; its gradient is 0."""
+    x = cr.full((2, 2), float("nan"), requires_grad=True)
+    out = cr.addmm(x, cr.ones(2, 3), cr.ones(3, 2), beta=0)
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 3.0))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2)))
 
 
 def test_catalog_is_not_empty() -> None:

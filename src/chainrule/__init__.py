@@ -8,6 +8,7 @@ from .backend import float32, float64, int32, int64, manual_seed
 from .functions import (
     abs,
     add,
+    addmm,
     all,
     amax,
     amin,
@@ -16,6 +17,7 @@ from .functions import (
     argmax,
     argmin,
     argsort,
+    baddbmm,
     broadcast_to,
     cat,
     chunk,

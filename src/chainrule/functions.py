@@ -511,6 +511,16 @@ def index_add(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).index_add(*args, **kwargs)
 
 
+def addmm(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.addmm."""
+    return as_tensor(input).addmm(*args, **kwargs)
+
+
+def baddbmm(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.baddbmm."""
+    return as_tensor(input).baddbmm(*args, **kwargs)
+
+
 def numel(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.numel."""
     return as_tensor(input).numel(*args, **kwargs)

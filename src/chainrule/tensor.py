@@ -811,6 +811,15 @@ class Tensor:
     def matmul(self, other: Any) -> Tensor:
         return matmul(self, other)
 
+    def addmm(self, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat1 @ mat2), mat1 and mat2 2-D; beta = 0 ignores self (NaN
+        and inf included), as PyTorch."""
+        return _add_product(self, mat1, mat2, beta, alpha, "addmm")
+
+    def baddbmm(self, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (batch1 @ batch2), batch1 and batch2 3-D with one batch size."""
+        return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
+
     # Last in the class: these names shadow the builtins for the rest of its body.
 
     def float(self) -> Tensor:
@@ -996,6 +1005,30 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
 def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
     if other.dtype != t.dtype:
         raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
+
+
+def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) -> Tensor:
+    """addmm's and baddbmm's beta * t + alpha * (a @ b), the shapes checked for op."""
+    a, b = as_tensor(a), as_tensor(b)
+    ndim = 2 if op == "addmm" else 3
+    shapes = f"got shapes {a.shape} and {b.shape}"
+    if a.ndim != ndim or b.ndim != ndim:
+        raise ValueError(f"{op}: needs two {ndim}-D tensors; {shapes}")
+    if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(f"{op}: batch sizes or inner dimensions differ; {shapes}")
+    shape = a.shape[:-1] + b.shape[-1:]  # (..., m, n)
+    pairs = zip(t.shape[::-1], shape[::-1], strict=False)  # from the last dim, as broadcasting
+    if t.ndim > ndim or any(n not in (1, m) for n, m in pairs):
+        raise ValueError(
+            f"{op}: input of shape {t.shape} cannot be broadcast to the product's shape {shape}; "
+            f"{shapes}"
+        )
+    product = linalg.MatMul.apply(a, b)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:  # t is not read: 0 * NaN would be NaN; its gradient is 0
+        return product + where(xp.zeros(t.shape, dtype=bool), t, 0)
+    return product + (t if beta == 1 else t * beta)
 
 
 def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:
