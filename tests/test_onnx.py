@@ -342,3 +342,20 @@ def test_the_command_line_names_what_it_cannot_export(tmp_path, capsys):
     assert "scalar engine, which has no ONNX export" in capsys.readouterr().err
     assert cli.main(["export", str(tmp_path / "nothing")]) == 2
     assert "metrics.json" in capsys.readouterr().err
+
+
+def test_a_plain_function_and_tied_weights():
+    def fn(x):
+        return (x * 2.0).tanh()
+
+    proto, session = to_onnx(fn, (cr.tensor(floats(2, 3)),))
+    x = floats(2, 3, seed=1)
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], np.tanh(x * 2), **TOL)
+    first = nn.Linear(4, 4)
+    model = nn.Sequential(first, nn.ReLU(), nn.Linear(4, 4))
+    model[2].weight = first.weight  # one array under two names: exported once, first name
+    proto, session = to_onnx(model, (cr.tensor(floats(2, 4)),))
+    names = [init.name for init in proto.graph.initializer]
+    assert sorted(names) == ["0.bias", "0.weight", "2.bias"]
+    x = floats(2, 4, seed=2)
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], ours(model, x)[0], **TOL)
