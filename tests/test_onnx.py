@@ -14,7 +14,14 @@ import chainrule as cr  # noqa: E402
 import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
 from chainrule.onnx import UnsupportedOperatorError, export  # noqa: E402
-from chainrule.recipes import digits_cnn, digits_mlp  # noqa: E402
+from chainrule.recipes import (  # noqa: E402
+    breast_cancer,
+    digits_cnn,
+    digits_mlp,
+    mnist,
+    moons,
+    regression,
+)
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 
@@ -151,8 +158,12 @@ def catalog():
         "var_std": (Fn(lambda m, x: x.var(1) + x.std(dim=(1, 2), correction=0)[:, None]), (3, 4)),
         "var_all": (Fn(lambda m, x: x - x.var() + x.std(0, keepdim=True)), (6,)),
         "cumsum": (Fn(lambda m, x: x.cumsum(1) + x.cumsum(0)), (6,)),
+        "breast_cancer_recipe": (breast_cancer.model(), (30,)),
+        "regression_recipe": (regression.model(), (10,)),
+        "moons_recipe": (moons.model(), (2,)),
         "mlp_recipe": (digits_mlp.model(), (64,)),
         "cnn_recipe": (digits_cnn.model(), (1, 8, 8)),
+        "mnist_recipe": (mnist.model(), (784,)),
     }
 
 
