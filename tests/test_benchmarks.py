@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 import fixed_cost  # noqa: E402
 import memory  # noqa: E402
 import mlp_step  # noqa: E402
+import onnx_inference  # noqa: E402
 import per_op  # noqa: E402
 
 
@@ -53,3 +54,12 @@ def test_fixed_cost_runs_with_and_without_traffic(capsys):
     for medians in results.values():
         assert set(medians) == {"chainrule", "numpy (by hand)", "pytorch"}
     assert "MLP 8-8-8-3, batch 4, after 0.5 MiB" in capsys.readouterr().out
+
+
+def test_onnx_inference_runs_on_both(capsys):
+    pytest.importorskip("onnxruntime")
+    results = onnx_inference.main(["--quick"])
+    assert list(results) == [1, 256]
+    for medians in results.values():
+        assert set(medians) == {"chainrule", "onnx runtime"}
+    assert "digits CNN inference, batch 256" in capsys.readouterr().out
