@@ -370,3 +370,14 @@ def test_a_plain_function_and_tied_weights():
     assert sorted(names) == ["0.bias", "0.weight", "2.bias"]
     x = floats(2, 4, seed=2)
     np.testing.assert_allclose(session.run(None, {"input_0": x})[0], ours(model, x)[0], **TOL)
+
+
+def test_batch_norm_running_statistics_are_initializers_named_by_their_keys():
+    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU())
+    model.train()
+    model(cr.randn(8, 1, 6, 6))  # running statistics away from their initial 0 and 1
+    proto, session = to_onnx(model, (cr.randn(2, 1, 6, 6),))
+    names = {i.name for i in proto.graph.initializer}
+    assert {"1.running_mean", "1.running_var", "1.weight", "1.bias"} <= names
+    x = floats(2, 1, 6, 6)  # the batch axis is fixed: no dynamic_axes given
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], ours(model, x)[0], **TOL)

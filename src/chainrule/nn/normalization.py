@@ -105,9 +105,11 @@ def batch_norm(
             raise ValueError(
                 "batch_norm: running_mean and running_var are needed when not training"
             )
-        inv = 1.0 / xp.sqrt(_array(running_var) + eps)  # (C,)
+        # Tensor ops on the running statistics (buffers), so an exported graph reads them
+        # by name, as it reads the weight and bias
+        inv = 1.0 / (as_tensor(running_var) + eps).sqrt()  # (C,)
         scale = inv if weight is None else weight * inv  # (C,)
-        shift = -_array(running_mean) * scale  # (C,)
+        shift = -as_tensor(running_mean) * scale  # (C,)
         y = x * scale.reshape(per_channel) + shift.reshape(per_channel)
     if bias is not None:
         y = y + bias.reshape(per_channel)
