@@ -155,6 +155,10 @@ def catalog():
         "expand": (Fn(lambda m, x: x[:, :1].expand(x.shape[0], 4) + x.sum(1, keepdim=True)), (6,)),
         "cast": (Fn(lambda m, x: (x.to(cr.float64) * 3).to(cr.float32)), (6,)),
         "conv1d": (nn.Conv1d(3, 4, 3, padding=1), (3, 9)),
+        **{
+            f"conv2d_{mode}": (nn.Conv2d(2, 3, 3, padding=1, padding_mode=mode), (2, 5, 5))
+            for mode in ("reflect", "replicate", "circular")
+        },
         "var_std": (Fn(lambda m, x: x.var(1) + x.std(dim=(1, 2), correction=0)[:, None]), (3, 4)),
         "var_all": (Fn(lambda m, x: x - x.var() + x.std(0, keepdim=True)), (6,)),
         "cumsum": (Fn(lambda m, x: x.cumsum(1) + x.cumsum(0)), (6,)),
