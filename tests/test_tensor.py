@@ -742,3 +742,11 @@ def test_max_min_family_over_the_non_empty_dims_of_an_empty_tensor() -> None:
             if ours.dtype.kind == "f":
                 ours.sum().backward()
                 assert x.grad.shape == shape and x.grad.data.size == 0
+
+
+def test_flip_shares_no_memory_with_its_input_as_in_torch() -> None:
+    for lib in (cr, torch):
+        x = lib.tensor([1.0, 2.0, 3.0])
+        y = x.flip(0)
+        y[0] = 9.0
+        assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [9.0, 2.0, 1.0]

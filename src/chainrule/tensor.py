@@ -681,14 +681,16 @@ class Tensor:
         return reduce.Cumprod.apply(self, dim=d)
 
     def flip(self, *dims: Any) -> Tensor:
-        """The order of the values reversed along each of dims: one index of reversed slices."""
+        """The order of the values reversed along each of dims: one index of reversed slices,
+        then a copy, since PyTorch's flip shares no memory with its input (a write into the
+        result must not reach it)."""
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
         if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
             return self.clone()
         index = tuple(
             slice(None, None, -1) if d in flipped else slice(None) for d in range(self.ndim)
         )
-        return movement.GetItem.apply(self, index=index)
+        return movement.GetItem.apply(self, index=index).clone()
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Values shifted along dims, those pushed off the end coming back at the start; with
