@@ -2,9 +2,17 @@
 
 from . import backend as _backend
 from . import data, datasets, nn, optim, testing, utils, viz
-from .autograd import detect_anomaly, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    detect_anomaly,
+    enable_grad,
+    grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .backend import Generator, float32, float64, int32, int64, manual_seed
 from .backend import bool_ as bool
-from .backend import float32, float64, int32, int64, manual_seed
 from .functions import (
     abs,
     add,
@@ -18,6 +26,7 @@ from .functions import (
     argmin,
     argsort,
     baddbmm,
+    bernoulli,
     broadcast_to,
     cat,
     chunk,
@@ -61,6 +70,7 @@ from .functions import (
     min,
     minimum,
     mul,
+    multinomial,
     ne,
     neg,
     norm,
@@ -75,6 +85,7 @@ from .functions import (
     randint,
     randn,
     randn_like,
+    randperm,
     relu,
     repeat_interleave,
     reshape,

@@ -96,5 +96,46 @@ def manual_seed(seed: int) -> np.random.Generator:
     return _rng
 
 
-def generator() -> np.random.Generator:
-    return _rng
+def generator(given: Any = None, op: str = "random") -> np.random.Generator:
+    """The NumPy Generator a draw takes its numbers from: chainrule's global one, or the one
+    behind ``given`` (a chainrule Generator, or a NumPy Generator as it is)."""
+    if given is None:
+        return _rng
+    if isinstance(given, Generator):
+        return given.rng
+    if isinstance(given, np.random.Generator):
+        return given
+    raise TypeError(
+        f"{op}: generator must be a numpy.random.Generator or None, or a chainrule "
+        f"Generator; got {type(given).__name__}"
+    )
+
+
+class Generator:
+    """PyTorch's ``torch.Generator``: a random state of its own, for the draws that take
+    ``generator=`` (rand, randn, randint, randperm, multinomial, bernoulli, samplers,
+    random_split, DataLoader). Seeded from the operating system until ``manual_seed``."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if str(device).split(":")[0] != "cpu":
+            raise ValueError(
+                f"Generator: chainrule computes on the CPU; got device {str(device)!r}"
+            )
+        self.seed()
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._initial = int(seed)
+        self.rng = np.random.default_rng(self._initial)
+        return self
+
+    def seed(self) -> int:
+        """Seed from the operating system; returns the seed."""
+        self.manual_seed(int(np.random.default_rng().integers(2**63)))  # the OS's entropy
+        return self._initial
+
+    def initial_seed(self) -> int:
+        return self._initial
+
+    @property
+    def device(self) -> str:
+        return "cpu"

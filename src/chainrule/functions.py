@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import backend
-from .arguments import normalize_dim, shape_arg
+from .arguments import normalize_dim, positive_int, shape_arg
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, matmul, where
 
@@ -60,19 +60,34 @@ def full(
     return _make_new(arr, requires_grad)
 
 
-def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    arr = backend.generator().random(shape_arg(size)).astype(_float(dtype))
-    return _make_new(arr, requires_grad)
+def rand(
+    *size: Any, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    rng = backend.generator(generator, "rand")
+    return _make_new(rng.random(shape_arg(size)).astype(_float(dtype)), requires_grad)
 
 
-def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    arr = backend.generator().standard_normal(shape_arg(size)).astype(_float(dtype))
-    return _make_new(arr, requires_grad)
+def randn(
+    *size: Any, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    rng = backend.generator(generator, "randn")
+    return _make_new(rng.standard_normal(shape_arg(size)).astype(_float(dtype)), requires_grad)
 
 
-def randint(low: int, high: int, size: Sequence[int], dtype: Any = None) -> Tensor:
-    draws = backend.generator().integers(low, high, tuple(size))
+def randint(
+    low: int, high: int, size: Sequence[int], *, generator: Any = None, dtype: Any = None
+) -> Tensor:
+    draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
     return Tensor._make(draws.astype(backend.as_dtype(dtype) or backend.int64))
+
+
+def randperm(
+    n: int, *, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
+    n = positive_int(n, "n", "randperm", zero_ok=True)
+    order = backend.generator(generator, "randperm").permutation(n)
+    return _make_new(order.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -629,3 +644,13 @@ def fill_(input: Any, *args: Any, **kwargs: Any) -> Any:
 def zero_(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.zero_."""
     return as_tensor(input).zero_(*args, **kwargs)
+
+
+def multinomial(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.multinomial."""
+    return as_tensor(input).multinomial(*args, **kwargs)
+
+
+def bernoulli(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.bernoulli."""
+    return as_tensor(input).bernoulli(*args, **kwargs)

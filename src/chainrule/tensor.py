@@ -24,6 +24,7 @@ from .arguments import (
     normalize_dim,
     normalize_dims,
     numpy_dim_names,
+    positive_int,
     shape_arg,
 )
 from .autograd import engine
@@ -343,6 +344,65 @@ class Tensor:
 
     def all(self) -> Tensor:
         return Tensor._make(xp.all(self.data))
+
+    # -- sampling (no gradient) ------------------------------------------------------------
+
+    def multinomial(
+        self, num_samples: int, replacement: bool = False, *, generator: Any = None
+    ) -> Tensor:
+        """Category indices drawn with probabilities proportional to this tensor's weights
+        (the last dim; 1-D: one distribution, 2-D: one per row): (num_samples,) or (rows,
+        num_samples), int64. Without replacement, each index at most once per row, those of
+        weight 0 only after every other one, as PyTorch's."""
+        w = self.data
+        if w.ndim not in (1, 2) or w.dtype.kind != "f":
+            raise ValueError(
+                f"multinomial: input must be a 1-D or 2-D floating-point tensor of weights; got "
+                f"shape {self.shape} and dtype {self.dtype}"
+            )
+        n = positive_int(num_samples, "num_samples", "multinomial")
+        rows = w.reshape(-1, w.shape[-1]).astype(backend.float64)  # (rows, categories)
+        totals = rows.sum(axis=1)
+        if not (xp.isfinite(rows).all() and (rows >= 0).all() and (totals > 0).all()):
+            raise ValueError(
+                f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
+                f"got shape {self.shape}"
+            )
+        rng = backend.generator(generator, "multinomial")
+        if replacement:
+            draws = [  # a loop over rows (distributions), each one draw of n samples
+                rng.choice(rows.shape[1], size=n, p=row / total)
+                for row, total in zip(rows, totals, strict=True)
+            ]
+            out = xp.stack(draws)  # (rows, n)
+        else:
+            if n > rows.shape[1]:
+                raise ValueError(
+                    f"multinomial: cannot draw {n} samples without replacement from "
+                    f"{rows.shape[1]} categories; got shape {self.shape}"
+                )
+            # Each category's key log(u) / w, the n largest first (Efraimidis and Spirakis):
+            # a weighted draw without replacement; weight 0 gives -inf, and those come last,
+            # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
+            with xp.errstate(divide="ignore"):
+                keys = xp.log(rng.random(rows.shape)) / rows  # (rows, categories)
+            last = rows.shape[1] - 1
+            out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
+        out = out.astype(backend.int64)
+        return Tensor._make(out if w.ndim == 2 else out[0])
+
+    def bernoulli(self, *, generator: Any = None) -> Tensor:
+        """1 with the probability each element gives, else 0, in this tensor's dtype."""
+        p = self.data
+        if p.dtype.kind != "f":
+            raise TypeError(f"bernoulli: needs a floating-point tensor; got dtype {self.dtype}")
+        if not ((p >= 0) & (p <= 1)).all():  # NaN fails both
+            raise ValueError(
+                f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
+                f"values outside"
+            )
+        draws = backend.generator(generator, "bernoulli").random(p.shape) < p
+        return Tensor._make(draws.astype(p.dtype))
 
     # -- elementwise math ------------------------------------------------------------------
 

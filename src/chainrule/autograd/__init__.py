@@ -7,6 +7,7 @@ from .function import Function
 from .mode import (
     detect_anomaly,
     enable_grad,
+    inference_mode,
     is_anomaly_enabled,
     is_grad_enabled,
     no_grad,
@@ -22,6 +23,7 @@ __all__ = [
     "enable_grad",
     "fastpath",
     "grad",
+    "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",

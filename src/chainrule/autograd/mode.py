@@ -106,6 +106,24 @@ class enable_grad(_GradMode):
         super().__init__(True)
 
 
+class inference_mode(_ThreadFlag):
+    """PyTorch's inference_mode, as a context manager or a decorator: nothing is recorded
+    inside, as under no_grad (the only difference PyTorch makes, tensors that can never
+    join a graph later, has no speed to win here); ``inference_mode(False)`` changes
+    nothing."""
+
+    flag, saved = "grad_enabled", "saved_grad"
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__(False)
+        self.inside = bool(mode)
+
+    def __enter__(self) -> None:
+        state.saved_grad.append(state.grad_enabled)
+        if self.inside:
+            state.grad_enabled = False
+
+
 class set_detect_anomaly(_SetNow):
     """Turn anomaly detection on or off in this thread: as a call, a context manager or a
     decorator."""

@@ -185,12 +185,5 @@ def random_split(
 
 
 def generator_of(generator: Any, op: str) -> Any:
-    """The NumPy Generator to draw from: the one given, or chainrule's global one."""
-    if generator is None:
-        return backend.generator()
-    if not isinstance(generator, xp.random.Generator):
-        raise TypeError(
-            f"{op}: generator must be a numpy.random.Generator or None; got "
-            f"{type(generator).__name__}"
-        )
-    return generator
+    """The NumPy Generator to draw from: behind the one given, or chainrule's global one."""
+    return backend.generator(generator, op)
