@@ -47,7 +47,9 @@ class Function:
     - Optionally, ``backward_arrays(self, grad, out)``: the same rule on arrays (``grad``
       and ``out`` arrays, arrays or None returned), for first-order gradients when it pays
       to skip the Tensor ops' bookkeeping (see fastpath.py, which decides when it runs).
-      It must not write into ``grad``, which other nodes may hold.
+      It must not write into ``grad``, which other nodes may hold. A rule of operators on
+      ``grad``, ``out`` and saved arrays only reads the same on arrays: such an op says
+      ``backward_arrays = backward``.
 
     ``self.inputs`` holds the inputs (Tensors, or plain numbers), and
     ``self.needs_input_grad`` says which want a gradient. The node keeps its inputs, never

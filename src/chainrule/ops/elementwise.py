@@ -36,8 +36,7 @@ class Sub(Function):
     def backward(self, grad, out):
         return grad, -grad if self.needs_input_grad[1] else None
 
-    def backward_arrays(self, grad, out):
-        return grad, -grad if self.needs_input_grad[1] else None
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Mul(Function):
@@ -89,8 +88,7 @@ class Neg(Function):
     def backward(self, grad, out):
         return (-grad,)
 
-    def backward_arrays(self, grad, out):
-        return (-grad,)
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Pow(Function):
@@ -153,8 +151,7 @@ class Exp(Function):
     def backward(self, grad, out):
         return (grad * out,)
 
-    def backward_arrays(self, grad, out):
-        return (grad * out,)
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Log(Function):
@@ -183,8 +180,7 @@ class Sqrt(Function):
     def backward(self, grad, out):
         return (grad / (out * 2.0),)
 
-    def backward_arrays(self, grad, out):
-        return (grad / (out * 2.0),)
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Sin(Function):
@@ -222,8 +218,7 @@ class Tanh(Function):
     def backward(self, grad, out):
         return (grad * (1.0 - out * out),)
 
-    def backward_arrays(self, grad, out):
-        return (grad * (1.0 - out * out),)
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Sigmoid(Function):
@@ -239,8 +234,7 @@ class Sigmoid(Function):
     def backward(self, grad, out):
         return (grad * out * (1.0 - out),)
 
-    def backward_arrays(self, grad, out):
-        return (grad * out * (1.0 - out),)
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 class Relu(Function):
@@ -404,8 +398,7 @@ class ScaleGrad(Function):
     def backward(self, grad, out):
         return grad * self.scale, None
 
-    def backward_arrays(self, grad, out):
-        return grad * self.scale, None
+    backward_arrays = backward  # operators only: the same rule serves arrays
 
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x

@@ -146,31 +146,27 @@ class Linear(Function):
         return out
 
     def backward(self, grad, out):
-        return self.grads(grad)
-
-    def backward_arrays(self, grad, out):
-        return self.grads(grad)
-
-    def grads(self, g):
-        """The inputs' gradients from g, the gradient of x @ W^T + b (an array for
-        first-order gradients, a Tensor under create_graph). Written once for both; the
-        common 2-D case calls nothing more than it must, since each call on the hot path of
-        every MLP costs about 1 us at batch 32, after the products have pushed the
-        interpreter's own data out of cache."""
+        """The inputs' gradients from grad, the gradient of x @ W^T + b: an array for
+        first-order gradients (as backward_arrays), a Tensor under create_graph. Written once
+        for both; the common 2-D case calls nothing more than it must, since each call on the
+        hot path of every MLP costs about 1 us at batch 32, after the products have pushed
+        the interpreter's own data out of cache."""
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         xd = x.data
         column_major = xd.ndim == 2 and not xd.flags.c_contiguous
-        if isinstance(g, xp.ndarray):
+        if isinstance(grad, xp.ndarray):
             x, weight = xd, weight.data
-        g2, x2 = g, x  # as matrices: .T is the transpose, Tensor or array
+        g2, x2 = grad, x  # as matrices: .T is the transpose, Tensor or array
         if xd.ndim != 2:
             n_out, n_in = weight.shape
             rows = math.prod(xd.shape[:-1])  # not -1: x or grad may have no elements
-            g2, x2 = g.reshape(rows, n_out), x.reshape(rows, n_in)
+            g2, x2 = grad.reshape(rows, n_out), x.reshape(rows, n_in)
         gx = gw = None
         if need_x:  # in x's order: see the class docstring
-            gx = (weight.T @ g.T).T if column_major else g @ weight
+            gx = (weight.T @ grad.T).T if column_major else grad @ weight
         if need_w:
             gw = g2.T @ x2  # (out, in)
         return gx, gw, g2.sum(0) if need_b else None  # (out,) for the bias
+
+    backward_arrays = backward
