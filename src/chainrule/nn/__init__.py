@@ -2,7 +2,7 @@
 are in chainrule.nn.functional.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
@@ -14,6 +14,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 __all__ = [
     "functional",
     "init",
+    "utils",
     "Module",
     "Parameter",
     "Sequential",
