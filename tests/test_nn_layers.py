@@ -650,3 +650,17 @@ def test_identity_and_flatten_match_torch():
         ours, theirs = nn.Flatten(*args), torch.nn.Flatten(*args)
         assert repr(ours) == repr(theirs)
         run_both(ours, theirs, x, np.float64)
+
+
+def test_layer_norm_without_bias_has_torch_state_and_takes_device():
+    for affine, bias in [(True, False), (False, True), (True, True)]:
+        ours = nn.LayerNorm((2, 3), elementwise_affine=affine, bias=bias, device="cpu")
+        theirs = torch.nn.LayerNorm((2, 3), elementwise_affine=affine, bias=bias, device="cpu")
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        assert [n for n, _ in ours.named_parameters()] == [
+            n for n, _ in theirs.named_parameters()
+        ]
+    m = nn.LayerNorm(3, bias=False, dtype=cr.float64)
+    assert m.weight.dtype == np.float64 and m.bias is None
+    with pytest.raises(ValueError, match="LayerNorm: chainrule computes on the CPU; got device"):
+        nn.LayerNorm(3, device="cuda")

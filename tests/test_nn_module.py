@@ -427,3 +427,21 @@ def test_a_module_holding_its_parent_does_not_loop():
     parent.apply(visited.append)
     assert visited == [parent[0], parent]
     assert "(owner): Sequential(...)" in repr(parent)
+
+
+def test_non_persistent_buffer_moves_with_the_module_but_is_not_saved():
+    ours, theirs = Net(), TorchNet()
+    ours.double()
+    theirs.double()
+    assert ours.cache.dtype == np.float64 and theirs.cache.dtype == torch.float64
+    assert "cache" not in ours.state_dict() and "cache" not in theirs.state_dict()
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    # a state_dict that carries it has an unexpected key, in both
+    sd = {k: v.numpy() for k, v in theirs.state_dict().items()}
+    with pytest.raises(RuntimeError, match="Unexpected key\\(s\\) in state_dict: 'cache'"):
+        ours.load_state_dict({**sd, "cache": np.zeros(2)})
+    with pytest.raises(RuntimeError, match="Unexpected key\\(s\\) in state_dict: \"cache\""):
+        theirs.load_state_dict({**theirs.state_dict(), "cache": torch.zeros(2)})
+    assert ours.load_state_dict({**sd, "cache": np.zeros(2)}, strict=False).unexpected_keys == [
+        "cache"
+    ]

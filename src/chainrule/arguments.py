@@ -49,6 +49,12 @@ def positive_int(
 # -- dims, shapes and indexes, for the tensor methods ------------------------------------
 
 
+def cpu_device(device: Any, op: str) -> None:
+    """A layer's ``device=``: None or the CPU ('cpu', 'cpu:0'), where chainrule computes."""
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise ValueError(f"{op}: chainrule computes on the CPU; got device {str(device)!r}")
+
+
 def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:
     """Accept NumPy's axis/keepdims beside PyTorch's dim/keepdim."""
     if names:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import backend
+from ..arguments import cpu_device
 from ..tensor import Tensor, as_tensor
 from .module import Module, Parameter
 
@@ -118,7 +119,8 @@ def batch_norm(
 
 class LayerNorm(Module):
     """Normalises over the last dims (normalized_shape), then scales by weight (ones) and
-    shifts by bias (zeros), both of normalized_shape."""
+    shifts by bias (zeros), both of normalized_shape; ``bias=False`` keeps the weight only,
+    and ``elementwise_affine=False`` neither (no state_dict keys for what is left out)."""
 
     def __init__(
         self,
@@ -126,9 +128,11 @@ class LayerNorm(Module):
         eps: float = 1e-5,
         elementwise_affine: bool = True,
         bias: bool = True,
+        device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__()
+        cpu_device(device, "LayerNorm")
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(int(n) for n in normalized_shape)
