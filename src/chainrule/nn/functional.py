@@ -5,6 +5,7 @@ finds it (torch.nn.functional.pad).
 
 from ..functions import pad
 from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
+from .attention import scaled_dot_product_attention
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .layers import dropout, embedding, linear
 from .loss import (
@@ -41,6 +42,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "softmax",
     "tanh",
