@@ -1,6 +1,7 @@
 """nn.init: gains equal PyTorch's; draws are checked by their statistics (bounds, mean, std),
 as the generators differ; every function works in place and returns its tensor."""
 
+import inspect
 import math
 
 import numpy as np
@@ -131,3 +132,47 @@ def test_init_uses_the_global_generator_and_works_on_parameters():
     assert p.requires_grad and isinstance(p, nn.Parameter)
     init.xavier_normal_(p)
     assert not np.array_equal(p.data, first)
+
+
+GENERATOR_INITS = [
+    ("uniform_", dict(a=-0.5, b=2.0)),
+    ("normal_", dict(mean=1.0, std=0.3)),
+    ("xavier_uniform_", dict(gain=2.0)),
+    ("xavier_normal_", dict()),
+    ("kaiming_uniform_", dict(a=math.sqrt(5))),
+    ("kaiming_normal_", dict(mode="fan_out", nonlinearity="relu")),
+]
+
+
+@pytest.mark.parametrize("name, options", GENERATOR_INITS)
+def test_generator_gives_its_own_draws_and_leaves_the_global_one(name, options):
+    """generator= as in torch.nn.init: the same seed gives the same values, and the global
+    generator is not advanced by a draw from another."""
+    ours, theirs = getattr(init, name), getattr(torch.nn.init, name)
+    assert list(inspect.signature(ours).parameters) == list(inspect.signature(theirs).parameters)
+    cr.manual_seed(0)
+    expected_next = cr.rand(3).numpy()
+    cr.manual_seed(0)
+    a, b = cr.empty(40, 30), cr.empty(40, 30)
+    assert ours(a, **options, generator=cr.Generator().manual_seed(5)) is a
+    ours(b, **options, generator=cr.Generator().manual_seed(5))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(cr.rand(3).numpy(), expected_next)  # global untouched
+    c = cr.empty(40, 30)
+    ours(c, **options, generator=cr.Generator().manual_seed(6))
+    assert not np.array_equal(a.numpy(), c.numpy())
+    # the draws follow torch's distribution: compare the bounds and moments of many
+    t = torch.empty(400, 300)
+    theirs(t, **options, generator=torch.Generator().manual_seed(5))
+    big = cr.empty(400, 300)
+    ours(big, **options, generator=cr.Generator().manual_seed(5))
+    x, y = big.numpy(), t.numpy()
+    assert x.mean() == pytest.approx(y.mean(), abs=0.02 * max(1.0, y.std()))
+    assert x.std() == pytest.approx(y.std(), rel=0.02)
+    if "uniform" in name:
+        assert x.min() >= y.min() - 0.01 * y.std() and x.max() <= y.max() + 0.01 * y.std()
+
+
+def test_generator_must_be_a_generator():
+    with pytest.raises(TypeError, match="normal_: generator must be a numpy.random.Generator"):
+        init.normal_(cr.empty(3), generator=5)

@@ -1,5 +1,6 @@
 """Weight initialisation, in place on a tensor's array, drawn from chainrule's global
-generator (seeded by cr.manual_seed). Formulas and defaults are PyTorch's.
+generator (seeded by cr.manual_seed) or the one given as ``generator=``. Formulas and
+defaults are PyTorch's.
 """
 
 from __future__ import annotations
@@ -60,12 +61,12 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
     return tensor
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    return _fill(tensor, backend.generator().uniform(a, b, tensor.shape))
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    return _fill(tensor, backend.generator(generator, "uniform_").uniform(a, b, tensor.shape))
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    return _fill(tensor, backend.generator().normal(mean, std, tensor.shape))
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    return _fill(tensor, backend.generator(generator, "normal_").normal(mean, std, tensor.shape))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -80,17 +81,17 @@ def ones_(tensor: Tensor) -> Tensor:
     return _fill(tensor, 1)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _fans(tensor, "xavier_uniform_")
     a = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor, "xavier_normal_")
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, op: str) -> float:
@@ -104,16 +105,25 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, op: str
 
 
 def kaiming_uniform_(
-    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
 ) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.); ``a`` is the
     leaky_relu slope the gain is computed for."""
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(
-    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
 ) -> Tensor:
     """N(0, std^2) with std = gain / sqrt(fan)."""
-    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_"))
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
+    return normal_(tensor, 0.0, std, generator)
