@@ -318,6 +318,13 @@ ACROSS = [[0, 2], [1, 0], [2, 3]]  # scatter positions along dim 1, none repeate
 DOWN = [[2, 0, 1, 0], [0, 1, 2, 1]]  # ... along dim 0, none repeated in a column
 REPEATS = [[0, 0], [3, 1], [2, 2]]  # repeated positions: scatter_add adds them up
 ZEROS = [[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+SRC_ZEROS = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]  # with REPEATS: two 0s at one place, ...
+
+
+def scatter_reduce_call(how: str, self_too: bool) -> Callable[..., Any]:
+    """x.scatter_reduce(1, REPEATS, s, how, include_self=self_too), in either module."""
+    return lambda m, x, s: x.scatter_reduce(1, m.tensor(REPEATS), s, how, include_self=self_too)
+
 
 ROWS += [
     Row("tril", lambda m, x: x.tril(), ((3, 4),), second=True),
@@ -399,6 +406,55 @@ ROWS += [
         "scatter_add_fn",
         lambda m, x, s: m.scatter_add(x, 1, m.tensor(REPEATS), s),
         ((3, 4), (3, 2)),
+    ),
+    *[
+        Row(
+            f"scatter_reduce_{how}" + ("" if self_too else "_without_self"),
+            scatter_reduce_call(how, self_too),
+            ((3, 4), (3, 2)),
+            second=True,
+        )
+        for how in ("sum", "prod", "mean", "amax", "amin")
+        for self_too in (True, False)
+    ],
+    Row(
+        "scatter_reduce_0",
+        lambda m, x, s: x.scatter_reduce(0, m.tensor(DOWN), s, "prod") * x,
+        ((3, 4), (2, 4)),
+        second=True,
+    ),
+    Row(
+        "scatter_reduce_fn",
+        lambda m, x, s: m.scatter_reduce(x, -1, m.tensor(REPEATS), s, "mean", include_self=False),
+        ((3, 4), (3, 2)),
+    ),
+    # zeros in self and src: one per place, two at one place, a zero self beside them
+    Row(
+        "scatter_reduce_prod_zeros",
+        lambda m, x, s: (x * m.tensor(ZEROS)).scatter_reduce(
+            1, m.tensor(REPEATS), s * m.tensor(SRC_ZEROS), "prod"
+        ),
+        ((3, 4), (3, 2)),
+    ),
+    Row(
+        "scatter_reduce_prod_zeros_without_self",
+        lambda m, x, s: (x * m.tensor(ZEROS)).scatter_reduce(
+            1, m.tensor(REPEATS), s * m.tensor(SRC_ZEROS), "prod", include_self=False
+        ),
+        ((3, 4), (3, 2)),
+    ),
+    # torch's scatter(reduce=) has no backward: the gradients are scatter_reduce's
+    Row(
+        "scatter_reduce_add",
+        lambda m, x, s: x.scatter(1, m.tensor(REPEATS), s, reduce="add"),
+        ((3, 4), (3, 2)),
+        torch_fn=lambda m, x, s: x.scatter_reduce(1, m.tensor(REPEATS), s, "sum"),
+    ),
+    Row(
+        "scatter_reduce_multiply",
+        lambda m, x, s: m.scatter(x, 0, m.tensor(DOWN), s, reduce="multiply"),
+        ((3, 4), (2, 4)),
+        torch_fn=lambda m, x, s: m.scatter_reduce(x, 0, m.tensor(DOWN), s, "prod"),
     ),
     Row(
         "index_add",
@@ -562,6 +618,90 @@ def test_scatter_from_a_larger_src_sends_zeros_to_the_rest() -> None:
     out.backward(cr.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     np.testing.assert_array_equal(src.grad.numpy(), [[3, 0, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0]])
     np.testing.assert_array_equal(x.grad.numpy(), [[1, 2, 0], [0, 5, 6]])
+
+
+@pytest.mark.parametrize("how", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_from_a_larger_src_sends_zeros_to_the_rest(how: str) -> None:
+    """Only src's corner as large as index is reduced in; the rest of src gets a zero
+    gradient (PyTorch refuses that backward; it is compared on the corner)."""
+    rng = np.random.default_rng(0)
+    x, s, g = rng.standard_normal((3, 4)), rng.standard_normal((3, 5)), rng.standard_normal((3, 4))
+    xc, sc = cr.tensor(x, requires_grad=True), cr.tensor(s, requires_grad=True)
+    xt, st = torch.tensor(x, requires_grad=True), torch.tensor(s[:2, :4], requires_grad=True)
+    out = xc.scatter_reduce(0, cr.tensor(DOWN), sc, how, include_self=False)
+    expected = xt.scatter_reduce(0, torch.tensor(DOWN), st, how, include_self=False)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-12)
+    out.backward(cr.tensor(g))
+    expected.backward(torch.tensor(g))
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(sc.grad.numpy()[:2, :4], st.grad.numpy(), rtol=1e-12)
+    assert not sc.grad.numpy()[2:].any() and not sc.grad.numpy()[:, 4:].any()
+
+
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce_matches_torch(reduce: str) -> None:
+    """Repeated places reduce every value in; a number is reduced in once per index entry;
+    integer tensors too."""
+    rng = np.random.default_rng(0)
+    x, s = rng.standard_normal((3, 4)), rng.standard_normal((3, 2))
+    idx = REPEATS
+    out = cr.tensor(x).scatter(1, cr.tensor(idx), cr.tensor(s), reduce=reduce)
+    expected = torch.tensor(x).scatter(1, torch.tensor(idx), torch.tensor(s), reduce=reduce)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-15)
+    out = cr.scatter(cr.tensor(x), 0, cr.tensor(DOWN), value=1.5, reduce=reduce)
+    expected = torch.tensor(x).scatter(0, torch.tensor(DOWN), 1.5, reduce=reduce)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-15)
+    xi, si = np.arange(12).reshape(3, 4), np.arange(6).reshape(3, 2) - 2
+    out = cr.tensor(xi).scatter(1, cr.tensor(idx), cr.tensor(si), reduce=reduce)
+    expected = torch.tensor(xi).scatter(1, torch.tensor(idx), torch.tensor(si), reduce=reduce)
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    with pytest.raises(ValueError, match="scatter: reduce must be 'add' or 'multiply'; got 'sum'"):
+        cr.zeros(3, 4).scatter(1, cr.tensor(idx), cr.ones(3, 2), reduce="sum")
+
+
+@pytest.mark.parametrize("how", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_on_integers_matches_torch(how: str, include_self: bool) -> None:
+    """mean rounds down, as PyTorch's; amax and amin without self start from the extremes."""
+    xi, si = np.arange(12).reshape(3, 4) - 5, np.array([[7, -3], [2, 9], [-8, 4]])
+    out = cr.tensor(xi).scatter_reduce(
+        1, cr.tensor(REPEATS), cr.tensor(si), how, include_self=include_self
+    )
+    expected = torch.tensor(xi).scatter_reduce(
+        1, torch.tensor(REPEATS), torch.tensor(si), how, include_self=include_self
+    )
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+def test_scatter_reduce_errors() -> None:
+    with pytest.raises(ValueError, match="scatter_reduce: reduce must be 'sum', 'prod', 'mean'"):
+        cr.zeros(3, 4).scatter_reduce(1, cr.tensor(REPEATS), cr.ones(3, 2), "max")
+    with pytest.raises(IndexError, match="scatter_reduce: index 4 is out of range for dim 1"):
+        cr.zeros(3, 4).scatter_reduce(1, cr.tensor([[4]]), cr.ones(1, 1), "sum")
+
+
+@pytest.mark.parametrize("counts", [[1, 0, 3], [2], [], [0, 0], [4, 1]])
+def test_repeat_interleave_of_counts_alone_matches_torch(counts: list[int]) -> None:
+    """torch.repeat_interleave(repeats): each position repeated its count of times."""
+    out = cr.repeat_interleave(cr.tensor(counts, dtype=cr.int64))
+    expected = torch.repeat_interleave(torch.tensor(counts, dtype=torch.int64))
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    total = sum(counts)
+    out = cr.repeat_interleave(cr.tensor(counts, dtype=cr.int64), output_size=total)
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+def test_repeat_interleave_of_counts_alone_errors() -> None:
+    with pytest.raises(ValueError, match="without repeats, input must be a 1-D tensor of counts"):
+        cr.repeat_interleave(cr.tensor([[1, 2]]))
+    with pytest.raises(ValueError, match="repeats must be an int or an integer tensor"):
+        cr.repeat_interleave(cr.tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="output_size 2 differs from the 3 values"):
+        cr.repeat_interleave(cr.tensor([1, 2]), output_size=2)
 
 
 def test_addmm_with_beta_0_ignores_nan_in_input() -> None:
@@ -738,6 +878,10 @@ def test_second_derivative_rows_exist() -> None:
 # -- kinks, ties and extremes: fixed inputs where conventions matter ---------------------
 
 TIES = [[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0]]
+# with REPEATS: self and both src values tie at [0][0], self and one src at [1][1], [1][3]
+# and [2][2], and the two src values at [2][2] for amin without self
+SCATTER_TIES = [[2.0, 1.0, 0.0, 0.0], [1.0, 3.0, 0.0, 3.0], [0.0, 0.0, 1.0, 0.0]]
+SCATTER_TIES_SRC = [[2.0, 2.0], [3.0, 3.0], [1.0, 1.0]]
 SPECIAL = [
     ("maximum_ties", lambda m, a, b: m.maximum(a, b), ([1.0, 2.0, 3.0, 2.0], [1.0, 0.0, 3.0, 5.0])),
     ("minimum_ties", lambda m, a, b: m.minimum(a, b), ([1.0, 2.0, 3.0, 2.0], [1.0, 0.0, 3.0, 5.0])),
@@ -749,6 +893,15 @@ SPECIAL = [
     ("max_ties_dim", lambda m, x: tuple(x.max(1)), (TIES,)),
     ("min_ties_dim", lambda m, x: tuple(x.min(0)), (TIES,)),
     ("cumprod_at_zeros", lambda m, x: x.cumprod(1), ([[2.0, 0.0, 3.0], [0.0, 0.0, 1.5]],)),
+    *[
+        (
+            f"scatter_reduce_{how}_ties" + ("" if self_too else "_without_self"),
+            scatter_reduce_call(how, self_too),
+            (SCATTER_TIES, SCATTER_TIES_SRC),
+        )
+        for how in ("amax", "amin")
+        for self_too in (True, False)
+    ],
     ("sort_ties", lambda m, x: tuple(m.sort(x, dim=1, stable=True)), (TIES,)),
     (
         "sort_ties_descending",

@@ -92,6 +92,7 @@ from .functions import (
     roll,
     scatter,
     scatter_add,
+    scatter_reduce,
     sigmoid,
     sign,
     sin,

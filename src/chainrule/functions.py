@@ -491,9 +491,20 @@ def cumprod(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).cumprod(*args, **kwargs)
 
 
-def repeat_interleave(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """The function form of Tensor.repeat_interleave."""
-    return as_tensor(input).repeat_interleave(*args, **kwargs)
+def repeat_interleave(
+    input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Any:
+    """The function form of Tensor.repeat_interleave. Given only a 1-D integer tensor of
+    counts, the positions each repeated that many times: [1, 0, 3] -> [0, 2, 2, 2]."""
+    if repeats is not None:
+        return as_tensor(input).repeat_interleave(repeats, dim, output_size=output_size)
+    counts = as_tensor(input)
+    if counts.ndim != 1 or dim is not None:
+        raise ValueError(
+            "repeat_interleave: without repeats, input must be a 1-D tensor of counts (and no "
+            f"dim); got shape {counts.shape} and dim {dim}"
+        )
+    return arange(counts.shape[0]).repeat_interleave(counts, 0, output_size=output_size)
 
 
 def sort(input: Any, *args: Any, **kwargs: Any) -> Any:
@@ -519,6 +530,11 @@ def scatter(input: Any, *args: Any, **kwargs: Any) -> Any:
 def scatter_add(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.scatter_add."""
     return as_tensor(input).scatter_add(*args, **kwargs)
+
+
+def scatter_reduce(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.scatter_reduce."""
+    return as_tensor(input).scatter_reduce(*args, **kwargs)
 
 
 def index_add(input: Any, *args: Any, **kwargs: Any) -> Any:

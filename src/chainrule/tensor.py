@@ -824,12 +824,17 @@ class Tensor:
         idx = index_vector(index, d, self.shape, "index_select")
         return self[(slice(None),) * d + (idx,)]
 
-    def scatter(self, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Tensor:
+    def scatter(
+        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+    ) -> Tensor:
         """self with src (a tensor, or a number: ``value``) written at index along dim; for
-        dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write."""
+        dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write.
+        ``reduce`` 'add' or 'multiply' adds or multiplies src in instead (each repeat too)."""
         src = value if src is None else src
         src = src if isinstance(src, (Tensor, int, float)) else as_tensor(src)
         d, idx = _scatter_index(self, dim, index, src, "scatter")
+        if reduce is not None:
+            return _scatter_with_reduce(self, d, idx, src, reduce)
         return movement.Scatter.apply(self, src, index=idx, dim=d)
 
     def scatter_add(self, dim: int, index: Any, src: Any) -> Tensor:
@@ -840,6 +845,21 @@ class Tensor:
             src = src[tuple(slice(n) for n in idx.shape)]
         where = movement.along_dim(idx, d, self.ndim)
         return self + movement.IndexAdd.apply(src, shape=self.shape, index=where)
+
+    def scatter_reduce(
+        self, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+    ) -> Tensor:
+        """self with src reduced into the places index names along dim: reduce 'sum',
+        'prod', 'mean', 'amax' or 'amin', over self's value too unless include_self is False."""
+        if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+            raise ValueError(
+                "scatter_reduce: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin'; got "
+                f"{reduce!r}"
+            )
+        src = as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter_reduce")
+        options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
+        return movement.ScatterReduce.apply(self, src, **options)
 
     def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
@@ -1062,6 +1082,18 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
     if isinstance(src, Tensor):
         _same_dtype(t, src, op, "src")
     return d, idx.astype(backend.int64, copy=False)
+
+
+def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> Tensor:
+    """scatter's reduce: 'add' and 'multiply' are scatter_reduce's 'sum' and 'prod' with
+    self included; a number is reduced in at every place of index."""
+    names = {"add": "sum", "multiply": "prod"}
+    if reduce not in names:
+        raise ValueError(f"scatter: reduce must be 'add' or 'multiply'; got {reduce!r}")
+    if not isinstance(src, Tensor):
+        src = as_tensor(xp.full(idx.shape, src, dtype=t.dtype))
+    options = dict(index=idx, dim=d, reduce=names[reduce], include_self=True)
+    return movement.ScatterReduce.apply(t, src, **options)
 
 
 def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:

@@ -175,3 +175,118 @@ class Scatter(Function):
         picked = grad[self.where]  # index's shape
         widths = tuple((0, n - m) for n, m in zip(src.shape, picked.shape, strict=True))
         return grad_a, Pad.apply(picked, widths=widths) if any(w for _, w in widths) else picked
+
+
+class ScatterReduce(Function):
+    """out = a with src's values reduced into the places index names along dim
+    (torch.scatter_reduce; for dim 1, out[i][index[i][j]] = reduce(out[i][index[i][j]],
+    src[i][j])), reduce one of sum, prod, mean, amax, amin, over a's own value too unless
+    include_self is False (then over the src values alone where any was written).
+
+    The gradients are PyTorch's: for sum grad_a = g and grad_src = g gathered at index; for
+    mean both are divided by the count at their place; for prod grad_a = g * out / a and
+    grad_src = (g * out) gathered / src, where a value is 0 the product of the others
+    instead; for amax and amin g is shared equally among the values equal to out there.
+    Without include_self, grad_a is 0 where src was written.
+    """
+
+    rule = (
+        "sum: grad_a = grad, grad_src = grad[index]; mean: each / the count at its place; "
+        "prod: grad * out / a, (grad * out)[index] / src; amax, amin: grad shared among the "
+        "values equal to out; grad_a = 0 where src was written unless include_self"
+    )
+    saves_out = True
+
+    def forward(self, a, src, index, dim, reduce, include_self):
+        self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        self.index = index
+        self.where = along_dim(index, dim, a.ndim)
+        self.written = xp.zeros(a.shape, dtype=bool)
+        self.written[self.where] = True
+        s = src[tuple(slice(n) for n in index.shape)]  # the corner of src as large as index
+        out = a.copy()
+        if not include_self:
+            out[self.where] = _identity(reduce, a.dtype)
+        _UFUNCS[reduce].at(out, self.where, s)
+        if reduce == "mean":
+            count = self._count(a.dtype if a.dtype.kind == "f" else xp.int64)
+            return out / count if a.dtype.kind == "f" else out // count
+        return out
+
+    def _count(self, dtype: Any) -> Any:
+        """How many values each place of out averages (1 where none: it keeps a)."""
+        count = xp.full(self.written.shape, 1 if self.include_self else 0, dtype=dtype)
+        xp.add.at(count, self.where, 1)
+        count[count == 0] = 1
+        return count
+
+    def backward(self, grad, out):
+        a, src = self.inputs
+        corner = tuple(slice(n) for n in self.index.shape)
+        s = src[corner]  # index's shape
+        reduce = self.reduce
+        if reduce == "sum":
+            grad_a, grad_s = grad, grad[self.where]
+        elif reduce == "mean":
+            count = self._count(grad.dtype)
+            grad_a, grad_s = grad / count, grad[self.where] / count[self.where]
+        elif reduce == "prod":
+            grad_a, grad_s = self._prod_grads(grad, out, a, s)
+        else:  # amax, amin: shared among the values that reached the result
+            a_is = (a.numpy() == out.numpy()).astype(grad.dtype)
+            s_is = (s.numpy() == out.numpy()[self.where]).astype(grad.dtype)
+            ties = a_is.copy()
+            xp.add.at(ties, self.where, s_is)
+            with xp.errstate(invalid="ignore", divide="ignore"):
+                shared = grad / ties
+            grad_a, grad_s = shared * a_is, shared[self.where] * s_is
+        if not self.include_self:
+            grad_a = Where.apply(self.written, 0.0, grad_a)
+        widths = tuple((0, n - m) for n, m in zip(src.shape, self.index.shape, strict=True))
+        if any(w for _, w in widths):  # src past index gets no gradient
+            grad_s = Pad.apply(grad_s, widths=widths)
+        need_a, need_src = self.needs_input_grad
+        return (grad_a if need_a else None, grad_s if need_src else None)
+
+    def _prod_grads(self, grad, out, a, s):
+        """prod's gradients, exact where a value is 0: the product of the others, formed by
+        reducing again with that value replaced by 1 (PyTorch's way)."""
+        options = dict(index=self.index, dim=self.dim, reduce="prod")
+        a_nonzero = Where.apply(a.numpy() == 0, 1.0, a)
+        others = ScatterReduce.apply(a_nonzero, s, include_self=self.include_self, **options)
+        grad_a = grad * others / a_nonzero
+        s_zero = s.numpy() == 0
+        zeros_here = xp.zeros(a.shape, dtype=xp.int64)
+        xp.add.at(zeros_here, self.where, s_zero)
+        single = s_zero & (zeros_here[self.where] == 1)  # the only 0 reduced into its place
+        s_one = Where.apply(single, 1.0, s)
+        without = ScatterReduce.apply(a, s_one, include_self=self.include_self, **options)
+        grad_s = Where.apply(
+            single,
+            (grad * without)[self.where],
+            (grad * out)[self.where] / Where.apply(s_zero, 1.0, s),
+        )
+        return grad_a, grad_s
+
+
+_UFUNCS = {
+    "sum": xp.add,
+    "mean": xp.add,
+    "prod": xp.multiply,
+    "amax": xp.maximum,
+    "amin": xp.minimum,
+}
+
+
+def _identity(reduce: str, dtype: Any) -> Any:
+    """The value that leaves a reduction unchanged: where include_self=False starts from."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -xp.inf if reduce == "amax" else xp.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = xp.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
