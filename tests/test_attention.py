@@ -300,3 +300,285 @@ def test_sdpa_errors_name_the_op_and_the_shapes() -> None:
         r"got shapes query \(2, 4, 3, 4\), key \(2, 3, 5, 4\)",
     ):
         sdpa(cr.randn(2, 4, 3, 4), cr.randn(2, 3, 5, 4), cr.randn(2, 3, 5, 6), enable_gqa=True)
+
+
+# -- MultiheadAttention --------------------------------------------------------------------
+
+
+def _mha_pair(dtype: Any = np.float64, **kwargs: Any) -> tuple[Any, Any]:
+    """A torch MultiheadAttention and a chainrule one holding its weights."""
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(dtype=getattr(torch, np.dtype(dtype).name), **kwargs)
+    with torch.no_grad():  # random biases, so that their gradients are not all alike
+        for name, p in theirs.named_parameters():
+            if "bias" in name:
+                p.normal_()
+    ours = cr.nn.MultiheadAttention(dtype=dtype, **kwargs)
+    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+def _mha_inputs(kind: str, shapes: dict, dtype: Any, seed: int = 0) -> tuple[list, list]:
+    """(query, key, value) for both libraries: one tensor three times ('self'), key the same
+    tensor as value ('kv') or three tensors ('cross')."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(shapes["q"]).astype(dtype)
+    k = rng.standard_normal(shapes["k"]).astype(dtype)
+    v = rng.standard_normal(shapes["v"]).astype(dtype)
+    out = []
+    for lib in (cr, torch):
+        tq, tk, tv = (lib.tensor(a, requires_grad=True) for a in (q, k, v))
+        out.append({"self": [tq, tq, tq], "kv": [tq, tk, tk], "cross": [tq, tk, tv]}[kind])
+    return out[0], out[1]
+
+
+def _mask_pair(mask: Any) -> tuple[Any, Any]:
+    return (None, None) if mask is None else (cr.tensor(mask), torch.tensor(mask))
+
+
+def _mha_check(
+    kind: str,
+    dtype: Any,
+    module: dict,
+    call: dict,
+    shapes: dict,
+    masks: tuple[Any, Any] = (None, None),
+) -> None:
+    """Outputs, weights, and the gradients of the inputs and every parameter, against
+    torch, from a random upstream gradient of the output (and of the weights)."""
+    ours, theirs = _mha_pair(dtype, **module)
+    xs_c, xs_t = _mha_inputs(kind, shapes, dtype)
+    kpm_c, kpm_t = _mask_pair(masks[0])
+    am_c, am_t = _mask_pair(masks[1])
+    out_c, w_c = ours(*xs_c, key_padding_mask=kpm_c, attn_mask=am_c, **call)
+    out_t, w_t = theirs(*xs_t, key_padding_mask=kpm_t, attn_mask=am_t, **call)
+    tol = TOL[dtype]
+    np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **tol)
+    assert (w_c is None) == (w_t is None)
+    rng = np.random.default_rng(1)
+    g = rng.standard_normal(out_t.shape).astype(dtype)
+    loss_c, loss_t = (out_c * cr.tensor(g)).sum(), (out_t * torch.tensor(g)).sum()
+    if w_t is not None:
+        assert w_c.shape == tuple(w_t.shape)
+        np.testing.assert_allclose(w_c.numpy(), w_t.detach().numpy(), **tol)
+        gw = rng.standard_normal(w_t.shape).astype(dtype)
+        loss_c = loss_c + (w_c * cr.tensor(gw)).sum()
+        loss_t = loss_t + (w_t * torch.tensor(gw)).sum()
+    loss_c.backward()
+    loss_t.backward()
+    for a, b in zip(xs_c, xs_t, strict=True):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol)
+    params_t = dict(theirs.named_parameters())
+    params_c = dict(ours.named_parameters())
+    assert list(params_c) == list(params_t)
+    for name, p in params_c.items():
+        np.testing.assert_allclose(p.grad.numpy(), params_t[name].grad.numpy(), **tol, err_msg=name)
+
+
+SEQ_FIRST = {"q": (4, 2, 8), "k": (5, 2, 8), "v": (5, 2, 8)}
+BATCH_FIRST = {"q": (2, 4, 8), "k": (2, 5, 8), "v": (2, 5, 8)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["self", "kv", "cross"])
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_mha_as_torch(dtype: Any, kind: str, need_weights: bool, batch_first: bool) -> None:
+    shapes = BATCH_FIRST if batch_first else SEQ_FIRST
+    if kind == "self":
+        shapes = {**shapes, "k": shapes["q"], "v": shapes["q"]}
+    module = {"embed_dim": 8, "num_heads": 2, "batch_first": batch_first}
+    _mha_check(kind, dtype, module, {"need_weights": need_weights}, shapes)
+
+
+@pytest.mark.parametrize("average", [True, False])
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize(
+    "masks",
+    [
+        ("bool", None),
+        ("float", None),
+        (None, "bool2"),
+        (None, "float2"),
+        (None, "bool3"),
+        (None, "float3"),
+        ("bool", "bool2"),
+        ("float", "float3"),
+    ],
+    ids=str,
+)
+def test_mha_masks_as_torch(masks: tuple, need_weights: bool, average: bool) -> None:
+    rng = np.random.default_rng(2)
+    N, H, L, S = 2, 2, 4, 5
+    made = []
+    for m in masks:
+        if m is None:
+            made.append(None)
+            continue
+        shape = {"bool": (N, S), "float": (N, S), "bool2": (L, S), "float2": (L, S)}.get(
+            m, (N * H, L, S)
+        )
+        out = rng.random(shape) < 0.3
+        out[..., 0] = False  # every query keeps a key (see the fully masked test)
+        made.append(out if m.startswith("bool") else np.where(out, -1.5, 0.5) * rng.random(shape))
+    call = {"need_weights": need_weights, "average_attn_weights": average}
+    _mha_check(
+        "cross", np.float64, {"embed_dim": 8, "num_heads": H}, call, SEQ_FIRST, masks=tuple(made)
+    )
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_causal_hint_as_torch(need_weights: bool) -> None:
+    shapes = {"q": (2, 5, 8), "k": (2, 5, 8), "v": (2, 5, 8)}
+    causal = np.triu(np.ones((5, 5), dtype=bool), 1)
+    module = {"embed_dim": 8, "num_heads": 4, "batch_first": True}
+    call = {"need_weights": need_weights, "is_causal": True}
+    _mha_check("self", np.float64, module, call, shapes, masks=(None, causal))
+    kpm = np.zeros((2, 5), dtype=bool)
+    kpm[1, 3:] = True
+    _mha_check("self", np.float64, module, call, shapes, masks=(kpm, causal))
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_unbatched_as_torch(need_weights: bool) -> None:
+    shapes = {"q": (4, 6), "k": (5, 6), "v": (5, 6)}
+    kpm = np.array([False, False, True, False, True])
+    module = {"embed_dim": 6, "num_heads": 3, "batch_first": True}
+    for masks in ((None, None), (kpm, None), (None, np.random.default_rng(0).random((3, 4, 5)))):
+        call = {"need_weights": need_weights}
+        _mha_check("cross", np.float64, module, call, shapes, masks=masks)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize(
+    "module",
+    [
+        {"kdim": 3, "vdim": 5},
+        {"kdim": 3},
+        {"bias": False},
+        {"add_bias_kv": True},
+        {"add_zero_attn": True},
+        {"add_bias_kv": True, "add_zero_attn": True, "kdim": 3, "vdim": 5},
+    ],
+    ids=str,
+)
+def test_mha_options_as_torch(module: dict, need_weights: bool) -> None:
+    shapes = {
+        "q": (4, 2, 8),
+        "k": (5, 2, module.get("kdim", 8)),
+        "v": (5, 2, module.get("vdim", 8)),
+    }
+    kpm = np.zeros((2, 5), dtype=bool)
+    kpm[0, 1] = True
+    attn = np.random.default_rng(3).standard_normal((4, 5))
+    full = {"embed_dim": 8, "num_heads": 2, **module}
+    for masks in ((None, None), (kpm.astype(np.float64) * -2.0, attn)):
+        _mha_check("cross", np.float64, full, {"need_weights": need_weights}, shapes, masks)
+
+
+def test_mha_state_dict_keys_and_initialisation_as_torch() -> None:
+    for kwargs in ({}, {"kdim": 3, "vdim": 5, "add_bias_kv": True}, {"bias": False}):
+        theirs = torch.nn.MultiheadAttention(8, 2, **kwargs)
+        ours = cr.nn.MultiheadAttention(8, 2, **kwargs)
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+        for name, p in ours.state_dict().items():
+            assert p.shape == tuple(theirs.state_dict()[name].shape), name
+        # back into torch: the same outputs
+        theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+        x = np.random.default_rng(0).standard_normal((4, 2, 8)).astype(np.float32)
+        k = np.random.default_rng(1).standard_normal((5, 2, kwargs.get("kdim", 8)))
+        v = np.random.default_rng(2).standard_normal((5, 2, kwargs.get("vdim", 8)))
+        k, v = k.astype(np.float32), v.astype(np.float32)
+        out_c, w_c = ours(cr.tensor(x), cr.tensor(k), cr.tensor(v))
+        out_t, w_t = theirs(torch.tensor(x), torch.tensor(k), torch.tensor(v))
+        np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(w_c.numpy(), w_t.detach().numpy(), rtol=1e-5, atol=1e-6)
+    m = cr.nn.MultiheadAttention(64, 4, add_bias_kv=True)
+    assert m.in_proj_weight is not None and m.in_proj_bias is not None
+    bound = np.sqrt(6.0 / (64 + 3 * 64))  # xavier_uniform_ over (3E, E)
+    w = m.in_proj_weight.numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
+    assert np.all(m.in_proj_bias.numpy() == 0) and np.all(m.out_proj.bias.numpy() == 0)
+    assert m.bias_k is not None and 0.5 < m.bias_k.numpy().std() / np.sqrt(2.0 / 128) < 1.5
+    assert isinstance(m.out_proj, cr.nn.Linear)
+
+
+def test_mha_dropout_only_in_training() -> None:
+    ours, theirs = _mha_pair(np.float64, embed_dim=8, num_heads=2, dropout=0.5)
+    x_c, x_t = _mha_inputs("self", {"q": (4, 2, 8), "k": (4, 2, 8), "v": (4, 2, 8)}, np.float64)
+    ours.eval()
+    theirs.eval()
+    for need in (True, False):
+        out_c, _ = ours(*x_c, need_weights=need)
+        out_t, _ = theirs(*x_t, need_weights=need)
+        np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), rtol=1e-10)
+    ours.train()
+    cr.manual_seed(0)
+    a, wa = ours(*x_c)
+    cr.manual_seed(0)
+    b, wb = ours(*x_c)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert (wa.numpy() == 0).any() or not np.allclose(wa.numpy().sum(-1), 1.0)
+    assert not np.allclose(a.numpy(), out_c.numpy())
+
+
+def test_mha_train_with_dropout_zero_is_eval() -> None:
+    ours, theirs = _mha_pair(np.float64, embed_dim=8, num_heads=2)
+    x_c, x_t = _mha_inputs("self", {"q": (4, 2, 8), "k": (4, 2, 8), "v": (4, 2, 8)}, np.float64)
+    train_out, _ = ours(*x_c)
+    ours.eval()
+    eval_out, _ = ours(*x_c)
+    np.testing.assert_array_equal(train_out.numpy(), eval_out.numpy())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_mha_fully_masked_row_as_torch() -> None:
+    """A query whose every key is padded: NaN with the weights (composed softmax, as
+    PyTorch), 0 without (scaled_dot_product_attention, as PyTorch)."""
+    ours, theirs = _mha_pair(np.float64, embed_dim=8, num_heads=2)
+    x_c, x_t = _mha_inputs("self", {"q": (4, 2, 8), "k": (4, 2, 8), "v": (4, 2, 8)}, np.float64)
+    kpm = np.zeros((2, 4), dtype=bool)
+    kpm[1] = True
+    for need in (True, False):
+        out_c, _ = ours(*x_c, key_padding_mask=cr.tensor(kpm), need_weights=need)
+        out_t, _ = theirs(*x_t, key_padding_mask=torch.tensor(kpm), need_weights=need)
+        np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), rtol=1e-10)
+        assert np.isnan(out_c.numpy()[:, 1]).all() == need
+
+
+def test_mha_errors_name_what_is_wrong() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"MultiheadAttention: embed_dim must be divisible by num_heads; got embed_dim 10 "
+        r"and num_heads 3",
+    ):
+        cr.nn.MultiheadAttention(10, 3)
+    m = cr.nn.MultiheadAttention(8, 2)
+    x = cr.randn(4, 2, 8)
+    with pytest.raises(
+        ValueError,
+        match=r"last dims of query, key and value to be embed_dim, kdim and vdim \(8, 8, 8\); "
+        r"got shapes query \(4, 2, 6\)",
+    ):
+        m(cr.randn(4, 2, 6), x, x)
+    with pytest.raises(
+        ValueError,
+        match=r"all be 3-D \(batched\) or all 2-D \(unbatched\); "
+        r"got shapes query \(4, 2, 8\), key \(4, 8\)",
+    ):
+        m(x, cr.randn(4, 8), cr.randn(4, 8))
+    with pytest.raises(ValueError, match=r"expected attn_mask of shape \(4, 4\) or \(4, 4, 4\)"):
+        m(x, x, x, attn_mask=cr.zeros(4, 5))
+    with pytest.raises(
+        ValueError, match=r"expected key_padding_mask of shape \(2, 4\) \(N, S\); got \(4, 2\)"
+    ):
+        m(x, x, x, key_padding_mask=cr.zeros(4, 2, dtype=cr.bool))
+    with pytest.raises(
+        TypeError, match=r"attn_mask must be bool or of the query's dtype float32; got dtype int64"
+    ):
+        m(x, x, x, attn_mask=cr.zeros(4, 4, dtype=cr.int64))
+    with pytest.raises(ValueError, match=r"is_causal is a hint that attn_mask is the causal mask"):
+        m(x, x, x, is_causal=True)
+    with pytest.raises(ValueError, match=r"query and key differ in batch size"):
+        m(x, cr.randn(4, 3, 8), cr.randn(4, 3, 8))

@@ -1,18 +1,26 @@
 """Attention: scaled_dot_product_attention (the functional form of the primitive in
-ops/attention.py, its arguments checked here) and the MultiheadAttention layer.
+ops/attention.py, its arguments checked here) and the MultiheadAttention layer built on it.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from typing import Any
 
 from .. import backend
+from ..arguments import cpu_device, positive_int
+from ..functions import cat, pad, zeros
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
+from . import init
+from .layers import Linear, dropout, linear
+from .module import Module, Parameter
 
 xp = backend.xp
 
 _SDPA = "scaled_dot_product_attention"
+_MHA = "MultiheadAttention"
 
 
 def scaled_dot_product_attention(
@@ -101,3 +109,273 @@ def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], shapes: str) -> Tens
             f"{scores} (..., L, S); got shapes {shapes}"
         )
     return mask
+
+
+class MultiheadAttention(Module):
+    """Attention of num_heads heads over projections of query, key and value (Vaswani et
+    al.), as PyTorch's: out = concat_h(attention(q W_q^h, k W_k^h, v W_v^h)) W_o^T + b_o.
+
+    Inputs are (L, N, E) (or (N, L, E) with ``batch_first``), or unbatched (L, E). Masks,
+    as PyTorch's: ``key_padding_mask`` (N, S) and ``attn_mask`` (L, S) or (N * num_heads,
+    L, S), where a bool True leaves a position out and a float is added to the scores.
+    ``need_weights=False`` computes with scaled_dot_product_attention (one node, and a row
+    with every key masked gives 0); otherwise the weights come from composed ops, as
+    PyTorch computes them (such a row gives NaN, as there). ``is_causal`` is a hint that
+    attn_mask is the causal mask, which must be given.
+
+    Parameters and state_dict keys are PyTorch's: ``in_proj_weight`` (3E, E) and
+    ``in_proj_bias`` (3E,), or ``q_proj_weight``, ``k_proj_weight`` (E, kdim) and
+    ``v_proj_weight`` (E, vdim) where kdim or vdim differ from embed_dim; ``out_proj`` a
+    Linear; ``bias_k`` and ``bias_v`` (1, 1, E) with ``add_bias_kv``. They start as
+    PyTorch's: xavier_uniform_ projections, zero biases, xavier_normal_ bias_k and bias_v.
+    """
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        cpu_device(device, _MHA)
+        embed_dim = positive_int(embed_dim, "embed_dim", _MHA)
+        num_heads = positive_int(num_heads, "num_heads", _MHA)
+        if embed_dim % num_heads:
+            raise ValueError(
+                f"{_MHA}: embed_dim must be divisible by num_heads; got embed_dim {embed_dim} "
+                f"and num_heads {num_heads}"
+            )
+        if not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"{_MHA}: dropout must be in [0, 1]; got {dropout}")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = embed_dim if kdim is None else positive_int(kdim, "kdim", _MHA)
+        self.vdim = embed_dim if vdim is None else positive_int(vdim, "vdim", _MHA)
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+        self.batch_first, self.add_zero_attn = batch_first, add_zero_attn
+        dtype = backend.as_dtype(dtype) or backend.default_float
+        E = embed_dim
+        self.in_proj_weight: Parameter | None = None
+        self.q_proj_weight: Parameter | None = None
+        self.k_proj_weight: Parameter | None = None
+        self.v_proj_weight: Parameter | None = None
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(xp.empty((3 * E, E), dtype=dtype))
+        else:
+            self.q_proj_weight = Parameter(xp.empty((E, E), dtype=dtype))
+            self.k_proj_weight = Parameter(xp.empty((E, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(xp.empty((E, self.vdim), dtype=dtype))
+        self.in_proj_bias = Parameter(xp.empty(3 * E, dtype=dtype)) if bias else None
+        # bias_k and bias_v before out_proj: state_dict lists a module's own parameters first
+        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(xp.empty((1, 1, E), dtype=dtype))
+            self.bias_v = Parameter(xp.empty((1, 1, E), dtype=dtype))
+        self.out_proj = Linear(E, E, bias=bias, dtype=dtype)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        for w in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+            if w is not None:
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.zeros_(self.in_proj_bias)
+        if self.out_proj.bias is not None:
+            init.zeros_(self.out_proj.bias)
+        if self.bias_k is not None and self.bias_v is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None = None,
+        need_weights: bool = True,
+        attn_mask: Tensor | None = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
+        """(attn_output, attn_weights): the output in query's layout; the weights (N, L, S)
+        averaged over heads or (N, num_heads, L, S) per head (without N unbatched), or None
+        when not ``need_weights``."""
+        q, k, v = as_tensor(query), as_tensor(key), as_tensor(value)
+        batched = self._check_inputs(q, k, v, key_padding_mask, attn_mask)
+        kpm = _additive_mask(key_padding_mask, "key_padding_mask", q.dtype)
+        mask = _additive_mask(attn_mask, "attn_mask", q.dtype)
+        if kpm is not None and mask is not None and _dtype(key_padding_mask) != _dtype(attn_mask):
+            warnings.warn(
+                "Support for mismatched key_padding_mask and attn_mask is deprecated. Use same "
+                "type for both instead.",
+                stacklevel=2,
+            )
+        if is_causal and mask is None:
+            raise ValueError(
+                f"{_MHA}: is_causal is a hint that attn_mask is the causal mask, so attn_mask "
+                "must be given; got attn_mask None"
+            )
+        if is_causal and kpm is None and not need_weights:
+            mask = None  # scaled_dot_product_attention makes the causal mask itself
+        else:
+            is_causal = False
+        # The computation runs on (L, N, E) (sequence first): a batch-first or unbatched
+        # input is brought to it, and the output back.
+        same = (q is k, k is v)
+        if not batched:
+            q, k, v = q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1)  # (L, 1, E)
+            kpm = None if kpm is None else kpm.unsqueeze(0)  # (1, S)
+        elif self.batch_first:
+            q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)  # (L, N, E)
+        L, N, E = q.shape
+        H, hd = self.num_heads, self.head_dim
+        q, k, v = self._in_projection(q, k, v, same)  # (L, N, E), (S, N, E), (S, N, E)
+        if self.bias_k is not None and self.bias_v is not None:
+            k = cat([k, self.bias_k.expand(1, N, E)])  # (S + 1, N, E)
+            v = cat([v, self.bias_v.expand(1, N, E)])
+            mask, kpm = _one_more_key(mask), _one_more_key(kpm)
+        q = q.reshape(L, N * H, hd).transpose(0, 1)  # (N * H, L, hd)
+        k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)  # (N * H, S, hd)
+        v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
+        if self.add_zero_attn:
+            zero = zeros(N * H, 1, hd, dtype=k.dtype)
+            k, v = cat([k, zero], dim=1), cat([v, zero], dim=1)  # (N * H, S + 1, hd)
+            mask, kpm = _one_more_key(mask), _one_more_key(kpm)
+        S = k.shape[1]
+        if mask is not None and mask.ndim == 2:
+            mask = mask.unsqueeze(0)  # (1, L, S)
+        if kpm is not None:
+            kpm = kpm.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
+            mask = kpm if mask is None else mask + kpm
+        p = self.dropout if self.training else 0.0
+        weights = None
+        if need_weights:  # composed, as PyTorch: the weights are returned
+            scores = (q * math.sqrt(1.0 / hd)) @ k.mT  # (N * H, L, S)
+            if mask is not None:
+                scores = mask + scores
+            weights = scores.softmax(-1)
+            if p > 0.0:
+                weights = dropout(weights, p)
+            out = (weights @ v).transpose(0, 1).reshape(L * N, E)  # (L * N, E)
+            weights = weights.reshape(N, H, L, S)
+            if average_attn_weights:
+                weights = weights.mean(1)  # (N, L, S)
+        else:
+            if mask is not None:  # (1, 1, L, S), or (N, H, L or 1, S)
+                one = mask.shape[0] == 1
+                mask = mask.unsqueeze(0) if one else mask.reshape(N, H, -1, S)
+            out = scaled_dot_product_attention(
+                q.reshape(N, H, L, hd), k.reshape(N, H, S, hd), v.reshape(N, H, S, hd),
+                mask, p, is_causal,
+            )  # fmt: skip
+            out = out.permute(2, 0, 1, 3).reshape(L * N, E)  # (L, N, H, hd) -> (L * N, E)
+        out = linear(out, self.out_proj.weight, self.out_proj.bias).reshape(L, N, E)
+        if not batched:
+            return out.squeeze(1), None if weights is None else weights.squeeze(0)
+        return (out.transpose(0, 1) if self.batch_first else out), weights
+
+    def _in_projection(
+        self, q: Tensor, k: Tensor, v: Tensor, same: tuple[bool, bool]
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """q W_q^T + b_q, k W_k^T + b_k, v W_v^T + b_v: one product for self-attention
+        (query, key and value one tensor), two when key is value."""
+        E = self.embed_dim
+        b = self.in_proj_bias
+        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
+        w = self.in_proj_weight
+        if w is None:
+            assert self.q_proj_weight is not None and self.k_proj_weight is not None
+            assert self.v_proj_weight is not None
+            return (
+                linear(q, self.q_proj_weight, bq),
+                linear(k, self.k_proj_weight, bk),
+                linear(v, self.v_proj_weight, bv),
+            )
+        if all(same):
+            qkv = linear(q, w, b)  # (L, N, 3E)
+            return qkv[..., :E], qkv[..., E : 2 * E], qkv[..., 2 * E :]
+        if same[1]:
+            kv = linear(k, w[E:], None if b is None else b[E:])  # (S, N, 2E)
+            return linear(q, w[:E], bq), kv[..., :E], kv[..., E:]
+        return linear(q, w[:E], bq), linear(k, w[E : 2 * E], bk), linear(v, w[2 * E :], bv)
+
+    def _check_inputs(
+        self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Any, attn_mask: Any
+    ) -> bool:
+        """Whether the input is batched; ValueError naming every shape if it does not fit."""
+        shapes = f"query {q.shape}, key {k.shape} and value {v.shape}"
+        if q.ndim not in (2, 3) or k.ndim != q.ndim or v.ndim != q.ndim:
+            raise ValueError(
+                f"{_MHA}: query, key and value must all be 3-D (batched) or all 2-D "
+                f"(unbatched); got shapes {shapes}"
+            )
+        batched = q.ndim == 3
+        dims = (self.embed_dim, self.kdim, self.vdim)
+        if (q.shape[-1], k.shape[-1], v.shape[-1]) != dims:
+            raise ValueError(
+                f"{_MHA}: expected the last dims of query, key and value to be embed_dim, kdim "
+                f"and vdim {dims}; got shapes {shapes}"
+            )
+        if k.shape[:-1] != v.shape[:-1]:
+            raise ValueError(
+                f"{_MHA}: key and value must agree in every dim but the last; got shapes {shapes}"
+            )
+        if batched and q.shape[1 - self.batch_first] != k.shape[1 - self.batch_first]:
+            raise ValueError(
+                f"{_MHA}: query and key differ in batch size (batch_first={self.batch_first}); "
+                f"got shapes {shapes}"
+            )
+        t = 1 if batched and self.batch_first else 0  # the sequence dim
+        L, S = q.shape[t], k.shape[t]
+        N = q.shape[1 - t] if batched else None
+        if key_padding_mask is not None:
+            want = (N, S) if batched else (S,)
+            if tuple(as_tensor(key_padding_mask).shape) != want:
+                raise ValueError(
+                    f"{_MHA}: expected key_padding_mask of shape {want} (N, S); got "
+                    f"{tuple(as_tensor(key_padding_mask).shape)} with {shapes}"
+                )
+        if attn_mask is not None:
+            shape = tuple(as_tensor(attn_mask).shape)
+            if shape not in ((L, S), ((N or 1) * self.num_heads, L, S)):
+                raise ValueError(
+                    f"{_MHA}: expected attn_mask of shape {(L, S)} or "
+                    f"{((N or 1) * self.num_heads, L, S)} (L, S) or (N * num_heads, L, S); got "
+                    f"{shape} with {shapes}"
+                )
+        return batched
+
+    def extra_repr(self) -> str:
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"
+
+
+def _additive_mask(mask: Any, name: str, dtype: Any) -> Tensor | None:
+    """A MultiheadAttention mask as the float added to the scores: a bool True (a position
+    left out) is -inf, a float mask (of the query's dtype) is itself."""
+    if mask is None:
+        return None
+    m = as_tensor(mask)
+    if m.dtype == backend.bool_:
+        return as_tensor(xp.where(m.numpy(), -xp.inf, 0.0).astype(dtype))
+    if m.dtype != dtype:
+        raise TypeError(
+            f"{_MHA}: {name} must be bool or of the query's dtype {dtype}; got dtype {m.dtype}"
+        )
+    return m
+
+
+def _dtype(mask: Any) -> Any:
+    return as_tensor(mask).dtype
+
+
+def _one_more_key(mask: Tensor | None) -> Tensor | None:
+    """A mask with a column of 0 added for one more key (bias_k or the zero key)."""
+    return None if mask is None else pad(mask, (0, 1))
