@@ -29,13 +29,13 @@ def run(ours, theirs, arrays, dtype, rng, tol=None, **kwargs):
     out, expected = ours(*xs, **kwargs), theirs(*ts, **kwargs)
     assert out.shape == tuple(expected.shape)
     assert out.dtype == dtype
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=tol, atol=tol)
     g = rng.standard_normal(out.shape).astype(dtype)
     out.backward(cr.tensor(g))
     expected.backward(torch.tensor(g))
     for x, t in zip(xs, ts, strict=True):
         assert x.grad.shape == x.shape and x.grad.dtype == x.dtype
-        np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,7 +129,10 @@ def test_conv2d_second_derivatives():
     x, w, b = leaves(conv_arrays(rng, (1, 4, 5, 6), (2, 2, 2, 2), True))
     assert gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, **options), [x, w, b])
 
-    tx, tw = torch.tensor(x.data, requires_grad=True), torch.tensor(w.data, requires_grad=True)
+    tx, tw = (
+        torch.tensor(x.numpy(), requires_grad=True),
+        torch.tensor(w.numpy(), requires_grad=True),
+    )
     out, t_out = F.conv2d(x, w, **options), TF.conv2d(tx, tw, **options)
     g = rng.standard_normal(out.shape)
     gx, gw = cr.grad(out, [x, w], cr.tensor(g), create_graph=True)
@@ -139,8 +142,8 @@ def test_conv2d_second_derivatives():
     t_hx, t_hw = torch.autograd.grad(
         (t_gx * torch.tensor(u)).sum() + (t_gw * torch.tensor(v)).sum() ** 2, [tx, tw]
     )
-    np.testing.assert_allclose(hx.data, t_hx.numpy(), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(hw.data, t_hw.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(hx.numpy(), t_hx.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(hw.numpy(), t_hw.numpy(), rtol=1e-10, atol=1e-10)
 
 
 def test_conv_third_derivative_of_weight_gradient():
@@ -302,20 +305,20 @@ def test_max_pool2d_indices_match_torch(kernel, options, ties):
     x = pool_input(rng, (2, 3, 7, 8), ties).astype(np.float32)
     out, idx = F.max_pool2d(cr.tensor(x), kernel, return_indices=True, **options)
     t_out, t_idx = TF.max_pool2d(torch.tensor(x), kernel, return_indices=True, **options)
-    np.testing.assert_array_equal(out.data, t_out.numpy())
+    np.testing.assert_array_equal(out.numpy(), t_out.numpy())
     assert idx.dtype == np.int64
-    np.testing.assert_array_equal(idx.data, t_idx.numpy())
+    np.testing.assert_array_equal(idx.numpy(), t_idx.numpy())
     # unbatched, and through the module
     out, idx = cr.nn.MaxPool2d(kernel, return_indices=True, **options)(cr.tensor(x[0]))
     t_out, t_idx = torch.nn.MaxPool2d(kernel, return_indices=True, **options)(torch.tensor(x[0]))
-    np.testing.assert_array_equal(idx.data, t_idx.numpy())
-    np.testing.assert_array_equal(out.data, t_out.numpy())
+    np.testing.assert_array_equal(idx.numpy(), t_idx.numpy())
+    np.testing.assert_array_equal(out.numpy(), t_out.numpy())
     # recorded: the indices come from the node's own offsets
     xs = cr.tensor(x, requires_grad=True)
     out, idx = F.max_pool2d(xs, kernel, return_indices=True, **options)
     t_out, t_idx = TF.max_pool2d(torch.tensor(x), kernel, return_indices=True, **options)
     assert out.grad_fn is not None
-    np.testing.assert_array_equal(idx.data, t_idx.numpy())
+    np.testing.assert_array_equal(idx.numpy(), t_idx.numpy())
 
 
 AVG_POOL_OPTIONS = [
@@ -357,14 +360,14 @@ def test_max_pool2d_propagates_nan():
     x[0, 0, 1, 0] = np.nan
     out = F.max_pool2d(cr.tensor(x), 2)
     expected = TF.max_pool2d(torch.tensor(x), 2)
-    np.testing.assert_array_equal(out.data, expected.numpy())
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
 
 
 def test_max_pool_with_kernel_one_copies():
     x = cr.randn(1, 2, 3, 3)
     out = F.max_pool2d(x, 1)
-    assert not np.shares_memory(out.data, x.data)
-    np.testing.assert_array_equal(out.data, x.data)
+    assert not np.shares_memory(out.numpy(), x.numpy())
+    np.testing.assert_array_equal(out.numpy(), x.numpy())
 
 
 # ---------------------------------------------------------------------------------------
@@ -392,7 +395,7 @@ def test_conv_modules_match_torch(ours, theirs, args, kwargs):
     spatial = (9,) if ours is cr.nn.Conv1d else (9, 8)
     x = np.random.default_rng(10).standard_normal((2, args[0], *spatial))
     out, expected = layer(cr.tensor(x)), ref(torch.tensor(x))
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
 PADDING_MODE_CASES = {  # (layer, torch layer, args, options, input shape)
@@ -425,12 +428,12 @@ def test_conv_padding_modes_match_torch(ours, theirs, args, kwargs, shape, mode)
     x = np.random.default_rng(16).standard_normal(shape)
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = layer(xc), ref(xt)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
     g = np.random.default_rng(17).standard_normal(out.shape)
     out.backward(cr.tensor(g))
     expected.backward(torch.tensor(g))
-    np.testing.assert_allclose(xc.grad.data, xt.grad.numpy(), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(layer.weight.grad.data, ref.weight.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-10)
 
 
 def test_conv_default_initialisation():
@@ -442,13 +445,13 @@ def test_conv_default_initialisation():
     assert layer.weight.dtype == np.float32 and layer.bias.dtype == np.float32
     bound = 1 / math.sqrt(4 * 3 * 5)
     for p in (layer.weight, layer.bias):
-        assert np.abs(p.data).max() <= bound
-        assert np.abs(p.data).max() > 0.9 * bound
+        assert np.abs(p.numpy()).max() <= bound
+        assert np.abs(p.numpy()).max() > 0.9 * bound
     # uniform in +-bound has standard deviation bound / sqrt(3)
-    assert abs(layer.weight.data.std() - bound / math.sqrt(3)) < 0.05 * bound
+    assert abs(layer.weight.numpy().std() - bound / math.sqrt(3)) < 0.05 * bound
     cr.manual_seed(0)
     again = cr.nn.Conv2d(8, 64, (3, 5), groups=2)
-    np.testing.assert_array_equal(again.weight.data, layer.weight.data)
+    np.testing.assert_array_equal(again.weight.numpy(), layer.weight.numpy())
     assert [name for name, _ in cr.nn.Conv1d(2, 3, 1, bias=False).named_parameters()] == ["weight"]
 
 
@@ -467,7 +470,9 @@ def test_pool_modules_match_torch(ours, theirs, args):
     assert repr(layer) == repr(ref)
     assert list(layer.parameters()) == []
     x = np.random.default_rng(11).standard_normal((2, 3, 7, 8))
-    np.testing.assert_allclose(layer(cr.tensor(x)).data, ref(torch.tensor(x)).numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        layer(cr.tensor(x)).numpy(), ref(torch.tensor(x)).numpy(), atol=1e-12
+    )
 
 
 def test_small_cnn_trains_like_torch():
@@ -504,7 +509,7 @@ def test_small_cnn_trains_like_torch():
     assert abs(loss.item() - t_loss.item()) < 1e-12
     t_params = dict(theirs.named_parameters())
     for name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad.data, t_params[name].grad.numpy(), atol=1e-12)
+        np.testing.assert_allclose(p.grad.numpy(), t_params[name].grad.numpy(), atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------
@@ -542,13 +547,13 @@ def test_sequential_conv_relu_matches_torch(ours, theirs, args, kwargs, shape):
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = model(xc), ref(xt)
     assert out.grad_fn.name == "Relu"
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
     g = rng.standard_normal(out.shape)
     out.backward(cr.tensor(g))
     expected.backward(torch.tensor(g))
-    np.testing.assert_allclose(xc.grad.data, xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
     for p, q in zip(model.parameters(), ref.parameters(), strict=True):
-        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered")  # inf - inf in the products
@@ -731,4 +736,6 @@ def test_functional_pad_is_where_pytorch_code_finds_it():
     x = np.random.default_rng(18).standard_normal((1, 2, 3, 4))
     for mode in ("constant", "reflect", "replicate", "circular"):
         ours = F.pad(cr.tensor(x), (1, 2, 2, 0), mode=mode)
-        np.testing.assert_array_equal(ours.data, TF.pad(torch.tensor(x), (1, 2, 2, 0), mode=mode))
+        np.testing.assert_array_equal(
+            ours.numpy(), TF.pad(torch.tensor(x), (1, 2, 2, 0), mode=mode)
+        )

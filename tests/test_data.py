@@ -39,7 +39,9 @@ def paired(n, kind="tensors"):
         samples = SevenSquares()
         return samples, samples
     x, y = xy(n)
-    return TensorDataset(x, y), tdata.TensorDataset(torch.tensor(x.data), torch.tensor(y.data))
+    return TensorDataset(x, y), tdata.TensorDataset(
+        torch.tensor(x.numpy()), torch.tensor(y.numpy())
+    )
 
 
 def test_tensor_dataset():
@@ -47,7 +49,7 @@ def test_tensor_dataset():
     ds = TensorDataset(x, y)
     assert len(ds) == 10
     xi, yi = ds[4]
-    np.testing.assert_array_equal(xi.data, [12, 13, 14])
+    np.testing.assert_array_equal(xi.numpy(), [12, 13, 14])
     assert yi.item() == 1 and yi.dtype == np.int64
     arrays = TensorDataset(np.zeros((4, 2)), [[1], [2], [3], [4]])
     assert arrays[3][1].tolist() == [4]
@@ -106,8 +108,9 @@ def test_fast_path_equals_per_sample_collation(subset):
     if subset:
         ds = Subset(Subset(ds, list(range(12, 0, -1))), [0, 5, 2, 7, 9, 1, 3])
     fast = DataLoader(ds, 2, shuffle=True, generator=np.random.default_rng(0))
-    slow = DataLoader(ds, 2, shuffle=True, generator=np.random.default_rng(0),
-                      collate_fn=default_collate)
+    slow = DataLoader(
+        ds, 2, shuffle=True, generator=np.random.default_rng(0), collate_fn=default_collate
+    )
     assert as_lists(fast) == as_lists(slow)
     assert len(list(fast)) == (4 if subset else 7)
 
@@ -115,8 +118,16 @@ def test_fast_path_equals_per_sample_collation(subset):
 def test_default_collate_kinds():
     Point = namedtuple("Point", "x y")
     samples = [
-        {"t": cr.tensor([i, i + 1.0]), "a": np.full(2, i, dtype=np.int32), "i": i, "f": i / 2,
-         "b": i % 2 == 0, "s": f"#{i}", "p": Point(i, float(i)), "n": np.float64(i)}
+        {
+            "t": cr.tensor([i, i + 1.0]),
+            "a": np.full(2, i, dtype=np.int32),
+            "i": i,
+            "f": i / 2,
+            "b": i % 2 == 0,
+            "s": f"#{i}",
+            "p": Point(i, float(i)),
+            "n": np.float64(i),
+        }
         for i in range(3)
     ]
     batch = default_collate(samples)
@@ -129,10 +140,12 @@ def test_default_collate_kinds():
     assert isinstance(batch["p"], Point) and batch["p"].x.dtype == np.int64
     assert batch["n"].dtype == np.float64
     # The same structure and shapes as torch's collate (which makes Python floats float64).
-    theirs = tdata.default_collate([
-        {k: torch.tensor(v.data) if isinstance(v, cr.Tensor) else v for k, v in s.items()}
-        for s in samples
-    ])
+    theirs = tdata.default_collate(
+        [
+            {k: torch.tensor(v.numpy()) if isinstance(v, cr.Tensor) else v for k, v in s.items()}
+            for s in samples
+        ]
+    )
     assert set(theirs) == set(batch)
     for key in ("t", "a", "i", "b", "n"):
         np.testing.assert_array_equal(batch[key].numpy(), np.asarray(theirs[key]))
@@ -142,7 +155,7 @@ def test_default_collate_keeps_the_graph():
     w = cr.ones(2, requires_grad=True)
     batch = default_collate([(w * 2, 0), (w * 3, 1)])
     batch[0].sum().backward()
-    np.testing.assert_array_equal(w.grad.data, [5, 5])
+    np.testing.assert_array_equal(w.grad.numpy(), [5, 5])
     with pytest.raises(ValueError, match=r"differ in length; got lengths \[1, 2\]"):
         default_collate([(1, 2), (3,)])
 
@@ -243,9 +256,17 @@ WORKER_OPTIONS = [  # PyTorch's worker-only options, the one under test first
     dict(in_order=False),
     dict(in_order=False, num_workers=2),
 ]
-WORKER_ATTRS = ("num_workers", "pin_memory", "timeout", "worker_init_fn",
-                "multiprocessing_context", "prefetch_factor", "persistent_workers",
-                "pin_memory_device", "in_order")
+WORKER_ATTRS = (
+    "num_workers",
+    "pin_memory",
+    "timeout",
+    "worker_init_fn",
+    "multiprocessing_context",
+    "prefetch_factor",
+    "persistent_workers",
+    "pin_memory_device",
+    "in_order",
+)
 
 
 def two_passes(make):
@@ -262,9 +283,14 @@ def two_passes(make):
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # torch: no accelerator for pin_memory
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-@pytest.mark.parametrize("options", WORKER_OPTIONS, ids=lambda options: ",".join(
-    f"{k}={v!r}" if isinstance(v, (int, float, str, type(None))) else f"{k}={type(v).__name__}"
-    for k, v in options.items()))
+@pytest.mark.parametrize(
+    "options",
+    WORKER_OPTIONS,
+    ids=lambda options: ",".join(
+        f"{k}={v!r}" if isinstance(v, (int, float, str, type(None))) else f"{k}={type(v).__name__}"
+        for k, v in options.items()
+    ),
+)
 def test_worker_options_accepted_or_refused_as_torch(options):
     """Each worker option is accepted or refused (same exception type, at construction or
     on iterating) as by PyTorch's DataLoader, which here runs real worker processes; when
@@ -280,7 +306,8 @@ def test_worker_options_accepted_or_refused_as_torch(options):
     else:
         assert isinstance(ours, DataLoader), f"ours refused: {ours!r}"
         assert {a: getattr(ours, a) for a in WORKER_ATTRS} == {
-            a: getattr(theirs, a) for a in WORKER_ATTRS}
+            a: getattr(theirs, a) for a in WORKER_ATTRS
+        }
         if options.get("in_order", True):
             assert got == expected
         else:  # PyTorch's workers may then hand batches back in any order
@@ -306,7 +333,8 @@ def test_signature_matches_torch():
     ours = inspect.signature(DataLoader).parameters
     theirs = inspect.signature(tdata.DataLoader).parameters
     assert [(p.name, p.kind, p.default) for p in ours.values()] == [
-        (p.name, p.kind, p.default) for p in theirs.values()]
+        (p.name, p.kind, p.default) for p in theirs.values()
+    ]
 
 
 def plain(x):
@@ -334,11 +362,25 @@ class Listed(list):
 
 
 CONVERTED = [  # samples default_convert meets, torch's conversion as the oracle
-    np.arange(3, dtype=np.int32), np.float64(1.5), np.bool_(True), np.array(2.0, np.float32),
-    np.ones((2, 2)), 7, 2.5, "text", b"raw", None, np.array(["a", "b"]),
-    np.array([{}, 1], dtype=object), np.str_("s"),
-    (np.zeros(2), 3), [np.ones(1), "x"], Listed([np.int64(4)]), range(3),
-    {"x": np.arange(2), "y": (np.float32(1), [np.zeros(1)])}, Pair(np.arange(2), 5),
+    np.arange(3, dtype=np.int32),
+    np.float64(1.5),
+    np.bool_(True),
+    np.array(2.0, np.float32),
+    np.ones((2, 2)),
+    7,
+    2.5,
+    "text",
+    b"raw",
+    None,
+    np.array(["a", "b"]),
+    np.array([{}, 1], dtype=object),
+    np.str_("s"),
+    (np.zeros(2), 3),
+    [np.ones(1), "x"],
+    Listed([np.int64(4)]),
+    range(3),
+    {"x": np.arange(2), "y": (np.float32(1), [np.zeros(1)])},
+    Pair(np.arange(2), 5),
 ]
 
 
@@ -349,7 +391,7 @@ def test_default_convert_matches_torch(sample):
     ours, theirs = default_convert(sample), tdata.default_convert(sample)
     assert plain(ours) == plain(theirs)
     if isinstance(sample, np.ndarray) and sample.dtype.kind in "if":
-        assert np.shares_memory(ours.data, sample)  # as torch.as_tensor: no copy
+        assert np.shares_memory(ours.numpy(), sample)  # as torch.as_tensor: no copy
 
 
 class Mixed(Dataset):
@@ -397,8 +439,9 @@ def test_batch_sampler_stores_no_batch_size():
     ds = TensorDataset(*xy(4))
     ours = DataLoader(ds, batch_sampler=[[0, 1], [3]])
     theirs = tdata.DataLoader(tdata.TensorDataset(torch.zeros(4)), batch_sampler=[[0, 1], [3]])
-    assert (ours.batch_size, ours.drop_last) == (theirs.batch_size, theirs.drop_last) == (
-        None, False)
+    assert (
+        (ours.batch_size, ours.drop_last) == (theirs.batch_size, theirs.drop_last) == (None, False)
+    )
     assert len(ours) == 2 and [b[1].tolist() for b in ours] == [[0, 1], [0]]
 
 
@@ -433,13 +476,19 @@ STREAMED = [  # loader options over an IterableDataset
 ]
 
 
-@pytest.mark.parametrize("options", STREAMED, ids=lambda o: ",".join(
-    f"{k}={v!r}" if isinstance(v, (int, list, type(None))) else k for k, v in o.items()))
+@pytest.mark.parametrize(
+    "options",
+    STREAMED,
+    ids=lambda o: ",".join(
+        f"{k}={v!r}" if isinstance(v, (int, list, type(None))) else k for k, v in o.items()
+    ),
+)
 @pytest.mark.parametrize("sized", [True, False], ids=["sized", "unsized"])
 def test_iterable_dataset_matches_torch(options, sized):
     """An IterableDataset is read afresh each pass, in its own order, batch_size samples a
     batch; options that would reorder it are refused (ValueError), and len() needs the
     dataset's own, as in PyTorch."""
+
     def run(base, loader_class):
         ds = stream(base, sized)
         try:
@@ -471,10 +520,17 @@ def test_iterable_dataset_protocol():
         len(stream(IterableDataset, False))
 
 
-@pytest.mark.parametrize("n,lengths", [
-    (10, [0.5, 0.5]), (10, [0.33, 0.33, 0.34]), (11, [0.1, 0.2, 0.7]), (7, [0.5, 0.25, 0.25]),
-    (10, [3, 7]), (5, [0, 5]),
-])
+@pytest.mark.parametrize(
+    "n,lengths",
+    [
+        (10, [0.5, 0.5]),
+        (10, [0.33, 0.33, 0.34]),
+        (11, [0.1, 0.2, 0.7]),
+        (7, [0.5, 0.25, 0.25]),
+        (10, [3, 7]),
+        (5, [0, 5]),
+    ],
+)
 def test_random_split_lengths_match_torch(n, lengths):
     parts = random_split(TensorDataset(cr.arange(n)), lengths, np.random.default_rng(0))
     theirs = tdata.random_split(range(n), lengths, torch.Generator().manual_seed(0))
@@ -510,8 +566,10 @@ def test_utils_data_alias():
     assert cr.utils.data.TensorDataset is cr.data.TensorDataset
 
 
-@pytest.mark.parametrize("n,batch_size,drop_last", [(7, 3, False), (7, 3, True), (6, 3, True),
-                                                    (2, 5, False), (2, 5, True)])
+@pytest.mark.parametrize(
+    "n,batch_size,drop_last",
+    [(7, 3, False), (7, 3, True), (6, 3, True), (2, 5, False), (2, 5, True)],
+)
 def test_sequential_and_batch_samplers_match_torch(n, batch_size, drop_last):
     ours = cr.data.BatchSampler(cr.data.SequentialSampler(range(n)), batch_size, drop_last)
     theirs = tdata.BatchSampler(tdata.SequentialSampler(range(n)), batch_size, drop_last)
@@ -544,23 +602,24 @@ def test_random_sampler():
 def test_weighted_random_sampler():
     weights = [0.0, 1.0, 3.0]
     drawn = list(cr.data.WeightedRandomSampler(weights, 20000, generator=np.random.default_rng(0)))
-    np.testing.assert_allclose(np.bincount(drawn, minlength=3) / 20000, [0, 0.25, 0.75],
-                               atol=0.015)
+    np.testing.assert_allclose(np.bincount(drawn, minlength=3) / 20000, [0, 0.25, 0.75], atol=0.015)
     once = cr.data.WeightedRandomSampler(cr.tensor([5.0, 0.0, 1.0, 2.0]), 3, replacement=False)
     assert len(once) == 3 and sorted(once) == [0, 2, 3]  # each positive weight once
     # without replacement the zero weights come last, as in PyTorch
-    for sampler in (cr.data.WeightedRandomSampler([0, 2, 0, 1], 4, False),
-                    tdata.WeightedRandomSampler([0, 2, 0, 1], 4, False)):
+    for sampler in (
+        cr.data.WeightedRandomSampler([0, 2, 0, 1], 4, False),
+        tdata.WeightedRandomSampler([0, 2, 0, 1], 4, False),
+    ):
         got = list(sampler)
         assert sorted(got[:2]) == [1, 3] and sorted(got[2:]) == [0, 2]
     # first draws without replacement follow the weights: index 0 first 3 times in 4
     cr.manual_seed(0)
-    firsts = [next(iter(cr.data.WeightedRandomSampler([3.0, 1.0], 2, False)))
-              for _ in range(4000)]
+    firsts = [next(iter(cr.data.WeightedRandomSampler([3.0, 1.0], 2, False))) for _ in range(4000)]
     assert abs(firsts.count(0) / 4000 - 0.75) < 0.03
-    seconds = [list(cr.data.WeightedRandomSampler([2.0, 1.0, 1.0], 2, False,
-                                                 np.random.default_rng(k)))
-               for k in range(6000)]
+    seconds = [
+        list(cr.data.WeightedRandomSampler([2.0, 1.0, 1.0], 2, False, np.random.default_rng(k)))
+        for k in range(6000)
+    ]
     # P(first 1, then 0) = 1/4 * 2/3 = 1/6
     assert abs(sum(d == [1, 0] for d in seconds) / 6000 - 1 / 6) < 0.02
 
@@ -581,10 +640,12 @@ SAMPLER_ERRORS = [  # (sampler class name, arguments), refused as torch refuses 
 ]
 
 
-@pytest.mark.parametrize("name,args,kwargs", SAMPLER_ERRORS, ids=lambda v: (
-    v if isinstance(v, str) else None))
+@pytest.mark.parametrize(
+    "name,args,kwargs", SAMPLER_ERRORS, ids=lambda v: v if isinstance(v, str) else None
+)
 def test_sampler_errors_match_torch(name, args, kwargs):
     """The same exception type as PyTorch's, when made or when iterated."""
+
     def outcome(module):
         try:
             return list(getattr(module, name)(*args, **kwargs))
@@ -638,7 +699,8 @@ def test_chain_dataset_matches_torch():
         len(ours)
     assert len(cr.data.ChainDataset([stream(IterableDataset, True)] * 2)) == 14
     assert [b[0].tolist() for b in DataLoader(ours, 5)] == [
-        b[0].tolist() for b in tdata.DataLoader(theirs, 5)]
+        b[0].tolist() for b in tdata.DataLoader(theirs, 5)
+    ]
     with pytest.raises(TypeError, match="IterableDatasets only; got Numbers"):
         list(cr.data.ChainDataset([Numbers(1)]))
 
@@ -646,6 +708,7 @@ def test_chain_dataset_matches_torch():
 def test_sharded_stream_is_read_whole_once():
     """The usual sharding by get_worker_info: with no worker process it returns None, as
     PyTorch's does in the main process, so the whole stream comes once."""
+
     class Sharded(IterableDataset):
         def __iter__(self):
             info = cr.data.get_worker_info()

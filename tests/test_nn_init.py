@@ -41,10 +41,10 @@ def test_calculate_gain_errors():
 
 def draw(fn, shape, *args, **kwargs):
     t = cr.empty(*shape, dtype=cr.float64)
-    array = t.data
+    array = t.numpy()
     out = fn(t, *args, **kwargs)
-    assert out is t and t.data is array  # in place, returns the tensor
-    return t.data
+    assert out is t and t.numpy() is array  # in place, returns the tensor
+    return t.numpy()
 
 
 SHAPE = (300, 200, 3)  # fan_in 600, fan_out 900
@@ -101,7 +101,7 @@ def test_kaiming_defaults_and_torch_agree_on_bounds():
     ours = cr.empty(64, 32, 3, 3)
     init.kaiming_uniform_(ours)
     bound = math.sqrt(2.0) * math.sqrt(3.0 / (32 * 9))  # gain sqrt(2) for leaky_relu with a=0
-    for x in (t.numpy(), ours.data):
+    for x in (t.numpy(), ours.numpy()):
         assert np.abs(x).max() <= bound and np.abs(x).max() > 0.98 * bound
 
 
@@ -125,13 +125,13 @@ def test_init_uses_the_global_generator_and_works_on_parameters():
     p = nn.Parameter(cr.empty(50, 40))
     cr.manual_seed(7)
     init.xavier_normal_(p)
-    first = p.data.copy()
+    first = p.numpy().copy()
     cr.manual_seed(7)
     init.xavier_normal_(p)
-    np.testing.assert_array_equal(p.data, first)
+    np.testing.assert_array_equal(p.numpy(), first)
     assert p.requires_grad and isinstance(p, nn.Parameter)
     init.xavier_normal_(p)
-    assert not np.array_equal(p.data, first)
+    assert not np.array_equal(p.numpy(), first)
 
 
 GENERATOR_INITS = [

@@ -22,7 +22,7 @@ def copy_into(ours: nn.Module, theirs: torch.nn.Module) -> None:
 
 def compare(ours, theirs, dtype):
     assert ours.dtype == np.dtype(dtype)
-    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), **TOL[dtype])
+    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), **TOL[dtype])
 
 
 def run_both(ours, theirs, x, dtype, seed=0, grad_input=True):
@@ -91,7 +91,7 @@ def test_linear_output_through_order_sensitive_ops(tmp_path):
         return a.sum() + b + c
 
     yc, yt = ours(xc), theirs(xt)
-    assert not yc.data.flags.c_contiguous  # the case this test is about
+    assert not yc.numpy().flags.c_contiguous  # the case this test is about
     lc, lt = program(cr, yc, conv_ours), program(torch, yt, conv)
     compare(lc, lt, np.float64)
     lc.backward()
@@ -100,7 +100,7 @@ def test_linear_output_through_order_sensitive_ops(tmp_path):
     compare(ours.weight.grad, theirs.weight.grad, np.float64)
     assert yc.numpy().tolist() == yc.tolist() == yt.detach().numpy().tolist()
     cr.save({"y": yc.detach()}, tmp_path / "y.pt")
-    np.testing.assert_array_equal(cr.load(tmp_path / "y.pt")["y"].data, yt.detach().numpy())
+    np.testing.assert_array_equal(cr.load(tmp_path / "y.pt")["y"].numpy(), yt.detach().numpy())
 
 
 def test_linear_shapes_init_and_state_keys():
@@ -110,10 +110,10 @@ def test_linear_shapes_init_and_state_keys():
     assert m.weight.dtype == cr.float32 and m.weight.requires_grad
     bound = 1 / math.sqrt(400)
     for p in (m.weight, m.bias):
-        assert np.abs(p.data).max() <= bound
-        assert np.abs(p.data).max() > 0.95 * bound
+        assert np.abs(p.numpy()).max() <= bound
+        assert np.abs(p.numpy()).max() > 0.95 * bound
     # uniform(-b, b) has std b / sqrt(3)
-    assert abs(m.weight.data.std() - bound / math.sqrt(3)) < 0.02 * bound
+    assert abs(m.weight.numpy().std() - bound / math.sqrt(3)) < 0.02 * bound
     assert list(m.state_dict()) == list(torch.nn.Linear(400, 300).state_dict())
     assert nn.Linear(2, 3, bias=False).bias is None
     assert nn.Linear(2, 3, dtype=cr.float64).weight.dtype == cr.float64
@@ -125,9 +125,9 @@ def test_linear_init_is_seeded_by_manual_seed():
     cr.manual_seed(3)
     b = nn.Linear(5, 4)
     c = nn.Linear(5, 4)
-    np.testing.assert_array_equal(a.weight.data, b.weight.data)
-    np.testing.assert_array_equal(a.bias.data, b.bias.data)
-    assert not np.array_equal(b.weight.data, c.weight.data)
+    np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
+    np.testing.assert_array_equal(a.bias.numpy(), b.bias.numpy())
+    assert not np.array_equal(b.weight.numpy(), c.weight.numpy())
 
 
 def test_linear_wrong_width_names_layer_and_shapes():
@@ -143,7 +143,7 @@ def test_functional_linear_matches_torch():
     x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((2, 4)), rng.standard_normal(2)
     out = F.linear(cr.tensor(x), cr.tensor(w), cr.tensor(b))
     np.testing.assert_allclose(
-        out.data, torch.nn.functional.linear(*map(torch.tensor, (x, w, b))).numpy()
+        out.numpy(), torch.nn.functional.linear(*map(torch.tensor, (x, w, b))).numpy()
     )
     with pytest.raises(ValueError, match="linear: expected input with last dim 4"):
         F.linear(cr.randn(3, 5), cr.tensor(w))
@@ -205,7 +205,7 @@ def test_sequential_linear_relu_passes_the_gradient_where_the_output_is_nan():
     x = np.random.default_rng(4).standard_normal((5, 4))
     x[1, 2] = np.nan
     yc, yt = run_both(ours, theirs, x, np.float64)
-    assert np.isnan(yc.data[1]).all()
+    assert np.isnan(yc.numpy()[1]).all()
 
 
 def test_sequential_linear_relu_gradcheck_double_backward_and_no_grad():
@@ -221,7 +221,7 @@ def test_sequential_linear_relu_gradcheck_double_backward_and_no_grad():
     with cr.no_grad():
         y = ours(x)
     assert y.grad_fn is None
-    np.testing.assert_allclose(y.data, theirs(torch.tensor(x.data)).detach().numpy())
+    np.testing.assert_allclose(y.numpy(), theirs(torch.tensor(x.numpy())).detach().numpy())
 
 
 def test_sequential_runs_linear_and_relu_apart_when_either_is_customized():
@@ -243,7 +243,7 @@ def test_sequential_runs_linear_and_relu_apart_when_either_is_customized():
         model.requires_grad_(True)
         y = model(x)
         assert y.grad_fn.name == last
-        np.testing.assert_allclose(y.data, expected(model, x).data)
+        np.testing.assert_allclose(y.numpy(), expected(model, x).numpy())
 
 
 def test_layers_take_a_dtype():
@@ -316,8 +316,8 @@ def test_embedding_init_and_errors():
     cr.manual_seed(0)
     m = nn.Embedding(1000, 20, padding_idx=3)
     assert m.padding_idx == 3 and m.weight.shape == (1000, 20)
-    np.testing.assert_array_equal(m.weight.data[3], 0)
-    w = np.delete(m.weight.data, 3, axis=0)
+    np.testing.assert_array_equal(m.weight.numpy()[3], 0)
+    w = np.delete(m.weight.numpy(), 3, axis=0)
     assert abs(w.mean()) < 0.02 and abs(w.std() - 1) < 0.02  # normal(0, 1)
     with pytest.raises(
         IndexError, match="embedding: index 1000 is out of range for num_embeddings 1000"
@@ -340,12 +340,12 @@ def test_dropout_train_mask_scale_and_gradient():
     x = cr.ones(200, 500, requires_grad=True)
     m = nn.Dropout(p=0.3)
     y = m(x)
-    kept = y.data != 0
+    kept = y.numpy() != 0
     assert abs(kept.mean() - 0.7) < 0.01
-    np.testing.assert_allclose(y.data[kept], 1 / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(y.numpy()[kept], 1 / 0.7, rtol=1e-6)
     g = np.random.default_rng(0).standard_normal(y.shape).astype(np.float32)
     y.backward(cr.tensor(g))
-    np.testing.assert_allclose(x.grad.data, g * kept / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), g * kept / 0.7, rtol=1e-6)
 
 
 def test_dropout_eval_edges_and_seed():
@@ -353,15 +353,15 @@ def test_dropout_eval_edges_and_seed():
     m = nn.Dropout()
     assert m.p == 0.5 and repr(m) == repr(torch.nn.Dropout())
     m.eval()
-    np.testing.assert_array_equal(m(x).data, x.data)
-    np.testing.assert_array_equal(F.dropout(x, 0.0).data, x.data)
-    np.testing.assert_array_equal(F.dropout(x, 1.0).data, 0)
-    np.testing.assert_array_equal(F.dropout(x, 0.5, training=False).data, x.data)
+    np.testing.assert_array_equal(m(x).numpy(), x.numpy())
+    np.testing.assert_array_equal(F.dropout(x, 0.0).numpy(), x.numpy())
+    np.testing.assert_array_equal(F.dropout(x, 1.0).numpy(), 0)
+    np.testing.assert_array_equal(F.dropout(x, 0.5, training=False).numpy(), x.numpy())
     cr.manual_seed(5)
     a = F.dropout(x)
     cr.manual_seed(5)
     b = F.dropout(x)
-    np.testing.assert_array_equal(a.data, b.data)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(ValueError, match=r"Dropout: probability p must be in \[0, 1\]; got 1.5"):
         nn.Dropout(1.5)
     with pytest.raises(ValueError, match=r"dropout: probability p must be in \[0, 1\]; got -0.1"):
@@ -403,7 +403,7 @@ def test_layer_norm_options_repr_and_error():
     x = np.random.default_rng(0).standard_normal((3, 4))
     ref = torch.nn.functional.layer_norm(torch.tensor(x), (4,), eps=1e-3)
     np.testing.assert_allclose(
-        F.layer_norm(cr.tensor(x), 4, eps=1e-3).data, ref.numpy(), rtol=1e-10
+        F.layer_norm(cr.tensor(x), 4, eps=1e-3).numpy(), ref.numpy(), rtol=1e-10
     )
     assert repr(nn.LayerNorm((2, 3))) == repr(torch.nn.LayerNorm((2, 3)))
     assert list(nn.LayerNorm(3).state_dict()) == list(torch.nn.LayerNorm(3).state_dict())
@@ -471,8 +471,8 @@ def test_batch_norm_running_var_is_unbiased():
     m = nn.BatchNorm1d(2, momentum=1.0)
     x = np.random.default_rng(0).standard_normal((5, 2))
     m(cr.tensor(x))
-    np.testing.assert_allclose(m.running_var.data, x.var(axis=0, ddof=1), rtol=1e-5)
-    np.testing.assert_allclose(m.running_mean.data, x.mean(axis=0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(m.running_var.numpy(), x.var(axis=0, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(m.running_mean.numpy(), x.mean(axis=0), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize(
@@ -584,7 +584,7 @@ def test_softmax_implicit_dim_follows_torch():
         ours = F.softmax(cr.tensor(x))
     with pytest.warns(UserWarning):
         theirs = torch.nn.functional.softmax(torch.tensor(x))
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
 
 
 def test_gelu_bad_approximate():
@@ -598,7 +598,7 @@ def test_relu_inplace_flag_is_accepted():
     x = cr.tensor([-1.0, 2.0])
     m = nn.ReLU(inplace=True)
     assert repr(m) == repr(torch.nn.ReLU(inplace=True))
-    np.testing.assert_array_equal(m(x).data, [0.0, 2.0])
+    np.testing.assert_array_equal(m(x).numpy(), [0.0, 2.0])
 
 
 # -- erf (the primitive under GELU) -------------------------------------------------------
@@ -613,7 +613,7 @@ def test_erf_matches_torch_to_double_precision():
             [0.0, -0.0, 1e-300, -1e-300, 1e-8, 0.5, 1.0, -1.0, 6.0, -6.0, 30.0, np.inf, -np.inf],
         ]
     )
-    ours = cr.tensor(x).erf().data
+    ours = cr.tensor(x).erf().numpy()
     theirs = torch.erf(torch.tensor(x)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-15)
     small = np.abs(x) < 1  # relative accuracy where erf is small
@@ -624,7 +624,7 @@ def test_erf_matches_torch_to_double_precision():
     out32 = cr.tensor(x32).erf()
     assert out32.dtype == cr.float32
     np.testing.assert_allclose(
-        out32.data, torch.erf(torch.tensor(x32)).numpy(), rtol=1e-6, atol=1e-7
+        out32.numpy(), torch.erf(torch.tensor(x32)).numpy(), rtol=1e-6, atol=1e-7
     )
 
 
@@ -634,7 +634,7 @@ def test_erf_gradient_matches_torch_and_gradcheck():
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     cr.erf(xc).backward(cr.tensor(g))
     torch.erf(xt).backward(torch.tensor(g))
-    np.testing.assert_allclose(xc.grad.data, xt.grad.numpy(), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-13, atol=1e-15)
     assert gradcheck(lambda x: x.erf(), [cr.tensor(x[:10], requires_grad=True)])
     assert gradgradcheck(lambda x: x.erf(), [cr.tensor(x[:10], requires_grad=True)])
 

@@ -30,12 +30,12 @@ def both(fn_ours, fn_theirs, arrays, grads, dtype=np.float64, seed=0, ints=(), t
         ts.append(torch.tensor(a, requires_grad=i in grads))
     yc, yt = fn_ours(*cs), fn_theirs(*ts)
     assert yc.shape == tuple(yt.shape) and yc.dtype == np.dtype(dtype)
-    np.testing.assert_allclose(yc.data, yt.detach().numpy(), **tol)
+    np.testing.assert_allclose(yc.numpy(), yt.detach().numpy(), **tol)
     g = np.random.default_rng(seed).standard_normal(yt.shape).astype(dtype)
     yc.backward(cr.tensor(g))
     yt.backward(torch.tensor(g))
     for i in grads:
-        np.testing.assert_allclose(cs[i].grad.data, ts[i].grad.numpy(), **tol)
+        np.testing.assert_allclose(cs[i].grad.numpy(), ts[i].grad.numpy(), **tol)
     return yc
 
 
@@ -120,7 +120,7 @@ def test_bce_clamps_log_at_minus_100_and_gradient_is_finite():
         grads=(0,),
         tol=dict(rtol=1e-8, atol=0),
     )  # PyTorch's 1e-12 floor on p(1-p) is rounded to float32
-    np.testing.assert_allclose(y.data[:2], 100.0)
+    np.testing.assert_allclose(y.numpy()[:2], 100.0)
     with pytest.raises(
         ValueError, match=r"binary_cross_entropy: input must hold probabilities in \[0, 1\]"
     ):
@@ -159,7 +159,7 @@ def test_bce_with_logits_matches_torch(reduction, weighted, pos_weighted):
         [x, t, w, pw],
         grads=(0, 1),  # PyTorch has no gradient for pos_weight (gradcheck below)
     )
-    assert np.isfinite(y.data).all()
+    assert np.isfinite(y.numpy()).all()
 
 
 def test_bce_with_logits_extreme_logits_float32_and_module():
@@ -172,7 +172,7 @@ def test_bce_with_logits_extreme_logits_float32_and_module():
         grads=(0,),
         dtype=np.float32,
     )
-    np.testing.assert_allclose(y.data[:4], [0.0, 0.0, 1000.0, 1000.0])
+    np.testing.assert_allclose(y.numpy()[:4], [0.0, 0.0, 1000.0, 1000.0])
     pw = RNG.uniform(1, 2, 6)
     ours = nn.BCEWithLogitsLoss(pos_weight=cr.tensor(pw))
     theirs = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pw))
@@ -385,7 +385,7 @@ def test_one_hot_matches_torch():
         ours = F.one_hot(cr.tensor(idx), n)
         theirs = TF.one_hot(torch.tensor(idx), n)
         assert ours.dtype == cr.int64 and ours.shape == tuple(theirs.shape)
-        np.testing.assert_array_equal(ours.data, theirs.numpy())
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
     with pytest.raises(IndexError, match="one_hot: index 3 is out of range for num_classes 3"):
         F.one_hot(cr.tensor([0, 3]), 3)
     with pytest.raises(TypeError, match="one_hot: indices must be integers"):

@@ -70,16 +70,16 @@ def test_parameter_is_a_trainable_tensor():
     assert isinstance(p, cr.Tensor) and p.requires_grad and p.is_leaf
     assert repr(p) == "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
     t = cr.zeros(3)
-    assert nn.Parameter(t).data is t.data  # shares a Tensor's array, as PyTorch
+    assert nn.Parameter(t).numpy() is t.numpy()  # shares a Tensor's array, as PyTorch
     a = np.zeros(2, dtype=np.float32)
-    assert nn.Parameter(a).data is not a  # anything else is copied
+    assert nn.Parameter(a).numpy() is not a  # anything else is copied
     assert not nn.Parameter(cr.zeros(2), requires_grad=False).requires_grad
     assert nn.Parameter().shape == (0,)
     with pytest.raises(TypeError, match="only floating-point"):
         nn.Parameter(cr.tensor([1, 2]))
     y = (p * 2).sum()  # ops on a Parameter record a graph and reach it
     y.backward()
-    np.testing.assert_array_equal(p.grad.data, [2.0, 2.0])
+    np.testing.assert_array_equal(p.grad.numpy(), [2.0, 2.0])
     assert type(p * 2) is cr.Tensor
 
 
@@ -115,7 +115,7 @@ def test_weights_move_both_ways_and_outputs_agree():
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((5, 3))
     np.testing.assert_allclose(
-        ours(cr.tensor(x)).data, theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12
+        ours(cr.tensor(x)).numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12
     )
 
     cr.manual_seed(1)
@@ -131,7 +131,7 @@ def test_weights_move_both_ways_and_outputs_agree():
     theirs2.eval()
     x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        ours2(cr.tensor(x)).data, theirs2(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6
+        ours2(cr.tensor(x)).numpy(), theirs2(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6
     )
 
 
@@ -141,19 +141,19 @@ def test_state_dict_values_are_detached_and_share_arrays():
     assert isinstance(sd, OrderedDict)
     assert not sd["weight"].requires_grad and sd["weight"].grad_fn is None
     assert not isinstance(sd["weight"], nn.Parameter)
-    assert sd["weight"].data is m.weight.data
+    assert sd["weight"].numpy() is m.weight.numpy()
     assert m.state_dict(keep_vars=True)["weight"] is m.weight
 
 
 def test_load_state_dict_copies_in_place_and_casts():
     m = nn.Linear(2, 3)
-    w_array = m.weight.data
+    w_array = m.weight.numpy()
     new = {"weight": np.arange(6, dtype=np.float64).reshape(3, 2), "bias": cr.tensor([1, 2, 3])}
     result = m.load_state_dict(new)
-    assert m.weight.data is w_array  # an optimizer holding the array sees the new values
+    assert m.weight.numpy() is w_array  # an optimizer holding the array sees the new values
     assert m.weight.dtype == cr.float32 and m.bias.dtype == cr.float32
-    np.testing.assert_array_equal(m.weight.data, new["weight"])
-    np.testing.assert_array_equal(m.bias.data, [1, 2, 3])
+    np.testing.assert_array_equal(m.weight.numpy(), new["weight"])
+    np.testing.assert_array_equal(m.bias.numpy(), [1, 2, 3])
     assert result.missing_keys == [] and result.unexpected_keys == []
     bn = nn.BatchNorm1d(2)
     bn.load_state_dict({k: v.numpy() for k, v in torch.nn.BatchNorm1d(2).state_dict().items()})
@@ -163,7 +163,7 @@ def test_load_state_dict_copies_in_place_and_casts():
 def test_load_state_dict_lists_every_problem_at_once():
     ours, _ = mlp_pair()
     sd = {k: v.numpy() for k, v in ours.state_dict().items()}
-    before = ours[0].weight.data.copy()
+    before = ours[0].weight.numpy().copy()
     del sd["0.bias"], sd["3.running_var"]
     sd["5.weight"] = np.zeros(2)
     sd["0.weight"] = np.ones((8, 5))
@@ -184,14 +184,14 @@ def test_load_state_dict_lists_every_problem_at_once():
         "size mismatch for 2.bias",
     ]:
         assert part in msg
-    np.testing.assert_array_equal(ours[0].weight.data, before)  # nothing copied
+    np.testing.assert_array_equal(ours[0].weight.numpy(), before)  # nothing copied
 
 
 def test_load_state_dict_non_strict():
     m = nn.Linear(2, 3)
     result = m.load_state_dict({"weight": np.ones((3, 2)), "other": np.zeros(1)}, strict=False)
     assert result.missing_keys == ["bias"] and result.unexpected_keys == ["other"]
-    np.testing.assert_array_equal(m.weight.data, 1)
+    np.testing.assert_array_equal(m.weight.numpy(), 1)
     with pytest.raises(RuntimeError, match="size mismatch for weight"):
         m.load_state_dict({"weight": np.ones((2, 2))}, strict=False)  # shapes are always checked
 
@@ -231,7 +231,7 @@ def test_train_eval_and_apply():
             nn.init.zeros_(m.weight)
 
     ours.apply(init_weights)
-    assert all(not m.weight.data.any() for m in ours.modules() if isinstance(m, nn.Linear))
+    assert all(not m.weight.numpy().any() for m in ours.modules() if isinstance(m, nn.Linear))
 
 
 def test_zero_grad_and_requires_grad():
@@ -239,7 +239,7 @@ def test_zero_grad_and_requires_grad():
     m(cr.randn(5, 4)).sum().backward()
     assert all(p.grad is not None for p in m.parameters())
     m.zero_grad(set_to_none=False)
-    assert all(p.grad is not None and not p.grad.data.any() for p in m.parameters())
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in m.parameters())
     m.zero_grad()
     assert all(p.grad is None for p in m.parameters())
     m.requires_grad_(False)
@@ -265,8 +265,8 @@ def test_to_double_and_float():
 def test_deepcopy_makes_an_independent_model():
     m, _ = mlp_pair()
     c = copy.deepcopy(m)
-    c[0].weight.data[...] = 0
-    assert m[0].weight.data.any()
+    c[0].weight.numpy()[...] = 0
+    assert m[0].weight.numpy().any()
     assert list(c.state_dict()) == list(m.state_dict())
 
 
@@ -358,7 +358,7 @@ def test_sequential_indexing_slicing_len_iter_append():
     with pytest.raises(IndexError, match="Sequential: index 3 is out of range for length 3"):
         s[3]
     x = cr.randn(4, 2)
-    np.testing.assert_allclose(s(x).data, c(b(a(x))).data)
+    np.testing.assert_allclose(s(x).numpy(), c(b(a(x))).numpy())
     d = nn.Sigmoid()
     assert s.append(d) is s and s[3] is d and len(s) == 4
     s[1] = nn.Tanh()

@@ -41,7 +41,7 @@ def run_both(cls, options, steps=10, groups=None, seed=0):
         topt = TORCH[cls]([{"params": [theirs[i] for i in g["params"]], **g["options"]}
                            for g in groups], **options)
     for step in range(steps):
-        for p, g in zip(ours, grads(step, *[p.data for p in ours]), strict=True):
+        for p, g in zip(ours, grads(step, *[p.numpy() for p in ours]), strict=True):
             p.grad = None if g is None else cr.tensor(g)
         for t, g in zip(theirs, grads(step, *[t.detach().numpy() for t in theirs]), strict=True):
             t.grad = None if g is None else torch.tensor(g)
@@ -53,7 +53,7 @@ def run_both(cls, options, steps=10, groups=None, seed=0):
 def assert_same(ours, theirs, tol=1e-12):
     for p, t in zip(ours, theirs, strict=True):
         assert p.dtype == np.float64
-        np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(p.numpy(), t.detach().numpy(), rtol=tol, atol=tol)
 
 
 def combos(**choices):
@@ -116,7 +116,7 @@ def test_state_dict_resumes_identically(cls, options):
 
     def train(params, opt, steps):
         for step in steps:
-            for p, g in zip(params, grads(step, *[p.data for p in params]), strict=True):
+            for p, g in zip(params, grads(step, *[p.numpy() for p in params]), strict=True):
                 p.grad = None if g is None else cr.tensor(g)
             opt.step()
 
@@ -126,14 +126,14 @@ def test_state_dict_resumes_identically(cls, options):
     first = [cr.tensor(a, requires_grad=True) for a in init]
     opt = cls(first, **options)
     train(first, opt, range(4))
-    saved, weights = opt.state_dict(), [p.data.copy() for p in first]
+    saved, weights = opt.state_dict(), [p.numpy().copy() for p in first]
     train(first, opt, range(4, 6))  # steps after the snapshot must not leak into it
     resumed = [cr.tensor(w, requires_grad=True) for w in weights]
     opt2 = cls(resumed, lr=123.0)  # every option comes back from the state dict
     opt2.load_state_dict(saved)
     train(resumed, opt2, range(4, 10))
     for a, b in zip(resumed, straight, strict=True):
-        np.testing.assert_array_equal(a.data, b.data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("cls", [SGD, Adam, RMSprop])
@@ -150,7 +150,7 @@ def test_state_dict_layout_is_torchs(cls):
             if key == "step":
                 assert value == int(expected.item())
             else:
-                np.testing.assert_allclose(value.data, expected.numpy(), rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(value.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
     assert [g["params"] for g in sd["param_groups"]] == [[0, 1, 2]]
     assert set(sd["param_groups"][0]) <= set(tsd["param_groups"][0])
 
@@ -164,7 +164,7 @@ def test_state_dict_from_before_an_option_existed_loads(cls):
     for group in sd["param_groups"]:
         group.pop("maximize")
         group.pop("decoupled_weight_decay", None)
-    again = cls([cr.tensor(p.data.copy(), requires_grad=True) for p in ours], lr=0.05)
+    again = cls([cr.tensor(p.numpy().copy(), requires_grad=True) for p in ours], lr=0.05)
     again.load_state_dict(sd)
     assert again.param_groups[0]["maximize"] is False
     for p, q in zip(again.param_groups[0]["params"], opt.param_groups[0]["params"], strict=True):
@@ -172,7 +172,7 @@ def test_state_dict_from_before_an_option_existed_loads(cls):
     again.step()
     opt.step()
     for p, q in zip(again.param_groups[0]["params"], opt.param_groups[0]["params"], strict=True):
-        np.testing.assert_array_equal(p.data, q.data)
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
 
 
 def test_state_dict_buffers_keep_dtype_and_are_copies():
@@ -181,9 +181,9 @@ def test_state_dict_buffers_keep_dtype_and_are_copies():
     w.grad = cr.ones(3)
     opt.step()
     sd = opt.state_dict()
-    before = sd["state"][0]["exp_avg"].data.copy()
+    before = sd["state"][0]["exp_avg"].numpy().copy()
     opt.step()
-    np.testing.assert_array_equal(sd["state"][0]["exp_avg"].data, before)
+    np.testing.assert_array_equal(sd["state"][0]["exp_avg"].numpy(), before)
     sd["state"][0]["exp_avg"] = cr.tensor(np.ones(3))  # float64 in, float32 kept
     opt.load_state_dict(sd)
     assert opt.state[w]["exp_avg"].dtype == np.float32
@@ -219,9 +219,9 @@ def test_step_with_autograd_matches_torch():
     cr.manual_seed(1)
     x, y = cr.randn(16, 5, dtype=cr.float64), cr.randn(16, 1, dtype=cr.float64)
     w = cr.randn(5, 1, dtype=cr.float64, requires_grad=True)
-    tw = torch.tensor(w.data.copy(), requires_grad=True)
+    tw = torch.tensor(w.numpy().copy(), requires_grad=True)
     opt, topt = Adam([w], lr=0.1), torch.optim.Adam([tw], lr=0.1)
-    tx, ty = torch.tensor(x.data), torch.tensor(y.data)
+    tx, ty = torch.tensor(x.numpy()), torch.tensor(y.numpy())
     for _ in range(5):
         opt.zero_grad()
         ((x @ w - y) ** 2).mean().backward()
@@ -229,7 +229,7 @@ def test_step_with_autograd_matches_torch():
         topt.zero_grad()
         ((tx @ tw - ty) ** 2).mean().backward()
         topt.step()
-    np.testing.assert_allclose(w.data, tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_step_ignores_grad_mode_and_leaves_grad_alone():
@@ -238,8 +238,8 @@ def test_step_ignores_grad_mode_and_leaves_grad_alone():
     w.grad = cr.tensor(g)
     with cr.no_grad():
         SGD([w], lr=0.5, weight_decay=0.1, momentum=0.9, nesterov=True).step()
-    np.testing.assert_allclose(w.data, 1 - 0.5 * 1.9 * (g + 0.1), atol=1e-6)
-    np.testing.assert_array_equal(w.grad.data, g)
+    np.testing.assert_allclose(w.numpy(), 1 - 0.5 * 1.9 * (g + 0.1), atol=1e-6)
+    np.testing.assert_array_equal(w.grad.numpy(), g)
     assert w.grad_fn is None
 
 
@@ -248,7 +248,7 @@ def test_zero_grad_and_closure():
     opt = SGD([w], lr=0.1)
     w.grad = cr.ones(2)
     opt.zero_grad(set_to_none=False)
-    np.testing.assert_array_equal(w.grad.data, [0, 0])
+    np.testing.assert_array_equal(w.grad.numpy(), [0, 0])
     opt.zero_grad()
     assert w.grad is None
 
@@ -261,7 +261,7 @@ def test_zero_grad_and_closure():
     with cr.no_grad():  # the closure records anyway, as PyTorch's does
         loss = opt.step(closure)
     assert loss.item() == 2.0
-    np.testing.assert_allclose(w.data, [0.8, 0.8])
+    np.testing.assert_allclose(w.numpy(), [0.8, 0.8])
 
 
 def test_step_checks_gradient_shapes():
@@ -426,14 +426,14 @@ def test_sgd_updates_large_parameters_block_by_block_exactly(dtype, shape):
     w = cr.tensor(p0.copy(), requires_grad=True)
     w.grad = cr.tensor(g0.copy())
     SGD([w], lr=0.37).step()
-    np.testing.assert_array_equal(w.data, p0 - 0.37 * g0)
-    np.testing.assert_array_equal(w.grad.data, g0)
+    np.testing.assert_array_equal(w.numpy(), p0 - 0.37 * g0)
+    np.testing.assert_array_equal(w.grad.numpy(), g0)
     assert w.dtype == dtype
     tw = torch.tensor(p0.copy(), requires_grad=True)
     tw.grad = torch.tensor(g0.copy())
     torch.optim.SGD([tw], lr=0.37).step()
     # PyTorch fuses the multiply-add (one rounding), so it may differ in the last bit
-    np.testing.assert_allclose(w.data, tw.detach().numpy(), rtol=0, atol=8 * np.finfo(dtype).eps)
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=0, atol=8 * np.finfo(dtype).eps)
 
 
 def test_sgd_updates_a_strided_parameter_view():
@@ -443,4 +443,4 @@ def test_sgd_updates_a_strided_parameter_view():
     w = cr.tensor(p0.copy(), requires_grad=True)
     w.grad = cr.tensor(g)
     SGD([w], lr=0.5).step()
-    np.testing.assert_array_equal(w.data, p0 - 0.5)
+    np.testing.assert_array_equal(w.numpy(), p0 - 0.5)

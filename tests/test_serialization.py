@@ -29,7 +29,7 @@ def weights():
 def assert_tensors_equal(a, b):
     assert isinstance(a, cr.Tensor) and isinstance(b, cr.Tensor)
     assert a.dtype == b.dtype and a.shape == b.shape
-    np.testing.assert_array_equal(a.data, b.data)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 def test_state_dict_round_trip_and_readable_by_safetensors(tmp_path):
@@ -40,12 +40,12 @@ def test_state_dict_round_trip_and_readable_by_safetensors(tmp_path):
     assert list(back) == list(sd)
     for key in sd:
         assert_tensors_equal(back[key], sd[key])
-    back["0.weight"].data[0, 0] = 5.0  # loaded arrays are writable and the caller's own
+    back["0.weight"].numpy()[0, 0] = 5.0  # loaded arrays are writable and the caller's own
     plain = safetensors.numpy.load_file(path)
     assert set(plain) == set(sd)
-    np.testing.assert_array_equal(plain["0.bias"], sd["0.bias"].data)
+    np.testing.assert_array_equal(plain["0.bias"], sd["0.bias"].numpy())
     assert torch.equal(safetensors.torch.load_file(path)["0.weight"],
-                       torch.tensor(sd["0.weight"].data))
+                       torch.tensor(sd["0.weight"].numpy()))
 
 
 def test_nested_structure_round_trip(tmp_path):
@@ -86,7 +86,7 @@ def test_model_state_dict_round_trip(tmp_path):
     other = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     other.load_state_dict(cr.load(tmp_path / "m.safetensors"))
     x = cr.randn(5, 3)
-    np.testing.assert_array_equal(other(x).data, model(x).data)
+    np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
     assert set(safetensors.numpy.load_file(tmp_path / "m.safetensors")) == {
         "0.weight", "0.bias", "2.weight", "2.bias"}
 
@@ -100,7 +100,7 @@ def test_training_resumes_identically_after_save_and_load(tmp_path, make):
 
     def train(params, opt, steps):
         for _ in range(steps):
-            r = x @ params["weight"].data + params["bias"].data - y  # (16, 2)
+            r = x @ params["weight"].numpy() + params["bias"].numpy() - y  # (16, 2)
             params["weight"].grad = cr.tensor(x.T @ r / 8)
             params["bias"].grad = cr.tensor(r.sum(0) / 8)
             opt.step()
@@ -118,7 +118,7 @@ def test_training_resumes_identically_after_save_and_load(tmp_path, make):
     opt2.load_state_dict(ckpt["optimizer"])
     train(resumed, opt2, 6)
     for k in init:
-        np.testing.assert_array_equal(resumed[k].data, straight[k].data)
+        np.testing.assert_array_equal(resumed[k].numpy(), straight[k].numpy())
 
 
 def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch):

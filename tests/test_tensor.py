@@ -37,10 +37,10 @@ def test_tensor_copies_its_data() -> None:
     a = np.zeros(3)
     t = cr.tensor(a)
     a[0] = 1.0
-    assert t.data[0] == 0.0
+    assert t.numpy()[0] == 0.0
     u = cr.tensor(t)
-    u.data[1] = 5.0
-    assert t.data[1] == 0.0
+    u.numpy()[1] = 5.0
+    assert t.numpy()[1] == 0.0
 
 
 def test_tensor_dtype_argument() -> None:
@@ -269,8 +269,8 @@ def test_properties() -> None:
 
 def test_conversion() -> None:
     x = cr.tensor([[1.0, 2.0], [3.0, 4.0]])
-    assert x.numpy() is x.data
-    np.testing.assert_array_equal(np.asarray(x), x.data)
+    assert x.numpy() is x.numpy()
+    np.testing.assert_array_equal(np.asarray(x), x.numpy())
     assert np.asarray(x, dtype=np.float64).dtype == np.float64
     assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert cr.tensor([2.5]).item() == 2.5 and isinstance(cr.tensor(3).item(), int)
@@ -292,7 +292,7 @@ def test_setitem_and_in_place_fills() -> None:
     assert x.fill_(2.0) is x and x.numpy().max() == 2.0
     assert x.zero_() is x and x.numpy().max() == 0.0
     w = cr.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="setitem: in-place assignment to a tensor that"):
+    with pytest.raises(RuntimeError, match="setitem: a leaf tensor that requires grad"):
         w[0] = 3.0
     with cr.no_grad():
         w[0] = 3.0
@@ -741,7 +741,7 @@ def test_max_min_family_over_the_non_empty_dims_of_an_empty_tensor() -> None:
             assert ours.shape == tuple(theirs.shape), (op, shape, dim)
             if ours.dtype.kind == "f":
                 ours.sum().backward()
-                assert x.grad.shape == shape and x.grad.data.size == 0
+                assert x.grad.shape == shape and x.grad.numpy().size == 0
 
 
 def test_flip_shares_no_memory_with_its_input_as_in_torch() -> None:

@@ -215,7 +215,7 @@ def test_explain_broadcast_over_several_dims_and_matmul_first_input() -> None:
 def grads_of(make, run) -> list[np.ndarray | None]:  # noqa: ANN001
     root, leaves = make()
     run(root)
-    return [None if p.grad is None else p.grad.data.copy() for p in leaves]
+    return [None if p.grad is None else p.grad.numpy().copy() for p in leaves]
 
 
 def mixed() -> tuple[cr.Tensor, list[cr.Tensor]]:

@@ -83,8 +83,8 @@ def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
     """None for all dims, else a sorted tuple of distinct normalised dims."""
     if dim is None:
         return None
-    if type(dim) is int and -t.data.ndim <= dim < t.data.ndim:  # the common case, fast
-        return (dim % t.data.ndim,)
+    if type(dim) is int and -t._array.ndim <= dim < t._array.ndim:  # the common case, fast
+        return (dim % t._array.ndim,)
     if isinstance(dim, (int, backend.xp.integer)):
         dims: tuple = (dim,)
     elif isinstance(dim, (tuple, list)):
@@ -138,7 +138,7 @@ def need_float(t: Tensor, op: str) -> None:
 def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> None:
     """A max or min has no value over nothing: each dim reduced (all for None) must have
     elements; an empty tensor reduced over its non-empty dims gives an empty result."""
-    if t.data.size:
+    if t._array.size:
         return
     for d in range(t.ndim) if dims is None else dims:
         if t.shape[d] == 0:
@@ -154,7 +154,7 @@ def index_arg(index: Any) -> Any:
     out = []
     for i in index:
         if isinstance(i, tensor_type()):
-            i = i.data
+            i = i._array
         elif isinstance(i, list):
             i = backend.xp.asarray(i)
             if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
@@ -170,7 +170,7 @@ def index_vector(index: Any, dim: int, shape: tuple[int, ...], op: str) -> Any:
     1-D int64 array: a Tensor, list or array of integers, of at most 1 dim, each in
     [0, size of dim)."""
     if isinstance(index, tensor_type()):
-        index = index.data
+        index = index._array
     arr = backend.xp.asarray(index)
     if arr.size == 0:
         arr = arr.astype(backend.int64)

@@ -90,8 +90,13 @@ def randperm(
     return _make_new(order.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
 
 
-def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start: float,
+    end: float | None = None,
+    step: float = 1,
+    dtype: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -670,3 +675,74 @@ def multinomial(input: Any, *args: Any, **kwargs: Any) -> Any:
 def bernoulli(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.bernoulli."""
     return as_tensor(input).bernoulli(*args, **kwargs)
+
+
+# -- in place: the function forms of the methods that write into their input -----------
+
+
+def abs_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.abs_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "abs_").abs_(*args, **kwargs)
+
+
+def clamp_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.clamp_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "clamp_").clamp_(*args, **kwargs)
+
+
+def clip_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.clip_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "clip_").clip_(*args, **kwargs)
+
+
+def cos_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.cos_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "cos_").cos_(*args, **kwargs)
+
+
+def exp_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.exp_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "exp_").exp_(*args, **kwargs)
+
+
+def log_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.log_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "log_").log_(*args, **kwargs)
+
+
+def neg_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.neg_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "neg_").neg_(*args, **kwargs)
+
+
+def relu_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.relu_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "relu_").relu_(*args, **kwargs)
+
+
+def sigmoid_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.sigmoid_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "sigmoid_").sigmoid_(*args, **kwargs)
+
+
+def sin_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.sin_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "sin_").sin_(*args, **kwargs)
+
+
+def sqrt_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.sqrt_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "sqrt_").sqrt_(*args, **kwargs)
+
+
+def tanh_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.tanh_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "tanh_").tanh_(*args, **kwargs)
+
+
+def _inplace_target(input: Any, op: str) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{op}: writes in place, so input must be a Tensor; got {type(input).__name__}"
+        )
+    return input

@@ -83,7 +83,7 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any]) -> Any:
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        array = obj.data if isinstance(obj, Tensor) else obj
+        array = obj._array if isinstance(obj, Tensor) else obj
         if not array.dtype.isnative:  # so the digest sees the bytes a reader will see
             array = array.astype(array.dtype.newbyteorder("="))
         tensors[key] = array if array.flags.c_contiguous else array.copy(order="C")

@@ -28,7 +28,7 @@ from .arguments import (
     shape_arg,
 )
 from .autograd import engine
-from .autograd.function import Function, register_tensor_type
+from .autograd.function import Function, bump, counter, register_tensor_type, version
 from .autograd.mode import is_grad_enabled
 from .ops import elementwise, linalg, movement, reduce
 
@@ -39,24 +39,32 @@ Number = (int, float, bool)
 class Tensor:
     """An n-dimensional array that can record the operations made on it.
 
-    ``data`` is the underlying ``numpy.ndarray``; ``grad`` is a Tensor (or None) filled by
-    ``backward()``; ``grad_fn`` is the node that produced it (None for leaves).
+    ``numpy()`` is the underlying ``numpy.ndarray`` (``_array``); ``data`` is, as in
+    PyTorch, a Tensor sharing that array, cut from the graph; ``grad`` is a Tensor (or None)
+    filled by ``backward()``; ``grad_fn`` is the node that produced it (None for leaves).
+
+    Every write into the array in place (``add_``, ``+=``, ``t[i] = v``, an optimizer's
+    step) bumps a version counter that the tensor shares with its views, ``detach()`` and
+    ``data``; backward compares the versions of what each node saved with those it saw, so
+    a value changed after it was saved is an error, never a silently wrong gradient.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
+    __slots__ = ("_array", "grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
     __array_ufunc__ = None  # NumPy defers to our reflected operators: array * Tensor works
     __hash__ = object.__hash__  # by identity, as == is elementwise
     _retains_grad = False  # retain_grad() sets it on the instance
+    _vc: list[int] | None = None  # the version counter, a box shared with views (see above)
+    _base: Tensor | None = None  # the tensor this one is a view of, where it is one
 
-    data: Any
+    _array: Any
     grad: Tensor | None
     requires_grad: bool
     grad_fn: Function | None
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         if isinstance(data, Tensor):
-            data = data.data
-        self.data = backend.to_array(data, dtype)
+            data = data._array
+        self._array = backend.to_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self.requires_grad = False
@@ -67,7 +75,7 @@ class Tensor:
     def _make(data: Any, requires_grad: bool = False) -> Tensor:
         """Wrap an array an op made (no copy, no checks): the hot path of every op."""
         t = object.__new__(Tensor)
-        t.data = data if type(data) is xp.ndarray else xp.asarray(data)
+        t._array = data if type(data) is xp.ndarray else xp.asarray(data)
         t.grad = None
         t.grad_fn = None
         t.requires_grad = requires_grad
@@ -77,15 +85,15 @@ class Tensor:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.data.shape
+        return self._array.shape
 
     @property
     def dtype(self) -> Any:
-        return self.data.dtype
+        return self._array.dtype
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
 
     @property
     def is_leaf(self) -> bool:
@@ -105,10 +113,10 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self._array.size)
 
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
@@ -123,18 +131,18 @@ class Tensor:
     # -- conversion ------------------------------------------------------------------------
 
     def numpy(self) -> Any:
-        return self.data
+        return self._array
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self._array if dtype is None else self._array.astype(dtype)
 
     def item(self) -> Any:
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise ValueError(f"item: only one-element tensors have an item; got shape {self.shape}")
-        return self.data.item()
+        return self._array.item()
 
     def tolist(self) -> Any:
-        return self.data.tolist()
+        return self._array.tolist()
 
     def __float__(self) -> float:
         return float(self.item())
@@ -143,12 +151,12 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise RuntimeError(
                 f"bool: the truth value of a tensor of shape {self.shape} is ambiguous; use "
                 ".any() or .all()"
             )
-        return bool(self.data)
+        return bool(self._array)
 
     def __iter__(self) -> Iterator[Tensor]:
         return (self[i] for i in range(len(self)))
@@ -157,14 +165,14 @@ class Tensor:
         """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
         ranges), one width for all entries, and the dtype where it is not the default."""
         body = xp.array2string(
-            self.data,
+            self._array,
             separator=", ",
             prefix="tensor(",
             max_line_width=81,  # 8 entries of 4 decimals a line, as PyTorch
-            formatter=_float_formatter(self.data),
+            formatter=_float_formatter(self._array),
         )
         extras = []
-        empty = self.data.size == 0
+        empty = self._array.size == 0
         if empty and self.shape != (0,):
             extras.append(f"size={self.shape}")
         usual = (backend.float32, backend.int64, backend.bool_)
@@ -190,11 +198,32 @@ class Tensor:
         engine.backward(self, gradient, retain_graph, create_graph)
 
     def detach(self) -> Tensor:
-        """The same data (shared, not copied), cut from the graph."""
-        return Tensor._make(self.data, False)
+        """The same data (shared, not copied, with one version counter), cut from the
+        graph."""
+        t = Tensor._make(self._array, False)
+        t._vc = counter(self)
+        return t
+
+    @property
+    def data(self) -> Tensor:
+        """PyTorch's ``.data``: this tensor's array as a Tensor cut from the graph, sharing
+        memory and version counter (``p.data.add_(...)`` writes into ``p``). The array
+        itself is ``numpy()``."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        arr = value._array if isinstance(value, Tensor) else backend.to_array(value)
+        self._array = arr
+        bump(self)  # a node that saved the old values must not read the new ones unawares
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor's array has had (PyTorch's ``_version``)."""
+        return version(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self._array.dtype.kind != "f":
             raise TypeError(
                 f"requires_grad: only floating-point tensors can require grad; got dtype "
                 f"{self.dtype}"
@@ -213,21 +242,169 @@ class Tensor:
             raise RuntimeError("retain_grad: the tensor does not require grad")
         self._retains_grad = True
 
-    def zero_(self) -> Tensor:
-        self.data[...] = 0
-        return self
+    # -- in place ---------------------------------------------------------------------------
+    # Every in-place op is its out-of-place op plus one write into this tensor's array
+    # (_write). With nothing to record, the result is copied in and the version bumped.
+    # When the result joins a graph, the tensor takes the op's node as its grad_fn (PyTorch
+    # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
+    # nodes recorded before the write still reach the old one (engine.as_seen).
 
-    def fill_(self, value: float) -> Tensor:
-        self.data[...] = value
-        return self
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self._write("add_", lambda t: t.add(other, alpha=alpha))
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self._write("sub_", lambda t: t.sub(other, alpha=alpha))
+
+    def mul_(self, other: Any) -> Tensor:
+        return self._write("mul_", lambda t: t * other)
+
+    def div_(self, other: Any) -> Tensor:
+        return self._write("div_", lambda t: t / other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return self._write("pow_", lambda t: t**exponent)
+
+    def matmul_(self, other: Any) -> Tensor:
+        return self._write("matmul_", lambda t: t @ other)
+
+    def neg_(self) -> Tensor:
+        return self._write("neg_", lambda t: -t)
+
+    def abs_(self) -> Tensor:
+        return self._write("abs_", Tensor.abs)
+
+    def exp_(self) -> Tensor:
+        return self._write("exp_", Tensor.exp)
+
+    def log_(self) -> Tensor:
+        return self._write("log_", Tensor.log)
+
+    def sqrt_(self) -> Tensor:
+        return self._write("sqrt_", Tensor.sqrt)
+
+    def sin_(self) -> Tensor:
+        return self._write("sin_", Tensor.sin)
+
+    def cos_(self) -> Tensor:
+        return self._write("cos_", Tensor.cos)
+
+    def tanh_(self) -> Tensor:
+        return self._write("tanh_", Tensor.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return self._write("sigmoid_", Tensor.sigmoid)
+
+    def relu_(self) -> Tensor:
+        return self._write("relu_", Tensor.relu)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return self._write("clamp_", lambda t: t.clamp(min, max))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        return self._write("masked_fill_", lambda t: t.masked_fill(mask, value))
+
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+        """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
+        the gradient flows to ``src``, none to the old value."""
+        src = src if isinstance(src, Tensor) else Tensor(src)
+        return self._write("copy_", lambda t: where(_false(t), t, src.to(t.dtype)))
+
+    def fill_(self, value: Any) -> Tensor:
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(
+                f"fill_: the value must be a number or 0-d tensor; got shape {value.shape}"
+            )
+        return self._write("fill_", lambda t: where(_false(t), t, value))
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        rng = backend.generator(generator, "normal_")
+        values = rng.standard_normal(self.shape) * std + mean
+        return self._write("normal_", lambda t: where(_false(t), t, values.astype(t.dtype)))
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+        rng = backend.generator(generator, "uniform_")
+        values = rng.uniform(from_, to, self.shape)
+        return self._write("uniform_", lambda t: where(_false(t), t, values.astype(t.dtype)))
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self.pow_(other)
+
+    def __imatmul__(self, other: Any) -> Tensor:
+        return self.matmul_(other)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if self.requires_grad and is_grad_enabled():
+        index = index_arg(index)
+        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
+
+    def _write(self, op: str, compute: Any) -> Tensor:
+        """Make ``compute(self)`` the new value of this tensor, in place (see above).
+        ``compute``'s last op must be the only one that takes the tensor as an input."""
+        rebase = is_grad_enabled() and self.requires_grad
+        if rebase and self.grad_fn is None:
             raise RuntimeError(
-                "setitem: in-place assignment to a tensor that requires grad; do it under "
-                "cr.no_grad() (or on .data)"
+                f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in an "
+                "in-place operation; do it under cr.no_grad(), or on a clone"
             )
-        self.data[index_arg(index)] = value.data if isinstance(value, Tensor) else value
+        old = self
+        if is_grad_enabled():  # a stand-in for the old value, which the result may record
+            old = Tensor._make(self._array, self.requires_grad)
+            old.grad_fn, old._vc = self.grad_fn, counter(self)
+        new = compute(old)
+        if not isinstance(new, Tensor):
+            new = Tensor(new)
+        arr, out = self._array, new._array
+        if out.shape != arr.shape:
+            raise RuntimeError(
+                f"{op}: the result's shape {out.shape} does not match the tensor's shape "
+                f"{arr.shape} written in place (the other operand must broadcast to it)"
+            )
+        if not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
+            raise RuntimeError(
+                f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
+                f"dtype {arr.dtype} in place; use the out-of-place form"
+            )
+        fn = new.grad_fn
+        if fn is not None:
+            if self._base is not None:
+                raise RuntimeError(
+                    f"{op}: an in-place write that joins the graph into a view (shape "
+                    f"{self.shape}) of another tensor (shape {self._base.shape}) is not "
+                    "supported; write into the tensor itself (base[index] = value) or use "
+                    "the out-of-place op"
+                )
+            if fn.saves_inputs and old is not self:  # the rule reads the old value: keep it
+                old._array, old._vc = arr.copy(), [version(self)]
+        if not arr.flags.writeable:
+            raise RuntimeError(
+                f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
+                "broadcast_to: several elements share one memory location); clone() it first"
+            )
+        if out is not arr:
+            arr[...] = out
+        bump(self)
+        if fn is not None:
+            self.__dict__.setdefault("_previous", {})[version(self) - 1] = old
+            self.grad_fn, self.requires_grad = fn, True
+            if fn.saves_out:
+                fn.out_version = version(self)
+        return self
 
     # -- dtype -----------------------------------------------------------------------------
 
@@ -244,7 +421,7 @@ class Tensor:
         if dtype == self.dtype:
             return self
         if dtype.kind != "f":  # integer and bool tensors cannot require grad: off the graph
-            return Tensor._make(self.data.astype(dtype))
+            return Tensor._make(self._array.astype(dtype))
         return elementwise.Cast.apply(self, dtype=dtype)
 
     def clone(self) -> Tensor:
@@ -300,8 +477,12 @@ class Tensor:
     def __rmatmul__(self, other: Any) -> Tensor:
         return matmul(other, self)
 
-    add = __add__
-    sub = __sub__
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self - (other if alpha == 1 else other * alpha)
+
     mul = __mul__
     div = __truediv__
     pow = __pow__
@@ -329,7 +510,7 @@ class Tensor:
     def __invert__(self) -> Tensor:
         if self.dtype.kind not in "biu":
             raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
-        return Tensor._make(~self.data)
+        return Tensor._make(~self._array)
 
     def __and__(self, other: Any) -> Tensor:
         return _compare(xp.logical_and, self, other)
@@ -340,10 +521,10 @@ class Tensor:
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     def any(self) -> Tensor:
-        return Tensor._make(xp.any(self.data))
+        return Tensor._make(xp.any(self._array))
 
     def all(self) -> Tensor:
-        return Tensor._make(xp.all(self.data))
+        return Tensor._make(xp.all(self._array))
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
@@ -354,7 +535,7 @@ class Tensor:
         (the last dim; 1-D: one distribution, 2-D: one per row): (num_samples,) or (rows,
         num_samples), int64. Without replacement, each index at most once per row, those of
         weight 0 only after every other one, as PyTorch's."""
-        w = self.data
+        w = self._array
         if w.ndim not in (1, 2) or w.dtype.kind != "f":
             raise ValueError(
                 f"multinomial: input must be a 1-D or 2-D floating-point tensor of weights; got "
@@ -393,7 +574,7 @@ class Tensor:
 
     def bernoulli(self, *, generator: Any = None) -> Tensor:
         """1 with the probability each element gives, else 0, in this tensor's dtype."""
-        p = self.data
+        p = self._array
         if p.dtype.kind != "f":
             raise TypeError(f"bernoulli: needs a floating-point tensor; got dtype {self.dtype}")
         if not ((p >= 0) & (p <= 1)).all():  # NaN fails both
@@ -446,10 +627,10 @@ class Tensor:
         """Bounds are numbers or tensors (constants: no gradient flows to them)."""
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given")
-        lo = min.data if isinstance(min, Tensor) else min
-        hi = max.data if isinstance(max, Tensor) else max
+        lo = min._array if isinstance(min, Tensor) else min
+        hi = max._array if isinstance(max, Tensor) else max
         x = self
-        if x.data.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
+        if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
             x = x.to(backend.float32)  # an integer tensor clamped to a float bound becomes float32
         return elementwise.Clamp.apply(x, lo=lo, hi=hi)
 
@@ -555,10 +736,12 @@ class Tensor:
             a = self.abs()
             return a.amax(dim, keepdim) if p > 0 else a.amin(dim, keepdim)
         if p == 0:
-            nonzero = (self.data != 0).sum(axis=normalize_dims(dim, self, "norm"), keepdims=keepdim)
+            nonzero = (self._array != 0).sum(
+                axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
+            )
             return Tensor._make(xp.asarray(nonzero, dtype=self.dtype))
         a = self.abs()
-        zero = a.data == 0
+        zero = a._array == 0
         if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
             powered = where(zero, 0.0, where(zero, 1.0, a) ** p)
         else:
@@ -569,7 +752,7 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         shape = shape_arg(shape)
-        data = self.data
+        data = self._array
         try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
             ok = data.flags.c_contiguous and min(shape, default=0) >= -1  # NumPy takes -2 too
             new = data.reshape(shape).shape if ok else None
@@ -692,7 +875,7 @@ class Tensor:
 
     def gather(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "gather", self.shape)
-        idx = index.data if isinstance(index, Tensor) else xp.asarray(index)
+        idx = index._array if isinstance(index, Tensor) else xp.asarray(index)
         if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
@@ -801,7 +984,7 @@ class Tensor:
         if dim is None:
             return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
         d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
-        counts = repeats.data if isinstance(repeats, Tensor) else xp.asarray(repeats)
+        counts = repeats._array if isinstance(repeats, Tensor) else xp.asarray(repeats)
         n = self.shape[d] if self.ndim else 1
         if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
             raise ValueError(
@@ -879,7 +1062,7 @@ class Tensor:
 
     def masked_select(self, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
-        m = mask.data if isinstance(mask, Tensor) else xp.asarray(mask)
+        m = mask._array if isinstance(mask, Tensor) else xp.asarray(mask)
         if m.dtype != backend.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         try:
@@ -967,19 +1150,19 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
     tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors; an integer
     operand meeting a float one takes its dtype (see _promote)."""
     # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
-    if type(a) is Tensor and type(b) in (float, int) and a.data.dtype.kind == "f":
+    if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
         return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
-        return (a, b) if _same_kind(a.data, b.data) else _promote(a, b)
+        return (a, b) if _same_kind(a._array, b._array) else _promote(a, b)
     t, o = (a, b) if ta else (b, a)
     if isinstance(o, xp.generic):
         o = o.item()
     if isinstance(o, Number):
-        if isinstance(o, float) and t.data.dtype.kind != "f":
+        if isinstance(o, float) and t._array.dtype.kind != "f":
             t = t.to(backend.float32)
     elif isinstance(o, xp.ndarray):
-        if not _same_kind(o, t.data):
+        if not _same_kind(o, t._array):
             t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
         t, o = _promote(t, Tensor(o))
@@ -998,30 +1181,35 @@ def _same_kind(a: Any, b: Any) -> bool:
 def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     """PyTorch's rule where NumPy's differs: an integer or bool tensor meeting a float one
     takes the float's dtype (NumPy makes int64 * float32 float64, PyTorch float32)."""
-    if a.data.dtype.kind == "f" and b.data.dtype.kind != "f":
+    if a._array.dtype.kind == "f" and b._array.dtype.kind != "f":
         return a, b.to(a.dtype)
-    if b.data.dtype.kind == "f" and a.data.dtype.kind != "f":
+    if b._array.dtype.kind == "f" and a._array.dtype.kind != "f":
         return a.to(b.dtype), b
     return a, b
 
 
+def _false(t: Tensor) -> Any:
+    """An all-False mask of t's shape: where(_false(t), t, v) is v made t's shape, with a
+    zero gradient for t (how fill_, copy_ and the random fills record)."""
+    return xp.zeros(t.shape, dtype=bool)
+
+
 def _true_div(t: Tensor) -> Tensor:
     """Division of integers makes floats: float32, as PyTorch (NumPy would make float64)."""
-    return t if t.data.dtype.kind == "f" else t.to(backend.float32)
+    return t if t._array.dtype.kind == "f" else t.to(backend.float32)
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
-    b = b.data if isinstance(b, Tensor) else b
+    b = b._array if isinstance(b, Tensor) else b
     try:
-        return Tensor._make(fn(a.data, b))
+        return Tensor._make(fn(a._array, b))
     except ValueError:
         raise ValueError(
             f"{fn.__name__}: shapes {a.shape} and {xp.shape(b)} cannot be broadcast together"
         ) from None
     except TypeError:
         raise TypeError(
-            f"{fn.__name__}: cannot compare a tensor of dtype {a.dtype} with "
-            f"{type(b).__name__}"
+            f"{fn.__name__}: cannot compare a tensor of dtype {a.dtype} with {type(b).__name__}"
         ) from None
 
 
@@ -1038,7 +1226,7 @@ def _variance(t: Tensor, dim: Any, correction: int, keepdim: bool, names: dict, 
 def _root(s: Tensor, p: float) -> Tensor:
     """s ** (1/p) for s >= 0 (std, norm), with gradient 0 where s is 0, as PyTorch, instead of
     inf * 0 = NaN; the inner where keeps the branch not taken finite."""
-    zero = s.data == 0
+    zero = s._array == 0
     if not zero.any():
         return s.sqrt() if p == 2 else s ** (1.0 / p)
     safe = where(zero, 1.0, s)
@@ -1048,12 +1236,12 @@ def _root(s: Tensor, p: float) -> Tensor:
 def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
     if dim is None:
         need_elements(t, op)
-        out = fn(t.data)
+        out = fn(t._array)
         shape = (1,) * t.ndim if keepdim else ()
         return Tensor._make(xp.asarray(out, dtype=backend.int64).reshape(shape))
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
-    return Tensor._make(fn(t.data, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
+    return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
 
 
 def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[int, Any]:
@@ -1061,7 +1249,7 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
     no larger than src in any dim nor than self but in dim, each value in range."""
     need_dims(t, 1, op)
     d = normalize_dim(dim, t.ndim, op, t.shape)
-    idx = index.data if isinstance(index, Tensor) else xp.asarray(index)
+    idx = index._array if isinstance(index, Tensor) else xp.asarray(index)
     src_shape = src.shape if isinstance(src, Tensor) else None
     fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
     for k, m in enumerate(idx.shape if fits else ()):
@@ -1136,7 +1324,7 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIn
         raise ValueError(
             f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
         )
-    order = _sort_order(x.data, d, largest)[(slice(None),) * d + (slice(0, k),)]
+    order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
     values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
     if not t.ndim and k == 1:
         values, indices = values.reshape(()), indices.reshape(())
@@ -1159,7 +1347,7 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndic
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
         return ValuesIndices(values, Tensor._make(xp.zeros((), dtype=backend.int64)))
-    idx = fn(t.data, axis=d, keepdims=True)  # (.., 1, ..)
+    idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(backend.int64, copy=False))
     if not keepdim:
@@ -1192,7 +1380,7 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
-    cond = condition.data if isinstance(condition, Tensor) else xp.asarray(condition)
+    cond = condition._array if isinstance(condition, Tensor) else xp.asarray(condition)
     if cond.dtype != backend.bool_:
         raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
     x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)

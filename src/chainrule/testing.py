@@ -60,7 +60,7 @@ def gradcheck(
                 f"gradcheck: input {i}: the gradient has shape {g.shape} and dtype {g.dtype}; "
                 f"the input has shape {x.shape} and dtype {x.dtype}"
             )
-        a = xp.zeros(x.shape, dtype=B.float64) if g is None else g.data
+        a = xp.zeros(x.shape, dtype=B.float64) if g is None else g._array
         n = _numeric(fn, args, x, vs, eps)
         err = xp.abs(a - n) - (atol + rtol * xp.abs(n))  # NaN where either is NaN
         if not xp.all(err <= 0):
@@ -154,15 +154,15 @@ def _numeric(
     def f() -> float:
         outs = _float_outputs(fn(*args))
         pairs = zip(outs, vs, strict=True)
-        return float(sum(xp.sum(v.data * o.data, dtype=B.float64) for o, v in pairs))
+        return float(sum(xp.sum(v._array * o._array, dtype=B.float64) for o, v in pairs))
 
-    if not x.data.flags.writeable:  # a broadcast view: perturb a copy instead
-        x.data = x.data.copy()
-    flat = x.data.reshape(-1)  # a view when the array is contiguous
-    if not xp.shares_memory(flat, x.data):
-        x.data = x.data.copy()
-        flat = x.data.reshape(-1)
-    out = xp.zeros(x.data.size, dtype=B.float64)
+    if not x._array.flags.writeable:  # a broadcast view: perturb a copy instead
+        x._array = x._array.copy()
+    flat = x._array.reshape(-1)  # a view when the array is contiguous
+    if not xp.shares_memory(flat, x._array):
+        x._array = x._array.copy()
+        flat = x._array.reshape(-1)
+    out = xp.zeros(x._array.size, dtype=B.float64)
     with no_grad():
         for j in range(flat.size):
             orig = flat[j]

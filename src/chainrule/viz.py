@@ -139,7 +139,7 @@ def _leaf_names(order: Sequence[Any], params: Any) -> dict[int, str]:
 
 
 def _norm(t: Tensor) -> float:
-    x = t.data.astype(backend.float64)
+    x = t._array.astype(backend.float64)
     return float(backend.xp.sqrt(backend.xp.sum(x * x)))
 
 
@@ -160,7 +160,7 @@ def _record(field: str) -> str:
 
 def _data_text(t: Tensor) -> str:
     text = backend.xp.array2string(
-        t.data, precision=4, threshold=8, edgeitems=2, separator=", ", suppress_small=True
+        t._array, precision=4, threshold=8, edgeitems=2, separator=", ", suppress_small=True
     )
     return " ".join(text.split())
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import backend
 from . import fastpath
-from .function import Function, all_finite, tensor_type
+from .function import Function, all_finite, tensor_type, version
 from .mode import state
 
 if TYPE_CHECKING:
@@ -66,10 +66,49 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
     if xs is None:
         raise RuntimeError(f"{fn.name}: {FREED}")
     parents = []  # a loop, not a comprehension: see Function.apply
-    for x, need in zip(xs, fn.needs_input_grad, strict=True):
+    for x, need, v in zip(xs, fn.needs_input_grad, fn.versions, strict=True):
         if need:
-            parents.append(x)
+            parents.append(x if x._vc is None or x._vc[0] == v else as_seen(x, v))
     return parents
+
+
+def as_seen(x: Tensor, v: int | None) -> Tensor:
+    """The graph node input ``x`` was when a node recorded it at version ``v``: ``x``
+    itself, unless an in-place op recorded since gave ``x`` a new node (then the tensor that
+    stands for ``x``'s value before it, which the in-place op kept)."""
+    previous = x.__dict__.get("_previous")
+    return previous.get(v, x) if previous else x
+
+
+INPLACE = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
+
+
+def check_versions(fn: Function, out: Tensor) -> None:
+    """Raise PyTorch's error if a value ``fn``'s rule reads was written in place after the
+    node saved it, instead of computing a gradient from the changed values."""
+    saves = fn.saves_inputs
+    if saves:
+        for i, (x, v) in enumerate(zip(fn.inputs or (), fn.versions, strict=True)):
+            if v is not None and x._vc is not None and x._vc[0] != v:
+                if (
+                    saves == "others"
+                    and True not in fn.needs_input_grad[:i] + (fn.needs_input_grad[i + 1 :])
+                ):
+                    continue  # its value only serves the other inputs' gradients: none wanted
+                _modified(fn, f"input {i}", x, v)
+    if fn.saves_out and version(out) != fn.out_version:
+        _modified(fn, "its output", out, fn.out_version)
+
+
+def _modified(fn: Function, which: str, t: Tensor, saved: int) -> None:
+    raise RuntimeError(
+        f"{fn.name}: {INPLACE}: {which}, a tensor of shape {t.shape} and dtype {t.dtype}, is "
+        f"at version {version(t)}; expected version {saved} instead. Hint: find the in-place "
+        "write (add_, +=, t[i] = ..., an optimizer step) between forward and backward and "
+        "make it out of place, or clone the tensor before writing"
+    )
 
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -148,7 +187,7 @@ def run_backward(
     gradients = plain_gradients if plain else fastpath.gradients
     accumulates = observer is None or observer.accumulates
     T = tensor_type()
-    handed = {id(g.data) for g in root_grads}  # arrays a leaf's .grad must not share
+    handed = {id(g._array) for g in root_grads}  # arrays a leaf's .grad must not share
     # Grad mode is on inside only for create_graph (so the rules record a graph of their
     # own); set and restored here rather than by a context manager, which costs 3 us.
     outer = state.grad_enabled, state.backward_ops
@@ -168,16 +207,19 @@ def run_backward(
             xs = fn.inputs
             if xs is None:
                 raise RuntimeError(f"{fn.name}: {FREED}")
+            check_versions(fn, t)
             in_grads = gradients(fn, g, t)
             if len(in_grads) != len(xs):
                 raise RuntimeError(
                     f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
                 )
-            pairs = zip(xs, fn.needs_input_grad, in_grads, strict=False)  # lengths checked
-            for i, (x, need, raw) in enumerate(pairs):
+            pairs = zip(xs, fn.needs_input_grad, in_grads, fn.versions, strict=False)
+            for i, (x, need, raw, v) in enumerate(pairs):  # the lengths were checked above
                 if need and raw is not None:
-                    d = raw.data if type(raw) is T else None  # the common case, inline:
-                    same = d is not None and d.shape == x.data.shape and d.dtype == x.data.dtype
+                    if x._vc is not None and x._vc[0] != v:
+                        x = as_seen(x, v)
+                    d = raw._array if type(raw) is T else None  # the common case, inline:
+                    same = d is not None and d.shape == x._array.shape and d.dtype == x._array.dtype
                     xg = raw if same else fit(fn, i, x, raw)  # x's shape and dtype already
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
@@ -205,11 +247,11 @@ def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> No
         # requires grad (a rule that returned an input); a fresh array an op made is
         # taken as it is, which saves a copy per parameter per step, and so is the plain
         # Tensor around it.
-        arr = g.data
+        arr = g._array
         if arr.base is not None or not arr.flags.writeable or id(arr) in handed or g.requires_grad:
             arr = arr.copy()
         handed.add(id(arr))
-        t.grad = g if arr is g.data else T._make(arr, False)
+        t.grad = g if arr is g._array else T._make(arr, False)
     elif create_graph:
         t.grad = t.grad + g
     else:
@@ -218,18 +260,18 @@ def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> No
         # is part of a graph (an earlier create_graph), read-only, or not of g's shape and
         # dtype (assigned by hand); a retained non-leaf's too, as in PyTorch.
         prev = t.grad
-        arr = prev.data
+        arr = prev._array
         if (
             t.grad_fn is None
             and type(prev) is T
             and not prev.requires_grad
             and arr.flags.writeable
-            and arr.shape == g.data.shape
-            and arr.dtype == g.data.dtype
+            and arr.shape == g._array.shape
+            and arr.dtype == g._array.dtype
         ):
-            arr += g.data
+            arr += g._array
         else:
-            t.grad = T._make(arr + g.data, False)
+            t.grad = T._make(arr + g._array, False)
 
 
 class AnomalyCheck(Observer):
@@ -310,7 +352,7 @@ def seed(root: Tensor, gradient: Any, op: str) -> Tensor:
     the root's shape, or ones where the root has one element."""
     T = tensor_type()
     if gradient is None:
-        d = root.data
+        d = root._array
         if d.size != 1:
             raise RuntimeError(
                 f"{op}: grad can be implicitly created only for outputs with one element; got "

@@ -71,7 +71,7 @@ def gradients(fn: Function, grad: Any, out: Any) -> Sequence[Any]:
         return fn.backward(grad, out)
     make = tensor_type()._make
     grads = []  # a loop, not a comprehension: see Function.apply
-    for r in rule(grad.data, out.data):
+    for r in rule(grad._array, out._array):
         grads.append(None if r is None else make(r, False))
     return grads
 

@@ -51,17 +51,31 @@ class Function:
       ``grad``, ``out`` and saved arrays only reads the same on arrays: such an op says
       ``backward_arrays = backward``.
 
+    - What the rule reads, for the version check (see engine.check_versions): by default
+      a rule reads its inputs' values; an op whose rule does not says ``saves_inputs =
+      False``, one that reads each input only for the others' gradients (a product) says
+      ``saves_inputs = "others"``, and one whose rule reads its output's values says
+      ``saves_out = True``. An op
+      whose output is a view of its first input (it shares the array) says ``view = True``,
+      so the two share one version counter.
+
     ``self.inputs`` holds the inputs (Tensors, or plain numbers), and
-    ``self.needs_input_grad`` says which want a gradient. The node keeps its inputs, never
-    its output, so a graph holds no reference cycle.
+    ``self.needs_input_grad`` says which want a gradient; ``self.versions`` the version of
+    each input Tensor as the node saw it. The node keeps its inputs, never its output, so a
+    graph holds no reference cycle.
     """
 
     __slots__ = ("inputs", "needs_input_grad", "__dict__")
 
     inputs: tuple[Any, ...] | None
     needs_input_grad: tuple[bool, ...]
+    versions: tuple[int | None, ...]
+    out_version: int
     rule = ""
     backward_arrays: Any = None  # a method where an op has one (see the contract above)
+    saves_inputs: bool | str = True
+    saves_out = False
+    view = False
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
@@ -84,7 +98,7 @@ class Function:
         arrays, needs = [], []
         for x in inputs:
             if isinstance(x, T):
-                arrays.append(x.data)
+                arrays.append(x._array)
                 needs.append(x.requires_grad)
             else:
                 arrays.append(x)
@@ -96,13 +110,54 @@ class Function:
             raise _forward_error(cls.__name__.lower(), err, inputs) from None
         record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
+        if cls.view and backend.xp.may_share_memory(out_data, arrays[0]):
+            base = inputs[0]
+            out._vc = counter(base)
+            out._base = base._base if base._base is not None else base
         if record:
             fn.inputs = inputs
             fn.needs_input_grad = tuple(needs)
+            fn.versions = versions(inputs)
+            if cls.saves_out:
+                fn.out_version = version(out)
             out.grad_fn = fn
         if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
             _forward_anomaly(cls.__name__, inputs, out_data)
         return out
+
+
+def version(t: Any) -> int:
+    """How many times ``t``'s array (or an array it shares through a view, ``detach`` or
+    ``.data``) was written in place."""
+    vc = t._vc
+    return 0 if vc is None else vc[0]
+
+
+def versions(inputs: tuple[Any, ...]) -> tuple[int | None, ...]:
+    """Each input Tensor's version (None for a plain number), as a node records them."""
+    T = _Tensor
+    out: list[int | None] = []  # a loop, not a comprehension: see Function.apply
+    for x in inputs:
+        if isinstance(x, T):
+            vc = x._vc
+            out.append(0 if vc is None else vc[0])
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def counter(t: Any) -> list[int]:
+    """``t``'s version counter, a one-item list that views of ``t`` share; made on first
+    use, as most tensors are never written in place."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0]
+    return vc
+
+
+def bump(t: Any) -> None:
+    """Record that ``t``'s array was written in place."""
+    counter(t)[0] += 1
 
 
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -111,13 +166,13 @@ def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     T = _Tensor
     out = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
-        out.append(x.data if isinstance(x, T) else x)
+        out.append(x._array if isinstance(x, T) else x)
     return tuple(out)
 
 
 def all_finite(x: Any) -> bool:
     """Whether a Tensor, array or number holds no NaN or inf (integers always)."""
-    arr = x.data if isinstance(x, _Tensor) else x
+    arr = x._array if isinstance(x, _Tensor) else x
     if isinstance(arr, backend.ndarray) and arr.dtype.kind != "f":
         return True
     return bool(backend.xp.all(backend.xp.isfinite(arr)))

@@ -41,7 +41,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, Tensor):
         if any(t.requires_grad for t in batch):
             return stack(batch)  # recorded, so gradients reach the samples
-        return Tensor._make(xp.stack([t.data for t in batch]))
+        return Tensor._make(xp.stack([t._array for t in batch]))
     if isinstance(elem, (xp.ndarray, xp.generic)):
         return Tensor._make(xp.stack(batch))
     if isinstance(elem, bool):
@@ -337,4 +337,4 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
 
 
 def _take(t: Tensor, rows: Any) -> Tensor:
-    return t[rows] if t.requires_grad else Tensor._make(t.data[rows])
+    return t[rows] if t.requires_grad else Tensor._make(t._array[rows])

@@ -130,7 +130,7 @@ class WeightedRandomSampler(Sampler):
         _bool(replacement, "replacement", op)
         generator_of(generator, op)
         w = xp.asarray(
-            weights.data if isinstance(weights, Tensor) else weights, dtype=backend.float64
+            weights._array if isinstance(weights, Tensor) else weights, dtype=backend.float64
         )
         if w.ndim != 1:
             raise ValueError(f"{op}: weights must be 1-D; got shape {w.shape}")

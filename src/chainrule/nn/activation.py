@@ -20,7 +20,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x; the slope at 0 is negative_slope (as PyTorch)."""
     x = as_tensor(input)
-    return where(x.data > 0, x, x * negative_slope)
+    return where(x._array > 0, x, x * negative_slope)
 
 
 def tanh(input: Tensor) -> Tensor:

@@ -242,7 +242,7 @@ def max_pool2d(
     if node is not None:
         col_arg, row_arg = node.col_arg, node.row_arg
     else:
-        _, col_arg, row_arg = conv_ops.pool_max(x.data, kernel, step, pad, dil)
+        _, col_arg, row_arg = conv_ops.pool_max(x._array, kernel, step, pad, dil)
     idx = conv_ops.pool_indices(col_arg, row_arg, x.shape[2:], step, pad, dil)
     return out, Tensor._make(idx[0] if unbatched else idx)
 

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from .. import backend
+from ..autograd.mode import no_grad
 from ..tensor import Tensor
 
 _LINEAR = (
@@ -57,8 +58,8 @@ def _fans(tensor: Tensor, op: str) -> tuple[int, int]:
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:
-    tensor.data[...] = values  # in place: whoever holds the array sees the new values
-    return tensor
+    with no_grad():  # in place: whoever holds the tensor sees the new values
+        return tensor.copy_(values)
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import backend
 from ..arguments import positive_int
+from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
 from . import init
@@ -57,7 +58,7 @@ def embedding(
     """
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
-    idx = input.data if isinstance(input, Tensor) else xp.asarray(input)
+    idx = input._array if isinstance(input, Tensor) else xp.asarray(input)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
     n = weight.shape[0]
@@ -71,10 +72,11 @@ def embedding(
     if idx.size and (max_norm is not None or scale_grad):
         rows, at, counts = xp.unique(idx, return_inverse=True, return_counts=True)
     if max_norm is not None and idx.size:
-        w = weight.data[rows]
+        w = weight._array[rows]
         norms = xp.linalg.norm(w, ord=norm_type, axis=1)
         big = norms > max_norm
-        weight.data[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
+        with no_grad():  # PyTorch's renorm is in place too: a graph that saved weight sees it
+            weight[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
     out = weight[idx]  # (*, embedding_dim)
     if scale_grad and idx.size:
         scale = (1.0 / counts[at.reshape(idx.shape)]).astype(weight.dtype)[..., None]
@@ -205,7 +207,8 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            with no_grad():
+                self.weight[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
         return embedding(

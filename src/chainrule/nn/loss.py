@@ -41,7 +41,7 @@ def _weight_array(weight: Any, c: int, op: str) -> Any:
     """A per-class weight as an array of shape (C,), or None."""
     if weight is None:
         return None
-    w = weight.data if isinstance(weight, Tensor) else xp.asarray(weight)
+    w = weight._array if isinstance(weight, Tensor) else xp.asarray(weight)
     if w.shape != (c,):
         raise ValueError(f"{op}: expected weight of shape ({c},) (one per class); got {w.shape}")
     return w
@@ -86,10 +86,10 @@ def binary_cross_entropy(
     """-w (t log p + (1 - t) log(1 - p)) for probabilities p, each log clamped at -100."""
     _check_reduction(reduction, "binary_cross_entropy")
     p, t = _same_shape(input, target, "binary_cross_entropy")
-    if p.data.size and not (p.data.min() >= 0 and p.data.max() <= 1):
+    if p._array.size and not (p._array.min() >= 0 and p._array.max() <= 1):
         raise ValueError(
             "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
-            f"{p.data.min()} to {p.data.max()}; for logits use binary_cross_entropy_with_logits"
+            f"{p._array.min()} to {p._array.max()}; for logits use binary_cross_entropy_with_logits"
         )
     loss = elementwise.BinaryCrossEntropy.apply(p, t)
     if weight is not None:
@@ -130,7 +130,7 @@ def _class_targets(
     with ignored entries set to class 0, the ignored mask (None when none is ignored), the
     per-element weights (0 where ignored; None when all are 1) and the per-class weight
     array (or None)."""
-    t = target.data if isinstance(target, Tensor) else xp.asarray(target)
+    t = target._array if isinstance(target, Tensor) else xp.asarray(target)
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
     expected = input.shape[:class_dim] + input.shape[class_dim + 1 :]
@@ -270,7 +270,7 @@ def _soft_cross_entropy(
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(*) class indices -> (*, num_classes) int64 with a 1 at each index; num_classes=-1
     means one more than the largest index."""
-    idx = tensor.data if isinstance(tensor, Tensor) else xp.asarray(tensor)
+    idx = tensor._array if isinstance(tensor, Tensor) else xp.asarray(tensor)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers; got dtype {idx.dtype}")
     if num_classes == -1:

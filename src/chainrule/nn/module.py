@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import backend
+from ..autograd.function import counter
+from ..autograd.mode import no_grad
 from ..tensor import Tensor
 
 xp = backend.xp
@@ -25,10 +27,11 @@ class Parameter(Tensor):
         if data is None:
             arr = xp.empty(0, dtype=backend.default_float)
         elif isinstance(data, Tensor):
-            arr = data.data
+            arr = data._array
+            self._vc = counter(data)  # one array, one version counter
         else:
             arr = backend.to_array(data)
-        self.data = arr
+        self._array = arr
         self.grad = None
         self.grad_fn = None
         self.requires_grad = False
@@ -259,7 +262,7 @@ class Module:
                 p.grad = None
             elif p.grad is not None:
                 # a fresh array: a gradient array may be shared with another tensor's grad
-                p.grad = Tensor._make(xp.zeros_like(p.data))
+                p.grad = Tensor._make(xp.zeros_like(p._array))
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call fn on every module below self, children before their parent (as PyTorch),
@@ -294,9 +297,9 @@ class Module:
             raise TypeError(f"to: only floating-point dtypes are allowed; got {dtype}")
         for t in [*self.parameters(), *self.buffers()]:
             if backend.is_floating(t.dtype):
-                t.data = t.data.astype(dtype)
+                t._array = t._array.astype(dtype)
                 if t.grad is not None:
-                    t.grad = Tensor._make(t.grad.data.astype(dtype))
+                    t.grad = Tensor._make(t.grad._array.astype(dtype))
         return self
 
     def float(self) -> Module:
@@ -326,7 +329,7 @@ class Module:
             if key not in state_dict:
                 continue
             v = state_dict[key]
-            arr = v.data if isinstance(v, Tensor) else xp.asarray(v)
+            arr = v._array if isinstance(v, Tensor) else xp.asarray(v)
             if arr.shape != target.shape:
                 mismatched.append(
                     f"size mismatch for {key}: copying a param with shape {arr.shape}, the "
@@ -346,7 +349,8 @@ class Module:
             )
         for key, arr in values.items():
             target = own[key]
-            target.data[...] = arr.astype(target.dtype, copy=False)  # into the same array
+            with no_grad():
+                target.copy_(arr)  # into the same tensor, which its holders see
         return IncompatibleKeys(missing, unexpected)
 
     # -- repr ------------------------------------------------------------------------------

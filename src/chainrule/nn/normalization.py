@@ -15,7 +15,7 @@ xp = backend.xp
 
 
 def _array(t: Any) -> Any:
-    return t.data if isinstance(t, Tensor) else xp.asarray(t)
+    return t._array if isinstance(t, Tensor) else xp.asarray(t)
 
 
 def layer_norm(
@@ -96,11 +96,11 @@ def batch_norm(
         if running_mean is not None:
             rm = _array(running_mean)
             rm *= 1.0 - momentum
-            rm += momentum * mean.data.reshape(c)
+            rm += momentum * mean._array.reshape(c)
         if running_var is not None:
             rv = _array(running_var)
             rv *= 1.0 - momentum
-            rv += (momentum * n / (n - 1)) * var.data.reshape(c)  # the unbiased variance
+            rv += (momentum * n / (n - 1)) * var._array.reshape(c)  # the unbiased variance
     else:
         if running_mean is None or running_var is None:
             raise ValueError(
@@ -197,9 +197,9 @@ class _BatchNorm(Module):
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
-            self.running_mean.data[...] = 0
-            self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean._array[...] = 0
+            self.running_var._array[...] = 1
+            self.num_batches_tracked._array[...] = 0
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
@@ -214,9 +214,9 @@ class _BatchNorm(Module):
             )
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data += 1
+            self.num_batches_tracked._array += 1
             if self.momentum is None:  # a cumulative moving average
-                factor = 1.0 / int(self.num_batches_tracked.data)
+                factor = 1.0 / int(self.num_batches_tracked._array)
         batch_stats = self.training or not self.track_running_stats
         return batch_norm(
             input,

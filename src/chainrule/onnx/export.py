@@ -62,10 +62,10 @@ def export(
     state = model.state_dict(keep_vars=True) if hasattr(model, "state_dict") else {}
     params: dict[int, tuple[str, Any]] = {}
     for key, t in state.items():
-        params.setdefault(id(t.data), (key, t.data))  # a tied weight keeps its first name
+        params.setdefault(id(t._array), (key, t._array))  # a tied weight keeps its first name
     g = _Graph(onnx, opset, params)
     for name, t in zip(in_names, inputs, strict=True):
-        g.bind(t.data, name)
+        g.bind(t._array, name)
     for i, step in enumerate(steps):
         g.step = i
         convert = CONVERTERS.get(step.op)
@@ -75,7 +75,7 @@ def export(
                 f"onnx.export: op {step.op} has no ONNX mapping; got it applied to input "
                 f"shapes {shapes}; supported: {', '.join(sorted(CONVERTERS))}"
             )
-        g.bind(step.out.data, convert(g, step), step)
+        g.bind(step.out._array, convert(g, step), step)
     _check_again(g, steps, model, _varied(inputs, [dims.get(n, {}) for n in in_names]))
 
     helper = onnx.helper
@@ -86,7 +86,7 @@ def export(
     def info(name: str, t: Tensor) -> Any:
         free = dims.get(name, {})
         shape = [free.get(i, n) for i, n in enumerate(t.shape)]
-        return helper.make_tensor_value_info(name, _onnx_type(onnx, t.data.dtype), shape)
+        return helper.make_tensor_value_info(name, _onnx_type(onnx, t._array.dtype), shape)
 
     graph = helper.make_graph(
         nodes,
@@ -157,7 +157,7 @@ def _varied(inputs: list[Tensor], free: list[dict[int, Any]]) -> list[Tensor]:
     rng = xp.random.default_rng(0)
     out = []
     for t, axes in zip(inputs, free, strict=True):
-        x = rng.permutation(t.data.reshape(-1)).reshape(t.shape)
+        x = rng.permutation(t._array.reshape(-1)).reshape(t.shape)
         for axis in axes:
             x = xp.concatenate([x, x], axis=axis)
         out.append(Tensor._make(x))
@@ -243,16 +243,16 @@ class _Graph:
 
     def ignore(self, x: Any) -> None:
         """A mapping left x out of the graph: it may change with the inputs."""
-        self.exempt.add(id(x.data if isinstance(x, Tensor) else x))
+        self.exempt.add(id(x._array if isinstance(x, Tensor) else x))
 
     def known(self, x: Any) -> bool:
-        array = x.data if isinstance(x, Tensor) else x
+        array = x._array if isinstance(x, Tensor) else x
         return id(array) in self.names or id(array) in self.params
 
     def value(self, x: Any, dtype: Any = None) -> str:
         """The name of x (a Tensor, an array or a number), cast to dtype when given: an
         earlier value, a parameter or buffer (named by its key), or a new constant."""
-        array = x.data if isinstance(x, Tensor) else x
+        array = x._array if isinstance(x, Tensor) else x
         name = self.names.get(id(array))
         if name is None and id(array) in self.params:
             key, param = self.params[id(array)]
@@ -310,10 +310,10 @@ def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor])
         for where, x in _items(step):
             y = theirs.get(where, ...)
             if isinstance(x, (Tensor, backend.xp.ndarray)):
-                array = x.data if isinstance(x, Tensor) else x
+                array = x._array if isinstance(x, Tensor) else x
                 if g.known(array) or id(array) in g.exempt:
                     continue
-                y = y.data if isinstance(y, Tensor) else y
+                y = y._array if isinstance(y, Tensor) else y
                 same = isinstance(y, backend.xp.ndarray) and backend.xp.array_equal(array, y)
             else:
                 same = where[0] == "shape" or _equal(x, y)
@@ -326,7 +326,7 @@ def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor])
         if i in g.reshapes:
             spec, src = g.reshapes[i], other.inputs[0].shape
             if step.op == "Reshape":
-                made = _resolve(spec, src, other.out.data.size)
+                made = _resolve(spec, src, other.out._array.size)
             else:
                 made = tuple(backend.xp.broadcast_shapes(tuple(spec), src))
             if made != other.out.shape:
@@ -370,7 +370,7 @@ def converts(*ops: str) -> Callable[[Converter], Converter]:
 
 
 def _dtype(step: Step) -> Any:
-    return step.out.data.dtype
+    return step.out._array.dtype
 
 
 _SAME_NAME = ("Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Sqrt", "Sin", "Cos")
@@ -440,8 +440,8 @@ def _leaky_slope(g: _Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
     if made is None or made.op != "Mul" or made.inputs[0] is not x:
         return None
     slope = made.inputs[1]
-    cond = cond.data if isinstance(cond, Tensor) else cond
-    if not isinstance(slope, (int, float)) or not backend.xp.array_equal(cond, x.data > 0):
+    cond = cond._array if isinstance(cond, Tensor) else cond
+    if not isinstance(slope, (int, float)) or not backend.xp.array_equal(cond, x._array > 0):
         return None
     return float(slope)
 

@@ -105,6 +105,7 @@ class Conv2d(Function):
         "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
         "summed over n, i, j"
     )
+    saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, x, weight, bias, *, stride, padding, dilation, groups):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)

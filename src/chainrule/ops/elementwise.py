@@ -17,6 +17,7 @@ class Add(Function):
     """out = a + b"""
 
     rule = "grad_a = grad, grad_b = grad"
+    saves_inputs = False
 
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
@@ -29,6 +30,7 @@ class Sub(Function):
     """out = a - b  (a primitive rather than a + (-b): one node, not two, on a hot path)"""
 
     rule = "grad_a = grad, grad_b = -grad"
+    saves_inputs = False
 
     def forward(self, a, b):
         return a - b
@@ -43,6 +45,7 @@ class Mul(Function):
     """out = a * b"""
 
     rule = "grad_a = grad * b, grad_b = grad * a"
+    saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, a, b):
         return a * b
@@ -62,6 +65,7 @@ class Div(Function):
     """out = a / b"""
 
     rule = "grad_a = grad / b, grad_b = -grad * out / b  (= -grad * a / b**2)"
+    saves_out = True
 
     def forward(self, a, b):
         return a / b
@@ -81,6 +85,7 @@ class Neg(Function):
     """out = -a"""
 
     rule = "grad_a = -grad"
+    saves_inputs = False
 
     def forward(self, a):
         return -a
@@ -103,6 +108,7 @@ class Pow(Function):
     """
 
     rule = "grad_a = grad * b * a**(b-1), grad_b = grad * out * log(a)"
+    saves_out = True
 
     def forward(self, a, b):
         rsqrt = isinstance(b, float) and b == -0.5 and isinstance(a, xp.ndarray)
@@ -120,17 +126,17 @@ class Pow(Function):
                 ga = grad * b * a ** (b - 1) if b != 0 else grad * 0.0
             else:
                 # At a == 0 == b, b * a**(b-1) is 0 * inf: raise 1 there instead, giving 0.
-                ga = grad * b * Where.apply((a.data == 0) & (b.data == 0), 1.0, a) ** (b - 1)
+                ga = grad * b * Where.apply((a._array == 0) & (b._array == 0), 1.0, a) ** (b - 1)
         if need_b:
             # flat: where a == 0 and b >= 0, whose gradient is 0 (out is finite there)
             if isinstance(a, (int, float)):  # a number base (2 ** x): log(a) is a number
                 log_a = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
-                flat = b.data >= 0 if a == 0 else None
+                flat = b._array >= 0 if a == 0 else None
                 if flat is not None:  # 1 where flat, so out * log_a is 0 * 1 there, not NaN
                     log_a = xp.where(flat, 1.0, log_a).astype(out.dtype)
             else:
-                zero = a.data == 0
-                flat = zero & (b.data >= 0) if zero.any() else None
+                zero = a._array == 0
+                flat = zero & (b._array >= 0) if zero.any() else None
                 if flat is None:
                     log_a = a.log()
                 else:  # log(a) without NumPy's warning: -inf at 0, except 0 where flat
@@ -144,6 +150,8 @@ class Exp(Function):
     """out = exp(a)"""
 
     rule = "grad_a = grad * out"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a):
         return xp.exp(a)
@@ -166,13 +174,15 @@ class Log(Function):
         return (grad / self.inputs[0],)
 
     def backward_arrays(self, grad, out):
-        return (grad / self.inputs[0].data,)
+        return (grad / self.inputs[0]._array,)
 
 
 class Sqrt(Function):
     """out = sqrt(a)"""
 
     rule = "grad_a = grad / (2 * out)"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a):
         return xp.sqrt(a)
@@ -211,6 +221,8 @@ class Tanh(Function):
     """out = tanh(a)"""
 
     rule = "grad_a = grad * (1 - out**2)"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a):
         return xp.tanh(a)
@@ -225,6 +237,8 @@ class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)), computed without overflow"""
 
     rule = "grad_a = grad * out * (1 - out)"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a):
         # exp of a non-positive number only: exp(-|a|) never overflows.
@@ -241,6 +255,8 @@ class Relu(Function):
     """out = max(a, 0)  (relu'(0) = 0; where a is NaN the gradient passes, as PyTorch's)"""
 
     rule = "grad_a = grad where out != 0 (a > 0, or NaN), else 0"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a):
         return xp.maximum(a, 0)
@@ -248,7 +264,7 @@ class Relu(Function):
     def backward(self, grad, out):
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
         # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
-        return (Where.apply(out.data != 0, grad, 0.0),)
+        return (Where.apply(out._array != 0, grad, 0.0),)
 
     def backward_arrays(self, grad, out):
         return (masked(grad, out != 0),)
@@ -291,7 +307,7 @@ class Clamp(Function):
 
     def inside(self):
         """Where lo <= a <= hi: a constant mask."""
-        a = self.inputs[0].data
+        a = self.inputs[0]._array
         mask = xp.ones(a.shape, dtype=bool)
         if self.lo is not None:
             mask &= a >= self.lo
@@ -377,6 +393,7 @@ class Cast(Function):
     """out = a converted to dtype (a copy)"""
 
     rule = "grad_a = grad cast back to a's dtype"
+    saves_inputs = False
 
     def forward(self, a, dtype):
         return a.astype(dtype, copy=True)

@@ -15,6 +15,7 @@ class MatMul(Function):
     """
 
     rule = "grad_a = grad @ b.T, grad_b = a.T @ grad"
+    saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, a, b):
         return xp.matmul(a, b)
@@ -90,6 +91,7 @@ class Einsum(Function):
     it by expand)"""
 
     rule = "grad_i = einsum of grad with the other operands, onto operand i's letters"
+    saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, *arrays, equation):
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
@@ -135,6 +137,7 @@ class Linear(Function):
     """
 
     rule = "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows"
+    saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 2 and weight.shape[0] > x.shape[0]:  # see the class docstring
@@ -153,10 +156,10 @@ class Linear(Function):
         the interpreter's own data out of cache."""
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
-        xd = x.data
+        xd = x._array
         column_major = xd.ndim == 2 and not xd.flags.c_contiguous
         if isinstance(grad, xp.ndarray):
-            x, weight = xd, weight.data
+            x, weight = xd, weight._array
         g2, x2 = grad, x  # as matrices: .T is the transpose, Tensor or array
         if xd.ndim != 2:
             n_out, n_in = weight.shape

@@ -15,6 +15,8 @@ class Reshape(Function):
     """out = a viewed with a new shape;  grad_a = g reshaped back."""
 
     rule = "grad_a = grad reshaped to a's shape"
+    saves_inputs = False
+    view = True
 
     def forward(self, a, shape):
         return a.reshape(shape)
@@ -27,6 +29,8 @@ class Permute(Function):
     """out = a with its dims reordered;  grad_a = g permuted by the inverse order."""
 
     rule = "grad_a = grad permuted back by the inverse order"
+    saves_inputs = False
+    view = True
 
     def forward(self, a, dims):
         self.dims = dims
@@ -42,6 +46,8 @@ class Expand(Function):
     sums back over the broadcast dims."""
 
     rule = "grad_a = grad (the engine sums it over the expanded dims)"
+    saves_inputs = False
+    view = True
 
     def forward(self, a, shape):
         return xp.broadcast_to(a, shape)
@@ -58,6 +64,8 @@ class GetItem(Function):
     """out = a[index];  grad_a = zeros like a with g added at index (repeats accumulate)."""
 
     rule = "grad_a = zeros like a, with grad added at index"
+    saves_inputs = False
+    view = True
 
     def forward(self, a, index):
         self.index = index
@@ -75,6 +83,7 @@ class IndexAdd(Function):
     """
 
     rule = "grad_g = grad[index]"
+    saves_inputs = False
 
     def forward(self, g, shape, index):
         self.index = index
@@ -89,10 +98,34 @@ class IndexAdd(Function):
         return (grad[self.index],)
 
 
+class IndexPut(Function):
+    """out = a with v written at index (t[index] = v, recorded);  grad_a = g with zeros at
+    index;  grad_v = g[index] (which the engine sums back to v's shape).
+
+    What an assignment into a tensor records when the tensor or the value is part of a
+    graph (PyTorch's CopySlices). With repeated indices the last write wins, as NumPy's.
+    """
+
+    rule = "grad_a = grad with zeros at index; grad_v = grad[index]"
+    saves_inputs = False
+
+    def forward(self, a, v, index):
+        self.index = index
+        out = a.copy()
+        out[index] = v
+        return out
+
+    def backward(self, grad, out):
+        ga = IndexPut.apply(grad, 0.0, index=self.index) if self.needs_input_grad[0] else None
+        gv = GetItem.apply(grad, index=self.index) if self.needs_input_grad[1] else None
+        return ga, gv
+
+
 class Cat(Function):
     """out = the inputs joined along dim;  grad_i = the slice of g that input i filled."""
 
     rule = "grad_i = the slice of grad that input i filled"
+    saves_inputs = False
 
     def forward(self, *arrays, dim):
         self.dim = dim
@@ -114,6 +147,7 @@ class Pad(Function):
     """
 
     rule = "grad_a = grad with the padding cut off"
+    saves_inputs = False
 
     def forward(self, a, widths, value=0.0):
         self.widths = widths

@@ -69,6 +69,7 @@ class Sum(Function):
     """out = sum of a over dims"""
 
     rule = "grad_a = grad expanded back to a's shape"
+    saves_inputs = False
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
@@ -84,6 +85,7 @@ class Mean(Function):
     """out = mean of a over dims"""
 
     rule = "grad_a = grad / n expanded back to a's shape (n = number of values averaged)"
+    saves_inputs = False
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
@@ -131,14 +133,14 @@ class Var(Function):
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, None),)
 
     def backward_arrays(self, grad, out):
-        x = self.inputs[0].data
+        x = self.inputs[0]._array
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, self.mean),)
 
     def _grad(self, g, a, mean):
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
         forward computed; for Tensors it is a Tensor op on a, since it depends on it."""
         if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
-            at_mean = self.inputs[0].data == self.mean
+            at_mean = self.inputs[0]._array == self.mean
             return g * xp.where(at_mean, xp.nan, xp.inf).astype(a.dtype)
         if mean is None:
             mean = a.mean(dim=self.dims, keepdim=True)
@@ -166,6 +168,7 @@ class Amax(Function):
     PyTorch's."""
 
     rule = "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere"
+    saves_out = True
 
     reducer = staticmethod(xp.amax)
 
@@ -177,10 +180,10 @@ class Amax(Function):
         # The ties are found here, not in forward, which then costs nothing extra under
         # no_grad and saves no mask.
         x = self.inputs[0]
-        best = _keep(out, x.shape, self.dims, self.keepdim).data  # (.., 1, ..) at reduced dims
-        mask = x.data == best  # (x.shape) True at every extreme
+        best = _keep(out, x.shape, self.dims, self.keepdim)._array  # (.., 1, ..) at reduced dims
+        mask = x._array == best  # (x.shape) True at every extreme
         if self.nan_ties:
-            mask |= xp.isnan(x.data) & xp.isnan(best)
+            mask |= xp.isnan(x._array) & xp.isnan(best)
         with xp.errstate(invalid="ignore"):  # 0/0 where out is NaN and no element equals it
             w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
         return (_keep(grad, x.shape, self.dims, self.keepdim) * w,)
@@ -198,6 +201,7 @@ class LogSumExp(Function):
     """out = log(sum(exp(a))) over dims, shifted by the max so it never overflows"""
 
     rule = "grad_a = grad * softmax(a) = grad * exp(a - out)"
+    saves_out = True
 
     def forward(self, a, dims=None, keepdim=False):
         self.dims, self.keepdim = dims, keepdim
@@ -218,6 +222,8 @@ class Softmax(Function):
     """out = exp(a - max) / sum(exp(a - max)) along dim"""
 
     rule = "grad_a = out * (grad - sum(grad * out, dim))"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a, dim):
         self.dim = dim
@@ -242,6 +248,8 @@ class LogSoftmax(Function):
     """out = a - logsumexp(a, dim);  a primitive for stability (logits of +-1000 are fine)"""
 
     rule = "grad_a = grad - exp(out) * sum(grad, dim)"
+    saves_inputs = False
+    saves_out = True
 
     def forward(self, a, dim):
         self.dim = dim
@@ -260,6 +268,7 @@ class Cumsum(Function):
     as PyTorch);  grad_a = the sums of g from the end: flip(cumsum(flip(g)))."""
 
     rule = "grad_a = grad summed from the end along dim: flip(cumsum(flip(grad)))"
+    saves_inputs = False
 
     def forward(self, a, dim):
         self.dim = dim
@@ -285,6 +294,7 @@ class Cumprod(Function):
         "grad_a = flip(cumsum(flip(grad * out))) / a; with a 0 along dim, "
         "grad_a[i] = sum over k >= i of grad[k] * prod(a[j] for j <= k, j != i)"
     )
+    saves_out = True
 
     def forward(self, a, dim):
         self.dim = dim
@@ -295,7 +305,7 @@ class Cumprod(Function):
         a, d = self.inputs[0], self.dim
         if a.ndim == 0:  # one element: its own product
             return (grad,)
-        if not (a.data == 0).any():
+        if not (a._array == 0).any():
             return ((grad * out).flip(d).cumsum(d).flip(d) / a,)
         x, g = a.transpose(d, -1), grad.transpose(d, -1)  # (..., n): dim d moved last
         n = x.shape[-1]
@@ -336,13 +346,13 @@ class NLLLoss(Function):
         return loss.sum() if reduction == "sum" else loss
 
     def backward(self, grad, out):
-        onehot = self._onehot(self.inputs[0].data, -1.0)
+        onehot = self._onehot(self.inputs[0]._array, -1.0)
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
         return grad * onehot, None, None
 
     def backward_arrays(self, grad, out):
-        onehot = self._onehot(self.inputs[0].data, -1.0)
+        onehot = self._onehot(self.inputs[0]._array, -1.0)
         if self.reduction == "none":
             grad = xp.expand_dims(grad, self.class_dim)  # (N, 1, d1, ...)
         onehot *= grad  # onehot is ours: scaled in place, no second array

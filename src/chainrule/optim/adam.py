@@ -76,7 +76,7 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p))
         state["step"] += 1
         t = state["step"]
-        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
 
         if group["maximize"]:
             grad = -grad
@@ -92,7 +92,7 @@ class Adam(Optimizer):
         v *= beta2
         v += tmp
         if group["amsgrad"]:
-            v = xp.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
+            v = xp.maximum(state["max_exp_avg_sq"]._array, v, out=state["max_exp_avg_sq"]._array)
         denom = xp.sqrt(v, out=tmp)
         denom /= math.sqrt(1 - beta2**t)
         denom += eps

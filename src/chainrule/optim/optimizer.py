@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import backend
 from ..autograd import enable_grad
+from ..autograd.function import bump
 from ..tensor import Tensor
 
 xp = backend.xp
@@ -46,7 +47,8 @@ class Optimizer:
     ``params`` is an iterable of Tensors, or of dicts each holding ``"params"`` and the
     options that group overrides (the rest come from ``defaults``). ``param_groups`` is the
     resulting list of dicts; ``state[p]`` is the dict of buffers kept for parameter ``p``.
-    Updates act on ``p.data`` in place with NumPy, so they record no graph in any grad mode.
+    Updates act on the parameter's array in place with NumPy, so they record no graph in any
+    grad mode, and bump its version: a graph that saved the old values refuses to backward.
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
@@ -127,7 +129,7 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is not None:
                     # A new array, not a fill: a grad may be a read-only broadcast view.
-                    p.grad = None if set_to_none else Tensor._make(xp.zeros_like(p.data))
+                    p.grad = None if set_to_none else Tensor._make(xp.zeros_like(p._array))
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
@@ -139,16 +141,17 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if p.grad.data.shape != p.data.shape:
+                if p.grad._array.shape != p._array.shape:
                     raise ValueError(
                         f"{type(self).__name__}.step: a gradient's shape differs from its "
                         f"parameter's; got shapes {p.grad.shape} and {p.shape}"
                     )
-                self._update(p, p.data, p.grad.data, group)
+                self._update(p, p._array, p.grad._array, group)
+                bump(p)
         return loss
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
-        """Update the array ``p`` (param.data) in place from ``grad``; never write to grad."""
+        """Update the array ``p`` (param._array) in place from ``grad``; never write to grad."""
         raise NotImplementedError
 
     # -- checkpoints -----------------------------------------------------------------------
@@ -165,7 +168,7 @@ class Optimizer:
             groups.append(packed)
         params = [p for group in self.param_groups for p in group["params"]]
         state = {
-            i: {k: Tensor._make(v.data.copy()) if isinstance(v, Tensor) else v
+            i: {k: Tensor._make(v._array.copy()) if isinstance(v, Tensor) else v
                 for k, v in self.state[p].items()}
             for i, p in enumerate(params)
             if p in self.state
@@ -222,7 +225,7 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
     if key == "step":
         return int(value)
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._array
     if not isinstance(value, xp.ndarray):
         return value
     if value.shape != p.shape:

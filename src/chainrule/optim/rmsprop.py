@@ -68,13 +68,13 @@ class RMSprop(Optimizer):
             grad = -grad
         if group["weight_decay"]:
             grad = p * group["weight_decay"] + grad
-        square_avg = state["square_avg"].data
+        square_avg = state["square_avg"]._array
         tmp = grad * grad  # the one scratch array of this step
         tmp *= 1 - alpha
         square_avg *= alpha
         square_avg += tmp
         if group["centered"]:
-            grad_avg = state["grad_avg"].data
+            grad_avg = state["grad_avg"]._array
             xp.subtract(grad, grad_avg, out=tmp)
             tmp *= 1 - alpha
             grad_avg += tmp  # a ← a + (1 - α)(g - a), the same as α a + (1 - α) g
@@ -86,7 +86,7 @@ class RMSprop(Optimizer):
         rms += group["eps"]
         step = xp.divide(grad, rms, out=tmp)
         if momentum > 0:
-            buf = state["momentum_buffer"].data
+            buf = state["momentum_buffer"]._array
             buf *= momentum
             buf += step
             step = xp.multiply(buf, lr, out=tmp)

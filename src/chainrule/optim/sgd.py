@@ -71,13 +71,13 @@ class SGD(Optimizer):
             if buf is None:
                 buf = state["momentum_buffer"] = Tensor._make(d.copy())
             else:
-                buf.data *= momentum
-                buf.data += d if not group["dampening"] else (1 - group["dampening"]) * d
+                buf._array *= momentum
+                buf._array += d if not group["dampening"] else (1 - group["dampening"]) * d
             if group["nesterov"]:
-                d = d + momentum * buf.data
+                d = d + momentum * buf._array
                 owned = True
             else:
-                d, owned = buf.data, False
+                d, owned = buf._array, False
         if owned:
             d *= lr
             p -= d
