@@ -4,6 +4,8 @@ the checks of arguments and shapes."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -116,16 +118,8 @@ def test_layer_matches_torch(mode, config, dtype, fast):
         states = [rng.standard_normal(state_shape).astype(dtype)]
         if mode == "LSTM":
             states.append(rng.standard_normal(state_shape).astype(dtype))
-    with fastpath.disabled() if not fast else _nothing():
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
         check_against_torch(ours, theirs, [x, *states], dtype, rng)
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 @pytest.mark.parametrize("batched", [True, False])
@@ -241,7 +235,7 @@ def test_layer_gradients_match_finite_differences(mode, fast):
     def run(x, h0, *weights):  # the weights are the layer's own, perturbed in place
         return flat(layer(x, hx))
 
-    with fastpath.disabled() if not fast else _nothing():
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
         assert cr.testing.gradcheck(run, [x, h0, params[1], params[3], params[-4]])
 
 
@@ -283,7 +277,7 @@ def test_primitive_rule_in_tensor_ops_matches_its_rule_on_arrays(mode, reverse):
     upstream = None
     results = []
     for fast in (True, False):
-        with fastpath.disabled() if not fast else _nothing():
+        with fastpath.disabled() if not fast else contextlib.nullcontext():
             out = op.apply(x, *state, *weights, reverse=reverse, **options)
             if upstream is None:
                 upstream = cr.randn(*out.shape, dtype=cr.float64)
@@ -330,6 +324,10 @@ def test_input_and_state_shapes_are_checked():
         cr.nn.GRUCell(3, 4)(cr.zeros(2, 4))
     with pytest.raises(ValueError, match=r"RNNCell: expected hx of shape \(2, 4\); got \(4,\)"):
         cr.nn.RNNCell(3, 4)(cr.zeros(2, 3), cr.zeros(4))
+    with pytest.raises(ValueError, match=r"RNN: expected a sequence of at least one step; got "
+                       r"input of shape \(2, 0, 3\)"):  # fmt: skip
+        cr.nn.RNN(3, 4, batch_first=True)(cr.zeros(2, 0, 3))
+    assert cr.nn.GRU(3, 4)(cr.zeros(5, 0, 3))[0].shape == (5, 0, 4)  # an empty batch
     with pytest.raises(TypeError, match="GRU: input and parameters must have one dtype; got "
                        "input float64 and parameters float32"):  # fmt: skip
         cr.nn.GRU(3, 4)(cr.zeros(5, 2, 3, dtype=cr.float64))
@@ -352,3 +350,8 @@ def test_constructor_values_are_checked():
         cr.nn.LSTMCell(-1, 4)
     with pytest.raises(ValueError, match="RNNCell: nonlinearity must be"):
         cr.nn.RNNCell(3, 4, nonlinearity="gelu")
+    with pytest.raises(
+        ValueError, match="GRUCell: chainrule computes on the CPU; got device 'cuda'"
+    ):
+        cr.nn.GRUCell(3, 4, device="cuda")
+    assert cr.nn.LSTM(3, 4, device="cpu").weight_ih_l0.shape == (16, 3)

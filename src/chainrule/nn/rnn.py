@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from .. import backend
-from ..arguments import positive_int
+from ..arguments import cpu_device, positive_int
 from ..autograd import fastpath
 from ..functions import cat, stack, zeros
 from ..ops import linalg
@@ -109,8 +109,7 @@ def run_direction(
 
 
 def _dtype(dtype: Any, device: Any, layer: str) -> Any:
-    if device is not None and str(device).split(":")[0] != "cpu":
-        raise ValueError(f"{layer}: chainrule computes on the CPU; got device {str(device)!r}")
+    cpu_device(device, layer)
     return backend.as_dtype(dtype) or backend.default_float
 
 
@@ -234,6 +233,10 @@ class RNNBase(Module):
             raise ValueError(
                 f"{layer}: expected input with last dim {self.input_size} (input_size); got "
                 f"shape {x.shape}"
+            )
+        if x.shape[1 if x.ndim == 3 and self.batch_first else 0] == 0:
+            raise ValueError(
+                f"{layer}: expected a sequence of at least one step; got input of shape {x.shape}"
             )
         _check_dtype(x, self._weights(0, 0)[0], layer)
         batched = x.ndim == 3

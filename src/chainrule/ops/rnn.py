@@ -9,10 +9,11 @@ and b_hh (G * H,) or None, with G gates (1, 4, 3). A layer with ``reverse`` runs
 last step to the first; its output stays in time order, so its final state is at step 0.
 
 A primitive rather than the cell's step in Tensor ops, time after time, for a measured speed
-and memory win (docs/performance.md has the figures): one node per layer instead of about a
-dozen per step, the input's share of the gates for every step in one product before the
-loop, the weights' gradients in one product each after it, and only the gate activations
-kept between the passes.
+win: one node per layer instead of about a dozen per step, the input's share of the gates
+for every step in one product before the loop, the weights' gradients in one product each
+after it, and only the gate activations kept between the passes. Forward and backward of a
+2-layer float32 LSTM (256 -> 256, 64 steps, batch 32), one thread: 350 ms against 1,280 ms
+as the cell's steps (medians of interleaved runs, on a loaded 2-core Xeon).
 
 Each ``backward`` is the rule in Tensor ops, so recorded backward passes (create_graph)
 differentiate it: the activations are the saved ones, or, when the backward pass is itself
@@ -42,10 +43,17 @@ def _steps(length: int, reverse: bool) -> range:
 def _input_part(x: Any, w_ih: Any, bias: Any) -> Any:
     """x @ W_ih^T + bias for every step at once, in a fresh array: (L, N, I) -> (L, N, G*H)."""
     L, N, I = x.shape
-    xw = xp.matmul(x.reshape(L * N, I), w_ih.T).reshape(L, N, -1)
+    xw = xp.matmul(x.reshape(L * N, I), w_ih.T).reshape(L, N, len(w_ih))
     if bias is not None:
         xw += bias
     return xw
+
+
+def _recurrent(w_hh: Any, n: int) -> tuple[Any, Any]:
+    """W_hh^T as a row-major copy and a buffer for h @ W_hh^T, (n, G*H): OpenBLAS runs the
+    small product of each step on them in 0.6-0.7x the time it takes on the transposed view
+    (a float32 step of (32, 256) @ (256, 1024))."""
+    return xp.ascontiguousarray(w_hh.T), xp.empty((n, w_hh.shape[0]), w_hh.dtype)
 
 
 def _bias(b_ih: Any, b_hh: Any) -> Any:
@@ -129,10 +137,11 @@ class RNNLayer(Function):
     def forward(self, x, h0, w_ih, w_hh, b_ih=None, b_hh=None, *, reverse, relu):
         self.reverse, self.relu = reverse, relu
         out = _input_part(x, w_ih, _bias(b_ih, b_hh))  # each step's pre-activation, then h
+        w_hh_t, hw = _recurrent(w_hh, len(h0))
         h = h0
         for t in _steps(len(x), reverse):
             a = out[t]  # (N, H)
-            a += xp.matmul(h, w_hh.T)
+            a += xp.matmul(h, w_hh_t, out=hw)
             if relu:
                 xp.maximum(a, 0, out=a)
             else:
@@ -198,11 +207,12 @@ class LSTMLayer(Function):
         gates = _input_part(x, w_ih, _bias(b_ih, b_hh))  # (L, N, 4H), then activations
         out = xp.empty((L + 1, N, H), dtype=gates.dtype)
         cs, tanh_cs = xp.empty((L, N, H), gates.dtype), xp.empty((L, N, H), gates.dtype)
+        w_hh_t, hw = _recurrent(w_hh, N)
         h, c = h0, c0
         with xp.errstate(over="ignore"):  # exp(-a) -> inf in the sigmoid: 0, as it should
             for t in _steps(L, reverse):
                 a = gates[t]  # (N, 4H): i, f, g, o
-                a += xp.matmul(h, w_hh.T)
+                a += xp.matmul(h, w_hh_t, out=hw)
                 _sigmoid_(a[:, : 2 * H])
                 xp.tanh(a[:, 2 * H : 3 * H], out=a[:, 2 * H : 3 * H])
                 _sigmoid_(a[:, 3 * H :])
@@ -313,10 +323,11 @@ class GRULayer(Function):
         gates = _input_part(x, w_ih, b_ih)  # (L, N, 3H): r, z, n, then their activations
         hn = xp.empty((L, N, H), gates.dtype)
         out = xp.empty((L, N, H), gates.dtype)
+        w_hh_t, hw = _recurrent(w_hh, N)
         h = h0
         with xp.errstate(over="ignore"):  # exp(-a) -> inf in the sigmoid: 0, as it should
             for t in _steps(L, reverse):
-                hw = xp.matmul(h, w_hh.T)  # (N, 3H)
+                xp.matmul(h, w_hh_t, out=hw)  # (N, 3H)
                 if b_hh is not None:
                     hw += b_hh
                 a = gates[t]
