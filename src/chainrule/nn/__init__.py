@@ -12,6 +12,13 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module, Parameter
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "functional",
@@ -48,6 +55,11 @@ __all__ = [
     "MaxPool2d",
     "AvgPool2d",
     "AdaptiveAvgPool2d",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
     "MultiheadAttention",
     "RNN",
     "LSTM",
