@@ -154,6 +154,8 @@ def test_parameters_have_torch_names_shapes_and_init_range(mode):
         assert p.dtype == np.float32 and p.requires_grad
         assert np.abs(p.numpy()).max() <= 0.25  # 1 / sqrt(16)
     assert repr(ours) == repr(theirs)
+    ours.flatten_parameters()  # what a ported script calls; nothing to do on the CPU
+    assert [p.shape for p in ours.parameters()] == [tuple(p.shape) for p in theirs.parameters()]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -259,8 +261,9 @@ def test_second_order_gradients(mode):
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("mode", MODES)
-def test_primitive_rule_in_tensor_ops_matches_its_rule_on_arrays(mode, reverse):
+@pytest.mark.parametrize("mode, relu", [("RNN", False), ("RNN", True), ("LSTM", False),
+                                        ("GRU", False)])  # fmt: skip
+def test_primitive_rule_in_tensor_ops_matches_its_rule_on_arrays(mode, relu, reverse):
     """A layer's primitive: its backward (Tensor ops, on the saved activations) and its
     backward_arrays give one gradient; and its output is the cell's step run time after
     time."""
@@ -272,7 +275,7 @@ def test_primitive_rule_in_tensor_ops_matches_its_rule_on_arrays(mode, reverse):
     names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
     weights = [getattr(layer, n, None) for n in names]  # no biases without bias
     op = {"RNN": rnn_ops.RNNLayer, "LSTM": rnn_ops.LSTMLayer, "GRU": rnn_ops.GRULayer}[mode]
-    options = {"relu": False} if mode == "RNN" else {}
+    options = {"relu": relu} if mode == "RNN" else {}
     leaves = [x, *state, *[w for w in weights if w is not None]]
     upstream = None
     results = []
@@ -285,7 +288,7 @@ def test_primitive_rule_in_tensor_ops_matches_its_rule_on_arrays(mode, reverse):
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-14)
     with fastpath.disabled():
-        composite, final = rnn.run_direction(mode, x, state, weights, reverse, False)
+        composite, final = rnn.run_direction(mode, x, state, weights, reverse, relu)
     L = x.shape[0]
     np.testing.assert_allclose(results[0][0][:L], composite.numpy(), rtol=1e-12)
     if mode == "LSTM":
@@ -328,6 +331,9 @@ def test_input_and_state_shapes_are_checked():
                        r"input of shape \(2, 0, 3\)"):  # fmt: skip
         cr.nn.RNN(3, 4, batch_first=True)(cr.zeros(2, 0, 3))
     assert cr.nn.GRU(3, 4)(cr.zeros(5, 0, 3))[0].shape == (5, 0, 4)  # an empty batch
+    with pytest.raises(TypeError, match="LSTMCell: hx\\[1\\] \\(c\\) and input must have one "
+                       "dtype; got float64 and float32"):  # fmt: skip
+        cr.nn.LSTMCell(3, 4)(cr.zeros(3), (cr.zeros(4), cr.zeros(4, dtype=cr.float64)))
     with pytest.raises(TypeError, match="GRU: input and parameters must have one dtype; got "
                        "input float64 and parameters float32"):  # fmt: skip
         cr.nn.GRU(3, 4)(cr.zeros(5, 2, 3, dtype=cr.float64))

@@ -206,6 +206,10 @@ class RNNBase(Module):
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
 
+    def flatten_parameters(self) -> None:
+        """PyTorch packs the weights into one buffer for cuDNN here and does nothing on the
+        CPU, as here: each layer reads its parameters as they are."""
+
     def _weights(self, k: int, d: int) -> list[Any]:
         """weight_ih, weight_hh, bias_ih, bias_hh (None without bias) and, with a
         projection, weight_hr of layer k, direction d."""
@@ -292,6 +296,10 @@ class RNNBase(Module):
             want = (rows, n, size) if batched else (rows, size)
             if s.shape != want:
                 raise _shape_error(layer, name, want, s.shape)
+            if s.dtype != x.dtype:
+                raise TypeError(
+                    f"{layer}: {name} and input must have one dtype; got {s.dtype} and {x.dtype}"
+                )
             states.append(s if batched else s.unsqueeze(1))  # (rows, N, H)
         return states
 
@@ -452,6 +460,10 @@ class RNNCellBase(Module):
             s = as_tensor(s)
             if s.shape != want:
                 raise _shape_error(layer, name, want, s.shape)
+            if s.dtype != x.dtype:
+                raise TypeError(
+                    f"{layer}: {name} and input must have one dtype; got {s.dtype} and {x.dtype}"
+                )
             states.append(s if batched else s.unsqueeze(0))
         return x, states, batched
 
