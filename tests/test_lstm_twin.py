@@ -1,9 +1,10 @@
 """A word language model as PyTorch's examples write it (word_language_model: Embedding, a
 2-layer LSTM with dropout, a Linear decoder, log_softmax and NLLLoss, truncated
-backpropagation through time with repackage_hidden, clip_grad_norm_ and a hand-written SGD
-update), written once and run on torch and on chainrule from the same weights: the
-log-probabilities, the loss, the hidden state and every parameter's gradient agree over two
-truncated-BPTT steps, and so do the weights after each update."""
+backpropagation through time with repackage_hidden, clip_grad_norm_ and the hand-written
+SGD update p.data.add_(p.grad, alpha=-lr)), written once and run on torch and on chainrule
+from the same weights: the log-probabilities, the loss, the hidden state and every
+parameter's gradient agree over two truncated-BPTT steps, and so do the weights after each
+update."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def word_language_model(torch: Any) -> types.SimpleNamespace:
         target = source[i + 1 : i + 1 + seq_len].view(-1)  # (seq_len * bsz,)
         return data, target
 
-    def train(model: Any, corpus: Any, update: Any, steps: int) -> list[dict[str, Any]]:
+    def train(model: Any, corpus: Any, steps: int) -> list[dict[str, Any]]:
         """``steps`` truncated-BPTT steps of the example's loop; what each step computed,
         as arrays."""
         model.train()
@@ -96,7 +97,8 @@ def word_language_model(torch: Any) -> types.SimpleNamespace:
             loss.backward()
             grads = {k: p.grad.detach().numpy().copy() for k, p in model.named_parameters()}
             torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
-            update(model, LR)
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-LR)
             seen.append(
                 {
                     "output": output.detach().numpy(),
@@ -110,19 +112,6 @@ def word_language_model(torch: Any) -> types.SimpleNamespace:
         return seen
 
     return types.SimpleNamespace(RNNModel=RNNModel, train=train)
-
-
-def torch_update(model: Any, lr: float) -> None:
-    """The example's update: p.data.add_(p.grad, alpha=-lr)."""
-    for p in model.parameters():
-        p.data.add_(p.grad, alpha=-lr)
-
-
-def chainrule_update(model: Any, lr: float) -> None:
-    """The same update, on each parameter's array: p -= lr * p.grad, outside the graph."""
-    with cr.no_grad():
-        for p in model.parameters():
-            p.numpy()[...] -= lr * p.grad.numpy()
 
 
 def twin_models(dropout: float):
@@ -139,10 +128,8 @@ def test_two_truncated_bptt_steps_match_torch(fast):
     assert list(ours.state_dict()) == list(theirs.state_dict())
     corpus = np.random.default_rng(0).integers(0, NTOKEN, 2 * BPTT * BATCH + BATCH)
     with cr.autograd.fastpath.disabled() if not fast else contextlib.nullcontext():
-        ours_seen = word_language_model(cr).train(ours, cr.tensor(corpus), chainrule_update, 2)
-    theirs_seen = word_language_model(real_torch).train(
-        theirs, real_torch.tensor(corpus), torch_update, 2
-    )
+        ours_seen = word_language_model(cr).train(ours, cr.tensor(corpus), 2)
+    theirs_seen = word_language_model(real_torch).train(theirs, real_torch.tensor(corpus), 2)
     for step, (a, b) in enumerate(zip(ours_seen, theirs_seen, strict=True)):
         tol = dict(rtol=1e-4, atol=1e-6, err_msg=f"step {step}")
         np.testing.assert_allclose(a["output"], b["output"], **tol)
