@@ -61,6 +61,17 @@ def test_the_wheel_carries_the_license_and_the_typing_marker(dists: dict[str, Pa
     assert "chainrule = chainrule.cli:main" in entry_points
 
 
+def test_the_names_list_ships_in_the_wheel_and_the_sdist(dists: dict[str, Path]) -> None:
+    """chainrule.datasets.names() reads it as package data."""
+    wheel = zipfile.ZipFile(dists["wheel"])
+    assert {"chainrule/assets/names.txt", "chainrule/assets/README.md"} <= set(wheel.namelist())
+    shipped = (ROOT / "src" / "chainrule" / "assets" / "names.txt").read_bytes()
+    assert wheel.read("chainrule/assets/names.txt") == shipped
+    with tarfile.open(dists["sdist"]) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    assert "src/chainrule/assets/names.txt" in names
+
+
 def test_the_sdist_carries_the_license_and_the_sources(dists: dict[str, Path]) -> None:
     with tarfile.open(dists["sdist"]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}

@@ -1,5 +1,6 @@
 """Ready datasets as seeded train/test splits of Tensors: scikit-learn's shipped ones and
-MNIST-style IDX files read from a folder. Nothing is ever downloaded.
+MNIST-style IDX files read from a folder; the names list shipped with the package and a
+character vocabulary for text. Nothing is ever downloaded.
 
 Every loader returns a ``Split(x_train, y_train, x_test, y_test)`` of Tensors: float32
 features, int64 class labels of shape (n,), float32 regression targets of shape (n, 1).
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -206,3 +209,80 @@ def fashion_mnist(root: str | os.PathLike, flatten: bool = False) -> Split:
     """Fashion-MNIST, in MNIST's file names and format: as :func:`mnist` (also found under
     root/FashionMNIST/raw)."""
     return _idx_split(root, "FashionMNIST", flatten)
+
+
+# -- text: the names list and a character vocabulary ---------------------------------------
+
+
+def names() -> list[str]:
+    """32,033 lowercase first names (a-z only; 29,494 distinct), the most common given in
+    the United States in 2018 according to the Social Security Administration's public
+    baby-name records, as collected for character-level language-model exercises
+    (makemore). Shipped with the package (chainrule/assets/names.txt), in the file's order."""
+    text = (resources.files("chainrule") / "assets" / "names.txt").read_text(encoding="utf-8")
+    return text.split()
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``text``'s repr, cut short for an error message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
+
+
+class CharVocab:
+    """A character-level vocabulary: index 0 is the token ``end`` (makemore's '.', which
+    starts and ends every name), then each character of ``texts`` in sorted order;
+    ``end=None`` has no such token (a text corpus, where '.' is a character like any other).
+
+    >>> vocab = CharVocab(["emma", "ava"])
+    >>> vocab.encode("ava"), vocab.decode([0, 2, 3, 3, 1, 0])
+    ([1, 4, 1], '.emma.')
+    """
+
+    def __init__(self, texts: Iterable[str], end: str | None = ".") -> None:
+        texts = list(texts)
+        bad = [type(t).__name__ for t in texts if not isinstance(t, str)]
+        if bad:
+            raise TypeError(f"CharVocab: texts must be strings; got {', '.join(sorted(set(bad)))}")
+        if end is not None and (not isinstance(end, str) or len(end) != 1):
+            raise ValueError(f"CharVocab: end must be one character or None; got {end!r}")
+        chars = sorted(set().union(*map(set, texts)))
+        if end is not None and end in chars:
+            raise ValueError(
+                f"CharVocab: the end token {end!r} occurs in the texts; got texts holding "
+                f"{end!r} (choose another end token, or end=None)"
+            )
+        self.end = end
+        self.itos: dict[int, str] = dict(enumerate(([end] if end is not None else []) + chars))
+        self.stoi: dict[str, int] = {s: i for i, s in self.itos.items()}
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __repr__(self) -> str:
+        return f"CharVocab({len(self)} characters: {_shown(''.join(self.itos.values()))})"
+
+    def encode(self, text: str) -> list[int]:
+        """The index of each character of ``text``."""
+        if not isinstance(text, str):
+            raise TypeError(f"CharVocab.encode: expected a str; got {type(text).__name__}")
+        try:
+            return [self.stoi[s] for s in text]
+        except KeyError:
+            unknown = "".join(sorted(set(text) - self.stoi.keys()))
+            raise ValueError(
+                f"CharVocab.encode: characters not in the vocabulary: {unknown!r}; got "
+                f"{_shown(text)} (the vocabulary: {_shown(''.join(self.itos.values()))})"
+            ) from None
+
+    def decode(self, ids: Iterable[int] | Tensor) -> str:
+        """The characters of the indices ``ids`` (a list or a 1-D Tensor of them)."""
+        values = ids.tolist() if isinstance(ids, Tensor) else list(ids)
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
+            raise TypeError(f"CharVocab.decode: expected integer indices; got {values!r}")
+        outside = [i for i in values if i not in self.itos]
+        if outside:
+            raise ValueError(
+                f"CharVocab.decode: indices outside the vocabulary of {len(self)} characters; "
+                f"got {outside}"
+            )
+        return "".join(self.itos[i] for i in values)
