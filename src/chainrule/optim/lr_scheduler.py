@@ -548,7 +548,7 @@ class ReduceLROnPlateau(LRScheduler):
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
 
-    def is_better(self, a: float, best: float) -> bool:
+    def _is_better(self, a: float, best: float) -> bool:
         if self.mode == "min":
             return a < (
                 best * (1.0 - self.threshold)
@@ -567,7 +567,7 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
