@@ -1,7 +1,7 @@
 """chainrule: a deep-learning framework from first principles on NumPy."""
 
 from . import backend as _backend
-from . import data, datasets, nn, optim, testing, utils, viz
+from . import data, datasets, distributed, nn, optim, testing, utils, viz
 from .autograd import (
     detect_anomaly,
     enable_grad,

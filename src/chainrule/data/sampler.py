@@ -9,11 +9,12 @@ which ``cr.manual_seed`` seeds), so the orders differ from PyTorch's, not their 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 from .. import backend
-from ..arguments import positive_int
+from ..arguments import is_int, positive_int
 from ..tensor import Tensor
 from .dataset import generator_of
 
@@ -187,3 +188,78 @@ class BatchSampler(Sampler):
 
     def __len__(self) -> int:
         return batch_count(len(self.sampler), self.batch_size, self.drop_last)  # type: ignore[arg-type]
+
+
+class DistributedSampler(Sampler):
+    """Rank ``rank``'s share of ``dataset``'s indices when ``num_replicas`` processes each
+    train on their own (as PyTorch's): the indices (a permutation drawn from ``seed +
+    epoch`` when ``shuffle``) are padded by repeating the first ones up to a multiple of
+    ``num_replicas`` (or cut down to one, with ``drop_last``), and rank r takes every
+    ``num_replicas``-th from position r. Every rank draws the same permutation, so the
+    shares are disjoint; call ``set_epoch(epoch)`` before each epoch for a new one. The
+    permutation is NumPy's, not PyTorch's (the partition rule is the same); without
+    shuffle the shares equal PyTorch's. ``num_replicas`` and ``rank`` default to
+    chainrule.distributed's world size and rank."""
+
+    def __init__(
+        self,
+        dataset: Sized,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        drop_last: bool = False,
+    ) -> None:
+        op = "DistributedSampler"
+        if num_replicas is None or rank is None:
+            from .. import distributed
+
+            if not distributed.is_initialized():
+                raise RuntimeError(
+                    f"{op}: num_replicas and rank default to the process group's, which is "
+                    f"not initialized; call chainrule.distributed.init_process_group() or pass "
+                    f"them; got num_replicas={num_replicas}, rank={rank}"
+                )
+            num_replicas = distributed.get_world_size() if num_replicas is None else num_replicas
+            rank = distributed.get_rank() if rank is None else rank
+        positive_int(num_replicas, "num_replicas", op)
+        if not is_int(rank) or not 0 <= rank < num_replicas:
+            raise ValueError(
+                f"{op}: rank must be in the interval [0, {num_replicas - 1}]; got rank={rank}"
+            )
+        _bool(shuffle, "shuffle", op)
+        _bool(drop_last, "drop_last", op)
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.shuffle = shuffle
+        self.seed = seed
+        self.drop_last = drop_last
+        n = len(dataset)
+        if drop_last and n % num_replicas:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)  # the rest dropped
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.dataset)
+        if self.shuffle:
+            indices = xp.random.default_rng(self.seed + self.epoch).permutation(n).tolist()
+        else:
+            indices = list(range(n))
+        if self.drop_last:
+            indices = indices[: self.total_size]
+        else:  # pad with the first indices, repeated as often as needed
+            padding = self.total_size - len(indices)
+            indices += (indices * math.ceil(padding / max(len(indices), 1)))[:padding]
+        return iter(indices[self.rank : self.total_size : self.num_replicas])
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch the next pass draws its permutation for (with ``seed``), the same on
+        every rank."""
+        self.epoch = epoch
