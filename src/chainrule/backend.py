@@ -64,10 +64,13 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     arrays keep their dtype unless one is asked for. Always returns a fresh array (a copy).
     """
     dtype = as_dtype(dtype)
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):
+        if not holds(data.dtype):  # complex, object, strings, dates: no tensor of them
+            raise TypeError(
+                f"tensor: cannot make a tensor of an array of dtype {data.dtype}; chainrule "
+                "holds bool, integer and floating-point numbers"
+            )
         return np.array(data, dtype=dtype, copy=True)
-    if isinstance(data, np.generic):
-        return np.array(data, dtype=dtype)
     try:
         arr = np.array(data, dtype=dtype)
     except ValueError as e:  # ragged lists ([[1, 2], [3]]) or strings for a float dtype
@@ -82,7 +85,23 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
             raise TypeError(
                 f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})"
             )
+    elif not holds(arr.dtype):
+        raise TypeError(f"tensor: cannot make a tensor of dtype {arr.dtype}")
     return arr
+
+
+def holds(dtype: Any) -> bool:
+    """Whether a tensor can hold this dtype: bools, integers, floats and the named dtypes."""
+    return dtype.kind in "biuf" or dtype in DTYPE_NAMES.values()
+
+
+def result_dtype(dtypes: Any) -> Any:
+    """The dtype several tensors meet in (cat, stack), by PyTorch's rule: the widest
+    floating dtype among them if any is floating (float32 with int64 is float32, where
+    NumPy says float64), else NumPy's integer or bool result."""
+    dtypes = list(dtypes)
+    floats = [d for d in dtypes if d.kind == "f"]
+    return np.result_type(*floats) if floats else np.result_type(*dtypes)
 
 
 # One seedable generator for every random draw (cr.manual_seed, init, dropout, shuffles).

@@ -168,7 +168,8 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Tensor:
             raise ValueError(
                 f"cat: shapes must match except in dim {dim}; got shapes {[x.shape for x in ts]}"
             )
-    return movement.Cat.apply(*ts, dim=d)
+    dtype = backend.result_dtype(t.dtype for t in ts)
+    return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
 
 
 def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:

@@ -29,6 +29,7 @@ from .arguments import (
 )
 from .autograd import engine
 from .autograd.function import Function, bump, counter, register_tensor_type, version
+from .autograd.hooks import RemovableHandle, add_hook
 from .autograd.mode import is_grad_enabled
 from .ops import elementwise, linalg, movement, reduce
 
@@ -55,6 +56,8 @@ class Tensor:
     _retains_grad = False  # retain_grad() sets it on the instance
     _vc: list[int] | None = None  # the version counter, a box shared with views (see above)
     _base: Tensor | None = None  # the tensor this one is a view of, where it is one
+    _hooks: dict[int, Any] | None = None  # register_hook's, by handle id
+    _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's
 
     _array: Any
     grad: Tensor | None
@@ -235,6 +238,33 @@ class Tensor:
             )
         self.requires_grad = bool(requires_grad)
         return self
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` when backward has this tensor's gradient, before it goes on
+        (into ``.grad`` for a leaf, to the node that made it otherwise); a Tensor the hook
+        returns replaces the gradient. ``.remove()`` on the handle takes the hook out."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                f"register_hook: cannot register a hook on a tensor that does not require "
+                f"grad; got a tensor of shape {self.shape}"
+            )
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(tensor)`` after backward has added into this leaf's ``.grad`` (where
+        data-parallel training starts reducing a gradient, and optimizers can step early)."""
+        if not self.requires_grad or not self.is_leaf:
+            raise RuntimeError(
+                "register_post_accumulate_grad_hook: post accumulate grad hooks can only be "
+                f"registered on leaf tensors that require grad; got a "
+                f"{'non-leaf' if self.requires_grad else 'tensor that does not require grad'}"
+                f" of shape {self.shape}"
+            )
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, hook)
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
@@ -451,10 +481,10 @@ class Tensor:
         return elementwise.Mul.apply(*_pair(other, self, "mul"))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(_true_div(self), other, "div"))
+        return elementwise.Div.apply(*_pair(_floating(self), other, "div"))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(other, _true_div(self), "div"))
+        return elementwise.Div.apply(*_pair(other, _floating(self), "div"))
 
     def __pow__(self, other: Any) -> Tensor:
         return elementwise.Pow.apply(*_pair(self, other, "pow"))
@@ -594,31 +624,31 @@ class Tensor:
         return elementwise.Sign.apply(self)
 
     def exp(self) -> Tensor:
-        return elementwise.Exp.apply(self)
+        return elementwise.Exp.apply(_floating(self))
 
     def log(self) -> Tensor:
-        return elementwise.Log.apply(self)
+        return elementwise.Log.apply(_floating(self))
 
     def sqrt(self) -> Tensor:
-        return elementwise.Sqrt.apply(self)
+        return elementwise.Sqrt.apply(_floating(self))
 
     def sin(self) -> Tensor:
-        return elementwise.Sin.apply(self)
+        return elementwise.Sin.apply(_floating(self))
 
     def cos(self) -> Tensor:
-        return elementwise.Cos.apply(self)
+        return elementwise.Cos.apply(_floating(self))
 
     def tanh(self) -> Tensor:
-        return elementwise.Tanh.apply(self)
+        return elementwise.Tanh.apply(_floating(self))
 
     def sigmoid(self) -> Tensor:
-        return elementwise.Sigmoid.apply(self)
+        return elementwise.Sigmoid.apply(_floating(self))
 
     def relu(self) -> Tensor:
         return elementwise.Relu.apply(self)
 
     def erf(self) -> Tensor:
-        return elementwise.Erf.apply(self)
+        return elementwise.Erf.apply(_floating(self))
 
     def square(self) -> Tensor:
         return elementwise.Mul.apply(self, self)
@@ -714,22 +744,24 @@ class Tensor:
     def logsumexp(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "logsumexp")
         dims = normalize_dims(dim, self, "logsumexp")
-        return reduce.LogSumExp.apply(self, dims=dims, keepdim=keepdim)
+        return reduce.LogSumExp.apply(_floating(self), dims=dims, keepdim=keepdim)
 
     def softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
         dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
-        return reduce.Softmax.apply(self, dim=normalize_dim(dim, self.ndim, "softmax", self.shape))
+        dim = normalize_dim(dim, self.ndim, "softmax", self.shape)
+        return reduce.Softmax.apply(_floating(self), dim=dim)
 
     def log_softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
         dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
         dim = normalize_dim(dim, self.ndim, "log_softmax", self.shape)
-        return reduce.LogSoftmax.apply(self, dim=dim)
+        return reduce.LogSoftmax.apply(_floating(self), dim=dim)
 
     def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
         with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
         or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
-        of nonzero elements, a constant."""
+        of nonzero elements, a constant. Integer tensors are taken as float32."""
+        self = _floating(self)
         if p == 2:
             return _root((self * self).sum(dim, keepdim=keepdim), 2)
         if p in (math.inf, -math.inf):
@@ -1194,9 +1226,11 @@ def _false(t: Tensor) -> Any:
     return xp.zeros(t.shape, dtype=bool)
 
 
-def _true_div(t: Tensor) -> Tensor:
-    """Division of integers makes floats: float32, as PyTorch (NumPy would make float64)."""
-    return t if t._array.dtype.kind == "f" else t.to(backend.float32)
+def _floating(t: Tensor) -> Tensor:
+    """The input of a floating op (division, exp, sigmoid, softmax, ...): an integer or bool
+    tensor becomes the default float, float32, as in PyTorch (NumPy would compute in int64,
+    or make float64)."""
+    return t if t._array.dtype.kind == "f" else t.to(backend.default_float)
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:

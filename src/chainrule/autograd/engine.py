@@ -197,11 +197,16 @@ def run_backward(
             g = grads.pop(t, None)
             if g is None:
                 continue
+            if t._hooks is not None:
+                g = run_hooks(t, g)
             if observer is not None:
                 observer.node(t, g)
             fn = t.grad_fn
             if accumulates and (fn is None or t._retains_grad):
                 accumulate(t, g, create_graph, handed)
+                if fn is None and t._post_hooks is not None:
+                    for hook in list(t._post_hooks.values()):
+                        hook(t)
             if fn is None:
                 continue
             xs = fn.inputs
@@ -232,6 +237,21 @@ def run_backward(
                 fn.__dict__.clear()
     finally:
         state.grad_enabled, state.backward_ops = outer
+
+
+def run_hooks(t: Tensor, g: Tensor) -> Tensor:
+    """``t``'s gradient after the hooks registered on it (``Tensor.register_hook``), in
+    order: a hook that returns a Tensor replaces the gradient the next one sees."""
+    for hook in list(t._hooks.values()):  # type: ignore[union-attr]
+        new = hook(g)
+        if new is not None:
+            if not isinstance(new, tensor_type()) or new.shape != g.shape:
+                raise RuntimeError(
+                    f"hook: a tensor hook must return None or a Tensor of the gradient's shape "
+                    f"{g.shape}; got {getattr(new, 'shape', type(new).__name__)}"
+                )
+            g = new
+    return g
 
 
 def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:

@@ -28,6 +28,16 @@ def _check_last_dim(x: Tensor, n: int, layer: str, what: str) -> None:
 # -- functional ---------------------------------------------------------------------------
 
 
+def _check_dtype(x: Any, weight: Tensor, layer: str) -> None:
+    """As PyTorch, no silent cast between the input's dtype and the weight's: NumPy would
+    make an int64 or float64 input's product float64."""
+    if getattr(x, "dtype", weight.dtype) != weight.dtype:
+        raise RuntimeError(
+            f"{layer}: input and weight must have the same dtype; got {x.dtype} and "
+            f"{weight.dtype}; convert the input (x.float()) or the layer (.double())"
+        )
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, with weight (out_features, in_features)."""
     input, weight = as_tensor(input), as_tensor(weight)
@@ -37,6 +47,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{None if bias is None else bias.shape}"
         )
     _check_last_dim(input, weight.shape[1], "linear", "weight.shape[1]")
+    _check_dtype(input, weight, "linear")
     return linalg.Linear.apply(input, weight, bias)
 
 
@@ -159,6 +170,7 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         _check_last_dim(input, self.in_features, "Linear", "in_features")
+        _check_dtype(input, self.weight, "Linear")
         return linalg.Linear.apply(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

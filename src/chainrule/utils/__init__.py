@@ -1,5 +1,6 @@
-"""PyTorch's import paths: ``chainrule.utils.data`` is ``chainrule.data``."""
+"""PyTorch's import paths: ``chainrule.utils.data`` is ``chainrule.data``; and
+``chainrule.utils.hooks``, the handles that hook registrations return."""
 
-from . import data
+from . import data, hooks
 
-__all__ = ["data"]
+__all__ = ["data", "hooks"]
