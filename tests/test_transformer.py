@@ -293,6 +293,44 @@ def test_transformer_matches_torch(options):
     run_both(ours, theirs, arrays, call(cr), call(torch), np.float64)
 
 
+def test_transformer_with_custom_encoder_and_decoder_matches_torch():
+    """custom_encoder and custom_decoder take the stacks' places (here without final norms),
+    and every mask of the whole model reaches its attention."""
+
+    def make(module, dt):
+        encoder = module.nn.TransformerEncoder(
+            module.nn.TransformerEncoderLayer(D, H, FF, 0.0, dtype=dt), 1
+        )
+        decoder = module.nn.TransformerDecoder(
+            module.nn.TransformerDecoderLayer(D, H, FF, 0.0, norm_first=True, dtype=dt), 2
+        )
+        return module.nn.Transformer(
+            D, H, dim_feedforward=FF, custom_encoder=encoder, custom_decoder=decoder, dtype=dt
+        )
+
+    ours, theirs = made(lambda dt: make(cr, dt), lambda dt: make(torch, dt), np.float64, True)
+    assert ours.encoder.norm is None and len(ours.decoder.layers) == 2
+
+    def call(module):
+        src_mask = module.tensor(np.random.default_rng(8).standard_normal((S, S)))
+        blocked = np.random.default_rng(9).random((T, S)) < 0.3
+        blocked[:, 0] = False
+        memory_mask, tgt_pad = module.tensor(blocked), module.tensor(padding(T, seed=3))
+        tgt_mask = module.nn.Transformer.generate_square_subsequent_mask(T, dtype=module.float64)
+        return lambda m, s, t: m(
+            s,
+            t,
+            src_mask=src_mask,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_pad,
+            tgt_is_causal=True,
+        )
+
+    arrays = [seq(S, False), seq(T, False, seed=2)]
+    run_both(ours, theirs, arrays, call(cr), call(torch), np.float64)
+
+
 def test_transformer_state_dict_keys_and_initialisation():
     ours = nn.Transformer(D, H, 2, 3, FF)
     theirs = torch.nn.Transformer(D, H, 2, 3, FF)
