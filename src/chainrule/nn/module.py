@@ -64,7 +64,6 @@ def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
             yield from walk_value(f"{name}.{k}", v)
 
 
-_GLOBAL = hooks.GLOBAL
 _REPR = threading.local()  # per thread, the modules whose repr is being made: a cycle ends
 
 
