@@ -1,5 +1,5 @@
 """The command line: `chainrule train RECIPE`, `chainrule recipes`, `chainrule graph RECIPE`,
-`chainrule export RUN_DIR`.
+`chainrule export RUN_DIR`, `chainrule sample RUN_DIR`.
 
 Parsing and reporting only; the recipes and their training loop live in recipes/.
 """
@@ -46,12 +46,17 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train a recipe and save its metrics, plots and model")
     t.add_argument("recipe", type=_recipe, help="a recipe name (see `chainrule recipes`)")
     t.add_argument("--epochs", type=_positive(int), help="passes over the training data")
+    t.add_argument("--steps", type=_positive(int), help="optimizer steps (names, gpt, adder)")
     t.add_argument("--lr", type=_positive(float), help="learning rate")
     t.add_argument("--batch-size", type=_positive(int), help="examples per step")
     t.add_argument("--optimizer", choices=["sgd", "adam", "adamw", "rmsprop"])
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--out", help="output folder (default runs/RECIPE)")
     t.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
+    t.add_argument("--model", help="the names recipe's model: bigram, mlp, rnn, gru, lstm or "
+                   "transformer (default)")
+    t.add_argument("--data-file", help="a UTF-8 text to train on (the gpt recipe; default: "
+                   "some of Python's standard library)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
@@ -62,15 +67,33 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("run_dir", help="a folder `chainrule train` wrote")
     e.add_argument("--out", help="the ONNX file (default RUN_DIR/model.onnx)")
     e.add_argument("--data-dir", help="the mnist recipe's data, if not where the run found it")
+    s = sub.add_parser("sample", help="print samples from a trained names or gpt run")
+    s.add_argument("run_dir", help="a folder `chainrule train names|gpt` wrote")
+    s.add_argument("--num", type=_positive(int), help="how many (default: 10 names, 1 text)")
+    s.add_argument("--max-new-tokens", type=_positive(int),
+                   help="characters to draw at most (default: 16 for names, 200 for gpt)")
+    s.add_argument("--temperature", type=_positive(float), default=1.0,
+                   help="divides the logits: below 1 surer, above 1 more varied (default 1)")
+    s.add_argument("--top-k", type=_positive(int), help="draw among the k likeliest only")
+    s.add_argument("--prompt", help="text to continue (names: how the names begin)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     return p
 
 
 def settings_for(recipe: object, args: argparse.Namespace) -> dict:
     """The recipe's defaults overridden by whatever was given on the command line."""
     settings = dict(recipe.DEFAULTS)  # type: ignore[attr-defined]
-    for key in ("epochs", "lr", "batch_size", "optimizer"):
-        if getattr(args, key, None) is not None:
-            settings[key] = getattr(args, key)
+    for key in ("epochs", "steps", "lr", "batch_size", "optimizer", "model", "data_file"):
+        if getattr(args, key, None) is None:
+            continue
+        if key not in settings:
+            option = "--" + key.replace("_", "-")
+            known = ", ".join("--" + k.replace("_", "-") for k in settings)
+            raise recipes.RecipeError(
+                f"train: the {args.recipe} recipe has no option {option} (its options: {known}); "
+                f"got {option} {getattr(args, key)}"
+            )
+        settings[key] = getattr(args, key)
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
     return settings
@@ -92,7 +115,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
     final = metrics["final"]
-    shown = {k: v for k, v in final.items() if k.startswith("test_") and k != "test_loss"}
+    tests = [k for k in final if k.startswith("test_") and k != "test_loss"]
+    keys = getattr(recipe, "SHOWN", tests)  # a language model's is its loss
+    shown = {k: final[k] for k in keys}
     files = os.listdir(out_dir)
     print(f"wrote {out_dir}/: {', '.join(f for f in OUTPUTS if f in files)}")
     # The run ends with its final metrics, one line.
@@ -157,11 +182,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         metrics = json.load(f)
     recipe: Any = recipes.load(metrics["recipe"])
     if not hasattr(recipe, "model"):
-        print(
-            f"chainrule export: the {metrics['recipe']} recipe's model runs on the scalar "
-            f"engine, which has no ONNX export",
-            file=sys.stderr,
-        )
+        reason = getattr(recipe, "NO_EXPORT", "runs on the scalar engine, which has no ONNX export")
+        print(f"chainrule export: the {metrics['recipe']} recipe's model {reason}", file=sys.stderr)
         return 2
     model = recipe.model()
     model.load_state_dict(cr.load(os.path.join(args.run_dir, "model.safetensors")))
@@ -180,6 +202,38 @@ def cmd_export(args: argparse.Namespace) -> int:
         dynamic_axes={"input": batch, "output": batch},
     )
     print(f"{metrics['recipe']} model of {args.run_dir} written to {out}")
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    """Rebuild a names or gpt run's model and print what it draws; every argument is
+    checked before anything is printed."""
+    import json
+
+    metrics_path = os.path.join(args.run_dir, "metrics.json")
+    try:
+        with open(metrics_path, encoding="utf-8") as f:
+            metrics = json.load(f)
+        name = metrics["recipe"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise recipes.RecipeError(
+            f"sample: RUN_DIR is not a run `chainrule train` wrote ({metrics_path} cannot be "
+            f"read: {e}); got {args.run_dir!r}"
+        ) from None
+    recipe: Any = recipes.load(name) if name in recipes.RECIPES else None
+    if not hasattr(recipe, "sample"):
+        samplers = [n for n in recipes.RECIPES if hasattr(recipes.load(n), "sample")]
+        raise recipes.RecipeError(
+            f"sample: RUN_DIR is a run of the {name} recipe, which cannot sample (only "
+            f"{', '.join(samplers[:-1])} and {samplers[-1]} runs do); got {args.run_dir!r}"
+        )
+    if not os.path.isfile(os.path.join(args.run_dir, "model.safetensors")):
+        raise recipes.RecipeError(
+            f"sample: RUN_DIR holds no model.safetensors; got {args.run_dir!r}"
+        )
+    options = {k: getattr(args, k)
+               for k in ("num", "max_new_tokens", "temperature", "top_k", "prompt", "seed")}
+    print(recipe.sample(args.run_dir, metrics, options))
     return 0
 
 
@@ -202,7 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_recipes()
         if args.command == "export":
             return cmd_export(args)
+        if args.command == "sample":
+            return cmd_sample(args)
         return cmd_graph(args)
-    except (FileNotFoundError, ImportError) as e:
+    except (FileNotFoundError, ImportError, recipes.RecipeError) as e:
         print(f"chainrule: {e}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 are in chainrule.nn.functional.
 """
 
-from . import functional, init, parallel, utils
+from . import functional, init, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
@@ -23,7 +23,6 @@ from .transformer import (
 __all__ = [
     "functional",
     "init",
-    "parallel",
     "utils",
     "Module",
     "Parameter",

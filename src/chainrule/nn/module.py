@@ -5,7 +5,6 @@ the sibling files; containers in container.py.
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -64,13 +63,7 @@ def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
             yield from walk_value(f"{name}.{k}", v)
 
 
-_REPR = threading.local()  # per thread, the modules whose repr is being made: a cycle ends
-
-
-def _in_repr() -> set[int]:
-    if not hasattr(_REPR, "ids"):
-        _REPR.ids = set()
-    return _REPR.ids
+_IN_REPR: set[int] = set()  # the modules whose repr is being made, so a cycle ends
 
 
 def _join(prefix: str, name: str) -> str:
@@ -367,10 +360,9 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        making = _in_repr()
-        if id(self) in making:  # a module that holds its own ancestor
+        if id(self) in _IN_REPR:  # a module that holds its own ancestor
             return f"{type(self).__name__}(...)"
-        making.add(id(self))
+        _IN_REPR.add(id(self))
         try:
             extra = self.extra_repr()
             lines = extra.split("\n") if extra else []
@@ -378,7 +370,7 @@ class Module:
             for name, child in children:
                 lines.append(f"({name}): " + repr(child).replace("\n", "\n  "))
         finally:
-            making.discard(id(self))
+            _IN_REPR.discard(id(self))
         if not children and len(lines) <= 1:
             return f"{type(self).__name__}({extra})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

@@ -4,7 +4,8 @@ A recipe module defines DESCRIPTION, TASK ('binary', 'multiclass' or 'regression
 DEFAULTS (epochs, lr, batch_size, optimizer), data(seed, args), model() and loss(out, y);
 recipes/train.py runs them all with one flat loop. A recipe may define its own train(),
 plot_extra(model, x_train, y_train, out_dir, quiet) for more pictures, and one_step(settings)
-for `chainrule graph`.
+for `chainrule graph`. The language-model recipes (names, gpt, adder) train by steps with
+their own train() and may define sample(run_dir, metrics, options) for `chainrule sample`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,16 @@ RECIPES = {
     "digits-mlp": "digits_mlp",
     "digits-cnn": "digits_cnn",
     "mnist": "mnist",
+    "names": "names",
+    "gpt": "gpt",
+    "adder": "adder",
 }
 DEFAULT = "breast-cancer"
+
+
+class RecipeError(ValueError):
+    """A bad input to a recipe (an option's value, a data file, a run folder): the command
+    line prints it in one line, before anything is written."""
 
 
 def load(name: str) -> ModuleType:

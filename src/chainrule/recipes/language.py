@@ -1,0 +1,222 @@
+"""What the language-model recipes (names, gpt, adder) share: training by optimizer steps
+(AdamW with decay and no-decay groups, linear warmup then cosine decay, gradient clipping),
+drawing tokens one at a time, and the run's files, each written whole or not at all.
+
+The models are in gpt.py and names.py; the data and the metrics in each recipe.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import chainrule as cr
+import chainrule.nn.functional as F
+from chainrule import nn, optim
+from chainrule.recipes import RecipeError
+from chainrule.recipes.train import pyplot
+
+Batch = tuple[cr.Tensor, cr.Tensor]
+M = TypeVar("M", bound=nn.Module)
+
+
+def check_positive(recipe: str, settings: dict, *keys: str) -> None:
+    """Settings that must be positive integers (given to train() directly, not through the
+    command line, which checks them itself)."""
+    for key in keys:
+        value = settings[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise RecipeError(
+                f"{recipe}: --{key.replace('_', '-')} must be a positive integer; got {value!r}"
+            )
+
+
+def lm_loss(logits: cr.Tensor, targets: cr.Tensor) -> cr.Tensor:
+    """Cross-entropy per token, in nats: logits (B, T, V), targets (B, T); a target of -1
+    is padding and does not count."""
+    b, t, v = logits.shape
+    return F.cross_entropy(logits.reshape(b * t, v), targets.reshape(b * t), ignore_index=-1)
+
+
+def adamw(
+    model: nn.Module, lr: float, weight_decay: float, betas: tuple[float, float] = (0.9, 0.99)
+) -> optim.AdamW:
+    """AdamW that decays the matrices (Linear and Embedding weights) and leaves the biases and
+    LayerNorm's scales alone, as nanoGPT does: shrinking a bias or a scale towards 0
+    regularises nothing useful."""
+    params = list(model.parameters())
+    groups = [
+        {"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+        {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0},
+    ]
+    return optim.AdamW(groups, lr=lr, betas=betas)
+
+
+def warmup_cosine(warmup: int, steps: int, final: float = 0.1) -> Callable[[int], float]:
+    """The learning rate's factor at each step: linear from 1/warmup to 1 over ``warmup``
+    steps, then half a cosine down to ``final`` at ``steps``."""
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        return final + (1 - final) * 0.5 * (1 + math.cos(math.pi * progress))
+
+    return factor
+
+
+def train_steps(
+    name: str,
+    model: nn.Module,
+    batch: Callable[[], Batch],
+    evaluate: Callable[[], dict[str, float]],
+    settings: dict[str, Any],
+    quiet: bool,
+    weight_decay: float = 0.1,
+    grad_clip: float = 1.0,
+    evals: int = 10,
+) -> list[dict]:
+    """``settings["steps"]`` AdamW steps on ``batch()``'s (inputs, targets), warmup then
+    cosine; ``evaluate()`` (under no_grad, in eval mode) about ``evals`` times and after the
+    last step. Returns the history: one row per evaluation."""
+    from tqdm.auto import tqdm
+
+    steps = settings["steps"]
+    opt = adamw(model, settings["lr"], weight_decay)
+    schedule = optim.lr_scheduler.LambdaLR(opt, warmup_cosine(max(1, steps // 20), steps))
+    every = max(1, steps // evals)
+    history = []
+    bar = tqdm(range(1, steps + 1), desc=name, disable=quiet, leave=False)
+    for step in bar:
+        x, y = batch()
+        loss = lm_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        opt.step()
+        schedule.step()
+        if step % every == 0 or step == steps:
+            model.eval()
+            with cr.no_grad():
+                row = {"step": step, "lr": opt.param_groups[0]["lr"], **evaluate()}
+            model.train()
+            history.append(row)
+            bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("loss")})
+    return history
+
+
+@cr.no_grad()
+def generate(
+    model: nn.Module,
+    idx: cr.Tensor,
+    max_new_tokens: int,
+    block_size: int,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    generator: cr.Generator | None = None,
+    greedy: bool = False,
+) -> cr.Tensor:
+    """Append ``max_new_tokens`` tokens to each row of ``idx`` (B, T), each drawn from the
+    model's next-token distribution given at most the last ``block_size`` tokens:
+    logits / temperature, only the ``top_k`` largest kept, sampled with ``generator``
+    (or the most likely token, with ``greedy``)."""
+    model.eval()
+    for _ in range(max_new_tokens):
+        logits = model(idx[:, -block_size:])[:, -1, :]  # (B, V): the last position's
+        if greedy:
+            nxt = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
+        else:
+            logits = logits / temperature
+            if top_k is not None and top_k < logits.shape[-1]:
+                kth = cr.topk(logits, top_k).values[:, -1:]  # (B, 1): the k-th largest
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+            probs = F.softmax(logits, dim=-1)
+            nxt = cr.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
+        idx = cr.cat([idx, nxt], dim=1)
+    return idx
+
+
+def load_weights(model: M, run_dir: str) -> M:
+    """``model`` with the weights of ``run_dir``/model.safetensors, in eval mode."""
+    path = os.path.join(run_dir, "model.safetensors")
+    try:
+        model.load_state_dict(cr.load(path))
+    except (OSError, ValueError, KeyError, RuntimeError) as e:
+        raise RecipeError(
+            f"sample: RUN_DIR's model cannot be loaded ({e}); got {run_dir!r}"
+        ) from None
+    model.eval()
+    return model
+
+
+def _atomic(path: str, write: Callable[[str], None]) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then rename it over ``path``: a
+    reader sees the old file or the whole new one, never half of it."""
+    folder, base = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=folder or ".", prefix=f".{base}.", suffix=os.path.splitext(base)[1]
+    )
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> None:
+    """The run's files: model.safetensors (the state_dict), curves.png, and last
+    metrics.json (which names the model's configuration, so the model can be rebuilt)."""
+    os.makedirs(out_dir, exist_ok=True)
+    cr.save(model.state_dict(), os.path.join(out_dir, "model.safetensors"))
+    plt = pyplot(quiet)
+    if plt is not None:
+        _atomic(os.path.join(out_dir, "curves.png"), lambda p: plot_steps(plt, metrics, p))
+
+    def dump(p: str) -> None:
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump(metrics, f, indent=2, ensure_ascii=False)
+
+    _atomic(os.path.join(out_dir, "metrics.json"), dump)
+
+
+def plot_steps(plt: Any, metrics: dict, path: str) -> None:
+    """Losses against steps; beside them, any other metric of the history (accuracy)."""
+    hist = metrics["history"]
+    steps = [row["step"] for row in hist]
+    losses = [k for k in hist[0] if k.endswith("_loss")]
+    others = [k for k in hist[0] if k not in losses and k not in ("step", "lr")]
+    fig, axes = plt.subplots(1, 1 + bool(others), figsize=(5 + 5 * bool(others), 3.8))
+    ax = axes[0] if others else axes
+    for key in losses:
+        ax.plot(steps, [r[key] for r in hist], label=key.removesuffix("_loss"))
+    ax.set(xlabel="step", ylabel="loss (nats per token)", title=f"{metrics['recipe']}: loss")
+    ax.legend()
+    for key in others:
+        axes[1].plot(steps, [r[key] for r in hist], label=key.replace("_", " "))
+        axes[1].set(xlabel="step", title=f"{metrics['recipe']}: {key.replace('_', ' ')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+def run_metrics(name: str, settings: dict, history: list[dict], start: float, **extra: Any) -> dict:
+    """metrics.json's content: the recipe, seed, settings, history, final row and seconds,
+    and ``extra`` (the model's configuration, the vocabulary)."""
+    final = {k: v for k, v in history[-1].items() if k not in ("step", "lr")}
+    return {
+        "recipe": name,
+        "seed": settings["seed"],
+        "steps": settings["steps"],
+        "seconds": round(time.perf_counter() - start, 3),
+        "settings": {k: v for k, v in settings.items() if k != "seed"},
+        "history": history,
+        "final": final,
+        **extra,
+    }
