@@ -244,7 +244,7 @@ def test_unknown_dtype_name_lists_the_known_ones() -> None:
     with pytest.raises(
         TypeError,
         match=r"^dtype: unknown dtype name 'complex'; use one of "
-        r"\['bool', 'double', 'float'",
+        r"\['bfloat16', 'bool', 'double', 'float'",
     ):
         cr.zeros(2, dtype="complex")
 

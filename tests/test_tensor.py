@@ -187,8 +187,8 @@ def test_to_dtype_and_device() -> None:
     assert x.to("cpu") is x and x.to(device="cpu") is x and x.float() is x
     assert x.to("float64").dtype == cr.float64
     assert x.to(cr.float64, device="cpu").dtype == cr.float64
-    assert x.device == "cpu"
-    with pytest.raises(ValueError, match="to: the only device is 'cpu'; got 'cuda'"):
+    assert x.device == cr.device("cpu") and x.device.type == "cpu"
+    with pytest.raises(ValueError, match="to: chainrule computes on the CPU; got device 'cuda'"):
         x.to("cuda")
 
 
@@ -679,7 +679,7 @@ ERRORS = [
     (lambda: cr.zeros(0, 2).amax((1, 0)), ValueError, r"^amax: the tensor is empty over dim 0"),
     (lambda: cr.zeros(0, 2).max(0), ValueError, r"^max: the tensor is empty over dim 0"),
     (lambda: cr.tensor("a"), TypeError, r"^tensor: cannot make a tensor of str"),
-    (lambda: cr.tensor([1.0], dtype="float16"), TypeError, r"^dtype: unknown dtype name 'float16'"),
+    (lambda: cr.tensor([1.0], dtype="float8"), TypeError, r"^dtype: unknown dtype name 'float8'"),
     (
         lambda: ~cr.ones(2),
         TypeError,

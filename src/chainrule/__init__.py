@@ -1,7 +1,8 @@
 """chainrule: a deep-learning framework from first principles on NumPy."""
 
 from . import backend as _backend
-from . import data, datasets, distributed, nn, optim, testing, utils, viz
+from . import amp, backends, cuda, data, datasets, nn, optim, testing, utils, viz
+from .amp import autocast
 from .autograd import (
     detect_anomaly,
     enable_grad,
@@ -11,8 +12,27 @@ from .autograd import (
     no_grad,
     set_grad_enabled,
 )
-from .backend import Generator, float32, float64, int32, int64, manual_seed
+from .backend import (
+    Generator,
+    bfloat16,
+    default_generator,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    initial_seed,
+    int8,
+    int16,
+    int32,
+    int64,
+    manual_seed,
+    seed,
+    set_default_dtype,
+    uint8,
+)
 from .backend import bool_ as bool
+from .backends import compile, get_float32_matmul_precision, set_float32_matmul_precision
+from .devices import device
 from .functions import (
     abs,
     abs_,
@@ -137,8 +157,12 @@ from .serialization import load, save
 from .tensor import Tensor, as_tensor
 from .viz import explain
 
-float = float32  # noqa: A001  (PyTorch's alias: cr.float is float32)
+# PyTorch's dtype aliases (each shadows a builtin inside this namespace only)
+float = float32  # noqa: A001
 double = float64
+half = float16
 long = int64
+int = int32  # noqa: A001  (torch.int is int32)
+short = int16
 
 __version__ = "0.1.0"

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import backend
 from .autograd.function import tensor_type
+from .devices import cpu_device, cpu_only, device, no_pinning
+
+__all__ = ["cpu_device", "cpu_only", "no_pinning"]  # the device checks, from devices.py
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -49,10 +52,33 @@ def positive_int(
 # -- dims, shapes and indexes, for the tensor methods ------------------------------------
 
 
-def cpu_device(device: Any, op: str) -> None:
-    """A layer's ``device=``: None or the CPU ('cpu', 'cpu:0'), where chainrule computes."""
-    if device is not None and str(device).split(":")[0] != "cpu":
-        raise ValueError(f"{op}: chainrule computes on the CPU; got device {str(device)!r}")
+def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, bool]:
+    """PyTorch's ``to`` arguments, for Tensor.to and Module.to: ``to(dtype)``,
+    ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` (its dtype; its device is
+    the CPU), and the keywords ``dtype``, ``device``, ``non_blocking``, ``copy`` and
+    ``memory_format``. Every device is checked to be the CPU. Returns (dtype or None,
+    copy)."""
+    unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
+    if unknown:
+        raise TypeError(f"{op}: unexpected keyword arguments {sorted(unknown)}")
+    if len(args) > 3:
+        raise TypeError(f"{op}: expected at most (device, dtype, non_blocking); got {args!r}")
+    dtype = kwargs.get("dtype")
+    cpu_device(kwargs.get("device"), op)
+    for i, a in enumerate(args):
+        if a is None:
+            continue
+        if isinstance(a, tensor_type()):
+            dtype = a.dtype
+        elif isinstance(a, device) or (
+            isinstance(a, str) and a not in backend.DTYPE_NAMES
+        ) or (is_int(a) and i == 0):  # an integer first: a CUDA device index, as PyTorch
+            cpu_device(a, op)
+        elif isinstance(a, bool) and i > 0:  # to(dtype, non_blocking), to(device, dtype, nb)
+            continue
+        else:
+            dtype = a
+    return backend.as_dtype(dtype), bool(kwargs.get("copy", False))
 
 
 def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:

@@ -8,16 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
+
+from .devices import cpu_device, device
 
 xp = np  # the array module every op computes with
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
+float16 = np.dtype("float16")
+# bfloat16 is ml_dtypes' NumPy dtype: a storage dtype (cast to and from, saved, printed);
+# NumPy files it under kind "V", so it is never taken for a float that gradients flow in
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
+int8 = np.dtype("int8")
+uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
-default_float = float32
+default_float = float32  # set_default_dtype changes it; read it as backend.default_float
 
 ndarray = np.ndarray
 
@@ -26,10 +36,17 @@ DTYPE_NAMES: dict[str, np.dtype] = {
     "float": float32,
     "float64": float64,
     "double": float64,
+    "float16": float16,
+    "half": float16,
+    "bfloat16": bfloat16,
     "int64": int64,
     "long": int64,
     "int32": int32,
     "int": int64,
+    "int16": int16,
+    "short": int16,
+    "int8": int8,
+    "uint8": uint8,
     "bool": bool_,
 }
 
@@ -54,7 +71,25 @@ def as_dtype(dtype: Any) -> np.dtype | None:
 
 
 def is_floating(dtype: np.dtype) -> bool:
-    return dtype.kind == "f"
+    """float16, float32, float64 or bfloat16 (PyTorch's is_floating_point)."""
+    return dtype.kind == "f" or dtype == bfloat16
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """PyTorch's ``torch.set_default_dtype``: the dtype of Python floats made tensors, of
+    the float factories (zeros, rand, ...) and of new layers' parameters: float32 or
+    float64."""
+    global default_float
+    d = as_dtype(dtype)
+    if d not in (float32, float64):
+        raise TypeError(
+            f"set_default_dtype: chainrule's default dtype is float32 or float64; got {d}"
+        )
+    default_float = d
+
+
+def get_default_dtype() -> np.dtype:
+    return default_float
 
 
 def to_array(data: Any, dtype: Any = None) -> np.ndarray:
@@ -108,11 +143,20 @@ def result_dtype(dtypes: Any) -> Any:
 _rng = np.random.default_rng()
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Seed chainrule's global generator; returns it."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-    return _rng
+def manual_seed(seed: int) -> Generator:
+    """Seed chainrule's global generator; returns it as a Generator (``default_generator``),
+    as ``torch.manual_seed`` returns PyTorch's default generator."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed chainrule's global generator from the operating system; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed chainrule's global generator was last seeded with."""
+    return default_generator.initial_seed()
 
 
 def generator(given: Any = None, op: str = "random") -> np.random.Generator:
@@ -135,11 +179,10 @@ class Generator:
     ``generator=`` (rand, randn, randint, randperm, multinomial, bernoulli, samplers,
     random_split, DataLoader). Seeded from the operating system until ``manual_seed``."""
 
+    rng: np.random.Generator
+
     def __init__(self, device: Any = "cpu") -> None:
-        if str(device).split(":")[0] != "cpu":
-            raise ValueError(
-                f"Generator: chainrule computes on the CPU; got device {str(device)!r}"
-            )
+        cpu_device(device, "Generator")
         self.seed()
 
     def manual_seed(self, seed: int) -> Generator:
@@ -156,5 +199,23 @@ class Generator:
         return self._initial
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return cpu_device(None, "Generator")
+
+
+class _GlobalGenerator(Generator):
+    """The generator behind every draw not given one: its numbers come from the module's
+    ``_rng``, which the draws read directly."""
+
+    def manual_seed(self, seed: int) -> Generator:
+        global _rng
+        self._initial = int(seed)
+        _rng = np.random.default_rng(self._initial)
+        return self
+
+    @property  # type: ignore[override]
+    def rng(self) -> np.random.Generator:
+        return _rng
+
+
+default_generator = _GlobalGenerator()

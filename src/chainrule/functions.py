@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import backend
-from .arguments import normalize_dim, positive_int, shape_arg
+from .arguments import cpu_device, no_pinning, normalize_dim, positive_int, shape_arg
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, matmul, where
 
@@ -26,8 +26,24 @@ __all__ = ["matmul", "where"]  # defined in tensor.py, which its methods need; c
 # Factories.
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    _on_cpu(device, pin_memory, "tensor")
     return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def _on_cpu(device: Any, pin_memory: bool, op: str) -> None:
+    """A factory's ``device=`` and ``pin_memory=``, checked: the CPU, nothing pinned."""
+    if device is not None:
+        cpu_device(device, op)
+    if pin_memory:
+        no_pinning(pin_memory, op)
 
 
 def _make_new(arr: Any, requires_grad: bool) -> Tensor:
@@ -39,21 +55,49 @@ def _float(dtype: Any) -> Any:
     return backend.as_dtype(dtype) or backend.default_float
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    _on_cpu(device, pin_memory, "zeros")
     return _make_new(backend.xp.zeros(shape_arg(size), dtype=_float(dtype)), requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    _on_cpu(device, pin_memory, "ones")
     return _make_new(backend.xp.ones(shape_arg(size), dtype=_float(dtype)), requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    _on_cpu(device, pin_memory, "empty")
     return _make_new(backend.xp.empty(shape_arg(size), dtype=_float(dtype)), requires_grad)
 
 
 def full(
-    size: Sequence[int], fill_value: Any, dtype: Any = None, requires_grad: bool = False
+    size: Sequence[int],
+    fill_value: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
+    _on_cpu(device, pin_memory, "full")
     if dtype is None:
         dtype = backend.to_array(fill_value).dtype
     arr = backend.xp.full(tuple(size), fill_value, dtype=backend.as_dtype(dtype))
@@ -61,30 +105,77 @@ def full(
 
 
 def rand(
-    *size: Any, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
+    _on_cpu(device, pin_memory, "rand")
     rng = backend.generator(generator, "rand")
     return _make_new(rng.random(shape_arg(size)).astype(_float(dtype)), requires_grad)
 
 
 def randn(
-    *size: Any, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
+    _on_cpu(device, pin_memory, "randn")
     rng = backend.generator(generator, "randn")
     return _make_new(rng.standard_normal(shape_arg(size)).astype(_float(dtype)), requires_grad)
 
 
 def randint(
-    low: int, high: int, size: Sequence[int], *, generator: Any = None, dtype: Any = None
+    *args: Any,
+    size: Sequence[int] | None = None,
+    low: int | None = None,
+    high: int | None = None,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
+    """Integers drawn uniformly from [low, high), as PyTorch's: ``randint(high, size)`` or
+    ``randint(low, high, size)`` (low defaults to 0), size a tuple; int64 unless dtype
+    says otherwise."""
+    _on_cpu(device, pin_memory, "randint")
+    rest = list(args)
+    if size is None and rest:
+        size = rest.pop()
+    if high is None and rest:
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    if rest or high is None or size is None:
+        raise TypeError(
+            f"randint: expected (high, size) or (low, high, size); got {len(args)} positional "
+            f"arguments{'' if size is None else ' and size'}"
+        )
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
+    if high <= low:
+        raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
     draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
-    return Tensor._make(draws.astype(backend.as_dtype(dtype) or backend.int64))
+    return _make_new(draws.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
 
 
 def randperm(
-    n: int, *, generator: Any = None, dtype: Any = None, requires_grad: bool = False
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
+    _on_cpu(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
     order = backend.generator(generator, "randperm").permutation(n)
     return _make_new(order.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
@@ -95,8 +186,12 @@ def arange(
     end: float | None = None,
     step: float = 1,
     dtype: Any = None,
+    device: Any = None,
     requires_grad: bool = False,
+    *,
+    pin_memory: bool = False,
 ) -> Tensor:
+    _on_cpu(device, pin_memory, "arange")
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -107,17 +202,42 @@ def arange(
 
 
 def linspace(
-    start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False
+    start: float,
+    end: float,
+    steps: int,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
+    _on_cpu(device, pin_memory, "linspace")
     return _make_new(backend.xp.linspace(start, end, steps, dtype=_float(dtype)), requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    _on_cpu(device, pin_memory, "eye")
     return _make_new(backend.xp.eye(n, m, dtype=_float(dtype)), requires_grad)
 
 
 def _like(fn: Any) -> Any:
-    def like(input: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def like(
+        input: Tensor,
+        dtype: Any = None,
+        requires_grad: bool = False,
+        *,
+        device: Any = None,
+        memory_format: Any = None,
+    ) -> Tensor:
+        _on_cpu(device, False, like.__name__)
         return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
     like.__name__ = fn.__name__ + "_like"
@@ -141,8 +261,15 @@ randn_like = _like(randn)
 
 
 def full_like(
-    input: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False
+    input: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    memory_format: Any = None,
 ) -> Tensor:
+    _on_cpu(device, False, "full_like")
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 

@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 from . import backend
 from .arguments import (
+    cpu_device,
+    cpu_only,
     index_arg,
     index_vector,
     infer_shape,
@@ -21,16 +23,19 @@ from .arguments import (
     need_dims,
     need_elements,
     need_float,
+    no_pinning,
     normalize_dim,
     normalize_dims,
     numpy_dim_names,
     positive_int,
     shape_arg,
+    to_args,
 )
 from .autograd import engine
 from .autograd.function import Function, bump, counter, register_tensor_type, version
 from .autograd.hooks import RemovableHandle, add_hook
 from .autograd.mode import is_grad_enabled
+from .devices import CPU, device
 from .ops import elementwise, linalg, movement, reduce
 
 xp = backend.xp
@@ -103,8 +108,17 @@ class Tensor:
         return self.grad_fn is None
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        """Where the tensor lives: ``cr.device('cpu')``, always."""
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
 
     @property
     def T(self) -> Tensor:
@@ -226,6 +240,11 @@ class Tensor:
         return version(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self._array.dtype == backend.bfloat16:
+            raise TypeError(
+                "requires_grad: bfloat16 is a storage dtype in chainrule (cast, saved, loaded); "
+                "gradients flow in float16, float32 or float64: cast with .float() first"
+            )
         if requires_grad and self._array.dtype.kind != "f":
             raise TypeError(
                 f"requires_grad: only floating-point tensors can require grad; got dtype "
@@ -438,21 +457,35 @@ class Tensor:
 
     # -- dtype -----------------------------------------------------------------------------
 
-    def to(self, dtype: Any = None, device: Any = None) -> Tensor:
-        """A tensor of another dtype (differentiable between float dtypes). The only device
-        is "cpu", so ``to("cpu")`` and ``to(device="cpu")`` return the tensor itself."""
-        if isinstance(dtype, str) and dtype not in backend.DTYPE_NAMES:  # to("cpu"): a device
-            dtype, device = None, dtype
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise ValueError(f"to: the only device is 'cpu'; got {device!r}")
-        if dtype is None:
-            return self
-        dtype = backend.as_dtype(dtype)
-        if dtype == self.dtype:
-            return self
-        if dtype.kind != "f":  # integer and bool tensors cannot require grad: off the graph
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """A tensor of another dtype (differentiable between float dtypes), as PyTorch's:
+        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)`` (other's dtype),
+        ``to(dtype=..., device=..., copy=...)``. The only device is the CPU, so a device
+        alone returns the tensor itself (a copy with ``copy=True``); CUDA is refused."""
+        if len(args) == 1 and not kwargs and isinstance(args[0], xp.dtype):
+            dtype, copy = args[0], False  # the common case, to(cr.float64), fast
+        else:
+            dtype, copy = to_args(args, kwargs, "to")
+        if dtype is None or dtype == self.dtype:
+            return self.clone() if copy else self
+        if not (dtype.kind == "f" and self._array.dtype.kind == "f"):
+            # integer, bool and bfloat16 tensors cannot require grad: off the graph
             return Tensor._make(self._array.astype(dtype))
         return elementwise.Cast.apply(self, dtype=dtype)
+
+    def cpu(self, memory_format: Any = None) -> Tensor:
+        """The tensor itself: it is on the CPU already."""
+        return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        """Refused: chainrule computes on the CPU."""
+        cpu_only("cuda", ".cuda()")
+        return self  # unreachable: cpu_only raises
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """Refused: pinned memory serves copies to a CUDA device."""
+        no_pinning(True, "pin_memory")
+        return self
 
     def clone(self) -> Tensor:
         return elementwise.Cast.apply(self, dtype=self.dtype)
@@ -1171,7 +1204,11 @@ class ValuesIndices(NamedTuple):
 # Shared argument helpers: one place for dims, shapes, indexes and operand coercion.
 
 
-def as_tensor(x: Any, dtype: Any = None) -> Tensor:
+def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """x as a Tensor: a Tensor as it is (cast to dtype if given), anything else copied into
+    a new one; ``device`` is checked to be the CPU."""
+    if device is not None:
+        cpu_device(device, "as_tensor")
     if isinstance(x, Tensor):
         return x if dtype is None else x.to(dtype)
     return Tensor(x, dtype=dtype)

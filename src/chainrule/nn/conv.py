@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import backend
-from ..arguments import is_int, positive_int
+from ..arguments import cpu_device, is_int, positive_int
 from ..functions import pad
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul
@@ -354,10 +354,12 @@ class _ConvNd(Module):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
+        device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__()
         name, n = type(self).__name__, self._spatial
+        cpu_device(device, name)
         if padding_mode not in _PADDING_MODES:
             modes = ", ".join(map(repr, _PADDING_MODES))
             raise ValueError(f"{name}: padding_mode must be one of {modes}; got {padding_mode!r}")

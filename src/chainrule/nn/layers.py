@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from .. import backend
-from ..arguments import positive_int
+from ..arguments import cpu_device, positive_int
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
@@ -152,9 +152,15 @@ class Linear(Module):
     """
 
     def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
+        cpu_device(device, "Linear")
         self.in_features = positive_int(in_features, "in_features", "Linear", zero_ok=True)
         self.out_features = positive_int(out_features, "out_features", "Linear", zero_ok=True)
         dtype = backend.as_dtype(dtype) or backend.default_float
@@ -196,9 +202,13 @@ class Embedding(Module):
         norm_type: float = 2.0,
         scale_grad_by_freq: bool = False,
         sparse: bool = False,
+        _weight: Any = None,
+        _freeze: bool = False,
+        device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__()
+        cpu_device(device, "Embedding")
         if sparse:
             raise ValueError("Embedding: sparse gradients are not supported; got sparse=True")
         if padding_idx is not None:
@@ -213,8 +223,39 @@ class Embedding(Module):
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         dtype = backend.as_dtype(dtype) or backend.default_float
-        self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
-        self.reset_parameters()
+        if _weight is None:
+            self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
+            self.reset_parameters()
+        else:  # PyTorch's: the given weight as it is (from_pretrained passes it)
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError(
+                    f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}); "
+                    f"got {tuple(_weight.shape)}"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Any,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """An Embedding whose weight is ``embeddings`` (2-D), trained unless ``freeze``."""
+        weight = as_tensor(embeddings)
+        if weight.ndim != 2:
+            raise ValueError(
+                f"Embedding.from_pretrained: embeddings must be 2-D; got shape {weight.shape}"
+            )
+        rows, dim = weight.shape
+        return cls(
+            rows, dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+            _weight=weight, _freeze=freeze,
+        )  # fmt: skip
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)

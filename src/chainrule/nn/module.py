@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import backend
+from ..arguments import cpu_only, to_args
 from ..autograd.function import counter
 from ..autograd.mode import no_grad
 from ..tensor import Tensor
@@ -280,27 +281,36 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating-point parameters and buffers (and their grads) in place:
-        ``to(dtype)`` or ``to(dtype=...)``; a device string 'cpu' is accepted."""
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, str) and a.startswith("cpu"):
-                continue
-            dtype = a
-        dtype = backend.as_dtype(dtype)
+        """Cast floating-point parameters and buffers (and their grads) in place, as
+        PyTorch's: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` or
+        the keywords ``dtype=`` and ``device=``. The device must be the CPU, where the
+        module already is."""
+        dtype, _ = to_args(args, kwargs, "to")
         if dtype is None:
             return self
-        if not backend.is_floating(dtype):
-            raise TypeError(f"to: only floating-point dtypes are allowed; got {dtype}")
+        if dtype.kind != "f":  # bfloat16 too: a storage dtype, which layers do not compute in
+            raise TypeError(
+                f"to: only floating-point dtypes are allowed (float16, float32, float64); got "
+                f"{dtype}"
+            )
         for t in [*self.parameters(), *self.buffers()]:
             if backend.is_floating(t.dtype):
                 t._array = t._array.astype(dtype)
                 if t.grad is not None:
                     t.grad = Tensor._make(t.grad._array.astype(dtype))
         return self
+
+    def cpu(self) -> Module:
+        """The module itself: it is on the CPU already."""
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """Refused: chainrule computes on the CPU."""
+        cpu_only("cuda", ".cuda()")
+        return self  # unreachable: cpu_only raises
+
+    def half(self) -> Module:
+        return self.to(backend.float16)
 
     def float(self) -> Module:
         return self.to(backend.float32)

@@ -174,11 +174,13 @@ class _BatchNorm(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device: Any = None,
         dtype: Any = None,
         *,
         bias: bool = True,
     ) -> None:
         super().__init__()
+        cpu_device(device, type(self).__name__)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         dtype = backend.as_dtype(dtype) or backend.default_float

@@ -1,0 +1,402 @@
+"""PyTorch's everyday surface: what ordinary scripts call besides the ops, checked against
+torch. Devices and dtypes, cuda/backends/amp stand-ins, factories, tensor methods, layers,
+losses, optimizers and checkpoints, each spelled as a PyTorch script spells it."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+import chainrule.nn as nn
+
+CPU_ERROR = "chainrule computes on the CPU"
+
+# -- devices ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args", [("cpu",), ("cpu:0",), ("cpu", 0), ("cuda",), ("cuda:1",), ("cuda", 2), ("mps",)]
+)
+def test_device_is_torch_device(args) -> None:
+    ours, theirs = cr.device(*args), torch.device(*args)
+    assert (str(ours), repr(ours), ours.type, ours.index) == (
+        str(theirs), repr(theirs), theirs.type, theirs.index
+    )
+    assert cr.device(ours) == ours and hash(cr.device(*args)) == hash(ours)
+    assert (ours == cr.device("cpu")) == (theirs == torch.device("cpu"))
+    assert (ours == "cpu") is (theirs == "cpu") is False  # a device never equals a string
+
+
+def test_device_errors() -> None:
+    with pytest.raises(ValueError, match="device: expected one of cpu, cuda"):
+        cr.device("foo")
+    with pytest.raises(ValueError, match="invalid device string 'cpu:x'"):
+        cr.device("cpu:x")
+    with pytest.raises(ValueError, match=f"device: {CPU_ERROR}; got device 0"):
+        cr.device(0)  # an integer alone names a CUDA device
+
+
+ACCELERATORS = ["cuda", "cuda:0", cr.device("cuda"), cr.device("cuda", 1), "mps", 0]
+
+
+def _shown(dev) -> str:
+    return f"device {dev}" if isinstance(dev, int) else f"device {str(dev)!r}"
+
+
+FACTORIES = {
+    "tensor": lambda **kw: cr.tensor([1.0, 2.0], **kw),
+    "zeros": lambda **kw: cr.zeros(2, 3, **kw),
+    "ones": lambda **kw: cr.ones((2, 3), **kw),
+    "empty": lambda **kw: cr.empty(2, **kw),
+    "full": lambda **kw: cr.full((2,), 1.5, **kw),
+    "arange": lambda **kw: cr.arange(5, **kw),
+    "linspace": lambda **kw: cr.linspace(0, 1, 5, **kw),
+    "eye": lambda **kw: cr.eye(3, **kw),
+    "rand": lambda **kw: cr.rand(2, **kw),
+    "randn": lambda **kw: cr.randn(2, **kw),
+    "randint": lambda **kw: cr.randint(0, 5, (3,), **kw),
+    "randperm": lambda **kw: cr.randperm(4, **kw),
+}
+LIKES = ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+
+
+@pytest.mark.parametrize("name", list(FACTORIES))
+def test_factories_take_the_cpu_and_refuse_accelerators(name) -> None:
+    make = FACTORIES[name]
+    for dev in ("cpu", "cpu:0", cr.device("cpu"), torch.device("cpu").type, None):
+        assert make(device=dev).device == cr.device("cpu")
+    for dev in ACCELERATORS:
+        with pytest.raises(ValueError, match=f"^{name}: {CPU_ERROR}; got {_shown(dev)}"):
+            make(device=dev)
+    with pytest.raises(ValueError, match=f"^{name}: {CPU_ERROR}; got pin_memory=True"):
+        make(pin_memory=True)
+
+
+@pytest.mark.parametrize("name", LIKES + ["full_like"])
+def test_like_factories_take_the_cpu(name) -> None:
+    x = cr.ones(2, 3, dtype=cr.float64)
+    fn = getattr(cr, name)
+    args = (x, 2.0) if name == "full_like" else (x,)
+    out = fn(*args, device="cpu")
+    assert out.shape == (2, 3) and out.dtype == cr.float64
+    with pytest.raises(ValueError, match=f"^{name}: {CPU_ERROR}; got device 'cuda'"):
+        fn(*args, device="cuda")
+
+
+LAYERS = {
+    "Linear": lambda **kw: nn.Linear(3, 4, **kw),
+    "Embedding": lambda **kw: nn.Embedding(5, 3, **kw),
+    "Conv1d": lambda **kw: nn.Conv1d(2, 3, 3, **kw),
+    "Conv2d": lambda **kw: nn.Conv2d(2, 3, 3, **kw),
+    "BatchNorm1d": lambda **kw: nn.BatchNorm1d(3, **kw),
+    "BatchNorm2d": lambda **kw: nn.BatchNorm2d(3, **kw),
+    "LayerNorm": lambda **kw: nn.LayerNorm(3, **kw),
+    "MultiheadAttention": lambda **kw: nn.MultiheadAttention(4, 2, **kw),
+    "LSTM": lambda **kw: nn.LSTM(3, 4, **kw),
+    "GRUCell": lambda **kw: nn.GRUCell(3, 4, **kw),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_layers_take_device_and_dtype(name) -> None:
+    make = LAYERS[name]
+    layer = make(device="cpu", dtype=cr.float64)
+    assert {p.dtype for p in layer.parameters()} == {np.dtype("float64")}
+    assert make(device=cr.device("cpu")).to("cpu") is not None
+    with pytest.raises(ValueError, match=f"^{name}: {CPU_ERROR}; got device 'cuda:0'"):
+        make(device="cuda:0")
+
+
+def test_linear_takes_device_and_dtype_in_torchs_places() -> None:
+    layer = nn.Linear(3, 4, True, "cpu", cr.float64)
+    assert layer.weight.dtype == cr.float64
+    torch.nn.Linear(3, 4, True, "cpu", torch.float64)  # the same positions in PyTorch
+
+
+def test_tensor_to_as_torch() -> None:
+    x = cr.ones(2, requires_grad=True)
+    t = torch.ones(2, requires_grad=True)
+    other = cr.zeros(1, dtype=cr.float64)
+    cases = [
+        ((cr.device("cpu"),), {}, (torch.device("cpu"),), {}),
+        (("cpu", cr.float64), {}, ("cpu", torch.float64), {}),
+        ((), {"dtype": cr.float64}, (), {"dtype": torch.float64}),
+        ((), {"device": "cpu", "dtype": cr.float16}, (), {"device": "cpu", "dtype": torch.float16}),
+        ((other,), {}, (torch.zeros(1, dtype=torch.float64),), {}),
+        ((cr.int64,), {}, (torch.int64,), {}),
+        ((cr.float64, True), {}, (torch.float64, True), {}),  # non_blocking
+    ]
+    for args, kwargs, targs, tkwargs in cases:
+        ours, theirs = x.to(*args, **kwargs), t.to(*targs, **tkwargs)
+        assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch.")
+        assert (ours is x) == (theirs is t)
+        assert ours.requires_grad == theirs.requires_grad
+    assert x.to("cpu", copy=True) is not x and x.cpu() is x
+    y = x.to("cpu", cr.float64) * 2
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    for call in (lambda: x.to("cuda"), lambda: x.to(cr.device("cuda"), cr.float64),
+                 lambda: x.to(device="mps"), lambda: x.to(0)):
+        with pytest.raises(ValueError, match=f"^to: {CPU_ERROR}"):
+            call()
+    with pytest.raises(ValueError, match=f"^cuda: {CPU_ERROR}; got .cuda()"):
+        x.cuda()
+    with pytest.raises(ValueError, match=f"^pin_memory: {CPU_ERROR}"):
+        x.pin_memory()
+    assert x.device == cr.device("cpu") and x.device.type == "cpu" and not x.is_cuda
+
+
+def test_module_to_cpu_and_cuda() -> None:
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    assert model.to("cpu") is model and model.cpu() is model
+    assert model.to(cr.device("cpu")) is model
+    model.to("cpu", cr.float64)
+    assert {t.dtype for t in model.state_dict().values() if t.dtype.kind == "f"} == {
+        np.dtype("float64")
+    }
+    model.to(cr.zeros(1))  # another tensor's dtype (and device)
+    assert model[0].weight.dtype == cr.float32
+    model.to(device="cpu", dtype=cr.float16)
+    assert model[0].weight.dtype == cr.float16
+    assert model.half() is model and model.float()[0].weight.dtype == cr.float32
+    with pytest.raises(ValueError, match=f"^to: {CPU_ERROR}; got device 'cuda'"):
+        model.to("cuda")
+    with pytest.raises(ValueError, match=f"^cuda: {CPU_ERROR}"):
+        model.cuda()
+    with pytest.raises(TypeError, match="to: only floating-point dtypes are allowed"):
+        model.to(cr.int64)
+
+
+def test_device_idiom_of_scripts_runs() -> None:
+    device = cr.device("cuda" if cr.cuda.is_available() else "cpu")
+    model = nn.Linear(2, 1).to(device)
+    x = cr.randn(4, 2).to(device)
+    assert model(x).device == device == cr.device("cpu")
+
+
+# -- cuda, backends, compile -----------------------------------------------------------------
+
+
+def test_cuda_module_says_there_is_no_cuda() -> None:
+    assert cr.cuda.is_available() is False and cr.cuda.device_count() == 0
+    cr.manual_seed(3)
+    first = cr.randn(4).numpy().copy()
+    cr.manual_seed(3)
+    assert cr.cuda.manual_seed(7) is None and cr.cuda.manual_seed_all(7) is None
+    np.testing.assert_array_equal(cr.randn(4).numpy(), first)  # seeded nothing more
+    cr.cuda.empty_cache()
+    cr.cuda.synchronize()
+    with pytest.raises(ValueError, match=CPU_ERROR):
+        cr.cuda.current_device()
+
+
+def test_backends_flags_are_accepted() -> None:
+    cr.backends.cudnn.benchmark = True
+    cr.backends.cudnn.deterministic = True
+    cr.backends.cudnn.allow_tf32 = False
+    cr.backends.cuda.matmul.allow_tf32 = True
+    assert cr.backends.cudnn.benchmark and cr.backends.cuda.matmul.allow_tf32
+    assert cr.backends.mps.is_available() is False and cr.backends.cudnn.is_available() is False
+    cr.set_float32_matmul_precision("high")
+    assert cr.get_float32_matmul_precision() == "high"
+    cr.set_float32_matmul_precision("highest")
+    with pytest.raises(ValueError, match="set_float32_matmul_precision: expected one of"):
+        cr.set_float32_matmul_precision("fast")
+
+
+def test_compile_returns_the_model() -> None:
+    model = nn.Linear(2, 2)
+    assert cr.compile(model) is model
+    assert cr.compile(model, mode="max-autotune", fullgraph=True) is model
+
+    def f(x):
+        return x * 2
+
+    assert cr.compile()(f) is f and cr.compile(f, dynamic=True) is f
+
+
+# -- dtypes ----------------------------------------------------------------------------------
+
+ALIASES = ["float", "double", "half", "long", "int", "short", "float16", "float32", "float64",
+           "int8", "int16", "int32", "int64", "uint8", "bool", "bfloat16"]
+
+
+@pytest.mark.parametrize("name", ALIASES)
+def test_dtype_aliases_are_torchs(name) -> None:
+    assert str(getattr(cr, name)) == str(getattr(torch, name)).removeprefix("torch.")
+    made = cr.zeros(2, dtype=getattr(cr, name))
+    assert str(made.dtype) == str(torch.zeros(2, dtype=getattr(torch, name)).dtype)[6:]
+
+
+def test_float16_computes_and_differentiates() -> None:
+    x = cr.tensor([0.5, 1.5, -2.0], dtype=cr.half, requires_grad=True)
+    t = torch.tensor([0.5, 1.5, -2.0], dtype=torch.half, requires_grad=True)
+    (x * x).sum().backward()
+    (t * t).sum().backward()
+    assert x.grad.dtype == cr.float16
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+def test_bfloat16_is_a_storage_dtype_rounded_as_torch() -> None:
+    values = np.random.default_rng(0).standard_normal(1000).astype(np.float32) * 100
+    ours = cr.tensor(values).to(cr.bfloat16)
+    theirs = torch.tensor(values).to(torch.bfloat16)
+    assert ours.dtype == cr.bfloat16
+    np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+    with pytest.raises(TypeError, match="bfloat16 is a storage dtype"):
+        ours.requires_grad_()
+
+
+def test_default_dtype() -> None:
+    assert cr.get_default_dtype() == cr.float32
+    cr.set_default_dtype(cr.float64)
+    try:
+        assert cr.get_default_dtype() == cr.float64
+        assert cr.tensor([1.0]).dtype == cr.float64 and cr.zeros(2).dtype == cr.float64
+        assert cr.randn(2).dtype == cr.float64 and nn.Linear(2, 2).weight.dtype == cr.float64
+        assert cr.arange(3).dtype == cr.int64 and cr.arange(0.5, 2).dtype == cr.float64
+    finally:
+        cr.set_default_dtype(cr.float32)
+    assert cr.tensor([1.0]).dtype == cr.float32
+    with pytest.raises(TypeError, match="set_default_dtype: chainrule's default dtype is"):
+        cr.set_default_dtype(cr.int64)
+
+
+def test_manual_seed_returns_a_generator() -> None:
+    g = cr.manual_seed(11)
+    assert isinstance(g, cr.Generator) and g is cr.default_generator
+    assert g.initial_seed() == 11 == cr.initial_seed()
+    a = cr.rand(3).numpy().copy()
+    g.manual_seed(11)
+    np.testing.assert_array_equal(cr.rand(3).numpy(), a)
+    assert isinstance(torch.manual_seed(0), torch.Generator)  # as PyTorch's
+
+
+# -- autocast and GradScaler -----------------------------------------------------------------
+
+
+def test_autocast_disabled_is_a_pass_through() -> None:
+    x = cr.randn(2, 3)
+    for ctx in (cr.autocast("cuda", enabled=False), cr.amp.autocast("cpu", enabled=False),
+                cr.autocast(device_type="cuda", dtype=cr.float16, enabled=False),
+                cr.cuda.amp.autocast(enabled=False)):
+        with ctx:
+            y = x @ x.T
+        assert y.dtype == cr.float32
+
+    @cr.autocast("cuda", enabled=False)
+    def f(a):
+        return a * 2
+
+    assert f(x).dtype == cr.float32
+
+
+def test_autocast_enabled_is_refused_clearly() -> None:
+    with pytest.raises(ValueError, match=f"^autocast: {CPU_ERROR}; got device_type 'cuda'"):
+        with cr.autocast("cuda"):
+            pass
+    with pytest.raises(ValueError, match=f"^autocast: {CPU_ERROR}"):
+        cr.cuda.amp.autocast()
+    with pytest.raises(NotImplementedError, match="autocast: chainrule has no mixed precision"):
+        cr.autocast("cpu")  # bfloat16, PyTorch's CPU default
+    with pytest.raises(NotImplementedError, match="dtype float16"):
+        cr.amp.autocast("cpu", dtype=cr.float16)
+    with pytest.warns(UserWarning, match="CPU autocast only supports"):
+        with cr.autocast("cpu", dtype=cr.float32):
+            pass
+    with pytest.raises(ValueError, match="device_type must be a device type"):
+        cr.autocast("gpu")
+
+
+class _CountingSGD(cr.optim.SGD):
+    steps = 0
+
+    def step(self, closure=None):
+        self.steps += 1
+        return super().step(closure)
+
+
+@pytest.mark.parametrize("make", [lambda: cr.amp.GradScaler(enabled=False),
+                                  lambda: cr.amp.GradScaler("cpu", enabled=False),
+                                  lambda: cr.cuda.amp.GradScaler(enabled=False)])
+def test_disabled_grad_scaler_passes_through(make) -> None:
+    scaler = make()
+    w = cr.ones(2, requires_grad=True)
+    opt = _CountingSGD([w], lr=0.1)
+    loss = (w * w).sum()
+    assert scaler.scale(loss) is loss and not scaler.is_enabled()
+    loss.backward()
+    scaler.unscale_(opt)
+    scaler.step(opt)
+    scaler.update()
+    assert opt.steps == 1 and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+    np.testing.assert_allclose(w.numpy(), [0.8, 0.8])
+
+
+def test_cuda_grad_scaler_enabled_says_it_is_disabled() -> None:
+    for make in (lambda: cr.cuda.amp.GradScaler(), lambda: cr.amp.GradScaler()):
+        with pytest.warns(UserWarning, match="GradScaler: chainrule computes on the CPU"):
+            scaler = make()
+        assert not scaler.is_enabled()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not torch.amp.GradScaler().is_enabled()  # PyTorch without CUDA: the same
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_cpu_grad_scaler_matches_torch_step_for_step() -> None:
+    rng = np.random.default_rng(0)
+    w0, x, y = rng.standard_normal((3, 2)), rng.standard_normal((8, 3)), rng.standard_normal(8)
+    # float32's largest power of 2: the gradients overflow
+    options = dict(init_scale=2.0**127, growth_factor=4.0, backoff_factor=0.25,
+                   growth_interval=2)
+    sides = []
+    for lib in (cr, torch):
+        w = lib.tensor(w0.astype(np.float32), requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.01, momentum=0.9)
+        sides.append((lib, w, opt, lib.amp.GradScaler("cpu", **options)))
+    scales = []
+    for step in range(16):
+        seen = []
+        for lib, w, opt, scaler in sides:
+            xs, ys = lib.tensor(x.astype(np.float32)), lib.tensor(y.astype(np.float32))
+            loss = (((xs @ w).sum(1) - ys) ** 2).mean() * 10
+            opt.zero_grad()
+            scaler.scale(loss).backward()
+            if step % 2:
+                scaler.unscale_(opt)
+            scaler.step(opt)
+            scaler.update()
+            seen.append((w.detach().numpy().copy(), scaler.get_scale(), scaler.state_dict()))
+        (ours, s1, d1), (theirs, s2, d2) = seen
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+        assert s1 == s2 and d1 == d2
+        scales.append(s1)
+    assert min(scales) < max(scales[scales.index(min(scales)):])  # backed off, then grew
+
+
+def test_grad_scaler_errors_and_state_dict_round_trip() -> None:
+    w = cr.ones(2, requires_grad=True)
+    opt = cr.optim.SGD([w], lr=0.1)
+    scaler = cr.amp.GradScaler("cpu", init_scale=8.0)
+    scaler.scale((w * w).sum()).backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [16.0, 16.0])
+    scaler.unscale_(opt)
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="already called on this optimizer"):
+        scaler.unscale_(opt)
+    scaler.step(opt)
+    with pytest.raises(RuntimeError, match="already called since the last update"):
+        scaler.step(opt)
+    scaler.update()
+    other = cr.amp.GradScaler("cpu")
+    other.load_state_dict(scaler.state_dict())
+    assert other.state_dict() == scaler.state_dict() and other.get_scale() == 8.0
+    with pytest.raises(RuntimeError, match="a closure is not supported"):
+        scaler.step(opt, closure=lambda: None)
+    scales = scaler.scale([cr.ones(1), (cr.ones(1),)])
+    assert scales[0].item() == 8.0 and scales[1][0].item() == 8.0
