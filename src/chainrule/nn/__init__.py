@@ -2,7 +2,7 @@
 are in chainrule.nn.functional.
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
@@ -23,6 +23,7 @@ from .transformer import (
 __all__ = [
     "functional",
     "init",
+    "parallel",
     "utils",
     "Module",
     "Parameter",

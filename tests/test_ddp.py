@@ -1,0 +1,100 @@
+"""DistributedDataParallel: a real job under ``mpiexec -n 2`` against one process (the
+program is in mpi_ddp_jobs.py), and the wrapper, its buckets and their timing in this one
+process, where MPI starts as a world of one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_distributed import job, world  # noqa: F401  (world: the fixture)
+
+import chainrule as cr
+import chainrule.distributed as dist
+from chainrule import nn
+from chainrule.nn.parallel import DistributedDataParallel, bucket_assignment
+
+pytest.importorskip("mpi4py")
+
+
+def test_ddp_on_two_ranks_equals_one_process_on_the_whole_batch() -> None:
+    """After 3 steps: an MLP, a CNN, small buckets, no_sync accumulation, a parameter
+    unused on one rank (find_unused_parameters) to 1e-12 in float64 and 1e-5 in float32;
+    the unfinished reduction's error; buffers from rank 0."""
+    code, out, _ = job("ddp", script="mpi_ddp_jobs.py")
+    assert code == 0, out
+    assert "ok ddp rank 0" in out and "ok ddp rank 1" in out
+
+
+@pytest.mark.parametrize("limits", [[1 << 20, 25 << 20], [4000], [1, 10**9], [10**9]])
+def test_buckets_are_pytorchs(limits) -> None:
+    """The same grouping as torch's _compute_bucket_assignment_by_size, dtypes mixed."""
+    torch = pytest.importorskip("torch")
+    import torch.distributed as tdist
+
+    shapes = [(512, 784), (512,), (512, 512), (512,), (10, 512), (10,), (300,), (1000,)]
+    ours = [cr.zeros(*s, dtype=cr.float64 if i == 6 else cr.float32) for i, s in enumerate(shapes)]
+    theirs = [
+        torch.zeros(*s, dtype=torch.float64 if i == 6 else torch.float32)
+        for i, s in enumerate(shapes)
+    ]
+    expected, _ = tdist._compute_bucket_assignment_by_size(theirs, limits, [False] * len(shapes))
+    assert bucket_assignment(ours, limits) == expected
+
+
+@pytest.mark.usefixtures("world")
+def test_ddp_wraps_the_module_as_pytorchs() -> None:
+    cr.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+    ddp = DistributedDataParallel(model)
+    assert ddp.module is model
+    assert list(ddp.state_dict()) == ["module." + k for k in model.state_dict()]
+    assert [id(p) for p in ddp.parameters()] == [id(p) for p in model.parameters()]
+    x = cr.randn(5, 4)
+    model.eval()
+    assert np.array_equal(ddp(x).numpy(), model(x).numpy())
+    ddp.train()
+    assert model.training
+    with pytest.raises(ValueError, match="device_ids and output_device only work with GPU"):
+        DistributedDataParallel(model, device_ids=[0])
+    with pytest.raises(ValueError, match="bucket_cap_mb must be positive; got 0"):
+        DistributedDataParallel(model, bucket_cap_mb=0)
+    with pytest.raises(ValueError, match="only the default group"):
+        DistributedDataParallel(model, process_group=object())
+
+
+def test_ddp_needs_the_process_group() -> None:
+    with pytest.raises(ValueError, match="has not been initialized"):
+        DistributedDataParallel(nn.Linear(2, 2))
+
+
+@pytest.mark.usefixtures("world")
+def test_buckets_start_while_backward_still_runs(monkeypatch) -> None:
+    """Last parameters first, the first bucket 1 MiB by default; each bucket's all-reduce
+    starts before the gradients of the earlier layers exist."""
+    cr.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
+    ddp = DistributedDataParallel(model)
+    buckets = ddp._reducer.buckets
+    params = list(model.parameters())
+    index = {id(p): i for i, p in enumerate(params)}
+    # 10*512 + 10 + 512*512 floats reach 1 MiB with the middle weight; the rest follows
+    assert [[index[id(p)] for p in b.params] for b in buckets] == [[5, 4, 3, 2], [1, 0]]
+    started = []
+    real = dist.all_reduce
+
+    def spy(tensor, *args, **kwargs):
+        started.append(model[0].weight.grad is None)  # the first layer's gradient not yet in
+        return real(tensor, *args, **kwargs)
+
+    monkeypatch.setattr(dist, "all_reduce", spy)
+    loss = ddp(cr.randn(8, 784)).square().mean()
+    loss.backward()
+    assert started == [True, False]
+    assert all(p.grad is not None for p in params)
+    # no_sync: nothing starts
+    started.clear()
+    with ddp.no_sync():
+        ddp(cr.randn(8, 784)).sum().backward()
+    assert started == []
