@@ -1,7 +1,7 @@
 """chainrule: a deep-learning framework from first principles on NumPy."""
 
+from . import amp, backends, cuda, data, datasets, distributed, nn, optim, testing, utils, viz
 from . import backend as _backend
-from . import amp, backends, cuda, data, datasets, nn, optim, testing, utils, viz
 from .amp import autocast
 from .autograd import (
     detect_anomaly,
