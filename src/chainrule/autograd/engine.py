@@ -8,6 +8,7 @@ told of each step; the sweep itself only walks, applies, unbroadcasts and adds u
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -254,8 +255,17 @@ def run_hooks(t: Tensor, g: Tensor) -> Tensor:
     return g
 
 
+_ACCUMULATING = threading.Lock()  # backward passes in several threads share leaves
+
+
 def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
-    """Add gradient ``g`` into ``t.grad``."""
+    """Add gradient ``g`` into ``t.grad``, one thread at a time (NumPy's in-place add lets
+    go of the interpreter lock, so two passes adding into one leaf would lose updates)."""
+    with _ACCUMULATING:
+        _accumulate(t, g, create_graph, handed)
+
+
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
     T = tensor_type()
     if t.grad is None:
         if create_graph:

@@ -31,9 +31,10 @@ xp = backend.xp
 def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into one batch, following the structure of the first.
 
-    Tensors and NumPy arrays are stacked into a Tensor with a new leading dim; Python ints
-    become an int64 Tensor, floats a float32 Tensor (chainrule's default float; PyTorch
-    makes float64 here), bools a bool Tensor, NumPy scalars keep their dtype. Dicts collate
+    Tensors and NumPy arrays are stacked into a Tensor with a new leading dim; Python
+    numbers become one Tensor whose dtype all of them decide: float32 if any is a float
+    (chainrule's default float; PyTorch makes float64 of all-float batches), else int64 if
+    any is an int, else bool; NumPy scalars keep their dtype; None is an error. Dicts collate
     per key, named tuples per field, other tuples and lists per position into a list (as
     PyTorch); strings and anything else are returned as a list.
     """
@@ -44,12 +45,13 @@ def default_collate(batch: Sequence[Any]) -> Any:
         return Tensor._make(xp.stack([t._array for t in batch]))
     if isinstance(elem, (xp.ndarray, xp.generic)):
         return Tensor._make(xp.stack(batch))
-    if isinstance(elem, bool):
-        return Tensor._make(xp.array(batch, dtype=backend.bool_))
-    if isinstance(elem, int):
-        return Tensor._make(xp.array(batch, dtype=backend.int64))
-    if isinstance(elem, float):
-        return Tensor._make(xp.array(batch, dtype=backend.default_float))
+    if isinstance(elem, (bool, int, float)):
+        return Tensor._make(xp.array(batch, dtype=_number_dtype(batch)))
+    if elem is None:
+        raise TypeError(
+            "default_collate: a batch must hold tensors, NumPy arrays, numbers, dicts or lists; "
+            "found NoneType"
+        )
     if isinstance(elem, Mapping):
         return {key: default_collate([sample[key] for sample in batch]) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
@@ -62,6 +64,20 @@ def default_collate(batch: Sequence[Any]) -> Any:
             )
         return [default_collate(list(field)) for field in zip(*batch, strict=True)]
     return list(batch)
+
+
+def _number_dtype(batch: Sequence[Any]) -> Any:
+    """The dtype of a batch of Python numbers, from all of them as torch.tensor decides:
+    any float makes the default float, else any int int64, else bool."""
+    kinds = {type(x) for x in batch}
+    if not kinds <= {bool, int, float}:
+        odd = sorted(k.__name__ for k in kinds - {bool, int, float})
+        raise TypeError(
+            f"default_collate: a batch of numbers holds other kinds too; got {', '.join(odd)}"
+        )
+    if float in kinds:
+        return backend.default_float
+    return backend.int64 if int in kinds else backend.bool_
 
 
 def default_convert(data: Any) -> Any:

@@ -318,6 +318,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int 
     matrices of each axis; two matmuls, exact gradients of any order.
     """
     x, unbatched = _batched(input, 2, "adaptive_avg_pool2d")
+    if 0 in x.shape[2:]:  # a mean over no values: an error, not zeros
+        raise ValueError(
+            f"adaptive_avg_pool2d: the input's spatial dims must not be empty; got shape "
+            f"{input.shape}"
+        )
     given: Any = output_size
     if isinstance(given, (tuple, list)) and len(given) == 2:
         given = tuple(n if s is None else s for s, n in zip(given, x.shape[2:], strict=True))

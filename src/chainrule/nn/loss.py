@@ -91,10 +91,35 @@ def binary_cross_entropy(
             "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
             f"{p._array.min()} to {p._array.max()}; for logits use binary_cross_entropy_with_logits"
         )
+    tv = t._array
+    if tv.size and not (tv.min() >= 0 and tv.max() <= 1):
+        raise ValueError(
+            "binary_cross_entropy: target must hold values in [0, 1]; got values from "
+            f"{tv.min()} to {tv.max()}"
+        )
     loss = elementwise.BinaryCrossEntropy.apply(p, t)
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce(loss, reduction)
+    return _reduce(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
+
+
+def _fits(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` without growing it."""
+    try:
+        return xp.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _times_weight(loss: Tensor, weight: Any, op: str) -> Tensor:
+    """loss * weight, where weight broadcasts to the loss's shape without growing it (an
+    (N,) weight against (N, 1) would silently make an (N, N) loss)."""
+    if weight is None:
+        return loss
+    w = as_tensor(weight)
+    if not _fits(w.shape, loss.shape):
+        raise ValueError(
+            f"{op}: weight must broadcast to the input's shape {loss.shape}; got {w.shape}"
+        )
+    return loss * w
 
 
 def binary_cross_entropy_with_logits(
@@ -110,10 +135,13 @@ def binary_cross_entropy_with_logits(
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
     pw = None if pos_weight is None else as_tensor(pos_weight)
+    if pw is not None and not _fits(pw.shape, x.shape):
+        raise ValueError(
+            "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
+            f"{x.shape}; got {pw.shape}"
+        )
     loss = elementwise.BinaryCrossEntropyWithLogits.apply(x, t, pw)
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce(loss, reduction)
+    return _reduce(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
 
 
 # -- class-index losses -------------------------------------------------------------------
@@ -131,6 +159,8 @@ def _class_targets(
     per-element weights (0 where ignored; None when all are 1) and the per-class weight
     array (or None)."""
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
+    if t.dtype.kind not in "iu":  # bools would index as masks, floats are probabilities
+        raise TypeError(f"{op}: class targets must be integers (int64); got dtype {t.dtype}")
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
     expected = input.shape[:class_dim] + input.shape[class_dim + 1 :]

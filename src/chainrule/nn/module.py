@@ -5,6 +5,7 @@ the sibling files; containers in container.py.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -64,7 +65,13 @@ def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
             yield from walk_value(f"{name}.{k}", v)
 
 
-_IN_REPR: set[int] = set()  # the modules whose repr is being made, so a cycle ends
+_REPR = threading.local()  # per thread, the modules whose repr is being made: a cycle ends
+
+
+def _in_repr() -> set[int]:
+    if not hasattr(_REPR, "ids"):
+        _REPR.ids = set()
+    return _REPR.ids
 
 
 def _join(prefix: str, name: str) -> str:
@@ -370,9 +377,10 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        if id(self) in _IN_REPR:  # a module that holds its own ancestor
+        making = _in_repr()
+        if id(self) in making:  # a module that holds its own ancestor
             return f"{type(self).__name__}(...)"
-        _IN_REPR.add(id(self))
+        making.add(id(self))
         try:
             extra = self.extra_repr()
             lines = extra.split("\n") if extra else []
@@ -380,7 +388,7 @@ class Module:
             for name, child in children:
                 lines.append(f"({name}): " + repr(child).replace("\n", "\n  "))
         finally:
-            _IN_REPR.discard(id(self))
+            making.discard(id(self))
         if not children and len(lines) <= 1:
             return f"{type(self).__name__}({extra})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
