@@ -13,8 +13,13 @@ from typing import Any, NamedTuple
 from .. import backend
 from ..arguments import cpu_only, to_args
 from ..autograd.function import counter
+from ..autograd.hooks import RemovableHandle
 from ..autograd.mode import no_grad
 from ..tensor import Tensor
+from . import hooks
+from .hooks import ModuleHooks
+from .hooks import register_module_forward_hook as register_module_forward_hook
+from .hooks import register_module_forward_pre_hook as register_module_forward_pre_hook
 
 xp = backend.xp
 
@@ -65,6 +70,7 @@ def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
             yield from walk_value(f"{name}.{k}", v)
 
 
+_GLOBAL = hooks.GLOBAL
 _REPR = threading.local()  # per thread, the modules whose repr is being made: a cycle ends
 
 
@@ -103,6 +109,7 @@ class Module:
     """
 
     training: bool = True  # a class default, so a subclass that skips __init__ still works
+    _hooks: ModuleHooks | None = None  # made by the first register_*hook (see hooks.py)
 
     def __init__(self) -> None:
         self.training = True
@@ -113,7 +120,51 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        # Without hooks a call is forward and two checks; hooks.call runs them as PyTorch.
+        if self._hooks is None and not (_GLOBAL.forward or _GLOBAL.forward_pre):
+            return self.forward(*args, **kwargs)
+        return hooks.call(self, args, kwargs)
+
+    # -- hooks (run by hooks.call; each returns a handle whose remove() takes it out) ------
+
+    def _module_hooks(self) -> ModuleHooks:
+        if self._hooks is None:
+            self._hooks = ModuleHooks()
+        return self._hooks
+
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, args)`` before forward; a value it returns replaces the positional
+        arguments (a non-tuple as a 1-tuple). With ``with_kwargs``, ``hook(module, args,
+        kwargs)``, which may return ``(new_args, new_kwargs)``. ``prepend`` runs it first."""
+        return self._module_hooks().add("forward_pre", hook, prepend, with_kwargs, False)
+
+    def register_forward_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """``hook(module, args, output)`` after forward (``hook(module, args, kwargs,
+        output)`` with ``with_kwargs``); a value it returns replaces the output.
+        ``always_call`` runs it even when forward (or an earlier hook) raised."""
+        return self._module_hooks().add("forward", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are known,
+        before they go into it; a tuple it returns replaces ``grad_output``."""
+        return self._module_hooks().add("backward_pre", hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        positional inputs are known (None for an argument that is not a tensor needing one);
+        a tuple it returns replaces ``grad_input``."""
+        return self._module_hooks().add("backward", hook, prepend)
 
     # -- the walker ------------------------------------------------------------------------
 

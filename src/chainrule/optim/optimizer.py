@@ -5,12 +5,14 @@ Subclasses hold only their update rule (``_update``) and hyperparameter checks (
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import backend
 from ..autograd import enable_grad
 from ..autograd.function import bump
+from ..autograd.hooks import RemovableHandle, add_hook
 from ..tensor import Tensor
 
 xp = backend.xp
@@ -41,6 +43,39 @@ def add_scaled_(p: Any, g: Any, alpha: float) -> None:
         pb += sb
 
 
+def with_step_hooks(step: Callable) -> Callable:
+    """``step`` preceded by the optimizer's step pre-hooks and followed by its post-hooks,
+    as PyTorch's profile_hook_step: each is called ``hook(optimizer, args, kwargs)`` with
+    ``args`` the step's positional arguments, the optimizer first. A step called from inside
+    another (a subclass's ``step`` that calls ``super().step()``) runs them once."""
+
+    @functools.wraps(step)
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        pre, post = self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks
+        if not (pre or post) or self._in_hooked_step:
+            return step(*args, **kwargs)
+        self._in_hooked_step = True
+        try:
+            for hook in list(pre.values()):
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError(
+                            f"{hook} must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {new}."
+                        )
+                    args, kwargs = new
+            out = step(*args, **kwargs)
+            for hook in list(post.values()):
+                hook(self, args, kwargs)
+            return out
+        finally:
+            self._in_hooked_step = False
+
+    return hooked
+
+
 class Optimizer:
     """The base of every optimizer.
 
@@ -51,8 +86,17 @@ class Optimizer:
     grad mode, and bump its version: a graph that saved the old values refuses to backward.
     """
 
+    _in_hooked_step = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:  # an optimizer with a step of its own runs the hooks too
+            cls.step = with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
+        self._optimizer_step_pre_hooks: dict[int, Callable] = {}
+        self._optimizer_step_post_hooks: dict[int, Callable] = {}
         self.state: dict[Tensor, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
         name = type(self).__name__
@@ -131,6 +175,16 @@ class Optimizer:
                     # A new array, not a fill: a grad may be a read-only broadcast view.
                     p.grad = None if set_to_none else Tensor._make(xp.zeros_like(p._array))
 
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before each ``step``; it may return ``(new_args,
+        new_kwargs)`` for the step to use."""
+        return add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after each ``step``."""
+        return add_hook(self._optimizer_step_post_hooks, hook)
+
+    @with_step_hooks
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
         loss = None
