@@ -1,12 +1,16 @@
 """DistributedDataParallel: a real job under ``mpiexec -n 2`` against one process (the
-program is in mpi_ddp_jobs.py), and the wrapper, its buckets and their timing in this one
-process, where MPI starts as a world of one."""
+program is in mpi_ddp_jobs.py), the wrapper, its buckets and their timing in this one
+process, where MPI starts as a world of one, and `chainrule train` under ``mpiexec -n 2``."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+
 import numpy as np
 import pytest
-from test_distributed import job, world  # noqa: F401  (world: the fixture)
+from test_distributed import job, mpiexec, world  # noqa: F401  (world: the fixture)
 
 import chainrule as cr
 import chainrule.distributed as dist
@@ -98,3 +102,52 @@ def test_buckets_start_while_backward_still_runs(monkeypatch) -> None:
     with ddp.no_sync():
         ddp(cr.randn(8, 784)).sum().backward()
     assert started == []
+
+
+# -- the command line under mpiexec ---------------------------------------------------------
+
+
+def train_under_mpiexec(out, *args: str) -> tuple:
+    return mpiexec(sys.executable, "-m", "chainrule", "train", *args, "--out", str(out), "--quiet")
+
+
+def test_chainrule_train_under_mpiexec_trains_data_parallel(tmp_path) -> None:
+    out = tmp_path / "run"
+    code, text, _ = train_under_mpiexec(out, "moons", "--epochs", "2")
+    assert code == 0, text
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["world_size"] == 2 and len(metrics["history"]) == 2
+    assert metrics["settings"]["batch_size"] == 32  # the global batch: 16 a rank
+    written = ["curves.png", "decision_boundary.png", "metrics.json", "model.safetensors"]
+    assert sorted(os.listdir(out)) == written  # once, by rank 0, no temporary left
+    assert text.count("wrote ") == 1 and text.count("test accuracy: ") == 1
+
+
+def test_one_process_records_a_world_of_one(tmp_path) -> None:
+    from chainrule import cli
+
+    assert cli.main(["train", "moons", "--epochs", "1", "--out", str(tmp_path), "--quiet"]) == 0
+    assert json.loads((tmp_path / "metrics.json").read_text())["world_size"] == 1
+
+
+def test_under_mpiexec_the_batch_must_split_evenly(tmp_path) -> None:
+    code, text, _ = train_under_mpiexec(tmp_path / "run", "moons", "--batch-size", "33")
+    assert code == 2
+    assert "--batch-size is the global batch, split evenly over the 2 processes; got 33" in text
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_digits_mlp_reaches_its_goal_on_two_ranks(tmp_path) -> None:
+    """The recipe at its defaults, data-parallel, as good as in one process (test_cli's
+    goal); a recipe with a loop of its own is refused."""
+    from test_cli import GOALS
+
+    out = tmp_path / "run"
+    code, text, _ = train_under_mpiexec(out, "digits-mlp")
+    assert code == 0, text
+    metrics = json.loads((out / "metrics.json").read_text())
+    metric, goal = GOALS["digits-mlp"]
+    assert metrics["world_size"] == 2 and metrics["final"][metric] >= goal
+    code, text, _ = train_under_mpiexec(tmp_path / "names", "names", "--steps", "2")
+    assert code == 2 and "the names recipe trains in one process only; got 2" in text

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import allocator, recipes
+from . import allocator, distributed, recipes
 from .autograd import fastpath
 
 OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png")
@@ -108,12 +108,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
     out_dir = args.out or os.path.join("runs", args.recipe)
+    # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
+    world = distributed.launched_world_size()
+    if world > 1:
+        if hasattr(recipe, "train"):
+            raise recipes.RecipeError(
+                f"train: the {args.recipe} recipe trains in one process only; got {world} "
+                f"processes (mpiexec -n {world})"
+            )
+        distributed.init_process_group()  # from here, a rank that fails takes all down
     if hasattr(recipe, "train"):
         metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
     else:
         from .recipes.train import train
 
         metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
+    if world > 1 and distributed.get_rank() > 0:
+        return 0  # rank 0 reports
     final = metrics["final"]
     tests = [k for k in final if k.startswith("test_") and k != "test_loss"]
     keys = getattr(recipe, "SHOWN", tests)  # a language model's is its loss

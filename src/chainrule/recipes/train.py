@@ -1,5 +1,10 @@
 """The one training loop every tensor recipe shares, and what a run leaves behind:
 a progress bar, metrics.json, curves.png and model.safetensors.
+
+Under an MPI launcher (the command line has called init_process_group), the same loop
+trains data-parallel: --batch-size is the global batch, split evenly over the ranks, the
+learning rate is the one given (the averaged gradient is the global batch's), the metrics
+are reduced over the ranks, and rank 0 alone shows progress and writes the files.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ from typing import Any
 import numpy as np
 
 import chainrule as cr
+from chainrule import distributed as dist
 from chainrule import nn, optim
-from chainrule.data import DataLoader, TensorDataset
+from chainrule.data import DataLoader, DistributedSampler, TensorDataset
+from chainrule.nn.parallel import DistributedDataParallel
+from chainrule.recipes import RecipeError
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -22,7 +30,11 @@ OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmspr
 def evaluate(
     recipe: ModuleType, model: nn.Module, x: cr.Tensor, y: cr.Tensor
 ) -> tuple[float, float]:
-    """(loss, metric) on a whole split: accuracy for classifiers, MSE for regression."""
+    """(loss, metric) on a whole split: accuracy for classifiers, MSE for regression. Data-
+    parallel, each rank takes every world-th example and the means are combined."""
+    world = dist.get_world_size() if dist.is_initialized() else 1
+    if world > 1:
+        x, y = x[dist.get_rank() :: world], y[dist.get_rank() :: world]
     model.eval()
     with cr.no_grad():
         out = model(x)
@@ -34,6 +46,10 @@ def evaluate(
         else:
             metric = float((out.argmax(dim=1).numpy() == y.numpy()).mean())
     model.train()
+    if world > 1:  # the means over all the examples, from each rank's sums
+        sums = cr.tensor([loss * len(y), metric * len(y), len(y)], dtype=cr.float64)
+        dist.all_reduce(sums)
+        loss, metric = (sums[:2] / sums[2]).tolist()
     return loss, metric
 
 
@@ -45,20 +61,34 @@ def train(
     from tqdm.auto import tqdm
 
     seed = settings["seed"]
+    world = dist.get_world_size() if dist.is_initialized() else 1
+    rank = dist.get_rank() if world > 1 else 0
+    if settings["batch_size"] % world:
+        raise RecipeError(
+            f"train: --batch-size is the global batch, split evenly over the {world} "
+            f"processes; got {settings['batch_size']}; give a multiple of {world}"
+        )
     cr.manual_seed(seed)
     x_train, y_train, x_test, y_test = recipe.data(seed, settings)
     model = recipe.model()
+    net, sampler = model, None
+    dataset = TensorDataset(x_train, y_train)
+    if world > 1:
+        net = DistributedDataParallel(model)  # every rank starts from rank 0's weights
+        sampler = DistributedSampler(dataset, seed=seed)
+        cr.manual_seed(seed + rank)  # dropout's masks differ between the ranks
     opt = OPTIMIZERS[settings["optimizer"]](model.parameters(), lr=settings["lr"])
-    loader = DataLoader(
-        TensorDataset(x_train, y_train), batch_size=settings["batch_size"], shuffle=True
-    )
+    batch = settings["batch_size"] // world
+    loader = DataLoader(dataset, batch_size=batch, shuffle=sampler is None, sampler=sampler)
     metric_name = "test_mse" if recipe.TASK == "regression" else "test_accuracy"
     history = []
     start = time.perf_counter()
-    bar = tqdm(range(1, settings["epochs"] + 1), desc=name, disable=quiet, leave=False)
+    bar = tqdm(range(1, settings["epochs"] + 1), desc=name, disable=quiet or rank > 0, leave=False)
     for epoch in bar:
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         for xb, yb in loader:
-            loss = recipe.loss(model(xb), yb)
+            loss = recipe.loss(net(xb), yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -73,11 +103,14 @@ def train(
         "recipe": name,
         "seed": seed,
         "epochs": settings["epochs"],
+        "world_size": world,
         "seconds": round(time.perf_counter() - start, 3),
         "settings": {k: v for k, v in settings.items() if k != "seed"},
         "history": history,
         "final": final,
     }
+    if rank > 0:
+        return metrics
     write_outputs(out_dir, metrics, model.state_dict(), quiet)
     if hasattr(recipe, "plot_extra"):
         recipe.plot_extra(model, x_train, y_train, out_dir, quiet)
@@ -86,8 +119,10 @@ def train(
 
 def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None:
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "metrics.json"), "w") as f:
+    path = os.path.join(out_dir, "metrics.json")
+    with open(path + ".tmp", "w") as f:
         json.dump(metrics, f, indent=2)
+    os.replace(path + ".tmp", path)  # atomic: a reader never finds half a file
     cr.save(state, os.path.join(out_dir, "model.safetensors"))
     plot_curves(metrics, os.path.join(out_dir, "curves.png"), quiet)
 
@@ -124,7 +159,9 @@ def plot_curves(metrics: dict, path: str, quiet: bool) -> None:
     label = metric.replace("_", " ")
     ax2.set(xlabel="epoch", ylabel=label, title=f"{metrics['recipe']}: {label}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    root, ext = os.path.splitext(path)
+    fig.savefig(root + ".tmp" + ext, dpi=110)
+    os.replace(root + ".tmp" + ext, path)  # atomic, as metrics.json
     plt.close(fig)
 
 
