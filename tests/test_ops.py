@@ -584,6 +584,22 @@ ROWS += [
 ]
 ROWS.append(Row("matmul_fn", lambda m, a, b: m.matmul(a, b), ((2, 3), (3, 4)), atol32=1e-4))
 
+# -- PyTorch's everyday surface: rsqrt, outer, t, mm, bmm, narrow ------------------------
+ROWS += [
+    Row("rsqrt", lambda m, a: a.rsqrt(), ((2, 3),), "pos", second=True),
+    Row("rsqrt_fn", lambda m, a: m.rsqrt(a), ((),), "pos"),
+    Row("outer", lambda m, a, b: m.outer(a, b), ((3,), (4,)), second=True),
+    Row("outer_method", lambda m, a, b: a.outer(b) * a.outer(b), ((2,), (3,))),
+    Row("t", lambda m, a: a.t(), ((2, 3),)),
+    Row("t_1d", lambda m, a: m.t(a) * a, ((3,),), second=True),
+    Row("mm", lambda m, a, b: a.mm(b), ((2, 3), (3, 4)), second=True, atol32=1e-4),
+    Row("mm_fn", lambda m, a, b: m.mm(a, b.t()), ((2, 3), (4, 3)), atol32=1e-4),
+    Row("bmm", lambda m, a, b: m.bmm(a, b), ((5, 2, 3), (5, 3, 4)), second=True, atol32=1e-4),
+    Row("bmm_method", lambda m, a, b: a.bmm(b), ((1, 2, 3), (1, 3, 1)), atol32=1e-4),
+    Row("narrow", lambda m, a: a.narrow(1, 1, 2), ((2, 4),)),
+    Row("narrow_negative_start", lambda m, a: m.narrow(a, 0, -2, 2) * a[:2], ((3, 2),)),
+]
+
 EINSUM = [
     ("ij,jk->ik", ((2, 3), (3, 4))),
     ("bij,bjk->bik", ((2, 2, 3), (2, 3, 4))),

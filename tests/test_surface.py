@@ -347,7 +347,7 @@ def test_cuda_grad_scaler_enabled_says_it_is_disabled() -> None:
         assert not torch.amp.GradScaler().is_enabled()  # PyTorch without CUDA: the same
 
 
-@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the overflowing steps
 def test_cpu_grad_scaler_matches_torch_step_for_step() -> None:
     rng = np.random.default_rng(0)
     w0, x, y = rng.standard_normal((3, 2)), rng.standard_normal((8, 3)), rng.standard_normal(8)
@@ -400,3 +400,185 @@ def test_grad_scaler_errors_and_state_dict_round_trip() -> None:
         scaler.step(opt, closure=lambda: None)
     scales = scaler.scale([cr.ones(1), (cr.ones(1),)])
     assert scales[0].item() == 8.0 and scales[1][0].item() == 8.0
+
+
+# -- factories and functions -----------------------------------------------------------------
+
+
+def test_from_numpy_shares_memory() -> None:
+    a = np.arange(4.0)
+    t = cr.from_numpy(a)
+    assert t.dtype == cr.float64 and t.data_ptr() == a.ctypes.data
+    t[0] = 10.0  # a write through the tensor...
+    a[1] = 20.0  # ...and one through the array
+    with cr.no_grad():
+        t.add_(1.0)
+    np.testing.assert_array_equal(a, [11.0, 21.0, 3.0, 4.0])
+    np.testing.assert_array_equal(t.numpy(), a)
+    theirs = torch.from_numpy(np.arange(4.0))
+    assert str(theirs.dtype) == "torch." + str(t.dtype)
+    with pytest.raises(TypeError, match="from_numpy: expected a numpy.ndarray; got list"):
+        cr.from_numpy([1, 2])
+
+
+def test_randint_takes_high_alone_or_low_and_high() -> None:
+    cases = [((10, (5,)), {}, 0, 10), ((3, 10, (2, 4)), {}, 3, 10),
+             ((10,), {"size": (3,)}, 0, 10), ((), {"low": 2, "high": 5, "size": (3,)}, 2, 5),
+             ((-4, 0, (6,)), {}, -4, 0)]
+    for args, kwargs, low, high in cases:
+        ours = cr.randint(*args, generator=cr.Generator().manual_seed(0), **kwargs)
+        theirs = torch.randint(*args, **kwargs)
+        assert ours.shape == tuple(theirs.shape) and ours.dtype == cr.int64
+        assert ((ours.numpy() >= low) & (ours.numpy() < high)).all()
+    assert cr.randint(0, 5, (3,), dtype=cr.int32).dtype == cr.int32
+    with pytest.raises(TypeError, match="randint: expected \\(high, size\\)"):
+        cr.randint(5)
+    with pytest.raises(TypeError, match="randint: size must be a tuple of ints"):
+        cr.randint(0, 5, 3)
+
+
+@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
+                                  "BoolTensor", "ByteTensor", "HalfTensor"])
+def test_legacy_constructors_are_torchs(name) -> None:
+    ours, theirs = getattr(cr, name), getattr(torch, name)
+    for args in [([1, 0, 2],), ((2, 3),), ([[1.5, 2.0]],), (np.array([3, 0]),)]:
+        a, b = ours(*args), theirs(*args)
+        assert a.shape == tuple(b.shape) and str(a.dtype) == str(b.dtype)[6:]
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    for args in [(3,), (2, 3), ()]:
+        assert ours(*args).shape == tuple(theirs(*args).shape)
+        assert str(ours(*args).dtype) == str(theirs(*args).dtype)[6:]
+    assert isinstance(ours([1]), ours) and not isinstance(cr.tensor([1], dtype="int8"), ours)
+    assert isinstance(theirs([1]), theirs)  # as PyTorch's
+
+
+def test_new_factories_take_self_dtype() -> None:
+    for ours, theirs in [(cr.zeros(2, dtype=cr.float64), torch.zeros(2, dtype=torch.float64)),
+                         (cr.zeros(2, dtype=cr.int64), torch.zeros(2, dtype=torch.int64))]:
+        pairs = [
+            (ours.new_zeros(2, 3), theirs.new_zeros(2, 3)),
+            (ours.new_zeros((2, 3)), theirs.new_zeros((2, 3))),
+            (ours.new_ones(4), theirs.new_ones(4)),
+            (ours.new_ones((2,), dtype=cr.float32), theirs.new_ones((2,), dtype=torch.float32)),
+            (ours.new_full((2, 2), 3), theirs.new_full((2, 2), 3)),
+            (ours.new_empty(3), theirs.new_empty(3)),
+            (ours.new_tensor([1, 2]), theirs.new_tensor([1, 2])),
+            (ours.new_tensor([1.5], dtype=cr.float32),
+             theirs.new_tensor([1.5], dtype=torch.float32)),
+        ]
+        for a, b in pairs:
+            assert a.shape == tuple(b.shape) and str(a.dtype) == str(b.dtype)[6:]
+            if a is not pairs[5][0]:  # new_empty's values are whatever was there
+                np.testing.assert_array_equal(a.numpy(), b.numpy())
+    w = cr.zeros(3).new_zeros(3, requires_grad=True)
+    assert w.requires_grad and w.is_leaf
+    with pytest.raises(ValueError, match=f"new_zeros: {CPU_ERROR}"):
+        cr.zeros(2).new_zeros(2, device="cuda")
+
+
+def test_small_functions_are_torchs() -> None:
+    x = cr.ones(2, 3)
+    assert cr.numel(x) == 6 == torch.numel(torch.ones(2, 3))
+    assert cr.is_tensor(x) and not cr.is_tensor([1.0]) and torch.is_tensor(torch.ones(1))
+    assert cr.is_floating_point(x) and not cr.is_floating_point(cr.arange(3))
+    assert cr.is_floating_point(x.half()) and cr.is_floating_point(x.bfloat16())
+    np.testing.assert_allclose(cr.rsqrt(cr.tensor([4, 1])).numpy(),
+                               torch.rsqrt(torch.tensor([4, 1])).numpy())
+    assert cr.rsqrt(cr.tensor([4, 1])).dtype == cr.float32
+    with pytest.raises(ValueError, match="outer: expected two 1-D tensors"):
+        cr.outer(cr.ones(2, 2), cr.ones(2))
+
+
+# -- tensor methods ---------------------------------------------------------------------------
+
+
+def test_t_mm_bmm_check_shapes_as_torch() -> None:
+    assert cr.ones(3).t().shape == (3,) and cr.tensor(2.0).t().shape == ()
+    x = cr.ones(3)
+    assert x.t() is x
+    with pytest.raises(ValueError, match="t: expects a tensor of at most 2 dims"):
+        cr.ones(2, 3, 4).t()
+    bad = [
+        (lambda m: m.zeros(2, 3).mm(m.zeros(4, 2)), "mm: mat1 and mat2 shapes cannot be "
+         r"multiplied \(2x3 and 4x2\)"),
+        (lambda m: m.zeros(2, 3).mm(m.zeros(3)), "mm: expects two 2-D tensors"),
+        (lambda m: m.zeros(2, 2, 3).mm(m.zeros(3, 2)), "mm: expects two 2-D tensors"),
+        (lambda m: m.zeros(2, 2, 3).bmm(m.zeros(3, 3, 2)), "bmm: expected batch2 of shape"),
+        (lambda m: m.zeros(2, 2, 3).bmm(m.zeros(1, 3, 2)), "bmm: expected batch2 of shape"),
+        (lambda m: m.zeros(2, 3).bmm(m.zeros(3, 2)), "bmm: expects two 3-D tensors"),
+    ]
+    for call, message in bad:
+        with pytest.raises(RuntimeError):
+            call(torch)  # PyTorch refuses each too
+        with pytest.raises(ValueError, match=message):
+            call(cr)
+
+
+def test_narrow_as_torch() -> None:
+    a = np.arange(24.0).reshape(4, 6)
+    for dim, start, length in [(0, 1, 2), (1, 0, 6), (1, -3, 2), (-1, 5, 1), (0, 4, 0)]:
+        ours = cr.tensor(a).narrow(dim, start, length)
+        np.testing.assert_array_equal(ours.numpy(), torch.tensor(a).narrow(dim, start, length))
+    assert cr.tensor(a).narrow(0, cr.tensor(1), 2).shape == (2, 6)
+    for dim, start, length in [(0, 3, 2), (1, -7, 1), (0, 0, -1)]:
+        with pytest.raises((RuntimeError, IndexError)):
+            torch.tensor(a).narrow(dim, start, length)
+        with pytest.raises(IndexError, match="narrow: start"):
+            cr.tensor(a).narrow(dim, start, length)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
+                                   "int32", "int16", "int8", "uint8", "bool"])
+def test_type_names_and_sizes_are_torchs(dtype) -> None:
+    ours = cr.zeros(2, 3, dtype=getattr(cr, dtype))
+    theirs = torch.zeros(2, 3, dtype=getattr(torch, dtype))
+    assert ours.type() == theirs.type().replace("torch.", "chainrule.")
+    assert ours.element_size() == theirs.element_size()
+    assert ours.nelement() == theirs.nelement() == ours.numel()
+    assert ours.is_floating_point() == theirs.is_floating_point()
+    assert ours.is_contiguous() and theirs.is_contiguous()
+
+
+def test_type_and_type_as_convert() -> None:
+    x = cr.tensor([1.5, -2.5])
+    assert x.type(cr.float64).dtype == cr.float64
+    assert x.type("torch.LongTensor").dtype == cr.int64
+    assert x.type("chainrule.DoubleTensor").dtype == cr.float64
+    assert x.type(cr.IntTensor).dtype == cr.int32
+    np.testing.assert_array_equal(x.type(cr.int64).numpy(),
+                                  torch.tensor([1.5, -2.5]).type(torch.int64).numpy())
+    assert x.type_as(cr.zeros(1, dtype=cr.float16)).dtype == cr.float16
+    assert x.type(cr.float32) is x and x.type_as(x) is x
+    y = cr.tensor([1.0, 2.0], requires_grad=True)
+    (y.type(cr.float64) * 3).sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [3.0, 3.0])
+
+
+def test_index_and_format_as_torch() -> None:
+    items = [10, 20, 30, 40]
+    for lib in (cr, torch):
+        i = lib.tensor(2)
+        assert items[i] == 30 and items[: lib.tensor(1)] == [10] and list(range(i)) == [0, 1]
+        assert items[lib.tensor([1])] == 20  # one element, of any number of dims
+        for bad in (lib.tensor(1.0), lib.tensor([1, 2])):
+            with pytest.raises(TypeError, match="only integer tensors of a single element"):
+                items[bad]
+    loss_ours, loss_theirs = cr.tensor(0.123456), torch.tensor(0.123456)
+    for spec in (".4f", "", ".2e", "8.3f"):
+        assert format(loss_ours, spec) == format(loss_theirs, spec)
+    assert f"{cr.tensor(7):>4d}" == f"{torch.tensor(7):>4d}"
+    assert f"{cr.tensor([1.0, 2.0])}" == str(cr.tensor([1.0, 2.0]))
+    for lib in (cr, torch):
+        with pytest.raises(TypeError):
+            f"{lib.tensor([1.0, 2.0]):.2f}"
+
+
+def test_view_and_data_ptr() -> None:
+    x = cr.arange(6.0)
+    assert x.view(2, 3).shape == (2, 3) and x.view((3, 2)).shape == (3, 2)
+    assert x.view(-1, 2).shape == (3, 2)
+    with pytest.raises(TypeError, match=r"view: reading a tensor's bytes as another dtype"):
+        x.view(cr.int32)
+    a = np.zeros(3)
+    assert cr.from_numpy(a).data_ptr() == a.__array_interface__["data"][0]
+    assert x.half().dtype == cr.float16 and x.bfloat16().dtype == cr.bfloat16

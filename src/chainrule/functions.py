@@ -273,6 +273,94 @@ def full_like(
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+def from_numpy(ndarray: Any) -> Tensor:
+    """A tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is seen
+    by the other. Its dtype is the array's."""
+    if not isinstance(ndarray, backend.xp.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray; got {type(ndarray).__name__}")
+    if not backend.holds(ndarray.dtype):
+        raise TypeError(
+            f"from_numpy: cannot make a tensor of an array of dtype {ndarray.dtype}; chainrule "
+            "holds bool, integer and floating-point numbers"
+        )
+    return Tensor._make(ndarray)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return as_tensor(input).is_floating_point()
+
+
+class _LegacyType(type):
+    """The metaclass of PyTorch's legacy constructors (cr.FloatTensor, ...): calling one
+    makes a tensor of its dtype, and isinstance asks a tensor's dtype."""
+
+    dtype: Any
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        """``X()`` an empty tensor; ``X(2, 3)`` (sizes) uninitialised; ``X(data)`` (a list,
+        tuple, array or Tensor) the data in X's dtype."""
+        _on_cpu(device, False, cls.__name__)
+        if len(args) == 1 and not builtins.isinstance(args[0], int):
+            data = args[0]
+            data = data._array if builtins.isinstance(data, Tensor) else data
+            return Tensor(backend.xp.asarray(data).astype(cls.dtype))
+        if not builtins.all(builtins.isinstance(n, int) for n in args):
+            raise TypeError(
+                f"{cls.__name__}: expected sizes (ints) or one sequence of data; got {args!r}"
+            )
+        return Tensor._make(backend.xp.zeros(args or (0,), dtype=cls.dtype))
+
+
+class FloatTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float32 tensors: ``FloatTensor([1, 2])``,
+    ``FloatTensor(2, 3)`` (zeros, where PyTorch leaves memory uninitialised)."""
+
+    dtype = backend.float32
+
+
+class DoubleTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float64 tensors."""
+
+    dtype = backend.float64
+
+
+class HalfTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float16 tensors."""
+
+    dtype = backend.float16
+
+
+class LongTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int64 tensors."""
+
+    dtype = backend.int64
+
+
+class IntTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int32 tensors."""
+
+    dtype = backend.int32
+
+
+class ByteTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of uint8 tensors."""
+
+    dtype = backend.uint8
+
+
+class BoolTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of bool tensors."""
+
+    dtype = backend.bool_
+
+
 # ---------------------------------------------------------------------------------------
 # Functions of several tensors.
 
@@ -407,6 +495,36 @@ def exp(input: Any, *args: Any, **kwargs: Any) -> Any:
 def log(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log."""
     return as_tensor(input).log(*args, **kwargs)
+
+
+def rsqrt(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.rsqrt."""
+    return as_tensor(input).rsqrt(*args, **kwargs)
+
+
+def outer(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.outer."""
+    return as_tensor(input).outer(*args, **kwargs)
+
+
+def t(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.t."""
+    return as_tensor(input).t(*args, **kwargs)
+
+
+def mm(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.mm."""
+    return as_tensor(input).mm(*args, **kwargs)
+
+
+def bmm(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.bmm."""
+    return as_tensor(input).bmm(*args, **kwargs)
+
+
+def narrow(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.narrow."""
+    return as_tensor(input).narrow(*args, **kwargs)
 
 
 def sqrt(input: Any, *args: Any, **kwargs: Any) -> Any:

@@ -167,6 +167,20 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """A one-element integer tensor as a Python int: a list index, a slice bound, a
+        range's end (as PyTorch's)."""
+        if self._array.size != 1 or self._array.dtype.kind not in "iu":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._array.reshape(()))
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d tensor formats as its number (``f"{loss:.4f}"``); others as PyTorch's, by
+        their repr, and with a format spec a TypeError."""
+        if self._array.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __bool__(self) -> bool:
         if self._array.size != 1:
             raise RuntimeError(
@@ -490,8 +504,52 @@ class Tensor:
     def clone(self) -> Tensor:
         return elementwise.Cast.apply(self, dtype=self.dtype)
 
-    def contiguous(self) -> Tensor:
+    def contiguous(self, memory_format: Any = None) -> Tensor:
         return self
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """True: chainrule's tensors are read as if contiguous (each op makes what it
+        needs), so memory layout never changes a result."""
+        return True
+
+    def is_floating_point(self) -> bool:
+        return backend.is_floating(self._array.dtype)
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return int(self._array.itemsize)
+
+    def nelement(self) -> int:
+        return int(self._array.size)
+
+    def data_ptr(self) -> int:
+        """The address of the first element of the tensor's array."""
+        return int(self._array.__array_interface__["data"][0])
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
+        With a dtype, a legacy type (cr.LongTensor) or such a name: ``to`` that dtype."""
+        if dtype is None:
+            return f"chainrule.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
+        if isinstance(dtype, str) and dtype.partition(".")[0] in ("torch", "chainrule"):
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            name = dtype.partition(".")[2]
+            if name not in names:
+                raise ValueError(f"type: unknown tensor type {dtype!r}")
+            dtype = names[name]
+        dtype = getattr(dtype, "dtype", dtype)  # a legacy type such as cr.LongTensor
+        return self.to(dtype)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor in other's dtype."""
+        return self.to(other.dtype)
+
+    def half(self) -> Tensor:
+        return self.to(backend.float16)
+
+    def bfloat16(self) -> Tensor:
+        """This tensor in bfloat16, a storage dtype: cast, saved and loaded, off the graph."""
+        return self.to(backend.bfloat16)
 
     # -- arithmetic ------------------------------------------------------------------------
 
@@ -683,6 +741,67 @@ class Tensor:
     def erf(self) -> Tensor:
         return elementwise.Erf.apply(_floating(self))
 
+    def rsqrt(self) -> Tensor:
+        """1 / sqrt(x), of an integer tensor in float32."""
+        x = self if self._array.dtype.kind == "f" else self.to(backend.default_float)
+        return x**-0.5
+
+    def outer(self, vec2: Any) -> Tensor:
+        """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
+        other = as_tensor(vec2)
+        if self.ndim != 1 or other.ndim != 1:
+            raise ValueError(
+                f"outer: expected two 1-D tensors; got shapes {self.shape} and {other.shape}"
+            )
+        return self.unsqueeze(1) * other.unsqueeze(0)
+
+
+    # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
+
+    def new_tensor(
+        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        """A copy of data as a tensor of this one's dtype (or dtype)."""
+        cpu_device(device, "new_tensor")
+        data = data._array if isinstance(data, Tensor) else data
+        return Tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.zeros, size, dtype, device, requires_grad, "new_zeros")
+
+    def new_ones(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.ones, size, dtype, device, requires_grad, "new_ones")
+
+    def new_empty(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.empty, size, dtype, device, requires_grad, "new_empty")
+
+    def new_full(
+        self,
+        size: Sequence[int],
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        def fill(shape: Any, dtype: Any) -> Any:
+            return xp.full(shape, fill_value, dtype=dtype)
+
+        return self._new(fill, (size,), dtype, device, requires_grad, "new_full")
+
+    def _new(
+        self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
+    ) -> Tensor:
+        cpu_device(device, op)
+        t = Tensor._make(make(shape_arg(size), dtype=backend.as_dtype(dtype) or self.dtype))
+        return t.requires_grad_() if requires_grad else t
+
     def square(self) -> Tensor:
         return elementwise.Mul.apply(self, self)
 
@@ -827,7 +946,68 @@ class Tensor:
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
         return self if new == self.shape else movement.Reshape.apply(self, shape=new)
 
-    view = reshape
+    def view(self, *shape: Any) -> Tensor:
+        """reshape, as PyTorch's view of a contiguous tensor; ``view(dtype)``, which reads
+        the bytes as another dtype, is refused."""
+        if (
+            len(shape) == 1
+            and not isinstance(shape[0], (int, tuple, list))
+            and not is_int(shape[0])
+        ):
+            raise TypeError(
+                f"view: reading a tensor's bytes as another dtype (view({shape[0]})) is not "
+                "supported; use .to(dtype) to convert the values"
+            )
+        return self.reshape(*shape)
+
+    def t(self) -> Tensor:
+        """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
+        if self.ndim > 2:
+            raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
+        return self if self.ndim < 2 else self.transpose(0, 1)
+
+    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+        """The slice start : start + length along dim (start may be negative)."""
+        need_dims(self, 1, "narrow")
+        d = normalize_dim(dim, self.ndim, "narrow", self.shape)
+        n = self.shape[d]
+        first = int(start) + n if int(start) < 0 else int(start)
+        if not (0 <= first <= n and is_int(length) and 0 <= length <= n - first):
+            raise IndexError(
+                f"narrow: start {start} and length {length} are out of range for dim {d} of "
+                f"size {n}; got shape {self.shape}"
+            )
+        start = first
+        return self[(slice(None),) * d + (slice(start, start + length),)]
+
+    def mm(self, mat2: Any) -> Tensor:
+        """The product of two 2-D tensors, checked as PyTorch's (no broadcasting)."""
+        other = as_tensor(mat2)
+        if self.ndim != 2 or other.ndim != 2:
+            raise ValueError(
+                f"mm: expects two 2-D tensors (matrices); got shapes {self.shape} and {other.shape}"
+            )
+        if self.shape[1] != other.shape[0]:
+            raise ValueError(
+                f"mm: mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
+                f"{self.shape[1]} and {other.shape[0]}x{other.shape[1]})"
+            )
+        return matmul(self, other)
+
+    def bmm(self, mat2: Any) -> Tensor:
+        """The product of two 3-D tensors batch by batch: (b, n, m) @ (b, m, p), checked as
+        PyTorch's (one batch size, no broadcasting)."""
+        other = as_tensor(mat2)
+        if self.ndim != 3 or other.ndim != 3:
+            raise ValueError(
+                f"bmm: expects two 3-D tensors; got shapes {self.shape} and {other.shape}"
+            )
+        if self.shape[0] != other.shape[0] or self.shape[2] != other.shape[1]:
+            raise ValueError(
+                f"bmm: expected batch2 of shape ({self.shape[0]}, {self.shape[2]}, p) for batch1 "
+                f"of shape {self.shape}; got {other.shape}"
+            )
+        return matmul(self, other)
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -1191,6 +1371,21 @@ def _float_formatter(data: Any) -> Any:
 
     width = max(len(one(v)) for v in data.flat)
     return {"float_kind": lambda v: one(v).rjust(width)}
+
+
+# dtype names -> PyTorch's legacy type names, for Tensor.type()
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 class ValuesIndices(NamedTuple):
