@@ -93,7 +93,7 @@ CONFIGS = [
     (2, False, False, True, False, True),
     (1, True, True, False, False, True),
     (2, True, False, True, True, False),
-    (1, False, False, False, True, False),
+    (1, False, True, False, True, False),  # batch_first has no say over unbatched input
 ]
 
 
@@ -183,6 +183,18 @@ def test_dropout_one_zeroes_what_the_second_layer_sees():
                            if k.endswith("l1")})  # fmt: skip
     out, _ = lstm(cr.randn(5, 2, 3))
     np.testing.assert_allclose(out.numpy(), alone(cr.zeros(5, 2, 4))[0].numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_two_biases_get_gradients_of_their_own(mode):
+    """Both biases of a layer have one gradient, computed once: each .grad still owns its
+    memory, so a change to one leaves the other as it was."""
+    layer = getattr(cr.nn, mode)(3, 4)
+    layer(cr.randn(5, 2, 3))[0].sum().backward()
+    b_ih, b_hh = layer.bias_ih_l0.grad.numpy(), layer.bias_hh_l0.grad.numpy()
+    assert not np.shares_memory(b_ih, b_hh)
+    if mode != "GRU":  # a GRU's biases differ in the n gate
+        np.testing.assert_array_equal(b_ih, b_hh)
 
 
 def test_state_dict_goes_back_to_torch():

@@ -105,13 +105,10 @@ def _param_grads(
     gx = (di @ w_ih).reshape(L, N, I) if need_x else None
     gw_ih = di.T @ x.reshape(rows, I) if need_wih else None  # (G, I)
     gw_hh = dh.T @ prev.reshape(rows, H) if need_whh else None  # (G, H)
-    return (
-        gx,
-        gw_ih,
-        gw_hh,
-        di.sum(axis=0) if need_bih else None,
-        (dh.sum(axis=0) if need_bhh else None),
-    )
+    gb_ih = di.sum(axis=0) if need_bih else None
+    if need_bhh:  # one sum where both biases get the same gradient (the engine copies it)
+        gb_hh = gb_ih if d_hh is d_ih and gb_ih is not None else dh.sum(axis=0)
+    return gx, gw_ih, gw_hh, gb_ih, gb_hh if need_bhh else None
 
 
 # -- the layers ----------------------------------------------------------------------------
