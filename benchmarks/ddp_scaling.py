@@ -2,8 +2,9 @@
 of 128 per rank, one thread per rank, with chainrule's DistributedDataParallel over MPI
 (mpiexec) and PyTorch's over its gloo backend (processes meeting at a local TCP port), at 1
 and 2 ranks. Reported: the step's median time, the throughput in examples per second and
-its ratio to one rank, and the time a step waits for its all-reduce (chainrule: measured
-in the wait itself; both: the step's time less that of the same step without DDP).
+its ratio to one rank, the time a step waits for its all-reduce (chainrule: measured in
+the wait itself; both: the step's time less that of the same step without DDP), and the
+step's CPU time, with the ratio it gives, which holds on a machine busy with other work.
 
     python benchmarks/ddp_scaling.py [--batch 128] [--steps 60] [--ranks 1 2] [--quick]
 """
@@ -46,22 +47,24 @@ def make_model(lib: Any) -> Any:
     return lib.nn.Sequential(*layers)
 
 
-def timed_steps(lib: Any, model: Any, rank: int, batch: int, steps: int, warmup: int) -> list:
-    """Each step's seconds: cross-entropy SGD on this rank's own random batch."""
+def timed_steps(lib: Any, model: Any, rank: int, batch: int, steps: int, warmup: int) -> tuple:
+    """Each step's seconds, by the clock and in this process's CPU time (all its threads):
+    cross-entropy SGD on this rank's own random batch."""
     rng = np.random.default_rng(100 + rank)
     x = lib.tensor(rng.standard_normal((batch, SIZES[0])).astype(np.float32))
     y = lib.tensor(rng.integers(0, SIZES[-1], batch).astype(np.int64))
     opt = lib.optim.SGD(model.parameters(), lr=LR)
-    times = []
+    times, cpu = [], []
     for i in range(warmup + steps):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         loss = lib.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
         if i >= warmup:
             times.append(time.perf_counter() - start)
-    return times
+            cpu.append(time.process_time() - start_cpu)
+    return times, cpu
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -92,22 +95,24 @@ def worker(args: argparse.Namespace) -> None:
         dist.init_process_group("gloo", init_method="env://")
         waited = [float("nan")]
     rank, world = dist.get_rank(), dist.get_world_size()
-    plain = timed_steps(lib, make_model(lib), rank, args.batch, args.steps, args.warmup)
+    plain, _ = timed_steps(lib, make_model(lib), rank, args.batch, args.steps, args.warmup)
     ddp = DDP(make_model(lib))
     dist.barrier()
     waited[0] = 0.0 if args.framework == "chainrule" else waited[0]
-    times = timed_steps(lib, ddp, rank, args.batch, args.steps, args.warmup)
+    times, cpu = timed_steps(lib, ddp, rank, args.batch, args.steps, args.warmup)
     # the waits counted cover warm-up and timed steps alike
     wait_per_step = waited[0] / (args.steps + args.warmup)
     result = {"plain": statistics.median(plain), "ddp": statistics.median(times),
-              "wait": wait_per_step}  # fmt: skip
+              "cpu": statistics.median(cpu), "wait": wait_per_step}  # fmt: skip
     everyone = [None] * world
     dist.all_gather_object(everyone, result)
     if rank == 0:
         ddp_step = max(r["ddp"] for r in everyone)  # a step ends when the slowest rank's does
         plain_step = statistics.mean(r["plain"] for r in everyone)
         wait = statistics.mean(r["wait"] for r in everyone)
-        print("RESULT " + json.dumps({"ddp": ddp_step, "plain": plain_step, "wait": wait}))
+        cpu_step = max(r["cpu"] for r in everyone)
+        print("RESULT " + json.dumps({"ddp": ddp_step, "plain": plain_step, "wait": wait,
+                                      "cpu": cpu_step}))  # fmt: skip
     dist.destroy_process_group()
 
 
@@ -165,15 +170,19 @@ def main(argv: list[str] | None = None) -> dict[str, dict[int, dict[str, float]]
         f"1 thread per rank; {os.cpu_count()} cores, load average {load:.1f} at the end"
     )
     print(f"{'':<11}{'ranks':>6}{'step ms':>10}{'examples/s':>12}{'vs 1 rank':>11}"
-          f"{'wait ms':>9}{'DDP cost ms':>13}")  # fmt: skip
+          f"{'wait ms':>9}{'DDP cost ms':>13}{'CPU ms':>8}{'vs 1 by CPU':>13}")  # fmt: skip
     for framework, by_ranks in results.items():
         one = by_ranks.get(1)
         for n, r in by_ranks.items():
             throughput = n * args.batch / r["ddp"]
             ratio = throughput / (args.batch / one["ddp"]) if one else float("nan")
+            # on a machine shared with other work, the CPU time a step takes is what it would
+            # take on idle cores: the ratio it gives is the scaling the ranks would reach
+            by_cpu = n * one["cpu"] / r["cpu"] if one else float("nan")
             wait = f"{r['wait'] * 1e3:.2f}" if r["wait"] == r["wait"] else "-"
             print(f"{framework:<11}{n:>6}{r['ddp'] * 1e3:>10.2f}{throughput:>12.0f}{ratio:>10.2f}x"
-                  f"{wait:>9}{(r['ddp'] - r['plain']) * 1e3:>13.2f}")  # fmt: skip
+                  f"{wait:>9}{(r['ddp'] - r['plain']) * 1e3:>13.2f}{r['cpu'] * 1e3:>8.2f}"
+                  f"{by_cpu:>12.2f}x")  # fmt: skip
     return results
 
 

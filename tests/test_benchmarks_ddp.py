@@ -21,7 +21,7 @@ def test_ddp_scaling_benchmark_quick(capsys) -> None:
     results = bench.main(["--quick", "--ranks", "2"])
     assert set(results) == {"chainrule", "pytorch"}
     for by_ranks in results.values():
-        assert set(by_ranks[2]) == {"ddp", "plain", "wait"} and by_ranks[2]["ddp"] > 0
+        assert set(by_ranks[2]) == {"ddp", "plain", "wait", "cpu"} and by_ranks[2]["ddp"] > 0
     assert results["chainrule"][2]["wait"] >= 0
     out = capsys.readouterr().out
     assert "MLP 784-512-512-10 SGD step, batch 8 per rank" in out
