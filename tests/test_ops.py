@@ -600,6 +600,35 @@ ROWS += [
     Row("narrow_negative_start", lambda m, a: m.narrow(a, 0, -2, 2) * a[:2], ((3, 2),)),
 ]
 
+# -- the activations and losses of the surface work: silu, mish, softplus, smooth L1, Huber ----
+_CF = cr.nn.functional
+ROWS += [
+    Row("silu", lambda m, a: _CF.silu(a), ((2, 3, 4),), torch_fn=lambda m, a: F.silu(a),
+        second=True),
+    Row("mish", lambda m, a: _CF.mish(a * 4.0), ((2, 3, 4),),
+        torch_fn=lambda m, a: F.mish(a * 4.0), second=True),
+    Row("softplus", lambda m, a: _CF.softplus(a * 30.0), ((3, 4),),
+        torch_fn=lambda m, a: F.softplus(a * 30.0), second=True),
+    Row("softplus_beta", lambda m, a: _CF.softplus(a * 5.0, beta=2.0, threshold=4.0), ((3, 4),),
+        torch_fn=lambda m, a: F.softplus(a * 5.0, beta=2.0, threshold=4.0)),
+]
+for _red in ("mean", "sum", "none"):
+    ROWS += [
+        Row(f"smooth_l1_loss_{_red}",
+            lambda m, a, b, r=_red: _CF.smooth_l1_loss(a, b, reduction=r, beta=0.7),
+            ((3, 4), (3, 4)), "away",
+            torch_fn=lambda m, a, b, r=_red: F.smooth_l1_loss(a, b, reduction=r, beta=0.7),
+            second=True),
+        Row(f"huber_loss_{_red}",
+            lambda m, a, b, r=_red: _CF.huber_loss(a, b, reduction=r, delta=0.6),
+            ((3, 4), (3, 4)), "away",
+            torch_fn=lambda m, a, b, r=_red: F.huber_loss(a, b, reduction=r, delta=0.6),
+            second=True),
+    ]
+ROWS.append(Row("smooth_l1_loss_beta_0", lambda m, a, b: _CF.smooth_l1_loss(a, b, beta=0.0),
+                ((3, 4), (3, 4)), "away",
+                torch_fn=lambda m, a, b: F.smooth_l1_loss(a, b, beta=0.0)))
+
 EINSUM = [
     ("ij,jk->ik", ((2, 3), (3, 4))),
     ("bij,bjk->bik", ((2, 2, 3), (2, 3, 4))),

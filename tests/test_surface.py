@@ -12,6 +12,7 @@ import torch
 
 import chainrule as cr
 import chainrule.nn as nn
+import chainrule.nn.functional as F
 
 CPU_ERROR = "chainrule computes on the CPU"
 
@@ -582,3 +583,178 @@ def test_view_and_data_ptr() -> None:
     a = np.zeros(3)
     assert cr.from_numpy(a).data_ptr() == a.__array_interface__["data"][0]
     assert x.half().dtype == cr.float16 and x.bfloat16().dtype == cr.bfloat16
+
+
+# -- layers, losses, initialisation and optimizers -----------------------------------------------
+
+
+def test_activation_and_loss_modules_are_torchs() -> None:
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((4, 5)) * 3, rng.standard_normal((4, 5))
+    pairs = [
+        (nn.SiLU(), torch.nn.SiLU()), (nn.Mish(), torch.nn.Mish()),
+        (nn.Softplus(beta=2.0, threshold=5.0), torch.nn.Softplus(beta=2.0, threshold=5.0)),
+    ]
+    for ours, theirs in pairs:
+        np.testing.assert_allclose(ours(cr.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(),
+                                   rtol=1e-12, atol=1e-12)
+        assert repr(ours) == repr(theirs)
+    losses = [
+        (nn.SmoothL1Loss(), torch.nn.SmoothL1Loss()),
+        (nn.SmoothL1Loss(reduction="sum", beta=0.5), torch.nn.SmoothL1Loss(reduction="sum",
+                                                                           beta=0.5)),
+        (nn.HuberLoss(), torch.nn.HuberLoss()),
+        (nn.HuberLoss("none", delta=2.0), torch.nn.HuberLoss("none", delta=2.0)),
+    ]
+    for ours, theirs in losses:
+        np.testing.assert_allclose(ours(cr.tensor(x), cr.tensor(y)).numpy(),
+                                   theirs(torch.tensor(x), torch.tensor(y)).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="smooth_l1_loss: beta must be non-negative"):
+        F.smooth_l1_loss(cr.tensor(x), cr.tensor(y), beta=-1.0)
+    with pytest.raises(ValueError, match="HuberLoss: delta must be positive"):
+        nn.HuberLoss(delta=0.0)
+
+
+def test_trunc_normal_is_torchs_formula() -> None:
+    t = cr.zeros(2000, dtype=cr.float64)
+    out = nn.init.trunc_normal_(t, mean=0.5, std=2.0, a=-1.0, b=3.0,
+                                generator=cr.Generator().manual_seed(4))
+    assert out is t
+    # the same uniform draws through torch's erfinv: PyTorch's own steps
+    def cdf(v):
+        return (1 + torch.erf(torch.tensor(v / np.sqrt(2.0)))) / 2
+    lo, hi = cdf((-1.0 - 0.5) / 2.0).item(), cdf((3.0 - 0.5) / 2.0).item()
+    u = cr.Generator().manual_seed(4).rng.uniform(2 * lo - 1, 2 * hi - 1, 2000)
+    expected = torch.special.erfinv(torch.tensor(u)) * (2.0 * np.sqrt(2.0)) + 0.5
+    np.testing.assert_allclose(t.numpy(), expected.clamp(-1.0, 3.0).numpy(), rtol=1e-10,
+                               atol=1e-10)
+    assert t.numpy().min() >= -1.0 and t.numpy().max() <= 3.0
+    w = cr.zeros(400, 500)
+    nn.init.trunc_normal_(w, std=0.02)
+    theirs = torch.nn.init.trunc_normal_(torch.zeros(400, 500), std=0.02)
+    assert abs(w.numpy().std() - theirs.std().item()) < 2e-4 and w.dtype == cr.float32
+    with pytest.warns(UserWarning, match="mean is more than 2 std from"):
+        nn.init.trunc_normal_(cr.zeros(3), mean=10.0)
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_every_layer_with_parameters_resets_them(name) -> None:
+    layer = LAYERS[name]()
+    before = {k: v.numpy().copy() for k, v in layer.state_dict().items()}
+    with cr.no_grad():
+        for p in layer.parameters():
+            p.fill_(7.0)
+    for m in layer.modules():  # MultiheadAttention: PyTorch's _reset_parameters, and its Linear
+        reset = getattr(m, "reset_parameters", None) or m._reset_parameters
+        reset()
+    for key, value in layer.state_dict().items():
+        if name in ("BatchNorm1d", "BatchNorm2d", "LayerNorm") or "num_batches" in key:
+            np.testing.assert_array_equal(value.numpy(), before[key])  # back as made
+        else:
+            assert not (value.numpy() == 7.0).any()  # drawn anew
+
+
+def test_batch_norm_reset_parameters_resets_running_stats() -> None:
+    bn = nn.BatchNorm1d(3)
+    bn(cr.randn(8, 3) * 5 + 2)
+    bn.reset_parameters()
+    np.testing.assert_array_equal(bn.running_mean.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(3))
+    assert int(bn.num_batches_tracked.item()) == 0
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_optimizer_kernel_options_as_torch(name) -> None:
+    accepted = {"foreach": True} if name == "RMSprop" else {"foreach": True, "fused": False}
+    w = cr.ones(2, requires_grad=True)
+    opt = getattr(cr.optim, name)([w], lr=0.1, **accepted)
+    theirs = getattr(torch.optim, name)([torch.ones(2, requires_grad=True)], lr=0.1)
+    assert set(opt.state_dict()["param_groups"][0]) == set(theirs.state_dict()["param_groups"][0])
+    (w * w).sum().backward()
+    opt.step()
+    for flag in ("differentiable", "capturable"):
+        if name == "SGD" and flag == "capturable":
+            continue
+        with pytest.raises(ValueError, match=f"^{name}: {flag}=True"):
+            getattr(cr.optim, name)([w], lr=0.1, **{flag: True})
+
+
+def _lbfgs_run(lib, problem, steps, **options):
+    rng = np.random.default_rng(0)
+    if problem == "least_squares":
+        a, b = lib.tensor(rng.standard_normal((20, 5))), lib.tensor(rng.standard_normal(20))
+        w = lib.tensor(np.zeros(5), requires_grad=True)
+
+        def f():
+            return ((a @ w - b) ** 2).sum()
+    else:  # Rosenbrock's valley, from its usual start
+        w = lib.tensor(np.array([-1.5, 2.0]), requires_grad=True)
+
+        def f():
+            return (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+    opt = lib.optim.LBFGS([w], **options)
+
+    def closure():
+        opt.zero_grad()
+        loss = f()
+        loss.backward()
+        return loss
+
+    seen = []
+    for _ in range(steps):
+        loss = opt.step(closure)
+        state = opt.state[w]
+        seen.append((loss.item(), w.detach().numpy().copy(), state["func_evals"],
+                     state["n_iter"]))
+    return seen, opt
+
+
+LBFGS_CASES = [
+    ("least_squares", {}),
+    ("least_squares", {"lr": 0.1, "max_iter": 5, "history_size": 3}),
+    ("least_squares", {"line_search_fn": "strong_wolfe"}),
+    ("rosenbrock", {"lr": 0.1, "max_iter": 5, "history_size": 3}),
+    ("rosenbrock", {"line_search_fn": "strong_wolfe"}),
+    ("rosenbrock", {"line_search_fn": "strong_wolfe", "max_iter": 7, "max_eval": 9,
+                    "history_size": 2, "tolerance_change": 1e-6}),
+]
+
+
+@pytest.mark.parametrize(("problem", "options"), LBFGS_CASES)
+def test_lbfgs_matches_torch_step_for_step(problem, options) -> None:
+    ours, _ = _lbfgs_run(cr, problem, 4, **options)
+    theirs, _ = _lbfgs_run(torch, problem, 4, **options)
+    for (l1, w1, e1, n1), (l2, w2, e2, n2) in zip(ours, theirs, strict=True):
+        # the same evaluations and iterations; values to float64's rounding, which the
+        # line search's interpolations amplify a little, step after step
+        np.testing.assert_allclose(w1, w2, rtol=1e-7, atol=1e-10)
+        assert l1 == pytest.approx(l2, rel=1e-7, abs=1e-14) and (e1, n1) == (e2, n2)
+    if "strong_wolfe" in str(options) and problem == "rosenbrock" and len(options) == 1:
+        np.testing.assert_allclose(ours[-1][1], [1.0, 1.0], atol=1e-4)  # the minimum
+
+
+def test_lbfgs_state_dict_resumes_and_errors() -> None:
+    options = {"line_search_fn": "strong_wolfe", "max_iter": 3}
+    straight, _ = _lbfgs_run(cr, "rosenbrock", 4, **options)
+    first, opt = _lbfgs_run(cr, "rosenbrock", 2, **options)
+    w = opt.param_groups[0]["params"][0]
+    saved = opt.state_dict()
+    again = cr.optim.LBFGS([w], **options)
+    again.load_state_dict(saved)
+
+    def closure():
+        again.zero_grad()
+        loss = (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+        loss.backward()
+        return loss
+
+    again.step(closure)
+    again.step(closure)
+    np.testing.assert_array_equal(w.detach().numpy(), straight[-1][1])
+    with pytest.raises(ValueError, match="LBFGS: per-parameter options"):
+        cr.optim.LBFGS([{"params": [cr.ones(1, requires_grad=True)]},
+                        {"params": [cr.ones(1, requires_grad=True)]}])
+    with pytest.raises(ValueError, match="line_search_fn must be None or 'strong_wolfe'"):
+        cr.optim.LBFGS([w], line_search_fn="armijo")
+    with pytest.raises(TypeError, match="LBFGS.step: a closure is required"):
+        again.step()

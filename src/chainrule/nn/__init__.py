@@ -3,12 +3,32 @@ are in chainrule.nn.functional.
 """
 
 from . import functional, init, parallel, utils
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import Dropout, Embedding, Flatten, Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module, Parameter
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -43,10 +63,15 @@ __all__ = [
     "Tanh",
     "Sigmoid",
     "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
     "Softmax",
     "LogSoftmax",
     "MSELoss",
     "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",

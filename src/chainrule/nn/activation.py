@@ -1,5 +1,5 @@
-"""Activations, as functions and as modules: relu, leaky_relu, tanh, sigmoid, gelu,
-softmax, log_softmax. Each is composed from Tensor ops; the primitives are in ops/.
+"""Activations, as functions and as modules: relu, leaky_relu, tanh, sigmoid, gelu, silu,
+mish, softplus, softmax, log_softmax. Each is composed from Tensor ops; the primitives are in ops/.
 """
 
 from __future__ import annotations
@@ -41,6 +41,30 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         inner = (x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)
         return (x * 0.5) * (inner.tanh() + 1.0)
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}")
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold, as PyTorch's."""
+    x = as_tensor(input)
+    bx = x * beta if beta != 1 else x
+    linear = bx._array > threshold
+    safe = where(linear, 0.0, bx)  # the branch not taken stays finite, so does its gradient
+    soft = (safe.exp() + 1.0).log()
+    if beta != 1:
+        soft = soft * (1.0 / beta)
+    return where(linear, x, soft)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (the swish). ``inplace`` is accepted for PyTorch's signature."""
+    x = as_tensor(input)
+    return x * x.sigmoid()
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x)). ``inplace`` is accepted for PyTorch's signature."""
+    x = as_tensor(input)
+    return x * softplus(x).tanh()
 
 
 def _softmax_dim(dim: int | None, ndim: int, op: str) -> int:
@@ -109,6 +133,42 @@ class GELU(Module):
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return silu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Mish(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return mish(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Softmax(Module):

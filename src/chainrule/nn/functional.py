@@ -4,7 +4,18 @@ finds it (torch.nn.functional.pad).
 """
 
 from ..functions import pad
-from .activation import gelu, leaky_relu, log_softmax, relu, sigmoid, softmax, tanh
+from .activation import (
+    gelu,
+    leaky_relu,
+    log_softmax,
+    mish,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
+)
 from .attention import scaled_dot_product_attention
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .layers import dropout, embedding, linear
@@ -12,10 +23,12 @@ from .loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cross_entropy,
+    huber_loss,
     l1_loss,
     mse_loss,
     nll_loss,
     one_hot,
+    smooth_l1_loss,
 )
 from .normalization import batch_norm, layer_norm
 
@@ -32,11 +45,13 @@ __all__ = [
     "dropout",
     "embedding",
     "gelu",
+    "huber_loss",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
+    "mish",
     "mse_loss",
     "nll_loss",
     "one_hot",
@@ -44,6 +59,9 @@ __all__ = [
     "relu",
     "scaled_dot_product_attention",
     "sigmoid",
+    "silu",
+    "smooth_l1_loss",
     "softmax",
+    "softplus",
     "tanh",
 ]

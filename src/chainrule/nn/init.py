@@ -6,6 +6,7 @@ defaults are PyTorch's.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import backend
@@ -68,6 +69,60 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = No
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     return _fill(tensor, backend.generator(generator, "normal_").normal(mean, std, tensor.shape))
+
+
+def _erfinv(y: Any) -> Any:
+    """The inverse of erf on (-1, 1), in float64: Giles' approximation ("Approximating the
+    erfinv function", 2010), then two Newton steps on erf (the Erf op's), which take it to
+    float64's precision."""
+    xp = backend.xp
+    y = xp.asarray(y, dtype=backend.float64)
+    with xp.errstate(divide="ignore"):
+        w = -xp.log((1.0 - y) * (1.0 + y))
+    central, tail = w - 2.5, xp.sqrt(w) - 3.0
+    p_c = xp.full_like(y, 2.81022636e-08)
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p_c = c + p_c * central
+    p_t = xp.full_like(y, -0.000200214257)
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p_t = c + p_t * tail
+    x = xp.where(w < 5.0, p_c, p_t) * y
+    inside = xp.abs(y) < 1  # erfinv(+-1) is +-inf, and NaN stays NaN: no Newton step there
+    xi, yi = x[inside], y[inside]
+    for _ in range(2):
+        err = Tensor._make(xi).erf().numpy() - yi
+        xi = xi - err / (2.0 / math.sqrt(math.pi) * xp.exp(-xi * xi))
+    x[inside] = xi
+    return x
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Any = None,
+) -> Tensor:
+    """Normal(mean, std^2) truncated to [a, b], as PyTorch's: a uniform draw between the
+    CDF's values at a and b, through the inverse CDF (erfinv), clamped to [a, b]."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "trunc_normal_: mean is more than 2 std from [a, b]; the distribution of values "
+            "may be incorrect",
+            stacklevel=2,
+        )
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+    u = backend.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
+    u = u.astype(tensor.dtype).astype(backend.float64)  # drawn in the tensor's dtype, as PyTorch
+    values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
+    return _fill(tensor, backend.xp.clip(values, a, b))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import backend
 from ..ops import elementwise, reduce
-from ..tensor import Tensor, as_tensor
+from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
 xp = backend.xp
@@ -68,6 +68,38 @@ def l1_loss(
     _check_reduction(reduction, "l1_loss")
     x, t = _same_shape(input, target, "l1_loss")
     return _weighted((x - t).abs(), weight, reduction, "l1_loss")
+
+
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, *, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, for d = input - target (the L1
+    loss for beta = 0), reduced."""
+    _check_reduction(reduction, "smooth_l1_loss")
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be non-negative; got {beta}")
+    x, t = _same_shape(input, target, "smooth_l1_loss")
+    d = x - t
+    a = d.abs()
+    if beta == 0:
+        return _reduce(a, reduction)
+    loss = where(a._array < beta, d * d * (0.5 / beta), a - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, *, reduction: str = "mean", delta: float = 1.0
+) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), for d = input - target,
+    reduced: smooth_l1_loss with beta = delta, times delta."""
+    _check_reduction(reduction, "huber_loss")
+    if not delta > 0:
+        raise ValueError(f"huber_loss: delta must be positive; got {delta}")
+    x, t = _same_shape(input, target, "huber_loss")
+    d = x - t
+    a = d.abs()
+    loss = where(a._array < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    return _reduce(loss, reduction)
 
 
 def _weighted(loss: Tensor, weight: Any, reduction: str, op: str) -> Tensor:
@@ -349,6 +381,28 @@ class L1Loss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, *, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        if beta < 0:
+            raise ValueError(f"SmoothL1Loss: beta must be non-negative; got {beta}")
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        if not delta > 0:
+            raise ValueError(f"HuberLoss: delta must be positive; got {delta}")
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class BCELoss(_WeightedLoss):

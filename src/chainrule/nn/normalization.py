@@ -9,6 +9,7 @@ from typing import Any
 from .. import backend
 from ..arguments import cpu_device
 from ..tensor import Tensor, as_tensor
+from . import init
 from .module import Module, Parameter
 
 xp = backend.xp
@@ -142,6 +143,13 @@ class LayerNorm(Module):
         self.weight = Parameter(xp.ones(shape, dtype=dtype)) if affine else None
         self.bias = Parameter(xp.zeros(shape, dtype=dtype)) if affine and bias else None
 
+    def reset_parameters(self) -> None:
+        """weight back to ones and bias to zeros, as made."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
     def forward(self, input: Tensor) -> Tensor:
         shape = self.normalized_shape
         if input.shape[input.ndim - len(shape) :] != shape or input.ndim < len(shape):
@@ -202,6 +210,15 @@ class _BatchNorm(Module):
             self.running_mean._array[...] = 0
             self.running_var._array[...] = 1
             self.num_batches_tracked._array[...] = 0
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset (reset_running_stats), weight back to ones and bias
+        to zeros."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__

@@ -29,6 +29,8 @@ class Adam(Optimizer):
     With ``decoupled_weight_decay`` the decay shrinks the weights instead (see AdamW).
     State per parameter: ``step``, ``exp_avg`` (m), ``exp_avg_sq`` (v) and, with amsgrad,
     ``max_exp_avg_sq`` (v̂); the buffers start at zero in the parameter's dtype.
+    ``foreach`` and ``fused`` are accepted and change nothing; ``capturable=True`` and
+    ``differentiable=True`` are refused.
     """
 
     def __init__(
@@ -40,11 +42,17 @@ class Adam(Optimizer):
         weight_decay: float = 0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+                        foreach=foreach, maximize=maximize, capturable=capturable,
+                        differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -123,8 +131,13 @@ class AdamW(Adam):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         super().__init__(
-            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
+            capturable=capturable, differentiable=differentiable, fused=fused,
             decoupled_weight_decay=True,
         )  # fmt: skip

@@ -161,9 +161,23 @@ class Optimizer:
         self.param_groups.append(group)
 
     def _check(self, group: dict[str, Any]) -> None:
-        """Validate (and normalise to Python numbers) one group's options."""
-        group["lr"] = check_number(type(self).__name__, "lr", group["lr"])
-        require(group["lr"] >= 0, type(self).__name__, "invalid learning rate", group["lr"])
+        """Validate (and normalise to Python numbers) one group's options. PyTorch's
+        ``foreach`` and ``fused`` (kernel choices) are kept and change nothing; its
+        ``differentiable`` and ``capturable`` (a step autograd records, CUDA graphs) are
+        refused when set."""
+        name = type(self).__name__
+        group["lr"] = check_number(name, "lr", group["lr"])
+        require(group["lr"] >= 0, name, "invalid learning rate", group["lr"])
+        if group.get("differentiable"):
+            raise ValueError(
+                f"{name}: differentiable=True is not supported (chainrule's optimizer steps are "
+                "not recorded by autograd); leave it False"
+            )
+        if group.get("capturable"):
+            raise ValueError(
+                f"{name}: capturable=True is for CUDA graphs, and chainrule computes on the CPU; "
+                "leave it False"
+            )
 
     # -- the training loop's calls ---------------------------------------------------------
 

@@ -27,7 +27,8 @@ class RMSprop(Optimizer):
         p ← p - γ g / r                    otherwise
 
     State per parameter: ``step``, ``square_avg`` (s), ``momentum_buffer`` (b, if μ > 0)
-    and ``grad_avg`` (a, if centered); all start at zero.
+    and ``grad_avg`` (a, if centered); all start at zero. ``foreach`` is accepted and
+    changes nothing; ``capturable=True`` and ``differentiable=True`` are refused.
     """
 
     def __init__(
@@ -39,11 +40,14 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
-        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered, maximize=maximize)
+                        momentum=momentum, centered=centered, capturable=capturable,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:

@@ -23,7 +23,9 @@ class SGD(Optimizer):
         g ← b                         otherwise (if μ ≠ 0)
         p ← p - γ g
 
-    State per parameter: ``momentum_buffer`` (only when μ ≠ 0).
+    State per parameter: ``momentum_buffer`` (only when μ ≠ 0). ``foreach`` and ``fused``
+    are accepted and change nothing (one NumPy loop serves); ``differentiable=True`` is
+    refused.
     """
 
     def __init__(
@@ -35,9 +37,14 @@ class SGD(Optimizer):
         weight_decay: float = 0,
         nesterov: bool = False,
         maximize: bool = False,
+        *,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
