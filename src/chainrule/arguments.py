@@ -6,6 +6,7 @@ arrays), each error naming the op and every shape involved.
 from __future__ import annotations
 
 import math
+import operator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import backend
@@ -133,6 +134,19 @@ def shape_arg(args: tuple) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
+
+
+def size_arg(args: tuple, op: str) -> tuple[int, ...]:
+    """The size a factory is given, as ``zeros(2, 3)`` or ``zeros((2, 3))``: each entry a
+    non-negative int (a 0-d integer tensor counts), else ValueError naming the factory."""
+    size = shape_arg(args)
+    try:  # operator.index: ints, NumPy ints and 0-d integer tensors, never floats
+        out = tuple(operator.index(n) for n in size if not isinstance(n, bool))
+    except TypeError:
+        out = ()
+    if len(out) != len(size) or any(n < 0 for n in out):
+        raise ValueError(f"{op}: size must be non-negative ints; got {size!r}")
+    return out
 
 
 def infer_shape(shape: tuple, old: tuple[int, ...], op: str) -> tuple[int, ...]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import backend
-from .arguments import cpu_device, no_pinning, normalize_dim, positive_int, shape_arg
+from .arguments import cpu_device, no_pinning, normalize_dim, positive_int, size_arg
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, matmul, where
 
@@ -63,7 +63,7 @@ def zeros(
     pin_memory: bool = False,
 ) -> Tensor:
     _on_cpu(device, pin_memory, "zeros")
-    return _make_new(backend.xp.zeros(shape_arg(size), dtype=_float(dtype)), requires_grad)
+    return _make_new(backend.xp.zeros(size_arg(size, "zeros"), dtype=_float(dtype)), requires_grad)
 
 
 def ones(
@@ -74,7 +74,7 @@ def ones(
     pin_memory: bool = False,
 ) -> Tensor:
     _on_cpu(device, pin_memory, "ones")
-    return _make_new(backend.xp.ones(shape_arg(size), dtype=_float(dtype)), requires_grad)
+    return _make_new(backend.xp.ones(size_arg(size, "ones"), dtype=_float(dtype)), requires_grad)
 
 
 def empty(
@@ -85,7 +85,7 @@ def empty(
     pin_memory: bool = False,
 ) -> Tensor:
     _on_cpu(device, pin_memory, "empty")
-    return _make_new(backend.xp.empty(shape_arg(size), dtype=_float(dtype)), requires_grad)
+    return _make_new(backend.xp.empty(size_arg(size, "empty"), dtype=_float(dtype)), requires_grad)
 
 
 def full(
@@ -100,7 +100,7 @@ def full(
     _on_cpu(device, pin_memory, "full")
     if dtype is None:
         dtype = backend.to_array(fill_value).dtype
-    arr = backend.xp.full(tuple(size), fill_value, dtype=backend.as_dtype(dtype))
+    arr = backend.xp.full(size_arg((size,), "full"), fill_value, dtype=backend.as_dtype(dtype))
     return _make_new(arr, requires_grad)
 
 
@@ -114,7 +114,7 @@ def rand(
 ) -> Tensor:
     _on_cpu(device, pin_memory, "rand")
     rng = backend.generator(generator, "rand")
-    return _make_new(rng.random(shape_arg(size)).astype(_float(dtype)), requires_grad)
+    return _make_new(rng.random(size_arg(size, "rand")).astype(_float(dtype)), requires_grad)
 
 
 def randn(
@@ -127,7 +127,8 @@ def randn(
 ) -> Tensor:
     _on_cpu(device, pin_memory, "randn")
     rng = backend.generator(generator, "randn")
-    return _make_new(rng.standard_normal(shape_arg(size)).astype(_float(dtype)), requires_grad)
+    values = rng.standard_normal(size_arg(size, "randn"))
+    return _make_new(values.astype(_float(dtype)), requires_grad)
 
 
 def randint(
@@ -194,6 +195,11 @@ def arange(
     _on_cpu(device, pin_memory, "arange")
     if end is None:
         start, end = 0, start
+    if step == 0 or (end - start) * step < 0:  # no number of steps reaches end
+        raise ValueError(
+            f"arange: step must be nonzero and point from start to end; got start={start}, "
+            f"end={end} and step={step}"
+        )
     if dtype is None:
         ints = builtins.all(isinstance(v, int) for v in (start, end, step))
         dtype = backend.int64 if ints else backend.default_float
@@ -212,6 +218,7 @@ def linspace(
     pin_memory: bool = False,
 ) -> Tensor:
     _on_cpu(device, pin_memory, "linspace")
+    positive_int(steps, "steps", "linspace", zero_ok=True)
     return _make_new(backend.xp.linspace(start, end, steps, dtype=_float(dtype)), requires_grad)
 
 
@@ -225,6 +232,8 @@ def eye(
     pin_memory: bool = False,
 ) -> Tensor:
     _on_cpu(device, pin_memory, "eye")
+    positive_int(n, "n", "eye", zero_ok=True)
+    positive_int(m, "m", "eye", zero_ok=True, none_ok=True)
     return _make_new(backend.xp.eye(n, m, dtype=_float(dtype)), requires_grad)
 
 

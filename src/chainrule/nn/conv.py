@@ -459,6 +459,12 @@ class Conv2d(_ConvNd):
 class _Pool2d(Module):
     def __init__(self, kernel_size: Any, stride: Any, padding: Any) -> None:
         super().__init__()
+        layer = type(self).__name__  # checked here, not at the first forward
+        _positive(_tuple(kernel_size, 2, layer, "kernel_size"), layer, "kernel_size")
+        if stride is not None:
+            _positive(_tuple(stride, 2, layer, "stride"), layer, "stride")
+        if any(p < 0 for p in _tuple(padding, 2, layer, "padding")):
+            raise ValueError(f"{layer}: padding must be non-negative; got {padding!r}")
         # stored as given (an int stays an int), as PyTorch, so the repr matches
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride

@@ -209,6 +209,8 @@ class Embedding(Module):
     ) -> None:
         super().__init__()
         cpu_device(device, "Embedding")
+        positive_int(num_embeddings, "num_embeddings", "Embedding", zero_ok=True)
+        positive_int(embedding_dim, "embedding_dim", "Embedding", zero_ok=True)
         if sparse:
             raise ValueError("Embedding: sparse gradients are not supported; got sparse=True")
         if padding_idx is not None:
