@@ -1,5 +1,6 @@
-"""Hooks on modules and optimizers against PyTorch's: call order, arguments, replaced values,
-removal."""
+"""Hooks on modules and optimizers against PyTorch's (call order, arguments, replaced values,
+removal), and the Monitor built on them: its numbers against NumPy on tiny models, its
+warnings on constructed cases, its JSON."""
 
 from __future__ import annotations
 
@@ -357,3 +358,325 @@ def test_a_subclass_step_calling_super_runs_the_hooks_once():
     opt.step()
     assert seen == ["pre", "post"]
     np.testing.assert_allclose(p.numpy(), [0.9, 0.9])
+
+
+# ---------------------------------------------------------------------------------------
+# The Monitor
+
+
+def tiny_mlp():
+    """Linear(3, 4), Tanh, Linear(4, 4), ReLU, Linear(4, 2) with fixed weights, and a batch;
+    the second layer's last unit is dead on it (a large negative bias)."""
+    rng = np.random.default_rng(5)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+    weights = {
+        "0.weight": rng.standard_normal((4, 3)) * 1.5,
+        "0.bias": rng.standard_normal(4) * 0.1,
+        "2.weight": rng.standard_normal((4, 4)),
+        "2.bias": np.array([0.1, -0.2, 0.3, -50.0]),
+        "4.weight": rng.standard_normal((2, 4)),
+        "4.bias": np.zeros(2),
+    }
+    model.double().load_state_dict(weights)
+    x = rng.standard_normal((6, 3))
+    y = rng.standard_normal((6, 2))
+    return model, weights, x, y
+
+
+def by_hand(w, x, y):
+    """The tiny MLP's forward and backward of the mean squared error, in NumPy: each layer's
+    output and the loss's gradient with respect to it, and each parameter's gradient."""
+    h1 = x @ w["0.weight"].T + w["0.bias"]
+    a1 = np.tanh(h1)
+    h2 = a1 @ w["2.weight"].T + w["2.bias"]
+    a2 = np.maximum(h2, 0)
+    out = a2 @ w["4.weight"].T + w["4.bias"]
+    g_out = 2 * (out - y) / out.size
+    g_a2 = g_out @ w["4.weight"]
+    g_h2 = g_a2 * (h2 > 0)
+    g_a1 = g_h2 @ w["2.weight"]
+    g_h1 = g_a1 * (1 - a1**2)
+    outputs = {
+        "0": (h1, g_h1),
+        "1": (a1, g_a1),
+        "2": (h2, g_h2),
+        "3": (a2, g_a2),
+        "4": (out, g_out),
+    }
+    grads = {
+        "0.weight": g_h1.T @ x, "0.bias": g_h1.sum(0),
+        "2.weight": g_h2.T @ a1, "2.bias": g_h2.sum(0),
+        "4.weight": g_out.T @ a2, "4.bias": g_out.sum(0),
+    }  # fmt: skip
+    return outputs, grads
+
+
+def counts(x, lo, hi):
+    return np.histogram(x, bins=50, range=(lo, hi))[0].tolist()
+
+
+def test_monitor_records_what_numpy_computes_by_hand():
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.SGD(model.parameters(), lr=0.1)
+    monitor = cr.viz.Monitor(model, opt)
+    loss = nn.functional.mse_loss(model(cr.tensor(x)), cr.tensor(y))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    outputs, grads = by_hand(w, x, y)
+    assert list(monitor.layers) == ["0", "1", "2", "3", "4"]  # forward order, by module name
+    assert [s["type"] for s in monitor.layers.values()] == ["Linear", "Tanh", "Linear", "ReLU",
+                                                             "Linear"]  # fmt: skip
+    for name, (out, g) in outputs.items():
+        s = monitor.layers[name]
+        assert s["steps"] == [0]
+        assert s["act_mean"][0] == pytest.approx(out.mean(), rel=1e-9, abs=1e-12)
+        assert s["act_std"][0] == pytest.approx(out.std(), rel=1e-9)
+        assert s["grad_mean"][0] == pytest.approx(g.mean(), rel=1e-9, abs=1e-15)
+        assert s["grad_std"][0] == pytest.approx(g.std(), rel=1e-9)
+        lo, hi = (-1.0, 1.0) if name == "1" else (out.min(), out.max())
+        assert s["act_hist"][0] == {"lo": lo, "hi": hi, "counts": counts(out, lo, hi)}
+        assert s["grad_hist"][0]["counts"] == counts(g, g.min(), g.max())
+    a1, a2 = outputs["1"][0], outputs["3"][0]
+    assert monitor.layers["1"]["saturated"] == [np.mean(np.abs(a1) > 0.97)]
+    assert monitor.layers["3"]["dead"] == [0.25] == [np.mean((a2 == 0).all(axis=0))]
+    assert "saturated" not in monitor.layers["0"] and "dead" not in monitor.layers["0"]
+    for name, g in grads.items():
+        s, data = monitor.params[name], w[name]
+        assert s["shape"] == list(data.shape) and s["steps"] == [0]
+        if name == "4.bias":  # all zeros: no ratio to its size
+            assert s["grad_data_ratio"] == s["update_log10"] == [None]
+            continue
+        assert s["grad_data_ratio"][0] == pytest.approx(g.std() / data.std(), rel=1e-9)
+        # SGD's update is -lr * grad
+        assert s["update_log10"][0] == pytest.approx(np.log10(0.1 * g.std() / data.std()))
+    assert monitor.recorded == [0] and monitor.steps_done == 1
+
+
+def test_monitor_records_every_nth_step_and_skips_evaluation_forwards():
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.SGD(model.parameters(), lr=0.01)
+    monitor = cr.viz.Monitor(model, opt, every=3)
+    calls = []
+    model[1].register_forward_hook(lambda *a: calls.append(1))  # the Monitor's hooks ran too
+    for _ in range(7):
+        loss = nn.functional.mse_loss(model(cr.tensor(x)), cr.tensor(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with cr.no_grad():
+            model(cr.tensor(x))  # an evaluation: not recorded
+    assert monitor.recorded == [0, 3, 6] and monitor.steps_done == 7 and len(calls) == 14
+    for s in [*monitor.layers.values(), *monitor.params.values()]:
+        assert s["steps"] == [0, 3, 6]
+    assert all(v is not None for v in monitor.layers["1"]["grad_std"])
+    assert all(v is not None for v in monitor.params["0.weight"]["update_log10"])
+
+
+def test_without_an_optimizer_every_forward_is_a_step_and_step_records_the_update():
+    model, w, x, y = tiny_mlp()
+    monitor = cr.viz.Monitor(model)
+    for k in range(2):
+        loss = nn.functional.mse_loss(model(cr.tensor(x)), cr.tensor(y))
+        model.zero_grad()
+        loss.backward()
+        if k == 0:
+            grads = {n: p.grad.numpy().copy() for n, p in model.named_parameters()}
+            before = {n: p.numpy().copy() for n, p in model.named_parameters()}
+        with cr.no_grad():
+            for p in model.parameters():
+                p -= 0.05 * p.grad
+        if k == 0:
+            monitor.step()
+    assert monitor.recorded == [0, 1] and monitor.layers["3"]["steps"] == [0, 1]
+    s = monitor.params["2.weight"]
+    assert s["steps"] == [0]  # step() was called once
+    assert s["grad_data_ratio"][0] == pytest.approx(
+        grads["2.weight"].std() / before["2.weight"].std()
+    )
+    assert s["update_log10"][0] == pytest.approx(
+        np.log10(0.05 * grads["2.weight"].std() / before["2.weight"].std())
+    )
+    with pytest.raises(RuntimeError, match="Monitor.step: the optimizer's steps are recorded"):
+        cr.viz.Monitor(model, cr.optim.SGD(model.parameters(), lr=0.1)).step()
+
+
+def test_monitor_on_the_scalar_engine_against_numpy():
+    import random
+
+    from chainrule.scalar import Value
+    from chainrule.scalar.nn import MLP
+
+    random.seed(3)
+    model = MLP(3, [4, 2])
+    xs = np.random.default_rng(0).standard_normal((5, 3))
+    monitor = cr.viz.Monitor(model, every=2)
+    W = [np.array([[w.data for w in n.w] for n in layer.neurons]) for layer in model.layers]
+    b = [np.array([n.b.data for n in layer.neurons]) for layer in model.layers]
+    for _ in range(3):
+        outs = [model(list(x)) for x in xs]
+        loss = sum((o * o for out in outs for o in out), Value(0))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= 0.01 * p.grad
+        monitor.step()
+    # the first step, by hand: h = relu(x W0^T + b0), out = h W1^T + b1, loss = sum(out^2)
+    h = np.maximum(xs @ W[0].T + b[0], 0)
+    out = h @ W[1].T + b[1]
+    g_out = 2 * out
+    g_h = g_out @ W[1]
+    assert monitor.recorded == [0, 2] and monitor.steps_done == 3
+    s0, s1 = monitor.layers["layers.0"], monitor.layers["layers.1"]
+    assert (s0["type"], s1["type"]) == ("ReLU", "Linear") and s0["steps"] == [0, 2]
+    assert s0["act_mean"][0] == pytest.approx(h.mean()) and s0["act_std"][0] == pytest.approx(
+        h.std()
+    )
+    assert s0["dead"][0] == np.mean((h == 0).all(axis=0))
+    assert s0["grad_std"][0] == pytest.approx(g_h.std())
+    assert s1["act_std"][0] == pytest.approx(out.std()) and s1["grad_mean"][0] == pytest.approx(
+        g_out.mean()
+    )
+    g_w1 = g_out.T @ h
+    p = monitor.params["layers.1.weight"]
+    assert p["shape"] == [2, 4]
+    assert p["grad_data_ratio"][0] == pytest.approx(g_w1.std() / W[1].std())
+    assert p["update_log10"][0] == pytest.approx(np.log10(0.01 * g_w1.std() / W[1].std()))
+    monitor.remove()
+    assert type(model.layers[0]) is type(model.layers[1]) is cr.scalar.nn.Layer
+    model(list(xs[0]))
+    assert all(not rows for rows in monitor._pending.values())
+
+
+def train_steps(model, opt, x, y, steps, loss=nn.functional.cross_entropy):
+    for _ in range(steps):
+        out = loss(model(x), y)
+        opt.zero_grad()
+        out.backward()
+        opt.step()
+
+
+def classification(n=64, d=10, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return cr.tensor(rng.standard_normal((n, d)).astype(np.float32)), cr.tensor(
+        rng.integers(0, k, n)
+    )
+
+
+def test_warnings_name_dead_relus_saturated_tanh_and_shrinking_gradients():
+    cr.manual_seed(0)
+    x, y = classification()
+    model = nn.Sequential(nn.Linear(10, 20), nn.ReLU(), nn.Linear(20, 20), nn.Tanh(),
+                          nn.Linear(20, 3))  # fmt: skip
+    with cr.no_grad():
+        model[0].bias.fill_(-100.0)  # every unit of layer 1 is 0 on every example
+        model[2].weight.mul_(100.0)
+        model[2].bias.fill_(3.0)  # layer 3 saturates
+    opt = cr.optim.SGD(model.parameters(), lr=1e-3)
+    with cr.viz.Monitor(model, opt) as monitor:
+        train_steps(model, opt, x, y, 2)
+    warnings = monitor.warnings()
+    assert "layer 1 (ReLU): 100% of units dead" in warnings
+    assert "tanh layer 3: 100% saturated" in warnings
+    assert "warnings:\n  layer 1 (ReLU): 100% of units dead" in monitor.summary()
+
+    cr.manual_seed(0)
+    deep = nn.Sequential(*[m for _ in range(5) for m in (nn.Linear(10, 10), nn.Tanh())],
+                         nn.Linear(10, 3))  # fmt: skip
+    with cr.no_grad():
+        for m in deep:
+            if isinstance(m, nn.Linear):
+                m.weight.mul_(0.3)  # each tanh layer passes on a fraction of its gradient
+    opt = cr.optim.SGD(deep.parameters(), lr=1e-3)
+    monitor = cr.viz.Monitor(deep, opt)
+    train_steps(deep, opt, x, y, 1)
+    stds = [s["grad_std"][0] for s in monitor.layers.values() if s["type"] == "Tanh"]
+    shrink = stds[-1] / stds[0]
+    assert shrink > 10
+    assert f"gradients shrink {shrink:.0f}x from the last layer to the first" in monitor.warnings()
+
+
+def test_a_learning_rate_100x_too_high_is_named_and_a_good_one_is_not():
+    def warnings_at(lr):
+        cr.manual_seed(0)
+        x, y = classification()
+        model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 3))
+        opt = cr.optim.SGD(model.parameters(), lr=lr)
+        monitor = cr.viz.Monitor(model, opt)
+        train_steps(model, opt, x, y, 5)
+        return monitor, monitor.warnings()
+
+    good, quiet = warnings_at(0.01)
+    assert quiet == []
+    assert -3.8 < good.params["2.weight"]["update_log10"][-1] < -2.3  # about the 1e-3 guide
+    high, said = warnings_at(1.0)
+    assert "update/data about 1e-1 on 2.weight: learning rate likely too high" in said
+    low, said = warnings_at(1e-5)
+    assert (
+        "update/data about 1e-6 on 0.weight: it barely learns (learning rate too low, or its "
+        "gradient vanishes)" in said
+    )
+
+
+def test_remove_takes_out_every_hook_and_recording_stops():
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.Adam(model.parameters())
+    monitor = cr.viz.Monitor(model, opt)
+    train_steps(model, opt, cr.tensor(x), cr.tensor(y), 1, nn.functional.mse_loss)
+    monitor.remove()
+    monitor.remove()  # twice does nothing
+    for m in model.modules():
+        h = m._hooks
+        assert h is None or not (h.forward_pre or h.forward or h.backward or h.backward_pre)
+    assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
+    before = monitor.to_dict()
+    train_steps(model, opt, cr.tensor(x), cr.tensor(y), 2, nn.functional.mse_loss)
+    assert monitor.to_dict() == before and monitor.steps_done == 1
+
+
+def test_to_json_is_strict_and_atomic(tmp_path):
+    import json
+
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.SGD(model.parameters(), lr=0.1)
+    monitor = cr.viz.Monitor(model, opt)
+    x[0, 0] = np.nan  # NaN activations and gradients: their statistics are NaN
+    train_steps(model, opt, cr.tensor(x), cr.tensor(y), 1, nn.functional.mse_loss)
+    assert np.isnan(monitor.layers["0"]["act_mean"][0])
+    path = tmp_path / "diagnostics.json"
+    path.write_text("old")
+    monitor.to_json(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["diagnostics.json"]  # no temporary left
+
+    def refuse(constant):
+        raise ValueError(f"not strict JSON: {constant}")
+
+    data = json.loads(path.read_text(), parse_constant=refuse)
+    assert data["layers"]["0"]["act_mean"] == [None]
+    assert data["layers"]["1"]["act_hist"][0]["lo"] == -1.0  # finite values still counted
+    assert data["parameters"]["4.bias"]["shape"] == [2]
+    assert data["recorded"] == [0] and data["every"] == 1
+    assert set(data["weight_grad_hist"]) == set(dict(model.named_parameters()))
+    with pytest.raises(FileNotFoundError):
+        monitor.to_json(tmp_path / "missing" / "d.json")
+
+
+def test_plot_draws_the_four_panels(tmp_path):
+    pytest.importorskip("matplotlib")
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.SGD(model.parameters(), lr=0.1)
+    monitor = cr.viz.Monitor(model, opt)
+    train_steps(model, opt, cr.tensor(x), cr.tensor(y), 3, nn.functional.mse_loss)
+    monitor.plot(tmp_path / "d.png")
+    assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["d.png"]
+
+
+def test_monitor_checks_its_arguments():
+    with pytest.raises(ValueError, match="Monitor: every must be a positive int; got 0"):
+        cr.viz.Monitor(nn.Linear(2, 2), every=0)
+    with pytest.raises(TypeError, match="Monitor: model must be a chainrule.nn.Module"):
+        cr.viz.Monitor(torch.nn.Linear(2, 2))
+    with pytest.raises(TypeError, match="Monitor: optimizer must be a chainrule optimizer"):
+        cr.viz.Monitor(nn.Linear(2, 2), torch.optim.SGD(torch.nn.Linear(2, 2).parameters()))
+    assert cr.viz.Monitor(nn.Linear(2, 2)).summary() == "Monitor: nothing recorded yet"

@@ -14,6 +14,7 @@ from . import backend
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.function import Function
+from .monitor import Monitor
 from .scalar.engine import WEIGHTED_SUM, Value
 from .tensor import Tensor
 
@@ -455,4 +456,4 @@ def _explain_value(root: Value, params: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["draw_graph", "explain", "rule", "VALUE_RULES"]
+__all__ = ["draw_graph", "explain", "rule", "VALUE_RULES", "Monitor"]
