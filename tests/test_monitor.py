@@ -1,9 +1,10 @@
 """Hooks on modules and optimizers against PyTorch's (call order, arguments, replaced values,
 removal), and the Monitor built on them: its numbers against NumPy on tiny models, its
-warnings on constructed cases, its JSON."""
+warnings on constructed cases, its JSON, and `chainrule train --diagnostics`."""
 
 from __future__ import annotations
 
+import os
 from contextlib import nullcontext
 
 import numpy as np
@@ -680,3 +681,34 @@ def test_monitor_checks_its_arguments():
     with pytest.raises(TypeError, match="Monitor: optimizer must be a chainrule optimizer"):
         cr.viz.Monitor(nn.Linear(2, 2), torch.optim.SGD(torch.nn.Linear(2, 2).parameters()))
     assert cr.viz.Monitor(nn.Linear(2, 2)).summary() == "Monitor: nothing recorded yet"
+
+
+def test_train_with_diagnostics_writes_the_monitors_files_and_warnings(tmp_path, capsys):
+    import json
+
+    pytest.importorskip("sklearn")
+    from chainrule import cli, recipes
+
+    out = tmp_path / "run"
+    args = ["train", "moons", "--epochs", "2", "--seed", "0", "--out", str(out), "--quiet"]
+    assert cli.main([*args, "--diagnostics"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "diagnostics.json, diagnostics.png" in printed[0]
+    assert printed[2].startswith("diagnostics: ")  # after the metrics, the warnings
+    with open(out / "diagnostics.json") as f:
+        data = json.load(f)
+    model = recipes.load("moons").model()
+    names = [n for n, m in model.named_modules() if isinstance(m, (cr.nn.Linear, cr.nn.ReLU))]
+    assert list(data["layers"]) == names
+    assert set(data["parameters"]) == set(dict(model.named_parameters()))
+    assert printed[3:] == [f"  {w}" for w in data["warnings"]]
+    steps = data["steps_done"]
+    assert steps > 0 and len(data["recorded"]) == len(range(0, steps, data["every"]))
+    assert (out / "diagnostics.png").read_bytes()[:4] == b"\x89PNG"
+    assert not [p for p in os.listdir(out) if p.endswith(".tmp")]
+    plain = tmp_path / "plain"
+    assert cli.main([*args[:-2], str(plain), "--quiet"]) == 0  # without the flag: none
+    assert "diagnostics:" not in capsys.readouterr().out
+    assert not [p for p in os.listdir(plain) if p.startswith("diagnostics")]
+    assert cli.main(["train", "moons-scalar", "--diagnostics", "--out", str(out)]) == 2
+    assert "records no diagnostics; got --diagnostics" in capsys.readouterr().err

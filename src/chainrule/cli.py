@@ -15,7 +15,8 @@ from typing import Any
 from . import allocator, distributed, recipes
 from .autograd import fastpath
 
-OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png")
+OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png",
+           "diagnostics.json", "diagnostics.png")
 
 
 def _positive(kind: type) -> Callable[[str], Any]:
@@ -58,6 +59,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--data-file", help="a UTF-8 text to train on (the gpt recipe; default: "
                    "some of Python's standard library)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument("--diagnostics", action="store_true", help="record each layer's activations, "
+                   "gradients and updates: diagnostics.png, diagnostics.json and warnings")
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
     g.add_argument("recipe", type=_recipe)
@@ -107,6 +110,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         allocator.steady_allocator()
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
+    if args.diagnostics:
+        if hasattr(recipe, "train"):
+            raise recipes.RecipeError(
+                f"train: the {args.recipe} recipe trains with a loop of its own, which records "
+                "no diagnostics; got --diagnostics"
+            )
+        settings["diagnostics"] = True
     out_dir = args.out or os.path.join("runs", args.recipe)
     # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
     world = distributed.launched_world_size()
@@ -136,7 +146,18 @@ def cmd_train(args: argparse.Namespace) -> int:
         ", ".join(f"{k.replace('_', ' ')}: {v:.4f}" for k, v in shown.items())
         + f"  (train loss {final['train_loss']:.4f}, {metrics['seconds']:.1f} s)"
     )
+    if args.diagnostics:
+        print(_diagnostics_warnings(out_dir))
     return 0
+
+
+def _diagnostics_warnings(out_dir: str) -> str:
+    """The warnings the run's Monitor gave, as diagnostics.json holds them."""
+    import json
+
+    with open(os.path.join(out_dir, "diagnostics.json"), encoding="utf-8") as f:
+        warnings = json.load(f)["warnings"]
+    return "\n  ".join(["diagnostics: " + ("warnings:" if warnings else "no warnings"), *warnings])
 
 
 def cmd_recipes() -> int:

@@ -80,6 +80,10 @@ def train(
     opt = OPTIMIZERS[settings["optimizer"]](model.parameters(), lr=settings["lr"])
     batch = settings["batch_size"] // world
     loader = DataLoader(dataset, batch_size=batch, shuffle=sampler is None, sampler=sampler)
+    monitor = None
+    if settings.get("diagnostics"):  # about 100 recorded steps over the run
+        every = max(1, settings["epochs"] * len(loader) // 100)
+        monitor = cr.viz.Monitor(model, opt, every=every)
     metric_name = "test_mse" if recipe.TASK == "regression" else "test_accuracy"
     history = []
     start = time.perf_counter()
@@ -114,7 +118,18 @@ def train(
     write_outputs(out_dir, metrics, model.state_dict(), quiet)
     if hasattr(recipe, "plot_extra"):
         recipe.plot_extra(model, x_train, y_train, out_dir, quiet)
+    if monitor is not None:
+        write_diagnostics(monitor, out_dir, quiet)
     return metrics
+
+
+def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> None:
+    """diagnostics.json (every recorded series, by module name) and diagnostics.png (the
+    four panels), each written atomically; the Monitor's hooks come out."""
+    monitor.remove()
+    monitor.to_json(os.path.join(out_dir, "diagnostics.json"))
+    if pyplot(quiet) is not None:
+        monitor.plot(os.path.join(out_dir, "diagnostics.png"))
 
 
 def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None:
