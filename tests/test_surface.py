@@ -758,3 +758,89 @@ def test_lbfgs_state_dict_resumes_and_errors() -> None:
         cr.optim.LBFGS([w], line_search_fn="armijo")
     with pytest.raises(TypeError, match="LBFGS.step: a closure is required"):
         again.step()
+
+
+# -- saving and loading ------------------------------------------------------------------------
+
+
+def _checkpoint():
+    cr.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    opt = cr.optim.AdamW(model.parameters(), lr=1e-3, foreach=None)
+    model(cr.randn(5, 3)).sum().backward()
+    opt.step()
+    return model, opt, {
+        "epoch": 3, "step": 120, "best": 0.8125, "loss_history": [1.5, 0.75, float("inf")],
+        "name": "digits", "notes": None, "flags": [True, None, "x"],
+        "model": model.state_dict(), "optimizer": opt.state_dict(),
+    }
+
+
+def _same(a, b) -> None:
+    if isinstance(a, cr.Tensor):
+        assert isinstance(b, cr.Tensor) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        assert type(a) is type(b) and a == b
+
+
+def test_save_and_load_with_file_objects(tmp_path) -> None:
+    import io
+
+    model, opt, ckpt = _checkpoint()
+    path = tmp_path / "ckpt.pt"
+    with open(path, "wb") as f:  # the file opened by the user, as PyTorch scripts do
+        cr.save(ckpt, f)
+    with open(path, "rb") as f:
+        back = cr.load(f)
+    _same(ckpt, back)
+    buffer = io.BytesIO()
+    cr.save(ckpt, buffer)
+    buffer.seek(0)
+    _same(ckpt, cr.load(buffer, map_location="cpu", weights_only=True))
+    _same(ckpt, cr.load(path, weights_only=False))  # a path, as before
+    model2 = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    opt2 = cr.optim.AdamW(model2.parameters(), lr=1e-3)
+    model2.load_state_dict(back["model"])
+    opt2.load_state_dict(back["optimizer"])
+    _same(opt.state_dict(), opt2.state_dict())
+
+
+def test_load_map_location_names_the_cpu(tmp_path) -> None:
+    path = tmp_path / "w.safetensors"
+    cr.save({"w": cr.ones(2), "n": 1}, path)
+    seen = []
+
+    def keep(storage, location):
+        seen.append(location)
+        return storage
+
+    for where in (None, "cpu", "cpu:0", cr.device("cpu"), torch.device("cpu"),
+                  {"cuda:0": "cpu"}, {"cuda:1": cr.device("cpu")}, keep,
+                  lambda storage, loc: storage):
+        back = cr.load(path, map_location=where)
+        assert back["n"] == 1 and back["w"].tolist() == [1.0, 1.0]
+    assert seen == ["cpu"]
+    for where in ("cuda", "cuda:0", cr.device("cuda"), {"cpu": "cuda:0"}, torch.device("cuda")):
+        with pytest.raises(ValueError, match=f"^load: {CPU_ERROR}"):
+            cr.load(path, map_location=where)
+    with pytest.raises(TypeError, match="map_location's callable must return"):
+        cr.load(path, map_location=lambda storage, loc: None)
+
+
+def test_saving_a_module_says_to_save_its_state_dict(tmp_path) -> None:
+    model, opt, _ = _checkpoint()
+    for obj, kind in ((model, "Sequential"), (opt, "AdamW"), ({"model": model}, "Sequential")):
+        with pytest.raises(TypeError, match=f"save: cannot save a {kind} itself.*state_dict"):
+            cr.save(obj, tmp_path / "m.pt")
+    with pytest.raises(TypeError, match="for a model or an optimizer, its state_dict"):
+        cr.save({"f": object()}, tmp_path / "m.pt")
+    assert list(tmp_path.iterdir()) == []

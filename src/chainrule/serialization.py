@@ -14,12 +14,13 @@ import os
 import secrets
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from safetensors import SafetensorError
 from safetensors import numpy as st
 
 from . import backend
+from .devices import cpu_device, device
 from .tensor import Tensor
 
 xp = backend.xp
@@ -28,13 +29,16 @@ _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
 
 
-def save(obj: Any, path: str | os.PathLike) -> None:
-    """Write ``obj`` to ``path`` atomically (a temporary file in the same folder, flushed
-    to disk, then renamed over ``path``): a failure leaves any old file as it was.
+def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
+    """Write ``obj`` to ``f``: a path, written atomically (a temporary file in the same
+    folder, flushed to disk, then renamed over it: a failure leaves any old file as it
+    was), or a binary file object the caller opened (``open(p, "wb")``, ``io.BytesIO()``),
+    which gets the whole payload in one piece.
 
     ``obj`` is a Tensor, a NumPy array, or dicts (keys str or int), lists and tuples nesting
     Tensors, arrays, numbers, strings, bools and None: a model's or an optimizer's
     state_dict, or a checkpoint holding both. NumPy scalars are saved as Python numbers.
+    A Module or an optimizer itself is refused (nothing is pickled): save its state_dict().
     """
     tensors: dict[str, Any] = {}
     structure = _encode(obj, "", tensors)
@@ -43,16 +47,44 @@ def save(obj: Any, path: str | os.PathLike) -> None:
         payload = st.save(tensors, metadata=metadata)
     except SafetensorError as e:  # an array of a dtype the format lacks (str, complex128...)
         raise TypeError(f"save: {e}") from None
-    _atomic_write(Path(path), payload)
+    if hasattr(f, "write"):
+        _write(f, payload)
+        if hasattr(f, "flush"):
+            f.flush()
+        return
+    _atomic_write(Path(f), payload)
 
 
-def load(path: str | os.PathLike) -> Any:
-    """Read what :func:`save` wrote, rebuilding its nesting; Tensors come back as Tensors
-    and NumPy arrays as arrays. A safetensors file from elsewhere loads as a dict of
-    Tensors by name. A file that is truncated, not safetensors, or altered since it was
-    written raises ValueError."""
-    path = Path(path)
-    raw = path.read_bytes()
+def load(
+    f: str | os.PathLike | BinaryIO,
+    map_location: Any = None,
+    weights_only: bool | None = True,
+    **kwargs: Any,
+) -> Any:
+    """Read what :func:`save` wrote, from a path or a binary file object (read from its
+    position to its end), rebuilding its nesting; Tensors come back as Tensors and NumPy
+    arrays as arrays. A safetensors file from elsewhere loads as a dict of Tensors by name.
+    A file that is truncated, not safetensors, or altered since it was written raises
+    ValueError.
+
+    PyTorch's ``map_location`` is accepted where it names the CPU: None, 'cpu', a
+    ``cr.device('cpu')``, a dict whose values are the CPU (``{'cuda:0': 'cpu'}``), or a
+    callable ``fn(tensor, 'cpu')`` returning the tensor to use (``lambda storage, loc:
+    storage``); CUDA is refused. ``weights_only`` is accepted either way: chainrule never
+    unpickles, so a file can hold nothing but data."""
+    unknown = set(kwargs) - {"mmap", "pickle_module"}
+    if unknown:
+        raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
+    relocate = _map_location(map_location)
+    if hasattr(f, "read"):
+        raw, name = f.read(), getattr(f, "name", "the file object")
+    else:
+        raw, name = Path(f).read_bytes(), Path(f)
+    obj = _load_bytes(raw, name)
+    return obj if relocate is None else _relocate(obj, relocate)
+
+
+def _load_bytes(raw: bytes, path: Any) -> Any:
     try:
         tensors = st.load(raw)
         metadata = _metadata(raw)
@@ -67,6 +99,44 @@ def load(path: str | os.PathLike) -> Any:
         return _decode(json.loads(metadata[_STRUCTURE]), tensors, set())
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         raise ValueError(f"load: {path} holds a damaged structure ({e})") from None
+
+
+def _map_location(where: Any) -> Any:
+    """map_location checked: None when nothing is to be done, else the callable to apply
+    to each loaded tensor."""
+    if where is None:
+        return None
+    if callable(where) and not isinstance(where, (str, device)):
+        return where
+    if isinstance(where, dict):
+        for value in where.values():
+            cpu_device(str(value), "load")
+        return None
+    if isinstance(where, str) or hasattr(where, "type"):  # a string or a device (ours or not)
+        cpu_device(str(where), "load")
+        return None
+    raise TypeError(
+        f"load: map_location must be None, a device, a string, a dict or a callable; got "
+        f"{type(where).__name__}"
+    )
+
+
+def _relocate(obj: Any, fn: Any) -> Any:
+    """Each Tensor in obj through map_location's callable, fn(tensor, 'cpu')."""
+    if isinstance(obj, Tensor):
+        out = fn(obj, "cpu")
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                f"load: map_location's callable must return the tensor it is given (or another "
+                f"Tensor); got {type(out).__name__}"
+            )
+        return out
+    if isinstance(obj, dict):
+        return {k: _relocate(v, fn) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        items = [_relocate(v, fn) for v in obj]
+        return tuple(items) if isinstance(obj, tuple) else items
+    return obj
 
 
 # -- the object's structure as JSON ------------------------------------------------------
@@ -99,8 +169,17 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any]) -> Any:
         kind = "tuple" if isinstance(obj, tuple) else "list"
         return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors)
                        for i, v in enumerate(obj)]}
-    raise TypeError(f"save: cannot save an object of type {type(obj).__name__} at {name!r}; "
-                    "only Tensors, arrays, numbers, strings, None, dicts, lists and tuples")
+    kind = type(obj).__name__
+    if hasattr(obj, "state_dict") and callable(obj.state_dict):  # a Module, an optimizer, ...
+        raise TypeError(
+            f"save: cannot save a {kind} itself at {name!r} (chainrule pickles nothing, so a "
+            f"file never runs code when loaded); save its state_dict(): "
+            f"cr.save(obj.state_dict(), f), and load it into a new {kind} with "
+            "load_state_dict(cr.load(f))"
+        )
+    raise TypeError(f"save: cannot save an object of type {kind} at {name!r}; "
+                    "only Tensors, arrays, numbers, strings, None, dicts, lists and tuples "
+                    "(for a model or an optimizer, its state_dict())")
 
 
 def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
