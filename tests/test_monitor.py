@@ -712,3 +712,46 @@ def test_train_with_diagnostics_writes_the_monitors_files_and_warnings(tmp_path,
     assert not [p for p in os.listdir(plain) if p.startswith("diagnostics")]
     assert cli.main(["train", "moons-scalar", "--diagnostics", "--out", str(out)]) == 2
     assert "records no diagnostics; got --diagnostics" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# docs/diagnostics.md runs: its ```python blocks in order, in one namespace (a block marked
+# no-run is an illustration), with fewer steps and the figures written to a temporary folder.
+# Run this file as a script to redraw the doc's figures into docs/img at full size.
+
+DOC = os.path.join(os.path.dirname(__file__), "..", "docs", "diagnostics.md")
+
+
+def run_doc(steps: int | None, out: str) -> dict:
+    import re
+
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    blocks = re.findall(r"^```python([^\n]*)\n(.*?)^```\s*$", text, re.M | re.S)
+    code = [body for info, body in blocks if "no-run" not in info]
+    assert len(code) >= 5
+    namespace: dict = {}
+    for i, body in enumerate(code):
+        if i == 0:  # the settings
+            assert re.search(r"^STEPS = \d+", body, re.M) and re.search(r"^OUT = ", body, re.M)
+            if steps is not None:
+                body = re.sub(r"^STEPS = \d+", f"STEPS = {steps}", body, flags=re.M)
+            body = re.sub(r"^OUT = .*$", f"OUT = {out!r}", body, flags=re.M)
+        exec(compile(body, f"{DOC} block {i + 1}", "exec"), namespace)
+    return namespace
+
+
+def test_the_diagnostics_doc_runs_and_says_what_its_runs_show(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    ns = run_doc(40, str(tmp_path))
+    names = ["default", "large", "kaiming_batchnorm", "lr_too_high"]
+    assert sorted(os.listdir(tmp_path)) == sorted(f"diagnostics_{n}.png" for n in names)
+    assert any("saturated" in w for w in ns["large"].warnings())
+    assert ns["kaiming"].warnings() == []
+    assert any("learning rate likely too high" in w for w in ns["too_high"].warnings())
+    assert "layers.0" in capsys.readouterr().out  # the scalar engine's summary
+
+
+if __name__ == "__main__":
+    run_doc(None, os.path.join(os.path.dirname(DOC), "img"))
