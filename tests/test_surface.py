@@ -844,3 +844,55 @@ def test_saving_a_module_says_to_save_its_state_dict(tmp_path) -> None:
     with pytest.raises(TypeError, match="for a model or an optimizer, its state_dict"):
         cr.save({"f": object()}, tmp_path / "m.pt")
     assert list(tmp_path.iterdir()) == []
+
+
+SCRIPT = '''
+import {lib} as torch
+import {lib}.nn as nn
+import {lib}.nn.functional as F
+
+torch.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+torch.backends.cudnn.benchmark = True
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+use_amp = device.type == "cuda"
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16, device=device)
+        self.fc2 = nn.Linear(16, 3, device=device, dtype=torch.float32)
+
+    def forward(self, x):
+        return self.fc2(F.silu(self.fc1(x)))
+
+model = Net().to(device)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2, foreach=None)
+scaler = torch.amp.GradScaler(enabled=use_amp)
+x = torch.randn(32, 4, device=device)
+y = torch.randint(3, (32,), device=device)
+for step in range(5):
+    with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=use_amp):
+        loss = F.cross_entropy(model(x), y)
+    opt.zero_grad(set_to_none=True)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    line = f"step {{step}}: loss {{loss.item():.4f}} / {{loss:.4f}}"
+torch.save({{"model": model.state_dict(), "optimizer": opt.state_dict()}}, PATH)
+state = torch.load(PATH, map_location=device, weights_only=True)
+model.load_state_dict(state["model"])
+result = (line, model(x).detach().cpu().numpy().shape, x.device.type, str(y.dtype))
+'''
+
+
+def test_an_ordinary_pytorch_script_runs_with_its_import_changed(tmp_path) -> None:
+    results = {}
+    for lib in ("torch", "chainrule"):
+        scope = {"PATH": str(tmp_path / f"{lib}.pt")}
+        exec(SCRIPT.format(lib=lib), scope)  # noqa: S102 (the script under test)
+        results[lib] = scope["result"]
+    line, shape, where, dtype = results["chainrule"]
+    assert (shape, where) == results["torch"][1:3] == ((32, 3), "cpu")
+    assert dtype == "int64" and results["torch"][3] == "torch.int64"
+    assert line.startswith("step 4: loss ") and line.split(" / ")[0][-6:] == line[-6:]
