@@ -9,6 +9,7 @@ import os
 import shutil
 import string
 
+import numpy as np
 import pytest
 
 import chainrule as cr
@@ -416,3 +417,65 @@ def test_gpt_learns_the_standard_library(tmp_path):
 @pytest.mark.slow
 def test_adder_reaches_its_goal(tmp_path):
     assert train(tmp_path, "adder")["final"]["test_accuracy"] >= 0.99
+
+
+# -- the GPT against PyTorch -----------------------------------------------------------------
+
+
+def torch_gpt(state: dict, config, idx):
+    """The GPT's forward pass written in PyTorch's functional ops, on ``state``'s weights."""
+    import torch
+    import torch.nn.functional as tF
+
+    w = {k: torch.from_numpy(v.numpy().copy()) for k, v in state.items()}
+    x = tF.embedding(idx, w["wte.weight"]) + w["wpe.weight"][: idx.shape[1]]
+    b, t, c = x.shape
+    for i in range(config.n_layer):
+        p = f"h.{i}."
+
+        def ln(z, name, p=p):
+            return tF.layer_norm(z, (c,), w[p + name + ".weight"], w[p + name + ".bias"])
+
+        q, k, v = tF.linear(ln(x, "ln_1"), w[p + "attn.c_attn.weight"],
+                            w[p + "attn.c_attn.bias"]).split(c, dim=2)  # fmt: skip
+        q, k, v = (z.view(b, t, config.n_head, -1).transpose(1, 2) for z in (q, k, v))
+        y = tF.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2)
+        x = x + tF.linear(
+            y.reshape(b, t, c), w[p + "attn.c_proj.weight"], w[p + "attn.c_proj.bias"]
+        )
+        h = tF.gelu(tF.linear(ln(x, "ln_2"), w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"]),
+                    approximate="tanh")  # fmt: skip
+        x = x + tF.linear(h, w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"])
+    x = tF.layer_norm(x, (c,), w["ln_f.weight"], w["ln_f.bias"])
+    return tF.linear(x, w["wte.weight"])  # the tied head
+
+
+def test_gpt_computes_what_pytorch_computes():
+    import torch
+
+    from chainrule.recipes.gpt import GPT, GPTConfig
+
+    cr.manual_seed(0)
+    config = GPTConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
+    model = GPT(config).eval()
+    idx = cr.randint(0, 11, (3, 7))
+    with cr.no_grad():
+        ours = model(idx).numpy()
+    theirs = torch_gpt(model.state_dict(), config, torch.from_numpy(idx.numpy().copy()))
+    assert ours.shape == (3, 7, 11)
+    np.testing.assert_allclose(ours, theirs.detach().numpy(), rtol=1e-4, atol=1e-5)
+    later = idx.numpy().copy()
+    later[:, 4:] = (later[:, 4:] + 1) % 11  # change the tokens after position 3
+    with cr.no_grad():
+        changed = model(cr.tensor(later)).numpy()
+    np.testing.assert_allclose(changed[:, :4], ours[:, :4], rtol=1e-6, atol=1e-6)  # causal
+    assert not np.allclose(changed[:, 4:], ours[:, 4:])
+
+
+def test_gpt_rejects_a_sequence_longer_than_its_block():
+    from chainrule.recipes.gpt import GPT, GPTConfig
+
+    model = GPT(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
+    with pytest.raises(ValueError, match=r"^GPT: a sequence is longer than the block size; got "
+                       r"length 5 and block_size 4$"):  # fmt: skip
+        model(cr.zeros(1, 5, dtype=cr.int64))
