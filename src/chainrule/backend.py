@@ -213,8 +213,8 @@ class _GlobalGenerator(Generator):
         _rng = np.random.default_rng(self._initial)
         return self
 
-    @property  # type: ignore[override]
-    def rng(self) -> np.random.Generator:
+    @property
+    def rng(self) -> np.random.Generator:  # type: ignore[override]
         return _rng
 
 

@@ -43,6 +43,8 @@ class device:  # noqa: N801 (PyTorch's name: torch.device)
     """
 
     __slots__ = ("_type", "_index")
+    _type: str
+    _index: int | None
 
     def __init__(self, type: Any, index: int | None = None) -> None:
         if isinstance(type, device):

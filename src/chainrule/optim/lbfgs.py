@@ -242,10 +242,14 @@ class LBFGS(Optimizer):
         if xp.abs(flat_grad).max() <= tolerance_grad:  # optimal already
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")  # noqa: N806 (the inverse Hessian's diagonal, PyTorch's name)
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        d: Any = state.get("d")
+        t: Any = state.get("t")
+        old_dirs: Any = state.get("old_dirs")
+        old_stps: Any = state.get("old_stps")
+        ro: Any = state.get("ro")
+        H_diag: Any = state.get("H_diag")  # noqa: N806 (the inverse Hessian's diagonal)
+        prev_flat_grad: Any = state.get("prev_flat_grad")
+        prev_loss: Any = state.get("prev_loss")
 
         n_iter = 0
         while n_iter < max_iter:
