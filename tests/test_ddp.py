@@ -102,6 +102,12 @@ def test_buckets_start_while_backward_still_runs(monkeypatch) -> None:
     with ddp.no_sync():
         ddp(cr.randn(8, 784)).sum().backward()
     assert started == []
+    # an evaluation between a forward and its backward leaves the averaging to be done
+    loss = ddp(cr.randn(8, 784)).sum()
+    with cr.no_grad():
+        ddp(cr.randn(8, 784))
+    loss.backward()
+    assert len(started) == 2
 
 
 # -- the command line under mpiexec ---------------------------------------------------------

@@ -298,10 +298,10 @@ class DistributedDataParallel(Module):
             for b in self.module.buffers():
                 dist.broadcast(b, src=0)
         out = self.module(*inputs, **kwargs)
+        # A forward without grad (an evaluation) or under no_sync leaves alone what an
+        # earlier forward asked of the next backward, as PyTorch's
         if is_grad_enabled() and self.require_backward_grad_sync:
             self._reducer.prepare(out, self.find_unused_parameters)
-        else:
-            self._reducer.armed = False
         return out
 
     @contextlib.contextmanager
