@@ -619,6 +619,22 @@ def test_a_learning_rate_100x_too_high_is_named_and_a_good_one_is_not():
     )
 
 
+def test_a_module_called_twice_is_recorded_at_its_last_call():
+    shared = nn.Linear(3, 3).double()
+    model = nn.Sequential(shared, nn.Tanh(), shared)
+    opt = cr.optim.SGD(model.parameters(), lr=0.1)
+    monitor = cr.viz.Monitor(model, opt)
+    x = cr.tensor(np.random.default_rng(0).standard_normal((4, 3)))
+    with cr.no_grad():
+        out = shared(shared(x).tanh())  # before the step
+    g = np.random.default_rng(1).standard_normal((4, 3))
+    train_steps(model, opt, x, cr.tensor(g), 1, lambda out, g: (out * g).sum())
+    s = monitor.layers["0"]
+    assert s["steps"] == [0]
+    assert s["act_mean"][0] == pytest.approx(out.numpy().mean())
+    assert s["grad_std"][0] == pytest.approx(g.std())  # the last call's output gradient
+
+
 def test_remove_takes_out_every_hook_and_recording_stops():
     model, w, x, y = tiny_mlp()
     opt = cr.optim.Adam(model.parameters())

@@ -135,10 +135,11 @@ class Monitor:
     ``chainrule.scalar.nn`` MLP or Layer, steps are the ``step()`` calls: every example the
     layers saw since the last one makes the batch, and their gradients are read at the call.
 
-    Between recorded steps every hook returns at once. Histograms count a fixed random
-    sample of at most HIST_SAMPLE values; a parameter's ratios use at most PARAM_SAMPLE of
-    its elements (all of them in a small model). ``remove()`` (or the end of a ``with``
-    block) takes every hook out.
+    Between recorded steps every hook returns at once. A module called more than once in a
+    step is recorded at its last call. Histograms count a fixed random sample of at most
+    HIST_SAMPLE values; a parameter's ratios use at most PARAM_SAMPLE of its elements (all
+    of them in a small model). ``remove()`` (or the end of a ``with`` block) takes every
+    hook out.
     """
 
     def __init__(self, model: Any, optimizer: Optimizer | None = None, every: int = 1) -> None:
@@ -216,6 +217,7 @@ class Monitor:
         kind = type(module).__name__
         bounds = next((b for cls, b in BOUNDED.items() if isinstance(module, cls)), None)
         dead = isinstance(module, nn.ReLU)
+        calls = [0]  # how many calls were recorded
 
         def hook(mod: Any, args: tuple, out: Any) -> None:
             if not self._recording:
@@ -228,8 +230,13 @@ class Monitor:
             series = self._layer(name, kind, bounds, dead)
             i = self._slot(series, self._step)
             self._activation(series, i, t.numpy(), bounds)
+            calls[0] += 1
             if t.requires_grad and is_grad_enabled():
-                t.register_hook(lambda g: self._gradient(series, i, g.numpy()))
+                t.register_hook(lambda g, call=calls[0]: gradient(series, i, g, call))
+
+        def gradient(series: dict, i: int, g: Tensor, call: int) -> None:
+            if call == calls[0]:  # the gradient of the call whose activation was recorded
+                self._gradient(series, i, g.numpy())
 
         return hook
 
