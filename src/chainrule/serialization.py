@@ -8,6 +8,7 @@ kept as JSON in the file's metadata. Loading only parses; it never runs code.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -42,6 +43,11 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     """
     tensors: dict[str, Any] = {}
     structure = _encode(obj, "", tensors)
+    if "__metadata__" in tensors:  # the format's own header key: load would refuse the file
+        raise ValueError(
+            "save: an entry may not be named '__metadata__' (the safetensors header uses it); "
+            "rename that key"
+        )
     metadata = {_STRUCTURE: json.dumps(structure), _DIGEST: _digest(tensors)}
     try:
         payload = st.save(tensors, metadata=metadata)
@@ -52,7 +58,7 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
         if hasattr(f, "flush"):
             f.flush()
         return
-    _atomic_write(Path(f), payload)
+    _atomic_write(Path(os.path.realpath(f)), payload)  # through a symlink: its target
 
 
 def load(
@@ -144,9 +150,19 @@ def _relocate(obj: Any, fn: Any) -> Any:
 # so a string can never be mistaken for one.
 
 
-def _encode(obj: Any, name: str, tensors: dict[str, Any]) -> Any:
+def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...] = ()) -> Any:
+    """obj's structure as JSON, its arrays put into ``tensors`` under dotted names;
+    ``within`` holds the ids of the containers above obj, so a cycle is found, not
+    followed until the interpreter's recursion limit."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
+    if isinstance(obj, (dict, list, tuple)):
+        if id(obj) in within:
+            raise ValueError(
+                f"save: the object contains itself at {name!r} (a cycle); only trees of "
+                "dicts, lists and tuples can be saved"
+            )
+        within = (*within, id(obj))
     if isinstance(obj, xp.generic):
         return obj.item()
     if isinstance(obj, (Tensor, xp.ndarray)):
@@ -163,11 +179,11 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any]) -> Any:
         for k, v in obj.items():
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"save: dict keys must be str or int; got {type(k).__name__}")
-            items.append([k, _encode(v, f"{name}.{k}" if name else str(k), tensors)])
+            items.append([k, _encode(v, f"{name}.{k}" if name else str(k), tensors, within)])
         return {"dict": items}
     if isinstance(obj, (list, tuple)):
         kind = "tuple" if isinstance(obj, tuple) else "list"
-        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors)
+        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors, within)
                        for i, v in enumerate(obj)]}
     kind = type(obj).__name__
     if hasattr(obj, "state_dict") and callable(obj.state_dict):  # a Module, an optimizer, ...
@@ -226,7 +242,8 @@ def _metadata(raw: bytes) -> dict[str, str]:
 
 def _atomic_write(path: Path, payload: bytes) -> None:
     folder = path.parent
-    tmp = folder / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    _clear_orphans(path)
+    tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
     # O_EXCL: never reuse a file someone else made; mode 0o666 lets the umask decide, as for
     # any new file (mkstemp would leave it readable by its owner only).
     try:
@@ -252,6 +269,29 @@ def _atomic_write(path: Path, payload: bytes) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _clear_orphans(path: Path) -> None:
+    """Remove the temporary files earlier saves to ``path`` left when killed mid-write: each
+    names the process that made it, and one whose process is gone is an orphan."""
+    with contextlib.suppress(OSError):
+        for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            pid = tmp.name[len(path.name) + 2 :].split(".")[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists but belongs to someone else
+        return True
+    return True
 
 
 def _write(f: Any, payload: bytes) -> None:

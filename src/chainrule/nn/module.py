@@ -398,6 +398,9 @@ class Module:
                 continue
             v = state_dict[key]
             arr = v._array if isinstance(v, Tensor) else xp.asarray(v)
+            if not backend.holds(arr.dtype):  # found now, before any weight is written
+                mismatched.append(f"cannot load {key}: a value of dtype {arr.dtype}")
+                continue
             if arr.shape != target.shape:
                 mismatched.append(
                     f"size mismatch for {key}: copying a param with shape {arr.shape}, the "
