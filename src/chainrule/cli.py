@@ -7,8 +7,10 @@ Parsing and reporting only; the recipes and their training loop live in recipes/
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -118,6 +120,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             )
         settings["diagnostics"] = True
     out_dir = args.out or os.path.join("runs", args.recipe)
+    _check_out(out_dir)  # now, not after the training it would throw away
+    started = time.time()
     # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
     world = distributed.launched_world_size()
     if world > 1:
@@ -139,16 +143,68 @@ def cmd_train(args: argparse.Namespace) -> int:
     tests = [k for k in final if k.startswith("test_") and k != "test_loss"]
     keys = getattr(recipe, "SHOWN", tests)  # a language model's is its loss
     shown = {k: final[k] for k in keys}
+    stale = _remove_stale(out_dir, started)
     files = os.listdir(out_dir)
     print(f"wrote {out_dir}/: {', '.join(f for f in OUTPUTS if f in files)}")
+    if stale:
+        print(f"removed what an earlier run left there and this one did not write: {stale}")
     # The run ends with its final metrics, one line.
     print(
-        ", ".join(f"{k.replace('_', ' ')}: {v:.4f}" for k, v in shown.items())
-        + f"  (train loss {final['train_loss']:.4f}, {metrics['seconds']:.1f} s)"
+        ", ".join(f"{k.replace('_', ' ')}: {_number(v)}" for k, v in shown.items())
+        + f"  (train loss {_number(final['train_loss'])}, {metrics['seconds']:.1f} s)"
     )
     if args.diagnostics:
         print(_diagnostics_warnings(out_dir))
+    epoch = diverged(metrics)
+    if epoch is not None:
+        print(
+            f"chainrule: train: the run diverged: the training loss was NaN or infinite at "
+            f"epoch {epoch}; lower --lr (it was {settings['lr']}) or check the data",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def diverged(metrics: dict) -> int | None:
+    """The first epoch whose training loss was NaN or infinite (None in metrics.json's
+    strict JSON), or None if there is none."""
+    for row in metrics.get("history", []):
+        loss = row.get("train_loss", 0.0)
+        if loss is None or isinstance(loss, float) and not math.isfinite(loss):
+            return row.get("epoch", len(metrics["history"]))
+    return None
+
+
+def _number(v: Any) -> str:
+    return "nan" if v is None else f"{v:.4f}"
+
+
+def _check_out(out_dir: str) -> None:
+    """--out must be a folder chainrule can write: made if missing; a file in the way or a
+    folder without write permission is a usage error before any training."""
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise recipes.RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise recipes.RecipeError(
+            f"train: cannot make the --out folder {out_dir!r}: {e.strerror}"
+        ) from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise recipes.RecipeError(f"train: the --out folder {out_dir!r} is not writable")
+
+
+def _remove_stale(out_dir: str, started: float) -> str:
+    """Remove the outputs an earlier run left in out_dir that this run did not write (a
+    decision boundary beside another recipe's model), so the folder holds one run."""
+    stale = []
+    for name in OUTPUTS:
+        path = os.path.join(out_dir, name)
+        if os.path.isfile(path) and os.path.getmtime(path) < started:
+            os.remove(path)
+            stale.append(name)
+    return ", ".join(stale)
 
 
 def _diagnostics_warnings(out_dir: str) -> str:

@@ -10,6 +10,7 @@ are reduced over the ranks, and rank 0 alone shows progress and writes the files
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from types import ModuleType
@@ -102,6 +103,8 @@ def train(
             {"epoch": epoch, "train_loss": train_loss, "test_loss": test_loss, metric_name: metric}
         )
         bar.set_postfix(loss=f"{train_loss:.4f}", **{metric_name: f"{metric:.4f}"})
+        if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
+            break
     final = {k: v for k, v in history[-1].items() if k != "epoch"}
     metrics = {
         "recipe": name,
@@ -136,10 +139,22 @@ def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "metrics.json")
     with open(path + ".tmp", "w") as f:
-        json.dump(metrics, f, indent=2)
+        json.dump(strict_json(metrics), f, indent=2, allow_nan=False)
     os.replace(path + ".tmp", path)  # atomic: a reader never finds half a file
     cr.save(state, os.path.join(out_dir, "model.safetensors"))
     plot_curves(metrics, os.path.join(out_dir, "curves.png"), quiet)
+
+
+def strict_json(value: Any) -> Any:
+    """value with every NaN and infinity made None: JSON has no such numbers (Python would
+    write NaN, which strict readers refuse), and a diverged run's metrics hold them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    return value
 
 
 def pyplot(quiet: bool) -> Any:
