@@ -399,7 +399,7 @@ def _make_run(seed: int) -> tuple[nn.Module, Callable[[Callable[[], None]], list
     """A model and a function that trains it for 60 steps, calling ``sync`` after each step
     and evaluating under no_grad every 5th step."""
     rng = np.random.default_rng(seed)
-    x = cr.tensor(rng.standard_normal((96, 6)))
+    x = cr.tensor(rng.standard_normal((96, 6)), dtype=cr.float32)
     t = cr.tensor(rng.integers(0, 3, 96))
     cr.manual_seed(seed)  # before any thread starts: init draws from the global generator
     model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))

@@ -198,6 +198,15 @@ class Generator:
     def initial_seed(self) -> int:
         return self._initial
 
+    def get_state(self) -> np.ndarray:
+        """The generator's whole state as a uint8 array (PyTorch's ByteTensor of state):
+        ``set_state`` of it later makes the same draws from there on, as for resuming."""
+        return encode_state(self.rng)
+
+    def set_state(self, new_state: Any) -> Generator:
+        decode_state(self.rng, new_state, "Generator.set_state")
+        return self
+
     @property
     def device(self) -> device:
         return cpu_device(None, "Generator")
@@ -219,3 +228,26 @@ class _GlobalGenerator(Generator):
 
 
 default_generator = _GlobalGenerator()
+
+
+def encode_state(rng: np.random.Generator) -> np.ndarray:
+    """A NumPy Generator's bit-generator state as bytes of JSON in a uint8 array."""
+    import json
+
+    text = json.dumps(rng.bit_generator.state, sort_keys=True)
+    return np.frombuffer(text.encode("ascii"), dtype=np.uint8).copy()
+
+
+def decode_state(rng: np.random.Generator, state: Any, op: str) -> None:
+    """Put a state that encode_state made (an array or a Tensor of it) back into ``rng``."""
+    import json
+
+    arr = np.asarray(state)
+    try:
+        decoded = json.loads(arr.astype(np.uint8).tobytes().decode("ascii"))
+        rng.bit_generator.state = decoded
+    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        raise ValueError(
+            f"{op}: not a state that get_state or get_rng_state made; got an array of shape "
+            f"{arr.shape} and dtype {arr.dtype}"
+        ) from None

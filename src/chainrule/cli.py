@@ -61,6 +61,10 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--data-file", help="a UTF-8 text to train on (the gpt recipe; default: "
                    "some of Python's standard library)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument("--checkpoint-every", type=_positive(int), metavar="N",
+                   help="also checkpoint the whole run every N steps (it is at each epoch's end)")
+    t.add_argument("--resume", action="store_true",
+                   help="continue the run checkpointed in --out, exactly where it stopped")
     t.add_argument("--diagnostics", action="store_true", help="record each layer's activations, "
                    "gradients and updates: diagnostics.png, diagnostics.json and warnings")
     sub.add_parser("recipes", help="list the recipes")
@@ -101,6 +105,14 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
         settings[key] = getattr(args, key)
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
+    if getattr(args, "resume", False) or getattr(args, "checkpoint_every", None):
+        if hasattr(recipe, "train"):  # the language models' loops of their own
+            raise recipes.RecipeError(
+                f"train: the {args.recipe} recipe trains with a loop of its own, which keeps "
+                "no checkpoint; got --resume or --checkpoint-every"
+            )
+        settings["resume"] = args.resume
+        settings["checkpoint_every"] = args.checkpoint_every
     return settings
 
 
@@ -134,9 +146,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     if hasattr(recipe, "train"):
         metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
     else:
-        from .recipes.train import train
+        from .recipes.train import Interrupted, train
 
-        metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
+        try:
+            metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
+        except Interrupted as stopped:
+            print(
+                f"\ninterrupted: the run is saved in {stopped}; continue it with\n"
+                f"  chainrule train {args.recipe} --out {out_dir} --resume",
+                file=sys.stderr,
+            )
+            return 130
     if world > 1 and distributed.get_rank() > 0:
         return 0  # rank 0 reports
     final = metrics["final"]

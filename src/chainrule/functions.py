@@ -237,6 +237,18 @@ def eye(
     return _make_new(backend.xp.eye(n, m, dtype=_float(dtype)), requires_grad)
 
 
+def get_rng_state() -> Tensor:
+    """The global generator's whole state as a uint8 tensor (as torch.get_rng_state);
+    ``set_rng_state`` of it makes the same draws again from that point."""
+    return Tensor._make(backend.default_generator.get_state())
+
+
+def set_rng_state(new_state: Any) -> None:
+    """Put back a state ``get_rng_state`` made (or ``Generator.get_state``)."""
+    state = new_state._array if isinstance(new_state, Tensor) else new_state
+    backend.default_generator.set_state(state)
+
+
 def _like(fn: Any) -> Any:
     def like(
         input: Tensor,

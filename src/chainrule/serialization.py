@@ -50,7 +50,7 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
         )
     metadata = {_STRUCTURE: json.dumps(structure), _DIGEST: _digest(tensors)}
     try:
-        payload = st.save(tensors, metadata=metadata)
+        payload = _canonical(st.save(tensors, metadata=metadata))
     except SafetensorError as e:  # an array of a dtype the format lacks (str, complex128...)
         raise TypeError(f"save: {e}") from None
     if hasattr(f, "write"):
@@ -231,6 +231,18 @@ def _digest(tensors: dict[str, Any]) -> str:
         h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
         h.update(xp.ascontiguousarray(a).reshape(-1).view(xp.uint8).data)
     return h.hexdigest()
+
+
+def _canonical(payload: bytes) -> bytes:
+    """The same file with its header's keys in sorted order: the safetensors writer puts
+    the metadata in hash order, which changes from one process to the next, so the same
+    model would not always make the same bytes (and a resumed run's file could not be
+    compared with an uninterrupted one's)."""
+    (n,) = struct.unpack("<Q", payload[:8])
+    header = json.loads(payload[8 : 8 + n])
+    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned, as the format wants
+    return struct.pack("<Q", len(text)) + text + payload[8 + n :]
 
 
 def _metadata(raw: bytes) -> dict[str, str]:

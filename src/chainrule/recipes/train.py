@@ -9,10 +9,15 @@ are reduced over the ranks, and rank 0 alone shows progress and writes the files
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
+import sys
+import threading
 import time
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -86,25 +91,50 @@ def train(
         every = max(1, settings["epochs"] * len(loader) // 100)
         monitor = cr.viz.Monitor(model, opt, every=every)
     metric_name = "test_mse" if recipe.TASK == "regression" else "test_accuracy"
-    history = []
-    start = time.perf_counter()
-    bar = tqdm(range(1, settings["epochs"] + 1), desc=name, disable=quiet or rank > 0, leave=False)
-    for epoch in bar:
-        if sampler is not None:
-            sampler.set_epoch(epoch)
-        for xb, yb in loader:
-            loss = recipe.loss(net(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        train_loss, _ = evaluate(recipe, model, x_train, y_train)
-        test_loss, metric = evaluate(recipe, model, x_test, y_test)
-        history.append(
-            {"epoch": epoch, "train_loss": train_loss, "test_loss": test_loss, metric_name: metric}
-        )
-        bar.set_postfix(loss=f"{train_loss:.4f}", **{metric_name: f"{metric:.4f}"})
-        if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
-            break
+    run = Progress(out_dir, name, settings, world)  # the checkpoint, when it is kept
+    saved = run.load(model, opt) if settings.get("resume") else None
+    history: list[dict[str, Any]] = saved["history"] if saved else []
+    start = time.perf_counter() - (saved["seconds"] if saved else 0.0)
+    first = saved["epoch"] if saved else 1
+    bar = tqdm(
+        range(first, settings["epochs"] + 1), desc=name, disable=quiet or rank > 0, leave=False
+    )
+    with run.interruptible():
+        for epoch in bar:
+            if sampler is not None:
+                sampler.set_epoch(epoch)
+            # The batches' order is drawn when the epoch starts: a run resumed mid-epoch
+            # draws it again from the state saved then, passes over the batches it had
+            # trained on, and goes on from the state saved after the last of them.
+            here = saved if saved and saved["epoch"] == epoch else None
+            skip = here["step_in_epoch"] if here else 0
+            if here:
+                cr.set_rng_state(here["epoch_rng"] if skip else here["rng"])
+            epoch_rng = cr.get_rng_state()
+            for step, (xb, yb) in enumerate(loader, start=1):
+                if here and step <= skip:
+                    if step == skip:
+                        cr.set_rng_state(here["rng"])
+                    continue
+                loss = recipe.loss(net(xb), yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                run.step_done(model, opt, epoch, step, epoch_rng, history, start)
+            train_loss, _ = evaluate(recipe, model, x_train, y_train)
+            test_loss, metric = evaluate(recipe, model, x_test, y_test)
+            history.append(
+                {
+                    "epoch": epoch,
+                    "train_loss": train_loss,
+                    "test_loss": test_loss,
+                    metric_name: metric,
+                }
+            )
+            bar.set_postfix(loss=f"{train_loss:.4f}", **{metric_name: f"{metric:.4f}"})
+            if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
+                break
+            run.save(model, opt, epoch + 1, 0, None, history, start)
     final = {k: v for k, v in history[-1].items() if k != "epoch"}
     metrics = {
         "recipe": name,
@@ -112,18 +142,137 @@ def train(
         "epochs": settings["epochs"],
         "world_size": world,
         "seconds": round(time.perf_counter() - start, 3),
-        "settings": {k: v for k, v in settings.items() if k != "seed"},
+        "settings": {k: v for k, v in settings.items() if k not in ("seed", "resume")},
         "history": history,
         "final": final,
     }
     if rank > 0:
         return metrics
     write_outputs(out_dir, metrics, model.state_dict(), quiet)
+    run.finished()
     if hasattr(recipe, "plot_extra"):
         recipe.plot_extra(model, x_train, y_train, out_dir, quiet)
     if monitor is not None:
         write_diagnostics(monitor, out_dir, quiet)
     return metrics
+
+
+CHECKPOINT = "checkpoint.safetensors"
+
+
+class Interrupted(Exception):
+    """Ctrl-C during training: the step in progress finished and the run was checkpointed."""
+
+
+class Progress:
+    """The whole state of a run in out_dir/checkpoint.safetensors, written atomically at
+    each epoch's end, every ``checkpoint_every`` steps and on Ctrl-C: model, optimizer,
+    the random state now and at the epoch's start (which drew the batches' order), the
+    epoch and step, the metrics so far and the seconds spent. A run killed at any moment
+    and resumed from it ends with the same model, byte for byte, as one never stopped.
+    One process only: under mpiexec nothing is kept."""
+
+    def __init__(self, out_dir: str, name: str, settings: dict[str, Any], world: int) -> None:
+        self.path = os.path.join(out_dir, CHECKPOINT)
+        self.name, self.world = name, world
+        self.every = settings.get("checkpoint_every") or 0
+        self.settings = {k: v for k, v in settings.items() if k in RUN_SETTINGS}
+        self.steps = 0
+        self.stop = False
+        if world > 1 and (settings.get("resume") or self.every):
+            raise RecipeError(
+                f"train: --resume and --checkpoint-every keep one process's state; got "
+                f"{world} processes (mpiexec -n {world})"
+            )
+
+    def load(self, model: nn.Module, opt: optim.Optimizer) -> dict[str, Any] | None:
+        """The saved state, put into model and opt; None (the run starts from the
+        beginning) when the run was stopped before its first checkpoint, or had finished."""
+        if not os.path.exists(self.path):
+            print(
+                f"train: --resume: no checkpoint in {os.path.dirname(self.path)!r}; "
+                "training from the beginning",
+                file=sys.stderr,
+            )
+            return None
+        state = cr.load(self.path)
+        if state["recipe"] != self.name or state["settings"] != self.settings:
+            raise RecipeError(
+                f"train: --resume: {self.path!r} is a run of {state['recipe']} with "
+                f"{state['settings']}; got {self.name} with {self.settings}"
+            )
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        self.steps = state["steps"]
+        return state
+
+    def save(
+        self,
+        model: nn.Module,
+        opt: optim.Optimizer,
+        epoch: int,
+        step: int,
+        epoch_rng: cr.Tensor | None,
+        history: list,
+        start: float,
+    ) -> None:
+        if self.world > 1:
+            return
+        cr.save(
+            {
+                "recipe": self.name,
+                "settings": self.settings,
+                "model": model.state_dict(),
+                "optimizer": opt.state_dict(),
+                "rng": cr.get_rng_state(),
+                "epoch_rng": epoch_rng,
+                "epoch": epoch,
+                "step_in_epoch": step,
+                "steps": self.steps,
+                "history": history,
+                "seconds": time.perf_counter() - start,
+            },
+            self.path,
+        )
+
+    def step_done(
+        self,
+        model: nn.Module,
+        opt: optim.Optimizer,
+        epoch: int,
+        step: int,
+        epoch_rng: cr.Tensor,
+        history: list,
+        start: float,
+    ) -> None:
+        self.steps += 1
+        if self.stop or (self.every and self.steps % self.every == 0):
+            self.save(model, opt, epoch, step, epoch_rng, history, start)
+        if self.stop:
+            raise Interrupted(self.path)
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Ctrl-C asks the loop to finish its step and checkpoint (main thread only)."""
+        if self.world > 1 or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def ask(signum: int, frame: Any) -> None:
+            self.stop = True
+
+        before = signal.signal(signal.SIGINT, ask)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, before)
+
+    def finished(self) -> None:
+        if os.path.exists(self.path):
+            os.remove(self.path)
+
+
+RUN_SETTINGS = ("epochs", "lr", "batch_size", "optimizer", "seed", "data_dir")
 
 
 def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> None:
