@@ -20,6 +20,7 @@ RUNS = [
     ["fixed_cost.py"],
     ["per_op.py"],
     ["cnn_step.py"],
+    ["gpt_step.py"],
     ["lstm_step.py"],
     ["scalar_demo.py"],
     ["memory.py"],
@@ -27,7 +28,8 @@ RUNS = [
     ["onnx_inference.py"],
 ]
 TAKE_ALLOCATOR_FLAG = {"mlp_step.py", "fixed_cost.py", "per_op.py", "cnn_step.py", "memory.py",
-                       "recipes_vs_torch.py", "onnx_inference.py", "lstm_step.py"}  # fmt: skip
+                       "recipes_vs_torch.py", "onnx_inference.py", "lstm_step.py",
+                       "gpt_step.py"}  # fmt: skip
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
