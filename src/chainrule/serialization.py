@@ -28,6 +28,7 @@ xp = backend.xp
 
 _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
+_DIGEST_ALL = "chainrule.sha256.all"  # the same with the structure first: the whole file
 
 
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
@@ -48,7 +49,8 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
             "save: an entry may not be named '__metadata__' (the safetensors header uses it); "
             "rename that key"
         )
-    metadata = {_STRUCTURE: json.dumps(structure), _DIGEST: _digest(tensors)}
+    text = json.dumps(structure)
+    metadata = {_STRUCTURE: text, _DIGEST: _digest(tensors), _DIGEST_ALL: _digest(tensors, text)}
     try:
         payload = _canonical(st.save(tensors, metadata=metadata))
     except SafetensorError as e:  # an array of a dtype the format lacks (str, complex128...)
@@ -96,13 +98,20 @@ def _load_bytes(raw: bytes, path: Any) -> Any:
         metadata = _metadata(raw)
     except (SafetensorError, ValueError, UnicodeDecodeError, struct.error) as e:
         raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
-    if _STRUCTURE not in metadata:
+    if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
         return {name: Tensor._make(array) for name, array in tensors.items()}
-    if metadata.get(_DIGEST) != _digest(tensors):
+    # Files since the whole-file digest are checked whole: the structure (keys, numbers,
+    # strings, hyperparameters) as well as the tensors; older ones, their tensors.
+    text = metadata.get(_STRUCTURE)
+    if _DIGEST_ALL in metadata or _DIGEST not in metadata or text is None:
+        intact = text is not None and metadata.get(_DIGEST_ALL) == _digest(tensors, text)
+    else:
+        intact = metadata[_DIGEST] == _digest(tensors)
+    if not intact:
         raise ValueError(f"load: {path} was altered or damaged after it was written (its "
-                         "tensors no longer match the digest saved with them)")
+                         "contents no longer match the digest saved with them)")
     try:
-        return _decode(json.loads(metadata[_STRUCTURE]), tensors, set())
+        return _decode(json.loads(text or ""), tensors, set())
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         raise ValueError(f"load: {path} holds a damaged structure ({e})") from None
 
@@ -224,8 +233,10 @@ def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
 # -- the file ------------------------------------------------------------------------------
 
 
-def _digest(tensors: dict[str, Any]) -> str:
+def _digest(tensors: dict[str, Any], structure: str | None = None) -> str:
     h = hashlib.sha256()
+    if structure is not None:
+        h.update(structure.encode("utf-8") + b"\0")
     for name in sorted(tensors):
         a = tensors[name]
         h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
