@@ -201,18 +201,23 @@ def _number(v: Any) -> str:
 
 
 def _check_out(out_dir: str) -> None:
-    """--out must be a folder chainrule can write: made if missing; a file in the way or a
-    folder without write permission is a usage error before any training."""
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise recipes.RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as e:
-        raise recipes.RecipeError(
-            f"train: cannot make the --out folder {out_dir!r}: {e.strerror}"
-        ) from None
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise recipes.RecipeError(f"train: the --out folder {out_dir!r} is not writable")
+    """--out must be a folder chainrule can make or write: a file in the way, or a missing
+    folder whose nearest existing parent is not a writable folder, is a usage error before
+    any training. Nothing is made here: a run that fails early leaves no empty folder."""
+    if os.path.exists(out_dir):
+        if not os.path.isdir(out_dir):
+            raise recipes.RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
+        parent = out_dir
+    else:
+        parent = os.path.dirname(os.path.abspath(out_dir))
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if not os.path.isdir(parent):
+            raise recipes.RecipeError(
+                f"train: cannot make the --out folder {out_dir!r}: {parent!r} is a file"
+            )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise recipes.RecipeError(f"train: cannot write into {parent!r} for --out {out_dir!r}")
 
 
 def _remove_stale(out_dir: str, started: float) -> str:

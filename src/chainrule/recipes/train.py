@@ -218,6 +218,7 @@ class Progress:
     ) -> None:
         if self.world > 1:
             return
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
         cr.save(
             {
                 "recipe": self.name,
