@@ -18,50 +18,50 @@ def test_breast_cancer_split_and_standardisation():
     assert isinstance(s, Split)
     assert s.x_train.shape == (455, 30) and s.x_test.shape == (114, 30)
     assert s.x_train.dtype == np.float32 and s.y_train.dtype == np.int64
-    np.testing.assert_allclose(s.x_train.data.mean(0), 0, atol=1e-5)
-    np.testing.assert_allclose(s.x_train.data.std(0), 1, atol=1e-4)
-    assert abs(s.x_test.data.mean()) > 1e-4  # fitted on the training part only
+    np.testing.assert_allclose(s.x_train.numpy().mean(0), 0, atol=1e-5)
+    np.testing.assert_allclose(s.x_train.numpy().std(0), 1, atol=1e-4)
+    assert abs(s.x_test.numpy().mean()) > 1e-4  # fitted on the training part only
     # Stratified: both parts keep the classes' proportion (357 benign of 569).
-    assert abs(s.y_train.data.mean() - 357 / 569) < 0.005
-    assert abs(s.y_test.data.mean() - 357 / 569) < 0.01
+    assert abs(s.y_train.numpy().mean() - 357 / 569) < 0.005
+    assert abs(s.y_test.numpy().mean() - 357 / 569) < 0.01
 
 
 def test_breast_cancer_is_seeded_and_raw_on_request():
     a, b = datasets.breast_cancer(seed=1), datasets.breast_cancer(seed=1)
     c = datasets.breast_cancer()
-    np.testing.assert_array_equal(a.x_train.data, b.x_train.data)
-    assert not np.array_equal(a.x_train.data, c.x_train.data)
+    np.testing.assert_array_equal(a.x_train.numpy(), b.x_train.numpy())
+    assert not np.array_equal(a.x_train.numpy(), c.x_train.numpy())
     raw = datasets.breast_cancer(test_size=0.5, standardize=False)
     assert len(raw.x_train) == 284 and len(raw.x_test) == 285
     x, _ = load_breast_cancer(return_X_y=True)
     rows = {tuple(r) for r in x.astype(np.float32)}
-    assert all(tuple(r) in rows for r in raw.x_test.data)
+    assert all(tuple(r) in rows for r in raw.x_test.numpy())
 
 
 def test_digits():
     s = datasets.digits()
     assert s.x_train.shape == (1437, 64) and s.y_test.shape == (360,)
-    assert s.x_train.data.min() == 0 and s.x_train.data.max() == 1
+    assert s.x_train.numpy().min() == 0 and s.x_train.numpy().max() == 1
     assert sorted(set(s.y_train.tolist())) == list(range(10))
     images = datasets.digits(flatten=False)
     assert images.x_test.shape == (360, 1, 8, 8)
-    np.testing.assert_array_equal(images.x_test.data.reshape(360, 64), s.x_test.data)
-    z = datasets.digits(standardize=True).x_train.data
+    np.testing.assert_array_equal(images.x_test.numpy().reshape(360, 64), s.x_test.numpy())
+    z = datasets.digits(standardize=True).x_train.numpy()
     assert np.isfinite(z).all() and abs(z.mean()) < 1e-5  # constant pixels stay 0, not NaN
 
 
 def test_moons_and_regression():
     m = datasets.moons(n_samples=200, noise=0.2, seed=3)
     assert m.x_train.shape == (160, 2) and m.y_train.dtype == np.int64
-    assert m.y_train.data.sum() == 80  # stratified: exactly half of each class
-    np.testing.assert_array_equal(m.x_test.data, datasets.moons(200, 0.2, 3).x_test.data)
+    assert m.y_train.numpy().sum() == 80  # stratified: exactly half of each class
+    np.testing.assert_array_equal(m.x_test.numpy(), datasets.moons(200, 0.2, 3).x_test.numpy())
     r = datasets.regression(n_samples=100, n_features=4, noise=0.5, seed=0)
     assert r.x_train.shape == (80, 4) and r.y_train.shape == (80, 1)
     assert r.y_train.dtype == np.float32
-    np.testing.assert_allclose(r.x_train.data.mean(0), 0, atol=1e-5)
+    np.testing.assert_allclose(r.x_train.numpy().mean(0), 0, atol=1e-5)
     # The targets are (nearly) linear in the features: least squares fits them.
-    x = np.c_[r.x_train.data, np.ones(80)]
-    residual = np.linalg.lstsq(x, r.y_train.data, rcond=None)[1]
+    x = np.c_[r.x_train.numpy(), np.ones(80)]
+    residual = np.linalg.lstsq(x, r.y_train.numpy(), rcond=None)[1]
     assert residual[0] / 80 < 1.0
 
 
@@ -102,9 +102,9 @@ def test_mnist_reads_idx_files(tmp_path, gz):
     s = datasets.mnist(tmp_path)
     assert s.x_train.shape == (5, 1, 4, 3) and s.x_test.shape == (3, 1, 4, 3)
     assert s.x_train.dtype == np.float32 and s.y_train.dtype == np.int64
-    np.testing.assert_allclose(s.x_train.data[:, 0], data["train-images-idx3-ubyte"] / 255,
+    np.testing.assert_allclose(s.x_train.numpy()[:, 0], data["train-images-idx3-ubyte"] / 255,
                                rtol=1e-6)
-    np.testing.assert_array_equal(s.y_test.data, data["t10k-labels-idx1-ubyte"])
+    np.testing.assert_array_equal(s.y_test.numpy(), data["t10k-labels-idx1-ubyte"])
     flat = datasets.mnist(str(tmp_path), flatten=True)
     assert flat.x_test.shape == (3, 12)
 
@@ -112,7 +112,7 @@ def test_mnist_reads_idx_files(tmp_path, gz):
 def test_fashion_mnist_in_torchvision_layout(tmp_path):
     data = write_mnist(tmp_path / "FashionMNIST" / "raw", True, np.random.default_rng(1))
     s = datasets.fashion_mnist(tmp_path)
-    np.testing.assert_array_equal(s.y_train.data, data["train-labels-idx1-ubyte"])
+    np.testing.assert_array_equal(s.y_train.numpy(), data["train-labels-idx1-ubyte"])
     with pytest.raises(FileNotFoundError):
         datasets.mnist(tmp_path)  # the MNIST/raw folder is another dataset's
 
