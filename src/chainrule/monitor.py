@@ -5,11 +5,9 @@ words (summary) or as JSON. A chainrule.scalar.nn MLP is recorded through its ow
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +18,7 @@ from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
 from .optim.optimizer import Optimizer
 from .scalar import nn as scalar_nn
+from .serialization import write_atomically
 from .tensor import Tensor
 
 BINS = 50  # bins of every histogram
@@ -513,7 +512,7 @@ class Monitor:
     def to_json(self, path: str | os.PathLike) -> None:
         """Write ``to_dict()`` as strict JSON (no NaN or Infinity), atomically."""
         text = json.dumps(self.to_dict(), allow_nan=False)
-        _atomic(path, lambda tmp: _write_text(tmp, text))
+        write_atomically(path, lambda tmp: _write_text(tmp, text))
 
     def plot(self, path: str | os.PathLike) -> None:
         """Draw the four panels courses draw by hand, for the latest recorded step: the
@@ -560,7 +559,7 @@ class Monitor:
             if a.get_legend_handles_labels()[0]:
                 a.legend(fontsize=7)
         fig.tight_layout()
-        _atomic(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
         plt.close(fig)
 
     # -- detaching -------------------------------------------------------------------------
@@ -626,17 +625,3 @@ def _finite(value: Any) -> Any:
 def _write_text(path: str, text: str) -> None:
     with open(path, "x", encoding="utf-8") as f:  # "x": never into a file someone else made
         f.write(text)
-
-
-def _atomic(path: str | os.PathLike, write: Callable[[str], Any]) -> None:
-    """``write(tmp)`` to a new file beside ``path``, then rename it over ``path``: a reader
-    sees the old file or the whole new one, never half of it."""
-    folder, base = os.path.split(os.fspath(path))
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise

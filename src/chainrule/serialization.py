@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -261,6 +262,22 @@ def _metadata(raw: bytes) -> dict[str, str]:
     the JSON header). Called after safetensors has validated the file."""
     (n,) = struct.unpack("<Q", raw[:8])
     return json.loads(raw[8 : 8 + n].decode("utf-8")).get("__metadata__") or {}
+
+
+def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> None:
+    """``write(tmp)`` to a new file beside ``path``, then rename it over ``path``: a reader
+    sees the old file or the whole new one, never half of it (metrics, plots, JSON). The
+    checkpoints' own path below also flushes to disk and clears killed saves' orphans."""
+    folder, base = os.path.split(os.fspath(path))
+    stem, ext = os.path.splitext(base)  # kept last: matplotlib reads the format from it
+    tmp = os.path.join(folder, f".{stem}.{secrets.token_hex(8)}.tmp{ext}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def _atomic_write(path: Path, payload: bytes) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,7 +18,8 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn, optim
 from chainrule.recipes import RecipeError
-from chainrule.recipes.train import pyplot
+from chainrule.recipes.train import pyplot, strict_json
+from chainrule.serialization import write_atomically
 
 Batch = tuple[cr.Tensor, cr.Tensor]
 M = TypeVar("M", bound=nn.Module)
@@ -154,22 +154,6 @@ def load_weights(model: M, run_dir: str) -> M:
     return model
 
 
-def _atomic(path: str, write: Callable[[str], None]) -> None:
-    """``write(tmp)`` to a temporary file beside ``path``, then rename it over ``path``: a
-    reader sees the old file or the whole new one, never half of it."""
-    folder, base = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(
-        dir=folder or ".", prefix=f".{base}.", suffix=os.path.splitext(base)[1]
-    )
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> None:
     """The run's files: model.safetensors (the state_dict), curves.png, and last
     metrics.json (which names the model's configuration, so the model can be rebuilt)."""
@@ -177,13 +161,13 @@ def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> Non
     cr.save(model.state_dict(), os.path.join(out_dir, "model.safetensors"))
     plt = pyplot(quiet)
     if plt is not None:
-        _atomic(os.path.join(out_dir, "curves.png"), lambda p: plot_steps(plt, metrics, p))
+        write_atomically(os.path.join(out_dir, "curves.png"), lambda p: plot_steps(plt, metrics, p))
 
     def dump(p: str) -> None:
         with open(p, "w", encoding="utf-8") as f:
-            json.dump(metrics, f, indent=2, ensure_ascii=False)
+            json.dump(strict_json(metrics), f, indent=2, ensure_ascii=False, allow_nan=False)
 
-    _atomic(os.path.join(out_dir, "metrics.json"), dump)
+    write_atomically(os.path.join(out_dir, "metrics.json"), dump)
 
 
 def plot_steps(plt: Any, metrics: dict, path: str) -> None:

@@ -29,6 +29,7 @@ from chainrule import nn, optim
 from chainrule.data import DataLoader, DistributedSampler, TensorDataset
 from chainrule.nn.parallel import DistributedDataParallel
 from chainrule.recipes import RecipeError
+from chainrule.serialization import write_atomically
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -287,10 +288,12 @@ def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> Non
 
 def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None:
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "metrics.json")
-    with open(path + ".tmp", "w") as f:
-        json.dump(strict_json(metrics), f, indent=2, allow_nan=False)
-    os.replace(path + ".tmp", path)  # atomic: a reader never finds half a file
+
+    def dump(path: str) -> None:
+        with open(path, "w") as f:
+            json.dump(strict_json(metrics), f, indent=2, allow_nan=False)
+
+    write_atomically(os.path.join(out_dir, "metrics.json"), dump)
     cr.save(state, os.path.join(out_dir, "model.safetensors"))
     plot_curves(metrics, os.path.join(out_dir, "curves.png"), quiet)
 
@@ -339,9 +342,7 @@ def plot_curves(metrics: dict, path: str, quiet: bool) -> None:
     label = metric.replace("_", " ")
     ax2.set(xlabel="epoch", ylabel=label, title=f"{metrics['recipe']}: {label}")
     fig.tight_layout()
-    root, ext = os.path.splitext(path)
-    fig.savefig(root + ".tmp" + ext, dpi=110)
-    os.replace(root + ".tmp" + ext, path)  # atomic, as metrics.json
+    write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=110))
     plt.close(fig)
 
 
