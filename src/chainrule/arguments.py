@@ -136,6 +136,14 @@ def shape_arg(args: tuple) -> tuple:
     return tuple(args)
 
 
+def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` without growing it: as many dims or fewer,
+    each equal to target's or 1 (an expand, a mask over scores, a loss's weight)."""
+    return len(shape) <= len(target) and all(
+        a == b or a == 1 for a, b in zip(shape[::-1], target[::-1], strict=False)
+    )
+
+
 def size_arg(args: tuple, op: str) -> tuple[int, ...]:
     """The size a factory is given, as ``zeros(2, 3)`` or ``zeros((2, 3))``: each entry a
     non-negative int (a 0-d integer tensor counts), else ValueError naming the factory."""

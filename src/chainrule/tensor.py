@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from . import backend
 from .arguments import (
+    broadcasts_to,
     cpu_device,
     cpu_only,
     index_arg,
@@ -1071,14 +1072,7 @@ class Tensor:
         shape = tuple(shape)
         if shape == self.shape:
             return self
-        try:
-            xp.broadcast_shapes(self.shape, shape)
-            ok = len(shape) >= self.ndim and all(
-                a == b or a == 1 for a, b in zip(self.shape[::-1], shape[::-1], strict=False)
-            )
-        except ValueError:
-            ok = False
-        if not ok:
+        if not broadcasts_to(self.shape, shape):
             raise ValueError(f"expand: shape {self.shape} cannot be broadcast to {shape}")
         return movement.Expand.apply(self, shape=shape)
 

@@ -9,7 +9,7 @@ import warnings
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device, positive_int
+from ..arguments import broadcasts_to, cpu_device, positive_int
 from ..functions import cat, pad, zeros
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
@@ -99,11 +99,7 @@ def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], shapes: str) -> Tens
         raise TypeError(
             f"{_SDPA}: attn_mask must be bool or of query's dtype {q.dtype}; got dtype {mask.dtype}"
         )
-    try:
-        fits = xp.broadcast_shapes(mask.shape, scores) == scores
-    except ValueError:
-        fits = False
-    if not fits:
+    if not broadcasts_to(mask.shape, scores):
         raise ValueError(
             f"{_SDPA}: attn_mask of shape {mask.shape} does not broadcast to the scores' shape "
             f"{scores} (..., L, S); got shapes {shapes}"

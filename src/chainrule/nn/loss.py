@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import backend
+from ..arguments import broadcasts_to
 from ..ops import elementwise, reduce
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
@@ -133,21 +134,13 @@ def binary_cross_entropy(
     return _reduce(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
 
 
-def _fits(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """Whether ``shape`` broadcasts to ``target`` without growing it."""
-    try:
-        return xp.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
-
-
 def _times_weight(loss: Tensor, weight: Any, op: str) -> Tensor:
     """loss * weight, where weight broadcasts to the loss's shape without growing it (an
     (N,) weight against (N, 1) would silently make an (N, N) loss)."""
     if weight is None:
         return loss
     w = as_tensor(weight)
-    if not _fits(w.shape, loss.shape):
+    if not broadcasts_to(w.shape, loss.shape):
         raise ValueError(
             f"{op}: weight must broadcast to the input's shape {loss.shape}; got {w.shape}"
         )
@@ -167,7 +160,7 @@ def binary_cross_entropy_with_logits(
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
     pw = None if pos_weight is None else as_tensor(pos_weight)
-    if pw is not None and not _fits(pw.shape, x.shape):
+    if pw is not None and not broadcasts_to(pw.shape, x.shape):
         raise ValueError(
             "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
             f"{x.shape}; got {pw.shape}"
