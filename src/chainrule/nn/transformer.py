@@ -68,6 +68,38 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _sizes(layer: str, device: Any, d_model: Any, dim_feedforward: Any) -> tuple[int, int]:
+    """A layer's device and sizes, checked as every Transformer layer checks them."""
+    cpu_device(device, layer)
+    return (
+        positive_int(d_model, "d_model", layer),
+        positive_int(dim_feedforward, "dim_feedforward", layer),
+    )
+
+
+def _attention(
+    attn: MultiheadAttention,
+    drop: Dropout,
+    x: Tensor,
+    kv: Tensor,
+    mask: Any,
+    key_padding_mask: Any,
+    is_causal: bool,
+) -> Tensor:
+    """dropout(attn(x, kv, kv)): a layer's attention block (self-attention when kv is x),
+    without the weights, as PyTorch's _sa_block and _mha_block."""
+    out, _ = attn(
+        x,
+        kv,
+        kv,
+        attn_mask=mask,
+        key_padding_mask=key_padding_mask,
+        need_weights=False,
+        is_causal=is_causal,
+    )
+    return drop(out)
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with a residual connection and
     LayerNorm (Vaswani et al.)::
@@ -101,9 +133,7 @@ class TransformerEncoderLayer(Module):
     ) -> None:
         super().__init__()
         name = "TransformerEncoderLayer"
-        cpu_device(device, name)
-        d_model = positive_int(d_model, "d_model", name)
-        dim_feedforward = positive_int(dim_feedforward, "dim_feedforward", name)
+        d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
         )
@@ -134,16 +164,7 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x: Tensor, mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        out, _ = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )
-        return self.dropout1(out)
+        return _attention(self.self_attn, self.dropout1, x, x, mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
@@ -178,9 +199,7 @@ class TransformerDecoderLayer(Module):
     ) -> None:
         super().__init__()
         name = "TransformerDecoderLayer"
-        cpu_device(device, name)
-        d_model = positive_int(d_model, "d_model", name)
-        dim_feedforward = positive_int(dim_feedforward, "dim_feedforward", name)
+        d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
         attention = dict(dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, **attention)
         self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
@@ -223,30 +242,14 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x: Tensor, mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        out, _ = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )
-        return self.dropout1(out)
+        return _attention(self.self_attn, self.dropout1, x, x, mask, key_padding_mask, is_causal)
 
     def _mha_block(
         self, x: Tensor, mem: Tensor, mask: Any, key_padding_mask: Any, is_causal: bool
     ) -> Tensor:
-        out, _ = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
+        return _attention(
+            self.multihead_attn, self.dropout2, x, mem, mask, key_padding_mask, is_causal
         )
-        return self.dropout2(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
