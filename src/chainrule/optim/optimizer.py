@@ -245,7 +245,9 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore what ``state_dict`` returned (options and buffers, copied in), matching
-        parameters by position; floating buffers take their parameter's dtype."""
+        parameters by position; floating buffers take their parameter's dtype. A state dict
+        of torch.optim's (its tensors as they are, made chainrule Tensors, or through
+        cr.save and cr.load) loads too: the layouts and the buffers' names are the same."""
         name = type(self).__name__
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
@@ -294,6 +296,8 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         value = value._array
+    elif hasattr(value, "__array__") and not isinstance(value, xp.ndarray):
+        value = xp.asarray(value)  # another framework's tensor: torch.optim's own state_dict()
     if not isinstance(value, xp.ndarray):
         return value
     if value.shape != p.shape:
