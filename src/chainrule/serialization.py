@@ -10,16 +10,15 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import io
 import json
+import math
 import os
 import secrets
 import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
-
-from safetensors import SafetensorError
-from safetensors import numpy as st
 
 from . import backend
 from .devices import cpu_device, device
@@ -35,8 +34,9 @@ _DIGEST_ALL = "chainrule.sha256.all"  # the same with the structure first: the w
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     """Write ``obj`` to ``f``: a path, written atomically (a temporary file in the same
     folder, flushed to disk, then renamed over it: a failure leaves any old file as it
-    was), or a binary file object the caller opened (``open(p, "wb")``, ``io.BytesIO()``),
-    which gets the whole payload in one piece.
+    was), or a binary file object the caller opened (``open(p, "wb")``, ``io.BytesIO()``).
+    The header goes first, then each array straight from its own memory: a save makes no
+    copy of the data.
 
     ``obj`` is a Tensor, a NumPy array, or dicts (keys str or int), lists and tuples nesting
     Tensors, arrays, numbers, strings, bools and None: a model's or an optimizer's
@@ -51,17 +51,22 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
             "rename that key"
         )
     text = json.dumps(structure)
-    metadata = {_STRUCTURE: text, _DIGEST: _digest(tensors), _DIGEST_ALL: _digest(tensors, text)}
-    try:
-        payload = _canonical(st.save(tensors, metadata=metadata))
-    except SafetensorError as e:  # an array of a dtype the format lacks (str, complex128...)
-        raise TypeError(f"save: {e}") from None
+    tensor_digest, whole_digest = _digests(tensors, text)
+    metadata = {_STRUCTURE: text, _DIGEST: tensor_digest, _DIGEST_ALL: whole_digest}
+    header, order = _header(tensors, metadata)
+
+    def write(out: Any) -> None:
+        # The header, then each array's own memory: no copy of the data is made.
+        _write(out, header)
+        for key in order:
+            _write(out, tensors[key].reshape(-1).view(xp.uint8))
+
     if hasattr(f, "write"):
-        _write(f, payload)
+        write(f)
         if hasattr(f, "flush"):
             f.flush()
         return
-    _atomic_write(Path(os.path.realpath(f)), payload)  # through a symlink: its target
+    _atomic_write(Path(os.path.realpath(f)), write)  # through a symlink: its target
 
 
 def load(
@@ -72,9 +77,11 @@ def load(
 ) -> Any:
     """Read what :func:`save` wrote, from a path or a binary file object (read from its
     position to its end), rebuilding its nesting; Tensors come back as Tensors and NumPy
-    arrays as arrays. A safetensors file from elsewhere loads as a dict of Tensors by name.
-    A file that is truncated, not safetensors, or altered since it was written raises
-    ValueError.
+    arrays as arrays. A safetensors file from elsewhere loads as a dict of Tensors by name
+    (F16 as float16, BF16 as bfloat16; a dtype chainrule lacks, such as F8_E4M3, is refused
+    by name). Each tensor is read straight into its own array, so a load holds one copy of
+    the data. A file that is truncated, not safetensors, or altered since it was written
+    raises ValueError.
 
     PyTorch's ``map_location`` is accepted where it names the CPU: None, 'cpu', a
     ``cr.device('cpu')``, a dict whose values are the CPU (``{'cuda:0': 'cpu'}``), or a
@@ -86,28 +93,24 @@ def load(
         raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
     relocate = _map_location(map_location)
     if hasattr(f, "read"):
-        raw, name = f.read(), getattr(f, "name", "the file object")
+        obj = _load_from(f, getattr(f, "name", "the file object"))
     else:
-        raw, name = Path(f).read_bytes(), Path(f)
-    obj = _load_bytes(raw, name)
+        with open(f, "rb") as opened:
+            obj = _load_from(opened, Path(f))
     return obj if relocate is None else _relocate(obj, relocate)
 
 
-def _load_bytes(raw: bytes, path: Any) -> Any:
-    try:
-        tensors = st.load(raw)
-        metadata = _metadata(raw)
-    except (SafetensorError, ValueError, UnicodeDecodeError, struct.error) as e:
-        raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
+def _load_from(f: Any, path: Any) -> Any:
+    tensors, metadata = _read(f, path)
     if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
         return {name: Tensor._make(array) for name, array in tensors.items()}
     # Files since the whole-file digest are checked whole: the structure (keys, numbers,
     # strings, hyperparameters) as well as the tensors; older ones, their tensors.
     text = metadata.get(_STRUCTURE)
     if _DIGEST_ALL in metadata or _DIGEST not in metadata or text is None:
-        intact = text is not None and metadata.get(_DIGEST_ALL) == _digest(tensors, text)
+        intact = text is not None and metadata.get(_DIGEST_ALL) == _digests(tensors, text)[1]
     else:
-        intact = metadata[_DIGEST] == _digest(tensors)
+        intact = metadata[_DIGEST] == _digests(tensors, "")[0]
     if not intact:
         raise ValueError(f"load: {path} was altered or damaged after it was written (its "
                          "contents no longer match the digest saved with them)")
@@ -234,34 +237,136 @@ def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
 # -- the file ------------------------------------------------------------------------------
 
 
-def _digest(tensors: dict[str, Any], structure: str | None = None) -> str:
-    h = hashlib.sha256()
-    if structure is not None:
-        h.update(structure.encode("utf-8") + b"\0")
+# safetensors: the header's length (8 bytes, little endian), a JSON header naming each
+# tensor's dtype, shape and data_offsets (from the end of the header), then the bytes.
+_DTYPES = {
+    "BOOL": xp.dtype(bool), "U8": xp.dtype(xp.uint8), "I8": xp.dtype(xp.int8),
+    "U16": xp.dtype(xp.uint16), "I16": xp.dtype(xp.int16), "U32": xp.dtype(xp.uint32),
+    "I32": xp.dtype(xp.int32), "U64": xp.dtype(xp.uint64), "I64": xp.dtype(xp.int64),
+    "F16": backend.float16, "BF16": backend.bfloat16, "F32": xp.dtype(xp.float32),
+    "F64": xp.dtype(xp.float64),
+}  # fmt: skip
+_NAMES = {dtype: name for name, dtype in _DTYPES.items()}
+_MAX_HEADER = 100_000_000  # the safetensors readers' own limit
+
+
+def _digests(tensors: dict[str, Any], structure: str) -> tuple[str, str]:
+    """(a digest of every tensor: name, dtype, shape and bytes; the same with the structure
+    first: the whole file), in one pass over the arrays' own memory."""
+    alone, whole = hashlib.sha256(), hashlib.sha256()
+    whole.update(structure.encode("utf-8") + b"\0")
     for name in sorted(tensors):
         a = tensors[name]
-        h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
-        h.update(xp.ascontiguousarray(a).reshape(-1).view(xp.uint8).data)
-    return h.hexdigest()
+        for h in (alone, whole):
+            h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
+        data = xp.ascontiguousarray(a).reshape(-1).view(xp.uint8).data
+        alone.update(data)
+        whole.update(data)
+    return alone.hexdigest(), whole.hexdigest()
 
 
-def _canonical(payload: bytes) -> bytes:
-    """The same file with its header's keys in sorted order: the safetensors writer puts
-    the metadata in hash order, which changes from one process to the next, so the same
-    model would not always make the same bytes (and a resumed run's file could not be
-    compared with an uninterrupted one's)."""
-    (n,) = struct.unpack("<Q", payload[:8])
-    header = json.loads(payload[8 : 8 + n])
+def _header(tensors: dict[str, Any], metadata: dict[str, str]) -> tuple[bytes, list[str]]:
+    """The file's first bytes (length and JSON header, keys sorted so the same state makes
+    the same bytes) and the order the tensors follow it in: widest dtype first, then by
+    name, so each starts aligned to its item size."""
+    order = sorted(tensors, key=lambda k: (-tensors[k].dtype.itemsize, k))
+    header: dict[str, Any] = {"__metadata__": metadata}
+    offset = 0
+    for key in order:
+        a = tensors[key]
+        if a.dtype not in _NAMES:
+            raise TypeError(
+                f"save: cannot save {key!r} of dtype {a.dtype}; a safetensors file holds "
+                "bool, integers, float16, bfloat16, float32 and float64"
+            )
+        header[key] = {"dtype": _NAMES[a.dtype], "shape": list(a.shape),
+                       "data_offsets": [offset, offset + a.nbytes]}  # fmt: skip
+        offset += a.nbytes
     text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned, as the format wants
-    return struct.pack("<Q", len(text)) + text + payload[8 + n :]
+    return struct.pack("<Q", len(text)) + text, order
 
 
-def _metadata(raw: bytes) -> dict[str, str]:
-    """The header's ``__metadata__`` (safetensors: 8-byte little-endian header length, then
-    the JSON header). Called after safetensors has validated the file."""
-    (n,) = struct.unpack("<Q", raw[:8])
-    return json.loads(raw[8 : 8 + n].decode("utf-8")).get("__metadata__") or {}
+class _Unreadable(Exception):
+    """Why a file is not a safetensors file."""
+
+
+def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the tensors by name, the header's metadata) from the file object ``f``: each tensor
+    read straight into its own new array, so a load holds one copy of the data."""
+    try:
+        start = f.tell()
+        size = f.seek(0, os.SEEK_END) - start
+        f.seek(start)
+    except (AttributeError, OSError, ValueError):  # not seekable (a pipe): read it whole
+        f = io.BytesIO(f.read())
+        start, size = 0, len(f.getbuffer())
+    try:
+        entries, metadata = _parse_header(f, size)
+    except (_Unreadable, ValueError, TypeError, KeyError, RecursionError, struct.error) as e:
+        raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
+    tensors = {}
+    for name, dtype_name, shape, _ in entries:
+        if dtype_name not in _DTYPES:
+            raise ValueError(
+                f"load: {path}: tensor {name!r} has dtype {dtype_name}, which chainrule cannot "
+                f"load (it loads {', '.join(_DTYPES)}); convert it to one of those first"
+            )
+        array = xp.empty(shape, dtype=_DTYPES[dtype_name])
+        view = array.reshape(-1).view(xp.uint8).data
+        done = 0
+        while done < len(view):  # readinto may return less than asked
+            n = f.readinto(view[done:]) if hasattr(f, "readinto") else _read_some(f, view[done:])
+            if not n:
+                raise ValueError(f"load: {path} is not a readable safetensors file (it ends "
+                                 f"inside tensor {name!r})")  # fmt: skip
+            done += n
+        tensors[name] = array
+    return tensors, metadata
+
+
+def _read_some(f: Any, into: memoryview) -> int:
+    data = f.read(len(into))
+    into[: len(data)] = data
+    return len(data)
+
+
+def _parse_header(f: Any, size: int) -> tuple[list[tuple[str, str, tuple, int]], dict]:
+    """The header's entries (name, dtype, shape, offset) in the order of their data, checked
+    as the safetensors readers check them (the data follows without gaps or overlaps and
+    ends with the file), and its metadata; the file is left at the data's start."""
+    if size < 8:
+        raise _Unreadable(f"{size} bytes, fewer than the header's length takes")
+    (n,) = struct.unpack("<Q", f.read(8))
+    if n > min(size - 8, _MAX_HEADER):
+        raise _Unreadable(f"a header of {n} bytes in a file of {size}")
+    header = json.loads(f.read(n).decode("utf-8"))
+    if not isinstance(header, dict):
+        raise _Unreadable("the header is not a JSON object")
+    metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(
+        isinstance(v, str) for v in metadata.values()
+    ):
+        raise _Unreadable("the header's __metadata__ is not a map of strings")
+    entries = []
+    for name, info in header.items():
+        shape, (begin, end) = info["shape"], info["data_offsets"]
+        if not (isinstance(info["dtype"], str) and isinstance(shape, list)
+                and all(isinstance(d, int) and d >= 0 for d in [*shape, begin, end])):
+            raise _Unreadable(f"tensor {name!r} has a malformed entry {info}")  # fmt: skip
+        item = _DTYPES[info["dtype"]].itemsize if info["dtype"] in _DTYPES else None
+        if item is not None and end - begin != math.prod(shape) * item:
+            raise _Unreadable(f"tensor {name!r}'s data_offsets do not fit its shape {shape}")
+        entries.append((name, info["dtype"], tuple(shape), begin, end))
+    entries.sort(key=lambda e: (e[3], e[4]))
+    at = 0
+    for name, _, _, begin, end in entries:
+        if begin != at or end < begin:
+            raise _Unreadable(f"tensor {name!r}'s data does not follow the one before it")
+        at = end
+    if at != size - 8 - n:
+        raise _Unreadable(f"the tensors take {at} bytes; the file holds {size - 8 - n}")
+    return [(name, dtype, shape, begin) for name, dtype, shape, begin, _ in entries], metadata
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> None:
@@ -280,7 +385,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> No
         raise
 
 
-def _atomic_write(path: Path, payload: bytes) -> None:
+def _atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:
     folder = path.parent
     _clear_orphans(path)
     tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
@@ -294,7 +399,7 @@ def _atomic_write(path: Path, payload: bytes) -> None:
         ) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            _write(f, payload)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -334,8 +439,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _write(f: Any, payload: bytes) -> None:
-    """Write in 64 MiB pieces (the seam the tests break to check atomicity)."""
+def _write(f: Any, payload: Any) -> None:
+    """Write bytes or an array's memory in 64 MiB pieces (the seam the tests break to check
+    atomicity)."""
     view = memoryview(payload)
     for start in range(0, len(view), 1 << 26):
         f.write(view[start : start + (1 << 26)])
