@@ -22,6 +22,7 @@ RUNS = [
     ["cnn_step.py"],
     ["gpt_step.py"],
     ["lstm_step.py"],
+    ["makemore_step.py"],
     ["scalar_demo.py"],
     ["memory.py"],
     ["recipes_vs_torch.py"],
@@ -29,7 +30,7 @@ RUNS = [
 ]
 TAKE_ALLOCATOR_FLAG = {"mlp_step.py", "fixed_cost.py", "per_op.py", "cnn_step.py", "memory.py",
                        "recipes_vs_torch.py", "onnx_inference.py", "lstm_step.py",
-                       "gpt_step.py"}  # fmt: skip
+                       "gpt_step.py", "makemore_step.py"}  # fmt: skip
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 

@@ -1,0 +1,94 @@
+"""The rows scatter-add behind Embedding's gradient and the cube as products: against
+np.add.at and PyTorch, on both of add_rows' strategies, with repeats, negative indices and
+empty lookups."""
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.ops.movement import _ADD_AT_MAX, add_rows
+
+
+def bound(idx, g, rows):
+    """Per-row sum of |terms|: how far two summation orders may drift apart."""
+    m = np.zeros((rows,) + g.shape[idx.ndim :])
+    np.add.at(m, idx, np.abs(g).astype(np.float64))
+    return m
+
+
+# (rows, index shape, row shape): few distinct rows repeated often (reduceat), many
+# distinct rows repeated rarely (rounds), a row of one element, one row repeated only
+CASES = [(27, (32, 16), (64,)), (1000, (32, 64), (8,)), (5, (4000,), ()), (1, (300,), (3, 2))]
+
+
+@pytest.mark.parametrize("rows,shape,row", CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_add_rows_matches_add_at(rows, shape, row, dtype):
+    rng = np.random.default_rng(0)
+    idx = rng.integers(-rows, rows, shape)
+    g = (rng.standard_normal(shape + row) * 10.0 ** rng.integers(-3, 3, shape + row)).astype(dtype)
+    want = np.zeros((rows,) + row, dtype)
+    np.add.at(want, idx, g)
+    got = np.zeros((rows,) + row, dtype)
+    add_rows(got, idx, g)
+    eps = np.finfo(dtype).eps
+    assert (np.abs(got - want) <= 8 * eps * bound(idx, g, rows)).all()
+
+
+def test_add_rows_rounds_are_add_at_bit_for_bit():
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, 5000, 4000)  # most rows once, a few twice or three times
+    g = rng.standard_normal((4000, 16)).astype(np.float32)
+    want = np.zeros((5000, 16), np.float32)
+    np.add.at(want, idx, g)
+    got = np.zeros((5000, 16), np.float32)
+    add_rows(got, idx, g)
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("vocab,shape", [(27, (32, 16)), (500, (16, 40)), (3, (2, 0))])
+def test_embedding_gradient_against_torch(vocab, shape):
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((vocab, 64)).astype(np.float32)
+    idx = rng.integers(0, vocab, shape)
+    up = rng.standard_normal(shape + (64,)).astype(np.float32)
+    assert up.size == 0 or up.size > _ADD_AT_MAX or shape == (2, 0)
+    ours = cr.tensor(w, requires_grad=True)
+    cr.nn.functional.embedding(cr.tensor(idx), ours).backward(cr.tensor(up))
+    theirs = torch.tensor(w, requires_grad=True)
+    torch.nn.functional.embedding(torch.tensor(idx), theirs).backward(torch.tensor(up))
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_negative_row_indices_gradient_against_torch():
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((50, 100))
+    idx = rng.integers(-50, 50, 200)
+    ours = cr.tensor(w, requires_grad=True)
+    ours[cr.tensor(idx)].sum().backward()
+    theirs = torch.tensor(w, requires_grad=True)
+    theirs[torch.tensor(idx)].sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("exponent", [3, 3.0])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cube_is_torch_bit_for_bit(exponent, dtype):
+    x = np.random.default_rng(4).standard_normal(1000).astype(dtype) * 100
+    x[:5] = [np.inf, -np.inf, np.nan, -0.0, 1e30]
+    ours = cr.tensor(x, requires_grad=True)
+    out = ours**exponent
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = theirs**exponent
+    assert out.dtype == cr.tensor(x).dtype
+    np.testing.assert_array_equal(out.numpy(), expected.detach().numpy())
+    out.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)
+
+
+def test_cube_of_integers_stays_integer():
+    x = np.arange(-5, 6)
+    np.testing.assert_array_equal((cr.tensor(x) ** 3).numpy(), (torch.tensor(x) ** 3).numpy())
+    assert (cr.tensor(x) ** 3).dtype == cr.int64
