@@ -195,8 +195,8 @@ SAMPLING = [  # loader options, on a TensorDataset and on a Dataset of samples
 @pytest.mark.parametrize("options", SAMPLING)
 @pytest.mark.parametrize("kind", ["tensors", "samples"])
 def test_samplers_and_worker_options_match_torch(options, kind):
-    """sampler and batch_sampler pick the batches as PyTorch's do; num_workers and
-    pin_memory change nothing of what comes out (loaded here in this process)."""
+    """sampler and batch_sampler pick the batches as PyTorch's do; num_workers (worker
+    processes) and pin_memory change nothing of what comes out."""
     ours_ds, theirs_ds = paired(7, kind)
     theirs_options = {k: v for k, v in options.items() if k not in ("num_workers", "pin_memory")}
     ours = DataLoader(ours_ds, **options)
@@ -314,15 +314,11 @@ def test_worker_options_accepted_or_refused_as_torch(options):
             assert sorted(got) == sorted(expected)
 
 
-def test_worker_init_fn_is_never_called():
-    """No worker process exists, so worker_init_fn is not called, whatever num_workers is
-    (PyTorch does not call it with num_workers=0 either)."""
-    ds = TensorDataset(*xy(7))
-    for num_workers in (0, 2):
-        calls = []
-        assert len(list(DataLoader(ds, 3, num_workers=num_workers, worker_init_fn=calls.append)))
-        assert calls == []
+def test_worker_init_fn_is_not_called_without_workers():
+    """With num_workers=0 there is no worker, so no worker_init_fn call, as in PyTorch
+    (tests/test_dataloader_workers.py has the calls in workers)."""
     calls = []
+    assert len(list(DataLoader(TensorDataset(*xy(7)), 3, worker_init_fn=calls.append))) == 3
     list(tdata.DataLoader(tdata.TensorDataset(torch.zeros(7)), 3, worker_init_fn=calls.append))
     assert calls == []
 
@@ -705,17 +701,29 @@ def test_chain_dataset_matches_torch():
         list(cr.data.ChainDataset([Numbers(1)]))
 
 
-def test_sharded_stream_is_read_whole_once():
-    """The usual sharding by get_worker_info: with no worker process it returns None, as
-    PyTorch's does in the main process, so the whole stream comes once."""
+def sharded(base, info):
+    """A stream of 0..9 on ``base`` that each worker reads its share of, by ``info``."""
 
-    class Sharded(IterableDataset):
+    class Sharded(base):
         def __iter__(self):
-            info = cr.data.get_worker_info()
-            start, step = (0, 1) if info is None else (info.id, info.num_workers)
+            worker = info()
+            start, step = (0, 1) if worker is None else (worker.id, worker.num_workers)
             return iter(range(start, 10, step))
 
+    return Sharded()
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_sharded_stream_matches_torch(num_workers):
+    """The usual sharding by get_worker_info: None in the main process (the whole stream
+    once); in each of 2 workers its share, the batches coming from the workers in turn, as
+    PyTorch's."""
     assert cr.data.get_worker_info() is tdata.get_worker_info() is None
-    for num_workers in (0, 2):
-        loader = DataLoader(Sharded(), 4, num_workers=num_workers)
-        assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    ours = DataLoader(sharded(IterableDataset, cr.data.get_worker_info), 4, num_workers=num_workers)
+    theirs = tdata.DataLoader(
+        sharded(tdata.IterableDataset, tdata.get_worker_info), 4, num_workers=num_workers
+    )
+    expected = [b.tolist() for b in theirs]
+    assert [b.tolist() for b in ours] == expected
+    if num_workers == 0:
+        assert expected == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]

@@ -1,7 +1,7 @@
 """Datasets (map-style and streams, and their combinations), samplers, and batching:
 PyTorch's torch.utils.data, on NumPy."""
 
-from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -20,6 +20,7 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+from .worker import get_worker_info
 
 __all__ = [
     "BatchSampler",

@@ -1,11 +1,13 @@
 """DataLoader: batches of a dataset, optionally shuffled, and the default collate.
 
 What a sample is belongs to the dataset (dataset.py); this module only groups samples.
+Worker processes (``num_workers > 0``) belong to worker.py.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import multiprocessing
 from collections.abc import (
     Callable,
@@ -24,6 +26,7 @@ from ..functions import stack
 from ..tensor import Tensor
 from .dataset import IterableDataset, Subset, TensorDataset, generator_of
 from .sampler import BatchSampler, batch_count
+from .worker import END, WorkerIterator
 
 xp = backend.xp
 
@@ -118,13 +121,6 @@ def default_convert(data: Any) -> Any:
     return data
 
 
-def get_worker_info() -> None:
-    """None: what PyTorch's gives outside a worker process, and chainrule's DataLoader loads
-    every batch in the calling process. So an IterableDataset that splits its stream by
-    worker sees the whole stream, once."""
-    return None
-
-
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples.
 
@@ -132,23 +128,35 @@ class DataLoader:
     Generator; None means chainrule's global one, so ``cr.manual_seed`` makes the order
     reproducible). ``drop_last`` drops a final short batch. ``collate_fn`` turns a list of
     samples into a batch (``default_collate`` when None). As PyTorch's: ``sampler`` (any
-    iterable of indices, read afresh each pass) replaces the order, ``batch_sampler`` (any
-    iterable of lists of indices) the whole batching (``batch_size`` then reads None and
-    ``drop_last`` False). ``batch_size=None`` turns batching off: each sample comes alone,
-    through ``collate_fn`` if given, else ``default_convert``. An IterableDataset is read
-    in its own order, ``batch_size`` samples at a time; it takes no shuffle, sampler or
-    batch_sampler, and has a length only if it defines one. Batches are loaded in this process,
-    what PyTorch does with ``num_workers=0``; a larger ``num_workers`` gives the same
-    batches in the same order, and ``pin_memory`` has nothing to pin on the CPU.
+    iterable of indices, read afresh each pass, and pulled from as the batches are made)
+    replaces the order, ``batch_sampler`` (any iterable of lists of indices) the whole
+    batching (``batch_size`` then reads None and ``drop_last`` False). ``batch_size=None``
+    turns batching off: each sample comes alone, through ``collate_fn`` if given, else
+    ``default_convert``. An IterableDataset is read in its own order, ``batch_size``
+    samples at a time; it takes no shuffle, sampler or batch_sampler, and has a length only
+    if it defines one. ``pin_memory`` has nothing to pin on the CPU.
 
-    PyTorch's worker options are checked as PyTorch checks them and kept under its names
-    (``prefetch_factor`` becomes 2 when None and ``num_workers > 0``), but no worker process
-    exists: ``timeout`` has no worker to wait for, ``worker_init_fn`` is never called (as in
-    PyTorch with ``num_workers=0``), ``multiprocessing_context``, ``prefetch_factor``,
-    ``persistent_workers`` and ``pin_memory_device`` change nothing, and batches always come
-    in order, whatever ``in_order`` says. As in PyTorch, iterating fails (AssertionError) if
-    ``timeout`` is nonzero with ``num_workers=0``, or ``prefetch_factor`` is not positive
-    with ``num_workers > 0``.
+    ``num_workers=0`` loads every batch in this process. ``num_workers > 0`` loads them in
+    that many worker processes (worker.py), as PyTorch does: started from
+    ``multiprocessing_context`` (None: the platform's default start method) when a pass
+    begins, each is sent batches of indices in turn, ``prefetch_factor`` (default 2) per
+    worker in flight, and the batches come back in the sampler's order (with ``in_order``
+    False, as they are ready). Worker i seeds chainrule's global generator, Python's
+    ``random`` and NumPy's legacy global one with ``base_seed + i``, where ``base_seed`` is
+    drawn from ``generator`` (or the global one) once per iterator, after the pass's first
+    indices (so a pass shuffled from a seed has the order it has with ``num_workers=0``;
+    the next passes differ by that one draw). Then it calls ``worker_init_fn(i)``;
+    ``get_worker_info()`` there gives its id, num_workers, seed and its copy of the
+    dataset. An IterableDataset is read whole by every worker, each from its own copy,
+    unless it shares itself out by ``get_worker_info()``; the batches come from the workers
+    in turn. An exception in a worker is raised again in this process, naming the worker
+    and quoting its traceback; ``timeout`` (seconds, 0 for none) bounds the wait for a
+    batch (RuntimeError). Workers stop when the pass ends, when its iterator is deleted, or
+    on an error or KeyboardInterrupt; with ``persistent_workers`` they stay for the next
+    pass (keeping their seeds) until the loader is deleted. Batches cross processes
+    pickled, tensors as their arrays; a tensor with a graph cannot cross (RuntimeError).
+    As in PyTorch, iterating fails (AssertionError) if ``timeout`` is nonzero with
+    ``num_workers=0``, or ``prefetch_factor`` is not positive with ``num_workers > 0``.
 
     A TensorDataset (or a Subset of one) with the default collate is batched by one fancy
     index per tensor per batch instead of sample by sample; the batches are the same.
@@ -233,6 +241,7 @@ class DataLoader:
         self.drop_last = drop_last
         self.generator = generator
         self.collate_fn = collate_fn
+        self._iterator: WorkerIterator | None = None  # the persistent workers' iterator
 
     def __len__(self) -> int:
         if self.batch_sampler is not None:
@@ -241,26 +250,6 @@ class DataLoader:
         if self.batch_size is None:
             return n
         return batch_count(n, self.batch_size, self.drop_last)
-
-    def _order(self) -> Any:
-        """The indices of one pass over a map-style dataset, as an array."""
-        if self.sampler is not None:
-            return xp.asarray(list(self.sampler), dtype=backend.int64)
-        if self.shuffle:
-            return generator_of(self.generator, "DataLoader").permutation(len(self.dataset))
-        return xp.arange(len(self.dataset))
-
-    def _batches(self, size: int) -> Iterator[Any]:
-        """The indices of each batch of a map-style dataset, as an array."""
-        if self.batch_sampler is not None:
-            for batch in self.batch_sampler:
-                yield xp.asarray(list(batch), dtype=backend.int64)
-            return
-        order = self._order()
-        n = len(order)
-        stop = n - n % size if self.drop_last else n
-        for start in range(0, stop, size):
-            yield order[start : start + size]
 
     def __iter__(self) -> Iterator[Any]:
         # PyTorch's iterators refuse these when created, so iter() fails, not the first next()
@@ -275,33 +264,140 @@ class DataLoader:
                 f"DataLoader: prefetch_factor must be positive with num_workers > 0; got "
                 f"prefetch_factor={prefetch!r} and num_workers={self.num_workers}"
             )
-        return self._load()
+        if self.num_workers == 0:
+            return self._load()
+        if self.persistent_workers and self._iterator is not None and not self._iterator.closed:
+            self._iterator.reset(self._tasks())
+            return self._iterator
+        loader = WorkerIterator(
+            self._fetcher(),
+            self._tasks(),
+            num_workers=self.num_workers,
+            prefetch_factor=int(prefetch or 2),
+            timeout=self.timeout,
+            worker_init_fn=self.worker_init_fn,
+            context=self.multiprocessing_context,
+            persistent=self.persistent_workers,
+            in_order=self.in_order,
+            generator=self.generator,
+        )
+        if self.persistent_workers:
+            self._iterator = loader
+        return loader
 
     def _load(self) -> Iterator[Any]:
-        stream = isinstance(self.dataset, IterableDataset)
-        size = self.batch_size  # None with a batch_sampler, which does the batching
-        if size is None:
-            if self.batch_sampler is None:  # no batching
-                convert = self.collate_fn or default_convert
-                dataset = self.dataset
-                samples = iter(dataset) if stream else (dataset[int(i)] for i in self._order())
-                for sample in samples:
-                    yield convert(sample)
+        """One pass in this process: each task fetched as it is pulled."""
+        fetch = self._fetcher()
+        fetch.start()
+        for task in self._tasks():
+            batch = fetch(task)
+            if batch is END:
                 return
-        elif stream:
-            collate = self.collate_fn or default_collate
-            for batch in BatchSampler(self.dataset, size, bool(self.drop_last)):
-                yield collate(batch)
-            return
-        source = _tensors_of(self.dataset) if self.collate_fn is None else None
-        for idx in self._batches(size or 0):  # (size is unused with a batch_sampler)
-            if source is not None:
-                tensors, positions = source
-                rows = idx if positions is None else positions[idx]
-                yield [_take(t, rows) for t in tensors]
-            else:
-                collate = self.collate_fn or default_collate
-                yield collate([self.dataset[int(i)] for i in idx])
+            yield batch
+
+    def _fetcher(self) -> Fetcher:
+        return Fetcher(
+            self.dataset,
+            self.batch_size is not None or self.batch_sampler is not None,
+            self.batch_size,
+            bool(self.drop_last),
+            self.collate_fn,
+        )
+
+    def _tasks(self) -> Iterator[Any]:
+        """What each item of a pass is made from, pulled as the pass goes: a batch's indices
+        (an array), or one index with batching off, or for a stream None ("the next one")."""
+        if isinstance(self.dataset, IterableDataset):
+            return itertools.repeat(None)
+        return _indices(
+            len(self.dataset),
+            self.sampler,
+            self.batch_sampler,
+            self.shuffle,
+            self.generator,
+            self.batch_size,
+            bool(self.drop_last),
+        )
+
+
+def _indices(
+    n: int,
+    sampler: Iterable[int] | None,
+    batch_sampler: Iterable[Sequence[int]] | None,
+    shuffle: bool,
+    generator: Any,
+    size: int | None,
+    drop_last: bool,
+) -> Iterator[Any]:
+    """The indices of each item of a pass over a map-style dataset of n samples, drawn (a
+    shuffle's permutation, a sampler's indices) when the first is pulled. A module-level
+    function, so that persistent workers' iterator does not hold its loader."""
+    if batch_sampler is not None:
+        for batch in batch_sampler:
+            yield xp.asarray(list(batch), dtype=backend.int64)
+        return
+    if sampler is not None:
+        if size is None:
+            yield from sampler
+        else:
+            for batch in BatchSampler(sampler, size, drop_last):
+                yield xp.asarray(batch, dtype=backend.int64)
+        return
+    order = generator_of(generator, "DataLoader").permutation(n) if shuffle else xp.arange(n)
+    if size is None:
+        yield from order
+        return
+    stop = n - n % size if drop_last else n
+    for start in range(0, stop, size):
+        yield order[start : start + size]
+
+
+class Fetcher:
+    """Makes one item of a DataLoader's output from its task, in this process or a worker:
+    a batch's indices into a batch (``collate_fn``, else ``default_collate``), one index
+    into a sample (``collate_fn``, else ``default_convert``), and for a stream the next
+    batch or sample of the pass ``start`` began (END once it is used up)."""
+
+    def __init__(
+        self,
+        dataset: Any,
+        batched: bool,
+        batch_size: int | None,
+        drop_last: bool,
+        collate_fn: Callable[[Any], Any] | None,
+    ) -> None:
+        self.dataset, self.batched = dataset, batched
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.collate: Callable[[Any], Any] = collate_fn or (
+            default_collate if batched else default_convert
+        )
+        stream = isinstance(dataset, IterableDataset)
+        fast = collate_fn is None and batched and not stream
+        self.source = _tensors_of(dataset) if fast else None
+        self.stream: Iterator[Any] | None = None
+
+    def start(self) -> None:
+        """Begin a pass: a stream is read afresh."""
+        if isinstance(self.dataset, IterableDataset):
+            self.stream = iter(self.dataset)
+
+    def __call__(self, task: Any) -> Any:
+        if self.stream is not None:
+            if not self.batched:
+                sample = next(self.stream, END)
+                return sample if sample is END else self.collate(sample)
+            size = self.batch_size or 0
+            batch = list(itertools.islice(self.stream, size))
+            if not batch or (self.drop_last and len(batch) < size):
+                return END
+            return self.collate(batch)
+        if not self.batched:
+            return self.collate(self.dataset[int(task)])
+        if self.source is not None:
+            tensors, positions = self.source
+            rows = task if positions is None else positions[task]
+            return [_take(t, rows) for t in tensors]
+        return self.collate([self.dataset[int(i)] for i in task])
 
 
 def _check_non_negative(value: Any, name: str) -> None:

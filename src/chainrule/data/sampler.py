@@ -4,6 +4,7 @@ Any iterable of indices serves as a DataLoader's ``sampler`` (and any iterable o
 indices as its ``batch_sampler``); these are PyTorch's named ones, so code that builds them
 ports unchanged. Random draws come from a NumPy Generator (None: chainrule's global one,
 which ``cr.manual_seed`` seeds), so the orders differ from PyTorch's, not their rules.
+Samplers draw as they are iterated, never all ``num_samples`` indices at once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from .dataset import generator_of
 
 xp = backend.xp
 
+CHUNK = 32  # indices drawn at a time with replacement, as PyTorch's RandomSampler draws them
+
 
 class Sampler:
     """The base of samplers: ``__iter__`` yields indices; ``__len__`` is optional."""
@@ -29,6 +32,16 @@ class Sampler:
 
     def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+def pass_generator(generator: Any, op: str) -> Any:
+    """The NumPy Generator one pass of a sampler draws from: the one behind ``generator``,
+    or (None) a fresh one seeded by one draw from chainrule's global generator, as PyTorch's
+    RandomSampler does, so that whatever else draws from the global generator while a
+    DataLoader pulls indices lazily does not change them."""
+    if generator is not None:
+        return generator_of(generator, op)
+    return xp.random.default_rng(int(generator_of(None, op).integers(2**63)))
 
 
 def batch_count(n: int, batch_size: int, drop_last: bool) -> int:
@@ -59,7 +72,11 @@ class RandomSampler(Sampler):
 
     Without ``replacement``, each index once per permutation: ``num_samples`` (default
     ``len(data_source)``) beyond the length chains further permutations, the last one cut
-    short. With ``replacement``, ``num_samples`` independent uniform draws.
+    short, each drawn when the one before is used up. With ``replacement``,
+    ``num_samples`` independent uniform draws, made ``CHUNK`` at a time as the pass goes
+    (so a pass of 10**10 samples holds 32 at a time). Each pass draws from ``generator``,
+    or (None) from a generator of its own seeded by one draw from the global one when the
+    pass begins (``iter``), as in PyTorch.
     """
 
     def __init__(
@@ -87,14 +104,25 @@ class RandomSampler(Sampler):
         n, total = len(self.data_source), self.num_samples
         if n == 0:
             raise ValueError(f"RandomSampler: cannot draw {total} indices from an empty dataset")
-        rng = generator_of(self.generator, "RandomSampler")
+        rng = pass_generator(self.generator, "RandomSampler")
         if self.replacement:
-            return iter(rng.integers(0, n, total).tolist())
-        perms = [rng.permutation(n) for _ in range(-(-total // n))]
-        return iter(xp.concatenate(perms)[:total].tolist())
+            return _draws(lambda k: rng.integers(0, n, k), total)
+        return _permutations(rng, n, total)
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _draws(draw: Any, total: int) -> Iterator[int]:
+    """``total`` indices, ``draw(k)`` giving the next k of them, CHUNK at a time."""
+    for start in range(0, total, CHUNK):
+        yield from draw(min(CHUNK, total - start)).tolist()
+
+
+def _permutations(rng: Any, n: int, total: int) -> Iterator[int]:
+    """``total`` indices from permutations of n drawn one after another, the last cut short."""
+    for start in range(0, total, n):
+        yield from rng.permutation(n)[: total - start].tolist()
 
 
 class SubsetRandomSampler(Sampler):
@@ -115,9 +143,11 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     """``num_samples`` indices of ``weights`` drawn with probabilities proportional to the
-    weights (which need not sum to 1), with ``replacement`` or without. Without, each index
-    comes at most once, so at most ``len(weights)`` are drawn; as in PyTorch, once the
-    positive weights are used up, the indices of zero weight follow in a random order."""
+    weights (which need not sum to 1), with ``replacement`` or without. With, they are
+    drawn ``CHUNK`` at a time as the pass goes; without, each index comes at most once, so
+    at most ``len(weights)`` are drawn; as in PyTorch, once the positive weights are used
+    up, the indices of zero weight follow in a random order. Each pass draws from
+    ``generator`` or, (None) as RandomSampler, from a generator seeded from the global one."""
 
     def __init__(
         self,
@@ -153,9 +183,11 @@ class WeightedRandomSampler(Sampler):
                 f"{op}: without replacement, num_samples={total} draws need as many weights; "
                 f"got {n}"
             )
-        rng = generator_of(self.generator, op)
-        if self.replacement:
-            return iter(rng.choice(n, total, p=w / w.sum()).tolist())
+        rng = pass_generator(self.generator, op)
+        if self.replacement:  # inverse transform sampling, as NumPy's Generator.choice does
+            cdf = w.cumsum()
+            cdf /= cdf[-1]
+            return _draws(lambda k: cdf.searchsorted(rng.random(k), side="right"), total)
         # Successive draws without replacement, all at once: each index's weight over an
         # exponential draw, largest first (Efraimidis and Spirakis); the zero weights tie
         # at 0, last, and a uniform second key orders them.
