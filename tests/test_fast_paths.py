@@ -92,3 +92,38 @@ def test_cube_of_integers_stays_integer():
     x = np.arange(-5, 6)
     np.testing.assert_array_equal((cr.tensor(x) ** 3).numpy(), (torch.tensor(x) ** 3).numpy())
     assert (cr.tensor(x) ** 3).dtype == cr.int64
+
+
+def test_cube_of_a_0d_tensor_and_its_second_derivative():
+    x = cr.tensor(1.5, dtype=cr.float64, requires_grad=True)
+    (g,) = cr.autograd.grad(x**3, x, create_graph=True)
+    (h,) = cr.autograd.grad(g, x)
+    assert (x**3).item() == 1.5**3 and g.item() == 3 * 1.5**2 and h.item() == 6 * 1.5
+
+
+def test_write_in_another_thread_between_forward_and_backward_is_caught():
+    """Nodes skip comparing versions while the process's count of in-place writes is
+    unchanged since they were recorded; a write from any thread changes it."""
+    import threading
+
+    w = cr.randn(3, 3, requires_grad=True)
+    x = cr.randn(2, 3)
+    loss = (x @ w).tanh().sum()  # tanh saves its output, matmul its inputs
+    worker = threading.Thread(target=lambda: x.mul_(2.0))
+    worker.start()
+    worker.join()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_unrelated_writes_leave_the_gradient_as_before():
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((4, 5)), rng.standard_normal((5, 2))
+    ours = cr.tensor(a, requires_grad=True)
+    loss = (ours @ cr.tensor(b)).sigmoid().sum()
+    other = cr.zeros(3)
+    other.add_(1.0)  # some other tensor written in place: every node now checks
+    loss.backward()
+    theirs = torch.tensor(a, requires_grad=True)
+    (theirs @ torch.tensor(b)).sigmoid().sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import backend
 from . import fastpath
-from .function import Function, all_finite, tensor_type, version
+from .function import Function, all_finite, tensor_type, version, writes
 from .mode import state
 
 if TYPE_CHECKING:
@@ -67,6 +67,11 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
     if xs is None:
         raise RuntimeError(f"{fn.name}: {FREED}")
     parents = []  # a loop, not a comprehension: see Function.apply
+    if fn.stamp == writes[0]:  # nothing written in place since: each input as it is
+        for x, need in zip(xs, fn.needs_input_grad, strict=True):
+            if need:
+                parents.append(x)
+        return parents
     for x, need, v in zip(xs, fn.needs_input_grad, fn.versions, strict=True):
         if need:
             parents.append(x if x._vc is None or x._vc[0] == v else as_seen(x, v))
@@ -213,7 +218,9 @@ def run_backward(
             xs = fn.inputs
             if xs is None:
                 raise RuntimeError(f"{fn.name}: {FREED}")
-            check_versions(fn, t)
+            fresh = fn.stamp == writes[0]  # nothing written in place since it was recorded
+            if not fresh:
+                check_versions(fn, t)
             in_grads = gradients(fn, g, t)
             if len(in_grads) != len(xs):
                 raise RuntimeError(
@@ -222,7 +229,7 @@ def run_backward(
             pairs = zip(xs, fn.needs_input_grad, in_grads, fn.versions, strict=False)
             for i, (x, need, raw, v) in enumerate(pairs):  # the lengths were checked above
                 if need and raw is not None:
-                    if x._vc is not None and x._vc[0] != v:
+                    if not fresh and x._vc is not None and x._vc[0] != v:
                         x = as_seen(x, v)
                     d = raw._array if type(raw) is T else None  # the common case, inline:
                     same = d is not None and d.shape == x._array.shape and d.dtype == x._array.dtype

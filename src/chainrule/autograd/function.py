@@ -70,6 +70,7 @@ class Function:
     inputs: tuple[Any, ...] | None
     needs_input_grad: tuple[bool, ...]
     versions: tuple[int | None, ...]
+    stamp: int  # the process's count of in-place writes when the node was recorded
     out_version: int
     rule = ""
     backward_arrays: Any = None  # a method where an op has one (see the contract above)
@@ -118,6 +119,7 @@ class Function:
             fn.inputs = inputs
             fn.needs_input_grad = tuple(needs)
             fn.versions = versions(inputs)
+            fn.stamp = writes[0]
             if cls.saves_out:
                 fn.out_version = version(out)
             out.grad_fn = fn
@@ -155,9 +157,17 @@ def counter(t: Any) -> list[int]:
     return vc
 
 
+# How many in-place writes this process has recorded, in every thread: a node stamped
+# with the count when it was recorded, and finding it unchanged in backward, knows that
+# nothing it saved was written since, and skips comparing its inputs' versions one by one
+# (engine.unchanged). Any change of the count, in any thread, makes every node check.
+writes = [0]
+
+
 def bump(t: Any) -> None:
     """Record that ``t``'s array was written in place."""
     counter(t)[0] += 1
+    writes[0] += 1
 
 
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:

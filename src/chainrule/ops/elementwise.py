@@ -118,8 +118,8 @@ class Pow(Function):
             if b == 3:
                 # a * a * a, as PyTorch computes a cube (so the values agree bit for bit):
                 # NumPy's generic power is about 70x slower (its fast paths stop at squares)
-                out = xp.multiply(a, a)
-                return xp.multiply(out, a, out=out)
+                out = a * a  # a NumPy scalar when a is 0-d
+                return xp.multiply(out, a, out=out) if out.ndim else out * a
         return a**b
 
     def backward(self, grad, out):
