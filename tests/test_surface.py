@@ -574,6 +574,65 @@ def test_index_and_format_as_torch() -> None:
             f"{lib.tensor([1.0, 2.0]):.2f}"
 
 
+REMAINDER_CASES = [  # (dividend, divisor): signs, fractions, a number on either side
+    ([5.0, -5.0, 5.5, 0.3, -7.1, -5.0], [3.0, 3.0, -2.0, 0.1, 0.7, 2.5]),
+    ([7, -7, 0, 6], [2, 2, -3, -4]),
+    ([7, -7, 0], 3),
+    ([7, -7, 0], 2.5),
+    ([7.5, -7.5], -2),
+    (7, [3, -3, 4]),
+    (7.5, [2.0, -2.0]),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), REMAINDER_CASES)
+def test_remainder_and_floor_divide_as_torch(a, b) -> None:
+    """%, // and their names, with the divisor's sign and rounding down, as torch and Python
+    (NumPy's own remainder gives +0.0 where torch gives -0.0)."""
+    results = {}
+    for lib in (cr, torch):
+        x = lib.tensor(a) if isinstance(a, list) else a
+        y = lib.tensor(b) if isinstance(b, list) else b
+        results[lib] = [x % y, x // y, lib.remainder(x, y), lib.floor_divide(x, y)]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch.")
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+        np.testing.assert_array_equal(np.signbit(ours.numpy()), np.signbit(theirs.numpy()))
+
+
+def test_remainder_gradient_and_division_by_zero_as_torch() -> None:
+    grads = {}
+    for lib in (cr, torch):
+        x = lib.tensor([5.0, -5.0, 5.5, 0.3], requires_grad=True)
+        y = lib.tensor([3.0, 3.0, -2.0, 0.1], requires_grad=True)
+        (x % y * lib.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+        grads[lib] = (x.grad.numpy(), y.grad.numpy())
+        assert (x // y).requires_grad is (lib is torch)  # torch marks it; neither can backward
+        assert np.isnan((lib.tensor([1.0, -2.0]) % 0).numpy()).all()
+    for ours, theirs in zip(grads[cr], grads[torch], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    for lib in (cr, torch):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError|division by zero"):
+            lib.tensor([4, 5]) % lib.tensor([1, 0])
+        with pytest.raises(RuntimeError, match="ZeroDivisionError|division by zero"):
+            lib.tensor([4, 5]) // 0
+
+
+def test_log2_and_log10_as_torch() -> None:
+    x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
+    for name in ("log2", "log10"):
+        ours = cr.tensor(x, requires_grad=True)
+        theirs = torch.tensor(x, requires_grad=True)
+        out_ours, out_theirs = getattr(ours, name)(), getattr(torch, name)(theirs)
+        np.testing.assert_allclose(out_ours.numpy(), out_theirs.detach().numpy(), rtol=2e-7)
+        np.testing.assert_allclose(getattr(cr, name)(cr.tensor(x)).numpy(), out_ours.numpy())
+        upstream = np.linspace(-1, 2, x.size, dtype=np.float32)
+        out_ours.backward(cr.tensor(upstream))
+        out_theirs.backward(torch.tensor(upstream))
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=2e-7)
+        assert getattr(cr.tensor([1, 100]), name)().dtype == cr.float32  # integers: float32
+
+
 def test_view_and_data_ptr() -> None:
     x = cr.arange(6.0)
     assert x.view(2, 3).shape == (2, 3) and x.view((3, 2)).shape == (3, 2)

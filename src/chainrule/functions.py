@@ -518,6 +518,26 @@ def log(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).log(*args, **kwargs)
 
 
+def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.log2."""
+    return as_tensor(input).log2(*args, **kwargs)
+
+
+def log10(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.log10."""
+    return as_tensor(input).log10(*args, **kwargs)
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """input % other, with the divisor's sign, as Tensor.remainder (a number on either side)."""
+    return input % other if isinstance(other, Tensor) else as_tensor(input) % other
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """input // other, rounded toward minus infinity, as Tensor.floor_divide."""
+    return input // other if isinstance(other, Tensor) else as_tensor(input) // other
+
+
 def rsqrt(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.rsqrt."""
     return as_tensor(input).rsqrt(*args, **kwargs)

@@ -599,6 +599,18 @@ class Tensor:
     def __rpow__(self, other: Any) -> Tensor:
         return elementwise.Pow.apply(*_pair(other, self, "pow"))
 
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return _remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _remainder(other, self)
+
     def __neg__(self) -> Tensor:
         return elementwise.Neg.apply(self)
 
@@ -622,6 +634,8 @@ class Tensor:
 
     mul = __mul__
     div = __truediv__
+    floor_divide = __floordiv__
+    remainder = __mod__
     pow = __pow__
     neg = __neg__
 
@@ -736,6 +750,14 @@ class Tensor:
     def log(self) -> Tensor:
         return elementwise.Log.apply(_floating(self))
 
+    def log2(self) -> Tensor:
+        """log(x) / log(2), within an ulp of PyTorch's (whose own log2 differs from NumPy's)."""
+        return self.log() / math.log(2)
+
+    def log10(self) -> Tensor:
+        """log(x) / log(10), within an ulp of PyTorch's (whose own log10 differs from NumPy's)."""
+        return self.log() / math.log(10)
+
     def sqrt(self) -> Tensor:
         return elementwise.Sqrt.apply(_floating(self))
 
@@ -770,7 +792,6 @@ class Tensor:
                 f"outer: expected two 1-D tensors; got shapes {self.shape} and {other.shape}"
             )
         return self.unsqueeze(1) * other.unsqueeze(0)
-
 
     # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
 
@@ -1486,6 +1507,34 @@ def _floating(t: Tensor) -> Tensor:
     tensor becomes the default float, float32, as in PyTorch (NumPy would compute in int64,
     or make float64)."""
     return t if t._array.dtype.kind == "f" else t.to(backend.default_float)
+
+
+def _floor_divide(a: Any, b: Any) -> Tensor:
+    """a // b rounded toward minus infinity, as PyTorch's floor_divide; off the graph, as
+    PyTorch has no gradient for it."""
+    x, y = (t._array if isinstance(t, Tensor) else t for t in _pair(a, b, "floor_divide"))
+    if xp.result_type(x, y).kind in "biu" and not xp.all(y):
+        raise RuntimeError("floor_divide: integer division by zero")
+    with xp.errstate(divide="ignore", invalid="ignore"):  # float x / 0 is inf or NaN
+        return Tensor._make(xp.floor_divide(x, y))
+
+
+def _remainder(a: Any, b: Any) -> Tensor:
+    """a % b with the divisor's sign, as Python's and PyTorch's remainder (C's fmod takes the
+    dividend's). Gradient: 1 for a, -floor(a / b) for b."""
+    a, b = _pair(a, b, "remainder")
+    x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
+    if xp.result_type(x, y).kind in "biu" and not xp.all(y):
+        raise RuntimeError("remainder: integer division by zero")
+    with xp.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
+        value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
+        value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)):
+        return Tensor._make(value)
+    # the gradient is that of a - floor(a / b) * b; the value is PyTorch's (the composite may
+    # differ in the last bit): a constant makes it so
+    out = a - _floor_divide(a, b) * b
+    return out + Tensor._make(value - out._array)
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:

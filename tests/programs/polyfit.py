@@ -1,0 +1,68 @@
+"""Fitting sin(x) on [-pi, pi] with a cubic polynomial, updated by hand: first as a Linear layer
+over the powers of x (p.data.add_ and model.zero_grad), then as four loose tensors
+(p -= lr * p.grad under no_grad, and p.grad.zero_())."""
+
+import math
+
+import torch
+
+
+def main(seed=0, steps=300, init=None, verbose=False):
+    torch.manual_seed(seed)
+    x = torch.linspace(-math.pi, math.pi, 2000)
+    y = torch.sin(x)
+
+    # y is a linear function of (x, x^2, x^3), so a Linear layer can fit it
+    p = torch.tensor([1, 2, 3])
+    xx = x.unsqueeze(-1).pow(p)  # (2000, 3)
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    if init is not None:
+        init(model)
+    loss_fn = torch.nn.MSELoss(reduction="sum")
+    learning_rate = 1e-6
+    layer_losses = []
+    for t in range(steps):
+        y_pred = model(xx)
+        loss = loss_fn(y_pred, y)
+        if verbose and t % 100 == 99:
+            print(t, loss.item())
+        layer_losses.append(loss.item())
+        model.zero_grad()
+        loss.backward()
+        for param in model.parameters():
+            param.data.add_(param.grad, alpha=-learning_rate)
+    linear_layer = model[0]
+    fit = (linear_layer.bias.item(), *linear_layer.weight[0].tolist())
+    if verbose:
+        print(f"Result: y = {fit[0]} + {fit[1]} x + {fit[2]} x^2 + {fit[3]} x^3")
+
+    # the same fit with the coefficients as loose tensors
+    a = torch.randn((), requires_grad=True)
+    b = torch.randn((), requires_grad=True)
+    c = torch.randn((), requires_grad=True)
+    d = torch.randn((), requires_grad=True)
+    if init is not None:
+        init([a, b, c, d])
+    tensor_losses = []
+    for _ in range(steps):
+        y_pred = a + b * x + c * x**2 + d * x**3
+        loss = (y_pred - y).pow(2).sum()
+        tensor_losses.append(loss.item())
+        loss.backward()
+        with torch.no_grad():
+            for coef in (a, b, c, d):
+                coef -= learning_rate * coef.grad
+                coef.grad.zero_()
+    if verbose:
+        print(f"Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3")
+    return {
+        "layer_losses": layer_losses,
+        "tensor_losses": tensor_losses,
+        "layer_fit": fit,
+        "tensor_fit": [a.item(), b.item(), c.item(), d.item()],
+    }
+
+
+if __name__ == "__main__":
+    main(verbose=True)
