@@ -110,6 +110,8 @@ def test_names_bigram_and_mlp_train_and_sample() -> None:
     assert_follows(ours["losses"], theirs["losses"], F32)
     np.testing.assert_allclose(ours["lossi"], np.log10(ours["losses"]), rtol=1e-6)
     np.testing.assert_allclose(ours["dev_loss"], theirs["dev_loss"], rtol=10 * F32)
+    np.testing.assert_allclose(ours["saturated"], theirs["saturated"], atol=1e-3)
+    np.testing.assert_allclose(ours["tanh_histogram"], theirs["tanh_histogram"], atol=1e-3)
     assert len(ours["counted_samples"]) == 10 and len(ours["samples"]) == 20
     for name in ours["counted_samples"]:  # each ends at the first '.', as it is drawn
         assert name.endswith(".") and name[:-1].isalpha() and name[:-1].islower()

@@ -618,6 +618,71 @@ def test_remainder_gradient_and_division_by_zero_as_torch() -> None:
             lib.tensor([4, 5]) // 0
 
 
+def test_isnan_isinf_isfinite_isclose_allclose_equal_as_torch() -> None:
+    x = [1.0, float("nan"), float("inf"), -float("inf"), 0.0, 1e-9]
+    y = [1.0 + 1e-6, float("nan"), float("inf"), float("inf"), 1e-9, 0.0]
+    for name in ("isnan", "isinf", "isfinite"):
+        for data in (x, [1, 2]):
+            ours = getattr(cr, name)(cr.tensor(data))
+            theirs = getattr(torch, name)(torch.tensor(data))
+            assert ours.dtype == cr.bool and ours.tolist() == theirs.tolist()
+            assert getattr(cr.tensor(data), name)().tolist() == theirs.tolist()
+    for kwargs in ({}, {"equal_nan": True}, {"rtol": 0.0, "atol": 1e-8}):
+        ours = cr.isclose(cr.tensor(x), cr.tensor(y), **kwargs)
+        theirs = torch.isclose(torch.tensor(x), torch.tensor(y), **kwargs)
+        assert ours.tolist() == theirs.tolist()
+        assert cr.allclose(cr.tensor(x), cr.tensor(y), **kwargs) is torch.allclose(
+            torch.tensor(x), torch.tensor(y), **kwargs
+        )
+    assert cr.tensor([[1.0, 2.0]]).isclose(cr.tensor([1.0])).tolist() == [[True, False]]
+    assert cr.allclose(cr.ones(3), cr.ones(3) + 1e-6) and not cr.ones(3).allclose(cr.zeros(1))
+    for lib in (cr, torch):
+        assert lib.equal(lib.tensor([1, 2]), lib.tensor([1.0, 2.0]))  # any dtypes
+        assert not lib.equal(lib.ones(2), lib.ones(1, 2))
+        assert not lib.equal(lib.ones(2), lib.ones(3))
+        assert not lib.tensor([float("nan")]).equal(lib.tensor([float("nan")]))
+    with pytest.raises(TypeError, match="isclose: needs two tensors of one dtype"):
+        cr.isclose(cr.tensor([1]), cr.tensor([1.0]))
+    with pytest.raises(ValueError, match="isclose: shapes"):
+        cr.allclose(cr.ones(2), cr.ones(3))
+
+
+def test_histogram_and_histc_as_torch() -> None:
+    x = np.random.default_rng(0).standard_normal(500).astype(np.float32)
+    cases = [
+        ({}, {}),
+        ({"bins": 7}, {}),
+        ({"bins": 4, "range": (-1.0, 1.0)}, {"density": True}),
+        ({"bins": [-2.0, 0.0, 0.5, 3.0]}, {}),
+    ]
+    for args, flags in cases:
+        results = []
+        for lib in (cr, torch):
+            kwargs = {**args, **flags}
+            if isinstance(kwargs.get("bins"), list):
+                kwargs["bins"] = lib.tensor(kwargs["bins"])
+            results.append(lib.histogram(lib.tensor(x), **kwargs))
+        ours, theirs = results
+        assert ours.hist.dtype == cr.float32 and ours.bin_edges.dtype == cr.float32
+        np.testing.assert_allclose(ours.hist.numpy(), theirs.hist.numpy(), rtol=1e-6)
+        # edges within float32 rounding of the range (NumPy spaces them in float64, torch in
+        # the input's dtype)
+        np.testing.assert_allclose(ours.bin_edges.numpy(), theirs.bin_edges.numpy(), atol=1e-6)
+        hist, edges = cr.tensor(x).histogram(**{**args, **flags})  # a pair, as torch's
+        assert hist.shape[0] == edges.shape[0] - 1
+    for data, kwargs in [
+        (x, {}),
+        (x, {"bins": 4, "min": -1, "max": 1}),
+        ([1.0, 1.0], {"bins": 4}),
+        ([1.0, 3.0], {"bins": 4, "min": 2, "max": 2}),
+    ]:
+        ours = cr.histc(cr.tensor(data), **kwargs)
+        np.testing.assert_array_equal(ours.numpy(), torch.histc(torch.tensor(data), **kwargs))
+    for name in ("histogram", "histc"):
+        with pytest.raises(TypeError, match=f"{name}: needs a floating-point tensor"):
+            getattr(cr, name)(cr.tensor([1, 2]))
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

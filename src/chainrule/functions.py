@@ -518,6 +518,46 @@ def log(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).log(*args, **kwargs)
 
 
+def isnan(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.isnan."""
+    return as_tensor(input).isnan(*args, **kwargs)
+
+
+def isinf(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.isinf."""
+    return as_tensor(input).isinf(*args, **kwargs)
+
+
+def isfinite(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.isfinite."""
+    return as_tensor(input).isfinite(*args, **kwargs)
+
+
+def isclose(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.isclose."""
+    return as_tensor(input).isclose(*args, **kwargs)
+
+
+def allclose(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.allclose."""
+    return as_tensor(input).allclose(*args, **kwargs)
+
+
+def equal(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.equal."""
+    return as_tensor(input).equal(*args, **kwargs)
+
+
+def histogram(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.histogram."""
+    return as_tensor(input).histogram(*args, **kwargs)
+
+
+def histc(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.histc."""
+    return as_tensor(input).histc(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)

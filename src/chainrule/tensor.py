@@ -671,6 +671,38 @@ class Tensor:
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
+    def isnan(self) -> Tensor:
+        return Tensor._make(xp.isnan(self._array))
+
+    def isinf(self) -> Tensor:
+        return Tensor._make(xp.isinf(self._array))
+
+    def isfinite(self) -> Tensor:
+        return Tensor._make(xp.isfinite(self._array))
+
+    def isclose(
+        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> Tensor:
+        """|self - other| <= atol + rtol * |other| elementwise (broadcast), in one dtype."""
+        if not isinstance(other, Tensor) or other.dtype != self.dtype:
+            got = other.dtype if isinstance(other, Tensor) else type(other).__name__
+            raise TypeError(f"isclose: needs two tensors of one dtype; got {self.dtype} and {got}")
+
+        def isclose(x: Any, y: Any) -> Any:
+            return xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+        return _compare(isclose, self, other)
+
+    def allclose(
+        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
+        """True when isclose holds everywhere."""
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
+    def equal(self, other: Tensor) -> bool:
+        """True when both have one shape and equal values (of any dtypes)."""
+        return self.shape == other.shape and bool(xp.array_equal(self._array, other._array))
+
     def any(self) -> Tensor:
         return Tensor._make(xp.any(self._array))
 
@@ -678,6 +710,29 @@ class Tensor:
         return Tensor._make(xp.all(self._array))
 
     # -- sampling (no gradient) ------------------------------------------------------------
+
+    def histogram(
+        self, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
+    ) -> Histogram:
+        """Counts (or densities) in ``bins`` equal bins over ``range`` (the data's min and max
+        by default), or between the edges of a 1-D tensor ``bins``; the last bin holds its
+        right edge. Both in this tensor's floating dtype."""
+        need_float(self, "histogram")
+        edges = bins._array if isinstance(bins, Tensor) else bins
+        w = weight._array if isinstance(weight, Tensor) else weight
+        hist, edges = xp.histogram(self._array, edges, range=range, weights=w, density=density)
+        as_dtype = self._array.dtype
+        return Histogram(Tensor._make(hist.astype(as_dtype)), Tensor._make(edges.astype(as_dtype)))
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """Counts in ``bins`` equal bins over [min, max] (the data's own when min == max); values
+        outside are left out."""
+        need_float(self, "histc")
+        lo, hi = (min, max) if min != max else (self._array.min(), self._array.max())
+        if lo == hi:  # every value equal: PyTorch widens the range by one either side
+            lo, hi = lo - 1, hi + 1
+        hist, _ = xp.histogram(self._array, bins, range=(lo, hi))
+        return Tensor._make(hist.astype(self._array.dtype))
 
     def multinomial(
         self, num_samples: int, replacement: bool = False, *, generator: Any = None
@@ -1416,6 +1471,13 @@ _TYPE_NAMES = {
     "uint8": "ByteTensor",
     "bool": "BoolTensor",
 }
+
+
+class Histogram(NamedTuple):
+    """What histogram returns, as PyTorch: the counts and the bins' edges."""
+
+    hist: Tensor
+    bin_edges: Tensor
 
 
 class ValuesIndices(NamedTuple):

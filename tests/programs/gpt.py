@@ -204,6 +204,9 @@ def main(out_dir, seed=1337, steps=12, batch_size=8, init=None, verbose=False):
         "iter_num": steps,
     }
     torch.save(checkpoint, os.path.join(out_dir, "ckpt.pt"))
+    xb, _ = get_batch("val", 0)
+    with torch.no_grad():
+        expected, _ = model(xb)
 
     # sample from the checkpoint, as a separate sampling script would
     checkpoint = torch.load(os.path.join(out_dir, "ckpt.pt"), map_location=device)
@@ -217,6 +220,9 @@ def main(out_dir, seed=1337, steps=12, batch_size=8, init=None, verbose=False):
     model.load_state_dict(state_dict)
     model.eval()
     model.to(device)
+    with torch.no_grad():
+        reloaded, _ = model(xb)
+    assert torch.allclose(reloaded, expected), "the checkpoint does not give the trained model"
 
     g = torch.Generator().manual_seed(seed)
     context = torch.tensor([[stoi["T"]]], dtype=torch.long, device=device)

@@ -146,8 +146,12 @@ def main(path, seed=42, n_words=600, epochs=2, batch_size=64, init=None, verbose
     model.eval()
     with torch.no_grad():
         dev_loss = F.cross_entropy(model(Xdev), Ydev).item()
+        # how saturated the tanh layer is on the dev set
+        h = model.hidden(model.emb(Xdev).view(Xdev.shape[0], -1))  # (N, n_hidden)
+        saturated = (h.abs() > 0.97).float().mean().item()
+        hist, edges = torch.histogram(h, bins=20, range=(-1.0, 1.0), density=True)
     if verbose:
-        print(f"dev loss {dev_loss:.4f}")
+        print(f"dev loss {dev_loss:.4f}, tanh saturated {saturated:.2%}")
         print(torch.tensor(lossi[:50]).view(-1, 10).mean(1))
 
     g = torch.Generator().manual_seed(2147483647 + 10)
@@ -173,6 +177,8 @@ def main(path, seed=42, n_words=600, epochs=2, batch_size=64, init=None, verbose
         "losses": losses,
         "lossi": lossi,
         "dev_loss": dev_loss,
+        "saturated": saturated,
+        "tanh_histogram": hist.tolist(),
         "samples": samples,
         "counted_samples": counted_samples,
     }

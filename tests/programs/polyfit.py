@@ -25,6 +25,8 @@ def main(seed=0, steps=300, init=None, verbose=False):
     for t in range(steps):
         y_pred = model(xx)
         loss = loss_fn(y_pred, y)
+        if not torch.isfinite(loss):
+            raise RuntimeError(f"step {t}: the loss diverged ({loss.item()})")
         if verbose and t % 100 == 99:
             print(t, loss.item())
         layer_losses.append(loss.item())
