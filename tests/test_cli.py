@@ -143,3 +143,10 @@ def test_graph_draws_one_training_step(tmp_path, name):
         assert "0.weight" in source and "grad norm" in source  # parameters named, grads shown
     else:
         assert "data" in source and "grad" in source  # micrograd's records
+
+
+def test_resume_is_refused_for_a_loop_that_keeps_no_checkpoint(tmp_path, capsys):
+    argv = ["train", "moons-scalar", "--resume", "--out", str(tmp_path / "run"), "--quiet"]
+    assert cli.main(argv) == 2
+    assert "trains with a loop of its own, which keeps no checkpoint" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -5,6 +5,7 @@ that this run did not write are removed, so the folder holds one run."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pytest
@@ -54,3 +55,124 @@ def test_outputs_of_an_earlier_run_that_this_one_did_not_write_are_removed(tmp_p
     assert not (out / "decision_boundary.png").exists()
     assert "removed what an earlier run left there" in capsys.readouterr().out
     assert strict(out / "metrics.json")["recipe"] == "breast-cancer"
+
+
+# -- a run's files are replaced as one set ---------------------------------------------------
+
+# Every call that makes a write take effect (a rename into place, a removal): a process
+# killed just before the k-th of them, for each k, stopped between any two files.
+POINTS = ("replace", "remove", "unlink", "rmdir")
+
+
+def killed_at(k: int, work) -> int:
+    """Run ``work()`` in a forked process that dies (os._exit, as SIGKILL: nothing cleans
+    up) just before its k-th write point; its exit status: 9 if killed, 0 if it finished."""
+    import os
+
+    pid = os.fork()
+    if pid == 0:  # the child
+        count = [0]
+
+        def deadly(call):
+            def wrapped(*args, **kwargs):
+                count[0] += 1
+                if count[0] == k:
+                    os._exit(9)
+                return call(*args, **kwargs)
+
+            return wrapped
+
+        for name in POINTS:
+            setattr(os, name, deadly(getattr(os, name)))
+        try:
+            work()
+        finally:
+            os._exit(0)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    """Each file's bytes; metrics.json's without its seconds, which differ from run to run."""
+    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    if "metrics.json" in files:
+        lines = files["metrics.json"].splitlines()
+        files["metrics.json"] = b"\n".join(x for x in lines if b'"seconds"' not in x)
+    return files
+
+
+def test_a_set_killed_at_every_write_point_is_all_old_or_all_new(tmp_path) -> None:
+    from chainrule.serialization import finish_replacing, replace_together, write_atomically
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    old = {"metrics.json": b"old metrics", "model.safetensors": b"old model",
+           "curves.png": b"old curves", "decision_boundary.png": b"old only"}  # fmt: skip
+    new = {"metrics.json": b"new metrics", "model.safetensors": b"new model",
+           "curves.png": b"new curves"}  # fmt: skip
+    (folder / "notes.txt").write_bytes(b"the user's own")  # not a run's file: left alone
+
+    def write_new() -> None:
+        with replace_together(folder, old) as incoming:
+            for name, data in new.items():
+                write_atomically(f"{incoming}/{name}", lambda tmp, d=data: open(tmp, "wb").write(d))
+
+    seen = {"old": 0, "new": 0}
+    for k in range(1, 100):
+        for name, data in old.items():
+            (folder / name).write_bytes(data)
+        status = killed_at(k, write_new)
+        finish_replacing(folder)  # what the next run or command does first
+        files = snapshot(folder)
+        assert files.pop("notes.txt") == b"the user's own"
+        assert files in (old, new), f"killed at write point {k}: a mixed set {files}"
+        seen["old" if files == old else "new"] += 1
+        if status == 0:  # it finished: k passed every write point
+            break
+        assert status == 9
+    assert seen["old"] >= 3 and seen["new"] >= 3, seen  # kills on both sides of the manifest
+
+
+def test_an_error_while_writing_the_set_leaves_the_old_one(tmp_path) -> None:
+    from chainrule.serialization import replace_together
+
+    (tmp_path / "metrics.json").write_text("old")
+    with pytest.raises(RuntimeError, match="plot failed"):
+        with replace_together(tmp_path, ["metrics.json"]) as incoming:
+            (tmp_path / incoming / "metrics.json").write_text("new")
+            raise RuntimeError("plot failed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]
+    assert (tmp_path / "metrics.json").read_text() == "old"
+
+
+def test_a_run_killed_while_replacing_an_earlier_runs_files_leaves_one_run(tmp_path) -> None:
+    """An earlier moons run's files, replaced by a names run killed at each write point
+    after its training (the checkpoint, the outputs, the moves): the folder then holds the
+    moons run or the names run, whole, as the next command sees it."""
+    import hashlib
+
+    out = tmp_path / "run"
+    names = ["train", "names", "--model", "bigram", "--steps", "2", "--quiet", "--out", str(out)]
+    assert cli.main(["train", "moons", "--epochs", "1", "--quiet", "--out", str(out)]) == 0
+    moons = snapshot(out)
+    whole = tmp_path / "whole"
+    assert cli.main([*names[:-1], str(whole)]) == 0
+    runs = {"moons": moons, "names": snapshot(whole)}
+    digest = hashlib.sha256(runs["names"]["model.safetensors"]).hexdigest()
+    seen = set()
+    for k in range(1, 100):
+        shutil.rmtree(out)
+        out.mkdir()
+        for name, data in moons.items():
+            (out / name).write_bytes(data)
+        status = killed_at(k, lambda: cli.main(names))
+        assert cli.main(["sample", str(out)]) in (0, 2)  # a reader completes or undoes it
+        files = {n: d for n, d in snapshot(out).items()  # a run's files, not its checkpoint's
+                 if n != "checkpoint.safetensors" and not n.startswith(".checkpoint")}
+        recipe = json.loads(files["metrics.json"])["recipe"]
+        assert files == runs[recipe], f"killed at write point {k}: a mixed set"
+        if recipe == "names":
+            assert hashlib.sha256(files["model.safetensors"]).hexdigest() == digest
+        seen.add(recipe)
+        if status == 0:
+            break
+    assert seen == {"moons", "names"}

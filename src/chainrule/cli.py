@@ -9,16 +9,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shlex
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import allocator, distributed, recipes
 from .autograd import fastpath
-
-OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png",
-           "diagnostics.json", "diagnostics.png")
+from .serialization import finish_replacing
 
 
 def _positive(kind: type) -> Callable[[str], Any]:
@@ -106,7 +104,7 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
     if getattr(args, "resume", False) or getattr(args, "checkpoint_every", None):
-        if hasattr(recipe, "train"):  # the language models' loops of their own
+        if hasattr(recipe, "train") and not getattr(recipe, "RESUMES", False):
             raise recipes.RecipeError(
                 f"train: the {args.recipe} recipe trains with a loop of its own, which keeps "
                 "no checkpoint; got --resume or --checkpoint-every"
@@ -133,7 +131,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         settings["diagnostics"] = True
     out_dir = args.out or os.path.join("runs", args.recipe)
     _check_out(out_dir)  # now, not after the training it would throw away
-    started = time.time()
+    from .recipes.train import OUTPUTS, Interrupted, train
+
+    finish_replacing(out_dir)  # an earlier run killed while replacing its files
+    earlier = {name for name in OUTPUTS if os.path.isfile(os.path.join(out_dir, name))}
     # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
     world = distributed.launched_world_size()
     if world > 1:
@@ -143,29 +144,28 @@ def cmd_train(args: argparse.Namespace) -> int:
                 f"processes (mpiexec -n {world})"
             )
         distributed.init_process_group()  # from here, a rank that fails takes all down
-    if hasattr(recipe, "train"):
-        metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
-    else:
-        from .recipes.train import Interrupted, train
-
-        try:
+    try:
+        if hasattr(recipe, "train"):
+            metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
+        else:
             metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
-        except Interrupted as stopped:
-            print(
-                f"\ninterrupted: the run is saved in {stopped}; continue it with\n"
-                f"  chainrule train {args.recipe} --out {out_dir} --resume",
-                file=sys.stderr,
-            )
-            return 130
+    except Interrupted as stopped:
+        again = [a for a in args.argv if a != "--resume"]
+        print(
+            f"\ninterrupted: the run is saved in {stopped}; continue it with\n"
+            f"  chainrule {shlex.join(again)} --resume",
+            file=sys.stderr,
+        )
+        return 130
     if world > 1 and distributed.get_rank() > 0:
         return 0  # rank 0 reports
     final = metrics["final"]
     tests = [k for k in final if k.startswith("test_") and k != "test_loss"]
     keys = getattr(recipe, "SHOWN", tests)  # a language model's is its loss
     shown = {k: final[k] for k in keys}
-    stale = _remove_stale(out_dir, started)
     files = os.listdir(out_dir)
     print(f"wrote {out_dir}/: {', '.join(f for f in OUTPUTS if f in files)}")
+    stale = ", ".join(f for f in OUTPUTS if f in earlier and f not in files)
     if stale:
         print(f"removed what an earlier run left there and this one did not write: {stale}")
     # The run ends with its final metrics, one line.
@@ -218,18 +218,6 @@ def _check_out(out_dir: str) -> None:
             )
     if not os.access(parent, os.W_OK | os.X_OK):
         raise recipes.RecipeError(f"train: cannot write into {parent!r} for --out {out_dir!r}")
-
-
-def _remove_stale(out_dir: str, started: float) -> str:
-    """Remove the outputs an earlier run left in out_dir that this run did not write (a
-    decision boundary beside another recipe's model), so the folder holds one run."""
-    stale = []
-    for name in OUTPUTS:
-        path = os.path.join(out_dir, name)
-        if os.path.isfile(path) and os.path.getmtime(path) < started:
-            os.remove(path)
-            stale.append(name)
-    return ", ".join(stale)
 
 
 def _diagnostics_warnings(out_dir: str) -> str:
@@ -291,6 +279,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from . import onnx
 
+    finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
     with open(os.path.join(args.run_dir, "metrics.json")) as f:
         metrics = json.load(f)
     recipe: Any = recipes.load(metrics["recipe"])
@@ -325,6 +314,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
     metrics_path = os.path.join(args.run_dir, "metrics.json")
     try:
+        finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
         with open(metrics_path, encoding="utf-8") as f:
             metrics = json.load(f)
         name = metrics["recipe"]
@@ -361,7 +351,9 @@ def _one_step(recipe: object, settings: dict) -> tuple:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
+    args.argv = argv  # the command as given: a run stopped by Ctrl-C says how to go on
     try:
         if args.command == "train":
             return cmd_train(args)

@@ -15,8 +15,9 @@ import json
 import math
 import os
 import secrets
+import shutil
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -383,6 +384,60 @@ def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> No
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_INCOMING = ".incoming"  # the folder a new set of files is written into, beside the old
+_MANIFEST = ".manifest.json"  # written last into it: the set is whole, and what it replaces
+
+
+@contextlib.contextmanager
+def replace_together(folder: str | os.PathLike, names: Iterable[str] = ()) -> Iterator[str]:
+    """Replace a set of files in ``folder`` as one (a run's model, metrics and plots: never
+    new metrics beside an old model). Yields a fresh folder, ``folder``/.incoming, to write
+    the new files into; on leaving it without an error, a manifest naming them, and those
+    of ``names`` (the files earlier sets held) that this set lacks, is written there last,
+    then the files are moved into ``folder`` and the lacking ones removed. A process killed
+    before the manifest exists leaves the old set; killed after, the next
+    :func:`finish_replacing` (at the next replace_together, and in every command that reads
+    a run) completes the move. An error inside removes the new files."""
+    finish_replacing(folder)
+    incoming = os.path.join(folder, _INCOMING)
+    os.makedirs(incoming)
+    try:
+        yield incoming
+        written = sorted(n for n in os.listdir(incoming) if not n.startswith("."))
+        plan = {"files": written, "remove": sorted(set(names) - set(written))}
+        write_atomically(os.path.join(incoming, _MANIFEST), lambda tmp: _write_json(tmp, plan))
+    except BaseException:
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
+    finish_replacing(folder)
+
+
+def finish_replacing(folder: str | os.PathLike) -> None:
+    """Complete or undo a :func:`replace_together` that a killed process left half done:
+    with its manifest, the new set is moved in (again: what was moved already is skipped);
+    without, the new files are removed and the old set stands."""
+    incoming = os.path.join(folder, _INCOMING)
+    if not os.path.isdir(incoming):
+        return
+    try:
+        with open(os.path.join(incoming, _MANIFEST), encoding="utf-8") as f:
+            plan = json.load(f)
+    except FileNotFoundError:
+        plan = {"files": [], "remove": []}
+    for name in plan["files"]:
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(os.path.join(incoming, name), os.path.join(folder, name))
+    for name in plan["remove"]:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder, name))
+    shutil.rmtree(incoming)
+
+
+def _write_json(path: str, value: Any) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(value, f)
 
 
 def _atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:

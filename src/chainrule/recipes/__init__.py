@@ -5,7 +5,8 @@ DEFAULTS (epochs, lr, batch_size, optimizer), data(seed, args), model() and loss
 recipes/train.py runs them all with one flat loop. A recipe may define its own train(),
 plot_extra(model, x_train, y_train, out_dir, quiet) for more pictures, and one_step(settings)
 for `chainrule graph`. The language-model recipes (names, gpt, adder) train by steps with
-their own train() and may define sample(run_dir, metrics, options) for `chainrule sample`.
+their own train(), set RESUMES (their loop keeps a checkpoint: --checkpoint-every, --resume)
+and may define sample(run_dir, metrics, options) for `chainrule sample`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ TEST_SIZE drawn by randperm under SPLIT_SEED are held out.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 from typing import Any
 
@@ -29,6 +28,7 @@ from chainrule.recipes.language import (
 DESCRIPTION = "minGPT's adder: a GPT adds two 2-digit numbers, exact-match test accuracy"
 DEFAULTS: dict[str, Any] = {"steps": 2000, "lr": 3e-3, "batch_size": 64}
 SHOWN = ("test_accuracy",)
+RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
 NO_EXPORT = "has no ONNX export: it writes a sum token by token"
 NDIGIT = 2
 SPLIT_SEED = 3407
@@ -86,8 +86,8 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
                 "test_loss": lm_loss(model(x_test), y_test).item(),
                 "test_accuracy": accuracy(model, test_pairs)}  # fmt: skip
 
-    start = time.perf_counter()
-    history = train_steps(name, model, batch, evaluate, settings, quiet, weight_decay=0.1)
+    history, start = train_steps(name, model, batch, g, evaluate, settings, out_dir, quiet,
+                                 weight_decay=0.1)  # fmt: skip
     metrics = run_metrics(name, settings, history, start,
                           model={"kind": "gpt", **asdict(model.config)})  # fmt: skip
     write_run(out_dir, metrics, model, quiet)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import sysconfig
-import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -140,6 +139,7 @@ DESCRIPTION = (
 )
 DEFAULTS: dict[str, Any] = {"steps": 1000, "lr": 1e-3, "batch_size": 32, "data_file": None}
 SHOWN = ("val_loss",)
+RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
 NO_EXPORT = "has no ONNX export: it is drawn from token by token (`chainrule sample RUN_DIR`)"
 BLOCK_SIZE = 64
 # The default corpus: these modules of the running Python's standard library, concatenated
@@ -243,8 +243,7 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
         return {"train_loss": window_loss(model, train_data),
                 "val_loss": window_loss(model, val_data)}  # fmt: skip
 
-    start = time.perf_counter()
-    history = train_steps(name, model, batch, evaluate, settings, quiet)
+    history, start = train_steps(name, model, batch, g, evaluate, settings, out_dir, quiet)
     prompt = default_prompt(vocab)
     metrics = run_metrics(
         name, settings, history, start,

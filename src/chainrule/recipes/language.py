@@ -18,8 +18,7 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn, optim
 from chainrule.recipes import RecipeError
-from chainrule.recipes.train import pyplot, strict_json
-from chainrule.serialization import write_atomically
+from chainrule.recipes.train import Progress, outputs, pyplot, strict_json
 
 Batch = tuple[cr.Tensor, cr.Tensor]
 M = TypeVar("M", bound=nn.Module)
@@ -74,40 +73,64 @@ def train_steps(
     name: str,
     model: nn.Module,
     batch: Callable[[], Batch],
+    generator: cr.Generator,
     evaluate: Callable[[], dict[str, float]],
     settings: dict[str, Any],
+    out_dir: str,
     quiet: bool,
     weight_decay: float = 0.1,
     grad_clip: float = 1.0,
     evals: int = 10,
-) -> list[dict]:
-    """``settings["steps"]`` AdamW steps on ``batch()``'s (inputs, targets), warmup then
-    cosine; ``evaluate()`` (under no_grad, in eval mode) about ``evals`` times and after the
-    last step. Returns the history: one row per evaluation."""
+) -> tuple[list[dict], float]:
+    """``settings["steps"]`` AdamW steps on ``batch()``'s (inputs, targets), which draws
+    from ``generator``, warmup then cosine; ``evaluate()`` (under no_grad, in eval mode)
+    about ``evals`` times and after the last step. Returns the history (one row per
+    evaluation) and the run's start on time.perf_counter's clock.
+
+    The whole state (model, optimizer, scheduler, the batches' generator and the global
+    random state, the step, the history) is checkpointed in out_dir by recipes/train.py's
+    Progress every ``settings["checkpoint_every"]`` steps, after the last one and on Ctrl-C
+    (which raises Interrupted once the step is done); ``settings["resume"]`` goes on from it.
+    """
     from tqdm.auto import tqdm
 
     steps = settings["steps"]
     opt = adamw(model, settings["lr"], weight_decay)
     schedule = optim.lr_scheduler.LambdaLR(opt, warmup_cosine(max(1, steps // 20), steps))
     every = max(1, steps // evals)
-    history = []
-    bar = tqdm(range(1, steps + 1), desc=name, disable=quiet, leave=False)
-    for step in bar:
-        x, y = batch()
-        loss = lm_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-        opt.step()
-        schedule.step()
-        if step % every == 0 or step == steps:
-            model.eval()
-            with cr.no_grad():
-                row = {"step": step, "lr": opt.param_groups[0]["lr"], **evaluate()}
-            model.train()
-            history.append(row)
-            bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("loss")})
-    return history
+    run = Progress(out_dir, name, settings, 1)
+    saved = run.load(model, opt) if settings.get("resume") else None
+    history: list[dict] = saved["history"] if saved else []
+    start = time.perf_counter() - (saved["seconds"] if saved else 0.0)
+    if saved:
+        schedule.load_state_dict(saved["scheduler"])
+        generator.set_state(saved["generator"])
+        cr.set_rng_state(saved["rng"])
+
+    def position() -> dict[str, Any]:
+        return {"scheduler": schedule.state_dict(), "generator": generator.get_state()}
+
+    bar = tqdm(range(run.steps + 1, steps + 1), desc=name, disable=quiet, leave=False)
+    with run.interruptible():
+        for step in bar:
+            x, y = batch()
+            loss = lm_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            opt.step()
+            schedule.step()
+            if step % every == 0 or step == steps:
+                model.eval()
+                with cr.no_grad():
+                    row = {"step": step, "lr": opt.param_groups[0]["lr"], **evaluate()}
+                model.train()
+                history.append(row)
+                bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("loss")})
+            run.step_done(model, opt, history, start, **position())
+            if step == steps and not (run.every and steps % run.every == 0):
+                run.save(model, opt, history, start, **position())  # what follows may be killed
+    return history, start
 
 
 @cr.no_grad()
@@ -155,19 +178,16 @@ def load_weights(model: M, run_dir: str) -> M:
 
 
 def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> None:
-    """The run's files: model.safetensors (the state_dict), curves.png, and last
-    metrics.json (which names the model's configuration, so the model can be rebuilt)."""
-    os.makedirs(out_dir, exist_ok=True)
-    cr.save(model.state_dict(), os.path.join(out_dir, "model.safetensors"))
-    plt = pyplot(quiet)
-    if plt is not None:
-        write_atomically(os.path.join(out_dir, "curves.png"), lambda p: plot_steps(plt, metrics, p))
-
-    def dump(p: str) -> None:
-        with open(p, "w", encoding="utf-8") as f:
+    """The run's files, replacing an earlier run's as one set: model.safetensors (the
+    state_dict), curves.png, and metrics.json (which names the model's configuration, so
+    the model can be rebuilt)."""
+    with outputs(out_dir) as folder:
+        cr.save(model.state_dict(), os.path.join(folder, "model.safetensors"))
+        plt = pyplot(quiet)
+        if plt is not None:
+            plot_steps(plt, metrics, os.path.join(folder, "curves.png"))
+        with open(os.path.join(folder, "metrics.json"), "w", encoding="utf-8") as f:
             json.dump(strict_json(metrics), f, indent=2, ensure_ascii=False, allow_nan=False)
-
-    write_atomically(os.path.join(out_dir, "metrics.json"), dump)
 
 
 def plot_steps(plt: Any, metrics: dict, path: str) -> None:
@@ -199,7 +219,7 @@ def run_metrics(name: str, settings: dict, history: list[dict], start: float, **
         "seed": settings["seed"],
         "steps": settings["steps"],
         "seconds": round(time.perf_counter() - start, 3),
-        "settings": {k: v for k, v in settings.items() if k != "seed"},
+        "settings": {k: v for k, v in settings.items() if k not in ("seed", "resume")},
         "history": history,
         "final": final,
         **extra,

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from chainrule.recipes.train import decision_boundary, write_outputs
+from chainrule.recipes.train import decision_boundary, outputs, write_outputs
 from chainrule.scalar import Value
 from chainrule.scalar.demo import train_moons
 from chainrule.scalar.nn import MLP
@@ -75,9 +75,10 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
         "final": {k: v for k, v in history[-1].items() if k != "epoch"},
     }
     state = {f"p{i}": np.array([p.data]) for i, p in enumerate(made[0].parameters())}
-    write_outputs(out_dir, metrics, state, quiet)
     x_train, y_train = make_moons(n_samples=100, noise=0.1, random_state=seed)
-    decision_boundary(lambda pts: scores(made[0], pts), x_train, y_train,
-                      os.path.join(out_dir, "decision_boundary.png"),
-                      "moons: scalar engine", quiet)
+    with outputs(out_dir) as folder:
+        write_outputs(folder, metrics, state, quiet)
+        decision_boundary(lambda pts: scores(made[0], pts), x_train, y_train,
+                          os.path.join(folder, "decision_boundary.png"),
+                          "moons: scalar engine", quiet)  # fmt: skip
     return metrics

@@ -8,7 +8,6 @@ size makemore uses, min(1000, 10%)); --seed sets the initialisation and the batc
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import chainrule as cr
@@ -29,6 +28,7 @@ from chainrule.recipes.language import (
 DESCRIPTION = "makemore's names: --model bigram|mlp|rnn|gru|lstm|transformer, test loss (nats)"
 DEFAULTS: dict[str, Any] = {"model": "transformer", "steps": None, "lr": None, "batch_size": None}
 SHOWN = ("test_loss",)
+RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
 NO_EXPORT = "has no ONNX export: it is drawn from token by token (`chainrule sample RUN_DIR`)"
 SPLIT_SEED = 3407
 TEST_SIZE = 1000
@@ -163,8 +163,8 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
         return {"train_loss": lm_loss(model(x_train[:TEST_SIZE]), y_train[:TEST_SIZE]).item(),
                 "test_loss": lm_loss(model(x_test), y_test).item()}  # fmt: skip
 
-    start = time.perf_counter()
-    history = train_steps(name, model, batch, evaluate, settings, quiet, weight_decay=0.01)
+    history, start = train_steps(name, model, batch, g, evaluate, settings, out_dir, quiet,
+                                 weight_decay=0.01)  # fmt: skip
     metrics = run_metrics(
         name,
         settings,

@@ -29,7 +29,7 @@ from chainrule import nn, optim
 from chainrule.data import DataLoader, DistributedSampler, TensorDataset
 from chainrule.nn.parallel import DistributedDataParallel
 from chainrule.recipes import RecipeError
-from chainrule.serialization import write_atomically
+from chainrule.serialization import replace_together
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -121,7 +121,8 @@ def train(
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                run.step_done(model, opt, epoch, step, epoch_rng, history, start)
+                run.step_done(model, opt, history, start, epoch=epoch, step_in_epoch=step,
+                              epoch_rng=epoch_rng)
             train_loss, _ = evaluate(recipe, model, x_train, y_train)
             test_loss, metric = evaluate(recipe, model, x_test, y_test)
             history.append(
@@ -135,7 +136,7 @@ def train(
             bar.set_postfix(loss=f"{train_loss:.4f}", **{metric_name: f"{metric:.4f}"})
             if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
                 break
-            run.save(model, opt, epoch + 1, 0, None, history, start)
+            run.save(model, opt, history, start, epoch=epoch + 1, step_in_epoch=0, epoch_rng=None)
     final = {k: v for k, v in history[-1].items() if k != "epoch"}
     metrics = {
         "recipe": name,
@@ -149,12 +150,12 @@ def train(
     }
     if rank > 0:
         return metrics
-    write_outputs(out_dir, metrics, model.state_dict(), quiet)
-    run.finished()
-    if hasattr(recipe, "plot_extra"):
-        recipe.plot_extra(model, x_train, y_train, out_dir, quiet)
-    if monitor is not None:
-        write_diagnostics(monitor, out_dir, quiet)
+    with outputs(out_dir) as folder:
+        write_outputs(folder, metrics, model.state_dict(), quiet)
+        if hasattr(recipe, "plot_extra"):
+            recipe.plot_extra(model, x_train, y_train, folder, quiet)
+        if monitor is not None:
+            write_diagnostics(monitor, folder, quiet)
     return metrics
 
 
@@ -166,12 +167,14 @@ class Interrupted(Exception):
 
 
 class Progress:
-    """The whole state of a run in out_dir/checkpoint.safetensors, written atomically at
-    each epoch's end, every ``checkpoint_every`` steps and on Ctrl-C: model, optimizer,
-    the random state now and at the epoch's start (which drew the batches' order), the
-    epoch and step, the metrics so far and the seconds spent. A run killed at any moment
-    and resumed from it ends with the same model, byte for byte, as one never stopped.
-    One process only: under mpiexec nothing is kept."""
+    """The whole state of a run in out_dir/checkpoint.safetensors, written atomically
+    every ``checkpoint_every`` steps, on Ctrl-C and wherever the loop asks (each epoch's
+    end; a language model's last step): model, optimizer, the global random state, the
+    steps done, the metrics so far, the seconds spent, and the loop's own position (the
+    tensor recipes' epoch, step in it and random state at its start, which drew the
+    batches' order; the language recipes' batch generator and scheduler). A run killed at
+    any moment and resumed from it ends with the same model, byte for byte, as one never
+    stopped. One process only: under mpiexec nothing is kept."""
 
     def __init__(self, out_dir: str, name: str, settings: dict[str, Any], world: int) -> None:
         self.path = os.path.join(out_dir, CHECKPOINT)
@@ -208,15 +211,9 @@ class Progress:
         return state
 
     def save(
-        self,
-        model: nn.Module,
-        opt: optim.Optimizer,
-        epoch: int,
-        step: int,
-        epoch_rng: cr.Tensor | None,
-        history: list,
-        start: float,
+        self, model: nn.Module, opt: optim.Optimizer, history: list, start: float, **position: Any
     ) -> None:
+        """Checkpoint now; ``position`` is the loop's own state (saveable by cr.save)."""
         if self.world > 1:
             return
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
@@ -227,29 +224,22 @@ class Progress:
                 "model": model.state_dict(),
                 "optimizer": opt.state_dict(),
                 "rng": cr.get_rng_state(),
-                "epoch_rng": epoch_rng,
-                "epoch": epoch,
-                "step_in_epoch": step,
                 "steps": self.steps,
                 "history": history,
                 "seconds": time.perf_counter() - start,
+                **position,
             },
             self.path,
         )
 
     def step_done(
-        self,
-        model: nn.Module,
-        opt: optim.Optimizer,
-        epoch: int,
-        step: int,
-        epoch_rng: cr.Tensor,
-        history: list,
-        start: float,
+        self, model: nn.Module, opt: optim.Optimizer, history: list, start: float, **position: Any
     ) -> None:
+        """One more optimizer step done: checkpoint if it is time to, or if Ctrl-C asked (and
+        then raise Interrupted)."""
         self.steps += 1
         if self.stop or (self.every and self.steps % self.every == 0):
-            self.save(model, opt, epoch, step, epoch_rng, history, start)
+            self.save(model, opt, history, start, **position)
         if self.stop:
             raise Interrupted(self.path)
 
@@ -269,12 +259,10 @@ class Progress:
         finally:
             signal.signal(signal.SIGINT, before)
 
-    def finished(self) -> None:
-        if os.path.exists(self.path):
-            os.remove(self.path)
 
-
-RUN_SETTINGS = ("epochs", "lr", "batch_size", "optimizer", "seed", "data_dir")
+# The settings a resumed run must share with the checkpoint's (those the recipe has).
+RUN_SETTINGS = ("epochs", "steps", "lr", "batch_size", "optimizer", "model", "seed", "data_dir",
+                "data_file")
 
 
 def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> None:
@@ -286,14 +274,30 @@ def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> Non
         monitor.plot(os.path.join(out_dir, "diagnostics.png"))
 
 
-def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None:
+# What a run writes into --out; a later run's set replaces every one of them.
+OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png",
+           "diagnostics.json", "diagnostics.png")
+
+
+@contextlib.contextmanager
+def outputs(out_dir: str) -> Iterator[str]:
+    """Yields the folder to write a run's files into; on leaving, they replace the earlier
+    run's as one set (serialization.replace_together: never new metrics beside an old
+    model), its OUTPUTS this run did not write removed; then the run's checkpoint, no
+    longer needed, goes."""
     os.makedirs(out_dir, exist_ok=True)
+    with replace_together(out_dir, OUTPUTS) as folder:
+        yield folder
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(os.path.join(out_dir, CHECKPOINT))
 
-    def dump(path: str) -> None:
-        with open(path, "w") as f:
-            json.dump(strict_json(metrics), f, indent=2, allow_nan=False)
 
-    write_atomically(os.path.join(out_dir, "metrics.json"), dump)
+def write_outputs(out_dir: str, metrics: dict, state: dict, quiet: bool) -> None:
+    """metrics.json, model.safetensors and curves.png into out_dir (the folder
+    :func:`outputs` gives)."""
+
+    with open(os.path.join(out_dir, "metrics.json"), "w") as f:
+        json.dump(strict_json(metrics), f, indent=2, allow_nan=False)
     cr.save(state, os.path.join(out_dir, "model.safetensors"))
     plot_curves(metrics, os.path.join(out_dir, "curves.png"), quiet)
 
@@ -342,7 +346,7 @@ def plot_curves(metrics: dict, path: str, quiet: bool) -> None:
     label = metric.replace("_", " ")
     ax2.set(xlabel="epoch", ylabel=label, title=f"{metrics['recipe']}: {label}")
     fig.tight_layout()
-    write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=110))
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
