@@ -129,10 +129,11 @@ def test_polyfit_by_hand_updates() -> None:
     np.testing.assert_allclose(ours["tensor_fit"], theirs["tensor_fit"], rtol=10 * F32, atol=1e-6)
 
 
-def test_lstm_forecaster_with_lbfgs() -> None:
+@pytest.mark.parametrize("cells", [False, True], ids=["LSTM", "LSTMCell"])
+def test_lstm_forecaster_with_lbfgs(cells: bool) -> None:
     # float64 throughout; L-BFGS's line search amplifies differences most of all (seen: 3e-11
     # relative by the sixth step, 2e-10 in the forecast)
-    theirs, ours = twins("forecast")
+    theirs, ours = twins("forecast", cells=cells)
     assert_follows(ours["losses"], theirs["losses"], F64)
     assert_follows(ours["test_losses"], theirs["test_losses"], F64)
     assert ours["losses"][-1] < 0.05 * ours["losses"][0]
@@ -140,7 +141,7 @@ def test_lstm_forecaster_with_lbfgs() -> None:
     np.testing.assert_allclose(ours["forecast"], theirs["forecast"], rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("model_type", ["LSTM", "Transformer"])
+@pytest.mark.parametrize("model_type", ["LSTM", "GRU", "Transformer"])
 def test_word_language_model(model_type: str) -> None:
     theirs, ours = twins("wordlm", model_type=model_type)
     assert_follows(ours["losses"], theirs["losses"], F32)

@@ -1,6 +1,7 @@
 """An LSTM that learns to continue sine waves: trained on phase-shifted waves with L-BFGS (a
 closure that recomputes the loss, strong Wolfe line search) in double precision, then asked to
-forecast beyond the data by feeding its own predictions back."""
+forecast beyond the data by feeding its own predictions back. The LSTM is nn.LSTM, or two
+nn.LSTMCell stepped through time by hand."""
 
 import numpy as np
 import torch
@@ -34,7 +35,36 @@ class Forecaster(nn.Module):
         return torch.cat(outputs, dim=1)
 
 
-def main(seed=0, steps=6, future=20, init=None, verbose=False):
+class CellForecaster(nn.Module):
+    """The same forecaster stepped by hand: two LSTM cells, one time step at a time."""
+
+    def __init__(self, hidden=24):
+        super().__init__()
+        self.hidden = hidden
+        self.lstm1 = nn.LSTMCell(1, hidden)
+        self.lstm2 = nn.LSTMCell(hidden, hidden)
+        self.linear = nn.Linear(hidden, 1)
+
+    def forward(self, x, future=0):
+        outputs = []
+        h_t = torch.zeros(x.size(0), self.hidden, dtype=torch.double)
+        c_t = torch.zeros(x.size(0), self.hidden, dtype=torch.double)
+        h_t2 = torch.zeros(x.size(0), self.hidden, dtype=torch.double)
+        c_t2 = torch.zeros(x.size(0), self.hidden, dtype=torch.double)
+        for input_t in x.chunk(x.size(1), dim=1):  # each (B, 1)
+            h_t, c_t = self.lstm1(input_t, (h_t, c_t))
+            h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+            output = self.linear(h_t2)
+            outputs += [output]
+        for _ in range(future):  # feed the prediction back as the next input
+            h_t, c_t = self.lstm1(output, (h_t, c_t))
+            h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+            output = self.linear(h_t2)
+            outputs += [output]
+        return torch.stack(outputs, 1).squeeze(2)  # (B, T + future)
+
+
+def main(cells=False, seed=0, steps=6, future=20, init=None, verbose=False):
     np.random.seed(seed)
     torch.manual_seed(seed)
     data = make_waves()
@@ -44,7 +74,7 @@ def main(seed=0, steps=6, future=20, init=None, verbose=False):
     test_inputs = torch.from_numpy(test[:, :-1])
     test_targets = torch.from_numpy(test[:, 1:])
 
-    model = Forecaster().double()
+    model = (CellForecaster() if cells else Forecaster()).double()
     if init is not None:
         init(model)
     criterion = nn.MSELoss()
@@ -76,3 +106,4 @@ def main(seed=0, steps=6, future=20, init=None, verbose=False):
 
 if __name__ == "__main__":
     main(verbose=True)
+    main(cells=True, verbose=True)

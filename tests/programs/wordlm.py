@@ -1,7 +1,8 @@
 """A word-level language model: a dictionary built from the text, the corpus batchified into
 columns, truncated backpropagation through time over bptt-long chunks with the hidden state
 detached between them, gradient clipping and a plain SGD update by hand, with the learning rate
-annealed when validation stops improving. The model is an LSTM or a Transformer encoder."""
+annealed when validation stops improving. The model is an LSTM, a GRU or a Transformer encoder;
+it then generates words."""
 
 import math
 
@@ -65,12 +66,13 @@ def get_batch(source, i, bptt):
 
 
 class RNNModel(nn.Module):
-    def __init__(self, ntoken, ninp, nhid, nlayers, dropout=0.0, tie_weights=False):
+    def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.0, tie_weights=False):
         super().__init__()
         self.ntoken = ntoken
         self.drop = nn.Dropout(dropout)
         self.encoder = nn.Embedding(ntoken, ninp)
-        self.rnn = nn.LSTM(ninp, nhid, nlayers, dropout=dropout)
+        self.rnn_type = rnn_type
+        self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
         self.decoder = nn.Linear(nhid, ntoken)
         if tie_weights:
             assert nhid == ninp, "tied weights need nhid == emsize"
@@ -94,10 +96,12 @@ class RNNModel(nn.Module):
 
     def init_hidden(self, bsz):
         weight = next(self.parameters())
-        return (
-            weight.new_zeros(self.nlayers, bsz, self.nhid),
-            weight.new_zeros(self.nlayers, bsz, self.nhid),
-        )
+        if self.rnn_type == "LSTM":
+            return (
+                weight.new_zeros(self.nlayers, bsz, self.nhid),
+                weight.new_zeros(self.nlayers, bsz, self.nhid),
+            )
+        return weight.new_zeros(self.nlayers, bsz, self.nhid)
 
 
 class PositionalEncoding(nn.Module):
@@ -177,7 +181,7 @@ def main(
     if model_type == "Transformer":
         model = TransformerModel(ntokens, 16, 2, 32, 2)
     else:
-        model = RNNModel(ntokens, 16, 16, 2, tie_weights=True)
+        model = RNNModel(model_type, ntokens, 16, 16, 2, tie_weights=True)
     if init is not None:
         init(model)
     criterion = nn.NLLLoss()
@@ -269,5 +273,5 @@ def main(
 
 
 if __name__ == "__main__":
-    main("LSTM", verbose=True)
-    main("Transformer", verbose=True)
+    for model_type in ("LSTM", "GRU", "Transformer"):
+        main(model_type, verbose=True)
