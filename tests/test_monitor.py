@@ -4,6 +4,7 @@ warnings on constructed cases, its JSON, and `chainrule train --diagnostics`."""
 
 from __future__ import annotations
 
+import math
 import os
 from contextlib import nullcontext
 
@@ -12,6 +13,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from chainrule import monitor as monitor_module
 from chainrule import nn
 
 
@@ -771,3 +773,48 @@ def test_the_diagnostics_doc_runs_and_says_what_its_runs_show(tmp_path, capsys):
 
 if __name__ == "__main__":
     run_doc(None, os.path.join(os.path.dirname(DOC), "img"))
+
+
+def test_layer_hooks_are_in_only_during_recorded_steps():
+    model, w, x, y = tiny_mlp()
+    opt = cr.optim.SGD(model.parameters(), lr=0.1)
+    monitor = cr.viz.Monitor(model, opt, every=3)
+    seen = []
+    for _ in range(7):
+        out = model(cr.tensor(x))
+        seen.append([len(m._hooks.forward) if m._hooks else 0 for m in model])
+        loss = nn.functional.mse_loss(out, cr.tensor(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert [sum(s) for s in seen] == [5, 0, 0, 5, 0, 0, 5]
+    assert monitor.recorded == [0, 3, 6]
+    assert all(s["steps"] == [0, 3, 6] for s in monitor.layers.values())
+    assert all(s["steps"] == [0, 3, 6] for s in monitor.params.values())
+    monitor.remove()  # during a recorded step's hooks: all out
+    assert all(not (m._hooks.forward or m._hooks.forward_pre) for m in [model, *model])
+
+
+def test_a_users_hook_stays_when_the_monitor_takes_its_own_out():
+    model, w, x, y = tiny_mlp()
+    calls = []
+    model[0].register_forward_hook(lambda m, a, o: calls.append(o.shape))
+    monitor = cr.viz.Monitor(model, every=2)
+    for _ in range(3):
+        model(cr.tensor(x))
+    monitor.remove()
+    model(cr.tensor(x))
+    assert len(calls) == 4 and monitor.recorded == [0, 2]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_moments_where_the_mean_dwarfs_the_spread(dtype):
+    rng = np.random.default_rng(0)
+    x = (1e4 + rng.standard_normal(10_000)).astype(dtype)
+    mean, std = monitor_module.moments(x)
+    assert mean == pytest.approx(float(x.astype(np.float64).mean()), rel=1e-6)
+    assert std == pytest.approx(float(x.astype(np.float64).std()), rel=1e-4)
+    y = rng.standard_normal(10_000).astype(dtype)
+    spread = float(y.astype(np.float64).std())
+    assert monitor_module.moments(y)[1] == pytest.approx(spread, rel=1e-5)
+    assert math.isnan(monitor_module.moments(np.array([1.0, np.nan]))[1])

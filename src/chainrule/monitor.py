@@ -43,14 +43,22 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 
 
 def moments(x: np.ndarray) -> tuple[float, float]:
-    """(mean, std) of all of x, as Python floats (NumPy's pairwise sum in x's dtype)."""
+    """(mean, std) of all of x, as Python floats (NumPy's pairwise sum in x's dtype).
+
+    The variance is mean(x^2) - mean^2, two reductions and no temporary, where that
+    difference keeps at least a tenth of mean(x^2) (so at most one digit is lost to
+    cancellation); otherwise (mean >> std) it is taken from the centred values."""
     f = x.ravel(order="K")  # in memory order: a view, also of a transposed array
     n = f.size
     if n == 0:
         return math.nan, math.nan
     mean = float(np.add.reduce(f)) / n
-    d = f - f.dtype.type(mean)  # centred, so std is accurate even where mean >> std
-    return mean, math.sqrt(float(np.dot(d, d)) / n)
+    square = float(np.dot(f, f)) / n
+    var = square - mean * mean
+    if not var >= 0.1 * square:  # also NaN: the centred pass gives NaN where it should
+        d = f - f.dtype.type(mean)
+        var = float(np.dot(d, d)) / n
+    return mean, math.sqrt(var)
 
 
 class Sampler:
@@ -61,15 +69,17 @@ class Sampler:
         self.limit = limit
         self.positions: dict[int, np.ndarray] = {}
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
+    def __call__(self, x: np.ndarray, copy: bool = False) -> np.ndarray:
+        """The sample of x, flat: x's own memory when x is small enough (a copy if
+        ``copy``), else the values at the fixed positions (a new array)."""
         f = x.ravel(order="K")
         if f.size <= self.limit:
-            return f
+            return f.copy() if copy else f
         idx = self.positions.get(f.size)
         if idx is None:
             idx = np.random.default_rng(f.size).choice(f.size, self.limit, replace=False)
             idx = self.positions[f.size] = np.sort(idx)
-        return f[idx]
+        return f.take(idx)
 
 
 def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict | None:
@@ -87,9 +97,14 @@ def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict 
         lo, hi = bounds
     if hi <= lo:  # all values equal: one bin around them
         lo, hi = lo - 0.5, lo + 0.5
-    idx = ((x - lo) * (BINS / (hi - lo))).astype(np.intp)
-    np.clip(idx, 0, BINS - 1, out=idx)
-    return {"lo": lo, "hi": hi, "counts": np.bincount(idx, minlength=BINS).tolist()}
+    idx = x - lo
+    idx *= BINS / (hi - lo)
+    idx = idx.astype(np.intp)
+    if bounds is not None:  # values may lie outside the given range
+        np.clip(idx, 0, BINS - 1, out=idx)
+    counts = np.bincount(idx, minlength=BINS + 1)  # the maximum alone falls at BINS
+    counts[BINS - 1] += counts[BINS]
+    return {"lo": lo, "hi": hi, "counts": counts[:BINS].tolist()}
 
 
 def dead_fraction(x: np.ndarray) -> float:
@@ -134,11 +149,12 @@ class Monitor:
     ``chainrule.scalar.nn`` MLP or Layer, steps are the ``step()`` calls: every example the
     layers saw since the last one makes the batch, and their gradients are read at the call.
 
-    Between recorded steps every hook returns at once. A module called more than once in a
-    step is recorded at its last call. Histograms count a fixed random sample of at most
-    HIST_SAMPLE values; a parameter's ratios use at most PARAM_SAMPLE of its elements (all
-    of them in a small model). ``remove()`` (or the end of a ``with`` block) takes every
-    hook out.
+    Between recorded steps the layers' hooks are taken out, and the remaining ones (the
+    model's forward pre-hook, the optimizer's step hooks) return at once. A module called
+    more than once in a step is recorded at its last call. Histograms count a fixed random
+    sample of at most HIST_SAMPLE values; a parameter's ratios use at most PARAM_SAMPLE of
+    its elements (all of them in a small model). ``remove()`` (or the end of a ``with``
+    block) takes every hook out.
     """
 
     def __init__(self, model: Any, optimizer: Optimizer | None = None, every: int = 1) -> None:
@@ -158,7 +174,9 @@ class Monitor:
         self._grad_samples: dict[str, np.ndarray] = {}  # the latest recorded weight grads
         self._before: dict[str, np.ndarray] = {}  # parameter samples before the update
         self._std: dict[str, float] = {}  # and their standard deviations
-        self._handles: list[Any] = []
+        self._handles: list[Any] = []  # the hooks in for as long as the Monitor is
+        self._recorders: list[tuple[Any, Callable]] = []  # (layer, its forward hook)
+        self._watching: list[Any] = []  # their handles while they are in
         self._named: dict[str, Any] = {}  # name -> Parameter (scalar: lists of Values)
         self._swapped: list[tuple[Any, type]] = []  # scalar layers and their own classes
         self._pending: dict[str, list] = {}  # scalar: each layer's outputs since step()
@@ -191,10 +209,12 @@ class Monitor:
     # -- attaching -------------------------------------------------------------------------
 
     def _attach_modules(self) -> None:
+        """The model's forward pre-hook, which decides at each forward whether the step is
+        recorded, and the optimizer's step hooks stay in; the layers' forward hooks are in
+        only during recorded steps (_watch), so between them the layers run as unwatched."""
         for name, m in self.model.named_modules():
             if isinstance(m, ACTIVATIONS) or any(True for _ in m.parameters(recurse=False)):
-                hook = self._recorder(name or type(m).__name__, m)
-                self._handles.append(m.register_forward_hook(hook))
+                self._recorders.append((m, self._recorder(name or type(m).__name__, m)))
         self._handles.append(self.model.register_forward_pre_hook(self._begin, prepend=True))
         if self.optimizer is not None:
             self._handles.append(self.optimizer.register_step_pre_hook(self._before_step))
@@ -211,6 +231,16 @@ class Monitor:
             self._recording = is_grad_enabled() and self._step % self.every == 0
         if self._recording and (not self.recorded or self.recorded[-1] != self._step):
             self.recorded.append(self._step)
+        self._watch(self._recording)
+
+    def _watch(self, on: bool) -> None:
+        """Put the layers' forward hooks in (``on``) or take them out, if not so already."""
+        if on and not self._watching:
+            self._watching = [m.register_forward_hook(hook) for m, hook in self._recorders]
+        elif not on and self._watching:
+            for handle in self._watching:
+                handle.remove()
+            self._watching = []
 
     def _recorder(self, name: str, module: nn.Module) -> Callable:
         kind = type(module).__name__
@@ -319,8 +349,8 @@ class Monitor:
         """A parameter's sampled data (a copy) and gradient (None if it has none)."""
         p = self._named[name]
         if isinstance(p, Tensor):
-            data = self._param_sample(p.numpy()).copy()
-            return data, None if p.grad is None else self._param_sample(p.grad.numpy()).copy()
+            data = self._param_sample(p.numpy(), copy=True)
+            return data, None if p.grad is None else self._param_sample(p.grad.numpy(), copy=True)
         values = [v for row in p for v in (row if isinstance(row, list) else [row])]
         return (
             np.array([v.data for v in values], dtype=np.float64),
@@ -333,8 +363,16 @@ class Monitor:
             return list(p.shape)
         return [len(p), len(p[0])] if p and isinstance(p[0], list) else [len(p)]
 
+    def _data(self, name: str, copy: bool = True) -> np.ndarray:
+        """A parameter's sampled data (a copy, or maybe its own memory if not ``copy``),
+        without its gradient."""
+        p = self._named[name]
+        if isinstance(p, Tensor):
+            return self._param_sample(p.numpy(), copy=copy)
+        return self._values(name)[0]
+
     def _snapshot(self) -> None:
-        self._before = {name: self._values(name)[0] for name in self._named}
+        self._before = {name: self._data(name) for name in self._named}
 
     def _record_params(self, step: int) -> dict[str, np.ndarray]:
         """Each parameter's std(grad)/std(data) and gradient sample (for the histogram) at
@@ -364,7 +402,7 @@ class Monitor:
         """log10 std(data - data before) / std(data before) of each parameter, into the
         latest step of its series."""
         for name, before in self._before.items():
-            change = self._values(name)[0] - before
+            change = self._data(name, copy=False) - before
             std = self._std[name]  # the data's before the update, as _record_params found it
             self.params[name]["update_log10"][-1] = log10(ratio(moments(change)[1], std))
 
@@ -569,6 +607,8 @@ class Monitor:
         for handle in self._handles:
             handle.remove()
         self._handles.clear()
+        self._watch(False)
+        self._recorders.clear()
         for layer, base in self._swapped:
             layer.__class__ = base
         self._swapped.clear()

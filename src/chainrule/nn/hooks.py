@@ -67,6 +67,9 @@ def call(module: Any, args: tuple, kwargs: dict) -> Any:
     the ``always_call`` forward hooks not yet run are run (their own errors only warned)
     before the error goes on."""
     own = module._hooks or ModuleHooks()
+    hooked = own.forward_pre or own.forward or own.backward or own.backward_pre
+    if not (hooked or GLOBAL.forward_pre or GLOBAL.forward):
+        return module.forward(*args, **kwargs)  # its hooks were all removed: as with none
     result = None
     called: set[int] = set()
     try:
