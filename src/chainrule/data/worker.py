@@ -15,6 +15,7 @@ import pickle
 import queue
 import random
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -79,17 +80,16 @@ class _Failure:
         self.kind = kind if _picklable(kind) else None
         self.name = getattr(kind, "__name__", "Exception")
 
-    def reraise(self) -> None:
+    def exception(self) -> BaseException:
+        """The exception to raise (made here, so no frame of its traceback holds it)."""
         message = f"Caught {self.name} {self.where}.\nOriginal {self.text}"
         if self.kind is KeyError:
-            raise KeyError(_KeyErrorMessage(message))
+            return KeyError(_KeyErrorMessage(message))
         try:
             error = self.kind(message) if self.kind is not None else None
         except Exception:  # noqa: BLE001 - a type that takes other arguments
             error = None
-        if not isinstance(error, BaseException):
-            raise RuntimeError(message)
-        raise error
+        return error if isinstance(error, BaseException) else RuntimeError(message)
 
 
 def _picklable(obj: Any) -> bool:
@@ -314,7 +314,7 @@ class WorkerIterator:
             raise
         self._send()
         if isinstance(data, _Failure):
-            data.reraise()
+            raise data.exception()
         return pickle.loads(data)
 
     def _next_data(self) -> Any:
@@ -359,10 +359,13 @@ class WorkerIterator:
             try:
                 return self._results.get(timeout=wait)
             except queue.Empty:
-                dead = [str(w.pid) for w in self._workers if not w.is_alive()]
+                dead = [w for w in self._workers if not w.is_alive()]
                 if dead:
+                    pids = ", ".join(str(w.pid) for w in dead)
+                    codes = ", ".join(str(w.exitcode) for w in dead)
                     raise RuntimeError(
-                        f"DataLoader: worker process (pid(s) {', '.join(dead)}) exited unexpectedly"
+                        f"DataLoader: worker process (pid(s) {pids}) exited unexpectedly; got "
+                        f"exit code(s) {codes}"
                     ) from None
                 if self._timeout > 0:
                     raise RuntimeError(
@@ -378,8 +381,9 @@ class WorkerIterator:
         self._done.set()
         for index_queue in self._queues:
             index_queue.put(None)
+        deadline = time.monotonic() + POLL
         for worker in self._workers:
-            worker.join(timeout=POLL)
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
         for worker in self._workers:
             if worker.is_alive():
                 worker.terminate()
