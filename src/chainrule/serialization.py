@@ -2,7 +2,8 @@
 
 Arrays go into the file as safetensors tensors named by their dotted path (a model's
 state_dict keeps its own keys, so any safetensors reader can load it); everything else is
-kept as JSON in the file's metadata. Loading only parses; it never runs code.
+kept as JSON in the file's metadata. Loading only parses; it never runs code. Also here:
+writing one file atomically, and replacing a set of files (a run's outputs) as one.
 """
 
 from __future__ import annotations
@@ -301,7 +302,7 @@ def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
         f.seek(start)
     except (AttributeError, OSError, ValueError):  # not seekable (a pipe): read it whole
         f = io.BytesIO(f.read())
-        start, size = 0, len(f.getbuffer())
+        size = len(f.getbuffer())
     try:
         entries, metadata = _parse_header(f, size)
     except (_Unreadable, ValueError, TypeError, KeyError, RecursionError, struct.error) as e:
