@@ -147,6 +147,9 @@ def test_word_language_model(model_type: str) -> None:
     assert_follows(ours["losses"], theirs["losses"], F32)
     np.testing.assert_allclose(ours["val_losses"], theirs["val_losses"], rtol=10 * F32)
     assert len(ours["generated"]) == 12 and set(ours["generated"]) <= set(ours["vocab"])
+    np.testing.assert_allclose(ours["baseline"], theirs["baseline"], rtol=1e-6)
+    assert ours["nearest"][0] == "lamp" and len(ours["nearest"]) == 4
+    np.testing.assert_allclose(ours["lamp_keeper"], theirs["lamp_keeper"], atol=1e-4)
 
 
 # -- the import hook ---------------------------------------------------------------------------

@@ -683,6 +683,94 @@ def test_histogram_and_histc_as_torch() -> None:
             getattr(cr, name)(cr.tensor([1, 2]))
 
 
+def test_floor_ceil_trunc_round_as_torch() -> None:
+    """Values as torch's (halves to even, -0.0 kept, decimals either way) and gradient 0."""
+    x = [[1.5, 2.5, -0.5, -1.5], [1.234, 5.678, -151.0, 0.05]]
+    cases = [("floor", {}), ("ceil", {}), ("trunc", {}), ("round", {})]
+    cases += [("round", {"decimals": 1}), ("round", {"decimals": 2}), ("round", {"decimals": -1})]
+    for name, kwargs in cases:
+        ours = cr.tensor(x, requires_grad=True)
+        theirs = torch.tensor(x, requires_grad=True)
+        out_ours = getattr(ours, name)(**kwargs)
+        out_theirs = getattr(torch, name)(theirs, **kwargs)
+        values = out_theirs.detach().numpy()
+        np.testing.assert_array_equal(out_ours.numpy(), values)
+        np.testing.assert_array_equal(np.signbit(out_ours.numpy()), np.signbit(values))
+        np.testing.assert_array_equal(getattr(cr, name)(ours, **kwargs).numpy(), out_ours.numpy())
+        assert out_ours.requires_grad
+        (out_ours * cr.tensor(x)).sum().backward()
+        np.testing.assert_array_equal(ours.grad.numpy(), np.zeros((2, 4), dtype=np.float32))
+        ints = getattr(cr.tensor([3, -4]), name)(**kwargs)
+        assert ints.dtype == cr.int64 and ints.tolist() == [3, -4]
+
+
+def test_clamp_min_max_unbind_tile_as_torch() -> None:
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10
+    results = {}
+    for lib in (cr, torch):
+        t = lib.tensor(x, requires_grad=True)
+        pieces = t.unbind(1)
+        outs = [t.clamp_min(-2.0), lib.clamp_max(t, 3.0), *pieces, *lib.unbind(t, dim=-1)]
+        outs += [t.tile((2,)), t.tile((2, 1, 1, 1)), lib.tile(t, (1, 2, 1))]
+        sum((o * o).sum() for o in outs).backward()
+        results[lib] = [o.detach().numpy() for o in outs] + [t.grad.numpy(), len(pieces)]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert cr.zeros(2, 0).unbind(1) == ()
+    with pytest.raises(ValueError, match=r"unbind: needs a tensor of at least 1 dims; got"):
+        cr.tensor(1.0).unbind()
+
+
+def test_nonzero_unique_bincount_as_torch() -> None:
+    m = [[0, 1, 0], [2, 0, 3]]
+    for lib_args in ([m], [[1.5, 0.0]], [0], [3]):
+        ours, theirs = cr.tensor(*lib_args), torch.tensor(*lib_args)
+        assert ours.nonzero().tolist() == theirs.nonzero().tolist()
+        assert ours.nonzero().shape == tuple(theirs.nonzero().shape)
+        assert ours.nonzero().dtype == cr.int64
+        pairs = zip(cr.nonzero(ours, as_tuple=True), theirs.nonzero(as_tuple=True), strict=True)
+        assert all(a.tolist() == b.tolist() for a, b in pairs)
+    data = [[3, 1], [2, 3], [3, 1]]
+    for kwargs in ({}, {"return_inverse": True}, {"return_counts": True},
+                   {"return_inverse": True, "return_counts": True, "dim": 0}):
+        ours = cr.unique(cr.tensor(data), **kwargs)
+        theirs = torch.unique(torch.tensor(data), **kwargs)
+        ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+        assert [o.tolist() for o in ours] == [t.tolist() for t in theirs]
+    assert cr.tensor([2.5, 1.0, 2.5]).unique().tolist() == [1.0, 2.5]
+    for kwargs in ({}, {"minlength": 6}, {"weights": [0.5, 1.0, 2.0, 1.0]}):
+        outs = []
+        for lib in (cr, torch):
+            kw = {k: lib.tensor(v) if k == "weights" else v for k, v in kwargs.items()}
+            outs.append(lib.bincount(lib.tensor([1, 3, 3, 0]), **kw))
+        assert outs[0].tolist() == outs[1].tolist()
+        assert str(outs[0].dtype) == str(outs[1].dtype).removeprefix("torch.")
+    w64 = cr.tensor([1.0, 2.0], dtype=cr.float64)
+    assert cr.tensor([0, 0]).bincount(w64).dtype == cr.float64
+    for bad in (cr.tensor([1, -1]), cr.tensor([[1]]), cr.tensor([1.0])):
+        with pytest.raises(ValueError, match="bincount: needs a 1-D tensor of non-negative"):
+            cr.bincount(bad)
+
+
+def test_normalize_and_cosine_similarity_as_torch() -> None:
+    """Values and gradients, a zero vector included (its norm clamped at eps)."""
+    x = np.random.default_rng(0).standard_normal((4, 5))
+    y = np.random.default_rng(1).standard_normal((1, 5))
+    x[1] = 0
+    results = {}
+    for lib in (cr, torch):
+        F_ = lib.nn.functional
+        a, b = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        outs = [F_.normalize(a), F_.normalize(a, p=1.0, dim=0), F_.cosine_similarity(a, b)]
+        outs += [lib.nn.CosineSimilarity(dim=0)(a, a + 1)]
+        weights = [lib.tensor(np.linspace(-1, 2, o.numel()).reshape(o.shape)) for o in outs]
+        sum((o * w).sum() for o, w in zip(outs, weights, strict=True)).backward()
+        results[lib] = [o.detach().numpy() for o in outs] + [a.grad.numpy(), b.grad.numpy()]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    assert repr(nn.CosineSimilarity()) == repr(torch.nn.CosineSimilarity()) == "CosineSimilarity()"
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

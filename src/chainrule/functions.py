@@ -558,6 +558,61 @@ def histc(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).histc(*args, **kwargs)
 
 
+def floor(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.floor."""
+    return as_tensor(input).floor(*args, **kwargs)
+
+
+def ceil(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.ceil."""
+    return as_tensor(input).ceil(*args, **kwargs)
+
+
+def trunc(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.trunc."""
+    return as_tensor(input).trunc(*args, **kwargs)
+
+
+def round(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.round."""
+    return as_tensor(input).round(*args, **kwargs)
+
+
+def clamp_min(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.clamp_min."""
+    return as_tensor(input).clamp_min(*args, **kwargs)
+
+
+def clamp_max(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.clamp_max."""
+    return as_tensor(input).clamp_max(*args, **kwargs)
+
+
+def unbind(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.unbind."""
+    return as_tensor(input).unbind(*args, **kwargs)
+
+
+def tile(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.tile."""
+    return as_tensor(input).tile(*args, **kwargs)
+
+
+def nonzero(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.nonzero."""
+    return as_tensor(input).nonzero(*args, **kwargs)
+
+
+def unique(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.unique."""
+    return as_tensor(input).unique(*args, **kwargs)
+
+
+def bincount(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.bincount."""
+    return as_tensor(input).bincount(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)

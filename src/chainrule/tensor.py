@@ -711,6 +711,51 @@ class Tensor:
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """The indices of the nonzero elements: (n, ndim) int64, or as_tuple one (n,) tensor per
+        dim (a 0-d tensor counts as 1-d)."""
+        if as_tuple:
+            return tuple(Tensor._make(i) for i in xp.nonzero(xp.atleast_1d(self._array)))
+        return Tensor._make(xp.argwhere(self._array))
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        """The distinct values (sorted; slices along dim when given), and as asked each
+        element's index among them (input's shape) and each value's count, as PyTorch."""
+        axis = None if dim is None else normalize_dim(dim, self.ndim, "unique", self.shape)
+        values, inverse, counts = xp.unique(
+            self._array, return_inverse=True, return_counts=True, axis=axis
+        )
+        if axis is None:
+            inverse = inverse.reshape(self.shape)
+        out = [Tensor._make(values)]
+        if return_inverse:
+            out.append(Tensor._make(inverse.astype(backend.int64)))
+        if return_counts:
+            out.append(Tensor._make(counts.astype(backend.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def bincount(self, weights: Any = None, minlength: int = 0) -> Tensor:
+        """How often each value 0..max occurs in this 1-D non-negative integer tensor (at least
+        minlength bins): int64, or the weights' sums (float32 weights stay float32, others
+        float64, as PyTorch)."""
+        x = self._array
+        if x.ndim != 1 or x.dtype.kind not in "biu" or (x.size and x.min() < 0):
+            raise ValueError(
+                f"bincount: needs a 1-D tensor of non-negative integers; got shape {self.shape} "
+                f"and dtype {self.dtype}"
+            )
+        if weights is None:
+            return Tensor._make(xp.bincount(x, minlength=minlength).astype(backend.int64))
+        w = weights._array if isinstance(weights, Tensor) else xp.asarray(weights)
+        out = xp.bincount(x, weights=w, minlength=minlength)
+        return Tensor._make(out.astype(w.dtype if w.dtype == backend.float32 else backend.float64))
+
     def histogram(
         self, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
     ) -> Histogram:
@@ -798,6 +843,33 @@ class Tensor:
 
     def sign(self) -> Tensor:
         return elementwise.Sign.apply(self)
+
+    # rounding: a step function, whose gradient is 0 (as PyTorch's), with the values written
+    # through where(False, self, values); an integer tensor comes back as a copy
+
+    def floor(self) -> Tensor:
+        return self._rounded(xp.floor)
+
+    def ceil(self) -> Tensor:
+        return self._rounded(xp.ceil)
+
+    def trunc(self) -> Tensor:
+        return self._rounded(xp.trunc)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        """To the nearest integer, halves to even; with decimals, as PyTorch computes it:
+        rint(x * 10^d) / 10^d (d > 0) or rint(x / 10^-d) * 10^-d (d < 0), in x's dtype."""
+        if decimals == 0:
+            return self._rounded(xp.rint)
+        scale = self._array.dtype.type(10.0 ** abs(decimals))
+        if decimals > 0:
+            return self._rounded(lambda x: xp.rint(x * scale) / scale)
+        return self._rounded(lambda x: xp.rint(x / scale) * scale)
+
+    def _rounded(self, fn: Any) -> Tensor:
+        if self._array.dtype.kind != "f":
+            return self.clone()
+        return where(_false(self), self, Tensor._make(fn(self._array)))
 
     def exp(self) -> Tensor:
         return elementwise.Exp.apply(_floating(self))
@@ -896,6 +968,12 @@ class Tensor:
 
     def square(self) -> Tensor:
         return elementwise.Mul.apply(self, self)
+
+    def clamp_min(self, min: Any) -> Tensor:
+        return self.clamp(min=min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        return self.clamp(max=max)
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         """Bounds are numbers or tensors (constants: no gradient flows to them)."""
@@ -1193,6 +1271,12 @@ class Tensor:
             start += s
         return tuple(out)
 
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
+        need_dims(self, 1, "unbind")
+        d = normalize_dim(dim, self.ndim, "unbind", self.shape)
+        return tuple(t.squeeze(d) for t in self.split(1, d)) if self.shape[d] else ()
+
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive; got {chunks}")
@@ -1290,6 +1374,11 @@ class Tensor:
                 source = (xp.arange(n) - int(s)) % n  # where each position's value comes from
                 out = out[(slice(None),) * d + (source,)]
         return out if out is not self else self.clone()
+
+    def tile(self, dims: Any) -> Tensor:
+        """repeat, with leading 1s added to dims when it is shorter than the shape."""
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        return self.repeat(*(1,) * (self.ndim - len(dims)), *dims)
 
     def repeat(self, *sizes: Any) -> Tensor:
         """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when

@@ -101,6 +101,8 @@ def main(cells=False, seed=0, steps=6, future=20, init=None, verbose=False):
         if verbose:
             print(f"step {i}: train {loss.item():.6f} test {test_loss.item():.6f}")
     forecast = pred[:, -future:].numpy()
+    if verbose:
+        print(f"forecast of the first wave: {pred[0, -future:].round(decimals=3).tolist()}")
     return {"losses": losses, "test_losses": test_losses, "forecast": forecast}
 
 

@@ -225,6 +225,13 @@ def main(
             losses.append(loss.item())
         return losses
 
+    # the loss to beat: every word predicted by its frequency in the training text
+    counts = torch.bincount(corpus.train, minlength=ntokens).float() + 1  # add-one smoothing
+    unigram = -(counts / counts.sum()).log()
+    baseline = unigram[val_data.view(-1)].mean().item()
+    if verbose:
+        print(f"unigram baseline {baseline:.2f}")
+
     best_val_loss = None
     train_losses, val_losses = [], []
     for epoch in range(1, epochs + 1):
@@ -240,6 +247,20 @@ def main(
             best_val_loss = val_loss
         else:
             lr /= 4.0  # anneal the learning rate if no improvement was seen
+
+    # the nearest words to "lamp" by the cosine of their embeddings
+    with torch.no_grad():
+        emb = F.normalize(model.encoder.weight, dim=1)  # (ntokens, ninp)
+        query = corpus.dictionary.word2idx["lamp"]
+        sims = emb @ emb[query]  # (ntokens,)
+        nearest = [corpus.dictionary.idx2word[i] for i in sims.topk(4).indices.tolist()]
+        lamp_keeper = F.cosine_similarity(
+            model.encoder.weight[query],
+            model.encoder.weight[corpus.dictionary.word2idx["keeper"]],
+            dim=0,
+        ).item()
+    if verbose:
+        print(f"nearest to lamp: {nearest}, cos(lamp, keeper) = {lamp_keeper:.3f}")
 
     # generate text from the trained model, one word at a time
     model.eval()
@@ -268,6 +289,9 @@ def main(
         "losses": train_losses,
         "val_losses": val_losses,
         "generated": generated,
+        "baseline": baseline,
+        "nearest": nearest,
+        "lamp_keeper": lamp_keeper,
         "vocab": corpus.dictionary.idx2word,
     }
 

@@ -18,7 +18,7 @@ from .activation import (
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
-from .layers import Dropout, Embedding, Flatten, Identity, Linear
+from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -55,6 +55,7 @@ __all__ = [
     "Linear",
     "Embedding",
     "Dropout",
+    "CosineSimilarity",
     "LayerNorm",
     "BatchNorm1d",
     "BatchNorm2d",

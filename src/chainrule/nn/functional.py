@@ -18,7 +18,7 @@ from .activation import (
 )
 from .attention import scaled_dot_product_attention
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
-from .layers import dropout, embedding, linear
+from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -41,6 +41,7 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "embedding",
@@ -54,6 +55,7 @@ __all__ = [
     "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
     "relu",

@@ -1,5 +1,6 @@
-"""Basic layers and their functional forms: Identity, Flatten, Linear, Embedding, Dropout.
-Normalisation layers are in normalization.py, activations in activation.py.
+"""Basic layers and their functional forms: Identity, Flatten, Linear, Embedding, Dropout,
+CosineSimilarity (and normalize). Normalisation layers are in normalization.py, activations in
+activation.py.
 """
 
 from __future__ import annotations
@@ -118,6 +119,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 # -- modules ------------------------------------------------------------------------------
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """input / max(||input||_p over dim, eps): unit vectors along dim, as PyTorch."""
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, after broadcasting: each
+    divided by its norm first, as PyTorch (the result stays within [-1, 1])."""
+    x1, x2 = as_tensor(x1), as_tensor(x2)
+    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 class Identity(Module):
@@ -298,3 +313,14 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class CosineSimilarity(Module):
+    """cosine_similarity(x1, x2, dim, eps) as a module."""
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return cosine_similarity(x1, x2, self.dim, self.eps)
