@@ -130,6 +130,14 @@ for _name, _fn, _dom in UNARY:
 ROWS += [
     Row("erf", lambda m, a: a.erf(), ((2, 3, 4),), second=True),
     Row("erf_wide", lambda m, a: (a * 4.0).erf(), ((3, 4),)),
+    Row("gelu", lambda m, a: m.nn.functional.gelu(a * 3.0), ((2, 3, 4),), second=True),
+    Row(
+        "gelu_tanh",
+        lambda m, a: m.nn.functional.gelu(a * 3.0, approximate="tanh"),
+        ((2, 3, 4),),
+        second=True,
+    ),
+    Row("gelu[0d]", lambda m, a: m.nn.functional.gelu(a), ((),)),
     Row("sign", lambda m, a: a.sign() * a, ((2, 3),), "away"),
     Row("pow_method", lambda m, a: a.pow(2.5), ((2, 3),), "pos", second=True),
     Row("norm_p3", lambda m, a: a.norm(3), ((2, 3),), "away"),

@@ -4,9 +4,9 @@ mish, softplus, softmax, log_softmax. Each is composed from Tensor ops; the prim
 
 from __future__ import annotations
 
-import math
 import warnings
 
+from ..ops import elementwise
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
@@ -34,13 +34,9 @@ def sigmoid(input: Tensor) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x), Phi the standard normal CDF: exact with 'none' (0.5 (1 + erf(x/sqrt 2))),
     or with 'tanh': 0.5 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    x = as_tensor(input)
-    if approximate == "none":
-        return (x * 0.5) * ((x * (1.0 / math.sqrt(2.0))).erf() + 1.0)
-    if approximate == "tanh":
-        inner = (x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)
-        return (x * 0.5) * (inner.tanh() + 1.0)
-    raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}")
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}")
+    return elementwise.Gelu.apply(as_tensor(input), approximate=approximate)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
