@@ -337,9 +337,9 @@ def test_keyboard_interrupt_shuts_the_workers_down():
     previous = signal.signal(signal.SIGALRM, interrupt)
     try:
         batches = iter(DataLoader(Sleepy(), 2, num_workers=2))
-        signal.setitimer(signal.ITIMER_REAL, 0.2)
-        with pytest.raises(KeyboardInterrupt):
-            next(batches)
+        with pytest.raises(KeyboardInterrupt):  # raised in here, or pytest would stop
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            next(batches)  # its batch takes 2 s
         assert multiprocessing.active_children() == []
         with pytest.raises(RuntimeError, match="shut down by an earlier error"):
             next(batches)

@@ -26,7 +26,7 @@ from ..tensor import Tensor
 
 xp = backend.xp
 
-POLL = 0.5  # seconds between checks that the other side of a queue is still alive
+POLL = 0.25  # seconds between checks that the other side of a queue is still alive
 END = object()  # what a fetcher returns once its stream is used up
 
 
