@@ -1,9 +1,10 @@
 """``export``: a model's forward pass, as recorded once, written as an ONNX graph (built with
 the ``onnx`` package). Each primitive maps to ONNX operators here; composite layers
-(GELU, LayerNorm, BatchNorm, pooling by convolution) arrive as the primitives they apply."""
+(LayerNorm, BatchNorm, pooling by convolution) arrive as the primitives they apply."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -390,6 +391,25 @@ _ELEMENTWISE = {op: op for op in _SAME_NAME} | {
 def _elementwise(g: _Graph, s: Step) -> str:
     # Numbers and integer operands take the output's dtype, as the op's promotion did.
     return g.add(_ELEMENTWISE[s.op], [g.value(x, _dtype(s)) for x in s.inputs])
+
+
+@converts("Gelu")
+def _gelu(g: _Graph, s: Step) -> str:
+    """x * 0.5 * (1 + erf(x / sqrt 2)), or the tanh form: ONNX's own Gelu needs opset 20."""
+    dtype = _dtype(s)
+    x = g.value(s.inputs[0], dtype)
+
+    def num(v: float) -> str:
+        return g.value(v, dtype)
+
+    if s.options["approximate"] == "none":
+        inner = g.add("Erf", [g.add("Mul", [x, num(1.0 / math.sqrt(2.0))])])
+    else:  # tanh(sqrt(2/pi) (x + 0.044715 x^3))
+        cube = g.add("Mul", [g.add("Mul", [x, x]), x])
+        inner = g.add("Add", [x, g.add("Mul", [cube, num(0.044715)])])
+        inner = g.add("Tanh", [g.add("Mul", [inner, num(math.sqrt(2.0 / math.pi))])])
+    half = g.add("Mul", [x, num(0.5)])
+    return g.add("Mul", [half, g.add("Add", [inner, num(1.0)])])
 
 
 @converts("ScaleGrad")
