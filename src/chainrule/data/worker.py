@@ -1,7 +1,6 @@
-"""Worker processes for a DataLoader with ``num_workers > 0``: what each worker does (seed
-itself, run ``worker_init_fn``, turn tasks into batches) and what the main process keeps
-(tasks in flight, batches handed back in order, shutdown). What a task becomes belongs to
-dataloader.py's fetcher; this module only moves tasks and batches between processes.
+"""Worker processes for a DataLoader with ``num_workers > 0``: each seeds itself, runs
+``worker_init_fn`` and answers tasks with batches; the main process keeps tasks in flight,
+hands batches back in order and shuts the workers down. What a task becomes is dataloader.py's.
 """
 
 from __future__ import annotations
@@ -136,7 +135,7 @@ def worker_loop(
     worker_id: int,
     num_workers: int,
 ) -> None:
-    """One worker: seed every random generator with ``base_seed + worker_id``, call
+    """One worker: seed the random generators from ``base_seed + worker_id``, call
     ``init_fn(worker_id)``, then answer each task ``(i, task)`` from ``tasks`` with
     ``(i, batch)`` on ``results`` until told to stop (None) or the main process is gone."""
     global _info
