@@ -459,6 +459,10 @@ def test_huge_sampler_is_drawn_lazily(num_workers, weighted):
     assert peak < 2**20
 
 
+def make_leaf(samples):
+    return cr.ones(len(samples)).requires_grad_()
+
+
 def make_graph(samples):
     w = cr.ones(2, requires_grad=True)
     return [w * len(samples)]
@@ -470,9 +474,7 @@ def test_tensors_cross_as_arrays_but_graphs_do_not():
     ds = TensorDataset(cr.arange(4, dtype=cr.int64), cr.ones(4, dtype=cr.float64))
     a, b = next(iter(DataLoader(ds, 2, num_workers=1)))
     assert a.dtype == np.int64 and b.dtype == np.float64 and a.grad_fn is None
-    leaf = next(
-        iter(DataLoader(ds, 2, num_workers=1, collate_fn=lambda s: cr.ones(1).requires_grad_()))
-    )
+    leaf = next(iter(DataLoader(ds, 2, num_workers=1, collate_fn=make_leaf)))
     assert leaf.requires_grad and leaf.is_leaf
     with pytest.raises(RuntimeError, match="holds a tensor with grad_fn=.*cannot cross processes"):
         next(iter(DataLoader(ds, 2, num_workers=1, collate_fn=make_graph)))

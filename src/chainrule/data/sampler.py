@@ -149,7 +149,7 @@ class WeightedRandomSampler(Sampler):
     drawn ``CHUNK`` at a time as the pass goes; without, each index comes at most once, so
     at most ``len(weights)`` are drawn; as in PyTorch, once the positive weights are used
     up, the indices of zero weight follow in a random order. Each pass draws from
-    ``generator`` or, (None) as RandomSampler, from a generator seeded from the global one."""
+    ``generator``, or (None) as RandomSampler's: from its own, seeded from the global one."""
 
     def __init__(
         self,
