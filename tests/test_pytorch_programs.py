@@ -127,6 +127,7 @@ def test_polyfit_by_hand_updates() -> None:
     assert ours["layer_losses"][-1] < ours["layer_losses"][0]
     np.testing.assert_allclose(ours["layer_fit"], theirs["layer_fit"], rtol=10 * F32, atol=1e-6)
     np.testing.assert_allclose(ours["tensor_fit"], theirs["tensor_fit"], rtol=10 * F32, atol=1e-6)
+    np.testing.assert_allclose(ours["r2"], theirs["r2"], rtol=10 * F32)
 
 
 @pytest.mark.parametrize("cells", [False, True], ids=["LSTM", "LSTMCell"])
@@ -163,9 +164,11 @@ def test_the_alias_gives_chainrules_modules_and_gives_torch_back() -> None:
         import torch.nn.functional as F
         from torch.optim.lr_scheduler import StepLR
         from torch.utils.data import DataLoader
+        from torch.utils.data.sampler import RandomSampler
 
         assert aliased is cr and F is cr.nn.functional
         assert StepLR is cr.optim.lr_scheduler.StepLR and DataLoader is cr.data.DataLoader
+        assert RandomSampler is cr.data.RandomSampler
         with pytest.raises(ModuleNotFoundError, match="chainrule.distributions"):
             importlib.import_module("torch.distributions")
     after = importlib.import_module("torch")

@@ -771,6 +771,59 @@ def test_normalize_and_cosine_similarity_as_torch() -> None:
     assert repr(nn.CosineSimilarity()) == repr(torch.nn.CosineSimilarity()) == "CosineSimilarity()"
 
 
+def test_prod_dot_mv_and_sum_mean_dtype_as_torch() -> None:
+    """Values, dtypes and gradients; prod's gradient where an element is 0 included."""
+    x = np.array([[1.5, 0.0, 2.0], [3.0, -1.0, 0.5]], dtype=np.float32)
+    results = {}
+    for lib in (cr, torch):
+        t = lib.tensor(x, requires_grad=True)
+        outs = [t.prod(), t.prod(1), t.prod(0, keepdim=True), lib.prod(t, dim=-1)]
+        outs += [t.prod(dtype=lib.float64), t.sum(dtype=lib.float64), t.mean(1, dtype=lib.float64)]
+        outs += [t.mv(lib.tensor([1.0, 2.0, 3.0])), lib.mv(t, t[0]), lib.dot(t[0], t[1])]
+        outs += [t[1].dot(lib.tensor([2.0, 0.0, 1.0]))]
+        weights = [lib.tensor(np.linspace(-1, 2, o.numel()).reshape(o.shape)) for o in outs]
+        sum((o.double() * w).sum() for o, w in zip(outs, weights, strict=True)).backward()
+        outs += [lib.tensor([1, 2, 3], dtype=lib.int32).prod(), lib.tensor([True, True]).prod()]
+        outs += [lib.ones(0).prod(), lib.ones(2, 0).prod(1), lib.tensor(3.0).prod(0)]
+        outs += [lib.tensor([1, 2], dtype=lib.int32).sum(dtype=lib.int64)]
+        results[lib] = [(o.detach().numpy(), str(o.dtype)) for o in outs] + [(t.grad.numpy(), "")]
+    for (ours, dtype_ours), (theirs, dtype_theirs) in zip(results[cr], results[torch], strict=True):
+        assert dtype_ours == dtype_theirs.removeprefix("torch.")
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"dot: expects two 1-D tensors of one size; got shapes"):
+        cr.dot(cr.ones(2), cr.ones(3))
+    with pytest.raises(ValueError, match=r"mv: expects a matrix \(n, m\) and a vector \(m,\)"):
+        cr.ones(2, 3).mv(cr.ones(2))
+
+
+def test_multistep_lr_as_torch() -> None:
+    lrs = {}
+    for lib in (cr, torch):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+        sched = lib.optim.lr_scheduler.MultiStepLR(opt, milestones=[4, 2, 4], gamma=0.5)
+        seen = []
+        for _ in range(6):
+            opt.step()
+            sched.step()
+            seen.append(sched.get_last_lr()[0])
+        with pytest.warns(UserWarning, match="epoch parameter"):
+            sched.step(3)  # the closed form: one milestone (2) reached by epoch 3
+        seen.append(opt.param_groups[0]["lr"])
+        lrs[lib] = (seen, dict(sched.state_dict()["milestones"]))
+    assert lrs[cr] == lrs[torch]
+
+
+def test_torch_utils_data_submodules_are_there() -> None:
+    """Code that imports from torch.utils.data's submodules finds chainrule.data's objects."""
+    from chainrule.utils.data.dataloader import DataLoader, default_collate
+    from chainrule.utils.data.dataset import Dataset, TensorDataset
+    from chainrule.utils.data.sampler import RandomSampler
+
+    assert DataLoader is cr.data.DataLoader and default_collate is cr.data.default_collate
+    assert Dataset is cr.utils.data.Dataset and TensorDataset is cr.data.TensorDataset
+    assert RandomSampler is cr.data.RandomSampler
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

@@ -613,6 +613,21 @@ def bincount(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).bincount(*args, **kwargs)
 
 
+def prod(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.prod."""
+    return as_tensor(input).prod(*args, **kwargs)
+
+
+def dot(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.dot."""
+    return as_tensor(input).dot(*args, **kwargs)
+
+
+def mv(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.mv."""
+    return as_tensor(input).mv(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)

@@ -1003,14 +1003,37 @@ class Tensor:
 
     # -- reductions ------------------------------------------------------------------------
 
-    def sum(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def sum(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    ) -> Tensor:
+        """The sum over dim (all for None); with dtype, of the input cast to it first."""
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "sum")
-        return reduce.Sum.apply(self, dims=normalize_dims(dim, self, "sum"), keepdim=keepdim)
+        x = self if dtype is None else self.to(dtype)
+        return reduce.Sum.apply(x, dims=normalize_dims(dim, x, "sum"), keepdim=keepdim)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def mean(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    ) -> Tensor:
+        """The mean over dim (all for None); with dtype, of the input cast to it first."""
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "mean")
-        need_float(self, "mean")
-        return reduce.Mean.apply(self, dims=normalize_dims(dim, self, "mean"), keepdim=keepdim)
+        x = self if dtype is None else self.to(dtype)
+        need_float(x, "mean")
+        return reduce.Mean.apply(x, dims=normalize_dims(dim, x, "mean"), keepdim=keepdim)
+
+    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The product over dim (all for None): the last of cumprod, whose gradient is right
+        where elements are 0. Integer and bool tensors multiply in int64, as PyTorch."""
+        x = self if dtype is None else self.to(dtype)
+        if dtype is None and x.dtype.kind in "biu":
+            x = x.to(backend.int64)
+        if dim is None:
+            out = x.reshape(-1).cumprod(0)[-1] if x.numel() else x.new_ones(())
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        d = normalize_dim(dim, x.ndim, "prod", x.shape)
+        if x.ndim == 0:
+            return x.clone()
+        out = x.cumprod(d).narrow(d, x.shape[d] - 1, 1) if x.shape[d] else x.sum(d, True) + 1
+        return out if keepdim else out.squeeze(d)
 
     def var(
         self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
@@ -1161,6 +1184,26 @@ class Tensor:
             raise ValueError(
                 f"mm: mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
                 f"{self.shape[1]} and {other.shape[0]}x{other.shape[1]})"
+            )
+        return matmul(self, other)
+
+    def mv(self, vec: Any) -> Tensor:
+        """A 2-D tensor times a 1-D one, checked as PyTorch's (no broadcasting)."""
+        other = as_tensor(vec)
+        if self.ndim != 2 or other.ndim != 1 or self.shape[1] != other.shape[0]:
+            raise ValueError(
+                f"mv: expects a matrix (n, m) and a vector (m,); got shapes {self.shape} and "
+                f"{other.shape}"
+            )
+        return matmul(self, other)
+
+    def dot(self, other: Any) -> Tensor:
+        """The inner product of two 1-D tensors of one size, as PyTorch's (no broadcasting)."""
+        other = as_tensor(other)
+        if self.ndim != 1 or other.ndim != 1 or self.shape != other.shape:
+            raise ValueError(
+                f"dot: expects two 1-D tensors of one size; got shapes {self.shape} and "
+                f"{other.shape}"
             )
         return matmul(self, other)
 

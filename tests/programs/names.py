@@ -124,7 +124,7 @@ def main(path, seed=42, n_words=600, epochs=2, batch_size=64, init=None, verbose
         init(model)
     print_every = 10
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[1], gamma=0.5)
     loader = DataLoader(TensorDataset(Xtr, Ytr), batch_size=batch_size, shuffle=False)
 
     losses = []

@@ -7,7 +7,7 @@ import math
 import torch
 
 
-def main(seed=0, steps=300, init=None, verbose=False):
+def main(seed=0, steps=500, init=None, verbose=False):
     torch.manual_seed(seed)
     x = torch.linspace(-math.pi, math.pi, 2000)
     y = torch.sin(x)
@@ -20,7 +20,7 @@ def main(seed=0, steps=300, init=None, verbose=False):
     if init is not None:
         init(model)
     loss_fn = torch.nn.MSELoss(reduction="sum")
-    learning_rate = 1e-6
+    learning_rate = 2e-6
     layer_losses = []
     for t in range(steps):
         y_pred = model(xx)
@@ -56,13 +56,18 @@ def main(seed=0, steps=300, init=None, verbose=False):
             for coef in (a, b, c, d):
                 coef -= learning_rate * coef.grad
                 coef.grad.zero_()
+    with torch.no_grad():
+        err = a + b * x + c * x**2 + d * x**3 - y
+        r2 = 1 - torch.dot(err, err) / torch.dot(y - y.mean(), y - y.mean())
     if verbose:
         print(f"Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3")
+        print(f"R^2 = {r2.item():.4f}")
     return {
         "layer_losses": layer_losses,
         "tensor_losses": tensor_losses,
         "layer_fit": fit,
         "tensor_fit": [a.item(), b.item(), c.item(), d.item()],
+        "r2": r2.item(),
     }
 
 

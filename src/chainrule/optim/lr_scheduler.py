@@ -9,6 +9,7 @@ import math
 import types
 import warnings
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -173,6 +174,32 @@ class StepLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """lr = base_lr · gamma^(number of milestones reached): decay by gamma at each milestone
+    epoch (a milestone listed twice decays twice)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Sequence[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        # Multiply the current lr (not base_lr): a change made to the groups carries on.
+        if self.last_epoch not in self.milestones:
+            return self._current()
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        reached = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base * self.gamma**reached for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
