@@ -128,6 +128,9 @@ def test_polyfit_by_hand_updates() -> None:
     np.testing.assert_allclose(ours["layer_fit"], theirs["layer_fit"], rtol=10 * F32, atol=1e-6)
     np.testing.assert_allclose(ours["tensor_fit"], theirs["tensor_fit"], rtol=10 * F32, atol=1e-6)
     np.testing.assert_allclose(ours["r2"], theirs["r2"], rtol=10 * F32)
+    assert_follows(ours["adam_losses"], theirs["adam_losses"], F32)
+    assert ours["adam_losses"][-1] < 0.1 * ours["adam_losses"][0]
+    np.testing.assert_allclose(ours["adam_fit"], theirs["adam_fit"], rtol=10 * F32, atol=1e-6)
 
 
 @pytest.mark.parametrize("cells", [False, True], ids=["LSTM", "LSTMCell"])

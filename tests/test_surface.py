@@ -824,6 +824,72 @@ def test_torch_utils_data_submodules_are_there() -> None:
     assert RandomSampler is cr.data.RandomSampler
 
 
+def test_addcmul_addcdiv_lerp_as_torch() -> None:
+    """Values (addcmul within an ulp: torch fuses its last multiply-add), gradients, the in-place
+    forms a hand-written Adam uses, and lerp exact at weight 1."""
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(6).astype(np.float32) for _ in range(3))
+    c = np.abs(c) + 0.5
+    w = np.array([0.0, 0.3, 0.5, 0.9, 1.0, -0.2], dtype=np.float32)
+    results = {}
+    for lib in (cr, torch):
+        x, y, z = (lib.tensor(v, requires_grad=True) for v in (a, b, c))
+        outs = [x.addcmul(y, z, value=0.3), lib.addcmul(x, y, z), lib.addcdiv(x, y, z, value=-0.1)]
+        outs += [x.lerp(y, 0.7), lib.lerp(x, y, 0.2), x.lerp(y, lib.tensor(w)), x.lerp(y, 1.0)]
+        upstream = lib.tensor(np.linspace(-1, 2, 6).astype(np.float32))
+        sum((o * upstream).sum() for o in outs).backward()
+        with lib.no_grad():
+            m = x.detach().clone()
+            m.mul_(0.9).addcmul_(y, y, value=0.1).addcdiv_(y, z.sqrt().add_(1e-8), value=-1e-3)
+        results[lib] = [o.detach().numpy() for o in outs] + [m.numpy()]
+        results[lib] += [x.grad.numpy(), y.grad.numpy(), z.grad.numpy()]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=2e-7, atol=1e-7)
+    np.testing.assert_array_equal(results[cr][6], b)  # lerp to weight 1 is end itself
+    with pytest.raises(RuntimeError, match="addcmul_: a leaf tensor that requires grad"):
+        cr.ones(2, requires_grad=True).addcmul_(cr.ones(2), cr.ones(2))
+
+
+def _parameter_containers(lib) -> tuple:
+    """What a module holding a ParameterList and a ParameterDict shows, on torch or chainrule."""
+    nn_ = lib.nn
+
+    class Model(nn_.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ws = nn_.ParameterList([nn_.Parameter(lib.ones(2, 3)), lib.zeros(3)])
+            self.ws.append(lib.ones(1))
+            self.d = nn_.ParameterDict({"a": nn_.Parameter(lib.ones(2)), "b": lib.zeros(1)})
+            self.d["c"] = lib.full((4,), 2.0)
+
+    m = Model()
+    names = [n for n, _ in m.named_parameters()]
+    assert names == list(m.state_dict()) and all(p.requires_grad for p in m.parameters())
+    assert all(type(p).__name__ == "Parameter" for p in [*m.ws, *m.d.values()])
+    m.ws[1] = nn_.Parameter(lib.ones(5))
+    del m.d["b"]
+    return (
+        names,
+        [tuple(p.shape) for p in m.ws],
+        [tuple(p.shape) for p in m.ws[1:]],
+        tuple(m.ws[-1].shape),
+        list(m.d.keys()),
+        [k for k, _ in m.d.items()],
+        ("a" in m.d, "b" in m.d, len(m.d), len(m.ws)),
+    )
+
+
+def test_parameter_list_and_dict_as_torch() -> None:
+    results = {lib: _parameter_containers(lib) for lib in (cr, torch)}
+    assert results[cr] == results[torch]
+    with pytest.raises(IndexError, match="ParameterList: index 3 is out of range for length 3"):
+        cr.nn.ParameterList([cr.ones(1)] * 3)[3]
+    with pytest.raises(KeyError, match="ParameterDict: no parameter named 'x'"):
+        cr.nn.ParameterDict()["x"]
+    shown = repr(cr.nn.ParameterList([cr.ones(2, 3)]))
+    assert "(0): Parameter containing: [chainrule.float32 of size 2x3]" in shown
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

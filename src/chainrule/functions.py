@@ -628,6 +628,21 @@ def mv(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).mv(*args, **kwargs)
 
 
+def addcmul(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.addcmul."""
+    return as_tensor(input).addcmul(*args, **kwargs)
+
+
+def addcdiv(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.addcdiv."""
+    return as_tensor(input).addcdiv(*args, **kwargs)
+
+
+def lerp(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.lerp."""
+    return as_tensor(input).lerp(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)

@@ -322,6 +322,12 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         return self._write("mul_", lambda t: t * other)
 
+    def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        return self._write("addcmul_", lambda t: t.addcmul(tensor1, tensor2, value=value))
+
+    def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        return self._write("addcdiv_", lambda t: t.addcdiv(tensor1, tensor2, value=value))
+
     def div_(self, other: Any) -> Tensor:
         return self._write("div_", lambda t: t / other)
 
@@ -631,6 +637,23 @@ class Tensor:
 
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return self - (other if alpha == 1 else other * alpha)
+
+    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 * tensor2, within an ulp of PyTorch's (which fuses the last
+        multiply and the add into one rounding)."""
+        return self + value * as_tensor(tensor1) * tensor2
+
+    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
+        return self + value * as_tensor(tensor1) / tensor2
+
+    def lerp(self, end: Any, weight: Any) -> Tensor:
+        """self + weight * (end - self), computed from end's side where weight >= 0.5, as
+        PyTorch (so weight 1 gives end exactly)."""
+        diff = end - self
+        if isinstance(weight, Tensor):
+            return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
+        return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
 
     mul = __mul__
     div = __truediv__

@@ -1,10 +1,43 @@
 """Fitting sin(x) on [-pi, pi] with a cubic polynomial, updated by hand: first as a Linear layer
 over the powers of x (p.data.add_ and model.zero_grad), then as four loose tensors
-(p -= lr * p.grad under no_grad, and p.grad.zero_())."""
+(p -= lr * p.grad under no_grad, and p.grad.zero_()), then as a module of coefficients in a
+ParameterList trained by a hand-written Adam."""
 
 import math
 
 import torch
+
+
+class Cubic(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.coefs = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(())) for _ in range(4)])
+
+    def forward(self, x):
+        return sum(c * x**i for i, c in enumerate(self.coefs))
+
+
+def adam_fit(x, y, steps, init, lr=0.05, betas=(0.9, 0.999), eps=1e-8):
+    model = Cubic()
+    if init is not None:
+        init(model)
+    beta1, beta2 = betas
+    state = {p: (torch.zeros_like(p), torch.zeros_like(p)) for p in model.parameters()}
+    losses = []
+    for t in range(1, steps + 1):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        losses.append(loss.item())
+        model.zero_grad()
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                m, v = state[p]
+                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                m_hat = m / (1 - beta1**t)
+                v_hat = v / (1 - beta2**t)
+                p.addcdiv_(m_hat, v_hat.sqrt().add_(eps), value=-lr)
+    return losses, [c.item() for c in model.coefs]
 
 
 def main(seed=0, steps=500, init=None, verbose=False):
@@ -62,7 +95,12 @@ def main(seed=0, steps=500, init=None, verbose=False):
     if verbose:
         print(f"Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3")
         print(f"R^2 = {r2.item():.4f}")
+    adam_losses, adam_fit_coefs = adam_fit(x, y, steps // 2, init)
+    if verbose:
+        print(f"Adam: loss {adam_losses[-1]:.5f}, coefficients {adam_fit_coefs}")
     return {
+        "adam_losses": adam_losses,
+        "adam_fit": adam_fit_coefs,
         "layer_losses": layer_losses,
         "tensor_losses": tensor_losses,
         "layer_fit": fit,

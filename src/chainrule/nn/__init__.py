@@ -16,7 +16,7 @@ from .activation import (
     Tanh,
 )
 from .attention import MultiheadAttention
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear
 from .loss import (
@@ -50,6 +50,8 @@ __all__ = [
     "Sequential",
     "ModuleList",
     "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
     "Identity",
     "Flatten",
     "Linear",

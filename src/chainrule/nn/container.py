@@ -1,5 +1,6 @@
-"""Containers: Sequential, ModuleList, ModuleDict. Each keeps its submodules as attributes
-named by position or key, so the module walker (module.py) sees them like any other.
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict. Each keeps
+its submodules or parameters as attributes named by position or key, so the module walker
+(module.py) sees them like any other.
 """
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .module import Module, walk_value
+from ..tensor import Tensor
+from .module import Module, Parameter, walk_value
 
 
 def _submodules(m: Module) -> list[tuple[str, Module]]:
@@ -158,3 +160,112 @@ class ModuleDict(Module):
         pairs = modules.items() if isinstance(modules, Mapping) else modules
         for key, m in pairs:
             self[key] = m
+
+
+def _as_parameter(value: Any) -> Any:
+    """A tensor put in a ParameterList or ParameterDict becomes a Parameter (its array
+    shared), as PyTorch; a Parameter stays itself."""
+    return (
+        Parameter(value)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter)
+        else value
+    )
+
+
+def _size(p: Tensor) -> str:
+    return "x".join(str(n) for n in p.shape)
+
+
+class ParameterList(Module):
+    """A list of Parameters held under the names '0', '1', ...; tensors given become
+    Parameters. The parent finds them as it finds any parameter."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def _names(self) -> list[str]:
+        return [name for kind, name, _ in self._members() if kind == "parameter"]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter([getattr(self, name) for name in self._names()])
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList(list(self)[idx])
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"ParameterList: index {idx} is out of range for length {n}")
+        return getattr(self, self._names()[idx % n])
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        self[idx]  # the IndexError names the length
+        setattr(self, self._names()[idx % len(self)], _as_parameter(value))
+
+    def append(self, value: Any) -> ParameterList:
+        setattr(self, str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(
+            f"({name}): Parameter containing: [chainrule.{p.dtype} of size {_size(p)}]"
+            for name, p in zip(self._names(), self, strict=True)
+        )
+
+
+class ParameterDict(Module):
+    """A dict of Parameters by name, in insertion order; tensors given become Parameters."""
+
+    def __init__(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def keys(self) -> list[str]:
+        return [name for kind, name, _ in self._members() if kind == "parameter"]
+
+    def values(self) -> list[Any]:
+        return [getattr(self, k) for k in self.keys()]
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, getattr(self, k)) for k in self.keys()]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self:
+            raise KeyError(f"ParameterDict: no parameter named {key!r}; has {self.keys()}")
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # the KeyError names what exists
+        delattr(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def update(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
+        pairs = parameters.items() if isinstance(parameters, Mapping) else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(
+            f"({k}): Parameter containing: [{p.type()} of size {_size(p)}]" for k, p in self.items()
+        )
