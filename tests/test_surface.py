@@ -890,6 +890,61 @@ def test_parameter_list_and_dict_as_torch() -> None:
     assert "(0): Parameter containing: [chainrule.float32 of size 2x3]" in shown
 
 
+def test_diag_meshgrid_var_mean_as_torch() -> None:
+    results = {}
+    for lib in (cr, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        m = lib.arange(12.0).view(3, 4).requires_grad_()
+        outs = [lib.diag(x), x.diag(1), x.diag(-2)]
+        outs += [m.diag(k) for k in (0, 1, -1, 3, -3, 5)]
+        outs += [*lib.meshgrid(x, m[0], indexing="ij"), *lib.meshgrid([x, m[0], x], indexing="xy")]
+        outs += [*lib.var_mean(m, dim=1), *lib.std_mean(m, 0, correction=0, keepdim=True)]
+        outs += [*lib.var_mean(m)]
+        weights = [lib.tensor(np.linspace(-1, 2, o.numel()).reshape(o.shape)).float() for o in outs]
+        sum((o * w).sum() for o, w in zip(outs, weights, strict=True)).backward()
+        results[lib] = [o.detach().numpy() for o in outs] + [x.grad.numpy(), m.grad.numpy()]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"diag: expected a 1-D or 2-D tensor; got shape"):
+        cr.ones(2, 2, 2).diag()
+    with pytest.raises(ValueError, match="meshgrid: indexing must be 'ij' or 'xy'"):
+        cr.meshgrid(cr.ones(2), indexing="ji")
+
+
+def test_scatter_index_fill_tril_in_place_as_torch() -> None:
+    results = {}
+    for lib in (cr, torch):
+        z = lib.zeros(3, 4)
+        assert z.scatter_(1, lib.tensor([[0], [1], [2]]), 1.0) is z  # one-hot rows
+        outs = [z, lib.zeros(3, 4).scatter_(0, lib.tensor([[2, 0, 1, 0]]), lib.ones(1, 4) * 7)]
+        outs += [lib.zeros(3, 4).index_fill_(1, lib.tensor([0, 2]), -1.0)]
+        outs += [lib.index_fill(lib.ones(2, 3), 0, lib.tensor([1]), 5.0)]
+        outs += [lib.ones(3, 3).tril_(), lib.ones(3, 4).triu_(1), lib.ones(3, 3).tril_(-1)]
+        w = lib.ones(2, 3, requires_grad=True)
+        v = lib.tensor(4.0, requires_grad=True)
+        (w.index_fill(1, lib.tensor([1]), v) * lib.arange(6.0).view(2, 3)).sum().backward()
+        results[lib] = [o.numpy() for o in outs] + [w.grad.numpy(), v.grad.numpy()]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_normal_as_torch() -> None:
+    """Shapes and dtypes as torch's (the draws are chainrule's own generator's)."""
+    cases = [((2.0, 3.0), {"size": (2, 5)}), ((0.0, 1.0, (3,)), {}), ((2.0, 3.0), {"size": (4,)})]
+    for args, kwargs in cases:
+        ours, theirs = cr.normal(*args, **kwargs), torch.normal(*args, **kwargs)
+        assert ours.shape == tuple(theirs.shape) and ours.dtype == cr.float32
+    for lib in (cr, torch):
+        assert tuple(lib.normal(lib.zeros(3), 1.0).shape) == (3,)
+        assert tuple(lib.normal(0.0, lib.ones(2, 2)).shape) == (2, 2)
+        assert tuple(lib.normal(lib.zeros(3, 1), lib.ones(3)).shape) == (3, 3)
+        assert str(lib.normal(lib.zeros(3, dtype=lib.float64), 1.0).dtype).endswith("float64")
+    draws = cr.normal(5.0, 2.0, (20000,), generator=cr.Generator().manual_seed(0)).numpy()
+    assert abs(draws.mean() - 5.0) < 0.05 and abs(draws.std() - 2.0) < 0.05
+    with pytest.raises(TypeError, match="normal: two numbers need a size"):
+        cr.normal(0.0, 1.0)
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

@@ -131,6 +131,78 @@ def randn(
     return _make_new(values.astype(_float(dtype)), requires_grad)
 
 
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """Normal draws with the given means and standard deviations (tensors, broadcast, of the
+    tensor's dtype), or two numbers and a size (the default float dtype), as PyTorch."""
+    _on_cpu(device, pin_memory, "normal")
+    rng = backend.generator(generator, "normal")
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal: two numbers need a size; got mean, std and no size")
+        values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
+        return _make_new(values.astype(_float(dtype)), requires_grad)
+    m = mean._array if isinstance(mean, Tensor) else mean
+    s = std._array if isinstance(std, Tensor) else std
+    shape = backend.xp.broadcast_shapes(backend.xp.shape(m), backend.xp.shape(s))
+    values = rng.standard_normal(shape) * s + m
+    return _make_new(values.astype(tensors[0].dtype), requires_grad)
+
+
+def var_mean(input: Any, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    """(var, mean) with var's arguments (dim, correction, keepdim)."""
+    x = as_tensor(input)
+    var = x.var(*args, **kwargs)
+    return var, _mean_as(x, var, args, kwargs)
+
+
+def std_mean(input: Any, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    """(std, mean) with std's arguments (dim, correction, keepdim)."""
+    x = as_tensor(input)
+    std = x.std(*args, **kwargs)
+    return std, _mean_as(x, std, args, kwargs)
+
+
+def _mean_as(x: Tensor, spread: Tensor, args: tuple, kwargs: dict) -> Tensor:
+    """The mean over the dims var or std reduced, kept as they kept them."""
+    dim = args[0] if args else kwargs.get("dim")
+    return x.mean(dim, keepdim=bool(kwargs.get("keepdim", False))).reshape(spread.shape)
+
+
+def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Grids from 0-D or 1-D tensors (or one list of them), each expanded to all their
+    lengths; ``indexing='xy'`` swaps the first two dims, as NumPy and PyTorch do."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy'; got {indexing!r}")
+    ts = [as_tensor(t) for t in tensors]
+    if [t for t in ts if t.ndim > 1]:
+        raise ValueError(f"meshgrid: expects 0-D or 1-D tensors; got {[t.shape for t in ts]}")
+    ts = [t.reshape(-1) for t in ts]
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:  # build the grids as 'ij' over (y, x, ...), then swap the first two dims back
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.shape[0] for t in ts)
+    grids = [
+        t.reshape((1,) * i + (-1,) + (1,) * (len(ts) - i - 1)).expand(*shape)  # along dim i
+        for i, t in enumerate(ts)
+    ]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
 def randint(
     *args: Any,
     size: Sequence[int] | None = None,
@@ -641,6 +713,16 @@ def addcdiv(input: Any, *args: Any, **kwargs: Any) -> Any:
 def lerp(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.lerp."""
     return as_tensor(input).lerp(*args, **kwargs)
+
+
+def diag(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.diag."""
+    return as_tensor(input).diag(*args, **kwargs)
+
+
+def index_fill(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.index_fill."""
+    return as_tensor(input).index_fill(*args, **kwargs)
 
 
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:

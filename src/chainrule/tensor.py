@@ -372,6 +372,22 @@ class Tensor:
 
     clip_ = clamp_
 
+    def scatter_(
+        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+    ) -> Tensor:
+        return self._write(
+            "scatter_", lambda t: t.scatter(dim, index, src, value=value, reduce=reduce)
+        )
+
+    def index_fill_(self, dim: int, index: Any, value: Any) -> Tensor:
+        return self._write("index_fill_", lambda t: t.index_fill(dim, index, value))
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return self._write("tril_", lambda t: t.tril(diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return self._write("triu_", lambda t: t.triu(diagonal))
+
     def masked_fill_(self, mask: Any, value: Any) -> Tensor:
         return self._write("masked_fill_", lambda t: t.masked_fill(mask, value))
 
@@ -1365,6 +1381,22 @@ class Tensor:
 
     take_along_dim = gather
 
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
+        tensor's diagonal as 1-D; diagonal > 0 is above the main one, < 0 below."""
+        k = diagonal
+        if self.ndim == 2:
+            rows, cols = self.shape
+            r = xp.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))))  # the diagonal's
+            return self[r - min(k, 0), r + max(k, 0)]
+        if self.ndim != 1:
+            raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
+        n = self.shape[0] + abs(k)
+        r, c = xp.indices((n, n))  # each (n, n): row and column numbers
+        on = c - r == k
+        i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
+        return where(on, self[i] if self.shape[0] else xp.zeros((n, n), self.dtype), 0)
+
     def tril(self, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
         need_dims(self, 2, "tril")
@@ -1528,6 +1560,14 @@ class Tensor:
         d, idx = _scatter_index(self, dim, index, src, "scatter_reduce")
         options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
         return movement.ScatterReduce.apply(self, src, **options)
+
+    def index_fill(self, dim: int, index: Any, value: Any) -> Tensor:
+        """self with the slices index names along dim set to value (a number or 0-d tensor,
+        which gets their gradient)."""
+        d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
+        mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool)
+        mask[index_vector(index, d, self.shape or (1,), "index_fill")] = True
+        return where(mask.reshape((-1,) + (1,) * (self.ndim - d - 1)), value, self)
 
     def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
