@@ -6,7 +6,8 @@ its ratio to one rank, the time a step waits for its all-reduce (chainrule: meas
 the wait itself; both: the step's time less that of the same step without DDP), and the
 step's CPU time, with the ratio it gives, which holds on a machine busy with other work.
 
-    python benchmarks/ddp_scaling.py [--batch 128] [--steps 60] [--ranks 1 2] [--quick]
+    python benchmarks/ddp_scaling.py [--batch 128] [--steps 60] [--ranks 1 2]
+                                     [--gradient-as-bucket-view] [--quick]
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def worker(args: argparse.Namespace) -> None:
         waited = [float("nan")]
     rank, world = dist.get_rank(), dist.get_world_size()
     plain, _ = timed_steps(lib, make_model(lib), rank, args.batch, args.steps, args.warmup)
-    ddp = DDP(make_model(lib))
+    ddp = DDP(make_model(lib), gradient_as_bucket_view=args.gradient_as_bucket_view)
     dist.barrier()
     waited[0] = 0.0 if args.framework == "chainrule" else waited[0]
     times, cpu = timed_steps(lib, ddp, rank, args.batch, args.steps, args.warmup)
@@ -127,6 +128,8 @@ def launch(framework: str, ranks: int, args: argparse.Namespace) -> dict[str, fl
     env = {**os.environ, **PINNED}
     cmd = [sys.executable, __file__, "--worker", framework, "--batch", str(args.batch),
            "--steps", str(args.steps), "--warmup", str(args.warmup)]  # fmt: skip
+    if args.gradient_as_bucket_view:
+        cmd.append("--gradient-as-bucket-view")
     if framework == "chainrule":
         mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
         procs = [subprocess.Popen([mpiexec, "-n", str(ranks), *cmd], env=env,
@@ -153,6 +156,12 @@ def main(argv: list[str] | None = None) -> dict[str, dict[int, dict[str, float]]
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--quick", action="store_true", help="a tiny run that only checks it works")
+    ap.add_argument(
+        "--gradient-as-bucket-view",
+        action="store_true",
+        help="DDP(..., gradient_as_bucket_view=True) on both frameworks: each .grad a slice "
+        "of its bucket, so the averages are not copied back",
+    )
     ap.add_argument("--worker", choices=["chainrule", "pytorch"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -165,9 +174,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[int, dict[str, float]]
     for framework in ("chainrule", "pytorch"):
         results[framework] = {n: launch(framework, n, args) for n in args.ranks}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    views = ", gradient_as_bucket_view" if args.gradient_as_bucket_view else ""
     print(
         f"DDP weak scaling: MLP 784-512-512-10 SGD step, batch {args.batch} per rank, float32, "
-        f"1 thread per rank; {os.cpu_count()} cores, load average {load:.1f} at the end"
+        f"1 thread per rank{views}; {os.cpu_count()} cores, load average {load:.1f} at the end"
     )
     print(f"{'':<11}{'ranks':>6}{'step ms':>10}{'examples/s':>12}{'vs 1 rank':>11}"
           f"{'wait ms':>9}{'DDP cost ms':>13}{'CPU ms':>8}{'vs 1 by CPU':>13}")  # fmt: skip

@@ -48,9 +48,12 @@ class TwoHeads(nn.Module):
         return out
 
 
-def equal_to_one_process(make, x, y, dtype, rank, world, steps=3, accumulate=1, **kw) -> float:
-    """K SGD steps of DDP over the ranks' shards against one process on the whole batch;
-    the largest difference of a parameter."""
+def equal_to_one_process(
+    make, x, y, dtype, rank, world, steps=3, accumulate=1, keep_grads=False, **kw
+) -> float:
+    """K SGD steps of DDP over the ranks' shards against one process on the whole batch
+    (``keep_grads``: zero_grad(set_to_none=False)); the largest difference of a
+    parameter."""
     cr.manual_seed(0)
     ref = make().to(dtype)
     model = copy.deepcopy(ref)
@@ -66,7 +69,7 @@ def equal_to_one_process(make, x, y, dtype, rank, world, steps=3, accumulate=1, 
     mine, ys = x[rank * n : (rank + 1) * n], y[rank * n : (rank + 1) * n]
     m = n // accumulate
     for _ in range(steps):
-        o1.zero_grad()
+        o1.zero_grad(set_to_none=not keep_grads)
         for k in range(accumulate):  # micro-batches: all but the last under no_sync
             part = slice(k * m, (k + 1) * m)
             ctx = ddp.no_sync() if k < accumulate - 1 else _nothing()
@@ -108,6 +111,12 @@ def job_ddp(rank: int, world: int) -> None:
         assert equal_to_one_process(mlp, x, y, dtype, rank, world, bucket_cap_mb=0.002) <= tol
         assert equal_to_one_process(cnn, xi, y, dtype, rank, world) <= tol
         assert equal_to_one_process(mlp, x, y, dtype, rank, world, accumulate=2) <= tol
+        for keep, acc in ((False, 1), (True, 1), (True, 2)):  # .grad as slices of buckets
+            worst = equal_to_one_process(
+                cnn, xi, y, dtype, rank, world, accumulate=acc, keep_grads=keep,
+                gradient_as_bucket_view=True, bucket_cap_mb=0.002,
+            )  # fmt: skip
+            assert worst <= tol
     # rows with x[:, 0] > 0 only in rank 0's half: `extra` is unused on rank 1
     xs = x.numpy().copy()
     xs[:, 0] = np.abs(xs[:, 0]) * np.where(np.arange(16) < 8, 1, -1)

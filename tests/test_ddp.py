@@ -110,6 +110,33 @@ def test_buckets_start_while_backward_still_runs(monkeypatch) -> None:
     assert len(started) == 2
 
 
+@pytest.mark.usefixtures("world")
+def test_gradient_as_bucket_view_makes_each_grad_its_slice_of_a_bucket() -> None:
+    cr.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
+    ref = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
+    ref.load_state_dict(model.state_dict())
+    ddp = DistributedDataParallel(model, gradient_as_bucket_view=True, bucket_cap_mb=0.00005)
+    flats = {id(b.flat._array) for b in ddp._reducer.buckets}
+    assert len(flats) > 1
+    x = cr.randn(4, 6)
+    for zero in ("none", "fresh", "in place", "in place"):
+        for m in (model, ref):
+            if zero == "in place":  # each rank's gradient then accumulates in its slice
+                for p in m.parameters():
+                    p.grad.zero_()
+            else:
+                m.zero_grad(set_to_none=zero == "none")
+        held = model[0].weight.grad
+        ddp(x).square().sum().backward()
+        ref(x).square().sum().backward()
+        for p, q in zip(model.parameters(), ref.parameters(), strict=True):
+            assert id(p.grad._array.base) in flats
+            np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())  # a world of one
+        assert (held is model[0].weight.grad) == (zero == "in place")
+    assert DistributedDataParallel(nn.Linear(2, 2), static_graph=True, check_reduction=True)
+
+
 # -- the command line under mpiexec ---------------------------------------------------------
 
 

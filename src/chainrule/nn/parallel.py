@@ -90,7 +90,8 @@ class _Reducer:
     """The state of one backward's reduction: which parameters are ready, which buckets
     are in flight, and the end, when the averages are written into the gradients."""
 
-    def __init__(self, params: list[Parameter], limits: Sequence[int]) -> None:
+    def __init__(self, params: list[Parameter], limits: Sequence[int], views: bool) -> None:
+        self.views = views  # gradient_as_bucket_view: each .grad is its slice of a bucket
         order = list(reversed(params))  # backward gives the last layers' gradients first
         self.buckets = [_Bucket([order[i] for i in b]) for b in bucket_assignment(order, limits)]
         self.slot: dict[int, tuple[_Bucket, int]] = {}
@@ -167,8 +168,12 @@ class _Reducer:
         dst = b.flat._array[offset : offset + n]
         if p.grad is None:
             dst[...] = 0
+        elif self.views and p.grad._array.base is b.flat._array:  # accumulated in its slice
+            xp.divide(dst, self.world, out=dst)
         else:  # divided here, as PyTorch does, so the sum over the ranks is their mean
             xp.divide(p.grad._array.reshape(-1), self.world, out=dst)
+            if self.views:
+                p.grad = Tensor._make(dst.reshape(p.shape), False)
         b.pending -= 1
         self.ready.add(id(p))
 
@@ -188,7 +193,11 @@ class _Reducer:
                 if id(p) in unused_everywhere:
                     continue
                 avg = b.flat._array[offset : offset + p.numel()].reshape(p.shape)
-                if p.grad is None:
+                if self.views:  # .grad is the slice (a parameter without one now gets it)
+                    if p.grad is None:
+                        p.grad = Tensor._make(avg, False)
+                    bump(p.grad)
+                elif p.grad is None:
                     p.grad = Tensor(avg)  # a copy: the bucket is reused next step
                 else:
                     p.grad._array[...] = avg
@@ -219,6 +228,14 @@ class DistributedDataParallel(Module):
     rank 0's buffers into every rank at the start of each forward. ``no_sync()`` skips the
     averaging, for gradient accumulation. ``device_ids`` and ``output_device`` must be None,
     as PyTorch's for a CPU module; ``dim`` is kept, unused, as PyTorch's on the CPU.
+
+    ``gradient_as_bucket_view``: as PyTorch's, each parameter's ``.grad`` becomes its slice
+    of a bucket, so the averages need no copy back into the gradients, and a gradient
+    accumulated into its slice (zeroed by ``p.grad.zero_()`` rather than ``zero_grad()``)
+    none into the bucket; a ``.grad`` kept from an earlier step then changes with the
+    bucket. ``static_graph`` and
+    ``check_reduction`` are accepted, as PyTorch's, and change nothing here (the buckets are
+    formed once; an unfinished reduction is always reported).
     """
 
     def __init__(
@@ -232,6 +249,9 @@ class DistributedDataParallel(Module):
         process_group: Any = None,
         bucket_cap_mb: float | None = None,
         find_unused_parameters: bool = False,
+        check_reduction: bool = False,
+        gradient_as_bucket_view: bool = False,
+        static_graph: bool = False,
     ) -> None:
         super().__init__()
         op = "DistributedDataParallel"
@@ -262,7 +282,10 @@ class DistributedDataParallel(Module):
         first = FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         if init_sync:
             self._sync_module_states(op)
-        self._reducer = _Reducer(params, [first, self.bucket_bytes_cap])
+        self.gradient_as_bucket_view = bool(gradient_as_bucket_view)
+        self.static_graph = bool(static_graph)
+        limits = [first, self.bucket_bytes_cap]
+        self._reducer = _Reducer(params, limits, self.gradient_as_bucket_view)
         self._handles = [p.register_post_accumulate_grad_hook(self._reducer.hook) for p in params]
 
     def _sync_module_states(self, op: str) -> None:
