@@ -945,6 +945,47 @@ def test_normal_as_torch() -> None:
         cr.normal(0.0, 1.0)
 
 
+def test_cosine_annealing_warm_restarts_as_torch() -> None:
+    """Restarts every T_0 (or ever longer periods), and fractional epochs given to step."""
+    for t_mult in (1, 2):
+        lrs = {}
+        for lib in (cr, torch):
+            opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+            sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+                opt, T_0=3, T_mult=t_mult, eta_min=0.1
+            )
+            seen = []
+            for _ in range(10):
+                opt.step()
+                sched.step()
+                seen.append(sched.get_last_lr()[0])
+            for epoch in (2.5, 7.25, 26, 0.5, None):
+                sched.step(epoch)
+                seen.append(opt.param_groups[0]["lr"])
+            lrs[lib] = (seen, sched.last_epoch, sched.T_cur, sched.T_i)
+        np.testing.assert_allclose(lrs[cr][0], lrs[torch][0], rtol=1e-12)
+        assert lrs[cr][1:] == lrs[torch][1:]
+    opt = cr.optim.SGD([cr.zeros(1, requires_grad=True)], lr=1.0)
+    with pytest.raises(ValueError, match="CosineAnnealingWarmRestarts: T_mult must be an int"):
+        cr.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=0)
+
+
+def test_unflatten_and_exponential_as_torch() -> None:
+    for lib in (cr, torch):
+        x = lib.arange(24.0).view(2, 12).requires_grad_()
+        assert tuple(x.unflatten(1, (3, 4)).shape) == (2, 3, 4)
+        assert tuple(x.unflatten(-1, (2, -1, 3)).shape) == (2, 2, 2, 3)
+        layer = lib.nn.Unflatten(1, [3, 4])
+        assert repr(layer) == "Unflatten(dim=1, unflattened_size=[3, 4])"  # as given
+        (layer(x) * 2).sum().backward()
+        assert x.grad.tolist() == [[2.0] * 12] * 2
+    with pytest.raises(ValueError, match=r"unflatten: sizes \(5, 2\) do not multiply to dim 1's"):
+        cr.ones(2, 12).unflatten(1, (5, 2))
+    t = cr.empty(20000)
+    assert t.exponential_(2.0, generator=cr.Generator().manual_seed(0)) is t
+    assert t.numpy().min() >= 0 and abs(t.numpy().mean() - 0.5) < 0.02
+
+
 def test_log2_and_log10_as_torch() -> None:
     x = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 1234.5], dtype=np.float32)
     for name in ("log2", "log10"):

@@ -417,6 +417,13 @@ class Tensor:
         values = rng.uniform(from_, to, self.shape)
         return self._fill("uniform_", values.astype(self.dtype))
 
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
+        rng = backend.generator(generator, "exponential_")
+        return self._fill(
+            "exponential_", rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
+        )
+
     def _fill(self, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
         gradient for the old one: ``where(False, self, values)`` through _write. With no
@@ -1273,6 +1280,20 @@ class Tensor:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         # the merged size spelled out, not -1, which an empty tensor cannot resolve
         return self.reshape(*self.shape[:s], math.prod(self.shape[s : e + 1]), *self.shape[e + 1 :])
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        """Dim split into sizes (one of them may be -1): flatten's inverse, (N, 12) -> (N, 3, 4)."""
+        d = normalize_dim(dim, self.ndim, "unflatten", self.shape)
+        sizes = tuple(sizes)
+        known = math.prod(n for n in sizes if n != -1)
+        if sizes.count(-1) > 1 or (
+            known != self.shape[d] if -1 not in sizes else known == 0 or self.shape[d] % known
+        ):
+            raise ValueError(
+                f"unflatten: sizes {sizes} do not multiply to dim {dim}'s size {self.shape[d]}; "
+                f"got shape {self.shape}"
+            )
+        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1 :])
 
     def squeeze(self, dim: Any = None) -> Tensor:
         if dim is None:

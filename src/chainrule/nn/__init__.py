@@ -18,7 +18,7 @@ from .activation import (
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
-from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear
+from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -54,6 +54,7 @@ __all__ = [
     "ParameterDict",
     "Identity",
     "Flatten",
+    "Unflatten",
     "Linear",
     "Embedding",
     "Dropout",

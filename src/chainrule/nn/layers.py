@@ -1,6 +1,6 @@
-"""Basic layers and their functional forms: Identity, Flatten, Linear, Embedding, Dropout,
-CosineSimilarity (and normalize). Normalisation layers are in normalization.py, activations in
-activation.py.
+"""Basic layers and their functional forms: Identity, Flatten, Unflatten, Linear, Embedding,
+Dropout, CosineSimilarity (and normalize). Normalisation layers are in normalization.py,
+activations in activation.py.
 """
 
 from __future__ import annotations
@@ -157,6 +157,20 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim into unflattened_size: Flatten's inverse, (N, 12) -> (N, 3, 4)."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Linear(Module):

@@ -257,6 +257,62 @@ class CosineAnnealingLR(LRScheduler):
         return [lo + (base - lo) * (1 + math.cos(math.pi * t / T)) / 2 for base in self.base_lrs]
 
 
+class CosineAnnealingWarmRestarts(LRScheduler):
+    r"""Cosine annealing from base_lr to eta_min over T_i epochs, then a restart at base_lr,
+    each period T_mult times the one before (T_0 the first)::
+
+        lr = eta_min + (base_lr - eta_min) · (1 + cos(π T_cur / T_i)) / 2
+
+    with T_cur the epochs since the last restart. ``step(epoch)`` may be given a fractional
+    epoch (``epoch + i / iters`` within an epoch, without a warning), as PyTorch's.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        self.T_0 = positive_int(T_0, "T_0", "CosineAnnealingWarmRestarts")
+        if not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: T_mult must be an int >= 1; got {T_mult}"
+            )
+        self.T_i, self.T_mult, self.eta_min = T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch  # epochs since the last restart (fractional if given so)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lo, t = self.eta_min, self.T_cur / self.T_i
+        return [lo + (base - lo) * (1 + math.cos(math.pi * t)) / 2 for base in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:  # type: ignore[override]
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:  # one more epoch; a restart when the period is over
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: epoch must be >= 0; got {epoch}")
+        elif epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:  # n restarts have passed: T_0 (T_mult^n - 1) / (T_mult - 1) epochs
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult**n
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+            group["lr"] = lr
+        self._last_lr = self._current()
+
+
 class LinearLR(LRScheduler):
     """lr = base_lr · factor(epoch), the factor going in a straight line from start_factor
     at epoch 0 to end_factor at total_iters, then staying there (a warmup, or a linear
