@@ -4,6 +4,7 @@ import gc
 import inspect
 import itertools
 import multiprocessing
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -200,7 +201,9 @@ def test_samplers_and_worker_options_match_torch(options, kind):
     processes) and pin_memory change nothing of what comes out."""
     ours_ds, theirs_ds = paired(7, kind)
     theirs_options = {k: v for k, v in options.items() if k not in ("num_workers", "pin_memory")}
-    ours = DataLoader(ours_ds, **options)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "DataLoader: pin_memory", UserWarning)
+        ours = DataLoader(ours_ds, **options)
     theirs = tdata.DataLoader(theirs_ds, **theirs_options)
     assert len(ours) == len(theirs)
     for _ in range(2):  # a sampler is read afresh each pass
@@ -759,3 +762,12 @@ def test_sharded_stream_matches_torch(num_workers):
     assert [b.tolist() for b in ours] == expected
     if num_workers == 0:
         assert expected == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+
+
+def test_pin_memory_warns_that_there_is_nothing_to_pin():
+    ds = TensorDataset(cr.arange(6.0))
+    with pytest.warns(UserWarning, match="pin_memory=True has nothing to pin"):
+        loader = DataLoader(ds, batch_size=2, pin_memory=True)
+    assert [b[0].tolist() for b in loader] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    with pytest.warns(UserWarning, match="pin_memory"):  # PyTorch warns here too
+        list(torch.utils.data.DataLoader(torch.arange(6.0), batch_size=2, pin_memory=True))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import multiprocessing
+import warnings
 from collections.abc import (
     Callable,
     Iterable,
@@ -134,7 +135,8 @@ class DataLoader:
     turns batching off: each sample comes alone, through ``collate_fn`` if given, else
     ``default_convert``. An IterableDataset is read in its own order, ``batch_size``
     samples at a time; it takes no shuffle, sampler or batch_sampler, and has a length only
-    if it defines one. ``pin_memory`` has nothing to pin on the CPU.
+    if it defines one. ``pin_memory=True`` has nothing to pin on the CPU: it warns, as
+    PyTorch does on a machine without an accelerator, and batches stay in ordinary memory.
 
     ``num_workers=0`` loads every batch in this process. ``num_workers > 0`` loads them in
     that many worker processes (worker.py), as PyTorch does: started from
@@ -236,6 +238,13 @@ class DataLoader:
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.sampler, self.batch_sampler = sampler, batch_sampler
+        if pin_memory:
+            warnings.warn(
+                "DataLoader: pin_memory=True has nothing to pin: chainrule computes on the "
+                "CPU, so batches stay in ordinary memory",
+                UserWarning,
+                stacklevel=2,
+            )
         self.num_workers, self.pin_memory = num_workers, pin_memory
         self.timeout, self.worker_init_fn = timeout, worker_init_fn
         self.multiprocessing_context = multiprocessing_context
