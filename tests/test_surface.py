@@ -99,6 +99,7 @@ LAYERS = {
     "MultiheadAttention": lambda **kw: nn.MultiheadAttention(4, 2, **kw),
     "LSTM": lambda **kw: nn.LSTM(3, 4, **kw),
     "GRUCell": lambda **kw: nn.GRUCell(3, 4, **kw),
+    "PReLU": lambda **kw: nn.PReLU(3, **kw),
 }
 
 
@@ -984,6 +985,60 @@ def test_unflatten_and_exponential_as_torch() -> None:
     t = cr.empty(20000)
     assert t.exponential_(2.0, generator=cr.Generator().manual_seed(0)) is t
     assert t.numpy().min() >= 0 and abs(t.numpy().mean() - 0.5) < 0.02
+
+
+ACTIVATIONS = [  # (name, keyword arguments) of F's function and nn's module
+    ("elu", {}),
+    ("elu", {"alpha": 0.5}),
+    ("selu", {}),
+    ("celu", {"alpha": 2.0}),
+    ("hardtanh", {}),
+    ("hardtanh", {"min_val": -2.0, "max_val": 3.0}),
+    ("relu6", {}),
+    ("softsign", {}),
+    ("softmin", {"dim": 0}),
+    ("threshold", {"threshold": 0.1, "value": 20.0}),
+    ("glu", {"dim": 0}),
+]
+MODULES = {"elu": "ELU", "selu": "SELU", "celu": "CELU", "hardtanh": "Hardtanh", "relu6": "ReLU6"}
+MODULES |= {"softsign": "Softsign", "softmin": "Softmin", "threshold": "Threshold", "glu": "GLU"}
+
+
+@pytest.mark.parametrize(("name", "kwargs"), ACTIVATIONS)
+def test_more_activations_as_torch(name: str, kwargs: dict) -> None:
+    """Values and gradients on both sides of 0, at the kinks and bounds (hardtanh's gradient
+    is 0 at its bounds, clamp's 1), and tiny negatives (elu's exp(x) - 1 without
+    cancellation); the modules' reprs."""
+    x = [-10.0, -3.0, -1.0, -1e-3, -1e-6, 0.0, 1e-6, 0.1, 1.0, 2.0, 3.0, 6.0, 7.0, -2.0]
+    results = {}
+    for lib in (cr, torch):
+        t = lib.tensor(x, requires_grad=True)
+        out = getattr(lib.nn.functional, name)(t, **kwargs)
+        (out * lib.linspace(-1.0, 2.0, out.numel()).reshape(out.shape)).sum().backward()
+        module = getattr(lib.nn, MODULES[name])(*kwargs.values())
+        results[lib] = (out.detach().numpy(), t.grad.numpy(), module(t).detach().numpy())
+        results[lib] += (repr(module),)
+    for ours, theirs in zip(results[cr][:3], results[torch][:3], strict=True):
+        # 2 float32 ulp; softmin's gradient, softmax's, carries absolute errors of its sum
+        np.testing.assert_allclose(ours, theirs, rtol=2.5e-7, atol=2e-7)
+    assert results[cr][3] == results[torch][3]
+
+
+def test_prelu_as_torch() -> None:
+    x = np.linspace(-2, 2, 24, dtype=np.float32).reshape(2, 3, 4)
+    results = {}
+    for lib in (cr, torch):
+        layer, shared = lib.nn.PReLU(3, init=0.1), lib.nn.PReLU()
+        t = lib.tensor(x, requires_grad=True)
+        out = layer(t) + shared(t) + lib.nn.functional.prelu(t, lib.tensor([0.5, 1.0, 2.0]))
+        (out * lib.tensor(x)).sum().backward()
+        results[lib] = [out.detach().numpy(), t.grad.numpy(), layer.weight.grad.numpy()]
+        results[lib] += [shared.weight.grad.numpy(), np.array(repr(layer))]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6) if ours.dtype.kind == "f" else None
+    assert str(results[cr][-1]) == str(results[torch][-1]) == "PReLU(num_parameters=3)"
+    with pytest.raises(ValueError, match="glu: dim -1 must have an even size"):
+        cr.nn.functional.glu(cr.ones(2, 3))
 
 
 def test_log2_and_log10_as_torch() -> None:

@@ -4,16 +4,26 @@ are in chainrule.nn.functional.
 
 from . import functional, init, parallel, utils
 from .activation import (
+    CELU,
+    ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardtanh,
     LeakyReLU,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
+    ReLU6,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmin,
     Softplus,
+    Softsign,
     Tanh,
+    Threshold,
 )
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -72,6 +82,16 @@ __all__ = [
     "Softplus",
     "Softmax",
     "LogSoftmax",
+    "CELU",
+    "ELU",
+    "GLU",
+    "Hardtanh",
+    "PReLU",
+    "ReLU6",
+    "SELU",
+    "Softmin",
+    "Softsign",
+    "Threshold",
     "MSELoss",
     "L1Loss",
     "SmoothL1Loss",

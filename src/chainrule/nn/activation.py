@@ -1,14 +1,23 @@
 """Activations, as functions and as modules: relu, leaky_relu, tanh, sigmoid, gelu, silu,
-mish, softplus, softmax, log_softmax. Each is composed from Tensor ops; the primitives are in ops/.
+mish, softplus, softmax, log_softmax, elu, selu, celu, hardtanh, relu6, softsign, glu, softmin,
+prelu, threshold. Each is composed from Tensor ops; the primitives are in ops/.
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
+from .. import backend
+from ..arguments import cpu_device
+from ..autograd.mode import no_grad
+from ..functions import full
 from ..ops import elementwise
 from ..tensor import Tensor, as_tensor, where
-from .module import Module
+from .module import Module, Parameter
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -61,6 +70,87 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x)). ``inplace`` is accepted for PyTorch's signature."""
     x = as_tensor(input)
     return x * softplus(x).tanh()
+
+
+def _expm1(x: Tensor) -> Tensor:
+    """exp(x) - 1 for x <= 0, within 2 ulp of expm1 (PyTorch's) in value and gradient: as
+    written where that loses nothing (x <= -0.5: |result| >= 0.39), else 2 t / (1 - t) with
+    t = tanh(x / 2), free of exp's cancellation near 0 (and tanh's gradient 1 - t^2 of its own
+    far from 0, hence the split)."""
+    t = (x * 0.5).tanh()
+    return where(x._array > -0.5, t * 2.0 / (1.0 - t), x.exp() - 1.0)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha (exp(x) - 1), as PyTorch."""
+    x = as_tensor(input)
+    positive = x._array > 0
+    return where(positive, x, _expm1(where(positive, 0.0, x)) * alpha)  # the other branch finite
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    x = as_tensor(input)
+    positive = x._array > 0
+    negative = _expm1(where(positive, 0.0, x)) * (SELU_ALPHA * SELU_SCALE)
+    return where(positive, x * SELU_SCALE, negative)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha (exp(x / alpha) - 1)."""
+    x = as_tensor(input)
+    positive = x._array > 0
+    return where(positive, x, _expm1(where(positive, 0.0, x) * (1.0 / alpha)) * alpha)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """x clamped to [min_val, max_val]; the gradient is 1 strictly inside, 0 at the bounds
+    and beyond, as PyTorch's (clamp's is 1 at the bounds too)."""
+    x = as_tensor(input)
+    inside = (x._array > min_val) & (x._array < max_val)
+    return where(inside, x, x.detach().clamp(min_val, max_val))
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    x = as_tensor(input)
+    return x / (x.abs() + 1.0)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), a and b the two halves of dim (whose size must be even)."""
+    x = as_tensor(input)
+    if x.ndim == 0 or x.shape[dim] % 2:
+        raise ValueError(f"glu: dim {dim} must have an even size; got shape {x.shape}")
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def softmin(input: Tensor, dim: int | None = None) -> Tensor:
+    """softmax(-x)."""
+    return softmax(-as_tensor(input), dim)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x; a weight of n > 1 slopes is one per channel (dim 1,
+    or dim 0 of a 1-D input)."""
+    x = as_tensor(input)
+    w = weight
+    if weight.numel() > 1 and x.ndim > 1:
+        w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))  # (1, C, 1, ...)
+    return where(x._array > 0, x, w * x)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else value."""
+    x = as_tensor(input)
+    return where(x._array > threshold, x, value)
 
 
 def _softmax_dim(dim: int | None, ndim: int, op: str) -> int:
@@ -189,3 +279,129 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+def _inplace(inplace: bool) -> str:
+    return ", inplace=True" if inplace else ""
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return elu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + _inplace(self.inplace)
+
+
+class SELU(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return selu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return celu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + _inplace(self.inplace)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if max_val <= min_val:
+            raise ValueError(f"Hardtanh: max_val must be above min_val; got {min_val}, {max_val}")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardtanh(input, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace(self.inplace)
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softsign(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return softsign(input)
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """prelu with learned slopes: one, or num_parameters (one per channel), each init."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        cpu_device(device, "PReLU")
+        self.num_parameters, self.init = num_parameters, init
+        dtype = backend.default_float if dtype is None else dtype
+        self.weight = Parameter(full((num_parameters,), init, dtype=dtype))
+
+    def reset_parameters(self) -> None:
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return threshold(input, self.threshold, self.value)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + _inplace(self.inplace)

@@ -5,16 +5,26 @@ finds it (torch.nn.functional.pad).
 
 from ..functions import pad
 from .activation import (
+    celu,
+    elu,
     gelu,
+    glu,
+    hardtanh,
     leaky_relu,
     log_softmax,
     mish,
+    prelu,
     relu,
+    relu6,
+    selu,
     sigmoid,
     silu,
     softmax,
+    softmin,
     softplus,
+    softsign,
     tanh,
+    threshold,
 )
 from .attention import scaled_dot_product_attention
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
@@ -66,4 +76,14 @@ __all__ = [
     "softmax",
     "softplus",
     "tanh",
+    "celu",
+    "elu",
+    "glu",
+    "hardtanh",
+    "prelu",
+    "relu6",
+    "selu",
+    "softmin",
+    "softsign",
+    "threshold",
 ]
