@@ -120,12 +120,12 @@ def test_gradient_as_bucket_view_makes_each_grad_its_slice_of_a_bucket() -> None
     flats = {id(b.flat._array) for b in ddp._reducer.buckets}
     assert len(flats) > 1
     x = cr.randn(4, 6)
-    for zero in ("none", "fresh", "in place", "in place"):
+    for zero in ("none", "kept", "by hand", "kept"):
         for m in (model, ref):
-            if zero == "in place":  # each rank's gradient then accumulates in its slice
+            if zero == "by hand":  # each rank's gradient then accumulates in its slice
                 for p in m.parameters():
                     p.grad.zero_()
-            else:
+            else:  # zero_grad(set_to_none=False) zeroes in place too
                 m.zero_grad(set_to_none=zero == "none")
         held = model[0].weight.grad
         ddp(x).square().sum().backward()
@@ -133,7 +133,7 @@ def test_gradient_as_bucket_view_makes_each_grad_its_slice_of_a_bucket() -> None
         for p, q in zip(model.parameters(), ref.parameters(), strict=True):
             assert id(p.grad._array.base) in flats
             np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())  # a world of one
-        assert (held is model[0].weight.grad) == (zero == "in place")
+        assert (held is model[0].weight.grad) == (zero != "none")
     assert DistributedDataParallel(nn.Linear(2, 2), static_graph=True, check_reduction=True)
 
 

@@ -444,3 +444,29 @@ def test_sgd_updates_a_strided_parameter_view():
     w.grad = cr.tensor(g)
     SGD([w], lr=0.5).step()
     np.testing.assert_array_equal(w.numpy(), p0 - 0.5)
+
+
+@pytest.mark.parametrize("owner", ["optimizer", "module"])
+def test_zero_grad_without_none_zeroes_in_place_as_torch(owner):
+    results = []
+    for lib in (cr, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 2)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        x = lib.ones(4, 3)
+        model(x).sum().backward()
+        held = model.weight.grad
+        (opt if owner == "optimizer" else model).zero_grad(set_to_none=False)
+        same = model.weight.grad is held
+        zeros = held.abs().sum().item() == 0
+        model(x).sum().backward()  # accumulates into the zeroed gradient
+        results.append((same, zeros, model.weight.grad is held, held.sum().item()))
+    assert results[0] == pytest.approx(results[1])
+    assert results[0][:3] == (True, True, True)
+
+
+def test_zero_grad_of_a_read_only_gradient_gives_fresh_zeros():
+    w = cr.zeros(2, 3, requires_grad=True)
+    w.grad = cr.ones(3).expand(2, 3)  # a read-only broadcast view, assigned by hand
+    cr.optim.SGD([w], lr=0.1).zero_grad(set_to_none=False)
+    assert w.grad.numpy().tolist() == [[0.0] * 3] * 2

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import backend
 from . import fastpath
-from .function import Function, all_finite, tensor_type, version, writes
+from .function import Function, all_finite, bump, tensor_type, version, writes
 from .mode import state
 
 if TYPE_CHECKING:
@@ -260,6 +260,23 @@ def run_hooks(t: Tensor, g: Tensor) -> Tensor:
                 )
             g = new
     return g
+
+
+def clear_grad(t: Tensor, set_to_none: bool) -> None:
+    """What ``zero_grad`` does to one parameter, as PyTorch: ``grad = None``, or its
+    gradient set to zeros in place (a Tensor kept from ``p.grad`` sees the zeros), taken out
+    of any graph; a gradient that cannot be written (a read-only view assigned by hand)
+    gets fresh zeros instead."""
+    g = t.grad
+    if g is None:
+        return
+    if set_to_none:
+        t.grad = None
+    elif g.grad_fn is None and not g.requires_grad and g._array.flags.writeable:
+        g._array.fill(0)
+        bump(g)
+    else:
+        t.grad = tensor_type()._make(backend.xp.zeros_like(t._array))
 
 
 _ACCUMULATING = threading.Lock()  # backward passes in several threads share leaves

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from .. import backend
 from ..arguments import cpu_only, to_args
+from ..autograd.engine import clear_grad
 from ..autograd.function import counter
 from ..autograd.hooks import RemovableHandle
 from ..autograd.mode import no_grad
@@ -316,12 +317,10 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Every parameter's gradient to None (the default) or to zeros in place, as
+        PyTorch's (see autograd.engine.clear_grad)."""
         for p in self.parameters():
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                # a fresh array: a gradient array may be shared with another tensor's grad
-                p.grad = Tensor._make(xp.zeros_like(p._array))
+            clear_grad(p, set_to_none)
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call fn on every module below self, children before their parent (as PyTorch),

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import backend
 from ..autograd import enable_grad
+from ..autograd.engine import clear_grad
 from ..autograd.function import bump
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..tensor import Tensor
@@ -182,12 +183,11 @@ class Optimizer:
     # -- the training loop's calls ---------------------------------------------------------
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Forget every gradient: ``grad = None`` (the default), or a fresh zero Tensor."""
+        """Forget every gradient: ``grad = None`` (the default), or zeros written into it in
+        place, as PyTorch (see autograd.engine.clear_grad)."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
-                    # A new array, not a fill: a grad may be a read-only broadcast view.
-                    p.grad = None if set_to_none else Tensor._make(xp.zeros_like(p._array))
+                clear_grad(p, set_to_none)
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(optimizer, args, kwargs)`` before each ``step``; it may return ``(new_args,
