@@ -197,6 +197,7 @@ from .functions import (
     triu,
     trunc,
     unbind,
+    unflatten,
     unique,
     unsqueeze,
     var,

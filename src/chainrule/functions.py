@@ -725,6 +725,11 @@ def index_fill(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).index_fill(*args, **kwargs)
 
 
+def unflatten(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.unflatten."""
+    return as_tensor(input).unflatten(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)
