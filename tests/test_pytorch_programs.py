@@ -1,6 +1,12 @@
 """Ordinary PyTorch programs (tests/programs/) run twice: on torch, and on chainrule with
 ``import torch`` resolved to chainrule by an import hook, from the same initial weights. Their
-losses must follow the same trajectory, and what they sample must be well formed."""
+losses must follow the same trajectory, and what they sample must be well formed.
+
+The programs: a GPT with its own attention (gpt), makemore's bigram and MLP name models
+(names) and its recurrent one (names_rnn), a polynomial fit updated by hand (polyfit), an LSTM
+forecaster trained by L-BFGS (forecast) and a word-level language model (wordlm). Random draws
+(sampling, the GPT's prompt continuation) differ between the libraries, so only what follows
+from the weights is compared; dropout is 0 and no loader shuffles."""
 
 from __future__ import annotations
 
@@ -61,10 +67,6 @@ def twins(program: str, **kwargs: Any) -> tuple[dict, dict]:
     ours = run(program, on_chainrule=True, init=weights.replay, **kwargs)
     assert weights.saved == [], "the chainrule run made fewer models than the torch run"
     return theirs, ours
-
-
-def worst(ours: list[float], theirs: list[float]) -> np.ndarray:
-    return np.abs(np.subtract(ours, theirs)) / np.abs(theirs)
 
 
 def assert_follows(ours: list[float], theirs: list[float], rtol: float, early: int = 3) -> None:
