@@ -847,6 +847,17 @@ def test_addcmul_addcdiv_lerp_as_torch() -> None:
     for ours, theirs in zip(results[cr], results[torch], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=2e-7, atol=1e-7)
     np.testing.assert_array_equal(results[cr][6], b)  # lerp to weight 1 is end itself
+    for lib in (cr, torch):  # an exponential moving average of weights, and lerp_ in a graph
+        ema, p = lib.zeros(3), lib.tensor([1.0, 2.0, 4.0])
+        for _ in range(3):
+            ema.lerp_(p, 0.1)
+        x = lib.tensor([1.0, -1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.lerp_(lib.tensor([5.0, 5.0, 5.0]), 0.75)
+        (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        results[lib] = [ema.numpy(), y.detach().numpy(), x.grad.numpy()]
+    for ours, theirs in zip(results[cr], results[torch], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-7)
     with pytest.raises(RuntimeError, match="addcmul_: a leaf tensor that requires grad"):
         cr.ones(2, requires_grad=True).addcmul_(cr.ones(2), cr.ones(2))
 

@@ -325,6 +325,11 @@ class Tensor:
     def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcmul_", lambda t: t.addcmul(tensor1, tensor2, value=value))
 
+    def lerp_(self, end: Any, weight: Any) -> Tensor:
+        """self moved toward end by weight, in place (an average of weights kept with
+        ema.lerp_(p, 1 - decay)); the gradient reaches the old value through lerp."""
+        return self.copy_(self.lerp(end, weight))
+
     def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcdiv_", lambda t: t.addcdiv(tensor1, tensor2, value=value))
 
