@@ -1389,3 +1389,22 @@ def test_an_ordinary_pytorch_script_runs_with_its_import_changed(tmp_path) -> No
     assert (shape, where) == results["torch"][1:3] == ((32, 3), "cpu")
     assert dtype == "int64" and results["torch"][3] == "torch.int64"
     assert line.startswith("step 4: loss ") and line.split(" / ")[0][-6:] == line[-6:]
+
+
+def test_torch_random_names_as_torch():
+    for lib in (cr, torch):
+        lib.random.manual_seed(3)
+        lib.rand(3)
+        state = lib.random.get_rng_state()
+        with lib.random.fork_rng():
+            lib.rand(5)  # draws of its own: the global state is put back after
+        after = lib.rand(2)
+        lib.random.set_rng_state(state)
+        assert lib.rand(2).tolist() == after.tolist()
+        assert lib.random.initial_seed() == 3
+    with cr.random.fork_rng(enabled=False):
+        cr.rand(1)
+    with pytest.raises(ValueError, match="fork_rng: chainrule computes on the CPU"):
+        with cr.random.fork_rng(devices=[0]):
+            pass
+    assert {"manual_seed", "seed", "fork_rng", "default_generator"} <= set(dir(cr.random))

@@ -1,6 +1,19 @@
 """chainrule: a deep-learning framework from first principles on NumPy."""
 
-from . import amp, backends, cuda, data, datasets, distributed, nn, optim, testing, utils, viz
+from . import (
+    amp,
+    backends,
+    cuda,
+    data,
+    datasets,
+    distributed,
+    nn,
+    optim,
+    random,
+    testing,
+    utils,
+    viz,
+)
 from . import backend as _backend
 from .amp import autocast
 from .autograd import (

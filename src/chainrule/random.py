@@ -1,0 +1,46 @@
+"""``torch.random``'s names, for scripts that spell them so (``torch.random.manual_seed``):
+the global generator's seed and state, and ``fork_rng``, which gives a block of code draws
+of its own and puts the global state back after it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from .backend import default_generator, initial_seed, manual_seed, seed
+from .devices import cpu_only
+from .functions import get_rng_state, set_rng_state
+
+__all__ = [
+    "default_generator",
+    "fork_rng",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+]
+
+
+@contextlib.contextmanager
+def fork_rng(
+    devices: Any = None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type: str = "cuda",
+) -> Iterator[None]:
+    """Within the block, draw as usual; after it, the global generator is where it was
+    before (even if the block raised). ``devices`` names accelerator devices to fork too:
+    chainrule has none, so it must be None or empty. ``enabled=False`` forks nothing."""
+    if devices:
+        cpu_only(_caller, f"{_devices_kw}={list(devices)!r} on {device_type}")
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
