@@ -191,3 +191,29 @@ def test_gelu_of_integers_and_half_precision():
         rtol=2e-3,
         atol=1e-3,
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_layer_norm_primitive_against_torch(dtype):
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((6, 40, 32)) * 3 + 1).astype(dtype)
+    w, b = rng.standard_normal(32).astype(dtype), rng.standard_normal(32).astype(dtype)
+    up = rng.standard_normal((40, 6, 32)).astype(dtype)
+    ours = [cr.tensor(a, requires_grad=True) for a in (x, w, b)]
+    out = cr.nn.functional.layer_norm(ours[0].transpose(0, 1), (32,), ours[1], ours[2])
+    out.backward(cr.tensor(up))
+    wide = np.float32 if dtype == np.float16 else dtype  # PyTorch's CPU half: as float32
+    theirs = [torch.tensor(a.astype(wide), requires_grad=True) for a in (x, w, b)]
+    expected = torch.nn.functional.layer_norm(theirs[0].transpose(0, 1), (32,), *theirs[1:])
+    expected.backward(torch.tensor(up.astype(wide)))
+    assert out.dtype == cr.tensor(x).dtype
+    tol = {np.float32: 1e-5, np.float64: 1e-12, np.float16: 2e-2}[dtype]
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=tol, atol=tol)
+    for a, t in zip(ours, theirs, strict=True):
+        assert a.grad.dtype == a.dtype
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol * 10)
+
+
+def test_layer_norm_checks_its_weight_shape():
+    with pytest.raises(ValueError, match=r"layer_norm: weight must have the normalized shape"):
+        cr.nn.functional.layer_norm(cr.randn(2, 4), (4,), cr.ones(3))

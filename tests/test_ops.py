@@ -138,6 +138,28 @@ ROWS += [
         second=True,
     ),
     Row("gelu[0d]", lambda m, a: m.nn.functional.gelu(a), ((),)),
+    Row(
+        "layer_norm",
+        lambda m, a, w, b: m.nn.functional.layer_norm(a, (4,), w, b),
+        ((2, 3, 4), (4,), (4,)),  # second order without the bias, whose gradient is the
+    ),  # upstream's sum: PyTorch's node marks it as needing a gradient, chainrule does not
+    Row(
+        "layer_norm_2dims",
+        lambda m, a, w: m.nn.functional.layer_norm(a, (3, 4), w, eps=1e-3),
+        ((2, 3, 4), (3, 4)),
+        second=True,
+    ),
+    Row(
+        "layer_norm_plain",
+        lambda m, a: m.nn.functional.layer_norm(a, (5,)),
+        ((3, 5),),
+        second=True,
+    ),
+    Row(
+        "layer_norm_whole",
+        lambda m, a, b: m.nn.functional.layer_norm(a, (6,), None, b),
+        ((6,), (6,)),
+    ),
     Row("sign", lambda m, a: a.sign() * a, ((2, 3),), "away"),
     Row("pow_method", lambda m, a: a.pow(2.5), ((2, 3),), "pos", second=True),
     Row("norm_p3", lambda m, a: a.norm(3), ((2, 3),), "away"),

@@ -1,5 +1,6 @@
 """Normalisation layers and their functional forms: LayerNorm, BatchNorm1d, BatchNorm2d.
-Composed from Tensor ops, so their gradients (and gradients of gradients) come free.
+Layer normalisation is one primitive (ops/norm.py); batch normalisation is composed from
+Tensor ops, so its gradients (and gradients of gradients) come free.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from typing import Any
 
 from .. import backend
 from ..arguments import cpu_device
+from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
 from .module import Module, Parameter
@@ -36,15 +38,13 @@ def layer_norm(
             f"layer_norm: expected input with trailing shape {shape} (normalized_shape); got "
             f"shape {x.shape}"
         )
-    dims = tuple(range(x.ndim - k, x.ndim))
-    centred = x - x.mean(dims, keepdim=True)
-    var = (centred * centred).mean(dims, keepdim=True)  # biased, as PyTorch normalises
-    y = centred * (var + eps) ** -0.5
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise ValueError(
+                f"layer_norm: {name} must have the normalized shape {shape}; got shape "
+                f"{tuple(t.shape)}"
+            )
+    return norm.LayerNorm.apply(x, weight, bias, k=k, eps=eps)
 
 
 def batch_norm(

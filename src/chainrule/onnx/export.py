@@ -1,6 +1,6 @@
 """``export``: a model's forward pass, as recorded once, written as an ONNX graph (built with
 the ``onnx`` package). Each primitive maps to ONNX operators here; composite layers
-(LayerNorm, BatchNorm, pooling by convolution) arrive as the primitives they apply."""
+(BatchNorm, pooling by convolution) arrive as the primitives they apply."""
 
 from __future__ import annotations
 
@@ -410,6 +410,31 @@ def _gelu(g: _Graph, s: Step) -> str:
         inner = g.add("Tanh", [g.add("Mul", [inner, num(math.sqrt(2.0 / math.pi))])])
     half = g.add("Mul", [x, num(0.5)])
     return g.add("Mul", [half, g.add("Add", [inner, num(1.0)])])
+
+
+@converts("LayerNorm")
+def _layer_norm(g: _Graph, s: Step) -> str:
+    """ONNX's LayerNormalization from opset 17, else the mean, variance and scale it
+    computes, written out."""
+    dtype = _dtype(s)
+    x, weight, bias = s.inputs
+    k, eps = s.options["k"], s.options["eps"]
+    xs = g.value(x, dtype)
+    if g.opset >= 17:
+        shape = tuple(x.shape[x.ndim - k :])
+        scale = g.value(weight) if weight is not None else g.const(backend.xp.ones(shape, dtype))
+        names = [xs, scale] + ([g.value(bias)] if bias is not None else [])
+        return g.add("LayerNormalization", names, axis=-k, epsilon=float(eps))
+    axes = list(range(x.ndim - k, x.ndim))
+    centred = g.add("Sub", [xs, _axes(g, "ReduceMean", [xs], axes, keepdims=1)])
+    var = _axes(g, "ReduceMean", [g.add("Mul", [centred, centred])], axes, keepdims=1)
+    std = g.add("Sqrt", [g.add("Add", [var, g.value(float(eps), dtype)])])
+    out = g.add("Div", [centred, std])
+    if weight is not None:
+        out = g.add("Mul", [out, g.value(weight)])
+    if bias is not None:
+        out = g.add("Add", [out, g.value(bias)])
+    return out
 
 
 @converts("ScaleGrad")

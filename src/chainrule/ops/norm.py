@@ -1,0 +1,88 @@
+"""Normalisation primitives: layer normalisation over the last dims.
+
+One node where the formula in Tensor ops would be nine (two means, a subtraction, a
+square, a power, three products and a sum), each keeping an array for its backward: the
+node keeps the normalised input and one number per row.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Function
+from ..backend import xp
+
+
+class LayerNorm(Function):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias over x's last ``k`` dims (the
+    variance biased, as PyTorch's), weight and bias of those dims' shape, or None;
+    grad_x = rstd (gh - mean(gh) - xhat mean(gh xhat)) with gh = grad * weight,
+    grad_weight = sum(grad xhat), grad_bias = sum(grad) over the leading dims.
+
+    Float32 and float64 compute in their own precision, narrower floats in float32 (as
+    PyTorch's CPU kernels do), the output in x's dtype. Under create_graph the rule runs in
+    Tensor ops from x, so it differentiates again.
+    """
+
+    rule = (
+        "grad_x = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)), gh = grad * weight; "
+        "grad_weight = sum(grad * xhat), grad_bias = sum(grad), over the rows"
+    )
+
+    def forward(self, x, weight, bias, k, eps):
+        self.k, self.eps = k, eps
+        n = math.prod(x.shape[x.ndim - k :])
+        work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
+        rows = x.reshape(-1, n).astype(work, copy=False)  # (M, n)
+        xhat = rows - rows.mean(axis=1, keepdims=True)
+        var = xp.einsum("ij,ij->i", xhat, xhat)[:, None]  # sum of squares, no temporary
+        var /= n
+        var += eps
+        rstd = xp.sqrt(var, out=var)
+        xp.reciprocal(rstd, out=rstd)  # (M, 1)
+        xhat *= rstd
+        self.xhat, self.rstd = xhat, rstd
+        out = xhat * weight.reshape(-1) if weight is not None else xhat.copy()
+        if bias is not None:
+            out += bias.reshape(-1)
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    def backward_arrays(self, grad, out):
+        x, weight, bias = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        xhat, n = self.xhat, self.xhat.shape[1]
+        g = grad.reshape(-1, n).astype(xhat.dtype, copy=False)
+        gx = gw = gb = None
+        if need_w:
+            gw = xp.einsum("ij,ij->j", g, xhat).reshape(weight.shape).astype(weight.dtype)
+        if need_b:
+            gb = g.sum(axis=0).reshape(bias.shape).astype(bias.dtype)
+        if need_x:
+            gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
+            dot = xp.einsum("ij,ij->i", gh, xhat)[:, None]  # sum(gh * xhat) per row
+            gh -= gh.mean(axis=1, keepdims=True)
+            dot /= n
+            gh -= xhat * dot
+            gh *= self.rstd
+            gx = gh.reshape(x.shape).astype(x.dtype, copy=False)
+        return gx, gw, gb
+
+    def backward(self, grad, out):
+        x, weight, bias = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        dims = tuple(range(x.ndim - self.k, x.ndim))
+        lead = tuple(range(x.ndim - self.k))
+        centred = x - x.mean(dims, keepdim=True)
+        rstd = ((centred * centred).mean(dims, keepdim=True) + self.eps) ** -0.5
+        xhat = centred * rstd
+        gx = gw = gb = None
+        if need_w:
+            gw = (grad * xhat).sum(lead) if lead else grad * xhat
+        if need_b:
+            gb = grad.sum(lead) if lead else grad
+        if need_x:
+            gh = grad * weight if weight is not None else grad
+            mean_gh = gh.mean(dims, keepdim=True)
+            mean_ghx = (gh * xhat).mean(dims, keepdim=True)
+            gx = rstd * (gh - mean_gh - xhat * mean_ghx)
+        return gx, gw, gb
