@@ -1,11 +1,19 @@
 """The array module and dtypes: the only place that imports NumPy.
 
-Everything else asks this module for arrays and dtypes, so a GPU array module can later be
-swapped in here alone.
+Everything else asks this module for arrays and dtypes, so a GPU array module can be
+swapped in here alone. The engine, ops, Tensor, nn and optim compute with ``xp`` and never
+reach host memory unawares: arrays come in through :func:`to_array` and :func:`from_host`
+and go out through :func:`to_host`, and random numbers are drawn on the host (NumPy's
+Generator, so every array module gives NumPy's numbers) and moved with :func:`from_host`.
+
+``CHAINRULE_ARRAY_BACKEND=strict``, set before chainrule is imported, makes ``xp`` the
+strict stand-in of chainrule.strict (NumPy with CuPy's refusals), which tests use to show
+that nothing converts to the host implicitly.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import ml_dtypes
@@ -13,7 +21,18 @@ import numpy as np
 
 from .devices import cpu_device, device
 
-xp = np  # the array module every op computes with
+ARRAY_BACKEND = os.environ.get("CHAINRULE_ARRAY_BACKEND", "numpy")
+xp: Any  # the array module every op computes with
+if ARRAY_BACKEND == "numpy":
+    xp = np
+elif ARRAY_BACKEND == "strict":
+    from . import strict
+
+    xp = strict.module
+else:
+    raise ImportError(
+        f"chainrule: CHAINRULE_ARRAY_BACKEND must be 'numpy' or 'strict'; got {ARRAY_BACKEND!r}"
+    )
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
@@ -29,7 +48,27 @@ uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
 default_float = float32  # set_default_dtype changes it; read it as backend.default_float
 
-ndarray = np.ndarray
+ndarray = xp.ndarray  # the array type of xp: what a tensor holds
+host = np  # the host's array module, for work that belongs there (printing) on to_host's arrays
+
+
+def from_host(arr: Any) -> Any:
+    """A host (NumPy) array, or a number, as an array of ``xp``: itself under NumPy, an
+    explicit copy to the device otherwise."""
+    return arr if xp is np else xp.asarray(arr)
+
+
+# An op's result as an array of xp (NumPy scalars and numbers become 0-d arrays). Under the
+# strict module a NumPy array here is refused: a host array reaching a tensor unmoved is the
+# mistake it exists to find (moving is from_host's, explicitly).
+array_of = xp.asarray if xp is np else strict.result
+
+
+def to_host(arr: Any) -> np.ndarray:
+    """An array of ``xp`` as a NumPy array: itself under NumPy (no copy), an explicit copy
+    from the device otherwise (CuPy's ``asnumpy``)."""
+    return arr if xp is np else xp.asnumpy(arr)
+
 
 DTYPE_NAMES: dict[str, np.dtype] = {
     "float32": float32,
@@ -92,19 +131,32 @@ def get_default_dtype() -> np.dtype:
     return default_float
 
 
-def to_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """Turn data into an array with chainrule's dtype rules.
+def to_array(data: Any, dtype: Any = None) -> Any:
+    """Turn data into an array of ``xp`` with chainrule's dtype rules.
 
-    Python floats (and lists of them) become float32, Python ints int64, bools bool; NumPy
-    arrays keep their dtype unless one is asked for. Always returns a fresh array (a copy).
+    Python floats (and lists of them) become float32, Python ints int64, bools bool; arrays
+    keep their dtype unless one is asked for. Always returns a fresh array (a copy). Data
+    from the host is put together there, then moved to ``xp`` once.
     """
     dtype = as_dtype(dtype)
+    if isinstance(data, ndarray):  # an array of xp: copied where it lives
+        _need_holds(data)
+        return xp.array(data, dtype=dtype, copy=True)
+    return from_host(_host_array(data, dtype))
+
+
+def _need_holds(arr: Any) -> None:
+    if not holds(arr.dtype):  # complex, object, strings, dates: no tensor of them
+        raise TypeError(
+            f"tensor: cannot make a tensor of an array of dtype {arr.dtype}; chainrule "
+            "holds bool, integer and floating-point numbers"
+        )
+
+
+def _host_array(data: Any, dtype: Any) -> np.ndarray:
+    """to_array's work for data on the host: a fresh NumPy array."""
     if isinstance(data, (np.ndarray, np.generic)):
-        if not holds(data.dtype):  # complex, object, strings, dates: no tensor of them
-            raise TypeError(
-                f"tensor: cannot make a tensor of an array of dtype {data.dtype}; chainrule "
-                "holds bool, integer and floating-point numbers"
-            )
+        _need_holds(data)
         return np.array(data, dtype=dtype, copy=True)
     try:
         arr = np.array(data, dtype=dtype)
@@ -242,7 +294,7 @@ def decode_state(rng: np.random.Generator, state: Any, op: str) -> None:
     """Put a state that encode_state made (an array or a Tensor of it) back into ``rng``."""
     import json
 
-    arr = np.asarray(state)
+    arr = to_host(state) if isinstance(state, ndarray) else np.asarray(state)
     try:
         decoded = json.loads(arr.astype(np.uint8).tobytes().decode("ascii"))
         rng.bit_generator.state = decoded

@@ -114,7 +114,8 @@ def rand(
 ) -> Tensor:
     _on_cpu(device, pin_memory, "rand")
     rng = backend.generator(generator, "rand")
-    return _make_new(rng.random(size_arg(size, "rand")).astype(_float(dtype)), requires_grad)
+    values = rng.random(size_arg(size, "rand")).astype(_float(dtype))
+    return _make_new(backend.from_host(values), requires_grad)
 
 
 def randn(
@@ -127,8 +128,8 @@ def randn(
 ) -> Tensor:
     _on_cpu(device, pin_memory, "randn")
     rng = backend.generator(generator, "randn")
-    values = rng.standard_normal(size_arg(size, "randn"))
-    return _make_new(values.astype(_float(dtype)), requires_grad)
+    values = rng.standard_normal(size_arg(size, "randn")).astype(_float(dtype))
+    return _make_new(backend.from_host(values), requires_grad)
 
 
 def normal(
@@ -151,11 +152,11 @@ def normal(
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
         values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
-        return _make_new(values.astype(_float(dtype)), requires_grad)
+        return _make_new(backend.from_host(values.astype(_float(dtype))), requires_grad)
     m = mean._array if isinstance(mean, Tensor) else mean
     s = std._array if isinstance(std, Tensor) else std
     shape = backend.xp.broadcast_shapes(backend.xp.shape(m), backend.xp.shape(s))
-    values = rng.standard_normal(shape) * s + m
+    values = backend.from_host(rng.standard_normal(shape)) * s + m
     return _make_new(values.astype(tensors[0].dtype), requires_grad)
 
 
@@ -235,7 +236,8 @@ def randint(
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
     draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
-    return _make_new(draws.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
+    draws = draws.astype(backend.as_dtype(dtype) or backend.int64)
+    return _make_new(backend.from_host(draws), requires_grad)
 
 
 def randperm(
@@ -251,7 +253,8 @@ def randperm(
     _on_cpu(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
     order = backend.generator(generator, "randperm").permutation(n)
-    return _make_new(order.astype(backend.as_dtype(dtype) or backend.int64), requires_grad)
+    order = order.astype(backend.as_dtype(dtype) or backend.int64)
+    return _make_new(backend.from_host(order), requires_grad)
 
 
 def arange(
@@ -312,7 +315,7 @@ def eye(
 def get_rng_state() -> Tensor:
     """The global generator's whole state as a uint8 tensor (as torch.get_rng_state);
     ``set_rng_state`` of it makes the same draws again from that point."""
-    return Tensor._make(backend.default_generator.get_state())
+    return Tensor._make(backend.from_host(backend.default_generator.get_state()))
 
 
 def set_rng_state(new_state: Any) -> None:

@@ -40,6 +40,7 @@ from .devices import CPU, device
 from .ops import elementwise, linalg, movement, reduce
 
 xp = backend.xp
+array_of = backend.array_of
 Number = (int, float, bool)
 
 
@@ -84,7 +85,7 @@ class Tensor:
     def _make(data: Any, requires_grad: bool = False) -> Tensor:
         """Wrap an array an op made (no copy, no checks): the hot path of every op."""
         t = object.__new__(Tensor)
-        t._array = data if type(data) is xp.ndarray else xp.asarray(data)
+        t._array = data if type(data) is xp.ndarray else array_of(data)
         t.grad = None
         t.grad_fn = None
         t.requires_grad = requires_grad
@@ -149,10 +150,13 @@ class Tensor:
     # -- conversion ------------------------------------------------------------------------
 
     def numpy(self) -> Any:
-        return self._array
+        """The NumPy array: the tensor's own array under NumPy (shared memory), a copy on
+        the host under another array module (as PyTorch's ``t.cpu().numpy()``)."""
+        return backend.to_host(self._array)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return self._array if dtype is None else self._array.astype(dtype)
+        arr = backend.to_host(self._array)
+        return arr if dtype is None else arr.astype(dtype)
 
     def item(self) -> Any:
         if self._array.size != 1:
@@ -196,12 +200,13 @@ class Tensor:
     def __repr__(self) -> str:
         """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
         ranges), one width for all entries, and the dtype where it is not the default."""
-        body = xp.array2string(
-            self._array,
+        arr = backend.to_host(self._array)  # printing happens on the host
+        body = backend.host.array2string(
+            arr,
             separator=", ",
             prefix="tensor(",
             max_line_width=81,  # 8 entries of 4 decimals a line, as PyTorch
-            formatter=_float_formatter(self._array),
+            formatter=_float_formatter(arr),
         )
         extras = []
         empty = self._array.size == 0
@@ -415,19 +420,18 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         rng = backend.generator(generator, "normal_")
         values = rng.standard_normal(self.shape) * std + mean
-        return self._fill("normal_", values.astype(self.dtype))
+        return self._fill("normal_", backend.from_host(values.astype(self.dtype)))
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
         rng = backend.generator(generator, "uniform_")
         values = rng.uniform(from_, to, self.shape)
-        return self._fill("uniform_", values.astype(self.dtype))
+        return self._fill("uniform_", backend.from_host(values.astype(self.dtype)))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
         rng = backend.generator(generator, "exponential_")
-        return self._fill(
-            "exponential_", rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
-        )
+        values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
+        return self._fill("exponential_", backend.from_host(values))
 
     def _fill(self, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
@@ -853,11 +857,11 @@ class Tensor:
             )
         rng = backend.generator(generator, "multinomial")
         if replacement:
-            draws = [  # a loop over rows (distributions), each one draw of n samples
-                rng.choice(rows.shape[1], size=n, p=row / total)
-                for row, total in zip(rows, totals, strict=True)
-            ]
-            out = xp.stack(draws)  # (rows, n)
+            # the draws are made on the host, a loop over rows (distributions), each one
+            # draw of n samples
+            probs = backend.to_host(rows / totals[:, None])  # (rows, categories)
+            draws = [rng.choice(probs.shape[1], size=n, p=row) for row in probs]
+            out = backend.from_host(backend.host.stack(draws))  # (rows, n)
         else:
             if n > rows.shape[1]:
                 raise ValueError(
@@ -868,7 +872,8 @@ class Tensor:
             # a weighted draw without replacement; weight 0 gives -inf, and those come last,
             # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
             with xp.errstate(divide="ignore"):
-                keys = xp.log(rng.random(rows.shape)) / rows  # (rows, categories)
+                u = backend.from_host(rng.random(rows.shape))
+                keys = xp.log(u) / rows  # (rows, categories)
             last = rows.shape[1] - 1
             out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
         out = out.astype(backend.int64)
@@ -884,7 +889,7 @@ class Tensor:
                 f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
                 f"values outside"
             )
-        draws = backend.generator(generator, "bernoulli").random(p.shape) < p
+        draws = backend.from_host(backend.generator(generator, "bernoulli").random(p.shape)) < p
         return Tensor._make(draws.astype(p.dtype))
 
     # -- elementwise math ------------------------------------------------------------------
@@ -1657,23 +1662,24 @@ class Tensor:
 def _float_formatter(data: Any) -> Any:
     """The formatter of a float array's repr, one format for all entries: whole numbers as
     ``3.``, else ``3.1416``, or ``3.1416e+00`` when the magnitudes span over 1000x, pass 1e8
-    or (for fractions) go below 1e-4."""
+    or (for fractions) go below 1e-4. ``data`` is on the host."""
+    hp = backend.host
     if data.dtype.kind != "f" or data.size == 0:
         return None
     if data.size > 1000:  # summarised: only 3 entries at each end of each dim are shown
         for ax, n in enumerate(data.shape):
             if n > 6:
-                data = xp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
-    finite = data[xp.isfinite(data)]
-    mags = xp.abs(finite[finite != 0]).astype(backend.float64)
-    whole = bool(xp.all(finite == xp.round(finite)))
+                data = hp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
+    finite = data[hp.isfinite(data)]
+    mags = hp.abs(finite[finite != 0]).astype(backend.float64)
+    whole = bool(hp.all(finite == hp.round(finite)))
     sci = mags.size > 0 and bool(
         mags.max() / mags.min() > 1000 or mags.max() > 1e8 or not whole and mags.min() < 1e-4
     )
     fmt = "{:.4e}" if sci else "{:.0f}." if whole else "{:.4f}"
 
     def one(v: Any) -> str:
-        return fmt.format(v) if xp.isfinite(v) else str(v)
+        return fmt.format(v) if hp.isfinite(v) else str(v)
 
     width = max(len(one(v)) for v in data.flat)
     return {"float_kind": lambda v: one(v).rjust(width)}

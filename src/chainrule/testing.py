@@ -141,9 +141,9 @@ def _float_outputs(out: Any) -> list[Tensor]:
 
 def _upstream(outs: list[Tensor]) -> list[Tensor]:
     """A fixed random upstream gradient per output (its own generator: the global one is
-    left alone)."""
-    rng = xp.random.default_rng(0)
-    return [Tensor._make(rng.standard_normal(o.shape).astype(o.dtype)) for o in outs]
+    left alone), drawn on the host as every draw is."""
+    rng = B.host.random.default_rng(0)
+    return [Tensor._make(B.from_host(rng.standard_normal(o.shape).astype(o.dtype))) for o in outs]
 
 
 def _numeric(

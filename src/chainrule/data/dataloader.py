@@ -30,6 +30,7 @@ from .sampler import BatchSampler, batch_count
 from .worker import END, WorkerIterator
 
 xp = backend.xp
+hp = backend.host  # indices are drawn and kept on the host; samples there are moved once
 
 
 def default_collate(batch: Sequence[Any]) -> Any:
@@ -47,7 +48,9 @@ def default_collate(batch: Sequence[Any]) -> Any:
         if any(t.requires_grad for t in batch):
             return stack(batch)  # recorded, so gradients reach the samples
         return Tensor._make(xp.stack([t._array for t in batch]))
-    if isinstance(elem, (xp.ndarray, xp.generic)):
+    if isinstance(elem, (hp.ndarray, hp.generic)):  # samples on the host
+        return Tensor._make(backend.from_host(hp.stack(batch)))
+    if isinstance(elem, backend.ndarray):
         return Tensor._make(xp.stack(batch))
     if isinstance(elem, (bool, int, float)):
         return Tensor._make(xp.array(batch, dtype=_number_dtype(batch)))
@@ -92,8 +95,10 @@ def default_convert(data: Any) -> Any:
     else (strings, objects, dates) and other objects are left as they are."""
     if isinstance(data, Tensor):
         return data
-    if isinstance(data, (xp.ndarray, xp.generic)):
-        return Tensor._make(xp.asarray(data)) if data.dtype.kind in "biufc" else data
+    if isinstance(data, (hp.ndarray, hp.generic)):
+        return Tensor._make(backend.from_host(data)) if data.dtype.kind in "biufc" else data
+    if isinstance(data, backend.ndarray):
+        return Tensor._make(data) if data.dtype.kind in "biufc" else data
     if isinstance(data, Mapping):
         converted = {key: default_convert(data[key]) for key in data}
         try:  # the same kind of mapping, keeping whatever else it carries
@@ -346,16 +351,16 @@ def _indices(
     function, so that persistent workers' iterator does not hold its loader."""
     if batch_sampler is not None:
         for batch in batch_sampler:
-            yield xp.asarray(list(batch), dtype=backend.int64)
+            yield hp.asarray(list(batch), dtype=backend.int64)
         return
     if sampler is not None:
         if size is None:
             yield from sampler
         else:
             for batch in BatchSampler(sampler, size, drop_last):
-                yield xp.asarray(batch, dtype=backend.int64)
+                yield hp.asarray(batch, dtype=backend.int64)
         return
-    order = generator_of(generator, "DataLoader").permutation(n) if shuffle else xp.arange(n)
+    order = generator_of(generator, "DataLoader").permutation(n) if shuffle else hp.arange(n)
     if size is None:
         yield from order
         return
@@ -452,7 +457,7 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
     (None for all rows in order); None for any other dataset."""
     positions = None
     while isinstance(dataset, Subset):
-        rows = xp.asarray(dataset.indices, dtype=backend.int64)
+        rows = hp.asarray(dataset.indices, dtype=backend.int64)
         positions = rows if positions is None else rows[positions]
         dataset = dataset.dataset
     if type(dataset) is not TensorDataset:  # a subclass may override __getitem__
@@ -461,4 +466,5 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
 
 
 def _take(t: Tensor, rows: Any) -> Tensor:
+    rows = backend.from_host(rows)  # the batch's indices, moved to the tensors' arrays
     return t[rows] if t.requires_grad else Tensor._make(t._array[rows])

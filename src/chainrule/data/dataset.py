@@ -15,7 +15,7 @@ from typing import Any
 from .. import backend
 from ..tensor import Tensor, as_tensor
 
-xp = backend.xp
+xp = backend.host  # indices and seeds are drawn and kept on the host
 
 
 class Dataset:

@@ -23,7 +23,7 @@ from typing import Any
 from .. import backend
 from ..tensor import Tensor
 
-xp = backend.xp
+xp = backend.host  # indices and seeds are drawn and kept on the host
 
 POLL = 0.25  # seconds between checks that the other side of a queue is still alive
 END = object()  # what a fetcher returns once its stream is used up

@@ -360,7 +360,7 @@ def _additive_mask(mask: Any, name: str, dtype: Any) -> Tensor | None:
         return None
     m = as_tensor(mask)
     if m.dtype == backend.bool_:
-        return as_tensor(xp.where(m.numpy(), -xp.inf, 0.0).astype(dtype))
+        return as_tensor(xp.where(m._array, -xp.inf, 0.0).astype(dtype))
     if m.dtype != dtype:
         raise TypeError(
             f"{_MHA}: {name} must be bool or of the query's dtype {dtype}; got dtype {m.dtype}"

@@ -273,7 +273,8 @@ def avg_pool2d(
         uniform: float | None = float(divisor_override)
     else:
         divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
-        uniform = float(divisor.flat[0]) if (divisor == divisor.flat[0]).all() else None
+        first = divisor.reshape(-1)[0]
+        uniform = float(first) if bool((divisor == first).all()) else None
     weight = 1.0 if uniform is None else 1.0 / uniform
     kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image

@@ -64,11 +64,13 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    return _fill(tensor, backend.generator(generator, "uniform_").uniform(a, b, tensor.shape))
+    values = backend.generator(generator, "uniform_").uniform(a, b, tensor.shape)
+    return _fill(tensor, backend.from_host(values))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    return _fill(tensor, backend.generator(generator, "normal_").normal(mean, std, tensor.shape))
+    values = backend.generator(generator, "normal_").normal(mean, std, tensor.shape)
+    return _fill(tensor, backend.from_host(values))
 
 
 def _erfinv(y: Any) -> Any:
@@ -92,7 +94,7 @@ def _erfinv(y: Any) -> Any:
     inside = xp.abs(y) < 1  # erfinv(+-1) is +-inf, and NaN stays NaN: no Newton step there
     xi, yi = x[inside], y[inside]
     for _ in range(2):
-        err = Tensor._make(xi).erf().numpy() - yi
+        err = Tensor._make(xi).erf()._array - yi
         xi = xi - err / (2.0 / math.sqrt(math.pi) * xp.exp(-xi * xi))
     x[inside] = xi
     return x
@@ -121,6 +123,7 @@ def trunc_normal_(
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     u = backend.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
     u = u.astype(tensor.dtype).astype(backend.float64)  # drawn in the tensor's dtype, as PyTorch
+    u = backend.from_host(u)
     values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
     return _fill(tensor, backend.xp.clip(values, a, b))
 

@@ -114,7 +114,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     dtype = input.dtype if backend.is_floating(input.dtype) else backend.default_float
-    keep = backend.generator().random(input.shape, dtype=dtype) >= p
+    keep = backend.from_host(backend.generator().random(input.shape, dtype=dtype)) >= p
     return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype))
 
 

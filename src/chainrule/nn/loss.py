@@ -207,7 +207,7 @@ def _class_targets(
     bad = ~ignored & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(
-            f"{op}: target index {t[bad].flat[0]} is out of range for {c} classes (C); got "
+            f"{op}: target index {t[bad].reshape(-1)[0]} is out of range for {c} classes (C); got "
             f"input shape {input.shape} (classes in dim {class_dim}) and target shape {t.shape}; "
             f"expected values in [0, {c - 1}] or ignore_index={ignore_index}"
         )

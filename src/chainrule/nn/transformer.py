@@ -55,7 +55,7 @@ def _detect_is_causal_mask(mask: Any, is_causal: bool | None, size: int) -> bool
     (generate_square_subsequent_mask's, or its bool form), as PyTorch's stacks decide."""
     if is_causal is not None or mask is None:
         return bool(is_causal)
-    m = mask.numpy() if isinstance(mask, Tensor) else xp.asarray(mask)
+    m = mask._array if isinstance(mask, Tensor) else xp.asarray(mask)
     if m.shape != (size, size):
         return False
     above = xp.triu(xp.ones((size, size), dtype=bool), 1)  # (size, size) True above

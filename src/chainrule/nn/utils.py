@@ -40,7 +40,7 @@ def get_total_norm(
     With no tensors it is 0. ``foreach`` is accepted for PyTorch's signature; every path is
     the same here.
     """
-    arrays = [t.numpy() for t in _as_list(tensors)]
+    arrays = [t._array for t in _as_list(tensors)]
     p = float(norm_type)
     if not arrays:
         return as_tensor(0.0)
@@ -62,10 +62,10 @@ def clip_grads_with_norm_(
     foreach: bool | None = None,
 ) -> None:
     """Scale every gradient by min(max_norm / (total_norm + 1e-6), 1), in place."""
-    grads = [p.grad.numpy() for p in _as_list(parameters) if p.grad is not None]
+    grads = [p.grad._array for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
-    norm = total_norm.numpy()
+    norm = total_norm._array
     coef = xp.minimum(xp.asarray(float(max_norm), dtype=norm.dtype) / (norm + 1e-6), 1.0)
     for g in grads:
         xp.multiply(g, coef.astype(g.dtype), out=g)
@@ -103,7 +103,7 @@ def clip_grad_value_(
     c = float(clip_value)
     for p in _as_list(parameters):
         if p.grad is not None:
-            g = p.grad.numpy()
+            g = p.grad._array
             xp.clip(g, -c, c, out=g)
 
 
@@ -118,7 +118,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     params = _parameters(parameters, "vector_to_parameters")
-    values = vec.detach().numpy().reshape(-1)
+    values = vec.detach()._array.reshape(-1)
     needed = sum(p.numel() for p in params)
     if values.size < needed:
         raise ValueError(
@@ -128,7 +128,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     start = 0
     for p in params:
         n = p.numel()
-        p.numpy()[...] = values[start : start + n].reshape(p.shape)
+        p._array[...] = values[start : start + n].reshape(p.shape)
         start += n
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import generator, xp
+from ..backend import from_host, generator, xp
 from .elementwise import Where
 
 
@@ -69,7 +69,7 @@ class ScaledDotProductAttention(Function):
         p /= total
         self.p, self.keep = p, None
         if dropout_p > 0:
-            self.keep = generator().random(p.shape, dtype=p.dtype) >= dropout_p
+            self.keep = from_host(generator().random(p.shape, dtype=p.dtype)) >= dropout_p
             keep_scale = 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
             self.keep = self.keep * xp.asarray(keep_scale, dtype=p.dtype)  # 0 or 1/(1-p)
             p = p * self.keep

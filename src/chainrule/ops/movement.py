@@ -324,8 +324,8 @@ class ScatterReduce(Function):
         elif reduce == "prod":
             grad_a, grad_s = self._prod_grads(grad, out, a, s)
         else:  # amax, amin: shared among the values that reached the result
-            a_is = (a.numpy() == out.numpy()).astype(grad.dtype)
-            s_is = (s.numpy() == out.numpy()[self.where]).astype(grad.dtype)
+            a_is = (a._array == out._array).astype(grad.dtype)
+            s_is = (s._array == out._array[self.where]).astype(grad.dtype)
             ties = a_is.copy()
             xp.add.at(ties, self.where, s_is)
             with xp.errstate(invalid="ignore", divide="ignore"):
@@ -343,10 +343,10 @@ class ScatterReduce(Function):
         """prod's gradients, exact where a value is 0: the product of the others, formed by
         reducing again with that value replaced by 1 (PyTorch's way)."""
         options = dict(index=self.index, dim=self.dim, reduce="prod")
-        a_nonzero = Where.apply(a.numpy() == 0, 1.0, a)
+        a_nonzero = Where.apply(a._array == 0, 1.0, a)
         others = ScatterReduce.apply(a_nonzero, s, include_self=self.include_self, **options)
         grad_a = grad * others / a_nonzero
-        s_zero = s.numpy() == 0
+        s_zero = s._array == 0
         zeros_here = xp.zeros(a.shape, dtype=xp.int64)
         xp.add.at(zeros_here, self.where, s_zero)
         single = s_zero & (zeros_here[self.where] == 1)  # the only 0 reduced into its place

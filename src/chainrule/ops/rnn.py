@@ -150,7 +150,7 @@ class RNNLayer(Function):
     def backward(self, grad, out):
         x, h0, w_ih, w_hh, _, _ = self.inputs
         # act' from the output: 1 - out^2 for tanh, the step (a constant) for relu
-        slope = (out.numpy() > 0).astype(out.dtype) if self.relu else 1.0 - out * out
+        slope = (out._array > 0).astype(out.dtype) if self.relu else 1.0 - out * out
         d: list[Any] = [None] * len(out)
         dh = None
         for t in reversed(_steps(len(out), self.reverse)):
@@ -251,7 +251,7 @@ class LSTMLayer(Function):
             c_prev = _previous(_stack(cs), c0, self.reverse)
         else:
             gates, tanh_c, c_prev = _saved(
-                self.gates, self.tanh_cs, _previous(self.cs, c0.numpy(), self.reverse)
+                self.gates, self.tanh_cs, _previous(self.cs, c0._array, self.reverse)
             )
             i, f = gates[..., :H], gates[..., H : 2 * H]
             g, o = gates[..., 2 * H : 3 * H], gates[..., 3 * H :]
