@@ -66,7 +66,7 @@ def gradcheck(
         if not xp.all(err <= 0):
             worst = int(xp.argmax(xp.where(xp.isnan(err), xp.inf, err)))
             at = tuple(int(k) for k in xp.unravel_index(worst, x.shape))
-            worst_a, worst_n = float(a.flat[worst]), float(n.flat[worst])
+            worst_a, worst_n = float(a.reshape(-1)[worst]), float(n.reshape(-1)[worst])
             raise AssertionError(
                 f"gradcheck: input {i} (shape {x.shape}): analytic and numeric gradients differ; "
                 f"worst at index {at}: analytic {worst_a!r}, numeric {worst_n!r} "
