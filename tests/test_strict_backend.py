@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainrule import strict
+from chainrule import backend, strict
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "chainrule"
@@ -119,8 +119,10 @@ def test_ufunc_methods_errstate_and_stride_tricks() -> None:
     assert type(r) is xp.ndarray and r.tolist() == [1.0, 5.0, 9.0]
     assert xp.maximum.reduce(xp.arange(4.0)).tolist() == 3.0
     assert xp.add.accumulate(xp.arange(4.0)).tolist() == [0.0, 1.0, 3.0, 6.0]
-    with xp.errstate(divide="ignore"):
+    with backend.errstate(divide="ignore"):
         assert xp.log(xp.zeros(1)).tolist() == [-np.inf]
+    with pytest.raises(AttributeError, match="no errstate .CuPy has none.; use chainrule.backend"):
+        xp.errstate  # noqa: B018
     w = xp.lib.stride_tricks.sliding_window_view(xp.arange(5.0), 3)
     assert type(w) is xp.ndarray and w.shape == (3, 3) and w.base is not None
     s = xp.lib.stride_tricks.as_strided(xp.arange(4.0), shape=(2, 2), strides=(8, 8))
@@ -175,10 +177,10 @@ def test_a_recipe_trains_on_the_strict_module_as_on_numpy() -> None:
     """The moons recipe, three epochs through the recipes' code: the same losses, accuracies
     and weights, bit for bit, with tensors holding strict arrays."""
     runs = {}
-    for backend in ("numpy", "strict"):
-        result = _run(["tests/strict_recipe.py", "moons", "3"], backend)
+    for module in ("numpy", "strict"):
+        result = _run(["tests/strict_recipe.py", "moons", "3"], module)
         assert result.returncode == 0, result.stderr[-3000:]
-        runs[backend] = json.loads(result.stdout)
+        runs[module] = json.loads(result.stdout)
     assert runs["strict"]["array_types"] == ["chainrule.strict.ndarray"]
     assert runs["numpy"]["array_types"] == ["numpy.ndarray"]
     assert runs["strict"]["history"] == runs["numpy"]["history"]

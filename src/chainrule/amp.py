@@ -215,7 +215,7 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    with xp.errstate(over="ignore"):  # inf: not taken, as PyTorch
+                    with backend.errstate(over="ignore"):  # inf: not taken, as PyTorch
                         grown = xp.float32(self._scale * xp.float32(self._growth_factor))
                     if xp.isfinite(grown):
                         self._scale = grown

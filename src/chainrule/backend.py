@@ -51,6 +51,12 @@ default_float = float32  # set_default_dtype changes it; read it as backend.defa
 ndarray = xp.ndarray  # the array type of xp: what a tensor holds
 host = np  # the host's array module, for work that belongs there (printing) on to_host's arrays
 
+# NumPy's floating-point error control (``with errstate(divide="ignore"): ...``) around a
+# computation that makes inf or NaN on purpose. CuPy has none, since it never warns: with
+# CuPy as xp this is the place for a context that does nothing. The strict module computes
+# with NumPy, so it keeps NumPy's.
+errstate = np.errstate
+
 
 def from_host(arr: Any) -> Any:
     """A host (NumPy) array, or a number, as an array of ``xp``: itself under NumPy, an

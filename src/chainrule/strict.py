@@ -14,10 +14,11 @@ differs from NumPy, this module does as CuPy does:
 - ``ndarray`` is its own type with a ``device`` of its own.
 
 It leaves the rest to NumPy: numbers and dtypes are NumPy's, so answers equal NumPy's.
-``errstate`` is NumPy's (CuPy has none: it never warns), and ufunc methods (``add.at``,
-``reduce``, ``reduceat``, ``accumulate``, ``outer``) work as NumPy's: CuPy 13 has ``at``
-only for some ufuncs (add, subtract, maximum, minimum, bitwise ones) and ``reduceat`` for
-add only, which is what chainrule uses.
+Names CuPy lacks are missing here too, with a message naming the backend's helper:
+``errstate`` (CuPy never warns; backend.errstate is NumPy's under NumPy and this module).
+Ufunc methods (``add.at``, ``reduce``, ``reduceat``, ``accumulate``, ``outer``) work as
+NumPy's; CuPy's ufuncs have them in its recent releases (older ones had
+``cupyx.scatter_add`` for ``add.at``).
 """
 
 from __future__ import annotations
@@ -406,6 +407,9 @@ class _Namespace(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in _MISSING:
+            instead = _MISSING[name]
+            raise AttributeError(f"strict array module: no {name} (CuPy has none); {instead}")
         value = getattr(self._inner, name)
         if isinstance(value, np.ufunc):
             value = _Ufunc(value)
@@ -427,6 +431,10 @@ class _IndexTrick:
         return wrap(self._inner[unwrap(key)])
 
 
+# NumPy's names that CuPy lacks, and what to use instead.
+_MISSING = {"errstate": "use chainrule.backend.errstate"}
+
+
 def _function(fn: Any) -> Any:
     def function(*args: Any, **kwargs: Any) -> Any:
         return _call(fn, args, kwargs)
@@ -446,7 +454,6 @@ module = _Namespace(
         "array": array,
         "ascontiguousarray": ascontiguousarray,
         "asnumpy": asnumpy,
-        "errstate": np.errstate,
         **{name: _IndexTrick(getattr(np, name)) for name in ("ogrid", "mgrid", "r_", "c_")},
     },
 )

@@ -871,7 +871,7 @@ class Tensor:
             # Each category's key log(u) / w, the n largest first (Efraimidis and Spirakis):
             # a weighted draw without replacement; weight 0 gives -inf, and those come last,
             # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
-            with xp.errstate(divide="ignore"):
+            with backend.errstate(divide="ignore"):
                 u = backend.from_host(rng.random(rows.shape))
                 keys = xp.log(u) / rows  # (rows, categories)
             last = rows.shape[1] - 1
@@ -1804,7 +1804,7 @@ def _floor_divide(a: Any, b: Any) -> Tensor:
     x, y = (t._array if isinstance(t, Tensor) else t for t in _pair(a, b, "floor_divide"))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("floor_divide: integer division by zero")
-    with xp.errstate(divide="ignore", invalid="ignore"):  # float x / 0 is inf or NaN
+    with backend.errstate(divide="ignore", invalid="ignore"):  # float x / 0 is inf or NaN
         return Tensor._make(xp.floor_divide(x, y))
 
 
@@ -1815,7 +1815,7 @@ def _remainder(a: Any, b: Any) -> Tensor:
     x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("remainder: integer division by zero")
-    with xp.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
+    with backend.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
     if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)):

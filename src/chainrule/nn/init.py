@@ -79,7 +79,7 @@ def _erfinv(y: Any) -> Any:
     float64's precision."""
     xp = backend.xp
     y = xp.asarray(y, dtype=backend.float64)
-    with xp.errstate(divide="ignore"):
+    with backend.errstate(divide="ignore"):
         w = -xp.log((1.0 - y) * (1.0 + y))
     central, tail = w - 2.5, xp.sqrt(w) - 3.0
     p_c = xp.full_like(y, 2.81022636e-08)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
-from ..backend import xp
+from ..backend import errstate, xp
 from .elementwise import Where
 
 
@@ -328,7 +328,7 @@ class ScatterReduce(Function):
             s_is = (s._array == out._array[self.where]).astype(grad.dtype)
             ties = a_is.copy()
             xp.add.at(ties, self.where, s_is)
-            with xp.errstate(invalid="ignore", divide="ignore"):
+            with errstate(invalid="ignore", divide="ignore"):
                 shared = grad / ties
             grad_a, grad_s = shared * a_is, shared[self.where] * s_is
         if not self.include_self:

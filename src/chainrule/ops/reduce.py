@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 from ..autograd.function import Function
-from ..backend import xp
+from ..backend import errstate, xp
 from .elementwise import Where
 
 
@@ -125,7 +125,7 @@ class Var(Function):
             )
         self.mean = a.mean(axis=dims, keepdims=True)  # (.., 1, ..): backward reuses it
         centred = a - self.mean
-        with xp.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
+        with errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
             return (centred * centred).sum(axis=dims, keepdims=keepdim) / max(self.dof, 0)
 
     def backward(self, grad, out):
@@ -184,7 +184,7 @@ class Amax(Function):
         mask = x._array == best  # (x.shape) True at every extreme
         if self.nan_ties:
             mask |= xp.isnan(x._array) & xp.isnan(best)
-        with xp.errstate(invalid="ignore"):  # 0/0 where out is NaN and no element equals it
+        with errstate(invalid="ignore"):  # 0/0 where out is NaN and no element equals it
             w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
         return (_keep(grad, x.shape, self.dims, self.keepdim) * w,)
 

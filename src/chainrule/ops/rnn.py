@@ -29,7 +29,7 @@ from typing import Any
 
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import xp
+from ..backend import errstate, xp
 from .linalg import Linear
 from .movement import Cat
 
@@ -340,7 +340,7 @@ class GRULayer(Function):
         out = xp.empty((L, N, H), gates.dtype)
         w_hh_t, hw = _recurrent(w_hh, N)
         h = h0
-        with xp.errstate(over="ignore"):  # exp(-a) -> inf in the sigmoid: 0, as it should
+        with errstate(over="ignore"):  # exp(-a) -> inf in the sigmoid: 0, as it should
             for t in _steps(L, reverse):
                 xp.matmul(h, w_hh_t, out=hw)  # (N, 3H)
                 if b_hh is not None:
