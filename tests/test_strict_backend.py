@@ -131,6 +131,18 @@ def test_ufunc_methods_errstate_and_stride_tricks() -> None:
     assert all(type(g) is xp.ndarray for g in grid)
 
 
+def test_flags_are_cupys_and_writeable_is_the_backends_question() -> None:
+    a = xp.zeros((2, 3))
+    assert a.flags.c_contiguous and not a.T.flags.c_contiguous and a.flags["OWNDATA"]
+    with pytest.raises(AttributeError, match="flags has no writeable .*backend.writeable"):
+        a.flags.writeable  # noqa: B018
+    assert strict.writeable(a) and not strict.writeable(xp.broadcast_to(xp.zeros(3), (2, 3)))
+    strict.make_read_only(a)
+    assert not strict.writeable(a)
+    h = np.zeros(3)
+    assert backend.writeable(h) and not backend.writeable(np.broadcast_to(h, (2, 3)))
+
+
 def test_pickling_and_copies_stay_on_the_device() -> None:
     import copy
     import pickle

@@ -58,6 +58,24 @@ host = np  # the host's array module, for work that belongs there (printing) on 
 errstate = np.errstate
 
 
+def _writeable(arr: Any) -> bool:
+    return arr.flags.writeable
+
+
+def _make_read_only(arr: Any) -> None:
+    arr.flags.writeable = False
+
+
+# writeable(arr): whether an array may be written in place; NumPy's flag, False for a
+# broadcast view (several elements share one memory location) or an array made read-only
+# with make_read_only(arr) (a cached constant). CuPy's arrays have no such flag (every one
+# can be written), so an array module without it answers from the strides (a zero stride
+# over more than one element) and leaves make_read_only to do nothing; the strict module
+# has no writeable flag either, and keeps NumPy's underneath.
+writeable: Any = _writeable if xp is np else strict.writeable
+make_read_only: Any = _make_read_only if xp is np else strict.make_read_only
+
+
 def from_host(arr: Any) -> Any:
     """A host (NumPy) array, or a number, as an array of ``xp``: itself under NumPy, an
     explicit copy to the device otherwise."""

@@ -249,8 +249,8 @@ class ndarray:  # noqa: N801 (the array module's name for its array type, as cup
         return self._a.strides
 
     @property
-    def flags(self) -> Any:
-        return self._a.flags
+    def flags(self) -> Flags:
+        return Flags(self._a.flags)
 
     @property
     def base(self) -> Any:
@@ -368,6 +368,50 @@ for _name in (
     "item tolist"
 ).split():
     setattr(ndarray, _name, _method(_name))
+
+
+class Flags:
+    """CuPy's flags: c_contiguous, f_contiguous and owndata, and no writeable flag (every
+    CuPy array can be written; the backend's writeable() is the question to ask)."""
+
+    __slots__ = ("_flags",)
+    _NAMES = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA")
+
+    def __init__(self, flags: Any) -> None:
+        self._flags = flags
+
+    @property
+    def c_contiguous(self) -> bool:
+        return bool(self._flags.c_contiguous)
+
+    @property
+    def f_contiguous(self) -> bool:
+        return bool(self._flags.f_contiguous)
+
+    @property
+    def owndata(self) -> bool:
+        return bool(self._flags.owndata)
+
+    def __getitem__(self, name: str) -> bool:
+        if name not in self._NAMES:
+            raise KeyError(f"strict array: flags has only {', '.join(self._NAMES)}; got {name!r}")
+        return bool(self._flags[name])
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"strict array: flags has no {name} (CuPy's has c_contiguous, f_contiguous and "
+            "owndata); ask chainrule.backend.writeable(a)"
+        )
+
+
+def writeable(a: ndarray) -> bool:
+    """The backend's writeable() for this module: NumPy's flag underneath (False for
+    broadcast views and arrays made read-only), so answers equal NumPy's."""
+    return bool(a._a.flags.writeable)
+
+
+def make_read_only(a: ndarray) -> None:
+    a._a.flags.writeable = False
 
 
 class _Ufunc:

@@ -442,7 +442,7 @@ class Tensor:
         arr = self._array
         wants = self.requires_grad or getattr(values, "requires_grad", False)
         joins = is_grad_enabled() and wants
-        if joins or not arr.flags.writeable or not _holds_as_is(src, arr):
+        if joins or not backend.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(_false(t), t, values))
         arr[...] = src
         bump(self)
@@ -508,7 +508,7 @@ class Tensor:
                 )
             if fn.saves_inputs and old is not self:  # the rule reads the old value: keep it
                 old._array, old._vc = arr.copy(), [version(self)]
-        if not arr.flags.writeable:
+        if not backend.writeable(arr):
             raise RuntimeError(
                 f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
                 "broadcast_to: several elements share one memory location); clone() it first"

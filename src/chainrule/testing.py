@@ -156,7 +156,7 @@ def _numeric(
         pairs = zip(outs, vs, strict=True)
         return float(sum(xp.sum(v._array * o._array, dtype=B.float64) for o, v in pairs))
 
-    if not x._array.flags.writeable:  # a broadcast view: perturb a copy instead
+    if not B.writeable(x._array):  # a broadcast view: perturb a copy instead
         x._array = x._array.copy()
     flat = x._array.reshape(-1)  # a view when the array is contiguous
     if not xp.shares_memory(flat, x._array):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import backend
+from ..backend import writeable
 from . import fastpath
 from .function import Function, all_finite, bump, tensor_type, version, writes
 from .mode import state
@@ -272,7 +273,7 @@ def clear_grad(t: Tensor, set_to_none: bool) -> None:
         return
     if set_to_none:
         t.grad = None
-    elif g.grad_fn is None and not g.requires_grad and g._array.flags.writeable:
+    elif g.grad_fn is None and not g.requires_grad and writeable(g._array):
         g._array.fill(0)
         bump(g)
     else:
@@ -302,7 +303,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
         # taken as it is, which saves a copy per parameter per step, and so is the plain
         # Tensor around it.
         arr = g._array
-        if arr.base is not None or not arr.flags.writeable or id(arr) in handed or g.requires_grad:
+        if arr.base is not None or not writeable(arr) or id(arr) in handed or g.requires_grad:
             arr = arr.copy()
         handed.add(id(arr))
         t.grad = g if arr is g._array else T._make(arr, False)
@@ -319,7 +320,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
             t.grad_fn is None
             and type(prev) is T
             and not prev.requires_grad
-            and arr.flags.writeable
+            and writeable(arr)
             and arr.shape == g._array.shape
             and arr.dtype == g._array.dtype
         ):

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import from_host, generator, xp
+from ..backend import from_host, generator, make_read_only, xp
 from .elementwise import Where
 
 
@@ -141,5 +141,5 @@ def _causal_bias(L, S, dtype):
     """(L, S): -inf where key j comes after query i (j > i), else 0; made once per shape and
     dtype and never written (a model calls attention with the same shape every layer)."""
     bias = xp.triu(xp.full((L, S), -xp.inf, dtype=dtype), 1)
-    bias.flags.writeable = False
+    make_read_only(bias)
     return bias
