@@ -185,6 +185,29 @@ def test_op_catalog_layers_and_optimizers_run_on_the_strict_module() -> None:
     assert re.search(r"\b\d{4,} passed", result.stdout), result.stdout[-500:]
 
 
+FACTORIES = """
+import numpy as np
+import chainrule as cr
+h = np.arange(6.0).reshape(2, 3)
+made = [f(h) for f in (cr.from_numpy, cr.as_tensor, cr.tensor, cr.Tensor, cr.FloatTensor)]
+made += [cr.zeros(2, 3), cr.ones(2), cr.arange(5), cr.linspace(0, 1, 5), cr.eye(3),
+         cr.full((2,), 3.0), cr.empty(2), cr.zeros_like(cr.ones(2)), cr.rand(2), cr.randn(2),
+         cr.randint(0, 5, (3,)), cr.randperm(4), cr.normal(0.0, 1.0, (2,)),
+         cr.ones(2, 3).multinomial(2, replacement=True), cr.ones(3).multinomial(2),
+         cr.rand(3).bernoulli(), cr.get_rng_state(), cr.ones(3).normal_(), cr.ones(3).uniform_()]
+assert {type(t._array).__module__ for t in made} == {"chainrule.strict"}, made
+t = cr.tensor([1.5, 2.5])
+assert type(t.numpy()) is np.ndarray and t.tolist() == [1.5, 2.5] and t[1].item() == 2.5
+assert float(t.sum()) == 4.0 and repr(t) == "tensor([1.5000, 2.5000])"
+assert np.asarray(t).tolist() == [1.5, 2.5]  # a Tensor goes to the host explicitly
+"""
+
+
+def test_factories_make_strict_arrays_and_the_host_is_reached_explicitly() -> None:
+    result = _run(["-c", FACTORIES], "strict")
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
 def test_a_recipe_trains_on_the_strict_module_as_on_numpy() -> None:
     """The moons recipe, three epochs through the recipes' code: the same losses, accuracies
     and weights, bit for bit, with tensors holding strict arrays."""

@@ -371,15 +371,16 @@ def full_like(
 
 def from_numpy(ndarray: Any) -> Tensor:
     """A tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is seen
-    by the other. Its dtype is the array's."""
-    if not isinstance(ndarray, backend.xp.ndarray):
+    by the other. Its dtype is the array's. (Under an array module other than NumPy, the
+    tensor holds a copy moved there.)"""
+    if not isinstance(ndarray, (backend.host.ndarray, backend.ndarray)):
         raise TypeError(f"from_numpy: expected a numpy.ndarray; got {type(ndarray).__name__}")
     if not backend.holds(ndarray.dtype):
         raise TypeError(
             f"from_numpy: cannot make a tensor of an array of dtype {ndarray.dtype}; chainrule "
             "holds bool, integer and floating-point numbers"
         )
-    return Tensor._make(ndarray)
+    return Tensor._make(backend.from_host(ndarray))
 
 
 def is_tensor(obj: Any) -> bool:
