@@ -1749,6 +1749,11 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
             t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
         t, o = _promote(t, Tensor(o))
+    elif isinstance(o, backend.host.ndarray):  # on the host, and tensors' arrays are not
+        raise TypeError(
+            f"{op}: a NumPy array meets a tensor whose array is not NumPy's; got shape "
+            f"{o.shape}; make it a tensor first (cr.tensor(x) moves it)"
+        )
     else:
         raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
     return (t, o) if ta else (o, t)
