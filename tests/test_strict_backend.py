@@ -218,6 +218,8 @@ t = cr.tensor([1.5, 2.5])
 assert type(t.numpy()) is np.ndarray and t.tolist() == [1.5, 2.5] and t[1].item() == 2.5
 assert float(t.sum()) == 4.0 and repr(t) == "tensor([1.5000, 2.5000])"
 assert np.asarray(t).tolist() == [1.5, 2.5]  # a Tensor goes to the host explicitly
+t[np.array([0])] = np.array([4.0])  # a NumPy index and value are moved, as by PyTorch
+assert t[np.array([1, 0])].tolist() == [2.5, 4.0]
 try:
     t + np.ones(2)
 except TypeError as e:

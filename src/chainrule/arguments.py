@@ -194,11 +194,6 @@ def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> No
             raise ValueError(f"{op}: the tensor is empty{where}; got shape {t.shape}")
 
 
-# NumPy's array type where it is not xp's (whose arrays a NumPy index is then moved to);
-# under NumPy, no type: the check costs nothing on the way of every index.
-_HOST_ARRAY: Any = () if backend.xp is backend.host else backend.host.ndarray
-
-
 def index_arg(index: Any) -> Any:
     """Turn an index into one NumPy takes: Tensors and lists become arrays. A bad position
     or shape is reported by GetItem's forward (Function.apply names the op and shape)."""
@@ -212,7 +207,7 @@ def index_arg(index: Any) -> Any:
             i = backend.xp.asarray(i)
             if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
                 i = i.astype(backend.int64)
-        elif isinstance(i, _HOST_ARRAY):  # a NumPy index of another module's arrays
+        elif isinstance(i, backend.moved_types):  # a NumPy index of another module's arrays
             i = backend.from_host(i)
         if isinstance(i, backend.xp.ndarray) and i.dtype.kind not in "iub":
             raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")

@@ -50,6 +50,10 @@ default_float = float32  # set_default_dtype changes it; read it as backend.defa
 
 ndarray = xp.ndarray  # the array type of xp: what a tensor holds
 host = np  # the host's array module, for work that belongs there (printing) on to_host's arrays
+# What a tensor's index or value given as a NumPy array must be moved from (from_host): the
+# NumPy array type where xp is another module; under NumPy no type, so that
+# isinstance(x, moved_types) costs nothing on the way of every index.
+moved_types: Any = () if xp is np else np.ndarray
 
 # NumPy's floating-point error control (``with errstate(divide="ignore"): ...``) around a
 # computation that makes inf or NaN on purpose. CuPy has none, since it never warns: with

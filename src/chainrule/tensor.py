@@ -468,6 +468,8 @@ class Tensor:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         index = index_arg(index)
+        if isinstance(value, backend.moved_types):  # a NumPy value: moved, as an index is
+            value = backend.from_host(value)
         self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
 
     def _write(self, op: str, compute: Any) -> Tensor:
