@@ -232,9 +232,9 @@ class DistributedDataParallel(Module):
     ``gradient_as_bucket_view``: as PyTorch's, each parameter's ``.grad`` becomes its slice
     of a bucket, so the averages need no copy back into the gradients, and a gradient
     accumulated into its slice (zeroed in place by ``zero_grad(set_to_none=False)``) none
-    into the bucket; a ``.grad`` kept from an earlier step then changes with the bucket. ``static_graph`` and
-    ``check_reduction`` are accepted, as PyTorch's, and change nothing here (the buckets are
-    formed once; an unfinished reduction is always reported).
+    into the bucket; a ``.grad`` kept from an earlier step then changes with the bucket.
+    ``static_graph`` and ``check_reduction`` are accepted, as PyTorch's, and change nothing
+    here (the buckets are formed once; an unfinished reduction is always reported).
     """
 
     def __init__(
