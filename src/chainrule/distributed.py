@@ -24,7 +24,7 @@ from . import backend
 from .autograd.function import bump
 from .tensor import Tensor
 
-xp = backend.xp
+xp = backend.host  # MPI moves host memory: a tensor's array goes through to_host/from_host
 
 __all__ = [
     "ReduceOp",
@@ -319,17 +319,18 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
     contiguous: no copy), and what makes the result ``t``'s: the copy back, if one was
     needed, and the version bump of an in-place write."""
     arr = t._array
-    if not arr.flags.writeable:
+    if not backend.writeable(arr):
         raise RuntimeError(
             f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
             "clone() it first"
         )
-    if arr.flags.c_contiguous:
+    host = backend.to_host(arr)
+    if host is arr and arr.flags.c_contiguous:
         return arr, lambda: bump(t)
-    buf = xp.ascontiguousarray(arr)
+    buf = xp.ascontiguousarray(host)
 
     def back() -> None:
-        arr[...] = buf
+        arr[...] = backend.from_host(buf)
         bump(t)
 
     return buf, back
@@ -391,7 +392,7 @@ def _like(ts: Any, t: Tensor, n: int, op: str, name: str) -> list[Tensor]:
 def _fill(ts: Sequence[Tensor], stacked: Any) -> None:
     """Write the rows of ``stacked`` into the tensors of a list, each a version bump."""
     for x, row in zip(ts, stacked, strict=True):
-        x._array[...] = row
+        x._array[...] = backend.from_host(row)
         bump(x)
 
 
@@ -452,7 +453,8 @@ def reduce(
             back()
 
     else:
-        request = world.comm.Ireduce(xp.ascontiguousarray(t._array), None, mpi_op, root=root)
+        send = xp.ascontiguousarray(backend.to_host(t._array))
+        request = world.comm.Ireduce(send, None, mpi_op, root=root)
 
         def finish() -> None:
             pass
@@ -468,7 +470,7 @@ def all_gather(
     t = _tensor(tensor, "all_gather")
     outs = _like(tensor_list, t, world.size, "all_gather", "tensor_list")
     stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
-    send = xp.ascontiguousarray(t._array)
+    send = xp.ascontiguousarray(backend.to_host(t._array))
     request = world.comm.Iallgather(_raw(send), _raw(stacked))
     return _done(Work("all_gather", world, [request], lambda: _fill(outs, stacked)), async_op)
 
@@ -485,7 +487,7 @@ def gather(
     world = _group("gather", group)
     t = _tensor(tensor, "gather")
     root = _rank_arg(world, dst, "dst", "gather")
-    send = xp.ascontiguousarray(t._array)
+    send = xp.ascontiguousarray(backend.to_host(t._array))
     if world.rank == root:
         outs = _like(gather_list, t, world.size, "gather", "gather_list")
         stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
@@ -515,7 +517,7 @@ def scatter(
     buf, back = _inout(t, "scatter")
     if world.rank == root:
         ins = _like(scatter_list, t, world.size, "scatter", "scatter_list")
-        stacked = xp.stack([x._array for x in ins])  # (world, *shape)
+        stacked = xp.stack([backend.to_host(x._array) for x in ins])  # (world, *shape)
         request = world.comm.Iscatter(_raw(stacked), _raw(buf), root=root)
     else:
         if scatter_list is not None:

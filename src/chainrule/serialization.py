@@ -26,7 +26,7 @@ from . import backend
 from .devices import cpu_device, device
 from .tensor import Tensor
 
-xp = backend.xp
+xp = backend.host  # files are written from host memory and read into it
 
 _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
@@ -105,7 +105,7 @@ def load(
 def _load_from(f: Any, path: Any) -> Any:
     tensors, metadata = _read(f, path)
     if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
-        return {name: Tensor._make(array) for name, array in tensors.items()}
+        return {name: Tensor._make(backend.from_host(array)) for name, array in tensors.items()}
     # Files since the whole-file digest are checked whole: the structure (keys, numbers,
     # strings, hyperparameters) as well as the tensors; older ones, their tensors.
     text = metadata.get(_STRUCTURE)
@@ -180,11 +180,11 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
         within = (*within, id(obj))
     if isinstance(obj, xp.generic):
         return obj.item()
-    if isinstance(obj, (Tensor, xp.ndarray)):
+    if isinstance(obj, (Tensor, xp.ndarray, backend.xp.ndarray)):
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        array = obj._array if isinstance(obj, Tensor) else obj
+        array = backend.to_host(obj._array if isinstance(obj, Tensor) else obj)
         if not array.dtype.isnative:  # so the digest sees the bytes a reader will see
             array = array.astype(array.dtype.newbyteorder("="))
         tensors[key] = array if array.flags.c_contiguous else array.copy(order="C")
@@ -222,7 +222,7 @@ def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
             raise ValueError(f"tensor {value!r} is referenced twice")
         used.add(value)
         array = tensors[value]
-        return Tensor._make(array) if kind == "tensor" else array
+        return Tensor._make(backend.from_host(array)) if kind == "tensor" else array
     if kind == "dict":
         out = {}
         for k, v in value:
