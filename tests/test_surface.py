@@ -1408,3 +1408,33 @@ def test_torch_random_names_as_torch():
         with cr.random.fork_rng(devices=[0]):
             pass
     assert {"manual_seed", "seed", "fork_rng", "default_generator"} <= set(dir(cr.random))
+
+
+def test_log1p_expm1_logsigmoid_and_softplus_far_out_as_torch():
+    x = np.array([-1000.0, -40.0, -30.0, -1e-9, 0.0, 1e-12, 1e-9, 5.0, 40.0, 800.0])
+    for dtype in (np.float64, np.float32):
+        xs = x.astype(dtype)
+        for name, fn in (
+            ("logsigmoid", lambda m, t: m.nn.functional.logsigmoid(t)),
+            ("softplus", lambda m, t: m.nn.functional.softplus(t)),
+            ("LogSigmoid", lambda m, t: m.nn.LogSigmoid()(t)),
+            ("expm1", lambda m, t: m.expm1(t.clamp(max=80.0))),
+            ("log1p", lambda m, t: t.abs().log1p()),
+            ("elu", lambda m, t: m.nn.functional.elu(t)),
+        ):
+            ours = cr.tensor(xs, requires_grad=True)
+            theirs = torch.tensor(xs, requires_grad=True)
+            a, b = fn(cr, ours), fn(torch, theirs)
+            a.sum().backward()
+            b.sum().backward()
+            tol = 1e-15 if dtype == np.float64 else 1e-6
+            expected = b.detach().numpy()
+            np.testing.assert_allclose(a.numpy(), expected, rtol=tol, atol=0, err_msg=name)
+            np.testing.assert_allclose(
+                ours.grad.numpy(), theirs.grad.numpy(), rtol=tol, atol=1e-30, err_msg=name
+            )
+    y = cr.tensor([0.5, 1e-8])
+    y.log1p_()
+    z = cr.tensor([1e-8])
+    z.expm1_()
+    assert y.tolist()[1] == pytest.approx(1e-8, rel=1e-7) and z.item() == pytest.approx(1e-8)

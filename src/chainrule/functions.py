@@ -734,6 +734,16 @@ def unflatten(input: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(input).unflatten(*args, **kwargs)
 
 
+def log1p(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.log1p."""
+    return as_tensor(input).log1p(*args, **kwargs)
+
+
+def expm1(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """The function form of Tensor.expm1."""
+    return as_tensor(input).expm1(*args, **kwargs)
+
+
 def log2(input: Any, *args: Any, **kwargs: Any) -> Any:
     """The function form of Tensor.log2."""
     return as_tensor(input).log2(*args, **kwargs)

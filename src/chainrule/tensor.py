@@ -359,6 +359,12 @@ class Tensor:
     def log_(self) -> Tensor:
         return self._write("log_", Tensor.log)
 
+    def log1p_(self) -> Tensor:
+        return self._write("log1p_", Tensor.log1p)
+
+    def expm1_(self) -> Tensor:
+        return self._write("expm1_", Tensor.expm1)
+
     def sqrt_(self) -> Tensor:
         return self._write("sqrt_", Tensor.sqrt)
 
@@ -934,6 +940,12 @@ class Tensor:
 
     def log(self) -> Tensor:
         return elementwise.Log.apply(_floating(self))
+
+    def log1p(self) -> Tensor:
+        return elementwise.Log1p.apply(_floating(self))
+
+    def expm1(self) -> Tensor:
+        return elementwise.Expm1.apply(_floating(self))
 
     def log2(self) -> Tensor:
         """log(x) / log(2), within an ulp of PyTorch's (whose own log2 differs from NumPy's)."""

@@ -54,10 +54,20 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     bx = x * beta if beta != 1 else x
     linear = bx._array > threshold
     safe = where(linear, 0.0, bx)  # the branch not taken stays finite, so does its gradient
-    soft = (safe.exp() + 1.0).log()
+    soft = safe.exp().log1p()  # log1p: exact where exp(bx) is tiny, as PyTorch's
     if beta != 1:
         soft = soft * (1.0 / beta)
     return where(linear, x, soft)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)): x - log1p(exp(x)) for x < 0, -log1p(exp(-x)) otherwise, so no exp
+    overflows and every derivative is exact, for logits of any size, as PyTorch's."""
+    x = as_tensor(input)
+    negative = x._array < 0
+    below = where(negative, x, 0.0)  # each branch finite where it is not taken
+    above = where(negative, 0.0, x)
+    return where(negative, below - below.exp().log1p(), 0.0 - (-above).exp().log1p())
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -73,10 +83,11 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def _expm1(x: Tensor) -> Tensor:
-    """exp(x) - 1 for x <= 0, within 2 ulp of expm1 (PyTorch's) in value and gradient: as
-    written where that loses nothing (x <= -0.5: |result| >= 0.39), else 2 t / (1 - t) with
-    t = tanh(x / 2), free of exp's cancellation near 0 (and tanh's gradient 1 - t^2 of its own
-    far from 0, hence the split)."""
+    """exp(x) - 1 for x <= 0 with the gradient PyTorch's ELU family has, exp(x) (the
+    expm1 primitive's, 1 + out, rounds to 0 for x << 0): as written where that loses
+    nothing (x <= -0.5: |result| >= 0.39), else 2 t / (1 - t) with t = tanh(x / 2), free of
+    exp's cancellation near 0 (and tanh's gradient 1 - t^2 of its own far from 0, hence the
+    split); within 2 ulp of expm1 in value and gradient."""
     t = (x * 0.5).tanh()
     return where(x._array > -0.5, t * 2.0 / (1.0 - t), x.exp() - 1.0)
 
@@ -243,6 +254,11 @@ class Mish(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return logsigmoid(input)
 
 
 class Softplus(Module):

@@ -182,6 +182,37 @@ class Log(Function):
         return (grad / self.inputs[0]._array,)
 
 
+class Log1p(Function):
+    """out = log(1 + a), exact where a is tiny (where log(1 + a) rounds 1 + a first)"""
+
+    rule = "grad_a = grad / (1 + a)"
+
+    def forward(self, a):
+        return xp.log1p(a)
+
+    def backward(self, grad, out):
+        return (grad / (self.inputs[0] + 1.0),)
+
+    def backward_arrays(self, grad, out):
+        return (grad / (self.inputs[0]._array + 1.0),)
+
+
+class Expm1(Function):
+    """out = exp(a) - 1, exact where a is tiny (where exp(a) - 1 cancels)"""
+
+    rule = "grad_a = grad * (out + 1)"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a):
+        return xp.expm1(a)
+
+    def backward(self, grad, out):
+        return (grad * (out + 1.0),)
+
+    backward_arrays = backward  # operators only: the same rule serves arrays
+
+
 class Sqrt(Function):
     """out = sqrt(a)"""
 
