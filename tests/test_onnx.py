@@ -102,6 +102,7 @@ def catalog():
         "gelu": (nn.GELU(), (6,)),
         "gelu_tanh": (nn.GELU(approximate="tanh"), (6,)),
         "leaky_relu": (nn.LeakyReLU(0.1), (6,)),
+        "log1p_expm1": (Fn(lambda m, x: x.abs().log1p() + (x * 0.5).expm1()), (6,)),
         "softmax": (nn.Softmax(dim=1), (6,)),
         "log_softmax": (nn.LogSoftmax(dim=-1), (6,)),
         "arithmetic": (Fn(lambda m, x: (x + 1.5) * x - x / 3 - 2.0 / (x * x + 1) + (-x)), (6,)),

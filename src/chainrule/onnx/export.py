@@ -437,6 +437,16 @@ def _layer_norm(g: _Graph, s: Step) -> str:
     return out
 
 
+@converts("Log1p", "Expm1")
+def _log1p_expm1(g: _Graph, s: Step) -> str:
+    """ONNX has neither: log(x + 1) and exp(x) - 1 (as exact as the runtime's float)."""
+    dtype = _dtype(s)
+    x, one = g.value(s.inputs[0], dtype), g.value(1.0, dtype)
+    if s.op == "Log1p":
+        return g.add("Log", [g.add("Add", [x, one])])
+    return g.add("Sub", [g.add("Exp", [x]), one])
+
+
 @converts("ScaleGrad")
 def _identity(g: _Graph, s: Step) -> str:
     g.ignore(s.inputs[1])  # the scale acts on gradients only
