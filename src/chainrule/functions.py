@@ -1218,6 +1218,16 @@ def exp_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _inplace_target(input, "exp_").exp_(*args, **kwargs)
 
 
+def expm1_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.expm1_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "expm1_").expm1_(*args, **kwargs)
+
+
+def log1p_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The function form of Tensor.log1p_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "log1p_").log1p_(*args, **kwargs)
+
+
 def log_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """The function form of Tensor.log_: writes into ``input``, which must be a Tensor."""
     return _inplace_target(input, "log_").log_(*args, **kwargs)
