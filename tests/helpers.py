@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 import chainrule as cr
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load_benchmark(script: str, monkeypatch: Any) -> Any:
+    """benchmarks/``script`` loaded as a module, with benchmarks/ on sys.path for the
+    test's length (for its ``from common import ...``)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    name = f"{Path(script).stem}_benchmark"
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @contextmanager

@@ -3,21 +3,14 @@ PyTorch's over gloo, at 2 ranks each (no timing is asserted)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from helpers import load_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
-
-def test_ddp_scaling_benchmark_quick(capsys) -> None:
+def test_ddp_scaling_benchmark_quick(capsys, monkeypatch) -> None:
     pytest.importorskip("mpi4py")
     pytest.importorskip("torch")
-    spec = importlib.util.spec_from_file_location("ddp_scaling", BENCHMARKS / "ddp_scaling.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("ddp_scaling.py", monkeypatch)
     results = bench.main(["--quick", "--ranks", "2"])
     assert set(results) == {"chainrule", "pytorch"}
     for by_ranks in results.values():

@@ -3,25 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from helpers import load_benchmark
 
 
 @pytest.fixture
 def bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # for its `from common import ...`
-    spec = importlib.util.spec_from_file_location(
-        "lstm_step_benchmark", BENCHMARKS / "lstm_step.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("lstm_step.py", monkeypatch)
 
 
 def test_lstm_step_benchmark_quick(bench, capsys) -> None:

@@ -3,27 +3,16 @@ losses on both frameworks from the same weights (no timing is asserted)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
+from helpers import load_benchmark
 
 import chainrule as cr
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture
 def bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # for its `from common import ...`
-    spec = importlib.util.spec_from_file_location(
-        "makemore_step_benchmark", BENCHMARKS / "makemore_step.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("makemore_step.py", monkeypatch)
 
 
 def test_makemore_step_benchmark_quick(bench, capsys) -> None:

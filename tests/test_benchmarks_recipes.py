@@ -3,28 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
+from helpers import load_benchmark
 
 import chainrule as cr
 from chainrule import nn, recipes
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture
 def bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # for its `from common import ...`
-    path = BENCHMARKS / "recipes_vs_torch.py"
-    spec = importlib.util.spec_from_file_location("recipes_vs_torch_benchmark", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("recipes_vs_torch.py", monkeypatch)
 
 
 def test_recipes_vs_torch_quick(bench, capsys) -> None:

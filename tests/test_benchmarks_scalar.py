@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "scalar_demo.py"
+from helpers import load_benchmark
 
 
-def test_scalar_demo_benchmark_quick(capsys) -> None:
-    spec = importlib.util.spec_from_file_location("scalar_demo_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+def test_scalar_demo_benchmark_quick(capsys, monkeypatch) -> None:
+    bench = load_benchmark("scalar_demo.py", monkeypatch)
     assert bench.main(["--quick"]) == 0
     out = capsys.readouterr().out
     assert "chainrule, collector paused" in out and "micrograd / chainrule:" in out
