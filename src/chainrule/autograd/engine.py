@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import backend
 from ..backend import writeable
 from . import fastpath
-from .function import Function, all_finite, bump, tensor_type, version, writes
+from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
     if xs is None:
         raise RuntimeError(f"{fn.name}: {FREED}")
     parents = []  # a loop, not a comprehension: see Function.apply
-    if fn.stamp == writes[0]:  # nothing written in place since: each input as it is
+    if fastpath.unchanged(fn):  # nothing written in place since: each input as it is
         for x, need in zip(xs, fn.needs_input_grad, strict=True):
             if need:
                 parents.append(x)
@@ -219,7 +219,7 @@ def run_backward(
             xs = fn.inputs
             if xs is None:
                 raise RuntimeError(f"{fn.name}: {FREED}")
-            fresh = fn.stamp == writes[0]  # nothing written in place since it was recorded
+            fresh = fastpath.unchanged(fn)  # nothing written in place since it was recorded
             if not fresh:
                 check_versions(fn, t)
             in_grads = gradients(fn, g, t)

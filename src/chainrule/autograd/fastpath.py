@@ -20,6 +20,13 @@ steps, threads pinned, medians; 2-core Xeon):
   (``where(mask, grad, 0)``, the plain rule's way) takes 57 and 2,145 us and a plain
   product, which would let NaN through, 5.8 and 258 us.
 
+- Embedding's gradient (``add_rows``): rows picked by one integer array add up through a
+  sorted ``add.reduceat`` or rounds of vectorised updates instead of ``np.add.at``'s
+  per-element loop: 3.5-4x faster past 4,096 elements (a makemore MLP step, 0.99 ->
+  0.91 ms).
+- The write clock (``unchanged``): a node recorded since the last in-place write skips
+  comparing its inputs' versions in backward (an 8-8-8-3 MLP step, 148 -> 131 us).
+
 Measured and dropped: writing into gradient buffers the engine alone holds (summing a
 second branch in place, relu's mask into its incoming gradient) saved 0.4-1.4% of those
 steps and 4% of peak memory at batch 1024; fusing Linear or Conv with the ReLU after it
@@ -34,7 +41,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import backend
-from .function import Function, tensor_type
+from .function import Function, tensor_type, writes
 
 
 class _Switch:
@@ -76,6 +83,8 @@ def gradients(fn: Function, grad: Any, out: Any) -> Sequence[Any]:
     return grads
 
 
+xp = backend.xp
+
 # A float's bits read as a signed integer of its width: see masked.
 _BITS = {2: backend.xp.int16, 4: backend.xp.int32, 8: backend.xp.int64}
 
@@ -93,3 +102,73 @@ def masked(grad: Any, mask: Any) -> Any:
     if bits is None:
         return backend.xp.where(mask, grad, 0).astype(grad.dtype, copy=False)
     return (grad.view(bits) * mask).view(grad.dtype)
+
+
+# Below this many gradient elements np.add.at's own loop is the faster of the two.
+ADD_AT_MAX = 4096
+
+
+def add_at_rows(out: Any, index: Any, g: Any) -> bool:
+    """``np.add.at(out, index, g)`` by ``add_rows`` where index picks whole rows by one
+    integer array (Embedding's lookup) and the gradient is past ADD_AT_MAX elements; False
+    (nothing done) otherwise, or with the switch off, for np.add.at to do it."""
+    rows = _rows_index(index) if _Switch.on else None
+    if rows is None or g.size <= ADD_AT_MAX or out.ndim == 0:
+        return False
+    add_rows(out, rows, g)
+    return True
+
+
+def _rows_index(index: Any) -> Any:
+    """The integer array when index picks whole rows along the first dim (``w[idx]``, the
+    lookup behind Embedding), else None."""
+    if isinstance(index, tuple) and len(index) == 1:
+        index = index[0]
+    if isinstance(index, xp.ndarray) and index.dtype.kind in "iu":
+        return index
+    return None
+
+
+def add_rows(out: Any, rows: Any, g: Any) -> None:
+    """out[rows[k]] += g[k] for every k, repeats accumulating: ``np.add.at(out, rows, g)``
+    without its per-element loop.
+
+    The k are sorted by row (a stable sort, so each row's terms keep their order). Then
+    either each row's terms are summed by one ``add.reduceat`` (its cost grows with the
+    number of distinct rows; NumPy may pair the terms in another order than one by one,
+    so the last bit can differ from np.add.at's), or in rounds: round r adds each row's
+    r-th term, one vectorised fancy-index update touching every row at most once (its cost
+    grows with the most repeated row's count; the sums are np.add.at's bit for bit). The
+    cheaper of the two is taken, by a cost model measured with NumPy 2.4.
+    """
+    flat = rows.reshape(-1)
+    if flat.size == 0:
+        return
+    flat = xp.where(flat < 0, flat + out.shape[0], flat)
+    terms = g.reshape(flat.size, -1)
+    dest = out.reshape(out.shape[0], -1)
+    order = xp.argsort(flat, kind="stable")
+    ordered = flat[order]
+    first = xp.empty(flat.size, dtype=bool)
+    first[0] = True
+    xp.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = xp.flatnonzero(first)
+    lengths = xp.diff(xp.append(starts, flat.size))
+    most = int(lengths.max())
+    # reduceat costs about 10 ns per distinct row and column; a round about 5 us
+    if starts.size * terms.shape[1] < 500 * most:
+        dest[ordered[starts]] += xp.add.reduceat(terms[order], starts, axis=0)
+        return
+    dest[ordered[starts]] += terms[order[starts]]
+    if most > 1:
+        rank = xp.arange(flat.size) - xp.repeat(starts, lengths)  # place within its row
+        for r in range(1, most):
+            at = xp.flatnonzero(rank == r)
+            dest[ordered[at]] += terms[order[at]]
+
+
+def unchanged(fn: Function) -> bool:
+    """Whether nothing was written in place, in any thread, since ``fn`` was recorded
+    (function.writes, the process's count of writes, is as the node saw it): then the
+    engine skips comparing its inputs' versions one by one."""
+    return _Switch.on and fn.stamp == writes[0]

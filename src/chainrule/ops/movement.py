@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd import fastpath
 from ..autograd.function import Function
 from ..backend import errstate, xp
 from .elementwise import Where
@@ -75,65 +76,12 @@ class GetItem(Function):
         return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=self.index),)
 
 
-def _rows_index(index: Any) -> Any:
-    """The integer array when index picks whole rows along the first dim (``w[idx]``, the
-    lookup behind Embedding), else None."""
-    if isinstance(index, tuple) and len(index) == 1:
-        index = index[0]
-    if isinstance(index, xp.ndarray) and index.dtype.kind in "iu":
-        return index
-    return None
-
-
-def add_rows(out: Any, rows: Any, g: Any) -> None:
-    """out[rows[k]] += g[k] for every k, repeats accumulating: ``np.add.at(out, rows, g)``
-    without its per-element loop.
-
-    The k are sorted by row (a stable sort, so each row's terms keep their order). Then
-    either each row's terms are summed by one ``add.reduceat`` (its cost grows with the
-    number of distinct rows; NumPy may pair the terms in another order than one by one,
-    so the last bit can differ from np.add.at's), or in rounds: round r adds each row's
-    r-th term, one vectorised fancy-index update touching every row at most once (its cost
-    grows with the most repeated row's count; the sums are np.add.at's bit for bit). The
-    cheaper of the two is taken, by a cost model measured with NumPy 2.4.
-    """
-    flat = rows.reshape(-1)
-    if flat.size == 0:
-        return
-    flat = xp.where(flat < 0, flat + out.shape[0], flat)
-    terms = g.reshape(flat.size, -1)
-    dest = out.reshape(out.shape[0], -1)
-    order = xp.argsort(flat, kind="stable")
-    ordered = flat[order]
-    first = xp.empty(flat.size, dtype=bool)
-    first[0] = True
-    xp.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    starts = xp.flatnonzero(first)
-    lengths = xp.diff(xp.append(starts, flat.size))
-    most = int(lengths.max())
-    # reduceat costs about 10 ns per distinct row and column; a round about 5 us
-    if starts.size * terms.shape[1] < 500 * most:
-        dest[ordered[starts]] += xp.add.reduceat(terms[order], starts, axis=0)
-        return
-    dest[ordered[starts]] += terms[order[starts]]
-    if most > 1:
-        rank = xp.arange(flat.size) - xp.repeat(starts, lengths)  # place within its row
-        for r in range(1, most):
-            at = xp.flatnonzero(rank == r)
-            dest[ordered[at]] += terms[order[at]]
-
-
-# Below this many gradient elements np.add.at's own loop is the faster of the two.
-_ADD_AT_MAX = 4096
-
-
 class IndexAdd(Function):
     """out = zeros(shape) with g added at index;  grad_g = out_grad[index].
 
-    The backward of indexing; repeated integer indices accumulate, other indexes take a
-    plain assignment. Whole rows picked by one integer array (Embedding's lookup) go
-    through ``add_rows``, 1.3-7x faster than np.add.at for gradients past a few thousand
-    elements; other integer indexes use np.add.at.
+    The backward of indexing; repeated integer indices accumulate (np.add.at, or the fast
+    path's ``add_rows`` for whole rows, Embedding's lookup), other indexes take a plain
+    assignment, which is much faster.
     """
 
     rule = "grad_g = grad[index]"
@@ -142,11 +90,9 @@ class IndexAdd(Function):
     def forward(self, g, shape, index):
         self.index = index
         out = xp.zeros(shape, dtype=g.dtype)
-        rows = _rows_index(index)
-        if rows is not None and g.size > _ADD_AT_MAX and out.ndim > 0:
-            add_rows(out, rows, g)
-        elif _has_int_array(index):
-            xp.add.at(out, index, g)
+        if _has_int_array(index):
+            if not fastpath.add_at_rows(out, index, g):
+                xp.add.at(out, index, g)
         else:
             out[index] = g
         return out
