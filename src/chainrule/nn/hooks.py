@@ -34,6 +34,10 @@ class ModuleHooks:
         self.backward: dict[int, Any] = {}
         self.backward_pre: dict[int, Any] = {}
 
+    def __bool__(self) -> bool:
+        """Whether any hook is registered (one whose hooks were all removed is empty)."""
+        return bool(self.forward_pre or self.forward or self.backward or self.backward_pre)
+
     def add(self, kind: str, hook: Callable, prepend: bool, *flags: bool) -> RemovableHandle:
         hooks = getattr(self, kind)
         handle = add_hook(hooks, hook, prepend)
@@ -67,9 +71,6 @@ def call(module: Any, args: tuple, kwargs: dict) -> Any:
     the ``always_call`` forward hooks not yet run are run (their own errors only warned)
     before the error goes on."""
     own = module._hooks or ModuleHooks()
-    hooked = own.forward_pre or own.forward or own.backward or own.backward_pre
-    if not (hooked or GLOBAL.forward_pre or GLOBAL.forward):
-        return module.forward(*args, **kwargs)  # its hooks were all removed: as with none
     result = None
     called: set[int] = set()
     try:

@@ -121,8 +121,9 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Without hooks a call is forward and two checks; hooks.call runs them as PyTorch.
-        if self._hooks is None and not (_GLOBAL.forward or _GLOBAL.forward_pre):
+        # Without hooks (none registered, or all removed) a call is forward and two checks;
+        # hooks.call runs them as PyTorch.
+        if not self._hooks and not (_GLOBAL.forward or _GLOBAL.forward_pre):
             return self.forward(*args, **kwargs)
         return hooks.call(self, args, kwargs)
 
