@@ -363,8 +363,8 @@ class Monitor:
         """A parameter's sampled data (a copy) and gradient (None if it has none)."""
         p = self._named[name]
         if isinstance(p, Tensor):
-            data = self._param_sample(p.numpy(), copy=True)
-            return data, None if p.grad is None else self._param_sample(p.grad.numpy(), copy=True)
+            grad = None if p.grad is None else self._param_sample(p.grad.numpy(), copy=True)
+            return self._data(name), grad
         values = [v for row in p for v in (row if isinstance(row, list) else [row])]
         return (
             np.array([v.data for v in values], dtype=np.float64),

@@ -215,6 +215,8 @@ class ndarray:  # noqa: N801 (the array module's name for its array type, as cup
         return (asarray, (self._a,))
 
     # -- attributes ----------------------------------------------------------------------
+    # Those below give what __getattr__ would; spelled out because the engine reads them
+    # on every op, and a property skips __getattr__'s lookup and wrapping.
 
     @property
     def device(self) -> Device:
