@@ -176,6 +176,11 @@ def _size(p: Tensor) -> str:
     return "x".join(str(n) for n in p.shape)
 
 
+def _parameter_names(module: Module) -> list[str]:
+    """The names of a module's own parameters, in the order they were set."""
+    return [name for kind, name, _ in module._members() if kind == "parameter"]
+
+
 class ParameterList(Module):
     """A list of Parameters held under the names '0', '1', ...; tensors given become
     Parameters. The parent finds them as it finds any parameter."""
@@ -186,7 +191,7 @@ class ParameterList(Module):
             self.extend(values)
 
     def _names(self) -> list[str]:
-        return [name for kind, name, _ in self._members() if kind == "parameter"]
+        return _parameter_names(self)
 
     def __len__(self) -> int:
         return len(self._names())
@@ -231,7 +236,7 @@ class ParameterDict(Module):
             self.update(parameters)
 
     def keys(self) -> list[str]:
-        return [name for kind, name, _ in self._members() if kind == "parameter"]
+        return _parameter_names(self)
 
     def values(self) -> list[Any]:
         return [getattr(self, k) for k in self.keys()]
