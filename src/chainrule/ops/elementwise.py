@@ -520,6 +520,36 @@ def _erf_narrow(x: Any) -> Any:
     return num
 
 
+def erf(a: Any) -> Any:
+    """erf of an array, as Erf computes it (the polynomials in float64, the rational
+    function piece by piece otherwise); float32 for integers."""
+    if a.dtype != xp.float64:
+        flat = a.reshape(-1)
+        out = xp.empty(flat.shape, a.dtype if a.dtype.kind == "f" else xp.float32)
+        for s in range(0, flat.size, PIECE):
+            out[s : s + PIECE] = _erf_narrow(flat[s : s + PIECE].astype(xp.float64))
+        return out.reshape(a.shape)
+    x = a.reshape(-1)  # (n,)
+    ax = xp.abs(x)
+    small = xp.flatnonzero(ax < 1.0)
+    big = xp.flatnonzero(~(ax < 1.0))  # NaN lands here and stays NaN
+    out = xp.empty_like(x)
+    xs = x[small]
+    y = xs * xs
+    y *= 2.0
+    y -= 1.0
+    out[small] = xs * _horner(_ERF_SMALL, y)
+    ab = xp.minimum(ax[big], 6.0)  # beyond 6 the tail rounds to exactly 1
+    y = 12.0 / ab
+    y -= 7.0
+    y /= 5.0
+    erfc = xp.exp(-(ab * ab))
+    erfc *= _horner(_ERFCX_TAIL, y)
+    out[big] = 1.0 - erfc
+    xp.copysign(out, x, out=out)
+    return out.reshape(a.shape)
+
+
 class Erf(Function):
     """out = erf(a)
 
@@ -531,31 +561,7 @@ class Erf(Function):
     """
 
     def forward(self, a):
-        if a.dtype != xp.float64:
-            flat = a.reshape(-1)
-            out = xp.empty(flat.shape, a.dtype if a.dtype.kind == "f" else xp.float32)
-            for s in range(0, flat.size, PIECE):
-                out[s : s + PIECE] = _erf_narrow(flat[s : s + PIECE].astype(xp.float64))
-            return out.reshape(a.shape)
-        x = a.reshape(-1)  # (n,)
-        ax = xp.abs(x)
-        small = xp.flatnonzero(ax < 1.0)
-        big = xp.flatnonzero(~(ax < 1.0))  # NaN lands here and stays NaN
-        out = xp.empty_like(x)
-        xs = x[small]
-        y = xs * xs
-        y *= 2.0
-        y -= 1.0
-        out[small] = xs * _horner(_ERF_SMALL, y)
-        ab = xp.minimum(ax[big], 6.0)  # beyond 6 the tail rounds to exactly 1
-        y = 12.0 / ab
-        y -= 7.0
-        y /= 5.0
-        erfc = xp.exp(-(ab * ab))
-        erfc *= _horner(_ERFCX_TAIL, y)
-        out[big] = 1.0 - erfc
-        xp.copysign(out, x, out=out)
-        return out.reshape(a.shape)
+        return erf(a)
 
     rule = "grad_a = grad * 2/sqrt(pi) * exp(-a**2)"
 
@@ -590,7 +596,7 @@ class Gelu(Function):
         self.approximate = approximate
         dtype = a.dtype if a.dtype.kind == "f" else xp.float32
         if approximate == "none" and dtype == xp.float64:  # erf's exact path, whole
-            cdf = Erf().forward(a * _SQRT_HALF)
+            cdf = erf(a * _SQRT_HALF)
             cdf += 1.0
             cdf *= 0.5
             self.saved = cdf
