@@ -42,7 +42,7 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 # Statistics of one array. Standard deviations are the population's (ddof=0).
 
 
-_ONES: dict[tuple[int, Any], np.ndarray] = {}  # n ones of a dtype, for sums through BLAS
+_ONES: dict[Any, np.ndarray] = {}  # per dtype, the most ones yet needed: sums through BLAS
 
 
 def moments(x: np.ndarray) -> tuple[float, float]:
@@ -56,10 +56,10 @@ def moments(x: np.ndarray) -> tuple[float, float]:
     n = f.size
     if n == 0:
         return math.nan, math.nan
-    ones = _ONES.get((n, f.dtype))
-    if ones is None:
-        ones = _ONES[(n, f.dtype)] = np.ones(n, f.dtype)
-    mean = float(np.dot(f, ones)) / n
+    ones = _ONES.get(f.dtype)
+    if ones is None or ones.size < n:
+        ones = _ONES[f.dtype] = np.ones(n, f.dtype)
+    mean = float(np.dot(f, ones[:n])) / n
     square = float(np.dot(f, f)) / n
     var = square - mean * mean
     if not var >= 0.1 * square:  # also NaN: the centred pass gives NaN where it should
