@@ -1,11 +1,9 @@
-"""Train a recipe for a few epochs through the recipes' own code (data, model, loss, the
-optimizer table and evaluate, over a shuffling DataLoader, as recipes/train.py's loop) and
-print its history and final weights as JSON: test_strict_backend runs it under NumPy and
-under CHAINRULE_ARRAY_BACKEND=strict and compares the two.
+"""Train a recipe for a few epochs through the command line's own training loop
+(recipes/train.py) with ``--device DEVICE``, and print its history and final weights as
+JSON: test_strict_backend runs it on the CPU and on the strict stand-in's CUDA device
+(``CHAINRULE_ARRAY_BACKEND=strict``) and compares the two.
 
-The loop is train's without its files: saving is serialization's, which works on the host.
-
-    python tests/strict_recipe.py RECIPE EPOCHS
+    python tests/strict_recipe.py RECIPE EPOCHS DEVICE OUT_DIR
 """
 
 from __future__ import annotations
@@ -15,37 +13,31 @@ import sys
 
 import chainrule as cr
 from chainrule import backend, recipes
-from chainrule.data import DataLoader, TensorDataset
-from chainrule.recipes.train import OPTIMIZERS, evaluate
+from chainrule.recipes.train import train
 
 
-def main(name: str, epochs: int) -> dict:
+def main(name: str, epochs: int, device: str, out_dir: str) -> dict:
     recipe = recipes.load(name)
-    settings = {**recipe.DEFAULTS, "seed": 0, "epochs": epochs}
-    cr.manual_seed(0)
-    x_train, y_train, x_test, y_test = recipe.data(0, settings)
-    model = recipe.model()
-    opt = OPTIMIZERS[settings["optimizer"]](model.parameters(), lr=settings["lr"])
-    loader = DataLoader(
-        TensorDataset(x_train, y_train), batch_size=settings["batch_size"], shuffle=True
-    )
-    history = []
-    for _ in range(epochs):
-        for xb, yb in loader:
-            loss = recipe.loss(model(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        history.append([*evaluate(recipe, model, x_train, y_train),
-                        *evaluate(recipe, model, x_test, y_test)])  # fmt: skip
-    arrays = [type(p._array).__module__ + "." + type(p._array).__name__ for p in model.parameters()]
+    settings = {**recipe.DEFAULTS, "seed": 0, "epochs": epochs, "device": device}
+    arrays: set[str] = set()
+    to = cr.nn.Module.to
+
+    def watched(self: cr.nn.Module, *args: object, **kwargs: object) -> cr.nn.Module:
+        out = to(self, *args, **kwargs)  # the arrays the model trains with, seen as it moves
+        arrays.update(type(p._array).__module__ for p in self.parameters())
+        return out
+
+    cr.nn.Module.to = watched  # type: ignore[method-assign]
+    metrics = train(recipe, name, settings, out_dir, quiet=True)
+    weights = cr.load(f"{out_dir}/model.safetensors")
     return {
         "backend": backend.ARRAY_BACKEND,
-        "array_types": sorted(set(arrays)),
-        "history": history,
-        "weights": {k: v.tolist() for k, v in model.state_dict().items()},
+        "moved_to": sorted(arrays),
+        "history": metrics["history"],
+        "devices": sorted({str(t.device) for t in weights.values()}),
+        "weights": {k: v.tolist() for k, v in weights.items()},
     }
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], int(sys.argv[2]))))
+    print(json.dumps(main(sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4])))

@@ -1,14 +1,17 @@
-"""The array module behind backend.py: only the backend imports NumPy, and the strict
-stand-in (CHAINRULE_ARRAY_BACKEND=strict: NumPy with CuPy's refusals) runs the op catalog,
-the layers, the optimizers and a recipe with NumPy's answers, so nothing in the engine
-reaches host memory unawares.
+"""The array modules behind backend.py: only the backend imports NumPy, and the strict
+stand-in (CHAINRULE_ARRAY_BACKEND=strict: NumPy with CuPy's refusals, as the CUDA device)
+runs the op catalog, the layers, the optimizers and a recipe with NumPy's answers, so nothing
+in the engine reaches host memory unawares, and CPU and CUDA tensors live side by side as
+PyTorch's do (devices_cases.py).
 
 The runs under the strict module are subprocesses (the array module is chosen at import):
-the test files of STRICT_FILES (the op catalog, the layers, the optimizers and more), and
-the moons recipe through the recipes' code (strict_recipe.py). Any test file runs on the
-strict module by hand the same way:
+the test files of STRICT_FILES (the op catalog, the layers, the optimizers and more) with
+every tensor made on the stand-in's CUDA device (the strict_device plugin), the device
+cases, and the moons recipe through the recipes' code on CUDA (strict_recipe.py). Any test
+file runs on the strict module by hand the same way:
 
-    CHAINRULE_ARRAY_BACKEND=strict python -m pytest -q tests/test_ops.py
+    CHAINRULE_ARRAY_BACKEND=strict PYTHONPATH=tests python -m pytest -q -p strict_device \
+        tests/test_ops.py
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def _run(args: list[str], backend: str | None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "CHAINRULE_ARRAY_BACKEND"}
     if backend is not None:
         env["CHAINRULE_ARRAY_BACKEND"] = backend
+    env["PYTHONPATH"] = str(ROOT / "tests")  # the strict_device plugin
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
@@ -155,13 +159,14 @@ def test_pickling_and_copies_stay_on_the_device() -> None:
 # -- chainrule on the strict module --------------------------------------------------------
 
 
-# Test files run on the strict module: the op catalog, the layers and the optimizers, and
-# with them the engine, Tensor, modules, convolution, attention, recurrent layers,
-# transformers, losses, schedulers, in-place writes, random draws, hooks, dtype rules,
-# errors, misuse, gradcheck and random programs. Left out: files whose tests rely on
-# numpy() sharing the tensor's memory (a NumPy backend's promise, as PyTorch's on the CPU:
-# test_nn_init, test_nn_utils, test_data) or hand NumPy arrays to the engine's own array
-# functions (test_fast_paths), and the tests below, for the reason given with each.
+# Test files run with every tensor on the stand-in's CUDA device: the op catalog, the layers
+# and the optimizers, and with them the engine, Tensor, modules, convolution, attention,
+# recurrent layers, transformers, losses, schedulers, in-place writes, random draws, hooks,
+# dtype rules, errors, misuse, gradcheck, random programs, saving and MPI. Left out: files
+# whose tests rely on numpy() sharing the tensor's memory (a CPU tensor's promise, as
+# PyTorch's: test_nn_init, test_nn_utils, test_data) or hand NumPy arrays to the engine's
+# own array functions (test_fast_paths), and the tests below, for the reason given with
+# each (a name deselects every parametrisation of that test).
 STRICT_FILES = (
     "test_ops.py test_nn_layers.py test_optim.py test_autograd.py test_tensor.py "
     "test_nn_module.py test_conv.py test_attention.py test_rnn.py test_transformer.py "
@@ -172,6 +177,8 @@ STRICT_FILES = (
 ).split()
 SHARES_MEMORY = "numpy() is the tensor's own array (or writes through it)"
 NUMPY_OPERANDS = "a NumPy array meets a tensor (an error, naming cr.tensor(x), here)"
+REFUSES_CUDA = "CUDA is asked for and refused, as without a GPU; the stand-in is one"
+NAMES_DEVICE = "a CUDA tensor's repr names its device, as PyTorch's"
 STRICT_DESELECTED = {
     "test_ops.py::test_class_rows_take_the_column_major_path": "NumPy arrays given to an "
     "internal array function (a test of NumPy's layout)",
@@ -180,7 +187,6 @@ STRICT_DESELECTED = {
     ),
     "test_autograd.py::test_detach_shares_data_and_cuts_the_graph": SHARES_MEMORY,
     "test_tensor.py::test_conversion": SHARES_MEMORY,
-    "test_nn_module.py::test_parameter_is_a_trainable_tensor": SHARES_MEMORY,
     "test_nn_module.py::test_state_dict_values_are_detached_and_share_arrays": SHARES_MEMORY,
     "test_nn_module.py::test_load_state_dict_copies_in_place_and_casts": SHARES_MEMORY,
     "test_tensor.py::test_integer_meets_float_takes_the_floats_dtype": NUMPY_OPERANDS,
@@ -190,43 +196,76 @@ STRICT_DESELECTED = {
     ),
     "test_testing.py::test_gradcheck_names_the_input_and_the_worst_entry": NUMPY_OPERANDS,
     "test_testing.py::test_gradcheck_reports_the_values_it_compared": NUMPY_OPERANDS,
+    "test_nn_layers.py::test_layer_norm_without_bias_has_torch_state_and_takes_device": (
+        REFUSES_CUDA
+    ),
+    "test_tensor.py::test_to_dtype_and_device": REFUSES_CUDA,
+    "test_rnn.py::test_constructor_values_are_checked": REFUSES_CUDA,
+    "test_transformer.py::test_errors": REFUSES_CUDA,
+    "test_random.py::test_a_generator_on_another_device_or_of_another_kind_is_refused": (
+        REFUSES_CUDA
+    ),
+    "test_tensor.py::test_repr_like_torch": NAMES_DEVICE,
+    "test_tensor.py::test_repr_of_a_large_tensor_is_summarised_like_torch": NAMES_DEVICE,
+    "test_nn_module.py::test_parameter_is_a_trainable_tensor": SHARES_MEMORY + "; " + NAMES_DEVICE,
 }
 
 
 def test_op_catalog_layers_and_optimizers_run_on_the_strict_module() -> None:
-    """STRICT_FILES with tensors holding strict arrays, against PyTorch as always (so with
-    NumPy's answers); about 40 s on one core."""
+    """STRICT_FILES with every tensor on the stand-in's CUDA device, against PyTorch as
+    always (so with NumPy's answers); about 40 s on one core."""
     deselect = [arg for test in STRICT_DESELECTED for arg in ("--deselect", f"tests/{test}")]
     files = [f"tests/{name}" for name in STRICT_FILES]
     args = ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist"]
-    result = _run([*args, *files, *deselect], "strict")
+    result = _run([*args, "-p", "strict_device", *files, *deselect], "strict")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert re.search(r"\b\d{4,} passed", result.stdout), result.stdout[-500:]
-    assert f"{len(STRICT_DESELECTED)} deselected" in result.stdout  # each name still a test
+    found = re.search(r"(\d+) deselected", result.stdout)
+    assert found and int(found.group(1)) >= len(STRICT_DESELECTED)  # each name still a test
+
+
+def test_devices_work_side_by_side_as_pytorchs() -> None:
+    """devices_cases.py: CPU and CUDA tensors (the stand-in's) in one process, moved,
+    mixed (refused), trained, saved and loaded as PyTorch's."""
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    result = _run([*args, "tests/devices_cases.py"], "strict")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert re.search(r"\b\d{2,} passed", result.stdout), result.stdout[-500:]
 
 
 FACTORIES = """
 import numpy as np
 import chainrule as cr
+cr.set_default_device("cuda")
 h = np.arange(6.0).reshape(2, 3)
-made = [f(h) for f in (cr.from_numpy, cr.as_tensor, cr.tensor, cr.Tensor, cr.FloatTensor)]
+made = [f(h) for f in (cr.as_tensor, cr.tensor, cr.Tensor, cr.FloatTensor)]
 made += [cr.zeros(2, 3), cr.ones(2), cr.arange(5), cr.linspace(0, 1, 5), cr.eye(3),
          cr.full((2,), 3.0), cr.empty(2), cr.zeros_like(cr.ones(2)), cr.rand(2), cr.randn(2),
          cr.randint(0, 5, (3,)), cr.randperm(4), cr.normal(0.0, 1.0, (2,)),
          cr.ones(2, 3).multinomial(2, replacement=True), cr.ones(3).multinomial(2),
-         cr.rand(3).bernoulli(), cr.get_rng_state(), cr.ones(3).normal_(), cr.ones(3).uniform_()]
+         cr.rand(3).bernoulli(), cr.ones(3).normal_(), cr.ones(3).uniform_()]
 assert {type(t._array).__module__ for t in made} == {"chainrule.strict"}, made
+assert {str(t.device) for t in made} == {"cuda:0"}
+# from_numpy shares the array's memory, and the rng state is the host's: CPU tensors
+assert cr.from_numpy(h).device == cr.get_rng_state().device == cr.device("cpu")
 t = cr.tensor([1.5, 2.5])
-assert type(t.numpy()) is np.ndarray and t.tolist() == [1.5, 2.5] and t[1].item() == 2.5
-assert float(t.sum()) == 4.0 and repr(t) == "tensor([1.5000, 2.5000])"
-assert np.asarray(t).tolist() == [1.5, 2.5]  # a Tensor goes to the host explicitly
+assert type(t.cpu().numpy()) is np.ndarray and t.tolist() == [1.5, 2.5] and t[1].item() == 2.5
+assert float(t.sum()) == 4.0 and repr(t) == "tensor([1.5000, 2.5000], device='cuda:0')"
+for host in (lambda: t.numpy(), lambda: np.asarray(t)):  # PyTorch's refusal, and its way out
+    try:
+        host()
+    except TypeError as e:
+        assert "can't convert a cuda:0 device tensor" in str(e) and "Tensor.cpu()" in str(e), e
+    else:
+        raise AssertionError("a CUDA tensor went to NumPy implicitly")
+assert t.numpy(force=True).tolist() == [1.5, 2.5]
 t[np.array([0])] = np.array([4.0])  # a NumPy index and value are moved, as by PyTorch
 assert t[np.array([1, 0])].tolist() == [2.5, 4.0]
 try:
     t + np.ones(2)
 except TypeError as e:
-    assert str(e) == ("add: a NumPy array meets a tensor whose array is not NumPy's; got shape "
-                      "(2,); make it a tensor first (cr.tensor(x) moves it)"), e
+    assert str(e) == ("add: a NumPy array meets a tensor on cuda:0; got shape (2,); make it a "
+                      "tensor on cuda:0 first (cr.tensor(x, device=...) moves it)"), e
 else:
     raise AssertionError("a NumPy operand was taken")
 """
@@ -237,22 +276,40 @@ def test_factories_make_strict_arrays_and_the_host_is_reached_explicitly() -> No
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-def test_a_recipe_trains_on_the_strict_module_as_on_numpy() -> None:
-    """The moons recipe, three epochs through the recipes' code: the same losses, accuracies
-    and weights, bit for bit, with tensors holding strict arrays."""
+def test_a_recipe_trains_on_the_strict_module_as_on_numpy(tmp_path) -> None:
+    """The moons recipe, three epochs through the command line's training loop with
+    --device cuda on the stand-in and --device cpu: the same losses, accuracies and
+    weights, bit for bit; the model file is written from the host either way."""
     runs = {}
-    for module in ("numpy", "strict"):
-        result = _run(["tests/strict_recipe.py", "moons", "3"], module)
+    for module, device in (("numpy", "cpu"), ("strict", "cuda")):
+        out = tmp_path / module
+        result = _run(["tests/strict_recipe.py", "moons", "3", device, str(out)], module)
         assert result.returncode == 0, result.stderr[-3000:]
         runs[module] = json.loads(result.stdout)
-    assert runs["strict"]["array_types"] == ["chainrule.strict.ndarray"]
-    assert runs["numpy"]["array_types"] == ["numpy.ndarray"]
+    # trained on the device, and moved back to the host for the model file
+    assert runs["strict"]["moved_to"] == ["chainrule.strict", "numpy"]
+    assert runs["numpy"]["moved_to"] == []  # nothing to move on the CPU
+    assert runs["strict"]["devices"] == runs["numpy"]["devices"] == ["cpu"]
     assert runs["strict"]["history"] == runs["numpy"]["history"]
     assert runs["strict"]["weights"] == runs["numpy"]["weights"]
-    assert runs["numpy"]["history"][-1][3] > 0.85  # it learned: test accuracy
+    assert runs["numpy"]["history"][-1]["test_accuracy"] > 0.85  # it learned
 
 
 def test_an_unknown_array_backend_is_refused() -> None:
     result = _run(["-c", "import chainrule"], "cupyy")
     assert result.returncode != 0
-    assert "CHAINRULE_ARRAY_BACKEND must be 'numpy' or 'strict'; got 'cupyy'" in result.stderr
+    assert (
+        "CHAINRULE_ARRAY_BACKEND must be one of auto, cupy, numpy, strict; got 'cupyy'"
+        in result.stderr
+    )
+
+
+def test_cupy_asked_for_where_it_cannot_be_had_says_why() -> None:
+    """Without CuPy (or a GPU), the cupy backend is an ImportError naming the extra; auto
+    (the default) falls back to the CPU, where CUDA is unavailable."""
+    result = _run(["-c", "import chainrule"], "cupy")
+    assert result.returncode != 0
+    assert "CHAINRULE_ARRAY_BACKEND=cupy, but CuPy" in result.stderr, result.stderr[-1000:]
+    probe = "import chainrule as cr; print(cr.cuda.is_available(), cr.cuda.device_count())"
+    result = _run(["-c", probe], "auto")
+    assert result.returncode == 0 and result.stdout.split() == ["False", "0"], result.stderr

@@ -37,15 +37,17 @@ def test_device_errors() -> None:
         cr.device("foo")
     with pytest.raises(ValueError, match="invalid device string 'cpu:x'"):
         cr.device("cpu:x")
-    with pytest.raises(ValueError, match=f"device: {CPU_ERROR}; got device 0"):
-        cr.device(0)  # an integer alone names a CUDA device
+    ours = cr.device(0)  # an integer alone names a CUDA device, as torch.device(0) does
+    assert (str(ours), repr(ours)) == ("cuda:0", "device(type='cuda', index=0)")
+    with pytest.raises(ValueError, match="device: the index must be a non-negative int"):
+        cr.device(-1)
 
 
 ACCELERATORS = ["cuda", "cuda:0", cr.device("cuda"), cr.device("cuda", 1), "mps", 0]
 
 
 def _shown(dev) -> str:
-    return f"device {dev}" if isinstance(dev, int) else f"device {str(dev)!r}"
+    return f"device 'cuda:{dev}'" if isinstance(dev, int) else f"device {str(dev)!r}"
 
 
 FACTORIES = {
@@ -145,7 +147,7 @@ def test_tensor_to_as_torch() -> None:
                  lambda: x.to(device="mps"), lambda: x.to(0)):
         with pytest.raises(ValueError, match=f"^to: {CPU_ERROR}"):
             call()
-    with pytest.raises(ValueError, match=f"^cuda: {CPU_ERROR}; got .cuda()"):
+    with pytest.raises(ValueError, match=f"^cuda: {CPU_ERROR}; got device 'cuda'"):
         x.cuda()
     with pytest.raises(ValueError, match=f"^pin_memory: {CPU_ERROR}"):
         x.pin_memory()

@@ -32,6 +32,7 @@ from .backend import (
     float16,
     float32,
     float64,
+    get_default_device,
     get_default_dtype,
     initial_seed,
     int8,
@@ -40,6 +41,7 @@ from .backend import (
     int64,
     manual_seed,
     seed,
+    set_default_device,
     set_default_dtype,
     uint8,
 )
@@ -113,6 +115,7 @@ from .functions import (
     full_like,
     gather,
     ge,
+    get_device,
     get_rng_state,
     gt,
     histc,

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import backend
-from .devices import TYPES, cpu_only
+from .devices import TYPES, no_cuda
 from .tensor import Tensor
 
 xp = backend.xp
@@ -59,7 +59,7 @@ class autocast:  # noqa: N801 (PyTorch's name: torch.autocast)
         if not self._enabled:
             return
         if device_type != "cpu":
-            cpu_only("autocast", f"device_type {device_type!r}")
+            no_cuda("autocast", f"device_type {device_type!r} (chainrule has no mixed precision)")
         if self.fast_dtype in (backend.bfloat16, backend.float16):
             raise NotImplementedError(
                 f"autocast: chainrule has no mixed precision; got device_type='cpu' and dtype "
@@ -144,7 +144,8 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            return outputs * Tensor._make(xp.asarray(self._scale, dtype=backend.float32))
+            scale = xp.asarray(self._scale, dtype=backend.float32, like=outputs._array)
+            return outputs * Tensor._make(scale)
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         if isinstance(outputs, dict):

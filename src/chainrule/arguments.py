@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import backend
 from .autograd.function import tensor_type
-from .devices import cpu_device, cpu_only, device, no_pinning
+from .backend import no_pinning, resolve_device
+from .devices import device, no_cuda
 
-__all__ = ["cpu_device", "cpu_only", "no_pinning"]  # the device checks, from devices.py
+__all__ = ["no_cuda", "no_pinning", "resolve_device"]  # the device checks
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -53,33 +54,35 @@ def positive_int(
 # -- dims, shapes and indexes, for the tensor methods ------------------------------------
 
 
-def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, bool]:
+def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
     """PyTorch's ``to`` arguments, for Tensor.to and Module.to: ``to(dtype)``,
-    ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` (its dtype; its device is
-    the CPU), and the keywords ``dtype``, ``device``, ``non_blocking``, ``copy`` and
-    ``memory_format``. Every device is checked to be the CPU. Returns (dtype or None,
-    copy)."""
+    ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` (its dtype and device), and
+    the keywords ``dtype``, ``device``, ``non_blocking``, ``copy`` and ``memory_format``.
+    Every device is checked to be one that can be used. Returns (dtype or None, device or
+    None, copy)."""
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
     if unknown:
         raise TypeError(f"{op}: unexpected keyword arguments {sorted(unknown)}")
     if len(args) > 3:
         raise TypeError(f"{op}: expected at most (device, dtype, non_blocking); got {args!r}")
     dtype = kwargs.get("dtype")
-    cpu_device(kwargs.get("device"), op)
+    dev = kwargs.get("device")
+    if dev is not None:
+        dev = resolve_device(dev, op)
     for i, a in enumerate(args):
         if a is None:
             continue
         if isinstance(a, tensor_type()):
-            dtype = a.dtype
+            dtype, dev = a.dtype, a.device
         elif isinstance(a, device) or (
             isinstance(a, str) and a not in backend.DTYPE_NAMES
         ) or (is_int(a) and i == 0):  # an integer first: a CUDA device index, as PyTorch
-            cpu_device(a, op)
+            dev = resolve_device(a, op)
         elif isinstance(a, bool) and i > 0:  # to(dtype, non_blocking), to(device, dtype, nb)
             continue
         else:
             dtype = a
-    return backend.as_dtype(dtype), bool(kwargs.get("copy", False))
+    return backend.as_dtype(dtype), dev, bool(kwargs.get("copy", False))
 
 
 def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:
@@ -194,11 +197,14 @@ def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> No
             raise ValueError(f"{op}: the tensor is empty{where}; got shape {t.shape}")
 
 
-def index_arg(index: Any) -> Any:
-    """Turn an index into one NumPy takes: Tensors and lists become arrays. A bad position
-    or shape is reported by GetItem's forward (Function.apply names the op and shape)."""
+def index_arg(index: Any, arr: Any) -> Any:
+    """Turn an index of the array ``arr`` into one NumPy takes: Tensors and lists become
+    arrays, on arr's device (a CPU index of a CUDA tensor is moved, as PyTorch moves it; a
+    CUDA index of a CPU tensor is refused). A bad position or shape is reported by
+    GetItem's forward (Function.apply names the op and shape)."""
     if not isinstance(index, tuple):
         index = (index,)
+    cuda = type(arr) is not backend.host.ndarray
     out = []
     for i in index:
         if isinstance(i, tensor_type()):
@@ -207,21 +213,30 @@ def index_arg(index: Any) -> Any:
             i = backend.xp.asarray(i)
             if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
                 i = i.astype(backend.int64)
-        elif isinstance(i, backend.moved_types):  # a NumPy index of another module's arrays
-            i = backend.from_host(i)
-        if isinstance(i, backend.xp.ndarray) and i.dtype.kind not in "iub":
-            raise IndexError(f"getitem: index arrays must be integer or bool; got dtype {i.dtype}")
+        if isinstance(i, backend.ndarray):
+            if i.dtype.kind not in "iub":
+                raise IndexError(
+                    f"getitem: index arrays must be integer or bool; got dtype {i.dtype}"
+                )
+            if type(i) is not type(arr):
+                if not cuda:
+                    raise IndexError(
+                        f"getitem: indices should be on the CPU or on the indexed tensor's "
+                        f"device (cpu); got an index on {backend.device_of(i)}"
+                    )
+                i = backend.from_host(i, arr)
         out.append(i)
     return tuple(out)
 
 
-def index_vector(index: Any, dim: int, shape: tuple[int, ...], op: str) -> Any:
-    """An index along one dim (index_select, index_add, repeat_interleave's positions) as a
-    1-D int64 array: a Tensor, list or array of integers, of at most 1 dim, each in
+def index_vector(index: Any, dim: int, t: Tensor, op: str) -> Any:
+    """An index along one dim of t (index_select, index_add, index_fill) as a 1-D int64
+    array on t's device: a Tensor, list or array of integers, of at most 1 dim, each in
     [0, size of dim)."""
     if isinstance(index, tensor_type()):
         index = index._array
-    arr = backend.xp.asarray(index)
+    shape = t.shape or (1,)
+    arr = backend.array_like(index, t._array)
     if arr.size == 0:
         arr = arr.astype(backend.int64)
     if arr.dtype.kind not in "iu" or arr.ndim > 1:

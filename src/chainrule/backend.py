@@ -1,38 +1,88 @@
-"""The array module and dtypes: the only place that imports NumPy.
+"""The array modules and dtypes: the only place that imports NumPy.
 
-Everything else asks this module for arrays and dtypes, so a GPU array module can be
-swapped in here alone. The engine, ops, Tensor, nn and optim compute with ``xp`` and never
-reach host memory unawares: arrays come in through :func:`to_array` and :func:`from_host`
-and go out through :func:`to_host`, and random numbers are drawn on the host (NumPy's
-Generator, so every array module gives NumPy's numbers) and moved with :func:`from_host`.
+Everything else asks this module for arrays and dtypes. A tensor's array is NumPy's on the
+CPU and the accelerator module's (CuPy's) on a CUDA device; the device of a tensor is the
+type of its array (:func:`device_of`). The engine, ops, Tensor, nn and optim compute with
+``xp``, which is NumPy's namespace: an array of another module given to its functions goes
+to that module through NumPy's protocols (``__array_ufunc__``, ``__array_function__``), so
+``xp.exp(a)`` runs where ``a`` lives, and arrays made from nothing are made beside an array
+given as ``like=`` (NEP 35) or on a device named to :func:`from_host`. Nothing reaches host
+memory unawares: arrays go out through :func:`to_host` and between devices through
+:func:`to_device`; random numbers are drawn on the host (NumPy's Generator, so every device
+gives NumPy's numbers) and moved.
 
-``CHAINRULE_ARRAY_BACKEND=strict``, set before chainrule is imported, makes ``xp`` the
-strict stand-in of chainrule.strict (NumPy with CuPy's refusals), which tests use to show
-that nothing converts to the host implicitly.
+The accelerator is chosen when chainrule is imported, by ``CHAINRULE_ARRAY_BACKEND``:
+
+- ``auto`` (the default): CuPy, where it is installed (``pip install chainrule[cuda]``) and
+  finds a GPU; otherwise none, and CUDA is the clear error of chainrule.devices.
+- ``cupy``: CuPy, and an ImportError naming what is missing where it cannot be had.
+- ``numpy``: none, without looking for CuPy.
+- ``strict``: the strict stand-in of chainrule.strict (NumPy with CuPy's refusals) as the
+  CUDA device, so that tests on a machine without a GPU show that nothing converts to the
+  host implicitly and that CPU and CUDA tensors are kept apart as PyTorch keeps them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from .devices import cpu_device, device
+from .devices import CPU, device, no_cuda
 
-ARRAY_BACKEND = os.environ.get("CHAINRULE_ARRAY_BACKEND", "numpy")
-xp: Any  # the array module every op computes with
-if ARRAY_BACKEND == "numpy":
-    xp = np
-elif ARRAY_BACKEND == "strict":
+ARRAY_BACKEND = os.environ.get("CHAINRULE_ARRAY_BACKEND", "auto")
+_CHOICES = ("auto", "cupy", "numpy", "strict")
+if ARRAY_BACKEND not in _CHOICES:
+    raise ImportError(
+        f"chainrule: CHAINRULE_ARRAY_BACKEND must be one of {', '.join(_CHOICES)}; got "
+        f"{ARRAY_BACKEND!r}"
+    )
+
+
+def _find_cupy(required: bool) -> Any:
+    """CuPy if it imports and sees a GPU; None (or, if required, an ImportError)."""
+    why = "CuPy is not installed (pip install chainrule[cuda])"
+    if importlib.util.find_spec("cupy") is not None:
+        try:
+            import cupy
+
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return cupy
+            why = "CuPy finds no GPU"
+        except Exception as e:  # no driver, no libraries: CuPy's own errors
+            why = f"CuPy cannot reach a GPU ({type(e).__name__}: {e})"
+    if required:
+        raise ImportError(f"chainrule: CHAINRULE_ARRAY_BACKEND=cupy, but {why}")
+    return None
+
+
+xp: Any = np  # the namespace every op computes with (arrays of other modules dispatch)
+host = np  # the host's array module, for work that belongs there (printing, IO)
+accelerator: Any = None  # the array module of CUDA tensors, or None
+if ARRAY_BACKEND == "strict":
     from . import strict
 
-    xp = strict.module
-else:
-    raise ImportError(
-        f"chainrule: CHAINRULE_ARRAY_BACKEND must be 'numpy' or 'strict'; got {ARRAY_BACKEND!r}"
-    )
+    accelerator = strict.module
+elif ARRAY_BACKEND in ("auto", "cupy"):
+    accelerator = _find_cupy(required=ARRAY_BACKEND == "cupy")
+# Whether tensors may live on two devices in this process: every check of devices (an
+# op's inputs, a copy between tensors) is skipped where there is only the CPU.
+ACCELERATED = accelerator is not None
+
+# What a tensor holds, for isinstance: NumPy's array type, and the accelerator's.
+ndarray: tuple = (np.ndarray,) if accelerator is None else (np.ndarray, accelerator.ndarray)
+# What must be moved to a CUDA tensor's device when given as its index or value: NumPy
+# arrays where there is an accelerator; under NumPy alone no type, so that
+# isinstance(x, moved_types) costs nothing on the way of every index.
+moved_types: Any = () if accelerator is None else np.ndarray
+
+# NumPy's floating-point error control (``with errstate(divide="ignore"): ...``) around a
+# computation that makes inf or NaN on purpose. CuPy has none (it never warns), and NumPy's
+# does nothing to CuPy's kernels, so this one context serves every device.
+errstate = np.errstate
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
@@ -47,55 +97,196 @@ int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
 default_float = float32  # set_default_dtype changes it; read it as backend.default_float
-
-ndarray = xp.ndarray  # the array type of xp: what a tensor holds
-host = np  # the host's array module, for work that belongs there (printing) on to_host's arrays
-# What a tensor's index or value given as a NumPy array must be moved from (from_host): the
-# NumPy array type where xp is another module; under NumPy no type, so that
-# isinstance(x, moved_types) costs nothing on the way of every index.
-moved_types: Any = () if xp is np else np.ndarray
-
-# NumPy's floating-point error control (``with errstate(divide="ignore"): ...``) around a
-# computation that makes inf or NaN on purpose. CuPy has none, since it never warns: with
-# CuPy as xp this is the place for a context that does nothing. The strict module computes
-# with NumPy, so it keeps NumPy's.
-errstate = np.errstate
+default_device = CPU  # set_default_device changes it; read it as backend.default_device
 
 
-def _writeable(arr: Any) -> bool:
-    return arr.flags.writeable
+# -- devices --------------------------------------------------------------------------------
 
 
-def _make_read_only(arr: Any) -> None:
-    arr.flags.writeable = False
+def device_of(arr: Any) -> device:
+    """The device an array lives on: the CPU for NumPy's, ``cuda:N`` for the accelerator's."""
+    if type(arr) is np.ndarray or accelerator is None:
+        return CPU
+    return device("cuda", int(arr.device.id))
 
 
-# writeable(arr): whether an array may be written in place; NumPy's flag, False for a
-# broadcast view (several elements share one memory location) or an array made read-only
-# with make_read_only(arr) (a cached constant). CuPy's arrays have no such flag (every one
-# can be written), so an array module without it answers from the strides (a zero stride
-# over more than one element) and leaves make_read_only to do nothing; the strict module
-# has no writeable flag either, and keeps NumPy's underneath.
-writeable: Any = _writeable if xp is np else strict.writeable
-make_read_only: Any = _make_read_only if xp is np else strict.make_read_only
+def cuda_count() -> int:
+    """How many CUDA devices the accelerator sees (0 without one)."""
+    if accelerator is None:
+        return 0
+    if ARRAY_BACKEND == "strict":
+        return 1
+    return int(accelerator.cuda.runtime.getDeviceCount())
 
 
-def from_host(arr: Any) -> Any:
-    """A host (NumPy) array, or a number, as an array of ``xp``: itself under NumPy, an
-    explicit copy to the device otherwise."""
-    return arr if xp is np else xp.asarray(arr)
+def resolve_device(dev: Any, op: str) -> device:
+    """A ``device=`` argument checked: None is the default device; 'cpu', 'cuda', 'cuda:N',
+    a ``cr.device`` or an int N (CUDA device N, as in PyTorch). A CUDA device needs the
+    accelerator and an index it has; every other device type is refused."""
+    if dev is None:
+        return default_device
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        dev = device("cuda", dev) if dev >= 0 else device(dev)
+    elif isinstance(dev, str):
+        dev = device(dev)
+    elif not isinstance(dev, device):
+        raise TypeError(f"{op}: device must be a string, a cr.device or None; got {dev!r}")
+    if dev.type == "cpu":
+        return CPU
+    if dev.type != "cuda" or accelerator is None:
+        no_cuda(op, f"device {str(dev)!r}", accelerator is not None)
+    index = 0 if dev.index is None else dev.index
+    if index >= cuda_count():
+        no_cuda(op, f"device 'cuda:{index}' (CUDA devices here: cuda:0 to "
+                f"cuda:{cuda_count() - 1})", True)  # fmt: skip
+    return device("cuda", index)
 
 
-# An op's result as an array of xp (NumPy scalars and numbers become 0-d arrays). Under the
-# strict module a NumPy array here is refused: a host array reaching a tensor unmoved is the
-# mistake it exists to find (moving is from_host's, explicitly).
-array_of = xp.asarray if xp is np else strict.result
+def no_pinning(pin_memory: bool, op: str) -> None:
+    """A factory's ``pin_memory``: pinned memory serves copies to a CUDA device, so without
+    one it is the CUDA error; with one, host arrays are copied as they are (CuPy uploads
+    from ordinary memory), and the flag asks for nothing more."""
+    if pin_memory and accelerator is None:
+        no_cuda(op, "pin_memory=True (pinned memory serves copies to a CUDA device)")
+
+
+def set_default_device(dev: Any) -> None:
+    """PyTorch's ``torch.set_default_device``: where factories (tensor, zeros, rand, ...)
+    and new layers' parameters are made when no device is given; None is the CPU."""
+    global default_device
+    default_device = CPU if dev is None else resolve_device(dev, "set_default_device")
+
+
+def get_default_device() -> device:
+    return default_device
+
+
+def module_of(arr: Any) -> Any:
+    """The array module an array belongs to: NumPy, or the accelerator's."""
+    return np if type(arr) is np.ndarray else accelerator
+
+
+def module_for(dev: device) -> Any:
+    """The array module of a device: NumPy for the CPU, the accelerator for CUDA."""
+    return np if dev.type == "cpu" else accelerator
+
+
+def _on(dev: device) -> Any:
+    """The context that makes ``dev`` CuPy's current device, for allocations there."""
+    if dev.index and ARRAY_BACKEND != "strict":
+        return accelerator.cuda.Device(dev.index)
+    return _NOTHING
+
+
+class _Nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+_NOTHING = _Nothing()
+
+
+_likes: dict[device, Any] = {}
+
+
+def like(dev: device) -> Any:
+    """An empty array on ``dev``, to make arrays beside it with NumPy's ``like=`` (NEP 35):
+    ``xp.zeros(shape, like=like(dev))`` is CuPy's zeros on a GPU, NumPy's on the CPU."""
+    arr = _likes.get(dev)
+    if arr is None:
+        arr = _likes[dev] = from_host(np.empty(0), dev)
+    return arr
+
+
+def to_device(arr: Any, dev: device) -> Any:
+    """An array on ``dev``: itself if it is there, else an explicit copy (an upload, a
+    download, or a copy between GPUs)."""
+    if dev.type == "cpu":
+        return to_host(arr)
+    if type(arr) is not np.ndarray and device_of(arr) == dev:
+        return arr
+    with _on(dev):
+        if type(arr) is np.ndarray:
+            return accelerator.asarray(arr)
+        return accelerator.array(arr, copy=True)  # from another GPU
+
+
+def from_host(arr: Any, to: Any = None) -> Any:
+    """A host (NumPy) array, or a number, as an array on a device: ``to`` is a device, or an
+    array whose device it is; None is the default device. On the CPU an array is itself
+    (no copy); on CUDA it is an explicit upload."""
+    if to is None:
+        dev = default_device
+    elif isinstance(to, device):
+        dev = to
+    elif type(to) is np.ndarray:
+        dev = CPU
+    else:
+        dev = device_of(to)
+    if dev.type == "cpu":
+        return arr if type(arr) is np.ndarray else np.asarray(arr)
+    with _on(dev):
+        return accelerator.asarray(arr)
+
+
+def array_like(x: Any, ref: Any, dtype: Any = None) -> Any:
+    """An argument given as data (an array, a list, a number) as an array on ``ref``'s
+    device: itself if it is there already; a host array or a list moved there (as PyTorch
+    moves a CPU index or mask to a CUDA tensor's device)."""
+    if type(x) is type(ref):
+        return x if dtype is None else x.astype(dtype, copy=False)
+    if isinstance(x, ndarray):
+        x = to_host(x) if type(ref) is np.ndarray else x
+        return to_device(x if dtype is None else x.astype(dtype), device_of(ref))
+    return from_host(np.asarray(x, dtype=dtype), ref)
+
+
+def array_of(x: Any) -> Any:
+    """An op's result as an array: an array as it is; a NumPy scalar or a number as a 0-d
+    NumPy array (CuPy's reductions give 0-d arrays already)."""
+    return x if isinstance(x, ndarray) else np.asarray(x)
 
 
 def to_host(arr: Any) -> np.ndarray:
-    """An array of ``xp`` as a NumPy array: itself under NumPy (no copy), an explicit copy
-    from the device otherwise (CuPy's ``asnumpy``)."""
-    return arr if xp is np else xp.asnumpy(arr)
+    """An array as a NumPy array: itself on the CPU (no copy), an explicit copy from the
+    device otherwise (CuPy's ``asnumpy``)."""
+    return arr if type(arr) is np.ndarray else accelerator.asnumpy(arr)
+
+
+def writeable(arr: Any) -> bool:
+    """Whether an array may be written in place: NumPy's flag, False for a broadcast view
+    (several elements share one memory location) or an array made read-only with
+    :func:`make_read_only` (a cached constant). CuPy's arrays have no such flag (every one
+    can be written), so for them the answer comes from the strides (a zero stride over more
+    than one element); the strict stand-in keeps NumPy's flag underneath."""
+    if type(arr) is np.ndarray:
+        return arr.flags.writeable
+    if ARRAY_BACKEND == "strict":
+        return strict.writeable(arr)
+    return all(s != 0 or n < 2 for s, n in zip(arr.strides, arr.shape, strict=True))
+
+
+def strided_view(arr: Any, shape: tuple, strides: tuple) -> Any:
+    """A read-only view of ``arr`` with the given shape and strides (windows over it), by
+    the array's own module (NumPy's as_strided dispatches on nothing); read-only where the
+    module can say so."""
+    if type(arr) is np.ndarray:
+        return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=False)
+    view = accelerator.lib.stride_tricks.as_strided(arr, shape, strides)
+    make_read_only(view)
+    return view
+
+
+def make_read_only(arr: Any) -> None:
+    """Mark a cached constant read-only where the array module can (NumPy, the stand-in);
+    CuPy cannot, and its constants are never handed out to be written."""
+    if type(arr) is np.ndarray:
+        arr.flags.writeable = False
+    elif ARRAY_BACKEND == "strict":
+        strict.make_read_only(arr)
 
 
 DTYPE_NAMES: dict[str, np.dtype] = {
@@ -159,18 +350,20 @@ def get_default_dtype() -> np.dtype:
     return default_float
 
 
-def to_array(data: Any, dtype: Any = None) -> Any:
-    """Turn data into an array of ``xp`` with chainrule's dtype rules.
+def to_array(data: Any, dtype: Any = None, to: Any = None) -> Any:
+    """Turn data into an array with chainrule's dtype rules.
 
     Python floats (and lists of them) become float32, Python ints int64, bools bool; arrays
-    keep their dtype unless one is asked for. Always returns a fresh array (a copy). Data
-    from the host is put together there, then moved to ``xp`` once.
+    keep their dtype unless one is asked for. Always returns a fresh array (a copy). An
+    array stays on its device; data from the host is put together there, then moved once
+    to ``to`` (a device; None is the default device).
     """
     dtype = as_dtype(dtype)
-    if isinstance(data, ndarray):  # an array of xp: copied where it lives
-        _need_holds(data)
-        return xp.array(data, dtype=dtype, copy=True)
-    return from_host(_host_array(data, dtype))
+    if accelerator is not None and isinstance(data, accelerator.ndarray):
+        _need_holds(data)  # a device array: copied where it lives, or to ``to``
+        arr = data.astype(data.dtype if dtype is None else dtype, copy=True)
+        return arr if to is None else to_device(arr, to)
+    return from_host(_host_array(data, dtype), to)
 
 
 def _need_holds(arr: Any) -> None:
@@ -262,7 +455,8 @@ class Generator:
     rng: np.random.Generator
 
     def __init__(self, device: Any = "cpu") -> None:
-        cpu_device(device, "Generator")
+        # A CUDA generator's numbers are drawn on the host too, as every draw is, then moved
+        self._device = resolve_device(device, "Generator")
         self.seed()
 
     def manual_seed(self, seed: int) -> Generator:
@@ -289,7 +483,7 @@ class Generator:
 
     @property
     def device(self) -> device:
-        return cpu_device(None, "Generator")
+        return getattr(self, "_device", CPU)
 
 
 class _GlobalGenerator(Generator):

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import allocator, distributed, recipes
+from . import allocator, backend, distributed, recipes
 from .autograd import fastpath
 from .serialization import finish_replacing
 
@@ -58,6 +58,8 @@ def parser() -> argparse.ArgumentParser:
                    "transformer (default)")
     t.add_argument("--data-file", help="a UTF-8 text to train on (the gpt recipe; default: "
                    "some of Python's standard library)")
+    t.add_argument("--device", help="where to train: cpu (the default), cuda or cuda:N (a GPU, "
+                   "through CuPy: pip install chainrule[cuda])")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.add_argument("--checkpoint-every", type=_positive(int), metavar="N",
                    help="also checkpoint the whole run every N steps (it is at each epoch's end)")
@@ -103,6 +105,17 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
         settings[key] = getattr(args, key)
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
+    device = getattr(args, "device", None)
+    if device is not None:
+        if hasattr(recipe, "train"):
+            raise recipes.RecipeError(
+                f"train: the {args.recipe} recipe trains with a loop of its own, on the CPU; "
+                f"got --device {device}"
+            )
+        try:
+            settings["device"] = str(backend.resolve_device(device, "train --device"))
+        except (ValueError, TypeError) as e:
+            raise recipes.RecipeError(str(e)) from None
     if getattr(args, "resume", False) or getattr(args, "checkpoint_every", None):
         if hasattr(recipe, "train") and not getattr(recipe, "RESUMES", False):
             raise recipes.RecipeError(

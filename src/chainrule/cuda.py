@@ -1,11 +1,13 @@
-"""torch.cuda's names on a machine without CUDA, so a script's checks take the CPU branch.
+"""torch.cuda's names: CUDA through CuPy where it finds a GPU, and the CPU branch elsewhere.
 
-``is_available()`` is False and ``device_count()`` 0. ``manual_seed`` and
-``manual_seed_all`` seed nothing more: there is no CUDA generator, and ``cr.manual_seed``
-already seeds every draw chainrule makes. ``empty_cache`` and ``synchronize`` have nothing to
-do. Asking for a CUDA device itself (``current_device``, ``set_device``, ``get_device_name``)
-is the CPU error of chainrule.devices. ``cr.cuda.amp`` holds PyTorch's deprecated
-``torch.cuda.amp.GradScaler`` and ``autocast`` (see chainrule.amp).
+``is_available()`` is True when the backend has a CUDA array module (CuPy with a GPU, or the
+strict stand-in that tests use in its place); ``device_count()`` counts its GPUs.
+``manual_seed`` and ``manual_seed_all`` seed nothing more: every draw chainrule makes, for
+CUDA tensors too, is taken on the host from the one generator ``cr.manual_seed`` seeds, then
+moved. ``synchronize`` waits for the GPU's queued work; ``empty_cache`` hands CuPy's pooled
+memory back. Asking for a CUDA device without one (``current_device``, ``set_device``,
+``get_device_name``) is the CUDA error of chainrule.devices. ``cr.cuda.amp`` holds PyTorch's
+deprecated ``torch.cuda.amp.GradScaler`` and ``autocast`` (see chainrule.amp).
 """
 
 from __future__ import annotations
@@ -13,54 +15,89 @@ from __future__ import annotations
 from typing import Any
 
 from . import amp as _amp_module
-from .devices import cpu_only
+from . import backend
+from .devices import no_cuda
+
+
+def _cupy() -> Any:
+    """CuPy itself where it is the accelerator (None for the stand-in or no GPU)."""
+    return backend.accelerator if backend.ARRAY_BACKEND != "strict" else None
 
 
 def is_available() -> bool:
-    """False: chainrule computes on the CPU."""
-    return False
+    """Whether CUDA tensors can be made: CuPy found a GPU (or the stand-in is in use)."""
+    return backend.accelerator is not None
 
 
 def device_count() -> int:
-    return 0
+    return backend.cuda_count()
 
 
 def is_initialized() -> bool:
-    return False
+    return backend.accelerator is not None
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    return False
+    return False  # chainrule computes in its inputs' dtypes, with no bfloat16 arithmetic
 
 
 def manual_seed(seed: int) -> None:
-    """Seeds nothing: there is no CUDA generator (``cr.manual_seed`` seeds chainrule's)."""
+    """Seeds nothing more: CUDA tensors' draws come from the generator ``cr.manual_seed``
+    seeds."""
 
 
 def manual_seed_all(seed: int) -> None:
-    """Seeds nothing, as :func:`manual_seed`."""
+    """Seeds nothing more, as :func:`manual_seed`."""
 
 
 def empty_cache() -> None:
-    """Nothing to free: there is no CUDA memory."""
+    """Hand CuPy's pooled GPU memory back to the driver (nothing to do without CuPy)."""
+    cupy = _cupy()
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()
 
 
 def synchronize(device: Any = None) -> None:
-    """Nothing to wait for: every op has finished when it returns."""
+    """Wait until the GPU has finished its queued work (without one, every op has finished
+    when it returns)."""
+    cupy = _cupy()
+    if cupy is not None:
+        cupy.cuda.Device(_index(device, "cuda.synchronize")).synchronize()
+
+
+def _index(device: Any, op: str) -> int:
+    if device is None:
+        return current_device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"cuda:{device}"
+    dev = backend.resolve_device(device, op)
+    if dev.type != "cuda":
+        raise ValueError(f"{op}: expected a CUDA device; got {str(dev)!r}")
+    return int(dev.index or 0)
 
 
 def current_device() -> int:
-    cpu_only("cuda.current_device", "a CUDA device")
-    return 0  # unreachable: cpu_only raises
+    if backend.accelerator is None:
+        no_cuda("cuda.current_device", "a CUDA device")
+    cupy = _cupy()
+    return 0 if cupy is None else int(cupy.cuda.runtime.getDevice())
 
 
 def set_device(device: Any) -> None:
-    cpu_only("cuda.set_device", f"device {str(device)!r}")
+    """Make a GPU the current one: where CUDA arrays are made when no index is named."""
+    index = _index(device, "cuda.set_device")
+    cupy = _cupy()
+    if cupy is not None:
+        cupy.cuda.runtime.setDevice(index)
 
 
 def get_device_name(device: Any = None) -> str:
-    cpu_only("cuda.get_device_name", "a CUDA device")
-    return ""  # unreachable
+    index = _index(device, "cuda.get_device_name")
+    cupy = _cupy()
+    if cupy is None:
+        return "chainrule strict stand-in"
+    name = cupy.cuda.runtime.getDeviceProperties(index)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def _cuda_grad_scaler(

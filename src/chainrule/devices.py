@@ -1,12 +1,13 @@
-"""Devices as PyTorch names them: ``cr.device("cpu")``, and the one check (with one wording)
-that refuses every other device, since chainrule computes on the CPU only.
+"""Devices as PyTorch names them: ``cr.device("cpu")``, ``cr.device("cuda:1")``, and the one
+error (with one wording) for a device that cannot be used here.
 
 A script written for PyTorch says ``device = "cuda" if torch.cuda.is_available() else "cpu"``
-and passes it around; with chainrule the test is False (chainrule.cuda), so the CPU is
+and passes it around. chainrule computes on the CPU with NumPy and on CUDA GPUs with CuPy
+(chainrule.backend chooses); where there is no GPU, ``is_available()`` is False, the CPU is
 chosen, and every ``device=``, ``.to(device)`` and ``map_location`` takes it. Naming CUDA
-(``cr.device("cuda")``) works, as in PyTorch, so code can be written for either; using it
-(a factory's ``device=``, ``.to("cuda")``, ``.cuda()``, ``pin_memory=True``) is refused by
-:func:`cpu_only`, whose message is the same everywhere.
+(``cr.device("cuda")``) always works, as in PyTorch, so code can be written for either;
+using it without a GPU (a factory's ``device=``, ``.to("cuda")``, ``.cuda()``) is refused by
+:func:`no_cuda`, whose message is the same everywhere.
 
 This module imports nothing of chainrule, so the backend, the arguments and every layer can
 use it.
@@ -23,12 +24,16 @@ TYPES = (
 )  # fmt: skip
 
 
-def cpu_only(op: str, what: str) -> None:
-    """Raise the one error for anything that needs an accelerator: ``what`` names it
-    ("device 'cuda'", "pin_memory=True", ".cuda()")."""
+def no_cuda(op: str, what: str, cuda_ready: bool = False) -> None:
+    """Raise the one error for a device that cannot be used: ``what`` names it ("device
+    'cuda'", ".cuda()"). ``cuda_ready`` says that CUDA could be used (the device asked for
+    is another type, or a GPU index past the last)."""
+    if cuda_ready:
+        raise ValueError(f"{op}: chainrule computes on the CPU and on CUDA GPUs; got {what}")
     raise ValueError(
-        f"{op}: chainrule computes on the CPU; got {what} (there is no CUDA, MPS or other "
-        "accelerator here: use device 'cpu', or leave the device out)"
+        f"{op}: chainrule computes on the CPU; got {what} (no CUDA GPU was found: CUDA needs "
+        "CuPy and an NVIDIA GPU, pip install chainrule[cuda]; otherwise use device 'cpu', or "
+        "leave the device out)"
     )
 
 
@@ -37,9 +42,9 @@ class device:  # noqa: N801 (PyTorch's name: torch.device)
 
     ``device("cpu")``, ``device("cpu:0")``, ``device("cpu", 0)`` and ``device(other)`` as in
     PyTorch, with its str, repr, equality and hash (a device never equals a string:
-    ``t.device.type == "cpu"`` is the test). Any type PyTorch knows can be named; only the
-    CPU can be used (see :func:`cpu_device`). An integer alone means a CUDA device in
-    PyTorch, so ``device(0)`` is refused at once.
+    ``t.device.type == "cpu"`` is the test). Any type PyTorch knows can be named; the CPU,
+    and CUDA where there is a GPU, can be used (chainrule.backend.resolve_device). An
+    integer alone names a CUDA device, as in PyTorch: ``device(1)`` is ``cuda:1``.
     """
 
     __slots__ = ("_type", "_index")
@@ -53,7 +58,9 @@ class device:  # noqa: N801 (PyTorch's name: torch.device)
             self._type, self._index = type._type, type._index
             return
         if isinstance(type, int) and not isinstance(type, bool):
-            cpu_only("device", f"device {type} (an integer names a CUDA device)")
+            if index is not None:
+                raise TypeError("device: an index cannot be given with an integer device")
+            type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device: expected a string or a device; got {type!r}")
         name, sep, given = type.partition(":")
@@ -103,29 +110,3 @@ class device:  # noqa: N801 (PyTorch's name: torch.device)
 
 
 CPU = device("cpu")
-
-
-def cpu_device(dev: Any, op: str) -> device:
-    """A ``device=`` argument checked: None or the CPU ('cpu', 'cpu:0', ``device('cpu')``)
-    gives ``device('cpu')``; anything else (CUDA, MPS, an integer index) is refused by
-    :func:`cpu_only`."""
-    if dev is None:
-        return CPU
-    if isinstance(dev, device):
-        if dev.type == "cpu":
-            return CPU
-        cpu_only(op, f"device {str(dev)!r}")
-    if isinstance(dev, str):
-        if dev.partition(":")[0] == "cpu":
-            device(dev)  # a malformed index ('cpu:x') is an error, as in PyTorch
-            return CPU
-        cpu_only(op, f"device {dev!r}")
-    if isinstance(dev, int) and not isinstance(dev, bool):
-        cpu_only(op, f"device {dev} (an integer names a CUDA device)")
-    raise TypeError(f"{op}: device must be a string, a cr.device or None; got {dev!r}")
-
-
-def no_pinning(pin_memory: bool, op: str) -> None:
-    """A factory's ``pin_memory``: pinned memory is for copies to a CUDA device."""
-    if pin_memory:
-        cpu_only(op, "pin_memory=True (pinned memory serves copies to a CUDA device)")

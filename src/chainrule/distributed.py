@@ -330,7 +330,7 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
     buf = xp.ascontiguousarray(host)
 
     def back() -> None:
-        arr[...] = backend.from_host(buf)
+        arr[...] = backend.from_host(buf, arr)
         bump(t)
 
     return buf, back
@@ -392,7 +392,7 @@ def _like(ts: Any, t: Tensor, n: int, op: str, name: str) -> list[Tensor]:
 def _fill(ts: Sequence[Tensor], stacked: Any) -> None:
     """Write the rows of ``stacked`` into the tensors of a list, each a version bump."""
     for x, row in zip(ts, stacked, strict=True):
-        x._array[...] = backend.from_host(row)
+        x._array[...] = backend.from_host(row, x._array)
         bump(x)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import backend
-from .arguments import cpu_device, no_pinning, normalize_dim, positive_int, size_arg
+from .arguments import no_pinning, normalize_dim, positive_int, resolve_device, size_arg
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, matmul, where
 
@@ -34,16 +34,18 @@ def tensor(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "tensor")
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    dev = _device(device, pin_memory, "tensor")
+    if isinstance(data, Tensor):
+        data = data._array
+    return _make_new(backend.to_array(data, dtype, dev), requires_grad)
 
 
-def _on_cpu(device: Any, pin_memory: bool, op: str) -> None:
-    """A factory's ``device=`` and ``pin_memory=``, checked: the CPU, nothing pinned."""
-    if device is not None:
-        cpu_device(device, op)
+def _device(device: Any, pin_memory: bool, op: str) -> Any:
+    """A factory's ``device=`` and ``pin_memory=``, checked: the device to make the tensor
+    on (the default device where none is given)."""
     if pin_memory:
         no_pinning(pin_memory, op)
+    return backend.default_device if device is None else resolve_device(device, op)
 
 
 def _make_new(arr: Any, requires_grad: bool) -> Tensor:
@@ -62,8 +64,9 @@ def zeros(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "zeros")
-    return _make_new(backend.xp.zeros(size_arg(size, "zeros"), dtype=_float(dtype)), requires_grad)
+    like = backend.like(_device(device, pin_memory, "zeros"))
+    arr = backend.xp.zeros(size_arg(size, "zeros"), dtype=_float(dtype), like=like)
+    return _make_new(arr, requires_grad)
 
 
 def ones(
@@ -73,8 +76,9 @@ def ones(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "ones")
-    return _make_new(backend.xp.ones(size_arg(size, "ones"), dtype=_float(dtype)), requires_grad)
+    like = backend.like(_device(device, pin_memory, "ones"))
+    arr = backend.xp.ones(size_arg(size, "ones"), dtype=_float(dtype), like=like)
+    return _make_new(arr, requires_grad)
 
 
 def empty(
@@ -84,8 +88,9 @@ def empty(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "empty")
-    return _make_new(backend.xp.empty(size_arg(size, "empty"), dtype=_float(dtype)), requires_grad)
+    like = backend.like(_device(device, pin_memory, "empty"))
+    arr = backend.xp.empty(size_arg(size, "empty"), dtype=_float(dtype), like=like)
+    return _make_new(arr, requires_grad)
 
 
 def full(
@@ -97,10 +102,13 @@ def full(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "full")
+    like = backend.like(_device(device, pin_memory, "full"))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
-        dtype = backend.to_array(fill_value).dtype
-    arr = backend.xp.full(size_arg((size,), "full"), fill_value, dtype=backend.as_dtype(dtype))
+        dtype = backend.to_array(fill_value, None, backend.CPU).dtype
+    shape = size_arg((size,), "full")
+    arr = backend.xp.full(shape, fill_value, dtype=backend.as_dtype(dtype), like=like)
     return _make_new(arr, requires_grad)
 
 
@@ -112,10 +120,10 @@ def rand(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "rand")
+    dev = _device(device, pin_memory, "rand")
     rng = backend.generator(generator, "rand")
     values = rng.random(size_arg(size, "rand")).astype(_float(dtype))
-    return _make_new(backend.from_host(values), requires_grad)
+    return _make_new(backend.from_host(values, dev), requires_grad)
 
 
 def randn(
@@ -126,10 +134,10 @@ def randn(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "randn")
+    dev = _device(device, pin_memory, "randn")
     rng = backend.generator(generator, "randn")
     values = rng.standard_normal(size_arg(size, "randn")).astype(_float(dtype))
-    return _make_new(backend.from_host(values), requires_grad)
+    return _make_new(backend.from_host(values, dev), requires_grad)
 
 
 def normal(
@@ -145,18 +153,18 @@ def normal(
 ) -> Tensor:
     """Normal draws with the given means and standard deviations (tensors, broadcast, of the
     tensor's dtype), or two numbers and a size (the default float dtype), as PyTorch."""
-    _on_cpu(device, pin_memory, "normal")
+    dev = _device(device, pin_memory, "normal")
     rng = backend.generator(generator, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not tensors:
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
         values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
-        return _make_new(backend.from_host(values.astype(_float(dtype))), requires_grad)
+        return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
     m = mean._array if isinstance(mean, Tensor) else mean
     s = std._array if isinstance(std, Tensor) else std
     shape = backend.xp.broadcast_shapes(backend.xp.shape(m), backend.xp.shape(s))
-    values = backend.from_host(rng.standard_normal(shape)) * s + m
+    values = backend.from_host(rng.standard_normal(shape), tensors[0]._array) * s + m
     return _make_new(values.astype(tensors[0].dtype), requires_grad)
 
 
@@ -218,7 +226,7 @@ def randint(
     """Integers drawn uniformly from [low, high), as PyTorch's: ``randint(high, size)`` or
     ``randint(low, high, size)`` (low defaults to 0), size a tuple; int64 unless dtype
     says otherwise."""
-    _on_cpu(device, pin_memory, "randint")
+    dev = _device(device, pin_memory, "randint")
     rest = list(args)
     if size is None and rest:
         size = rest.pop()
@@ -237,7 +245,7 @@ def randint(
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
     draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
     draws = draws.astype(backend.as_dtype(dtype) or backend.int64)
-    return _make_new(backend.from_host(draws), requires_grad)
+    return _make_new(backend.from_host(draws, dev), requires_grad)
 
 
 def randperm(
@@ -250,11 +258,11 @@ def randperm(
     pin_memory: bool = False,
 ) -> Tensor:
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
-    _on_cpu(device, pin_memory, "randperm")
+    dev = _device(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
     order = backend.generator(generator, "randperm").permutation(n)
     order = order.astype(backend.as_dtype(dtype) or backend.int64)
-    return _make_new(backend.from_host(order), requires_grad)
+    return _make_new(backend.from_host(order, dev), requires_grad)
 
 
 def arange(
@@ -267,7 +275,7 @@ def arange(
     *,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "arange")
+    like = backend.like(_device(device, pin_memory, "arange"))
     if end is None:
         start, end = 0, start
     if step == 0 or (end - start) * step < 0:  # no number of steps reaches end
@@ -278,7 +286,7 @@ def arange(
     if dtype is None:
         ints = builtins.all(isinstance(v, int) for v in (start, end, step))
         dtype = backend.int64 if ints else backend.default_float
-    arr = backend.xp.arange(start, end, step, dtype=backend.as_dtype(dtype))
+    arr = backend.xp.arange(start, end, step, dtype=backend.as_dtype(dtype), like=like)
     return _make_new(arr, requires_grad)
 
 
@@ -292,9 +300,10 @@ def linspace(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "linspace")
+    dev = _device(device, pin_memory, "linspace")
     positive_int(steps, "steps", "linspace", zero_ok=True)
-    return _make_new(backend.xp.linspace(start, end, steps, dtype=_float(dtype)), requires_grad)
+    values = backend.host.linspace(start, end, steps, dtype=_float(dtype))  # no like= for it
+    return _make_new(backend.from_host(values, dev), requires_grad)
 
 
 def eye(
@@ -306,16 +315,16 @@ def eye(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    _on_cpu(device, pin_memory, "eye")
+    like = backend.like(_device(device, pin_memory, "eye"))
     positive_int(n, "n", "eye", zero_ok=True)
     positive_int(m, "m", "eye", zero_ok=True, none_ok=True)
-    return _make_new(backend.xp.eye(n, m, dtype=_float(dtype)), requires_grad)
+    return _make_new(backend.xp.eye(n, m, dtype=_float(dtype), like=like), requires_grad)
 
 
 def get_rng_state() -> Tensor:
     """The global generator's whole state as a uint8 tensor (as torch.get_rng_state);
     ``set_rng_state`` of it makes the same draws again from that point."""
-    return Tensor._make(backend.from_host(backend.default_generator.get_state()))
+    return Tensor._make(backend.from_host(backend.default_generator.get_state(), backend.CPU))
 
 
 def set_rng_state(new_state: Any) -> None:
@@ -333,8 +342,9 @@ def _like(fn: Any) -> Any:
         device: Any = None,
         memory_format: Any = None,
     ) -> Tensor:
-        _on_cpu(device, False, like.__name__)
-        return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+        dev = input.device if device is None else resolve_device(device, like.__name__)
+        dtype = dtype or input.dtype
+        return fn(*input.shape, dtype=dtype, device=dev, requires_grad=requires_grad)
 
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and, by default, the dtype) of input."
@@ -365,26 +375,31 @@ def full_like(
     device: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    _on_cpu(device, False, "full_like")
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    dev = input.device if device is None else resolve_device(device, "full_like")
+    dtype = dtype or input.dtype
+    return full(input.shape, fill_value, dtype, requires_grad, device=dev)
 
 
 def from_numpy(ndarray: Any) -> Tensor:
-    """A tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is seen
-    by the other. Its dtype is the array's. (Under an array module other than NumPy, the
-    tensor holds a copy moved there.)"""
-    if not isinstance(ndarray, (backend.host.ndarray, backend.ndarray)):
+    """A CPU tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is
+    seen by the other. Its dtype is the array's."""
+    if not isinstance(ndarray, backend.host.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray; got {type(ndarray).__name__}")
     if not backend.holds(ndarray.dtype):
         raise TypeError(
             f"from_numpy: cannot make a tensor of an array of dtype {ndarray.dtype}; chainrule "
             "holds bool, integer and floating-point numbers"
         )
-    return Tensor._make(backend.from_host(ndarray))
+    return Tensor._make(ndarray)
 
 
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
+
+
+def get_device(input: Tensor) -> int:
+    """The CUDA device index of a tensor, or -1 on the CPU."""
+    return as_tensor(input).get_device()
 
 
 def is_floating_point(input: Tensor) -> bool:
@@ -403,16 +418,17 @@ class _LegacyType(type):
     def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
         """``X()`` an empty tensor; ``X(2, 3)`` (sizes) uninitialised; ``X(data)`` (a list,
         tuple, array or Tensor) the data in X's dtype."""
-        _on_cpu(device, False, cls.__name__)
+        dev = _device(device, False, cls.__name__)
         if len(args) == 1 and not builtins.isinstance(args[0], int):
             data = args[0]
             data = data._array if builtins.isinstance(data, Tensor) else data
-            return Tensor(backend.xp.asarray(data).astype(cls.dtype))
+            return Tensor._make(backend.to_array(data, cls.dtype, dev))
         if not builtins.all(builtins.isinstance(n, int) for n in args):
             raise TypeError(
                 f"{cls.__name__}: expected sizes (ints) or one sequence of data; got {args!r}"
             )
-        return Tensor._make(backend.xp.zeros(args or (0,), dtype=cls.dtype))
+        like = backend.like(dev)
+        return Tensor._make(backend.xp.zeros(args or (0,), dtype=cls.dtype, like=like))
 
 
 class FloatTensor(metaclass=_LegacyType):
@@ -1022,7 +1038,8 @@ def repeat_interleave(
             "repeat_interleave: without repeats, input must be a 1-D tensor of counts (and no "
             f"dim); got shape {counts.shape} and dim {dim}"
         )
-    return arange(counts.shape[0]).repeat_interleave(counts, 0, output_size=output_size)
+    index = arange(counts.shape[0], device=counts.device)
+    return index.repeat_interleave(counts, 0, output_size=output_size)
 
 
 def sort(input: Any, *args: Any, **kwargs: Any) -> Any:

@@ -8,8 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from .backend import default_generator, initial_seed, manual_seed, seed
-from .devices import cpu_only
+from .backend import default_generator, initial_seed, manual_seed, resolve_device, seed
 from .functions import get_rng_state, set_rng_state
 
 __all__ = [
@@ -33,9 +32,12 @@ def fork_rng(
 ) -> Iterator[None]:
     """Within the block, draw as usual; after it, the global generator is where it was
     before (even if the block raised). ``devices`` names accelerator devices to fork too:
-    chainrule has none, so it must be None or empty. ``enabled=False`` forks nothing."""
+    every draw chainrule makes (for CUDA tensors too) comes from the one global generator,
+    so forking it forks them all; without a GPU, naming one is the CUDA error.
+    ``enabled=False`` forks nothing."""
     if devices:
-        cpu_only(_caller, f"{_devices_kw}={list(devices)!r} on {device_type}")
+        for d in devices:
+            resolve_device(d if not isinstance(d, int) else f"{device_type}:{d}", _caller)
     if not enabled:
         yield
         return

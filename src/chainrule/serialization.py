@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import backend
-from .devices import cpu_device, device
+from .devices import CPU, device
 from .tensor import Tensor
 
 xp = backend.host  # files are written from host memory and read into it
@@ -85,27 +85,28 @@ def load(
     the data. A file that is truncated, not safetensors, or altered since it was written
     raises ValueError.
 
-    PyTorch's ``map_location`` is accepted where it names the CPU: None, 'cpu', a
-    ``cr.device('cpu')``, a dict whose values are the CPU (``{'cuda:0': 'cpu'}``), or a
-    callable ``fn(tensor, 'cpu')`` returning the tensor to use (``lambda storage, loc:
-    storage``); CUDA is refused. ``weights_only`` is accepted either way: chainrule never
-    unpickles, so a file can hold nothing but data."""
+    A file holds host arrays; a tensor saved from a CUDA device records that device, and
+    comes back there, as PyTorch's do, unless ``map_location`` says otherwise: a device or
+    its name (every tensor goes there: 'cpu' loads a GPU checkpoint on a machine without
+    one), a dict from saved locations to devices (``{'cuda:0': 'cpu'}``), or a callable
+    ``fn(tensor, location)`` returning the tensor to use (``lambda storage, loc:
+    storage``). A tensor saved on CUDA, loaded where there is none and with no
+    map_location, is the CUDA error. ``weights_only`` is accepted either way: chainrule
+    never unpickles, so a file can hold nothing but data."""
     unknown = set(kwargs) - {"mmap", "pickle_module"}
     if unknown:
         raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
-    relocate = _map_location(map_location)
+    place = _map_location(map_location)
     if hasattr(f, "read"):
-        obj = _load_from(f, getattr(f, "name", "the file object"))
-    else:
-        with open(f, "rb") as opened:
-            obj = _load_from(opened, Path(f))
-    return obj if relocate is None else _relocate(obj, relocate)
+        return _load_from(f, getattr(f, "name", "the file object"), place)
+    with open(f, "rb") as opened:
+        return _load_from(opened, Path(f), place)
 
 
-def _load_from(f: Any, path: Any) -> Any:
+def _load_from(f: Any, path: Any, place: Any) -> Any:
     tensors, metadata = _read(f, path)
     if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
-        return {name: Tensor._make(backend.from_host(array)) for name, array in tensors.items()}
+        return {name: place(Tensor._make(array), "cpu") for name, array in tensors.items()}
     # Files since the whole-file digest are checked whole: the structure (keys, numbers,
     # strings, hyperparameters) as well as the tensors; older ones, their tensors.
     text = metadata.get(_STRUCTURE)
@@ -117,47 +118,73 @@ def _load_from(f: Any, path: Any) -> Any:
         raise ValueError(f"load: {path} was altered or damaged after it was written (its "
                          "contents no longer match the digest saved with them)")
     try:
-        return _decode(json.loads(text or ""), tensors, set())
+        return _decode(json.loads(text or ""), tensors, set(), place)
+    except _PlaceError as e:  # map_location's own error (or no CUDA): as it was raised
+        raise e.error from None
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         raise ValueError(f"load: {path} holds a damaged structure ({e})") from None
 
 
+class _PlaceError(Exception):
+    """An error of placing a loaded tensor, carried out of _decode unchanged (its own
+    errors mean a damaged file)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _placed(place: Any, t: Tensor, location: str) -> Tensor:
+    try:
+        return place(t, location)
+    except Exception as e:
+        raise _PlaceError(e) from None
+
+
 def _map_location(where: Any) -> Any:
-    """map_location checked: None when nothing is to be done, else the callable to apply
-    to each loaded tensor."""
+    """map_location checked, as the function that puts each loaded tensor (on the CPU, as
+    read) where it goes, given the location it was saved from ('cpu', 'cuda:0', ...)."""
     if where is None:
-        return None
+        return _to_location
     if callable(where) and not isinstance(where, (str, device)):
-        return where
+
+        def call(t: Tensor, location: str) -> Tensor:
+            out = where(t, location)
+            if not isinstance(out, Tensor):
+                raise TypeError(
+                    f"load: map_location's callable must return the tensor it is given (or "
+                    f"another Tensor); got {type(out).__name__}"
+                )
+            return out
+
+        return call
     if isinstance(where, dict):
-        for value in where.values():
-            cpu_device(str(value), "load")
-        return None
-    if isinstance(where, str) or hasattr(where, "type"):  # a string or a device (ours or not)
-        cpu_device(str(where), "load")
-        return None
+        targets = {str(k): backend.resolve_device(str(v), "load") for k, v in where.items()}
+
+        def mapped(t: Tensor, location: str) -> Tensor:
+            target = targets.get(location)
+            return _to_location(t, location) if target is None else t.to(target)
+
+        return mapped
+    if isinstance(where, str) or hasattr(where, "type"):  # a string or a device
+        target = backend.resolve_device(str(where), "load")
+        return lambda t, location: t if target == CPU else t.to(target)
     raise TypeError(
         f"load: map_location must be None, a device, a string, a dict or a callable; got "
         f"{type(where).__name__}"
     )
 
 
-def _relocate(obj: Any, fn: Any) -> Any:
-    """Each Tensor in obj through map_location's callable, fn(tensor, 'cpu')."""
-    if isinstance(obj, Tensor):
-        out = fn(obj, "cpu")
-        if not isinstance(out, Tensor):
-            raise TypeError(
-                f"load: map_location's callable must return the tensor it is given (or another "
-                f"Tensor); got {type(out).__name__}"
-            )
-        return out
-    if isinstance(obj, dict):
-        return {k: _relocate(v, fn) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        items = [_relocate(v, fn) for v in obj]
-        return tuple(items) if isinstance(obj, tuple) else items
-    return obj
+def _to_location(t: Tensor, location: str) -> Tensor:
+    """A tensor read on the CPU, put back on the device it was saved from."""
+    if location == "cpu":
+        return t
+    if not backend.ACCELERATED:
+        raise RuntimeError(
+            f"load: a tensor (shape {t.shape}) was saved on {location}, but CUDA is not "
+            "available here; pass map_location='cpu' (or another device) to load it there"
+        )
+    return t.to(backend.resolve_device(location, "load"))
 
 
 # -- the object's structure as JSON ------------------------------------------------------
@@ -180,7 +207,7 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
         within = (*within, id(obj))
     if isinstance(obj, xp.generic):
         return obj.item()
-    if isinstance(obj, (Tensor, xp.ndarray, backend.xp.ndarray)):
+    if isinstance(obj, (Tensor, backend.ndarray)):
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
@@ -188,6 +215,8 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
         if not array.dtype.isnative:  # so the digest sees the bytes a reader will see
             array = array.astype(array.dtype.newbyteorder("="))
         tensors[key] = array if array.flags.c_contiguous else array.copy(order="C")
+        if isinstance(obj, Tensor) and obj.is_cuda:  # where it comes back to
+            return {"tensor_on": [key, str(obj.device)]}
         return {"tensor" if isinstance(obj, Tensor) else "array": key}
     if isinstance(obj, dict):
         items = []
@@ -213,25 +242,28 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
                     "(for a model or an optimizer, its state_dict())")
 
 
-def _decode(node: Any, tensors: dict[str, Any], used: set[str]) -> Any:
+def _decode(node: Any, tensors: dict[str, Any], used: set[str], place: Any) -> Any:
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     ((kind, value),) = node.items()
-    if kind in ("tensor", "array"):
-        if value in used:
-            raise ValueError(f"tensor {value!r} is referenced twice")
-        used.add(value)
-        array = tensors[value]
-        return Tensor._make(backend.from_host(array)) if kind == "tensor" else array
+    if kind in ("tensor", "array", "tensor_on"):
+        key, location = value if kind == "tensor_on" else (value, "cpu")
+        if not isinstance(key, str) or not isinstance(location, str):
+            raise TypeError(f"tensor entry {value!r}")
+        if key in used:
+            raise ValueError(f"tensor {key!r} is referenced twice")
+        used.add(key)
+        array = tensors[key]
+        return array if kind == "array" else _placed(place, Tensor._make(array), location)
     if kind == "dict":
         out = {}
         for k, v in value:
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"dict key of type {type(k).__name__}")
-            out[k] = _decode(v, tensors, used)
+            out[k] = _decode(v, tensors, used, place)
         return out
     if kind in ("list", "tuple"):
-        items = [_decode(v, tensors, used) for v in value]
+        items = [_decode(v, tensors, used, place) for v in value]
         return tuple(items) if kind == "tuple" else items
     raise ValueError(f"unknown entry kind {kind!r}")
 

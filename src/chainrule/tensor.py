@@ -15,8 +15,6 @@ from typing import Any, NamedTuple
 from . import backend
 from .arguments import (
     broadcasts_to,
-    cpu_device,
-    cpu_only,
     index_arg,
     index_vector,
     infer_shape,
@@ -29,6 +27,7 @@ from .arguments import (
     normalize_dims,
     numpy_dim_names,
     positive_int,
+    resolve_device,
     shape_arg,
     to_args,
 )
@@ -41,6 +40,14 @@ from .ops import elementwise, linalg, movement, reduce
 
 xp = backend.xp
 array_of = backend.array_of
+_HOST_ARRAY = backend.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+
+
+def _on_host_only(t: Any, op: str) -> None:
+    raise TypeError(
+        f"{op}: can't convert a {t.device} device tensor (shape {t.shape}) to a NumPy array; "
+        "use Tensor.cpu() to copy it to host memory first"
+    )
 Number = (int, float, bool)
 
 
@@ -85,7 +92,7 @@ class Tensor:
     def _make(data: Any, requires_grad: bool = False) -> Tensor:
         """Wrap an array an op made (no copy, no checks): the hot path of every op."""
         t = object.__new__(Tensor)
-        t._array = data if type(data) is xp.ndarray else array_of(data)
+        t._array = data if type(data) is _HOST_ARRAY else array_of(data)
         t.grad = None
         t.grad_fn = None
         t.requires_grad = requires_grad
@@ -111,16 +118,23 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        """Where the tensor lives: ``cr.device('cpu')``, always."""
-        return CPU
+        """Where the tensor lives: ``cr.device('cpu')``, or ``cr.device('cuda', N)`` for a
+        tensor whose array is on GPU N."""
+        arr = self._array
+        return CPU if type(arr) is _HOST_ARRAY else backend.device_of(arr)
 
     @property
     def is_cuda(self) -> bool:
-        return False
+        return type(self._array) is not _HOST_ARRAY
 
     @property
     def is_cpu(self) -> bool:
-        return True
+        return type(self._array) is _HOST_ARRAY
+
+    def get_device(self) -> int:
+        """The CUDA device's index, or -1 on the CPU (PyTorch's)."""
+        dev = self.device
+        return -1 if dev.type == "cpu" else int(dev.index or 0)
 
     @property
     def T(self) -> Tensor:
@@ -149,13 +163,21 @@ class Tensor:
 
     # -- conversion ------------------------------------------------------------------------
 
-    def numpy(self) -> Any:
-        """The NumPy array: the tensor's own array under NumPy (shared memory), a copy on
-        the host under another array module (as PyTorch's ``t.cpu().numpy()``)."""
-        return backend.to_host(self._array)
+    def numpy(self, *, force: bool = False) -> Any:
+        """The NumPy array of a CPU tensor: its own array (shared memory). A CUDA tensor's
+        values are reached through ``cpu()`` first, as in PyTorch, or with ``force=True``
+        (a copy, as ``t.detach().cpu().numpy()``)."""
+        arr = self._array
+        if type(arr) is not _HOST_ARRAY:
+            if not force:
+                _on_host_only(self, "numpy")
+            return backend.to_host(arr)
+        return arr
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        arr = backend.to_host(self._array)
+        arr = self._array
+        if type(arr) is not _HOST_ARRAY:
+            _on_host_only(self, "__array__")
         return arr if dtype is None else arr.astype(dtype)
 
     def item(self) -> Any:
@@ -215,6 +237,8 @@ class Tensor:
         usual = (backend.float32, backend.int64, backend.bool_)
         if self.dtype not in usual or empty and self.dtype != backend.float32:
             extras.append(f"dtype={self.dtype}")
+        if type(self._array) is not _HOST_ARRAY:
+            extras.insert(0, f"device='{self.device}'")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name}Backward>")
         elif self.requires_grad:
@@ -411,6 +435,8 @@ class Tensor:
         """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
         the gradient flows to ``src``, none to the old value."""
         src = src if isinstance(src, Tensor) else Tensor(src)
+        if backend.ACCELERATED and type(src._array) is not type(self._array):
+            src = src.to(self.device)  # across devices, as PyTorch's copy_
         return self._fill("copy_", src.to(self.dtype))
 
     def fill_(self, value: Any) -> Tensor:
@@ -426,18 +452,18 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         rng = backend.generator(generator, "normal_")
         values = rng.standard_normal(self.shape) * std + mean
-        return self._fill("normal_", backend.from_host(values.astype(self.dtype)))
+        return self._fill("normal_", backend.from_host(values.astype(self.dtype), self._array))
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
         rng = backend.generator(generator, "uniform_")
         values = rng.uniform(from_, to, self.shape)
-        return self._fill("uniform_", backend.from_host(values.astype(self.dtype)))
+        return self._fill("uniform_", backend.from_host(values.astype(self.dtype), self._array))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
         rng = backend.generator(generator, "exponential_")
         values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
-        return self._fill("exponential_", backend.from_host(values))
+        return self._fill("exponential_", backend.from_host(values, self._array))
 
     def _fill(self, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
@@ -473,9 +499,9 @@ class Tensor:
         return self.matmul_(other)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        index = index_arg(index)
-        if isinstance(value, backend.moved_types):  # a NumPy value: moved, as an index is
-            value = backend.from_host(value)
+        index = index_arg(index, self._array)
+        if isinstance(value, backend.moved_types) and self.is_cuda:  # moved, as an index is
+            value = backend.from_host(value, self._array)
         self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
 
     def _write(self, op: str, compute: Any) -> Tensor:
@@ -534,14 +560,18 @@ class Tensor:
     # -- dtype -----------------------------------------------------------------------------
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """A tensor of another dtype (differentiable between float dtypes), as PyTorch's:
-        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)`` (other's dtype),
-        ``to(dtype=..., device=..., copy=...)``. The only device is the CPU, so a device
-        alone returns the tensor itself (a copy with ``copy=True``); CUDA is refused."""
+        """A tensor of another dtype or on another device, as PyTorch's: ``to(dtype)``,
+        ``to(device)``, ``to(device, dtype)``, ``to(other)`` (other's dtype and device),
+        ``to(dtype=..., device=..., copy=...)``. Differentiable between float dtypes and
+        between devices (the gradient goes back to this tensor's device). The tensor itself
+        where nothing changes (a copy with ``copy=True``)."""
         if len(args) == 1 and not kwargs and isinstance(args[0], xp.dtype):
-            dtype, copy = args[0], False  # the common case, to(cr.float64), fast
+            dtype, dev, copy = args[0], None, False  # the common case, to(cr.float64), fast
         else:
-            dtype, copy = to_args(args, kwargs, "to")
+            dtype, dev, copy = to_args(args, kwargs, "to")
+        if dev is not None and dev != self.device:
+            moved = movement.ToDevice.apply(self, device=dev)
+            return moved if dtype is None or dtype == moved.dtype else moved.to(dtype)
         if dtype is None or dtype == self.dtype:
             return self.clone() if copy else self
         if not (dtype.kind == "f" and self._array.dtype.kind == "f"):
@@ -550,18 +580,31 @@ class Tensor:
         return elementwise.Cast.apply(self, dtype=dtype)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
-        """The tensor itself: it is on the CPU already."""
-        return self
+        """The tensor on the CPU: itself if it is there, else a copy (differentiable)."""
+        if type(self._array) is _HOST_ARRAY:
+            return self
+        return movement.ToDevice.apply(self, device=CPU)
 
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
-        """Refused: chainrule computes on the CPU."""
-        cpu_only("cuda", ".cuda()")
-        return self  # unreachable: cpu_only raises
+        """The tensor on a CUDA device (``device``: an index, 'cuda:N' or a cr.device; the
+        first GPU by default): itself if it is there, else a copy (differentiable)."""
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = f"cuda:{device}"
+        dev = resolve_device(device, "cuda")
+        if dev.type != "cuda":
+            raise ValueError(f"cuda: expected a CUDA device; got {str(dev)!r}")
+        return self if self.device == dev else movement.ToDevice.apply(self, device=dev)
 
     def pin_memory(self, device: Any = None) -> Tensor:
-        """Refused: pinned memory serves copies to a CUDA device."""
+        """The tensor itself where there is a CUDA device (host arrays are uploaded as they
+        are); without one, the CUDA error."""
         no_pinning(True, "pin_memory")
         return self
+
+    def is_pinned(self, device: Any = None) -> bool:
+        return False
 
     def clone(self) -> Tensor:
         return elementwise.Cast.apply(self, dtype=self.dtype)
@@ -815,7 +858,7 @@ class Tensor:
             )
         if weights is None:
             return Tensor._make(xp.bincount(x, minlength=minlength).astype(backend.int64))
-        w = weights._array if isinstance(weights, Tensor) else xp.asarray(weights)
+        w = backend.array_like(weights._array if isinstance(weights, Tensor) else weights, x)
         out = xp.bincount(x, weights=w, minlength=minlength)
         return Tensor._make(out.astype(w.dtype if w.dtype == backend.float32 else backend.float64))
 
@@ -869,7 +912,7 @@ class Tensor:
             # draw of n samples
             probs = backend.to_host(rows / totals[:, None])  # (rows, categories)
             draws = [rng.choice(probs.shape[1], size=n, p=row) for row in probs]
-            out = backend.from_host(backend.host.stack(draws))  # (rows, n)
+            out = backend.from_host(backend.host.stack(draws), w)  # (rows, n)
         else:
             if n > rows.shape[1]:
                 raise ValueError(
@@ -880,7 +923,7 @@ class Tensor:
             # a weighted draw without replacement; weight 0 gives -inf, and those come last,
             # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
             with backend.errstate(divide="ignore"):
-                u = backend.from_host(rng.random(rows.shape))
+                u = backend.from_host(rng.random(rows.shape), w)
                 keys = xp.log(u) / rows  # (rows, categories)
             last = rows.shape[1] - 1
             out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
@@ -897,7 +940,8 @@ class Tensor:
                 f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
                 f"values outside"
             )
-        draws = backend.from_host(backend.generator(generator, "bernoulli").random(p.shape)) < p
+        draws = backend.generator(generator, "bernoulli").random(p.shape)
+        draws = backend.from_host(draws, p) < p
         return Tensor._make(draws.astype(p.dtype))
 
     # -- elementwise math ------------------------------------------------------------------
@@ -995,10 +1039,12 @@ class Tensor:
     def new_tensor(
         self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
     ) -> Tensor:
-        """A copy of data as a tensor of this one's dtype (or dtype)."""
-        cpu_device(device, "new_tensor")
+        """A copy of data as a tensor of this one's dtype (or dtype), on this one's device
+        (or device)."""
+        dev = self.device if device is None else resolve_device(device, "new_tensor")
         data = data._array if isinstance(data, Tensor) else data
-        return Tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        t = Tensor._make(backend.to_array(data, dtype or self.dtype, dev))
+        return t.requires_grad_() if requires_grad else t
 
     def new_zeros(
         self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
@@ -1024,16 +1070,17 @@ class Tensor:
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        def fill(shape: Any, dtype: Any) -> Any:
-            return xp.full(shape, fill_value, dtype=dtype)
+        def fill(shape: Any, dtype: Any, like: Any) -> Any:
+            return xp.full(shape, fill_value, dtype=dtype, like=like)
 
         return self._new(fill, (size,), dtype, device, requires_grad, "new_full")
 
     def _new(
         self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
     ) -> Tensor:
-        cpu_device(device, op)
-        t = Tensor._make(make(shape_arg(size), dtype=backend.as_dtype(dtype) or self.dtype))
+        like = self._array if device is None else backend.like(resolve_device(device, op))
+        dtype = backend.as_dtype(dtype) or self.dtype
+        t = Tensor._make(make(shape_arg(size), dtype=dtype, like=like))
         return t.requires_grad_() if requires_grad else t
 
     def square(self) -> Tensor:
@@ -1186,7 +1233,7 @@ class Tensor:
             nonzero = (self._array != 0).sum(
                 axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
             )
-            return Tensor._make(xp.asarray(nonzero, dtype=self.dtype))
+            return Tensor._make(backend.array_like(nonzero, self._array, self.dtype))
         a = self.abs()
         zero = a._array == 0
         if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
@@ -1412,11 +1459,11 @@ class Tensor:
         return self.split(max(1, -(-n // chunks)), dim)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return movement.GetItem.apply(self, index=index_arg(index))
+        return movement.GetItem.apply(self, index=index_arg(index, self._array))
 
     def gather(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "gather", self.shape)
-        idx = index._array if isinstance(index, Tensor) else xp.asarray(index)
+        idx = backend.array_like(index._array if isinstance(index, Tensor) else index, self._array)
         if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
@@ -1432,28 +1479,28 @@ class Tensor:
         k = diagonal
         if self.ndim == 2:
             rows, cols = self.shape
-            r = xp.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))))  # the diagonal's
+            r = xp.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))), like=self._array)
             return self[r - min(k, 0), r + max(k, 0)]
         if self.ndim != 1:
             raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
         n = self.shape[0] + abs(k)
-        r, c = xp.indices((n, n))  # each (n, n): row and column numbers
+        r, c = backend.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
         on = c - r == k
         i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
-        return where(on, self[i] if self.shape[0] else xp.zeros((n, n), self.dtype), 0)
+        return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), 0)
 
     def tril(self, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
-        keep = xp.tri(rows, cols, k=diagonal, dtype=bool)  # (rows, cols)
+        keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
         return where(keep, self, 0)
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
-        keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool)  # (rows, cols)
+        keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
         return where(keep, self, 0)
 
     def cumsum(self, dim: int) -> Tensor:
@@ -1514,7 +1561,7 @@ class Tensor:
             d = normalize_dim(dim, self.ndim, "roll", self.shape)
             n = self.shape[d] if self.ndim else 1
             if n and int(s) % n:
-                source = (xp.arange(n) - int(s)) % n  # where each position's value comes from
+                source = (xp.arange(n, like=out._array) - int(s)) % n  # each value's source
                 out = out[(slice(None),) * d + (source,)]
         return out if out is not self else self.clone()
 
@@ -1546,7 +1593,8 @@ class Tensor:
         if dim is None:
             return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
         d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
-        counts = repeats._array if isinstance(repeats, Tensor) else xp.asarray(repeats)
+        counts = repeats._array if isinstance(repeats, Tensor) else repeats
+        counts = backend.array_like(counts, self._array)
         n = self.shape[d] if self.ndim else 1
         if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
             raise ValueError(
@@ -1556,7 +1604,7 @@ class Tensor:
             )
         if (counts < 0).any():
             raise ValueError(f"repeat_interleave: repeats must not be negative; got {counts}")
-        source = xp.repeat(xp.arange(n), counts.reshape(-1))  # the position each value copies
+        source = xp.repeat(xp.arange(n, like=counts), counts.reshape(-1))  # each one's source
         if output_size is not None and output_size != len(source):
             raise ValueError(
                 f"repeat_interleave: output_size {output_size} differs from the {len(source)} "
@@ -1566,7 +1614,7 @@ class Tensor:
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "index_select", self.shape)
-        idx = index_vector(index, d, self.shape, "index_select")
+        idx = index_vector(index, d, self, "index_select")
         return self[(slice(None),) * d + (idx,)]
 
     def scatter(
@@ -1610,15 +1658,15 @@ class Tensor:
         """self with the slices index names along dim set to value (a number or 0-d tensor,
         which gets their gradient)."""
         d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
-        mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool)
-        mask[index_vector(index, d, self.shape or (1,), "index_fill")] = True
+        mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool, like=self._array)
+        mask[index_vector(index, d, self, "index_fill")] = True
         return where(mask.reshape((-1,) + (1,) * (self.ndim - d - 1)), value, self)
 
     def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
         slice k goes to index[k] (repeated positions add up)."""
         d = normalize_dim(dim, self.ndim, "index_add", self.shape)
-        idx = index_vector(index, d, self.shape, "index_add")
+        idx = index_vector(index, d, self, "index_add")
         source = as_tensor(source)
         expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
         if source.shape != expected:
@@ -1632,7 +1680,7 @@ class Tensor:
 
     def masked_select(self, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
-        m = mask._array if isinstance(mask, Tensor) else xp.asarray(mask)
+        m = backend.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
         if m.dtype != backend.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         try:
@@ -1733,13 +1781,17 @@ class ValuesIndices(NamedTuple):
 
 
 def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """x as a Tensor: a Tensor as it is (cast to dtype if given), anything else copied into
-    a new one; ``device`` is checked to be the CPU."""
+    """x as a Tensor: a Tensor as it is (cast to dtype, moved to device, if given), anything
+    else copied into a new one (on device, or the default device)."""
     if device is not None:
-        cpu_device(device, "as_tensor")
+        device = resolve_device(device, "as_tensor")
     if isinstance(x, Tensor):
+        if device is not None and device != x.device:
+            x = x.to(device)
         return x if dtype is None else x.to(dtype)
-    return Tensor(x, dtype=dtype)
+    if device is None or device == backend.default_device:
+        return Tensor(x, dtype=dtype)
+    return Tensor._make(backend.to_array(x, dtype, device))
 
 
 def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
@@ -1758,16 +1810,17 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
     if isinstance(o, Number):
         if isinstance(o, float) and t._array.dtype.kind != "f":
             t = t.to(backend.float32)
-    elif isinstance(o, xp.ndarray):
+    elif isinstance(o, backend.ndarray):
+        if type(o) is not type(t._array):  # an array of another device
+            where = "NumPy array" if type(o) is _HOST_ARRAY else f"{backend.device_of(o)} array"
+            raise TypeError(
+                f"{op}: a {where} meets a tensor on {t.device}; got shape {o.shape}; make "
+                f"it a tensor on {t.device} first (cr.tensor(x, device=...) moves it)"
+            )
         if not _same_kind(o, t._array):
             t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
-        t, o = _promote(t, Tensor(o))
-    elif isinstance(o, backend.host.ndarray):  # on the host, and tensors' arrays are not
-        raise TypeError(
-            f"{op}: a NumPy array meets a tensor whose array is not NumPy's; got shape "
-            f"{o.shape}; make it a tensor first (cr.tensor(x) moves it)"
-        )
+        t, o = _promote(t, Tensor._make(backend.to_array(o, None, t.device)))
     else:
         raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
     return (t, o) if ta else (o, t)
@@ -1794,8 +1847,12 @@ def _holds_as_is(src: Any, arr: Any) -> bool:
     """Whether writing ``src`` into ``arr`` needs no cast or check of _write's: an array of
     arr's dtype that broadcasts to it, or a number of a kind arr's dtype holds (a float into
     floats, an int into ints or floats, a bool into anything)."""
-    if isinstance(src, xp.ndarray):
-        return src.dtype == arr.dtype and broadcasts_to(src.shape, arr.shape)
+    if isinstance(src, backend.ndarray):
+        return (
+            src.dtype == arr.dtype
+            and type(src) is type(arr)
+            and broadcasts_to(src.shape, arr.shape)
+        )
     kind = arr.dtype.kind
     if isinstance(src, bool):
         return True
@@ -1807,7 +1864,7 @@ def _holds_as_is(src: Any, arr: Any) -> bool:
 def _false(t: Tensor) -> Any:
     """An all-False mask of t's shape: where(_false(t), t, v) is v made t's shape, with a
     zero gradient for t (how fill_, copy_ and the random fills record)."""
-    return xp.zeros(t.shape, dtype=bool)
+    return xp.zeros(t.shape, dtype=bool, like=t._array)
 
 
 def _floating(t: Tensor) -> Tensor:
@@ -1884,7 +1941,7 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
         need_elements(t, op)
         out = fn(t._array)
         shape = (1,) * t.ndim if keepdim else ()
-        return Tensor._make(xp.asarray(out, dtype=backend.int64).reshape(shape))
+        return Tensor._make(backend.array_like(out, t._array, backend.int64).reshape(shape))
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
     return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
@@ -1895,7 +1952,7 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
     no larger than src in any dim nor than self but in dim, each value in range."""
     need_dims(t, 1, op)
     d = normalize_dim(dim, t.ndim, op, t.shape)
-    idx = index._array if isinstance(index, Tensor) else xp.asarray(index)
+    idx = backend.array_like(index._array if isinstance(index, Tensor) else index, t._array)
     src_shape = src.shape if isinstance(src, Tensor) else None
     fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
     for k, m in enumerate(idx.shape if fits else ()):
@@ -1925,7 +1982,7 @@ def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> 
     if reduce not in names:
         raise ValueError(f"scatter: reduce must be 'add' or 'multiply'; got {reduce!r}")
     if not isinstance(src, Tensor):
-        src = as_tensor(xp.full(idx.shape, src, dtype=t.dtype))
+        src = Tensor._make(xp.full(idx.shape, src, dtype=t.dtype, like=t._array))
     options = dict(index=idx, dim=d, reduce=names[reduce], include_self=True)
     return movement.ScatterReduce.apply(t, src, **options)
 
@@ -1955,7 +2012,7 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
     if alpha != 1:
         product = product * alpha
     if beta == 0:  # t is not read: 0 * NaN would be NaN; its gradient is 0
-        return product + where(xp.zeros(t.shape, dtype=bool), t, 0)
+        return product + where(xp.zeros(t.shape, dtype=bool, like=t._array), t, 0)
     return product + (t if beta == 1 else t * beta)
 
 
@@ -1992,7 +2049,7 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndic
     need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        return ValuesIndices(values, Tensor._make(xp.zeros((), dtype=backend.int64)))
+        return ValuesIndices(values, Tensor._make(xp.zeros((), backend.int64, like=t._array)))
     idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(backend.int64, copy=False))
@@ -2026,7 +2083,9 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
-    cond = condition._array if isinstance(condition, Tensor) else xp.asarray(condition)
+    cond = condition._array if isinstance(condition, Tensor) else condition
+    if not isinstance(cond, backend.ndarray):
+        cond = xp.asarray(cond)
     if cond.dtype != backend.bool_:
         raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
     x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)

@@ -60,7 +60,7 @@ def gradcheck(
                 f"gradcheck: input {i}: the gradient has shape {g.shape} and dtype {g.dtype}; "
                 f"the input has shape {x.shape} and dtype {x.dtype}"
             )
-        a = xp.zeros(x.shape, dtype=B.float64) if g is None else g._array
+        a = xp.zeros(x.shape, dtype=B.float64, like=x._array) if g is None else g._array
         n = _numeric(fn, args, x, vs, eps)
         err = xp.abs(a - n) - (atol + rtol * xp.abs(n))  # NaN where either is NaN
         if not xp.all(err <= 0):
@@ -97,7 +97,9 @@ def gradgradcheck(
             live = [(o, v) for o, v in zip(outs, vs, strict=True) if o.requires_grad]
             targets = [xs[i] for i in checked]
             if not live:
-                return tuple(Tensor._make(xp.zeros(t.shape, dtype=t.dtype)) for t in targets)
+                return tuple(
+                    Tensor._make(xp.zeros(t.shape, t.dtype, like=t._array)) for t in targets
+                )
             gs = grad(
                 [o for o, _ in live],
                 targets,
@@ -106,7 +108,7 @@ def gradgradcheck(
                 allow_unused=True,
             )
         return tuple(
-            Tensor._make(xp.zeros(t.shape, dtype=t.dtype)) if g is None else g
+            Tensor._make(xp.zeros(t.shape, dtype=t.dtype, like=t._array)) if g is None else g
             for g, t in zip(gs, targets, strict=True)
         )
 
@@ -143,7 +145,8 @@ def _upstream(outs: list[Tensor]) -> list[Tensor]:
     """A fixed random upstream gradient per output (its own generator: the global one is
     left alone), drawn on the host as every draw is."""
     rng = B.host.random.default_rng(0)
-    return [Tensor._make(B.from_host(rng.standard_normal(o.shape).astype(o.dtype))) for o in outs]
+    return [Tensor._make(B.from_host(rng.standard_normal(o.shape).astype(o.dtype), o._array))
+            for o in outs]
 
 
 def _numeric(
@@ -162,7 +165,7 @@ def _numeric(
     if not xp.shares_memory(flat, x._array):
         x._array = x._array.copy()
         flat = x._array.reshape(-1)
-    out = xp.zeros(x._array.size, dtype=B.float64)
+    out = xp.zeros(x._array.size, dtype=B.float64, like=x._array)
     with no_grad():
         for j in range(flat.size):
             orig = flat[j]

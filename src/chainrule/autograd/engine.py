@@ -415,7 +415,7 @@ def seed(root: Tensor, gradient: Any, op: str) -> Tensor:
             )
         # Of one element, the shape is ndim ones: one C call, where ones() is Python that
         # calls two (measured 9 against 18 us with the caches cold, as a step finds them).
-        return T._make(backend.xp.array(1, dtype=d.dtype, ndmin=d.ndim), False)
+        return T._make(backend.xp.array(1, dtype=d.dtype, ndmin=d.ndim, like=d), False)
     g = gradient if isinstance(gradient, T) else T(gradient, dtype=root.dtype)
     if g.shape != root.shape:
         raise RuntimeError(

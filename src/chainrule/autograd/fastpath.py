@@ -124,7 +124,7 @@ def _rows_index(index: Any) -> Any:
     lookup behind Embedding), else None."""
     if isinstance(index, tuple) and len(index) == 1:
         index = index[0]
-    if isinstance(index, xp.ndarray) and index.dtype.kind in "iu":
+    if isinstance(index, backend.ndarray) and index.dtype.kind in "iu":
         return index
     return None
 
@@ -149,7 +149,7 @@ def add_rows(out: Any, rows: Any, g: Any) -> None:
     dest = out.reshape(out.shape[0], -1)
     order = xp.argsort(flat, kind="stable")
     ordered = flat[order]
-    first = xp.empty(flat.size, dtype=bool)
+    first = xp.empty(flat.size, dtype=bool, like=flat)
     first[0] = True
     xp.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = xp.flatnonzero(first)
@@ -161,7 +161,7 @@ def add_rows(out: Any, rows: Any, g: Any) -> None:
         return
     dest[ordered[starts]] += terms[order[starts]]
     if most > 1:
-        rank = xp.arange(flat.size) - xp.repeat(starts, lengths)  # place within its row
+        rank = xp.arange(flat.size, like=flat) - xp.repeat(starts, lengths)  # place in its row
         for r in range(1, most):
             at = xp.flatnonzero(rank == r)
             dest[ordered[at]] += terms[order[at]]

@@ -104,6 +104,8 @@ class Function:
             else:
                 arrays.append(x)
                 needs.append(False)
+        if ACCELERATED:
+            arrays = _same_device(cls.__name__.lower(), arrays, inputs)
         try:
             out_data = fn.forward(*arrays, **options)
         except Exception as err:
@@ -126,6 +128,33 @@ class Function:
         if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
             _forward_anomaly(cls.__name__, inputs, out_data)
         return out
+
+
+ACCELERATED = backend.ACCELERATED  # whether arrays may live on two devices in this process
+_HOST = backend.host.ndarray
+
+
+def _same_device(op: str, arrays: list, inputs: tuple) -> list:
+    """An op's input arrays, checked to be on one device, as PyTorch checks them: a 0-d CPU
+    tensor beside CUDA ones on one GPU is a number, and moved (as PyTorch allows); anything
+    else on two devices is PyTorch's error, naming the op, the devices and the shapes."""
+    arrs = [a for a in arrays if isinstance(a, backend.ndarray)]
+    devs = {backend.device_of(a) for a in arrs}
+    if len(devs) < 2:
+        return arrays
+    gpus = [a for a in arrs if type(a) is not _HOST]
+    if len({backend.device_of(a) for a in gpus}) == 1 and all(
+        a.ndim == 0 for a in arrs if type(a) is _HOST
+    ):
+        return [backend.from_host(a, gpus[0]) if type(a) is _HOST else a for a in arrays]
+    names = " and ".join(sorted((str(d) for d in devs), reverse=True))
+    shapes = ", ".join(
+        f"{tuple(x.shape)} on {x.device}" for x in inputs if isinstance(x, _Tensor)
+    )
+    raise RuntimeError(
+        f"{op}: expected all tensors to be on the same device, but found at least two "
+        f"devices, {names}; got {shapes}"
+    )
 
 
 def version(t: Any) -> int:

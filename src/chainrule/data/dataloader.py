@@ -49,7 +49,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
             return stack(batch)  # recorded, so gradients reach the samples
         return Tensor._make(xp.stack([t._array for t in batch]))
     if isinstance(elem, (hp.ndarray, hp.generic)):  # samples on the host
-        return Tensor._make(backend.from_host(hp.stack(batch)))
+        return Tensor._make(hp.stack(batch))  # a CPU tensor, as PyTorch's collate makes
     if isinstance(elem, backend.ndarray):
         return Tensor._make(xp.stack(batch))
     if isinstance(elem, (bool, int, float)):
@@ -96,7 +96,7 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, Tensor):
         return data
     if isinstance(data, (hp.ndarray, hp.generic)):
-        return Tensor._make(backend.from_host(data)) if data.dtype.kind in "biufc" else data
+        return Tensor._make(hp.asarray(data)) if data.dtype.kind in "biufc" else data
     if isinstance(data, backend.ndarray):
         return Tensor._make(data) if data.dtype.kind in "biufc" else data
     if isinstance(data, Mapping):
@@ -466,5 +466,5 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
 
 
 def _take(t: Tensor, rows: Any) -> Tensor:
-    rows = backend.from_host(rows)  # the batch's indices, moved to the tensors' arrays
+    rows = backend.from_host(rows, t._array)  # the batch's indices, on the tensors' device
     return t[rows] if t.requires_grad else Tensor._make(t._array[rows])

@@ -9,7 +9,7 @@ import warnings
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device
+from ..arguments import resolve_device
 from ..autograd.mode import no_grad
 from ..functions import full
 from ..ops import elementwise
@@ -395,10 +395,10 @@ class PReLU(Module):
         self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
     ) -> None:
         super().__init__()
-        cpu_device(device, "PReLU")
+        device = resolve_device(device, "PReLU")
         self.num_parameters, self.init = num_parameters, init
         dtype = backend.default_float if dtype is None else dtype
-        self.weight = Parameter(full((num_parameters,), init, dtype=dtype))
+        self.weight = Parameter(full((num_parameters,), init, dtype=dtype, device=device))
 
     def reset_parameters(self) -> None:
         with no_grad():

@@ -9,7 +9,7 @@ import warnings
 from typing import Any
 
 from .. import backend
-from ..arguments import broadcasts_to, cpu_device, positive_int
+from ..arguments import broadcasts_to, positive_int, resolve_device
 from ..functions import cat, pad, zeros
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
@@ -141,7 +141,8 @@ class MultiheadAttention(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        cpu_device(device, _MHA)
+        device = resolve_device(device, _MHA)
+        on = backend.like(device)
         embed_dim = positive_int(embed_dim, "embed_dim", _MHA)
         num_heads = positive_int(num_heads, "num_heads", _MHA)
         if embed_dim % num_heads:
@@ -164,18 +165,18 @@ class MultiheadAttention(Module):
         self.k_proj_weight: Parameter | None = None
         self.v_proj_weight: Parameter | None = None
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(xp.empty((3 * E, E), dtype=dtype))
+            self.in_proj_weight = Parameter(xp.empty((3 * E, E), dtype=dtype, like=on))
         else:
-            self.q_proj_weight = Parameter(xp.empty((E, E), dtype=dtype))
-            self.k_proj_weight = Parameter(xp.empty((E, self.kdim), dtype=dtype))
-            self.v_proj_weight = Parameter(xp.empty((E, self.vdim), dtype=dtype))
-        self.in_proj_bias = Parameter(xp.empty(3 * E, dtype=dtype)) if bias else None
+            self.q_proj_weight = Parameter(xp.empty((E, E), dtype=dtype, like=on))
+            self.k_proj_weight = Parameter(xp.empty((E, self.kdim), dtype=dtype, like=on))
+            self.v_proj_weight = Parameter(xp.empty((E, self.vdim), dtype=dtype, like=on))
+        self.in_proj_bias = Parameter(xp.empty(3 * E, dtype=dtype, like=on)) if bias else None
         # bias_k and bias_v before out_proj: state_dict lists a module's own parameters first
         self.bias_k = self.bias_v = None
         if add_bias_kv:
-            self.bias_k = Parameter(xp.empty((1, 1, E), dtype=dtype))
-            self.bias_v = Parameter(xp.empty((1, 1, E), dtype=dtype))
-        self.out_proj = Linear(E, E, bias=bias, dtype=dtype)
+            self.bias_k = Parameter(xp.empty((1, 1, E), dtype=dtype, like=on))
+            self.bias_v = Parameter(xp.empty((1, 1, E), dtype=dtype, like=on))
+        self.out_proj = Linear(E, E, bias=bias, device=device, dtype=dtype)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -242,7 +243,7 @@ class MultiheadAttention(Module):
         k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)  # (N * H, S, hd)
         v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
         if self.add_zero_attn:
-            zero = zeros(N * H, 1, hd, dtype=k.dtype)
+            zero = zeros(N * H, 1, hd, dtype=k.dtype, device=k.device)
             k, v = cat([k, zero], dim=1), cat([v, zero], dim=1)  # (N * H, S + 1, hd)
             mask, kpm = _one_more_key(mask), _one_more_key(kpm)
         S = k.shape[1]

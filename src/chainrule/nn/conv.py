@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device, is_int, positive_int
+from ..arguments import is_int, positive_int, resolve_device
 from ..functions import pad
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul
@@ -276,14 +276,14 @@ def avg_pool2d(
         first = divisor.reshape(-1)[0]
         uniform = float(first) if bool((divisor == first).all()) else None
     weight = 1.0 if uniform is None else 1.0 / uniform
-    kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype))
+    kernel_arr = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x.dtype, like=x._array))
     planes = x.reshape(n * c, 1, h, w)  # every channel its own image
     out = conv_ops.Conv2d.apply(
         planes, kernel_arr, None, stride=step, padding=pad, dilation=(1, 1), groups=1
     )
     out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
     if uniform is None:
-        out = out * Tensor._make((1.0 / divisor).astype(x.dtype))
+        out = out * Tensor._make(backend.from_host((1.0 / divisor).astype(x.dtype), x._array))
     return out.squeeze(0) if unbatched else out
 
 
@@ -293,23 +293,23 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     counts = []
     n_outs = conv_ops.out_hw(size, kernel, stride, (1, 1), padding)
     for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
-        start = xp.arange(n_out) * s - lo
-        end = xp.minimum(start + k, n + lo)  # the grown padding (ceil_mode) never counts
+        start = backend.host.arange(n_out) * s - lo  # on the host: a constant of the shapes
+        end = backend.host.minimum(start + k, n + lo)  # grown padding (ceil_mode) never counts
         if not with_pad:
-            start, end = xp.maximum(start, 0), xp.minimum(end, n)
+            start, end = backend.host.maximum(start, 0), backend.host.minimum(end, n)
         counts.append(end - start)
-    return xp.outer(counts[0], counts[1]).astype(float)
+    return backend.host.outer(counts[0], counts[1]).astype(float)
 
 
-def _adaptive_matrix(n_in: int, n_out: int, dtype: Any) -> Tensor:
+def _adaptive_matrix(n_in: int, n_out: int, like: Any) -> Tensor:
     """(n_out, n_in): row i averages input positions floor(i*n_in/n_out) up to
-    ceil((i+1)*n_in/n_out), PyTorch's adaptive windows."""
-    i = xp.arange(n_out)
+    ceil((i+1)*n_in/n_out), PyTorch's adaptive windows; of like's dtype and device."""
+    i = xp.arange(n_out, like=like)
     start = (i * n_in) // n_out
     end = -((-(i + 1) * n_in) // n_out)
-    j = xp.arange(n_in)
+    j = xp.arange(n_in, like=like)
     inside = (j >= start[:, None]) & (j < end[:, None])  # (n_out, n_in)
-    return Tensor._make((inside / (end - start)[:, None]).astype(dtype))
+    return Tensor._make((inside / (end - start)[:, None]).astype(like.dtype))
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int | None]) -> Tensor:
@@ -329,8 +329,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int 
         given = tuple(n if s is None else s for s, n in zip(given, x.shape[2:], strict=True))
     size = _tuple(given, 2, "adaptive_avg_pool2d", "output_size")
     _positive(size, "adaptive_avg_pool2d", "output_size")
-    a_h = _adaptive_matrix(x.shape[2], size[0], x.dtype)  # (Ho, H)
-    a_w = _adaptive_matrix(x.shape[3], size[1], x.dtype)  # (Wo, W)
+    a_h = _adaptive_matrix(x.shape[2], size[0], x._array)  # (Ho, H)
+    a_w = _adaptive_matrix(x.shape[3], size[1], x._array)  # (Wo, W)
     out = matmul(a_h, matmul(x, a_w.mT))  # (N, C, H, Wo) -> (N, C, Ho, Wo)
     return out.squeeze(0) if unbatched else out
 
@@ -365,7 +365,7 @@ class _ConvNd(Module):
     ) -> None:
         super().__init__()
         name, n = type(self).__name__, self._spatial
-        cpu_device(device, name)
+        on = backend.like(resolve_device(device, name))
         if padding_mode not in _PADDING_MODES:
             modes = ", ".join(map(repr, _PADDING_MODES))
             raise ValueError(f"{name}: padding_mode must be one of {modes}; got {padding_mode!r}")
@@ -393,8 +393,8 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n, name, "padding")
         dtype = backend.as_dtype(dtype) or backend.default_float
         shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(xp.empty(shape, dtype=dtype))
-        self.bias = Parameter(xp.empty(out_channels, dtype=dtype)) if bias else None
+        self.weight = Parameter(xp.empty(shape, dtype=dtype, like=on))
+        self.bias = Parameter(xp.empty(out_channels, dtype=dtype, like=on)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

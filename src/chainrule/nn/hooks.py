@@ -163,7 +163,7 @@ class BackwardHookFunction(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
         self.grads[self.k] = grad
-        return None, Tensor._make(backend.xp.zeros((), grad.dtype))
+        return None, Tensor._make(backend.xp.zeros((), grad.dtype, like=grad._array))
 
 
 class BackwardHookGate(Function):
@@ -176,7 +176,9 @@ class BackwardHookGate(Function):
     def forward(self, *xs: Any, ready: Callable[[], tuple]) -> Any:
         self.ready = ready
         dtype = next((x.dtype for x in xs if backend.is_floating(x.dtype)), None)
-        return backend.xp.zeros((), dtype or backend.default_float)
+        like = next((x for x in xs if isinstance(x, backend.ndarray)), None)
+        like = backend.like(backend.default_device) if like is None else like
+        return backend.xp.zeros((), dtype or backend.default_float, like=like)
 
     def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
         return self.ready()

@@ -65,12 +65,12 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     values = backend.generator(generator, "uniform_").uniform(a, b, tensor.shape)
-    return _fill(tensor, backend.from_host(values))
+    return _fill(tensor, backend.from_host(values, tensor._array))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     values = backend.generator(generator, "normal_").normal(mean, std, tensor.shape)
-    return _fill(tensor, backend.from_host(values))
+    return _fill(tensor, backend.from_host(values, tensor._array))
 
 
 def _erfinv(y: Any) -> Any:
@@ -78,7 +78,7 @@ def _erfinv(y: Any) -> Any:
     erfinv function", 2010), then two Newton steps on erf (the Erf op's), which take it to
     float64's precision."""
     xp = backend.xp
-    y = xp.asarray(y, dtype=backend.float64)
+    y = y.astype(backend.float64)
     with backend.errstate(divide="ignore"):
         w = -xp.log((1.0 - y) * (1.0 + y))
     central, tail = w - 2.5, xp.sqrt(w) - 3.0
@@ -123,7 +123,7 @@ def trunc_normal_(
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     u = backend.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
     u = u.astype(tensor.dtype).astype(backend.float64)  # drawn in the tensor's dtype, as PyTorch
-    u = backend.from_host(u)
+    u = backend.from_host(u, tensor._array)
     values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
     return _fill(tensor, backend.xp.clip(values, a, b))
 

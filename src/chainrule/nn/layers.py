@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device, positive_int
+from ..arguments import positive_int, resolve_device
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
@@ -70,7 +70,7 @@ def embedding(
     """
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
-    idx = input._array if isinstance(input, Tensor) else xp.asarray(input)
+    idx = backend.array_like(input._array if isinstance(input, Tensor) else input, weight._array)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
     n = weight.shape[0]
@@ -114,8 +114,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         return input * 0.0
     dtype = input.dtype if backend.is_floating(input.dtype) else backend.default_float
-    keep = backend.from_host(backend.generator().random(input.shape, dtype=dtype)) >= p
-    return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype))
+    keep = backend.from_host(backend.generator().random(input.shape, dtype=dtype), input._array)
+    keep = keep >= p
+    return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype, like=keep))
 
 
 # -- modules ------------------------------------------------------------------------------
@@ -189,12 +190,12 @@ class Linear(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        cpu_device(device, "Linear")
+        on = backend.like(resolve_device(device, "Linear"))
         self.in_features = positive_int(in_features, "in_features", "Linear", zero_ok=True)
         self.out_features = positive_int(out_features, "out_features", "Linear", zero_ok=True)
         dtype = backend.as_dtype(dtype) or backend.default_float
-        self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype))
-        self.bias = Parameter(xp.empty(out_features, dtype=dtype)) if bias else None
+        self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype, like=on))
+        self.bias = Parameter(xp.empty(out_features, dtype=dtype, like=on)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -237,7 +238,7 @@ class Embedding(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        cpu_device(device, "Embedding")
+        on = backend.like(resolve_device(device, "Embedding"))
         positive_int(num_embeddings, "num_embeddings", "Embedding", zero_ok=True)
         positive_int(embedding_dim, "embedding_dim", "Embedding", zero_ok=True)
         if sparse:
@@ -255,7 +256,7 @@ class Embedding(Module):
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         dtype = backend.as_dtype(dtype) or backend.default_float
         if _weight is None:
-            self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype))
+            self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype, like=on))
             self.reset_parameters()
         else:  # PyTorch's: the given weight as it is (from_pretrained passes it)
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):

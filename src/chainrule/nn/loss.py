@@ -13,6 +13,7 @@ from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
 xp = backend.xp
+_ARRAYS = backend.ndarray
 
 
 # -- shared checks ------------------------------------------------------------------------
@@ -38,11 +39,24 @@ def _same_shape(input: Any, target: Any, op: str) -> tuple[Tensor, Tensor]:
     return x, t
 
 
-def _weight_array(weight: Any, c: int, op: str) -> Any:
+def _array_beside(x: Any, input: Tensor, what: str, op: str) -> Any:
+    """A target or weight as an array on input's device: a tensor must be there already
+    (PyTorch's error otherwise); data (a list, an array) is made or moved there."""
+    if isinstance(x, Tensor):
+        if backend.ACCELERATED and type(x._array) is not type(input._array):
+            raise RuntimeError(
+                f"{op}: expected all tensors to be on the same device; got input of shape "
+                f"{input.shape} on {input.device} and {what} of shape {x.shape} on {x.device}"
+            )
+        return x._array
+    return backend.array_like(x, input._array)
+
+
+def _weight_array(weight: Any, c: int, op: str, input: Tensor) -> Any:
     """A per-class weight as an array of shape (C,), or None."""
     if weight is None:
         return None
-    w = weight._array if isinstance(weight, Tensor) else xp.asarray(weight)
+    w = _array_beside(weight, input, "weight", op)
     if w.shape != (c,):
         raise ValueError(f"{op}: expected weight of shape ({c},) (one per class); got {w.shape}")
     return w
@@ -183,7 +197,7 @@ def _class_targets(
     with ignored entries set to class 0, the ignored mask (None when none is ignored), the
     per-element weights (0 where ignored; None when all are 1) and the per-class weight
     array (or None)."""
-    t = target._array if isinstance(target, Tensor) else xp.asarray(target)
+    t = _array_beside(target, input, "target", op)
     if t.dtype.kind not in "iu":  # bools would index as masks, floats are probabilities
         raise TypeError(f"{op}: class targets must be integers (int64); got dtype {t.dtype}")
     class_dim = 0 if input.ndim == 1 else 1
@@ -194,14 +208,14 @@ def _class_targets(
             f"{op}: expected target of shape {expected} for input of shape {input.shape} (class "
             f"dim {class_dim}); got {t.shape}"
         )
-    w = _weight_array(weight, c, op)
+    w = _weight_array(weight, c, op, input)
     if (
         t.size
         and t.dtype.kind in "iu"
         and not 0 <= ignore_index < c
         and t.view(_UNSIGNED[t.itemsize]).max() < c  # a negative target reads as huge
     ):  # the common case, found in one reduction: every target a class, none ignored
-        per_element = None if w is None else xp.array(w[t], dtype=input.dtype)
+        per_element = None if w is None else backend.array_of(w[t]).astype(input.dtype)
         return t, None, per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
@@ -215,9 +229,9 @@ def _class_targets(
     if w is None and not ignored.any():
         per_element = None
     else:
-        ones = xp.ones(t.shape, dtype=input.dtype)
+        ones = xp.ones(t.shape, dtype=input.dtype, like=t)
         per_element = (
-            ones if w is None else xp.array(w[safe], dtype=input.dtype)
+            ones if w is None else backend.array_of(w[safe]).astype(input.dtype)
         )  # 0-d stays an array
         per_element[ignored] = 0
     return safe, ignored, per_element, w
@@ -273,7 +287,11 @@ def cross_entropy(
         raise ValueError(f"{op}: expected input of shape (N, C, ...) or (C,); got {x.shape}")
     class_dim = 0 if x.ndim == 1 else 1
     c = x.shape[class_dim]
-    t_dtype = target.dtype if isinstance(target, Tensor) else xp.asarray(target).dtype
+    t_dtype = (
+        target.dtype
+        if isinstance(target, (Tensor, *_ARRAYS))
+        else backend.host.asarray(target).dtype
+    )
     if t_dtype.kind == "f":
         return _soft_cross_entropy(
             x.log_softmax(class_dim), as_tensor(target), weight, ignore_index, reduction,
@@ -313,7 +331,7 @@ def _soft_cross_entropy(
     c = logp.shape[class_dim]
     if smoothing > 0.0:
         target = target * (1.0 - smoothing) + smoothing / c
-    w = _weight_array(weight, c, op)
+    w = _weight_array(weight, c, op, logp)
     if w is not None:
         logp = logp * w.reshape((c,) + (1,) * (logp.ndim - class_dim - 1))
     loss = -(logp * target).sum(class_dim)  # (N, ...)
@@ -335,7 +353,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
-    out = idx[..., None] == xp.arange(num_classes)  # (*, num_classes)
+    out = idx[..., None] == xp.arange(num_classes, like=idx)  # (*, num_classes)
     return Tensor._make(out.astype(backend.int64))
 
 

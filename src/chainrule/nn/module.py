@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import backend
-from ..arguments import cpu_only, to_args
+from ..arguments import resolve_device, to_args
 from ..autograd.engine import clear_grad
 from ..autograd.function import counter
 from ..autograd.hooks import RemovableHandle
 from ..autograd.mode import no_grad
+from ..devices import CPU
 from ..tensor import Tensor
 from . import hooks
 from .hooks import ModuleHooks
@@ -47,6 +48,16 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+def _move(t: Tensor, dtype: Any, dev: Any) -> None:
+    """Module.to's work on one tensor, in place: its array cast (if floating) and moved."""
+    arr = t._array
+    if dtype is not None and backend.is_floating(arr.dtype) and arr.dtype != dtype:
+        arr = arr.astype(dtype)
+    if dev is not None and backend.device_of(arr) != dev:
+        arr = backend.to_device(arr, dev)
+    t._array = arr
 
 
 class IncompatibleKeys(NamedTuple):
@@ -339,33 +350,35 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating-point parameters and buffers (and their grads) in place, as
-        PyTorch's: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` or
-        the keywords ``dtype=`` and ``device=``. The device must be the CPU, where the
-        module already is."""
-        dtype, _ = to_args(args, kwargs, "to")
-        if dtype is None:
-            return self
-        if dtype.kind != "f":  # bfloat16 too: a storage dtype, which layers do not compute in
+        """Move and cast parameters and buffers (and their grads) in place, as PyTorch's:
+        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` or the keywords
+        ``dtype=`` and ``device=``. Only floating-point ones change dtype; all of them move.
+        Each keeps its identity (an optimizer made before still holds them)."""
+        dtype, dev, _ = to_args(args, kwargs, "to")
+        if dtype is not None and dtype.kind != "f":  # bfloat16 too: a storage dtype
             raise TypeError(
                 f"to: only floating-point dtypes are allowed (float16, float32, float64); got "
                 f"{dtype}"
             )
         for t in [*self.parameters(), *self.buffers()]:
-            if backend.is_floating(t.dtype):
-                t._array = t._array.astype(dtype)
-                if t.grad is not None:
-                    t.grad = Tensor._make(t.grad._array.astype(dtype))
+            _move(t, dtype, dev)
+            if t.grad is not None:
+                _move(t.grad, dtype, dev)
         return self
 
     def cpu(self) -> Module:
-        """The module itself: it is on the CPU already."""
-        return self
+        """The module with its parameters and buffers on the CPU, in place."""
+        return self.to(CPU)
 
     def cuda(self, device: Any = None) -> Module:
-        """Refused: chainrule computes on the CPU."""
-        cpu_only("cuda", ".cuda()")
-        return self  # unreachable: cpu_only raises
+        """The module with its parameters and buffers on a CUDA device (an index, 'cuda:N'
+        or a cr.device; the first GPU by default), in place."""
+        if device is None or (isinstance(device, int) and not isinstance(device, bool)):
+            device = "cuda" if device is None else f"cuda:{device}"
+        dev = resolve_device(device, "cuda")
+        if dev.type != "cuda":
+            raise ValueError(f"cuda: expected a CUDA device; got {str(dev)!r}")
+        return self.to(dev)
 
     def half(self) -> Module:
         return self.to(backend.float16)
@@ -397,7 +410,9 @@ class Module:
             if key not in state_dict:
                 continue
             v = state_dict[key]
-            arr = v._array if isinstance(v, Tensor) else xp.asarray(v)
+            arr = v._array if isinstance(v, Tensor) else v
+            if not isinstance(arr, backend.ndarray):
+                arr = xp.asarray(arr)
             if not backend.holds(arr.dtype):  # found now, before any weight is written
                 mismatched.append(f"cannot load {key}: a value of dtype {arr.dtype}")
                 continue
@@ -421,7 +436,7 @@ class Module:
         for key, arr in values.items():
             target = own[key]
             with no_grad():
-                target.copy_(arr)  # into the same tensor, which its holders see
+                target.copy_(arr)  # into the same tensor, which its holders see (moved there)
         return IncompatibleKeys(missing, unexpected)
 
     # -- repr ------------------------------------------------------------------------------

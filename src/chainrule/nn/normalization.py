@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device
+from ..arguments import resolve_device
 from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -18,7 +18,9 @@ xp = backend.xp
 
 
 def _array(t: Any) -> Any:
-    return t._array if isinstance(t, Tensor) else xp.asarray(t)
+    if isinstance(t, Tensor):
+        return t._array
+    return t if isinstance(t, backend.ndarray) else xp.asarray(t)
 
 
 def layer_norm(
@@ -133,15 +135,15 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        cpu_device(device, "LayerNorm")
+        on = backend.like(resolve_device(device, "LayerNorm"))
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(int(n) for n in normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         dtype = backend.as_dtype(dtype) or backend.default_float
         shape, affine = self.normalized_shape, elementwise_affine
-        self.weight = Parameter(xp.ones(shape, dtype=dtype)) if affine else None
-        self.bias = Parameter(xp.zeros(shape, dtype=dtype)) if affine and bias else None
+        self.weight = Parameter(xp.ones(shape, dtype=dtype, like=on)) if affine else None
+        self.bias = Parameter(xp.zeros(shape, dtype=dtype, like=on)) if affine and bias else None
 
     def reset_parameters(self) -> None:
         """weight back to ones and bias to zeros, as made."""
@@ -188,22 +190,22 @@ class _BatchNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        cpu_device(device, type(self).__name__)
+        on = backend.like(resolve_device(device, type(self).__name__))
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         dtype = backend.as_dtype(dtype) or backend.default_float
-        self.weight = Parameter(xp.ones(num_features, dtype=dtype)) if affine else None
-        self.bias = Parameter(xp.zeros(num_features, dtype=dtype)) if affine and bias else None
+        self.weight = Parameter(xp.ones(num_features, dtype=dtype, like=on)) if affine else None
+        n = num_features
+        self.bias = Parameter(xp.zeros(n, dtype=dtype, like=on)) if affine and bias else None
         track = track_running_stats
         self.register_buffer(
-            "running_mean", Tensor._make(xp.zeros(num_features, dtype=dtype)) if track else None
+            "running_mean", Tensor._make(xp.zeros(n, dtype=dtype, like=on)) if track else None
         )
         self.register_buffer(
-            "running_var", Tensor._make(xp.ones(num_features, dtype=dtype)) if track else None
+            "running_var", Tensor._make(xp.ones(n, dtype=dtype, like=on)) if track else None
         )
-        self.register_buffer(
-            "num_batches_tracked", Tensor._make(xp.array(0, dtype=backend.int64)) if track else None
-        )
+        count = Tensor._make(xp.array(0, dtype=backend.int64, like=on)) if track else None
+        self.register_buffer("num_batches_tracked", count)
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:

@@ -81,7 +81,7 @@ class _Bucket:
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.flat = zeros(n, dtype=params[0].dtype)  # a Tensor: what all_reduce takes
+        self.flat = zeros(n, dtype=params[0].dtype, device=params[0].device)  # all_reduce takes it
         self.pending = len(params)
         self.work: dist.Work | None = None
 

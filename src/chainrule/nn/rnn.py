@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device, positive_int
+from ..arguments import positive_int, resolve_device
 from ..autograd import fastpath
 from ..functions import cat, stack, zeros
 from ..ops import linalg
@@ -108,9 +108,10 @@ def run_direction(
 # -- the layers ----------------------------------------------------------------------------
 
 
-def _dtype(dtype: Any, device: Any, layer: str) -> Any:
-    cpu_device(device, layer)
-    return backend.as_dtype(dtype) or backend.default_float
+def _dtype(dtype: Any, device: Any, layer: str) -> tuple[Any, Any]:
+    """A layer's dtype, and an empty array on its device to make its parameters beside."""
+    on = backend.like(resolve_device(device, layer))
+    return backend.as_dtype(dtype) or backend.default_float, on
 
 
 def _check_dtype(x: Tensor, weight: Tensor, layer: str) -> None:
@@ -181,7 +182,7 @@ class RNNBase(Module):
             )
         self.bias, self.batch_first = bool(bias), bool(batch_first)
         self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
-        dtype = _dtype(dtype, device, layer)
+        dtype, on = _dtype(dtype, device, layer)
         rows = GATES[mode] * self.hidden_size
         out_size = self.proj_size or self.hidden_size
         directions = 2 if self.bidirectional else 1
@@ -198,7 +199,7 @@ class RNNBase(Module):
                 if self.proj_size:
                     shapes["weight_hr"] = (self.proj_size, self.hidden_size)
                 for name, shape in shapes.items():
-                    setattr(self, name + suffix, Parameter(xp.empty(shape, dtype=dtype)))
+                    setattr(self, name + suffix, Parameter(xp.empty(shape, dtype=dtype, like=on)))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -285,7 +286,7 @@ class RNNBase(Module):
         if self.mode == "LSTM":
             sizes.append(self.hidden_size)
         if hx is None:
-            return [zeros(rows, n, s, dtype=x.dtype) for s in sizes]
+            return [zeros(rows, n, s, dtype=x.dtype, device=x.device) for s in sizes]
         given = list(hx) if self.mode == "LSTM" else [hx]
         if self.mode == "LSTM" and (not isinstance(hx, (tuple, list)) or len(given) != 2):
             raise TypeError(f"{layer}: expected hx as a tuple (h_0, c_0); got {type(hx).__name__}")
@@ -419,12 +420,12 @@ class RNNCellBase(Module):
         self.input_size = positive_int(input_size, "input_size", layer, zero_ok=True)
         self.hidden_size = positive_int(hidden_size, "hidden_size", layer)
         self.bias = bool(bias)
-        dtype = _dtype(dtype, device, layer)
+        dtype, on = _dtype(dtype, device, layer)
         rows = GATES[mode] * self.hidden_size
-        self.weight_ih = Parameter(xp.empty((rows, self.input_size), dtype=dtype))
-        self.weight_hh = Parameter(xp.empty((rows, self.hidden_size), dtype=dtype))
-        self.bias_ih = Parameter(xp.empty(rows, dtype=dtype)) if bias else None
-        self.bias_hh = Parameter(xp.empty(rows, dtype=dtype)) if bias else None
+        self.weight_ih = Parameter(xp.empty((rows, self.input_size), dtype=dtype, like=on))
+        self.weight_hh = Parameter(xp.empty((rows, self.hidden_size), dtype=dtype, like=on))
+        self.bias_ih = Parameter(xp.empty(rows, dtype=dtype, like=on)) if bias else None
+        self.bias_hh = Parameter(xp.empty(rows, dtype=dtype, like=on)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -449,7 +450,7 @@ class RNNCellBase(Module):
         n = x.shape[0]
         count = 2 if self.mode == "LSTM" else 1
         if hx is None:
-            return x, [zeros(n, self.hidden_size, dtype=x.dtype)] * count, batched
+            return x, [zeros(n, self.hidden_size, dtype=x.dtype, device=x.device)] * count, batched
         if self.mode == "LSTM" and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TypeError(f"{layer}: expected hx as a tuple (h, c); got {type(hx).__name__}")
         given = list(hx) if self.mode == "LSTM" else [hx]

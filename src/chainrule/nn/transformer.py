@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import backend
-from ..arguments import cpu_device, positive_int
+from ..arguments import positive_int, resolve_device
 from ..functions import full
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -55,10 +55,11 @@ def _detect_is_causal_mask(mask: Any, is_causal: bool | None, size: int) -> bool
     (generate_square_subsequent_mask's, or its bool form), as PyTorch's stacks decide."""
     if is_causal is not None or mask is None:
         return bool(is_causal)
-    m = mask._array if isinstance(mask, Tensor) else xp.asarray(mask)
+    m = mask._array if isinstance(mask, Tensor) else mask
+    m = m if isinstance(m, backend.ndarray) else xp.asarray(m)
     if m.shape != (size, size):
         return False
-    above = xp.triu(xp.ones((size, size), dtype=bool), 1)  # (size, size) True above
+    above = xp.triu(xp.ones((size, size), dtype=bool, like=m), 1)  # (size, size) True above
     masked = m if m.dtype == backend.bool_ else m == -xp.inf
     return bool((masked == above).all() and (m.dtype == backend.bool_ or (m[~above] == 0).all()))
 
@@ -68,10 +69,10 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
-def _sizes(layer: str, device: Any, d_model: Any, dim_feedforward: Any) -> tuple[int, int]:
+def _sizes(layer: str, device: Any, d_model: Any, dim_feedforward: Any) -> tuple[Any, int, int]:
     """A layer's device and sizes, checked as every Transformer layer checks them."""
-    cpu_device(device, layer)
     return (
+        resolve_device(device, layer),
         positive_int(d_model, "d_model", layer),
         positive_int(dim_feedforward, "dim_feedforward", layer),
     )
@@ -133,16 +134,17 @@ class TransformerEncoderLayer(Module):
     ) -> None:
         super().__init__()
         name = "TransformerEncoderLayer"
-        d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
+        device, d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
         self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, device=device,
+            dtype=dtype,
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation, name)
@@ -199,17 +201,19 @@ class TransformerDecoderLayer(Module):
     ) -> None:
         super().__init__()
         name = "TransformerDecoderLayer"
-        d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
-        attention = dict(dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype)
+        device, d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
+        attention = dict(
+            dropout=dropout, batch_first=batch_first, bias=bias, device=device, dtype=dtype
+        )
         self.self_attn = MultiheadAttention(d_model, nhead, **attention)
         self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
@@ -389,7 +393,7 @@ class Transformer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        cpu_device(device, "Transformer")
+        device = resolve_device(device, "Transformer")
         layer_options: dict[str, Any] = dict(
             dim_feedforward=dim_feedforward,
             dropout=dropout,
@@ -398,9 +402,12 @@ class Transformer(Module):
             batch_first=batch_first,
             norm_first=norm_first,
             bias=bias,
+            device=device,
             dtype=dtype,
         )
-        norm_options: dict[str, Any] = dict(eps=layer_norm_eps, bias=bias, dtype=dtype)
+        norm_options: dict[str, Any] = dict(
+            eps=layer_norm_eps, bias=bias, device=device, dtype=dtype
+        )
         self.encoder: Module
         self.decoder: Module
         if custom_encoder is not None:
@@ -473,5 +480,4 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
         """The causal mask (sz, sz): 0 on and below the diagonal, -inf above it, so position
         i attends to positions j <= i."""
-        cpu_device(device, "generate_square_subsequent_mask")
-        return full((sz, sz), float("-inf"), dtype=dtype).triu(1)
+        return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)

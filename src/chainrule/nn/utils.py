@@ -26,7 +26,7 @@ def _as_list(tensors: TensorOrTensors) -> list[Tensor]:
 def _vector_norm(arr: Any, p: float) -> Any:
     """The p-norm of all values of arr: max |x| for inf, min |x| for -inf, the count of
     non-zeros for 0, else (sum |x|^p)^(1/p); in arr's dtype."""
-    return xp.asarray(xp.linalg.norm(arr.reshape(-1), ord=p), dtype=arr.dtype)
+    return backend.array_of(xp.linalg.norm(arr.reshape(-1), ord=p)).astype(arr.dtype)
 
 
 def get_total_norm(
@@ -66,7 +66,7 @@ def clip_grads_with_norm_(
     if not grads:
         return
     norm = total_norm._array
-    coef = xp.minimum(xp.asarray(float(max_norm), dtype=norm.dtype) / (norm + 1e-6), 1.0)
+    coef = xp.minimum(float(max_norm) / (norm + 1e-6), 1.0).astype(norm.dtype)
     for g in grads:
         xp.multiply(g, coef.astype(g.dtype), out=g)
 

@@ -310,12 +310,12 @@ def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor])
         theirs = dict(_items(other))
         for where, x in _items(step):
             y = theirs.get(where, ...)
-            if isinstance(x, (Tensor, backend.xp.ndarray)):
+            if isinstance(x, (Tensor, backend.ndarray)):
                 array = x._array if isinstance(x, Tensor) else x
                 if g.known(array) or id(array) in g.exempt:
                     continue
                 y = y._array if isinstance(y, Tensor) else y
-                same = isinstance(y, backend.xp.ndarray) and backend.xp.array_equal(array, y)
+                same = isinstance(y, backend.ndarray) and backend.xp.array_equal(array, y)
             else:
                 same = where[0] == "shape" or _equal(x, y)
             if not same:
@@ -588,7 +588,7 @@ def _getitem(g: _Graph, s: Step) -> str:
         at = next(k for k, i in enumerate(index) if i is Ellipsis)
         fill = a.ndim - sum(1 for i in index if i is not None and i is not Ellipsis)
         index = index[:at] + (slice(None),) * fill + index[at + 1 :]
-    arrays = [k for k, i in enumerate(index) if isinstance(i, backend.xp.ndarray)]
+    arrays = [k for k, i in enumerate(index) if isinstance(i, backend.ndarray)]
     x = g.value(a)
     if arrays:
         rest = [i for k, i in enumerate(index) if k != arrays[0]]

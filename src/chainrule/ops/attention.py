@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import from_host, generator, make_read_only, xp
+from ..backend import device_of, from_host, generator, like, make_read_only, xp
 from .elementwise import Where
 
 
@@ -49,7 +49,7 @@ class ScaledDotProductAttention(Function):
         self.scale, self.is_causal = scale, is_causal
         scores = xp.matmul(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         scores *= scale
-        self.bias = self._bias(mask, scores.shape, scores.dtype)
+        self.bias = self._bias(mask, scores)
         if self.bias is not None:
             scores += self.bias
         if mask is not None and mask.dtype.kind == "f":
@@ -69,20 +69,21 @@ class ScaledDotProductAttention(Function):
         p /= total
         self.p, self.keep = p, None
         if dropout_p > 0:
-            self.keep = from_host(generator().random(p.shape, dtype=p.dtype)) >= dropout_p
+            self.keep = from_host(generator().random(p.shape, dtype=p.dtype), p) >= dropout_p
             keep_scale = 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
-            self.keep = self.keep * xp.asarray(keep_scale, dtype=p.dtype)  # 0 or 1/(1-p)
+            self.keep = self.keep * xp.asarray(keep_scale, dtype=p.dtype, like=p)  # 0 or 1/(1-p)
             p = p * self.keep
         return xp.matmul(p, v)  # (..., L, Ev)
 
-    def _bias(self, mask, shape, dtype):
+    def _bias(self, mask, scores):
         """The scores' additive -inf where a bool mask or causality leaves a key out, 0
-        elsewhere (None if neither applies), of a shape that broadcasts to ``shape``."""
+        elsewhere (None if neither applies), of a shape that broadcasts to the scores'."""
+        shape, dtype = scores.shape, scores.dtype
         bias = None
         if mask is not None and mask.dtype.kind == "b":
             bias = xp.where(mask, 0.0, -xp.inf).astype(dtype)
         if self.is_causal:
-            causal = _causal_bias(*shape[-2:], dtype)
+            causal = _causal_bias(*shape[-2:], dtype, device_of(scores))
             bias = causal if bias is None else bias + causal
         return bias
 
@@ -137,9 +138,10 @@ class ScaledDotProductAttention(Function):
 
 
 @lru_cache(maxsize=8)
-def _causal_bias(L, S, dtype):
-    """(L, S): -inf where key j comes after query i (j > i), else 0; made once per shape and
-    dtype and never written (a model calls attention with the same shape every layer)."""
-    bias = xp.triu(xp.full((L, S), -xp.inf, dtype=dtype), 1)
+def _causal_bias(L, S, dtype, device):
+    """(L, S): -inf where key j comes after query i (j > i), else 0; made once per shape,
+    dtype and device, and never written (a model calls attention with the same shape every
+    layer)."""
+    bias = xp.triu(xp.full((L, S), -xp.inf, dtype=dtype, like=like(device)), 1)
     make_read_only(bias)
     return bias

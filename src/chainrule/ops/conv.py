@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import backend
 from ..autograd.function import Function
 from ..backend import xp
 from .movement import Pad
-
-_as_strided = xp.lib.stride_tricks.as_strided
 
 # Geometry, passed to every op as keyword options (normalised by nn/conv.py):
 #   stride (sh, sw), padding ((top, bottom), (left, right)), dilation (dh, dw), groups g.
@@ -32,9 +31,9 @@ def _padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
         return x
     n, c, h, w = x.shape
     if value == 0.0:
-        out = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype)
+        out = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype, like=x)
     else:
-        out = xp.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
+        out = xp.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype, like=x)
     out[:, :, top : top + h, left : left + w] = x
     return out
 
@@ -47,7 +46,7 @@ def _windows(xpad: Any, kernel: tuple, hw: tuple, stride: tuple, dilation: tuple
     sn, sc, sh, sw = xpad.strides
     shape = (*xpad.shape[:2], *kernel, *hw)
     strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
-    return _as_strided(xpad, shape, strides, writeable=False)
+    return backend.strided_view(xpad, shape, strides)
 
 
 def unfold(
@@ -81,7 +80,8 @@ def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple)
     groups, kh, kw, c_group, ho, wo, n = cols.shape
     (top, bottom), (left, right) = padding
     h, w = size
-    out = xp.zeros((groups, c_group, h + top + bottom, w + left + right, n), dtype=cols.dtype)
+    shape = (groups, c_group, h + top + bottom, w + left + right, n)
+    out = xp.zeros(shape, dtype=cols.dtype, like=cols)
     col_slices = _offsets(kw, stride[1], dilation[1], wo)
     for p, rows in enumerate(_offsets(kh, stride[0], dilation[0], ho)):
         for q, columns in enumerate(col_slices):
@@ -211,7 +211,7 @@ def _first_max(views: list[Any]) -> tuple[Any, Any]:
         else:  # a strict win at offset k beats every earlier offset, all < k: max() records it
             xp.maximum(arg, later * arg.dtype.type(k), out=arg)
     if arg is None:  # a kernel of one along this axis: copy, never return a view of the input
-        best, arg = best.copy(), xp.zeros(best.shape, dtype=xp.uint8)
+        best, arg = best.copy(), xp.zeros(best.shape, dtype=xp.uint8, like=best)
     return best, arg
 
 
@@ -234,9 +234,9 @@ def pool_indices(
     first maximum, from pool_max's offsets: PyTorch's ``return_indices``."""
     (sh, sw), (dh, dw), ((top, _), (left, _)) = stride, dilation, padding
     _, _, ho, wo = row_arg.shape
-    rows = xp.arange(ho).reshape(ho, 1) * sh + row_arg.astype(xp.int64) * dh  # padded rows
+    rows = xp.arange(ho, like=row_arg).reshape(ho, 1) * sh + row_arg.astype(xp.int64) * dh
     q = xp.take_along_axis(col_arg, rows, axis=2).astype(xp.int64)  # (N, C, Ho, Wo)
-    cols = xp.arange(wo) * sw + q * dw
+    cols = xp.arange(wo, like=q) * sw + q * dw
     return (rows - top) * size[1] + (cols - left)
 
 
@@ -289,10 +289,10 @@ class MaxPool2dScatter(Function):
         hp = size[0] + top + bottom
         # first undo the row pass into (N, C, Hp, Wo), then the column pass into the input;
         # two offsets reach one place only where windows overlap (stride < dilated kernel)
-        rows = xp.zeros((n, c, hp, wo), dtype=g.dtype)
+        rows = xp.zeros((n, c, hp, wo), dtype=g.dtype, like=g)
         for p, s in enumerate(_offsets(kh, sh, dh, ho)):
             _scatter(rows[:, :, s], g, row_arg == p, overlap=sh < dh * (kh - 1) + 1)
-        out = xp.zeros((n, c, hp, size[1] + left + right), dtype=g.dtype)
+        out = xp.zeros((n, c, hp, size[1] + left + right), dtype=g.dtype, like=g)
         for q, s in enumerate(_offsets(kw, sw, dw, wo)):
             _scatter(out[..., s], rows, col_arg == q, overlap=sw < dw * (kw - 1) + 1)
         return out[:, :, top : top + size[0], left : left + size[1]]

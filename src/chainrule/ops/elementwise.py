@@ -10,7 +10,7 @@ from typing import Any
 
 from ..autograd.fastpath import masked
 from ..autograd.function import Function, arrays_of
-from ..backend import errstate, is_floating, xp
+from ..backend import errstate, is_floating, ndarray, xp
 
 
 class Add(Function):
@@ -111,7 +111,7 @@ class Pow(Function):
     saves_out = True
 
     def forward(self, a, b):
-        if isinstance(b, (int, float)) and isinstance(a, xp.ndarray) and is_floating(a.dtype):
+        if isinstance(b, (int, float)) and isinstance(a, ndarray) and is_floating(a.dtype):
             if b == -0.5:
                 with errstate(divide="ignore"):  # 1 / 0: inf, as a ** -0.5 gives quietly
                     return xp.reciprocal(xp.sqrt(a))
@@ -344,7 +344,7 @@ class Clamp(Function):
     def inside(self):
         """Where lo <= a <= hi: a constant mask."""
         a = self.inputs[0]._array
-        mask = xp.ones(a.shape, dtype=bool)
+        mask = xp.ones(a.shape, dtype=bool, like=a)
         if self.lo is not None:
             mask &= a >= self.lo
         if self.hi is not None:
@@ -370,9 +370,9 @@ class Where(Function):
     def forward(self, cond, x, y):
         self.cond = cond
         out = xp.where(cond, x, y)
-        if isinstance(x, float) and isinstance(y, xp.ndarray):
+        if isinstance(x, float) and isinstance(y, ndarray):
             out = out.astype(y.dtype, copy=False)
-        elif isinstance(y, float) and isinstance(x, xp.ndarray):
+        elif isinstance(y, float) and isinstance(x, ndarray):
             out = out.astype(x.dtype, copy=False)
         return out
 
@@ -525,7 +525,7 @@ def erf(a: Any) -> Any:
     function piece by piece otherwise); float32 for integers."""
     if a.dtype != xp.float64:
         flat = a.reshape(-1)
-        out = xp.empty(flat.shape, a.dtype if a.dtype.kind == "f" else xp.float32)
+        out = xp.empty(flat.shape, a.dtype if a.dtype.kind == "f" else xp.float32, like=a)
         for s in range(0, flat.size, PIECE):
             out[s : s + PIECE] = _erf_narrow(flat[s : s + PIECE].astype(xp.float64))
         return out.reshape(a.shape)
@@ -603,8 +603,8 @@ class Gelu(Function):
             self.saved = cdf
             return a * cdf
         flat = a.reshape(-1)
-        out = xp.empty(flat.shape, dtype)
-        saved = xp.empty(flat.shape, dtype)
+        out = xp.empty(flat.shape, dtype, like=a)
+        saved = xp.empty(flat.shape, dtype, like=a)
         for s in range(0, flat.size, PIECE):
             x = flat[s : s + PIECE]
             if approximate == "none":
@@ -634,7 +634,7 @@ class Gelu(Function):
     def backward_arrays(self, grad, out):
         x = self.inputs[0]._array
         xf, sf, gf = x.reshape(-1), self.saved.reshape(-1), grad.reshape(-1)  # out's shape
-        result = xp.empty(xf.shape, self.saved.dtype)
+        result = xp.empty(xf.shape, self.saved.dtype, like=xf)
         for s in range(0, xf.size, PIECE):
             xs, ss = xf[s : s + PIECE].astype(result.dtype, copy=False), sf[s : s + PIECE]
             if self.approximate == "none":  # Phi + x phi

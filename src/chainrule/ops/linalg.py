@@ -6,7 +6,7 @@ import math
 import re
 
 from ..autograd.function import Function
-from ..backend import xp
+from ..backend import ndarray, xp
 
 
 class MatMul(Function):
@@ -162,7 +162,7 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         xd = x._array
         column_major = xd.ndim == 2 and not xd.flags.c_contiguous
-        if isinstance(grad, xp.ndarray):
+        if isinstance(grad, ndarray):
             x, weight = xd, weight._array
         g2, x2 = grad, x  # as matrices: .T is the transpose, Tensor or array
         if xd.ndim != 2:

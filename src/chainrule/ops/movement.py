@@ -6,10 +6,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import backend
 from ..autograd import fastpath
 from ..autograd.function import Function
-from ..backend import errstate, xp
+from ..backend import errstate, ndarray, xp
 from .elementwise import Where
+
+
+class ToDevice(Function):
+    """out = a copied to another device (Tensor.to, .cuda, .cpu)"""
+
+    rule = "grad_a = grad copied back to a's device"
+    saves_inputs = False
+
+    def forward(self, a, device):
+        self.source = backend.device_of(a)
+        return backend.to_device(a, device)
+
+    def backward(self, grad, out):
+        return (grad.to(self.source),)
 
 
 class Reshape(Function):
@@ -58,7 +73,7 @@ class Expand(Function):
 
 
 def _has_int_array(index: tuple) -> bool:
-    return any(isinstance(i, xp.ndarray) and i.dtype.kind in "iu" for i in index)
+    return any(isinstance(i, ndarray) and i.dtype.kind in "iu" for i in index)
 
 
 class GetItem(Function):
@@ -89,7 +104,7 @@ class IndexAdd(Function):
 
     def forward(self, g, shape, index):
         self.index = index
-        out = xp.zeros(shape, dtype=g.dtype)
+        out = xp.zeros(shape, dtype=g.dtype, like=g)
         if _has_int_array(index):
             if not fastpath.add_at_rows(out, index, g):
                 xp.add.at(out, index, g)
@@ -164,7 +179,7 @@ class Pad(Function):
 
 def along_dim(index: Any, dim: int, ndim: int) -> tuple:
     """A full index that picks index[..] along dim and every position on the other dims."""
-    grid = list(xp.ogrid[tuple(slice(n) for n in index.shape)])
+    grid = list(backend.module_of(index).ogrid[tuple(slice(n) for n in index.shape)])
     grid[dim] = index
     return tuple(grid[:ndim])
 
@@ -197,7 +212,7 @@ class Scatter(Function):
 
     def forward(self, a, src, index, dim):
         self.where = along_dim(index, dim, a.ndim)
-        self.written = xp.zeros(a.shape, dtype=bool)
+        self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
         out = a.copy()
         out[self.where] = src[tuple(slice(n) for n in index.shape)] if xp.ndim(src) else src
@@ -238,7 +253,7 @@ class ScatterReduce(Function):
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
         self.index = index
         self.where = along_dim(index, dim, a.ndim)
-        self.written = xp.zeros(a.shape, dtype=bool)
+        self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
         s = src[tuple(slice(n) for n in index.shape)]  # the corner of src as large as index
         out = a.copy()
@@ -252,7 +267,7 @@ class ScatterReduce(Function):
 
     def _count(self, dtype: Any) -> Any:
         """How many values each place of out averages (1 where none: it keeps a)."""
-        count = xp.full(self.written.shape, 1 if self.include_self else 0, dtype=dtype)
+        count = xp.full(self.written.shape, int(self.include_self), dtype=dtype, like=self.written)
         xp.add.at(count, self.where, 1)
         count[count == 0] = 1
         return count
@@ -293,7 +308,7 @@ class ScatterReduce(Function):
         others = ScatterReduce.apply(a_nonzero, s, include_self=self.include_self, **options)
         grad_a = grad * others / a_nonzero
         s_zero = s._array == 0
-        zeros_here = xp.zeros(a.shape, dtype=xp.int64)
+        zeros_here = xp.zeros(a.shape, dtype=xp.int64, like=s_zero)
         xp.add.at(zeros_here, self.where, s_zero)
         single = s_zero & (zeros_here[self.where] == 1)  # the only 0 reduced into its place
         s_one = Where.apply(single, 1.0, s)

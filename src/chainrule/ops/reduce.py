@@ -55,14 +55,14 @@ def _column_major(a, dims):
         and a.shape[0] >= 32
         and a.flags.c_contiguous
     ):
-        return xp.asfortranarray(a)
+        return a.copy(order="F")
     return a
 
 
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
-    return a.max(axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype)
+    return a.max(axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype, like=a)
 
 
 class Sum(Function):
@@ -309,9 +309,9 @@ class Cumprod(Function):
             return ((grad * out).flip(d).cumsum(d).flip(d) / a,)
         x, g = a.transpose(d, -1), grad.transpose(d, -1)  # (..., n): dim d moved last
         n = x.shape[-1]
-        one = xp.eye(n, dtype=bool)  # (i, j): a[i] replaced by 1 in row i
+        one = xp.eye(n, dtype=bool, like=x._array)  # (i, j): a[i] replaced by 1 in row i
         left_out = Where.apply(one, 1.0, x.unsqueeze(-2)).cumprod(-1)  # (..., i, k)
-        after = ~xp.tri(n, n, k=-1, dtype=bool)  # (i, k): k >= i
+        after = ~xp.tri(n, n, k=-1, dtype=bool, like=x._array)  # (i, k): k >= i
         terms = Where.apply(after, left_out * g.unsqueeze(-2), 0.0)  # (..., i, k)
         return (terms.sum(-1).transpose(d, -1),)
 
@@ -331,7 +331,7 @@ class NLLLoss(Function):
         # The target positions: (rows, classes) for the common (N, C) case, where plain
         # indexing is several times faster than NumPy's take/put_along_axis.
         if logp.ndim == 2 and class_dim == 1:
-            self.at = (xp.arange(logp.shape[0]), target)
+            self.at = (xp.arange(logp.shape[0], like=logp), target)
             loss = -logp[self.at]  # (N,)
         else:
             self.at = xp.expand_dims(target, class_dim)  # (N, 1, d1, ...)
@@ -371,7 +371,7 @@ class NLLLoss(Function):
         gradient for an incoming 1."""
         flags = like.flags
         order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
-        onehot = xp.zeros(like.shape, dtype=like.dtype, order=order)
+        onehot = xp.zeros(like.shape, dtype=like.dtype, order=order, like=like)
         w = sign * self._share()
         if isinstance(self.at, tuple):
             onehot[self.at] = w

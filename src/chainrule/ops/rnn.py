@@ -29,7 +29,7 @@ from typing import Any
 
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import errstate, xp
+from ..backend import errstate, ndarray, xp
 from .linalg import Linear
 from .movement import Cat
 
@@ -54,7 +54,7 @@ def _recurrent(w_hh: Any, n: int) -> tuple[Any, Any]:
     """W_hh^T as a row-major copy and a buffer for h @ W_hh^T, (n, G*H): OpenBLAS runs the
     small product of each step on them in 0.6-0.7x the time it takes on the transposed view
     (a float32 step of (32, 256) @ (256, 1024))."""
-    return xp.ascontiguousarray(w_hh.T), xp.empty((n, w_hh.shape[0]), w_hh.dtype)
+    return w_hh.T.copy(order="C"), xp.empty((n, w_hh.shape[0]), w_hh.dtype, like=w_hh)
 
 
 def _bias(b_ih: Any, b_hh: Any) -> Any:
@@ -75,7 +75,7 @@ def _sigmoid_(a: Any) -> Any:
 def _previous(hs: Any, h0: Any, reverse: bool) -> Any:
     """The state each step started from, (L, N, H): h0 at the first step visited, then the
     one before's output. Arrays or Tensors."""
-    if isinstance(hs, xp.ndarray):
+    if isinstance(hs, ndarray):
         parts = [hs[1:], h0[None]] if reverse else [h0[None], hs[:-1]]
         return xp.concatenate(parts)
     parts = [hs[1:], h0.unsqueeze(0)] if reverse else [h0.unsqueeze(0), hs[:-1]]
@@ -206,15 +206,16 @@ class LSTMLayer(Function):
         # All four activations in one tanh: sigmoid(a) = 0.5 + 0.5 * tanh(a / 2), with the
         # sigmoid gates' pre-activations halved through their rows of the weights and
         # biases (exactly: a power of two). Five operations on a step's gates instead of ten.
-        half = xp.ones((4, 1), gates.dtype)  # i, f, g, o
+        half = xp.ones((4, 1), gates.dtype, like=gates)  # i, f, g, o
         half[[0, 1, 3]] = 0.5
         shift = 1.0 - half  # 0.5 for the sigmoids, 0 for g
         gates.reshape(L, N, 4, H)[...] *= half
-        w_hh_t = xp.empty((H, 4 * H), gates.dtype)  # row-major, as _recurrent's
+        w_hh_t = xp.empty((H, 4 * H), gates.dtype, like=gates)  # row-major, as _recurrent's
         xp.multiply(w_hh.T, half.repeat(H), out=w_hh_t)
-        hw = xp.empty((N, 4 * H), gates.dtype)
-        out = xp.empty((L + 1, N, H), dtype=gates.dtype)
-        cs, tanh_cs = xp.empty((L, N, H), gates.dtype), xp.empty((L, N, H), gates.dtype)
+        hw = xp.empty((N, 4 * H), gates.dtype, like=gates)
+        out = xp.empty((L + 1, N, H), dtype=gates.dtype, like=gates)
+        cs = xp.empty((L, N, H), gates.dtype, like=gates)
+        tanh_cs = xp.empty((L, N, H), gates.dtype, like=gates)
         h, c = h0, c0
         for t in _steps(L, reverse):
             a = gates[t]  # (N, 4H): i, f, g, o, the sigmoids' halved
@@ -336,8 +337,8 @@ class GRULayer(Function):
         self.reverse = reverse
         L, N, H = len(x), h0.shape[0], h0.shape[1]
         gates = _input_part(x, w_ih, b_ih)  # (L, N, 3H): r, z, n, then their activations
-        hn = xp.empty((L, N, H), gates.dtype)
-        out = xp.empty((L, N, H), gates.dtype)
+        hn = xp.empty((L, N, H), gates.dtype, like=gates)
+        out = xp.empty((L, N, H), gates.dtype, like=gates)
         w_hh_t, hw = _recurrent(w_hh, N)
         h = h0
         with errstate(over="ignore"):  # exp(-a) -> inf in the sigmoid: 0, as it should

@@ -183,7 +183,7 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self) -> Any:
         return xp.concatenate([
-            xp.zeros(p._array.size, dtype=p.dtype) if p.grad is None
+            xp.zeros(p._array.size, dtype=p.dtype, like=p._array) if p.grad is None
             else p.grad._array.reshape(-1) for p in self._params
         ])  # fmt: skip
 
@@ -347,7 +347,9 @@ class LBFGS(Optimizer):
 def _snapshot(value: Any) -> Any:
     """A state value for state_dict: arrays and NumPy numbers as Tensors (copies), in lists
     as they are held."""
-    if isinstance(value, (xp.ndarray, xp.generic)):
+    if isinstance(value, backend.ndarray):
+        return Tensor._make(value.copy())
+    if isinstance(value, xp.generic):
         return Tensor._make(xp.array(value, copy=True))
     if isinstance(value, Tensor):
         return Tensor._make(value._array.copy())
@@ -361,7 +363,7 @@ def _unpack(value: Any) -> Any:
     if isinstance(value, Tensor):
         arr = value._array.copy()
         return arr[()] if arr.ndim == 0 else arr
-    if isinstance(value, xp.ndarray):
+    if isinstance(value, backend.ndarray):
         return value.copy()[()] if value.ndim == 0 else value.copy()
     if isinstance(value, list):
         return [_unpack(v) for v in value]

@@ -35,7 +35,7 @@ def add_scaled_(p: Any, g: Any, alpha: float) -> None:
         p += alpha * g
         return
     pf, gf = p.reshape(-1), g.reshape(-1)
-    scratch = xp.empty(_BLOCK, dtype=p.dtype)
+    scratch = xp.empty(_BLOCK, dtype=p.dtype, like=p)
     for i in range(0, n, _BLOCK):
         gb = gf[i : i + _BLOCK]
         sb = scratch[: gb.size]
@@ -296,9 +296,9 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         value = value._array
-    elif hasattr(value, "__array__") and not isinstance(value, xp.ndarray):
+    elif hasattr(value, "__array__") and not isinstance(value, backend.ndarray):
         value = xp.asarray(value)  # another framework's tensor: torch.optim's own state_dict()
-    if not isinstance(value, xp.ndarray):
+    if not isinstance(value, backend.ndarray):
         return value
     if value.shape != p.shape:
         raise ValueError(
@@ -306,7 +306,8 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
             f"parameter's shape; got shapes {value.shape} and {p.shape}"
         )
     dtype = p.dtype if value.dtype.kind == "f" else value.dtype
-    return Tensor._make(xp.array(value, dtype=dtype, copy=True))
+    moved = backend.array_like(value, p._array, dtype)  # on the parameter's device, as PyTorch
+    return Tensor._make(moved.copy() if moved is value else moved)
 
 
 def check_number(op: str, what: str, value: Any) -> float:

@@ -49,9 +49,9 @@ def evaluate(
         if recipe.TASK == "regression":
             metric = float(((out.reshape(-1) - y.reshape(-1)) ** 2).mean().item())
         elif recipe.TASK == "binary":
-            metric = float(((out.reshape(-1) > 0).numpy() == (y.reshape(-1).numpy() > 0.5)).mean())
+            metric = float(((out.reshape(-1) > 0) == (y.reshape(-1) > 0.5)).double().mean().item())
         else:
-            metric = float((out.argmax(dim=1).numpy() == y.numpy()).mean())
+            metric = float((out.argmax(dim=1) == y).double().mean().item())
     model.train()
     if world > 1:  # the means over all the examples, from each rank's sums
         sums = cr.tensor([loss * len(y), metric * len(y), len(y)], dtype=cr.float64)
@@ -78,6 +78,11 @@ def train(
     cr.manual_seed(seed)
     x_train, y_train, x_test, y_test = recipe.data(seed, settings)
     model = recipe.model()
+    device = cr.device(settings.get("device") or "cpu")
+    if device.type != "cpu":  # the model and the data there; the batches are drawn there
+        model.to(device)
+        splits = (x_train, y_train, x_test, y_test)
+        x_train, y_train, x_test, y_test = (t.to(device) for t in splits)
     net, sampler = model, None
     dataset = TensorDataset(x_train, y_train)
     if world > 1:
@@ -150,6 +155,9 @@ def train(
     }
     if rank > 0:
         return metrics
+    if device.type != "cpu":  # the model file and the plots are made from the host
+        model.cpu()
+        x_train, y_train = x_train.cpu(), y_train.cpu()
     with outputs(out_dir) as folder:
         write_outputs(folder, metrics, model.state_dict(), quiet)
         if hasattr(recipe, "plot_extra"):
