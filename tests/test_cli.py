@@ -150,3 +150,17 @@ def test_resume_is_refused_for_a_loop_that_keeps_no_checkpoint(tmp_path, capsys)
     assert cli.main(argv) == 2
     assert "trains with a loop of its own, which keeps no checkpoint" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_device_cuda_without_a_gpu_is_refused_before_training(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["train", "moons", "--device", "cuda", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "train --device: chainrule computes on the CPU; got device 'cuda'" in err
+    assert "pip install chainrule[cuda]" in err
+    assert not out.exists()  # nothing trained, nothing written
+
+
+def test_device_is_recorded_and_cpu_is_the_default(tmp_path):
+    assert run(tmp_path, "moons", "--epochs", "1")["settings"]["device"] == "cpu"
+    assert run(tmp_path, "moons", "--epochs", "1", "--device", "cpu")["settings"]["device"] == "cpu"

@@ -313,3 +313,23 @@ def test_cupy_asked_for_where_it_cannot_be_had_says_why() -> None:
     probe = "import chainrule as cr; print(cr.cuda.is_available(), cr.cuda.device_count())"
     result = _run(["-c", probe], "auto")
     assert result.returncode == 0 and result.stdout.split() == ["False", "0"], result.stderr
+
+
+@pytest.mark.parametrize("recipe", ["names", "gpt"])
+def test_a_language_recipe_trains_on_cuda_as_on_the_cpu(tmp_path, recipe) -> None:
+    """A language recipe's own loop with --device cuda (its tensors made on the stand-in's
+    device): the same history and the same model file, byte for byte, as on the CPU; then
+    `chainrule sample` reads the model on the host."""
+    runs = {}
+    for module, device in (("numpy", "cpu"), ("strict", "cuda")):
+        out = tmp_path / module
+        args = ["-m", "chainrule", "train", recipe, "--steps", "3", "--device", device,
+                "--out", str(out), "--quiet"]  # fmt: skip
+        result = _run(args, module)
+        assert result.returncode == 0, result.stderr[-3000:]
+        metrics = json.loads((out / "metrics.json").read_text())
+        assert metrics["settings"]["device"] == ("cpu" if device == "cpu" else "cuda:0")
+        runs[module] = (metrics["history"], (out / "model.safetensors").read_bytes())
+    assert runs["strict"] == runs["numpy"]
+    result = _run(["-m", "chainrule", "sample", str(tmp_path / "strict"), "--num", "2"], "strict")
+    assert result.returncode == 0 and result.stdout.strip(), result.stderr[-2000:]

@@ -105,17 +105,11 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
         settings[key] = getattr(args, key)
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
-    device = getattr(args, "device", None)
-    if device is not None:
-        if hasattr(recipe, "train"):
-            raise recipes.RecipeError(
-                f"train: the {args.recipe} recipe trains with a loop of its own, on the CPU; "
-                f"got --device {device}"
-            )
-        try:
-            settings["device"] = str(backend.resolve_device(device, "train --device"))
-        except (ValueError, TypeError) as e:
-            raise recipes.RecipeError(str(e)) from None
+    try:  # checked now, before any training: CUDA without a GPU is the clear error
+        device = getattr(args, "device", None) or "cpu"
+        settings["device"] = str(backend.resolve_device(device, "train --device"))
+    except (ValueError, TypeError) as e:
+        raise recipes.RecipeError(str(e)) from None
     if getattr(args, "resume", False) or getattr(args, "checkpoint_every", None):
         if hasattr(recipe, "train") and not getattr(recipe, "RESUMES", False):
             raise recipes.RecipeError(
@@ -158,8 +152,12 @@ def cmd_train(args: argparse.Namespace) -> int:
             )
         distributed.init_process_group()  # from here, a rank that fails takes all down
     try:
-        if hasattr(recipe, "train"):
-            metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
+        if hasattr(recipe, "train"):  # a loop of its own: its tensors made on the device
+            backend.set_default_device(settings.get("device"))
+            try:
+                metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
+            finally:
+                backend.set_default_device(None)
         else:
             metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
     except Interrupted as stopped:

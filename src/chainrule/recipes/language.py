@@ -182,7 +182,8 @@ def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> Non
     state_dict), curves.png, and metrics.json (which names the model's configuration, so
     the model can be rebuilt)."""
     with outputs(out_dir) as folder:
-        cr.save(model.state_dict(), os.path.join(folder, "model.safetensors"))
+        state = {k: v.cpu() for k, v in model.state_dict().items()}  # a file for any machine
+        cr.save(state, os.path.join(folder, "model.safetensors"))
         plt = pyplot(quiet)
         if plt is not None:
             plot_steps(plt, metrics, os.path.join(folder, "curves.png"))

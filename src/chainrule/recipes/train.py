@@ -170,6 +170,10 @@ def train(
 CHECKPOINT = "checkpoint.safetensors"
 
 
+def _but_device(settings: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in settings.items() if k != "device"}
+
+
 class Interrupted(Exception):
     """Ctrl-C during training: the step in progress finished and the run was checkpointed."""
 
@@ -207,8 +211,11 @@ class Progress:
                 file=sys.stderr,
             )
             return None
-        state = cr.load(self.path)
-        if state["recipe"] != self.name or state["settings"] != self.settings:
+        # onto this run's device: a run may go on on another device than it began on
+        state = cr.load(self.path, map_location=self.settings.get("device") or "cpu")
+        if state["recipe"] != self.name or _but_device(state["settings"]) != _but_device(
+            self.settings
+        ):
             raise RecipeError(
                 f"train: --resume: {self.path!r} is a run of {state['recipe']} with "
                 f"{state['settings']}; got {self.name} with {self.settings}"
