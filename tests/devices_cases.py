@@ -1,12 +1,14 @@
-"""CPU and CUDA tensors side by side, as PyTorch keeps them, on the strict stand-in (NumPy
-with CuPy's refusals) as the CUDA device. test_strict_backend runs this file under
-``CHAINRULE_ARRAY_BACKEND=strict``; it is not collected by the plain run, where there is no
-CUDA device:
+"""CPU and CUDA tensors side by side, as PyTorch keeps them. test_strict_backend runs this
+file with the strict stand-in (NumPy with CuPy's refusals) as the CUDA device; on a machine
+with a GPU, it runs on CuPy the same way. It is not collected by the plain run, where there
+is no CUDA device:
 
     CHAINRULE_ARRAY_BACKEND=strict python -m pytest -q tests/devices_cases.py
+    CHAINRULE_ARRAY_BACKEND=cupy python -m pytest -q tests/devices_cases.py   # on a GPU
 
-Values are checked against PyTorch on the CPU (the stand-in computes with NumPy, so a CUDA
-result equals the CPU one bit for bit), and every error against PyTorch's wording.
+Values are checked against PyTorch on the CPU and against chainrule on the CPU: on the
+stand-in, which computes with NumPy, a CUDA result equals the CPU one bit for bit; on a GPU,
+to 1e-5 in float32 and 1e-10 in float64. Every error is checked against PyTorch's wording.
 """
 
 from __future__ import annotations
@@ -17,16 +19,26 @@ import torch
 
 import chainrule as cr
 import chainrule.nn.functional as F
-from chainrule import backend, nn, optim, strict
+from chainrule import backend, nn, optim
 
-assert backend.ARRAY_BACKEND == "strict", "run with CHAINRULE_ARRAY_BACKEND=strict"
+assert backend.accelerator is not None, "run with CHAINRULE_ARRAY_BACKEND=strict (or cupy)"
+EXACT = backend.ARRAY_BACKEND == "strict"  # the stand-in computes with NumPy: the same bits
 CUDA = cr.device("cuda", 0)
 CPU = cr.device("cpu")
 SAME_DEVICE = "expected all tensors to be on the same device, but found at least two devices"
 
 
 def on_cuda(t: cr.Tensor) -> bool:
-    return t.is_cuda and t.device == CUDA and type(t._array) is strict.ndarray
+    return t.is_cuda and t.device == CUDA and type(t._array) is backend.accelerator.ndarray
+
+
+def close(a: np.ndarray, b: np.ndarray) -> None:
+    """Equal on the stand-in; within the dtype's tolerance on a GPU."""
+    if EXACT:
+        np.testing.assert_array_equal(a, b)
+    else:
+        tol = 1e-10 if a.dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
 def test_cuda_is_available_and_counted() -> None:
@@ -170,7 +182,7 @@ def test_a_model_moved_to_cuda_trains_as_on_the_cpu(make_opt) -> None:
                    for s in state.values() for t in s.values() if isinstance(t, cr.Tensor))
         runs.append({k: v.cpu().numpy() for k, v in model.state_dict().items()})
     for k in runs[0]:
-        np.testing.assert_array_equal(runs[0][k], runs[1][k])
+        close(runs[0][k], runs[1][k])
     assert cuda_model.cpu() is cuda_model and all(
         t.device == CPU for t in cuda_model.state_dict().values())
 
@@ -207,7 +219,7 @@ def test_saving_moves_to_the_host_and_loading_honours_map_location(tmp_path) -> 
     cpu_model.load_state_dict(loaded)  # copied across devices into the CPU model
     for k, v in cpu_model.state_dict().items():
         assert v.device == CPU
-        np.testing.assert_array_equal(v.numpy(), on_cpu[k].numpy())
+        close(v.numpy(), on_cpu[k].numpy())
     host = tmp_path / "h.safetensors"
     cr.save({"w": cr.ones(2)}, host)
     assert on_cuda(cr.load(host, map_location="cuda")["w"])
@@ -259,3 +271,59 @@ def test_gradients_and_second_order_on_cuda_equal_the_cpus() -> None:
         np.testing.assert_allclose(g.cpu().detach().numpy(), tg.detach().numpy(), rtol=1e-12)
         np.testing.assert_allclose(gg.cpu().numpy(), tgg.numpy(), rtol=1e-12)
         assert g.device == gg.device == cr.device(dev) if dev == "cpu" else on_cuda(gg)
+
+
+def test_a_cuda_model_exports_to_onnx_from_a_host_copy(tmp_path) -> None:
+    pytest.importorskip("onnxruntime")
+    import onnxruntime as ort
+
+    import chainrule.onnx
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).cuda()
+    x = cr.randn(3, 4, device="cuda")
+    chainrule.onnx.export(model, (x,), tmp_path / "m.onnx")
+    session = ort.InferenceSession(str(tmp_path / "m.onnx"))
+    out = session.run(None, {session.get_inputs()[0].name: x.cpu().numpy()})[0]
+    np.testing.assert_allclose(out, model(x).cpu().numpy(), rtol=1e-6, atol=1e-6)
+    assert all(on_cuda(p) for p in model.parameters())  # the model itself stays where it was
+
+
+# -- the op catalog on CUDA against the CPU --------------------------------------------------
+
+from test_ops import NUM, ROWS, Row, _arrays  # noqa: E402 (the catalog, from its test file)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
+def test_the_op_catalog_on_cuda_equals_the_cpu(row: Row, dtype) -> None:
+    """Each row of the op catalog (test_ops.py) on CUDA tensors and on CPU ones: the outputs
+    and, for a random upstream gradient, every input's gradient."""
+    results = []
+    for dev in ("cpu", "cuda"):
+        cr.set_default_device(dev)  # for the constants some rows make (m.tensor(...))
+        try:
+            results.append(_catalog_row(row, dtype, dev))
+        finally:
+            cr.set_default_device(None)
+    assert len(results[0]) == len(results[1])
+    for a, b in zip(*results, strict=True):
+        close(a, b)
+
+
+def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
+    """A row's outputs and gradients on dev, on the host."""
+    xs = [a if a is NUM else cr.tensor(np.asarray(a, dtype=dtype), device=dev,
+                                        requires_grad=row.grad) for a in _arrays(row)]
+    outs = row.fn(cr, *xs)
+    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    assert all(o.device == cr.device(dev) if dev == "cpu" else on_cuda(o) for o in outs)
+    got = [o.cpu().detach().numpy() for o in outs]
+    floats = [o for o in outs if o.requires_grad]
+    if row.grad and floats:
+        rng = np.random.default_rng(1)
+        ups = [cr.tensor(rng.standard_normal(o.shape).astype(o.dtype), device=dev)
+               for o in floats]
+        tensors = [x for x in xs if isinstance(x, cr.Tensor)]
+        grads = cr.autograd.grad(floats, tensors, ups, allow_unused=True)
+        got += [g.cpu().numpy() for g in grads if g is not None]
+    return got

@@ -6,11 +6,11 @@ PyTorch's do (devices_cases.py).
 
 The runs under the strict module are subprocesses (the array module is chosen at import):
 the test files of STRICT_FILES (the op catalog, the layers, the optimizers and more) with
-every tensor made on the stand-in's CUDA device (the strict_device plugin), the device
+every tensor made on the stand-in's CUDA device (the on_cuda plugin), the device
 cases, and the moons recipe through the recipes' code on CUDA (strict_recipe.py). Any test
 file runs on the strict module by hand the same way:
 
-    CHAINRULE_ARRAY_BACKEND=strict PYTHONPATH=tests python -m pytest -q -p strict_device \
+    CHAINRULE_ARRAY_BACKEND=strict PYTHONPATH=tests python -m pytest -q -p on_cuda \
         tests/test_ops.py
 """
 
@@ -37,7 +37,7 @@ def _run(args: list[str], backend: str | None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "CHAINRULE_ARRAY_BACKEND"}
     if backend is not None:
         env["CHAINRULE_ARRAY_BACKEND"] = backend
-    env["PYTHONPATH"] = str(ROOT / "tests")  # the strict_device plugin
+    env["PYTHONPATH"] = str(ROOT / "tests")  # the on_cuda plugin
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
@@ -217,7 +217,7 @@ def test_op_catalog_layers_and_optimizers_run_on_the_strict_module() -> None:
     deselect = [arg for test in STRICT_DESELECTED for arg in ("--deselect", f"tests/{test}")]
     files = [f"tests/{name}" for name in STRICT_FILES]
     args = ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist"]
-    result = _run([*args, "-p", "strict_device", *files, *deselect], "strict")
+    result = _run([*args, "-p", "on_cuda", *files, *deselect], "strict")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert re.search(r"\b\d{4,} passed", result.stdout), result.stdout[-500:]
     found = re.search(r"(\d+) deselected", result.stdout)
@@ -333,3 +333,30 @@ def test_a_language_recipe_trains_on_cuda_as_on_the_cpu(tmp_path, recipe) -> Non
     assert runs["strict"] == runs["numpy"]
     result = _run(["-m", "chainrule", "sample", str(tmp_path / "strict"), "--num", "2"], "strict")
     assert result.returncode == 0 and result.stdout.strip(), result.stderr[-2000:]
+
+
+GPU_STEPS = """
+import sys
+sys.path.insert(0, "benchmarks")
+import torch
+import chainrule as cr
+import cuda_steps
+for name, make in cuda_steps.WORKLOADS.items():
+    ours, theirs = make(cr, "cuda", 4), make(torch, "cpu", 4)
+    for _ in range(2):  # the same step: the same losses, step after step
+        a, b = ours(), theirs()
+        assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (name, a, b)
+"""
+
+
+def test_the_gpu_step_benchmark_runs_on_the_stand_in() -> None:
+    """benchmarks/cuda_steps.py (the GPU figures' script) on the stand-in's CUDA device: its
+    quick mode runs, and each workload computes what PyTorch's does; gpu_check.sh parses."""
+    result = _run(["benchmarks/cuda_steps.py", "--quick", "--device", "cuda"], "strict")
+    assert result.returncode == 0, result.stderr[-3000:]
+    for name in ("mlp", "cnn", "gpt"):
+        assert f"{name} training step, chainrule on cuda" in result.stdout
+    result = _run(["-c", GPU_STEPS], "strict")
+    assert result.returncode == 0, result.stderr[-3000:]
+    check = subprocess.run(["bash", "-n", str(ROOT / "benchmarks" / "gpu_check.sh")])
+    assert check.returncode == 0

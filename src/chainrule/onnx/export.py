@@ -4,6 +4,7 @@ the ``onnx`` package). Each primitive maps to ONNX operators here; composite lay
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -55,6 +56,10 @@ def export(
             f"onnx.export: opset_version must be between {MIN_OPSET} and {latest}; got {opset}"
         )
     inputs = _as_inputs(args)
+    held = model.state_dict(keep_vars=True).values() if hasattr(model, "state_dict") else ()
+    if any(t.is_cuda for t in [*inputs, *held]):
+        # the graph is the same on any device: traced on a copy on the host, which writes it
+        model, inputs = copy.deepcopy(model).cpu(), [t.cpu() for t in inputs]
     steps, outputs = _trace(model, inputs)
     in_names = _names(input_names, len(inputs), "input")
     out_names = _names(output_names, len(outputs), "output")

@@ -1,0 +1,34 @@
+"""A pytest plugin that runs test files with every tensor made on the CUDA device
+(``cr.set_default_device("cuda")``), so that they exercise every op on device arrays: on
+the strict stand-in, as test_strict_backend runs them::
+
+    CHAINRULE_ARRAY_BACKEND=strict PYTHONPATH=tests python -m pytest -p on_cuda tests/...
+
+or on a GPU with ``CHAINRULE_ARRAY_BACKEND=cupy``. The files compare results on the host
+through ``numpy()``, which PyTorch (and chainrule) refuse for a CUDA tensor; here it copies,
+as ``numpy(force=True)`` does. Nothing else changes: the library itself never calls it on a
+hot path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chainrule as cr
+from chainrule import backend
+from chainrule.tensor import Tensor
+
+assert backend.accelerator is not None, "on_cuda needs a CUDA device: CuPy, or the stand-in"
+cr.set_default_device("cuda")
+
+
+def _numpy(self: Tensor, *, force: bool = False) -> Any:
+    return backend.to_host(self._array)
+
+
+def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
+    arr = backend.to_host(self._array)
+    return arr if dtype is None else arr.astype(dtype)
+
+
+Tensor.numpy = _numpy  # type: ignore[method-assign]
+Tensor.__array__ = _array  # type: ignore[method-assign]
