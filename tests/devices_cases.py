@@ -327,3 +327,33 @@ def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
         grads = cr.autograd.grad(floats, tensors, ups, allow_unused=True)
         got += [g.cpu().numpy() for g in grads if g is not None]
     return got
+
+
+def test_a_monitor_watches_a_cuda_model_as_a_cpu_one() -> None:
+    """The Monitor's statistics are taken on the host: the same series for the same model
+    trained on either device."""
+    series = []
+    for dev in ("cpu", "cuda"):
+        cr.manual_seed(0)
+        model = _mlp().to(dev)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        monitor = cr.viz.Monitor(model, opt)
+        x, y = cr.randn(8, 4).to(dev), cr.tensor([0, 1, 2, 0, 1, 2, 0, 1]).to(dev)
+        for _ in range(3):
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        series.append(monitor.to_dict())
+        monitor.remove()
+    assert series[0].keys() == series[1].keys() and series[0]["layers"]
+    if EXACT:
+        assert series[0] == series[1]
+
+
+def test_data_assignment_moves_and_data_ptr_follows_views() -> None:
+    p = nn.Parameter(cr.ones(3))
+    p.data = p.data.cuda()  # the old idiom for moving a parameter, as PyTorch allows it
+    assert on_cuda(p) and p.requires_grad
+    x = cr.arange(6.0, device="cuda")
+    assert x[2:].data_ptr() == x.data_ptr() + 2 * x.element_size()

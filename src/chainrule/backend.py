@@ -269,6 +269,16 @@ def writeable(arr: Any) -> bool:
     return all(s != 0 or n < 2 for s, n in zip(arr.strides, arr.shape, strict=True))
 
 
+def data_ptr(arr: Any) -> int:
+    """The address of an array's first element: in host memory for NumPy's, in the GPU's
+    for CuPy's (the stand-in's, its NumPy array's)."""
+    if type(arr) is np.ndarray:
+        return int(arr.__array_interface__["data"][0])
+    if ARRAY_BACKEND == "strict":
+        return int(arr._a.__array_interface__["data"][0])
+    return int(arr.data.ptr)
+
+
 def strided_view(arr: Any, shape: tuple, strides: tuple) -> Any:
     """A read-only view of ``arr`` with the given shape and strides (windows over it), by
     the array's own module (NumPy's as_strided dispatches on nothing); read-only where the

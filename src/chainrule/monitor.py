@@ -1,7 +1,9 @@
 """The Monitor: what happens inside training, layer by layer (activations, the gradients of
 the layers' outputs, each parameter's gradient and update against its size), recorded
 through module, tensor and optimizer hooks, and shown as courses draw it by hand (plot), in
-words (summary) or as JSON. A chainrule.scalar.nn MLP is recorded through its own layers."""
+words (summary) or as JSON. A chainrule.scalar.nn MLP is recorded through its own layers.
+The statistics are taken on the host: a model on a CUDA device has what a recorded step
+reads copied there (``numpy(force=True)``), which steps not recorded never pay."""
 
 from __future__ import annotations
 
@@ -272,14 +274,14 @@ class Monitor:
                 return
             series = self._layer(name, kind, bounds, dead)
             i = self._slot(series, self._step)
-            self._activation(series, i, t.numpy(), bounds)
+            self._activation(series, i, t.numpy(force=True), bounds)
             calls[0] += 1
             if t.requires_grad and is_grad_enabled():
                 t.register_hook(lambda g, call=calls[0]: gradient(series, i, g, call))
 
         def gradient(series: dict, i: int, g: Tensor, call: int) -> None:
             if call == calls[0]:  # the gradient of the call whose activation was recorded
-                self._gradient(series, i, g.numpy())
+                self._gradient(series, i, g.numpy(force=True))
 
         return hook
 
@@ -363,7 +365,8 @@ class Monitor:
         """A parameter's sampled data (a copy) and gradient (None if it has none)."""
         p = self._named[name]
         if isinstance(p, Tensor):
-            grad = None if p.grad is None else self._param_sample(p.grad.numpy(), copy=True)
+            g = p.grad
+            grad = None if g is None else self._param_sample(g.numpy(force=True), copy=True)
             return self._data(name), grad
         values = [v for row in p for v in (row if isinstance(row, list) else [row])]
         return (
@@ -382,7 +385,7 @@ class Monitor:
         without its gradient."""
         p = self._named[name]
         if isinstance(p, Tensor):
-            return self._param_sample(p.numpy(), copy=copy)
+            return self._param_sample(p.numpy(force=True), copy=copy)
         return self._values(name)[0]
 
     def _snapshot(self) -> None:

@@ -628,8 +628,9 @@ class Tensor:
         return int(self._array.size)
 
     def data_ptr(self) -> int:
-        """The address of the first element of the tensor's array."""
-        return int(self._array.__array_interface__["data"][0])
+        """The address of the first element of the tensor's array (in the GPU's memory for a
+        CUDA tensor)."""
+        return backend.data_ptr(self._array)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
