@@ -75,23 +75,7 @@ def _step(lib: Any, model: Any, opt: Any, x: Any, y: Any) -> Any:
 
 def gpt_step_fn(lib: Any, device: str, batch: int = 32) -> Any:
     x, y = gpt_step.batch(batch)
-    gpt = gpt_step.nanogpt.build(lib, lib.nn, lib.nn.functional).GPT
-    model = gpt(gpt_step.CONFIG)
-    shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    model.load_state_dict({k: lib.tensor(w) for k, w in gpt_step.init_weights(shapes).items()})
-    model.to(device)
-    kind = "cuda" if "cuda" in str(device) else "cpu"
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), kind)
-    xt, yt = lib.tensor(x).to(device), lib.tensor(y).to(device)
-
-    def step() -> float:
-        _, loss = model(xt, yt)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    return step
+    return gpt_step.model_step_fn(lib, x, y, device)
 
 
 WORKLOADS = {"mlp": mlp_step, "cnn": cnn_step, "gpt": gpt_step_fn}

@@ -48,15 +48,18 @@ def batch(size: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
     return data[:, :-1].copy(), data[:, 1:].copy()
 
 
-def model_step_fn(lib: Any, x: np.ndarray, y: np.ndarray):
-    """nanoGPT's model in ``lib`` (chainrule or torch) with init_weights' weights, and one
-    AdamW training step of it on (x, y), as nanoGPT's train.py takes it."""
+def model_step_fn(lib: Any, x: np.ndarray, y: np.ndarray, device: str = "cpu"):
+    """nanoGPT's model in ``lib`` (chainrule or torch) with init_weights' weights, on
+    ``device``, and one AdamW training step of it on (x, y), as nanoGPT's train.py takes
+    it."""
     GPT = nanogpt.build(lib, lib.nn, lib.nn.functional).GPT
     model = GPT(CONFIG)
     shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     model.load_state_dict({k: lib.tensor(w) for k, w in init_weights(shapes).items()})
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
-    xt, yt = lib.tensor(x), lib.tensor(y)
+    model.to(device)
+    kind = "cuda" if "cuda" in str(device) else "cpu"
+    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), kind)
+    xt, yt = lib.tensor(x).to(device), lib.tensor(y).to(device)
 
     def step() -> float:
         _, loss = model(xt, yt)
