@@ -132,12 +132,25 @@ class Function:
 
 ACCELERATED = backend.ACCELERATED  # whether arrays may live on two devices in this process
 _HOST = backend.host.ndarray
+_ACCEL = None if backend.accelerator is None else backend.accelerator.ndarray
+_ONE_GPU = backend.cuda_count() <= 1  # then CUDA arrays of one module share one device
 
 
 def _same_device(op: str, arrays: list, inputs: tuple) -> list:
     """An op's input arrays, checked to be on one device, as PyTorch checks them: a 0-d CPU
     tensor beside CUDA ones on one GPU is a number, and moved (as PyTorch allows); anything
     else on two devices is PyTorch's error, naming the op, the devices and the shapes."""
+    first = None  # the common case first, in one loop: every array of one module
+    for a in arrays:
+        t = type(a)
+        if t is _HOST or t is _ACCEL:
+            if first is None:
+                first = t
+            elif t is not first:
+                break
+    else:
+        if first is not _ACCEL or _ONE_GPU:
+            return arrays
     arrs = [a for a in arrays if isinstance(a, backend.ndarray)]
     devs = {backend.device_of(a) for a in arrs}
     if len(devs) < 2:
