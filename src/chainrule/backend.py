@@ -20,6 +20,10 @@ The accelerator is chosen when chainrule is imported, by ``CHAINRULE_ARRAY_BACKE
 - ``strict``: the strict stand-in of chainrule.strict (NumPy with CuPy's refusals) as the
   CUDA device, so that tests on a machine without a GPU show that nothing converts to the
   host implicitly and that CPU and CUDA tensors are kept apart as PyTorch keeps them.
+
+Arrays made beside a CUDA array are made on CuPy's current device: a process computes on
+one GPU, its current one (``cr.cuda.set_device(N)``), as data-parallel jobs run one GPU per
+process; tensors move between GPUs with ``to("cuda:N")``.
 """
 
 from __future__ import annotations
