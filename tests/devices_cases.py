@@ -357,3 +357,11 @@ def test_data_assignment_moves_and_data_ptr_follows_views() -> None:
     assert on_cuda(p) and p.requires_grad
     x = cr.arange(6.0, device="cuda")
     assert x[2:].data_ptr() == x.data_ptr() + 2 * x.element_size()
+
+
+def test_tensor_of_a_tensor_copies_it_on_its_device() -> None:
+    x = cr.ones(2, device="cuda")
+    for t in (cr.tensor(x), cr.as_tensor(x), x.clone(), x.detach(), x.new_tensor([1.0])):
+        assert on_cuda(t)
+    assert cr.tensor(x, device="cpu").device == CPU
+    assert cr.tensor(x) is not x and cr.as_tensor(x) is x

@@ -35,7 +35,8 @@ def tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     dev = _device(device, pin_memory, "tensor")
-    if isinstance(data, Tensor):
+    if isinstance(data, Tensor):  # a copy, on the tensor's own device unless one is given
+        dev = data.device if device is None else dev
         data = data._array
     return _make_new(backend.to_array(data, dtype, dev), requires_grad)
 
