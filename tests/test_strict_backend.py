@@ -360,3 +360,14 @@ def test_the_gpu_step_benchmark_runs_on_the_stand_in() -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     check = subprocess.run(["bash", "-n", str(ROOT / "benchmarks" / "gpu_check.sh")])
     assert check.returncode == 0
+
+
+def test_a_pytorch_program_takes_its_cuda_branch_on_the_stand_in() -> None:
+    """tests/programs/gpt.py picks ``"cuda" if torch.cuda.is_available() else "cpu"``: on
+    the stand-in, chainrule's run takes CUDA (model.to(device), batches, torch.load with
+    map_location=device, sampling) while torch's takes the CPU, and their losses agree."""
+    test = "tests/test_pytorch_programs.py::test_gpt_trains_checkpoints_and_samples"
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", test]
+    result = _run(args, "strict")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "1 passed" in result.stdout
