@@ -1,9 +1,10 @@
 """A strict stand-in for a GPU array module: NumPy underneath, CuPy's rules on top, so that a
 machine without a GPU can show that chainrule never reaches host memory unawares.
 
-With ``CHAINRULE_ARRAY_BACKEND=strict`` set before chainrule is imported, the backend's ``xp``
-is this module's :data:`module` and every tensor holds an :class:`ndarray` of it. Where CuPy
-differs from NumPy, this module does as CuPy does:
+With ``CHAINRULE_ARRAY_BACKEND=strict`` set before chainrule is imported, this module's
+:data:`module` is the backend's accelerator: a CUDA tensor (``device="cuda"``) holds an
+:class:`ndarray` of it, beside CPU tensors holding NumPy's. Where CuPy differs from NumPy,
+this module does as CuPy does:
 
 - no implicit conversion to NumPy: ``numpy.asarray(a)`` (``__array__``) raises TypeError;
   the host is reached with ``a.get()`` or ``asnumpy(a)``, explicitly;
@@ -490,7 +491,7 @@ def _function(fn: Any) -> Any:
     return function
 
 
-# The module a backend's ``xp`` is under CHAINRULE_ARRAY_BACKEND=strict.
+# The backend's accelerator (the CUDA device's array module) under CHAINRULE_ARRAY_BACKEND=strict.
 module = _Namespace(
     "chainrule.strict.module",
     np,
