@@ -146,6 +146,17 @@ def resolve_device(dev: Any, op: str) -> device:
     return device("cuda", index)
 
 
+def cuda_device(dev: Any, op: str) -> device:
+    """The GPU a ``.cuda(device)`` call names: the first by default, an index, 'cuda:N' or
+    a cr.device; any other type of device is refused."""
+    if dev is None or (isinstance(dev, int) and not isinstance(dev, bool)):
+        dev = "cuda" if dev is None else f"cuda:{dev}"
+    found = resolve_device(dev, op)
+    if found.type != "cuda":
+        raise ValueError(f"{op}: expected a CUDA device; got {str(found)!r}")
+    return found
+
+
 def no_pinning(pin_memory: bool, op: str) -> None:
     """A factory's ``pin_memory``: pinned memory serves copies to a CUDA device, so without
     one it is the CUDA error; with one, host arrays are copied as they are (CuPy uploads

@@ -68,12 +68,7 @@ def synchronize(device: Any = None) -> None:
 def _index(device: Any, op: str) -> int:
     if device is None:
         return current_device()
-    if isinstance(device, int) and not isinstance(device, bool):
-        device = f"cuda:{device}"
-    dev = backend.resolve_device(device, op)
-    if dev.type != "cuda":
-        raise ValueError(f"{op}: expected a CUDA device; got {str(dev)!r}")
-    return int(dev.index or 0)
+    return int(backend.cuda_device(device, op).index or 0)
 
 
 def current_device() -> int:

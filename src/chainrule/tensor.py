@@ -588,13 +588,7 @@ class Tensor:
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
         """The tensor on a CUDA device (``device``: an index, 'cuda:N' or a cr.device; the
         first GPU by default): itself if it is there, else a copy (differentiable)."""
-        if device is None:
-            device = "cuda"
-        elif isinstance(device, int) and not isinstance(device, bool):
-            device = f"cuda:{device}"
-        dev = resolve_device(device, "cuda")
-        if dev.type != "cuda":
-            raise ValueError(f"cuda: expected a CUDA device; got {str(dev)!r}")
+        dev = backend.cuda_device(device, "cuda")
         return self if self.device == dev else movement.ToDevice.apply(self, device=dev)
 
     def pin_memory(self, device: Any = None) -> Tensor:

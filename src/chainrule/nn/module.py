@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import backend
-from ..arguments import resolve_device, to_args
+from ..arguments import to_args
 from ..autograd.engine import clear_grad
 from ..autograd.function import counter
 from ..autograd.hooks import RemovableHandle
@@ -373,12 +373,7 @@ class Module:
     def cuda(self, device: Any = None) -> Module:
         """The module with its parameters and buffers on a CUDA device (an index, 'cuda:N'
         or a cr.device; the first GPU by default), in place."""
-        if device is None or (isinstance(device, int) and not isinstance(device, bool)):
-            device = "cuda" if device is None else f"cuda:{device}"
-        dev = resolve_device(device, "cuda")
-        if dev.type != "cuda":
-            raise ValueError(f"cuda: expected a CUDA device; got {str(dev)!r}")
-        return self.to(dev)
+        return self.to(backend.cuda_device(device, "cuda"))
 
     def half(self) -> Module:
         return self.to(backend.float16)
