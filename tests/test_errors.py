@@ -777,3 +777,26 @@ def test_regression_save_into_a_missing_folder_names_it(tmp_path) -> None:
     ):
         cr.save({"w": cr.ones(2)}, path)
     assert list(tmp_path.iterdir()) == []
+
+
+SILENT = """
+import numpy as np
+import chainrule as cr
+x = cr.tensor([0.0, 1.0, -1.0], requires_grad=True)
+y = x.log() + (1 / x) + x.sqrt() + (x * 1e30).exp()  # inf and NaN on purpose, as in torch
+y.sum().backward()
+np.log(np.zeros(1))  # the user's own NumPy code: its warning is kept
+"""
+
+
+def test_ops_making_inf_or_nan_are_silent_as_pytorchs_but_not_the_users_numpy() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", SILENT], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(warned) == 1 and "<string>:7" in warned[0], result.stderr  # the np.log line
+    strict = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", SILENT],
+                            capture_output=True, text=True)  # fmt: skip
+    assert strict.returncode != 0 and "log: divide by zero encountered in log" in strict.stderr

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -87,6 +88,13 @@ moved_types: Any = () if accelerator is None else np.ndarray
 # computation that makes inf or NaN on purpose. CuPy has none (it never warns), and NumPy's
 # does nothing to CuPy's kernels, so this one context serves every device.
 errstate = np.errstate
+
+# NumPy warns where a float op makes inf or NaN (log(0), 1/0, exp overflow); PyTorch makes
+# the same values silently, and so do chainrule's ops: the RuntimeWarnings raised from its
+# own modules are ignored. The filter is appended, so one the user gives first
+# (python -W error::RuntimeWarning, to find where a NaN starts) still applies; NumPy code of
+# the user's own keeps its warnings.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)", append=True)
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
