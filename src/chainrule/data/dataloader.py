@@ -140,8 +140,9 @@ class DataLoader:
     turns batching off: each sample comes alone, through ``collate_fn`` if given, else
     ``default_convert``. An IterableDataset is read in its own order, ``batch_size``
     samples at a time; it takes no shuffle, sampler or batch_sampler, and has a length only
-    if it defines one. ``pin_memory=True`` has nothing to pin on the CPU: it warns, as
-    PyTorch does on a machine without an accelerator, and batches stay in ordinary memory.
+    if it defines one. ``pin_memory=True`` pins nothing: it warns (as PyTorch does on a
+    machine without an accelerator), and batches stay in ordinary memory, copied to a GPU
+    from there where there is one.
 
     ``num_workers=0`` loads every batch in this process. ``num_workers > 0`` loads them in
     that many worker processes (worker.py), as PyTorch does: started from
@@ -244,11 +245,14 @@ class DataLoader:
         self.shuffle = shuffle
         self.sampler, self.batch_sampler = sampler, batch_sampler
         if pin_memory:
+            why = (
+                "chainrule does not pin host memory, so batches stay in ordinary memory and "
+                "are copied to the GPU from there"
+                if backend.ACCELERATED
+                else "chainrule computes on the CPU, so batches stay in ordinary memory"
+            )
             warnings.warn(
-                "DataLoader: pin_memory=True has nothing to pin: chainrule computes on the "
-                "CPU, so batches stay in ordinary memory",
-                UserWarning,
-                stacklevel=2,
+                f"DataLoader: pin_memory=True has nothing to pin: {why}", UserWarning, stacklevel=2
             )
         self.num_workers, self.pin_memory = num_workers, pin_memory
         self.timeout, self.worker_init_fn = timeout, worker_init_fn
