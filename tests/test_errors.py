@@ -800,3 +800,20 @@ def test_ops_making_inf_or_nan_are_silent_as_pytorchs_but_not_the_users_numpy() 
     strict = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", SILENT],
                             capture_output=True, text=True)  # fmt: skip
     assert strict.returncode != 0 and "log: divide by zero encountered in log" in strict.stderr
+
+
+def test_backward_through_floor_divide_fails_as_pytorchs() -> None:
+    """floor_divide has no derivative in PyTorch: backward through it raises there, and
+    here, rather than leave its share of the gradient out silently."""
+    import torch
+
+    ours, theirs = cr.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    assert (ours // 2).requires_grad == (theirs // 2).requires_grad is True
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        ((theirs // 2) * theirs).sum().backward()
+    with pytest.raises(RuntimeError, match="floor_divide: the derivative is not implemented"):
+        ((ours // 2) * ours).sum().backward()
+    detached = (ours.detach() // 2) * ours  # the way out: no gradient through the quotient
+    detached.sum().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), [0.0, 0.0])
+    assert (cr.tensor([7, -7]) // 2).tolist() == [3, -4] and (7 // cr.tensor(2)).item() == 3

@@ -1870,13 +1870,14 @@ def _floating(t: Tensor) -> Tensor:
 
 
 def _floor_divide(a: Any, b: Any) -> Tensor:
-    """a // b rounded toward minus infinity, as PyTorch's floor_divide; off the graph, as
-    PyTorch has no gradient for it."""
-    x, y = (t._array if isinstance(t, Tensor) else t for t in _pair(a, b, "floor_divide"))
-    if xp.result_type(x, y).kind in "biu" and not xp.all(y):
+    """a // b rounded toward minus infinity, as PyTorch's floor_divide. It has no gradient,
+    as in PyTorch: on a tensor that requires grad it is recorded, and backward through it
+    is PyTorch's error (not a gradient silently left out)."""
+    x, y = _pair(a, b, "floor_divide")
+    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
+    if xp.result_type(xa, ya).kind in "biu" and not xp.all(ya):
         raise RuntimeError("floor_divide: integer division by zero")
-    with backend.errstate(divide="ignore", invalid="ignore"):  # float x / 0 is inf or NaN
-        return Tensor._make(xp.floor_divide(x, y))
+    return elementwise.FloorDivide.apply(x, y)
 
 
 def _remainder(a: Any, b: Any) -> Tensor:
@@ -1889,11 +1890,12 @@ def _remainder(a: Any, b: Any) -> Tensor:
     with backend.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
+        quotient = xp.floor_divide(x, y)
     if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)):
         return Tensor._make(value)
-    # the gradient is that of a - floor(a / b) * b; the value is PyTorch's (the composite may
-    # differ in the last bit): a constant makes it so
-    out = a - _floor_divide(a, b) * b
+    # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
+    # PyTorch's (the composite may differ in the last bit): a constant makes it so
+    out = a - Tensor._make(backend.array_of(quotient)) * b
     return out + Tensor._make(value - out._array)
 
 

@@ -26,6 +26,26 @@ class Add(Function):
         return grad, grad
 
 
+class FloorDivide(Function):
+    """out = floor(a / b), rounded toward minus infinity (float a / 0 is inf or NaN)"""
+
+    rule = "none: PyTorch defines no derivative for floor_divide, and backward through it fails"
+    saves_inputs = False
+
+    def forward(self, a: Any, b: Any) -> Any:
+        with errstate(divide="ignore", invalid="ignore"):
+            return xp.floor_divide(a, b)
+
+    def backward(self, grad, out):
+        raise RuntimeError(
+            f"floor_divide: the derivative is not implemented (PyTorch has none either); got "
+            f"a gradient of shape {tuple(grad.shape)} to pass back; where none should flow, "
+            "detach first (a.detach() // b)"
+        )
+
+    backward_arrays = backward
+
+
 class Sub(Function):
     """out = a - b  (a primitive rather than a + (-b): one node, not two, on a hot path)"""
 
