@@ -88,6 +88,10 @@ def test_rng_state_round_trips_as_in_torch() -> None:
     assert cr.rand(4).tolist() == first and state.dtype == cr.uint8
     g = cr.Generator().manual_seed(1)
     saved = g.get_state()
+    assert isinstance(saved, cr.Tensor) and saved.dtype == cr.uint8 and saved.device.type == "cpu"
+    import torch
+
+    assert type(torch.Generator().get_state()) is torch.Tensor  # as PyTorch's: a ByteTensor
     draws = cr.randn(3, generator=g).tolist()
     assert g.set_state(saved) is g and cr.randn(3, generator=g).tolist() == draws
     order = cr.randperm(10, generator=g.set_state(saved)).tolist()

@@ -505,10 +505,12 @@ class Generator:
     def initial_seed(self) -> int:
         return self._initial
 
-    def get_state(self) -> np.ndarray:
-        """The generator's whole state as a uint8 array (PyTorch's ByteTensor of state):
+    def get_state(self) -> Any:
+        """The generator's whole state as a uint8 CPU tensor (PyTorch's ByteTensor of state):
         ``set_state`` of it later makes the same draws from there on, as for resuming."""
-        return encode_state(self.rng)
+        from .tensor import Tensor  # a tensor of the state (backend is below tensor.py)
+
+        return Tensor._make(encode_state(self.rng))
 
     def set_state(self, new_state: Any) -> Generator:
         decode_state(self.rng, new_state, "Generator.set_state")
@@ -549,7 +551,8 @@ def decode_state(rng: np.random.Generator, state: Any, op: str) -> None:
     """Put a state that encode_state made (an array or a Tensor of it) back into ``rng``."""
     import json
 
-    arr = to_host(state) if isinstance(state, ndarray) else np.asarray(state)
+    arr = getattr(state, "_array", state)  # a Tensor's array, on whichever device
+    arr = to_host(arr) if isinstance(arr, ndarray) else np.asarray(arr)
     try:
         decoded = json.loads(arr.astype(np.uint8).tobytes().decode("ascii"))
         rng.bit_generator.state = decoded

@@ -325,7 +325,7 @@ def eye(
 def get_rng_state() -> Tensor:
     """The global generator's whole state as a uint8 tensor (as torch.get_rng_state);
     ``set_rng_state`` of it makes the same draws again from that point."""
-    return Tensor._make(backend.from_host(backend.default_generator.get_state(), backend.CPU))
+    return backend.default_generator.get_state()
 
 
 def set_rng_state(new_state: Any) -> None:
