@@ -189,11 +189,6 @@ def module_of(arr: Any) -> Any:
     return np if type(arr) is np.ndarray else accelerator
 
 
-def module_for(dev: device) -> Any:
-    """The array module of a device: NumPy for the CPU, the accelerator for CUDA."""
-    return np if dev.type == "cpu" else accelerator
-
-
 def _on(dev: device) -> Any:
     """The context that makes ``dev`` CuPy's current device, for allocations there."""
     if dev.index and ARRAY_BACKEND != "strict":
@@ -261,8 +256,7 @@ def array_like(x: Any, ref: Any, dtype: Any = None) -> Any:
     moves a CPU index or mask to a CUDA tensor's device)."""
     if type(x) is type(ref):
         return x if dtype is None else x.astype(dtype, copy=False)
-    if isinstance(x, ndarray):
-        x = to_host(x) if type(ref) is np.ndarray else x
+    if isinstance(x, ndarray):  # an array of the other device
         return to_device(x if dtype is None else x.astype(dtype), device_of(ref))
     return from_host(np.asarray(x, dtype=dtype), ref)
 

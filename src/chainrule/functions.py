@@ -58,6 +58,25 @@ def _float(dtype: Any) -> Any:
     return backend.as_dtype(dtype) or backend.default_float
 
 
+def _filled(
+    make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, pin: bool, op: str
+) -> Tensor:
+    """zeros, ones or empty (``make``, NumPy's, made beside an array of the device)."""
+    like = backend.like(_device(device, pin, op))
+    return _make_new(make(size_arg(size, op), dtype=_float(dtype), like=like), requires_grad)
+
+
+def _drawn(
+    draw: str, size: tuple, generator: Any, dtype: Any, device: Any, requires_grad: bool,
+    pin: bool, op: str,
+) -> Tensor:
+    """rand or randn: the generator's ``draw`` (random, standard_normal) on the host, moved
+    to the device."""
+    dev = _device(device, pin, op)
+    values = getattr(backend.generator(generator, op), draw)(size_arg(size, op))
+    return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
+
+
 def zeros(
     *size: Any,
     dtype: Any = None,
@@ -65,9 +84,7 @@ def zeros(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "zeros"))
-    arr = backend.xp.zeros(size_arg(size, "zeros"), dtype=_float(dtype), like=like)
-    return _make_new(arr, requires_grad)
+    return _filled(backend.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
 
 
 def ones(
@@ -77,9 +94,7 @@ def ones(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "ones"))
-    arr = backend.xp.ones(size_arg(size, "ones"), dtype=_float(dtype), like=like)
-    return _make_new(arr, requires_grad)
+    return _filled(backend.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
 
 
 def empty(
@@ -89,9 +104,7 @@ def empty(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "empty"))
-    arr = backend.xp.empty(size_arg(size, "empty"), dtype=_float(dtype), like=like)
-    return _make_new(arr, requires_grad)
+    return _filled(backend.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
 
 
 def full(
@@ -121,10 +134,7 @@ def rand(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    dev = _device(device, pin_memory, "rand")
-    rng = backend.generator(generator, "rand")
-    values = rng.random(size_arg(size, "rand")).astype(_float(dtype))
-    return _make_new(backend.from_host(values, dev), requires_grad)
+    return _drawn("random", size, generator, dtype, device, requires_grad, pin_memory, "rand")
 
 
 def randn(
@@ -135,10 +145,8 @@ def randn(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    dev = _device(device, pin_memory, "randn")
-    rng = backend.generator(generator, "randn")
-    values = rng.standard_normal(size_arg(size, "randn")).astype(_float(dtype))
-    return _make_new(backend.from_host(values, dev), requires_grad)
+    draw = "standard_normal"
+    return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
 
 
 def normal(

@@ -13,7 +13,6 @@ from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
 xp = backend.xp
-_ARRAYS = backend.ndarray
 
 
 # -- shared checks ------------------------------------------------------------------------
@@ -289,7 +288,7 @@ def cross_entropy(
     c = x.shape[class_dim]
     t_dtype = (
         target.dtype
-        if isinstance(target, (Tensor, *_ARRAYS))
+        if isinstance(target, (Tensor, backend.ndarray))
         else backend.host.asarray(target).dtype
     )
     if t_dtype.kind == "f":
