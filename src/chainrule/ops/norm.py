@@ -17,6 +17,13 @@ from ..autograd.function import Function
 from ..backend import xp
 
 
+def _row_sums(rows):
+    """(M, 1) sums of the rows of an (M, n) array, as a product with ones: BLAS's product
+    runs 4-5x faster than NumPy's reduction along short rows ((2048, 128) float32: 20
+    against 94 us)."""
+    return (rows @ xp.ones(rows.shape[1], rows.dtype, like=rows))[:, None]
+
+
 class LayerNorm(Function):
     """out = (x - mean) / sqrt(var + eps) * weight + bias over x's last ``k`` dims (the
     variance biased, as PyTorch's), weight and bias of those dims' shape, or None;
@@ -38,7 +45,8 @@ class LayerNorm(Function):
         n = math.prod(x.shape[x.ndim - k :])
         work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
         rows = x.reshape(-1, n).astype(work, copy=False)  # (M, n)
-        mean = rows.mean(axis=1, keepdims=True)
+        mean = _row_sums(rows)
+        mean /= n
         xhat = rows - mean
         var = xp.einsum("ij,ij->i", xhat, xhat)[:, None]  # sum of squares, no temporary
         var /= n
@@ -62,12 +70,15 @@ class LayerNorm(Function):
         gx = gw = gb = None
         if need_w:
             gw = xp.einsum("ij,ij->j", g, xhat).reshape(weight.shape).astype(weight.dtype)
-        if need_b:
-            gb = g.sum(axis=0).reshape(bias.shape).astype(bias.dtype)
+        if need_b:  # the column sums, as a product with ones
+            ones = xp.ones(g.shape[0], g.dtype, like=g)
+            gb = (ones @ g).reshape(bias.shape).astype(bias.dtype)
         if need_x:
             gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
             dot = xp.einsum("ij,ij->i", gh, xhat)[:, None]  # sum(gh * xhat) per row
-            gh -= gh.mean(axis=1, keepdims=True)
+            gh_mean = _row_sums(gh)
+            gh_mean /= n
+            gh -= gh_mean
             dot /= n
             gh -= xhat * dot
             gh *= self.rstd
