@@ -494,9 +494,11 @@ _ERFCX_TAIL = (
 
 
 def _horner(coefs: tuple[float, ...], y: Any) -> Any:
-    """sum_k coefs[k] y**k, in place on one buffer."""
-    out = xp.full_like(y, coefs[-1])
-    for c in coefs[-2::-1]:
+    """sum_k coefs[k] y**k (two coefficients or more) by Horner's rule, in place on one
+    fresh buffer."""
+    out = y * coefs[-1]
+    out += coefs[-2]
+    for c in coefs[-3::-1]:
         out *= y
         out += c
     return out
@@ -525,18 +527,9 @@ def _erf_narrow(x: Any) -> Any:
     """erf of a float64 array (a fresh one, which it writes over) to single precision."""
     xp.clip(x, -4.0, 4.0, out=x)
     t = x * x
-    num = t * _ERF_NUM[-1]
-    num += _ERF_NUM[-2]
-    for c in _ERF_NUM[-3::-1]:
-        num *= t
-        num += c
-    den = t * _ERF_DEN[-1]
-    den += _ERF_DEN[-2]
-    for c in _ERF_DEN[-3::-1]:
-        den *= t
-        den += c
+    num = _horner(_ERF_NUM, t)
     num *= x
-    num /= den
+    num /= _horner(_ERF_DEN, t)
     return num
 
 
@@ -618,11 +611,7 @@ def _gelu_narrow(x: Any, out: Any, slope: Any) -> None:
     t *= _PHI_T
     t += 1.0
     xp.reciprocal(t, out=t)
-    tail = t * _PHI_TAIL[-1]
-    tail += _PHI_TAIL[-2]
-    for c in _PHI_TAIL[-3::-1]:
-        tail *= t
-        tail += c
+    tail = _horner(_PHI_TAIL, t)
     tail *= t
     density = x * x  # exp(-x^2 / 2) = exp(-u^2)
     density *= -0.5
