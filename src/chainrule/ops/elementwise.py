@@ -660,12 +660,14 @@ class Gelu(Function):
         flat = a.reshape(-1)
         out = xp.empty(flat.shape, dtype, like=a)
         saved = xp.empty(flat.shape, dtype, like=a)
+        if approximate == "none" and dtype != xp.float32:  # float16: made in float32
+            pair = xp.empty((2, min(PIECE, flat.size)), xp.float32, like=a)
         for s in range(0, flat.size, PIECE):
             x = flat[s : s + PIECE]
             if approximate == "none" and dtype == xp.float32:
                 _gelu_narrow(x.astype(dtype, copy=False), out[s : s + PIECE], saved[s : s + PIECE])
-            elif approximate == "none":  # float16: made in float32, stored in float16
-                o, d = xp.empty((2, x.size), xp.float32, like=a)
+            elif approximate == "none":  # stored in float16
+                o, d = pair[:, : x.size]
                 _gelu_narrow(x.astype(xp.float32), o, d)
                 out[s : s + PIECE], saved[s : s + PIECE] = o, d
             else:
@@ -685,9 +687,9 @@ class Gelu(Function):
         return out.reshape(a.shape)
 
     def backward_arrays(self, grad, out):
-        x = self.inputs[0]._array
         if self.approximate == "none":  # the slope, kept by forward
             return (xp.multiply(grad, self.saved, dtype=self.saved.dtype),)
+        x = self.inputs[0]._array
         xf, sf, gf = x.reshape(-1), self.saved.reshape(-1), grad.reshape(-1)  # out's shape
         result = xp.empty(xf.shape, self.saved.dtype, like=xf)
         for s in range(0, xf.size, PIECE):  # tanh's slope, in PyTorch's order:

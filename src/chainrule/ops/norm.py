@@ -70,9 +70,8 @@ class LayerNorm(Function):
         gx = gw = gb = None
         if need_w:
             gw = xp.einsum("ij,ij->j", g, xhat).reshape(weight.shape).astype(weight.dtype)
-        if need_b:  # the column sums, as a product with ones
-            ones = xp.ones(g.shape[0], g.dtype, like=g)
-            gb = (ones @ g).reshape(bias.shape).astype(bias.dtype)
+        if need_b:  # the column sums: g^T's row sums
+            gb = _row_sums(g.T).reshape(bias.shape).astype(bias.dtype)
         if need_x:
             gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
             dot = xp.einsum("ij,ij->i", gh, xhat)[:, None]  # sum(gh * xhat) per row
