@@ -62,6 +62,7 @@ def equal_to_one_process(
             for p in model.parameters():
                 p.mul_(3.0)
     ddp = DDP(model, **kw)
+    assert all((b.shared is not None) == SHARED[0] for b in ddp._reducer.buckets)
     o1 = optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
     o2 = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     x = x.to(dtype)
@@ -99,13 +100,31 @@ class _nothing:
         pass
 
 
+SHARED = [True]  # whether the buckets are summed through shared memory (one machine)
+
+
 def job_ddp(rank: int, world: int) -> None:
     """DDP over 2 ranks equals one process on the whole batch: an MLP, a CNN, small buckets,
-    gradient accumulation under no_sync, a parameter unused on one rank and one on all."""
+    gradient accumulation under no_sync, a parameter unused on one rank and one on all;
+    the buckets summed through shared memory, and by MPI's all-reduce as across machines."""
     rng = np.random.default_rng(0)
     x = cr.tensor(rng.standard_normal((16, 20)))
     y = cr.tensor(rng.integers(0, 5, 16))
     xi = cr.tensor(rng.standard_normal((16, 1, 8, 8)))
+    make = dist.SharedBuffer.make
+    dist.SharedBuffer.make = staticmethod(lambda n, dtype: None)  # as on several machines
+    SHARED[0] = False
+    try:
+        for dtype, tol in ((cr.float64, 1e-12), (cr.float32, 1e-5)):
+            assert equal_to_one_process(mlp, x, y, dtype, rank, world, bucket_cap_mb=0.002) <= tol
+            worst = equal_to_one_process(
+                cnn, xi, y, dtype, rank, world, accumulate=2, keep_grads=True,
+                gradient_as_bucket_view=True, bucket_cap_mb=0.002,
+            )  # fmt: skip
+            assert worst <= tol
+    finally:
+        dist.SharedBuffer.make = make
+        SHARED[0] = True
     for dtype, tol in ((cr.float64, 1e-12), (cr.float32, 1e-5)):
         assert equal_to_one_process(mlp, x, y, dtype, rank, world) <= tol
         assert equal_to_one_process(mlp, x, y, dtype, rank, world, bucket_cap_mb=0.002) <= tol

