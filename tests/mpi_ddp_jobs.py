@@ -4,6 +4,8 @@ mpi_ddp_jobs.py JOB`` (see mpi_jobs.py)."""
 from __future__ import annotations
 
 import copy
+import os
+import signal
 
 import numpy as np
 from mpi_jobs import close, main
@@ -170,5 +172,19 @@ def job_ddp(rank: int, world: int) -> None:
     assert np.array_equal(means[0], means[1])  # from the same buffers, on different data
 
 
+def job_killed(rank: int, world: int) -> None:
+    """Training steps in which rank 1 is killed (SIGKILL, nothing of it runs on) while
+    rank 0 waits for its gradients: the job must end, never hang."""
+    ddp = DDP(mlp())
+    opt = optim.SGD(ddp.parameters(), lr=0.1)
+    x, y = cr.randn(8, 20), cr.tensor(np.arange(8) % 5)
+    for step in range(10_000):
+        if rank == 1 and step == 20:
+            os.kill(os.getpid(), signal.SIGKILL)
+        opt.zero_grad()
+        F.cross_entropy(ddp(x), y).backward()
+        opt.step()
+
+
 if __name__ == "__main__":
-    main({"ddp": job_ddp})
+    main({"ddp": job_ddp, "killed": job_killed})

@@ -29,6 +29,12 @@ def test_ddp_on_two_ranks_equals_one_process_on_the_whole_batch() -> None:
     assert "ok ddp rank 0" in out and "ok ddp rank 1" in out
 
 
+def test_a_rank_killed_in_training_takes_the_job_down() -> None:
+    code, out, seconds = job("killed", script="mpi_ddp_jobs.py")
+    assert code != 0 and seconds < 30
+    assert "ok killed" not in out and "Killed (signal 9)" in out, out
+
+
 @pytest.mark.parametrize("limits", [[1 << 20, 25 << 20], [4000], [1, 10**9], [10**9]])
 def test_buckets_are_pytorchs(limits) -> None:
     """The same grouping as torch's _compute_bucket_assignment_by_size, dtypes mixed."""
