@@ -55,7 +55,9 @@ class LayerNorm(Function):
         xp.reciprocal(rstd, out=rstd)  # (M, 1)
         xhat *= rstd
         self.mean, self.rstd = mean, rstd
-        out = xhat * weight.reshape(-1) if weight is not None else xhat.copy()
+        out = xhat  # fresh and not kept: weight and bias go on in place
+        if weight is not None:
+            out *= weight.reshape(-1)
         if bias is not None:
             out += bias.reshape(-1)
         return out.reshape(x.shape).astype(x.dtype, copy=False)
@@ -79,7 +81,8 @@ class LayerNorm(Function):
             gh_mean /= n
             gh -= gh_mean
             dot /= n
-            gh -= xhat * dot
+            xhat *= dot  # not needed after: in place, no temporary
+            gh -= xhat
             gh *= self.rstd
             gx = gh.reshape(x.shape).astype(x.dtype, copy=False)
         return gx, gw, gb
