@@ -13,6 +13,7 @@ from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from ..backend import device_of, from_host, generator, like, make_read_only, xp
 from .elementwise import Where
+from .norm import row_sums
 
 
 class ScaledDotProductAttention(Function):
@@ -63,7 +64,10 @@ class ScaledDotProductAttention(Function):
             top[dead] = 0
         scores -= top
         p = xp.exp(scores, out=scores)
-        total = p.sum(axis=-1, keepdims=True)  # (..., L, 1)
+        if p.size:  # through BLAS, 3x faster than NumPy's sum along rows of S (a fresh p)
+            total = row_sums(p.reshape(-1, p.shape[-1])).reshape(*p.shape[:-1], 1)
+        else:
+            total = p.sum(axis=-1, keepdims=True)  # (..., L, 1)
         if self.dead is not None:
             total[dead] = 1
         p /= total
@@ -132,8 +136,13 @@ class ScaledDotProductAttention(Function):
         # the product and then its sum
         ds -= xp.einsum("...s,...s->...", ds, p)[..., None]
         ds *= p  # dS = P * (dP - sum(dP * P))
-        gq = xp.matmul(ds, k) * self.scale if need_q else None  # (..., L, E)
-        gk = xp.matmul(xp.swapaxes(ds, -1, -2), q) * self.scale if need_k else None
+        gq = gk = None
+        if need_q:
+            gq = xp.matmul(ds, k)  # (..., L, E), scaled in place
+            gq *= self.scale
+        if need_k:
+            gk = xp.matmul(xp.swapaxes(ds, -1, -2), q)
+            gk *= self.scale
         return gq, gk, gv, ds if need_mask else None
 
 

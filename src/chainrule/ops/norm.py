@@ -17,7 +17,7 @@ from ..autograd.function import Function
 from ..backend import xp
 
 
-def _row_sums(rows):
+def row_sums(rows):
     """(M, 1) sums of the rows of an (M, n) array, as a product with ones: BLAS's product
     runs 4-5x faster than NumPy's reduction along short rows ((2048, 128) float32: 20
     against 94 us)."""
@@ -45,7 +45,7 @@ class LayerNorm(Function):
         n = math.prod(x.shape[x.ndim - k :])
         work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
         rows = x.reshape(-1, n).astype(work, copy=False)  # (M, n)
-        mean = _row_sums(rows)
+        mean = row_sums(rows)
         mean /= n
         xhat = rows - mean
         var = xp.einsum("ij,ij->i", xhat, xhat)[:, None]  # sum of squares, no temporary
@@ -73,11 +73,11 @@ class LayerNorm(Function):
         if need_w:
             gw = xp.einsum("ij,ij->j", g, xhat).reshape(weight.shape).astype(weight.dtype)
         if need_b:  # the column sums: g^T's row sums
-            gb = _row_sums(g.T).reshape(bias.shape).astype(bias.dtype)
+            gb = row_sums(g.T).reshape(bias.shape).astype(bias.dtype)
         if need_x:
             gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
             dot = xp.einsum("ij,ij->i", gh, xhat)[:, None]  # sum(gh * xhat) per row
-            gh_mean = _row_sums(gh)
+            gh_mean = row_sums(gh)
             gh_mean /= n
             gh -= gh_mean
             dot /= n
