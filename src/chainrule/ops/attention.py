@@ -65,7 +65,8 @@ class ScaledDotProductAttention(Function):
         scores -= top
         p = xp.exp(scores, out=scores)
         if p.size:  # through BLAS, 3x faster than NumPy's sum along rows of S (a fresh p)
-            total = row_sums(p.reshape(-1, p.shape[-1])).reshape(*p.shape[:-1], 1)
+            rows = p.reshape(-1, p.shape[-1])  # (... * L, S), a view
+            total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
         else:
             total = p.sum(axis=-1, keepdims=True)  # (..., L, 1)
         if self.dead is not None:
