@@ -64,7 +64,8 @@ def equal_to_one_process(
             for p in model.parameters():
                 p.mul_(3.0)
     ddp = DDP(model, **kw)
-    assert all((b.shared is not None) == SHARED[0] for b in ddp._reducer.buckets)
+    shared = dist.SharedBuffer.make is not across_machines  # else summed by MPI's all-reduce
+    assert all((b.shared is not None) == shared for b in ddp._reducer.buckets)
     o1 = optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
     o2 = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     x = x.to(dtype)
@@ -102,7 +103,8 @@ class _nothing:
         pass
 
 
-SHARED = [True]  # whether the buckets are summed through shared memory (one machine)
+def across_machines(n: int, dtype: object) -> None:
+    """SharedBuffer.make where the ranks are not all on one machine."""
 
 
 def job_ddp(rank: int, world: int) -> None:
@@ -114,8 +116,7 @@ def job_ddp(rank: int, world: int) -> None:
     y = cr.tensor(rng.integers(0, 5, 16))
     xi = cr.tensor(rng.standard_normal((16, 1, 8, 8)))
     make = dist.SharedBuffer.make
-    dist.SharedBuffer.make = staticmethod(lambda n, dtype: None)  # as on several machines
-    SHARED[0] = False
+    dist.SharedBuffer.make = staticmethod(across_machines)
     try:
         for dtype, tol in ((cr.float64, 1e-12), (cr.float32, 1e-5)):
             assert equal_to_one_process(mlp, x, y, dtype, rank, world, bucket_cap_mb=0.002) <= tol
@@ -126,7 +127,6 @@ def job_ddp(rank: int, world: int) -> None:
             assert worst <= tol
     finally:
         dist.SharedBuffer.make = make
-        SHARED[0] = True
     for dtype, tol in ((cr.float64, 1e-12), (cr.float32, 1e-5)):
         assert equal_to_one_process(mlp, x, y, dtype, rank, world) <= tol
         assert equal_to_one_process(mlp, x, y, dtype, rank, world, bucket_cap_mb=0.002) <= tol

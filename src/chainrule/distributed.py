@@ -493,12 +493,11 @@ class SharedBuffer:
 
 
 def _sync_all(buffers: Sequence[SharedBuffer]) -> None:
-    """A barrier of the machine's ranks, with the stores to ``buffers`` before it seen by
-    the loads after it."""
+    """A barrier of every rank (all on this machine), with the stores to ``buffers`` before
+    it seen by the loads after it."""
     for buf in buffers:
         buf.win.Sync()
-    world = buffers[0].world
-    Work("all_reduce", world, [world.node.Ibarrier()], lambda: None).wait()
+    barrier()
     for buf in buffers:
         buf.win.Sync()
 

@@ -7,6 +7,7 @@ live there too.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from ..autograd.function import Function, arrays_of, tensor_type
@@ -64,11 +65,9 @@ class ScaledDotProductAttention(Function):
             top[dead] = 0
         scores -= top
         p = xp.exp(scores, out=scores)
-        if p.size:  # through BLAS, 3x faster than NumPy's sum along rows of S (a fresh p)
-            rows = p.reshape(-1, p.shape[-1])  # (... * L, S), a view
-            total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
-        else:
-            total = p.sum(axis=-1, keepdims=True)  # (..., L, 1)
+        # through BLAS, 3x faster than NumPy's sum along rows of S (p is fresh: a view)
+        rows = p.reshape(math.prod(p.shape[:-1]), p.shape[-1])  # (... * L, S)
+        total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
         if self.dead is not None:
             total[dead] = 1
         p /= total
