@@ -818,3 +818,30 @@ def test_moments_where_the_mean_dwarfs_the_spread(dtype):
     spread = float(y.astype(np.float64).std())
     assert monitor_module.moments(y)[1] == pytest.approx(spread, rel=1e-5)
     assert math.isnan(monitor_module.moments(np.array([1.0, np.nan]))[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dead_units_from_column_sums_are_the_units_zero_over_the_batch(dtype):
+    """A ReLU's dead fraction and mean come from one BLAS product of column sums: the same
+    units as a look at every value (NaN alive, -0.0 and denormals what they are), in any
+    layout, batched 2-D or 4-D, unbatched 1-D, or empty."""
+    rng = np.random.default_rng(2)
+    x = np.maximum(rng.standard_normal((64, 8, 3, 3)), 0).astype(dtype)
+    x[:, :2] = 0.0  # two channels dead: 18 of 72 units
+    x[:, 2, 0, 0] = -0.0
+    x[5, 3, 1, 1] = np.nan  # otherwise dead: alive, as NaN is not 0
+    x[:, 3, 1, 1] = np.where(np.arange(64) == 5, np.nan, 0.0)
+    x[7, 4, 2, 2] = np.finfo(dtype).smallest_subnormal
+    x[:, 4, 2, 2] = np.where(np.arange(64) == 7, x[7, 4, 2, 2], 0.0)
+    x[:, 5, 0, 1] = 0.0
+    for arr in (x, np.asfortranarray(x.reshape(64, -1)), x.reshape(64, -1)[:, ::-1], x[0, 0, 0]):
+        rows = arr.reshape(arr.shape[0], -1) if arr.ndim >= 2 else arr.reshape(1, -1)
+        expected = 1.0 - np.count_nonzero((rows != 0).any(axis=0)) / rows.shape[1]
+        sums = monitor_module.column_sums(arr)
+        assert monitor_module.dead_fraction(sums) == expected
+    assert monitor_module.dead_fraction(monitor_module.column_sums(x)) == (18 + 2) / 72
+    finite = np.nan_to_num(x)
+    mean, std = monitor_module.moments(finite, float(monitor_module.column_sums(finite).sum()))
+    assert mean == pytest.approx(float(finite.astype(np.float64).mean()), rel=1e-5)
+    assert std == pytest.approx(float(finite.astype(np.float64).std()), rel=1e-5)
+    assert monitor_module.dead_fraction(monitor_module.column_sums(np.zeros((4, 0), dtype))) == 0.0
