@@ -845,3 +845,19 @@ def test_dead_units_from_column_sums_are_the_units_zero_over_the_batch(dtype):
     assert mean == pytest.approx(float(finite.astype(np.float64).mean()), rel=1e-5)
     assert std == pytest.approx(float(finite.astype(np.float64).std()), rel=1e-5)
     assert monitor_module.dead_fraction(monitor_module.column_sums(np.zeros((4, 0), dtype))) == 0.0
+
+
+def test_narrow_floats_are_summed_in_float32():
+    """float16's largest value is 65504: a float16 sum of squares of a few thousand values
+    of 8 overflows, so the statistics sum such tensors as float32."""
+    x = np.random.default_rng(3).uniform(6.0, 10.0, (64, 128)).astype(np.float16)
+    wide = x.astype(np.float64)
+    mean, std = monitor_module.moments(x)
+    assert mean == pytest.approx(wide.mean(), rel=1e-5)
+    assert std == pytest.approx(wide.std(), rel=1e-4)
+    sums = monitor_module.column_sums(x)
+    assert sums.dtype == np.float32 and np.allclose(sums, wide.sum(axis=0), rtol=1e-6)
+    relu = np.maximum(x - np.float16(8.0), 0)
+    assert monitor_module.dead_fraction(monitor_module.column_sums(relu)) == np.mean(
+        (relu == 0).all(axis=0)
+    )

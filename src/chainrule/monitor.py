@@ -62,8 +62,11 @@ def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
     Sums go through BLAS dot products (x . 1 and x . x), 4x faster than NumPy's own
     reduction of float32. The variance is mean(x^2) - mean^2 where that difference keeps at
     least a tenth of mean(x^2) (so at most one digit is lost to cancellation); otherwise
-    (mean >> std) it is taken from the centred values."""
+    (mean >> std) it is taken from the centred values. Floats narrower than 32 bits are
+    summed as float32 (a float16 sum of squares overflows past 65504)."""
     f = x.ravel(order="K")  # in memory order: a view, also of a transposed array
+    if f.dtype.itemsize < 4:
+        f = f.astype(np.float32)
     n = f.size
     if n == 0:
         return math.nan, math.nan
@@ -132,8 +135,10 @@ def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict 
 
 def column_sums(x: np.ndarray) -> np.ndarray:
     """Per unit (each position after the batch dim), the sum over the batch, by one BLAS
-    product; an unbatched 1-D x is a batch of one."""
+    product (in float32 for narrower floats); an unbatched 1-D x is a batch of one."""
     rows = x.reshape(x.shape[0], -1) if x.ndim >= 2 else x.reshape(1, -1)
+    if rows.dtype.itemsize < 4:
+        rows = rows.astype(np.float32)
     return ones(rows.dtype, rows.shape[0]) @ rows
 
 
@@ -366,7 +371,7 @@ class Monitor:
         if "dead" in series:  # a ReLU: its column sums give the dead units and the mean
             sums = column_sums(x)
             series["dead"][i] = dead_fraction(sums)
-            total = float(sums.sum())
+            total = float(sums.sum(dtype=np.float64))
         series["act_mean"][i], series["act_std"][i] = moments(x, total)
         series["act_hist"][i] = histogram(self._hist_sample(x), bounds)
         if bounds:
