@@ -18,6 +18,7 @@ import numpy as np
 from . import backend, nn
 from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
+from .ops.norm import row_sums
 from .optim.optimizer import Optimizer
 from .scalar import nn as scalar_nn
 from .serialization import write_atomically
@@ -47,14 +48,6 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 _ONES: dict[Any, np.ndarray] = {}  # per dtype, the most ones yet needed: sums through BLAS
 
 
-def ones(dtype: Any, n: int) -> np.ndarray:
-    """n ones of ``dtype``, a view of one array kept per dtype (for sums through BLAS)."""
-    kept = _ONES.get(dtype)
-    if kept is None or kept.size < n:
-        kept = _ONES[dtype] = np.ones(n, dtype)
-    return kept[:n]
-
-
 def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
     """(mean, std) of all of x, as Python floats, in x's dtype; ``total``, if given, is x's
     sum (as column_sums gives it), which saves a pass.
@@ -70,7 +63,12 @@ def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
     n = f.size
     if n == 0:
         return math.nan, math.nan
-    mean = (float(np.dot(f, ones(f.dtype, n))) if total is None else total) / n
+    if total is None:
+        ones = _ONES.get(f.dtype)
+        if ones is None or ones.size < n:
+            ones = _ONES[f.dtype] = np.ones(n, f.dtype)
+        total = float(np.dot(f, ones[:n]))
+    mean = total / n
     square = float(np.dot(f, f)) / n
     var = square - mean * mean
     if not var >= 0.1 * square:  # also NaN: the centred pass gives NaN where it should
@@ -134,12 +132,13 @@ def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict 
 
 
 def column_sums(x: np.ndarray) -> np.ndarray:
-    """Per unit (each position after the batch dim), the sum over the batch, by one BLAS
-    product (in float32 for narrower floats); an unbatched 1-D x is a batch of one."""
-    rows = x.reshape(x.shape[0], -1) if x.ndim >= 2 else x.reshape(1, -1)
+    """Per unit (each position after the batch dim), the sum over the batch: the row sums
+    of x's transpose, one BLAS product (in float32 for narrower floats); an unbatched 1-D x
+    is a batch of one."""
+    rows = x.reshape(x.shape[0], -1) if x.ndim >= 2 else x.reshape(1, -1)  # (batch, units)
     if rows.dtype.itemsize < 4:
         rows = rows.astype(np.float32)
-    return ones(rows.dtype, rows.shape[0]) @ rows
+    return row_sums(rows.T)[:, 0]
 
 
 def dead_fraction(sums: np.ndarray) -> float:
