@@ -11,7 +11,7 @@ from typing import Any
 from .. import backend
 from ..arguments import resolve_device
 from ..autograd.mode import no_grad
-from ..functions import full
+from ..factories import full
 from ..ops import elementwise
 from ..tensor import Tensor, as_tensor, where
 from .module import Module, Parameter

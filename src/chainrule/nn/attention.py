@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import backend
 from ..arguments import broadcasts_to, positive_int, resolve_device
-from ..functions import cat, pad, zeros
+from ..factories import zeros
+from ..functions import cat, pad
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
 from . import init

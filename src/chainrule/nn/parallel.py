@@ -15,7 +15,7 @@ from ..autograd.engine import grad_parents, toposort
 from ..autograd.function import bump
 from ..autograd.mode import is_grad_enabled
 from ..backend import xp
-from ..functions import zeros
+from ..factories import zeros
 from ..tensor import Tensor
 from .module import Module, Parameter
 

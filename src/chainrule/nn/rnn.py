@@ -14,7 +14,8 @@ from typing import Any
 from .. import backend
 from ..arguments import positive_int, resolve_device
 from ..autograd import fastpath
-from ..functions import cat, stack, zeros
+from ..factories import zeros
+from ..functions import cat, stack
 from ..ops import linalg
 from ..ops import rnn as rnn_ops
 from ..tensor import Tensor, as_tensor

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import backend
 from ..arguments import positive_int, resolve_device
-from ..functions import full
+from ..factories import full
 from ..tensor import Tensor, as_tensor
 from . import init
 from .activation import gelu, relu

@@ -1,0 +1,429 @@
+"""The factories of ``cr.*``: tensors made from data (``cr.tensor``, ``cr.from_numpy``,
+PyTorch's legacy ``cr.FloatTensor`` and friends), filled (zeros, ones, empty, full, eye,
+arange, linspace, the ``*_like``s) or drawn (rand, randn, normal, randint, randperm).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from . import backend
+from .arguments import no_pinning, positive_int, resolve_device, size_arg
+from .tensor import Tensor
+
+__all__ = [
+    "tensor",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "full_like",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "rand",
+    "randn",
+    "rand_like",
+    "randn_like",
+    "normal",
+    "randint",
+    "randperm",
+    "arange",
+    "linspace",
+    "eye",
+    "from_numpy",
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "LongTensor",
+    "IntTensor",
+    "ByteTensor",
+    "BoolTensor",
+]
+
+
+def tensor(
+    data: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    dev = _device(device, pin_memory, "tensor")
+    if isinstance(data, Tensor):  # a copy, on the tensor's own device unless one is given
+        dev = data.device if device is None else dev
+        data = data._array
+    return _make_new(backend.to_array(data, dtype, dev), requires_grad)
+
+
+def _device(device: Any, pin_memory: bool, op: str) -> Any:
+    """A factory's ``device=`` and ``pin_memory=``, checked: the device to make the tensor
+    on (the default device where none is given)."""
+    if pin_memory:
+        no_pinning(pin_memory, op)
+    return backend.default_device if device is None else resolve_device(device, op)
+
+
+def _make_new(arr: Any, requires_grad: bool) -> Tensor:
+    t = Tensor._make(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _float(dtype: Any) -> Any:
+    return backend.as_dtype(dtype) or backend.default_float
+
+
+def _filled(
+    make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, pin: bool, op: str
+) -> Tensor:
+    """zeros, ones or empty (``make``, NumPy's, made beside an array of the device)."""
+    like = backend.like(_device(device, pin, op))
+    return _make_new(make(size_arg(size, op), dtype=_float(dtype), like=like), requires_grad)
+
+
+def _drawn(
+    draw: str, size: tuple, generator: Any, dtype: Any, device: Any, requires_grad: bool,
+    pin: bool, op: str,
+) -> Tensor:
+    """rand or randn: the generator's ``draw`` (random, standard_normal) on the host, moved
+    to the device."""
+    dev = _device(device, pin, op)
+    values = getattr(backend.generator(generator, op), draw)(size_arg(size, op))
+    return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
+
+
+def zeros(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return _filled(backend.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
+
+
+def ones(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return _filled(backend.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
+
+
+def empty(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return _filled(backend.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
+
+
+def full(
+    size: Sequence[int],
+    fill_value: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    like = backend.like(_device(device, pin_memory, "full"))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = backend.to_array(fill_value, None, backend.CPU).dtype
+    shape = size_arg((size,), "full")
+    arr = backend.xp.full(shape, fill_value, dtype=backend.as_dtype(dtype), like=like)
+    return _make_new(arr, requires_grad)
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
+    dev = input.device if device is None else resolve_device(device, "full_like")
+    dtype = dtype or input.dtype
+    return full(input.shape, fill_value, dtype, requires_grad, device=dev)
+
+
+def _like(fn: Any) -> Any:
+    def like(
+        input: Tensor,
+        dtype: Any = None,
+        requires_grad: bool = False,
+        *,
+        device: Any = None,
+        memory_format: Any = None,
+    ) -> Tensor:
+        dev = input.device if device is None else resolve_device(device, like.__name__)
+        dtype = dtype or input.dtype
+        return fn(*input.shape, dtype=dtype, device=dev, requires_grad=requires_grad)
+
+    like.__name__ = fn.__name__ + "_like"
+    like.__doc__ = f"{fn.__name__} with the shape (and, by default, the dtype) of input."
+    return like
+
+
+zeros_like = _like(zeros)
+
+ones_like = _like(ones)
+
+empty_like = _like(empty)
+
+
+def rand(
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return _drawn("random", size, generator, dtype, device, requires_grad, pin_memory, "rand")
+
+
+def randn(
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    draw = "standard_normal"
+    return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
+
+
+rand_like = _like(rand)
+
+randn_like = _like(randn)
+
+
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """Normal draws with the given means and standard deviations (tensors, broadcast, of the
+    tensor's dtype), or two numbers and a size (the default float dtype), as PyTorch."""
+    dev = _device(device, pin_memory, "normal")
+    rng = backend.generator(generator, "normal")
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal: two numbers need a size; got mean, std and no size")
+        values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
+        return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
+    m = mean._array if isinstance(mean, Tensor) else mean
+    s = std._array if isinstance(std, Tensor) else std
+    shape = backend.xp.broadcast_shapes(backend.xp.shape(m), backend.xp.shape(s))
+    values = backend.from_host(rng.standard_normal(shape), tensors[0]._array) * s + m
+    return _make_new(values.astype(tensors[0].dtype), requires_grad)
+
+
+def randint(
+    *args: Any,
+    size: Sequence[int] | None = None,
+    low: int | None = None,
+    high: int | None = None,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """Integers drawn uniformly from [low, high), as PyTorch's: ``randint(high, size)`` or
+    ``randint(low, high, size)`` (low defaults to 0), size a tuple; int64 unless dtype
+    says otherwise."""
+    dev = _device(device, pin_memory, "randint")
+    rest = list(args)
+    if size is None and rest:
+        size = rest.pop()
+    if high is None and rest:
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    if rest or high is None or size is None:
+        raise TypeError(
+            f"randint: expected (high, size) or (low, high, size); got {len(args)} positional "
+            f"arguments{'' if size is None else ' and size'}"
+        )
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
+    if high <= low:
+        raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
+    draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
+    draws = draws.astype(backend.as_dtype(dtype) or backend.int64)
+    return _make_new(backend.from_host(draws, dev), requires_grad)
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
+    dev = _device(device, pin_memory, "randperm")
+    n = positive_int(n, "n", "randperm", zero_ok=True)
+    order = backend.generator(generator, "randperm").permutation(n)
+    order = order.astype(backend.as_dtype(dtype) or backend.int64)
+    return _make_new(backend.from_host(order, dev), requires_grad)
+
+
+def arange(
+    start: float,
+    end: float | None = None,
+    step: float = 1,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    *,
+    pin_memory: bool = False,
+) -> Tensor:
+    like = backend.like(_device(device, pin_memory, "arange"))
+    if end is None:
+        start, end = 0, start
+    if step == 0 or (end - start) * step < 0:  # no number of steps reaches end
+        raise ValueError(
+            f"arange: step must be nonzero and point from start to end; got start={start}, "
+            f"end={end} and step={step}"
+        )
+    if dtype is None:
+        ints = builtins.all(isinstance(v, int) for v in (start, end, step))
+        dtype = backend.int64 if ints else backend.default_float
+    arr = backend.xp.arange(start, end, step, dtype=backend.as_dtype(dtype), like=like)
+    return _make_new(arr, requires_grad)
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    dev = _device(device, pin_memory, "linspace")
+    positive_int(steps, "steps", "linspace", zero_ok=True)
+    values = backend.host.linspace(start, end, steps, dtype=_float(dtype))  # no like= for it
+    return _make_new(backend.from_host(values, dev), requires_grad)
+
+
+def eye(
+    n: int,
+    m: int | None = None,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    like = backend.like(_device(device, pin_memory, "eye"))
+    positive_int(n, "n", "eye", zero_ok=True)
+    positive_int(m, "m", "eye", zero_ok=True, none_ok=True)
+    return _make_new(backend.xp.eye(n, m, dtype=_float(dtype), like=like), requires_grad)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A CPU tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is
+    seen by the other. Its dtype is the array's."""
+    if not isinstance(ndarray, backend.host.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray; got {type(ndarray).__name__}")
+    if not backend.holds(ndarray.dtype):
+        raise TypeError(
+            f"from_numpy: cannot make a tensor of an array of dtype {ndarray.dtype}; chainrule "
+            "holds bool, integer and floating-point numbers"
+        )
+    return Tensor._make(ndarray)
+
+
+class _LegacyType(type):
+    """The metaclass of PyTorch's legacy constructors (cr.FloatTensor, ...): calling one
+    makes a tensor of its dtype, and isinstance asks a tensor's dtype."""
+
+    dtype: Any
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        """``X()`` an empty tensor; ``X(2, 3)`` (sizes) uninitialised; ``X(data)`` (a list,
+        tuple, array or Tensor) the data in X's dtype."""
+        dev = _device(device, False, cls.__name__)
+        if len(args) == 1 and not builtins.isinstance(args[0], int):
+            data = args[0]
+            data = data._array if builtins.isinstance(data, Tensor) else data
+            return Tensor._make(backend.to_array(data, cls.dtype, dev))
+        if not builtins.all(builtins.isinstance(n, int) for n in args):
+            raise TypeError(
+                f"{cls.__name__}: expected sizes (ints) or one sequence of data; got {args!r}"
+            )
+        like = backend.like(dev)
+        return Tensor._make(backend.xp.zeros(args or (0,), dtype=cls.dtype, like=like))
+
+
+class FloatTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float32 tensors: ``FloatTensor([1, 2])``,
+    ``FloatTensor(2, 3)`` (zeros, where PyTorch leaves memory uninitialised)."""
+
+    dtype = backend.float32
+
+
+class DoubleTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float64 tensors."""
+
+    dtype = backend.float64
+
+
+class HalfTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of float16 tensors."""
+
+    dtype = backend.float16
+
+
+class LongTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int64 tensors."""
+
+    dtype = backend.int64
+
+
+class IntTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int32 tensors."""
+
+    dtype = backend.int32
+
+
+class ByteTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of uint8 tensors."""
+
+    dtype = backend.uint8
+
+
+class BoolTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of bool tensors."""
+
+    dtype = backend.bool_
