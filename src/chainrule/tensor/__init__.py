@@ -1,0 +1,45 @@
+"""Tensor: an array, its gradient, and the node that made it, with one-line methods and
+operators over the ops, the class made of one file per kind of method (core.py: what a
+Tensor is; arithmetic, reductions, shape, inplace, sampling).
+
+Every method normalises its arguments with the helpers of arguments.py and calls a primitive
+from ops/ (or composes them). Graph recording and the backward walk belong to autograd/; the
+factories and the cr.* function forms, to functions.py.
+"""
+
+from __future__ import annotations
+
+from ..autograd.function import register_tensor_type
+from . import arithmetic, core, inplace, reductions, sampling, shape
+from .arithmetic import Arithmetic, matmul, where
+from .core import as_tensor
+from .inplace import InPlace
+from .reductions import Reductions, ValuesIndices
+from .sampling import Histogram, Sampling
+from .shape import Shape
+
+__all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where"]
+
+
+class Tensor(Arithmetic, Reductions, Shape, InPlace, Sampling):
+    """An n-dimensional array that can record the operations made on it.
+
+    ``numpy()`` is the underlying ``numpy.ndarray`` (``_array``); ``data`` is, as in
+    PyTorch, a Tensor sharing that array, cut from the graph; ``grad`` is a Tensor (or None)
+    filled by ``backward()``; ``grad_fn`` is the node that produced it (None for leaves).
+
+    Every write into the array in place (``add_``, ``+=``, ``t[i] = v``, an optimizer's
+    step) bumps a version counter that the tensor shares with its views, ``detach()`` and
+    ``data``; backward compares the versions of what each node saved with those it saw, so
+    a value changed after it was saved is an error, never a silently wrong gradient.
+    """
+
+    __slots__ = ()
+
+
+# The files of the class name it in their bodies (Tensor._make, isinstance(x, Tensor)), and
+# cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
+# engine is told of it by register_tensor_type.
+for _kind in (core, arithmetic, reductions, shape, inplace, sampling):
+    _kind.__dict__["Tensor"] = Tensor
+register_tensor_type(Tensor)

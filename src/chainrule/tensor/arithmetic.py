@@ -1,0 +1,539 @@
+"""Tensor arithmetic: operators, elementwise math, comparisons, clamping and matrix
+products, with the operand coercion they share, and cr.matmul and cr.where."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from ..ops import elementwise, linalg
+from .core import HOST_ARRAY, Core, as_tensor
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+Number = (int, float, bool)
+
+
+class Arithmetic(Core):
+    """The operators and elementwise methods of Tensor."""
+
+    __slots__ = ()
+    __array_ufunc__ = None  # NumPy defers to our reflected operators: array * Tensor works
+    __hash__ = object.__hash__  # by identity, as == is elementwise
+
+    # -- arithmetic ------------------------------------------------------------------------
+
+    def __add__(self, other: Any) -> Tensor:
+        return elementwise.Add.apply(*_pair(self, other, "add"))
+
+    def __radd__(self, other: Any) -> Tensor:
+        return elementwise.Add.apply(*_pair(other, self, "add"))
+
+    def __sub__(self, other: Any) -> Tensor:
+        return elementwise.Sub.apply(*_pair(self, other, "sub"))
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return elementwise.Sub.apply(*_pair(other, self, "sub"))
+
+    def __mul__(self, other: Any) -> Tensor:
+        return elementwise.Mul.apply(*_pair(self, other, "mul"))
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return elementwise.Mul.apply(*_pair(other, self, "mul"))
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return elementwise.Div.apply(*_pair(floating(self), other, "div"))
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return elementwise.Div.apply(*_pair(other, floating(self), "div"))
+
+    def __pow__(self, other: Any) -> Tensor:
+        return elementwise.Pow.apply(*_pair(self, other, "pow"))
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return elementwise.Pow.apply(*_pair(other, self, "pow"))
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return _remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _remainder(other, self)
+
+    def __neg__(self) -> Tensor:
+        return elementwise.Neg.apply(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return self.abs()
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return matmul(other, self)
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self - (other if alpha == 1 else other * alpha)
+
+    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 * tensor2, within an ulp of PyTorch's (which fuses the last
+        multiply and the add into one rounding)."""
+        return self + value * as_tensor(tensor1) * tensor2
+
+    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
+        return self + value * as_tensor(tensor1) / tensor2
+
+    def lerp(self, end: Any, weight: Any) -> Tensor:
+        """self + weight * (end - self), computed from end's side where weight >= 0.5, as
+        PyTorch (so weight 1 gives end exactly)."""
+        diff = end - self
+        if isinstance(weight, Tensor):
+            return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
+        return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+
+    mul = __mul__
+    div = __truediv__
+    floor_divide = __floordiv__
+    remainder = __mod__
+    pow = __pow__
+    neg = __neg__
+
+    # comparisons make bool tensors and record nothing
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _compare(xp.equal, self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _compare(xp.not_equal, self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _compare(xp.less, self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _compare(xp.less_equal, self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _compare(xp.greater, self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _compare(xp.greater_equal, self, other)
+
+    def __invert__(self) -> Tensor:
+        if self.dtype.kind not in "biu":
+            raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
+        return Tensor._make(~self._array)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _compare(xp.logical_and, self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _compare(xp.logical_or, self, other)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def isnan(self) -> Tensor:
+        return Tensor._make(xp.isnan(self._array))
+
+    def isinf(self) -> Tensor:
+        return Tensor._make(xp.isinf(self._array))
+
+    def isfinite(self) -> Tensor:
+        return Tensor._make(xp.isfinite(self._array))
+
+    def isclose(
+        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> Tensor:
+        """|self - other| <= atol + rtol * |other| elementwise (broadcast), in one dtype."""
+        if not isinstance(other, Tensor) or other.dtype != self.dtype:
+            got = other.dtype if isinstance(other, Tensor) else type(other).__name__
+            raise TypeError(f"isclose: needs two tensors of one dtype; got {self.dtype} and {got}")
+
+        def isclose(x: Any, y: Any) -> Any:
+            return xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+        return _compare(isclose, self, other)
+
+    def allclose(
+        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
+        """True when isclose holds everywhere."""
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
+    def equal(self, other: Tensor) -> bool:
+        """True when both have one shape and equal values (of any dtypes)."""
+        return self.shape == other.shape and bool(xp.array_equal(self._array, other._array))
+
+    def any(self) -> Tensor:
+        return Tensor._make(xp.any(self._array))
+
+    def all(self) -> Tensor:
+        return Tensor._make(xp.all(self._array))
+
+    # -- elementwise math ------------------------------------------------------------------
+
+    def abs(self) -> Tensor:
+        return elementwise.Abs.apply(self)
+
+    def sign(self) -> Tensor:
+        return elementwise.Sign.apply(self)
+
+    # rounding: a step function, whose gradient is 0 (as PyTorch's), with the values written
+    # through where(False, self, values); an integer tensor comes back as a copy
+
+    def floor(self) -> Tensor:
+        return self._rounded(xp.floor)
+
+    def ceil(self) -> Tensor:
+        return self._rounded(xp.ceil)
+
+    def trunc(self) -> Tensor:
+        return self._rounded(xp.trunc)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        """To the nearest integer, halves to even; with decimals, as PyTorch computes it:
+        rint(x * 10^d) / 10^d (d > 0) or rint(x / 10^-d) * 10^-d (d < 0), in x's dtype."""
+        if decimals == 0:
+            return self._rounded(xp.rint)
+        scale = self._array.dtype.type(10.0 ** abs(decimals))
+        if decimals > 0:
+            return self._rounded(lambda x: xp.rint(x * scale) / scale)
+        return self._rounded(lambda x: xp.rint(x / scale) * scale)
+
+    def _rounded(self, fn: Any) -> Tensor:
+        if self._array.dtype.kind != "f":
+            return self.clone()
+        return where(false_mask(self), self, Tensor._make(fn(self._array)))
+
+    def exp(self) -> Tensor:
+        return elementwise.Exp.apply(floating(self))
+
+    def log(self) -> Tensor:
+        return elementwise.Log.apply(floating(self))
+
+    def log1p(self) -> Tensor:
+        return elementwise.Log1p.apply(floating(self))
+
+    def expm1(self) -> Tensor:
+        return elementwise.Expm1.apply(floating(self))
+
+    def log2(self) -> Tensor:
+        """log(x) / log(2), within an ulp of PyTorch's (whose own log2 differs from NumPy's)."""
+        return self.log() / math.log(2)
+
+    def log10(self) -> Tensor:
+        """log(x) / log(10), within an ulp of PyTorch's (whose own log10 differs from NumPy's)."""
+        return self.log() / math.log(10)
+
+    def sqrt(self) -> Tensor:
+        return elementwise.Sqrt.apply(floating(self))
+
+    def sin(self) -> Tensor:
+        return elementwise.Sin.apply(floating(self))
+
+    def cos(self) -> Tensor:
+        return elementwise.Cos.apply(floating(self))
+
+    def tanh(self) -> Tensor:
+        return elementwise.Tanh.apply(floating(self))
+
+    def sigmoid(self) -> Tensor:
+        return elementwise.Sigmoid.apply(floating(self))
+
+    def relu(self) -> Tensor:
+        return elementwise.Relu.apply(self)
+
+    def erf(self) -> Tensor:
+        return elementwise.Erf.apply(floating(self))
+
+    def rsqrt(self) -> Tensor:
+        """1 / sqrt(x), of an integer tensor in float32."""
+        x = self if self._array.dtype.kind == "f" else self.to(backend.default_float)
+        return x**-0.5
+
+    def outer(self, vec2: Any) -> Tensor:
+        """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
+        other = as_tensor(vec2)
+        if self.ndim != 1 or other.ndim != 1:
+            raise ValueError(
+                f"outer: expected two 1-D tensors; got shapes {self.shape} and {other.shape}"
+            )
+        return self.unsqueeze(1) * other.unsqueeze(0)
+
+    def square(self) -> Tensor:
+        return elementwise.Mul.apply(self, self)
+
+    def clamp_min(self, min: Any) -> Tensor:
+        return self.clamp(min=min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        return self.clamp(max=max)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        """Bounds are numbers or tensors (constants: no gradient flows to them)."""
+        if min is None and max is None:
+            raise ValueError("clamp: at least one of min and max must be given")
+        lo = min._array if isinstance(min, Tensor) else min
+        hi = max._array if isinstance(max, Tensor) else max
+        x = self
+        if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
+            x = x.to(backend.float32)  # an integer tensor clamped to a float bound becomes float32
+        return elementwise.Clamp.apply(x, lo=lo, hi=hi)
+
+    clip = clamp
+
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """self where condition, else other: cr.where(condition, self, other)."""
+        return where(condition, self, other)
+
+    def maximum(self, other: Any) -> Tensor:
+        return elementwise.Maximum.apply(*_pair(self, other, "maximum"))
+
+    def minimum(self, other: Any) -> Tensor:
+        return elementwise.Minimum.apply(*_pair(self, other, "minimum"))
+
+    def masked_fill(self, mask: Any, value: float) -> Tensor:
+        return where(mask, value, self)
+
+    # -- matrix products -------------------------------------------------------------------
+
+    def mm(self, mat2: Any) -> Tensor:
+        """The product of two 2-D tensors, checked as PyTorch's (no broadcasting)."""
+        other = as_tensor(mat2)
+        if self.ndim != 2 or other.ndim != 2:
+            raise ValueError(
+                f"mm: expects two 2-D tensors (matrices); got shapes {self.shape} and {other.shape}"
+            )
+        if self.shape[1] != other.shape[0]:
+            raise ValueError(
+                f"mm: mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
+                f"{self.shape[1]} and {other.shape[0]}x{other.shape[1]})"
+            )
+        return matmul(self, other)
+
+    def mv(self, vec: Any) -> Tensor:
+        """A 2-D tensor times a 1-D one, checked as PyTorch's (no broadcasting)."""
+        other = as_tensor(vec)
+        if self.ndim != 2 or other.ndim != 1 or self.shape[1] != other.shape[0]:
+            raise ValueError(
+                f"mv: expects a matrix (n, m) and a vector (m,); got shapes {self.shape} and "
+                f"{other.shape}"
+            )
+        return matmul(self, other)
+
+    def dot(self, other: Any) -> Tensor:
+        """The inner product of two 1-D tensors of one size, as PyTorch's (no broadcasting)."""
+        other = as_tensor(other)
+        if self.ndim != 1 or other.ndim != 1 or self.shape != other.shape:
+            raise ValueError(
+                f"dot: expects two 1-D tensors of one size; got shapes {self.shape} and "
+                f"{other.shape}"
+            )
+        return matmul(self, other)
+
+    def bmm(self, mat2: Any) -> Tensor:
+        """The product of two 3-D tensors batch by batch: (b, n, m) @ (b, m, p), checked as
+        PyTorch's (one batch size, no broadcasting)."""
+        other = as_tensor(mat2)
+        if self.ndim != 3 or other.ndim != 3:
+            raise ValueError(
+                f"bmm: expects two 3-D tensors; got shapes {self.shape} and {other.shape}"
+            )
+        if self.shape[0] != other.shape[0] or self.shape[2] != other.shape[1]:
+            raise ValueError(
+                f"bmm: expected batch2 of shape ({self.shape[0]}, {self.shape[2]}, p) for batch1 "
+                f"of shape {self.shape}; got {other.shape}"
+            )
+        return matmul(self, other)
+
+    def matmul(self, other: Any) -> Tensor:
+        return matmul(self, other)
+
+    def addmm(self, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat1 @ mat2), mat1 and mat2 2-D; beta = 0 ignores self (NaN
+        and inf included), as PyTorch."""
+        return _add_product(self, mat1, mat2, beta, alpha, "addmm")
+
+    def baddbmm(self, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (batch1 @ batch2), batch1 and batch2 3-D with one batch size."""
+        return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
+
+
+def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
+    """Coerce the operands of a binary op: Tensors pass; Python numbers stay plain (the
+    tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors; an integer
+    operand meeting a float one takes its dtype (see _promote)."""
+    # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
+    if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
+        return a, b
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        return (a, b) if _same_kind(a._array, b._array) else _promote(a, b)
+    t, o = (a, b) if ta else (b, a)
+    if isinstance(o, xp.generic):
+        o = o.item()
+    if isinstance(o, Number):
+        if isinstance(o, float) and t._array.dtype.kind != "f":
+            t = t.to(backend.float32)
+    elif isinstance(o, backend.ndarray):
+        if type(o) is not type(t._array):  # an array of another device
+            where = "NumPy array" if type(o) is HOST_ARRAY else f"{backend.device_of(o)} array"
+            raise TypeError(
+                f"{op}: a {where} meets a tensor on {t.device}; got shape {o.shape}; make "
+                f"it a tensor on {t.device} first (cr.tensor(x, device=...) moves it)"
+            )
+        if not _same_kind(o, t._array):
+            t, o = _promote(t, Tensor._make(o))
+    elif isinstance(o, (list, tuple)):
+        t, o = _promote(t, Tensor._make(backend.to_array(o, None, t.device)))
+    else:
+        raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
+    return (t, o) if ta else (o, t)
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """True where NumPy's result dtype is already PyTorch's: equal kinds, or a bool mask
+    with a float (float32 * bool stays float32), the common case in backward formulas."""
+    ka, kb = a.dtype.kind, b.dtype.kind
+    return ka == kb or (ka == "b" and kb == "f") or (ka == "f" and kb == "b")
+
+
+def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's rule where NumPy's differs: an integer or bool tensor meeting a float one
+    takes the float's dtype (NumPy makes int64 * float32 float64, PyTorch float32)."""
+    if a._array.dtype.kind == "f" and b._array.dtype.kind != "f":
+        return a, b.to(a.dtype)
+    if b._array.dtype.kind == "f" and a._array.dtype.kind != "f":
+        return a.to(b.dtype), b
+    return a, b
+
+
+def false_mask(t: Tensor) -> Any:
+    """An all-False mask of t's shape: where(false_mask(t), t, v) is v made t's shape, with a
+    zero gradient for t (how fill_, copy_ and the random fills record)."""
+    return xp.zeros(t.shape, dtype=bool, like=t._array)
+
+
+def floating(t: Tensor) -> Tensor:
+    """The input of a floating op (division, exp, sigmoid, softmax, ...): an integer or bool
+    tensor becomes the default float, float32, as in PyTorch (NumPy would compute in int64,
+    or make float64)."""
+    return t if t._array.dtype.kind == "f" else t.to(backend.default_float)
+
+
+def _floor_divide(a: Any, b: Any) -> Tensor:
+    """a // b rounded toward minus infinity, as PyTorch's floor_divide. It has no gradient,
+    as in PyTorch: on a tensor that requires grad it is recorded, and backward through it
+    is PyTorch's error (not a gradient silently left out)."""
+    x, y = _pair(a, b, "floor_divide")
+    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
+    if xp.result_type(xa, ya).kind in "biu" and not xp.all(ya):
+        raise RuntimeError("floor_divide: integer division by zero")
+    return elementwise.FloorDivide.apply(x, y)
+
+
+def _remainder(a: Any, b: Any) -> Tensor:
+    """a % b with the divisor's sign, as Python's and PyTorch's remainder (C's fmod takes the
+    dividend's). Gradient: 1 for a, -floor(a / b) for b."""
+    a, b = _pair(a, b, "remainder")
+    x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
+    if xp.result_type(x, y).kind in "biu" and not xp.all(y):
+        raise RuntimeError("remainder: integer division by zero")
+    with backend.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
+        value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
+        value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
+        quotient = xp.floor_divide(x, y)
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)):
+        return Tensor._make(value)
+    # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
+    # PyTorch's (the composite may differ in the last bit): a constant makes it so
+    out = a - Tensor._make(backend.array_of(quotient)) * b
+    return out + Tensor._make(value - out._array)
+
+
+def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
+    b = b._array if isinstance(b, Tensor) else b
+    try:
+        return Tensor._make(fn(a._array, b))
+    except ValueError:
+        raise ValueError(
+            f"{fn.__name__}: shapes {a.shape} and {xp.shape(b)} cannot be broadcast together"
+        ) from None
+    except TypeError:
+        raise TypeError(
+            f"{fn.__name__}: cannot compare a tensor of dtype {a.dtype} with {type(b).__name__}"
+        ) from None
+
+
+def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) -> Tensor:
+    """addmm's and baddbmm's beta * t + alpha * (a @ b), the shapes checked for op."""
+    a, b = as_tensor(a), as_tensor(b)
+    ndim = 2 if op == "addmm" else 3
+    shapes = f"got shapes {a.shape} and {b.shape}"
+    if a.ndim != ndim or b.ndim != ndim:
+        raise ValueError(f"{op}: needs two {ndim}-D tensors; {shapes}")
+    if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(f"{op}: batch sizes or inner dimensions differ; {shapes}")
+    shape = a.shape[:-1] + b.shape[-1:]  # (..., m, n)
+    pairs = zip(t.shape[::-1], shape[::-1], strict=False)  # from the last dim, as broadcasting
+    if t.ndim > ndim or any(n not in (1, m) for n, m in pairs):
+        raise ValueError(
+            f"{op}: input of shape {t.shape} cannot be broadcast to the product's shape {shape}; "
+            f"{shapes}"
+        )
+    product = linalg.MatMul.apply(a, b)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:  # t is not read: 0 * NaN would be NaN; its gradient is 0
+        return product + where(xp.zeros(t.shape, dtype=bool, like=t._array), t, 0)
+    return product + (t if beta == 1 else t * beta)
+
+
+def matmul(a: Any, b: Any) -> Tensor:
+    a, b = _promote(as_tensor(a), as_tensor(b))
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            f"matmul: both operands need at least 1 dim; got shapes {a.shape} and {b.shape}"
+        )
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise ValueError(f"matmul: inner dimensions differ; got shapes {a.shape} and {b.shape}")
+    if a.ndim > 2 or b.ndim > 2:
+        try:
+            xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            raise ValueError(
+                f"matmul: batch dimensions cannot be broadcast; got shapes {a.shape} and {b.shape}"
+            ) from None
+    return linalg.MatMul.apply(a, b)
+
+
+def where(condition: Any, input: Any, other: Any) -> Tensor:
+    cond = condition._array if isinstance(condition, Tensor) else condition
+    if not isinstance(cond, backend.ndarray):
+        cond = xp.asarray(cond)
+    if cond.dtype != backend.bool_:
+        raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
+    x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)
+    y = other if isinstance(other, (Tensor, float, int)) else as_tensor(other)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = as_tensor(x)  # two numbers: the dtype of a tensor made of them (float32 for floats)
+    return elementwise.Where.apply(cond, *_pair(x, y, "where"))

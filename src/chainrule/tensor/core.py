@@ -1,0 +1,517 @@
+"""What a Tensor is: its array, gradient and node, its properties, conversions, graph
+methods, dtype and device, and repr. The methods of each other kind are in the files beside
+this one; tensor/__init__.py makes the class of them all."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from ..arguments import (
+    no_pinning,
+    normalize_dim,
+    resolve_device,
+    shape_arg,
+    to_args,
+)
+from ..autograd import engine
+from ..autograd.function import Function, bump, counter, version
+from ..autograd.hooks import RemovableHandle, add_hook
+from ..devices import CPU, device
+from ..ops import elementwise, movement
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+array_of = backend.array_of
+HOST_ARRAY = backend.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+
+
+class Core:
+    """What every Tensor holds: its array, its gradient and the node that made it, with the
+    version counter, view base and hooks the graph methods keep (see Tensor's docstring)."""
+
+    __slots__ = ("_array", "grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
+    _retains_grad = False  # retain_grad() sets it on the instance
+    _vc: list[int] | None = None  # the version counter, a box shared with views (see Tensor)
+    _base: Tensor | None = None  # the tensor this one is a view of, where it is one
+    _hooks: dict[int, Any] | None = None  # register_hook's, by handle id
+    _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's
+
+    _array: Any
+    grad: Tensor | None
+    requires_grad: bool
+    grad_fn: Function | None
+
+    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
+        if isinstance(data, Tensor):
+            data = data._array
+        self._array = backend.to_array(data, dtype)
+        self.grad = None
+        self.grad_fn = None
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @staticmethod
+    def _make(data: Any, requires_grad: bool = False) -> Tensor:
+        """Wrap an array an op made (no copy, no checks): the hot path of every op."""
+        t = object.__new__(Tensor)
+        t._array = data if type(data) is HOST_ARRAY else array_of(data)
+        t.grad = None
+        t.grad_fn = None
+        t.requires_grad = requires_grad
+        return t
+
+    # -- properties ------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self._array.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def device(self) -> device:
+        """Where the tensor lives: ``cr.device('cpu')``, or ``cr.device('cuda', N)`` for a
+        tensor whose array is on GPU N."""
+        arr = self._array
+        return CPU if type(arr) is HOST_ARRAY else backend.device_of(arr)
+
+    @property
+    def is_cuda(self) -> bool:
+        return type(self._array) is not HOST_ARRAY
+
+    @property
+    def is_cpu(self) -> bool:
+        return type(self._array) is HOST_ARRAY
+
+    def get_device(self) -> int:
+        """The CUDA device's index, or -1 on the CPU (PyTorch's)."""
+        dev = self.device
+        return -1 if dev.type == "cpu" else int(dev.index or 0)
+
+    def dim(self) -> int:
+        return self._array.ndim
+
+    def numel(self) -> int:
+        return int(self._array.size)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self.shape
+        return self.shape[normalize_dim(dim, self.ndim, "size", self.shape)]
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len: a 0-d tensor has no len()")
+        return self.shape[0]
+
+    # -- conversion ------------------------------------------------------------------------
+
+    def numpy(self, *, force: bool = False) -> Any:
+        """The NumPy array of a CPU tensor: its own array (shared memory). A CUDA tensor's
+        values are reached through ``cpu()`` first, as in PyTorch, or with ``force=True``
+        (a copy, as ``t.detach().cpu().numpy()``)."""
+        arr = self._array
+        if type(arr) is not HOST_ARRAY:
+            if not force:
+                _on_host_only(self, "numpy")
+            return backend.to_host(arr)
+        return arr
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        arr = self._array
+        if type(arr) is not HOST_ARRAY:
+            _on_host_only(self, "__array__")
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self) -> Any:
+        if self._array.size != 1:
+            raise ValueError(f"item: only one-element tensors have an item; got shape {self.shape}")
+        return self._array.item()
+
+    def tolist(self) -> Any:
+        return self._array.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as a Python int: a list index, a slice bound, a
+        range's end (as PyTorch's)."""
+        if self._array.size != 1 or self._array.dtype.kind not in "iu":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._array.reshape(()))
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d tensor formats as its number (``f"{loss:.4f}"``); others as PyTorch's, by
+        their repr, and with a format spec a TypeError."""
+        if self._array.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __bool__(self) -> bool:
+        if self._array.size != 1:
+            raise RuntimeError(
+                f"bool: the truth value of a tensor of shape {self.shape} is ambiguous; use "
+                ".any() or .all()"
+            )
+        return bool(self._array)
+
+    def __repr__(self) -> str:
+        """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
+        ranges), one width for all entries, and the dtype where it is not the default."""
+        arr = backend.to_host(self._array)  # printing happens on the host
+        body = backend.host.array2string(
+            arr,
+            separator=", ",
+            prefix="tensor(",
+            max_line_width=81,  # 8 entries of 4 decimals a line, as PyTorch
+            formatter=_float_formatter(arr),
+        )
+        extras = []
+        empty = self._array.size == 0
+        if empty and self.shape != (0,):
+            extras.append(f"size={self.shape}")
+        usual = (backend.float32, backend.int64, backend.bool_)
+        if self.dtype not in usual or empty and self.dtype != backend.float32:
+            extras.append(f"dtype={self.dtype}")
+        if type(self._array) is not HOST_ARRAY:
+            extras.insert(0, f"device='{self.device}'")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name}Backward>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    # -- graph -----------------------------------------------------------------------------
+
+    def backward(
+        self, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        ``gradient`` is required unless self has one element. The graph's saved values are
+        freed afterwards unless ``retain_graph`` (or ``create_graph``) is set; with
+        ``create_graph`` the backward pass is itself recorded, for higher-order gradients.
+        """
+        engine.backward(self, gradient, retain_graph, create_graph)
+
+    def detach(self) -> Tensor:
+        """The same data (shared, not copied, with one version counter), cut from the
+        graph."""
+        t = Tensor._make(self._array, False)
+        t._vc = counter(self)
+        return t
+
+    @property
+    def data(self) -> Tensor:
+        """PyTorch's ``.data``: this tensor's array as a Tensor cut from the graph, sharing
+        memory and version counter (``p.data.add_(...)`` writes into ``p``). The array
+        itself is ``numpy()``."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        arr = value._array if isinstance(value, Tensor) else backend.to_array(value)
+        self._array = arr
+        bump(self)  # a node that saved the old values must not read the new ones unawares
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor's array has had (PyTorch's ``_version``)."""
+        return version(self)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self._array.dtype == backend.bfloat16:
+            raise TypeError(
+                "requires_grad: bfloat16 is a storage dtype in chainrule (cast, saved, loaded); "
+                "gradients flow in float16, float32 or float64: cast with .float() first"
+            )
+        if requires_grad and self._array.dtype.kind != "f":
+            raise TypeError(
+                f"requires_grad: only floating-point tensors can require grad; got dtype "
+                f"{self.dtype}"
+            )
+        if not self.is_leaf and not requires_grad:
+            raise RuntimeError(
+                "requires_grad_: a non-leaf tensor's requires_grad cannot be turned off; "
+                "use detach()"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` when backward has this tensor's gradient, before it goes on
+        (into ``.grad`` for a leaf, to the node that made it otherwise); a Tensor the hook
+        returns replaces the gradient. ``.remove()`` on the handle takes the hook out."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                f"register_hook: cannot register a hook on a tensor that does not require "
+                f"grad; got a tensor of shape {self.shape}"
+            )
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(tensor)`` after backward has added into this leaf's ``.grad`` (where
+        data-parallel training starts reducing a gradient, and optimizers can step early)."""
+        if not self.requires_grad or not self.is_leaf:
+            raise RuntimeError(
+                "register_post_accumulate_grad_hook: post accumulate grad hooks can only be "
+                f"registered on leaf tensors that require grad; got a "
+                f"{'non-leaf' if self.requires_grad else 'tensor that does not require grad'}"
+                f" of shape {self.shape}"
+            )
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: the tensor does not require grad")
+        self._retains_grad = True
+
+    # -- dtype -----------------------------------------------------------------------------
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """A tensor of another dtype or on another device, as PyTorch's: ``to(dtype)``,
+        ``to(device)``, ``to(device, dtype)``, ``to(other)`` (other's dtype and device),
+        ``to(dtype=..., device=..., copy=...)``. Differentiable between float dtypes and
+        between devices (the gradient goes back to this tensor's device). The tensor itself
+        where nothing changes (a copy with ``copy=True``)."""
+        if len(args) == 1 and not kwargs and isinstance(args[0], xp.dtype):
+            dtype, dev, copy = args[0], None, False  # the common case, to(cr.float64), fast
+        else:
+            dtype, dev, copy = to_args(args, kwargs, "to")
+        if dev is not None and dev != self.device:
+            moved = movement.ToDevice.apply(self, device=dev)
+            return moved if dtype is None or dtype == moved.dtype else moved.to(dtype)
+        if dtype is None or dtype == self.dtype:
+            return self.clone() if copy else self
+        if not (dtype.kind == "f" and self._array.dtype.kind == "f"):
+            # integer, bool and bfloat16 tensors cannot require grad: off the graph
+            return Tensor._make(self._array.astype(dtype))
+        return elementwise.Cast.apply(self, dtype=dtype)
+
+    def cpu(self, memory_format: Any = None) -> Tensor:
+        """The tensor on the CPU: itself if it is there, else a copy (differentiable)."""
+        if type(self._array) is HOST_ARRAY:
+            return self
+        return movement.ToDevice.apply(self, device=CPU)
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        """The tensor on a CUDA device (``device``: an index, 'cuda:N' or a cr.device; the
+        first GPU by default): itself if it is there, else a copy (differentiable)."""
+        dev = backend.cuda_device(device, "cuda")
+        return self if self.device == dev else movement.ToDevice.apply(self, device=dev)
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """The tensor itself where there is a CUDA device (host arrays are uploaded as they
+        are); without one, the CUDA error."""
+        no_pinning(True, "pin_memory")
+        return self
+
+    def is_pinned(self, device: Any = None) -> bool:
+        return False
+
+    def clone(self) -> Tensor:
+        return elementwise.Cast.apply(self, dtype=self.dtype)
+
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        return self
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """True: chainrule's tensors are read as if contiguous (each op makes what it
+        needs), so memory layout never changes a result."""
+        return True
+
+    def is_floating_point(self) -> bool:
+        return backend.is_floating(self._array.dtype)
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return int(self._array.itemsize)
+
+    def nelement(self) -> int:
+        return int(self._array.size)
+
+    def data_ptr(self) -> int:
+        """The address of the first element of the tensor's array (in the GPU's memory for a
+        CUDA tensor)."""
+        return backend.data_ptr(self._array)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
+        With a dtype, a legacy type (cr.LongTensor) or such a name: ``to`` that dtype."""
+        if dtype is None:
+            return f"chainrule.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
+        if isinstance(dtype, str) and dtype.partition(".")[0] in ("torch", "chainrule"):
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            name = dtype.partition(".")[2]
+            if name not in names:
+                raise ValueError(f"type: unknown tensor type {dtype!r}")
+            dtype = names[name]
+        dtype = getattr(dtype, "dtype", dtype)  # a legacy type such as cr.LongTensor
+        return self.to(dtype)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor in other's dtype."""
+        return self.to(other.dtype)
+
+    def half(self) -> Tensor:
+        return self.to(backend.float16)
+
+    def bfloat16(self) -> Tensor:
+        """This tensor in bfloat16, a storage dtype: cast, saved and loaded, off the graph."""
+        return self.to(backend.bfloat16)
+
+    # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
+
+    def new_tensor(
+        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        """A copy of data as a tensor of this one's dtype (or dtype), on this one's device
+        (or device)."""
+        dev = self.device if device is None else resolve_device(device, "new_tensor")
+        data = data._array if isinstance(data, Tensor) else data
+        t = Tensor._make(backend.to_array(data, dtype or self.dtype, dev))
+        return t.requires_grad_() if requires_grad else t
+
+    def new_zeros(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.zeros, size, dtype, device, requires_grad, "new_zeros")
+
+    def new_ones(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.ones, size, dtype, device, requires_grad, "new_ones")
+
+    def new_empty(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return self._new(xp.empty, size, dtype, device, requires_grad, "new_empty")
+
+    def new_full(
+        self,
+        size: Sequence[int],
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        def fill(shape: Any, dtype: Any, like: Any) -> Any:
+            return xp.full(shape, fill_value, dtype=dtype, like=like)
+
+        return self._new(fill, (size,), dtype, device, requires_grad, "new_full")
+
+    def _new(
+        self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
+    ) -> Tensor:
+        like = self._array if device is None else backend.like(resolve_device(device, op))
+        dtype = backend.as_dtype(dtype) or self.dtype
+        t = Tensor._make(make(shape_arg(size), dtype=dtype, like=like))
+        return t.requires_grad_() if requires_grad else t
+
+    # Last in the class: these names shadow the builtins for the rest of its body.
+
+    def float(self) -> Tensor:
+        return self.to(backend.float32)
+
+    def double(self) -> Tensor:
+        return self.to(backend.float64)
+
+    def long(self) -> Tensor:
+        return self.to(backend.int64)
+
+    def int(self) -> Tensor:
+        return self.to(backend.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(backend.bool_)
+
+
+def _on_host_only(t: Any, op: str) -> None:
+    raise TypeError(
+        f"{op}: can't convert a {t.device} device tensor (shape {t.shape}) to a NumPy array; "
+        "use Tensor.cpu() to copy it to host memory first"
+    )
+
+
+def _float_formatter(data: Any) -> Any:
+    """The formatter of a float array's repr, one format for all entries: whole numbers as
+    ``3.``, else ``3.1416``, or ``3.1416e+00`` when the magnitudes span over 1000x, pass 1e8
+    or (for fractions) go below 1e-4. ``data`` is on the host."""
+    hp = backend.host
+    if data.dtype.kind != "f" or data.size == 0:
+        return None
+    if data.size > 1000:  # summarised: only 3 entries at each end of each dim are shown
+        for ax, n in enumerate(data.shape):
+            if n > 6:
+                data = hp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
+    finite = data[hp.isfinite(data)]
+    mags = hp.abs(finite[finite != 0]).astype(backend.float64)
+    whole = bool(hp.all(finite == hp.round(finite)))
+    sci = mags.size > 0 and bool(
+        mags.max() / mags.min() > 1000 or mags.max() > 1e8 or not whole and mags.min() < 1e-4
+    )
+    fmt = "{:.4e}" if sci else "{:.0f}." if whole else "{:.4f}"
+
+    def one(v: Any) -> str:
+        return fmt.format(v) if hp.isfinite(v) else str(v)
+
+    width = max(len(one(v)) for v in data.flat)
+    return {"float_kind": lambda v: one(v).rjust(width)}
+
+
+# dtype names -> PyTorch's legacy type names, for Tensor.type()
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+
+
+def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """x as a Tensor: a Tensor as it is (cast to dtype, moved to device, if given), anything
+    else copied into a new one (on device, or the default device)."""
+    if device is not None:
+        device = resolve_device(device, "as_tensor")
+    if isinstance(x, Tensor):
+        if device is not None and device != x.device:
+            x = x.to(device)
+        return x if dtype is None else x.to(dtype)
+    if device is None or device == backend.default_device:
+        return Tensor(x, dtype=dtype)
+    return Tensor._make(backend.to_array(x, dtype, device))

@@ -1,0 +1,248 @@
+"""Tensor in place: the ``*_`` methods and augmented assignment, each its out-of-place op
+plus one write into the tensor's array (_write), with the version counter bumped."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from ..arguments import (
+    broadcasts_to,
+)
+from ..autograd.function import bump, counter, version
+from ..autograd.mode import is_grad_enabled
+from .arithmetic import false_mask, where
+from .core import Core
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+
+
+class InPlace(Core):
+    """The in-place methods of Tensor."""
+
+    __slots__ = ()
+
+    # -- in place ---------------------------------------------------------------------------
+    # Every in-place op is its out-of-place op plus one write into this tensor's array
+    # (_write). With nothing to record, the result is copied in and the version bumped.
+    # When the result joins a graph, the tensor takes the op's node as its grad_fn (PyTorch
+    # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
+    # nodes recorded before the write still reach the old one (engine.as_seen).
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self._write("add_", lambda t: t.add(other, alpha=alpha))
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self._write("sub_", lambda t: t.sub(other, alpha=alpha))
+
+    def mul_(self, other: Any) -> Tensor:
+        return self._write("mul_", lambda t: t * other)
+
+    def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        return self._write("addcmul_", lambda t: t.addcmul(tensor1, tensor2, value=value))
+
+    def lerp_(self, end: Any, weight: Any) -> Tensor:
+        """self moved toward end by weight, in place (an average of weights kept with
+        ema.lerp_(p, 1 - decay)); the gradient reaches the old value through lerp."""
+        return self.copy_(self.lerp(end, weight))
+
+    def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+        return self._write("addcdiv_", lambda t: t.addcdiv(tensor1, tensor2, value=value))
+
+    def div_(self, other: Any) -> Tensor:
+        return self._write("div_", lambda t: t / other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return self._write("pow_", lambda t: t**exponent)
+
+    def matmul_(self, other: Any) -> Tensor:
+        return self._write("matmul_", lambda t: t @ other)
+
+    def neg_(self) -> Tensor:
+        return self._write("neg_", lambda t: -t)
+
+    def abs_(self) -> Tensor:
+        return self._write("abs_", Tensor.abs)
+
+    def exp_(self) -> Tensor:
+        return self._write("exp_", Tensor.exp)
+
+    def log_(self) -> Tensor:
+        return self._write("log_", Tensor.log)
+
+    def log1p_(self) -> Tensor:
+        return self._write("log1p_", Tensor.log1p)
+
+    def expm1_(self) -> Tensor:
+        return self._write("expm1_", Tensor.expm1)
+
+    def sqrt_(self) -> Tensor:
+        return self._write("sqrt_", Tensor.sqrt)
+
+    def sin_(self) -> Tensor:
+        return self._write("sin_", Tensor.sin)
+
+    def cos_(self) -> Tensor:
+        return self._write("cos_", Tensor.cos)
+
+    def tanh_(self) -> Tensor:
+        return self._write("tanh_", Tensor.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return self._write("sigmoid_", Tensor.sigmoid)
+
+    def relu_(self) -> Tensor:
+        return self._write("relu_", Tensor.relu)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return self._write("clamp_", lambda t: t.clamp(min, max))
+
+    clip_ = clamp_
+
+    def scatter_(
+        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+    ) -> Tensor:
+        return self._write(
+            "scatter_", lambda t: t.scatter(dim, index, src, value=value, reduce=reduce)
+        )
+
+    def index_fill_(self, dim: int, index: Any, value: Any) -> Tensor:
+        return self._write("index_fill_", lambda t: t.index_fill(dim, index, value))
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return self._write("tril_", lambda t: t.tril(diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return self._write("triu_", lambda t: t.triu(diagonal))
+
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        return self._write("masked_fill_", lambda t: t.masked_fill(mask, value))
+
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+        """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
+        the gradient flows to ``src``, none to the old value."""
+        src = src if isinstance(src, Tensor) else Tensor(src)
+        if backend.ACCELERATED and type(src._array) is not type(self._array):
+            src = src.to(self.device)  # across devices, as PyTorch's copy_
+        return self._fill("copy_", src.to(self.dtype))
+
+    def fill_(self, value: Any) -> Tensor:
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(
+                f"fill_: the value must be a number or 0-d tensor; got shape {value.shape}"
+            )
+        return self._fill("fill_", value)
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def _fill(self, op: str, values: Any) -> Tensor:
+        """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
+        gradient for the old one: ``where(False, self, values)`` through _write. With no
+        graph to join and values this dtype holds as they are, that is one assignment into
+        the array (8x faster for a zero_ of a (512, 784) gradient), the same result."""
+        src = values._array if isinstance(values, Tensor) else values
+        arr = self._array
+        wants = self.requires_grad or getattr(values, "requires_grad", False)
+        joins = is_grad_enabled() and wants
+        if joins or not backend.writeable(arr) or not _holds_as_is(src, arr):
+            return self._write(op, lambda t: where(false_mask(t), t, values))
+        arr[...] = src
+        bump(self)
+        return self
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self.pow_(other)
+
+    def __imatmul__(self, other: Any) -> Tensor:
+        return self.matmul_(other)
+
+    def _write(self, op: str, compute: Any) -> Tensor:
+        """Make ``compute(self)`` the new value of this tensor, in place (see above).
+        ``compute``'s last op must be the only one that takes the tensor as an input."""
+        rebase = is_grad_enabled() and self.requires_grad
+        if rebase and self.grad_fn is None:
+            raise RuntimeError(
+                f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in an "
+                "in-place operation; do it under cr.no_grad(), or on a clone"
+            )
+        old = self
+        if is_grad_enabled():  # a stand-in for the old value, which the result may record
+            old = Tensor._make(self._array, self.requires_grad)
+            old.grad_fn, old._vc = self.grad_fn, counter(self)
+        new = compute(old)
+        if not isinstance(new, Tensor):
+            new = Tensor(new)
+        arr, out = self._array, new._array
+        if out.shape != arr.shape:
+            raise RuntimeError(
+                f"{op}: the result's shape {out.shape} does not match the tensor's shape "
+                f"{arr.shape} written in place (the other operand must broadcast to it)"
+            )
+        if not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
+            raise RuntimeError(
+                f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
+                f"dtype {arr.dtype} in place; use the out-of-place form"
+            )
+        fn = new.grad_fn
+        if fn is not None:
+            if self._base is not None:
+                raise RuntimeError(
+                    f"{op}: an in-place write that joins the graph into a view (shape "
+                    f"{self.shape}) of another tensor (shape {self._base.shape}) is not "
+                    "supported; write into the tensor itself (base[index] = value) or use "
+                    "the out-of-place op"
+                )
+            if fn.saves_inputs and old is not self:  # the rule reads the old value: keep it
+                old._array, old._vc = arr.copy(), [version(self)]
+        if not backend.writeable(arr):
+            raise RuntimeError(
+                f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
+                "broadcast_to: several elements share one memory location); clone() it first"
+            )
+        if out is not arr:
+            arr[...] = out
+        bump(self)
+        if fn is not None:
+            self.__dict__.setdefault("_previous", {})[version(self) - 1] = old
+            self.grad_fn, self.requires_grad = fn, True
+            if fn.saves_out:
+                fn.out_version = version(self)
+        return self
+
+
+def _holds_as_is(src: Any, arr: Any) -> bool:
+    """Whether writing ``src`` into ``arr`` needs no cast or check of _write's: an array of
+    arr's dtype that broadcasts to it, or a number of a kind arr's dtype holds (a float into
+    floats, an int into ints or floats, a bool into anything)."""
+    if isinstance(src, backend.ndarray):
+        return (
+            src.dtype == arr.dtype
+            and type(src) is type(arr)
+            and broadcasts_to(src.shape, arr.shape)
+        )
+    kind = arr.dtype.kind
+    if isinstance(src, bool):
+        return True
+    if isinstance(src, int):
+        return kind in "iuf"
+    return isinstance(src, float) and kind == "f"

@@ -1,0 +1,262 @@
+"""Tensor reductions: sums, means, extremes, norms, softmax, cumulative ops, sort and topk."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .. import backend
+from ..arguments import (
+    is_int,
+    need_elements,
+    need_float,
+    normalize_dim,
+    normalize_dims,
+    numpy_dim_names,
+)
+from ..ops import movement, reduce
+from .arithmetic import floating, where
+from .core import Core
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+
+
+class Reductions(Core):
+    """The reductions of Tensor."""
+
+    __slots__ = ()
+
+    # -- reductions ------------------------------------------------------------------------
+
+    def sum(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    ) -> Tensor:
+        """The sum over dim (all for None); with dtype, of the input cast to it first."""
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "sum")
+        x = self if dtype is None else self.to(dtype)
+        return reduce.Sum.apply(x, dims=normalize_dims(dim, x, "sum"), keepdim=keepdim)
+
+    def mean(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    ) -> Tensor:
+        """The mean over dim (all for None); with dtype, of the input cast to it first."""
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "mean")
+        x = self if dtype is None else self.to(dtype)
+        need_float(x, "mean")
+        return reduce.Mean.apply(x, dims=normalize_dims(dim, x, "mean"), keepdim=keepdim)
+
+    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The product over dim (all for None): the last of cumprod, whose gradient is right
+        where elements are 0. Integer and bool tensors multiply in int64, as PyTorch."""
+        x = self if dtype is None else self.to(dtype)
+        if dtype is None and x.dtype.kind in "biu":
+            x = x.to(backend.int64)
+        if dim is None:
+            out = x.reshape(-1).cumprod(0)[-1] if x.numel() else x.new_ones(())
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        d = normalize_dim(dim, x.ndim, "prod", x.shape)
+        if x.ndim == 0:
+            return x.clone()
+        out = x.cumprod(d).narrow(d, x.shape[d] - 1, 1) if x.shape[d] else x.sum(d, True) + 1
+        return out if keepdim else out.squeeze(d)
+
+    def var(
+        self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+    ) -> Tensor:
+        """Variance with Bessel's correction by default (``correction=1``), as PyTorch."""
+        return _variance(self, dim, correction, keepdim, np_names, "var")
+
+    def std(
+        self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+    ) -> Tensor:
+        return _root(_variance(self, dim, correction, keepdim, np_names, "std"), 2)
+
+    def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amax")
+        dims = normalize_dims(dim, self, "amax")
+        need_elements(self, "amax", dims)
+        return reduce.Amax.apply(self, dims=dims, keepdim=keepdim)
+
+    def amin(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amin")
+        dims = normalize_dims(dim, self, "amin")
+        need_elements(self, "amin", dims)
+        return reduce.Amin.apply(self, dims=dims, keepdim=keepdim)
+
+    def max(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
+        """No dim: the largest value (ties share the gradient). With dim: (values, indices),
+        the gradient going to the index returned, as PyTorch. max(other Tensor): maximum."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "max")
+        if dim is None:  # amax, but with PyTorch's gradient at NaN (see Amax)
+            need_elements(self, "max", None)
+            return reduce.Amax.apply(self, dims=None, keepdim=False, nan_ties=True)
+        return _select(self, dim, keepdim, xp.argmax, "max")
+
+    def min(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "min")
+        if dim is None:
+            need_elements(self, "min", None)
+            return reduce.Amin.apply(self, dims=None, keepdim=False, nan_ties=True)
+        return _select(self, dim, keepdim, xp.argmin, "min")
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmax")
+        return _arg(self, dim, keepdim, xp.argmax, "argmax")
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmin")
+        return _arg(self, dim, keepdim, xp.argmin, "argmin")
+
+    def logsumexp(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "logsumexp")
+        dims = normalize_dims(dim, self, "logsumexp")
+        return reduce.LogSumExp.apply(floating(self), dims=dims, keepdim=keepdim)
+
+    def softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
+        dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
+        dim = normalize_dim(dim, self.ndim, "softmax", self.shape)
+        return reduce.Softmax.apply(floating(self), dim=dim)
+
+    def log_softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
+        dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
+        dim = normalize_dim(dim, self.ndim, "log_softmax", self.shape)
+        return reduce.LogSoftmax.apply(floating(self), dim=dim)
+
+    def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
+        with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
+        or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
+        of nonzero elements, a constant. Integer tensors are taken as float32."""
+        self = floating(self)
+        if p == 2:
+            return _root((self * self).sum(dim, keepdim=keepdim), 2)
+        if p in (math.inf, -math.inf):
+            a = self.abs()
+            return a.amax(dim, keepdim) if p > 0 else a.amin(dim, keepdim)
+        if p == 0:
+            nonzero = (self._array != 0).sum(
+                axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
+            )
+            return Tensor._make(backend.array_like(nonzero, self._array, self.dtype))
+        a = self.abs()
+        zero = a._array == 0
+        if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
+            powered = where(zero, 0.0, where(zero, 1.0, a) ** p)
+        else:
+            powered = a**p
+        return _root(powered.sum(dim, keepdim=keepdim), p)
+
+    def cumsum(self, dim: int) -> Tensor:
+        return reduce.Cumsum.apply(self, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
+
+    def sort(
+        self, dim: int = -1, descending: bool = False, *, stable: bool = False
+    ) -> ValuesIndices:
+        """(values, indices) along dim, NaN counted largest, as PyTorch. The sort is always
+        stable (equal values keep their order), which ``stable=False`` allows too."""
+        return _top(self, None, dim, descending, "sort")
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        return self.sort(dim, descending, stable=stable).indices.detach()
+
+    def topk(
+        self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    ) -> ValuesIndices:
+        """The k largest (or smallest) values along dim and their indices, in order (which
+        ``sorted=False`` allows too); the gradient goes to the places they came from."""
+        return _top(self, k, dim, largest, "topk")
+
+    def cumprod(self, dim: int) -> Tensor:
+        d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
+        return reduce.Cumprod.apply(self, dim=d)
+
+
+class ValuesIndices(NamedTuple):
+    """What max/min with a dim, sort and topk return, as PyTorch: values and indices."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _variance(t: Tensor, dim: Any, correction: int, keepdim: bool, names: dict, op: str) -> Tensor:
+    """var's arguments, PyTorch's or NumPy's names (and ``unbiased``), checked for ``op``."""
+    if "unbiased" in names:
+        correction = int(names.pop("unbiased"))
+    dim, keepdim = numpy_dim_names(dim, keepdim, names, op)
+    need_float(t, op)
+    dims = normalize_dims(dim, t, op)
+    return reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
+
+
+def _root(s: Tensor, p: float) -> Tensor:
+    """s ** (1/p) for s >= 0 (std, norm), with gradient 0 where s is 0, as PyTorch, instead of
+    inf * 0 = NaN; the inner where keeps the branch not taken finite."""
+    zero = s._array == 0
+    if not zero.any():
+        return s.sqrt() if p == 2 else s ** (1.0 / p)
+    safe = where(zero, 1.0, s)
+    return where(zero, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
+
+
+def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
+    if dim is None:
+        need_elements(t, op)
+        out = fn(t._array)
+        shape = (1,) * t.ndim if keepdim else ()
+        return Tensor._make(backend.array_like(out, t._array, backend.int64).reshape(shape))
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    need_elements(t, op, (d,) if t.ndim else None)
+    return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
+
+
+def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:
+    """The first k (all for None) values along dim, sorted (largest first if ``largest``), and
+    their indices; the values are gathered, so their gradient goes where they came from."""
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    x = t if t.ndim else t.reshape(1)  # a 0-d tensor is one value along dim 0
+    n = x.shape[d]
+    k = n if k is None else k
+    if not is_int(k) or not 0 <= k <= n:
+        raise ValueError(
+            f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
+        )
+    order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
+    values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
+    if not t.ndim and k == 1:
+        values, indices = values.reshape(()), indices.reshape(())
+    return ValuesIndices(values, indices)
+
+
+def _sort_order(a: Any, dim: int, descending: bool) -> Any:
+    """The positions that sort a along dim (int64), stable, NaN last when ascending and first
+    when descending, as PyTorch: descending is the ascending sort of a reversed, reversed
+    back, so equal values keep their order there too."""
+    if not descending:
+        return xp.argsort(a, axis=dim, kind="stable").astype(backend.int64, copy=False)
+    backwards = xp.argsort(xp.flip(a, axis=dim), axis=dim, kind="stable")  # positions in flip(a)
+    return (a.shape[dim] - 1 - xp.flip(backwards, axis=dim)).astype(backend.int64, copy=False)
+
+
+def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndices:
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    need_elements(t, op, (d,) if t.ndim else None)
+    if t.ndim == 0:  # its only dim is itself: the value, at index 0
+        values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
+        return ValuesIndices(values, Tensor._make(xp.zeros((), backend.int64, like=t._array)))
+    idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
+    values = movement.Gather.apply(t, idx, dim=d)
+    indices = Tensor._make(idx.astype(backend.int64, copy=False))
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return ValuesIndices(values, indices)

@@ -1,0 +1,183 @@
+"""Tensor sampling and counting, no gradient: random in-place fills, multinomial and
+bernoulli draws, nonzero, unique, bincount and histograms."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .. import backend
+from ..arguments import (
+    need_float,
+    normalize_dim,
+    positive_int,
+)
+from .core import Core
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+
+
+class Sampling(Core):
+    """The sampling and counting methods of Tensor."""
+
+    __slots__ = ()
+
+    # -- random fills, in place (through _write, as every in-place op) ---------------------
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        rng = backend.generator(generator, "normal_")
+        values = rng.standard_normal(self.shape) * std + mean
+        return self._fill("normal_", backend.from_host(values.astype(self.dtype), self._array))
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+        rng = backend.generator(generator, "uniform_")
+        values = rng.uniform(from_, to, self.shape)
+        return self._fill("uniform_", backend.from_host(values.astype(self.dtype), self._array))
+
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
+        rng = backend.generator(generator, "exponential_")
+        values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
+        return self._fill("exponential_", backend.from_host(values, self._array))
+
+    # -- sampling (no gradient) ------------------------------------------------------------
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """The indices of the nonzero elements: (n, ndim) int64, or as_tuple one (n,) tensor per
+        dim (a 0-d tensor counts as 1-d)."""
+        if as_tuple:
+            return tuple(Tensor._make(i) for i in xp.nonzero(xp.atleast_1d(self._array)))
+        return Tensor._make(xp.argwhere(self._array))
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        """The distinct values (sorted; slices along dim when given), and as asked each
+        element's index among them (input's shape) and each value's count, as PyTorch."""
+        axis = None if dim is None else normalize_dim(dim, self.ndim, "unique", self.shape)
+        values, inverse, counts = xp.unique(
+            self._array, return_inverse=True, return_counts=True, axis=axis
+        )
+        if axis is None:
+            inverse = inverse.reshape(self.shape)
+        out = [Tensor._make(values)]
+        if return_inverse:
+            out.append(Tensor._make(inverse.astype(backend.int64)))
+        if return_counts:
+            out.append(Tensor._make(counts.astype(backend.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def bincount(self, weights: Any = None, minlength: int = 0) -> Tensor:
+        """How often each value 0..max occurs in this 1-D non-negative integer tensor (at least
+        minlength bins): int64, or the weights' sums (float32 weights stay float32, others
+        float64, as PyTorch)."""
+        x = self._array
+        if x.ndim != 1 or x.dtype.kind not in "biu" or (x.size and x.min() < 0):
+            raise ValueError(
+                f"bincount: needs a 1-D tensor of non-negative integers; got shape {self.shape} "
+                f"and dtype {self.dtype}"
+            )
+        if weights is None:
+            return Tensor._make(xp.bincount(x, minlength=minlength).astype(backend.int64))
+        w = backend.array_like(weights._array if isinstance(weights, Tensor) else weights, x)
+        out = xp.bincount(x, weights=w, minlength=minlength)
+        return Tensor._make(out.astype(w.dtype if w.dtype == backend.float32 else backend.float64))
+
+    def histogram(
+        self, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
+    ) -> Histogram:
+        """Counts (or densities) in ``bins`` equal bins over ``range`` (the data's min and max
+        by default), or between the edges of a 1-D tensor ``bins``; the last bin holds its
+        right edge. Both in this tensor's floating dtype."""
+        need_float(self, "histogram")
+        edges = bins._array if isinstance(bins, Tensor) else bins
+        w = weight._array if isinstance(weight, Tensor) else weight
+        hist, edges = xp.histogram(self._array, edges, range=range, weights=w, density=density)
+        as_dtype = self._array.dtype
+        return Histogram(Tensor._make(hist.astype(as_dtype)), Tensor._make(edges.astype(as_dtype)))
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """Counts in ``bins`` equal bins over [min, max] (the data's own when min == max); values
+        outside are left out."""
+        need_float(self, "histc")
+        lo, hi = (min, max) if min != max else (self._array.min(), self._array.max())
+        if lo == hi:  # every value equal: PyTorch widens the range by one either side
+            lo, hi = lo - 1, hi + 1
+        hist, _ = xp.histogram(self._array, bins, range=(lo, hi))
+        return Tensor._make(hist.astype(self._array.dtype))
+
+    def multinomial(
+        self, num_samples: int, replacement: bool = False, *, generator: Any = None
+    ) -> Tensor:
+        """Category indices drawn with probabilities proportional to this tensor's weights
+        (the last dim; 1-D: one distribution, 2-D: one per row): (num_samples,) or (rows,
+        num_samples), int64. Without replacement, each index at most once per row, those of
+        weight 0 only after every other one, as PyTorch's."""
+        w = self._array
+        if w.ndim not in (1, 2) or w.dtype.kind != "f":
+            raise ValueError(
+                f"multinomial: input must be a 1-D or 2-D floating-point tensor of weights; got "
+                f"shape {self.shape} and dtype {self.dtype}"
+            )
+        n = positive_int(num_samples, "num_samples", "multinomial")
+        rows = w.reshape(-1, w.shape[-1]).astype(backend.float64)  # (rows, categories)
+        totals = rows.sum(axis=1)
+        if not (xp.isfinite(rows).all() and (rows >= 0).all() and (totals > 0).all()):
+            raise ValueError(
+                f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
+                f"got shape {self.shape}"
+            )
+        rng = backend.generator(generator, "multinomial")
+        if replacement:
+            # the draws are made on the host, a loop over rows (distributions), each one
+            # draw of n samples
+            probs = backend.to_host(rows / totals[:, None])  # (rows, categories)
+            draws = [rng.choice(probs.shape[1], size=n, p=row) for row in probs]
+            out = backend.from_host(backend.host.stack(draws), w)  # (rows, n)
+        else:
+            if n > rows.shape[1]:
+                raise ValueError(
+                    f"multinomial: cannot draw {n} samples without replacement from "
+                    f"{rows.shape[1]} categories; got shape {self.shape}"
+                )
+            # Each category's key log(u) / w, the n largest first (Efraimidis and Spirakis):
+            # a weighted draw without replacement; weight 0 gives -inf, and those come last,
+            # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
+            with backend.errstate(divide="ignore"):
+                u = backend.from_host(rng.random(rows.shape), w)
+                keys = xp.log(u) / rows  # (rows, categories)
+            last = rows.shape[1] - 1
+            out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
+        out = out.astype(backend.int64)
+        return Tensor._make(out if w.ndim == 2 else out[0])
+
+    def bernoulli(self, *, generator: Any = None) -> Tensor:
+        """1 with the probability each element gives, else 0, in this tensor's dtype."""
+        p = self._array
+        if p.dtype.kind != "f":
+            raise TypeError(f"bernoulli: needs a floating-point tensor; got dtype {self.dtype}")
+        if not ((p >= 0) & (p <= 1)).all():  # NaN fails both
+            raise ValueError(
+                f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
+                f"values outside"
+            )
+        draws = backend.generator(generator, "bernoulli").random(p.shape)
+        draws = backend.from_host(draws, p) < p
+        return Tensor._make(draws.astype(p.dtype))
+
+
+class Histogram(NamedTuple):
+    """What histogram returns, as PyTorch: the counts and the bins' edges."""
+
+    hist: Tensor
+    bin_edges: Tensor

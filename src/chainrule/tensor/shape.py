@@ -1,0 +1,478 @@
+"""Tensor shape and indexing: reshapes and views, transposes, splits, getitem and setitem,
+gather and scatter, index and masked selection."""
+
+# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import backend
+from ..arguments import (
+    broadcasts_to,
+    index_arg,
+    index_vector,
+    infer_shape,
+    is_int,
+    need_dims,
+    normalize_dim,
+    normalize_dims,
+    shape_arg,
+)
+from ..ops import movement
+from .arithmetic import where
+from .core import Core, as_tensor
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+xp = backend.xp
+
+
+class Shape(Core):
+    """The movement and indexing methods of Tensor."""
+
+    __slots__ = ()
+
+    @property
+    def T(self) -> Tensor:
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> Tensor:
+        need_dims(self, 2, "mT")
+        return self.transpose(-2, -1)
+
+    # -- shape -----------------------------------------------------------------------------
+
+    def reshape(self, *shape: Any) -> Tensor:
+        shape = shape_arg(shape)
+        data = self._array
+        try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
+            ok = data.flags.c_contiguous and min(shape, default=0) >= -1  # NumPy takes -2 too
+            new = data.reshape(shape).shape if ok else None
+        except (ValueError, TypeError):
+            new = None
+        if new is None:
+            new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
+        return self if new == self.shape else movement.Reshape.apply(self, shape=new)
+
+    def view(self, *shape: Any) -> Tensor:
+        """reshape, as PyTorch's view of a contiguous tensor; ``view(dtype)``, which reads
+        the bytes as another dtype, is refused."""
+        if (
+            len(shape) == 1
+            and not isinstance(shape[0], (int, tuple, list))
+            and not is_int(shape[0])
+        ):
+            raise TypeError(
+                f"view: reading a tensor's bytes as another dtype (view({shape[0]})) is not "
+                "supported; use .to(dtype) to convert the values"
+            )
+        return self.reshape(*shape)
+
+    def t(self) -> Tensor:
+        """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
+        if self.ndim > 2:
+            raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
+        return self if self.ndim < 2 else self.transpose(0, 1)
+
+    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+        """The slice start : start + length along dim (start may be negative)."""
+        need_dims(self, 1, "narrow")
+        d = normalize_dim(dim, self.ndim, "narrow", self.shape)
+        n = self.shape[d]
+        first = int(start) + n if int(start) < 0 else int(start)
+        if not (0 <= first <= n and is_int(length) and 0 <= length <= n - first):
+            raise IndexError(
+                f"narrow: start {start} and length {length} are out of range for dim {d} of "
+                f"size {n}; got shape {self.shape}"
+            )
+        start = first
+        return self[(slice(None),) * d + (slice(start, start + length),)]
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        if self.ndim == 0:
+            return self.reshape(1)
+        s = normalize_dim(start_dim, self.ndim, "flatten", self.shape)
+        e = normalize_dim(end_dim, self.ndim, "flatten", self.shape)
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        # the merged size spelled out, not -1, which an empty tensor cannot resolve
+        return self.reshape(*self.shape[:s], math.prod(self.shape[s : e + 1]), *self.shape[e + 1 :])
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        """Dim split into sizes (one of them may be -1): flatten's inverse, (N, 12) -> (N, 3, 4)."""
+        d = normalize_dim(dim, self.ndim, "unflatten", self.shape)
+        sizes = tuple(sizes)
+        known = math.prod(n for n in sizes if n != -1)
+        if sizes.count(-1) > 1 or (
+            known != self.shape[d] if -1 not in sizes else known == 0 or self.shape[d] % known
+        ):
+            raise ValueError(
+                f"unflatten: sizes {sizes} do not multiply to dim {dim}'s size {self.shape[d]}; "
+                f"got shape {self.shape}"
+            )
+        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1 :])
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        if dim is None:
+            dims = [d for d, n in enumerate(self.shape) if n == 1]
+        else:
+            dims = list(normalize_dims(dim, self, "squeeze") or ())
+        kept = tuple(n for d, n in enumerate(self.shape) if not (d in dims and n == 1))
+        return self.reshape(kept)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        d = normalize_dim(dim, self.ndim + 1, "unsqueeze", self.shape)
+        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])  # a 1 inserted at d
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        order = list(range(self.ndim))
+        a = normalize_dim(dim0, self.ndim, "transpose", self.shape)
+        b = normalize_dim(dim1, self.ndim, "transpose", self.shape)
+        if a == b:  # also the only transpose a 0-d tensor has
+            return self
+        order[a], order[b] = order[b], order[a]
+        return movement.Permute.apply(self, dims=tuple(order))  # dims already checked
+
+    swapaxes = transpose
+
+    def permute(self, *dims: Any) -> Tensor:
+        dims = shape_arg(dims)
+        norm = tuple(normalize_dim(d, self.ndim, "permute", self.shape) for d in dims)
+        if sorted(norm) != list(range(self.ndim)):
+            raise ValueError(
+                f"permute: dims {tuple(dims)} are not a permutation of the {self.ndim} dims of a "
+                f"tensor of shape {self.shape}"
+            )
+        return self if norm == tuple(range(self.ndim)) else movement.Permute.apply(self, dims=norm)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        sizes = shape_arg(sizes)
+        lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise ValueError(
+                f"expand: cannot expand shape {self.shape} to fewer dims {tuple(sizes)}"
+            )
+        shape = tuple(
+            self.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)
+        )
+        return self.broadcast_to(shape)
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        shape = tuple(shape)
+        if shape == self.shape:
+            return self
+        if not broadcasts_to(self.shape, shape):
+            raise ValueError(f"expand: shape {self.shape} cannot be broadcast to {shape}")
+        return movement.Expand.apply(self, shape=shape)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.broadcast_to(other.shape)
+
+    def split(self, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        need_dims(self, 1, "split")
+        d = normalize_dim(dim, self.ndim, "split", self.shape)
+        n = self.shape[d]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            if step <= 0:
+                raise ValueError(f"split: split_size must be positive; got {step}")
+            sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
+        else:
+            sizes = list(split_size_or_sections)
+            if sum(sizes) != n:
+                raise ValueError(
+                    f"split: sections {sizes} sum to {sum(sizes)}, not to dim {dim}'s size {n}; "
+                    f"got shape {self.shape}"
+                )
+        lead = (slice(None),) * d
+        out, start = [], 0
+        for s in sizes:
+            out.append(self[lead + (slice(start, start + s),)])
+            start += s
+        return tuple(out)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
+        need_dims(self, 1, "unbind")
+        d = normalize_dim(dim, self.ndim, "unbind", self.shape)
+        return tuple(t.squeeze(d) for t in self.split(1, d)) if self.shape[d] else ()
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        if chunks <= 0:
+            raise ValueError(f"chunk: chunks must be positive; got {chunks}")
+        need_dims(self, 1, "chunk")
+        n = self.shape[normalize_dim(dim, self.ndim, "chunk", self.shape)]
+        return self.split(max(1, -(-n // chunks)), dim)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return movement.GetItem.apply(self, index=index_arg(index, self._array))
+
+    def __iter__(self) -> Iterator[Tensor]:
+        return (self[i] for i in range(len(self)))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        index = index_arg(index, self._array)
+        if isinstance(value, backend.moved_types) and self.is_cuda:  # moved, as an index is
+            value = backend.from_host(value, self._array)
+        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
+
+    def gather(self, dim: int, index: Any) -> Tensor:
+        d = normalize_dim(dim, self.ndim, "gather", self.shape)
+        idx = backend.array_like(index._array if isinstance(index, Tensor) else index, self._array)
+        if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
+            raise ValueError(
+                f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
+                f"{idx.dtype} and shape {idx.shape}"
+            )
+        return movement.Gather.apply(self, idx, dim=d)
+
+    take_along_dim = gather
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
+        tensor's diagonal as 1-D; diagonal > 0 is above the main one, < 0 below."""
+        k = diagonal
+        if self.ndim == 2:
+            rows, cols = self.shape
+            r = xp.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))), like=self._array)
+            return self[r - min(k, 0), r + max(k, 0)]
+        if self.ndim != 1:
+            raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
+        n = self.shape[0] + abs(k)
+        r, c = backend.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
+        on = c - r == k
+        i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
+        return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), 0)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
+        need_dims(self, 2, "tril")
+        rows, cols = self.shape[-2:]
+        keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
+        return where(keep, self, 0)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
+        need_dims(self, 2, "triu")
+        rows, cols = self.shape[-2:]
+        keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
+        return where(keep, self, 0)
+
+    def flip(self, *dims: Any) -> Tensor:
+        """The order of the values reversed along each of dims: one index of reversed slices,
+        then a copy, since PyTorch's flip shares no memory with its input (a write into the
+        result must not reach it)."""
+        flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
+        if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
+            return self.clone()
+        index = tuple(
+            slice(None, None, -1) if d in flipped else slice(None) for d in range(self.ndim)
+        )
+        return movement.GetItem.apply(self, index=index).clone()
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """Values shifted along dims, those pushed off the end coming back at the start; with
+        no dims, along the flattened tensor. One index of source positions per dim."""
+        if dims is None:
+            if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+                raise ValueError(
+                    f"roll: without dims, shifts must be one int; got {tuple(shifts)} for shape "
+                    f"{self.shape}"
+                )
+            return self.flatten().roll(shifts, 0).reshape(self.shape)
+        shift_list = list(shifts) if isinstance(shifts, (tuple, list)) else [shifts]
+        dim_list = list(dims) if isinstance(dims, (tuple, list)) else [dims]
+        if len(shift_list) != len(dim_list):
+            raise ValueError(
+                f"roll: shifts {tuple(shift_list)} and dims {tuple(dim_list)} differ in length; "
+                f"got shape {self.shape}"
+            )
+        out = self
+        for s, dim in zip(shift_list, dim_list, strict=True):
+            d = normalize_dim(dim, self.ndim, "roll", self.shape)
+            n = self.shape[d] if self.ndim else 1
+            if n and int(s) % n:
+                source = (xp.arange(n, like=out._array) - int(s)) % n  # each value's source
+                out = out[(slice(None),) * d + (source,)]
+        return out if out is not self else self.clone()
+
+    def tile(self, dims: Any) -> Tensor:
+        """repeat, with leading 1s added to dims when it is shorter than the shape."""
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        return self.repeat(*(1,) * (self.ndim - len(dims)), *dims)
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
+        sizes is longer): a view with interleaved 1s, expanded, then merged."""
+        sizes = shape_arg(sizes)
+        if len(sizes) < self.ndim or not all(is_int(r) and r >= 0 for r in sizes):
+            raise ValueError(
+                f"repeat: sizes must be non-negative ints, at least one per dim; got sizes "
+                f"{tuple(sizes)} for shape {self.shape}"
+            )
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        ones = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
+        tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))  # (r0, n0, ..)
+        merged = tuple(r * n for r, n in zip(sizes, shape, strict=True))  # (r0 * n0, ...)
+        return self.reshape(ones).expand(tiled).reshape(merged)
+
+    def repeat_interleave(
+        self, repeats: Any, dim: int | None = None, *, output_size: int | None = None
+    ) -> Tensor:
+        """Each value repeated along dim (over the flattened tensor for None): repeats is one
+        count for all or one count per value. An index_select of the repeated positions."""
+        if dim is None:
+            return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
+        d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
+        counts = repeats._array if isinstance(repeats, Tensor) else repeats
+        counts = backend.array_like(counts, self._array)
+        n = self.shape[d] if self.ndim else 1
+        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
+            raise ValueError(
+                f"repeat_interleave: repeats must be an int or an integer tensor of 1 or {n} "
+                f"values (the size of dim {d}); got dtype {counts.dtype} and shape {counts.shape} "
+                f"for shape {self.shape}"
+            )
+        if (counts < 0).any():
+            raise ValueError(f"repeat_interleave: repeats must not be negative; got {counts}")
+        source = xp.repeat(xp.arange(n, like=counts), counts.reshape(-1))  # each one's source
+        if output_size is not None and output_size != len(source):
+            raise ValueError(
+                f"repeat_interleave: output_size {output_size} differs from the {len(source)} "
+                f"values the repeats make; got shape {self.shape}"
+            )
+        return self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
+
+    def index_select(self, dim: int, index: Any) -> Tensor:
+        d = normalize_dim(dim, self.ndim, "index_select", self.shape)
+        idx = index_vector(index, d, self, "index_select")
+        return self[(slice(None),) * d + (idx,)]
+
+    def scatter(
+        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+    ) -> Tensor:
+        """self with src (a tensor, or a number: ``value``) written at index along dim; for
+        dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write.
+        ``reduce`` 'add' or 'multiply' adds or multiplies src in instead (each repeat too)."""
+        src = value if src is None else src
+        src = src if isinstance(src, (Tensor, int, float)) else as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter")
+        if reduce is not None:
+            return _scatter_with_reduce(self, d, idx, src, reduce)
+        return movement.Scatter.apply(self, src, index=idx, dim=d)
+
+    def scatter_add(self, dim: int, index: Any, src: Any) -> Tensor:
+        """self with src added at index along dim (repeated positions add up)."""
+        src = as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter_add")
+        if src.shape != idx.shape:  # only the corner of src as large as index is added
+            src = src[tuple(slice(n) for n in idx.shape)]
+        where = movement.along_dim(idx, d, self.ndim)
+        return self + movement.IndexAdd.apply(src, shape=self.shape, index=where)
+
+    def scatter_reduce(
+        self, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+    ) -> Tensor:
+        """self with src reduced into the places index names along dim: reduce 'sum',
+        'prod', 'mean', 'amax' or 'amin', over self's value too unless include_self is False."""
+        if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+            raise ValueError(
+                "scatter_reduce: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin'; got "
+                f"{reduce!r}"
+            )
+        src = as_tensor(src)
+        d, idx = _scatter_index(self, dim, index, src, "scatter_reduce")
+        options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
+        return movement.ScatterReduce.apply(self, src, **options)
+
+    def index_fill(self, dim: int, index: Any, value: Any) -> Tensor:
+        """self with the slices index names along dim set to value (a number or 0-d tensor,
+        which gets their gradient)."""
+        d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
+        mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool, like=self._array)
+        mask[index_vector(index, d, self, "index_fill")] = True
+        return where(mask.reshape((-1,) + (1,) * (self.ndim - d - 1)), value, self)
+
+    def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
+        """self with alpha * source added at the positions index names along dim: source's
+        slice k goes to index[k] (repeated positions add up)."""
+        d = normalize_dim(dim, self.ndim, "index_add", self.shape)
+        idx = index_vector(index, d, self, "index_add")
+        source = as_tensor(source)
+        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
+        if source.shape != expected:
+            raise ValueError(
+                f"index_add: source must have shape {expected} (self's, with dim {d} as long as "
+                f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+            )
+        _same_dtype(self, source, "index_add", "source")
+        added = movement.IndexAdd.apply(source, shape=self.shape, index=(slice(None),) * d + (idx,))
+        return self + (added if alpha == 1 else added * alpha)
+
+    def masked_select(self, mask: Any) -> Tensor:
+        """The values where mask (broadcast with self) is True, as a 1-D tensor."""
+        m = backend.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
+        if m.dtype != backend.bool_:
+            raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
+        try:
+            shape = xp.broadcast_shapes(self.shape, m.shape)
+        except ValueError:
+            raise ValueError(
+                f"masked_select: shapes {self.shape} and {m.shape} cannot be broadcast together"
+            ) from None
+        return self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
+
+
+def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[int, Any]:
+    """scatter's and scatter_add's dim and index checked: an integer index with self's dims,
+    no larger than src in any dim nor than self but in dim, each value in range."""
+    need_dims(t, 1, op)
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    idx = backend.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+    src_shape = src.shape if isinstance(src, Tensor) else None
+    fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
+    for k, m in enumerate(idx.shape if fits else ()):
+        fits = fits and (k == d or m <= t.shape[k]) and (src_shape is None or m <= src_shape[k])
+    if not fits:
+        src_text = "" if src_shape is None else f" and src {src_shape}"
+        raise ValueError(
+            f"{op}: index must be an integer tensor with self's dims, no larger than src in any "
+            f"dim nor than self in a dim but {d}; got index of dtype {idx.dtype} and shape "
+            f"{idx.shape}, self {t.shape}{src_text}"
+        )
+    bad = idx[(idx < 0) | (idx >= t.shape[d])]
+    if bad.size:
+        raise IndexError(
+            f"{op}: index {int(bad[0])} is out of range for dim {d} of size {t.shape[d]}; got "
+            f"shape {t.shape}"
+        )
+    if isinstance(src, Tensor):
+        _same_dtype(t, src, op, "src")
+    return d, idx.astype(backend.int64, copy=False)
+
+
+def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> Tensor:
+    """scatter's reduce: 'add' and 'multiply' are scatter_reduce's 'sum' and 'prod' with
+    self included; a number is reduced in at every place of index."""
+    names = {"add": "sum", "multiply": "prod"}
+    if reduce not in names:
+        raise ValueError(f"scatter: reduce must be 'add' or 'multiply'; got {reduce!r}")
+    if not isinstance(src, Tensor):
+        src = Tensor._make(xp.full(idx.shape, src, dtype=t.dtype, like=t._array))
+    options = dict(index=idx, dim=d, reduce=names[reduce], include_self=True)
+    return movement.ScatterReduce.apply(t, src, **options)
+
+
+def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
+    if other.dtype != t.dtype:
+        raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
