@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from chainrule import allocator, cli
-from chainrule.autograd import fastpath
+from chainrule import cli, fastpath
+from chainrule.fastpath import allocator
 
 
 def python(code: str, **env: str) -> str:
@@ -24,13 +24,14 @@ def python(code: str, **env: str) -> str:
 
 
 def test_importing_chainrule_leaves_the_allocator_alone() -> None:
-    code = "import sys, chainrule; print('chainrule.allocator' in sys.modules)"
+    code = "import sys, chainrule; print('chainrule.fastpath.allocator' in sys.modules)"
     assert python(code) == "False"
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_the_thresholds_are_set_where_the_c_library_is_glibc() -> None:
-    assert python("from chainrule import allocator; print(allocator.steady_allocator())") == "True"
+    code = "from chainrule.fastpath import allocator; print(allocator.steady_allocator())"
+    assert python(code) == "True"
 
 
 @pytest.mark.parametrize(("switch", "calls"), [("on", 1), ("off", 0)])
@@ -40,7 +41,7 @@ def test_train_fixes_the_thresholds_unless_the_speed_tricks_are_off(
     pytest.importorskip("sklearn")
     called = []
     monkeypatch.setattr(allocator, "steady_allocator", lambda: called.append(True) or True)
-    monkeypatch.setattr(fastpath._Switch, "on", switch == "on")
+    monkeypatch.setattr(fastpath.switch.state, "on", switch == "on")
     args = ["train", "moons", "--epochs", "1", "--quiet", "--out", str(tmp_path)]
     assert cli.main(args) == 0
     assert len(called) == calls
@@ -48,6 +49,6 @@ def test_train_fixes_the_thresholds_unless_the_speed_tricks_are_off(
 
 def test_the_documented_switch_is_the_environment_variable() -> None:
     """`CHAINRULE_FASTPATH=0 chainrule train ...` is how the docs turn the setting off."""
-    code = "from chainrule.autograd import fastpath; print(fastpath.enabled())"
+    code = "from chainrule import fastpath; print(fastpath.enabled())"
     assert python(code, CHAINRULE_FASTPATH="0") == "False"
     assert python(code) == "True" or os.environ.get("CHAINRULE_FASTPATH", "").strip() == "0"

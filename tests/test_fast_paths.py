@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.autograd.fastpath import ADD_AT_MAX, add_rows
+from chainrule.fastpath.rules import ADD_AT_MAX, add_rows
 
 
 def bound(idx, g, rows):

@@ -52,7 +52,7 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_the_wheel_carries_the_license_and_the_typing_marker(dists: dict[str, Path]) -> None:
     names = set(zipfile.ZipFile(dists["wheel"]).namelist())
     assert "chainrule/py.typed" in names
-    assert "chainrule/allocator.py" in names
+    assert "chainrule/fastpath/allocator.py" in names
     info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
     assert f"{info}/licenses/LICENSE" in names
     metadata = zipfile.ZipFile(dists["wheel"]).read(f"{info}/METADATA").decode()

@@ -14,8 +14,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import allocator, backend, distributed, recipes
-from .autograd import fastpath
+from . import backend, distributed, fastpath, recipes
+from .fastpath import allocator
 from .serialization import finish_replacing
 
 

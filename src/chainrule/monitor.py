@@ -18,7 +18,7 @@ import numpy as np
 from . import backend, nn
 from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
-from .ops.norm import row_sums
+from .fastpath.rowsums import row_sums
 from .optim.optimizer import Optimizer
 from .scalar import nn as scalar_nn
 from .serialization import write_atomically

@@ -1,7 +1,7 @@
 """The autograd engine: grad modes (mode.py), the Function contract (function.py), the
 backward pass (engine.py) and its speed tricks (fastpath.py). Ops live in ops/."""
 
-from . import fastpath
+from .. import fastpath
 from .engine import Observer, backward, grad, sum_to_shape, toposort
 from .function import Function
 from .mode import (

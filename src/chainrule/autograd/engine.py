@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import backend
 from ..backend import writeable
-from . import fastpath
+from .. import fastpath
 from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
 

@@ -13,8 +13,8 @@ from functools import lru_cache
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from ..backend import device_of, from_host, generator, like, make_read_only, xp
+from ..fastpath.rowsums import row_sums
 from .elementwise import Where
-from .norm import row_sums
 
 
 class ScaledDotProductAttention(Function):

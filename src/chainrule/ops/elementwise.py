@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..autograd.fastpath import masked
 from ..autograd.function import Function, arrays_of
 from ..backend import errstate, is_floating, ndarray, xp
+from ..fastpath import masked
 
 
 class Add(Function):

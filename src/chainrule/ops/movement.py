@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend
-from ..autograd import fastpath
+from .. import backend, fastpath
 from ..autograd.function import Function
 from ..backend import errstate, ndarray, xp
 from .elementwise import Where

@@ -15,13 +15,7 @@ import math
 
 from ..autograd.function import Function
 from ..backend import xp
-
-
-def row_sums(rows):
-    """(M, 1) sums of the rows of an (M, n) array, as a product with ones: BLAS's product
-    runs 4-5x faster than NumPy's reduction along short rows ((2048, 128) float32: 20
-    against 94 us)."""
-    return (rows @ xp.ones(rows.shape[1], rows.dtype, like=rows))[:, None]
+from ..fastpath.rowsums import row_sums
 
 
 class LayerNorm(Function):

@@ -1,72 +1,15 @@
-"""Every speed trick of the backward pass, in one place, behind one switch.
-
-The plain rules (each op's ``backward``, in Tensor ops) are the reference; what is here
-changes how fast gradients come, never what they are. ``CHAINRULE_FASTPATH=0`` in the
-environment, ``set_enabled(False)`` or ``with disabled():`` turns all of it off (and the
-command line's malloc setting with it, see allocator.py); the test suite runs the op catalog
-and the fuzz tests both ways and compares the gradients with PyTorch's.
-
-What it saves, measured with the switch (fast against plain, one process, interleaved
-steps, threads pinned, medians; 2-core Xeon):
-
-- Rules on arrays: for first-order gradients, an op with a ``backward_arrays`` method runs
-  it instead of ``backward``, skipping each Tensor op's bookkeeping (a Tensor made and an
-  apply per operator in the rule). An SGD step of an 8-8-8-3 MLP at batch 4 takes 0.58x
-  the plain rules' time; of a 784-512-512-10 MLP, 0.87x at batch 32 and 0.86x at 1024; of
-  a residual MLP (4 blocks of 256, batch 256), 0.85x.
-- The relu mask on a gradient's bits (``masked``, for relu, clamp and where): one pass, NaN
-  and inf kept out of the zeros without a pass to look for them. On float32 gradients of
-  (32, 512) and (1024, 512) with a random mask: 5.0 and 207 us, where a selection
-  (``where(mask, grad, 0)``, the plain rule's way) takes 57 and 2,145 us and a plain
-  product, which would let NaN through, 5.8 and 258 us.
-
-- Embedding's gradient (``add_rows``): rows picked by one integer array add up through a
-  sorted ``add.reduceat`` or rounds of vectorised updates instead of ``np.add.at``'s
-  per-element loop: 3.5-4x faster past 4,096 elements (a makemore MLP step, 0.99 ->
-  0.91 ms).
-- The write clock (``unchanged``): a node recorded since the last in-place write skips
-  comparing its inputs' versions in backward (an 8-8-8-3 MLP step, 148 -> 131 us).
-
-Measured and dropped: writing into gradient buffers the engine alone holds (summing a
-second branch in place, relu's mask into its incoming gradient) saved 0.4-1.4% of those
-steps and 4% of peak memory at batch 1024; fusing Linear or Conv with the ReLU after it
-saved 1-3%. Both stayed under the 5% a trick must save to keep its code.
-"""
+"""The tricks of the backward pass that are no op's own algorithm: rules on arrays
+(``gradients``), the relu mask on a gradient's bits (``masked``), Embedding's scatter
+(``add_at_rows``) and the write clock (``unchanged``); docs/performance.md has the figures."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from .. import backend
-from .function import Function, tensor_type, writes
-
-
-class _Switch:
-    on = os.environ.get("CHAINRULE_FASTPATH", "1").strip() != "0"
-
-
-def enabled() -> bool:
-    """Whether the speed tricks are on (the default; CHAINRULE_FASTPATH=0 turns them off)."""
-    return _Switch.on
-
-
-def set_enabled(on: bool) -> None:
-    """Turn every speed trick on or off, for the whole process."""
-    _Switch.on = bool(on)
-
-
-@contextmanager
-def disabled() -> Iterator[None]:
-    """Run the block with every speed trick off (the plain rules only), then restore."""
-    before = _Switch.on
-    _Switch.on = False
-    try:
-        yield
-    finally:
-        _Switch.on = before
+from ..autograd.function import Function, tensor_type, writes
+from .switch import state
 
 
 def gradients(fn: Function, grad: Any, out: Any) -> Sequence[Any]:
@@ -112,7 +55,7 @@ def add_at_rows(out: Any, index: Any, g: Any) -> bool:
     """``np.add.at(out, index, g)`` by ``add_rows`` where index picks whole rows by one
     integer array (Embedding's lookup) and the gradient is past ADD_AT_MAX elements; False
     (nothing done) otherwise, or with the switch off, for np.add.at to do it."""
-    rows = _rows_index(index) if _Switch.on else None
+    rows = _rows_index(index) if state.on else None
     if rows is None or g.size <= ADD_AT_MAX or out.ndim == 0:
         return False
     add_rows(out, rows, g)
@@ -171,4 +114,4 @@ def unchanged(fn: Function) -> bool:
     """Whether nothing was written in place, in any thread, since ``fn`` was recorded
     (function.writes, the process's count of writes, is as the node saw it): then the
     engine skips comparing its inputs' versions one by one."""
-    return _Switch.on and fn.stamp == writes[0]
+    return state.on and fn.stamp == writes[0]

@@ -1,0 +1,10 @@
+"""Every speed trick behind one switch (per thread): the switch, the table of tricks, and
+the tricks that are no op's own algorithm (rules on arrays, masks, scatter, row sums)."""
+
+from .rowsums import row_sums
+from .rules import add_at_rows, add_rows, gradients, masked, unchanged
+from .switch import disabled, enabled, set_enabled
+from .table import TRICKS, Trick
+
+__all__ = ["TRICKS", "Trick", "add_at_rows", "add_rows", "disabled", "enabled", "gradients",
+           "masked", "row_sums", "set_enabled", "unchanged"]

@@ -1,0 +1,33 @@
+"""The table of every speed trick: where it is, what it saves as measured, and what runs in
+its place with the switch off (docs/performance.md tells each one's story)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Trick(NamedTuple):
+    name: str
+    where: str  # module:function, the line that asks fastpath.enabled() or the switch's state
+    saves: str  # as measured, fast against plain
+    plain: str  # what runs with the switch off
+
+
+TRICKS = [
+    Trick("rules on arrays", "chainrule.autograd.engine:run_backward",
+          "SGD step of an 8-8-8-3 MLP 0.58x; 784-512-512-10 at batch 32 0.87x",
+          "each op's backward in Tensor ops"),
+    Trick("write clock", "chainrule.fastpath.rules:unchanged",
+          "8-8-8-3 MLP step 148 -> 131 us", "compare every input's version"),
+    Trick("Embedding's scatter", "chainrule.fastpath.rules:add_at_rows",
+          "3.5-4x np.add.at past 4,096 elements; makemore MLP step 0.99 -> 0.91 ms",
+          "np.add.at(out, index, g)"),
+    Trick("BLAS row sums", "chainrule.fastpath.rowsums:row_sums",
+          "(2048, 128) float32: 20 against 94 us", "rows.sum(axis=-1, keepdims=True)"),
+    Trick("fused RNN layers", "chainrule.nn.rnn:run_direction",
+          "2-layer LSTM 256, 64 steps, batch 32: 455 against 1,605 ms",
+          "the cell's step, time after time"),
+    Trick("steady allocator", "chainrule.cli:cmd_train",
+          "fewer page faults at every step (malloc's thresholds fixed)",
+          "glibc's moving thresholds"),
+]
