@@ -1,55 +1,25 @@
-"""The backward pass: topological order, the sweep that applies each node's rule, and the
-two ways in (``Tensor.backward`` and ``cr.grad``).
+"""The real backward pass: reference.py's walk with what users rely on added, each behind a
+named call (tensor hooks, observers, accumulation into ``.grad``, version checks, the fast
+path's rules, freeing saved state), and the two ways in (``Tensor.backward`` and ``cr.grad``).
 
-What a rule is belongs to function.py; how fast the sweep goes, to fastpath.py. Anything
-that watches a pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer,
-told of each step; the sweep itself only walks, applies, unbroadcasts and adds up.
+What a rule is belongs to function.py; the speed tricks to fastpath. Anything that watches a
+pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer, told of each step.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import backend, fastpath
 from ..backend import writeable
-from .. import fastpath
 from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
+from .reference import sum_to_shape, toposort
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
-
-
-def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:
-    """Every node reachable from ``roots``, each after all of its parents.
-
-    Iterative (an explicit stack, so no recursion limit), deterministic (parents visited in
-    the order ``parents`` gives them), nodes compared by identity: they must hash like
-    ``object`` (Tensor and Value do), which lets the set hold the nodes themselves, almost
-    twice as fast as holding their ids.
-    """
-    order: list[Any] = []
-    visited: set[Any] = set()
-    seen, mark, emit = visited.__contains__, visited.add, order.append
-    for root in roots:
-        if seen(root):
-            continue
-        mark(root)
-        stack = [(root, iter(parents(root)))]
-        push, pop = stack.append, stack.pop
-        while stack:
-            node, it = stack[-1]
-            for p in it:
-                if not seen(p):
-                    mark(p)
-                    push((p, iter(parents(p))))
-                    break
-            else:
-                pop()
-                emit(node)
-    return order
 
 
 FREED = (
@@ -118,21 +88,6 @@ def _modified(fn: Function, which: str, t: Tensor, saved: int) -> None:
     )
 
 
-def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
-    lead = grad.ndim - len(shape)
-    # Only broadcasting is undone: a gradient of another shape (even with as many elements)
-    # is an error, never silently reshaped.
-    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:], strict=True)):
-        raise ValueError(f"sum_to_shape: shape {grad.shape} is not a broadcast of {shape}")
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
-    )
-    if dims:
-        grad = grad.sum(dim=dims, keepdim=True)
-    return grad.reshape(shape) if grad.shape != shape else grad
-
-
 def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
     """Input i's gradient as the rule returned it, made to x's shape (unbroadcast) and
     dtype; the error names the op."""
@@ -183,18 +138,16 @@ def run_backward(
     create_graph: bool,
     observer: Observer | None = None,
 ) -> None:
-    """The backward pass from ``roots`` seeded with ``root_grads``: every node once, after
-    all of its consumers, its gradient given to its rule and the results added to its
-    inputs' gradients; leaves (and tensors that retain_grad) accumulate into ``.grad``."""
+    """The backward pass from ``roots`` seeded with ``root_grads``: reference.backward's walk,
+    plus hooks, the observer, version checks, the fast path and freeing, each a named call."""
     order = toposort(roots, grad_parents)
     grads: dict[Any, Any] = {}  # tensor -> its gradient so far (tensors hash by identity)
     for r, g in zip(roots, root_grads, strict=True):
         grads[r] = grads[r] + g if r in grads else g
     plain = create_graph or not fastpath.enabled() or observer is not None and observer.plain
-    gradients = plain_gradients if plain else fastpath.gradients
-    accumulates = observer is None or observer.accumulates
-    T = tensor_type()
+    rule = plain_gradients if plain else fastpath.gradients
     handed = {id(g._array) for g in root_grads}  # arrays a leaf's .grad must not share
+    T = tensor_type()
     # Grad mode is on inside only for create_graph (so the rules record a graph of their
     # own); set and restored here rather than by a context manager, which costs 3 us.
     outer = state.grad_enabled, state.backward_ops
@@ -204,48 +157,65 @@ def run_backward(
             g = grads.pop(t, None)
             if g is None:
                 continue
-            if t._hooks is not None:
-                g = run_hooks(t, g)
-            if observer is not None:
-                observer.node(t, g)
             fn = t.grad_fn
-            if accumulates and (fn is None or t._retains_grad):
-                accumulate(t, g, create_graph, handed)
-                if fn is None and t._post_hooks is not None:
-                    for hook in list(t._post_hooks.values()):
-                        hook(t)
+            if fn is None or t._hooks is not None or t._retains_grad or observer is not None:
+                g = arrive(t, g, observer, create_graph, handed)
             if fn is None:
                 continue
-            xs = fn.inputs
-            if xs is None:
-                raise RuntimeError(f"{fn.name}: {FREED}")
             fresh = fastpath.unchanged(fn)  # nothing written in place since it was recorded
-            if not fresh:
-                check_versions(fn, t)
-            in_grads = gradients(fn, g, t)
-            if len(in_grads) != len(xs):
-                raise RuntimeError(
-                    f"{fn.name}: backward returned {len(in_grads)} gradients for {len(xs)} inputs"
-                )
-            pairs = zip(xs, fn.needs_input_grad, in_grads, fn.versions, strict=False)
-            for i, (x, need, raw, v) in enumerate(pairs):  # the lengths were checked above
+            in_grads = call_rule(fn, g, t, rule, fresh)
+            pairs = zip(fn.inputs, fn.needs_input_grad, in_grads, fn.versions, strict=True)
+            for i, (x, need, raw, v) in enumerate(pairs):
                 if need and raw is not None:
                     if not fresh and x._vc is not None and x._vc[0] != v:
                         x = as_seen(x, v)
                     d = raw._array if type(raw) is T else None  # the common case, inline:
                     same = d is not None and d.shape == x._array.shape and d.dtype == x._array.dtype
-                    xg = raw if same else fit(fn, i, x, raw)  # x's shape and dtype already
+                    xg = raw if same else fit(fn, i, x, raw)  # unbroadcast, x's dtype
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
                     prev = grads.get(x)
                     grads[x] = xg if prev is None else prev + xg
             if observer is not None:
                 observer.swept(t, g)
-            if not retain_graph:  # free what the node saved: its inputs and forward's arrays
-                fn.inputs = None
-                fn.__dict__.clear()
+            if not retain_graph:
+                fn.release()
     finally:
         state.grad_enabled, state.backward_ops = outer
+
+
+def arrive(
+    t: Tensor, g: Tensor, observer: Observer | None, create_graph: bool, handed: set[int]
+) -> Tensor:
+    """What happens as ``t`` is reached with its whole gradient ``g``, where anything does:
+    its tensor hooks (which may replace ``g``), the observer, accumulation into ``.grad``
+    (leaves, and tensors that retain_grad) and a leaf's post-accumulate hooks."""
+    if t._hooks is not None:
+        g = run_hooks(t, g)
+    if observer is not None:
+        observer.node(t, g)
+    leaf = t.grad_fn is None
+    if (observer is None or observer.accumulates) and (leaf or t._retains_grad):
+        accumulate(t, g, create_graph, handed)
+        if leaf and t._post_hooks is not None:
+            for hook in list(t._post_hooks.values()):
+                hook(t)
+    return g
+
+
+def call_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> Sequence[Any]:
+    """``fn``'s input gradients by ``rule``, after checking that its saved state is there and
+    unchanged; one gradient (or None) per input."""
+    if fn.inputs is None:
+        raise RuntimeError(f"{fn.name}: {FREED}")
+    if not fresh:
+        check_versions(fn, out)
+    in_grads = rule(fn, g, out)
+    if len(in_grads) != len(fn.inputs):
+        raise RuntimeError(
+            f"{fn.name}: backward returned {len(in_grads)} gradients for {len(fn.inputs)} inputs"
+        )
+    return in_grads
 
 
 def run_hooks(t: Tensor, g: Tensor) -> Tensor:

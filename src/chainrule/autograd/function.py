@@ -88,6 +88,13 @@ class Function:
     def name(self) -> str:
         return type(self).__name__
 
+    def release(self) -> None:
+        """Free what the node saved (its inputs, their versions, forward's arrays) once a
+        backward pass without retain_graph has used it; a later pass finds ``inputs`` None and
+        says the graph was freed."""
+        self.inputs = None
+        self.__dict__.clear()
+
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input

@@ -1,0 +1,89 @@
+"""The backward pass as a learner should first meet it: order the graph, seed the root, sweep
+the nodes in reverse calling each one's rule, unbroadcast, accumulate into ``.grad``.
+
+engine.py runs this same walk (with this module's toposort and sum_to_shape) and adds, each
+behind a named call, what users rely on: hooks, observers, version checks, the fast path and
+freeing saved state. A test keeps the two equal on every op of the catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .mode import no_grad
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+def backward(root: Tensor, gradient: Tensor | None = None) -> None:
+    """Add d(root)/d(leaf) into the ``.grad`` of every leaf that requires grad."""
+    order = toposort([root], inputs_needing_grad)  # each node after every node it reads
+    grads = {root: root.new_ones(root.shape) if gradient is None else gradient}
+    with no_grad():  # the rules are Tensor ops: run them without recording a graph
+        for t in reversed(order):  # each node after every node that consumed it
+            g = grads.pop(t, None)
+            if g is None:  # every rule on the way gave None (no gradient flows here)
+                continue
+            fn = t.grad_fn
+            if fn is None:  # a leaf: accumulate, never assign
+                t.grad = g if t.grad is None else t.grad + g
+                continue
+            in_grads = fn.backward(g, t)  # one per input, in the output's shape
+            for x, need, gx in zip(fn.inputs, fn.needs_input_grad, in_grads, strict=True):
+                if need and gx is not None:  # the chain rule: gx = grad * d(out)/d(x)
+                    gx = sum_to_shape(gx, x.shape).to(x.dtype)  # unbroadcast
+                    grads[x] = gx if x not in grads else grads[x] + gx
+
+
+def inputs_needing_grad(t: Tensor) -> list[Tensor]:
+    """The inputs of the node that made ``t`` that want a gradient, in recorded order."""
+    fn = t.grad_fn
+    if fn is None:
+        return []
+    if fn.inputs is None:
+        raise RuntimeError(f"{fn.name}: its saved values were freed by an earlier backward")
+    return [x for x, need in zip(fn.inputs, fn.needs_input_grad, strict=True) if need]
+
+
+def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:
+    """Every node reachable from ``roots``, each after all of its parents.
+
+    Depth first with an explicit stack (no recursion limit), parents visited in the order
+    ``parents`` gives them (the same order on every run), nodes compared by identity (Tensor
+    and Value hash like ``object``).
+    """
+    order: list[Any] = []
+    visited: set[Any] = set()
+    for root in roots:
+        if root in visited:
+            continue
+        visited.add(root)
+        stack = [(root, iter(parents(root)))]  # (node, its parents not yet looked at)
+        while stack:
+            node, rest = stack[-1]
+            for p in rest:
+                if p not in visited:  # go down to p first; come back to node later
+                    visited.add(p)
+                    stack.append((p, iter(parents(p))))
+                    break
+            else:  # every parent of node is in order: node goes after them
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
+    lead = grad.ndim - len(shape)
+    # Only broadcasting is undone: a gradient of another shape (even with as many elements)
+    # is an error, never silently reshaped.
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:], strict=True)):
+        raise ValueError(f"sum_to_shape: shape {grad.shape} is not a broadcast of {shape}")
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
+    )
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    return grad.reshape(shape) if grad.shape != shape else grad
