@@ -4,7 +4,7 @@ Each workload runs on every framework in turn, step by step, so machine noise hi
 them alike; medians after warm-up are reported, with ratios to a chosen baseline. Each
 framework runs in a plain process of its own, as a user's script does: malloc as the C
 library sets it up, threads as the environment says. ``--steady-allocator`` fixes malloc's
-thresholds first, as `chainrule train` does (chainrule/allocator.py).
+thresholds first, as `chainrule train` does (chainrule/fastpath/allocator.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from chainrule import allocator
+from chainrule.fastpath import allocator
 
 
 class _Process:

@@ -25,7 +25,7 @@ import json, resource, sys
 sys.path.insert(0, {here!r})
 import numpy as np
 import mlp_step as M
-from chainrule.allocator import steady_allocator
+from chainrule.fastpath.allocator import steady_allocator
 if {steady!r}:
     steady_allocator()
 
