@@ -11,9 +11,8 @@ import numbers
 import warnings
 from typing import Any
 
-from .. import backend
+from .. import backend, fastpath
 from ..arguments import positive_int, resolve_device
-from .. import fastpath
 from ..factories import zeros
 from ..functions import cat, stack
 from ..ops import linalg
