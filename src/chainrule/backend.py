@@ -502,7 +502,7 @@ class Generator:
     def get_state(self) -> Any:
         """The generator's whole state as a uint8 CPU tensor (PyTorch's ByteTensor of state):
         ``set_state`` of it later makes the same draws from there on, as for resuming."""
-        from .tensor import Tensor  # a tensor of the state (backend is below tensor.py)
+        from .tensor import Tensor  # a tensor of the state (backend is below tensor/)
 
         return Tensor._make(encode_state(self.rng))
 

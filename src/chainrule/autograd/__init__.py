@@ -1,5 +1,6 @@
 """The autograd engine: grad modes (mode.py), the Function contract (function.py), the
-backward pass (engine.py) and its speed tricks (fastpath.py). Ops live in ops/."""
+backward pass (reference.py to read first, engine.py the real one); the speed tricks live in
+fastpath/, the ops in ops/."""
 
 from .. import fastpath
 from .engine import Observer, backward, grad, sum_to_shape, toposort

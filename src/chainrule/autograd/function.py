@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-_Tensor: Any = None  # the Tensor class, registered by tensor.py (imports flow downward)
+_Tensor: Any = None  # the Tensor class, registered by tensor/ (imports flow downward)
 
 
 def register_tensor_type(cls: type) -> None:
-    """Tell the engine which class wraps arrays: tensor.py calls this once, at import."""
+    """Tell the engine which class wraps arrays: tensor/ calls this once, at import."""
     global _Tensor
     _Tensor = cls
 
@@ -46,7 +46,7 @@ class Function:
       show. The docstring's first line gives the forward formula.
     - Optionally, ``backward_arrays(self, grad, out)``: the same rule on arrays (``grad``
       and ``out`` arrays, arrays or None returned), for first-order gradients when it pays
-      to skip the Tensor ops' bookkeeping (see fastpath.py, which decides when it runs).
+      to skip the Tensor ops' bookkeeping (see fastpath/rules.py, which decides when it runs).
       It must not write into ``grad``, which other nodes may hold. A rule of operators on
       ``grad``, ``out`` and saved arrays only reads the same on arrays: such an op says
       ``backward_arrays = backward``.

@@ -1,5 +1,5 @@
 """Sums along the rows of a matrix as a BLAS product with ones (LayerNorm, attention's
-softmax, the Monitor's column sums): 4-5x NumPy's reduction along short rows."""
+softmax, the Monitor's column sums); with the switch off, NumPy's sum (fastpath/table.py)."""
 
 from __future__ import annotations
 
