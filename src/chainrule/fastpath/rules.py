@@ -40,9 +40,9 @@ def masked(grad: Any, mask: Any) -> Any:
     bit, x * 0 is all bits 0, which is +0.0, whatever x was. One pass, as fast as the float
     product, with no pass to look for NaN and inf first and no floating-point flag to
     silence (inf * 0 raises one). A float with no integer of its width (float128), and any
-    other dtype, takes a selection."""
+    other dtype, takes a selection, as does every dtype with the switch off."""
     bits = _BITS.get(grad.itemsize) if backend.is_floating(grad.dtype) else None
-    if bits is None:
+    if bits is None or not state.on:
         return backend.xp.where(mask, grad, 0).astype(grad.dtype, copy=False)
     return (grad.view(bits) * mask).view(grad.dtype)
 
