@@ -19,17 +19,17 @@ import torch
 
 import chainrule as cr
 import chainrule.nn.functional as F
-from chainrule import backend, nn, optim
+from chainrule import array, nn, optim
 
-assert backend.accelerator is not None, "run with CHAINRULE_ARRAY_BACKEND=strict (or cupy)"
-EXACT = backend.ARRAY_BACKEND == "strict"  # the stand-in computes with NumPy: the same bits
+assert array.accelerator is not None, "run with CHAINRULE_ARRAY_BACKEND=strict (or cupy)"
+EXACT = array.ARRAY_BACKEND == "strict"  # the stand-in computes with NumPy: the same bits
 CUDA = cr.device("cuda", 0)
 CPU = cr.device("cpu")
 SAME_DEVICE = "expected all tensors to be on the same device, but found at least two devices"
 
 
 def on_cuda(t: cr.Tensor) -> bool:
-    return t.is_cuda and t.device == CUDA and type(t._array) is backend.accelerator.ndarray
+    return t.is_cuda and t.device == CUDA and type(t._array) is array.accelerator.ndarray
 
 
 def close(a: np.ndarray, b: np.ndarray) -> None:

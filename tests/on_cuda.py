@@ -14,19 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 import chainrule as cr
-from chainrule import backend
+from chainrule import array
 from chainrule.tensor import Tensor
 
-assert backend.accelerator is not None, "on_cuda needs a CUDA device: CuPy, or the stand-in"
+assert array.accelerator is not None, "on_cuda needs a CUDA device: CuPy, or the stand-in"
 cr.set_default_device("cuda")
 
 
 def _numpy(self: Tensor, *, force: bool = False) -> Any:
-    return backend.to_host(self._array)
+    return array.to_host(self._array)
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
-    arr = backend.to_host(self._array)
+    arr = array.to_host(self._array)
     return arr if dtype is None else arr.astype(dtype)
 
 

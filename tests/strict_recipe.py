@@ -12,7 +12,7 @@ import json
 import sys
 
 import chainrule as cr
-from chainrule import backend, recipes
+from chainrule import array, recipes
 from chainrule.recipes.train import train
 
 
@@ -31,7 +31,7 @@ def main(name: str, epochs: int, device: str, out_dir: str) -> dict:
     metrics = train(recipe, name, settings, out_dir, quiet=True)
     weights = cr.load(f"{out_dir}/model.safetensors")
     return {
-        "backend": backend.ARRAY_BACKEND,
+        "backend": array.ARRAY_BACKEND,
         "moved_to": sorted(arrays),
         "history": metrics["history"],
         "devices": sorted({str(t.device) for t in weights.values()}),

@@ -74,3 +74,60 @@ def test_imports_flow_downward_and_no_private_name_crosses_a_module() -> None:
             top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
             names = [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
             assert not [m for m in names if m.endswith(("ops", "tensor")) or ".ops" in m], path
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = ["chainrule", *path.relative_to(SRC).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: pathlib.Path, modules: set[str]) -> set[str]:
+    """The chainrule modules a file imports when it runs: at the top and inside functions,
+    but not under ``if TYPE_CHECKING:`` (read by mypy only). ``from pkg import name`` is an
+    import of pkg.name where that is a module, else of pkg (its __init__ runs)."""
+    tree = ast.parse(path.read_text())
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    checked = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            checked |= {id(n) for sub in node.body for n in ast.walk(sub)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in checked:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            for a in node.names:
+                found.add(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base)
+    return {m for m in found if m in modules and m != me}
+
+
+def test_no_module_imports_itself_back_even_inside_a_function() -> None:
+    """The imports between chainrule's modules, counting those inside functions, have no
+    cycle: each layer is importable and readable on its own, below the ones that use it."""
+    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
+    edges = {m: _imports(p, set(paths)) for m, p in paths.items()}
+    assert "chainrule" in edges["chainrule.cli"]  # imported inside its functions only
+    assert "chainrule.array" in edges["chainrule.autograd.function"]
+    done: set[str] = set()
+    for start in sorted(edges):  # depth first, without recursion; a grey node met is a cycle
+        stack, grey = [(start, iter(sorted(edges[start])))], {start}
+        while stack:
+            node, rest = stack[-1]
+            nxt = next(rest, None)
+            if nxt is None:
+                stack.pop()
+                grey.discard(node)
+                done.add(node)
+            elif nxt in grey:
+                cycle = [n for n, _ in stack][[n for n, _ in stack].index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            elif nxt not in done:
+                grey.add(nxt)
+                stack.append((nxt, iter(sorted(edges[nxt]))))

@@ -1,5 +1,4 @@
-"""The array modules behind backend.py: only the backend imports NumPy, and the strict
-stand-in (CHAINRULE_ARRAY_BACKEND=strict: NumPy with CuPy's refusals, as the CUDA device)
+"""The array layer (chainrule.array): only it imports NumPy, and the CUDA stand-in (CHAINRULE_ARRAY_BACKEND=strict: NumPy with CuPy's refusals, as the CUDA device)
 runs the op catalog, the layers, the optimizers and a recipe with NumPy's answers, so nothing
 in the engine reaches host memory unawares, and CPU and CUDA tensors live side by side as
 PyTorch's do (devices_cases.py).
@@ -26,25 +25,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainrule import backend, strict
+from chainrule import array
+from chainrule.array import cuda_standin
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "chainrule"
-xp = strict.module
+xp = cuda_standin.module
 
 
-def _run(args: list[str], backend: str | None) -> subprocess.CompletedProcess:
+def _run(args: list[str], module: str | None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "CHAINRULE_ARRAY_BACKEND"}
-    if backend is not None:
-        env["CHAINRULE_ARRAY_BACKEND"] = backend
+    if module is not None:
+        env["CHAINRULE_ARRAY_BACKEND"] = module
     env["PYTHONPATH"] = str(ROOT / "tests")  # the on_cuda plugin
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
 
 
-def test_only_the_backend_imports_numpy() -> None:
-    """The engine, ops, Tensor, nn and optim compute with backend.xp; host-side modules
+def test_only_the_array_layer_imports_numpy() -> None:
+    """The engine, ops, Tensor, nn and optim compute with array.xp; host-side modules
     (data preparation, datasets, IO, plotting, recipes, monitor) may import NumPy."""
     files = [PACKAGE / name for name in ("factories.py", "functions.py", "forms.py")]
     for part in ("autograd", "fastpath", "ops", "tensor", "nn", "optim"):
@@ -96,7 +96,7 @@ def test_numpy_arrays_are_refused_as_operands() -> None:
 def test_results_are_device_arrays_with_a_device_of_their_own() -> None:
     a = xp.arange(4.0)
     for r in (a.sum(), xp.sum(a), a[1], np.exp(a), np.concatenate([a, a]), xp.zeros((2,))):
-        assert type(r) is xp.ndarray and r.device is strict.DEVICE
+        assert type(r) is xp.ndarray and r.device is cuda_standin.DEVICE
     assert a.sum().shape == ()  # CuPy's 0-d array where NumPy gives a scalar
     assert float(a.sum()) == 6.0 and int(a[2]) == 2 and bool(a[1])
     assert xp.ndarray is not np.ndarray and not isinstance(a, np.ndarray)
@@ -123,9 +123,9 @@ def test_ufunc_methods_errstate_and_stride_tricks() -> None:
     assert type(r) is xp.ndarray and r.tolist() == [1.0, 5.0, 9.0]
     assert xp.maximum.reduce(xp.arange(4.0)).tolist() == 3.0
     assert xp.add.accumulate(xp.arange(4.0)).tolist() == [0.0, 1.0, 3.0, 6.0]
-    with backend.errstate(divide="ignore"):
+    with array.errstate(divide="ignore"):
         assert xp.log(xp.zeros(1)).tolist() == [-np.inf]
-    with pytest.raises(AttributeError, match="no errstate .CuPy has none.; use chainrule.backend"):
+    with pytest.raises(AttributeError, match="no errstate .CuPy has none.; use chainrule.array"):
         xp.errstate  # noqa: B018
     w = xp.lib.stride_tricks.sliding_window_view(xp.arange(5.0), 3)
     assert type(w) is xp.ndarray and w.shape == (3, 3) and w.base is not None
@@ -138,13 +138,13 @@ def test_ufunc_methods_errstate_and_stride_tricks() -> None:
 def test_flags_are_cupys_and_writeable_is_the_backends_question() -> None:
     a = xp.zeros((2, 3))
     assert a.flags.c_contiguous and not a.T.flags.c_contiguous and a.flags["OWNDATA"]
-    with pytest.raises(AttributeError, match="flags has no writeable .*backend.writeable"):
+    with pytest.raises(AttributeError, match="flags has no writeable .*array.writeable"):
         a.flags.writeable  # noqa: B018
-    assert strict.writeable(a) and not strict.writeable(xp.broadcast_to(xp.zeros(3), (2, 3)))
-    strict.make_read_only(a)
-    assert not strict.writeable(a)
+    assert cuda_standin.writeable(a) and not cuda_standin.writeable(xp.broadcast_to(xp.zeros(3), (2, 3)))
+    cuda_standin.make_read_only(a)
+    assert not cuda_standin.writeable(a)
     h = np.zeros(3)
-    assert backend.writeable(h) and not backend.writeable(np.broadcast_to(h, (2, 3)))
+    assert array.writeable(h) and not array.writeable(np.broadcast_to(h, (2, 3)))
 
 
 def test_pickling_and_copies_stay_on_the_device() -> None:
@@ -244,7 +244,7 @@ made += [cr.zeros(2, 3), cr.ones(2), cr.arange(5), cr.linspace(0, 1, 5), cr.eye(
          cr.randint(0, 5, (3,)), cr.randperm(4), cr.normal(0.0, 1.0, (2,)),
          cr.ones(2, 3).multinomial(2, replacement=True), cr.ones(3).multinomial(2),
          cr.rand(3).bernoulli(), cr.ones(3).normal_(), cr.ones(3).uniform_()]
-assert {type(t._array).__module__ for t in made} == {"chainrule.strict"}, made
+assert {type(t._array).__module__ for t in made} == {"chainrule.array.cuda_standin"}, made
 assert {str(t.device) for t in made} == {"cuda:0"}
 # from_numpy shares the array's memory, and the rng state is the host's: CPU tensors
 assert cr.from_numpy(h).device == cr.get_rng_state().device == cr.device("cpu")
@@ -287,7 +287,7 @@ def test_a_recipe_trains_on_the_strict_module_as_on_numpy(tmp_path) -> None:
         assert result.returncode == 0, result.stderr[-3000:]
         runs[module] = json.loads(result.stdout)
     # trained on the device, and moved back to the host for the model file
-    assert runs["strict"]["moved_to"] == ["chainrule.strict", "numpy"]
+    assert runs["strict"]["moved_to"] == ["chainrule.array.cuda_standin", "numpy"]
     assert runs["numpy"]["moved_to"] == []  # nothing to move on the CPU
     assert runs["strict"]["devices"] == runs["numpy"]["devices"] == ["cpu"]
     assert runs["strict"]["history"] == runs["numpy"]["history"]

@@ -19,21 +19,13 @@ from . import (
     utils,
     viz,
 )
-from . import backend as _backend
+from . import array as _array
 from .amp import autocast
-from .autograd import (
-    detect_anomaly,
-    enable_grad,
-    grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-from .backend import (
+from .array import (
     Generator,
     bfloat16,
     default_generator,
+    device,
     float16,
     float32,
     float64,
@@ -50,9 +42,17 @@ from .backend import (
     set_default_dtype,
     uint8,
 )
-from .backend import bool_ as bool
+from .array import bool_ as bool
+from .autograd import (
+    detect_anomaly,
+    enable_grad,
+    grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .backends import compile, get_float32_matmul_precision, set_float32_matmul_precision
-from .devices import device
 from .factories import *
 from .forms import *
 from .functions import *

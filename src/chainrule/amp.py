@@ -3,7 +3,7 @@
 ``autocast`` with ``enabled=False`` is a pass-through, so a script that switches mixed
 precision on only for CUDA runs unchanged. chainrule has no mixed precision: on the CPU with
 bfloat16 or float16 it is refused with an error that says so (every op computes in its
-inputs' dtype), and on CUDA with the one CPU error of chainrule.devices.
+inputs' dtype), and on CUDA with the one CPU error of chainrule.array.devices.
 
 ``GradScaler`` is PyTorch's loss scaling. For ``device="cpu"`` it is PyTorch's CPU
 GradScaler step for step: the loss is multiplied by the scale, ``unscale_`` divides the
@@ -21,11 +21,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import backend
-from .devices import TYPES, no_cuda
+from . import array
+from .array import TYPES, no_cuda
 from .tensor import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 __all__ = ["GradScaler", "autocast"]
 
@@ -54,13 +54,13 @@ class autocast:  # noqa: N801 (PyTorch's name: torch.autocast)
                 f"{device_type!r}"
             )
         self.device_type = device_type
-        self.fast_dtype = backend.bfloat16 if dtype is None else backend.as_dtype(dtype)
+        self.fast_dtype = array.bfloat16 if dtype is None else array.as_dtype(dtype)
         self._enabled = bool(enabled)
         if not self._enabled:
             return
         if device_type != "cpu":
             no_cuda("autocast", f"device_type {device_type!r} (chainrule has no mixed precision)")
-        if self.fast_dtype in (backend.bfloat16, backend.float16):
+        if self.fast_dtype in (array.bfloat16, array.float16):
             raise NotImplementedError(
                 f"autocast: chainrule has no mixed precision; got device_type='cpu' and dtype "
                 f"{self.fast_dtype} (every op computes in its inputs' dtype: leave autocast out, "
@@ -144,7 +144,7 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            scale = xp.asarray(self._scale, dtype=backend.float32, like=outputs._array)
+            scale = xp.asarray(self._scale, dtype=array.float32, like=outputs._array)
             return outputs * Tensor._make(scale)
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
@@ -174,7 +174,7 @@ class GradScaler:
                 if p.grad is None:
                     continue
                 g = p.grad._array
-                if g.dtype == backend.float16:
+                if g.dtype == array.float16:
                     raise ValueError("GradScaler.unscale_: attempting to unscale float16 gradients")
                 unscaled = g * inv.astype(g.dtype)
                 found = found or not bool(xp.isfinite(unscaled).all())
@@ -216,7 +216,7 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    with backend.errstate(over="ignore"):  # inf: not taken, as PyTorch
+                    with array.errstate(over="ignore"):  # inf: not taken, as PyTorch
                         grown = xp.float32(self._scale * xp.float32(self._growth_factor))
                     if xp.isfinite(grown):
                         self._scale = grown

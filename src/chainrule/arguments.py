@@ -9,10 +9,9 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from . import backend
+from . import array
+from .array import device, no_cuda, no_pinning, resolve_device
 from .autograd.function import tensor_type
-from .backend import no_pinning, resolve_device
-from .devices import device, no_cuda
 
 __all__ = ["no_cuda", "no_pinning", "resolve_device"]  # the device checks
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 def is_int(value: Any) -> bool:
     """Whether value is an integer, Python's or NumPy's, and not a bool (which Python counts
     as an int)."""
-    return isinstance(value, (int, backend.xp.integer)) and not isinstance(value, bool)
+    return isinstance(value, (int, array.xp.integer)) and not isinstance(value, bool)
 
 
 @overload
@@ -75,14 +74,14 @@ def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
         if isinstance(a, tensor_type()):
             dtype, dev = a.dtype, a.device
         elif isinstance(a, device) or (
-            isinstance(a, str) and a not in backend.DTYPE_NAMES
+            isinstance(a, str) and a not in array.DTYPE_NAMES
         ) or (is_int(a) and i == 0):  # an integer first: a CUDA device index, as PyTorch
             dev = resolve_device(a, op)
         elif isinstance(a, bool) and i > 0:  # to(dtype, non_blocking), to(device, dtype, nb)
             continue
         else:
             dtype = a
-    return backend.as_dtype(dtype), dev, bool(kwargs.get("copy", False))
+    return array.as_dtype(dtype), dev, bool(kwargs.get("copy", False))
 
 
 def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:
@@ -115,7 +114,7 @@ def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
         return None
     if type(dim) is int and -t._array.ndim <= dim < t._array.ndim:  # the common case, fast
         return (dim % t._array.ndim,)
-    if isinstance(dim, (int, backend.xp.integer)):
+    if isinstance(dim, (int, array.xp.integer)):
         dims: tuple = (dim,)
     elif isinstance(dim, (tuple, list)):
         dims = tuple(dim)
@@ -204,16 +203,16 @@ def index_arg(index: Any, arr: Any) -> Any:
     GetItem's forward (Function.apply names the op and shape)."""
     if not isinstance(index, tuple):
         index = (index,)
-    cuda = type(arr) is not backend.host.ndarray
+    cuda = type(arr) is not array.host.ndarray
     out = []
     for i in index:
         if isinstance(i, tensor_type()):
             i = i._array
         elif isinstance(i, list):
-            i = backend.xp.asarray(i)
+            i = array.xp.asarray(i)
             if i.size == 0:  # [] picks nothing (NumPy would make it a float array)
-                i = i.astype(backend.int64)
-        if isinstance(i, backend.ndarray):
+                i = i.astype(array.int64)
+        if isinstance(i, array.ndarray):
             if i.dtype.kind not in "iub":
                 raise IndexError(
                     f"getitem: index arrays must be integer or bool; got dtype {i.dtype}"
@@ -222,9 +221,9 @@ def index_arg(index: Any, arr: Any) -> Any:
                 if not cuda:
                     raise IndexError(
                         f"getitem: indices should be on the CPU or on the indexed tensor's "
-                        f"device (cpu); got an index on {backend.device_of(i)}"
+                        f"device (cpu); got an index on {array.device_of(i)}"
                     )
-                i = backend.from_host(i, arr)
+                i = array.from_host(i, arr)
         out.append(i)
     return tuple(out)
 
@@ -236,15 +235,15 @@ def index_vector(index: Any, dim: int, t: Tensor, op: str) -> Any:
     if isinstance(index, tensor_type()):
         index = index._array
     shape = t.shape or (1,)
-    arr = backend.array_like(index, t._array)
+    arr = array.array_like(index, t._array)
     if arr.size == 0:
-        arr = arr.astype(backend.int64)
+        arr = arr.astype(array.int64)
     if arr.dtype.kind not in "iu" or arr.ndim > 1:
         raise ValueError(
             f"{op}: index must be an integer tensor of at most 1 dim; got dtype {arr.dtype} and "
             f"shape {arr.shape}"
         )
-    arr = arr.reshape(-1).astype(backend.int64, copy=False)
+    arr = arr.reshape(-1).astype(array.int64, copy=False)
     n = shape[dim] if shape else 1
     bad = arr[(arr < 0) | (arr >= n)]
     if bad.size:

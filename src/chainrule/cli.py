@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import backend, distributed, fastpath, recipes
+from . import array, distributed, fastpath, recipes
 from .fastpath import allocator
 from .serialization import finish_replacing
 
@@ -107,7 +107,7 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
     settings["data_dir"] = getattr(args, "data_dir", None)
     try:  # checked now, before any training: CUDA without a GPU is the clear error
         device = getattr(args, "device", None) or "cpu"
-        settings["device"] = str(backend.resolve_device(device, "train --device"))
+        settings["device"] = str(array.resolve_device(device, "train --device"))
     except (ValueError, TypeError) as e:
         raise recipes.RecipeError(str(e)) from None
     if getattr(args, "resume", False) or getattr(args, "checkpoint_every", None):
@@ -153,11 +153,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         distributed.init_process_group()  # from here, a rank that fails takes all down
     try:
         if hasattr(recipe, "train"):  # a loop of its own: its tensors made on the device
-            backend.set_default_device(settings.get("device"))
+            array.set_default_device(settings.get("device"))
             try:
                 metrics = recipe.train(args.recipe, settings, out_dir, args.quiet)
             finally:
-                backend.set_default_device(None)
+                array.set_default_device(None)
         else:
             metrics = train(recipe, args.recipe, settings, out_dir, args.quiet)
     except Interrupted as stopped:

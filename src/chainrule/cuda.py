@@ -6,7 +6,7 @@ strict stand-in that tests use in its place); ``device_count()`` counts its GPUs
 CUDA tensors too, is taken on the host from the one generator ``cr.manual_seed`` seeds, then
 moved. ``synchronize`` waits for the GPU's queued work; ``empty_cache`` hands CuPy's pooled
 memory back. Asking for a CUDA device without one (``current_device``, ``set_device``,
-``get_device_name``) is the CUDA error of chainrule.devices. ``cr.cuda.amp`` holds PyTorch's
+``get_device_name``) is the CUDA error of chainrule.array.devices. ``cr.cuda.amp`` holds PyTorch's
 deprecated ``torch.cuda.amp.GradScaler`` and ``autocast`` (see chainrule.amp).
 """
 
@@ -15,26 +15,26 @@ from __future__ import annotations
 from typing import Any
 
 from . import amp as _amp_module
-from . import backend
-from .devices import no_cuda
+from . import array
+from .array import no_cuda
 
 
 def _cupy() -> Any:
     """CuPy itself where it is the accelerator (None for the stand-in or no GPU)."""
-    return backend.accelerator if backend.ARRAY_BACKEND != "strict" else None
+    return array.accelerator if array.ARRAY_BACKEND != "strict" else None
 
 
 def is_available() -> bool:
     """Whether CUDA tensors can be made: CuPy found a GPU (or the stand-in is in use)."""
-    return backend.accelerator is not None
+    return array.accelerator is not None
 
 
 def device_count() -> int:
-    return backend.cuda_count()
+    return array.cuda_count()
 
 
 def is_initialized() -> bool:
-    return backend.accelerator is not None
+    return array.accelerator is not None
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
@@ -68,11 +68,11 @@ def synchronize(device: Any = None) -> None:
 def _index(device: Any, op: str) -> int:
     if device is None:
         return current_device()
-    return int(backend.cuda_device(device, op).index or 0)
+    return int(array.cuda_device(device, op).index or 0)
 
 
 def current_device() -> int:
-    if backend.accelerator is None:
+    if array.accelerator is None:
         no_cuda("cuda.current_device", "a CUDA device")
     cupy = _cupy()
     return 0 if cupy is None else int(cupy.cuda.runtime.getDevice())

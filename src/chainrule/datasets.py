@@ -15,10 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import backend
+from . import array
 from .tensor import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 
 class Split(NamedTuple):
@@ -57,9 +57,9 @@ def _split(
         mean, std = x_train.mean(0), x_train.std(0)
         std[std == 0] = 1  # a constant feature stays constant (zero) instead of becoming NaN
         x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
-    label = backend.int64 if classes else backend.float32
+    label = array.int64 if classes else array.float32
     return Split(*(Tensor._make(xp.ascontiguousarray(a, dtype=dt)) for a, dt in [
-        (x_train, backend.float32), (y_train, label), (x_test, backend.float32), (y_test, label)]))
+        (x_train, array.float32), (y_train, label), (x_test, array.float32), (y_test, label)]))
 
 
 def breast_cancer(test_size: float = 0.2, seed: int = 0, standardize: bool = True) -> Split:
@@ -188,9 +188,9 @@ def _idx_split(root: str | os.PathLike, name: str, flatten: bool) -> Split:
                 f"{name.lower()}: images of shape {images.shape} and labels of shape "
                 f"{labels.shape} do not pair up (from {path})"
             )
-        x = images.astype(backend.float32) / 255.0  # pixels in [0, 1]
+        x = images.astype(array.float32) / 255.0  # pixels in [0, 1]
         x = x.reshape(len(x), -1) if flatten else x[:, None]  # (n, h*w) or (n, 1, h, w)
-        out += [Tensor._make(x), Tensor._make(labels.astype(backend.int64))]
+        out += [Tensor._make(x), Tensor._make(labels.astype(array.int64))]
     return Split(out[0], out[1], out[2], out[3])
 
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
-from . import backend
+from . import array
 from .autograd.function import bump
 from .tensor import Tensor
 
-xp = backend.host  # MPI moves host memory: a tensor's array goes through to_host/from_host
+xp = array.host  # MPI moves host memory: a tensor's array goes through to_host/from_host
 
 __all__ = [
     "ReduceOp",
@@ -320,18 +320,18 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
     contiguous: no copy), and what makes the result ``t``'s: the copy back, if one was
     needed, and the version bump of an in-place write."""
     arr = t._array
-    if not backend.writeable(arr):
+    if not array.writeable(arr):
         raise RuntimeError(
             f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
             "clone() it first"
         )
-    host = backend.to_host(arr)
+    host = array.to_host(arr)
     if host is arr and arr.flags.c_contiguous:
         return arr, lambda: bump(t)
     buf = xp.ascontiguousarray(host)
 
     def back() -> None:
-        arr[...] = backend.from_host(buf, arr)
+        arr[...] = array.from_host(buf, arr)
         bump(t)
 
     return buf, back
@@ -393,7 +393,7 @@ def _like(ts: Any, t: Tensor, n: int, op: str, name: str) -> list[Tensor]:
 def _fill(ts: Sequence[Tensor], stacked: Any) -> None:
     """Write the rows of ``stacked`` into the tensors of a list, each a version bump."""
     for x, row in zip(ts, stacked, strict=True):
-        x._array[...] = backend.from_host(row, x._array)
+        x._array[...] = array.from_host(row, x._array)
         bump(x)
 
 
@@ -537,7 +537,7 @@ def reduce(
             back()
 
     else:
-        send = xp.ascontiguousarray(backend.to_host(t._array))
+        send = xp.ascontiguousarray(array.to_host(t._array))
         request = world.comm.Ireduce(send, None, mpi_op, root=root)
 
         def finish() -> None:
@@ -554,7 +554,7 @@ def all_gather(
     t = _tensor(tensor, "all_gather")
     outs = _like(tensor_list, t, world.size, "all_gather", "tensor_list")
     stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
-    send = xp.ascontiguousarray(backend.to_host(t._array))
+    send = xp.ascontiguousarray(array.to_host(t._array))
     request = world.comm.Iallgather(_raw(send), _raw(stacked))
     return _done(Work("all_gather", world, [request], lambda: _fill(outs, stacked)), async_op)
 
@@ -571,7 +571,7 @@ def gather(
     world = _group("gather", group)
     t = _tensor(tensor, "gather")
     root = _rank_arg(world, dst, "dst", "gather")
-    send = xp.ascontiguousarray(backend.to_host(t._array))
+    send = xp.ascontiguousarray(array.to_host(t._array))
     if world.rank == root:
         outs = _like(gather_list, t, world.size, "gather", "gather_list")
         stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
@@ -601,7 +601,7 @@ def scatter(
     buf, back = _inout(t, "scatter")
     if world.rank == root:
         ins = _like(scatter_list, t, world.size, "scatter", "scatter_list")
-        stacked = xp.stack([backend.to_host(x._array) for x in ins])  # (world, *shape)
+        stacked = xp.stack([array.to_host(x._array) for x in ins])  # (world, *shape)
         request = world.comm.Iscatter(_raw(stacked), _raw(buf), root=root)
     else:
         if scatter_list is not None:
@@ -635,11 +635,11 @@ def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> No
             f"size); got {size}"
         )
     data = xp.frombuffer(pickle.dumps(obj), dtype=xp.uint8)
-    sizes = xp.empty(world.size, dtype=backend.int64)
+    sizes = xp.empty(world.size, dtype=array.int64)
     Work(
         "all_gather_object",
         world,
-        [world.comm.Iallgather(xp.array([data.size], dtype=backend.int64), sizes)],
+        [world.comm.Iallgather(xp.array([data.size], dtype=array.int64), sizes)],
         lambda: None,
     ).wait()
     received = xp.empty(int(sizes.sum()), dtype=xp.uint8)
@@ -664,7 +664,7 @@ def broadcast_object_list(
     if not isinstance(object_list, list):
         raise TypeError(f"{op}: object_list must be a list; got {type(object_list).__name__}")
     mine = pickle.dumps(list(object_list)) if world.rank == root else b""
-    size = xp.array([len(mine)], dtype=backend.int64)
+    size = xp.array([len(mine)], dtype=array.int64)
     Work(op, world, [world.comm.Ibcast(size, root=root)], lambda: None).wait()
     data = xp.frombuffer(mine, dtype=xp.uint8).copy() if world.rank == root else None
     if data is None:

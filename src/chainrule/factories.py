@@ -9,7 +9,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import backend
+from . import array
 from .arguments import no_pinning, positive_int, resolve_device, size_arg
 from .tensor import Tensor
 
@@ -56,7 +56,7 @@ def tensor(
     if isinstance(data, Tensor):  # a copy, on the tensor's own device unless one is given
         dev = data.device if device is None else dev
         data = data._array
-    return _make_new(backend.to_array(data, dtype, dev), requires_grad)
+    return _make_new(array.to_array(data, dtype, dev), requires_grad)
 
 
 def _device(device: Any, pin_memory: bool, op: str) -> Any:
@@ -64,7 +64,7 @@ def _device(device: Any, pin_memory: bool, op: str) -> Any:
     on (the default device where none is given)."""
     if pin_memory:
         no_pinning(pin_memory, op)
-    return backend.default_device if device is None else resolve_device(device, op)
+    return array.get_default_device() if device is None else resolve_device(device, op)
 
 
 def _make_new(arr: Any, requires_grad: bool) -> Tensor:
@@ -73,14 +73,14 @@ def _make_new(arr: Any, requires_grad: bool) -> Tensor:
 
 
 def _float(dtype: Any) -> Any:
-    return backend.as_dtype(dtype) or backend.default_float
+    return array.as_dtype(dtype) or array.get_default_dtype()
 
 
 def _filled(
     make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, pin: bool, op: str
 ) -> Tensor:
     """zeros, ones or empty (``make``, NumPy's, made beside an array of the device)."""
-    like = backend.like(_device(device, pin, op))
+    like = array.like(_device(device, pin, op))
     return _make_new(make(size_arg(size, op), dtype=_float(dtype), like=like), requires_grad)
 
 
@@ -91,8 +91,8 @@ def _drawn(
     """rand or randn: the generator's ``draw`` (random, standard_normal) on the host, moved
     to the device."""
     dev = _device(device, pin, op)
-    values = getattr(backend.generator(generator, op), draw)(size_arg(size, op))
-    return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
+    values = getattr(array.generator(generator, op), draw)(size_arg(size, op))
+    return _make_new(array.from_host(values.astype(_float(dtype)), dev), requires_grad)
 
 
 def zeros(
@@ -102,7 +102,7 @@ def zeros(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    return _filled(backend.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
+    return _filled(array.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
 
 
 def ones(
@@ -112,7 +112,7 @@ def ones(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    return _filled(backend.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
+    return _filled(array.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
 
 
 def empty(
@@ -122,7 +122,7 @@ def empty(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    return _filled(backend.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
+    return _filled(array.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
 
 
 def full(
@@ -134,13 +134,13 @@ def full(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "full"))
+    like = array.like(_device(device, pin_memory, "full"))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = backend.to_array(fill_value, None, backend.CPU).dtype
+        dtype = array.to_array(fill_value, None, array.CPU).dtype
     shape = size_arg((size,), "full")
-    arr = backend.xp.full(shape, fill_value, dtype=backend.as_dtype(dtype), like=like)
+    arr = array.xp.full(shape, fill_value, dtype=array.as_dtype(dtype), like=like)
     return _make_new(arr, requires_grad)
 
 
@@ -225,17 +225,17 @@ def normal(
     """Normal draws with the given means and standard deviations (tensors, broadcast, of the
     tensor's dtype), or two numbers and a size (the default float dtype), as PyTorch."""
     dev = _device(device, pin_memory, "normal")
-    rng = backend.generator(generator, "normal")
+    rng = array.generator(generator, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not tensors:
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
         values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
-        return _make_new(backend.from_host(values.astype(_float(dtype)), dev), requires_grad)
+        return _make_new(array.from_host(values.astype(_float(dtype)), dev), requires_grad)
     m = mean._array if isinstance(mean, Tensor) else mean
     s = std._array if isinstance(std, Tensor) else std
-    shape = backend.xp.broadcast_shapes(backend.xp.shape(m), backend.xp.shape(s))
-    values = backend.from_host(rng.standard_normal(shape), tensors[0]._array) * s + m
+    shape = array.xp.broadcast_shapes(array.xp.shape(m), array.xp.shape(s))
+    values = array.from_host(rng.standard_normal(shape), tensors[0]._array) * s + m
     return _make_new(values.astype(tensors[0].dtype), requires_grad)
 
 
@@ -270,9 +270,9 @@ def randint(
         raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
-    draws = backend.generator(generator, "randint").integers(low, high, tuple(size))
-    draws = draws.astype(backend.as_dtype(dtype) or backend.int64)
-    return _make_new(backend.from_host(draws, dev), requires_grad)
+    draws = array.generator(generator, "randint").integers(low, high, tuple(size))
+    draws = draws.astype(array.as_dtype(dtype) or array.int64)
+    return _make_new(array.from_host(draws, dev), requires_grad)
 
 
 def randperm(
@@ -287,9 +287,9 @@ def randperm(
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
     dev = _device(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
-    order = backend.generator(generator, "randperm").permutation(n)
-    order = order.astype(backend.as_dtype(dtype) or backend.int64)
-    return _make_new(backend.from_host(order, dev), requires_grad)
+    order = array.generator(generator, "randperm").permutation(n)
+    order = order.astype(array.as_dtype(dtype) or array.int64)
+    return _make_new(array.from_host(order, dev), requires_grad)
 
 
 def arange(
@@ -302,7 +302,7 @@ def arange(
     *,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "arange"))
+    like = array.like(_device(device, pin_memory, "arange"))
     if end is None:
         start, end = 0, start
     if step == 0 or (end - start) * step < 0:  # no number of steps reaches end
@@ -312,8 +312,8 @@ def arange(
         )
     if dtype is None:
         ints = builtins.all(isinstance(v, int) for v in (start, end, step))
-        dtype = backend.int64 if ints else backend.default_float
-    arr = backend.xp.arange(start, end, step, dtype=backend.as_dtype(dtype), like=like)
+        dtype = array.int64 if ints else array.get_default_dtype()
+    arr = array.xp.arange(start, end, step, dtype=array.as_dtype(dtype), like=like)
     return _make_new(arr, requires_grad)
 
 
@@ -329,8 +329,8 @@ def linspace(
 ) -> Tensor:
     dev = _device(device, pin_memory, "linspace")
     positive_int(steps, "steps", "linspace", zero_ok=True)
-    values = backend.host.linspace(start, end, steps, dtype=_float(dtype))  # no like= for it
-    return _make_new(backend.from_host(values, dev), requires_grad)
+    values = array.host.linspace(start, end, steps, dtype=_float(dtype))  # no like= for it
+    return _make_new(array.from_host(values, dev), requires_grad)
 
 
 def eye(
@@ -342,18 +342,18 @@ def eye(
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    like = backend.like(_device(device, pin_memory, "eye"))
+    like = array.like(_device(device, pin_memory, "eye"))
     positive_int(n, "n", "eye", zero_ok=True)
     positive_int(m, "m", "eye", zero_ok=True, none_ok=True)
-    return _make_new(backend.xp.eye(n, m, dtype=_float(dtype), like=like), requires_grad)
+    return _make_new(array.xp.eye(n, m, dtype=_float(dtype), like=like), requires_grad)
 
 
 def from_numpy(ndarray: Any) -> Tensor:
     """A CPU tensor on ``ndarray``'s memory, as PyTorch's: a write through either one is
     seen by the other. Its dtype is the array's."""
-    if not isinstance(ndarray, backend.host.ndarray):
+    if not isinstance(ndarray, array.host.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray; got {type(ndarray).__name__}")
-    if not backend.holds(ndarray.dtype):
+    if not array.holds(ndarray.dtype):
         raise TypeError(
             f"from_numpy: cannot make a tensor of an array of dtype {ndarray.dtype}; chainrule "
             "holds bool, integer and floating-point numbers"
@@ -377,53 +377,53 @@ class _LegacyType(type):
         if len(args) == 1 and not builtins.isinstance(args[0], int):
             data = args[0]
             data = data._array if builtins.isinstance(data, Tensor) else data
-            return Tensor._make(backend.to_array(data, cls.dtype, dev))
+            return Tensor._make(array.to_array(data, cls.dtype, dev))
         if not builtins.all(builtins.isinstance(n, int) for n in args):
             raise TypeError(
                 f"{cls.__name__}: expected sizes (ints) or one sequence of data; got {args!r}"
             )
-        like = backend.like(dev)
-        return Tensor._make(backend.xp.zeros(args or (0,), dtype=cls.dtype, like=like))
+        like = array.like(dev)
+        return Tensor._make(array.xp.zeros(args or (0,), dtype=cls.dtype, like=like))
 
 
 class FloatTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of float32 tensors: ``FloatTensor([1, 2])``,
     ``FloatTensor(2, 3)`` (zeros, where PyTorch leaves memory uninitialised)."""
 
-    dtype = backend.float32
+    dtype = array.float32
 
 
 class DoubleTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of float64 tensors."""
 
-    dtype = backend.float64
+    dtype = array.float64
 
 
 class HalfTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of float16 tensors."""
 
-    dtype = backend.float16
+    dtype = array.float16
 
 
 class LongTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of int64 tensors."""
 
-    dtype = backend.int64
+    dtype = array.int64
 
 
 class IntTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of int32 tensors."""
 
-    dtype = backend.int32
+    dtype = array.int32
 
 
 class ByteTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of uint8 tensors."""
 
-    dtype = backend.uint8
+    dtype = array.uint8
 
 
 class BoolTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of bool tensors."""
 
-    dtype = backend.bool_
+    dtype = array.bool_

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from . import backend
+from . import array
 from .arguments import normalize_dim
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, matmul, where
@@ -44,7 +44,7 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Tensor:
             raise ValueError(
                 f"cat: shapes must match except in dim {dim}; got shapes {[x.shape for x in ts]}"
             )
-    dtype = backend.result_dtype(t.dtype for t in ts)
+    dtype = array.result_dtype(t.dtype for t in ts)
     return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
 
 
@@ -145,12 +145,12 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
     """The source position of each of the lo + n + hi positions along a padded dim."""
-    i = backend.xp.arange(-lo, n + hi)
+    i = array.xp.arange(-lo, n + hi)
     if mode == "reflect":
-        i = backend.xp.abs(i)
-        return backend.xp.where(i > n - 1, 2 * (n - 1) - i, i)
+        i = array.xp.abs(i)
+        return array.xp.where(i > n - 1, 2 * (n - 1) - i, i)
     if mode == "replicate":
-        return backend.xp.clip(i, 0, n - 1)
+        return array.xp.clip(i, 0, n - 1)
     return i % n  # circular
 
 
@@ -181,10 +181,10 @@ def is_tensor(obj: Any) -> bool:
 def get_rng_state() -> Tensor:
     """The global generator's whole state as a uint8 tensor (as torch.get_rng_state);
     ``set_rng_state`` of it makes the same draws again from that point."""
-    return backend.default_generator.get_state()
+    return array.default_generator.get_state()
 
 
 def set_rng_state(new_state: Any) -> None:
     """Put back a state ``get_rng_state`` made (or ``Generator.get_state``)."""
     state = new_state._array if isinstance(new_state, Tensor) else new_state
-    backend.default_generator.set_state(state)
+    array.default_generator.set_state(state)

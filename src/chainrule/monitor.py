@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backend, nn
+from . import array, nn
 from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
 from .fastpath.rowsums import row_sums
@@ -288,7 +288,7 @@ class Monitor:
             t = out if isinstance(out, Tensor) else None
             if isinstance(out, (tuple, list)):  # an RNN's (output, state): the output
                 t = next((o for o in out if isinstance(o, Tensor)), None)
-            if t is None or not backend.is_floating(t.dtype):
+            if t is None or not array.is_floating(t.dtype):
                 return
             series = self._layer(name, kind, bounds, dead)
             i = self._slot(series, self._step)

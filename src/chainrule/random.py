@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from .backend import default_generator, initial_seed, manual_seed, resolve_device, seed
+from .array import default_generator, initial_seed, manual_seed, resolve_device, seed
 from .functions import get_rng_state, set_rng_state
 
 __all__ = [

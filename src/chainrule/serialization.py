@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import backend
-from .devices import CPU, device
+from . import array
+from .array import CPU, device
 from .tensor import Tensor
 
-xp = backend.host  # files are written from host memory and read into it
+xp = array.host  # files are written from host memory and read into it
 
 _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
@@ -106,7 +106,7 @@ def load(
 def _load_from(f: Any, path: Any, place: Any) -> Any:
     tensors, metadata = _read(f, path)
     if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
-        return {name: place(Tensor._make(array), "cpu") for name, array in tensors.items()}
+        return {name: place(Tensor._make(arr), "cpu") for name, arr in tensors.items()}
     # Files since the whole-file digest are checked whole: the structure (keys, numbers,
     # strings, hyperparameters) as well as the tensors; older ones, their tensors.
     text = metadata.get(_STRUCTURE)
@@ -159,7 +159,7 @@ def _map_location(where: Any) -> Any:
 
         return call
     if isinstance(where, dict):
-        targets = {str(k): backend.resolve_device(str(v), "load") for k, v in where.items()}
+        targets = {str(k): array.resolve_device(str(v), "load") for k, v in where.items()}
 
         def mapped(t: Tensor, location: str) -> Tensor:
             target = targets.get(location)
@@ -167,7 +167,7 @@ def _map_location(where: Any) -> Any:
 
         return mapped
     if isinstance(where, str) or hasattr(where, "type"):  # a string or a device
-        target = backend.resolve_device(str(where), "load")
+        target = array.resolve_device(str(where), "load")
         return lambda t, location: t if target == CPU else t.to(target)
     raise TypeError(
         f"load: map_location must be None, a device, a string, a dict or a callable; got "
@@ -179,12 +179,12 @@ def _to_location(t: Tensor, location: str) -> Tensor:
     """A tensor read on the CPU, put back on the device it was saved from."""
     if location == "cpu":
         return t
-    if not backend.ACCELERATED:
+    if not array.ACCELERATED:
         raise RuntimeError(
             f"load: a tensor (shape {t.shape}) was saved on {location}, but CUDA is not "
             "available here; pass map_location='cpu' (or another device) to load it there"
         )
-    return t.to(backend.resolve_device(location, "load"))
+    return t.to(array.resolve_device(location, "load"))
 
 
 # -- the object's structure as JSON ------------------------------------------------------
@@ -207,14 +207,14 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
         within = (*within, id(obj))
     if isinstance(obj, xp.generic):
         return obj.item()
-    if isinstance(obj, (Tensor, backend.ndarray)):
+    if isinstance(obj, (Tensor, array.ndarray)):
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        array = backend.to_host(obj._array if isinstance(obj, Tensor) else obj)
-        if not array.dtype.isnative:  # so the digest sees the bytes a reader will see
-            array = array.astype(array.dtype.newbyteorder("="))
-        tensors[key] = array if array.flags.c_contiguous else array.copy(order="C")
+        arr = array.to_host(obj._array if isinstance(obj, Tensor) else obj)
+        if not arr.dtype.isnative:  # so the digest sees the bytes a reader will see
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        tensors[key] = arr if arr.flags.c_contiguous else arr.copy(order="C")
         if isinstance(obj, Tensor) and obj.is_cuda:  # where it comes back to
             return {"tensor_on": [key, str(obj.device)]}
         return {"tensor" if isinstance(obj, Tensor) else "array": key}
@@ -253,8 +253,8 @@ def _decode(node: Any, tensors: dict[str, Any], used: set[str], place: Any) -> A
         if key in used:
             raise ValueError(f"tensor {key!r} is referenced twice")
         used.add(key)
-        array = tensors[key]
-        return array if kind == "array" else _placed(place, Tensor._make(array), location)
+        arr = tensors[key]
+        return arr if kind == "array" else _placed(place, Tensor._make(arr), location)
     if kind == "dict":
         out = {}
         for k, v in value:
@@ -277,7 +277,7 @@ _DTYPES = {
     "BOOL": xp.dtype(bool), "U8": xp.dtype(xp.uint8), "I8": xp.dtype(xp.int8),
     "U16": xp.dtype(xp.uint16), "I16": xp.dtype(xp.int16), "U32": xp.dtype(xp.uint32),
     "I32": xp.dtype(xp.int32), "U64": xp.dtype(xp.uint64), "I64": xp.dtype(xp.int64),
-    "F16": backend.float16, "BF16": backend.bfloat16, "F32": xp.dtype(xp.float32),
+    "F16": array.float16, "BF16": array.bfloat16, "F32": xp.dtype(xp.float32),
     "F64": xp.dtype(xp.float64),
 }  # fmt: skip
 _NAMES = {dtype: name for name, dtype in _DTYPES.items()}
@@ -346,8 +346,8 @@ def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
                 f"load: {path}: tensor {name!r} has dtype {dtype_name}, which chainrule cannot "
                 f"load (it loads {', '.join(_DTYPES)}); convert it to one of those first"
             )
-        array = xp.empty(shape, dtype=_DTYPES[dtype_name])
-        view = array.reshape(-1).view(xp.uint8).data
+        arr = xp.empty(shape, dtype=_DTYPES[dtype_name])
+        view = arr.reshape(-1).view(xp.uint8).data
         done = 0
         while done < len(view):  # readinto may return less than asked
             n = f.readinto(view[done:]) if hasattr(f, "readinto") else _read_some(f, view[done:])
@@ -355,7 +355,7 @@ def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
                 raise ValueError(f"load: {path} is not a readable safetensors file (it ends "
                                  f"inside tensor {name!r})")  # fmt: skip
             done += n
-        tensors[name] = array
+        tensors[name] = arr
     return tensors, metadata
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import backend as B
+from . import array as B
 from .autograd import enable_grad, grad, no_grad
 from .tensor import Tensor
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import backend
+from . import array
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.function import Function
@@ -140,8 +140,8 @@ def _leaf_names(order: Sequence[Any], params: Any) -> dict[int, str]:
 
 
 def _norm(t: Tensor) -> float:
-    x = t._array.astype(backend.float64)
-    return float(backend.xp.sqrt(backend.xp.sum(x * x)))
+    x = t._array.astype(array.float64)
+    return float(array.xp.sqrt(array.xp.sum(x * x)))
 
 
 def _shape(shape: Sequence[int]) -> str:
@@ -160,7 +160,7 @@ def _record(field: str) -> str:
 
 
 def _data_text(t: Tensor) -> str:
-    text = backend.xp.array2string(
+    text = array.xp.array2string(
         t._array, precision=4, threshold=8, edgeitems=2, separator=", ", suppress_small=True
     )
     return " ".join(text.split())

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import backend, fastpath
-from ..backend import writeable
+from .. import array, fastpath
+from ..array import writeable
 from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
 from .reference import sum_to_shape, toposort
@@ -247,7 +247,7 @@ def clear_grad(t: Tensor, set_to_none: bool) -> None:
         g._array.fill(0)
         bump(g)
     else:
-        t.grad = tensor_type()._make(backend.xp.zeros_like(t._array))
+        t.grad = tensor_type()._make(array.xp.zeros_like(t._array))
 
 
 _ACCUMULATING = threading.Lock()  # backward passes in several threads share leaves
@@ -385,7 +385,7 @@ def seed(root: Tensor, gradient: Any, op: str) -> Tensor:
             )
         # Of one element, the shape is ndim ones: one C call, where ones() is Python that
         # calls two (measured 9 against 18 us with the caches cold, as a step finds them).
-        return T._make(backend.xp.array(1, dtype=d.dtype, ndmin=d.ndim, like=d), False)
+        return T._make(array.xp.array(1, dtype=d.dtype, ndmin=d.ndim, like=d), False)
     g = gradient if isinstance(gradient, T) else T(gradient, dtype=root.dtype)
     if g.shape != root.shape:
         raise RuntimeError(

@@ -8,25 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import array
+from ..array.tensor_type import tensor_type
 from .mode import state
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
-
-
-_Tensor: Any = None  # the Tensor class, registered by tensor/ (imports flow downward)
-
-
-def register_tensor_type(cls: type) -> None:
-    """Tell the engine which class wraps arrays: tensor/ calls this once, at import."""
-    global _Tensor
-    _Tensor = cls
-
-
-def tensor_type() -> Any:
-    """The Tensor class (see register_tensor_type)."""
-    return _Tensor
 
 
 class Function:
@@ -99,7 +86,7 @@ class Function:
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
         requires grad. Inputs are Tensors or plain Python numbers."""
-        T = _Tensor
+        T = tensor_type()
         fn = cls()
         # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
         # each a call of its own (until Python 3.12), on the hot path of every op.
@@ -120,7 +107,7 @@ class Function:
             raise _forward_error(cls.__name__.lower(), err, inputs) from None
         record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
-        if cls.view and backend.xp.may_share_memory(out_data, arrays[0]):
+        if cls.view and array.xp.may_share_memory(out_data, arrays[0]):
             base = inputs[0]
             out._vc = counter(base)
             out._base = base._base if base._base is not None else base
@@ -137,10 +124,10 @@ class Function:
         return out
 
 
-ACCELERATED = backend.ACCELERATED  # whether arrays may live on two devices in this process
-_HOST = backend.host.ndarray
-_ACCEL = None if backend.accelerator is None else backend.accelerator.ndarray
-_ONE_GPU = backend.cuda_count() <= 1  # then CUDA arrays of one module share one device
+ACCELERATED = array.ACCELERATED  # whether arrays may live on two devices in this process
+_HOST = array.host.ndarray
+_ACCEL = None if array.accelerator is None else array.accelerator.ndarray
+_ONE_GPU = array.cuda_count() <= 1  # then CUDA arrays of one module share one device
 
 
 def _same_device(op: str, arrays: list, inputs: tuple) -> list:
@@ -158,18 +145,18 @@ def _same_device(op: str, arrays: list, inputs: tuple) -> list:
     else:
         if first is not _ACCEL or _ONE_GPU:
             return arrays
-    arrs = [a for a in arrays if isinstance(a, backend.ndarray)]
-    devs = {backend.device_of(a) for a in arrs}
+    arrs = [a for a in arrays if isinstance(a, array.ndarray)]
+    devs = {array.device_of(a) for a in arrs}
     if len(devs) < 2:
         return arrays
     gpus = [a for a in arrs if type(a) is not _HOST]
-    if len({backend.device_of(a) for a in gpus}) == 1 and all(
+    if len({array.device_of(a) for a in gpus}) == 1 and all(
         a.ndim == 0 for a in arrs if type(a) is _HOST
     ):
-        return [backend.from_host(a, gpus[0]) if type(a) is _HOST else a for a in arrays]
+        return [array.from_host(a, gpus[0]) if type(a) is _HOST else a for a in arrays]
     names = " and ".join(sorted((str(d) for d in devs), reverse=True))
     shapes = ", ".join(
-        f"{tuple(x.shape)} on {x.device}" for x in inputs if isinstance(x, _Tensor)
+        f"{tuple(x.shape)} on {x.device}" for x in inputs if isinstance(x, tensor_type())
     )
     raise RuntimeError(
         f"{op}: expected all tensors to be on the same device, but found at least two "
@@ -186,7 +173,7 @@ def version(t: Any) -> int:
 
 def versions(inputs: tuple[Any, ...]) -> tuple[int | None, ...]:
     """Each input Tensor's version (None for a plain number), as a node records them."""
-    T = _Tensor
+    T = tensor_type()
     out: list[int | None] = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
         if isinstance(x, T):
@@ -222,7 +209,7 @@ def bump(t: Any) -> None:
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     """A node's inputs as its forward saw them, for ``backward_arrays``: each Tensor's array,
     anything else as it is."""
-    T = _Tensor
+    T = tensor_type()
     out = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
         out.append(x._array if isinstance(x, T) else x)
@@ -231,10 +218,10 @@ def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def all_finite(x: Any) -> bool:
     """Whether a Tensor, array or number holds no NaN or inf (integers always)."""
-    arr = x._array if isinstance(x, _Tensor) else x
-    if isinstance(arr, backend.ndarray) and arr.dtype.kind != "f":
+    arr = x._array if isinstance(x, tensor_type()) else x
+    if isinstance(arr, array.ndarray) and arr.dtype.kind != "f":
         return True
-    return bool(backend.xp.all(backend.xp.isfinite(arr)))
+    return bool(array.xp.all(array.xp.isfinite(arr)))
 
 
 def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
@@ -245,7 +232,7 @@ def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
         ops.append(op)
         return
     shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
-    xp = backend.xp
+    xp = array.xp
     nan = int(xp.isnan(out).sum())
     inf = int(xp.size(out)) - int(xp.isfinite(out).sum()) - nan
     raise RuntimeError(

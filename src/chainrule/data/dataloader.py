@@ -21,7 +21,7 @@ from collections.abc import (
 )
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import positive_int
 from ..functions import stack
 from ..tensor import Tensor
@@ -29,8 +29,8 @@ from .dataset import IterableDataset, Subset, TensorDataset, generator_of
 from .sampler import BatchSampler, batch_count
 from .worker import END, WorkerIterator
 
-xp = backend.xp
-hp = backend.host  # indices are drawn and kept on the host; samples there are moved once
+xp = array.xp
+hp = array.host  # indices are drawn and kept on the host; samples there are moved once
 
 
 def default_collate(batch: Sequence[Any]) -> Any:
@@ -50,7 +50,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
         return Tensor._make(xp.stack([t._array for t in batch]))
     if isinstance(elem, (hp.ndarray, hp.generic)):  # samples on the host
         return Tensor._make(hp.stack(batch))  # a CPU tensor, as PyTorch's collate makes
-    if isinstance(elem, backend.ndarray):
+    if isinstance(elem, array.ndarray):
         return Tensor._make(xp.stack(batch))
     if isinstance(elem, (bool, int, float)):
         return Tensor._make(xp.array(batch, dtype=_number_dtype(batch)))
@@ -83,8 +83,8 @@ def _number_dtype(batch: Sequence[Any]) -> Any:
             f"default_collate: a batch of numbers holds other kinds too; got {', '.join(odd)}"
         )
     if float in kinds:
-        return backend.default_float
-    return backend.int64 if int in kinds else backend.bool_
+        return array.get_default_dtype()
+    return array.int64 if int in kinds else array.bool_
 
 
 def default_convert(data: Any) -> Any:
@@ -97,7 +97,7 @@ def default_convert(data: Any) -> Any:
         return data
     if isinstance(data, (hp.ndarray, hp.generic)):
         return Tensor._make(hp.asarray(data)) if data.dtype.kind in "biufc" else data
-    if isinstance(data, backend.ndarray):
+    if isinstance(data, array.ndarray):
         return Tensor._make(data) if data.dtype.kind in "biufc" else data
     if isinstance(data, Mapping):
         converted = {key: default_convert(data[key]) for key in data}
@@ -248,7 +248,7 @@ class DataLoader:
             why = (
                 "chainrule does not pin host memory, so batches stay in ordinary memory and "
                 "are copied to the GPU from there"
-                if backend.ACCELERATED
+                if array.ACCELERATED
                 else "chainrule computes on the CPU, so batches stay in ordinary memory"
             )
             warnings.warn(
@@ -355,14 +355,14 @@ def _indices(
     function, so that persistent workers' iterator does not hold its loader."""
     if batch_sampler is not None:
         for batch in batch_sampler:
-            yield hp.asarray(list(batch), dtype=backend.int64)
+            yield hp.asarray(list(batch), dtype=array.int64)
         return
     if sampler is not None:
         if size is None:
             yield from sampler
         else:
             for batch in BatchSampler(sampler, size, drop_last):
-                yield hp.asarray(batch, dtype=backend.int64)
+                yield hp.asarray(batch, dtype=array.int64)
         return
     order = generator_of(generator, "DataLoader").permutation(n) if shuffle else hp.arange(n)
     if size is None:
@@ -461,7 +461,7 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
     (None for all rows in order); None for any other dataset."""
     positions = None
     while isinstance(dataset, Subset):
-        rows = hp.asarray(dataset.indices, dtype=backend.int64)
+        rows = hp.asarray(dataset.indices, dtype=array.int64)
         positions = rows if positions is None else rows[positions]
         dataset = dataset.dataset
     if type(dataset) is not TensorDataset:  # a subclass may override __getitem__
@@ -470,5 +470,5 @@ def _tensors_of(dataset: Any) -> tuple[tuple[Tensor, ...], Any] | None:
 
 
 def _take(t: Tensor, rows: Any) -> Tensor:
-    rows = backend.from_host(rows, t._array)  # the batch's indices, on the tensors' device
+    rows = array.from_host(rows, t._array)  # the batch's indices, on the tensors' device
     return t[rows] if t.requires_grad else Tensor._make(t._array[rows])

@@ -12,10 +12,10 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..tensor import Tensor, as_tensor
 
-xp = backend.host  # indices and seeds are drawn and kept on the host
+xp = array.host  # indices and seeds are drawn and kept on the host
 
 
 class Dataset:
@@ -186,4 +186,4 @@ def random_split(
 
 def generator_of(generator: Any, op: str) -> Any:
     """The NumPy Generator to draw from: behind the one given, or chainrule's global one."""
-    return backend.generator(generator, op)
+    return array.generator(generator, op)

@@ -14,12 +14,12 @@ import math
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import is_int, positive_int
 from ..tensor import Tensor
 from .dataset import generator_of
 
-xp = backend.host  # indices and seeds are drawn and kept on the host
+xp = array.host  # indices and seeds are drawn and kept on the host
 
 # Indices drawn at a time with replacement (PyTorch draws 32): 8 KiB held, and 60000 draws
 # take 1.7 ms where 32 at a time take 11 ms (NumPy's fixed cost per call, 5 us).
@@ -163,8 +163,8 @@ class WeightedRandomSampler(Sampler):
         _bool(replacement, "replacement", op)
         generator_of(generator, op)
         w = xp.asarray(
-            backend.to_host(weights._array) if isinstance(weights, Tensor) else weights,
-            dtype=backend.float64,
+            array.to_host(weights._array) if isinstance(weights, Tensor) else weights,
+            dtype=array.float64,
         )
         if w.ndim != 1:
             raise ValueError(f"{op}: weights must be 1-D; got shape {w.shape}")

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..tensor import Tensor
 
-xp = backend.host  # indices and seeds are drawn and kept on the host
+xp = array.host  # indices and seeds are drawn and kept on the host
 
 POLL = 0.25  # seconds between checks that the other side of a queue is still alive
 END = object()  # what a fetcher returns once its stream is used up
@@ -115,8 +115,8 @@ class _BatchPickler(pickle.Pickler):
         return _rebuild, (obj._array, obj.requires_grad)
 
 
-def _rebuild(array: Any, requires_grad: bool) -> Tensor:
-    return Tensor._make(array, requires_grad)
+def _rebuild(arr: Any, requires_grad: bool) -> Tensor:
+    return Tensor._make(arr, requires_grad)
 
 
 def _pack(batch: Any) -> bytes:
@@ -142,7 +142,7 @@ def worker_loop(
     try:
         seed = base_seed + worker_id
         random.seed(seed)
-        backend.manual_seed(seed)
+        array.manual_seed(seed)
         xp.random.seed(xp.random.SeedSequence([worker_id, base_seed]).generate_state(4))
         _info = WorkerInfo(worker_id, num_workers, seed, fetch.dataset)
         # As in PyTorch, a worker whose init_fn (or stream) failed lives on to report it.
@@ -225,7 +225,7 @@ class WorkerIterator:
         # The pass's first tasks are pulled before the workers' seed is drawn, so a shuffle
         # draws its order first, as with num_workers=0: the same seed, the same first pass.
         first = list(itertools.islice(tasks, self._max))
-        base_seed = int(backend.generator(generator, "DataLoader").integers(2**63))
+        base_seed = int(array.generator(generator, "DataLoader").integers(2**63))
         context = context or multiprocessing.get_context()
         self._results = context.Queue()
         self._done = context.Event()

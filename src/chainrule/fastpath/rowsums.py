@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import xp
+from ..array import xp
 from .switch import state
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd.function import Function, tensor_type, writes
 from .switch import state
 
@@ -26,10 +26,10 @@ def gradients(fn: Function, grad: Any, out: Any) -> Sequence[Any]:
     return grads
 
 
-xp = backend.xp
+xp = array.xp
 
 # A float's bits read as a signed integer of its width: see masked.
-_BITS = {2: backend.xp.int16, 4: backend.xp.int32, 8: backend.xp.int64}
+_BITS = {2: array.xp.int16, 4: array.xp.int32, 8: array.xp.int64}
 
 
 def masked(grad: Any, mask: Any) -> Any:
@@ -41,9 +41,9 @@ def masked(grad: Any, mask: Any) -> Any:
     product, with no pass to look for NaN and inf first and no floating-point flag to
     silence (inf * 0 raises one). A float with no integer of its width (float128), and any
     other dtype, takes a selection, as does every dtype with the switch off."""
-    bits = _BITS.get(grad.itemsize) if backend.is_floating(grad.dtype) else None
+    bits = _BITS.get(grad.itemsize) if array.is_floating(grad.dtype) else None
     if bits is None or not state.on:
-        return backend.xp.where(mask, grad, 0).astype(grad.dtype, copy=False)
+        return array.xp.where(mask, grad, 0).astype(grad.dtype, copy=False)
     return (grad.view(bits) * mask).view(grad.dtype)
 
 
@@ -67,7 +67,7 @@ def _rows_index(index: Any) -> Any:
     lookup behind Embedding), else None."""
     if isinstance(index, tuple) and len(index) == 1:
         index = index[0]
-    if isinstance(index, backend.ndarray) and index.dtype.kind in "iu":
+    if isinstance(index, array.ndarray) and index.dtype.kind in "iu":
         return index
     return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import resolve_device
 from ..autograd.mode import no_grad
 from ..factories import full
@@ -397,7 +397,7 @@ class PReLU(Module):
         super().__init__()
         device = resolve_device(device, "PReLU")
         self.num_parameters, self.init = num_parameters, init
-        dtype = backend.default_float if dtype is None else dtype
+        dtype = array.get_default_dtype() if dtype is None else dtype
         self.weight = Parameter(full((num_parameters,), init, dtype=dtype, device=device))
 
     def reset_parameters(self) -> None:

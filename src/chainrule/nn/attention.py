@@ -8,7 +8,7 @@ import math
 import warnings
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import broadcasts_to, positive_int, resolve_device
 from ..factories import zeros
 from ..functions import cat, pad
@@ -18,7 +18,7 @@ from . import init
 from .layers import Linear, dropout, linear
 from .module import Module, Parameter
 
-xp = backend.xp
+xp = array.xp
 
 _SDPA = "scaled_dot_product_attention"
 _MHA = "MultiheadAttention"
@@ -96,7 +96,7 @@ def _shared_heads(q: Tensor, kv: Tensor, shapes: str) -> Tensor:
 def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], shapes: str) -> Tensor:
     """attn_mask checked: bool, or float of query's dtype, broadcasting to the scores'
     shape (..., L, S)."""
-    if mask.dtype != backend.bool_ and mask.dtype != q.dtype:
+    if mask.dtype != array.bool_ and mask.dtype != q.dtype:
         raise TypeError(
             f"{_SDPA}: attn_mask must be bool or of query's dtype {q.dtype}; got dtype {mask.dtype}"
         )
@@ -143,7 +143,7 @@ class MultiheadAttention(Module):
     ) -> None:
         super().__init__()
         device = resolve_device(device, _MHA)
-        on = backend.like(device)
+        on = array.like(device)
         embed_dim = positive_int(embed_dim, "embed_dim", _MHA)
         num_heads = positive_int(num_heads, "num_heads", _MHA)
         if embed_dim % num_heads:
@@ -159,7 +159,7 @@ class MultiheadAttention(Module):
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.head_dim = embed_dim // num_heads
         self.batch_first, self.add_zero_attn = batch_first, add_zero_attn
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         E = embed_dim
         self.in_proj_weight: Parameter | None = None
         self.q_proj_weight: Parameter | None = None
@@ -361,7 +361,7 @@ def _additive_mask(mask: Any, name: str, dtype: Any) -> Tensor | None:
     if mask is None:
         return None
     m = as_tensor(mask)
-    if m.dtype == backend.bool_:
+    if m.dtype == array.bool_:
         return as_tensor(xp.where(m._array, -xp.inf, 0.0).astype(dtype))
     if m.dtype != dtype:
         raise TypeError(

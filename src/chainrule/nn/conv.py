@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import is_int, positive_int, resolve_device
 from ..functions import pad
 from ..ops import conv as conv_ops
@@ -16,7 +16,7 @@ from ..tensor import Tensor, as_tensor, matmul
 from . import init
 from .module import Module, Parameter
 
-xp = backend.xp
+xp = array.xp
 
 # ---------------------------------------------------------------------------------------
 # Argument normalisation, shared by the functions and the modules.
@@ -283,7 +283,7 @@ def avg_pool2d(
     )
     out = out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
     if uniform is None:
-        out = out * Tensor._make(backend.from_host((1.0 / divisor).astype(x.dtype), x._array))
+        out = out * Tensor._make(array.from_host((1.0 / divisor).astype(x.dtype), x._array))
     return out.squeeze(0) if unbatched else out
 
 
@@ -293,12 +293,12 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     counts = []
     n_outs = conv_ops.out_hw(size, kernel, stride, (1, 1), padding)
     for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
-        start = backend.host.arange(n_out) * s - lo  # on the host: a constant of the shapes
-        end = backend.host.minimum(start + k, n + lo)  # grown padding (ceil_mode) never counts
+        start = array.host.arange(n_out) * s - lo  # on the host: a constant of the shapes
+        end = array.host.minimum(start + k, n + lo)  # grown padding (ceil_mode) never counts
         if not with_pad:
-            start, end = backend.host.maximum(start, 0), backend.host.minimum(end, n)
+            start, end = array.host.maximum(start, 0), array.host.minimum(end, n)
         counts.append(end - start)
-    return backend.host.outer(counts[0], counts[1]).astype(float)
+    return array.host.outer(counts[0], counts[1]).astype(float)
 
 
 def _adaptive_matrix(n_in: int, n_out: int, like: Any) -> Tensor:
@@ -365,7 +365,7 @@ class _ConvNd(Module):
     ) -> None:
         super().__init__()
         name, n = type(self).__name__, self._spatial
-        on = backend.like(resolve_device(device, name))
+        on = array.like(resolve_device(device, name))
         if padding_mode not in _PADDING_MODES:
             modes = ", ".join(map(repr, _PADDING_MODES))
             raise ValueError(f"{name}: padding_mode must be one of {modes}; got {padding_mode!r}")
@@ -391,7 +391,7 @@ class _ConvNd(Module):
         # checked now, kept as given: a tuple, or 'same' / 'valid' as PyTorch keeps it
         _conv_padding(padding, self.kernel_size, self.stride, self.dilation, name)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n, name, "padding")
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(xp.empty(shape, dtype=dtype, like=on))
         self.bias = Parameter(xp.empty(out_channels, dtype=dtype, like=on)) if bias else None

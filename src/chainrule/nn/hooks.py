@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..autograd.mode import is_grad_enabled
@@ -163,7 +163,7 @@ class BackwardHookFunction(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
         self.grads[self.k] = grad
-        return None, Tensor._make(backend.xp.zeros((), grad.dtype, like=grad._array))
+        return None, Tensor._make(array.xp.zeros((), grad.dtype, like=grad._array))
 
 
 class BackwardHookGate(Function):
@@ -175,10 +175,10 @@ class BackwardHookGate(Function):
 
     def forward(self, *xs: Any, ready: Callable[[], tuple]) -> Any:
         self.ready = ready
-        dtype = next((x.dtype for x in xs if backend.is_floating(x.dtype)), None)
-        like = next((x for x in xs if isinstance(x, backend.ndarray)), None)
-        like = backend.like(backend.default_device) if like is None else like
-        return backend.xp.zeros((), dtype or backend.default_float, like=like)
+        dtype = next((x.dtype for x in xs if array.is_floating(x.dtype)), None)
+        like = next((x for x in xs if isinstance(x, array.ndarray)), None)
+        like = array.like(array.get_default_device()) if like is None else like
+        return array.xp.zeros((), dtype or array.get_default_dtype(), like=like)
 
     def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
         return self.ready()
@@ -272,7 +272,7 @@ class BackwardHook:
         if self.grad_outputs is None:  # the gradient reached the inputs by another way
             return tuple(grads)
         grads = [
-            Tensor._make(backend.xp.zeros_like(x._array)) if g is None else g
+            Tensor._make(array.xp.zeros_like(x._array)) if g is None else g
             for g, x in zip(grads, inputs, strict=True)
         ]
         res = _pack(self.input_index, grads, self.n_inputs)

@@ -9,7 +9,7 @@ import math
 import warnings
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd.mode import no_grad
 from ..tensor import Tensor
 
@@ -64,22 +64,22 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    values = backend.generator(generator, "uniform_").uniform(a, b, tensor.shape)
-    return _fill(tensor, backend.from_host(values, tensor._array))
+    values = array.generator(generator, "uniform_").uniform(a, b, tensor.shape)
+    return _fill(tensor, array.from_host(values, tensor._array))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    values = backend.generator(generator, "normal_").normal(mean, std, tensor.shape)
-    return _fill(tensor, backend.from_host(values, tensor._array))
+    values = array.generator(generator, "normal_").normal(mean, std, tensor.shape)
+    return _fill(tensor, array.from_host(values, tensor._array))
 
 
 def _erfinv(y: Any) -> Any:
     """The inverse of erf on (-1, 1), in float64: Giles' approximation ("Approximating the
     erfinv function", 2010), then two Newton steps on erf (the Erf op's), which take it to
     float64's precision."""
-    xp = backend.xp
-    y = y.astype(backend.float64)
-    with backend.errstate(divide="ignore"):
+    xp = array.xp
+    y = y.astype(array.float64)
+    with array.errstate(divide="ignore"):
         w = -xp.log((1.0 - y) * (1.0 + y))
     central, tail = w - 2.5, xp.sqrt(w) - 3.0
     p_c = xp.full_like(y, 2.81022636e-08)
@@ -121,11 +121,11 @@ def trunc_normal_(
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = backend.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
-    u = u.astype(tensor.dtype).astype(backend.float64)  # drawn in the tensor's dtype, as PyTorch
-    u = backend.from_host(u, tensor._array)
+    u = array.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
+    u = u.astype(tensor.dtype).astype(array.float64)  # drawn in the tensor's dtype, as PyTorch
+    u = array.from_host(u, tensor._array)
     values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _fill(tensor, backend.xp.clip(values, a, b))
+    return _fill(tensor, array.xp.clip(values, a, b))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import positive_int, resolve_device
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
@@ -16,7 +16,7 @@ from ..tensor import Tensor, as_tensor, where
 from . import init
 from .module import Module, Parameter
 
-xp = backend.xp
+xp = array.xp
 
 
 def _check_last_dim(x: Tensor, n: int, layer: str, what: str) -> None:
@@ -70,7 +70,7 @@ def embedding(
     """
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
-    idx = backend.array_like(input._array if isinstance(input, Tensor) else input, weight._array)
+    idx = array.array_like(input._array if isinstance(input, Tensor) else input, weight._array)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
     n = weight.shape[0]
@@ -113,8 +113,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    dtype = input.dtype if backend.is_floating(input.dtype) else backend.default_float
-    keep = backend.from_host(backend.generator().random(input.shape, dtype=dtype), input._array)
+    dtype = input.dtype if array.is_floating(input.dtype) else array.get_default_dtype()
+    keep = array.from_host(array.generator().random(input.shape, dtype=dtype), input._array)
     keep = keep >= p
     return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype, like=keep))
 
@@ -190,10 +190,10 @@ class Linear(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        on = backend.like(resolve_device(device, "Linear"))
+        on = array.like(resolve_device(device, "Linear"))
         self.in_features = positive_int(in_features, "in_features", "Linear", zero_ok=True)
         self.out_features = positive_int(out_features, "out_features", "Linear", zero_ok=True)
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype, like=on))
         self.bias = Parameter(xp.empty(out_features, dtype=dtype, like=on)) if bias else None
         self.reset_parameters()
@@ -238,7 +238,7 @@ class Embedding(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        on = backend.like(resolve_device(device, "Embedding"))
+        on = array.like(resolve_device(device, "Embedding"))
         positive_int(num_embeddings, "num_embeddings", "Embedding", zero_ok=True)
         positive_int(embedding_dim, "embedding_dim", "Embedding", zero_ok=True)
         if sparse:
@@ -254,7 +254,7 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         if _weight is None:
             self.weight = Parameter(xp.empty((num_embeddings, embedding_dim), dtype=dtype, like=on))
             self.reset_parameters()

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import broadcasts_to
 from ..ops import elementwise, reduce
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
-xp = backend.xp
+xp = array.xp
 
 
 # -- shared checks ------------------------------------------------------------------------
@@ -42,13 +42,13 @@ def _array_beside(x: Any, input: Tensor, what: str, op: str) -> Any:
     """A target or weight as an array on input's device: a tensor must be there already
     (PyTorch's error otherwise); data (a list, an array) is made or moved there."""
     if isinstance(x, Tensor):
-        if backend.ACCELERATED and type(x._array) is not type(input._array):
+        if array.ACCELERATED and type(x._array) is not type(input._array):
             raise RuntimeError(
                 f"{op}: expected all tensors to be on the same device; got input of shape "
                 f"{input.shape} on {input.device} and {what} of shape {x.shape} on {x.device}"
             )
         return x._array
-    return backend.array_like(x, input._array)
+    return array.array_like(x, input._array)
 
 
 def _weight_array(weight: Any, c: int, op: str, input: Tensor) -> Any:
@@ -214,7 +214,7 @@ def _class_targets(
         and not 0 <= ignore_index < c
         and t.view(_UNSIGNED[t.itemsize]).max() < c  # a negative target reads as huge
     ):  # the common case, found in one reduction: every target a class, none ignored
-        per_element = None if w is None else backend.array_of(w[t]).astype(input.dtype)
+        per_element = None if w is None else array.array_of(w[t]).astype(input.dtype)
         return t, None, per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
@@ -230,7 +230,7 @@ def _class_targets(
     else:
         ones = xp.ones(t.shape, dtype=input.dtype, like=t)
         per_element = (
-            ones if w is None else backend.array_of(w[safe]).astype(input.dtype)
+            ones if w is None else array.array_of(w[safe]).astype(input.dtype)
         )  # 0-d stays an array
         per_element[ignored] = 0
     return safe, ignored, per_element, w
@@ -288,8 +288,8 @@ def cross_entropy(
     c = x.shape[class_dim]
     t_dtype = (
         target.dtype
-        if isinstance(target, (Tensor, backend.ndarray))
-        else backend.host.asarray(target).dtype
+        if isinstance(target, (Tensor, array.ndarray))
+        else array.host.asarray(target).dtype
     )
     if t_dtype.kind == "f":
         return _soft_cross_entropy(
@@ -353,7 +353,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
     out = idx[..., None] == xp.arange(num_classes, like=idx)  # (*, num_classes)
-    return Tensor._make(out.astype(backend.int64))
+    return Tensor._make(out.astype(array.int64))
 
 
 # -- modules ------------------------------------------------------------------------------

@@ -10,20 +10,20 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from .. import backend
+from .. import array
 from ..arguments import to_args
+from ..array import CPU
 from ..autograd.engine import clear_grad
 from ..autograd.function import counter
 from ..autograd.hooks import RemovableHandle
 from ..autograd.mode import no_grad
-from ..devices import CPU
 from ..tensor import Tensor
 from . import hooks
 from .hooks import ModuleHooks
 from .hooks import register_module_forward_hook as register_module_forward_hook
 from .hooks import register_module_forward_pre_hook as register_module_forward_pre_hook
 
-xp = backend.xp
+xp = array.xp
 
 
 class Parameter(Tensor):
@@ -34,12 +34,12 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
-            arr = xp.empty(0, dtype=backend.default_float)
+            arr = xp.empty(0, dtype=array.get_default_dtype())
         elif isinstance(data, Tensor):
             arr = data._array
             self._vc = counter(data)  # one array, one version counter
         else:
-            arr = backend.to_array(data)
+            arr = array.to_array(data)
         self._array = arr
         self.grad = None
         self.grad_fn = None
@@ -53,10 +53,10 @@ class Parameter(Tensor):
 def _move(t: Tensor, dtype: Any, dev: Any) -> None:
     """Module.to's work on one tensor, in place: its array cast (if floating) and moved."""
     arr = t._array
-    if dtype is not None and backend.is_floating(arr.dtype) and arr.dtype != dtype:
+    if dtype is not None and array.is_floating(arr.dtype) and arr.dtype != dtype:
         arr = arr.astype(dtype)
-    if dev is not None and backend.device_of(arr) != dev:
-        arr = backend.to_device(arr, dev)
+    if dev is not None and array.device_of(arr) != dev:
+        arr = array.to_device(arr, dev)
     t._array = arr
 
 
@@ -373,16 +373,16 @@ class Module:
     def cuda(self, device: Any = None) -> Module:
         """The module with its parameters and buffers on a CUDA device (an index, 'cuda:N'
         or a cr.device; the first GPU by default), in place."""
-        return self.to(backend.cuda_device(device, "cuda"))
+        return self.to(array.cuda_device(device, "cuda"))
 
     def half(self) -> Module:
-        return self.to(backend.float16)
+        return self.to(array.float16)
 
     def float(self) -> Module:
-        return self.to(backend.float32)
+        return self.to(array.float32)
 
     def double(self) -> Module:
-        return self.to(backend.float64)
+        return self.to(array.float64)
 
     # -- state -----------------------------------------------------------------------------
 
@@ -406,9 +406,9 @@ class Module:
                 continue
             v = state_dict[key]
             arr = v._array if isinstance(v, Tensor) else v
-            if not isinstance(arr, backend.ndarray):
+            if not isinstance(arr, array.ndarray):
                 arr = xp.asarray(arr)
-            if not backend.holds(arr.dtype):  # found now, before any weight is written
+            if not array.holds(arr.dtype):  # found now, before any weight is written
                 mismatched.append(f"cannot load {key}: a value of dtype {arr.dtype}")
                 continue
             if arr.shape != target.shape:

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import resolve_device
 from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
 from .module import Module, Parameter
 
-xp = backend.xp
+xp = array.xp
 
 
 def _array(t: Any) -> Any:
     if isinstance(t, Tensor):
         return t._array
-    return t if isinstance(t, backend.ndarray) else xp.asarray(t)
+    return t if isinstance(t, array.ndarray) else xp.asarray(t)
 
 
 def layer_norm(
@@ -135,12 +135,12 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        on = backend.like(resolve_device(device, "LayerNorm"))
+        on = array.like(resolve_device(device, "LayerNorm"))
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(int(n) for n in normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         shape, affine = self.normalized_shape, elementwise_affine
         self.weight = Parameter(xp.ones(shape, dtype=dtype, like=on)) if affine else None
         self.bias = Parameter(xp.zeros(shape, dtype=dtype, like=on)) if affine and bias else None
@@ -190,10 +190,10 @@ class _BatchNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        on = backend.like(resolve_device(device, type(self).__name__))
+        on = array.like(resolve_device(device, type(self).__name__))
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = backend.as_dtype(dtype) or backend.default_float
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
         self.weight = Parameter(xp.ones(num_features, dtype=dtype, like=on)) if affine else None
         n = num_features
         self.bias = Parameter(xp.zeros(n, dtype=dtype, like=on)) if affine and bias else None
@@ -204,7 +204,7 @@ class _BatchNorm(Module):
         self.register_buffer(
             "running_var", Tensor._make(xp.ones(n, dtype=dtype, like=on)) if track else None
         )
-        count = Tensor._make(xp.array(0, dtype=backend.int64, like=on)) if track else None
+        count = Tensor._make(xp.array(0, dtype=array.int64, like=on)) if track else None
         self.register_buffer("num_batches_tracked", count)
 
     def reset_running_stats(self) -> None:

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .. import distributed as dist
+from ..array import xp
 from ..autograd.engine import grad_parents, toposort
 from ..autograd.function import bump
 from ..autograd.mode import is_grad_enabled
-from ..backend import xp
 from ..factories import zeros
 from ..tensor import Tensor
 from .module import Module, Parameter

@@ -11,7 +11,7 @@ import numbers
 import warnings
 from typing import Any
 
-from .. import backend, fastpath
+from .. import array, fastpath
 from ..arguments import positive_int, resolve_device
 from ..factories import zeros
 from ..functions import cat, stack
@@ -22,7 +22,7 @@ from . import init
 from .layers import dropout
 from .module import Module, Parameter
 
-xp = backend.xp
+xp = array.xp
 
 GATES = {"RNN": 1, "LSTM": 4, "GRU": 3}  # rows of weight_ih per hidden unit
 
@@ -110,8 +110,8 @@ def run_direction(
 
 def _dtype(dtype: Any, device: Any, layer: str) -> tuple[Any, Any]:
     """A layer's dtype, and an empty array on its device to make its parameters beside."""
-    on = backend.like(resolve_device(device, layer))
-    return backend.as_dtype(dtype) or backend.default_float, on
+    on = array.like(resolve_device(device, layer))
+    return array.as_dtype(dtype) or array.get_default_dtype(), on
 
 
 def _check_dtype(x: Tensor, weight: Tensor, layer: str) -> None:

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..arguments import positive_int, resolve_device
 from ..factories import full
 from ..tensor import Tensor, as_tensor
@@ -23,7 +23,7 @@ from .layers import Dropout, Linear
 from .module import Module
 from .normalization import LayerNorm
 
-xp = backend.xp
+xp = array.xp
 
 Activation = str | Callable[[Tensor], Tensor]
 
@@ -56,12 +56,12 @@ def _detect_is_causal_mask(mask: Any, is_causal: bool | None, size: int) -> bool
     if is_causal is not None or mask is None:
         return bool(is_causal)
     m = mask._array if isinstance(mask, Tensor) else mask
-    m = m if isinstance(m, backend.ndarray) else xp.asarray(m)
+    m = m if isinstance(m, array.ndarray) else xp.asarray(m)
     if m.shape != (size, size):
         return False
     above = xp.triu(xp.ones((size, size), dtype=bool, like=m), 1)  # (size, size) True above
-    masked = m if m.dtype == backend.bool_ else m == -xp.inf
-    return bool((masked == above).all() and (m.dtype == backend.bool_ or (m[~above] == 0).all()))
+    masked = m if m.dtype == array.bool_ else m == -xp.inf
+    return bool((masked == above).all() and (m.dtype == array.bool_ or (m[~above] == 0).all()))
 
 
 def _clones(module: Module, n: int) -> ModuleList:

@@ -9,12 +9,12 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd import no_grad
 from ..functions import cat
 from ..tensor import Tensor, as_tensor
 
-xp = backend.xp
+xp = array.xp
 
 TensorOrTensors = Tensor | Iterable[Tensor]
 
@@ -26,7 +26,7 @@ def _as_list(tensors: TensorOrTensors) -> list[Tensor]:
 def _vector_norm(arr: Any, p: float) -> Any:
     """The p-norm of all values of arr: max |x| for inf, min |x| for -inf, the count of
     non-zeros for 0, else (sum |x|^p)^(1/p); in arr's dtype."""
-    return backend.array_of(xp.linalg.norm(arr.reshape(-1), ord=p)).astype(arr.dtype)
+    return array.array_of(xp.linalg.norm(arr.reshape(-1), ord=p)).astype(arr.dtype)
 
 
 def get_total_norm(

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd.mode import no_grad
 from ..tensor import Tensor
 from .trace import Step, recording
@@ -159,7 +159,7 @@ def _trace(model: Any, inputs: list[Tensor]) -> tuple[list[Step], list[Tensor]]:
 def _varied(inputs: list[Tensor], free: list[dict[int, Any]]) -> list[Tensor]:
     """Other inputs of the same kind: each one's values in another order (so indexes stay in
     range), repeated to twice the size along its free axes."""
-    xp = backend.xp
+    xp = array.xp
     rng = xp.random.default_rng(0)
     out = []
     for t, axes in zip(inputs, free, strict=True):
@@ -193,7 +193,7 @@ def _dynamic_axes(given: Mapping[str, Any] | None, names: list[str]) -> dict[str
 
 
 def _onnx_type(onnx: Any, dtype: Any) -> int:
-    return int(onnx.helper.np_dtype_to_tensor_dtype(backend.xp.dtype(dtype)))
+    return int(onnx.helper.np_dtype_to_tensor_dtype(array.xp.dtype(dtype)))
 
 
 class _Graph:
@@ -217,10 +217,10 @@ class _Graph:
         self.count += 1
         return f"{hint}_{self.count}"
 
-    def bind(self, array: Any, name: str, step: Step | None = None) -> None:
-        self.names[id(array)] = name
-        self.dtypes[name] = array.dtype
-        self.arrays.append(array)
+    def bind(self, a: Any, name: str, step: Step | None = None) -> None:
+        self.names[id(a)] = name
+        self.dtypes[name] = a.dtype
+        self.arrays.append(a)
         if step is not None:
             self.producers[name] = step
 
@@ -232,43 +232,43 @@ class _Graph:
         node = self.onnx.helper.make_node(op, inputs, [out], name=self.fresh(op), **attrs)
         self.nodes.append(node)
         if dtype is not None:
-            self.dtypes[out] = backend.xp.dtype(dtype)
+            self.dtypes[out] = array.xp.dtype(dtype)
         elif inputs and inputs[0] in self.dtypes:
             self.dtypes[out] = self.dtypes[inputs[0]]
         return out
 
-    def const(self, array: Any, hint: str = "const") -> str:
+    def const(self, a: Any, hint: str = "const") -> str:
         name = self.fresh(hint)
-        array = backend.xp.ascontiguousarray(array)
-        self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
-        self.dtypes[name] = array.dtype
+        a = array.xp.ascontiguousarray(a)
+        self.initializers.append(self.onnx.numpy_helper.from_array(a, name))
+        self.dtypes[name] = a.dtype
         return name
 
     def ints(self, values: Sequence[int]) -> str:
-        return self.const(backend.xp.asarray(list(values), dtype=backend.int64), "ints")
+        return self.const(array.xp.asarray(list(values), dtype=array.int64), "ints")
 
     def ignore(self, x: Any) -> None:
         """A mapping left x out of the graph: it may change with the inputs."""
         self.exempt.add(id(x._array if isinstance(x, Tensor) else x))
 
     def known(self, x: Any) -> bool:
-        array = x._array if isinstance(x, Tensor) else x
-        return id(array) in self.names or id(array) in self.params
+        a = x._array if isinstance(x, Tensor) else x
+        return id(a) in self.names or id(a) in self.params
 
     def value(self, x: Any, dtype: Any = None) -> str:
         """The name of x (a Tensor, an array or a number), cast to dtype when given: an
         earlier value, a parameter or buffer (named by its key), or a new constant."""
-        array = x._array if isinstance(x, Tensor) else x
-        name = self.names.get(id(array))
-        if name is None and id(array) in self.params:
-            key, param = self.params[id(array)]
+        a = x._array if isinstance(x, Tensor) else x
+        name = self.names.get(id(a))
+        if name is None and id(a) in self.params:
+            key, param = self.params[id(a)]
             self.initializers.append(self.onnx.numpy_helper.from_array(param, key))
             self.bind(param, key)
             name = key
         if name is None:
-            arr = backend.xp.asarray(array, dtype=dtype)
+            arr = array.xp.asarray(a, dtype=dtype)
             return self.const(arr)
-        if dtype is not None and self.dtypes[name] != backend.xp.dtype(dtype):
+        if dtype is not None and self.dtypes[name] != array.xp.dtype(dtype):
             to = _onnx_type(self.onnx, dtype)
             return self.add("Cast", [name], dtype=dtype, to=to)
         return name
@@ -315,12 +315,12 @@ def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor])
         theirs = dict(_items(other))
         for where, x in _items(step):
             y = theirs.get(where, ...)
-            if isinstance(x, (Tensor, backend.ndarray)):
-                array = x._array if isinstance(x, Tensor) else x
-                if g.known(array) or id(array) in g.exempt:
+            if isinstance(x, (Tensor, array.ndarray)):
+                a = x._array if isinstance(x, Tensor) else x
+                if g.known(a) or id(a) in g.exempt:
                     continue
                 y = y._array if isinstance(y, Tensor) else y
-                same = isinstance(y, backend.ndarray) and backend.xp.array_equal(array, y)
+                same = isinstance(y, array.ndarray) and array.xp.array_equal(a, y)
             else:
                 same = where[0] == "shape" or _equal(x, y)
             if not same:
@@ -334,7 +334,7 @@ def _check_again(g: _Graph, steps: list[Step], model: Any, inputs: list[Tensor])
             if step.op == "Reshape":
                 made = _resolve(spec, src, other.out._array.size)
             else:
-                made = tuple(backend.xp.broadcast_shapes(tuple(spec), src))
+                made = tuple(array.xp.broadcast_shapes(tuple(spec), src))
             if made != other.out.shape:
                 raise RuntimeError(
                     f"onnx.export: {step.op} to {step.out.shape} cannot follow the dynamic "
@@ -427,7 +427,7 @@ def _layer_norm(g: _Graph, s: Step) -> str:
     xs = g.value(x, dtype)
     if g.opset >= 17:
         shape = tuple(x.shape[x.ndim - k :])
-        scale = g.value(weight) if weight is not None else g.const(backend.xp.ones(shape, dtype))
+        scale = g.value(weight) if weight is not None else g.const(array.xp.ones(shape, dtype))
         names = [xs, scale] + ([g.value(bias)] if bias is not None else [])
         return g.add("LayerNormalization", names, axis=-k, epsilon=float(eps))
     axes = list(range(x.ndim - k, x.ndim))
@@ -491,7 +491,7 @@ def _where(g: _Graph, s: Step) -> str:
             if slope is not None:
                 g.ignore(cond)
                 return g.add("LeakyRelu", [g.value(x)], alpha=slope)
-    return g.add("Where", [g.value(cond, backend.bool_), g.value(x, dtype), g.value(y, dtype)])
+    return g.add("Where", [g.value(cond, array.bool_), g.value(x, dtype), g.value(y, dtype)])
 
 
 def _leaky_slope(g: _Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
@@ -501,7 +501,7 @@ def _leaky_slope(g: _Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
         return None
     slope = made.inputs[1]
     cond = cond._array if isinstance(cond, Tensor) else cond
-    if not isinstance(slope, (int, float)) or not backend.xp.array_equal(cond, x._array > 0):
+    if not isinstance(slope, (int, float)) or not array.xp.array_equal(cond, x._array > 0):
         return None
     return float(slope)
 
@@ -579,7 +579,7 @@ def _pad(g: _Graph, s: Step) -> str:
 @converts("Gather")
 def _gather(g: _Graph, s: Step) -> str:
     a, index = s.inputs[0], s.inputs[1]
-    names = [g.value(a), g.value(index, backend.int64)]
+    names = [g.value(a), g.value(index, array.int64)]
     return g.add("GatherElements", names, axis=s.options["dim"])
 
 
@@ -593,18 +593,18 @@ def _getitem(g: _Graph, s: Step) -> str:
         at = next(k for k, i in enumerate(index) if i is Ellipsis)
         fill = a.ndim - sum(1 for i in index if i is not None and i is not Ellipsis)
         index = index[:at] + (slice(None),) * fill + index[at + 1 :]
-    arrays = [k for k, i in enumerate(index) if isinstance(i, backend.ndarray)]
+    arrays = [k for k, i in enumerate(index) if isinstance(i, array.ndarray)]
     x = g.value(a)
     if arrays:
         rest = [i for k, i in enumerate(index) if k != arrays[0]]
         full = all(isinstance(i, slice) and i == slice(None) for i in rest)
-        if len(arrays) > 1 or index[arrays[0]].dtype == backend.bool_ or not full:
+        if len(arrays) > 1 or index[arrays[0]].dtype == array.bool_ or not full:
             raise UnsupportedOperatorError(
                 f"onnx.export: op GetItem with this index has no ONNX mapping (one integer "
                 f"array with full slices elsewhere has); got input shape {a.shape}, output "
                 f"shape {s.out.shape}"
             )
-        idx = g.value(index[arrays[0]], backend.int64)
+        idx = g.value(index[arrays[0]], array.int64)
         return g.add("Gather", [x, idx], axis=arrays[0])
     starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
     dim = out_dim = 0
@@ -672,11 +672,11 @@ def _var(g: _Graph, s: Step) -> str:
     dims = s.options.get("dims")
     keep = int(bool(s.options.get("keepdim", False)))
     if dims is None:
-        n = g.add("Size", [x], dtype=backend.int64)
+        n = g.add("Size", [x], dtype=array.int64)
         mean = g.add("ReduceMean", [x], keepdims=1)
     else:
         axes = [dims] if isinstance(dims, int) else list(dims)
-        sizes = g.add("Gather", [g.add("Shape", [x], dtype=backend.int64), g.ints(axes)])
+        sizes = g.add("Gather", [g.add("Shape", [x], dtype=array.int64), g.ints(axes)])
         n = _axes(g, "ReduceProd", [sizes], [0], keepdims=0)
         mean = _axes(g, "ReduceMean", [x], axes, keepdims=1)
     centred = g.add("Sub", [x, mean])
@@ -692,7 +692,7 @@ def _var(g: _Graph, s: Step) -> str:
 
 @converts("Cumsum")
 def _cumsum(g: _Graph, s: Step) -> str:
-    axis = g.const(backend.xp.asarray(s.options["dim"], dtype=backend.int64))
+    axis = g.const(array.xp.asarray(s.options["dim"], dtype=array.int64))
     return g.add("CumSum", [g.value(s.inputs[0], _dtype(s)), axis])
 
 

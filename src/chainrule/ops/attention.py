@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from ..array import device_of, from_host, generator, like, make_read_only, xp
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import device_of, from_host, generator, like, make_read_only, xp
 from ..fastpath.rowsums import row_sums
 from .elementwise import Where
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend
+from .. import array
+from ..array import xp
 from ..autograd.function import Function
-from ..backend import xp
 from .movement import Pad
 
 # Geometry, passed to every op as keyword options (normalised by nn/conv.py):
@@ -46,7 +46,7 @@ def _windows(xpad: Any, kernel: tuple, hw: tuple, stride: tuple, dilation: tuple
     sn, sc, sh, sw = xpad.strides
     shape = (*xpad.shape[:2], *kernel, *hw)
     strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
-    return backend.strided_view(xpad, shape, strides)
+    return array.strided_view(xpad, shape, strides)
 
 
 def unfold(

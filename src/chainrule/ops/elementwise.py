@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..array import errstate, is_floating, ndarray, xp
 from ..autograd.function import Function, arrays_of
-from ..backend import errstate, is_floating, ndarray, xp
 from ..fastpath import masked
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+from ..array import ndarray, xp
 from ..autograd.function import Function
-from ..backend import ndarray, xp
 
 
 class MatMul(Function):

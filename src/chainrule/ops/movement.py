@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backend, fastpath
+from .. import array, fastpath
+from ..array import errstate, ndarray, xp
 from ..autograd.function import Function
-from ..backend import errstate, ndarray, xp
 from .elementwise import Where
 
 
@@ -19,8 +19,8 @@ class ToDevice(Function):
     saves_inputs = False
 
     def forward(self, a, device):
-        self.source = backend.device_of(a)
-        return backend.to_device(a, device)
+        self.source = array.device_of(a)
+        return array.to_device(a, device)
 
     def backward(self, grad, out):
         return (grad.to(self.source),)
@@ -178,7 +178,7 @@ class Pad(Function):
 
 def along_dim(index: Any, dim: int, ndim: int) -> tuple:
     """A full index that picks index[..] along dim and every position on the other dims."""
-    grid = list(backend.module_of(index).ogrid[tuple(slice(n) for n in index.shape)])
+    grid = list(array.module_of(index).ogrid[tuple(slice(n) for n in index.shape)])
     grid[dim] = index
     return tuple(grid[:ndim])
 

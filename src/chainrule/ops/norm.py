@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
+from ..array import xp
 from ..autograd.function import Function
-from ..backend import xp
 from ..fastpath.rowsums import row_sums
 
 

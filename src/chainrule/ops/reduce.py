@@ -12,8 +12,8 @@ import sys
 import warnings
 from typing import Any
 
+from ..array import errstate, xp
 from ..autograd.function import Function
-from ..backend import errstate, xp
 from .elementwise import Where
 
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..array import errstate, ndarray, xp
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
-from ..backend import errstate, ndarray, xp
 from .linalg import Linear
 from .movement import Cat
 

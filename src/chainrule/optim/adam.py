@@ -6,11 +6,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 
-xp = backend.xp
+xp = array.xp
 
 
 class Adam(Optimizer):

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd import enable_grad, no_grad
 from ..autograd.function import bump
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 
-xp = backend.xp
+xp = array.xp
 
 
 def _cubic_interpolate(
@@ -347,7 +347,7 @@ class LBFGS(Optimizer):
 def _snapshot(value: Any) -> Any:
     """A state value for state_dict: arrays and NumPy numbers as Tensors (copies), in lists
     as they are held."""
-    if isinstance(value, backend.ndarray):
+    if isinstance(value, array.ndarray):
         return Tensor._make(value.copy())
     if isinstance(value, xp.generic):
         return Tensor._make(xp.array(value, copy=True))
@@ -363,7 +363,7 @@ def _unpack(value: Any) -> Any:
     if isinstance(value, Tensor):
         arr = value._array.copy()
         return arr[()] if arr.ndim == 0 else arr
-    if isinstance(value, backend.ndarray):
+    if isinstance(value, array.ndarray):
         return value.copy()[()] if value.ndim == 0 else value.copy()
     if isinstance(value, list):
         return [_unpack(v) for v in value]

@@ -9,14 +9,14 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..autograd import enable_grad
 from ..autograd.engine import clear_grad
 from ..autograd.function import bump
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..tensor import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 # Elements per pass of add_scaled_: a block of the parameter, of the gradient and of the
 # scratch (256 KiB each in float32) stay in one core's L2 cache between the two passes.
@@ -296,9 +296,9 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         value = value._array
-    elif hasattr(value, "__array__") and not isinstance(value, backend.ndarray):
+    elif hasattr(value, "__array__") and not isinstance(value, array.ndarray):
         value = xp.asarray(value)  # another framework's tensor: torch.optim's own state_dict()
-    if not isinstance(value, backend.ndarray):
+    if not isinstance(value, array.ndarray):
         return value
     if value.shape != p.shape:
         raise ValueError(
@@ -306,7 +306,7 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
             f"parameter's shape; got shapes {value.shape} and {p.shape}"
         )
     dtype = p.dtype if value.dtype.kind == "f" else value.dtype
-    moved = backend.array_like(value, p._array, dtype)  # on the parameter's device, as PyTorch
+    moved = array.array_like(value, p._array, dtype)  # on the parameter's device, as PyTorch
     return Tensor._make(moved.copy() if moved is value else moved)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import backend
+from .. import array
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 
-xp = backend.xp
+xp = array.xp
 
 
 class RMSprop(Optimizer):

@@ -9,7 +9,7 @@ factories and the cr.* function forms, to factories.py and forms.py.
 
 from __future__ import annotations
 
-from ..autograd.function import register_tensor_type
+from ..array.tensor_type import register_tensor_type
 from . import arithmetic, core, inplace, reductions, sampling, shape
 from .arithmetic import Arithmetic, matmul, where
 from .core import as_tensor

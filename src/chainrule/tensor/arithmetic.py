@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import array
 from ..ops import elementwise, linalg
 from .core import HOST_ARRAY, Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
+xp = array.xp
 Number = (int, float, bool)
 
 
@@ -265,7 +265,7 @@ class Arithmetic(Core):
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
-        x = self if self._array.dtype.kind == "f" else self.to(backend.default_float)
+        x = self if self._array.dtype.kind == "f" else self.to(array.get_default_dtype())
         return x**-0.5
 
     def outer(self, vec2: Any) -> Tensor:
@@ -294,7 +294,7 @@ class Arithmetic(Core):
         hi = max._array if isinstance(max, Tensor) else max
         x = self
         if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
-            x = x.to(backend.float32)  # an integer tensor clamped to a float bound becomes float32
+            x = x.to(array.float32)  # an integer tensor clamped to a float bound becomes float32
         return elementwise.Clamp.apply(x, lo=lo, hi=hi)
 
     clip = clamp
@@ -391,10 +391,10 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
         o = o.item()
     if isinstance(o, Number):
         if isinstance(o, float) and t._array.dtype.kind != "f":
-            t = t.to(backend.float32)
-    elif isinstance(o, backend.ndarray):
+            t = t.to(array.float32)
+    elif isinstance(o, array.ndarray):
         if type(o) is not type(t._array):  # an array of another device
-            where = "NumPy array" if type(o) is HOST_ARRAY else f"{backend.device_of(o)} array"
+            where = "NumPy array" if type(o) is HOST_ARRAY else f"{array.device_of(o)} array"
             raise TypeError(
                 f"{op}: a {where} meets a tensor on {t.device}; got shape {o.shape}; make "
                 f"it a tensor on {t.device} first (cr.tensor(x, device=...) moves it)"
@@ -402,7 +402,7 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
         if not _same_kind(o, t._array):
             t, o = _promote(t, Tensor._make(o))
     elif isinstance(o, (list, tuple)):
-        t, o = _promote(t, Tensor._make(backend.to_array(o, None, t.device)))
+        t, o = _promote(t, Tensor._make(array.to_array(o, None, t.device)))
     else:
         raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
     return (t, o) if ta else (o, t)
@@ -435,7 +435,7 @@ def floating(t: Tensor) -> Tensor:
     """The input of a floating op (division, exp, sigmoid, softmax, ...): an integer or bool
     tensor becomes the default float, float32, as in PyTorch (NumPy would compute in int64,
     or make float64)."""
-    return t if t._array.dtype.kind == "f" else t.to(backend.default_float)
+    return t if t._array.dtype.kind == "f" else t.to(array.get_default_dtype())
 
 
 def _floor_divide(a: Any, b: Any) -> Tensor:
@@ -456,7 +456,7 @@ def _remainder(a: Any, b: Any) -> Tensor:
     x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("remainder: integer division by zero")
-    with backend.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
+    with array.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
         quotient = xp.floor_divide(x, y)
@@ -464,7 +464,7 @@ def _remainder(a: Any, b: Any) -> Tensor:
         return Tensor._make(value)
     # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
     # PyTorch's (the composite may differ in the last bit): a constant makes it so
-    out = a - Tensor._make(backend.array_of(quotient)) * b
+    out = a - Tensor._make(array.array_of(quotient)) * b
     return out + Tensor._make(value - out._array)
 
 
@@ -528,9 +528,9 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
     cond = condition._array if isinstance(condition, Tensor) else condition
-    if not isinstance(cond, backend.ndarray):
+    if not isinstance(cond, array.ndarray):
         cond = xp.asarray(cond)
-    if cond.dtype != backend.bool_:
+    if cond.dtype != array.bool_:
         raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
     x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)
     y = other if isinstance(other, (Tensor, float, int)) else as_tensor(other)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import array
 from ..arguments import (
     no_pinning,
     normalize_dim,
@@ -19,18 +19,18 @@ from ..arguments import (
     shape_arg,
     to_args,
 )
+from ..array import CPU, device
 from ..autograd import engine
 from ..autograd.function import Function, bump, counter, version
 from ..autograd.hooks import RemovableHandle, add_hook
-from ..devices import CPU, device
 from ..ops import elementwise, movement
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
-array_of = backend.array_of
-HOST_ARRAY = backend.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+xp = array.xp
+array_of = array.array_of
+HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
 
 
 class Core:
@@ -52,7 +52,7 @@ class Core:
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         if isinstance(data, Tensor):
             data = data._array
-        self._array = backend.to_array(data, dtype)
+        self._array = array.to_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self.requires_grad = False
@@ -92,7 +92,7 @@ class Core:
         """Where the tensor lives: ``cr.device('cpu')``, or ``cr.device('cuda', N)`` for a
         tensor whose array is on GPU N."""
         arr = self._array
-        return CPU if type(arr) is HOST_ARRAY else backend.device_of(arr)
+        return CPU if type(arr) is HOST_ARRAY else array.device_of(arr)
 
     @property
     def is_cuda(self) -> bool:
@@ -133,7 +133,7 @@ class Core:
         if type(arr) is not HOST_ARRAY:
             if not force:
                 _on_host_only(self, "numpy")
-            return backend.to_host(arr)
+            return array.to_host(arr)
         return arr
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
@@ -181,8 +181,8 @@ class Core:
     def __repr__(self) -> str:
         """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
         ranges), one width for all entries, and the dtype where it is not the default."""
-        arr = backend.to_host(self._array)  # printing happens on the host
-        body = backend.host.array2string(
+        arr = array.to_host(self._array)  # printing happens on the host
+        body = array.host.array2string(
             arr,
             separator=", ",
             prefix="tensor(",
@@ -193,8 +193,8 @@ class Core:
         empty = self._array.size == 0
         if empty and self.shape != (0,):
             extras.append(f"size={self.shape}")
-        usual = (backend.float32, backend.int64, backend.bool_)
-        if self.dtype not in usual or empty and self.dtype != backend.float32:
+        usual = (array.float32, array.int64, array.bool_)
+        if self.dtype not in usual or empty and self.dtype != array.float32:
             extras.append(f"dtype={self.dtype}")
         if type(self._array) is not HOST_ARRAY:
             extras.insert(0, f"device='{self.device}'")
@@ -233,7 +233,7 @@ class Core:
 
     @data.setter
     def data(self, value: Any) -> None:
-        arr = value._array if isinstance(value, Tensor) else backend.to_array(value)
+        arr = value._array if isinstance(value, Tensor) else array.to_array(value)
         self._array = arr
         bump(self)  # a node that saved the old values must not read the new ones unawares
 
@@ -243,7 +243,7 @@ class Core:
         return version(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        if requires_grad and self._array.dtype == backend.bfloat16:
+        if requires_grad and self._array.dtype == array.bfloat16:
             raise TypeError(
                 "requires_grad: bfloat16 is a storage dtype in chainrule (cast, saved, loaded); "
                 "gradients flow in float16, float32 or float64: cast with .float() first"
@@ -325,7 +325,7 @@ class Core:
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
         """The tensor on a CUDA device (``device``: an index, 'cuda:N' or a cr.device; the
         first GPU by default): itself if it is there, else a copy (differentiable)."""
-        dev = backend.cuda_device(device, "cuda")
+        dev = array.cuda_device(device, "cuda")
         return self if self.device == dev else movement.ToDevice.apply(self, device=dev)
 
     def pin_memory(self, device: Any = None) -> Tensor:
@@ -349,7 +349,7 @@ class Core:
         return True
 
     def is_floating_point(self) -> bool:
-        return backend.is_floating(self._array.dtype)
+        return array.is_floating(self._array.dtype)
 
     def element_size(self) -> int:
         """Bytes per element."""
@@ -361,7 +361,7 @@ class Core:
     def data_ptr(self) -> int:
         """The address of the first element of the tensor's array (in the GPU's memory for a
         CUDA tensor)."""
-        return backend.data_ptr(self._array)
+        return array.data_ptr(self._array)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
@@ -382,11 +382,11 @@ class Core:
         return self.to(other.dtype)
 
     def half(self) -> Tensor:
-        return self.to(backend.float16)
+        return self.to(array.float16)
 
     def bfloat16(self) -> Tensor:
         """This tensor in bfloat16, a storage dtype: cast, saved and loaded, off the graph."""
-        return self.to(backend.bfloat16)
+        return self.to(array.bfloat16)
 
     # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
 
@@ -397,7 +397,7 @@ class Core:
         (or device)."""
         dev = self.device if device is None else resolve_device(device, "new_tensor")
         data = data._array if isinstance(data, Tensor) else data
-        t = Tensor._make(backend.to_array(data, dtype or self.dtype, dev))
+        t = Tensor._make(array.to_array(data, dtype or self.dtype, dev))
         return t.requires_grad_() if requires_grad else t
 
     def new_zeros(
@@ -432,27 +432,27 @@ class Core:
     def _new(
         self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
     ) -> Tensor:
-        like = self._array if device is None else backend.like(resolve_device(device, op))
-        dtype = backend.as_dtype(dtype) or self.dtype
+        like = self._array if device is None else array.like(resolve_device(device, op))
+        dtype = array.as_dtype(dtype) or self.dtype
         t = Tensor._make(make(shape_arg(size), dtype=dtype, like=like))
         return t.requires_grad_() if requires_grad else t
 
     # Last in the class: these names shadow the builtins for the rest of its body.
 
     def float(self) -> Tensor:
-        return self.to(backend.float32)
+        return self.to(array.float32)
 
     def double(self) -> Tensor:
-        return self.to(backend.float64)
+        return self.to(array.float64)
 
     def long(self) -> Tensor:
-        return self.to(backend.int64)
+        return self.to(array.int64)
 
     def int(self) -> Tensor:
-        return self.to(backend.int32)
+        return self.to(array.int32)
 
     def bool(self) -> Tensor:
-        return self.to(backend.bool_)
+        return self.to(array.bool_)
 
 
 def _on_host_only(t: Any, op: str) -> None:
@@ -466,7 +466,7 @@ def _float_formatter(data: Any) -> Any:
     """The formatter of a float array's repr, one format for all entries: whole numbers as
     ``3.``, else ``3.1416``, or ``3.1416e+00`` when the magnitudes span over 1000x, pass 1e8
     or (for fractions) go below 1e-4. ``data`` is on the host."""
-    hp = backend.host
+    hp = array.host
     if data.dtype.kind != "f" or data.size == 0:
         return None
     if data.size > 1000:  # summarised: only 3 entries at each end of each dim are shown
@@ -474,7 +474,7 @@ def _float_formatter(data: Any) -> Any:
             if n > 6:
                 data = hp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
     finite = data[hp.isfinite(data)]
-    mags = hp.abs(finite[finite != 0]).astype(backend.float64)
+    mags = hp.abs(finite[finite != 0]).astype(array.float64)
     whole = bool(hp.all(finite == hp.round(finite)))
     sci = mags.size > 0 and bool(
         mags.max() / mags.min() > 1000 or mags.max() > 1e8 or not whole and mags.min() < 1e-4
@@ -512,6 +512,6 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
         if device is not None and device != x.device:
             x = x.to(device)
         return x if dtype is None else x.to(dtype)
-    if device is None or device == backend.default_device:
+    if device is None or device == array.get_default_device():
         return Tensor(x, dtype=dtype)
-    return Tensor._make(backend.to_array(x, dtype, device))
+    return Tensor._make(array.to_array(x, dtype, device))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import array
 from ..arguments import (
     broadcasts_to,
 )
@@ -21,7 +21,7 @@ from .core import Core
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 
 class InPlace(Core):
@@ -129,7 +129,7 @@ class InPlace(Core):
         """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
         the gradient flows to ``src``, none to the old value."""
         src = src if isinstance(src, Tensor) else Tensor(src)
-        if backend.ACCELERATED and type(src._array) is not type(self._array):
+        if array.ACCELERATED and type(src._array) is not type(self._array):
             src = src.to(self.device)  # across devices, as PyTorch's copy_
         return self._fill("copy_", src.to(self.dtype))
 
@@ -152,7 +152,7 @@ class InPlace(Core):
         arr = self._array
         wants = self.requires_grad or getattr(values, "requires_grad", False)
         joins = is_grad_enabled() and wants
-        if joins or not backend.writeable(arr) or not _holds_as_is(src, arr):
+        if joins or not array.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
         bump(self)
@@ -214,7 +214,7 @@ class InPlace(Core):
                 )
             if fn.saves_inputs and old is not self:  # the rule reads the old value: keep it
                 old._array, old._vc = arr.copy(), [version(self)]
-        if not backend.writeable(arr):
+        if not array.writeable(arr):
             raise RuntimeError(
                 f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
                 "broadcast_to: several elements share one memory location); clone() it first"
@@ -234,7 +234,7 @@ def _holds_as_is(src: Any, arr: Any) -> bool:
     """Whether writing ``src`` into ``arr`` needs no cast or check of _write's: an array of
     arr's dtype that broadcasts to it, or a number of a kind arr's dtype holds (a float into
     floats, an int into ints or floats, a bool into anything)."""
-    if isinstance(src, backend.ndarray):
+    if isinstance(src, array.ndarray):
         return (
             src.dtype == arr.dtype
             and type(src) is type(arr)

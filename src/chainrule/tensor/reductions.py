@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import backend
+from .. import array
 from ..arguments import (
     is_int,
     need_elements,
@@ -25,7 +25,7 @@ from .core import Core
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 
 class Reductions(Core):
@@ -57,7 +57,7 @@ class Reductions(Core):
         where elements are 0. Integer and bool tensors multiply in int64, as PyTorch."""
         x = self if dtype is None else self.to(dtype)
         if dtype is None and x.dtype.kind in "biu":
-            x = x.to(backend.int64)
+            x = x.to(array.int64)
         if dim is None:
             out = x.reshape(-1).cumprod(0)[-1] if x.numel() else x.new_ones(())
             return out.reshape((1,) * x.ndim) if keepdim else out
@@ -148,7 +148,7 @@ class Reductions(Core):
             nonzero = (self._array != 0).sum(
                 axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
             )
-            return Tensor._make(backend.array_like(nonzero, self._array, self.dtype))
+            return Tensor._make(array.array_like(nonzero, self._array, self.dtype))
         a = self.abs()
         zero = a._array == 0
         if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
@@ -214,10 +214,10 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
         need_elements(t, op)
         out = fn(t._array)
         shape = (1,) * t.ndim if keepdim else ()
-        return Tensor._make(backend.array_like(out, t._array, backend.int64).reshape(shape))
+        return Tensor._make(array.array_like(out, t._array, array.int64).reshape(shape))
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
-    return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(backend.int64, copy=False))
+    return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(array.int64, copy=False))
 
 
 def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:
@@ -243,9 +243,9 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     when descending, as PyTorch: descending is the ascending sort of a reversed, reversed
     back, so equal values keep their order there too."""
     if not descending:
-        return xp.argsort(a, axis=dim, kind="stable").astype(backend.int64, copy=False)
+        return xp.argsort(a, axis=dim, kind="stable").astype(array.int64, copy=False)
     backwards = xp.argsort(xp.flip(a, axis=dim), axis=dim, kind="stable")  # positions in flip(a)
-    return (a.shape[dim] - 1 - xp.flip(backwards, axis=dim)).astype(backend.int64, copy=False)
+    return (a.shape[dim] - 1 - xp.flip(backwards, axis=dim)).astype(array.int64, copy=False)
 
 
 def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndices:
@@ -253,10 +253,10 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndic
     need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        return ValuesIndices(values, Tensor._make(xp.zeros((), backend.int64, like=t._array)))
+        return ValuesIndices(values, Tensor._make(xp.zeros((), array.int64, like=t._array)))
     idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
-    indices = Tensor._make(idx.astype(backend.int64, copy=False))
+    indices = Tensor._make(idx.astype(array.int64, copy=False))
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
     return ValuesIndices(values, indices)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import backend
+from .. import array
 from ..arguments import (
     need_float,
     normalize_dim,
@@ -20,7 +20,7 @@ from .core import Core
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 
 class Sampling(Core):
@@ -31,20 +31,20 @@ class Sampling(Core):
     # -- random fills, in place (through _write, as every in-place op) ---------------------
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-        rng = backend.generator(generator, "normal_")
+        rng = array.generator(generator, "normal_")
         values = rng.standard_normal(self.shape) * std + mean
-        return self._fill("normal_", backend.from_host(values.astype(self.dtype), self._array))
+        return self._fill("normal_", array.from_host(values.astype(self.dtype), self._array))
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
-        rng = backend.generator(generator, "uniform_")
+        rng = array.generator(generator, "uniform_")
         values = rng.uniform(from_, to, self.shape)
-        return self._fill("uniform_", backend.from_host(values.astype(self.dtype), self._array))
+        return self._fill("uniform_", array.from_host(values.astype(self.dtype), self._array))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
-        rng = backend.generator(generator, "exponential_")
+        rng = array.generator(generator, "exponential_")
         values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
-        return self._fill("exponential_", backend.from_host(values, self._array))
+        return self._fill("exponential_", array.from_host(values, self._array))
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
@@ -72,9 +72,9 @@ class Sampling(Core):
             inverse = inverse.reshape(self.shape)
         out = [Tensor._make(values)]
         if return_inverse:
-            out.append(Tensor._make(inverse.astype(backend.int64)))
+            out.append(Tensor._make(inverse.astype(array.int64)))
         if return_counts:
-            out.append(Tensor._make(counts.astype(backend.int64)))
+            out.append(Tensor._make(counts.astype(array.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
     def bincount(self, weights: Any = None, minlength: int = 0) -> Tensor:
@@ -88,10 +88,10 @@ class Sampling(Core):
                 f"and dtype {self.dtype}"
             )
         if weights is None:
-            return Tensor._make(xp.bincount(x, minlength=minlength).astype(backend.int64))
-        w = backend.array_like(weights._array if isinstance(weights, Tensor) else weights, x)
+            return Tensor._make(xp.bincount(x, minlength=minlength).astype(array.int64))
+        w = array.array_like(weights._array if isinstance(weights, Tensor) else weights, x)
         out = xp.bincount(x, weights=w, minlength=minlength)
-        return Tensor._make(out.astype(w.dtype if w.dtype == backend.float32 else backend.float64))
+        return Tensor._make(out.astype(w.dtype if w.dtype == array.float32 else array.float64))
 
     def histogram(
         self, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
@@ -130,20 +130,20 @@ class Sampling(Core):
                 f"shape {self.shape} and dtype {self.dtype}"
             )
         n = positive_int(num_samples, "num_samples", "multinomial")
-        rows = w.reshape(-1, w.shape[-1]).astype(backend.float64)  # (rows, categories)
+        rows = w.reshape(-1, w.shape[-1]).astype(array.float64)  # (rows, categories)
         totals = rows.sum(axis=1)
         if not (xp.isfinite(rows).all() and (rows >= 0).all() and (totals > 0).all()):
             raise ValueError(
                 f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
                 f"got shape {self.shape}"
             )
-        rng = backend.generator(generator, "multinomial")
+        rng = array.generator(generator, "multinomial")
         if replacement:
             # the draws are made on the host, a loop over rows (distributions), each one
             # draw of n samples
-            probs = backend.to_host(rows / totals[:, None])  # (rows, categories)
+            probs = array.to_host(rows / totals[:, None])  # (rows, categories)
             draws = [rng.choice(probs.shape[1], size=n, p=row) for row in probs]
-            out = backend.from_host(backend.host.stack(draws), w)  # (rows, n)
+            out = array.from_host(array.host.stack(draws), w)  # (rows, n)
         else:
             if n > rows.shape[1]:
                 raise ValueError(
@@ -153,12 +153,12 @@ class Sampling(Core):
             # Each category's key log(u) / w, the n largest first (Efraimidis and Spirakis):
             # a weighted draw without replacement; weight 0 gives -inf, and those come last,
             # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
-            with backend.errstate(divide="ignore"):
-                u = backend.from_host(rng.random(rows.shape), w)
+            with array.errstate(divide="ignore"):
+                u = array.from_host(rng.random(rows.shape), w)
                 keys = xp.log(u) / rows  # (rows, categories)
             last = rows.shape[1] - 1
             out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
-        out = out.astype(backend.int64)
+        out = out.astype(array.int64)
         return Tensor._make(out if w.ndim == 2 else out[0])
 
     def bernoulli(self, *, generator: Any = None) -> Tensor:
@@ -171,8 +171,8 @@ class Sampling(Core):
                 f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
                 f"values outside"
             )
-        draws = backend.generator(generator, "bernoulli").random(p.shape)
-        draws = backend.from_host(draws, p) < p
+        draws = array.generator(generator, "bernoulli").random(p.shape)
+        draws = array.from_host(draws, p) < p
         return Tensor._make(draws.astype(p.dtype))
 
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import backend
+from .. import array
 from ..arguments import (
     broadcasts_to,
     index_arg,
@@ -30,7 +30,7 @@ from .core import Core, as_tensor
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
 
-xp = backend.xp
+xp = array.xp
 
 
 class Shape(Core):
@@ -222,13 +222,13 @@ class Shape(Core):
 
     def __setitem__(self, index: Any, value: Any) -> None:
         index = index_arg(index, self._array)
-        if isinstance(value, backend.moved_types) and self.is_cuda:  # moved, as an index is
-            value = backend.from_host(value, self._array)
+        if isinstance(value, array.moved_types) and self.is_cuda:  # moved, as an index is
+            value = array.from_host(value, self._array)
         self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
 
     def gather(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "gather", self.shape)
-        idx = backend.array_like(index._array if isinstance(index, Tensor) else index, self._array)
+        idx = array.array_like(index._array if isinstance(index, Tensor) else index, self._array)
         if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
@@ -249,7 +249,7 @@ class Shape(Core):
         if self.ndim != 1:
             raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
         n = self.shape[0] + abs(k)
-        r, c = backend.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
+        r, c = array.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
         on = c - r == k
         i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
         return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), 0)
@@ -335,7 +335,7 @@ class Shape(Core):
             return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
         d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
         counts = repeats._array if isinstance(repeats, Tensor) else repeats
-        counts = backend.array_like(counts, self._array)
+        counts = array.array_like(counts, self._array)
         n = self.shape[d] if self.ndim else 1
         if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
             raise ValueError(
@@ -421,8 +421,8 @@ class Shape(Core):
 
     def masked_select(self, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
-        m = backend.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
-        if m.dtype != backend.bool_:
+        m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
+        if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         try:
             shape = xp.broadcast_shapes(self.shape, m.shape)
@@ -438,7 +438,7 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
     no larger than src in any dim nor than self but in dim, each value in range."""
     need_dims(t, 1, op)
     d = normalize_dim(dim, t.ndim, op, t.shape)
-    idx = backend.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+    idx = array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
     src_shape = src.shape if isinstance(src, Tensor) else None
     fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
     for k, m in enumerate(idx.shape if fits else ()):
@@ -458,7 +458,7 @@ def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[
         )
     if isinstance(src, Tensor):
         _same_dtype(t, src, op, "src")
-    return d, idx.astype(backend.int64, copy=False)
+    return d, idx.astype(array.int64, copy=False)
 
 
 def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> Tensor:

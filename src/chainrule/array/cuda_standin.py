@@ -16,7 +16,7 @@ this module does as CuPy does:
 
 It leaves the rest to NumPy: numbers and dtypes are NumPy's, so answers equal NumPy's.
 Names CuPy lacks are missing here too, with a message naming the backend's helper:
-``errstate`` (CuPy never warns; backend.errstate is NumPy's under NumPy and this module).
+``errstate`` (CuPy never warns; array.errstate is NumPy's under NumPy and this module).
 Ufunc methods (``add.at``, ``reduce``, ``reduceat``, ``accumulate``, ``outer``) work as
 NumPy's; CuPy's ufuncs have them in its recent releases (older ones had
 ``cupyx.scatter_add`` for ``add.at``).
@@ -403,7 +403,7 @@ class Flags:
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(
             f"strict array: flags has no {name} (CuPy's has c_contiguous, f_contiguous and "
-            "owndata); ask chainrule.backend.writeable(a)"
+            "owndata); ask chainrule.array.writeable(a)"
         )
 
 
@@ -479,7 +479,7 @@ class _IndexTrick:
 
 
 # NumPy's names that CuPy lacks, and what to use instead.
-_MISSING = {"errstate": "use chainrule.backend.errstate"}
+_MISSING = {"errstate": "use chainrule.array.errstate"}
 
 
 def _function(fn: Any) -> Any:
@@ -493,7 +493,7 @@ def _function(fn: Any) -> Any:
 
 # The backend's accelerator (the CUDA device's array module) under CHAINRULE_ARRAY_BACKEND=strict.
 module = _Namespace(
-    "chainrule.strict.module",
+    "chainrule.array.cuda_standin.module",
     np,
     {
         "ndarray": ndarray,

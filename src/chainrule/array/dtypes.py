@@ -1,0 +1,150 @@
+"""The dtypes a tensor holds, PyTorch's names for them, the default float dtype, and the
+making of arrays from Python data by chainrule's dtype rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from .devices import from_host, to_device
+from .modules import accelerator
+
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+float16 = np.dtype("float16")
+# bfloat16 is ml_dtypes' NumPy dtype: a storage dtype (cast to and from, saved, printed);
+# NumPy files it under kind "V", so it is never taken for a float that gradients flow in
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+int64 = np.dtype("int64")
+int32 = np.dtype("int32")
+int16 = np.dtype("int16")
+int8 = np.dtype("int8")
+uint8 = np.dtype("uint8")
+bool_ = np.dtype("bool")
+default_float = float32  # set_default_dtype changes it; read it with get_default_dtype()
+
+
+DTYPE_NAMES: dict[str, np.dtype] = {
+    "float32": float32,
+    "float": float32,
+    "float64": float64,
+    "double": float64,
+    "float16": float16,
+    "half": float16,
+    "bfloat16": bfloat16,
+    "int64": int64,
+    "long": int64,
+    "int32": int32,
+    "int": int64,
+    "int16": int16,
+    "short": int16,
+    "int8": int8,
+    "uint8": uint8,
+    "bool": bool_,
+}
+
+
+
+def as_dtype(dtype: Any) -> np.dtype | None:
+    """Normalise a dtype given as a NumPy dtype, a type or a name; None stays None."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        if dtype not in DTYPE_NAMES:
+            raise TypeError(
+                f"dtype: unknown dtype name {dtype!r}; use one of {sorted(DTYPE_NAMES)}"
+            )
+        return DTYPE_NAMES[dtype]
+    if dtype is float:
+        return float32
+    if dtype is int:
+        return int64
+    if dtype is bool:
+        return bool_
+    return np.dtype(dtype)
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    """float16, float32, float64 or bfloat16 (PyTorch's is_floating_point)."""
+    return dtype.kind == "f" or dtype == bfloat16
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """PyTorch's ``torch.set_default_dtype``: the dtype of Python floats made tensors, of
+    the float factories (zeros, rand, ...) and of new layers' parameters: float32 or
+    float64."""
+    global default_float
+    d = as_dtype(dtype)
+    if d not in (float32, float64):
+        raise TypeError(
+            f"set_default_dtype: chainrule's default dtype is float32 or float64; got {d}"
+        )
+    default_float = d
+
+
+def get_default_dtype() -> np.dtype:
+    return default_float
+
+
+def to_array(data: Any, dtype: Any = None, to: Any = None) -> Any:
+    """Turn data into an array with chainrule's dtype rules.
+
+    Python floats (and lists of them) become float32, Python ints int64, bools bool; arrays
+    keep their dtype unless one is asked for. Always returns a fresh array (a copy). An
+    array stays on its device; data from the host is put together there, then moved once
+    to ``to`` (a device; None is the default device).
+    """
+    dtype = as_dtype(dtype)
+    if accelerator is not None and isinstance(data, accelerator.ndarray):
+        _need_holds(data)  # a device array: copied where it lives, or to ``to``
+        arr = data.astype(data.dtype if dtype is None else dtype, copy=True)
+        return arr if to is None else to_device(arr, to)
+    return from_host(_host_array(data, dtype), to)
+
+
+def _need_holds(arr: Any) -> None:
+    if not holds(arr.dtype):  # complex, object, strings, dates: no tensor of them
+        raise TypeError(
+            f"tensor: cannot make a tensor of an array of dtype {arr.dtype}; chainrule "
+            "holds bool, integer and floating-point numbers"
+        )
+
+
+def _host_array(data: Any, dtype: Any) -> np.ndarray:
+    """to_array's work for data on the host: a fresh NumPy array."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        _need_holds(data)
+        return np.array(data, dtype=dtype, copy=True)
+    try:
+        arr = np.array(data, dtype=dtype)
+    except ValueError as e:  # ragged lists ([[1, 2], [3]]) or strings for a float dtype
+        msg = str(e).rstrip(". ")
+        raise ValueError(f"tensor: cannot make a tensor of {type(data).__name__}; {msg}") from None
+    if dtype is None:
+        if arr.dtype == np.float64:
+            arr = arr.astype(default_float)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(int64)
+        elif arr.dtype.kind not in "fb":
+            raise TypeError(
+                f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})"
+            )
+    elif not holds(arr.dtype):
+        raise TypeError(f"tensor: cannot make a tensor of dtype {arr.dtype}")
+    return arr
+
+
+def holds(dtype: Any) -> bool:
+    """Whether a tensor can hold this dtype: bools, integers, floats and the named dtypes."""
+    return dtype.kind in "biuf" or dtype in DTYPE_NAMES.values()
+
+
+def result_dtype(dtypes: Any) -> Any:
+    """The dtype several tensors meet in (cat, stack), by PyTorch's rule: the widest
+    floating dtype among them if any is floating (float32 with int64 is float32, where
+    NumPy says float64), else NumPy's integer or bool result."""
+    dtypes = list(dtypes)
+    floats = [d for d in dtypes if d.kind == "f"]
+    return np.result_type(*floats) if floats else np.result_type(*dtypes)
