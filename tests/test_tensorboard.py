@@ -167,3 +167,399 @@ def test_without_tensorboard_the_error_says_how_to_install_it() -> None:
         [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True
     )
     assert "pip install chainrule[tensorboard]" in out.stdout
+
+
+# -- histograms ---------------------------------------------------------------------------
+
+HISTOGRAMS = {
+    "tensorflow bins": dict(bins="tensorflow"),
+    "tensorflow bins, at most 30": dict(bins="tensorflow", max_bins=30),
+    "10 bins": dict(bins=10),
+    "edges": dict(bins=[-3.0, -1.0, 0.0, 0.5, 4.0]),
+    "auto, at most 4": dict(bins="auto", max_bins=4),
+}
+
+
+@pytest.mark.parametrize("options", HISTOGRAMS.values(), ids=list(HISTOGRAMS))
+def test_histograms_equal_torchs(tmp_path: Path, options: dict) -> None:
+    rng = np.random.default_rng(0)
+    values = [
+        rng.normal(size=1000),
+        rng.uniform(-2, 2, size=(7, 9)).astype(np.float32),
+        np.array([1.5]),
+    ]
+
+    def write(w: Any) -> None:
+        for step, v in enumerate(values):
+            w.add_histogram("w", v, step, **options)
+        w.add_histogram("t", cr.tensor(values[0]) if isinstance(w, SummaryWriter) else values[0])
+
+    ours, theirs = map(load, both(tmp_path, write))
+    for tag in ("w", "t"):
+        a, b = ours.Histograms(tag), theirs.Histograms(tag)
+        assert [e.step for e in a] == [e.step for e in b]
+        for x, y in zip(a, b, strict=True):
+            assert x.histogram_value == y.histogram_value
+    first = ours.Histograms("w")[0].histogram_value
+    assert (first.num, first.min, first.max) == (1000, values[0].min(), values[0].max())
+    assert sum(first.bucket) == 1000 or options.get("bins") == [-3.0, -1.0, 0.0, 0.5, 4.0]
+
+
+def test_histogram_of_nothing_is_refused(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path)) as w:
+        with pytest.raises(ValueError, match=r"add_histogram: the values are empty; got shape"):
+            w.add_histogram("w", np.zeros((0, 3)))
+
+
+# -- images -------------------------------------------------------------------------------
+
+
+def pixels(event: Any) -> np.ndarray:
+    """An image record's PNG, decoded (by Pillow, which matplotlib brings), as (H, W, C)."""
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(event.encoded_image_string)))
+
+
+rng_images = np.random.default_rng(1)
+IMAGES = {
+    "CHW float": (rng_images.random((3, 5, 7)), "CHW"),
+    "CHW gray": (rng_images.random((1, 4, 6)), "CHW"),
+    "HWC uint8": (rng_images.integers(0, 256, (5, 4, 3)).astype(np.uint8), "HWC"),
+    "HW out of range": (rng_images.normal(size=(6, 3)), "HW"),
+    "HWC rgba": (rng_images.random((3, 4, 4)).astype(np.float32), "HWC"),
+    "NCHW batch of 10": (rng_images.random((10, 1, 3, 2)), "NCHW"),
+    "NHWC": (rng_images.random((3, 2, 4, 3)), "NHWC"),
+}
+
+
+@pytest.mark.parametrize("img, fmt", IMAGES.values(), ids=list(IMAGES))
+def test_images_equal_torchs(tmp_path: Path, img: np.ndarray, fmt: str) -> None:
+    def write(w: Any) -> None:
+        add = w.add_images if "N" in fmt else w.add_image
+        add("img", cr.tensor(img) if isinstance(w, SummaryWriter) else img, 2, dataformats=fmt)
+
+    ours, theirs = map(load, both(tmp_path, write))
+    [a], [b] = ours.Images("img"), theirs.Images("img")
+    assert (a.step, a.width, a.height) == (b.step, b.width, b.height)
+    np.testing.assert_array_equal(pixels(a), pixels(b))
+
+
+def test_image_pixels_are_the_values_scaled_to_bytes(tmp_path: Path) -> None:
+    img = np.linspace(-0.5, 1.5, 2 * 3 * 4).reshape(3, 2, 4)  # (C, H, W)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_image("img", img)
+    [event] = load(tmp_path).Images("img")
+    expected = (img.transpose(1, 2, 0).astype(np.float32) * 255).clip(0, 255).astype(np.uint8)
+    assert (event.height, event.width) == (2, 4)
+    np.testing.assert_array_equal(pixels(event), expected)
+
+
+def test_image_layout_errors_name_the_shape(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path)) as w:
+        with pytest.raises(ValueError, match=r"add_image: .* 2 dims .* 'CHW' .* \(4, 5\)"):
+            w.add_image("img", np.zeros((4, 5)))
+        with pytest.raises(ValueError, match=r"add_image: dataformats .*; got 'CHH'"):
+            w.add_image("img", np.zeros((1, 4, 5)), dataformats="CHH")
+
+
+def test_figure_is_its_agg_drawing(tmp_path: Path) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def figure() -> Any:
+        fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+        ax.plot([0, 1, 2], [1, 0, 1])
+        return fig
+
+    def write(w: Any) -> None:
+        w.add_figure("fig", figure(), 0)
+        w.add_figure("figs", [figure(), figure()], 1)
+        fig = figure()
+        w.add_figure("open", fig, 2, close=False)
+        assert plt.fignum_exists(fig.number)
+        plt.close(fig)
+
+    ours, theirs = map(load, both(tmp_path, write))
+    for tag in ("fig", "figs", "open"):
+        [a], [b] = ours.Images(tag), theirs.Images(tag)
+        np.testing.assert_array_equal(pixels(a), pixels(b))
+    assert (ours.Images("fig")[0].width, ours.Images("figs")[0].width) == (100, 200)
+    assert plt.get_fignums() == []
+
+
+# -- text and hyperparameters -------------------------------------------------------------
+
+
+def test_text_equals_torchs(tmp_path: Path) -> None:
+    def write(w: Any) -> None:
+        w.add_text("notes", "**lr** = 0.1, ünïcode", 3)
+
+    ours, theirs = map(load, both(tmp_path, write))
+    [a], [b] = ours.Tensors("notes/text_summary"), theirs.Tensors("notes/text_summary")
+    assert a.step == b.step == 3
+    assert a.tensor_proto == b.tensor_proto
+    assert tensor_util.make_ndarray(a.tensor_proto).tolist() == ["**lr** = 0.1, ünïcode".encode()]
+    assert ours.SummaryMetadata("notes/text_summary") == theirs.SummaryMetadata(
+        "notes/text_summary"
+    )
+
+
+def test_hparams_equal_torchs(tmp_path: Path) -> None:
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    hparams = {"lr": 0.01, "layers": 3, "optimizer": "adam", "bn": True, "skip": None}
+    discrete = {"optimizer": ["adam", "sgd"], "layers": [2, 3]}
+
+    def write(w: Any) -> None:
+        w.add_hparams(hparams, {"hp/accuracy": 0.9, "hp/loss": 0.25}, discrete, "trial", 5)
+
+    ours, theirs = (load(p / "trial") for p in both(tmp_path, write))
+    content = ours.PluginTagToContent("hparams")
+    assert sorted(content) == ["_hparams_/experiment", "_hparams_/session_end_info",
+                               "_hparams_/session_start_info"]  # fmt: skip
+    theirs_content = theirs.PluginTagToContent("hparams")
+    for tag, data in content.items():
+        a, b = plugin_data_pb2.HParamsPluginData(), plugin_data_pb2.HParamsPluginData()
+        a.ParseFromString(data)
+        b.ParseFromString(theirs_content[tag])
+        assert a == b, tag
+    assert scalars(ours, "hp/loss") == scalars(theirs, "hp/loss") == [(5, 0.25)]
+
+
+def test_hparams_errors_name_the_kinds() -> None:
+    w = SummaryWriter.__new__(SummaryWriter)  # no folder: the checks come first
+    with pytest.raises(TypeError, match=r"add_hparams: .* dicts; got list and dict"):
+        w.add_hparams([], {})
+    with pytest.raises(ValueError, match=r"add_hparams: hparam_dict\['f'\] .*; got object"):
+        w.add_hparams({"f": object()}, {})
+
+
+# -- the graph ----------------------------------------------------------------------------
+
+
+class Net(cr.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = cr.nn.Linear(6, 4)
+        self.fc2 = cr.nn.Linear(4, 2)
+
+    def forward(self, x: cr.Tensor) -> cr.Tensor:
+        h = x.reshape(x.shape[0], -1)  # (N, 6): before the first parameter
+        return self.fc2(cr.relu(self.fc1(h)))
+
+
+def test_graph_has_the_parameters_ops_and_input(tmp_path: Path, capsys: Any) -> None:
+    model = Net()
+    x = cr.randn(5, 2, 3)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_graph(model, x, verbose=True)
+    graph = load(tmp_path).Graph()
+    nodes = {n.name: n for n in graph.node}
+    params = [name for name, _ in model.named_parameters()]
+    assert params == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    assert set(params) < set(nodes)
+    assert nodes["input/input.0"].op == "IO Node"
+    assert {nodes[p].op for p in params} == {"Parameter"}
+    ops = [n.op for n in graph.node if n.name not in params and n.name != "input/input.0"]
+    assert ops == ["Reshape", "Linear", "Relu", "Linear"]
+    reshape = next(n for n in graph.node if n.op == "Reshape")
+    assert list(reshape.input) == ["input/input.0"]
+    last = graph.node[-1]
+    assert list(last.input) == [graph.node[-4].name, "fc2.weight", "fc2.bias"]
+    [shape] = last.attr["_output_shapes"].list.shape
+    assert [d.size for d in shape.dim] == [5, 2]
+    assert x.grad_fn is None and not x.requires_grad  # the caller's input is untouched
+    assert "Net/Relu_1 = Relu(Net/Linear_1)" in capsys.readouterr().out
+
+
+def test_graph_of_a_model_without_a_tensor_output_is_refused(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path)) as w:
+        with pytest.raises(TypeError, match=r"add_graph: .*; got float"):
+            w.add_graph(lambda x: 1.0, cr.ones(2))
+
+
+# -- embeddings ---------------------------------------------------------------------------
+
+
+def test_embedding_files_equal_torchs(tmp_path: Path) -> None:
+    mat = np.arange(12.0).reshape(4, 3) / 8
+
+    def write(w: Any) -> None:
+        w.add_embedding(cr.tensor(mat) if isinstance(w, SummaryWriter) else mat, list("abcd"))
+        rows = [["a", 1], ["b", 2], ["c", 3], ["d", 4]]
+        w.add_embedding(mat, rows, global_step=3, tag="by/row", metadata_header=["name", "n"])
+
+    ours, theirs = both(tmp_path, write)
+    for name in ("projector_config.pbtxt", "00000/default/tensors.tsv",
+                 "00000/default/metadata.tsv", "00003/by%2frow/metadata.tsv"):  # fmt: skip
+        assert (ours / name).read_text() == (theirs / name).read_text(), name
+    assert (ours / "00003/by%2frow/metadata.tsv").read_text().splitlines()[0] == "name\tn"
+
+
+def test_embedding_sprite_equals_torchs(tmp_path: Path) -> None:
+    from PIL import Image
+
+    imgs = np.random.default_rng(2).random((5, 3, 2, 2))
+
+    def write(w: Any) -> None:
+        w.add_embedding(np.ones((5, 2)), label_img=cr.tensor(imgs) if isinstance(
+            w, SummaryWriter) else torch.tensor(imgs))  # fmt: skip
+
+    ours, theirs = both(tmp_path, write)
+    a, b = (np.asarray(Image.open(p / "00000/default/sprite.png")) for p in (ours, theirs))
+    assert a.shape == (6, 6, 3)  # 3 images a row, 2 rows, on a square
+    np.testing.assert_array_equal(a, b)
+    assert (ours / "projector_config.pbtxt").read_text() == (
+        theirs / "projector_config.pbtxt"
+    ).read_text()
+
+
+def test_embedding_sprite_of_tall_images_is_square(tmp_path: Path) -> None:
+    from PIL import Image
+
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_embedding(np.ones((5, 2)), label_img=np.ones((5, 1, 4, 2)))
+    sprite = np.asarray(Image.open(tmp_path / "00000/default/sprite.png"))
+    assert sprite.shape == (8, 8, 3)  # the grid is 8 high and 6 wide
+    assert sprite[:4, :6].min() == 255  # the first row of three images
+    assert sprite[:, 6:].max() == 0 and sprite[4:, 4:].max() == 0  # the padding, the empty cell
+
+
+# -- a PyTorch program, on chainrule ------------------------------------------------------
+
+
+def training_program(log_dir: str) -> None:
+    """An ordinary PyTorch training loop that logs to TensorBoard; run as it is on torch, and on
+    chainrule with ``import torch`` aliased."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.manual_seed(0)
+    x = torch.randn(32, 3)
+    y = x @ torch.tensor([[1.0], [-2.0], [0.5]]) + 0.1
+    model = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with SummaryWriter(log_dir) as writer:
+        writer.add_graph(model, x)
+        for step in range(5):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            writer.add_scalar("loss/train", loss.item(), step)
+            writer.add_scalars(
+                "norms", {"w0": model[0].weight.norm(), "w2": model[2].weight.norm()}, step
+            )
+            for name, p in model.named_parameters():
+                writer.add_histogram(name, p.detach(), step)
+        writer.add_image("weights", model[0].weight.detach().sigmoid(), 4, dataformats="HW")
+        writer.add_text("summary", f"final loss {loss.item():.3f}", 4)
+        writer.add_hparams({"lr": 0.1}, {"hp/loss": loss.item()}, run_name="hp")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's add_graph: jit.trace
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+def test_a_pytorch_program_logs_the_same_records_on_chainrule(tmp_path: Path) -> None:
+    from programs.aliasing import torch_is_chainrule
+
+    training_program(str(tmp_path / "torch"))
+    with torch_is_chainrule():
+        training_program(str(tmp_path / "chainrule"))
+
+    def records(run: Path) -> dict[str, list[tuple[str, list[int]]]]:
+        acc = load(run)
+        steps = {
+            "scalars": acc.Scalars, "histograms": acc.Histograms, "images": acc.Images,
+            "tensors": acc.Tensors,
+        }  # fmt: skip
+        out: dict[str, list[tuple[str, list[int]]]] = {
+            kind: [(tag, [e.step for e in read(tag)]) for tag in sorted(acc.Tags()[kind])]
+            for kind, read in steps.items()
+        }
+        out["graph"] = [("graph", [int(acc.Tags()["graph"])])]
+        return out
+
+    for sub in ("", "norms_w0", "norms_w2", "hp"):
+        ours, theirs = records(tmp_path / "chainrule" / sub), records(tmp_path / "torch" / sub)
+        assert ours == theirs, sub
+    ours = records(tmp_path / "chainrule")
+    assert ours["scalars"] == [("loss/train", [0, 1, 2, 3, 4])]
+    assert [tag for tag, _ in ours["histograms"]] == ["0.bias", "0.weight", "2.bias", "2.weight"]
+    # the libraries draw different initial weights from one seed: the losses only both fall
+    for run in ("chainrule", "torch"):
+        losses = [v for _, v in scalars(load(tmp_path / run), "loss/train")]
+        assert np.all(np.diff(losses) < 0), run
+
+
+# -- TensorBoard itself, in a browser -----------------------------------------------------
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="needs Chromium and its driver: apt-get install chromium chromium-driver",
+)
+def test_tensorboard_shows_the_runs_loss_in_a_browser(tmp_path: Path) -> None:
+    import time
+    import urllib.request
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with SummaryWriter(str(tmp_path / "logs" / "run1")) as w:
+        for step in range(3):
+            w.add_scalar("train/loss_curve", 1.0 / (step + 1), step)
+    port = free_port()
+    tensorboard = Path(sys.executable).with_name("tensorboard")
+    server = subprocess.Popen(
+        [str(tensorboard), "--logdir", str(tmp_path / "logs"), "--host", "127.0.0.1",
+         "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    driver = None
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the server answers
+            try:
+                with urllib.request.urlopen(f"{url}/data/runs", timeout=2) as reply:
+                    if b"run1" in reply.read():
+                        break
+            except OSError:
+                pass
+            assert server.poll() is None, "tensorboard exited"
+            assert time.monotonic() < deadline, "tensorboard did not answer within 60 s"
+            time.sleep(0.3)
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for flag in ("--headless", "--no-sandbox", "--disable-gpu",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                     f"--user-data-dir={tmp_path / 'profile'}"):  # fmt: skip
+            options.add_argument(flag)
+        service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+        driver = webdriver.Chrome(options=options, service=service)
+        driver.get(f"{url}/#scalars")
+        WebDriverWait(driver, 60).until(
+            lambda d: "train/loss_curve" in d.find_element(By.TAG_NAME, "body").text
+        )
+        assert "run1" in driver.find_element(By.TAG_NAME, "body").text
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.kill()
+        server.wait()

@@ -669,6 +669,7 @@ def _sprite(imgs: np.ndarray) -> bytes:
     """The Projector's sprite: the images on a square grid, ceil(sqrt(N)) to a row, as PNG."""
     ncols = int(np.ceil(np.sqrt(imgs.shape[0])))
     grid = _grid(imgs, ncols).transpose(1, 2, 0)  # (H, W, 3)
-    square = np.zeros((grid.shape[1], grid.shape[1], 3))
-    square[: grid.shape[0]] = grid
+    side = max(grid.shape[:2])
+    square = np.zeros((side, side, 3))
+    square[: grid.shape[0], : grid.shape[1]] = grid
     return _png((square * 255).clip(0, 255).astype(np.uint8))
