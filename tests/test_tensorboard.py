@@ -23,8 +23,6 @@ from torch.utils.tensorboard import SummaryWriter as TorchWriter  # noqa: E402
 import chainrule as cr  # noqa: E402
 from chainrule.utils.tensorboard import SummaryWriter  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def load(log_dir: Path | str) -> ea.EventAccumulator:
     """Every record of the run in ``log_dir``, as TensorBoard reads it (nothing sampled away)."""
@@ -82,6 +80,17 @@ def test_scalar_of_many_values_is_refused(tmp_path: Path) -> None:
     with SummaryWriter(str(tmp_path)) as w:
         with pytest.raises(ValueError, match=r"add_scalar: .* one element; got shape \(3,\)"):
             w.add_scalar("x", cr.ones(3))
+
+
+def test_tensors_that_require_grad_or_are_bfloat16_are_read_as_numbers(tmp_path: Path) -> None:
+    w_ = cr.tensor([0.5, -1.25, 3.0], requires_grad=True)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_scalar("loss", (w_ * 2).sum(), 0)
+        w.add_histogram("bf16", w_.detach().to(cr.bfloat16), 0)
+        w.add_histogram("f32", np.array([0.5, -1.25, 3.0], np.float32), 0)
+    acc = load(tmp_path)
+    assert scalars(acc, "loss") == [(0, 4.5)]
+    assert acc.Histograms("bf16")[0].histogram_value == acc.Histograms("f32")[0].histogram_value
 
 
 def test_add_scalars_writes_a_run_per_key_as_torch(tmp_path: Path) -> None:
@@ -151,7 +160,7 @@ def test_importing_chainrule_leaves_tensorboard_unimported() -> None:
         "chainrule.utils.tensorboard.SummaryWriter\n"
         "assert 'tensorboard' in sys.modules\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_without_tensorboard_the_error_says_how_to_install_it() -> None:
@@ -163,9 +172,7 @@ def test_without_tensorboard_the_error_says_how_to_install_it() -> None:
         "except ImportError as err:\n"
         "    print(err)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert "pip install chainrule[tensorboard]" in out.stdout
 
 
@@ -464,7 +471,7 @@ def training_program(log_dir: str) -> None:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's add_graph: jit.trace
 @pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
 def test_a_pytorch_program_logs_the_same_records_on_chainrule(tmp_path: Path) -> None:
-    from programs.aliasing import torch_is_chainrule
+    from tests.pytorch_programs.programs.aliasing import torch_is_chainrule
 
     training_program(str(tmp_path / "torch"))
     with torch_is_chainrule():
