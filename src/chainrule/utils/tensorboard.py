@@ -317,6 +317,7 @@ def _tensors_in(obj: Any) -> list[Tensor]:
 
 
 def _parents(t: Tensor) -> list[Tensor]:
+    """Every Tensor input of the op that made ``t`` (those without grad too), in order."""
     fn = t.grad_fn
     if fn is None or fn.inputs is None:
         return []
