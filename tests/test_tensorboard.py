@@ -337,6 +337,18 @@ def test_hparams_equal_torchs(tmp_path: Path) -> None:
     assert scalars(ours, "hp/loss") == scalars(theirs, "hp/loss") == [(5, 0.25)]
 
 
+def test_a_tensor_hyperparameter_is_its_number(tmp_path: Path) -> None:
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_hparams({"wd": cr.tensor([0.5])}, {"hp/loss": cr.tensor(0.25)}, run_name="t")
+    acc = load(tmp_path / "t")
+    data = plugin_data_pb2.HParamsPluginData()
+    data.ParseFromString(acc.PluginTagToContent("hparams")["_hparams_/session_start_info"])
+    assert data.session_start_info.hparams["wd"].number_value == 0.5
+    assert scalars(acc, "hp/loss") == [(0, 0.25)]
+
+
 def test_hparams_errors_name_the_kinds() -> None:
     w = SummaryWriter.__new__(SummaryWriter)  # no folder: the checks come first
     with pytest.raises(TypeError, match=r"add_hparams: .* dicts; got list and dict"):
