@@ -30,7 +30,7 @@ bench: $(BIN)/python
 
 fuzz: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
-	CHAINRULE_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -q tests/test_fuzz.py
+	CHAINRULE_FUZZ_EXAMPLES=3000 $(BIN)/python -m pytest -q tests/ops/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

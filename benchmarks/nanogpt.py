@@ -1,6 +1,6 @@
 """nanoGPT's model.py (Karpathy), written once for whichever library plays ``torch``:
 ``build(torch, nn, F)`` defines its classes over PyTorch or over chainrule, so the same
-source runs on both (tests/test_gpt_twin.py compares them, gpt_step.py times them).
+source runs on both (tests/nn/test_gpt_twin.py compares them, gpt_step.py times them).
 
 The code is nanoGPT's, line for line where it can be: only the flash/slow attention switch
 (scaled_dot_product_attention is always there), from_pretrained and estimate_mfu are left

@@ -2,7 +2,7 @@
 (``cr.set_default_device("cuda")``), so that they exercise every op on device arrays: on
 the strict stand-in, as test_strict_backend runs them::
 
-    CHAINRULE_ARRAY_BACKEND=strict PYTHONPATH=tests python -m pytest -p on_cuda tests/...
+    CHAINRULE_ARRAY_BACKEND=strict python -m pytest -p tests.on_cuda tests/...
 
 or on a GPU with ``CHAINRULE_ARRAY_BACKEND=cupy``. The files compare results on the host
 through ``numpy()``, which PyTorch (and chainrule) refuse for a CUDA tensor; here it copies,

@@ -1,0 +1,1 @@
+"""chainrule's tests, one folder per area of the package."""

@@ -1,0 +1,1 @@
+"""Tests of the engine: backward, cr.grad, hooks, the reference engine, gradcheck."""

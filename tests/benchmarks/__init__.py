@@ -1,0 +1,1 @@
+"""Tests of the benchmarks run small, so that they keep working."""

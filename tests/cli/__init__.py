@@ -1,0 +1,1 @@
+"""Tests of the command line and its recipes: training, resuming, a run's outputs."""

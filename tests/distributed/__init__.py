@@ -1,0 +1,1 @@
+"""Tests of torch.distributed's names over MPI, and DistributedDataParallel."""

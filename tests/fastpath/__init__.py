@@ -1,0 +1,1 @@
+"""Tests of the speed tricks and their switch."""

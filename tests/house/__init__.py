@@ -1,0 +1,1 @@
+"""Tests of the code's layout, the package as installed, the tutorial."""

@@ -1,0 +1,1 @@
+"""Tests of modules, layers, losses, initialisation, recurrent and Transformer layers."""

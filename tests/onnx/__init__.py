@@ -1,0 +1,1 @@
+"""Tests of ONNX export, checked by ONNX Runtime."""

@@ -1,0 +1,1 @@
+"""Tests of the op catalog against PyTorch, and the rules every op follows."""

@@ -1,0 +1,77 @@
+"""Every differentiable primitive (each Function subclass under chainrule.ops) is applied by
+some row of the op catalog, forward or in its gradient, so a new op without a row fails here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule.autograd import Function
+from tests.ops import test_ops as catalog
+
+CATALOG = catalog.__name__.replace(".", "/") + ".py"
+
+# The primitives without a row, each with the reason.
+NO_ROW = {
+    "ToDevice": "moves between devices; the catalog runs on the CPU alone",
+    "RNNLayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
+    "LSTMLayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
+    "GRULayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
+    # No row yet; each is checked against PyTorch in the file named.
+    "CrossEntropy": "tests/nn/test_nn_losses.py",
+    "NLLLoss": "tests/nn/test_nn_losses.py",
+    "BinaryCrossEntropy": "tests/nn/test_nn_losses.py",
+    "BinaryCrossEntropyWithLogits": "tests/nn/test_nn_losses.py",
+    "Conv2d": "tests/ops/test_conv.py",
+    "Conv2dWeightGrad": "tests/ops/test_conv.py (Conv2d's backward applies it)",
+    "ConvTranspose2d": "tests/ops/test_conv.py",
+    "MaxPool2d": "tests/ops/test_conv.py",
+    "MaxPool2dScatter": "tests/ops/test_conv.py (MaxPool2d's backward applies it)",
+    "ScaledDotProductAttention": "tests/ops/test_attention.py",
+    "ScaleGrad": "tests/nn/test_nn_layers.py (embedding's scale_grad_by_freq)",
+    "FloorDivide": "tests/tensor/test_tensor.py",
+    "IndexPut": "tests/tensor/test_inplace.py (item assignment)",
+}
+
+
+def _primitives() -> set[type]:
+    found, todo = set(), [Function]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return {f for f in found if f.__module__.startswith("chainrule.ops")}
+
+
+def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
+    """The Function classes applied while each row runs forward and backward (float64)."""
+    applied: set[type] = set()
+    apply = Function.apply.__func__  # type: ignore[attr-defined]
+
+    def recording(cls: type, *inputs: Any, **options: Any) -> Any:
+        applied.add(cls)
+        return apply(cls, *inputs, **options)
+
+    monkeypatch.setattr(Function, "apply", classmethod(recording))
+    for row in catalog.ROWS:
+        ours, _, outs, _ = catalog._run(row, np.float64)
+        outs = [o for o in outs if o.requires_grad]
+        if outs:
+            upstream, _ = catalog._upstream(outs)
+            cr.grad(outs, catalog._tensor_inputs(ours), upstream, allow_unused=True)
+    return applied
+
+
+def test_every_primitive_has_a_catalog_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    primitives = _primitives()
+    assert len(primitives) > 40
+    applied = {f.__name__ for f in _applied_by_the_catalog(monkeypatch)}
+    names = {f.__name__ for f in primitives}
+    missing = sorted(names - applied - set(NO_ROW))
+    assert missing == [], f"add a Row to {CATALOG} that applies each of {missing}"
+    stale = sorted(n for n in NO_ROW if n in applied or n not in names)
+    assert stale == [], f"{__file__}: remove from NO_ROW (a row applies it, or it is gone): {stale}"

@@ -1,0 +1,1 @@
+"""Tests of optimizers and learning-rate schedules."""

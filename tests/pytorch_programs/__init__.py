@@ -1,0 +1,1 @@
+"""Tests of ordinary PyTorch programs run with torch aliased to chainrule."""

@@ -1,0 +1,1 @@
+"""The PyTorch programs, each as its authors would write it for torch."""

@@ -1,0 +1,1 @@
+"""Tests of the scalar engine, micrograd's API."""

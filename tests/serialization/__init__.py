@@ -1,0 +1,1 @@
+"""Tests of save and load, and checkpoints other programs wrote."""

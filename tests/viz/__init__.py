@@ -1,0 +1,1 @@
+"""Tests of graphs, explanations, the Monitor and TensorBoard."""
