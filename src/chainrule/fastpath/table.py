@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 class Trick(NamedTuple):
     name: str
-    where: str  # module:function, the line that asks fastpath.enabled() or the switch's state
+    where: str  # module:function (Class.method for a method), the function that asks the switch
     saves: str  # as measured, fast against plain
     plain: str  # what runs with the switch off
 
@@ -33,4 +33,9 @@ TRICKS = [
     Trick("steady allocator", "chainrule.cli:cmd_train",
           "fewer page faults at every step (malloc's thresholds fixed)",
           "glibc's moving thresholds"),
+    Trick("Linear's transposed product", "chainrule.ops.linalg:Linear.forward",
+          "784 -> 512 at batch 32, forward: 328 against 492 us", "xp.matmul(x, weight.T)"),
+    Trick("Linear's gradient in x's order", "chainrule.ops.linalg:Linear.backward",
+          "512 -> 512 at batch 32, grad_x of a column-major x and relu's mask on it: 226 "
+          "against 229 us", "grad @ weight"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+from .. import fastpath
 from ..array import ndarray, xp
 from ..autograd.function import Function
 
@@ -119,29 +120,21 @@ class Einsum(Function):
 class Linear(Function):
     """out = x @ W^T + b  (x (..., in), W (out, in), b (out,) or None)
 
-    A primitive rather than matmul + transpose + add for a measured speed win: one node
-    instead of three, and grad_W comes out contiguous in W's (out, in) layout, so the
-    optimizer's update runs on contiguous memory.
+    One node instead of matmul + transpose + add, and grad_W comes out contiguous in W's
+    (out, in) layout.
 
-    A batch of fewer rows than out_features (2-D x) is computed transposed,
-    out = (W @ x^T)^T: the same dot products, which OpenBLAS runs up to 40% faster when the
-    product's longer side comes first (784 -> 512 at batch 32: 250 against 357 us), and
-    slower otherwise (1568 -> 10 at batch 64: 62 against 47 us). The output then comes out
-    column-major, which NumPy's indexing and reshapes read in the usual row-major order, and
-    which the next layer's product takes without a copy.
-
-    grad_x comes out in x's own order: (W^T @ g^T)^T for a column-major x (such as the layer
-    before's output, whose activation's mask then runs over memory in order), g @ W
-    otherwise (so that a flattened image's gradient folds back into the image without a
-    copy).
+    x of more than two dims is multiplied as one (rows, in) matrix. With the fast path on,
+    a 2-D batch of fewer rows than out_features is computed transposed, out = (W @ x^T)^T,
+    a column-major array; grad_x then comes out in x's own order, (W^T @ g^T)^T for a
+    column-major x. With it off, out = x @ W^T and grad_x = g @ W.
     """
 
     rule = "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows"
     saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, x, weight, bias=None):
-        if x.ndim == 2 and weight.shape[0] > x.shape[0]:  # see the class docstring
-            out = xp.matmul(weight, x.T).T
+        if x.ndim == 2 and weight.shape[0] > x.shape[0] and fastpath.enabled():
+            out = xp.matmul(weight, x.T).T  # the longer side first: column-major out
         elif x.ndim > 2:  # as one matrix: NumPy would run one small product per leading index
             rows = math.prod(x.shape[:-1])  # (B, T, in) -> (B*T, in): 4x faster at 32x64x128
             out = xp.matmul(x.reshape(rows, x.shape[-1]), weight.T)
@@ -161,7 +154,7 @@ class Linear(Function):
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         xd = x._array
-        column_major = xd.ndim == 2 and not xd.flags.c_contiguous
+        column_major = xd.ndim == 2 and not xd.flags.c_contiguous and fastpath.enabled()
         if isinstance(grad, ndarray):
             x, weight = xd, weight._array
         g2, x2 = grad, x  # as matrices: .T is the transpose, Tensor or array
@@ -170,10 +163,10 @@ class Linear(Function):
             rows = math.prod(xd.shape[:-1])  # not -1: x or grad may have no elements
             g2, x2 = grad.reshape(rows, n_out), x.reshape(rows, n_in)
         gx = gw = None
-        if need_x:  # in x's order: see the class docstring
+        if need_x:
             if xd.ndim > 2:  # as one matrix, as forward
                 gx = (g2 @ weight).reshape(xd.shape)
-            else:
+            else:  # in x's order where x is column-major (the fast path's)
                 gx = (weight.T @ grad.T).T if column_major else grad @ weight
         if need_w:
             gw = g2.T @ x2  # (out, in)
