@@ -38,4 +38,6 @@ TRICKS = [
     Trick("Linear's gradient in x's order", "chainrule.ops.linalg:Linear.backward",
           "512 -> 512 at batch 32, grad_x of a column-major x and relu's mask on it: 226 "
           "against 229 us", "grad @ weight"),
+    Trick("Linear's batch as one matrix", "chainrule.ops.linalg:Linear.forward",
+          "(32, 64, 128) -> 512: 3,349 against 4,639 us", "xp.matmul(x, weight.T)"),
 ]
