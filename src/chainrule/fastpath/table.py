@@ -40,4 +40,7 @@ TRICKS = [
           "against 229 us", "grad @ weight"),
     Trick("Linear's batch as one matrix", "chainrule.ops.linalg:Linear.forward",
           "(32, 64, 128) -> 512: 3,349 against 4,639 us", "xp.matmul(x, weight.T)"),
+    Trick("column-major copy for short rows", "chainrule.ops.reduce:_column_major",
+          "max over the rows of (1024, 10) float32: 9.7 against 50 us (sum 8.4 against 23)",
+          "a as it is laid out"),
 ]

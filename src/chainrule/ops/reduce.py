@@ -12,6 +12,7 @@ import sys
 import warnings
 from typing import Any
 
+from .. import fastpath
 from ..array import errstate, xp
 from ..autograd.function import Function
 from .elementwise import Where
@@ -42,18 +43,16 @@ def _count(a, dims):
 
 
 def _column_major(a, dims):
-    """a, or a column-major copy of it where a reduction over ``dims`` runs much faster on
-    that: NumPy reduces a short innermost axis one row at a time (a (1024, 10) array over
-    its 10 classes: 66 us for max, 20 for sum), a copy with that axis outermost in passes
-    over whole columns (3.4 us to copy, then 2.2 to reduce). Only a C-ordered 2-D array
-    reduced over its last axis, of at most 16 elements, with at least 32 rows: measured to
-    pay there; for longer rows the copy costs more than it saves."""
+    """a, or with the fast path on a column-major copy of it, where a C-ordered 2-D array of
+    at least 32 rows is reduced over its last axis of at most 16 elements; a as it is laid
+    out with the fast path off."""
     if (
         getattr(a, "ndim", 0) == 2
         and (dims == 1 or dims == (1,))
         and a.shape[1] <= 16
         and a.shape[0] >= 32
         and a.flags.c_contiguous
+        and fastpath.enabled()
     ):
         return a.copy(order="F")
     return a
