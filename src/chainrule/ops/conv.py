@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..array import xp
 from ..autograd.function import Function
 from .movement import Pad
@@ -75,8 +75,8 @@ def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
 
 def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
     """The adjoint of unfold: add every window of cols (g, kh, kw, C/g, Ho, Wo, N) back into
-    an (N, C, H, W) array. One loop over the kh*kw kernel offsets, never over pixels; the
-    batch is the last axis so that each offset adds whole runs of Wo*N numbers."""
+    an (N, C, H, W) array. One loop over the kh*kw kernel offsets, never over pixels; each
+    offset adds runs of Wo*N numbers where cols is laid out in its axes' order."""
     groups, kh, kw, c_group, ho, wo, n = cols.shape
     (top, bottom), (left, right) = padding
     h, w = size
@@ -133,7 +133,8 @@ class Conv2d(Function):
 class ConvTranspose2d(Function):
     """out = the adjoint of Conv2d in x: out[n, c, y, z] = sum over the windows (i, j, p, q)
     that read xpad[n, c, y, z] of g[n, o, i, j] * w[o, c, p, q], cropped to ``size``.
-    Computed as one batched matmul w^T (g, kh*kw*C/g, O/g) @ g (g, O/g, L*N), then fold.
+    Computed as one batched matmul w^T (g, kh*kw*C/g, O/g) @ g, then fold: g as
+    (g, O/g, L*N) with the fast path on, as (N, g, O/g, L) with it off.
 
     h below is the upstream gradient, shaped like Conv2d's input.
     """
@@ -145,13 +146,15 @@ class ConvTranspose2d(Function):
         n, c_out, ho, wo = g.shape
         _, c_group, kh, kw = weight.shape
         o_group = c_out // groups
-        # the batch goes last, for fold's long runs; kernel offsets first, for fold's loop
-        g = g.reshape(n, groups, o_group, ho * wo).transpose(1, 2, 3, 0)  # (g, O/g, L, N)
-        g = g.reshape(groups, o_group, ho * wo * n)  # (g, O/g, L*N), a copy
         w = weight.reshape(groups, o_group, c_group, kh, kw).transpose(0, 3, 4, 2, 1)
         w = w.reshape(groups, kh * kw * c_group, o_group)  # (g, kh*kw*C/g, O/g)
-        cols = xp.matmul(w, g)  # (g, kh*kw*C/g, L*N)
-        cols = cols.reshape(groups, kh, kw, c_group, ho, wo, n)
+        if fastpath.enabled():  # the batch last, in memory: fold adds runs of Wo*N numbers
+            g = g.reshape(n, groups, o_group, ho * wo).transpose(1, 2, 3, 0)  # (g, O/g, L, N)
+            g = g.reshape(groups, o_group, ho * wo * n)  # (g, O/g, L*N), a copy
+            cols = xp.matmul(w, g).reshape(groups, kh, kw, c_group, ho, wo, n)
+        else:  # in the batch's order, and fold reads it through a transposed view
+            cols = xp.matmul(w, g.reshape(n, groups, o_group, ho * wo))  # (N, g, ..., L)
+            cols = cols.reshape(n, groups, kh, kw, c_group, ho, wo).transpose(1, 2, 3, 4, 5, 6, 0)
         return fold(cols, size, stride, padding, dilation)
 
     def backward(self, grad, out):
@@ -178,11 +181,12 @@ class Conv2dWeightGrad(Function):
         self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         n, c_out, ho, wo = g.shape
-        g = g.reshape(n, groups, c_out // groups, ho * wo).transpose(0, 1, 3, 2)
-        # cols @ g^T rather than g @ cols^T: the large operand goes to BLAS as laid out,
-        # measured up to 1.4x faster (and never much slower) on typical layer shapes
-        gw = xp.matmul(cols, g).sum(axis=0)  # (g, K, O/g)
-        gw = gw.transpose(0, 2, 1)  # (g, O/g, K)
+        g = g.reshape(n, groups, c_out // groups, ho * wo)  # (N, g, O/g, L)
+        if fastpath.enabled():  # cols @ g^T: the large operand goes to BLAS as laid out
+            gw = xp.matmul(cols, g.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, K, O/g)
+            gw = gw.transpose(0, 2, 1)  # (g, O/g, K)
+        else:
+            gw = xp.matmul(g, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, O/g, K)
         return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, kh, kw)
 
     def backward(self, grad, out):
