@@ -740,7 +740,9 @@ class BinaryCrossEntropy(Function):
         p, t = self.inputs
         need_p, need_t = self.needs_input_grad
         gp = grad * (p - t) / (p * (1.0 - p)).clamp(min=1e-12) if need_p else None
-        gt = grad * (self.log_q - self.log_p).astype(grad.dtype, copy=False) if need_t else None
+        # from p in Tensor ops, not from the saved logs, so that a second derivative sees p
+        log_odds = (-p).log1p().clamp(min=-100.0) - p.log().clamp(min=-100.0)
+        gt = grad * log_odds if need_t else None
         return gp, gt
 
 
