@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fastpath
 from ..array import errstate, ndarray, xp
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
@@ -51,10 +52,10 @@ def _input_part(x: Any, w_ih: Any, bias: Any) -> Any:
 
 
 def _recurrent(w_hh: Any, n: int) -> tuple[Any, Any]:
-    """W_hh^T as a row-major copy and a buffer for h @ W_hh^T, (n, G*H): OpenBLAS runs the
-    small product of each step on them in 0.6-0.7x the time it takes on the transposed view
-    (a float32 step of (32, 256) @ (256, 1024))."""
-    return w_hh.T.copy(order="C"), xp.empty((n, w_hh.shape[0]), w_hh.dtype, like=w_hh)
+    """W_hh^T, a row-major copy with the fast path on (the transposed view with it off), and
+    a buffer for h @ W_hh^T, (n, G*H)."""
+    w_hh_t = w_hh.T.copy(order="C") if fastpath.enabled() else w_hh.T
+    return w_hh_t, xp.empty((n, w_hh.shape[0]), w_hh.dtype, like=w_hh)
 
 
 def _bias(b_ih: Any, b_hh: Any) -> Any:
@@ -210,8 +211,11 @@ class LSTMLayer(Function):
         half[[0, 1, 3]] = 0.5
         shift = 1.0 - half  # 0.5 for the sigmoids, 0 for g
         gates.reshape(L, N, 4, H)[...] *= half
-        w_hh_t = xp.empty((H, 4 * H), gates.dtype, like=gates)  # row-major, as _recurrent's
-        xp.multiply(w_hh.T, half.repeat(H), out=w_hh_t)
+        if fastpath.enabled():  # row-major, as _recurrent's
+            w_hh_t = xp.empty((H, 4 * H), gates.dtype, like=gates)
+            xp.multiply(w_hh.T, half.repeat(H), out=w_hh_t)
+        else:
+            w_hh_t = w_hh.T * half.repeat(H)
         hw = xp.empty((N, 4 * H), gates.dtype, like=gates)
         out = xp.empty((L + 1, N, H), dtype=gates.dtype, like=gates)
         cs = xp.empty((L, N, H), gates.dtype, like=gates)
