@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import fastpath
 from ..array import errstate, is_floating, ndarray, xp
 from ..autograd.function import Function, arrays_of
 from ..fastpath import masked
@@ -135,9 +136,7 @@ class Pow(Function):
             if b == -0.5:
                 with errstate(divide="ignore"):  # 1 / 0: inf, as a ** -0.5 gives quietly
                     return xp.reciprocal(xp.sqrt(a))
-            if b == 3:
-                # a * a * a, as PyTorch computes a cube (so the values agree bit for bit):
-                # NumPy's generic power is about 70x slower (its fast paths stop at squares)
+            if b == 3 and fastpath.enabled():  # a * a * a, as PyTorch computes a cube
                 out = a * a  # a NumPy scalar when a is 0-d
                 return xp.multiply(out, a, out=out) if out.ndim else out * a
         return a**b
