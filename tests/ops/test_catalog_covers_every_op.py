@@ -20,20 +20,6 @@ NO_ROW = {
     "RNNLayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
     "LSTMLayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
     "GRULayer": "a layer's fused step over its own weights (tests/nn/test_rnn.py copies them)",
-    # No row yet; each is checked against PyTorch in the file named.
-    "CrossEntropy": "tests/nn/test_nn_losses.py",
-    "NLLLoss": "tests/nn/test_nn_losses.py",
-    "BinaryCrossEntropy": "tests/nn/test_nn_losses.py",
-    "BinaryCrossEntropyWithLogits": "tests/nn/test_nn_losses.py",
-    "Conv2d": "tests/ops/test_conv.py",
-    "Conv2dWeightGrad": "tests/ops/test_conv.py (Conv2d's backward applies it)",
-    "ConvTranspose2d": "tests/ops/test_conv.py",
-    "MaxPool2d": "tests/ops/test_conv.py",
-    "MaxPool2dScatter": "tests/ops/test_conv.py (MaxPool2d's backward applies it)",
-    "ScaledDotProductAttention": "tests/ops/test_attention.py",
-    "ScaleGrad": "tests/nn/test_nn_layers.py (embedding's scale_grad_by_freq)",
-    "FloorDivide": "tests/tensor/test_tensor.py",
-    "IndexPut": "tests/tensor/test_inplace.py (item assignment)",
 }
 
 

@@ -28,7 +28,7 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -104,6 +104,7 @@ __all__ = [
     "NLLLoss",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose2d",
     "MaxPool2d",
     "AvgPool2d",
     "AdaptiveAvgPool2d",

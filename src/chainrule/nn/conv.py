@@ -173,6 +173,78 @@ def conv1d(
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+def _output_padding(
+    op: str, given: Any, stride: tuple, dilation: tuple, n: int
+) -> tuple[int, ...]:
+    extra = _tuple(given, n, op, "output_padding")
+    bad = [e for e, s, d in zip(extra, stride, dilation, strict=True) if e < 0 or e >= max(s, d)]
+    if bad:
+        raise ValueError(
+            f"{op}: output_padding must be non-negative and smaller than stride or dilation; "
+            f"got output_padding {extra}, stride {stride} and dilation {dilation}"
+        )
+    return extra
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int, ...] = 1,
+    padding: int | tuple[int, ...] = 0,
+    output_padding: int | tuple[int, ...] = 0,
+    groups: int = 1,
+    dilation: int | tuple[int, ...] = 1,
+) -> Tensor:
+    """The transpose of conv2d (its gradient in the input) of input (N, C, H, W) or
+    (C, H, W) with weight (C, out/groups, kh, kw), plus bias (out,): each output is
+    (H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1 high."""
+    op = "conv_transpose2d"
+    x, unbatched = _batched(input, 2, op)
+    weight = as_tensor(weight)
+    if weight.ndim != 4:
+        raise ValueError(
+            f"{op}: weight must have 4 dims (in_channels, out_channels/groups, kh, kw); got "
+            f"weight shape {weight.shape}"
+        )
+    bias = None if bias is None else as_tensor(bias)
+    dtypes = [t.dtype for t in (x, weight, bias) if t is not None]
+    if len(set(dtypes)) != 1:
+        raise TypeError(f"{op}: input, weight and bias must share one dtype; got {dtypes}")
+    strides, dilations = _tuple(stride, 2, op, "stride"), _tuple(dilation, 2, op, "dilation")
+    _positive(strides, op, "stride")
+    _positive(dilations, op, "dilation")
+    if isinstance(padding, str):
+        raise ValueError(f"{op}: padding must be an int or a tuple of 2 ints; got {padding!r}")
+    pad = _conv_padding(padding, weight.shape[2:], strides, dilations, op)
+    extra = _output_padding(op, output_padding, strides, dilations, 2)
+    groups = positive_int(groups, "groups", op)
+    c_in, c_group, kernel = weight.shape[0], weight.shape[1], weight.shape[2:]
+    shapes = f"got input shape {tuple(input.shape)} and weight shape {weight.shape}"
+    if x.shape[1] != c_in or c_in % groups:
+        raise ValueError(
+            f"{op}: the input's channels must equal the weight's first dim and be divisible "
+            f"by groups={groups}; {shapes}"
+        )
+    if bias is not None and bias.shape != (c_group * groups,):
+        raise ValueError(
+            f"{op}: bias must have shape ({c_group * groups},); got bias shape {bias.shape}"
+        )
+    size = tuple(
+        (n - 1) * s - 2 * p + d * (k - 1) + e + 1
+        for n, s, (p, _), d, k, e in zip(x.shape[2:], strides, pad, dilations, kernel, extra,
+                                         strict=True)
+    )
+    if any(n <= 0 for n in size):
+        raise ValueError(f"{op}: the output would be {size}, which is empty; {shapes}")
+    out = conv_ops.ConvTranspose2d.apply(
+        x, weight, size=size, stride=strides, padding=pad, dilation=dilations, groups=groups
+    )
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
 # ---------------------------------------------------------------------------------------
 # Pooling.
 
@@ -348,6 +420,7 @@ class _ConvNd(Module):
 
     _spatial = 0
     _op = ""
+    _transposed = False  # the weight is (in, out/groups, ...) and the op conv_transpose
 
     def __init__(
         self,
@@ -392,7 +465,8 @@ class _ConvNd(Module):
         _conv_padding(padding, self.kernel_size, self.stride, self.dilation, name)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n, name, "padding")
         dtype = array.as_dtype(dtype) or array.get_default_dtype()
-        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        channels = (in_channels, out_channels) if self._transposed else (out_channels, in_channels)
+        shape = (channels[0], channels[1] // groups, *self.kernel_size)
         self.weight = Parameter(xp.empty(shape, dtype=dtype, like=on))
         self.bias = Parameter(xp.empty(out_channels, dtype=dtype, like=on)) if bias else None
         self.reset_parameters()
@@ -432,6 +506,9 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        extra = getattr(self, "output_padding", (0,) * n)  # a transposed convolution's
+        if extra != (0,) * n:
+            s += f", output_padding={extra}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -455,6 +532,75 @@ class Conv2d(_ConvNd):
 
     _spatial = 2
     _op = "Conv2d"
+
+
+class ConvTranspose2d(_ConvNd):
+    """2-D transposed convolution layer (the gradient of Conv2d in its input):
+    (N, in_channels, H, W) -> (N, out_channels, Ho, Wo), Ho = (H - 1) * stride - 2 * padding
+    + dilation * (kh - 1) + output_padding + 1; weight (in_channels, out_channels/groups, kh,
+    kw), bias (out_channels,). ``forward(input, output_size)`` picks output_padding to reach
+    ``output_size``, as PyTorch's."""
+
+    _spatial = 2
+    _op = "ConvTranspose2d"
+    _transposed = True
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple[int, int],
+        stride: int | tuple[int, int] = 1,
+        padding: int | tuple[int, int] = 0,
+        output_padding: int | tuple[int, int] = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: int | tuple[int, int] = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(
+                f"ConvTranspose2d: only padding_mode 'zeros' is supported; got {padding_mode!r}"
+            )
+        if isinstance(padding, str):
+            raise ValueError(
+                f"ConvTranspose2d: padding must be an int or a tuple of 2 ints; got {padding!r}"
+            )
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)  # fmt: skip
+        self.output_padding = _output_padding(
+            "ConvTranspose2d", output_padding, self.stride, self.dilation, 2
+        )
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        extra = self.output_padding
+        if output_size is not None:
+            extra = self._padding_for(as_tensor(input), list(output_size))
+        padding: Any = self.padding  # a tuple: the constructor refuses 'same' and 'valid'
+        return conv_transpose2d(input, self.weight, self.bias, self.stride, padding, extra,
+                                self.groups, self.dilation)  # fmt: skip
+
+    def _padding_for(self, x: Tensor, wanted: list) -> tuple[int, ...]:
+        """The output_padding that makes the output ``wanted`` (its last two sizes)."""
+        wanted = [int(n) for n in wanted[-2:]]
+        padding: Any = self.padding
+        least = [
+            (n - 1) * s - 2 * p + d * (k - 1) + 1
+            for n, s, p, d, k in zip(x.shape[-2:], self.stride, padding, self.dilation,
+                                     self.kernel_size, strict=True)
+        ]  # fmt: skip
+        extra = tuple(w - m for w, m in zip(wanted, least, strict=True))
+        if any(e < 0 or e >= max(s, d) for e, s, d in zip(extra, self.stride, self.dilation,
+                                                         strict=True)):
+            top = [m + max(s, d) - 1 for m, s, d in zip(least, self.stride, self.dilation,
+                                                         strict=True)]
+            raise ValueError(
+                f"ConvTranspose2d: output_size {tuple(wanted)} is out of reach for input shape "
+                f"{x.shape}: each size must be from {tuple(least)} to {tuple(top)}"
+            )
+        return extra
 
 
 class _Pool2d(Module):

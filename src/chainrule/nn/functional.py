@@ -28,7 +28,7 @@ from .activation import (
     threshold,
 )
 from .attention import scaled_dot_product_attention
-from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool2d
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .loss import (
     binary_cross_entropy,
@@ -48,6 +48,7 @@ __all__ = [
     "avg_pool2d",
     "conv1d",
     "conv2d",
+    "conv_transpose2d",
     "max_pool2d",
     "batch_norm",
     "binary_cross_entropy",
