@@ -636,11 +636,11 @@ class Gelu(Function):
 
     One primitive instead of the half-dozen ops it would be in Tensor ops: forward makes the
     output and keeps the one array the gradient needs, the slope Phi + x phi for exact GELU
-    (so that first-order backward is one product), the tanh for the tanh form. With the fast
-    path on, it works piece by piece, narrower floats than float64 making exact GELU's Phi in
-    float32 from exp(-x^2 / 2) and a polynomial (_gelu_narrow); with it off, on the whole
-    array, from erf. Under create_graph the rule runs in Tensor ops from x, so it
-    differentiates again.
+    (so that first-order backward is one product), the tanh for the tanh form, which works
+    on the whole array. With the fast path on, exact GELU works piece by piece, floats
+    narrower than float64 making Phi in float32 from exp(-x^2 / 2) and a polynomial
+    (_gelu_narrow); with it off, on the whole array, from erf. Under create_graph the rule
+    runs in Tensor ops from x, so it differentiates again.
     """
 
     rule = (
@@ -657,34 +657,21 @@ class Gelu(Function):
             cdf *= 0.5
             self.saved = cdf + a * xp.exp(a * a * -0.5) * _PDF  # 0-d a makes NumPy scalars
             return a * cdf
-        if not fastpath.enabled():
+        if approximate != "none" or not fastpath.enabled():
             return self._whole(a, dtype)
         flat = a.reshape(-1)
         out = xp.empty(flat.shape, dtype, like=a)
         saved = xp.empty(flat.shape, dtype, like=a)
-        if approximate == "none" and dtype != xp.float32:  # float16: made in float32
+        if dtype != xp.float32:  # float16: made in float32
             pair = xp.empty((2, min(PIECE, flat.size)), xp.float32, like=a)
         for s in range(0, flat.size, PIECE):
             x = flat[s : s + PIECE]
-            if approximate == "none" and dtype == xp.float32:
+            if dtype == xp.float32:
                 _gelu_narrow(x.astype(dtype, copy=False), out[s : s + PIECE], saved[s : s + PIECE])
-            elif approximate == "none":  # stored in float16
+            else:  # stored in float16
                 o, d = pair[:, : x.size]
                 _gelu_narrow(x.astype(xp.float32), o, d)
                 out[s : s + PIECE], saved[s : s + PIECE] = o, d
-            else:
-                x = x.astype(dtype, copy=False)
-                th = x * x  # c (x + k x^3), in PyTorch's order: 1 + th cancels where
-                th *= x  # x << 0, so a different rounding of th would show there
-                th *= _TANH_K
-                th += x
-                th *= _TANH_C
-                xp.tanh(th, out=th)
-                saved[s : s + PIECE] = th
-                th += 1.0
-                th *= x
-                th *= 0.5
-                out[s : s + PIECE] = th
         self.saved = saved.reshape(a.shape)
         return out.reshape(a.shape)
 
@@ -706,20 +693,15 @@ class Gelu(Function):
     def backward_arrays(self, grad, out):
         if self.approximate == "none":  # the slope, kept by forward
             return (xp.multiply(grad, self.saved, dtype=self.saved.dtype),)
-        x = self.inputs[0]._array
-        xf, sf, gf = x.reshape(-1), self.saved.reshape(-1), grad.reshape(-1)  # out's shape
-        result = xp.empty(xf.shape, self.saved.dtype, like=xf)
-        for s in range(0, xf.size, PIECE):  # tanh's slope, in PyTorch's order:
-            # 0.5 (1 + th) + 0.5 x (1 - th^2) c (1 + 3k x^2)
-            xs, ss = xf[s : s + PIECE].astype(result.dtype, copy=False), sf[s : s + PIECE]
-            d = xs * 0.5
-            d *= 1.0 - ss * ss
-            d *= _TANH_C
-            d *= xs * xs * (3.0 * _TANH_K) + 1.0
-            d += (ss + 1.0) * 0.5
-            d *= gf[s : s + PIECE]
-            result[s : s + PIECE] = d
-        return (result.reshape(x.shape),)
+        th = self.saved
+        x = self.inputs[0]._array.astype(th.dtype, copy=False)
+        d = x * 0.5  # tanh's slope, in PyTorch's order:
+        d *= 1.0 - th * th  # 0.5 (1 + th) + 0.5 x (1 - th^2) c (1 + 3k x^2)
+        d *= _TANH_C
+        d *= x * x * (3.0 * _TANH_K) + 1.0
+        d += (th + 1.0) * 0.5
+        d *= grad
+        return (d,)
 
     def backward(self, grad, out):
         x = self.inputs[0]
