@@ -10,6 +10,7 @@ import torch
 import chainrule as cr
 from chainrule import nn, recipes
 from tests.helpers import load_benchmark
+from tests.twins import copy_back
 
 
 @pytest.fixture
@@ -35,8 +36,7 @@ def test_mirror_computes_the_same_cnn(bench) -> None:
     cr.manual_seed(0)
     ours = recipes.load("digits-cnn").model().eval()
     twin = bench.mirror(ours).eval()
-    weights = {k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()}
-    twin.load_state_dict(weights)
+    copy_back(twin, ours)
     x = np.random.default_rng(0).standard_normal((3, 1, 8, 8)).astype(np.float32)
     with cr.no_grad(), torch.no_grad():
         np.testing.assert_allclose(

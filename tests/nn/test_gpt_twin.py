@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from tests.twins import copy_into
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 
@@ -32,7 +33,7 @@ def _twins(dtype: str, **config: Any) -> tuple[Any, Any, nanogpt.GPTConfig]:
     ours = CHAINRULE.GPT(cfg)
     if dtype == "float64":
         theirs, ours = theirs.double(), ours.double()
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     return theirs, ours, cfg
 
 

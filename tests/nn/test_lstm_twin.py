@@ -17,6 +17,7 @@ import pytest
 import torch as real_torch
 
 import chainrule as cr
+from tests.twins import copy_into
 
 NTOKEN, NINP, NHID, NLAYERS = 30, 8, 12, 2
 BATCH, BPTT, CLIP, LR = 4, 6, 0.1, 20.0
@@ -118,7 +119,7 @@ def twin_models(dropout: float):
     real_torch.manual_seed(0)
     theirs = word_language_model(real_torch).RNNModel(NTOKEN, NINP, NHID, NLAYERS, dropout)
     ours = word_language_model(cr).RNNModel(NTOKEN, NINP, NHID, NLAYERS, dropout)
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     return ours, theirs
 
 

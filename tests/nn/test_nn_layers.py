@@ -12,12 +12,9 @@ import chainrule.nn.functional as F
 from chainrule import nn
 from chainrule.testing import gradcheck, gradgradcheck
 from tests.helpers import assert_nan_and_inf_upstream_like_torch
+from tests.twins import copy_into
 
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=1e-4, atol=1e-5)}
-
-
-def copy_into(ours: nn.Module, theirs: torch.nn.Module) -> None:
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
 
 
 def compare(ours, theirs, dtype):

@@ -10,6 +10,7 @@ import torch
 
 import chainrule as cr
 from chainrule import nn
+from tests.twins import copy_back, copy_into
 
 
 def mlp_pair():
@@ -112,7 +113,7 @@ def test_weights_move_both_ways_and_outputs_agree():
     ours, theirs = Net(), TorchNet()
     ours.double()
     theirs.double()
-    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     x = np.random.default_rng(0).standard_normal((5, 3))
     np.testing.assert_allclose(
         ours(cr.tensor(x)).numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12
@@ -122,9 +123,7 @@ def test_weights_move_both_ways_and_outputs_agree():
     ours2, theirs2 = mlp_pair()
     ours2.train()
     ours2(cr.randn(6, 4))  # running statistics move
-    theirs2.load_state_dict(
-        {k: torch.from_numpy(v.numpy().copy()) for k, v in ours2.state_dict().items()}
-    )
+    copy_back(theirs2, ours2)
     for k, v in theirs2.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), ours2.state_dict()[k].numpy())
     ours2.eval()

@@ -14,6 +14,7 @@ import chainrule as cr
 from chainrule.autograd import fastpath
 from chainrule.nn import rnn
 from chainrule.ops import rnn as rnn_ops
+from tests.twins import copy_back, copy_into
 
 MODES = ["RNN", "LSTM", "GRU"]
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-5), np.float64: dict(rtol=1e-9, atol=1e-11)}
@@ -25,7 +26,7 @@ def twins(cls: str, dtype=np.float32, seed: int = 0, **kwargs):
     torch.manual_seed(seed)
     theirs = getattr(torch.nn, cls)(**kwargs).to(TORCH_DTYPE[dtype])
     ours = getattr(cr.nn, cls)(**kwargs, dtype=dtype)
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     return ours, theirs
 
 
@@ -200,7 +201,7 @@ def test_the_two_biases_get_gradients_of_their_own(mode):
 def test_state_dict_goes_back_to_torch():
     ours = cr.nn.GRU(3, 4, num_layers=2, bidirectional=True)
     theirs = torch.nn.GRU(3, 4, num_layers=2, bidirectional=True)
-    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    copy_back(theirs, ours)
     x = np.random.default_rng(5).standard_normal((5, 2, 3)).astype(np.float32)
     close(ours(cr.tensor(x))[0], theirs(torch.tensor(x))[0], np.float32, "output")
 

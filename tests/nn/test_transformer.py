@@ -12,6 +12,7 @@ import torch
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
+from tests.twins import copy_into
 
 D, H, FF = 8, 2, 16  # d_model, nhead, dim_feedforward
 S, T, N = 5, 4, 3  # source and target lengths, batch
@@ -19,10 +20,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:Support for mismatched", "ignore:enable_nested_tensor is True"
 )
 TOL = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
-
-
-def copy_into(ours: nn.Module, theirs: torch.nn.Module) -> None:
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
 
 
 def made(make_ours, make_theirs, dtype, train):

@@ -15,6 +15,7 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule.autograd import fastpath
 from chainrule.testing import gradcheck, gradgradcheck
+from tests.twins import copy_back, copy_into
 
 TOL = {np.float32: dict(rtol=1e-5, atol=2e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
 
@@ -314,7 +315,7 @@ def _mha_pair(dtype: Any = np.float64, **kwargs: Any) -> tuple[Any, Any]:
             if "bias" in name:
                 p.normal_()
     ours = cr.nn.MultiheadAttention(dtype=dtype, **kwargs)
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     return ours, theirs
 
 
@@ -485,7 +486,7 @@ def test_mha_state_dict_keys_and_initialisation_as_torch() -> None:
         for name, p in ours.state_dict().items():
             assert p.shape == tuple(theirs.state_dict()[name].shape), name
         # back into torch: the same outputs
-        theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+        copy_back(theirs, ours)
         x = np.random.default_rng(0).standard_normal((4, 2, 8)).astype(np.float32)
         k = np.random.default_rng(1).standard_normal((5, 2, kwargs.get("kdim", 8)))
         v = np.random.default_rng(2).standard_normal((5, 2, kwargs.get("vdim", 8)))

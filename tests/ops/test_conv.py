@@ -13,6 +13,7 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule.testing import gradcheck, gradgradcheck
 from tests.helpers import assert_nan_and_inf_upstream_like_torch
+from tests.twins import copy_into
 
 # PyTorch warns that 'same' with an even kernel copies its input; so do we, by design
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same'")
@@ -391,7 +392,7 @@ def test_conv_modules_match_torch(ours, theirs, args, kwargs):
     assert [(k, tuple(v.shape)) for k, v in layer.state_dict().items()] == [
         (k, tuple(v.shape)) for k, v in ref.state_dict().items()
     ]
-    layer.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    copy_into(layer, ref)
     spatial = (9,) if ours is cr.nn.Conv1d else (9, 8)
     x = np.random.default_rng(10).standard_normal((2, args[0], *spatial))
     out, expected = layer(cr.tensor(x)), ref(torch.tensor(x))
@@ -424,7 +425,7 @@ def test_conv_padding_modes_match_torch(ours, theirs, args, kwargs, shape, mode)
     ref = theirs(*args, **kwargs, padding_mode=mode).double()
     layer = ours(*args, **kwargs, padding_mode=mode, dtype=cr.float64)
     assert repr(layer) == repr(ref)
-    layer.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    copy_into(layer, ref)
     x = np.random.default_rng(16).standard_normal(shape)
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = layer(xc), ref(xt)
@@ -500,7 +501,7 @@ def test_small_cnn_trains_like_torch():
         tnn.Flatten(),
         tnn.Linear(6 * 2 * 2, 3),
     ).double()
-    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     x, y = rng.standard_normal((5, 1, 8, 8)), rng.integers(0, 3, 5)
     loss = F.cross_entropy(ours(cr.tensor(x)), cr.tensor(y))
     t_loss = TF.cross_entropy(theirs(torch.tensor(x)), torch.tensor(y))
@@ -533,7 +534,7 @@ FUSED_CASES = {  # layer, torch layer, args, options, input shape
 def fused_pair(ours, theirs, args, kwargs):
     ref = torch.nn.Sequential(theirs(*args, **kwargs), torch.nn.ReLU()).double()
     model = cr.nn.Sequential(ours(*args, **kwargs, dtype=cr.float64), cr.nn.ReLU())
-    model.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    copy_into(model, ref)
     return model, ref
 
 

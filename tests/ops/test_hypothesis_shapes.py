@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import chainrule as cr
+from tests.twins import copy_into
 
 BINARY = {
     "add": lambda m, a, b: a + b,
@@ -138,7 +139,7 @@ def test_sequential_of_linears_and_relus(
 
     theirs = torch.nn.Sequential(*layers(torch.nn)).double()
     ours = cr.nn.Sequential(*layers(cr.nn)).double()
-    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((*lead, widths[0]))
     xs = [cr.tensor(x, requires_grad=True), *ours.parameters()]

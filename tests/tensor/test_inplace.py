@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from tests.twins import copy_into
 
 INPLACE = "modified by an inplace operation"
 LEAF = "leaf"
@@ -284,7 +285,7 @@ def test_augmented_assignment_keeps_the_same_tensor_everywhere() -> None:
     """PyTorch's tutorial loop: ``p -= lr * p.grad`` under no_grad trains the model's own
     Parameters, which the module and the optimizer still hold."""
     ours, theirs = cr.nn.Linear(3, 2), torch.nn.Linear(3, 2)
-    ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     x = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
     for lib, model in ((cr, ours), (torch, theirs)):
         params = list(model.parameters())

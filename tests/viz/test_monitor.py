@@ -15,6 +15,7 @@ import torch
 import chainrule as cr
 from chainrule import monitor as monitor_module
 from chainrule import nn
+from tests.twins import copy_into
 
 
 def arrays(values):
@@ -52,7 +53,7 @@ def pair(seed=0):
     torch.manual_seed(seed)
     theirs = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
     ours = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     return ours, theirs
 
 
