@@ -14,10 +14,10 @@ import chainrule as cr
 from chainrule.autograd import fastpath
 from chainrule.nn import rnn
 from chainrule.ops import rnn as rnn_ops
+from tests.tolerances import LAYER, tol
 from tests.twins import copy_back, copy_into
 
 MODES = ["RNN", "LSTM", "GRU"]
-TOL = {np.float32: dict(rtol=1e-4, atol=1e-5), np.float64: dict(rtol=1e-9, atol=1e-11)}
 TORCH_DTYPE = {np.float32: torch.float32, np.float64: torch.float64}
 
 
@@ -44,7 +44,7 @@ def flat(out):
 
 def close(ours, theirs, dtype, what):
     np.testing.assert_allclose(
-        ours.detach().numpy(), theirs.detach().numpy(), **TOL[dtype], err_msg=what
+        ours.detach().numpy(), theirs.detach().numpy(), **tol(dtype, LAYER), err_msg=what
     )
 
 
