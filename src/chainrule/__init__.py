@@ -49,6 +49,7 @@ from .autograd import (
     grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -80,6 +81,7 @@ __all__ = [
     *["Tensor", "as_tensor", "autocast", "compile", "device", "explain", "load", "save"],
     *["detect_anomaly", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad"],
     *["set_grad_enabled", "get_float32_matmul_precision", "set_float32_matmul_precision"],
+    *["is_inference_mode_enabled"],
     *["Generator", "default_generator", "get_default_device", "get_default_dtype"],
     *["initial_seed", "manual_seed", "seed", "set_default_device", "set_default_dtype"],
     *["bool", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64"],

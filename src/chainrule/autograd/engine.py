@@ -150,8 +150,8 @@ def run_backward(
     T = tensor_type()
     # Grad mode is on inside only for create_graph (so the rules record a graph of their
     # own); set and restored here rather than by a context manager, which costs 3 us.
-    outer = state.grad_enabled, state.backward_ops
-    state.grad_enabled = create_graph
+    outer = state.grad_enabled, state.grad_mode, state.backward_ops
+    state.grad_enabled = state.grad_mode = create_graph
     try:
         for t in reversed(order):
             g = grads.pop(t, None)
@@ -181,7 +181,7 @@ def run_backward(
             if not retain_graph:
                 fn.release()
     finally:
-        state.grad_enabled, state.backward_ops = outer
+        state.grad_enabled, state.grad_mode, state.backward_ops = outer
 
 
 def arrive(
