@@ -9,7 +9,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..autograd import enable_grad
 from ..autograd.engine import clear_grad
 from ..autograd.function import bump
@@ -18,20 +18,21 @@ from ..tensor import Tensor
 
 xp = array.xp
 
-# Elements per pass of add_scaled_: a block of the parameter, of the gradient and of the
-# scratch (256 KiB each in float32) stay in one core's L2 cache between the two passes.
+# Elements per pass of add_scaled_'s blocks: a block of the parameter, of the gradient and
+# of the scratch, 256 KiB each in float32.
 _BLOCK = 1 << 16
 
 
 def add_scaled_(p: Any, g: Any, alpha: float) -> None:
-    """``p += alpha * g`` in place, never writing to ``g``.
-
-    NumPy has no fused multiply-add, so ``alpha * g`` needs a scratch array; for a large
-    parameter that scratch is written to memory and read back. Going block by block keeps
-    it in cache: measured 1.6x faster on a 512x784 float32 weight (155 vs 250 us).
-    """
+    """``p += alpha * g`` in place, never writing to ``g``: with the fast path on, a large
+    contiguous parameter goes block by block through one block-sized scratch array."""
     n = p.size
-    if n <= _BLOCK or not (p.flags.c_contiguous and g.flags.c_contiguous) or p.dtype != g.dtype:
+    if (
+        n <= _BLOCK
+        or not (p.flags.c_contiguous and g.flags.c_contiguous)
+        or p.dtype != g.dtype
+        or not fastpath.enabled()
+    ):
         p += alpha * g
         return
     pf, gf = p.reshape(-1), g.reshape(-1)
