@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import array, nn
+from . import array, fastpath, nn
 from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
 from .fastpath.rowsums import row_sums
@@ -45,31 +45,36 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 # Statistics of one array. Standard deviations are the population's (ddof=0).
 
 
-_ONES: dict[Any, np.ndarray] = {}  # per dtype, the most ones yet needed: sums through BLAS
+_ONES: dict[Any, np.ndarray] = {}  # per dtype, the most ones yet needed (x . 1)
 
 
 def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
     """(mean, std) of all of x, as Python floats, in x's dtype; ``total``, if given, is x's
     sum (as column_sums gives it), which saves a pass.
 
-    Sums go through BLAS dot products (x . 1 and x . x), 4x faster than NumPy's own
-    reduction of float32. The variance is mean(x^2) - mean^2 where that difference keeps at
-    least a tenth of mean(x^2) (so at most one digit is lost to cancellation); otherwise
-    (mean >> std) it is taken from the centred values. Floats narrower than 32 bits are
-    summed as float32 (a float16 sum of squares overflows past 65504)."""
+    With the fast path on, the sums are BLAS dot products (x . 1, with ones kept per dtype,
+    and x . x); with it off, NumPy's sums. The variance is mean(x^2) - mean^2 where that
+    difference keeps at least a tenth of mean(x^2) (so at most one digit is lost to
+    cancellation); otherwise (mean >> std) it is taken from the centred values. Floats
+    narrower than 32 bits are summed as float32 (a float16 sum of squares overflows past
+    65504)."""
     f = x.ravel(order="K")  # in memory order: a view, also of a transposed array
     if f.dtype.itemsize < 4:
         f = f.astype(np.float32)
     n = f.size
     if n == 0:
         return math.nan, math.nan
-    if total is None:
-        ones = _ONES.get(f.dtype)
-        if ones is None or ones.size < n:
-            ones = _ONES[f.dtype] = np.ones(n, f.dtype)
-        total = float(np.dot(f, ones[:n]))
+    if fastpath.enabled():
+        if total is None:
+            ones = _ONES.get(f.dtype)
+            if ones is None or ones.size < n:
+                ones = _ONES[f.dtype] = np.ones(n, f.dtype)
+            total = float(np.dot(f, ones[:n]))
+        square = float(np.dot(f, f)) / n
+    else:
+        total = float(f.sum()) if total is None else total
+        square = float((f * f).sum()) / n
     mean = total / n
-    square = float(np.dot(f, f)) / n
     var = square - mean * mean
     if not var >= 0.1 * square:  # also NaN: the centred pass gives NaN where it should
         d = f - f.dtype.type(mean)
