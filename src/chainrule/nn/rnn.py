@@ -90,17 +90,22 @@ def run_direction(
                 x, state[0], w_ih, w_hh, b_ih, b_hh, reverse=reverse, relu=relu
             )
         return out, (out[0 if reverse else L - 1],)
-    xw = linalg.Linear.apply(x, w_ih, b_ih)  # (L, N, gates * H), every step at once
+    # The input's share of the gates, (L, N, gates * H), every step at once, with both
+    # biases in it (one sum, so each gets the one gradient of the fast path's primitive),
+    # except in a GRU, whose b_hn is scaled by r inside the step.
+    joined = mode != "GRU"
+    xw = linalg.Linear.apply(x, w_ih, rnn_ops._bias(b_ih, b_hh) if joined else b_ih)
+    b_step = None if joined else b_hh
     outs: list[Any] = [None] * L
     h = state[0]
     c: Any = state[1] if mode == "LSTM" else None
     for t in range(L - 1, -1, -1) if reverse else range(L):
         if mode == "LSTM":
-            h, c = lstm_step(xw[t], h, c, w_hh, b_hh, w_hr)
+            h, c = lstm_step(xw[t], h, c, w_hh, b_step, w_hr)
         elif mode == "GRU":
-            h = gru_step(xw[t], h, w_hh, b_hh)
+            h = gru_step(xw[t], h, w_hh, b_step)
         else:
-            h = rnn_step(xw[t], h, w_hh, b_hh, relu)
+            h = rnn_step(xw[t], h, w_hh, b_step, relu)
         outs[t] = h
     return stack(outs), ((h,) if c is None else (h, c))
 
