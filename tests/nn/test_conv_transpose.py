@@ -98,4 +98,5 @@ def test_the_default_initialisation_has_torchs_bounds() -> None:
     for p in (layer.weight, layer.bias):
         values = p.detach().numpy()
         assert values.min() >= -bound and values.max() <= bound
-        assert values.max() > 0.8 * bound  # drawn over the whole range, not a narrower one
+    weight = layer.weight.detach().numpy()  # 2,304 draws: over the whole range, no narrower
+    assert weight.max() > 0.95 * bound and weight.min() < -0.95 * bound

@@ -229,6 +229,12 @@ def run_hooks(t: Tensor, g: Tensor) -> Tensor:
                     f"hook: a tensor hook must return None or a Tensor of the gradient's shape "
                     f"{g.shape}; got {getattr(new, 'shape', type(new).__name__)}"
                 )
+            if new.dtype != g.dtype or new.device != g.device:
+                name = getattr(hook, "__name__", type(hook).__name__)
+                raise RuntimeError(
+                    f"hook: hook {name!r} has changed the type of the gradient (was {g.dtype} "
+                    f"on {g.device}, got {new.dtype} on {new.device}); return it as it came"
+                )
             g = new
     return g
 
@@ -261,10 +267,11 @@ def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> No
 
 
 def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
+    # g is of t's shape and dtype (fit made it so), so .grad is written without its checks
     T = tensor_type()
     if t.grad is None:
         if create_graph:
-            t.grad = g
+            t._grad = g
             return
         # A leaf's .grad must own its memory, since users and optimizers may change it in
         # place: copy a view (reshape, expand), an array already handed to another leaf
@@ -276,9 +283,9 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
         if arr.base is not None or not writeable(arr) or id(arr) in handed or g.requires_grad:
             arr = arr.copy()
         handed.add(id(arr))
-        t.grad = g if arr is g._array else T._make(arr, False)
+        t._grad = g if arr is g._array else T._make(arr, False)
     elif create_graph:
-        t.grad = t.grad + g
+        t._grad = t.grad + g
     else:
         # A leaf's gradient adds up in place, as in PyTorch: .grad stays the same Tensor,
         # and gradient accumulation over batches allocates nothing. Out of place if .grad
@@ -296,7 +303,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
         ):
             arr += g._array
         else:
-            t.grad = T._make(arr + g._array, False)
+            t._grad = T._make(arr + g._array, False)
 
 
 class AnomalyCheck(Observer):

@@ -37,7 +37,7 @@ class Core:
     """What every Tensor holds: its array, its gradient and the node that made it, with the
     version counter, view base and hooks the graph methods keep (see Tensor's docstring)."""
 
-    __slots__ = ("_array", "grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
+    __slots__ = ("_array", "_grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
     _retains_grad = False  # retain_grad() sets it on the instance
     _vc: list[int] | None = None  # the version counter, a box shared with views (see Tensor)
     _base: Tensor | None = None  # the tensor this one is a view of, where it is one
@@ -45,7 +45,7 @@ class Core:
     _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's
 
     _array: Any
-    grad: Tensor | None
+    _grad: Tensor | None  # .grad, checked when assigned (the engine writes _grad itself)
     requires_grad: bool
     grad_fn: Function | None
 
@@ -53,7 +53,7 @@ class Core:
         if isinstance(data, Tensor):
             data = data._array
         self._array = array.to_array(data, dtype)
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.requires_grad = False
         if requires_grad:
@@ -64,7 +64,7 @@ class Core:
         """Wrap an array an op made (no copy, no checks): the hot path of every op."""
         t = object.__new__(Tensor)
         t._array = data if type(data) is HOST_ARRAY else array_of(data)
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t.requires_grad = requires_grad
         return t
@@ -236,6 +236,33 @@ class Core:
         arr = value._array if isinstance(value, Tensor) else array.to_array(value)
         self._array = arr
         bump(self)  # a node that saved the old values must not read the new ones unawares
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient backward accumulated here (None before any): a Tensor of this
+        tensor's shape, dtype and device."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"grad: assigned grad must be a Tensor or None; got {type(value).__name__}"
+                )
+            theirs, mine = value._array, self._array
+            if theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+                raise RuntimeError(
+                    f"grad: assigned grad has shape {theirs.shape} and dtype {theirs.dtype}, "
+                    f"but the tensor has shape {mine.shape} and dtype {mine.dtype}; they must "
+                    "match (cast or reshape the gradient first)"
+                )
+            if array.ACCELERATED and value.device != self.device:
+                raise RuntimeError(
+                    f"grad: assigned grad is on {value.device}, but the tensor is on "
+                    f"{self.device}; move the gradient first"
+                )
+        self._grad = value
 
     @property
     def _version(self) -> int:
