@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 import chainrule as cr
+from tests import tolerances
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -50,8 +51,8 @@ def assert_nan_and_inf_upstream_like_torch(
     output is 0 and at two where it is positive: held by the caller (``backward(g)``) or,
     with ``held`` False, made by the op above (a product with g, summed), which the engine
     may hand over to be overwritten. x's and every parameter's gradients must equal
-    PyTorch's, NaN for NaN and inf for inf, the finite values to float64 products'
-    tolerance (their BLAS and ours may sum in another order)."""
+    PyTorch's, NaN for NaN and inf for inf, the finite values to one op's tolerance in
+    x's dtype (their BLAS and ours may sum in another order)."""
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     yc, yt = ours(xc), theirs(xt)
     out = yt.detach().numpy()
@@ -67,7 +68,7 @@ def assert_nan_and_inf_upstream_like_torch(
         with np.errstate(invalid="ignore"):  # 0 * inf in the forward product
             (yc * cr.tensor(g)).sum().backward()
         (yt * torch.from_numpy(g)).sum().backward()
-    tol = {"rtol": 1e-12, "atol": 1e-14}
+    tol = tolerances.tol(x.dtype, tolerances.OP)
     np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), **tol)
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), **tol, err_msg=name)

@@ -12,14 +12,13 @@ import chainrule.nn.functional as F
 from chainrule import nn
 from chainrule.testing import gradcheck, gradgradcheck
 from tests.helpers import assert_nan_and_inf_upstream_like_torch
+from tests.tolerances import LAYER, tol
 from tests.twins import copy_into
-
-TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=1e-4, atol=1e-5)}
 
 
 def compare(ours, theirs, dtype):
     assert ours.dtype == np.dtype(dtype)
-    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), **TOL[dtype])
+    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), **tol(dtype, LAYER))
 
 
 def run_both(ours, theirs, x, dtype, seed=0, grad_input=True):

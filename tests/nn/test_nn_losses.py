@@ -10,15 +10,15 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
 from chainrule.testing import gradcheck, gradgradcheck
+from tests import tolerances
 
 REDUCTIONS = ["mean", "sum", "none"]
-TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=1e-4, atol=1e-6)}
 
 
 def both(fn_ours, fn_theirs, arrays, grads, dtype=np.float64, seed=0, ints=(), tol=None):
     """Run both losses on the same arrays; compare the value and the gradients of the
     arrays whose positions are in ``grads``. Arrays in ``ints`` are passed as integers."""
-    tol = tol or TOL[dtype]
+    tol = tol or tolerances.tol(dtype, tolerances.LAYER)
     cs, ts = [], []
     for i, a in enumerate(arrays):
         if a is None:
@@ -282,8 +282,12 @@ def test_cross_entropy_second_order_matches_torch(shape, tshape, reduction, weig
         (gx,) = lib.autograd.grad(loss, xs, up, create_graph=True)
         (gx * lib.tensor(v)).sum().backward()
         hvps.append((gx.detach().numpy(), xs.grad.numpy()))
-    np.testing.assert_allclose(hvps[0][0], hvps[1][0], **TOL[np.float64])
-    np.testing.assert_allclose(hvps[0][1], hvps[1][1], **TOL[np.float64])
+    np.testing.assert_allclose(
+        hvps[0][0], hvps[1][0], **tolerances.tol(np.float64, tolerances.LAYER)
+    )
+    np.testing.assert_allclose(
+        hvps[0][1], hvps[1][1], **tolerances.tol(np.float64, tolerances.LAYER)
+    )
 
 
 def test_cross_entropy_is_one_node_with_finite_difference_gradients():

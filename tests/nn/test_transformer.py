@@ -12,6 +12,7 @@ import torch
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
+from tests.tolerances import STACK, tol
 from tests.twins import copy_into
 
 D, H, FF = 8, 2, 16  # d_model, nhead, dim_feedforward
@@ -19,7 +20,6 @@ S, T, N = 5, 4, 3  # source and target lengths, batch
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Support for mismatched", "ignore:enable_nested_tensor is True"
 )
-TOL = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
 
 
 def made(make_ours, make_theirs, dtype, train):
@@ -36,7 +36,7 @@ def made(make_ours, make_theirs, dtype, train):
 
 def compare(a, b, dtype, what):
     assert a.shape == tuple(b.shape), what
-    np.testing.assert_allclose(a.numpy(), b.detach().numpy(), err_msg=what, **TOL[dtype])
+    np.testing.assert_allclose(a.numpy(), b.detach().numpy(), err_msg=what, **tol(dtype, STACK))
 
 
 def run_both(ours, theirs, arrays, call_ours, call_theirs, dtype):

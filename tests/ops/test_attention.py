@@ -15,9 +15,8 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule.autograd import fastpath
 from chainrule.testing import gradcheck, gradgradcheck
+from tests.tolerances import OP, tol
 from tests.twins import copy_back, copy_into
-
-TOL = {np.float32: dict(rtol=1e-5, atol=2e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
 
 # (query, key, value shapes, mask: None or (kind, shape), options)
 SDPA_CASES: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], Any, dict]] = [
@@ -70,7 +69,7 @@ def _sdpa_check(case: tuple, dtype: Any, grad_mask: bool = False) -> None:
         *theirs[:3], attn_mask=theirs[3] if mask is not None else None, **opts
     )
     assert out_c.dtype == out_t.detach().numpy().dtype
-    np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **TOL[dtype])
+    np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **tol(dtype, OP))
     g = np.random.default_rng(1).standard_normal(out_t.shape).astype(dtype)
     out_c.backward(cr.tensor(g))
     out_t.backward(torch.tensor(g))
@@ -79,7 +78,7 @@ def _sdpa_check(case: tuple, dtype: Any, grad_mask: bool = False) -> None:
             assert a.grad is None
             continue
         assert a.grad.shape == a.shape and a.grad.dtype == a.dtype
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **TOL[dtype])
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol(dtype, OP))
 
 
 @pytest.mark.parametrize("fast", ["fast", "plain"])
@@ -353,27 +352,29 @@ def _mha_check(
     am_c, am_t = _mask_pair(masks[1])
     out_c, w_c = ours(*xs_c, key_padding_mask=kpm_c, attn_mask=am_c, **call)
     out_t, w_t = theirs(*xs_t, key_padding_mask=kpm_t, attn_mask=am_t, **call)
-    tol = TOL[dtype]
-    np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **tol)
+    limits = tol(dtype, OP)
+    np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **limits)
     assert (w_c is None) == (w_t is None)
     rng = np.random.default_rng(1)
     g = rng.standard_normal(out_t.shape).astype(dtype)
     loss_c, loss_t = (out_c * cr.tensor(g)).sum(), (out_t * torch.tensor(g)).sum()
     if w_t is not None:
         assert w_c.shape == tuple(w_t.shape)
-        np.testing.assert_allclose(w_c.numpy(), w_t.detach().numpy(), **tol)
+        np.testing.assert_allclose(w_c.numpy(), w_t.detach().numpy(), **limits)
         gw = rng.standard_normal(w_t.shape).astype(dtype)
         loss_c = loss_c + (w_c * cr.tensor(gw)).sum()
         loss_t = loss_t + (w_t * torch.tensor(gw)).sum()
     loss_c.backward()
     loss_t.backward()
     for a, b in zip(xs_c, xs_t, strict=True):
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **limits)
     params_t = dict(theirs.named_parameters())
     params_c = dict(ours.named_parameters())
     assert list(params_c) == list(params_t)
     for name, p in params_c.items():
-        np.testing.assert_allclose(p.grad.numpy(), params_t[name].grad.numpy(), **tol, err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), params_t[name].grad.numpy(), **limits, err_msg=name
+        )
 
 
 SEQ_FIRST = {"q": (4, 2, 8), "k": (5, 2, 8), "v": (5, 2, 8)}

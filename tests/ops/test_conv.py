@@ -13,30 +13,29 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule.testing import gradcheck, gradgradcheck
 from tests.helpers import assert_nan_and_inf_upstream_like_torch
+from tests.tolerances import LAYER, tol
 from tests.twins import copy_into
 
 # PyTorch warns that 'same' with an even kernel copies its input; so do we, by design
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same'")
 
-TOL = {np.float64: 1e-10, np.float32: 1e-4}
 
-
-def run(ours, theirs, arrays, dtype, rng, tol=None, **kwargs):
+def run(ours, theirs, arrays, dtype, rng, **kwargs):
     """Apply both functions to the same arrays; compare the values and the gradients of
     every array for one random upstream gradient."""
-    tol = TOL[dtype] if tol is None else tol
+    limits = tol(dtype, LAYER)
     xs = [cr.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
     ts = [torch.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
     out, expected = ours(*xs, **kwargs), theirs(*ts, **kwargs)
     assert out.shape == tuple(expected.shape)
     assert out.dtype == dtype
-    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), **limits)
     g = rng.standard_normal(out.shape).astype(dtype)
     out.backward(cr.tensor(g))
     expected.backward(torch.tensor(g))
     for x, t in zip(xs, ts, strict=True):
         assert x.grad.shape == x.shape and x.grad.dtype == x.dtype
-        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), **limits)
 
 
 # ---------------------------------------------------------------------------------------

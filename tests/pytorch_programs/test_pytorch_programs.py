@@ -22,6 +22,7 @@ import torch
 
 import chainrule as cr
 from tests.pytorch_programs.programs.aliasing import run, torch_is_chainrule
+from tests.tolerances import LAYER, tol
 
 NAMES = str(resources.files("chainrule") / "assets" / "names.txt")
 
@@ -87,8 +88,10 @@ def assert_follows(ours: list[float], theirs: list[float], rtol: float, early: i
     )
 
 
-F32 = 1e-4  # float32 losses, relative
-F64 = 1e-10  # float64 losses, relative
+# losses, relative: a step's loss is a layer deep in its error; assert_follows allows 10x
+# after the early steps, where the two runs drift apart
+F32 = tol(np.float32, LAYER)["rtol"]
+F64 = tol(np.float64, LAYER)["rtol"]
 
 
 def test_gpt_trains_checkpoints_and_samples(tmp_path) -> None:
