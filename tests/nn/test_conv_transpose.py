@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from tests.twins import copy_into
 
 GEOMETRIES = [  # in, out, kernel, stride, padding, output_padding, groups, dilation, size
     (4, 3, 3, 2, 1, 1, 1, 1, 3),
@@ -29,7 +30,7 @@ def test_the_layer_matches_torch(geometry: tuple, dtype: str) -> None:
     assert [(n, tuple(v.shape)) for n, v in ours.state_dict().items()] == [
         (n, tuple(v.shape)) for n, v in theirs.state_dict().items()
     ]
-    ours.load_state_dict({n: v.detach().numpy() for n, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, cin, size, size)).astype(dtype)
     xt, xc = torch.tensor(x, requires_grad=True), cr.tensor(x, requires_grad=True)
@@ -58,7 +59,7 @@ def test_output_size_picks_the_output_padding_as_torch() -> None:
     torch.manual_seed(0)
     theirs = torch.nn.ConvTranspose2d(2, 2, 3, stride=2, padding=1).double()
     ours = cr.nn.ConvTranspose2d(2, 2, 3, stride=2, padding=1, dtype=cr.float64)
-    ours.load_state_dict({n: v.detach().numpy() for n, v in theirs.state_dict().items()})
+    copy_into(ours, theirs)
     x = np.random.default_rng(3).standard_normal((1, 2, 4, 4))
     for size in ([7, 7], [8, 8], [7, 8], (1, 2, 8, 7)):
         yt, yc = theirs(torch.tensor(x), output_size=size), ours(cr.tensor(x), output_size=size)
