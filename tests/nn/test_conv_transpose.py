@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from tests.tolerances import LAYER, tol
 from tests.twins import copy_into
 
 GEOMETRIES = [  # in, out, kernel, stride, padding, output_padding, groups, dilation, size
@@ -39,11 +40,11 @@ def test_the_layer_matches_torch(geometry: tuple, dtype: str) -> None:
     up = rng.standard_normal(tuple(yt.shape)).astype(dtype)
     yt.backward(torch.tensor(up))
     yc.backward(cr.tensor(up))
-    tol = dict(rtol=1e-10, atol=1e-12) if dtype == "float64" else dict(rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(yc.numpy(), yt.detach().numpy(), **tol)
-    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), **tol)
-    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), **tol)
-    np.testing.assert_allclose(ours.bias.grad.numpy(), theirs.bias.grad.numpy(), **tol)
+    limits = tol(dtype, LAYER)
+    np.testing.assert_allclose(yc.numpy(), yt.detach().numpy(), **limits)
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), **limits)
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), **limits)
+    np.testing.assert_allclose(ours.bias.grad.numpy(), theirs.bias.grad.numpy(), **limits)
     assert repr(ours) == repr(theirs)
 
 
