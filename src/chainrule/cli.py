@@ -70,7 +70,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
     g.add_argument("recipe", type=_recipe)
-    g.add_argument("--out", required=True, help="FILE.svg, FILE.png or FILE.dot")
+    g.add_argument("--out", help="FILE.svg, FILE.png or FILE.dot")
+    g.add_argument("--html", metavar="FILE", help="a page that steps through the backward pass "
+                   "(one self-contained HTML file)")
     g.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
     e = sub.add_parser("export", help="write a trained run's model as an ONNX file")
     e.add_argument("run_dir", help="a folder `chainrule train` wrote")
@@ -253,15 +255,21 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     from . import viz
 
+    if args.out is None and args.html is None:
+        raise recipes.RecipeError("graph: give --out FILE (a drawing) or --html FILE (a page)")
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
     one_step = getattr(recipe, "one_step", None) or (lambda s: _one_step(recipe, s))
     root, params = one_step(settings)
-    # Backward first (keeping the graph), so the drawing shows each parameter's grad norm.
-    if isinstance(root, cr.Tensor):
+    if args.html is not None:  # the page runs the backward pass itself, keeping the graph
+        viz.walkthrough(root, args.html, params=params, retain_graph=True)
+        print(f"backward pass of one {args.recipe} training step written to {args.html}")
+    elif isinstance(root, cr.Tensor):  # backward first, so the drawing shows grad norms
         root.backward(retain_graph=True)
     else:
         root.backward()
+    if args.out is None:
+        return 0
     dot = viz.draw_graph(root, params=params)
     base, ext = os.path.splitext(args.out)
     if ext == ".dot":

@@ -311,13 +311,19 @@ def _draw_value(
 # explain
 
 
-def _broadcast(role: str, shape: Sequence[int], raw: Sequence[int]) -> str:
-    """How the engine took a gradient of shape ``raw`` back to an input of ``shape``: the
-    same dims `autograd.sum_to_shape` sums (leading dims added, size-1 dims expanded)."""
+def _summed_dims(shape: Sequence[int], raw: Sequence[int]) -> list[int]:
+    """The dims of a gradient of shape ``raw`` that `autograd.sum_to_shape` sums to bring it
+    back to an input of ``shape`` (leading dims added, size-1 dims expanded)."""
     lead = len(raw) - len(shape)
     dims = list(range(max(lead, 0)))
     if lead >= 0:
         dims += [lead + i for i, n in enumerate(shape) if n == 1 and raw[lead + i] != 1]
+    return dims
+
+
+def _broadcast(role: str, shape: Sequence[int], raw: Sequence[int]) -> str:
+    """How the engine took a gradient of shape ``raw`` back to an input of ``shape``."""
+    dims = _summed_dims(shape, raw)
     if not dims:
         return f"{role}: gradient reshaped from {_shape(raw)} to {_shape(shape)}"
     if len(dims) == 1:
@@ -456,4 +462,263 @@ def _explain_value(root: Value, params: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["draw_graph", "explain", "rule", "VALUE_RULES", "Monitor"]
+# ---------------------------------------------------------------------------------------
+# walkthrough: the backward pass recorded through the engine's observer, then drawn as a
+# page by walkthrough.py (which knows nothing of tensors: it gets the plain record below).
+
+SMALL = 16  # tensors of at most this many elements are shown number by number
+KEPT = 4096  # a leaf's final gradient is kept whole in the page up to this many elements
+
+
+def _values(x: Any) -> tuple[str, str]:
+    """A gradient or value as (short text for a node, full text for the side panel)."""
+    if x is None:
+        return "", "none"
+    if isinstance(x, (int, float)):
+        return f"{x:.4g}", f"{x:.6g}"
+    a = _host(x)
+    if a.size == 1:
+        v = float(a.reshape(()))
+        return f"{v:.4g}", f"{v:.6g} {_shape(x.shape)}"
+    short = f"norm {float((a * a).sum()) ** 0.5:.4g}"
+    if a.size <= SMALL:
+        return short, _nested(a.tolist())
+    full = (
+        f"shape {_shape(x.shape)}, min {float(a.min()):.4g}, max {float(a.max()):.4g}, "
+        f"mean {float(a.mean()):.4g}"
+    )
+    return short, full
+
+
+def _nested(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_nested(v) for v in x) + "]"
+    return f"{x:.4g}"
+
+
+def _host(x: Tensor) -> Any:
+    """A tensor's values as a float64 array in host memory."""
+    return x.detach().cpu().numpy().astype(array.float64)
+
+
+def _kept(x: Any) -> Any:
+    """A leaf's final gradient as the page keeps it (data-grad): numbers up to KEPT elements,
+    else its shape and summary; None where it has none."""
+    if x is None or isinstance(x, float):
+        return x
+    a = _host(x)
+    if a.size <= KEPT:
+        return a.tolist()
+    return {"shape": list(x.shape), "min": float(a.min()), "max": float(a.max()),
+            "mean": float(a.mean())}  # fmt: skip
+
+
+def _modules(order: Sequence[Any], params: Any) -> dict[int, str]:
+    """The module of each parameter (its name less the last part: ``h.0.attn.c_attn`` for
+    ``h.0.attn.c_attn.weight``), by id; what walkthrough folds."""
+    out = {}
+    for key, name in _param_names(params).items():
+        if "." in name:
+            out[key] = name.rsplit(".", 1)[0]
+    return out
+
+
+def walkthrough(
+    root: Tensor | Value,
+    path: str = "backward.html",
+    params: Any = None,
+    gradient: Any = None,
+    retain_graph: bool = False,
+) -> str:
+    """Run the backward pass from ``root`` and write it as a page that steps through it;
+    return ``path``.
+
+    The page (one HTML file, its script, style and drawing inline: it opens from disk)
+    draws the forward graph as `draw_graph` does, numbers its nodes in the engine's order
+    (step 0), then lights one node per step in the order the real backward pass swept
+    them, recorded through its observer: the op's rule, the incoming gradient, what each
+    input gets and, for an input reached by several consumers, its gradient summed as the
+    contributions arrive; where broadcasting was undone, the shapes and the dims summed.
+    The last step shows every leaf's ``.grad`` (each also in ``data-leaf`` /
+    ``data-grad`` attributes). With ``params`` a Module, leaves take their parameter names
+    and each module's ops fold into a box that opens on click.
+
+    The gradients left in ``.grad`` are those of ``root.backward(gradient, retain_graph)``,
+    which this replaces, as `explain` does; ``gradient`` and ``retain_graph`` are unused
+    for a scalar ``Value``.
+    """
+    from . import walkthrough as page
+
+    order, _ = _walk(root, "walkthrough")
+    names = _leaf_names(order, params)
+    if isinstance(root, Value):
+        record = _record_value(root, order, names)
+    else:
+        record = _record_tensor(root, order, names, gradient, retain_graph)
+    modules = _modules(order, params)
+    for i, node in enumerate(record["objects"]):
+        record["nodes"][i]["module"] = modules.get(id(node), "")
+    del record["objects"]
+    page.write(path, record)
+    return path
+
+
+def _node_record(node: Any, names: dict[int, str]) -> dict[str, Any]:
+    if isinstance(node, Value):
+        leaf = not node._prev
+        return {
+            "kind": "leaf" if leaf else "op",
+            "label": names.get(id(node), "leaf") if leaf else node._op,
+            "shape": "",
+            "value": f"data {node.data:.4g}",
+            "rule": "" if leaf else _value_rule(node._op),
+        }
+    fn = node.grad_fn
+    if fn is None:
+        kind = "leaf" if node.requires_grad else "data"
+        label = names.get(id(node), "leaf")
+    else:
+        kind, label = "op", fn.name
+    return {
+        "kind": kind,
+        "label": label,
+        "shape": f"{_shape(node.shape)} {node.dtype}",
+        "value": _values(node)[1],
+        "rule": "" if fn is None else rule(fn),
+    }
+
+
+class _Nodes:
+    """The page's nodes, in the forward walk's order, each with its inputs' indices."""
+
+    def __init__(self, order: Sequence[Any], names: dict[int, str]) -> None:
+        self.names = names
+        self.objects: list[Any] = []
+        self.nodes: list[dict[str, Any]] = []
+        self.index: dict[int, int] = {}
+        for node in order:
+            self.add(node)
+        for node in order:
+            self.nodes[self.index[id(node)]]["inputs"] = self.inputs(node)
+
+    def add(self, node: Any) -> int:
+        if id(node) not in self.index:
+            self.index[id(node)] = len(self.nodes)
+            self.objects.append(node)
+            self.nodes.append({**_node_record(node, self.names), "inputs": [], "num": None})
+        return self.index[id(node)]
+
+    def inputs(self, node: Any) -> list[int]:
+        if isinstance(node, Value):
+            return [self.index[id(p)] for p in node._prev]
+        fn = node.grad_fn
+        out = []
+        for x in (fn.inputs or ()) if fn is not None else ():
+            if isinstance(x, Tensor):
+                out.append(self.index[id(x)])
+            elif x is not None:  # a number fed to the op, drawn as draw_graph draws it
+                self.objects.append(x)
+                self.nodes.append(
+                    {"kind": "const", "label": _short(x), "shape": "", "value": "", "rule": "",
+                     "inputs": [], "num": None}
+                )  # fmt: skip
+                out.append(len(self.nodes) - 1)
+        return out
+
+
+def _finish(nodes: _Nodes, sweep: Sequence[Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """Number the nodes in the sweep's order, count each node's contributions, and add the
+    leaves' final gradients."""
+    for k, node in enumerate(sweep, 1):
+        nodes.nodes[nodes.add(node)]["num"] = k
+    count: dict[int, int] = {}
+    for step in steps:
+        for give in step["gives"]:
+            count[give["to"]] = count.get(give["to"], 0) + 1
+    for step in steps:
+        for give in step["gives"]:
+            give["of"] = count[give["to"]]
+    leaves = []
+    for i, node in enumerate(nodes.objects):
+        if nodes.nodes[i]["kind"] != "leaf":
+            continue
+        g = node.grad
+        leaves.append(
+            {"node": i, "name": nodes.nodes[i]["label"], "grad": _kept(g), "text": _values(g)[1]}
+        )
+    for step in steps:
+        if nodes.nodes[step["node"]]["kind"] == "leaf":
+            g = nodes.objects[step["node"]].grad
+            step["final"] = list(_values(g))
+    return {"objects": nodes.objects, "nodes": nodes.nodes, "steps": steps, "leaves": leaves}
+
+
+def _record_tensor(
+    root: Tensor, order: Sequence[Any], names: dict[int, str], gradient: Any, retain: bool
+) -> dict[str, Any]:
+    if not root.requires_grad:
+        raise RuntimeError(
+            "walkthrough: the tensor does not require grad and has no grad_fn; set "
+            "requires_grad=True on an input (or check for a no_grad block)"
+        )
+    nodes = _Nodes(order, names)
+    sweep = list(reversed(toposort((root,), engine.grad_parents)))  # run_backward's order
+    steps: list[dict[str, Any]] = []
+    totals: dict[int, Tensor] = {}
+    parts: dict[int, int] = {}
+
+    class Recorder(Observer):
+        """Keeps each step as the real backward pass takes it."""
+
+        def node(self, t: Tensor, g: Tensor) -> None:
+            steps.append({"node": nodes.add(t), "grad": list(_values(g)), "gives": []})
+
+        def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, final: Tensor) -> None:
+            j = nodes.add(x)
+            total = final if j not in totals else totals[j] + final  # as the engine sums
+            totals[j] = total
+            parts[j] = parts.get(j, 0) + 1
+            give: dict[str, Any] = {
+                "to": j,
+                "role": _role(fn, i, len(fn.inputs or ())),
+                "raw": list(_values(raw)),
+                "total": list(_values(total)),
+                "part": parts[j],
+            }
+            if raw.shape != final.shape:
+                give["fitted"] = [_shape(raw.shape), _shape(final.shape)]
+                give["dims"] = _summed_dims(final.shape, raw.shape)
+                give["given"] = list(_values(final))
+            if raw.dtype != final.dtype:
+                give["cast"] = f"{raw.dtype} to {final.dtype}"
+            steps[-1]["gives"].append(give)
+
+    seed = engine.seed(root, gradient, "walkthrough")
+    engine.backward(root, seed, retain, observer=Recorder(), op="walkthrough")
+    return _finish(nodes, sweep, steps)
+
+
+def _record_value(root: Value, order: Sequence[Any], names: dict[int, str]) -> dict[str, Any]:
+    nodes = _Nodes(order, names)
+    steps: list[dict[str, Any]] = []
+    totals: dict[int, float] = {}
+    parts: dict[int, int] = {}
+
+    def keep(v: Value, g: float, handed: list[tuple[Value, float, float]]) -> None:
+        """Told by the real backward pass of each node it sweeps, with what it passed on."""
+        gives = []
+        for role, (p, d, given) in zip(_value_roles(v), handed, strict=True):
+            j = nodes.add(p)
+            totals[j] = totals.get(j, 0.0) + given  # as the engine adds into p.grad
+            parts[j] = parts.get(j, 0) + 1
+            gives.append(
+                {"to": j, "role": role, "local": f"{d:.6g}",
+                 "raw": list(_values(given)), "total": list(_values(totals[j])), "part": parts[j]}
+            )  # fmt: skip
+        steps.append({"node": nodes.add(v), "grad": list(_values(g)), "gives": gives})
+
+    root.backward(on_step=keep)
+    return _finish(nodes, list(reversed(order)), steps)
+
+
+__all__ = ["draw_graph", "explain", "walkthrough", "rule", "VALUE_RULES", "Monitor"]

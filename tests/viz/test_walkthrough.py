@@ -1,0 +1,281 @@
+"""walkthrough: the page it writes holds the backward pass the engine ran (its order, what
+each node handed on, the leaves' gradients), stands alone, and steps through in a browser."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule import cli, nn
+from chainrule.autograd import engine
+from chainrule.recipes import gpt
+from chainrule.scalar.engine import Value
+from chainrule.scalar.nn import MLP
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+def broadcast_graph() -> tuple[cr.Tensor, dict[str, cr.Tensor]]:
+    """((a + b) * a).sum() with a (3, 4) and b (4,): b is broadcast, a has two consumers."""
+    cr.manual_seed(0)
+    a = cr.randn(3, 4, requires_grad=True)
+    b = cr.randn(4, requires_grad=True)
+    return ((a + b) * a).sum(), {"a": a, "b": b}
+
+
+def scalar_mlp() -> tuple[Value, MLP]:
+    """micrograd's MLP, two hidden layers of 4, on one input, with a squared error."""
+    random.seed(0)
+    model = MLP(1, [4, 4, 1])
+    return (model([Value(0.5)]) - 0.25) ** 2, model
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def read(path: str) -> tuple[str, dict[str, Any], list[tuple[str, dict[str, str | None]]]]:
+    text = Path(path).read_text(encoding="utf-8")
+    found = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S)
+    assert found is not None
+    tags = Tags()
+    tags.feed(text)
+    return text, json.loads(found.group(1).replace("<\\/", "</")), tags.tags
+
+
+def leaf_grads(tags: list[tuple[str, dict[str, str | None]]]) -> dict[str, Any]:
+    return {a["data-leaf"]: json.loads(a["data-grad"] or "") for _, a in tags if "data-leaf" in a}
+
+
+# -- the file ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [broadcast_graph, scalar_mlp])
+def test_page_is_one_file_that_asks_for_nothing_outside(tmp_path: Path, make: Any) -> None:
+    root, params = make()
+    path = str(tmp_path / "backward.html")
+    assert cr.viz.walkthrough(root, path, params=params) == path
+    text, _, tags = read(path)
+    outside = [t for t, a in tags if t in ("link", "img", "iframe") or t == "script" and "src" in a]
+    assert outside == []
+    links = [a[k] for _, a in tags for k in ("src", "href") if a.get(k)]
+    assert all(link == "#" for link in links), links
+    assert re.search(r"https?://|//cdn|@import", text) is None
+    assert "<svg" in text and "<style>" in text
+
+
+def test_steps_are_the_engines_order_as_its_observer_sees_it(tmp_path: Path) -> None:
+    root, params = broadcast_graph()
+    names = {id(t): n for n, t in params.items()}
+    cr.viz.walkthrough(root, str(tmp_path / "p.html"), params=params, retain_graph=True)
+    _, data, _ = read(str(tmp_path / "p.html"))
+
+    class Order(engine.Observer):
+        def __init__(self) -> None:
+            self.seen: list[tuple[str, str]] = []
+
+        def node(self, t: cr.Tensor, grad: cr.Tensor) -> None:
+            label = names[id(t)] if t.grad_fn is None else t.grad_fn.name
+            self.seen.append((label, f"{tuple(t.shape)} {t.dtype}"))
+
+    order = Order()
+    engine.backward(root, retain_graph=True, observer=order)
+    nodes = data["nodes"]
+    page = [(nodes[s["node"]]["label"], nodes[s["node"]]["shape"]) for s in data["steps"]]
+    shapes = {"Sum": "()", "Mul": "(3, 4)", "Add": "(3, 4)", "b": "(4,)", "a": "(3, 4)"}
+    expected = [(label, f"{shape} float32") for label, shape in shapes.items()]
+    assert page == order.seen == expected
+    assert [nodes[s["node"]]["num"] for s in data["steps"]] == [1, 2, 3, 4, 5]  # step 0's numbers
+
+
+def test_scalar_steps_are_value_backwards_order(tmp_path: Path) -> None:
+    root, model = scalar_mlp()
+    cr.viz.walkthrough(root, str(tmp_path / "p.html"), params=model)
+    _, data, _ = read(str(tmp_path / "p.html"))
+    seen: list[tuple[str, str]] = []
+    root.backward(on_step=lambda v, g, steps: seen.append((v._op, f"data {v.data:.4g}")))
+    nodes = data["nodes"]
+    page = [(nodes[s["node"]], nodes[s["node"]]["value"]) for s in data["steps"]]
+    assert [(n["label"] if n["kind"] == "op" else "", v) for n, v in page] == seen
+    assert len(seen) == len(data["nodes"]) > 40
+
+
+def test_leaf_gradients_in_the_page_are_the_engines(tmp_path: Path) -> None:
+    root, params = broadcast_graph()
+    cr.viz.walkthrough(root, str(tmp_path / "p.html"), params=params)
+    _, data, tags = read(str(tmp_path / "p.html"))
+    grads = leaf_grads(tags)
+    assert sorted(grads) == ["a", "b"]
+    for name, t in params.items():
+        assert np.array_equal(np.array(grads[name]), t.grad.numpy())  # float32 exactly in JSON
+    twin, twin_params = broadcast_graph()
+    twin.backward()  # walkthrough leaves what backward would
+    for name, t in twin_params.items():
+        assert np.array_equal(params[name].grad.numpy(), t.grad.numpy())
+    s_root, model = scalar_mlp()
+    cr.viz.walkthrough(s_root, str(tmp_path / "s.html"), params=model)
+    _, _, tags = read(str(tmp_path / "s.html"))
+    grads = leaf_grads(tags)
+    assert [grads[f"p{i}"] for i in range(len(model.parameters()))] == [
+        p.grad for p in model.parameters()
+    ]
+
+
+def test_broadcast_and_summed_contributions_are_recorded(tmp_path: Path) -> None:
+    root, params = broadcast_graph()
+    cr.viz.walkthrough(root, str(tmp_path / "p.html"), params=params)
+    _, data, _ = read(str(tmp_path / "p.html"))
+    nodes, steps = data["nodes"], data["steps"]
+    add = next(s for s in steps if nodes[s["node"]]["label"] == "Add")
+    to_b = next(g for g in add["gives"] if nodes[g["to"]]["label"] == "b")
+    assert (to_b["fitted"], to_b["dims"]) == (["(3, 4)", "(4,)"], [0])
+    assert nodes[add["node"]]["rule"] == "grad_a = grad, grad_b = grad"
+    to_a = [g for s in steps for g in s["gives"] if nodes[g["to"]]["label"] == "a"]
+    assert [(g["part"], g["of"]) for g in to_a] == [(1, 2), (2, 2)]
+    leaf_a = next(leaf for leaf in data["leaves"] if leaf["name"] == "a")
+    assert to_a[-1]["total"][1] == leaf_a["text"]  # the sum, filled in, is a's .grad
+
+
+def test_a_modules_nodes_fold_into_boxes_and_a_small_gpt_page_stays_small(tmp_path: Path) -> None:
+    cr.manual_seed(0)
+    config = gpt.GPTConfig(vocab_size=20, block_size=8, n_layer=2, n_head=2, n_embd=16)
+    model = gpt.GPT(config)
+    idx, y = cr.randint(0, 20, (4, 8)), cr.randint(0, 20, (4, 8))
+    loss = cr.nn.functional.cross_entropy(model(idx).view(-1, 20), y.view(-1))
+    path = tmp_path / "gpt.html"
+    cr.viz.walkthrough(loss, str(path), params=model)
+    assert path.stat().st_size < 5_000_000
+    _, data, tags = read(str(path))
+    assert {"h", "h.0", "h.0.attn", "h.0.mlp", "h.1.attn.c_attn"} <= set(data["views"])
+    ops = [n for n in data["nodes"] if n["kind"] == "op"]
+    sdpa = [n for n in ops if n["label"] == "ScaledDotProductAttention"]
+    assert [n["path"] for n in sdpa] == [["h", "h.0", "h.0.attn"], ["h", "h.1", "h.1.attn"]]
+    boxes = {a["data-box"] for _, a in tags if "data-box" in a}
+    assert boxes == set(data["views"]) - {""}
+    assert len(leaf_grads(tags)) == len(list(model.parameters()))
+
+
+def test_a_tensor_that_needs_no_grad_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="walkthrough: the tensor does not require grad"):
+        cr.viz.walkthrough(cr.ones(3).sum(), str(tmp_path / "p.html"))
+
+
+def test_command_line_writes_the_page(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "backward.html"
+    assert cli.main(["graph", "regression", "--html", str(path)]) == 0
+    assert "written to" in capsys.readouterr().out
+    _, data, tags = read(str(path))
+    assert len(data["steps"]) > 3 and leaf_grads(tags)
+    assert cli.main(["graph", "regression"]) == 2
+    assert "give --out FILE (a drawing) or --html FILE" in capsys.readouterr().err
+
+
+# -- in a browser ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: Any) -> Any:
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("needs Chromium and its driver: apt-get install chromium chromium-driver")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 "--window-size=1200,760",
+                 f"--user-data-dir={tmp_path_factory.mktemp('profile')}"):  # fmt: skip
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+    driver = webdriver.Chrome(options=options, service=service)
+    yield driver
+    driver.quit()
+
+
+def step_through(driver: Any, path: str) -> dict[str, Any]:
+    """Open the page, click next through every step checking the counter and the lit node,
+    and return the leaf gradients the page shows at the end."""
+    from selenium.webdriver.common.by import By
+
+    _, data, _ = read(path)
+    driver.get(Path(path).as_uri())
+    total = len(data["steps"])
+    counter = driver.find_element(By.ID, "counter")
+    assert counter.text == f"step 0 / {total}"
+    lit_before = None
+    for k in range(1, total + 1):
+        driver.find_element(By.ID, "next").click()
+        assert counter.text == f"step {k} / {total}"
+        lit = driver.find_element(By.CSS_SELECTOR, "section.view:not([hidden]) .item.lit")
+        assert lit.get_attribute("data-rep") == f"n{data['steps'][k - 1]['node']}"
+        assert lit.get_attribute("data-rep") != lit_before
+        lit_before = lit.get_attribute("data-rep")
+    driver.find_element(By.ID, "next").click()  # past the end: stays
+    assert counter.text == f"step {total} / {total}"
+    assert driver.get_log("browser") == []  # no script error
+    rows = driver.find_elements(By.CSS_SELECTOR, "#leaves tr[data-leaf]")
+    assert rows and all(r.find_element(By.CLASS_NAME, "final").text != "\u2014" for r in rows)
+    return {r.get_attribute("data-leaf"): json.loads(r.get_attribute("data-grad")) for r in rows}
+
+
+def test_browser_steps_through_a_scalar_mlp(browser: Any, tmp_path: Path) -> None:
+    root, model = scalar_mlp()
+    path = cr.viz.walkthrough(root, str(tmp_path / "mlp.html"), params=model)
+    shown = step_through(browser, path)
+    params = model.parameters()
+    assert len(shown) == len(params) + 2  # and the input and the target's constant
+    for i, p in enumerate(params):
+        assert shown[f"p{i}"] == pytest.approx(p.grad, rel=1e-6, abs=1e-12)
+
+
+def test_browser_steps_through_a_broadcast_and_keys_move_it(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    root, params = broadcast_graph()
+    path = cr.viz.walkthrough(root, str(tmp_path / "t.html"), params=params)
+    shown = step_through(browser, path)
+    for name, t in params.items():
+        np.testing.assert_allclose(np.array(shown[name]), t.grad.numpy(), rtol=1e-6)
+    body = browser.find_element(By.TAG_NAME, "body")
+    counter = browser.find_element(By.ID, "counter")
+    body.send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+    assert counter.text == "step 3 / 5"
+    assert "summed over dim 0" in browser.find_element(By.ID, "panel").text  # the Add: b's sum
+    browser.find_element(By.ID, "prev").click()
+    body.send_keys(Keys.HOME)
+    assert counter.text == "step 0 / 5"
+    assert "Step 0: the order" in browser.find_element(By.ID, "panel").text
+
+
+def test_browser_opens_a_modules_box(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    cr.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    loss = (model(cr.randn(5, 3)) ** 2).mean()
+    path = cr.viz.walkthrough(loss, str(tmp_path / "seq.html"), params=model)
+    browser.get(Path(path).as_uri())
+    shown = "section.view:not([hidden])"
+    assert browser.find_element(By.CSS_SELECTOR, shown).get_attribute("data-view") == ""
+    browser.find_element(By.CSS_SELECTOR, f'{shown} .box[data-box="0"]').click()
+    assert browser.find_element(By.CSS_SELECTOR, shown).get_attribute("data-view") == "0"
+    labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, f"{shown} .item .t1")]
+    assert {"0.weight", "0.bias", "Linear"} <= set(labels)
+    browser.find_element(By.CSS_SELECTOR, "#crumbs a").click()
+    assert browser.find_element(By.CSS_SELECTOR, shown).get_attribute("data-view") == ""
