@@ -1,6 +1,8 @@
 """Export to ONNX: ``chainrule.onnx.export(model, args, f, ...)``, PyTorch's call. Needs the
 ``onnx`` extra (``pip install 'chainrule[onnx]'``); onnx is imported when export runs."""
 
+from . import converters  # noqa: F401  (registers the primitives' mappings)
 from .export import UnsupportedOperatorError, export
+from .trace import TracerWarning
 
-__all__ = ["UnsupportedOperatorError", "export"]
+__all__ = ["TracerWarning", "UnsupportedOperatorError", "export"]

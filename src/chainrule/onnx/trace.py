@@ -1,50 +1,143 @@
 """Recording a forward pass as the list of primitives it applied, with every argument, for
 export. The graph the engine records serves backward and keeps no forward options, so the
-exporter watches ``Function.apply`` instead, for the one call it makes."""
+exporter watches ``Function.apply`` instead, for the one call it makes; it also records sort,
+topk and argmax as steps of their own (they run on arrays, outside the ops), and is told by
+the Tensor's conversion methods when a value leaves the graph for Python."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from ..autograd.function import Function
+from ..tensor import Tensor, core, reductions
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/chainrule
+
+
+class TracerWarning(UserWarning):
+    """A forward read a tensor's value as a Python value while it was exported: the graph
+    holds what it read as a constant, right for this input only (PyTorch's TracerWarning)."""
 
 
 @dataclass
 class Step:
     """One primitive as it ran: its class name, its inputs (Tensors, arrays, numbers or
-    None, in order), its keyword options and the Tensor it made."""
+    None, in order), its keyword options and the Tensor it made (``more``: the others it
+    made, sort's indices)."""
 
     op: str
     inputs: tuple[Any, ...]
     options: dict[str, Any]
     out: Any
+    more: tuple[Any, ...] = ()
 
 
 _lock = threading.Lock()  # one trace at a time: the watch is on the class
 
 
+def user_frame() -> str:
+    """file:line of the innermost caller outside chainrule's own source."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _watch(constants: str, warned: set[str] | None) -> Callable[[str], None]:
+    """What the Tensor's conversion methods call while the trace runs: refuse, or warn once
+    per place (``warned`` None: the second forward, which only checks, stays quiet)."""
+
+    def report(op: str) -> None:
+        where = user_frame()
+        text = (
+            f"onnx.export: {op} turns a tensor's value into a Python value at {where}; the "
+            f"graph would hold it as a constant, right for this input only"
+        )
+        if constants != "allow":
+            raise RuntimeError(f"{text}; compute it with tensor ops, or pass constants='allow'")
+        if warned is not None and where not in warned:
+            warned.add(where)
+            warnings.warn(text, TracerWarning, stacklevel=3)
+
+    return report
+
+
 @contextmanager
-def recording() -> Iterator[list[Step]]:
+def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[Step]]:
     """While open, every ``Function.apply`` this thread makes appends its Step to the list
-    it yields (other threads' run as usual)."""
+    it yields (other threads' run as usual), and so does each sort, topk and argmax; a
+    Tensor's value read as a Python value (``item()``, ``bool()``, ...) raises, or with
+    ``constants="allow"`` warns (once per place; not at all when ``quiet``)."""
     steps: list[Step] = []
     original = Function.__dict__["apply"]
     run: Callable[..., Any] = original.__func__
     owner = threading.get_ident()
+    inside = [0]  # > 0 within a recorded sort or argmax: its own ops are not steps
 
     def apply(cls: type, *inputs: Any, **options: Any) -> Any:
         out = run(cls, *inputs, **options)
-        if threading.get_ident() == owner:
+        if threading.get_ident() == owner and not inside[0]:
             steps.append(Step(cls.__name__, inputs, options, out))
         return out
 
+    def top(t: Any, k: Any, dim: int, largest: bool, op: str) -> Any:
+        return whole("TopK", top_, (t,), dict(k=k, dim=dim, largest=largest), k, dim, largest, op)
+
+    def arg(t: Any, dim: Any, keepdim: bool, fn: Any, op: str) -> Any:
+        name = "ArgMax" if op == "argmax" else "ArgMin"
+        return whole(name, arg_, (t,), dict(dim=dim, keepdim=keepdim), dim, keepdim, fn, op)
+
+    def select(t: Any, dim: int, keepdim: bool, fn: Any, op: str) -> Any:
+        name = "MaxDim" if op == "max" else "MinDim"
+        return whole(name, select_, (t,), dict(dim=dim, keepdim=keepdim), dim, keepdim, fn, op)
+
+    def whole(name: str, fn: Any, inputs: tuple, options: dict, *args: Any) -> Any:
+        """fn(inputs[0], *args) as one step: values (and indices where it makes them)."""
+        if threading.get_ident() != owner or inside[0]:
+            return fn(inputs[0], *args)
+        inside[0] += 1
+        try:
+            made = fn(inputs[0], *args)
+        finally:
+            inside[0] -= 1
+        outs = tuple(made) if isinstance(made, tuple) else (made,)
+        steps.append(Step(name, inputs, options, outs[0], outs[1:]))
+        return made
+
+    def write(self: Any, op: str, compute: Any) -> Any:
+        """An in-place op: its value becomes the tensor's, as a step ("InPlace")."""
+        if threading.get_ident() != owner or inside[0]:
+            return write_(self, op, compute)
+        made: list[Any] = []
+
+        def keep(t: Any) -> Any:
+            made.append(compute(t))
+            return made[-1]
+
+        out = write_(self, op, keep)
+        steps.append(Step("InPlace", (made[0],), {"op": op}, self))
+        return out
+
+    top_, arg_, select_ = reductions._top, reductions._arg, reductions._select
+    write_ = Tensor._write
     with _lock:
         Function.apply = classmethod(apply)  # type: ignore[assignment,method-assign]
+        reductions._top, reductions._arg, reductions._select = top, arg, select
+        Tensor._write = write  # type: ignore[method-assign]
+        core.EXPORT.report = _watch(constants, None if quiet else set())
         try:
             yield steps
         finally:
             Function.apply = original  # type: ignore[method-assign]
+            reductions._top, reductions._arg, reductions._select = top_, arg_, select_
+            del Tensor._write  # the mixin's, again
+            core.EXPORT.report = None

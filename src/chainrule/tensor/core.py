@@ -8,6 +8,7 @@ this one; tensor/__init__.py makes the class of them all."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,16 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 array_of = array.array_of
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+
+
+class _Export(threading.local):
+    """While onnx export traces a forward on this thread, ``report(op)`` is its callback:
+    a conversion method tells it that a value leaves the graph (it raises, or warns)."""
+
+    report: Any = None
+
+
+EXPORT = _Export()
 
 
 class Core:
@@ -129,6 +140,8 @@ class Core:
         """The NumPy array of a CPU tensor: its own array (shared memory). A CUDA tensor's
         values are reached through ``cpu()`` first, as in PyTorch, or with ``force=True``
         (a copy, as ``t.detach().cpu().numpy()``)."""
+        if EXPORT.report is not None:
+            EXPORT.report("numpy()")
         arr = self._array
         if type(arr) is not HOST_ARRAY:
             if not force:
@@ -143,22 +156,32 @@ class Core:
         return arr if dtype is None else arr.astype(dtype)
 
     def item(self) -> Any:
+        if EXPORT.report is not None:
+            EXPORT.report("item()")
         if self._array.size != 1:
             raise ValueError(f"item: only one-element tensors have an item; got shape {self.shape}")
         return self._array.item()
 
     def tolist(self) -> Any:
+        if EXPORT.report is not None:
+            EXPORT.report("tolist()")
         return self._array.tolist()
 
     def __float__(self) -> float:
+        if EXPORT.report is not None:
+            EXPORT.report("float()")
         return float(self.item())
 
     def __int__(self) -> int:
+        if EXPORT.report is not None:
+            EXPORT.report("int()")
         return int(self.item())
 
     def __index__(self) -> int:
         """A one-element integer tensor as a Python int: a list index, a slice bound, a
         range's end (as PyTorch's)."""
+        if EXPORT.report is not None:
+            EXPORT.report("__index__()")
         if self._array.size != 1 or self._array.dtype.kind not in "iu":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._array.reshape(()))
@@ -171,6 +194,8 @@ class Core:
         return object.__format__(self, format_spec)
 
     def __bool__(self) -> bool:
+        if EXPORT.report is not None:
+            EXPORT.report("bool() (a tensor in an if, and, or, not)")
         if self._array.size != 1:
             raise RuntimeError(
                 f"bool: the truth value of a tensor of shape {self.shape} is ambiguous; use "

@@ -1,0 +1,517 @@
+"""Converters of the primitives of the layers before the sequence models (elementwise math,
+products, shapes, indexing, reductions, convolution and pooling): one per primitive, from a
+traced Step to the ONNX nodes of its value. The graph and the tracing are export.py's."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from .. import array
+from ..tensor import Tensor
+from .export import (
+    INT64_MAX,
+    INT64_MIN,
+    Graph,
+    UnsupportedOperatorError,
+    changes,
+    converts,
+    dtype_of,
+    onnx_type,
+    reduce_over,
+    resolve,
+)
+from .trace import Step
+
+_SAME_NAME = ("Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Sqrt", "Sin", "Cos")
+_ELEMENTWISE = {op: op for op in _SAME_NAME} | {
+    "Tanh": "Tanh",
+    "Sigmoid": "Sigmoid",
+    "Relu": "Relu",
+    "Abs": "Abs",
+    "Sign": "Sign",
+    "Erf": "Erf",
+    "Maximum": "Max",
+    "Minimum": "Min",
+}
+
+
+@converts(*_ELEMENTWISE)
+def _elementwise(g: Graph, s: Step) -> str:
+    # Numbers and integer operands take the output's dtype, as the op's promotion did.
+    return g.add(_ELEMENTWISE[s.op], [g.value(x, dtype_of(s)) for x in s.inputs])
+
+
+@converts("Gelu")
+def _gelu(g: Graph, s: Step) -> str:
+    """x * 0.5 * (1 + erf(x / sqrt 2)), or the tanh form: ONNX's own Gelu needs opset 20."""
+    dtype = dtype_of(s)
+    x = g.value(s.inputs[0], dtype)
+
+    def num(v: float) -> str:
+        return g.value(v, dtype)
+
+    if s.options["approximate"] == "none":
+        inner = g.add("Erf", [g.add("Mul", [x, num(1.0 / math.sqrt(2.0))])])
+    else:  # tanh(sqrt(2/pi) (x + 0.044715 x^3))
+        cube = g.add("Mul", [g.add("Mul", [x, x]), x])
+        inner = g.add("Add", [x, g.add("Mul", [cube, num(0.044715)])])
+        inner = g.add("Tanh", [g.add("Mul", [inner, num(math.sqrt(2.0 / math.pi))])])
+    half = g.add("Mul", [x, num(0.5)])
+    return g.add("Mul", [half, g.add("Add", [inner, num(1.0)])])
+
+
+@converts("LayerNorm")
+def _layer_norm(g: Graph, s: Step) -> str:
+    """ONNX's LayerNormalization from opset 17, else the mean, variance and scale it
+    computes, written out."""
+    dtype = dtype_of(s)
+    x, weight, bias = s.inputs
+    k, eps = s.options["k"], s.options["eps"]
+    xs = g.value(x, dtype)
+    if g.opset >= 17:
+        shape = tuple(x.shape[x.ndim - k :])
+        scale = g.value(weight) if weight is not None else g.const(array.xp.ones(shape, dtype))
+        names = [xs, scale] + ([g.value(bias)] if bias is not None else [])
+        return g.add("LayerNormalization", names, axis=-k, epsilon=float(eps))
+    axes = list(range(x.ndim - k, x.ndim))
+    centred = g.add("Sub", [xs, reduce_over(g, "ReduceMean", [xs], axes, keepdims=1)])
+    var = reduce_over(g, "ReduceMean", [g.add("Mul", [centred, centred])], axes, keepdims=1)
+    std = g.add("Sqrt", [g.add("Add", [var, g.value(float(eps), dtype)])])
+    out = g.add("Div", [centred, std])
+    if weight is not None:
+        out = g.add("Mul", [out, g.value(weight)])
+    if bias is not None:
+        out = g.add("Add", [out, g.value(bias)])
+    return out
+
+
+@converts("Log1p", "Expm1")
+def _log1p_expm1(g: Graph, s: Step) -> str:
+    """ONNX has neither: log(x + 1) and exp(x) - 1 (as exact as the runtime's float)."""
+    dtype = dtype_of(s)
+    x, one = g.value(s.inputs[0], dtype), g.value(1.0, dtype)
+    if s.op == "Log1p":
+        return g.add("Log", [g.add("Add", [x, one])])
+    return g.add("Sub", [g.add("Exp", [x]), one])
+
+
+@converts("ScaleGrad")
+def _identity(g: Graph, s: Step) -> str:
+    g.ignore(s.inputs[1])  # the scale acts on gradients only
+    return g.add("Identity", [g.value(s.inputs[0])])
+
+
+@converts("InPlace")
+def _in_place(g: Graph, s: Step) -> str:
+    """The value an in-place op wrote: the tensor is named by it from here on."""
+    return g.add("Identity", [g.value(s.inputs[0], dtype_of(s))])
+
+
+@converts("Cast")
+def _cast(g: Graph, s: Step) -> str:
+    return g.value(s.inputs[0], dtype_of(s))
+
+
+@converts("Clamp")
+def _clamp(g: Graph, s: Step) -> str:
+    x = g.value(s.inputs[0], dtype_of(s))
+    lo, hi = s.options.get("lo"), s.options.get("hi")
+    bounds = [b for b in (lo, hi) if b is not None]
+    if all(isinstance(b, (int, float)) for b in bounds):
+        limits = ["" if b is None else g.value(b, dtype_of(s)) for b in (lo, hi)]
+        return g.add("Clip", [x, *limits])
+    if lo is not None:
+        x = g.add("Max", [x, g.value(lo, dtype_of(s))])
+    if hi is not None:
+        x = g.add("Min", [x, g.value(hi, dtype_of(s))])
+    return x
+
+
+@converts("Where")
+def _where(g: Graph, s: Step) -> str:
+    cond, x, y = s.inputs
+    dtype = dtype_of(s)
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and g.known(x) and g.known(y):
+        if g.value(x) == g.value(y):  # the same values either way (embedding's padding_idx)
+            g.ignore(cond)
+            return g.add("Identity", [g.value(x)])
+        if not g.known(cond):
+            slope = _leaky_slope(g, cond, x, y)
+            if slope is not None:
+                g.ignore(cond)
+                return g.add("LeakyRelu", [g.value(x)], alpha=slope)
+    return g.add("Where", [g.value(cond, array.bool_), g.value(x, dtype), g.value(y, dtype)])
+
+
+def _leaky_slope(g: Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
+    """leaky_relu's where(x > 0, x, x * slope): its slope, or None for another where."""
+    made = g.producers.get(g.value(y))
+    if made is None or made.op != "Mul" or made.inputs[0] is not x:
+        return None
+    slope = made.inputs[1]
+    cond = cond._array if isinstance(cond, Tensor) else cond
+    if not isinstance(slope, (int, float)) or not array.xp.array_equal(cond, x._array > 0):
+        return None
+    return float(slope)
+
+
+@converts("MatMul")
+def _matmul(g: Graph, s: Step) -> str:
+    return g.add("MatMul", [g.value(x, dtype_of(s)) for x in s.inputs])
+
+
+@converts("Linear")
+def _linear(g: Graph, s: Step) -> str:
+    x, weight, bias = s.inputs
+    names = [g.value(x, dtype_of(s)), g.value(weight)]
+    if bias is not None:
+        names.append(g.value(bias))
+    if x.ndim == 2:
+        return g.add("Gemm", names, transB=1)
+    out = g.add("MatMul", [names[0], g.add("Transpose", [names[1]], perm=[1, 0])])
+    return g.add("Add", [out, names[2]]) if bias is not None else out
+
+
+@converts("Einsum")
+def _einsum(g: Graph, s: Step) -> str:
+    names = [g.value(x, dtype_of(s)) for x in s.inputs]
+    return g.add("Einsum", names, equation=s.options["equation"].replace(" ", ""))
+
+
+@converts("Reshape")
+def _reshape(g: Graph, s: Step) -> str:
+    """The target shape holds a dim that the second forward leaves as it is as its number;
+    one that changes there as 0 (keep) where the input has it at the same place, else as
+    the size of a free axis of an input that changes alike (read from the graph's shape),
+    else as -1 (one at most): (N, C, H, W) -> (N, C*H*W) with N free is (0, C*H*W), and
+    (N*h, L, d) -> (N, h, L, d) with N and L free is (-1, h, L of the input, d)."""
+    src, dst = s.inputs[0].shape, s.out.shape
+    other = g.again[g.step]
+    src2, dst2 = other.inputs[0].shape, other.out.shape
+    spec: list[Any] = list(dst)
+    if 0 not in dst and len(dst2) == len(dst):
+        for j, (n, m) in enumerate(zip(dst, dst2, strict=True)):
+            if n != m:
+                same = j < len(src) and (src[j], src2[j]) == (n, m)
+                spec[j] = 0 if same else _free_axis(g, n, m) or -1
+    if all(isinstance(n, int) for n in spec) and spec.count(-1) <= 1:
+        g.reshapes[g.step] = spec
+        return g.add("Reshape", [g.value(s.inputs[0]), g.ints(spec)])
+    _follows(g, s, spec, src2, dst2)
+    return g.add("Reshape", [g.value(s.inputs[0]), _shape(g, spec)])
+
+
+def _free_axis(g: Graph, n: int, m: int) -> tuple[str, int] | None:
+    """A free axis of an input of size n here and m in the second forward: (name, axis)."""
+    for name, k, axis, size in g.free:
+        if size == n and g.varied[k].shape[axis] == m:
+            return name, axis
+    return None
+
+
+def _shape(g: Graph, spec: list[Any]) -> str:
+    """The shape spec as a graph value: numbers as they are, (name, axis) read from the
+    shape of the input name."""
+    if all(isinstance(n, int) for n in spec):
+        return g.ints(spec)
+    parts = []
+    for n in spec:
+        if isinstance(n, int):
+            parts.append(g.ints([n]))
+        else:
+            shape = g.add("Shape", [n[0]], dtype=array.int64)
+            parts.append(g.add("Gather", [shape, g.ints([n[1]])]))
+    return g.add("Concat", parts, axis=0)
+
+
+def _follows(g: Graph, s: Step, spec: list[Any], src2: tuple, dst2: tuple) -> None:
+    """Refuse a Reshape or Expand whose shape spec does not give the second forward's."""
+    sizes = {(name, axis): g.varied[k].shape[axis] for name, k, axis, _ in g.free}
+    made: list[Any] = [sizes[n] if isinstance(n, tuple) else n for n in spec]
+    if s.op == "Reshape":
+        made = list(resolve([-1 if n == -1 else n for n in made], src2, math.prod(dst2)))
+    else:
+        made = list(array.xp.broadcast_shapes(tuple(made), src2))
+    if spec.count(-1) > 1 or tuple(made) != tuple(dst2):
+        raise RuntimeError(
+            f"onnx.export: {s.op} to {s.out.shape} cannot follow the dynamic axes: for input "
+            f"shape {src2} the graph's shape gives {tuple(made)}, where the forward made "
+            f"{tuple(dst2)}"
+        )
+
+
+@converts("Permute")
+def _permute(g: Graph, s: Step) -> str:
+    return g.add("Transpose", [g.value(s.inputs[0])], perm=list(s.options["dims"]))
+
+
+@converts("Expand")
+def _expand(g: Graph, s: Step) -> str:
+    """Dims the input already has at full size are written 1, which Expand's broadcasting
+    keeps, so a free batch dim stays free; a dim made larger that the second forward
+    changes is the size of a free axis of an input that changes alike."""
+    src, dst = s.inputs[0].shape, s.out.shape
+    src = (1,) * (len(dst) - len(src)) + tuple(src)
+    spec: list[Any] = [1 if a == b else b for a, b in zip(src, dst, strict=True)]
+    other = g.again[g.step]
+    dst2 = other.out.shape
+    if len(dst2) == len(dst):
+        for j, (n, m) in enumerate(zip(dst, dst2, strict=True)):
+            if spec[j] != 1 and n != m:
+                spec[j] = _free_axis(g, n, m) or n
+    if all(isinstance(n, int) for n in spec):
+        g.reshapes[g.step] = spec
+        return g.add("Expand", [g.value(s.inputs[0]), g.ints(spec)])
+    _follows(g, s, spec, other.inputs[0].shape, dst2)
+    return g.add("Expand", [g.value(s.inputs[0]), _shape(g, spec)])
+
+
+@converts("Cat")
+def _cat(g: Graph, s: Step) -> str:
+    return g.add("Concat", [g.value(x, dtype_of(s)) for x in s.inputs], axis=s.options["dim"])
+
+
+@converts("Pad")
+def _pad(g: Graph, s: Step) -> str:
+    widths = s.options["widths"]
+    pads = [lo for lo, _ in widths] + [hi for _, hi in widths]
+    fill = g.value(s.options.get("value", 0.0), dtype_of(s))
+    return g.add("Pad", [g.value(s.inputs[0]), g.ints(pads), fill], mode="constant")
+
+
+@converts("Gather")
+def _gather(g: Graph, s: Step) -> str:
+    a, index = s.inputs[0], s.inputs[1]
+    names = [g.value(a), g.value(index, array.int64)]
+    return g.add("GatherElements", names, axis=s.options["dim"])
+
+
+@converts("GetItem")
+def _getitem(g: Graph, s: Step) -> str:
+    """Basic indexing (ints, slices, None, ...) as Slice, Squeeze and Unsqueeze; one integer
+    array with full slices elsewhere as Gather. A bound is written as given; where the
+    second forward shows it follows the end of its dim instead (``x[:, t - 1]`` for a
+    sequence of free length t), it is written from the end (-1)."""
+    a = s.inputs[0]
+    index = _full_index(s.options["index"], a.ndim)
+    arrays = [k for k, i in enumerate(index) if isinstance(i, array.ndarray)]
+    x = g.value(a)
+    if arrays:
+        rest = [i for k, i in enumerate(index) if k != arrays[0]]
+        full = all(isinstance(i, slice) and i == slice(None) for i in rest)
+        if len(arrays) > 1 or index[arrays[0]].dtype == array.bool_ or not full:
+            raise UnsupportedOperatorError(
+                f"onnx.export: op GetItem with this index has no ONNX mapping (one integer "
+                f"array with full slices elsewhere has); got input shape {a.shape}, output "
+                f"shape {s.out.shape}"
+            )
+        idx = g.value(index[arrays[0]], array.int64)
+        return g.add("Gather", [x, idx], axis=arrays[0])
+    bounds = _bounds(index)
+    squeeze = [dim for dim, i in _dims(index) if not isinstance(i, slice)]
+    unsqueeze = [k for k, i in enumerate(i for i in index if not _is_int(i)) if i is None]
+    if bounds:
+        written = _following(g, s, bounds)
+        starts, ends, axes_, steps = _slices(bounds, written)
+        ints = [g.ints(v) for v in (starts, ends, axes_, steps)]
+        x = g.add("Slice", [x, *ints])
+    if squeeze:
+        x = g.add("Squeeze", [x, g.ints(squeeze)])
+    if unsqueeze:
+        x = g.add("Unsqueeze", [x, g.ints(unsqueeze)])
+    return x
+
+
+def _is_int(i: Any) -> bool:
+    return i is not None and not isinstance(i, slice)
+
+
+def _full_index(index: tuple, ndim: int) -> tuple:
+    """The index with its Ellipsis spelled out as full slices."""
+    if any(i is Ellipsis for i in index):
+        at = next(k for k, i in enumerate(index) if i is Ellipsis)
+        fill = ndim - sum(1 for i in index if i is not None and i is not Ellipsis)
+        index = index[:at] + (slice(None),) * fill + index[at + 1 :]
+    return index
+
+
+def _dims(index: tuple) -> Iterator[tuple[int, Any]]:
+    """The input dim each entry but None indexes, with the entry."""
+    dim = 0
+    for i in index:
+        if i is not None:
+            yield dim, i
+            dim += 1
+
+
+def _bounds(index: tuple) -> list[tuple[int, Any, Any]]:
+    """(dim, entry, the bounds as written: (start, stop)) of each int and each slice that is
+    not the whole dim."""
+    out: list[tuple[int, Any, Any]] = []
+    for dim, i in _dims(index):
+        if isinstance(i, slice):
+            if i != slice(None):
+                out.append((dim, i, (i.start, i.stop)))
+        else:
+            out.append((dim, int(i), (int(i), None)))
+    return out
+
+
+def _slices(bounds: list, written: list[Any]) -> tuple[list[int], ...]:
+    """Slice's starts, ends, axes and steps for the bounds as written (a start or stop of
+    None is the end its direction runs to)."""
+    starts, ends, axes, steps = [], [], [], []
+    for (dim, i, _), (lo, hi) in zip(bounds, written, strict=True):
+        if isinstance(i, slice):
+            step = 1 if i.step is None else i.step
+            forward = step > 0
+            starts.append(lo if lo is not None else (0 if forward else -1))
+            ends.append(hi if hi is not None else (INT64_MAX if forward else INT64_MIN))
+        else:  # an int: a slice of one, squeezed away
+            step = 1
+            starts.append(lo)
+            ends.append(lo + 1 if lo != -1 else INT64_MAX)
+        axes.append(dim)
+        steps.append(step)
+    return starts, ends, axes, steps
+
+
+def _taken(i: Any, written: tuple, n: int) -> list[int]:
+    """The positions of a dim of size n that an entry takes with its bounds as written."""
+    lo, hi = written
+    if not isinstance(i, slice):
+        return [lo + n if lo < 0 else lo]
+    return list(range(*slice(lo, hi, i.step).indices(n)))
+
+
+def _from_end(v: Any, n: int) -> Any:
+    """A bound v of a dim of size n counted from the other side: from the end if it was
+    from the start, and back."""
+    if v is None:
+        return None
+    return v - n if v >= 0 else v + n
+
+
+def _following(g: Graph, s: Step, bounds: list) -> list[tuple]:
+    """Each bound as written where it takes in the second forward what that one takes;
+    else counted from the other end where that does (and the index is then left out of
+    the plain comparison); else the index changes with the inputs."""
+    other = g.again[g.step]
+    index = _full_index(other.options["index"], other.inputs[0].ndim)
+    theirs = _bounds(index)
+    mine = _full_index(s.options["index"], s.inputs[0].ndim)
+    kinds = [(d, isinstance(i, slice)) for d, i, _ in bounds]
+    if kinds != [(d, isinstance(i, slice)) for d, i, _ in theirs] or [i is None for i in mine] != [
+        i is None for i in index
+    ]:
+        raise changes(s, "index")
+    chosen = []
+    for (dim, i, (lo, hi)), (_, j, want) in zip(bounds, theirs, strict=True):
+        n, m = s.inputs[0].shape[dim], other.inputs[0].shape[dim]
+        if isinstance(i, slice) and i.step != j.step:
+            raise changes(s, "index")
+        target = _taken(j, want, m)
+        flip = (_from_end(lo, n), INT64_MAX if hi == n else _from_end(hi, n))
+        forms = [(lo, hi), (flip[0], hi), (lo, flip[1]), flip]
+        fit = next(
+            (w for w in forms[: 4 if isinstance(i, slice) else 2] if _taken(i, w, m) == target),
+            None,
+        )
+        if fit is None:
+            raise changes(s, "index")
+        chosen.append(fit)
+    if chosen != [w for _, _, w in bounds]:
+        g.follows[g.step] = {"index"}
+    return chosen
+
+
+_REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Amax": "ReduceMax", "Amin": "ReduceMin"}
+_REDUCE["LogSumExp"] = "ReduceLogSumExp"
+
+
+@converts(*_REDUCE)
+def _reduce(g: Graph, s: Step) -> str:
+    x = g.value(s.inputs[0], dtype_of(s))
+    dims = s.options.get("dims")
+    keep = int(bool(s.options.get("keepdim", False)))
+    op = _REDUCE[s.op]
+    if dims is None:
+        return g.add(op, [x], keepdims=keep)
+    axes = [dims] if isinstance(dims, int) else list(dims)
+    return reduce_over(g, op, [x], axes, keepdims=keep)
+
+
+@converts("Var")
+def _var(g: Graph, s: Step) -> str:
+    """sum((x - mean)^2) / max(n - correction, 0), with n read from the input's shape, so
+    that a free axis reduced over counts what it holds."""
+    dtype = dtype_of(s)
+    x = g.value(s.inputs[0], dtype)
+    dims = s.options.get("dims")
+    keep = int(bool(s.options.get("keepdim", False)))
+    if dims is None:
+        n = g.add("Size", [x], dtype=array.int64)
+        mean = g.add("ReduceMean", [x], keepdims=1)
+    else:
+        axes = [dims] if isinstance(dims, int) else list(dims)
+        sizes = g.add("Gather", [g.add("Shape", [x], dtype=array.int64), g.ints(axes)])
+        n = reduce_over(g, "ReduceProd", [sizes], [0], keepdims=0)
+        mean = reduce_over(g, "ReduceMean", [x], axes, keepdims=1)
+    centred = g.add("Sub", [x, mean])
+    square = g.add("Mul", [centred, centred])
+    if dims is None:
+        total = g.add("ReduceSum", [square], keepdims=keep)
+    else:
+        total = reduce_over(g, "ReduceSum", [square], axes, keepdims=keep)
+    correction = g.value(s.options.get("correction", 1), dtype)
+    dof = g.add("Sub", [g.add("Cast", [n], dtype=dtype, to=onnx_type(g.onnx, dtype)), correction])
+    return g.add("Div", [total, g.add("Max", [dof, g.value(0.0, dtype)])])
+
+
+@converts("Cumsum")
+def _cumsum(g: Graph, s: Step) -> str:
+    axis = g.const(array.xp.asarray(s.options["dim"], dtype=array.int64))
+    return g.add("CumSum", [g.value(s.inputs[0], dtype_of(s)), axis])
+
+
+@converts("Softmax", "LogSoftmax")
+def _softmax(g: Graph, s: Step) -> str:
+    return g.add(s.op, [g.value(s.inputs[0])], axis=s.options["dim"])
+
+
+def _pads(padding: Any) -> list[int]:
+    """((top, bottom), (left, right)) as ONNX's [top, left, bottom, right]."""
+    return [lo for lo, _ in padding] + [hi for _, hi in padding]
+
+
+@converts("Conv2d")
+def _conv2d(g: Graph, s: Step) -> str:
+    x, weight, bias = s.inputs
+    o = s.options
+    names = [g.value(x), g.value(weight, dtype_of(s))]
+    if bias is not None:
+        names.append(g.value(bias, dtype_of(s)))
+    return g.add(
+        "Conv",
+        names,
+        kernel_shape=list(weight.shape[2:]),
+        strides=list(o["stride"]),
+        pads=_pads(o["padding"]),
+        dilations=list(o["dilation"]),
+        group=o["groups"],
+    )
+
+
+@converts("MaxPool2d")
+def _maxpool2d(g: Graph, s: Step) -> str:
+    o = s.options
+    return g.add(
+        "MaxPool",
+        [g.value(s.inputs[0])],
+        kernel_shape=list(o["kernel"]),
+        strides=list(o["stride"]),
+        pads=_pads(o["padding"]),
+        dilations=list(o["dilation"]),
+    )
