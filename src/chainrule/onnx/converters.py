@@ -145,6 +145,33 @@ def _where(g: Graph, s: Step) -> str:
     return g.add("Where", [g.value(cond, array.bool_), g.value(x, dtype), g.value(y, dtype)])
 
 
+@converts("Piecewise")
+def _piecewise(g: Graph, s: Step) -> str:
+    """x where x > 0, else slope * x + other (leaky_relu, prelu's positive part): its mask
+    read from x (in the second forward too); LeakyRelu where other is 0."""
+    (x,) = s.inputs
+    o = s.options
+    other = g.again[g.step]
+    positive = array.xp.array_equal(o["mask"], x._array > 0)
+    if not positive or not isinstance(o["other"], (int, float)):
+        raise UnsupportedOperatorError(
+            f"onnx.export: op Piecewise has no ONNX mapping but where its mask is x > 0 and "
+            f"its other part a number (leaky_relu); got input shape {x.shape}, other "
+            f"{type(o['other']).__name__}"
+        )
+    if not array.xp.array_equal(other.options["mask"], other.inputs[0]._array > 0):
+        raise changes(s, "mask")
+    g.follows[g.step] = {"mask"}
+    dtype = dtype_of(s)
+    xs = g.value(x, dtype)
+    slope, rest = float(o["slope"]), float(o["other"])
+    if rest == 0.0:
+        return g.add("LeakyRelu", [xs], alpha=slope)
+    below = g.add("Add", [g.add("Mul", [xs, g.value(slope, dtype)]), g.value(rest, dtype)])
+    keep = g.add("Greater", [xs, g.value(0.0, dtype)], dtype=array.bool_)
+    return g.add("Where", [keep, xs, below])
+
+
 def _leaky_slope(g: Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
     """leaky_relu's where(x > 0, x, x * slope): its slope, or None for another where."""
     made = g.producers.get(g.value(y))
