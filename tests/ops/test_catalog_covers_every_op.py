@@ -34,7 +34,8 @@ def _primitives() -> set[type]:
 
 
 def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
-    """The Function classes applied while each row runs forward and backward (float64)."""
+    """The Function classes applied while each row runs forward and backward (float64),
+    first order and with create_graph."""
     applied: set[type] = set()
     apply = Function.apply.__func__  # type: ignore[attr-defined]
 
@@ -46,9 +47,11 @@ def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
     for row in catalog.ROWS:
         ours, _, outs, _ = catalog._run(row, np.float64)
         outs = [o for o in outs if o.requires_grad]
-        if outs:
+        if outs:  # the backward on arrays, then in Tensor ops (what a second order records)
             upstream, _ = catalog._upstream(outs)
-            cr.grad(outs, catalog._tensor_inputs(ours), upstream, allow_unused=True)
+            inputs = catalog._tensor_inputs(ours)
+            cr.grad(outs, inputs, upstream, retain_graph=True, allow_unused=True)
+            cr.grad(outs, inputs, upstream, create_graph=True, allow_unused=True)
     return applied
 
 

@@ -130,7 +130,7 @@ UNARY = [
     ("relu_fn", lambda m, a: m.relu(a), "away"),
 ]
 for _name, _fn, _dom in UNARY:
-    ROWS.append(Row(_name, _fn, ((2, 3, 4),), _dom, second=_name[:4] not in ("relu", "clam")))
+    ROWS.append(Row(_name, _fn, ((2, 3, 4),), _dom, second=_name[:4] != "clam"))
     ROWS.append(Row(_name + "[0d]", _fn, ((),), _dom))
 
 ROWS += [
@@ -749,6 +749,18 @@ ROWS += [
             m.tensor([[0, 2, 0], [1, 0, 3]]), w, scale_grad_by_freq=True),
         ((4, 3),), numeric=False),  # each row's gradient divided by its count in the batch
     Row("index_put", _put, ((2, 3), (3,))),
+    Row("leaky_relu", lambda m, a: m.nn.functional.leaky_relu(a, 0.1), ((2, 3, 4),), "away",
+        second=True),
+    Row("hardtanh", lambda m, a: m.nn.functional.hardtanh(a * 2.0, -1.5, 1.0), ((2, 3, 4),),
+        "away", second=True),
+    Row("relu6", lambda m, a: m.nn.functional.relu6(a * 5.0), ((2, 3, 4),), "away",
+        second=True),
+    Row("threshold", lambda m, a: m.nn.functional.threshold(a, 0.1, -2.0), ((2, 3, 4),),
+        "away", second=True),
+    Row("prelu", lambda m, a, w: m.nn.functional.prelu(a, w), ((2, 3, 4), (1,)), "away",
+        second=True),
+    Row("prelu_per_channel", lambda m, a, w: m.nn.functional.prelu(a, w), ((2, 3, 4), (3,)),
+        "away", second=True),
     Row("floor_divide", lambda m, a, b: a // b, ((2, 3), (2, 3)), ("real", "away"), grad=False),
 ]
 

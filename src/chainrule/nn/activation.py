@@ -29,7 +29,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x; the slope at 0 is negative_slope (as PyTorch)."""
     x = as_tensor(input)
-    return where(x._array > 0, x, x * negative_slope)
+    return elementwise.Piecewise.apply(x, mask=x._array > 0, slope=negative_slope, other=0.0)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -120,8 +120,11 @@ def hardtanh(
     """x clamped to [min_val, max_val]; the gradient is 1 strictly inside, 0 at the bounds
     and beyond, as PyTorch's (clamp's is 1 at the bounds too)."""
     x = as_tensor(input)
-    inside = (x._array > min_val) & (x._array < max_val)
-    return where(inside, x, x.detach().clamp(min_val, max_val))
+    a = x._array
+    inside = (a > min_val) & (a < max_val)
+    return elementwise.Piecewise.apply(
+        x, mask=inside, slope=0.0, other=array.xp.clip(a, min_val, max_val)
+    )
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -155,13 +158,17 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     w = weight
     if weight.numel() > 1 and x.ndim > 1:
         w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))  # (1, C, 1, ...)
-    return where(x._array > 0, x, w * x)
+    positive = x._array > 0
+    # x where positive (its gradient recorded with x, so a second derivative reaches x with
+    # zeros, as PyTorch's), plus w * x elsewhere
+    kept = elementwise.Piecewise.apply(x, mask=positive, slope=0.0, other=0.0)
+    return kept + where(positive, 0.0, x) * w
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     x = as_tensor(input)
-    return where(x._array > threshold, x, value)
+    return elementwise.Piecewise.apply(x, mask=x._array > threshold, slope=0.0, other=value)
 
 
 def _softmax_dim(dim: int | None, ndim: int, op: str) -> int:

@@ -319,7 +319,7 @@ class Relu(Function):
     def backward(self, grad, out):
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
         # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
-        return (Where.apply(out._array != 0, grad, 0.0),)
+        return (Slopes.apply(grad, out, mask=out._array != 0, slope=0.0),)
 
     def backward_arrays(self, grad, out):
         return (masked(grad, out != 0),)
@@ -375,6 +375,51 @@ class Clamp(Function):
 
     def backward_arrays(self, grad, out):
         return (masked(grad, self.inside()),)
+
+
+class Piecewise(Function):
+    """out = a where mask, else slope * a + other: the piecewise-linear activations
+    (leaky_relu, hardtanh, relu6, threshold), the mask fixed by a's values and ``other`` a
+    constant (a number or an array)"""
+
+    rule = "grad_a = grad where mask, else grad * slope"
+    saves_inputs = True
+
+    def forward(self, a, *, mask, slope, other):
+        self.mask, self.slope = mask, slope
+        rest = a * slope + other if slope else other
+        return xp.where(mask, a, rest).astype(a.dtype, copy=False)
+
+    def backward(self, grad, out):
+        return (Slopes.apply(grad, self.inputs[0], mask=self.mask, slope=self.slope),)
+
+    def backward_arrays(self, grad, out):
+        if self.slope:
+            return (xp.where(self.mask, grad, grad * self.slope),)
+        return (masked(grad, self.mask),)
+
+
+class Slopes(Function):
+    """out = g where mask, else g * slope (0 selects, so NaN stays out): the gradient of a
+    piecewise-linear op, recorded with that op's input (or output) ``a`` among its inputs,
+    whose derivative in ``a`` is 0. A second derivative through relu, clamp or leaky_relu is
+    then zeros, as PyTorch's (its threshold_backward and leaky_relu_backward take the input
+    too), rather than a gradient that never depended on the input."""
+
+    rule = "grad_g = grad where mask, else grad * slope; grad_a = 0"
+    saves_inputs = True
+
+    def forward(self, g, a, *, mask, slope):
+        self.mask, self.slope = mask, slope
+        if slope:
+            return xp.where(mask, g, g * slope)
+        return masked(g, mask)
+
+    def backward(self, grad, out):
+        need_g, need_a = self.needs_input_grad
+        a = self.inputs[1]
+        gg = Slopes.apply(grad, a, mask=self.mask, slope=self.slope) if need_g else None
+        return gg, a.new_zeros(a.shape) if need_a else None
 
 
 class Where(Function):
