@@ -76,4 +76,7 @@ TRICKS = [
     Trick("the Monitor's sums as dot products", "chainrule.monitor:moments",
           "mean and std of a (512, 784) float32 array: 85 against 268 us",
           "f.sum() and (f * f).sum()"),
+    Trick("NLLLoss's targets by plain indexing", "chainrule.ops.reduce:NLLLoss.forward",
+          "(1024, 10) float32, the losses picked and the one-hot made: 11.8 against 20.3 us",
+          "xp.take_along_axis and xp.put_along_axis"),
 ]

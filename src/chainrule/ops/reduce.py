@@ -327,9 +327,9 @@ class NLLLoss(Function):
     rule = "grad_logp = grad * M, M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant)"
 
     def forward(self, logp, target, weight, class_dim, reduction):
-        # The target positions: (rows, classes) for the common (N, C) case, where plain
-        # indexing is several times faster than NumPy's take/put_along_axis.
-        if logp.ndim == 2 and class_dim == 1:
+        # The target positions: with the fast path on, (rows, classes) index arrays for the
+        # common (N, C) case; else an index along the class dim, for take/put_along_axis.
+        if logp.ndim == 2 and class_dim == 1 and fastpath.enabled():
             self.at = (xp.arange(logp.shape[0], like=logp), target)
             loss = -logp[self.at]  # (N,)
         else:
