@@ -146,3 +146,41 @@ def test_transformer_encoder_and_decoder_layers(first):
     else:
         make = lambda n, t, seed: floats(t, n, 8, seed=seed)  # noqa: E731
         check(model, [make, make], [TB, TB])
+
+
+# -- recurrent layers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(batch_first=True),
+        dict(num_layers=2, bidirectional=True, batch_first=True),
+        dict(num_layers=2, bias=False),
+    ],
+    ids=["one", "stacked_bidirectional", "time_first_no_bias"],
+)
+def test_recurrent_layers(kind, options):
+    layer = getattr(nn, kind)(6, 5, **options)
+    first = options.get("batch_first", False)
+    if first:
+        check(layer, [seq(6)], [BT])
+    else:
+        check(layer, [lambda n, t, seed: floats(t, n, 6, seed=seed)], [TB])
+
+
+def test_rnn_relu_and_gru_lstm_with_initial_states_as_inputs():
+    rnn = nn.RNN(4, 3, nonlinearity="relu", batch_first=True)
+    gru = nn.GRU(4, 3, num_layers=2, batch_first=True)
+    lstm = nn.LSTM(4, 3, bidirectional=True, batch_first=True)
+
+    def fn(m, x, h, hh, c):
+        a, _ = m.rnn(x)
+        b, hg = m.gru(x, hh)
+        o, (hl, cl) = m.lstm(x, (h, c))
+        return a + b, o, hg, hl, cl
+
+    model = Fn(fn, rnn=rnn, gru=gru, lstm=lstm)
+    state = lambda n, t, seed: floats(2, n, 3, seed=seed)  # noqa: E731
+    check(model, [seq(4), state, state, state], [BT, {1: "batch"}, {1: "batch"}, {1: "batch"}])

@@ -4,7 +4,10 @@ graph, the tracing and the other primitives are export.py's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import array
+from ..tensor import Tensor
 from .export import Graph, UnsupportedOperatorError, converts, dtype_of, reduce_over
 from .trace import Step
 
@@ -55,3 +58,70 @@ def _causal(g: Graph, q: str, k: str) -> str:
     rows = g.add("Unsqueeze", [positions(q), g.ints([1])])  # (L, 1)
     cols = g.add("Unsqueeze", [positions(k), g.ints([0])])  # (1, S)
     return g.add("Not", [g.add("Greater", [cols, rows], dtype=array.bool_)])
+
+
+# PyTorch's gate blocks in ONNX's order: LSTM i, f, g, o -> i, o, f, c; GRU r, z, n -> z, r, h
+_GATES = {"RNNLayer": [0], "LSTMLayer": [0, 3, 1, 2], "GRULayer": [1, 0, 2]}
+
+
+@converts("RNNLayer", "LSTMLayer", "GRULayer")
+def _recurrent(g: Graph, s: Step) -> str:
+    """One layer in one direction onto ONNX's RNN, LSTM or GRU (direction forward or
+    reverse): W, R and B = [b_ih, b_hh] with one direction in front and the gate blocks
+    reordered, the initial state an input where it is not all zeros. The output is the
+    primitive's: (L, N, H), and for the LSTM c_n after it as step L."""
+    lstm = s.op == "LSTMLayer"
+    x, h0 = s.inputs[0], s.inputs[1]
+    c0 = s.inputs[2] if lstm else None
+    w_ih, w_hh, b_ih, b_hh = s.inputs[3:] if lstm else s.inputs[2:]
+    dtype = dtype_of(s)
+    order = _GATES[s.op]
+    hidden = w_hh.shape[1]
+    rows = array.xp.concatenate([array.xp.arange(hidden) + b * hidden for b in order])
+
+    def blocks(w: Any) -> str:  # (G*H, ...) in ONNX's gate order, one direction in front
+        picked = g.add("Gather", [g.value(w, dtype), g.ints(rows.tolist())], axis=0)
+        return g.add("Unsqueeze", [picked, g.ints([0])])
+
+    names = [g.value(x, dtype), blocks(w_ih), blocks(w_hh)]
+    if b_ih is not None or b_hh is not None:
+        zeros = array.xp.zeros(w_hh.shape[0], dtype)
+        both = [b if b is not None else zeros for b in (b_ih, b_hh)]
+        biases = [g.add("Gather", [g.value(b, dtype), g.ints(rows.tolist())]) for b in both]
+        names.append(g.add("Unsqueeze", [g.add("Concat", biases, axis=0), g.ints([0])]))
+    else:
+        names.append("")
+    names.append("")  # sequence_lens: every sequence is whole
+    states = [h0, c0] if lstm else [h0]
+    for state in states:
+        names.append(_state(g, state, dtype))
+    while names[-1] == "":
+        names.pop()
+    attrs: dict[str, Any] = {
+        "hidden_size": hidden,
+        "direction": "reverse" if s.options["reverse"] else "forward",
+    }
+    op = {"RNNLayer": "RNN", "LSTMLayer": "LSTM", "GRULayer": "GRU"}[s.op]
+    if op == "RNN":
+        attrs["activations"] = ["Relu" if s.options["relu"] else "Tanh"]
+    if op == "GRU":
+        attrs["linear_before_reset"] = 1  # PyTorch's n = tanh(x W_n + b_in + r * (h R_n + b_hn))
+    outs = ["y", "y_h", "y_c"][: 3 if lstm else 1]
+    made = [g.fresh(f"{op.lower()}_{name}") for name in outs]
+    node = g.onnx.helper.make_node(op, names, made, name=g.fresh(op), **attrs)
+    g.nodes.append(node)
+    for name in made:
+        g.dtypes[name] = array.xp.dtype(dtype)
+    y = g.add("Squeeze", [made[0], g.ints([1])])  # (L, 1, N, H) -> (L, N, H)
+    if lstm:
+        return g.add("Concat", [y, made[2]], axis=0)  # (L + 1, N, H): c_n as the last step
+    return y
+
+
+def _state(g: Graph, state: Tensor, dtype: Any) -> str:
+    """An initial state as ONNX's (1, N, H) input, or "" for none where it is a constant of
+    zeros (the default state, of the batch's size; the second forward's must be zeros too)."""
+    if not g.known(state) and not state._array.any():
+        g.zeros.add(id(state._array))
+        return ""
+    return g.add("Unsqueeze", [g.value(state, dtype), g.ints([0])])
