@@ -184,3 +184,18 @@ def test_rnn_relu_and_gru_lstm_with_initial_states_as_inputs():
     model = Fn(fn, rnn=rnn, gru=gru, lstm=lstm)
     state = lambda n, t, seed: floats(2, n, 3, seed=seed)  # noqa: E731
     check(model, [seq(4), state, state, state], [BT, {1: "batch"}, {1: "batch"}, {1: "batch"}])
+
+
+# -- sort, topk, argmax ----------------------------------------------------------------------
+
+
+def test_sort_topk_argmax_are_onnx_ops():
+    def fn(m, x):
+        values, indices = x.sort(dim=-1, descending=True)
+        top, where = x.topk(2, dim=1, largest=False)
+        best, at = x.max(dim=-1)
+        return values, indices, top, where, x.argmax(-1), x.argsort(-1), best, at
+
+    proto = check(Fn(fn), [seq(3)], [BT])
+    ops = {node.op_type for node in proto.graph.node}
+    assert {"TopK", "ArgMax"} <= ops

@@ -125,3 +125,68 @@ def _state(g: Graph, state: Tensor, dtype: Any) -> str:
         g.zeros.add(id(state._array))
         return ""
     return g.add("Unsqueeze", [g.value(state, dtype), g.ints([0])])
+
+
+@converts("TopK")
+def _topk(g: Graph, s: Step) -> str:
+    """sort, argsort and topk as ONNX's TopK (sort: k the dim's size, read from the shape).
+    TopK's order among equal values is the lower index first, as the stable sort's."""
+    (x,) = s.inputs
+    o = s.options
+    dim = o["dim"] % max(x.ndim, 1)
+    xs = g.value(x)
+    if x.ndim == 0:
+        xs = g.add("Reshape", [xs, g.ints([1])])
+    if o["k"] is None:
+        k = g.add("Gather", [g.add("Shape", [xs], dtype=array.int64), g.ints([dim])])
+    else:
+        k = g.ints([o["k"]])
+    values, indices = g.fresh("topk_values"), g.fresh("topk_indices")
+    largest = int(bool(o["largest"]))
+    node = g.onnx.helper.make_node(
+        "TopK",
+        [xs, k],
+        [values, indices],
+        name=g.fresh("TopK"),
+        axis=dim,
+        largest=largest,
+        sorted=1,
+    )
+    g.nodes.append(node)
+    g.dtypes[values], g.dtypes[indices] = x._array.dtype, array.xp.dtype(array.int64)
+    if x.ndim == 0 and s.out.ndim == 0:
+        values = g.add("Reshape", [values, g.ints([])])
+        indices = g.add("Reshape", [indices, g.ints([])])
+    if s.more:
+        g.bind(s.more[0]._array, indices, s)
+    return values
+
+
+@converts("ArgMax", "ArgMin", "MaxDim", "MinDim")
+def _argmax(g: Graph, s: Step) -> str:
+    """argmax and argmin as ONNX's ArgMax and ArgMin (the first of equal values, as ours);
+    max and min along a dim as ReduceMax, ReduceMin with their ArgMax, ArgMin."""
+    (x,) = s.inputs
+    o = s.options
+    dim, keep = o["dim"], int(bool(o["keepdim"]))
+    largest = s.op in ("ArgMax", "MaxDim")
+    xs = g.value(x)
+    if dim is None:  # over every element: of the flattened input
+        flat = g.add("Reshape", [xs, g.ints([-1])])
+        out = g.add(
+            "ArgMax" if largest else "ArgMin", [flat], dtype=array.int64, axis=0, keepdims=0
+        )
+        if keep:
+            out = g.add("Reshape", [out, g.ints([1] * x.ndim)])
+        return out
+    if x.ndim == 0:
+        raise UnsupportedOperatorError(
+            f"onnx.export: op {s.op} of a 0-dim tensor has no ONNX mapping; got shape {x.shape}"
+        )
+    dim = dim % x.ndim
+    arg = "ArgMax" if largest else "ArgMin"
+    indices = g.add(arg, [xs], dtype=array.int64, axis=dim, keepdims=keep, select_last_index=0)
+    if s.op in ("ArgMax", "ArgMin"):
+        return indices
+    g.bind(s.more[0]._array, indices, s)
+    return reduce_over(g, "ReduceMax" if largest else "ReduceMin", [xs], [dim], keepdims=keep)
