@@ -149,9 +149,7 @@ class Linear(Function):
     def backward(self, grad, out):
         """The inputs' gradients from grad, the gradient of x @ W^T + b: an array for
         first-order gradients (as backward_arrays), a Tensor under create_graph. Written once
-        for both; the common 2-D case calls nothing more than it must, since each call on the
-        hot path of every MLP costs about 1 us at batch 32, after the products have pushed
-        the interpreter's own data out of cache."""
+        for both; the common 2-D case calls nothing more than it must."""
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         xd = x._array

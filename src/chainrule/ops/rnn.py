@@ -8,13 +8,10 @@ Shapes: x (L, N, I) in time order, h0 and c0 (N, H), w_ih (G * H, I), w_hh (G * 
 and b_hh (G * H,) or None, with G gates (1, 4, 3). A layer with ``reverse`` runs from the
 last step to the first; its output stays in time order, so its final state is at step 0.
 
-A primitive rather than the cell's step in Tensor ops, time after time, for a measured speed
-win: one node per layer instead of about a dozen per step, the input's share of the gates
-for every step in one product before the loop, the weights' gradients in one product each
-after it, and only the gate activations kept between the passes. Forward and backward of a
-2-layer float32 LSTM (256 -> 256, 64 steps, batch 32), one thread: 455 ms against 1,605 ms
-as the cell's steps, 3.5x (medians of interleaved runs, on a 2-core Xeon under a load of
-10; 350 against 1,280 ms, 3.7x, at an earlier sitting).
+A primitive rather than the cell's step in Tensor ops, time after time: one node per layer
+instead of about a dozen per step, the input's share of the gates for every step in one
+product before the loop, the weights' gradients in one product each after it, and only the
+gate activations kept between the passes.
 
 Each ``backward`` is the rule in Tensor ops, so recorded backward passes (create_graph)
 differentiate it: the activations are the saved ones, or, when the backward pass is itself
