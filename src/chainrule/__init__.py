@@ -87,3 +87,9 @@ __all__ = [
     *["bool", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64"],
     *["uint8", "float", "double", "half", "long", "int", "short"],
 ]
+
+
+def __getattr__(name: str) -> object:  # cr.onnx: chainrule.onnx, imported on first use
+    if name != "onnx":
+        raise AttributeError(f"module 'chainrule' has no attribute {name!r}")
+    return __import__("chainrule.onnx").onnx
