@@ -1,7 +1,8 @@
-"""Seeing the graph: `draw_graph` draws the computation behind a Tensor or a scalar Value, and
-`explain` runs its backward pass and tells it step by step.
+"""Seeing the graph: `draw_graph` draws the computation behind a Tensor or a scalar Value,
+`explain` runs its backward pass and tells it step by step, and `walkthrough` records that
+pass for a page that steps through it (drawn by walkthrough.py).
 
-Both walk the graph with autograd's `toposort`; the backward pass itself is autograd's (or
+All walk the graph with autograd's `toposort`; the backward pass itself is autograd's (or
 `Value.backward`), so explaining a graph leaves exactly the gradients `backward()` would.
 """
 

@@ -246,6 +246,7 @@ def test_browser_steps_through_a_scalar_mlp(browser: Any, tmp_path: Path) -> Non
 def test_browser_steps_through_a_broadcast_and_keys_move_it(browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
 
     root, params = broadcast_graph()
     path = cr.viz.walkthrough(root, str(tmp_path / "t.html"), params=params)
@@ -258,9 +259,28 @@ def test_browser_steps_through_a_broadcast_and_keys_move_it(browser: Any, tmp_pa
     assert counter.text == "step 3 / 5"
     assert "summed over dim 0" in browser.find_element(By.ID, "panel").text  # the Add: b's sum
     browser.find_element(By.ID, "prev").click()
+    assert counter.text == "step 2 / 5"
+    play = browser.find_element(By.ID, "play")
+    play.click()  # plays on from step 2, a step every 0.9 s, until paused
+    WebDriverWait(browser, 10).until(lambda _: counter.text != "step 2 / 5")
+    play.click()
+    assert play.text == "play"
+    browser.execute_script(
+        "const s = document.getElementById('slider'); s.value = 1;"
+        "s.dispatchEvent(new Event('input'));"
+    )
+    assert counter.text == "step 1 / 5"
     body.send_keys(Keys.HOME)
     assert counter.text == "step 0 / 5"
     assert "Step 0: the order" in browser.find_element(By.ID, "panel").text
+    _, data, _ = read(path)
+    a = next(i for i, n in enumerate(data["nodes"]) if n["label"] == "a")
+    a_grad = browser.find_element(By.CSS_SELECTOR, f'.item[data-rep="n{a}"] text.g')
+    seen = []
+    for _ in range(3):  # Sum, then Mul hands a its first part, then Add its second
+        body.send_keys(Keys.ARROW_RIGHT)
+        seen.append(a_grad.text)
+    assert seen[0] == "" and seen[1].endswith("(1 of 2)") and seen[2].endswith("(2 of 2)")
 
 
 def test_browser_opens_a_modules_box(browser: Any, tmp_path: Path) -> None:

@@ -49,6 +49,7 @@
     views[view].sec.hidden = true;
     view = v;
     views[view].sec.hidden = false;
+    $("graph").scrollTo(0, 0);
     const crumbs = [""].concat(data.views.filter((k) => k && (v === k || v.startsWith(k + "."))));
     $("crumbs").innerHTML = crumbs.map((k) => k === v
       ? "<b>" + esc(k || "whole graph") + "</b>"
@@ -111,6 +112,7 @@
     const n = nodes[st.node], out = [];
     out.push("<h2>Step " + s + ": " + esc(name(st.node)) + "</h2>");
     if (n.shape) out.push("<p class=\"shape\">" + esc(n.shape) + "</p>");
+    if (n.value) out.push("<p>forward value: <code>" + esc(n.value) + "</code></p>");
     const got = received[st.node];
     if (got.length > 1) {
       out.push("<p>Its gradient is the sum of what its " + got.length + " consumers handed it:</p><ul>" +
@@ -165,7 +167,8 @@
   $("play").onclick = play;
   $("slider").oninput = (e) => go(+e.target.value);
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    // A focused slider moves itself with the arrows, a focused button clicks on space.
+    if (e.target.tagName === "INPUT" || e.target.tagName === "BUTTON" && e.key === " ") return;
     if (e.key === "ArrowRight") { go(step + 1); e.preventDefault(); }
     else if (e.key === "ArrowLeft") { go(step - 1); e.preventDefault(); }
     else if (e.key === " ") { play(); e.preventDefault(); }
