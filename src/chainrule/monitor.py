@@ -106,9 +106,10 @@ class Sampler:
             runs = self.limit // RUN
             starts = np.random.default_rng(f.size).choice(f.size // RUN, runs, replace=False)
             starts = self.positions[f.size] = np.sort(starts)
-        # whole runs taken as rows: 3x faster than taking their values one index at a time
-        rows = f[: f.size // RUN * RUN].reshape(-1, RUN)
-        return rows.take(starts, axis=0).reshape(-1)
+        if fastpath.enabled():  # whole runs taken as rows
+            rows = f[: f.size // RUN * RUN].reshape(-1, RUN)
+            return rows.take(starts, axis=0).reshape(-1)
+        return f[(starts[:, None] * RUN + np.arange(RUN)).reshape(-1)]
 
 
 def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict | None:

@@ -79,4 +79,7 @@ TRICKS = [
     Trick("NLLLoss's targets by plain indexing", "chainrule.ops.reduce:NLLLoss.forward",
           "(1024, 10) float32, the losses picked and the one-hot made: 11.8 against 20.3 us",
           "xp.take_along_axis and xp.put_along_axis"),
+    Trick("the Monitor's sample taken by rows", "chainrule.monitor:Sampler.__call__",
+          "4,096 of a (512, 784) float32 array's values: 1.9 against 9.5 us",
+          "f[starts * RUN + arange(RUN)], one index per value"),
 ]
