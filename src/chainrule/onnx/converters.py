@@ -335,6 +335,10 @@ def _getitem(g: Graph, s: Step) -> str:
                 f"shape {s.out.shape}"
             )
         idx = g.value(index[arrays[0]], array.int64)
+        if id(index[arrays[0]]) in g.aranges:  # arange(n), n a free axis's size: a Slice
+            name, _, axis = g.aranges[id(index[arrays[0]])]
+            size = g.add("Gather", [g.add("Shape", [name], dtype=array.int64), g.ints([axis])])
+            return g.add("Slice", [x, g.ints([0]), size, g.ints([arrays[0]])])
         return g.add("Gather", [x, idx], axis=arrays[0])
     bounds = _bounds(index)
     squeeze = [dim for dim, i in _dims(index) if not isinstance(i, slice)]

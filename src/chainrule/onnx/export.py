@@ -87,7 +87,7 @@ def export(
         for n, free in ((n, dims.get(n, {})) for n in in_names)
     ]
     varied = _varied(inputs, keys)
-    again = _trace_again(model, varied, constants, steps)
+    again, outputs_again = _trace_again(model, varied, constants, steps)
 
     g = Graph(onnx, opset, params)
     g.again, g.varied = again, varied
@@ -110,6 +110,13 @@ def export(
             )
         g.bind(step.out._array, convert(g, step), step)
     _check_again(g, steps, again, varied)
+    for k, (t, other) in enumerate(zip(outputs, outputs_again, strict=True)):
+        if not g.known(t) and not array.xp.array_equal(t._array, other._array):
+            raise RuntimeError(
+                f"onnx.export: output {k} is not computed from the inputs by recorded ops, and "
+                f"changes with them (a value made from .shape, .numpy() or a comparison); the "
+                f"graph would hold it as a constant"
+            )
 
     helper = onnx.helper
     for name, t in zip(out_names, outputs, strict=True):
@@ -196,8 +203,8 @@ def _flat(result: Any) -> Iterator[Any]:
 def _varied(inputs: list[Tensor], free: list[dict[int, Any]]) -> list[Tensor]:
     """Other inputs of the same kind: each one's values in another order (so indexes stay in
     range), repeated along its free axes, 2 times along the first axis named, 3 along the
-    second, ... (so that two free axes of one size tell apart); one Tensor given twice is
-    varied once."""
+    second, ... (so that two free axes of one size, or a multiple of one and the other, tell
+    apart); one Tensor given twice is varied once."""
     xp = array.xp
     rng = xp.random.default_rng(0)
     labels: list[Any] = []
@@ -257,7 +264,7 @@ class Graph:
         self.reshapes: dict[int, list[int]] = {}  # step -> the shape given to Reshape or Expand
         self.folded: set[int] = set()  # steps of constants only, left out of the graph
         self.zeros: set[int] = set()  # arrays a mapping left out as all zeros: must stay so
-        self.aranges: dict[int, tuple[int, int]] = {}  # arange(n) written as a Range: input, axis
+        self.aranges: dict[int, tuple[str, int, int]] = {}  # arange(n) as Range: input, axis
         self.free: list[tuple[str, int, int, int]] = []  # free axes: input name, index, axis, size
         # step -> the options its mapping wrote to follow the second forward (GetItem's
         # index), which it checked against that one: the plain comparison leaves them out
@@ -335,12 +342,21 @@ class Graph:
             return None
         if not xp.array_equal(a, xp.arange(len(a))):
             return None
+        theirs = [
+            y._array if isinstance(y, Tensor) else y for _, y in _items(self.again[self.step])
+        ]
+        arange = [  # the lengths of the second forward's aranges in this step
+            len(y)
+            for y in theirs
+            if isinstance(y, array.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
+            if xp.array_equal(y, xp.arange(len(y)))
+        ]
         for name, k, axis, n in self.free:
-            if n == len(a):
+            if n == len(a) and self.varied[k].shape[axis] in arange:
                 zero, one, at = (self.const(xp.asarray(v, dtype=array.int64)) for v in (0, 1, axis))
                 stop = self.add("Gather", [self.add("Shape", [name], dtype=array.int64), at])
                 out = self.add("Range", [zero, stop, one], dtype=array.int64)
-                self.aranges[id(given)] = (k, axis)
+                self.aranges[id(given)] = (name, k, axis)
                 return self.value_of(out, a.dtype)
         return None
 
@@ -372,11 +388,13 @@ def _items(step: Step) -> Iterator[tuple[Any, Any]]:
             yield (where, None), x
 
 
-def _trace_again(model: Any, inputs: list[Tensor], constants: str, steps: list[Step]) -> list[Step]:
+def _trace_again(
+    model: Any, inputs: list[Tensor], constants: str, steps: list[Step]
+) -> tuple[list[Step], list[Tensor]]:
     """The steps of a second forward, on other values and other sizes of the free axes,
     which must be the same ops (the mappings read them, to write shapes that follow)."""
     try:
-        again, _ = _trace(model, inputs, constants, quiet=True)
+        again, outputs = _trace(model, inputs, constants, quiet=True)
     except Exception as err:
         raise RuntimeError(
             f"onnx.export: the forward fails for inputs of other values and other sizes along "
@@ -387,7 +405,7 @@ def _trace_again(model: Any, inputs: list[Tensor], constants: str, steps: list[S
             "onnx.export: the forward applies other ops for other inputs (control flow on "
             "values or sizes), which one graph cannot hold"
         )
-    return again
+    return again, outputs
 
 
 def _check_again(g: Graph, steps: list[Step], again: list[Step], inputs: list[Tensor]) -> None:
@@ -413,7 +431,7 @@ def _check_again(g: Graph, steps: list[Step], again: list[Step], inputs: list[Te
                 elif id(a) in g.zeros:
                     same = not y.any()
                 elif id(a) in g.aranges:
-                    k, axis = g.aranges[id(a)]
+                    _, k, axis = g.aranges[id(a)]
                     n = inputs[k].shape[axis]
                     same = y.ndim == 1 and xp.array_equal(y, xp.arange(n))
                 else:
