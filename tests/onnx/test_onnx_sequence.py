@@ -4,6 +4,7 @@ lengths (neither the export's) equals chainrule's (float32, 1e-5 relative); a fo
 reads a tensor's value into Python is refused, naming the operation and the line."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ ort = pytest.importorskip("onnxruntime")
 import chainrule as cr  # noqa: E402
 import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
-from chainrule.onnx import export  # noqa: E402
+from chainrule.onnx import TracerWarning, export  # noqa: E402
+from chainrule.recipes import adder, gpt, names  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 SIZES = [(3, 4), (1, 7)]  # (batch, length) of the fresh inputs; the export's is (2, 5)
@@ -69,11 +71,7 @@ def check(model, makers, axes, batch_dim=0, time_dim=1, sizes=SIZES, example=(2,
     buf = io.BytesIO()
     proto = export(model, tuple(inputs), buf, input_names=in_names, dynamic_axes=free)
     onnx.checker.check_model(proto, full_check=True)
-    # ORT's extended fusions break the GPT graph (a Slice they make gets a 0-d start);
-    # the basic optimizations run it as written
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    session = ort.InferenceSession(buf.getvalue(), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
     for s, (n, t) in enumerate(sizes):
         fresh = [make(n, t, seed=10 + 7 * s + k) for k, make in enumerate(makers)]
         got = session.run(None, dict(zip(in_names, fresh, strict=True)))
@@ -136,6 +134,30 @@ def test_multihead_attention_across_two_sequences():
     check(model, [seq(8), seq(8)], [BT, BT])
 
 
+def test_multihead_attention_with_a_float_key_padding_mask_as_an_input():
+    layer = nn.MultiheadAttention(8, 2, batch_first=True)
+    model = Fn(
+        lambda m, x, pad: m.mha(x, x, x, key_padding_mask=pad, need_weights=False)[0], mha=layer
+    )
+
+    def pad(n, t, seed):  # -inf at about a third of the keys, never at the first
+        out = np.where(np.random.default_rng(seed).random((n, t)) > 0.7, -np.inf, 0.0)
+        out[:, 0] = 0.0
+        return out.astype(np.float32)
+
+    check(model, [seq(8), pad], [BT, BT])
+
+
+def test_a_boolean_key_padding_mask_made_a_constant_is_refused():
+    # MultiheadAttention turns a bool mask into -inf and 0 on arrays, outside the ops: the
+    # graph would hold that float mask as a constant, so export refuses rather than bake it
+    layer = nn.MultiheadAttention(8, 2, batch_first=True)
+    model = Fn(lambda m, x, pad: m.mha(x, x, x, key_padding_mask=pad)[0], mha=layer)
+    x, pad = cr.tensor(floats(2, 5, 8)), cr.tensor(floats(2, 5) > 0.5)
+    with pytest.raises(RuntimeError, match="changes with the inputs"):
+        export(model, (x, pad), io.BytesIO())
+
+
 @pytest.mark.parametrize("first", [True, False])
 def test_transformer_encoder_and_decoder_layers(first):
     enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=first)
@@ -186,6 +208,26 @@ def test_rnn_relu_and_gru_lstm_with_initial_states_as_inputs():
     check(model, [seq(4), state, state, state], [BT, {1: "batch"}, {1: "batch"}, {1: "batch"}])
 
 
+# -- the recipes' models ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(names.MODELS))
+def test_names_models(kind):
+    model = names.build(kind, 12, **names.MODELS[kind][0])
+    check(model, [lambda n, t, seed: tokens(n, t, seed=seed, vocab=12)], [BT])
+
+
+def test_gpt_model():
+    config = gpt.GPTConfig(vocab_size=11, block_size=16, n_layer=2, n_head=2, n_embd=16)
+    check(gpt.GPT(config), [lambda n, t, seed: tokens(n, t, seed=seed, vocab=11)], [BT])
+
+
+def test_adder_model():
+    model, _, _ = adder.setup({"seed": 0})
+    assert model.config.block_size == 6  # the export's length 2 (6 in its second forward)
+    check(model, [tokens], [BT], sizes=[(3, 6), (1, 4)], example=(3, 2))
+
+
 # -- sort, topk, argmax ----------------------------------------------------------------------
 
 
@@ -199,3 +241,82 @@ def test_sort_topk_argmax_are_onnx_ops():
     proto = check(Fn(fn), [seq(3)], [BT])
     ops = {node.op_type for node in proto.graph.node}
     assert {"TopK", "ArgMax"} <= ops
+
+
+# -- values read into Python -----------------------------------------------------------------
+
+
+def _line(fn):
+    return f"test_onnx_sequence.py:{fn.__code__.co_firstlineno}"
+
+
+READS = {
+    "item()": lambda m, x: x * x.sum().item(),
+    "bool()": lambda m, x: x if x.sum() > 0 else -x,
+    "int()": lambda m, x: x * int(x[0, 0]),
+    "float()": lambda m, x: x * float(x[0, 0]),
+    "tolist()": lambda m, x: x * x[0, 0].tolist(),
+    "numpy()": lambda m, x: x * cr.tensor(x.numpy()),
+    "__index__()": lambda m, x: x[:, : (x[0, 0] > 0).to(cr.int64) + 1],
+}
+
+
+@pytest.mark.parametrize("op", list(READS))
+def test_a_value_read_into_python_is_refused_naming_the_line(op):
+    fn = READS[op]
+    x = cr.tensor(floats(2, 3))
+    message = f"{op[:-2].strip('_')}.*{_line(fn)}"
+    with pytest.raises(RuntimeError, match=message):
+        export(Fn(fn), x, io.BytesIO())
+
+
+def test_constants_allowed_warn_and_export():
+    fn = READS["item()"]
+    x = cr.tensor(floats(2, 3))
+    with pytest.warns(TracerWarning, match=f"item.*{_line(fn)}") as caught:
+        buf = io.BytesIO()
+        export(Fn(fn), x, buf, constants="allow")
+    assert len([w for w in caught if issubclass(w.category, TracerWarning)]) == 1
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"input_0": x.numpy()})[0]
+    np.testing.assert_allclose(got, ours(Fn(fn), x.numpy())[0], **TOL)
+    with pytest.raises(ValueError, match="constants must be 'refuse' or 'allow'; got 'yes'"):
+        export(Fn(fn), x, io.BytesIO(), constants="yes")
+
+
+def test_a_forward_without_reads_exports_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        export(nn.LSTM(3, 2), cr.tensor(floats(4, 2, 3)), io.BytesIO())
+
+
+def test_in_place_on_an_input_is_in_the_graph():
+    def fn(m, x):
+        x.mul_(2.0)
+        x += 1.0
+        return x.tanh()
+
+    x = floats(2, 3)
+    buf = io.BytesIO()
+    export(Fn(fn), cr.tensor(x.copy()), buf)
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], np.tanh(x * 2 + 1), **TOL)
+
+
+def test_chainrule_onnx_is_loaded_on_first_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, chainrule as cr; assert 'chainrule.onnx' not in sys.modules; "
+        "assert 'onnx' not in sys.modules; assert cr.onnx.export is not None"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_output_made_outside_the_ops_that_changes_is_refused():
+    model = Fn(lambda m, x: (x * 2.0, cr.zeros(x.shape[0]) + 1.0))  # the second: a constant
+    free = {"input_0": [0]}
+    with pytest.raises(RuntimeError, match="output 1 is not computed from the inputs"):
+        export(model, cr.tensor(floats(2, 3)), io.BytesIO(), dynamic_axes=free)
+    export(model, cr.tensor(floats(2, 3)), io.BytesIO())  # right where the batch is fixed
