@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..autograd.mode import no_grad
 from ..tensor import Tensor
 from .trace import Step, recording
@@ -175,14 +175,20 @@ def _trace(
     model: Any, inputs: list[Tensor], constants: str, quiet: bool = False
 ) -> tuple[list[Step], list[Tensor]]:
     """The steps of one forward in eval mode, with no graph recorded, and its outputs
-    flattened; the modes are put back as they were."""
+    flattened; the modes are put back as they were. The fast path is on meanwhile: the
+    recurrent layers then apply one primitive per layer and direction, which ONNX's RNN,
+    LSTM and GRU take (with it off they apply the cell's step time after time, which one
+    graph cannot hold for a free length)."""
     modes = [(m, m.training) for m in model.modules()] if hasattr(model, "modules") else []
+    fast = fastpath.enabled()
     try:
         if hasattr(model, "eval"):
             model.eval()
+        fastpath.set_enabled(True)
         with no_grad(), recording(constants, quiet) as steps:
             result = model(*inputs)
     finally:
+        fastpath.set_enabled(fast)
         for m, training in modes:
             m.training = training
     outputs = list(_flat(result))
