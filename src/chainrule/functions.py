@@ -24,6 +24,8 @@ __all__ = [
     "var_mean",
     "std_mean",
     "is_tensor",
+    "result_type",
+    "promote_types",
     "get_rng_state",
     "set_rng_state",
     # defined beside the Tensor, whose methods call them
@@ -176,6 +178,17 @@ def _mean_as(x: Tensor, spread: Tensor, args: tuple, kwargs: dict) -> Tensor:
 
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
+
+
+def result_type(tensor1: Any, tensor2: Any) -> Any:
+    """PyTorch's ``result_type``: the dtype an elementwise op of the two (tensors or Python
+    numbers) computes in, by PyTorch's promotion (chainrule.array.result_type)."""
+    return array.result_type(tensor1, tensor2)
+
+
+def promote_types(type1: Any, type2: Any) -> Any:
+    """PyTorch's ``promote_types``: the smallest dtype both fit in, by category first."""
+    return array.promote_types(array.as_dtype(type1), array.as_dtype(type2))
 
 
 def get_rng_state() -> Tensor:

@@ -141,10 +141,68 @@ def holds(dtype: Any) -> bool:
     return dtype.kind in "biuf" or dtype in DTYPE_NAMES.values()
 
 
+def _category(dtype: np.dtype) -> int:
+    """PyTorch's categories of dtypes: bool 0, integers 1, floating 2."""
+    return 2 if dtype.kind == "f" or dtype == bfloat16 else 0 if dtype.kind == "b" else 1
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """PyTorch's ``promote_types``: the dtype two dtypes meet in. A higher category wins
+    (bool < integers < floating: int64 with float16 is float16, where NumPy says float64);
+    float16 with bfloat16 is float32; otherwise NumPy's lattice, which is PyTorch's
+    (uint8 with int8 is int16)."""
+    a, b = np.dtype(a), np.dtype(b)
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if bfloat16 in (a, b):
+        other = b if a == bfloat16 else a
+        return float32 if other == float16 else other
+    return np.result_type(a, b)
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """PyTorch's ``result_type``: the dtype an elementwise op computes in. Operands are ranked
+    tensors (of at least one dim, arrays too), 0-d tensors and Python numbers (bool, int:
+    int64, float: the default dtype); each rank's dtypes meet in ``promote_types``, and a
+    lower rank counts only where its category is higher (a float16 tensor times a 0-d float64
+    is float16, uint8 + 300 is uint8, an int tensor + 2.5 is the default float)."""
+    ranks: list[np.dtype | None] = [None, None, None]  # ranked, 0-d, Python numbers
+    for x in operands:
+        arr = getattr(x, "_array", x)
+        dtype: np.dtype
+        if isinstance(arr, bool):
+            rank, dtype = 2, bool_
+        elif isinstance(arr, int):
+            rank, dtype = 2, int64
+        elif isinstance(arr, float):
+            rank, dtype = 2, default_float
+        else:
+            rank, dtype = (1 if arr.ndim == 0 else 0), arr.dtype
+        held = ranks[rank]
+        ranks[rank] = dtype if held is None else promote_types(held, dtype)
+    out = _combine(ranks[0], _combine(ranks[1], ranks[2]))
+    if out is None:
+        raise TypeError("result_type: needs at least one operand")
+    return out
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """A higher rank's dtype against a lower's, as PyTorch combines them."""
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    if _category(higher) == 2:
+        return higher
+    if _category(higher) == 0 or _category(lower) == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
 def result_dtype(dtypes: Any) -> Any:
-    """The dtype several tensors meet in (cat, stack), by PyTorch's rule: the widest
-    floating dtype among them if any is floating (float32 with int64 is float32, where
-    NumPy says float64), else NumPy's integer or bool result."""
-    dtypes = list(dtypes)
-    floats = [d for d in dtypes if d.kind == "f"]
-    return np.result_type(*floats) if floats else np.result_type(*dtypes)
+    """The dtype several tensors meet in (cat, stack), by PyTorch's promote_types."""
+    out = None
+    for d in dtypes:
+        out = d if out is None else promote_types(out, d)
+    return out

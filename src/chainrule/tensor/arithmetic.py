@@ -49,10 +49,10 @@ class Arithmetic(Core):
         return elementwise.Mul.apply(*_pair(other, self, "mul"))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(floating(self), other, "div"))
+        return elementwise.Div.apply(*_pair(self, other, "div", floats=True))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(other, floating(self), "div"))
+        return elementwise.Div.apply(*_pair(other, self, "div", floats=True))
 
     def __pow__(self, other: Any) -> Tensor:
         return elementwise.Pow.apply(*_pair(self, other, "pow"))
@@ -376,53 +376,73 @@ class Arithmetic(Core):
         return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
 
 
-def _pair(a: Any, b: Any, op: str) -> tuple[Any, Any]:
-    """Coerce the operands of a binary op: Tensors pass; Python numbers stay plain (the
-    tensor's dtype wins, so float32 * 2.5 stays float32); lists become Tensors; an integer
-    operand meeting a float one takes its dtype (see _promote)."""
+def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
+    """The operands of a binary op in the dtype PyTorch computes it in (``result_type``: a
+    float32 tensor times 2.5 or a 0-d float64 tensor stays float32, uint8 + 300 is uint8,
+    float16 + bfloat16 is float32); with ``floats`` (true division) an integer result is the
+    default float instead. Tensors are cast (recorded, so gradients flow back in their own
+    dtype); Python numbers stay numbers, an integer wrapped into the dtype's range as
+    PyTorch wraps it; lists become tensors."""
     # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
     if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
         return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    if ta and tb:
-        return (a, b) if _same_kind(a._array, b._array) else _promote(a, b)
-    t, o = (a, b) if ta else (b, a)
-    if isinstance(o, xp.generic):
-        o = o.item()
-    if isinstance(o, Number):
-        if isinstance(o, float) and t._array.dtype.kind != "f":
-            t = t.to(array.float32)
-    elif isinstance(o, array.ndarray):
-        if type(o) is not type(t._array):  # an array of another device
-            where = "NumPy array" if type(o) is HOST_ARRAY else f"{array.device_of(o)} array"
-            raise TypeError(
-                f"{op}: a {where} meets a tensor on {t.device}; got shape {o.shape}; make "
-                f"it a tensor on {t.device} first (cr.tensor(x, device=...) moves it)"
-            )
-        if not _same_kind(o, t._array):
-            t, o = _promote(t, Tensor._make(o))
-    elif isinstance(o, (list, tuple)):
-        t, o = _promote(t, Tensor._make(array.to_array(o, None, t.device)))
-    else:
-        raise TypeError(f"{op}: unsupported operand of type {type(o).__name__} with a Tensor")
-    return (t, o) if ta else (o, t)
+    if ta and tb and _same_kind(a._array, b._array) and (not floats or _floats(a, b)):
+        return a, b
+    a, b = _operand(a, b if tb else a, op), _operand(b, a if ta else b, op)
+    dtype = array.result_type(a, b)
+    if floats and not array.is_floating(dtype):
+        dtype = array.get_default_dtype()
+    return _as_dtype(a, dtype), _as_dtype(b, dtype)
 
 
 def _same_kind(a: Any, b: Any) -> bool:
-    """True where NumPy's result dtype is already PyTorch's: equal kinds, or a bool mask
-    with a float (float32 * bool stays float32), the common case in backward formulas."""
-    ka, kb = a.dtype.kind, b.dtype.kind
-    return ka == kb or (ka == "b" and kb == "f") or (ka == "f" and kb == "b")
+    """True where NumPy's result dtype is already PyTorch's: one dtype, or a bool mask with
+    a float (float32 * bool stays float32), the common case in backward formulas."""
+    da, db = a.dtype, b.dtype
+    return da == db or (da.kind == "b" and db.kind == "f") or (da.kind == "f" and db.kind == "b")
+
+
+def _floats(a: Tensor, b: Tensor) -> bool:
+    return a._array.dtype.kind == "f" or b._array.dtype.kind == "f"
+
+
+def _operand(x: Any, ref: Any, op: str) -> Any:
+    """One operand as a Tensor, an array of ``ref``'s device or a Python number."""
+    if isinstance(x, xp.generic):  # a NumPy number (np.float64 is a float too): a number
+        return x.item()
+    if isinstance(x, Tensor) or isinstance(x, (bool, int, float)):
+        return x
+    device = ref.device if isinstance(ref, Tensor) else None
+    if isinstance(x, array.ndarray):
+        if isinstance(ref, Tensor) and type(x) is not type(ref._array):  # another device's
+            where = "NumPy array" if type(x) is HOST_ARRAY else f"{array.device_of(x)} array"
+            raise TypeError(
+                f"{op}: a {where} meets a tensor on {ref.device}; got shape {x.shape}; make "
+                f"it a tensor on {ref.device} first (cr.tensor(x, device=...) moves it)"
+            )
+        return Tensor._make(x)
+    if isinstance(x, (list, tuple)):
+        return Tensor._make(array.to_array(x, None, device))
+    raise TypeError(f"{op}: unsupported operand of type {type(x).__name__} with a Tensor")
+
+
+def _as_dtype(x: Any, dtype: Any) -> Any:
+    if isinstance(x, Tensor):
+        return x if x._array.dtype == dtype else x.to(dtype)
+    if dtype.kind in "iu" and isinstance(x, int) and not isinstance(x, bool):
+        info = xp.iinfo(dtype)
+        if not info.min <= x <= info.max:  # wrapped, as PyTorch: uint8 + 300 adds 44
+            x = (x - info.min) % (int(info.max) - int(info.min) + 1) + info.min
+    return x
 
 
 def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """PyTorch's rule where NumPy's differs: an integer or bool tensor meeting a float one
-    takes the float's dtype (NumPy makes int64 * float32 float64, PyTorch float32)."""
-    if a._array.dtype.kind == "f" and b._array.dtype.kind != "f":
-        return a, b.to(a.dtype)
-    if b._array.dtype.kind == "f" and a._array.dtype.kind != "f":
-        return a.to(b.dtype), b
-    return a, b
+    """Two tensors in the dtype PyTorch's promotion gives them."""
+    if a._array.dtype == b._array.dtype:
+        return a, b
+    dtype = array.promote_types(a._array.dtype, b._array.dtype)
+    return _as_dtype(a, dtype), _as_dtype(b, dtype)
 
 
 def false_mask(t: Tensor) -> Any:
