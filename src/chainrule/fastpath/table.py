@@ -82,4 +82,7 @@ TRICKS = [
     Trick("the Monitor's sample taken by rows", "chainrule.monitor:Sampler.__call__",
           "4,096 of a (512, 784) float32 array's values: 1.9 against 9.5 us",
           "f[starts * RUN + arange(RUN)], one index per value"),
+    Trick("max pooling's gradient written in place", "chainrule.ops.conv:MaxPool2dScatter.forward",
+          "one offset of (64, 16, 14, 14) float32 into its strided place: 154-181 against "
+          "293-363 us", "dest += g * mask"),
 ]

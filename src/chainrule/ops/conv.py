@@ -268,13 +268,13 @@ class MaxPool2d(Function):
         )
 
 
-def _scatter(dest: Any, g: Any, mask: Any, overlap: bool) -> None:
-    """dest += g * mask; where windows do not overlap each place is written once, so the
-    product goes straight into dest, with no temporary."""
-    if overlap:
-        dest += g * mask
-    else:
+def _scatter(dest: Any, g: Any, mask: Any, once: bool) -> None:
+    """dest += g * mask; where each place of a zeroed dest is written ``once``, the product
+    goes straight into dest, with no temporary."""
+    if once:
         xp.multiply(g, mask, out=dest)
+    else:
+        dest += g * mask
 
 
 class MaxPool2dScatter(Function):
@@ -293,12 +293,14 @@ class MaxPool2dScatter(Function):
         hp = size[0] + top + bottom
         # first undo the row pass into (N, C, Hp, Wo), then the column pass into the input;
         # two offsets reach one place only where windows overlap (stride < dilated kernel)
+        # (with the fast path on, written straight into place where windows do not overlap)
+        fast = fastpath.enabled()
         rows = xp.zeros((n, c, hp, wo), dtype=g.dtype, like=g)
         for p, s in enumerate(_offsets(kh, sh, dh, ho)):
-            _scatter(rows[:, :, s], g, row_arg == p, overlap=sh < dh * (kh - 1) + 1)
+            _scatter(rows[:, :, s], g, row_arg == p, once=fast and sh >= dh * (kh - 1) + 1)
         out = xp.zeros((n, c, hp, size[1] + left + right), dtype=g.dtype, like=g)
         for q, s in enumerate(_offsets(kw, sw, dw, wo)):
-            _scatter(out[..., s], rows, col_arg == q, overlap=sw < dw * (kw - 1) + 1)
+            _scatter(out[..., s], rows, col_arg == q, once=fast and sw >= dw * (kw - 1) + 1)
         return out[:, :, top : top + size[0], left : left + size[1]]
 
     def backward(self, grad, out):
