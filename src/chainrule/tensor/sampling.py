@@ -63,10 +63,11 @@ class Sampling(Core):
         dim: int | None = None,
     ) -> Any:
         """The distinct values (sorted; slices along dim when given), and as asked each
-        element's index among them (input's shape) and each value's count, as PyTorch."""
+        element's index among them (input's shape) and each value's count, as PyTorch: each
+        NaN is a value of its own (NaN != NaN), where NumPy's default merges them."""
         axis = None if dim is None else normalize_dim(dim, self.ndim, "unique", self.shape)
         values, inverse, counts = xp.unique(
-            self._array, return_inverse=True, return_counts=True, axis=axis
+            self._array, return_inverse=True, return_counts=True, axis=axis, equal_nan=False
         )
         if axis is None:
             inverse = inverse.reshape(self.shape)
