@@ -105,8 +105,12 @@ def _identity(g: Graph, s: Step) -> str:
 
 @converts("InPlace")
 def _in_place(g: Graph, s: Step) -> str:
-    """The value an in-place op wrote: the tensor is named by it from here on."""
-    return g.add("Identity", [g.value(s.inputs[0], dtype_of(s))])
+    """The value an in-place op wrote, broadcast to the tensor's shape (as the tensor's
+    value before it has it): the tensor is named by it from here on."""
+    value, old = g.value(s.inputs[0], dtype_of(s)), g.value(s.out)
+    if getattr(s.inputs[0], "shape", ()) == s.out.shape:
+        return g.add("Identity", [value])
+    return g.add("Expand", [value, g.add("Shape", [old], dtype=array.int64)])
 
 
 @converts("Cast")

@@ -108,6 +108,8 @@ def export(
                 f"onnx.export: op {step.op} has no ONNX mapping; got it applied to input "
                 f"shapes {shapes}; supported: {', '.join(sorted(CONVERTERS))}"
             )
+        if step.op == "InPlace":
+            _alone(g, steps, i, outputs)
         g.bind(step.out._array, convert(g, step), step)
     _check_again(g, steps, again, varied)
     for k, (t, other) in enumerate(zip(outputs, outputs_again, strict=True)):
@@ -306,7 +308,7 @@ class Graph:
 
     def const(self, a: Any, hint: str = "const") -> str:
         name = self.fresh(hint)
-        a = array.xp.ascontiguousarray(a)
+        a = array.xp.ascontiguousarray(a) if a.ndim else array.xp.asarray(a)  # 0-d stays 0-d
         self.initializers.append(self.onnx.numpy_helper.from_array(a, name))
         self.dtypes[name] = a.dtype
         return name
@@ -392,6 +394,23 @@ def _items(step: Step) -> Iterator[tuple[Any, Any]]:
                 yield (where, k), item
         else:
             yield (where, None), x
+
+
+def _alone(g: Graph, steps: list[Step], i: int, outputs: list[Tensor]) -> None:
+    """Refuse an in-place write (step i) into memory that another value read later shares (a
+    view of the tensor, or the tensor a view of another): the graph names each value once,
+    so the other would keep its old value there."""
+    xp = array.xp
+    arr = steps[i].out._array
+    shared = {id(a) for a in g.arrays if a is not arr and xp.may_share_memory(a, arr)}
+    later = [x for s in steps[i + 1 :] for _, x in _items(s)] + list(outputs)
+    if any(id(x._array if isinstance(x, Tensor) else x) in shared for x in later):
+        raise RuntimeError(
+            f"onnx.export: the in-place {steps[i].options['op']} writes into a tensor of shape "
+            f"{arr.shape} that shares memory with another value used after it (a view, or "
+            f"the tensor a view of); the graph would keep the old value there; write into "
+            f"the tensor itself, or use the out-of-place op"
+        )
 
 
 def _trace_again(

@@ -127,17 +127,28 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
         steps.append(Step("InPlace", (made[0],), {"op": op}, self))
         return out
 
+    def fill(self: Any, op: str, values: Any) -> Any:
+        """copy_, fill_, zero_: values broadcast into the tensor, as a step ("InPlace")
+        unless _write made it one."""
+        if threading.get_ident() != owner or inside[0]:
+            return fill_(self, op, values)
+        before = len(steps)
+        out = fill_(self, op, values)
+        if not any(step.op == "InPlace" and step.out is self for step in steps[before:]):
+            steps.append(Step("InPlace", (values,), {"op": op}, self))
+        return out
+
     top_, arg_, select_ = reductions._top, reductions._arg, reductions._select
-    write_ = Tensor._write
+    write_, fill_ = Tensor._write, Tensor._fill
     with _lock:
         Function.apply = classmethod(apply)  # type: ignore[assignment,method-assign]
         reductions._top, reductions._arg, reductions._select = top, arg, select
-        Tensor._write = write  # type: ignore[method-assign]
+        Tensor._write, Tensor._fill = write, fill  # type: ignore[method-assign]
         core.EXPORT.report = _watch(constants, None if quiet else set())
         try:
             yield steps
         finally:
             Function.apply = original  # type: ignore[method-assign]
             reductions._top, reductions._arg, reductions._select = top_, arg_, select_
-            del Tensor._write  # the mixin's, again
+            del Tensor._write, Tensor._fill  # the mixin's, again
             core.EXPORT.report = None
