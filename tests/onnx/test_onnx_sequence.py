@@ -296,13 +296,31 @@ def test_in_place_on_an_input_is_in_the_graph():
     def fn(m, x):
         x.mul_(2.0)
         x += 1.0
-        return x.tanh()
+        x[:, -1] = 0.5  # the last step of a free length, by ScatterND
+        x[1:, ::2] = x[:1, ::2] * 3.0
+        y = x * 0.0
+        y.copy_(x.tanh())
+        z = x * 1.0
+        z.fill_(2.0)
+        w = x * 1.0
+        w.zero_()
+        return x, y, z, w
 
-    x = floats(2, 3)
-    buf = io.BytesIO()
-    export(Fn(fn), cr.tensor(x.copy()), buf)
-    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
-    np.testing.assert_allclose(session.run(None, {"input_0": x})[0], np.tanh(x * 2 + 1), **TOL)
+    check(Fn(fn), [seq(3)], [BT])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: (y := x * 1.0, y[0].fill_(2.0), y + 0.0)[-1],  # into a view of y
+        lambda m, x: (y := x * 1.0, v := y[:, 1], y.add_(1.0), v * 1.0)[-1],  # y, under a view
+        lambda m, x: (y := x * 1.0, y.t().mul_(2.0), y + 0.0)[-1],
+    ],
+    ids=["view", "under_a_view", "transposed"],
+)
+def test_in_place_through_shared_memory_is_refused(fn):
+    with pytest.raises(RuntimeError, match="shares memory with another value used after it"):
+        export(Fn(fn), cr.tensor(floats(2, 3)), io.BytesIO())
 
 
 def test_chainrule_onnx_is_loaded_on_first_use():

@@ -359,6 +359,51 @@ def _getitem(g: Graph, s: Step) -> str:
     return x
 
 
+@converts("IndexPut")
+def _index_put(g: Graph, s: Step) -> str:
+    """x with v written at a basic index (ints and slices: x[index] = v) as ScatterND: along
+    each dim the positions the index takes (a Slice of the dim's Range, its bounds written as
+    GetItem writes them, so a free dim stays free), their grid, and v broadcast to it."""
+    a, v = s.inputs
+    index = _full_index(s.options["index"], a.ndim)
+    if any(i is None or isinstance(i, array.ndarray) for i in index):
+        raise UnsupportedOperatorError(
+            f"onnx.export: op IndexPut has no ONNX mapping but for an index of ints and "
+            f"slices; got input shape {a.shape}, index {s.options['index']!r}"
+        )
+    dtype = dtype_of(s)
+    x = g.value(a, dtype)
+    bounds = _bounds(index)
+    taken: dict[int, list[int]] = {}
+    if bounds:
+        starts, ends, dims, steps = _slices(bounds, _following(g, s, bounds))
+        taken = {d: [lo, hi, st] for lo, hi, d, st in zip(starts, ends, dims, steps, strict=True)}
+    shape = g.add("Shape", [x], dtype=array.int64)
+    zero, one = (g.const(array.xp.asarray(c, dtype=array.int64)) for c in (0, 1))
+    positions = []  # along each dim, (k_d,)
+    for d in range(a.ndim):
+        at = g.const(array.xp.asarray(d, dtype=array.int64))
+        r = g.add("Range", [zero, g.add("Gather", [shape, at]), one], dtype=array.int64)
+        if d in taken:
+            lo, hi, st = taken[d]
+            r = g.add("Slice", [r, g.ints([lo]), g.ints([hi]), g.ints([0]), g.ints([st])])
+        positions.append(r)
+    sizes = [g.add("Shape", [r], dtype=array.int64) for r in positions]
+    region = g.add("Concat", sizes, axis=0)  # (k_1, ..., k_n)
+    grid = []
+    for d, r in enumerate(positions):
+        line = g.add("Reshape", [r, g.ints([1] * d + [-1] + [1] * (a.ndim - d - 1))])
+        grid.append(g.add("Unsqueeze", [g.add("Expand", [line, region]), g.ints([-1])]))
+    where = g.add("Concat", grid, axis=-1)  # (k_1, ..., k_n, n): every position written
+    ints = [d for d, i in enumerate(index) if _is_int(i)]
+    kept = [d for d in range(a.ndim) if d not in ints]
+    target = g.add("Gather", [region, g.ints(kept)]) if ints else region  # x[index]'s shape
+    values = g.add("Expand", [g.value(v, dtype), target])
+    if ints:
+        values = g.add("Unsqueeze", [values, g.ints(ints)])  # (k_1, ..., k_n)
+    return g.add("ScatterND", [x, where, values])
+
+
 def _is_int(i: Any) -> bool:
     return i is not None and not isinstance(i, slice)
 
