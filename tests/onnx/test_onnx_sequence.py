@@ -79,8 +79,10 @@ def check(model, makers, axes, batch_dim=0, time_dim=1, sizes=SIZES, example=(2,
         got = session.run(None, dict(zip(in_names, fresh, strict=True)))
         want = ours(model, *fresh)
         assert len(got) == len(want)
-        for a, b in zip(got, want, strict=True):
+        for a, b, declared in zip(got, want, proto.graph.output, strict=True):
             assert a.shape == b.shape
+            dims = declared.type.tensor_type.shape.dim
+            assert [d.dim_value or n for d, n in zip(dims, a.shape, strict=True)] == list(a.shape)
             np.testing.assert_allclose(a, b, **TOL)
     return proto
 
@@ -340,3 +342,24 @@ def test_an_output_made_outside_the_ops_that_changes_is_refused():
     with pytest.raises(RuntimeError, match="output 1 is not computed from the inputs"):
         export(model, cr.tensor(floats(2, 3)), io.BytesIO(), dynamic_axes=free)
     export(model, cr.tensor(floats(2, 3)), io.BytesIO())  # right where the batch is fixed
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+def test_other_opsets(opset):
+    enc = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    lstm = nn.LSTM(8, 4, batch_first=True, bidirectional=True)
+
+    def fn(m, x):
+        y = m.enc(x, is_causal=False)
+        values, _ = y.topk(2, dim=-1)
+        return m.lstm(y)[0], values, y.argmax(-1)
+
+    model = Fn(fn, enc=enc, lstm=lstm)
+    x = cr.tensor(floats(2, 5, 8))
+    buf = io.BytesIO()
+    proto = export(model, x, buf, opset_version=opset, input_names=["x"], dynamic_axes={"x": BT})
+    assert proto.opset_import[0].version == opset
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    fresh = floats(3, 4, 8, seed=5)
+    for got, want in zip(session.run(None, {"x": fresh}), ours(model, fresh), strict=True):
+        np.testing.assert_allclose(got, want, **TOL)

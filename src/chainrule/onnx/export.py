@@ -125,16 +125,20 @@ def export(
         g.add("Identity", [g.value(t)], name=name)
     nodes, used = g.live(out_names)
 
-    def info(name: str, t: Tensor) -> Any:
+    def info(name: str, t: Tensor, other: Tensor) -> Any:
+        # an output's dim that the second forward changes is free too, named after it
         free = dims.get(name, {})
-        shape = [free.get(i, n) for i, n in enumerate(t.shape)]
+        shape = [
+            free.get(i, n if n == m else f"{name}_dim_{i}")
+            for i, (n, m) in enumerate(zip(t.shape, other.shape, strict=True))
+        ]
         return helper.make_tensor_value_info(name, onnx_type(onnx, t._array.dtype), shape)
 
     graph = helper.make_graph(
         nodes,
         "chainrule",
-        [info(n, t) for n, t in zip(in_names, inputs, strict=True)],
-        [info(n, t) for n, t in zip(out_names, outputs, strict=True)],
+        [info(n, t, v) for n, t, v in zip(in_names, inputs, varied, strict=True)],
+        [info(n, t, v) for n, t, v in zip(out_names, outputs, outputs_again, strict=True)],
         [init for init in g.initializers if init.name in used],
     )
     opsets = [helper.make_opsetid("", opset)]
