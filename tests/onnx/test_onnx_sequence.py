@@ -119,6 +119,14 @@ def test_scaled_dot_product_attention(name, fn):
     check(model, [make] * 3, axes)
 
 
+def test_attention_with_fewer_key_heads_causal():
+    def fn(m, q, k):
+        return F.scaled_dot_product_attention(q, k, k, enable_gqa=True, is_causal=True)
+
+    heads = lambda h: lambda n, t, seed: floats(n, h, t, 3, seed=seed)  # noqa: E731
+    check(Fn(fn), [heads(4), heads(2)], [{0: "batch", 2: "time"}] * 2)
+
+
 def test_attention_with_a_boolean_mask_as_an_input_and_a_row_all_masked():
     model = Fn(lambda m, q, k, mask: F.scaled_dot_product_attention(q, k, k, attn_mask=mask))
 
@@ -134,7 +142,7 @@ def test_attention_with_a_boolean_mask_as_an_input_and_a_row_all_masked():
 
 def test_multihead_attention_across_two_sequences():
     layer = nn.MultiheadAttention(8, 2, batch_first=True)
-    model = Fn(lambda m, x, y: m.mha(x, y, y)[0], mha=layer)
+    model = Fn(lambda m, x, y: m.mha(x, y, y), mha=layer)  # the output and the weights
     check(model, [seq(8), seq(8)], [BT, BT])
 
 
