@@ -44,10 +44,12 @@ def export(
     default); ``dynamic_axes`` maps such a name to the axes left free (``{0: "batch"}`` or
     ``[0]``). Parameters and buffers become initializers named by their ``state_dict`` keys;
     other arrays the forward used are constants. The forward runs a second time, on the
-    inputs' values shuffled and twice as long along the dynamic axes, and export refuses a
-    graph that would be wrong for those: other ops (control flow), other constants or
-    options (values that went through NumPy or ``.shape`` rather than through ops), or a
-    Reshape or Expand whose written shape does not give the new one. An op with no mapping
+    inputs' values shuffled and 2, 3, ... times as long along the dynamic axes (one factor
+    per axis name). The mappings read it to write shapes, bounds and ranges that follow the
+    free axes (from the inputs' shapes, from the end, or -1), and export refuses a graph
+    that would be wrong for it: other ops (control flow), other constants or options
+    (values that went through NumPy or ``.shape`` rather than through ops), a shape that
+    cannot follow, or an in-place write that a view would not see. An op with no mapping
     raises UnsupportedOperatorError, naming it. A forward that reads a tensor's value as a
     Python value (``item()``, ``bool()`` as in an ``if``, ``int()``, ``float()``,
     ``tolist()``, ``numpy()``, ``__index__``) is refused, naming the operation and the line
@@ -78,15 +80,7 @@ def export(
     params: dict[int, tuple[str, Any]] = {}
     for key, t in state.items():
         params.setdefault(id(t._array), (key, t._array))  # a tied weight keeps its first name
-    # axes named in a list are told apart by position, those named in a dict by name
-    keys = [
-        {
-            i: i if str(label).startswith(f"{n}_dynamic_axes_") else label
-            for i, label in free.items()
-        }
-        for n, free in ((n, dims.get(n, {})) for n in in_names)
-    ]
-    varied = _varied(inputs, keys)
+    varied = _varied(inputs, [dims.get(n, {}) for n in in_names], in_names)
     again, outputs_again = _trace_again(model, varied, constants, steps)
 
     g = Graph(onnx, opset, params)
@@ -212,20 +206,23 @@ def _flat(result: Any) -> Iterator[Any]:
         yield result
 
 
-def _varied(inputs: list[Tensor], free: list[dict[int, Any]]) -> list[Tensor]:
+def _varied(inputs: list[Tensor], free: list[dict[int, Any]], names: list[str]) -> list[Tensor]:
     """Other inputs of the same kind: each one's values in another order (so indexes stay in
     range), repeated along its free axes, 2 times along the first axis named, 3 along the
     second, ... (so that two free axes of one size, or a multiple of one and the other, tell
-    apart); one Tensor given twice is varied once."""
+    apart: axes named in a dict by their names, those in a list by their positions); one
+    Tensor given twice is varied once."""
     xp = array.xp
     rng = xp.random.default_rng(0)
     labels: list[Any] = []
     done: dict[int, Tensor] = {}
     out = []
-    for t, axes in zip(inputs, free, strict=True):
+    for t, axes, name in zip(inputs, free, names, strict=True):
         if id(t) not in done:
             x = rng.permutation(t._array.reshape(-1)).reshape(t.shape)
             for axis, label in axes.items():
+                if str(label).startswith(f"{name}_dynamic_axes_"):  # named in a list
+                    label = axis
                 if label not in labels:
                     labels.append(label)
                 x = xp.concatenate([x] * (2 + labels.index(label)), axis=axis)
