@@ -181,6 +181,8 @@ class Linear(Module):
     in +-1/sqrt(in_features) (kaiming_uniform_ with a = sqrt(5) for the weight).
     """
 
+    bias: Parameter | None  # registered as a Parameter's name even when None, as PyTorch
+
     def __init__(
         self,
         in_features: int,
@@ -195,7 +197,9 @@ class Linear(Module):
         self.out_features = positive_int(out_features, "out_features", "Linear", zero_ok=True)
         dtype = array.as_dtype(dtype) or array.get_default_dtype()
         self.weight = Parameter(xp.empty((out_features, in_features), dtype=dtype, like=on))
-        self.bias = Parameter(xp.empty(out_features, dtype=dtype, like=on)) if bias else None
+        self.register_parameter(
+            "bias", Parameter(xp.empty(out_features, dtype=dtype, like=on)) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

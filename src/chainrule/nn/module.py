@@ -83,6 +83,9 @@ def walk_value(name: str, value: Any) -> Iterator[tuple[str, str, Any]]:
 
 
 _GLOBAL = hooks.GLOBAL
+# The module's own bookkeeping in vars(self), never a member: which names are buffers (and
+# persistent), and which Parameter or submodule names hold None (still that kind, as PyTorch).
+_RESERVED = ("_buffers", "_empty")
 _REPR = threading.local()  # per thread, the modules whose repr is being made: a cycle ends
 
 
@@ -90,6 +93,19 @@ def _in_repr() -> set[int]:
     if not hasattr(_REPR, "ids"):
         _REPR.ids = set()
     return _REPR.ids
+
+
+def _typename(value: Any) -> str:
+    """A value's type as PyTorch's errors name it ('chainrule.FloatTensor', 'int',
+    'chainrule.nn.layers.Linear')."""
+    if isinstance(value, Tensor):
+        return value.type()
+    kind = type(value)
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def _join(prefix: str, name: str) -> str:
@@ -186,7 +202,7 @@ class Module:
         definition order; kind is 'parameter', 'buffer' or 'module'. None is skipped."""
         buffers = self.__dict__.get("_buffers", {})
         for name, value in vars(self).items():
-            if value is None or name == "_buffers":
+            if value is None or name in _RESERVED:
                 continue
             if name in buffers:
                 yield "buffer", name, value
@@ -289,12 +305,16 @@ class Module:
                 f"{type(param).__name__}"
             )
         self._check_name(name, "register_parameter", Parameter)
+        if param is None:  # still a Parameter's name: only a Parameter (or None) may follow
+            self.__dict__.setdefault("_empty", {})[name] = "parameter"
         setattr(self, name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {name!r} must be a Module; got {type(module).__name__}")
         self._check_name(name, "add_module", Module)
+        if module is None:
+            self.__dict__.setdefault("_empty", {})[name] = "module"
         setattr(self, name, module)
 
     register_module = add_module
@@ -309,8 +329,42 @@ class Module:
         if hasattr(type(self), name) or not (old is None or same):
             raise KeyError(f"{op}: attribute {name!r} already exists")
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """PyTorch's rules for a member's name: a Parameter's name (even while None) takes
+        only a Parameter or None, a submodule's a Module or None, and a buffer's name stays a
+        buffer (a Tensor or None); otherwise a Parameter or a Module makes the name one,
+        whatever it was, and anything else is a plain attribute. Only a name already held
+        costs more than a plain assignment (a forward assigns nothing)."""
+        d = self.__dict__
+        if name in _RESERVED or name not in d and "_empty" not in d:  # a new plain name
+            object.__setattr__(self, name, value)
+            return
+        buffers, empty = d.get("_buffers", {}), d.get("_empty", {})
+        old = d.get(name)
+        if isinstance(value, Parameter):
+            buffers.pop(name, None)
+            empty.pop(name, None)
+        elif isinstance(old, Parameter) or empty.get(name) == "parameter":
+            if value is not None:
+                raise TypeError(f"cannot assign {_typename(value)!r} as parameter {name!r} "
+                                "(chainrule.nn.Parameter or None expected)")  # fmt: skip
+            d.setdefault("_empty", {})[name] = "parameter"
+        elif isinstance(value, Module):
+            buffers.pop(name, None)
+            empty.pop(name, None)
+        elif isinstance(old, Module) or empty.get(name) == "module":
+            if value is not None:
+                raise TypeError(f"cannot assign {_typename(value)!r} as child module {name!r} "
+                                "(chainrule.nn.Module or None expected)")  # fmt: skip
+            d.setdefault("_empty", {})[name] = "module"
+        elif name in buffers and value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"cannot assign {_typename(value)!r} as buffer {name!r} "
+                            "(chainrule.Tensor or None expected)")  # fmt: skip
+        object.__setattr__(self, name, value)
+
     def __delattr__(self, name: str) -> None:
         self.__dict__.get("_buffers", {}).pop(name, None)
+        self.__dict__.get("_empty", {}).pop(name, None)
         super().__delattr__(name)
 
     # -- modes and gradients ---------------------------------------------------------------
