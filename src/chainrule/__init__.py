@@ -61,6 +61,9 @@ from .serialization import load, save
 from .tensor import Tensor, as_tensor
 from .viz import explain
 
+# torch.autograd.gradcheck's place: chainrule.testing sits above the Tensor, autograd below it
+autograd.gradcheck, autograd.gradgradcheck = testing.gradcheck, testing.gradgradcheck
+
 # PyTorch's dtype aliases (each shadows a builtin inside this namespace only)
 float = float32  # noqa: A001
 double = float64

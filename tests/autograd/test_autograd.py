@@ -11,7 +11,8 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.autograd import Function, sum_to_shape, toposort
+from chainrule.autograd import sum_to_shape, toposort
+from chainrule.autograd.function import Function
 from tests.helpers import gc_off
 
 

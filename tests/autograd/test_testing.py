@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule.autograd import Function
+from chainrule.autograd.function import Function
 
 
 def _x(*shape: int, seed: int = 0) -> cr.Tensor:

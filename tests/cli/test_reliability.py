@@ -16,7 +16,7 @@ import pytest
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import autograd, nn
-from chainrule.autograd import Function
+from chainrule.autograd.function import Function
 from tests.helpers import gc_off
 
 

@@ -9,7 +9,7 @@ import pathlib
 import torch
 
 import chainrule as cr
-from chainrule.autograd import Function
+from chainrule.autograd.function import Function
 
 SRC = pathlib.Path(cr.__file__).parent
 

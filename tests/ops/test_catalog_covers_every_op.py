@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule.autograd import Function
+from chainrule.autograd.function import Function
 from tests.ops import test_ops as catalog
 
 CATALOG = catalog.__name__.replace(".", "/") + ".py"

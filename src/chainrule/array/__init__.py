@@ -97,5 +97,6 @@ __all__ = [
     "int32", "int64", "int8", "is_floating", "like", "make_read_only", "manual_seed",
     "module_of", "moved_types", "ndarray", "no_cuda", "no_pinning", "resolve_device",
     "promote_types", "result_dtype", "result_type", "seed", "set_default_device",
-    "set_default_dtype", "strided_view", "to_array", "to_device", "to_host", "uint8", "writeable", "xp",
+    "set_default_dtype", "strided_view", "to_array", "to_device", "to_host", "uint8",
+    "writeable", "xp",
 ]  # fmt: skip

@@ -1,10 +1,15 @@
-"""The autograd engine: grad modes (mode.py), the Function contract (function.py), the
-backward pass (reference.py to read first, engine.py the real one); the speed tricks live in
-fastpath/, the ops in ops/."""
+"""The autograd engine: grad modes (mode.py), the primitives' contract (function.py), the
+backward pass (reference.py to read first, engine.py the real one), and PyTorch's custom
+Function for users (custom.py: ``cr.autograd.Function``); the speed tricks live in fastpath/,
+the ops in ops/. ``gradcheck`` and ``gradgradcheck`` (chainrule.testing's, above the Tensor)
+are named here by the package's __init__, as PyTorch names them under torch.autograd."""
+
+
+from collections.abc import Callable
 
 from .. import fastpath
+from .custom import Function, FunctionCtx, once_differentiable
 from .engine import Observer, backward, grad, sum_to_shape, toposort
-from .function import Function
 from .mode import (
     detect_anomaly,
     enable_grad,
@@ -17,8 +22,13 @@ from .mode import (
     set_grad_enabled,
 )
 
+# chainrule.testing's, set by the package's __init__ (testing sits above the Tensor)
+gradcheck: Callable[..., bool]
+gradgradcheck: Callable[..., bool]
+
 __all__ = [
     "Function",
+    "FunctionCtx",
     "Observer",
     "backward",
     "detect_anomaly",
@@ -30,8 +40,10 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "no_grad",
+    "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
     "sum_to_shape",
     "toposort",
 ]
+

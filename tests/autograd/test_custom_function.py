@@ -1,0 +1,295 @@
+"""PyTorch's custom autograd Function on chainrule: each Function below is written once, for
+a library ``lib`` (torch or chainrule), and run on both, with the same inputs, gradients and
+errors: ctx.save_for_backward and saved_tensors, needs_input_grad, non-Tensor arguments,
+setup_context, several outputs, mark_non_differentiable, set_materialize_grads, mark_dirty,
+once_differentiable, double backward, gradcheck."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+LIBS = [torch, cr]
+
+
+def _grad(lib: Any) -> Any:
+    return torch.autograd.grad if lib is torch else cr.grad
+
+
+def functions(lib: Any) -> dict[str, Any]:
+    F = lib.autograd.Function
+
+    class Exp(F):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    class Legendre3(F):  # PyTorch's tutorial's P3(x) = (5x^3 - 3x) / 2
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 0.5 * (5 * x**3 - 3 * x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 1.5 * (5 * x**2 - 1)
+
+    class Scale(F):  # a number and a keyword among the arguments
+        @staticmethod
+        def forward(ctx, x, factor, *, shift=0.0):
+            ctx.factor = factor
+            ctx.seen = ctx.needs_input_grad
+            return x * factor + shift
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.factor, None
+
+    class Mul(F):  # the newer form: forward without ctx, then setup_context
+        @staticmethod
+        def forward(a, b):
+            return a * b
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            return (grad * b if ctx.needs_input_grad[0] else None,
+                    grad * a if ctx.needs_input_grad[1] else None)  # fmt: skip
+
+    class SinCos(F):  # two outputs
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin(), x.cos()
+
+        @staticmethod
+        def backward(ctx, gs, gc):
+            (x,) = ctx.saved_tensors
+            return gs * x.cos() - gc * x.sin()
+
+    class SinCosLazy(F):  # unused outputs' gradients arrive as None
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            ctx.save_for_backward(x)
+            return x.sin(), x.cos()
+
+        @staticmethod
+        def backward(ctx, gs, gc):
+            (x,) = ctx.saved_tensors
+            ctx.got = (gs is None, gc is None)
+            out = x * 0
+            if gs is not None:
+                out = out + gs * x.cos()
+            if gc is not None:
+                out = out - gc * x.sin()
+            return out
+
+    class SortedValues(F):  # a float output marked non-differentiable
+        @staticmethod
+        def forward(ctx, x):
+            doubled = x * 2
+            ctx.mark_non_differentiable(doubled)
+            return x * 3, doubled
+
+        @staticmethod
+        def backward(ctx, g, g_doubled):
+            ctx.zeros = bool((g_doubled == 0).all())
+            return g * 3
+
+    class AddOneInPlace(F):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    once = torch.autograd.function.once_differentiable if lib is torch else None
+    once = once or cr.autograd.once_differentiable
+
+    class OnceCube(F):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        @once
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
+
+    return {k: v for k, v in locals().items() if isinstance(v, type)}
+
+
+def _x(lib: Any, dtype: str = "float64") -> Any:
+    return lib.tensor([0.3, -1.2, 2.0], dtype=getattr(lib, dtype), requires_grad=True)
+
+
+@pytest.mark.parametrize("name", ["Exp", "Legendre3"])
+def test_first_and_second_derivatives_match_torch(name: str) -> None:
+    got = {}
+    for lib in LIBS:
+        f = functions(lib)[name]
+        x = _x(lib)
+        y = f.apply(x)
+        (g,) = _grad(lib)(y.sum(), x, create_graph=True)
+        (h,) = _grad(lib)(g.sum(), x)
+        got[lib] = (y.detach().numpy(), g.detach().numpy(), h.numpy())
+        named = y.grad_fn.name() if lib is torch else y.grad_fn.name
+        assert named == f"{name}Backward"
+    for a, b in zip(got[cr], got[torch], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_gradcheck_and_gradgradcheck_accept_it() -> None:
+    fs = functions(cr)
+    x = _x(cr)
+    assert cr.autograd.gradcheck(fs["Legendre3"].apply, (x,))
+    assert cr.autograd.gradgradcheck(fs["Exp"].apply, (x,))
+
+
+def test_numbers_keywords_and_needs_input_grad() -> None:
+    for lib in LIBS:
+        f = functions(lib)["Scale"]
+        x = _x(lib)
+        y = f.apply(x, 2.5)
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), [2.5, 2.5, 2.5])
+        assert y.grad_fn is not None
+
+
+def test_the_newer_form_with_setup_context() -> None:
+    got = []
+    for lib in LIBS:
+        a = _x(lib)
+        b = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)  # needs no gradient
+        functions(lib)["Mul"].apply(a, b).sum().backward()
+        got.append(a.grad.numpy())
+        assert b.grad is None
+    np.testing.assert_allclose(got[0], got[1])
+
+
+@pytest.mark.parametrize("use", ["both", "first", "second"])
+def test_several_outputs(use: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = _x(lib)
+        s, c = functions(lib)["SinCos"].apply(x)
+        loss = {"both": s.sum() + 2 * c.sum(), "first": s.sum(), "second": c.sum()}[use]
+        loss.backward()
+        got.append((s.detach().numpy(), c.detach().numpy(), x.grad.numpy()))
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_unmaterialized_gradients_arrive_as_none() -> None:
+    for lib in LIBS:
+        x = _x(lib)
+        s, c = functions(lib)["SinCosLazy"].apply(x)
+        s.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.cos([0.3, -1.2, 2.0]))
+
+
+def test_a_non_differentiable_output_takes_no_gradient() -> None:
+    for lib in LIBS:
+        x = _x(lib)
+        y, doubled = functions(lib)["SortedValues"].apply(x)
+        assert y.requires_grad and not doubled.requires_grad
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_mark_dirty_writes_in_place_and_keeps_the_history() -> None:
+    got = []
+    for lib in LIBS:
+        x = _x(lib)
+        y = x * 2
+        z = functions(lib)["AddOneInPlace"].apply(y)
+        assert z is y
+        (z * z).sum().backward()
+        got.append((z.detach().numpy(), x.grad.numpy()))
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            functions(lib)["AddOneInPlace"].apply(_x(lib))
+
+
+def test_once_differentiable_refuses_a_second_derivative() -> None:
+    for lib in LIBS:
+        x = _x(lib)
+        v = lib.ones(3, dtype=lib.float64, requires_grad=True)  # an upstream in a graph
+        y = functions(lib)["OnceCube"].apply(x)
+        (g,) = _grad(lib)(y, x, v, create_graph=True)
+        np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.3, -1.2, 2.0]) ** 2)
+        assert g.requires_grad
+        with pytest.raises(RuntimeError, match="differentiate twice a function that was marked "
+                           "with @once_differentiable"):
+            g.sum().backward()
+        (g,) = _grad(lib)(functions(lib)["OnceCube"].apply(x).sum(), x, create_graph=True)
+        assert not g.requires_grad  # the seed is no graph's: nothing to refuse, as PyTorch
+
+
+def test_a_saved_tensor_written_in_place_is_refused() -> None:
+    for lib in LIBS:
+        x = _x(lib)
+        y = x * 1
+        z = functions(lib)["Legendre3"].apply(y)
+        with lib.no_grad():
+            y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an in.?place operation"):
+            z.sum().backward()
+
+
+def test_without_grad_nothing_is_recorded() -> None:
+    for lib in LIBS:
+        with lib.no_grad():
+            y = functions(lib)["Exp"].apply(_x(lib))
+        assert not y.requires_grad and y.grad_fn is None
+
+
+def test_misuse_is_named() -> None:
+    fs = functions(cr)
+    with pytest.raises(RuntimeError, match="Exp: a Function is not instantiated; call Exp.apply"):
+        fs["Exp"]()
+
+    class TwoGrads(cr.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    with pytest.raises(RuntimeError, match=r"TwoGrads.backward: returned 2 gradients for the 1"):
+        TwoGrads.apply(_x(cr)).sum().backward()
+
+
+def test_the_internal_primitives_keep_a_name_of_their_own() -> None:
+    from chainrule.autograd import function
+
+    assert cr.autograd.Function is not function.Function
+    assert not issubclass(function.Function, cr.autograd.Function)
