@@ -371,3 +371,12 @@ def test_other_opsets(opset):
     fresh = floats(3, 4, 8, seed=5)
     for got, want in zip(session.run(None, {"x": fresh}), ours(model, fresh), strict=True):
         np.testing.assert_allclose(got, want, **TOL)
+
+
+def test_comparisons_and_casts_are_in_the_graph():
+    def fn(m, x, tokens):
+        keep = (x > 0.5) | (x <= -1.0)
+        pad = (tokens == 0).to(cr.float32) * 2.0 + (tokens != 1) + (~(tokens >= 3)).long()
+        return cr.where(keep, x, 0.0), x.masked_fill(x < 0, -1.0), pad, (x * 3).to(cr.int64)
+
+    check(Fn(fn), [seq(3), lambda n, t, seed: tokens(n, t, seed=seed, vocab=4)], [BT, BT])

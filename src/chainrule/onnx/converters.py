@@ -43,6 +43,45 @@ def _elementwise(g: Graph, s: Step) -> str:
     return g.add(_ELEMENTWISE[s.op], [g.value(x, dtype_of(s)) for x in s.inputs])
 
 
+_COMPARE = {
+    "equal": "Equal",
+    "less": "Less",
+    "less_equal": "LessOrEqual",
+    "greater": "Greater",
+    "greater_equal": "GreaterOrEqual",
+    "logical_and": "And",
+    "logical_or": "Or",
+}
+
+
+@converts("Compare")
+def _compare(g: Graph, s: Step) -> str:
+    """A comparison (both sides in the dtype they promote to) or logical and, or (both as
+    bool); not_equal as Not of Equal."""
+    a, b = s.inputs
+    fn = s.options["fn"]
+    if fn.startswith("logical_"):
+        common = array.bool_
+    else:
+        values = [x._array if isinstance(x, Tensor) else x for x in (a, b)]
+        common = array.xp.result_type(*values)
+    names = [g.value(x, common) for x in (a, b)]
+    if fn == "not_equal":
+        return g.add("Not", [g.add("Equal", names, dtype=array.bool_)])
+    return g.add(_COMPARE[fn], names, dtype=array.bool_)
+
+
+@converts("Invert")
+def _invert(g: Graph, s: Step) -> str:
+    (x,) = s.inputs
+    if x.dtype != array.bool_:
+        raise UnsupportedOperatorError(
+            f"onnx.export: op Invert of integers has no ONNX mapping here (of bools, Not); got "
+            f"dtype {x.dtype}"
+        )
+    return g.add("Not", [g.value(x)])
+
+
 @converts("Gelu")
 def _gelu(g: Graph, s: Step) -> str:
     """x * 0.5 * (1 + erf(x / sqrt 2)), or the tanh form: ONNX's own Gelu needs opset 20."""

@@ -1,8 +1,9 @@
 """Recording a forward pass as the list of primitives it applied, with every argument, for
 export. The graph the engine records serves backward and keeps no forward options, so the
 exporter watches ``Function.apply`` instead, for the one call it makes; it also records sort,
-topk and argmax as steps of their own (they run on arrays, outside the ops), and is told by
-the Tensor's conversion methods when a value leaves the graph for Python."""
+topk, argmax, comparisons and in-place writes as steps of their own (they run on arrays,
+outside the ops), and is told by the Tensor's conversion methods when a value leaves the
+graph for Python."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..autograd.function import Function
-from ..tensor import Tensor, core, reductions
+from ..tensor import Tensor, arithmetic, core, reductions
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/chainrule
 
@@ -78,8 +79,7 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
     Tensor's value read as a Python value (``item()``, ``bool()``, ...) raises, or with
     ``constants="allow"`` warns (once per place; not at all when ``quiet``)."""
     steps: list[Step] = []
-    original = Function.__dict__["apply"]
-    run: Callable[..., Any] = original.__func__
+    run: Callable[..., Any] = Function.__dict__["apply"].__func__
     owner = threading.get_ident()
     inside = [0]  # > 0 within a recorded sort or argmax: its own ops are not steps
 
@@ -138,17 +138,57 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
             steps.append(Step("InPlace", (values,), {"op": op}, self))
         return out
 
+    def compare(fn: Any, a: Any, b: Any) -> Any:
+        """A comparison or logical and, or (arrays, outside the ops) as a step ("Compare")."""
+        out = compare_(fn, a, b)
+        if threading.get_ident() == owner and not inside[0]:
+            steps.append(Step("Compare", (a, b), {"fn": fn.__name__}, out))
+        return out
+
+    def invert(self: Any) -> Any:
+        out = invert_(self)
+        if threading.get_ident() == owner and not inside[0]:
+            steps.append(Step("Invert", (self,), {}, out))
+        return out
+
+    def to(self: Any, *args: Any, **kwargs: Any) -> Any:
+        """A cast to or from integers and bools (off the ops) as a step ("Cast")."""
+        before = len(steps)
+        out = to_(self, *args, **kwargs)
+        mine = threading.get_ident() == owner and not inside[0]
+        if mine and out is not self and out.dtype != self.dtype and len(steps) == before:
+            steps.append(Step("Cast", (self,), {"dtype": out.dtype}, out))
+        return out
+
+    compare_, invert_, to_ = arithmetic._compare, Tensor.__invert__, Tensor.to
     top_, arg_, select_ = reductions._top, reductions._arg, reductions._select
     write_, fill_ = Tensor._write, Tensor._fill
-    with _lock:
-        Function.apply = classmethod(apply)  # type: ignore[assignment,method-assign]
-        reductions._top, reductions._arg, reductions._select = top, arg, select
-        Tensor._write, Tensor._fill = write, fill  # type: ignore[method-assign]
+    with (
+        _lock,
+        _patched(Function, apply=classmethod(apply)),
+        _patched(reductions, _top=top, _arg=arg, _select=select),
+        _patched(arithmetic, _compare=compare),
+        _patched(Tensor, _write=write, _fill=fill, __invert__=invert, to=to),
+    ):
         core.EXPORT.report = _watch(constants, None if quiet else set())
         try:
             yield steps
         finally:
-            Function.apply = original  # type: ignore[method-assign]
-            reductions._top, reductions._arg, reductions._select = top_, arg_, select_
-            del Tensor._write, Tensor._fill  # the mixin's, again
             core.EXPORT.report = None
+
+
+@contextmanager
+def _patched(owner: Any, **attrs: Any) -> Iterator[None]:
+    """attrs set on owner (a class or a module) meanwhile, then put back as they were (an
+    attribute a class inherited is removed from it again)."""
+    before = {name: owner.__dict__[name] for name in attrs if name in owner.__dict__}
+    for name, value in attrs.items():
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for name in attrs:
+            if name in before:
+                setattr(owner, name, before[name])
+            else:
+                delattr(owner, name)
