@@ -150,6 +150,8 @@ class Core:
         return arr
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if EXPORT.report is not None:
+            EXPORT.report("__array__() (np.asarray)")
         arr = self._array
         if type(arr) is not HOST_ARRAY:
             _on_host_only(self, "__array__")
