@@ -54,6 +54,9 @@ DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
 # MPICH's Hydra and Intel MPI (PMI), Open MPI, PMIx launchers, MVAPICH.
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE")
 
+# Set to 0 to skip the check that every rank calls each collective alike (_agree)
+CHECK_VARIABLE = "CHAINRULE_CHECK_COLLECTIVES"
+
 INSTALL = (
     'pip install "chainrule[mpi]" (mpi4py and the MPICH library, which brings mpiexec), '
     "then launch with mpiexec -n N"
@@ -88,6 +91,8 @@ class _World:
         self.previous_hook = sys.excepthook
         self.watchdog = _Watchdog(self)
         self.node: Any = None  # the ranks on this machine (made by SharedBuffer.make)
+        # each collective first checks that every rank called it alike (see _agree)
+        self.check = os.environ.get(CHECK_VARIABLE, "1") != "0"
 
 
 _world: _World | None = None
@@ -137,6 +142,11 @@ def init_process_group(
     of every collective: past it, the rank prints which collective timed out and aborts the
     job. From here on, an exception that nothing catches on any rank prints its traceback
     and the rank, then aborts the whole job (MPI_Abort), so the other ranks stop too.
+
+    Each collective first checks that every rank called it alike (the same collective, and
+    the same shape, dtype, src or dst and op): where they differ, it raises RuntimeError on
+    every rank, naming each rank's call. ``CHAINRULE_CHECK_COLLECTIVES=0`` in the
+    environment skips the check (docs/distributed.md gives its cost).
     """
     global _world
     op = "init_process_group"
@@ -319,12 +329,8 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
     """The contiguous array MPI reads and writes for ``t`` (its own, where it is
     contiguous: no copy), and what makes the result ``t``'s: the copy back, if one was
     needed, and the version bump of an in-place write."""
+    _writeable(t, op)
     arr = t._array
-    if not array.writeable(arr):
-        raise RuntimeError(
-            f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
-            "clone() it first"
-        )
     host = array.to_host(arr)
     if host is arr and arr.flags.c_contiguous:
         return arr, lambda: bump(t)
@@ -335,6 +341,14 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
         bump(t)
 
     return buf, back
+
+
+def _writeable(t: Tensor, op: str) -> None:
+    if not array.writeable(t._array):
+        raise RuntimeError(
+            f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
+            "clone() it first"
+        )
 
 
 def _raw(arr: Any) -> Any:
@@ -397,6 +411,85 @@ def _fill(ts: Sequence[Tensor], stacked: Any) -> None:
         bump(x)
 
 
+# -- every rank's call checked against the others' ---------------------------------------
+
+# The calls a header names, by their index
+_CALLS = (
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "gather",
+    "scatter",
+    "barrier",
+    "all_gather_object",
+    "broadcast_object_list",
+)
+# A call's header, one int64 each: the call, src or dst (-1: none), the ReduceOp (-1: none),
+# ndim (-1: no tensor), the size; the dtype's name (16 bytes); the first 8 dims (-1 past
+# ndim: a tensor of more is compared by these and its size).
+_CALL, _ROOT, _OP, _NDIM, _SIZE = range(5)
+_NAME = slice(5, 7)
+_SHAPE = slice(7, 15)
+_HEADER = 15
+_SIDES = (  # what a difference in each part of the header is called
+    ("collective", slice(_CALL, _CALL + 1)),
+    ("shape", slice(_NDIM, _SIZE + 1)),
+    ("shape", _SHAPE),
+    ("dtype", _NAME),
+    ("src/dst", slice(_ROOT, _ROOT + 1)),
+    ("op", slice(_OP, _OP + 1)),
+)
+
+
+def _agree(
+    world: _World, call: str, t: Tensor | None = None, root: int = -1, op: ReduceOp | None = None
+) -> None:
+    """Raise RuntimeError on every rank unless every rank calls ``call`` alike: the same
+    collective, with a tensor of the same shape and dtype, the same src or dst, the same
+    op. One all-gather of a few integers per rank (docs/distributed.md gives its cost);
+    without it, a mismatch ends in garbage or in a rank's tensor left half-written."""
+    if not world.check or world.size == 1:
+        return
+    header = xp.full(_HEADER, -1, dtype=array.int64)
+    header[_CALL], header[_ROOT] = _CALLS.index(call), root
+    if op is not None:
+        header[_OP] = op.value
+    if t is not None:
+        header[_NDIM], header[_SIZE] = t.ndim, t.numel()
+        name = str(t.dtype).encode()[:16].ljust(16, b"\0")
+        header[_NAME] = xp.frombuffer(name, dtype=array.int64)  # 16 bytes as 2 ints
+        dims = t.shape[: _SHAPE.stop - _SHAPE.start]
+        header[_SHAPE.start : _SHAPE.start + len(dims)] = dims
+    everyone = xp.empty((world.size, _HEADER), dtype=array.int64)  # (world, header)
+    Work(call, world, [world.comm.Iallgather(header, everyone)], lambda: None).wait()
+    if (everyone == everyone[0]).all():
+        return
+    differ = [what for what, at in _SIDES if (everyone[:, at] != everyone[0, at]).any()]
+    calls = ", ".join(f"rank {r}: {_describe(row)}" for r, row in enumerate(everyone))
+    raise RuntimeError(
+        f"{call}: the ranks' calls do not match (they differ in "
+        f"{', '.join(dict.fromkeys(differ))}); got {calls}"
+    )
+
+
+def _describe(header: Any) -> str:
+    """One rank's call, from its header: ``all_reduce of shape (4,) float32 with op SUM``."""
+    call = _CALLS[int(header[_CALL])]
+    text = call
+    ndim = int(header[_NDIM])
+    if ndim >= 0:
+        dims = [str(int(d)) for d in header[_SHAPE][:ndim]]
+        more = ", ..." if ndim > len(dims) else ("," if ndim == 1 else "")
+        dtype = header[_NAME].tobytes().rstrip(b"\0").decode()
+        text += f" of shape ({', '.join(dims)}{more}) {dtype}"
+    if int(header[_ROOT]) >= 0:
+        text += f" with {'dst' if call in ('reduce', 'gather') else 'src'}={int(header[_ROOT])}"
+    if int(header[_OP]) >= 0:
+        text += f" with op {ReduceOp(int(header[_OP])).name}"
+    return text
+
+
 # -- the collectives ----------------------------------------------------------------------
 
 
@@ -407,6 +500,17 @@ def all_reduce(
     in place."""
     world = _group("all_reduce", group)
     t = _tensor(tensor, "all_reduce")
+    _mpi_op(world, op, t.dtype, "all_reduce")
+    _writeable(t, "all_reduce")
+    _agree(world, "all_reduce", t, op=op)
+    return _done(_all_reduce(t, op), async_op)
+
+
+def _all_reduce(t: Tensor, op: ReduceOp = ReduceOp.SUM) -> Work:
+    """all_reduce started, without the check that every rank calls it alike: for callers
+    whose ranks agreed once on all their calls (DistributedDataParallel's buckets, checked
+    at its construction)."""
+    world = _group("all_reduce", None)
     mpi_op = _mpi_op(world, op, t.dtype, "all_reduce")
     buf, back = _inout(t, "all_reduce")
     request = world.comm.Iallreduce(world.MPI.IN_PLACE, buf, mpi_op)
@@ -416,7 +520,7 @@ def all_reduce(
             xp.divide(buf, world.size, out=buf)
         back()
 
-    return _done(Work("all_reduce", world, [request], finish), async_op)
+    return Work("all_reduce", world, [request], finish)
 
 
 class SharedBuffer:
@@ -497,7 +601,8 @@ def _sync_all(buffers: Sequence[SharedBuffer]) -> None:
     it seen by the loads after it."""
     for buf in buffers:
         buf.win.Sync()
-    barrier()
+    world = buffers[0].world  # whose ranks made the buffers alike: no check
+    Work("barrier", world, [world.comm.Ibarrier()], lambda: None).wait()
     for buf in buffers:
         buf.win.Sync()
 
@@ -509,9 +614,18 @@ def broadcast(
     world = _group("broadcast", group)
     t = _tensor(tensor, "broadcast")
     root = _rank_arg(world, src, "src", "broadcast")
+    _writeable(t, "broadcast")
+    _agree(world, "broadcast", t, root)
+    return _done(_broadcast(t, root), async_op)
+
+
+def _broadcast(t: Tensor, src: int) -> Work:
+    """broadcast started, without the check that every rank calls it alike (as
+    _all_reduce: DistributedDataParallel's buffers, checked at its construction)."""
+    world = _group("broadcast", None)
     buf, back = _inout(t, "broadcast")
-    request = world.comm.Ibcast(_raw(buf), root=root)
-    return _done(Work("broadcast", world, [request], back), async_op)
+    request = world.comm.Ibcast(_raw(buf), root=src)
+    return Work("broadcast", world, [request], back)
 
 
 def reduce(
@@ -529,6 +643,7 @@ def reduce(
     mpi_op = _mpi_op(world, op, t.dtype, "reduce")
     if world.rank == root:
         buf, back = _inout(t, "reduce")
+        _agree(world, "reduce", t, root, op)
         request = world.comm.Ireduce(world.MPI.IN_PLACE, buf, mpi_op, root=root)
 
         def finish() -> None:
@@ -537,6 +652,7 @@ def reduce(
             back()
 
     else:
+        _agree(world, "reduce", t, root, op)
         send = xp.ascontiguousarray(array.to_host(t._array))
         request = world.comm.Ireduce(send, None, mpi_op, root=root)
 
@@ -553,6 +669,7 @@ def all_gather(
     world = _group("all_gather", group)
     t = _tensor(tensor, "all_gather")
     outs = _like(tensor_list, t, world.size, "all_gather", "tensor_list")
+    _agree(world, "all_gather", t)
     stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
     send = xp.ascontiguousarray(array.to_host(t._array))
     request = world.comm.Iallgather(_raw(send), _raw(stacked))
@@ -574,6 +691,7 @@ def gather(
     send = xp.ascontiguousarray(array.to_host(t._array))
     if world.rank == root:
         outs = _like(gather_list, t, world.size, "gather", "gather_list")
+        _agree(world, "gather", t, root)
         stacked = xp.empty((world.size, *t.shape), dtype=t.dtype)  # (world, *shape)
         request = world.comm.Igather(_raw(send), _raw(stacked), root=root)
         return _done(Work("gather", world, [request], lambda: _fill(outs, stacked)), async_op)
@@ -582,6 +700,7 @@ def gather(
             f"gather: gather_list must be None on ranks other than dst={root}; got a list on "
             f"rank {world.rank}"
         )
+    _agree(world, "gather", t, root)
     request = world.comm.Igather(_raw(send), None, root=root)
     return _done(Work("gather", world, [request], lambda: None), async_op)
 
@@ -601,6 +720,7 @@ def scatter(
     buf, back = _inout(t, "scatter")
     if world.rank == root:
         ins = _like(scatter_list, t, world.size, "scatter", "scatter_list")
+        _agree(world, "scatter", t, root)
         stacked = xp.stack([array.to_host(x._array) for x in ins])  # (world, *shape)
         request = world.comm.Iscatter(_raw(stacked), _raw(buf), root=root)
     else:
@@ -609,6 +729,7 @@ def scatter(
                 f"scatter: scatter_list must be None on ranks other than src={root}; got a "
                 f"list on rank {world.rank}"
             )
+        _agree(world, "scatter", t, root)
         request = world.comm.Iscatter(None, _raw(buf), root=root)
     return _done(Work("scatter", world, [request], back), async_op)
 
@@ -616,6 +737,7 @@ def scatter(
 def barrier(group: Any = None, async_op: bool = False) -> Work | None:
     """Wait until every rank has reached this barrier."""
     world = _group("barrier", group)
+    _agree(world, "barrier")
     request = world.comm.Ibarrier()
     return _done(Work("barrier", world, [request], lambda: None), async_op)
 
@@ -634,6 +756,7 @@ def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> No
             f"all_gather_object: object_list must be a list of {world.size} entries (the world "
             f"size); got {size}"
         )
+    _agree(world, "all_gather_object")
     data = xp.frombuffer(pickle.dumps(obj), dtype=xp.uint8)
     sizes = xp.empty(world.size, dtype=array.int64)
     Work(
@@ -663,6 +786,7 @@ def broadcast_object_list(
         raise ValueError(f"{op}: the only device is the CPU; got device={device!r}")
     if not isinstance(object_list, list):
         raise TypeError(f"{op}: object_list must be a list; got {type(object_list).__name__}")
+    _agree(world, op, root=root)
     mine = pickle.dumps(list(object_list)) if world.rank == root else b""
     size = xp.array([len(mine)], dtype=array.int64)
     Work(op, world, [world.comm.Ibcast(size, root=root)], lambda: None).wait()
