@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 
 from . import array
 from .array import CPU, device
+from .nn.module import Parameter
 from .tensor import Tensor
 
 xp = array.host  # files are written from host memory and read into it
@@ -43,10 +44,13 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     ``obj`` is a Tensor, a NumPy array, or dicts (keys str or int), lists and tuples nesting
     Tensors, arrays, numbers, strings, bools and None: a model's or an optimizer's
     state_dict, or a checkpoint holding both. NumPy scalars are saved as Python numbers.
+    As PyTorch's, a tensor held twice (tied weights) is written once and loads as one
+    (the same object, or tensors sharing memory, as saved), and Parameters and tensors that
+    require grad come back so; the structure in the metadata records which.
     A Module or an optimizer itself is refused (nothing is pickled): save its state_dict().
     """
     tensors: dict[str, Any] = {}
-    structure = _encode(obj, "", tensors)
+    structure = _encode(obj, "", tensors, (), {})
     if "__metadata__" in tensors:  # the format's own header key: load would refuse the file
         raise ValueError(
             "save: an entry may not be named '__metadata__' (the safetensors header uses it); "
@@ -118,7 +122,7 @@ def _load_from(f: Any, path: Any, place: Any) -> Any:
         raise ValueError(f"load: {path} was altered or damaged after it was written (its "
                          "contents no longer match the digest saved with them)")
     try:
-        return _decode(json.loads(text or ""), tensors, set(), place)
+        return _decode(json.loads(text or ""), tensors, {}, place)
     except _PlaceError as e:  # map_location's own error (or no CUDA): as it was raised
         raise e.error from None
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
@@ -192,10 +196,13 @@ def _to_location(t: Tensor, location: str) -> Tensor:
 # so a string can never be mistaken for one.
 
 
-def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...] = ()) -> Any:
+def _encode(
+    obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...], held: dict
+) -> Any:
     """obj's structure as JSON, its arrays put into ``tensors`` under dotted names;
     ``within`` holds the ids of the containers above obj, so a cycle is found, not
-    followed until the interpreter's recursion limit."""
+    followed until the interpreter's recursion limit; ``held`` the key each Tensor (by id)
+    and each tensor's memory (pointer, shape, strides, dtype) was first written under."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, (dict, list, tuple)):
@@ -207,27 +214,24 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
         within = (*within, id(obj))
     if isinstance(obj, xp.generic):
         return obj.item()
-    if isinstance(obj, (Tensor, array.ndarray)):
+    if isinstance(obj, Tensor):
+        return _encode_tensor(obj, name or "tensor", tensors, held)
+    if isinstance(obj, array.ndarray):
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        arr = array.to_host(obj._array if isinstance(obj, Tensor) else obj)
-        if not arr.dtype.isnative:  # so the digest sees the bytes a reader will see
-            arr = arr.astype(arr.dtype.newbyteorder("="))
-        tensors[key] = arr if arr.flags.c_contiguous else arr.copy(order="C")
-        if isinstance(obj, Tensor) and obj.is_cuda:  # where it comes back to
-            return {"tensor_on": [key, str(obj.device)]}
-        return {"tensor" if isinstance(obj, Tensor) else "array": key}
+        tensors[key] = _host_bytes(obj)
+        return {"array": key}
     if isinstance(obj, dict):
         items = []
         for k, v in obj.items():
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"save: dict keys must be str or int; got {type(k).__name__}")
-            items.append([k, _encode(v, f"{name}.{k}" if name else str(k), tensors, within)])
+            items.append([k, _encode(v, f"{name}.{k}" if name else str(k), tensors, within, held)])
         return {"dict": items}
     if isinstance(obj, (list, tuple)):
         kind = "tuple" if isinstance(obj, tuple) else "list"
-        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors, within)
+        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors, within, held)
                        for i, v in enumerate(obj)]}
     kind = type(obj).__name__
     if hasattr(obj, "state_dict") and callable(obj.state_dict):  # a Module, an optimizer, ...
@@ -242,30 +246,98 @@ def _encode(obj: Any, name: str, tensors: dict[str, Any], within: tuple[int, ...
                     "(for a model or an optimizer, its state_dict())")
 
 
-def _decode(node: Any, tensors: dict[str, Any], used: set[str], place: Any) -> Any:
+def _host_bytes(arr: Any) -> Any:
+    """An array as the file holds it: on the host, native byte order (so the digest sees the
+    bytes a reader will see), C-contiguous."""
+    arr = array.to_host(arr)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr if arr.flags.c_contiguous else arr.copy(order="C")
+
+
+def _encode_tensor(t: Tensor, key: str, tensors: dict[str, Any], held: dict) -> Any:
+    """A Tensor's entry: ``{"tensor": key}`` for a plain one on the CPU (as older files),
+    else ``{"tensor_of": {...}}`` naming what else comes back: the device it was on, that it
+    is a Parameter, that it requires grad, and, for a tensor already written under another
+    key, whether it is that very object ("same") or shares its memory ("memory")."""
+    a = t._array
+    # an empty array's pointer says nothing: two of them may share one
+    memory = (array.data_ptr(a), a.shape, a.strides, a.dtype.str) if a.size else id(t)
+    entry: dict[str, Any] = {"key": key}
+    if id(t) in held:
+        entry.update(key=held[id(t)], alias="same")
+    elif memory in held:
+        entry.update(key=held[memory], alias="memory")
+    else:
+        if key in tensors:
+            raise ValueError(f"save: two entries have the same dotted name {key!r}")
+        tensors[key] = _host_bytes(a)
+        held[memory] = key
+    held[id(t)] = entry["key"]
+    if t.is_cuda:  # where it comes back to
+        entry["device"] = str(t.device)
+    if isinstance(t, Parameter):
+        entry["parameter"] = True
+    if t.requires_grad:
+        entry["requires_grad"] = True
+    return {"tensor": key} if list(entry) == ["key"] else {"tensor_of": entry}
+
+
+def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: Any) -> Any:
+    """The object back from its structure; ``loaded`` holds, by key, the tensor each file
+    tensor became (for the entries that alias it)."""
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     ((kind, value),) = node.items()
-    if kind in ("tensor", "array", "tensor_on"):
-        key, location = value if kind == "tensor_on" else (value, "cpu")
-        if not isinstance(key, str) or not isinstance(location, str):
-            raise TypeError(f"tensor entry {value!r}")
-        if key in used:
-            raise ValueError(f"tensor {key!r} is referenced twice")
-        used.add(key)
-        arr = tensors[key]
-        return arr if kind == "array" else _placed(place, Tensor._make(arr), location)
+    if kind == "array":
+        if not isinstance(value, str) or value in loaded:
+            raise TypeError(f"array entry {value!r}")
+        loaded[value] = None
+        return tensors[value]
+    if kind in ("tensor", "tensor_on", "tensor_of"):
+        return _decode_tensor(kind, value, tensors, loaded, place)
     if kind == "dict":
         out = {}
         for k, v in value:
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"dict key of type {type(k).__name__}")
-            out[k] = _decode(v, tensors, used, place)
+            out[k] = _decode(v, tensors, loaded, place)
         return out
     if kind in ("list", "tuple"):
-        items = [_decode(v, tensors, used, place) for v in value]
+        items = [_decode(v, tensors, loaded, place) for v in value]
         return tuple(items) if kind == "tuple" else items
     raise ValueError(f"unknown entry kind {kind!r}")
+
+
+def _decode_tensor(kind: str, value: Any, tensors: dict, loaded: dict, place: Any) -> Tensor:
+    if kind == "tensor_of":
+        entry = dict(value)
+    elif kind == "tensor_on":  # files before tensor_of: a tensor saved on a device
+        entry = {"key": value[0], "device": value[1]}
+    else:
+        entry = {"key": value}
+    key, location, alias = entry["key"], entry.get("device", "cpu"), entry.get("alias")
+    if not isinstance(key, str) or not isinstance(location, str):
+        raise TypeError(f"tensor entry {value!r}")
+    if alias is None:
+        if key in loaded:
+            raise ValueError(f"tensor {key!r} is referenced twice")
+        t = _placed(place, Tensor._make(tensors[key]), location)
+    elif not isinstance(loaded.get(key), Tensor):
+        raise ValueError(f"tensor {key!r} is aliased before it is given")
+    elif alias == "same":
+        return loaded[key]
+    elif alias == "memory":
+        t = Tensor._make(loaded[key]._array)  # the memory placed once, shared
+    else:
+        raise ValueError(f"unknown alias {alias!r}")
+    if entry.get("parameter"):
+        t = Parameter(t, requires_grad=bool(entry.get("requires_grad")))
+    elif entry.get("requires_grad"):
+        t.requires_grad_(True)
+    if alias is None:
+        loaded[key] = t
+    return t
 
 
 # -- the file ------------------------------------------------------------------------------

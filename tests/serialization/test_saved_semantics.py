@@ -1,0 +1,109 @@
+"""What a saved file means when loaded, as PyTorch: a tensor held twice (tied weights) comes
+back as one, Parameters and tensors that require grad come back so, whole objects are
+pickled only in a file of their own kind and load only with weights_only=False, and a killed
+save's temporary file is cleared by the next save or load."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule import serialization
+
+
+def round_trip(save, load, obj):
+    f = io.BytesIO()
+    save(obj, f)
+    f.seek(0)
+    return load(f)
+
+
+def tied_pair(lib):
+    """A model whose output layer shares the embedding's weight, as language models do."""
+    emb, out = lib.nn.Embedding(5, 3), lib.nn.Linear(3, 5, bias=False)
+    out.weight = emb.weight
+    return lib.nn.Sequential(emb, out)
+
+
+def sharing(loaded):
+    """For each pair of keys: (the same object, the same memory); and each value's kind."""
+    keys = sorted(loaded)
+    pairs = {
+        (a, b): (loaded[a] is loaded[b], loaded[a].data_ptr() == loaded[b].data_ptr())
+        for a in keys
+        for b in keys
+        if a < b
+    }
+    kinds = {k: (type(v).__name__, v.requires_grad) for k, v in loaded.items()}
+    return pairs, kinds
+
+
+def saved_objects(lib):
+    lin = lib.nn.Linear(2, 2)
+    sd = lin.state_dict()
+    return {
+        "w": lin.weight,
+        "w_again": lin.weight,
+        "sd.weight": sd["weight"],
+        "sd.weight_again": lin.state_dict()["weight"],
+        "grad": lib.ones(3, requires_grad=True),
+        "frozen": lib.nn.Parameter(lib.ones(2), requires_grad=False),
+        "plain": lib.zeros(2),
+    }
+
+
+def test_aliases_parameters_and_requires_grad_come_back_as_torchs():
+    ours = round_trip(cr.save, cr.load, saved_objects(cr))
+    theirs = round_trip(torch.save, torch.load, saved_objects(torch))
+    assert sharing(ours) == sharing(theirs)
+
+
+def test_tied_weights_load_tied_and_train_tied(tmp_path):
+    model = tied_pair(cr)
+    cr.save(model.state_dict(), tmp_path / "m.safetensors")
+    back = cr.load(tmp_path / "m.safetensors")
+    theirs = round_trip(torch.save, torch.load, tied_pair(torch).state_dict())
+    assert sharing(back) == sharing(theirs)
+    with open(tmp_path / "m.safetensors", "rb") as f:  # the tied weight is written once
+        assert len(serialization._read(f, "m")[0]) == 1
+    fresh = tied_pair(cr)
+    fresh.load_state_dict(back)
+    np.testing.assert_array_equal(fresh[1].weight.numpy(), model[0].weight.numpy())
+
+
+def test_a_file_without_alias_records_still_loads(tmp_path):
+    """A file from before aliases were recorded: two keys, two copies, plain entries."""
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    tensors = {"a": w, "b": w.copy()}
+    text = json.dumps({"dict": [["a", {"tensor": "a"}], ["b", {"tensor": "b"}]]})
+    digest, whole = serialization._digests(tensors, text)
+    metadata = {serialization._STRUCTURE: text, serialization._DIGEST: digest,
+                serialization._DIGEST_ALL: whole}  # fmt: skip
+    header, order = serialization._header(tensors, metadata)
+    path = tmp_path / "old.safetensors"
+    path.write_bytes(header + b"".join(tensors[k].tobytes() for k in order))
+    back = cr.load(path)
+    assert type(back["a"]) is cr.Tensor and not back["a"].requires_grad
+    assert back["a"].data_ptr() != back["b"].data_ptr()
+    np.testing.assert_array_equal(back["b"].numpy(), w)
+
+
+@pytest.mark.parametrize("entries", [
+    [{"tensor_of": {"key": "a", "alias": "memory"}}, {"tensor": "a"}],  # before its tensor
+    [{"tensor": "a"}, {"tensor_of": {"key": "a", "alias": "elsewhere"}}],
+    [{"tensor": "a"}, {"tensor": "a"}],  # twice, and not as an alias
+])  # fmt: skip
+def test_a_damaged_alias_is_refused(tmp_path, entries):
+    tensors = {"a": np.zeros(2, np.float32)}
+    text = json.dumps({"list": entries})
+    digest, whole = serialization._digests(tensors, text)
+    metadata = {serialization._STRUCTURE: text, serialization._DIGEST: digest,
+                serialization._DIGEST_ALL: whole}  # fmt: skip
+    header, order = serialization._header(tensors, metadata)
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(header + tensors["a"].tobytes())
+    with pytest.raises(ValueError, match="damaged structure"):
+        cr.load(path)
