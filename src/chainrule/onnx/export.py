@@ -307,6 +307,16 @@ class Graph:
             self.dtypes[out] = self.dtypes[inputs[0]]
         return out
 
+    def add_many(self, op: str, inputs: list[str], dtypes: list[Any], **attrs: Any) -> list[str]:
+        """Append a node of several outputs, of these dtypes; their names."""
+        outs = [self.fresh(f"{op.lower()}_out") for _ in dtypes]
+        self.nodes.append(
+            self.onnx.helper.make_node(op, inputs, outs, name=self.fresh(op), **attrs)
+        )
+        for out, dtype in zip(outs, dtypes, strict=True):
+            self.dtypes[out] = array.xp.dtype(dtype)
+        return outs
+
     def const(self, a: Any, hint: str = "const") -> str:
         name = self.fresh(hint)
         a = array.xp.ascontiguousarray(a) if a.ndim else array.xp.asarray(a)  # 0-d stays 0-d

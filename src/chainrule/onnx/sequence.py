@@ -106,12 +106,7 @@ def _recurrent(g: Graph, s: Step) -> str:
         attrs["activations"] = ["Relu" if s.options["relu"] else "Tanh"]
     if op == "GRU":
         attrs["linear_before_reset"] = 1  # PyTorch's n = tanh(x W_n + b_in + r * (h R_n + b_hn))
-    outs = ["y", "y_h", "y_c"][: 3 if lstm else 1]
-    made = [g.fresh(f"{op.lower()}_{name}") for name in outs]
-    node = g.onnx.helper.make_node(op, names, made, name=g.fresh(op), **attrs)
-    g.nodes.append(node)
-    for name in made:
-        g.dtypes[name] = array.xp.dtype(dtype)
+    made = g.add_many(op, names, [dtype] * (3 if lstm else 1), **attrs)  # Y (, Y_h, Y_c)
     y = g.add("Squeeze", [made[0], g.ints([1])])  # (L, 1, N, H) -> (L, N, H)
     if lstm:
         return g.add("Concat", [y, made[2]], axis=0)  # (L + 1, N, H): c_n as the last step
@@ -141,19 +136,9 @@ def _topk(g: Graph, s: Step) -> str:
         k = g.add("Gather", [g.add("Shape", [xs], dtype=array.int64), g.ints([dim])])
     else:
         k = g.ints([o["k"]])
-    values, indices = g.fresh("topk_values"), g.fresh("topk_indices")
+    dtypes = [x._array.dtype, array.int64]
     largest = int(bool(o["largest"]))
-    node = g.onnx.helper.make_node(
-        "TopK",
-        [xs, k],
-        [values, indices],
-        name=g.fresh("TopK"),
-        axis=dim,
-        largest=largest,
-        sorted=1,
-    )
-    g.nodes.append(node)
-    g.dtypes[values], g.dtypes[indices] = x._array.dtype, array.xp.dtype(array.int64)
+    values, indices = g.add_many("TopK", [xs, k], dtypes, axis=dim, largest=largest, sorted=1)
     if x.ndim == 0 and s.out.ndim == 0:
         values = g.add("Reshape", [values, g.ints([])])
         indices = g.add("Reshape", [indices, g.ints([])])
