@@ -8,6 +8,7 @@ that a launcher started this process, and how the command line uses them, is her
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import enum
 import os
@@ -16,7 +17,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -329,8 +330,12 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
     """The contiguous array MPI reads and writes for ``t`` (its own, where it is
     contiguous: no copy), and what makes the result ``t``'s: the copy back, if one was
     needed, and the version bump of an in-place write."""
-    _writeable(t, op)
     arr = t._array
+    if not array.writeable(arr):
+        raise RuntimeError(
+            f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
+            "clone() it first"
+        )
     host = array.to_host(arr)
     if host is arr and arr.flags.c_contiguous:
         return arr, lambda: bump(t)
@@ -341,14 +346,6 @@ def _inout(t: Tensor, op: str) -> tuple[Any, Callable[[], None]]:
         bump(t)
 
     return buf, back
-
-
-def _writeable(t: Tensor, op: str) -> None:
-    if not array.writeable(t._array):
-        raise RuntimeError(
-            f"{op}: the tensor (shape {t.shape}) is a read-only view (expand or broadcast_to); "
-            "clone() it first"
-        )
 
 
 def _raw(arr: Any) -> Any:
@@ -473,6 +470,19 @@ def _agree(
     )
 
 
+@contextlib.contextmanager
+def _agreed() -> Iterator[None]:
+    """Within, collectives go without the check that every rank calls them alike: for
+    callers whose ranks agreed once on all the calls they make (DistributedDataParallel,
+    which checks its parameters, buffers and buckets at construction)."""
+    world = _group("collectives", None)
+    previous, world.check = world.check, False
+    try:
+        yield
+    finally:
+        world.check = previous
+
+
 def _describe(header: Any) -> str:
     """One rank's call, from its header: ``all_reduce of shape (4,) float32 with op SUM``."""
     call = _CALLS[int(header[_CALL])]
@@ -500,19 +510,9 @@ def all_reduce(
     in place."""
     world = _group("all_reduce", group)
     t = _tensor(tensor, "all_reduce")
-    _mpi_op(world, op, t.dtype, "all_reduce")
-    _writeable(t, "all_reduce")
-    _agree(world, "all_reduce", t, op=op)
-    return _done(_all_reduce(t, op), async_op)
-
-
-def _all_reduce(t: Tensor, op: ReduceOp = ReduceOp.SUM) -> Work:
-    """all_reduce started, without the check that every rank calls it alike: for callers
-    whose ranks agreed once on all their calls (DistributedDataParallel's buckets, checked
-    at its construction)."""
-    world = _group("all_reduce", None)
     mpi_op = _mpi_op(world, op, t.dtype, "all_reduce")
     buf, back = _inout(t, "all_reduce")
+    _agree(world, "all_reduce", t, op=op)
     request = world.comm.Iallreduce(world.MPI.IN_PLACE, buf, mpi_op)
 
     def finish() -> None:
@@ -520,7 +520,7 @@ def _all_reduce(t: Tensor, op: ReduceOp = ReduceOp.SUM) -> Work:
             xp.divide(buf, world.size, out=buf)
         back()
 
-    return Work("all_reduce", world, [request], finish)
+    return _done(Work("all_reduce", world, [request], finish), async_op)
 
 
 class SharedBuffer:
@@ -614,18 +614,10 @@ def broadcast(
     world = _group("broadcast", group)
     t = _tensor(tensor, "broadcast")
     root = _rank_arg(world, src, "src", "broadcast")
-    _writeable(t, "broadcast")
-    _agree(world, "broadcast", t, root)
-    return _done(_broadcast(t, root), async_op)
-
-
-def _broadcast(t: Tensor, src: int) -> Work:
-    """broadcast started, without the check that every rank calls it alike (as
-    _all_reduce: DistributedDataParallel's buffers, checked at its construction)."""
-    world = _group("broadcast", None)
     buf, back = _inout(t, "broadcast")
-    request = world.comm.Ibcast(_raw(buf), root=src)
-    return Work("broadcast", world, [request], back)
+    _agree(world, "broadcast", t, root)
+    request = world.comm.Ibcast(_raw(buf), root=root)
+    return _done(Work("broadcast", world, [request], back), async_op)
 
 
 def reduce(

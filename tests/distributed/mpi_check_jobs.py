@@ -125,10 +125,58 @@ def job_unchecked(rank: int, world: int) -> None:
     assert same.tolist() == [3.0, 6.0]
 
 
+def job_ddp_layout(rank: int, world: int) -> None:
+    """DDP refuses, at construction and on every rank, bucket_cap_mb that differ between
+    the ranks and a parameter frozen on one rank only, naming the cause and the ranks."""
+    from chainrule import nn
+    from chainrule.nn.parallel import DistributedDataParallel as DDP
+
+    def model() -> nn.Module:
+        cr.manual_seed(0)
+        return nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+
+    frozen = model()
+    if rank == 1:
+        frozen[0].bias.requires_grad_(False)
+    for make, words in (
+        (
+            lambda: DDP(model(), bucket_cap_mb=25 if rank == 0 else 1),
+            "DistributedDataParallel: the ranks' bucket_cap_mb differ, so their gradient "
+            "buckets would not match; got bucket_cap_mb=25 on rank 0 and bucket_cap_mb=1 on "
+            "rank 1",
+        ),
+        (
+            lambda: DDP(model(), bucket_cap_mb=None if rank == 0 else 25),
+            "got bucket_cap_mb=None on rank 0 and bucket_cap_mb=25 on rank 1",
+        ),
+        (
+            lambda: DDP(frozen),
+            "DistributedDataParallel: the ranks' models train different parameters "
+            "(requires_grad), so their gradient buckets would not match; got ['0.bias'] "
+            "requires a gradient on rank 0 and not on rank 1",
+        ),
+    ):
+        try:
+            make()
+        except RuntimeError as e:
+            assert words in str(e), (str(e), words)
+        else:
+            raise AssertionError(f"no error on rank {rank}: {words}")
+    # the ranks are still in step: a DDP both build alike averages the gradients
+    ddp = DDP(model(), bucket_cap_mb=1)
+    ddp(cr.ones(2, 4) * (rank + 1)).sum().backward()
+    grads = [p.grad.numpy() for p in ddp.parameters()]
+    everyone: list = [None] * world
+    dist.all_gather_object(everyone, grads)
+    assert all(np.array_equal(a, b) for a, b in zip(everyone[0], everyone[1], strict=True))
+    print(f"rank {rank} refused 3 layouts", flush=True)
+
+
 JOBS = {
     "mismatch": job_mismatch,
     "uncaught": job_uncaught,
     "unchecked": job_unchecked,
+    "ddp_layout": job_ddp_layout,
 }
 
 if __name__ == "__main__":

@@ -67,3 +67,10 @@ def test_a_world_of_one_has_no_one_to_disagree_with() -> None:
         assert t.tolist() == [1.0, 1.0, 1.0]
     finally:
         dist.destroy_process_group()
+
+
+def test_ddp_refuses_buckets_that_differ_between_the_ranks_at_construction() -> None:
+    """Two bucket_cap_mb, or a parameter frozen on one rank only: named, with the ranks."""
+    code, out, _ = run("ddp_layout")
+    assert code == 0, out
+    assert "rank 0 refused 3 layouts" in out and "rank 1 refused 3 layouts" in out, out

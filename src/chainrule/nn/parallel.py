@@ -100,7 +100,8 @@ class _Bucket:
         time the slower one takes to come: at 2 ranks, the MLP's step waits 0.24-0.48 ms
         in all, against 0.36-0.72 meeting once per bucket)."""
         if self.shared is None:
-            self.work = dist.all_reduce(self.flat, async_op=True)
+            with dist._agreed():  # the ranks' buckets were checked alike at construction
+                self.work = dist.all_reduce(self.flat, async_op=True)
 
     def wait(self) -> None:
         if self.work is not None:
@@ -149,7 +150,8 @@ class _Reducer:
             used._array[:] = [id(p) in reached for p in self.params]
             self.used = used
             # started here, on every rank at the same point, it is over long before backward's end
-            self.used_work = dist.all_reduce(used, async_op=True)
+            with dist._agreed():
+                self.used_work = dist.all_reduce(used, async_op=True)
         self.armed = True
 
     def check_finished(self) -> None:
@@ -230,7 +232,9 @@ class DistributedDataParallel(Module):
     """PyTorch's DistributedDataParallel on CPUs over MPI: wraps ``module`` (reached as
     ``.module``; state_dict keys gain the prefix ``module.``), makes every rank start from
     rank 0's parameters and buffers, and, in each backward after a forward through it,
-    averages the gradients over the ranks.
+    averages the gradients over the ranks. At construction it checks that every rank's
+    model has the same parameters and buffers, the same ones requiring a gradient, and the
+    same ``bucket_cap_mb``, naming the difference and the ranks (RuntimeError on each).
 
     Gradients are averaged in buckets of about ``bucket_cap_mb`` MiB (default 25, the first
     bucket 1 MiB, as PyTorch), filled with the parameters in reverse order, the order
@@ -301,37 +305,76 @@ class DistributedDataParallel(Module):
         cap = DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb
         self.bucket_bytes_cap = int(cap * MIB)
         first = FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
+        limits = [first, self.bucket_bytes_cap]
+        self._check_ranks_agree(op, bucket_cap_mb, limits)
         if init_sync:
-            self._sync_module_states(op)
+            self._sync_module_states()
         self.gradient_as_bucket_view = bool(gradient_as_bucket_view)
         self.static_graph = bool(static_graph)
-        limits = [first, self.bucket_bytes_cap]
         self._reducer = _Reducer(params, limits, self.gradient_as_bucket_view)
         self._handles = [p.register_post_accumulate_grad_hook(self._reducer.hook) for p in params]
 
-    def _sync_module_states(self, op: str) -> None:
-        """Check that every rank holds a model of the same shapes, then copy rank 0's
-        parameters (and buffers, unless broadcast_buffers=False) into every rank."""
-        shapes = [
-            (name, tuple(p.shape), str(p.dtype)) for name, p in self.module.named_parameters()
-        ]
+    def _check_ranks_agree(self, op: str, cap: float | None, limits: Sequence[int]) -> None:
+        """Check, once, that every rank's model has the same parameters and buffers (names,
+        shapes, dtypes), the same parameters requiring a gradient, and the same bucket
+        limits, so that the ranks' buckets match, as PyTorch verifies its parameters' shapes
+        across processes; a difference raises on every rank, naming it and the ranks. The
+        collectives of training go without distributed's per-call check from here on."""
+        named = list(self.module.named_parameters())
+        mine = {
+            "shapes": [
+                (name, tuple(t.shape), str(t.dtype))
+                for name, t in named + list(self.module.named_buffers())
+            ],
+            "trainable": [name for name, p in named if p.requires_grad],
+            "limits": list(limits),
+            "cap": cap,
+        }
         everyone: list[Any] = [None] * dist.get_world_size()
-        dist.all_gather_object(everyone, shapes)
+        dist.all_gather_object(everyone, mine)
+        first = everyone[0]
         for r, theirs in enumerate(everyone):
-            if theirs != everyone[0]:
+            if theirs["shapes"] != first["shapes"]:
                 diff = next(
                     (a, b)
-                    for a, b in zip(everyone[0] + [None], theirs + [None], strict=False)
+                    for a, b in zip(
+                        first["shapes"] + [None], theirs["shapes"] + [None], strict=False
+                    )
                     if a != b
                 )
                 raise RuntimeError(
                     f"{op}: the ranks' models differ; got {diff[0]} on rank 0 and {diff[1]} on "
                     f"rank {r}"
                 )
+        for r, theirs in enumerate(everyone):
+            if theirs["trainable"] != first["trainable"]:
+                only0 = [n for n in first["trainable"] if n not in theirs["trainable"]]
+                only_r = [n for n in theirs["trainable"] if n not in first["trainable"]]
+                sides = [
+                    f"{names} requires a gradient on rank {a} and not on rank {b}"
+                    for names, a, b in ((only0, 0, r), (only_r, r, 0))
+                    if names
+                ]
+                raise RuntimeError(
+                    f"{op}: the ranks' models train different parameters (requires_grad), so "
+                    f"their gradient buckets would not match; got {'; '.join(sides)}"
+                )
+        for r, theirs in enumerate(everyone):
+            if theirs["limits"] != first["limits"]:
+                raise RuntimeError(
+                    f"{op}: the ranks' bucket_cap_mb differ, so their gradient buckets would "
+                    f"not match; got bucket_cap_mb={first['cap']!r} on rank 0 and "
+                    f"bucket_cap_mb={theirs['cap']!r} on rank {r}"
+                )
+
+    def _sync_module_states(self) -> None:
+        """Copy rank 0's parameters (and buffers, unless broadcast_buffers=False) into
+        every rank (their shapes checked by _check_ranks_agree)."""
         tensors: list[Tensor] = list(self.module.parameters())
         if self.broadcast_buffers:
             tensors += list(self.module.buffers())
-        works = [dist.broadcast(t, src=0, async_op=True) for t in tensors]
+        with dist._agreed():
+            works = [dist.broadcast(t, src=0, async_op=True) for t in tensors]
         for w in works:
             assert w is not None
             w.wait()
@@ -339,8 +382,9 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         self._reducer.check_finished()
         if self.broadcast_buffers and dist.get_world_size() > 1:
-            for b in self.module.buffers():
-                dist.broadcast(b, src=0)
+            with dist._agreed():  # their shapes were checked alike at construction
+                for b in self.module.buffers():
+                    dist.broadcast(b, src=0)
         out = self.module(*inputs, **kwargs)
         # A forward without grad (an evaluation) or under no_sync leaves alone what an
         # earlier forward asked of the next backward, as PyTorch's
