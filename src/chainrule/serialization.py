@@ -1,9 +1,10 @@
-"""save and load: nested dicts and lists of Tensors in the safetensors format, never pickle.
+"""save and load: nested dicts and lists of Tensors in the safetensors format; any other
+object (a whole Module) pickled, in a file of its own kind that loads only when asked.
 
 Arrays go into the file as safetensors tensors named by their dotted path (a model's
 state_dict keeps its own keys, so any safetensors reader can load it); everything else is
-kept as JSON in the file's metadata. Loading only parses; it never runs code. Also here:
-writing one file atomically, and replacing a set of files (a run's outputs) as one.
+kept as JSON in the file's metadata. Loading such a file only parses; it never runs code.
+Also here: writing one file atomically, and replacing a set of files (a run's outputs) as one.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ import io
 import json
 import math
 import os
+import pickle
 import secrets
 import shutil
 import struct
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import array
 from .array import CPU, device
-from .nn.module import Parameter
+from .nn.module import Module, Parameter
 from .tensor import Tensor
 
 xp = array.host  # files are written from host memory and read into it
@@ -32,6 +35,10 @@ xp = array.host  # files are written from host memory and read into it
 _STRUCTURE = "chainrule.structure"  # metadata key: the object's shape, as JSON
 _DIGEST = "chainrule.sha256"  # metadata key: a digest of every tensor (name, dtype, shape, bytes)
 _DIGEST_ALL = "chainrule.sha256.all"  # the same with the structure first: the whole file
+# A pickled file's first line: its own kind, never read as safetensors (whose first 8 bytes,
+# a header length, would be far larger than the file). The object's type name follows.
+_PICKLED = b"chainrule pickled object\n"
+_TRUE = ("1", "y", "yes", "true")  # the values PyTorch's environment switches take
 
 
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
@@ -47,10 +54,17 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     As PyTorch's, a tensor held twice (tied weights) is written once and loads as one
     (the same object, or tensors sharing memory, as saved), and Parameters and tensors that
     require grad come back so; the structure in the metadata records which.
-    A Module or an optimizer itself is refused (nothing is pickled): save its state_dict().
+
+    Any other object (a Module or an optimizer itself, or a structure holding one) is
+    pickled, as ``torch.save`` does, into a file marked as pickled, which :func:`load` opens
+    only with ``weights_only=False``; a state_dict() needs no trust to load.
     """
     tensors: dict[str, Any] = {}
-    structure = _encode(obj, "", tensors, (), {})
+    try:
+        structure = _encode(obj, "", tensors, (), {})
+    except _NotData as e:
+        _save_pickled(obj, f, e.kind)
+        return
     if "__metadata__" in tensors:  # the format's own header key: load would refuse the file
         raise ValueError(
             "save: an entry may not be named '__metadata__' (the safetensors header uses it); "
@@ -78,7 +92,7 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
 def load(
     f: str | os.PathLike | BinaryIO,
     map_location: Any = None,
-    weights_only: bool | None = True,
+    weights_only: bool | None = None,
     **kwargs: Any,
 ) -> Any:
     """Read what :func:`save` wrote, from a path or a binary file object (read from its
@@ -95,19 +109,108 @@ def load(
     one), a dict from saved locations to devices (``{'cuda:0': 'cpu'}``), or a callable
     ``fn(tensor, location)`` returning the tensor to use (``lambda storage, loc:
     storage``). A tensor saved on CUDA, loaded where there is none and with no
-    map_location, is the CUDA error. ``weights_only`` is accepted either way: chainrule
-    never unpickles, so a file can hold nothing but data."""
+    map_location, is the CUDA error.
+
+    ``weights_only`` is PyTorch's (True unless given): a file of a pickled object (what
+    :func:`save` wrote for a whole Module) is refused unless it is False, since unpickling
+    can run any code; TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or CHAINRULE_FORCE_...) makes
+    the default False, and TORCH_FORCE_WEIGHTS_ONLY_LOAD=1 makes it True even when given.
+    A pickled Module is moved where a device ``map_location`` says."""
     unknown = set(kwargs) - {"mmap", "pickle_module"}
     if unknown:
         raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
+    weights_only = _weights_only(weights_only)
     place = _map_location(map_location)
     if hasattr(f, "read"):
-        return _load_from(f, getattr(f, "name", "the file object"), place)
+        name = getattr(f, "name", "the file object")
+        return _load_from(f, name, map_location, place, weights_only, kwargs)
     with open(f, "rb") as opened:
-        return _load_from(opened, Path(f), place)
+        return _load_from(opened, Path(f), map_location, place, weights_only, kwargs)
 
 
-def _load_from(f: Any, path: Any, place: Any) -> Any:
+def _weights_only(given: bool | None) -> bool:
+    """weights_only as PyTorch settles it from the argument and its environment switches."""
+
+    def switch(name: str) -> bool:
+        return any(
+            os.getenv(f"{lib}_{name}", "0").lower() in _TRUE for lib in ("TORCH", "CHAINRULE")
+        )
+
+    force, force_no = switch("FORCE_WEIGHTS_ONLY_LOAD"), switch("FORCE_NO_WEIGHTS_ONLY_LOAD")
+    if force and force_no:
+        raise RuntimeError(
+            "load: only one of TORCH_FORCE_WEIGHTS_ONLY_LOAD and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD "
+            "(or their CHAINRULE_ names) should be set, but both were set"
+        )
+    if force:
+        return True
+    if given is None and force_no:
+        warnings.warn(
+            "load: TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD is set and weights_only was not given, so "
+            "weights_only=False",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return True if given is None else bool(given)
+
+
+def _save_pickled(obj: Any, f: Any, kind: str) -> None:
+    """The object pickled whole, behind the line that marks the file as pickled and its
+    type's name (what load's refusal names without unpickling)."""
+    try:
+        payload = pickle.dumps(obj)
+    except Exception as e:  # a lambda, a lock, an open file inside it
+        raise TypeError(
+            f"save: {type(obj).__name__} holds a {kind}, so it is pickled, and pickling it "
+            f"failed ({type(e).__name__}: {e}); save tensors only, e.g. its state_dict()"
+        ) from None
+    head = _PICKLED + type(obj).__qualname__.encode("utf-8", "replace") + b"\n"
+
+    def write(out: Any) -> None:
+        _write(out, head)
+        _write(out, payload)
+
+    if hasattr(f, "write"):
+        write(f)
+        if hasattr(f, "flush"):
+            f.flush()
+        return
+    _atomic_write(Path(os.path.realpath(f)), write)
+
+
+def _load_pickled(f: Any, path: Any, where: Any, weights_only: bool, kwargs: dict) -> Any:
+    kind = f.readline().decode("utf-8", "replace").strip()
+    if weights_only:
+        raise pickle.UnpicklingError(
+            f"load: weights only load failed: {path} holds a pickled object (a {kind}, saved "
+            "whole by cr.save), and weights_only=True loads only tensors and their "
+            "containers, so that no code runs. This file can still be loaded; do it only if "
+            "you trust its source, since unpickling can run arbitrary code: "
+            "cr.load(f, weights_only=False), or set TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or "
+            "CHAINRULE_FORCE_NO_WEIGHTS_ONLY_LOAD=1). To need no trust, save the "
+            "state_dict() instead and load it with load_state_dict."
+        )
+    obj = (kwargs.get("pickle_module") or pickle).load(f)
+    is_device = isinstance(where, (str, device)) or hasattr(where, "type")
+    if where is not None and is_device and isinstance(obj, Module):
+        obj.to(array.resolve_device(str(where), "load"))
+    return obj
+
+
+def _load_from(
+    f: Any, path: Any, where: Any, place: Any, weights_only: bool, kwargs: dict
+) -> Any:
+    try:
+        start = f.tell()
+        first = f.read(len(_PICKLED))
+        f.seek(start)
+    except (AttributeError, OSError, ValueError):  # not seekable (a pipe): read it whole
+        f = io.BytesIO(f.read())
+        first = f.getvalue()[: len(_PICKLED)]
+    if first == _PICKLED:
+        f.read(len(_PICKLED))
+        return _load_pickled(f, path, where, weights_only, kwargs)
     tensors, metadata = _read(f, path)
     if not any(key.startswith("chainrule.") for key in metadata):  # another program's file
         return {name: place(Tensor._make(arr), "cpu") for name, arr in tensors.items()}
@@ -233,17 +336,16 @@ def _encode(
         kind = "tuple" if isinstance(obj, tuple) else "list"
         return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors, within, held)
                        for i, v in enumerate(obj)]}
-    kind = type(obj).__name__
-    if hasattr(obj, "state_dict") and callable(obj.state_dict):  # a Module, an optimizer, ...
-        raise TypeError(
-            f"save: cannot save a {kind} itself at {name!r} (chainrule pickles nothing, so a "
-            f"file never runs code when loaded); save its state_dict(): "
-            f"cr.save(obj.state_dict(), f), and load it into a new {kind} with "
-            "load_state_dict(cr.load(f))"
-        )
-    raise TypeError(f"save: cannot save an object of type {kind} at {name!r}; "
-                    "only Tensors, arrays, numbers, strings, None, dicts, lists and tuples "
-                    "(for a model or an optimizer, its state_dict())")
+    raise _NotData(f"{type(obj).__name__} at {name!r}" if name else type(obj).__name__)
+
+
+class _NotData(Exception):
+    """An object that is not tensors, arrays, numbers, strings and their containers (its
+    type and where it is): save pickles the whole object instead."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
 
 
 def _host_bytes(arr: Any) -> Any:

@@ -4,6 +4,7 @@ losses, optimizers and checkpoints, each spelled as a PyTorch script spells it."
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -1331,14 +1332,14 @@ def test_load_map_location_names_the_cpu(tmp_path) -> None:
         cr.load(path, map_location=lambda storage, loc: None)
 
 
-def test_saving_a_module_says_to_save_its_state_dict(tmp_path) -> None:
+def test_saving_a_module_pickles_it_and_loading_it_needs_weights_only_false(tmp_path) -> None:
     model, opt, _ = _checkpoint()
-    for obj, kind in ((model, "Sequential"), (opt, "AdamW"), ({"model": model}, "Sequential")):
-        with pytest.raises(TypeError, match=f"save: cannot save a {kind} itself.*state_dict"):
-            cr.save(obj, tmp_path / "m.pt")
-    with pytest.raises(TypeError, match="for a model or an optimizer, its state_dict"):
-        cr.save({"f": object()}, tmp_path / "m.pt")
-    assert list(tmp_path.iterdir()) == []
+    for obj, kind in ((model, "Sequential"), (opt, "AdamW"), ({"model": model}, "dict")):
+        cr.save(obj, tmp_path / "m.pt")
+        with pytest.raises(pickle.UnpicklingError, match=f"a {kind}, saved whole.*state_dict"):
+            cr.load(tmp_path / "m.pt")
+        assert type(cr.load(tmp_path / "m.pt", weights_only=False)) is type(obj)
+    assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
 
 
 SCRIPT = '''

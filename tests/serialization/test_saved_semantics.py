@@ -5,6 +5,8 @@ save's temporary file is cleared by the next save or load."""
 
 import io
 import json
+import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +14,8 @@ import torch
 
 import chainrule as cr
 from chainrule import serialization
+from tests.pytorch_programs.programs.aliasing import load as load_program
+from tests.pytorch_programs.programs.aliasing import torch_is_chainrule
 
 
 def round_trip(save, load, obj):
@@ -107,3 +111,85 @@ def test_a_damaged_alias_is_refused(tmp_path, entries):
     path.write_bytes(header + tensors["a"].tobytes())
     with pytest.raises(ValueError, match="damaged structure"):
         cr.load(path)
+
+
+# -- whole objects: pickled, in a file of their own kind ------------------------------------
+
+
+def wordlm(lib):
+    """pytorch/examples' word language model (tests/pytorch_programs/programs/wordlm.py) on
+    ``lib``, its module findable by name as a pickled model's class must be."""
+    if lib is torch:
+        return load_program("wordlm", on_chainrule=False)
+    with torch_is_chainrule():
+        return load_program("wordlm", on_chainrule=True)
+
+
+def evaluate(prog, model, data):
+    """The program's evaluation: the validation loss over its bptt chunks."""
+    lib = prog.torch
+    model.eval()
+    hidden, total = model.init_hidden(2), 0.0
+    with lib.no_grad():
+        for i in range(0, data.size(0) - 1, 8):
+            x, targets = prog.get_batch(data, i, 8)
+            output, hidden = model(x, hidden)
+            total += len(x) * lib.nn.NLLLoss()(output, targets).item()
+    return total / (len(data) - 1)
+
+
+@pytest.mark.parametrize("lib", [torch, cr], ids=["torch", "chainrule"])
+def test_a_model_saved_whole_loads_only_with_weights_only_false(tmp_path, monkeypatch, lib):
+    prog = wordlm(lib)
+    monkeypatch.setitem(sys.modules, prog.__name__, prog)
+    lib.manual_seed(0)
+    corpus = prog.Corpus(prog.TEXT)
+    val = prog.batchify(corpus.valid, 2)
+    model = prog.RNNModel("LSTM", len(corpus.dictionary), 16, 16, 2, tie_weights=True)
+    path = tmp_path / "model.pt"
+    with open(path, "wb") as f:
+        lib.save(model, f)
+    with pytest.raises(pickle.UnpicklingError, match="(?i)weights only load failed") as info:
+        lib.load(path)
+    assert "weights_only" in str(info.value) and "False" in str(info.value)  # the way out
+    with open(path, "rb") as f:
+        back = lib.load(f, weights_only=False)
+    assert type(back) is prog.RNNModel and back.decoder.weight is back.encoder.weight
+    assert evaluate(prog, back, val) == evaluate(prog, model, val)
+
+
+@pytest.mark.parametrize("lib", [torch, cr], ids=["torch", "chainrule"])
+def test_the_environment_switches_weights_only_as_torchs(tmp_path, monkeypatch, lib):
+    path = tmp_path / "m.pt"
+    lib.save(lib.nn.Linear(2, 2), path)
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        assert isinstance(lib.load(path), lib.nn.Linear)
+    with pytest.raises(pickle.UnpicklingError):  # given explicitly: the switch does not apply
+        lib.load(path, weights_only=True)
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.raises(RuntimeError, match="but both were set"):
+        lib.load(path)
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    with pytest.raises(pickle.UnpicklingError):
+        lib.load(path, weights_only=False)
+
+
+def test_chainrules_own_switch_and_files_of_tensors_never_unpickle(tmp_path, monkeypatch):
+    path = tmp_path / "m.pt"
+    cr.save({"opt": cr.optim.SGD(cr.nn.Linear(2, 2).parameters(), lr=0.1)}, path)
+    assert path.read_bytes().startswith(b"chainrule pickled object\ndict\n")
+    monkeypatch.setenv("CHAINRULE_FORCE_NO_WEIGHTS_ONLY_LOAD", "yes")
+    with pytest.warns(UserWarning):
+        assert isinstance(cr.load(path)["opt"], cr.optim.SGD)
+    cr.save(cr.nn.Linear(2, 2).state_dict(), path)  # tensors only: no pickle in the file
+    assert b"pickled" not in path.read_bytes()[:64]
+    monkeypatch.setattr(pickle, "load", lambda *a, **k: pytest.fail("unpickled"))
+    monkeypatch.setattr(pickle, "loads", lambda *a, **k: pytest.fail("unpickled"))
+    assert set(cr.load(path, weights_only=False)) == {"weight", "bias"}
+
+
+def test_an_object_that_cannot_be_pickled_names_save(tmp_path):
+    with pytest.raises(TypeError, match="save: dict holds a function at 'f'.*pickling it failed"):
+        cr.save({"f": lambda: 0}, tmp_path / "m.pt")
+    assert list(tmp_path.iterdir()) == []

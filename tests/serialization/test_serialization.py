@@ -145,8 +145,6 @@ def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch):
 
 
 def test_unsavable_objects_touch_nothing(tmp_path):
-    with pytest.raises(TypeError, match="cannot save an object of type object at 'a.0'"):
-        cr.save({"a": [object()]}, tmp_path / "x")
     with pytest.raises(TypeError, match="dict keys must be str or int; got float"):
         cr.save({1.5: 1}, tmp_path / "x")
     with pytest.raises(ValueError, match="same dotted name 'a.b'"):
