@@ -17,9 +17,11 @@ import json
 import math
 import os
 import pickle
+import re
 import secrets
 import shutil
 import struct
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -124,6 +126,7 @@ def load(
     if hasattr(f, "read"):
         name = getattr(f, "name", "the file object")
         return _load_from(f, name, map_location, place, weights_only, kwargs)
+    _clear_orphans(Path(os.path.realpath(f)))
     with open(f, "rb") as opened:
         return _load_from(opened, Path(f), map_location, place, weights_only, kwargs)
 
@@ -679,14 +682,25 @@ def _atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:
 
 
 def _clear_orphans(path: Path) -> None:
-    """Remove the temporary files earlier saves to ``path`` left when killed mid-write: each
-    names the process that made it, and one whose process is gone is an orphan."""
+    """Remove the temporary files earlier saves to ``path`` left when killed mid-write (save
+    and load of a path call this): those named ``.NAME.<hex>.tmp`` or
+    ``.NAME.<pid>.<hex>.tmp`` as save names them, and only those, once untouched for
+    ``_STALE`` seconds (a live save writes to its file all along) or at once when the process
+    they name is gone."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)\.)?[0-9a-f]{{16}}\.tmp")
+    now = time.time()
     with contextlib.suppress(OSError):
         for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-            pid = tmp.name[len(path.name) + 2 :].split(".")[0]
-            if pid.isdigit() and not _alive(int(pid)):
-                with contextlib.suppress(OSError):
+            named = pattern.fullmatch(tmp.name)
+            if named is None:
+                continue
+            with contextlib.suppress(OSError):
+                gone = named[1] is not None and not _alive(int(named[1]))
+                if gone or now - tmp.lstat().st_mtime > _STALE:
                     tmp.unlink()
+
+
+_STALE = 60.0  # seconds: a temporary file untouched for longer is a killed save's
 
 
 def _alive(pid: int) -> bool:

@@ -5,8 +5,12 @@ save's temporary file is cleared by the next save or load."""
 
 import io
 import json
+import os
 import pickle
+import signal
+import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -193,3 +197,46 @@ def test_an_object_that_cannot_be_pickled_names_save(tmp_path):
     with pytest.raises(TypeError, match="save: dict holds a function at 'f'.*pickling it failed"):
         cr.save({"f": lambda: 0}, tmp_path / "m.pt")
     assert list(tmp_path.iterdir()) == []
+
+
+# -- a killed save's temporary file ---------------------------------------------------------
+
+
+def test_a_save_killed_by_sigkill_is_cleared_by_the_next_load(tmp_path):
+    path = tmp_path / "model.safetensors"
+    cr.save({"w": cr.ones(2)}, path)
+    script = (
+        "import os, signal, chainrule as cr, chainrule.serialization as s\n"
+        "def die(f, payload):\n"
+        "    f.write(bytes(payload)[:10]); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
+        "s._write = die\n"
+        f"cr.save({{'w': cr.zeros(1000)}}, {str(path)!r})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=120)
+    assert done.returncode == -signal.SIGKILL
+    assert len([p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]) == 1
+    assert cr.load(path)["w"].tolist() == [1.0, 1.0]  # the old file, and the orphan gone
+    assert [p.name for p in tmp_path.iterdir()] == ["model.safetensors"]
+
+
+def test_only_stale_temporaries_of_that_name_are_removed(tmp_path):
+    path = tmp_path / "model.safetensors"
+    cr.save({"w": cr.ones(2)}, path)
+    hexes = "0123456789abcdef"
+    old = time.time() - 120
+    files = {
+        f".model.safetensors.{hexes}.tmp": (old, False),  # a killed save's: removed
+        f".model.safetensors.{os.getpid()}.{hexes}.tmp": (old, False),  # untouched 2 min
+        f".model.safetensors.{os.getppid()}.{hexes[::-1]}.tmp": (time.time(), True),  # live
+        f".model.safetensors.{hexes[::-1]}.tmp": (time.time(), True),  # being written now
+        ".model.safetensors.backup.tmp": (old, True),  # another program's name
+        f".other.safetensors.{hexes}.tmp": (old, True),  # another path's
+        f"model.safetensors.{hexes}.tmp": (old, True),
+    }
+    for name, (mtime, _) in files.items():
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, (mtime, mtime))
+    for step in (lambda: cr.load(path), lambda: cr.save({"w": cr.zeros(2)}, path)):
+        step()
+        left = {p.name for p in tmp_path.iterdir()} - {"model.safetensors"}
+        assert left == {name for name, (_, kept) in files.items() if kept}
