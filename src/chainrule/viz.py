@@ -50,7 +50,7 @@ def rule(fn: Function) -> str:
     if fn.rule:
         return fn.rule
     doc = (type(fn).__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else f"{fn.name}: no rule recorded"
+    return doc.splitlines()[0] if doc else f"{fn.op}: no rule recorded"
 
 
 def _value_rule(op: str) -> str:
@@ -63,7 +63,7 @@ def _value_rule(op: str) -> str:
 
 
 def _role(fn: Function, i: int, n: int) -> str:
-    roles = _ROLES.get(fn.name)
+    roles = _ROLES.get(fn.op)
     if roles is not None and i < len(roles):
         return roles[i]
     return "abcdefgh"[i] if n <= 8 else f"input {i}"
@@ -279,7 +279,7 @@ def _draw_tensor(
     show_grad: bool,
 ) -> str:
     fn = t.grad_fn
-    lines = [names[id(t)] if fn is None else fn.name, f"{_shape(t.shape)} {t.dtype}"]
+    lines = [names[id(t)] if fn is None else fn.op, f"{_shape(t.shape)} {t.dtype}"]
     if show_data:
         lines.append(_data_text(t))
     if show_grad and t.grad is not None:
@@ -380,7 +380,7 @@ def explain(
     def name(t: Tensor) -> str:
         if t.grad_fn is None:
             return names.get(id(t), "leaf")
-        return f"#{step[id(t)]} {t.grad_fn.name}"
+        return f"#{step[id(t)]} {t.grad_fn.op}"
 
     how = "ones" if gradient is None else "the given gradient"
     lines = [
@@ -409,7 +409,7 @@ def explain(
         def input(self, fn: Function, i: int, x: Tensor, raw: Tensor, final: Tensor) -> None:
             role = _role(fn, i, len(fn.inputs or ()))
             text = f"    {role} = {name(x)} {_shape(x.shape)} gets grad {_shape(raw.shape)}"
-            if fn.name == "MatMul" and (detail := _matmul_shapes(fn, i, self.incoming)):
+            if fn.op == "MatMul" and (detail := _matmul_shapes(fn, i, self.incoming)):
                 text += f" = {detail}"
             lines.append(text)
             if raw.shape != final.shape:
@@ -579,7 +579,7 @@ def _node_record(node: Any, names: dict[int, str]) -> dict[str, Any]:
         kind = "leaf" if node.requires_grad else "data"
         label = names.get(id(node), "leaf")
     else:
-        kind, label = "op", fn.name
+        kind, label = "op", fn.op
     return {
         "kind": kind,
         "label": label,

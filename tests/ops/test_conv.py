@@ -546,7 +546,7 @@ def test_sequential_conv_relu_matches_torch(ours, theirs, args, kwargs, shape):
     x = rng.standard_normal(shape)
     xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = model(xc), ref(xt)
-    assert out.grad_fn.name == "Relu"
+    assert out.grad_fn.op == "Relu"
     np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
     g = rng.standard_normal(out.shape)
     out.backward(cr.tensor(g))

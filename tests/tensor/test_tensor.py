@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -300,7 +299,7 @@ def test_setitem_and_in_place_fills() -> None:
 
 
 def _torch_repr(t: torch.Tensor) -> str:
-    return re.sub(r"Backward\d+", "Backward", repr(t).replace("torch.", ""))
+    return repr(t).replace("torch.", "")  # grad_fn=<MulBackward0> too, as PyTorch names it
 
 
 @pytest.mark.parametrize(

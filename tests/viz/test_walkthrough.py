@@ -90,7 +90,7 @@ def test_steps_are_the_engines_order_as_its_observer_sees_it(tmp_path: Path) -> 
             self.seen: list[tuple[str, str]] = []
 
         def node(self, t: cr.Tensor, grad: cr.Tensor) -> None:
-            label = names[id(t)] if t.grad_fn is None else t.grad_fn.name
+            label = names[id(t)] if t.grad_fn is None else t.grad_fn.op
             self.seen.append((label, f"{tuple(t.shape)} {t.dtype}"))
 
     order = Order()

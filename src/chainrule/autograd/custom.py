@@ -103,8 +103,11 @@ class _Node(Primitive):
     shapes: list[Any] | None  # the differentiable outputs', where there are several
 
     @property
-    def name(self) -> str:
+    def op(self) -> str:
         return f"{self.cls.__name__}Backward"
+
+    def name(self) -> str:
+        return self.op
 
     @property
     def rule(self) -> str:  # type: ignore[override]

@@ -36,7 +36,7 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
         return ()
     xs = fn.inputs
     if xs is None:
-        raise RuntimeError(f"{fn.name}: {FREED}")
+        raise RuntimeError(f"{fn.op}: {FREED}")
     parents = []  # a loop, not a comprehension: see Function.apply
     if fastpath.unchanged(fn):  # nothing written in place since: each input as it is
         for x, need in zip(xs, fn.needs_input_grad, strict=True):
@@ -81,7 +81,7 @@ def check_versions(fn: Function, out: Tensor) -> None:
 
 def _modified(fn: Function, which: str, t: Tensor, saved: int) -> None:
     raise RuntimeError(
-        f"{fn.name}: {INPLACE}: {which}, a tensor of shape {t.shape} and dtype {t.dtype}, is "
+        f"{fn.op}: {INPLACE}: {which}, a tensor of shape {t.shape} and dtype {t.dtype}, is "
         f"at version {version(t)}; expected version {saved} instead. Hint: find the in-place "
         "write (add_, +=, t[i] = ..., an optimizer step) between forward and backward and "
         "make it out of place, or clone the tensor before writing"
@@ -92,13 +92,13 @@ def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
     """Input i's gradient as the rule returned it, made to x's shape (unbroadcast) and
     dtype; the error names the op."""
     if not isinstance(g, tensor_type()):
-        raise TypeError(f"{fn.name}: backward returned {type(g).__name__} for input {i}")
+        raise TypeError(f"{fn.op}: backward returned {type(g).__name__} for input {i}")
     if g.shape != x.shape:
         try:
             g = sum_to_shape(g, x.shape)
         except Exception:
             raise RuntimeError(
-                f"{fn.name}: backward returned a gradient of shape {g.shape} for input {i} "
+                f"{fn.op}: backward returned a gradient of shape {g.shape} for input {i} "
                 f"of shape {x.shape}"
             ) from None
     return g if g.dtype == x.dtype else g.to(x.dtype)
@@ -163,7 +163,10 @@ def run_backward(
             if fn is None:
                 continue
             fresh = fastpath.unchanged(fn)  # nothing written in place since it was recorded
-            in_grads = call_rule(fn, g, t, rule, fresh)
+            if fn.node_hooks is None:
+                in_grads = call_rule(fn, g, t, rule, fresh)
+            else:
+                in_grads = hooked_rule(fn, g, t, rule, fresh)
             pairs = zip(fn.inputs, fn.needs_input_grad, in_grads, fn.versions, strict=True)
             for i, (x, need, raw, v) in enumerate(pairs):
                 if need and raw is not None:
@@ -207,14 +210,36 @@ def call_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> S
     """``fn``'s input gradients by ``rule``, after checking that its saved state is there and
     unchanged; one gradient (or None) per input."""
     if fn.inputs is None:
-        raise RuntimeError(f"{fn.name}: {FREED}")
+        raise RuntimeError(f"{fn.op}: {FREED}")
     if not fresh:
         check_versions(fn, out)
     in_grads = rule(fn, g, out)
     if len(in_grads) != len(fn.inputs):
         raise RuntimeError(
-            f"{fn.name}: backward returned {len(in_grads)} gradients for {len(fn.inputs)} inputs"
+            f"{fn.op}: backward returned {len(in_grads)} gradients for {len(fn.inputs)} inputs"
         )
+    return in_grads
+
+
+def hooked_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> Sequence[Any]:
+    """call_rule with the node's own hooks around it, as PyTorch runs them: each prehook
+    (``grad_fn.register_prehook``) on ``(grad,)`` before the rule, each hook
+    (``grad_fn.register_hook``) on ``(input gradients, (grad,))`` after; a hook that returns
+    a tuple replaces what the next one sees."""
+    hooks = fn.node_hooks or {"pre": {}, "post": {}}
+    for hook in list(hooks["pre"].values()):
+        new = hook((g,))
+        if new is not None:
+            g = new[0]
+    in_grads = call_rule(fn, g, out, rule, fresh)
+    for hook in list(hooks["post"].values()):
+        new = hook(tuple(in_grads), (g,))
+        if new is not None:
+            if len(new) != len(in_grads):
+                raise RuntimeError(
+                    f"{fn.op}: a hook returned {len(new)} gradients for {len(in_grads)} inputs"
+                )
+            in_grads = list(new)
     return in_grads
 
 
@@ -325,8 +350,8 @@ class AnomalyCheck(Observer):
             made = self.made
             by = f", made by {made[0]} in its backward formula" if made else ""
             raise RuntimeError(
-                f"{fn.name}: backward produced NaN or inf in the gradient of input {i} "
-                f"(shape {x.shape}) of forward op {fn.name}{by} (detect_anomaly); got "
+                f"{fn.op}: backward produced NaN or inf in the gradient of input {i} "
+                f"(shape {x.shape}) of forward op {fn.op}{by} (detect_anomaly); got "
                 f"a finite incoming gradient of shape {self.incoming}"
             )
 

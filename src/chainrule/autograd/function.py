@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..array.tensor_type import tensor_type
+from .hooks import add_hook
 from .mode import state
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Function:
     saves_inputs: bool | str = True
     saves_out = False
     view = False
+    node_hooks: dict[str, dict[int, Any]] | None = None  # register_hook's and register_prehook's
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
@@ -72,8 +74,62 @@ class Function:
         raise NotImplementedError
 
     @property
-    def name(self) -> str:
+    def op(self) -> str:
+        """The primitive's own name (``Mul``), as errors and explanations give it."""
         return type(self).__name__
+
+    # -- the node as PyTorch shows it (grad_fn.name(), next_functions, hooks, metadata) ---
+
+    def name(self) -> str:
+        """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``)."""
+        return torch_name(self)
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        """Where each input's gradient goes, as PyTorch gives it: ``(node, 0)`` for an input
+        made by an op, ``(AccumulateGrad, 0)`` for a leaf that requires grad, ``(None, 0)``
+        for the rest (numbers among them)."""
+        if self.inputs is None:
+            raise RuntimeError(f"{self.op}: next_functions: the graph was freed by backward")
+        T = tensor_type()
+        edges: list[tuple[Any, int]] = []
+        for x in self.inputs:
+            if isinstance(x, T) and x.grad_fn is not None:
+                edges.append((x.grad_fn, 0))
+            elif isinstance(x, T) and x.requires_grad:
+                edges.append((AccumulateGrad.of(x), 0))
+            else:
+                edges.append((None, 0))
+        return tuple(edges)
+
+    @property
+    def metadata(self) -> dict:
+        """A dict of the user's, kept with the node (PyTorch's ``grad_fn.metadata``)."""
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_prehook(self, hook: Any) -> Any:
+        """``hook(grad_outputs)`` runs as the backward pass reaches this node, before its
+        rule; it may return new grad_outputs (a tuple of one gradient)."""
+        return self._hook("pre", hook)
+
+    def register_hook(self, hook: Any) -> Any:
+        """``hook(grad_inputs, grad_outputs)`` runs once the rule has given the inputs'
+        gradients; it may return new grad_inputs (one per input, None for none)."""
+        return self._hook("post", hook)
+
+    def _hook(self, kind: str, hook: Any) -> Any:
+        if self.node_hooks is None:
+            self.node_hooks = {"pre": {}, "post": {}}
+        return add_hook(self.node_hooks[kind], hook)
+
+    def __getattr__(self, attr: str) -> Any:
+        """PyTorch's ``_saved_self`` and ``_saved_other``: the inputs the node keeps."""
+        if attr in ("_saved_self", "_saved_other"):
+            inputs = getattr(self, "inputs", None)
+            if inputs is None:
+                raise RuntimeError(f"{self.op}: {attr}: the graph was freed by backward")
+            return inputs[0 if attr == "_saved_self" else 1]
+        raise AttributeError(f"{type(self).__name__!r} node has no attribute {attr!r}")
 
     def release(self) -> None:
         """Free what the node saved (its inputs, their versions, forward's arrays) once a
@@ -266,3 +322,78 @@ def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exceptio
 def listed(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
+class AccumulateGrad:
+    """PyTorch's node for a leaf: the end of each edge into a tensor that requires grad and
+    was made by no op, where backward adds the gradient into ``variable.grad``."""
+
+    next_functions: tuple = ()
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+
+    @staticmethod
+    def of(leaf: Any) -> AccumulateGrad:
+        """The leaf's one AccumulateGrad, kept on it as PyTorch keeps it."""
+        node = leaf.__dict__.get("_accumulate_grad")
+        if node is None:
+            node = leaf.__dict__["_accumulate_grad"] = AccumulateGrad(leaf)
+        return node
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# PyTorch's names for the nodes of chainrule's primitives, where they are not <Op>Backward0
+_TORCH_NAMES = {
+    "Reshape": "ViewBackward0", "GetItem": "IndexBackward0", "Cast": "ToCopyBackward0",
+    "Clamp": "ClampBackward1", "LayerNorm": "NativeLayerNormBackward0",
+    "LogSumExp": "LogsumexpBackward0", "CrossEntropy": "NllLossBackward0",
+    "NLLLoss": "NllLossBackward0", "Conv2d": "ConvolutionBackward0",
+    "ConvTranspose2d": "ConvolutionBackward0", "MaxPool2d": "MaxPool2DWithIndicesBackward0",
+    "Pad": "ConstantPadNdBackward0",
+    "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
+    "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
+}  # fmt: skip
+
+
+def torch_name(fn: Function) -> str:
+    """The name PyTorch gives the node of the same op: by the op, and for a few by how it
+    was called (pow's exponent a tensor or a number, matmul's and linear's ranks, a
+    selection by an integer or a slice)."""
+    op = type(fn).__name__
+    inputs: Any = getattr(fn, "inputs", None) or ()
+    T = tensor_type()
+    if op == "Pow":
+        return "PowBackward1" if isinstance(inputs[1], T) else (
+            "PowBackward2" if not isinstance(inputs[0], T) else "PowBackward0")  # fmt: skip
+    if op in ("MatMul", "Linear") and inputs:
+        a, b = inputs[0], inputs[1]
+        if op == "Linear":
+            bias = len(inputs) > 2 and inputs[2] is not None
+            return "AddmmBackward0" if a.ndim == 2 and bias else (
+                "MmBackward0" if a.ndim == 2 else "ViewBackward0")  # fmt: skip
+        ranks = (a.ndim, b.ndim)
+        return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}.get(
+            ranks, "UnsafeViewBackward0")
+    if op == "GetItem":  # basic indexing: an integer selects, slices slice; else advanced
+        index = fn.__dict__.get("index")
+        parts = index if isinstance(index, tuple) else (index,)
+        basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
+        if basic and any(isinstance(p, int) for p in parts):
+            return "SelectBackward0"
+        if basic:
+            return "SliceBackward0"
+    if op == "Permute":  # two dims swapped is torch's transpose
+        dims = fn.__dict__.get("dims") or ()
+        moved = [i for i, d in enumerate(dims) if i != d]
+        return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
+    if op == "Piecewise":
+        return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"
+    if op in ("Sum", "Mean") and fn.__dict__.get("dim", fn.__dict__.get("axis")) is not None:
+        return f"{op}Backward1"
+    return _TORCH_NAMES.get(op, f"{op}Backward0")

@@ -43,7 +43,7 @@ def inputs_needing_grad(t: Tensor) -> list[Tensor]:
     if fn is None:
         return []
     if fn.inputs is None:
-        raise RuntimeError(f"{fn.name}: its saved values were freed by an earlier backward")
+        raise RuntimeError(f"{fn.op}: its saved values were freed by an earlier backward")
     return [x for x, need in zip(fn.inputs, fn.needs_input_grad, strict=True) if need]
 
 

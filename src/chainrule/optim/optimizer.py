@@ -147,7 +147,7 @@ class Optimizer:
                 )
             if not p.is_leaf:
                 raise ValueError(f"{name}: cannot optimize a non-leaf tensor; got one made by "
-                                 f"{p.grad_fn.name if p.grad_fn else '?'}")
+                                 f"{p.grad_fn.op if p.grad_fn else '?'}")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         for p in params:
             if id(p) in seen:

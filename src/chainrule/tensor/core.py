@@ -226,7 +226,7 @@ class Core:
         if type(self._array) is not HOST_ARRAY:
             extras.insert(0, f"device='{self.device}'")
         if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name}Backward>")
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return "tensor(" + ", ".join([body, *extras]) + ")"

@@ -368,7 +368,7 @@ def _graph(model: Any, input_to_model: Any, verbose: bool) -> Any:
         if id(t) in named:
             name, op = named[id(t)]
         else:
-            op = "Constant" if t.grad_fn is None else t.grad_fn.name
+            op = "Constant" if t.grad_fn is None else t.grad_fn.op
             count[op] = count.get(op, 0) + 1
             name = f"{scope}/{op}_{count[op]}"
         names[id(t)] = name

@@ -1,0 +1,114 @@
+"""The recorded graph as PyTorch shows it, side by side with torch: grad_fn.name() (MulBackward0,
+AddmmBackward0, ...), next_functions down to AccumulateGrad nodes with .variable, node hooks
+(register_prehook, register_hook), metadata and the saved inputs, so that the beginner
+tutorial's walk and learners' own graph printers give the same answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+
+def walk(root: Any) -> list[str]:
+    """Every node's name, depth first through next_functions, as a learner's printer walks."""
+    seen, out, stack = set(), [], [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(node.name())
+        stack.extend(fn for fn, _ in reversed(node.next_functions))
+    return out
+
+
+PROGRAMS = {  # (linear is one node here, where torch's addmm takes w.t(): see below)
+    "mlp": lambda lib, x, w, b: (x @ w.transpose(0, 1) + b).relu().sum(),
+    "product": lambda lib, x, w, b: (x * 2 + x.exp()).mean(),
+    "matmul": lambda lib, x, w, b: (x @ w.transpose(0, 1)).tanh().sum(),
+    "pow": lambda lib, x, w, b: (x**2).sum() + (b**b).sum(),
+    "index": lambda lib, x, w, b: x[0].sum() + x[:, 1].sum(),
+}
+
+
+def _leaves(lib: Any) -> tuple[Any, Any, Any]:
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    w = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    b = lib.tensor(rng.uniform(0.5, 1.5, 4), requires_grad=True)
+    return x, w, b
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_the_walk_names_the_nodes_as_torch(name: str) -> None:
+    walks = [walk(PROGRAMS[name](lib, *_leaves(lib)).grad_fn) for lib in (torch, cr)]
+    assert walks[1] == walks[0]
+
+
+def test_the_tutorials_walk_reaches_the_leaves() -> None:
+    for lib in (torch, cr):
+        x, w, b = _leaves(lib)
+        loss = lib.nn.functional.linear(x, w, b).sum()
+        first = loss.grad_fn.next_functions[0][0]  # AddmmBackward0
+        assert first.name() == "AddmmBackward0"
+        kinds = [fn.name() if fn is not None else None for fn, _ in first.next_functions]
+        assert kinds[0] == "torch::autograd::AccumulateGrad"  # the bias, first in addmm
+        variables = [fn.variable for fn, _ in first.next_functions if hasattr(fn, "variable")]
+        assert any(v is b for v in variables) and any(v is x for v in variables)
+
+
+def test_a_fused_loss_is_named_as_torchs_last_node() -> None:
+    """cross_entropy is one node here (torch's is nll_loss over log_softmax): named as the
+    node torch's loss ends in."""
+    x, _, _ = _leaves(cr)
+    assert cr.nn.functional.cross_entropy(x, cr.tensor([0, 2])).grad_fn.name() == "NllLossBackward0"
+
+
+def test_a_leaf_has_one_accumulate_grad_node() -> None:
+    x = cr.ones(2, requires_grad=True)
+    a, b = (x * 2).grad_fn, (x + 1).grad_fn
+    assert a.next_functions[0][0] is b.next_functions[0][0]
+    assert a.next_functions[1] == (None, 0)  # the number 2, as torch shows it
+
+
+def test_node_hooks_run_and_replace_as_torchs() -> None:
+    got = []
+    for lib in (torch, cr):
+        seen: list[Any] = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+        y.grad_fn.register_hook(lambda gi, go, seen=seen: seen.append((gi[0].tolist(),
+                                                                       go[0].tolist())))
+        y.sum().backward()
+        got.append((x.grad.tolist(), seen))
+    assert got[0] == got[1] == ([30.0, 30.0], [([30.0, 30.0], [10.0, 10.0])])
+
+
+def test_a_removed_node_hook_no_longer_runs() -> None:
+    x = cr.tensor([1.0], requires_grad=True)
+    y = x * 3
+    handle = y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+    handle.remove()
+    y.backward(cr.ones(1))
+    assert x.grad.tolist() == [3.0]
+
+
+def test_metadata_and_the_saved_inputs() -> None:
+    for lib in (torch, cr):
+        x, w, _ = _leaves(lib)
+        y = x * w[:2, :]
+        y.grad_fn.metadata["note"] = "kept"
+        assert y.grad_fn.metadata == {"note": "kept"}
+        np.testing.assert_array_equal(y.grad_fn._saved_self.detach().numpy(), x.detach().numpy())
+        assert tuple(y.grad_fn._saved_other.shape) == (2, 3)
+
+
+def test_the_repr_names_the_node_as_torch() -> None:
+    x = cr.ones(2, requires_grad=True)
+    assert repr(x * 2).endswith("grad_fn=<MulBackward0>)")
