@@ -162,7 +162,9 @@ class DataLoader:
     and quoting its traceback; ``timeout`` (seconds, 0 for none) bounds the wait for a
     batch (RuntimeError). Workers stop when the pass ends, when its iterator is deleted, or
     on an error or KeyboardInterrupt; with ``persistent_workers`` they stay for the next
-    pass (keeping their seeds) until the loader is deleted. Batches cross processes
+    pass (keeping their seeds) until the loader is deleted, or until an exception in a
+    worker, or workers that died (a Ctrl-C reaches them too), when the next pass starts new
+    ones. Batches cross processes
     pickled, tensors as their arrays (copied through a pipe, not shared: workers pay off
     when a sample costs more to make than to send, as one read from disk or augmented); a
     tensor with a graph cannot cross (RuntimeError).
@@ -287,7 +289,7 @@ class DataLoader:
             )
         if self.num_workers == 0:
             return self._load()
-        if self.persistent_workers and self._iterator is not None and not self._iterator.closed:
+        if self.persistent_workers and self._iterator is not None and self._iterator.alive:
             self._iterator.reset(self._tasks())
             return self._iterator
         loader = WorkerIterator(

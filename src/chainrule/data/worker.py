@@ -201,7 +201,9 @@ class WorkerIterator:
     ``persistent``, when ``reset`` starts the next pass with the same workers), when this
     iterator is deleted, or on an error of the main process's own (a timeout, a worker that
     died, KeyboardInterrupt). An exception raised in a worker is raised again by ``next``,
-    which can then go on with the next batch, as in PyTorch.
+    which can then go on with the next batch, as in PyTorch; persistent workers are shut
+    down first (the loader, which holds them, would otherwise keep them past the loop the
+    error left), and the next pass starts new ones.
     """
 
     def __init__(
@@ -258,9 +260,9 @@ class WorkerIterator:
         self._begin(itertools.chain(first, tasks))
 
     @property
-    def closed(self) -> bool:
-        """Whether the workers were shut down (the pass cannot go on, nor a new one begin)."""
-        return self._shut
+    def alive(self) -> bool:
+        """Whether every worker is up, so a new pass can begin with them."""
+        return not self._shut and all(w.is_alive() for w in self._workers)
 
     def _begin(self, tasks: Iterator[Any]) -> None:
         self._tasks = tasks
@@ -313,6 +315,8 @@ class WorkerIterator:
             raise
         self._send()
         if isinstance(data, _Failure):
+            if self._persistent:  # nothing else would end them while the loader lives
+                self._shutdown()
             raise data.exception()
         return pickle.loads(data)
 
@@ -373,20 +377,29 @@ class WorkerIterator:
                     ) from None
 
     def _shutdown(self) -> None:
-        """Tell every worker to stop, wait a moment for each, then end those still busy."""
+        """Tell every worker to stop, wait a moment for each, then end those still busy:
+        ended even when the wait is interrupted (a second Ctrl-C)."""
         if self._shut:
+            self._end_workers()  # an earlier shutdown may have been interrupted
             return
         self._shut = True
-        self._done.set()
-        for index_queue in self._queues:
-            index_queue.put(None)
-        deadline = time.monotonic() + POLL
-        for worker in self._workers:
-            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        try:
+            self._done.set()
+            for index_queue in self._queues:
+                index_queue.put(None)
+            deadline = time.monotonic() + POLL
+            for worker in self._workers:
+                worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        finally:
+            self._end_workers()
+
+    def _end_workers(self) -> None:
+        """Terminate the workers still alive, wait for them, and close the queues."""
         for worker in self._workers:
             if worker.is_alive():
                 worker.terminate()
-                worker.join()
+        for worker in self._workers:
+            worker.join()
         for index_queue in self._queues:
             index_queue.close()
         self._results.cancel_join_thread()
