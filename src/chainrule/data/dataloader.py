@@ -36,22 +36,46 @@ hp = array.host  # indices are drawn and kept on the host; samples there are mov
 def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into one batch, following the structure of the first.
 
-    Tensors and NumPy arrays are stacked into a Tensor with a new leading dim; Python
-    numbers become one Tensor whose dtype all of them decide: float32 if any is a float
-    (chainrule's default float; PyTorch makes float64 of all-float batches), else int64 if
-    any is an int, else bool; NumPy scalars keep their dtype; None is an error. Dicts collate
-    per key, named tuples per field, other tuples and lists per position into a list (as
-    PyTorch); strings and anything else are returned as a list.
+    Tensors and NumPy arrays are stacked into a Tensor with a new leading dim (samples of
+    different shapes are refused, naming the shapes; a Tensor among NumPy arrays counts as
+    its array, a NumPy array among Tensors is refused, as by PyTorch); NumPy arrays of
+    strings, objects or dates are refused (TypeError), as by PyTorch, and NumPy string
+    scalars come back as a list. Python numbers become one Tensor whose dtype all of them
+    decide: float32 if any is a float (chainrule's default float; PyTorch makes float64 of
+    all-float batches), else int64 if any is an int, else bool; NumPy scalars keep their
+    dtype; None is an error. Dicts collate per key, named tuples per field, other tuples and
+    lists per position into a list (as PyTorch); strings and anything else are returned as
+    a list.
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
+        for i, t in enumerate(batch):
+            if not isinstance(t, Tensor):  # PyTorch's torch.stack refuses these too
+                raise TypeError(
+                    f"default_collate: expected a Tensor as element {i} of the batch, as "
+                    f"element 0 is; got {type(t).__module__}.{type(t).__name__}"
+                )
+        _same_shapes([t.shape for t in batch])
         if any(t.requires_grad for t in batch):
             return stack(batch)  # recorded, so gradients reach the samples
         return Tensor._make(xp.stack([t._array for t in batch]))
-    if isinstance(elem, (hp.ndarray, hp.generic)):  # samples on the host
-        return Tensor._make(hp.stack(batch))  # a CPU tensor, as PyTorch's collate makes
-    if isinstance(elem, array.ndarray):
-        return Tensor._make(xp.stack(batch))
+    if isinstance(elem, (hp.str_, hp.bytes_)):  # NumPy's strings are strings, as in PyTorch
+        return list(batch)
+    if isinstance(elem, (hp.ndarray, hp.generic, array.ndarray)):
+        if elem.dtype.kind not in "biufc":  # strings, objects, dates: PyTorch refuses them
+            raise TypeError(
+                f"default_collate: a batch must hold tensors, NumPy arrays of numbers, numbers, "
+                f"dicts or lists; found an array of dtype {elem.dtype}"
+            )
+        host = isinstance(elem, (hp.ndarray, hp.generic))  # samples on the host
+        # a Tensor among the arrays is taken as its array, as PyTorch's as_tensor takes it
+        arrays = [
+            (array.to_host(x._array) if host else x._array) if isinstance(x, Tensor) else x
+            for x in batch
+        ]
+        _same_shapes([hp.shape(a) for a in arrays])
+        # on the host, a CPU tensor, as PyTorch's collate makes
+        return Tensor._make(hp.stack(arrays) if host else xp.stack(arrays))
     if isinstance(elem, (bool, int, float)):
         return Tensor._make(xp.array(batch, dtype=_number_dtype(batch)))
     if elem is None:
@@ -71,6 +95,15 @@ def default_collate(batch: Sequence[Any]) -> Any:
             )
         return [default_collate(list(field)) for field in zip(*batch, strict=True)]
     return list(batch)
+
+
+def _same_shapes(shapes: Sequence[tuple[int, ...]]) -> None:
+    for i, shape in enumerate(shapes):
+        if tuple(shape) != tuple(shapes[0]):
+            raise ValueError(
+                f"default_collate: the samples of a batch differ in shape; got shape "
+                f"{tuple(shapes[0])} at entry 0 and {tuple(shape)} at entry {i}"
+            )
 
 
 def _number_dtype(batch: Sequence[Any]) -> Any:
