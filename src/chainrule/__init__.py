@@ -2,9 +2,11 @@
 re-exports: the factories, functions and forms by their modules' ``__all__``, the rest by name."""
 
 from . import (
+    accelerator,
     amp,
     autograd,
     backends,
+    constants,
     cuda,
     data,
     datasets,
@@ -54,6 +56,7 @@ from .autograd import (
     set_grad_enabled,
 )
 from .backends import compile, get_float32_matmul_precision, set_float32_matmul_precision
+from .constants import *
 from .factories import *
 from .forms import *
 from .functions import *
@@ -74,13 +77,14 @@ short = int16
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ["amp", "autograd", "backends", "cuda", "data", "datasets", "distributed", "nn"]
+_SUBPACKAGES = ["accelerator", "amp", "autograd", "backends", "cuda", "data", "datasets"]
 __all__ = [
+    *constants.__all__,
     *factories.__all__,
     *functions.__all__,
     *forms.__all__,
     *_SUBPACKAGES,
-    *["optim", "random", "testing", "utils", "viz"],
+    *["distributed", "nn", "optim", "random", "testing", "utils", "viz"],
     *["Tensor", "as_tensor", "autocast", "compile", "device", "explain", "load", "save"],
     *["detect_anomaly", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad"],
     *["set_grad_enabled", "get_float32_matmul_precision", "set_float32_matmul_precision"],

@@ -76,6 +76,15 @@ def _float(dtype: Any) -> Any:
     return array.as_dtype(dtype) or array.get_default_dtype()
 
 
+def _sizes(sizes: tuple, size: Any, op: str) -> tuple:
+    """A factory's size, given as ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{op}: the size is given twice, as {sizes} and as size={size!r}")
+    return (size,)
+
+
 def _filled(
     make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, pin: bool, op: str
 ) -> Tensor:
@@ -96,32 +105,38 @@ def _drawn(
 
 
 def zeros(
-    *size: Any,
+    *sizes: Any,
+    size: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
+    size = _sizes(sizes, size, "zeros")
     return _filled(array.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
 
 
 def ones(
-    *size: Any,
+    *sizes: Any,
+    size: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
+    size = _sizes(sizes, size, "ones")
     return _filled(array.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
 
 
 def empty(
-    *size: Any,
+    *sizes: Any,
+    size: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
+    size = _sizes(sizes, size, "empty")
     return _filled(array.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
 
 
@@ -184,25 +199,28 @@ empty_like = _like(empty)
 
 
 def rand(
-    *size: Any,
+    *sizes: Any,
+    size: Any = None,
     generator: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
+    size = _sizes(sizes, size, "rand")
     return _drawn("random", size, generator, dtype, device, requires_grad, pin_memory, "rand")
 
 
 def randn(
-    *size: Any,
+    *sizes: Any,
+    size: Any = None,
     generator: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    draw = "standard_normal"
+    draw, size = "standard_normal", _sizes(sizes, size, "randn")
     return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "is_tensor",
     "result_type",
     "promote_types",
+    "finfo",
+    "iinfo",
     "get_rng_state",
     "set_rng_state",
     # defined beside the Tensor, whose methods call them
@@ -189,6 +191,10 @@ def result_type(tensor1: Any, tensor2: Any) -> Any:
 def promote_types(type1: Any, type2: Any) -> Any:
     """PyTorch's ``promote_types``: the smallest dtype both fit in, by category first."""
     return array.promote_types(array.as_dtype(type1), array.as_dtype(type2))
+
+
+finfo = array.finfo  # PyTorch's torch.finfo and torch.iinfo (the array layer's)
+iinfo = array.iinfo
 
 
 def get_rng_state() -> Tensor:

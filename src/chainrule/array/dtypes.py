@@ -206,3 +206,43 @@ def result_dtype(dtypes: Any) -> Any:
     for d in dtypes:
         out = d if out is None else promote_types(out, d)
     return out
+
+
+class finfo:  # noqa: N801 (PyTorch's name: torch.finfo)
+    """PyTorch's ``torch.finfo``: the limits of a floating dtype (the default dtype if none is
+    given): bits, eps, max, min, tiny (= smallest_normal), resolution."""
+
+    def __init__(self, type: Any = None) -> None:
+        dtype = get_default_dtype() if type is None else as_dtype(type)
+        if dtype is None or not is_floating(dtype):
+            raise TypeError(f"finfo: needs a floating dtype; got {dtype}")
+        info = ml_dtypes.finfo(dtype) if dtype == bfloat16 else np.finfo(dtype)
+        self.dtype = dtype
+        self.bits = int(info.bits)
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)  # as PyTorch: a power of ten
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+            f"tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801 (PyTorch's name: torch.iinfo)
+    """PyTorch's ``torch.iinfo``: the limits of an integer dtype: bits, max, min."""
+
+    def __init__(self, type: Any) -> None:
+        dtype = as_dtype(type)
+        if dtype is None or dtype.kind not in "iub":
+            raise TypeError(f"iinfo: needs an integer dtype; got {dtype}")
+        info = np.iinfo(dtype) if dtype.kind != "b" else None
+        self.dtype = dtype
+        self.bits = 8 if info is None else int(info.bits)
+        self.max = 1 if info is None else int(info.max)
+        self.min = 0 if info is None else int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

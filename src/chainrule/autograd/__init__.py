@@ -8,7 +8,7 @@ are named here by the package's __init__, as PyTorch names them under torch.auto
 from collections.abc import Callable
 
 from .. import fastpath
-from .custom import Function, FunctionCtx, once_differentiable
+from .custom import Function, FunctionCtx, Variable, once_differentiable
 from .engine import Observer, backward, grad, sum_to_shape, toposort
 from .mode import (
     detect_anomaly,
@@ -30,6 +30,7 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "Observer",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",

@@ -344,3 +344,15 @@ def once_differentiable(backward: Any) -> Any:
     PyTorch's error. Goes under ``@staticmethod``."""
     backward._once_differentiable = True
     return backward
+
+
+def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
+    """PyTorch's legacy ``torch.autograd.Variable``: a Tensor, now that the two are one. A
+    tensor given is aliased (a new Tensor sharing its array), as PyTorch does."""
+    T = tensor_type()
+    if isinstance(data, T):
+        out = T._make(data._array)
+        out._vc = counter(data)
+    else:
+        out = T(data)
+    return out.requires_grad_(requires_grad) if requires_grad else out
