@@ -186,12 +186,15 @@ def test_dropout_one_zeroes_what_the_second_layer_sees():
     np.testing.assert_allclose(out.numpy(), alone(cr.zeros(5, 2, 4))[0].numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fastpath", "plain"])
 @pytest.mark.parametrize("mode", MODES)
-def test_the_two_biases_get_gradients_of_their_own(mode):
-    """Both biases of a layer have one gradient, computed once: each .grad still owns its
-    memory, so a change to one leaves the other as it was."""
+def test_the_two_biases_get_gradients_of_their_own(mode, fast):
+    """Both biases of a layer have one gradient, computed once (both ways: the plain path
+    adds them into the input's share as one sum): each .grad still owns its memory, so a
+    change to one leaves the other as it was."""
     layer = getattr(cr.nn, mode)(3, 4)
-    layer(cr.randn(5, 2, 3))[0].sum().backward()
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        layer(cr.randn(5, 2, 3))[0].sum().backward()
     b_ih, b_hh = layer.bias_ih_l0.grad.numpy(), layer.bias_hh_l0.grad.numpy()
     assert not np.shares_memory(b_ih, b_hh)
     if mode != "GRU":  # a GRU's biases differ in the n gate
