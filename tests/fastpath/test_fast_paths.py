@@ -1,13 +1,39 @@
-"""The rows scatter-add behind Embedding's gradient and the cube as products: against
-np.add.at and PyTorch, on both of add_rows' strategies, with repeats, negative indices and
-empty lookups."""
+"""The speed tricks: the rows scatter-add behind Embedding's gradient and the cube as
+products against np.add.at and PyTorch (on both of add_rows' strategies, with repeats,
+negative indices and empty lookups), erf, GELU and LayerNorm against PyTorch; the table of
+tricks against the source (every switch has its row, every row its switch); and for each
+switch, the fast line's results against the plain line's."""
+
+import ast
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 import chainrule as cr
+from chainrule import fastpath
 from chainrule.fastpath.rules import ADD_AT_MAX, add_rows
+
+
+@contextmanager
+def switch(on):
+    """The block with the fast path on or off in this thread, then as it was."""
+    before = fastpath.enabled()
+    fastpath.set_enabled(on)
+    try:
+        yield
+    finally:
+        fastpath.set_enabled(before)
+
+
+@pytest.fixture
+def fast_path_on():
+    """The fast path on, whatever CHAINRULE_FASTPATH says: for a test of a trick's own
+    property, which its plain line does not have."""
+    with switch(True):
+        yield
 
 
 def bound(idx, g, rows):
@@ -74,6 +100,7 @@ def test_negative_row_indices_gradient_against_torch():
 
 @pytest.mark.parametrize("exponent", [3, 3.0])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.usefixtures("fast_path_on")  # a ** 3, the plain line, rounds otherwise
 def test_cube_is_torch_bit_for_bit(exponent, dtype):
     x = np.random.default_rng(4).standard_normal(1000).astype(dtype) * 100
     x[:5] = [np.inf, -np.inf, np.nan, -0.0, 1e30]
@@ -202,6 +229,7 @@ def test_float32_gelu_and_its_slope_against_float64():
     np.testing.assert_array_equal(special.numpy(), [np.inf, np.nan, np.nan])
 
 
+@pytest.mark.usefixtures("fast_path_on")  # Phi in float32, not 0.5 (1 + erf), the plain line
 def test_gelu_of_integers_and_half_precision():
     x = np.arange(-4, 5)
     assert cr.nn.functional.gelu(cr.tensor(x)).dtype == cr.float32
@@ -248,3 +276,292 @@ def test_layer_norm_primitive_against_torch(dtype):
 def test_layer_norm_checks_its_weight_shape():
     with pytest.raises(ValueError, match=r"layer_norm: weight must have the normalized shape"):
         cr.nn.functional.layer_norm(cr.randn(2, 4), (4,), cr.ones(3))
+
+
+# -- the table of tricks is complete -------------------------------------------------------
+
+SRC = Path(cr.__file__).parent  # src/chainrule
+
+
+def _module(path):
+    """chainrule.ops.linalg for src/chainrule/ops/linalg.py."""
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _functions(tree):
+    """(qualified name, node) of every function in a module: f, Class.method, f.inner."""
+    found = []
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((prefix + child.name, child))
+                walk(child, prefix + child.name + ".")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, prefix + child.name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return found
+
+
+def _calls(node, name):
+    """Whether a function's own body (not a function nested in it) calls fastpath.<name>()."""
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == name
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "fastpath"
+        ):
+            return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _asks_the_switch(node):
+    """Whether a function chooses by the switch: it calls fastpath.enabled(), and not to put
+    the switch back after setting it (as the ONNX export's trace does)."""
+    return _calls(node, "enabled") and not _calls(node, "set_enabled")
+
+
+def _sources():
+    """{module name: (path, {qualified name: asks the switch})} for every file of src/chainrule."""
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        out[_module(path)] = (path, {name: _asks_the_switch(f) for name, f in _functions(tree)})
+    return out
+
+
+def test_every_switch_has_a_row_in_the_table():
+    """Every function of src/chainrule that calls fastpath.enabled() is named by the ``where``
+    of some row of TRICKS."""
+    named = {t.where for t in fastpath.TRICKS}
+    missing = [
+        f"{path.relative_to(SRC.parent.parent)}: {name} calls fastpath.enabled(); add a Trick "
+        f"whose where is '{module}:{name}' to src/chainrule/fastpath/table.py"
+        for module, (path, functions) in _sources().items()
+        for name, asks in functions.items()
+        if asks and f"{module}:{name}" not in named
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_every_row_of_the_table_names_a_switch():
+    """Every row's ``where`` names a function that exists and calls fastpath.enabled(), or a
+    function of fastpath's own modules (which read the switch's state)."""
+    sources = _sources()
+    wrong = []
+    for trick in fastpath.TRICKS:
+        module, _, name = trick.where.partition(":")
+        if module not in sources:
+            wrong.append(f"{trick.name}: no module {module} in src/chainrule")
+            continue
+        path, functions = sources[module]
+        where = path.relative_to(SRC.parent.parent)
+        if name not in functions:
+            wrong.append(f"{trick.name}: {where} has no function {name}; fix its row's where")
+        elif not functions[name] and not module.startswith("chainrule.fastpath."):
+            wrong.append(f"{trick.name}: {where}: {name} does not call fastpath.enabled()")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_row_says_what_it_saves_and_what_runs_instead():
+    for trick in fastpath.TRICKS:
+        assert trick.name and trick.saves and trick.plain, trick
+
+
+# -- each switch: the fast line and the plain line give the same results --------------------
+
+
+def both_ways(run):
+    """run() with the switch on, then off: two lists of arrays."""
+    results = []
+    for on in (True, False):
+        with switch(on):
+            results.append([np.asarray(a) for a in run()])
+    return results
+
+
+def assert_same(run, exact=False):
+    fast, plain = both_ways(run)
+    assert len(fast) == len(plain)
+    for f, p in zip(fast, plain, strict=True):
+        assert f.shape == p.shape and f.dtype == p.dtype
+        if exact:
+            np.testing.assert_array_equal(f, p)
+        else:
+            np.testing.assert_allclose(f, p, rtol=1e-5, atol=1e-6)
+
+
+def values_and_grads(fn, *arrays):
+    """fn's output and the gradients of every input, for a fixed random upstream gradient."""
+    ts = [cr.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    out = fn(*ts)
+    up = np.random.default_rng(99).standard_normal(out.shape).astype(out.detach().numpy().dtype)
+    out.backward(cr.tensor(up))
+    return [out.detach().numpy()] + [t.grad.numpy() for t in ts if t.requires_grad]
+
+
+RNG = np.random.default_rng(11)
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("rows", [8, 64])  # transposed (8 < 32 outputs) and not
+def test_linear_transposed_product_and_gradient_order(rows):
+    x, w, b, w2 = f32(rows, 24), f32(32, 24), f32(32), f32(16, 32)
+    F = cr.nn.functional
+
+    def two_layers(x, w, b, w2):  # the second one's input is the first's transposed output
+        return F.linear(F.linear(x, w, b).relu(), w2)
+
+    assert_same(lambda: values_and_grads(two_layers, x, w, b, w2))
+
+
+def test_linear_batch_as_one_matrix():
+    x, w, b = f32(3, 5, 24), f32(32, 24), f32(32)
+    assert_same(lambda: values_and_grads(cr.nn.functional.linear, x, w, b))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "amax", "sum", "mean", "var",
+                                "logsumexp"])  # fmt: skip
+def test_column_major_copy_for_short_rows(op):
+    x = f32(64, 10)  # 64 rows of 10: the copy's case
+    assert_same(lambda: values_and_grads(lambda t: getattr(t, op)(-1), x))
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_orientations(groups):
+    x, w, b = f32(3, 4, 9, 8), f32(6, 4 // groups, 3, 3), f32(6)
+    assert_same(lambda: values_and_grads(
+        lambda x, w, b: cr.nn.functional.conv2d(x, w, b, stride=2, padding=1, groups=groups),
+        x, w, b))  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+def test_recurrent_weights_row_major(mode):
+    from chainrule.ops import rnn as rnn_ops
+
+    G = {"RNN": 1, "LSTM": 4, "GRU": 3}[mode]
+    x, h0, c0 = f32(5, 2, 3), f32(2, 4), f32(2, 4)
+    w_ih, w_hh, b_ih, b_hh = f32(G * 4, 3), f32(G * 4, 4), f32(G * 4), f32(G * 4)
+    if mode == "LSTM":
+
+        def layer(x, h0, c0, *w):
+            return rnn_ops.LSTMLayer.apply(x, h0, c0, *w, reverse=False)
+
+        arrays = (x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+    else:
+
+        def layer(x, h0, *w):
+            if mode == "GRU":
+                return rnn_ops.GRULayer.apply(x, h0, *w, reverse=True)
+            return rnn_ops.RNNLayer.apply(x, h0, *w, reverse=False, relu=False)
+
+        arrays = (x, h0, w_ih, w_hh, b_ih, b_hh)
+    assert_same(lambda: values_and_grads(layer, *arrays))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cube_as_products(dtype):
+    x = (RNG.standard_normal(100) * 3).astype(dtype)
+    assert_same(lambda: values_and_grads(lambda t: t**3, x))
+
+
+def test_float32_erf():
+    x = np.concatenate([np.linspace(-5, 5, 20001), [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32)
+    assert_same(lambda: values_and_grads(lambda t: t.erf(), x))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_pieces_and_slope(approximate, dtype):
+    x = (RNG.standard_normal(40000) * 3).astype(dtype)  # three pieces
+    assert_same(lambda: values_and_grads(
+        lambda t: cr.nn.functional.gelu(t, approximate=approximate), x))  # fmt: skip
+
+
+def test_attention_softmax_in_place():
+    q, k, v = f32(2, 3, 6, 8), f32(2, 3, 7, 8), f32(2, 3, 7, 5)
+    mask = RNG.random((6, 7)) > 0.3
+    mask[0] = False  # a row with every key masked
+    attention = cr.nn.functional.scaled_dot_product_attention
+
+    def masked(q, k, v):
+        return attention(q, k, v, cr.tensor(mask))
+
+    def causal(q, k, v):
+        return attention(q, k, v, is_causal=True)
+
+    assert_same(lambda: values_and_grads(masked, q, k, v))
+    assert_same(lambda: values_and_grads(causal, q, k, v))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_in_place(affine):
+    x, w, b = f32(4, 6, 32) * 3 + 1, f32(32), f32(32)
+    arrays = (x, w, b) if affine else (x,)
+
+    def norm(x, w=None, b=None):
+        return cr.nn.functional.layer_norm(x, (32,), w, b)
+
+    assert_same(lambda: values_and_grads(norm, *arrays))
+
+
+def test_sgd_update_in_blocks():
+    from chainrule.optim.optimizer import add_scaled_
+
+    p, g = f32(300, 301), f32(300, 301)  # past one block of 65,536 elements
+    kept = g.copy()
+
+    def run():
+        q = p.copy()
+        add_scaled_(q, g, -0.01)
+        return [q, g]
+
+    assert_same(run, exact=True)  # the same product and sum for each element
+    np.testing.assert_array_equal(g, kept)  # never written
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_targets_by_plain_indexing(reduction):
+    x, t = f32(16, 5), cr.tensor(RNG.integers(0, 5, 16))
+    F = cr.nn.functional
+
+    def cross_entropy(x):
+        return F.cross_entropy(x, t, reduction=reduction)
+
+    def nll_loss(x):
+        return F.nll_loss(x.log_softmax(1), t, reduction=reduction)
+
+    assert_same(lambda: values_and_grads(cross_entropy, x))
+    assert_same(lambda: values_and_grads(nll_loss, x))
+
+
+def test_monitor_moments_and_sample():
+    from chainrule.monitor import Sampler, moments
+
+    x = f32(300, 70) * 2 + 0.5
+    assert_same(lambda: [np.array(moments(x)), np.array(moments(x, float(x.sum())))])
+    sampler = Sampler(1024)
+    assert_same(lambda: [sampler(x)], exact=True)
+
+
+@pytest.mark.parametrize("kernel,stride", [(2, 2), (3, 2)])  # windows apart, overlapping
+def test_max_pool_gradient_in_place(kernel, stride):
+    x = f32(2, 3, 9, 8)
+    assert_same(
+        lambda: values_and_grads(lambda t: cr.nn.functional.max_pool2d(t, kernel, stride), x),
+        exact=True,
+    )
