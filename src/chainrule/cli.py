@@ -25,12 +25,23 @@ def _positive(kind: type) -> Callable[[str], Any]:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a {kind.__name__}; got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive; got {text}")
+        if not value > 0 or not math.isfinite(value):  # nan > 0 is False: nan is refused
+            raise argparse.ArgumentTypeError(f"must be a positive finite number; got {text}")
         return value
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def _seed(text: str) -> int:
+    """A seed every generator a recipe seeds takes (NumPy's legacy ones stop at 2**32)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int; got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be an int from 0 to {2**32 - 1}; got {text}")
+    return value
 
 
 def _recipe(text: str) -> str:
@@ -51,7 +62,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--lr", type=_positive(float), help="learning rate")
     t.add_argument("--batch-size", type=_positive(int), help="examples per step")
     t.add_argument("--optimizer", choices=["sgd", "adam", "adamw", "rmsprop"])
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     t.add_argument("--out", help="output folder (default runs/RECIPE)")
     t.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
     t.add_argument("--model", help="the names recipe's model: bigram, mlp, rnn, gru, lstm or "
@@ -86,8 +97,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--temperature", type=_positive(float), default=1.0,
                    help="divides the logits: below 1 surer, above 1 more varied (default 1)")
     s.add_argument("--top-k", type=_positive(int), help="draw among the k likeliest only")
+    s.add_argument("--greedy", action="store_true", help="take the likeliest token each time "
+                   "(as --top-k 1; --temperature and --top-k are then moot)")
     s.add_argument("--prompt", help="text to continue (names: how the names begin)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     return p
 
 
@@ -139,8 +152,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             )
         settings["diagnostics"] = True
     out_dir = args.out or os.path.join("runs", args.recipe)
-    _check_out(out_dir)  # now, not after the training it would throw away
-    from .recipes.train import OUTPUTS, Interrupted, train
+    from .recipes.train import OUTPUTS, Interrupted, check_out, train
+
+    check_out(out_dir)  # now, not after the training it would throw away
 
     finish_replacing(out_dir)  # an earlier run killed while replacing its files
     earlier = {name for name in OUTPUTS if os.path.isfile(os.path.join(out_dir, name))}
@@ -213,26 +227,6 @@ def _number(v: Any) -> str:
     return "nan" if v is None else f"{v:.4f}"
 
 
-def _check_out(out_dir: str) -> None:
-    """--out must be a folder chainrule can make or write: a file in the way, or a missing
-    folder whose nearest existing parent is not a writable folder, is a usage error before
-    any training. Nothing is made here: a run that fails early leaves no empty folder."""
-    if os.path.exists(out_dir):
-        if not os.path.isdir(out_dir):
-            raise recipes.RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
-        parent = out_dir
-    else:
-        parent = os.path.dirname(os.path.abspath(out_dir))
-        while not os.path.exists(parent):
-            parent = os.path.dirname(parent)
-        if not os.path.isdir(parent):
-            raise recipes.RecipeError(
-                f"train: cannot make the --out folder {out_dir!r}: {parent!r} is a file"
-            )
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise recipes.RecipeError(f"train: cannot write into {parent!r} for --out {out_dir!r}")
-
-
 def _diagnostics_warnings(out_dir: str) -> str:
     """The warnings the run's Monitor gave, as diagnostics.json holds them."""
     import json
@@ -291,17 +285,33 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Rebuild the run's model from its recipe and weights; export it with the batch axis
-    free, traced on one example of the recipe's data."""
+    free, traced on one example of the recipe's data (a language model: see
+    _export_language)."""
     import json
 
     import chainrule as cr
 
     from . import onnx
 
-    finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
-    with open(os.path.join(args.run_dir, "metrics.json")) as f:
-        metrics = json.load(f)
+    metrics_path = os.path.join(args.run_dir, "metrics.json")
+    try:
+        finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
+        with open(metrics_path, encoding="utf-8") as f:
+            metrics = json.load(f)
+        if metrics["recipe"] not in recipes.RECIPES or not isinstance(metrics["settings"], dict):
+            raise ValueError(f"no known recipe and its settings in {str(metrics)[:80]!r}")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise recipes.RecipeError(
+            f"export: RUN_DIR is not a run `chainrule train` wrote ({metrics_path} cannot be "
+            f"read: {type(e).__name__}: {e}); got {args.run_dir!r}"
+        ) from None
     recipe: Any = recipes.load(metrics["recipe"])
+    if "model" in metrics:  # a language run's metrics.json names its model's configuration
+        out = args.out or os.path.join(args.run_dir, "model.onnx")
+        vocab_path = _export_language(args.run_dir, metrics, out)
+        print(f"{metrics['recipe']} model of {args.run_dir} written to {out}, its vocabulary "
+              f"to {vocab_path}")  # fmt: skip
+        return 0
     if not hasattr(recipe, "model"):
         reason = getattr(recipe, "NO_EXPORT", "runs on the scalar engine, which has no ONNX export")
         print(f"chainrule export: the {metrics['recipe']} recipe's model {reason}", file=sys.stderr)
@@ -324,6 +334,50 @@ def cmd_export(args: argparse.Namespace) -> int:
     )
     print(f"{metrics['recipe']} model of {args.run_dir} written to {out}")
     return 0
+
+
+def _export_language(run_dir: str, metrics: dict, out: str) -> str:
+    """A names, gpt or adder run's model written to ``out``: token ids (batch, time), int64,
+    to next-token logits (batch, time, vocab), float32, both axes free (time up to the block
+    size); and beside it, OUT_STEM.vocab.json, all a program needs besides ONNX Runtime to
+    draw text as `chainrule sample` does (examples/onnx_generate.py). Returns its path."""
+    import json
+
+    import numpy as np
+
+    import chainrule as cr
+
+    from . import onnx
+    from .datasets import CharVocab
+    from .recipes import gpt, names
+
+    config = metrics["model"]
+    if config["kind"] == "gpt":  # the gpt and adder recipes' model
+        model: Any = gpt.GPT(gpt.GPTConfig(**{k: v for k, v in config.items() if k != "kind"}))
+        block_size = model.config.block_size
+    else:
+        model, block_size = names.build(**config), names.BLOCK_SIZE
+    model.load_state_dict(cr.load(os.path.join(run_dir, "model.safetensors")))
+    # export's second forward is 3 times as long along time: it must fit the block too
+    length = max(1, min(5, block_size // 3))
+    tokens = np.random.default_rng(0).integers(0, config["vocab_size"], (2, length))
+    free = {0: "batch", 1: "time"}
+    onnx.export(model, cr.tensor(tokens, dtype=cr.int64), out, input_names=["tokens"],
+                output_names=["logits"], dynamic_axes={"tokens": free, "logits": free})  # fmt: skip
+    # `chainrule sample`'s defaults: gpt continues a line break, names start at the end token
+    # and stop at it; the adder (digits, no sampler) is given the two numbers' 4 digits
+    vocab = metrics.get("vocab", {"chars": "0123456789", "end": None})
+    defaults = {
+        "gpt": {"prompt": gpt.default_prompt(CharVocab(vocab["chars"], end=None)),
+                "num": 1, "max_new_tokens": 200},
+        "names": {"prompt": "", "num": 10, "max_new_tokens": names.BLOCK_SIZE},
+    }.get(metrics["recipe"], {"prompt": None, "num": 1, "max_new_tokens": 3})  # fmt: skip
+    path = os.path.splitext(out)[0] + ".vocab.json"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"recipe": metrics["recipe"], "chars": vocab["chars"], "end": vocab["end"],
+                   "block_size": block_size, "input": "tokens", "output": "logits",
+                   **defaults}, f, indent=2, ensure_ascii=False)  # fmt: skip
+    return path
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -355,6 +409,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
         )
     options = {k: getattr(args, k)
                for k in ("num", "max_new_tokens", "temperature", "top_k", "prompt", "seed")}
+    if args.greedy:  # only the largest logit survives top-k 1: it is drawn with probability 1
+        options["top_k"] = 1
     print(recipe.sample(args.run_dir, metrics, options))
     return 0
 

@@ -318,6 +318,11 @@ def _encode(
                 "dicts, lists and tuples can be saved"
             )
         within = (*within, id(obj))
+        if len(within) > _MAX_DEPTH:  # before the interpreter's own limit, in save or load
+            raise ValueError(
+                f"save: the object nests containers more than {_MAX_DEPTH} deep (at "
+                f"{name[:60]!r}...); a checkpoint's dicts and lists must nest less"
+            )
     if isinstance(obj, xp.generic):
         return obj.item()
     if isinstance(obj, Tensor):
@@ -326,7 +331,7 @@ def _encode(
         key = name or "tensor"
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        tensors[key] = _host_bytes(obj)
+        tensors[key] = _host_bytes(obj, key)
         return {"array": key}
     if isinstance(obj, dict):
         items = []
@@ -351,9 +356,17 @@ class _NotData(Exception):
         self.kind = kind
 
 
-def _host_bytes(arr: Any) -> Any:
+def _host_bytes(arr: Any, key: str) -> Any:
     """An array as the file holds it: on the host, native byte order (so the digest sees the
-    bytes a reader will see), C-contiguous."""
+    bytes a reader will see), C-contiguous; a dtype the format lacks is refused here, before
+    any digest or write."""
+    if (arr.dtype if arr.dtype.isnative else arr.dtype.newbyteorder("=")) not in _NAMES:
+        hint = "; an object array holds Python objects: save them as a list" if (
+            arr.dtype.kind == "O") else ""  # fmt: skip
+        raise TypeError(
+            f"save: cannot save {key!r} of dtype {arr.dtype}; a safetensors file holds "
+            f"bool, integers, float16, bfloat16, float32 and float64{hint}"
+        )
     arr = array.to_host(arr)
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
@@ -376,7 +389,7 @@ def _encode_tensor(t: Tensor, key: str, tensors: dict[str, Any], held: dict) -> 
     else:
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
-        tensors[key] = _host_bytes(a)
+        tensors[key] = _host_bytes(a, key)
         held[memory] = key
     held[id(t)] = entry["key"]
     if t.is_cuda:  # where it comes back to
@@ -459,6 +472,7 @@ _DTYPES = {
 }  # fmt: skip
 _NAMES = {dtype: name for name, dtype in _DTYPES.items()}
 _MAX_HEADER = 100_000_000  # the safetensors readers' own limit
+_MAX_DEPTH = 200  # containers nested deeper are refused: save, JSON and load all recurse
 
 
 def _digests(tensors: dict[str, Any], structure: str) -> tuple[str, str]:
@@ -485,11 +499,6 @@ def _header(tensors: dict[str, Any], metadata: dict[str, str]) -> tuple[bytes, l
     offset = 0
     for key in order:
         a = tensors[key]
-        if a.dtype not in _NAMES:
-            raise TypeError(
-                f"save: cannot save {key!r} of dtype {a.dtype}; a safetensors file holds "
-                "bool, integers, float16, bfloat16, float32 and float64"
-            )
         header[key] = {"dtype": _NAMES[a.dtype], "shape": list(a.shape),
                        "data_offsets": [offset, offset + a.nbytes]}  # fmt: skip
         offset += a.nbytes

@@ -145,3 +145,71 @@ def test_a_replaced_weight_stays_in_parameters_and_state_dict():
     ours.weight = new
     assert next(ours.parameters()) is new
     np.testing.assert_array_equal(ours.state_dict()["weight"].numpy(), np.ones((3, 3)))
+
+
+# -- errors that name their cause -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "message"),
+    [
+        (lambda: nn.LayerNorm(-3), lambda: torch.nn.LayerNorm(-3),
+         r"^LayerNorm: normalized_shape must be a non-negative int; got -3$"),
+        (lambda: nn.LayerNorm((4, -3)), lambda: torch.nn.LayerNorm((4, -3)),
+         r"^LayerNorm: normalized_shape must be a non-negative int; got -3$"),
+        (lambda: nn.BatchNorm1d(-3), lambda: torch.nn.BatchNorm1d(-3),
+         r"^BatchNorm1d: num_features must be a non-negative int; got -3$"),
+        (lambda: nn.BatchNorm2d(-3), lambda: torch.nn.BatchNorm2d(-3),
+         r"^BatchNorm2d: num_features must be a non-negative int; got -3$"),
+    ],
+)  # fmt: skip
+def test_a_negative_size_names_the_layer_and_the_value(ours, theirs, message):
+    with pytest.raises(RuntimeError):
+        theirs()
+    with pytest.raises(ValueError, match=message):
+        ours()
+
+
+def test_load_state_dict_of_none_names_the_key():
+    with pytest.raises(RuntimeError, match='parameter named "weight".*NoneType'):
+        torch.nn.Linear(2, 2).load_state_dict({"weight": None, "bias": torch.zeros(2)})
+    model = nn.Linear(2, 2)
+    before = model.bias.numpy().copy()
+    with pytest.raises(RuntimeError, match=r"cannot load weight: expected a Tensor or an array; "
+                       r"got None"):  # fmt: skip
+        model.load_state_dict({"weight": None, "bias": cr.ones(2)})
+    np.testing.assert_array_equal(model.bias.numpy(), before)  # nothing was written
+
+
+def test_linear_refuses_a_list_bias():
+    with pytest.raises(TypeError, match="bias"):
+        torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match=r"^linear: bias must be a Tensor or None; got list"):
+        nn.functional.linear(cr.ones(1, 2), cr.ones(3, 2), [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("target", [[0, 1, 1], [True, False, True]])
+def test_bce_with_logits_refuses_integer_and_bool_targets(target):
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.binary_cross_entropy_with_logits(torch.zeros(3), torch.tensor(target))
+    kind = "bool" if isinstance(target[0], bool) else "int64"
+    message = (
+        r"^binary_cross_entropy_with_logits: target must be a floating-point tensor \(.*\); "
+        rf"got dtype {kind} for input of dtype float32; cast it: target.float\(\)"
+    )
+    with pytest.raises(TypeError, match=message):
+        nn.functional.binary_cross_entropy_with_logits(cr.zeros(3), cr.tensor(target))
+    with pytest.raises(TypeError, match=message):
+        nn.BCEWithLogitsLoss()(cr.zeros(3), cr.tensor(target))
+    # a float target of another width is fine, as PyTorch's
+    ours = nn.functional.binary_cross_entropy_with_logits(cr.zeros(3), cr.ones(3, dtype=cr.float64))
+    assert float(ours) == pytest.approx(float(np.log(2)))
+
+
+@pytest.mark.skipif(cr.cuda.is_available(), reason="the error of a machine without a GPU")
+def test_to_cuda_without_a_gpu_is_the_cuda_error():
+    for call in (lambda: cr.ones(2).to(cr.device("cuda")), lambda: cr.ones(2).to("cuda:0"),
+                 lambda: cr.ones(2).to(cr.device("cuda"), cr.float64)):  # fmt: skip
+        with pytest.raises(ValueError, match=r"^to: chainrule computes on the CPU; got device "
+                           r"'cuda(:0)?' \(no CUDA GPU was found"):  # fmt: skip
+            call()

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule import serialization
+from chainrule import cli, serialization
 from tests.pytorch_programs.programs.aliasing import load as load_program
 from tests.pytorch_programs.programs.aliasing import torch_is_chainrule
 
@@ -240,3 +240,63 @@ def test_only_stale_temporaries_of_that_name_are_removed(tmp_path):
         step()
         left = {p.name for p in tmp_path.iterdir()} - {"model.safetensors"}
         assert left == {name for name, (_, kept) in files.items() if kept}
+
+
+# -- errors that name their cause -----------------------------------------------------------
+
+
+def test_an_object_array_is_refused_by_save(tmp_path):
+    with pytest.raises(TypeError, match=r"^save: cannot save 'a' of dtype object; .*an object "
+                       r"array holds Python objects"):  # fmt: skip
+        cr.save({"a": np.array([1, "x"], dtype=object)}, tmp_path / "m.st")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("depth", [900, 2000])
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_a_structure_nested_too_deep_is_a_clear_error(tmp_path, depth, kind):
+    deep = cr.ones(1)
+    for _ in range(depth):
+        deep = [deep] if kind == "list" else {"a": deep}
+    with pytest.raises(ValueError, match=r"^save: the object nests containers more than 200 "):
+        cr.save(deep, tmp_path / "m.st")
+    assert list(tmp_path.iterdir()) == []
+    nested = cr.ones(1)
+    for _ in range(150):  # as deep as any checkpoint, and more: saved and loaded
+        nested = [nested]
+    cr.save(nested, tmp_path / "ok.st")
+    assert cr.load(tmp_path / "ok.st") is not None
+
+
+def test_resume_from_a_plain_state_dict_names_the_file_and_what_it_lacks(tmp_path, capsys):
+    cr.save(cr.nn.Linear(2, 1).state_dict(), tmp_path / "checkpoint.safetensors")
+    code = cli.main(["train", "moons", "--resume", "--out", str(tmp_path), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "checkpoint.safetensors' is not a run's checkpoint (it lacks recipe" in err
+    assert "it holds ['bias', 'weight']" in err and "KeyError" not in err
+
+
+@pytest.mark.parametrize("text", ["garbage{", "[1, 2]", '{"recipe": "nope"}'])
+def test_export_of_a_garbled_metrics_json_names_the_file(tmp_path, capsys, text):
+    (tmp_path / "metrics.json").write_text(text)
+    assert cli.main(["export", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "export: RUN_DIR is not a run `chainrule train` wrote" in err
+    assert f"{tmp_path / 'metrics.json'} cannot be read" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--lr", "nan"], "argument --lr: must be a positive finite number; got nan"),
+        (["--lr", "inf"], "argument --lr: must be a positive finite number; got inf"),
+        (["--seed", "-1"], "argument --seed: must be an int from 0 to 4294967295; got -1"),
+        (["--seed", "1.5"], "argument --seed: expected an int; got '1.5'"),
+    ],
+)
+def test_a_bad_lr_or_seed_is_a_usage_error(capsys, args, message):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "moons", *args])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "usage:" in err and message in err

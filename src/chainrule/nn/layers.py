@@ -42,6 +42,11 @@ def _check_dtype(x: Any, weight: Tensor, layer: str) -> None:
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, with weight (out_features, in_features)."""
     input, weight = as_tensor(input), as_tensor(weight)
+    if bias is not None and not isinstance(bias, Tensor):  # PyTorch refuses a list too
+        raise TypeError(
+            f"linear: bias must be a Tensor or None; got {type(bias).__name__}; make it one "
+            "with cr.tensor(bias)"
+        )
     if weight.ndim != 2 or (bias is not None and bias.shape != weight.shape[:1]):
         raise ValueError(
             f"linear: expected weight (out, in) and bias (out,); got shapes {weight.shape} and "

@@ -172,6 +172,12 @@ def binary_cross_entropy_with_logits(
     overflow; ``pos_weight`` (broadcast along the last dim) weighs the positive term."""
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
+    if not t.is_floating_point():  # PyTorch refuses integer and bool targets too
+        raise TypeError(
+            "binary_cross_entropy_with_logits: target must be a floating-point tensor (the "
+            f"probability of the positive class); got dtype {t.dtype} for input of dtype "
+            f"{x.dtype}; cast it: target.float()"
+        )
     pw = None if pos_weight is None else as_tensor(pos_weight)
     if pw is not None and not broadcasts_to(pw.shape, x.shape):
         raise ValueError(

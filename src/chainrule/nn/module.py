@@ -459,6 +459,9 @@ class Module:
             if key not in state_dict:
                 continue
             v = state_dict[key]
+            if v is None:  # a checkpoint that lost a value (PyTorch names its type too)
+                mismatched.append(f"cannot load {key}: expected a Tensor or an array; got None")
+                continue
             arr = v._array if isinstance(v, Tensor) else v
             if not isinstance(arr, array.ndarray):
                 arr = xp.asarray(arr)
@@ -502,9 +505,19 @@ class Module:
         try:
             extra = self.extra_repr()
             lines = extra.split("\n") if extra else []
-            children = [(n, m) for k, n, m in self._members() if k == "module"]
-            for name, child in children:
-                lines.append(f"({name}): " + repr(child).replace("\n", "\n  "))
+            children = [(n, repr(m)) for k, n, m in self._members() if k == "module"]
+            shown = children
+            if any(c.__name__ == "ModuleList" for c in type(self).__mro__):
+                # as PyTorch's ModuleList: a run of equal children once, (0-11): 12 x Block(...)
+                runs: list[list[Any]] = []  # [first name, last name, count, repr]
+                for name, text in children:
+                    if runs and runs[-1][3] == text:
+                        runs[-1][1:3] = [name, runs[-1][2] + 1]
+                    else:
+                        runs.append([name, name, 1, text])
+                shown = [(f"{a}-{b}", f"{n} x {t}") if n > 1 else (a, t) for a, b, n, t in runs]
+            for name, text in shown:
+                lines.append(f"({name}): " + text.replace("\n", "\n  "))
         finally:
             making.discard(id(self))
         if not children and len(lines) <= 1:

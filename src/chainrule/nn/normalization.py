@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
-from ..arguments import resolve_device
+from ..arguments import positive_int, resolve_device
 from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -138,7 +138,9 @@ class LayerNorm(Module):
         on = array.like(resolve_device(device, "LayerNorm"))
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(int(n) for n in normalized_shape)
+        self.normalized_shape = tuple(
+            positive_int(n, "normalized_shape", "LayerNorm", zero_ok=True) for n in normalized_shape
+        )
         self.eps, self.elementwise_affine = eps, elementwise_affine
         dtype = array.as_dtype(dtype) or array.get_default_dtype()
         shape, affine = self.normalized_shape, elementwise_affine
@@ -191,6 +193,7 @@ class _BatchNorm(Module):
     ) -> None:
         super().__init__()
         on = array.like(resolve_device(device, type(self).__name__))
+        num_features = positive_int(num_features, "num_features", type(self).__name__, zero_ok=True)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         dtype = array.as_dtype(dtype) or array.get_default_dtype()

@@ -15,6 +15,7 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -178,6 +179,10 @@ class Interrupted(Exception):
     """Ctrl-C during training: the step in progress finished and the run was checkpointed."""
 
 
+# What every checkpoint holds (the loops add their own position beside it).
+CHECKPOINT_KEYS = ("recipe", "settings", "model", "optimizer", "rng", "steps", "history")
+
+
 class Progress:
     """The whole state of a run in out_dir/checkpoint.safetensors, written atomically
     every ``checkpoint_every`` steps, on Ctrl-C and wherever the loop asks (each epoch's
@@ -213,6 +218,15 @@ class Progress:
             return None
         # onto this run's device: a run may go on on another device than it began on
         state = cr.load(self.path, map_location=self.settings.get("device") or "cpu")
+        lacking = [k for k in CHECKPOINT_KEYS if not isinstance(state, dict) or k not in state]
+        if lacking:  # a model's state_dict, say, saved under the checkpoint's name
+            held = sorted(map(str, state))[:6] if isinstance(state, dict) else type(state).__name__
+            raise RecipeError(
+                f"train: --resume: {self.path!r} is not a run's checkpoint (it lacks "
+                f"{', '.join(lacking)}; it holds {held}); --resume goes on from the "
+                "checkpoint.safetensors `chainrule train` writes: train without --resume, or "
+                "give --out the folder of the run to continue"
+            )
         if state["recipe"] != self.name or _but_device(state["settings"]) != _but_device(
             self.settings
         ):
@@ -292,6 +306,39 @@ def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> Non
 # What a run writes into --out; a later run's set replaces every one of them.
 OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png",
            "diagnostics.json", "diagnostics.png")
+
+
+def check_out(out_dir: str) -> None:
+    """--out must be a folder this run can make and write its files in: a file in the way,
+    a missing folder below a file, or a folder where writing fails (under /proc or /sys,
+    read-only, immutable) is a usage error before any training. It is tried, not inferred
+    from permissions (which let root write anywhere); the folders made for the try go
+    again, so a run that fails early leaves nothing behind."""
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
+    missing = []  # the folders the try makes, innermost first
+    folder = os.path.abspath(out_dir)
+    while not os.path.exists(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        raise RecipeError(f"train: cannot make the --out folder {out_dir!r}: {folder!r} is a file")
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        # a file without a name in the folder (O_TMPFILE, where the system has it): a run
+        # killed here leaves nothing in it
+        with tempfile.TemporaryFile(dir=out_dir) as f:
+            f.write(b"chainrule")
+            f.flush()
+    except OSError as e:
+        raise RecipeError(
+            f"train: cannot write into the --out folder {out_dir!r}: {e.strerror or e}"
+            + (f" ({e.filename})" if e.filename else "")
+        ) from None
+    finally:
+        for made in missing:
+            with contextlib.suppress(OSError):
+                os.rmdir(made)
 
 
 @contextlib.contextmanager
