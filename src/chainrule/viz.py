@@ -8,6 +8,7 @@ All walk the graph with autograd's `toposort`; the backward pass itself is autog
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -167,6 +168,38 @@ def _data_text(t: Tensor) -> str:
     return " ".join(text.split())
 
 
+_NO_DOT = (
+    "draw_graph: the graphviz `dot` program, which turns this drawing into a picture, is not "
+    "installed (apt-get install graphviz, or brew install graphviz); its DOT source:\n\n"
+)
+
+
+@functools.cache
+def _drawing_class() -> type[graphviz.Digraph]:
+    """The Digraph that draw_graph returns, made on first use as graphviz is optional: a
+    notebook shows it as SVG drawn by `dot` or, where `dot` is not installed, as the text
+    _NO_DOT and the graph's source instead of a traceback."""
+    import graphviz
+
+    class Drawing(graphviz.Digraph):
+        def _repr_mimebundle_(
+            self, include: Any = None, exclude: Any = None, **kwargs: Any
+        ) -> dict[str, bytes | str]:
+            try:
+                return super()._repr_mimebundle_(include, exclude, **kwargs)
+            except graphviz.ExecutableNotFound:
+                return {"text/plain": _NO_DOT + self.source}
+
+    Drawing.__qualname__ = "Drawing"  # pickled as chainrule.viz.Drawing (module __getattr__)
+    return Drawing
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Drawing":
+        return _drawing_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def draw_graph(
     root: Tensor | Value,
     show_data: bool = False,
@@ -191,10 +224,11 @@ def draw_graph(
 
     Render with ``g.render("name", format="svg")`` or ``g.pipe(format="png")``, which need
     the graphviz system package (the ``dot`` program); ``g.source`` needs nothing. For a
-    top-to-bottom layout set ``g.graph_attr["rankdir"] = "TB"``.
+    top-to-bottom layout set ``g.graph_attr["rankdir"] = "TB"``. In a notebook, ``g`` shows
+    as SVG, or as text saying that ``dot`` is missing.
     """
     try:
-        import graphviz
+        drawing = _drawing_class()
     except ImportError:
         raise ImportError(
             "draw_graph: needs the graphviz Python package; pip install 'chainrule[viz]'"
@@ -217,7 +251,7 @@ def draw_graph(
         frontier = nxt
     folded = len(order) - len(kept)
 
-    g = graphviz.Digraph("chainrule", graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "11"})
+    g = drawing("chainrule", graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "11"})
     ids = {id(node): f"n{i}" for i, node in enumerate(order)}
     freed = 0
     into_folded: list[str] = []
