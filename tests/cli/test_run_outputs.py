@@ -35,6 +35,58 @@ def test_out_that_cannot_be_made_is_a_usage_error(tmp_path, capsys) -> None:
     assert "cannot make the --out folder" in capsys.readouterr().err
 
 
+def never_trains(monkeypatch) -> None:
+    """Make any training a failure of the test: --out must be refused before it."""
+    import chainrule.recipes.train as train_module
+
+    def train(*args, **kwargs):
+        raise AssertionError("trained before --out was checked")
+
+    monkeypatch.setattr(train_module, "train", train)
+
+
+@pytest.mark.parametrize(
+    "out",
+    ["/proc/chainrule-run", "/proc/self", "/proc/self/fdinfo/run", "/sys/chainrule-run"],
+)
+def test_out_where_nothing_can_be_written_is_refused_before_training(
+    out, monkeypatch, capsys
+) -> None:
+    never_trains(monkeypatch)
+    assert cli.main(["train", "moons", "--out", out, "--quiet"]) == 2
+    assert f"train: cannot write into the --out folder {out!r}: " in capsys.readouterr().err
+
+
+def test_an_immutable_out_folder_is_refused_before_training(tmp_path, monkeypatch, capsys):
+    import subprocess
+
+    folder = tmp_path / "frozen"
+    folder.mkdir()
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not permitted here")
+    try:
+        never_trains(monkeypatch)
+        for out in (folder, folder / "run"):
+            assert cli.main(["train", "moons", "--out", str(out), "--quiet"]) == 2
+            err = capsys.readouterr().err
+            assert (
+                f"cannot write into the --out folder {str(out)!r}: Operation not permitted" in err
+            )
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    assert list(folder.iterdir()) == []
+
+
+def test_the_check_of_out_leaves_nothing_behind(tmp_path) -> None:
+    from chainrule.recipes.train import check_out
+
+    check_out(str(tmp_path / "a" / "b" / "run"))  # writable: made, tried, and gone again
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "run").mkdir()
+    check_out(str(tmp_path / "run"))
+    assert list((tmp_path / "run").iterdir()) == []
+
+
 def test_a_diverged_run_exits_non_zero_with_strict_json(tmp_path, capsys) -> None:
     out = tmp_path / "run"
     args = ["train", "regression", "--out", str(out), "--quiet", "--epochs", "3"]
@@ -166,8 +218,11 @@ def test_a_run_killed_while_replacing_an_earlier_runs_files_leaves_one_run(tmp_p
             (out / name).write_bytes(data)
         status = killed_at(k, lambda: cli.main(names))
         assert cli.main(["sample", str(out)]) in (0, 2)  # a reader completes or undoes it
-        files = {n: d for n, d in snapshot(out).items()  # a run's files, not its checkpoint's
-                 if n != "checkpoint.safetensors" and not n.startswith(".checkpoint")}
+        files = {
+            n: d
+            for n, d in snapshot(out).items()  # a run's files, not its checkpoint's
+            if n != "checkpoint.safetensors" and not n.startswith(".checkpoint")
+        }
         recipe = json.loads(files["metrics.json"])["recipe"]
         assert files == runs[recipe], f"killed at write point {k}: a mixed set"
         if recipe == "names":
