@@ -133,10 +133,21 @@ def test_a_name_set_to_none_keeps_its_kind(kind):
     assert members(ours) == members(theirs)
 
 
-def test_linear_without_bias_takes_only_a_parameter_there():
-    for lin in (nn.Linear(2, 3, bias=False), torch.nn.Linear(2, 3, bias=False)):
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.Linear(2, 3, bias=False),
+        lambda lib: lib.nn.LayerNorm(3, bias=False),
+        lambda lib: lib.nn.LayerNorm(3, elementwise_affine=False),
+        lambda lib: lib.nn.BatchNorm1d(3, affine=False),
+    ],
+)
+def test_a_layer_without_bias_takes_only_a_parameter_there(make):
+    for lib in (torch, cr):
+        layer = make(lib)
         with pytest.raises(TypeError, match="as parameter 'bias'"):
-            lin.bias = (cr if isinstance(lin, nn.Module) else torch).zeros(3)
+            layer.bias = lib.zeros(3)
+    assert members(make(cr)) == members(make(torch))
 
 
 def test_a_replaced_weight_stays_in_parameters_and_state_dict():

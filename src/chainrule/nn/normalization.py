@@ -125,6 +125,9 @@ class LayerNorm(Module):
     shifts by bias (zeros), both of normalized_shape; ``bias=False`` keeps the weight only,
     and ``elementwise_affine=False`` neither (no state_dict keys for what is left out)."""
 
+    weight: Parameter | None
+    bias: Parameter | None
+
     def __init__(
         self,
         normalized_shape: int | tuple[int, ...],
@@ -144,8 +147,13 @@ class LayerNorm(Module):
         self.eps, self.elementwise_affine = eps, elementwise_affine
         dtype = array.as_dtype(dtype) or array.get_default_dtype()
         shape, affine = self.normalized_shape, elementwise_affine
-        self.weight = Parameter(xp.ones(shape, dtype=dtype, like=on)) if affine else None
-        self.bias = Parameter(xp.zeros(shape, dtype=dtype, like=on)) if affine and bias else None
+        # registered even when None: the names take only a Parameter later, as PyTorch's
+        self.register_parameter(
+            "weight", Parameter(xp.ones(shape, dtype=dtype, like=on)) if affine else None
+        )
+        self.register_parameter(
+            "bias", Parameter(xp.zeros(shape, dtype=dtype, like=on)) if affine and bias else None
+        )
 
     def reset_parameters(self) -> None:
         """weight back to ones and bias to zeros, as made."""
@@ -175,6 +183,8 @@ class _BatchNorm(Module):
 
     _shapes: tuple[int, ...] = ()
     _layout = ""
+    weight: Parameter | None
+    bias: Parameter | None
     running_mean: Any  # buffers (Tensors, or None without track_running_stats)
     running_var: Any
     num_batches_tracked: Any
@@ -197,9 +207,14 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         dtype = array.as_dtype(dtype) or array.get_default_dtype()
-        self.weight = Parameter(xp.ones(num_features, dtype=dtype, like=on)) if affine else None
         n = num_features
-        self.bias = Parameter(xp.zeros(n, dtype=dtype, like=on)) if affine and bias else None
+        # registered even when None: the names take only a Parameter later, as PyTorch's
+        self.register_parameter(
+            "weight", Parameter(xp.ones(n, dtype=dtype, like=on)) if affine else None
+        )
+        self.register_parameter(
+            "bias", Parameter(xp.zeros(n, dtype=dtype, like=on)) if affine and bias else None
+        )
         track = track_running_stats
         self.register_buffer(
             "running_mean", Tensor._make(xp.zeros(n, dtype=dtype, like=on)) if track else None
