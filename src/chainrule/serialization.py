@@ -165,8 +165,9 @@ def _save_pickled(obj: Any, f: Any, kind: str) -> None:
         payload = pickle.dumps(obj)
     except Exception as e:  # a lambda, a lock, an open file inside it
         raise TypeError(
-            f"save: {type(obj).__name__} holds a {kind}, so it is pickled, and pickling it "
-            f"failed ({type(e).__name__}: {e}); save tensors only, e.g. its state_dict()"
+            f"save: pickling failed ({type(e).__name__}: {e}); the object is pickled whole "
+            f"since it holds a {kind}, which is not tensors and their containers; save "
+            "tensors only, e.g. a model's state_dict()"
         ) from None
     head = _PICKLED + type(obj).__qualname__.encode("utf-8", "replace") + b"\n"
 

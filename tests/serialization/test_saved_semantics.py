@@ -194,7 +194,7 @@ def test_chainrules_own_switch_and_files_of_tensors_never_unpickle(tmp_path, mon
 
 
 def test_an_object_that_cannot_be_pickled_names_save(tmp_path):
-    with pytest.raises(TypeError, match="save: dict holds a function at 'f'.*pickling it failed"):
+    with pytest.raises(TypeError, match=r"^save: pickling failed .*it holds a function at 'f'"):
         cr.save({"f": lambda: 0}, tmp_path / "m.pt")
     assert list(tmp_path.iterdir()) == []
 
