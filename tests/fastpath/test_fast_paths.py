@@ -565,3 +565,35 @@ def test_max_pool_gradient_in_place(kernel, stride):
         lambda: values_and_grads(lambda t: cr.nn.functional.max_pool2d(t, kernel, stride), x),
         exact=True,
     )
+
+
+# -- where each layout trick applies (with the switch off, nowhere) --------------------------
+
+
+def test_class_rows_take_the_column_major_copy_only_with_the_switch_on():
+    """A (64, 10) array reduced over its rows reaches _column_major's copy; fewer rows, more
+    classes or another dim do not, and with the switch off nothing does."""
+    from chainrule.ops.reduce import _column_major
+
+    a = np.zeros((64, 10), np.float32)
+    with switch(True):
+        copy = _column_major(a, 1)
+        assert copy.flags.f_contiguous and not copy.flags.c_contiguous
+        for other, dims in ((np.zeros((16, 10)), 1), (np.zeros((64, 32)), (1,)), (a, 0), (a, None)):
+            assert _column_major(other, dims) is other
+    with switch(False):
+        assert _column_major(a, 1) is a
+
+
+def test_linear_short_batch_is_column_major_only_with_the_switch_on():
+    """Fewer rows than outputs: (W @ x^T)^T, a column-major array, with the switch on; a
+    row-major x @ W^T with it off. Views, indexing and reshapes see the same values."""
+    x, w = f32(5, 6), f32(12, 6)
+    outs = []
+    for on in (True, False):
+        with switch(on):
+            y = cr.nn.functional.linear(cr.tensor(x), cr.tensor(w))
+            assert y.numpy().flags.c_contiguous is not on
+            outs.append([y.numpy(), y.reshape(5, 3, 4).flatten(1).numpy(), y.view(60)[::7].numpy()])
+    for fast, plain in zip(*outs, strict=True):
+        np.testing.assert_allclose(fast, plain, rtol=1e-5, atol=1e-6)
