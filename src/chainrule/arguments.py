@@ -146,6 +146,16 @@ def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     )
 
 
+def spread_or_keyword(spread: tuple, keyword: Any, name: str, op: str) -> tuple:
+    """An argument PyTorch takes spread (``x.permute(1, 0)``), as one sequence
+    (``x.permute((1, 0))``) or by keyword (``x.permute(dims=(1, 0))``): as the spread form."""
+    if keyword is None:
+        return spread
+    if spread:
+        raise TypeError(f"{op}: {name} is given twice, as {spread} and as {name}={keyword!r}")
+    return (keyword,)
+
+
 def size_arg(args: tuple, op: str) -> tuple[int, ...]:
     """The size a factory is given, as ``zeros(2, 3)`` or ``zeros((2, 3))``: each entry a
     non-negative int (a 0-d integer tensor counts), else ValueError naming the factory."""

@@ -25,9 +25,9 @@ __all__ = [
     "sort", "argsort", "topk", "scatter", "scatter_add", "scatter_reduce", "index_add",
     "addmm", "baddbmm", "numel", "add", "sub", "mul", "div", "neg", "pow", "clip", "clone",
     "detach", "eq", "ne", "lt", "le", "gt", "ge", "all", "any", "masked_fill", "swapaxes",
-    "fill_", "zero_", "multinomial", "bernoulli", "get_device", "is_floating_point", "maximum",
-    "minimum", "abs_", "clamp_", "clip_", "cos_", "exp_", "expm1_", "log1p_", "log_", "neg_",
-    "relu_", "sigmoid_", "sin_", "sqrt_", "tanh_",
+    "swapdims", "fill_", "zero_", "multinomial", "bernoulli", "get_device", "is_floating_point",
+    "maximum", "minimum", "abs_", "clamp_", "clip_", "cos_", "exp_", "expm1_", "log1p_", "log_",
+    "neg_", "relu_", "sigmoid_", "sin_", "sqrt_", "tanh_",
 ]
 
 
@@ -388,9 +388,9 @@ def norm(input: Tensor, p: float = 2, dim: Any = None, keepdim: bool = False) ->
     return as_tensor(input).norm(p, dim, keepdim)
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def reshape(input: Tensor, *shape_list: Any, shape: Any = None) -> Tensor:
     """The function form of Tensor.reshape."""
-    return as_tensor(input).reshape(*shape)
+    return as_tensor(input).reshape(*shape_list, shape=shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -413,9 +413,9 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return as_tensor(input).transpose(dim0, dim1)
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
+def permute(input: Tensor, *dim_list: Any, dims: Any = None) -> Tensor:
     """The function form of Tensor.permute."""
-    return as_tensor(input).permute(*dims)
+    return as_tensor(input).permute(*dim_list, dims=dims)
 
 
 def broadcast_to(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -438,9 +438,9 @@ def gather(input: Tensor, dim: int, index: Any) -> Tensor:
     return as_tensor(input).gather(dim, index)
 
 
-def take_along_dim(input: Tensor, dim: int, index: Any) -> Tensor:
+def take_along_dim(input: Tensor, indices: Any, dim: int | None = None) -> Tensor:
     """The function form of Tensor.take_along_dim."""
-    return as_tensor(input).take_along_dim(dim, index)
+    return as_tensor(input).take_along_dim(indices, dim)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -453,14 +453,14 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return as_tensor(input).triu(diagonal)
 
 
-def cumsum(input: Tensor, dim: int) -> Tensor:
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """The function form of Tensor.cumsum."""
-    return as_tensor(input).cumsum(dim)
+    return as_tensor(input).cumsum(dim, dtype=dtype)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *dim_list: Any, dims: Any = None) -> Tensor:
     """The function form of Tensor.flip."""
-    return as_tensor(input).flip(*dims)
+    return as_tensor(input).flip(*dim_list, dims=dims)
 
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -478,9 +478,9 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
     return as_tensor(input).masked_select(mask)
 
 
-def cumprod(input: Tensor, dim: int) -> Tensor:
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """The function form of Tensor.cumprod."""
-    return as_tensor(input).cumprod(dim)
+    return as_tensor(input).cumprod(dim, dtype=dtype)
 
 
 def repeat_interleave(
@@ -577,9 +577,9 @@ def mul(input: Tensor, other: Any) -> Tensor:
     return as_tensor(input).mul(other)
 
 
-def div(input: Tensor, other: Any) -> Tensor:
+def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """The function form of Tensor.div."""
-    return as_tensor(input).div(other)
+    return as_tensor(input).div(other, rounding_mode=rounding_mode)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -587,9 +587,9 @@ def neg(input: Tensor) -> Tensor:
     return as_tensor(input).neg()
 
 
-def pow(input: Tensor, other: Any) -> Tensor:
+def pow(input: Tensor, exponent: Any) -> Tensor:
     """The function form of Tensor.pow."""
-    return as_tensor(input).pow(other)
+    return as_tensor(input).pow(exponent)
 
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -597,9 +597,9 @@ def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return as_tensor(input).clip(min, max)
 
 
-def clone(input: Tensor) -> Tensor:
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """The function form of Tensor.clone."""
-    return as_tensor(input).clone()
+    return as_tensor(input).clone(memory_format=memory_format)
 
 
 def detach(input: Tensor) -> Tensor:
@@ -637,14 +637,14 @@ def ge(input: Tensor, other: Any) -> Tensor:
     return as_tensor(input).ge(other)
 
 
-def all(input: Tensor) -> Tensor:
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The function form of Tensor.all."""
-    return as_tensor(input).all()
+    return as_tensor(input).all(dim, keepdim)
 
 
-def any(input: Tensor) -> Tensor:
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The function form of Tensor.any."""
-    return as_tensor(input).any()
+    return as_tensor(input).any(dim, keepdim)
 
 
 def masked_fill(input: Tensor, mask: Any, value: float) -> Tensor:
@@ -652,9 +652,14 @@ def masked_fill(input: Tensor, mask: Any, value: float) -> Tensor:
     return as_tensor(input).masked_fill(mask, value)
 
 
-def swapaxes(input: Tensor, dim0: int, dim1: int) -> Tensor:
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """The function form of Tensor.swapaxes."""
-    return as_tensor(input).swapaxes(dim0, dim1)
+    return as_tensor(input).swapaxes(axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """The function form of Tensor.swapdims."""
+    return as_tensor(input).swapdims(dim0, dim1)
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:

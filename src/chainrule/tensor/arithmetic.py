@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
+from ..arguments import normalize_dim
 from ..ops import elementwise, linalg
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -111,11 +112,28 @@ class Arithmetic(Core):
         return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
 
     mul = __mul__
-    div = __truediv__
     floor_divide = __floordiv__
     remainder = __mod__
-    pow = __pow__
     neg = __neg__
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self / other; rounding_mode 'trunc' rounds toward zero and 'floor' down, in the
+        inputs' dtype (integers stay integers), as PyTorch's."""
+        if rounding_mode is None:
+            return self / other
+        if rounding_mode == "floor":
+            return self // other
+        if rounding_mode != "trunc":
+            raise ValueError(
+                f"div: rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}"
+            )
+        a, b = _pair(self, other, "div")
+        q = (a / b).trunc()
+        dtype = a.dtype if isinstance(a, Tensor) else b.dtype
+        return q if array.is_floating(dtype) else q.to(dtype)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return self**exponent
 
     # comparisons make bool tensors and record nothing
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -181,11 +199,14 @@ class Arithmetic(Core):
         """True when both have one shape and equal values (of any dtypes)."""
         return self.shape == other.shape and bool(xp.array_equal(self._array, other._array))
 
-    def any(self) -> Tensor:
-        return Tensor._make(xp.any(self._array))
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Whether any value is nonzero: over the whole tensor, or along dim (an int or a
+        tuple of them)."""
+        return _logical(self, xp.any, dim, keepdim, "any")
 
-    def all(self) -> Tensor:
-        return Tensor._make(xp.all(self._array))
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Whether every value is nonzero: over the whole tensor, or along dim."""
+        return _logical(self, xp.all, dim, keepdim, "all")
 
     # -- elementwise math ------------------------------------------------------------------
 
@@ -443,6 +464,14 @@ def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
         return a, b
     dtype = array.promote_types(a._array.dtype, b._array.dtype)
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
+
+
+def _logical(t: Tensor, fn: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
+    if dim is None:
+        return Tensor._make(array.array_of(fn(t._array)))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(normalize_dim(d, t.ndim, op, t.shape) for d in dims)
+    return Tensor._make(array.array_of(fn(t._array, axis=axes, keepdims=keepdim)))
 
 
 def false_mask(t: Tensor) -> Any:

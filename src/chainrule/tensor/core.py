@@ -18,6 +18,7 @@ from ..arguments import (
     normalize_dim,
     resolve_device,
     shape_arg,
+    spread_or_keyword,
     to_args,
 )
 from ..array import CPU, device
@@ -391,7 +392,7 @@ class Core:
     def is_pinned(self, device: Any = None) -> bool:
         return False
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format: Any = None) -> Tensor:
         return elementwise.Cast.apply(self, dtype=self.dtype)
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
@@ -435,10 +436,10 @@ class Core:
         """This tensor in other's dtype."""
         return self.to(other.dtype)
 
-    def half(self) -> Tensor:
+    def half(self, memory_format: Any = None) -> Tensor:
         return self.to(array.float16)
 
-    def bfloat16(self) -> Tensor:
+    def bfloat16(self, memory_format: Any = None) -> Tensor:
         """This tensor in bfloat16, a storage dtype: cast, saved and loaded, off the graph."""
         return self.to(array.bfloat16)
 
@@ -455,19 +456,25 @@ class Core:
         return t.requires_grad_() if requires_grad else t
 
     def new_zeros(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        return self._new(xp.zeros, size, dtype, device, requires_grad, "new_zeros")
+        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:  # fmt: skip
+        sizes = spread_or_keyword(sizes, size, "size", "new_zeros")
+        return self._new(xp.zeros, sizes, dtype, device, requires_grad, "new_zeros")
 
     def new_ones(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        return self._new(xp.ones, size, dtype, device, requires_grad, "new_ones")
+        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:  # fmt: skip
+        sizes = spread_or_keyword(sizes, size, "size", "new_ones")
+        return self._new(xp.ones, sizes, dtype, device, requires_grad, "new_ones")
 
     def new_empty(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        return self._new(xp.empty, size, dtype, device, requires_grad, "new_empty")
+        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:  # fmt: skip
+        sizes = spread_or_keyword(sizes, size, "size", "new_empty")
+        return self._new(xp.empty, sizes, dtype, device, requires_grad, "new_empty")
 
     def new_full(
         self,
@@ -493,19 +500,20 @@ class Core:
 
     # Last in the class: these names shadow the builtins for the rest of its body.
 
-    def float(self) -> Tensor:
+    # ``memory_format`` is taken for PyTorch's signatures: arrays here have one layout
+    def float(self, memory_format: Any = None) -> Tensor:
         return self.to(array.float32)
 
-    def double(self) -> Tensor:
+    def double(self, memory_format: Any = None) -> Tensor:
         return self.to(array.float64)
 
-    def long(self) -> Tensor:
+    def long(self, memory_format: Any = None) -> Tensor:
         return self.to(array.int64)
 
-    def int(self) -> Tensor:
+    def int(self, memory_format: Any = None) -> Tensor:
         return self.to(array.int32)
 
-    def bool(self) -> Tensor:
+    def bool(self, memory_format: Any = None) -> Tensor:
         return self.to(array.bool_)
 
 

@@ -157,8 +157,9 @@ class Reductions(Core):
             powered = a**p
         return _root(powered.sum(dim, keepdim=keepdim), p)
 
-    def cumsum(self, dim: int) -> Tensor:
-        return reduce.Cumsum.apply(self, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+        x = self if dtype is None else self.to(dtype)
+        return reduce.Cumsum.apply(x, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
 
     def sort(
         self, dim: int = -1, descending: bool = False, *, stable: bool = False
@@ -177,9 +178,9 @@ class Reductions(Core):
         ``sorted=False`` allows too); the gradient goes to the places they came from."""
         return _top(self, k, dim, largest, "topk")
 
-    def cumprod(self, dim: int) -> Tensor:
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
-        return reduce.Cumprod.apply(self, dim=d)
+        return reduce.Cumprod.apply(self if dtype is None else self.to(dtype), dim=d)
 
 
 class ValuesIndices(NamedTuple):

@@ -22,6 +22,7 @@ from ..arguments import (
     normalize_dim,
     normalize_dims,
     shape_arg,
+    spread_or_keyword,
 )
 from ..ops import movement
 from .arithmetic import where
@@ -49,8 +50,8 @@ class Shape(Core):
 
     # -- shape -----------------------------------------------------------------------------
 
-    def reshape(self, *shape: Any) -> Tensor:
-        shape = shape_arg(shape)
+    def reshape(self, *shape_list: Any, shape: Any = None) -> Tensor:
+        shape = shape_arg(spread_or_keyword(shape_list, shape, "shape", "reshape"))
         data = self._array
         try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
             ok = data.flags.c_contiguous and min(shape, default=0) >= -1  # NumPy takes -2 too
@@ -61,9 +62,10 @@ class Shape(Core):
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
         return self if new == self.shape else movement.Reshape.apply(self, shape=new)
 
-    def view(self, *shape: Any) -> Tensor:
+    def view(self, *shape: Any, size: Any = None) -> Tensor:
         """reshape, as PyTorch's view of a contiguous tensor; ``view(dtype)``, which reads
         the bytes as another dtype, is refused."""
+        shape = spread_or_keyword(shape, size, "size", "view")
         if (
             len(shape) == 1
             and not isinstance(shape[0], (int, tuple, list))
@@ -143,10 +145,14 @@ class Shape(Core):
         order[a], order[b] = order[b], order[a]
         return movement.Permute.apply(self, dims=tuple(order))  # dims already checked
 
-    swapaxes = transpose
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """transpose, as NumPy names its dims."""
+        return self.transpose(axis0, axis1)
 
-    def permute(self, *dims: Any) -> Tensor:
-        dims = shape_arg(dims)
+    swapdims = transpose
+
+    def permute(self, *dim_list: Any, dims: Any = None) -> Tensor:
+        dims = shape_arg(spread_or_keyword(dim_list, dims, "dims", "permute"))
         norm = tuple(normalize_dim(d, self.ndim, "permute", self.shape) for d in dims)
         if sorted(norm) != list(range(self.ndim)):
             raise ValueError(
@@ -155,8 +161,8 @@ class Shape(Core):
             )
         return self if norm == tuple(range(self.ndim)) else movement.Permute.apply(self, dims=norm)
 
-    def expand(self, *sizes: Any) -> Tensor:
-        sizes = shape_arg(sizes)
+    def expand(self, *sizes: Any, size: Any = None) -> Tensor:
+        sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
         lead = len(sizes) - self.ndim
         if lead < 0:
             raise ValueError(
@@ -236,7 +242,12 @@ class Shape(Core):
             )
         return movement.Gather.apply(self, idx, dim=d)
 
-    take_along_dim = gather
+    def take_along_dim(self, indices: Any, dim: int | None = None) -> Tensor:
+        """PyTorch's take_along_dim: the values at indices along dim (gather with torch's
+        argument order); with no dim, along the flattened tensor."""
+        if dim is None:
+            return self.flatten().gather(0, as_tensor(indices).flatten())
+        return self.gather(dim, indices)
 
     def diag(self, diagonal: int = 0) -> Tensor:
         """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
@@ -268,10 +279,11 @@ class Shape(Core):
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
         return where(keep, self, 0)
 
-    def flip(self, *dims: Any) -> Tensor:
+    def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
         then a copy, since PyTorch's flip shares no memory with its input (a write into the
         result must not reach it)."""
+        dims = spread_or_keyword(dim_list, dims, "dims", "flip")
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
         if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
             return self.clone()
@@ -311,10 +323,10 @@ class Shape(Core):
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         return self.repeat(*(1,) * (self.ndim - len(dims)), *dims)
 
-    def repeat(self, *sizes: Any) -> Tensor:
+    def repeat(self, *sizes: Any, repeats: Any = None) -> Tensor:
         """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
         sizes is longer): a view with interleaved 1s, expanded, then merged."""
-        sizes = shape_arg(sizes)
+        sizes = shape_arg(spread_or_keyword(sizes, repeats, "repeats", "repeat"))
         if len(sizes) < self.ndim or not all(is_int(r) and r >= 0 for r in sizes):
             raise ValueError(
                 f"repeat: sizes must be non-negative ints, at least one per dim; got sizes "
