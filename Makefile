@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench fuzz clean
+.PHONY: demo test test-plain test-all lint bench fuzz clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -18,6 +18,16 @@ demo: $(BIN)/python
 test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
 	$(BIN)/python -m pytest -n 2 -q tests
+
+# The plain framework: the same suite with every speed trick off (fastpath/table.py lists them).
+test-plain: $(BIN)/python
+	$(BIN)/pip install -q -e ".[test]"
+	CHAINRULE_FASTPATH=0 $(BIN)/python -m pytest -n 2 -q tests
+
+# Everything, the slow runs too: each recipe trained at its full defaults to its goal.
+test-all: $(BIN)/python
+	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow" tests
 
 lint: $(BIN)/python
 	$(BIN)/pip install -q -e ".[dev]"

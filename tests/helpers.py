@@ -72,3 +72,15 @@ def assert_nan_and_inf_upstream_like_torch(
     np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), **tol)
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), **tol, err_msg=name)
+
+
+@contextmanager
+def fast_path_on() -> Iterator[None]:
+    """The speed tricks on in this thread, whatever CHAINRULE_FASTPATH says: for a test of a
+    trick itself (its layout), which the plain framework does not have."""
+    before = cr.autograd.fastpath.enabled()
+    cr.autograd.fastpath.set_enabled(True)
+    try:
+        yield
+    finally:
+        cr.autograd.fastpath.set_enabled(before)
