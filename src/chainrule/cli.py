@@ -298,8 +298,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
         with open(metrics_path, encoding="utf-8") as f:
             metrics = json.load(f)
-        if metrics["recipe"] not in recipes.RECIPES or not isinstance(metrics["settings"], dict):
-            raise ValueError(f"no known recipe and its settings in {str(metrics)[:80]!r}")
+        if metrics["recipe"] not in recipes.RECIPES:
+            raise ValueError(f"no known recipe in {str(metrics)[:80]!r}")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise recipes.RecipeError(
             f"export: RUN_DIR is not a run `chainrule train` wrote ({metrics_path} cannot be "
