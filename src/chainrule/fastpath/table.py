@@ -69,10 +69,6 @@ TRICKS = [
     Trick("LayerNorm's forward in place", "chainrule.ops.norm:LayerNorm.forward",
           "(32 * 64, 128) float32, after the mean: 303 against 386 us",
           "1 / sqrt((xhat * xhat).mean(-1) + eps), then xhat * rstd * weight + bias"),
-    Trick("SGD's update in cache-sized blocks", "chainrule.optim.optimizer:add_scaled_",
-          "measured again, no saving: 512x784 float32 99 against 78 us warm, 301-537 against "
-          "254-531 us cold; the 784-512-512-10 step at batch 32 2.23 against 2.21 ms",
-          "p += alpha * g"),
     Trick("the Monitor's sums as dot products", "chainrule.monitor:moments",
           "mean and std of a (512, 784) float32 array: 85 against 268 us",
           "f.sum() and (f * f).sum()"),

@@ -9,7 +9,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import array, fastpath
+from .. import array
 from ..autograd import enable_grad
 from ..autograd.engine import clear_grad
 from ..autograd.function import bump
@@ -18,31 +18,10 @@ from ..tensor import Tensor
 
 xp = array.xp
 
-# Elements per pass of add_scaled_'s blocks: a block of the parameter, of the gradient and
-# of the scratch, 256 KiB each in float32.
-_BLOCK = 1 << 16
-
-
 def add_scaled_(p: Any, g: Any, alpha: float) -> None:
-    """``p += alpha * g`` in place, never writing to ``g``: with the fast path on, a large
-    contiguous parameter goes block by block through one block-sized scratch array."""
-    n = p.size
-    if (
-        n <= _BLOCK
-        or not (p.flags.c_contiguous and g.flags.c_contiguous)
-        or p.dtype != g.dtype
-        or not fastpath.enabled()
-    ):
-        p += alpha * g
-        return
-    pf, gf = p.reshape(-1), g.reshape(-1)
-    scratch = xp.empty(_BLOCK, dtype=p.dtype, like=p)
-    for i in range(0, n, _BLOCK):
-        gb = gf[i : i + _BLOCK]
-        sb = scratch[: gb.size]
-        xp.multiply(gb, alpha, out=sb)
-        pb = pf[i : i + _BLOCK]
-        pb += sb
+    """``p += alpha * g`` in place, never writing to ``g`` (performance.md tells of the
+    blocked update this once was, and why it went)."""
+    p += alpha * g
 
 
 def with_step_hooks(step: Callable) -> Callable:
