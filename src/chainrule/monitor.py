@@ -45,7 +45,8 @@ BOUNDED = {nn.Tanh: (-1.0, 1.0), nn.Sigmoid: (0.0, 1.0)}  # outputs within these
 # Statistics of one array. Standard deviations are the population's (ddof=0).
 
 
-_ONES: dict[Any, np.ndarray] = {}  # per dtype, the most ones yet needed (x . 1)
+_ONES: dict[Any, np.ndarray] = {}  # per dtype, ones for x . 1, at most ONES_MAX of them
+ONES_MAX = 1 << 16  # larger arrays are summed as dot products of ONES_MAX-long pieces
 
 
 def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
@@ -67,9 +68,12 @@ def moments(x: np.ndarray, total: float | None = None) -> tuple[float, float]:
     if fastpath.enabled():
         if total is None:
             ones = _ONES.get(f.dtype)
-            if ones is None or ones.size < n:
-                ones = _ONES[f.dtype] = np.ones(n, f.dtype)
-            total = float(np.dot(f, ones[:n]))
+            if ones is None or ones.size < min(n, ONES_MAX):
+                ones = _ONES[f.dtype] = np.ones(min(n, ONES_MAX), f.dtype)
+            total = 0.0
+            for start in range(0, n, ONES_MAX):
+                piece = f[start : start + ONES_MAX]
+                total += float(np.dot(piece, ones[: piece.size]))
         square = float(np.dot(f, f)) / n
     else:
         total = float(f.sum()) if total is None else total
@@ -127,12 +131,14 @@ def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict 
         lo, hi = bounds
     if hi <= lo:  # all values equal: one bin around them
         lo, hi = lo - 0.5, lo + 0.5
-    idx = x - lo
-    idx *= BINS / (hi - lo)
-    idx = idx.astype(np.intp)
-    if bounds is not None:  # values may lie outside the given range
-        np.clip(idx, 0, BINS - 1, out=idx)
-    counts = np.bincount(idx, minlength=BINS + 1)  # the maximum alone falls at BINS
+    # in float64 and scaled by the largest magnitude, so that huge values (a diverging run's
+    # 1e38s) neither overflow the range nor the bins' index
+    scale = max(abs(lo), abs(hi))
+    lo_s, hi_s = lo / scale, hi / scale
+    idx = x.astype(np.float64) / scale - lo_s
+    idx *= BINS / (hi_s - lo_s)
+    np.clip(idx, 0, BINS, out=idx)  # values outside a given range fall into the end bins
+    counts = np.bincount(idx.astype(np.intp), minlength=BINS + 1)  # the maximum: at BINS
     counts[BINS - 1] += counts[BINS]
     return {"lo": lo, "hi": hi, "counts": counts[:BINS].tolist()}
 
@@ -141,7 +147,10 @@ def column_sums(x: np.ndarray) -> np.ndarray:
     """Per unit (each position after the batch dim), the sum over the batch: the row sums
     of x's transpose, one BLAS product (in float32 for narrower floats); an unbatched 1-D x
     is a batch of one."""
-    rows = x.reshape(x.shape[0], -1) if x.ndim >= 2 else x.reshape(1, -1)  # (batch, units)
+    if x.ndim >= 2:
+        rows = x.reshape(x.shape[0], math.prod(x.shape[1:]))  # (batch, units); batch may be 0
+    else:
+        rows = x.reshape(1, x.size)  # (batch, units)
     if rows.dtype.itemsize < 4:
         rows = rows.astype(np.float32)
     return row_sums(rows.T)[:, 0]
@@ -206,6 +215,7 @@ class Monitor:
             )
         self.model, self.optimizer = model, optimizer
         self.steps_done = 0  # steps so far (optimizer steps, forwards or step() calls)
+        self.overflowed: dict[str, int] = {}  # "layer 2's activations": the first such step
         self.recorded: list[int] = []  # the steps recorded
         self.layers: dict[str, dict[str, Any]] = {}  # name -> series, in forward order
         self.params: dict[str, dict[str, Any]] = {}  # name -> series
@@ -298,14 +308,14 @@ class Monitor:
                 return
             series = self._layer(name, kind, bounds, dead)
             i = self._slot(series, self._step)
-            self._activation(series, i, t.numpy(force=True), bounds)
+            self._activation(series, i, t.numpy(force=True), bounds, name)
             calls[0] += 1
             if t.requires_grad and is_grad_enabled():
                 t.register_hook(lambda g, call=calls[0]: gradient(series, i, g, call))
 
         def gradient(series: dict, i: int, g: Tensor, call: int) -> None:
             if call == calls[0]:  # the gradient of the call whose activation was recorded
-                self._gradient(series, i, g.numpy(force=True))
+                self._gradient(series, i, g.numpy(force=True), name)
 
         return hook
 
@@ -371,20 +381,37 @@ class Monitor:
             steps.append(step)
         return len(steps) - 1
 
-    def _activation(self, series: dict, i: int, x: np.ndarray, bounds: tuple | None) -> None:
+    def _activation(
+        self, series: dict, i: int, x: np.ndarray, bounds: tuple | None, name: str
+    ) -> None:
+        with np.errstate(all="ignore"):  # a diverging run's values: recorded, never a warning
+            self._record_activation(series, i, x, bounds, name)
+
+    def _record_activation(
+        self, series: dict, i: int, x: np.ndarray, bounds: tuple | None, name: str
+    ) -> None:
         total = None
         if "dead" in series:  # a ReLU: its column sums give the dead units and the mean
             sums = column_sums(x)
             series["dead"][i] = dead_fraction(sums)
             total = float(sums.sum(dtype=np.float64))
         series["act_mean"][i], series["act_std"][i] = moments(x, total)
+        self._check_finite(series["act_mean"][i], series["act_std"][i], name, "activations")
         series["act_hist"][i] = histogram(self._hist_sample(x), bounds)
         if bounds:
             series["saturated"][i] = saturated_fraction(x, bounds)
 
-    def _gradient(self, series: dict, i: int, g: np.ndarray) -> None:
-        series["grad_mean"][i], series["grad_std"][i] = moments(g)
-        series["grad_hist"][i] = histogram(self._hist_sample(g))
+    def _gradient(self, series: dict, i: int, g: np.ndarray, name: str) -> None:
+        with np.errstate(all="ignore"):
+            series["grad_mean"][i], series["grad_std"][i] = moments(g)
+            self._check_finite(series["grad_mean"][i], series["grad_std"][i], name, "gradients")
+            series["grad_hist"][i] = histogram(self._hist_sample(g))
+
+    def _check_finite(self, mean: float, std: float, name: str, what: str) -> None:
+        """Note the first step where a layer's values hold NaN or inf, or overflow their
+        sums (a diverging run): the first of the warnings."""
+        if not (math.isfinite(mean) and math.isfinite(std)):
+            self.overflowed.setdefault(f"layer {name}'s {what}", self._step)
 
     # -- parameters ------------------------------------------------------------------------
 
@@ -452,13 +479,15 @@ class Monitor:
 
     def _before_step(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
         if self.steps_done % self.every == 0:
-            self._before = self._record_params(self.steps_done)
+            with np.errstate(all="ignore"):  # overflowing statistics are recorded as such
+                self._before = self._record_params(self.steps_done)
             if not self.recorded or self.recorded[-1] != self.steps_done:
                 self.recorded.append(self.steps_done)
 
     def _after_step(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
         if self._before:
-            self._record_updates()
+            with np.errstate(all="ignore"):
+                self._record_updates()
             self._before = {}
         self.steps_done += 1
 
@@ -478,8 +507,9 @@ class Monitor:
                 self._record_scalar_layers()
                 self.recorded.append(self._step)
         if self._recording:
-            self._record_params(self._step)  # against the data before the update
-            self._record_updates()
+            with np.errstate(all="ignore"):
+                self._record_params(self._step)  # against the data before the update
+                self._record_updates()
         self._snapshot()
         if self._swapped:
             self._recording = self.steps_done % self.every == 0
@@ -490,8 +520,9 @@ class Monitor:
                 continue
             series = self.layers[name]
             i = self._slot(series, self._step)
-            self._activation(series, i, np.array([[v.data for v in r] for r in rows]), None)
-            self._gradient(series, i, np.array([[v.grad for v in r] for r in rows]))
+            values = np.array([[v.data for v in r] for r in rows])
+            self._activation(series, i, values, None, name)
+            self._gradient(series, i, np.array([[v.grad for v in r] for r in rows]), name)
             rows.clear()
 
     # -- reading ---------------------------------------------------------------------------
@@ -500,7 +531,8 @@ class Monitor:
         """What looks wrong, in plain words: dead ReLUs, saturated tanh or sigmoid layers (at
         the latest recorded step), gradients that shrink or grow across the hidden layers,
         and weights whose recent updates are far from 1e-3 of their size."""
-        out = []
+        out = [f"{what} overflowed at step {step} (NaN, inf or past the dtype's range)"
+               for what, step in sorted(self.overflowed.items(), key=lambda kv: kv[1])]  # fmt: skip
         for name, s in self.layers.items():
             dead, sat = _last(s.get("dead")), _last(s.get("saturated"))
             if dead is not None and dead > DEAD_WARNING:
