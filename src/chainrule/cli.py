@@ -313,7 +313,7 @@ def cmd_export(args: argparse.Namespace) -> int:
               f"to {vocab_path}")  # fmt: skip
         return 0
     if not hasattr(recipe, "model"):
-        reason = getattr(recipe, "NO_EXPORT", "runs on the scalar engine, which has no ONNX export")
+        reason = "runs on the scalar engine, which has no ONNX export"
         print(f"chainrule export: the {metrics['recipe']} recipe's model {reason}", file=sys.stderr)
         return 2
     model = recipe.model()

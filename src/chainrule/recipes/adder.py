@@ -29,7 +29,6 @@ DESCRIPTION = "minGPT's adder: a GPT adds two 2-digit numbers, exact-match test 
 DEFAULTS: dict[str, Any] = {"steps": 2000, "lr": 3e-3, "batch_size": 64}
 SHOWN = ("test_accuracy",)
 RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
-NO_EXPORT = "has no ONNX export: it writes a sum token by token"
 NDIGIT = 2
 SPLIT_SEED = 3407
 TEST_SIZE = 1000

@@ -140,7 +140,6 @@ DESCRIPTION = (
 DEFAULTS: dict[str, Any] = {"steps": 1000, "lr": 1e-3, "batch_size": 32, "data_file": None}
 SHOWN = ("val_loss",)
 RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
-NO_EXPORT = "has no ONNX export: it is drawn from token by token (`chainrule sample RUN_DIR`)"
 BLOCK_SIZE = 64
 # The default corpus: these modules of the running Python's standard library, concatenated
 # in this order (about 0.5 MB of Python on 3.11; the text differs a little between versions).

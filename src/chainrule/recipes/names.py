@@ -29,7 +29,6 @@ DESCRIPTION = "makemore's names: --model bigram|mlp|rnn|gru|lstm|transformer, te
 DEFAULTS: dict[str, Any] = {"model": "transformer", "steps": None, "lr": None, "batch_size": None}
 SHOWN = ("test_loss",)
 RESUMES = True  # --checkpoint-every and --resume: see language.train_steps
-NO_EXPORT = "has no ONNX export: it is drawn from token by token (`chainrule sample RUN_DIR`)"
 SPLIT_SEED = 3407
 TEST_SIZE = 1000
 BLOCK_SIZE = 16  # the longest name (15 characters) and its start
