@@ -76,6 +76,10 @@ def parser() -> argparse.ArgumentParser:
                    help="also checkpoint the whole run every N steps (it is at each epoch's end)")
     t.add_argument("--resume", action="store_true",
                    help="continue the run checkpointed in --out, exactly where it stopped")
+    t.add_argument("--tensorboard", nargs="?", const="", metavar="DIR",
+                   help="log the loss, the metrics and the learning rate (and with --diagnostics "
+                   "the layers' statistics) for TensorBoard, in DIR (default runs/<date>_<host>_"
+                   "RECIPE); needs pip install chainrule[tensorboard]")
     t.add_argument("--diagnostics", action="store_true", help="record each layer's activations, "
                    "gradients and updates: diagnostics.png, diagnostics.json and warnings")
     sub.add_parser("recipes", help="list the recipes")
@@ -120,6 +124,8 @@ def settings_for(recipe: object, args: argparse.Namespace) -> dict:
         settings[key] = getattr(args, key)
     settings["seed"] = getattr(args, "seed", 0)
     settings["data_dir"] = getattr(args, "data_dir", None)
+    if getattr(args, "tensorboard", None) is not None:
+        settings["tensorboard"] = args.tensorboard
     try:  # checked now, before any training: CUDA without a GPU is the clear error
         device = getattr(args, "device", None) or "cpu"
         settings["device"] = str(array.resolve_device(device, "train --device"))

@@ -206,8 +206,13 @@ class Monitor:
     block) takes every hook out.
     """
 
-    def __init__(self, model: Any, optimizer: Optimizer | None = None, every: int = 1) -> None:
+    def __init__(
+        self, model: Any, optimizer: Optimizer | None = None, every: int = 1, writer: Any = None
+    ) -> None:
         self.every = positive_int(every, "every", "Monitor")
+        # a SummaryWriter (chainrule.utils.tensorboard's): each recorded step's histograms
+        # and ratios go to TensorBoard as well, tagged by module and parameter name
+        self.writer = writer
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(
                 f"Monitor: optimizer must be a chainrule optimizer or None; got "
@@ -397,7 +402,12 @@ class Monitor:
             total = float(sums.sum(dtype=np.float64))
         series["act_mean"][i], series["act_std"][i] = moments(x, total)
         self._check_finite(series["act_mean"][i], series["act_std"][i], name, "activations")
-        series["act_hist"][i] = histogram(self._hist_sample(x), bounds)
+        sample = self._hist_sample(x)
+        series["act_hist"][i] = histogram(sample, bounds)
+        if self.writer is not None:
+            self._write_histogram(f"activations/{name}", sample)
+            if "dead" in series:
+                self.writer.add_scalar(f"dead_fraction/{name}", series["dead"][i], self._step)
         if bounds:
             series["saturated"][i] = saturated_fraction(x, bounds)
 
@@ -405,7 +415,15 @@ class Monitor:
         with np.errstate(all="ignore"):
             series["grad_mean"][i], series["grad_std"][i] = moments(g)
             self._check_finite(series["grad_mean"][i], series["grad_std"][i], name, "gradients")
-            series["grad_hist"][i] = histogram(self._hist_sample(g))
+            sample = self._hist_sample(g)
+            series["grad_hist"][i] = histogram(sample)
+            if self.writer is not None:
+                self._write_histogram(f"gradients/{name}", sample)
+
+    def _write_histogram(self, tag: str, sample: np.ndarray) -> None:
+        finite = sample[np.isfinite(sample)] if sample.dtype.kind == "f" else sample
+        if finite.size:  # TensorBoard's histograms take finite values only
+            self.writer.add_histogram(tag, finite.astype(np.float64), self._step)
 
     def _check_finite(self, mean: float, std: float, name: str, what: str) -> None:
         """Note the first step where a layer's values hold NaN or inf, or overflow their
@@ -475,7 +493,10 @@ class Monitor:
         for name, before in self._before.items():
             change = self._data(name, copy=False) - before
             std = self._std[name]  # the data's before the update, as _record_params found it
-            self.params[name]["update_log10"][-1] = log10(ratio(moments(change)[1], std))
+            level = self.params[name]["update_log10"][-1] = log10(ratio(moments(change)[1], std))
+            if self.writer is not None and level is not None:
+                step = self.params[name]["steps"][-1]
+                self.writer.add_scalar(f"update_to_data_log10/{name}", level, step)
 
     def _before_step(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
         if self.steps_done % self.every == 0:

@@ -18,7 +18,7 @@ import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn, optim
 from chainrule.recipes import RecipeError
-from chainrule.recipes.train import Progress, outputs, pyplot, strict_json
+from chainrule.recipes.train import Progress, outputs, pyplot, strict_json, tensorboard_writer
 
 Batch = tuple[cr.Tensor, cr.Tensor]
 M = TypeVar("M", bound=nn.Module)
@@ -110,6 +110,7 @@ def train_steps(
     def position() -> dict[str, Any]:
         return {"scheduler": schedule.state_dict(), "generator": generator.get_state()}
 
+    writer = tensorboard_writer(settings, name, 0)
     bar = tqdm(range(run.steps + 1, steps + 1), desc=name, disable=quiet, leave=False)
     with run.interruptible():
         for step in bar:
@@ -120,16 +121,25 @@ def train_steps(
             nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             opt.step()
             schedule.step()
+            if writer is not None:
+                writer.add_scalar("loss/train_step", float(loss), step)
+                writer.add_scalar("lr", opt.param_groups[0]["lr"], step)
             if step % every == 0 or step == steps:
                 model.eval()
                 with cr.no_grad():
                     row = {"step": step, "lr": opt.param_groups[0]["lr"], **evaluate()}
                 model.train()
                 history.append(row)
+                if writer is not None:
+                    for key, value in row.items():
+                        if key not in ("step", "lr"):
+                            writer.add_scalar(f"eval/{key}", value, step)
                 bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("loss")})
             run.step_done(model, opt, history, start, **position())
             if step == steps and not (run.every and steps % run.every == 0):
                 run.save(model, opt, history, start, **position())  # what follows may be killed
+    if writer is not None:
+        writer.close()
     return history, start
 
 

@@ -93,10 +93,11 @@ def train(
     opt = OPTIMIZERS[settings["optimizer"]](model.parameters(), lr=settings["lr"])
     batch = settings["batch_size"] // world
     loader = DataLoader(dataset, batch_size=batch, shuffle=sampler is None, sampler=sampler)
+    writer = tensorboard_writer(settings, name, rank)
     monitor = None
     if settings.get("diagnostics"):  # about 100 recorded steps over the run
         every = max(1, settings["epochs"] * len(loader) // 100)
-        monitor = cr.viz.Monitor(model, opt, every=every)
+        monitor = cr.viz.Monitor(model, opt, every=every, writer=writer)
     metric_name = "test_mse" if recipe.TASK == "regression" else "test_accuracy"
     run = Progress(out_dir, name, settings, world)  # the checkpoint, when it is kept
     saved = run.load(model, opt) if settings.get("resume") else None
@@ -127,6 +128,10 @@ def train(
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
+                if writer is not None:
+                    at = (epoch - 1) * len(loader) + step
+                    writer.add_scalar("loss/train_step", float(loss), at)
+                    writer.add_scalar("lr", opt.param_groups[0]["lr"], at)
                 run.step_done(model, opt, history, start, epoch=epoch, step_in_epoch=step,
                               epoch_rng=epoch_rng)
             train_loss, _ = evaluate(recipe, model, x_train, y_train)
@@ -140,9 +145,15 @@ def train(
                 }
             )
             bar.set_postfix(loss=f"{train_loss:.4f}", **{metric_name: f"{metric:.4f}"})
+            if writer is not None:
+                for key, value in history[-1].items():
+                    if key != "epoch":
+                        writer.add_scalar(f"epoch/{key}", value, epoch)
             if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
                 break
             run.save(model, opt, history, start, epoch=epoch + 1, step_in_epoch=0, epoch_rng=None)
+    if writer is not None:
+        writer.close()
     final = {k: v for k, v in history[-1].items() if k != "epoch"}
     metrics = {
         "recipe": name,
@@ -169,6 +180,17 @@ def train(
 
 
 CHECKPOINT = "checkpoint.safetensors"
+
+
+def tensorboard_writer(settings: dict[str, Any], name: str, rank: int) -> Any:
+    """``--tensorboard [DIR]``'s SummaryWriter, on rank 0 only: DIR, or PyTorch's default
+    ``runs/<date>_<host>_<recipe>``; None without the option."""
+    where = settings.get("tensorboard")
+    if where is None or rank > 0:
+        return None
+    from ..utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(log_dir=where or None, comment=f"_{name}")
 
 
 def _but_device(settings: dict[str, Any]) -> dict[str, Any]:
