@@ -192,7 +192,12 @@ def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> Non
     state_dict), curves.png, and metrics.json (which names the model's configuration, so
     the model can be rebuilt)."""
     with outputs(out_dir) as folder:
-        state = {k: v.cpu() for k, v in model.state_dict().items()}  # a file for any machine
+        state, moved = {}, {}  # a file for any machine: each tensor on the host, once, so
+        for k, v in model.state_dict().items():  # a tied one (GPT's head) stays tied in it
+            where = (v.data_ptr(), v.shape)
+            if where not in moved:
+                moved[where] = v.cpu()
+            state[k] = moved[where]
         cr.save(state, os.path.join(folder, "model.safetensors"))
         plt = pyplot(quiet)
         if plt is not None:
