@@ -114,6 +114,7 @@ class Observer:
 
     accumulates = True
     plain = True
+    into: set[int] | None = None  # only these tensors' .grad (backward's inputs=), if given
 
     def node(self, t: Tensor, grad: Tensor) -> None:
         pass
@@ -198,7 +199,12 @@ def arrive(
     if observer is not None:
         observer.node(t, g)
     leaf = t.grad_fn is None
-    if (observer is None or observer.accumulates) and (leaf or t._retains_grad):
+    into = None if observer is None else observer.into  # backward(inputs=...)'s tensors
+    if into is None:
+        keep = (observer is None or observer.accumulates) and (leaf or t._retains_grad)
+    else:
+        keep = id(t) in into or t._retains_grad
+    if keep:
         accumulate(t, g, create_graph, handed)
         if leaf and t._post_hooks is not None:
             for hook in list(t._post_hooks.values()):
@@ -374,6 +380,16 @@ class Capture(Observer):
             self.captured[id(t)] = grad
 
 
+class Into(Observer):
+    """``backward(inputs=...)``: the gradient goes into these tensors' ``.grad`` alone
+    (leaves or not), as PyTorch's; tensors that retain_grad keep theirs too."""
+
+    plain = False
+
+    def __init__(self, inputs: Sequence[Tensor]) -> None:
+        self.into = {id(t) for t in inputs}
+
+
 class Observers(Observer):
     """Several observers, each told of every step in turn."""
 
@@ -381,6 +397,7 @@ class Observers(Observer):
         self.all = observers
         self.accumulates = all(o.accumulates for o in observers)
         self.plain = any(o.plain for o in observers)
+        self.into = next((o.into for o in observers if o.into is not None), None)
 
     def node(self, t: Tensor, grad: Tensor) -> None:
         for o in self.all:
@@ -437,14 +454,22 @@ def backward(
     create_graph: bool = False,
     observer: Observer | None = None,
     op: str = "backward",
+    inputs: Any = None,
 ) -> None:
-    """``root.backward()``: accumulate d(root)/d(leaf) into every leaf's ``.grad``; an
+    """``root.backward()``: accumulate d(root)/d(leaf) into every leaf's ``.grad``, or with
+    ``inputs`` (a tensor or several) into theirs alone, leaves or not, as PyTorch's; an
     observer, if given, is told of each step (see Observer)."""
     if not root.requires_grad:
         raise RuntimeError(
             f"{op}: the tensor does not require grad and has no grad_fn; set requires_grad=True "
             "on an input (or check for a no_grad block)"
         )
+    if inputs is not None:
+        T = tensor_type()
+        wanted = [inputs] if isinstance(inputs, T) else list(inputs)
+        if not wanted:
+            raise RuntimeError(f"{op}: inputs is empty; give the tensors to accumulate into")
+        observer = Observers(*(o for o in (observer, Into(wanted)) if o is not None))
     start = seed(root, gradient, op)
     run_backward([root], [start], retain_graph or create_graph, create_graph, watching(observer))
 
@@ -455,9 +480,18 @@ def grad(
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated)."""
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated); an
+    input the outputs do not depend on is an error, or None with ``allow_unused``, or zeros
+    with ``materialize_grads``."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "grad: materialize_grads=True gives zeros for unused inputs, so allow_unused must be "
+            "True or left out; got allow_unused=False"
+        )
+    allow_unused = bool(allow_unused) or materialize_grads
     T = tensor_type()
     outs = [outputs] if isinstance(outputs, T) else list(outputs)
     ins = [inputs] if isinstance(inputs, T) else list(inputs)
@@ -482,6 +516,8 @@ def grad(
     result = []
     for i, x in enumerate(ins):
         g = capture.captured.get(id(x))
+        if g is None and materialize_grads:
+            g = T._make(array.xp.zeros_like(x._array))
         if g is None and not allow_unused:
             raise RuntimeError(
                 f"grad: input {i} (shape {x.shape}) was not used to compute the outputs; "

@@ -235,15 +235,20 @@ class Core:
     # -- graph -----------------------------------------------------------------------------
 
     def backward(
-        self, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+        self,
+        gradient: Any = None,
+        retain_graph: bool = False,
+        create_graph: bool = False,
+        inputs: Any = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (with ``inputs``, into
+        those tensors' ``.grad`` alone).
 
         ``gradient`` is required unless self has one element. The graph's saved values are
         freed afterwards unless ``retain_graph`` (or ``create_graph``) is set; with
         ``create_graph`` the backward pass is itself recorded, for higher-order gradients.
         """
-        engine.backward(self, gradient, retain_graph, create_graph)
+        engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """The same data (shared, not copied, with one version counter), cut from the
