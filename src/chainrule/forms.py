@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .factories import arange
-from .tensor import Histogram, Tensor, ValuesIndices, as_tensor
+from .tensor import Histogram, Tensor, ValuesIndices, as_tensor, write_out
 
 __all__ = [
     "abs", "exp", "log", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
@@ -25,7 +25,8 @@ __all__ = [
     "sort", "argsort", "topk", "scatter", "scatter_add", "scatter_reduce", "index_add",
     "addmm", "baddbmm", "numel", "add", "sub", "mul", "div", "neg", "pow", "clip", "clone",
     "detach", "eq", "ne", "lt", "le", "gt", "ge", "all", "any", "masked_fill", "swapaxes",
-    "swapdims", "fill_", "zero_", "multinomial", "bernoulli", "get_device", "is_floating_point",
+    "swapdims", "index_put", "index_put_", "fill_", "zero_", "multinomial", "bernoulli",
+    "get_device", "is_floating_point",
     "maximum", "minimum", "abs_", "clamp_", "clip_", "cos_", "exp_", "expm1_", "log1p_", "log_",
     "neg_", "relu_", "sigmoid_", "sin_", "sqrt_", "tanh_",
 ]
@@ -562,9 +563,9 @@ def numel(input: Tensor) -> int:
     return as_tensor(input).numel()
 
 
-def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.add."""
-    return as_tensor(input).add(other, alpha=alpha)
+def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """The function form of Tensor.add (``out=`` as PyTorch's)."""
+    return write_out(as_tensor(input).add(other, alpha=alpha), out, "add")
 
 
 def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -572,9 +573,19 @@ def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return as_tensor(input).sub(other, alpha=alpha)
 
 
-def mul(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.mul."""
-    return as_tensor(input).mul(other)
+def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The function form of Tensor.mul (``out=`` as PyTorch's)."""
+    return write_out(as_tensor(input).mul(other), out, "mul")
+
+
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """The function form of Tensor.index_put."""
+    return as_tensor(input).index_put(indices, values, accumulate)
+
+
+def index_put_(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """The function form of Tensor.index_put_."""
+    return as_tensor(input).index_put_(indices, values, accumulate)
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:

@@ -13,7 +13,8 @@ from typing import Any
 from . import array
 from .arguments import normalize_dim
 from .ops import linalg, movement
-from .tensor import Tensor, as_tensor, matmul, where
+from .tensor import Tensor, as_tensor, where, write_out
+from .tensor import matmul as _matmul
 
 __all__ = [
     "cat",
@@ -36,7 +37,16 @@ __all__ = [
 ]
 
 
-def cat(tensors: Sequence[Any], dim: int = 0) -> Tensor:
+def matmul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """input @ other, as Tensor.matmul (batched, broadcast); ``out=`` as PyTorch's."""
+    return write_out(_matmul(input, other), out, "matmul")
+
+
+def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    return write_out(_cat(tensors, dim), out, "cat")
+
+
+def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")

@@ -15,6 +15,9 @@ from chainrule import factories, forms, functions
 OWN_SIGNATURE = {
     # cr.repeat_interleave(counts) alone gives positions, as torch's; the method needs repeats
     "repeat_interleave",
+    # out=, a keyword of torch's functions only: the result written into a given tensor
+    "add",
+    "mul",
 }
 
 

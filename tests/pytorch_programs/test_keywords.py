@@ -58,3 +58,40 @@ def test_the_keyword_means_what_torchs_does(name: str) -> None:
 def test_a_size_given_twice_is_named() -> None:
     with pytest.raises(TypeError, match=r"permute: dims is given twice, as \(1, 0\) and as dims"):
         cr.ones(2, 3).permute(1, 0, dims=(1, 0))
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_as_torchs(accumulate: bool) -> None:
+    got = []
+    for lib in (torch, cr):
+        x = lib.zeros(5, requires_grad=True)
+        y = x * 1
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y.index_put_((lib.tensor([0, 0, 3]),), v, accumulate=accumulate)
+        (y * lib.arange(5.0)).sum().backward()
+        z = lib.index_put(lib.zeros(3, 2), (lib.tensor([0, 2]),), lib.tensor(7.0))
+        got.append((y.tolist() if accumulate else y.tolist()[1:], x.grad.tolist(),
+                    v.grad.tolist()[2:], z.tolist()))  # fmt: skip
+    assert got[0] == got[1]  # (duplicates without accumulate: the last write is torch's too)
+
+
+OUT_CALLS = {
+    "add": lambda m, a, b, out: m.add(a, b, alpha=2, out=out),
+    "mul": lambda m, a, b, out: m.mul(a, b, out=out),
+    "matmul": lambda m, a, b, out: m.matmul(a, b.T, out=out),
+    "cat": lambda m, a, b, out: m.cat([a, b], dim=0, out=out),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_writes_the_result_into_the_given_tensor(name: str) -> None:
+    data = np.arange(6.0).reshape(2, 3)
+    results = []
+    for lib in (torch, cr):
+        out = lib.empty(0, dtype=lib.float64)  # resized to the result, as PyTorch resizes it
+        back = OUT_CALLS[name](lib, lib.tensor(data), lib.tensor(data + 1), out)
+        assert back is out
+        results.append(out.numpy().copy())
+    np.testing.assert_array_equal(results[0], results[1])
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic"):
+        OUT_CALLS[name](cr, cr.tensor(data, requires_grad=True), cr.tensor(data + 1), cr.empty(0))

@@ -13,12 +13,12 @@ from ..array.tensor_type import register_tensor_type
 from . import arithmetic, core, inplace, reductions, sampling, shape
 from .arithmetic import Arithmetic, matmul, where
 from .core import as_tensor
-from .inplace import InPlace
+from .inplace import InPlace, write_out
 from .reductions import Reductions, ValuesIndices
 from .sampling import Histogram, Sampling
 from .shape import Shape
 
-__all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where"]
+__all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where", "write_out"]
 
 
 class Tensor(Arithmetic, Reductions, Shape, InPlace, Sampling):

@@ -1,7 +1,7 @@
 """Tensor in place: the ``*_`` methods and augmented assignment, each its out-of-place op
 plus one write into the tensor's array (_write), with the version counter bumped."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# mypy: disable-error-code="arg-type, return-value, attr-defined, index"
 # (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
 # the whole class where they are called, on Tensor.)
 
@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..arguments import (
     broadcasts_to,
+    index_arg,
 )
 from ..autograd.function import bump, counter, version
 from ..autograd.mode import is_grad_enabled
+from ..ops import movement
 from .arithmetic import false_mask, where
 from .core import Core
 
@@ -22,6 +24,33 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
     from . import Tensor
 
 xp = array.xp
+
+
+def write_out(result: Any, out: Any, op: str) -> Any:
+    """PyTorch's ``out=``: ``result`` written into ``out`` (resized to its shape, in out's
+    dtype where the result casts to it within its category) and ``out`` returned; refused
+    where a gradient would be wanted, as PyTorch refuses it."""
+    if out is None:
+        return result
+    if not isinstance(out, Core):
+        raise TypeError(f"{op}: out must be a Tensor; got {type(out).__name__}")
+    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad"
+        )
+    if array.is_floating(result.dtype) and not array.is_floating(out.dtype):
+        raise RuntimeError(
+            f"{op}: result type {result.dtype} can't be cast to the desired output type "
+            f"{out.dtype}"
+        )
+    values = result._array.astype(out.dtype, copy=False)
+    if out.shape == result.shape:
+        out._array[...] = values
+    else:  # resized, as PyTorch resizes an out of another shape
+        out._array = values.copy()
+    bump(out)
+    return out
 
 
 class InPlace(Core):
@@ -132,6 +161,22 @@ class InPlace(Core):
         if array.ACCELERATED and type(src._array) is not type(self._array):
             src = src.to(self.device)  # across devices, as PyTorch's copy_
         return self._fill("copy_", src.to(self.dtype))
+
+    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+        """``self[indices] = values`` (``indices`` a tuple of index tensors), or with
+        ``accumulate`` values added there, repeated positions adding up, as PyTorch's."""
+        index = tuple(indices)
+        if not accumulate:
+            self[index] = values
+            return self
+        values = values if isinstance(values, Tensor) else Tensor(values)
+        key = index_arg(index, self._array)
+        shape = self._array[key].shape  # what values broadcast to
+        spread = values.to(self.dtype).expand(*shape)
+        return self.add_(movement.IndexAdd.apply(spread, shape=self.shape, index=key))
+
+    def index_put(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+        return self.clone().index_put_(indices, values, accumulate)
 
     def fill_(self, value: Any) -> Tensor:
         if isinstance(value, Tensor) and value.ndim:
