@@ -224,3 +224,35 @@ def test_to_cuda_without_a_gpu_is_the_cuda_error():
         with pytest.raises(ValueError, match=r"^to: chainrule computes on the CPU; got device "
                            r"'cuda(:0)?' \(no CUDA GPU was found"):  # fmt: skip
             call()
+
+
+def sgd_state(lib):
+    model = lib.nn.Linear(2, 2)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(lib.ones(1, 2)).sum().backward()
+    opt.step()
+    return model, opt.state_dict()
+
+
+def test_an_sgd_state_loaded_into_adam_names_both_optimizers():
+    model, state = sgd_state(torch)
+    adam = torch.optim.Adam(model.parameters())
+    with pytest.raises(KeyError, match="step"):  # PyTorch's: a bare KeyError
+        adam.load_state_dict(state)
+    model, state = sgd_state(cr)
+    adam = cr.optim.Adam(model.parameters())
+    with pytest.raises(ValueError, match=r"^Adam.load_state_dict: the state dict was saved by "
+                       r"SGD, not Adam \(.*dampening, momentum, nesterov"):  # fmt: skip
+        adam.load_state_dict(state)
+    assert adam.state == {} and "betas" in adam.param_groups[0]  # left as it was
+
+
+def test_a_state_of_the_same_kind_with_keys_of_its_own_still_loads():
+    model, state = sgd_state(cr)
+    state["param_groups"][0]["initial_lr"] = 0.1  # what an LR scheduler adds
+    state["param_groups"][0]["note"] = "mine"
+    opt = cr.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    opt.load_state_dict(state)
+    assert opt.param_groups[0]["lr"] == 0.1 and opt.param_groups[0]["note"] == "mine"
+    adamw = cr.optim.AdamW(model.parameters())
+    adamw.load_state_dict(cr.optim.Adam(model.parameters()).state_dict())  # the same options

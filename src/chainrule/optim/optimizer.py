@@ -6,7 +6,8 @@ Subclasses hold only their update rule (``_update``) and hyperparameter checks (
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+import inspect
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import array
@@ -243,6 +244,7 @@ class Optimizer:
                     f"parameters in the state dict; got {len(group['params'])} in the optimizer"
                 )
             by_index.update(zip((int(j) for j in old["params"]), group["params"], strict=True))
+            _same_kind(self, old, group)
         state: dict[Tensor, dict[str, Any]] = {}
         for key, buffers in state_dict["state"].items():
             if int(key) not in by_index:
@@ -268,6 +270,35 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
         return "\n".join([*lines, ")"])
+
+
+def _optimizers(cls: type) -> Iterator[type]:
+    sub: type
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _optimizers(sub)
+
+
+def _options(cls: type) -> set[str]:
+    """An optimizer's options: its constructor's arguments but params (its groups' keys)."""
+    return set(inspect.signature(cls).parameters) - {"params"}
+
+
+def _same_kind(opt: Optimizer, saved: dict[str, Any], group: dict[str, Any]) -> None:
+    """A saved group's options that this optimizer lacks but another optimizer takes mean
+    the state dict is that one's (SGD's momentum in Adam: its buffers would be missing at
+    the first step). Keys of no optimizer's (an LR scheduler's initial_lr) are kept."""
+    mine = type(opt)
+    others = [c for c in _optimizers(Optimizer) if not (issubclass(mine, c) or issubclass(c, mine))]
+    foreign = (set(saved) - set(group)) & set().union(*map(_options, others))
+    if foreign:
+        writer = max(others, key=lambda c: len(_options(c) & set(saved))).__name__
+        name = mine.__name__
+        raise ValueError(
+            f"{name}.load_state_dict: the state dict was saved by {writer}, not {name} (its "
+            f"parameter groups hold {', '.join(sorted(foreign))}, options {name} does not "
+            f"take); load it into {writer}, or let {name} start from its own fresh state"
+        )
 
 
 def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
