@@ -1,7 +1,5 @@
 """The function form of each Tensor method that PyTorch also offers as a function: ``cr.exp(x)``
-is ``x.exp()``, with ``input`` made a Tensor first, and each form has its method's parameters.
-The methods themselves are the Tensor's; factories and functions of several tensors are beside.
-"""
+is ``x.exp()``, ``input`` made a Tensor first, each form with its method's parameters."""
 
 from __future__ import annotations
 

@@ -131,3 +131,11 @@ def test_no_module_imports_itself_back_even_inside_a_function() -> None:
             elif nxt not in done:
                 grey.add(nxt)
                 stack.append((nxt, iter(sorted(edges[nxt]))))
+
+
+def test_no_source_file_is_over_800_lines() -> None:
+    """A file a reader opens fits in one sitting: split one that grows past 800 lines by
+    kind, as tensor/ and ops/ are split."""
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 800}  # fmt: skip
+    assert long == {}, f"split these files of src/chainrule by kind: {long}"

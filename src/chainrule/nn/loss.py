@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import broadcasts_to
-from ..ops import elementwise, reduce
+from ..ops import reduce
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
 
@@ -143,7 +143,7 @@ def binary_cross_entropy(
             "binary_cross_entropy: target must hold values in [0, 1]; got values from "
             f"{tv.min()} to {tv.max()}"
         )
-    loss = elementwise.BinaryCrossEntropy.apply(p, t)
+    loss = reduce.BinaryCrossEntropy.apply(p, t)
     return _reduce(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
 
 
@@ -184,7 +184,7 @@ def binary_cross_entropy_with_logits(
             "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
             f"{x.shape}; got {pw.shape}"
         )
-    loss = elementwise.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+    loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)
     return _reduce(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
 
 
