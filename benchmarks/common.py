@@ -210,3 +210,15 @@ def sgd_step(lib: Any, model: Any, x: Any, y: Any, lr: float) -> Callable[[], fl
         return loss.item()
 
     return step
+
+
+def onnx_session(model: bytes) -> Any:
+    """An ONNX Runtime session on the CPU, with as many threads as OMP_NUM_THREADS allows
+    (one when the run is pinned), as the inference benchmarks run theirs."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    threads = os.environ.get("OMP_NUM_THREADS")
+    if threads:
+        options.intra_op_num_threads = options.inter_op_num_threads = int(threads)
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 import numpy as np
-from common import interleaved, parse_args, table
+from common import interleaved, onnx_session, parse_args, table
 
 import chainrule as cr
 from chainrule.recipes import gpt
@@ -57,13 +57,7 @@ def chainrule_fn(tokens: np.ndarray) -> Any:
 
 
 def onnxruntime_fn(tokens: np.ndarray) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    threads = os.environ.get("OMP_NUM_THREADS")
-    if threads:
-        options.intra_op_num_threads = options.inter_op_num_threads = int(threads)
-    session = ort.InferenceSession(exported(model()), options, providers=["CPUExecutionProvider"])
+    session = onnx_session(exported(model()))
     return lambda: session.run(None, {"tokens": tokens})
 
 

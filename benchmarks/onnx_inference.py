@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import io
-import os
 from typing import Any
 
 import numpy as np
-from common import interleaved, parse_args, table
+from common import interleaved, onnx_session, parse_args, table
 
 import chainrule as cr
 from chainrule.recipes import digits_cnn
@@ -50,13 +49,7 @@ def chainrule_fn(x: np.ndarray) -> Any:
 
 
 def onnxruntime_fn(x: np.ndarray) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    threads = os.environ.get("OMP_NUM_THREADS")
-    if threads:
-        options.intra_op_num_threads = options.inter_op_num_threads = int(threads)
-    session = ort.InferenceSession(exported(model()), options, providers=["CPUExecutionProvider"])
+    session = onnx_session(exported(model()))
     return lambda: session.run(None, {"input": x})
 
 

@@ -17,24 +17,12 @@ import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
 from chainrule.onnx import TracerWarning, export  # noqa: E402
 from chainrule.recipes import adder, gpt, names  # noqa: E402
+from tests.onnx.test_onnx import Fn  # noqa: E402
 from tests.tolerances import OP, tol  # noqa: E402
 
 # forward only, in float32, against ONNX Runtime: whole models stay within one op's tolerance
 TOL = tol(np.float32, OP)
 SIZES = [(3, 4), (1, 7)]  # (batch, length) of the fresh inputs; the export's is (2, 5)
-
-
-class Fn(nn.Module):
-    """A forward written inline, with the layers it uses as attributes."""
-
-    def __init__(self, fn, **layers):
-        super().__init__()
-        self.fn = fn
-        for name, layer in layers.items():
-            setattr(self, name, layer)
-
-    def forward(self, *xs):
-        return self.fn(self, *xs)
 
 
 def floats(*shape, seed=0):
