@@ -192,7 +192,7 @@ class InPlace(Core):
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
         gradient for the old one: ``where(False, self, values)`` through _write. With no
         graph to join and values this dtype holds as they are, that is one assignment into
-        the array (8x faster for a zero_ of a (512, 784) gradient), the same result."""
+        the array, the same result."""
         src = values._array if isinstance(values, Tensor) else values
         arr = self._array
         wants = self.requires_grad or getattr(values, "requires_grad", False)
