@@ -190,3 +190,17 @@ def test_digits_mlp_reaches_its_goal_on_two_ranks(tmp_path) -> None:
     assert metrics["world_size"] == 2 and metrics["final"][metric] >= goal
     code, text, _ = train_under_mpiexec(tmp_path / "names", "names", "--steps", "2")
     assert code == 2 and "the names recipe trains in one process only; got 2" in text
+
+
+def test_under_mpiexec_only_rank_0_logs_for_tensorboard(tmp_path) -> None:
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tb = tmp_path / "tb"
+    code, text, _ = train_under_mpiexec(tmp_path / "run", "moons", "--epochs", "2",
+                                        "--tensorboard", str(tb))  # fmt: skip
+    assert code == 0, text
+    assert len(os.listdir(tb)) == 1  # one event file: rank 0's
+    acc = EventAccumulator(str(tb), size_guidance={"scalars": 0})
+    acc.Reload()
+    assert [e.step for e in acc.Scalars("epoch/test_accuracy")] == [1, 2]
