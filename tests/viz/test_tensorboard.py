@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,10 @@ def test_purge_step_hides_the_steps_a_restart_rewrites(tmp_path: Path) -> None:
         with writer(str(folder)) as w:
             for step in range(6):
                 w.add_scalar("x", step, step)
+        # The reader takes the files in name order, the time in seconds first: a second
+        # apart, the restart's file comes second for both writers (in one second, torch's
+        # names then compare by a process-wide counter, which sorts ".10" before ".9")
+        time.sleep(1.05)
         with writer(str(folder), purge_step=3) as w:
             for step in range(3, 5):
                 w.add_scalar("x", 10 + step, step)
@@ -532,7 +537,6 @@ def free_port() -> int:
     reason="needs Chromium and its driver: apt-get install chromium chromium-driver",
 )
 def test_tensorboard_shows_the_runs_loss_in_a_browser(tmp_path: Path) -> None:
-    import time
     import urllib.request
 
     webdriver = pytest.importorskip("selenium.webdriver")
