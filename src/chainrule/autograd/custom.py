@@ -24,6 +24,7 @@ nothing new: several outputs are one array the node makes, of which each output 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import array
@@ -123,7 +124,7 @@ class _Node(Primitive):
         else:
             grads, start = [], 0
             for i, (shape, dtype) in enumerate(shapes):
-                stop = start + _count(shape)
+                stop = start + math.prod(shape)
                 got = i in ctx._arrived
                 part = grad[start:stop].reshape(shape).to(dtype)
                 grads.append(part if got or ctx._materialize else None)
@@ -182,7 +183,7 @@ class _Part(Primitive):
     def forward(self, packed: Any, *, start: int, shape: tuple, dtype: Any) -> Any:
         self.start, self.shape = start, shape
         self.size = packed.shape[0]
-        return packed[start : start + _count(shape)].reshape(shape).astype(dtype)
+        return packed[start : start + math.prod(shape)].reshape(shape).astype(dtype)
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
         self.ctx._arrived.add(self.index)
@@ -209,13 +210,6 @@ class _Refused(Primitive):
             f"{self.function}: trying to differentiate twice a function that was marked with "
             "@once_differentiable"
         )
-
-
-def _count(shape: tuple) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 class Function:
@@ -316,7 +310,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
             part.requires_grad, part.grad_fn = True, made.grad_fn
             made = part
         outs[k] = made
-        start += _count(part.shape)
+        start += math.prod(part.shape)
     return tuple(outs)
 
 

@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import normalize_dim
+from ..arguments import normalize_dims
 from ..ops import elementwise, linalg
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -469,8 +469,7 @@ def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
 def _logical(t: Tensor, fn: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
     if dim is None:
         return Tensor._make(array.array_of(fn(t._array)))
-    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(normalize_dim(d, t.ndim, op, t.shape) for d in dims)
+    axes = normalize_dims(dim, t, op)
     return Tensor._make(array.array_of(fn(t._array, axis=axes, keepdims=keepdim)))
 
 
