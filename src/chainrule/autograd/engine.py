@@ -300,7 +300,7 @@ def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> No
 def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
     # g is of t's shape and dtype (fit made it so), so .grad is written without its checks
     T = tensor_type()
-    if t.grad is None:
+    if t._grad is None:
         if create_graph:
             t._grad = g
             return
@@ -316,13 +316,13 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> N
         handed.add(id(arr))
         t._grad = g if arr is g._array else T._make(arr, False)
     elif create_graph:
-        t._grad = t.grad + g
+        t._grad = t._grad + g
     else:
         # A leaf's gradient adds up in place, as in PyTorch: .grad stays the same Tensor,
         # and gradient accumulation over batches allocates nothing. Out of place if .grad
         # is part of a graph (an earlier create_graph), read-only, or not of g's shape and
         # dtype (assigned by hand); a retained non-leaf's too, as in PyTorch.
-        prev = t.grad
+        prev = t._grad
         arr = prev._array
         if (
             t.grad_fn is None
