@@ -68,14 +68,7 @@ class ReduceOp(enum.Enum):
     """How a reducing collective combines the ranks' values (torch.distributed.ReduceOp).
     AVG is SUM divided by the world size, for floating-point tensors."""
 
-    SUM = 0
-    AVG = 1
-    PRODUCT = 2
-    MIN = 3
-    MAX = 4
-    BAND = 5
-    BOR = 6
-    BXOR = 7
+    SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR = range(8)
 
 
 class _World:
@@ -252,7 +245,7 @@ class _Watchdog:
                     file=sys.stderr,
                     flush=True,
                 )
-                w.comm.Abort(1)
+                _abort(w)
 
     def stop(self) -> None:
         self.stopped.set()
@@ -273,6 +266,13 @@ def _abort_on_error(
         file=sys.stderr,
         flush=True,
     )
+    _abort(world)
+
+
+def _abort(world: _World) -> None:
+    """MPI_Abort a second after the last message: the launcher forwards output in its own
+    time, and an abort at once lost the message with a few jobs running on two cores."""
+    time.sleep(1.0)
     world.comm.Abort(1)
 
 
