@@ -17,6 +17,7 @@ from . import (
     nn,
     optim,
     random,
+    sparse,
     testing,
     utils,
     viz,
@@ -61,6 +62,7 @@ from .factories import *
 from .forms import *
 from .functions import *
 from .serialization import load, save
+from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided
 from .tensor import Tensor, as_tensor
 from .viz import explain
 
@@ -93,6 +95,7 @@ __all__ = [
     *["initial_seed", "manual_seed", "seed", "set_default_device", "set_default_dtype"],
     *["bool", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64"],
     *["uint8", "float", "double", "half", "long", "int", "short"],
+    *["sparse", "layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"],
 ]
 
 

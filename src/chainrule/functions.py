@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from . import array
+from . import array, sparse
 from .arguments import normalize_dim
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, where, write_out
@@ -38,7 +38,10 @@ __all__ = [
 
 
 def matmul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
-    """input @ other, as Tensor.matmul (batched, broadcast); ``out=`` as PyTorch's."""
+    """input @ other, as Tensor.matmul (batched, broadcast); ``out=`` as PyTorch's. A sparse
+    operand takes the sparse product."""
+    if isinstance(input, sparse.SparseTensor) or isinstance(other, sparse.SparseTensor):
+        return write_out(sparse.matmul(input, other), out, "matmul")
     return write_out(_matmul(input, other), out, "matmul")
 
 
