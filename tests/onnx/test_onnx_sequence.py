@@ -148,16 +148,6 @@ def test_multihead_attention_with_a_float_key_padding_mask_as_an_input():
     check(model, [seq(8), pad], [BT, BT])
 
 
-def test_a_boolean_key_padding_mask_made_a_constant_is_refused():
-    # MultiheadAttention turns a bool mask into -inf and 0 on arrays, outside the ops: the
-    # graph would hold that float mask as a constant, so export refuses rather than bake it
-    layer = nn.MultiheadAttention(8, 2, batch_first=True)
-    model = Fn(lambda m, x, pad: m.mha(x, x, x, key_padding_mask=pad)[0], mha=layer)
-    x, pad = cr.tensor(floats(2, 5, 8)), cr.tensor(floats(2, 5) > 0.5)
-    with pytest.raises(RuntimeError, match="changes with the inputs"):
-        export(model, (x, pad), io.BytesIO())
-
-
 @pytest.mark.parametrize("first", [True, False])
 def test_transformer_encoder_and_decoder_layers(first):
     enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=first)

@@ -10,8 +10,8 @@ from typing import Any
 
 from .. import array
 from ..arguments import broadcasts_to, positive_int, resolve_device
-from ..factories import zeros
-from ..functions import cat, pad
+from ..factories import full, zeros
+from ..functions import cat, pad, where
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -357,12 +357,14 @@ class MultiheadAttention(Module):
 
 def _additive_mask(mask: Any, name: str, dtype: Any) -> Tensor | None:
     """A MultiheadAttention mask as the float added to the scores: a bool True (a position
-    left out) is -inf, a float mask (of the query's dtype) is itself."""
+    left out) is -inf, a float mask (of the query's dtype) is itself. The bool mask goes
+    through ``where`` (an op, so an exported graph takes the mask as an input)."""
     if mask is None:
         return None
     m = as_tensor(mask)
     if m.dtype == array.bool_:
-        return as_tensor(xp.where(m._array, -xp.inf, 0.0).astype(dtype))
+        left_out, kept = (full((), v, dtype=dtype, device=m.device) for v in (-math.inf, 0.0))
+        return where(m, left_out, kept)
     if m.dtype != dtype:
         raise TypeError(
             f"{_MHA}: {name} must be bool or of the query's dtype {dtype}; got dtype {m.dtype}"

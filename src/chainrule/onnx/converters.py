@@ -190,29 +190,61 @@ def _where(g: Graph, s: Step) -> str:
 
 @converts("Piecewise")
 def _piecewise(g: Graph, s: Step) -> str:
-    """x where x > 0, else slope * x + other (leaky_relu, prelu's positive part): its mask
-    read from x (in the second forward too); LeakyRelu where other is 0."""
+    """x where mask, else slope * x + other: hardtanh (and relu6) as Clip, threshold as Where
+    of Greater, their bounds read from the call (trace.py); else, where the mask is x > 0 and
+    other a number, leaky_relu as LeakyRelu (other 0) or Where. Each is written only where
+    the step's mask and values (in the second forward too) are the ones the graph computes."""
     (x,) = s.inputs
     o = s.options
-    other = g.again[g.step]
-    positive = array.xp.array_equal(o["mask"], x._array > 0)
-    if not positive or not isinstance(o["other"], (int, float)):
+    kind = "clip" if "clip" in o else "threshold" if "threshold" in o else "leaky"
+    if not _piecewise_is(kind, s):
         raise UnsupportedOperatorError(
-            f"onnx.export: op Piecewise has no ONNX mapping but where its mask is x > 0 and "
-            f"its other part a number (leaky_relu); got input shape {x.shape}, other "
-            f"{type(o['other']).__name__}"
+            f"onnx.export: op Piecewise has no ONNX mapping but as hardtanh, relu6, threshold "
+            f"or leaky_relu (a mask x > 0 and a number for the other part); got input shape "
+            f"{x.shape}, other {type(o['other']).__name__}"
         )
-    if not array.xp.array_equal(other.options["mask"], other.inputs[0]._array > 0):
+    if not _piecewise_is(kind, g.again[g.step]):
         raise changes(s, "mask")
-    g.follows[g.step] = {"mask"}
+    g.follows[g.step] = {"mask", "other"}
     dtype = dtype_of(s)
     xs = g.value(x, dtype)
+    if kind == "clip":
+        lo, hi = (g.value(float(b), dtype) for b in o["clip"])
+        if o["clip"][0] <= o["clip"][1]:
+            return g.add("Clip", [xs, lo, hi])
+        return g.add("Min", [g.add("Max", [xs, lo]), hi])  # NumPy's clip: hi everywhere
+    if kind == "threshold":
+        at, value = (g.value(float(b), dtype) for b in o["threshold"])
+        return g.add("Where", [g.add("Greater", [xs, at], dtype=array.bool_), xs, value])
     slope, rest = float(o["slope"]), float(o["other"])
     if rest == 0.0:
         return g.add("LeakyRelu", [xs], alpha=slope)
     below = g.add("Add", [g.add("Mul", [xs, g.value(slope, dtype)]), g.value(rest, dtype)])
     keep = g.add("Greater", [xs, g.value(0.0, dtype)], dtype=array.bool_)
     return g.add("Where", [keep, xs, below])
+
+
+def _piecewise_is(kind: str, s: Step) -> bool:
+    """Whether a Piecewise step's mask and other part are those of hardtanh ("clip"),
+    threshold or leaky_relu ("leaky") of its input."""
+    xp = array.xp
+    a, o = s.inputs[0]._array, s.options
+    other = o["other"]
+    if kind == "clip":
+        lo, hi = o["clip"]
+        inside = (a > lo) & (a < hi)
+        clipped = xp.clip(a, lo, hi)
+        return bool(
+            o["slope"] == 0
+            and xp.array_equal(o["mask"], inside)
+            and isinstance(other, array.ndarray)
+            and xp.array_equal(other, clipped, equal_nan=True)
+        )
+    if kind == "threshold":
+        at, value = o["threshold"]
+        number = isinstance(other, (int, float)) and other == value
+        return bool(o["slope"] == 0 and number and xp.array_equal(o["mask"], a > at))
+    return isinstance(other, (int, float)) and bool(xp.array_equal(o["mask"], a > 0))
 
 
 def _leaky_slope(g: Graph, cond: Any, x: Tensor, y: Tensor) -> float | None:
@@ -400,47 +432,118 @@ def _getitem(g: Graph, s: Step) -> str:
 
 @converts("IndexPut")
 def _index_put(g: Graph, s: Step) -> str:
-    """x with v written at a basic index (ints and slices: x[index] = v) as ScatterND: along
-    each dim the positions the index takes (a Slice of the dim's Range, its bounds written as
-    GetItem writes them, so a free dim stays free), their grid, and v broadcast to it."""
+    """x with v written at an index (x[index] = v) as ScatterND: for each dim of x, the
+    positions that the index's result takes along it (NumPy's layout: integer arrays, with
+    ints among them, broadcast together, their dims in place of theirs where they stand
+    together, else in front; a slice's positions a Slice of the dim's Range, its bounds
+    written as GetItem writes them, so a free dim stays free; None a dim of 1), expanded to
+    the result's shape, and v broadcast to it. Negative array entries count from the end.
+    Repeated positions write in an order ONNX leaves open (as PyTorch's index_put_), so
+    they are refused where the index is a constant; a bool mask is refused."""
     a, v = s.inputs
-    index = _full_index(s.options["index"], a.ndim)
-    if any(i is None or isinstance(i, array.ndarray) for i in index):
+    index = _whole_index(s.options["index"], a.ndim)
+    arrays = [i for i in index if isinstance(i, array.ndarray)]
+    if any(i.dtype == array.bool_ for i in arrays):
         raise UnsupportedOperatorError(
-            f"onnx.export: op IndexPut has no ONNX mapping but for an index of ints and "
-            f"slices; got input shape {a.shape}, index {s.options['index']!r}"
+            f"onnx.export: op IndexPut with a bool mask in the index has no ONNX mapping (its "
+            f"positions depend on the values); got input shape {a.shape}, index "
+            f"{_describe(index)}; write x = cr.where(mask, value, x) instead"
         )
     dtype = dtype_of(s)
     x = g.value(a, dtype)
     bounds = _bounds(index)
-    taken: dict[int, list[int]] = {}
-    if bounds:
-        starts, ends, dims, steps = _slices(bounds, _following(g, s, bounds))
-        taken = {d: [lo, hi, st] for lo, hi, d, st in zip(starts, ends, dims, steps, strict=True)}
+    chosen = _following(g, s, bounds) if bounds else []
+    spans = {b[0]: ([b], [w]) for b, w in zip(bounds, chosen, strict=True)}  # dim -> its bounds
     shape = g.add("Shape", [x], dtype=array.int64)
     zero, one = (g.const(array.xp.asarray(c, dtype=array.int64)) for c in (0, 1))
-    positions = []  # along each dim, (k_d,)
-    for d in range(a.ndim):
-        at = g.const(array.xp.asarray(d, dtype=array.int64))
-        r = g.add("Range", [zero, g.add("Gather", [shape, at]), one], dtype=array.int64)
-        if d in taken:
-            lo, hi, st = taken[d]
-            r = g.add("Slice", [r, g.ints([lo]), g.ints([hi]), g.ints([0]), g.ints([st])])
-        positions.append(r)
-    sizes = [g.add("Shape", [r], dtype=array.int64) for r in positions]
-    region = g.add("Concat", sizes, axis=0)  # (k_1, ..., k_n)
-    grid = []
-    for d, r in enumerate(positions):
-        line = g.add("Reshape", [r, g.ints([1] * d + [-1] + [1] * (a.ndim - d - 1))])
-        grid.append(g.add("Unsqueeze", [g.add("Expand", [line, region]), g.ints([-1])]))
-    where = g.add("Concat", grid, axis=-1)  # (k_1, ..., k_n, n): every position written
-    ints = [d for d, i in enumerate(index) if _is_int(i)]
-    kept = [d for d in range(a.ndim) if d not in ints]
-    target = g.add("Gather", [region, g.ints(kept)]) if ints else region  # x[index]'s shape
-    values = g.add("Expand", [g.value(v, dtype), target])
-    if ints:
-        values = g.add("Unsqueeze", [values, g.ints(ints)])  # (k_1, ..., k_n)
-    return g.add("ScatterND", [x, where, values])
+    # where the dims of the result stand: a slice's or None's own, the arrays' (with the
+    # ints) together in place of the first where they stand together, else in front
+    together = [k for k, i in enumerate(index) if _is_int(i)]  # the arrays and ints
+    joined = not together or together == list(range(together[0], together[-1] + 1))
+    rank = max((i.ndim for i in arrays), default=0)
+    first = sum(1 for i in index[: together[0]] if not _is_int(i)) if together and joined else 0
+    n_out = sum(1 for i in index if not _is_int(i)) + rank
+    coords: list[str] = []  # along each dim of x, broadcasting to the result's shape
+    axis = 0 if joined else rank  # the next result dim of a slice or None
+    for k, i in enumerate(index):
+        if joined and together and k == together[0]:
+            axis += rank
+        if i is None:
+            axis += 1
+            continue
+        d = len(coords)
+        size = g.add("Gather", [shape, g.const(array.xp.asarray(d, dtype=array.int64))])
+        if isinstance(i, array.ndarray):
+            c = _positions(g, i, size)
+            lead = first + rank - i.ndim  # broadcast from the right among the arrays' dims
+            axes = [j for j in range(n_out) if not lead <= j < first + rank]
+        else:
+            c = g.add("Range", [zero, size, one], dtype=array.int64)
+            if d in spans:
+                lo, hi, _, st = (v[0] for v in _slices(*spans[d]))
+                c = g.add("Slice", [c, g.ints([lo]), g.ints([hi]), g.ints([0]), g.ints([st])])
+            if isinstance(i, slice):
+                axes = [j for j in range(n_out) if j != axis]
+                axis += 1
+            else:  # an int: the one position, a dim of none
+                c = g.add("Squeeze", [c, g.ints([0])])
+                axes = list(range(n_out))
+        coords.append(g.add("Unsqueeze", [c, g.ints(axes)]) if axes else c)
+    total = coords[0]
+    for c in coords[1:]:
+        total = g.add("Add", [total, c])
+    _constant_arrays_hold(g, s, index)
+    region = g.add("Shape", [total], dtype=array.int64)  # x[index]'s shape
+    grid = [g.add("Unsqueeze", [g.add("Expand", [c, region]), g.ints([-1])]) for c in coords]
+    where = g.add("Concat", grid, axis=-1)  # (*x[index].shape, x.ndim): each position written
+    value = g.value(v, dtype)
+    extra = getattr(v, "ndim", 0) - n_out  # leading dims of 1 beyond the result's, as NumPy
+    if extra > 0:
+        value = g.add("Squeeze", [value, g.ints(list(range(extra)))])
+    return g.add("ScatterND", [x, where, g.add("Expand", [value, region])])
+
+
+def _positions(g: Graph, i: Any, size: str) -> str:
+    """An index array as int64 positions, a negative one counted from the end (size)."""
+    c = g.value(i, array.int64)
+    if not g.known(i) and (i >= 0).all():
+        return c
+    zero = g.const(array.xp.asarray(0, dtype=array.int64))
+    below = g.add("Less", [c, zero], dtype=array.bool_)
+    return g.add("Where", [below, g.add("Add", [c, size]), c])
+
+
+def _constant_arrays_hold(g: Graph, s: Step, index: tuple) -> None:
+    """Refuse a constant index array that the second forward does not share (its check
+    leaves the index out where a bound follows the end), or, with more than one or with
+    ints, one whose positions repeat (which ONNX's ScatterND writes in no set order)."""
+    xp = array.xp
+    other = g.again[g.step]
+    theirs = _whole_index(other.options["index"], other.inputs[0].ndim)
+    arrays = [i for i in index if isinstance(i, array.ndarray)]
+    for i, j in zip(index, theirs, strict=True):
+        if isinstance(i, array.ndarray) and not g.known(i) and id(i) not in g.aranges:
+            if not isinstance(j, array.ndarray) or not xp.array_equal(i, j):
+                raise changes(s, "index")
+    if not arrays or any(g.known(i) for i in arrays):
+        return
+    picked = array.xp.zeros(s.inputs[0].shape, dtype=array.int64)
+    array.xp.add.at(picked, index, 1)
+    if (picked > 1).any():
+        raise UnsupportedOperatorError(
+            f"onnx.export: op IndexPut at repeated positions has no ONNX mapping (ScatterND "
+            f"writes them in no set order); got input shape {s.inputs[0].shape}, index "
+            f"{_describe(index)}"
+        )
+
+
+def _describe(index: tuple) -> str:
+    """An index as written, its arrays by their shapes."""
+    parts = [
+        f"array{i.shape}" if isinstance(i, array.ndarray) else "None" if i is None else repr(i)
+        for i in index
+    ]
+    return f"[{', '.join(parts)}]"
 
 
 def _is_int(i: Any) -> bool:
@@ -456,6 +559,12 @@ def _full_index(index: tuple, ndim: int) -> tuple:
     return index
 
 
+def _whole_index(index: tuple, ndim: int) -> tuple:
+    """The index with its Ellipsis spelled out and a full slice for each dim after it."""
+    index = _full_index(index, ndim)
+    return index + (slice(None),) * (ndim - sum(1 for i in index if i is not None))
+
+
 def _dims(index: tuple) -> Iterator[tuple[int, Any]]:
     """The input dim each entry but None indexes, with the entry."""
     dim = 0
@@ -467,13 +576,13 @@ def _dims(index: tuple) -> Iterator[tuple[int, Any]]:
 
 def _bounds(index: tuple) -> list[tuple[int, Any, Any]]:
     """(dim, entry, the bounds as written: (start, stop)) of each int and each slice that is
-    not the whole dim."""
+    not the whole dim (an index array has none)."""
     out: list[tuple[int, Any, Any]] = []
     for dim, i in _dims(index):
         if isinstance(i, slice):
             if i != slice(None):
                 out.append((dim, i, (i.start, i.stop)))
-        else:
+        elif not isinstance(i, array.ndarray):
             out.append((dim, int(i), (int(i), None)))
     return out
 

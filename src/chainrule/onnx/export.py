@@ -386,13 +386,16 @@ class Graph:
         return self.add("Cast", [name], dtype=dtype, to=onnx_type(self.onnx, dtype))
 
     def live(self, outputs: list[str]) -> tuple[list[Any], set[str]]:
-        """The nodes the outputs need, in order, and every name they read."""
+        """The nodes the outputs need, in order, and every name they read (a Scan's body
+        included)."""
         needed = set(outputs)
         kept = []
         for node in reversed(self.nodes):
             if needed.intersection(node.output):
                 kept.append(node)
                 needed.update(i for i in node.input if i)
+                for attr in node.attribute:  # a loop's body reads values of the graph too
+                    needed.update(i for inner in attr.g.node for i in inner.input if i)
         return kept[::-1], needed
 
 

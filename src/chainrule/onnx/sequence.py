@@ -1,5 +1,6 @@
 """Converters of the sequence models' primitives: scaled dot-product attention, the recurrent
-layers onto ONNX's RNN, LSTM and GRU, and sort, topk and argmax onto TopK and ArgMax. The
+layers onto ONNX's RNN, LSTM and GRU (a projected LSTM onto Scan), and sort, topk and argmax
+onto TopK and ArgMax. The
 graph, the tracing and the other primitives are export.py's."""
 
 from __future__ import annotations
@@ -8,7 +9,14 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .export import Graph, UnsupportedOperatorError, converts, dtype_of, reduce_over
+from .export import (
+    Graph,
+    UnsupportedOperatorError,
+    converts,
+    dtype_of,
+    onnx_type,
+    reduce_over,
+)
 from .trace import Step
 
 
@@ -120,6 +128,72 @@ def _state(g: Graph, state: Tensor, dtype: Any) -> str:
         g.zeros.add(id(state._array))
         return ""
     return g.add("Unsqueeze", [g.value(state, dtype), g.ints([0])])
+
+
+@converts("ProjectedLSTMLayer")
+def _projected_lstm(g: Graph, s: Step) -> str:
+    """A projected LSTM's layer in one direction as ONNX's Scan over time (ONNX's LSTM has no
+    projection), so the length stays free: the input's share of the gates for every step at
+    once, x W_ih^T + b_ih + b_hh (L, N, 4H), scanned (from the end where reverse) by a body
+    of one step, PyTorch's: i, f, g, o = the quarters of xw_t + h W_hh^T; c' = sigmoid(f) c
+    + sigmoid(i) tanh(g); h' = (sigmoid(o) tanh(c')) W_hr^T. The output is each step's h'
+    (L, N, P); h_n and c_n are the step's others."""
+    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = s.inputs
+    dtype = dtype_of(s)
+    helper, kind = g.onnx.helper, onnx_type(g.onnx, dtype)
+    hidden = w_hh.shape[0] // 4
+    xw = g.add("MatMul", [g.value(x, dtype), g.add("Transpose", [g.value(w_ih, dtype)])])
+    biases = [g.value(b, dtype) for b in (b_ih, b_hh) if b is not None]
+    if biases:
+        xw = g.add("Add", [xw, biases[0] if len(biases) == 1 else g.add("Add", biases)])
+    w_hh_t = g.add("Transpose", [g.value(w_hh, dtype)])  # (P, 4H), read by the body
+    w_hr_t = g.add("Transpose", [g.value(w_hr, dtype)])  # (H, P)
+    states = [_scan_state(g, state, g.value(x), dtype) for state in (h0, c0)]
+
+    body: list[Any] = []
+
+    def add(op: str, inputs: list[str], n: int = 1, **attrs: Any) -> list[str]:
+        outs = [g.fresh(f"{op.lower()}_in_scan") for _ in range(n)]
+        body.append(helper.make_node(op, inputs, outs, name=g.fresh(op), **attrs))
+        return outs
+
+    h, c, xw_t = (g.fresh(name) for name in ("h_prev", "c_prev", "xw_t"))
+    (gates,) = add("Add", [xw_t, add("MatMul", [h, w_hh_t])[0]])  # (N, 4H)
+    i, f, cell, o = add("Split", [gates, g.ints([hidden] * 4)], n=4, axis=1)
+    (keep,) = add("Mul", [add("Sigmoid", [f])[0], c])
+    (new,) = add("Mul", [add("Sigmoid", [i])[0], add("Tanh", [cell])[0]])
+    (c_next,) = add("Add", [keep, new])
+    (full,) = add("Mul", [add("Sigmoid", [o])[0], add("Tanh", [c_next])[0]])
+    (h_next,) = add("MatMul", [full, w_hr_t])  # (N, P)
+    (y,) = add("Identity", [h_next])
+    typed = [helper.make_tensor_value_info(name, kind, None) for name in (h, c, xw_t)]
+    outs = [helper.make_tensor_value_info(name, kind, None) for name in (h_next, c_next, y)]
+    graph = helper.make_graph(body, g.fresh("lstm_step"), typed, outs)
+    way = [1 if s.options["reverse"] else 0]
+    h_n, c_n, ys = g.add_many(
+        "Scan",
+        [*states, xw],
+        [dtype] * 3,
+        body=graph,
+        num_scan_inputs=1,
+        scan_input_directions=way,
+        scan_output_directions=way,
+    )
+    g.bind(s.more[0]._array, h_n, s)
+    g.bind(s.more[1]._array, c_n, s)
+    return ys
+
+
+def _scan_state(g: Graph, state: Tensor, x: str, dtype: Any) -> str:
+    """An initial state (N, size): its value, or zeros of x's batch (dim 1) where it is a
+    constant of zeros (the default state; the second forward's must be zeros too)."""
+    if g.known(state) or state._array.any():
+        return g.value(state, dtype)
+    g.zeros.add(id(state._array))
+    batch = g.add("Gather", [g.add("Shape", [x], dtype=array.int64), g.ints([1])])
+    shape = g.add("Concat", [batch, g.ints([state.shape[1]])], axis=0)
+    zero = g.onnx.helper.make_tensor("zero", onnx_type(g.onnx, dtype), [1], [0.0])
+    return g.add("ConstantOfShape", [shape], dtype=dtype, value=zero)
 
 
 @converts("TopK")

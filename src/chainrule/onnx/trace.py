@@ -2,8 +2,8 @@
 export. The graph the engine records serves backward and keeps no forward options, so the
 exporter watches ``Function.apply`` instead, for the one call it makes; it also records sort,
 topk, argmax, comparisons and in-place writes as steps of their own (they run on arrays,
-outside the ops), and is told by the Tensor's conversion methods when a value leaves the
-graph for Python."""
+outside the ops) and a projected LSTM's loop over time as one step, and is told by the
+Tensor's conversion methods when a value leaves the graph for Python."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..autograd.function import Function
+from ..nn import activation, rnn
+from ..ops.elementwise import Piecewise
 from ..tensor import Tensor, arithmetic, core, reductions
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/chainrule
@@ -86,6 +88,8 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
     def apply(cls: type, *inputs: Any, **options: Any) -> Any:
         out = run(cls, *inputs, **options)
         if threading.get_ident() == owner and not inside[0]:
+            if cls is Piecewise:
+                options = {**options, **_bounds_of(sys._getframe(1))}
             steps.append(Step(cls.__name__, inputs, options, out))
         return out
 
@@ -160,6 +164,23 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
             steps.append(Step("Cast", (self,), {"dtype": out.dtype}, out))
         return out
 
+    def direction(mode: str, x: Any, state: tuple, weights: list, reverse: bool, relu: bool) -> Any:
+        """A projected LSTM's layer in one direction (a loop over time, one step per time
+        step, so as many as the sequence is long) as one step ("ProjectedLSTMLayer"):
+        inputs x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr; its output and then h_n, c_n."""
+        projected = mode == "LSTM" and len(weights) > 4 and weights[4] is not None
+        if not projected or threading.get_ident() != owner or inside[0]:
+            return direction_(mode, x, state, weights, reverse, relu)
+        inside[0] += 1
+        try:
+            out, final = direction_(mode, x, state, weights, reverse, relu)
+        finally:
+            inside[0] -= 1
+        inputs = (x, *state, *weights)
+        steps.append(Step("ProjectedLSTMLayer", inputs, {"reverse": reverse}, out, final))
+        return out, final
+
+    direction_ = rnn.run_direction
     compare_, invert_, to_ = arithmetic._compare, Tensor.__invert__, Tensor.to
     top_, arg_, select_ = reductions._top, reductions._arg, reductions._select
     write_, fill_ = Tensor._write, Tensor._fill
@@ -168,6 +189,7 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
         _patched(Function, apply=classmethod(apply)),
         _patched(reductions, _top=top, _arg=arg, _select=select),
         _patched(arithmetic, _compare=compare),
+        _patched(rnn, run_direction=direction),
         _patched(Tensor, _write=write, _fill=fill, __invert__=invert, to=to),
     ):
         core.EXPORT.report = _watch(constants, None if quiet else set())
@@ -175,6 +197,25 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
             yield steps
         finally:
             core.EXPORT.report = None
+
+
+# The activations whose Piecewise step holds its bounds only as arrays (a mask and a clipped
+# copy, read from the input): their arguments, read from the call, as the step's options
+_BOUNDS = {
+    activation.hardtanh.__code__: ("clip", ("min_val", "max_val")),
+    activation.threshold.__code__: ("threshold", ("threshold", "value")),
+}
+
+
+def _bounds_of(frame: Any) -> dict[str, Any]:
+    """{"clip": (min_val, max_val)} where frame is hardtanh's (relu6's too), {"threshold":
+    (threshold, value)} where it is threshold's, else nothing (the mapping checks them against
+    the step's mask and values, so a wrong reading is refused, not written)."""
+    found = _BOUNDS.get(frame.f_code)
+    if found is None:
+        return {}
+    key, names = found
+    return {key: tuple(frame.f_locals[n] for n in names)}
 
 
 @contextmanager
