@@ -17,7 +17,7 @@ from .ops import movement
 from .tensor import Tensor, as_tensor
 
 __all__ = ["SparseTensor", "layout", "matmul", "mm", "softmax", "sparse_coo", "sparse_coo_tensor"]
-__all__ += ["spmm", "strided", "sum"]
+__all__ += ["log_softmax", "spmm", "strided", "sum"]
 
 xp = array.host  # sparse tensors live on the host, where scipy computes
 _SIZE = type(as_tensor(xp.zeros(0)).shape)  # a dense tensor's shape type, for S.shape
@@ -157,10 +157,7 @@ class SparseTensor(Tensor):
     @property
     def _array(self) -> Any:
         """A dense op reached for the array a sparse tensor has not: say which op, and why."""
-        frame = sys._getframe(1)
-        cls = frame.f_locals.get("cls")
-        op = cls.__name__.lower() if isinstance(cls, type) else frame.f_code.co_name
-        raise NotImplementedError(_refusal(op, self))
+        raise NotImplementedError(_refusal(_caller(sys._getframe(1)), self))
 
     # -- what a sparse tensor is ------------------------------------------------------------
 
@@ -305,7 +302,7 @@ class SparseTensor(Tensor):
 
     # -- conversion ---------------------------------------------------------------------------
 
-    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+    def to_dense(self, dtype: Any = None) -> Tensor:
         """The dense tensor, duplicates summed (differentiable in the values)."""
         sparse_size = self._size[: self.sparse_dim()]
         n = math.prod(sparse_size)
@@ -445,6 +442,20 @@ class SparseTensor(Tensor):
         return f"tensor(indices={indices},\n       values={values},\n       {tail})"
 
 
+def _caller(frame: Any) -> str:
+    """The op that reached for the array: the primitive being applied (Function.apply's
+    ``cls``), else the first public function up the stack (a helper's caller)."""
+    while frame is not None:
+        cls = frame.f_locals.get("cls")
+        if isinstance(cls, type) and issubclass(cls, Function):
+            return cls.__name__.lower()
+        name = frame.f_code.co_name
+        if not name.startswith(("_", "<")):
+            return name
+        frame = frame.f_back
+    return "an op"
+
+
 def _refusal(op: str, s: Any) -> str:
     return (
         f"{op}: not supported on a sparse tensor (layout=torch.sparse_coo, size {s._size}); "
@@ -476,7 +487,8 @@ for _name in dir(Tensor):
         continue
     _static = inspect.getattr_static(Tensor, _name)
     if callable(_static) or isinstance(_static, property):
-        setattr(SparseTensor, _name, _refuse(_name.strip("_"), isinstance(_static, property)))
+        _op = _name[2:-2] if _name.startswith("__") else _name  # __getitem__: getitem
+        setattr(SparseTensor, _name, _refuse(_op, isinstance(_static, property)))
 
 
 def _positions(s: SparseTensor) -> tuple[Any, Any, Any, Any]:
@@ -657,9 +669,26 @@ def sum(input: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:  # n
 def softmax(input: SparseTensor, dim: int, *, dtype: Any = None) -> SparseTensor:
     """PyTorch's ``torch.sparse.softmax``: softmax along ``dim`` over the given entries only
     (the others count as -inf), coalesced; the same entries out."""
+    s, shifted, where, inverse, n = _along("softmax", input, dim, dtype)
+    e = shifted.exp()
+    return s._with(e / ScatterAdd.apply(e, index=inverse, n=n)[where])
+
+
+def log_softmax(input: SparseTensor, dim: int, *, dtype: Any = None) -> SparseTensor:
+    """PyTorch's ``torch.sparse.log_softmax``: log of ``softmax``, as x - max - log sum exp."""
+    s, shifted, where, inverse, n = _along("log_softmax", input, dim, dtype)
+    total = ScatterAdd.apply(shifted.exp(), index=inverse, n=n)
+    return s._with(shifted - total.log()[where])
+
+
+def _along(op: str, input: Any, dim: int, dtype: Any) -> tuple:
+    """For a softmax along ``dim``: the coalesced tensor, its values less their group's max
+    (a group: the entries that share every other index), each entry's group (as a Tensor
+    and an array) and the number of groups."""
     if not isinstance(input, SparseTensor) or input.dense_dim():
-        raise ValueError(f"sparse.softmax: expects a sparse tensor of 0 dense dims; got "
-                         f"{_described(input)}")  # fmt: skip
+        raise ValueError(
+            f"sparse.{op}: expects a sparse tensor of 0 dense dims; got {_described(input)}"
+        )
     s = input.coalesce()
     x = s._val if dtype is None else s._val.to(dtype)
     others = [d for d in range(s.ndim) if d != dim % s.ndim]
@@ -670,9 +699,7 @@ def softmax(input: SparseTensor, dim: int, *, dtype: Any = None) -> SparseTensor
     top = xp.full(groups.size, -xp.inf, dtype=x.dtype)
     xp.maximum.at(top, inverse, x.detach().numpy())  # each group's max, for exp's range
     where = as_tensor(inverse)
-    e = (x - as_tensor(top)[where]).exp()
-    total = ScatterAdd.apply(e, index=inverse, n=groups.size)
-    return s._with(e / total[where])
+    return s, x - as_tensor(top)[where], where, inverse, groups.size
 
 
 # -- the dense tensor's side: to_sparse, to_dense, is_sparse, layout --------------------------
@@ -699,7 +726,7 @@ def _to_sparse(self: Tensor, sparse_dim: int | None = None) -> SparseTensor:
     return SparseTensor._of(as_tensor(xp.stack(where).astype(xp.int64)), values, self.shape, True)
 
 
-def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+def _to_dense(self: Tensor, dtype: Any = None) -> Tensor:
     """A dense tensor is its own dense form."""
     return self if dtype is None else self.to(dtype)
 
