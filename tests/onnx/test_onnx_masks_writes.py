@@ -88,8 +88,8 @@ def test_multihead_attention_with_boolean_masks_as_inputs_matches_torch(first):
         np.testing.assert_allclose(alone, want_alone.numpy(), **TOL)
 
 
-def test_transformer_layers_with_boolean_padding_masks_as_inputs():
-    enc = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+def test_transformer_encoder_and_decoder_with_boolean_padding_masks_as_inputs():
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2)
     dec = nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
 
     def fn(m, x, y, pad):
@@ -195,13 +195,40 @@ def test_item_assignment_at_repeated_constant_positions_is_refused():
         export(Fn(fn), cr.tensor(floats(2, 3)), io.BytesIO())
 
 
-def test_item_assignment_through_a_bool_mask_is_refused_naming_the_index():
+def test_item_assignment_through_a_bool_mask_of_the_inputs_is_where():
+    def fn(m, x, v):
+        y = x * 1.0
+        y[x[..., 0] > 0] = v[0, 0]  # (N, 3) mask over the first two dims, v broadcast to (4,)
+        y[y < -0.5] = 2.0
+        z = x * 1.0
+        z[z > 0.5, ...] = -1.0
+        return y, z
+
+    proto = check(Fn(fn), [seq(4), seq(4)], [BT, BT])
+    assert "Where" in {node.op_type for node in proto.graph.node}
+    x, v = floats(3, 5, 4, seed=7), floats(3, 5, 4, seed=8)
+    theirs = [torch.tensor(x), torch.tensor(v)]
+    want = [fn(None, *theirs)[k].numpy() for k in range(2)]
+    got = ours(Fn(fn), x, v)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, **TOL)
+
+
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        ((slice(None), np.array([True, False, True])), 0.0),  # not the first index
+        (np.array([True, False]), cr.tensor([1.0, 2.0, 3.0])[None]),  # one value a position
+    ],
+    ids=["later", "values"],
+)
+def test_item_assignment_through_other_bool_masks_is_refused_naming_the_index(index, value):
     def fn(m, x):
         y = x * 1.0
-        y[x > 0] = 0.0
+        y[index] = value
         return y
 
-    with pytest.raises(UnsupportedOperatorError, match=r"bool mask.*index \[array\(2, 3\)"):
+    with pytest.raises(UnsupportedOperatorError, match=r"bool mask.*index \[.*array\("):
         export(Fn(fn), cr.tensor(floats(2, 3)), io.BytesIO())
 
 

@@ -439,16 +439,12 @@ def _index_put(g: Graph, s: Step) -> str:
     written as GetItem writes them, so a free dim stays free; None a dim of 1), expanded to
     the result's shape, and v broadcast to it. Negative array entries count from the end.
     Repeated positions write in an order ONNX leaves open (as PyTorch's index_put_), so
-    they are refused where the index is a constant; a bool mask is refused."""
+    they are refused where the index is a constant. A bool mask is _masked_put's."""
     a, v = s.inputs
     index = _whole_index(s.options["index"], a.ndim)
     arrays = [i for i in index if isinstance(i, array.ndarray)]
     if any(i.dtype == array.bool_ for i in arrays):
-        raise UnsupportedOperatorError(
-            f"onnx.export: op IndexPut with a bool mask in the index has no ONNX mapping (its "
-            f"positions depend on the values); got input shape {a.shape}, index "
-            f"{_describe(index)}; write x = cr.where(mask, value, x) instead"
-        )
+        return _masked_put(g, s, s.options["index"])
     dtype = dtype_of(s)
     x = g.value(a, dtype)
     bounds = _bounds(index)
@@ -501,6 +497,30 @@ def _index_put(g: Graph, s: Step) -> str:
     if extra > 0:
         value = g.add("Squeeze", [value, g.ints(list(range(extra)))])
     return g.add("ScatterND", [x, where, g.add("Expand", [value, region])])
+
+
+def _masked_put(g: Graph, s: Step, index: tuple) -> str:
+    """x[mask] = v with the mask over x's first dims (the rest whole) and v the same for
+    every position it picks (v broadcasting to the rest): Where(mask, v, x), so the mask may
+    come from the inputs. Other bool indexes, and a v of one value per picked position
+    (their number depends on the mask's values), are refused."""
+    a, v = s.inputs
+    mask, rest = index[0], index[1:]  # as given: a bool mask stands for mask.ndim dims
+    first = isinstance(mask, array.ndarray) and mask.dtype == array.bool_
+    whole = all(i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in rest)
+    if not first or not whole or getattr(v, "ndim", 0) > a.ndim - mask.ndim:
+        raise UnsupportedOperatorError(
+            f"onnx.export: op IndexPut with a bool mask has no ONNX mapping but as the first "
+            f"index, over the first dims, with one value for every position it picks; got "
+            f"input shape {a.shape}, value shape {tuple(getattr(v, 'shape', ()))}, index "
+            f"{_describe(index)}; write x = cr.where(mask, value, x) instead"
+        )
+    dtype = dtype_of(s)
+    keep = g.value(mask, array.bool_)
+    trailing = list(range(mask.ndim, a.ndim))
+    if trailing:
+        keep = g.add("Unsqueeze", [keep, g.ints(trailing)])  # (*mask.shape, 1, ...)
+    return g.add("Where", [keep, g.value(v, dtype), g.value(a, dtype)])
 
 
 def _positions(g: Graph, i: Any, size: str) -> str:
