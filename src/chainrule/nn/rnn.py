@@ -21,6 +21,7 @@ from ..tensor import Tensor, as_tensor
 from . import init
 from .layers import dropout
 from .module import Module, Parameter
+from .utils.rnn import PackedSequence
 
 xp = array.xp
 
@@ -108,6 +109,52 @@ def run_direction(
             h = rnn_step(xw[t], h, w_hh, b_step, relu)
         outs[t] = h
     return stack(outs), ((h,) if c is None else (h, c))
+
+
+def run_packed_direction(
+    mode: str,
+    x: Tensor,
+    sizes: list[int],
+    state: tuple[Tensor, ...],
+    weights: list[Any],
+    reverse: bool,
+    relu: bool,
+) -> tuple[Tensor, tuple[Tensor, ...]]:
+    """One layer in one direction over packed steps: x (sum of sizes, H_in) holds step t of
+    the first sizes[t] sequences (sizes not increasing), state (h0,) or (h0, c0) each
+    (sizes[0], H). Each stretch of steps with one batch size runs as run_direction over the
+    sequences it holds: forward, a sequence's state stops at its own last step; in reverse,
+    a sequence starts from its h0 at its own last step. Returns the outputs (sum of sizes,
+    H_out) in x's order and the final state of every sequence, (sizes[0], H) each."""
+    spans = []  # (first row of x, steps, batch) of each stretch
+    start = t = 0
+    while t < len(sizes):
+        end = t
+        while end < len(sizes) and sizes[end] == sizes[t]:
+            end += 1
+        spans.append((start, end - t, sizes[t]))
+        start, t = start + (end - t) * sizes[t], end
+    outs: list[Any] = [None] * len(spans)
+    finished: list[tuple[Tensor, ...]] = []  # forward: the rows each stretch ends, last first
+    carry = state
+    for i in reversed(range(len(spans))) if reverse else range(len(spans)):
+        start, steps, b = spans[i]
+        if not reverse:
+            begin = tuple(s[:b] for s in carry)
+        elif i == len(spans) - 1:
+            begin = tuple(s[:b] for s in state)
+        else:  # the sequences that end within this stretch join, from their h0
+            have = carry[0].shape[0]
+            begin = tuple(cat([c, s[have:b]]) for c, s in zip(carry, state, strict=True))
+        seq = x[start : start + steps * b].reshape(steps, b, x.shape[1])  # (steps, b, H_in)
+        out, carry = run_direction(mode, seq, begin, weights, reverse, relu)
+        outs[i] = out.reshape(steps * b, out.shape[2])  # (steps * b, H_out)
+        if not reverse:
+            after = spans[i + 1][2] if i + 1 < len(spans) else 0
+            finished.insert(0, tuple(c[after:] for c in carry))
+    if not reverse:
+        carry = tuple(cat(list(rows)) for rows in zip(*finished, strict=True))
+    return cat(outs), carry
 
 
 # -- the layers ----------------------------------------------------------------------------
@@ -225,13 +272,15 @@ class RNNBase(Module):
             names.append("weight_hr")
         return [getattr(self, n + suffix, None) for n in names]
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
-        """input (L, N, H_in), or (N, L, H_in) with batch_first, or unbatched (L, H_in);
-        hx the initial state (h_0, or (h_0, c_0) for an LSTM), each
-        (num_layers * num_directions, N, H) or unbatched (num_layers * num_directions, H),
-        zeros when None. Returns (output, h_n), or (output, (h_n, c_n)) for an LSTM: output
-        (L, N, num_directions * H_out) (batch first as the input), h_n and c_n of hx's
-        shape."""
+    def forward(self, input: Tensor | PackedSequence, hx: Any = None) -> tuple[Any, Any]:
+        """input (L, N, H_in), or (N, L, H_in) with batch_first, or unbatched (L, H_in), or a
+        PackedSequence of N sequences; hx the initial state (h_0, or (h_0, c_0) for an LSTM),
+        each (num_layers * num_directions, N, H) or unbatched (num_layers * num_directions,
+        H), zeros when None. Returns (output, h_n), or (output, (h_n, c_n)) for an LSTM:
+        output (L, N, num_directions * H_out) (batch first as the input, a PackedSequence for
+        one), h_n and c_n of hx's shape."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         layer = self.mode
         x = as_tensor(input)
         if x.ndim not in (2, 3):
@@ -254,38 +303,71 @@ class RNNBase(Module):
             x = x.unsqueeze(1)  # (L, 1, H_in)
         elif self.batch_first:
             x = x.transpose(0, 1)  # (N, L, H_in) -> (L, N, H_in)
-        states = self._initial_states(hx, x, batched)
-        directions = 2 if self.bidirectional else 1
+        states = self._initial_states(hx, x, x.shape[1], batched)
         relu = getattr(self, "nonlinearity", "tanh") == "relu"
+
+        def run(x: Tensor, state: tuple[Tensor, ...], weights: list[Any], reverse: bool) -> Any:
+            return run_direction(self.mode, x, state, weights, reverse, relu)
+
+        x, finals = self._walk(x, states, run)  # x (L, N, D * H_out)
+        if not batched:
+            output = x.squeeze(1)  # (L, D * H_out)
+            finals = [f.squeeze(1) for f in finals]
+        else:
+            output = x.transpose(0, 1) if self.batch_first else x
+        return output, (finals[0] if self.mode != "LSTM" else (finals[0], finals[1]))
+
+    def _walk(self, x: Tensor, states: list[Tensor], run: Any) -> tuple[Tensor, list[Tensor]]:
+        """Every layer and direction over x, each by run(x, state, weights, reverse) ->
+        (output, final state), the directions' outputs side by side along the last dim (and
+        through dropout in training, between layers) the next layer's input. Returns the last
+        layer's output and the final states, (num_layers * D, N, H) each."""
+        directions = 2 if self.bidirectional else 1
         finals: list[tuple[Tensor, ...]] = []
         for k in range(self.num_layers):
             outs = []
             for d in range(directions):
-                i = k * directions + d
-                state = tuple(s[i] for s in states)
-                out, final = run_direction(self.mode, x, state, self._weights(k, d), d == 1, relu)
+                state = tuple(s[k * directions + d] for s in states)
+                out, final = run(x, state, self._weights(k, d), d == 1)
                 outs.append(out)
                 finals.append(final)
-            x = outs[0] if directions == 1 else cat(outs, 2)  # (L, N, D * H_out)
+            x = outs[0] if directions == 1 else cat(outs, -1)  # (..., D * H_out)
             if self.dropout and self.training and k < self.num_layers - 1:
                 x = dropout(x, self.dropout, True)
-        if not batched:
-            output = x.squeeze(1)  # (L, D * H_out)
-        else:
-            output = x.transpose(0, 1) if self.batch_first else x
-        h_n = stack([f[0] for f in finals])  # (num_layers * D, N, H_out)
-        if not batched:
-            h_n = h_n.squeeze(1)
-        if self.mode != "LSTM":
-            return output, h_n
-        c_n = stack([f[1] for f in finals])
-        return output, (h_n, c_n if batched else c_n.squeeze(1))
+        return x, [stack(list(f)) for f in zip(*finals, strict=True)]
 
-    def _initial_states(self, hx: Any, x: Tensor, batched: bool) -> list[Tensor]:
-        """h_0 (and c_0) as (num_layers * D, N, H) tensors, zeros where hx is None; each
-        state given is checked against its expected shape."""
+    def _forward_packed(self, packed: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """forward over a PackedSequence: each sequence runs its own steps (run_packed_direction
+        per layer and direction); hx and h_n (and c_n) in the order of the input's sequences,
+        the output packed as the input."""
         layer = self.mode
-        n = x.shape[1]
+        x, sizes = packed.data, packed.batch_sizes.tolist()
+        if x.ndim != 2 or x.shape[-1] != self.input_size:
+            raise ValueError(
+                f"{layer}: expected packed data of shape (sum of lengths, {self.input_size}) "
+                f"(input_size {self.input_size}); got shape {x.shape}"
+            )
+        _check_dtype(x, self._weights(0, 0)[0], layer)
+        states = self._initial_states(hx, x, sizes[0], True)
+        if packed.sorted_indices is not None:  # the states in the packed (sorted) order
+            states = [s.index_select(1, packed.sorted_indices) for s in states]
+        relu = getattr(self, "nonlinearity", "tanh") == "relu"
+
+        def run(x: Tensor, state: tuple[Tensor, ...], weights: list[Any], reverse: bool) -> Any:
+            return run_packed_direction(self.mode, x, sizes, state, weights, reverse, relu)
+
+        x, finals = self._walk(x, states, run)  # x (sum of lengths, D * H_out)
+        output = PackedSequence(
+            x, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices
+        )
+        if packed.unsorted_indices is not None:  # back in the input's order
+            finals = [f.index_select(1, packed.unsorted_indices) for f in finals]
+        return output, (finals[0] if self.mode != "LSTM" else (finals[0], finals[1]))
+
+    def _initial_states(self, hx: Any, x: Tensor, n: int, batched: bool) -> list[Tensor]:
+        """h_0 (and c_0) as (num_layers * D, n, H) tensors of x's dtype and device, zeros
+        where hx is None; each state given is checked against its expected shape."""
+        layer = self.mode
         rows = self.num_layers * (2 if self.bidirectional else 1)
         sizes = [self.proj_size or self.hidden_size]
         if self.mode == "LSTM":

@@ -1,5 +1,6 @@
 """torch.nn.utils' training helpers: gradient clipping (by total norm or by value) and the
-parameters as one flat vector. The clipping functions change each ``.grad`` in place.
+parameters as one flat vector. The clipping functions change each ``.grad`` in place. The
+padded and packed sequences of the recurrent layers are in ``rnn``.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from .. import array
-from ..autograd import no_grad
-from ..functions import cat
-from ..tensor import Tensor, as_tensor
+from ... import array
+from ...autograd import no_grad
+from ...functions import cat
+from ...tensor import Tensor, as_tensor
+from . import rnn as rnn
 
 xp = array.xp
 
