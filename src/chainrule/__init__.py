@@ -64,6 +64,8 @@ from .functions import *
 from .serialization import load, save
 from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided
 from .tensor import Tensor, as_tensor
+from .tensor.printing import get_printoptions, printoptions, set_printoptions
+from .tensor.size import Size
 from .viz import explain
 
 # torch.autograd.gradcheck's place: chainrule.testing sits above the Tensor, autograd below it
@@ -95,6 +97,7 @@ __all__ = [
     *["initial_seed", "manual_seed", "seed", "set_default_device", "set_default_dtype"],
     *["bool", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64"],
     *["uint8", "float", "double", "half", "long", "int", "short"],
+    *["Size", "get_printoptions", "printoptions", "set_printoptions"],
     *["sparse", "layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"],
 ]
 

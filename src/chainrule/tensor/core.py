@@ -26,6 +26,9 @@ from ..autograd import engine
 from ..autograd.function import Function, bump, counter, version
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..ops import elementwise, movement
+from .legacy import legacy_array
+from .printing import tensor_repr
+from .size import Size, new_size
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
@@ -61,10 +64,13 @@ class Core:
     requires_grad: bool
     grad_fn: Function | None
 
-    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
-        if isinstance(data, Tensor):
-            data = data._array
-        self._array = array.to_array(data, dtype)
+    def __init__(
+        self, *data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
+    ) -> None:
+        """``Tensor(data)`` a copy of data, as ``cr.tensor``; PyTorch's legacy forms:
+        ``Tensor()`` empty, ``Tensor(2, 3)`` or ``Tensor(t.shape)`` uninitialised, of the
+        default float dtype (see legacy_array)."""
+        self._array = legacy_array(data, dtype, device, "Tensor")
         self._grad = None
         self.grad_fn = None
         self.requires_grad = False
@@ -84,8 +90,8 @@ class Core:
     # -- properties ------------------------------------------------------------------------
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self._array.shape
+    def shape(self) -> Size:
+        return new_size(Size, self._array.shape)  # chainrule's own code reads _array.shape
 
     @property
     def dtype(self) -> Any:
@@ -126,14 +132,15 @@ class Core:
         return int(self._array.size)
 
     def size(self, dim: int | None = None) -> Any:
+        shape = self._array.shape
         if dim is None:
-            return self.shape
-        return self.shape[normalize_dim(dim, self.ndim, "size", self.shape)]
+            return new_size(Size, shape)
+        return shape[normalize_dim(dim, len(shape), "size", shape)]
 
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len: a 0-d tensor has no len()")
-        return self.shape[0]
+        return self._array.shape[0]
 
     # -- conversion ------------------------------------------------------------------------
 
@@ -207,30 +214,7 @@ class Core:
         return bool(self._array)
 
     def __repr__(self) -> str:
-        """PyTorch's layout: 4 decimals (or none for whole numbers, or scientific for wide
-        ranges), one width for all entries, and the dtype where it is not the default."""
-        arr = array.to_host(self._array)  # printing happens on the host
-        body = array.host.array2string(
-            arr,
-            separator=", ",
-            prefix="tensor(",
-            max_line_width=81,  # 8 entries of 4 decimals a line, as PyTorch
-            formatter=_float_formatter(arr),
-        )
-        extras = []
-        empty = self._array.size == 0
-        if empty and self.shape != (0,):
-            extras.append(f"size={self.shape}")
-        usual = (array.float32, array.int64, array.bool_)
-        if self.dtype not in usual or empty and self.dtype != array.float32:
-            extras.append(f"dtype={self.dtype}")
-        if type(self._array) is not HOST_ARRAY:
-            extras.insert(0, f"device='{self.device}'")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body, *extras]) + ")"
+        return tensor_repr(self)
 
     # -- graph -----------------------------------------------------------------------------
 
@@ -529,32 +513,6 @@ def _on_host_only(t: Any, op: str) -> None:
     )
 
 
-def _float_formatter(data: Any) -> Any:
-    """The formatter of a float array's repr, one format for all entries: whole numbers as
-    ``3.``, else ``3.1416``, or ``3.1416e+00`` when the magnitudes span over 1000x, pass 1e8
-    or (for fractions) go below 1e-4. ``data`` is on the host."""
-    hp = array.host
-    if data.dtype.kind != "f" or data.size == 0:
-        return None
-    if data.size > 1000:  # summarised: only 3 entries at each end of each dim are shown
-        for ax, n in enumerate(data.shape):
-            if n > 6:
-                data = hp.take(data, [0, 1, 2, n - 3, n - 2, n - 1], axis=ax)
-    finite = data[hp.isfinite(data)]
-    mags = hp.abs(finite[finite != 0]).astype(array.float64)
-    whole = bool(hp.all(finite == hp.round(finite)))
-    sci = mags.size > 0 and bool(
-        mags.max() / mags.min() > 1000 or mags.max() > 1e8 or not whole and mags.min() < 1e-4
-    )
-    fmt = "{:.4e}" if sci else "{:.0f}." if whole else "{:.4f}"
-
-    def one(v: Any) -> str:
-        return fmt.format(v) if hp.isfinite(v) else str(v)
-
-    width = max(len(one(v)) for v in data.flat)
-    return {"float_kind": lambda v: one(v).rjust(width)}
-
-
 # dtype names -> PyTorch's legacy type names, for Tensor.type()
 _TYPE_NAMES = {
     "float32": "FloatTensor",
@@ -579,6 +537,4 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
         if device is not None and device != x.device:
             x = x.to(device)
         return x if dtype is None else x.to(dtype)
-    if device is None or device == array.get_default_device():
-        return Tensor(x, dtype=dtype)
     return Tensor._make(array.to_array(x, dtype, device))

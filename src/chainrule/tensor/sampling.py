@@ -35,9 +35,15 @@ class Sampling(Core):
         values = rng.standard_normal(self.shape) * std + mean
         return self._fill("normal_", array.from_host(values.astype(self.dtype), self._array))
 
-    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+    def uniform_(
+        self, from_: float = 0.0, /, to: float = 1.0, *, generator: Any = None, **kwargs: float
+    ) -> Tensor:
+        """Fills with draws uniform in [from, to): PyTorch's ``uniform_(from=0, to=1)``, whose
+        first keyword is Python's keyword ``from``, given positionally or as
+        ``**{'from': a}``."""
+        low = _from_keyword(from_, kwargs, "uniform_")
         rng = array.generator(generator, "uniform_")
-        values = rng.uniform(from_, to, self.shape)
+        values = rng.uniform(low, to, self._array.shape)
         return self._fill("uniform_", array.from_host(values.astype(self.dtype), self._array))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -175,6 +181,14 @@ class Sampling(Core):
         draws = array.generator(generator, "bernoulli").random(p.shape)
         draws = array.from_host(draws, p) < p
         return Tensor._make(draws.astype(p.dtype))
+
+
+def _from_keyword(positional: float, kwargs: dict[str, Any], op: str) -> Any:
+    """The value of PyTorch's ``from`` argument: given positionally, or as the one keyword
+    ``from``."""
+    if set(kwargs) - {"from"}:
+        raise TypeError(f"{op}: unexpected keyword arguments {sorted(set(kwargs) - {'from'})}")
+    return kwargs.get("from", positional)
 
 
 class Histogram(NamedTuple):
