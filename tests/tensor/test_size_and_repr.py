@@ -167,6 +167,56 @@ def test_random_fills_take_torchs_keywords(method: str, kwargs: dict, mean: floa
         assert out is t and abs(float(t.mean()) - mean) < 0.05
 
 
+@pytest.fixture
+def seeded() -> None:
+    cr.manual_seed(0)
+    torch.manual_seed(0)
+
+
+@pytest.mark.usefixtures("seeded")
+def test_random_fills_integers_in_torchs_ranges() -> None:
+    for lib in (cr, torch):
+        assert lib.zeros(5000, dtype=lib.int64).random_(5).unique().tolist() == [0, 1, 2, 3, 4]
+        assert lib.zeros(5000).random_(2, 5).unique().tolist() == [2.0, 3.0, 4.0]
+        assert lib.zeros(5000).random_(**{"from": 3, "to": 6}).unique().tolist() == [3, 4, 5]
+        assert lib.zeros(5000).random_(to=2).unique().tolist() == [0.0, 1.0]
+        assert lib.zeros(100, dtype=lib.bool).random_().unique().tolist() == [False, True]
+        for dtype, top in ((lib.float16, 2**11), (lib.bfloat16, 2**8), (lib.uint8, 255)):
+            t = lib.zeros(200000, dtype=dtype).random_()
+            assert 0 <= float(t.min()) and top * 0.99 < float(t.max()) <= top, dtype
+        assert float(lib.zeros(20000).random_().max()) > 2**23  # float32: up to 2**24
+    with pytest.raises(ValueError, match="random_: from must be less than to; got from=5 and to=2"):
+        cr.zeros(3).random_(5, 2)
+    with pytest.raises(RuntimeError):
+        torch.zeros(3).random_(5, 2)
+
+
+@pytest.mark.usefixtures("seeded")
+def test_bernoulli_geometric_cauchy_and_log_normal_fills_are_torchs() -> None:
+    for lib in (cr, torch):
+        t = lib.zeros(20000, dtype=lib.float64)
+        assert abs(float(t.bernoulli_(p=0.3).mean()) - 0.3) < 0.02
+        assert t.bernoulli_().unique().tolist() == [0.0, 1.0]
+        mask = lib.tensor([0.0, 1.0, 0.0, 1.0])
+        assert lib.zeros(2, 4, dtype=lib.int64).bernoulli_(mask).tolist() == [[0, 1, 0, 1]] * 2
+        g = t.geometric_(p=0.25)
+        assert float(g.min()) == 1.0 and bool((g == g.round()).all())
+        assert abs(float(g.mean()) - 4.0) < 0.15
+        assert abs(np.median(t.cauchy_(median=2.0, sigma=0.5).numpy()) - 2.0) < 0.05
+        logs = t.log_normal_(mean=0.5, std=0.25).log()
+        assert abs(float(logs.mean()) - 0.5) < 0.01 and abs(float(logs.std()) - 0.25) < 0.01
+        assert lib.zeros(3, dtype=lib.int64).geometric_(0.5).dtype == lib.int64
+    for fill, message in (
+        (lambda t: t.geometric_(0.0), r"geometric_: p must be in \(0, 1\); got p=0.0"),
+        (lambda t: t.bernoulli_(1.5), r"bernoulli_: p must be in \[0, 1\]; got p=1.5"),
+        (lambda t: t.bernoulli_(cr.tensor([0.5, 2.0])), r"got shape \(2,\) with values outside"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            fill(cr.zeros(2))
+    with pytest.raises(TypeError, match="cauchy_: needs a floating-point tensor; got dtype int64"):
+        cr.zeros(2, dtype=cr.int64).cauchy_()
+
+
 # -- repr ------------------------------------------------------------------------------------
 
 

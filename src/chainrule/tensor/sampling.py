@@ -7,6 +7,7 @@ bernoulli draws, nonzero, unique, bincount and histograms."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import array
@@ -51,6 +52,63 @@ class Sampling(Core):
         rng = array.generator(generator, "exponential_")
         values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
         return self._fill("exponential_", array.from_host(values, self._array))
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+        """Fills with exp of draws from the normal distribution of that mean and std."""
+        need_float(self, "log_normal_")
+        rng = array.generator(generator, "log_normal_")
+        values = rng.lognormal(mean, std, self._array.shape).astype(self.dtype)
+        return self._fill("log_normal_", array.from_host(values, self._array))
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fills with draws from the Cauchy distribution of that median and half width."""
+        need_float(self, "cauchy_")
+        rng = array.generator(generator, "cauchy_")
+        values = median + sigma * rng.standard_cauchy(self._array.shape)
+        return self._fill("cauchy_", array.from_host(values.astype(self.dtype), self._array))
+
+    def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
+        """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+        if not 0 < p < 1:
+            raise ValueError(f"geometric_: p must be in (0, 1); got p={p}")
+        rng = array.generator(generator, "geometric_")
+        values = rng.geometric(p, self._array.shape).astype(self.dtype)
+        return self._fill("geometric_", array.from_host(values, self._array))
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fills with 1 where a draw falls under p (a number, or a tensor of probabilities
+        that broadcasts to this shape), else 0."""
+        probs = array.to_host(p._array) if isinstance(p, Tensor) else array.host.asarray(p)
+        if not ((probs >= 0) & (probs <= 1)).all():  # NaN fails both
+            got = f"shape {probs.shape} with values outside" if probs.ndim else f"p={p}"
+            raise ValueError(f"bernoulli_: p must be in [0, 1]; got {got}")
+        draws = array.generator(generator, "bernoulli_").random(self._array.shape) < probs
+        return self._fill("bernoulli_", array.from_host(draws.astype(self.dtype), self._array))
+
+    def random_(
+        self, from_: int = 0, /, to: int | None = None, *, generator: Any = None, **kwargs: int
+    ) -> Tensor:
+        """Fills with integers drawn uniformly from [from, to); ``random_(n)`` is [0, n), as
+        PyTorch's. Without ``to``, from [0, the largest whole number the dtype holds with all
+        those below it]: 2**24 for float32 (its significand's digits), the max of an integer
+        dtype, 1 for bool."""
+        low = _from_keyword(from_, kwargs, "random_")
+        if to is None and "from" not in kwargs and from_ != 0:
+            low, to = 0, from_  # random_(to)
+        dtype = self._array.dtype
+        if to is None:  # the last value is included
+            if array.is_floating(dtype):
+                high = 2 ** (1 - round(math.log2(array.finfo(dtype).eps)))
+            else:
+                high = array.iinfo(dtype).max
+        elif low >= to:
+            raise ValueError(f"random_: from must be less than to; got from={low} and to={to}")
+        else:
+            high = to - 1
+        values = array.generator(generator, "random_").integers(
+            low, high, self._array.shape, endpoint=True
+        )
+        return self._fill("random_", array.from_host(values.astype(dtype), self._array))
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
