@@ -374,7 +374,7 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor):
             raise RuntimeError(
                 "add(sparse, dense) is not supported. Use add(dense, sparse) instead; got "
-                f"sizes {self._size} and {other.shape}"
+                f"sizes {self._size} and {tuple(other.shape)}"
             )
         return NotImplemented  # a number: as PyTorch, sparse + number is not defined
 
@@ -402,7 +402,7 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor) and other.ndim > 0:
             raise NotImplementedError(
                 f"mul: of a sparse tensor by a tensor is not supported; got sizes {self._size} "
-                f"and {other.shape}; multiply by a number or a 0-d tensor"
+                f"and {tuple(other.shape)}; multiply by a number or a 0-d tensor"
             )
         if isinstance(other, (int, float, Tensor)):
             return self._with(self._val * other)
@@ -559,7 +559,7 @@ def sparse_coo_tensor(
         )
     if tuple(vals.shape[1:]) != size[sparse_dim:]:
         raise ValueError(
-            f"sparse_coo_tensor: values of shape {vals.shape} do not fit size {size}: their "
+            f"sparse_coo_tensor: values of shape {tuple(vals.shape)} do not fit size {size}: their "
             f"sizes after the first must be {size[sparse_dim:]}"
         )
     bad = [d for d in range(sparse_dim) if nnz and (ind[d].min() < 0 or ind[d].max() >= size[d])]
@@ -575,8 +575,9 @@ def sparse_coo_tensor(
     return SparseTensor._of(as_tensor(ind), vals, size, coalesced, leaf=requires_grad)
 
 
-def _sparse_matrix(op: str, s: Any, other: Any) -> Tensor:
-    """The dense operand of a product with the sparse matrix ``s``, checked."""
+def _sparse_matrix(op: str, s: Any, other: Any, batched: bool = False) -> Tensor:
+    """The dense operand of a product with the sparse matrix ``s``, checked: 1-D or 2-D, or
+    of any rank where it is ``batched`` (a dense operand on the left)."""
     if not isinstance(s, SparseTensor) or s.sparse_dim() != 2 or s.dense_dim():
         raise ValueError(
             f"{op}: expects a sparse matrix (2 sparse dims, 0 dense) first; got "
@@ -584,12 +585,12 @@ def _sparse_matrix(op: str, s: Any, other: Any) -> Tensor:
         )
     if isinstance(other, SparseTensor):
         raise NotImplementedError(
-            f"{op}: the product of two sparse tensors is not supported; got sizes {s.shape} "
-            f"and {other.shape}; make one of them dense (.to_dense())"
+            f"{op}: the product of two sparse tensors is not supported; got sizes {tuple(s.shape)} "
+            f"and {tuple(other.shape)}; make one of them dense (.to_dense())"
         )
     d = as_tensor(other)
-    if d.ndim not in (1, 2):
-        raise ValueError(f"{op}: expects a 1-D or 2-D dense operand; got shape {d.shape}")
+    if d.ndim == 0 or d.ndim > 2 and not batched:
+        raise ValueError(f"{op}: expects a 1-D or 2-D dense operand; got shape {tuple(d.shape)}")
     if d.dtype != s.dtype:
         raise TypeError(
             f"{op}: expects the sparse and the dense operand of one dtype; got {s.dtype} and "
@@ -601,7 +602,7 @@ def _sparse_matrix(op: str, s: Any, other: Any) -> Tensor:
 def _described(t: Any) -> str:
     if isinstance(t, SparseTensor):
         return f"a sparse tensor of size {t._size}"
-    return f"a dense tensor of shape {as_tensor(t).shape}"
+    return f"a dense tensor of shape {tuple(as_tensor(t).shape)}"
 
 
 def mm(mat1: Any, mat2: Any) -> Tensor:
@@ -612,7 +613,7 @@ def mm(mat1: Any, mat2: Any) -> Tensor:
     if d.shape[0] != k:
         raise ValueError(
             f"mm: the sparse matrix's columns and the dense one's rows differ; got sizes "
-            f"{mat1.shape} and {d.shape}"
+            f"{tuple(mat1.shape)} and {tuple(d.shape)}"
         )
     rows, cols = mat1._ind.numpy()
     return SparseMM.apply(mat1._val, d, rows=rows, cols=cols, shape=(m, k))
@@ -631,17 +632,21 @@ def matmul(input: Any, other: Any) -> Tensor:
 
 
 def _dense_mm(d: Tensor, s: SparseTensor) -> Tensor:
-    """dense (n, m) (or (m,)) @ sparse (m, k) -> dense, as (s.T @ d.T).T."""
-    _sparse_matrix("mm", s, d)
+    """dense (..., n, m) (or (m,)) @ sparse (m, k) -> dense, as (s.T @ d.T).T, a batch
+    folded into the rows."""
+    _sparse_matrix("matmul", s, d, batched=True)
     m, k = s.shape
     if d.shape[-1] != m:
         raise ValueError(
-            f"mm: the dense matrix's columns and the sparse one's rows differ; got sizes "
-            f"{d.shape} and {s.shape}"
+            f"matmul: the dense matrix's columns and the sparse one's rows differ; got sizes "
+            f"{tuple(d.shape)} and {s._size}"
         )
     rows, cols = s._ind.numpy()
-    out = SparseMM.apply(s._val, d.mT if d.ndim == 2 else d, rows=cols, cols=rows, shape=(k, m))
-    return out.mT if d.ndim == 2 else out  # (k, n) -> (n, k)
+    if d.ndim == 1:
+        return SparseMM.apply(s._val, d, rows=cols, cols=rows, shape=(k, m))  # (k,)
+    flat = d.reshape(-1, m)  # (..., n, m) -> (rows, m)
+    out = SparseMM.apply(s._val, flat.mT, rows=cols, cols=rows, shape=(k, m))  # (k, rows)
+    return out.mT.reshape(*d.shape[:-1], k)  # (..., n, k)
 
 
 def sum(input: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -715,7 +720,7 @@ def _to_sparse(self: Tensor, sparse_dim: int | None = None) -> SparseTensor:
     if not 0 < sd <= self.ndim:
         raise ValueError(
             f"to_sparse: sparse_dim must lie in [1, {self.ndim}]; got {sparse_dim} for shape "
-            f"{self.shape}"
+            f"{tuple(self.shape)}"
         )
     arr = self.detach().numpy()
     nonzero = arr != 0

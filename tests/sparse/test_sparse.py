@@ -239,6 +239,28 @@ def test_dense_times_sparse_and_matrix_times_vector(dtype) -> None:
     _close(s_ours @ cr.tensor(vector), s_theirs @ torch.tensor(vector), dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_batch_of_dense_matrices_times_sparse(dtype) -> None:
+    rng = np.random.default_rng(8)
+    indices, values = _coo(rng, (4, 3), 7, dtype)
+    v_ours, v_theirs = (
+        cr.tensor(values, requires_grad=True),
+        torch.tensor(values, requires_grad=True),
+    )
+    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (4, 3))
+    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (4, 3))
+    dense = rng.standard_normal((2, 5, 4)).astype(dtype)
+    d_ours, d_theirs = cr.tensor(dense, requires_grad=True), torch.tensor(dense, requires_grad=True)
+    out_ours, out_theirs = d_ours @ s_ours, d_theirs @ s_theirs
+    assert out_ours.shape == tuple(out_theirs.shape) == (2, 5, 3)
+    _close(out_ours, out_theirs, dtype)
+    upstream = rng.standard_normal((2, 5, 3)).astype(dtype)
+    out_ours.backward(cr.tensor(upstream))
+    out_theirs.backward(torch.tensor(upstream))
+    _close(d_ours.grad, d_theirs.grad, dtype)
+    _close(v_ours.grad, v_theirs.grad, dtype)
+
+
 def test_product_errors_name_the_shapes_and_dtypes() -> None:
     s = cr.sparse_coo_tensor([[0, 1], [1, 2]], [1.0, 2.0], (2, 3))
     with pytest.raises(ValueError, match=r"mm: .*differ; got sizes \(2, 3\) and \(4, 2\)"):
@@ -249,6 +271,8 @@ def test_product_errors_name_the_shapes_and_dtypes() -> None:
         s @ cr.ones(3, 2, 2)
     with pytest.raises(NotImplementedError, match="product of two sparse tensors"):
         s @ s.t()
+    with pytest.raises(ValueError, match=r"matmul: .*differ; got sizes \(4, 3\) and \(2, 3\)"):
+        cr.ones(4, 3) @ s
     with pytest.raises(ValueError, match="mm: expects a sparse matrix"):
         cr.sparse.mm(cr.ones(2, 3), cr.ones(3, 2))
 
@@ -484,8 +508,9 @@ def test_without_scipy_the_first_sparse_call_names_the_extra(monkeypatch) -> Non
 
 def test_a_gcn_on_a_sparse_normalised_adjacency_trains_as_on_torch() -> None:
     theirs, ours = twins("gcn")
-    assert ours["nnz"] == theirs["nnz"]
-    np.testing.assert_allclose(ours["degree_sum"], theirs["degree_sum"], rtol=1e-6)
+    assert ours["nnz"] == theirs["nnz"]  # of the adjacency and of the features
+    np.testing.assert_allclose(ours["adjacency_sum"], theirs["adjacency_sum"], rtol=1e-6)
     assert_follows(ours["losses"], theirs["losses"], F32)
-    assert ours["losses"][-1] < 0.1 * ours["losses"][0]  # it fits the labels
+    assert ours["losses"][-1] < 0.2 * ours["losses"][0]  # it fits the labels
     assert ours["accuracy"] == theirs["accuracy"] and ours["accuracy"] > 0.8
+    np.testing.assert_allclose(ours["hidden"], theirs["hidden"], rtol=10 * F32, atol=1e-5)

@@ -1,41 +1,44 @@
-"""A two-layer graph convolutional network (Kipf and Welling, as pytorch/examples' GCN) on a
-generated graph of a few communities: the adjacency, with self-loops and symmetric
-normalisation D^-1/2 (A + I) D^-1/2, is a sparse COO tensor, and each layer multiplies it with
-the dense node features. Trained by Adam to fit the node labels of half the nodes; the graph
-and the features follow from the node numbers, so both libraries see the same data."""
+"""A two-layer graph convolutional network (Kipf and Welling), written as pytorch/examples' GCN
+is, on a generated graph of a few communities: the adjacency A + I, normalised to
+D^-1/2 (A + I) D^-1/2 by sparse diagonal matrices, and the row-normalised bag-of-words features
+are sparse COO tensors; each layer is a product of the sparse features (or the dense hidden
+ones) with its weight, then torch.spmm with the adjacency. Trained by Adam to fit the labels of
+half the nodes. The graph and the features follow from the node numbers, so both libraries see
+the same data."""
 
 import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 
-def make_graph(nodes=60, classes=3, features=8):
-    """Communities of consecutive labels: each node links to the next two of its class (a
-    ring) and, every fifth node, to one of another class. Features: a weak, noisy hint of
-    the label."""
-    labels = torch.arange(nodes) % classes
-    edges = set()
+def make_graph(nodes=60, classes=3, words=12):
+    """Communities of one label: each node cites the next two of its class (around a ring)
+    and, every fifth node, one of another class, some twice (a repeated entry, summed). Each
+    node's words: a few that follow from its number, and one that hints at its label."""
+    labels = np.arange(nodes) % classes
+    edges = []
     for i in range(nodes):
-        for step in (classes, 2 * classes):  # the next two nodes of i's class, around
-            edges.add((i, (i + step) % nodes))
+        edges += [(i, (i + classes) % nodes), (i, (i + 2 * classes) % nodes)]
         if i % 5 == 0:
-            edges.add((i, (i * 7 + 1) % nodes))
-    edges |= {(j, i) for i, j in edges} | {(i, i) for i in range(nodes)}  # symmetric, loops
-    edge_index = torch.tensor(sorted(edges)).t()  # (2, E)
-    ones = torch.ones(edge_index.shape[1])
-    adjacency = torch.sparse_coo_tensor(edge_index, ones, (nodes, nodes), check_invariants=True)
-    degree = torch.sparse.sum(adjacency, 1).to_dense()  # (nodes,)
-    scale = degree.pow(-0.5)
-    weights = scale[edge_index[0]] * scale[edge_index[1]]  # D^-1/2 (A + I) D^-1/2, per edge
-    adjacency = torch.sparse_coo_tensor(
-        edge_index, weights, (nodes, nodes), check_invariants=True
-    ).coalesce()
-    grid = torch.arange(nodes * features, dtype=torch.float32).reshape(nodes, features)
-    noise = torch.sin(grid * 1.7 + 0.3)
-    hint = F.one_hot(labels, features).float() * 0.6
-    return noise + hint, labels, adjacency
+            edges += [(i, (i * 7 + 1) % nodes)] * (1 + i % 2)
+    edges = np.array(edges + [(j, i) for i, j in edges], dtype=np.int32)  # (E, 2), symmetric
+    adj = torch.sparse_coo_tensor(
+        edges.T, torch.ones(len(edges)), (nodes, nodes), dtype=torch.int64, check_invariants=True
+    )
+    adj = torch.eye(nodes) + adj  # self-loops: dense + sparse is dense
+    degree = torch.sum(adj, dim=1)
+    degree = torch.diag(torch.sqrt(1 / degree)).to_sparse()  # D^-1/2, sparse
+    adj = degree @ adj @ degree  # sparse @ dense @ sparse: dense
+
+    grid = torch.arange(nodes * words, dtype=torch.float32).reshape(nodes, words)
+    features = (torch.sin(grid * 1.7 + 0.3) > 0.6).float()
+    features[torch.arange(nodes), torch.tensor(labels)] = 1.0  # the hint
+    scale = torch.diag(1 / torch.sum(features, dim=1)).to_sparse()
+    features = scale @ features  # each row sums to 1
+    return features.to_sparse(), torch.tensor(labels), adj.to_sparse()
 
 
 class GraphConvolution(nn.Module):
@@ -47,8 +50,8 @@ class GraphConvolution(nn.Module):
         nn.init.uniform_(self.weight, -bound, bound)
 
     def forward(self, x, adj):
-        support = x @ self.weight  # (nodes, out)
-        return torch.sparse.mm(adj, support) + self.bias
+        support = torch.mm(x, self.weight)  # (nodes, out); x sparse in the first layer
+        return torch.spmm(adj, support) + self.bias
 
 
 class GCN(nn.Module):
@@ -87,14 +90,16 @@ def main(seed=0, epochs=60, init=None, verbose=False):
     model.eval()
     with torch.no_grad():
         predicted = model(x, adj).argmax(dim=1)
+        hidden = torch.sparse.mm(adj, F.relu(model.gc1(x, adj)))  # one more hop
     accuracy = (predicted[test] == labels[test]).float().mean().item()
     if verbose:
         print(f"test accuracy {accuracy:.3f}")
     return {
         "losses": losses,
         "accuracy": accuracy,
-        "nnz": adj._nnz(),
-        "degree_sum": torch.sparse.sum(adj).item(),
+        "nnz": (adj._nnz(), x._nnz()),
+        "adjacency_sum": torch.sparse.sum(adj).item(),
+        "hidden": hidden.numpy(),
     }
 
 
