@@ -220,6 +220,12 @@ def test_cuda_lengths_and_batch_sizes_are_refused() -> None:
         "p = rnn.pack_padded_sequence(cr.ones(3, 2, 1), [2, 3], enforce_sorted=False)\n"
         "q = p.to('cuda')\n"
         "print(q.is_cuda, q.sorted_indices.device, q.batch_sizes.device, p.is_cuda)\n"
+        "cr.set_default_device('cuda')  # batch_sizes and lengths stay on the CPU still\n"
+        "s = rnn.pack_sequence([cr.ones(2, 1), cr.ones(1, 1)])\n"
+        "out, h = cr.nn.GRU(1, 2)(s)\n"
+        "padded, n = rnn.pad_packed_sequence(out)\n"
+        "print(s.batch_sizes.device, out.batch_sizes.device, n.device, padded.device, h.device)\n"
+        "print([tuple(p.shape) for p in rnn.unpad_sequence(padded, n.to('cuda'))])  # any device\n"
     )
     env = {**os.environ, "CHAINRULE_ARRAY_BACKEND": "strict"}
     done = subprocess.run(
@@ -233,6 +239,8 @@ def test_cuda_lengths_and_batch_sizes_are_refused() -> None:
     )
     assert lines[1].startswith("ValueError PackedSequence: batch_sizes should always be on CPU")
     assert lines[2] == "True cuda:0 cpu False"
+    assert lines[3] == "cpu cpu cpu cuda:0 cuda:0"
+    assert lines[4] == "[(2, 2), (1, 2)]"
 
 
 def test_padding_errors() -> None:

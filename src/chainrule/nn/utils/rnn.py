@@ -164,7 +164,7 @@ def unpad_sequence(
     """The padded (L, B, *) (or (B, L, *) with batch_first) back to its B sequences, the i-th
     its first lengths[i] steps: a list of (lengths[i], *)."""
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)  # (B, L, *)
-    lens = _lengths(lengths, "unpad_sequence")
+    lens = _lengths(lengths, "unpad_sequence", cpu_only=False)
     if len(lens) != x.shape[0]:
         raise ValueError(
             f"unpad_sequence: expected one length per sequence; got {len(lens)} lengths for "
@@ -223,7 +223,7 @@ def pack_padded_sequence(
     where = [at_b, at_t] if batch_first else [at_t, at_b]
     index = tuple(tensor(w, dtype=array.int64, device=x.device) for w in where)
     data = x[index]  # (sum of lengths, *)
-    return PackedSequence(data, tensor(sizes, dtype=array.int64), sorted_indices)
+    return PackedSequence(data, tensor(sizes, dtype=array.int64, device=array.CPU), sorted_indices)
 
 
 def pad_packed_sequence(
@@ -267,7 +267,7 @@ def pad_packed_sequence(
     pad = full((1, *data.shape[1:]), padding_value, data.dtype, device=data.device)
     index = tensor(row, dtype=array.int64, device=data.device)
     padded = cat([data, pad])[index]  # (L, B, *) or (B, L, *)
-    return padded, tensor(lengths, dtype=array.int64)
+    return padded, tensor(lengths, dtype=array.int64, device=array.CPU)
 
 
 def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
@@ -288,10 +288,11 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     return unpad_sequence(padded, lengths, batch_first=True)
 
 
-def _lengths(lengths: Any, op: str) -> list[int]:
-    """lengths (a list of ints, or a 1-D integer tensor on the CPU) as a list of ints."""
+def _lengths(lengths: Any, op: str, cpu_only: bool = True) -> list[int]:
+    """lengths (a list of ints, or a 1-D integer tensor, on the CPU where cpu_only) as a
+    list of ints."""
     if isinstance(lengths, Tensor):
-        if lengths.is_cuda or lengths.ndim != 1:
+        if (cpu_only and lengths.is_cuda) or lengths.ndim != 1:
             raise RuntimeError(
                 f"{op}: 'lengths' argument should be a 1D CPU int64 tensor, but got "
                 f"{lengths.ndim}D {lengths.device} {lengths.dtype} tensor"
