@@ -53,6 +53,25 @@ def positive_int(
 # -- dims, shapes and indexes, for the tensor methods ------------------------------------
 
 
+def no_grad_source(data: Any, op: str) -> None:
+    """Refuse a torch.Tensor that requires grad as data for a new tensor, saying what to do:
+    its values cannot be read without cutting it from its graph (torch.tensor of one copies
+    it detached, warning that ``.detach().clone()`` is the way)."""
+    if type(data).__module__.partition(".")[0] == "torch" and getattr(data, "requires_grad", False):
+        raise RuntimeError(
+            f"{op}: cannot read the values of a torch.Tensor that requires grad (shape "
+            f"{tuple(data.shape)}); pass its detached values: cr.{op}(t.detach())"
+        )
+
+
+def _device_arg(dev: Any) -> Any:
+    """A device argument as resolve_device takes it: another framework's device object (a
+    torch.device) by its name, 'cuda:0'."""
+    if isinstance(getattr(dev, "type", None), str) and type(dev).__name__ == "device":
+        return str(dev)
+    return dev
+
+
 def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
     """PyTorch's ``to`` arguments, for Tensor.to and Module.to: ``to(dtype)``,
     ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` (its dtype and device), and
@@ -67,15 +86,18 @@ def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
     dtype = kwargs.get("dtype")
     dev = kwargs.get("device")
     if dev is not None:
-        dev = resolve_device(dev, op)
+        dev = resolve_device(_device_arg(dev), op)
     for i, a in enumerate(args):
         if a is None:
             continue
+        a = _device_arg(a)
         if isinstance(a, tensor_type()):
             dtype, dev = a.dtype, a.device
-        elif isinstance(a, device) or (
-            isinstance(a, str) and a not in array.DTYPE_NAMES
-        ) or (is_int(a) and i == 0):  # an integer first: a CUDA device index, as PyTorch
+        elif (
+            isinstance(a, device)
+            or (isinstance(a, str) and a not in array.DTYPE_NAMES)
+            or (is_int(a) and i == 0)
+        ):  # an integer first: a CUDA device index, as PyTorch
             dev = resolve_device(a, op)
         elif isinstance(a, bool) and i > 0:  # to(dtype, non_blocking), to(device, dtype, nb)
             continue

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import array
-from .arguments import no_pinning, positive_int, resolve_device, size_arg
+from .arguments import no_grad_source, no_pinning, positive_int, resolve_device, size_arg
 from .tensor import Tensor
 
 __all__ = [
@@ -53,6 +53,7 @@ def tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     dev = _device(device, pin_memory, "tensor")
+    no_grad_source(data, "tensor")
     if isinstance(data, Tensor):  # a copy, on the tensor's own device unless one is given
         dev = data.device if device is None else dev
         data = data._array
@@ -94,8 +95,14 @@ def _filled(
 
 
 def _drawn(
-    draw: str, size: tuple, generator: Any, dtype: Any, device: Any, requires_grad: bool,
-    pin: bool, op: str,
+    draw: str,
+    size: tuple,
+    generator: Any,
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
+    pin: bool,
+    op: str,
 ) -> Tensor:
     """rand or randn: the generator's ``draw`` (random, standard_normal) on the host, moved
     to the device."""

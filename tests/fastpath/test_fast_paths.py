@@ -570,15 +570,17 @@ def test_class_rows_take_the_column_major_copy_only_with_the_switch_on():
         assert _column_major(a, 1) is a
 
 
-def test_linear_short_batch_is_column_major_only_with_the_switch_on():
-    """Fewer rows than outputs: (W @ x^T)^T, a column-major array, with the switch on; a
-    row-major x @ W^T with it off. Views, indexing and reshapes see the same values."""
-    x, w = f32(5, 6), f32(12, 6)
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear_short_batch_is_row_major_with_the_switch_on_or_off(bias):
+    """Fewer rows than outputs: (W @ x^T)^T copied into row-major order with the switch on;
+    x @ W^T with it off: PyTorch's layout both ways, so view works. Views, indexing and
+    reshapes see the same values."""
+    x, w, b = f32(5, 6), f32(12, 6), f32(12)
     outs = []
     for on in (True, False):
         with switch(on):
-            y = cr.nn.functional.linear(cr.tensor(x), cr.tensor(w))
-            assert y.numpy().flags.c_contiguous is not on
+            y = cr.nn.functional.linear(cr.tensor(x), cr.tensor(w), cr.tensor(b) if bias else None)
+            assert y.is_contiguous() and y.stride() == (12, 1)
             outs.append([y.numpy(), y.reshape(5, 3, 4).flatten(1).numpy(), y.view(60)[::7].numpy()])
     for fast, plain in zip(*outs, strict=True):
         np.testing.assert_allclose(fast, plain, rtol=1e-5, atol=1e-6)

@@ -87,8 +87,9 @@ def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple)
         for q, columns in enumerate(col_slices):
             out[:, :, rows, columns] += cols[:, p, q]
     out = out[:, :, top : top + h, left : left + w]  # crop the padding: (g, C/g, H, W, N)
-    out = out.reshape(groups * c_group, h, w, n)  # (C, H, W, N)
-    return out.transpose(3, 0, 1, 2)  # (N, C, H, W), a view
+    # one copy into C order, as PyTorch lays the result out: (N, g, C/g, H, W)
+    out = xp.ascontiguousarray(out.transpose(4, 0, 1, 2, 3))
+    return out.reshape(n, groups * c_group, h, w)  # (N, C, H, W), a view
 
 
 class Conv2d(Function):

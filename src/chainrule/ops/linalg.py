@@ -125,9 +125,9 @@ class Linear(Function):
 
     With the fast path on, x of more than two dims is multiplied as one (rows, in) matrix,
     and a 2-D batch of fewer rows than out_features is computed transposed,
-    out = (W @ x^T)^T, a column-major array; grad_x then comes out in x's own order,
-    (W^T @ g^T)^T for a column-major x. With it off, out = x @ W^T (NumPy's matmul
-    broadcasting W^T over any leading dims) and grad_x = g @ W.
+    out = (W @ x^T)^T, copied into row-major order (PyTorch's layout) as the bias is added;
+    grad_x comes out in x's own order, (W^T @ g^T)^T for a column-major x. With it off,
+    out = x @ W^T (NumPy's matmul broadcasting W^T over any leading dims) and grad_x = g @ W.
     """
 
     rule = "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows"
@@ -135,7 +135,13 @@ class Linear(Function):
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 2 and weight.shape[0] > x.shape[0] and fastpath.enabled():
-            out = xp.matmul(weight, x.T).T  # the longer side first: column-major out
+            product = xp.matmul(weight, x.T).T  # the longer side first: column-major
+            out = xp.empty_like(product, order="C")  # row-major out, as PyTorch's
+            if bias is None:
+                out[...] = product
+            else:  # the copy into row-major order adds the bias on the way
+                xp.add(product, bias, out=out)
+            return out
         elif x.ndim > 2 and fastpath.enabled():  # one product, not one per leading index
             rows = math.prod(x.shape[:-1])  # (B, T, in) -> (B*T, in)
             out = xp.matmul(x.reshape(rows, x.shape[-1]), weight.T)

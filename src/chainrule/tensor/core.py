@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import (
+    no_grad_source,
     no_pinning,
     normalize_dim,
     resolve_device,
@@ -384,13 +385,51 @@ class Core:
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return elementwise.Cast.apply(self, dtype=self.dtype)
 
+    # -- layout: read from the array's strides and address, in elements, as PyTorch's -----
+
     def contiguous(self, memory_format: Any = None) -> Tensor:
-        return self
+        """The tensor itself where it is contiguous, else a copy in C order (differentiable,
+        new memory)."""
+        if self.is_contiguous():
+            return self
+        # One copy: NumPy's reshape copies, in C order, what it cannot view as 1-D; a 1-D
+        # view it can make is a strided one, which a copy (in its K order) makes contiguous.
+        flat = movement.Reshape.apply(self, shape=(self._array.size,))
+        if not flat.is_contiguous():
+            flat = elementwise.Cast.apply(flat, dtype=self.dtype)
+        return movement.Reshape.apply(flat, shape=self._array.shape)  # a view of the copy
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        """True: chainrule's tensors are read as if contiguous (each op makes what it
-        needs), so memory layout never changes a result."""
-        return True
+        """Whether the elements lie in C order without gaps (PyTorch's definition: dims of
+        size 1 and empty tensors do not count against it, as NumPy's flag)."""
+        return bool(self._array.flags.c_contiguous)
+
+    def stride(self, dim: Any = None) -> Any:
+        """The step in elements between neighbours along each dim (a tuple), or along dim.
+        Where the array's step says nothing, PyTorch's: a dim of size 1 that NumPy steps by
+        0 (an axis indexing inserted) steps as unsqueeze's, over the dim after it; an empty
+        tensor (NumPy steps by 0 along every dim) steps as a new one, in C order."""
+        arr = self._array
+        shape, item = arr.shape, arr.itemsize
+        steps = [s // item for s in arr.strides]
+        if 0 in steps and (1 in shape or not arr.size):
+            after = 1  # the span of the dims after d, as PyTorch's unsqueeze reads it
+            for d in reversed(range(arr.ndim)):
+                if not arr.size or shape[d] == 1 and steps[d] == 0:
+                    steps[d] = after
+                after = steps[d] * max(shape[d], 1)
+        return tuple(steps) if dim is None else steps[normalize_dim(dim, arr.ndim, "stride", shape)]
+
+    def storage_offset(self) -> int:
+        """Where the first element lies, in elements from the start of the memory the
+        tensor's array views (0 unless the tensor is a view into the middle of another)."""
+        arr = root = self._array
+        while isinstance(root.base, type(arr)):
+            root = root.base
+        start = array.data_ptr(root) + sum(
+            s * (n - 1) for s, n in zip(root.strides, root.shape, strict=True) if s < 0 < n
+        )
+        return (array.data_ptr(arr) - start) // arr.itemsize
 
     def is_floating_point(self) -> bool:
         return array.is_floating(self._array.dtype)
@@ -529,12 +568,23 @@ _TYPE_NAMES = {
 
 
 def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """x as a Tensor: a Tensor as it is (cast to dtype, moved to device, if given), anything
-    else copied into a new one (on device, or the default device)."""
+    """x as a Tensor: a Tensor as it is (cast to dtype, moved to device, if given); an array
+    of that dtype on that device on the array's own memory, as PyTorch's (a copy where its
+    strides go backwards, which a tensor's never do); anything else copied into a new one
+    (on device, or the default device)."""
     if device is not None:
         device = resolve_device(device, "as_tensor")
     if isinstance(x, Tensor):
         if device is not None and device != x.device:
             x = x.to(device)
         return x if dtype is None else x.to(dtype)
+    if (
+        isinstance(x, (HOST_ARRAY, xp.ndarray))
+        and array.holds(x.dtype)
+        and (dtype is None or array.as_dtype(dtype) == x.dtype)
+        and (device or array.get_default_device()) == array.device_of(x)
+        and min(x.strides, default=0) >= 0
+    ):
+        return Tensor._make(x)
+    no_grad_source(x, "as_tensor")
     return Tensor._make(array.to_array(x, dtype, device))

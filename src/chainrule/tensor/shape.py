@@ -63,8 +63,9 @@ class Shape(Core):
         return self if new == self.shape else movement.Reshape.apply(self, shape=new)
 
     def view(self, *shape: Any, size: Any = None) -> Tensor:
-        """reshape, as PyTorch's view of a contiguous tensor; ``view(dtype)``, which reads
-        the bytes as another dtype, is refused."""
+        """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
+        the strides cannot give that shape without a copy (reshape copies there);
+        ``view(dtype)``, which reads the bytes as another dtype, is refused too."""
         shape = spread_or_keyword(shape, size, "size", "view")
         if (
             len(shape) == 1
@@ -75,7 +76,17 @@ class Shape(Core):
                 f"view: reading a tensor's bytes as another dtype (view({shape[0]})) is not "
                 "supported; use .to(dtype) to convert the values"
             )
-        return self.reshape(*shape)
+        out = self.reshape(*shape)
+        # NumPy's reshape views wherever PyTorch's view can (PyTorch took its rule from
+        # NumPy), and copies elsewhere: a copy here is the view PyTorch refuses.
+        if out is self or not out._array.size or xp.may_share_memory(out._array, self._array):
+            return out
+        raise RuntimeError(
+            "view: view size is not compatible with input tensor's size and stride (at least "
+            "one dimension spans across two contiguous subspaces); got shape "
+            f"{self._array.shape} with stride {self.stride()} and size {out._array.shape}. "
+            "Use .reshape(...) instead."
+        )
 
     def t(self) -> Tensor:
         """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
@@ -98,7 +109,7 @@ class Shape(Core):
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
     def view_as(self, other: Tensor) -> Tensor:
-        return self.reshape(other.shape)
+        return self.view(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if self.ndim == 0:
@@ -368,7 +379,8 @@ class Shape(Core):
     def index_select(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "index_select", self.shape)
         idx = index_vector(index, d, self, "index_select")
-        return self[(slice(None),) * d + (idx,)]
+        # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
+        return self[(slice(None),) * d + (idx,)].contiguous()
 
     def scatter(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
