@@ -304,6 +304,31 @@ def test_sparse_sum(dim, dtype) -> None:
     _close(v_ours.grad, v_theirs.grad, dtype)
 
 
+def test_hybrid_tensors_coalesce_and_sum_over_their_dense_dim() -> None:
+    indices = [[0, 1, 1, 0], [1, 0, 2, 1]]
+    rows = np.arange(8.0).reshape(4, 2)  # each entry a row of 2: one dense dim
+    ours = cr.sparse_coo_tensor(indices, cr.tensor(rows), (2, 3, 2))
+    theirs = torch.sparse_coo_tensor(indices, torch.tensor(rows), (2, 3, 2))
+    _close(ours.coalesce()._values(), theirs.coalesce()._values(), np.float64)
+    for dim in (2, 0, (0, 2)):
+        out_ours, out_theirs = cr.sparse.sum(ours, dim), torch.sparse.sum(theirs, dim)
+        assert out_ours.shape == tuple(out_theirs.shape)
+        _close(out_ours, out_theirs, np.float64, f"dim {dim}")
+
+
+def test_the_dtype_arguments_and_to_sparses_range() -> None:
+    s = cr.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    assert cr.sparse.sum(s, dtype=cr.float64).dtype == cr.float64
+    assert cr.sparse.softmax(s, 1, dtype=cr.float64).dtype == cr.float64
+    assert cr.sparse.log_softmax(s, 1, dtype=cr.float64).dtype == cr.float64
+    with pytest.raises(ValueError, match=r"to_sparse: sparse_dim must lie in \[1, 2\]; got 3"):
+        cr.ones(2, 3).to_sparse(3)
+    with pytest.raises(ValueError, match="sparse.softmax: expects a sparse tensor of 0 dense"):
+        cr.sparse.softmax(cr.ones(2, 2), 1)
+    with pytest.raises(TypeError, match="sparse.sum: expects a sparse tensor"):
+        cr.sparse.sum(cr.ones(2, 2))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
