@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 from . import array
 from .array import CPU, device
 from .nn.module import Module, Parameter
+from .saved_views import view_in, views_of_others
 from .tensor import Tensor
 
 xp = array.host  # files are written from host memory and read into it
@@ -54,16 +55,23 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     Tensors, arrays, numbers, strings, bools and None: a model's or an optimizer's
     state_dict, or a checkpoint holding both. NumPy scalars are saved as Python numbers.
     As PyTorch's, a tensor held twice (tied weights) is written once and loads as one
-    (the same object, or tensors sharing memory, as saved), and Parameters and tensors that
-    require grad come back so; the structure in the metadata records which.
+    (the same object, or tensors sharing memory, as saved); a view saved beside the tensor
+    whose memory it lies in is written as a view into it and loads as one, sharing memory
+    (see saved_views.py); Parameters and tensors that require grad come back so; the
+    structure in the metadata records which.
 
     Any other object (a Module or an optimizer itself, or a structure holding one) is
     pickled, as ``torch.save`` does, into a file marked as pickled, which :func:`load` opens
     only with ``weights_only=False``; a state_dict() needs no trust to load.
     """
     tensors: dict[str, Any] = {}
+    # held: by Tensor id and by memory, the key each was written under (see _encode); and
+    # the views to write as views, with the entries waiting for their cover's key
+    held: dict = {"views": views_of_others(obj), "pending": []}
     try:
-        structure = _encode(obj, "", tensors, (), {})
+        structure = _encode(obj, "", tensors, (), held)
+        for entry, cover in held["pending"]:  # a view saved before the tensor it views
+            entry["key"] = held[id(cover)]
     except _NotData as e:
         _save_pickled(obj, f, e.kind)
         return
@@ -202,9 +210,7 @@ def _load_pickled(f: Any, path: Any, where: Any, weights_only: bool, kwargs: dic
     return obj
 
 
-def _load_from(
-    f: Any, path: Any, where: Any, place: Any, weights_only: bool, kwargs: dict
-) -> Any:
+def _load_from(f: Any, path: Any, where: Any, place: Any, weights_only: bool, kwargs: dict) -> Any:
     try:
         start = f.tell()
         first = f.read(len(_PICKLED))
@@ -226,8 +232,10 @@ def _load_from(
     else:
         intact = metadata[_DIGEST] == _digests(tensors, "")[0]
     if not intact:
-        raise ValueError(f"load: {path} was altered or damaged after it was written (its "
-                         "contents no longer match the digest saved with them)")
+        raise ValueError(
+            f"load: {path} was altered or damaged after it was written (its "
+            "contents no longer match the digest saved with them)"
+        )
     try:
         return _decode(json.loads(text or ""), tensors, {}, place)
     except _PlaceError as e:  # map_location's own error (or no CUDA): as it was raised
@@ -343,8 +351,12 @@ def _encode(
         return {"dict": items}
     if isinstance(obj, (list, tuple)):
         kind = "tuple" if isinstance(obj, tuple) else "list"
-        return {kind: [_encode(v, f"{name}.{i}" if name else str(i), tensors, within, held)
-                       for i, v in enumerate(obj)]}
+        return {
+            kind: [
+                _encode(v, f"{name}.{i}" if name else str(i), tensors, within, held)
+                for i, v in enumerate(obj)
+            ]
+        }
     raise _NotData(f"{type(obj).__name__} at {name!r}" if name else type(obj).__name__)
 
 
@@ -378,21 +390,30 @@ def _encode_tensor(t: Tensor, key: str, tensors: dict[str, Any], held: dict) -> 
     """A Tensor's entry: ``{"tensor": key}`` for a plain one on the CPU (as older files),
     else ``{"tensor_of": {...}}`` naming what else comes back: the device it was on, that it
     is a Parameter, that it requires grad, and, for a tensor already written under another
-    key, whether it is that very object ("same") or shares its memory ("memory")."""
+    key, whether it is that very object ("same"), shares its memory ("memory"), or is a view
+    into another's memory ("view": its offset, shape and strides there, in elements)."""
     a = t._array
     # an empty array's pointer says nothing: two of them may share one
     memory = (array.data_ptr(a), a.shape, a.strides, a.dtype.str) if a.size else id(t)
     entry: dict[str, Any] = {"key": key}
+    view = held["views"].get(id(t))
     if id(t) in held:
         entry.update(key=held[id(t)], alias="same")
     elif memory in held:
         entry.update(key=held[memory], alias="memory")
+    elif view is not None:  # a view into the memory of the tensor that covers it
+        cover, offset = view
+        steps = [s // a.itemsize for s in a.strides]
+        entry.update(alias="view", name=key, offset=offset, shape=list(a.shape), stride=steps)
+        entry["key"] = held.get(id(cover), key)
+        if id(cover) not in held:  # written later: its key is filled in at the end of save
+            held["pending"].append((entry, cover))
     else:
         if key in tensors:
             raise ValueError(f"save: two entries have the same dotted name {key!r}")
         tensors[key] = _host_bytes(a, key)
         held[memory] = key
-    held[id(t)] = entry["key"]
+    held[id(t)] = entry.get("name", entry["key"])  # a view saved again: that view
     if t.is_cuda:  # where it comes back to
         entry["device"] = str(t.device)
     if isinstance(t, Parameter):
@@ -442,6 +463,9 @@ def _decode_tensor(kind: str, value: Any, tensors: dict, loaded: dict, place: An
         if key in loaded:
             raise ValueError(f"tensor {key!r} is referenced twice")
         t = _placed(place, Tensor._make(tensors[key]), location)
+    elif alias == "view" and key in tensors:  # it may come before the tensor it views
+        t = _placed(place, Tensor._make(view_in(tensors[key], entry)), location)
+        loaded[str(entry.get("name"))] = t  # for a "same" entry of this view
     elif not isinstance(loaded.get(key), Tensor):
         raise ValueError(f"tensor {key!r} is aliased before it is given")
     elif alias == "same":
@@ -565,15 +589,16 @@ def _parse_header(f: Any, size: int) -> tuple[list[tuple[str, str, tuple, int]],
     if not isinstance(header, dict):
         raise _Unreadable("the header is not a JSON object")
     metadata = header.pop("__metadata__", None) or {}
-    if not isinstance(metadata, dict) or not all(
-        isinstance(v, str) for v in metadata.values()
-    ):
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise _Unreadable("the header's __metadata__ is not a map of strings")
     entries = []
     for name, info in header.items():
         shape, (begin, end) = info["shape"], info["data_offsets"]
-        if not (isinstance(info["dtype"], str) and isinstance(shape, list)
-                and all(isinstance(d, int) and d >= 0 for d in [*shape, begin, end])):
+        if not (
+            isinstance(info["dtype"], str)
+            and isinstance(shape, list)
+            and all(isinstance(d, int) and d >= 0 for d in [*shape, begin, end])
+        ):
             raise _Unreadable(f"tensor {name!r} has a malformed entry {info}")  # fmt: skip
         item = _DTYPES[info["dtype"]].itemsize if info["dtype"] in _DTYPES else None
         if item is not None and end - begin != math.prod(shape) * item:
