@@ -259,3 +259,12 @@ def test_to_takes_a_torch_device() -> None:
     assert t.to(torch.device("cpu")) is t
     assert t.to(torch.device("cpu"), cr.float64).dtype == cr.float64
     assert t.to(device=torch.device("cpu")).device == cr.device("cpu")
+
+
+@pytest.mark.skipif(not cr.cuda.is_available(), reason="needs a CUDA device (or the stand-in)")
+def test_as_tensor_shares_a_cuda_arrays_memory_where_it_is() -> None:
+    arr = cr.arange(6.0).cuda()._array
+    assert cr.as_tensor(arr)._array is arr  # no device given: where the array is
+    assert cr.as_tensor(arr, device="cuda")._array is arr
+    assert cr.as_tensor(arr, device="cpu").device == cr.device("cpu")
+    assert cr.as_tensor(arr, dtype=cr.float64)._array is not arr

@@ -567,6 +567,12 @@ _TYPE_NAMES = {
 }
 
 
+def _device_for(x: Any) -> Any:
+    """Where as_tensor puts an array when no device is given, as PyTorch: a device array
+    where it is, a host array on the default device."""
+    return array.get_default_device() if type(x) is HOST_ARRAY else array.device_of(x)
+
+
 def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """x as a Tensor: a Tensor as it is (cast to dtype, moved to device, if given); an array
     of that dtype on that device on the array's own memory, as PyTorch's (a copy where its
@@ -579,10 +585,10 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
             x = x.to(device)
         return x if dtype is None else x.to(dtype)
     if (
-        isinstance(x, (HOST_ARRAY, xp.ndarray))
+        isinstance(x, array.ndarray)
         and array.holds(x.dtype)
         and (dtype is None or array.as_dtype(dtype) == x.dtype)
-        and (device or array.get_default_device()) == array.device_of(x)
+        and array.device_of(x) == (device or _device_for(x))
         and min(x.strides, default=0) >= 0
     ):
         return Tensor._make(x)
