@@ -59,7 +59,8 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
         pairs = enumerate(zip(t.shape, first, strict=False))
         if t.ndim != len(first) or builtins.any(a != b for i, (a, b) in pairs if i != d):
             raise ValueError(
-                f"cat: shapes must match except in dim {dim}; got shapes {[x.shape for x in ts]}"
+                f"cat: shapes must match except in dim {dim}; got shapes "
+                f"{[tuple(x.shape) for x in ts]}"
             )
     dtype = array.result_dtype(t.dtype for t in ts)
     return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
@@ -71,7 +72,7 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
         raise ValueError("stack: expected a non-empty sequence of tensors")
     if builtins.any(t.shape != ts[0].shape for t in ts):
         raise ValueError(
-            f"stack: all tensors must have one shape; got shapes {[t.shape for t in ts]}"
+            f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
         )
     d = normalize_dim(dim, ts[0].ndim + 1, "stack", ts[0].shape)
     return cat([t.unsqueeze(d) for t in ts], d)
@@ -92,7 +93,9 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Tensor, ...]:
         raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy'; got {indexing!r}")
     ts = [as_tensor(t) for t in tensors]
     if [t for t in ts if t.ndim > 1]:
-        raise ValueError(f"meshgrid: expects 0-D or 1-D tensors; got {[t.shape for t in ts]}")
+        raise ValueError(
+            f"meshgrid: expects 0-D or 1-D tensors; got {[tuple(t.shape) for t in ts]}"
+        )
     ts = [t.reshape(-1) for t in ts]
     swap = indexing == "xy" and len(ts) >= 2
     if swap:  # build the grids as 'ij' over (y, x, ...), then swap the first two dims back

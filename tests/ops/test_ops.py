@@ -705,7 +705,18 @@ def _put(m: Any, a: Any, b: Any) -> Any:
     return c
 
 
+def _write_through_views(m: Any, a: Any, b: Any) -> Any:
+    """Writes through views of a copy (PyTorch's CopySlices), and a view taken before them,
+    which differentiates what it holds after (an AsStrided of the base)."""
+    c = a * 1.0
+    early = c[:, 1]
+    c[1:, ::2].mul_(b)
+    c[0].add_(b.sum())
+    return c * early.sum()
+
+
 ROWS += [
+    Row("write_through_views", _write_through_views, ((3, 4), (2,)), second=True),
     Row("cross_entropy", lambda m, a: m.nn.functional.cross_entropy(a, _targets(m)), ((4, 5),),
         second=True),
     Row("cross_entropy_options",

@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import array
 from .function import Function as Primitive
-from .function import counter, tensor_type, version, versions, writes
+from .function import counter, make_view, tensor_type, version, versions, writes
 from .mode import no_grad, state
 
 
@@ -278,7 +278,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
         given = [a for a in args if a is o]
         if given and id(o) not in dirty:  # an input returned as it is: a view of it
             o = outs[k] = T._make(o._array)
-            o._vc, o._base = counter(given[0]), given[0]._base or given[0]
+            make_view(o, given[0])
         diff.append(k)
     if not diff:
         return output

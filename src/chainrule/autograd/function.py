@@ -6,6 +6,7 @@ The contract every op in ops/ follows is stated here once; the backward walk is 
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .. import array
@@ -164,9 +165,7 @@ class Function:
         record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
         if cls.view and array.xp.may_share_memory(out_data, arrays[0]):
-            base = inputs[0]
-            out._vc = counter(base)
-            out._base = base._base if base._base is not None else base
+            make_view(out, inputs[0])
         if record:
             fn.inputs = inputs
             fn.needs_input_grad = tuple(needs)
@@ -238,6 +237,18 @@ def versions(inputs: tuple[Any, ...]) -> tuple[int | None, ...]:
         else:
             out.append(None)
     return tuple(out)
+
+
+def make_view(out: Any, of: Any) -> None:
+    """Make ``out``, which shares ``of``'s array, a view of it: one version counter, the
+    base (``of``'s own base where it is a view), and a place in the base's set of views,
+    which a write that joins the graph re-points at the base's new node (tensor/views.py)."""
+    base = of._base if of._base is not None else of
+    out._vc, out._base = counter(of), base
+    views = base.__dict__.get("_views")
+    if views is None:  # by id: a WeakSet would compare tensors with ==, which is elementwise
+        views = base.__dict__["_views"] = weakref.WeakValueDictionary()
+    views[id(out)] = out
 
 
 def counter(t: Any) -> list[int]:
@@ -358,6 +369,7 @@ _TORCH_NAMES = {
     "Pad": "ConstantPadNdBackward0",
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
+    "CopySlices": "CopySlices", "AsStrided": "AsStridedBackward0",
 }  # fmt: skip
 
 

@@ -86,7 +86,7 @@ class TensorDataset(Dataset):
         if not tensors:
             raise ValueError("TensorDataset: needs at least one tensor")
         self.tensors = tuple(as_tensor(t) for t in tensors)
-        shapes = [t.shape for t in self.tensors]
+        shapes = [tuple(t.shape) for t in self.tensors]
         if any(len(s) == 0 for s in shapes) or len({s[0] for s in shapes}) != 1:
             raise ValueError(
                 f"TensorDataset: all tensors must have the same size in dim 0; got shapes {shapes}"
@@ -142,9 +142,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(
-    dataset: Any, lengths: Sequence[float], generator: Any = None
-) -> list[Subset]:
+def random_split(dataset: Any, lengths: Sequence[float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` into non-overlapping random Subsets of the given lengths.
 
     ``lengths`` are either counts summing to ``len(dataset)`` or fractions summing to 1;
@@ -156,8 +154,10 @@ def random_split(
     lengths = list(lengths)
     if not lengths:
         raise ValueError("random_split: lengths is empty")
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1 and not all(
-        isinstance(k, int) for k in lengths
+    if (
+        math.isclose(sum(lengths), 1)
+        and sum(lengths) <= 1
+        and not all(isinstance(k, int) for k in lengths)
     ):
         if any(not 0 <= f <= 1 for f in lengths):
             raise ValueError(f"random_split: fractions must lie in [0, 1]; got {lengths}")

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import array, fastpath
 from ..array import errstate, ndarray, xp
+from ..array.views import view_positions
 from ..autograd.function import Function
 from .elementwise import Where
 
@@ -84,7 +85,10 @@ class GetItem(Function):
 
     def forward(self, a, index):
         self.index = index
-        return a[index]
+        out = a[index]
+        if not isinstance(out, ndarray):  # integers only: NumPy's scalar copy, PyTorch's view
+            out = a[index + (Ellipsis,)]
+        return out
 
     def backward(self, grad, out):
         return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=self.index),)
@@ -113,6 +117,48 @@ class IndexAdd(Function):
 
     def backward(self, grad, out):
         return (grad[self.index],)
+
+
+class CopySlices(Function):
+    """base = base with a view's elements replaced by value: a write through a view,
+    recorded (PyTorch's CopySlices);  grad_base = grad with zeros at the view's elements;
+    grad_value = grad at them.
+
+    Forward computes nothing: the write went into base's memory through the view already.
+    The view's elements are found from the two arrays' layouts when backward needs them.
+    """
+
+    rule = "grad_base = grad with zeros at the view's elements; grad_value = grad at them"
+    saves_inputs = False
+
+    def forward(self, base, value, view):
+        self.base, self.view_array = base, view
+        return base
+
+    def backward(self, grad, out):
+        flat = grad.reshape(-1)
+        at = (array.from_host(view_positions(self.base, self.view_array), grad._array),)
+        needs = self.needs_input_grad
+        ga = IndexPut.apply(flat, 0.0, index=at).reshape(grad.shape) if needs[0] else None
+        gv = GetItem.apply(flat, index=at) if needs[1] else None
+        return ga, gv, None
+
+
+class AsStrided(Function):
+    """out = a view's elements of a (a view re-pointed at its base's new node by a write
+    that joined the graph);  grad_a = zeros like a with grad added at those elements."""
+
+    rule = "grad_a = zeros like a, with grad added at the view's elements"
+    saves_inputs = False
+
+    def forward(self, a, view):
+        self.base, self.view_array = a, view
+        return view
+
+    def backward(self, grad, out):
+        at = (array.from_host(view_positions(self.base, self.view_array), grad._array),)
+        flat = IndexAdd.apply(grad, shape=(self.base.size,), index=at)
+        return flat.reshape(self.base.shape), None
 
 
 class IndexPut(Function):

@@ -10,7 +10,7 @@ factories and the cr.* function forms, to factories.py and forms.py.
 from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
-from . import arithmetic, core, inplace, reductions, sampling, shape
+from . import arithmetic, core, inplace, reductions, sampling, shape, views
 from .arithmetic import Arithmetic, matmul, where
 from .core import as_tensor
 from .inplace import InPlace, write_out
@@ -40,6 +40,6 @@ class Tensor(Arithmetic, Reductions, Shape, InPlace, Sampling):
 # The files of the class name it in their bodies (Tensor._make, isinstance(x, Tensor)), and
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
-for _kind in (core, arithmetic, reductions, shape, inplace, sampling):
+for _kind in (core, arithmetic, reductions, shape, inplace, sampling, views):
     _kind.__dict__["Tensor"] = Tensor
 register_tensor_type(Tensor)

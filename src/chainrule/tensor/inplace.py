@@ -14,9 +14,10 @@ from ..arguments import (
     broadcasts_to,
     index_arg,
 )
-from ..autograd.function import bump, counter, version
+from ..autograd.function import bump, version
 from ..autograd.mode import is_grad_enabled
 from ..ops import movement
+from . import views
 from .arithmetic import false_mask, where
 from .core import Core
 
@@ -222,18 +223,19 @@ class InPlace(Core):
         return self.matmul_(other)
 
     def _write(self, op: str, compute: Any) -> Tensor:
-        """Make ``compute(self)`` the new value of this tensor, in place (see above).
-        ``compute``'s last op must be the only one that takes the tensor as an input."""
-        rebase = is_grad_enabled() and self.requires_grad
-        if rebase and self.grad_fn is None:
+        """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's
+        write joins its base's graph as tensor/views.py says). ``compute``'s last op must be
+        the only one that takes the tensor as an input."""
+        grad = is_grad_enabled()
+        base = self._base
+        if grad and base is not None and (self.requires_grad or base.requires_grad):
+            views.refuse_view_write(self, base, op)
+        if grad and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(
                 f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in an "
                 "in-place operation; do it under cr.no_grad(), or on a clone"
             )
-        old = self
-        if is_grad_enabled():  # a stand-in for the old value, which the result may record
-            old = Tensor._make(self._array, self.requires_grad)
-            old.grad_fn, old._vc = self.grad_fn, counter(self)
+        old = views.stand_in(self) if grad else self  # the old value, which the result records
         new = compute(old)
         if not isinstance(new, Tensor):
             new = Tensor(new)
@@ -248,30 +250,24 @@ class InPlace(Core):
                 f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
                 f"dtype {arr.dtype} in place; use the out-of-place form"
             )
-        fn = new.grad_fn
-        if fn is not None:
-            if self._base is not None:
-                raise RuntimeError(
-                    f"{op}: an in-place write that joins the graph into a view (shape "
-                    f"{self.shape}) of another tensor (shape {self._base.shape}) is not "
-                    "supported; write into the tensor itself (base[index] = value) or use "
-                    "the out-of-place op"
-                )
-            if fn.saves_inputs and old is not self:  # the rule reads the old value: keep it
-                old._array, old._vc = arr.copy(), [version(self)]
         if not array.writeable(arr):
             raise RuntimeError(
                 f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
                 "broadcast_to: several elements share one memory location); clone() it first"
             )
+        fn = new.grad_fn
+        if fn is not None and fn.saves_inputs and old is not self:  # the rule reads the old
+            old._array, old._vc = arr.copy(), [version(self)]  # value: keep it
         if out is not arr:
             arr[...] = out
         bump(self)
         if fn is not None:
-            self.__dict__.setdefault("_previous", {})[version(self) - 1] = old
-            self.grad_fn, self.requires_grad = fn, True
+            views.rebase(self, old, fn)
             if fn.saves_out:
                 fn.out_version = version(self)
+            if base is not None:
+                views.copy_slices(base, self)
+            views.repoint_views(self if base is None else base, self)
         return self
 
 

@@ -1,0 +1,86 @@
+"""Writes through views, as PyTorch records them. Basic indexing, reshape, permute and
+expand return views: tensors sharing their base's memory and version counter
+(autograd/function.py's make_view). An in-place op on a view writes into the base's
+memory; when the write joins the graph, three things follow:
+
+- the base takes a CopySlices node: its old value with the view's elements replaced by the
+  op's result (so ``y[0].mul_(3)`` scales the gradient that reaches y's first element);
+- every other live view of the base is re-pointed at that new node (an AsStrided node),
+  so a view taken before the write differentiates what it now holds;
+- nodes recorded before the write still reach the old values (each tensor keeps its
+  stand-in under ``_previous``, which engine.as_seen reads).
+
+The refusals are PyTorch's: a view of a leaf that requires grad cannot be written while
+grad mode is on, nor a view made while its base recorded no gradients.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import array
+from ..autograd.function import counter, version
+from ..ops.movement import AsStrided, CopySlices
+
+if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from . import Tensor
+
+
+def refuse_view_write(view: Tensor, base: Tensor, op: str) -> None:
+    """PyTorch's errors for an in-place op, with grad mode on, on a view that requires grad
+    of a leaf (whether or not the leaf requires grad), or on a view made without recording
+    of a base that requires grad."""
+    if view.requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation (the view has shape {view.shape}, the leaf {base.shape}); write into "
+            "it under cr.no_grad(), or into a clone"
+        )
+    if not view.requires_grad:
+        raise RuntimeError(
+            f"{op}: A view was created in no_grad mode and is being modified inplace with "
+            f"grad mode enabled (the view has shape {view.shape}, its base {base.shape}); "
+            "make the view and the write both inside no_grad, or both outside"
+        )
+
+
+def stand_in(t: Tensor) -> Tensor:
+    """A tensor for ``t``'s value as it is now, with its node: what nodes recorded before a
+    write keep reaching (engine.as_seen)."""
+    old = Tensor._make(t._array, t.requires_grad)
+    old.grad_fn, old._vc = t.grad_fn, counter(t)
+    return old
+
+
+def copy_slices(base: Tensor, view: Tensor) -> None:
+    """After a write through ``view`` that joined the graph (and its bump): the base takes
+    the CopySlices node of its old value and the view's new one."""
+    old = stand_in(base)
+    rebase(base, old, CopySlices.apply(old, view, view._array).grad_fn)
+
+
+def rebase(t: Tensor, old: Tensor, fn: Any) -> None:
+    """After the write's bump: ``t`` takes node ``fn``, and ``old`` stands for it before."""
+    t.__dict__.setdefault("_previous", {})[version(t) - 1] = old
+    t.grad_fn, t.requires_grad = fn, True
+
+
+def repoint_views(base: Tensor, skip: Tensor | None) -> None:
+    """After a write into base's memory gave base a new node: every live view of base but
+    ``skip`` differentiates through that node (an AsStrided of base), and keeps its old node
+    for what was recorded before. A tensor whose array was replaced since is no longer a
+    view, and leaves the set."""
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    for key, v in list(views.items()):
+        if v is skip:
+            continue
+        if v.dtype != base.dtype or not array.xp.may_share_memory(v._array, base._array):
+            del views[key]  # reinterpreted (view(dtype)), or its array was replaced
+            continue
+        node = AsStrided.apply(base, v._array).grad_fn
+        if v.requires_grad:  # what nodes recorded before the write reach
+            rebase(v, stand_in(v), node)
+        else:
+            v.grad_fn, v.requires_grad = node, True
