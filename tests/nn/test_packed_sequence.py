@@ -372,6 +372,11 @@ def test_lstm_with_projection_and_relu_rnn_over_packed_sequences() -> None:
     check_packed_layer("RNN", [4, 1, 3], 2, True, True, False, True, nonlinearity="relu")
 
 
+def test_dropout_between_layers_over_packed_sequences() -> None:
+    # dropout 1 zeroes every value between the layers in training: the one draw both agree on
+    check_packed_layer("LSTM", [4, 1, 3], 3, True, False, False, True, dropout=1.0)
+
+
 @settings(max_examples=15, deadline=None)
 @given(
     mode=st.sampled_from(MODES),
