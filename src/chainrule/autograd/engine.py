@@ -16,7 +16,7 @@ from .. import array, fastpath
 from ..array import writeable
 from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
-from .reference import sum_to_shape, toposort
+from .reference import as_seen, sum_to_shape, toposort
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -47,14 +47,6 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
         if need:
             parents.append(x if x._vc is None or x._vc[0] == v else as_seen(x, v))
     return parents
-
-
-def as_seen(x: Tensor, v: int | None) -> Tensor:
-    """The graph node input ``x`` was when a node recorded it at version ``v``: ``x``
-    itself, unless an in-place op recorded since gave ``x`` a new node (then the tensor that
-    stands for ``x``'s value before it, which the in-place op kept)."""
-    previous = x.__dict__.get("_previous")
-    return previous.get(v, x) if previous else x
 
 
 INPLACE = (

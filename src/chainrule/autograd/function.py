@@ -240,20 +240,22 @@ def versions(inputs: tuple[Any, ...]) -> tuple[int | None, ...]:
 
 
 def make_view(out: Any, of: Any) -> None:
-    """Make ``out``, which shares ``of``'s array, a view of it: one version counter, the
-    base (``of``'s own base where it is a view), and a place in the base's set of views,
-    which a write that joins the graph re-points at the base's new node (tensor/views.py)."""
-    base = of._base if of._base is not None else of
-    out._vc, out._base = counter(of), base
-    views = base.__dict__.get("_views")
-    if views is None:  # by id: a WeakSet would compare tensors with ==, which is elementwise
-        views = base.__dict__["_views"] = weakref.WeakValueDictionary()
-    views[id(out)] = out
+    """Make ``out``, which shares ``of``'s array, a view of it: one version counter, and
+    the base (``of``'s own base where it is a view). The counter's box also holds a weak
+    reference to each view made of it, which a write that joins the graph re-points at the
+    base's new node (tensor/views.py); dead ones are dropped as the box doubles in size."""
+    box = counter(of)
+    out._vc, out._base = box, of._base if of._base is not None else of
+    box.append(weakref.ref(out))
+    n = len(box)
+    if n > 64 and not n & (n - 1):
+        box[1:] = [r for r in box[1:] if r() is not None]
 
 
-def counter(t: Any) -> list[int]:
-    """``t``'s version counter, a one-item list that views of ``t`` share; made on first
-    use, as most tensors are never written in place."""
+def counter(t: Any) -> list[Any]:
+    """``t``'s version counter, a list that views of ``t`` share (the count first, then
+    references to the views: see make_view); made on first use, as most tensors are never
+    written in place."""
     vc = t._vc
     if vc is None:
         vc = t._vc = [0]

@@ -31,20 +31,32 @@ def backward(root: Tensor, gradient: Tensor | None = None) -> None:
                 t.grad = g if t.grad is None else t.grad + g
                 continue
             in_grads = fn.backward(g, t)  # one per input, in the output's shape
-            for x, need, gx in zip(fn.inputs, fn.needs_input_grad, in_grads, strict=True):
-                if need and gx is not None:  # the chain rule: gx = grad * d(out)/d(x)
+            for x, gx in zip(inputs_needing_grad(t, all_inputs=True), in_grads, strict=True):
+                if x is not None and gx is not None:  # the chain rule: grad * d(out)/d(x)
                     gx = sum_to_shape(gx, x.shape).to(x.dtype)  # unbroadcast
                     grads[x] = gx if x not in grads else grads[x] + gx
 
 
-def inputs_needing_grad(t: Tensor) -> list[Tensor]:
-    """The inputs of the node that made ``t`` that want a gradient, in recorded order."""
+def inputs_needing_grad(t: Tensor, all_inputs: bool = False) -> list[Any]:
+    """The inputs of the node that made ``t`` that want a gradient, in recorded order, each
+    as the node saw it (as_seen); with ``all_inputs``, None in place of the others."""
     fn = t.grad_fn
     if fn is None:
         return []
     if fn.inputs is None:
         raise RuntimeError(f"{fn.op}: its saved values were freed by an earlier backward")
-    return [x for x, need in zip(fn.inputs, fn.needs_input_grad, strict=True) if need]
+    seen = zip(fn.inputs, fn.needs_input_grad, fn.versions, strict=True)
+    if all_inputs:
+        return [as_seen(x, v) if need else None for x, need, v in seen]
+    return [as_seen(x, v) for x, need, v in seen if need]
+
+
+def as_seen(x: Tensor, v: int | None) -> Tensor:
+    """The graph node input ``x`` was when a node recorded it at version ``v``: ``x``
+    itself, unless an in-place op recorded since gave ``x`` a new node (then the tensor that
+    stands for ``x``'s value before it, which the in-place op kept)."""
+    previous = x.__dict__.get("_previous") if v is not None else None
+    return previous.get(v, x) if previous else x
 
 
 def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:

@@ -55,7 +55,7 @@ class Core:
 
     __slots__ = ("_array", "_grad", "requires_grad", "grad_fn", "__dict__", "__weakref__")
     _retains_grad = False  # retain_grad() sets it on the instance
-    _vc: list[int] | None = None  # the version counter, a box shared with views (see Tensor)
+    _vc: list[Any] | None = None  # the version counter, a box shared with views (see Tensor)
     _base: Tensor | None = None  # the tensor this one is a view of, where it is one
     _hooks: dict[int, Any] | None = None  # register_hook's, by handle id
     _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's

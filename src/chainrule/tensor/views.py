@@ -68,16 +68,14 @@ def rebase(t: Tensor, old: Tensor, fn: Any) -> None:
 def repoint_views(base: Tensor, skip: Tensor | None) -> None:
     """After a write into base's memory gave base a new node: every live view of base but
     ``skip`` differentiates through that node (an AsStrided of base), and keeps its old node
-    for what was recorded before. A tensor whose array was replaced since is no longer a
-    view, and leaves the set."""
-    views = base.__dict__.get("_views")
-    if not views:
-        return
-    for key, v in list(views.items()):
-        if v is skip:
+    for what was recorded before. A tensor whose array was replaced since, or that views the
+    memory as another dtype, is left as it is."""
+    box = base._vc
+    for ref in box[1:] if box is not None else ():
+        v = ref()
+        if v is None or v is skip or v._base is not base or v.dtype != base.dtype:
             continue
-        if v.dtype != base.dtype or not array.xp.may_share_memory(v._array, base._array):
-            del views[key]  # reinterpreted (view(dtype)), or its array was replaced
+        if not array.xp.may_share_memory(v._array, base._array):
             continue
         node = AsStrided.apply(base, v._array).grad_fn
         if v.requires_grad:  # what nodes recorded before the write reach
