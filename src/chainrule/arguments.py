@@ -6,6 +6,7 @@ arrays), each error naming the op and every shape involved.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -258,6 +259,49 @@ def index_arg(index: Any, arr: Any) -> Any:
                 i = array.from_host(i, arr)
         out.append(i)
     return tuple(out)
+
+
+def split_index(index: tuple) -> tuple[tuple, tuple] | None:
+    """PyTorch's order for an index of integers and index arrays together: the integers
+    select first, then the arrays index what is left. NumPy counts an integer as one more
+    index array, and puts the indexed dims first when the index arrays are not side by
+    side, so the two differ where only integers stand between arrays and slices
+    (x[0, :, [1, 2]] of (2, 3, 4): (2, 3) in NumPy, (3, 2) in PyTorch). The two steps
+    (first, second) for such an index (0-d integer arrays count as integers, as PyTorch
+    counts them), None where NumPy's one step means the same."""
+
+    def selects(i: Any) -> bool:  # an integer, or a 0-d integer array
+        if isinstance(i, array.ndarray):
+            return i.ndim == 0 and i.dtype.kind in "iu"
+        return isinstance(i, numbers.Integral) and not isinstance(i, bool)
+
+    def side_by_side(flags: list[bool]) -> bool:
+        at = [k for k, f in enumerate(flags) if f]
+        return not at or at[-1] - at[0] + 1 == len(at)
+
+    ints = [selects(i) for i in index]
+    arrays = [isinstance(i, array.ndarray) and not n for i, n in zip(index, ints, strict=True)]
+    if not (True in ints and True in arrays):
+        return None
+    numpy_apart = not side_by_side([a or n for a, n in zip(arrays, ints, strict=True)])
+    torch_together = side_by_side([a for a, n in zip(arrays, ints, strict=True) if not n])
+    if not (numpy_apart and torch_together):
+        return None
+    first: list[Any] = []
+    second: list[Any] = []
+    for i in index:
+        if selects(i):  # as an int, so that a write through the selection reaches the tensor
+            first.append(int(i))
+        elif i is None:
+            second.append(None)
+        elif i is Ellipsis:
+            first.append(i)
+            second.append(i)
+        else:  # a slice, or an index array (a mask spans as many dims as it has)
+            mask = isinstance(i, array.ndarray) and i.dtype.kind == "b"
+            first.extend([slice(None)] * (i.ndim if mask else 1))
+            second.append(i)
+    return tuple(first), tuple(second)
 
 
 def index_vector(index: Any, dim: int, t: Tensor, op: str) -> Any:

@@ -141,8 +141,8 @@ WRITES = {
     "array_of_a_later_dim": lambda x, v, t: x.__setitem__((slice(None), ROWS), v[:, :1] * 2.0),
     "arrays_broadcast": lambda x, v, t: x.__setitem__((slice(None), NEGATIVE, t(ROWS)), -1.0),
     "arrays_apart": lambda x, v, t: x.__setitem__((t(ROWS), slice(None), [1, 3]), v[:2, :, 0]),
-    # an int apart from an array: NumPy's layout (the arrays' dims first) is chainrule's,
-    # PyTorch selects the int first; a number written is the same either way
+    # an int apart from an array: PyTorch selects the int first, which decides the layout
+    # of a written tensor; a number lands on the same elements either way
     "int_and_array_apart": lambda x, v, t: x.__setitem__((0, slice(1, None), ROWS), 5.0),
     "none": lambda x, v, t: x.__setitem__((slice(None), None), v[:, None] + 1.0),
     "none_and_array": lambda x, v, t: x.__setitem__((Ellipsis, None, ROWS), v[..., None, :2]),

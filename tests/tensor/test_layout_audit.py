@@ -167,17 +167,14 @@ def _heads(m: Any, x: Any, w: Any) -> Any:
 CONTIGUOUS_HERE = {"add transpose and contiguous"}
 
 # Advanced indexing after a slice: NumPy lays the indexed dim out first, PyTorch's result is
-# contiguous. GetItem's forward (ops/movement.py) is to copy it into C order.
+# contiguous, and GetItem's forward (ops/movement.py) copies it into C order.
 GETITEM = [
     ("getitem slice then list", lambda m, a: a[:, [0, 2]], [(3, 4, 5)]),
     ("getitem slice, list, slice", lambda m, a: a[:, [0, 2], 1:], [(3, 4, 5)]),
     ("getitem ellipsis then list", lambda m, a: a[..., [0, 1]], [(3, 4, 5)]),
     ("getitem slice then mask", lambda m, a: a[:, a.sum((0, 2)) >= -100], [(3, 4, 5)]),
 ]
-CASES = [pytest.param(*row, id=row[0]) for row in OPS] + [
-    pytest.param(*row, id=row[0], marks=pytest.mark.xfail(strict=True, reason="GetItem's layout"))
-    for row in GETITEM
-]
+CASES = [pytest.param(*row, id=row[0]) for row in OPS + GETITEM]
 
 
 def _backward(out_ours: Any, out_theirs: Any) -> None:

@@ -72,6 +72,10 @@ class Expand(Function):
         return (grad,)
 
 
+def _has_array(index: tuple) -> bool:
+    return any(isinstance(i, ndarray) for i in index)
+
+
 def _has_int_array(index: tuple) -> bool:
     return any(isinstance(i, ndarray) and i.dtype.kind in "iu" for i in index)
 
@@ -87,7 +91,9 @@ class GetItem(Function):
         self.index = index
         out = a[index]
         if not isinstance(out, ndarray):  # integers only: NumPy's scalar copy, PyTorch's view
-            out = a[index + (Ellipsis,)]
+            return a[index + (Ellipsis,)]
+        if _has_array(index) and not out.flags.c_contiguous:
+            out = xp.ascontiguousarray(out)  # a copy laid out in C order, as PyTorch's
         return out
 
     def backward(self, grad, out):

@@ -22,6 +22,7 @@ from ..arguments import (
     normalize_dim,
     normalize_dims,
     shape_arg,
+    split_index,
     spread_or_keyword,
 )
 from ..ops import movement
@@ -232,7 +233,12 @@ class Shape(Core):
         return self.split(max(1, -(-n // chunks)), dim)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return movement.GetItem.apply(self, index=index_arg(index, self._array))
+        key = index_arg(index, self._array)
+        steps = split_index(key)
+        if steps is not None:  # integers and index arrays: PyTorch's order (see split_index)
+            selected = movement.GetItem.apply(self, index=steps[0])
+            return movement.GetItem.apply(selected, index=steps[1])
+        return movement.GetItem.apply(self, index=key)
 
     def __iter__(self) -> Iterator[Tensor]:
         return (self[i] for i in range(len(self)))
@@ -241,6 +247,12 @@ class Shape(Core):
         index = index_arg(index, self._array)
         if isinstance(value, array.moved_types) and self.is_cuda:  # moved, as an index is
             value = array.from_host(value, self._array)
+        steps = split_index(index)
+        if steps is not None and getattr(value, "ndim", 0):  # PyTorch's order, where the
+            # value's layout depends on it (a number lands on the same elements either way):
+            # into the integers' selection, a view
+            movement.GetItem.apply(self, index=steps[0])[steps[1]] = value
+            return
         self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
 
     def gather(self, dim: int, index: Any) -> Tensor:
