@@ -12,6 +12,7 @@ from typing import Any
 from . import array
 from .arguments import no_grad_source, no_pinning, positive_int, resolve_device, size_arg
 from .tensor import Tensor
+from .tensor.size import Size
 
 __all__ = [
     "tensor",
@@ -41,6 +42,9 @@ __all__ = [
     "IntTensor",
     "ByteTensor",
     "BoolTensor",
+    "ShortTensor",
+    "CharTensor",
+    "BFloat16Tensor",
 ]
 
 
@@ -399,6 +403,8 @@ class _LegacyType(type):
         """``X()`` an empty tensor; ``X(2, 3)`` (sizes) uninitialised; ``X(data)`` (a list,
         tuple, array or Tensor) the data in X's dtype."""
         dev = _device(device, False, cls.__name__)
+        if len(args) == 1 and builtins.isinstance(args[0], Size):
+            args = tuple(args[0])  # t.shape: sizes, as PyTorch's
         if len(args) == 1 and not builtins.isinstance(args[0], int):
             data = args[0]
             data = data._array if builtins.isinstance(data, Tensor) else data
@@ -452,3 +458,21 @@ class BoolTensor(metaclass=_LegacyType):
     """PyTorch's legacy constructor of bool tensors."""
 
     dtype = array.bool_
+
+
+class ShortTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int16 tensors."""
+
+    dtype = array.int16
+
+
+class CharTensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of int8 tensors."""
+
+    dtype = array.int8
+
+
+class BFloat16Tensor(metaclass=_LegacyType):
+    """PyTorch's legacy constructor of bfloat16 tensors (a storage dtype: cast, saved, loaded)."""
+
+    dtype = array.bfloat16

@@ -373,3 +373,16 @@ def test_repr_names_a_non_default_float_dtype() -> None:
     finally:
         cr.set_default_dtype(cr.float32)
         torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize(
+    "name", ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"],
+)
+def test_legacy_types_take_sizes_a_size_or_data_as_torchs(name: str) -> None:
+    ours, theirs = getattr(cr, name), getattr(torch, name)
+    for args in ((2, 3), (3,), (), ((2, 3),), ([1, 0],)):
+        o, t = ours(*args), theirs(*args)
+        assert o.shape == t.shape and str(o.dtype) == str(t.dtype).removeprefix("torch.")
+        assert isinstance(o, ours) and type(o) is cr.Tensor
+    assert ours(cr.zeros(4, 5).shape).shape == theirs(torch.zeros(4, 5).shape).shape == (4, 5)
