@@ -338,6 +338,8 @@ class Arithmetic(Core):
     def mm(self, mat2: Any) -> Tensor:
         """The product of two 2-D tensors, checked as PyTorch's (no broadcasting)."""
         other = as_tensor(mat2)
+        if other.is_sparse:  # dense @ sparse: the sparse tensor's own product
+            return other.__rmatmul__(self)
         if self.ndim != 2 or other.ndim != 2:
             raise ValueError(
                 f"mm: expects two 2-D tensors (matrices); got shapes {self.shape} and {other.shape}"
