@@ -81,6 +81,11 @@ OPS: list[tuple[str, Callable[..., Any], list[tuple[int, ...]]]] = [
     ("softmax dim -1", lambda m, a: a.softmax(-1), [(3, 4, 5)]),
     ("softmax dim 0", lambda m, a: a.softmax(0), [(3, 4, 5)]),
     ("log_softmax dim 1", lambda m, a: a.log_softmax(1), [(3, 4, 5)]),
+    # 32 rows or more of at most 16: the fast path reduces a column-major copy
+    ("softmax of short rows", lambda m, a: a.softmax(-1), [(40, 10)]),
+    ("log_softmax of short rows", lambda m, a: a.log_softmax(-1), [(40, 10)]),
+    ("sum of short rows", lambda m, a: a.sum(-1), [(40, 10)]),
+    ("logsumexp of short rows", lambda m, a: a.logsumexp(-1), [(40, 10)]),
     ("cat dim 0", lambda m, a, b: m.cat([a, b], 0), [(2, 3), (4, 3)]),
     ("cat dim 1", lambda m, a, b: m.cat([a, b], 1), [(2, 3), (2, 4)]),
     ("stack dim 0", lambda m, a, b: m.stack([a, b], 0), [(2, 3), (2, 3)]),

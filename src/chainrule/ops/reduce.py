@@ -58,6 +58,14 @@ def _column_major(a, dims):
     return a
 
 
+def _as_laid_out(out, given):
+    """out in C order where the input ``given`` was (as PyTorch's result is laid out like its
+    input): _column_major's copy must not leak into the result's strides."""
+    if given.flags.c_contiguous and not out.flags.c_contiguous:
+        return xp.ascontiguousarray(out)
+    return out
+
+
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
@@ -226,10 +234,11 @@ class Softmax(Function):
 
     def forward(self, a, dim):
         self.dim = dim
+        given = a
         a = _column_major(a, dim)  # e, and out, then share its order
         e = xp.exp(a - _shift(a, dim))
         e /= e.sum(axis=dim, keepdims=True)
-        return e
+        return _as_laid_out(e, given)
 
     def backward(self, grad, out):
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
@@ -237,10 +246,11 @@ class Softmax(Function):
 
 def _log_softmax(a, dim):
     """a - logsumexp(a, dim), each row shifted by its max first."""
+    given = a
     a = _column_major(a, dim)  # shifted, and out, then share its order
     shifted = a - _shift(a, dim)
     shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-    return shifted
+    return _as_laid_out(shifted, given)
 
 
 class LogSoftmax(Function):

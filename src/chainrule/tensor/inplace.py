@@ -64,7 +64,7 @@ class InPlace(Core):
     # (_write). With nothing to record, the result is copied in and the version bumped.
     # When the result joins a graph, the tensor takes the op's node as its grad_fn (PyTorch
     # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
-    # nodes recorded before the write still reach the old one (engine.as_seen).
+    # nodes recorded before the write still reach the old one (reference.as_seen).
 
     def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return self._write("add_", lambda t: t.add(other, alpha=alpha))

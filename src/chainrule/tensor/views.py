@@ -8,7 +8,7 @@ memory; when the write joins the graph, three things follow:
 - every other live view of the base is re-pointed at that new node (an AsStrided node),
   so a view taken before the write differentiates what it now holds;
 - nodes recorded before the write still reach the old values (each tensor keeps its
-  stand-in under ``_previous``, which engine.as_seen reads).
+  stand-in under ``_previous``, which reference.as_seen reads).
 
 The refusals are PyTorch's: a view of a leaf that requires grad cannot be written while
 grad mode is on, nor a view made while its base recorded no gradients.
@@ -46,7 +46,7 @@ def refuse_view_write(view: Tensor, base: Tensor, op: str) -> None:
 
 def stand_in(t: Tensor) -> Tensor:
     """A tensor for ``t``'s value as it is now, with its node: what nodes recorded before a
-    write keep reaching (engine.as_seen)."""
+    write keep reaching (reference.as_seen)."""
     old = Tensor._make(t._array, t.requires_grad)
     old.grad_fn, old._vc = t.grad_fn, counter(t)
     return old
