@@ -88,7 +88,7 @@ def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple)
             out[:, :, rows, columns] += cols[:, p, q]
     out = out[:, :, top : top + h, left : left + w]  # crop the padding: (g, C/g, H, W, N)
     # one copy into C order, as PyTorch lays the result out: (N, g, C/g, H, W)
-    out = xp.ascontiguousarray(out.transpose(4, 0, 1, 2, 3))
+    out = out.transpose(4, 0, 1, 2, 3).copy(order="C")
     return out.reshape(n, groups * c_group, h, w)  # (N, C, H, W), a view
 
 

@@ -90,10 +90,10 @@ class GetItem(Function):
     def forward(self, a, index):
         self.index = index
         out = a[index]
-        if not isinstance(out, ndarray):  # integers only: NumPy's scalar copy, PyTorch's view
-            return a[index + (Ellipsis,)]
+        if getattr(out, "ndim", 0) == 0 and not _has_array(index) and Ellipsis not in index:
+            return a[index + (Ellipsis,)]  # integers only: PyTorch's 0-d view (NumPy's copy)
         if _has_array(index) and not out.flags.c_contiguous:
-            out = xp.ascontiguousarray(out)  # a copy laid out in C order, as PyTorch's
+            out = out.copy(order="C")  # laid out in C order, as PyTorch's
         return out
 
     def backward(self, grad, out):

@@ -62,7 +62,7 @@ def _as_laid_out(out, given):
     """out in C order where the input ``given`` was (as PyTorch's result is laid out like its
     input): _column_major's copy must not leak into the result's strides."""
     if given.flags.c_contiguous and not out.flags.c_contiguous:
-        return xp.ascontiguousarray(out)
+        return out.copy(order="C")
     return out
 
 

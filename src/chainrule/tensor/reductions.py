@@ -233,7 +233,7 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIn
             f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
         )
     order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
-    order = xp.ascontiguousarray(order)  # the first k of each row: C order, as PyTorch's
+    order = order.copy(order="C")  # the first k of each row: C order, as PyTorch's
     values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
     if not t.ndim and k == 1:
         values, indices = values.reshape(()), indices.reshape(())
