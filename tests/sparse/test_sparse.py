@@ -44,6 +44,16 @@ def _pair(indices: np.ndarray, values: np.ndarray, shape: Any, **kw: Any) -> tup
     return ours, theirs
 
 
+def _on_leaf_values(indices: np.ndarray, values: np.ndarray, shape: Any) -> tuple:
+    """(values, values, sparse, sparse), ours and torch's: sparse tensors built on values
+    that require grad, so the gradient reaches the values."""
+    v_ours = cr.tensor(values, requires_grad=True)
+    v_theirs = torch.tensor(values, requires_grad=True)
+    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, shape)
+    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, shape)
+    return v_ours, v_theirs, s_ours, s_theirs
+
+
 def _close(ours: Any, theirs: Any, dtype: Any, what: str = "") -> None:
     if isinstance(theirs, torch.Tensor) and theirs.is_sparse:
         theirs = theirs.to_dense()
@@ -170,13 +180,8 @@ def _check_product(product: Any, indices, values, shape, n: int, dtype, seed: in
     rng = np.random.default_rng(seed)
     dense = rng.standard_normal((shape[1], n)).astype(dtype)
     upstream = rng.standard_normal((shape[0], n)).astype(dtype)
-    v_ours, v_theirs = (
-        cr.tensor(values, requires_grad=True),
-        torch.tensor(values, requires_grad=True),
-    )
     d_ours, d_theirs = cr.tensor(dense, requires_grad=True), torch.tensor(dense, requires_grad=True)
-    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, shape)
-    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, shape)
+    v_ours, v_theirs, s_ours, s_theirs = _on_leaf_values(indices, values, shape)
     out_ours, out_theirs = product(s_ours, d_ours), torch.sparse.mm(s_theirs, d_theirs)
     assert not out_ours.is_sparse and out_ours.shape == tuple(out_theirs.shape)
     _close(out_ours, out_theirs, dtype, "forward")
@@ -245,12 +250,7 @@ def test_dense_times_sparse_and_matrix_times_vector(dtype) -> None:
 def test_a_batch_of_dense_matrices_times_sparse(dtype) -> None:
     rng = np.random.default_rng(8)
     indices, values = _coo(rng, (4, 3), 7, dtype)
-    v_ours, v_theirs = (
-        cr.tensor(values, requires_grad=True),
-        torch.tensor(values, requires_grad=True),
-    )
-    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (4, 3))
-    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (4, 3))
+    v_ours, v_theirs, s_ours, s_theirs = _on_leaf_values(indices, values, (4, 3))
     dense = rng.standard_normal((2, 5, 4)).astype(dtype)
     d_ours, d_theirs = cr.tensor(dense, requires_grad=True), torch.tensor(dense, requires_grad=True)
     out_ours, out_theirs = d_ours @ s_ours, d_theirs @ s_theirs
@@ -287,12 +287,7 @@ def test_product_errors_name_the_shapes_and_dtypes() -> None:
 def test_sparse_sum(dim, dtype) -> None:
     rng = np.random.default_rng(4)
     indices, values = _coo(rng, (4, 3), 8, dtype)
-    v_ours, v_theirs = (
-        cr.tensor(values, requires_grad=True),
-        torch.tensor(values, requires_grad=True),
-    )
-    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (4, 3))
-    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (4, 3))
+    v_ours, v_theirs, s_ours, s_theirs = _on_leaf_values(indices, values, (4, 3))
     args = () if dim is None else (dim,)
     out_ours, out_theirs = cr.sparse.sum(s_ours, *args), torch.sparse.sum(s_theirs, *args)
     assert out_ours.is_sparse is out_theirs.is_sparse and out_ours.shape == tuple(out_theirs.shape)
@@ -337,12 +332,7 @@ def test_the_dtype_arguments_and_to_sparses_range() -> None:
 def test_sparse_softmax_over_the_given_entries(name, dim, dtype) -> None:
     rng = np.random.default_rng(5)
     indices, values = _coo(rng, (5, 4), 12, dtype)
-    v_ours, v_theirs = (
-        cr.tensor(values, requires_grad=True),
-        torch.tensor(values, requires_grad=True),
-    )
-    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (5, 4))
-    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (5, 4))
+    v_ours, v_theirs, s_ours, s_theirs = _on_leaf_values(indices, values, (5, 4))
     out_ours = getattr(cr.sparse, name)(s_ours, dim)
     # torch's backward mishandles dim=-1 (its gradient differs from dim=1's, which finite
     # differences confirm): torch is given the dim as a non-negative one
@@ -377,13 +367,8 @@ def test_elementwise_forms_and_transpose(name, dtype) -> None:
     rng = np.random.default_rng(6)
     indices, values = _coo(rng, (3, 4), 6, dtype)
     dense = rng.standard_normal((3, 4)).astype(dtype)
-    v_ours, v_theirs = (
-        cr.tensor(values, requires_grad=True),
-        torch.tensor(values, requires_grad=True),
-    )
     d_ours, d_theirs = cr.tensor(dense, requires_grad=True), torch.tensor(dense, requires_grad=True)
-    s_ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (3, 4))
-    s_theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (3, 4))
+    v_ours, v_theirs, s_ours, s_theirs = _on_leaf_values(indices, values, (3, 4))
     out_ours, out_theirs = FORMS[name](d_ours, s_ours), FORMS[name](d_theirs, s_theirs)
     assert out_ours.is_sparse is out_theirs.is_sparse and out_ours.shape == tuple(out_theirs.shape)
     _close(out_ours, out_theirs, dtype)
