@@ -84,3 +84,17 @@ def fast_path_on() -> Iterator[None]:
         yield
     finally:
         cr.autograd.fastpath.set_enabled(before)
+
+
+def kernel_of_this_interpreter(tmp_path: Path, monkeypatch: Any) -> None:
+    """A Jupyter kernel spec 'chainrule' running this very interpreter, found first
+    (JUPYTER_PATH), whatever other kernels the machine has."""
+    import json
+    import sys
+
+    spec = tmp_path / "jupyter" / "kernels" / "chainrule"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": "chainrule", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(kernel))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))

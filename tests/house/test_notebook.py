@@ -11,7 +11,6 @@ import json
 import pickle
 import re
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +19,7 @@ import torch
 
 import chainrule as cr
 from chainrule import nn
+from tests.helpers import kernel_of_this_interpreter
 from tests.house.test_tutorial import ALL, RENDER, TUTORIAL, available
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,13 +113,7 @@ def test_the_notebook_runs_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Monke
     import nbformat
     from nbclient import NotebookClient
 
-    # A kernel of this very interpreter, whatever other kernels the machine has.
-    spec = tmp_path / "jupyter" / "kernels" / "chainrule"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    kernel = {"argv": argv, "display_name": "chainrule", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(kernel))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    kernel_of_this_interpreter(tmp_path, monkeypatch)
 
     nb = nbformat.reads(NOTEBOOK.read_text(encoding="utf-8"), as_version=4)
     want = [stdout(c) for c in code_cells(nb)]

@@ -5,7 +5,6 @@ kernel without it and in a terminal, and the run completes either way.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import kernel_of_this_interpreter
 from tests.house.test_tutorial import available
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,12 +45,7 @@ def execute(cells: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     import nbformat
     from nbclient import NotebookClient
 
-    spec = tmp_path / "jupyter" / "kernels" / "chainrule"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    kernel = {"argv": argv, "display_name": "chainrule", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(kernel))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    kernel_of_this_interpreter(tmp_path, monkeypatch)
     for name in list(os.environ):  # tqdm.auto takes these for a Qt console or Spyder: text
         if name == "QT_API" or name.startswith("SPYDER"):
             monkeypatch.delenv(name)
