@@ -421,11 +421,12 @@ class Core:
         return tuple(steps) if dim is None else steps[normalize_dim(dim, arr.ndim, "stride", shape)]
 
     def storage_offset(self) -> int:
-        """Where the first element lies, in elements from the start of the memory the
-        tensor's array views (0 unless the tensor is a view into the middle of another)."""
-        arr = root = self._array
-        while isinstance(root.base, type(arr)):
-            root = root.base
+        """Where the first element lies, in elements from the first element of the tensor
+        this one is a view of (0 for a tensor that is no view: its memory is its own, as a
+        tensor from_numpy makes of a slice of an array starts its own, in PyTorch too)."""
+        if self._base is None:
+            return 0
+        arr, root = self._array, self._base._array
         start = array.data_ptr(root) + sum(
             s * (n - 1) for s, n in zip(root.strides, root.shape, strict=True) if s < 0 < n
         )
