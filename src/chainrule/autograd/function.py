@@ -246,6 +246,8 @@ def make_view(out: Any, of: Any) -> None:
     base's new node (tensor/views.py); dead ones are dropped as the box doubles in size."""
     box = counter(of)
     out._vc, out._base = box, of._base if of._base is not None else of
+    if of._multi_output is not None:  # a view of one of split's outputs is one too
+        out._multi_output = of._multi_output
     box.append(weakref.ref(out))
     n = len(box)
     if n > 64 and not n & (n - 1):

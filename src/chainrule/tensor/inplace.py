@@ -256,6 +256,8 @@ class InPlace(Core):
                 "broadcast_to: several elements share one memory location); clone() it first"
             )
         fn = new.grad_fn
+        if fn is not None and base is not None:
+            views.refuse_multi_output(self, base, op)
         if fn is not None and fn.saves_inputs and old is not self:  # the rule reads the old
             old._array, old._vc = arr.copy(), [version(self)]  # value: keep it
         if out is not arr:

@@ -214,8 +214,11 @@ class Shape(Core):
                 )
         lead = (slice(None),) * d
         out, start = [], 0
-        for s in sizes:
-            out.append(self[lead + (slice(start, start + s),)])
+        op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
+        for k, s in enumerate(sizes):
+            piece = self[lead + (slice(start, start + s),)]
+            piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
+            out.append(piece)
             start += s
         return tuple(out)
 
@@ -223,7 +226,10 @@ class Shape(Core):
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
         need_dims(self, 1, "unbind")
         d = normalize_dim(dim, self.ndim, "unbind", self.shape)
-        return tuple(t.squeeze(d) for t in self.split(1, d)) if self.shape[d] else ()
+        out = tuple(t.squeeze(d) for t in self.split(1, d)) if self.shape[d] else ()
+        for k, t in enumerate(out):
+            t._multi_output = ("Unbind", k)
+        return out
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         if chunks <= 0:

@@ -28,8 +28,11 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 
 def refuse_view_write(view: Tensor, base: Tensor, op: str) -> None:
     """PyTorch's errors for an in-place op, with grad mode on, on a view that requires grad
-    of a leaf (whether or not the leaf requires grad), or on a view made without recording
-    of a base that requires grad."""
+    and is an output of split, chunk or unbind (or a view of one), or is a view of a leaf
+    (whether or not the leaf requires grad); or on a view made without recording of a base
+    that requires grad."""
+    if view.requires_grad:
+        refuse_multi_output(view, base, op)
     if view.requires_grad and base.grad_fn is None:
         raise RuntimeError(
             f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
@@ -37,10 +40,32 @@ def refuse_view_write(view: Tensor, base: Tensor, op: str) -> None:
             "it under cr.no_grad(), or into a clone"
         )
     if not view.requires_grad:
+        _made_without_recording(view, base, op)
+
+
+def _made_without_recording(view: Tensor, base: Tensor, op: str) -> None:
+    raise RuntimeError(
+        f"{op}: A view was created in no_grad mode and is being modified inplace with "
+        f"grad mode enabled (the view has shape {view.shape}, its base {base.shape}); "
+        "make the view and the write both inside no_grad, or both outside"
+    )
+
+
+def refuse_multi_output(view: Tensor, base: Tensor, op: str) -> None:
+    """PyTorch's errors for a write that joins the graph into an output of split, chunk or
+    unbind, or a view of one (there is no telling which of the outputs' nodes it belongs
+    to); PyTorch counts such an output that did not require grad as made without
+    recording."""
+    made = view._multi_output
+    if made is not None and not view.requires_grad:
+        _made_without_recording(view, base, op)
+    if made is not None:
         raise RuntimeError(
-            f"{op}: A view was created in no_grad mode and is being modified inplace with "
-            f"grad mode enabled (the view has shape {view.shape}, its base {base.shape}); "
-            "make the view and the write both inside no_grad, or both outside"
+            f"{op}: Output {made[1]} of {made[0]} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one (the view has shape "
+            f"{view.shape}, its base {base.shape})"
         )
 
 
