@@ -180,3 +180,20 @@ def test_random_basic_indexes_and_writes_match_pytorch(parts, write) -> None:
     if not isinstance(mine, tuple):
         for key in mine:
             np.testing.assert_allclose(np.array(mine[key], float), np.array(theirs[key], float))
+
+
+def test_a_loop_writing_rows_of_a_buffer_matches_pytorch() -> None:
+    """h[t] = f(h[t - 1]): each write leaves the earlier rows' views as they are (they lie
+    apart from it), and the gradient is PyTorch's."""
+
+    def run(lib):
+        x = lib.tensor(np.linspace(-1, 1, 24).reshape(6, 4), requires_grad=True)
+        h = lib.zeros(6, 4, dtype=lib.float64)
+        for t in range(1, 6):
+            h[t] = h[t - 1] * 0.5 + x[t].tanh()
+        (h * h).sum().backward()
+        return h.tolist(), x.grad.tolist()
+
+    mine, theirs = run(cr), run(torch)
+    np.testing.assert_allclose(mine[0], theirs[0])
+    np.testing.assert_allclose(mine[1], theirs[1])

@@ -222,10 +222,11 @@ class InPlace(Core):
     def __imatmul__(self, other: Any) -> Tensor:
         return self.matmul_(other)
 
-    def _write(self, op: str, compute: Any) -> Tensor:
+    def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
         """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's
         write joins its base's graph as tensor/views.py says). ``compute``'s last op must be
-        the only one that takes the tensor as an input."""
+        the only one that takes the tensor as an input; ``written``, where given, is the part
+        of the array it changes (the rest keeps its values)."""
         grad = is_grad_enabled()
         base = self._base
         if grad and base is not None and (self.requires_grad or base.requires_grad):
@@ -269,7 +270,10 @@ class InPlace(Core):
                 fn.out_version = version(self)
             if base is not None:
                 views.copy_slices(base, self)
-            views.repoint_views(self if base is None else base, self)
+            if base is None:
+                views.repoint_views(self, self, written)
+            else:
+                views.repoint_views(base, self, arr)
         return self
 
 

@@ -259,7 +259,15 @@ class Shape(Core):
             # into the integers' selection, a view
             movement.GetItem.apply(self, index=steps[0])[steps[1]] = value
             return
-        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index))
+        written = None  # the part written, for a basic index (see views.repoint_views)
+        if not any(isinstance(i, array.ndarray) for i in index):
+            try:
+                written = self._array[index if Ellipsis in index else index + (Ellipsis,)]
+            except (IndexError, TypeError):  # IndexPut reports it, naming op and shapes
+                pass
+        self._write(
+            "setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written
+        )
 
     def gather(self, dim: int, index: Any) -> Tensor:
         d = normalize_dim(dim, self.ndim, "gather", self.shape)

@@ -90,17 +90,25 @@ def rebase(t: Tensor, old: Tensor, fn: Any) -> None:
     t.grad_fn, t.requires_grad = fn, True
 
 
-def repoint_views(base: Tensor, skip: Tensor | None) -> None:
+def repoint_views(base: Tensor, skip: Tensor | None, written: Any = None) -> None:
     """After a write into base's memory gave base a new node: every live view of base but
     ``skip`` differentiates through that node (an AsStrided of base), and keeps its old node
-    for what was recorded before. A tensor whose array was replaced since, or that views the
+    for what was recorded before. A view that requires grad and lies apart from ``written``
+    (the array written, where known) keeps its node: its values are unchanged, and its old
+    node's gradient reaches them all the same (a loop writing row t of a buffer and reading
+    row t - 1 re-points nothing). A tensor whose array was replaced since, or that views the
     memory as another dtype, is left as it is."""
     box = base._vc
+    overlaps = array.xp.may_share_memory
+    memory = base._array
     for ref in box[1:] if box is not None else ():
         v = ref()
-        if v is None or v is skip or v._base is not base or v.dtype != base.dtype:
+        if v is None or v is skip or v._base is not base:
             continue
-        if not array.xp.may_share_memory(v._array, base._array):
+        held = v._array
+        if v.requires_grad and written is not None and not overlaps(held, written):
+            continue
+        if held.dtype != memory.dtype or not overlaps(held, memory):
             continue
         node = AsStrided.apply(base, v._array).grad_fn
         if v.requires_grad:  # what nodes recorded before the write reach
