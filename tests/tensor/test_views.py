@@ -197,3 +197,22 @@ def test_a_loop_writing_rows_of_a_buffer_matches_pytorch() -> None:
     mine, theirs = run(cr), run(torch)
     np.testing.assert_allclose(mine[0], theirs[0])
     np.testing.assert_allclose(mine[1], theirs[1])
+
+
+def test_a_tensor_with_views_pickles_and_copies_and_an_unpickled_view_is_its_own() -> None:
+    import copy
+    import pickle
+
+    x = cr.arange(6.0).reshape(2, 3).requires_grad_()
+    y = x * 1
+    v = y[1]
+    for again in (pickle.loads(pickle.dumps(y)), copy.deepcopy(y.detach())):
+        assert again.tolist() == y.tolist()
+    plain = cr.arange(6.0).reshape(2, 3)
+    row = pickle.loads(pickle.dumps(plain[1]))
+    assert row._base is not None  # pickled with its base, but into memory of its own
+    k = cr.tensor(2.0, requires_grad=True)
+    row.mul_(k)  # joins the graph as a tensor of its own: its base is left alone
+    row.sum().backward()
+    assert row.tolist() == [6.0, 8.0, 10.0] and k.grad.item() == 12.0
+    assert row._base.tolist() == plain.flatten().tolist() and v.tolist() == [3.0, 4.0, 5.0]

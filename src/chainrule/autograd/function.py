@@ -254,13 +254,23 @@ def make_view(out: Any, of: Any) -> None:
         box[1:] = [r for r in box[1:] if r() is not None]
 
 
+class Counter(list):
+    """A version counter's box: the count first, then weak references to the views made of
+    the tensor (make_view). Pickled and copied as the count alone, the references having no
+    meaning anywhere else (and a weak reference no pickled form)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type, tuple[list[int]]]:
+        return Counter, ([self[0]],)
+
+
 def counter(t: Any) -> list[Any]:
-    """``t``'s version counter, a list that views of ``t`` share (the count first, then
-    references to the views: see make_view); made on first use, as most tensors are never
-    written in place."""
+    """``t``'s version counter, a Counter that views of ``t`` share; made on first use, as
+    most tensors are never written in place."""
     vc = t._vc
     if vc is None:
-        vc = t._vc = [0]
+        vc = t._vc = Counter([0])
     return vc
 
 

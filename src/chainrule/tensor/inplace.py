@@ -14,7 +14,7 @@ from ..arguments import (
     broadcasts_to,
     index_arg,
 )
-from ..autograd.function import bump, version
+from ..autograd.function import Counter, bump, version
 from ..autograd.mode import is_grad_enabled
 from ..ops import movement
 from . import views
@@ -229,6 +229,10 @@ class InPlace(Core):
         of the array it changes (the rest keeps its values)."""
         grad = is_grad_enabled()
         base = self._base
+        if base is not None and not array.module_of(self._array).may_share_memory(
+            self._array, base._array
+        ):  # no view any more (unpickled, or its base's array replaced): a tensor of its own
+            base = None
         if grad and base is not None and (self.requires_grad or base.requires_grad):
             views.refuse_view_write(self, base, op)
         if grad and self.requires_grad and self.grad_fn is None:
@@ -260,7 +264,7 @@ class InPlace(Core):
         if fn is not None and base is not None:
             views.refuse_multi_output(self, base, op)
         if fn is not None and fn.saves_inputs and old is not self:  # the rule reads the old
-            old._array, old._vc = arr.copy(), [version(self)]  # value: keep it
+            old._array, old._vc = arr.copy(), Counter([version(self)])  # value: keep it
         if out is not arr:
             arr[...] = out
         bump(self)
