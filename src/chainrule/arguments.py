@@ -214,7 +214,7 @@ def need_dims(t: Tensor, n: int, op: str) -> None:
 
 
 def need_float(t: Tensor, op: str) -> None:
-    if t.dtype.kind != "f":
+    if t._array.dtype.kind != "f":
         raise TypeError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
 
 
@@ -279,6 +279,11 @@ def split_index(index: tuple) -> tuple[tuple, tuple] | None:
         at = [k for k, f in enumerate(flags) if f]
         return not at or at[-1] - at[0] + 1 == len(at)
 
+    for i in index:  # the common case first: no index array, nothing to split
+        if isinstance(i, array.ndarray):
+            break
+    else:
+        return None
     ints = [selects(i) for i in index]
     arrays = [isinstance(i, array.ndarray) and not n for i, n in zip(index, ints, strict=True)]
     if not (True in ints and True in arrays):

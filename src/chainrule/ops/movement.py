@@ -92,7 +92,7 @@ class GetItem(Function):
         out = a[index]
         if getattr(out, "ndim", 0) == 0 and not _has_array(index) and Ellipsis not in index:
             return a[index + (Ellipsis,)]  # integers only: PyTorch's 0-d view (NumPy's copy)
-        if _has_array(index) and not out.flags.c_contiguous:
+        if not out.flags.c_contiguous and _has_array(index):
             out = out.copy(order="C")  # laid out in C order, as PyTorch's
         return out
 
