@@ -19,6 +19,7 @@ RUNS = [
     ["mlp_step.py", "--batch", "1024", "--steps", "15"],
     ["fixed_cost.py"],
     ["per_op.py"],
+    ["small_ops.py"],
     ["cnn_step.py"],
     ["gpt_step.py"],
     ["lstm_step.py"],
@@ -30,7 +31,7 @@ RUNS = [
 ]
 TAKE_ALLOCATOR_FLAG = {"mlp_step.py", "fixed_cost.py", "per_op.py", "cnn_step.py", "memory.py",
                        "recipes_vs_torch.py", "onnx_inference.py", "lstm_step.py",
-                       "gpt_step.py", "makemore_step.py"}  # fmt: skip
+                       "gpt_step.py", "makemore_step.py", "small_ops.py"}  # fmt: skip
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
