@@ -1,12 +1,16 @@
-"""benchmarks/small_ops.py runs every op in its quick mode (no timing is asserted)."""
+"""benchmarks/small_ops.py runs every op in its quick mode (no timing is asserted). Slow:
+each op and framework runs in a process of its own, about 50 in all (100 s here)."""
 
 from __future__ import annotations
 
 import math
 
+import pytest
+
 from tests.helpers import load_benchmark
 
 
+@pytest.mark.slow
 def test_small_ops_benchmark_quick(capsys, monkeypatch) -> None:
     bench = load_benchmark("small_ops.py", monkeypatch)
     results = bench.main(["--quick"])
