@@ -117,17 +117,17 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
         steps.append(Step(name, inputs, options, outs[0], outs[1:]))
         return made
 
-    def write(self: Any, op: str, compute: Any) -> Any:
+    def write(self: Any, op: str, compute: Any, written: Any = None) -> Any:
         """An in-place op: its value becomes the tensor's, as a step ("InPlace")."""
         if threading.get_ident() != owner or inside[0]:
-            return write_(self, op, compute)
+            return write_(self, op, compute, written)
         made: list[Any] = []
 
         def keep(t: Any) -> Any:
             made.append(compute(t))
             return made[-1]
 
-        out = write_(self, op, keep)
+        out = write_(self, op, keep, written)
         steps.append(Step("InPlace", (made[0],), {"op": op}, self))
         return out
 
