@@ -44,6 +44,17 @@ def _pair(indices: np.ndarray, values: np.ndarray, shape: Any, **kw: Any) -> tup
     return ours, theirs
 
 
+def _same_entries_and_gradients(ours, theirs, v_ours, v_theirs, rng, dtype) -> None:
+    """Coalesced results with torch's indices and values, and the values' gradients of a
+    random weighting of them equal to torch's."""
+    np.testing.assert_array_equal(ours.indices().numpy(), theirs.indices().numpy())
+    _close(ours.values(), theirs.values(), dtype)
+    upstream = rng.standard_normal(theirs._nnz()).astype(dtype)
+    (ours.values() * cr.tensor(upstream)).sum().backward()
+    (theirs.values() * torch.tensor(upstream)).sum().backward()
+    _close(v_ours.grad, v_theirs.grad, dtype)
+
+
 def _on_leaf_values(indices: np.ndarray, values: np.ndarray, shape: Any) -> tuple:
     """(values, values, sparse, sparse), ours and torch's: sparse tensors built on values
     that require grad, so the gradient reaches the values."""
@@ -109,12 +120,7 @@ def test_coalesce_sums_duplicates_with_torchs_gradient(dtype) -> None:
     ours = cr.sparse_coo_tensor(cr.tensor(indices), v_ours, (3, 3)).coalesce()
     theirs = torch.sparse_coo_tensor(torch.tensor(indices), v_theirs, (3, 3)).coalesce()
     assert ours.is_coalesced() and ours.grad_fn is not None and not ours.is_leaf
-    np.testing.assert_array_equal(ours.indices().numpy(), theirs.indices().numpy())
-    _close(ours.values(), theirs.values(), dtype)
-    upstream = rng.standard_normal(theirs._nnz()).astype(dtype)
-    (ours.values() * cr.tensor(upstream)).sum().backward()
-    (theirs.values() * torch.tensor(upstream)).sum().backward()
-    _close(v_ours.grad, v_theirs.grad, dtype)
+    _same_entries_and_gradients(ours, theirs, v_ours, v_theirs, rng, dtype)
     assert ours.coalesce() is ours
 
 
@@ -338,12 +344,7 @@ def test_sparse_softmax_over_the_given_entries(name, dim, dtype) -> None:
     # differences confirm): torch is given the dim as a non-negative one
     out_theirs = getattr(torch.sparse, name)(s_theirs, dim % 2)
     assert out_ours.is_coalesced() and out_theirs.is_coalesced()
-    np.testing.assert_array_equal(out_ours.indices().numpy(), out_theirs.indices().numpy())
-    _close(out_ours.values(), out_theirs.values(), dtype)
-    upstream = rng.standard_normal(out_theirs._nnz()).astype(dtype)
-    (out_ours.values() * cr.tensor(upstream)).sum().backward()
-    (out_theirs.values() * torch.tensor(upstream)).sum().backward()
-    _close(v_ours.grad, v_theirs.grad, dtype)
+    _same_entries_and_gradients(out_ours, out_theirs, v_ours, v_theirs, rng, dtype)
 
 
 FORMS = {
