@@ -234,6 +234,8 @@ def index_arg(index: Any, arr: Any) -> Any:
     arrays, on arr's device (a CPU index of a CUDA tensor is moved, as PyTorch moves it; a
     CUDA index of a CPU tensor is refused). A bad position or shape is reported by
     GetItem's forward (Function.apply names the op and shape)."""
+    if type(index) is int or type(index) is slice:  # x[i], x[i:j]: nothing to turn
+        return (index,)
     if not isinstance(index, tuple):
         index = (index,)
     cuda = type(arr) is not array.host.ndarray

@@ -80,20 +80,36 @@ def _modified(fn: Function, which: str, t: Tensor, saved: int) -> None:
     )
 
 
-def fit(fn: Function, i: int, x: Tensor, g: Any) -> Tensor:
+def fit(fn: Function, i: int, x: Tensor, g: Any, plain: bool = True) -> Tensor:
     """Input i's gradient as the rule returned it, made to x's shape (unbroadcast) and
-    dtype; the error names the op."""
+    dtype; the error names the op. Not ``plain`` (the rules on arrays), the sum is NumPy's
+    on the gradient's array, with no node recorded."""
     if not isinstance(g, tensor_type()):
         raise TypeError(f"{fn.op}: backward returned {type(g).__name__} for input {i}")
     if g.shape != x.shape:
         try:
-            g = sum_to_shape(g, x.shape)
+            g = sum_to_shape(g, x.shape) if plain else _sum_to_shape_array(g, x.shape)
         except Exception:
             raise RuntimeError(
                 f"{fn.op}: backward returned a gradient of shape {g.shape} for input {i} "
                 f"of shape {x.shape}"
             ) from None
     return g if g.dtype == x.dtype else g.to(x.dtype)
+
+
+def _sum_to_shape_array(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """reference.sum_to_shape on ``g``'s array: the dims ``shape`` was broadcast along
+    summed, with the same refusal of any other shape."""
+    a = g._array
+    lead = a.ndim - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, a.shape[lead:], strict=True)):
+        raise ValueError(f"sum_to_shape: shape {g.shape} is not a broadcast of {shape}")
+    dims = tuple(range(lead)) + tuple(
+        lead + k for k, n in enumerate(shape) if n == 1 and a.shape[lead + k] != 1
+    )
+    if dims:
+        a = a.sum(axis=dims, keepdims=True)
+    return tensor_type()._make(a.reshape(shape) if a.shape != shape else a, False)
 
 
 class Observer:
@@ -167,7 +183,7 @@ def run_backward(
                         x = as_seen(x, v)
                     d = raw._array if type(raw) is T else None  # the common case, inline:
                     same = d is not None and d.shape == x._array.shape and d.dtype == x._array.dtype
-                    xg = raw if same else fit(fn, i, x, raw)  # unbroadcast, x's dtype
+                    xg = raw if same else fit(fn, i, x, raw, plain)  # unbroadcast, x's dtype
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
                     prev = grads.get(x)

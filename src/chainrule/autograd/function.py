@@ -145,16 +145,20 @@ class Function:
         requires grad. Inputs are Tensors or plain Python numbers."""
         T = tensor_type()
         fn = cls()
-        # One loop for the arrays and what needs a gradient: cheaper than two comprehensions,
-        # each a call of its own (until Python 3.12), on the hot path of every op.
-        arrays, needs = [], []
+        # One loop for the arrays, what needs a gradient and the versions the node would
+        # record: cheaper than three comprehensions, each a call of its own (until Python
+        # 3.12), on the hot path of every op.
+        arrays, needs, seen = [], [], []
         for x in inputs:
             if isinstance(x, T):
                 arrays.append(x._array)
                 needs.append(x.requires_grad)
+                vc = x._vc
+                seen.append(0 if vc is None else vc[0])
             else:
                 arrays.append(x)
                 needs.append(False)
+                seen.append(None)
         if ACCELERATED:
             arrays = _same_device(cls.__name__.lower(), arrays, inputs)
         try:
@@ -169,7 +173,7 @@ class Function:
         if record:
             fn.inputs = inputs
             fn.needs_input_grad = tuple(needs)
-            fn.versions = versions(inputs)
+            fn.versions = tuple(seen)  # as versions(inputs) gives them
             fn.stamp = writes[0]
             if cls.saves_out:
                 fn.out_version = version(out)

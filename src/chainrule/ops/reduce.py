@@ -37,6 +37,15 @@ def _keep(grad, in_shape, dims, keepdim):
     return grad.reshape(tuple(shape))  # (.., 1, ..) at each reduced dim
 
 
+def _filled(kept, grad, fn):
+    """The kept-dims gradient ``kept`` written out to the shape of ``fn``'s input, in
+    ``grad``'s dtype and an array of its own (which a leaf's .grad takes as it is; a broadcast
+    view costs more to make for a small tensor, and is copied there anyway)."""
+    out = xp.empty(fn.inputs[0].shape, dtype=grad.dtype, like=grad)
+    out[...] = kept
+    return out
+
+
 def _count(a, dims):
     """How many elements of a each result of a reduction over ``dims`` (None: all) covers."""
     return a.size if dims is None else math.prod([a.shape[d] for d in dims])
@@ -87,6 +96,9 @@ class Sum(Function):
         x = self.inputs[0]
         return (_keep(grad, x.shape, self.dims, self.keepdim).expand(x.shape),)
 
+    def backward_arrays(self, grad, out):
+        return (_filled(_keep(grad, self.inputs[0].shape, self.dims, self.keepdim), grad, self),)
+
 
 class Mean(Function):
     """out = mean of a over dims"""
@@ -102,6 +114,10 @@ class Mean(Function):
     def backward(self, grad, out):
         x = self.inputs[0]
         return ((_keep(grad, x.shape, self.dims, self.keepdim) / self.n).expand(x.shape),)
+
+    def backward_arrays(self, grad, out):
+        kept = _keep(grad, self.inputs[0].shape, self.dims, self.keepdim) / self.n
+        return (_filled(kept, grad, self),)
 
 
 class Var(Function):

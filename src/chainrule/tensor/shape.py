@@ -61,7 +61,7 @@ class Shape(Core):
             new = None
         if new is None:
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
-        return self if new == self.shape else movement.Reshape.apply(self, shape=new)
+        return self if new == data.shape else movement.Reshape.apply(self, shape=new)
 
     def view(self, *shape: Any, size: Any = None) -> Tensor:
         """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
