@@ -16,7 +16,7 @@ from .. import array, fastpath
 from ..array import writeable
 from .function import Function, all_finite, bump, tensor_type, version
 from .mode import state
-from .reference import as_seen, sum_to_shape, toposort
+from .reference import as_seen, broadcast_dims, sum_to_shape, toposort
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -101,12 +101,7 @@ def _sum_to_shape_array(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """reference.sum_to_shape on ``g``'s array: the dims ``shape`` was broadcast along
     summed, with the same refusal of any other shape."""
     a = g._array
-    lead = a.ndim - len(shape)
-    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, a.shape[lead:], strict=True)):
-        raise ValueError(f"sum_to_shape: shape {g.shape} is not a broadcast of {shape}")
-    dims = tuple(range(lead)) + tuple(
-        lead + k for k, n in enumerate(shape) if n == 1 and a.shape[lead + k] != 1
-    )
+    dims = broadcast_dims(a.shape, shape)
     if dims:
         a = a.sum(axis=dims, keepdims=True)
     return tensor_type()._make(a.reshape(shape) if a.shape != shape else a, False)

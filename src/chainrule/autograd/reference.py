@@ -88,14 +88,19 @@ def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> l
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Undo broadcasting: sum ``grad`` over the dims along which ``shape`` was expanded."""
-    lead = grad.ndim - len(shape)
-    # Only broadcasting is undone: a gradient of another shape (even with as many elements)
-    # is an error, never silently reshaped.
-    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:], strict=True)):
-        raise ValueError(f"sum_to_shape: shape {grad.shape} is not a broadcast of {shape}")
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
-    )
+    dims = broadcast_dims(tuple(grad.shape), shape)
     if dims:
         grad = grad.sum(dim=dims, keepdim=True)
     return grad.reshape(shape) if grad.shape != shape else grad
+
+
+def broadcast_dims(big: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The dims of ``big`` along which ``shape`` was broadcast to it (the leading ones it
+    lacks, and those where it has 1). Only broadcasting is undone: a gradient of another
+    shape (even with as many elements) is an error, never silently reshaped."""
+    lead = len(big) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, big[lead:], strict=True)):
+        raise ValueError(f"sum_to_shape: shape {big} is not a broadcast of {shape}")
+    return tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and big[lead + i] != 1
+    )
