@@ -98,3 +98,10 @@ def kernel_of_this_interpreter(tmp_path: Path, monkeypatch: Any) -> None:
     kernel = {"argv": argv, "display_name": "chainrule", "language": "python"}
     (spec / "kernel.json").write_text(json.dumps(kernel))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+
+
+def torch_dtype_text(dtype: Any) -> str:
+    """A chainrule dtype as PyTorch would print the same dtype (``torch.float32``), so a
+    test compares ``torch_dtype_text(ours.dtype) == str(theirs.dtype)``."""
+    assert isinstance(dtype, cr.dtype), f"expected a chainrule dtype object; got {dtype!r}"
+    return str(dtype).replace("chainrule.", "torch.", 1)

@@ -33,7 +33,6 @@ from .array import (
     float32,
     float64,
     get_default_device,
-    get_default_dtype,
     initial_seed,
     int8,
     int16,
@@ -71,13 +70,29 @@ from .viz import explain
 # torch.autograd.gradcheck's place: chainrule.testing sits above the Tensor, autograd below it
 autograd.gradcheck, autograd.gradgradcheck = testing.gradcheck, testing.gradgradcheck
 
-# PyTorch's dtype aliases (each shadows a builtin inside this namespace only)
+# The dtypes as chainrule's dtype objects (chainrule.float32), and PyTorch's aliases (each
+# shadows a builtin inside this namespace only)
+dtype = _array.dtypes.dtype
+float32, float64, float16, bfloat16 = (
+    _array.dtype_object(d) for d in (float32, float64, float16, bfloat16)
+)
+int64, int32, int16, int8, uint8 = (
+    _array.dtype_object(d) for d in (int64, int32, int16, int8, uint8)
+)
+bool = _array.dtype_object(bool)  # noqa: A001
 float = float32  # noqa: A001
 double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001  (torch.int is int32)
 short = int16
+
+
+def get_default_dtype() -> dtype:
+    """PyTorch's ``torch.get_default_dtype``: the dtype Python floats and the float
+    factories make (float32 unless set_default_dtype changed it)."""
+    return _array.dtype_object(_array.get_default_dtype())
+
 
 __version__ = "0.1.0"
 
@@ -89,7 +104,7 @@ __all__ = [
     *forms.__all__,
     *_SUBPACKAGES,
     *["distributed", "nn", "optim", "random", "testing", "utils", "viz"],
-    *["Tensor", "as_tensor", "autocast", "compile", "device", "explain", "load", "save"],
+    *["Tensor", "as_tensor", "autocast", "compile", "device", "dtype", "explain", "load", "save"],
     *["detect_anomaly", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad"],
     *["set_grad_enabled", "get_float32_matmul_precision", "set_float32_matmul_precision"],
     *["is_inference_mode_enabled"],

@@ -454,7 +454,7 @@ def _agree(
         header[_OP] = op.value
     if t is not None:
         header[_NDIM], header[_SIZE] = t.ndim, t.numel()
-        name = str(t.dtype).encode()[:16].ljust(16, b"\0")
+        name = t.dtype.name.encode().ljust(16, b"\0")  # "float32": every name fits
         header[_NAME] = xp.frombuffer(name, dtype=array.int64)  # 16 bytes as 2 ints
         dims = t.shape[: _SHAPE.stop - _SHAPE.start]
         header[_SHAPE.start : _SHAPE.start + len(dims)] = dims

@@ -201,12 +201,12 @@ def is_tensor(obj: Any) -> bool:
 def result_type(tensor1: Any, tensor2: Any) -> Any:
     """PyTorch's ``result_type``: the dtype an elementwise op of the two (tensors or Python
     numbers) computes in, by PyTorch's promotion (chainrule.array.result_type)."""
-    return array.result_type(tensor1, tensor2)
+    return array.dtype_object(array.result_type(tensor1, tensor2))
 
 
 def promote_types(type1: Any, type2: Any) -> Any:
     """PyTorch's ``promote_types``: the smallest dtype both fit in, by category first."""
-    return array.promote_types(array.as_dtype(type1), array.as_dtype(type2))
+    return array.dtype_object(array.promote_types(array.as_dtype(type1), array.as_dtype(type2)))
 
 
 finfo = array.finfo  # PyTorch's torch.finfo and torch.iinfo (the array layer's)

@@ -425,13 +425,13 @@ class SparseTensor(Tensor):
 
     def __repr__(self) -> str:
         """PyTorch's: the indices, the values (without their dtype), size, nnz, dtype where
-        it is not the default, layout, and the graph."""
+        it is not the default float, int64 or bool, layout, and the graph."""
         values = repr(self._val.detach())
         values = values.split(", dtype=")[0].removesuffix(")") + ")"
         indices = repr(self._ind).replace("\n", "\n" + " " * len("tensor(indices="))
         values = values.replace("\n", "\n" + " " * len("       values="))
         extras = [f"size={self._size}", f"nnz={self._nnz()}"]
-        if self.dtype != array.float32:
+        if self.dtype not in (array.get_default_dtype(), array.int64, array.bool_):
             extras.append(f"dtype={self.dtype}")
         extras.append("layout=torch.sparse_coo")
         tail = ", ".join(extras)
@@ -537,7 +537,10 @@ def sparse_coo_tensor(
             f"sparse_coo_tensor: indices must be 2-D (sparse_dim, nnz); got shape {ind.shape}"
         )
     if ind.size and ind.dtype.kind not in "iu":
-        raise TypeError(f"sparse_coo_tensor: indices must be integers; got dtype {ind.dtype}")
+        raise TypeError(
+            "sparse_coo_tensor: indices must be integers; got dtype "
+            f"{array.dtype_object(ind.dtype)}"
+        )
     ind = ind.astype(xp.int64)
     vals = as_tensor(values, dtype=dtype)
     if vals.ndim == 0:

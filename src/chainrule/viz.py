@@ -150,6 +150,12 @@ def _shape(shape: Sequence[int]) -> str:
     return str(tuple(int(n) for n in shape))
 
 
+def _dtype(t: Any) -> str:
+    """A tensor's dtype as a node's short label says it: ``float32``, not the printed
+    ``chainrule.float32`` (every label is chainrule's, so the prefix would only add width)."""
+    return str(t.dtype.name)
+
+
 # ---------------------------------------------------------------------------------------
 # draw_graph
 
@@ -313,7 +319,7 @@ def _draw_tensor(
     show_grad: bool,
 ) -> str:
     fn = t.grad_fn
-    lines = [names[id(t)] if fn is None else fn.op, f"{_shape(t.shape)} {t.dtype}"]
+    lines = [names[id(t)] if fn is None else fn.op, f"{_shape(t.shape)} {_dtype(t)}"]
     if show_data:
         lines.append(_data_text(t))
     if show_grad and t.grad is not None:
@@ -449,7 +455,7 @@ def explain(
             if raw.shape != final.shape:
                 lines.append("      " + _broadcast(role, final.shape, raw.shape))
             if raw.dtype != final.dtype:
-                lines.append(f"      {role}: gradient cast from {raw.dtype} to {final.dtype}")
+                lines.append(f"      {role}: gradient cast from {_dtype(raw)} to {_dtype(final)}")
 
     engine.backward(root, seed, retain_graph, observer=Teller(), op="explain")
     if not retain_graph:
@@ -617,7 +623,7 @@ def _node_record(node: Any, names: dict[int, str]) -> dict[str, Any]:
     return {
         "kind": kind,
         "label": label,
-        "shape": f"{_shape(node.shape)} {node.dtype}",
+        "shape": f"{_shape(node.shape)} {_dtype(node)}",
         "value": _values(node)[1],
         "rule": "" if fn is None else rule(fn),
     }
@@ -725,7 +731,7 @@ def _record_tensor(
                 give["dims"] = _summed_dims(final.shape, raw.shape)
                 give["given"] = list(_values(final))
             if raw.dtype != final.dtype:
-                give["cast"] = f"{raw.dtype} to {final.dtype}"
+                give["cast"] = f"{_dtype(raw)} to {_dtype(final)}"
             steps[-1]["gives"].append(give)
 
     seed = engine.seed(root, gradient, "walkthrough")

@@ -341,7 +341,7 @@ def plain(x):
     """A loader's output, chainrule's or torch's, as comparable Python values: each tensor
     as ("tensor", dtype name, values), containers kept as their own types."""
     if isinstance(x, (cr.Tensor, torch.Tensor)):
-        dtype = str(x.dtype).removeprefix("torch.")
+        dtype = str(x.dtype).replace("torch.", "chainrule.")
         return ("tensor", dtype, x.numpy().tolist())
     if isinstance(x, dict):
         return type(x), {k: plain(v) for k, v in x.items()}

@@ -137,6 +137,17 @@ def test_linear_wrong_width_names_layer_and_shapes():
         nn.Linear(4, 2)(cr.randn(2, 3))
 
 
+def test_linear_refuses_another_dtype_naming_both_as_chainrule_does():
+    """A NumPy input's dtype is named as a tensor's is (chainrule.float64), not as NumPy's."""
+    for x in (np.ones((2, 4)), cr.ones(2, 4, dtype=cr.float64)):
+        with pytest.raises(
+            RuntimeError,
+            match=r"Linear: input and weight must have the same dtype; got chainrule\.float64 "
+            r"and chainrule\.float32; convert",
+        ):
+            nn.Linear(4, 2)(x)
+
+
 def test_functional_linear_matches_torch():
     rng = np.random.default_rng(2)
     x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((2, 4)), rng.standard_normal(2)
@@ -324,7 +335,9 @@ def test_embedding_init_and_errors():
         m(cr.tensor([1, 1000]))
     with pytest.raises(IndexError, match="index -1 is out of range"):
         m(cr.tensor([-1]))
-    with pytest.raises(TypeError, match="embedding: indices must be integers"):
+    with pytest.raises(
+        TypeError, match="embedding: indices must be integers; got dtype chainrule.float32"
+    ):
         m(cr.tensor([1.0]))
     with pytest.raises(ValueError, match="padding_idx must be within num_embeddings 5"):
         nn.Embedding(5, 2, padding_idx=5)

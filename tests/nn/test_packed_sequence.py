@@ -413,6 +413,8 @@ def test_packed_input_errors() -> None:
     with pytest.raises(ValueError, match=r"LSTM: expected hx\[0\] \(h_0\) of shape \(1, 2, 5\)"):
         lstm(packed, (cr.zeros(1, 3, 5), cr.zeros(1, 3, 5)))
     with pytest.raises(
-        TypeError, match="LSTM: input and parameters must have one dtype; got input float64"
+        TypeError,
+        match="LSTM: input and parameters must have one dtype; got input chainrule.float64 and "
+        "parameters chainrule.float32",
     ):
         lstm(packed.double())

@@ -348,10 +348,10 @@ def test_input_and_state_shapes_are_checked():
         cr.nn.RNN(3, 4, batch_first=True)(cr.zeros(2, 0, 3))
     assert cr.nn.GRU(3, 4)(cr.zeros(5, 0, 3))[0].shape == (5, 0, 4)  # an empty batch
     with pytest.raises(TypeError, match="LSTMCell: hx\\[1\\] \\(c\\) and input must have one "
-                       "dtype; got float64 and float32"):  # fmt: skip
+                       "dtype; got chainrule.float64 and chainrule.float32"):  # fmt: skip
         cr.nn.LSTMCell(3, 4)(cr.zeros(3), (cr.zeros(4), cr.zeros(4, dtype=cr.float64)))
     with pytest.raises(TypeError, match="GRU: input and parameters must have one dtype; got "
-                       "input float64 and parameters float32"):  # fmt: skip
+                       "input chainrule.float64 and parameters chainrule.float32"):  # fmt: skip
         cr.nn.GRU(3, 4)(cr.zeros(5, 2, 3, dtype=cr.float64))
 
 

@@ -275,11 +275,15 @@ def test_sdpa_errors_name_the_op_and_the_shapes() -> None:
     with pytest.raises(ValueError, match=r"attn_mask of shape \(4, 2, 3, 5\) does not broadcast"):
         sdpa(q, k, v, attn_mask=cr.ones(4, 2, 3, 5, dtype=cr.bool))
     with pytest.raises(
-        TypeError, match=r"attn_mask must be bool or of query's dtype float32; got dtype int64"
+        TypeError,
+        match=r"attn_mask must be bool or of query's dtype chainrule.float32; "
+        r"got dtype chainrule.int64",
     ):
         sdpa(q, k, v, attn_mask=cr.ones(3, 5, dtype=cr.int64))
     with pytest.raises(
-        TypeError, match=r"attn_mask must be bool or of query's dtype float32; got dtype float64"
+        TypeError,
+        match=r"attn_mask must be bool or of query's dtype chainrule.float32; "
+        r"got dtype chainrule.float64",
     ):
         sdpa(q, k, v, attn_mask=cr.ones(3, 5, dtype=cr.float64))
     with pytest.raises(
@@ -289,7 +293,9 @@ def test_sdpa_errors_name_the_op_and_the_shapes() -> None:
     ):
         sdpa(q, k, v, attn_mask=cr.ones(3, 5, dtype=cr.bool), is_causal=True)
     with pytest.raises(
-        TypeError, match=r"one floating-point dtype; got dtypes float64, float32 and float32"
+        TypeError,
+        match=r"one floating-point dtype; got dtypes chainrule.float64, chainrule.float32 and "
+        r"chainrule.float32",
     ):
         sdpa(q.double(), k, v)
     with pytest.raises(ValueError, match=r"dropout_p must be in \[0, 1\]; got 1.5"):
@@ -577,7 +583,9 @@ def test_mha_errors_name_what_is_wrong() -> None:
     ):
         m(x, x, x, key_padding_mask=cr.zeros(4, 2, dtype=cr.bool))
     with pytest.raises(
-        TypeError, match=r"attn_mask must be bool or of the query's dtype float32; got dtype int64"
+        TypeError,
+        match=r"attn_mask must be bool or of the query's dtype chainrule.float32; "
+        r"got dtype chainrule.int64",
     ):
         m(x, x, x, attn_mask=cr.zeros(4, 4, dtype=cr.int64))
     with pytest.raises(ValueError, match=r"is_causal is a hint that attn_mask is the causal mask"):

@@ -935,7 +935,7 @@ def _tol(row: Row, dtype: Any) -> dict[str, float]:
 
 
 def _torch_dtype_name(t: torch.Tensor) -> str:
-    return str(t.dtype).removeprefix("torch.")
+    return str(t.dtype).replace("torch.", "chainrule.")
 
 
 def _upstream(outs: list[Any], seed: int = 1) -> tuple[list[Any], list[Any]]:

@@ -163,8 +163,28 @@ def test_repr_is_torchs() -> None:
     theirs = torch.sparse_coo_tensor(
         indices, values, (2, 3), dtype=torch.float64, requires_grad=True
     )
-    # chainrule spells dtypes as NumPy does (float64), as a dense tensor's repr does
-    assert repr(ours) == repr(theirs).replace("torch.float64", "float64")
+    # chainrule names its dtypes chainrule.float64 where PyTorch says torch.float64
+    assert repr(ours) == repr(theirs).replace("dtype=torch.", "dtype=chainrule.")
+    assert "dtype=chainrule.float64" in repr(ours)
+
+
+@pytest.mark.parametrize("values", [[1, 2, 3, 4], [True, False, True, True]], ids=["int64", "bool"])
+def test_repr_leaves_out_the_dtypes_torch_leaves_out(values: list) -> None:
+    """As PyTorch: no dtype for int64, bool or the default float, whichever that is."""
+    indices = [[0, 1, 1, 0], [1, 0, 2, 1]]
+    ours, theirs = cr.sparse_coo_tensor(indices, values), torch.sparse_coo_tensor(indices, values)
+    assert repr(ours) == repr(theirs) and "dtype=" not in repr(ours)
+    floats = [1.0, 2.0, 3.0, 4.0]
+    try:
+        cr.set_default_dtype(cr.float64)
+        torch.set_default_dtype(torch.float64)
+        for dtype, their_dtype in ((None, None), (cr.float32, torch.float32)):
+            ours = cr.sparse_coo_tensor(indices, floats, dtype=dtype)
+            theirs = torch.sparse_coo_tensor(indices, floats, dtype=their_dtype)
+            assert repr(ours) == repr(theirs).replace("dtype=torch.", "dtype=chainrule.")
+    finally:
+        cr.set_default_dtype(cr.float32)
+        torch.set_default_dtype(torch.float32)
 
 
 # -- products ----------------------------------------------------------------------------------
@@ -273,7 +293,9 @@ def test_product_errors_name_the_shapes_and_dtypes() -> None:
     s = cr.sparse_coo_tensor([[0, 1], [1, 2]], [1.0, 2.0], (2, 3))
     with pytest.raises(ValueError, match=r"mm: .*differ; got sizes \(2, 3\) and \(4, 2\)"):
         cr.sparse.mm(s, cr.ones(4, 2))
-    with pytest.raises(TypeError, match="mm: .* one dtype; got float32 and float64"):
+    with pytest.raises(
+        TypeError, match="mm: .* one dtype; got chainrule.float32 and chainrule.float64"
+    ):
         s @ cr.ones(3, 2, dtype=cr.float64)
     with pytest.raises(ValueError, match=r"1-D or 2-D dense operand; got shape \(3, 2, 2\)"):
         s @ cr.ones(3, 2, 2)
@@ -492,7 +514,7 @@ def test_constructor_errors_name_what_is_wrong() -> None:
         ValueError, match=r"indices must be 2-D \(sparse_dim, nnz\); got shape \(3,\)"
     ):
         cr.sparse_coo_tensor([0, 1, 2], [1.0, 2.0, 3.0])
-    with pytest.raises(TypeError, match="indices must be integers; got dtype float64"):
+    with pytest.raises(TypeError, match="indices must be integers; got dtype chainrule.float64"):
         cr.sparse_coo_tensor([[0.5]], [1.0])
     with pytest.raises(ValueError, match="sparse tensors live on the CPU only"):
         cr.sparse_coo_tensor(i, [1.0, 2.0, 3.0], device="cuda")

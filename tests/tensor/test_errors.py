@@ -192,12 +192,12 @@ def test_dim_of_the_wrong_type() -> None:
 # -- dtypes ------------------------------------------------------------------------------------
 
 INT_REQUIRES_GRAD = [
-    ("int64", lambda: cr.tensor([1, 2], requires_grad=True)),
-    ("int64", lambda: cr.arange(3).requires_grad_()),
-    ("int32", lambda: cr.zeros(2, dtype=cr.int32, requires_grad=True)),
-    ("int64", lambda: cr.full((2,), 3, requires_grad=True)),
-    ("bool", lambda: cr.tensor([True, False], requires_grad=True)),
-    ("int64", lambda: nn.Parameter(np.arange(3))),
+    ("chainrule.int64", lambda: cr.tensor([1, 2], requires_grad=True)),
+    ("chainrule.int64", lambda: cr.arange(3).requires_grad_()),
+    ("chainrule.int32", lambda: cr.zeros(2, dtype=cr.int32, requires_grad=True)),
+    ("chainrule.int64", lambda: cr.full((2,), 3, requires_grad=True)),
+    ("chainrule.bool", lambda: cr.tensor([True, False], requires_grad=True)),
+    ("chainrule.int64", lambda: nn.Parameter(np.arange(3))),
 ]
 
 
@@ -228,7 +228,7 @@ def test_where_with_a_non_bool_condition() -> None:
 
 def test_mean_of_an_integer_tensor() -> None:
     with pytest.raises(
-        TypeError, match=exactly("mean: needs a floating-point tensor; got dtype int64")
+        TypeError, match=exactly("mean: needs a floating-point tensor; got dtype chainrule.int64")
     ):
         cr.arange(4).mean()
 
@@ -365,7 +365,7 @@ SELECTING = [
     ),
     (
         TypeError,
-        "scatter: src must have self's dtype; got float32 and float64",
+        "scatter: src must have self's dtype; got chainrule.float32 and chainrule.float64",
         lambda: cr.ones(2, 3).scatter(0, cr.tensor([[1]]), cr.ones(1, 1, dtype=cr.float64)),
     ),
     (

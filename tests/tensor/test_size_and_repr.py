@@ -18,14 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chainrule as cr
+from tests.helpers import torch_dtype_text
 
 # -- Size ------------------------------------------------------------------------------------
 
 
 def _ours(text: str) -> str:
-    """torch's text with chainrule's names, where the two differ by design (chainrule.Size,
-    dtype=float64)."""
-    return text.replace("torch.Size", "chainrule.Size").replace("torch.", "")
+    """torch's text with chainrule's names (chainrule.Size, dtype=chainrule.float64)."""
+    return text.replace("torch.", "chainrule.")
 
 
 def test_shape_and_size_are_sizes_that_print_as_torchs() -> None:
@@ -213,7 +213,9 @@ def test_bernoulli_geometric_cauchy_and_log_normal_fills_are_torchs() -> None:
     ):
         with pytest.raises(ValueError, match=message):
             fill(cr.zeros(2))
-    with pytest.raises(TypeError, match="cauchy_: needs a floating-point tensor; got dtype int64"):
+    with pytest.raises(
+        TypeError, match="cauchy_: needs a floating-point tensor; got dtype chainrule.int64"
+    ):
         cr.zeros(2, dtype=cr.int64).cauchy_()
 
 
@@ -231,8 +233,8 @@ _SUFFIX_BREAK = re.compile(r",\n *(?=(?:dtype|size|requires_grad|grad_fn|device)
 
 
 def _same(ours: str, theirs: str) -> None:
-    """chainrule's repr is torch's with chainrule's dtype names; those are shorter, so a
-    suffix that torch moves to a line of its own may fit on the last line of ours: both are
+    """chainrule's repr is torch's with chainrule's dtype names; those are longer, so a
+    suffix that fits on torch's last line may move to a line of its own in ours: both are
     compared with every suffix on the last line."""
     assert _SUFFIX_BREAK.sub(", ", ours) == _SUFFIX_BREAK.sub(", ", _ours(theirs))
 
@@ -383,6 +385,6 @@ def test_legacy_types_take_sizes_a_size_or_data_as_torchs(name: str) -> None:
     ours, theirs = getattr(cr, name), getattr(torch, name)
     for args in ((2, 3), (3,), (), ((2, 3),), ([1, 0],)):
         o, t = ours(*args), theirs(*args)
-        assert o.shape == t.shape and str(o.dtype) == str(t.dtype).removeprefix("torch.")
+        assert o.shape == t.shape and torch_dtype_text(o.dtype) == str(t.dtype)
         assert isinstance(o, ours) and type(o) is cr.Tensor
     assert ours(cr.zeros(4, 5).shape).shape == theirs(torch.zeros(4, 5).shape).shape == (4, 5)

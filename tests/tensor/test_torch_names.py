@@ -1,18 +1,24 @@
-"""torch's constants and dtype limits by their names (cr.inf, cr.pi, cr.newaxis, cr.finfo,
-cr.iinfo), cr.accelerator, the legacy autograd.Variable and size= on the factories, each
-against PyTorch's."""
+"""torch's constants, dtypes and dtype limits by their names (cr.inf, cr.pi, cr.newaxis,
+cr.float32 and the other dtype objects, cr.finfo, cr.iinfo), cr.accelerator, the legacy
+autograd.Variable and size= on the factories, each against PyTorch's."""
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 
+import numpy as np
 import pytest
 import torch
 
 import chainrule as cr
+from tests.helpers import torch_dtype_text
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
+# every dtype object chainrule names, aliases included (cr.float, cr.long, cr.int, ...)
+DTYPE_NAMES = sorted(name for name, value in vars(cr).items() if isinstance(value, cr.dtype))
 
 
 def test_constants_are_torchs() -> None:
@@ -20,6 +26,98 @@ def test_constants_are_torchs() -> None:
         assert getattr(cr, name) == getattr(torch, name)
     assert math.isnan(cr.nan) and cr.newaxis is torch.newaxis is None
     assert cr.ones(3)[:, cr.newaxis].shape == (3, 1)
+
+
+# -- dtype objects ----------------------------------------------------------------------------
+
+
+def test_every_dtype_and_alias_is_named() -> None:
+    assert {"float32", "float", "double", "half", "long", "int", "short", "bool"} <= set(
+        DTYPE_NAMES
+    )
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_a_dtype_object_is_torchs(name: str) -> None:
+    ours, theirs = getattr(cr, name), getattr(torch, name)
+    assert type(ours) is cr.dtype and isinstance(theirs, torch.dtype)
+    assert torch_dtype_text(ours) == str(theirs) and repr(ours) == str(ours)
+    for field in ("is_floating_point", "is_signed", "is_complex", "itemsize"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    assert torch_dtype_text(ours.to_real()) == str(theirs.to_real())
+    assert cr.zeros(2, dtype=ours).element_size() == ours.itemsize
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_a_dtype_object_equals_and_hashes_as_the_numpy_dtype_it_holds(name: str) -> None:
+    ours = getattr(cr, name)
+    held = ours.dtype
+    assert isinstance(held, np.dtype)
+    assert ours == held and held == ours and hash(ours) == hash(held)
+    assert {held: name}[ours] == {ours: name}[held] == name
+    assert np.zeros(2, dtype=ours).dtype == held
+    assert cr.tensor(np.zeros(2, dtype=held)).dtype is ours
+
+
+def test_a_dtype_object_equals_numpys_types_and_no_string_as_torchs() -> None:
+    assert cr.float32 == np.float32 and cr.float64 == np.dtype("float64")
+    assert cr.float32 != np.float64 and cr.float32 != cr.float64
+    for lib in (cr, torch):
+        assert lib.float32 != "float32" and not lib.float32 == "float32"  # noqa: SIM201
+        assert lib.float is lib.float32 and lib.int is lib.int32  # torch.int is int32
+
+
+@pytest.mark.parametrize("lib", [cr, torch], ids=["chainrule", "torch"])
+def test_a_dtype_object_pickles_and_copies_as_itself(lib: object) -> None:
+    for name in ("float32", "bfloat16", "int64", "bool"):
+        d = getattr(lib, name)
+        assert pickle.loads(pickle.dumps(d)) is d  # noqa: S301 (our own bytes)
+        assert copy.deepcopy(d) is d and copy.copy(d) is d
+        assert copy.deepcopy({"dtype": d})["dtype"] is d
+
+
+def test_what_chainrule_hands_back_is_a_dtype_object() -> None:
+    assert cr.ones(2).dtype is cr.float32 and cr.tensor([1]).dtype is cr.int64
+    assert cr.ones(2, dtype=np.float64).dtype is cr.float64  # NumPy's dtype in, ours out
+    assert cr.ones(2, dtype="float16").dtype is cr.float16
+    assert cr.get_default_dtype() is cr.float32
+    cr.set_default_dtype(cr.float64)
+    try:
+        assert cr.get_default_dtype() is cr.float64
+    finally:
+        cr.set_default_dtype(cr.float32)
+    pairs = [
+        (cr.promote_types(cr.int64, cr.float16), torch.promote_types(torch.int64, torch.float16)),
+        (cr.promote_types(np.uint8, "int8"), torch.promote_types(torch.uint8, torch.int8)),
+        (cr.result_type(cr.ones(2), 2.5), torch.result_type(torch.ones(2), 2.5)),
+        (cr.result_type(cr.tensor([1]), 2.5), torch.result_type(torch.tensor([1]), 2.5)),
+        (
+            cr.result_type(cr.tensor([1], dtype=cr.uint8), 300),
+            torch.result_type(torch.tensor([1], dtype=torch.uint8), 300),
+        ),
+    ]
+    for ours, theirs in pairs:
+        assert type(ours) is cr.dtype and torch_dtype_text(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("kind", [float, int, bool])
+def test_a_python_type_as_a_dtype_is_torchs(kind: type) -> None:
+    ours, theirs = cr.zeros(2, dtype=kind), torch.zeros(2, dtype=kind)
+    assert torch_dtype_text(ours.dtype) == str(theirs.dtype)  # float is float64, not float32
+    assert torch_dtype_text(cr.ones(2).to(kind).dtype) == str(torch.ones(2).to(kind).dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.str_, object])
+def test_a_dtype_no_tensor_holds_is_refused(dtype: object) -> None:
+    with pytest.raises(TypeError, match="chainrule holds bool, integer and floating-point"):
+        cr.ones(2, dtype=dtype)
+    with pytest.raises(TypeError, match="chainrule holds bool, integer and floating-point"):
+        cr.ones(2).to(dtype)
+    with pytest.raises(TypeError, match="chainrule holds bool, integer and floating-point"):
+        cr.promote_types(dtype, cr.float32)
+
+
+# -- dtype limits -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", FLOATS)
@@ -37,7 +135,9 @@ def test_iinfo_is_torchs(name: str) -> None:
 
 
 def test_finfo_of_the_default_dtype_and_the_errors() -> None:
-    assert cr.finfo().dtype == cr.get_default_dtype()
+    # finfo names its dtype as PyTorch's does, by the bare name, a string
+    assert cr.finfo().dtype == torch.finfo().dtype == "float32"
+    assert repr(cr.finfo()) == repr(cr.finfo(cr.get_default_dtype()))
     with pytest.raises(TypeError, match="finfo: needs a floating dtype; got int64"):
         cr.finfo(cr.int64)
     with pytest.raises(TypeError, match="iinfo: needs an integer dtype; got float32"):

@@ -91,7 +91,7 @@ def test_steps_are_the_engines_order_as_its_observer_sees_it(tmp_path: Path) -> 
 
         def node(self, t: cr.Tensor, grad: cr.Tensor) -> None:
             label = names[id(t)] if t.grad_fn is None else t.grad_fn.op
-            self.seen.append((label, f"{tuple(t.shape)} {t.dtype}"))
+            self.seen.append((label, f"{tuple(t.shape)} {t.dtype.name}"))  # as labels say it
 
     order = Order()
     engine.backward(root, retain_graph=True, observer=order)

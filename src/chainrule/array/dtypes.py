@@ -1,5 +1,7 @@
 """The dtypes a tensor holds, PyTorch's names for them, the default float dtype, and the
-making of arrays from Python data by chainrule's dtype rules."""
+making of arrays from Python data by chainrule's dtype rules. Inside, a dtype is NumPy's;
+what a program sees (``t.dtype``, ``cr.float32``) is chainrule's ``dtype``, PyTorch's
+``torch.dtype`` holding that NumPy dtype."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ int32 = np.dtype("int32")
 int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
 bool_ = np.dtype("bool")
 default_float = float32  # set_default_dtype changes it; read it with get_default_dtype()
 
@@ -42,15 +47,101 @@ DTYPE_NAMES: dict[str, np.dtype] = {
     "short": int16,
     "int8": int8,
     "uint8": uint8,
+    "uint16": uint16,
+    "uint32": uint32,
+    "uint64": uint64,
     "bool": bool_,
 }
 
 
+class dtype:  # noqa: N801 (PyTorch's name: torch.dtype)
+    """A tensor's dtype as a program sees it, PyTorch's ``torch.dtype``: one object per dtype,
+    printed ``chainrule.float32``, with PyTorch's ``is_floating_point``, ``is_complex``,
+    ``is_signed``, ``itemsize``, ``to_real()`` and ``to_complex()``.
+
+    It holds the NumPy dtype the arrays use as ``.dtype``, which is how NumPy takes it
+    (``np.zeros(3, dtype=chainrule.float32)``); it equals that NumPy dtype and hashes as it,
+    so code keyed on NumPy dtypes keeps working, and NumPy's ``kind``, ``name`` and ``type``
+    are there for that code too. Like PyTorch's, it equals no string."""
+
+    __slots__ = ("dtype", "is_complex", "is_floating_point", "is_signed", "itemsize", "_name")
+
+    def __init__(self, held: np.dtype, name: str) -> None:
+        self.dtype, self._name = held, name
+        self.is_floating_point = held.kind == "f" or held == bfloat16
+        self.is_complex = held.kind == "c"
+        self.is_signed = held.kind in "ifc" or held == bfloat16
+        self.itemsize = int(held.itemsize)
+
+    def __repr__(self) -> str:
+        return f"chainrule.{self._name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, dtype):
+            return self is other
+        if isinstance(other, str):
+            return False
+        try:
+            return bool(self.dtype == other)
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __reduce__(self) -> tuple[Any, tuple[np.dtype]]:
+        return dtype_object, (self.dtype,)  # loads (and copies) as the same object
+
+    def to_real(self) -> dtype:
+        """The real dtype of a complex one; a real dtype is its own."""
+        return self
+
+    def to_complex(self) -> dtype:
+        raise TypeError(f"to_complex: chainrule holds no complex dtype; got {self}")
+
+    @property
+    def kind(self) -> str:
+        return str(self.dtype.kind)
+
+    @property
+    def name(self) -> str:
+        return str(self.dtype.name)
+
+    @property
+    def type(self) -> Any:
+        return self.dtype.type
+
+
+_dtype = dtype  # the class, where a parameter named dtype hides it
+_OBJECTS: dict[np.dtype, dtype] = {}  # NumPy dtype -> its one dtype object, made as met
+
+
+def dtype_object(held: Any) -> Any:
+    """chainrule's dtype object for a NumPy dtype, or for anything ``as_dtype`` takes. A
+    dtype no tensor holds (a string's, a complex number's) stays NumPy's, for messages that
+    name what a user passed."""
+    found = _OBJECTS.get(held)
+    if found is None:
+        d = held if isinstance(held, np.dtype) else as_dtype(held)
+        assert d is not None, "dtype_object: needs a dtype; got None"
+        if not holds(d):
+            return d
+        d = d.newbyteorder("=")  # a big-endian array's dtype is still its number type
+        name = "bool" if d == bool_ else "bfloat16" if d == bfloat16 else d.name
+        found = _OBJECTS.setdefault(d, dtype(d, name))
+    return found
+
 
 def as_dtype(dtype: Any) -> np.dtype | None:
-    """Normalise a dtype given as a NumPy dtype, a type or a name; None stays None."""
+    """Normalise a dtype given as chainrule's dtype object, a NumPy dtype, a Python type (as
+    PyTorch: float is float64, int int64) or a name; None stays None. A dtype no tensor holds
+    is refused."""
     if dtype is None:
         return None
+    if isinstance(dtype, _dtype):
+        return dtype.dtype
     if isinstance(dtype, str):
         if dtype not in DTYPE_NAMES:
             raise TypeError(
@@ -58,16 +149,25 @@ def as_dtype(dtype: Any) -> np.dtype | None:
             )
         return DTYPE_NAMES[dtype]
     if dtype is float:
-        return float32
+        return float64
     if dtype is int:
         return int64
     if dtype is bool:
         return bool_
-    return np.dtype(dtype)
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype: not a dtype; got {dtype!r}") from None
+    if not holds(d):
+        raise TypeError(
+            f"dtype: chainrule holds bool, integer and floating-point numbers; got {d}"
+        )
+    return d
 
 
-def is_floating(dtype: np.dtype) -> bool:
-    """float16, float32, float64 or bfloat16 (PyTorch's is_floating_point)."""
+def is_floating(dtype: Any) -> bool:
+    """float16, float32, float64 or bfloat16 (PyTorch's is_floating_point); a NumPy dtype or
+    chainrule's."""
     return dtype.kind == "f" or dtype == bfloat16
 
 
@@ -217,7 +317,7 @@ class finfo:  # noqa: N801 (PyTorch's name: torch.finfo)
         if dtype is None or not is_floating(dtype):
             raise TypeError(f"finfo: needs a floating dtype; got {dtype}")
         info = ml_dtypes.finfo(dtype) if dtype == bfloat16 else np.finfo(dtype)
-        self.dtype = dtype
+        self.dtype = dtype.name  # PyTorch's finfo names its dtype: 'float32'
         self.bits = int(info.bits)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
@@ -239,7 +339,7 @@ class iinfo:  # noqa: N801 (PyTorch's name: torch.iinfo)
         if dtype is None or dtype.kind not in "iub":
             raise TypeError(f"iinfo: needs an integer dtype; got {dtype}")
         info = np.iinfo(dtype) if dtype.kind != "b" else None
-        self.dtype = dtype
+        self.dtype = dtype.name  # as PyTorch's: 'int64'
         self.bits = 8 if info is None else int(info.bits)
         self.max = 1 if info is None else int(info.max)
         self.min = 0 if info is None else int(info.min)

@@ -94,7 +94,7 @@ def fit(fn: Function, i: int, x: Tensor, g: Any, plain: bool = True) -> Tensor:
                 f"{fn.op}: backward returned a gradient of shape {g.shape} for input {i} "
                 f"of shape {x.shape}"
             ) from None
-    return g if g.dtype == x.dtype else g.to(x.dtype)
+    return g if g._array.dtype == x._array.dtype else g.to(x.dtype)
 
 
 def _sum_to_shape_array(g: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -222,7 +222,7 @@ class ParameterList(Module):
 
     def extra_repr(self) -> str:
         return "\n".join(
-            f"({name}): Parameter containing: [chainrule.{p.dtype} of size {_size(p)}]"
+            f"({name}): Parameter containing: [{p.dtype} of size {_size(p)}]"
             for name, p in zip(self._names(), self, strict=True)
         )
 

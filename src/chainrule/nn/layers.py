@@ -34,8 +34,9 @@ def _check_dtype(x: Any, weight: Tensor, layer: str) -> None:
     make an int64 or float64 input's product float64."""
     if getattr(x, "dtype", weight.dtype) != weight.dtype:
         raise RuntimeError(
-            f"{layer}: input and weight must have the same dtype; got {x.dtype} and "
-            f"{weight.dtype}; convert the input (x.float()) or the layer (.double())"
+            f"{layer}: input and weight must have the same dtype; got "
+            f"{array.dtype_object(x.dtype)} and {weight.dtype}; convert the input (x.float()) "
+            "or the layer (.double())"
         )
 
 
@@ -77,7 +78,9 @@ def embedding(
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
     idx = array.array_like(input._array if isinstance(input, Tensor) else input, weight._array)
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"embedding: indices must be integers; got dtype {idx.dtype}")
+        raise TypeError(
+            f"embedding: indices must be integers; got dtype {array.dtype_object(idx.dtype)}"
+        )
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = idx.min() if idx.min() < 0 else idx.max()

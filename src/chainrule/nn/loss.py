@@ -204,7 +204,9 @@ def _class_targets(
     array (or None)."""
     t = _array_beside(target, input, "target", op)
     if t.dtype.kind not in "iu":  # bools would index as masks, floats are probabilities
-        raise TypeError(f"{op}: class targets must be integers (int64); got dtype {t.dtype}")
+        raise TypeError(
+            f"{op}: class targets must be integers (int64); got dtype {array.dtype_object(t.dtype)}"
+        )
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
     expected = input.shape[:class_dim] + input.shape[class_dim + 1 :]
@@ -350,7 +352,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     means one more than the largest index."""
     idx = tensor._array if isinstance(tensor, Tensor) else xp.asarray(tensor)
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: indices must be integers; got dtype {idx.dtype}")
+        raise TypeError(
+            f"one_hot: indices must be integers; got dtype {array.dtype_object(idx.dtype)}"
+        )
     if num_classes == -1:
         if idx.size == 0:
             raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")

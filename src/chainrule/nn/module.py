@@ -412,7 +412,7 @@ class Module:
         if dtype is not None and dtype.kind != "f":  # bfloat16 too: a storage dtype
             raise TypeError(
                 f"to: only floating-point dtypes are allowed (float16, float32, float64); got "
-                f"{dtype}"
+                f"{array.dtype_object(dtype)}"
             )
         for t in [*self.parameters(), *self.buffers()]:
             _move(t, dtype, dev)

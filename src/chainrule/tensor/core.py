@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 array_of = array.array_of
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+_DTYPES = array.dtypes._OBJECTS  # NumPy dtype -> chainrule's dtype object, filled as met
 
 
 class _Export(threading.local):
@@ -97,7 +98,10 @@ class Core:
 
     @property
     def dtype(self) -> Any:
-        return self._array.dtype
+        """chainrule's dtype object (``chainrule.float32``); the array's NumPy dtype is
+        ``_array.dtype``."""
+        d = self._array.dtype
+        return _DTYPES.get(d) or array.dtype_object(d)
 
     @property
     def ndim(self) -> int:
@@ -272,8 +276,8 @@ class Core:
             theirs, mine = value._array, self._array
             if theirs.shape != mine.shape or theirs.dtype != mine.dtype:
                 raise RuntimeError(
-                    f"grad: assigned grad has shape {theirs.shape} and dtype {theirs.dtype}, "
-                    f"but the tensor has shape {mine.shape} and dtype {mine.dtype}; they must "
+                    f"grad: assigned grad has shape {value.shape} and dtype {value.dtype}, "
+                    f"but the tensor has shape {self.shape} and dtype {self.dtype}; they must "
                     "match (cast or reshape the gradient first)"
                 )
             if array.ACCELERATED and value.device != self.device:

@@ -178,7 +178,7 @@ def tensor_repr(t: Any) -> str:
     """``tensor([...], suffixes)``: the entries as PyTorch lays them out, then the device off
     the CPU, the size of an empty tensor that is not (0,), the dtype where it is not the
     default float, int64 or bool (any but the default float's, when empty), and grad_fn or
-    requires_grad. A dtype is named as chainrule names it (``float64``)."""
+    requires_grad. A dtype is named as chainrule names it (``chainrule.float64``)."""
     arr = array.to_host(t._array)  # printing happens on the host
     prefix = "tensor("
     indent = len(prefix)
@@ -190,13 +190,13 @@ def tensor_repr(t: Any) -> str:
         if arr.ndim != 1:
             suffixes.append(f"size={arr.shape}")
         if arr.dtype != default:
-            suffixes.append(f"dtype={arr.dtype}")
+            suffixes.append(f"dtype={array.dtype_object(arr.dtype)}")
         body = "[]"
     else:
         if not OPTIONS.edgeitems:
             suffixes.append(f"size={arr.shape}")
         if arr.dtype not in (default, array.int64, array.bool_):
-            suffixes.append(f"dtype={arr.dtype}")
+            suffixes.append(f"dtype={array.dtype_object(arr.dtype)}")
         if array.is_floating(arr.dtype):  # bfloat16 too, whose NumPy kind is "V"
             arr = arr.astype(array.float64)  # exact for every float dtype, and Python's floats
         summarise = arr.size > OPTIONS.threshold

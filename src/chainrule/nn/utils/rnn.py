@@ -295,7 +295,7 @@ def _lengths(lengths: Any, op: str, cpu_only: bool = True) -> list[int]:
         if (cpu_only and lengths.is_cuda) or lengths.ndim != 1:
             raise RuntimeError(
                 f"{op}: 'lengths' argument should be a 1D CPU int64 tensor, but got "
-                f"{lengths.ndim}D {lengths.device} {lengths.dtype} tensor"
+                f"{lengths.ndim}D {lengths.device} {lengths.dtype.name} tensor"  # as "CPU int64"
             )
         return [int(n) for n in lengths.tolist()]
     try:
