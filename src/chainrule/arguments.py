@@ -271,6 +271,11 @@ def split_index(index: tuple) -> tuple[tuple, tuple] | None:
     (x[0, :, [1, 2]] of (2, 3, 4): (2, 3) in NumPy, (3, 2) in PyTorch). The two steps
     (first, second) for such an index (0-d integer arrays count as integers, as PyTorch
     counts them), None where NumPy's one step means the same."""
+    for i in index:  # the common case first: no index array, nothing to split
+        if isinstance(i, array.ndarray):
+            break
+    else:
+        return None
 
     def selects(i: Any) -> bool:  # an integer, or a 0-d integer array
         if isinstance(i, array.ndarray):
@@ -281,11 +286,6 @@ def split_index(index: tuple) -> tuple[tuple, tuple] | None:
         at = [k for k, f in enumerate(flags) if f]
         return not at or at[-1] - at[0] + 1 == len(at)
 
-    for i in index:  # the common case first: no index array, nothing to split
-        if isinstance(i, array.ndarray):
-            break
-    else:
-        return None
     ints = [selects(i) for i in index]
     arrays = [isinstance(i, array.ndarray) and not n for i, n in zip(index, ints, strict=True)]
     if not (True in ints and True in arrays):

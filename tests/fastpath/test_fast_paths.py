@@ -434,6 +434,24 @@ def test_linear_batch_as_one_matrix():
     assert_same(lambda: values_and_grads(cr.nn.functional.linear, x, w, b))
 
 
+@pytest.mark.parametrize(
+    "shapes",
+    [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((1, 1), (1, 1)), ((2, 3), (3, 4)),
+     ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)), ((5, 2, 3), (3,)), ((1, 5, 2, 3), (5, 3, 4)),
+     ((2, 3), (5, 3, 4))],
+)  # fmt: skip
+@pytest.mark.parametrize("wants", ["both", "a", "b"])
+def test_matmul_rule_on_arrays_every_rank(shapes, wants):
+    a, b = f32(*shapes[0]), f32(*shapes[1])
+
+    def product(a, b):
+        a.requires_grad_(wants != "b")
+        b.requires_grad_(wants != "a")
+        return a @ b
+
+    assert_same(lambda: values_and_grads(product, a, b))
+
+
 @pytest.mark.parametrize("op", ["softmax", "log_softmax", "amax", "sum", "mean", "var",
                                 "logsumexp"])  # fmt: skip
 def test_column_major_copy_for_short_rows(op):

@@ -168,7 +168,7 @@ class Function:
             raise _forward_error(cls.__name__.lower(), err, inputs) from None
         record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
-        if cls.view and array.xp.may_share_memory(out_data, arrays[0]):
+        if cls.view and shares_memory(out_data, arrays[0]):
             make_view(out, inputs[0])
         if record:
             fn.inputs = inputs
@@ -241,6 +241,16 @@ def versions(inputs: tuple[Any, ...]) -> tuple[int | None, ...]:
         else:
             out.append(None)
     return tuple(out)
+
+
+def shares_memory(out: Any, of: Any) -> bool:
+    """Whether the array an op made lies in its input's memory, a view of it. NumPy and CuPy
+    give a view the array that owns the memory as its base, so identity answers the common
+    cases (about 20 ns, where may_share_memory takes 200); any other base asks NumPy."""
+    base = out.base
+    if base is None:  # it owns its memory: a copy
+        return False
+    return base is of or base is of.base or bool(array.xp.may_share_memory(out, of))
 
 
 def make_view(out: Any, of: Any) -> None:

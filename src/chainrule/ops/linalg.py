@@ -7,7 +7,7 @@ import re
 
 from .. import fastpath
 from ..array import ndarray, xp
-from ..autograd.function import Function
+from ..autograd.function import Function, arrays_of
 
 
 class MatMul(Function):
@@ -51,6 +51,31 @@ class MatMul(Function):
                 gb = a.reshape(rows, k).mT @ grad.reshape(rows, n)  # (k, n)
             else:
                 gb = a.mT @ grad  # (..., k, n)
+        return ga, gb
+
+    def backward_arrays(self, grad, out):
+        """The same rule on arrays: a 1-D a is the matrix of one row it was in forward, a
+        1-D b the matrix of one column, and their gradients drop that dim again."""
+        a, b = arrays_of(self.inputs)
+        need_a, need_b = self.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:  # inner product: out is a scalar
+            return (grad * b if need_a else None), (grad * a if need_b else None)
+        if a.ndim == 1:
+            a, grad = a[None], xp.expand_dims(grad, -2)  # (1, k), (..., 1, n)
+        elif b.ndim == 1:
+            b, grad = b[:, None], xp.expand_dims(grad, -1)  # (k, 1), (..., m, 1)
+        ga = gb = None
+        if need_a:
+            ga = xp.matmul(grad, xp.swapaxes(b, -1, -2))  # (..., m, k)
+            ga = ga[..., 0, :] if self.inputs[0].ndim == 1 else ga
+        if need_b:
+            if b.ndim == 2 and a.ndim > 2:  # a batch against one matrix: one product
+                k, n = b.shape
+                rows = math.prod(a.shape[:-1])
+                gb = a.reshape(rows, k).T @ grad.reshape(rows, n)  # (k, n)
+            else:
+                gb = xp.matmul(xp.swapaxes(a, -1, -2), grad)  # (..., k, n)
+            gb = gb[..., 0] if self.inputs[1].ndim == 1 else gb
         return ga, gb
 
 

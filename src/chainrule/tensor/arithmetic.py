@@ -558,20 +558,17 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
 
 def matmul(a: Any, b: Any) -> Tensor:
     a, b = _promote(as_tensor(a), as_tensor(b))
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(
-            f"matmul: both operands need at least 1 dim; got shapes {a.shape} and {b.shape}"
-        )
-    k_a = a.shape[-1]
-    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if k_a != k_b:
-        raise ValueError(f"matmul: inner dimensions differ; got shapes {a.shape} and {b.shape}")
-    if a.ndim > 2 or b.ndim > 2:
+    sa, sb = a._array.shape, b._array.shape
+    if not sa or not sb:
+        raise ValueError(f"matmul: both operands need at least 1 dim; got shapes {sa} and {sb}")
+    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
+        raise ValueError(f"matmul: inner dimensions differ; got shapes {sa} and {sb}")
+    if len(sa) > 2 or len(sb) > 2:
         try:
-            xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            xp.broadcast_shapes(sa[:-2], sb[:-2])
         except ValueError:
             raise ValueError(
-                f"matmul: batch dimensions cannot be broadcast; got shapes {a.shape} and {b.shape}"
+                f"matmul: batch dimensions cannot be broadcast; got shapes {sa} and {sb}"
             ) from None
     return linalg.MatMul.apply(a, b)
 

@@ -79,8 +79,9 @@ class Shape(Core):
             )
         out = self.reshape(*shape)
         # NumPy's reshape views wherever PyTorch's view can (PyTorch took its rule from
-        # NumPy), and copies elsewhere: a copy here is the view PyTorch refuses.
-        if out is self or not out._array.size or xp.may_share_memory(out._array, self._array):
+        # NumPy), and copies elsewhere: a copy here is the view PyTorch refuses. A view
+        # shares self's version counter (Function.apply made it one).
+        if out is self or not out._array.size or (out._vc is not None and out._vc is self._vc):
             return out
         raise RuntimeError(
             "view: view size is not compatible with input tensor's size and stride (at least "
