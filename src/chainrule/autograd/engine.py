@@ -97,6 +97,12 @@ def fit(fn: Function, i: int, x: Tensor, g: Any, plain: bool = True) -> Tensor:
     return g if g._array.dtype == x._array.dtype else g.to(x.dtype)
 
 
+def add_gradients(a: Tensor, b: Tensor, plain: bool) -> Tensor:
+    """Two gradients of one tensor added up: a Tensor op, or, not ``plain`` (the rules on
+    arrays), NumPy's add on their arrays, with no node recorded."""
+    return a + b if plain else tensor_type()._make(a._array + b._array, False)
+
+
 def _sum_to_shape_array(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """reference.sum_to_shape on ``g``'s array: the dims ``shape`` was broadcast along
     summed, with the same refusal of any other shape."""
@@ -182,7 +188,7 @@ def run_backward(
                     if observer is not None:
                         observer.input(fn, i, x, raw, xg)
                     prev = grads.get(x)
-                    grads[x] = xg if prev is None else prev + xg
+                    grads[x] = xg if prev is None else add_gradients(prev, xg, plain)
             if observer is not None:
                 observer.swept(t, g)
             if not retain_graph:
