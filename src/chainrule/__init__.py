@@ -43,6 +43,9 @@ from .array import (
     set_default_device,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .array import bool_ as bool
 from .autograd import (
@@ -76,9 +79,8 @@ dtype = _array.dtypes.dtype
 float32, float64, float16, bfloat16 = (
     _array.dtype_object(d) for d in (float32, float64, float16, bfloat16)
 )
-int64, int32, int16, int8, uint8 = (
-    _array.dtype_object(d) for d in (int64, int32, int16, int8, uint8)
-)
+int64, int32, int16, int8 = (_array.dtype_object(d) for d in (int64, int32, int16, int8))
+uint8, uint16, uint32, uint64 = (_array.dtype_object(d) for d in (uint8, uint16, uint32, uint64))
 bool = _array.dtype_object(bool)  # noqa: A001
 float = float32  # noqa: A001
 double = float64
@@ -111,7 +113,7 @@ __all__ = [
     *["Generator", "default_generator", "get_default_device", "get_default_dtype"],
     *["initial_seed", "manual_seed", "seed", "set_default_device", "set_default_dtype"],
     *["bool", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64"],
-    *["uint8", "float", "double", "half", "long", "int", "short"],
+    *["uint8", "uint16", "uint32", "uint64", "float", "double", "half", "long", "int", "short"],
     *["Size", "get_printoptions", "printoptions", "set_printoptions"],
     *["sparse", "layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"],
 ]

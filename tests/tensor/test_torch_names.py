@@ -100,6 +100,11 @@ def test_what_chainrule_hands_back_is_a_dtype_object() -> None:
         assert type(ours) is cr.dtype and torch_dtype_text(ours) == str(theirs)
 
 
+def test_a_dtype_named_by_a_string_is_the_object_of_that_name() -> None:
+    for name in cr.array.DTYPE_NAMES:  # "int" is int32 as cr.int and torch.int are
+        assert cr.ones(1, dtype=name).dtype is getattr(cr, name), name
+
+
 @pytest.mark.parametrize("kind", [float, int, bool])
 def test_a_python_type_as_a_dtype_is_torchs(kind: type) -> None:
     ours, theirs = cr.zeros(2, dtype=kind), torch.zeros(2, dtype=kind)

@@ -62,6 +62,9 @@ from .dtypes import (
     set_default_dtype,
     to_array,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .generator import (
     Generator,
@@ -95,12 +98,12 @@ __all__ = [
     "ACCELERATED", "ARRAY_BACKEND", "CPU", "DTYPE_NAMES", "Generator", "TYPES", "accelerator",
     "array_like", "array_of", "as_dtype", "bfloat16", "bool_", "cuda_count", "cuda_device",
     "data_ptr", "decode_state", "default_generator", "device", "device_of", "dtype_object",
-    "encode_state",
-    "errstate", "finfo", "iinfo", "float16", "float32", "float64", "from_host", "generator",
+    "encode_state", "errstate", "finfo", "iinfo", "float16", "float32", "float64", "from_host",
+    "generator",
     "get_default_device", "get_default_dtype", "holds", "host", "initial_seed", "int16",
     "int32", "int64", "int8", "is_floating", "like", "make_read_only", "manual_seed",
     "module_of", "moved_types", "ndarray", "no_cuda", "no_pinning", "resolve_device",
     "promote_types", "result_dtype", "result_type", "seed", "set_default_device",
     "set_default_dtype", "strided_view", "to_array", "to_device", "to_host", "uint8",
-    "writeable", "xp",
+    "uint16", "uint32", "uint64", "writeable", "xp",
 ]  # fmt: skip

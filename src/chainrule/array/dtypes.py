@@ -42,7 +42,7 @@ DTYPE_NAMES: dict[str, np.dtype] = {
     "int64": int64,
     "long": int64,
     "int32": int32,
-    "int": int64,
+    "int": int32,  # as torch.int
     "int16": int16,
     "short": int16,
     "int8": int8,
