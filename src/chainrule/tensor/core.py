@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 array_of = array.array_of
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
-_DTYPES = array.dtypes._OBJECTS  # NumPy dtype -> chainrule's dtype object, filled as met
 
 
 class _Export(threading.local):
@@ -100,8 +99,7 @@ class Core:
     def dtype(self) -> Any:
         """chainrule's dtype object (``chainrule.float32``); the array's NumPy dtype is
         ``_array.dtype``."""
-        d = self._array.dtype
-        return _DTYPES.get(d) or array.dtype_object(d)
+        return array.dtype_object(self._array.dtype)
 
     @property
     def ndim(self) -> int:
