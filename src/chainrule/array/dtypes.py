@@ -68,9 +68,9 @@ class dtype:  # noqa: N801 (PyTorch's name: torch.dtype)
 
     def __init__(self, held: np.dtype, name: str) -> None:
         self.dtype, self._name = held, name
-        self.is_floating_point = held.kind == "f" or held == bfloat16
-        self.is_complex = held.kind == "c"
-        self.is_signed = held.kind in "ifc" or held == bfloat16
+        self.is_floating_point = is_floating(held)
+        self.is_complex = False  # no tensor holds complex numbers (dtype_object makes none)
+        self.is_signed = self.is_floating_point or held.kind == "i"
         self.itemsize = int(held.itemsize)
 
     def __repr__(self) -> str:
