@@ -137,7 +137,14 @@ def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
         return None
     if type(dim) is int and -t._array.ndim <= dim < t._array.ndim:  # the common case, fast
         return (dim % t._array.ndim,)
-    if isinstance(dim, (int, array.xp.integer)):
+    return normalize_dims_of(dim, tuple(t.shape), op)
+
+
+def normalize_dims_of(dim: Any, shape: tuple[int, ...], op: str) -> tuple[int, ...] | None:
+    """normalize_dims for a tensor of ``shape`` (one without an array: a sparse tensor)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, array.xp.integer)) and not isinstance(dim, bool):
         dims: tuple = (dim,)
     elif isinstance(dim, (tuple, list)):
         dims = tuple(dim)
@@ -145,13 +152,13 @@ def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
         raise TypeError(f"{op}: dim must be an int or a tuple of ints; got {type(dim).__name__}")
     if not dims:  # PyTorch's dim=(): every dim
         return None
-    if t.ndim == 0:
+    if not shape:
         for d in dims:
-            normalize_dim(d, 0, op, t.shape)
+            normalize_dim(d, 0, op, shape)
         return None
-    norm = tuple(sorted(normalize_dim(d, t.ndim, op, t.shape) for d in dims))
+    norm = tuple(sorted(normalize_dim(d, len(shape), op, shape) for d in dims))
     if len(set(norm)) != len(norm):
-        raise ValueError(f"{op}: dim {tuple(dims)} repeats a dim; got shape {t.shape}")
+        raise ValueError(f"{op}: dim {tuple(dims)} repeats a dim; got shape {shape}")
     return norm
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from . import array
+from .arguments import is_int, normalize_dim, normalize_dims_of, size_arg
 from .autograd.function import Function
 from .ops import movement
 from .tensor import Tensor, as_tensor
@@ -197,7 +198,9 @@ class SparseTensor(Tensor):
         return len(self._size)
 
     def size(self, dim: int | None = None) -> Any:
-        return self._size if dim is None else self._size[dim]
+        if dim is None:
+            return self.shape
+        return self._size[normalize_dim(dim, self.ndim, "size", self._size)]
 
     def numel(self) -> int:
         return math.prod(self._size)
@@ -340,7 +343,10 @@ class SparseTensor(Tensor):
         return self.t()
 
     def transpose(self, dim0: int, dim1: int) -> SparseTensor:
-        if sorted((dim0 % max(self.ndim, 1), dim1 % max(self.ndim, 1))) != [0, 1]:
+        dims = {normalize_dim(d, self.ndim, "transpose", self._size) for d in (dim0, dim1)}
+        if len(dims) == 1:  # a dim with itself: the same tensor, as PyTorch's
+            return self
+        if dims != {0, 1}:
             raise RuntimeError(
                 f"transpose: only dims 0 and 1 of a sparse matrix swap; got dims {dim0} and "
                 f"{dim1} of size {self._size}"
@@ -359,9 +365,14 @@ class SparseTensor(Tensor):
     def __rmatmul__(self, other: Any) -> Tensor:
         return _dense_mm(as_tensor(other), self)
 
-    def sum(  # type: ignore[override]  # torch.sparse.sum's arguments only
+    def sum(  # type: ignore[override]  # torch.sparse.sum's arguments, and keepdim=False
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     ) -> Tensor:
+        if keepdim:
+            raise NotImplementedError(
+                f"sum: keepdim=True is not supported on a sparse tensor; got size {self._size}; "
+                "call .to_dense().sum(dim, keepdim=True)"
+            )
         return sum(self, dim, dtype=dtype)
 
     def __add__(self, other: Any) -> Any:
@@ -554,7 +565,11 @@ def sparse_coo_tensor(
     if size is None:
         top = ind.max(axis=1) + 1 if nnz else xp.zeros(sparse_dim, dtype=xp.int64)
         size = (*(int(n) for n in top), *vals.shape[1:])
-    size = tuple(int(n) for n in size)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"sparse_coo_tensor: size must be a tuple of ints; got {type(size).__name__}"
+        )
+    size = size_arg((size,), "sparse_coo_tensor")
     if len(size) != sparse_dim + vals.ndim - 1:
         raise ValueError(
             "sparse_coo_tensor: 'len(size) == sparse_dim + dense_dim' is not satisfied: "
@@ -661,7 +676,9 @@ def sum(input: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:  # n
     values = input._val if dtype is None else input._val.to(dtype)
     if dim is None:
         return values.sum()
-    dims = sorted({d % input.ndim for d in ((dim,) if isinstance(dim, int) else dim)})
+    dims = normalize_dims_of(dim, input._size, "sparse.sum")
+    if dims is None:  # dim=(): PyTorch's sparse sum over no dim is the tensor as it is
+        return input._with(values)
     n_sparse = input.sparse_dim()
     dense_dims = tuple(d - n_sparse + 1 for d in dims if d >= n_sparse)
     if dense_dims:
@@ -697,9 +714,10 @@ def _along(op: str, input: Any, dim: int, dtype: Any) -> tuple:
         raise ValueError(
             f"sparse.{op}: expects a sparse tensor of 0 dense dims; got {_described(input)}"
         )
+    dim = normalize_dim(dim, input.ndim, f"sparse.{op}", input._size)
     s = input.coalesce()
     x = s._val if dtype is None else s._val.to(dtype)
-    others = [d for d in range(s.ndim) if d != dim % s.ndim]
+    others = [d for d in range(s.ndim) if d != dim]
     ind = s._ind.numpy()
     key = xp.ravel_multi_index(ind[others], [s.shape[d] for d in others]) if others else ind[0] * 0
     groups, inverse = xp.unique(key, return_inverse=True)
@@ -720,6 +738,8 @@ def _to_sparse(self: Tensor, sparse_dim: int | None = None) -> SparseTensor:
     differentiable in self."""
     _scipy_sparse()
     sd = self.ndim if sparse_dim is None else sparse_dim
+    if not is_int(sd):
+        raise TypeError(f"to_sparse: sparse_dim must be an int; got {type(sd).__name__}")
     if not 0 < sd <= self.ndim:
         raise ValueError(
             f"to_sparse: sparse_dim must lie in [1, {self.ndim}]; got {sparse_dim} for shape "
