@@ -67,6 +67,20 @@ def test_a_dtype_object_equals_numpys_types_and_no_string_as_torchs() -> None:
         assert lib.float is lib.float32 and lib.int is lib.int32  # torch.int is int32
 
 
+NOT_DTYPES = [None, float, int, bool, "float64", "float32", 0, 1.0, object()]
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+@pytest.mark.parametrize("other", NOT_DTYPES, ids=repr)
+def test_a_dtype_object_equals_nothing_but_dtypes_as_torchs(name: str, other: object) -> None:
+    """NumPy's dtype equals None, Python's float and names (np.dtype(None) is float64):
+    chainrule's dtype, like torch's, equals none of them, either side of == and !=."""
+    for dtype in (getattr(cr, name), getattr(torch, name)):
+        assert not dtype == other and dtype != other  # noqa: SIM201
+        assert not other == dtype and other != dtype  # noqa: SIM201
+        assert dtype not in (other,)
+
+
 @pytest.mark.parametrize("lib", [cr, torch], ids=["chainrule", "torch"])
 def test_a_dtype_object_pickles_and_copies_as_itself(lib: object) -> None:
     for name in ("float32", "bfloat16", "int64", "bool"):

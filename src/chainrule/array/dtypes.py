@@ -62,7 +62,7 @@ class dtype:  # noqa: N801 (PyTorch's name: torch.dtype)
     It holds the NumPy dtype the arrays use as ``.dtype``, which is how NumPy takes it
     (``np.zeros(3, dtype=chainrule.float32)``); it equals that NumPy dtype and hashes as it,
     so code keyed on NumPy dtypes keeps working, and NumPy's ``kind``, ``name`` and ``type``
-    are there for that code too. Like PyTorch's, it equals no string."""
+    are there for that code too. Like PyTorch's, it equals no string, None or Python type."""
 
     __slots__ = ("dtype", "is_complex", "is_floating_point", "is_signed", "itemsize", "_name")
 
@@ -81,12 +81,11 @@ class dtype:  # noqa: N801 (PyTorch's name: torch.dtype)
     def __eq__(self, other: object) -> bool:
         if isinstance(other, dtype):
             return self is other
-        if isinstance(other, str):
-            return False
-        try:
+        # NumPy's dtypes and scalar types only: NumPy itself also equates None, Python's
+        # float and names with its default dtype, which PyTorch's dtype equals to nothing
+        if isinstance(other, np.dtype) or isinstance(other, type) and issubclass(other, np.generic):
             return bool(self.dtype == other)
-        except TypeError:
-            return False
+        return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self.dtype)
