@@ -97,6 +97,7 @@ class _Node(Primitive):
 
     __slots__ = ("cls",)  # kept when the node is released, so that it still names itself
     saves_inputs = False  # the user's saved tensors are checked by ctx.saved_tensors
+    users_rule = True  # what backward returns may be the user's own (the engine copies it)
     cls: Any  # the user's Function
     ctx: FunctionCtx
     diff: list[int]  # which outputs of forward are differentiable

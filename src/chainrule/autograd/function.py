@@ -67,6 +67,7 @@ class Function:
     saves_out = False
     view = False
     node_hooks: dict[str, dict[int, Any]] | None = None  # register_hook's and register_prehook's
+    users_rule = False  # backward is user code (a custom Function's), whose arrays it may keep
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
