@@ -62,7 +62,7 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
                 f"cat: shapes must match except in dim {dim}; got shapes "
                 f"{[tuple(x.shape) for x in ts]}"
             )
-    dtype = array.result_dtype(t.dtype for t in ts)
+    dtype = array.result_dtype((t.dtype for t in ts), "cat")
     return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
 
 

@@ -218,14 +218,25 @@ def _host_array(data: Any, dtype: Any) -> np.ndarray:
         return np.array(data, dtype=dtype, copy=True)
     try:
         arr = np.array(data, dtype=dtype)
-    except ValueError as e:  # ragged lists ([[1, 2], [3]]) or strings for a float dtype
+    except (ValueError, OverflowError) as e:  # ragged lists, strings for a float dtype, 2**63
+        # for int64
         msg = str(e).rstrip(". ")
         raise ValueError(f"tensor: cannot make a tensor of {type(data).__name__}; {msg}") from None
     if dtype is None:
         if arr.dtype == np.float64:
             arr = arr.astype(default_float)
         elif arr.dtype.kind in "iu":
+            if arr.dtype == uint64 and arr.size and arr.max() > np.iinfo(int64).max:
+                raise ValueError(
+                    "tensor: Python ints past int64's range need a dtype that holds them, as in "
+                    f"PyTorch; got {int(arr.max())}; pass dtype=chainrule.uint64 or a floating one"
+                )
             arr = arr.astype(int64)
+        elif arr.dtype.kind == "O" and arr.size and isinstance(arr.flat[0], int):
+            raise ValueError(  # NumPy keeps ints past uint64's or below int64's as objects
+                "tensor: Python ints must lie in int64's range for an int64 tensor, as in "
+                f"PyTorch; got {data!r:.60}; pass a dtype that holds them (a floating one)"
+            )
         elif arr.dtype.kind not in "fb":
             raise TypeError(
                 f"tensor: cannot make a tensor of {type(data).__name__} (dtype {arr.dtype})"
@@ -245,15 +256,29 @@ def _category(dtype: np.dtype) -> int:
     return 2 if dtype.kind == "f" or dtype == bfloat16 else 0 if dtype.kind == "b" else 1
 
 
-def promote_types(a: Any, b: Any) -> np.dtype:
+# PyTorch promotes these only with themselves and the floating dtypes (NumPy makes uint64
+# with int64 float64, which would lose integers past 2**53)
+_UNPROMOTED = (uint16, uint32, uint64)
+# the Python ints PyTorch takes as a scalar operand (an int64, or a uint64's bits)
+_SCALAR_INTS = range(-(2**63), 2**64)
+
+
+def promote_types(a: Any, b: Any, op: str = "promote_types") -> np.dtype:
     """PyTorch's ``promote_types``: the dtype two dtypes meet in. A higher category wins
     (bool < integers < floating: int64 with float16 is float16, where NumPy says float64);
     float16 with bfloat16 is float32; otherwise NumPy's lattice, which is PyTorch's
-    (uint8 with int8 is int16)."""
+    (uint8 with int8 is int16). uint16, uint32 and uint64 meet no other bool or integer
+    dtype, as in PyTorch: a TypeError naming ``op``."""
     a, b = np.dtype(a), np.dtype(b)
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
+    if (a in _UNPROMOTED or b in _UNPROMOTED) and ca < 2 and cb < 2:
+        raise TypeError(
+            f"{op}: uint16, uint32 and uint64 are promoted only with themselves and floating "
+            f"dtypes, as in PyTorch; got {dtype_object(a)} and {dtype_object(b)}; convert one "
+            "of them first (.to(dtype))"
+        )
     if ca != cb:
         return a if ca > cb else b
     if bfloat16 in (a, b):
@@ -262,12 +287,13 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return np.result_type(a, b)
 
 
-def result_type(*operands: Any) -> np.dtype:
+def result_type(*operands: Any, op: str = "result_type") -> np.dtype:
     """PyTorch's ``result_type``: the dtype an elementwise op computes in. Operands are ranked
     tensors (of at least one dim, arrays too), 0-d tensors and Python numbers (bool, int:
     int64, float: the default dtype); each rank's dtypes meet in ``promote_types``, and a
     lower rank counts only where its category is higher (a float16 tensor times a 0-d float64
-    is float16, uint8 + 300 is uint8, an int tensor + 2.5 is the default float)."""
+    is float16, uint8 + 300 is uint8, an int tensor + 2.5 is the default float). A Python int
+    outside [-2**63, 2**64) is refused as PyTorch refuses it (OverflowError), naming ``op``."""
     ranks: list[np.dtype | None] = [None, None, None]  # ranked, 0-d, Python numbers
     for x in operands:
         arr = getattr(x, "_array", x)
@@ -275,35 +301,40 @@ def result_type(*operands: Any) -> np.dtype:
         if isinstance(arr, bool):
             rank, dtype = 2, bool_
         elif isinstance(arr, int):
-            rank, dtype = 2, int64
+            if arr not in _SCALAR_INTS:
+                raise OverflowError(
+                    f"{op}: a Python int operand must lie in [-2**63, 2**64), as in PyTorch; "
+                    f"got {arr}"
+                )
+            rank, dtype = 2, int64 if arr < 2**63 else uint64  # PyTorch's type for 2**63 on
         elif isinstance(arr, float):
             rank, dtype = 2, default_float
         else:
             rank, dtype = (1 if arr.ndim == 0 else 0), arr.dtype
         held = ranks[rank]
-        ranks[rank] = dtype if held is None else promote_types(held, dtype)
-    out = _combine(ranks[0], _combine(ranks[1], ranks[2]))
+        ranks[rank] = dtype if held is None else promote_types(held, dtype, op)
+    out = _combine(ranks[0], _combine(ranks[1], ranks[2], op), op)
     if out is None:
-        raise TypeError("result_type: needs at least one operand")
+        raise TypeError(f"{op}: needs at least one operand")
     return out
 
 
-def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+def _combine(higher: np.dtype | None, lower: np.dtype | None, op: str) -> np.dtype | None:
     """A higher rank's dtype against a lower's, as PyTorch combines them."""
     if higher is None or lower is None:
         return lower if higher is None else higher
     if _category(higher) == 2:
         return higher
     if _category(higher) == 0 or _category(lower) == 2:
-        return promote_types(higher, lower)
+        return promote_types(higher, lower, op)
     return higher
 
 
-def result_dtype(dtypes: Any) -> Any:
+def result_dtype(dtypes: Any, op: str = "result_dtype") -> Any:
     """The dtype several tensors meet in (cat, stack), by PyTorch's promote_types."""
     out = None
     for d in dtypes:
-        out = d if out is None else promote_types(out, d)
+        out = d if out is None else promote_types(out, d, op)
     return out
 
 

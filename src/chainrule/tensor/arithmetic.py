@@ -408,12 +408,13 @@ def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     PyTorch wraps it; lists become tensors."""
     # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
     if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
-        return a, b
+        if type(b) is float or -(2**63) <= b < 2**64:  # else result_type refuses it
+            return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb and _same_kind(a._array, b._array) and (not floats or _floats(a, b)):
         return a, b
     a, b = _operand(a, b if tb else a, op), _operand(b, a if ta else b, op)
-    dtype = array.result_type(a, b)
+    dtype = array.result_type(a, b, op=op)
     if floats and not array.is_floating(dtype):
         dtype = array.get_default_dtype()
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
@@ -460,11 +461,11 @@ def _as_dtype(x: Any, dtype: Any) -> Any:
     return x
 
 
-def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+def _promote(a: Tensor, b: Tensor, op: str) -> tuple[Tensor, Tensor]:
     """Two tensors in the dtype PyTorch's promotion gives them."""
     if a._array.dtype == b._array.dtype:
         return a, b
-    dtype = array.promote_types(a._array.dtype, b._array.dtype)
+    dtype = array.promote_types(a._array.dtype, b._array.dtype, op)
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
 
 
@@ -519,6 +520,8 @@ def _remainder(a: Any, b: Any) -> Tensor:
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
+    if isinstance(b, Tensor) or type(b) is int:  # the dtypes must meet, as for arithmetic
+        array.result_type(a, b, op=fn.__name__)
     b = b._array if isinstance(b, Tensor) else b
     try:
         return Tensor._make(fn(a._array, b))
@@ -557,7 +560,7 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
 
 
 def matmul(a: Any, b: Any) -> Tensor:
-    a, b = _promote(as_tensor(a), as_tensor(b))
+    a, b = _promote(as_tensor(a), as_tensor(b), "matmul")
     sa, sb = a._array.shape, b._array.shape
     if not sa or not sb:
         raise ValueError(f"matmul: both operands need at least 1 dim; got shapes {sa} and {sb}")
