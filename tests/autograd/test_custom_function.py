@@ -293,3 +293,219 @@ def test_the_internal_primitives_keep_a_name_of_their_own() -> None:
 
     assert cr.autograd.Function is not function.Function
     assert not issubclass(function.Function, cr.autograd.Function)
+
+
+def outputs_functions(lib: Any) -> dict[str, Any]:
+    """Functions whose outputs are saved, written in place, or views of their inputs."""
+    F = lib.autograd.Function
+
+    class ExpTwice(F):  # two outputs, the first saved: its gradient depends on it
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y, y * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            (y,) = ctx.saved_tensors
+            return (g1 + 2 * g2) * y
+
+    class ExpOnce(F):  # one output, saved
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    class DoubleInPlace(F):  # writes its input and returns it
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class DoubleInPlaceLost(F):  # writes its input and returns a copy: refused
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Rows(F):  # two outputs, each a view of the input
+        @staticmethod
+        def forward(ctx, x):
+            return x[0], x[1]
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            return lib.stack([g0, 3 * g1])  # not the views' own rule: the node's must run
+
+    class Row0(F):  # one output, a view of the input
+        @staticmethod
+        def forward(ctx, x):
+            return x[0]
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.stack([3 * g, lib.zeros_like(g)])
+
+    class RowsOneMarked(F):  # two views, the second marked non-differentiable
+        @staticmethod
+        def forward(ctx, x):
+            a, b = x[0], x[1]
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            return lib.stack([3 * g0, lib.zeros_like(g0)])
+
+    once = torch.autograd.function.once_differentiable if lib is torch else None
+    once = once or cr.autograd.once_differentiable
+
+    class SeesGradMode(F):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        @once
+        def backward(ctx, g):
+            ctx.seen = lib.is_grad_enabled()
+            SEEN.append(ctx.seen)
+            return g * 2
+
+    return {k: v for k, v in locals().items() if isinstance(v, type)}
+
+
+SEEN: list[bool] = []
+
+
+@pytest.mark.parametrize("used", ["both", "first", "second"])
+@pytest.mark.parametrize("name", ["ExpTwice", "ExpOnce"])
+def test_saved_outputs_join_the_graph_under_create_graph(name: str, used: str) -> None:
+    """A saved output unpacked in a backward recorded with create_graph is the output in the
+    graph (its node's), so a second derivative goes through it, whether the output is still
+    held (both) or was dropped by the program (first, second)."""
+    got = []
+    for lib in LIBS:
+        x = _x(lib)
+        outs = outputs_functions(lib)[name].apply(x)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        picked = {"both": outs, "first": outs[:1], "second": outs[-1:]}[used]
+        loss = sum((o * o).sum() for o in picked)
+        del outs, picked
+        (g,) = _grad(lib)(loss, x, create_graph=True)
+        assert g.requires_grad and g.grad_fn is not None
+        (h,) = _grad(lib)(g.sum(), x)
+        got.append((g.detach().numpy(), h.numpy()))
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ExpTwice", "ExpOnce"])
+def test_a_function_that_saves_its_output_frees_its_graph_without_the_collector(
+    name: str,
+) -> None:
+    """The saved output is kept by ctx weakly, so the node does not hold itself alive."""
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        y = outputs_functions(cr)[name].apply(_x(cr))
+        node = weakref.ref(y[0].grad_fn if isinstance(y, tuple) else y.grad_fn)
+        del y
+        assert node() is None
+    finally:
+        gc.enable()
+
+
+def test_mark_dirty_of_an_input_not_returned_is_refused() -> None:
+    for lib in LIBS:
+        for requires_grad in (True, False):
+            x = lib.ones(2, requires_grad=requires_grad) * 1
+            with pytest.raises(RuntimeError, match="(?i)some elements marked as dirty during "
+                               "the forward method were not returned as output"):  # fmt: skip
+                outputs_functions(lib)["DoubleInPlaceLost"].apply(x)
+
+
+def test_mark_dirty_of_a_view_gives_its_base_the_functions_node() -> None:
+    """Written through a view, the base's gradient goes through the Function's backward
+    (a CopySlices node, as a built-in in-place op on a view), and earlier readers of the
+    view's old value keep theirs."""
+    got = []
+    for lib in LIBS:
+        w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        h = w * 4
+        row = h[0]
+        before = row + 1  # reads the old value
+        r = outputs_functions(lib)["DoubleInPlace"].apply(row)
+        assert r is row and h.grad_fn.name().endswith("CopySlices")
+        ((h * h).sum() + (r * 5).sum() + before.sum()).backward()
+        got.append((h.detach().numpy(), w.grad.numpy()))
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for lib in LIBS:  # a view of a leaf that requires grad may not be written
+        w = lib.ones(2, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            outputs_functions(lib)["DoubleInPlace"].apply(w[0])
+
+
+@pytest.mark.parametrize("name", ["Rows", "Row0", "RowsOneMarked"])
+def test_outputs_that_are_views_of_the_input_are_views(name: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        h = x * 1
+        outs = outputs_functions(lib)[name].apply(h)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        assert all(o._base is h for o in outs)
+        assert all(np.shares_memory(o.detach().numpy(), h.detach().numpy()) for o in outs)
+        sum(((k + 1) * o).sum() for k, o in enumerate(outs) if o.requires_grad).backward()
+        got.append(x.grad.numpy())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "which", "pattern"),
+    [
+        ("Rows", 1, "This view is the output of a function that returns multiple views"),
+        ("Row0", 0, "This view was created inside a custom Function"),
+        ("RowsOneMarked", 0, "This view was created inside a custom Function"),
+        ("RowsOneMarked", 1, "A view was created in no_grad mode and is being modified inplace"),
+    ],
+)
+def test_a_view_a_function_returns_is_not_written_in_place(
+    name: str, which: int, pattern: str
+) -> None:
+    for lib in LIBS:
+        h = lib.ones(2, 3, requires_grad=True) * 1
+        outs = outputs_functions(lib)[name].apply(h)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        with pytest.raises(RuntimeError, match=pattern):
+            outs[which].mul_(2)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_mode_is_off_inside_a_once_differentiable_backward(create_graph: bool) -> None:
+    for lib in LIBS:
+        SEEN.clear()
+        x = _x(lib)
+        y = outputs_functions(lib)["SeesGradMode"].apply(x)
+        _grad(lib)(y.sum(), x, create_graph=create_graph)
+        assert SEEN == [False]

@@ -19,12 +19,15 @@ Tensor ops, so it is differentiable again, unless marked ``@once_differentiable`
 form, ``forward(*args)`` without ctx plus ``setup_context(ctx, inputs, output)``, works too.
 
 The node is one of the engine's own primitives (function.py's contract), so the engine needs
-nothing new: several outputs are one array the node makes, of which each output is a part.
+nothing new: several outputs are parts of one flat output the node makes. Each output is the
+tensor forward returned (a view of an input stays a view); saved outputs are kept weakly and
+joined to the graph again when unpacked, as PyTorch's saved variables are.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from .. import array
@@ -48,6 +51,11 @@ class FunctionCtx:
         self._non_differentiable: set[int] = set()
         self._materialize = True
         self._arrived: set[int] = set()  # which outputs' gradients reached the node (_Part)
+        # saved outputs, by place in _saved: how each is joined to the graph again when
+        # unpacked (see _keep_outputs); _saved holds a detached alias of each meanwhile
+        self._links: dict[int, tuple[Any, int | None, int]] = {}
+        self._node: Any = None  # a weak reference to the node, where one was recorded
+        self._packed: Any = None  # a weak reference to its packed output (several outputs)
 
     def save_for_backward(self, *tensors: Any) -> None:
         T = tensor_type()
@@ -75,7 +83,38 @@ class FunctionCtx:
                     f"was modified by an in-place operation after it was saved: it is at "
                     f"version {version(t)}, expected version {v}"
                 )
-        return self._saved
+        if not self._links:
+            return self._saved
+        return tuple(self._unpack(i, t) for i, t in enumerate(self._saved))
+
+    def _unpack(self, i: int, t: Any) -> Any:
+        """Saved tensor i as backward reads it: an output of forward is the output itself,
+        in the graph (so a backward recorded with create_graph differentiates through it, as
+        PyTorch's), or, once the output is gone, a tensor of its values joined to the node
+        again. The node is alive while its backward runs; outside, its output comes detached."""
+        link = self._links.get(i)
+        if link is None:
+            return t
+        ref, index, start = link
+        out = ref()
+        if out is not None and out._array is t._array:
+            return out
+        node = self._node()
+        if node is None:
+            return t
+        T = tensor_type()
+        out = T._make(t._array, True)
+        out._vc = t._vc
+        if index is None:  # the node's one output
+            out.grad_fn = node
+        else:
+            packed = self._packed()
+            if packed is None:
+                packed = _packed(node)
+                self._packed = weakref.ref(packed)
+            _join_part(out, packed, self, index, start)
+        self._links[i] = (weakref.ref(out), index, start)
+        return out
 
     def mark_dirty(self, *tensors: Any) -> None:
         """Say which inputs forward wrote in place (and returns as outputs)."""
@@ -95,7 +134,9 @@ class _Node(Primitive):
     Its output is the Function's one differentiable output, or the parts of several laid end
     to end (each output a _Part of it)."""
 
-    __slots__ = ("cls",)  # kept when the node is released, so that it still names itself
+    # cls is kept when the node is released, so that it still names itself; ctx refers to
+    # the node weakly (saved outputs are joined to it again when unpacked)
+    __slots__ = ("cls", "__weakref__")
     saves_inputs = False  # the user's saved tensors are checked by ctx.saved_tensors
     users_rule = True  # what backward returns may be the user's own (the engine copies it)
     cls: Any  # the user's Function
@@ -134,12 +175,11 @@ class _Node(Primitive):
         grads = _expand(self.templates, self.diff, ctx, grads)
         once = getattr(self.cls.backward, "_once_differentiable", False)
         recording = state.grad_enabled
-        if once:
-            state.grad_enabled = False
-        try:
+        if once:  # nothing is recorded, and is_grad_enabled() says so, as PyTorch's
+            with no_grad():
+                result = self.cls.backward(ctx, *grads)
+        else:
             result = self.cls.backward(ctx, *grads)
-        finally:
-            state.grad_enabled = recording
         result = result if isinstance(result, tuple) else (result,)
         n = len(self.inputs)  # type: ignore[arg-type]
         if len(result) < n or any(r is not None for r in result[n:]):
@@ -179,20 +219,38 @@ class _Part(Primitive):
     saves_inputs = False
     ctx: FunctionCtx
     index: int  # which differentiable output this is
-    packed_dtype: Any
-
-    def forward(self, packed: Any, *, start: int, shape: tuple, dtype: Any) -> Any:
-        self.start, self.shape = start, shape
-        self.size = packed.shape[0]
-        return packed[start : start + math.prod(shape)].reshape(shape).astype(dtype)
+    start: int  # where its elements begin in the packed output
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
         self.ctx._arrived.add(self.index)
         T = tensor_type()
-        flat = grad.reshape(-1).to(self.packed_dtype)
+        packed = self.inputs[0]  # type: ignore[index]
+        flat = grad.reshape(-1).to(packed.dtype)
         where = T._make(array.xp.arange(self.start, self.start + flat.shape[0]))
-        zeros = T._make(array.xp.zeros(self.size, dtype=self.packed_dtype, like=grad._array))
+        zeros = T._make(array.xp.zeros(packed.shape, dtype=packed.dtype, like=grad._array))
         return (zeros.scatter(0, where, flat),)
+
+
+def _packed(node: _Node) -> Any:
+    """The node's output where a Function has several: one flat tensor, of which each output
+    is a part (_Part). Its values are never read (each output keeps its own array, a view
+    where forward made one), so it holds none: zeros broadcast to its size."""
+    shapes = node.shapes or []
+    dtype = array.result_dtype(dtype for _, dtype in shapes)
+    size = sum(math.prod(shape) for shape, _ in shapes)
+    packed = tensor_type()._make(array.xp.broadcast_to(array.xp.zeros((), dtype), (size,)), True)
+    packed.grad_fn = node
+    return packed
+
+
+def _join_part(out: Any, packed: Any, ctx: FunctionCtx, index: int, start: int) -> None:
+    """Make ``out`` (differentiable output ``index`` of several) a part of ``packed`` in the
+    graph: its node is a _Part of packed, recorded by hand, as out already holds its values."""
+    fn = _Part()
+    fn.inputs, fn.needs_input_grad = (packed,), (True,)
+    fn.versions, fn.stamp = versions(fn.inputs), writes[0]
+    fn.ctx, fn.index, fn.start = ctx, index, start
+    out.requires_grad, out.grad_fn = True, fn
 
 
 class _Refused(Primitive):
@@ -248,13 +306,42 @@ class Function:
             else:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
+        if ctx._dirty:
+            _check_dirty(cls, ctx, output)
         if not (state.grad_enabled and True in needs):
             return output
         return _record(cls, ctx, args, output)
 
 
+def _check_dirty(cls: type, ctx: FunctionCtx, output: Any) -> None:
+    """PyTorch's refusal of a tensor marked dirty that forward does not return: the write
+    reaches the graph only through the Function's outputs."""
+    returned = {id(o) for o in (output if isinstance(output, tuple) else (output,))}
+    lost = [t for t in ctx._dirty if id(t) not in returned]
+    if lost:
+        shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in lost)
+        raise RuntimeError(
+            f"{cls.__name__}: some elements marked as dirty during the forward method were not "
+            f"returned as output; got {len(lost)} such tensor(s), of shape {shapes}; the "
+            "inputs that are modified in place must all be outputs of the Function"
+        )
+
+
+# Why an output of a Function that is a view of an input may not be written in place (the
+# view's own node is the Function's, which a write through it would bypass); with several
+# differentiable outputs the reason is the one split's outputs give (tensor/views.py).
+_CUSTOM_VIEW = (
+    "This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function"
+)
+
+
 def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
-    """Join a Function's outputs to the graph through one node."""
+    """Join a Function's outputs to the graph through one node: each differentiable output
+    is the object forward returned (a view of an input stays one), made by the node, or,
+    where there are several, by a part of it (_Part)."""
     T = tensor_type()
     single = not isinstance(output, tuple)
     outs = [output] if single else list(output)
@@ -262,24 +349,30 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
     dirty = {id(t) for t in ctx._dirty}
     for i, a in enumerate(args):  # an input written in place: its history goes on before it
         if isinstance(a, T) and id(a) in dirty:
-            if a.grad_fn is None and a.requires_grad:
+            base = _base_of(a)
+            leaf = base if base is not None else a  # a view of a leaf writes the leaf
+            if leaf.grad_fn is None and leaf.requires_grad:
                 raise RuntimeError(
-                    f"{cls.__name__}: a leaf Variable that requires grad is being used in an "
-                    "in-place operation (mark_dirty of an input that is a leaf)"
+                    f"{cls.__name__}: a leaf Variable that requires grad (or a view of one) is "
+                    f"being used in an in-place operation (mark_dirty of input {i}, of shape "
+                    f"{a.shape}); write into a clone"
                 )
             before = T._make(a._array, a.requires_grad)
             before.grad_fn, before._vc = a.grad_fn, a._vc
             inputs[i] = before
     diff = []
     for k, o in enumerate(outs):
-        if not isinstance(o, T) or id(o) in ctx._non_differentiable:
+        if not isinstance(o, T) or not array.is_floating(o.dtype):
             continue
-        if not array.is_floating(o.dtype):
-            continue
+        marked = id(o) in ctx._non_differentiable
         given = [a for a in args if a is o]
         if given and id(o) not in dirty:  # an input returned as it is: a view of it
             o = outs[k] = T._make(o._array)
             make_view(o, given[0])
+        if marked:
+            if _base_of(o) is not None:  # a view the Function made: not to be written
+                o._multi_output = (cls.__name__, k, _CUSTOM_VIEW)
+            continue
         diff.append(k)
     if not diff:
         return output
@@ -290,29 +383,60 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
     node.needs_input_grad = ctx.needs_input_grad
     node.versions = versions(node.inputs)
     node.stamp = writes[0]
+    ctx._node = weakref.ref(node)
     if len(diff) == 1:
         node.shapes = None
         o = outs[diff[0]]
         o.requires_grad, o.grad_fn = True, node
-        return outs[0] if single else tuple(outs)
-    parts = [outs[k] for k in diff]
-    dtype = array.result_dtype(p.dtype for p in parts)
-    flat = array.xp.concatenate([p._array.reshape(-1).astype(dtype) for p in parts])
-    packed = T._make(flat, True)
-    packed.grad_fn = node
-    node.shapes = [(p.shape, p.dtype) for p in parts]
+    else:
+        node.shapes = [(outs[k].shape, outs[k].dtype) for k in diff]
+        packed = _packed(node)
+        ctx._packed = weakref.ref(packed)
+        start = 0
+        for index, k in enumerate(diff):
+            _join_part(outs[k], packed, ctx, index, start)
+            start += math.prod(outs[k].shape)
+    for i, a in enumerate(args):  # a write through a view: the base takes CopySlices
+        if isinstance(a, T) and id(a) in dirty:
+            a._rebased(inputs[i], a.grad_fn, _base_of(a))
+    for k in diff:  # a view forward made, or an input returned: not to be written in place
+        o = outs[k]
+        if id(o) not in dirty and _base_of(o) is not None:
+            o._multi_output = (cls.__name__, k, _CUSTOM_VIEW) if len(diff) == 1 else (
+                cls.__name__, k)  # fmt: skip
+    _keep_outputs(ctx, outs, diff)
+    return outs[0] if single else tuple(outs)
+
+
+def _base_of(t: Any) -> Any:
+    """The tensor ``t`` is a view of, where it still shares its memory; else None."""
+    base = t._base
+    if base is None or not array.xp.may_share_memory(t._array, base._array):
+        return None
+    return base
+
+
+def _keep_outputs(ctx: FunctionCtx, outs: list, diff: list[int]) -> None:
+    """Where forward saved some of its differentiable outputs, ctx keeps a detached alias of
+    each (sharing its memory and version counter) and a weak reference to the output, which
+    saved_tensors gives back joined to the graph (FunctionCtx._unpack): holding the output
+    itself, whose node holds ctx, would make the graph refer to itself."""
+    saved = ctx._saved
+    if not saved:
+        return
+    T = tensor_type()
+    kept = list(saved)
     start = 0
     for index, k in enumerate(diff):
-        part = outs[k]
-        made = _Part.apply(packed, start=start, shape=part.shape, dtype=part.dtype)
-        fn: Any = made.grad_fn
-        fn.ctx, fn.index, fn.packed_dtype = ctx, index, dtype
-        if id(part) in dirty:  # the input object itself carries the result
-            part.requires_grad, part.grad_fn = True, made.grad_fn
-            made = part
-        outs[k] = made
-        start += math.prod(part.shape)
-    return tuple(outs)
+        o = outs[k]
+        for i, t in enumerate(saved):
+            if t is o:
+                alias = T._make(o._array)
+                alias._vc = counter(o)
+                kept[i] = alias
+                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else index, start)
+        start += math.prod(o.shape)
+    ctx._saved = tuple(kept)
 
 
 def _expand(templates: list, diff: list[int], ctx: FunctionCtx, grads: list[Any]) -> list[Any]:

@@ -57,7 +57,7 @@ class Core:
     _retains_grad = False  # retain_grad() sets it on the instance
     _vc: list[Any] | None = None  # the version counter, a box shared with views (see Tensor)
     _base: Tensor | None = None  # the tensor this one is a view of, where it is one
-    _multi_output: tuple[str, int] | None = None  # (op, k): output k of split, unbind, ...
+    _multi_output: tuple | None = None  # (op, k[, why]): output k of split, unbind, ...
     _hooks: dict[int, Any] | None = None  # register_hook's, by handle id
     _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's
 

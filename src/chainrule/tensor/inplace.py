@@ -269,16 +269,23 @@ class InPlace(Core):
             arr[...] = out
         bump(self)
         if fn is not None:
-            views.rebase(self, old, fn)
-            if fn.saves_out:
-                fn.out_version = version(self)
-            if base is not None:
-                views.copy_slices(base, self)
-            if base is None:
-                views.repoint_views(self, self, written)
-            else:
-                views.repoint_views(base, self, arr)
+            self._rebased(old, fn, base, written)
         return self
+
+    def _rebased(self, old: Tensor, fn: Any, base: Tensor | None, written: Any = None) -> None:
+        """After a write into this tensor (bumped) whose result joins the graph as node
+        ``fn`` (an in-place op's, or a custom Function's that marked it dirty): it takes
+        ``fn``, ``old`` standing for its value before; its base, where it is a view of one,
+        a CopySlices node; and the other views of the memory the new node (views.py)."""
+        views.rebase(self, old, fn)
+        if fn.saves_out:
+            fn.out_version = version(self)
+        if base is not None:
+            views.copy_slices(base, self)
+        if base is None:
+            views.repoint_views(self, self, written)
+        else:
+            views.repoint_views(base, self, self._array)
 
 
 def _holds_as_is(src: Any, arr: Any) -> bool:

@@ -54,18 +54,20 @@ def _made_without_recording(view: Tensor, base: Tensor, op: str) -> None:
 def refuse_multi_output(view: Tensor, base: Tensor, op: str) -> None:
     """PyTorch's errors for a write that joins the graph into an output of split, chunk or
     unbind, or a view of one (there is no telling which of the outputs' nodes it belongs
-    to); PyTorch counts such an output that did not require grad as made without
-    recording."""
+    to), or into a view a custom Function returned (its reason third in _multi_output);
+    PyTorch counts such an output that did not require grad as made without recording."""
     made = view._multi_output
     if made is not None and not view.requires_grad:
         _made_without_recording(view, base, op)
     if made is not None:
-        raise RuntimeError(
-            f"{op}: Output {made[1]} of {made[0]} is a view and is being modified inplace. "
+        why = made[2] if len(made) > 2 else (
             "This view is the output of a function that returns multiple views. Such "
             "functions do not allow the output views to be modified inplace. You should "
-            "replace the inplace operation by an out-of-place one (the view has shape "
-            f"{view.shape}, its base {base.shape})"
+            "replace the inplace operation by an out-of-place one"
+        )  # fmt: skip
+        raise RuntimeError(
+            f"{op}: Output {made[1]} of {made[0]} is a view and is being modified inplace. "
+            f"{why} (the view has shape {view.shape}, its base {base.shape})"
         )
 
 
