@@ -86,6 +86,51 @@ def test_size_takes_ints_only_as_torchs() -> None:
         cr.Size([2, 1.5])
 
 
+# each makes a Size from ints, or is refused, in torch; lib is torch or chainrule
+SIZE_CASES = {
+    "add-float": lambda lib: lib.Size([2, 3]) + (2.5,),
+    "add-str": lambda lib: lib.Size([2, 3]) + ("a",),
+    "add-none": lambda lib: lib.Size([2, 3]) + (None,),
+    "add-float-tensor": lambda lib: lib.Size([2, 3]) + (lib.tensor(2.0),),
+    "radd-float": lambda lib: (2.5,) + lib.Size([2, 3]),
+    "radd-str": lambda lib: ("a",) + lib.Size([2, 3]),
+    "add-list": lambda lib: lib.Size([2, 3]) + [4],
+    "mul-float": lambda lib: lib.Size([2, 3]) * 2.0,
+    "make-float": lambda lib: lib.Size([2.5]),
+    "make-str": lambda lib: lib.Size("ab"),
+    "make-int": lambda lib: lib.Size(3),
+    "make-float-tensor": lambda lib: lib.Size([lib.tensor(3.0)]),
+    "add-ints": lambda lib: lib.Size([2, 3]) + (4,),
+    "add-numpy-int": lambda lib: lib.Size([2, 3]) + (np.int64(4),),
+    "add-0d-tensor": lambda lib: lib.Size([2, 3]) + (lib.tensor(4),),
+    "add-bool": lambda lib: lib.Size([2, 3]) + (True,),
+    "radd-numpy-int": lambda lib: (np.int64(4),) + lib.Size([2, 3]),
+    "add-empty": lambda lib: lib.Size([2, 3]) + (),
+    "mul-numpy-int": lambda lib: lib.Size([2, 3]) * np.int64(2),
+    "mul-negative": lambda lib: lib.Size([2, 3]) * -1,
+    "make-bool": lambda lib: lib.Size([True]),
+    "make-1-element-tensor": lambda lib: lib.Size([lib.tensor([3])]),
+    "make-negative": lambda lib: lib.Size([-1]),
+    "make-generator": lambda lib: lib.Size(x for x in [1, 2]),
+    "slice-step": lambda lib: lib.Size([2, 3, 4])[::2],
+}
+
+
+@pytest.mark.parametrize("name", list(SIZE_CASES))
+def test_a_size_holds_only_ints_as_torchs(name: str) -> None:
+    """Size([2, 3]) + (2.5,) was a Size holding a float (its + did not check the tuple)."""
+    make = SIZE_CASES[name]
+    try:
+        theirs = make(torch)
+    except TypeError:
+        with pytest.raises(TypeError):
+            make(cr)
+        return
+    ours = make(cr)
+    assert type(ours) is cr.Size and ours == theirs
+    assert all(type(n) is int for n in ours)
+
+
 def test_a_shape_in_an_error_message_is_the_plain_tuple() -> None:
     s = cr.zeros(2, 3).shape
     assert f"got shape {s}" == "got shape (2, 3)" and f"{s!r}" == "chainrule.Size([2, 3])"

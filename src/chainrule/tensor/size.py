@@ -22,15 +22,16 @@ class Size(tuple[int, ...]):
     __slots__ = ()
 
     def __new__(cls, sizes: Iterable[Any] = ()) -> Size:
-        """A Size of ints (Python or NumPy ints, or one-element integer tensors), as
-        ``torch.Size``; anything else is a TypeError."""
+        """A Size of ints (Python or NumPy ints, bools as 0 and 1, one-element integer
+        tensors), as ``torch.Size``; anything else is a TypeError."""
         ints = []
         for i, n in enumerate(sizes):
-            if isinstance(n, bool) or not hasattr(n, "__index__"):
+            try:
+                ints.append(operator.index(n))
+            except TypeError:  # a float, a string, None, a float tensor
                 raise TypeError(
                     f"Size: takes an iterable of ints; got {type(n).__name__} at item {i}"
-                )
-            ints.append(operator.index(n))
+                ) from None
         return tuple.__new__(cls, ints)
 
     def numel(self) -> int:
@@ -47,9 +48,11 @@ class Size(tuple[int, ...]):
         return _item(self, key)  # an index: about 85 ns over a tuple's, the Python call
 
     def __add__(self, other: Any) -> Size:  # type: ignore[override]
+        if type(other) is Size:  # ints already: no check
+            return new_size(Size, tuple.__add__(self, other))
         if not isinstance(other, tuple):
             return NotImplemented
-        return new_size(Size, tuple.__add__(self, other))
+        return Size(tuple.__add__(self, other))  # a plain tuple's items are checked
 
     def __radd__(self, other: Any) -> Size:
         if not isinstance(other, tuple):
