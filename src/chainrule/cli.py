@@ -7,6 +7,7 @@ Parsing and reporting only; the recipes and their training loop live in recipes/
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shlex
@@ -16,7 +17,7 @@ from typing import Any
 
 from . import array, distributed, fastpath, recipes
 from .fastpath import allocator
-from .serialization import finish_replacing
+from .run_files import file_in, finish_replacing
 
 
 def _positive(kind: type) -> Callable[[str], Any]:
@@ -162,7 +163,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_out(out_dir)  # now, not after the training it would throw away
 
-    finish_replacing(out_dir)  # an earlier run killed while replacing its files
+    made_whole("train", out_dir)  # an earlier run killed while replacing its files
     earlier = {name for name in OUTPUTS if os.path.isfile(os.path.join(out_dir, name))}
     # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
     world = distributed.launched_world_size()
@@ -235,7 +236,6 @@ def _number(v: Any) -> str:
 
 def _diagnostics_warnings(out_dir: str) -> str:
     """The warnings the run's Monitor gave, as diagnostics.json holds them."""
-    import json
 
     with open(os.path.join(out_dir, "diagnostics.json"), encoding="utf-8") as f:
         warnings = json.load(f)["warnings"]
@@ -293,24 +293,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Rebuild the run's model from its recipe and weights; export it with the batch axis
     free, traced on one example of the recipe's data (a language model: see
     _export_language)."""
-    import json
 
     import chainrule as cr
 
     from . import onnx
 
-    metrics_path = os.path.join(args.run_dir, "metrics.json")
-    try:
-        finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
-        with open(metrics_path, encoding="utf-8") as f:
-            metrics = json.load(f)
-        if metrics["recipe"] not in recipes.RECIPES:
-            raise ValueError(f"no known recipe in {str(metrics)[:80]!r}")
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise recipes.RecipeError(
-            f"export: RUN_DIR is not a run `chainrule train` wrote ({metrics_path} cannot be "
-            f"read: {type(e).__name__}: {e}); got {args.run_dir!r}"
-        ) from None
+    metrics = read_metrics("export", args.run_dir)
     recipe: Any = recipes.load(metrics["recipe"])
     if "model" in metrics:  # a language run's metrics.json names its model's configuration
         out = args.out or os.path.join(args.run_dir, "model.onnx")
@@ -347,7 +335,6 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
     to next-token logits (batch, time, vocab), float32, both axes free (time up to the block
     size); and beside it, OUT_STEM.vocab.json, all a program needs besides ONNX Runtime to
     draw text as `chainrule sample` does (examples/onnx_generate.py). Returns its path."""
-    import json
 
     import numpy as np
 
@@ -389,19 +376,9 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
 def cmd_sample(args: argparse.Namespace) -> int:
     """Rebuild a names or gpt run's model and print what it draws; every argument is
     checked before anything is printed."""
-    import json
 
-    metrics_path = os.path.join(args.run_dir, "metrics.json")
-    try:
-        finish_replacing(args.run_dir)  # a run killed while replacing its files: made whole
-        with open(metrics_path, encoding="utf-8") as f:
-            metrics = json.load(f)
-        name = metrics["recipe"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise recipes.RecipeError(
-            f"sample: RUN_DIR is not a run `chainrule train` wrote ({metrics_path} cannot be "
-            f"read: {e}); got {args.run_dir!r}"
-        ) from None
+    metrics = read_metrics("sample", args.run_dir)
+    name = metrics["recipe"]
     recipe: Any = recipes.load(name) if name in recipes.RECIPES else None
     if not hasattr(recipe, "sample"):
         samplers = [n for n in recipes.RECIPES if hasattr(recipes.load(n), "sample")]
@@ -419,6 +396,37 @@ def cmd_sample(args: argparse.Namespace) -> int:
         options["top_k"] = 1
     print(recipe.sample(args.run_dir, metrics, options))
     return 0
+
+
+def made_whole(command: str, run_dir: str) -> None:
+    """A run killed while replacing its files made whole, its manifest checked first: one
+    that names anything but the folder's own files (a folder someone sent) is refused."""
+    try:
+        finish_replacing(run_dir)
+    except ValueError as e:
+        raise recipes.RecipeError(
+            f"{command}: the run folder {run_dir!r} holds a half-done replacement of its files "
+            f"that is refused: {e}"
+        ) from None
+
+
+def read_metrics(command: str, run_dir: str) -> dict:
+    """RUN_DIR's metrics.json (the folder made whole first), checked to be a run's: a JSON
+    object naming a known recipe. What a recipe reads from it is checked by the recipe."""
+    made_whole(command, run_dir)
+    try:
+        path = file_in(run_dir, "metrics.json", f"{command}: RUN_DIR")
+        with open(path, encoding="utf-8") as f:
+            metrics = json.load(f)
+        if not isinstance(metrics, dict) or metrics.get("recipe") not in recipes.RECIPES:
+            raise ValueError(f"no known recipe in {str(metrics)[:80]!r}")
+    except (OSError, ValueError) as e:
+        raise recipes.RecipeError(
+            f"{command}: RUN_DIR is not a run `chainrule train` wrote ("
+            f"{os.path.join(run_dir, 'metrics.json')} cannot be read: {type(e).__name__}: "
+            f"{e}); got {run_dir!r}"
+        ) from None
+    return metrics
 
 
 def _one_step(recipe: object, settings: dict) -> tuple:

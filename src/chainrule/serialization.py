@@ -4,7 +4,7 @@ object (a whole Module) pickled, in a file of its own kind that loads only when 
 Arrays go into the file as safetensors tensors named by their dotted path (a model's
 state_dict keeps its own keys, so any safetensors reader can load it); everything else is
 kept as JSON in the file's metadata. Loading such a file only parses; it never runs code.
-Also here: writing one file atomically, and replacing a set of files (a run's outputs) as one.
+Also here: writing one file atomically (run_files.py replaces a run's set of files as one).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import os
 import pickle
 import re
 import secrets
-import shutil
 import struct
+import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -31,6 +31,7 @@ from . import array
 from .array import CPU, device
 from .nn.module import Module, Parameter
 from .saved_views import view_in, views_of_others
+from .sparse import SparseTensor, sparse_coo_tensor
 from .tensor import Tensor
 
 xp = array.host  # files are written from host memory and read into it
@@ -71,6 +72,11 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     try:
         structure = _encode(obj, "", tensors, (), held)
         for entry, cover in held["pending"]:  # a view saved before the tensor it views
+            if id(cover) not in held:  # the span of views no saved tensor covers: its own
+                key = f"{entry['name']}.storage"
+                while key in tensors:
+                    key += "_"
+                tensors[key], held[id(cover)] = _host_bytes(cover._array, key), key
             entry["key"] = held[id(cover)]
     except _NotData as e:
         _save_pickled(obj, f, e.kind)
@@ -334,6 +340,16 @@ def _encode(
             )
     if isinstance(obj, xp.generic):
         return obj.item()
+    if isinstance(obj, SparseTensor):  # its indices and values, each a tensor of the file
+        key = name or "tensor"
+        if ("sparse", id(obj)) in held:  # held twice: it loads as one object, as PyTorch's
+            return {"sparse_coo": {"same": held["sparse", id(obj)]}}
+        held["sparse", id(obj)] = key
+        parts = {p: _encode(t, f"{key}.{p}", tensors, within, held)
+                 for p, t in (("indices", obj._indices()), ("values", obj._values()))}  # fmt: skip
+        # requires_grad is not kept: PyTorch's loaded sparse tensors need no gradient
+        return {"sparse_coo": {**parts, "name": key, "size": list(obj.shape),
+                               "coalesced": obj.is_coalesced()}}  # fmt: skip
     if isinstance(obj, Tensor):
         return _encode_tensor(obj, name or "tensor", tensors, held)
     if isinstance(obj, array.ndarray):
@@ -436,6 +452,16 @@ def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: A
         return tensors[value]
     if kind in ("tensor", "tensor_on", "tensor_of"):
         return _decode_tensor(kind, value, tensors, loaded, place)
+    if kind == "sparse_coo":  # sparse_coo_tensor checks the indices against the size
+        if "same" in value:
+            return loaded["sparse", value["same"]]
+        indices, values = (_decode(value[p], tensors, loaded, place) for p in ("indices", "values"))
+        if not isinstance(indices, Tensor) or not isinstance(values, Tensor):
+            raise TypeError(f"sparse entry {str(value)[:200]}")
+        out = sparse_coo_tensor(indices, values.detach(), value["size"],
+                                is_coalesced=value["coalesced"] is True)  # fmt: skip
+        loaded["sparse", value["name"]] = out
+        return out
     if kind == "dict":
         out = {}
         for k, v in value:
@@ -497,6 +523,7 @@ _DTYPES = {
 }  # fmt: skip
 _NAMES = {dtype: name for name, dtype in _DTYPES.items()}
 _MAX_HEADER = 100_000_000  # the safetensors readers' own limit
+_MAX_DIMS = 64  # NumPy's most
 _MAX_DEPTH = 200  # containers nested deeper are refused: save, JSON and load all recurse
 
 
@@ -593,16 +620,7 @@ def _parse_header(f: Any, size: int) -> tuple[list[tuple[str, str, tuple, int]],
         raise _Unreadable("the header's __metadata__ is not a map of strings")
     entries = []
     for name, info in header.items():
-        shape, (begin, end) = info["shape"], info["data_offsets"]
-        if not (
-            isinstance(info["dtype"], str)
-            and isinstance(shape, list)
-            and all(isinstance(d, int) and d >= 0 for d in [*shape, begin, end])
-        ):
-            raise _Unreadable(f"tensor {name!r} has a malformed entry {info}")  # fmt: skip
-        item = _DTYPES[info["dtype"]].itemsize if info["dtype"] in _DTYPES else None
-        if item is not None and end - begin != math.prod(shape) * item:
-            raise _Unreadable(f"tensor {name!r}'s data_offsets do not fit its shape {shape}")
+        shape, begin, end = _entry(name, info)
         entries.append((name, info["dtype"], tuple(shape), begin, end))
     entries.sort(key=lambda e: (e[3], e[4]))
     at = 0
@@ -613,6 +631,30 @@ def _parse_header(f: Any, size: int) -> tuple[list[tuple[str, str, tuple, int]],
     if at != size - 8 - n:
         raise _Unreadable(f"the tensors take {at} bytes; the file holds {size - 8 - n}")
     return [(name, dtype, shape, begin) for name, dtype, shape, begin, _ in entries], metadata
+
+
+def _entry(name: str, info: Any) -> tuple[list[int], int, int]:
+    """A header entry's (shape, begin, end), checked: a dtype name, a shape of at most
+    _MAX_DIMS integers (true is an int to Python, not to the format) whose array could
+    exist (NumPy multiplies the non-zero ones, so 10**30 beside a 0 holds no bytes yet
+    fits no array), and data_offsets that hold exactly its bytes."""
+    if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
+        raise _Unreadable(f"tensor {name!r} has a malformed entry {str(info)[:200]}")
+    shape, offsets, dtype = info["shape"], info["data_offsets"], info["dtype"]
+    numbers = [*shape, *offsets] if isinstance(shape, list) and isinstance(offsets, list) else []
+    if (
+        not isinstance(dtype, str)
+        or not numbers
+        or len(offsets) != 2
+        or not all(type(d) is int and d >= 0 for d in numbers)
+    ):
+        raise _Unreadable(f"tensor {name!r} has a malformed entry {str(info)[:200]}")
+    (begin, end), item = offsets, _DTYPES[dtype].itemsize if dtype in _DTYPES else 1
+    if len(shape) > _MAX_DIMS or math.prod(d for d in shape if d) * item > sys.maxsize:
+        raise _Unreadable(f"tensor {name!r} has shape {shape}, which no array can have")
+    if dtype in _DTYPES and end - begin != math.prod(shape) * item:
+        raise _Unreadable(f"tensor {name!r}'s data_offsets do not fit its shape {shape}")
+    return shape, begin, end
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> None:
@@ -629,60 +671,6 @@ def write_atomically(path: str | os.PathLike, write: Callable[[str], Any]) -> No
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-
-
-_INCOMING = ".incoming"  # the folder a new set of files is written into, beside the old
-_MANIFEST = ".manifest.json"  # written last into it: the set is whole, and what it replaces
-
-
-@contextlib.contextmanager
-def replace_together(folder: str | os.PathLike, names: Iterable[str] = ()) -> Iterator[str]:
-    """Replace a set of files in ``folder`` as one (a run's model, metrics and plots: never
-    new metrics beside an old model). Yields a fresh folder, ``folder``/.incoming, to write
-    the new files into; on leaving it without an error, a manifest naming them, and those
-    of ``names`` (the files earlier sets held) that this set lacks, is written there last,
-    then the files are moved into ``folder`` and the lacking ones removed. A process killed
-    before the manifest exists leaves the old set; killed after, the next
-    :func:`finish_replacing` (at the next replace_together, and in every command that reads
-    a run) completes the move. An error inside removes the new files."""
-    finish_replacing(folder)
-    incoming = os.path.join(folder, _INCOMING)
-    os.makedirs(incoming)
-    try:
-        yield incoming
-        written = sorted(n for n in os.listdir(incoming) if not n.startswith("."))
-        plan = {"files": written, "remove": sorted(set(names) - set(written))}
-        write_atomically(os.path.join(incoming, _MANIFEST), lambda tmp: _write_json(tmp, plan))
-    except BaseException:
-        shutil.rmtree(incoming, ignore_errors=True)
-        raise
-    finish_replacing(folder)
-
-
-def finish_replacing(folder: str | os.PathLike) -> None:
-    """Complete or undo a :func:`replace_together` that a killed process left half done:
-    with its manifest, the new set is moved in (again: what was moved already is skipped);
-    without, the new files are removed and the old set stands."""
-    incoming = os.path.join(folder, _INCOMING)
-    if not os.path.isdir(incoming):
-        return
-    try:
-        with open(os.path.join(incoming, _MANIFEST), encoding="utf-8") as f:
-            plan = json.load(f)
-    except FileNotFoundError:
-        plan = {"files": [], "remove": []}
-    for name in plan["files"]:
-        with contextlib.suppress(FileNotFoundError):
-            os.replace(os.path.join(incoming, name), os.path.join(folder, name))
-    for name in plan["remove"]:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(os.path.join(folder, name))
-    shutil.rmtree(incoming)
-
-
-def _write_json(path: str, value: Any) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(value, f)
 
 
 def _atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:

@@ -153,7 +153,8 @@ def snapshot(folder) -> dict[str, bytes]:
 
 
 def test_a_set_killed_at_every_write_point_is_all_old_or_all_new(tmp_path) -> None:
-    from chainrule.serialization import finish_replacing, replace_together, write_atomically
+    from chainrule.run_files import finish_replacing, replace_together
+    from chainrule.serialization import write_atomically
 
     folder = tmp_path / "run"
     folder.mkdir()
@@ -185,7 +186,7 @@ def test_a_set_killed_at_every_write_point_is_all_old_or_all_new(tmp_path) -> No
 
 
 def test_an_error_while_writing_the_set_leaves_the_old_one(tmp_path) -> None:
-    from chainrule.serialization import replace_together
+    from chainrule.run_files import replace_together
 
     (tmp_path / "metrics.json").write_text("old")
     with pytest.raises(RuntimeError, match="plot failed"):

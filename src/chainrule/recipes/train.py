@@ -30,7 +30,7 @@ from chainrule import nn, optim
 from chainrule.data import DataLoader, DistributedSampler, TensorDataset
 from chainrule.nn.parallel import DistributedDataParallel
 from chainrule.recipes import RecipeError
-from chainrule.serialization import replace_together
+from chainrule.run_files import replace_together
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -366,7 +366,7 @@ def check_out(out_dir: str) -> None:
 @contextlib.contextmanager
 def outputs(out_dir: str) -> Iterator[str]:
     """Yields the folder to write a run's files into; on leaving, they replace the earlier
-    run's as one set (serialization.replace_together: never new metrics beside an old
+    run's as one set (run_files.replace_together: never new metrics beside an old
     model), its OUTPUTS this run did not write removed; then the run's checkpoint, no
     longer needed, goes."""
     os.makedirs(out_dir, exist_ok=True)
