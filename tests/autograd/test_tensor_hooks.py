@@ -78,3 +78,11 @@ def test_hook_registration_errors() -> None:
     x.register_hook(lambda g: cr.ones(3))
     with pytest.raises(RuntimeError, match=r"^hook: a tensor hook must return None or a Tensor"):
         (x * 2).sum().backward()
+
+
+def test_a_post_accumulate_hook_that_returns_something_is_refused() -> None:
+    for lib in (cr, torch):
+        x = lib.ones(2, requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: t.grad)
+        with pytest.raises(RuntimeError, match="(?i)post accumulate grad hook"):
+            (x * 3).sum().backward()

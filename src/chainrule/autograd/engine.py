@@ -156,7 +156,7 @@ def run_backward(
         grads[r] = grads[r] + g if r in grads else g
     plain = create_graph or not fastpath.enabled() or observer is not None and observer.plain
     rule = plain_gradients if plain else fastpath.gradients
-    handed = {id(g._array) for g in root_grads}  # arrays a leaf's .grad must not share
+    owners = Owners(root_grads, grads)
     T = tensor_type()
     # Grad mode is on inside only for create_graph (so the rules record a graph of their
     # own); set and restored here rather than by a context manager, which costs 3 us.
@@ -169,14 +169,14 @@ def run_backward(
                 continue
             fn = t.grad_fn
             if fn is None or t._hooks is not None or t._retains_grad or observer is not None:
-                g = arrive(t, g, observer, create_graph, handed)
+                g = arrive(t, g, observer, create_graph, owners)
             if fn is None:
                 continue
             fresh = fastpath.unchanged(fn)  # nothing written in place since it was recorded
-            if fn.node_hooks is None:
+            if fn.node_hooks is None and not fn.users_rule:
                 in_grads = call_rule(fn, g, t, rule, fresh)
             else:
-                in_grads = hooked_rule(fn, g, t, rule, fresh)
+                in_grads = hooked_rule(fn, g, t, rule, fresh, owners)
             pairs = zip(fn.inputs, fn.needs_input_grad, in_grads, fn.versions, strict=True)
             for i, (x, need, raw, v) in enumerate(pairs):
                 if need and raw is not None:
@@ -198,13 +198,13 @@ def run_backward(
 
 
 def arrive(
-    t: Tensor, g: Tensor, observer: Observer | None, create_graph: bool, handed: set[int]
+    t: Tensor, g: Tensor, observer: Observer | None, create_graph: bool, owners: Owners
 ) -> Tensor:
     """What happens as ``t`` is reached with its whole gradient ``g``, where anything does:
     its tensor hooks (which may replace ``g``), the observer, accumulation into ``.grad``
     (leaves, and tensors that retain_grad) and a leaf's post-accumulate hooks."""
     if t._hooks is not None:
-        g = run_hooks(t, g)
+        g = run_hooks(t, g, owners)
     if observer is not None:
         observer.node(t, g)
     leaf = t.grad_fn is None
@@ -214,10 +214,15 @@ def arrive(
     else:
         keep = id(t) in into or t._retains_grad
     if keep:
-        accumulate(t, g, create_graph, handed)
+        accumulate(t, g, create_graph, owners)
         if leaf and t._post_hooks is not None:
             for hook in list(t._post_hooks.values()):
-                hook(t)
+                got = hook(t)
+                if got is not None:  # PyTorch refuses it too: nothing could use it
+                    raise RuntimeError(
+                        "post accumulate grad hook: the hook must return None; got "
+                        f"{type(got).__name__}"
+                    )
     return g
 
 
@@ -236,32 +241,42 @@ def call_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> S
     return in_grads
 
 
-def hooked_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> Sequence[Any]:
-    """call_rule with the node's own hooks around it, as PyTorch runs them: each prehook
-    (``grad_fn.register_prehook``) on ``(grad,)`` before the rule, each hook
-    (``grad_fn.register_hook``) on ``(input gradients, (grad,))`` after; a hook that returns
-    a tuple replaces what the next one sees."""
+def hooked_rule(
+    fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool, owners: Owners
+) -> Sequence[Any]:
+    """call_rule where user code runs: the node's own hooks around it, as PyTorch runs them
+    (each prehook, ``grad_fn.register_prehook``, on ``(grad,)`` before the rule, each hook,
+    ``grad_fn.register_hook``, on ``(input gradients, (grad,))`` after; a hook that returns a
+    tuple replaces what the next one sees), and a rule that is the user's (a custom
+    Function's backward). What user code sees or returns, ``owners`` is told of."""
     hooks = fn.node_hooks or {"pre": {}, "post": {}}
     for hook in list(hooks["pre"].values()):
+        g = owners.shown(g)
         new = hook((g,))
         if new is not None:
-            g = new[0]
+            g = owners.given(new[0])
+    if fn.users_rule:
+        g = owners.shown(g)
     in_grads = call_rule(fn, g, out, rule, fresh)
+    if fn.users_rule:
+        in_grads = [owners.given(r) for r in in_grads]
     for hook in list(hooks["post"].values()):
+        in_grads = [owners.shown(r) for r in in_grads]
         new = hook(tuple(in_grads), (g,))
         if new is not None:
             if len(new) != len(in_grads):
                 raise RuntimeError(
                     f"{fn.op}: a hook returned {len(new)} gradients for {len(in_grads)} inputs"
                 )
-            in_grads = list(new)
+            in_grads = [owners.given(r) for r in new]
     return in_grads
 
 
-def run_hooks(t: Tensor, g: Tensor) -> Tensor:
+def run_hooks(t: Tensor, g: Tensor, owners: Owners) -> Tensor:
     """``t``'s gradient after the hooks registered on it (``Tensor.register_hook``), in
     order: a hook that returns a Tensor replaces the gradient the next one sees."""
     for hook in list(t._hooks.values()):  # type: ignore[union-attr]
+        g = owners.shown(g)
         new = hook(g)
         if new is not None:
             if not isinstance(new, tensor_type()) or new.shape != g.shape:
@@ -275,7 +290,7 @@ def run_hooks(t: Tensor, g: Tensor) -> Tensor:
                     f"hook: hook {name!r} has changed the type of the gradient (was {g.dtype} "
                     f"on {g.device}, got {new.dtype} on {new.device}); return it as it came"
                 )
-            g = new
+            g = owners.given(new)
     return g
 
 
@@ -296,34 +311,88 @@ def clear_grad(t: Tensor, set_to_none: bool) -> None:
         t.grad = tensor_type()._make(array.xp.zeros_like(t._array))
 
 
+class Owners:
+    """Which gradient arrays of one pass a ``.grad`` may take as its own, without a copy.
+
+    A ``.grad`` is added into and zeroed in place, so it must be an array no one else can
+    hold. One an op's rule made in this pass is (a copy per parameter per step saved);
+    one user code saw or gave is not: the caller's seed, what a tensor hook, a node hook
+    or a custom Function's backward was shown or returned (a saved input, a ctx attribute,
+    a constant). Arrays are known by identity, and a view by its base's too."""
+
+    __slots__ = ("held", "taken", "pending")
+
+    def __init__(self, seeds: Sequence[Tensor], pending: dict[Any, Any]) -> None:
+        self.held = {id(g._array) for g in seeds}  # user code has (or had) these
+        self.taken: set[int] = set()  # a .grad took these
+        self.pending = pending  # the pass's gradients not yet handed on, by tensor
+
+    def given(self, g: Any) -> Any:
+        """``g``, which user code returned, marked as held."""
+        arr = getattr(g, "_array", None)
+        if arr is not None:
+            self.held.add(id(arr))
+            if arr.base is not None:
+                self.held.add(id(arr.base))
+        return g
+
+    def shown(self, g: Any) -> Any:
+        """``g`` as user code may see and keep it, marked as held: a copy, which goes on in
+        its place, where a ``.grad`` took its array or another tensor's gradient still to
+        come shares it (Add hands one gradient to both inputs), so that what user code
+        does to it in place goes on with this gradient alone, as in PyTorch."""
+        arr = getattr(g, "_array", None)
+        if arr is not None and self._shared(arr):
+            g = tensor_type()._make(arr.copy(), False) if g.grad_fn is None else g.clone()
+        return self.given(g)
+
+    def _shared(self, arr: Any) -> bool:
+        mine = {id(arr)} if arr.base is None else {id(arr), id(arr.base)}
+        if not mine.isdisjoint(self.taken):
+            return True
+        for other in self.pending.values():
+            a = other._array
+            if id(a) in mine or a.base is not None and id(a.base) in mine:
+                return True
+        return False
+
+    def free(self, g: Tensor) -> bool:
+        """Whether ``g``'s array may become a ``.grad`` as it is: made in this pass by an
+        op, owning writable memory, held by no user code and by no other ``.grad``."""
+        arr = g._array
+        return (
+            arr.base is None
+            and writeable(arr)
+            and id(arr) not in self.held
+            and id(arr) not in self.taken
+            and not g.requires_grad  # a rule that returned an input as it is
+        )
+
+
 _ACCUMULATING = threading.Lock()  # backward passes in several threads share leaves
 
 
-def accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
+def accumulate(t: Tensor, g: Tensor, create_graph: bool, owners: Owners) -> None:
     """Add gradient ``g`` into ``t.grad``, one thread at a time (NumPy's in-place add lets
     go of the interpreter lock, so two passes adding into one leaf would lose updates)."""
     with _ACCUMULATING:
-        _accumulate(t, g, create_graph, handed)
+        _accumulate(t, g, create_graph, owners)
 
 
-def _accumulate(t: Tensor, g: Tensor, create_graph: bool, handed: set[int]) -> None:
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool, owners: Owners) -> None:
     # g is of t's shape and dtype (fit made it so), so .grad is written without its checks
     T = tensor_type()
     if t._grad is None:
-        if create_graph:
-            t._grad = g
+        if create_graph:  # a copy on the graph, as PyTorch's: d(.grad)/d(g) flows back
+            t._grad = g.clone()
             return
-        # A leaf's .grad must own its memory, since users and optimizers may change it in
-        # place: copy a view (reshape, expand), an array already handed to another leaf
-        # (Add gives the same gradient to both inputs), the caller's seed or a Tensor that
-        # requires grad (a rule that returned an input); a fresh array an op made is
-        # taken as it is, which saves a copy per parameter per step, and so is the plain
-        # Tensor around it.
-        arr = g._array
-        if arr.base is not None or not writeable(arr) or id(arr) in handed or g.requires_grad:
-            arr = arr.copy()
-        handed.add(id(arr))
-        t._grad = g if arr is g._array else T._make(arr, False)
+        # A leaf's .grad must own its memory, since users and optimizers change it in
+        # place; a fresh array an op made is taken as it is (see Owners), and so is the
+        # plain Tensor around it.
+        if not owners.free(g):
+            g = T._make(g._array.copy(), False)
+        owners.taken.add(id(g._array))
+        t._grad = g
     elif create_graph:
         t._grad = t._grad + g
     else:
