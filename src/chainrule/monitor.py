@@ -20,6 +20,7 @@ from .arguments import positive_int
 from .autograd.mode import is_grad_enabled
 from .fastpath.rowsums import row_sums
 from .optim.optimizer import Optimizer
+from .outputs import write_output
 from .scalar import nn as scalar_nn
 from .serialization import write_atomically
 from .tensor import Tensor
@@ -647,7 +648,7 @@ class Monitor:
     def to_json(self, path: str | os.PathLike) -> None:
         """Write ``to_dict()`` as strict JSON (no NaN or Infinity), atomically."""
         text = json.dumps(self.to_dict(), allow_nan=False)
-        write_atomically(path, lambda tmp: _write_text(tmp, text))
+        write_output(path, text, "Monitor.to_json")
 
     def plot(self, path: str | os.PathLike) -> None:
         """Draw the four panels courses draw by hand, for the latest recorded step: the
@@ -663,6 +664,14 @@ class Monitor:
             raise ImportError(
                 'Monitor.plot: matplotlib is not installed; pip install "chainrule[plot]"'
             ) from None
+        # names are the user's: no $ in one starts mathtext, no leading _ drops it (below)
+        with matplotlib.rc_context({"text.parse_math": False}):
+            fig = self._draw(plt)
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
+        plt.close(fig)
+
+    def _draw(self, plt: Any) -> Any:
+        """The four panels, as a figure."""
         shown = {n: s for n, s in self.layers.items() if s["type"] in _ACTIVATION_NAMES}
         shown = shown or self.layers
         weights = [n for n, s in self.params.items() if len(s["shape"]) >= 2] or list(self.params)
@@ -691,11 +700,10 @@ class Monitor:
             ax.plot([self.recorded[0], self.recorded[-1]], [GUIDE, GUIDE], "k", label="1e-3")
         ax.set(title="update / data ratio", xlabel="step", ylabel="log10")
         for a in axes.flat:
-            if a.get_legend_handles_labels()[0]:
-                a.legend(fontsize=7)
+            if lines := a.get_lines():  # every line is labelled, "_w.weight" too
+                a.legend(lines, [line.get_label() for line in lines], fontsize=7)
         fig.tight_layout()
-        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
-        plt.close(fig)
+        return fig
 
     # -- detaching -------------------------------------------------------------------------
 
@@ -757,8 +765,3 @@ def _finite(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return value
-
-
-def _write_text(path: str, text: str) -> None:
-    with open(path, "x", encoding="utf-8") as f:  # "x": never into a file someone else made
-        f.write(text)

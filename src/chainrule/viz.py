@@ -9,6 +9,7 @@ All walk the graph with autograd's `toposort`; the backward pass itself is autog
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -160,9 +161,24 @@ def _dtype(t: Any) -> str:
 # draw_graph
 
 
+def _dot(text: str) -> str:
+    """A user's text (a name, an op, a number's repr) as a line of a graphviz label shows it:
+    a backslash doubled (dot reads \\N, \\l, ... as escapes), a line break as dot's."""
+    return re.sub(r"\r\n?|\n", r"\\n", text.replace("\\", "\\\\"))
+
+
+def _label(lines: Sequence[str]) -> str:
+    """Lines of text as one plain graphviz label, never read as an HTML-like one (which a
+    name such as ``<b>`` alone on a node would be)."""
+    import graphviz
+
+    return graphviz.nohtml("\\n".join(_dot(line) for line in lines))
+
+
 def _record(field: str) -> str:
-    """Escape text for a field of a graphviz record label."""
-    for ch in "\\{}|<>":
+    """A user's text as a field of a graphviz record label."""
+    field = _dot(field)
+    for ch in "{}|<>":
         field = field.replace(ch, "\\" + ch)
     return field
 
@@ -280,7 +296,7 @@ def draw_graph(
                 elif heads not in into_folded:
                     into_folded.append(heads)
             elif x is not None:  # an optional input left out (a missing bias) draws nothing
-                g.node(f"{nid}c{i}", _short(x), shape="plaintext")
+                g.node(f"{nid}c{i}", _label([_short(x)]), shape="plaintext")
                 g.edge(f"{nid}c{i}", heads)
     if folded:
         g.node(
@@ -324,7 +340,7 @@ def _draw_tensor(
         lines.append(_data_text(t))
     if show_grad and t.grad is not None:
         lines.append(f"grad norm {_norm(t.grad):.4f}")
-    label = "\\n".join(lines)
+    label = _label(lines)
     if fn is None:
         color = "lightblue" if t.requires_grad else "white"
         g.node(nid, label, shape="box", style="filled", fillcolor=color)
@@ -343,7 +359,7 @@ def _draw_value(
     g.node(nid, "{ " + " | ".join(_record(f) for f in fields) + " }", shape="record")
     if not v._prev:
         return nid
-    g.node(nid + "op", v._op, shape="ellipse")
+    g.node(nid + "op", _label([v._op]), shape="ellipse")
     g.edge(nid + "op", nid)
     return nid + "op"
 

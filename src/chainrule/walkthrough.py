@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .autograd.reference import toposort
+from .outputs import write_output
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 NODE_W, NODE_H = 170, 62  # a node's box, in SVG units (pixels at zoom 1)
@@ -45,7 +46,7 @@ def write(path: str, record: dict[str, Any]) -> None:
         "leaves": [{k: v for k, v in leaf.items() if k != "grad"} for leaf in record["leaves"]],
         "views": [key for key, _ in views],
     }
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    text = script_json(data)
     rows = "\n".join(_leaf_row(leaf) for leaf in record["leaves"])
     page = PAGE.format(
         style=(ASSETS / "walkthrough.css").read_text(encoding="utf-8"),
@@ -55,8 +56,22 @@ def write(path: str, record: dict[str, Any]) -> None:
         data=text,
         total=len(record["steps"]),
     )
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page)
+    write_output(path, page, "walkthrough")
+
+
+# What an HTML parser could take for markup inside a <script> block (<!--, <script, </script:
+# whichever of them, the page's scripts stop there), and what some JavaScript parsers end a
+# line at (U+2028, U+2029; other characters stay as they are, the page being UTF-8): each as
+# JSON's own \u escape, which JSON.parse reads back as the same character.
+_SCRIPT_UNSAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"})
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON to place inside a <script> element: no name in it (a leaf, a
+    parameter, a module or an op, all chosen by the user) can end the block or change how
+    the page parses it."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.translate(_SCRIPT_UNSAFE)
 
 
 def _finite(x: Any) -> Any:

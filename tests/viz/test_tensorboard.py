@@ -4,6 +4,7 @@ both writers, read back by TensorBoard's own EventAccumulator, and compared."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -107,6 +108,54 @@ def test_add_scalars_writes_a_run_per_key_as_torch(tmp_path: Path) -> None:
         a, b = load(ours / sub), load(theirs / sub)
         assert scalars(a, "run/loss") == scalars(b, "run/loss")
     assert scalars(load(ours / "run_loss_test"), "run/loss") == [(0, 0.0), (1, 1.0), (2, 2.0)]
+
+
+@pytest.mark.parametrize(
+    ("write", "message"),
+    [
+        (
+            lambda w, out: w.add_scalars("loss", {f"a/../../../{out.name}": 1.0}),
+            "add_scalars: key 'a/../../../outside' must name a folder inside log_dir; got "
+            "'loss_a/../../../outside'",
+        ),
+        (
+            lambda w, out: w.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name=str(out)),
+            "add_hparams: run_name must name a folder inside log_dir; got '/",
+        ),
+        (
+            lambda w, out: w.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name="../x"),
+            "add_hparams: run_name must name a folder inside log_dir; got '../x'",
+        ),
+    ],
+)
+def test_a_run_folder_outside_log_dir_is_refused_before_writing(
+    tmp_path: Path, write: Any, message: str
+) -> None:
+    log_dir, out = tmp_path / "logs" / "run", tmp_path / "outside"
+    with SummaryWriter(str(log_dir)) as w:
+        before = sorted(str(p) for p in tmp_path.rglob("*"))
+        with pytest.raises(ValueError, match=re.escape(message)):
+            write(w, out)
+        assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+    assert not out.exists()
+
+
+def test_nested_add_scalars_keys_stay_runs_inside_log_dir(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_scalars("loss", {"train/a": 1.0}, 0)
+    assert scalars(load(tmp_path / "loss_train" / "a"), "loss") == [(0, 1.0)]
+
+
+def test_an_embedding_tag_of_dots_is_a_folder_of_its_own_and_an_empty_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_embedding(np.eye(2), tag="..")
+        w.add_embedding(np.eye(2), tag=".")
+        with pytest.raises(ValueError, match="add_embedding: tag must not be empty; got ''"):
+            w.add_embedding(np.eye(2), tag="")
+    assert sorted(os.listdir(tmp_path / "00000")) == ["%2e", "%2e%2e"]
+    assert not (tmp_path / "tensors.tsv").exists()
 
 
 def test_purge_step_hides_the_steps_a_restart_rewrites(tmp_path: Path) -> None:

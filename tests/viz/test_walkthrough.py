@@ -299,3 +299,54 @@ def test_browser_opens_a_modules_box(browser: Any, tmp_path: Path) -> None:
     assert {"0.weight", "0.bias", "Linear"} <= set(labels)
     browser.find_element(By.CSS_SELECTOR, "#crumbs a").click()
     assert browser.find_element(By.CSS_SELECTOR, shown).get_attribute("data-view") == ""
+
+
+# Names that end a <script> block or change how the page reads it, and a JS object's keys
+HOSTILE = [
+    "<!--<script>",
+    "</script><script>alert(1)</script>",
+    "'\"&amp;",
+    "x\u2028y\u2029z",
+    "constructor",
+    "__proto__",
+]
+
+
+def test_browser_runs_the_page_whatever_the_names(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    cr.manual_seed(0)
+    xs = {name: cr.randn(3, requires_grad=True) for name in HOSTILE}
+    loss = cr.stack([(x * x).sum() for x in xs.values()]).sum()
+    path = cr.viz.walkthrough(loss, str(tmp_path / "names.html"), params=xs)
+    shown = step_through(browser, path)  # the script ran: every step, no error, no alert
+    assert set(shown) == set(HOSTILE)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#leaves tr[data-leaf]")
+    cells = [r.find_element(By.TAG_NAME, "td").get_attribute("textContent") for r in rows]
+    assert sorted(cells) == sorted(HOSTILE)
+    order = browser.find_element(By.ID, "first")
+    order.click()
+    listed = browser.find_element(By.ID, "panel").get_attribute("textContent")
+    assert all(name in listed for name in HOSTILE)  # step 0 lists the nodes by name
+
+    model = nn.Module()
+    for name in HOSTILE[:2] + HOSTILE[-2:]:  # modules, each folding into a box of its own
+        setattr(model, name, nn.Linear(2, 2))
+    x = cr.randn(3, 2)
+    for name in HOSTILE[:2] + HOSTILE[-2:]:
+        x = getattr(model, name)(x)
+    path = cr.viz.walkthrough(x.sum(), str(tmp_path / "modules.html"), params=model)
+    browser.get(Path(path).as_uri())
+    for name in HOSTILE[:2] + HOSTILE[-2:]:
+        box = browser.execute_script(
+            "return [...document.querySelectorAll('section.view:not([hidden]) .box')]"
+            ".find((b) => b.dataset.box === arguments[0]);",
+            name,
+        )
+        box.click()
+        crumbs = browser.find_element(By.ID, "crumbs").get_attribute("textContent")
+        assert crumbs.endswith(name)
+        browser.find_element(By.CSS_SELECTOR, "#crumbs a").click()  # back to the whole graph
+    browser.find_element(By.ID, "next").click()
+    assert browser.find_element(By.ID, "counter").text.startswith("step 1 / ")
+    assert browser.get_log("browser") == []

@@ -28,14 +28,15 @@
     return last;
   };
 
-  // The views: the whole graph, and one per box; each knows its items by node.
-  const views = {};
+  // The views: the whole graph, and one per box; each knows its items by node. Maps keyed by
+  // the user's module names have no prototype, so a module named "constructor" is one too.
+  const views = Object.create(null);
   document.querySelectorAll("section.view").forEach((sec) => {
     const items = {};
     sec.querySelectorAll(".item").forEach((el) => { items[el.dataset.rep] = el; });
     views[sec.dataset.view] = {sec: sec, items: items};
   });
-  const boxes = {};
+  const boxes = Object.create(null);
   nodes.forEach((n, i) => n.path.forEach((b) => { (boxes[b] = boxes[b] || []).push(i); }));
   const inView = (i, v) => v === "" || nodes[i].path.indexOf(v) >= 0;
   const repOf = (i, v) => {

@@ -42,6 +42,7 @@ except ImportError as err:  # the package is an extra
 
 from ..autograd.engine import toposort
 from ..autograd.mode import enable_grad
+from ..outputs import write_output
 from ..tensor import Tensor
 
 __all__ = ["SummaryWriter"]
@@ -359,8 +360,8 @@ def _graph(model: Any, input_to_model: Any, verbose: bool) -> Any:
         named.setdefault(id(x), (f"input/input.{i}", "IO Node"))
     for what, op in (("named_parameters", "Parameter"), ("named_buffers", "Buffer")):
         for name, p in getattr(model, what, list)():
-            named.setdefault(id(p), (name, op))
-    scope = type(model).__name__
+            named.setdefault(id(p), (_node_name(name), op))
+    scope = _node_name(type(model).__name__)
     count: dict[str, int] = {}
     names: dict[int, str] = {}
     nodes = []
@@ -379,6 +380,13 @@ def _graph(model: Any, input_to_model: Any, verbose: bool) -> Any:
         for node in nodes:
             print(f"{node.name} = {node.op}({', '.join(node.input)})")
     return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(producer=22))
+
+
+def _node_name(name: str) -> str:
+    """A user's name (a parameter's, a model class's) as a node name TensorBoard reads back as
+    itself: in a node's inputs, a leading ^ would make a control edge and :<digits> an output
+    index, so ^ and : are written %5e and %3a (and % as %25)."""
+    return name.replace("%", "%25").replace("^", "%5e").replace(":", "%3a")
 
 
 def _string_attr(s: str) -> Any:
@@ -480,7 +488,8 @@ class SummaryWriter:
         ``<log_dir>/<main_tag with / as _>_<key>``, holding the series ``main_tag``."""
         walltime = time.time() if walltime is None else walltime
         for key, value in tag_scalar_dict.items():
-            log_dir = f"{self.log_dir}/{main_tag.replace('/', '_')}_{key}"
+            run = _run_folder("add_scalars", f"{main_tag.replace('/', '_')}_{key}", f"key {key!r}")
+            log_dir = f"{self.log_dir}/{run}"
             summary = _scalar(main_tag, _one_value("add_scalars", value))
             self._event(event_pb2.Event(summary=summary), global_step, walltime, log_dir)
 
@@ -563,7 +572,8 @@ class SummaryWriter:
                 f"{type(hparam_dict).__name__} and {type(metric_dict).__name__}"
             )
         records = _hparams(hparam_dict, metric_dict, hparam_domain_discrete)
-        log_dir = os.path.join(self.log_dir, run_name or str(time.time()))
+        run = _run_folder("add_hparams", run_name or str(time.time()), "run_name")
+        log_dir = os.path.join(self.log_dir, run)
         with SummaryWriter(log_dir=log_dir) as trial:
             for summary in records:
                 trial._summary(summary, global_step, None)
@@ -615,9 +625,10 @@ class SummaryWriter:
                     f"entries for mat of shape {points.shape}"
                 )
             if metadata_header:
-                lines = ["\t".join(str(e) for e in row) for row in [metadata_header, *metadata]]
+                rows = [metadata_header, *metadata]
+                lines = ["\t".join(_cell(e, k - 1) for e in row) for k, row in enumerate(rows)]
             else:
-                lines = [str(e) for e in metadata]
+                lines = [_cell(e, k) for k, e in enumerate(metadata)]
             _write(path, "metadata.tsv", "\n".join(lines) + "\n")
             info.metadata_path = f"{subdir}/metadata.tsv"
         if label_img is not None:
@@ -656,14 +667,44 @@ class SummaryWriter:
         self.close()
 
 
+def _run_folder(op: str, name: str, what: str) -> str:
+    """``name`` as the folder of a run inside log_dir: nested folders (a/b) are runs as
+    TensorBoard shows them, but one that leads out of log_dir (absolute, or through ..) is
+    refused before anything is written."""
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or ".." in parts or "\0" in name:
+        raise ValueError(
+            f"{op}: {what} must name a folder inside log_dir; got {name!r}; hint: leave out "
+            f"'..', a leading '/' and NUL"
+        )
+    return name
+
+
 def _encode(tag: str) -> str:
-    """A tag as one folder name: %, / and \\ written as %xx."""
+    """A tag as one folder name inside the step's: %, / and \\ written as %xx, as PyTorch
+    does, and a tag that is all dots (the folder itself or its parent) as %2e each."""
+    if not tag:
+        raise ValueError("add_embedding: tag must not be empty; got ''")
+    if tag.strip(".") == "":
+        return "%2e" * len(tag)
     return tag.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
 
 
+def _cell(entry: Any, row: int) -> str:
+    """A metadata entry as a cell of the projector's TSV, which has no escapes: a tab or a
+    line break in it would move every cell after it, so it is refused."""
+    text = str(entry)
+    if any(c in text for c in "\t\n\r"):
+        where = "metadata_header" if row < 0 else f"metadata[{row}]"
+        raise ValueError(
+            f"add_embedding: {where} holds a tab or a line break, which the projector's "
+            f"metadata.tsv cannot hold; got {text!r}"
+        )
+    return text
+
+
 def _write(folder: str, name: str, data: str | bytes) -> None:
-    with open(os.path.join(folder, name), "wb") as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    write_output(os.path.join(folder, name), data, "add_embedding")
 
 
 def _sprite(imgs: np.ndarray) -> bytes:
