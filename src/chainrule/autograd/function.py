@@ -225,8 +225,8 @@ def _same_device(op: str, arrays: list, inputs: tuple) -> list:
 
 
 def version(t: Any) -> int:
-    """How many times ``t``'s array (or an array it shares through a view, ``detach`` or
-    ``.data``) was written in place."""
+    """How many times ``t``'s array was written in place through ``t`` or a tensor sharing
+    its counter (a view, ``detach``; not ``.data``, which counts its own writes)."""
     vc = t._vc
     return 0 if vc is None else vc[0]
 

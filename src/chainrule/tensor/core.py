@@ -248,9 +248,11 @@ class Core:
     @property
     def data(self) -> Tensor:
         """PyTorch's ``.data``: this tensor's array as a Tensor cut from the graph, sharing
-        memory and version counter (``p.data.add_(...)`` writes into ``p``). The array
-        itself is ``numpy()``."""
-        return self.detach()
+        memory (``p.data.add_(...)`` writes into ``p``) but with a version counter of its
+        own, as PyTorch's: a write through ``.data`` is the escape hatch backward does not
+        count (hand-written updates, EMA, weight tying), where one through ``detach()`` is
+        refused. The array itself is ``numpy()``."""
+        return Tensor._make(self._array, False)
 
     @data.setter
     def data(self, value: Any) -> None:
