@@ -246,7 +246,7 @@ def _load_from(f: Any, path: Any, where: Any, place: Any, weights_only: bool, kw
         return _decode(json.loads(text or ""), tensors, {}, place)
     except _PlaceError as e:  # map_location's own error (or no CUDA): as it was raised
         raise e.error from None
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError) as e:
         raise ValueError(f"load: {path} holds a damaged structure ({e})") from None
 
 
@@ -444,16 +444,25 @@ def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: A
     tensor became (for the entries that alias it)."""
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
+    if not isinstance(node, dict) or len(node) != 1:
+        raise TypeError(f"entry {str(node)[:200]}")
     ((kind, value),) = node.items()
     if kind == "array":
-        if not isinstance(value, str) or value in loaded:
+        if not isinstance(value, str) or value in loaded or value not in tensors:
             raise TypeError(f"array entry {value!r}")
         loaded[value] = None
         return tensors[value]
     if kind in ("tensor", "tensor_on", "tensor_of"):
         return _decode_tensor(kind, value, tensors, loaded, place)
     if kind == "sparse_coo":  # sparse_coo_tensor checks the indices against the size
+        if not isinstance(value, dict) or not (
+            {"same"} == set(value)
+            or {"indices", "values", "name", "size", "coalesced"} == set(value)
+        ):
+            raise TypeError(f"sparse entry {str(value)[:200]}")
         if "same" in value:
+            if not isinstance(value["same"], str) or ("sparse", value["same"]) not in loaded:
+                raise ValueError(f"sparse entry {value!r} names a tensor not given before it")
             return loaded["sparse", value["same"]]
         indices, values = (_decode(value[p], tensors, loaded, place) for p in ("indices", "values"))
         if not isinstance(indices, Tensor) or not isinstance(values, Tensor):
@@ -472,22 +481,26 @@ def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: A
     if kind in ("list", "tuple"):
         items = [_decode(v, tensors, loaded, place) for v in value]
         return tuple(items) if kind == "tuple" else items
-    raise ValueError(f"unknown entry kind {kind!r}")
+    raise ValueError(f"unknown entry kind {kind!r} in {str(node)[:200]}")
 
 
 def _decode_tensor(kind: str, value: Any, tensors: dict, loaded: dict, place: Any) -> Tensor:
-    if kind == "tensor_of":
+    if kind == "tensor_of" and isinstance(value, dict):
         entry = dict(value)
-    elif kind == "tensor_on":  # files before tensor_of: a tensor saved on a device
-        entry = {"key": value[0], "device": value[1]}
-    else:
+    elif kind == "tensor_on" and isinstance(value, list) and len(value) == 2:  # older files
+        entry = {"key": value[0], "device": value[1]}  # a tensor saved on a device
+    elif kind == "tensor":
         entry = {"key": value}
-    key, location, alias = entry["key"], entry.get("device", "cpu"), entry.get("alias")
+    else:
+        raise TypeError(f"tensor entry {str({kind: value})[:200]}")
+    key, location, alias = entry.get("key"), entry.get("device", "cpu"), entry.get("alias")
     if not isinstance(key, str) or not isinstance(location, str):
         raise TypeError(f"tensor entry {value!r}")
     if alias is None:
-        if key in loaded:
-            raise ValueError(f"tensor {key!r} is referenced twice")
+        if key in loaded or key not in tensors:
+            raise ValueError(
+                f"tensor entry {key!r} names a tensor the file lacks, or one given already"
+            )
         t = _placed(place, Tensor._make(tensors[key]), location)
     elif alias == "view" and key in tensors:  # it may come before the tensor it views
         t = _placed(place, Tensor._make(view_in(tensors[key], entry)), location)
@@ -627,6 +640,9 @@ def _parse_header(f: Any, size: int) -> tuple[list[tuple[str, str, tuple, int]],
     for name, _, _, begin, end in entries:
         if begin != at or end < begin:
             raise _Unreadable(f"tensor {name!r}'s data does not follow the one before it")
+        if end > size - 8 - n:
+            raise _Unreadable(f"tensor {name!r} ends at byte {end} of data; the file holds "
+                              f"{size - 8 - n}")  # fmt: skip
         at = end
     if at != size - 8 - n:
         raise _Unreadable(f"the tensors take {at} bytes; the file holds {size - 8 - n}")
