@@ -83,26 +83,18 @@ class Function:
     # -- the node as PyTorch shows it (grad_fn.name(), next_functions, hooks, metadata) ---
 
     def name(self) -> str:
-        """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``)."""
-        return torch_name(self)
+        """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``), also once
+        backward has freed it (release keeps the name where it depends on the call)."""
+        return self.__dict__.get("_name") or torch_name(self)
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
         """Where each input's gradient goes, as PyTorch gives it: ``(node, 0)`` for an input
         made by an op, ``(AccumulateGrad, 0)`` for a leaf that requires grad, ``(None, 0)``
-        for the rest (numbers among them)."""
-        if self.inputs is None:
-            raise RuntimeError(f"{self.op}: next_functions: the graph was freed by backward")
+        for the rest (numbers among them); also once backward has freed the node."""
+        ends = self.__dict__["_edges"] if self.inputs is None else edges(self.inputs)
         T = tensor_type()
-        edges: list[tuple[Any, int]] = []
-        for x in self.inputs:
-            if isinstance(x, T) and x.grad_fn is not None:
-                edges.append((x.grad_fn, 0))
-            elif isinstance(x, T) and x.requires_grad:
-                edges.append((AccumulateGrad.of(x), 0))
-            else:
-                edges.append((None, 0))
-        return tuple(edges)
+        return tuple(((AccumulateGrad.of(e) if isinstance(e, T) else e), 0) for e in ends)
 
     @property
     def metadata(self) -> dict:
@@ -136,9 +128,18 @@ class Function:
     def release(self) -> None:
         """Free what the node saved (its inputs, their versions, forward's arrays) once a
         backward pass without retain_graph has used it; a later pass finds ``inputs`` None and
-        says the graph was freed."""
+        says the graph was freed. What PyTorch's node keeps stays, so that printing it
+        after backward still works: its edges (the inputs' nodes, never their arrays),
+        its name and the user's metadata."""
+        inputs, kept = self.inputs, self.__dict__
+        keep = {"_edges": edges(inputs or ())}
+        if "_metadata" in kept:
+            keep["_metadata"] = kept["_metadata"]
+        if type(self).__name__ in NAMED_BY_CALL:
+            keep["_name"] = torch_name(self)
         self.inputs = None
-        self.__dict__.clear()
+        kept.clear()
+        kept.update(keep)
 
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
@@ -402,6 +403,28 @@ _TORCH_NAMES = {
 }  # fmt: skip
 
 
+def edges(inputs: tuple[Any, ...]) -> list[Any]:
+    """Where each input's gradient goes, as next_functions gives it: the node that made it,
+    the input itself for a leaf that requires grad (its AccumulateGrad's variable), or None
+    (a number, or a tensor that wants no gradient)."""
+    T = tensor_type()
+    out = []  # a loop, not a comprehension: see Function.apply
+    for x in inputs:
+        if isinstance(x, T) and x.requires_grad:
+            fn = x.grad_fn
+            out.append(x if fn is None else fn)
+        else:
+            out.append(None)
+    return out
+
+
+# The ops whose PyTorch name depends on how they were called (see torch_name): release
+# keeps theirs, which it could not tell once the inputs and options are gone.
+NAMED_BY_CALL = frozenset(
+    {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean"}
+)
+
+
 def torch_name(fn: Function) -> str:
     """The name PyTorch gives the node of the same op: by the op, and for a few by how it
     was called (pow's exponent a tensor or a number, matmul's and linear's ranks, a
@@ -420,7 +443,8 @@ def torch_name(fn: Function) -> str:
                 "MmBackward0" if a.ndim == 2 else "ViewBackward0")  # fmt: skip
         ranks = (a.ndim, b.ndim)
         return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}.get(
-            ranks, "UnsafeViewBackward0")
+            ranks, "UnsafeViewBackward0"
+        )
     if op == "GetItem":  # basic indexing: an integer selects, slices slice; else advanced
         index = fn.__dict__.get("index")
         parts = index if isinstance(index, tuple) else (index,)
