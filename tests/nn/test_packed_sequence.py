@@ -418,3 +418,85 @@ def test_packed_input_errors() -> None:
         "parameters chainrule.float32",
     ):
         lstm(packed.double())
+
+
+# -- PackedSequences made by hand -------------------------------------------------------------
+
+# (name, data rows, batch_sizes, sorted_indices, unsorted_indices, our message, what torch does
+# with it: "construct" refuses at once, "later" lets it through to fail in pad_packed_sequence
+# and the GRU, "silent" gives answers from it without a word)
+HAND_MADE = [
+    ("sum-past-rows", 5, [3, 3], None, None, "data must have one row per step", "later"),
+    ("sum-short-of-rows", 5, [2, 1], None, None, "data must have one row per step", "silent"),
+    ("growing", 5, [2, 3], None, None, "batch_sizes must not grow", "later"),
+    ("negative", 3, [4, -1], None, None, "batch_sizes must be positive", "later"),
+    ("empty", 0, [], None, None, "batch_sizes must be positive and not empty", "later"),
+    ("float-batch-sizes", 5, [3.0, 2.0], None, None, "batch_sizes must be a 1-D int64", "later"),
+    ("int32-batch-sizes", 5, "int32", None, None, "batch_sizes must be a 1-D int64", "later"),
+    ("repeated-index", 5, [3, 2], [0, 0, 1], None, "sorted_indices must be a permutation", "later"),
+    (
+        "index-out-of-range",
+        5,
+        [3, 2],
+        [0, 1, 5],
+        None,
+        "sorted_indices must be a perm",
+        "construct",
+    ),
+    ("too-few-indices", 5, [3, 2], [1, 0], None, "sorted_indices must be a permutation", "silent"),
+    (
+        "unsorted-not-a-perm",
+        5,
+        [3, 2],
+        None,
+        [0, 2, 2],
+        "unsorted_indices must be a perm",
+        "silent",
+    ),
+    ("indices-disagree", 5, [3, 2], [2, 0, 1], [0, 1, 2], "must be the inverse", "silent"),
+]
+
+
+def _hand_made(lib, rows, sizes, sorted_, unsorted):
+    data = lib.tensor(np.arange(rows * 2, dtype=np.float32).reshape(rows, 2))
+    if sizes == "int32":
+        batch_sizes = lib.tensor([3, 2], dtype=lib.int32)
+    else:
+        batch_sizes = lib.tensor(sizes, dtype=None if sizes else lib.int64)
+    index = [None if i is None else lib.tensor(i) for i in (sorted_, unsorted)]
+    return lib.nn.utils.rnn.PackedSequence(data, batch_sizes, *index)
+
+
+@pytest.mark.parametrize("case", HAND_MADE, ids=[c[0] for c in HAND_MADE])
+def test_a_hand_made_packed_sequence_that_does_not_hold_together_is_refused(case) -> None:
+    """Batch sizes summing past data's rows padded a row with zeros, growing ones ended in a
+    bare IndexError, indices that were no permutation were taken; torch refuses these at once,
+    later (in pad_packed_sequence or an RNN), or, where marked silent, not at all."""
+    _, rows, sizes, sorted_, unsorted, message, torch_does = case
+    with pytest.raises((TypeError, ValueError), match=rf"^PackedSequence: .*{message}"):
+        _hand_made(cr, rows, sizes, sorted_, unsorted)
+    try:
+        packed = _hand_made(torch, rows, sizes, sorted_, unsorted)
+    except (RuntimeError, IndexError):
+        assert torch_does == "construct"
+        return
+    assert torch_does != "construct"
+    failures = 0
+    for use in (trnn.pad_packed_sequence, torch.nn.GRU(2, 3)):
+        try:
+            use(packed)
+        except (RuntimeError, IndexError, TypeError):
+            failures += 1
+    assert failures == (2 if torch_does == "later" else 0)
+
+
+def test_a_hand_made_packed_sequence_that_holds_together_runs_as_torchs() -> None:
+    ours = _hand_made(cr, 5, [3, 2], [2, 0, 1], None)
+    theirs = _hand_made(torch, 5, [3, 2], [2, 0, 1], None)
+    assert ours.unsorted_indices.tolist() == theirs.unsorted_indices.tolist()
+    for a, b in zip(rnn.unpack_sequence(ours), trnn.unpack_sequence(theirs), strict=True):
+        close(a, b)
+    trailing_zero = [_hand_made(lib, 3, [3, 0], None, None) for lib in (cr, torch)]
+    close(
+        rnn.pad_packed_sequence(trailing_zero[0])[0], trnn.pad_packed_sequence(trailing_zero[1])[0]
+    )

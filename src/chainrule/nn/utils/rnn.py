@@ -50,8 +50,6 @@ class PackedSequence(_PackedFields):
         sorted_indices: Tensor | None = None,
         unsorted_indices: Tensor | None = None,
     ) -> PackedSequence:
-        if unsorted_indices is None:
-            unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:
             if not (isinstance(data, (list, tuple)) and len(data) == 2):
                 raise TypeError(
@@ -59,12 +57,9 @@ class PackedSequence(_PackedFields):
                     f"batch_sizes); got {type(data).__name__} alone"
                 )
             data, batch_sizes = data
-        if batch_sizes.is_cuda:
-            raise ValueError(
-                f"PackedSequence: batch_sizes should always be on CPU; got device "
-                f"{str(batch_sizes.device)!r}; make PackedSequences with pack_sequence or "
-                "pack_padded_sequence"
-            )
+        _check_packed(data, batch_sizes, sorted_indices, unsorted_indices)
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def _with_data(self, data: Tensor) -> PackedSequence:
@@ -112,6 +107,57 @@ class PackedSequence(_PackedFields):
 
     def is_pinned(self) -> bool:
         return self.data.is_pinned()
+
+
+def _check_packed(data: Any, batch_sizes: Any, sorted_: Any, unsorted: Any) -> None:
+    """A PackedSequence made by hand holds together, or says what does not: batch_sizes a 1-D
+    int64 CPU tensor, non-empty, not growing, whose sum is data's rows; the indices
+    permutations of the first batch size, unsorted_indices the inverse of sorted_indices.
+    (PyTorch checks these in pad_packed_sequence and the recurrent layers, or not at all: a
+    sum short of data's rows, or indices that disagree, give it wrong answers silently.)"""
+    op = "PackedSequence"
+    if not isinstance(batch_sizes, Tensor) or not isinstance(data, Tensor):
+        raise TypeError(
+            f"{op}: data and batch_sizes must be tensors; got {type(data).__name__} and "
+            f"{type(batch_sizes).__name__}"
+        )
+    if batch_sizes.is_cuda:
+        raise ValueError(
+            f"{op}: batch_sizes should always be on CPU; got device "
+            f"{str(batch_sizes.device)!r}; make PackedSequences with pack_sequence or "
+            "pack_padded_sequence"
+        )
+    if batch_sizes.ndim != 1 or batch_sizes.dtype != array.int64:
+        raise TypeError(
+            f"{op}: batch_sizes must be a 1-D int64 tensor; got shape {batch_sizes.shape} and "
+            f"dtype {batch_sizes.dtype}"
+        )
+    sizes = batch_sizes.tolist()
+    if not sizes or sizes[0] < 1 or sizes[-1] < 0:
+        raise ValueError(f"{op}: batch_sizes must be positive and not empty; got {sizes}")
+    if any(a < b for a, b in zip(sizes, sizes[1:], strict=False)):
+        raise ValueError(
+            f"{op}: batch_sizes must not grow (each step holds the sequences still running, "
+            f"longest first); got {sizes}"
+        )
+    if data.ndim == 0 or data.shape[0] != sum(sizes):
+        raise ValueError(
+            f"{op}: data must have one row per step of every sequence, sum(batch_sizes) = "
+            f"{sum(sizes)}; got data of shape {data.shape} and batch_sizes {sizes}"
+        )
+    for name, indices in (("sorted_indices", sorted_), ("unsorted_indices", unsorted)):
+        order = None if indices is None else as_tensor(indices).tolist()
+        if order is not None and sorted(order) != list(range(sizes[0])):
+            raise ValueError(
+                f"{op}: {name} must be a permutation of 0..{sizes[0] - 1} (one index per "
+                f"sequence); got {order} for batch_sizes {sizes}"
+            )
+    if sorted_ is not None and unsorted is not None:
+        if as_tensor(sorted_)[as_tensor(unsorted)].tolist() != list(range(sizes[0])):
+            raise ValueError(
+                f"{op}: unsorted_indices must be the inverse of sorted_indices; got "
+                f"{sorted_.tolist()} and {unsorted.tolist()}"
+            )
 
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
