@@ -7,12 +7,12 @@ convolution) arrive as the primitives they apply."""
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import array, fastpath
 from ..autograd.mode import no_grad
+from ..outputs import write_output
 from ..tensor import Tensor
 from .trace import Step, recording
 
@@ -142,9 +142,8 @@ def export(
     data = proto.SerializeToString()
     if hasattr(f, "write"):
         f.write(data)
-    else:
-        with open(os.fspath(f), "wb") as file:
-            file.write(data)
+    else:  # beside the old file, then over it: a full disk midway leaves the old one whole
+        write_output(f, data, "onnx.export")
     return proto
 
 

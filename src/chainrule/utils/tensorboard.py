@@ -42,7 +42,7 @@ except ImportError as err:  # the package is an extra
 
 from ..autograd.engine import toposort
 from ..autograd.mode import enable_grad
-from ..outputs import write_output
+from ..outputs import Output, write_outputs
 from ..tensor import Tensor
 
 __all__ = ["SummaryWriter"]
@@ -614,7 +614,7 @@ class SummaryWriter:
         step = 0 if global_step is None else global_step
         subdir = f"{str(step).zfill(5)}/{_encode(tag)}"
         path = os.path.join(self.log_dir, subdir)
-        os.makedirs(path, exist_ok=True)
+        files: list[Output] = []  # checked whole before any is written
         info = ProjectorConfig().embeddings.add()
         info.tensor_name = f"{tag}:{str(step).zfill(5)}"
         info.tensor_path = f"{subdir}/tensors.tsv"
@@ -629,7 +629,7 @@ class SummaryWriter:
                 lines = ["\t".join(_cell(e, k - 1) for e in row) for k, row in enumerate(rows)]
             else:
                 lines = [_cell(e, k) for k, e in enumerate(metadata)]
-            _write(path, "metadata.tsv", "\n".join(lines) + "\n")
+            files.append((os.path.join(path, "metadata.tsv"), "\n".join(lines) + "\n"))
             info.metadata_path = f"{subdir}/metadata.tsv"
         if label_img is not None:
             imgs = _numpy(label_img)  # (N, C, H, W)
@@ -638,15 +638,20 @@ class SummaryWriter:
                     f"add_embedding: label_img must be (N, C, H, W) with one image per point; "
                     f"got shape {imgs.shape} for mat of shape {points.shape}"
                 )
-            _write(path, "sprite.png", _sprite(imgs))
+            files.append((os.path.join(path, "sprite.png"), _sprite(imgs)))
             info.sprite.image_path = f"{subdir}/sprite.png"
             info.sprite.single_image_dim.extend([imgs.shape[3], imgs.shape[2]])
         rows = ["\t".join(str(v) for v in row.tolist()) for row in points]
-        _write(path, "tensors.tsv", "".join(r + "\n" for r in rows))
-        if not hasattr(self, "_projector"):
-            self._projector = ProjectorConfig()
-        self._projector.embeddings.append(info)
-        _write(self.log_dir, "projector_config.pbtxt", text_format.MessageToString(self._projector))
+        files.append((os.path.join(path, "tensors.tsv"), "".join(r + "\n" for r in rows)))
+        projector = ProjectorConfig()
+        if hasattr(self, "_projector"):
+            projector.CopyFrom(self._projector)
+        projector.embeddings.append(info)
+        config = text_format.MessageToString(projector)
+        files.append((os.path.join(self.log_dir, "projector_config.pbtxt"), config))
+        os.makedirs(path, exist_ok=True)
+        write_outputs(files, "add_embedding")  # the old set, or the whole new one
+        self._projector = projector
 
     def flush(self) -> None:
         """Write what waits to disk."""
@@ -701,10 +706,6 @@ def _cell(entry: Any, row: int) -> str:
             f"metadata.tsv cannot hold; got {text!r}"
         )
     return text
-
-
-def _write(folder: str, name: str, data: str | bytes) -> None:
-    write_output(os.path.join(folder, name), data, "add_embedding")
 
 
 def _sprite(imgs: np.ndarray) -> bytes:
