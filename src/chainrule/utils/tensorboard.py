@@ -425,6 +425,7 @@ class SummaryWriter:
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
         self._writers: dict[str, Any] | None = None  # log dir -> EventFileWriter
+        self._projector = ProjectorConfig()  # the embeddings written so far
         self._writer()
 
     def _writer(self, log_dir: str | None = None) -> Any:
@@ -644,8 +645,7 @@ class SummaryWriter:
         rows = ["\t".join(str(v) for v in row.tolist()) for row in points]
         files.append((os.path.join(path, "tensors.tsv"), "".join(r + "\n" for r in rows)))
         projector = ProjectorConfig()
-        if hasattr(self, "_projector"):
-            projector.CopyFrom(self._projector)
+        projector.CopyFrom(self._projector)
         projector.embeddings.append(info)
         config = text_format.MessageToString(projector)
         files.append((os.path.join(self.log_dir, "projector_config.pbtxt"), config))
