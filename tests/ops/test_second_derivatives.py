@@ -1,0 +1,105 @@
+"""Second derivatives against finite differences (cr.testing.gradgradcheck, float64) for every
+row of the op catalog that PyTorch differentiates twice, and for every Tensor method shared
+with torch that differentiates one floating tensor twice: a backward rule computed on arrays,
+or with a value taken as a constant, where it must be Tensor ops, fails here with its row.
+
+The lists come from the catalog and from torch itself, so a new row or method is checked
+without being named; the rows PyTorch cannot differentiate twice are skipped, each with the
+reason, and a test keeps that list true."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from tests.ops import test_ops as catalog
+
+# The catalog's rows whose backward PyTorch cannot differentiate (torch's own refusal).
+NOT_TWICE = {
+    "scatter_reduce_prod_zeros": "PyTorch refuses: double backward is unsupported for src "
+    "when more than one zero of src is scattered to the same place",
+    "scatter_reduce_prod_zeros_without_self": "PyTorch refuses: double backward is "
+    "unsupported for src when more than one zero of src is scattered to the same place",
+    "scaled_dot_product_attention_causal": "PyTorch's CPU flash attention has no derivative "
+    "of its backward",
+}
+
+ROWS = [r for r in catalog.GRAD_ROWS if r.numeric]  # the others' gradient is by design not
+# the derivative (embedding's scale_grad_by_freq), so finite differences cannot judge it
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(r, id=r.name, marks=pytest.mark.skip(reason=NOT_TWICE[r.name]))
+        if r.name in NOT_TWICE
+        else pytest.param(r, id=r.name)
+        for r in ROWS
+    ]
+
+
+def test_the_sweep_covers_the_catalog() -> None:
+    assert len(ROWS) > 300
+    assert set(NOT_TWICE) <= {r.name for r in ROWS}, "a skipped row is gone from the catalog"
+
+
+@pytest.mark.parametrize("row", _params())
+def test_second_derivatives_match_finite_differences(row: catalog.Row) -> None:
+    ours, _ = catalog._inputs(row, np.float64)
+    assert cr.testing.gradgradcheck(lambda *xs: row.fn(cr, *xs), ours)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", sorted(NOT_TWICE))
+def test_pytorch_refuses_the_skipped_rows(name: str) -> None:
+    row = next(r for r in ROWS if r.name == name)
+    _, theirs = catalog._inputs(row, np.float64)
+    fn = row.torch_fn or row.fn
+    with pytest.raises(RuntimeError, match="(?i)double backward is unsupported|not implemented"):
+        torch.autograd.gradgradcheck(lambda *xs: fn(torch, *xs), theirs)
+
+
+# -- every method torch differentiates twice on one floating tensor ------------------------
+
+VALUES = np.random.default_rng(0).uniform(0.2, 0.8, (2, 3))  # in every method's domain
+
+
+def _twice_in_torch() -> list[str]:
+    """The methods of ours that torch.Tensor has too and that, called with no argument on a
+    float64 tensor in (0.2, 0.8), give a floating tensor torch can differentiate twice."""
+    names = [n for n in dir(cr.Tensor) if not n.startswith("_") and hasattr(torch.Tensor, n)]
+    names = [n for n in names if callable(getattr(cr.Tensor, n)) and not n.endswith("_")]
+    found = []
+    for name in names:
+        x = torch.tensor(VALUES, requires_grad=True)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = getattr(x, name)()
+                if not (isinstance(out, torch.Tensor) and out.requires_grad):
+                    continue
+                if out.layout != torch.strided or out.dtype != torch.float64:
+                    continue  # sparse forms, casts to another dtype
+                torch.autograd.gradgradcheck(lambda t, n=name: getattr(t, n)(), (x,))
+        except Exception:  # needs arguments, or torch cannot differentiate it twice
+            continue
+        found.append(name)
+    return found
+
+
+METHODS = _twice_in_torch()
+
+
+def test_the_derived_methods_hold_the_elementwise_math() -> None:
+    expected = {"exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "erf", "prod", "norm"}
+    assert expected <= set(METHODS)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_methods_second_derivatives_match_finite_differences(name: str) -> None:
+    x = cr.tensor(VALUES, requires_grad=True)
+    assert cr.testing.gradgradcheck(lambda t: getattr(t, name)(), (x,))
