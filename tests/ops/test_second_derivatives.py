@@ -1,7 +1,8 @@
 """Second derivatives against finite differences (cr.testing.gradgradcheck, float64) for every
-row of the op catalog that PyTorch differentiates twice, and for every Tensor method shared
-with torch that differentiates one floating tensor twice: a backward rule computed on arrays,
-or with a value taken as a constant, where it must be Tensor ops, fails here with its row.
+row of the op catalog that PyTorch differentiates twice, and for every Tensor method, cr.*
+function and nn.functional function shared with torch that torch differentiates twice on one
+floating tensor: a backward rule computed on arrays, or with a value taken as a constant,
+where it must be Tensor ops, fails here with its row.
 
 The lists come from the catalog and from torch itself, so a new row or method is checked
 without being named; the rows PyTorch cannot differentiate twice are skipped, each with the
@@ -68,38 +69,65 @@ def test_pytorch_refuses_the_skipped_rows(name: str) -> None:
 VALUES = np.random.default_rng(0).uniform(0.2, 0.8, (2, 3))  # in every method's domain
 
 
-def _twice_in_torch() -> list[str]:
-    """The methods of ours that torch.Tensor has too and that, called with no argument on a
-    float64 tensor in (0.2, 0.8), give a floating tensor torch can differentiate twice."""
-    names = [n for n in dir(cr.Tensor) if not n.startswith("_") and hasattr(torch.Tensor, n)]
-    names = [n for n in names if callable(getattr(cr.Tensor, n)) and not n.endswith("_")]
+def _method(name: str) -> Any:
+    return lambda t: getattr(t, name)()
+
+
+def _function(module: Any, name: str) -> Any:
+    return lambda t: getattr(module, name)(t)
+
+
+# Where the one-tensor calls are looked for: (label, ours, torch's, how a name is called)
+PLACES = [
+    ("Tensor", cr.Tensor, torch.Tensor, lambda m, n: _method(n)),
+    ("cr", cr, torch, _function),
+    ("F", cr.nn.functional, torch.nn.functional, _function),
+]
+
+
+def _twice_in_torch() -> list[tuple[str, str]]:
+    """The callables of ours that torch has too (Tensor methods, cr.* and nn.functional
+    functions) that, called on one float64 tensor in (0.2, 0.8) alone, give a floating tensor
+    torch can differentiate twice."""
     found = []
-    for name in names:
-        x = torch.tensor(VALUES, requires_grad=True)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                out = getattr(x, name)()
-                if not (isinstance(out, torch.Tensor) and out.requires_grad):
-                    continue
-                if out.layout != torch.strided or out.dtype != torch.float64:
-                    continue  # sparse forms, casts to another dtype
-                torch.autograd.gradgradcheck(lambda t, n=name: getattr(t, n)(), (x,))
-        except Exception:  # needs arguments, or torch cannot differentiate it twice
-            continue
-        found.append(name)
+    for label, ours, theirs, call in PLACES:
+        for name in dir(ours):
+            if name.startswith("_") or name.endswith("_") or not hasattr(theirs, name):
+                continue
+            if not callable(getattr(ours, name)) or isinstance(getattr(ours, name), type):
+                continue
+            x = torch.tensor(VALUES, requires_grad=True)
+            f = call(theirs, name)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = f(x)
+                    if not (isinstance(out, torch.Tensor) and out.requires_grad):
+                        continue
+                    if out.layout != torch.strided or out.dtype != torch.float64:
+                        continue  # sparse forms, casts to another dtype
+                    torch.autograd.gradgradcheck(f, (x,))
+            except Exception:  # needs arguments, or torch cannot differentiate it twice
+                continue
+            found.append((label, name))
     return found
 
 
-METHODS = _twice_in_torch()
+CALLS = _twice_in_torch()
 
 
-def test_the_derived_methods_hold_the_elementwise_math() -> None:
-    expected = {"exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "erf", "prod", "norm"}
-    assert expected <= set(METHODS)
+def test_the_derived_calls_hold_the_elementwise_math() -> None:
+    names = {f"{label}.{name}" for label, name in CALLS}
+    expected = {"Tensor.exp", "Tensor.rsqrt", "Tensor.prod", "Tensor.norm", "cr.sigmoid",
+                "F.softplus", "F.silu", "F.mish", "F.elu", "F.log_softmax"}  # fmt: skip
+    assert expected <= names
 
 
-@pytest.mark.parametrize("name", METHODS)
-def test_methods_second_derivatives_match_finite_differences(name: str) -> None:
+@pytest.mark.filterwarnings("ignore::UserWarning")  # softmax's implicit dim, as torch's
+@pytest.mark.parametrize(("label", "name"), CALLS, ids=[f"{a}.{b}" for a, b in CALLS])
+def test_one_tensor_calls_second_derivatives_match_finite_differences(
+    label: str, name: str
+) -> None:
+    _, ours, _, call = next(p for p in PLACES if p[0] == label)
     x = cr.tensor(VALUES, requires_grad=True)
-    assert cr.testing.gradgradcheck(lambda t: getattr(t, name)(), (x,))
+    assert cr.testing.gradgradcheck(call(ours, name), (x,))
