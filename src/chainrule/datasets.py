@@ -9,7 +9,9 @@ features, int64 class labels of shape (n,), float32 regression targets of shape 
 from __future__ import annotations
 
 import gzip
+import math
 import os
+import struct
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -130,33 +132,66 @@ _IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
               "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 # IDX type codes; the data is big-endian.
 _IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+_MAX_DIMS = 64  # NumPy's most
+_PIECE = 1 << 20  # bytes read at a time from a compressed file (each read allocates as much)
 
 
 def read_idx(path: str | os.PathLike) -> Any:
-    """Read one IDX file (raw, or gzip-compressed if its name ends in .gz) into an array."""
+    """Read one IDX file (raw, or gzip-compressed if its name ends in .gz) into an array.
+
+    The sizes in the header are checked before anything is allocated for them: a raw file
+    against its length on disk, a compressed one by reading no more than they say (and one
+    byte), so a damaged or hostile file is refused without reading it whole."""
     path = Path(path)
-    raw = path.read_bytes()
-    if path.suffix == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"read_idx: {path} is not a readable gzip file ({e})") from None
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
-        raise ValueError(f"read_idx: {path} is not an IDX file (bad magic number {raw[:4].hex()})")
-    ndim = raw[3]
-    header = 4 + 4 * ndim
-    if len(raw) < header:
-        raise ValueError(f"read_idx: {path} is truncated inside its header")
-    shape = tuple(int(n) for n in xp.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
-    dtype = xp.dtype(_IDX_TYPES[raw[2]])
-    size = int(xp.prod(shape, dtype=xp.int64)) * dtype.itemsize
-    if len(raw) - header != size:
+    gz = path.suffix == ".gz"
+    try:
+        with gzip.open(path, "rb") if gz else open(path, "rb") as f:
+            head = f.read(4)
+            if len(head) < 4 or head[0] != 0 or head[1] != 0 or head[2] not in _IDX_TYPES:
+                raise ValueError(
+                    f"read_idx: {path} is not an IDX file (bad magic number {head.hex()})"
+                )
+            ndim, dtype = head[3], xp.dtype(_IDX_TYPES[head[2]])
+            if ndim > _MAX_DIMS:
+                raise ValueError(
+                    f"read_idx: {path}'s header says {ndim} dims; an array has at most {_MAX_DIMS}"
+                )
+            dims = f.read(4 * ndim)
+            if len(dims) < 4 * ndim:
+                raise ValueError(f"read_idx: {path} is truncated inside its header")
+            shape = struct.unpack(f">{ndim}I", dims)
+            size = math.prod(shape) * dtype.itemsize  # Python's ints: no overflow
+            if gz:  # what the header says and one byte more, to tell a longer file
+                raw = _read_at_most(f, size + 1)
+                held = f"more than {size}" if len(raw) > size else str(len(raw))
+            else:
+                left = os.fstat(f.fileno()).st_size - 4 - 4 * ndim
+                raw = f.read(size) if left == size else b""
+                held = str(left)
+    except (OSError, EOFError) as e:  # gzip's BadGzipFile is an OSError
+        if not gz:
+            raise
+        raise ValueError(f"read_idx: {path} is not a readable gzip file ({e})") from None
+    if len(raw) != size:
         raise ValueError(
-            f"read_idx: {path} holds {len(raw) - header} data bytes; its header (shape {shape}, "
+            f"read_idx: {path} holds {held} data bytes; its header (shape {shape}, "
             f"{dtype.itemsize}-byte items) says {size}"
         )
-    data = xp.frombuffer(raw, dtype=dtype, offset=header).reshape(shape)
+    data = xp.frombuffer(raw, dtype=dtype).reshape(shape)
     return data.astype(dtype.newbyteorder("="))  # native byte order, and a writable copy
+
+
+def _read_at_most(f: Any, n: int) -> bytes:
+    """Up to ``n`` bytes of ``f``, read a piece at a time, so that only what the file holds
+    is ever allocated, whatever ``n`` is."""
+    pieces, got = [], 0
+    while got < n:
+        piece = f.read(min(n - got, _PIECE))
+        if not piece:
+            break
+        pieces.append(piece)
+        got += len(piece)
+    return b"".join(pieces)
 
 
 def _find_idx(root: Path, name: str, folders: tuple[str, ...]) -> Path | None:

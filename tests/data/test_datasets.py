@@ -3,6 +3,7 @@
 import gzip
 import struct
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -141,6 +142,53 @@ def test_read_idx_types_and_damage(tmp_path):
     (tmp_path / "bad.gz").write_bytes(b"not gzip")
     with pytest.raises(ValueError, match="is not a readable gzip file"):
         read_idx(tmp_path / "bad.gz")
+
+
+def peak_bytes(read):
+    """The most memory Python held at once while ``read()`` ran (and what it raised)."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as caught:
+            read()
+        return tracemalloc.get_traced_memory()[1], str(caught.value)
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_compressed_file_longer_than_its_header_says_is_not_read_whole(tmp_path):
+    path = tmp_path / "bomb.gz"
+    with gzip.open(path, "wb") as f:  # 64 MiB of zeros after a header that says 10 bytes
+        f.write(bytes([0, 0, 0x08, 1]) + struct.pack(">I", 10))
+        for _ in range(64):
+            f.write(bytes(1 << 20))
+    peak, message = peak_bytes(lambda: read_idx(path))
+    assert (
+        "holds more than 10 data bytes; its header (shape (10,), 1-byte items) says 10" in message
+    )
+    assert peak < 8 << 20
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_sizes_in_a_header_are_checked_before_allocating(tmp_path, gz):
+    # (2**16,) * 4: 2**64 bytes, which NumPy's int64 product wraps to 0
+    huge = bytes([0, 0, 0x08, 4]) + struct.pack(">4I", *[1 << 16] * 4)
+    path = tmp_path / ("huge.gz" if gz else "huge")
+    path.write_bytes(gzip.compress(huge + bytes(5)) if gz else huge + bytes(5))
+    peak, message = peak_bytes(lambda: read_idx(path))
+    assert (
+        f"holds 5 data bytes; its header (shape {(1 << 16,) * 4}, 1-byte items) says {2**64}"
+        in message
+    )
+    assert peak < 8 << 20
+    many = bytes([0, 0, 0x08, 100]) + struct.pack(">100I", *[1] * 100) + bytes(1)
+    path.write_bytes(gzip.compress(many) if gz else many)
+    with pytest.raises(ValueError, match="header says 100 dims; an array has at most 64"):
+        read_idx(path)
+
+
+def test_a_missing_raw_file_is_not_called_a_gzip_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_idx(tmp_path / "absent")
 
 
 def test_mismatched_images_and_labels(tmp_path):
