@@ -8,8 +8,9 @@ are named here by the package's __init__, as PyTorch names them under torch.auto
 from collections.abc import Callable
 
 from .. import fastpath
-from .custom import Function, FunctionCtx, Variable, once_differentiable
+from .custom import Function, FunctionCtx, Variable
 from .engine import Observer, backward, grad, sum_to_shape, toposort
+from .function import once_differentiable
 from .mode import (
     detect_anomaly,
     enable_grad,

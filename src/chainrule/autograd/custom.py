@@ -457,14 +457,6 @@ def _expand(templates: list, diff: list[int], ctx: FunctionCtx, grads: list[Any]
     return full
 
 
-def once_differentiable(backward: Any) -> Any:
-    """Mark a Function's backward that is not written in differentiable ops (it works on
-    arrays, say): it runs with grad mode off, and a second derivative through it is
-    PyTorch's error. Goes under ``@staticmethod``."""
-    backward._once_differentiable = True
-    return backward
-
-
 def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
     """PyTorch's legacy ``torch.autograd.Variable``: a Tensor, now that the two are one. A
     tensor given is aliased (a new Tensor sharing its array), as PyTorch does."""

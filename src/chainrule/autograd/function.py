@@ -462,3 +462,12 @@ def torch_name(fn: Function) -> str:
     if op in ("Sum", "Mean") and fn.__dict__.get("dim", fn.__dict__.get("axis")) is not None:
         return f"{op}Backward1"
     return _TORCH_NAMES.get(op, f"{op}Backward0")
+
+
+def once_differentiable(backward: Any) -> Any:
+    """Mark a custom Function's backward that is not written in differentiable ops (it works
+    on arrays, say): it runs with grad mode off, and a second derivative through it is
+    PyTorch's error. Goes under ``@staticmethod``. Here, as programs import it from
+    torch.autograd.function; custom.py's node reads the mark."""
+    backward._once_differentiable = True
+    return backward
