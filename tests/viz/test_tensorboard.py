@@ -491,6 +491,40 @@ def test_embedding_sprite_equals_torchs(tmp_path: Path) -> None:
     ).read_text()
 
 
+def test_the_writer_reads_nothing_back_from_log_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No name, path or size is taken from the files already in log_dir: an old projector
+    config naming a file outside is replaced, never read, as PyTorch's writer does."""
+    import builtins
+    import io
+
+    from google.protobuf import text_format
+    from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+    config = tmp_path / "projector_config.pbtxt"
+    config.write_text('embeddings { tensor_name: "x" tensor_path: "../../../etc/passwd" }\n')
+    read: list[str] = []
+    real_open = builtins.open
+
+    def spy(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if not any(c in mode for c in "wxa+"):
+            read.append(os.fspath(file) if isinstance(file, (str, os.PathLike)) else "fd")
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io, "open", spy)  # TensorBoard's gfile opens through io
+    with SummaryWriter(str(tmp_path), purge_step=3) as w:
+        w.add_scalar("loss", 1.0, 3)
+        w.add_text("note", "hello", 3)
+        w.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name="trial")
+        w.add_embedding(np.eye(2), metadata=["a", "b"])
+    monkeypatch.undo()
+    assert [f for f in read if str(tmp_path) in f] == []
+    written = text_format.Parse(config.read_text(), ProjectorConfig())
+    assert [e.tensor_path for e in written.embeddings] == ["00000/default/tensors.tsv"]
+
+
 def test_embedding_sprite_of_tall_images_is_square(tmp_path: Path) -> None:
     from PIL import Image
 
