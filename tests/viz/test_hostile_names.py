@@ -283,6 +283,8 @@ def tensorboard_graph(name: str, tmp_path: Path) -> None:
     from chainrule.utils.tensorboard import SummaryWriter
 
     model = model_named(name)
+    layers, function = model.forward, custom_function(name)
+    model.forward = lambda x: function.apply(layers(x))  # type: ignore[method-assign]
     with SummaryWriter(str(tmp_path / "run")) as w:
         w.add_graph(model, cr.randn(4, 2))
     graph = graph_pb2.GraphDef.FromString(tensorboard(tmp_path / "run").Graph().SerializeToString())
@@ -295,6 +297,7 @@ def tensorboard_graph(name: str, tmp_path: Path) -> None:
         return re.sub(r"%([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
 
     assert f"{name}.weight" in {decoded(n) for n in names}
+    assert f"{name}Backward" in {node.op for node in graph.node}
 
 
 WRITERS: dict[str, Callable[[str, Path], None]] = {

@@ -371,7 +371,7 @@ def _graph(model: Any, input_to_model: Any, verbose: bool) -> Any:
         else:
             op = "Constant" if t.grad_fn is None else t.grad_fn.op
             count[op] = count.get(op, 0) + 1
-            name = f"{scope}/{op}_{count[op]}"
+            name = f"{scope}/{_node_name(op)}_{count[op]}"
         names[id(t)] = name
         attr = {"_output_shapes": _shape_attr(t), "dtype": _string_attr(str(t.dtype))}
         inputs_of = [names[id(p)] for p in _parents(t)]
