@@ -5,7 +5,8 @@ formed.
 
 The programs: a GPT with its own attention (gpt), makemore's bigram and MLP name models
 (names) and its recurrent one (names_rnn), a polynomial fit updated by hand (polyfit), an LSTM
-forecaster trained by L-BFGS (forecast) and a word-level language model (wordlm). Random draws
+forecaster trained by L-BFGS (forecast), a word-level language model (wordlm) and a critic of
+custom autograd Functions trained with a gradient penalty (gradient_penalty). Random draws
 (sampling, the GPT's prompt continuation) differ between the libraries, so only what follows
 from the weights is compared; dropout is 0 and no loader shuffles."""
 
@@ -158,6 +159,21 @@ def test_lstm_forecaster_with_lbfgs(cells: bool) -> None:
     assert ours["losses"][-1] < 0.05 * ours["losses"][0]
     assert ours["forecast"].shape == (3, 20) and ours["forecast"].dtype == np.float64
     np.testing.assert_allclose(ours["forecast"], theirs["forecast"], rtol=0, atol=1e-7)
+
+
+def test_gradient_penalty_through_custom_functions() -> None:
+    """Custom Functions (a saved output of two, mark_dirty of a slice, a once_differentiable
+    loss) under a penalty on the inputs' gradient (create_graph): the penalty's backward
+    differentiates the Functions' backward, through their saved outputs."""
+    theirs, ours = twins("gradient_penalty")
+    assert_follows(ours["losses"], theirs["losses"], F32)
+    assert_follows(ours["penalties"], theirs["penalties"], F32)
+    assert ours["losses"][-1] < 0.5 * ours["losses"][0]
+    for g, t in zip(ours["grads"], theirs["grads"], strict=True):
+        np.testing.assert_allclose(g, t, rtol=10 * F32, atol=1e-5)
+    steps = len(ours["losses"])
+    assert ours["grad_mode_in_loss_backward"] == theirs["grad_mode_in_loss_backward"]
+    assert ours["grad_mode_in_loss_backward"] == [False] * steps
 
 
 @pytest.mark.parametrize("model_type", ["LSTM", "GRU", "Transformer"])
