@@ -424,7 +424,8 @@ def test_packed_input_errors() -> None:
 
 # (name, data rows, batch_sizes, sorted_indices, unsorted_indices, our message, what torch does
 # with it: "construct" refuses at once, "later" lets it through to fail in pad_packed_sequence
-# and the GRU, "silent" gives answers from it without a word)
+# and the GRU, "silent" gives answers from it without a word, "undefined" reads memory it never
+# wrote, failing or not from run to run)
 HAND_MADE = [
     ("sum-past-rows", 5, [3, 3], None, None, "data must have one row per step", "later"),
     ("sum-short-of-rows", 5, [2, 1], None, None, "data must have one row per step", "silent"),
@@ -433,7 +434,15 @@ HAND_MADE = [
     ("empty", 0, [], None, None, "batch_sizes must be positive and not empty", "later"),
     ("float-batch-sizes", 5, [3.0, 2.0], None, None, "batch_sizes must be a 1-D int64", "later"),
     ("int32-batch-sizes", 5, "int32", None, None, "batch_sizes must be a 1-D int64", "later"),
-    ("repeated-index", 5, [3, 2], [0, 0, 1], None, "sorted_indices must be a permutation", "later"),
+    (
+        "repeated-index",
+        5,
+        [3, 2],
+        [0, 0, 1],
+        None,
+        "sorted_indices must be a permutation",
+        "undefined",
+    ),
     (
         "index-out-of-range",
         5,
@@ -481,6 +490,8 @@ def test_a_hand_made_packed_sequence_that_does_not_hold_together_is_refused(case
         assert torch_does == "construct"
         return
     assert torch_does != "construct"
+    if torch_does == "undefined":
+        return
     failures = 0
     for use in (trnn.pad_packed_sequence, torch.nn.GRU(2, 3)):
         try:
