@@ -196,6 +196,7 @@ def test_several_outputs(use: str) -> None:
     for lib in LIBS:
         x = _x(lib)
         s, c = functions(lib)["SinCos"].apply(x)
+        assert s.grad_fn.name() == c.grad_fn.name() == "SinCosBackward"
         loss = {"both": s.sum() + 2 * c.sum(), "first": s.sum(), "second": c.sum()}[use]
         loss.backward()
         got.append((s.detach().numpy(), c.detach().numpy(), x.grad.numpy()))

@@ -213,13 +213,23 @@ class _Node(Primitive):
 
 
 class _Part(Primitive):
-    """out = one output of a Function with several: a part of its node's packed output."""
+    """out = one output of a Function with several: a part of its node's packed output. It
+    is named as the node is (``SinCosBackward``), as PyTorch shows each output's grad_fn."""
 
+    __slots__ = ("cls", "__weakref__")  # cls kept when the node is released, as _Node's
     rule = "grad_packed = grad in this output's place, 0 elsewhere"
     saves_inputs = False
+    cls: Any
     ctx: FunctionCtx
     index: int  # which differentiable output this is
     start: int  # where its elements begin in the packed output
+
+    @property
+    def op(self) -> str:
+        return f"{self.cls.__name__}Backward"
+
+    def name(self) -> str:
+        return self.op
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
         self.ctx._arrived.add(self.index)
@@ -249,7 +259,7 @@ def _join_part(out: Any, packed: Any, ctx: FunctionCtx, index: int, start: int) 
     fn = _Part()
     fn.inputs, fn.needs_input_grad = (packed,), (True,)
     fn.versions, fn.stamp = versions(fn.inputs), writes[0]
-    fn.ctx, fn.index, fn.start = ctx, index, start
+    fn.cls, fn.ctx, fn.index, fn.start = packed.grad_fn.cls, ctx, index, start
     out.requires_grad, out.grad_fn = True, fn
 
 
