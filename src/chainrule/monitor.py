@@ -667,8 +667,10 @@ class Monitor:
         # names are the user's: no $ in one starts mathtext, no leading _ drops it (below)
         with matplotlib.rc_context({"text.parse_math": False}):
             fig = self._draw(plt)
-        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
-        plt.close(fig)
+        try:
+            write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
+        finally:  # a failed write (a full disk) leaves no figure open in pyplot either
+            plt.close(fig)
 
     def _draw(self, plt: Any) -> Any:
         """The four panels, as a figure."""

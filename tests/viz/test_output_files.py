@@ -9,6 +9,7 @@ import ast
 import builtins
 import errno
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,8 @@ def test_a_full_disk_leaves_the_old_file_whole(
     assert caught.value.errno == errno.ENOSPC
     assert opened and all(name.startswith(".") and ".tmp" in name for name in opened), opened
     assert contents(tmp_path) == old  # the old files as they were, nothing beside them
+    if "matplotlib.pyplot" in sys.modules:
+        assert sys.modules["matplotlib.pyplot"].get_fignums() == []  # nor a figure left open
 
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
