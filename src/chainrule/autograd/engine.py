@@ -30,13 +30,15 @@ FREED = (
 
 
 def grad_parents(t: Tensor) -> Sequence[Tensor]:
-    """The inputs of the node that made ``t`` that want a gradient, in recorded order."""
+    """The inputs of the node that made ``t`` that want a gradient, in recorded order; none
+    for a node an earlier pass freed (a pass that reaches it says so as its rule is due,
+    after what comes before it has run, as PyTorch's)."""
     fn = t.grad_fn
     if fn is None:
         return ()
     xs = fn.inputs
     if xs is None:
-        raise RuntimeError(f"{fn.op}: {FREED}")
+        return ()
     parents = []  # a loop, not a comprehension: see Function.apply
     if fastpath.unchanged(fn):  # nothing written in place since: each input as it is
         for x, need in zip(xs, fn.needs_input_grad, strict=True):
@@ -114,9 +116,10 @@ def _sum_to_shape_array(g: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 class Observer:
-    """Watches a backward pass: the engine calls ``node`` as it reaches each tensor with its
-    gradient, ``input`` for each gradient a rule gives (as returned, and fitted to the
-    input), and ``swept`` once the node's inputs have theirs. Subclasses override what they
+    """Watches a backward pass: the engine calls ``reached`` as it reaches each tensor with
+    its gradient, ``node`` with the gradient its tensor hooks made of it, ``input`` for each
+    gradient a rule gives (as returned, and fitted to the input), and ``swept`` once the
+    node's inputs have theirs. Subclasses override what they
     need; ``accumulates`` False keeps leaves' ``.grad`` untouched (``cr.grad``), and
     ``plain`` (the default) has the rules run as written, in Tensor ops, with no speed
     trick: what anomaly checks and explanations need to name and show each step."""
@@ -124,6 +127,9 @@ class Observer:
     accumulates = True
     plain = True
     into: set[int] | None = None  # only these tensors' .grad (backward's inputs=), if given
+
+    def reached(self, t: Tensor, grad: Tensor) -> None:
+        pass
 
     def node(self, t: Tensor, grad: Tensor) -> None:
         pass
@@ -141,16 +147,51 @@ def plain_gradients(fn: Function, grad: Tensor, out: Tensor) -> Sequence[Any]:
     return fn.backward(grad, out)
 
 
+class Walk:
+    """The part of a graph a pass towards some tensors (``cr.grad``'s inputs,
+    ``backward(inputs=...)``'s) walks, as PyTorch's: the tensors on a path from the outputs to
+    one of them, in toposort's order, and ``stops``, the wanted tensors whose own node does
+    not run (no other wanted tensor lies behind it, and ``cr.grad`` does not run it), so that
+    the graph behind them is neither walked nor freed."""
+
+    def __init__(self, roots: Sequence[Tensor], wanted: Sequence[Tensor], run_wanted: bool):
+        parents: dict[int, Sequence[Tensor]] = {}
+        self.freed = False  # a node met was freed: whatever lies behind it is unknown
+
+        def reach(t: Tensor) -> Sequence[Tensor]:
+            fn = t.grad_fn
+            if fn is not None and fn.inputs is None:
+                self.freed = True
+            found = parents[id(t)] = grad_parents(t)
+            return found
+
+        ids = {id(t) for t in wanted}
+        leads: set[int] = set()  # an input is reached from these (the inputs among them)
+        self.leads = leads
+        self.order: list[Tensor] = []
+        self.stops: set[int] = set()
+        for t in toposort(roots, reach):  # parents first
+            behind = any(id(p) in leads for p in parents[id(t)])
+            if behind or id(t) in ids:
+                leads.add(id(t))
+                self.order.append(t)
+                if not behind and not run_wanted:
+                    self.stops.add(id(t))
+
+
 def run_backward(
     roots: Sequence[Tensor],
     root_grads: Sequence[Tensor],
     retain_graph: bool,
     create_graph: bool,
     observer: Observer | None = None,
+    walk: Walk | None = None,
 ) -> None:
     """The backward pass from ``roots`` seeded with ``root_grads``: reference.backward's walk,
-    plus hooks, the observer, version checks, the fast path and freeing, each a named call."""
-    order = toposort(roots, grad_parents)
+    plus hooks, the observer, version checks, the fast path and freeing, each a named call;
+    with ``walk``, only its part of the graph."""
+    order: list[Any] = toposort(roots, grad_parents) if walk is None else walk.order
+    stops = None if walk is None else walk.stops
     grads: dict[Any, Any] = {}  # tensor -> its gradient so far (tensors hash by identity)
     for r, g in zip(roots, root_grads, strict=True):
         grads[r] = grads[r] + g if r in grads else g
@@ -172,11 +213,13 @@ def run_backward(
                 g = arrive(t, g, observer, create_graph, owners)
             if fn is None:
                 continue
+            if stops is not None and id(t) in stops:  # the graph behind it is not walked
+                continue
             fresh = fastpath.unchanged(fn)  # nothing written in place since it was recorded
             if fn.node_hooks is None and not fn.users_rule:
                 in_grads = call_rule(fn, g, t, rule, fresh)
             else:
-                in_grads = hooked_rule(fn, g, t, rule, fresh, owners)
+                in_grads = hooked_rule(fn, g, t, rule, fresh, owners, walk)
             pairs = zip(fn.inputs, fn.needs_input_grad, in_grads, fn.versions, strict=True)
             for i, (x, need, raw, v) in enumerate(pairs):
                 if need and raw is not None:
@@ -203,14 +246,16 @@ def arrive(
     """What happens as ``t`` is reached with its whole gradient ``g``, where anything does:
     its tensor hooks (which may replace ``g``), the observer, accumulation into ``.grad``
     (leaves, and tensors that retain_grad) and a leaf's post-accumulate hooks."""
+    if observer is not None:
+        observer.reached(t, g)
     if t._hooks is not None:
         g = run_hooks(t, g, owners)
     if observer is not None:
         observer.node(t, g)
     leaf = t.grad_fn is None
     into = None if observer is None else observer.into  # backward(inputs=...)'s tensors
-    if into is None:
-        keep = (observer is None or observer.accumulates) and (leaf or t._retains_grad)
+    if into is None:  # a retained gradient is kept under cr.grad too, as in PyTorch
+        keep = t._retains_grad or leaf and (observer is None or observer.accumulates)
     else:
         keep = id(t) in into or t._retains_grad
     if keep:
@@ -242,11 +287,18 @@ def call_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> S
 
 
 def hooked_rule(
-    fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool, owners: Owners
+    fn: Function,
+    g: Tensor,
+    out: Tensor,
+    rule: Any,
+    fresh: bool,
+    owners: Owners,
+    walk: Walk | None = None,
 ) -> Sequence[Any]:
     """call_rule where user code runs: the node's own hooks around it, as PyTorch runs them
     (each prehook, ``grad_fn.register_prehook``, on ``(grad,)`` before the rule, each hook,
-    ``grad_fn.register_hook``, on ``(input gradients, (grad,))`` after; a hook that returns a
+    ``grad_fn.register_hook``, on ``(input gradients, (grad,))`` after, seeing None for an
+    input off the ``walk``, whose gradient PyTorch does not compute; a hook that returns a
     tuple replaces what the next one sees), and a rule that is the user's (a custom
     Function's backward). What user code sees or returns, ``owners`` is told of."""
     hooks = fn.node_hooks or {"pre": {}, "post": {}}
@@ -260,6 +312,9 @@ def hooked_rule(
     in_grads = call_rule(fn, g, out, rule, fresh)
     if fn.users_rule:
         in_grads = [owners.given(r) for r in in_grads]
+    if walk is not None and hooks["post"]:
+        pairs = zip(fn.inputs or (), fn.versions, in_grads, strict=True)
+        in_grads = [r if r is None or id(_seen(x, v)) in walk.leads else None for x, v, r in pairs]
     for hook in list(hooks["post"].values()):
         in_grads = [owners.shown(r) for r in in_grads]
         new = hook(tuple(in_grads), (g,))
@@ -270,6 +325,11 @@ def hooked_rule(
                 )
             in_grads = [owners.given(r) for r in new]
     return in_grads
+
+
+def _seen(x: Any, v: int | None) -> Any:
+    """Input ``x`` as the graph knows it, at the version ``v`` its node recorded."""
+    return x if v is None or x._vc is None or x._vc[0] == v else as_seen(x, v)
 
 
 def run_hooks(t: Tensor, g: Tensor, owners: Owners) -> Tensor:
@@ -444,17 +504,26 @@ class AnomalyCheck(Observer):
 
 
 class Capture(Observer):
-    """``cr.grad``: the gradients of ``inputs`` are kept, nothing is accumulated."""
+    """``cr.grad``: the gradients of ``inputs`` are kept, nothing is accumulated into a leaf.
+    As PyTorch's: an input whose node runs (another input lies behind it) gives the gradient
+    as it arrives, its tensor hooks shaping only what flows past it; one whose node does not
+    run (``stops``) gives it after its hooks."""
 
     accumulates = False
     plain = False
 
-    def __init__(self, inputs: Sequence[Tensor]) -> None:
-        self.wanted = {id(t) for t in inputs}
+    def __init__(self, inputs: Sequence[Tensor], stops: set[int]) -> None:
+        wanted = {id(t) for t in inputs}
+        self.early = wanted - stops
+        self.late = wanted & stops
         self.captured: dict[int, Tensor] = {}
 
+    def reached(self, t: Tensor, grad: Tensor) -> None:
+        if id(t) in self.early:
+            self.captured[id(t)] = grad
+
     def node(self, t: Tensor, grad: Tensor) -> None:
-        if id(t) in self.wanted:
+        if id(t) in self.late:
             self.captured[id(t)] = grad
 
 
@@ -476,6 +545,10 @@ class Observers(Observer):
         self.accumulates = all(o.accumulates for o in observers)
         self.plain = any(o.plain for o in observers)
         self.into = next((o.into for o in observers if o.into is not None), None)
+
+    def reached(self, t: Tensor, grad: Tensor) -> None:
+        for o in self.all:
+            o.reached(t, grad)
 
     def node(self, t: Tensor, grad: Tensor) -> None:
         for o in self.all:
@@ -542,14 +615,20 @@ def backward(
             f"{op}: the tensor does not require grad and has no grad_fn; set requires_grad=True "
             "on an input (or check for a no_grad block)"
         )
+    walk = None
     if inputs is not None:
         T = tensor_type()
         wanted = [inputs] if isinstance(inputs, T) else list(inputs)
         if not wanted:
             raise RuntimeError(f"{op}: inputs is empty; give the tensors to accumulate into")
         observer = Observers(*(o for o in (observer, Into(wanted)) if o is not None))
+        walk = Walk([root], wanted, run_wanted=True)  # their nodes run, as PyTorch's
+        for t in wanted:  # and, as PyTorch's, a non-leaf among them retains its grad since
+            if t.grad_fn is not None:
+                t.retain_grad()
     start = seed(root, gradient, op)
-    run_backward([root], [start], retain_graph or create_graph, create_graph, watching(observer))
+    retain = retain_graph or create_graph
+    run_backward([root], [start], retain, create_graph, watching(observer), walk)
 
 
 def grad(
@@ -589,11 +668,14 @@ def grad(
         )
     seeds = [seed(o, g, "grad") for o, g in zip(outs, gos, strict=True)]
     retain = create_graph if retain_graph is None else retain_graph
-    capture = Capture(ins)
-    run_backward(outs, seeds, retain, create_graph, watching(capture))
+    walk = Walk(outs, ins, run_wanted=False)
+    capture = Capture(ins, walk.stops)
+    run_backward(outs, seeds, retain, create_graph, watching(capture), walk)
     result = []
     for i, x in enumerate(ins):
         g = capture.captured.get(id(x))
+        if g is None and walk.freed:  # it may lie behind a node an earlier pass freed
+            raise RuntimeError(f"grad: {FREED}")
         if g is None and materialize_grads:
             g = T._make(array.xp.zeros_like(x._array))
         if g is None and not allow_unused:

@@ -59,7 +59,7 @@ class Function:
     inputs: tuple[Any, ...] | None
     needs_input_grad: tuple[bool, ...]
     versions: tuple[int | None, ...]
-    stamp: int  # the process's count of in-place writes when the node was recorded
+    stamp = -1  # the process's count of in-place writes when the node was recorded (freed: -1)
     out_version: int
     rule = ""
     backward_arrays: Any = None  # a method where an op has one (see the contract above)
@@ -132,7 +132,7 @@ class Function:
         after backward still works: its edges (the inputs' nodes, never their arrays),
         its name and the user's metadata."""
         inputs, kept = self.inputs, self.__dict__
-        keep = {"_edges": edges(inputs or ())}
+        keep: dict[str, Any] = {"_edges": edges(inputs or ())}
         if "_metadata" in kept:
             keep["_metadata"] = kept["_metadata"]
         if type(self).__name__ in NAMED_BY_CALL:
