@@ -508,3 +508,17 @@ def test_grad_mode_is_off_inside_a_once_differentiable_backward(create_graph: bo
         y = outputs_functions(lib)["SeesGradMode"].apply(x)
         _grad(lib)(y.sum(), x, create_graph=create_graph)
         assert SEEN == [False]
+
+
+def test_the_node_reads_as_its_ctx_until_backward_frees_it() -> None:
+    for lib in LIBS:
+        x = _x(lib)
+        y = outputs_functions(lib)["ExpOnce"].apply(x)
+        node = y.grad_fn
+        np.testing.assert_allclose(node.saved_tensors[0].detach().numpy(), np.exp([0.3, -1.2, 2.0]))
+        assert node.needs_input_grad == (True,)
+        z = functions(lib)["Scale"].apply(x, 2.5)
+        assert z.grad_fn.factor == 2.5  # what forward set on ctx
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="(?i)backward through the graph a second time"):
+            _ = node.saved_tensors

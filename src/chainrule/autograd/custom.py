@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import array
 from .function import Function as Primitive
@@ -71,11 +71,7 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
         if self._saved is None:
-            raise RuntimeError(
-                f"{self._name}: trying to backward through the graph a second time (or to "
-                "read saved tensors after they were freed); specify retain_graph=True the "
-                "first time"
-            )
+            self._freed()
         for i, (t, v) in enumerate(zip(self._saved, self._saved_versions, strict=True)):
             if t is not None and version(t) != v:
                 raise RuntimeError(
@@ -86,6 +82,13 @@ class FunctionCtx:
         if not self._links:
             return self._saved
         return tuple(self._unpack(i, t) for i, t in enumerate(self._saved))
+
+    def _freed(self) -> NoReturn:
+        raise RuntimeError(
+            f"{self._name}: trying to backward through the graph a second time (or to "
+            "read saved tensors after they were freed); specify retain_graph=True the "
+            "first time"
+        )
 
     def _unpack(self, i: int, t: Any) -> Any:
         """Saved tensor i as backward reads it: an output of forward is the output itself,
@@ -158,6 +161,27 @@ class _Node(Primitive):
 
     def forward(self, packed: Any) -> Any:
         return packed
+
+    # PyTorch's node of a custom Function is its ctx: what forward saved and set on ctx is
+    # read from the node too (y.grad_fn.saved_tensors), until backward frees it.
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        ctx = self.__dict__.get("ctx")
+        if ctx is None:
+            FunctionCtx((), self.op)._freed()
+        return ctx.saved_tensors
+
+    def __getattr__(self, attr: str) -> Any:
+        ctx = self.__dict__.get("ctx")
+        if ctx is not None and not attr.startswith("_") and attr in ctx.__dict__:
+            return ctx.__dict__[attr]
+        return super().__getattr__(attr)
+
+    def release(self) -> None:
+        ctx = self.__dict__.get("ctx")
+        if ctx is not None:  # a ctx the user kept reads as freed too, as PyTorch's
+            ctx._saved = None
+        super().release()
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
         ctx, shapes = self.ctx, self.shapes
