@@ -445,17 +445,17 @@ def test_mark_dirty_of_an_input_not_returned_is_refused() -> None:
 
 def test_mark_dirty_of_a_view_gives_its_base_the_functions_node() -> None:
     """Written through a view, the base's gradient goes through the Function's backward
-    (a CopySlices node, as a built-in in-place op on a view), and earlier readers of the
-    view's old value keep theirs."""
+    (a CopySlices node, as a built-in in-place op on a view), the base's other views see the
+    write, and earlier readers of the view's old value keep theirs."""
     got = []
     for lib in LIBS:
         w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
         h = w * 4
-        row = h[0]
+        row, col = h[0], h[:, 0]  # col, another view, sees the write: it is re-pointed
         before = row + 1  # reads the old value
         r = outputs_functions(lib)["DoubleInPlace"].apply(row)
         assert r is row and h.grad_fn.name().endswith("CopySlices")
-        ((h * h).sum() + (r * 5).sum() + before.sum()).backward()
+        ((h * h).sum() + (r * 5).sum() + before.sum() + (col * 7).sum()).backward()
         got.append((h.detach().numpy(), w.grad.numpy()))
     for a, b in zip(*got, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12)
