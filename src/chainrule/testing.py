@@ -354,7 +354,7 @@ def _numeric(
             flat[...] = orig - step
             lo = f()
             flat[...] = orig
-            return xp.asarray((hi - lo) / (2 * eps), dtype=B.float64)
+            return xp.full((), (hi - lo) / (2 * eps), dtype=B.float64, like=x._array)
         out = xp.zeros(x._array.size, dtype=B.float64, like=x._array)
         for j in range(flat.size):
             orig = flat[j]
