@@ -448,8 +448,9 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, owners: Owners) -> Non
             return
         # A leaf's .grad must own its memory, since users and optimizers change it in
         # place; a fresh array an op made is taken as it is (see Owners), and so is the
-        # plain Tensor around it.
-        if not owners.free(g):
+        # plain Tensor around it. A retained non-leaf's is a copy, as PyTorch's, since the
+        # same gradient goes on to its node and may be what cr.grad returns.
+        if t.grad_fn is not None or not owners.free(g):
             g = T._make(g._array.copy(), False)
         owners.taken.add(id(g._array))
         t._grad = g
