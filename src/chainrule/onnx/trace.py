@@ -200,22 +200,22 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
 
 
 # The activations whose Piecewise step holds its bounds only as arrays (a mask and a clipped
-# copy, read from the input): their arguments, read from the call, as the step's options
-_BOUNDS = {
-    activation.hardtanh.__code__: ("clip", ("min_val", "max_val")),
-    activation.threshold.__code__: ("threshold", ("threshold", "value")),
-}
+# copy, read from the input): their arguments, read by name from the function of
+# activation.py that applies the step (hardtanh's, relu6's, threshold's, whichever helper
+# they share), as the step's options
+_BOUNDS = {"clip": ("min_val", "max_val"), "threshold": ("threshold", "value")}
 
 
 def _bounds_of(frame: Any) -> dict[str, Any]:
     """{"clip": (min_val, max_val)} where frame is hardtanh's (relu6's too), {"threshold":
     (threshold, value)} where it is threshold's, else nothing (the mapping checks them against
     the step's mask and values, so a wrong reading is refused, not written)."""
-    found = _BOUNDS.get(frame.f_code)
-    if found is None:
+    if frame.f_globals is not vars(activation):
         return {}
-    key, names = found
-    return {key: tuple(frame.f_locals[n] for n in names)}
+    for key, names in _BOUNDS.items():
+        if all(n in frame.f_locals for n in names):
+            return {key: tuple(frame.f_locals[n] for n in names)}
+    return {}
 
 
 @contextmanager
