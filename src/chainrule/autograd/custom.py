@@ -113,7 +113,7 @@ class FunctionCtx:
         else:
             packed = self._packed()
             if packed is None:
-                packed = _packed(node)
+                packed = _packed(node, t._array)
                 self._packed = weakref.ref(packed)
             _join_part(out, packed, self, index, start)
         self._links[i] = (weakref.ref(out), index, start)
@@ -265,14 +265,16 @@ class _Part(Primitive):
         return (zeros.scatter(0, where, flat),)
 
 
-def _packed(node: _Node) -> Any:
+def _packed(node: _Node, like: Any) -> Any:
     """The node's output where a Function has several: one flat tensor, of which each output
     is a part (_Part). Its values are never read (each output keeps its own array, a view
-    where forward made one), so it holds none: zeros broadcast to its size."""
+    where forward made one), so it holds none: zeros broadcast to its size, on the device of
+    ``like`` (an output's array)."""
     shapes = node.shapes or []
     dtype = array.result_dtype(dtype for _, dtype in shapes)
     size = sum(math.prod(shape) for shape, _ in shapes)
-    packed = tensor_type()._make(array.xp.broadcast_to(array.xp.zeros((), dtype), (size,)), True)
+    xp = array.module_of(like)
+    packed = tensor_type()._make(xp.broadcast_to(xp.zeros((), dtype, like=like), (size,)), True)
     packed.grad_fn = node
     return packed
 
@@ -424,7 +426,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
         o.requires_grad, o.grad_fn = True, node
     else:
         node.shapes = [(outs[k].shape, outs[k].dtype) for k in diff]
-        packed = _packed(node)
+        packed = _packed(node, outs[diff[0]]._array)
         ctx._packed = weakref.ref(packed)
         start = 0
         for index, k in enumerate(diff):
@@ -445,7 +447,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
 def _base_of(t: Any) -> Any:
     """The tensor ``t`` is a view of, where it still shares its memory; else None."""
     base = t._base
-    if base is None or not array.xp.may_share_memory(t._array, base._array):
+    if base is None or not array.module_of(t._array).may_share_memory(t._array, base._array):
         return None
     return base
 
