@@ -13,11 +13,13 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import array, distributed, fastpath, recipes
 from .fastpath import allocator
-from .run_files import file_in, finish_replacing
+from .run_files import INCOMING, file_in, finish_replacing
+from .serialization import write_atomically
 
 
 def _positive(kind: type) -> Callable[[str], Any]:
@@ -297,11 +299,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     import chainrule as cr
 
     from . import onnx
+    from .recipes.language import load_weights
 
     metrics = read_metrics("export", args.run_dir)
     recipe: Any = recipes.load(metrics["recipe"])
+    # by default beside the model, never through a link there leading out of the folder
+    try:
+        out = args.out or file_in(args.run_dir, "model.onnx", "export: RUN_DIR")
+    except ValueError as e:
+        raise recipes.RecipeError(str(e)) from None
     if "model" in metrics:  # a language run's metrics.json names its model's configuration
-        out = args.out or os.path.join(args.run_dir, "model.onnx")
         vocab_path = _export_language(args.run_dir, metrics, out)
         print(f"{metrics['recipe']} model of {args.run_dir} written to {out}, its vocabulary "
               f"to {vocab_path}")  # fmt: skip
@@ -310,13 +317,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         reason = "runs on the scalar engine, which has no ONNX export"
         print(f"chainrule export: the {metrics['recipe']} recipe's model {reason}", file=sys.stderr)
         return 2
-    model = recipe.model()
-    model.load_state_dict(cr.load(os.path.join(args.run_dir, "model.safetensors")))
-    settings = {**metrics["settings"], "seed": metrics["seed"]}
+    settings = _run_settings(args.run_dir, metrics)
     if args.data_dir:
         settings["data_dir"] = args.data_dir
-    x = recipe.data(metrics["seed"], settings)[0]
-    out = args.out or os.path.join(args.run_dir, "model.onnx")
+    model = load_weights(recipe.model(), args.run_dir, "export")
+    x = recipe.data(settings["seed"], settings)[0]
     batch = {0: "batch"}
     onnx.export(
         model,
@@ -343,14 +348,17 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
     from . import onnx
     from .datasets import CharVocab
     from .recipes import gpt, names
+    from .recipes.language import checked_vocab
 
+    if metrics["recipe"] == "names":
+        model: Any = names.rebuild(run_dir, metrics, "export")
+        block_size, end = names.BLOCK_SIZE, True
+    else:  # the gpt and adder recipes' model
+        model = gpt.rebuild(run_dir, metrics, "export")
+        block_size, end = model.config.block_size, False
     config = metrics["model"]
-    if config["kind"] == "gpt":  # the gpt and adder recipes' model
-        model: Any = gpt.GPT(gpt.GPTConfig(**{k: v for k, v in config.items() if k != "kind"}))
-        block_size = model.config.block_size
-    else:
-        model, block_size = names.build(**config), names.BLOCK_SIZE
-    model.load_state_dict(cr.load(os.path.join(run_dir, "model.safetensors")))
+    if "vocab" in metrics or metrics["recipe"] != "adder":  # the adder's is its digits
+        checked_vocab("export", run_dir, metrics, config["vocab_size"], end)
     # export's second forward is 3 times as long along time: it must fit the block too
     length = max(1, min(5, block_size // 3))
     tokens = np.random.default_rng(0).integers(0, config["vocab_size"], (2, length))
@@ -366,11 +374,25 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
         "names": {"prompt": "", "num": 10, "max_new_tokens": names.BLOCK_SIZE},
     }.get(metrics["recipe"], {"prompt": None, "num": 1, "max_new_tokens": 3})  # fmt: skip
     path = os.path.splitext(out)[0] + ".vocab.json"
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"recipe": metrics["recipe"], "chars": vocab["chars"], "end": vocab["end"],
-                   "block_size": block_size, "input": "tokens", "output": "logits",
-                   **defaults}, f, indent=2, ensure_ascii=False)  # fmt: skip
+    text = json.dumps({"recipe": metrics["recipe"], "chars": vocab["chars"], "end": vocab["end"],
+                       "block_size": block_size, "input": "tokens", "output": "logits",
+                       **defaults}, indent=2, ensure_ascii=False)  # fmt: skip
+    write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     return path
+
+
+def _run_settings(run_dir: str, metrics: dict) -> dict:
+    """A tensor recipe run's settings and seed, as metrics.json holds them, checked: a JSON
+    object whose data_dir (where the mnist recipe reads) is a path or null, and a seed."""
+    settings, seed = metrics.get("settings"), metrics.get("seed")
+    where = os.path.join(run_dir, "metrics.json")
+    if not isinstance(settings, dict) or type(settings.get("data_dir")) not in (str, type(None)):
+        raise recipes.RecipeError(f"export: {where}'s settings must be an object whose data_dir "
+                                  f"is a path or null; got {str(settings)[:200]}")  # fmt: skip
+    if type(seed) is not int or not 0 <= seed < 2**32:
+        raise recipes.RecipeError(f"export: {where}'s seed must be an int from 0 to "
+                                  f"{2**32 - 1}; got {seed!r}")  # fmt: skip
+    return {**settings, "seed": seed}
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -406,7 +428,8 @@ def made_whole(command: str, run_dir: str) -> None:
     except ValueError as e:
         raise recipes.RecipeError(
             f"{command}: the run folder {run_dir!r} holds a half-done replacement of its files "
-            f"that is refused: {e}"
+            f"that is refused: {e}; to keep the files the folder holds now, remove "
+            f"{os.path.join(run_dir, INCOMING)!r}"
         ) from None
 
 
@@ -418,9 +441,9 @@ def read_metrics(command: str, run_dir: str) -> dict:
         path = file_in(run_dir, "metrics.json", f"{command}: RUN_DIR")
         with open(path, encoding="utf-8") as f:
             metrics = json.load(f)
-        if not isinstance(metrics, dict) or metrics.get("recipe") not in recipes.RECIPES:
+        if not isinstance(metrics, dict) or str(metrics.get("recipe")) not in recipes.RECIPES:
             raise ValueError(f"no known recipe in {str(metrics)[:80]!r}")
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, TypeError) as e:
         raise recipes.RecipeError(
             f"{command}: RUN_DIR is not a run `chainrule train` wrote ("
             f"{os.path.join(run_dir, 'metrics.json')} cannot be read: {type(e).__name__}: "

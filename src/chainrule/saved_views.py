@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from . import array
+from .sparse import SparseTensor
 from .tensor import Tensor
 
 xp = array.host  # files are read into host memory
@@ -26,7 +27,7 @@ def views_of_others(obj: Any) -> dict[int, tuple[Tensor, int]]:
     todo, seen = [obj], set()
     while todo:  # every tensor in obj (save's own walk checks the nesting)
         x = todo.pop()
-        if isinstance(x, Tensor) and x.is_sparse:  # saved as its indices and values
+        if isinstance(x, SparseTensor):  # saved as its indices and values
             todo.extend((x._indices(), x._values()))
         elif isinstance(x, Tensor) and x._array.size:
             found.append(x)

@@ -439,7 +439,7 @@ def _encode_tensor(t: Tensor, key: str, tensors: dict[str, Any], held: dict) -> 
     return {"tensor": key} if list(entry) == ["key"] else {"tensor_of": entry}
 
 
-def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: Any) -> Any:
+def _decode(node: Any, tensors: dict[str, Any], loaded: dict[Any, Any], place: Any) -> Any:
     """The object back from its structure; ``loaded`` holds, by key, the tensor each file
     tensor became (for the entries that alias it)."""
     if node is None or isinstance(node, (bool, int, float, str)):
@@ -467,10 +467,11 @@ def _decode(node: Any, tensors: dict[str, Any], loaded: dict[str, Any], place: A
         indices, values = (_decode(value[p], tensors, loaded, place) for p in ("indices", "values"))
         if not isinstance(indices, Tensor) or not isinstance(values, Tensor):
             raise TypeError(f"sparse entry {str(value)[:200]}")
-        out = sparse_coo_tensor(indices, values.detach(), value["size"],
-                                is_coalesced=value["coalesced"] is True)  # fmt: skip
-        loaded["sparse", value["name"]] = out
-        return out
+        made = sparse_coo_tensor(indices, values.detach(), value["size"],
+                                 is_coalesced=value["coalesced"] is True)  # fmt: skip
+        loaded["sparse", value["name"]] = made
+        return made
+
     if kind == "dict":
         out = {}
         for k, v in value:
@@ -586,10 +587,7 @@ def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
     except (AttributeError, OSError, ValueError):  # not seekable (a pipe): read it whole
         f = io.BytesIO(f.read())
         size = len(f.getbuffer())
-    try:
-        entries, metadata = _parse_header(f, size)
-    except (_Unreadable, ValueError, TypeError, KeyError, RecursionError, struct.error) as e:
-        raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
+    entries, metadata = _checked_header(f, size, path)
     tensors = {}
     for name, dtype_name, shape, _ in entries:
         if dtype_name not in _DTYPES:
@@ -608,6 +606,23 @@ def _read(f: Any, path: Any) -> tuple[dict[str, Any], dict[str, str]]:
             done += n
         tensors[name] = arr
     return tensors, metadata
+
+
+def header_shapes(path: str | os.PathLike) -> dict[str, tuple[int, ...]]:
+    """Each tensor's shape in the safetensors file at ``path``, from its header alone (checked
+    as load checks it; the data is not read): what a model built from sizes read elsewhere
+    must match before it is built."""
+    with open(path, "rb") as f:
+        entries, _ = _checked_header(f, f.seek(0, os.SEEK_END) - f.seek(0), path)
+    return {name: shape for name, _, shape, _ in entries}
+
+
+def _checked_header(f: Any, size: int, path: Any) -> tuple[list, dict]:
+    """_parse_header's result, or the ValueError naming the file and what is wrong."""
+    try:
+        return _parse_header(f, size)
+    except (_Unreadable, ValueError, TypeError, KeyError, RecursionError, struct.error) as e:
+        raise ValueError(f"load: {path} is not a readable safetensors file ({e})") from None
 
 
 def _read_some(f: Any, into: memoryview) -> int:

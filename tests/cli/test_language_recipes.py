@@ -156,9 +156,9 @@ def test_gpt_weights_are_tied_and_the_run_rebuilds(runs):
     from chainrule.recipes import gpt
 
     metrics = json.loads((runs / "gpt" / "metrics.json").read_text(encoding="utf-8"))
-    model, vocab = gpt.rebuild(str(runs / "gpt"), metrics)
+    model = gpt.rebuild(str(runs / "gpt"), metrics)
     assert model.lm_head.weight is model.wte.weight and not model.training
-    assert len(vocab) == metrics["model"]["vocab_size"]
+    assert len(metrics["vocab"]["chars"]) == model.config.vocab_size
 
 
 def test_adamw_decays_the_matrices_only():

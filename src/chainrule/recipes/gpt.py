@@ -18,7 +18,10 @@ import chainrule.nn.functional as F
 from chainrule import datasets, nn
 from chainrule.recipes import RecipeError
 from chainrule.recipes.language import (
+    Sizes,
     check_positive,
+    checked_config,
+    checked_vocab,
     generate,
     lm_loss,
     load_weights,
@@ -38,6 +41,39 @@ class GPTConfig:
     n_head: int = 4
     n_embd: int = 128
     dropout: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.n_embd % self.n_head:  # each head takes n_embd / n_head of every vector
+            raise ValueError(
+                f"GPTConfig: n_embd must be a multiple of n_head; got n_embd {self.n_embd} "
+                f"and n_head {self.n_head}"
+            )
+
+
+SIZES = ("vocab_size", "block_size", "n_layer", "n_head", "n_embd")  # GPTConfig's ints
+
+
+def state_sizes(config: dict) -> Sizes:
+    """Where each size of a GPT of ``config`` shows in its state_dict (see checked_config):
+    its embeddings, its last block, and no block after it."""
+    v, t, c, n = (config[k] for k in ("vocab_size", "block_size", "n_embd", "n_layer"))
+    return {
+        "wte.weight": (("vocab_size", v), ("n_embd", c)),
+        "wpe.weight": (("block_size", t), ("n_embd", c)),
+        f"h.{n - 1}.ln_1.weight": (("n_embd", c),),
+        f"h.{n}.ln_1.weight": None,
+    }
+
+
+def model_of(config: dict, command: str, run_dir: str) -> GPT:
+    """A GPT of a checked configuration (kind and sizes) read back from a run; a
+    configuration GPTConfig refuses is the run's error."""
+    try:
+        return GPT(GPTConfig(**{k: v for k, v in config.items() if k != "kind"}))
+    except ValueError as e:
+        raise RecipeError(
+            f"{command}: {os.path.join(run_dir, 'metrics.json')}'s model cannot be built: {e}"
+        ) from None
 
 
 class CausalSelfAttention(nn.Module):
@@ -279,18 +315,22 @@ def complete(
     return [prompt + vocab.decode(row[idx.shape[1] :]) for row in out]
 
 
-def rebuild(run_dir: str, metrics: dict) -> tuple[GPT, datasets.CharVocab]:
-    """A trained run's model and vocabulary, from its metrics.json and model.safetensors."""
-    config = GPTConfig(**{k: v for k, v in metrics["model"].items() if k != "kind"})
-    return load_weights(GPT(config), run_dir), datasets.CharVocab(
-        metrics["vocab"]["chars"], end=None
-    )
+def rebuild(run_dir: str, metrics: dict, command: str = "sample") -> GPT:
+    """A trained gpt or adder run's model, from its metrics.json (checked against its
+    model.safetensors first) and model.safetensors."""
+    config = checked_config(command, run_dir, metrics, SIZES, state_sizes, ("dropout",))
+    if config["kind"] != "gpt":
+        raise RecipeError(f"{command}: {run_dir}/metrics.json's model.kind must be gpt for a "
+                          f"{metrics['recipe']} run; got {config['kind']!r}")  # fmt: skip
+    return load_weights(model_of(config, command, run_dir), run_dir, command)
 
 
 def sample(run_dir: str, metrics: dict, options: dict) -> str:
     """`chainrule sample` for a gpt run: ``num`` continuations of ``prompt`` (default: a line
     break), separated by a line of dashes."""
-    model, vocab = rebuild(run_dir, metrics)
+    model = rebuild(run_dir, metrics)
+    chars = checked_vocab("sample", run_dir, metrics, model.config.vocab_size, end=False)
+    vocab = datasets.CharVocab(chars, end=None)
     prompt = options["prompt"] if options["prompt"] is not None else default_prompt(vocab)
     if not prompt:
         raise RecipeError(

@@ -19,6 +19,8 @@ import chainrule.nn.functional as F
 from chainrule import nn, optim
 from chainrule.recipes import RecipeError
 from chainrule.recipes.train import Progress, outputs, pyplot, strict_json, tensorboard_writer
+from chainrule.run_files import file_in
+from chainrule.serialization import header_shapes
 
 Batch = tuple[cr.Tensor, cr.Tensor]
 M = TypeVar("M", bound=nn.Module)
@@ -99,11 +101,27 @@ def train_steps(
     schedule = optim.lr_scheduler.LambdaLR(opt, warmup_cosine(max(1, steps // 20), steps))
     every = max(1, steps // evals)
     run = Progress(out_dir, name, settings, 1)
-    saved = run.load(model, opt) if settings.get("resume") else None
+    fields = {"scheduler": "object", "generator": "random state"}  # the loop's own
+    saved = run.load(model, opt, fields) if settings.get("resume") else None
+    evaluated = [s for s in range(1, steps + 1) if s % every == 0 or s == steps]
+    if saved and not (
+        saved["steps"] <= steps and len(saved["history"]) == sum(s <= run.steps for s in evaluated)
+    ):
+        raise RecipeError(
+            f"train: --resume: {run.path!r} holds {run.steps} steps done after "
+            f"{len(saved['history'])} evaluations, which no run of {steps} steps checkpoints; "
+            "the checkpoint was altered or damaged"
+        )
     history: list[dict] = saved["history"] if saved else []
     start = time.perf_counter() - (saved["seconds"] if saved else 0.0)
     if saved:
-        schedule.load_state_dict(saved["scheduler"])
+        try:
+            schedule.load_state_dict(saved["scheduler"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise RecipeError(
+                f"train: --resume: {run.path!r} holds a scheduler state this run's scheduler "
+                f"does not take ({type(e).__name__}: {e}); the checkpoint was altered or damaged"
+            ) from None
         generator.set_state(saved["generator"])
         cr.set_rng_state(saved["rng"])
 
@@ -174,17 +192,103 @@ def generate(
     return idx
 
 
-def load_weights(model: M, run_dir: str) -> M:
+def load_weights(model: M, run_dir: str, command: str = "sample") -> M:
     """``model`` with the weights of ``run_dir``/model.safetensors, in eval mode."""
-    path = os.path.join(run_dir, "model.safetensors")
     try:
+        path = file_in(run_dir, "model.safetensors", f"{command}: RUN_DIR")
         model.load_state_dict(cr.load(path))
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         raise RecipeError(
-            f"sample: RUN_DIR's model cannot be loaded ({e}); got {run_dir!r}"
+            f"{command}: RUN_DIR's model cannot be loaded ({e}); got {run_dir!r}"
         ) from None
     model.eval()
     return model
+
+
+# Where each size of a configuration shows in its model's state_dict: tensor name -> its
+# shape, each dimension with the field it comes from (None: a tensor such a model lacks).
+Sizes = dict[str, "tuple[tuple[str, int], ...] | None"]
+
+
+def checked_config(
+    command: str,
+    run_dir: str,
+    metrics: dict,
+    ints: tuple[str, ...],
+    sizes: Callable[[dict], Sizes],
+    fractions: tuple[str, ...] = (),
+) -> dict:
+    """metrics.json's model configuration, checked before any model is built from it (a run
+    folder someone sent may hold any value there): a kind and exactly the fields ``ints``
+    (positive integers) and ``fractions`` (in [0, 1): dropout), each size equal to the one
+    run_dir/model.safetensors holds, read from its header alone (``sizes(config)`` says
+    where each shows). An altered configuration never builds a model its weights do not
+    fit, nor one too large to allocate."""
+    config = metrics.get("model")
+    where = f"{os.path.join(run_dir, 'metrics.json')}'s model"
+    if not isinstance(config, dict) or set(config) != {"kind", *ints, *fractions}:
+        raise RecipeError(
+            f"{command}: {where} must hold kind, {', '.join((*ints, *fractions))}; got "
+            f"{str(config)[:200]}"
+        )
+    for key in ints:
+        if type(config[key]) is not int or config[key] < 1:
+            raise RecipeError(
+                f"{command}: {where}.{key} must be a positive integer; got {config[key]!r}"
+            )
+    for key in fractions:
+        if type(config[key]) not in (int, float) or not 0 <= config[key] < 1:
+            raise RecipeError(f"{command}: {where}.{key} must be in [0, 1); got {config[key]!r}")
+    try:
+        path = file_in(run_dir, "model.safetensors", f"{command}: RUN_DIR")
+        shapes = header_shapes(path)
+    except (OSError, ValueError) as e:
+        raise RecipeError(
+            f"{command}: RUN_DIR's model cannot be loaded ({e}); got {run_dir!r}"
+        ) from None
+    for tensor, dims in sizes(config).items():
+        held = shapes.get(tensor)
+        if dims is None and held is not None:
+            raise RecipeError(
+                f"{command}: {where} does not fit {path}: a model of {config} has no "
+                f"{tensor!r}, which the file holds (shape {held}); the run folder was altered"
+            )
+        if dims is None or held == tuple(n for _, n in dims):
+            continue
+        if held is None:  # a tensor named by a size (a layer's index), which the file lacks
+            raise RecipeError(
+                f"{command}: {where} does not fit {path}: a model of {config} has "
+                f"{tensor!r}, which the file lacks; the run folder was altered or damaged"
+            )
+        field, n = next(
+            (d for i, d in enumerate(dims) if i >= len(held) or held[i] != d[1]),
+            dims[0],
+        )
+        raise RecipeError(
+            f"{command}: {where}.{field} is {n}, which does not fit {path}: its {tensor!r} "
+            f"has shape {held}, not {tuple(n for _, n in dims)}; the run folder was altered or "
+            "damaged"
+        )
+    return config
+
+
+def checked_vocab(command: str, run_dir: str, metrics: dict, size: int, end: bool) -> str:
+    """metrics.json's vocabulary, checked: ``size`` distinct characters, the end token first
+    where the model has one (``end``); the characters returned."""
+    vocab = metrics.get("vocab")
+    chars = vocab.get("chars") if isinstance(vocab, dict) else None
+    if (
+        not isinstance(vocab, dict)
+        or not isinstance(chars, str)
+        or not len(set(chars)) == len(chars) == size
+        or vocab.get("end") != (chars[:1] if end else None)
+    ):
+        first = ", the end token first and named by end" if end else " and end null"
+        raise RecipeError(
+            f"{command}: {os.path.join(run_dir, 'metrics.json')}'s vocab must hold {size} "
+            f"distinct characters (the model's vocab_size){first}; got {str(vocab)[:200]}"
+        )
+    return chars
 
 
 def write_run(out_dir: str, metrics: dict, model: nn.Module, quiet: bool) -> None:

@@ -13,10 +13,13 @@ from typing import Any
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
-from chainrule.recipes import RecipeError
+from chainrule.recipes import RecipeError, gpt
 from chainrule.recipes.gpt import GPT, GPTConfig, encode_prompt
 from chainrule.recipes.language import (
+    Sizes,
     check_positive,
+    checked_config,
+    checked_vocab,
     generate,
     lm_loss,
     load_weights,
@@ -208,11 +211,47 @@ def new_names(
     return names
 
 
+def state_sizes(config: dict) -> Sizes:
+    """Where each size of a model of ``config`` shows in its state_dict (see
+    checked_config)."""
+    v, kind = config["vocab_size"], config["kind"]
+    if kind == "bigram":
+        return {"logits.weight": (("vocab_size", v), ("vocab_size", v))}
+    if kind == "mlp":
+        e = config["n_embd"]
+        return {"wte.weight": (("vocab_size + 1", v + 1), ("n_embd", e)),
+                "mlp.0.weight": (("n_hidden", config["n_hidden"]),
+                                 ("context * n_embd", config["context"] * e))}  # fmt: skip
+    if kind == "transformer":
+        return gpt.state_sizes({**config, "block_size": BLOCK_SIZE})
+    e, h = config["n_embd"], config["hidden_size"]  # a recurrent model
+    return {"wte.weight": (("vocab_size", v), ("n_embd", e)),
+            "lm_head.weight": (("vocab_size", v), ("hidden_size", h))}  # fmt: skip
+
+
+def rebuild(run_dir: str, metrics: dict, command: str = "sample") -> nn.Module:
+    """A trained names run's model, from its metrics.json (checked against its
+    model.safetensors first) and model.safetensors."""
+    kind = metrics["model"].get("kind") if isinstance(metrics.get("model"), dict) else None
+    if kind not in MODELS:
+        raise RecipeError(f"{command}: {run_dir}/metrics.json's model.kind must be one of "
+                          f"{', '.join(MODELS)}; got {kind!r}")  # fmt: skip
+    ints = ("vocab_size", *MODELS[kind][0])
+    config = checked_config(command, run_dir, metrics, ints, state_sizes)
+    model: nn.Module
+    if kind == "transformer":
+        model = gpt.model_of({**config, "block_size": BLOCK_SIZE}, command, run_dir)
+    else:
+        model = build(**config)
+    return load_weights(model, run_dir, command)
+
+
 def sample(run_dir: str, metrics: dict, options: dict) -> str:
     """`chainrule sample` for a names run: ``num`` new names (default 10), each starting with
     ``prompt`` (default none), one a line."""
-    model = load_weights(build(**metrics["model"]), run_dir)
-    vocab = datasets.CharVocab(metrics["vocab"]["chars"][1:], end=metrics["vocab"]["end"])
+    model = rebuild(run_dir, metrics)
+    chars = checked_vocab("sample", run_dir, metrics, metrics["model"]["vocab_size"], end=True)
+    vocab = datasets.CharVocab(chars[1:], end=chars[0])
     prompt = options["prompt"] or ""
     if vocab.end in prompt:
         raise RecipeError(

@@ -30,7 +30,7 @@ from chainrule import nn, optim
 from chainrule.data import DataLoader, DistributedSampler, TensorDataset
 from chainrule.nn.parallel import DistributedDataParallel
 from chainrule.recipes import RecipeError
-from chainrule.run_files import replace_together
+from chainrule.run_files import file_in, replace_together
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -100,7 +100,19 @@ def train(
         monitor = cr.viz.Monitor(model, opt, every=every, writer=writer)
     metric_name = "test_mse" if recipe.TASK == "regression" else "test_accuracy"
     run = Progress(out_dir, name, settings, world)  # the checkpoint, when it is kept
-    saved = run.load(model, opt) if settings.get("resume") else None
+    position = {"epoch": "count", "step_in_epoch": "count", "epoch_rng": "random state or null"}
+    saved = run.load(model, opt, position) if settings.get("resume") else None
+    if saved and not (
+        1 <= saved["epoch"] <= settings["epochs"] + 1
+        and len(saved["history"]) == saved["epoch"] - 1  # a row for each epoch done
+        and (saved["epoch_rng"] is not None or not saved["step_in_epoch"])
+    ):
+        raise RecipeError(
+            f"train: --resume: {run.path!r} holds epoch {saved['epoch']}, step "
+            f"{saved['step_in_epoch']} in it, after {len(saved['history'])} rows of history, "
+            f"which no run of {settings['epochs']} epochs checkpoints; the checkpoint was "
+            "altered or damaged"
+        )
     history: list[dict[str, Any]] = saved["history"] if saved else []
     start = time.perf_counter() - (saved["seconds"] if saved else 0.0)
     first = saved["epoch"] if saved else 1
@@ -201,8 +213,36 @@ class Interrupted(Exception):
     """Ctrl-C during training: the step in progress finished and the run was checkpointed."""
 
 
-# What every checkpoint holds (the loops add their own position beside it).
-CHECKPOINT_KEYS = ("recipe", "settings", "model", "optimizer", "rng", "steps", "history")
+
+def _random_state(value: Any) -> bool:
+    try:
+        cr.Generator().set_state(value)  # a generator of its own: tried, then dropped
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        return False
+    return True
+
+
+def _history(rows: Any) -> bool:
+    return isinstance(rows, list) and all(
+        isinstance(r, dict) and all(type(v) in (int, float, type(None)) for v in r.values())
+        for r in rows
+    )
+
+
+# What each field of a checkpoint may be: (a test, the words for it).
+FIELD_KINDS: dict[str, tuple[Any, str]] = {
+    "count": (lambda v: type(v) is int and v >= 0, "an integer from 0"),
+    "seconds": (lambda v: type(v) in (int, float) and 0 <= v < math.inf, "a number of seconds"),
+    "history": (_history, "a list of rows of numbers"),
+    "object": (lambda v: isinstance(v, dict), "an object"),
+    "name": (lambda v: isinstance(v, str), "a string"),
+    "random state": (lambda v: _random_state(v), "a random state get_rng_state gives"),
+    "random state or null": (lambda v: v is None or _random_state(v), "a random state or null"),
+}
+# What every checkpoint holds (the loops add their own position beside it), and its kind.
+CHECKPOINT_FIELDS = {"recipe": "name", "settings": "object", "model": "object",
+                     "optimizer": "object", "rng": "random state", "steps": "count",
+                     "history": "history", "seconds": "seconds"}  # fmt: skip
 
 
 class Progress:
@@ -228,10 +268,14 @@ class Progress:
                 f"{world} processes (mpiexec -n {world})"
             )
 
-    def load(self, model: nn.Module, opt: optim.Optimizer) -> dict[str, Any] | None:
+    def load(
+        self, model: nn.Module, opt: optim.Optimizer, position: dict[str, str]
+    ) -> dict[str, Any] | None:
         """The saved state, put into model and opt; None (the run starts from the
-        beginning) when the run was stopped before its first checkpoint, or had finished."""
-        if not os.path.exists(self.path):
+        beginning) when the run was stopped before its first checkpoint, or had finished.
+        Every field is checked before it is used (the loop's own: ``position``, field to its
+        kind in FIELD_KINDS): the file may have been altered."""
+        if not os.path.lexists(self.path):
             print(
                 f"train: --resume: no checkpoint in {os.path.dirname(self.path)!r}; "
                 "training from the beginning",
@@ -239,8 +283,12 @@ class Progress:
             )
             return None
         # onto this run's device: a run may go on on another device than it began on
-        state = cr.load(self.path, map_location=self.settings.get("device") or "cpu")
-        lacking = [k for k in CHECKPOINT_KEYS if not isinstance(state, dict) or k not in state]
+        try:
+            state = cr.load(self.path, map_location=self.settings.get("device") or "cpu")
+        except (OSError, ValueError) as e:
+            raise RecipeError(f"train: --resume: the checkpoint cannot be loaded: {e}") from None
+        fields = {**CHECKPOINT_FIELDS, **position}
+        lacking = [k for k in fields if not isinstance(state, dict) or k not in state]
         if lacking:  # a model's state_dict, say, saved under the checkpoint's name
             held = sorted(map(str, state))[:6] if isinstance(state, dict) else type(state).__name__
             raise RecipeError(
@@ -249,6 +297,13 @@ class Progress:
                 "checkpoint.safetensors `chainrule train` writes: train without --resume, or "
                 "give --out the folder of the run to continue"
             )
+        for key, kind in fields.items():
+            accepts, what = FIELD_KINDS[kind]
+            if not accepts(state[key]):
+                raise RecipeError(
+                    f"train: --resume: {self.path!r} holds a {key} that is not {what}; got "
+                    f"{str(state[key])[:200]}; the checkpoint was altered or damaged"
+                )
         if state["recipe"] != self.name or _but_device(state["settings"]) != _but_device(
             self.settings
         ):
@@ -256,8 +311,14 @@ class Progress:
                 f"train: --resume: {self.path!r} is a run of {state['recipe']} with "
                 f"{state['settings']}; got {self.name} with {self.settings}"
             )
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
+        for key, into in (("model", model), ("optimizer", opt)):
+            try:
+                into.load_state_dict(state[key])
+            except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as e:
+                raise RecipeError(
+                    f"train: --resume: {self.path!r} holds a {key} state this run's {key} does "
+                    f"not take: {e}"
+                ) from None
         self.steps = state["steps"]
         return state
 
@@ -332,8 +393,9 @@ OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary
 
 def check_out(out_dir: str) -> None:
     """--out must be a folder this run can make and write its files in: a file in the way,
-    a missing folder below a file, or a folder where writing fails (under /proc or /sys,
-    read-only, immutable) is a usage error before any training. It is tried, not inferred
+    a missing folder below a file, a folder where writing fails (under /proc or /sys,
+    read-only, immutable), or one holding a folder or a link leading out where a file of
+    the run goes, is a usage error before any training. It is tried, not inferred
     from permissions (which let root write anywhere); the folders made for the try go
     again, so a run that fails early leaves nothing behind."""
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
@@ -361,6 +423,17 @@ def check_out(out_dir: str) -> None:
         for made in missing:
             with contextlib.suppress(OSError):
                 os.rmdir(made)
+    for name in (*OUTPUTS, CHECKPOINT):  # what the run writes there, at its end or on the way
+        path = os.path.join(out_dir, name)
+        try:  # a link leading out: a checkpoint is written through it
+            file_in(out_dir, name, "train: --out")
+        except ValueError as e:
+            raise RecipeError(str(e)) from None
+        if os.path.isdir(path):
+            raise RecipeError(
+                f"train: --out {out_dir!r} holds a folder where the run writes its {name}; got "
+                f"{path!r}; move it away or give another --out"
+            )
 
 
 @contextlib.contextmanager
