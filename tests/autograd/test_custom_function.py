@@ -522,3 +522,34 @@ def test_the_node_reads_as_its_ctx_until_backward_frees_it() -> None:
         y.sum().backward()
         with pytest.raises(RuntimeError, match="(?i)backward through the graph a second time"):
             _ = node.saved_tensors
+
+
+def test_the_marks_take_tensors_and_mark_dirty_takes_inputs() -> None:
+    for lib in LIBS:
+
+        class MarksANumber(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, mark):
+                getattr(ctx, mark)(3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None
+
+        class DirtiesANewTensor(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.mark_dirty(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        for mark in ("mark_dirty", "mark_non_differentiable"):
+            with pytest.raises(RuntimeError, match=f"{mark}.* (accepts|accept) (variable|Tensor)"):
+                MarksANumber.apply(_x(lib), mark)
+        with pytest.warns(UserWarning, match="mark_dirty.* (received|receives) a tensor that"):
+            DirtiesANewTensor.apply(_x(lib) * 1)

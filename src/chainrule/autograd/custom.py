@@ -27,6 +27,7 @@ joined to the graph again when unpacked, as PyTorch's saved variables are.
 from __future__ import annotations
 
 import math
+import warnings
 import weakref
 from typing import Any, NoReturn
 
@@ -121,11 +122,23 @@ class FunctionCtx:
 
     def mark_dirty(self, *tensors: Any) -> None:
         """Say which inputs forward wrote in place (and returns as outputs)."""
-        self._dirty = tensors
+        self._dirty = self._tensors("mark_dirty", tensors)
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """Say which outputs take no gradient (their gradient in backward is None or zeros)."""
-        self._non_differentiable = {id(t) for t in tensors}
+        marked = self._tensors("mark_non_differentiable", tensors)
+        self._non_differentiable = {id(t) for t in marked}
+
+    def _tensors(self, mark: str, tensors: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The tensors a mark names, each checked to be a Tensor, as PyTorch checks them."""
+        T = tensor_type()
+        for i, t in enumerate(tensors):
+            if not isinstance(t, T):
+                raise RuntimeError(
+                    f"{self._name}: {mark} accepts Tensors only; got {type(t).__name__} for "
+                    f"argument {i}"
+                )
+        return tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """With False, backward gets None (not zeros) for an output that got no gradient."""
@@ -343,15 +356,22 @@ class Function:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
         if ctx._dirty:
-            _check_dirty(cls, ctx, output)
+            _check_dirty(cls, ctx, args, output)
         if not (state.grad_enabled and True in needs):
             return output
         return _record(cls, ctx, args, output)
 
 
-def _check_dirty(cls: type, ctx: FunctionCtx, output: Any) -> None:
-    """PyTorch's refusal of a tensor marked dirty that forward does not return: the write
-    reaches the graph only through the Function's outputs."""
+def _check_dirty(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> None:
+    """PyTorch's refusal of a tensor marked dirty that forward does not return (the write
+    reaches the graph only through the Function's outputs), and its warning for one that is
+    not an input (a tensor forward made is not written in place: nothing to mark)."""
+    if any(all(t is not a for a in args) for t in ctx._dirty):
+        warnings.warn(
+            f"{cls.__name__}: mark_dirty received a tensor that is not an input; only input "
+            "tensors that forward wrote in place are to be marked dirty",
+            stacklevel=3,
+        )
     returned = {id(o) for o in (output if isinstance(output, tuple) else (output,))}
     lost = [t for t in ctx._dirty if id(t) not in returned]
     if lost:
