@@ -156,12 +156,12 @@ class Walk:
 
     def __init__(self, roots: Sequence[Tensor], wanted: Sequence[Tensor], run_wanted: bool):
         parents: dict[int, Sequence[Tensor]] = {}
-        self.freed = False  # a node met was freed: whatever lies behind it is unknown
+        self.freed = ""  # the op of a node met that was freed: what lies behind is unknown
 
         def reach(t: Tensor) -> Sequence[Tensor]:
             fn = t.grad_fn
-            if fn is not None and fn.inputs is None:
-                self.freed = True
+            if fn is not None and fn.inputs is None and not self.freed:
+                self.freed = fn.op
             found = parents[id(t)] = grad_parents(t)
             return found
 
@@ -676,7 +676,7 @@ def grad(
     for i, x in enumerate(ins):
         g = capture.captured.get(id(x))
         if g is None and walk.freed:  # it may lie behind a node an earlier pass freed
-            raise RuntimeError(f"grad: {FREED}")
+            raise RuntimeError(f"{walk.freed}: {FREED}")
         if g is None and materialize_grads:
             g = T._make(array.xp.zeros_like(x._array))
         if g is None and not allow_unused:
