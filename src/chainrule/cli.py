@@ -441,7 +441,8 @@ def read_metrics(command: str, run_dir: str) -> dict:
         path = file_in(run_dir, "metrics.json", f"{command}: RUN_DIR")
         with open(path, encoding="utf-8") as f:
             metrics = json.load(f)
-        if not isinstance(metrics, dict) or str(metrics.get("recipe")) not in recipes.RECIPES:
+        recipe = metrics.get("recipe") if isinstance(metrics, dict) else None
+        if not isinstance(recipe, str) or recipe not in recipes.RECIPES:
             raise ValueError(f"no known recipe in {str(metrics)[:80]!r}")
     except (OSError, ValueError, TypeError) as e:
         raise recipes.RecipeError(

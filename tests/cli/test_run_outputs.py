@@ -77,6 +77,43 @@ def test_an_immutable_out_folder_is_refused_before_training(tmp_path, monkeypatc
     assert list(folder.iterdir()) == []
 
 
+def run_files() -> list[str]:
+    from chainrule.recipes.train import CHECKPOINT, OUTPUTS
+
+    return [*OUTPUTS, CHECKPOINT]
+
+
+@pytest.mark.parametrize("name", run_files())
+def test_a_folder_where_the_run_writes_a_file_is_refused_before_training(
+    tmp_path, monkeypatch, capsys, name
+) -> None:
+    never_trains(monkeypatch)
+    (tmp_path / name / "inside").mkdir(parents=True)
+    assert cli.main(["train", "moons", "--out", str(tmp_path), "--quiet"]) == 2
+    assert f"holds a folder where the run writes its {name}" in capsys.readouterr().err
+    assert (tmp_path / name / "inside").is_dir()
+
+
+@pytest.mark.parametrize("name", run_files())
+def test_a_link_leading_out_where_the_run_writes_is_refused_before_training(
+    tmp_path, monkeypatch, capsys, name
+) -> None:
+    never_trains(monkeypatch)
+    (tmp_path / "victim").write_text("mine")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / name).symlink_to(tmp_path / "victim")
+    assert cli.main(["train", "moons", "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert f"got {name!r} (a link to" in capsys.readouterr().err
+    assert (tmp_path / "victim").read_text() == "mine"
+
+
+def test_an_incoming_file_in_out_is_refused_before_training(tmp_path, monkeypatch, capsys):
+    never_trains(monkeypatch)
+    (tmp_path / ".incoming").write_text("not a folder")
+    assert cli.main(["train", "moons", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "is not a folder of the run's own; got a file" in capsys.readouterr().err
+
+
 def test_the_check_of_out_leaves_nothing_behind(tmp_path) -> None:
     from chainrule.recipes.train import check_out
 
