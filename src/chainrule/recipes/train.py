@@ -213,7 +213,6 @@ class Interrupted(Exception):
     """Ctrl-C during training: the step in progress finished and the run was checkpointed."""
 
 
-
 def _random_state(value: Any) -> bool:
     try:
         cr.Generator().set_state(value)  # a generator of its own: tried, then dropped
@@ -236,7 +235,7 @@ FIELD_KINDS: dict[str, tuple[Any, str]] = {
     "history": (_history, "a list of rows of numbers"),
     "object": (lambda v: isinstance(v, dict), "an object"),
     "name": (lambda v: isinstance(v, str), "a string"),
-    "random state": (lambda v: _random_state(v), "a random state get_rng_state gives"),
+    "random state": (_random_state, "a random state get_rng_state gives"),
     "random state or null": (lambda v: v is None or _random_state(v), "a random state or null"),
 }
 # What every checkpoint holds (the loops add their own position beside it), and its kind.
