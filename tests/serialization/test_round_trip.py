@@ -62,6 +62,9 @@ FLOAT_KINDS: dict[str, Callable[[Any, Any], Any]] = {
     "Parameter without grad": lambda lib, x: {"w": lib.nn.Parameter(x.clone(), False)},
     "tied Parameters": lambda lib, x: (lambda p: {"a": p, "b": p})(lib.nn.Parameter(x.clone())),
     "requires_grad": lambda lib, x: {"w": x.clone().requires_grad_()},
+    "a result in a graph, and its view": lambda lib, x: (lambda y: {"y": y, "r": y[1]})(
+        x.clone().requires_grad_() * 2
+    ),
     "a view of a Parameter": lambda lib, x: (lambda p: {"p": p, "r": p[1]})(
         lib.nn.Parameter(x.clone())
     ),
@@ -102,14 +105,17 @@ TABLE = [
 assert TABLE and len(DTYPES) >= 13, DTYPES
 
 
-def _flat(obj: Any) -> Iterator[Any]:
+def _flat(obj: Any, tensors: bool = True) -> Iterator[Any]:
+    """The tensors of obj in order (or, not ``tensors``, everything else: keys and leaves)."""
     if isinstance(obj, dict):
-        for v in obj.values():
-            yield from _flat(v)
+        for k, v in obj.items():
+            if not tensors:
+                yield k
+            yield from _flat(v, tensors)
     elif isinstance(obj, (list, tuple)):
         for v in obj:
-            yield from _flat(v)
-    else:
+            yield from _flat(v, tensors)
+    elif isinstance(obj, (torch.Tensor, cr.Tensor)) == tensors:
         yield obj
 
 
@@ -165,3 +171,4 @@ def test_what_is_saved_loads_back_as_pytorch_keeps_it(name: str, make: Any, dtyp
         np.testing.assert_array_equal(_values(t), _values(before))
         np.testing.assert_array_equal(_values(t), _values(e))
     assert _relations(loaded) == _relations(oracle)
+    assert list(_flat(got, tensors=False)) == list(_flat(ours, tensors=False))
