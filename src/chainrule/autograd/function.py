@@ -131,15 +131,17 @@ class Function:
         says the graph was freed. What PyTorch's node keeps stays, so that printing it
         after backward still works: its edges (the inputs' nodes, never their arrays),
         its name and the user's metadata."""
-        inputs, kept = self.inputs, self.__dict__
-        keep: dict[str, Any] = {"_edges": edges(inputs or ())}
-        if "_metadata" in kept:
-            keep["_metadata"] = kept["_metadata"]
-        if type(self).__name__ in NAMED_BY_CALL:
-            keep["_name"] = torch_name(self)
+        kept = self.__dict__
+        name = torch_name(self) if type(self).__name__ in NAMED_BY_CALL else None
+        meta = kept.get("_metadata")
+        ends = edges(self.inputs or ())
         self.inputs = None
         kept.clear()
-        kept.update(keep)
+        kept["_edges"] = ends
+        if name is not None:
+            kept["_name"] = name
+        if meta is not None:
+            kept["_metadata"] = meta
 
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
@@ -410,11 +412,7 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
     T = tensor_type()
     out = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
-        if isinstance(x, T) and x.requires_grad:
-            fn = x.grad_fn
-            out.append(x if fn is None else fn)
-        else:
-            out.append(None)
+        out.append((x.grad_fn or x) if isinstance(x, T) and x.requires_grad else None)
     return out
 
 
