@@ -154,7 +154,8 @@ def read_idx(path: str | os.PathLike) -> Any:
             ndim, dtype = head[3], xp.dtype(_IDX_TYPES[head[2]])
             if ndim > _MAX_DIMS:
                 raise ValueError(
-                    f"read_idx: {path}'s header says {ndim} dims; an array has at most {_MAX_DIMS}"
+                    f"read_idx: an array has at most {_MAX_DIMS} dims; got {ndim} in the header "
+                    f"of {path}"
                 )
             dims = f.read(4 * ndim)
             if len(dims) < 4 * ndim:
