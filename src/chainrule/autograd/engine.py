@@ -1,6 +1,6 @@
-"""The real backward pass: reference.py's walk with what users rely on added, each behind a
-named call (tensor hooks, observers, accumulation into ``.grad``, version checks, the fast
-path's rules, freeing saved state), and the two ways in (``Tensor.backward`` and ``cr.grad``).
+"""The real backward pass: reference.py's walk plus, each behind a named call, hooks, observers,
+accumulation into ``.grad`` (which owns its memory), version checks, the fast path and freeing;
+and the two ways in, ``Tensor.backward`` and ``cr.grad`` (only the graph its inputs need).
 
 What a rule is belongs to function.py; the speed tricks to fastpath. Anything that watches a
 pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer, told of each step.
@@ -119,10 +119,10 @@ class Observer:
     """Watches a backward pass: the engine calls ``reached`` as it reaches each tensor with
     its gradient, ``node`` with the gradient its tensor hooks made of it, ``input`` for each
     gradient a rule gives (as returned, and fitted to the input), and ``swept`` once the
-    node's inputs have theirs. Subclasses override what they
-    need; ``accumulates`` False keeps leaves' ``.grad`` untouched (``cr.grad``), and
-    ``plain`` (the default) has the rules run as written, in Tensor ops, with no speed
-    trick: what anomaly checks and explanations need to name and show each step."""
+    node's inputs have theirs. Subclasses override what they need; ``accumulates`` False
+    keeps leaves' ``.grad`` untouched (``cr.grad``), and ``plain`` (the default) has the
+    rules run as written, in Tensor ops, with no speed trick: what anomaly checks and
+    explanations need to name and show each step."""
 
     accumulates = True
     plain = True
