@@ -18,6 +18,7 @@ from typing import Any
 
 from . import array, distributed, fastpath, recipes
 from .fastpath import allocator
+from .outputs import write_output
 from .run_files import INCOMING, file_in, finish_replacing
 from .serialization import write_atomically
 
@@ -273,13 +274,12 @@ def cmd_graph(args: argparse.Namespace) -> int:
     if args.out is None:
         return 0
     dot = viz.draw_graph(root, params=params)
-    base, ext = os.path.splitext(args.out)
+    ext = os.path.splitext(args.out)[1]
     if ext == ".dot":
-        with open(args.out, "w") as f:
-            f.write(dot.source)
+        write_output(args.out, dot.source, "graph")
     else:
-        try:
-            dot.render(base, format=ext.lstrip(".") or "svg", cleanup=True)
+        try:  # drawn in memory: render() would write the source over a file named like --out
+            image = dot.pipe(format=ext.lstrip(".") or "svg")
         except Exception as e:  # graphviz's ExecutableNotFound when `dot` is missing
             print(
                 f"chainrule graph: could not render ({e}); install the system package "
@@ -287,6 +287,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        write_output(args.out, image, "graph")
     print(f"graph of one {args.recipe} training step written to {args.out}")
     return 0
 

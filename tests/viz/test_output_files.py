@@ -112,8 +112,17 @@ def projector(folder: Path, k: int) -> None:
                         label_img=cr.rand(4, 1, 2, 2))  # fmt: skip
 
 
+def graph_command(folder: Path, k: int) -> None:
+    pytest.importorskip("graphviz")
+    from chainrule import cli
+
+    recipe = ["regression", "breast-cancer"][k - 1]  # a different drawing each time
+    assert cli.main(["graph", recipe, "--out", str(folder / "g.dot")]) == 0
+
+
 WRITERS: dict[str, Callable[[Path, int], None]] = {
-    f.__name__: f for f in (walkthrough, monitor_json, monitor_plot, onnx_export, projector)
+    f.__name__: f
+    for f in (walkthrough, monitor_json, monitor_plot, onnx_export, projector, graph_command)
 }
 
 
@@ -150,6 +159,19 @@ def test_a_second_write_replaces_the_file(writer: str, tmp_path: Path) -> None:
     WRITERS[writer](tmp_path, 2)
     new = contents(tmp_path)
     assert set(new) == set(old) and new != old
+
+
+def test_a_drawing_leaves_the_file_named_like_it_alone(tmp_path: Path) -> None:
+    """graphviz's render() wrote the DOT source to FILE before drawing FILE.svg (and kept it
+    when `dot` was missing); the command draws in memory and writes FILE.svg alone."""
+    pytest.importorskip("graphviz")
+    from chainrule import cli
+
+    (tmp_path / "step").write_text("mine")
+    code = cli.main(["graph", "regression", "--out", str(tmp_path / "step.svg")])
+    assert (tmp_path / "step").read_text() == "mine"
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == (["step", "step.svg"] if code == 0 else ["step"])  # 1: no `dot`
 
 
 def test_a_missing_folder_is_named_not_the_temporary_file(tmp_path: Path) -> None:
