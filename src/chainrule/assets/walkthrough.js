@@ -29,7 +29,7 @@
   };
 
   // The views: the whole graph, and one per box; each knows its items by node. Maps keyed by
-  // the user's module names have no prototype, so a module named "constructor" is one too.
+  // the user's module names have no prototype: a module named "constructor" is a box as any.
   const views = Object.create(null);
   document.querySelectorAll("section.view").forEach((sec) => {
     const items = {};
