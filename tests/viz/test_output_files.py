@@ -181,10 +181,12 @@ def test_a_missing_folder_is_named_not_the_temporary_file(tmp_path: Path) -> Non
     assert not (tmp_path / "no").exists()
 
 
-# The modules whose writers the table covers; every file one of them opens for writing goes
-# through write_output or write_atomically (a module added to these folders is read too).
+# The modules whose writers the table covers, and the command line that calls them; every
+# file one of them opens for writing goes through write_output or write_atomically (a module
+# added to these folders is read too). A recipe writes a run's files into the folder that
+# run_files.replace_together then moves into place as one set.
 ROOT = Path(cr.__file__).parent
-TOOLS = ["viz.py", "walkthrough.py", "monitor.py", "onnx", "utils", "data"]
+TOOLS = ["viz.py", "walkthrough.py", "monitor.py", "cli.py", "datasets.py", "onnx", "utils", "data"]
 WRITING = {"savefig", "render", "write_text", "write_bytes", "tofile"}
 
 
