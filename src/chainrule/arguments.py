@@ -221,8 +221,18 @@ def need_dims(t: Tensor, n: int, op: str) -> None:
 
 
 def need_float(t: Tensor, op: str) -> None:
-    if t._array.dtype.kind != "f":
+    """The dtype check of an op PyTorch defines for floating tensors only (softmax,
+    leaky_relu, layer_norm, the smooth losses, ...): integers and bools are refused, where
+    NumPy would compute in them or make float64."""
+    if not array.is_floating(t._array.dtype):
         raise TypeError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
+
+
+def need_number(t: Tensor, op: str) -> None:
+    """The dtype check of an op PyTorch defines for numbers but not bools (relu, abs, matmul,
+    threshold, ...)."""
+    if t._array.dtype.kind == "b":
+        raise TypeError(f"{op}: not defined for bool tensors, as in PyTorch; got dtype {t.dtype}")
 
 
 def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> None:

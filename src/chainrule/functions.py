@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import array, sparse
-from .arguments import normalize_dim
+from .arguments import need_number, normalize_dim
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, where, write_out
 from .tensor import matmul as _matmul
@@ -81,7 +81,21 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
 def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return linalg.Einsum.apply(*[as_tensor(x) for x in operands], equation=equation)
+    ts = [as_tensor(x) for x in operands]
+    if builtins.all(t.dtype == array.bool_ for t in ts) and _contracts(equation):
+        need_number(ts[0], "einsum")  # PyTorch contracts with bmm, which has no bool loop
+    return linalg.Einsum.apply(*ts, equation=equation)
+
+
+def _contracts(equation: str) -> bool:
+    """Whether an einsum sums a product over an index two operands share."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    letters = [c for c in "".join(terms) if c.isalpha()]
+    out = rhs if arrow else "".join(c for c in letters if letters.count(c) == 1)
+    return builtins.any(
+        c not in out and builtins.sum(c in t for t in terms) > 1 for c in set(letters)
+    )
 
 
 def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Tensor, ...]:
@@ -143,6 +157,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {tuple(pad)} "
             f"for shape {input.shape}"
         )
+    if mode != "circular":  # PyTorch's reflect and replicate pads have no bool loop
+        need_number(input, "pad")
     out = input
     for i in range(k):
         dim = input.ndim - 1 - i

@@ -691,7 +691,7 @@ ERRORS = [
     (
         lambda: cr.tensor([True]) - cr.tensor([True]),
         TypeError,
-        r"^sub: .*; got shapes \(1,\) and \(1,\), dtypes chainrule\.bool and chainrule\.bool$",
+        r"^sub: not defined for bool tensors, as in PyTorch; got dtype chainrule\.bool$",
     ),
     (lambda: cr.ones(2, 3).split(0), ValueError, r"^split: split_size must be positive; got 0$"),
     (lambda: cr.ones(2, 3).chunk(0), ValueError, r"^chunk: chunks must be positive; got 0$"),

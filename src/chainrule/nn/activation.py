@@ -9,7 +9,7 @@ import warnings
 from typing import Any
 
 from .. import array
-from ..arguments import resolve_device
+from ..arguments import need_float, need_number, resolve_device
 from ..autograd.mode import no_grad
 from ..factories import full
 from ..ops import elementwise
@@ -26,9 +26,16 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return as_tensor(input).relu()
 
 
+def _floating(input: Any, op: str) -> Tensor:
+    """The input of an activation PyTorch defines for floating tensors only."""
+    x = as_tensor(input)
+    need_float(x, op)
+    return x
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x; the slope at 0 is negative_slope (as PyTorch)."""
-    x = as_tensor(input)
+    x = _floating(input, "leaky_relu")
     return elementwise.Piecewise.apply(x, mask=x._array > 0, slope=negative_slope, other=0.0)
 
 
@@ -45,12 +52,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     or with 'tanh': 0.5 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}")
-    return elementwise.Gelu.apply(as_tensor(input), approximate=approximate)
+    return elementwise.Gelu.apply(_floating(input, "gelu"), approximate=approximate)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold, as PyTorch's."""
-    x = as_tensor(input)
+    x = _floating(input, "softplus")
     bx = x * beta if beta != 1 else x
     linear = bx._array > threshold
     safe = where(linear, 0.0, bx)  # the branch not taken stays finite, so does its gradient
@@ -63,7 +70,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)): x - log1p(exp(x)) for x < 0, -log1p(exp(-x)) otherwise, so no exp
     overflows and every derivative is exact, for logits of any size, as PyTorch's."""
-    x = as_tensor(input)
+    x = _floating(input, "logsigmoid")
     negative = x._array < 0
     below = where(negative, x, 0.0)  # each branch finite where it is not taken
     above = where(negative, 0.0, x)
@@ -72,13 +79,13 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (the swish). ``inplace`` is accepted for PyTorch's signature."""
-    x = as_tensor(input)
+    x = _floating(input, "silu")
     return x * x.sigmoid()
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x)). ``inplace`` is accepted for PyTorch's signature."""
-    x = as_tensor(input)
+    x = _floating(input, "mish")
     return x * softplus(x).tanh()
 
 
@@ -94,14 +101,14 @@ def _expm1(x: Tensor) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x) - 1), as PyTorch."""
-    x = as_tensor(input)
+    x = _floating(input, "elu")
     positive = x._array > 0
     return where(positive, x, _expm1(where(positive, 0.0, x)) * alpha)  # the other branch finite
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
-    x = as_tensor(input)
+    x = _floating(input, "selu")
     positive = x._array > 0
     negative = _expm1(where(positive, 0.0, x)) * (SELU_ALPHA * SELU_SCALE)
     return where(positive, x * SELU_SCALE, negative)
@@ -109,7 +116,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x / alpha) - 1)."""
-    x = as_tensor(input)
+    x = _floating(input, "celu")
     positive = x._array > 0
     return where(positive, x, _expm1(where(positive, 0.0, x) * (1.0 / alpha)) * alpha)
 
@@ -119,27 +126,37 @@ def hardtanh(
 ) -> Tensor:
     """x clamped to [min_val, max_val]; the gradient is 1 strictly inside, 0 at the bounds
     and beyond, as PyTorch's (clamp's is 1 at the bounds too)."""
-    x = as_tensor(input)
+    return _hardtanh(as_tensor(input), min_val, max_val, "hardtanh")
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return _hardtanh(as_tensor(input), 0.0, 6.0, "relu6")
+
+
+def _hardtanh(x: Tensor, min_val: float, max_val: float, op: str) -> Tensor:
+    need_number(x, op)
     a = x._array
+    if a.dtype.kind == "u" and min(min_val, max_val) < 0:  # PyTorch casts the bounds to it
+        raise ValueError(
+            f"{op}: the bounds must fit the input's dtype, as in PyTorch; got min_val "
+            f"{min_val} and max_val {max_val} for dtype {x.dtype}"
+        )
     inside = (a > min_val) & (a < max_val)
     return elementwise.Piecewise.apply(
         x, mask=inside, slope=0.0, other=array.xp.clip(a, min_val, max_val)
     )
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(input, 0.0, 6.0)
-
-
 def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|)."""
     x = as_tensor(input)
+    need_number(x, "softsign")
     return x / (x.abs() + 1.0)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of dim (whose size must be even)."""
-    x = as_tensor(input)
+    x = _floating(input, "glu")
     if x.ndim == 0 or x.shape[dim] % 2:
         raise ValueError(f"glu: dim {dim} must have an even size; got shape {x.shape}")
     a, b = x.chunk(2, dim)
@@ -148,13 +165,17 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def softmin(input: Tensor, dim: int | None = None) -> Tensor:
     """softmax(-x)."""
-    return softmax(-as_tensor(input), dim)
+    return softmax(-_floating(input, "softmin"), dim)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x; a weight of n > 1 slopes is one per channel (dim 1,
     or dim 0 of a 1-D input)."""
-    x = as_tensor(input)
+    x = _floating(input, "prelu")
+    if weight.dtype != x.dtype:  # as PyTorch: no silent cast of the input to the weight's
+        raise TypeError(
+            f"prelu: input and weight must have the same dtype; got {x.dtype} and {weight.dtype}"
+        )
     w = weight
     if weight.numel() > 1 and x.ndim > 1:
         w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))  # (1, C, 1, ...)
@@ -168,6 +189,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     x = as_tensor(input)
+    need_number(x, "threshold")
     return elementwise.Piecewise.apply(x, mask=x._array > threshold, slope=0.0, other=value)
 
 
@@ -361,6 +383,9 @@ class Hardtanh(Module):
 class ReLU6(Hardtanh):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return relu6(input)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import array
-from ..arguments import positive_int, resolve_device
+from ..arguments import need_float, need_number, positive_int, resolve_device
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
@@ -55,6 +55,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     _check_last_dim(input, weight.shape[1], "linear", "weight.shape[1]")
     _check_dtype(input, weight, "linear")
+    need_number(input, "linear")
     return linalg.Linear.apply(input, weight, bias)
 
 
@@ -132,6 +133,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """input / max(||input||_p over dim, eps): unit vectors along dim, as PyTorch."""
+    input = as_tensor(input)
+    need_float(input, "normalize")
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
 
 
@@ -139,6 +142,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, after broadcasting: each
     divided by its norm first, as PyTorch (the result stays within [-1, 1])."""
     x1, x2 = as_tensor(x1), as_tensor(x2)
+    need_float(x1, "cosine_similarity")
+    need_float(x2, "cosine_similarity")
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

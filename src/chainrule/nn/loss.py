@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
-from ..arguments import broadcasts_to
+from ..arguments import broadcasts_to, need_float, need_number
 from ..ops import reduce
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
@@ -71,6 +71,7 @@ def mse_loss(
     'mean' is the weighted mean, as PyTorch's."""
     _check_reduction(reduction, "mse_loss")
     x, t = _same_shape(input, target, "mse_loss")
+    need_float(x, "mse_loss")
     d = x - t
     return _weighted(d * d, weight, reduction, "mse_loss")
 
@@ -81,6 +82,9 @@ def l1_loss(
     """|input - target|, reduced; the gradient at 0 is 0; ``weight`` as in mse_loss."""
     _check_reduction(reduction, "l1_loss")
     x, t = _same_shape(input, target, "l1_loss")
+    need_number(x, "l1_loss")
+    if reduction == "mean":  # PyTorch's mean of integers has no dtype to give
+        need_float(x, "l1_loss")
     return _weighted((x - t).abs(), weight, reduction, "l1_loss")
 
 
@@ -93,6 +97,7 @@ def smooth_l1_loss(
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative; got {beta}")
     x, t = _same_shape(input, target, "smooth_l1_loss")
+    need_float(x, "smooth_l1_loss")
     d = x - t
     a = d.abs()
     if beta == 0:
@@ -110,6 +115,7 @@ def huber_loss(
     if not delta > 0:
         raise ValueError(f"huber_loss: delta must be positive; got {delta}")
     x, t = _same_shape(input, target, "huber_loss")
+    need_float(x, "huber_loss")
     d = x - t
     a = d.abs()
     loss = where(a._array < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
@@ -132,6 +138,7 @@ def binary_cross_entropy(
     """-w (t log p + (1 - t) log(1 - p)) for probabilities p, each log clamped at -100."""
     _check_reduction(reduction, "binary_cross_entropy")
     p, t = _same_shape(input, target, "binary_cross_entropy")
+    need_float(p, "binary_cross_entropy")
     if p._array.size and not (p._array.min() >= 0 and p._array.max() <= 1):
         raise ValueError(
             "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
@@ -172,6 +179,7 @@ def binary_cross_entropy_with_logits(
     overflow; ``pos_weight`` (broadcast along the last dim) weighs the positive term."""
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     x, t = _same_shape(input, target, "binary_cross_entropy_with_logits")
+    need_float(x, "binary_cross_entropy_with_logits")
     if not t.is_floating_point():  # PyTorch refuses integer and bool targets too
         raise TypeError(
             "binary_cross_entropy_with_logits: target must be a floating-point tensor (the "
@@ -263,6 +271,7 @@ def nll_loss(
     'mean' divides by the sum of the counted targets' weights."""
     _check_reduction(reduction, "nll_loss")
     logp = as_tensor(input)
+    need_float(logp, "nll_loss")
     if logp.ndim == 0:
         raise ValueError(f"nll_loss: expected input of shape (N, C, ...) or (C,); got {logp.shape}")
     safe, _, per_element, _ = _class_targets(logp, target, weight, ignore_index, "nll_loss")
@@ -290,6 +299,7 @@ def cross_entropy(
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be in [0, 1]; got {label_smoothing}")
     x = as_tensor(input)
+    need_float(x, op)
     if x.ndim == 0:
         raise ValueError(f"{op}: expected input of shape (N, C, ...) or (C,); got {x.shape}")
     class_dim = 0 if x.ndim == 1 else 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
-from ..arguments import positive_int, resolve_device
+from ..arguments import need_float, positive_int, resolve_device
 from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -33,6 +33,7 @@ def layer_norm(
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape)
     dims, with the biased variance."""
     x = as_tensor(input)
+    need_float(x, "layer_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or x.shape[x.ndim - k :] != shape or x.ndim < k:
@@ -66,6 +67,7 @@ def batch_norm(
     place. Otherwise: with the running statistics.
     """
     x = as_tensor(input)
+    need_float(x, "batch_norm")
     if x.ndim < 2:
         raise ValueError(f"batch_norm: expected input of shape (N, C, *); got shape {x.shape}")
     c = x.shape[1]

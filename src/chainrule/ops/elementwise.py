@@ -343,6 +343,8 @@ class Sign(Function):
     rule = "grad_a = 0 (everywhere it exists)"
 
     def forward(self, a):
+        if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
+            return a.copy()
         out = xp.sign(a)
         return xp.where(xp.isnan(out), 0, out) if out.dtype.kind == "f" else out
 

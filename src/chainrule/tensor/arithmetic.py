@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import normalize_dims
+from ..arguments import need_number, normalize_dims
 from ..ops import elementwise, linalg
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -38,10 +38,10 @@ class Arithmetic(Core):
         return elementwise.Add.apply(*_pair(other, self, "add"))
 
     def __sub__(self, other: Any) -> Tensor:
-        return elementwise.Sub.apply(*_pair(self, other, "sub"))
+        return elementwise.Sub.apply(*_pair(*_no_bool(self, other, "sub"), "sub"))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return elementwise.Sub.apply(*_pair(other, self, "sub"))
+        return elementwise.Sub.apply(*_pair(*_no_bool(other, self, "sub"), "sub"))
 
     def __mul__(self, other: Any) -> Tensor:
         return elementwise.Mul.apply(*_pair(self, other, "mul"))
@@ -56,10 +56,10 @@ class Arithmetic(Core):
         return elementwise.Div.apply(*_pair(other, self, "div", floats=True))
 
     def __pow__(self, other: Any) -> Tensor:
-        return elementwise.Pow.apply(*_pair(self, other, "pow"))
+        return elementwise.Pow.apply(*_no_bool(*_pair(self, other, "pow"), "pow", both=True))
 
     def __rpow__(self, other: Any) -> Tensor:
-        return elementwise.Pow.apply(*_pair(other, self, "pow"))
+        return elementwise.Pow.apply(*_no_bool(*_pair(other, self, "pow"), "pow", both=True))
 
     def __floordiv__(self, other: Any) -> Tensor:
         return _floor_divide(self, other)
@@ -211,6 +211,7 @@ class Arithmetic(Core):
     # -- elementwise math ------------------------------------------------------------------
 
     def abs(self) -> Tensor:
+        need_number(self, "abs")
         return elementwise.Abs.apply(self)
 
     def sign(self) -> Tensor:
@@ -279,6 +280,7 @@ class Arithmetic(Core):
         return elementwise.Sigmoid.apply(floating(self))
 
     def relu(self) -> Tensor:
+        need_number(self, "relu")
         return elementwise.Relu.apply(self)
 
     def erf(self) -> Tensor:
@@ -349,6 +351,7 @@ class Arithmetic(Core):
                 f"mm: mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
                 f"{self.shape[1]} and {other.shape[0]}x{other.shape[1]})"
             )
+        need_number(self, "mm")
         return matmul(self, other)
 
     def mv(self, vec: Any) -> Tensor:
@@ -359,6 +362,7 @@ class Arithmetic(Core):
                 f"mv: expects a matrix (n, m) and a vector (m,); got shapes {self.shape} and "
                 f"{other.shape}"
             )
+        need_number(self, "mv")
         return matmul(self, other)
 
     def dot(self, other: Any) -> Tensor:
@@ -369,6 +373,7 @@ class Arithmetic(Core):
                 f"dot: expects two 1-D tensors of one size; got shapes {self.shape} and "
                 f"{other.shape}"
             )
+        need_number(self, "dot")
         return matmul(self, other)
 
     def bmm(self, mat2: Any) -> Tensor:
@@ -384,6 +389,7 @@ class Arithmetic(Core):
                 f"bmm: expected batch2 of shape ({self.shape[0]}, {self.shape[2]}, p) for batch1 "
                 f"of shape {self.shape}; got {other.shape}"
             )
+        need_number(self, "bmm")
         return matmul(self, other)
 
     def matmul(self, other: Any) -> Tensor:
@@ -418,6 +424,15 @@ def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     if floats and not array.is_floating(dtype):
         dtype = array.get_default_dtype()
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
+
+
+def _no_bool(a: Any, b: Any, op: str, both: bool = False) -> tuple[Any, Any]:
+    """The operands, where PyTorch defines op for them: subtraction with no bool tensor,
+    pow with not both bool (True ** 2 is 1)."""
+    bools = [x for x in (a, b) if isinstance(x, Tensor) and x._array.dtype.kind == "b"]
+    if bools and (not both or len(bools) == 2):
+        need_number(bools[0], op)
+    return a, b
 
 
 def _same_kind(a: Any, b: Any) -> bool:
@@ -538,6 +553,7 @@ def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
 def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) -> Tensor:
     """addmm's and baddbmm's beta * t + alpha * (a @ b), the shapes checked for op."""
     a, b = as_tensor(a), as_tensor(b)
+    need_number(a, op)
     ndim = 2 if op == "addmm" else 3
     shapes = f"got shapes {a.shape} and {b.shape}"
     if a.ndim != ndim or b.ndim != ndim:
@@ -561,6 +577,7 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
 
 def matmul(a: Any, b: Any) -> Tensor:
     a, b = _promote(as_tensor(a), as_tensor(b), "matmul")
+    need_number(a, "matmul")
     sa, sb = a._array.shape, b._array.shape
     if not sa or not sb:
         raise ValueError(f"matmul: both operands need at least 1 dim; got shapes {sa} and {sb}")

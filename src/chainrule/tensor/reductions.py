@@ -14,6 +14,7 @@ from ..arguments import (
     is_int,
     need_elements,
     need_float,
+    need_number,
     normalize_dim,
     normalize_dims,
     numpy_dim_names,
@@ -112,10 +113,12 @@ class Reductions(Core):
 
     def argmax(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmax")
+        need_number(self, "argmax")
         return _arg(self, dim, keepdim, xp.argmax, "argmax")
 
     def argmin(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmin")
+        need_number(self, "argmin")
         return _arg(self, dim, keepdim, xp.argmin, "argmin")
 
     def logsumexp(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
@@ -126,19 +129,22 @@ class Reductions(Core):
     def softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
         dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
         dim = normalize_dim(dim, self.ndim, "softmax", self.shape)
-        return reduce.Softmax.apply(floating(self), dim=dim)
+        need_float(self, "softmax")
+        return reduce.Softmax.apply(self, dim=dim)
 
     def log_softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
         dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
         dim = normalize_dim(dim, self.ndim, "log_softmax", self.shape)
-        return reduce.LogSoftmax.apply(floating(self), dim=dim)
+        need_float(self, "log_softmax")
+        return reduce.LogSoftmax.apply(self, dim=dim)
 
     def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
         with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
         or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
-        of nonzero elements, a constant. Integer tensors are taken as float32."""
-        self = floating(self)
+        of nonzero elements, a constant. Integer and bool tensors are refused, as PyTorch's
+        linalg.vector_norm refuses them."""
+        need_float(self, "norm")
         if p == 2:
             return _root((self * self).sum(dim, keepdim=keepdim), 2)
         if p in (math.inf, -math.inf):
@@ -176,6 +182,7 @@ class Reductions(Core):
     ) -> ValuesIndices:
         """The k largest (or smallest) values along dim and their indices, in order (which
         ``sorted=False`` allows too); the gradient goes to the places they came from."""
+        need_number(self, "topk")
         return _top(self, k, dim, largest, "topk")
 
     def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:

@@ -19,6 +19,7 @@ from ..arguments import (
     infer_shape,
     is_int,
     need_dims,
+    need_number,
     normalize_dim,
     normalize_dims,
     shape_arg,
@@ -442,6 +443,8 @@ class Shape(Core):
                 f"{reduce!r}"
             )
         src = as_tensor(src)
+        if reduce == "mean":  # PyTorch's mean has no bool loop
+            need_number(self, "scatter_reduce")
         d, idx = _scatter_index(self, dim, index, src, "scatter_reduce")
         options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
         return movement.ScatterReduce.apply(self, src, **options)
