@@ -311,6 +311,21 @@ def outputs_functions(lib: Any) -> dict[str, Any]:
             (y,) = ctx.saved_tensors
             return (g1 + 2 * g2) * y
 
+    class ExpTwiceLater(F):  # the same, saved by setup_context (the newer form)
+        @staticmethod
+        def forward(x):
+            y = x.exp()
+            return y, y * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output[0])
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            (y,) = ctx.saved_tensors
+            return (g1 + 2 * g2) * y
+
     class ExpOnce(F):  # one output, saved
         @staticmethod
         def forward(ctx, x):
@@ -395,7 +410,7 @@ SEEN: list[bool] = []
 
 
 @pytest.mark.parametrize("used", ["both", "first", "second"])
-@pytest.mark.parametrize("name", ["ExpTwice", "ExpOnce"])
+@pytest.mark.parametrize("name", ["ExpTwice", "ExpTwiceLater", "ExpOnce"])
 def test_saved_outputs_join_the_graph_under_create_graph(name: str, used: str) -> None:
     """A saved output unpacked in a backward recorded with create_graph is the output in the
     graph (its node's), so a second derivative goes through it, whether the output is still
@@ -416,7 +431,7 @@ def test_saved_outputs_join_the_graph_under_create_graph(name: str, used: str) -
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["ExpTwice", "ExpOnce"])
+@pytest.mark.parametrize("name", ["ExpTwice", "ExpTwiceLater", "ExpOnce"])
 def test_a_function_that_saves_its_output_frees_its_graph_without_the_collector(
     name: str,
 ) -> None:
