@@ -79,12 +79,12 @@ def finish_replacing(folder: str | os.PathLike) -> None:
     """Complete or undo a :func:`replace_together` that a killed process left half done:
     with its manifest, the new set is moved in (again: what was moved already is skipped);
     without, the new files are removed and the old set stands. The manifest is checked
-    whole first (see :func:`planned`): a ValueError naming it and the entry, and nothing
+    whole first (see :func:`_planned`): a ValueError naming it and the entry, and nothing
     touched, when it names anything but files of the folder."""
     incoming = os.path.join(folder, INCOMING)
     if not os.path.lexists(incoming):
         return
-    files, remove = planned(folder)
+    files, remove = _planned(folder)
     for name in files:
         with contextlib.suppress(FileNotFoundError):
             os.replace(os.path.join(incoming, name), os.path.join(folder, name))
@@ -94,7 +94,7 @@ def finish_replacing(folder: str | os.PathLike) -> None:
     shutil.rmtree(incoming)
 
 
-def planned(folder: str | os.PathLike) -> tuple[list[str], list[str]]:
+def _planned(folder: str | os.PathLike) -> tuple[list[str], list[str]]:
     """(the files to move in, the files to remove) of the unfinished replacement in
     ``folder``, every entry checked before any is acted on: .incoming a folder of its own
     (not a link), the manifest a JSON object with lists of strings under "files" and
