@@ -148,8 +148,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     "index_add_fn": (INTS + ("bool",), "as index_add_alpha"),
     "addmm_scaled_broadcast": (INTS, "a float alpha or beta makes float32; torch truncates it"),
     "baddbmm_fn_scaled": (INTS, "as addmm_scaled_broadcast"),
-    "square": (("bool",), "a bool squared stays bool; torch's is int64"),
-    "square[0d]": (("bool",), "as square"),
     "topk": (INTS, "ties among integers come in another order (both are valid)"),
     "scatter_fn_value": (("uint8",), "a negative value is refused for uint8; torch wraps it"),
     "pad_two_dims_value": (("uint8",), "a pad value out of uint8's range is wrapped, not refused"),
@@ -163,9 +161,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
 for _n in ("maximum", "minimum"):
     for _s in ("[(2,3)&num]", "[num&(2,3)]"):
         KNOWN[_n + _s] = (INTS + ("bool",), "torch's call makes the number an integer tensor")
-for _n in ("tril", "tril_diagonal_batched", "tril_fn_negative", "triu", "triu_diagonal_batched"):
-    KNOWN[_n] = (("bool",), "tril and triu of bools come back int64")
-KNOWN["triu_fn_positive"] = (("bool",), "as tril")
 for _n in ("scatter_reduce_mean", "scatter_reduce_mean_without_self", "scatter_reduce_fn"):
     KNOWN[_n] = (("int32", "uint8", "bfloat16"), "a mean of integers comes back int64")
 for _n in ("scatter_reduce_amax_without_self", "scatter_reduce_amin_without_self"):
@@ -180,10 +175,6 @@ for _n in ("ij->j", "ij->", "ij,k->i"):
         ("int32", "uint8", "bool", "bfloat16"),
         "sums keep the dtype; torch's int64",
     )
-for _n in ("sum[64x10]", "sum_numpy_names", "sum_fn") + tuple(
-    f"sum[dim={d},keepdim={k}]" for d in ("None", "0", "-1", "(0, 2)") for k in (False, True)
-):
-    KNOWN[_n] = (("uint8",), "NumPy sums uint8 in uint64; torch sums every integer in int64")
 
 
 def _known(row: str, dtype: str) -> str | None:

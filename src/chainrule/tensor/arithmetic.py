@@ -301,7 +301,8 @@ class Arithmetic(Core):
         return self.unsqueeze(1) * other.unsqueeze(0)
 
     def square(self) -> Tensor:
-        return elementwise.Mul.apply(self, self)
+        x = self.to(array.int64) if self._array.dtype.kind == "b" else self  # as PyTorch's
+        return elementwise.Mul.apply(x, x)
 
     def clamp_min(self, min: Any) -> Tensor:
         return self.clamp(min=min)

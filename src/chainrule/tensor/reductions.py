@@ -42,6 +42,8 @@ class Reductions(Core):
         """The sum over dim (all for None); with dtype, of the input cast to it first."""
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "sum")
         x = self if dtype is None else self.to(dtype)
+        if x._array.dtype.kind == "u":  # PyTorch sums every integer in int64 (NumPy: uint64)
+            x = x.to(array.int64)
         return reduce.Sum.apply(x, dims=normalize_dims(dim, x, "sum"), keepdim=keepdim)
 
     def mean(

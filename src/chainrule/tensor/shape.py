@@ -309,14 +309,14 @@ class Shape(Core):
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return where(keep, self, 0)
+        return where(keep, self, _zero(self))
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return where(keep, self, 0)
+        return where(keep, self, _zero(self))
 
     def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -530,3 +530,9 @@ def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> 
 def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
     if other.dtype != t.dtype:
         raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
+
+
+def _zero(t: Tensor) -> Any:
+    """The zero of t's dtype, as a Python number: where(mask, t, 0) keeps t's dtype (False
+    for a bool tensor, which 0 would promote to int64)."""
+    return False if t._array.dtype.kind == "b" else 0
