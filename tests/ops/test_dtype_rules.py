@@ -162,7 +162,7 @@ for _n in ("maximum", "minimum"):
     for _s in ("[(2,3)&num]", "[num&(2,3)]"):
         KNOWN[_n + _s] = (INTS + ("bool",), "torch's call makes the number an integer tensor")
 for _n in ("scatter_reduce_mean", "scatter_reduce_mean_without_self", "scatter_reduce_fn"):
-    KNOWN[_n] = (("int32", "uint8", "bfloat16"), "a mean of integers comes back int64")
+    KNOWN[_n] = (("bfloat16",), _BF16)
 for _n in ("scatter_reduce_amax_without_self", "scatter_reduce_amin_without_self"):
     KNOWN[_n] = (("bfloat16",), _BF16)
 for _n in ("cumsum_0", "cumsum_last", "cumsum_fn", "cumsum_0d", "cumprod_0", "cumprod_last"):

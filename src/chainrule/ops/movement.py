@@ -313,7 +313,8 @@ class ScatterReduce(Function):
         _UFUNCS[reduce].at(out, self.where, s)
         if reduce == "mean":
             count = self._count(a.dtype if a.dtype.kind == "f" else xp.int64)
-            return out / count if a.dtype.kind == "f" else out // count
+            # an integer mean floors, in a's dtype (int64's count would widen it), as PyTorch
+            return out / count if a.dtype.kind == "f" else (out // count).astype(a.dtype)
         return out
 
     def _count(self, dtype: Any) -> Any:
