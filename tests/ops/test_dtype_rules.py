@@ -143,7 +143,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     "conv_transpose2d": (("int64", "bfloat16"), "as conv2d"),
     "max_pool2d": (INTS + ("bfloat16",), "as conv2d"),
     "max_pool2d_overlapping": (INTS + ("bfloat16",), "as conv2d"),
-    "masked_fill": (INTS + ("bool",), "a float fill makes a float32 tensor; torch truncates it"),
     "index_add_alpha": (INTS + ("bool",), "a float alpha makes float32; torch truncates it"),
     "index_add_fn": (INTS + ("bool",), "as index_add_alpha"),
     "addmm_scaled_broadcast": (INTS, "a float alpha or beta makes float32; torch truncates it"),

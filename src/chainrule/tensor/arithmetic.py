@@ -334,7 +334,9 @@ class Arithmetic(Core):
         return elementwise.Minimum.apply(*_pair(self, other, "minimum"))
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:
-        return where(mask, value, self)
+        out = where(mask, value, self)
+        # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
+        return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
 
     # -- matrix products -------------------------------------------------------------------
 
