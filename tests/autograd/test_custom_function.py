@@ -568,3 +568,40 @@ def test_the_marks_take_tensors_and_mark_dirty_takes_inputs() -> None:
                 MarksANumber.apply(_x(lib), mark)
         with pytest.warns(UserWarning, match="mark_dirty.* (received|receives) a tensor that"):
             DirtiesANewTensor.apply(_x(lib) * 1)
+
+
+@pytest.mark.parametrize("through", ["tensor", "view"])
+@pytest.mark.parametrize("writes", [1, 2])
+def test_earlier_readers_of_a_dirty_input_keep_its_old_value(writes: int, through: str) -> None:
+    """A node recorded before the Function wrote (z = h + 1) reaches h's value before the
+    write, however many times forward wrote, and saved_tensors takes the versions forward
+    left; the version counts as PyTorch's (each write, and one for mark_dirty)."""
+    got = []
+    for lib in LIBS:
+
+        class Writes(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                for _ in range(writes):
+                    x.mul_(2)
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 2**writes
+
+        w = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64, requires_grad=True)
+        h = w * 1
+        z = h + 1
+        seen = h._version
+        Writes.apply(h if through == "tensor" else h[0])
+        (z * lib.tensor([1.0, 3.0], dtype=lib.float64)).sum().backward(retain_graph=True)
+        first = w.grad.numpy().copy()
+        (10 * h).sum().backward()
+        got.append((h._version - seen, first, w.grad.numpy()))
+    assert got[0][0] == got[1][0]
+    for a, b in zip(got[0][1:], got[1][1:], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

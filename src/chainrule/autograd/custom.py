@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 from .. import array
 from .function import Function as Primitive
-from .function import counter, make_view, tensor_type, version, versions, writes
+from .function import bump, counter, make_view, tensor_type, version, versions, writes
 from .mode import no_grad, state
 
 
@@ -365,7 +365,9 @@ class Function:
 def _check_dirty(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> None:
     """PyTorch's refusal of a tensor marked dirty that forward does not return (the write
     reaches the graph only through the Function's outputs), and its warning for one that is
-    not an input (a tensor forward made is not written in place: nothing to mark)."""
+    not an input (a tensor forward made is not written in place: nothing to mark). As
+    PyTorch's, each tensor marked dirty is then counted as written once more, and what ctx
+    saved is checked against the versions forward left."""
     if any(all(t is not a for a in args) for t in ctx._dirty):
         warnings.warn(
             f"{cls.__name__}: mark_dirty received a tensor that is not an input; only input "
@@ -381,6 +383,9 @@ def _check_dirty(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> None:
             f"returned as output; got {len(lost)} such tensor(s), of shape {shapes}; the "
             "inputs that are modified in place must all be outputs of the Function"
         )
+    for t in ctx._dirty:
+        bump(t)
+    ctx._saved_versions = tuple(None if t is None else version(t) for t in ctx._saved or ())
 
 
 # Why an output of a Function that is a view of an input may not be written in place (the

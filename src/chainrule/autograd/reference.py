@@ -54,9 +54,15 @@ def inputs_needing_grad(t: Tensor, all_inputs: bool = False) -> list[Any]:
 def as_seen(x: Tensor, v: int | None) -> Tensor:
     """The graph node input ``x`` was when a node recorded it at version ``v``: ``x``
     itself, unless an in-place op recorded since gave ``x`` a new node (then the tensor that
-    stands for ``x``'s value before it, which the in-place op kept)."""
+    stands for ``x``'s value before the first such op, which it kept under the version just
+    before its write: a write may bump more than once, as a custom Function's)."""
     previous = x.__dict__.get("_previous") if v is not None else None
-    return previous.get(v, x) if previous else x
+    if not previous:
+        return x
+    if v in previous:
+        return previous[v]
+    later = [k for k in previous if k > v]
+    return previous[min(later)] if later else x
 
 
 def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> list[Any]:
