@@ -38,10 +38,12 @@ class Arithmetic(Core):
         return elementwise.Add.apply(*_pair(other, self, "add"))
 
     def __sub__(self, other: Any) -> Tensor:
-        return elementwise.Sub.apply(*_pair(*_no_bool(self, other, "sub"), "sub"))
+        _no_bool(self, other, "sub")
+        return elementwise.Sub.apply(*_pair(self, other, "sub"))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return elementwise.Sub.apply(*_pair(*_no_bool(other, self, "sub"), "sub"))
+        _no_bool(other, self, "sub")
+        return elementwise.Sub.apply(*_pair(other, self, "sub"))
 
     def __mul__(self, other: Any) -> Tensor:
         return elementwise.Mul.apply(*_pair(self, other, "mul"))
@@ -56,10 +58,14 @@ class Arithmetic(Core):
         return elementwise.Div.apply(*_pair(other, self, "div", floats=True))
 
     def __pow__(self, other: Any) -> Tensor:
-        return elementwise.Pow.apply(*_no_bool(*_pair(self, other, "pow"), "pow", both=True))
+        if self._array.dtype.kind == "b":
+            _no_bool(self, other, "pow", both=True)
+        return elementwise.Pow.apply(*_pair(self, other, "pow"))
 
     def __rpow__(self, other: Any) -> Tensor:
-        return elementwise.Pow.apply(*_no_bool(*_pair(other, self, "pow"), "pow", both=True))
+        if self._array.dtype.kind == "b":
+            _no_bool(other, self, "pow", both=True)
+        return elementwise.Pow.apply(*_pair(other, self, "pow"))
 
     def __floordiv__(self, other: Any) -> Tensor:
         return _floor_divide(self, other)
@@ -429,13 +435,13 @@ def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
 
 
-def _no_bool(a: Any, b: Any, op: str, both: bool = False) -> tuple[Any, Any]:
-    """The operands, where PyTorch defines op for them: subtraction with no bool tensor,
-    pow with not both bool (True ** 2 is 1)."""
-    bools = [x for x in (a, b) if isinstance(x, Tensor) and x._array.dtype.kind == "b"]
-    if bools and (not both or len(bools) == 2):
-        need_number(bools[0], op)
-    return a, b
+def _no_bool(a: Any, b: Any, op: str, both: bool = False) -> None:
+    """Refuse what PyTorch does not define: a subtraction with a bool tensor, a pow of two
+    (True ** 2 is 1)."""
+    bool_a = isinstance(a, Tensor) and a._array.dtype.kind == "b"
+    bool_b = isinstance(b, Tensor) and b._array.dtype.kind == "b"
+    if bool_a and bool_b or not both and (bool_a or bool_b):
+        need_number(a if bool_a else b, op)
 
 
 def _same_kind(a: Any, b: Any) -> bool:
