@@ -151,7 +151,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     "scatter_fn_value": (("uint8",), "a negative value is refused for uint8; torch wraps it"),
     "pad_two_dims_value": (("uint8",), "a pad value out of uint8's range is wrapped, not refused"),
     "threshold": (("uint8",), "a value out of uint8's range is wrapped, not refused"),
-    "softplus": (("float16",), "exp runs in float16 and overflows; torch's runs in float32"),
     "scaled_dot_product_attention": (("bfloat16",), _BF16),
     "scaled_dot_product_attention_causal": (("bfloat16",), _BF16),
     "scaled_dot_product_attention_float_mask": (("bfloat16",), _BF16),

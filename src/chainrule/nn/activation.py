@@ -61,7 +61,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     bx = x * beta if beta != 1 else x
     linear = bx._array > threshold
     safe = where(linear, 0.0, bx)  # the branch not taken stays finite, so does its gradient
-    soft = safe.exp().log1p()  # log1p: exact where exp(bx) is tiny, as PyTorch's
+    if safe._array.dtype.itemsize < 4:  # float16's exp overflows past 11: in float32, as torch
+        soft = safe.float().exp().log1p().to(x.dtype)
+    else:
+        soft = safe.exp().log1p()  # log1p: exact where exp(bx) is tiny, as PyTorch's
     if beta != 1:
         soft = soft * (1.0 / beta)
     return where(linear, x, soft)
