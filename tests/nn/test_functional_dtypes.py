@@ -150,15 +150,8 @@ def _same_or_refused_alike(name: str, ours: Any, theirs: Any, dtype: str) -> Non
 
 # Where chainrule still differs from torch, with the reason: an xfail that must fail, so a
 # fixed one is taken off the list.
-INTS = ("int64", "int32", "uint8")
-_POOLS = "convolutions and pools run on floats (and not bfloat16); torch's CPU takes integers"
 KNOWN = {
-    "adaptive_avg_pool2d": (("bfloat16",), _POOLS),
-    "avg_pool2d": (("int64", "bfloat16"), _POOLS),
-    "conv1d": (INTS + ("bfloat16",), _POOLS),
-    "conv2d": (INTS + ("bfloat16",), _POOLS),
-    "conv_transpose2d": (("int64", "bfloat16"), _POOLS),
-    "max_pool2d": (INTS + ("bfloat16",), _POOLS),
+    "avg_pool2d": (("int64",), "an average of integers is refused; torch's rounds toward 0"),
     "scaled_dot_product_attention": (("bfloat16",), "attention refuses bfloat16"),
 }
 

@@ -138,11 +138,6 @@ def _call(lib: Any, row: Any, dtype: str) -> Any:
 INTS = ("int64", "int32", "uint8")
 _BF16 = "computes bfloat16 in another dtype or refuses it (NumPy has no bfloat16 loops)"
 KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
-    "conv2d": (INTS + ("bfloat16",), "convolutions and pools run on floats only"),
-    "conv2d_strided_grouped": (INTS + ("bfloat16",), "as conv2d"),
-    "conv_transpose2d": (("int64", "bfloat16"), "as conv2d"),
-    "max_pool2d": (INTS + ("bfloat16",), "as conv2d"),
-    "max_pool2d_overlapping": (INTS + ("bfloat16",), "as conv2d"),
     "index_add_alpha": (INTS + ("bool",), "a float alpha makes float32; torch truncates it"),
     "index_add_fn": (INTS + ("bool",), "as index_add_alpha"),
     "addmm_scaled_broadcast": (INTS, "a float alpha or beta makes float32; torch truncates it"),

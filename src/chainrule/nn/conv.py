@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import array
-from ..arguments import is_int, positive_int, resolve_device
+from ..arguments import is_int, need_float, need_number, positive_int, resolve_device
 from ..functions import pad
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul
@@ -44,9 +44,17 @@ def _batched(x: Any, spatial: int, op: str) -> tuple[Tensor, bool]:
             f"{op}: expected a {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input; "
             f"got shape {x.shape}"
         )
-    if x.dtype.kind != "f":
-        raise TypeError(f"{op}: needs a floating-point input; got dtype {x.dtype}")
+    integers = _INTEGERS.get(op, ())
+    if integers == "all" or x.dtype in integers:
+        need_number(x, op)
+    else:
+        need_float(x, op)
     return (x.unsqueeze(0), True) if x.ndim == spatial + 1 else (x, False)
+
+
+# the integer dtypes PyTorch's CPU kernels take, by op (the others: floating ones only)
+_INTEGERS: dict[str, Any] = {"conv1d": "all", "conv2d": "all", "max_pool2d": "all"}
+_INTEGERS["conv_transpose2d"] = (array.int64,)
 
 
 def _conv_padding(
