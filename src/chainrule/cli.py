@@ -13,14 +13,12 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import array, distributed, fastpath, recipes
 from .fastpath import allocator
 from .outputs import write_output
 from .run_files import INCOMING, file_in, finish_replacing
-from .serialization import write_atomically
 
 
 def _positive(kind: type) -> Callable[[str], Any]:
@@ -378,7 +376,7 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
     text = json.dumps({"recipe": metrics["recipe"], "chars": vocab["chars"], "end": vocab["end"],
                        "block_size": block_size, "input": "tokens", "output": "logits",
                        **defaults}, indent=2, ensure_ascii=False)  # fmt: skip
-    write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    write_output(path, text, "export")
     return path
 
 
