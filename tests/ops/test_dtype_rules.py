@@ -138,10 +138,6 @@ def _call(lib: Any, row: Any, dtype: str) -> Any:
 INTS = ("int64", "int32", "uint8")
 _BF16 = "computes bfloat16 in another dtype or refuses it (NumPy has no bfloat16 loops)"
 KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
-    "index_add_alpha": (INTS + ("bool",), "a float alpha makes float32; torch truncates it"),
-    "index_add_fn": (INTS + ("bool",), "as index_add_alpha"),
-    "addmm_scaled_broadcast": (INTS, "a float alpha or beta makes float32; torch truncates it"),
-    "baddbmm_fn_scaled": (INTS, "as addmm_scaled_broadcast"),
     "topk": (INTS, "ties among integers come in another order (both are valid)"),
     "scatter_fn_value": (("uint8",), "a negative value is refused for uint8; torch wraps it"),
     "pad_two_dims_value": (("uint8",), "a pad value out of uint8's range is wrapped, not refused"),

@@ -435,6 +435,21 @@ def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     return _as_dtype(a, dtype), _as_dtype(b, dtype)
 
 
+def scalar_for(t: Tensor, value: Any, op: str) -> Any:
+    """A number multiplying t (an alpha, a beta) as PyTorch casts it to t's dtype: truncated
+    toward 0 for an integer tensor (alpha=1.5 adds once, -1.5 subtracts once), True or False
+    for a bool one, refused below 0 for an unsigned one."""
+    kind = t._array.dtype.kind
+    if kind == "b":
+        return bool(value)
+    if kind == "u" and value < 0:
+        raise ValueError(
+            f"{op}: a negative scalar cannot multiply an unsigned tensor, as in PyTorch; got "
+            f"{value} for dtype {t.dtype}"
+        )
+    return int(value) if kind in "iu" and isinstance(value, float) else value
+
+
 def _no_bool(a: Any, b: Any, op: str, both: bool = False) -> None:
     """Refuse what PyTorch does not define: a subtraction with a bool tensor, a pow of two
     (True ** 2 is 1)."""
@@ -577,6 +592,7 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
             f"{shapes}"
         )
     product = linalg.MatMul.apply(a, b)
+    alpha, beta = scalar_for(product, alpha, op), scalar_for(t, beta, op)
     if alpha != 1:
         product = product * alpha
     if beta == 0:  # t is not read: 0 * NaN would be NaN; its gradient is 0

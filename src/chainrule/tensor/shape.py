@@ -27,7 +27,7 @@ from ..arguments import (
     spread_or_keyword,
 )
 from ..ops import movement
-from .arithmetic import where
+from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
@@ -471,6 +471,7 @@ class Shape(Core):
             )
         _same_dtype(self, source, "index_add", "source")
         added = movement.IndexAdd.apply(source, shape=self.shape, index=(slice(None),) * d + (idx,))
+        alpha = scalar_for(self, alpha, "index_add")
         return self + (added if alpha == 1 else added * alpha)
 
     def masked_select(self, mask: Any) -> Tensor:
