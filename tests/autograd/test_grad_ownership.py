@@ -219,3 +219,20 @@ def test_what_grad_returns_is_not_a_retained_grad() -> None:
         g.add_(100.0)
         results.append((g.tolist(), h.grad.tolist()))
     assert results[0] == results[1]
+
+
+def test_a_grad_assigned_as_a_view_of_a_flat_buffer_collects_into_it() -> None:
+    # the other side of ownership: a .grad the user assigned is the user's to share, and
+    # backward and zero_grad write into it in place, as PyTorch's (flat gradient buffers)
+    results = []
+    for lib in (cr, torch):
+        flat = lib.zeros(5)
+        w = lib.ones(3, requires_grad=True)
+        w.grad = flat[1:4]
+        (w * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        seen = [flat.tolist()]
+        lib.optim.SGD([w], lr=0.1).zero_grad(set_to_none=False)
+        seen.append(flat.tolist())
+        (w * 2.0).sum().backward()
+        results.append((seen, flat.tolist(), w.grad.tolist()))
+    assert results[0] == results[1]
