@@ -150,13 +150,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
 for _n in ("maximum", "minimum"):
     for _s in ("[(2,3)&num]", "[num&(2,3)]"):
         KNOWN[_n + _s] = (INTS + ("bool",), "torch's call makes the number an integer tensor")
-for _n in ("scatter_reduce_mean", "scatter_reduce_mean_without_self", "scatter_reduce_fn"):
-    KNOWN[_n] = (("bfloat16",), _BF16)
-for _n in ("scatter_reduce_amax_without_self", "scatter_reduce_amin_without_self"):
-    KNOWN[_n] = (("bfloat16",), _BF16)
-for _n in ("cumsum_0", "cumsum_last", "cumsum_fn", "cumsum_0d", "cumprod_0", "cumprod_last"):
-    KNOWN[_n] = (("bfloat16",), _BF16)
-KNOWN["cumprod_0d"] = (("bfloat16",), _BF16)
 for _n in ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b"):
     KNOWN[f"einsum[{_n}]"] = (("bfloat16",), _BF16)
 for _n in ("ij->j", "ij->", "ij,k->i"):

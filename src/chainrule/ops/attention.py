@@ -11,7 +11,7 @@ import math
 from functools import lru_cache
 
 from .. import fastpath
-from ..array import device_of, from_host, generator, like, make_read_only, xp
+from ..array import device_of, from_host, generator, is_floating, like, make_read_only, xp
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from ..fastpath.rowsums import row_sums
@@ -51,7 +51,7 @@ class ScaledDotProductAttention(Function):
         self.bias = self._bias(mask, scores)
         if self.bias is not None:
             scores += self.bias
-        if mask is not None and mask.dtype.kind == "f":
+        if mask is not None and is_floating(mask.dtype):
             scores += mask
         # Softmax along S (in place with the fast path on); a row whose every score is -inf
         # (all keys masked) is shifted by 0 instead of its max and divided by 1 instead of
@@ -116,7 +116,7 @@ class ScaledDotProductAttention(Function):
         scores = (q @ k.mT) * self.scale  # (..., L, S)
         if self.bias is not None:
             scores = scores + self.bias
-        if mask is not None and mask.dtype.kind == "f":
+        if mask is not None and is_floating(mask.dtype):
             scores = scores + mask
         if self.dead is None:
             return scores.softmax(-1)

@@ -346,7 +346,7 @@ class Sign(Function):
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
         out = xp.sign(a)
-        return xp.where(xp.isnan(out), 0, out) if out.dtype.kind == "f" else out
+        return xp.where(xp.isnan(out), 0, out) if is_floating(out.dtype) else out
 
     def backward(self, grad, out):
         return (grad * 0.0,)
@@ -583,10 +583,10 @@ def erf(a: Any) -> Any:
     integers, which give float32) by the rational function, piece by piece, with the fast
     path on, and as float64's erf rounded with it off."""
     if a.dtype != xp.float64 and not fastpath.enabled():
-        return erf(a.astype(xp.float64)).astype(a.dtype if a.dtype.kind == "f" else xp.float32)
+        return erf(a.astype(xp.float64)).astype(a.dtype if is_floating(a.dtype) else xp.float32)
     if a.dtype != xp.float64:
         flat = a.reshape(-1)
-        out = xp.empty(flat.shape, a.dtype if a.dtype.kind == "f" else xp.float32, like=a)
+        out = xp.empty(flat.shape, a.dtype if is_floating(a.dtype) else xp.float32, like=a)
         for s in range(0, flat.size, PIECE):
             out[s : s + PIECE] = _erf_narrow(flat[s : s + PIECE].astype(xp.float64))
         return out.reshape(a.shape)
@@ -697,7 +697,7 @@ class Gelu(Function):
 
     def forward(self, a, approximate):
         self.approximate = approximate
-        dtype = a.dtype if a.dtype.kind == "f" else xp.float32
+        dtype = a.dtype if is_floating(a.dtype) else xp.float32
         if approximate == "none" and dtype == xp.float64:  # erf's exact path, whole
             cdf = erf(a * _SQRT_HALF)
             cdf += 1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array, fastpath
-from ..array import errstate, ndarray, xp
+from ..array import errstate, is_floating, ndarray, xp
 from ..array.views import view_positions
 from ..autograd.function import Function
 from .elementwise import Where
@@ -312,9 +312,9 @@ class ScatterReduce(Function):
             out[self.where] = _identity(reduce, a.dtype)
         _UFUNCS[reduce].at(out, self.where, s)
         if reduce == "mean":
-            count = self._count(a.dtype if a.dtype.kind == "f" else xp.int64)
+            count = self._count(a.dtype if is_floating(a.dtype) else xp.int64)
             # an integer mean floors, in a's dtype (int64's count would widen it), as PyTorch
-            return out / count if a.dtype.kind == "f" else (out // count).astype(a.dtype)
+            return out / count if is_floating(a.dtype) else (out // count).astype(a.dtype)
         return out
 
     def _count(self, dtype: Any) -> Any:
@@ -388,7 +388,7 @@ def _identity(reduce: str, dtype: Any) -> Any:
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if is_floating(dtype):
         return -xp.inf if reduce == "amax" else xp.inf
     if dtype.kind == "b":
         return reduce == "amin"

@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 from .. import fastpath
-from ..array import errstate, xp
+from ..array import errstate, is_floating, xp
 from ..autograd.function import Function
 from .elementwise import Where
 
@@ -297,7 +297,7 @@ class Cumsum(Function):
 
     def forward(self, a, dim):
         self.dim = dim
-        dtype = a.dtype if a.dtype.kind in "fc" else xp.int64
+        dtype = a.dtype if is_floating(a.dtype) else xp.int64
         return xp.cumsum(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
     def backward(self, grad, out):
@@ -323,7 +323,7 @@ class Cumprod(Function):
 
     def forward(self, a, dim):
         self.dim = dim
-        dtype = a.dtype if a.dtype.kind in "fc" else xp.int64
+        dtype = a.dtype if is_floating(a.dtype) else xp.int64
         return xp.cumprod(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
     def backward(self, grad, out):
