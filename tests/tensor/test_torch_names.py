@@ -71,7 +71,11 @@ NOT_DTYPES = [None, float, int, bool, "float64", "float32", 0, 1.0, object()]
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
-@pytest.mark.parametrize("other", NOT_DTYPES, ids=repr)
+# ids by type and value: repr(object()) holds an address, which differs between pytest-xdist's
+# workers, and they must collect the same test names
+@pytest.mark.parametrize(
+    "other", NOT_DTYPES, ids=lambda v: "object()" if type(v) is object else repr(v)
+)
 def test_a_dtype_object_equals_nothing_but_dtypes_as_torchs(name: str, other: object) -> None:
     """NumPy's dtype equals None, Python's float and names (np.dtype(None) is float64):
     chainrule's dtype, like torch's, equals none of them, either side of == and !=."""
