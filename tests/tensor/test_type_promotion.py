@@ -182,3 +182,30 @@ def test_a_cast_operand_gets_its_gradient_in_its_own_dtype() -> None:
     b = cr.ones(2, dtype=cr.float32, requires_grad=True)
     (a * b).sum().backward()
     assert a.grad.dtype == cr.float16 and b.grad.dtype == cr.float32
+
+
+@pytest.mark.parametrize("number", [300, -1, 2**63, 2**64 - 1, -(2**63), 7])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64", "bool", "float32"])
+def test_a_comparison_with_a_python_int_wraps_it_as_torch(dtype: str, number: int) -> None:
+    """torch casts the int to the compared dtype first (uint8 > -1 is uint8 > 255: False);
+    chainrule compared the mathematical values."""
+    values = [0, 1, 100] if dtype != "bool" else [False, True, True]
+    ours, theirs = (
+        cr.tensor(values, dtype=getattr(cr, dtype)),
+        torch.tensor(values).to(getattr(torch, dtype)),
+    )
+    for compare in (
+        lambda x: x < number,
+        lambda x: x > number,
+        lambda x: x == number,
+        lambda x: x != number,
+        lambda x: x <= number,
+        lambda x: x >= number,
+    ):
+        try:
+            expected = compare(theirs).tolist()
+        except RuntimeError:  # a bool meets a uint64 (2**63 and up): no promotion, as above
+            with pytest.raises(TypeError, match="uint16, uint32 and uint64 are promoted only"):
+                compare(ours)
+            continue
+        assert compare(ours).tolist() == expected, (dtype, number)

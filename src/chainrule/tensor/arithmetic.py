@@ -560,7 +560,9 @@ def _remainder(a: Any, b: Any) -> Tensor:
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
     if isinstance(b, Tensor) or type(b) is int:  # the dtypes must meet, as for arithmetic
-        array.result_type(a, b, op=fn.__name__)
+        dtype = array.result_type(a, b, op=fn.__name__)
+        if type(b) is int:  # wrapped into that dtype first, as PyTorch: uint8 > -1 is 255 > ...
+            b = _as_dtype(b, dtype)
     b = b._array if isinstance(b, Tensor) else b
     try:
         return Tensor._make(fn(a._array, b))
