@@ -230,14 +230,17 @@ def test_float32_gelu_and_its_slope_against_float64():
 
 
 @pytest.mark.usefixtures("fast_path_on")  # Phi in float32, not 0.5 (1 + erf), the plain line
-def test_gelu_of_integers_and_half_precision():
+def test_gelu_refuses_integers_and_keeps_half_precision():
     x = np.arange(-4, 5)
-    assert cr.nn.functional.gelu(cr.tensor(x)).dtype == cr.float32
+    with pytest.raises(TypeError, match="gelu"):  # torch's CPU kernel refuses integers too
+        cr.nn.functional.gelu(cr.tensor(x))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.gelu(torch.tensor(x))
     # Phi = 0.5 (1 + erf) cancels for x << 0: made in float64 from an erf good to 2e-9,
     # it is 3e-5 off at x = -4, where PyTorch's float32 is 1.6e-3 off; so compared with
     # PyTorch's float64
     np.testing.assert_allclose(
-        cr.nn.functional.gelu(cr.tensor(x)).numpy(),
+        cr.nn.functional.gelu(cr.tensor(x, dtype=cr.float32)).numpy(),
         torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)).numpy(),
         rtol=5e-5,
     )
