@@ -1,0 +1,593 @@
+"""PyTorch's operator database (op_db) run against chainrule: which entries have a chainrule
+counterpart and in which forms, each sample through both, and the comparison of what comes
+back. The lists of refusals and known disagreements live in expectations.py; pytest in
+test_opinfo.py; the coverage table in coverage.py."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import os
+import random
+import re
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import torch
+
+import chainrule as cr
+
+DTYPES = (torch.float32, torch.float64, torch.int64, torch.int32, torch.bool)
+BOUNDED_SAMPLES = 4  # per op, form and dtype in `make test`: ~60 s on two workers
+SEED = 0
+
+
+def full_samples() -> int:
+    """Samples per op, form and dtype in the slow run (an environment variable, 25 unless set)."""
+    return int(os.environ.get("CHAINRULE_OPINFO_SAMPLES", "25"))
+
+
+@cache
+def op_db() -> tuple[Any, ...]:
+    """PyTorch's OpInfo entries, imported once per process (it takes seconds)."""
+    from torch.testing._internal import common_utils
+    from torch.testing._internal.common_methods_invocations import op_db as db
+
+    # Each sample iterator looks up the stack for a unittest method to name its seed after
+    # (inspect.stack reads every frame's source: under pytest, most of the run's time); we
+    # seed it ourselves, so there is nothing for it to find.
+    common_utils.extract_test_fn = lambda: None
+    return tuple(db)
+
+
+def full_name(op: Any) -> str:
+    """An entry's stable name: op_db holds several entries per op (`max.binary`, ...)."""
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+# Ops whose results draw random numbers: only shape, dtype and loose moments compare.
+RANDOM_OPS = {
+    "bernoulli",
+    "multinomial",
+    "normal",
+    "uniform",
+    "exponential",
+    "geometric",
+    "log_normal",
+    "cauchy",
+    "rand",
+    "randn",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "randint",
+    "randperm",
+    "nn.functional.dropout",
+    "nn.functional.dropout2d",
+    "nn.functional.dropout3d",
+    "nn.functional.alpha_dropout",
+    "nn.functional.feature_alpha_dropout",
+    "nn.functional.rrelu",
+    "nn.functional.gumbel_softmax",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "empty_permuted",
+}  # by op_db's name, every variant of it
+# empty* hold whatever memory held: only their shape and dtype are defined.
+UNDEFINED_VALUES = {
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "empty_permuted",
+}
+
+
+def _lookup(root: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        root = getattr(root, part, None)
+        if root is None:
+            return None
+    return root
+
+
+@dataclass(frozen=True)
+class Form:
+    """One way of calling an op on both sides: `fn`, `method`, `inplace`, `inplace=True`,
+    `alias:<name>` or `alias-method:<name>`."""
+
+    name: str
+    torch_fn: Callable[..., Any]
+    cr_fn: Callable[..., Any]
+    is_method: bool = False
+    writes_input: bool = False
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+def _as_chainrule(fn: Any) -> Any:
+    """op_db's lambdas (`lambda self, cond, other: torch.where(cond, self, other)`) with
+    chainrule where they name torch: the same call, argument order and all, on our side."""
+    return types.FunctionType(
+        fn.__code__, {**fn.__globals__, "torch": cr}, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+
+
+def _pair(torch_fn: Any, cr_fn: Any) -> Any:
+    return _as_chainrule(torch_fn) if getattr(torch_fn, "__name__", "") == "<lambda>" else cr_fn
+
+
+def _takes_inplace(fn: Any) -> bool:
+    try:
+        return "inplace" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def forms(op: Any) -> list[Form]:
+    """Every form of `op` that chainrule has, paired with PyTorch's."""
+    found: list[Form] = []
+    method_name = op.name.split(".")[-1]
+    cr_fn = _lookup(cr, op.name)
+    if cr_fn is not None and callable(cr_fn):
+        found.append(Form("fn", op.op, _pair(op.op, cr_fn)))
+        if _takes_inplace(op.op) and _takes_inplace(cr_fn):
+            found.append(
+                Form("inplace=True", op.op, cr_fn, writes_input=True, kwargs=(("inplace", True),))
+            )
+    if op.method_variant is not None and hasattr(cr.Tensor, method_name):
+        found.append(
+            Form(
+                "method",
+                op.method_variant,
+                _pair(op.method_variant, getattr(cr.Tensor, method_name)),
+                True,
+            )
+        )
+    if op.inplace_variant is not None and hasattr(cr.Tensor, method_name + "_"):
+        found.append(
+            Form(
+                "inplace",
+                op.inplace_variant,
+                getattr(cr.Tensor, method_name + "_"),
+                True,
+                writes_input=True,
+            )
+        )
+    for alias in op.aliases:
+        cr_alias = _lookup(cr, alias.name)
+        if cr_alias is not None and alias.op is not None and callable(cr_alias):
+            found.append(Form(f"alias:{alias.name}", alias.op, cr_alias))
+        short = alias.name.split(".")[-1]
+        if alias.method_variant is not None and hasattr(cr.Tensor, short):
+            found.append(
+                Form(f"alias-method:{short}", alias.method_variant, getattr(cr.Tensor, short), True)
+            )
+    return found
+
+
+def dtypes(op: Any) -> list[torch.dtype]:
+    supported = op.supported_dtypes("cpu")
+    return [d for d in DTYPES if d in supported]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One pytest case: an entry, one form of it, one dtype."""
+
+    op: str
+    form: str
+    dtype: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}|{self.form}|{self.dtype}"
+
+
+@cache
+def cases() -> tuple[Case, ...]:
+    """Every (entry, form, dtype) that chainrule has a counterpart for, in op_db's order."""
+    out = []
+    for op in op_db():
+        for form in forms(op):
+            for d in dtypes(op):
+                out.append(Case(full_name(op), form.name, str(d).removeprefix("torch.")))
+    return tuple(out)
+
+
+@cache
+def entry(name: str) -> Any:
+    return next(op for op in op_db() if full_name(op) == name)
+
+
+# --- converting a sample and its results -------------------------------------------------
+
+
+def to_cr(value: Any) -> Any:
+    """A sample's value for chainrule: tensors with the same values, dtype and requires_grad,
+    torch dtypes as chainrule's, through lists and tuples; other values as they are."""
+    if isinstance(value, torch.Tensor):
+        if value.layout != torch.strided:
+            raise Unconverted(f"a {value.layout} tensor")
+        array = value.detach().resolve_conj().numpy().copy()
+        dtype = getattr(cr, str(value.dtype).removeprefix("torch."))
+        return cr.tensor(array, dtype=dtype, requires_grad=value.requires_grad)
+    if isinstance(value, torch.dtype):
+        return getattr(cr, str(value).removeprefix("torch."), value)
+    if isinstance(value, (list, tuple)) and not isinstance(value, torch.Size):
+        return (
+            type(value)(to_cr(v) for v in value)
+            if type(value) in (list, tuple)
+            else [to_cr(v) for v in value]
+        )
+    if isinstance(value, dict):
+        return {k: to_cr(v) for k, v in value.items()}
+    return value
+
+
+def _clone(value: Any) -> Any:
+    """A sample's tensors copied (for the forms that write their input), graph kept."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        return type(value)(_clone(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    return value
+
+
+def _leaves(value: Any, kind: type) -> list[Any]:
+    if isinstance(value, kind):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v, kind)]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v, kind)]
+    return []
+
+
+def _as_torch(value: Any) -> torch.Tensor:
+    """A chainrule result as a dense torch tensor; bfloat16 through float32 (torch cannot
+    take ml_dtypes' arrays), sparse through its dense form."""
+    if getattr(value, "layout", None) not in (None, "strided", torch.strided):
+        value = value.to_dense()
+    array = np.array(value.detach().numpy(), copy=True)
+    if array.dtype.name == "bfloat16":
+        return torch.from_numpy(array.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.").removeprefix("chainrule.")
+
+
+class Unconverted(Exception):
+    """A sample holding what chainrule's tensors do not take (a sparse layout)."""
+
+
+class Mismatch(Exception):
+    """A chainrule answer that differs from PyTorch's (one line saying how)."""
+
+
+Tolerances = dict[Any, dict[str, float]]  # by torch dtype; "shape_only" compares no values
+
+
+def compare(got: Any, want: Any, tol: Tolerances, where: str = "out") -> None:
+    """Raise Mismatch unless `got` (chainrule's) has `want`'s (PyTorch's) structure, shape,
+    dtype and values: within `tol[dtype]` for floats, exact for integers and bools, NaN where
+    NaN."""
+    if isinstance(want, torch.Tensor):
+        if not isinstance(got, cr.Tensor):
+            raise Mismatch(f"{where}: a {type(got).__name__}, PyTorch gives a Tensor")
+        if tuple(got.shape) != tuple(want.shape):
+            raise Mismatch(f"{where}: shape {tuple(got.shape)}, PyTorch {tuple(want.shape)}")
+        if _dtype_name(got.dtype) != _dtype_name(want.dtype):
+            raise Mismatch(
+                f"{where}: dtype {_dtype_name(got.dtype)}, PyTorch {_dtype_name(want.dtype)}"
+            )
+        if "shape_only" in tol:
+            return
+        want = want.detach().to_dense() if want.layout != torch.strided else want.detach()
+        bound = tol.get(want.dtype, {"rtol": 0.0, "atol": 0.0})
+        try:
+            torch.testing.assert_close(
+                _as_torch(got), want, equal_nan=True, check_stride=False, **bound
+            )
+        except AssertionError as err:
+            lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+            raise Mismatch(f"{where}: " + "; ".join(lines[1:4])) from None
+        return
+    if isinstance(want, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+            raise Mismatch(
+                f"{where}: a {type(got).__name__}, PyTorch a {type(want).__name__} of {len(want)}"
+            )
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            compare(g, w, tol, f"{where}[{i}]")
+        return
+    if isinstance(want, torch.dtype):
+        if _dtype_name(got) != _dtype_name(want):
+            raise Mismatch(f"{where}: {got!r}, PyTorch {want!r}")
+        return
+    if (
+        isinstance(got, cr.Tensor)
+        or type(got) is not type(want)
+        and not (
+            isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool)
+        )
+    ):
+        raise Mismatch(f"{where}: a {type(got).__name__}, PyTorch a {type(want).__name__}")
+    bound = tol.get(torch.float64, {"rtol": 0.0, "atol": 0.0})
+    if (
+        isinstance(want, float)
+        and not (
+            (np.isnan(want) and np.isnan(got))
+            or abs(got - want) <= bound["atol"] + bound["rtol"] * abs(want)
+        )
+        or not isinstance(want, float)
+        and got != want
+    ):
+        raise Mismatch(f"{where}: {got!r}, PyTorch {want!r}")
+
+
+def compare_random(got: Any, want: Any, undefined: bool) -> None:
+    """Random outputs: structure, shape and dtype; the mean within a loose band of PyTorch's."""
+    compare(got, want, {"shape_only": {}})
+    for g, w in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False):
+        if undefined or not w.dtype.is_floating_point or w.numel() < 100:
+            continue
+        gm, wm, ws = float(_as_torch(g).mean()), float(w.mean()), float(w.std())
+        if not abs(gm - wm) <= 5 * ws / np.sqrt(w.numel()) + 0.1 * abs(wm) + 1e-3:
+            raise Mismatch(f"out: mean {gm:.4g}, PyTorch {wm:.4g} (std {ws:.4g})")
+
+
+# --- telling a refusal from an internal error ------------------------------------------------
+
+INTERNAL_TYPES = (
+    AttributeError,
+    IndexError,
+    KeyError,
+    NameError,
+    UnboundLocalError,
+    ZeroDivisionError,
+    AssertionError,
+    RecursionError,
+)
+INTERNAL_MESSAGES = re.compile(
+    "|".join(
+        [
+            r"operands could not be broadcast",
+            r"object has no attribute",
+            r"unsupported operand",
+            r"arg is an empty sequence",
+            r"unexpected keyword argument",
+            r"positional argument",
+            r"object is not (iterable|callable|subscriptable)",
+            r"cannot reshape array",
+            r"axis \S+ is out of bounds",
+            r"not supported between",
+            r"object cannot be interpreted",
+            r"only integer scalar arrays",
+            r"ufunc",
+            r"setting an array element with a sequence",
+            r"truth value of an array",
+            r"has no len\(\)",
+            r"must be real number, not",
+            r"'NoneType'",
+            r"could not convert",
+            r"argument must be",
+            r"invalid literal",
+            r"non-broadcastable",
+            r"zero-size array",
+            r"takes from \d+ to \d+",
+        ]
+    )
+)
+
+
+OWN_MESSAGE = re.compile(r"^[\w.]+(\(\))?: ")  # chainrule's errors open with the op's name
+
+
+def internal_error(err: BaseException) -> bool:
+    """Whether `err` is a bug in chainrule (a NumPy or Python message escaping) rather than
+    chainrule's own refusal with its own message."""
+    if isinstance(err, INTERNAL_TYPES):
+        return True
+    if INTERNAL_MESSAGES.search(str(err)) and not OWN_MESSAGE.match(str(err)):
+        return True
+    frames = traceback.extract_tb(err.__traceback__)
+    last = frames[-1].filename if frames else ""
+    return "/numpy/" in last or "/site-packages/" in last and "chainrule" not in last
+
+
+def describe(err: BaseException) -> str:
+    frames = traceback.extract_tb(err.__traceback__)
+    at = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    msg = str(err).splitlines()[0] if str(err) else ""
+    return f"{type(err).__name__}: {msg[:160]}{at}"
+
+
+# --- running one case --------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What became of one sample: agreed, refused (PyTorch too, or a listed refusal) or a
+    failure with its one-line reason; `grad` whether a gradient check ran."""
+
+    key: str
+    kind: str  # "agreed", "refused", "failed", "skipped" (a sample chainrule cannot hold)
+    why: str = ""
+    grad: bool = False
+    grad_failed: bool = False
+
+
+@dataclass
+class Tally:
+    outcomes: list[Outcome] = field(default_factory=list)
+    exhausted: bool = False
+
+
+# torch.testing.assert_close's defaults (rtol, atol); integers and bools compare exactly
+DEFAULT_TOLERANCES = {
+    torch.float16: (1e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+}
+
+
+def tolerances(op: Any) -> Tolerances:
+    """By floating dtype: assert_close's default, loosened only where the entry loosens it."""
+    return {d: _tolerance(op, d) for d in DEFAULT_TOLERANCES}
+
+
+def _tolerance(op: Any, dtype: torch.dtype) -> dict[str, float]:
+    """The entry's toleranceOverride and precisionOverride decorators, whichever test they
+    name, loosen assert_close's default for `dtype`."""
+    rtol, atol = DEFAULT_TOLERANCES[dtype]
+    for info in getattr(op, "decorators", ()) or ():
+        for dec in getattr(info, "decorators", (info,)):
+            table = getattr(dec, "d", None)
+            if isinstance(table, dict) and dtype in table:
+                got = table[dtype]
+                if hasattr(got, "atol"):
+                    atol, rtol = max(atol, got.atol), max(rtol, got.rtol)
+                elif isinstance(got, float):  # precisionOverride: an atol
+                    atol = max(atol, got)
+    return {"rtol": rtol, "atol": atol}
+
+
+def _seed() -> None:
+    """Every generator a sample or a random op draws from, to SEED. (torch.manual_seed also
+    queues seeds for CUDA and XPU with a formatted stack each time: half the run's time.)"""
+    torch.default_generator.manual_seed(SEED)
+    cr.manual_seed(SEED)
+    random.seed(SEED)
+    np.random.seed(SEED)
+
+
+def _samples(op: Any, dtype: torch.dtype, grad: bool, limit: int) -> tuple[list[Any], bool]:
+    """The first `limit` samples, drawn before any runs so that each depends only on the op,
+    the dtype and SEED; and whether they are all there are. (op_db's own per-sample seeding
+    is off: it costs as much as the rest of the run.)"""
+    _seed()
+    it = iter(op.sample_inputs("cpu", dtype, requires_grad=grad, set_seed=False))
+    samples = list(itertools.islice(it, limit))
+    return samples, len(samples) < limit or next(it, None) is None
+
+
+def _call(fn: Callable[..., Any], form: Form, sample_in: Any, args: Any, kwargs: Any) -> Any:
+    return fn(sample_in, *args, **kwargs, **dict(form.kwargs))
+
+
+def run_case(case: Case, limit: int, cr_override: Callable[..., Any] | None = None) -> Tally:
+    """Each of the first `limit` samples of `case` through PyTorch and chainrule, compared;
+    `cr_override` stands in for chainrule's function (the meta-tests plant wrong ones)."""
+    op = entry(case.op)
+    form = next(f for f in forms(op) if f.name == case.form)
+    if cr_override is not None:
+        form = Form(
+            form.name, form.torch_fn, cr_override, form.is_method, form.writes_input, form.kwargs
+        )
+    dtype = getattr(torch, case.dtype)
+    grad = dtype == torch.float64 and op.supports_autograd and form.name == "fn"
+    tol = tolerances(op)
+    samples, exhausted = _samples(op, dtype, grad, limit)
+    tally = Tally(exhausted=exhausted)
+    for index, sample in enumerate(samples):
+        key = f"{case.id}|{index}"
+        tally.outcomes.append(_run_sample(op, case, form, sample, key, grad, tol))
+    return tally
+
+
+def _run_sample(
+    op: Any, case: Case, form: Form, sample: Any, key: str, grad: bool, tol: Tolerances
+) -> Outcome:
+    from tests.opinfo.expectations import refusal
+
+    if form.is_method and not isinstance(sample.input, torch.Tensor):
+        return Outcome(key, "agreed", "no tensor to call a method on")
+    # attention with dropout draws random numbers too
+    drawn = op.name in RANDOM_OPS or bool(sample.kwargs.get("dropout_p", 0))
+    if form.writes_input:
+        sample_in, args, kwargs = _clone((sample.input, sample.args, sample.kwargs))
+    else:
+        sample_in, args, kwargs = sample.input, sample.args, sample.kwargs
+    try:
+        c_in, c_args, c_kwargs = to_cr((sample_in, list(args), dict(kwargs)))
+    except Unconverted as err:
+        return Outcome(key, "skipped", f"not run: the sample holds {err}")
+    _seed()
+    try:
+        want = _call(form.torch_fn, form, sample_in, args, kwargs)
+        torch_err = None
+    except Exception as err:  # PyTorch refusing a sample: chainrule must refuse it too
+        want, torch_err = None, err
+    try:
+        got = _call(form.cr_fn, form, c_in, c_args, c_kwargs)
+    except Exception as err:
+        if internal_error(err):
+            return Outcome(key, "failed", "internal error: " + describe(err))
+        if torch_err is not None:
+            return Outcome(key, "refused", "PyTorch refuses too: " + describe(err))
+        reason = refusal(case.op, str(err))
+        if reason is not None:
+            return Outcome(key, "refused", reason)
+        return Outcome(key, "failed", "refuses what PyTorch computes: " + describe(err))
+    if torch_err is not None:
+        return Outcome(key, "failed", "computes what PyTorch refuses: " + describe(torch_err))
+    try:
+        if drawn:
+            compare_random(got, want, op.name in UNDEFINED_VALUES)
+        else:
+            compare(got, want, tol)
+            if form.writes_input:
+                compare(c_in, sample_in, tol, "input after")
+    except Mismatch as err:
+        return Outcome(key, "failed", str(err))
+    if not grad or drawn:
+        return Outcome(key, "agreed")
+    why = _check_grad((sample_in, args, kwargs), (c_in, c_args, c_kwargs), want, got, tol)
+    return Outcome(key, "failed" if why else "agreed", why, grad=True, grad_failed=bool(why))
+
+
+def _check_grad(torch_side: Any, cr_side: Any, want: Any, got: Any, tol: Tolerances) -> str:
+    """Gradients of every input that requires grad, for one seeded random upstream gradient
+    per floating output: "" when equal, else what differs."""
+    t_inputs = [t for t in _leaves(torch_side, torch.Tensor) if t.requires_grad]
+    c_inputs = [t for t in _leaves(cr_side, cr.Tensor) if t.requires_grad]
+    t_outs = [t for t in _leaves(want, torch.Tensor) if t.requires_grad]
+    if not t_inputs or not t_outs:
+        return ""
+    c_outs = [
+        c
+        for c, t in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False)
+        if t.requires_grad
+    ]
+    if len(c_outs) != len(t_outs) or len(c_inputs) != len(t_inputs):
+        return "grad: a different number of differentiable outputs or inputs"
+    gen = torch.Generator().manual_seed(SEED)
+    ups = [torch.randn(t.shape, dtype=t.dtype, generator=gen) for t in t_outs]
+    wants = torch.autograd.grad(t_outs, t_inputs, ups, allow_unused=True)
+    try:
+        gots = cr.grad(c_outs, c_inputs, [to_cr(u) for u in ups], allow_unused=True)
+    except Exception as err:
+        return ("grad: internal error: " if internal_error(err) else "grad: ") + describe(err)
+    for i, (g, w, inp) in enumerate(zip(gots, wants, t_inputs, strict=True)):
+        w = torch.zeros_like(inp) if w is None else w
+        if g is None:
+            g = cr.zeros(tuple(inp.shape), dtype=cr.float64)
+        try:
+            compare(g, w, tol, f"grad[{i}]")
+        except Mismatch as err:
+            return str(err)
+    return ""
