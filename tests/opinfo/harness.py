@@ -125,6 +125,13 @@ def _pair(torch_fn: Any, cr_fn: Any) -> Any:
     return _as_chainrule(torch_fn) if getattr(torch_fn, "__name__", "") == "<lambda>" else cr_fn
 
 
+def _method(name: str) -> Any:
+    """chainrule's Tensor method `name`, or None: looked up on the class and its bases only,
+    since `type` itself has `__ror__` (for `int | None`) that every class would seem to have."""
+    owner = next((k for k in cr.Tensor.__mro__ if name in vars(k)), None)
+    return None if owner is None else getattr(cr.Tensor, name)
+
+
 def _takes_inplace(fn: Any) -> bool:
     try:
         return "inplace" in inspect.signature(fn).parameters
@@ -143,21 +150,22 @@ def forms(op: Any) -> list[Form]:
             found.append(
                 Form("inplace=True", op.op, cr_fn, writes_input=True, kwargs=(("inplace", True),))
             )
-    if op.method_variant is not None and hasattr(cr.Tensor, method_name):
+    method, inplace = _method(method_name), _method(method_name + "_")
+    if op.method_variant is not None and method is not None:
         found.append(
             Form(
                 "method",
                 op.method_variant,
-                _pair(op.method_variant, getattr(cr.Tensor, method_name)),
+                _pair(op.method_variant, method),
                 True,
             )
         )
-    if op.inplace_variant is not None and hasattr(cr.Tensor, method_name + "_"):
+    if op.inplace_variant is not None and inplace is not None:
         found.append(
             Form(
                 "inplace",
                 op.inplace_variant,
-                getattr(cr.Tensor, method_name + "_"),
+                inplace,
                 True,
                 writes_input=True,
             )
@@ -167,10 +175,8 @@ def forms(op: Any) -> list[Form]:
         if cr_alias is not None and alias.op is not None and callable(cr_alias):
             found.append(Form(f"alias:{alias.name}", alias.op, cr_alias))
         short = alias.name.split(".")[-1]
-        if alias.method_variant is not None and hasattr(cr.Tensor, short):
-            found.append(
-                Form(f"alias-method:{short}", alias.method_variant, getattr(cr.Tensor, short), True)
-            )
+        if alias.method_variant is not None and _method(short) is not None:
+            found.append(Form(f"alias-method:{short}", alias.method_variant, _method(short), True))
     return found
 
 
