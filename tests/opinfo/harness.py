@@ -12,6 +12,7 @@ import random
 import re
 import traceback
 import types
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -534,7 +535,9 @@ def _run_sample(
         return Outcome(key, "skipped", f"not run: the sample holds {err}")
     _seed()
     try:
-        want = _call(form.torch_fn, form, sample_in, args, kwargs)
+        with warnings.catch_warnings():  # PyTorch's deprecation notes on op_db's own samples
+            warnings.simplefilter("ignore")
+            want = _call(form.torch_fn, form, sample_in, args, kwargs)
         torch_err = None
     except Exception as err:  # PyTorch refusing a sample: chainrule must refuse it too
         want, torch_err = None, err
