@@ -546,6 +546,8 @@ def _run_sample(
     except Exception as err:
         if internal_error(err):
             return Outcome(key, "failed", "internal error: " + describe(err))
+        if not OWN_MESSAGE.match(str(err)):
+            return Outcome(key, "failed", "a refusal that names no op: " + describe(err))
         if torch_err is not None:
             return Outcome(key, "refused", "PyTorch refuses too: " + describe(err))
         reason = refusal(case.op, str(err))

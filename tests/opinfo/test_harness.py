@@ -59,6 +59,14 @@ def test_an_unlisted_refusal_is_a_failure() -> None:
     assert all(k == "failed" and w.startswith("refuses what PyTorch computes") for k, w in got)
 
 
+def test_a_refusal_must_name_the_op() -> None:
+    def refuse(x: cr.Tensor) -> cr.Tensor:
+        raise ValueError("this input is not taken")
+
+    got = kinds(ABS, refuse)
+    assert all(k == "failed" and w.startswith("a refusal that names no op") for k, w in got)
+
+
 def test_a_known_disagreement_that_agrees_fails_its_case(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(expectations, "KNOWN", [("abs", "fn", "float64", 0, "planted")])
     with pytest.raises(pytest.fail.Exception, match="agrees now"):
