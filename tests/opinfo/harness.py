@@ -36,9 +36,16 @@ def full_samples() -> int:
 @cache
 def op_db() -> tuple[Any, ...]:
     """PyTorch's OpInfo entries, imported once per process (it takes seconds)."""
+    guard = torch.backends.flags_frozen.__globals__  # the namespace torch.backends' guard reads
+    flag = "__allow_nonbracketed_mutation_flag"
+    allowed = guard[flag]
     from torch.testing._internal import common_utils
     from torch.testing._internal.common_methods_invocations import op_db as db
 
+    # Importing PyTorch's test utilities freezes torch.backends' flags for the process (its
+    # own suite's guard), and a later program in the same worker that sets
+    # torch.backends.cudnn.benchmark then fails: put the guard back as it was.
+    guard[flag] = allowed
     # Each sample iterator looks up the stack for a unittest method to name its seed after
     # (inspect.stack reads every frame's source: under pytest, most of the run's time); we
     # seed it ourselves, so there is nothing for it to find.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import chainrule as cr
 from tests.opinfo import expectations, harness
@@ -79,3 +80,12 @@ def test_internal_errors_are_told_from_refusals() -> None:
     assert harness.internal_error(TypeError("f() got an unexpected keyword argument 'dim'"))
     assert not harness.internal_error(TypeError("softmax: unexpected keyword arguments ['x']"))
     assert not harness.internal_error(RuntimeError("matmul: inner dimensions differ; got (3,)"))
+
+
+def test_importing_the_op_database_leaves_torchs_backend_flags_settable() -> None:
+    """PyTorch's test utilities freeze torch.backends' flags when imported; a program run
+    later in the same worker (`torch.backends.cudnn.benchmark = True`) must still work."""
+    harness.op_db()
+    before = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = not before
+    torch.backends.cudnn.benchmark = before
