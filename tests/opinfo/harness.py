@@ -58,7 +58,17 @@ def full_name(op: Any) -> str:
     return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
 
 
-# Ops whose results draw random numbers: only shape, dtype and loose moments compare.
+# empty* hold whatever memory held: only their shape and dtype are defined.
+UNDEFINED_VALUES = {
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "empty_permuted",
+}
+# Ops whose results draw random numbers (or hold no defined values): only shape, dtype and
+# loose moments compare.
 RANDOM_OPS = {
     "bernoulli",
     "multinomial",
@@ -82,22 +92,8 @@ RANDOM_OPS = {
     "nn.functional.feature_alpha_dropout",
     "nn.functional.rrelu",
     "nn.functional.gumbel_softmax",
-    "empty",
-    "empty_like",
-    "empty_strided",
-    "new_empty",
-    "new_empty_strided",
-    "empty_permuted",
+    *UNDEFINED_VALUES,
 }  # by op_db's name, every variant of it
-# empty* hold whatever memory held: only their shape and dtype are defined.
-UNDEFINED_VALUES = {
-    "empty",
-    "empty_like",
-    "empty_strided",
-    "new_empty",
-    "new_empty_strided",
-    "empty_permuted",
-}
 
 
 def _lookup(root: Any, dotted: str) -> Any:
