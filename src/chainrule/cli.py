@@ -162,12 +162,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     out_dir = args.out or os.path.join("runs", args.recipe)
     from .recipes.train import OUTPUTS, Interrupted, check_out, train
 
-    check_out(out_dir)  # now, not after the training it would throw away
+    # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
+    world = distributed.launched_world_size()
+    check_out(out_dir, alone=world == 1)  # now, not after the training it would throw away
 
     made_whole("train", out_dir)  # an earlier run killed while replacing its files
     earlier = {name for name in OUTPUTS if os.path.isfile(os.path.join(out_dir, name))}
-    # Started by an MPI launcher (mpiexec -n N, N > 1): train data-parallel, one rank each.
-    world = distributed.launched_world_size()
     if world > 1:
         if hasattr(recipe, "train"):
             raise recipes.RecipeError(

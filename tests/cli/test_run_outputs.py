@@ -11,6 +11,7 @@ import time
 import pytest
 
 from chainrule import cli
+from chainrule.recipes import RecipeError
 
 
 def strict(path):
@@ -269,3 +270,16 @@ def test_a_run_killed_while_replacing_an_earlier_runs_files_leaves_one_run(tmp_p
         if status == 0:
             break
     assert seen == {"moons", "names"}
+
+
+def test_the_ranks_of_a_job_checking_out_at_once_keep_the_folder(tmp_path) -> None:
+    """An MPI job's ranks each check --out at once: one must not remove the folder another
+    is trying (the other's try then failed, and the job hung), so a passed try keeps it."""
+    from chainrule.recipes.train import check_out
+
+    check_out(str(tmp_path / "a" / "run"), alone=False)
+    assert [p.name for p in (tmp_path / "a").iterdir()] == ["run"]
+    assert list((tmp_path / "a" / "run").iterdir()) == []
+    (tmp_path / "file").write_text("in the way")
+    with pytest.raises(RecipeError, match="is a file"):  # and still refuses what it did
+        check_out(str(tmp_path / "file" / "run"), alone=False)

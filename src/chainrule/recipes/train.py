@@ -390,13 +390,15 @@ OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary
            "diagnostics.json", "diagnostics.png")
 
 
-def check_out(out_dir: str) -> None:
+def check_out(out_dir: str, alone: bool = True) -> None:
     """--out must be a folder this run can make and write its files in: a file in the way,
     a missing folder below a file, a folder where writing fails (under /proc or /sys,
     read-only, immutable), or one holding a folder or a link leading out where a file of
     the run goes, is a usage error before any training. It is tried, not inferred
     from permissions (which let root write anywhere); the folders made for the try go
-    again, so a run that fails early leaves nothing behind."""
+    again, so a run that fails early leaves nothing behind; but not when the process is not
+    ``alone`` (an MPI job's ranks each try at once, and one must not remove the folder
+    another is trying) and the try passed: the job writes there."""
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise RecipeError(f"train: --out {out_dir!r} is a file, not a folder")
     missing = []  # the folders the try makes, innermost first
@@ -414,12 +416,13 @@ def check_out(out_dir: str) -> None:
             f.write(b"chainrule")
             f.flush()
     except OSError as e:
+        alone = True  # nothing to keep for a job that stops here
         raise RecipeError(
             f"train: cannot write into the --out folder {out_dir!r}: {e.strerror or e}"
             + (f" ({e.filename})" if e.filename else "")
         ) from None
     finally:
-        for made in missing:
+        for made in missing if alone else ():
             with contextlib.suppress(OSError):
                 os.rmdir(made)
     for name in (*OUTPUTS, CHECKPOINT):  # what the run writes there, at its end or on the way
