@@ -68,11 +68,7 @@ def gradcheck(
         check_forward_ad=check_forward_ad,
         masked=masked,
     )
-    if not check_backward_ad:
-        raise ValueError(
-            "gradcheck: check_backward_ad=False leaves nothing to check (chainrule checks "
-            "backward only); got check_backward_ad=False"
-        )
+    _needed("gradcheck", "check_backward_ad", check_backward_ad, "backward")
     args = _as_args(inputs)
     checked = _checked(args, "gradcheck")
     try:
@@ -118,11 +114,7 @@ def gradgradcheck(
         check_fwd_over_rev=check_fwd_over_rev,
         masked=masked,
     )
-    if not check_rev_over_rev:
-        raise ValueError(
-            "gradgradcheck: check_rev_over_rev=False leaves nothing to check (chainrule "
-            "checks reverse over reverse only); got check_rev_over_rev=False"
-        )
+    _needed("gradgradcheck", "check_rev_over_rev", check_rev_over_rev, "reverse over reverse")
     args = _as_args(inputs)
     checked = _checked(args, "gradgradcheck")
     outs = _float_outputs(func(*args))
@@ -160,6 +152,15 @@ def gradgradcheck(
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_undefined_grad=check_undefined_grad,
                      check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)  # fmt: skip
+
+
+def _needed(op: str, name: str, value: bool, what: str) -> None:
+    """The one check chainrule makes (``what``), which torch's option ``name`` turns off."""
+    if not value:
+        raise ValueError(
+            f"{op}: {name}=False leaves nothing to check (chainrule checks {what} only); got "
+            f"{name}=False"
+        )
 
 
 def _refuse(op: str, **options: Any) -> None:
