@@ -1,6 +1,6 @@
 """The ``cr.*`` functions that are not a Tensor method's form: those of several tensors (cat,
 stack, einsum, meshgrid, matmul, where), pad, var_mean and std_mean, is_tensor, and the global
-generator's state. Factories are factories.py's; the forms of the methods are forms.py's.
+generator's state. Factories are factories.py's; the forms of the methods are in forms/.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ SRC = pathlib.Path(cr.__file__).parent
 
 
 def _top_level_functions(path: pathlib.Path) -> set[str]:
+    """The public functions a module defines, or every module of a package does."""
+    if path.is_dir():
+        return set().union(*(_top_level_functions(p) for p in path.glob("*.py")))
     tree = ast.parse(path.read_text())
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name[0] != "_"}
 
@@ -25,25 +28,29 @@ BESIDE_THE_FORMS = {"matmul", "where"}
 
 
 def test_forms_are_the_tensor_methods_torch_has_as_functions() -> None:
-    """forms.py holds one form for each Tensor method that torch also has as a function, and
+    """forms/ holds one form for each Tensor method that torch also has as a function, and
     nothing else; its __all__ lists exactly those."""
     methods = [n for n in dir(cr.Tensor) if not n.startswith("_")]
     methods = [n for n in methods if callable(getattr(cr.Tensor, n))]
     public = {n for n in methods if callable(getattr(torch, n, None))}
     assert len(public) > 60
-    forms = _top_level_functions(SRC / "forms.py")
+    forms = _top_level_functions(SRC / "forms")
     missing = sorted(public - forms - BESIDE_THE_FORMS)
-    assert missing == [], f"add the function form of each to src/chainrule/forms.py: {missing}"
+    assert missing == [], (
+        f"add the function form of each to its kind's module in src/chainrule/forms/: {missing}"
+    )
     stray = sorted(forms - public)
-    assert stray == [], f"src/chainrule/forms.py: not a Tensor method torch has: {stray}"
-    assert sorted(cr.forms.__all__) == sorted(forms), "src/chainrule/forms.py: fix its __all__"
+    assert stray == [], f"src/chainrule/forms/: not a Tensor method torch has: {stray}"
+    assert sorted(cr.forms.__all__) == sorted(forms), (
+        "src/chainrule/forms/: fix the __all__ of the module that defines it"
+    )
     assert BESIDE_THE_FORMS <= set(cr.functions.__all__)
 
 
 def test_every_function_form_is_a_real_definition() -> None:
     """cr.exp and friends are defined by name (grep and mypy see them), never installed into
     a namespace at run time."""
-    assert {"exp", "sum", "max", "softmax", "reshape"} <= _top_level_functions(SRC / "forms.py")
+    assert {"exp", "sum", "max", "softmax", "reshape"} <= _top_level_functions(SRC / "forms")
     for path in SRC.rglob("*.py"):
         assert "globals().update" not in path.read_text(), path
 

@@ -1,4 +1,4 @@
-"""The public names: each function form (forms.py) has its Tensor method's parameters and
+"""The public names: each function form (forms/) has its Tensor method's parameters and
 return annotation, and ``cr.*`` is exactly its modules' ``__all__`` plus its subpackages."""
 
 from __future__ import annotations
@@ -26,16 +26,21 @@ def _without_first(fn: object) -> list[tuple[str, object, object]]:
     return [(p.name, p.kind, p.default) for p in params]
 
 
+def _module(name: str) -> str:
+    """The file that defines the form, for a failure to name."""
+    return "src/chainrule/forms/" + getattr(forms, name).__module__.rsplit(".", 1)[1] + ".py"
+
+
 @pytest.mark.parametrize("name", forms.__all__)
 def test_each_form_has_its_methods_parameters_and_return(name: str) -> None:
     form, method = getattr(forms, name), getattr(cr.Tensor, name)
     assert next(iter(inspect.signature(form).parameters)) == "input"
     if name not in OWN_SIGNATURE:
         assert _without_first(form) == _without_first(method), (
-            f"src/chainrule/forms.py: {name} must take Tensor.{name}'s parameters after input"
+            f"{_module(name)}: {name} must take Tensor.{name}'s parameters after input"
         )
     assert form.__annotations__["return"] == method.__annotations__["return"], (
-        f"src/chainrule/forms.py: {name} must return what Tensor.{name} returns"
+        f"{_module(name)}: {name} must return what Tensor.{name} returns"
     )
     assert form.__doc__
 

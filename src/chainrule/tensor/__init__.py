@@ -4,7 +4,7 @@ Tensor is; arithmetic, reductions, shape, inplace, sampling).
 
 Every method normalises its arguments with the helpers of arguments.py and calls a primitive
 from ops/ (or composes them). Graph recording and the backward walk belong to autograd/; the
-factories and the cr.* function forms, to factories.py and forms.py.
+factories and the cr.* function forms, to factories.py and forms/.
 """
 
 from __future__ import annotations
