@@ -605,3 +605,31 @@ def test_linear_short_batch_is_row_major_with_the_switch_on_or_off(bias):
             outs.append([y.numpy(), y.reshape(5, 3, 4).flatten(1).numpy(), y.view(60)[::7].numpy()])
     for fast, plain in zip(*outs, strict=True):
         np.testing.assert_allclose(fast, plain, rtol=1e-5, atol=1e-6)
+
+
+def _optimizer_steps(make, steps=4):
+    """Parameters after `steps` steps of the optimizer `make` builds, from fixed gradients."""
+    rng = np.random.default_rng(5)
+    params = [cr.nn.Parameter(cr.tensor(rng.standard_normal(s).astype(np.float32)))
+              for s in [(6, 5), (5,)]]  # fmt: skip
+    opt = make(params)
+    for _ in range(steps):
+        for p in params:
+            p.grad = cr.tensor(rng.standard_normal(p.shape).astype(np.float32))
+        opt.step()
+    state = [v.numpy() for p in params for v in opt.state[p].values() if isinstance(v, cr.Tensor)]
+    return [p.detach().numpy() for p in params] + state
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: cr.optim.Adam(ps, lr=0.1, weight_decay=0.1, amsgrad=True),
+        lambda ps: cr.optim.AdamW(ps, lr=0.1, maximize=True),
+        lambda ps: cr.optim.RMSprop(ps, lr=0.1, weight_decay=0.1),
+        lambda ps: cr.optim.RMSprop(ps, lr=0.1, centered=True, momentum=0.9),
+    ],
+    ids=["adam-amsgrad-decay", "adamw-maximize", "rmsprop-decay", "rmsprop-centered-momentum"],
+)
+def test_optimizers_one_scratch_array(make):
+    assert_same(lambda: _optimizer_steps(make))

@@ -83,4 +83,11 @@ TRICKS = [
     Trick("max pooling's gradient written in place", "chainrule.ops.conv:MaxPool2dScatter.forward",
           "one offset of (64, 16, 14, 14) float32 into its strided place: 154-181 against "
           "293-363 us", "dest += g * mask"),
+    Trick("Adam's one scratch array", "chainrule.optim.adam:Adam._update",
+          "a step over the 784-512-512-10 MLP's float32 parameters: 5.3 against 9.7 ms "
+          "(AdamW 6.5 against 9.4)", "the docstring's rule, a new array for every term"),
+    Trick("RMSprop's one scratch array", "chainrule.optim.rmsprop:RMSprop._update",
+          "a step over the 784-512-512-10 MLP's float32 parameters: 4.1 against 7.0 ms "
+          "(centered with momentum 11.3 against 16.8)",
+          "the docstring's rule, a new array for every term"),
 ]

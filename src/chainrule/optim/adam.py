@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 
@@ -83,16 +83,34 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p))
         state["step"] += 1
-        t = state["step"]
-        m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
-
         if group["maximize"]:
             grad = -grad
         if decay and group["decoupled_weight_decay"]:
             p *= 1 - lr * decay
         elif decay:
             grad = p * decay + grad
-        tmp = grad * (1 - beta1)  # the one scratch array of this step
+        if fastpath.enabled():
+            self._update_in_one_scratch(p, grad, state, group)
+            return
+        # the docstring's rule, term by term
+        t = state["step"]
+        m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
+        m[...] = beta1 * m + (1 - beta1) * grad
+        v[...] = beta2 * v + (1 - beta2) * grad * grad
+        if group["amsgrad"]:
+            v_max = state["max_exp_avg_sq"]._array
+            v_max[...] = xp.maximum(v_max, v)
+            v = v_max
+        p -= lr / (1 - beta1**t) * m / (xp.sqrt(v) / math.sqrt(1 - beta2**t) + eps)
+
+    @staticmethod
+    def _update_in_one_scratch(p: Any, grad: Any, state: dict[str, Any], group: dict) -> None:
+        """The same rule with one scratch array for every term (fastpath/table.py)."""
+        lr, eps = group["lr"], group["eps"]
+        beta1, beta2 = group["betas"]
+        t = state["step"]
+        m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
+        tmp = grad * (1 - beta1)
         m *= beta1
         m += tmp
         xp.multiply(grad, grad, out=tmp)

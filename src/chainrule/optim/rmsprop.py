@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 
@@ -72,8 +72,31 @@ class RMSprop(Optimizer):
             grad = -grad
         if group["weight_decay"]:
             grad = p * group["weight_decay"] + grad
+        if fastpath.enabled():
+            self._update_in_one_scratch(p, grad, state, group)
+            return
+        # the docstring's rule, term by term
+        s = state["square_avg"]._array
+        s[...] = alpha * s + (1 - alpha) * grad * grad
+        if group["centered"]:
+            a = state["grad_avg"]._array
+            a[...] = alpha * a + (1 - alpha) * grad
+            r = xp.sqrt(s - a * a) + group["eps"]
+        else:
+            r = xp.sqrt(s) + group["eps"]
+        if momentum > 0:
+            b = state["momentum_buffer"]._array
+            b[...] = momentum * b + grad / r
+            p -= lr * b
+        else:
+            p -= lr * grad / r
+
+    @staticmethod
+    def _update_in_one_scratch(p: Any, grad: Any, state: dict[str, Any], group: dict) -> None:
+        """The same rule with one scratch array for every term (fastpath/table.py)."""
+        lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
         square_avg = state["square_avg"]._array
-        tmp = grad * grad  # the one scratch array of this step
+        tmp = grad * grad
         tmp *= 1 - alpha
         square_avg *= alpha
         square_avg += tmp
