@@ -6,6 +6,7 @@ prelu, threshold. Each is composed from Tensor ops; the primitives are in ops/.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .. import array
@@ -21,9 +22,17 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0); relu'(0) = 0. ``inplace`` is accepted for PyTorch's signature; the
-    result is always a new tensor."""
-    return as_tensor(input).relu()
+    """max(x, 0); relu'(0) = 0. With ``inplace``, written into the input (``relu_``)."""
+    x = as_tensor(input)
+    return x.relu_() if inplace else x.relu()
+
+
+def _maybe_inplace(
+    x: Tensor, inplace: bool, op: str, compute: Callable[[Tensor], Tensor]
+) -> Tensor:
+    """``compute(x)``; with ``inplace``, written into x and x returned, as PyTorch's ``op_``:
+    x's version bumped, and x taking the result's node (Tensor._write records it)."""
+    return x._write(op + "_", compute) if inplace else compute(x)
 
 
 def _floating(input: Any, op: str) -> Tensor:
@@ -35,8 +44,14 @@ def _floating(input: Any, op: str) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x; the slope at 0 is negative_slope (as PyTorch)."""
-    x = _floating(input, "leaky_relu")
-    return elementwise.Piecewise.apply(x, mask=x._array > 0, slope=negative_slope, other=0.0)
+    return _maybe_inplace(
+        _floating(input, "leaky_relu"),
+        inplace,
+        "leaky_relu",
+        lambda x: elementwise.Piecewise.apply(
+            x, mask=x._array > 0, slope=negative_slope, other=0.0
+        ),
+    )
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -81,15 +96,15 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x) (the swish). ``inplace`` is accepted for PyTorch's signature."""
-    x = _floating(input, "silu")
-    return x * x.sigmoid()
+    """x * sigmoid(x) (the swish)."""
+    return _maybe_inplace(_floating(input, "silu"), inplace, "silu", lambda x: x * x.sigmoid())
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * tanh(softplus(x)). ``inplace`` is accepted for PyTorch's signature."""
-    x = _floating(input, "mish")
-    return x * softplus(x).tanh()
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(
+        _floating(input, "mish"), inplace, "mish", lambda x: x * softplus(x).tanh()
+    )
 
 
 def _expm1(x: Tensor) -> Tensor:
@@ -104,14 +119,20 @@ def _expm1(x: Tensor) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x) - 1), as PyTorch."""
-    x = _floating(input, "elu")
+    return _maybe_inplace(_floating(input, "elu"), inplace, "elu", lambda x: _elu(x, alpha))
+
+
+def _elu(x: Tensor, alpha: float) -> Tensor:
     positive = x._array > 0
     return where(positive, x, _expm1(where(positive, 0.0, x)) * alpha)  # the other branch finite
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
-    x = _floating(input, "selu")
+    return _maybe_inplace(_floating(input, "selu"), inplace, "selu", _selu)
+
+
+def _selu(x: Tensor) -> Tensor:
     positive = x._array > 0
     negative = _expm1(where(positive, 0.0, x)) * (SELU_ALPHA * SELU_SCALE)
     return where(positive, x * SELU_SCALE, negative)
@@ -119,7 +140,10 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x / alpha) - 1)."""
-    x = _floating(input, "celu")
+    return _maybe_inplace(_floating(input, "celu"), inplace, "celu", lambda x: _celu(x, alpha))
+
+
+def _celu(x: Tensor, alpha: float) -> Tensor:
     positive = x._array > 0
     return where(positive, x, _expm1(where(positive, 0.0, x) * (1.0 / alpha)) * alpha)
 
@@ -129,21 +153,25 @@ def hardtanh(
 ) -> Tensor:
     """x clamped to [min_val, max_val]; the gradient is 1 strictly inside, 0 at the bounds
     and beyond, as PyTorch's (clamp's is 1 at the bounds too)."""
-    return _hardtanh(as_tensor(input), min_val, max_val, "hardtanh")
+    return _hardtanh(as_tensor(input), min_val, max_val, inplace, "hardtanh")
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return _hardtanh(as_tensor(input), 0.0, 6.0, "relu6")
+    return _hardtanh(as_tensor(input), 0.0, 6.0, inplace, "relu6")
 
 
-def _hardtanh(x: Tensor, min_val: float, max_val: float, op: str) -> Tensor:
+def _hardtanh(x: Tensor, min_val: float, max_val: float, inplace: bool, op: str) -> Tensor:
     need_number(x, op)
-    a = x._array
-    if a.dtype.kind == "u" and min(min_val, max_val) < 0:  # PyTorch casts the bounds to it
+    if x._array.dtype.kind == "u" and min(min_val, max_val) < 0:  # PyTorch casts the bounds
         raise ValueError(
             f"{op}: the bounds must fit the input's dtype, as in PyTorch; got min_val "
             f"{min_val} and max_val {max_val} for dtype {x.dtype}"
         )
+    return _maybe_inplace(x, inplace, op, lambda t: _clip(t, min_val, max_val))
+
+
+def _clip(x: Tensor, min_val: float, max_val: float) -> Tensor:
+    a = x._array
     inside = (a > min_val) & (a < max_val)
     return elementwise.Piecewise.apply(
         x, mask=inside, slope=0.0, other=array.xp.clip(a, min_val, max_val)
@@ -193,7 +221,12 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """x where x > threshold, else value."""
     x = as_tensor(input)
     need_number(x, "threshold")
-    return elementwise.Piecewise.apply(x, mask=x._array > threshold, slope=0.0, other=value)
+    return _maybe_inplace(
+        x,
+        inplace,
+        "threshold",
+        lambda t: elementwise.Piecewise.apply(t, mask=t._array > threshold, slope=0.0, other=value),
+    )
 
 
 def _softmax_dim(dim: int | None, ndim: int, op: str) -> int:
@@ -222,7 +255,7 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return relu(input)
+        return relu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -234,7 +267,7 @@ class LeakyReLU(Module):
         self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return leaky_relu(input, self.negative_slope)
+        return leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -270,7 +303,7 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return silu(input)
+        return silu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -282,7 +315,7 @@ class Mish(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return mish(input)
+        return mish(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -339,7 +372,7 @@ class ELU(Module):
         self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return elu(input, self.alpha)
+        return elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + _inplace(self.inplace)
@@ -351,7 +384,7 @@ class SELU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return selu(input)
+        return selu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -363,7 +396,7 @@ class CELU(Module):
         self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return celu(input, self.alpha)
+        return celu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + _inplace(self.inplace)
@@ -377,7 +410,7 @@ class Hardtanh(Module):
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return hardtanh(input, self.min_val, self.max_val)
+        return hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace(self.inplace)
@@ -388,7 +421,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def forward(self, input: Tensor) -> Tensor:
-        return relu6(input)
+        return relu6(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -452,7 +485,7 @@ class Threshold(Module):
         self.threshold, self.value, self.inplace = threshold, value, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return threshold(input, self.threshold, self.value)
+        return threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}" + _inplace(self.inplace)
