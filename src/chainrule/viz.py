@@ -18,7 +18,8 @@ from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.function import Function
 from .monitor import Monitor
-from .scalar.engine import WEIGHTED_SUM, Value
+from .scalar.engine import RULES as VALUE_RULES
+from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -32,20 +33,6 @@ if TYPE_CHECKING:
 # Names of the inputs where they are not a, b, c, ...
 _ROLES: dict[str, tuple[str, ...]] = {"Where": ("cond", "x", "y"), "Gather": ("a", "index")}
 
-# The scalar engine's ops, keyed by Value._op: d out / d input, per input.
-VALUE_RULES: dict[str, str] = {
-    "+": "d/da = 1, d/db = 1",
-    "*": "d/da = b, d/db = a",
-    "**": "d/da = b * a**(b-1), d/db = out * log(a)",
-    "ReLU": "d/da = 1 if a > 0 else 0",
-    "tanh": "d/da = 1 - out**2",
-    "exp": "d/da = out",
-    "log": "d/da = 1 / a",
-    "sigmoid": "d/da = out * (1 - out)",
-    "wx+b": "out = b + w1*x1 + w2*x2 + ...;  d/db = 1, d/dwi = xi, d/dxi = wi",
-}
-
-
 def rule(fn: Function) -> str:
     """The local rule of a recorded op, as a short formula: its Function's ``rule``, or for a
     Function without one (a user's), its docstring's first line."""
@@ -53,15 +40,6 @@ def rule(fn: Function) -> str:
         return fn.rule
     doc = (type(fn).__doc__ or "").strip()
     return doc.splitlines()[0] if doc else f"{fn.op}: no rule recorded"
-
-
-def _value_rule(op: str) -> str:
-    if op in VALUE_RULES:
-        return VALUE_RULES[op]
-    if op.startswith("**"):  # a number exponent, as in "**2": only the base is an input
-        k = op[2:]
-        return f"d/da = {k} * a**({k}-1)"
-    return "the local derivatives it recorded"
 
 
 def _role(fn: Function, i: int, n: int) -> str:
@@ -510,7 +488,7 @@ def _explain_value(root: Value, params: Any) -> str:
             lines.append(f"#{step[id(v)]} leaf {name(v)} (data {v.data:.4f}): grad {g:.4f}")
             return
         lines.append(
-            f"{name(v)} -> data {v.data:.4f}, incoming grad {g:.4f}\n    rule: {_value_rule(v._op)}"
+            f"{name(v)} -> data {v.data:.4f}, incoming grad {g:.4f}\n    rule: {rule_of(v._op)}"
         )
         for role, (p, d, given) in zip(_value_roles(v), steps, strict=True):
             lines.append(f"    {role} = {name(p)} gets {g:.4f} * {d:.4f} = {given:.4f}")
@@ -628,7 +606,7 @@ def _node_record(node: Any, names: dict[int, str]) -> dict[str, Any]:
             "label": names.get(id(node), "leaf") if leaf else node._op,
             "shape": "",
             "value": f"data {node.data:.4g}",
-            "rule": "" if leaf else _value_rule(node._op),
+            "rule": "" if leaf else rule_of(node._op),
         }
     fn = node.grad_fn
     if fn is None:

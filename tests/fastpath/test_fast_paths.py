@@ -633,3 +633,22 @@ def _optimizer_steps(make, steps=4):
 )
 def test_optimizers_one_scratch_array(make):
     assert_same(lambda: _optimizer_steps(make))
+
+
+def _scalar_pass():
+    """Gradients, twice accumulated, and every step an observer sees, of a small graph of
+    Values with a shared node, a product, a weighted sum, a dead ReLU and an inf."""
+    from chainrule.scalar import Value, weighted_sum
+
+    a, b, c = Value(1.5), Value(-2.0), Value(0.0)
+    h = a * b
+    s = weighted_sum(c, [a, b, h], [h, 3.0, a])
+    out = s.tanh() + (b.relu() * c.log()) + h * h  # b.relu() is dead, c.log() is -inf
+    seen = []
+    out.backward(lambda v, g, steps: seen.append([g] + [x for _, d, x in steps for x in (d, x)]))
+    out.backward()
+    return [np.array([v.grad for v in (a, b, c, h, s)])] + [np.array(r) for r in seen]
+
+
+def test_scalar_walk_and_sweep():
+    assert_same(_scalar_pass, exact=True)

@@ -90,4 +90,7 @@ TRICKS = [
           "a step over the 784-512-512-10 MLP's float32 parameters: 4.1 against 7.0 ms "
           "(centered with momentum 11.3 against 16.8)",
           "the docstring's rule, a new array for every term"),
+    Trick("the scalar walk and sweep", "chainrule.scalar.engine:Value.backward",
+          "backward of a hinge loss over 100 points through a 2-16-16-1 MLP of Values: 9.3 "
+          "against 49 ms", "toposort with a set, then each node's _local in reverse"),
 ]

@@ -1,9 +1,10 @@
 """The scalar autograd engine: `Value`, one number and its gradient, call-compatible with micrograd.
 
 Each node stores its parents and the local derivatives computed in forward (never a closure over
-itself), so a dropped graph is freed by reference counting alone. backward sweeps the nodes in
-autograd's topological order (toposort's), found by a walk of its own that marks each node
-where toposort keeps a set (see _walk).
+itself), so a dropped graph is freed by reference counting alone; each primitive's rule is
+stated beside it (RULES, which the drawings and explanations read). backward is toposort and
+sweep (_toposort, then the chain rule in reverse); with the speed switch on, a walk that marks
+each node where toposort keeps a set, and a sweep unrolled by kind of node (_walk, _sweep).
 """
 
 from __future__ import annotations
@@ -13,7 +14,34 @@ import numbers
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from .. import fastpath
+
 _new = object.__new__
+
+# d out / d input of each primitive, keyed by Value._op ("a", "b" its inputs): filled by @rule
+# beside each primitive's forward; a number exponent's "**k" is made by rule_of.
+RULES: dict[str, str] = {}
+
+
+def rule(op: str, text: str) -> Callable[[Any], Any]:
+    """Record ``text`` as the local rule of the op named ``op``; the method is unchanged."""
+
+    def record(method: Any) -> Any:
+        RULES[op] = text
+        return method
+
+    return record
+
+
+def rule_of(op: str) -> str:
+    """The local rule of a node's op, as a short formula."""
+    if op in RULES:
+        return RULES[op]
+    if op.startswith("**"):  # a number exponent, as in "**2": only the base is an input
+        k = op[2:]
+        return f"d/da = {k} * a**({k}-1)"
+    return "the local derivatives it recorded"
+
 
 # What backward tells an observer of each parent of a node: (parent, local derivative,
 # the gradient added to the parent's).
@@ -104,6 +132,7 @@ class Value:
     # ---------------------------------------------------------------------------------
     # Primitives: each computes its value and its local derivatives together.
 
+    @rule("+", "d/da = 1, d/db = 1")
     def __add__(self, other: Value | float) -> Value:
         """a + b: d/da = d/db = 1."""
         if not isinstance(other, Value):
@@ -112,6 +141,7 @@ class Value:
             other = Value(other)
         return _node(self.data + other.data, (self, other), (1.0, 1.0), "+")
 
+    @rule("*", "d/da = b, d/db = a")
     def __mul__(self, other: Value | float) -> Value:
         """a * b: d/da = b, d/db = a."""
         if not isinstance(other, Value):
@@ -123,6 +153,7 @@ class Value:
         # are what set off Python's cyclic collector: a third off a demo step with it on.
         return _node(self.data * other.data, (self, other), None, "*")
 
+    @rule("**", "d/da = b * a**(b-1), d/db = out * log(a)")
     def __pow__(self, other: Value | float) -> Value:
         """a ** b: d/da = b * a**(b-1) (0 when b = 0); for a Value b, d/db = a**b * log a
         (0 when a = 0 and b >= 0, nan when a < 0), as PyTorch."""
@@ -139,17 +170,20 @@ class Value:
         da = b * _pow(a, b - 1) if b != 0 else 0.0
         return _node(_pow(a, b), (self,), (da,), f"**{other}")
 
+    @rule("ReLU", "d/da = 1 if a > 0 else 0")
     def relu(self) -> Value:
         """max(x, 0): derivative 1 for x > 0, else 0 (relu'(0) = 0)."""
         x = self.data
         # Written as two constant tuples, which Python makes once: no allocation per node.
         return _node(0.0 if x < 0 else x, (self,), (1.0,) if x > 0 else (0.0,), "ReLU")
 
+    @rule("tanh", "d/da = 1 - out**2")
     def tanh(self) -> Value:
         """tanh x: derivative 1 - tanh(x)**2; math.tanh saturates instead of overflowing."""
         t = math.tanh(self.data)
         return _node(t, (self,), (1.0 - t * t,), "tanh")
 
+    @rule("exp", "d/da = out")
     def exp(self) -> Value:
         """e ** x: derivative e ** x; inf past about x = 709.78, where math.exp raises."""
         try:
@@ -158,11 +192,13 @@ class Value:
             e = math.inf
         return _node(e, (self,), (e,), "exp")
 
+    @rule("log", "d/da = 1 / a")
     def log(self) -> Value:
         """Natural log: derivative 1/x; -inf at 0 and nan below, as PyTorch."""
         x = self.data
         return _node(_log(x), (self,), (1.0 / x if x != 0 else math.inf,), "log")
 
+    @rule("sigmoid", "d/da = out * (1 - out)")
     def sigmoid(self) -> Value:
         """1 / (1 + e**-x): derivative s * (1 - s). exp is only taken of -|x|, so it never
         overflows."""
@@ -223,20 +259,20 @@ class Value:
         0 * inf never makes NaN: its contributions are 0.0. A leaf's ``steps`` is empty.
         Without ``on_step`` the pass runs its own loop, which pays nothing for the option.
         """
-        order, held = _walk(self)
+        fast = fastpath.enabled()
+        order, held = _walk(self) if fast else _toposort(self)
         self.grad = 1.0
-        if on_step is None:
+        if fast and on_step is None:
             _sweep(order)
-        else:
+        else:  # the chain rule, node by node from the root back
             for v in reversed(order):
                 g = v.grad
-                if g:
-                    steps = [(p, d, g * d) for p, d in zip(v._prev, v._local, strict=True)]
-                    for p, _, given in steps:  # in the order and arithmetic of _sweep
-                        p.grad += given
-                else:
-                    steps = [(p, d, 0.0) for p, d in zip(v._prev, v._local, strict=True)]
-                on_step(v, g, steps)
+                if g:  # a node with gradient 0 passes nothing on: 0 * inf would make NaN
+                    for p, d in zip(v._prev, v._local, strict=True):
+                        p.grad += g * d
+                if on_step is not None:
+                    local = zip(v._prev, v._local, strict=True)
+                    on_step(v, g, [(p, d, g * d if g else 0.0) for p, d in local])
         for v, g in held:  # the gradients of earlier passes, back in place
             v.grad += g
 
@@ -257,6 +293,27 @@ class Value:
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+
+def _toposort(root: Value) -> tuple[list[Value], list[tuple[Value, float]]]:
+    """Every node behind ``root``, each after all of its parents (depth first, parents in
+    operand order, an explicit stack instead of recursion); each node's grad set to 0 for the
+    pass, those that were not coming back as (node, grad)."""
+    order: list[Value] = []
+    seen: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        v, parents_done = stack.pop()
+        if parents_done:
+            order.append(v)
+        elif id(v) not in seen:
+            seen.add(id(v))
+            stack.append((v, True))
+            stack += [(p, False) for p in reversed(v._prev)]
+    held = [(v, v.grad) for v in order if v.grad]
+    for v in order:
+        v.grad = 0.0
+    return order, held
 
 
 def _walk(root: Value) -> tuple[list[Value], list[tuple[Value, float]]]:
@@ -325,6 +382,7 @@ def _sweep(order: list[Value]) -> None:
 
 
 WEIGHTED_SUM = "wx+b"  # the op of a weighted-sum node (see weighted_sum)
+RULES[WEIGHTED_SUM] = "out = b + w1*x1 + w2*x2 + ...;  d/db = 1, d/dwi = xi, d/dxi = wi"
 
 
 def weighted_sum(b: Value, ws: Sequence[Value], xs: Sequence[Value | float]) -> Value:
