@@ -194,21 +194,33 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
-def softmin(input: Tensor, dim: int | None = None) -> Tensor:
-    """softmax(-x)."""
-    return softmax(-_floating(input, "softmin"), dim)
+def softmin(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """softmax(-x); with dtype, -x cast to it first, as PyTorch."""
+    x = as_tensor(input)
+    dim = _softmax_dim(dim, x.ndim, "softmin", _stacklevel)
+    return _floating(_cast(-x, dtype), "softmin").softmax(dim)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """x where x > 0, else weight * x; a weight of n > 1 slopes is one per channel (dim 1,
-    or dim 0 of a 1-D input)."""
+    """x where x > 0, else weight * x; weight holds one slope, or one per channel (dim 1;
+    an input of under 2 dims has one channel), as PyTorch."""
     x = _floating(input, "prelu")
     if weight.dtype != x.dtype:  # as PyTorch: no silent cast of the input to the weight's
         raise TypeError(
             f"prelu: input and weight must have the same dtype; got {x.dtype} and {weight.dtype}"
         )
-    w = weight
-    if weight.numel() > 1 and x.ndim > 1:
+    channels = x.shape[1] if x.ndim > 1 else 1
+    if weight.ndim > 1 or weight.numel() not in (1, channels):
+        raise ValueError(
+            f"prelu: weight must hold one slope or one per channel (dim 1 of the input, 1 for "
+            f"an input of under 2 dims); got input shape {x.shape} and weight shape "
+            f"{weight.shape}"
+        )
+    if weight.numel() == 1:
+        w = weight.reshape(())  # one slope: the input's shape, 0-d for a 0-d input
+    else:
         w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))  # (1, C, 1, ...)
     positive = x._array > 0
     # x where positive (its gradient recorded with x, so a second derivative reaches x with
@@ -229,24 +241,38 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     )
 
 
-def _softmax_dim(dim: int | None, ndim: int, op: str) -> int:
+def _softmax_dim(dim: int | None, ndim: int, op: str, stacklevel: int) -> int:
     if dim is not None:
         return dim
-    # PyTorch's legacy rule when no dim is given (and its warning)
+    # PyTorch's legacy rule when no dim is given (and its warning, at the caller's
+    # ``_stacklevel`` frames up from the function)
     warnings.warn(
-        f"{op}: implicit dimension choice is deprecated; pass dim", UserWarning, stacklevel=3
+        f"{op}: implicit dimension choice is deprecated; pass dim",
+        UserWarning,
+        stacklevel=stacklevel,
     )
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None) -> Tensor:
-    x = as_tensor(input)
-    return x.softmax(_softmax_dim(dim, x.ndim, "softmax"))
+def _cast(x: Tensor, dtype: Any) -> Tensor:
+    """The softmax family's ``dtype``: the input cast to it before the op."""
+    return x if dtype is None else x.to(dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None) -> Tensor:
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim; with dtype, x cast to it first."""
     x = as_tensor(input)
-    return x.log_softmax(_softmax_dim(dim, x.ndim, "log_softmax"))
+    return _cast(x, dtype).softmax(_softmax_dim(dim, x.ndim, "softmax", _stacklevel))
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """x - logsumexp(x) along dim; with dtype, x cast to it first."""
+    x = as_tensor(input)
+    return _cast(x, dtype).log_softmax(_softmax_dim(dim, x.ndim, "log_softmax", _stacklevel))
 
 
 class ReLU(Module):

@@ -1,0 +1,97 @@
+"""nn.functional at the edges PyTorch's op database samples: the softmax family's dtype=,
+prelu of a 0-d input, dropout of a 0-d tensor, cosine_similarity of inputs that broadcast,
+avg_pool2d's padding as a 1-tuple, conv_transpose2d's weight gradient with groups, and
+batch_norm of an empty 1-D input; each against torch, gradients too."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from tests.tolerances import LAYER, tol
+
+
+def _both(x: np.ndarray, grad: bool = True) -> tuple[Any, Any]:
+    return cr.tensor(x, requires_grad=grad), torch.tensor(x, requires_grad=grad)
+
+
+def _close(ours: Any, theirs: Any, dtype: str = "float64") -> None:
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), **tol(dtype, LAYER))
+
+
+def _grads_close(ours: Any, theirs: Any, c_in: list, t_in: list) -> None:
+    """Gradients of both results for one random upstream gradient, input by input."""
+    g = np.random.default_rng(3).standard_normal(tuple(theirs.shape))
+    t_grads = torch.autograd.grad(theirs, t_in, torch.tensor(g, dtype=theirs.dtype))
+    c_grads = cr.grad(ours, c_in, cr.tensor(g).to(ours.dtype))
+    for c, t in zip(c_grads, t_grads, strict=True):
+        _close(c, t)
+
+
+# -- the softmax family's dtype= ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize(("source", "dtype"), [("float32", "float64"), ("int64", "float32")])
+def test_softmax_family_casts_to_dtype_first(name: str, source: str, dtype: str) -> None:
+    x = np.random.default_rng(0).integers(-3, 4, (2, 3, 4)).astype(source)
+    ours = getattr(cr.nn.functional, name)(cr.tensor(x), dim=1, dtype=getattr(cr, dtype))
+    theirs = getattr(torch.nn.functional, name)(torch.tensor(x), dim=1, dtype=getattr(torch, dtype))
+    _close(ours, theirs, dtype)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_family_dtype_gradient_reaches_the_input(name: str) -> None:
+    x = np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32)
+    (cx, tx) = _both(x)
+    ours = getattr(cr.nn.functional, name)(cx, -1, dtype=cr.float64)
+    theirs = getattr(torch.nn.functional, name)(tx, -1, dtype=torch.float64)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [cx], [tx])
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_softmax_family_without_dim_picks_pytorchs_dim(name: str, shape: tuple) -> None:
+    x = np.random.default_rng(2).standard_normal(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = getattr(torch.nn.functional, name)(torch.tensor(x))
+    with pytest.warns(UserWarning, match=f"{name}: implicit dimension choice") as caught:
+        ours = getattr(cr.nn.functional, name)(cr.tensor(x))
+    _close(ours, theirs)
+    assert caught[0].filename == __file__  # as PyTorch's: at the function's caller
+    with pytest.warns(UserWarning) as caught:
+        getattr(cr.nn.functional, name)(cr.tensor(x), _stacklevel=2)
+    assert caught[0].filename.endswith("activation.py")  # one frame less: the function
+
+
+# -- prelu --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("shape", "slopes"), [((), 1), ((), 0), ((5,), 1), ((2, 3, 4), 3)])
+def test_prelu_shapes_and_gradients_as_torch(shape: tuple, slopes: int) -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal((slopes,) if slopes else ())
+    (cx, tx), (cw, tw) = _both(x), _both(w)
+    ours, theirs = cr.nn.functional.prelu(cx, cw), torch.nn.functional.prelu(tx, tw)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [cx, cw], [tx, tw])
+
+
+@pytest.mark.parametrize(("shape", "slopes"), [((3,), 3), ((), 3), ((2, 3), 2)])
+def test_prelu_refuses_a_weight_that_fits_no_channel(shape: tuple, slopes: int) -> None:
+    x, w = torch.randn(shape), torch.randn(slopes)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.prelu(x, w)
+    with pytest.raises(ValueError, match=re.escape(f"got input shape {shape}")):
+        cr.nn.functional.prelu(cr.randn(*shape), cr.randn(slopes))
