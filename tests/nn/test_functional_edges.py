@@ -95,3 +95,35 @@ def test_prelu_refuses_a_weight_that_fits_no_channel(shape: tuple, slopes: int) 
         torch.nn.functional.prelu(x, w)
     with pytest.raises(ValueError, match=re.escape(f"got input shape {shape}")):
         cr.nn.functional.prelu(cr.randn(*shape), cr.randn(slopes))
+
+
+# -- dropout ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("training", [True, False])
+def test_dropout_of_a_0d_tensor(p: float, training: bool) -> None:
+    cr.manual_seed(0)
+    x = cr.tensor(2.0, dtype=cr.float64, requires_grad=True)
+    out = cr.nn.functional.dropout(x, p, training)
+    want = torch.nn.functional.dropout(torch.tensor(2.0, dtype=torch.float64), p, training)
+    assert out.shape == () and out.dtype == cr.float64
+    assert float(out) in ({0.0, 2.0 / (1.0 - p)} if training and p < 1 else {float(want)})
+    (g,) = cr.grad(out, x)
+    assert float(g) * 2.0 == float(out)  # the gradient is the factor the value was scaled by
+
+
+@pytest.mark.parametrize("shape", [(), (3, 4)])
+def test_dropout_in_place_writes_the_input_and_its_gradient(shape: tuple) -> None:
+    cr.manual_seed(1)
+    x = cr.ones(*shape, dtype=cr.float64, requires_grad=True)
+    y = x * 3.0
+    before = y._version
+    out = cr.nn.functional.dropout(y, 0.4, inplace=True)
+    assert out is y and y._version == before + 1
+    assert set(np.unique(y.numpy())) <= {0.0, 3.0 / 0.6}
+    (g,) = cr.grad(out.sum(), x)
+    np.testing.assert_allclose(g.numpy(), y.numpy(), rtol=1e-12)  # d(3 x m / 0.6)/dx = out / x
+    module = cr.nn.Dropout(0.4, inplace=True)
+    z = cr.ones(5)
+    assert module(z) is z

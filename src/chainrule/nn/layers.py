@@ -113,19 +113,23 @@ def embedding(
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1/(1-p) (inverted
     dropout), so evaluation needs no rescaling; identity when not training. The mask comes
-    from chainrule's global generator. ``inplace`` is accepted for PyTorch's signature; the
-    result is always a new tensor."""
+    from chainrule's global generator. With ``inplace``, the product is written into the
+    input, which is returned."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: probability p must be in [0, 1]; got {p}")
     input = as_tensor(input)
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
-    dtype = input.dtype if array.is_floating(input.dtype) else array.get_default_dtype()
-    keep = array.from_host(array.generator().random(input.shape, dtype=dtype), input._array)
-    keep = keep >= p
-    return input * (keep * xp.asarray(1.0 / (1.0 - p), dtype=dtype, like=keep))
+        scale: Any = 0.0
+    else:
+        dtype = input.dtype if array.is_floating(input.dtype) else array.get_default_dtype()
+        keep = array.from_host(array.generator().random(input.shape, dtype=dtype), input._array)
+        # (keep >= p) of a 0-d array is a NumPy scalar: the factor is made an array after
+        scale = xp.asarray((keep >= p) * (1.0 / (1.0 - p)), dtype=dtype, like=input._array)
+    if inplace:
+        return input._write("dropout_", lambda x: x * scale)
+    return input * scale
 
 
 # -- modules ------------------------------------------------------------------------------
@@ -341,7 +345,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return dropout(input, self.p, self.training)
+        return dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
