@@ -190,24 +190,37 @@ def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
     return i % n  # circular
 
 
-def var_mean(input: Any, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
-    """(var, mean) with var's arguments (dim, correction, keepdim)."""
+def var_mean(
+    input: Any,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """(var, mean) over the same dims, with var's arguments and overloads."""
     x = as_tensor(input)
-    var = x.var(*args, **kwargs)
-    return var, _mean_as(x, var, args, kwargs)
+    var = x.var(dim, unbiased, keepdim, correction=correction)
+    return var, _mean_as(x, dim, keepdim)
 
 
-def std_mean(input: Any, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
-    """(std, mean) with std's arguments (dim, correction, keepdim)."""
+def std_mean(
+    input: Any,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """(std, mean) over the same dims, with std's arguments and overloads."""
     x = as_tensor(input)
-    std = x.std(*args, **kwargs)
-    return std, _mean_as(x, std, args, kwargs)
+    std = x.std(dim, unbiased, keepdim, correction=correction)
+    return std, _mean_as(x, dim, keepdim)
 
 
-def _mean_as(x: Tensor, spread: Tensor, args: tuple, kwargs: dict) -> Tensor:
-    """The mean over the dims var or std reduced, kept as they kept them."""
-    dim = args[0] if args else kwargs.get("dim")
-    return x.mean(dim, keepdim=bool(kwargs.get("keepdim", False))).reshape(spread.shape)
+def _mean_as(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """The mean over the dims var or std reduced (all where dim is the unbiased flag)."""
+    return x.mean(None if isinstance(dim, bool) else dim, keepdim)
 
 
 def is_tensor(obj: Any) -> bool:

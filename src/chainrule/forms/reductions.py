@@ -87,17 +87,29 @@ def mean(
 
 
 def var(
-    input: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    **np_names: Any,
 ) -> Tensor:
     """The function form of Tensor.var."""
-    return as_tensor(input).var(dim, correction=correction, keepdim=keepdim, **np_names)
+    return as_tensor(input).var(dim, unbiased, keepdim, correction=correction, **np_names)
 
 
 def std(
-    input: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    **np_names: Any,
 ) -> Tensor:
     """The function form of Tensor.std."""
-    return as_tensor(input).std(dim, correction=correction, keepdim=keepdim, **np_names)
+    return as_tensor(input).std(dim, unbiased, keepdim, correction=correction, **np_names)
 
 
 def amax(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:

@@ -71,15 +71,29 @@ class Reductions(Core):
         return out if keepdim else out.squeeze(d)
 
     def var(
-        self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+        self,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+        **np_names: Any,
     ) -> Tensor:
-        """Variance with Bessel's correction by default (``correction=1``), as PyTorch."""
-        return _variance(self, dim, correction, keepdim, np_names, "var")
+        """Variance with Bessel's correction by default (``correction`` None is 1), as PyTorch;
+        its older overloads take ``unbiased`` (1 if True, else 0) after dim (``x.var(0,
+        False)``) or in dim's place (``x.var(False)``, over all dims)."""
+        return _variance(self, dim, unbiased, keepdim, correction, np_names, "var")
 
     def std(
-        self, dim: Any = None, *, correction: int = 1, keepdim: bool = False, **np_names: Any
+        self,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+        **np_names: Any,
     ) -> Tensor:
-        return _root(_variance(self, dim, correction, keepdim, np_names, "std"), 2)
+        return _root(_variance(self, dim, unbiased, keepdim, correction, np_names, "std"), 2)
 
     def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amax")
@@ -199,13 +213,24 @@ class ValuesIndices(NamedTuple):
     indices: Tensor
 
 
-def _variance(t: Tensor, dim: Any, correction: int, keepdim: bool, names: dict, op: str) -> Tensor:
-    """var's arguments, PyTorch's or NumPy's names (and ``unbiased``), checked for ``op``."""
-    if "unbiased" in names:
-        correction = int(names.pop("unbiased"))
+def _variance(
+    t: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, names: dict, op: str
+) -> Tensor:
+    """var's arguments, PyTorch's (either overload) or NumPy's names, checked for ``op``."""
+    if isinstance(dim, bool):  # var(x, True): the overload of unbiased alone, over all dims
+        if unbiased is not None:
+            raise TypeError(f"{op}: unbiased given twice; got {dim} and {unbiased}")
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        if correction is not None:
+            raise TypeError(f"{op}: give unbiased or correction, not both")
+        if not isinstance(unbiased, bool):
+            raise TypeError(f"{op}: unbiased must be a bool; got {type(unbiased).__name__}")
+        correction = int(unbiased)
     dim, keepdim = numpy_dim_names(dim, keepdim, names, op)
     need_float(t, op)
     dims = normalize_dims(dim, t, op)
+    correction = 1 if correction is None else correction
     return reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
 
 
