@@ -89,3 +89,58 @@ def test_var_refuses_unbiased_and_correction_together() -> None:
         x.std(0, 1)
     with pytest.raises(TypeError, match="var: unbiased given twice"):
         cr.var(x, True, False)
+
+
+# -- dtype= ------------------------------------------------------------------------------
+
+INTS = np.arange(1, 13).reshape(3, 4) % 5
+DTYPED = [
+    ("x.cumsum(1, dtype=M.int32)", INTS.astype(np.int32)),
+    ("M.cumsum(x, 0, dtype=M.int8)", (INTS * 40).astype(np.int8)),  # wraps as int8, as torch
+    ("M.cumprod(x, 1, dtype=M.int32)", INTS.astype(np.int32)),
+    ("x.cumprod(0, dtype=M.int32)", INTS + 0.5),  # the input cast first
+    ("x.cumsum(0)", INTS.astype(np.int32)),  # no dtype: int64
+    ("x.prod(dtype=M.int32)", INTS.astype(np.int32)),
+    ("M.prod(x, 1, dtype=M.bool)", INTS.astype(np.int32)),
+    ("x.prod(0, True, dtype=M.bool)", INTS > 1),
+    ("x.prod(1)", INTS > 1),  # no dtype: int64
+    ("M.prod(x, 1, dtype=M.int32)", np.ones((2, 0), np.int32)),
+    ("x.prod(dtype=M.bool)", np.ones((0,), bool)),
+    ("x.softmax(1, M.float64)", X[0].astype(np.float32)),
+    ("M.log_softmax(x, 0, dtype=M.float64)", X[0].astype(np.float32)),
+    ("M.softmax(x, 0, dtype=M.float32)", INTS),
+    ("x.log_softmax(-1, dtype=M.float32)", INTS > 2),
+]
+
+
+@pytest.mark.parametrize(("call", "data"), DTYPED, ids=[c for c, _ in DTYPED])
+def test_dtype_keyword_matches_torch(call: str, data: Any) -> None:
+    _assert_same(*_both(call, data))
+
+
+@pytest.mark.parametrize(
+    "call", ["x.softmax(1, dtype=M.float64)", "M.log_softmax(x, 0, M.float64)", "x.prod(1)"]
+)
+def test_dtype_keyword_gradients_match_torch(call: str) -> None:
+    data = X[0].astype(np.float32)
+    x, tx = cr.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    ours, theirs = eval(call, {"x": x, "M": cr}), eval(call, {"x": tx, "M": torch})
+    _assert_same(ours, theirs)
+    rng = np.random.default_rng(2)
+    up = rng.standard_normal(tuple(ours.shape)).astype(str(theirs.dtype)[6:])
+    (g,) = cr.grad(ours, x, cr.tensor(up))
+    (t,) = torch.autograd.grad(theirs, tx, torch.tensor(up))
+    assert torch_dtype_text(g.dtype) == str(t.dtype)
+    np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("call", "shape"), [("x.prod()", (0,)), ("M.prod(x, 1, True)", (2, 0))])
+def test_empty_product_has_gradient_zero(call: str, shape: tuple[int, ...]) -> None:
+    x, tx = (
+        cr.zeros(shape, dtype=cr.float64, requires_grad=True),
+        torch.zeros(shape, dtype=torch.float64, requires_grad=True),
+    )
+    ours, theirs = eval(call, {"x": x, "M": cr}), eval(call, {"x": tx, "M": torch})
+    _assert_same(ours, theirs)
+    assert ours.requires_grad
+    _assert_same_gradients(ours, theirs, x, tx)

@@ -147,14 +147,14 @@ def logsumexp(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names:
     return as_tensor(input).logsumexp(dim, keepdim, **np_names)
 
 
-def softmax(input: Tensor, dim: int = -1, **np_names: Any) -> Tensor:
+def softmax(input: Tensor, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
     """The function form of Tensor.softmax."""
-    return as_tensor(input).softmax(dim, **np_names)
+    return as_tensor(input).softmax(dim, dtype, **np_names)
 
 
-def log_softmax(input: Tensor, dim: int = -1, **np_names: Any) -> Tensor:
+def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
     """The function form of Tensor.log_softmax."""
-    return as_tensor(input).log_softmax(dim, **np_names)
+    return as_tensor(input).log_softmax(dim, dtype, **np_names)
 
 
 def norm(input: Tensor, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:

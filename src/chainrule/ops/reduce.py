@@ -290,14 +290,15 @@ class LogSoftmax(Function):
 
 class Cumsum(Function):
     """out[..., k, ...] = sum of a[..., :k+1, ...] along dim (integers and bools sum in int64,
-    as PyTorch);  grad_a = the sums of g from the end: flip(cumsum(flip(g)))."""
+    as PyTorch, if ``widen``: no dtype was asked for);  grad_a = the sums of g from the end:
+    flip(cumsum(flip(g)))."""
 
     rule = "grad_a = grad summed from the end along dim: flip(cumsum(flip(grad)))"
     saves_inputs = False
 
-    def forward(self, a, dim):
+    def forward(self, a, dim, widen=True):
         self.dim = dim
-        dtype = a.dtype if is_floating(a.dtype) else xp.int64
+        dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         return xp.cumsum(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
     def backward(self, grad, out):
@@ -307,7 +308,8 @@ class Cumsum(Function):
 
 
 class Cumprod(Function):
-    """out[..., k, ...] = product of a[..., :k+1, ...] along dim (integers and bools in int64);
+    """out[..., k, ...] = product of a[..., :k+1, ...] along dim (integers and bools in int64
+    if ``widen``, as Cumsum);
     grad_a[i] = sum over k >= i of g[k] * (the product of a[j] for j <= k, j != i).
 
     Where no a along dim is 0 that sum is flip(cumsum(flip(g * out))) / a. Where one is, the
@@ -321,9 +323,9 @@ class Cumprod(Function):
     )
     saves_out = True
 
-    def forward(self, a, dim):
+    def forward(self, a, dim, widen=True):
         self.dim = dim
-        dtype = a.dtype if is_floating(a.dtype) else xp.int64
+        dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         return xp.cumprod(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
     def backward(self, grad, out):

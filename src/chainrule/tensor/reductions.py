@@ -57,17 +57,24 @@ class Reductions(Core):
 
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """The product over dim (all for None): the last of cumprod, whose gradient is right
-        where elements are 0. Integer and bool tensors multiply in int64, as PyTorch."""
+        where elements are 0. Integer and bool tensors multiply in int64, as PyTorch, unless
+        a dtype is given; an empty product is 1, with the gradient 0."""
         x = self if dtype is None else self.to(dtype)
         if dtype is None and x.dtype.kind in "biu":
             x = x.to(array.int64)
         if dim is None:
-            out = x.reshape(-1).cumprod(0)[-1] if x.numel() else x.new_ones(())
+            if x.numel():
+                out = x.reshape(-1).cumprod(0, dtype=x.dtype)[-1]
+            else:
+                out = (x.sum() + 1).to(x.dtype)
             return out.reshape((1,) * x.ndim) if keepdim else out
         d = normalize_dim(dim, x.ndim, "prod", x.shape)
         if x.ndim == 0:
             return x.clone()
-        out = x.cumprod(d).narrow(d, x.shape[d] - 1, 1) if x.shape[d] else x.sum(d, True) + 1
+        if x.shape[d]:
+            out = x.cumprod(d, dtype=x.dtype).narrow(d, x.shape[d] - 1, 1)
+        else:
+            out = (x.sum(d, True) + 1).to(x.dtype)
         return out if keepdim else out.squeeze(d)
 
     def var(
@@ -142,19 +149,23 @@ class Reductions(Core):
         dims = normalize_dims(dim, self, "logsumexp")
         return reduce.LogSumExp.apply(floating(self), dims=dims, keepdim=keepdim)
 
-    def softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
+    def softmax(self, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
+        """exp(x) / sum(exp(x)) along dim; with dtype, of the input cast to it first."""
+        x = self if dtype is None else self.to(dtype)
         dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
-        dim = normalize_dim(dim, self.ndim, "softmax", self.shape)
-        need_float(self, "softmax")
-        return reduce.Softmax.apply(self, dim=dim)
+        dim = normalize_dim(dim, x.ndim, "softmax", x.shape)
+        need_float(x, "softmax")
+        return reduce.Softmax.apply(x, dim=dim)
 
-    def log_softmax(self, dim: int = -1, **np_names: Any) -> Tensor:
+    def log_softmax(self, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
+        """x - logsumexp(x) along dim; with dtype, of the input cast to it first."""
+        x = self if dtype is None else self.to(dtype)
         dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
-        dim = normalize_dim(dim, self.ndim, "log_softmax", self.shape)
-        need_float(self, "log_softmax")
-        return reduce.LogSoftmax.apply(self, dim=dim)
+        dim = normalize_dim(dim, x.ndim, "log_softmax", x.shape)
+        need_float(x, "log_softmax")
+        return reduce.LogSoftmax.apply(x, dim=dim)
 
-    def norm(self, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
         with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
         or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
@@ -180,8 +191,12 @@ class Reductions(Core):
         return _root(powered.sum(dim, keepdim=keepdim), p)
 
     def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
-        x = self if dtype is None else self.to(dtype)
-        return reduce.Cumsum.apply(x, dim=normalize_dim(dim, self.ndim, "cumsum", self.shape))
+        """Sums along dim; integers and bools in int64, as PyTorch, unless a dtype is given,
+        which the input is cast to first."""
+        d = normalize_dim(dim, self.ndim, "cumsum", self.shape)
+        if dtype is None:
+            return reduce.Cumsum.apply(self, dim=d)
+        return reduce.Cumsum.apply(self.to(dtype), dim=d, widen=False)
 
     def sort(
         self, dim: int = -1, descending: bool = False, *, stable: bool = False
@@ -202,8 +217,11 @@ class Reductions(Core):
         return _top(self, k, dim, largest, "topk")
 
     def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """Products along dim, with cumsum's dtypes."""
         d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
-        return reduce.Cumprod.apply(self if dtype is None else self.to(dtype), dim=d)
+        if dtype is None:
+            return reduce.Cumprod.apply(self, dim=d)
+        return reduce.Cumprod.apply(self.to(dtype), dim=d, widen=False)
 
 
 class ValuesIndices(NamedTuple):
