@@ -84,6 +84,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     ts = [as_tensor(x) for x in operands]
     if builtins.all(t.dtype == array.bool_ for t in ts) and _contracts(equation):
         need_number(ts[0], "einsum")  # PyTorch contracts with bmm, which has no bool loop
+    if ts and ts[0].dtype.kind in "biu" and linalg.sums_alone(equation, [t.shape for t in ts]):
+        ts = [t.to(array.int64) for t in ts]  # the letter PyTorch sums alone widens the result
     return linalg.Einsum.apply(*ts, equation=equation)
 
 

@@ -144,3 +144,37 @@ def test_empty_product_has_gradient_zero(call: str, shape: tuple[int, ...]) -> N
     _assert_same(ours, theirs)
     assert ours.requires_grad
     _assert_same_gradients(ours, theirs, x, tx)
+
+
+# -- einsum: the int64 of a letter summed alone ------------------------------------------------
+
+EINSUMS = [
+    ("i->", [(3,)]),
+    ("i->", [(1,)]),
+    ("ij->i", [(2, 3)]),
+    ("ij->j", [(2, 1)]),
+    ("i->i", [(3,)]),
+    ("ij->ji", [(2, 3)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,k->k", [(2, 3), (4,)]),
+    ("ij,k->k", [(1, 1), (4,)]),
+    ("i,j->", [(1,), (3,)]),
+    ("i,j->", [(1,), (1,)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("i,i->", [(3,), (3,)]),
+    ("k,ij->jk", [(4,), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.int64, bool])
+@pytest.mark.parametrize(("equation", "shapes"), EINSUMS, ids=[e for e, _ in EINSUMS])
+def test_integer_einsum_dtype_matches_torch(equation: str, shapes: list, dtype: Any) -> None:
+    rng = np.random.default_rng(3)
+    arrays = [rng.integers(0, 3, s).astype(dtype) for s in shapes]
+    try:
+        theirs = torch.einsum(equation, *[torch.tensor(a) for a in arrays])
+    except RuntimeError:  # torch has no bool contraction (bmm); chainrule refuses it too
+        with pytest.raises(TypeError, match="einsum"):
+            cr.einsum(equation, *[cr.tensor(a) for a in arrays])
+        return
+    _assert_same(cr.einsum(equation, *[cr.tensor(a) for a in arrays]), theirs)

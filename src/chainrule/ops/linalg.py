@@ -112,6 +112,21 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
     return ins, out
 
 
+def sums_alone(equation: str, shapes: list[tuple[int, ...]]) -> bool:
+    """Whether PyTorch's einsum sums some letter the output lacks on its own, by ``sum``
+    (which widens integers and bools to int64): with one operand, any such letter; with
+    several, one that a single operand holds, at a size other than 1."""
+    ins, out = parse_einsum(equation, shapes)
+    summed = set("".join(ins)) - set(out)
+    if len(ins) == 1:
+        return bool(summed)
+    for c in summed:
+        sizes = [shape[spec.index(c)] for spec, shape in zip(ins, shapes, strict=True) if c in spec]
+        if len(sizes) == 1 and sizes[0] != 1:
+            return True
+    return False
+
+
 class Einsum(Function):
     """out = einsum(equation, *operands)  (letters only operand i has are broadcast back to
     it by expand)"""
