@@ -127,3 +127,42 @@ def test_dropout_in_place_writes_the_input_and_its_gradient(shape: tuple) -> Non
     module = cr.nn.Dropout(0.4, inplace=True)
     z = cr.ones(5)
     assert module(z) is z
+
+
+# -- cosine_similarity --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "dim"),
+    [((1, 2, 3), (2, 1, 3), -2), ((4, 3), (3,), 1), ((2, 3), (2, 3), 0), ((), (), 0)],
+)
+def test_cosine_similarity_broadcasts_first(a: tuple, b: tuple, dim: int) -> None:
+    rng = np.random.default_rng(5)
+    (c1, t1), (c2, t2) = _both(rng.standard_normal(a)), _both(rng.standard_normal(b))
+    ours = cr.nn.functional.cosine_similarity(c1, c2, dim)
+    theirs = torch.nn.functional.cosine_similarity(t1, t2, dim)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [c1, c2], [t1, t2])
+
+
+def test_cosine_similarity_below_eps_passes_the_norms_gradient_as_torch() -> None:
+    rng = np.random.default_rng(6)
+    x = np.concatenate([np.full((1, 3), 1e-10), np.zeros((1, 3)), rng.standard_normal((1, 3))])
+    (c1, t1), (c2, t2) = _both(x), _both(rng.standard_normal((3, 3)))
+    ours = cr.nn.functional.cosine_similarity(c1, c2)
+    theirs = torch.nn.functional.cosine_similarity(t1, t2)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [c1, c2], [t1, t2])
+
+
+def test_cosine_similarity_dtypes_and_refusals_as_torch() -> None:
+    a32, b64 = torch.randn(2, 3), torch.randn(2, 3, dtype=torch.float64)
+    ours = cr.nn.functional.cosine_similarity(cr.tensor(a32.numpy()), cr.tensor(b64.numpy()))
+    _close(ours, torch.nn.functional.cosine_similarity(a32, b64))
+    ints = np.arange(6).reshape(2, 3)
+    ours = cr.nn.functional.cosine_similarity(cr.tensor(a32.numpy()), cr.tensor(ints))
+    _close(ours, torch.nn.functional.cosine_similarity(a32, torch.tensor(ints)), "float32")
+    with pytest.raises(TypeError, match="cosine_similarity: needs a floating-point tensor"):
+        cr.nn.functional.cosine_similarity(cr.tensor(ints), cr.tensor(ints))
+    with pytest.raises(ValueError, match=re.escape("shapes (3, 4) and (5, 4) cannot be")):
+        cr.nn.functional.cosine_similarity(cr.randn(3, 4), cr.randn(5, 4))

@@ -143,13 +143,32 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, after broadcasting: each
-    divided by its norm first, as PyTorch (the result stays within [-1, 1])."""
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, as PyTorch: the two
+    broadcast against each other first, integer ones cast to the floating dtype they meet
+    in; each divided by its norm first (the result stays within [-1, 1]); the floor eps set
+    outside the graph, so the norm's gradient passes it unchanged."""
     x1, x2 = as_tensor(x1), as_tensor(x2)
-    need_float(x1, "cosine_similarity")
-    need_float(x2, "cosine_similarity")
-    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    dtype = array.result_type(x1, x2, op="cosine_similarity")
+    if not array.is_floating(dtype):
+        raise TypeError(
+            f"cosine_similarity: needs a floating-point tensor; got dtypes {x1.dtype} and "
+            f"{x2.dtype}"
+        )
+    x1, x2 = (x if array.is_floating(x.dtype) else x.to(dtype) for x in (x1, x2))
+    if x1.shape != x2.shape:
+        try:
+            shape = xp.broadcast_shapes(x1.shape, x2.shape)
+        except ValueError:
+            raise ValueError(
+                f"cosine_similarity: shapes {x1.shape} and {x2.shape} cannot be broadcast "
+                "together"
+            ) from None
+        x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    n1 = x1.norm(2, dim, keepdim=True).clone()  # clones, written in place below
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
