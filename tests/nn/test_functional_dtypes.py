@@ -151,7 +151,6 @@ def _same_or_refused_alike(name: str, ours: Any, theirs: Any, dtype: str) -> Non
 # Where chainrule still differs from torch, with the reason: an xfail that must fail, so a
 # fixed one is taken off the list.
 KNOWN = {
-    "avg_pool2d": (("int64",), "an average of integers is refused; torch's rounds toward 0"),
     "scaled_dot_product_attention": (("bfloat16",), "attention refuses bfloat16"),
 }
 

@@ -166,3 +166,46 @@ def test_cosine_similarity_dtypes_and_refusals_as_torch() -> None:
         cr.nn.functional.cosine_similarity(cr.tensor(ints), cr.tensor(ints))
     with pytest.raises(ValueError, match=re.escape("shapes (3, 4) and (5, 4) cannot be")):
         cr.nn.functional.cosine_similarity(cr.randn(3, 4), cr.randn(5, 4))
+
+
+# -- avg_pool2d ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"kernel_size": 3, "padding": (1,)},
+        {"kernel_size": (2,), "stride": ()},
+        {"kernel_size": 2, "stride": (1,), "padding": 1, "divisor_override": -2},
+        {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+        {"kernel_size": 2, "padding": 1, "count_include_pad": False},
+    ],
+)
+def test_avg_pool2d_arguments_as_torch(kwargs: dict) -> None:
+    x = np.random.default_rng(7).standard_normal((2, 3, 5, 6))
+    cx, tx = _both(x)
+    ours = cr.nn.functional.avg_pool2d(cx, **kwargs)
+    theirs = torch.nn.functional.avg_pool2d(tx, **kwargs)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [cx], [tx])
+    # the integer kernel: exact window sums divided toward zero
+    ints = np.random.default_rng(8).integers(-50, 50, (2, 3, 5, 6))
+    ours = cr.nn.functional.avg_pool2d(cr.tensor(ints), **kwargs)
+    theirs = torch.nn.functional.avg_pool2d(torch.tensor(ints), **kwargs)
+    assert ours.dtype == cr.int64
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_avg_pool2d_of_large_integers_wraps_as_torch() -> None:
+    x = np.full((1, 1, 2, 2), 2**62 + 3)
+    ours = cr.nn.functional.avg_pool2d(cr.tensor(x), 2)
+    np.testing.assert_array_equal(ours.numpy(), torch.nn.functional.avg_pool2d(torch.tensor(x), 2))
+
+
+def test_pool_modules_take_a_1_tuple_as_torch() -> None:
+    x = np.random.default_rng(9).standard_normal((1, 2, 5, 5)).astype(np.float32)
+    for name in ("MaxPool2d", "AvgPool2d"):
+        ours = getattr(cr.nn, name)(2, stride=(), padding=(1,))
+        theirs = getattr(torch.nn, name)(2, stride=(), padding=(1,))
+        assert repr(ours) == repr(theirs)
+        _close(ours(cr.tensor(x)), theirs(torch.tensor(x)), "float32")

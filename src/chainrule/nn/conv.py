@@ -54,7 +54,7 @@ def _batched(x: Any, spatial: int, op: str) -> tuple[Tensor, bool]:
 
 # the integer dtypes PyTorch's CPU kernels take, by op (the others: floating ones only)
 _INTEGERS: dict[str, Any] = {"conv1d": "all", "conv2d": "all", "max_pool2d": "all"}
-_INTEGERS["conv_transpose2d"] = (array.int64,)
+_INTEGERS["conv_transpose2d"] = _INTEGERS["avg_pool2d"] = (array.int64,)
 
 
 def _conv_padding(
@@ -257,6 +257,14 @@ def conv_transpose2d(
 # Pooling.
 
 
+def _pool_tuple(value: Any, op: str, name: str) -> tuple[int, ...]:
+    """A pool's pair of ints: an int, a 1-tuple holding it (as PyTorch's pools take it), or
+    a 2-tuple."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    return _tuple(value, 2, op, name)
+
+
 def _pool_args(
     op: str,
     x: Tensor,
@@ -271,10 +279,10 @@ def _pool_args(
     With ``ceil_mode`` the bottom and right padding grow so that the windows PyTorch adds
     (rounding the output size up; the last must start inside the input or the left
     padding) fit: the growth holds nothing (-inf for max, 0 and not counted for average)."""
-    kernel = _tuple(kernel_size, 2, op, "kernel_size")
-    stride = kernel if stride is None else _tuple(stride, 2, op, "stride")
-    pad = _tuple(padding, 2, op, "padding")
-    dil = _tuple(dilation, 2, op, "dilation")
+    kernel = _pool_tuple(kernel_size, op, "kernel_size")
+    stride = kernel if stride is None or stride in ((), []) else _pool_tuple(stride, op, "stride")
+    pad = _pool_tuple(padding, op, "padding")
+    dil = _pool_tuple(dilation, op, "dilation")
     _positive(kernel, op, "kernel_size")
     _positive(stride, op, "stride")
     _positive(dil, op, "dilation")
@@ -338,7 +346,8 @@ def avg_pool2d(
 ) -> Tensor:
     """The mean of each kernel_size window: its sum over the window's size, padded zeros
     counted (``count_include_pad``, PyTorch's default) or over the input elements it holds
-    only; ``divisor_override`` divides every sum by that number instead.
+    only; ``divisor_override`` divides every sum by that number instead. An int64 input's
+    sums are divided toward zero, in integers, as PyTorch's.
 
     Composite: a convolution of every channel alone with a constant kernel (1/(kh*kw) where
     every window has the same divisor, else 1, then divided by each window's divisor).
@@ -346,9 +355,23 @@ def avg_pool2d(
     op = "avg_pool2d"
     x, unbatched = _batched(input, 2, op)
     kernel, step, _, pad = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
-    if divisor_override is not None:
-        positive_int(divisor_override, "divisor_override", op)
+    if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
+        positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
     n, c, h, w = x.shape
+    if not array.is_floating(x.dtype):  # exact sums (an integer product), then divided
+        ones = Tensor._make(xp.ones((1, 1, *kernel), dtype=x.dtype, like=x._array))
+        sums = conv_ops.Conv2d.apply(
+            x.reshape(n * c, 1, h, w), ones, None, stride=step, padding=pad, dilation=(1, 1),
+            groups=1,
+        )  # fmt: skip
+        sums = sums.reshape(n, c, *sums.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
+        if divisor_override is not None:
+            by: Any = divisor_override
+        else:
+            counts = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
+            by = Tensor._make(array.from_host(counts.astype(x._array.dtype), x._array))
+        out = sums.div(by, rounding_mode="trunc")
+        return out.squeeze(0) if unbatched else out
     if divisor_override is not None:
         uniform: float | None = float(divisor_override)
     else:
@@ -615,10 +638,10 @@ class _Pool2d(Module):
     def __init__(self, kernel_size: Any, stride: Any, padding: Any) -> None:
         super().__init__()
         layer = type(self).__name__  # checked here, not at the first forward
-        _positive(_tuple(kernel_size, 2, layer, "kernel_size"), layer, "kernel_size")
-        if stride is not None:
-            _positive(_tuple(stride, 2, layer, "stride"), layer, "stride")
-        if any(p < 0 for p in _tuple(padding, 2, layer, "padding")):
+        _positive(_pool_tuple(kernel_size, layer, "kernel_size"), layer, "kernel_size")
+        if stride is not None and stride not in ((), []):  # () is the kernel_size, as None
+            _positive(_pool_tuple(stride, layer, "stride"), layer, "stride")
+        if any(p < 0 for p in _pool_tuple(padding, layer, "padding")):
             raise ValueError(f"{layer}: padding must be non-negative; got {padding!r}")
         # stored as given (an int stays an int), as PyTorch, so the repr matches
         self.kernel_size = kernel_size
