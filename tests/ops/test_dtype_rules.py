@@ -150,13 +150,9 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
 for _n in ("maximum", "minimum"):
     for _s in ("[(2,3)&num]", "[num&(2,3)]"):
         KNOWN[_n + _s] = (INTS + ("bool",), "torch's call makes the number an integer tensor")
-for _n in ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b"):
+_EINSUMS = ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b")
+for _n in (*_EINSUMS, "ij->j", "ij->", "ij,k->i"):
     KNOWN[f"einsum[{_n}]"] = (("bfloat16",), _BF16)
-for _n in ("ij->j", "ij->", "ij,k->i"):
-    KNOWN[f"einsum[{_n}]"] = (
-        ("int32", "uint8", "bool", "bfloat16"),
-        "sums keep the dtype; torch's int64",
-    )
 
 
 def _known(row: str, dtype: str) -> str | None:
