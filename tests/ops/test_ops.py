@@ -277,6 +277,8 @@ ROWS += [
     Row("log_softmax_fn", lambda m, x: m.log_softmax(x, 0), ((2, 3, 4),)),
     Row("logsumexp_fn", lambda m, x: m.logsumexp(x, 1), ((2, 3, 4),)),
     Row("norm", lambda m, x: x.norm(), ((2, 3),), second=True),
+    Row("norm_nuc_wide", lambda m, x: x.norm("nuc"), ((3, 4),), second=True),
+    Row("norm_nuc_tall", lambda m, x: m.norm(x, "nuc", (2, 0), True), ((4, 2, 3),), second=True),
 ]
 # Many rows of a few classes, reduced over the classes: the shape for which the reductions
 # first copy to column-major order (ops/reduce.py _column_major).
@@ -1185,8 +1187,9 @@ def test_norm_orders_match_torch(p: float, dim: Any, keepdim: bool) -> None:
     ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = ours.norm(p, dim, keepdim), torch.norm(theirs, p, dim, keepdim)
     np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-12)
-    if p == 0:  # a count: no gradient
-        assert not out.requires_grad
+    if p == 0:  # a count, with PyTorch's gradient 0
+        assert out.requires_grad and expected.requires_grad
+        assert not cr.grad(out.sum(), ours)[0].numpy().any()
         return
     v = np.random.default_rng(3).standard_normal(out.shape)
     (g,) = cr.grad(out, ours, cr.tensor(v), create_graph=True)

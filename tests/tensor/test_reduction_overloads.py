@@ -178,3 +178,62 @@ def test_integer_einsum_dtype_matches_torch(equation: str, shapes: list, dtype: 
             cr.einsum(equation, *[cr.tensor(a) for a in arrays])
         return
     _assert_same(cr.einsum(equation, *[cr.tensor(a) for a in arrays]), theirs)
+
+
+# -- norm's orders 0, 'fro' and 'nuc' ---------------------------------------------------------
+
+NORMS = [
+    "x.norm(0)",
+    "M.norm(x, 0, 1, True)",
+    "x.norm()",
+    "x.norm('fro', 1)",
+    "M.norm(x, 'fro', (0, 2), True)",
+    "x.norm('fro', [])",
+    "x[0].norm('nuc')",
+    "x[:, :2].norm('nuc', (0, 1), True)",
+    "M.norm(x, 'nuc', [1, 2])",
+    "x.norm('nuc', (2, 0))",
+    "M.norm(x, 'nuc', (-1, -2), True)",
+]
+
+
+@pytest.mark.parametrize("call", NORMS)
+def test_norm_orders_by_name_match_torch(call: str) -> None:
+    x, tx = cr.tensor(X, requires_grad=True), torch.tensor(X, requires_grad=True)
+    ours, theirs = eval(call, {"x": x, "M": cr}), eval(call, {"x": tx, "M": torch})
+    _assert_same(ours, theirs)
+    rng = np.random.default_rng(4)
+    up = rng.standard_normal(tuple(ours.shape))
+    (g,) = cr.grad(ours, x, cr.tensor(up))
+    (t,) = torch.autograd.grad(theirs, tx, torch.tensor(up), allow_unused=True)
+    expected = np.zeros(X.shape) if t is None else t.numpy()  # order 0: torch's None is 0
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 4)])
+def test_nuclear_norm_gradients_against_finite_differences(shape: tuple[int, ...]) -> None:
+    x = cr.tensor(np.random.default_rng(5).standard_normal(shape), requires_grad=True)
+    f = lambda t: t.norm("nuc", (-2, -1))  # noqa: E731
+    assert cr.testing.gradcheck(f, (x,))
+    assert cr.testing.gradgradcheck(f, (x,))
+
+
+def test_nuclear_norm_of_an_empty_matrix_is_zero() -> None:
+    _assert_same(*_both("x.norm('nuc')", np.ones((3, 0))))
+    _assert_same(*_both("x.norm('nuc', keepdim=True)", np.ones((0, 3))))
+
+
+def test_norm_orders_by_name_refuse_what_torch_refuses() -> None:
+    x = cr.tensor(X)
+    with pytest.raises(ValueError, match="norm: order 'max' is not supported"):
+        x.norm("max")
+    with pytest.raises(ValueError, match=r"norm: order 'nuc' is a matrix norm, over 2 dims; got"):
+        x.norm("nuc")
+    with pytest.raises(ValueError, match=r"norm: order 'fro' is a matrix norm, over 2 dims; got"):
+        x.norm("fro", (0, 1, 2))
+    with pytest.raises(ValueError, match=r"norm: dim \(1, -2\) names dim 1 twice"):
+        x.norm("nuc", (1, -2))
+    with pytest.raises(TypeError, match="norm"):
+        cr.tensor(INTS).norm("nuc")
+    with pytest.raises(TypeError, match="norm: order 'nuc' needs float32 or float64; got dtype"):
+        cr.ones(3, 3, dtype=cr.bfloat16).norm("nuc")

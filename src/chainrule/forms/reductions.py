@@ -157,7 +157,7 @@ def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None, **np_names: Any
     return as_tensor(input).log_softmax(dim, dtype, **np_names)
 
 
-def norm(input: Tensor, p: float = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """The function form of Tensor.norm."""
     return as_tensor(input).norm(p, dim, keepdim)
 

@@ -1,4 +1,5 @@
-"""Matrix products: matmul for every 1-D and batched combination, and einsum."""
+"""Matrix products: matmul for every 1-D and batched combination, einsum; and the singular value
+decomposition, for the nuclear norm."""
 
 from __future__ import annotations
 
@@ -155,6 +156,52 @@ class Einsum(Function):
                 g = g.reshape(shape).expand(x.shape)
             grads.append(g)
         return tuple(grads)
+
+
+class LinalgSvd(Function):
+    """out = one part (``part``: "U", "S" or "Vh") of a = U diag(S) Vh, the reduced SVD of
+    the matrices in a's last two dims (m x n, k = min(m, n) singular values, descending).
+
+    With gU, gS, gVh the gradient of one part (the others 0), E[i, j] = S[j]^2 - S[i]^2 (1 on
+    the diagonal) and skew(X) = X - X^T, PyTorch's rule:
+    gA = U (diag(gS) + (skew(U^T gU) / E) S[None, :] + S[:, None] (skew(Vh gVh^T) / E)) Vh,
+    plus (I - U U^T) gU / S[None, :] Vh where m > n, and U gVh / S[:, None] (I - Vh^T Vh)
+    where m < n. U, S and Vh there are this op's own parts of a, so the rule is
+    differentiable again; each is the same in every call (LAPACK's signs are fixed).
+    """
+
+    rule = (
+        "grad_a = U diag(gS) Vh for S; for U and Vh the terms skew(U^T gU) / E and "
+        "skew(Vh gVh^T) / E, E[i, j] = S[j]^2 - S[i]^2, and their parts off U's and Vh's span"
+    )
+
+    def forward(self, a, part):
+        self.part = part
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        return {"U": u, "S": s, "Vh": vh}[part]
+
+    def backward(self, grad, out):
+        a = self.inputs[0]
+        m, n = a.shape[-2:]
+        U, S, Vh = (LinalgSvd.apply(a, part=p) for p in ("U", "S", "Vh"))
+        if self.part == "S":
+            return (U @ (grad.unsqueeze(-1) * Vh) if m >= n else (U * grad.unsqueeze(-2)) @ Vh,)
+        S2 = S * S
+        eye = xp.eye(S.shape[-1], dtype=S._array.dtype, like=S._array)
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye  # (..., k, k)
+        if self.part == "U":
+            X = U.mT @ grad
+            g = (X - X.mT) / E * S.unsqueeze(-2)  # (..., k, k)
+            if m > n:
+                over_s = grad / S.unsqueeze(-2)  # (..., m, k)
+                return ((U @ g + over_s - U @ (U.mT @ over_s)) @ Vh,)
+            return (U @ g @ Vh,)
+        X = Vh @ grad.mT
+        g = S.unsqueeze(-1) * ((X - X.mT) / E)  # (..., k, k)
+        if m < n:
+            over_s = grad / S.unsqueeze(-1)  # (..., k, n)
+            return (U @ (g @ Vh + over_s - (over_s @ Vh.mT) @ Vh),)
+        return (U @ g @ Vh,)
 
 
 class Linear(Function):

@@ -19,7 +19,7 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
-from ..ops import movement, reduce
+from ..ops import linalg, movement, reduce
 from .arithmetic import floating, where
 from .core import Core
 
@@ -169,9 +169,12 @@ class Reductions(Core):
         """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
         with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
         or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
-        of nonzero elements, a constant. Integer and bool tensors are refused, as PyTorch's
-        linalg.vector_norm refuses them."""
+        of nonzero elements, with gradient 0. 'fro' is p = 2 over at most 2 dims; 'nuc' the
+        sum of the singular values of the matrices over 2 dims (all for None). Integer and
+        bool tensors are refused, as PyTorch's linalg.vector_norm refuses them."""
         need_float(self, "norm")
+        if isinstance(p, str):
+            return _matrix_norm(self, p, dim, keepdim)
         if p == 2:
             return _root((self * self).sum(dim, keepdim=keepdim), 2)
         if p in (math.inf, -math.inf):
@@ -181,7 +184,9 @@ class Reductions(Core):
             nonzero = (self._array != 0).sum(
                 axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
             )
-            return Tensor._make(array.array_like(nonzero, self._array, self.dtype))
+            count = Tensor._make(array.array_like(nonzero, self._array, self.dtype))
+            # a count, but a node of x's with gradient 0, as PyTorch's
+            return where(False, self, 0.0).sum(dim, keepdim=keepdim) + count
         a = self.abs()
         zero = a._array == 0
         if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
@@ -250,6 +255,31 @@ def _variance(
     dims = normalize_dims(dim, t, op)
     correction = 1 if correction is None else correction
     return reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
+
+
+def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:
+    """torch.norm's orders by name: 'fro', the 2-norm over None, one or two dims; 'nuc', the
+    sum of the singular values of the matrices that two dims (all of a 2-D tensor) hold."""
+    dims = [dim] if is_int(dim) else None if dim is None else list(dim)
+    if p == "fro" and (dims is None or len(dims) <= 2):
+        return t.norm(2, dim, keepdim)
+    if p not in ("fro", "nuc"):
+        raise ValueError(f"norm: order {p!r} is not supported; expected 'fro', 'nuc' or a number")
+    dims = list(range(t.ndim)) if dims is None else dims
+    if len(dims) != 2:
+        raise ValueError(
+            f"norm: order {p!r} is a matrix norm, over 2 dims; got dim {dim} for shape {t.shape}"
+        )
+    if t.dtype.itemsize < 4:  # LAPACK has no half precision
+        raise TypeError(f"norm: order {p!r} needs float32 or float64; got dtype {t.dtype}")
+    rows, cols = (normalize_dim(d, t.ndim, "norm", t.shape) for d in dims)
+    if rows == cols:
+        raise ValueError(f"norm: dim {dim} names dim {rows} twice; got shape {t.shape}")
+    rest = [d for d in range(t.ndim) if d not in (rows, cols)]
+    out = linalg.LinalgSvd.apply(t.permute(*rest, rows, cols), part="S").sum(-1)  # (*rest,)
+    if keepdim:
+        out = out.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols))
+    return out
 
 
 def _root(s: Tensor, p: float) -> Tensor:
