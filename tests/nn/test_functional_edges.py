@@ -209,3 +209,32 @@ def test_pool_modules_take_a_1_tuple_as_torch() -> None:
         theirs = getattr(torch.nn, name)(2, stride=(), padding=(1,))
         assert repr(ours) == repr(theirs)
         _close(ours(cr.tensor(x)), theirs(torch.tensor(x)), "float32")
+
+
+# -- conv_transpose2d ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_conv_transpose2d_output_padding_past_the_stride_differentiates_as_torch(
+    unbatched: bool,
+) -> None:
+    """output_padding (2, 3) with stride (3, 2) and dilation 4: the output gains columns no
+    window of the adjoint convolution reads; the gradients of the input and the weight (and
+    their own gradients) skip them, as PyTorch's."""
+    rng = np.random.default_rng(10)
+    geometry = dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2, dilation=4)
+    x = rng.standard_normal((2, 4, 4) if unbatched else (2, 2, 4, 4))
+    (cx, tx), (cw, tw) = _both(x), _both(rng.standard_normal((2, 2, 4, 5)))
+    (cb, tb) = _both(rng.standard_normal(4))
+    ours = cr.nn.functional.conv_transpose2d(cx, cw, cb, **geometry)
+    theirs = torch.nn.functional.conv_transpose2d(tx, tw, tb, **geometry)
+    _close(ours, theirs)
+    _grads_close(ours, theirs, [cx, cw, cb], [tx, tw, tb])
+    # second order: the gradient of <grad_x, v> in x and w, against torch's
+    ours = cr.nn.functional.conv_transpose2d(cx, cw, cb, **geometry)
+    theirs = torch.nn.functional.conv_transpose2d(tx, tw, tb, **geometry)
+    g = rng.standard_normal(tuple(theirs.shape))
+    (tgx,) = torch.autograd.grad(theirs, tx, torch.tensor(g), create_graph=True)
+    (cgx,) = cr.grad(ours, cx, cr.tensor(g), create_graph=True)
+    v = rng.standard_normal(x.shape)
+    _grads_close((cgx * cr.tensor(v)).sum(), (tgx * torch.tensor(v)).sum(), [cw], [tw])

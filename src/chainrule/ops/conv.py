@@ -161,11 +161,31 @@ class ConvTranspose2d(Function):
     def backward(self, grad, out):
         g, weight = self.inputs
         need_g, need_w = self.needs_input_grad
-        gg = Conv2d.apply(grad, weight, None, **self.geometry) if need_g else None
+        h, geometry = _fitted(grad, g.shape[2:], weight.shape[2:], self.geometry)
+        gg = Conv2d.apply(h, weight, None, **geometry) if need_g else None
         gw = None
         if need_w:
-            gw = Conv2dWeightGrad.apply(grad, g, kernel=weight.shape[2:], **self.geometry)
+            gw = Conv2dWeightGrad.apply(h, g, kernel=weight.shape[2:], **geometry)
         return gg, gw
+
+
+def _fitted(h: Any, size: tuple, kernel: tuple, geometry: dict) -> tuple[Any, dict]:
+    """h (N, C, H, W) and a geometry under which Conv2d's windows over it number ``size``
+    along each axis (the adjoint of a transposed convolution of that size): where an
+    output_padding of at least the stride (with a larger dilation) made rows or columns no
+    window reads, the bottom padding shrinks, or h is cropped; otherwise both as they are."""
+    stride, dilation, padding = geometry["stride"], geometry["dilation"], geometry["padding"]
+    if out_hw(h.shape[2:], kernel, stride, dilation, padding) == tuple(size):
+        return h, geometry
+    ends, pads = [], []
+    for n, want, k, s, d, (lo, _) in zip(
+        h.shape[2:], size, kernel, stride, dilation, padding, strict=True
+    ):
+        reach = (want - 1) * s + d * (k - 1) + 1 - lo  # h's rows and padding the windows read
+        ends.append(min(n, reach))
+        pads.append((lo, max(0, reach - n)))
+    cropped = h[:, :, : ends[0], : ends[1]]  # (N, C, H', W'), no row a window skips
+    return cropped, {**geometry, "padding": tuple(pads)}
 
 
 class Conv2dWeightGrad(Function):
