@@ -394,7 +394,7 @@ class AccumulateGrad:
 # PyTorch's names for the nodes of chainrule's primitives, where they are not <Op>Backward0
 _TORCH_NAMES = {
     "Reshape": "ViewBackward0", "GetItem": "IndexBackward0", "Cast": "ToCopyBackward0",
-    "Clamp": "ClampBackward1", "LayerNorm": "NativeLayerNormBackward0",
+    "LayerNorm": "NativeLayerNormBackward0",
     "LogSumExp": "LogsumexpBackward0", "CrossEntropy": "NllLossBackward0",
     "NLLLoss": "NllLossBackward0", "Conv2d": "ConvolutionBackward0",
     "ConvTranspose2d": "ConvolutionBackward0", "MaxPool2d": "MaxPool2DWithIndicesBackward0",
@@ -419,8 +419,9 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
 # The ops whose PyTorch name depends on how they were called (see torch_name): release
 # keeps theirs, which it could not tell once the inputs and options are gone.
 NAMED_BY_CALL = frozenset(
-    {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean"}
-)
+    {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean", "Clamp",
+     "FloorDivide"}
+)  # fmt: skip
 
 
 def torch_name(fn: Function) -> str:
@@ -455,6 +456,8 @@ def torch_name(fn: Function) -> str:
         dims = fn.__dict__.get("dims") or ()
         moved = [i for i, d in enumerate(dims) if i != d]
         return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
+    if op in ("Clamp", "FloorDivide"):  # forward names the node by how it was called
+        return fn.__dict__["node_name"]
     if op == "Piecewise":
         return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"
     if op in ("Sum", "Mean") and fn.__dict__.get("dim", fn.__dict__.get("axis")) is not None:

@@ -28,23 +28,31 @@ class Add(Function):
 
 
 class FloorDivide(Function):
-    """out = floor(a / b), rounded toward minus infinity (float a / 0 is inf or NaN)"""
+    """out = a / b rounded down (floor_divide, div's 'floor') or toward zero (div's 'trunc'),
+    in the inputs' dtype (float a / 0 is inf or NaN)"""
 
-    rule = "none: PyTorch defines no derivative for floor_divide, and backward through it fails"
+    rule = "grad_a = grad_b = 0 for div's rounding modes; none for floor_divide (it fails)"
     saves_inputs = False
 
-    def forward(self, a: Any, b: Any) -> Any:
+    def forward(self, a: Any, b: Any, *, rounding_mode: str | None = None) -> Any:
+        # PyTorch's names: floor_divide's node has no derivative, div's is DivBackward2
+        self.node_name = "DivBackward2" if rounding_mode else "torch::autograd::NotImplemented"
         with errstate(divide="ignore", invalid="ignore"):
-            return xp.floor_divide(a, b)
+            if rounding_mode != "trunc":
+                return xp.floor_divide(a, b)
+            if is_floating(xp.result_type(a, b)):
+                return xp.trunc(xp.true_divide(a, b))
+            return (a - xp.fmod(a, b)) // b  # exact: the remainder toward zero taken away
 
     def backward(self, grad, out):
+        if self.node_name == "DivBackward2":  # a step function: zeros, as PyTorch's
+            zeros = grad.new_zeros(grad.shape)
+            return tuple(zeros if need else None for need in self.needs_input_grad)
         raise RuntimeError(
             f"floor_divide: the derivative is not implemented (PyTorch has none either); got "
             f"a gradient of shape {tuple(grad.shape)} to pass back; where none should flow, "
             "detach first (a.detach() // b)"
         )
-
-    backward_arrays = backward
 
 
 class Sub(Function):
@@ -139,6 +147,8 @@ class Pow(Function):
             if b == 3 and fastpath.enabled():  # a * a * a, as PyTorch computes a cube
                 out = a * a  # a NumPy scalar when a is 0-d
                 return xp.multiply(out, a, out=out) if out.ndim else out * a
+        if isinstance(b, ndarray) and b.dtype.kind == "i" and xp.result_type(a, b).kind in "iu":
+            return _int_power(a, b)
         return a**b
 
     def backward(self, grad, out):
@@ -168,6 +178,17 @@ class Pow(Function):
             gb = out * log_a
             gb = grad * (gb if flat is None else Where.apply(flat, 0.0, gb))
         return ga, gb
+
+
+def _int_power(a: Any, b: Any) -> Any:
+    """a ** b for integers, a negative power as PyTorch's (NumPy refuses it): 1 ** b is 1,
+    (-1) ** b is 1 or -1 by b's parity, any other base gives 0."""
+    negative = b < 0
+    if not negative.any():
+        return a**b
+    out = a ** xp.where(negative, 0, b)
+    tiny = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b & 1), 0))  # where b < 0
+    return xp.where(negative, tiny, out).astype(out.dtype, copy=False)
 
 
 class Exp(Function):
@@ -353,30 +374,42 @@ class Sign(Function):
 
 
 class Clamp(Function):
-    """out = min(max(a, lo), hi)  (as PyTorch, the gradient is 0 outside even where the
-    incoming one is NaN or inf)"""
+    """out = min(max(a, lo), hi), lo and hi numbers (options) or tensors (inputs), as
+    PyTorch: the gradient is 0 where it does not flow, even where the incoming one is NaN or
+    inf; a tensor bound takes it where it binds (hi where it is below lo)."""
 
-    rule = "grad_a = grad where lo <= a <= hi, else 0"
+    rule = (
+        "grad_a = grad where lo <= a <= hi, else 0; "
+        "grad_lo = grad where a < lo < hi; grad_hi = grad where a > hi or hi < lo"
+    )
+    NAMES = {  # PyTorch's node names: number bounds, tensor bounds
+        "clamp": ("ClampBackward1", "ClampBackward0"),
+        "clamp_min": ("ClampMinBackward0", "ClampMinBackward1"),
+        "clamp_max": ("ClampMaxBackward0", "ClampMaxBackward1"),
+    }
 
-    def forward(self, a, lo=None, hi=None):
+    def forward(self, a, lo=None, hi=None, *, op="clamp"):
         self.lo, self.hi = lo, hi
+        self.node_name = self.NAMES[op][isinstance(lo, ndarray) or isinstance(hi, ndarray)]
         return xp.clip(a, lo, hi)
 
-    def inside(self):
-        """Where lo <= a <= hi: a constant mask."""
-        a = self.inputs[0]._array
-        mask = xp.ones(a.shape, dtype=bool, like=a)
-        if self.lo is not None:
-            mask &= a >= self.lo
-        if self.hi is not None:
-            mask &= a <= self.hi
-        return mask
+    def masks(self):
+        """Where each input's gradient flows, a constant mask each (None for no bound)."""
+        a, lo, hi = self.inputs[0]._array, self.lo, self.hi
+        inside = a >= lo if hi is None else (a <= hi if lo is None else (a >= lo) & (a <= hi))
+        if len(self.inputs) == 1:  # number bounds: options, not inputs
+            return (inside,)
+        below = None if lo is None else (a < lo if hi is None else (a < lo) & (lo < hi))
+        above = None if hi is None else (a > hi if lo is None else (a > hi) | (hi < lo))
+        return inside, below, above
 
     def backward(self, grad, out):
-        return (Where.apply(self.inside(), grad, 0.0),)
+        pairs = zip(self.masks(), self.needs_input_grad, strict=True)
+        return tuple(Where.apply(m, grad, 0.0) if need else None for m, need in pairs)
 
     def backward_arrays(self, grad, out):
-        return (masked(grad, self.inside()),)
+        pairs = zip(self.masks(), self.needs_input_grad, strict=True)
+        return tuple(masked(grad, m) if need else None for m, need in pairs)
 
 
 class Piecewise(Function):

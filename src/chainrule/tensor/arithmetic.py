@@ -124,19 +124,14 @@ class Arithmetic(Core):
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """self / other; rounding_mode 'trunc' rounds toward zero and 'floor' down, in the
-        inputs' dtype (integers stay integers), as PyTorch's."""
+        inputs' dtype (integers stay integers), with zero gradients, as PyTorch's."""
         if rounding_mode is None:
             return self / other
-        if rounding_mode == "floor":
-            return self // other
-        if rounding_mode != "trunc":
+        if rounding_mode not in ("trunc", "floor"):
             raise ValueError(
                 f"div: rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}"
             )
-        a, b = _pair(self, other, "div")
-        q = (a / b).trunc()
-        dtype = a.dtype if isinstance(a, Tensor) else b.dtype
-        return q if array.is_floating(dtype) else q.to(dtype)
+        return _floor_divide(self, other, rounding_mode)
 
     def pow(self, exponent: Any) -> Tensor:
         return self**exponent
@@ -311,21 +306,15 @@ class Arithmetic(Core):
         return elementwise.Mul.apply(x, x)
 
     def clamp_min(self, min: Any) -> Tensor:
-        return self.clamp(min=min)
+        return _clamp(self, min, None, "clamp_min")
 
     def clamp_max(self, max: Any) -> Tensor:
-        return self.clamp(max=max)
+        return _clamp(self, None, max, "clamp_max")
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        """Bounds are numbers or tensors (constants: no gradient flows to them)."""
-        if min is None and max is None:
-            raise ValueError("clamp: at least one of min and max must be given")
-        lo = min._array if isinstance(min, Tensor) else min
-        hi = max._array if isinstance(max, Tensor) else max
-        x = self
-        if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
-            x = x.to(array.float32)  # an integer tensor clamped to a float bound becomes float32
-        return elementwise.Clamp.apply(x, lo=lo, hi=hi)
+        """Bounds are numbers, or tensors that broadcast with this one and take their
+        gradient where they bind, as PyTorch's."""
+        return _clamp(self, min, max, "clamp")
 
     clip = clamp
 
@@ -528,15 +517,38 @@ def floating(t: Tensor) -> Tensor:
     return t if t._array.dtype.kind == "f" else t.to(array.get_default_dtype())
 
 
-def _floor_divide(a: Any, b: Any) -> Tensor:
-    """a // b rounded toward minus infinity, as PyTorch's floor_divide. It has no gradient,
-    as in PyTorch: on a tensor that requires grad it is recorded, and backward through it
-    is PyTorch's error (not a gradient silently left out)."""
-    x, y = _pair(a, b, "floor_divide")
+def _floor_divide(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
+    """a // b rounded toward minus infinity, as PyTorch's floor_divide, which has no
+    gradient: on a tensor that requires grad it is recorded, and backward through it is
+    PyTorch's error (not a gradient silently left out). With a rounding_mode, div's: 'floor'
+    or 'trunc' (toward zero), whose gradients are zeros."""
+    op = "floor_divide" if rounding_mode is None else "div"
+    x, y = _pair(a, b, op)
     xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
     if xp.result_type(xa, ya).kind in "biu" and not xp.all(ya):
-        raise RuntimeError("floor_divide: integer division by zero")
-    return elementwise.FloorDivide.apply(x, y)
+        raise RuntimeError(f"{op}: integer division by zero")
+    return elementwise.FloorDivide.apply(x, y, rounding_mode=rounding_mode)
+
+
+def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
+    """clamp, clamp_min and clamp_max: number bounds are constants of the node; with a
+    tensor bound, the bounds are its inputs (a number beside a tensor one, as a 0-d tensor
+    would be), all in the dtype result_type gives them, as PyTorch's tensor overload."""
+    if lo is None and hi is None:
+        raise ValueError(f"{op}: at least one of min and max must be given")
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
+            x = x.to(array.get_default_dtype())  # an integer tensor to a float bound
+        return elementwise.Clamp.apply(x, lo=lo, hi=hi, op=op)
+    dtype = array.result_type(*(t for t in (x, lo, hi) if t is not None), op=op)
+    x, lo, hi = (_as_dtype(t, dtype) for t in (x, lo, hi))
+    shapes = [t.shape for t in (x, lo, hi) if isinstance(t, Tensor)]
+    try:
+        xp.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = " and ".join(str(tuple(s)) for s in shapes)
+        raise ValueError(f"{op}: shapes {shown} cannot be broadcast together") from None
+    return elementwise.Clamp.apply(x, lo, hi, op=op)
 
 
 def _remainder(a: Any, b: Any) -> Tensor:

@@ -86,8 +86,10 @@ class InPlace(Core):
     def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcdiv_", lambda t: t.addcdiv(tensor1, tensor2, value=value))
 
-    def div_(self, other: Any) -> Tensor:
-        return self._write("div_", lambda t: t / other)
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        if rounding_mode is None:
+            return self._write("div_", lambda t: t / other)
+        return self._write("div_", lambda t: t.div(other, rounding_mode=rounding_mode))
 
     def pow_(self, exponent: Any) -> Tensor:
         return self._write("pow_", lambda t: t**exponent)
