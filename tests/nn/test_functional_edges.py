@@ -238,3 +238,27 @@ def test_conv_transpose2d_output_padding_past_the_stride_differentiates_as_torch
     (cgx,) = cr.grad(ours, cx, cr.tensor(g), create_graph=True)
     v = rng.standard_normal(x.shape)
     _grads_close((cgx * cr.tensor(v)).sum(), (tgx * torch.tensor(v)).sum(), [cw], [tw])
+
+
+# -- batch_norm ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize(("shape", "c"), [((0,), 0), ((0, 3), 3), ((0, 3, 2), 3)])
+def test_batch_norm_of_an_empty_input_as_torch(training: bool, shape: tuple, c: int) -> None:
+    (cx, tx), (cw, tw) = _both(np.zeros(shape)), _both(np.ones(c))
+    c_stats = [cr.zeros(c, dtype=cr.float64), cr.ones(c, dtype=cr.float64)]
+    t_stats = [torch.zeros(c, dtype=torch.float64), torch.ones(c, dtype=torch.float64)]
+    cw, tw = (cw, tw) if c else (None, None)  # PyTorch's 1-D path fails on a weight
+    ours = cr.nn.functional.batch_norm(cx, *c_stats, cw, None, training)
+    theirs = torch.nn.functional.batch_norm(tx, *t_stats, tw, None, training)
+    _close(ours, theirs)
+    for c_stat, t_stat in zip(c_stats, t_stats, strict=True):  # untouched, as PyTorch's
+        np.testing.assert_array_equal(c_stat.numpy(), t_stat.numpy())
+    (g,) = cr.grad(ours.sum(), cx)
+    assert g.shape == shape
+
+
+def test_batch_norm_refuses_a_1d_input_with_values() -> None:
+    with pytest.raises(ValueError, match=re.escape("batch_norm: expected input of shape (N, C")):
+        cr.nn.functional.batch_norm(cr.randn(5), None, None, training=True)

@@ -64,13 +64,14 @@ def batch_norm(
 
     Training: with the batch's mean and biased variance; the running statistics given (if
     any) move by ``momentum`` towards the batch mean and the *unbiased* batch variance, in
-    place. Otherwise: with the running statistics.
+    place. Otherwise: with the running statistics. An empty input comes back as a copy,
+    the statistics untouched, as PyTorch's (a 1-D one of no channels too).
     """
     x = as_tensor(input)
     need_float(x, "batch_norm")
-    if x.ndim < 2:
+    if x.ndim < 2 and x.shape != (0,):
         raise ValueError(f"batch_norm: expected input of shape (N, C, *); got shape {x.shape}")
-    c = x.shape[1]
+    c = x.shape[1] if x.ndim > 1 else 0
     per_channel = (1, c) + (1,) * (x.ndim - 2)  # broadcasts a (C,) vector over (N, C, *)
     for name, t in (
         ("weight", weight),
@@ -83,6 +84,10 @@ def batch_norm(
                 f"batch_norm: expected {name} of shape ({c},) for input of shape {x.shape}; "
                 f"got {tuple(_array(t).shape)}"
             )
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("batch_norm: running_mean and running_var are needed when not training")
+    if x.numel() == 0:
+        return x.clone()
     if training:
         dims = (0,) + tuple(range(2, x.ndim))
         n = x.numel() // c if c else 0
@@ -107,10 +112,6 @@ def batch_norm(
             rv *= 1.0 - momentum
             rv += (momentum * n / (n - 1)) * var._array.reshape(c)  # the unbiased variance
     else:
-        if running_mean is None or running_var is None:
-            raise ValueError(
-                "batch_norm: running_mean and running_var are needed when not training"
-            )
         # Tensor ops on the running statistics (buffers), so an exported graph reads them
         # by name, as it reads the weight and bias
         inv = 1.0 / (as_tensor(running_var) + eps).sqrt()  # (C,)
