@@ -6,6 +6,7 @@ arange, linspace, the ``*_like``s) or drawn (rand, randn, normal, randint, randp
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -342,8 +343,22 @@ def arange(
     if dtype is None:
         ints = builtins.all(isinstance(v, int) for v in (start, end, step))
         dtype = array.int64 if ints else array.get_default_dtype()
-    arr = array.xp.arange(start, end, step, dtype=array.as_dtype(dtype), like=like)
-    return _make_new(arr, requires_grad)
+    dtype = array.as_dtype(dtype)
+    if dtype.kind not in "iu":
+        arr = array.xp.arange(start, end, step, dtype=dtype, like=like)
+        return _make_new(arr, requires_grad)
+    # PyTorch's integer arange: start + step * i with the ends and step truncated to
+    # integers, i < ceil((end - start) / step) from the float values, or for int64 from the
+    # truncated ones, in integer arithmetic (NumPy takes its step from the first two floats)
+    first, last, stride = (math.trunc(v) for v in (start, end, step))
+    if dtype == array.int64:
+        if stride == 0:
+            raise ValueError(f"arange: step must be nonzero; got step={step} for dtype int64")
+        size = (last - first + stride - (1 if stride > 0 else -1)) // stride  # >= 0 here
+    else:
+        size = math.ceil((float(end) - float(start)) / float(step))
+    arr = array.xp.arange(size, dtype=array.int64, like=like) * stride + first
+    return _make_new(arr.astype(dtype, copy=False), requires_grad)
 
 
 def linspace(
@@ -358,8 +373,29 @@ def linspace(
 ) -> Tensor:
     dev = _device(device, pin_memory, "linspace")
     positive_int(steps, "steps", "linspace", zero_ok=True)
-    values = array.host.linspace(start, end, steps, dtype=_float(dtype))  # no like= for it
+    dtype = _float(dtype)
+    if dtype.kind in "iu":
+        values = _integer_linspace(start, end, steps).astype(dtype)
+    else:
+        values = array.host.linspace(start, end, steps, dtype=dtype)  # no like= for it
     return _make_new(array.from_host(values, dev), requires_grad)
+
+
+def _integer_linspace(start: Any, end: Any, steps: int) -> Any:
+    """PyTorch's linspace into an integer dtype: the ends truncated to integers s and e,
+    the step (e - s) / (steps - 1) in float64, and each value truncated from s + step * i
+    over the first half, e - step * (steps - 1 - i) over the rest, each of them rounded
+    once (PyTorch's kernel compiles to a fused multiply-add). Exact in Python's integers:
+    the step is n / 2**k, and int / int rounds once."""
+    first, last = math.trunc(float(start)), math.trunc(float(end))
+    if steps == 1:
+        return array.host.array([first], dtype=array.int64)
+    step = (float(last) - float(first)) / (steps - 1)
+    num, den = step.as_integer_ratio()
+    half = steps // 2
+    i = array.host.arange(steps, dtype=object)  # Python ints: no overflow in num * i
+    values = array.host.where(i < half, first * den + num * i, last * den - num * (steps - 1 - i))
+    return array.host.trunc((values / den).astype(array.float64)).astype(array.int64)
 
 
 def eye(
