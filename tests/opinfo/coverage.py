@@ -26,6 +26,7 @@ def _reasons(outcomes: list[harness.Outcome], kind: str) -> str:
 
 def _totals(label: str, c: collections.Counter[str]) -> str:
     cells = [sum(c[k] for k in KINDS), *(c[k] for k in KINDS), c["grad"], c["grad_failed"]]
+    cells += [c[harness.TWICE], c[harness.DRAWS]]
     return f"| {label} | " + " | ".join(map(str, cells)) + " |"
 
 
@@ -39,6 +40,7 @@ def render(tallies: dict[harness.Case, harness.Tally], limit: int) -> str:
             by_dtype[case.dtype][o.kind] += 1
             by_dtype[case.dtype]["grad"] += o.grad
             by_dtype[case.dtype]["grad_failed"] += o.grad_failed
+            by_dtype[case.dtype][o.deep] += 1
     lines = [
         "# Op coverage: PyTorch's op database against chainrule",
         "",
@@ -48,15 +50,17 @@ def render(tallies: dict[harness.Case, harness.Tally], limit: int) -> str:
         "alias) runs its samples through both; `tests/opinfo/` checks the same every `make test`",
         f"(a few samples) and in the slow run. This table: up to {limit} samples per op, form",
         "and dtype; gradients in float64 against `torch.autograd.grad` with a seeded random",
-        "upstream gradient. Refused: PyTorch refuses the sample too, or chainrule's refusal is",
-        "listed in tests/opinfo/expectations.py; disagreeing: the known disagreements listed",
-        "there, which run as strict expected failures.",
+        "upstream gradient, and second derivatives likewise where op_db has them; random ops",
+        "by many draws (support, mean and variance against PyTorch's own draws). Refused:",
+        "PyTorch refuses the sample too, or chainrule's refusal is listed in",
+        "tests/opinfo/expectations.py; disagreeing: the known disagreements listed there, which",
+        "run as strict expected failures.",
         "",
         f"{len(by_op)} of {len(harness.op_db())} entries have a counterpart.",
         "",
         "| dtype | samples | agreed | refused | disagreeing | skipped | gradient checks "
-        "| gradient failures |",
-        "|---|---|---|---|---|---|---|---|",
+        "| gradient failures | second derivatives | large draws |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     total: collections.Counter[str] = collections.Counter()
     for dtype in (str(d).removeprefix("torch.") for d in harness.DTYPES):
@@ -93,12 +97,13 @@ def _what(why: str) -> str:
     return why.split(" at ")[0].split("; Greatest")[0].split("; Absolute")[0][:100]
 
 
-def known_entries(tallies: dict[harness.Case, harness.Tally]) -> list[tuple]:
-    """The known-disagreement list a run implies: a case whose every sample fails as `*`,
-    an op whose every case does so as one line, a form whose every dtype fails alike too."""
+def known_entries(tallies: dict[harness.Case, harness.Tally], check: str = "") -> list[tuple]:
+    """The known-disagreement list a run implies for one check (harness.Outcome.check; ""
+    for KNOWN): a case whose every sample fails as `*`, an op whose every case does so as one
+    line, a form whose every dtype fails alike too."""
     per_case: dict[harness.Case, tuple[object, str]] = {}
     for case, tally in tallies.items():
-        failed = [o for o in tally.outcomes if o.kind == "failed"]
+        failed = [o for o in tally.outcomes if o.kind == "failed" and o.check == check]
         if failed:
             indices = tuple(int(o.key.rsplit("|", 1)[1]) for o in failed)
             spec = "*" if len(failed) == len(tally.outcomes) else indices
@@ -132,9 +137,12 @@ def main() -> None:
     start = time.perf_counter()
     tallies = collect(limit)
     DOC.write_text(render(tallies, limit))
-    if "--known" in sys.argv:  # the list to paste into expectations.KNOWN
-        for entry in known_entries(tallies):
-            print(f"    {entry!r},")
+    if "--known" in sys.argv:  # the lists to paste into expectations.py
+        for check, name in (("", "KNOWN"), (harness.TWICE, "KNOWN_SECOND_DERIVATIVES"),
+                            (harness.DRAWS, "KNOWN_DRAWS")):  # fmt: skip
+            print(f"{name}:")
+            for entry in known_entries(tallies, check):
+                print(f"    {entry!r},")
     print(f"wrote {DOC} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
 
 

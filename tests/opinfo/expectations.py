@@ -192,3 +192,27 @@ def known(case_id: str) -> dict[int | str, str]:
             for s in samples if isinstance(samples, tuple) else (samples,):
                 out[s] = entry[4]
     return out
+
+
+# The known disagreements of the checks beyond the forward and first gradients (harness.TWICE,
+# harness.DRAWS), in KNOWN's form and run the same way: second derivatives against PyTorch's,
+# and random ops' large draws (support, mean and variance) against PyTorch's own.
+# fmt: off
+KNOWN_SECOND_DERIVATIVES: list[tuple[str, str, str, Samples, str]] = [
+]
+KNOWN_DRAWS: list[tuple[str, str, str, Samples, str]] = [
+]
+# fmt: on
+
+
+def known_later(check: str, case_id: str) -> dict[int | str, str]:
+    """The known disagreements of one case in a later check ("second derivative" or
+    "draws"), by sample index or "*", as known() gives KNOWN's."""
+    entries = KNOWN_SECOND_DERIVATIVES if check == "second derivative" else KNOWN_DRAWS
+    out: dict[int | str, str] = {}
+    for entry in entries:
+        if matches(entry, case_id):
+            samples = entry[3]
+            for s in samples if isinstance(samples, tuple) else (samples,):
+                out[s] = entry[4]
+    return out

@@ -22,9 +22,11 @@ import numpy as np
 import torch
 
 import chainrule as cr
+from tests.opinfo import draws
 
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.int32, torch.bool)
 BOUNDED_SAMPLES = 4  # per op, form and dtype in `make test`: ~60 s on two workers
+BOUNDED_DEEP = 1  # of which get the second-derivative and large-draw checks there
 SEED = 0
 
 
@@ -117,12 +119,23 @@ class Form:
     kwargs: tuple[tuple[str, Any], ...] = ()
 
 
+def _unseeded(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """op_db's wrapper_set_seed (which seeds torch's generator to 42 around each call, so
+    that every call draws alike) as a plain call."""
+    return op(*args, **kwargs)
+
+
+def _rebound(fn: Any, **names: Any) -> Any:
+    """`fn` (a lambda of op_db's) with some of the names it reads bound to others."""
+    scope = {**fn.__globals__, **names}
+    return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
 def _as_chainrule(fn: Any) -> Any:
     """op_db's lambdas (`lambda self, cond, other: torch.where(cond, self, other)`) with
-    chainrule where they name torch: the same call, argument order and all, on our side."""
-    return types.FunctionType(
-        fn.__code__, {**fn.__globals__, "torch": cr}, fn.__name__, fn.__defaults__, fn.__closure__
-    )
+    chainrule where they name torch: the same call, argument order and all, on our side
+    (seeding torch's generator there would only cost time)."""
+    return _rebound(fn, torch=cr, wrapper_set_seed=_unseeded)
 
 
 def _pair(torch_fn: Any, cr_fn: Any) -> Any:
@@ -244,8 +257,9 @@ def to_cr(value: Any) -> Any:
 
 
 def _clone(value: Any) -> Any:
-    """A sample's tensors copied (for the forms that write their input), graph kept."""
-    if isinstance(value, torch.Tensor):
+    """A sample's tensors (PyTorch's or chainrule's) copied, for the forms that write their
+    input."""
+    if isinstance(value, (torch.Tensor, cr.Tensor)):
         return value.detach().clone()
     if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
         return type(value)(_clone(v) for v in value)
@@ -354,6 +368,7 @@ def compare_random(got: Any, want: Any, undefined: bool) -> None:
     for g, w in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False):
         if undefined or not w.dtype.is_floating_point or w.numel() < 100:
             continue
+        w = w.detach()
         gm, wm, ws = float(_as_torch(g).mean()), float(w.mean()), float(w.std())
         if not abs(gm - wm) <= 5 * ws / np.sqrt(w.numel()) + 0.1 * abs(wm) + 1e-3:
             raise Mismatch(f"out: mean {gm:.4g}, PyTorch {wm:.4g} (std {ws:.4g})")
@@ -428,16 +443,25 @@ def describe(err: BaseException) -> str:
 # --- running one case --------------------------------------------------------------------
 
 
+# The checks beyond the forward and first gradients, each with its own list of known
+# disagreements in expectations.py: second derivatives, and random ops' large draws.
+TWICE, DRAWS = "second derivative", "draws"
+
+
 @dataclass
 class Outcome:
     """What became of one sample: agreed, refused (PyTorch too, or a listed refusal) or a
-    failure with its one-line reason; `grad` whether a gradient check ran."""
+    failure with its one-line reason; `grad` whether a gradient check ran; `deep` the later
+    check (TWICE or DRAWS) that ran, and `check` the one that failed ("" the forward or first
+    gradients, judged by KNOWN)."""
 
     key: str
     kind: str  # "agreed", "refused", "failed", "skipped" (a sample chainrule cannot hold)
     why: str = ""
     grad: bool = False
     grad_failed: bool = False
+    deep: str = ""
+    check: str = ""
 
 
 @dataclass
@@ -499,8 +523,14 @@ def _call(fn: Callable[..., Any], form: Form, sample_in: Any, args: Any, kwargs:
     return fn(sample_in, *args, **kwargs, **dict(form.kwargs))
 
 
-def run_case(case: Case, limit: int, cr_override: Callable[..., Any] | None = None) -> Tally:
-    """Each of the first `limit` samples of `case` through PyTorch and chainrule, compared;
+def run_case(
+    case: Case,
+    limit: int,
+    cr_override: Callable[..., Any] | None = None,
+    deep: int | None = None,
+) -> Tally:
+    """Each of the first `limit` samples of `case` through PyTorch and chainrule, compared,
+    the first `deep` (all unless set) also by second derivatives or large draws;
     `cr_override` stands in for chainrule's function (the meta-tests plant wrong ones)."""
     op = entry(case.op)
     form = next(f for f in forms(op) if f.name == case.form)
@@ -515,12 +545,20 @@ def run_case(case: Case, limit: int, cr_override: Callable[..., Any] | None = No
     tally = Tally(exhausted=exhausted)
     for index, sample in enumerate(samples):
         key = f"{case.id}|{index}"
-        tally.outcomes.append(_run_sample(op, case, form, sample, key, grad, tol))
+        more = deep is None or index < deep
+        tally.outcomes.append(_run_sample(op, case, form, sample, key, grad, tol, more))
     return tally
 
 
 def _run_sample(
-    op: Any, case: Case, form: Form, sample: Any, key: str, grad: bool, tol: Tolerances
+    op: Any,
+    case: Case,
+    form: Form,
+    sample: Any,
+    key: str,
+    grad: bool,
+    tol: Tolerances,
+    deep: bool,
 ) -> Outcome:
     from tests.opinfo.expectations import refusal
 
@@ -568,10 +606,21 @@ def _run_sample(
                 compare(c_in, sample_in, tol, "input after")
     except Mismatch as err:
         return Outcome(key, "failed", str(err))
-    if not grad or drawn:
+    torch_side, cr_side = (sample_in, args, kwargs), (c_in, c_args, c_kwargs)
+    if drawn:
+        if not deep or op.name in UNDEFINED_VALUES:
+            return Outcome(key, "agreed")
+        why = _check_draws(op, form, torch_side, cr_side)
+        return Outcome(key, "failed" if why else "agreed", why, deep=DRAWS, check=why and DRAWS)
+    if not grad:
         return Outcome(key, "agreed")
-    why = _check_grad((sample_in, args, kwargs), (c_in, c_args, c_kwargs), want, got, tol)
-    return Outcome(key, "failed" if why else "agreed", why, grad=True, grad_failed=bool(why))
+    why = _check_grad(torch_side, cr_side, want, got, tol)
+    if why or not deep or not op.supports_gradgrad:
+        return Outcome(key, "failed" if why else "agreed", why, grad=True, grad_failed=bool(why))
+    why = _check_twice(form, torch_side, cr_side, tol)
+    if why is None:
+        return Outcome(key, "agreed", grad=True)
+    return Outcome(key, "failed" if why else "agreed", why, True, deep=TWICE, check=why and TWICE)
 
 
 def _check_grad(torch_side: Any, cr_side: Any, want: Any, got: Any, tol: Tolerances) -> str:
@@ -605,3 +654,109 @@ def _check_grad(torch_side: Any, cr_side: Any, want: Any, got: Any, tol: Toleran
         except Mismatch as err:
             return str(err)
     return ""
+
+
+def _check_draws(op: Any, form: Form, torch_side: Any, cr_side: Any) -> str:
+    """A random op's sample called many times on each side, each side seeded once:
+    draws.compare's verdict, with chainrule's failures to draw again told as a failure."""
+
+    def drawer(fn: Callable[..., Any], side: Any, kind: type) -> Callable[[], list[Any]]:
+        def draw() -> list[Any]:
+            out = _call(fn, form, *(_clone(side) if form.writes_input else side))
+            # copies: an in-place op's result is its input, written again by the next call
+            return [_as_torch(t).numpy() if kind is cr.Tensor else t.detach().clone().numpy()
+                    for t in _leaves(out, kind)]  # fmt: skip
+
+        return draw
+
+    unseeded = form.torch_fn
+    if isinstance(unseeded, types.FunctionType):  # op_db's lambda, seeding before each call
+        unseeded = _rebound(unseeded, wrapper_set_seed=_unseeded)
+    _seed()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return draws.compare(
+                op.name,
+                torch_side,
+                drawer(unseeded, torch_side, torch.Tensor),
+                drawer(form.cr_fn, cr_side, cr.Tensor),
+            )
+    except Exception as err:
+        inside = "internal error: " if internal_error(err) else ""
+        return f"draws: {inside}{describe(err)}"
+
+
+def _check_twice(form: Form, torch_side: Any, cr_side: Any, tol: Tolerances) -> str | None:
+    """Second derivatives: on each side the first derivatives recorded (create_graph) for one
+    seeded random upstream gradient that requires grad too, then a seeded random projection
+    of them differentiated again, by every input and by the upstream gradient: "" when equal
+    to PyTorch's, else what differs; None where PyTorch cannot differentiate twice. A first
+    derivative that chainrule does not record is a constant there (a zero second derivative),
+    which a nonzero one of PyTorch's shows up."""
+    t_inputs = [t for t in _leaves(torch_side, torch.Tensor) if t.requires_grad]
+    c_inputs = [t for t in _leaves(cr_side, cr.Tensor) if t.requires_grad]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = _call(form.torch_fn, form, *torch_side)
+    t_outs = [t for t in _leaves(want, torch.Tensor) if t.requires_grad]
+    if not t_inputs or not t_outs:
+        return ""
+    gen = torch.Generator().manual_seed(SEED)
+    t_ups = [torch.randn(t.shape, dtype=t.dtype, generator=gen).requires_grad_() for t in t_outs]
+    ws = [torch.randn(t.shape, dtype=t.dtype, generator=gen) for t in t_inputs]
+    c_ups = [to_cr(u) for u in t_ups]
+    t_wrt, c_wrt = [*t_inputs, *t_ups], [*c_inputs, *c_ups]
+    try:
+        t_firsts = torch.autograd.grad(
+            t_outs, t_inputs, t_ups, create_graph=True, allow_unused=True
+        )
+        t_seconds = _differentiate(t_firsts, ws, t_wrt, torch.autograd.grad)
+    except RuntimeError:  # PyTorch cannot (its CPU attention's backward is not differentiable)
+        return None
+    step = "forward"
+    try:
+        got = _call(form.cr_fn, form, *cr_side)
+        c_outs = [
+            c
+            for c, t in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False)
+            if t.requires_grad
+        ]
+        step = "first derivative"
+        c_firsts = cr.grad(c_outs, c_inputs, c_ups, create_graph=True, allow_unused=True)
+        step = "second derivative"
+        c_seconds = _differentiate(c_firsts, [to_cr(w) for w in ws], c_wrt, cr.grad)
+    except Exception as err:
+        inside = "internal error: " if internal_error(err) else ""
+        return f"{TWICE}: {step} recorded: {inside}{describe(err)}"
+    by = [f"input {i}" for i in range(len(t_inputs))] + [f"upstream {k}" for k in range(len(t_ups))]
+    checks = [
+        (f"first derivative by {by[i]}", c_firsts[i], t_firsts[i], t)
+        for i, t in enumerate(t_inputs)
+    ]
+    checks += [
+        (f"{TWICE} by {b}", *pair) for b, *pair in zip(by, c_seconds, t_seconds, t_wrt, strict=True)
+    ]
+    for name, g, w, like in checks:
+        w = torch.zeros_like(like) if w is None else w.detach()
+        g = cr.zeros(tuple(like.shape), dtype=cr.float64) if g is None else g
+        try:
+            compare(g, w, tol, name)
+        except Mismatch as err:
+            flat = [i for i, c in enumerate(c_firsts) if c is not None and not c.requires_grad]
+            if flat:
+                return f"{err} (chainrule recorded no graph of its derivative by {by[flat[0]]})"
+            return str(err)
+    return ""
+
+
+def _differentiate(firsts: Any, ws: list[Any], wrt: list[Any], grad: Callable[..., Any]) -> Any:
+    """The gradient of sum_i <w_i, first_i> by each of `wrt` (None where nothing depends on
+    it): `grad` is torch.autograd.grad or cr.grad. First derivatives that record no graph are
+    constants and drop out."""
+    terms = [
+        (f * w).sum() for f, w in zip(firsts, ws, strict=True) if f is not None and f.requires_grad
+    ]
+    if not terms:
+        return [None] * len(wrt)
+    return grad(sum(terms[1:], terms[0]), wrt, allow_unused=True)

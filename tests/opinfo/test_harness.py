@@ -1,23 +1,46 @@
-"""The op database run can fail: planted wrong answers, wrong gradients, untouched inputs and
-internal errors are each caught, and a known disagreement that agrees fails its case."""
+"""The op database run can fail: planted wrong answers, wrong gradients, wrong second
+derivatives, samplers with the wrong moments or support, untouched inputs and internal errors
+are each caught, and a known disagreement that agrees fails its case."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 
 import chainrule as cr
-from tests.opinfo import expectations, harness
+from tests.opinfo import draws, expectations, harness
 from tests.opinfo.test_opinfo import check
 
 ABS = harness.Case("abs", "fn", "float64")
+SIN = harness.Case("sin", "fn", "float64")
+NORMAL_ = harness.Case("normal.in_place", "inplace", "float64")
+MULTINOMIAL = harness.Case("multinomial", "fn", "float64")
+BERNOULLI = harness.Case("bernoulli", "fn", "float64")
 
 
 def kinds(case: harness.Case, fn: object) -> list[tuple[str, str]]:
     tally = harness.run_case(case, 3, cr_override=fn)  # type: ignore[arg-type]
     assert tally.outcomes
     return [(o.kind, o.why) for o in tally.outcomes]
+
+
+def sin_with(first_derivative: Any, once: bool = False) -> Any:
+    """sin whose backward is `first_derivative(x, grad)` (optionally @once_differentiable)."""
+
+    def backward(ctx: Any, grad: cr.Tensor) -> cr.Tensor:
+        return first_derivative(ctx.saved_tensors[0], grad)
+
+    class Sin(cr.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: cr.Tensor) -> cr.Tensor:
+            ctx.save_for_backward(x)
+            return x.sin()
+
+    Sin.backward = staticmethod(cr.autograd.once_differentiable(backward) if once else backward)
+    return Sin.apply
 
 
 def test_chainrule_itself_agrees() -> None:
@@ -38,6 +61,88 @@ def test_a_wrong_gradient_is_caught() -> None:
     # the same values, half as much gradient again
     got = kinds(ABS, lambda x: cr.abs(x) + (x - x.detach()) * 0.5)
     assert any(k == "failed" and w.startswith("grad") for k, w in got)
+
+
+def test_chainrule_itself_agrees_twice_and_in_many_draws() -> None:
+    tally = harness.run_case(SIN, 3)
+    assert {(o.kind, o.deep) for o in tally.outcomes} == {("agreed", harness.TWICE)}
+    tally = harness.run_case(NORMAL_, 2)
+    assert {(o.kind, o.deep) for o in tally.outcomes} == {("agreed", harness.DRAWS)}
+
+
+def test_a_wrongly_scaled_second_derivative_is_caught() -> None:
+    # the first derivative right (grad * cos x), its own derivative twice PyTorch's
+    got = kinds(SIN, sin_with(lambda x, g: g * (2 * x.cos() - x.cos().detach())))
+    assert all(k == "failed" and w.startswith("second derivative by input 0") for k, w in got)
+
+
+def test_an_unrecorded_first_derivative_is_caught() -> None:
+    # computed on arrays: the right first derivative, a constant to differentiate again
+    got = kinds(SIN, sin_with(lambda x, g: cr.tensor(g.numpy() * np.cos(x.numpy()))))
+    assert all(k == "failed" and w.startswith("second derivative by") for k, w in got)
+    assert all("recorded no graph of its derivative by input 0" in w for _, w in got)
+
+
+def test_a_backward_that_refuses_a_second_derivative_is_a_failure() -> None:
+    got = kinds(SIN, sin_with(lambda x, g: g * x.cos(), once=True))
+    assert all(k == "failed" and "@once_differentiable" in w for k, w in got)
+    assert all(w.startswith("second derivative: second derivative recorded") for _, w in got)
+
+
+def test_a_listed_second_derivative_that_agrees_fails_its_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        expectations, "KNOWN_SECOND_DERIVATIVES", [("sin", "fn", "float64", 0, "x")]
+    )
+    with pytest.raises(pytest.fail.Exception, match="agrees now; remove it from KNOWN_SECOND"):
+        check(SIN, 2, 1)
+    # a sample that the bounded run does not differentiate twice is not judged there
+    monkeypatch.setattr(
+        expectations, "KNOWN_SECOND_DERIVATIVES", [("sin", "fn", "float64", 1, "x")]
+    )
+    check(SIN, 2, 1)
+
+
+def test_a_sampler_with_the_wrong_variance_is_caught() -> None:
+    got = kinds(NORMAL_, lambda x, mean=0.0, std=1.0: x.normal_(mean, std * 1.2))
+    assert all(k == "failed" and w.startswith("draws: out[0]: variance") for k, w in got)
+
+
+def test_a_sampler_with_a_slightly_wrong_mean_is_caught() -> None:
+    got = kinds(NORMAL_, lambda x, mean=0.0, std=1.0: x.normal_(mean + 0.1 * std, std))
+    assert all(k == "failed" and w.startswith("draws: out[0]: mean") for k, w in got)
+
+
+def test_draws_outside_the_support_are_caught() -> None:
+    # with replacement where none was asked for: a category twice in a row
+    def repeats(probs: cr.Tensor, n: int, replacement: bool = False) -> cr.Tensor:
+        return cr.multinomial(probs, n, replacement=True)
+
+    got = kinds(MULTINOMIAL, repeats)
+    assert any(k == "failed" and "drawn twice in one row" in w for k, w in got)
+    # the probabilities themselves: the right mean, values other than 0 and 1
+    got = kinds(BERNOULLI, lambda p: p.clone())
+    assert any(k == "failed" and "outside {0, 1}" in w for k, w in got)
+
+
+def test_a_listed_draw_disagreement_that_agrees_fails_its_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(expectations, "KNOWN_DRAWS", [("normal.in_place", "*", "*", "*", "x")])
+    with pytest.raises(pytest.fail.Exception, match="agrees now; remove it from KNOWN_DRAWS"):
+        check(NORMAL_, 25)
+
+
+def test_the_moments_bound_is_five_standard_errors() -> None:
+    rng = np.random.default_rng(0)
+    want = rng.standard_normal((400, 25))
+    assert draws.moments(rng.standard_normal((400, 25)), want) == ""
+    assert "mean" in draws.moments(rng.standard_normal((400, 25)) + 0.1, want)
+    assert "variance" in draws.moments(rng.standard_normal((400, 25)) * 1.1, want)
+    # equal constants agree (dropout in eval mode), unequal ones do not
+    assert draws.moments(np.ones((30, 4)), np.ones((30, 4))) == ""
+    assert "mean 2 of 120 draws" in draws.moments(np.ones((30, 4)) * 2, np.ones((30, 4)))
 
 
 def test_an_input_left_unwritten_is_caught() -> None:

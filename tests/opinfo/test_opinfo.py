@@ -1,6 +1,7 @@
 """Every op_db entry chainrule has a counterpart for, in each form and dtype, against PyTorch:
-a few samples in `make test`, CHAINRULE_OPINFO_SAMPLES (25 unless set) in the slow run.
-A case collects every sample's failure and reports them all at once."""
+a few samples in `make test` (the first of them by second derivatives or large draws too),
+CHAINRULE_OPINFO_SAMPLES (25 unless set) in the slow run, every check on each. A case
+collects every sample's failure and reports them all at once."""
 
 from __future__ import annotations
 
@@ -11,33 +12,56 @@ from tests.opinfo import coverage, expectations, harness
 CASES = harness.cases()  # imports op_db: once per process, at collection
 
 
-def check(case: harness.Case, limit: int) -> None:
-    """Fail on any sample that disagrees unless it is a known disagreement; fail too on a
-    known disagreement that now agrees (the list only shrinks); xfail when only known ones
-    failed."""
-    tally = harness.run_case(case, limit)
-    known = expectations.known(case.id)
-    failed = {int(o.key.rsplit("|", 1)[1]): o for o in tally.outcomes if o.kind == "failed"}
-    unexpected = [o for i, o in failed.items() if i not in known and "*" not in known]
-    stale = [i for i in known if i != "*" and i < len(tally.outcomes) and i not in failed]
-    # a whole-case entry is judged only where every sample it speaks of ran
-    if "*" in known and not failed and (tally.exhausted or limit >= harness.full_samples()):
-        stale.append("*")
-    problems = [f"{o.key}: {o.why}" for o in unexpected]
-    problems += [
-        f"{case.id}|{i}: listed as a known disagreement ({known[i]}) but agrees now; "
-        "remove it from tests/opinfo/expectations.py"
-        for i in stale
-    ]
+# Each check's list of known disagreements: the forward and first gradients' (""), then the
+# later checks', which run on the first `deep` samples of a case.
+LISTS = {
+    "": "KNOWN",
+    harness.TWICE: "KNOWN_SECOND_DERIVATIVES",
+    harness.DRAWS: "KNOWN_DRAWS",
+}
+
+
+def _known(check: str, case_id: str) -> dict[int | str, str]:
+    return expectations.known_later(check, case_id) if check else expectations.known(case_id)
+
+
+def check(case: harness.Case, limit: int, deep: int | None = None) -> None:
+    """Fail on any sample that disagrees unless it is a known disagreement of the check that
+    failed; fail too on a known disagreement that now agrees (the lists only shrink); xfail
+    when only known ones failed."""
+    tally = harness.run_case(case, limit, deep=deep)
+    every = tally.exhausted or limit >= harness.full_samples()
+    problems = []
+    for name, listed in LISTS.items():
+        known = _known(name, case.id)
+        failed = {_index(o): o for o in tally.outcomes if o.kind == "failed" and o.check == name}
+        ran = {_index(o) for o in tally.outcomes if not name or o.deep == name}
+        problems += [
+            f"{o.key}: {o.why}" for i, o in failed.items() if i not in known and "*" not in known
+        ]
+        stale = [i for i in known if i != "*" and i in ran and i not in failed]
+        # a whole-case entry is judged only where every sample it speaks of ran
+        if "*" in known and not failed and every and (not name or ran and deep is None):
+            stale.append("*")
+        problems += [
+            f"{case.id}|{i}: listed as a known disagreement ({known[i]}) but agrees now; "
+            f"remove it from {listed} in tests/opinfo/expectations.py"
+            for i in stale
+        ]
     if problems:
         pytest.fail(f"{len(problems)} of {len(tally.outcomes)} samples:\n" + "\n".join(problems))
-    if failed:
-        pytest.xfail("known: " + "; ".join(f"{o.key}: {o.why}" for o in failed.values()))
+    failed_all = [o for o in tally.outcomes if o.kind == "failed"]
+    if failed_all:
+        pytest.xfail("known: " + "; ".join(f"{o.key}: {o.why}" for o in failed_all))
+
+
+def _index(outcome: harness.Outcome) -> int:
+    return int(outcome.key.rsplit("|", 1)[1])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_agrees_with_pytorch(case: harness.Case) -> None:
-    check(case, harness.BOUNDED_SAMPLES)
+    check(case, harness.BOUNDED_SAMPLES, harness.BOUNDED_DEEP)
 
 
 @pytest.mark.slow
@@ -53,9 +77,12 @@ def test_the_table_of_cases_is_full() -> None:
 
 def test_the_lists_name_only_cases_that_run() -> None:
     ops = {c.op for c in CASES}
-    stray = [
-        k[:4] for k in expectations.KNOWN if not any(expectations.matches(k, c.id) for c in CASES)
+    listed = [
+        *expectations.KNOWN,
+        *expectations.KNOWN_SECOND_DERIVATIVES,
+        *expectations.KNOWN_DRAWS,
     ]
+    stray = [k[:4] for k in listed if not any(expectations.matches(k, c.id) for c in CASES)]
     stray += [
         op
         for op in expectations.REFUSALS
