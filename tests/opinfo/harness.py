@@ -236,14 +236,15 @@ def entry(name: str) -> Any:
 
 def to_cr(value: Any) -> Any:
     """A sample's value for chainrule: tensors with the same values, dtype and requires_grad,
-    torch dtypes as chainrule's, through lists and tuples; other values as they are."""
+    torch dtypes, layouts and memory formats as chainrule's, through lists and tuples; other
+    values as they are."""
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided:
             raise Unconverted(f"a {value.layout} tensor")
         array = value.detach().resolve_conj().numpy().copy()
         dtype = getattr(cr, str(value.dtype).removeprefix("torch."))
         return cr.tensor(array, dtype=dtype, requires_grad=value.requires_grad)
-    if isinstance(value, torch.dtype):
+    if isinstance(value, (torch.dtype, torch.layout, torch.memory_format)):
         return getattr(cr, str(value).removeprefix("torch."), value)
     if isinstance(value, (list, tuple)) and not isinstance(value, torch.Size):
         return (
@@ -722,13 +723,13 @@ def _check_twice(form: Form, torch_side: Any, cr_side: Any, tol: Tolerances) -> 
             for c, t in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False)
             if t.requires_grad
         ]
-        step = "first derivative"
+        step = "first derivative with create_graph=True"
         c_firsts = cr.grad(c_outs, c_inputs, c_ups, create_graph=True, allow_unused=True)
-        step = "second derivative"
+        step = "differentiating the first derivative"
         c_seconds = _differentiate(c_firsts, [to_cr(w) for w in ws], c_wrt, cr.grad)
     except Exception as err:
         inside = "internal error: " if internal_error(err) else ""
-        return f"{TWICE}: {step} recorded: {inside}{describe(err)}"
+        return f"{TWICE}: {step}: {inside}{describe(err)}"
     by = [f"input {i}" for i in range(len(t_inputs))] + [f"upstream {k}" for k in range(len(t_ups))]
     checks = [
         (f"first derivative by {by[i]}", c_firsts[i], t_firsts[i], t)
