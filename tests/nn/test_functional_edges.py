@@ -74,6 +74,13 @@ def test_softmax_family_without_dim_picks_pytorchs_dim(name: str, shape: tuple) 
     assert caught[0].filename.endswith("activation.py")  # one frame less: the function
 
 
+def test_softmin_of_bool_is_refused_by_name_as_torch_refuses_it() -> None:
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.softmin(torch.tensor([True]), 0, dtype=torch.float32)
+    with pytest.raises(TypeError, match="softmin: not defined for bool tensors"):
+        cr.nn.functional.softmin(cr.tensor([True]), 0, dtype=cr.float32)
+
+
 # -- prelu --------------------------------------------------------------------------------
 
 

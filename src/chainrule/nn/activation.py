@@ -199,6 +199,7 @@ def softmin(
 ) -> Tensor:
     """softmax(-x); with dtype, -x cast to it first, as PyTorch."""
     x = as_tensor(input)
+    need_number(x, "softmin")  # PyTorch negates first, which a bool refuses
     dim = _softmax_dim(dim, x.ndim, "softmin", _stacklevel)
     return _floating(_cast(-x, dtype), "softmin").softmax(dim)
 
