@@ -236,14 +236,15 @@ def along_dim(index: Any, dim: int, ndim: int) -> tuple:
 
 
 class Gather(Function):
-    """out[i][j] = a[i][index[i][j]] along dim (torch.gather / take_along_dim);
+    """out[i][j] = a[i][index[i][j]] along dim (torch.gather / take_along_dim), in index's
+    shape (no larger than a's but along dim: nothing is broadcast);
     grad_a = zeros like a with g added at the gathered places."""
 
     rule = "grad_a = zeros like a, with grad added where the values were gathered"
 
     def forward(self, a, index, dim):
         self.index, self.dim = index, dim
-        return xp.take_along_axis(a, index, axis=dim)
+        return a[along_dim(index, dim, a.ndim)]
 
     def backward(self, grad, out):
         where = along_dim(self.index, self.dim, grad.ndim)
@@ -260,6 +261,7 @@ class Scatter(Function):
     """
 
     rule = "grad_a = grad with zeros where src was written, grad_src = grad gathered at index"
+    saves_inputs = False  # the rule reads their shapes only, as PyTorch's
 
     def forward(self, a, src, index, dim):
         self.where = along_dim(index, dim, a.ndim)

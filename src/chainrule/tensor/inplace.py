@@ -145,6 +145,9 @@ class InPlace(Core):
             "scatter_", lambda t: t.scatter(dim, index, src, value=value, reduce=reduce)
         )
 
+    def index_add_(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
+        return self._write("index_add_", lambda t: t.index_add(dim, index, source, alpha=alpha))
+
     def index_fill_(self, dim: int, index: Any, value: Any) -> Tensor:
         return self._write("index_fill_", lambda t: t.index_fill(dim, index, value))
 

@@ -272,21 +272,58 @@ class Shape(Core):
         )
 
     def gather(self, dim: int, index: Any) -> Tensor:
-        d = normalize_dim(dim, self.ndim, "gather", self.shape)
-        idx = array.array_like(index._array if isinstance(index, Tensor) else index, self._array)
+        """The values at index along dim, in index's shape: for dim 1, out[i][j] =
+        self[i][index[i][j]], index no larger than self in a dim but dim. A 0-d self or
+        index reads as one of shape (1,), as PyTorch's; an empty index gathers nothing,
+        whatever its integer dtype or dims."""
+        idx = _index_array(self, index)
+        if _reads_scalars(self, idx):
+            return _lifted(self).gather(dim, _lifted(idx)).reshape(idx.shape)
+        if not idx.size:  # PyTorch checks neither its dims nor its dtype
+            d = normalize_dim(dim, self.ndim, "gather", self.shape)
+            src = _lifted(self)
+            empty = idx.astype(array.int64).reshape((0,) * src.ndim)  # as many dims as src
+            return movement.Gather.apply(src, empty, dim=d).reshape(idx.shape)
         if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
                 f"{idx.dtype} and shape {idx.shape}"
             )
+        d, idx = _scatter_index(self, dim, idx, None, "gather")  # its sizes and values
         return movement.Gather.apply(self, idx, dim=d)
 
     def take_along_dim(self, indices: Any, dim: int | None = None) -> Tensor:
-        """PyTorch's take_along_dim: the values at indices along dim (gather with torch's
-        argument order); with no dim, along the flattened tensor."""
+        """PyTorch's take_along_dim: with a dim, gather from self and int64 indices broadcast
+        against each other in every dim but dim, an index read modulo dim's size (-1 is the
+        last, as PyTorch's); with no dim, gather along the flattened tensor."""
+        idx = _index_array(self, indices)
         if dim is None:
-            return self.flatten().gather(0, as_tensor(indices).flatten())
-        return self.gather(dim, indices)
+            return self.flatten().gather(0, idx.reshape(-1))
+        if idx.dtype != array.int64:
+            raise TypeError(f"take_along_dim: indices must be int64; got dtype {idx.dtype}")
+        d = normalize_dim(dim, self.ndim, "take_along_dim", self.shape)
+        if idx.ndim != self.ndim or not self.ndim:
+            raise ValueError(
+                "take_along_dim: input and indices must have the same number of dims, at least "
+                f"1; got shapes {self.shape} and {idx.shape}"
+            )
+        try:  # every dim but d broadcast; d keeps indices' size
+            shape = xp.broadcast_shapes(
+                self.shape[:d] + idx.shape[d : d + 1] + self.shape[d + 1 :], idx.shape
+            )
+        except ValueError:
+            raise ValueError(
+                f"take_along_dim: input and indices cannot be broadcast together in the dims "
+                f"but {d}; got shapes {self.shape} and {idx.shape}"
+            ) from None
+        n = self.shape[d]
+        if not n and idx.size:
+            raise ValueError(
+                f"take_along_dim: nothing to take from dim {d} of size 0; got shapes "
+                f"{self.shape} and {idx.shape}"
+            )
+        source = self.broadcast_to(shape[:d] + (n,) + shape[d + 1 :])  # self's size along d
+        return source.gather(d, xp.broadcast_to(idx % max(n, 1), shape))
 
     def diag(self, diagonal: int = 0) -> Tensor:
         """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
@@ -302,7 +339,7 @@ class Shape(Core):
         r, c = array.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
         on = c - r == k
         i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
-        return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), 0)
+        return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), _zero(self))
 
     def tril(self, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
@@ -405,8 +442,17 @@ class Shape(Core):
         return self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
 
     def index_select(self, dim: int, index: Any) -> Tensor:
+        """The slices index names along dim, in its order; of a 0-d self, self (index must
+        name its one value once), as PyTorch's."""
         d = normalize_dim(dim, self.ndim, "index_select", self.shape)
         idx = index_vector(index, d, self, "index_select")
+        if not self.ndim:
+            if len(idx) != 1:
+                raise ValueError(
+                    f"index_select: the index of a 0-d tensor must hold one value; got index "
+                    f"of shape {idx.shape}"
+                )
+            return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
         return self[(slice(None),) * d + (idx,)].contiguous()
 
@@ -418,7 +464,11 @@ class Shape(Core):
         ``reduce`` 'add' or 'multiply' adds or multiplies src in instead (each repeat too)."""
         src = value if src is None else src
         src = src if isinstance(src, (Tensor, int, float)) else as_tensor(src)
-        d, idx = _scatter_index(self, dim, index, src, "scatter")
+        idx = _index_array(self, index)
+        if _reads_scalars(self, idx, src):
+            lifted = _lifted(self).scatter(dim, _lifted(idx), _lifted(src), reduce=reduce)
+            return lifted.reshape(self.shape)
+        d, idx = _scatter_index(self, dim, idx, src, "scatter")
         if reduce is not None:
             return _scatter_with_reduce(self, d, idx, src, reduce)
         return movement.Scatter.apply(self, src, index=idx, dim=d)
@@ -426,7 +476,11 @@ class Shape(Core):
     def scatter_add(self, dim: int, index: Any, src: Any) -> Tensor:
         """self with src added at index along dim (repeated positions add up)."""
         src = as_tensor(src)
-        d, idx = _scatter_index(self, dim, index, src, "scatter_add")
+        idx = _index_array(self, index)
+        if _reads_scalars(self, idx, src):
+            lifted = _lifted(self).scatter_add(dim, _lifted(idx), _lifted(src))
+            return lifted.reshape(self.shape)
+        d, idx = _scatter_index(self, dim, idx, src, "scatter_add")
         if src.shape != idx.shape:  # only the corner of src as large as index is added
             src = src[tuple(slice(n) for n in idx.shape)]
         where = movement.along_dim(idx, d, self.ndim)
@@ -445,7 +499,13 @@ class Shape(Core):
         src = as_tensor(src)
         if reduce == "mean":  # PyTorch's mean has no bool loop
             need_number(self, "scatter_reduce")
-        d, idx = _scatter_index(self, dim, index, src, "scatter_reduce")
+        idx = _index_array(self, index)
+        if _reads_scalars(self, idx, src):
+            lifted = _lifted(self).scatter_reduce(
+                dim, _lifted(idx), _lifted(src), reduce, include_self=include_self
+            )
+            return lifted.reshape(self.shape)
+        d, idx = _scatter_index(self, dim, idx, src, "scatter_reduce")
         options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
         return movement.ScatterReduce.apply(self, src, **options)
 
@@ -455,7 +515,10 @@ class Shape(Core):
         d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
         mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool, like=self._array)
         mask[index_vector(index, d, self, "index_fill")] = True
-        return where(mask.reshape((-1,) + (1,) * (self.ndim - d - 1)), value, self)
+        shape = (-1,) + (1,) * (self.ndim - d - 1) if self.ndim else ()  # (n, 1, ..) along d
+        out = where(mask.reshape(shape), value, self)
+        # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
+        return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
 
     def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
@@ -463,8 +526,11 @@ class Shape(Core):
         d = normalize_dim(dim, self.ndim, "index_add", self.shape)
         idx = index_vector(index, d, self, "index_add")
         source = as_tensor(source)
+        if not self.ndim and not source.ndim:  # PyTorch reads both as of shape (1,)
+            lifted = self.reshape(1).index_add(d, idx, source.reshape(1), alpha=alpha)
+            return lifted.reshape(())
         expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
-        if source.shape != expected:
+        if source.shape != expected or source.ndim != self.ndim:
             raise ValueError(
                 f"index_add: source must have shape {expected} (self's, with dim {d} as long as "
                 f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
@@ -488,22 +554,39 @@ class Shape(Core):
         return self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
 
 
-def _scatter_index(t: Tensor, dim: int, index: Any, src: Any, op: str) -> tuple[int, Any]:
-    """scatter's and scatter_add's dim and index checked: an integer index with self's dims,
-    no larger than src in any dim nor than self but in dim, each value in range."""
-    need_dims(t, 1, op)
+def _index_array(t: Tensor, index: Any) -> Any:
+    """An index of gather or scatter (a Tensor, array or list) as an array on t's device."""
+    return array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+
+
+def _reads_scalars(t: Tensor, idx: Any, src: Any = None) -> bool:
+    """Whether PyTorch reads gather's or scatter's 0-d tensors here as ones of shape (1,):
+    where self, index or src is 0-d and self and index have at most 1 dim."""
+    return 0 in (t.ndim, idx.ndim, getattr(src, "ndim", 1)) and t.ndim <= 1 and idx.ndim <= 1
+
+
+def _lifted(x: Any) -> Any:
+    """A 0-d tensor or array as one of shape (1,); anything else (a number) as it is."""
+    return x.reshape(1) if getattr(x, "ndim", 1) == 0 else x
+
+
+def _scatter_index(t: Tensor, dim: int, idx: Any, src: Any, op: str) -> tuple[int, Any]:
+    """gather's and scatter's dim and index checked: an integer index with self's dims (and
+    src's, where a tensor), no larger than self in a dim but dim nor than src in any, each
+    value in range."""
     d = normalize_dim(dim, t.ndim, op, t.shape)
-    idx = array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
     src_shape = src.shape if isinstance(src, Tensor) else None
     fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
+    fits = fits and (src_shape is None or len(src_shape) == idx.ndim)
     for k, m in enumerate(idx.shape if fits else ()):
         fits = fits and (k == d or m <= t.shape[k]) and (src_shape is None or m <= src_shape[k])
     if not fits:
         src_text = "" if src_shape is None else f" and src {src_shape}"
+        than_src = "" if src_shape is None else "src in any dim nor than "
         raise ValueError(
-            f"{op}: index must be an integer tensor with self's dims, no larger than src in any "
-            f"dim nor than self in a dim but {d}; got index of dtype {idx.dtype} and shape "
-            f"{idx.shape}, self {t.shape}{src_text}"
+            f"{op}: index must be an integer tensor with self's dims, no larger than {than_src}"
+            f"self in a dim but {d}; got index of dtype {idx.dtype} and shape {idx.shape}, self "
+            f"{t.shape}{src_text}"
         )
     bad = idx[(idx < 0) | (idx >= t.shape[d])]
     if bad.size:
