@@ -53,17 +53,36 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
+    legacy = [t._array.shape == (0,) for t in ts]
+    if builtins.any(legacy):
+        ts, dim = _legacy_empty_joined(ts, legacy, dim)
     d = normalize_dim(dim, ts[0].ndim, "cat", ts[0].shape)
     first = ts[0].shape
-    for t in ts[1:]:
+    for t in ts[1:] if first else ts:  # a 0-d first tensor is refused at once
         pairs = enumerate(zip(t.shape, first, strict=False))
-        if t.ndim != len(first) or builtins.any(a != b for i, (a, b) in pairs if i != d):
-            raise ValueError(
-                f"cat: shapes must match except in dim {dim}; got shapes "
-                f"{[tuple(x.shape) for x in ts]}"
+        if t.ndim != (len(first) or 1) or builtins.any(a != b for i, (a, b) in pairs if i != d):
+            shapes = [tuple(x.shape) for x in ts]
+            what = (
+                f"a 0-d tensor (at position {shapes.index(())}) cannot be concatenated"
+                if () in shapes
+                else f"shapes must match except in dim {dim}"
             )
+            raise ValueError(f"cat: {what}; got shapes {shapes}")
     dtype = array.result_dtype((t.dtype for t in ts), "cat")
     return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
+
+
+def _legacy_empty_joined(ts: list[Tensor], legacy: list[bool], dim: int) -> tuple[list, int]:
+    """PyTorch's cat skips a 1-D empty tensor beside others (its legacy empty tensor), its
+    dtype still counted: here it joins as an empty slice of the others' shape, so it still
+    gets its (empty) gradient. With only such tensors, PyTorch reads no dim."""
+    others = [t for t, skip in zip(ts, legacy, strict=True) if not skip]
+    if not others:
+        return ts, 0
+    first = others[0].shape
+    d = normalize_dim(dim, len(first), "cat", first)
+    empty = first[:d] + (0,) + first[d + 1 :]  # the others' shape, none along d
+    return [t.reshape(empty) if skip else t for t, skip in zip(ts, legacy, strict=True)], d
 
 
 def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
