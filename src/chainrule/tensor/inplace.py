@@ -185,10 +185,17 @@ class InPlace(Core):
         return self.clone().index_put_(indices, values, accumulate)
 
     def fill_(self, value: Any) -> Tensor:
-        if isinstance(value, Tensor) and value.ndim:
-            raise RuntimeError(
-                f"fill_: the value must be a number or 0-d tensor; got shape {value.shape}"
-            )
+        """Every element set to value (a number or 0-d tensor), cast to this tensor's dtype
+        as PyTorch casts it: 2.7 fills an integer tensor with 2, any nonzero a bool one with
+        True."""
+        if isinstance(value, Tensor):
+            if value.ndim:
+                raise RuntimeError(
+                    f"fill_: the value must be a number or 0-d tensor; got shape {value.shape}"
+                )
+            value = value.to(self.dtype)
+        elif not _holds_as_is(value, self._array):
+            value = xp.asarray(value).astype(self._array.dtype).item()  # a number it holds
         return self._fill("fill_", value)
 
     def zero_(self) -> Tensor:
