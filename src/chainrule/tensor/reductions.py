@@ -276,7 +276,8 @@ def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:
     if rows == cols:
         raise ValueError(f"norm: dim {dim} names dim {rows} twice; got shape {t.shape}")
     rest = [d for d in range(t.ndim) if d not in (rows, cols)]
-    out = linalg.LinalgSvd.apply(t.permute(*rest, rows, cols), part="S").sum(-1)  # (*rest,)
+    matrices = t.permute(*rest, rows, cols)  # (*rest, m, n)
+    out = linalg.LinalgSvd.apply(matrices, part="S").sum(-1)  # (*rest,)
     if keepdim:
         out = out.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols))
     return out
