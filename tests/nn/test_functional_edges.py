@@ -209,6 +209,15 @@ def test_avg_pool2d_of_large_integers_wraps_as_torch() -> None:
     np.testing.assert_array_equal(ours.numpy(), torch.nn.functional.avg_pool2d(torch.tensor(x), 2))
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_max_pool2d_pads_integers_with_their_least_value(dtype: str) -> None:
+    x = np.random.default_rng(11).integers(-90, -10, (1, 2, 5, 5))
+    ours = cr.nn.functional.max_pool2d(cr.tensor(x).to(getattr(cr, dtype)), 3, 2, padding=1)
+    theirs = torch.nn.functional.max_pool2d(torch.tensor(x).to(getattr(torch, dtype)), 3, 2, 1)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
 def test_pool_modules_take_a_1_tuple_as_torch() -> None:
     x = np.random.default_rng(9).standard_normal((1, 2, 5, 5)).astype(np.float32)
     for name in ("MaxPool2d", "AvgPool2d"):
