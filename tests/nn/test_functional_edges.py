@@ -136,6 +136,26 @@ def test_dropout_in_place_writes_the_input_and_its_gradient(shape: tuple) -> Non
     assert module(z) is z
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "float16", "bfloat16"])
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+def test_dropout_takes_or_refuses_a_dtype_as_torch(dtype: str, p: float) -> None:
+    def run(lib: Any) -> Any:
+        try:
+            return lib.nn.functional.dropout(lib.ones(64, dtype=getattr(lib, dtype)), p)
+        except (RuntimeError, TypeError) as err:
+            return err
+
+    ours, theirs = run(cr), run(torch)
+    if isinstance(theirs, Exception):
+        assert isinstance(ours, TypeError) and str(ours).startswith("dropout: needs a floating")
+        return
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    if p == 0.5:  # each element dropped or doubled (exact in every floating dtype)
+        assert set(np.unique(ours.float().numpy())) <= {0.0, 2.0}
+    else:  # all kept or all zeroed: the values themselves
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
 # -- cosine_similarity --------------------------------------------------------------------
 
 

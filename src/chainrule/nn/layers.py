@@ -120,11 +120,19 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     input = as_tensor(input)
     if not training or p == 0.0:
         return input
+    floating = array.is_floating(input.dtype)
     if p == 1.0:
-        scale: Any = 0.0
+        # every element zeroed: an integer or bool input keeps its dtype, as PyTorch's
+        scale: Any = 0.0 if floating else xp.zeros((), dtype=input._array.dtype)
+    elif not floating:  # PyTorch cannot write the scaled floats into it
+        raise TypeError(
+            f"dropout: needs a floating-point tensor when training with 0 < p < 1; got "
+            f"dtype {input.dtype} and p {p}"
+        )
     else:
-        dtype = input.dtype if array.is_floating(input.dtype) else array.get_default_dtype()
-        keep = array.from_host(array.generator().random(input.shape, dtype=dtype), input._array)
+        dtype = input._array.dtype
+        drawn = dtype if dtype.itemsize >= 4 else array.float32  # the generator's dtypes
+        keep = array.from_host(array.generator().random(input.shape, dtype=drawn), input._array)
         # (keep >= p) of a 0-d array is a NumPy scalar: the factor is made an array after
         scale = xp.asarray((keep >= p) * (1.0 / (1.0 - p)), dtype=dtype, like=input._array)
     if inplace:
