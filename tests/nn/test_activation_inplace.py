@@ -79,3 +79,16 @@ def test_a_leaf_that_requires_grad_is_refused_in_place() -> None:
     x = cr.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="elu_: a leaf tensor that requires grad"):
         cr.nn.functional.elu(x, inplace=True)
+
+
+@pytest.mark.parametrize("name", ["elu", "silu", "hardtanh"])
+def test_inplace_through_a_view_reaches_the_base_as_torch(name: str) -> None:
+    x0, g = _x(), np.random.default_rng(2).standard_normal((3, 4))
+    tx, cx = torch.tensor(x0, requires_grad=True), cr.tensor(x0, requires_grad=True)
+    ty, cy = tx * 1, cx * 1
+    getattr(torch.nn.functional, name)(ty[1], inplace=True)
+    getattr(cr.nn.functional, name)(cy[1], inplace=True)  # row 1 written in the base
+    np.testing.assert_allclose(cy.detach().numpy(), ty.detach().numpy(), **tol("float64", LAYER))
+    (ty * ty).backward(torch.tensor(g))
+    (cy * cy).backward(cr.tensor(g))
+    np.testing.assert_allclose(cx.grad.numpy(), tx.grad.numpy(), **tol("float64", LAYER))
