@@ -177,14 +177,17 @@ def test_pickling_and_copies_stay_on_the_device() -> None:
 # PyTorch's: test_nn_init, test_nn_utils, test_data) or hand NumPy arrays to the engine's
 # own array functions (test_fast_paths), and the tests below, for the reason given with
 # each (a name deselects every parametrisation of that test).
-STRICT_FILES = (
-    "test_ops.py test_nn_layers.py test_optim.py test_autograd.py test_tensor.py "
-    "test_nn_module.py test_conv.py test_attention.py test_rnn.py test_transformer.py "
-    "test_nn_losses.py test_lr_scheduler.py test_inplace.py test_random.py "
-    "test_tensor_hooks.py test_dtype_rules.py test_errors.py test_misuse.py test_testing.py "
-    "test_constructor_errors.py test_hypothesis_shapes.py test_serialization.py "
-    "test_checkpoint_safety.py test_distributed.py"
-).split()
+# They run in three groups of about equal time, one process each, so that pytest-xdist's
+# workers share them.
+STRICT_FILES = {
+    "ops": "test_ops.py test_dtype_rules.py test_hypothesis_shapes.py test_errors.py "
+    "test_attention.py",
+    "layers": "test_rnn.py test_transformer.py test_conv.py",
+    "engine": "test_autograd.py test_tensor.py test_nn_layers.py test_nn_module.py "
+    "test_optim.py test_nn_losses.py test_lr_scheduler.py test_inplace.py test_random.py "
+    "test_tensor_hooks.py test_misuse.py test_testing.py test_constructor_errors.py "
+    "test_serialization.py test_checkpoint_safety.py test_distributed.py",
+}
 SHARES_MEMORY = "numpy() is the tensor's own array (or writes through it)"
 NUMPY_OPERANDS = "a NumPy array meets a tensor (an error, naming cr.tensor(x), here)"
 REFUSES_CUDA = "CUDA is asked for and refused, as without a GPU; the stand-in is one"
@@ -221,17 +224,26 @@ STRICT_DESELECTED = {
 }
 
 
-def test_op_catalog_layers_and_optimizers_run_on_the_strict_module() -> None:
+@pytest.mark.parametrize("group", STRICT_FILES)
+def test_op_catalog_layers_and_optimizers_run_on_the_strict_module(group: str) -> None:
     """STRICT_FILES with every tensor on the stand-in's CUDA device, against PyTorch as
-    always (so with NumPy's answers); about 40 s on one core."""
-    deselect = [arg for test in STRICT_DESELECTED for arg in ("--deselect", _path(test))]
-    files = [_path(name) for name in STRICT_FILES]
+    always (so with NumPy's answers); about 40 s on one core, all groups together."""
+    in_group = STRICT_FILES[group].split()
+    files = [_path(name) for name in in_group]
+    names = [test for test in STRICT_DESELECTED if test.partition("::")[0] in in_group]
+    deselect = [arg for test in names for arg in ("--deselect", _path(test))]
     args = ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist"]
     result = _run([*args, "-p", "tests.on_cuda", *files, *deselect], "strict")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert re.search(r"\b\d{4,} passed", result.stdout), result.stdout[-500:]
+    assert re.search(r"\b\d{3,} passed", result.stdout), result.stdout[-500:]
     found = re.search(r"(\d+) deselected", result.stdout)
-    assert found and int(found.group(1)) >= len(STRICT_DESELECTED)  # each name still a test
+    assert not names or (found and int(found.group(1)) >= len(names))  # each name still a test
+
+
+def test_each_strict_file_is_in_one_group_and_each_deselected_test_in_a_strict_file() -> None:
+    files = [name for group in STRICT_FILES.values() for name in group.split()]
+    assert len(files) == len(set(files)) == 24
+    assert {test.partition("::")[0] for test in STRICT_DESELECTED} <= set(files)
 
 
 def test_devices_work_side_by_side_as_pytorchs() -> None:
