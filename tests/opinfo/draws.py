@@ -38,14 +38,14 @@ def _integers(x: np.ndarray) -> str:
 def _within(x: np.ndarray, low: float, high: float, closed: bool, what: str) -> str:
     outside = (x < low) | ((x > high) if closed else (x >= high))
     if np.any(outside):
-        return f"a draw {x[outside].flat[0]!r} outside {what}"
+        return f"a draw {float(x[outside].flat[0])!r} outside {what}"
     return ""
 
 
 def _bernoulli(x: np.ndarray, sample: Sample) -> str:
     p = np.broadcast_to(sample[0].detach().numpy(), x.shape[1:])
     if not np.all((x == 0) | (x == 1)):
-        return f"a draw {x[(x != 0) & (x != 1)].flat[0]!r} outside {{0, 1}}"
+        return f"a draw {float(x[(x != 0) & (x != 1)].flat[0])!r} outside {{0, 1}}"
     if np.any((p == 0) & (x == 1)) or np.any((p == 1) & (x == 0)):
         return "a draw other than p where p is 0 or 1"
     return ""
@@ -72,7 +72,7 @@ def _randint(x: np.ndarray, sample: Sample) -> str:
 
 
 def _uniform(x: np.ndarray, sample: Sample) -> str:
-    args = [*sample[1], 0.0, 1.0][:2] if sample[1] else [0.0, 1.0]
+    args = (*sample[1], *(0.0, 1.0)[len(sample[1]) :])  # uniform_(from=0, to=1)
     low, high = (_number(sample[2].get(k, a)) for k, a in zip(("from", "to"), args, strict=True))
     return _within(x, low, high, True, f"[{low}, {high}]")
 

@@ -19,6 +19,8 @@ SIN = harness.Case("sin", "fn", "float64")
 NORMAL_ = harness.Case("normal.in_place", "inplace", "float64")
 MULTINOMIAL = harness.Case("multinomial", "fn", "float64")
 BERNOULLI = harness.Case("bernoulli", "fn", "float64")
+DROPOUT = harness.Case("nn.functional.dropout", "fn", "float64")
+F = cr.nn.functional
 
 
 def kinds(case: harness.Case, fn: object) -> list[tuple[str, str]]:
@@ -124,6 +126,9 @@ def test_draws_outside_the_support_are_caught() -> None:
     # the probabilities themselves: the right mean, values other than 0 and 1
     got = kinds(BERNOULLI, lambda p: p.clone())
     assert any(k == "failed" and "outside {0, 1}" in w for k, w in got)
+    # dropout that keeps its values unscaled
+    got = kinds(DROPOUT, lambda x, p=0.5, training=True: F.dropout(x, p, training) * (1 - p))
+    assert any(k == "failed" and "other than 0 and input / (1 - p)" in w for k, w in got)
 
 
 def test_a_listed_draw_disagreement_that_agrees_fails_its_case(
