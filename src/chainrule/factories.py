@@ -12,7 +12,9 @@ from typing import Any
 
 from . import array
 from .arguments import no_grad_source, no_pinning, positive_int, resolve_device, size_arg
+from .sparse import strided
 from .tensor import Tensor
+from .tensor.sampling import check_std
 from .tensor.size import Size
 
 __all__ = [
@@ -248,6 +250,7 @@ def normal(
     *,
     generator: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
@@ -255,6 +258,9 @@ def normal(
     """Normal draws with the given means and standard deviations (tensors, broadcast, of the
     tensor's dtype), or two numbers and a size (the default float dtype), as PyTorch."""
     dev = _device(device, pin_memory, "normal")
+    if layout not in (None, strided):
+        raise ValueError(f"normal: draws are dense tensors (layout=torch.strided); got {layout}")
+    check_std(std, "normal")
     rng = array.generator(generator, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not tensors:

@@ -24,6 +24,15 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 
 
+def check_std(std: Any, op: str) -> None:
+    """A normal distribution's std (a number or a tensor of them), refused below 0 or NaN as
+    PyTorch refuses it."""
+    values = std._array if isinstance(std, Core) else std
+    if not (bool((values >= 0).all()) if isinstance(values, array.ndarray) else values >= 0):
+        got = f"std {std}" if isinstance(std, (int, float)) else "a tensor std"
+        raise RuntimeError(f"{op}: normal expects all elements of std >= 0.0; got {got}")
+
+
 class Sampling(Core):
     """The sampling and counting methods of Tensor."""
 
@@ -32,6 +41,9 @@ class Sampling(Core):
     # -- random fills, in place (through _write, as every in-place op) ---------------------
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fills with draws from the normal distribution of that mean and std (>= 0)."""
+        need_float(self, "normal_")
+        check_std(std, "normal_")
         rng = array.generator(generator, "normal_")
         values = rng.standard_normal(self.shape) * std + mean
         return self._fill("normal_", array.from_host(values.astype(self.dtype), self._array))
