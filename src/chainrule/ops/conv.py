@@ -246,7 +246,7 @@ def pool_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tup
     output (N, C, Ho, Wo); window (i, j) reads xpad[i*sh + p*dh, j*sw + q*dw]."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     # an integer's least value, as -inf has none (its cast is undefined, and warns)
-    lowest = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+    lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
     xpad = _padded(x, padding, lowest)
     ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
     row_max, col_arg = _first_max([xpad[..., s] for s in _offsets(kw, sw, dw, wo)])
