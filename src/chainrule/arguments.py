@@ -74,20 +74,21 @@ def _device_arg(dev: Any) -> Any:
 
 
 def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
-    """PyTorch's ``to`` arguments, for Tensor.to and Module.to: ``to(dtype)``,
-    ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` (its dtype and device), and
-    the keywords ``dtype``, ``device``, ``non_blocking``, ``copy`` and ``memory_format``.
-    Every device is checked to be one that can be used. Returns (dtype or None, device or
-    None, copy)."""
+    """PyTorch's ``to`` arguments, for Tensor.to and Module.to: ``to(dtype, non_blocking,
+    copy)``, ``to(device, dtype, non_blocking, copy)``, ``to(other_tensor, non_blocking,
+    copy)`` (its dtype and device), and the keywords ``dtype``, ``device``, ``non_blocking``,
+    ``copy`` and ``memory_format``. Every device is checked to be one that can be used.
+    Returns (dtype or None, device or None, copy)."""
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
     if unknown:
         raise TypeError(f"{op}: unexpected keyword arguments {sorted(unknown)}")
-    if len(args) > 3:
-        raise TypeError(f"{op}: expected at most (device, dtype, non_blocking); got {args!r}")
+    if len(args) > 4:
+        raise TypeError(f"{op}: expected at most (device, dtype, non_blocking, copy); got {args!r}")
     dtype = kwargs.get("dtype")
     dev = kwargs.get("device")
     if dev is not None:
         dev = resolve_device(_device_arg(dev), op)
+    flags = []  # non_blocking, then copy, after the dtype, device or tensor
     for i, a in enumerate(args):
         if a is None:
             continue
@@ -100,11 +101,12 @@ def to_args(args: tuple, kwargs: dict, op: str) -> tuple[Any, Any, bool]:
             or (is_int(a) and i == 0)
         ):  # an integer first: a CUDA device index, as PyTorch
             dev = resolve_device(a, op)
-        elif isinstance(a, bool) and i > 0:  # to(dtype, non_blocking), to(device, dtype, nb)
-            continue
+        elif isinstance(a, bool) and i > 0:
+            flags.append(a)
         else:
             dtype = a
-    return array.as_dtype(dtype), dev, bool(kwargs.get("copy", False))
+    copy = kwargs.get("copy", len(flags) > 1 and flags[1])
+    return array.as_dtype(dtype), dev, bool(copy)
 
 
 def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any, bool]:

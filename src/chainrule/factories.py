@@ -12,6 +12,8 @@ from typing import Any
 
 from . import array
 from .arguments import no_grad_source, no_pinning, positive_int, resolve_device, size_arg
+from .constants import laid_out, memory_order
+from .ops import elementwise
 from .sparse import strided
 from .tensor import Tensor
 from .tensor.sampling import check_std
@@ -184,7 +186,8 @@ def full_like(
 ) -> Tensor:
     dev = input.device if device is None else resolve_device(device, "full_like")
     dtype = dtype or input.dtype
-    return full(input.shape, fill_value, dtype, requires_grad, device=dev)
+    out = _laid_out_like(full(input.shape, fill_value, dtype, device=dev), input, memory_format)
+    return out.requires_grad_() if requires_grad else out
 
 
 def _like(fn: Any) -> Any:
@@ -198,11 +201,29 @@ def _like(fn: Any) -> Any:
     ) -> Tensor:
         dev = input.device if device is None else resolve_device(device, like.__name__)
         dtype = dtype or input.dtype
-        return fn(*input.shape, dtype=dtype, device=dev, requires_grad=requires_grad)
+        out = _laid_out_like(fn(*input.shape, dtype=dtype, device=dev), input, memory_format)
+        return out.requires_grad_() if requires_grad else out
 
     like.__name__ = fn.__name__ + "_like"
-    like.__doc__ = f"{fn.__name__} with the shape (and, by default, the dtype) of input."
+    like.__doc__ = (
+        f"{fn.__name__} with the shape (and, by default, the dtype and the layout in memory) "
+        "of input."
+    )
     return like
+
+
+def _laid_out_like(out: Tensor, input: Tensor, memory_format: Any) -> Tensor:
+    """A new tensor laid out in memory as memory_format says, by default (preserve_format)
+    as input is where input's elements lie without gaps, as PyTorch's ``*_like``."""
+    order = memory_order(memory_format, input.ndim, "like")
+    if order is None:  # input's own order: its dims by decreasing step, if it has no gaps
+        arr = input._array
+        order = tuple(sorted(range(arr.ndim), key=lambda d: -arr.strides[d]))
+        if not laid_out(arr, order):
+            return out
+    if order == tuple(range(out.ndim)):
+        return out
+    return elementwise.Cast.apply(out, dtype=out.dtype, order=order)
 
 
 zeros_like = _like(zeros)

@@ -393,7 +393,7 @@ class AccumulateGrad:
 
 # PyTorch's names for the nodes of chainrule's primitives, where they are not <Op>Backward0
 _TORCH_NAMES = {
-    "Reshape": "ViewBackward0", "GetItem": "IndexBackward0", "Cast": "ToCopyBackward0",
+    "Reshape": "ViewBackward0", "GetItem": "IndexBackward0",
     "LayerNorm": "NativeLayerNormBackward0",
     "LogSumExp": "LogsumexpBackward0", "CrossEntropy": "NllLossBackward0",
     "NLLLoss": "NllLossBackward0", "Conv2d": "ConvolutionBackward0",
@@ -420,7 +420,7 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
 # keeps theirs, which it could not tell once the inputs and options are gone.
 NAMED_BY_CALL = frozenset(
     {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean", "Clamp",
-     "FloorDivide"}
+     "FloorDivide", "Cast"}
 )  # fmt: skip
 
 
@@ -456,7 +456,7 @@ def torch_name(fn: Function) -> str:
         dims = fn.__dict__.get("dims") or ()
         moved = [i for i, d in enumerate(dims) if i != d]
         return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
-    if op in ("Clamp", "FloorDivide"):  # forward names the node by how it was called
+    if op in ("Clamp", "FloorDivide", "Cast"):  # forward names the node by how it was called
         return fn.__dict__["node_name"]
     if op == "Piecewise":
         return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"

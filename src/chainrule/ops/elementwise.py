@@ -184,8 +184,6 @@ def _int_power(a: Any, b: Any) -> Any:
     """a ** b for integers, a negative power as PyTorch's (NumPy refuses it): 1 ** b is 1,
     (-1) ** b is 1 or -1 by b's parity, any other base gives 0."""
     negative = b < 0
-    if not negative.any():
-        return a**b
     out = a ** xp.where(negative, 0, b)
     tiny = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b & 1), 0))  # where b < 0
     return xp.where(negative, tiny, out).astype(out.dtype, copy=False)
@@ -525,13 +523,18 @@ class Minimum(Maximum):
 
 
 class Cast(Function):
-    """out = a converted to dtype (a copy)"""
+    """out = a converted to dtype (a copy), its dims laid out in memory in ``order``
+    (outermost first: a memory format's) where given, else as a's are"""
 
     rule = "grad_a = grad cast back to a's dtype"
     saves_inputs = False
 
-    def forward(self, a, dtype):
-        return a.astype(dtype, copy=True)
+    def forward(self, a, dtype, order=None, name="ToCopyBackward0"):
+        self.node_name = name  # clone's copy is CloneBackward0, to's ToCopyBackward0
+        if order is None:
+            return a.astype(dtype, copy=True)
+        back = tuple(order.index(d) for d in range(len(order)))
+        return a.transpose(order).astype(dtype, order="C").transpose(back)  # a view of a copy
 
     def backward(self, grad, out):
         return (grad.to(self.inputs[0].dtype),)

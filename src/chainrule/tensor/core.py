@@ -26,6 +26,7 @@ from ..array import CPU, device
 from ..autograd import engine
 from ..autograd.function import Function, bump, counter, version
 from ..autograd.hooks import RemovableHandle, add_hook
+from ..constants import contiguous_format, laid_out, memory_order, preserve_format
 from ..ops import elementwise, movement
 from .legacy import legacy_array
 from .printing import tensor_repr
@@ -347,27 +348,37 @@ class Core:
     # -- dtype -----------------------------------------------------------------------------
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """A tensor of another dtype or on another device, as PyTorch's: ``to(dtype)``,
-        ``to(device)``, ``to(device, dtype)``, ``to(other)`` (other's dtype and device),
-        ``to(dtype=..., device=..., copy=...)``. Differentiable between float dtypes and
-        between devices (the gradient goes back to this tensor's device). The tensor itself
-        where nothing changes (a copy with ``copy=True``)."""
+        """A tensor of another dtype or on another device, as PyTorch's: ``to(dtype,
+        non_blocking, copy)``, ``to(device, dtype, non_blocking, copy)``, ``to(other,
+        non_blocking, copy)`` (other's dtype and device), each also by keyword, and
+        ``memory_format=``. Differentiable between floating dtypes (bfloat16 among them)
+        and between devices (the gradient goes back to this tensor's dtype and device). The
+        tensor itself where nothing changes (a copy with ``copy=True``)."""
+        x = self
         if len(args) == 1 and not kwargs and isinstance(args[0], xp.dtype):
             dtype, dev, copy = args[0], None, False  # the common case, to(cr.float64), fast
         else:
             dtype, dev, copy = to_args(args, kwargs, "to")
-        if dev is not None and dev != self.device:
-            moved = movement.ToDevice.apply(self, device=dev)
+            order = memory_order(kwargs.get("memory_format"), x.ndim, "to")
+            if order is not None and not laid_out(x._array, order):  # one copy, so laid out
+                dtype = dtype or x.dtype
+                floats = array.is_floating(dtype) and array.is_floating(x._array.dtype)
+                x = elementwise.Cast.apply(x if floats else x.detach(), dtype=dtype, order=order)
+                copy = False
+        if dev is not None and dev != x.device:
+            moved = movement.ToDevice.apply(x, device=dev)
             return moved if dtype is None or dtype == moved.dtype else moved.to(dtype)
-        if dtype is None or dtype == self.dtype:
-            return self.clone() if copy else self
-        if not (dtype.kind == "f" and self._array.dtype.kind == "f"):
-            # integer, bool and bfloat16 tensors cannot require grad: off the graph
-            return Tensor._make(self._array.astype(dtype))
-        return elementwise.Cast.apply(self, dtype=dtype)
+        if dtype is None or dtype == x.dtype:
+            return elementwise.Cast.apply(x, dtype=x.dtype) if copy else x
+        if not (array.is_floating(dtype) and array.is_floating(x._array.dtype)):
+            # integer and bool tensors cannot require grad: off the graph
+            return Tensor._make(x._array.astype(dtype))
+        return elementwise.Cast.apply(x, dtype=dtype)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
         """The tensor on the CPU: itself if it is there, else a copy (differentiable)."""
+        if memory_format is not None:  # a layout to keep or make: to's rule
+            return self.to(CPU, memory_format=memory_format)
         if type(self._array) is HOST_ARRAY:
             return self
         return movement.ToDevice.apply(self, device=CPU)
@@ -388,15 +399,19 @@ class Core:
         return False
 
     def clone(self, *, memory_format: Any = None) -> Tensor:
-        return elementwise.Cast.apply(self, dtype=self.dtype)
+        """A copy (differentiable) laid out as memory_format says, by default as this one."""
+        order = memory_order(memory_format, self.ndim, "clone")
+        return elementwise.Cast.apply(self, dtype=self.dtype, order=order, name="CloneBackward0")
 
     # -- layout: read from the array's strides and address, in elements, as PyTorch's -----
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
-        """The tensor itself where it is contiguous, else a copy in C order (differentiable,
-        new memory)."""
-        if self.is_contiguous():
+        """The tensor itself where it is contiguous (in memory_format's layout: C order by
+        default), else a copy so laid out (differentiable, new memory)."""
+        if self.is_contiguous(memory_format):
             return self
+        if memory_format not in (None, contiguous_format, preserve_format):
+            return self.clone(memory_format=memory_format)
         # One copy: NumPy's reshape copies, in C order, what it cannot view as 1-D; a 1-D
         # view it can make is a strided one, which a copy (in its K order) makes contiguous.
         flat = movement.Reshape.apply(self, shape=(self._array.size,))
@@ -405,9 +420,12 @@ class Core:
         return movement.Reshape.apply(flat, shape=self._array.shape)  # a view of the copy
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        """Whether the elements lie in C order without gaps (PyTorch's definition: dims of
-        size 1 and empty tensors do not count against it, as NumPy's flag)."""
-        return bool(self._array.flags.c_contiguous)
+        """Whether the elements lie in C order (or memory_format's) without gaps (PyTorch's
+        definition: dims of size 1 and empty tensors do not count against it)."""
+        order = memory_order(memory_format, self.ndim, "is_contiguous")
+        if order is None or order == tuple(range(self.ndim)):
+            return bool(self._array.flags.c_contiguous)
+        return laid_out(self._array, order)
 
     def stride(self, dim: Any = None) -> Any:
         """The step in elements between neighbours along each dim (a tuple), or along dim.
@@ -470,12 +488,19 @@ class Core:
         """This tensor in other's dtype."""
         return self.to(other.dtype)
 
+    def _cast(self, dtype: Any, memory_format: Any) -> Tensor:
+        """float(), half(), ...: to(dtype), a memory format's layout where one is given."""
+        if memory_format is None:
+            return self.to(dtype)
+        return self.to(dtype, memory_format=memory_format)
+
     def half(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.float16)
+        return self._cast(array.float16, memory_format)
 
     def bfloat16(self, memory_format: Any = None) -> Tensor:
-        """This tensor in bfloat16, a storage dtype: cast, saved and loaded, off the graph."""
-        return self.to(array.bfloat16)
+        """This tensor in bfloat16, a storage dtype (cast, saved, loaded; no leaf of it
+        requires grad): the gradient of a cast goes back to this tensor's dtype."""
+        return self._cast(array.bfloat16, memory_format)
 
     # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
 
@@ -534,21 +559,21 @@ class Core:
 
     # Last in the class: these names shadow the builtins for the rest of its body.
 
-    # ``memory_format`` is taken for PyTorch's signatures: arrays here have one layout
+    # with a memory_format, the copy is laid out as it says (see to)
     def float(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.float32)
+        return self._cast(array.float32, memory_format)
 
     def double(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.float64)
+        return self._cast(array.float64, memory_format)
 
     def long(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.int64)
+        return self._cast(array.int64, memory_format)
 
     def int(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.int32)
+        return self._cast(array.int32, memory_format)
 
     def bool(self, memory_format: Any = None) -> Tensor:
-        return self.to(array.bool_)
+        return self._cast(array.bool_, memory_format)
 
 
 def _on_host_only(t: Any, op: str) -> None:
