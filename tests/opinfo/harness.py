@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 import chainrule as cr
-from tests.opinfo import draws
+from tests.opinfo import draws, ties
 
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.int32, torch.bool)
 BOUNDED_SAMPLES = 4  # per op, form and dtype in `make test`: ~60 s on two workers
@@ -606,7 +606,11 @@ def _run_sample(
             if form.writes_input:
                 compare(c_in, sample_in, tol, "input after")
     except Mismatch as err:
-        return Outcome(key, "failed", str(err))
+        if not ties.applies(op.name, args, kwargs):
+            return Outcome(key, "failed", str(err))
+        if not ties.same_but_for_ties(op.name, sample_in, args, kwargs, got, want):
+            return Outcome(key, "failed", str(err))
+        return Outcome(key, "agreed", "equal elements in another order, which PyTorch leaves open")
     torch_side, cr_side = (sample_in, args, kwargs), (c_in, c_args, c_kwargs)
     if drawn:
         if not deep or op.name in UNDEFINED_VALUES:

@@ -199,3 +199,23 @@ def test_importing_the_op_database_leaves_torchs_backend_flags_settable() -> Non
     before = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = not before
     torch.backends.cudnn.benchmark = before
+
+
+def test_ties_may_come_in_another_order_where_pytorch_leaves_it_open() -> None:
+    from tests.opinfo import ties
+
+    x = torch.tensor([[3, 1, 3, 2, 1]])
+    want = torch.topk(x, 3)
+    values = cr.tensor([[3, 3, 2]])
+    swapped = (values, cr.tensor([[2, 0, 3]]))  # the two 3s the other way round
+    assert ties.same_but_for_ties("topk", x, (3,), {}, swapped, want)
+    assert not ties.same_but_for_ties("topk", x, (3,), {}, (values, cr.tensor([[0, 0, 3]])), want)
+    assert not ties.same_but_for_ties("topk", x, (3,), {}, (values, cr.tensor([[2, 1, 3]])), want)
+    assert not ties.same_but_for_ties(
+        "topk", x, (3,), {}, (cr.tensor([[3, 2, 3]]), swapped[1]), want
+    )
+    order = torch.argsort(x)
+    assert ties.same_but_for_ties("argsort", x, (), {}, cr.tensor([[4, 1, 3, 0, 2]]), order)
+    assert not ties.same_but_for_ties("argsort", x, (), {}, cr.tensor([[4, 4, 3, 0, 2]]), order)
+    assert ties.applies("sort", (), {}) and not ties.applies("sort", (), {"stable": True})
+    assert not ties.applies("topk", (3, -1, True, False), {}) and not ties.applies("abs", (), {})
