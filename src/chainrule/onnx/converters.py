@@ -160,7 +160,8 @@ def _cast(g: Graph, s: Step) -> str:
 @converts("Clamp")
 def _clamp(g: Graph, s: Step) -> str:
     x = g.value(s.inputs[0], dtype_of(s))
-    lo, hi = s.options.get("lo"), s.options.get("hi")
+    tensors = len(s.inputs) > 1  # tensor bounds are inputs, number bounds options
+    lo, hi = s.inputs[1:] if tensors else (s.options.get("lo"), s.options.get("hi"))
     bounds = [b for b in (lo, hi) if b is not None]
     if all(isinstance(b, (int, float)) for b in bounds):
         limits = ["" if b is None else g.value(b, dtype_of(s)) for b in (lo, hi)]
