@@ -21,10 +21,6 @@ LISTS = {
 }
 
 
-def _known(check: str, case_id: str) -> dict[int | str, str]:
-    return expectations.known_later(check, case_id) if check else expectations.known(case_id)
-
-
 def check(case: harness.Case, limit: int, deep: int | None = None) -> None:
     """Fail on any sample that disagrees unless it is a known disagreement of the check that
     failed; fail too on a known disagreement that now agrees (the lists only shrink); xfail
@@ -33,7 +29,7 @@ def check(case: harness.Case, limit: int, deep: int | None = None) -> None:
     every = tally.exhausted or limit >= harness.full_samples()
     problems = []
     for name, listed in LISTS.items():
-        known = _known(name, case.id)
+        known = expectations.known(case.id, name)
         failed = {_index(o): o for o in tally.outcomes if o.kind == "failed" and o.check == name}
         ran = {_index(o) for o in tally.outcomes if not name or o.deep == name}
         problems += [
