@@ -62,7 +62,7 @@ def _refuse(x: Any) -> None:
 
 def wrap(x: Any) -> Any:
     """NumPy's result as the module's: arrays wrapped (once each), NumPy scalars as 0-d
-    arrays, tuples and lists of them item by item; anything else as it is."""
+    arrays, tuples (named ones too) and lists of them item by item; anything else as it is."""
     t = type(x)
     if t is np.ndarray:
         w = _wrappers.get(id(x))
@@ -75,6 +75,8 @@ def wrap(x: Any) -> Any:
         return wrap(np.asarray(x))
     if t is tuple or t is list:
         return t(wrap(v) for v in x)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a named result: linalg.svd's
+        return t(*(wrap(v) for v in x))
     return x
 
 
