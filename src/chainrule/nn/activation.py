@@ -13,7 +13,7 @@ from .. import array
 from ..arguments import need_float, need_number, resolve_device
 from ..autograd.mode import no_grad
 from ..factories import full
-from ..ops import elementwise
+from ..ops import elementwise, special
 from ..tensor import Tensor, as_tensor, where
 from .module import Module, Parameter
 
@@ -67,7 +67,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     or with 'tanh': 0.5 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}")
-    return elementwise.Gelu.apply(_floating(input, "gelu"), approximate=approximate)
+    return special.Gelu.apply(_floating(input, "gelu"), approximate=approximate)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

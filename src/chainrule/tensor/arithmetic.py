@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import need_number, normalize_dims
-from ..ops import elementwise, linalg
+from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
@@ -285,7 +285,7 @@ class Arithmetic(Core):
         return elementwise.Relu.apply(self)
 
     def erf(self) -> Tensor:
-        return elementwise.Erf.apply(floating(self))
+        return special.Erf.apply(floating(self))
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
