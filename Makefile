@@ -32,6 +32,7 @@ test-all: $(BIN)/python
 lint: $(BIN)/python
 	$(BIN)/pip install -q -e ".[dev]"
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
 
 bench: $(BIN)/python

@@ -37,8 +37,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     makers = {"chainrule": lambda: chain_fn(cr, n_ops)}
     with_pytorch(makers, lambda torch: chain_fn(torch, n_ops))
     per_op = {k: v / n_ops for k, v in interleaved(makers, steps, warmup).items()}
-    print(table(f"Per-op overhead: chain of {n_ops} ops on 8x8, forward + backward", per_op,
-                unit="us/op", scale=1e6))
+    print(
+        table(
+            f"Per-op overhead: chain of {n_ops} ops on 8x8, forward + backward",
+            per_op,
+            unit="us/op",
+            scale=1e6,
+        )
+    )
     return per_op
 
 

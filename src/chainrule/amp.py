@@ -122,9 +122,7 @@ class GradScaler:
             if growth_factor <= 1.0:
                 raise ValueError(f"GradScaler: growth_factor must be > 1.0; got {growth_factor}")
             if backoff_factor >= 1.0:
-                raise ValueError(
-                    f"GradScaler: backoff_factor must be < 1.0; got {backoff_factor}"
-                )
+                raise ValueError(f"GradScaler: backoff_factor must be < 1.0; got {backoff_factor}")
         self._scale = xp.float32(init_scale)
         self._growth_factor = float(growth_factor)
         self._backoff_factor = float(backoff_factor)

@@ -13,8 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["compile", "cuda", "cudnn", "get_float32_matmul_precision", "mps",
-           "set_float32_matmul_precision"]
+__all__ = [
+    "compile",
+    "cuda",
+    "cudnn",
+    "get_float32_matmul_precision",
+    "mps",
+    "set_float32_matmul_precision",
+]
 
 
 class _Cudnn:

@@ -67,29 +67,56 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     t.add_argument("--out", help="output folder (default runs/RECIPE)")
     t.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
-    t.add_argument("--model", help="the names recipe's model: bigram, mlp, rnn, gru, lstm or "
-                   "transformer (default)")
-    t.add_argument("--data-file", help="a UTF-8 text to train on (the gpt recipe; default: "
-                   "some of Python's standard library)")
-    t.add_argument("--device", help="where to train: cpu (the default), cuda or cuda:N (a GPU, "
-                   "through CuPy: pip install chainrule[cuda])")
+    t.add_argument(
+        "--model",
+        help="the names recipe's model: bigram, mlp, rnn, gru, lstm or transformer (default)",
+    )
+    t.add_argument(
+        "--data-file",
+        help="a UTF-8 text to train on (the gpt recipe; default: "
+        "some of Python's standard library)",
+    )
+    t.add_argument(
+        "--device",
+        help="where to train: cpu (the default), cuda or cuda:N (a GPU, "
+        "through CuPy: pip install chainrule[cuda])",
+    )
     t.add_argument("--quiet", action="store_true", help="no progress bar")
-    t.add_argument("--checkpoint-every", type=_positive(int), metavar="N",
-                   help="also checkpoint the whole run every N steps (it is at each epoch's end)")
-    t.add_argument("--resume", action="store_true",
-                   help="continue the run checkpointed in --out, exactly where it stopped")
-    t.add_argument("--tensorboard", nargs="?", const="", metavar="DIR",
-                   help="log the loss, the metrics and the learning rate (and with --diagnostics "
-                   "the layers' statistics) for TensorBoard, in DIR (default runs/<date>_<host>_"
-                   "RECIPE); needs pip install chainrule[tensorboard]")
-    t.add_argument("--diagnostics", action="store_true", help="record each layer's activations, "
-                   "gradients and updates: diagnostics.png, diagnostics.json and warnings")
+    t.add_argument(
+        "--checkpoint-every",
+        type=_positive(int),
+        metavar="N",
+        help="also checkpoint the whole run every N steps (it is at each epoch's end)",
+    )
+    t.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run checkpointed in --out, exactly where it stopped",
+    )
+    t.add_argument(
+        "--tensorboard",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="log the loss, the metrics and the learning rate (and with --diagnostics "
+        "the layers' statistics) for TensorBoard, in DIR (default runs/<date>_<host>_"
+        "RECIPE); needs pip install chainrule[tensorboard]",
+    )
+    t.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="record each layer's activations, "
+        "gradients and updates: diagnostics.png, diagnostics.json and warnings",
+    )
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
     g.add_argument("recipe", type=_recipe)
     g.add_argument("--out", help="FILE.svg, FILE.png or FILE.dot")
-    g.add_argument("--html", metavar="FILE", help="a page that steps through the backward pass "
-                   "(one self-contained HTML file)")
+    g.add_argument(
+        "--html",
+        metavar="FILE",
+        help="a page that steps through the backward pass (one self-contained HTML file)",
+    )
     g.add_argument("--data-dir", help="folder with MNIST-style IDX files (the mnist recipe)")
     e = sub.add_parser("export", help="write a trained run's model as an ONNX file")
     e.add_argument("run_dir", help="a folder `chainrule train` wrote")
@@ -98,13 +125,24 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sample", help="print samples from a trained names or gpt run")
     s.add_argument("run_dir", help="a folder `chainrule train names|gpt` wrote")
     s.add_argument("--num", type=_positive(int), help="how many (default: 10 names, 1 text)")
-    s.add_argument("--max-new-tokens", type=_positive(int),
-                   help="characters to draw at most (default: 16 for names, 200 for gpt)")
-    s.add_argument("--temperature", type=_positive(float), default=1.0,
-                   help="divides the logits: below 1 surer, above 1 more varied (default 1)")
+    s.add_argument(
+        "--max-new-tokens",
+        type=_positive(int),
+        help="characters to draw at most (default: 16 for names, 200 for gpt)",
+    )
+    s.add_argument(
+        "--temperature",
+        type=_positive(float),
+        default=1.0,
+        help="divides the logits: below 1 surer, above 1 more varied (default 1)",
+    )
     s.add_argument("--top-k", type=_positive(int), help="draw among the k likeliest only")
-    s.add_argument("--greedy", action="store_true", help="take the likeliest token each time "
-                   "(as --top-k 1; --temperature and --top-k are then moot)")
+    s.add_argument(
+        "--greedy",
+        action="store_true",
+        help="take the likeliest token each time "
+        "(as --top-k 1; --temperature and --top-k are then moot)",
+    )
     s.add_argument("--prompt", help="text to continue (names: how the names begin)")
     s.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     return p
@@ -411,8 +449,10 @@ def cmd_sample(args: argparse.Namespace) -> int:
         raise recipes.RecipeError(
             f"sample: RUN_DIR holds no model.safetensors; got {args.run_dir!r}"
         )
-    options = {k: getattr(args, k)
-               for k in ("num", "max_new_tokens", "temperature", "top_k", "prompt", "seed")}
+    options = {
+        k: getattr(args, k)
+        for k in ("num", "max_new_tokens", "temperature", "top_k", "prompt", "seed")
+    }
     if args.greedy:  # only the largest logit survives top-k 1: it is drawn with probability 1
         options["top_k"] = 1
     print(recipe.sample(args.run_dir, metrics, options))

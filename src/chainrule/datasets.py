@@ -38,15 +38,13 @@ def _sklearn() -> Any:
         import sklearn.model_selection
     except ImportError as e:
         raise ImportError(
-            'chainrule.datasets: this dataset needs scikit-learn; install it with '
+            "chainrule.datasets: this dataset needs scikit-learn; install it with "
             'pip install "chainrule[datasets]"'
         ) from e
     return sklearn
 
 
-def _split(
-    x: Any, y: Any, test_size: float, seed: int, classes: bool, standardize: bool
-) -> Split:
+def _split(x: Any, y: Any, test_size: float, seed: int, classes: bool, standardize: bool) -> Split:
     """Shuffle and split (stratified by class for classification: int64 labels; float32
     targets otherwise), then standardise the features with the training part's mean and
     std, so nothing of the test part leaks into training."""
@@ -60,8 +58,17 @@ def _split(
         std[std == 0] = 1  # a constant feature stays constant (zero) instead of becoming NaN
         x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
     label = array.int64 if classes else array.float32
-    return Split(*(Tensor._make(xp.ascontiguousarray(a, dtype=dt)) for a, dt in [
-        (x_train, array.float32), (y_train, label), (x_test, array.float32), (y_test, label)]))
+    return Split(
+        *(
+            Tensor._make(xp.ascontiguousarray(a, dtype=dt))
+            for a, dt in [
+                (x_train, array.float32),
+                (y_train, label),
+                (x_test, array.float32),
+                (y_test, label),
+            ]
+        )
+    )
 
 
 def breast_cancer(test_size: float = 0.2, seed: int = 0, standardize: bool = True) -> Split:
@@ -87,8 +94,9 @@ def digits(
     split = _split(x / 16.0, y, test_size, seed, classes=True, standardize=standardize)
     if flatten:
         return split
-    return split._replace(x_train=split.x_train.reshape(-1, 1, 8, 8),
-                          x_test=split.x_test.reshape(-1, 1, 8, 8))
+    return split._replace(
+        x_train=split.x_train.reshape(-1, 1, 8, 8), x_test=split.x_test.reshape(-1, 1, 8, 8)
+    )
 
 
 def moons(
@@ -128,8 +136,12 @@ def regression(
 
 # -- IDX files (MNIST, Fashion-MNIST) ------------------------------------------------------
 
-_IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-              "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+_IDX_FILES = (
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+)
 # IDX type codes; the data is big-endian.
 _IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 _MAX_DIMS = 64  # NumPy's most

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # Names of the inputs where they are not a, b, c, ...
 _ROLES: dict[str, tuple[str, ...]] = {"Where": ("cond", "x", "y"), "Gather": ("a", "index")}
 
+
 def rule(fn: Function) -> str:
     """The local rule of a recorded op, as a short formula: its Function's ``rule``, or for a
     Function without one (a user's), its docstring's first line."""

@@ -52,12 +52,21 @@ def test_cuda_is_available_and_counted() -> None:
 @pytest.mark.parametrize("dev", ["cuda", "cuda:0", 0, cr.device("cuda"), cr.device("cuda", 0)])
 def test_factories_make_tensors_on_the_device_asked_for(dev) -> None:
     made = [
-        cr.tensor([1.0, 2.0], device=dev), cr.zeros(2, 3, device=dev), cr.ones(2, device=dev),
-        cr.empty(2, device=dev), cr.full((2,), 1.5, device=dev), cr.arange(5, device=dev),
-        cr.linspace(0, 1, 5, device=dev), cr.eye(3, device=dev), cr.rand(2, device=dev),
-        cr.randn(2, device=dev), cr.randint(0, 5, (3,), device=dev),
-        cr.randperm(4, device=dev), cr.zeros_like(cr.ones(2), device=dev),
-        cr.ones(2).new_zeros(3, device=dev), cr.as_tensor([1, 2], device=dev),
+        cr.tensor([1.0, 2.0], device=dev),
+        cr.zeros(2, 3, device=dev),
+        cr.ones(2, device=dev),
+        cr.empty(2, device=dev),
+        cr.full((2,), 1.5, device=dev),
+        cr.arange(5, device=dev),
+        cr.linspace(0, 1, 5, device=dev),
+        cr.eye(3, device=dev),
+        cr.rand(2, device=dev),
+        cr.randn(2, device=dev),
+        cr.randint(0, 5, (3,), device=dev),
+        cr.randperm(4, device=dev),
+        cr.zeros_like(cr.ones(2), device=dev),
+        cr.ones(2).new_zeros(3, device=dev),
+        cr.as_tensor([1, 2], device=dev),
     ]
     assert all(on_cuda(t) for t in made), [t.device for t in made]
     assert all(not t.is_cpu and t.get_device() == 0 for t in made)
@@ -65,18 +74,29 @@ def test_factories_make_tensors_on_the_device_asked_for(dev) -> None:
 
 def test_likes_and_new_tensors_keep_the_device() -> None:
     x = cr.ones(2, 3, device="cuda")
-    for t in (cr.zeros_like(x), cr.rand_like(x), cr.full_like(x, 2.0), x.new_ones(4),
-              x.new_tensor([1.0]), x.new_full((2,), 3.0), x.new_empty(1)):
+    for t in (
+        cr.zeros_like(x),
+        cr.rand_like(x),
+        cr.full_like(x, 2.0),
+        x.new_ones(4),
+        x.new_tensor([1.0]),
+        x.new_full((2,), 3.0),
+        x.new_empty(1),
+    ):
         assert on_cuda(t)
     assert cr.zeros_like(x, device="cpu").device == CPU
 
 
 def test_a_gpu_that_is_not_there_is_named() -> None:
-    with pytest.raises(ValueError, match=r"zeros: .*got device 'cuda:1' \(CUDA devices here: "
-                                         r"cuda:0 to cuda:0\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"zeros: .*got device 'cuda:1' \(CUDA devices here: "
+        r"cuda:0 to cuda:0\)",
+    ):
         cr.zeros(2, device="cuda:1")
-    with pytest.raises(ValueError, match="chainrule computes on the CPU and on CUDA GPUs; got "
-                                         "device 'mps'"):
+    with pytest.raises(
+        ValueError, match="chainrule computes on the CPU and on CUDA GPUs; got device 'mps'"
+    ):
         cr.zeros(2, device="mps")
 
 
@@ -98,8 +118,13 @@ def test_to_cuda_and_back_keeps_values_and_carries_gradients_back() -> None:
 
 def test_ops_on_two_devices_are_pytorchs_error() -> None:
     a, b = cr.ones(2, 3), cr.ones(2, 3, device="cuda")
-    for op in (lambda: a + b, lambda: b * a, lambda: cr.cat([a, b]), lambda: b @ a.T,
-               lambda: cr.where(a > 0, b, a)):
+    for op in (
+        lambda: a + b,
+        lambda: b * a,
+        lambda: cr.cat([a, b]),
+        lambda: b @ a.T,
+        lambda: cr.where(a > 0, b, a),
+    ):
         with pytest.raises(RuntimeError, match=f"{SAME_DEVICE}, cuda:0 and cpu"):
             op()
     with pytest.raises(RuntimeError, match=r"got \(2, 3\) on cpu, \(2, 3\) on cuda:0"):
@@ -113,12 +138,15 @@ def test_ops_on_two_devices_are_pytorchs_error() -> None:
 
 def test_losses_want_the_target_on_the_inputs_device() -> None:
     logits = cr.randn(4, 3, device="cuda")
-    with pytest.raises(RuntimeError, match="cross_entropy: expected all tensors to be on the "
-                                           "same device; got input of shape"):
+    with pytest.raises(
+        RuntimeError,
+        match="cross_entropy: expected all tensors to be on the same device; got input of shape",
+    ):
         F.cross_entropy(logits, cr.tensor([0, 1, 2, 0]))
     loss = F.cross_entropy(logits, cr.tensor([0, 1, 2, 0], device="cuda"))
     expected = torch.nn.functional.cross_entropy(
-        torch.tensor(logits.cpu().numpy()), torch.tensor([0, 1, 2, 0]))
+        torch.tensor(logits.cpu().numpy()), torch.tensor([0, 1, 2, 0])
+    )
     assert on_cuda(loss) and abs(loss.item() - expected.item()) < 1e-6
     assert on_cuda(F.cross_entropy(logits, [0, 1, 2, 0]))  # data is made on the device
 
@@ -128,8 +156,9 @@ def test_indexing_moves_cpu_indices_and_refuses_cuda_ones_on_the_cpu() -> None:
     assert x[cr.tensor([1, 3])].tolist() == [1.0, 3.0]
     assert x[np.array([2, 4])].tolist() == [2.0, 4.0] and x[[5, 6]].tolist() == [5.0, 6.0]
     assert on_cuda(x[x > 7]) and x[x > 7].tolist() == [8.0, 9.0]
-    with pytest.raises(IndexError, match="indices should be on the CPU or on the indexed "
-                                         "tensor's device"):
+    with pytest.raises(
+        IndexError, match="indices should be on the CPU or on the indexed tensor's device"
+    ):
         cr.arange(4.0)[cr.tensor([1], device="cuda")]
     x[cr.tensor([0])] = 5.0
     assert x[0].item() == 5.0
@@ -138,8 +167,11 @@ def test_indexing_moves_cpu_indices_and_refuses_cuda_ones_on_the_cpu() -> None:
 
 def test_numpy_of_a_cuda_tensor_is_refused_as_pytorch_does() -> None:
     x = cr.ones(2, device="cuda")
-    with pytest.raises(TypeError, match=r"numpy: can't convert a cuda:0 device tensor \(shape "
-                                        r"\(2,\)\) to a NumPy array; use Tensor.cpu\(\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"numpy: can't convert a cuda:0 device tensor \(shape "
+        r"\(2,\)\) to a NumPy array; use Tensor.cpu\(\)",
+    ):
         x.numpy()
     with pytest.raises(TypeError, match="can't convert a cuda:0 device tensor"):
         np.asarray(x)
@@ -147,16 +179,22 @@ def test_numpy_of_a_cuda_tensor_is_refused_as_pytorch_does() -> None:
     assert x.tolist() == [1.0, 1.0] and float(x.sum()) == 2.0 and x[0].item() == 1.0
     assert repr(x) == "tensor([1., 1.], device='cuda:0')"
     assert repr(cr.zeros(2, device="cuda", requires_grad=True)) == (
-        "tensor([0., 0.], device='cuda:0', requires_grad=True)")
+        "tensor([0., 0.], device='cuda:0', requires_grad=True)"
+    )
 
 
 def _mlp() -> nn.Module:
     return nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.BatchNorm1d(8), nn.Linear(8, 3))
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: optim.SGD(p, lr=0.1, momentum=0.9), lambda p: optim.Adam(p, lr=0.01),
-    lambda p: optim.AdamW(p, lr=0.01)])
+@pytest.mark.parametrize(
+    "make_opt",
+    [
+        lambda p: optim.SGD(p, lr=0.1, momentum=0.9),
+        lambda p: optim.Adam(p, lr=0.01),
+        lambda p: optim.AdamW(p, lr=0.01),
+    ],
+)
 def test_a_model_moved_to_cuda_trains_as_on_the_cpu(make_opt) -> None:
     cr.manual_seed(0)
     cpu_model = _mlp()
@@ -178,21 +216,32 @@ def test_a_model_moved_to_cuda_trains_as_on_the_cpu(make_opt) -> None:
             loss.backward()
             opt.step()
         state = opt.state_dict()["state"]
-        assert all(t.device == cr.device(dev) if dev == "cpu" else on_cuda(t)
-                   for s in state.values() for t in s.values() if isinstance(t, cr.Tensor))
+        assert all(
+            t.device == cr.device(dev) if dev == "cpu" else on_cuda(t)
+            for s in state.values()
+            for t in s.values()
+            if isinstance(t, cr.Tensor)
+        )
         runs.append({k: v.cpu().numpy() for k, v in model.state_dict().items()})
     for k in runs[0]:
         close(runs[0][k], runs[1][k])
     assert cuda_model.cpu() is cuda_model and all(
-        t.device == CPU for t in cuda_model.state_dict().values())
+        t.device == CPU for t in cuda_model.state_dict().values()
+    )
 
 
 def test_layers_take_device_as_pytorchs() -> None:
-    layers = [nn.Linear(3, 4, device="cuda"), nn.Conv2d(1, 2, 3, device="cuda"),
-              nn.Embedding(5, 2, device="cuda"), nn.LayerNorm(4, device="cuda"),
-              nn.BatchNorm1d(4, device="cuda"), nn.LSTM(3, 4, device="cuda"),
-              nn.MultiheadAttention(4, 2, device="cuda"),
-              nn.TransformerEncoderLayer(8, 2, 16, device="cuda"), nn.PReLU(device="cuda")]
+    layers = [
+        nn.Linear(3, 4, device="cuda"),
+        nn.Conv2d(1, 2, 3, device="cuda"),
+        nn.Embedding(5, 2, device="cuda"),
+        nn.LayerNorm(4, device="cuda"),
+        nn.BatchNorm1d(4, device="cuda"),
+        nn.LSTM(3, 4, device="cuda"),
+        nn.MultiheadAttention(4, 2, device="cuda"),
+        nn.TransformerEncoderLayer(8, 2, 16, device="cuda"),
+        nn.PReLU(device="cuda"),
+    ]
     for layer in layers:
         assert all(on_cuda(t) for t in layer.state_dict().values()), type(layer).__name__
     x = cr.randn(2, 5, 8, device="cuda")
@@ -234,10 +283,12 @@ def test_an_optimizer_state_follows_its_parameters_device() -> None:
     model.cuda()
     opt2 = optim.Adam(model.parameters(), lr=0.01)
     opt2.load_state_dict(saved)  # CPU state into CUDA parameters: moved, as PyTorch casts it
-    assert all(on_cuda(t) for s in opt2.state.values() for t in s.values()
-               if isinstance(t, cr.Tensor))
-    F.cross_entropy(model(cr.randn(4, 4, device="cuda")),
-                    cr.tensor([0, 1, 2, 0], device="cuda")).backward()
+    assert all(
+        on_cuda(t) for s in opt2.state.values() for t in s.values() if isinstance(t, cr.Tensor)
+    )
+    F.cross_entropy(
+        model(cr.randn(4, 4, device="cuda")), cr.tensor([0, 1, 2, 0], device="cuda")
+    ).backward()
     opt2.step()
 
 
@@ -312,8 +363,10 @@ def test_the_op_catalog_on_cuda_equals_the_cpu(row: Row, dtype) -> None:
 
 def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
     """A row's outputs and gradients on dev, on the host."""
-    xs = [a if a is NUM else cr.tensor(np.asarray(a, dtype=dtype), device=dev,
-                                        requires_grad=row.grad) for a in _arrays(row)]
+    xs = [
+        a if a is NUM else cr.tensor(np.asarray(a, dtype=dtype), device=dev, requires_grad=row.grad)
+        for a in _arrays(row)
+    ]
     outs = row.fn(cr, *xs)
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     assert all(o.device == cr.device(dev) if dev == "cpu" else on_cuda(o) for o in outs)
@@ -321,8 +374,7 @@ def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
     floats = [o for o in outs if o.requires_grad]
     if row.grad and floats:
         rng = np.random.default_rng(1)
-        ups = [cr.tensor(rng.standard_normal(o.shape).astype(o.dtype), device=dev)
-               for o in floats]
+        ups = [cr.tensor(rng.standard_normal(o.shape).astype(o.dtype), device=dev) for o in floats]
         tensors = [x for x in xs if isinstance(x, cr.Tensor)]
         grads = cr.autograd.grad(floats, tensors, ups, allow_unused=True)
         got += [g.cpu().numpy() for g in grads if g is not None]

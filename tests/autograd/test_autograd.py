@@ -21,8 +21,6 @@ def _pair(*shape: int, seed: int = 0) -> tuple[cr.Tensor, torch.Tensor]:
     return cr.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
 
 
-
-
 # -- graph shapes ---------------------------------------------------------------------------
 
 

@@ -245,8 +245,10 @@ def test_once_differentiable_refuses_a_second_derivative() -> None:
         (g,) = _grad(lib)(y, x, v, create_graph=True)
         np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.3, -1.2, 2.0]) ** 2)
         assert g.requires_grad
-        with pytest.raises(RuntimeError, match="differentiate twice a function that was marked "
-                           "with @once_differentiable"):
+        with pytest.raises(
+            RuntimeError,
+            match="differentiate twice a function that was marked with @once_differentiable",
+        ):
             g.sum().backward()
         (g,) = _grad(lib)(functions(lib)["OnceCube"].apply(x).sum(), x, create_graph=True)
         assert not g.requires_grad  # the seed is no graph's: nothing to refuse, as PyTorch

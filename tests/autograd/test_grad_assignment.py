@@ -32,9 +32,12 @@ def test_a_mismatched_grad_is_refused_as_torch_refuses_it(make: Any) -> None:
 
 def test_the_message_names_both_shapes_and_dtypes() -> None:
     leaf = cr.zeros(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"grad: assigned grad has shape \(2,\) and dtype "
-                       r"chainrule\.float64, but the tensor has shape \(2,\) and dtype "
-                       r"chainrule\.float32"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"grad: assigned grad has shape \(2,\) and dtype "
+        r"chainrule\.float64, but the tensor has shape \(2,\) and dtype "
+        r"chainrule\.float32",
+    ):
         leaf.grad = cr.ones(2, dtype=cr.float64)
     with pytest.raises(TypeError, match="grad: assigned grad must be a Tensor or None; got list"):
         leaf.grad = [1.0, 2.0]
@@ -60,6 +63,9 @@ def test_a_hook_that_changes_the_dtype_is_refused_naming_it() -> None:
             (leaf * 2).sum().backward()
     leaf = cr.ones(2, requires_grad=True)
     leaf.register_hook(widen)
-    with pytest.raises(RuntimeError, match=r"hook 'widen' has changed the type of the gradient "
-                       r"\(was chainrule\.float32 on cpu, got chainrule\.float64 on cpu\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"hook 'widen' has changed the type of the gradient "
+        r"\(was chainrule\.float32 on cpu, got chainrule\.float64 on cpu\)",
+    ):
         (leaf * 2).sum().backward()

@@ -83,8 +83,9 @@ def test_node_hooks_run_and_replace_as_torchs() -> None:
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         y = x * 3
         y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
-        y.grad_fn.register_hook(lambda gi, go, seen=seen: seen.append((gi[0].tolist(),
-                                                                       go[0].tolist())))
+        y.grad_fn.register_hook(
+            lambda gi, go, seen=seen: seen.append((gi[0].tolist(), go[0].tolist()))
+        )
         y.sum().backward()
         got.append((x.grad.tolist(), seen))
     assert got[0] == got[1] == ([30.0, 30.0], [([30.0, 30.0], [10.0, 10.0])])

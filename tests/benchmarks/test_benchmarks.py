@@ -29,8 +29,10 @@ def test_mlp_step_is_the_same_computation_on_every_framework():
     x = rng.standard_normal((16, 784)).astype(np.float32)
     y = rng.integers(0, 10, 16)
     w = mlp_step.init_weights()
-    steps = [make(w, x, y) for make in (mlp_step.chainrule_step_fn, mlp_step.numpy_step_fn,
-                                         mlp_step.torch_step_fn)]
+    steps = [
+        make(w, x, y)
+        for make in (mlp_step.chainrule_step_fn, mlp_step.numpy_step_fn, mlp_step.torch_step_fn)
+    ]
     for _ in range(3):
         losses = [step() for step in steps]
         assert losses == pytest.approx([losses[0]] * 3, rel=1e-4)

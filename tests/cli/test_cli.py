@@ -77,8 +77,9 @@ def test_unknown_recipe_lists_the_known_ones(capsys):
     assert "unknown recipe 'nope'" in err and "breast-cancer" in err
 
 
-@pytest.mark.parametrize("args", [["--epochs", "0"], ["--lr", "-1"], ["--batch-size", "x"],
-                                  ["--optimizer", "lbfgs"]])
+@pytest.mark.parametrize(
+    "args", [["--epochs", "0"], ["--lr", "-1"], ["--batch-size", "x"], ["--optimizer", "lbfgs"]]
+)
 def test_bad_option_is_a_usage_error(capsys, args):
     with pytest.raises(SystemExit) as e:
         cli.main(["train", "breast-cancer", *args])

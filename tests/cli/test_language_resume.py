@@ -69,8 +69,9 @@ def uninterrupted(tmp_path_factory):
             out = tmp_path_factory.mktemp(run)
             assert cli.main(args(run, every, out)) == 0
             assert not (out / "checkpoint.safetensors").exists()  # a finished run keeps none
-            done[run, every] = digest(out / "model.safetensors"), without_seconds(
-                out / "metrics.json"
+            done[run, every] = (
+                digest(out / "model.safetensors"),
+                without_seconds(out / "metrics.json"),
             )
         return done[run, every]
 

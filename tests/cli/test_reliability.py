@@ -24,8 +24,6 @@ def exactly(text: str) -> str:
     return "^" + re.escape(text) + "$"
 
 
-
-
 def cyclic_garbage() -> list[str]:
     """The type names of the chainrule objects that only the cyclic collector can free (call
     it with the collector off, so that it has not freed them already)."""

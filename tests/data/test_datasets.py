@@ -103,8 +103,9 @@ def test_mnist_reads_idx_files(tmp_path, gz):
     s = datasets.mnist(tmp_path)
     assert s.x_train.shape == (5, 1, 4, 3) and s.x_test.shape == (3, 1, 4, 3)
     assert s.x_train.dtype == np.float32 and s.y_train.dtype == np.int64
-    np.testing.assert_allclose(s.x_train.numpy()[:, 0], data["train-images-idx3-ubyte"] / 255,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        s.x_train.numpy()[:, 0], data["train-images-idx3-ubyte"] / 255, rtol=1e-6
+    )
     np.testing.assert_array_equal(s.y_test.numpy(), data["t10k-labels-idx1-ubyte"])
     flat = datasets.mnist(str(tmp_path), flatten=True)
     assert flat.x_test.shape == (3, 12)
@@ -121,9 +122,12 @@ def test_fashion_mnist_in_torchvision_layout(tmp_path):
 def test_missing_files_are_listed(tmp_path):
     write_mnist(tmp_path, False, np.random.default_rng(0))
     (tmp_path / "t10k-labels-idx1-ubyte").unlink()
-    with pytest.raises(FileNotFoundError, match="missing under .*: t10k-labels-idx1-ubyte "
-                       r"\(each raw or with \.gz.*expected train-images-idx3-ubyte, "
-                       "train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte"):
+    with pytest.raises(
+        FileNotFoundError,
+        match="missing under .*: t10k-labels-idx1-ubyte "
+        r"\(each raw or with \.gz.*expected train-images-idx3-ubyte, "
+        "train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte",
+    ):
         datasets.mnist(tmp_path)
 
 

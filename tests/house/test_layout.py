@@ -133,7 +133,7 @@ def test_no_module_imports_itself_back_even_inside_a_function() -> None:
                 grey.discard(node)
                 done.add(node)
             elif nxt in grey:
-                cycle = [n for n, _ in stack][[n for n, _ in stack].index(nxt):] + [nxt]
+                cycle = [n for n, _ in stack][[n for n, _ in stack].index(nxt) :] + [nxt]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             elif nxt not in done:
                 grey.add(nxt)

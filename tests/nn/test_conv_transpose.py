@@ -65,27 +65,39 @@ def test_output_size_picks_the_output_padding_as_torch() -> None:
     for size in ([7, 7], [8, 8], [7, 8], (1, 2, 8, 7)):
         yt, yc = theirs(torch.tensor(x), output_size=size), ours(cr.tensor(x), output_size=size)
         np.testing.assert_allclose(yc.numpy(), yt.detach().numpy(), rtol=1e-10, atol=1e-12)
-    with pytest.raises(ValueError, match=r"ConvTranspose2d: output_size \(10, 10\) is out of "
-                       r"reach for input shape \(1, 2, 4, 4\): each size must be from \(7, 7\) "
-                       r"to \(8, 8\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"ConvTranspose2d: output_size \(10, 10\) is out of "
+        r"reach for input shape \(1, 2, 4, 4\): each size must be from \(7, 7\) "
+        r"to \(8, 8\)",
+    ):
         ours(cr.tensor(x), output_size=[10, 10])
 
 
 def test_errors_name_the_layer_and_the_values() -> None:
-    with pytest.raises(ValueError, match=r"ConvTranspose2d: output_padding must be .* smaller "
-                       r"than stride or dilation; got output_padding \(2, 2\), stride \(2, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"ConvTranspose2d: output_padding must be .* smaller "
+        r"than stride or dilation; got output_padding \(2, 2\), stride \(2, 2\)",
+    ):
         cr.nn.ConvTranspose2d(2, 2, 3, stride=2, output_padding=2)
     with pytest.raises(ValueError, match="ConvTranspose2d: only padding_mode 'zeros'"):
         cr.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="ConvTranspose2d: padding must be an int or a tuple"):
         cr.nn.ConvTranspose2d(2, 2, 3, padding="same")
     x, w = cr.zeros(1, 3, 4, 4), cr.zeros(2, 2, 3, 3)
-    with pytest.raises(ValueError, match=r"conv_transpose2d: the input's channels must equal "
-                       r"the weight's first dim .*input shape \(1, 3, 4, 4\) and weight shape "
-                       r"\(2, 2, 3, 3\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"conv_transpose2d: the input's channels must equal "
+        r"the weight's first dim .*input shape \(1, 3, 4, 4\) and weight shape "
+        r"\(2, 2, 3, 3\)",
+    ):
         cr.nn.functional.conv_transpose2d(x, w)
-    with pytest.raises(ValueError, match=r"conv_transpose2d: bias must have shape \(2,\); got "
-                       r"bias shape \(3,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"conv_transpose2d: bias must have shape \(2,\); got "
+        r"bias shape \(3,\)",
+    ):
         cr.nn.functional.conv_transpose2d(cr.zeros(1, 2, 4, 4), w, cr.zeros(3))
     with pytest.raises(TypeError, match="conv_transpose2d: input, weight and bias must share"):
         cr.nn.functional.conv_transpose2d(cr.zeros(1, 2, 4, 4, dtype=cr.float64), w)

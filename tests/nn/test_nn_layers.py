@@ -173,12 +173,16 @@ def test_linear_gradcheck_and_double_backward():
 def mlp_pair(dtype, bias=True, n_in=4, hidden=6):
     return pair(
         lambda: nn.Sequential(
-            nn.Linear(n_in, hidden, bias=bias), nn.ReLU(), nn.Linear(hidden, 3, bias=bias),
+            nn.Linear(n_in, hidden, bias=bias),
+            nn.ReLU(),
+            nn.Linear(hidden, 3, bias=bias),
             nn.ReLU(inplace=True),
         ),
         lambda: torch.nn.Sequential(
-            torch.nn.Linear(n_in, hidden, bias=bias), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, 3, bias=bias), torch.nn.ReLU(inplace=True),
+            torch.nn.Linear(n_in, hidden, bias=bias),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, 3, bias=bias),
+            torch.nn.ReLU(inplace=True),
         ),
         dtype,
     )
@@ -669,9 +673,7 @@ def test_layer_norm_without_bias_has_torch_state_and_takes_device():
         ours = nn.LayerNorm((2, 3), elementwise_affine=affine, bias=bias, device="cpu")
         theirs = torch.nn.LayerNorm((2, 3), elementwise_affine=affine, bias=bias, device="cpu")
         assert list(ours.state_dict()) == list(theirs.state_dict())
-        assert [n for n, _ in ours.named_parameters()] == [
-            n for n, _ in theirs.named_parameters()
-        ]
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
     m = nn.LayerNorm(3, bias=False, dtype=cr.float64)
     assert m.weight.dtype == np.float64 and m.bias is None
     with pytest.raises(ValueError, match="LayerNorm: chainrule computes on the CPU; got device"):

@@ -72,8 +72,11 @@ def test_weighted_regression_losses_match_torch(reduction, ours, theirs):
         grads=(0, 1, 2),
         dtype=np.float64,
     )
-    with pytest.raises(ValueError, match=r"mse_loss: weight must have the input's shape \(4, 3\); "
-                       r"got \(3,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"mse_loss: weight must have the input's shape \(4, 3\); "
+        r"got \(3,\)",
+    ):
         F.mse_loss(cr.tensor(x), cr.tensor(t), weight=cr.ones(3))
 
 
@@ -275,7 +278,10 @@ def test_cross_entropy_second_order_matches_torch(shape, tshape, reduction, weig
     for lib, fn in ((cr, F.cross_entropy), (torch, TF.cross_entropy)):
         xs = lib.tensor(x, requires_grad=True)
         loss = fn(
-            xs, lib.tensor(t), None if w is None else lib.tensor(w), ignore_index=ii,
+            xs,
+            lib.tensor(t),
+            None if w is None else lib.tensor(w),
+            ignore_index=ii,
             reduction=reduction,
         )
         up = lib.tensor(np.random.default_rng(5).uniform(0.5, 2, tuple(loss.shape)))
@@ -297,6 +303,7 @@ def test_cross_entropy_is_one_node_with_finite_difference_gradients():
     assert loss.grad_fn.op == "CrossEntropy"
     assert [p.grad_fn for p in loss.grad_fn.inputs if isinstance(p, cr.Tensor)] == [None]
     for reduction in REDUCTIONS:
+
         def fn(x, reduction=reduction):
             return F.cross_entropy(x, t, w, ignore_index=2, reduction=reduction)
 

@@ -439,7 +439,7 @@ def test_non_persistent_buffer_moves_with_the_module_but_is_not_saved():
     sd = {k: v.numpy() for k, v in theirs.state_dict().items()}
     with pytest.raises(RuntimeError, match="Unexpected key\\(s\\) in state_dict: 'cache'"):
         ours.load_state_dict({**sd, "cache": np.zeros(2)})
-    with pytest.raises(RuntimeError, match="Unexpected key\\(s\\) in state_dict: \"cache\""):
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "cache"'):
         theirs.load_state_dict({**theirs.state_dict(), "cache": torch.zeros(2)})
     assert ours.load_state_dict({**sd, "cache": np.zeros(2)}, strict=False).unexpected_keys == [
         "cache"

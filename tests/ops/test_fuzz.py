@@ -888,9 +888,7 @@ def test_regression_relu_backward_keeps_a_nan_gradient_out_of_the_zeros() -> Non
         for create_graph in (False, True):
             x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
             with np.errstate(invalid="ignore"):  # inf * 0, before the selection
-                (gx,) = lib.autograd.grad(
-                    lib.relu(x), x, lib.tensor(g0), create_graph=create_graph
-                )
+                (gx,) = lib.autograd.grad(lib.relu(x), x, lib.tensor(g0), create_graph=create_graph)
             got[lib.__name__, create_graph] = gx.tolist()
     assert len({str(v) for v in got.values()}) == 1, got
     assert got["chainrule", False][:2] == [0.0, 0.0] and got["chainrule", False][3] == 5.0

@@ -642,31 +642,58 @@ ROWS += [
 # -- the activations and losses of the surface work: silu, mish, softplus, smooth L1, Huber ----
 _CF = cr.nn.functional
 ROWS += [
-    Row("silu", lambda m, a: _CF.silu(a), ((2, 3, 4),), torch_fn=lambda m, a: F.silu(a),
-        second=True),
-    Row("mish", lambda m, a: _CF.mish(a * 4.0), ((2, 3, 4),),
-        torch_fn=lambda m, a: F.mish(a * 4.0), second=True),
-    Row("softplus", lambda m, a: _CF.softplus(a * 30.0), ((3, 4),),
-        torch_fn=lambda m, a: F.softplus(a * 30.0), second=True),
-    Row("softplus_beta", lambda m, a: _CF.softplus(a * 5.0, beta=2.0, threshold=4.0), ((3, 4),),
-        torch_fn=lambda m, a: F.softplus(a * 5.0, beta=2.0, threshold=4.0)),
+    Row(
+        "silu", lambda m, a: _CF.silu(a), ((2, 3, 4),), torch_fn=lambda m, a: F.silu(a), second=True
+    ),
+    Row(
+        "mish",
+        lambda m, a: _CF.mish(a * 4.0),
+        ((2, 3, 4),),
+        torch_fn=lambda m, a: F.mish(a * 4.0),
+        second=True,
+    ),
+    Row(
+        "softplus",
+        lambda m, a: _CF.softplus(a * 30.0),
+        ((3, 4),),
+        torch_fn=lambda m, a: F.softplus(a * 30.0),
+        second=True,
+    ),
+    Row(
+        "softplus_beta",
+        lambda m, a: _CF.softplus(a * 5.0, beta=2.0, threshold=4.0),
+        ((3, 4),),
+        torch_fn=lambda m, a: F.softplus(a * 5.0, beta=2.0, threshold=4.0),
+    ),
 ]
 for _red in ("mean", "sum", "none"):
     ROWS += [
-        Row(f"smooth_l1_loss_{_red}",
+        Row(
+            f"smooth_l1_loss_{_red}",
             lambda m, a, b, r=_red: _CF.smooth_l1_loss(a, b, reduction=r, beta=0.7),
-            ((3, 4), (3, 4)), "away",
+            ((3, 4), (3, 4)),
+            "away",
             torch_fn=lambda m, a, b, r=_red: F.smooth_l1_loss(a, b, reduction=r, beta=0.7),
-            second=True),
-        Row(f"huber_loss_{_red}",
+            second=True,
+        ),
+        Row(
+            f"huber_loss_{_red}",
             lambda m, a, b, r=_red: _CF.huber_loss(a, b, reduction=r, delta=0.6),
-            ((3, 4), (3, 4)), "away",
+            ((3, 4), (3, 4)),
+            "away",
             torch_fn=lambda m, a, b, r=_red: F.huber_loss(a, b, reduction=r, delta=0.6),
-            second=True),
+            second=True,
+        ),
     ]
-ROWS.append(Row("smooth_l1_loss_beta_0", lambda m, a, b: _CF.smooth_l1_loss(a, b, beta=0.0),
-                ((3, 4), (3, 4)), "away",
-                torch_fn=lambda m, a, b: F.smooth_l1_loss(a, b, beta=0.0)))
+ROWS.append(
+    Row(
+        "smooth_l1_loss_beta_0",
+        lambda m, a, b: _CF.smooth_l1_loss(a, b, beta=0.0),
+        ((3, 4), (3, 4)),
+        "away",
+        torch_fn=lambda m, a, b: F.smooth_l1_loss(a, b, beta=0.0),
+    )
+)
 
 EINSUM = [
     ("ij,jk->ik", ((2, 3), (3, 4))),
@@ -719,64 +746,130 @@ def _write_through_views(m: Any, a: Any, b: Any) -> Any:
 
 ROWS += [
     Row("write_through_views", _write_through_views, ((3, 4), (2,)), second=True),
-    Row("cross_entropy", lambda m, a: m.nn.functional.cross_entropy(a, _targets(m)), ((4, 5),),
-        second=True),
-    Row("cross_entropy_options",
+    Row(
+        "cross_entropy",
+        lambda m, a: m.nn.functional.cross_entropy(a, _targets(m)),
+        ((4, 5),),
+        second=True,
+    ),
+    Row(
+        "cross_entropy_options",
         lambda m, a: m.nn.functional.cross_entropy(
-            a, _targets(m), ignore_index=2, label_smoothing=0.1, reduction="sum"),
-        ((4, 5),), second=True),
-    Row("cross_entropy_probabilities",
-        lambda m, a, b: m.nn.functional.cross_entropy(a, b.softmax(-1)), ((4, 5), (4, 5)),
-        second=True),
-    Row("nll_loss", lambda m, a: m.nn.functional.nll_loss(a.log_softmax(-1), _targets(m)),
-        ((4, 5),), second=True),
-    Row("binary_cross_entropy",
+            a, _targets(m), ignore_index=2, label_smoothing=0.1, reduction="sum"
+        ),
+        ((4, 5),),
+        second=True,
+    ),
+    Row(
+        "cross_entropy_probabilities",
+        lambda m, a, b: m.nn.functional.cross_entropy(a, b.softmax(-1)),
+        ((4, 5), (4, 5)),
+        second=True,
+    ),
+    Row(
+        "nll_loss",
+        lambda m, a: m.nn.functional.nll_loss(a.log_softmax(-1), _targets(m)),
+        ((4, 5),),
+        second=True,
+    ),
+    Row(
+        "binary_cross_entropy",
         lambda m, a, b: m.nn.functional.binary_cross_entropy(a.sigmoid(), b.sigmoid()),
-        ((3, 4), (3, 4)), second=True),
-    Row("binary_cross_entropy_with_logits",
+        ((3, 4), (3, 4)),
+        second=True,
+    ),
+    Row(
+        "binary_cross_entropy_with_logits",
         lambda m, a, b: m.nn.functional.binary_cross_entropy_with_logits(a, b.sigmoid()),
-        ((3, 4), (3, 4)), second=True),
-    Row("conv2d", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1),
-        ((2, 3, 5, 5), (4, 3, 3, 3), (4,)), second=True, atol32=1e-4),
-    Row("conv2d_strided_grouped",
+        ((3, 4), (3, 4)),
+        second=True,
+    ),
+    Row(
+        "conv2d",
+        lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1),
+        ((2, 3, 5, 5), (4, 3, 3, 3), (4,)),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "conv2d_strided_grouped",
         lambda m, x, w: m.nn.functional.conv2d(x, w, stride=2, padding=1, groups=2),
-        ((1, 4, 6, 6), (2, 2, 3, 3)), atol32=1e-4),
-    Row("conv_transpose2d",
+        ((1, 4, 6, 6), (2, 2, 3, 3)),
+        atol32=1e-4,
+    ),
+    Row(
+        "conv_transpose2d",
         lambda m, x, w, b: m.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1),
-        ((2, 4, 3, 3), (4, 3, 3, 3), (3,)), atol32=1e-4),
-    Row("max_pool2d", lambda m, x: m.nn.functional.max_pool2d(x, 2), ((2, 3, 4, 4),),
-        second=True),
-    Row("max_pool2d_overlapping",
-        lambda m, x: m.nn.functional.max_pool2d(x, 3, stride=2, padding=1), ((1, 2, 5, 5),)),
-    Row("scaled_dot_product_attention",
+        ((2, 4, 3, 3), (4, 3, 3, 3), (3,)),
+        atol32=1e-4,
+    ),
+    Row("max_pool2d", lambda m, x: m.nn.functional.max_pool2d(x, 2), ((2, 3, 4, 4),), second=True),
+    Row(
+        "max_pool2d_overlapping",
+        lambda m, x: m.nn.functional.max_pool2d(x, 3, stride=2, padding=1),
+        ((1, 2, 5, 5),),
+    ),
+    Row(
+        "scaled_dot_product_attention",
         lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v),
-        ((2, 3, 4), (2, 5, 4), (2, 5, 4))),
-    Row("scaled_dot_product_attention_causal",
+        ((2, 3, 4), (2, 5, 4), (2, 5, 4)),
+    ),
+    Row(
+        "scaled_dot_product_attention_causal",
         lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
-        ((2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3))),
-    Row("scaled_dot_product_attention_float_mask",
+        ((2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)),
+    ),
+    Row(
+        "scaled_dot_product_attention_float_mask",
         lambda m, q, k, v, mask: m.nn.functional.scaled_dot_product_attention(
-            q, k, v, attn_mask=mask),
-        ((2, 3, 4), (2, 5, 4), (2, 5, 4), (3, 5))),
-    Row("embedding_scale_grad_by_freq",
+            q, k, v, attn_mask=mask
+        ),
+        ((2, 3, 4), (2, 5, 4), (2, 5, 4), (3, 5)),
+    ),
+    Row(
+        "embedding_scale_grad_by_freq",
         lambda m, w: m.nn.functional.embedding(
-            m.tensor([[0, 2, 0], [1, 0, 3]]), w, scale_grad_by_freq=True),
-        ((4, 3),), numeric=False),  # each row's gradient divided by its count in the batch
+            m.tensor([[0, 2, 0], [1, 0, 3]]), w, scale_grad_by_freq=True
+        ),
+        ((4, 3),),
+        numeric=False,
+    ),  # each row's gradient divided by its count in the batch
     Row("index_put", _put, ((2, 3), (3,))),
-    Row("leaky_relu", lambda m, a: m.nn.functional.leaky_relu(a, 0.1), ((2, 3, 4),), "away",
-        second=True),
-    Row("hardtanh", lambda m, a: m.nn.functional.hardtanh(a * 2.0, -1.5, 1.0), ((2, 3, 4),),
-        "away", second=True),
-    Row("relu6", lambda m, a: m.nn.functional.relu6(a * 5.0), ((2, 3, 4),), "away",
-        second=True),
-    Row("threshold", lambda m, a: m.nn.functional.threshold(a, 0.1, -2.0), ((2, 3, 4),),
-        "away", second=True),
-    Row("prelu", lambda m, a, w: m.nn.functional.prelu(a, w), ((2, 3, 4), (1,)), "away",
-        second=True),
-    Row("prelu_per_channel", lambda m, a, w: m.nn.functional.prelu(a, w), ((2, 3, 4), (3,)),
-        "away", second=True),
+    Row(
+        "leaky_relu",
+        lambda m, a: m.nn.functional.leaky_relu(a, 0.1),
+        ((2, 3, 4),),
+        "away",
+        second=True,
+    ),
+    Row(
+        "hardtanh",
+        lambda m, a: m.nn.functional.hardtanh(a * 2.0, -1.5, 1.0),
+        ((2, 3, 4),),
+        "away",
+        second=True,
+    ),
+    Row("relu6", lambda m, a: m.nn.functional.relu6(a * 5.0), ((2, 3, 4),), "away", second=True),
+    Row(
+        "threshold",
+        lambda m, a: m.nn.functional.threshold(a, 0.1, -2.0),
+        ((2, 3, 4),),
+        "away",
+        second=True,
+    ),
+    Row(
+        "prelu", lambda m, a, w: m.nn.functional.prelu(a, w), ((2, 3, 4), (1,)), "away", second=True
+    ),
+    Row(
+        "prelu_per_channel",
+        lambda m, a, w: m.nn.functional.prelu(a, w),
+        ((2, 3, 4), (3,)),
+        "away",
+        second=True,
+    ),
     Row("floor_divide", lambda m, a, b: a // b, ((2, 3), (2, 3)), ("real", "away"), grad=False),
 ]
+
 
 def test_scatter_from_a_larger_src_sends_zeros_to_the_rest() -> None:
     """Only src's corner as large as index is written; the rest of src gets a zero gradient
@@ -1133,7 +1226,7 @@ AT_NAN += [
     ("pow_reciprocal", lambda m, x: x**-1, (SIGNED,)),
     ("pow_fraction", lambda m, x: x**-1.5, (SIGNED,)),
     ("rpow_zero", lambda m, x: 0.0**x, ([-1.0, 0.0, 1.0, -INF, 2.5, NAN],)),
-    ("rpow_negative_zero", lambda m, x: -0.0**x, ([-1.0, 0.0, 1.0, -INF, 2.5, NAN],)),
+    ("rpow_negative_zero", lambda m, x: -(0.0**x), ([-1.0, 0.0, 1.0, -INF, 2.5, NAN],)),
     (
         "pow_zero_base",  # grad_b: 0 where b >= 0, out * log(+-0) = +-inf where b < 0
         lambda m, a, b: a**b,
@@ -1149,8 +1242,6 @@ AT_NAN += [
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # var with no degrees of freedom: both warn
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, at 0 ** -1 and sqrt(-4)
-
-
 @pytest.mark.parametrize(("fn", "data"), [s[1:] for s in AT_NAN], ids=[s[0] for s in AT_NAN])
 def test_special_inputs_match_torch(fn: Any, data: Any) -> None:
     """Values equal to the bit (signed zeros too); gradients equal, NaN and inf alike, on

@@ -11,8 +11,12 @@ import chainrule as cr
 from chainrule.optim import SGD, Adam, AdamW, RMSprop
 from chainrule.optim import lr_scheduler as sched
 
-TORCH = {SGD: torch.optim.SGD, Adam: torch.optim.Adam, AdamW: torch.optim.AdamW,
-         RMSprop: torch.optim.RMSprop}
+TORCH = {
+    SGD: torch.optim.SGD,
+    Adam: torch.optim.Adam,
+    AdamW: torch.optim.AdamW,
+    RMSprop: torch.optim.RMSprop,
+}
 
 
 def problem(seed=0):
@@ -36,10 +40,13 @@ def run_both(cls, options, steps=10, groups=None, seed=0):
     if groups is None:
         opt, topt = cls(ours, **options), TORCH[cls](theirs, **options)
     else:
-        opt = cls([{"params": [ours[i] for i in g["params"]], **g["options"]} for g in groups],
-                  **options)
-        topt = TORCH[cls]([{"params": [theirs[i] for i in g["params"]], **g["options"]}
-                           for g in groups], **options)
+        opt = cls(
+            [{"params": [ours[i] for i in g["params"]], **g["options"]} for g in groups], **options
+        )
+        topt = TORCH[cls](
+            [{"params": [theirs[i] for i in g["params"]], **g["options"]} for g in groups],
+            **options,
+        )
     for step in range(steps):
         for p, g in zip(ours, grads(step, *[p.numpy() for p in ours]), strict=True):
             p.grad = None if g is None else cr.tensor(g)
@@ -62,18 +69,42 @@ def combos(**choices):
 
 
 SGD_CASES = [
-    c for c in combos(lr=[0.05], momentum=[0.0, 0.9], dampening=[0.0, 0.3],
-                      weight_decay=[0.0, 0.1], nesterov=[False, True], maximize=[False, True])
+    c
+    for c in combos(
+        lr=[0.05],
+        momentum=[0.0, 0.9],
+        dampening=[0.0, 0.3],
+        weight_decay=[0.0, 0.1],
+        nesterov=[False, True],
+        maximize=[False, True],
+    )
     if not c["nesterov"] or (c["momentum"] > 0 and c["dampening"] == 0)
 ]
-ADAM_CASES = combos(lr=[0.05], betas=[(0.9, 0.999), (0.8, 0.99)], eps=[1e-8, 1e-3],
-                    weight_decay=[0.0, 0.1], amsgrad=[False, True], maximize=[False, True])
+ADAM_CASES = combos(
+    lr=[0.05],
+    betas=[(0.9, 0.999), (0.8, 0.99)],
+    eps=[1e-8, 1e-3],
+    weight_decay=[0.0, 0.1],
+    amsgrad=[False, True],
+    maximize=[False, True],
+)
 DECOUPLED = [dict(c, decoupled_weight_decay=True) for c in ADAM_CASES if c["weight_decay"]]
-RMSPROP_CASES = combos(lr=[0.01], alpha=[0.99, 0.9], eps=[1e-8], weight_decay=[0.0, 0.1],
-                       momentum=[0.0, 0.5], centered=[False, True], maximize=[False, True])
-CASES = ([(SGD, c) for c in SGD_CASES] + [(Adam, c) for c in ADAM_CASES]
-         + [(AdamW, c) for c in ADAM_CASES] + [(Adam, c) for c in DECOUPLED]
-         + [(RMSprop, c) for c in RMSPROP_CASES])
+RMSPROP_CASES = combos(
+    lr=[0.01],
+    alpha=[0.99, 0.9],
+    eps=[1e-8],
+    weight_decay=[0.0, 0.1],
+    momentum=[0.0, 0.5],
+    centered=[False, True],
+    maximize=[False, True],
+)
+CASES = (
+    [(SGD, c) for c in SGD_CASES]
+    + [(Adam, c) for c in ADAM_CASES]
+    + [(AdamW, c) for c in ADAM_CASES]
+    + [(Adam, c) for c in DECOUPLED]
+    + [(RMSprop, c) for c in RMSPROP_CASES]
+)
 
 
 def test_case_table_is_full():
@@ -91,12 +122,15 @@ def test_defaults_match_torch(cls):
     assert_same(*run_both(cls, {})[:2])
 
 
-@pytest.mark.parametrize("cls,options,group_options", [
-    (SGD, dict(lr=0.1, momentum=0.5), dict(lr=0.01, nesterov=True, momentum=0.9)),
-    (Adam, dict(lr=0.05), dict(lr=0.2, betas=(0.5, 0.9), amsgrad=True)),
-    (AdamW, dict(lr=0.05), dict(weight_decay=0.5)),
-    (RMSprop, dict(lr=0.01), dict(centered=True, momentum=0.3)),
-])
+@pytest.mark.parametrize(
+    "cls,options,group_options",
+    [
+        (SGD, dict(lr=0.1, momentum=0.5), dict(lr=0.01, nesterov=True, momentum=0.9)),
+        (Adam, dict(lr=0.05), dict(lr=0.2, betas=(0.5, 0.9), amsgrad=True)),
+        (AdamW, dict(lr=0.05), dict(weight_decay=0.5)),
+        (RMSprop, dict(lr=0.01), dict(centered=True, momentum=0.3)),
+    ],
+)
 def test_param_groups_with_own_options(cls, options, group_options):
     groups = [{"params": [0, 2], "options": {}}, {"params": [1], "options": group_options}]
     ours, theirs, opt, topt = run_both(cls, options, groups=groups)
@@ -107,10 +141,15 @@ def test_param_groups_with_own_options(cls, options, group_options):
                 assert g[key] == tg[key], key
 
 
-@pytest.mark.parametrize("cls,options", [
-    (SGD, dict(lr=0.1, momentum=0.9)), (Adam, dict(lr=0.05, amsgrad=True)),
-    (AdamW, dict(lr=0.05)), (RMSprop, dict(centered=True, momentum=0.5)),
-])
+@pytest.mark.parametrize(
+    "cls,options",
+    [
+        (SGD, dict(lr=0.1, momentum=0.9)),
+        (Adam, dict(lr=0.05, amsgrad=True)),
+        (AdamW, dict(lr=0.05)),
+        (RMSprop, dict(centered=True, momentum=0.5)),
+    ],
+)
 def test_state_dict_resumes_identically(cls, options):
     init, grads = problem()
 
@@ -285,37 +324,50 @@ def test_add_param_group_and_repr():
         opt.add_param_group({"params": [a]})
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda p: Adam(p, betas=(1.5, 0.9)), "Adam: invalid beta parameter at index 0; got 1.5"),
-    (lambda p: AdamW(p, betas=(0.9, -0.1)), "AdamW: invalid beta parameter at index 1; got -0.1"),
-    (lambda p: Adam(p, eps=-1), "Adam: invalid epsilon value; got -1.0"),
-    (lambda p: Adam(p, lr=-0.1), "Adam: invalid learning rate; got -0.1"),
-    (lambda p: SGD(p, momentum=-0.5), "SGD: invalid momentum value; got -0.5"),
-    (lambda p: SGD(p, weight_decay=-1), "SGD: invalid weight_decay value; got -1.0"),
-    (lambda p: SGD(p, nesterov=True),
-     "SGD: nesterov momentum requires a momentum and zero dampening; got momentum=0.0"),
-    (lambda p: SGD(p, momentum=0.9, dampening=0.1, nesterov=True),
-     "SGD: nesterov momentum requires a momentum and zero dampening; got momentum=0.9 and "
-     "dampening=0.1"),
-    (lambda p: RMSprop(p, alpha=-0.9), "RMSprop: invalid alpha value; got -0.9"),
-    (lambda p: RMSprop(p, momentum=-1), "RMSprop: invalid momentum value; got -1.0"),
-    (lambda p: SGD([{"params": p, "lr": -1.0}]), "SGD: invalid learning rate; got -1.0"),
-    (lambda p: SGD([]), "SGD: got an empty parameter list"),
-    (lambda p: SGD(p + p), "appears more than once"),
-    (lambda p: SGD([p[0] * 2]), "SGD: cannot optimize a non-leaf tensor"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda p: Adam(p, betas=(1.5, 0.9)), "Adam: invalid beta parameter at index 0; got 1.5"),
+        (
+            lambda p: AdamW(p, betas=(0.9, -0.1)),
+            "AdamW: invalid beta parameter at index 1; got -0.1",
+        ),
+        (lambda p: Adam(p, eps=-1), "Adam: invalid epsilon value; got -1.0"),
+        (lambda p: Adam(p, lr=-0.1), "Adam: invalid learning rate; got -0.1"),
+        (lambda p: SGD(p, momentum=-0.5), "SGD: invalid momentum value; got -0.5"),
+        (lambda p: SGD(p, weight_decay=-1), "SGD: invalid weight_decay value; got -1.0"),
+        (
+            lambda p: SGD(p, nesterov=True),
+            "SGD: nesterov momentum requires a momentum and zero dampening; got momentum=0.0",
+        ),
+        (
+            lambda p: SGD(p, momentum=0.9, dampening=0.1, nesterov=True),
+            "SGD: nesterov momentum requires a momentum and zero dampening; got momentum=0.9 and "
+            "dampening=0.1",
+        ),
+        (lambda p: RMSprop(p, alpha=-0.9), "RMSprop: invalid alpha value; got -0.9"),
+        (lambda p: RMSprop(p, momentum=-1), "RMSprop: invalid momentum value; got -1.0"),
+        (lambda p: SGD([{"params": p, "lr": -1.0}]), "SGD: invalid learning rate; got -1.0"),
+        (lambda p: SGD([]), "SGD: got an empty parameter list"),
+        (lambda p: SGD(p + p), "appears more than once"),
+        (lambda p: SGD([p[0] * 2]), "SGD: cannot optimize a non-leaf tensor"),
+    ],
+)
 def test_bad_hyperparameters_are_named(make, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make([cr.zeros(2, requires_grad=True)])
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda p: SGD(p[0]), "SGD: params must be an iterable of Tensors or dicts"),
-    (lambda p: SGD(set(p)), "SGD: params must be an ordered collection; got a set"),
-    (lambda p: SGD([1.0]), "SGD: can only optimize Tensors; got float"),
-    (lambda p: SGD([cr.zeros(2, dtype=cr.int64)]), "SGD: can only optimize floating-point"),
-    (lambda p: SGD(p, lr="0.1"), "SGD: lr must be a number; got str"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda p: SGD(p[0]), "SGD: params must be an iterable of Tensors or dicts"),
+        (lambda p: SGD(set(p)), "SGD: params must be an ordered collection; got a set"),
+        (lambda p: SGD([1.0]), "SGD: can only optimize Tensors; got float"),
+        (lambda p: SGD([cr.zeros(2, dtype=cr.int64)]), "SGD: can only optimize floating-point"),
+        (lambda p: SGD(p, lr="0.1"), "SGD: lr must be a number; got str"),
+    ],
+)
 def test_bad_params_are_type_errors(make, message):
     with pytest.raises(TypeError, match=message):
         make([cr.zeros(2, requires_grad=True)])
@@ -342,8 +394,10 @@ def two_groups(make):
 def test_schedule_matches_torch(name, options):
     opt = SGD(two_groups(lambda a: cr.tensor(a, requires_grad=True)))
     topt = torch.optim.SGD(two_groups(lambda a: torch.tensor(a, requires_grad=True)))
-    ours, theirs = getattr(sched, name)(opt, **options), getattr(
-        torch.optim.lr_scheduler, name)(topt, **options)
+    ours, theirs = (
+        getattr(sched, name)(opt, **options),
+        getattr(torch.optim.lr_scheduler, name)(topt, **options),
+    )
     assert ours.get_last_lr() == pytest.approx(theirs.get_last_lr(), abs=1e-12)
     for _ in range(30):
         opt.step()
@@ -360,8 +414,9 @@ def test_cosine_closed_form():
     s = sched.CosineAnnealingLR(opt, T_max=6, eta_min=0.1)
     for t in range(1, 20):
         s.step()
-        assert s.get_last_lr()[0] == pytest.approx(0.1 + 0.9 * (1 + math.cos(math.pi * t / 6)) / 2,
-                                                   abs=1e-12)
+        assert s.get_last_lr()[0] == pytest.approx(
+            0.1 + 0.9 * (1 + math.cos(math.pi * t / 6)) / 2, abs=1e-12
+        )
 
 
 @pytest.mark.parametrize("name,options", SCHEDULES[:4], ids=[s[0] for s in SCHEDULES[:4]])

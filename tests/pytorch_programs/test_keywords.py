@@ -27,8 +27,9 @@ CALLS: dict[str, Any] = {
     "m.all(dim=tuple)": lambda m, t: m.all(t > -5, dim=(0, 1)),
     "cumsum(dtype=)": lambda m, t: t.cumsum(0, dtype=m.float64),
     "m.cumprod(dtype=)": lambda m, t: m.cumprod(t, 1, dtype=m.float64),
-    "clone(memory_format=)": lambda m, t: t.clone(memory_format=m.preserve_format)
-    if m is torch else t.clone(memory_format=None),
+    "clone(memory_format=)": lambda m, t: (
+        t.clone(memory_format=m.preserve_format) if m is torch else t.clone(memory_format=None)
+    ),
     "float()": lambda m, t: t.long().float(),
     "div(rounding_mode='floor')": lambda m, t: t.div(0.7, rounding_mode="floor"),
     "div(rounding_mode='trunc')": lambda m, t: t.div(-0.7, rounding_mode="trunc"),
@@ -38,7 +39,8 @@ CALLS: dict[str, Any] = {
     "new_zeros(size=)": lambda m, t: t.new_zeros(size=(2,)),
     "new_ones(size=)": lambda m, t: t.new_ones(size=(1, 2)),
     "take_along_dim(indices=, dim=)": lambda m, t: t.take_along_dim(
-        indices=m.tensor([[1, 0, 1]]), dim=0),
+        indices=m.tensor([[1, 0, 1]]), dim=0
+    ),
     "m.take_along_dim(no dim)": lambda m, t: m.take_along_dim(t, m.tensor([5, 0, 2])),
     "swapaxes(axis0=)": lambda m, t: t.swapaxes(axis0=0, axis1=1),
     "swapdims(dim0=)": lambda m, t: t.swapdims(dim0=0, dim1=1),

@@ -27,7 +27,10 @@ CPU_ERROR = "chainrule computes on the CPU"
 def test_device_is_torch_device(args) -> None:
     ours, theirs = cr.device(*args), torch.device(*args)
     assert (str(ours), repr(ours), ours.type, ours.index) == (
-        str(theirs), repr(theirs), theirs.type, theirs.index
+        str(theirs),
+        repr(theirs),
+        theirs.type,
+        theirs.index,
     )
     assert cr.device(ours) == ours and hash(cr.device(*args)) == hash(ours)
     assert (ours == cr.device("cpu")) == (theirs == torch.device("cpu"))
@@ -145,8 +148,12 @@ def test_tensor_to_as_torch() -> None:
     y = x.to("cpu", cr.float64) * 2
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
-    for call in (lambda: x.to("cuda"), lambda: x.to(cr.device("cuda"), cr.float64),
-                 lambda: x.to(device="mps"), lambda: x.to(0)):
+    for call in (
+        lambda: x.to("cuda"),
+        lambda: x.to(cr.device("cuda"), cr.float64),
+        lambda: x.to(device="mps"),
+        lambda: x.to(0),
+    ):
         with pytest.raises(ValueError, match=f"^to: {CPU_ERROR}"):
             call()
     with pytest.raises(ValueError, match=f"^cuda: {CPU_ERROR}; got device 'cuda'"):
@@ -227,8 +234,24 @@ def test_compile_returns_the_model() -> None:
 
 # -- dtypes ----------------------------------------------------------------------------------
 
-ALIASES = ["float", "double", "half", "long", "int", "short", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "bool", "bfloat16"]
+ALIASES = [
+    "float",
+    "double",
+    "half",
+    "long",
+    "int",
+    "short",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool",
+    "bfloat16",
+]
 
 
 @pytest.mark.parametrize("name", ALIASES)
@@ -288,9 +311,12 @@ def test_manual_seed_returns_a_generator() -> None:
 
 def test_autocast_disabled_is_a_pass_through() -> None:
     x = cr.randn(2, 3)
-    for ctx in (cr.autocast("cuda", enabled=False), cr.amp.autocast("cpu", enabled=False),
-                cr.autocast(device_type="cuda", dtype=cr.float16, enabled=False),
-                cr.cuda.amp.autocast(enabled=False)):
+    for ctx in (
+        cr.autocast("cuda", enabled=False),
+        cr.amp.autocast("cpu", enabled=False),
+        cr.autocast(device_type="cuda", dtype=cr.float16, enabled=False),
+        cr.cuda.amp.autocast(enabled=False),
+    ):
         with ctx:
             y = x @ x.T
         assert y.dtype == cr.float32
@@ -327,9 +353,14 @@ class _CountingSGD(cr.optim.SGD):
         return super().step(closure)
 
 
-@pytest.mark.parametrize("make", [lambda: cr.amp.GradScaler(enabled=False),
-                                  lambda: cr.amp.GradScaler("cpu", enabled=False),
-                                  lambda: cr.cuda.amp.GradScaler(enabled=False)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: cr.amp.GradScaler(enabled=False),
+        lambda: cr.amp.GradScaler("cpu", enabled=False),
+        lambda: cr.cuda.amp.GradScaler(enabled=False),
+    ],
+)
 def test_disabled_grad_scaler_passes_through(make) -> None:
     scaler = make()
     w = cr.ones(2, requires_grad=True)
@@ -359,8 +390,7 @@ def test_cpu_grad_scaler_matches_torch_step_for_step() -> None:
     rng = np.random.default_rng(0)
     w0, x, y = rng.standard_normal((3, 2)), rng.standard_normal((8, 3)), rng.standard_normal(8)
     # float32's largest power of 2: the gradients overflow
-    options = dict(init_scale=2.0**127, growth_factor=4.0, backoff_factor=0.25,
-                   growth_interval=2)
+    options = dict(init_scale=2.0**127, growth_factor=4.0, backoff_factor=0.25, growth_interval=2)
     sides = []
     for lib in (cr, torch):
         w = lib.tensor(w0.astype(np.float32), requires_grad=True)
@@ -383,7 +413,7 @@ def test_cpu_grad_scaler_matches_torch_step_for_step() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
         assert s1 == s2 and d1 == d2
         scales.append(s1)
-    assert min(scales) < max(scales[scales.index(min(scales)):])  # backed off, then grew
+    assert min(scales) < max(scales[scales.index(min(scales)) :])  # backed off, then grew
 
 
 def test_grad_scaler_errors_and_state_dict_round_trip() -> None:
@@ -429,9 +459,13 @@ def test_from_numpy_shares_memory() -> None:
 
 
 def test_randint_takes_high_alone_or_low_and_high() -> None:
-    cases = [((10, (5,)), {}, 0, 10), ((3, 10, (2, 4)), {}, 3, 10),
-             ((10,), {"size": (3,)}, 0, 10), ((), {"low": 2, "high": 5, "size": (3,)}, 2, 5),
-             ((-4, 0, (6,)), {}, -4, 0)]
+    cases = [
+        ((10, (5,)), {}, 0, 10),
+        ((3, 10, (2, 4)), {}, 3, 10),
+        ((10,), {"size": (3,)}, 0, 10),
+        ((), {"low": 2, "high": 5, "size": (3,)}, 2, 5),
+        ((-4, 0, (6,)), {}, -4, 0),
+    ]
     for args, kwargs, low, high in cases:
         ours = cr.randint(*args, generator=cr.Generator().manual_seed(0), **kwargs)
         theirs = torch.randint(*args, **kwargs)
@@ -444,8 +478,18 @@ def test_randint_takes_high_alone_or_low_and_high() -> None:
         cr.randint(0, 5, 3)
 
 
-@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
-                                  "BoolTensor", "ByteTensor", "HalfTensor"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "FloatTensor",
+        "DoubleTensor",
+        "LongTensor",
+        "IntTensor",
+        "BoolTensor",
+        "ByteTensor",
+        "HalfTensor",
+    ],
+)
 def test_legacy_constructors_are_torchs(name) -> None:
     ours, theirs = getattr(cr, name), getattr(torch, name)
     for args in [([1, 0, 2],), ((2, 3),), ([[1.5, 2.0]],), (np.array([3, 0]),)]:
@@ -460,8 +504,10 @@ def test_legacy_constructors_are_torchs(name) -> None:
 
 
 def test_new_factories_take_self_dtype() -> None:
-    for ours, theirs in [(cr.zeros(2, dtype=cr.float64), torch.zeros(2, dtype=torch.float64)),
-                         (cr.zeros(2, dtype=cr.int64), torch.zeros(2, dtype=torch.int64))]:
+    for ours, theirs in [
+        (cr.zeros(2, dtype=cr.float64), torch.zeros(2, dtype=torch.float64)),
+        (cr.zeros(2, dtype=cr.int64), torch.zeros(2, dtype=torch.int64)),
+    ]:
         pairs = [
             (ours.new_zeros(2, 3), theirs.new_zeros(2, 3)),
             (ours.new_zeros((2, 3)), theirs.new_zeros((2, 3))),
@@ -470,8 +516,10 @@ def test_new_factories_take_self_dtype() -> None:
             (ours.new_full((2, 2), 3), theirs.new_full((2, 2), 3)),
             (ours.new_empty(3), theirs.new_empty(3)),
             (ours.new_tensor([1, 2]), theirs.new_tensor([1, 2])),
-            (ours.new_tensor([1.5], dtype=cr.float32),
-             theirs.new_tensor([1.5], dtype=torch.float32)),
+            (
+                ours.new_tensor([1.5], dtype=cr.float32),
+                theirs.new_tensor([1.5], dtype=torch.float32),
+            ),
         ]
         for a, b in pairs:
             assert a.shape == tuple(b.shape) and torch_dtype_text(a.dtype) == str(b.dtype)
@@ -489,8 +537,9 @@ def test_small_functions_are_torchs() -> None:
     assert cr.is_tensor(x) and not cr.is_tensor([1.0]) and torch.is_tensor(torch.ones(1))
     assert cr.is_floating_point(x) and not cr.is_floating_point(cr.arange(3))
     assert cr.is_floating_point(x.half()) and cr.is_floating_point(x.bfloat16())
-    np.testing.assert_allclose(cr.rsqrt(cr.tensor([4, 1])).numpy(),
-                               torch.rsqrt(torch.tensor([4, 1])).numpy())
+    np.testing.assert_allclose(
+        cr.rsqrt(cr.tensor([4, 1])).numpy(), torch.rsqrt(torch.tensor([4, 1])).numpy()
+    )
     assert cr.rsqrt(cr.tensor([4, 1])).dtype == cr.float32
     with pytest.raises(ValueError, match="outer: expected two 1-D tensors"):
         cr.outer(cr.ones(2, 2), cr.ones(2))
@@ -506,8 +555,11 @@ def test_t_mm_bmm_check_shapes_as_torch() -> None:
     with pytest.raises(ValueError, match="t: expects a tensor of at most 2 dims"):
         cr.ones(2, 3, 4).t()
     bad = [
-        (lambda m: m.zeros(2, 3).mm(m.zeros(4, 2)), "mm: mat1 and mat2 shapes cannot be "
-         r"multiplied \(2x3 and 4x2\)"),
+        (
+            lambda m: m.zeros(2, 3).mm(m.zeros(4, 2)),
+            "mm: mat1 and mat2 shapes cannot be "
+            r"multiplied \(2x3 and 4x2\)",
+        ),
         (lambda m: m.zeros(2, 3).mm(m.zeros(3)), "mm: expects two 2-D tensors"),
         (lambda m: m.zeros(2, 2, 3).mm(m.zeros(3, 2)), "mm: expects two 2-D tensors"),
         (lambda m: m.zeros(2, 2, 3).bmm(m.zeros(3, 3, 2)), "bmm: expected batch2 of shape"),
@@ -534,8 +586,21 @@ def test_narrow_as_torch() -> None:
             cr.tensor(a).narrow(dim, start, length)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
-                                   "int32", "int16", "int8", "uint8", "bool"])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "float32",
+        "float64",
+        "float16",
+        "bfloat16",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "bool",
+    ],
+)
 def test_type_names_and_sizes_are_torchs(dtype) -> None:
     ours = cr.zeros(2, 3, dtype=getattr(cr, dtype))
     theirs = torch.zeros(2, 3, dtype=getattr(torch, dtype))
@@ -552,8 +617,9 @@ def test_type_and_type_as_convert() -> None:
     assert x.type("torch.LongTensor").dtype == cr.int64
     assert x.type("chainrule.DoubleTensor").dtype == cr.float64
     assert x.type(cr.IntTensor).dtype == cr.int32
-    np.testing.assert_array_equal(x.type(cr.int64).numpy(),
-                                  torch.tensor([1.5, -2.5]).type(torch.int64).numpy())
+    np.testing.assert_array_equal(
+        x.type(cr.int64).numpy(), torch.tensor([1.5, -2.5]).type(torch.int64).numpy()
+    )
     assert x.type_as(cr.zeros(1, dtype=cr.float16)).dtype == cr.float16
     assert x.type(cr.float32) is x and x.type_as(x) is x
     y = cr.tensor([1.0, 2.0], requires_grad=True)
@@ -737,8 +803,12 @@ def test_nonzero_unique_bincount_as_torch() -> None:
         pairs = zip(cr.nonzero(ours, as_tuple=True), theirs.nonzero(as_tuple=True), strict=True)
         assert all(a.tolist() == b.tolist() for a, b in pairs)
     data = [[3, 1], [2, 3], [3, 1]]
-    for kwargs in ({}, {"return_inverse": True}, {"return_counts": True},
-                   {"return_inverse": True, "return_counts": True, "dim": 0}):
+    for kwargs in (
+        {},
+        {"return_inverse": True},
+        {"return_counts": True},
+        {"return_inverse": True, "return_counts": True, "dim": 0},
+    ):
         ours = cr.unique(cr.tensor(data), **kwargs)
         theirs = torch.unique(torch.tensor(data), **kwargs)
         ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
@@ -1090,23 +1160,30 @@ def test_activation_and_loss_modules_are_torchs() -> None:
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((4, 5)) * 3, rng.standard_normal((4, 5))
     pairs = [
-        (nn.SiLU(), torch.nn.SiLU()), (nn.Mish(), torch.nn.Mish()),
+        (nn.SiLU(), torch.nn.SiLU()),
+        (nn.Mish(), torch.nn.Mish()),
         (nn.Softplus(beta=2.0, threshold=5.0), torch.nn.Softplus(beta=2.0, threshold=5.0)),
     ]
     for ours, theirs in pairs:
-        np.testing.assert_allclose(ours(cr.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            ours(cr.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(), rtol=1e-12, atol=1e-12
+        )
         assert repr(ours) == repr(theirs)
     losses = [
         (nn.SmoothL1Loss(), torch.nn.SmoothL1Loss()),
-        (nn.SmoothL1Loss(reduction="sum", beta=0.5), torch.nn.SmoothL1Loss(reduction="sum",
-                                                                           beta=0.5)),
+        (
+            nn.SmoothL1Loss(reduction="sum", beta=0.5),
+            torch.nn.SmoothL1Loss(reduction="sum", beta=0.5),
+        ),
         (nn.HuberLoss(), torch.nn.HuberLoss()),
         (nn.HuberLoss("none", delta=2.0), torch.nn.HuberLoss("none", delta=2.0)),
     ]
     for ours, theirs in losses:
-        np.testing.assert_allclose(ours(cr.tensor(x), cr.tensor(y)).numpy(),
-                                   theirs(torch.tensor(x), torch.tensor(y)).numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            ours(cr.tensor(x), cr.tensor(y)).numpy(),
+            theirs(torch.tensor(x), torch.tensor(y)).numpy(),
+            rtol=1e-12,
+        )
     with pytest.raises(ValueError, match="smooth_l1_loss: beta must be non-negative"):
         F.smooth_l1_loss(cr.tensor(x), cr.tensor(y), beta=-1.0)
     with pytest.raises(ValueError, match="HuberLoss: delta must be positive"):
@@ -1115,17 +1192,19 @@ def test_activation_and_loss_modules_are_torchs() -> None:
 
 def test_trunc_normal_is_torchs_formula() -> None:
     t = cr.zeros(2000, dtype=cr.float64)
-    out = nn.init.trunc_normal_(t, mean=0.5, std=2.0, a=-1.0, b=3.0,
-                                generator=cr.Generator().manual_seed(4))
+    out = nn.init.trunc_normal_(
+        t, mean=0.5, std=2.0, a=-1.0, b=3.0, generator=cr.Generator().manual_seed(4)
+    )
     assert out is t
+
     # the same uniform draws through torch's erfinv: PyTorch's own steps
     def cdf(v):
         return (1 + torch.erf(torch.tensor(v / np.sqrt(2.0)))) / 2
+
     lo, hi = cdf((-1.0 - 0.5) / 2.0).item(), cdf((3.0 - 0.5) / 2.0).item()
     u = cr.Generator().manual_seed(4).rng.uniform(2 * lo - 1, 2 * hi - 1, 2000)
     expected = torch.special.erfinv(torch.tensor(u)) * (2.0 * np.sqrt(2.0)) + 0.5
-    np.testing.assert_allclose(t.numpy(), expected.clamp(-1.0, 3.0).numpy(), rtol=1e-10,
-                               atol=1e-10)
+    np.testing.assert_allclose(t.numpy(), expected.clamp(-1.0, 3.0).numpy(), rtol=1e-10, atol=1e-10)
     assert t.numpy().min() >= -1.0 and t.numpy().max() <= 3.0
     w = cr.zeros(400, 500)
     nn.init.trunc_normal_(w, std=0.02)
@@ -1190,6 +1269,7 @@ def _lbfgs_run(lib, problem, steps, **options):
 
         def f():
             return (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+
     opt = lib.optim.LBFGS([w], **options)
 
     def closure():
@@ -1202,8 +1282,7 @@ def _lbfgs_run(lib, problem, steps, **options):
     for _ in range(steps):
         loss = opt.step(closure)
         state = opt.state[w]
-        seen.append((loss.item(), w.detach().numpy().copy(), state["func_evals"],
-                     state["n_iter"]))
+        seen.append((loss.item(), w.detach().numpy().copy(), state["func_evals"], state["n_iter"]))
     return seen, opt
 
 
@@ -1213,8 +1292,16 @@ LBFGS_CASES = [
     ("least_squares", {"line_search_fn": "strong_wolfe"}),
     ("rosenbrock", {"lr": 0.1, "max_iter": 5, "history_size": 3}),
     ("rosenbrock", {"line_search_fn": "strong_wolfe"}),
-    ("rosenbrock", {"line_search_fn": "strong_wolfe", "max_iter": 7, "max_eval": 9,
-                    "history_size": 2, "tolerance_change": 1e-6}),
+    (
+        "rosenbrock",
+        {
+            "line_search_fn": "strong_wolfe",
+            "max_iter": 7,
+            "max_eval": 9,
+            "history_size": 2,
+            "tolerance_change": 1e-6,
+        },
+    ),
 ]
 
 
@@ -1250,8 +1337,12 @@ def test_lbfgs_state_dict_resumes_and_errors() -> None:
     again.step(closure)
     np.testing.assert_array_equal(w.detach().numpy(), straight[-1][1])
     with pytest.raises(ValueError, match="LBFGS: per-parameter options"):
-        cr.optim.LBFGS([{"params": [cr.ones(1, requires_grad=True)]},
-                        {"params": [cr.ones(1, requires_grad=True)]}])
+        cr.optim.LBFGS(
+            [
+                {"params": [cr.ones(1, requires_grad=True)]},
+                {"params": [cr.ones(1, requires_grad=True)]},
+            ]
+        )
     with pytest.raises(ValueError, match="line_search_fn must be None or 'strong_wolfe'"):
         cr.optim.LBFGS([w], line_search_fn="armijo")
     with pytest.raises(TypeError, match="LBFGS.step: a closure is required"):
@@ -1267,11 +1358,21 @@ def _checkpoint():
     opt = cr.optim.AdamW(model.parameters(), lr=1e-3, foreach=None)
     model(cr.randn(5, 3)).sum().backward()
     opt.step()
-    return model, opt, {
-        "epoch": 3, "step": 120, "best": 0.8125, "loss_history": [1.5, 0.75, float("inf")],
-        "name": "digits", "notes": None, "flags": [True, None, "x"],
-        "model": model.state_dict(), "optimizer": opt.state_dict(),
-    }
+    return (
+        model,
+        opt,
+        {
+            "epoch": 3,
+            "step": 120,
+            "best": 0.8125,
+            "loss_history": [1.5, 0.75, float("inf")],
+            "name": "digits",
+            "notes": None,
+            "flags": [True, None, "x"],
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+        },
+    )
 
 
 def _same(a, b) -> None:
@@ -1321,9 +1422,17 @@ def test_load_map_location_names_the_cpu(tmp_path) -> None:
         seen.append(location)
         return storage
 
-    for where in (None, "cpu", "cpu:0", cr.device("cpu"), torch.device("cpu"),
-                  {"cuda:0": "cpu"}, {"cuda:1": cr.device("cpu")}, keep,
-                  lambda storage, loc: storage):
+    for where in (
+        None,
+        "cpu",
+        "cpu:0",
+        cr.device("cpu"),
+        torch.device("cpu"),
+        {"cuda:0": "cpu"},
+        {"cuda:1": cr.device("cpu")},
+        keep,
+        lambda storage, loc: storage,
+    ):
         back = cr.load(path, map_location=where)
         assert back["n"] == 1 and back["w"].tolist() == [1.0, 1.0]
     assert seen == ["cpu"]
@@ -1344,7 +1453,7 @@ def test_saving_a_module_pickles_it_and_loading_it_needs_weights_only_false(tmp_
     assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
 
 
-SCRIPT = '''
+SCRIPT = """
 import {lib} as torch
 import {lib}.nn as nn
 import {lib}.nn.functional as F
@@ -1381,7 +1490,7 @@ torch.save({{"model": model.state_dict(), "optimizer": opt.state_dict()}}, PATH)
 state = torch.load(PATH, map_location=device, weights_only=True)
 model.load_state_dict(state["model"])
 result = (line, model(x).detach().cpu().numpy().shape, x.device.type, str(y.dtype))
-'''
+"""
 
 
 def test_an_ordinary_pytorch_script_runs_with_its_import_changed(tmp_path) -> None:

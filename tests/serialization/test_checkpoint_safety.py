@@ -98,8 +98,10 @@ def test_a_bit_flipped_anywhere_never_loads_as_other_values(tmp_path) -> None:
             back = cr.load(damaged)
         except ValueError:
             continue
-        assert back["epoch"] == 7 and back["lr"] == 0.01 and back["opt"]["param_groups"] == (
-            obj["opt"]["param_groups"]
+        assert (
+            back["epoch"] == 7
+            and back["lr"] == 0.01
+            and back["opt"]["param_groups"] == (obj["opt"]["param_groups"])
         )
         for k, v in obj["model"].items():
             np.testing.assert_array_equal(back["model"][k].numpy(), v.numpy())

@@ -44,21 +44,30 @@ def test_state_dict_round_trip_and_readable_by_safetensors(tmp_path):
     plain = safetensors.numpy.load_file(path)
     assert set(plain) == set(sd)
     np.testing.assert_array_equal(plain["0.bias"], sd["0.bias"].numpy())
-    assert torch.equal(safetensors.torch.load_file(path)["0.weight"],
-                       torch.tensor(sd["0.weight"].numpy()))
+    assert torch.equal(
+        safetensors.torch.load_file(path)["0.weight"], torch.tensor(sd["0.weight"].numpy())
+    )
 
 
 def test_nested_structure_round_trip(tmp_path):
     obj = {
         "state": {0: {"step": 3, "exp_avg": cr.ones(2)}, 2: {}},
-        "param_groups": [{"lr": 0.1, "betas": (0.9, 0.999), "amsgrad": False, "name": None,
-                          "params": [0, 1, 2], "tag": "a.b"}],
+        "param_groups": [
+            {
+                "lr": 0.1,
+                "betas": (0.9, 0.999),
+                "amsgrad": False,
+                "name": None,
+                "params": [0, 1, 2],
+                "tag": "a.b",
+            }
+        ],
         "array": np.arange(3),
         "big_endian": np.arange(4, dtype=">f4")[::2],
         "scalar": np.float32(0.5),
         "nan": float("nan"),
         "tuple": ((), [], {}),
-        "{\"tensor\": \"x\"}": "{\"tensor\": \"x\"}",  # strings that look like our encoding
+        '{"tensor": "x"}': '{"tensor": "x"}',  # strings that look like our encoding
     }
     cr.save(obj, tmp_path / "f")
     back = cr.load(tmp_path / "f")
@@ -72,7 +81,7 @@ def test_nested_structure_round_trip(tmp_path):
     assert back["big_endian"].tolist() == [0, 2] and back["big_endian"].dtype == np.float32
     assert back["scalar"] == 0.5 and np.isnan(back["nan"])
     assert back["tuple"] == ((), [], {})
-    assert back["{\"tensor\": \"x\"}"] == "{\"tensor\": \"x\"}"
+    assert back['{"tensor": "x"}'] == '{"tensor": "x"}'
     cr.save(cr.arange(3), tmp_path / "t")
     assert_tensors_equal(cr.load(tmp_path / "t"), cr.arange(3))
 
@@ -88,11 +97,20 @@ def test_model_state_dict_round_trip(tmp_path):
     x = cr.randn(5, 3)
     np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
     assert set(safetensors.numpy.load_file(tmp_path / "m.safetensors")) == {
-        "0.weight", "0.bias", "2.weight", "2.bias"}
+        "0.weight",
+        "0.bias",
+        "2.weight",
+        "2.bias",
+    }
 
 
-@pytest.mark.parametrize("make", [lambda p: Adam(p, lr=0.05, amsgrad=True),
-                                  lambda p: SGD(p, lr=0.1, momentum=0.9, nesterov=True)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: Adam(p, lr=0.05, amsgrad=True),
+        lambda p: SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+    ],
+)
 def test_training_resumes_identically_after_save_and_load(tmp_path, make):
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((16, 3)), rng.standard_normal((16, 2))
@@ -202,8 +220,7 @@ def test_damaged_files_raise_value_error_naming_the_path(tmp_path):
 
 
 def test_foreign_safetensors_file_loads_by_name(tmp_path):
-    safetensors.numpy.save_file({"a": np.ones(2, np.float32), "b.c": np.zeros(1)},
-                                tmp_path / "f")
+    safetensors.numpy.save_file({"a": np.ones(2, np.float32), "b.c": np.zeros(1)}, tmp_path / "f")
     back = cr.load(tmp_path / "f")
     assert set(back) == {"a", "b.c"} and isinstance(back["a"], cr.Tensor)
     assert back["a"].dtype == np.float32

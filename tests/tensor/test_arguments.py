@@ -62,19 +62,24 @@ USES = {  # where the check is used: a call with a bool where a positive int bel
         "avg_pool2d: divisor_override must be a positive int; got True",
     ),
     "Conv2d in_channels": (
-        lambda: nn.Conv2d(True, 2, 1), "Conv2d: in_channels must be a positive int; got True"
+        lambda: nn.Conv2d(True, 2, 1),
+        "Conv2d: in_channels must be a positive int; got True",
     ),
     "Conv1d out_channels": (
-        lambda: nn.Conv1d(2, 0, 1), "Conv1d: out_channels must be a positive int; got 0"
+        lambda: nn.Conv1d(2, 0, 1),
+        "Conv1d: out_channels must be a positive int; got 0",
     ),
     "Conv2d groups": (
-        lambda: nn.Conv2d(2, 2, 1, groups=0), "Conv2d: groups must be a positive int; got 0"
+        lambda: nn.Conv2d(2, 2, 1, groups=0),
+        "Conv2d: groups must be a positive int; got 0",
     ),
     "Linear in_features": (
-        lambda: nn.Linear(-1, 2), "Linear: in_features must be a non-negative int; got -1"
+        lambda: nn.Linear(-1, 2),
+        "Linear: in_features must be a non-negative int; got -1",
     ),
     "Linear out_features": (
-        lambda: nn.Linear(2, 1.0), "Linear: out_features must be a non-negative int; got 1.0"
+        lambda: nn.Linear(2, 1.0),
+        "Linear: out_features must be a non-negative int; got 1.0",
     ),
     "StepLR step_size": (
         lambda: cr.optim.lr_scheduler.StepLR(_optimizer(), step_size=True),

@@ -423,8 +423,19 @@ def test_repr_names_a_non_default_float_dtype() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
-             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"],
+    "name",
+    [
+        "FloatTensor",
+        "DoubleTensor",
+        "HalfTensor",
+        "BFloat16Tensor",
+        "LongTensor",
+        "IntTensor",
+        "ShortTensor",
+        "CharTensor",
+        "ByteTensor",
+        "BoolTensor",
+    ],
 )
 def test_legacy_types_take_sizes_a_size_or_data_as_torchs(name: str) -> None:
     ours, theirs = getattr(cr, name), getattr(torch, name)

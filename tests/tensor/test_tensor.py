@@ -674,8 +674,12 @@ ERRORS = [
         r"^gather: index must be an integer tensor with 2 dims; got dtype int64 and shape \(2,\)$",
     ),
     (lambda: cr.zeros(0).amax(), ValueError, r"^amax: the tensor is empty; got shape \(0,\)$"),
-    (lambda: cr.zeros(2, 0).argmax(1), ValueError, r"^argmax: the tensor is empty over dim 1, "
-     r"which has size 0; got shape \(2, 0\)$"),
+    (
+        lambda: cr.zeros(2, 0).argmax(1),
+        ValueError,
+        r"^argmax: the tensor is empty over dim 1, "
+        r"which has size 0; got shape \(2, 0\)$",
+    ),
     (lambda: cr.zeros(0, 2).amax((1, 0)), ValueError, r"^amax: the tensor is empty over dim 0"),
     (lambda: cr.zeros(0, 2).max(0), ValueError, r"^max: the tensor is empty over dim 0"),
     (lambda: cr.tensor("a"), TypeError, r"^tensor: cannot make a tensor of str"),

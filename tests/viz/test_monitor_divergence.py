@@ -71,12 +71,16 @@ def test_nan_gradients_and_float16_layers_and_empty_batches() -> None:
     json.dumps(mon.to_dict(), allow_nan=False)
 
 
-@pytest.mark.parametrize("values", [
-    np.array([-3e38, 3e38, 1.0], np.float32),
-    np.array([1e308, -1e308, 0.0]),
-    np.array([np.nan, np.inf, -np.inf, 2.0, 3.0]),
-    np.array([5.0, 5.0, 5.0], np.float16),
-], ids=["float32 extremes", "float64 extremes", "non-finite", "all equal"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([-3e38, 3e38, 1.0], np.float32),
+        np.array([1e308, -1e308, 0.0]),
+        np.array([np.nan, np.inf, -np.inf, 2.0, 3.0]),
+        np.array([5.0, 5.0, 5.0], np.float16),
+    ],
+    ids=["float32 extremes", "float64 extremes", "non-finite", "all equal"],
+)
 def test_histograms_of_extreme_values_count_every_finite_value(values: np.ndarray) -> None:
     with np.errstate(all="raise"):  # nothing in it may overflow
         h = mon_module.histogram(values)

@@ -158,9 +158,7 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     except TypeError:
         raise TypeError(f"dtype: not a dtype; got {dtype!r}") from None
     if not holds(d):
-        raise TypeError(
-            f"dtype: chainrule holds bool, integer and floating-point numbers; got {d}"
-        )
+        raise TypeError(f"dtype: chainrule holds bool, integer and floating-point numbers; got {d}")
     return d
 
 

@@ -4,7 +4,6 @@ Function for users (custom.py: ``cr.autograd.Function``); the speed tricks live 
 the ops in ops/. ``gradcheck`` and ``gradgradcheck`` (chainrule.testing's, above the Tensor)
 are named here by the package's __init__, as PyTorch names them under torch.autograd."""
 
-
 from collections.abc import Callable
 
 from .. import fastpath
@@ -48,4 +47,3 @@ __all__ = [
     "sum_to_shape",
     "toposort",
 ]
-

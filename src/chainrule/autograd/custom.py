@@ -63,8 +63,7 @@ class FunctionCtx:
         for t in tensors:
             if t is not None and not isinstance(t, T):
                 raise TypeError(
-                    f"{self._name}: save_for_backward takes Tensors or None; got "
-                    f"{type(t).__name__}"
+                    f"{self._name}: save_for_backward takes Tensors or None; got {type(t).__name__}"
                 )
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else version(t) for t in tensors)

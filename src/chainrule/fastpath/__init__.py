@@ -6,5 +6,16 @@ from .rules import add_at_rows, add_rows, gradients, masked, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
 
-__all__ = ["TRICKS", "Trick", "add_at_rows", "add_rows", "disabled", "enabled", "gradients",
-           "masked", "row_sums", "set_enabled", "unchanged"]
+__all__ = [
+    "TRICKS",
+    "Trick",
+    "add_at_rows",
+    "add_rows",
+    "disabled",
+    "enabled",
+    "gradients",
+    "masked",
+    "row_sums",
+    "set_enabled",
+    "unchanged",
+]

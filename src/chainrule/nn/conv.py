@@ -181,9 +181,7 @@ def conv1d(
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
-def _output_padding(
-    op: str, given: Any, stride: tuple, dilation: tuple, n: int
-) -> tuple[int, ...]:
+def _output_padding(op: str, given: Any, stride: tuple, dilation: tuple, n: int) -> tuple[int, ...]:
     extra = _tuple(given, n, op, "output_padding")
     bad = [e for e, s, d in zip(extra, stride, dilation, strict=True) if e < 0 or e >= max(s, d)]
     if bad:
@@ -240,8 +238,9 @@ def conv_transpose2d(
         )
     size = tuple(
         (n - 1) * s - 2 * p + d * (k - 1) + e + 1
-        for n, s, (p, _), d, k, e in zip(x.shape[2:], strides, pad, dilations, kernel, extra,
-                                         strict=True)
+        for n, s, (p, _), d, k, e in zip(
+            x.shape[2:], strides, pad, dilations, kernel, extra, strict=True
+        )
     )
     if any(n <= 0 for n in size):
         raise ValueError(f"{op}: the output would be {size}, which is empty; {shapes}")
@@ -623,10 +622,13 @@ class ConvTranspose2d(_ConvNd):
                                      self.kernel_size, strict=True)
         ]  # fmt: skip
         extra = tuple(w - m for w, m in zip(wanted, least, strict=True))
-        if any(e < 0 or e >= max(s, d) for e, s, d in zip(extra, self.stride, self.dilation,
-                                                         strict=True)):
-            top = [m + max(s, d) - 1 for m, s, d in zip(least, self.stride, self.dilation,
-                                                         strict=True)]
+        if any(
+            e < 0 or e >= max(s, d)
+            for e, s, d in zip(extra, self.stride, self.dilation, strict=True)
+        ):
+            top = [
+                m + max(s, d) - 1 for m, s, d in zip(least, self.stride, self.dilation, strict=True)
+            ]
             raise ValueError(
                 f"ConvTranspose2d: output_size {tuple(wanted)} is out of reach for input shape "
                 f"{x.shape}: each size must be from {tuple(least)} to {tuple(top)}"

@@ -168,8 +168,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             shape = xp.broadcast_shapes(x1.shape, x2.shape)
         except ValueError:
             raise ValueError(
-                f"cosine_similarity: shapes {x1.shape} and {x2.shape} cannot be broadcast "
-                "together"
+                f"cosine_similarity: shapes {x1.shape} and {x2.shape} cannot be broadcast together"
             ) from None
         x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
     n1 = x1.norm(2, dim, keepdim=True).clone()  # clones, written in place below

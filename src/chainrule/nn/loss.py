@@ -311,7 +311,11 @@ def cross_entropy(
     )
     if t_dtype.kind == "f":
         return _soft_cross_entropy(
-            x.log_softmax(class_dim), as_tensor(target), weight, ignore_index, reduction,
+            x.log_softmax(class_dim),
+            as_tensor(target),
+            weight,
+            ignore_index,
+            reduction,
             label_smoothing,
         )
     safe, ignored, per_element, w = _class_targets(x, target, weight, ignore_index, op)

@@ -136,7 +136,12 @@ class TransformerEncoderLayer(Module):
         name = "TransformerEncoderLayer"
         device, d_model, dim_feedforward = _sizes(name, device, d_model, dim_feedforward)
         self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, device=device,
+            d_model,
+            nhead,
+            dropout=dropout,
+            bias=bias,
+            batch_first=batch_first,
+            device=device,
             dtype=dtype,
         )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)

@@ -49,10 +49,19 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        foreach=foreach, maximize=maximize, capturable=capturable,
-                        differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -67,8 +76,9 @@ class Adam(Optimizer):
         group["eps"] = check_number(name, "eps", group["eps"])
         require(group["eps"] >= 0, name, "invalid epsilon value", group["eps"])
         group["weight_decay"] = check_number(name, "weight_decay", group["weight_decay"])
-        require(group["weight_decay"] >= 0, name, "invalid weight_decay value",
-                 group["weight_decay"])
+        require(
+            group["weight_decay"] >= 0, name, "invalid weight_decay value", group["weight_decay"]
+        )
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
         lr, decay, eps = group["lr"], group["weight_decay"], group["eps"]

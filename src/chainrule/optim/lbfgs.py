@@ -157,9 +157,15 @@ class LBFGS(Optimizer):
     ) -> None:
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
-                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
-                        history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError(
@@ -176,8 +182,12 @@ class LBFGS(Optimizer):
                 raise ValueError(f"LBFGS: {key} must be a positive int; got {value!r}")
         for key in ("tolerance_grad", "tolerance_change"):
             group[key] = check_number("LBFGS", key, group[key])
-        require(group["line_search_fn"] in (None, "strong_wolfe"), "LBFGS",
-                "line_search_fn must be None or 'strong_wolfe'", repr(group["line_search_fn"]))
+        require(
+            group["line_search_fn"] in (None, "strong_wolfe"),
+            "LBFGS",
+            "line_search_fn must be None or 'strong_wolfe'",
+            repr(group["line_search_fn"]),
+        )
 
     # -- the parameters as one flat vector ---------------------------------------------------
 
@@ -325,8 +335,16 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(
+            d=d,
+            t=t,
+            old_dirs=old_dirs,
+            old_stps=old_stps,
+            ro=ro,
+            H_diag=H_diag,
+            prev_flat_grad=prev_flat_grad,
+            prev_loss=prev_loss,
+        )
         return orig_loss
 
     # -- checkpoints ------------------------------------------------------------------------

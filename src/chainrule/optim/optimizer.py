@@ -19,6 +19,7 @@ from ..tensor import Tensor
 
 xp = array.xp
 
+
 def add_scaled_(p: Any, g: Any, alpha: float) -> None:
     """``p += alpha * g`` in place, never writing to ``g`` (performance.md tells of the
     blocked update this once was, and why it went)."""
@@ -126,8 +127,10 @@ class Optimizer:
                     f"{name}: can only optimize floating-point tensors; got dtype {p.dtype}"
                 )
             if not p.is_leaf:
-                raise ValueError(f"{name}: cannot optimize a non-leaf tensor; got one made by "
-                                 f"{p.grad_fn.op if p.grad_fn else '?'}")
+                raise ValueError(
+                    f"{name}: cannot optimize a non-leaf tensor; got one made by "
+                    f"{p.grad_fn.op if p.grad_fn else '?'}"
+                )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         for p in params:
             if id(p) in seen:
@@ -217,8 +220,10 @@ class Optimizer:
             groups.append(packed)
         params = [p for group in self.param_groups for p in group["params"]]
         state = {
-            i: {k: Tensor._make(v._array.copy()) if isinstance(v, Tensor) else v
-                for k, v in self.state[p].items()}
+            i: {
+                k: Tensor._make(v._array.copy()) if isinstance(v, Tensor) else v
+                for k, v in self.state[p].items()
+            }
             for i, p in enumerate(params)
             if p in self.state
         }

@@ -45,15 +45,28 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered, capturable=capturable,
-                        foreach=foreach, maximize=maximize, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            alpha=alpha,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            centered=centered,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
         super()._check(group)
-        for key, what in [("alpha", "alpha"), ("eps", "epsilon"), ("weight_decay", "weight_decay"),
-                          ("momentum", "momentum")]:
+        for key, what in [
+            ("alpha", "alpha"),
+            ("eps", "epsilon"),
+            ("weight_decay", "weight_decay"),
+            ("momentum", "momentum"),
+        ]:
             group[key] = check_number("RMSprop", key, group[key])
             require(group[key] >= 0, "RMSprop", f"invalid {what} value", group[key])
 

@@ -42,9 +42,17 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
-                        foreach=foreach, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict[str, Any]) -> None:
@@ -52,8 +60,9 @@ class SGD(Optimizer):
         for key in ("momentum", "dampening", "weight_decay"):
             group[key] = check_number("SGD", key, group[key])
         require(group["momentum"] >= 0, "SGD", "invalid momentum value", group["momentum"])
-        require(group["weight_decay"] >= 0, "SGD", "invalid weight_decay value",
-                 group["weight_decay"])
+        require(
+            group["weight_decay"] >= 0, "SGD", "invalid weight_decay value", group["weight_decay"]
+        )
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError(
                 "SGD: nesterov momentum requires a momentum and zero dampening; got momentum="

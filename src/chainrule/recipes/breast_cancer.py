@@ -18,9 +18,11 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Linear(30, 32), nn.ReLU(),  # (B, 30) -> (B, 32)
+        nn.Linear(30, 32),
+        nn.ReLU(),  # (B, 30) -> (B, 32)
         nn.Dropout(0.3),
-        nn.Linear(32, 16), nn.ReLU(),  # -> (B, 16)
+        nn.Linear(32, 16),
+        nn.ReLU(),  # -> (B, 16)
         nn.Dropout(0.3),
         nn.Linear(16, 1),  # -> (B, 1): one logit
     )

@@ -18,8 +18,10 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),  # (B, 1, 8, 8) -> (B, 16, 8, 8)
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),  # -> (B, 32, 8, 8)
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),  # (B, 1, 8, 8) -> (B, 16, 8, 8)
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),  # -> (B, 32, 8, 8)
         nn.MaxPool2d(2),  # -> (B, 32, 4, 4)
         nn.Flatten(),  # -> (B, 512)
         nn.Dropout(0.25),

@@ -17,9 +17,11 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Linear(64, 128), nn.ReLU(),  # (B, 64) -> (B, 128)
+        nn.Linear(64, 128),
+        nn.ReLU(),  # (B, 64) -> (B, 128)
         nn.Dropout(0.2),
-        nn.Linear(128, 64), nn.ReLU(),  # -> (B, 64)
+        nn.Linear(128, 64),
+        nn.ReLU(),  # -> (B, 64)
         nn.Dropout(0.2),
         nn.Linear(64, 10),  # -> (B, 10) logits
     )

@@ -25,7 +25,8 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Linear(784, 256), nn.ReLU(),  # (B, 784) -> (B, 256)
+        nn.Linear(784, 256),
+        nn.ReLU(),  # (B, 784) -> (B, 256)
         nn.Linear(256, 10),  # -> (B, 10) logits
     )
 

@@ -21,8 +21,10 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Linear(2, 16), nn.ReLU(),  # (B, 2) -> (B, 16)
-        nn.Linear(16, 16), nn.ReLU(),  # -> (B, 16)
+        nn.Linear(2, 16),
+        nn.ReLU(),  # (B, 2) -> (B, 16)
+        nn.Linear(16, 16),
+        nn.ReLU(),  # -> (B, 16)
         nn.Linear(16, 1),  # -> (B, 1): one logit
     )
 
@@ -38,5 +40,11 @@ def plot_extra(
         with cr.no_grad():
             return net(cr.tensor(points)).numpy()
 
-    decision_boundary(predict, x_train.numpy(), y_train.numpy(),
-                      os.path.join(out_dir, "decision_boundary.png"), "moons: tensor engine", quiet)
+    decision_boundary(
+        predict,
+        x_train.numpy(),
+        y_train.numpy(),
+        os.path.join(out_dir, "decision_boundary.png"),
+        "moons: tensor engine",
+        quiet,
+    )

@@ -63,8 +63,14 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
         test_scores = scores(made[0], x_test)
         margins = np.maximum(0.0, 1 - (y_test * 2 - 1) * test_scores)
         accuracy = float(((test_scores > 0) == (y_test == 1)).mean())
-        history.append({"epoch": epoch, "train_loss": loss, "test_loss": float(margins.mean()),
-                        "test_accuracy": accuracy})
+        history.append(
+            {
+                "epoch": epoch,
+                "train_loss": loss,
+                "test_loss": float(margins.mean()),
+                "test_accuracy": accuracy,
+            }
+        )
         bar.set_postfix(loss=f"{loss:.4f}", test_accuracy=f"{accuracy:.4f}")
     metrics = {
         "recipe": name,

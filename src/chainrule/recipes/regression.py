@@ -17,8 +17,10 @@ def data(seed: int, settings: dict) -> tuple:
 
 def model() -> nn.Module:
     return nn.Sequential(
-        nn.Linear(10, 64), nn.ReLU(),  # (B, 10) -> (B, 64)
-        nn.Linear(64, 64), nn.ReLU(),  # -> (B, 64)
+        nn.Linear(10, 64),
+        nn.ReLU(),  # (B, 10) -> (B, 64)
+        nn.Linear(64, 64),
+        nn.ReLU(),  # -> (B, 64)
         nn.Linear(64, 1),  # -> (B, 1)
     )
 

@@ -144,8 +144,9 @@ def train(
                     at = (epoch - 1) * len(loader) + step
                     writer.add_scalar("loss/train_step", float(loss), at)
                     writer.add_scalar("lr", opt.param_groups[0]["lr"], at)
-                run.step_done(model, opt, history, start, epoch=epoch, step_in_epoch=step,
-                              epoch_rng=epoch_rng)
+                run.step_done(
+                    model, opt, history, start, epoch=epoch, step_in_epoch=step, epoch_rng=epoch_rng
+                )
             train_loss, _ = evaluate(recipe, model, x_train, y_train)
             test_loss, metric = evaluate(recipe, model, x_test, y_test)
             history.append(
@@ -372,8 +373,17 @@ class Progress:
 
 
 # The settings a resumed run must share with the checkpoint's (those the recipe has).
-RUN_SETTINGS = ("epochs", "steps", "lr", "batch_size", "optimizer", "model", "seed", "data_dir",
-                "data_file")
+RUN_SETTINGS = (
+    "epochs",
+    "steps",
+    "lr",
+    "batch_size",
+    "optimizer",
+    "model",
+    "seed",
+    "data_dir",
+    "data_file",
+)
 
 
 def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> None:
@@ -386,8 +396,14 @@ def write_diagnostics(monitor: cr.viz.Monitor, out_dir: str, quiet: bool) -> Non
 
 
 # What a run writes into --out; a later run's set replaces every one of them.
-OUTPUTS = ("metrics.json", "curves.png", "model.safetensors", "decision_boundary.png",
-           "diagnostics.json", "diagnostics.png")
+OUTPUTS = (
+    "metrics.json",
+    "curves.png",
+    "model.safetensors",
+    "decision_boundary.png",
+    "diagnostics.json",
+    "diagnostics.png",
+)
 
 
 def check_out(out_dir: str, alone: bool = True) -> None:
@@ -509,8 +525,9 @@ def plot_curves(metrics: dict, path: str, quiet: bool) -> None:
     plt.close(fig)
 
 
-def decision_boundary(predict: Any, x: np.ndarray, y: np.ndarray, path: str, title: str,
-                      quiet: bool) -> None:
+def decision_boundary(
+    predict: Any, x: np.ndarray, y: np.ndarray, path: str, title: str, quiet: bool
+) -> None:
     """Plot a 2-D classifier's decision regions; ``predict`` maps (n, 2) points to scores."""
     plt = pyplot(quiet)
     if plt is None:

@@ -42,8 +42,7 @@ def write_out(result: Any, out: Any, op: str) -> Any:
         )
     if array.is_floating(result.dtype) and not array.is_floating(out.dtype):
         raise RuntimeError(
-            f"{op}: result type {result.dtype} can't be cast to the desired output type "
-            f"{out.dtype}"
+            f"{op}: result type {result.dtype} can't be cast to the desired output type {out.dtype}"
         )
     values = result._array.astype(out.dtype, copy=False)
     if out.shape == result.shape:

@@ -267,9 +267,7 @@ class Shape(Core):
                 written = self._array[index if Ellipsis in index else index + (Ellipsis,)]
             except (IndexError, TypeError):  # IndexPut reports it, naming op and shapes
                 pass
-        self._write(
-            "setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written
-        )
+        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written)
 
     def gather(self, dim: int, index: Any) -> Tensor:
         """The values at index along dim, in index's shape: for dim 1, out[i][j] =
