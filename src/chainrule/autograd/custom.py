@@ -33,8 +33,9 @@ from typing import Any, NoReturn
 
 from .. import array
 from .function import Function as Primitive
-from .function import bump, counter, make_view, tensor_type, version, versions, writes
+from .function import tensor_type
 from .mode import no_grad, state
+from .versions import bump, counter, make_view, version, versions, writes
 
 
 class FunctionCtx:

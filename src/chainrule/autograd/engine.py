@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
 from ..array import writeable
-from .function import Function, all_finite, bump, tensor_type, version
+from .function import Function, all_finite, tensor_type
 from .mode import state
 from .reference import as_seen, broadcast_dims, sum_to_shape, toposort
+from .versions import bump, version
 
 if TYPE_CHECKING:
     from ..tensor import Tensor

@@ -13,8 +13,8 @@ from typing import Any
 from .. import distributed as dist
 from ..array import xp
 from ..autograd.engine import grad_parents, toposort
-from ..autograd.function import bump
 from ..autograd.mode import is_grad_enabled
+from ..autograd.versions import bump
 from ..factories import zeros
 from ..tensor import Tensor
 from .module import Module, Parameter

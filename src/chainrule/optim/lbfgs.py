@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import array
 from ..autograd import enable_grad, no_grad
-from ..autograd.function import bump
+from ..autograd.versions import bump
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_number, require
 

@@ -13,8 +13,8 @@ from typing import Any
 from .. import array
 from ..autograd import enable_grad
 from ..autograd.engine import clear_grad
-from ..autograd.function import bump
 from ..autograd.hooks import RemovableHandle, add_hook
+from ..autograd.versions import bump
 from ..tensor import Tensor
 
 xp = array.xp

@@ -24,8 +24,9 @@ from ..arguments import (
 )
 from ..array import CPU, device
 from ..autograd import engine
-from ..autograd.function import Function, bump, counter, version
+from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, add_hook
+from ..autograd.versions import bump, counter, version
 from ..constants import contiguous_format, laid_out, memory_order, preserve_format
 from ..ops import elementwise, movement
 from .legacy import legacy_array

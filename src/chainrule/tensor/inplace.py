@@ -14,8 +14,8 @@ from ..arguments import (
     broadcasts_to,
     index_arg,
 )
-from ..autograd.function import Counter, bump, version
 from ..autograd.mode import is_grad_enabled
+from ..autograd.versions import Counter, bump, version
 from ..ops import movement
 from . import views
 from .arithmetic import false_mask, where

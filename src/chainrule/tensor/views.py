@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..autograd.function import counter, version
+from ..autograd.versions import counter, version
 from ..ops.movement import AsStrided, CopySlices
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
