@@ -113,6 +113,6 @@ def add_rows(out: Any, rows: Any, g: Any) -> None:
 
 def unchanged(fn: Function) -> bool:
     """Whether nothing was written in place, in any thread, since ``fn`` was recorded
-    (function.writes, the process's count of writes, is as the node saw it): then the
+    (versions.writes, the process's count of writes, is as the node saw it): then the
     engine skips comparing its inputs' versions one by one."""
     return state.on and fn.stamp == writes[0]

@@ -1,6 +1,6 @@
 """Writes through views, as PyTorch records them. Basic indexing, reshape, permute and
 expand return views: tensors sharing their base's memory and version counter
-(autograd/function.py's make_view). An in-place op on a view writes into the base's
+(autograd/versions.py's make_view). An in-place op on a view writes into the base's
 memory; when the write joins the graph, three things follow:
 
 - the base takes a CopySlices node: its old value with the view's elements replaced by the
