@@ -170,6 +170,15 @@ def shape_arg(args: tuple) -> tuple:
     return tuple(args)
 
 
+def broadcast_shape(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to, or a ValueError naming ``op`` and every shape."""
+    try:
+        return tuple(array.xp.broadcast_shapes(*shapes))
+    except ValueError:
+        shown = " and ".join(str(tuple(s)) for s in shapes)
+        raise ValueError(f"{op}: shapes {shown} cannot be broadcast together") from None
+
+
 def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     """Whether ``shape`` broadcasts to ``target`` without growing it: as many dims or fewer,
     each equal to target's or 1 (an expand, a mask over scores, a loss's weight)."""

@@ -220,9 +220,7 @@ def var_mean(
     correction: float | None = None,
 ) -> tuple[Tensor, Tensor]:
     """(var, mean) over the same dims, with var's arguments and overloads."""
-    x = as_tensor(input)
-    var = x.var(dim, unbiased, keepdim, correction=correction)
-    return var, _mean_as(x, dim, keepdim)
+    return _with_mean("var", input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(
@@ -234,9 +232,15 @@ def std_mean(
     correction: float | None = None,
 ) -> tuple[Tensor, Tensor]:
     """(std, mean) over the same dims, with std's arguments and overloads."""
+    return _with_mean("std", input, dim, unbiased, keepdim, correction)
+
+
+def _with_mean(
+    stat: str, input: Any, dim: Any, unbiased: Any, keepdim: bool, correction: Any
+) -> tuple[Tensor, Tensor]:
     x = as_tensor(input)
-    std = x.std(dim, unbiased, keepdim, correction=correction)
-    return std, _mean_as(x, dim, keepdim)
+    spread = getattr(x, stat)(dim, unbiased, keepdim, correction=correction)
+    return spread, _mean_as(x, dim, keepdim)
 
 
 def _mean_as(x: Tensor, dim: Any, keepdim: bool) -> Tensor:

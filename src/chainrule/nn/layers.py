@@ -9,7 +9,13 @@ import math
 from typing import Any
 
 from .. import array
-from ..arguments import need_float, need_number, positive_int, resolve_device
+from ..arguments import (
+    broadcast_shape,
+    need_float,
+    need_number,
+    positive_int,
+    resolve_device,
+)
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
@@ -164,12 +170,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         )
     x1, x2 = (x if array.is_floating(x.dtype) else x.to(dtype) for x in (x1, x2))
     if x1.shape != x2.shape:
-        try:
-            shape = xp.broadcast_shapes(x1.shape, x2.shape)
-        except ValueError:
-            raise ValueError(
-                f"cosine_similarity: shapes {x1.shape} and {x2.shape} cannot be broadcast together"
-            ) from None
+        shape = broadcast_shape("cosine_similarity", x1.shape, x2.shape)
         x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
     n1 = x1.norm(2, dim, keepdim=True).clone()  # clones, written in place below
     n2 = x2.norm(2, dim, keepdim=True).clone()

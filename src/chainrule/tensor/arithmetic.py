@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import need_number, normalize_dims
+from ..arguments import broadcast_shape, need_number, normalize_dims
 from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -542,12 +542,7 @@ def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
         return elementwise.Clamp.apply(x, lo=lo, hi=hi, op=op)
     dtype = array.result_type(*(t for t in (x, lo, hi) if t is not None), op=op)
     x, lo, hi = (_as_dtype(t, dtype) for t in (x, lo, hi))
-    shapes = [t.shape for t in (x, lo, hi) if isinstance(t, Tensor)]
-    try:
-        xp.broadcast_shapes(*shapes)
-    except ValueError:
-        shown = " and ".join(str(tuple(s)) for s in shapes)
-        raise ValueError(f"{op}: shapes {shown} cannot be broadcast together") from None
+    broadcast_shape(op, *(t.shape for t in (x, lo, hi) if isinstance(t, Tensor)))
     return elementwise.Clamp.apply(x, lo, hi, op=op)
 
 

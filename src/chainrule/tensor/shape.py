@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import (
+    broadcast_shape,
     broadcasts_to,
     index_arg,
     index_vector,
@@ -543,12 +544,7 @@ class Shape(Core):
         m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
-        try:
-            shape = xp.broadcast_shapes(self.shape, m.shape)
-        except ValueError:
-            raise ValueError(
-                f"masked_select: shapes {self.shape} and {m.shape} cannot be broadcast together"
-            ) from None
+        shape = broadcast_shape("masked_select", self.shape, m.shape)
         return self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
 
 
