@@ -219,3 +219,25 @@ def test_ties_may_come_in_another_order_where_pytorch_leaves_it_open() -> None:
     assert not ties.same_but_for_ties("argsort", x, (), {}, cr.tensor([[4, 4, 3, 0, 2]]), order)
     assert ties.applies("sort", (), {}) and not ties.applies("sort", (), {"stable": True})
     assert not ties.applies("topk", (3, -1, True, False), {}) and not ties.applies("abs", (), {})
+
+
+def test_a_rule_wrong_only_on_the_reference_walk_is_caught() -> None:
+    """A primitive whose rule on arrays (what the engine runs with the fast path on) is
+    right and whose Tensor rule (what the reference walk runs) is twice too large."""
+    from chainrule.autograd.function import Function
+
+    class HalfWrongSin(Function):
+        rule = "grad_a = grad * cos(a)"
+
+        def forward(self, a: Any) -> Any:
+            return np.sin(a)
+
+        def backward(self, grad: Any, out: Any) -> Any:
+            return (grad * self.inputs[0].cos() * 2,)
+
+        def backward_arrays(self, grad: Any, out: Any) -> Any:
+            return (grad * np.cos(self.inputs[0]._array),)
+
+    got = kinds(SIN, HalfWrongSin.apply)
+    where = "reference engine grad[0]" if cr.autograd.fastpath.enabled() else "grad[0]"
+    assert all(k == "failed" and w.startswith(where) for k, w in got), got
