@@ -14,7 +14,21 @@ e = math.e
 newaxis = None  # x[:, cr.newaxis] adds a dim, as None does
 
 
-class memory_format:  # noqa: N801 (PyTorch's name: torch.memory_format)
+class TorchName:
+    """An object PyTorch knows as ``torch.<name>``, one per name (a memory format, a layout):
+    printed as PyTorch prints it, and pickled by name, so it loads as the same object."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:  # the module's global of that name
+        return self.name
+
+
+class memory_format(TorchName):  # noqa: N801 (PyTorch's name: torch.memory_format)
     """How a copy lays out its elements (PyTorch's ``torch.memory_format``):
     ``contiguous_format`` in C order; ``channels_last``, a 4-D (N, C, H, W) tensor with its
     channels innermost in memory (as an N, H, W, C array); ``channels_last_3d`` the same for
@@ -22,13 +36,8 @@ class memory_format:  # noqa: N801 (PyTorch's name: torch.memory_format)
     ``*_like`` factories keep by default."""
 
     def __init__(self, name: str, order: tuple[int, ...] | None = None) -> None:
-        self.name, self.order = name, order
-
-    def __repr__(self) -> str:
-        return f"torch.{self.name}"
-
-    def __reduce__(self) -> str:  # pickled by name: one object per format
-        return self.name
+        super().__init__(name)
+        self.order = order
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -14,6 +14,7 @@ from typing import Any
 from . import array
 from .arguments import is_int, normalize_dim, normalize_dims_of, size_arg
 from .autograd.function import Function
+from .constants import TorchName
 from .ops import movement
 from .tensor import Tensor, as_tensor
 
@@ -24,18 +25,9 @@ xp = array.host  # sparse tensors live on the host, where scipy computes
 _SIZE = type(as_tensor(xp.zeros(0)).shape)  # a dense tensor's shape type, for S.shape
 
 
-class layout:
+class layout(TorchName):  # noqa: N801 (PyTorch's name: torch.layout)
     """How a tensor keeps its elements (PyTorch's ``torch.layout``): ``strided`` (a dense
     array) or ``sparse_coo`` (indices and values)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"torch.{self.name}"
-
-    def __reduce__(self) -> str:  # pickled by name: one object per layout
-        return self.name
 
 
 strided = layout("strided")
