@@ -61,8 +61,10 @@ from .autograd import (
 from .backends import compile, get_float32_matmul_precision, set_float32_matmul_precision
 from .constants import *
 from .factories import *
+from .forms.indexing import *
 from .forms.inplace import *
 from .forms.math import *
+from .forms.pointwise import *
 from .forms.reductions import *
 from .forms.shape import *
 from .functions import *

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,35 +20,7 @@ import torch.nn.functional as F
 import chainrule as cr
 from chainrule.ops import linalg as L
 from tests.helpers import fast_path_on
-
-NUM = 1.7  # a Python number operand, in a row's shapes
-
-
-@dataclass
-class Row:
-    name: str
-    fn: Callable[..., Any]  # fn(module, *inputs): module is chainrule or torch
-    shapes: tuple  # one entry per input: a shape, or NUM for a plain Python number
-    domain: str | tuple[str, ...] = "real"  # per input: real, pos, away (from 0), unit
-    torch_fn: Callable[..., Any] | None = None  # when PyTorch spells the call differently
-    atol32: float = 1e-5
-    rtol32: float = 1e-4
-    grad: bool = True  # False: outputs carry no gradient (argmax, comparisons)
-    second: bool = False  # also compare second derivatives with PyTorch
-    numeric: bool = True  # False: the gradient is not the derivative by design (PyTorch's too)
-
-
-def _same(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """For torch_fn: turn Python numbers into tensors, for PyTorch functions that need them."""
-
-    def call(m: Any, *xs: Any) -> Any:
-        ref = next(x for x in xs if isinstance(x, torch.Tensor))
-        return fn(
-            m, *[x if isinstance(x, torch.Tensor) else torch.tensor(x, dtype=ref.dtype) for x in xs]
-        )
-
-    return call
-
+from tests.ops.rows import NUM, Row, discovered, same
 
 ROWS: list[Row] = []
 
@@ -76,13 +47,13 @@ BINARY = [
         "maximum",
         lambda m, a, b: m.maximum(a, b),
         ("real", "real"),
-        _same(lambda m, a, b: m.maximum(a, b)),
+        same(lambda m, a, b: m.maximum(a, b)),
     ),
     (
         "minimum",
         lambda m, a, b: m.minimum(a, b),
         ("real", "real"),
-        _same(lambda m, a, b: m.minimum(a, b)),
+        same(lambda m, a, b: m.minimum(a, b)),
     ),
 ]
 for _name, _fn, _dom, _tfn in BINARY:
@@ -869,6 +840,9 @@ ROWS += [
     ),
     Row("floor_divide", lambda m, a, b: a // b, ((2, 3), (2, 3)), ("real", "away"), grad=False),
 ]
+
+# -- the rows kept by kind in tests/ops/rows/ ----------------------------------------------
+ROWS += discovered()
 
 
 def test_scatter_from_a_larger_src_sends_zeros_to_the_rest() -> None:

@@ -1,6 +1,6 @@
 """Tensor: an array, its gradient, and the node that made it, with one-line methods and
 operators over the ops, the class made of one file per kind of method (core.py: what a
-Tensor is; arithmetic, reductions, shape, inplace, sampling).
+Tensor is; arithmetic, pointwise, reductions, shape, indexing, inplace, sampling).
 
 Every method normalises its arguments with the helpers of arguments.py and calls a primitive
 from ops/ (or composes them). Graph recording and the backward walk belong to autograd/; the
@@ -10,10 +10,12 @@ factories and the cr.* function forms, to factories.py and forms/.
 from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
-from . import arithmetic, core, inplace, reductions, sampling, shape, views
+from . import arithmetic, core, indexing, inplace, pointwise, reductions, sampling, shape, views
 from .arithmetic import Arithmetic, matmul, where
 from .core import as_tensor
+from .indexing import Indexing
 from .inplace import InPlace, write_out
+from .pointwise import Pointwise
 from .reductions import Reductions, ValuesIndices
 from .sampling import Histogram, Sampling
 from .shape import Shape
@@ -21,7 +23,7 @@ from .shape import Shape
 __all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where", "write_out"]
 
 
-class Tensor(Arithmetic, Reductions, Shape, InPlace, Sampling):
+class Tensor(Arithmetic, Pointwise, Reductions, Shape, Indexing, InPlace, Sampling):
     """An n-dimensional array that can record the operations made on it.
 
     ``numpy()`` is the underlying ``numpy.ndarray`` (``_array``); ``data`` is, as in
@@ -40,6 +42,6 @@ class Tensor(Arithmetic, Reductions, Shape, InPlace, Sampling):
 # The files of the class name it in their bodies (Tensor._make, isinstance(x, Tensor)), and
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
-for _kind in (core, arithmetic, reductions, shape, inplace, sampling, views):
+for _kind in (core, arithmetic, pointwise, reductions, shape, indexing, inplace, sampling, views):
     _kind.__dict__["Tensor"] = Tensor
 register_tensor_type(Tensor)
