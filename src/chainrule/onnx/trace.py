@@ -2,8 +2,8 @@
 export. The graph the engine records serves backward and keeps no forward options, so the
 exporter watches ``Function.apply`` instead, for the one call it makes; it also records sort,
 topk, argmax, comparisons and in-place writes as steps of their own (they run on arrays,
-outside the ops) and a projected LSTM's loop over time as one step, and is told by the
-Tensor's conversion methods when a value leaves the graph for Python."""
+outside the ops) and a projected LSTM's loop over time as one step, and watches the
+Tensor's conversion methods, which tell it when a value leaves the graph for Python."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..nn import activation, rnn
 from ..ops.elementwise import Piecewise
-from ..tensor import Tensor, arithmetic, core, reductions
+from ..tensor import Tensor, arithmetic, reductions
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/chainrule
 
@@ -53,6 +53,36 @@ def user_frame() -> str:
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+# The Tensor's methods that hand a value to Python, with the words a report gives each
+_CONVERSIONS = {
+    "numpy": "numpy()",
+    "__array__": "__array__() (np.asarray)",
+    "item": "item()",
+    "tolist": "tolist()",
+    "__float__": "float()",
+    "__int__": "int()",
+    "__index__": "__index__()",
+    "__bool__": "bool() (a tensor in an if, and, or, not)",
+}
+
+
+def _watched(report: Callable[[str], None], owner: int) -> dict[str, Any]:
+    """The conversion methods, each calling ``report`` first when the tracing thread calls
+    it (other threads' run as usual)."""
+
+    def watch(name: str, words: str) -> Any:
+        method = getattr(Tensor, name)
+
+        def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() == owner:
+                report(words)
+            return method(self, *args, **kwargs)
+
+        return watched
+
+    return {name: watch(name, words) for name, words in _CONVERSIONS.items()}
 
 
 def _watch(constants: str, warned: set[str] | None) -> Callable[[str], None]:
@@ -191,12 +221,9 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
         _patched(arithmetic, _compare=compare),
         _patched(rnn, run_direction=direction),
         _patched(Tensor, _write=write, _fill=fill, __invert__=invert, to=to),
+        _patched(Tensor, **_watched(_watch(constants, None if quiet else set()), owner)),
     ):
-        core.EXPORT.report = _watch(constants, None if quiet else set())
-        try:
-            yield steps
-        finally:
-            core.EXPORT.report = None
+        yield steps
 
 
 # The activations whose Piecewise step holds its bounds only as arrays (a mask and a clipped

@@ -1,6 +1,7 @@
 """Tensor: an array, its gradient, and the node that made it, with one-line methods and
 operators over the ops, the class made of one file per kind of method (core.py: what a
-Tensor is; arithmetic, pointwise, reductions, shape, indexing, inplace, sampling).
+Tensor is; layout, casts, arithmetic, pointwise, reductions, shape, indexing, inplace,
+sampling).
 
 Every method normalises its arguments with the helpers of arguments.py and calls a primitive
 from ops/ (or composes them). Graph recording and the backward walk belong to autograd/; the
@@ -10,11 +11,25 @@ factories and the cr.* function forms, to factories.py and forms/.
 from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
-from . import arithmetic, core, indexing, inplace, pointwise, reductions, sampling, shape, views
+from . import (
+    arithmetic,
+    casts,
+    core,
+    indexing,
+    inplace,
+    layout,
+    pointwise,
+    reductions,
+    sampling,
+    shape,
+    views,
+)
 from .arithmetic import Arithmetic, matmul, where
+from .casts import Casts
 from .core import as_tensor
 from .indexing import Indexing
 from .inplace import InPlace, write_out
+from .layout import Layout
 from .pointwise import Pointwise
 from .reductions import Reductions, ValuesIndices
 from .sampling import Histogram, Sampling
@@ -23,7 +38,7 @@ from .shape import Shape
 __all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where", "write_out"]
 
 
-class Tensor(Arithmetic, Pointwise, Reductions, Shape, Indexing, InPlace, Sampling):
+class Tensor(Layout, Casts, Arithmetic, Pointwise, Reductions, Shape, Indexing, InPlace, Sampling):
     """An n-dimensional array that can record the operations made on it.
 
     ``numpy()`` is the underlying ``numpy.ndarray`` (``_array``); ``data`` is, as in
@@ -42,6 +57,18 @@ class Tensor(Arithmetic, Pointwise, Reductions, Shape, Indexing, InPlace, Sampli
 # The files of the class name it in their bodies (Tensor._make, isinstance(x, Tensor)), and
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
-for _kind in (core, arithmetic, pointwise, reductions, shape, indexing, inplace, sampling, views):
+_KINDS = (
+    core,
+    layout,
+    casts,
+    arithmetic,
+    pointwise,
+    reductions,
+    shape,
+    indexing,
+    inplace,
+    sampling,
+)
+for _kind in (*_KINDS, views):
     _kind.__dict__["Tensor"] = Tensor
 register_tensor_type(Tensor)

@@ -8,8 +8,6 @@ this one; tensor/__init__.py makes the class of them all."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import array
@@ -18,8 +16,6 @@ from ..arguments import (
     no_pinning,
     normalize_dim,
     resolve_device,
-    shape_arg,
-    spread_or_keyword,
     to_args,
 )
 from ..array import CPU, device
@@ -27,7 +23,7 @@ from ..autograd import engine
 from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..autograd.versions import bump, counter, version
-from ..constants import contiguous_format, laid_out, memory_order, preserve_format
+from ..constants import laid_out, memory_order
 from ..ops import elementwise, movement
 from .legacy import legacy_array
 from .printing import tensor_repr
@@ -39,16 +35,6 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 array_of = array.array_of
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
-
-
-class _Export(threading.local):
-    """While onnx export traces a forward on this thread, ``report(op)`` is its callback:
-    a conversion method tells it that a value leaves the graph (it raises, or warns)."""
-
-    report: Any = None
-
-
-EXPORT = _Export()
 
 
 class Core:
@@ -154,8 +140,6 @@ class Core:
         """The NumPy array of a CPU tensor: its own array (shared memory). A CUDA tensor's
         values are reached through ``cpu()`` first, as in PyTorch, or with ``force=True``
         (a copy, as ``t.detach().cpu().numpy()``)."""
-        if EXPORT.report is not None:
-            EXPORT.report("numpy()")
         arr = self._array
         if type(arr) is not HOST_ARRAY:
             if not force:
@@ -164,40 +148,28 @@ class Core:
         return arr
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        if EXPORT.report is not None:
-            EXPORT.report("__array__() (np.asarray)")
         arr = self._array
         if type(arr) is not HOST_ARRAY:
             _on_host_only(self, "__array__")
         return arr if dtype is None else arr.astype(dtype)
 
     def item(self) -> Any:
-        if EXPORT.report is not None:
-            EXPORT.report("item()")
         if self._array.size != 1:
             raise ValueError(f"item: only one-element tensors have an item; got shape {self.shape}")
         return self._array.item()
 
     def tolist(self) -> Any:
-        if EXPORT.report is not None:
-            EXPORT.report("tolist()")
         return self._array.tolist()
 
     def __float__(self) -> float:
-        if EXPORT.report is not None:
-            EXPORT.report("float()")
         return float(self.item())
 
     def __int__(self) -> int:
-        if EXPORT.report is not None:
-            EXPORT.report("int()")
         return int(self.item())
 
     def __index__(self) -> int:
         """A one-element integer tensor as a Python int: a list index, a slice bound, a
         range's end (as PyTorch's)."""
-        if EXPORT.report is not None:
-            EXPORT.report("__index__()")
         if self._array.size != 1 or self._array.dtype.kind not in "iu":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._array.reshape(()))
@@ -210,8 +182,6 @@ class Core:
         return object.__format__(self, format_spec)
 
     def __bool__(self) -> bool:
-        if EXPORT.report is not None:
-            EXPORT.report("bool() (a tensor in an if, and, or, not)")
         if self._array.size != 1:
             raise RuntimeError(
                 f"bool: the truth value of a tensor of shape {self.shape} is ambiguous; use "
@@ -404,177 +374,11 @@ class Core:
         order = memory_order(memory_format, self.ndim, "clone")
         return elementwise.Cast.apply(self, dtype=self.dtype, order=order, name="CloneBackward0")
 
-    # -- layout: read from the array's strides and address, in elements, as PyTorch's -----
-
-    def contiguous(self, memory_format: Any = None) -> Tensor:
-        """The tensor itself where it is contiguous (in memory_format's layout: C order by
-        default), else a copy so laid out (differentiable, new memory)."""
-        if self.is_contiguous(memory_format):
-            return self
-        if memory_format not in (None, contiguous_format, preserve_format):
-            return self.clone(memory_format=memory_format)
-        # One copy: NumPy's reshape copies, in C order, what it cannot view as 1-D; a 1-D
-        # view it can make is a strided one, which a copy (in its K order) makes contiguous.
-        flat = movement.Reshape.apply(self, shape=(self._array.size,))
-        if not flat.is_contiguous():
-            flat = elementwise.Cast.apply(flat, dtype=self.dtype)
-        return movement.Reshape.apply(flat, shape=self._array.shape)  # a view of the copy
-
-    def is_contiguous(self, memory_format: Any = None) -> bool:
-        """Whether the elements lie in C order (or memory_format's) without gaps (PyTorch's
-        definition: dims of size 1 and empty tensors do not count against it)."""
-        order = memory_order(memory_format, self.ndim, "is_contiguous")
-        if order is None or order == tuple(range(self.ndim)):
-            return bool(self._array.flags.c_contiguous)
-        return laid_out(self._array, order)
-
-    def stride(self, dim: Any = None) -> Any:
-        """The step in elements between neighbours along each dim (a tuple), or along dim.
-        Where the array's step says nothing, PyTorch's: a dim of size 1 that NumPy steps by
-        0 (an axis indexing inserted) steps as unsqueeze's, over the dim after it; an empty
-        tensor (NumPy steps by 0 along every dim) steps as a new one, in C order."""
-        arr = self._array
-        shape, item = arr.shape, arr.itemsize
-        steps = [s // item for s in arr.strides]
-        if 0 in steps and (1 in shape or not arr.size):
-            after = 1  # the span of the dims after d, as PyTorch's unsqueeze reads it
-            for d in reversed(range(arr.ndim)):
-                if not arr.size or shape[d] == 1 and steps[d] == 0:
-                    steps[d] = after
-                after = steps[d] * max(shape[d], 1)
-        return tuple(steps) if dim is None else steps[normalize_dim(dim, arr.ndim, "stride", shape)]
-
-    def storage_offset(self) -> int:
-        """Where the first element lies, in elements from the first element of the tensor
-        this one is a view of (0 for a tensor that is no view: its memory is its own, as a
-        tensor from_numpy makes of a slice of an array starts its own, in PyTorch too)."""
-        if self._base is None:
-            return 0
-        arr, root = self._array, self._base._array
-        start = array.data_ptr(root) + sum(
-            s * (n - 1) for s, n in zip(root.strides, root.shape, strict=True) if s < 0 < n
-        )
-        return (array.data_ptr(arr) - start) // arr.itemsize
-
     def is_floating_point(self) -> bool:
         return array.is_floating(self._array.dtype)
 
-    def element_size(self) -> int:
-        """Bytes per element."""
-        return int(self._array.itemsize)
-
     def nelement(self) -> int:
         return int(self._array.size)
-
-    def data_ptr(self) -> int:
-        """The address of the first element of the tensor's array (in the GPU's memory for a
-        CUDA tensor)."""
-        return array.data_ptr(self._array)
-
-    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
-        """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
-        With a dtype, a legacy type (cr.LongTensor) or such a name: ``to`` that dtype."""
-        if dtype is None:
-            return f"chainrule.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
-        if isinstance(dtype, str) and dtype.partition(".")[0] in ("torch", "chainrule"):
-            names = {v: k for k, v in _TYPE_NAMES.items()}
-            name = dtype.partition(".")[2]
-            if name not in names:
-                raise ValueError(f"type: unknown tensor type {dtype!r}")
-            dtype = names[name]
-        dtype = getattr(dtype, "dtype", dtype)  # a legacy type such as cr.LongTensor
-        return self.to(dtype)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        """This tensor in other's dtype."""
-        return self.to(other.dtype)
-
-    def _cast(self, dtype: Any, memory_format: Any) -> Tensor:
-        """float(), half(), ...: to(dtype), a memory format's layout where one is given."""
-        if memory_format is None:
-            return self.to(dtype)
-        return self.to(dtype, memory_format=memory_format)
-
-    def half(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.float16, memory_format)
-
-    def bfloat16(self, memory_format: Any = None) -> Tensor:
-        """This tensor in bfloat16, a storage dtype (cast, saved, loaded; no leaf of it
-        requires grad): the gradient of a cast goes back to this tensor's dtype."""
-        return self._cast(array.bfloat16, memory_format)
-
-    # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
-
-    def new_tensor(
-        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        """A copy of data as a tensor of this one's dtype (or dtype), on this one's device
-        (or device)."""
-        dev = self.device if device is None else resolve_device(device, "new_tensor")
-        data = data._array if isinstance(data, Tensor) else data
-        t = Tensor._make(array.to_array(data, dtype or self.dtype, dev))
-        return t.requires_grad_() if requires_grad else t
-
-    def new_zeros(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False,
-    ) -> Tensor:  # fmt: skip
-        sizes = spread_or_keyword(sizes, size, "size", "new_zeros")
-        return self._new(xp.zeros, sizes, dtype, device, requires_grad, "new_zeros")
-
-    def new_ones(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False,
-    ) -> Tensor:  # fmt: skip
-        sizes = spread_or_keyword(sizes, size, "size", "new_ones")
-        return self._new(xp.ones, sizes, dtype, device, requires_grad, "new_ones")
-
-    def new_empty(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False,
-    ) -> Tensor:  # fmt: skip
-        sizes = spread_or_keyword(sizes, size, "size", "new_empty")
-        return self._new(xp.empty, sizes, dtype, device, requires_grad, "new_empty")
-
-    def new_full(
-        self,
-        size: Sequence[int],
-        fill_value: Any,
-        *,
-        dtype: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
-    ) -> Tensor:
-        def fill(shape: Any, dtype: Any, like: Any) -> Any:
-            return xp.full(shape, fill_value, dtype=dtype, like=like)
-
-        return self._new(fill, (size,), dtype, device, requires_grad, "new_full")
-
-    def _new(
-        self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
-    ) -> Tensor:
-        like = self._array if device is None else array.like(resolve_device(device, op))
-        dtype = array.as_dtype(dtype) or self.dtype
-        t = Tensor._make(make(shape_arg(size), dtype=dtype, like=like))
-        return t.requires_grad_() if requires_grad else t
-
-    # Last in the class: these names shadow the builtins for the rest of its body.
-
-    # with a memory_format, the copy is laid out as it says (see to)
-    def float(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.float32, memory_format)
-
-    def double(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.float64, memory_format)
-
-    def long(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.int64, memory_format)
-
-    def int(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.int32, memory_format)
-
-    def bool(self, memory_format: Any = None) -> Tensor:
-        return self._cast(array.bool_, memory_format)
 
 
 def _on_host_only(t: Any, op: str) -> None:
@@ -582,21 +386,6 @@ def _on_host_only(t: Any, op: str) -> None:
         f"{op}: can't convert a {t.device} device tensor (shape {t.shape}) to a NumPy array; "
         "use Tensor.cpu() to copy it to host memory first"
     )
-
-
-# dtype names -> PyTorch's legacy type names, for Tensor.type()
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
 
 
 def _device_for(x: Any) -> Any:
