@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array, fastpath
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_number, require
+from .optimizer import Optimizer, check_betas, check_nonnegative, check_number, require
 
 xp = array.xp
 
@@ -67,18 +67,10 @@ class Adam(Optimizer):
     def _check(self, group: dict[str, Any]) -> None:
         super()._check(group)
         name = type(self).__name__
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"{name}: betas must be a pair of numbers; got {betas!r}")
-        group["betas"] = tuple(check_number(name, "betas", b) for b in betas)
-        for i, beta in enumerate(group["betas"]):
-            require(0 <= beta < 1, name, f"invalid beta parameter at index {i}", beta)
+        check_betas(name, group)
         group["eps"] = check_number(name, "eps", group["eps"])
         require(group["eps"] >= 0, name, "invalid epsilon value", group["eps"])
-        group["weight_decay"] = check_number(name, "weight_decay", group["weight_decay"])
-        require(
-            group["weight_decay"] >= 0, name, "invalid weight_decay value", group["weight_decay"]
-        )
+        check_nonnegative(name, group, "weight_decay")
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
         lr, decay, eps = group["lr"], group["weight_decay"], group["eps"]

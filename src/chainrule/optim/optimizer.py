@@ -306,10 +306,23 @@ def _same_kind(opt: Optimizer, saved: dict[str, Any], group: dict[str, Any]) -> 
         )
 
 
+# Per-parameter state PyTorch keeps as 0-d tensors and chainrule as Python numbers: the step
+# count, and NAdam's and ASGD's running scalars.
+NUMBERS = {"step": int, "mu_product": float, "eta": float, "mu": float}
+
+
+def scalar_state(value: float, times: float = 1.0) -> float:
+    """A running scalar of an optimizer's state as PyTorch keeps it: a 0-d tensor of the
+    default dtype, so rounded to float32 unless the default dtype is float64. With ``times``,
+    the product as that tensor's in-place multiply makes it (both factors in its dtype)."""
+    kind = array.get_default_dtype().type
+    return float(kind(value) * kind(times))
+
+
 def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
     """One buffer from a state dict, copied, in the parameter's dtype and checked in shape."""
-    if key == "step":
-        return int(value)
+    if key in NUMBERS:
+        return NUMBERS[key](value.item() if hasattr(value, "item") else value)
     if isinstance(value, Tensor):
         value = value._array
     elif hasattr(value, "__array__") and not isinstance(value, array.ndarray):
@@ -331,6 +344,23 @@ def check_number(op: str, what: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, xp.number)):
         raise TypeError(f"{op}: {what} must be a number; got {type(value).__name__}")
     return float(value)
+
+
+def check_betas(op: str, group: dict[str, Any]) -> None:
+    """A group's ``betas``: a pair of numbers, each in [0, 1), made Python floats."""
+    betas = group["betas"]
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"{op}: betas must be a pair of numbers; got {betas!r}")
+    group["betas"] = tuple(check_number(op, "betas", b) for b in betas)
+    for i, beta in enumerate(group["betas"]):
+        require(0 <= beta < 1, op, f"invalid beta parameter at index {i}", beta)
+
+
+def check_nonnegative(op: str, group: dict[str, Any], *keys: str) -> None:
+    """Each named option of a group a number at least 0, made a Python float."""
+    for key in keys:
+        group[key] = check_number(op, key, group[key])
+        require(group[key] >= 0, op, f"invalid {key} value", group[key])
 
 
 def require(ok: bool, op: str, what: str, value: Any) -> None:
