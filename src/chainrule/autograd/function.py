@@ -18,6 +18,8 @@ from .versions import make_view, shares_memory, version, writes
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
+    Grads = tuple[Tensor | None, ...]  # what a rule returns: one gradient per input, or None
+
 
 class Function(Node):
     """A differentiable primitive and, once applied, the graph node that recorded it.
@@ -57,6 +59,9 @@ class Function(Node):
 
     __slots__ = ("needs_input_grad",)  # and Node's: inputs, __dict__
 
+    # What the rules read: a rule runs only on a node not yet freed (the engine checks that
+    # first; Node.free sets inputs to None).
+    inputs: tuple[Any, ...]
     needs_input_grad: tuple[bool, ...]
     versions: tuple[int | None, ...]
     stamp = -1  # the process's count of in-place writes when the node was recorded (freed: -1)
@@ -71,7 +76,7 @@ class Function(Node):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def backward(self, grad: Tensor, out: Tensor) -> tuple[Tensor | None, ...]:
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         raise NotImplementedError
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import device_of, from_host, generator, is_floating, like, make_read_only, xp
@@ -16,6 +17,10 @@ from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from ..fastpath.rowsums import row_sums
 from .elementwise import Where
+
+if TYPE_CHECKING:
+    from ..autograd.function import Grads
+    from ..tensor import Tensor
 
 
 class ScaledDotProductAttention(Function):
@@ -44,7 +49,9 @@ class ScaledDotProductAttention(Function):
         "grad_mask = dS"
     )
 
-    def forward(self, q, k, v, mask, *, scale, is_causal, dropout_p):
+    def forward(
+        self, q: Any, k: Any, v: Any, mask: Any, *, scale: Any, is_causal: bool, dropout_p: Any
+    ) -> Any:
         self.scale, self.is_causal = scale, is_causal
         scores = xp.matmul(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         scores *= scale
@@ -83,7 +90,7 @@ class ScaledDotProductAttention(Function):
             p = p * self.keep
         return xp.matmul(p, v)  # (..., L, Ev)
 
-    def _bias(self, mask, scores):
+    def _bias(self, mask: Any, scores: Any) -> Any:
         """The scores' additive -inf where a bool mask or causality leaves a key out, 0
         elsewhere (None if neither applies), of a shape that broadcasts to the scores'."""
         shape, dtype = scores.shape, scores.dtype
@@ -95,7 +102,7 @@ class ScaledDotProductAttention(Function):
             bias = causal if bias is None else bias + causal
         return bias
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         q, k, v, mask = self.inputs
         need_q, need_k, need_v, need_mask = self.needs_input_grad
         p = self._probabilities() if state.grad_enabled else tensor_type()._make(self.p)
@@ -109,7 +116,7 @@ class ScaledDotProductAttention(Function):
         gk = (ds.mT @ q) * self.scale if need_k else None  # (..., S, E)
         return gq, gk, gv, ds if need_mask else None
 
-    def _probabilities(self):
+    def _probabilities(self) -> Any:
         """P recomputed from the inputs in Tensor ops, so that a recorded backward pass
         differentiates through it (see the class docstring)."""
         q, k, _, mask = self.inputs
@@ -125,7 +132,7 @@ class ScaledDotProductAttention(Function):
         p = Where.apply(self.dead, 0.0, scores).softmax(-1)
         return Where.apply(self.dead, 0.0, p)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         q, k, v, _ = arrays_of(self.inputs)
         need_q, need_k, need_v, need_mask = self.needs_input_grad
         p = self.p

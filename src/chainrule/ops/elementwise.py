@@ -6,12 +6,16 @@ Each op returns gradients in the output's broadcast shape; the engine unbroadcas
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, is_floating, ndarray, xp
 from ..autograd.function import Function, arrays_of
 from ..fastpath import masked
+
+if TYPE_CHECKING:
+    from ..autograd.function import Grads
+    from ..tensor import Tensor
 
 
 class Add(Function):
@@ -23,7 +27,7 @@ class Add(Function):
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return grad, grad
 
 
@@ -44,7 +48,7 @@ class FloorDivide(Function):
                 return xp.trunc(xp.true_divide(a, b))
             return (a - xp.fmod(a, b)) // b  # exact: the remainder toward zero taken away
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if self.node_name == "DivBackward2":  # a step function: zeros, as PyTorch's
             zeros = grad.new_zeros(grad.shape)
             return tuple(zeros if need else None for need in self.needs_input_grad)
@@ -61,10 +65,10 @@ class Sub(Function):
     rule = "grad_a = grad, grad_b = -grad"
     saves_inputs = False
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return a - b
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return grad, -grad if self.needs_input_grad[1] else None
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -76,15 +80,15 @@ class Mul(Function):
     rule = "grad_a = grad * b, grad_b = grad * a"
     saves_inputs = "others"  # each input's value only for the others' gradients
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return a * b
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         a, b = arrays_of(self.inputs)
         need_a, need_b = self.needs_input_grad
         return grad * b if need_a else None, grad * a if need_b else None
@@ -96,15 +100,15 @@ class Div(Function):
     rule = "grad_a = grad / b, grad_b = -grad * out / b  (= -grad * a / b**2)"
     saves_out = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return a / b
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         b = self.inputs[1]
         need_a, need_b = self.needs_input_grad
         return grad / b if need_a else None, -grad * out / b if need_b else None
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         b = arrays_of(self.inputs)[1]
         need_a, need_b = self.needs_input_grad
         return grad / b if need_a else None, -grad * out / b if need_b else None
@@ -116,10 +120,10 @@ class Neg(Function):
     rule = "grad_a = -grad"
     saves_inputs = False
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return -a
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (-grad,)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -139,7 +143,7 @@ class Pow(Function):
     rule = "grad_a = grad * b * a**(b-1), grad_b = grad * out * log(a)"
     saves_out = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         if isinstance(b, (int, float)) and isinstance(a, ndarray) and is_floating(a.dtype):
             if b == -0.5:
                 with errstate(divide="ignore"):  # 1 / 0: inf, as a ** -0.5 gives quietly
@@ -151,7 +155,7 @@ class Pow(Function):
             return _int_power(a, b)
         return a**b
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = gb = None
@@ -163,6 +167,7 @@ class Pow(Function):
                 ga = grad * b * Where.apply((a._array == 0) & (b._array == 0), 1.0, a) ** (b - 1)
         if need_b:
             # flat: where a == 0 and b >= 0, whose gradient is 0 (out is finite there)
+            log_a: Any  # a number, an array or a Tensor, as the base is
             if isinstance(a, (int, float)):  # a number base (2 ** x): log(a) is a number
                 log_a = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
                 flat = b._array >= 0 if a == 0 else None
@@ -196,10 +201,10 @@ class Exp(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.exp(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * out,)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -210,13 +215,13 @@ class Log(Function):
 
     rule = "grad_a = grad / a"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.log(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad / self.inputs[0],)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         return (grad / self.inputs[0]._array,)
 
 
@@ -225,13 +230,13 @@ class Log1p(Function):
 
     rule = "grad_a = grad / (1 + a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.log1p(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad / (self.inputs[0] + 1.0),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         return (grad / (self.inputs[0]._array + 1.0),)
 
 
@@ -242,10 +247,10 @@ class Expm1(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.expm1(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * (out + 1.0),)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -258,10 +263,10 @@ class Sqrt(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.sqrt(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad / (out * 2.0),)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -272,10 +277,10 @@ class Sin(Function):
 
     rule = "grad_a = grad * cos(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.sin(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].cos(),)
 
 
@@ -284,10 +289,10 @@ class Cos(Function):
 
     rule = "grad_a = -grad * sin(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.cos(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (-grad * self.inputs[0].sin(),)
 
 
@@ -298,10 +303,10 @@ class Tanh(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.tanh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * (1.0 - out * out),)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -314,12 +319,12 @@ class Sigmoid(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         # exp of a non-positive number only: exp(-|a|) never overflows.
         e = xp.exp(-xp.abs(a))
         return xp.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * out * (1.0 - out),)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -332,15 +337,15 @@ class Relu(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.maximum(a, 0)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
         # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
         return (Slopes.apply(grad, out, mask=out._array != 0, slope=0.0),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         return (masked(grad, out != 0),)
 
 
@@ -349,10 +354,10 @@ class Abs(Function):
 
     rule = "grad_a = grad * sign(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.abs(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].sign(),)
 
 
@@ -361,13 +366,13 @@ class Sign(Function):
 
     rule = "grad_a = 0 (everywhere it exists)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
         out = xp.sign(a)
         return xp.where(xp.isnan(out), 0, out) if is_floating(out.dtype) else out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * 0.0,)
 
 
@@ -386,12 +391,12 @@ class Clamp(Function):
         "clamp_max": ("ClampMaxBackward0", "ClampMaxBackward1"),
     }
 
-    def forward(self, a, lo=None, hi=None, *, op="clamp"):
+    def forward(self, a: Any, lo: Any = None, hi: Any = None, *, op: str = "clamp") -> Any:
         self.lo, self.hi = lo, hi
         self.node_name = self.NAMES[op][isinstance(lo, ndarray) or isinstance(hi, ndarray)]
         return xp.clip(a, lo, hi)
 
-    def masks(self):
+    def masks(self) -> Any:
         """Where each input's gradient flows, a constant mask each (None for no bound)."""
         a, lo, hi = self.inputs[0]._array, self.lo, self.hi
         inside = a >= lo if hi is None else (a <= hi if lo is None else (a >= lo) & (a <= hi))
@@ -401,11 +406,11 @@ class Clamp(Function):
         above = None if hi is None else (a > hi if lo is None else (a > hi) | (hi < lo))
         return inside, below, above
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         pairs = zip(self.masks(), self.needs_input_grad, strict=True)
         return tuple(Where.apply(m, grad, 0.0) if need else None for m, need in pairs)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         pairs = zip(self.masks(), self.needs_input_grad, strict=True)
         return tuple(masked(grad, m) if need else None for m, need in pairs)
 
@@ -418,15 +423,15 @@ class Piecewise(Function):
     rule = "grad_a = grad where mask, else grad * slope"
     saves_inputs = True
 
-    def forward(self, a, *, mask, slope, other):
+    def forward(self, a: Any, *, mask: Any, slope: Any, other: Any) -> Any:
         self.mask, self.slope = mask, slope
         rest = a * slope + other if slope else other
         return xp.where(mask, a, rest).astype(a.dtype, copy=False)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Slopes.apply(grad, self.inputs[0], mask=self.mask, slope=self.slope),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         if self.slope:
             return (xp.where(self.mask, grad, grad * self.slope),)
         return (masked(grad, self.mask),)
@@ -442,13 +447,13 @@ class Slopes(Function):
     rule = "grad_g = grad where mask, else grad * slope; grad_a = 0"
     saves_inputs = True
 
-    def forward(self, g, a, *, mask, slope):
+    def forward(self, g: Any, a: Any, *, mask: Any, slope: Any) -> Any:
         self.mask, self.slope = mask, slope
         if slope:
             return xp.where(mask, g, g * slope)
         return masked(g, mask)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_g, need_a = self.needs_input_grad
         a = self.inputs[1]
         gg = Slopes.apply(grad, a, mask=self.mask, slope=self.slope) if need_g else None
@@ -464,7 +469,7 @@ class Where(Function):
 
     rule = "grad_x = grad where cond, grad_y = grad where not cond"
 
-    def forward(self, cond, x, y):
+    def forward(self, cond: Any, x: Any, y: Any) -> Any:
         self.cond = cond
         out = xp.where(cond, x, y)
         if isinstance(x, float) and isinstance(y, ndarray):
@@ -473,13 +478,13 @@ class Where(Function):
             out = out.astype(x.dtype, copy=False)
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
         gx = Where.apply(c, grad, 0.0) if need_x else None
         return None, gx, Where.apply(c, 0.0, grad) if need_y else None
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         _, need_x, need_y = self.needs_input_grad
         c = self.cond
         return None, masked(grad, c) if need_x else None, masked(grad, ~c) if need_y else None
@@ -494,10 +499,10 @@ class Maximum(Function):
     pick = staticmethod(xp.maximum)
     wins = staticmethod(xp.greater)
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return self.pick(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # The weights are found here, not in forward, which then costs nothing extra under
         # no_grad and saves nothing.
         a, b = arrays_of(self.inputs)
@@ -529,14 +534,14 @@ class Cast(Function):
     rule = "grad_a = grad cast back to a's dtype"
     saves_inputs = False
 
-    def forward(self, a, dtype, order=None, name="ToCopyBackward0"):
+    def forward(self, a: Any, dtype: Any, order: Any = None, name: str = "ToCopyBackward0") -> Any:
         self.node_name = name  # clone's copy is CloneBackward0, to's ToCopyBackward0
         if order is None:
             return a.astype(dtype, copy=True)
         back = tuple(order.index(d) for d in range(len(order)))
         return a.transpose(order).astype(dtype, order="C").transpose(back)  # a view of a copy
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad.to(self.inputs[0].dtype),)
 
 
@@ -546,11 +551,11 @@ class ScaleGrad(Function):
 
     rule = "grad_a = grad * scale"
 
-    def forward(self, a, scale):
+    def forward(self, a: Any, scale: Any) -> Any:
         self.scale = scale
         return a.view()
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return grad * self.scale, None
 
     backward_arrays = backward  # operators only: the same rule serves arrays

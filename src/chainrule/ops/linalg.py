@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import ndarray, xp
 from ..autograd.function import Function, arrays_of
+
+if TYPE_CHECKING:
+    from ..autograd.function import Grads
+    from ..tensor import Tensor
 
 
 class MatMul(Function):
@@ -19,10 +24,10 @@ class MatMul(Function):
     rule = "grad_a = grad @ b.T, grad_b = a.T @ grad"
     saves_inputs = "others"  # each input's value only for the others' gradients
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.matmul(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = gb = None
@@ -54,7 +59,7 @@ class MatMul(Function):
                 gb = a.mT @ grad  # (..., k, n)
         return ga, gb
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         """The same rule on arrays: a 1-D a is the matrix of one row it was in forward, a
         1-D b the matrix of one column, and their gradients drop that dim again."""
         a, b = arrays_of(self.inputs)
@@ -135,12 +140,12 @@ class Einsum(Function):
     rule = "grad_i = einsum of grad with the other operands, onto operand i's letters"
     saves_inputs = "others"  # each input's value only for the others' gradients
 
-    def forward(self, *arrays, equation):
+    def forward(self, *arrays: Any, equation: Any) -> Any:
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
         return xp.einsum(equation, *arrays, optimize=len(arrays) > 2)
 
-    def backward(self, grad, out):
-        grads = []
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        grads: list[Tensor | None] = []
         for i, (spec, need) in enumerate(zip(self.ins, self.needs_input_grad, strict=True)):
             if not need:
                 grads.append(None)
@@ -175,12 +180,12 @@ class LinalgSvd(Function):
         "skew(Vh gVh^T) / E, E[i, j] = S[j]^2 - S[i]^2, and their parts off U's and Vh's span"
     )
 
-    def forward(self, a, part):
+    def forward(self, a: Any, part: Any) -> Any:
         self.part = part
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
         return {"U": u, "S": s, "Vh": vh}[part]
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a = self.inputs[0]
         m, n = a.shape[-2:]
         U, S, Vh = (LinalgSvd.apply(a, part=p) for p in ("U", "S", "Vh"))
@@ -220,7 +225,7 @@ class Linear(Function):
     rule = "grad_x = grad @ W, grad_W = grad.T @ x, grad_b = grad summed over rows"
     saves_inputs = "others"  # each input's value only for the others' gradients
 
-    def forward(self, x, weight, bias=None):
+    def forward(self, x: Any, weight: Any, bias: Any = None) -> Any:
         if x.ndim == 2 and weight.shape[0] > x.shape[0] and fastpath.enabled():
             product = xp.matmul(weight, x.T).T  # the longer side first: column-major
             out = xp.empty_like(product, order="C")  # row-major out, as PyTorch's
@@ -239,7 +244,7 @@ class Linear(Function):
             out += bias  # out is fresh: add in place, no second buffer
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         """The inputs' gradients from grad, the gradient of x @ W^T + b: an array for
         first-order gradients (as backward_arrays), a Tensor under create_graph. Written once
         for both; the common 2-D case calls nothing more than it must."""

@@ -10,12 +10,16 @@ import math
 import os
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.function import Function
 from .elementwise import Where
+
+if TYPE_CHECKING:
+    from ..autograd.function import Grads
+    from ..tensor import Tensor
 
 
 def _reduced(shape, dims, keepdim):
@@ -87,16 +91,16 @@ class Sum(Function):
     rule = "grad_a = grad expanded back to a's shape"
     saves_inputs = False
 
-    def forward(self, a, dims=None, keepdim=False):
+    def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
         return a.sum(axis=dims, keepdims=keepdim)  # the method skips a Python wrapper
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (_keep(grad, x.shape, self.dims, self.keepdim).expand(x.shape),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         return (_filled(_keep(grad, self.inputs[0].shape, self.dims, self.keepdim), grad, self),)
 
 
@@ -106,16 +110,16 @@ class Mean(Function):
     rule = "grad_a = grad / n expanded back to a's shape (n = number of values averaged)"
     saves_inputs = False
 
-    def forward(self, a, dims=None, keepdim=False):
+    def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         self.n = _count(a, dims)
         return _column_major(a, dims).mean(axis=dims, keepdims=keepdim)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return ((_keep(grad, x.shape, self.dims, self.keepdim) / self.n).expand(x.shape),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         kept = _keep(grad, self.inputs[0].shape, self.dims, self.keepdim) / self.n
         return (_filled(kept, grad, self),)
 
@@ -134,7 +138,9 @@ class Var(Function):
 
     rule = "grad_a = 2 / (n - correction) * grad * (a - mean)"
 
-    def forward(self, a, dims=None, correction=1, keepdim=False, op="var"):
+    def forward(
+        self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
+    ) -> Any:
         self.dims, self.keepdim = dims, keepdim
         n = _count(a, dims)
         self.dof = n - correction
@@ -151,15 +157,15 @@ class Var(Function):
         with errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
             return (centred * centred).sum(axis=dims, keepdims=keepdim) / max(self.dof, 0)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, None),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x = self.inputs[0]._array
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, self.mean),)
 
-    def _grad(self, g, a, mean):
+    def _grad(self, g: Any, a: Any, mean: Any) -> Any:
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
         forward computed; for Tensors it is a Tensor op on a, since it depends on it."""
         if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
@@ -195,11 +201,13 @@ class Amax(Function):
 
     reducer = staticmethod(xp.amax)
 
-    def forward(self, a, dims=None, keepdim=False, nan_ties=False):
+    def forward(
+        self, a: Any, dims: Any = None, keepdim: bool = False, nan_ties: bool = False
+    ) -> Any:
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
         return self.reducer(_column_major(a, dims), axis=dims, keepdims=keepdim)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # The ties are found here, not in forward, which then costs nothing extra under
         # no_grad and saves no mask.
         x = self.inputs[0]
@@ -226,7 +234,7 @@ class LogSumExp(Function):
     rule = "grad_a = grad * softmax(a) = grad * exp(a - out)"
     saves_out = True
 
-    def forward(self, a, dims=None, keepdim=False):
+    def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
         m = _shift(a, dims)
@@ -234,7 +242,7 @@ class LogSumExp(Function):
         out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
         return out.reshape(_reduced(a.shape, dims, keepdim))
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         g = _keep(grad, x.shape, self.dims, self.keepdim)
         lse = _keep(out, x.shape, self.dims, self.keepdim)
@@ -248,7 +256,7 @@ class Softmax(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a, dim):
+    def forward(self, a: Any, dim: Any) -> Any:
         self.dim = dim
         given = a
         a = _column_major(a, dim)  # e, and out, then share its order
@@ -256,7 +264,7 @@ class Softmax(Function):
         e /= e.sum(axis=dim, keepdims=True)
         return _as_laid_out(e, given)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
 
@@ -276,14 +284,14 @@ class LogSoftmax(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a, dim):
+    def forward(self, a: Any, dim: Any) -> Any:
         self.dim = dim
         return _log_softmax(a, dim)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         total = _column_major(grad, self.dim).sum(axis=self.dim, keepdims=True)
         return (grad - xp.exp(out) * total,)
 
@@ -296,12 +304,12 @@ class Cumsum(Function):
     rule = "grad_a = grad summed from the end along dim: flip(cumsum(flip(grad)))"
     saves_inputs = False
 
-    def forward(self, a, dim, widen=True):
+    def forward(self, a: Any, dim: Any, widen: bool = True) -> Any:
         self.dim = dim
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         return xp.cumsum(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if grad.ndim == 0:  # one element: its own sum
             return (grad,)
         return (grad.flip(self.dim).cumsum(self.dim).flip(self.dim),)
@@ -323,12 +331,12 @@ class Cumprod(Function):
     )
     saves_out = True
 
-    def forward(self, a, dim, widen=True):
+    def forward(self, a: Any, dim: Any, widen: bool = True) -> Any:
         self.dim = dim
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         return xp.cumprod(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, d = self.inputs[0], self.dim
         if a.ndim == 0:  # one element: its own product
             return (grad,)
@@ -354,7 +362,7 @@ class NLLLoss(Function):
 
     rule = "grad_logp = grad * M, M[i, t_i] = -w_i / D and 0 elsewhere (a one-hot constant)"
 
-    def forward(self, logp, target, weight, class_dim, reduction):
+    def forward(self, logp: Any, target: Any, weight: Any, class_dim: Any, reduction: Any) -> Any:
         # The target positions: with the fast path on, (rows, classes) index arrays for the
         # common (N, C) case; else an index along the class dim, for take/put_along_axis.
         if logp.ndim == 2 and class_dim == 1 and fastpath.enabled():
@@ -372,27 +380,27 @@ class NLLLoss(Function):
             return loss.sum() / self.denom
         return loss.sum() if reduction == "sum" else loss
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         onehot = self._onehot(self.inputs[0]._array, -1.0)
         if self.reduction == "none":
             grad = grad.unsqueeze(self.class_dim)  # (N, 1, d1, ...) against (N, C, d1, ...)
         return grad * onehot, None, None
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         onehot = self._onehot(self.inputs[0]._array, -1.0)
         if self.reduction == "none":
             grad = xp.expand_dims(grad, self.class_dim)  # (N, 1, d1, ...)
         onehot *= grad  # onehot is ours: scaled in place, no second array
         return onehot, None, None
 
-    def _share(self):
+    def _share(self) -> Any:
         """Each target's share w_i / D of the loss: a number, or an array of the targets'
         shape (N, d1, ...) with weights. With nothing counted (D = 0) there is no division,
         so the gradient is 0, as PyTorch's, not 0/0."""
         w = 1.0 if self.weight is None else self.weight
         return w / self.denom if self.reduction == "mean" and self.denom else w
 
-    def _onehot(self, like, sign):
+    def _onehot(self, like: Any, sign: Any) -> Any:
         """An array of like's shape and memory order (log_softmax's may be column-major, for
         its sum): sign * w_i / D at each target, 0 elsewhere; with sign -1, the loss's
         gradient for an incoming 1."""
@@ -406,7 +414,7 @@ class NLLLoss(Function):
             xp.put_along_axis(onehot, self.at, self._column(w), axis=self.class_dim)
         return onehot
 
-    def _column(self, v):
+    def _column(self, v: Any) -> Any:
         """v, a number or an array of the targets' shape (N, d1, ...), made to broadcast
         against the input's (N, C, d1, ...): a dim of 1 put in at the class dim."""
         return xp.expand_dims(v, self.class_dim) if xp.ndim(v) else v
@@ -426,11 +434,11 @@ class CrossEntropy(NLLLoss):
         "its weight (1 if none), D the counted weights' sum for 'mean' (else 1)"
     )
 
-    def forward(self, x, target, weight, class_dim, reduction):
+    def forward(self, x: Any, target: Any, weight: Any, class_dim: Any, reduction: Any) -> Any:
         self.logp = _log_softmax(x, class_dim)
         return super().forward(self.logp, target, weight, class_dim, reduction)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         d = self.class_dim
         if self.reduction == "none":
             grad = grad.unsqueeze(d)
@@ -438,7 +446,7 @@ class CrossEntropy(NLLLoss):
         column = self._column(self._share())
         return (softmax * column - self._onehot(self.logp, 1.0)) * grad, None, None
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         d = self.class_dim
         c = self._share() * grad  # each target's share of the incoming gradient
         column = self._column(c)
@@ -466,13 +474,13 @@ class BinaryCrossEntropy(Function):
         "log(p)), logs clamped at -100"
     )
 
-    def forward(self, p, t):
+    def forward(self, p: Any, t: Any) -> Any:
         with errstate(divide="ignore"):
             self.log_p = xp.maximum(xp.log(p), -100.0)
             self.log_q = xp.maximum(xp.log1p(-p), -100.0)  # log(1 - p)
         return -(t * self.log_p + (1.0 - t) * self.log_q)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         p, t = self.inputs
         need_p, need_t = self.needs_input_grad
         gp = grad * (p - t) / (p * (1.0 - p)).clamp(min=1e-12) if need_p else None
@@ -503,13 +511,13 @@ class BinaryCrossEntropyWithLogits(Function):
         "softplus(-x)), grad_w = grad * t * softplus(-x)"
     )
 
-    def forward(self, x, t, pos_weight=None):
+    def forward(self, x: Any, t: Any, pos_weight: Any = None) -> Any:
         softplus = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
         if pos_weight is None:
             return (1 - t) * x + softplus
         return (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, t, w = self.inputs
         need_x, need_t, need_w = self.needs_input_grad
         gx = gt = gw = None

@@ -22,7 +22,7 @@ with the per-step factors of the chain rule computed for every step at once befo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, ndarray, xp
@@ -30,6 +30,10 @@ from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from .linalg import Linear
 from .movement import Cat
+
+if TYPE_CHECKING:
+    from ..autograd.function import Grads
+    from ..tensor import Tensor
 
 # -- shared by the three layers ------------------------------------------------------------
 
@@ -130,7 +134,18 @@ class RNNLayer(Function):
     )
     saves_out = True
 
-    def forward(self, x, h0, w_ih, w_hh, b_ih=None, b_hh=None, *, reverse, relu):
+    def forward(
+        self,
+        x: Any,
+        h0: Any,
+        w_ih: Any,
+        w_hh: Any,
+        b_ih: Any = None,
+        b_hh: Any = None,
+        *,
+        reverse: bool,
+        relu: bool,
+    ) -> Any:
         self.reverse, self.relu = reverse, relu
         out = _input_part(x, w_ih, _bias(b_ih, b_hh))  # each step's pre-activation, then h
         w_hh_t, hw = _recurrent(w_hh, len(h0))
@@ -145,7 +160,7 @@ class RNNLayer(Function):
             h = a
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, h0, w_ih, w_hh, _, _ = self.inputs
         # act' from the output: 1 - out^2 for tanh, the step (a constant) for relu
         slope = (out._array > 0).astype(out.dtype) if self.relu else 1.0 - out * out
@@ -157,7 +172,7 @@ class RNNLayer(Function):
             dh = d[t] @ w_hh
         return self._grads(_stack(d), dh, x, out, h0, w_ih)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x, h0, w_ih, w_hh, _, _ = arrays_of(self.inputs)
         d = (out > 0).astype(out.dtype) if self.relu else 1.0 - out * out  # act', then d
         dh = None
@@ -167,7 +182,7 @@ class RNNLayer(Function):
             dh = xp.matmul(d[t], w_hh)
         return self._grads(d, dh, x, out, h0, w_ih)
 
-    def _grads(self, d, dh0, x, out, h0, w_ih):
+    def _grads(self, d: Any, dh0: Any, x: Any, out: Any, h0: Any, w_ih: Any) -> Any:
         need_x, need_h0, *needs = self.needs_input_grad
         prev = _previous(out, h0, self.reverse)
         gx, gw_ih, gw_hh, gb_ih, gb_hh = _param_grads((need_x, *needs), d, d, x, prev, w_ih)
@@ -197,7 +212,18 @@ class LSTMLayer(Function):
     )
     saves_out = True
 
-    def forward(self, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, *, reverse):
+    def forward(
+        self,
+        x: Any,
+        h0: Any,
+        c0: Any,
+        w_ih: Any,
+        w_hh: Any,
+        b_ih: Any = None,
+        b_hh: Any = None,
+        *,
+        reverse: bool,
+    ) -> Any:
         self.reverse = reverse
         L, N, H = len(x), h0.shape[0], h0.shape[1]
         gates = _input_part(x, w_ih, _bias(b_ih, b_hh))  # (L, N, 4H), then activations
@@ -235,7 +261,7 @@ class LSTMLayer(Function):
         self.gates, self.cs, self.tanh_cs = gates, cs, tanh_cs
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, h0, c0, w_ih, w_hh, b_ih, b_hh = self.inputs
         L, H = len(x), h0.shape[-1]
         hs = out[:L]
@@ -273,7 +299,7 @@ class LSTMLayer(Function):
             dc = dc * f[t]
         return self._grads(_stack(d), dh, dc, x, hs, h0, w_ih)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x, h0, c0, w_ih, w_hh, _, _ = arrays_of(self.inputs)
         L, N, H = len(x), h0.shape[0], h0.shape[1]
         gates, tanh_c = self.gates, self.tanh_cs
@@ -307,7 +333,7 @@ class LSTMLayer(Function):
             dc = dc * f[t]
         return self._grads(d, dh, dc, x, out[:L], h0, w_ih)
 
-    def _grads(self, d, dh0, dc0, x, hs, h0, w_ih):
+    def _grads(self, d: Any, dh0: Any, dc0: Any, x: Any, hs: Any, h0: Any, w_ih: Any) -> Any:
         need_x, need_h0, need_c0, *needs = self.needs_input_grad
         prev = _previous(hs, h0, self.reverse)
         gx, gw_ih, gw_hh, gb_ih, gb_hh = _param_grads((need_x, *needs), d, d, x, prev, w_ih)
@@ -334,7 +360,17 @@ class GRULayer(Function):
     )
     saves_out = True
 
-    def forward(self, x, h0, w_ih, w_hh, b_ih=None, b_hh=None, *, reverse):
+    def forward(
+        self,
+        x: Any,
+        h0: Any,
+        w_ih: Any,
+        w_hh: Any,
+        b_ih: Any = None,
+        b_hh: Any = None,
+        *,
+        reverse: bool,
+    ) -> Any:
         self.reverse = reverse
         L, N, H = len(x), h0.shape[0], h0.shape[1]
         gates = _input_part(x, w_ih, b_ih)  # (L, N, 3H): r, z, n, then their activations
@@ -362,7 +398,7 @@ class GRULayer(Function):
         self.gates, self.hn = gates, hn
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, h0, w_ih, w_hh, b_ih, b_hh = self.inputs
         H = h0.shape[-1]
         prev = _previous(out, h0, self.reverse)
@@ -388,7 +424,7 @@ class GRULayer(Function):
             dh = d_hh[t] @ w_hh + dh * z[t]
         return self._grads(_stack(d_ih), _stack(d_hh), dh, x, prev, w_ih)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x, h0, w_ih, w_hh, _, _ = arrays_of(self.inputs)
         L, N, H = len(x), h0.shape[0], h0.shape[1]
         gates, hn = self.gates, self.hn
@@ -412,7 +448,7 @@ class GRULayer(Function):
             dh = xp.matmul(d_hh[t], w_hh) + dh * z[t]
         return self._grads(d_ih, d_hh, dh, x, prev, w_ih)
 
-    def _grads(self, d_ih, d_hh, dh0, x, prev, w_ih):
+    def _grads(self, d_ih: Any, d_hh: Any, dh0: Any, x: Any, prev: Any, w_ih: Any) -> Any:
         need_x, need_h0, *needs = self.needs_input_grad
         gx, gw_ih, gw_hh, gb_ih, gb_hh = _param_grads((need_x, *needs), d_ih, d_hh, x, prev, w_ih)
         return gx, dh0 if need_h0 else None, gw_ih, gw_hh, gb_ih, gb_hh
