@@ -29,6 +29,7 @@ from .activation import (
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -41,6 +42,7 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, Parameter
+from .more_activations import Hardshrink, Hardsigmoid, Hardswish, RReLU, Softshrink, Tanhshrink
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import (
@@ -120,4 +122,15 @@ __all__ = [
     "RNNCell",
     "LSTMCell",
     "GRUCell",
+    "AlphaDropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "RReLU",
+    "Softshrink",
+    "Tanhshrink",
 ]

@@ -27,9 +27,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return x.relu_() if inplace else x.relu()
 
 
-def _maybe_inplace(
-    x: Tensor, inplace: bool, op: str, compute: Callable[[Tensor], Tensor]
-) -> Tensor:
+def maybe_inplace(x: Tensor, inplace: bool, op: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
     """``compute(x)``; with ``inplace``, written into x and x returned, as PyTorch's ``op_``:
     x's version bumped, and x taking the result's node (Tensor._write records it)."""
     return x._write(op + "_", compute) if inplace else compute(x)
@@ -44,7 +42,7 @@ def _floating(input: Any, op: str) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x; the slope at 0 is negative_slope (as PyTorch)."""
-    return _maybe_inplace(
+    return maybe_inplace(
         _floating(input, "leaky_relu"),
         inplace,
         "leaky_relu",
@@ -97,12 +95,12 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (the swish)."""
-    return _maybe_inplace(_floating(input, "silu"), inplace, "silu", lambda x: x * x.sigmoid())
+    return maybe_inplace(_floating(input, "silu"), inplace, "silu", lambda x: x * x.sigmoid())
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    return _maybe_inplace(
+    return maybe_inplace(
         _floating(input, "mish"), inplace, "mish", lambda x: x * softplus(x).tanh()
     )
 
@@ -119,7 +117,7 @@ def _expm1(x: Tensor) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x) - 1), as PyTorch."""
-    return _maybe_inplace(_floating(input, "elu"), inplace, "elu", lambda x: _elu(x, alpha))
+    return maybe_inplace(_floating(input, "elu"), inplace, "elu", lambda x: _elu(x, alpha))
 
 
 def _elu(x: Tensor, alpha: float) -> Tensor:
@@ -129,7 +127,7 @@ def _elu(x: Tensor, alpha: float) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
-    return _maybe_inplace(_floating(input, "selu"), inplace, "selu", _selu)
+    return maybe_inplace(_floating(input, "selu"), inplace, "selu", _selu)
 
 
 def _selu(x: Tensor) -> Tensor:
@@ -140,7 +138,7 @@ def _selu(x: Tensor) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x / alpha) - 1)."""
-    return _maybe_inplace(_floating(input, "celu"), inplace, "celu", lambda x: _celu(x, alpha))
+    return maybe_inplace(_floating(input, "celu"), inplace, "celu", lambda x: _celu(x, alpha))
 
 
 def _celu(x: Tensor, alpha: float) -> Tensor:
@@ -167,7 +165,7 @@ def _hardtanh(x: Tensor, min_val: float, max_val: float, inplace: bool, op: str)
             f"{op}: the bounds must fit the input's dtype, as in PyTorch; got min_val "
             f"{min_val} and max_val {max_val} for dtype {x.dtype}"
         )
-    return _maybe_inplace(x, inplace, op, lambda t: _clip(t, min_val, max_val))
+    return maybe_inplace(x, inplace, op, lambda t: _clip(t, min_val, max_val))
 
 
 def _clip(x: Tensor, min_val: float, max_val: float) -> Tensor:
@@ -234,7 +232,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """x where x > threshold, else value."""
     x = as_tensor(input)
     need_number(x, "threshold")
-    return _maybe_inplace(
+    return maybe_inplace(
         x,
         inplace,
         "threshold",

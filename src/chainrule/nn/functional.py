@@ -29,6 +29,7 @@ from .activation import (
 )
 from .attention import scaled_dot_product_attention
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool2d
+from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .loss import (
     binary_cross_entropy,
@@ -40,6 +41,22 @@ from .loss import (
     nll_loss,
     one_hot,
     smooth_l1_loss,
+)
+from .more_activations import (
+    celu_,
+    elu_,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    rrelu,
+    rrelu_,
+    selu_,
+    softshrink,
+    tanhshrink,
+    threshold_,
 )
 from .normalization import batch_norm, layer_norm
 
@@ -89,4 +106,23 @@ __all__ = [
     "softmin",
     "softsign",
     "threshold",
+    "alpha_dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+    "celu_",
+    "elu_",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh_",
+    "leaky_relu_",
+    "relu_",
+    "rrelu",
+    "rrelu_",
+    "selu_",
+    "softshrink",
+    "tanhshrink",
+    "threshold_",
 ]

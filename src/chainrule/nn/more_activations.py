@@ -1,0 +1,215 @@
+"""The hard and shrinking activations (hardswish, hardsigmoid, softshrink, hardshrink,
+tanhshrink), the randomized leaky relu (rrelu), as functions and modules, and PyTorch's
+functional in-place forms (relu_, elu_, ...); activation.py holds the common activations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import array
+from ..arguments import need_float
+from ..ops import elementwise
+from ..tensor import Tensor, as_tensor, where
+from .activation import celu, elu, hardtanh, leaky_relu, maybe_inplace, relu, selu
+from .activation import threshold as _threshold
+from .module import Module
+
+
+def _floating(input: Any, op: str) -> Tensor:
+    x = as_tensor(input)
+    need_float(x, op)
+    return x
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * min(max(x + 3, 0), 6) / 6; the gradient is 0 up to -3, (2x + 3) / 6 strictly
+    inside (-3, 3) and 1 from 3 on, as PyTorch's."""
+    return maybe_inplace(_floating(input, "hardswish"), inplace, "hardswish", _hardswish)
+
+
+def _hardswish(x: Tensor) -> Tensor:
+    a = x._array
+    low, high = a <= -3.0, a >= 3.0
+    middle = where(low | high, 0.0, x)  # each branch finite where it is not taken
+    return where(low, 0.0, where(high, x, middle * (middle + 3.0) / 6.0))
+
+
+SIXTH32 = float(array.host.float32(1.0 / 6.0))  # PyTorch's gradient uses 1/6 in float32
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x + 3, 0), 6) / 6; the gradient is 1/6 (rounded to float32, as PyTorch's
+    kernel has it) strictly inside (-3, 3), else 0."""
+    return maybe_inplace(_floating(input, "hardsigmoid"), inplace, "hardsigmoid", _hardsigmoid)
+
+
+def _hardsigmoid(x: Tensor) -> Tensor:
+    a = x._array
+    value = array.xp.clip(a + 3.0, 0.0, 6.0) / 6.0
+    inside = (a > -3.0) & (a < 3.0)
+    slope = x * SIXTH32
+    # slope plus a constant: PyTorch's value, and its gradient SIXTH32 inside, 0 outside
+    return where(inside, slope + (value - slope._array), value)
+
+
+def _check_lambd(lambd: float, op: str) -> None:
+    if not lambd >= 0:
+        raise ValueError(f"{op}: lambd must be at least 0; got {lambd}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, else 0; the gradient is 1 where
+    |x| > lambd, else 0."""
+    x = _floating(input, "softshrink")
+    _check_lambd(lambd, "softshrink")
+    a = x._array
+    return where(a > lambd, x - lambd, where(a < -lambd, x + lambd, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0 (the gradient 1 there, else 0)."""
+    x = _floating(input, "hardshrink")
+    a = x._array
+    keep = (a > lambd) | (a < -lambd)
+    return elementwise.Piecewise.apply(x, mask=keep, slope=0.0, other=0.0)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    x = as_tensor(input)
+    return x - x.tanh()
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """x where x > 0, else a * x: a drawn uniform in [lower, upper) for each element when
+    training (tensor.uniform_ over the input's shape), else (lower + upper) / 2."""
+    x = _floating(input, "rrelu")
+    if lower > upper:
+        raise ValueError(f"rrelu: lower must not exceed upper; got lower={lower} and upper={upper}")
+    if not training:
+        return leaky_relu(x, (lower + upper) / 2, inplace)
+    noise = x.detach().new_empty(x.shape).uniform_(lower, upper)  # one slope an element
+    slopes = where(x._array > 0, 1.0, noise)
+    return maybe_inplace(x, inplace, "rrelu", lambda t: t * slopes)
+
+
+# -- PyTorch's functional in-place forms ---------------------------------------------------
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+# -- modules -------------------------------------------------------------------------------
+
+
+def _inplace(inplace: bool) -> str:
+    return "inplace=True" if inplace else ""
+
+
+class Hardswish(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardswish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace(self.inplace)
+
+
+class Hardsigmoid(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardsigmoid(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace(self.inplace)
+
+
+class Softshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Tanhshrink(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return tanhshrink(input)
+
+
+class RReLU(Module):
+    """rrelu: random slopes in [lower, upper) when training, their mean in evaluation."""
+
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else ""
+        )
