@@ -22,17 +22,33 @@ import secrets
 import struct
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import array
+from . import weights_only as weights_only_
 from .array import CPU, device
 from .nn.module import Module, Parameter
 from .saved_views import view_in, views_of_others
 from .sparse import SparseTensor, sparse_coo_tensor
 from .tensor import Tensor
+from .weights_only import (
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+)
+
+__all__ = [
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+    "load",
+    "safe_globals",
+    "save",
+]
 
 xp = array.host  # files are written from host memory and read into it
 
@@ -42,7 +58,6 @@ _DIGEST_ALL = "chainrule.sha256.all"  # the same with the structure first: the w
 # A pickled file's first line: its own kind, never read as safetensors (whose first 8 bytes,
 # a header length, would be far larger than the file). The object's type name follows.
 _PICKLED = b"chainrule pickled object\n"
-_TRUE = ("1", "y", "yes", "true")  # the values PyTorch's environment switches take
 
 
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
@@ -128,14 +143,17 @@ def load(
     map_location, is the CUDA error.
 
     ``weights_only`` is PyTorch's (True unless given): a file of a pickled object (what
-    :func:`save` wrote for a whole Module) is refused unless it is False, since unpickling
-    can run any code; TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or CHAINRULE_FORCE_...) makes
-    the default False, and TORCH_FORCE_WEIGHTS_ONLY_LOAD=1 makes it True even when given.
+    :func:`save` wrote for a whole Module) loads only if every class and function it names
+    is allowed (tensors and containers, and what ``add_safe_globals`` or ``with
+    safe_globals([...])`` allow: weights_only.py), since unpickling can run any code;
+    otherwise it is refused by the name, unless weights_only is False.
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or CHAINRULE_FORCE_...) makes the default False,
+    and TORCH_FORCE_WEIGHTS_ONLY_LOAD=1 makes it True even when given.
     A pickled Module is moved where a device ``map_location`` says."""
     unknown = set(kwargs) - {"mmap", "pickle_module"}
     if unknown:
         raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
-    weights_only = _weights_only(weights_only)
+    weights_only = weights_only_.settled(weights_only)
     place = _map_location(map_location)
     if hasattr(f, "read"):
         name = getattr(f, "name", "the file object")
@@ -145,31 +163,18 @@ def load(
         return _load_from(opened, Path(f), map_location, place, weights_only, kwargs)
 
 
-def _weights_only(given: bool | None) -> bool:
-    """weights_only as PyTorch settles it from the argument and its environment switches."""
-
-    def switch(name: str) -> bool:
-        return any(
-            os.getenv(f"{lib}_{name}", "0").lower() in _TRUE for lib in ("TORCH", "CHAINRULE")
-        )
-
-    force, force_no = switch("FORCE_WEIGHTS_ONLY_LOAD"), switch("FORCE_NO_WEIGHTS_ONLY_LOAD")
-    if force and force_no:
-        raise RuntimeError(
-            "load: only one of TORCH_FORCE_WEIGHTS_ONLY_LOAD and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD "
-            "(or their CHAINRULE_ names) should be set, but both were set"
-        )
-    if force:
-        return True
-    if given is None and force_no:
-        warnings.warn(
-            "load: TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD is set and weights_only was not given, so "
-            "weights_only=False",
-            UserWarning,
-            stacklevel=3,
-        )
-        return False
-    return True if given is None else bool(given)
+def get_unsafe_globals_in_checkpoint(f: str | os.PathLike | BinaryIO) -> list[str]:
+    """The classes and functions a pickled file names that ``load(weights_only=True)`` would
+    refuse (``module.name`` each), read without running any of them; a file of tensors
+    names none."""
+    if not hasattr(f, "read"):
+        with open(f, "rb") as opened:  # type: ignore[arg-type]
+            return get_unsafe_globals_in_checkpoint(opened)
+    assert not isinstance(f, (str, os.PathLike))
+    if f.read(len(_PICKLED)) != _PICKLED:
+        return []
+    f.readline()
+    return weights_only_.unsafe_names(f, getattr(f, "name", "the file object"))
 
 
 def _save_pickled(obj: Any, f: Any, kind: str) -> None:
@@ -199,17 +204,15 @@ def _save_pickled(obj: Any, f: Any, kind: str) -> None:
 
 def _load_pickled(f: Any, path: Any, where: Any, weights_only: bool, kwargs: dict) -> Any:
     kind = f.readline().decode("utf-8", "replace").strip()
-    if weights_only:
-        raise pickle.UnpicklingError(
-            f"load: weights only load failed: {path} holds a pickled object (a {kind}, saved "
-            "whole by cr.save), and weights_only=True loads only tensors and their "
-            "containers, so that no code runs. This file can still be loaded; do it only if "
-            "you trust its source, since unpickling can run arbitrary code: "
-            "cr.load(f, weights_only=False), or set TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or "
-            "CHAINRULE_FORCE_NO_WEIGHTS_ONLY_LOAD=1). To need no trust, save the "
-            "state_dict() instead and load it with load_state_dict."
+    if weights_only and kwargs.get("pickle_module") is not None:
+        raise RuntimeError(
+            "load: cannot load weights only safely with an explicit pickle_module; leave "
+            "pickle_module out, or pass weights_only=False if you trust the file"
         )
-    obj = (kwargs.get("pickle_module") or pickle).load(f)
+    if weights_only:
+        obj = weights_only_.unpickle(f, f"{path} (a pickled {kind}, saved whole by cr.save)")
+    else:
+        obj = (kwargs.get("pickle_module") or pickle).load(f)
     is_device = isinstance(where, (str, device)) or hasattr(where, "type")
     if where is not None and is_device and isinstance(obj, Module):
         obj.to(array.resolve_device(str(where), "load"))
