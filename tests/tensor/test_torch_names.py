@@ -185,6 +185,12 @@ def test_variable_is_a_tensor_sharing_the_data() -> None:
         with lib.no_grad():
             v.mul_(3)
         assert t.tolist() == [3.0, 3.0]  # one array
+        # programs check isinstance(p, torch.autograd.Variable): every tensor is one
+        assert isinstance(t, lib.autograd.Variable) and isinstance(lib.nn.Parameter(t), lib.Tensor)
+        assert isinstance(lib.nn.Parameter(t), lib.autograd.Variable)
+        assert not isinstance(t.numpy(), lib.autograd.Variable) and not isinstance(
+            3.0, lib.autograd.Variable
+        )
 
 
 @pytest.mark.parametrize("factory", ["zeros", "ones", "empty", "rand", "randn"])

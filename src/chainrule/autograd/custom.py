@@ -518,13 +518,23 @@ def _expand(templates: list, diff: list[int], ctx: FunctionCtx, grads: list[Any]
     return full
 
 
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
+class _VariableMeta(type):
+    """``isinstance(t, Variable)`` is ``isinstance(t, Tensor)``, as PyTorch's."""
+
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, tensor_type())
+
+
+class Variable(metaclass=_VariableMeta):
     """PyTorch's legacy ``torch.autograd.Variable``: a Tensor, now that the two are one. A
-    tensor given is aliased (a new Tensor sharing its array), as PyTorch does."""
-    T = tensor_type()
-    if isinstance(data, T):
-        out = T._make(data._array)
-        out._vc = counter(data)
-    else:
-        out = T(data)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    tensor given is aliased (a new Tensor sharing its array), as PyTorch does; every Tensor
+    is an instance of it."""
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+        T = tensor_type()
+        if isinstance(data, T):
+            out = T._make(data._array)
+            out._vc = counter(data)
+        else:
+            out = T(data)
+        return out.requires_grad_(requires_grad) if requires_grad else out
