@@ -38,6 +38,7 @@ __all__ = [
     "randperm",
     "arange",
     "linspace",
+    "logspace",
     "eye",
     "from_numpy",
     "FloatTensor",
@@ -406,6 +407,29 @@ def linspace(
     else:
         values = array.host.linspace(start, end, steps, dtype=dtype)  # no like= for it
     return _make_new(array.from_host(values, dev), requires_grad)
+
+
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """base ** v for steps values v evenly spaced from start to end (float64 powers, then
+    dtype's values; an integer dtype truncates them, as PyTorch's)."""
+    dev = _device(device, pin_memory, "logspace")
+    positive_int(steps, "steps", "logspace", zero_ok=True)
+    dtype = _float(dtype)
+    exponents = array.host.linspace(float(start), float(end), steps)
+    values = float(base) ** exponents
+    if dtype.kind in "iu":
+        values = array.host.trunc(values)
+    return _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
 
 
 def _integer_linspace(start: Any, end: Any, steps: int) -> Any:

@@ -6,15 +6,17 @@ generator's state. Factories are factories.py's; the forms of the methods are in
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from . import array, sparse
-from .arguments import need_number, normalize_dim
+from .arguments import need_float, need_number, normalize_dim, resolve_device
 from .ops import linalg, movement
 from .tensor import Tensor, as_tensor, where, write_out
 from .tensor import matmul as _matmul
+from .tensor.size import Size
 
 __all__ = [
     "cat",
@@ -34,6 +36,29 @@ __all__ = [
     # defined beside the Tensor, whose methods call them
     "matmul",
     "where",
+    # joining, splitting, combining, searching
+    "concat",
+    "concatenate",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "block_diag",
+    "cartesian_prod",
+    "combinations",
+    "tril_indices",
+    "triu_indices",
+    "searchsorted",
+    "bucketize",
+    "isin",
+    "tensordot",
+    "cdist",
 ]
 
 
@@ -277,3 +302,331 @@ def set_rng_state(new_state: Any) -> None:
     """Put back a state ``get_rng_state`` made (or ``Generator.get_state``)."""
     state = new_state._array if isinstance(new_state, Tensor) else new_state
     array.default_generator.set_state(state)
+
+
+# -- joining, splitting and combining ---------------------------------------------------------
+
+
+def concat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """cat, by another of PyTorch's names."""
+    return cat(tensors, dim, out=out)
+
+
+def concatenate(
+    tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None, out: Tensor | None = None
+) -> Tensor:
+    """cat, as NumPy names it (its dim also called axis)."""
+    return cat(tensors, dim if axis is None else axis, out=out)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dim (a 0-d one as shape (1,)); one tensor for one."""
+    return _atleast(tensors, lambda t: t.reshape(1) if not t.ndim else t)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dims: (n,) as (1, n), () as (1, 1)."""
+    return _atleast(
+        tensors, lambda t: t.reshape((1,) * (2 - t.ndim) + t.shape) if t.ndim < 2 else t
+    )
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dims: () as (1, 1, 1), (n,) as (1, n, 1), (m, n) as
+    (m, n, 1)."""
+    shapes = {0: lambda s: (1, 1, 1), 1: lambda s: (1, s[0], 1), 2: lambda s: s + (1,)}
+    return _atleast(tensors, lambda t: t.reshape(shapes[t.ndim](t.shape)) if t.ndim < 3 else t)
+
+
+def _atleast(tensors: tuple, fn: Any) -> Any:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(fn(as_tensor(t)) for t in tensors[0])
+    out = tuple(fn(as_tensor(t)) for t in tensors)
+    return out[0] if len(out) == 1 else out
+
+
+def hstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along dim 1 (dim 0 where all are 1-D), 0-d ones read as 1-D."""
+    ts = atleast_1d(list(tensors))
+    return cat(ts, 0 if ts and builtins.all(t.ndim == 1 for t in ts) else 1, out=out)
+
+
+def vstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along dim 0, each read as at least 2-D ((n,) as (1, n))."""
+    return cat(atleast_2d(list(tensors)), 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined along dim 2, each read as at least 3-D."""
+    return cat(atleast_3d(list(tensors)), 2, out=out)
+
+
+def column_stack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
+    """The tensors joined as columns (dim 1): a 0-d or 1-D one as one column."""
+    ts = [as_tensor(t) for t in tensors]
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in ts], 1, out=out)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape the given shapes (or ints) broadcast to, as a Size."""
+    as_tuples = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    try:
+        return Size(array.xp.broadcast_shapes(*as_tuples))
+    except ValueError:
+        raise ValueError(
+            f"broadcast_shapes: shapes {as_tuples} cannot be broadcast together"
+        ) from None
+
+
+def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views)."""
+    ts = [as_tensor(t) for t in tensors]
+    shape = tuple(broadcast_shapes(*[t.shape for t in ts]))
+    return tuple(t.broadcast_to(shape) for t in ts)
+
+
+def block_diag(*tensors: Any) -> Tensor:
+    """The tensors (0-d, 1-D read as one row, or 2-D) as blocks down the diagonal of one
+    matrix, zeros elsewhere, in their promoted dtype."""
+    ts = [as_tensor(t) for t in tensors]
+    if builtins.any(t.ndim > 2 for t in ts):
+        raise ValueError(
+            f"block_diag: expects tensors of at most 2 dims; got shapes {[t.shape for t in ts]}"
+        )
+    if not ts:
+        return Tensor._make(array.xp.zeros((1, 0), dtype=array.float32))
+    dtype = array.result_dtype((t.dtype for t in ts), "block_diag")
+    blocks = [t.to(dtype).reshape((1,) * (2 - t.ndim) + t.shape) for t in ts]  # each 2-D
+    width = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:  # each block padded with zeros to the full width, then stacked
+        widths = ((0, 0), (left, width - left - b.shape[1]))
+        rows.append(movement.Pad.apply(b, widths=widths))
+        left += b.shape[1]
+    return movement.Cat.apply(*rows, dim=0)
+
+
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """Every combination of one value from each 1-D tensor, one per row (itertools.product's
+    order); of one tensor, that tensor."""
+    ts = [as_tensor(t) for t in tensors]
+    if builtins.any(t.ndim != 1 for t in ts) or not ts:
+        raise ValueError(f"cartesian_prod: expects 1-D tensors; got shapes {[t.shape for t in ts]}")
+    if builtins.any(t.dtype != ts[0].dtype for t in ts):
+        raise TypeError(
+            f"cartesian_prod: expects tensors of one dtype; got {[t.dtype for t in ts]}"
+        )
+    if len(ts) == 1:
+        return ts[0]
+    return stack([g.reshape(-1) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every combination of r values of a 1-D tensor, one per row (itertools' order)."""
+    x = as_tensor(input)
+    if x.ndim != 1 or r < 0:
+        raise ValueError(
+            f"combinations: expects a 1-D tensor and r >= 0; got shape {x.shape} and r {r}"
+        )
+    if r == 0:
+        return x[:0]
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(x.shape[0]), r))
+    index = array.xp.asarray(rows, dtype=array.int64).reshape(len(rows), r)  # (count, r)
+    return x[array.from_host(index, x._array)]
+
+
+def tril_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """The (row, column) indices of the lower triangle of a row x col matrix (column <= row
+    + offset), as a 2 x N tensor in row-major order."""
+    return _triangle(array.host.tril_indices(row, offset, col), dtype, device, "tril_indices")
+
+
+def triu_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """The (row, column) indices of the upper triangle of a row x col matrix (column >= row
+    + offset), as a 2 x N tensor in row-major order."""
+    return _triangle(array.host.triu_indices(row, offset, col), dtype, device, "triu_indices")
+
+
+def _triangle(pair: Any, dtype: Any, device: Any, op: str) -> Tensor:
+    kind = (None if dtype is None else array.as_dtype(dtype)) or array.int64
+    if kind.kind not in "iu":
+        raise TypeError(f"{op}: dtype must be an integer dtype; got {kind}")
+    out = array.host.stack(pair).astype(kind).reshape(2, -1)  # (2, N)
+    dev = array.get_default_device() if device is None else resolve_device(device, op)
+    return Tensor._make(array.from_host(out, dev))
+
+
+# -- search and membership --------------------------------------------------------------------
+
+
+def searchsorted(
+    sorted_sequence: Any,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Any = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Where each value of input would go in sorted_sequence's last dim to keep it sorted
+    (the first such place, or with right=True / side='right' the last); a sequence of more
+    dims searches row by row, its leading dims input's."""
+    if side not in (None, "left", "right") or (side == "left" and right):
+        raise ValueError(
+            f"searchsorted: side must be 'left' or 'right' and agree with right; got side "
+            f"{side!r} and right {right}"
+        )
+    seq = as_tensor(sorted_sequence)._array
+    scalar = not isinstance(input, Tensor) and array.xp.ndim(input) == 0
+    values = as_tensor(input)._array
+    if sorter is not None:
+        order = as_tensor(sorter)._array
+        if order.shape != seq.shape or order.dtype != array.int64:
+            raise ValueError(
+                f"searchsorted: sorter must be an int64 tensor of the sequence's shape; got "
+                f"{order.dtype} {order.shape} for {seq.shape}"
+            )
+        seq = array.xp.take_along_axis(seq, order, axis=-1)
+    if seq.ndim > 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
+        raise ValueError(
+            f"searchsorted: a sequence of {seq.ndim} dims needs values with its leading dims; "
+            f"got shapes {seq.shape} and {values.shape}"
+        )
+    if seq.dtype != values.dtype and not scalar:
+        raise TypeError(
+            f"searchsorted: the sequence and the values must have one dtype; got {seq.dtype} "
+            f"and {values.dtype}"
+        )
+    how = "right" if right or side == "right" else "left"
+    if seq.ndim <= 1:
+        found = array.xp.searchsorted(seq.reshape(-1), values, side=how)
+    else:
+        rows, flat = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
+        found = array.xp.stack(
+            [array.xp.searchsorted(s, v, side=how) for s, v in zip(rows, flat, strict=True)]
+        ).reshape(values.shape)
+    result = Tensor._make(found.astype(array.int32 if out_int32 else array.int64))
+    return write_out(result, out, "searchsorted")
+
+
+def bucketize(
+    input: Any,
+    boundaries: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Each value's bucket among the 1-D sorted boundaries: i where boundaries[i-1] < x <=
+    boundaries[i] (with right=True, boundaries[i-1] <= x < boundaries[i])."""
+    edges = as_tensor(boundaries)
+    if edges.ndim != 1:
+        raise ValueError(f"bucketize: boundaries must be 1-D; got shape {edges.shape}")
+    found = searchsorted(edges, input, out_int32=out_int32, right=right)
+    return write_out(found, out, "bucketize")
+
+
+def isin(
+    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    """Whether each of elements is among test_elements (not, with invert), in elements'
+    shape; either may be a number."""
+    a, b = as_tensor(elements), as_tensor(test_elements)
+    kind = array.result_type(elements, test_elements)
+    inside = array.xp.isin(
+        a._array.astype(kind), b._array.astype(kind), assume_unique=assume_unique, invert=invert
+    )
+    return Tensor._make(array.xp.asarray(inside))
+
+
+# -- products ---------------------------------------------------------------------------------
+
+
+def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """The sum of a * b over dims pairs: an int n pairs a's last n dims with b's first n;
+    two lists pair a's dims dims[0] with b's dims[1]. The result has a's free dims then b's."""
+    x, y = as_tensor(a), as_tensor(b)
+    if x.dtype != y.dtype:
+        raise TypeError(f"tensordot: expects one dtype; got {x.dtype} and {y.dtype}")
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0 or dims > builtins.min(x.ndim, y.ndim):
+            raise ValueError(
+                f"tensordot: dims must be in [0, {builtins.min(x.ndim, y.ndim)}]; got {dims} "
+                f"for shapes {x.shape} and {y.shape}"
+            )
+        da, db = list(range(x.ndim - dims, x.ndim)), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise ValueError(f"tensordot: the two lists of dims differ in length; got {da} and {db}")
+    da = [normalize_dim(d, x.ndim, "tensordot", x.shape) for d in da]
+    db = [normalize_dim(d, y.ndim, "tensordot", y.shape) for d in db]
+    for i, j in zip(da, db, strict=True):  # a size-1 dim against a longer one: the other summed
+        if x.shape[i] == 1 != y.shape[j]:
+            y = y.sum(j, keepdim=True).to(y.dtype)
+        elif y.shape[j] == 1 != x.shape[i]:
+            x = x.sum(i, keepdim=True).to(x.dtype)
+    if builtins.any(x.shape[i] != y.shape[j] for i, j in zip(da, db, strict=True)):
+        raise ValueError(
+            f"tensordot: contracted dims differ in size; got dims {da} of {x.shape} and {db} of "
+            f"{y.shape}"
+        )
+    free_a = [d for d in range(x.ndim) if d not in da]
+    free_b = [d for d in range(y.ndim) if d not in db]
+    k = math.prod(x.shape[d] for d in da)
+    left = x.permute(*free_a, *da).reshape(-1, k)  # (free of a, contracted)
+    right = y.permute(*db, *free_b).reshape(k, -1)  # (contracted, free of b)
+    shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
+    return write_out((left @ right).reshape(shape), out, "tensordot")
+
+
+def cdist(
+    x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"
+) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each of x2 (..., R, M):
+    (..., P, R), the batch dims broadcast. Every compute_mode computes the norm directly."""
+    a, b = as_tensor(x1), as_tensor(x2)
+    modes = (
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    )
+    if compute_mode not in modes:
+        raise ValueError(f"cdist: compute_mode must be one of {modes}; got {compute_mode!r}")
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"cdist: expects x1 (..., P, M) and x2 (..., R, M) of one M; got shapes {a.shape} "
+            f"and {b.shape}"
+        )
+    if p < 0:
+        raise ValueError(f"cdist: p must be non-negative; got {p}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"cdist: expects one dtype; got {a.dtype} and {b.dtype}")
+    need_float(a, "cdist")
+    diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
+    return diff.norm(p, dim=-1)

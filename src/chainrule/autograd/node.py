@@ -115,6 +115,7 @@ _TORCH_NAMES = {
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
     "CopySlices": "CopySlices", "AsStrided": "AsStridedBackward0",
+    "AsStridedView": "AsStridedBackward0",
 }  # fmt: skip
 
 

@@ -3,4 +3,193 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any
+
+from ..tensor import Tensor, as_tensor
+
+__all__ = [
+    "adjoint",
+    "movedim",
+    "moveaxis",
+    "diagonal",
+    "diag_embed",
+    "diagonal_scatter",
+    "select",
+    "ravel",
+    "as_strided",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "fliplr",
+    "flipud",
+    "rot90",
+    "take",
+    "put",
+    "masked_scatter",
+    "index_copy",
+    "argwhere",
+    "unique_consecutive",
+    "trace",
+    "kron",
+    "cross",
+    "addmv",
+    "addr",
+    "addbmm",
+    "vdot",
+    "ger",
+]
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The function form of Tensor.adjoint."""
+    return as_tensor(input).adjoint()
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """The function form of Tensor.movedim."""
+    return as_tensor(input).movedim(source, destination)
+
+
+def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """The function form of Tensor.moveaxis."""
+    return as_tensor(input).moveaxis(source, destination)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The function form of Tensor.diagonal."""
+    return as_tensor(input).diagonal(offset, dim1, dim2)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The function form of Tensor.diag_embed."""
+    return as_tensor(input).diag_embed(offset, dim1, dim2)
+
+
+def diagonal_scatter(
+    input: Tensor, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Tensor:
+    """The function form of Tensor.diagonal_scatter."""
+    return as_tensor(input).diagonal_scatter(src, offset, dim1, dim2)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The function form of Tensor.select."""
+    return as_tensor(input).select(dim, index)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The function form of Tensor.ravel."""
+    return as_tensor(input).ravel()
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """The function form of Tensor.as_strided."""
+    return as_tensor(input).as_strided(size, stride, storage_offset)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The function form of Tensor.tensor_split."""
+    return as_tensor(input).tensor_split(indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """The function form of Tensor.hsplit."""
+    return as_tensor(input).hsplit(sections)
+
+
+def vsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """The function form of Tensor.vsplit."""
+    return as_tensor(input).vsplit(sections)
+
+
+def dsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """The function form of Tensor.dsplit."""
+    return as_tensor(input).dsplit(sections)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """The function form of Tensor.fliplr."""
+    return as_tensor(input).fliplr()
+
+
+def flipud(input: Tensor) -> Tensor:
+    """The function form of Tensor.flipud."""
+    return as_tensor(input).flipud()
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """The function form of Tensor.rot90."""
+    return as_tensor(input).rot90(k, dims)
+
+
+def take(input: Tensor, index: Any) -> Tensor:
+    """The function form of Tensor.take."""
+    return as_tensor(input).take(index)
+
+
+def put(input: Tensor, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+    """The function form of Tensor.put."""
+    return as_tensor(input).put(index, source, accumulate)
+
+
+def masked_scatter(input: Tensor, mask: Any, source: Any) -> Tensor:
+    """The function form of Tensor.masked_scatter."""
+    return as_tensor(input).masked_scatter(mask, source)
+
+
+def index_copy(input: Tensor, dim: int, index: Any, source: Any) -> Tensor:
+    """The function form of Tensor.index_copy."""
+    return as_tensor(input).index_copy(dim, index, source)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """The function form of Tensor.argwhere."""
+    return as_tensor(input).argwhere()
+
+
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+) -> Any:
+    """The function form of Tensor.unique_consecutive."""
+    return as_tensor(input).unique_consecutive(return_inverse, return_counts, dim)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The function form of Tensor.trace."""
+    return as_tensor(input).trace()
+
+
+def kron(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.kron."""
+    return as_tensor(input).kron(other)
+
+
+def cross(input: Tensor, other: Any, dim: int | None = None) -> Tensor:
+    """The function form of Tensor.cross."""
+    return as_tensor(input).cross(other, dim)
+
+
+def addmv(input: Tensor, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """The function form of Tensor.addmv."""
+    return as_tensor(input).addmv(mat, vec, beta=beta, alpha=alpha)
+
+
+def addr(input: Tensor, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """The function form of Tensor.addr."""
+    return as_tensor(input).addr(vec1, vec2, beta=beta, alpha=alpha)
+
+
+def addbmm(input: Tensor, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """The function form of Tensor.addbmm."""
+    return as_tensor(input).addbmm(batch1, batch2, beta=beta, alpha=alpha)
+
+
+def vdot(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.vdot."""
+    return as_tensor(input).vdot(other)
+
+
+def ger(input: Tensor, vec2: Any) -> Tensor:
+    """The function form of Tensor.ger."""
+    return as_tensor(input).ger(vec2)

@@ -1,20 +1,526 @@
-"""Tensor's selections and combinations by index: diagonals, take and put, sorted search,
-membership, and the scatters and index writes beyond shape.py's (which keeps the views,
-getitem and setitem, gather and scatter)."""
+"""Tensor's selections and combinations by index: diagonals, strided views (unfold,
+as_strided), moved dims, splits by sections, take and put, masked and index copies, runs of
+equal values, and the products of vectors and matrices that combine them (kron, cross, trace,
+addmv, addr, addbmm, vdot). shape.py keeps the reshapes, getitem and setitem, gather and
+scatter."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
+# mypy: disable-error-code="arg-type, return-value, attr-defined, index, operator, assignment"
 # (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
 # the whole class where they are called, on Tensor.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
-from .core import Core
+from .. import array
+from ..arguments import index_vector, is_int, need_dims, need_number, normalize_dim
+from ..ops import movement, selection
+from .arithmetic import scalar_for, where
+from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
-    from . import Tensor  # noqa: F401
+    from . import Tensor
+
+xp = array.xp
 
 
 class Indexing(Core):
+    """The selection, strided-view and combining methods of Tensor."""
+
     __slots__ = ()
+
+    # -- views -----------------------------------------------------------------------------
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (the transpose, for real values)."""
+        if self.ndim not in (0, 2):
+            raise ValueError(
+                f"H: tensor.H is only supported on matrices (2-D tensors); got shape "
+                f"{self.shape}; for batches of matrices use tensor.mH"
+            )
+        return self.t()
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dims (mT, for real values)."""
+        need_dims(self, 2, "mH")
+        return self.transpose(-2, -1)
+
+    def adjoint(self) -> Tensor:
+        """mH, as a method."""
+        need_dims(self, 2, "adjoint")
+        return self.transpose(-2, -1)
+
+    def _is_view(self) -> bool:
+        """Whether this tensor shares the memory of another (its base), as a view does."""
+        return self._base is not None
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """The dims in source moved to the places in destination, the others keeping their
+        order: a view (permute)."""
+        src = (source,) if is_int(source) else tuple(source)
+        dst = (destination,) if is_int(destination) else tuple(destination)
+        if len(src) != len(dst):
+            raise ValueError(
+                f"movedim: source {src} and destination {dst} must have the same length; got "
+                f"shape {self.shape}"
+            )
+        n = self.ndim
+        s = [normalize_dim(d, n, "movedim", self.shape) for d in src]
+        e = [normalize_dim(d, n, "movedim", self.shape) for d in dst]
+        if len(set(s)) != len(s) or len(set(e)) != len(e):
+            raise ValueError(f"movedim: repeated dim in source {src} or destination {dst}")
+        order: list[int | None] = [None] * max(n, 1)
+        for a, b in zip(s, e, strict=True):
+            order[b] = a
+        rest = iter(d for d in range(n) if d not in s)
+        return self.permute(*[next(rest) if d is None else d for d in order][:n])
+
+    moveaxis = movedim
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The diagonal over dim1 and dim2 (offset > 0 above the main one, < 0 below), as
+        the last dim, the others kept in order: a view, as PyTorch's."""
+        need_dims(self, 2, "diagonal")
+        a = normalize_dim(dim1, self.ndim, "diagonal", self.shape)
+        b = normalize_dim(dim2, self.ndim, "diagonal", self.shape)
+        if a == b:
+            raise ValueError(f"diagonal: dim1 and dim2 must differ; got {dim1} and {dim2}")
+        return selection.Diagonal.apply(self, offset=int(offset), dim1=a, dim2=b)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """A tensor of one dim more, zero but on its diagonal over dim1 and dim2 (offset as
+        diagonal's), which holds the last dim's values: diagonal's inverse."""
+        need_dims(self, 1, "diag_embed")
+        n = self.ndim + 1
+        a = normalize_dim(dim1, n, "diag_embed", self.shape)
+        b = normalize_dim(dim2, n, "diag_embed", self.shape)
+        if a == b:
+            raise ValueError(f"diag_embed: dim1 and dim2 must differ; got {dim1} and {dim2}")
+        side = self.shape[-1] + abs(int(offset))
+        shape = list(self.shape[:-1])
+        for d in sorted((a, b)):
+            shape.insert(d, side)  # (..., side, ..., side, ...)
+        options = dict(offset=int(offset), dim1=a, dim2=b, shape=tuple(shape))
+        return selection.DiagEmbed.apply(self, **options)
+
+    def diagonal_scatter(self, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """self with src written on the diagonal that diagonal(offset, dim1, dim2) reads."""
+        src = as_tensor(src)
+        expected = self.diagonal(offset, dim1, dim2).shape
+        if src.shape != expected:
+            raise ValueError(
+                f"diagonal_scatter: src must have the diagonal's shape {expected}; got "
+                f"{src.shape} for self {self.shape}"
+            )
+        mask = selection.DiagEmbed.apply(
+            Tensor._make(xp.ones(expected, dtype=bool, like=self._array)),
+            **_embed_options(self, offset, dim1, dim2),
+        )
+        placed = selection.DiagEmbed.apply(src, **_embed_options(self, offset, dim1, dim2))
+        return where(mask._array, placed, self)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at index along dim, that dim removed: a view."""
+        if not self.ndim:
+            raise IndexError("select: cannot be applied to a 0-d tensor")
+        d = normalize_dim(dim, self.ndim, "select", self.shape)
+        n = self.shape[d]
+        i = int(index)
+        if not -n <= i < n:
+            raise IndexError(
+                f"select: index {i} is out of range for dim {d} of size {n}; got shape {self.shape}"
+            )
+        return self[(slice(None),) * d + (i,)]
+
+    def ravel(self) -> Tensor:
+        """The values as one dim: a view where the layout allows, else a copy."""
+        return self.reshape(-1)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """The windows of size values, step apart, along dimension: that dim becomes the
+        number of windows, and a last dim of size size holds each window. A view."""
+        d = normalize_dim(dimension, self.ndim, "unfold", self.shape)
+        n = self.shape[d] if self.ndim else 1
+        if not (is_int(size) and 0 <= size <= n):
+            raise ValueError(
+                f"unfold: size must be in [0, {n}] (the size of dim {d}); got {size} for shape "
+                f"{self.shape}"
+            )
+        if not (is_int(step) and step > 0):
+            raise ValueError(f"unfold: step must be positive; got {step}")
+        return selection.Unfold.apply(self, dim=d, size=int(size), step=int(step))
+
+    def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+        """A view of the memory this tensor views, read with size, stride (in elements) and
+        storage_offset (from that memory's first element; this tensor's own by default)."""
+        size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+        root = self._base if self._base is not None else self
+        memory = root._array
+        start = self.storage_offset() if storage_offset is None else int(storage_offset)
+        if len(size) != len(stride) or min(size + stride + (start,), default=0) < 0:
+            raise ValueError(
+                "as_strided: size and stride must have one entry a dim, none negative, and the "
+                f"offset must not be negative; got size {size}, stride {stride} and offset {start}"
+            )
+        steps = [s // memory.itemsize for s in memory.strides]
+        if not memory.flags.c_contiguous and min(steps, default=0) < 0:
+            memory = memory.copy()  # a layout PyTorch has no storage for
+        span = (
+            1 + sum((n - 1) * s for n, s in zip(memory.shape, steps, strict=True))
+            if memory.size
+            else 0
+        )
+        reach = start + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) + 1
+        if math.prod(size) and reach > span:
+            raise ValueError(
+                f"as_strided: size {size}, stride {stride} and offset {start} reach element "
+                f"{reach - 1} of a memory of {span} elements (shape {root.shape})"
+            )
+        if not math.prod(size):
+            start = 0
+        return selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+
+    # -- splits and flips ------------------------------------------------------------------
+
+    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Views along dim: an int n gives n parts, the first (size % n) one longer; a list of
+        indices, the parts between them (clipped to the dim's size)."""
+        if not self.ndim:
+            raise ValueError("tensor_split: expects a tensor of at least 1 dim; got a 0-d one")
+        d = normalize_dim(dim, self.ndim, "tensor_split", self.shape)
+        n = self.shape[d]
+        cut = indices_or_sections
+        if isinstance(cut, Tensor):
+            if cut.dtype.kind not in "iu" or cut.ndim > 1:
+                raise ValueError(
+                    "tensor_split: a tensor of indices or sections must be an integer tensor of "
+                    f"0 or 1 dims; got dtype {cut.dtype} and shape {cut.shape}"
+                )
+            cut = cut.item() if not cut.ndim else cut.tolist()
+        if is_int(cut):
+            if cut <= 0:
+                raise ValueError(
+                    f"tensor_split: the number of sections must be positive; got {cut}"
+                )
+            size, extra = divmod(n, int(cut))
+            bounds = [k * size + min(k, extra) for k in range(int(cut) + 1)]
+        else:
+            bounds = [0] + [min(max(int(i) + n if int(i) < 0 else int(i), 0), n) for i in cut] + [n]
+        lead = (slice(None),) * d
+        pairs = zip(bounds[:-1], bounds[1:], strict=True)
+        return tuple(self[lead + (slice(lo, max(lo, hi)),)] for lo, hi in pairs)
+
+    def hsplit(self, sections: Any) -> tuple[Tensor, ...]:
+        """tensor_split along dim 1 (dim 0 for a 1-D tensor), an int dividing it evenly."""
+        return _even_split(self, sections, 1 if self.ndim > 1 else 0, 1, "hsplit")
+
+    def vsplit(self, sections: Any) -> tuple[Tensor, ...]:
+        """tensor_split along dim 0, an int dividing it evenly."""
+        return _even_split(self, sections, 0, 2, "vsplit")
+
+    def dsplit(self, sections: Any) -> tuple[Tensor, ...]:
+        """tensor_split along dim 2, an int dividing it evenly."""
+        return _even_split(self, sections, 2, 3, "dsplit")
+
+    def fliplr(self) -> Tensor:
+        """The order reversed along dim 1 (the columns)."""
+        need_dims(self, 2, "fliplr")
+        return self.flip(1)
+
+    def flipud(self) -> Tensor:
+        """The order reversed along dim 0 (the rows)."""
+        need_dims(self, 1, "flipud")
+        return self.flip(0)
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+        """Rotated k quarter turns in the plane of dims, from the first dim toward the second."""
+        dims = tuple(dims)
+        if len(dims) != 2 or self.ndim < 2:
+            raise ValueError(
+                f"rot90: expects two dims of a tensor of at least 2 dims; got dims {dims} for "
+                f"shape {self.shape}"
+            )
+        a = normalize_dim(dims[0], self.ndim, "rot90", self.shape)
+        b = normalize_dim(dims[1], self.ndim, "rot90", self.shape)
+        if a == b:
+            raise ValueError(f"rot90: the two dims must differ; got {dims}")
+        turns = int(k) % 4
+        if turns == 1:
+            return self.flip(b).transpose(a, b)
+        if turns == 2:
+            return self.flip(a, b)
+        if turns == 3:
+            return self.flip(a).transpose(a, b)
+        return self.clone()
+
+    # -- take and put ----------------------------------------------------------------------
+
+    def take(self, index: Any) -> Tensor:
+        """The values at index in the flattened tensor (negative from the end), in index's
+        shape."""
+        idx = _flat_index(self, index, "take")
+        return self.reshape(-1)[idx]
+
+    def put(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+        """self with source's values written (or with accumulate, added) at index in the
+        flattened tensor."""
+        idx = _flat_index(self, index, "put")
+        source = as_tensor(source)
+        if source.numel() != idx.size:
+            raise ValueError(
+                f"put: source and index must have as many elements; got shapes {source.shape} "
+                f"and {idx.shape}"
+            )
+        if source.dtype != self.dtype:
+            raise TypeError(
+                f"put: source must have self's dtype; got {self.dtype} and {source.dtype}"
+            )
+        flat = self.reshape(-1).index_put((idx.reshape(-1),), source.reshape(-1), accumulate)
+        return flat.reshape(self.shape)
+
+    def put_(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+        return self._write("put_", lambda t: t.put(index, source, accumulate))
+
+    def masked_scatter(self, mask: Any, source: Any) -> Tensor:
+        """self (broadcast with mask) with source's values, in order, where mask is True."""
+        m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
+        source = as_tensor(source)
+        if m.dtype != array.bool_:
+            raise TypeError(f"masked_scatter: mask must be a bool tensor; got dtype {m.dtype}")
+        if source.dtype != self.dtype:
+            raise TypeError(
+                f"masked_scatter: source must have self's dtype; got {self.dtype} and "
+                f"{source.dtype}"
+            )
+        shape = xp.broadcast_shapes(self.shape, m.shape)
+        m = xp.broadcast_to(m, shape)
+        taken = int(m.sum())
+        if taken > source.numel():
+            raise ValueError(
+                f"masked_scatter: mask selects {taken} places but source has {source.numel()} "
+                f"elements; got shapes {self.shape}, {m.shape} and {source.shape}"
+            )
+        if not taken:
+            return self.broadcast_to(shape).clone()
+        order = xp.maximum(xp.cumsum(m.reshape(-1)) - 1, 0).reshape(shape)  # each one's source
+        return where(m, source.reshape(-1)[order], self)
+
+    def masked_scatter_(self, mask: Any, source: Any) -> Tensor:
+        return self._write("masked_scatter_", lambda t: t.masked_scatter(mask, source))
+
+    def index_copy(self, dim: int, index: Any, source: Any) -> Tensor:
+        """self with source's slice k written at index[k] along dim."""
+        d = normalize_dim(dim, self.ndim, "index_copy", self.shape)
+        idx = index_vector(index, d, self, "index_copy")
+        source = as_tensor(source)
+        if not self.ndim:
+            return self.reshape(1).index_copy(0, idx, source.reshape(-1)).reshape(())
+        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]
+        if source.shape != expected and not (source.ndim == 0 and expected == (1,)):
+            raise ValueError(
+                f"index_copy: source must have shape {expected} (self's, with dim {d} as long as "
+                f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+            )
+        if source.dtype != self.dtype:
+            raise TypeError(
+                f"index_copy: source must have self's dtype; got {self.dtype} and {source.dtype}"
+            )
+        index = (slice(None),) * d + (idx,)
+        return movement.IndexPut.apply(self, source.reshape(expected), index=index)
+
+    def index_copy_(self, dim: int, index: Any, source: Any) -> Tensor:
+        return self._write("index_copy_", lambda t: t.index_copy(dim, index, source))
+
+    def scatter_add_(self, dim: int, index: Any, src: Any) -> Tensor:
+        return self._write("scatter_add_", lambda t: t.scatter_add(dim, index, src))
+
+    def scatter_reduce_(
+        self, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+    ) -> Tensor:
+        return self._write(
+            "scatter_reduce_",
+            lambda t: t.scatter_reduce(dim, index, src, reduce, include_self=include_self),
+        )
+
+    def argwhere(self) -> Tensor:
+        """The indices of the nonzero elements, one row each: nonzero()."""
+        return self.nonzero()
+
+    def unique_consecutive(
+        self, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+    ) -> Any:
+        """Each run of equal values (slices along dim, when given) kept once, and as asked
+        each element's run index (input's shape, or dim's length) and each run's length."""
+        x = self._array
+        if dim is None:
+            flat = x.reshape(-1)
+            starts = xp.concatenate([flat[:1] == flat[:1], flat[1:] != flat[:-1]])  # (n,)
+            values = flat[starts]
+            inverse_shape = self.shape
+        else:
+            d = normalize_dim(dim, self.ndim, "unique_consecutive", self.shape)
+            rows = xp.moveaxis(x, d, 0).reshape(x.shape[d] if x.ndim else 1, -1)  # (n, rest)
+            changed = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else rows[1:, 0:0].any(1)
+            starts = xp.concatenate([xp.ones(min(len(rows), 1), dtype=bool), changed])
+            values = xp.compress(starts, x, axis=d)
+            inverse_shape = (len(rows),)
+        out = [Tensor._make(values)]
+        if return_inverse:
+            inverse = (xp.cumsum(starts) - 1).astype(array.int64)
+            out.append(Tensor._make(inverse.reshape(inverse_shape)))
+        if return_counts:
+            edges = xp.concatenate([xp.flatnonzero(starts), [len(starts)]])
+            out.append(Tensor._make(xp.diff(edges).astype(array.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    # -- products --------------------------------------------------------------------------
+
+    def trace(self) -> Tensor:
+        """The sum of a matrix's main diagonal."""
+        if self.ndim != 2:
+            raise ValueError(f"trace: expects a matrix; got shape {self.shape}")
+        return self.diagonal().sum()
+
+    def kron(self, other: Any) -> Tensor:
+        """The Kronecker product: each value of self times the whole of other, in blocks."""
+        b = as_tensor(other)
+        n = max(self.ndim, b.ndim)
+        sa = (1,) * (n - self.ndim) + self.shape
+        sb = (1,) * (n - b.ndim) + b.shape
+        left = self.reshape(tuple(v for s in sa for v in (s, 1)))  # (a0, 1, a1, 1, ...)
+        right = b.reshape(tuple(v for s in sb for v in (1, s)))  # (1, b0, 1, b1, ...)
+        return (left * right).reshape(tuple(p * q for p, q in zip(sa, sb, strict=True)))
+
+    def cross(self, other: Any, dim: int | None = None) -> Tensor:
+        """The cross product of 3-vectors along dim (broadcast; by default the first dim of
+        size 3)."""
+        b = as_tensor(other)
+        if self.ndim != b.ndim:
+            raise ValueError(
+                f"cross: inputs must have the same number of dims; got shapes {self.shape} and "
+                f"{b.shape}"
+            )
+        shape = xp.broadcast_shapes(self.shape, b.shape)
+        if dim is None:
+            dim = next((d for d, k in enumerate(shape) if k == 3), -1)
+        d = normalize_dim(dim, len(shape), "cross", shape)
+        if shape[d] != 3:
+            raise ValueError(
+                f"cross: dim {dim} must have size 3; got shapes {self.shape} and {b.shape}"
+            )
+        x, y = self.broadcast_to(shape), b.broadcast_to(shape)
+        xs = [x.narrow(d, i, 1) for i in range(3)]
+        ys = [y.narrow(d, i, 1) for i in range(3)]
+        parts = [
+            xs[(i + 1) % 3] * ys[(i + 2) % 3] - xs[(i + 2) % 3] * ys[(i + 1) % 3] for i in range(3)
+        ]
+        return movement.Cat.apply(*parts, dim=d)
+
+    def addmv(self, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * (mat @ vec), self broadcast to the product's shape."""
+        mat, vec = as_tensor(mat), as_tensor(vec)
+        if mat.ndim != 2 or vec.ndim != 1:
+            raise ValueError(
+                f"addmv: expects a matrix and a vector; got shapes {mat.shape} and {vec.shape}"
+            )
+        return _scaled_sum(self, mat @ vec, beta, alpha, "addmv")
+
+    def addr(self, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * the outer product of vec1 and vec2."""
+        vec1, vec2 = as_tensor(vec1), as_tensor(vec2)
+        if vec1.ndim != 1 or vec2.ndim != 1:
+            raise ValueError(f"addr: expects two vectors; got shapes {vec1.shape} and {vec2.shape}")
+        if self.dtype == array.bool_ and vec1.dtype == vec2.dtype == array.bool_:
+            product = vec1.reshape(-1, 1) & vec2.reshape(1, -1)
+            shape = xp.broadcast_shapes(self.shape, product.shape)
+            if shape != product.shape:
+                raise ValueError(f"addr: self {self.shape} does not broadcast to {product.shape}")
+            return (self & bool(beta)) | (product & bool(alpha))
+        return _scaled_sum(self, vec1.outer(vec2), beta, alpha, "addr")
+
+    def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+        b1, b2 = as_tensor(batch1), as_tensor(batch2)
+        if b1.ndim != 3 or b2.ndim != 3 or b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
+            raise ValueError(
+                f"addbmm: expects batches of matrices (b, n, m) and (b, m, p); got shapes "
+                f"{b1.shape} and {b2.shape}"
+            )
+        b, n, m = b1.shape
+        # (n, b * m) @ (b * m, p): the batch's sum as one product
+        product = b1.transpose(0, 1).reshape(n, b * m) @ b2.reshape(b * m, b2.shape[2])
+        return _scaled_sum(self, product, beta, alpha, "addbmm")
+
+    def ger(self, vec2: Any) -> Tensor:
+        """outer, by its older name."""
+        return self.outer(vec2)
+
+    def vdot(self, other: Any) -> Tensor:
+        """The dot product of two 1-D tensors (conjugating self, which real values leave)."""
+        b = as_tensor(other)
+        if self.ndim != 1 or b.ndim != 1 or self.shape != b.shape:
+            raise ValueError(
+                f"vdot: expects two 1-D tensors of one size; got shapes {self.shape} and {b.shape}"
+            )
+        if self.dtype != b.dtype:
+            raise TypeError(f"vdot: expects one dtype; got {self.dtype} and {b.dtype}")
+        return self.dot(b)
+
+
+def _embed_options(t: Tensor, offset: int, dim1: int, dim2: int) -> dict[str, Any]:
+    """DiagEmbed's options that put a diagonal of t(offset, dim1, dim2) back in t's shape."""
+    a = normalize_dim(dim1, t.ndim, "diagonal_scatter", t.shape)
+    b = normalize_dim(dim2, t.ndim, "diagonal_scatter", t.shape)
+    return dict(offset=int(offset), dim1=a, dim2=b, shape=t.shape)
+
+
+def _even_split(t: Tensor, sections: Any, dim: int, ndim: int, op: str) -> tuple[Tensor, ...]:
+    """hsplit's, vsplit's and dsplit's split: an int must divide the dim's size."""
+    if t.ndim < ndim:
+        raise ValueError(f"{op}: expects a tensor of at least {ndim} dims; got shape {t.shape}")
+    if is_int(sections) and (sections == 0 or t.shape[dim] % sections):
+        raise ValueError(
+            f"{op}: the size {t.shape[dim]} of dim {dim} is not divisible by {sections}; got "
+            f"shape {t.shape}"
+        )
+    return t.tensor_split(sections, dim)
+
+
+def _flat_index(t: Tensor, index: Any, op: str) -> Any:
+    """take's and put's index: an int64 array of positions in the flattened t (negative
+    ones from the end), checked."""
+    idx = array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+    if idx.dtype != array.int64:
+        raise TypeError(f"{op}: index must be an int64 tensor; got dtype {idx.dtype}")
+    n = t.numel()
+    bad = idx[(idx < -n) | (idx >= n)]
+    if bad.size:
+        raise IndexError(
+            f"{op}: index {int(bad.reshape(-1)[0])} is out of range for a tensor of {n} "
+            f"elements; got shape {t.shape}"
+        )
+    return idx % max(n, 1)
+
+
+def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
+    """beta * t + alpha * product, t broadcast to the product's shape; beta 0 ignores t's
+    values (NaN included), as PyTorch's, and gives it a zero gradient."""
+    if t.dtype != product.dtype:
+        raise TypeError(
+            f"{op}: self must have the product's dtype; got {t.dtype} and {product.dtype}"
+        )
+    shape = xp.broadcast_shapes(t.shape, product.shape)
+    if shape != product.shape:
+        raise ValueError(f"{op}: self of shape {t.shape} does not broadcast to {product.shape}")
+    need_number(t, op)
+    alpha, beta = scalar_for(t, alpha, op), scalar_for(t, beta, op)
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        return scaled + where(False, t, 0)
+    return scaled + (t if beta == 1 else t * beta)

@@ -1,0 +1,103 @@
+"""Strided views and the diagonal's embedding: diagonal, unfold and as_strided read their
+input's memory with new strides (views PyTorch shares memory with); diag_embed writes a
+diagonal. The other selections compose movement.py's primitives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..array import xp
+from ..autograd.function import Function
+from .movement import AsStrided
+
+
+def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int = 0) -> Any:
+    """A writable view of a's memory (where a is writable): shape, steps in elements, the
+    first element ``start`` elements past a's first (in memory), bounds already checked."""
+    item = a.itemsize
+    if start:  # a 1-D view of the memory from a's first element, cut at start
+        span = start + 1
+        a = xp.lib.stride_tricks.as_strided(a, (span,), (item,))[start:]
+    return xp.lib.stride_tricks.as_strided(a, shape, tuple(s * item for s in steps))
+
+
+class Diagonal(AsStrided):
+    """out = the diagonal of a over dims dim1 and dim2, offset above the main one (below
+    for a negative offset), as a's last dim, a view;  grad_a = zeros like a with grad on
+    that diagonal."""
+
+    rule = "grad_a = zeros like a, with grad on the diagonal"
+    view = True
+
+    def keep(self, a: Any, view: Any) -> Any:
+        """The view, its base kept for backward (AsStrided's)."""
+        self.base, self.view_array = a, view
+        return view
+
+    def backward(self, grad, out):
+        return super().backward(grad, out)[:1]  # AsStrided's, a's alone
+
+    def forward(self, a, offset, dim1, dim2):
+        steps = [s // a.itemsize for s in a.strides]
+        rows, cols = a.shape[dim1], a.shape[dim2]
+        n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))  # the diagonal's length
+        start = (max(offset, 0) * steps[dim2] - min(offset, 0) * steps[dim1]) if n else 0
+        keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+        shape = tuple(a.shape[d] for d in keep) + (n,)  # the other dims, then the diagonal
+        step = tuple(steps[d] for d in keep) + (steps[dim1] + steps[dim2],)
+        return self.keep(a, strided(a, shape, step, start))
+
+
+class Unfold(Diagonal):
+    """out = the windows of ``size`` values, ``step`` apart, along ``dim`` of a: dim becomes
+    the number of windows and a last dim of size ``size`` is added, a view;
+    grad_a = zeros like a with each window's grad added back (overlaps add up).
+
+    Diagonal's kind: a strided view whose gradient AsStrided gives."""
+
+    rule = "grad_a = zeros like a, with each window's grad added where it was read"
+
+    def forward(self, a, dim, size, step):
+        if not a.ndim:  # a 0-d tensor unfolds as one of shape (1,), into shape (size,)
+            return self.keep(a, strided(a, (size,), (1,)))
+        steps = [s // a.itemsize for s in a.strides]
+        shape = list(a.shape) + [size]
+        shape[dim] = (a.shape[dim] - size) // step + 1  # the number of windows
+        window = tuple(k * step if d == dim else k for d, k in enumerate(steps))
+        return self.keep(a, strided(a, tuple(shape), window + (steps[dim],)))
+
+    def backward(self, grad, out):
+        if not self.base.ndim:
+            return (grad.reshape(()),)
+        return super().backward(grad, out)
+
+
+class AsStridedView(AsStrided):
+    """out = a's memory read with the given size, stride (in elements) and storage
+    offset (from the first element of the memory a views), a view;  grad_a = zeros like a
+    with grad added at each element the view reads (twice where it reads one twice)."""
+
+    rule = "grad_a = zeros like a, with grad added at the view's elements"
+    view = True
+
+    def forward(self, a, memory, size, stride, start):
+        self.base, self.view_array = a, strided(memory, size, stride, start)
+        return self.view_array
+
+
+class DiagEmbed(Function):
+    """out = zeros of a's shape with a's last dim as the diagonal (offset) over dims dim1
+    and dim2 of the result, which has one dim more;  grad_a = grad's diagonal there."""
+
+    rule = "grad_a = grad.diagonal(offset, dim1, dim2)"
+    saves_inputs = False
+
+    def forward(self, a, offset, dim1, dim2, shape):
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        out = xp.zeros(shape, dtype=a.dtype, like=a)
+        Diagonal().forward(out, offset, dim1, dim2)[...] = a
+        return out
+
+    def backward(self, grad, out):
+        return (Diagonal.apply(grad, offset=self.offset, dim1=self.dim1, dim2=self.dim2),)
