@@ -134,7 +134,7 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
 # keeps theirs, which it could not tell once the inputs and options are gone.
 NAMED_BY_CALL = frozenset(
     {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean", "Clamp",
-     "FloorDivide", "Cast"}
+     "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy"}
 )  # fmt: skip
 
 
@@ -170,7 +170,7 @@ def torch_name(fn: Node) -> str:
         dims = fn.__dict__.get("dims") or ()
         moved = [i for i, d in enumerate(dims) if i != d]
         return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
-    if op in ("Clamp", "FloorDivide", "Cast"):  # forward names the node by how it was called
+    if op in ("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy"):  # forward names it
         return fn.__dict__["node_name"]
     if op == "Piecewise":
         return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"

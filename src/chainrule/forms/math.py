@@ -65,6 +65,17 @@ __all__ = [
     "ge",
     "maximum",
     "minimum",
+    "divide",
+    "multiply",
+    "subtract",
+    "true_divide",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
+    "negative",
+    "absolute",
 ]
 
 
@@ -362,3 +373,58 @@ def minimum(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         return other.minimum(input)
     return as_tensor(input).minimum(other)
+
+
+def divide(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """The function form of Tensor.divide."""
+    return as_tensor(input).divide(other, rounding_mode=rounding_mode)
+
+
+def multiply(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.multiply."""
+    return as_tensor(input).multiply(other)
+
+
+def subtract(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """The function form of Tensor.subtract."""
+    return as_tensor(input).subtract(other, alpha=alpha)
+
+
+def true_divide(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.true_divide."""
+    return as_tensor(input).true_divide(other)
+
+
+def greater(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.greater."""
+    return as_tensor(input).greater(other)
+
+
+def greater_equal(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.greater_equal."""
+    return as_tensor(input).greater_equal(other)
+
+
+def less(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.less."""
+    return as_tensor(input).less(other)
+
+
+def less_equal(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.less_equal."""
+    return as_tensor(input).less_equal(other)
+
+
+def not_equal(input: Tensor, other: Any) -> Tensor:
+    """The function form of Tensor.not_equal."""
+    return as_tensor(input).not_equal(other)
+
+
+def negative(input: Tensor) -> Tensor:
+    """The function form of Tensor.negative."""
+    return as_tensor(input).negative()
+
+
+def absolute(input: Tensor) -> Tensor:
+    """The function form of Tensor.absolute."""
+    return as_tensor(input).absolute()

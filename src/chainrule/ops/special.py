@@ -1,6 +1,8 @@
 """The error function and GELU, the op built on it (NumPy has no erf): erf as Chebyshev
 polynomials in float64, and for narrower floats as a rational function (fastpath/table.py);
-GELU's forward and slope made piece by piece.
+GELU's forward and slope made piece by piece. Then the special functions NumPy lacks (erfc,
+erfinv, lgamma, digamma, polygamma, i0, i1), on scipy.special (the ``special`` extra, imported
+by the first call), and those it has in parts (logit, xlogy, sinc).
 
 Each op returns gradients in the output's broadcast shape; the engine unbroadcasts.
 """
@@ -11,7 +13,7 @@ import math
 from typing import Any
 
 from .. import fastpath
-from ..array import is_floating, xp
+from ..array import errstate, from_host, is_floating, ndarray, to_host, xp
 from ..autograd.function import Function
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
@@ -293,3 +295,190 @@ class Gelu(Function):
         th = ((x * x * x * _TANH_K + x) * _TANH_C).tanh()
         slope = x * 0.5 * (1.0 - th * th) * _TANH_C * (x * x * (3.0 * _TANH_K) + 1.0)
         return (grad * (slope + (th + 1.0) * 0.5),)
+
+
+def _scipy_special(op: str) -> Any:
+    """scipy.special, imported on first use, or an error that names the extra to install."""
+    try:
+        import scipy.special
+    except ImportError:  # pragma: no cover - scipy is in the test extra
+        raise ImportError(
+            f"{op}: NumPy has no {op}, and chainrule computes it with scipy, which is not "
+            "installed; install it with pip install chainrule[special]"
+        ) from None
+    return scipy.special
+
+
+def _on_host(op: str, name: str, a: Any, *args: Any) -> Any:
+    """scipy.special's ``name`` of the float array ``a`` (after any leading ``args``), in a's
+    dtype: float16 and bfloat16 computed in float32 and rounded, as PyTorch computes them."""
+    fn = getattr(_scipy_special(op), name)
+    x = to_host(a)
+    wide = x if x.dtype.itemsize >= 4 else x.astype(xp.float32)
+    with errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = xp.asarray(fn(*args, wide))
+    return from_host(out.astype(a.dtype, copy=False), a)
+
+
+class Erfc(Function):
+    """out = erfc(a) = 1 - erf(a), exact in the right tail (where 1 - erf(a) cancels)"""
+
+    rule = "grad_a = -grad * 2/sqrt(pi) * exp(-a**2)"
+
+    def forward(self, a):
+        return _on_host("erfc", "erfc", a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad * (-(x * x)).exp() * (-2.0 / math.sqrt(math.pi)),)
+
+
+class Erfinv(Function):
+    """out = erfinv(a), the inverse of erf on (-1, 1); +-inf at +-1, NaN beyond"""
+
+    rule = "grad_a = grad * sqrt(pi)/2 * exp(out**2)"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a):
+        return _on_host("erfinv", "erfinv", a)
+
+    def backward(self, grad, out):
+        return (grad * (out * out).exp() * (math.sqrt(math.pi) / 2.0),)
+
+
+class Lgamma(Function):
+    """out = log|gamma(a)|; inf at the poles 0, -1, -2, ... and at -inf, as PyTorch"""
+
+    rule = "grad_a = grad * digamma(a)"
+
+    def forward(self, a):
+        out = _on_host("lgamma", "gammaln", a)
+        return xp.where(xp.isneginf(a), xp.inf, out).astype(out.dtype, copy=False)
+
+    def backward(self, grad, out):
+        return (grad * self.inputs[0].digamma(),)
+
+
+class Digamma(Function):
+    """out = digamma(a) = gamma'(a) / gamma(a); -inf at 0, NaN at the negative poles"""
+
+    rule = "grad_a = grad * polygamma(1, a)"
+
+    def forward(self, a):
+        return _on_host("digamma", "psi", a)
+
+    def backward(self, grad, out):
+        return (grad * self.inputs[0].polygamma(1),)
+
+
+class Polygamma(Function):
+    """out = polygamma(n, a), the n-th derivative of digamma (n = 0: digamma itself)"""
+
+    rule = "grad_a = grad * polygamma(n + 1, a)"
+
+    def forward(self, a, *, n):
+        self.n = n
+        if n == 0:
+            return _on_host("polygamma", "psi", a)
+        return _on_host("polygamma", "polygamma", a, n)
+
+    def backward(self, grad, out):
+        return (grad * self.inputs[0].polygamma(self.n + 1),)
+
+
+class I0(Function):
+    """out = I0(a), the modified Bessel function of the first kind of order 0"""
+
+    rule = "grad_a = grad * i1(a)"
+
+    def forward(self, a):
+        return _on_host("i0", "i0", a)
+
+    def backward(self, grad, out):
+        return (grad * SpecialI1.apply(self.inputs[0]),)
+
+
+class SpecialI1(Function):
+    """out = I1(a), the modified Bessel function of the first kind of order 1: i0's slope"""
+
+    rule = "grad_a = grad * (i0(a) - out / a), 1/2 where |a| <= eps"
+    saves_out = True
+
+    def forward(self, a):
+        return _on_host("i1", "i1", a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        eps = float(xp.finfo(x._array.dtype).eps)
+        big = xp.abs(x._array) > eps  # PyTorch's rule: a safe x where it is tiny
+        safe = x.where(big, eps)
+        return (grad * (safe.i0() - out / safe).where(big, 0.5),)
+
+
+class Logit(Function):
+    """out = log(z / (1 - z)), z = a clamped to [eps, 1 - eps] where eps is given; the
+    gradient is 0 outside that range, NaN outside [0, 1] without eps, as PyTorch's."""
+
+    rule = "grad_a = grad / (a * (1 - a)) inside [eps, 1 - eps] (or [0, 1]), else 0 (or NaN)"
+
+    def forward(self, a, *, eps=None):
+        self.eps = eps
+        z = a
+        if eps is not None and eps >= 0:
+            lo = a.dtype.type(eps)
+            z = xp.clip(a, lo, a.dtype.type(1) - lo)
+        with errstate(divide="ignore", invalid="ignore"):
+            return xp.log(z / (1 - z))
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        clamped = self.eps is not None and self.eps >= 0
+        lo = self.eps if clamped else 0.0
+        a = x._array
+        inside = (a >= lo) & (a <= 1.0 - lo)
+        return ((grad / (x * (1.0 - x))).where(inside, 0.0 if clamped else math.nan),)
+
+
+class Xlogy(Function):
+    """out = a * log(b), 0 where a == 0 (unless b is NaN), a and b arrays or numbers"""
+
+    rule = "grad_a = grad * log(b) where a != 0, else 0; grad_b = grad * a / b"
+
+    def forward(self, a, b):
+        tensors = (isinstance(a, ndarray), isinstance(b, ndarray))
+        self.node_name = {(True, True): "XlogyBackward0", (False, True): "XlogyBackward1"}.get(
+            tensors, "XlogyBackward2"
+        )
+        if not tensors[1]:  # a number: log it in a's dtype (NumPy's log of it is float64)
+            b = xp.asarray(b, dtype=a.dtype)
+        with errstate(divide="ignore", invalid="ignore"):
+            out = a * xp.log(b)
+            return xp.where((a == 0) & ~xp.isnan(b), 0, out).astype(out.dtype, copy=False)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if need_a:  # PyTorch's xlogy(a != 0, b): log(b) where a is nonzero, else 0
+            ga = grad * Xlogy.apply((a != 0).to(grad.dtype), b)
+        if need_b:
+            gb = grad * a / b
+        return ga, gb
+
+
+class Sinc(Function):
+    """out = sin(pi a) / (pi a), 1 at 0"""
+
+    rule = "grad_a = grad * (cos(pi a) pi a - sin(pi a)) / (pi a**2), 0 at 0"
+
+    def forward(self, a):
+        return xp.sinc(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        pix = x * math.pi
+        squared = x * x * math.pi
+        zero = squared._array == 0
+        slope = (pix * pix.cos() - pix.sin()) / squared.where(~zero, 1.0)
+        return ((grad * slope).where(~zero, 0.0),)

@@ -32,40 +32,40 @@ class Arithmetic(Core):
     # -- arithmetic ------------------------------------------------------------------------
 
     def __add__(self, other: Any) -> Tensor:
-        return elementwise.Add.apply(*_pair(self, other, "add"))
+        return elementwise.Add.apply(*operands(self, other, "add"))
 
     def __radd__(self, other: Any) -> Tensor:
-        return elementwise.Add.apply(*_pair(other, self, "add"))
+        return elementwise.Add.apply(*operands(other, self, "add"))
 
     def __sub__(self, other: Any) -> Tensor:
         _no_bool(self, other, "sub")
-        return elementwise.Sub.apply(*_pair(self, other, "sub"))
+        return elementwise.Sub.apply(*operands(self, other, "sub"))
 
     def __rsub__(self, other: Any) -> Tensor:
         _no_bool(other, self, "sub")
-        return elementwise.Sub.apply(*_pair(other, self, "sub"))
+        return elementwise.Sub.apply(*operands(other, self, "sub"))
 
     def __mul__(self, other: Any) -> Tensor:
-        return elementwise.Mul.apply(*_pair(self, other, "mul"))
+        return elementwise.Mul.apply(*operands(self, other, "mul"))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return elementwise.Mul.apply(*_pair(other, self, "mul"))
+        return elementwise.Mul.apply(*operands(other, self, "mul"))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(self, other, "div", floats=True))
+        return elementwise.Div.apply(*operands(self, other, "div", floats=True))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return elementwise.Div.apply(*_pair(other, self, "div", floats=True))
+        return elementwise.Div.apply(*operands(other, self, "div", floats=True))
 
     def __pow__(self, other: Any) -> Tensor:
         if self._array.dtype.kind == "b":
             _no_bool(self, other, "pow", both=True)
-        return elementwise.Pow.apply(*_pair(self, other, "pow"))
+        return elementwise.Pow.apply(*operands(self, other, "pow"))
 
     def __rpow__(self, other: Any) -> Tensor:
         if self._array.dtype.kind == "b":
             _no_bool(other, self, "pow", both=True)
-        return elementwise.Pow.apply(*_pair(other, self, "pow"))
+        return elementwise.Pow.apply(*operands(other, self, "pow"))
 
     def __floordiv__(self, other: Any) -> Tensor:
         return _floor_divide(self, other)
@@ -121,6 +121,7 @@ class Arithmetic(Core):
     floor_divide = __floordiv__
     remainder = __mod__
     neg = __neg__
+    multiply, negative, subtract, true_divide = mul, neg, sub, __truediv__
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """self / other; rounding_mode 'trunc' rounds toward zero and 'floor' down, in the
@@ -132,6 +133,8 @@ class Arithmetic(Core):
                 f"div: rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}"
             )
         return _floor_divide(self, other, rounding_mode)
+
+    divide = div
 
     def pow(self, exponent: Any) -> Tensor:
         return self**exponent
@@ -155,18 +158,46 @@ class Arithmetic(Core):
     def __ge__(self, other: Any) -> Tensor:
         return _compare(xp.greater_equal, self, other)
 
+    # bitwise: bool and integer tensors only, no gradient; of two bools, the logical op (the
+    # same values, the comparison ONNX export records)
+
     def __invert__(self) -> Tensor:
         if self.dtype.kind not in "biu":
             raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
         return Tensor._make(~self._array)
 
     def __and__(self, other: Any) -> Tensor:
-        return _compare(xp.logical_and, self, other)
+        return _bitwise(self, other, "bitwise_and")
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _bitwise(other, self, "bitwise_and")
 
     def __or__(self, other: Any) -> Tensor:
-        return _compare(xp.logical_or, self, other)
+        return _bitwise(self, other, "bitwise_or")
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _bitwise(other, self, "bitwise_or")
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _bitwise(self, other, "bitwise_xor")
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _bitwise(other, self, "bitwise_xor")
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return _bitwise(self, other, "bitwise_left_shift")
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _bitwise(other, self, "bitwise_left_shift")
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return _bitwise(self, other, "bitwise_right_shift")
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _bitwise(other, self, "bitwise_right_shift")
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
     def isnan(self) -> Tensor:
         return Tensor._make(xp.isnan(self._array))
@@ -217,6 +248,8 @@ class Arithmetic(Core):
 
     def sign(self) -> Tensor:
         return elementwise.Sign.apply(self)
+
+    absolute = abs
 
     # rounding: a step function, whose gradient is 0 (as PyTorch's), with the values written
     # through where(False, self, values); an integer tensor comes back as a copy
@@ -323,10 +356,10 @@ class Arithmetic(Core):
         return where(condition, self, other)
 
     def maximum(self, other: Any) -> Tensor:
-        return elementwise.Maximum.apply(*_pair(self, other, "maximum"))
+        return elementwise.Maximum.apply(*operands(self, other, "maximum"))
 
     def minimum(self, other: Any) -> Tensor:
-        return elementwise.Minimum.apply(*_pair(self, other, "minimum"))
+        return elementwise.Minimum.apply(*operands(self, other, "minimum"))
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:
         out = where(mask, value, self)
@@ -403,7 +436,7 @@ class Arithmetic(Core):
         return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
 
 
-def _pair(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
+def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     """The operands of a binary op in the dtype PyTorch computes it in (``result_type``: a
     float32 tensor times 2.5 or a 0-d float64 tensor stays float32, uint8 + 300 is uint8,
     float16 + bfloat16 is float32); with ``floats`` (true division) an integer result is the
@@ -523,7 +556,7 @@ def _floor_divide(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     PyTorch's error (not a gradient silently left out). With a rounding_mode, div's: 'floor'
     or 'trunc' (toward zero), whose gradients are zeros."""
     op = "floor_divide" if rounding_mode is None else "div"
-    x, y = _pair(a, b, op)
+    x, y = operands(a, b, op)
     xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
     if xp.result_type(xa, ya).kind in "biu" and not xp.all(ya):
         raise RuntimeError(f"{op}: integer division by zero")
@@ -549,7 +582,7 @@ def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
 def _remainder(a: Any, b: Any) -> Tensor:
     """a % b with the divisor's sign, as Python's and PyTorch's remainder (C's fmod takes the
     dividend's). Gradient: 1 for a, -floor(a / b) for b."""
-    a, b = _pair(a, b, "remainder")
+    a, b = operands(a, b, "remainder")
     x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("remainder: integer division by zero")
@@ -563,6 +596,48 @@ def _remainder(a: Any, b: Any) -> Tensor:
     # PyTorch's (the composite may differ in the last bit): a constant makes it so
     out = a - Tensor._make(array.array_of(quotient)) * b
     return out + Tensor._make(value - out._array)
+
+
+_LOGICAL = {
+    "bitwise_and": xp.logical_and,
+    "bitwise_or": xp.logical_or,
+    "bitwise_xor": xp.logical_xor,
+}
+
+
+def _bitwise(a: Any, b: Any, op: str) -> Tensor:
+    """A bitwise op of two operands, bool or integer tensors or numbers, in the dtype
+    result_type gives them; a shift by a negative amount or by the dtype's width or more
+    gives 0 (-1 for a negative number shifted right), as PyTorch's."""
+    if op in _LOGICAL and _is_bool(a) and _is_bool(b):
+        return _compare(_LOGICAL[op], *((a, b) if isinstance(a, Tensor) else (b, a)))
+    x, y = operands(a, b, op)
+    for t in (x, y):
+        if isinstance(t, Tensor) and t._array.dtype.kind not in "biu":
+            dtypes = " and ".join(
+                str(v.dtype) if isinstance(v, Tensor) else type(v).__name__ for v in (a, b)
+            )
+            raise TypeError(f"{op}: needs bool or integer tensors; got {dtypes}")
+    shape = broadcast_shape(op, *(t.shape for t in (x, y) if isinstance(t, Tensor)))
+    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
+    if op in ("bitwise_left_shift", "bitwise_right_shift"):
+        xa = xp.asarray(xa, dtype=xp.result_type(xa, ya))
+        if xa.dtype.kind == "b":  # True << 1 is 2, as PyTorch (NumPy keeps bools' int8)
+            xa = xa.astype(array.int64)
+        bits = xa.dtype.itemsize * 8
+        wide = (ya < 0) | (ya >= bits)
+        shift = xp.where(wide, 0, ya).astype(xa.dtype)
+        if op == "bitwise_left_shift":
+            out = xp.where(wide, 0, xa << shift)
+        else:
+            out = xp.where(wide, xp.where(xa < 0, -1, 0), xa >> shift)
+        return Tensor._make(array.array_of(out.astype(xa.dtype, copy=False)).reshape(shape))
+    fn = {"bitwise_and": xp.bitwise_and, "bitwise_or": xp.bitwise_or}.get(op, xp.bitwise_xor)
+    return Tensor._make(array.array_of(fn(xa, ya)))
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, bool) or isinstance(x, Tensor) and x._array.dtype.kind == "b"
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
@@ -637,4 +712,4 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     y = other if isinstance(other, (Tensor, float, int)) else as_tensor(other)
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         x = as_tensor(x)  # two numbers: the dtype of a tensor made of them (float32 for floats)
-    return elementwise.Where.apply(cond, *_pair(x, y, "where"))
+    return elementwise.Where.apply(cond, *operands(x, y, "where"))

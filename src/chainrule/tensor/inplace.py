@@ -137,6 +137,238 @@ class InPlace(Core):
 
     clip_ = clamp_
 
+    # -- the elementwise math of pointwise.py and the aliases of arithmetic.py's, in place --
+
+    def tan_(self) -> Tensor:
+        return self._write("tan_", Tensor.tan)
+
+    def asin_(self) -> Tensor:
+        return self._write("asin_", Tensor.asin)
+
+    def acos_(self) -> Tensor:
+        return self._write("acos_", Tensor.acos)
+
+    def atan_(self) -> Tensor:
+        return self._write("atan_", Tensor.atan)
+
+    def sinh_(self) -> Tensor:
+        return self._write("sinh_", Tensor.sinh)
+
+    def cosh_(self) -> Tensor:
+        return self._write("cosh_", Tensor.cosh)
+
+    def asinh_(self) -> Tensor:
+        return self._write("asinh_", Tensor.asinh)
+
+    def acosh_(self) -> Tensor:
+        return self._write("acosh_", Tensor.acosh)
+
+    def atanh_(self) -> Tensor:
+        return self._write("atanh_", Tensor.atanh)
+
+    def arcsin_(self) -> Tensor:
+        return self._write("arcsin_", Tensor.arcsin)
+
+    def arccos_(self) -> Tensor:
+        return self._write("arccos_", Tensor.arccos)
+
+    def arctan_(self) -> Tensor:
+        return self._write("arctan_", Tensor.arctan)
+
+    def arcsinh_(self) -> Tensor:
+        return self._write("arcsinh_", Tensor.arcsinh)
+
+    def arccosh_(self) -> Tensor:
+        return self._write("arccosh_", Tensor.arccosh)
+
+    def arctanh_(self) -> Tensor:
+        return self._write("arctanh_", Tensor.arctanh)
+
+    def deg2rad_(self) -> Tensor:
+        return self._write("deg2rad_", Tensor.deg2rad)
+
+    def rad2deg_(self) -> Tensor:
+        return self._write("rad2deg_", Tensor.rad2deg)
+
+    def reciprocal_(self) -> Tensor:
+        return self._write("reciprocal_", Tensor.reciprocal)
+
+    def exp2_(self) -> Tensor:
+        return self._write("exp2_", Tensor.exp2)
+
+    def erf_(self) -> Tensor:
+        return self._write("erf_", Tensor.erf)
+
+    def erfc_(self) -> Tensor:
+        return self._write("erfc_", Tensor.erfc)
+
+    def erfinv_(self) -> Tensor:
+        return self._write("erfinv_", Tensor.erfinv)
+
+    def lgamma_(self) -> Tensor:
+        return self._write("lgamma_", Tensor.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return self._write("digamma_", Tensor.digamma)
+
+    def i0_(self) -> Tensor:
+        return self._write("i0_", Tensor.i0)
+
+    def sinc_(self) -> Tensor:
+        return self._write("sinc_", Tensor.sinc)
+
+    def frac_(self) -> Tensor:
+        return self._write("frac_", Tensor.frac)
+
+    def fix_(self) -> Tensor:
+        return self._write("fix_", Tensor.fix)
+
+    def sgn_(self) -> Tensor:
+        return self._write("sgn_", Tensor.sgn)
+
+    def trunc_(self) -> Tensor:
+        return self._write("trunc_", Tensor.trunc)
+
+    def log2_(self) -> Tensor:
+        return self._write("log2_", Tensor.log2)
+
+    def log10_(self) -> Tensor:
+        return self._write("log10_", Tensor.log10)
+
+    def square_(self) -> Tensor:
+        return self._write("square_", Tensor.square)
+
+    def rsqrt_(self) -> Tensor:
+        return self._write("rsqrt_", Tensor.rsqrt)
+
+    def sign_(self) -> Tensor:
+        return self._write("sign_", Tensor.sign)
+
+    def negative_(self) -> Tensor:
+        return self._write("negative_", Tensor.negative)
+
+    def absolute_(self) -> Tensor:
+        return self._write("absolute_", Tensor.absolute)
+
+    def bitwise_not_(self) -> Tensor:
+        return self._write("bitwise_not_", Tensor.bitwise_not)
+
+    def logical_not_(self) -> Tensor:
+        return self._fill("logical_not_", self.logical_not())
+
+    def atan2_(self, other: Any) -> Tensor:
+        return self._write("atan2_", lambda t: t.atan2(other))
+
+    def arctan2_(self, other: Any) -> Tensor:
+        return self._write("arctan2_", lambda t: t.arctan2(other))
+
+    def hypot_(self, other: Any) -> Tensor:
+        return self._write("hypot_", lambda t: t.hypot(other))
+
+    def xlogy_(self, other: Any) -> Tensor:
+        return self._write("xlogy_", lambda t: t.xlogy(other))
+
+    def ldexp_(self, other: Any) -> Tensor:
+        return self._write("ldexp_", lambda t: t.ldexp(other))
+
+    def float_power_(self, exponent: Any) -> Tensor:
+        """self ** exponent in place, self float64 (the dtype of float_power's result)."""
+        if self._array.dtype != array.float64:
+            raise RuntimeError(
+                f"float_power_: the base must be float64, the dtype of the result; got {self.dtype}"
+            )
+        return self._write("float_power_", lambda t: t.float_power(exponent))
+
+    def copysign_(self, other: Any) -> Tensor:
+        return self._write("copysign_", lambda t: t.copysign(other))
+
+    def fmod_(self, other: Any) -> Tensor:
+        return self._write("fmod_", lambda t: t.fmod(other))
+
+    def gcd_(self, other: Any) -> Tensor:
+        return self._write("gcd_", lambda t: t.gcd(other))
+
+    def lcm_(self, other: Any) -> Tensor:
+        return self._write("lcm_", lambda t: t.lcm(other))
+
+    def heaviside_(self, values: Any) -> Tensor:
+        return self._fill("heaviside_", self.heaviside(values))
+
+    def bitwise_and_(self, other: Any) -> Tensor:
+        return self._write("bitwise_and_", lambda t: t.bitwise_and(other))
+
+    def bitwise_or_(self, other: Any) -> Tensor:
+        return self._write("bitwise_or_", lambda t: t.bitwise_or(other))
+
+    def bitwise_xor_(self, other: Any) -> Tensor:
+        return self._write("bitwise_xor_", lambda t: t.bitwise_xor(other))
+
+    def bitwise_left_shift_(self, other: Any) -> Tensor:
+        return self._write("bitwise_left_shift_", lambda t: t.bitwise_left_shift(other))
+
+    def bitwise_right_shift_(self, other: Any) -> Tensor:
+        return self._write("bitwise_right_shift_", lambda t: t.bitwise_right_shift(other))
+
+    def logical_and_(self, other: Any) -> Tensor:
+        return self._fill("logical_and_", self.logical_and(other))
+
+    def logical_or_(self, other: Any) -> Tensor:
+        return self._fill("logical_or_", self.logical_or(other))
+
+    def logical_xor_(self, other: Any) -> Tensor:
+        return self._fill("logical_xor_", self.logical_xor(other))
+
+    def multiply_(self, other: Any) -> Tensor:
+        return self._write("multiply_", lambda t: t.multiply(other))
+
+    def true_divide_(self, other: Any) -> Tensor:
+        return self._write("true_divide_", lambda t: t.true_divide(other))
+
+    def clamp_min_(self, min: Any) -> Tensor:
+        return self._write("clamp_min_", lambda t: t.clamp_min(min))
+
+    def clamp_max_(self, max: Any) -> Tensor:
+        return self._write("clamp_max_", lambda t: t.clamp_max(max))
+
+    def polygamma_(self, n: int) -> Tensor:
+        return self._write("polygamma_", lambda t: t.polygamma(n))
+
+    def logit_(self, eps: float | None = None) -> Tensor:
+        return self._write("logit_", lambda t: t.logit(eps))
+
+    def nan_to_num_(
+        self, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+    ) -> Tensor:
+        return self._write("nan_to_num_", lambda t: t.nan_to_num(nan, posinf, neginf))
+
+    def divide_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return self.div_(other, rounding_mode=rounding_mode)
+
+    def subtract_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return self.sub_(other, alpha=alpha)
+
+    # comparisons in place: 1 or 0 (True or False) in the tensor's own dtype, no gradient
+
+    def eq_(self, other: Any) -> Tensor:
+        return self._fill("eq_", self.eq(other))
+
+    def ne_(self, other: Any) -> Tensor:
+        return self._fill("ne_", self.ne(other))
+
+    def lt_(self, other: Any) -> Tensor:
+        return self._fill("lt_", self.lt(other))
+
+    def le_(self, other: Any) -> Tensor:
+        return self._fill("le_", self.le(other))
+
+    def gt_(self, other: Any) -> Tensor:
+        return self._fill("gt_", self.gt(other))
+
+    def ge_(self, other: Any) -> Tensor:
+        return self._fill("ge_", self.ge(other))
+
+    not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
+
     def scatter_(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
     ) -> Tensor:
@@ -232,6 +464,21 @@ class InPlace(Core):
 
     def __imatmul__(self, other: Any) -> Tensor:
         return self.matmul_(other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return self.bitwise_xor_(other)
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return self.bitwise_right_shift_(other)
 
     def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
         """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's

@@ -1,0 +1,394 @@
+"""Elementwise primitives beyond elementwise.py's: the trigonometric and hyperbolic families
+and their inverses, and the floating functions of one or two inputs NumPy has as one ufunc
+(atan2, hypot, logaddexp, copysign, fmod, fmax, exp2, nan_to_num, ...). The special
+functions are special.py's; the integer, bitwise and logical ops have no gradient and no
+primitive (tensor/pointwise.py).
+
+Each op returns gradients in the output's broadcast shape; the engine unbroadcasts.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..array import errstate, ndarray, xp
+from ..autograd.function import Function, arrays_of
+from .elementwise import Sign, Where
+
+_LN2 = math.log(2.0)
+
+
+class Tan(Function):
+    """out = tan(a)"""
+
+    rule = "grad_a = grad * (1 + out**2)"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a):
+        return xp.tan(a)
+
+    def backward(self, grad, out):
+        return (grad * (out * out + 1.0),)
+
+
+class Asin(Function):
+    """out = asin(a), NaN outside [-1, 1]"""
+
+    rule = "grad_a = grad / sqrt(1 - a**2)"
+
+    def forward(self, a):
+        with errstate(invalid="ignore"):
+            return xp.arcsin(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad * (1.0 - x * x).rsqrt(),)
+
+
+class Acos(Function):
+    """out = acos(a), NaN outside [-1, 1]"""
+
+    rule = "grad_a = -grad / sqrt(1 - a**2)"
+
+    def forward(self, a):
+        with errstate(invalid="ignore"):
+            return xp.arccos(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (-grad * (1.0 - x * x).rsqrt(),)
+
+
+class Atan(Function):
+    """out = atan(a)"""
+
+    rule = "grad_a = grad / (1 + a**2)"
+
+    def forward(self, a):
+        return xp.arctan(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad / (x * x + 1.0),)
+
+
+class Sinh(Function):
+    """out = sinh(a)"""
+
+    rule = "grad_a = grad * cosh(a)"
+
+    def forward(self, a):
+        with errstate(over="ignore"):
+            return xp.sinh(a)
+
+    def backward(self, grad, out):
+        return (grad * self.inputs[0].cosh(),)
+
+
+class Cosh(Function):
+    """out = cosh(a)"""
+
+    rule = "grad_a = grad * sinh(a)"
+
+    def forward(self, a):
+        with errstate(over="ignore"):
+            return xp.cosh(a)
+
+    def backward(self, grad, out):
+        return (grad * self.inputs[0].sinh(),)
+
+
+class Asinh(Function):
+    """out = asinh(a)"""
+
+    rule = "grad_a = grad / sqrt(a**2 + 1)"
+
+    def forward(self, a):
+        return xp.arcsinh(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad * (x * x + 1.0).rsqrt(),)
+
+
+class Acosh(Function):
+    """out = acosh(a), NaN below 1"""
+
+    rule = "grad_a = grad / sqrt(a**2 - 1)"
+
+    def forward(self, a):
+        with errstate(invalid="ignore"):
+            return xp.arccosh(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad * (x * x - 1.0).rsqrt(),)
+
+
+class Atanh(Function):
+    """out = atanh(a), +-inf at +-1, NaN beyond"""
+
+    rule = "grad_a = grad / (1 - a**2)"
+
+    def forward(self, a):
+        with errstate(divide="ignore", invalid="ignore"):
+            return xp.arctanh(a)
+
+    def backward(self, grad, out):
+        x = self.inputs[0]
+        return (grad / (1.0 - x * x),)
+
+
+class Atan2(Function):
+    """out = atan2(a, b), the angle of the point (b, a), in (-pi, pi]"""
+
+    rule = "grad_a = grad * b / (a**2 + b**2), grad_b = -grad * a / (a**2 + b**2)"
+
+    def forward(self, a, b):
+        return xp.arctan2(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        recip = (a * a + b * b).reciprocal()
+        return grad * b * recip if need_a else None, grad * -a * recip if need_b else None
+
+
+class Hypot(Function):
+    """out = sqrt(a**2 + b**2), without overflow on the way"""
+
+    rule = "grad_a = grad * a / out, grad_b = grad * b / out"
+    saves_out = True
+
+    def forward(self, a, b):
+        return xp.hypot(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        return grad * a / out if need_a else None, grad * b / out if need_b else None
+
+
+class Reciprocal(Function):
+    """out = 1 / a"""
+
+    rule = "grad_a = -grad * out**2"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a):
+        with errstate(divide="ignore"):
+            return xp.reciprocal(a)
+
+    def backward(self, grad, out):
+        return (-grad * (out * out),)
+
+
+class Logaddexp(Function):
+    """out = log(exp(a) + exp(b)), without overflow"""
+
+    rule = "grad_a = grad / (1 + exp(b - a)), grad_b = grad / (1 + exp(a - b))"
+
+    def forward(self, a, b):
+        return xp.logaddexp(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = grad / ((b - a).exp() + 1.0) if need_a else None
+        return ga, grad / ((a - b).exp() + 1.0) if need_b else None
+
+
+class Logaddexp2(Function):
+    """out = log2(2**a + 2**b), without overflow"""
+
+    rule = "grad_a = grad / (1 + 2**(b - a)), grad_b = grad / (1 + 2**(a - b))"
+
+    def forward(self, a, b):
+        return xp.logaddexp2(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = grad / ((b - a).exp2() + 1.0) if need_a else None
+        return ga, grad / ((a - b).exp2() + 1.0) if need_b else None
+
+
+class Copysign(Function):
+    """out = |a| with b's sign (of -0.0 too); b an array or a number"""
+
+    rule = "grad_a = grad * out / a (0 where a == 0), grad_b = 0"
+    saves_out = True
+
+    def forward(self, a, b):
+        self.node_name = "CopysignBackward0" if isinstance(b, ndarray) else "CopysignBackward1"
+        return xp.copysign(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if need_a:  # +-1 where a is nonzero: the ratio out / a, PyTorch's rule
+            zero = a._array == 0
+            ga = grad * Where.apply(zero, 0.0, out / Where.apply(zero, 1.0, a))
+        if need_b:
+            gb = grad * 0.0
+        return ga, gb
+
+
+class Fmod(Function):
+    """out = a - trunc(a / b) * b: the remainder with the dividend's sign (C's fmod), b an
+    array or a number; NaN for a float divided by 0"""
+
+    rule = "grad_a = grad, grad_b = -grad * trunc(a / b)"
+
+    def forward(self, a, b):
+        self.node_name = "FmodBackward1" if isinstance(b, ndarray) else "FmodBackward0"
+        with errstate(divide="ignore", invalid="ignore"):
+            return xp.fmod(a, b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        gb = -grad * a.div(b, rounding_mode="trunc") if need_b else None
+        return grad if need_a else None, gb
+
+
+class Frac(Function):
+    """out = a - trunc(a), with a's sign"""
+
+    rule = "grad_a = grad"
+    saves_inputs = False
+
+    def forward(self, a):
+        with errstate(invalid="ignore"):  # inf - inf: NaN, as PyTorch's
+            return a - xp.trunc(a)
+
+    def backward(self, grad, out):
+        return (grad,)
+
+    backward_arrays = backward  # operators only: the same rule serves arrays
+
+
+class Fmax(Function):
+    """out = max(a, b), the other where one is NaN (NaN only where both are)
+
+    As PyTorch: a takes the gradient where a >= b (ties too) and b is not NaN, b elsewhere.
+    """
+
+    rule = "grad_a = grad where a >= b or b is NaN, grad_b = grad elsewhere"
+
+    pick = staticmethod(xp.fmax)
+    keeps = staticmethod(xp.greater_equal)
+
+    def forward(self, a, b):
+        return self.pick(a, b)
+
+    def backward(self, grad, out):
+        a, b = arrays_of(self.inputs)
+        need_a, need_b = self.needs_input_grad
+        first = self.keeps(a, b) | xp.isnan(b)
+        return (
+            Where.apply(first, grad, 0.0) if need_a else None,
+            Where.apply(first, 0.0, grad) if need_b else None,
+        )
+
+
+class Fmin(Fmax):
+    """out = min(a, b), the other where one is NaN (NaN only where both are)"""
+
+    rule = "grad_a = grad where a <= b or b is NaN, grad_b = grad elsewhere"
+
+    pick = staticmethod(xp.fmin)
+    keeps = staticmethod(xp.less_equal)
+
+
+class Exp2(Function):
+    """out = 2**a"""
+
+    rule = "grad_a = grad * out * log(2)"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a):
+        with errstate(over="ignore"):
+            return xp.exp2(a)
+
+    def backward(self, grad, out):
+        return (grad * out * _LN2,)
+
+
+class Deg2Rad(Function):
+    """out = a * pi / 180"""
+
+    rule = "grad_a = grad * pi / 180"
+    saves_inputs = False
+    scale = math.pi / 180.0
+
+    def forward(self, a):
+        return a * self.scale
+
+    def backward(self, grad, out):
+        return (grad * self.scale,)
+
+
+class Rad2Deg(Deg2Rad):
+    """out = a * 180 / pi"""
+
+    rule = "grad_a = grad * 180 / pi"
+    scale = 180.0 / math.pi
+
+
+class NanToNum(Function):
+    """out = a with NaN, inf and -inf replaced by numbers (by default 0 and the dtype's
+    largest and lowest finite values)"""
+
+    rule = "grad_a = grad where a is finite, else 0"
+
+    def forward(self, a, *, nan, posinf, neginf):
+        return xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, grad, out):
+        return (Where.apply(xp.isfinite(self.inputs[0]._array), grad, 0.0),)
+
+
+class Ldexp(Function):
+    """out = a * 2**b"""
+
+    rule = "grad_a = grad * 2**b, grad_b = grad * out * log(2)"
+    saves_out = True
+
+    def forward(self, a, b):
+        if not isinstance(b, ndarray):  # a number: 2**b in a's dtype, not NumPy's float64
+            b = xp.asarray(b, dtype=a.dtype)
+        with errstate(over="ignore", invalid="ignore"):
+            return a * xp.exp2(b)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        ga = grad * (b.exp2() if hasattr(b, "exp2") else 2.0**b) if need_a else None
+        return ga, grad * out * _LN2 if need_b else None
+
+
+class Frexp(Function):
+    """out = a / 2**exponent, the mantissa in [0.5, 1) (in magnitude; 0 at 0), exponent the
+    integer frexp gives (computed by the caller, which returns it beside the mantissa)"""
+
+    rule = "grad_a = grad / 2**exponent"
+    saves_inputs = False
+
+    def forward(self, a, *, exponent):
+        self.exponent = exponent
+        return xp.ldexp(a, -exponent)  # exact: a power of two
+
+    def backward(self, grad, out):
+        return (grad / xp.exp2(self.exponent.astype(grad._array.dtype)),)
+
+
+class Sgn(Sign):
+    """out = sign(a): sgn is sign for real numbers (a / |a| for complex ones), PyTorch's
+    node SgnBackward0"""
+
+    rule = "grad_a = 0 (everywhere it exists)"
