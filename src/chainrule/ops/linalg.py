@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import ndarray, xp
+from ..array import xp
 from ..autograd.function import Function, arrays_of
 
 if TYPE_CHECKING:
@@ -245,16 +245,19 @@ class Linear(Function):
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        """The inputs' gradients from grad, the gradient of x @ W^T + b: an array for
-        first-order gradients (as backward_arrays), a Tensor under create_graph. Written once
-        for both; the common 2-D case calls nothing more than it must."""
         x, weight, _ = self.inputs
+        return self._grads(grad, x, weight, x._array)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        x, weight, _ = arrays_of(self.inputs)
+        return self._grads(grad, x, weight, x)
+
+    def _grads(self, grad: Any, x: Any, weight: Any, xd: Any) -> tuple[Any, ...]:
+        """The rule on Tensors (backward) or on arrays (backward_arrays) alike: both read
+        ``.T``, ``@``, ``reshape`` and ``sum`` the same; xd is x's array, for its layout.
+        The common 2-D case calls nothing more than it must."""
         need_x, need_w, need_b = self.needs_input_grad
-        xd = x._array
-        column_major = xd.ndim == 2 and not xd.flags.c_contiguous and fastpath.enabled()
-        if isinstance(grad, ndarray):
-            x, weight = xd, weight._array
-        g2, x2 = grad, x  # as matrices: .T is the transpose, Tensor or array
+        g2, x2 = grad, x  # as matrices
         if xd.ndim != 2:
             n_out, n_in = weight.shape
             rows = math.prod(xd.shape[:-1])  # not -1: x or grad may have no elements
@@ -263,10 +266,10 @@ class Linear(Function):
         if need_x:
             if xd.ndim > 2:  # as one matrix, as forward
                 gx = (g2 @ weight).reshape(xd.shape)
-            else:  # in x's order where x is column-major (the fast path's)
-                gx = (weight.T @ grad.T).T if column_major else grad @ weight
+            elif xd.ndim == 2 and not xd.flags.c_contiguous and fastpath.enabled():
+                gx = (weight.T @ grad.T).T  # in x's order, for a column-major x
+            else:
+                gx = grad @ weight
         if need_w:
             gw = g2.T @ x2  # (out, in)
         return gx, gw, g2.sum(0) if need_b else None  # (out,) for the bias
-
-    backward_arrays = backward
