@@ -28,7 +28,7 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
@@ -44,6 +44,26 @@ from .loss import (
 from .module import Module, Parameter
 from .more_activations import Hardshrink, Hardsigmoid, Hardswish, RReLU, Softshrink, Tanhshrink
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .pooling_layers import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import (
     Transformer,
@@ -106,10 +126,28 @@ __all__ = [
     "NLLLoss",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
+    "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
+    "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "Transformer",
     "TransformerEncoder",
     "TransformerDecoder",

@@ -28,7 +28,7 @@ from .activation import (
     threshold,
 )
 from .attention import scaled_dot_product_attention
-from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool2d
+from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .loss import (
@@ -59,14 +59,52 @@ from .more_activations import (
     threshold_,
 )
 from .normalization import batch_norm, layer_norm
+from .pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    max_unpool1d,
+    max_unpool2d,
+    max_unpool3d,
+)
 
 __all__ = [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
     "conv_transpose2d",
-    "max_pool2d",
+    "conv_transpose3d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",

@@ -1,0 +1,606 @@
+"""Pooling for users, in one, two and three spatial dims: max, average, adaptive, power-average
+(lp) pools and max unpooling, as functions and modules. Every pool is a composition: 1-D
+pools run the 2-D primitives (ops/conv.py) over a height of one, 3-D ones are separable into
+a pass over each plane and one along the depth, and adaptive pools are matmuls (average) or
+gathered windows (max).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import array
+from ..arguments import is_int, positive_int
+from ..ops import conv as conv_ops
+from ..tensor import Tensor, as_tensor, matmul
+from .activation import relu
+from .spatial_args import batched, check_fits, check_positive, ntuple
+
+xp = array.xp
+
+
+def _pool_args(
+    op: str,
+    x: Tensor,
+    unbatched: bool,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """kernel, stride, dilation and the padding ((before, after) per spatial axis) of a pool
+    over x's spatial dims. With ``ceil_mode`` the after padding grows so that the windows
+    PyTorch adds (rounding the output size up; the last must start inside the input or the
+    before padding) fit: the growth holds nothing (-inf for max, 0 and not counted for
+    average)."""
+    n = x.ndim - 2
+    kernel = ntuple(kernel_size, n, op, "kernel_size")
+    stride = kernel if stride is None or stride in ((), []) else ntuple(stride, n, op, "stride")
+    pad = ntuple(padding, n, op, "padding")
+    dil = ntuple(dilation, n, op, "dilation")
+    check_positive(kernel, op, "kernel_size")
+    check_positive(stride, op, "stride")
+    check_positive(dil, op, "dilation")
+    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel, strict=True)):  # as PyTorch,
+        raise ValueError(  # whatever the dilation
+            f"{op}: padding must be between 0 and half the kernel size; got padding {pad} and "
+            f"kernel_size {kernel}"
+        )
+    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True))
+    pairs = tuple((p, p) for p in pad)
+    check_fits(op, x, kernel, dil, pairs, f"input shape {x.shape[unbatched:]}")
+    if ceil_mode:
+        grown = []
+        for size, s, p, st in zip(x.shape[2:], span, pad, stride, strict=True):
+            out = -(-(size + 2 * p - s) // st) + 1  # rounded up
+            if (out - 1) * st >= size + p:  # the last window would start in the after padding
+                out -= 1
+            grown.append((p, p + max(0, (out - 1) * st + s - (size + 2 * p))))
+        pairs = tuple(grown)
+    return kernel, stride, dil, pairs
+
+
+def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
+    """A 1-D pool's arguments as a 2-D pool's over a height of one."""
+    kernel, stride, dil, pad = args
+    return (1, *kernel), (1, *stride), (1, *dil), ((0, 0), *pad)
+
+
+# ---------------------------------------------------------------------------------------
+# Max pooling.
+
+
+def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
+    """MaxPool2d over x (N, C, H, W) and, with ``indices``, each maximum's flat index
+    (row * W + column) as an int64 array."""
+    out = conv_ops.MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=pad, dilation=dil)
+    if not indices:
+        return out, None
+    node: Any = out.grad_fn  # a MaxPool2d keeps the winners' offsets only when it records
+    if node is not None:
+        col_arg, row_arg = node.col_arg, node.row_arg
+    else:
+        _, col_arg, row_arg = conv_ops.pool_max(x._array, kernel, stride, pad, dil)
+    return out, conv_ops.pool_indices(col_arg, row_arg, x.shape[2:], stride, pad, dil)
+
+
+def _max_pool(
+    op: str,
+    spatial: int,
+    input: Any,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+    return_indices: bool,
+) -> Any:
+    x, unbatched = batched(input, spatial, op)
+    args = _pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
+    if spatial == 1:  # (N, C, L) as (N, C, 1, L); the flat index row * L + column is the column
+        out, idx = _max_planes(x.unsqueeze(2), *_order(_unit_height(args)), return_indices)
+        out = out.squeeze(2)
+        idx = None if idx is None else idx[:, :, 0]
+    elif spatial == 2:
+        out, idx = _max_planes(x, *_order(args), return_indices)
+    else:  # separable: the max of each plane's windows, then the max along the depth
+        kernel, step, dil, pad = args
+        n, c, d, h, w = x.shape
+        planes = x.reshape(n, c * d, h, w)  # (N, C*D, H, W)
+        flat, plane_idx = _max_planes(
+            planes, kernel[1:], step[1:], pad[1:], dil[1:], return_indices
+        )
+        ho, wo = flat.shape[2:]
+        depth = flat.reshape(n, c, d, ho * wo)  # (N, C, D, Ho*Wo)
+        geometry = (kernel[0], 1), (step[0], 1), (pad[0], (0, 0)), (dil[0], 1)
+        out, depth_idx = _max_planes(depth, *geometry, return_indices)
+        out = out.reshape(n, c, out.shape[2], ho, wo)  # (N, C, Do, Ho, Wo)
+        idx = None
+        if return_indices:  # the winning depth, then the plane's own winner at that depth
+            won = depth_idx // (ho * wo)  # (N, C, Do, Ho*Wo)
+            in_plane = xp.take_along_axis(plane_idx.reshape(n, c, d, ho * wo), won, axis=2)
+            idx = (won * (h * w) + in_plane).reshape(out.shape)
+    out = out.squeeze(0) if unbatched else out
+    if not return_indices:
+        return out
+    return out, Tensor._make(idx[0] if unbatched else idx)
+
+
+def _order(args: tuple) -> tuple[Any, Any, Any, Any]:
+    """_pool_args' (kernel, stride, dilation, padding) in _max_planes' order."""
+    kernel, stride, dil, pad = args
+    return kernel, stride, pad, dil
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: int | tuple[int],
+    stride: int | tuple[int] | None = None,
+    padding: int | tuple[int] = 0,
+    dilation: int | tuple[int] = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The max of each window of input (N, C, L) or (C, L); see ``max_pool2d``."""
+    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+    dilation: int | tuple[int, int] = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The max of each kernel_size window (stride defaults to the kernel; dilation spaces the
+    window's elements), padding with -inf; the gradient goes to the first maximum of each
+    window, as PyTorch's. With ``return_indices``, also that maximum's flat index in its
+    input plane (row * W + column), an int64 Tensor of the output's shape."""
+    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    padding: int | tuple[int, int, int] = 0,
+    dilation: int | tuple[int, int, int] = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The max of each window of input (N, C, D, H, W) or (C, D, H, W); the index returned is
+    d * H * W + h * W + w. See ``max_pool2d``."""
+    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# Average pooling.
+
+
+def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, with_pad: bool) -> Any:
+    """The output's shape of numbers: what an average pool divides each window's sum by,
+    PyTorch's rule: the window clipped to the padded input (``with_pad``) or to the input
+    itself, a product over the axes."""
+    counts = []
+    n_outs = conv_ops.out_hw(size, kernel, stride, (1,) * len(size), padding)
+    for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
+        start = array.host.arange(n_out) * s - lo  # on the host: a constant of the shapes
+        end = array.host.minimum(start + k, n + lo)  # grown padding (ceil_mode) never counts
+        if not with_pad:
+            start, end = array.host.maximum(start, 0), array.host.minimum(end, n)
+        counts.append((end - start).astype(float))
+    out = counts[0]
+    for c in counts[1:]:
+        out = array.host.multiply.outer(out, c)
+    return out
+
+
+def _window_sums(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, weight: float) -> Tensor:
+    """weight times the sum of each window of x (N, C, *spatial), 2-D or 3-D: a convolution of
+    every channel alone with a constant kernel; a 3-D one is a 2-D one over each plane, then
+    one of kernel (kd, 1) along the depth."""
+    n, c = x.shape[:2]
+    if len(kernel) == 3:
+        d, h, w = x.shape[2:]
+        planes = _window_sums(x.reshape(n, c * d, h, w), kernel[1:], stride[1:], pad[1:], weight)
+        ho, wo = planes.shape[2:]
+        depth = planes.reshape(n, c, d, ho * wo)  # (N, C, D, Ho*Wo)
+        out = _window_sums(depth, (kernel[0], 1), (stride[0], 1), (pad[0], (0, 0)), 1.0)
+        return out.reshape(n, c, out.shape[2], ho, wo)  # (N, C, Do, Ho, Wo)
+    ones = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x._array.dtype, like=x._array))
+    planes = x.reshape(n * c, 1, *x.shape[2:])  # every channel its own image
+    out = conv_ops.Conv2d.apply(planes, ones, None, stride=stride, padding=pad, dilation=(1, 1),
+                                groups=1)  # fmt: skip
+    return out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
+
+
+def _avg_pool(
+    op: str,
+    spatial: int,
+    input: Any,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Any,
+) -> Tensor:
+    x, unbatched = batched(input, spatial, op)
+    args = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
+    if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
+        positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
+    if spatial == 1:  # (N, C, L) as (N, C, 1, L)
+        x, args = x.unsqueeze(2), _unit_height(args)
+    kernel, step, _, pad = args
+    divisor: Any = None
+    if divisor_override is not None:
+        uniform: float | None = float(divisor_override)
+    else:
+        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
+        first = divisor.reshape(-1)[0] if divisor.size else 1.0
+        uniform = float(first) if bool((divisor == first).all()) else None
+    if not array.is_floating(x.dtype):  # exact sums (an integer product), divided toward zero
+        sums = _window_sums(x, kernel, step, pad, 1)
+        by: Any = divisor_override
+        if divisor is not None:
+            by = Tensor._make(array.from_host(divisor.astype(x._array.dtype), x._array))
+        out = sums.div(by, rounding_mode="trunc")
+    else:  # 1/divisor in the kernel where every window has the same one, else divided after
+        out = _window_sums(x, kernel, step, pad, 1.0 if uniform is None else 1.0 / uniform)
+        if uniform is None:
+            scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
+            out = out * Tensor._make(scale)
+    if spatial == 1:
+        out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: int | tuple[int],
+    stride: int | tuple[int] | None = None,
+    padding: int | tuple[int] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """The mean of each window of input (N, C, L) or (C, L); see ``avg_pool2d``."""
+    return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, None)  # fmt: skip
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each kernel_size window: its sum over the window's size, padded zeros
+    counted (``count_include_pad``, PyTorch's default) or over the input elements it holds
+    only; ``divisor_override`` divides every sum by that number instead. An int64 input's
+    sums are divided toward zero, in integers, as PyTorch's.
+
+    Composite: a convolution of every channel alone with a constant kernel (1/(kh*kw) where
+    every window has the same divisor, else 1, then divided by each window's divisor).
+    """
+    return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    padding: int | tuple[int, int, int] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each window of input (N, C, D, H, W) or (C, D, H, W); see ``avg_pool2d``.
+    Separable: window sums over each plane, then along the depth."""
+    return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# Adaptive pooling: window i of n_out over n_in positions runs from floor(i*n_in/n_out) up
+# to ceil((i+1)*n_in/n_out), PyTorch's windows.
+
+
+def _adaptive_size(op: str, x: Tensor, output_size: Any, unbatched: bool) -> tuple[int, ...]:
+    n = x.ndim - 2
+    if 0 in x.shape[2:]:  # a pool over no values: an error, not zeros
+        raise ValueError(
+            f"{op}: the input's spatial dims must not be empty; got shape {x.shape[unbatched:]}"
+        )
+    given: Any = output_size
+    if isinstance(given, (tuple, list)) and len(given) == n:  # None keeps the input's size
+        given = tuple(size if s is None else s for s, size in zip(given, x.shape[2:], strict=True))
+    size = ntuple(given, n, op, "output_size")
+    check_positive(size, op, "output_size")
+    return size
+
+
+def _windows(n_in: int, n_out: int, like: Any) -> tuple[Any, Any]:
+    """The start and end (excluded) of each adaptive window, (n_out,) int arrays."""
+    i = xp.arange(n_out, like=like)
+    return (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+
+
+def _adaptive_matrix(n_in: int, n_out: int, like: Any) -> Tensor:
+    """(n_out, n_in): row i averages the positions of window i; of like's dtype and device."""
+    start, end = _windows(n_in, n_out, like)
+    j = xp.arange(n_in, like=like)
+    inside = (j >= start[:, None]) & (j < end[:, None])  # (n_out, n_in)
+    return Tensor._make((inside / (end - start)[:, None]).astype(like.dtype))
+
+
+def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor:
+    """Composite: a window mean is separable, so each axis is one matmul with its averaging
+    matrix A (Out, In); exact gradients of any order."""
+    x, unbatched = batched(input, spatial, op)
+    size = _adaptive_size(op, x, output_size, unbatched)
+    mats = [_adaptive_matrix(n, o, x._array) for n, o in zip(x.shape[2:], size, strict=True)]
+    out = matmul(x, mats[-1].mT)  # (..., W) -> (..., Wo)
+    if spatial >= 2:
+        out = matmul(mats[-2], out)  # (..., H, Wo) -> (..., Ho, Wo)
+    if spatial == 3:
+        n, c, d = out.shape[:3]
+        out = matmul(
+            mats[0], out.reshape(n, c, d, size[1] * size[2])
+        )  # (N, C, D, Ho*Wo) -> (N, C, Do, Ho*Wo)
+        out = out.reshape(n, c, size[0], size[1], size[2])  # (N, C, Do, Ho, Wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: int | tuple[int]) -> Tensor:
+    """Average pooling of input (N, C, L) or (C, L) to a fixed output length."""
+    return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple[int | None, int | None]) -> Tensor:
+    """Average pooling to a fixed output size (None keeps that axis' input size)."""
+    return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: int | tuple[int | None, ...]) -> Tensor:
+    """Average pooling of input (N, C, D, H, W) or (C, D, H, W) to a fixed output size."""
+    return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)
+
+
+def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_indices: bool) -> Any:
+    """Composite: a max over a box is separable, so along each axis, from the last, every
+    window's positions are gathered (a shorter window repeats its last) and max(dim) picks
+    the first maximum, as PyTorch's scan in row-major order; its gradient goes there."""
+    x, unbatched = batched(input, spatial, op)
+    size = _adaptive_size(op, x, output_size, unbatched)
+    out, stride = x, 1
+    flat: Any = None
+    for axis in range(x.ndim - 1, 1, -1):
+        n_in, n_out = x.shape[axis], size[axis - 2]
+        start, end = _windows(n_in, n_out, x._array)
+        k = int((end - start).max())
+        where = xp.minimum(start[:, None] + xp.arange(k, like=start), end[:, None] - 1)  # (o, k)
+        picked = out.index_select(axis, Tensor._make(where.reshape(-1)))  # (..., o*k, ...)
+        shape = out.shape
+        picked = picked.reshape(*shape[:axis], n_out, k, *shape[axis + 1 :])  # (..., o, k, ...)
+        out, arg = picked.max(axis + 1)
+        if return_indices:  # the input position won along this axis, then the flat index
+            rows = xp.arange(n_out, like=where).reshape((n_out,) + (1,) * (x.ndim - axis - 1))
+            pos = where[rows, arg._array]  # (..., o, ...): the input's position on this axis
+            if flat is not None:  # the later axes' flat index at the winning position
+                pos = xp.take_along_axis(flat, pos, axis=axis) + pos * stride
+            flat = pos
+            stride *= n_in
+    out = out.squeeze(0) if unbatched else out
+    if not return_indices:
+        return out
+    return out, Tensor._make(flat[0] if unbatched else flat)
+
+
+def adaptive_max_pool1d(
+    input: Tensor, output_size: int | tuple[int], return_indices: bool = False
+) -> Any:
+    """Max pooling of input (N, C, L) or (C, L) to a fixed output length; with
+    ``return_indices``, also each maximum's position."""
+    return _adaptive_max("adaptive_max_pool1d", 1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(
+    input: Tensor, output_size: int | tuple[int | None, int | None], return_indices: bool = False
+) -> Any:
+    """Max pooling to a fixed output size (None keeps that axis' input size); with
+    ``return_indices``, also each maximum's flat index in its plane (row * W + column)."""
+    return _adaptive_max("adaptive_max_pool2d", 2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(
+    input: Tensor, output_size: int | tuple[int | None, ...], return_indices: bool = False
+) -> Any:
+    """Max pooling of input (N, C, D, H, W) or (C, D, H, W) to a fixed output size; the index
+    returned is d * H * W + h * W + w."""
+    return _adaptive_max("adaptive_max_pool3d", 3, input, output_size, return_indices)
+
+
+# ---------------------------------------------------------------------------------------
+# Max unpooling and power-average pooling.
+
+
+def _unpool_size(op: str, x: Tensor, kernel: tuple, stride: tuple, pad: tuple, wanted: Any):
+    """PyTorch's output size: (n - 1) * stride - 2 * padding + kernel per axis, or
+    ``output_size`` (its last len(kernel) sizes) where within a stride of it."""
+    n = len(kernel)
+    default = tuple(
+        (size - 1) * s - 2 * p + k
+        for size, k, s, p in zip(x.shape[-n:], kernel, stride, pad, strict=True)
+    )
+    if wanted is None:
+        return default
+    wanted = tuple(int(v) for v in wanted)
+    if len(wanted) == n + 2:
+        wanted = wanted[2:]
+    if len(wanted) != n:
+        raise ValueError(
+            f"{op}: output_size must have {n} or {n + 2} elements; got output_size {wanted}"
+        )
+    for w, d, s in zip(wanted, default, stride, strict=True):
+        if not d - s < w < d + s:
+            raise ValueError(
+                f"{op}: output_size {wanted} is out of reach: each size must lie strictly "
+                f"between the default {default} minus and plus the stride {stride}"
+            )
+    return wanted
+
+
+def _max_unpool(
+    op: str,
+    spatial: int,
+    input: Any,
+    indices: Any,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    output_size: Any,
+) -> Tensor:
+    """Composite: zeros of the output's size with each input value scattered to its index in
+    the flattened spatial dims; the gradient reads the incoming one at those indices."""
+    x, unbatched = batched(input, spatial, op)
+    idx = as_tensor(indices)
+    if idx.dtype != array.int64 or idx.shape != tuple(input.shape):
+        raise ValueError(
+            f"{op}: indices must be an int64 tensor of the input's shape; got indices of "
+            f"dtype {idx.dtype} and shape {idx.shape}, input shape {tuple(input.shape)}"
+        )
+    kernel = ntuple(kernel_size, spatial, op, "kernel_size")
+    step = kernel if stride is None else ntuple(stride, spatial, op, "stride")
+    pad = ntuple(padding, spatial, op, "padding")
+    size = _unpool_size(op, x, kernel, step, pad, output_size)
+    n, c = x.shape[:2]
+    length = math.prod(x.shape[2:])
+    where = idx._array.reshape(n, c, length)  # (N, C, L): the input's flattened positions
+    if where.size and (where.min() < 0 or where.max() >= math.prod(size)):
+        raise ValueError(
+            f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
+            f"indices from {int(where.min())} to {int(where.max())}"
+        )
+    zeros = Tensor._make(xp.zeros((n, c, math.prod(size)), dtype=x._array.dtype, like=x._array))
+    out = zeros.scatter(2, Tensor._make(where), x.reshape(n, c, length))  # (N, C, prod(size))
+    out = out.reshape(n, c, *size)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(
+    input: Tensor,
+    indices: Tensor,
+    kernel_size: int | tuple[int],
+    stride: int | tuple[int] | None = None,
+    padding: int | tuple[int] = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The partial inverse of max_pool1d: each value put back at its index, zeros elsewhere."""
+    return _max_unpool("max_unpool1d", 1, input, indices, kernel_size, stride, padding,
+                       output_size)  # fmt: skip
+
+
+def max_unpool2d(
+    input: Tensor,
+    indices: Tensor,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The partial inverse of max_pool2d: each value put back at its flat index in its plane
+    (row * W + column), zeros elsewhere."""
+    return _max_unpool("max_unpool2d", 2, input, indices, kernel_size, stride, padding,
+                       output_size)  # fmt: skip
+
+
+def max_unpool3d(
+    input: Tensor,
+    indices: Tensor,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    padding: int | tuple[int, int, int] = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The partial inverse of max_pool3d: each value put back at its flat index, zeros
+    elsewhere."""
+    return _max_unpool("max_unpool3d", 3, input, indices, kernel_size, stride, padding,
+                       output_size)  # fmt: skip
+
+
+def _lp_pool(spatial: int, input: Any, norm_type: float, kernel_size: Any, stride: Any,
+             ceil_mode: bool) -> Tensor:  # fmt: skip
+    """PyTorch's composition: (sign(s) * relu(|s|) * window size) ** (1/p), s the average
+    pool of input ** p (no padding)."""
+    op = f"lp_pool{spatial}d"
+    kernel = ntuple(kernel_size, spatial, op, "kernel_size")
+    pools: dict[int, Any] = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}
+    x = as_tensor(input)
+    out = pools[spatial](x.pow(norm_type), kernel, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(math.prod(kernel)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(
+    input: Tensor,
+    norm_type: int | float,
+    kernel_size: int,
+    stride: int | None = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """The p-norm of each window of input (N, C, L) or (C, L), p = norm_type."""
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(
+    input: Tensor,
+    norm_type: int | float,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """The p-norm of each window, p = norm_type: p = 1 sums, p = inf is max pooling."""
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(
+    input: Tensor,
+    norm_type: int | float,
+    kernel_size: int | tuple[int, int, int],
+    stride: int | tuple[int, int, int] | None = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """The p-norm of each window of input (N, C, D, H, W) or (C, D, H, W)."""
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+__all__ = [
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+]

@@ -1,0 +1,129 @@
+"""The pools of every rank against PyTorch's modules (outputs, indices, gradients, reprs),
+unbatched inputs, dtype rules and the errors that name the op."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from tests.tolerances import tol
+
+
+def assert_close(ours: cr.Tensor, theirs: torch.Tensor) -> None:
+    want = theirs.detach().numpy()
+    np.testing.assert_allclose(ours.detach().numpy(), want, **tol(want.dtype))
+
+
+rng = np.random.default_rng(0)
+
+MODULES = [
+    ("MaxPool1d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}, (2, 3, 9)),
+    ("MaxPool3d", ((2, 3, 2),), {"stride": (1, 2, 2), "dilation": (2, 1, 1)}, (2, 2, 5, 6, 5)),
+    ("AvgPool1d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False}, (2, 3, 9)),
+    ("AvgPool3d", (2,), {"ceil_mode": True, "divisor_override": 3}, (2, 2, 5, 5, 5)),
+    ("AvgPool2d", (3,), {"stride": 2, "padding": 1}, (3, 7, 6)),
+    ("AdaptiveAvgPool1d", (4,), {}, (2, 3, 9)),
+    ("AdaptiveAvgPool3d", ((2, None, 3),), {}, (2, 3, 5, 4, 7)),
+    ("AdaptiveMaxPool1d", (4,), {}, (2, 3, 9)),
+    ("AdaptiveMaxPool2d", ((3, 4),), {}, (3, 7, 9)),
+    ("AdaptiveMaxPool3d", (2,), {}, (2, 3, 5, 4, 7)),
+    ("LPPool1d", (2, 3), {"stride": 2}, (2, 3, 9)),
+    ("LPPool2d", (1.5, (2, 3)), {"ceil_mode": True}, (2, 3, 7, 8)),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape", MODULES, ids=[m[0] for m in MODULES])
+def test_pool_modules_match_torch(name: str, args: tuple, kwargs: dict, shape: tuple) -> None:
+    x = rng.random(shape) + 0.1  # positive: the lp pools' powers are real
+    ours, theirs = getattr(cr.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    assert repr(ours) == repr(theirs)
+    xc, xt = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yc, yt = ours(xc), theirs(xt)
+    assert_close(yc, yt)
+    g = rng.standard_normal(yt.shape)
+    yc.backward(cr.tensor(g))
+    yt.backward(torch.tensor(g))
+    assert_close(xc.grad, xt.grad)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_max_pool_indices_round_trip_through_unpool(rank: int) -> None:
+    shape = (2, 3, 6, 5, 7)[: rank + 2]
+    x = rng.standard_normal(shape)
+    kw = {"kernel_size": 2, "stride": 2, "padding": 1}
+    outs = []
+    for m, t in (
+        (cr, cr.tensor(x, requires_grad=True)),
+        (torch, torch.tensor(x, requires_grad=True)),
+    ):
+        pool = getattr(m.nn, f"MaxPool{rank}d")(**kw, return_indices=True)
+        unpool = getattr(m.nn, f"MaxUnpool{rank}d")(**kw)
+        y, idx = pool(t)
+        out = unpool(y, idx, output_size=t.shape)
+        out.backward(m.ones_like(out))
+        outs.append((idx, out, t.grad, repr(unpool)))
+    assert np.array_equal(outs[0][0].numpy(), outs[1][0].numpy())
+    assert outs[0][0].dtype == cr.int64
+    assert_close(outs[0][1], outs[1][1])
+    assert_close(outs[0][2], outs[1][2])
+    assert outs[0][3] == outs[1][3]
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_adaptive_max_pool_indices_match_torch(rank: int) -> None:
+    shape = (2, 3, 7, 5, 6)[: rank + 2]
+    x = rng.standard_normal(shape)
+    x[..., 0] = x[..., 1]  # ties: the first in row-major order wins, as PyTorch
+    f = f"adaptive_max_pool{rank}d"
+    yc, ic = getattr(cr.nn.functional, f)(cr.tensor(x[0]), 3, return_indices=True)
+    yt, it = getattr(torch.nn.functional, f)(torch.tensor(x[0]), 3, return_indices=True)
+    assert_close(yc, yt)
+    assert np.array_equal(ic.numpy(), it.numpy())
+
+
+def test_integer_rules_follow_pytorch() -> None:
+    f = cr.nn.functional
+    x = cr.tensor(np.arange(2 * 3 * 4 * 4 * 4).reshape(2, 3, 4, 4, 4))
+    assert f.max_pool3d(x, 2).dtype == cr.int64
+    out = f.avg_pool3d(x, 2)  # int64: sums divided toward zero
+    want = torch.nn.functional.avg_pool3d(torch.tensor(x.numpy()), 2)
+    assert np.array_equal(out.numpy(), want.numpy())
+    with pytest.raises(TypeError, match="max_pool1d: needs a floating-point tensor"):
+        f.max_pool1d(cr.tensor([[1, 2, 3]]), 2)
+    with pytest.raises(TypeError, match="adaptive_max_pool2d: needs a floating-point tensor"):
+        f.adaptive_max_pool2d(cr.tensor([[[1, 2], [3, 4]]]), 1)
+
+
+def test_errors_name_the_op_and_shapes() -> None:
+    f = cr.nn.functional
+    x = cr.tensor(rng.standard_normal((2, 3, 4, 4, 4)))
+    with pytest.raises(ValueError, match=r"max_pool3d: expected a 4-D \(unbatched\) or 5-D"):
+        f.max_pool3d(x[0, 0], 2)
+    with pytest.raises(ValueError, match="avg_pool3d: padding must be between 0 and half"):
+        f.avg_pool3d(x, 2, padding=2)
+    with pytest.raises(ValueError, match="adaptive_avg_pool3d: the input's spatial dims must not"):
+        f.adaptive_avg_pool3d(x[:, :, :0], 2)
+    with pytest.raises(
+        TypeError, match="adaptive_max_pool3d: output_size must be an int or a tuple of 3"
+    ):
+        f.adaptive_max_pool3d(x, (2, 2))
+    y, idx = f.max_pool3d(x, 2, return_indices=True)
+    with pytest.raises(ValueError, match=r"max_unpool3d: output_size \(9, 4, 4\) is out of reach"):
+        f.max_unpool3d(y, idx, 2, output_size=(9, 4, 4))
+    with pytest.raises(ValueError, match="max_unpool3d: indices must be an int64 tensor"):
+        f.max_unpool3d(y, idx.float(), 2)
+    with pytest.raises(ValueError, match=r"max_unpool3d: indices must lie in \[0, 8\)"):
+        f.max_unpool3d(y, idx, 1)
+
+
+def test_empty_batch_and_max_pool_nan() -> None:
+    f = cr.nn.functional
+    empty = np.zeros((0, 2, 4, 4, 4))
+    for name, args in (("max_pool3d", (2,)), ("avg_pool3d", (2,)), ("adaptive_avg_pool3d", (2,))):
+        ours = getattr(f, name)(cr.tensor(empty), *args)
+        assert ours.shape == getattr(torch.nn.functional, name)(torch.tensor(empty), *args).shape
+    x = rng.standard_normal((1, 1, 6))
+    x[0, 0, 2] = np.nan
+    assert_close(f.max_pool1d(cr.tensor(x), 2), torch.nn.functional.max_pool1d(torch.tensor(x), 2))
