@@ -14,6 +14,7 @@ from . import (
     factories,
     forms,
     functions,
+    linalg,
     multiprocessing,
     nn,
     optim,
@@ -69,6 +70,24 @@ from .forms.pointwise import *
 from .forms.reductions import *
 from .forms.shape import *
 from .functions import *
+from .linalg.legacy import (
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    inverse,
+    logdet,
+    lu,
+    lu_solve,
+    lu_unpack,
+    matrix_exp,
+    matrix_power,
+    pinverse,
+    qr,
+    slogdet,
+    svd,
+    triangular_solve,
+)
 from .serialization import load, save
 from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided
 from .tensor import Tensor, as_tensor
@@ -122,6 +141,10 @@ __all__ = [
     *["uint8", "uint16", "uint32", "uint64", "float", "double", "half", "long", "int", "short"],
     *["Size", "get_printoptions", "printoptions", "set_printoptions"],
     *["sparse", "layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"],
+    "linalg",
+    *["cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu"],
+    *["lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "pinverse", "qr", "slogdet"],
+    *["svd", "triangular_solve"],
 ]
 
 

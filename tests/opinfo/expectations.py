@@ -15,6 +15,9 @@ REFUSALS: dict[str, tuple[str, ...]] = {
     "einsum": ("only the explicit form", "one distinct letter a dim"),
     # chainrule has no sparse gradients: a dense one is always given
     "nn.functional.embedding": ("sparse gradients are not supported",),
+    # a general matrix's eigenvalues are complex, and chainrule has no complex tensors yet
+    "linalg.eig": ("complex tensors are not supported yet",),
+    "linalg.eigvals": ("complex tensors are not supported yet",),
 }
 
 # (op, form, dtype, samples, what is wrong): form and dtype "*" for every one the op has;

@@ -1,0 +1,57 @@
+"""The argument checks every chainrule.linalg function shares: floating dtype, matrices,
+square matrices, one wording for each refusal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..array import xp
+from ..tensor import Tensor, as_tensor, where
+
+
+def matrices(A: Any, op: str, square: bool = False) -> Tensor:
+    """A as a Tensor of (batches of) float32 or float64 matrices, checked as PyTorch checks
+    it: integers and bools refused, at least 2 dims, square where ``square``."""
+    A = A if isinstance(A, Tensor) else as_tensor(A)
+    floating(A, op)
+    if A.ndim < 2:
+        raise ValueError(
+            f"{op}: the input must have at least 2 dimensions; got shape {tuple(A.shape)}"
+        )
+    if square and A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"{op}: A must be batches of square matrices; got shape {tuple(A.shape)}")
+    return A
+
+
+def floating(A: Tensor, op: str) -> None:
+    """Refuse what LAPACK cannot take, as PyTorch: integers, bools and half precision."""
+    if A._array.dtype not in (xp.float32, xp.float64):
+        raise TypeError(
+            f"{op}: expected a float32 or float64 tensor; got dtype {A.dtype}"
+            + ("; complex tensors are not supported yet" if A._array.dtype.kind == "c" else "")
+        )
+
+
+def same_dtype(A: Tensor, B: Tensor, op: str) -> None:
+    if A._array.dtype != B._array.dtype:
+        raise TypeError(
+            f"{op}: expected A and B to have the same dtype; got {A.dtype} and {B.dtype}"
+        )
+
+
+def tensor_of(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else as_tensor(x)
+
+
+def constant(array: Any) -> Tensor:
+    """An array as a Tensor that needs no gradient (a rank, a sign, a pivot)."""
+    return Tensor._make(array)
+
+
+def attached(value: Any, A: Tensor) -> Tensor:
+    """``value`` (an array) as an output of A's graph with gradient 0, where PyTorch's output
+    of the same op requires grad though nothing flows through it (a sign, an empty factor)."""
+    if not A.requires_grad:
+        return constant(value)
+    keep = constant(xp.ones(value.shape, dtype=bool))
+    return where(keep, constant(value), A.sum() * 0.0)

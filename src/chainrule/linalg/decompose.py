@@ -1,0 +1,310 @@
+"""chainrule.linalg's factorisations: eigh, eigvalsh, svd, svdvals, qr, the LU family
+(lu_factor, lu, lu_solve, lu_unpack) and householder_product; eig and eigvals refused until
+chainrule has complex tensors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from ..array import xp
+from ..ops import decompositions as D
+from ..ops.linalg import LinalgSvd
+from ..ops.movement import Cat
+from ..tensor import Tensor
+from ._checks import attached, constant, matrices, same_dtype, tensor_of
+
+
+class Eigh(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class Svd(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class Qr(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class LuFactor(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class LuFactorEx(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+class Lu(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
+    """(eigenvalues ascending, eigenvectors in columns) of each symmetric matrix, read from
+    its lower (UPLO "L") or upper triangle."""
+    A = matrices(A, "linalg.eigh", square=True)
+    _uplo(UPLO, "linalg.eigh")
+    result = xp.linalg.eigh(A._array, UPLO=UPLO)
+    L, Q = (D.LinalgEigh.apply(A, part=p, UPLO=UPLO, result=result) for p in ("L", "Q"))
+    return Eigh(L, Q)
+
+
+def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Tensor:
+    """The eigenvalues of each symmetric matrix, ascending."""
+    A = matrices(A, "linalg.eigvalsh", square=True)
+    _uplo(UPLO, "linalg.eigvalsh")
+    return D.LinalgEigh.apply(A, part="L", UPLO=UPLO)
+
+
+def _uplo(UPLO: str, op: str) -> None:
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"{op}: UPLO must be 'L' or 'U'; got {UPLO!r}")
+
+
+def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> Svd:
+    """(U, S, Vh) with A = U diag(S) Vh, S descending; U and Vh square where full_matrices
+    (their columns and rows past min(m, n) carry no gradient)."""
+    A = matrices(A, "linalg.svd")
+    if A._array.size == 0:
+        return Svd(*(attached(a, A) for a in _empty_svd(A._array, full_matrices)))
+    result = xp.linalg.svd(A._array, full_matrices=full_matrices)
+    parts = (
+        D.LinalgSvdEx.apply(A, part=p, full_matrices=full_matrices, result=result)
+        for p in ("U", "S", "Vh")
+    )
+    return Svd(*parts)
+
+
+def _empty_svd(a: Any, full: bool) -> tuple[Any, Any, Any]:
+    """The SVD of matrices with no elements, as PyTorch gives it (identities where full)."""
+    m, n = a.shape[-2:]
+    k, batch = min(m, n), a.shape[:-2]
+    U = xp.broadcast_to(xp.eye(m, m if full else k, dtype=a.dtype), (*batch, m, m if full else k))
+    Vh = xp.broadcast_to(xp.eye(n if full else k, n, dtype=a.dtype), (*batch, n if full else k, n))
+    return U.copy(), xp.zeros((*batch, k), dtype=a.dtype), Vh.copy()
+
+
+def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
+    """The singular values of each matrix, descending."""
+    A = matrices(A, "linalg.svdvals")
+    if A._array.size == 0:
+        return attached(xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), A)
+    return LinalgSvd.apply(A, part="S")
+
+
+def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
+    """(Q, R) with A = Q R: Q's columns orthonormal, R upper triangular; mode "reduced"
+    (k = min(m, n) columns), "complete" (Q square) or "r" (R only; Q empty)."""
+    A = matrices(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r'; got {mode!r}")
+    a = A._array
+    result = xp.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    R = D.LinalgQr.apply(A, part="R", mode=mode, result=result)
+    if mode == "r":
+        return Qr(attached(xp.zeros((0,), dtype=a.dtype), A), R)
+    return Qr(D.LinalgQr.apply(A, part="Q", mode=mode, result=result), R)
+
+
+def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of A
+    below its diagonal with a 1 on it (LAPACK's orgqr): as that product of matrices, so
+    its gradient is the products' (PyTorch's, by another route)."""
+    A = matrices(A, "linalg.householder_product")
+    tau = tensor_of(tau)
+    same_dtype(A, tau, "linalg.householder_product")
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if not m >= n >= k or tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise ValueError(
+            f"linalg.householder_product: expected A (..., m, n) with m >= n >= k and tau "
+            f"(..., k); got shapes {tuple(A.shape)} and {tuple(tau.shape)}"
+        )
+    eye = xp.eye(m, dtype=A._array.dtype)
+    below = xp.tril(xp.ones((m, n), dtype=bool), -1)
+    V = A.masked_fill(~constant(below), 0.0) + constant(xp.eye(m, n, dtype=A._array.dtype))
+    Q = attached(xp.broadcast_to(eye[:, :n], (*A.shape[:-2], m, n)).copy(), A)
+    for i in reversed(range(k)):  # H_1 (... (H_k I))
+        v = V[..., :, i : i + 1]  # (..., m, 1)
+        Q = Q - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mT @ Q)
+    return Q
+
+
+def _perm_from_pivots(pivots: Any, m: int) -> Any:
+    """perm (..., m): row perm[i] of A is row i of L U, from LAPACK's 1-based row swaps."""
+    batch = pivots.shape[:-1]
+    count = math.prod(batch)
+    perm = xp.broadcast_to(xp.arange(m), (*batch, m)).copy().reshape(count, m)
+    piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
+    rows = xp.arange(len(perm))
+    for i in range(piv.shape[-1]):
+        j = piv[:, i]
+        a, b = perm[rows, i].copy(), perm[rows, j].copy()
+        perm[rows, i], perm[rows, j] = b, a
+    return perm.reshape(*batch, m)
+
+
+def _pivots_from_perm(p: Any, k: int) -> Any:
+    """LAPACK's 1-based pivots (int32, (..., k)) from scipy's p, where A = L[p] @ U."""
+    m = p.shape[-1]
+    flat = p.reshape(math.prod(p.shape[:-1]), m)
+    want = xp.argsort(flat, axis=-1)  # row i of L U is row want[i] of A
+    cur = xp.broadcast_to(xp.arange(m), flat.shape).copy()
+    piv = xp.zeros((len(flat), k), dtype=xp.int32)
+    rows = xp.arange(len(flat))
+    for i in range(k):
+        j = xp.argmax(cur == want[:, i : i + 1], axis=-1)
+        piv[:, i] = j + 1
+        a, b = cur[rows, i].copy(), cur[rows, j].copy()
+        cur[rows, i], cur[rows, j] = b, a
+    return piv.reshape(*p.shape[:-1], k)
+
+
+def _lu_parts(A: Tensor, op: str) -> tuple[Tensor, Tensor, Any]:
+    """L, U (differentiable) and scipy's row indices p (A = L[p] U) of A."""
+    a = A._array
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = min(m, n)
+        L = xp.broadcast_to(xp.eye(m, k, dtype=a.dtype), (*a.shape[:-2], m, k)).copy()
+        U = xp.zeros((*a.shape[:-2], k, n), dtype=a.dtype)
+        p = xp.broadcast_to(xp.arange(m), (*a.shape[:-2], m)).copy()
+        return attached(L, A), attached(U, A), p
+    p, L, U = D.scipy_linalg(op).lu(a, p_indices=True, check_finite=False)
+    result = (L.astype(a.dtype), U.astype(a.dtype))
+    return (
+        D.LinalgLu.apply(A, part="L", result=result),
+        D.LinalgLu.apply(A, part="U", result=result),
+        p,
+    )
+
+
+def _compact(L: Tensor, U: Tensor) -> Tensor:
+    """LAPACK's one matrix LU: L's strict lower triangle below U's upper one (m x n)."""
+    m, k = L.shape[-2:]
+    n = U.shape[-1]
+    if m > n:  # L (m, n) and U (n, n): U's rows on top of L's
+        top = L[..., :n, :].tril(-1) + U.triu()
+        return Cat.apply(top, L[..., n:, :], dim=L.ndim - 2)
+    lower = L.tril(-1)  # (m, m)
+    if m < n:
+        lower = Cat.apply(lower, U[..., :, m:] * 0.0, dim=L.ndim - 1)  # (m, n)
+    return lower + U.triu()
+
+
+def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> LuFactor:
+    """(LU, pivots): LAPACK's getrf, L below U's diagonal in one matrix, pivots 1-based."""
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return LuFactor(LU, pivots)
+
+
+def lu_factor_ex(
+    A: Any, *, pivot: bool = True, check_errors: bool = False, out: Any = None
+) -> LuFactorEx:
+    """(LU, pivots, info): lu_factor's, with getrf's info (0, or the 1-based index of the
+    first zero on U's diagonal)."""
+    A = matrices(A, "linalg.lu_factor")
+    if not pivot:
+        raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
+    L, U, p = _lu_parts(A, "linalg.lu_factor")
+    k = min(A.shape[-2:])
+    pivots = constant(_pivots_from_perm(p, k))
+    diag = xp.diagonal(U._array, axis1=-2, axis2=-1) == 0
+    info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)
+    if check_errors and info.any():
+        raise D.singular_error("linalg.lu_factor", A._array)
+    return LuFactorEx(_compact(L, U), pivots, constant(info))
+
+
+def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
+    """(P, L, U) with A = P L U: L unit lower triangular (m x k), U upper (k x n)."""
+    A = matrices(A, "linalg.lu")
+    if not pivot:
+        raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
+    L, U, p = _lu_parts(A, "linalg.lu")
+    return Lu(constant(_permutation(p, A._array.dtype)), L, U)
+
+
+def _permutation(p: Any, dtype: Any) -> Any:
+    """P with P[i, p[i]] = 1 (A = P L U) from row indices p (..., m)."""
+    m = p.shape[-1]
+    return (p[..., :, None] == xp.arange(m)).astype(dtype)
+
+
+def lu_unpack(
+    LU_data: Any, LU_pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True
+) -> Lu:
+    """(P, L, U) from lu_factor's LU and pivots."""
+    LU = matrices(LU_data, "lu_unpack")
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    dtype = LU._array.dtype
+    L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
+    U = LU[..., :k, :].triu()
+    pivots = tensor_of(LU_pivots)._array
+    perm = _perm_from_pivots(pivots, m)  # row perm[i] of A is row i of L U
+    P = (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+    empty = constant(xp.zeros((0,), dtype=dtype))
+    return Lu(
+        constant(P) if unpack_pivots else empty,
+        L if unpack_data else empty,
+        U if unpack_data else empty,
+    )
+
+
+def lu_solve(
+    LU: Any, pivots: Any, B: Any, *, left: bool = True, adjoint: bool = False, out: Any = None
+) -> Tensor:
+    """X with A X = B (left) or X A = B, A^T for A where adjoint, A = P L U given by
+    lu_factor's LU and pivots."""
+    LU = matrices(LU, "linalg.lu_solve", square=True)
+    B = matrices(B, "linalg.lu_solve")
+    same_dtype(LU, B, "linalg.lu_solve")
+    P, L, U = lu_unpack(LU, pivots)
+    n = LU.shape[-1]
+    if B.shape[-2 if left else -1] != n:
+        raise ValueError(
+            f"linalg.lu_solve: incompatible shapes of LU and B; got shapes "
+            f"{tuple(LU.shape)} and {tuple(B.shape)}"
+        )
+    tri = D.LinalgSolveTriangular.apply
+    if left and not adjoint:  # P L U X = B
+        return tri(U, tri(L, P.mT @ B, upper=False, unitriangular=True), upper=True)
+    if left:  # U^T L^T P^T X = B
+        Y = tri(L.mT, tri(U.mT, B, upper=False), upper=True, unitriangular=True)
+        return P @ Y
+    if not adjoint:  # X P L U = B
+        return (
+            tri(L, tri(U, B, upper=True, left=False), upper=False, left=False, unitriangular=True)
+            @ P.mT
+        )
+    # X U^T L^T P^T = B
+    Y = tri(
+        U.mT, tri(L.mT, B @ P, upper=True, left=False, unitriangular=True), upper=False, left=False
+    )
+    return Y
+
+
+def eig(A: Any, *, out: Any = None) -> Any:
+    """Refused: the eigenvalues of a general real matrix are complex."""
+    raise TypeError(
+        "linalg.eig: complex tensors are not supported yet (the eigenvalues of a general "
+        "matrix are complex); for a symmetric matrix use linalg.eigh"
+    )
+
+
+def eigvals(A: Any, *, out: Any = None) -> Any:
+    """Refused: the eigenvalues of a general real matrix are complex."""
+    raise TypeError(
+        "linalg.eigvals: complex tensors are not supported yet (the eigenvalues of a general "
+        "matrix are complex); for a symmetric matrix use linalg.eigvalsh"
+    )

@@ -1,0 +1,142 @@
+"""PyTorch's older top-level spellings of chainrule.linalg's functions (torch.det,
+torch.inverse, torch.svd with V rather than Vh, torch.triangular_solve with its arguments
+reversed, ...), each a call of the linalg function it names."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..array import xp
+from ..ops import decompositions as D
+from ..tensor import Tensor
+from . import decompose, solvers
+from ._checks import matrices, tensor_of
+
+
+class SvdUSV(NamedTuple):
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+class TriangularSolve(NamedTuple):
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+
+def det(input: Any) -> Tensor:
+    """linalg.det."""
+    return solvers.det(input)
+
+
+def logdet(input: Any) -> Tensor:
+    """log det(A): NaN where det(A) < 0, -inf where it is 0."""
+    sign, logabsdet = solvers.slogdet(input)
+    return logabsdet + sign.detach().log()
+
+
+def slogdet(input: Any) -> solvers.Slogdet:
+    """linalg.slogdet."""
+    return solvers.slogdet(input)
+
+
+def inverse(input: Any, *, out: Any = None) -> Tensor:
+    """linalg.inv."""
+    return solvers.inv(input)
+
+
+def matrix_power(input: Any, n: int) -> Tensor:
+    """linalg.matrix_power."""
+    return solvers.matrix_power(input, n)
+
+
+def matrix_exp(input: Any) -> Tensor:
+    """linalg.matrix_exp."""
+    return solvers.matrix_exp(input)
+
+
+def cholesky(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+    """linalg.cholesky."""
+    return solvers.cholesky(input, upper=upper)
+
+
+def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+    """X with A X = B, A = L L^T given by its Cholesky factor input2 (U^T U where upper);
+    input is B; batch dims broadcast."""
+    B = matrices(input, "cholesky_solve")
+    L = matrices(input2, "cholesky_solve", square=True)
+    if B.shape[-2] != L.shape[-1]:
+        raise ValueError(
+            f"cholesky_solve: incompatible shapes of B and the factor; got shapes "
+            f"{tuple(B.shape)} and {tuple(L.shape)}"
+        )
+    return D.CholeskySolve.apply(B, L, upper=upper)
+
+
+def cholesky_inverse(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+    """A^-1 for A = L L^T (U^T U where upper) given by its Cholesky factor."""
+    L = matrices(input, "cholesky_inverse", square=True)
+    eye = Tensor._make(xp.broadcast_to(xp.eye(L.shape[-1], dtype=L._array.dtype), L.shape).copy())
+    return cholesky_solve(eye, L, upper)
+
+
+def svd(input: Any, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> SvdUSV:
+    """(U, S, V) with A = U diag(S) V^T: V, not Vh; reduced unless some=False. Without
+    compute_uv, U and V are zeros (and carry no gradient)."""
+    A = matrices(input, "svd")
+    if not compute_uv:
+        S = decompose.svdvals(A)
+        m, n = A.shape[-2:]
+        zeros = xp.zeros
+        dtype = A._array.dtype
+        return SvdUSV(
+            Tensor._make(zeros((*A.shape[:-2], m, m), dtype=dtype)),
+            S,
+            Tensor._make(zeros((*A.shape[:-2], n, n), dtype=dtype)),
+        )
+    U, S, Vh = decompose.svd(A, full_matrices=not some)
+    return SvdUSV(U, S, Vh.mT)
+
+
+def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
+    """linalg.pinv with rtol = rcond."""
+    return solvers.pinv(input, rtol=rcond)
+
+
+def qr(input: Any, some: bool = True, *, out: Any = None) -> decompose.Qr:
+    """linalg.qr, mode "reduced" where some, else "complete"."""
+    return decompose.qr(input, "reduced" if some else "complete")
+
+
+def lu(A: Any, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
+    """(LU, pivots), and info where get_infos: linalg.lu_factor_ex."""
+    LU, pivots, info = decompose.lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def lu_unpack(
+    LU_data: Any, LU_pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True
+) -> decompose.Lu:
+    """(P, L, U) from LU and pivots."""
+    return decompose.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def lu_solve(b: Any, LU_data: Any, LU_pivots: Any, *, out: Any = None) -> Tensor:
+    """linalg.lu_solve(LU_data, LU_pivots, b)."""
+    return decompose.lu_solve(LU_data, LU_pivots, b)
+
+
+def triangular_solve(
+    b: Any,
+    A: Any,
+    upper: bool = True,
+    transpose: bool = False,
+    unitriangular: bool = False,
+    *,
+    out: Any = None,
+) -> TriangularSolve:
+    """(X, a copy of A) with A X = b (A^T X = b where transpose), A triangular."""
+    A, b = tensor_of(A), tensor_of(b)
+    lhs = A.mT if transpose else A
+    X = solvers.solve_triangular(lhs, b, upper=upper != transpose, unitriangular=unitriangular)
+    return TriangularSolve(X, A.clone())

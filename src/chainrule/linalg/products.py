@@ -1,0 +1,249 @@
+"""chainrule.linalg's norms (norm, vector_norm, matrix_norm, cond) and products (multi_dot,
+cross, vecdot, diagonal, vander), all composites of Tensor ops and the decompositions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..arguments import normalize_dim
+from ..array import xp
+from ..functions import cat
+from ..ops import decompositions as D
+from ..ops.linalg import LinalgSvd
+from ..tensor import Tensor
+from ._checks import constant, floating, matrices, tensor_of
+from .solvers import inv_ex
+
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def vector_norm(
+    x: Any,
+    ord: float = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+) -> Tensor:
+    """(sum |x|^ord)^(1/ord) over dim (every dim for None); inf and -inf the largest and
+    smallest |x|, 0 the count of nonzeros. ``dtype``: x is cast to it first."""
+    x = tensor_of(x)
+    floating(x, "linalg.vector_norm")
+    if isinstance(ord, str):
+        raise ValueError(f"linalg.vector_norm: ord must be a number; got {ord!r}")
+    if dtype is not None:
+        x = x.to(dtype)
+    if isinstance(dim, Sequence) and len(dim) == 0:
+        dim = None
+    if x.numel() == 0 and ord < 0 or x.numel() == 0 and ord == math.inf and dim is None:
+        raise ValueError(
+            f"linalg.vector_norm: cannot compute the {ord}-norm of an empty tensor because "
+            f"the operation does not have an identity; got shape {tuple(x.shape)}"
+        )
+    dims = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    if dims is not None:
+        dims = tuple(
+            normalize_dim(d, max(x.ndim, 1), "linalg.vector_norm", tuple(x.shape)) for d in dims
+        )
+    if x.ndim == 0:
+        x, squeeze = x.reshape(1), True
+    else:
+        squeeze = False
+    out = D.LinalgVectorNorm.apply(x, p=float(ord), dim=dims, keepdim=keepdim)
+    return out.reshape(()) if squeeze else out
+
+
+def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
+    """A with its two dims ``dim`` moved last: (..., rows, cols), and the two dims."""
+    if len(dim) != 2:
+        raise ValueError(f"{op}: dim must be a 2-tuple; got {tuple(dim)}")
+    r, c = (normalize_dim(d, A.ndim, op, tuple(A.shape)) for d in dim)
+    if r == c:
+        raise ValueError(f"{op}: dims must be different; got {tuple(dim)}")
+    rest = [d for d in range(A.ndim) if d not in (r, c)]
+    return A.permute(*rest, r, c), r, c
+
+
+def matrix_norm(
+    A: Any,
+    ord: Any = "fro",
+    dim: Sequence[int] = (-2, -1),
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+) -> Tensor:
+    """The matrix norm over the two dims ``dim``: 'fro', 'nuc' (sum of the singular values),
+    2 and -2 (the largest and smallest singular value), 1 and -1 (max and min column sums
+    of |A|), inf and -inf (max and min row sums)."""
+    A = matrices(A, "linalg.matrix_norm")
+    if ord not in _MATRIX_ORDS:
+        raise ValueError(
+            f"linalg.matrix_norm: ord must be one of 'fro', 'nuc', inf, -inf, 1, -1, 2, -2; "
+            f"got {ord!r}"
+        )
+    if dtype is not None:
+        A = A.to(dtype)
+    M, r, c = _to_end(A, dim, "linalg.matrix_norm")
+    if ord == "fro":
+        out_ = vector_norm(M, 2, (-2, -1))
+    elif ord in ("nuc", 2, -2):
+        if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:
+            raise ValueError(
+                f"linalg.matrix_norm: the {ord} norm of an empty matrix is not defined; got "
+                f"shape {tuple(A.shape)}"
+            )
+        S = (
+            LinalgSvd.apply(M, part="S")
+            if M.numel()
+            else constant(xp.zeros((*M.shape[:-2], 0), dtype=M._array.dtype))
+        )
+        out_ = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+    else:
+        sums = M.abs().sum(-2 if abs(ord) == 1 else -1)
+        out_ = sums.amax(-1) if ord > 0 else sums.amin(-1)
+    if keepdim:
+        out_ = out_.unsqueeze(min(r, c)).unsqueeze(max(r, c))
+    return out_
+
+
+def norm(
+    A: Any,
+    ord: Any = None,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+) -> Tensor:
+    """A vector norm (dim an int or one dim; ord None over every dim flattened) or a matrix
+    norm (dim two dims, or a 2-D A with ord given)."""
+    A = tensor_of(A)
+    dims = [dim] if isinstance(dim, int) else None if dim is None else list(dim)
+    if dims is not None and len(dims) == 2 or dims is None and ord is not None and A.ndim == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dims or (-2, -1), keepdim, dtype=dtype)
+    if dims is None and ord is not None and A.ndim != 1:
+        raise ValueError(
+            f"linalg.norm: with ord given and dim None, the input must be 1-D or 2-D; got "
+            f"shape {tuple(A.shape)}"
+        )
+    if isinstance(ord, str):
+        raise ValueError(f"linalg.norm: order {ord!r} is a matrix norm, over 2 dims; got dim {dim}")
+    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
+    """The condition number in the norm p: the ratio of the largest and smallest singular
+    values for None, 2 and -2; else norm(A) norm(A^-1), inf where A is singular."""
+    A = matrices(A, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        S = LinalgSvd.apply(A, part="S")
+        ratio = S[..., 0] / S[..., -1]
+        return ratio if p != -2 else S[..., -1] / S[..., 0]
+    inverse, info = inv_ex(A)
+    singular = constant(info._array != 0)
+    value = matrix_norm(A, p) * matrix_norm(inverse.masked_fill(singular[..., None, None], 0), p)
+    return value.masked_fill(singular, math.inf)
+
+
+def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Tensor:
+    """The product of two or more matrices (the first may be a row vector, the last a
+    column vector, each then dropped from the result), in the order of fewest flops."""
+    ts = [tensor_of(t) for t in tensors]
+    if len(ts) < 2:
+        raise ValueError(f"linalg.multi_dot: expected at least 2 tensors; got {len(ts)}")
+    first, last = ts[0].ndim == 1, ts[-1].ndim == 1
+    ts[0] = ts[0].unsqueeze(0) if first else ts[0]
+    ts[-1] = ts[-1].unsqueeze(-1) if last else ts[-1]
+    for i, t in enumerate(ts):
+        if t.ndim != 2:
+            raise ValueError(
+                f"linalg.multi_dot: tensor {i} must be 2-D (the first and last may be 1-D); "
+                f"got shape {tuple(tensors[i].shape)}"
+            )
+        if i and ts[i - 1].shape[1] != t.shape[0]:
+            raise ValueError(
+                f"linalg.multi_dot: tensors {i - 1} and {i} cannot be multiplied; got shapes "
+                f"{tuple(ts[i - 1].shape)} and {tuple(t.shape)}"
+            )
+    result = _chain(ts, _order([t.shape[0] for t in ts] + [ts[-1].shape[1]]), 0, len(ts) - 1)
+    if first:
+        result = result.squeeze(0)
+    return result.squeeze(-1) if last else result
+
+
+def _order(dims: list[int]) -> list[list[int]]:
+    """The split of each chain i..j of fewest multiplications (the textbook dynamic program)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j], split[i][j] = min(
+                (cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
+                for k in range(i, j)
+            )
+    return split
+
+
+def _chain(ts: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return ts[i]
+    k = split[i][j]
+    return _chain(ts, split, i, k) @ _chain(ts, split, k + 1, j)
+
+
+def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
+    """The cross product of 3-vectors along dim; the two broadcast."""
+    a, b = tensor_of(input), tensor_of(other)
+    if a.ndim != b.ndim:
+        raise ValueError(
+            f"linalg.cross: inputs must have the same number of dimensions; got shapes "
+            f"{tuple(a.shape)} and {tuple(b.shape)}"
+        )
+    shape = tuple(xp.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    d = normalize_dim(dim, len(shape), "linalg.cross", shape)
+    if shape[d] != 3:
+        raise ValueError(
+            f"linalg.cross: dim {dim} must have size 3; got shapes {tuple(a.shape)} and "
+            f"{tuple(b.shape)}"
+        )
+    a, b = a.expand(*shape), b.expand(*shape)
+    lead = (slice(None),) * d
+    i1, i2 = xp.array([1, 2, 0]), xp.array([2, 0, 1])
+    return a[lead + (i1,)] * b[lead + (i2,)] - a[lead + (i2,)] * b[lead + (i1,)]
+
+
+def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Tensor:
+    """sum(x * y) along dim, the two broadcast."""
+    return (tensor_of(x) * tensor_of(y)).sum(dim)
+
+
+def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal of each matrix that dims dim1 and dim2 hold (offset above it, or below
+    for a negative offset), as the last dim."""
+    A = tensor_of(A)
+    M, _, _ = _to_end(A, (dim1, dim2), "linalg.diagonal")
+    m, n = M.shape[-2:]
+    start_r, start_c = max(-offset, 0), max(offset, 0)
+    k = max(min(m - start_r, n - start_c), 0)
+    rows = xp.arange(start_r, start_r + k)
+    return M[..., rows, rows - start_r + start_c]
+
+
+def vander(x: Any, *, N: int | None = None) -> Tensor:
+    """Columns x^0, x^1, ..., x^(N-1) of each vector x (N = its length by default), by a
+    running product, as PyTorch."""
+    x = tensor_of(x)
+    x = x.reshape(1) if x.ndim == 0 else x  # a number is a vector of one, as PyTorch's
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise ValueError(f"linalg.vander: N must be greater than 1; got {n}")
+    if x._array.dtype.kind == "b":
+        raise TypeError("linalg.vander: not defined for bool tensors; got dtype bool")
+    ones = constant(xp.ones((*x.shape, 1), dtype=x._array.dtype))
+    return cat([ones, x.unsqueeze(-1).expand(*x.shape, n - 1)], -1).cumprod(-1)

@@ -1,0 +1,290 @@
+"""chainrule.linalg's inverses and solvers: inv, solve, solve_triangular, det, slogdet,
+cholesky, lstsq, pinv, matrix_rank, matrix_power, matrix_exp, tensorinv and tensorsolve, on
+the primitives of ops/decompositions.py; the factorisations are in decompose.py."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from ..array import xp
+from ..ops import decompositions as D
+from ..tensor import Tensor
+from ._checks import attached, constant, matrices, same_dtype, tensor_of
+
+
+class InvEx(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+
+class SolveEx(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+
+class Slogdet(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class CholeskyEx(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+
+class Lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+def inv(A: Any, *, out: Any = None) -> Tensor:
+    """A^-1 for each square matrix of A; a singular one is a LinAlgError naming it."""
+    A = matrices(A, "linalg.inv", square=True)
+    return D.LinalgInvEx.apply(A)
+
+
+def inv_ex(A: Any, *, check_errors: bool = False, out: Any = None) -> InvEx:
+    """(inverse, info): info (int32, batch shape) is 0, or for a singular matrix the 1-based
+    index of the zero on its LU factor's diagonal (its inverse is then NaN)."""
+    A = matrices(A, "linalg.inv_ex", square=True)
+    result = D.LinalgInvEx.apply(A, check=check_errors)
+    return InvEx(result, constant(D.lu_info(A._array)))
+
+
+def _vector_rhs(A: Tensor, B: Tensor) -> bool:
+    """PyTorch's rule for solve's B: a vector (or a batch of them) where it is 1-D or has
+    A's shape without its last dim."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
+    """X with A X = B (left) or X A = B, for square A; B a matrix or a vector (1-D, or A's
+    shape without its last dim); batch dims broadcast."""
+    A = matrices(A, "linalg.solve", square=True)
+    B = tensor_of(B)
+    same_dtype(A, B, "linalg.solve")
+    vector = _vector_rhs(A, B)
+    Bm = B.unsqueeze(-1 if left else -2) if vector else B
+    if Bm.ndim < 2 or Bm.shape[-2 if left else -1] != A.shape[-1]:
+        raise ValueError(
+            f"linalg.solve: incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'}; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
+        )
+    X = D.LinalgSolveEx.apply(A, Bm, left=left)
+    return X.squeeze(-1 if left else -2) if vector else X
+
+
+def solve_ex(
+    A: Any, B: Any, *, left: bool = True, check_errors: bool = False, out: Any = None
+) -> SolveEx:
+    """(result, info) of solve; info as inv_ex's."""
+    A = matrices(A, "linalg.solve_ex", square=True)
+    result = solve(A, B, left=left)
+    return SolveEx(result, constant(D.lu_info(A._array)))
+
+
+def solve_triangular(
+    A: Any,
+    B: Any,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+    out: Any = None,
+) -> Tensor:
+    """X with A X = B (left) or X A = B, A upper or lower triangular (its other triangle
+    unread; its diagonal ones where unitriangular); batch dims broadcast."""
+    A = matrices(A, "linalg.solve_triangular", square=True)
+    B = matrices(B, "linalg.solve_triangular")
+    same_dtype(A, B, "linalg.solve_triangular")
+    if B.shape[-2 if left else -1] != A.shape[-1]:
+        raise ValueError(
+            f"linalg.solve_triangular: incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'}; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
+        )
+    return D.LinalgSolveTriangular.apply(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def det(A: Any, *, out: Any = None) -> Tensor:
+    """The determinant of each square matrix of A."""
+    return D.LinalgDet.apply(matrices(A, "linalg.det", square=True))
+
+
+def slogdet(A: Any, *, out: Any = None) -> Slogdet:
+    """(sign, logabsdet): det(A) = sign exp(logabsdet); sign 0 and logabsdet -inf where A is
+    singular."""
+    A = matrices(A, "linalg.slogdet", square=True)
+    sign = xp.linalg.slogdet(A._array)[0].astype(A._array.dtype)
+    return Slogdet(attached(sign, A), D.LinalgSlogdet.apply(A))
+
+
+def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Tensor:
+    """L (lower triangular, L L^T = A), or U = L^T where upper, from A's lower triangle; a
+    matrix that is not positive-definite is a LinAlgError naming it and its minor."""
+    A = matrices(A, "linalg.cholesky", square=True)
+    return D.LinalgCholeskyEx.apply(A, upper=upper)
+
+
+def cholesky_ex(
+    A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None
+) -> CholeskyEx:
+    """(L, info): info (int32) is 0, or the order of the first leading minor that is not
+    positive-definite (L is then NaN)."""
+    A = matrices(A, "linalg.cholesky_ex", square=True)
+    L = D.LinalgCholeskyEx.apply(A, upper=upper, check=check_errors)
+    info = D.cholesky_info(A._array) if A._array.size else xp.zeros(A.shape[:-2], xp.int32)
+    return CholeskyEx(L, constant(info))
+
+
+def _tolerances(A: Tensor, atol: Any, rtol: Any, rcond: Any = None) -> tuple[Any, Any]:
+    """PyTorch's atol and rtol of pinv and matrix_rank, as arrays that broadcast against
+    A's batch with a trailing 1: rtol = eps max(m, n) when neither is given, 0 when only
+    atol is (and positive); rcond is rtol's older name."""
+    if rcond is not None:
+        rtol = rcond
+    eps = float(xp.finfo(A._array.dtype).eps) * max(A.shape[-2:], default=0)
+    atol = 0.0 if atol is None else atol._array if isinstance(atol, Tensor) else atol
+    if rtol is None:
+        rtol = xp.where(xp.asarray(atol) > 0, 0.0, eps)
+    rtol = rtol._array if isinstance(rtol, Tensor) else rtol
+    return xp.asarray(atol)[..., None], xp.asarray(rtol)[..., None]
+
+
+def pinv(
+    A: Any,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+    hermitian: bool = False,
+    out: Any = None,
+) -> Tensor:
+    """The pseudoinverse: singular values (or, hermitian, |eigenvalues|) at most
+    max(atol, rtol * the largest) count as 0."""
+    A = matrices(A, "linalg.pinv", square=hermitian)
+    a, r = _tolerances(A, atol, rtol)
+    return D.LinalgPinv.apply(A, atol=a, rtol=r, hermitian=hermitian)
+
+
+def matrix_rank(
+    A: Any,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+    hermitian: bool = False,
+    out: Any = None,
+) -> Tensor:
+    """The number of singular values (|eigenvalues| where hermitian) above
+    max(atol, rtol * the largest), as int64."""
+    A = matrices(A, "linalg.matrix_rank", square=hermitian)
+    a, r = _tolerances(A, atol, rtol)
+    if A._array.size == 0:
+        return constant(xp.zeros(A.shape[:-2], dtype=xp.int64))
+    if hermitian:
+        S = xp.abs(xp.linalg.eigvalsh(A._array))
+    else:
+        S = xp.linalg.svd(A._array, compute_uv=False)
+    cut = xp.maximum(a, r * S.max(-1, keepdims=True))
+    return constant((S > cut).sum(-1).astype(xp.int64))
+
+
+def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Lstsq:
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| by LAPACK's driver
+    (gelsy unless given, as PyTorch's CPU): residuals ||A X - B||^2 per column where m > n,
+    A has full rank and the driver is not gelsy, else empty; rank but for gels; the
+    singular values for gelsd and gelss only."""
+    A = matrices(A, "linalg.lstsq")
+    B = tensor_of(B)
+    same_dtype(A, B, "linalg.lstsq")
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise ValueError(
+            f"linalg.lstsq: driver must be one of 'gels', 'gelsy', 'gelsd' or 'gelss'; "
+            f"got {driver!r}"
+        )
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    if Bm.ndim < 2 or Bm.shape[-2] != A.shape[-2]:
+        raise ValueError(
+            f"linalg.lstsq: A and B must have the same number of rows; got shapes "
+            f"{tuple(A.shape)} and {tuple(B.shape)}"
+        )
+    lapack = "gelsy" if driver == "gels" else driver
+    found: dict[str, Any] = {}  # LAPACK's rank and singular values, as forward met them
+    X = D.LinalgLstsq.apply(A, Bm, rcond=rcond, driver=lapack, found=found)
+    m, n = A.shape[-2:]
+    shape = X.shape[:-2]
+    rank_arr, sv_arr = found["rank"], found["sv"]
+    dtype = A._array.dtype
+    empty = xp.zeros((0,), dtype=dtype)
+    full = bool((rank_arr == min(m, n)).all())
+    residuals = attached(empty, A)
+    if m > n and driver != "gelsy" and full:  # differentiable, as PyTorch's
+        residuals = ((A @ X - Bm) ** 2).sum(-2)
+        residuals = residuals.squeeze(-1) if vector else residuals
+    rank = xp.zeros((0,), dtype=xp.int64) if driver == "gels" else rank_arr.reshape(shape)
+    sv = sv_arr if driver in ("gelsd", "gelss") else empty
+    solution = X.squeeze(-1) if vector else X
+    return Lstsq(solution, residuals, constant(rank), constant(sv))
+
+
+def matrix_power(A: Any, n: int, *, out: Any = None) -> Tensor:
+    """A^n by repeated squaring (n < 0: of A^-1; n = 0: the identity)."""
+    A = matrices(A, "linalg.matrix_power", square=True)
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an int; got {type(n).__name__}")
+    if n == 0:
+        eye = xp.eye(A.shape[-1], dtype=A._array.dtype)
+        return attached(xp.broadcast_to(eye, A.shape).copy(), A)
+    if n < 0:
+        A, n = D.LinalgInvEx.apply(A), -n
+    result, square = None, A
+    while n:
+        if n & 1:
+            result = square if result is None else result @ square
+        n >>= 1
+        if n:
+            square = square @ square
+    assert result is not None
+    return result
+
+
+def matrix_exp(A: Any) -> Tensor:
+    """exp(A) = sum_k A^k / k! of each square matrix."""
+    return D.LinalgMatrixExp.apply(matrices(A, "linalg.matrix_exp", square=True))
+
+
+def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Tensor:
+    """The inverse of A in tensordot's sense over its first ``ind`` dims: of shape
+    A.shape[ind:] + A.shape[:ind]."""
+    A = tensor_of(A)
+    if ind <= 0:
+        raise ValueError(f"linalg.tensorinv: expected a strictly positive ind; got {ind}")
+    rows, cols = A.shape[:ind], A.shape[ind:]
+    if math.prod(rows) != math.prod(cols):
+        raise ValueError(
+            f"linalg.tensorinv: the product of the first {ind} dims must equal the product of "
+            f"the rest; got shape {tuple(A.shape)}"
+        )
+    square = A.reshape(math.prod(rows), math.prod(cols))
+    return inv(square).reshape(*cols, *rows)
+
+
+def tensorsolve(A: Any, B: Any, dims: Sequence[int] | None = None, *, out: Any = None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B: X of shape A.shape[B.ndim:] (``dims`` of A moved
+    to the end first)."""
+    A, B = tensor_of(A), tensor_of(B)
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
+    rest = A.shape[B.ndim :]
+    rows = math.prod(B.shape)
+    if math.prod(rest) != rows or math.prod(A.shape[: B.ndim]) != rows:
+        raise ValueError(
+            f"linalg.tensorsolve: A's first B.ndim dims and its other dims must each hold as "
+            f"many elements as B; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
+        )
+    return solve(A.reshape(rows, rows), B.reshape(rows)).reshape(*rest)

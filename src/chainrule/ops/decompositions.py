@@ -1,0 +1,619 @@
+"""The matrix decompositions and solvers of chainrule.linalg, as primitives on LAPACK (NumPy's,
+SciPy's where NumPy has no routine): inverse, solve, determinant, Cholesky, eigh, QR, SVD,
+triangular solve, pseudoinverse, least squares and the matrix exponential. The public
+functions, their arguments and the composites built on these live in chainrule/linalg/.
+
+A decomposition of several parts (eigh's L and Q, QR's Q and R, SVD's U, S and Vh) is one
+primitive per part: the public function decomposes once and passes the arrays in as
+``result``; each part's rule is PyTorch's rule with the other parts' gradients 0, and the
+engine sums the parts' contributions, which is the whole rule since it is linear in them.
+Every rule is written in Tensor ops on these same primitives, so second derivatives come free.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..array import xp
+from ..autograd.function import Function
+from .linalg import LinalgSvd
+from .movement import Cat
+
+
+class LinAlgError(RuntimeError):
+    """PyTorch's torch.linalg.LinAlgError: a matrix is singular, or not positive-definite."""
+
+
+def scipy_linalg(op: str) -> Any:
+    """scipy.linalg, imported when first needed: the ops NumPy has no routine for."""
+    try:
+        import scipy.linalg
+    except ImportError:  # pragma: no cover - scipy is in the test environment
+        raise ImportError(
+            f"{op}: needs SciPy; install it with `pip install chainrule[linalg]`"
+        ) from None
+    return scipy.linalg
+
+
+def _where(batch: tuple[int, ...], flat: int) -> str:
+    """'(batch element i)' for the flat index of a batch of matrices, '' for one matrix."""
+    return f" (batch element {flat})" if batch else ""
+
+
+def lu_info(a: Any) -> Any:
+    """getrf's info for each matrix of a (int32, batch shape): 0, or the 1-based index of the
+    first zero on U's diagonal, what PyTorch reports for a singular matrix."""
+    batch = a.shape[:-2]
+    flat = a.reshape(math.prod(batch), *a.shape[-2:])
+    info = xp.zeros(len(flat), dtype=xp.int32)
+    if a.shape[-1] == 0:
+        return info.reshape(batch)
+    getrf = scipy_linalg("linalg.lu_factor").lapack.get_lapack_funcs("getrf", (a,))
+    for i, m in enumerate(flat):
+        info[i] = getrf(m)[2]
+    return info.reshape(batch)
+
+
+def cholesky_info(a: Any) -> Any:
+    """potrf's info for each matrix of a (int32, batch shape): 0, or the order of the first
+    leading minor that is not positive-definite."""
+    batch = a.shape[:-2]
+    flat = a.reshape(math.prod(batch), *a.shape[-2:])
+    info = xp.zeros(len(flat), dtype=xp.int32)
+    potrf = scipy_linalg("linalg.cholesky").lapack.get_lapack_funcs("potrf", (a,))
+    for i, m in enumerate(flat):
+        info[i] = potrf(m, lower=True)[1]
+    return info.reshape(batch)
+
+
+def singular_error(op: str, a: Any) -> LinAlgError:
+    """PyTorch's error for a singular matrix, naming the batch element and the zero pivot."""
+    info = lu_info(a).reshape(-1)
+    first = int(xp.flatnonzero(info)[0]) if info.any() else 0
+    return LinAlgError(
+        f"{op}: the input matrix is singular{_where(a.shape[:-2], first)}: the diagonal "
+        f"element {int(info[first])} of its LU factor is zero; got shape {tuple(a.shape)}"
+    )
+
+
+class LinalgInvEx(Function):
+    """out = A^-1 for each square matrix of A (..., n, n)
+
+    grad_A = -out^T grad out^T.
+    """
+
+    rule = "grad_A = -out^T @ grad @ out^T"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a, check=True):
+        try:
+            return xp.linalg.inv(a)
+        except xp.linalg.LinAlgError:
+            if check:
+                raise singular_error("linalg.inv", a) from None
+        out = xp.empty_like(a)  # inv_ex: each singular matrix's inverse is NaN, its info > 0
+        singular = lu_info(a) != 0
+        out[singular] = xp.nan
+        out[~singular] = xp.linalg.inv(a[~singular])
+        return out
+
+    def backward(self, grad, out):
+        inv_t = out.mT
+        return (-(inv_t @ grad @ inv_t),)
+
+
+class LinalgSolveEx(Function):
+    """out = X solving A X = B (left) or X A = B, for matrices B (..., n, k); batch dims
+    broadcast.
+
+    grad_B = A^-T grad (left) or grad A^-T; grad_A = -grad_B X^T (left) or -X^T grad_B.
+    """
+
+    rule = "grad_B = solve(A^T, grad), grad_A = -grad_B @ out^T (left=False: transposed)"
+    saves_out = True
+
+    def forward(self, a, b, left=True):
+        self.left = left
+        try:
+            if left:
+                return xp.linalg.solve(a, b)
+            # X A = B  <=>  A^T X^T = B^T
+            return xp.swapaxes(
+                xp.linalg.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)), -1, -2
+            )
+        except xp.linalg.LinAlgError:
+            raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
+
+    def backward(self, grad, out):
+        a, _ = self.inputs
+        need_a, _ = self.needs_input_grad
+        gb = LinalgSolveEx.apply(a.mT, grad, left=self.left)
+        ga = None
+        if need_a:
+            ga = -(gb @ out.mT) if self.left else -(out.mT @ gb)
+        return ga, gb
+
+
+class LinalgSolveTriangular(Function):
+    """out = X solving A X = B (left) or X A = B with A triangular (upper or lower, its
+    diagonal taken as ones where unitriangular); the other triangle of A is never read.
+
+    grad_B = solve_triangular(A^T, grad) (the other triangle); grad_A = -grad_B X^T (left)
+    or -X^T grad_B, kept to A's triangle (strictly, where unitriangular).
+    """
+
+    rule = "grad_B = solve_triangular(A^T, grad), grad_A = triangle of -grad_B @ out^T"
+    saves_out = True
+
+    def forward(self, a, b, upper, left=True, unitriangular=False):
+        self.options = (upper, left, unitriangular)
+        if not left:  # X A = B  <=>  A^T X^T = B^T, A^T of the other triangle
+            a, b, upper = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not upper
+        shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, (*shape, *a.shape[-2:]))
+        b = xp.broadcast_to(b, (*shape, *b.shape[-2:]))
+        solve = scipy_linalg("linalg.solve_triangular").solve_triangular
+        if b.size == 0 or a.size == 0:
+            out = xp.zeros(b.shape, dtype=xp.result_type(a, b))
+        else:
+            out = solve(a, b, lower=not upper, unit_diagonal=unitriangular, check_finite=False)
+            out = out.astype(xp.result_type(a, b), copy=False)
+        return xp.swapaxes(out, -1, -2) if not left else out
+
+    def backward(self, grad, out):
+        a, _ = self.inputs
+        upper, left, unit = self.options
+        need_a, _ = self.needs_input_grad
+        gb = LinalgSolveTriangular.apply(a.mT, grad, upper=not upper, left=left, unitriangular=unit)
+        ga = None
+        if need_a:
+            ga = -(gb @ out.mT) if left else -(out.mT @ gb)
+            ga = ga.triu(1 if unit else 0) if upper else ga.tril(-1 if unit else 0)
+        return ga, gb
+
+
+class LinalgDet(Function):
+    """out = det(A)
+
+    grad_A = grad det(A) A^-T; where det(A) = 0 that is 0, as PyTorch's (which solves with a
+    perturbed LU factor there, and multiplies by det(A) = 0).
+    """
+
+    rule = "grad_A = grad * out * inv(A)^T (0 where out = 0)"
+    saves_out = True
+
+    def forward(self, a):
+        return xp.linalg.det(a)
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        singular = out._array == 0
+        g = (grad * out).unsqueeze(-1).unsqueeze(-1)
+        if not singular.any():
+            return (g * LinalgInvEx.apply(a).mT,)
+        eye = xp.eye(a.shape[-1], dtype=a._array.dtype)
+        safe = xp.where(singular[..., None, None], eye, a._array)  # the identity where singular
+        return (g * LinalgInvEx.apply(_keep_graph(a, safe)).mT,)
+
+
+def _keep_graph(a: Any, replaced: Any) -> Any:
+    """a with the singular matrices of its batch replaced by the identity, through a's
+    graph where they are kept (a where of a's own values and constants)."""
+    T = type(a)
+    same = T._make(xp.all(replaced == a._array, axis=(-2, -1), keepdims=True))
+    return a.where(same, T._make(replaced))
+
+
+class LinalgSlogdet(Function):
+    """out = log|det(A)| (the sign, a constant, is computed beside it)
+
+    grad_A = grad A^-T.
+    """
+
+    rule = "grad_A = grad * inv(A)^T"
+    saves_out = False
+
+    def forward(self, a):
+        return xp.linalg.slogdet(a)[1]
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        return (grad.unsqueeze(-1).unsqueeze(-1) * LinalgInvEx.apply(a).mT,)
+
+
+class LinalgCholeskyEx(Function):
+    """out = L, lower triangular with A = L L^T (or U = L^T where upper), from A's lower
+    triangle.
+
+    With Phi(X) = tril(X) with its diagonal halved, PyTorch's rule:
+    G = tril(L^T grad_L); grad_A = L^-T (G + tril(G, -1)^T) / 2 L^-1.
+    """
+
+    rule = "grad_A = L^-T (tril(L^T grad) + tril(L^T grad, -1)^T) / 2 L^-1"
+    saves_inputs = False
+    saves_out = True
+
+    def forward(self, a, upper=False, check=True):
+        self.upper = upper
+        try:
+            out = xp.linalg.cholesky(a)
+        except xp.linalg.LinAlgError:
+            info = cholesky_info(a)
+            if check:
+                flat = info.reshape(-1)
+                first = int(xp.flatnonzero(flat)[0])
+                raise LinAlgError(
+                    f"linalg.cholesky: the input is not positive-definite"
+                    f"{_where(a.shape[:-2], first)}: its leading minor of order "
+                    f"{int(flat[first])} is not; got shape {tuple(a.shape)}"
+                ) from None
+            out = xp.full_like(a, xp.nan)
+            good = info == 0
+            out[good] = xp.linalg.cholesky(a[good])
+        return xp.swapaxes(out, -1, -2).copy() if upper else out
+
+    def backward(self, grad, out):
+        L, gL = (out.mT, grad.mT) if self.upper else (out, grad)
+        G = (L.mT @ gL).tril()
+        G = (G + G.tril(-1).mT) * 0.5
+        G = LinalgSolveTriangular.apply(L.mT, G, upper=True, left=True)
+        return (LinalgSolveTriangular.apply(L, G, upper=False, left=False),)
+
+
+class LinalgEigh(Function):
+    """out = one part (``part``: "L", the eigenvalues ascending, or "Q", the eigenvectors in
+    its columns) of A = Q diag(L) Q^T, from A's lower (UPLO "L") or upper triangle.
+
+    With E[i, j] = L[j] - L[i] (1 on the diagonal), PyTorch's rule:
+    grad_A = Q (diag(grad_L) + (Q^T grad_Q - grad_Q^T Q) / 2 / E) Q^T.
+    """
+
+    rule = "grad_A = Q (diag(grad_L) + skew(Q^T grad_Q) / 2 / E) Q^T, E[i, j] = L[j] - L[i]"
+
+    def forward(self, a, part, UPLO="L", result=None):
+        self.part, self.uplo = part, UPLO
+        L, Q = xp.linalg.eigh(a, UPLO=UPLO) if result is None else result
+        return L if part == "L" else Q
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        L = LinalgEigh.apply(a, part="L", UPLO=self.uplo)
+        Q = out if self.part == "Q" else LinalgEigh.apply(a, part="Q", UPLO=self.uplo)
+        if self.part == "L":
+            return ((Q * grad.unsqueeze(-2)) @ Q.mT,)
+        n = L.shape[-1]
+        eye = xp.eye(n, dtype=L._array.dtype)
+        E = L.unsqueeze(-2) - L.unsqueeze(-1) + type(L)._make(eye)  # (..., n, n)
+        X = Q.mT @ grad
+        return (Q @ ((X - X.mT) * 0.5 / E) @ Q.mT,)
+
+
+class LinalgQr(Function):
+    """out = one part (``part``: "Q" or "R") of A = Q R (``mode`` "reduced" or "complete").
+
+    With copyltu(M) = tril(M) + tril(M, -1)^T (M's lower triangle made symmetric): for
+    m >= n, M = R grad_R^T - grad_Q^T Q and grad_A = (grad_Q + Q copyltu(M)) R^-T (PyTorch's
+    rule in another form: the gradient is unique); for m < n, A = [X | Y], R = [U | V]:
+    grad_Y = Q grad_V, and grad_X is the square case's with grad_Q + Y grad_V^T for grad_Q.
+    """
+
+    rule = "grad_A = (grad_Q + Q copyltu(R grad_R^T - grad_Q^T Q)) R^-T (m >= n)"
+
+    def forward(self, a, part, mode="reduced", result=None):
+        self.part, self.mode = part, mode
+        Q, R = xp.linalg.qr(a, mode=mode) if result is None else result
+        return Q if part == "Q" else R
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        m, n = a.shape[-2:]
+        if self.mode == "r":
+            raise RuntimeError(
+                "linalg.qr: the derivative depends on Q, which mode='r' does not compute; "
+                "use linalg.qr(A, mode='reduced') to differentiate through linalg.qr"
+            )
+        if self.mode == "complete" and m > n:
+            raise RuntimeError(
+                "linalg.qr: the QR decomposition is not differentiable when mode='complete' "
+                f"and nrows > ncols; got shape {tuple(a.shape)}"
+            )
+        Q = LinalgQr.apply(a, part="Q", mode=self.mode)
+        R = LinalgQr.apply(a, part="R", mode=self.mode)
+        gQ, gR = (grad, None) if self.part == "Q" else (None, grad)
+        if m >= n:
+            return (_qr_square_grad(Q, R, gQ, gR),)
+        Y = a[..., :, m:]  # A = [X | Y], X square
+        U = R[..., :, :m]
+        gU = None if gR is None else gR[..., :, :m]
+        gY = None
+        if gR is not None:
+            gV = gR[..., :, m:]
+            gY = Q @ gV
+            gQ = Y @ gV.mT
+        gX = _qr_square_grad(Q, U, gQ, gU)
+        if gY is None:
+            gY = Y * 0.0
+        return (_cat_last(gX, gY),)
+
+
+def _qr_square_grad(Q: Any, R: Any, gQ: Any, gR: Any) -> Any:
+    """The gradient of A = Q R for R square (m >= n), from gQ and gR (either may be None)."""
+    if gR is not None:
+        M = R @ gR.mT if gQ is None else R @ gR.mT - gQ.mT @ Q
+    else:
+        M = -(gQ.mT @ Q)
+    b = Q @ (M.tril() + M.tril(-1).mT)  # M's lower triangle made symmetric
+    if gQ is not None:
+        b = b + gQ
+    return LinalgSolveTriangular.apply(R.mT, b, upper=False, left=False)  # b R^-T
+
+
+def _cat_last(a: Any, b: Any) -> Any:
+    return Cat.apply(a, b, dim=a.ndim - 1)
+
+
+class LinalgSvdEx(LinalgSvd):
+    """out = one part (``part``: "U", "S" or "Vh") of a = U diag(S) Vh, reduced or full
+    (``full_matrices``): LinalgSvd's rule on the first k = min(m, n) columns of U and rows of
+    Vh, the only ones A determines (PyTorch narrows the full factors' gradients so too)."""
+
+    rule = LinalgSvd.rule
+
+    def forward(self, a, part, full_matrices=False, result=None):
+        self.part, self.full = part, full_matrices
+        if result is None:
+            result = xp.linalg.svd(a, full_matrices=full_matrices)
+        return dict(zip(("U", "S", "Vh"), result, strict=True))[part]
+
+    def backward(self, grad, out):
+        if self.full:
+            k = min(self.inputs[0].shape[-2:])
+            grad = grad[..., :, :k] if self.part == "U" else grad
+            grad = grad[..., :k, :] if self.part == "Vh" else grad
+        return LinalgSvd.backward(self, grad, out)
+
+
+def pinv_backward(grad: Any, pinv: Any, a: Any) -> Any:
+    """PyTorch's pinv_backward: the gradient of A+ at A, in the smaller dims' products."""
+    m, n = a.shape[-2:]
+    pinv_t, grad_t = pinv.mT, grad.mT
+    if m <= n:
+        K = grad_t @ pinv
+        KpinvT = K @ pinv_t
+        return -(pinv @ K).mT + KpinvT - (a @ pinv) @ KpinvT + (pinv_t @ pinv) @ (grad_t - K @ a)
+    K = pinv @ grad_t
+    pinvTK = pinv_t @ K
+    return -(K @ pinv).mT + (grad_t - a @ K) @ pinv @ pinv_t + pinvTK - pinvTK @ pinv @ a
+
+
+class LinalgPinv(Function):
+    """out = A+, the pseudoinverse: V diag(1/S where S > max(atol, rtol max S), else 0) U^T
+    (hermitian: from eigh, by |eigenvalue|).
+
+    grad_A = PyTorch's pinv_backward(grad, A+, A), which assumes the rank constant.
+    """
+
+    rule = "grad_A = -A+^T grad^T A+^T + projections of grad onto A's complement spaces"
+    saves_out = True
+
+    def forward(self, a, atol, rtol, hermitian=False):
+        if a.size == 0:
+            return xp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype)
+        if hermitian:
+            L, Q = xp.linalg.eigh(a)
+            size = xp.abs(L)
+            cut = xp.maximum(atol, rtol * size.max(-1, keepdims=True))  # (..., 1)
+            inv = xp.where(size > cut, 1 / xp.where(size > cut, L, 1), 0).astype(a.dtype)
+            return (Q * inv[..., None, :]) @ xp.swapaxes(Q, -1, -2)
+        U, S, Vh = xp.linalg.svd(a, full_matrices=False)
+        cut = xp.maximum(atol, rtol * S[..., :1])
+        inv = xp.where(S > cut, 1 / xp.where(S > cut, S, 1), 0).astype(a.dtype)
+        return (xp.swapaxes(Vh, -1, -2) * inv[..., None, :]) @ xp.swapaxes(U, -1, -2)
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        return (pinv_backward(grad, out, a),)
+
+
+class LinalgLstsq(Function):
+    """out = X minimising ||A X - B|| (LAPACK's gelsy, with rcond), B (..., m, k); batch
+    dims broadcast.
+
+    PyTorch's rule, through the pseudoinverse: grad_A = pinv_backward(grad B^T, A+, A),
+    grad_B = A+^T grad.
+    """
+
+    rule = "grad_A = pinv_backward(grad @ B^T, pinv(A), A), grad_B = pinv(A)^T @ grad"
+
+    def forward(self, a, b, rcond=None, driver="gelsy", found=None):
+        shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, (*shape, *a.shape[-2:])).reshape(-1, *a.shape[-2:])
+        b = xp.broadcast_to(b, (*shape, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
+        m, n = a.shape[-2:]
+        k = b.shape[-1]
+        dtype = xp.result_type(a, b)
+        out = xp.zeros((len(a), n, k), dtype=dtype)
+        rank = xp.zeros(len(a), dtype=xp.int64)
+        values = xp.zeros((len(a), min(m, n)), dtype=dtype)
+        if a.size and b.size:
+            lstsq = scipy_linalg("linalg.lstsq").lstsq
+            eps = float(xp.finfo(dtype).eps) * max(m, n) if rcond is None else rcond
+            for i in range(len(a)):
+                x, _, r, sv = lstsq(a[i], b[i], cond=eps, lapack_driver=driver, check_finite=False)
+                out[i], rank[i] = x, r
+                if sv is not None:
+                    values[i] = sv
+        if found is not None:  # what lstsq returns beside the solution
+            found["rank"], found["sv"] = rank.reshape(shape), values.reshape(*shape, min(m, n))
+        return out.reshape(*shape, n, k)
+
+    def backward(self, grad, out):
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        rtol = float(xp.finfo(a._array.dtype).eps) * max(a.shape[-2:])
+        pinv = LinalgPinv.apply(a, atol=0.0, rtol=rtol)
+        ga = pinv_backward(grad @ b.mT, pinv, a) if need_a else None
+        return ga, (pinv.mT @ grad if need_b else None)
+
+
+class LinalgMatrixExp(Function):
+    """out = exp(A) = sum_k A^k / k!
+
+    grad_A = the top right block of exp([[A^T, grad], [0, A^T]]) (PyTorch's rule).
+    """
+
+    rule = "grad_A = exp([[A^T, grad], [0, A^T]])[:n, n:]"
+
+    def forward(self, a):
+        if a.size == 0:
+            return a.copy()
+        expm = scipy_linalg("linalg.matrix_exp").expm
+        return expm(a.astype(xp.float64)).astype(a.dtype, copy=False)  # float32 too: rounding
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        n, d = a.shape[-1], grad.ndim
+        at = a.mT.expand(*grad.shape)
+        top = Cat.apply(at, grad, dim=d - 1)  # (..., n, 2n)
+        bottom = Cat.apply(at * 0.0, at, dim=d - 1)
+        big = LinalgMatrixExp.apply(Cat.apply(top, bottom, dim=d - 2))  # (..., 2n, 2n)
+        return (big[..., :n, n:],)
+
+
+class LinalgLu(Function):
+    """out = one part (``part``: "L" or "U") of A = P L U, partial pivoting (P a constant):
+    L unit lower triangular (m x k), U upper triangular (k x n), k = min(m, n).
+
+    PyTorch's rule, for square A: grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T))
+    U^-T; a wide or tall A adds the part of U or L beyond the square one (see backward).
+    """
+
+    rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
+
+    def forward(self, a, part, result):
+        self.part = part
+        return result[0] if part == "L" else result[1]
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        p, L, U = scipy_linalg("linalg.lu").lu(a._array, p_indices=True, check_finite=False)
+        P = (p[..., :, None] == xp.arange(p.shape[-1])).astype(a._array.dtype)  # A = P L U
+        L, U = (LinalgLu.apply(a, part=q, result=(L, U)) for q in ("L", "U"))
+        gL, gU = (grad, None) if self.part == "L" else (None, grad)
+        return (type(a)._make(P) @ lu_backward(gL, gU, L, U),)
+
+
+def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
+    """PyTorch's linalg_lu_backward without P: the gradient of L U at its factors."""
+    tri = LinalgSolveTriangular.apply
+    m, n = L.shape[-2], U.shape[-1]
+    if m == n:
+        g = (L.mT @ gL).tril(-1) if gL is not None else (gU @ U.mT).triu()
+        g = tri(U.mT, g, upper=False, left=False)
+        return tri(L.mT, g, upper=True, unitriangular=True)
+    if m < n:  # wide: U = [U1 | U2], U1 square
+        U1 = U[..., :, :m]
+        g = L.mT @ gL if gL is not None else -(gU.triu() @ U.mT)
+        g = tri(U1.mT, g.tril(-1), upper=False, left=False)
+        if gU is not None:
+            g = Cat.apply(g + gU[..., :, :m].triu(), gU[..., :, m:], dim=g.ndim - 1)
+        g = tri(L.mT, g, upper=True, unitriangular=True)
+        if gU is None:
+            g = Cat.apply(g, U[..., :, m:] * 0.0, dim=g.ndim - 1)
+        return g
+    L1 = L[..., :n, :]  # tall: L = [L1; L2], L1 square
+    g = gU @ U.mT if gU is not None else -(L.mT @ gL.tril(-1))
+    g = tri(L1.mT, g.triu(), upper=True, unitriangular=True)
+    if gL is not None:
+        g = Cat.apply(g + gL[..., :n, :].tril(-1), gL[..., n:, :], dim=g.ndim - 2)
+    g = tri(U.mT, g, upper=False, left=False)
+    if gL is None:
+        g = Cat.apply(g, L[..., n:, :] * 0.0, dim=g.ndim - 2)
+    return g
+
+
+class LinalgVectorNorm(Function):
+    """out = (sum |x|^p)^(1/p) over ``dim`` (max |x| for p = inf, min for -inf, the count of
+    nonzeros for p = 0).
+
+    PyTorch's norm_backward, case by case, so that second derivatives (and their NaNs at
+    x = 0) are PyTorch's too: p = 1: sgn(x) grad; p = 2: grad (x / out, 0 where out = 0);
+    p = +-inf: sgn(x) grad over the elements at |x| = out, shared; p < 1:
+    sgn(x) |x|^(p-1) (0 at x = 0) grad out^(1-p); else x |x|^(p-2) grad / out^(p-1) (0
+    where out = 0); p = 0: no gradient.
+    """
+
+    rule = "grad_x = x |x|^(p-2) grad / out^(p-1), 0 where out = 0 (p = 2: grad x / out)"
+    saves_out = True
+
+    def forward(self, x, p, dim, keepdim):
+        self.p, self.dim, self.keepdim = p, dim, keepdim
+        if x.size == 0:  # NumPy refuses the norm of nothing; PyTorch's is 0
+            return xp.zeros(_reduced_shape(x.shape, dim, keepdim), dtype=x.dtype)
+        out = xp.linalg.vector_norm(x, ord=p, axis=dim, keepdims=keepdim)
+        return xp.asarray(out, dtype=x.dtype)
+
+    def backward(self, grad, out):
+        (x,) = self.inputs
+        p = self.p
+        if p == 0:
+            return (x * 0.0,)
+        if not self.keepdim and x.ndim:
+            shape = _reduced_shape(x.shape, self.dim, True)
+            grad, out = grad.reshape(*shape), out.reshape(*shape)
+        T = type(x)
+        if p == 1:
+            return (x.sign() * grad,)
+        zero = T._make(out._array == 0)
+        if p == 2:
+            return (grad * (x / out).masked_fill(zero, 0.0),)
+        if p in (math.inf, -math.inf):
+            a = x._array
+            mask = T._make(((xp.abs(a) == out._array) | xp.isnan(a)).astype(a.dtype))
+            count = mask.sum(self.dim, keepdim=True)
+            return (x.sign() * ((grad / count) * mask),)
+        if p < 1:
+            scaled = x.sign() * x.abs().pow(p - 1).masked_fill(T._make(x._array == 0), 0.0)
+            return (scaled * grad * out.pow(1 - p),)
+        scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return (scaled * (grad / out.pow(p - 1)).masked_fill(zero, 0.0),)
+
+
+def _reduced_shape(shape: tuple[int, ...], dim: Any, keepdim: bool) -> tuple[int, ...]:
+    dims = range(len(shape)) if dim is None else [d % len(shape) for d in dim]
+    if keepdim:
+        return tuple(1 if i in dims else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in dims)
+
+
+class CholeskySolve(Function):
+    """out = X solving L L^T X = B (U^T U X = B where upper), from the factor's triangle.
+
+    PyTorch's rule, which differentiates by the whole factor: grad_B = cholesky_solve(grad),
+    C = grad_B X^T + X grad_B^T, grad_L = -C L (upper: -L C).
+    """
+
+    rule = "grad_B = cholesky_solve(grad, L), grad_L = -(grad_B X^T + X grad_B^T) L"
+    saves_out = True
+
+    def forward(self, b, factor, upper=False):
+        self.upper = upper
+        solve = LinalgSolveTriangular().forward
+        if upper:  # U^T U X = B
+            y = solve(xp.swapaxes(factor, -1, -2), b, upper=False)
+            return solve(factor, y, upper=True)
+        y = solve(factor, b, upper=False)
+        return solve(xp.swapaxes(factor, -1, -2), y, upper=True)
+
+    def backward(self, grad, out):
+        _, factor = self.inputs
+        need_b, need_l = self.needs_input_grad
+        gb = CholeskySolve.apply(grad, factor, upper=self.upper)
+        gl = None
+        if need_l:
+            common = gb @ out.mT
+            common = common + common.mT
+            gl = -(factor @ common) if self.upper else -(common @ factor)
+        return (gb if need_b else None), gl

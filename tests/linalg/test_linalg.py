@@ -1,0 +1,164 @@
+"""chainrule.linalg's errors, info outputs and older spellings, against PyTorch's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+
+def _pair(*shape: int, seed: int = 0) -> tuple[cr.Tensor, torch.Tensor]:
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return cr.tensor(a), torch.tensor(a)
+
+
+def _close(ours: Any, theirs: Any, **tol: float) -> None:
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), **tol)
+
+
+def test_a_singular_matrix_is_an_error_naming_the_batch_element() -> None:
+    a = np.stack([np.eye(3), np.ones((3, 3))])
+    with pytest.raises(cr.linalg.LinAlgError, match=r"linalg.inv: .*singular \(batch element 1\)"):
+        cr.linalg.inv(cr.tensor(a))
+    with pytest.raises(RuntimeError, match="linalg.solve: .*singular"):
+        cr.linalg.solve(cr.tensor(a), cr.ones(2, 3, dtype=cr.float64))
+
+
+def test_inv_ex_and_solve_ex_report_info_as_pytorch() -> None:
+    a = np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])])
+    ours, theirs = cr.linalg.inv_ex(cr.tensor(a)), torch.linalg.inv_ex(torch.tensor(a))
+    assert ours.info.tolist() == theirs.info.tolist() == [0, 2]
+    assert str(ours.info.dtype) == "chainrule.int32"
+    _close(ours.inverse[0], theirs.inverse[0])
+    assert np.isnan(ours.inverse[1].numpy()).all()
+    with pytest.raises(cr.linalg.LinAlgError):
+        cr.linalg.inv_ex(cr.tensor(a), check_errors=True)
+    assert cr.linalg.solve_ex(cr.tensor(a[:1]), cr.ones(1, 3, dtype=cr.float64)).info.tolist() == [
+        0
+    ]
+
+
+def test_cholesky_names_the_minor_that_is_not_positive_definite() -> None:
+    a = np.diag([1.0, -1.0, 1.0])
+    with pytest.raises(cr.linalg.LinAlgError, match="leading minor of order 2"):
+        cr.linalg.cholesky(cr.tensor(a))
+    ours = cr.linalg.cholesky_ex(cr.tensor(a))
+    assert ours.info.item() == torch.linalg.cholesky_ex(torch.tensor(a)).info.item() == 2
+
+
+def test_integers_are_refused_by_name() -> None:
+    with pytest.raises(TypeError, match="linalg.inv: expected a float32 or float64 tensor"):
+        cr.linalg.inv(cr.ones(2, 2, dtype=cr.int64))
+    with pytest.raises(TypeError, match="linalg.vector_norm"):
+        cr.linalg.vector_norm(cr.ones(3, dtype=cr.int64))
+
+
+def test_shapes_are_checked() -> None:
+    with pytest.raises(ValueError, match="linalg.det: A must be batches of square matrices"):
+        cr.linalg.det(cr.ones(2, 3))
+    with pytest.raises(ValueError, match="linalg.solve: incompatible shapes"):
+        cr.linalg.solve(cr.eye(3), cr.ones(4, 2))
+    with pytest.raises(ValueError, match="linalg.cross: dim -1 must have size 3"):
+        cr.linalg.cross(cr.ones(2, 4), cr.ones(2, 4))
+
+
+def test_eig_and_eigvals_are_refused_for_want_of_complex_tensors() -> None:
+    for fn in (cr.linalg.eig, cr.linalg.eigvals):
+        with pytest.raises(TypeError, match="complex tensors are not supported yet"):
+            fn(cr.eye(2))
+
+
+def test_qr_mode_r_has_no_gradient_as_in_pytorch() -> None:
+    a = cr.randn(3, 2, dtype=cr.float64, requires_grad=True)
+    Q, R = cr.linalg.qr(a, mode="r")
+    assert Q.shape == (0,)
+    with pytest.raises(RuntimeError, match="mode='r'"):
+        R.sum().backward()
+
+
+def test_lstsq_returns_what_each_driver_returns_in_pytorch() -> None:
+    (a, ta), (b, tb) = _pair(2, 5, 3), _pair(2, 5, 2, seed=1)
+    for driver in ("gels", "gelsy", "gelsd", "gelss"):
+        ours, theirs = (
+            cr.linalg.lstsq(a, b, driver=driver),
+            torch.linalg.lstsq(ta, tb, driver=driver),
+        )
+        for o, t in zip(ours, theirs, strict=True):
+            assert o.shape == tuple(t.shape), driver
+            _close(o, t, rtol=1e-9, atol=1e-10)
+
+
+def test_the_older_spellings_agree_with_pytorch() -> None:
+    (a, ta), (b, tb) = _pair(3, 3), _pair(3, 2, seed=1)
+    spd, tspd = (
+        a @ a.mT + 3 * cr.eye(3, dtype=cr.float64),
+        ta @ ta.mT + 3 * torch.eye(3, dtype=torch.float64),
+    )
+    _close(cr.det(a), torch.det(ta))
+    _close(cr.logdet(spd), torch.logdet(tspd))
+    _close(cr.inverse(spd), torch.inverse(tspd))
+    _close(cr.matrix_power(a, -2), torch.matrix_power(ta, -2))
+    _close(cr.matrix_power(a, 5), torch.matrix_power(ta, 5))
+    _close(cr.pinverse(a), torch.pinverse(ta))
+    U, S, V = cr.svd(a)
+    tU, tS, tV = torch.svd(ta)
+    _close(U @ cr.diag(S) @ V.mT, ta)
+    _close(S, tS)
+    X, _ = cr.triangular_solve(b, a, upper=False, transpose=True)
+    _close(X, torch.triangular_solve(tb, ta, upper=False, transpose=True)[0])
+    LU, piv = cr.lu(a)
+    tLU, tpiv = torch.linalg.lu_factor(ta)
+    _close(LU, tLU)
+    assert piv.tolist() == tpiv.tolist()
+    for o, t in zip(cr.lu_unpack(LU, piv), torch.lu_unpack(tLU, tpiv), strict=True):
+        _close(o, t)
+    _close(cr.lu_solve(b, LU, piv), torch.linalg.lu_solve(tLU, tpiv, tb))
+    L = cr.linalg.cholesky(spd)
+    _close(cr.cholesky_solve(b, L), torch.cholesky_solve(tb, torch.linalg.cholesky(tspd)))
+    _close(cr.cholesky_inverse(L), torch.cholesky_inverse(torch.linalg.cholesky(tspd)))
+
+
+def test_lu_solve_every_side_and_transpose() -> None:
+    (a, ta), (b, tb) = _pair(3, 3), _pair(3, 3, seed=1)
+    LU, piv = cr.linalg.lu_factor(a)
+    tLU, tpiv = torch.linalg.lu_factor(ta)
+    for left in (True, False):
+        for adjoint in (True, False):
+            ours = cr.linalg.lu_solve(LU, piv, b, left=left, adjoint=adjoint)
+            _close(ours, torch.linalg.lu_solve(tLU, tpiv, tb, left=left, adjoint=adjoint))
+
+
+def test_the_nodes_are_named_as_pytorch_names_them() -> None:
+    a = cr.randn(3, 3, dtype=cr.float64, requires_grad=True)
+    assert cr.linalg.inv(a).grad_fn.name() == "LinalgInvExBackward0"
+    assert cr.linalg.det(a).grad_fn.name() == "LinalgDetBackward0"
+    assert cr.linalg.slogdet(a).logabsdet.grad_fn.name() == "LinalgSlogdetBackward0"
+    assert cr.linalg.matrix_exp(a).grad_fn.name() == "LinalgMatrixExpBackward0"
+    assert cr.linalg.vector_norm(a).grad_fn.name() == "LinalgVectorNormBackward0"
+
+
+def test_det_of_a_singular_matrix_has_pytorchs_gradient() -> None:
+    base = np.diag([1.0, 2.0, 0.0])  # the adjugate is not 0, but PyTorch's gradient is
+    a = cr.tensor(base, requires_grad=True)
+    ta = torch.tensor(base, requires_grad=True)
+    cr.linalg.det(a).backward()
+    torch.linalg.det(ta).backward()
+    _close(a.grad, ta.grad, atol=1e-12)
+
+
+def test_matrix_rank_cond_and_friends() -> None:
+    a, ta = _pair(2, 4, 3)
+    assert cr.linalg.matrix_rank(a).tolist() == torch.linalg.matrix_rank(ta).tolist()
+    for p in (None, 2, -2, "fro", "nuc", 1, -1, float("inf")):
+        sq, tsq = a[..., :3, :], ta[..., :3, :]
+        _close(cr.linalg.cond(sq, p), torch.linalg.cond(tsq, p))
+    b, tb = _pair(4, 2, 2)
+    _close(cr.linalg.tensorinv(b, ind=1), torch.linalg.tensorinv(tb, ind=1))
+    x, tx = _pair(4)
+    _close(cr.linalg.vander(x, N=3), torch.linalg.vander(tx, N=3))
+    _close(cr.linalg.diagonal(a, offset=1), torch.linalg.diagonal(ta, offset=1))
+    _close(cr.linalg.vecdot(a, a), torch.linalg.vecdot(ta, ta))
