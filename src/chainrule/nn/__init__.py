@@ -31,6 +31,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
+from .likelihood_losses import CTCLoss, GaussianNLLLoss, KLDivLoss, PoissonNLLLoss
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -40,6 +41,18 @@ from .loss import (
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+)
+from .margin_losses import (
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PairwiseDistance,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module, Parameter
 from .more_activations import Hardshrink, Hardsigmoid, Hardswish, RReLU, Softshrink, Tanhshrink
@@ -171,4 +184,18 @@ __all__ = [
     "RReLU",
     "Softshrink",
     "Tanhshrink",
+    "CTCLoss",
+    "GaussianNLLLoss",
+    "KLDivLoss",
+    "PoissonNLLLoss",
+    "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss",
+    "MarginRankingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "PairwiseDistance",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]

@@ -31,6 +31,7 @@ from .attention import scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
+from .likelihood_losses import ctc_loss, gaussian_nll_loss, kl_div, poisson_nll_loss
 from .loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -41,6 +42,18 @@ from .loss import (
     nll_loss,
     one_hot,
     smooth_l1_loss,
+)
+from .margin_losses import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from .more_activations import (
     celu_,
@@ -163,4 +176,18 @@ __all__ = [
     "softshrink",
     "tanhshrink",
     "threshold_",
+    "ctc_loss",
+    "gaussian_nll_loss",
+    "kl_div",
+    "poisson_nll_loss",
+    "cosine_embedding_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "pairwise_distance",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]

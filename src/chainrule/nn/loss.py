@@ -4,6 +4,7 @@ The numerically delicate pieces (log_softmax, the binary cross entropies) are op
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .. import array
@@ -23,7 +24,28 @@ def _check_reduction(reduction: str, op: str) -> None:
         raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none'; got {reduction!r}")
 
 
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
+def legacy_reduction(
+    size_average: bool | None, reduce: bool | None, reduction: str, op: str
+) -> str:
+    """The reduction a loss uses: ``reduction``, checked, unless one of PyTorch's legacy
+    flags is given; then 'mean' for both true (None counts as true), 'sum' for reduce
+    alone, else 'none', with PyTorch's deprecation warning."""
+    if size_average is None and reduce is None:
+        _check_reduction(reduction, op)
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    chosen = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(
+        f"{op}: size_average and reduce are deprecated; pass reduction={chosen!r} instead",
+        UserWarning,
+        stacklevel=3,
+    )
+    return chosen
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """The loss itself ('none'), its mean or its sum."""
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
@@ -101,9 +123,9 @@ def smooth_l1_loss(
     d = x - t
     a = d.abs()
     if beta == 0:
-        return _reduce(a, reduction)
+        return reduce_loss(a, reduction)
     loss = where(a._array < beta, d * d * (0.5 / beta), a - 0.5 * beta)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def huber_loss(
@@ -119,17 +141,17 @@ def huber_loss(
     d = x - t
     a = d.abs()
     loss = where(a._array < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def _weighted(loss: Tensor, weight: Any, reduction: str, op: str) -> Tensor:
     if weight is None:
-        return _reduce(loss, reduction)
+        return reduce_loss(loss, reduction)
     w = as_tensor(weight)
     if w.shape != loss.shape:
         raise ValueError(f"{op}: weight must have the input's shape {loss.shape}; got {w.shape}")
     loss = loss * w
-    return loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
+    return loss.sum() / w.sum() if reduction == "mean" else reduce_loss(loss, reduction)
 
 
 def binary_cross_entropy(
@@ -151,7 +173,7 @@ def binary_cross_entropy(
             f"{tv.min()} to {tv.max()}"
         )
     loss = reduce.BinaryCrossEntropy.apply(p, t)
-    return _reduce(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
+    return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
 
 
 def _times_weight(loss: Tensor, weight: Any, op: str) -> Tensor:
@@ -193,7 +215,7 @@ def binary_cross_entropy_with_logits(
             f"{x.shape}; got {pw.shape}"
         )
     loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)
-    return _reduce(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
+    return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
 
 
 # -- class-index losses -------------------------------------------------------------------
@@ -333,7 +355,7 @@ def cross_entropy(
         counted = safe.size if per_element is None else per_element.sum()
         smooth = smooth.sum() / counted
     else:
-        smooth = _reduce(smooth, reduction)
+        smooth = reduce_loss(smooth, reduction)
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
 
 
@@ -358,7 +380,7 @@ def _soft_cross_entropy(
     loss = -(logp * target).sum(class_dim)  # (N, ...)
     if reduction == "mean":
         return loss.sum() / max(loss.numel(), 1) if loss.ndim else loss
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
