@@ -451,6 +451,7 @@ def tril_indices(
 ) -> Tensor:
     """The (row, column) indices of the lower triangle of a row x col matrix (column <= row
     + offset), as a 2 x N tensor in row-major order."""
+    _sides(row, col, "tril_indices")
     return _triangle(array.host.tril_indices(row, offset, col), dtype, device, "tril_indices")
 
 
@@ -466,10 +467,17 @@ def triu_indices(
 ) -> Tensor:
     """The (row, column) indices of the upper triangle of a row x col matrix (column >= row
     + offset), as a 2 x N tensor in row-major order."""
+    _sides(row, col, "triu_indices")
     return _triangle(array.host.triu_indices(row, offset, col), dtype, device, "triu_indices")
 
 
+def _sides(row: int, col: int, op: str) -> None:
+    if row < 0 or col < 0:
+        raise ValueError(f"{op}: row and col must not be negative; got {row} and {col}")
+
+
 def _triangle(pair: Any, dtype: Any, device: Any, op: str) -> Tensor:
+    """tril_indices' and triu_indices' pair of index rows, checked, as a (2, N) tensor."""
     kind = (None if dtype is None else array.as_dtype(dtype)) or array.int64
     if kind.kind not in "iu":
         raise TypeError(f"{op}: dtype must be an integer dtype; got {kind}")
@@ -499,9 +507,10 @@ def searchsorted(
             f"searchsorted: side must be 'left' or 'right' and agree with right; got side "
             f"{side!r} and right {right}"
         )
-    seq = as_tensor(sorted_sequence)._array
+    seq_t = as_tensor(sorted_sequence)
     scalar = not isinstance(input, Tensor) and array.xp.ndim(input) == 0
-    values = as_tensor(input)._array
+    kind = array.result_type(seq_t, input, op="searchsorted")  # both compared in one dtype
+    seq, values = seq_t._array.astype(kind), as_tensor(input)._array.astype(kind)
     if sorter is not None:
         order = as_tensor(sorter)._array
         if order.shape != seq.shape or order.dtype != array.int64:
@@ -515,21 +524,35 @@ def searchsorted(
             f"searchsorted: a sequence of {seq.ndim} dims needs values with its leading dims; "
             f"got shapes {seq.shape} and {values.shape}"
         )
-    if seq.dtype != values.dtype and not scalar:
-        raise TypeError(
-            f"searchsorted: the sequence and the values must have one dtype; got {seq.dtype} "
-            f"and {values.dtype}"
-        )
-    how = "right" if right or side == "right" else "left"
-    if seq.ndim <= 1:
-        found = array.xp.searchsorted(seq.reshape(-1), values, side=how)
+    right = right or side == "right"
+    if seq.ndim <= 1 and not _has_nan(seq) and not _has_nan(values):
+        found = array.xp.searchsorted(seq.reshape(-1), values, side="right" if right else "left")
     else:
-        rows, flat = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
-        found = array.xp.stack(
-            [array.xp.searchsorted(s, v, side=how) for s, v in zip(rows, flat, strict=True)]
-        ).reshape(values.shape)
+        found = _bisect(seq, values, right)
     result = Tensor._make(found.astype(array.int32 if out_int32 else array.int64))
     return write_out(result, out, "searchsorted")
+
+
+def _has_nan(a: Any) -> bool:
+    return a.dtype.kind == "f" and bool(array.xp.isnan(a).any())
+
+
+def _bisect(seq: Any, values: Any, right: bool) -> Any:
+    """PyTorch's binary search, all values at once: each value's [lo, hi) halved until empty,
+    moving right past x where not x >= v (x > v for right), which NumPy's searchsorted
+    answers alike but where NaN is compared (PyTorch's order sends every NaN right)."""
+    xp = array.xp
+    rows = seq.reshape(-1, seq.shape[-1]) if seq.ndim > 1 else seq.reshape(1, -1)  # (R, n)
+    flat = values.reshape(len(rows), -1) if seq.ndim > 1 else values.reshape(1, -1)  # (R, k)
+    lo = xp.zeros(flat.shape, dtype=array.int64)
+    hi = xp.full(flat.shape, rows.shape[1], dtype=array.int64)
+    while (lo < hi).any():
+        mid = (lo + hi) // 2
+        x = xp.take_along_axis(rows, xp.minimum(mid, max(rows.shape[1] - 1, 0)), axis=1)
+        go = ~(x > flat) if right else ~(x >= flat)
+        busy = lo < hi
+        lo, hi = xp.where(busy & go, mid + 1, lo), xp.where(busy & ~go, mid, hi)
+    return lo.reshape(values.shape)
 
 
 def bucketize(
@@ -555,6 +578,8 @@ def isin(
     """Whether each of elements is among test_elements (not, with invert), in elements'
     shape; either may be a number."""
     a, b = as_tensor(elements), as_tensor(test_elements)
+    if array.bool_ in (a.dtype, b.dtype):
+        raise TypeError(f"isin: bool tensors are not supported; got {a.dtype} and {b.dtype}")
     kind = array.result_type(elements, test_elements)
     inside = array.xp.isin(
         a._array.astype(kind), b._array.astype(kind), assume_unique=assume_unique, invert=invert

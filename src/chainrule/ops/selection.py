@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import array
 from ..array import xp
+from ..array.views import view_positions
 from ..autograd.function import Function
-from .movement import AsStrided
+from .movement import AsStrided, GetItem, IndexAdd
 
 
 def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int = 0) -> Any:
@@ -75,15 +77,24 @@ class Unfold(Diagonal):
 
 class AsStridedView(AsStrided):
     """out = a's memory read with the given size, stride (in elements) and storage
-    offset (from the first element of the memory a views), a view;  grad_a = zeros like a
-    with grad added at each element the view reads (twice where it reads one twice)."""
+    offset (from the first element of the memory a views), a view;  grad_a = zeros like
+    the memory with grad added at each element the view reads (twice where it reads one
+    twice), read back at a's elements (PyTorch's: what the view reads beyond a is lost)."""
 
-    rule = "grad_a = zeros like a, with grad added at the view's elements"
+    rule = "grad_a = zeros like the memory, grad added at the view's elements, read at a's"
     view = True
 
     def forward(self, a, memory, size, stride, start):
-        self.base, self.view_array = a, strided(memory, size, stride, start)
+        self.base, self.memory = a, memory
+        self.view_array = strided(memory, size, stride, start)
         return self.view_array
+
+    def backward(self, grad, out):
+        memory, like = self.memory, grad._array
+        read = (array.from_host(view_positions(memory, self.view_array), like),)
+        flat = IndexAdd.apply(grad, shape=(memory.size,), index=read)
+        mine = (array.from_host(view_positions(memory, self.base), like),)  # a's shape
+        return GetItem.apply(flat, index=mine), None
 
 
 class DiagEmbed(Function):

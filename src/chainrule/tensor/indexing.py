@@ -72,11 +72,13 @@ class Indexing(Core):
         e = [normalize_dim(d, n, "movedim", self.shape) for d in dst]
         if len(set(s)) != len(s) or len(set(e)) != len(e):
             raise ValueError(f"movedim: repeated dim in source {src} or destination {dst}")
-        order: list[int | None] = [None] * max(n, 1)
+        if not n:  # a 0-d tensor: only dim 0 (or -1) moves onto itself
+            return self.reshape(())
+        order: list[int | None] = [None] * n
         for a, b in zip(s, e, strict=True):
             order[b] = a
         rest = iter(d for d in range(n) if d not in s)
-        return self.permute(*[next(rest) if d is None else d for d in order][:n])
+        return self.permute(*[next(rest) if d is None else d for d in order])
 
     moveaxis = movedim
 
@@ -365,7 +367,13 @@ class Indexing(Core):
             inverse_shape = self.shape
         else:
             d = normalize_dim(dim, self.ndim, "unique_consecutive", self.shape)
-            rows = xp.moveaxis(x, d, 0).reshape(x.shape[d] if x.ndim else 1, -1)  # (n, rest)
+            if 0 in x.shape[:d] + x.shape[d + 1 :]:
+                raise ValueError(
+                    "unique_consecutive: dims of size 0 that are not dim cannot be compared; got "
+                    f"shape {self.shape} and dim {dim}"
+                )
+            n, rest = (x.shape[d], x.size // x.shape[d]) if x.shape[d] else (0, 1)
+            rows = xp.moveaxis(x, d, 0).reshape(n, rest)  # (n, the rest)
             changed = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else rows[1:, 0:0].any(1)
             starts = xp.concatenate([xp.ones(min(len(rows), 1), dtype=bool), changed])
             values = xp.compress(starts, x, axis=d)
@@ -385,6 +393,7 @@ class Indexing(Core):
         """The sum of a matrix's main diagonal."""
         if self.ndim != 2:
             raise ValueError(f"trace: expects a matrix; got shape {self.shape}")
+        need_number(self, "trace")
         return self.diagonal().sum()
 
     def kron(self, other: Any) -> Tensor:
@@ -406,6 +415,8 @@ class Indexing(Core):
                 f"cross: inputs must have the same number of dims; got shapes {self.shape} and "
                 f"{b.shape}"
             )
+        if self.dtype != b.dtype:
+            raise TypeError(f"cross: expects one dtype; got {self.dtype} and {b.dtype}")
         shape = xp.broadcast_shapes(self.shape, b.shape)
         if dim is None:
             dim = next((d for d, k in enumerate(shape) if k == 3), -1)
