@@ -115,6 +115,7 @@ _TORCH_NAMES = {
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
     "CopySlices": "CopySlices", "AsStrided": "AsStridedBackward0",
+    "LogCumSumExp": "LogcumsumexpBackward0",
     "AsStridedView": "AsStridedBackward0",
 }  # fmt: skip
 
@@ -134,7 +135,7 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
 # keeps theirs, which it could not tell once the inputs and options are gone.
 NAMED_BY_CALL = frozenset(
     {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean", "Clamp",
-     "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy"}
+     "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy", "Select", "EvenlyDistribute"}
 )  # fmt: skip
 
 
@@ -171,6 +172,8 @@ def torch_name(fn: Node) -> str:
         moved = [i for i, d in enumerate(dims) if i != d]
         return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
     if op in ("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy"):  # forward names it
+        return fn.__dict__["node_name"]
+    if op in ("Select", "EvenlyDistribute"):  # the op of the call: median, kthvalue, cummax..
         return fn.__dict__["node_name"]
     if op == "Piecewise":
         return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"

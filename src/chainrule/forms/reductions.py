@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Histogram, Tensor, ValuesIndices, as_tensor
+from ..tensor.reductions import MinMax
 
 __all__ = [
     "histogram",
@@ -34,6 +35,22 @@ __all__ = [
     "topk",
     "all",
     "any",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
+    "nansum",
+    "nanmean",
+    "count_nonzero",
+    "aminmax",
+    "median",
+    "nanmedian",
+    "kthvalue",
+    "mode",
+    "quantile",
+    "nanquantile",
+    "diff",
+    "cov",
+    "corrcoef",
 ]
 
 
@@ -201,3 +218,101 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The function form of Tensor.any."""
     return as_tensor(input).any(dim, keepdim)
+
+
+def cummax(input: Tensor, dim: int) -> ValuesIndices:
+    """The function form of Tensor.cummax."""
+    return as_tensor(input).cummax(dim)
+
+
+def cummin(input: Tensor, dim: int) -> ValuesIndices:
+    """The function form of Tensor.cummin."""
+    return as_tensor(input).cummin(dim)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """The function form of Tensor.logcumsumexp."""
+    return as_tensor(input).logcumsumexp(dim)
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The function form of Tensor.nansum."""
+    return as_tensor(input).nansum(dim, keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The function form of Tensor.nanmean."""
+    return as_tensor(input).nanmean(dim, keepdim, dtype=dtype)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The function form of Tensor.count_nonzero."""
+    return as_tensor(input).count_nonzero(dim)
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+    """The function form of Tensor.aminmax."""
+    return as_tensor(input).aminmax(dim=dim, keepdim=keepdim)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The function form of Tensor.median."""
+    return as_tensor(input).median(dim, keepdim)
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The function form of Tensor.nanmedian."""
+    return as_tensor(input).nanmedian(dim, keepdim)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    """The function form of Tensor.kthvalue."""
+    return as_tensor(input).kthvalue(k, dim, keepdim)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    """The function form of Tensor.mode."""
+    return as_tensor(input).mode(dim, keepdim)
+
+
+def quantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    """The function form of Tensor.quantile."""
+    return as_tensor(input).quantile(q, dim, keepdim, interpolation=interpolation)
+
+
+def nanquantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    """The function form of Tensor.nanquantile."""
+    return as_tensor(input).nanquantile(q, dim, keepdim, interpolation=interpolation)
+
+
+def diff(
+    input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+) -> Tensor:
+    """The function form of Tensor.diff."""
+    return as_tensor(input).diff(n, dim, prepend, append)
+
+
+def cov(
+    input: Tensor, *, correction: float = 1, fweights: Any = None, aweights: Any = None
+) -> Tensor:
+    """The function form of Tensor.cov."""
+    return as_tensor(input).cov(correction=correction, fweights=fweights, aweights=aweights)
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """The function form of Tensor.corrcoef."""
+    return as_tensor(input).corrcoef()

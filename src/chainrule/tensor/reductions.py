@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import array
@@ -19,9 +20,9 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
-from ..ops import linalg, movement, reduce
+from ..ops import linalg, movement, reduce, statistics
 from .arithmetic import floating, where
-from .core import Core
+from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
@@ -228,12 +229,320 @@ class Reductions(Core):
             return reduce.Cumprod.apply(self, dim=d)
         return reduce.Cumprod.apply(self.to(dtype), dim=d, widen=False)
 
+    def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return self._write("cumsum_", lambda t: t.cumsum(dim, dtype=dtype))
+
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return self._write("cumprod_", lambda t: t.cumprod(dim, dtype=dtype))
+
+    def cummax(self, dim: int) -> ValuesIndices:
+        """(values, indices): the largest value so far along dim and the last place it was
+        met (a NaN, once met, stays), as PyTorch; the gradient goes to those places."""
+        return _running(self, dim, xp.maximum, "cummax")
+
+    def cummin(self, dim: int) -> ValuesIndices:
+        return _running(self, dim, xp.minimum, "cummin")
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        """log(cumsum(exp(x))) along dim, computed stably (no exp overflows)."""
+        need_float(self, "logcumsumexp")
+        d = normalize_dim(dim, self.ndim, "logcumsumexp", self.shape)
+        return statistics.LogCumSumExp.apply(self, dim=d)
+
+    # -- statistics ------------------------------------------------------------------------
+
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The sum with NaN counted as 0 (its gradient 0 there)."""
+        x = self if dtype is None else self.to(dtype)
+        if array.is_floating(x._array.dtype):
+            x = where(xp.isnan(x._array), 0.0, x)
+        return x.sum(dim, keepdim)
+
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean of the elements that are not NaN (NaN where there are none)."""
+        x = self if dtype is None else self.to(dtype)
+        need_float(x, "nanmean")
+        dims = normalize_dims(dim, x, "nanmean")
+        count = (~xp.isnan(x._array)).sum(axis=dims, keepdims=keepdim)
+        return x.nansum(dim, keepdim) / Tensor._make(array.array_like(count, x._array, x.dtype))
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        """The number of nonzero elements over dim (an int or a tuple; all for None), int64."""
+        dims = normalize_dims(dim, self, "count_nonzero")
+        count = (self._array != 0).sum(axis=dims)
+        return Tensor._make(array.array_like(count, self._array, array.int64))
+
+    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+        """(min, max) over dim (all for None), each with amin's and amax's gradient."""
+        if dim is not None and not is_int(dim):
+            raise TypeError(f"aminmax: dim must be an int or None; got {dim!r}")
+        need_elements(
+            self, "aminmax", None if dim is None else normalize_dims(dim, self, "aminmax")
+        )
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
+    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """No dim: the lower of the two middle values (NaN if any element is), its gradient
+        shared evenly among the elements equal to it. With dim: (values, indices), ties
+        taken by position, the gradient going to the index, as PyTorch."""
+        return _median(self, dim, keepdim, False, "median")
+
+    def nanmedian(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """median of the elements that are not NaN (NaN where all are)."""
+        return _median(self, dim, keepdim, True, "nanmedian")
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """(values, indices): the k-th smallest value along dim (NaN largest), with the index
+        PyTorch's quickselect picks among equal values."""
+        need_number(self, "kthvalue")
+        x, d = _lines(self, dim, "kthvalue")
+        if not is_int(k) or not 1 <= k <= x.shape[d]:
+            raise ValueError(
+                f"kthvalue: k {k!r} is out of range for dim {dim} of size {x.shape[d]}; "
+                f"got shape {self.shape}"
+            )
+        index = statistics.kth_index(x._array, k, d)
+        return _chosen(self, x, index, d, keepdim, "KthvalueBackward0")
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """(values, indices): the most frequent value along dim (of equally frequent ones the
+        smallest) and the last place it is, as PyTorch."""
+        x, d = _lines(self, dim, "mode")
+        need_elements(x, "mode", (d,))
+        return _chosen(self, x, statistics.mode_index(x._array, d), d, keepdim, "ModeBackward0")
+
+    def quantile(
+        self,
+        q: Any,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """The q-th quantiles over dim (all for None): q a number or a 0-d or 1-d tensor (whose
+        values lead the result's dims), between the sorted values at ranks floor and ceil of
+        q * (n - 1) by ``interpolation`` (linear, lower, higher, nearest, midpoint); NaN
+        where a line holds one."""
+        return _quantile(self, q, dim, keepdim, interpolation, False, "quantile")
+
+    def nanquantile(
+        self,
+        q: Any,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """quantile of the values that are not NaN (NaN where all are)."""
+        return _quantile(self, q, dim, keepdim, interpolation, True, "nanquantile")
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+        """The n-th forward difference along dim (x[1:] - x[:-1], n times; for bools, where
+        neighbours differ), prepend and append joined to the ends first."""
+        if self.ndim == 0:
+            raise ValueError("diff: needs a tensor of at least one dim; got a 0-d tensor")
+        if not is_int(n) or n < 0:
+            raise ValueError(f"diff: n must be a non-negative int; got {n!r}")
+        d = normalize_dim(dim, self.ndim, "diff", self.shape)
+        parts = [as_tensor(p) for p in (prepend, self, append) if p is not None]
+        others = [p.shape[:d] + p.shape[d + 1 :] for p in parts]
+        if any(p.ndim != self.ndim or o != others[0] for p, o in zip(parts, others, strict=True)):
+            shapes = [p.shape for p in parts]
+            raise ValueError(
+                f"diff: prepend and append must match the input's shape but in dim {dim}; "
+                f"got shapes {shapes}"
+            )
+        x: Tensor = as_tensor(self)
+        if len(parts) > 1:
+            dtype = array.result_dtype((p.dtype for p in parts), "diff")
+            x = movement.Cat.apply(*[p.to(dtype) for p in parts], dim=d)
+        if n == 0:
+            return x.clone()
+        for _ in range(min(n, x.shape[d])):
+            size = x.shape[d] - 1
+            later, earlier = x.narrow(d, 1, size), x.narrow(d, 0, size)
+            x = later != earlier if x.dtype.kind == "b" else later - earlier
+        return x
+
+    def cov(self, *, correction: float = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+        """The covariance matrix of the variables in the rows (observations in the columns), as
+        torch.cov: fweights (integer counts) and aweights (floating weights) per observation;
+        the sum of the weights less ``correction`` (aweights-adjusted) divides."""
+        return _cov(self, correction, fweights, aweights)
+
+    def corrcoef(self) -> Tensor:
+        """Pearson's correlation coefficients of the rows: cov over the outer product of the
+        standard deviations, clipped to [-1, 1]."""
+        if self.ndim > 2:
+            raise ValueError(f"corrcoef: needs at most 2 dims; got shape {self.shape}")
+        c = self.cov()
+        if c.ndim == 0:  # one variable: 1, or NaN where its variance is 0, inf or NaN
+            return c / c
+        std = c.diagonal().sqrt()
+        return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clamp(-1, 1)
+
 
 class ValuesIndices(NamedTuple):
     """What max/min with a dim, sort and topk return, as PyTorch: values and indices."""
 
     values: Tensor
     indices: Tensor
+
+
+class MinMax(NamedTuple):
+    """What aminmax returns, as PyTorch: min and max."""
+
+    min: Tensor
+    max: Tensor
+
+
+INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _lines(t: Tensor, dim: int, op: str) -> tuple[Tensor, int]:
+    """t and dim normalised for an op over lines along dim: a 0-d tensor as one of 1 value."""
+    d = normalize_dim(dim, t.ndim, op, t.shape)
+    return (t, d) if t.ndim else (t.reshape(1), 0)
+
+
+def _chosen(t: Tensor, x: Tensor, index: Any, d: int, keepdim: bool, name: str) -> ValuesIndices:
+    """The values of x (t's lines) at index (keepdim-shaped) along d, and the indices, in
+    t's reduced shape; the node named ``name`` sends the gradient to the index."""
+    shape = x.shape[:d] + ((1,) if keepdim else ()) + x.shape[d + 1 :] if t.ndim else ()
+    values = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name)
+    return ValuesIndices(values, Tensor._make(index.reshape(shape).astype(array.int64)))
+
+
+def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
+    need_number(t, op)
+    name = "Nanmedian" if ignore_nan else "Median"
+    if dim is None:
+        if keepdim:
+            raise TypeError(f"{op}: keepdim needs a dim; got dim None")
+        if not t.numel() and not array.is_floating(t._array.dtype):
+            raise ValueError(f"{op}: the tensor is empty; got shape {t.shape} of dtype {t.dtype}")
+        value = statistics.lower_median(t._array, ignore_nan)
+        return statistics.EvenlyDistribute.apply(t, value=value, node_name=name + "Backward0")
+    x, d = _lines(t, dim, op)
+    need_elements(x, op, (d,))
+    index = statistics.median_index(x._array, d, ignore_nan)
+    return _chosen(t, x, index, d, keepdim, name + "Backward1")
+
+
+def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
+    """cummax and cummin: fn's running values along dim, gathered from where they were."""
+    x, d = _lines(t, dim, op)
+    a = x._array
+    index = statistics.running_index(a, fn.accumulate(a, axis=d), d) if a.size else a.astype(int)
+    values = statistics.Select.apply(
+        x, index=index, dim=d, shape=t.shape, node_name=op.title() + "Backward0"
+    )
+    return ValuesIndices(values, Tensor._make(index.reshape(t.shape).astype(array.int64)))
+
+
+def _quantile(
+    t: Tensor, q: Any, dim: Any, keepdim: bool, how: str, ignore_nan: bool, op: str
+) -> Tensor:
+    """quantile's steps, PyTorch's: sort each line, the rank of q (of the values that are not
+    NaN, or the last where a line holds a NaN), the values at the ranks around it, lerp."""
+    if t.dtype not in (array.float32, array.float64):
+        raise TypeError(f"{op}: needs a float32 or float64 tensor; got dtype {t.dtype}")
+    if how not in INTERPOLATIONS:
+        raise ValueError(f"{op}: interpolation must be one of {INTERPOLATIONS}; got {how!r}")
+    if not t.numel():
+        raise ValueError(f"{op}: the tensor is empty; got shape {t.shape}")
+    if isinstance(q, Tensor):
+        if q.ndim > 1 or q.dtype != t.dtype:
+            raise ValueError(
+                f"{op}: q must be a number or a 0-d or 1-d tensor of the input's dtype; got "
+                f"shape {q.shape} of dtype {q.dtype} for an input of dtype {t.dtype}"
+            )
+        qs = q
+    else:
+        qs = Tensor._make(array.array_like(q, t._array, t.dtype))
+    qa = qs._array
+    if not ((qa >= 0) & (qa <= 1)).all():
+        raise ValueError(f"{op}: q must be in [0, 1]; got {q if qa.ndim == 0 else qa.tolist()}")
+    if dim is None:
+        x = t.reshape(-1)  # (n,)
+        out_shape = (1,) * t.ndim if keepdim else ()
+    else:
+        d = normalize_dim(dim, t.ndim, op, t.shape)
+        x = t.reshape(1) if not t.ndim else t.permute(*[i for i in range(t.ndim) if i != d], d)
+        out_shape = t.shape[:d] + ((1,) if keepdim else ()) + t.shape[d + 1 :] if t.ndim else ()
+    rest, n = x.shape[:-1], x.shape[-1]  # x: (*rest, n), the lines last
+    m = qs.numel()
+    lines = x.sort(-1).values.unsqueeze(0).expand(m, *rest, n)  # (m, *rest, n)
+    qv = qs.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
+    nans = xp.isnan(lines._array[:1])  # (1, *rest, n)
+    if ignore_nan:
+        count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
+        ranks = qv * Tensor._make((count - 1).astype(t._array.dtype))
+        ranks = where(ranks._array < 0, 0.0, ranks)
+    else:
+        ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), qv * float(n - 1))
+    r = ranks._array
+    r = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}.get(how, lambda v: v)(r)
+    below = r.astype(array.int64)  # (m, *rest, 1)
+    out = movement.Gather.apply(lines, below, dim=lines.ndim - 1)
+    if how in ("linear", "midpoint"):
+        weight = ranks - Tensor._make(below.astype(r.dtype)) if how == "linear" else 0.5
+        above = movement.Gather.apply(lines, xp.ceil(r).astype(array.int64), dim=lines.ndim - 1)
+        out = out.lerp(above, weight)
+    return out.reshape(((m,) if qs.ndim else ()) + out_shape)
+
+
+def _cov(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
+    """torch.cov's steps: the weighted mean of each row, the rows less it, their products
+    weighted, over the weights' sum less the correction."""
+    if t.ndim > 2:
+        raise ValueError(f"cov: needs at most 2 dims; got shape {t.shape}")
+    if t._array.dtype.kind == "b":
+        raise TypeError("cov: not defined for bool tensors, as in PyTorch; got dtype bool")
+    x = t.reshape(1, -1) if t.ndim < 2 else t  # (variables, observations)
+    n = x.shape[1]
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        wt = as_tensor(weights)
+        kind_ok = (
+            wt._array.dtype.kind in "iu"
+            if name == "fweights"
+            else array.is_floating(wt._array.dtype)
+        )
+        if wt.ndim > 1 or wt.numel() != n or not kind_ok:
+            want = "integer" if name == "fweights" else "floating-point"
+            raise ValueError(
+                f"cov: {name} must be {want} with one value per observation ({n}); got shape "
+                f"{wt.shape} of dtype {wt.dtype}"
+            )
+        if n and (wt._array < 0).any():
+            raise ValueError(f"cov: {name} cannot be negative; got {wt._array.tolist()}")
+        w = wt if w is None else w * wt
+    if w is None:
+        w_sum: Any = n
+        avg = x.sum(1) / n
+    else:
+        w_sum = w.sum()
+        if not w_sum._array.any():
+            raise ValueError("cov: the weights sum to zero; got weights summing to 0")
+        avg = (x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * as_tensor(aweights)).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    if float(norm._array if isinstance(norm, Tensor) else norm) <= 0:
+        warnings.warn(
+            "cov: degrees of freedom <= 0; correction should be less than the number of "
+            "observations",
+            UserWarning,
+            stacklevel=4,
+        )
+        norm = norm * 0
+    centred = x - avg.unsqueeze(1)  # (variables, observations)
+    c = centred.matmul((centred if w is None else centred * w).t())  # (variables, variables)
+    return (c / norm).squeeze()
 
 
 def _variance(

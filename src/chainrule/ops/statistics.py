@@ -1,0 +1,320 @@
+"""The primitives of the order statistics and scans beside reduce.py's: one element chosen per
+line (median, kthvalue, mode, cummax, cummin), a value shared among the elements equal to it
+(median of a whole tensor), logcumsumexp; and the array-level choices of those elements, made
+as PyTorch's CPU kernels make them, ties included. The Tensor methods live in tensor/."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..array import errstate, is_floating, xp
+from ..autograd.function import Function
+from .elementwise import Where
+from .movement import IndexAdd, along_dim
+
+
+class Select(Function):
+    """out = a[..., index, ...] along dim, reshaped to ``shape`` (a line's chosen element:
+    median, kthvalue and mode pick one per line, cummax and cummin one per position);
+    grad_a = zeros like a with g added where the values were chosen, as PyTorch's
+    value-selecting backward. The node is named as PyTorch names the op's."""
+
+    rule = "grad_a = zeros like a, with grad added at the chosen index along dim"
+    saves_inputs = False  # the rule reads the input's shape only
+
+    def forward(self, a, index, dim, shape, node_name):
+        self.where, self.node_name = along_dim(index, dim, a.ndim), node_name
+        self.in_shape, self.index_shape = a.shape, index.shape
+        return a[self.where].reshape(shape)
+
+    def backward(self, grad, out):
+        g = grad.reshape(self.index_shape)  # (.., 1, ..) for a reduction, a's shape for a scan
+        return (IndexAdd.apply(g, shape=self.in_shape, index=self.where),)
+
+
+class EvenlyDistribute(Function):
+    """out = value, one element's of a (the median of the whole tensor, a NaN if it holds one);
+    grad_a = g / count at each element equal to value (each NaN, for a NaN), 0 elsewhere: the
+    gradient shared evenly among the ties, as PyTorch's."""
+
+    rule = "grad_a = grad / count(a == out) where a == out (a NaN out: where a is NaN), else 0"
+    saves_inputs = False
+
+    def forward(self, a, value, node_name):
+        self.node_name = node_name
+        self.mask = xp.isnan(a) if xp.isnan(value) else a == value
+        self.count = int(self.mask.sum())
+        return xp.asarray(value, dtype=a.dtype)
+
+    def backward(self, grad, out):
+        return (Where.apply(self.mask, grad / self.count, 0.0),)
+
+
+class LogCumSumExp(Function):
+    """out[k] = log(sum of exp(a[j]) for j <= k) along dim, in one ufunc call
+    (logaddexp.accumulate, stable at any scale: a primitive for stability, as PyTorch's);
+    grad_a[i] = sum over k >= i of g[k] exp(a[i] - out[k]), formed as PyTorch forms it: the
+    positive and negative parts of g summed in log space from the end, so nothing overflows."""
+
+    rule = (
+        "grad_a = exp(revlogcumsumexp(log g+ - out) + a) - exp(revlogcumsumexp(log g- - out) + a)"
+    )
+    saves_out = True
+
+    def forward(self, a, dim):
+        self.dim = dim
+        if a.ndim == 0 or a.size == 0:
+            return a.copy()
+        with errstate(invalid="ignore"):  # -inf and -inf: -inf, as PyTorch
+            return xp.logaddexp.accumulate(a, axis=dim)
+
+    def backward(self, grad, out):
+        a, d = self.inputs[0], self.dim
+        if a.ndim == 0:  # one element: its own logcumsumexp
+            return (grad,)
+        lowest = float(xp.finfo(a._array.dtype).min)
+
+        def from_end(t):
+            return LogCumSumExp.apply(t.flip(d), dim=d).flip(d)
+
+        # log 0 (where does not take it), lowest - out, and the NaN of -inf + inf at an input
+        # of -inf: PyTorch's too
+        with errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_abs = grad.abs().log()
+            pos = Where.apply(grad._array > 0, log_abs, lowest)
+            neg = Where.apply(grad._array < 0, log_abs, lowest)
+            return ((from_end(pos - out) + a).exp() - (from_end(neg - out) + a).exp(),)
+
+
+# -- which element each line chooses, as PyTorch's CPU kernels choose it ------------------
+
+
+def stable_order(a: Any, dim: int) -> Any:
+    """The positions that sort a along dim, stable, NaN last (PyTorch's order for ties)."""
+    return xp.argsort(a, axis=dim, kind="stable")
+
+
+def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
+    """The index of each line's median along dim, keepdim-shaped, as PyTorch's CPU kernel:
+    the lower of the two middle values, ties by position (its order is value, then index);
+    median's is a line's first NaN if it has one, nanmedian's the median of the rest (of a
+    line of NaN only, the one std::nth_element leaves first)."""
+    order = stable_order(a, dim)
+    nans = xp.isnan(a) if is_floating(a.dtype) else xp.zeros(a.shape, dtype=bool)
+    counted = (~nans).sum(axis=dim, keepdims=True) if ignore_nan else a.shape[dim]
+    shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]
+    rank = xp.broadcast_to(xp.maximum((counted - 1) // 2, 0), shape)  # (.., 1, ..)
+    index = xp.take_along_axis(order, rank, axis=dim)
+    if not ignore_nan:  # a line with a NaN: its first
+        has_nan = nans.any(axis=dim, keepdims=True)
+        return xp.where(has_nan, xp.argmax(nans, axis=dim, keepdims=True), index)
+    return xp.where(counted == 0, first_of_equals(a.shape[dim]), index)
+
+
+def first_of_equals(n: int) -> int:
+    """The position std::nth_element (libstdc++'s introselect) leaves first among n elements
+    that are all equivalent (a line of NaN only, for nanmedian): its partitions, step for
+    step, with a comparison that is always false."""
+    idx, hi, depth = list(range(n)), n, 2 * (n.bit_length() - 1) if n else 0
+    while hi > 3 and depth:
+        depth -= 1
+        mid = hi // 2
+        idx[0], idx[mid] = idx[mid], idx[0]  # the median of three, all equal: the middle
+        lo, top = 1, hi
+        while True:
+            top -= 1
+            if lo >= top:
+                break
+            idx[lo], idx[top] = idx[top], idx[lo]
+            lo += 1
+        hi = lo  # the cut is past the first position: keep the part before it
+    return idx[0]
+
+
+def kth_index(a: Any, k: int, dim: int) -> Any:
+    """The index of each line's k-th smallest value along dim (NaN largest), keepdim-shaped,
+    as PyTorch's CPU kernel, a quickselect, picks it among equal values: the stable sort's
+    where the value is unique in its line, the quickselect itself (in Python) where not."""
+    order = stable_order(a, dim)
+    index = xp.take(order, [k - 1], axis=dim)  # (.., 1, ..)
+    value = xp.take_along_axis(a, index, axis=dim)
+    same = (a == value) | (xp.isnan(a) & xp.isnan(value)) if is_floating(a.dtype) else a == value
+    tied = same.sum(axis=dim, keepdims=True) > 1
+    if tied.any():
+        n = a.shape[dim]
+        lines = xp.moveaxis(a, dim, -1).reshape(-1, n)  # (lines, n)
+        chosen = xp.moveaxis(index, dim, -1)  # (.., 1)
+        flat = chosen.reshape(-1).copy()  # (lines,)
+        for line in xp.flatnonzero(xp.moveaxis(tied, dim, -1)):
+            flat[line] = quick_select(lines[line].tolist(), k - 1)
+        index = xp.moveaxis(flat.reshape(chosen.shape), -1, dim)
+    return index
+
+
+def quick_select(values: list, k: int) -> int:
+    """The original position of the k-th (from 0) smallest of values, NaN largest, by
+    PyTorch's CPU quickselect (Sedgewick's partition, median of three), step for step."""
+    arr, idx = list(values), list(range(len(values)))
+
+    def gt(x: Any, y: Any) -> bool:
+        return (x != x and y == y) or x > y
+
+    def swap(i: int, j: int) -> None:
+        arr[i], arr[j], idx[i], idx[j] = arr[j], arr[i], idx[j], idx[i]
+
+    lo, hi = 0, len(arr) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
+
+
+def mode_index(a: Any, dim: int) -> Any:
+    """The index of each line's most frequent value along dim, keepdim-shaped, as PyTorch's
+    CPU kernel: of equally frequent values the smallest, at the last place std::sort leaves
+    it. That is the last place it holds where std::sort keeps equal values in order (a line
+    of at most 16, without NaN); other lines with ties or NaN take std::sort itself."""
+    order = stable_order(a, dim)
+    s = xp.take_along_axis(a, order, axis=dim)
+    n = a.shape[dim]
+    positions = xp.arange(n).reshape((-1,) + (1,) * (a.ndim - dim - 1))  # along dim
+    ends = xp.ones(s.shape, dtype=bool)  # the last of each run of equal values
+    inner, later = [slice(None)] * a.ndim, [slice(None)] * a.ndim
+    inner[dim], later[dim] = slice(0, n - 1), slice(1, n)
+    ends[tuple(inner)] = s[tuple(later)] != s[tuple(inner)]
+    starts = xp.maximum.accumulate(
+        xp.where(xp.roll(ends, 1, axis=dim) | (positions == 0), positions, 0), axis=dim
+    )
+    runs = xp.where(ends, positions - starts + 1, 0)  # each run's length, at its end
+    best = xp.argmax(runs, axis=dim, keepdims=True)  # the first longest run: the smallest
+    index = xp.take_along_axis(order, best, axis=dim)
+    odd = xp.isnan(s).any(axis=dim, keepdims=True) if is_floating(a.dtype) else False
+    if n > 16:
+        odd = odd | (~ends).any(axis=dim, keepdims=True)
+    if xp.any(odd):
+        lines = xp.moveaxis(a, dim, -1).reshape(-1, n)  # (lines, n)
+        chosen = xp.moveaxis(index, dim, -1)  # (.., 1)
+        flat = chosen.reshape(-1).copy()  # (lines,)
+        for line in xp.flatnonzero(xp.moveaxis(odd & xp.ones_like(index, bool), dim, -1)):
+            flat[line] = std_sort_mode(lines[line].tolist())
+        index = xp.moveaxis(flat.reshape(chosen.shape), -1, dim)
+    return index
+
+
+def std_sort_mode(values: list) -> int:
+    """PyTorch's mode of one line, step for step: (value, position) pairs sorted by value by
+    libstdc++'s std::sort (introsort, then insertion sort; NaN compares false), the first
+    longest run of equal values, its last position."""
+    pairs = [(v, i) for i, v in enumerate(values)]
+    introsort(pairs)
+    best, index, run = 0, 0, 0
+    for k, (v, i) in enumerate(pairs):
+        run += 1
+        if k == len(pairs) - 1 or v != pairs[k + 1][0]:
+            if run > best:
+                best, index = run, i
+            run = 0
+    return index
+
+
+def introsort(p: list) -> None:
+    """libstdc++'s std::sort of pairs by their first (a < b), in place, as it moves them."""
+
+    def less(x: Any, y: Any) -> bool:
+        return x[0] < y[0]
+
+    def loop(lo: int, hi: int, depth: int) -> bool:
+        while hi - lo > 16:
+            if depth == 0:
+                return False  # heapsort's order of ties: not followed
+            depth -= 1
+            a, b, c = lo + 1, lo + (hi - lo) // 2, hi - 1  # the median of three to the front
+            if less(p[a], p[b]):
+                m = b if less(p[b], p[c]) else (c if less(p[a], p[c]) else a)
+            else:
+                m = a if less(p[a], p[c]) else (c if less(p[b], p[c]) else b)
+            p[lo], p[m] = p[m], p[lo]
+            i, j = lo + 1, hi
+            while True:
+                while i < hi - 1 and less(p[i], p[lo]):  # bounds C++ leaves to the data
+                    i += 1
+                j -= 1
+                while j > lo and less(p[lo], p[j]):
+                    j -= 1
+                if i >= j:
+                    break
+                p[i], p[j] = p[j], p[i]
+                i += 1
+            if not loop(i, hi, depth):
+                return False
+            hi = i
+        return True
+
+    def insert(i: int, guarded: bool) -> None:
+        v = p[i]
+        if guarded and less(v, p[0]):
+            p[1 : i + 1] = p[0:i]
+            p[0] = v
+            return
+        while i > 0 and less(v, p[i - 1]):
+            p[i] = p[i - 1]
+            i -= 1
+        p[i] = v
+
+    if not loop(0, len(p), 2 * (len(p).bit_length() - 1)):
+        p.sort(key=lambda x: x[0])
+        return
+    for i in range(1, min(len(p), 16)):
+        insert(i, True)
+    for i in range(16, len(p)):
+        insert(i, False)
+
+
+def running_index(a: Any, out: Any, dim: int) -> Any:
+    """The index along dim of each running max (or min) ``out`` of a: the last position so
+    far holding that value (or, once a NaN is met, the last NaN), as PyTorch's cummax."""
+    hit = a == out
+    if is_floating(a.dtype):
+        hit |= xp.isnan(a)
+    positions = xp.arange(a.shape[dim]).reshape((-1,) + (1,) * (a.ndim - dim - 1))
+    return xp.maximum.accumulate(xp.where(hit, positions, 0), axis=dim)
+
+
+def lower_median(a: Any, ignore_nan: bool) -> Any:
+    """The median of every element (the lower middle value), as a 0-d array: NaN where a
+    NaN is (median) or all are (nanmedian)."""
+    flat = a.reshape(-1)
+    if is_floating(a.dtype):
+        nans = xp.isnan(flat)
+        if nans.any() and (not ignore_nan or nans.all()):
+            return xp.asarray(math.nan, dtype=a.dtype)
+        flat = flat[~nans]
+    if not flat.size:  # no elements: NaN, as PyTorch
+        return xp.asarray(math.nan, dtype=a.dtype)
+    return xp.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
