@@ -114,11 +114,13 @@ def _drawn(
     pin: bool,
     op: str,
 ) -> Tensor:
-    """rand or randn: the generator's ``draw`` (random, standard_normal) on the host, moved
-    to the device."""
+    """rand or randn: the generator's ``draw`` (uniform, normal) on the host, in the dtype
+    PyTorch draws in (float64, else float32), moved to the device."""
     dev = _device(device, pin, op)
-    values = getattr(array.generator(generator, op), draw)(size_arg(size, op))
-    return _make_new(array.from_host(values.astype(_float(dtype)), dev), requires_grad)
+    shape, dtype = size_arg(size, op), _float(dtype)
+    drawn = array.float64 if dtype == array.float64 else array.float32
+    values = getattr(array.generator(generator, op), draw)(math.prod(shape), drawn)
+    return _make_new(array.from_host(values.reshape(shape).astype(dtype), dev), requires_grad)
 
 
 def zeros(
@@ -244,7 +246,7 @@ def rand(
     pin_memory: bool = False,
 ) -> Tensor:
     size = _sizes(sizes, size, "rand")
-    return _drawn("random", size, generator, dtype, device, requires_grad, pin_memory, "rand")
+    return _drawn("uniform", size, generator, dtype, device, requires_grad, pin_memory, "rand")
 
 
 def randn(
@@ -256,7 +258,7 @@ def randn(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    draw, size = "standard_normal", _sizes(sizes, size, "randn")
+    draw, size = "normal", _sizes(sizes, size, "randn")
     return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
 
 
@@ -283,18 +285,27 @@ def normal(
     if layout not in (None, strided):
         raise ValueError(f"normal: draws are dense tensors (layout=torch.strided); got {layout}")
     check_std(std, "normal")
-    rng = array.generator(generator, "normal")
+    gen = array.generator(generator, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not tensors:
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
-        values = rng.standard_normal(size_arg((size,), "normal")) * std + mean
-        return _make_new(array.from_host(values.astype(_float(dtype)), dev), requires_grad)
+        shape, dtype = size_arg((size,), "normal"), _float(dtype)
+        drawn = array.float64 if dtype == array.float64 else array.float32
+        values = gen.normal(math.prod(shape), drawn, mean, std).reshape(shape)
+        return _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
+    # As PyTorch: standard draws (std alone a number: of that std), then * std, + mean
+    like = tensors[0]._array
     m = mean._array if isinstance(mean, Tensor) else mean
     s = std._array if isinstance(std, Tensor) else std
     shape = array.xp.broadcast_shapes(array.xp.shape(m), array.xp.shape(s))
-    values = array.from_host(rng.standard_normal(shape), tensors[0]._array) * s + m
-    return _make_new(values.astype(tensors[0].dtype), requires_grad)
+    scale = 1.0 if isinstance(std, Tensor) else std
+    drawn = array.float64 if like.dtype == array.float64 else array.float32
+    values = gen.normal(math.prod(shape), drawn, 0.0, scale).reshape(shape).astype(like.dtype)
+    values = array.from_host(values, like)
+    if isinstance(std, Tensor):
+        values = values * s
+    return _make_new((values + m).astype(like.dtype), requires_grad)
 
 
 def randint(
@@ -328,8 +339,9 @@ def randint(
         raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
-    draws = array.generator(generator, "randint").integers(low, high, tuple(size))
-    draws = draws.astype(array.as_dtype(dtype) or array.int64)
+    shape = tuple(size)
+    draws = array.generator(generator, "randint").integers(low, high, math.prod(shape))
+    draws = draws.reshape(shape).astype(array.as_dtype(dtype) or array.int64)
     return _make_new(array.from_host(draws, dev), requires_grad)
 
 
@@ -345,7 +357,7 @@ def randperm(
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
     dev = _device(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
-    order = array.generator(generator, "randperm").permutation(n)
+    order = array.generator(generator, "randperm").permutation(n)  # torch's Fisher-Yates
     order = order.astype(array.as_dtype(dtype) or array.int64)
     return _make_new(array.from_host(order, dev), requires_grad)
 

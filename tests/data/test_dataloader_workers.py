@@ -196,7 +196,7 @@ def test_workers_are_seeded_from_the_loader_generator():
         cr.manual_seed(seed)
         assert rand == cr.rand(1).item()
     assert first[0][0] + 1 == first[1][0] and first[0][4] != first[1][4]
-    base = int(np.random.default_rng(3).integers(2**63))
+    base = int(cr.empty((), dtype=cr.int64).random_(generator=cr.Generator().manual_seed(3)))
     assert [s[0] for s in first] == [base, base + 1, base, base + 1]
     cr.manual_seed(9)
     global_seeded = run()

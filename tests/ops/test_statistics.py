@@ -125,6 +125,7 @@ DTYPE_RULES = [
     ("diff_int_n3", lambda m, x: m.diff(x, 3), np.int64),
     ("diff_n_past_the_size", lambda m, x: x.diff(9), np.float64),
     ("diff_n0", lambda m, x: x.diff(0), np.float64),
+    ("diff_n0_ignores_the_ends", lambda m, x: m.diff(x, 0, 0, x[:1], x), np.float64),
     ("median_int", lambda m, x: x.median(), np.int64),
     ("kthvalue_int", lambda m, x: tuple(x.kthvalue(2, 0)), np.int32),
     ("cov_int", lambda m, x: m.cov(x), np.int64),

@@ -26,7 +26,7 @@ from ..arguments import positive_int
 from ..functions import stack
 from ..tensor import Tensor
 from .dataset import IterableDataset, Subset, TensorDataset, generator_of
-from .sampler import BatchSampler, batch_count
+from .sampler import BatchSampler, batch_count, pass_generator
 from .worker import END, WorkerIterator
 
 xp = array.xp
@@ -345,6 +345,7 @@ class DataLoader:
         """One pass in this process: each task fetched as it is pulled."""
         fetch = self._fetcher()
         fetch.start()
+        generator_of(self.generator, "DataLoader").integers(2**63)  # PyTorch's base seed
         for task in self._tasks():
             batch = fetch(task)
             if batch is END:
@@ -399,7 +400,7 @@ def _indices(
             for batch in BatchSampler(sampler, size, drop_last):
                 yield hp.asarray(batch, dtype=array.int64)
         return
-    order = generator_of(generator, "DataLoader").permutation(n) if shuffle else hp.arange(n)
+    order = pass_generator(generator, "DataLoader").permutation(n) if shuffle else hp.arange(n)
     if size is None:
         yield from order
         return

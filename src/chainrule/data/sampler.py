@@ -2,8 +2,8 @@
 
 Any iterable of indices serves as a DataLoader's ``sampler`` (and any iterable of lists of
 indices as its ``batch_sampler``); these are PyTorch's named ones, so code that builds them
-ports unchanged. Random draws come from a NumPy Generator (None: chainrule's global one,
-which ``cr.manual_seed`` seeds), so the orders differ from PyTorch's, not their rules.
+ports unchanged. Random draws come from a Generator (None: chainrule's global one,
+which ``cr.manual_seed`` seeds) as PyTorch's draw, so the same seed gives PyTorch's orders.
 Samplers draw as they are iterated, never all ``num_samples`` indices at once.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import is_int, positive_int
+from ..array.torch_streams import cumulative_bins
 from ..tensor import Tensor
 from .dataset import generator_of
 
@@ -37,13 +38,13 @@ class Sampler:
 
 
 def pass_generator(generator: Any, op: str) -> Any:
-    """The NumPy Generator one pass of a sampler draws from: the one behind ``generator``,
-    or (None) a fresh one seeded by one draw from chainrule's global generator, as PyTorch's
+    """The Generator one pass of a sampler draws from: ``generator``, or (None) a fresh one
+    seeded by one int64 ``random_()`` from chainrule's global generator, as PyTorch's
     RandomSampler does, so that whatever else draws from the global generator while a
     DataLoader pulls indices lazily does not change them."""
     if generator is not None:
         return generator_of(generator, op)
-    return xp.random.default_rng(int(generator_of(None, op).integers(2**63)))
+    return array.Generator().manual_seed(generator_of(None, op).integers(2**63))
 
 
 def batch_count(n: int, batch_size: int, drop_last: bool) -> int:
@@ -106,10 +107,15 @@ class RandomSampler(Sampler):
         n, total = len(self.data_source), self.num_samples
         if n == 0:
             raise ValueError(f"RandomSampler: cannot draw {total} indices from an empty dataset")
+        return self._pass(n, total)
+
+    def _pass(self, n: int, total: int) -> Iterator[int]:
+        # a generator function: the seed is drawn at the first index pulled, as PyTorch's
         rng = pass_generator(self.generator, "RandomSampler")
         if self.replacement:
-            return _draws(lambda k: rng.integers(0, n, k), total)
-        return _permutations(rng, n, total)
+            yield from _draws(lambda k: rng.integers(0, n, k), total)
+        else:
+            yield from _permutations(rng, n, total)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -136,8 +142,9 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[Any]:
+        # drawn at the first index pulled, as PyTorch's
         order = generator_of(self.generator, "SubsetRandomSampler").permutation(len(self.indices))
-        return (self.indices[i] for i in order.tolist())
+        yield from (self.indices[i] for i in order.tolist())
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -186,17 +193,17 @@ class WeightedRandomSampler(Sampler):
                 f"{op}: without replacement, num_samples={total} draws need as many weights; "
                 f"got {n}"
             )
-        rng = pass_generator(self.generator, op)
-        if self.replacement:  # inverse transform sampling, as NumPy's Generator.choice does
-            cdf = w.cumsum()
-            cdf /= cdf[-1]
-            return _draws(lambda k: cdf.searchsorted(rng.random(k), side="right"), total)
-        # Successive draws without replacement, all at once: each index's weight over an
-        # exponential draw, largest first (Efraimidis and Spirakis); the zero weights tie
-        # at 0, last, and a uniform second key orders them.
-        with xp.errstate(divide="ignore"):
-            keys = w / rng.exponential(size=n)
-        return iter(xp.lexsort((rng.random(n), -keys))[:total].tolist())
+        return self._pass(w, total)
+
+    def _pass(self, w: Any, total: int) -> Iterator[int]:
+        # PyTorch's torch.multinomial(weights, num_samples, replacement), drawn at the first
+        # index pulled; more than one replaced draw goes CHUNK at a time (the same draws)
+        gen = generator_of(self.generator, "WeightedRandomSampler")
+        if self.replacement and total > 1:
+            bins = cumulative_bins(w)
+            yield from _draws(lambda k: bins.searchsorted(gen.uniform(k, array.float64)), total)
+        else:
+            yield from gen.multinomial(w[None], total, self.replacement)[0].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -281,7 +288,8 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            indices = xp.random.default_rng(self.seed + self.epoch).permutation(n).tolist()
+            gen = array.Generator().manual_seed(self.seed + self.epoch)
+            indices = gen.permutation(n).tolist()
         else:
             indices = list(range(n))
         if self.drop_last:

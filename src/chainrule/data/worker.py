@@ -224,10 +224,10 @@ class WorkerIterator:
         self._workers: list[Any] = []
         self._max = prefetch_factor * num_workers
         self._timeout, self._persistent, self._in_order = timeout, persistent, in_order
-        # The pass's first tasks are pulled before the workers' seed is drawn, so a shuffle
-        # draws its order first, as with num_workers=0: the same seed, the same first pass.
-        first = list(itertools.islice(tasks, self._max))
+        # The workers' seed is drawn before the pass's first tasks are pulled (a shuffle's
+        # order drawn after it), as PyTorch's and as with num_workers=0: the same first pass.
         base_seed = int(array.generator(generator, "DataLoader").integers(2**63))
+        first = list(itertools.islice(tasks, self._max))
         context = context or multiprocessing.get_context()
         self._results = context.Queue()
         self._done = context.Event()

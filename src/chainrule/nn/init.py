@@ -1,6 +1,6 @@
 """Weight initialisation, in place on a tensor's array, drawn from chainrule's global
-generator (seeded by cr.manual_seed) or the one given as ``generator=``. Formulas and
-defaults are PyTorch's.
+generator (seeded by cr.manual_seed) or the one given as ``generator=``. Formulas, defaults
+and draws are PyTorch's: the same seed gives the same weights.
 """
 
 from __future__ import annotations
@@ -64,56 +64,13 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    values = array.generator(generator, "uniform_").uniform(a, b, tensor.shape)
-    return _fill(tensor, array.from_host(values, tensor._array))
+    with no_grad():  # in place: whoever holds the tensor sees the new values
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    values = array.generator(generator, "normal_").normal(mean, std, tensor.shape)
-    return _fill(tensor, array.from_host(values, tensor._array))
-
-
-def _erfinv(y: Any) -> Any:
-    """The inverse of erf on (-1, 1), in float64: Giles' approximation ("Approximating the
-    erfinv function", 2010), then two Newton steps on erf (the Erf op's), which take it to
-    float64's precision."""
-    xp = array.xp
-    y = y.astype(array.float64)
-    with array.errstate(divide="ignore"):
-        w = -xp.log((1.0 - y) * (1.0 + y))
-    central, tail = w - 2.5, xp.sqrt(w) - 3.0
-    p_c = xp.full_like(y, 2.81022636e-08)
-    for c in (
-        3.43273939e-07,
-        -3.5233877e-06,
-        -4.39150654e-06,
-        0.00021858087,
-        -0.00125372503,
-        -0.00417768164,
-        0.246640727,
-        1.50140941,
-    ):
-        p_c = c + p_c * central
-    p_t = xp.full_like(y, -0.000200214257)
-    for c in (
-        0.000100950558,
-        0.00134934322,
-        -0.00367342844,
-        0.00573950773,
-        -0.0076224613,
-        0.00943887047,
-        1.00167406,
-        2.83297682,
-    ):
-        p_t = c + p_t * tail
-    x = xp.where(w < 5.0, p_c, p_t) * y
-    inside = xp.abs(y) < 1  # erfinv(+-1) is +-inf, and NaN stays NaN: no Newton step there
-    xi, yi = x[inside], y[inside]
-    for _ in range(2):
-        err = Tensor._make(xi).erf()._array - yi
-        xi = xi - err / (2.0 / math.sqrt(math.pi) * xp.exp(-xi * xi))
-    x[inside] = xi
-    return x
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(
@@ -124,8 +81,10 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Any = None,
 ) -> Tensor:
-    """Normal(mean, std^2) truncated to [a, b], as PyTorch's: a uniform draw between the
-    CDF's values at a and b, through the inverse CDF (erfinv), clamped to [a, b]."""
+    """Normal(mean, std^2) truncated to [a, b], by rejection as PyTorch's: where [a, b]
+    holds more than 30% of the mass, normal draws, those outside drawn again (a whole
+    tensor of draws each round); else uniform candidates in [a, b], each kept when
+    log(u) of a second uniform u is at most its log density below the peak."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "trunc_normal_: mean is more than 2 std from [a, b]; the distribution of values "
@@ -136,12 +95,33 @@ def trunc_normal_(
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = array.generator(generator, "trunc_normal_").uniform(2 * lo - 1, 2 * hi - 1, tensor.shape)
-    u = u.astype(tensor.dtype).astype(array.float64)  # drawn in the tensor's dtype, as PyTorch
-    u = array.from_host(u, tensor._array)
-    values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _fill(tensor, array.xp.clip(values, a, b))
+    host, t = array.host, tensor.detach()
+    dtype = t._array.dtype
+    with no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo, hi = (float(host.asarray(v, dtype)) for v in (a, b))
+            result = array.to_host(t.normal_(mean, std, generator=generator)._array).copy()
+            while (out := (result < lo) | (result > hi)).any():
+                again = array.to_host(t.normal_(mean, std, generator=generator)._array)
+                result = host.where(out, again, result)
+            return tensor.copy_(array.from_host(result, t._array))
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def draw() -> tuple[Any, Any]:
+            """Candidates in [a, b], and where log(u) exceeds their log density."""
+            cand = array.to_host(t.uniform_(a, b, generator=generator)._array).copy()
+            z = (cand - host.asarray(mean, dtype)) / host.asarray(std, dtype)
+            log_pdf = z * z * host.asarray(-0.5, dtype) - host.asarray(log_peak, dtype)
+            u = array.to_host(t.uniform_(generator=generator)._array)
+            return cand, host.log(u) > log_pdf
+
+        result, pending = draw()
+        while pending.any():
+            cand, rejected = draw()
+            result = host.where(pending, cand, result)
+            pending = host.where(pending, rejected, pending)
+        return tensor.copy_(array.from_host(result, t._array))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -159,7 +139,7 @@ def ones_(tensor: Tensor) -> Tensor:
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _fans(tensor, "xavier_uniform_")
-    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    a = math.sqrt(3.0) * (gain * math.sqrt(2.0 / (fan_in + fan_out)))  # rounded as PyTorch's
     return uniform_(tensor, -a, a, generator)
 
 

@@ -16,6 +16,7 @@ from ..arguments import (
     positive_int,
     resolve_device,
 )
+from ..array.generator import laid_out
 from ..autograd.mode import no_grad
 from ..ops import elementwise, linalg
 from ..tensor import Tensor, as_tensor, where
@@ -136,11 +137,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
             f"dtype {input.dtype} and p {p}"
         )
     else:
-        dtype = input._array.dtype
-        drawn = dtype if dtype.itemsize >= 4 else array.float32  # the generator's dtypes
-        keep = array.from_host(array.generator().random(input.shape, dtype=drawn), input._array)
-        # (keep >= p) of a 0-d array is a NumPy scalar: the factor is made an array after
-        scale = xp.asarray((keep >= p) * (1.0 / (1.0 - p)), dtype=dtype, like=input._array)
+        # PyTorch's: a mask drawn as bernoulli_(1 - p) in the input's layout, divided by 1 - p
+        # (in the dtype), times the input
+        arr = input._array
+        keep = laid_out(array.generator().bernoulli(arr.size, 1.0 - p), arr)
+        kept = array.host.ones((), arr.dtype) / array.host.asarray(1.0 - p, arr.dtype)
+        scale = array.from_host(keep * kept, arr)
     if inplace:
         return input._write("dropout_", lambda x: x * scale)
     return input * scale

@@ -12,7 +12,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import device_of, from_host, generator, is_floating, like, make_read_only, xp
+from ..array import (
+    device_of,
+    from_host,
+    generator,
+    host,
+    is_floating,
+    like,
+    make_read_only,
+    xp,
+)
 from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
 from ..fastpath.rowsums import row_sums
@@ -84,9 +93,13 @@ class ScaledDotProductAttention(Function):
             p = p / total
         self.p, self.keep = p, None
         if dropout_p > 0:
-            self.keep = from_host(generator().random(p.shape, dtype=p.dtype), p) >= dropout_p
-            keep_scale = 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
-            self.keep = self.keep * xp.asarray(keep_scale, dtype=p.dtype, like=p)  # 0 or 1/(1-p)
+            # PyTorch's dropout on the probabilities: bernoulli_(1 - p) / (1 - p) in the dtype
+            if dropout_p >= 1:  # all dropped, nothing drawn
+                self.keep = xp.zeros_like(p)
+            else:
+                drawn = generator().bernoulli(p.size, 1.0 - dropout_p).reshape(p.shape)
+                kept = host.ones((), p.dtype) / host.asarray(1.0 - dropout_p, p.dtype)
+                self.keep = from_host(drawn * kept, p)  # 0 or 1/(1-p)
             p = p * self.keep
         return xp.matmul(p, v)  # (..., L, Ev)
 

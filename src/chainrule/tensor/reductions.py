@@ -352,12 +352,12 @@ class Reductions(Core):
                 f"diff: prepend and append must match the input's shape but in dim {dim}; "
                 f"got shapes {shapes}"
             )
+        if n == 0:  # the input itself, without prepend and append, as PyTorch
+            return self.clone()
         x: Tensor = as_tensor(self)
         if len(parts) > 1:
             dtype = array.result_dtype((p.dtype for p in parts), "diff")
             x = movement.Cat.apply(*[p.to(dtype) for p in parts], dim=d)
-        if n == 0:
-            return x.clone()
         for _ in range(min(n, x.shape[d])):
             size = x.shape[d] - 1
             later, earlier = x.narrow(d, 1, size), x.narrow(d, 0, size)

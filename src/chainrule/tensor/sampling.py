@@ -16,6 +16,7 @@ from ..arguments import (
     normalize_dim,
     positive_int,
 )
+from ..array.generator import laid_out
 from .core import Core
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
@@ -44,9 +45,10 @@ class Sampling(Core):
         """Fills with draws from the normal distribution of that mean and std (>= 0)."""
         need_float(self, "normal_")
         check_std(std, "normal_")
-        rng = array.generator(generator, "normal_")
-        values = rng.standard_normal(self.shape) * std + mean
-        return self._fill("normal_", array.from_host(values.astype(self.dtype), self._array))
+        arr = self._array
+        gen = array.generator(generator, "normal_")
+        flat = gen.normal(arr.size, _drawn(arr), mean, std, contiguous=_contiguous(arr))
+        return self._drawn_fill("normal_", flat)
 
     def uniform_(
         self, from_: float = 0.0, /, to: float = 1.0, *, generator: Any = None, **kwargs: float
@@ -55,37 +57,33 @@ class Sampling(Core):
         first keyword is Python's keyword ``from``, given positionally or as
         ``**{'from': a}``."""
         low = _from_keyword(from_, kwargs, "uniform_")
-        rng = array.generator(generator, "uniform_")
-        values = rng.uniform(low, to, self._array.shape)
-        return self._fill("uniform_", array.from_host(values.astype(self.dtype), self._array))
+        gen = array.generator(generator, "uniform_")
+        flat = gen.uniform(self._array.size, _drawn(self._array), low, to)
+        return self._drawn_fill("uniform_", flat)
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
-        rng = array.generator(generator, "exponential_")
-        values = rng.exponential(1.0 / lambd, self.shape).astype(self.dtype)
-        return self._fill("exponential_", array.from_host(values, self._array))
+        flat = array.generator(generator, "exponential_").exponential(self._array.size, lambd)
+        return self._drawn_fill("exponential_", flat)
 
     def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
         """Fills with exp of draws from the normal distribution of that mean and std."""
         need_float(self, "log_normal_")
-        rng = array.generator(generator, "log_normal_")
-        values = rng.lognormal(mean, std, self._array.shape).astype(self.dtype)
-        return self._fill("log_normal_", array.from_host(values, self._array))
+        gen = array.generator(generator, "log_normal_")
+        return self._drawn_fill("log_normal_", gen.log_normal(self._array.size, mean, std))
 
     def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the Cauchy distribution of that median and half width."""
         need_float(self, "cauchy_")
-        rng = array.generator(generator, "cauchy_")
-        values = median + sigma * rng.standard_cauchy(self._array.shape)
-        return self._fill("cauchy_", array.from_host(values.astype(self.dtype), self._array))
+        gen = array.generator(generator, "cauchy_")
+        return self._drawn_fill("cauchy_", gen.cauchy(self._array.size, median, sigma))
 
     def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
         """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
         if not 0 < p < 1:
             raise ValueError(f"geometric_: p must be in (0, 1); got p={p}")
-        rng = array.generator(generator, "geometric_")
-        values = rng.geometric(p, self._array.shape).astype(self.dtype)
-        return self._fill("geometric_", array.from_host(values, self._array))
+        gen = array.generator(generator, "geometric_")
+        return self._drawn_fill("geometric_", gen.geometric(self._array.size, p))
 
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fills with 1 where a draw falls under p (a number, or a tensor of probabilities
@@ -94,8 +92,14 @@ class Sampling(Core):
         if not ((probs >= 0) & (probs <= 1)).all():  # NaN fails both
             got = f"shape {probs.shape} with values outside" if probs.ndim else f"p={p}"
             raise ValueError(f"bernoulli_: p must be in [0, 1]; got {got}")
-        draws = array.generator(generator, "bernoulli_").random(self._array.shape) < probs
-        return self._fill("bernoulli_", array.from_host(draws.astype(self.dtype), self._array))
+        gen = array.generator(generator, "bernoulli_")
+        arr = self._array
+        if isinstance(p, Tensor):
+            probs = array.host.broadcast_to(probs, arr.shape)
+            flat = gen.bernoulli_probs(in_memory_order(probs, arr))
+        else:
+            flat = gen.bernoulli(arr.size, float(p))
+        return self._drawn_fill("bernoulli_", flat)
 
     def random_(
         self, from_: int = 0, /, to: int | None = None, *, generator: Any = None, **kwargs: int
@@ -107,20 +111,25 @@ class Sampling(Core):
         low = _from_keyword(from_, kwargs, "random_")
         if to is None and "from" not in kwargs and from_ != 0:
             low, to = 0, from_  # random_(to)
-        dtype = self._array.dtype
+        arr = self._array
+        dtype = arr.dtype
+        gen = array.generator(generator, "random_")
+        if to is None and low == 0:
+            return self._drawn_fill("random_", gen.full_range(arr.size, dtype))
         if to is None:  # the last value is included
             if array.is_floating(dtype):
-                high = 2 ** (1 - round(math.log2(array.finfo(dtype).eps)))
+                to = 2 ** (1 - round(math.log2(array.finfo(dtype).eps))) + 1
             else:
-                high = array.iinfo(dtype).max
+                to = int(array.iinfo(dtype).max) + 1
         elif low >= to:
             raise ValueError(f"random_: from must be less than to; got from={low} and to={to}")
-        else:
-            high = to - 1
-        values = array.generator(generator, "random_").integers(
-            low, high, self._array.shape, endpoint=True
-        )
-        return self._fill("random_", array.from_host(values.astype(dtype), self._array))
+        return self._drawn_fill("random_", gen.integers(low, to, arr.size))
+
+    def _drawn_fill(self, op: str, flat: Any) -> Tensor:
+        """Fill with values drawn in memory order (as PyTorch fills), cast to the dtype."""
+        arr = self._array
+        values = laid_out(flat.astype(arr.dtype, copy=False), arr)
+        return self._fill(op, array.from_host(values, arr))
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
@@ -214,27 +223,16 @@ class Sampling(Core):
                 f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
                 f"got shape {self.shape}"
             )
-        rng = array.generator(generator, "multinomial")
-        if replacement:
-            # the draws are made on the host, a loop over rows (distributions), each one
-            # draw of n samples
-            probs = array.to_host(rows / totals[:, None])  # (rows, categories)
-            draws = [rng.choice(probs.shape[1], size=n, p=row) for row in probs]
-            out = array.from_host(array.host.stack(draws), w)  # (rows, n)
-        else:
-            if n > rows.shape[1]:
-                raise ValueError(
-                    f"multinomial: cannot draw {n} samples without replacement from "
-                    f"{rows.shape[1]} categories; got shape {self.shape}"
-                )
-            # Each category's key log(u) / w, the n largest first (Efraimidis and Spirakis):
-            # a weighted draw without replacement; weight 0 gives -inf, and those come last,
-            # from the highest index down, as PyTorch's (a stable sort of the columns reversed)
-            with array.errstate(divide="ignore"):
-                u = array.from_host(rng.random(rows.shape), w)
-                keys = xp.log(u) / rows  # (rows, categories)
-            last = rows.shape[1] - 1
-            out = last - xp.argsort(-keys[:, ::-1], axis=1, kind="stable")[:, :n]
+        if not replacement and n > rows.shape[1]:
+            raise ValueError(
+                f"multinomial: cannot draw {n} samples without replacement from "
+                f"{rows.shape[1]} categories; got shape {self.shape}"
+            )
+        weights = array.to_host(w).reshape(rows.shape)
+        if weights.dtype != array.float64:
+            weights = weights.astype(array.float32)
+        gen = array.generator(generator, "multinomial")
+        out = array.from_host(gen.multinomial(weights, n, replacement), w)
         out = out.astype(array.int64)
         return Tensor._make(out if w.ndim == 2 else out[0])
 
@@ -248,9 +246,27 @@ class Sampling(Core):
                 f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
                 f"values outside"
             )
-        draws = array.generator(generator, "bernoulli").random(p.shape)
-        draws = array.from_host(draws, p) < p
-        return Tensor._make(draws.astype(p.dtype))
+        draws = array.generator(generator, "bernoulli").bernoulli_probs(in_memory_order(p, p))
+        return Tensor._make(array.from_host(laid_out(draws.astype(p.dtype), p), p))
+
+
+def _drawn(arr: Any) -> Any:
+    """The dtype PyTorch's kernels draw a float fill in: float64 for float64, else float32."""
+    return array.float64 if arr.dtype == array.float64 else array.float32
+
+
+def _contiguous(arr: Any) -> bool:
+    return bool(arr.flags.c_contiguous)
+
+
+def in_memory_order(values: Any, like: Any) -> Any:
+    """``values`` (of ``like``'s shape, on the host) flattened in ``like``'s memory order."""
+    values = array.to_host(values)
+    if like.flags.c_contiguous or like.ndim < 2:
+        return values.reshape(-1)
+    strides = like.strides
+    order = sorted(range(like.ndim), key=lambda d: (-abs(strides[d]), d))
+    return values.transpose(order).reshape(-1)
 
 
 def _from_keyword(positional: float, kwargs: dict[str, Any], op: str) -> Any:

@@ -1,0 +1,421 @@
+"""PyTorch's bits: how torch 2.13's CPU generator turns its mt19937 words into samples.
+
+This module is not on the learner's reading path. It is a reference for one thing only:
+drawing, for the same seed, exactly the numbers (the same bits) PyTorch 2.13 draws on an
+x86 CPU, so that a script run under chainrule and under PyTorch sees the same weights, the
+same dropout masks, the same shuffles. Each recipe below was copied from PyTorch's CPU
+kernels and confirmed element by element against torch 2.13; PyTorch promises no stream
+across releases or platforms, and the tests in ``tests/random`` fail loudly if it changes.
+
+The engine is NumPy's MT19937 (PyTorch's mt19937, the same 32-bit words); a sampler takes
+``words(n)`` (n 32-bit words, in uint64) from a ``Generator`` and works on them with NumPy.
+Where PyTorch calls the C library's ``log1p``/``log`` once per element, so does this module
+(``math.log1p`` is the same glibc function; NumPy's vectorised ones differ in the last bit).
+
+Kernel families. x86 PyTorch compiles its samplers twice: AVX2 (run by AVX2 and AVX-512
+CPUs) with multiply-adds fused into one rounding (``-ffp-contract=fast``), and DEFAULT with
+them left apart. ``KERNELS`` picks which one to reproduce ("avx2", or "default" as under
+``ATEN_CPU_CAPABILITY=default``); float32 ``randn`` of 16 or more elements follows the AVX2
+kernel's Cephes polynomials, emulated operation by operation in float32.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .generator import Generator
+
+KERNELS = "default" if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default" else "avx2"
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+_MASK53 = np.uint64((1 << 53) - 1)
+
+
+def fused() -> bool:
+    """Whether multiply-adds are one rounding (the AVX2 kernels)."""
+    return KERNELS != "default"
+
+
+# -- the words -------------------------------------------------------------------------------
+
+
+def words64(g: Generator, n: int) -> np.ndarray:
+    """n of mt19937's ``random64()``: two words, the first the high half."""
+    w = g.words(2 * n)
+    return (w[0::2] << np.uint64(32)) | w[1::2]
+
+
+def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
+    """``uniform_real_distribution<T>(0, 1)``: float32 from the low 24 bits of one word,
+    float64 from the low 53 bits of ``random64()``."""
+    if np.dtype(dtype) == F64:
+        return (words64(g, n) & _MASK53).astype(F64) * 2.0**-53
+    return ((g.words(n) & np.uint64(0xFFFFFF)).astype(F32) * np.float32(2.0**-24)).astype(F32)
+
+
+def uniform53(g: Generator, n: int) -> np.ndarray:
+    """n doubles of ``uniform_real_distribution<double>(0, 1)``."""
+    return uniform01(g, n, F64)
+
+
+# -- exact multiply-add ------------------------------------------------------------------------
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """s rounded to odd: where the sum was inexact and s's last bit is 0, step s one unit
+    toward the error, so that a second rounding is the correct one."""
+    bits = s.view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0)
+    if fix.any():
+        step = np.where((err > 0) == (s > 0), 1, -1)
+        bits = bits + np.where(fix, step, 0)
+    return bits.view(F64)
+
+
+def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float32 ``fmaf(a, b, c)``: one rounding of a*b + c (the product is exact in float64;
+    the sum, rounded to float64, is wrong in float32 only on a float32 tie, fixed there)."""
+    p = np.multiply(a, b, dtype=F64)
+    s = p + np.asarray(c, F64)
+    bits = s.view(np.int64)
+    tie = (bits & 0x1FFFFFFF) == 0x10000000
+    if tie.any():
+        s = s.copy()
+        t, e = _two_sum(np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie])
+        s[tie] = _odd(t, e)
+    return s.astype(F32)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c = 134217729.0 * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def fma64(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float64 ``fma(a, b, c)`` (Boldo and Melquiond's emulation: the exact product, an exact
+    sum, the low parts added rounding to odd, then one rounding)."""
+    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
+    ph = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl
+    th, tl = _two_sum(c, ph)
+    v, ve = _two_sum(tl, pl)
+    return th + _odd(v, ve)
+
+
+def muladd(x: np.ndarray, scale: float, shift: float, dtype: Any) -> np.ndarray:
+    """``x * scale + shift`` in ``dtype``, fused or not as the kernels are."""
+    dtype = np.dtype(dtype)
+    if fused():
+        return (
+            fma32(x, dtype.type(scale), dtype.type(shift))
+            if dtype == F32
+            else fma64(x, scale, shift)
+        )
+    return (x * dtype.type(scale) + dtype.type(shift)).astype(dtype)
+
+
+# -- uniform, integers -------------------------------------------------------------------------
+
+
+def uniform(g: Generator, n: int, dtype: Any, low: float, high: float) -> np.ndarray:
+    """``uniform_(low, high)``: ``u * (high - low) + low`` in the dtype (bounds cast to it
+    first); a value that rounds up to ``high`` becomes ``low``."""
+    dtype = np.dtype(dtype)
+    u = uniform01(g, n, dtype)
+    a, b = dtype.type(low), dtype.type(high)
+    if a == 0 and b == 1:
+        return u
+    x = muladd(u, b - a, a, dtype)
+    if x.size and (x >= b).any():
+        x[x >= b] = a
+    return x
+
+
+def integers(g: Generator, n: int, low: int, high: int) -> np.ndarray:
+    """``random_(low, high)`` / ``randint``: a 32-bit word modulo the range below 2**28, a
+    ``random64()`` modulo it from there, plus low (int64)."""
+    span = high - low
+    if span >= 1 << 28:
+        w = words64(g, n) % np.uint64(span)
+    else:
+        w = g.words(n) % np.uint64(span)
+    return (w.astype(np.int64) + np.int64(low)) if low >= 0 or span < 1 << 63 else _wide(w, low)
+
+
+def _wide(w: np.ndarray, low: int) -> np.ndarray:
+    return np.array([int(v) + low for v in w.tolist()], dtype=np.int64)
+
+
+def full_range(g: Generator, n: int, dtype: Any) -> np.ndarray:
+    """``random_()`` with no bounds: [0, the largest integer the dtype holds with all those
+    below it]."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return (g.words(n) & np.uint64(1)).astype(np.bool_)
+    if dtype == F64:
+        return (words64(g, n) % np.uint64(2**53 + 1)).astype(F64)
+    if dtype == np.int64:
+        return (words64(g, n) % np.uint64(2**63)).astype(np.int64)
+    if dtype.kind == "f":
+        top = 2 ** (np.finfo(dtype).nmant + 1)
+    else:
+        top = int(np.iinfo(dtype).max)
+    return (g.words(n) % np.uint64(top + 1)).astype(dtype)
+
+
+def randperm(g: Generator, n: int) -> np.ndarray:
+    """``randperm(n)``: Fisher and Yates from the front, element i swapped with
+    ``i + word % (n - i)``; from n = 214748364 on, inside out with ``random64() % (i + 1)``."""
+    if n < 214748364:
+        spans = np.arange(n, 1, -1, dtype=np.uint64)
+        picks = (g.words(max(n - 1, 0)) % spans + np.arange(len(spans), dtype=np.uint64)).tolist()
+        order = list(range(n))
+        for i, j in enumerate(picks):
+            order[i], order[j] = order[j], order[i]
+        return np.array(order, dtype=np.int64)
+    order = list(range(n))
+    picks = (words64(g, n - 1) % np.arange(2, n + 1, dtype=np.uint64)).tolist()
+    for i, z in enumerate(picks, start=1):
+        order[i], order[z] = order[z], order[i]
+    return np.array(order, dtype=np.int64)
+
+
+# -- Bernoulli, exponential and friends (one or two uniforms each) --------------------------
+
+
+def bernoulli(g: Generator, n: int, p: float) -> np.ndarray:
+    """``bernoulli_(p)`` with p a number: a 53-bit uniform below p."""
+    return uniform53(g, n) < p
+
+
+def bernoulli_probs(g: Generator, p: np.ndarray) -> np.ndarray:
+    """``bernoulli(p)`` with p a tensor (flat, memory order): a uniform of p's dtype below p."""
+    return uniform01(g, p.size, p.dtype if p.dtype == F64 else F32) < p
+
+
+def _libm(f: Any, values: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(f, values.tolist()), F64, values.size)
+
+
+def exponential(g: Generator, n: int, lambd: float) -> np.ndarray:
+    """``exponential_(lambd)``: ``-1/lambd * log1p(-u)`` in double (glibc's log1p)."""
+    return (-1.0 / lambd) * _libm(math.log1p, -uniform53(g, n))
+
+
+def cauchy(g: Generator, n: int, median: float, sigma: float) -> np.ndarray:
+    """``cauchy_``: ``median + sigma * tan(pi * (u - 0.5))`` in double."""
+    return median + sigma * _libm(math.tan, math.pi * (uniform53(g, n) - 0.5))
+
+
+def geometric(g: Generator, n: int, p: float) -> np.ndarray:
+    """``geometric_``: ``ceil(log(u) / log1p(-p))`` in double."""
+    return np.ceil(_libm(math.log, uniform53(g, n)) / math.log1p(-p))
+
+
+def log_normal(g: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """``log_normal_``: glibc's ``exp`` of ``normal_distribution<double>``'s draws."""
+    return _libm(math.exp, normal_serial(g, n, mean, std))
+
+
+# -- normal ----------------------------------------------------------------------------------
+
+
+def normal_serial(g: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """``normal_distribution<double>`` once per element (PyTorch's path below 16 elements or
+    for a non-contiguous tensor): Box and Muller on two 53-bit uniforms, radius from
+    ``log1p(-u2)``; it returns ``r cos`` and keeps ``r sin`` in the generator for the next
+    call. Then ``v * std + mean`` (one rounding in the AVX2 kernels)."""
+    out = np.empty(n, F64)
+    for i in range(n):
+        cached = g.take_normal()
+        if cached is None:
+            u1, u2 = uniform53(g, 2).tolist()
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            g.keep_normal(r * math.sin(theta))
+            cached = r * math.cos(theta)
+        out[i] = cached
+    if std == 1.0 and mean == 0.0:
+        return out
+    return fma64(out, std, mean) if fused() else out * std + mean
+
+
+def normal_fill(g: Generator, n: int, dtype: Any, mean: float, std: float) -> np.ndarray:
+    """``normal_fill`` (16 or more contiguous elements): n uniforms, then Box and Muller on
+    each block of 16 (u1 = 1 - the first 8, u2 = the next 8; cos to the first 8, sin to the
+    next). If 16 does not divide n, the last 16 are drawn again from 16 fresh uniforms and
+    transformed again."""
+    dtype = np.dtype(dtype)
+    data = uniform01(g, n, dtype)
+    if n % 16:
+        data = np.concatenate([data[: n - n % 16], uniform01(g, 16, dtype)])
+    blocks = data.reshape(-1, 2, 8)
+    if dtype == F32 and fused():
+        c, s = _box_muller_avx2(blocks[:, 0], blocks[:, 1], mean, std)
+    else:
+        c, s = _box_muller_libm(blocks[:, 0], blocks[:, 1], mean, std, dtype)
+    out = np.stack([c, s], axis=1).reshape(-1)
+    if n % 16:
+        out[n - 16 : n] = out[-16:]
+        out = out[:n]
+    return out
+
+
+def _box_muller_libm(u1: Any, u2: Any, mean: float, std: float, dtype: Any) -> tuple:
+    """The scalar template: ``sqrt(-2 log(1 - d)) * cos/sin(2 pi u2) * std + mean`` with the
+    C library's functions, in the dtype."""
+    t = np.dtype(dtype).type
+    one_minus = (t(1) - u1).reshape(-1)
+    if t is np.float64:
+        logs = _libm(math.log, one_minus)
+        radius = np.sqrt(-2.0 * logs).reshape(u1.shape)
+        theta = (2.0 * math.pi) * u2
+        cos, sin = np.cos(theta), np.sin(theta)
+    else:
+        logs = _libm_f(_LOGF, one_minus).reshape(u1.shape)
+        radius = np.sqrt(np.float32(-2) * logs)
+        theta = np.float32(2.0 * math.pi) * u2
+        cos = _libm_f(_COSF, theta.reshape(-1)).reshape(u1.shape)
+        sin = _libm_f(_SINF, theta.reshape(-1)).reshape(u1.shape)
+    c, s = radius * cos, radius * sin
+    if std == 1.0 and mean == 0.0:
+        return c, s
+    if t is np.float64:
+        return fma64(c, std, mean), fma64(s, std, mean)
+    return fma32(c, t(std), t(mean)), fma32(s, t(std), t(mean))
+
+
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_LOGF, _COSF, _SINF = _LIBM.logf, _LIBM.cosf, _LIBM.sinf
+for _f in (_LOGF, _COSF, _SINF):
+    _f.argtypes, _f.restype = [ctypes.c_float], ctypes.c_float
+
+
+def _libm_f(f: Any, values: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(f, values.tolist()), F32, values.size)
+
+
+# avx_mathfun's constants (Cephes), as float32
+_C = {
+    k: np.float32(v)
+    for k, v in dict(
+        SQRTHF=0.707106781186547524, p0=7.0376836292e-2, p1=-1.1514610310e-1,
+        p2=1.1676998740e-1, p3=-1.2420140846e-1, p4=+1.4249322787e-1, p5=-1.6668057665e-1,
+        p6=+2.0000714765e-1, p7=-2.4999993993e-1, p8=+3.3333331174e-1, q1=-2.12194440e-4,
+        q2=0.693359375, DP1=-0.78515625, DP2=-2.4187564849853515625e-4,
+        DP3=-3.77489497744594108e-8, s0=-1.9515295891e-4, s1=8.3321608736e-3,
+        s2=-1.6666654611e-1, c0=2.443315711809948e-005, c1=-1.388731625493765e-003,
+        c2=4.166664568298827e-002, FOPI=1.27323954473516, two_pi=2.0 * math.pi,
+    ).items()
+}  # fmt: skip
+
+
+def _log256(x: np.ndarray) -> np.ndarray:
+    """avx_mathfun's ``log256_ps`` for x in (0, 1], with GCC's fused multiply-adds."""
+    C, f = _C, np.float32
+    bits = x.view(np.int32)
+    e = (((bits >> 23) - 127).astype(F32)) + f(1)
+    m = ((bits & ~0x7F800000) | 0x3F000000).view(F32)
+    small = m < C["SQRTHF"]
+    xm = m - f(1)
+    e = e - np.where(small, f(1), f(0))
+    xm = xm + np.where(small, m, f(0))
+    z = xm * xm
+    y = fma32(C["p0"], xm, C["p1"])
+    for k in ("p2", "p3", "p4", "p5", "p6", "p7", "p8"):
+        y = fma32(y, xm, C[k])
+    y = y * xm
+    y = fma32(y, z, e * C["q1"])
+    y = y - z * f(0.5)
+    return fma32(e, C["q2"], xm + y)
+
+
+def _sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """avx_mathfun's ``sincos256_ps`` for x >= 0, with GCC's fused multiply-adds."""
+    C, f = _C, np.float32
+    j = (x * C["FOPI"]).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(F32)
+    sign_sin = (j & 4) != 0
+    sign_cos = ((~(j - 2)) & 4) != 0
+    poly = (j & 2) == 0
+    x = fma32(y, C["DP1"], x)
+    x = fma32(y, C["DP2"], x)
+    x = fma32(y, C["DP3"], x)
+    z = x * x
+    yc = fma32(C["c0"], z, C["c1"])
+    yc = fma32(yc, z, C["c2"])
+    yc = yc * z
+    yc = fma32(yc, z, -(z * f(0.5)))
+    yc = yc + f(1)
+    ys = fma32(C["s0"], z, C["s1"])
+    ys = fma32(ys, z, C["s2"])
+    ys = ys * z
+    ys = fma32(ys, x, x)
+    s = np.where(poly, ys, yc) + f(0)
+    c = np.where(poly, yc, ys) + f(0)
+    s = np.where(sign_sin, -s, s)
+    c = np.where(sign_cos, -c, c)
+    return s, c
+
+
+def _box_muller_avx2(d1: np.ndarray, u2: np.ndarray, mean: float, std: float) -> tuple:
+    f = np.float32
+    radius = np.sqrt(f(-2) * _log256(f(1) - d1))
+    s, c = _sincos256(C_TWO_PI * u2)
+    n1, n2 = radius * c, radius * s
+    if std == 1.0 and mean == 0.0:
+        return n1, n2
+    return fma32(n1, f(std), f(mean)), fma32(n2, f(std), f(mean))
+
+
+C_TWO_PI = _C["two_pi"]
+
+
+# -- multinomial -----------------------------------------------------------------------------
+
+
+def multinomial(g: Generator, probs: np.ndarray, n: int, replacement: bool) -> np.ndarray:
+    """``multinomial`` on (rows, categories) weights. One sample, or none replaced: q ~
+    Exp(1) in the weights' dtype over the whole tensor, then the argmax (or the top n) of
+    ``p / q``. More samples replaced: per row, a running sum in the dtype divided by the
+    total (the last set to 1), and for each sample a 53-bit uniform's leftmost bin with
+    ``cum >= u``."""
+    rows, k = probs.shape
+    if n == 1 or not replacement:
+        q = exponential(g, probs.size, 1.0).astype(probs.dtype).reshape(rows, k)
+        keys = probs / q
+        if n == 1:
+            return np.argmax(keys, axis=1)[:, None]
+        return np.argsort(-keys, axis=1, kind="stable")[:, :n]  # ties (weight 0): index order
+    out = np.empty((rows, n), np.int64)
+    for r in range(rows):
+        out[r] = cumulative_bins(probs[r]).searchsorted(uniform53(g, n), side="left")
+    return out
+
+
+def cumulative_bins(weights: np.ndarray) -> np.ndarray:
+    """multinomial's bins for replaced draws: the running sum in the weights' dtype divided
+    by the total, the last set to 1 (as float64, to compare with the 53-bit uniforms; a
+    uniform's bin is the leftmost with ``cum >= u``)."""
+    cum = np.cumsum(weights)
+    if cum[-1] > 0:
+        cum = cum / cum[-1]
+    cum[-1] = 1
+    return cum.astype(F64)
