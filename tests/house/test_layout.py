@@ -37,14 +37,28 @@ def test_forms_are_the_tensor_methods_torch_has_as_functions() -> None:
     forms = _top_level_functions(SRC / "forms")
     missing = sorted(public - forms - BESIDE_THE_FORMS)
     assert missing == [], (
-        f"add the function form of each to its kind's module in src/chainrule/forms/: {missing}"
+        "add the function form of each to its kind's module in src/chainrule/forms/, with "
+        f"the Tensor method's signature, and name it in that module's __all__: {missing}"
+    )
+    no_method = sorted(n for n in forms - public if hasattr(torch.Tensor, n))
+    assert no_method == [], (
+        "add the Tensor method of each (one line calling its op) to the file of its kind in "
+        f"src/chainrule/tensor/; its form in src/chainrule/forms/ is there already: {no_method}"
     )
     stray = sorted(forms - public)
     assert stray == [], f"src/chainrule/forms/: not a Tensor method torch has: {stray}"
+    unlisted = {_defined_in(SRC / "forms", n): n for n in forms - set(cr.forms.__all__)}
+    assert unlisted == {}, f"name each in the __all__ of the module that defines it: {unlisted}"
     assert sorted(cr.forms.__all__) == sorted(forms), (
-        "src/chainrule/forms/: fix the __all__ of the module that defines it"
+        "src/chainrule/forms/: __all__ names a function no module of forms/ defines"
     )
     assert BESIDE_THE_FORMS <= set(cr.functions.__all__)
+
+
+def _defined_in(package: pathlib.Path, name: str) -> str:
+    """The file of package that defines the public function name."""
+    found = [p for p in sorted(package.glob("*.py")) if name in _top_level_functions(p)]
+    return str(found[0].relative_to(SRC.parent.parent)) if found else str(package)
 
 
 def test_every_function_form_is_a_real_definition() -> None:
@@ -55,16 +69,51 @@ def test_every_function_form_is_a_real_definition() -> None:
         assert "globals().update" not in path.read_text(), path
 
 
-def test_every_op_states_its_rule() -> None:
-    def subclasses(cls: type) -> set[type]:
-        out = set()
-        for sub in cls.__subclasses__():
-            out |= {sub} | subclasses(sub)
-        return out
-
-    ops = {op for op in subclasses(Function) if op.__module__.startswith("chainrule.ops")}
+def _ops() -> list[type]:
+    """Every Function subclass of chainrule.ops: the primitives."""
+    found, todo = set(), [Function]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    ops = [op for op in found if op.__module__.startswith("chainrule.ops")]
     assert len(ops) > 40
-    assert [op.__name__ for op in ops if not op.__dict__.get("rule")] == []
+    return sorted(ops, key=lambda op: (op.__module__, op.__name__))
+
+
+def _file(op: type) -> str:
+    return "src/" + op.__module__.replace(".", "/") + ".py"
+
+
+def test_every_op_states_its_rule() -> None:
+    missing = [f"{_file(op)}: {op.__name__}" for op in _ops() if not op.__dict__.get("rule")]
+    assert missing == [], (
+        'give each op its gradient rule as one line of text, rule = "grad_a = ..." (what '
+        "explain and draw_graph show): " + "; ".join(missing)
+    )
+
+
+def test_every_op_gives_its_forward_formula_first_in_its_docstring() -> None:
+    """An op's docstring opens with the formula forward computes (``out = a * b``)."""
+    missing = []
+    for op in _ops():
+        first = (op.__dict__.get("__doc__") or "").strip().partition("\n")[0]
+        if "=" not in first:
+            missing.append(f"{_file(op)}: {op.__name__} (first line {first!r})")
+    assert missing == [], (
+        'open each op\'s docstring with its forward formula, as """out = a * b""": '
+        + "; ".join(missing)
+    )
+
+
+def test_every_op_has_a_backward() -> None:
+    """Every primitive has its rule in Tensor ops (its own, or the op's it specialises)."""
+    missing = [f"{_file(op)}: {op.__name__}" for op in _ops() if op.backward is Function.backward]
+    assert missing == [], (
+        "write backward(self, grad, out) for each op, in Tensor ops, one gradient per input: "
+        + "; ".join(missing)
+    )
 
 
 def test_imports_flow_downward_and_no_private_name_crosses_a_module() -> None:

@@ -33,7 +33,11 @@ def _module(name: str) -> str:
 
 @pytest.mark.parametrize("name", forms.__all__)
 def test_each_form_has_its_methods_parameters_and_return(name: str) -> None:
-    form, method = getattr(forms, name), getattr(cr.Tensor, name)
+    form, method = getattr(forms, name), getattr(cr.Tensor, name, None)
+    assert method is not None, (
+        f"add Tensor.{name} (one line calling its op) to the file of its kind in "
+        f"src/chainrule/tensor/; its form is in {_module(name)}"
+    )
     assert next(iter(inspect.signature(form).parameters)) == "input"
     if name not in OWN_SIGNATURE:
         assert _without_first(form) == _without_first(method), (

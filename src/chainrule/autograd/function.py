@@ -74,10 +74,10 @@ class Function(Node):
     users_rule = False  # backward is user code (a custom Function's), whose arrays it may keep
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(f"no forward; {_write_in(self, 'forward')}")  # named by apply
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.op}: no backward; {_write_in(self, 'backward')}")
 
     @property
     def op(self) -> str:
@@ -166,6 +166,13 @@ def _same_device(op: str, arrays: list, inputs: tuple) -> list:
         f"{op}: expected all tensors to be on the same device, but found at least two "
         f"devices, {names}; got {shapes}"
     )
+
+
+def _write_in(fn: Function, method: str) -> str:
+    """Where an op's missing method goes, for its error: the file that defines the op."""
+    path = "src/" + type(fn).__module__.replace(".", "/") + ".py"
+    what = "on arrays" if method == "forward" else "in Tensor ops, one gradient per input"
+    return f"write {type(fn).__name__}.{method} ({what}) in {path}"
 
 
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
