@@ -33,6 +33,7 @@ __all__ = [
     "randn",
     "rand_like",
     "randn_like",
+    "randint_like",
     "normal",
     "randint",
     "randperm",
@@ -234,6 +235,28 @@ zeros_like = _like(zeros)
 ones_like = _like(ones)
 
 empty_like = _like(empty)
+
+
+def randint_like(
+    input: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """randint with input's shape (and, by default, dtype and layout in memory):
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    low, high = (0, low) if high is None else (low, high)
+    dev = input.device if device is None else resolve_device(device, "randint_like")
+    drawn = randint(
+        low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=dev
+    )
+    out = _laid_out_like(drawn, input, memory_format)
+    return out.requires_grad_() if requires_grad else out
 
 
 def rand(

@@ -191,3 +191,12 @@ def test_refusals_name_the_op_and_what_is_wrong(call, message: str) -> None:
     with pytest.raises((ValueError, TypeError, IndexError)) as err:
         call()
     assert message in str(err.value)
+
+
+def test_randint_like_draws_in_inputs_shape_and_dtype() -> None:
+    cr.manual_seed(0)
+    x = cr.zeros(200, 3, dtype=cr.int32)
+    drawn = cr.randint_like(x, 2, 5)
+    assert drawn.shape == (200, 3) and drawn.dtype == cr.int32
+    assert set(np.unique(drawn.numpy())) == {2, 3, 4}
+    assert cr.randint_like(cr.zeros(4), 3).dtype == cr.float32
