@@ -56,7 +56,18 @@ from .margin_losses import (
 )
 from .module import Module, Parameter
 from .more_activations import Hardshrink, Hardsigmoid, Hardswish, RReLU, Softshrink, Tanhshrink
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LayerNorm,
+    LocalResponseNorm,
+    RMSNorm,
+)
 from .pooling_layers import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -198,4 +209,11 @@ __all__ = [
     "SoftMarginLoss",
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
+    "BatchNorm3d",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LocalResponseNorm",
+    "RMSNorm",
 ]

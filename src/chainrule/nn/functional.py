@@ -71,7 +71,14 @@ from .more_activations import (
     tanhshrink,
     threshold_,
 )
-from .normalization import batch_norm, layer_norm
+from .normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    rms_norm,
+)
 from .pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -190,4 +197,8 @@ __all__ = [
     "soft_margin_loss",
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
+    "group_norm",
+    "instance_norm",
+    "local_response_norm",
+    "rms_norm",
 ]

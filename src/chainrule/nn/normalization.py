@@ -1,14 +1,19 @@
-"""Normalisation layers and their functional forms: LayerNorm, BatchNorm1d, BatchNorm2d.
-Layer normalisation is one primitive (ops/norm.py); batch normalisation is composed from
-Tensor ops, so its gradients (and gradients of gradients) come free.
+"""Normalisation layers and their functional forms: LayerNorm, BatchNorm1d/2d/3d, GroupNorm,
+InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm. Layer normalisation is one primitive
+(ops/norm.py), which group normalisation reuses; batch, instance, RMS and local response
+normalisation are composed from Tensor ops, so their gradients (and gradients of gradients)
+come free.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 from .. import array
-from ..arguments import need_float, positive_int, resolve_device
+from ..arguments import need_float, need_number, positive_int, resolve_device
+from ..functions import pad
 from ..ops import norm
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -291,3 +296,342 @@ class BatchNorm2d(_BatchNorm):
 
     _shapes = (4,)
     _layout = "(N, C, H, W)"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) input, per channel C."""
+
+    _shapes = (5,)
+    _layout = "(N, C, D, H, W)"
+
+
+# -- group, instance, RMS and local response normalisation ----------------------------------
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each of num_groups groups of channels (dim 1) of (N, C, *) input over the
+    group's channels and positions (the biased variance), then scales by weight and shifts
+    by bias (each (C,)): layer normalisation of the (N, G, C/G * ...) view."""
+    x = as_tensor(input)
+    need_float(x, "group_norm")
+    if x.ndim < 2:
+        raise ValueError(f"group_norm: expected input of shape (N, C, *); got shape {x.shape}")
+    n, c = x.shape[:2]
+    if num_groups <= 0 or c % num_groups:
+        raise ValueError(
+            f"group_norm: the channels (dim 1) must divide into num_groups; got shape {x.shape} "
+            f"and num_groups {num_groups}"
+        )
+    if n * c // num_groups * math.prod(x.shape[2:]) == 1:  # PyTorch's _verify_batch_size
+        raise ValueError(
+            f"group_norm: expected more than 1 value per group; got shape {x.shape} and "
+            f"num_groups {num_groups}"
+        )
+    _per_channel_shapes(x, "group_norm", weight=weight, bias=bias)
+    if x.numel() == 0:
+        y = x.clone()
+    else:
+        groups = x.reshape(n, num_groups, -1)  # (N, G, C/G * ...)
+        y = norm.LayerNorm.apply(groups, None, None, k=1, eps=eps).reshape(x.shape)
+    return _affine(y, weight, bias)
+
+
+def _per_channel_shapes(x: Tensor, op: str, **vectors: Any) -> None:
+    c = x.shape[1]
+    for name, t in vectors.items():
+        if t is not None and tuple(_array(t).shape) != (c,):
+            raise ValueError(
+                f"{op}: expected {name} of shape ({c},) (one per channel) for input of shape "
+                f"{x.shape}; got {tuple(_array(t).shape)}"
+            )
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """y * weight + bias, each (C,) broadcast along dim 1 of y (N, C, *)."""
+    per_channel = (1, y.shape[1]) + (1,) * (y.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    return y
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Any = None,
+    running_var: Any = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each (sample, channel) of (N, C, *) input over its positions, as PyTorch:
+    batch_norm of the (1, N C, *) view. With use_input_stats the running statistics (C,),
+    if given, move by momentum towards the mean over the samples of each instance's
+    statistics; without, they normalise."""
+    x = as_tensor(input)
+    need_float(x, "instance_norm")
+    if x.ndim < 2:
+        raise ValueError(f"instance_norm: expected input of shape (N, C, *); got shape {x.shape}")
+    n, c = x.shape[:2]
+    if use_input_stats and math.prod(x.shape[2:]) <= 1:
+        raise ValueError(
+            f"instance_norm: expected more than 1 spatial element when training; got shape "
+            f"{x.shape}"
+        )
+    _per_channel_shapes(
+        x, "instance_norm", weight=weight, bias=bias, running_mean=running_mean,
+        running_var=running_var,
+    )  # fmt: skip
+    rm = None if running_mean is None else xp.tile(_array(running_mean), n)  # (N C,)
+    rv = None if running_var is None else xp.tile(_array(running_var), n)
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    flat = x.reshape((1, n * c) + x.shape[2:])  # (1, N C, *): one channel per instance
+    y = batch_norm(flat, rm, rv, w, b, use_input_stats, momentum, eps).reshape(x.shape)
+    if use_input_stats and x.numel():  # each running statistic: its mean over the samples
+        for given, moved in ((running_mean, rm), (running_var, rv)):
+            if given is not None and moved is not None:
+                _array(given)[...] = moved.reshape(n, c).mean(axis=0)
+    return y
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: int | tuple[int, ...],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps None
+    is the machine epsilon of the dtype computed in: the input's, float32 for half
+    precision (as PyTorch)."""
+    x = as_tensor(input)
+    need_float(x, "rms_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if x.shape[x.ndim - k :] != shape or x.ndim < k:
+        raise ValueError(
+            f"rms_norm: expected input with trailing shape {shape} (normalized_shape); got "
+            f"shape {x.shape}"
+        )
+    if weight is not None and tuple(weight.shape) != shape:
+        raise ValueError(
+            f"rms_norm: weight must have the normalized shape {shape}; got shape "
+            f"{tuple(weight.shape)}"
+        )
+    work = x if x._array.dtype.itemsize >= 4 else x.float()  # PyTorch's opmath for halves
+    if eps is None:
+        eps = float(xp.finfo(work._array.dtype).eps)
+    dims = tuple(range(x.ndim - k, x.ndim))
+    y = work * ((work * work).mean(dims, keepdim=True) + eps).rsqrt() if dims else work
+    if weight is not None:
+        y = y * weight
+    return y.to(x.dtype)
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """x / (k + alpha * mean of x^2 over a window of ``size`` channels)^beta, the window
+    centred on each channel (size // 2 before, (size - 1) // 2 after, zeros past the ends),
+    as PyTorch's (an average pool over the padded squares)."""
+    x = as_tensor(input)
+    need_number(x, "local_response_norm")
+    if x.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: expected input of 3 or more dims (N, C, *); got shape {x.shape}"
+        )
+    if x.numel() == 0:
+        return x
+    c = x.shape[1]
+    padded = pad(x * x, (0, 0) * (x.ndim - 2) + (size // 2, (size - 1) // 2))  # (N, C+size-1, *)
+    window = padded[:, 0:c]
+    for j in range(1, size):
+        window = window + padded[:, j : j + c]  # (N, C, *): the sum of size channels
+    if x.is_floating_point():
+        mean = window * (1.0 / size)
+    else:  # PyTorch's average pool of integers truncates
+        mean = window // size
+    return x / (mean * alpha + k) ** beta
+
+
+class GroupNorm(Module):
+    """group_norm with learned per-channel weight (ones) and bias (zeros) when affine."""
+
+    weight: Parameter | None
+    bias: Parameter | None
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        on = array.like(resolve_device(device, "GroupNorm"))
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError(
+                f"GroupNorm: num_channels must divide into num_groups; got num_channels "
+                f"{num_channels} and num_groups {num_groups}"
+            )
+        self.num_groups, self.num_channels, self.eps, self.affine = (
+            num_groups, num_channels, eps, affine,
+        )  # fmt: skip
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
+        c = num_channels
+        self.register_parameter(
+            "weight", Parameter(xp.ones(c, dtype=dtype, like=on)) if affine else None
+        )
+        self.register_parameter(
+            "bias", Parameter(xp.zeros(c, dtype=dtype, like=on)) if affine and bias else None
+        )
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class RMSNorm(Module):
+    """rms_norm over the last dims (normalized_shape), scaled by a learned weight (ones)."""
+
+    weight: Parameter | None
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple[int, ...],
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        on = array.like(resolve_device(device, "RMSNorm"))
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        dtype = array.as_dtype(dtype) or array.get_default_dtype()
+        self.register_parameter(
+            "weight",
+            Parameter(xp.ones(self.normalized_shape, dtype=dtype, like=on))
+            if elementwise_affine
+            else None,
+        )
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
+class _InstanceNorm(_BatchNorm):
+    """instance_norm with BatchNorm's parameters and buffers (PyTorch's _NormBase), off by
+    default; an input without its batch dim is taken as one sample."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+
+    def forward(self, input: Tensor) -> Tensor:
+        name = type(self).__name__
+        if input.ndim not in self._shapes:
+            raise ValueError(
+                f"{name}: expected input of shape {self._layout}; got shape {input.shape}"
+            )
+        unbatched = input.ndim == self._shapes[0]
+        channel_dim = 0 if unbatched else 1
+        if input.shape[channel_dim] != self.num_features:
+            message = (
+                f"{name}: expected input with {self.num_features} channels (num_features) in "
+                f"dim {channel_dim}; got shape {input.shape}"
+            )
+            if self.affine:
+                raise ValueError(message)
+            warnings.warn(message + "; num_features is not used without affine", stacklevel=2)
+        x = input.unsqueeze(0) if unbatched else input
+        y = instance_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            0.0 if self.momentum is None else self.momentum,
+            self.eps,
+        )
+        return y.squeeze(0) if unbatched else y
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) input."""
+
+    _shapes = (2, 3)
+    _layout = "(N, C, L) or (C, L)"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) input."""
+
+    _shapes = (3, 4)
+    _layout = "(N, C, H, W) or (C, H, W)"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _shapes = (4, 5)
+    _layout = "(N, C, D, H, W) or (C, D, H, W)"
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

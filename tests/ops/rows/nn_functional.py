@@ -155,3 +155,58 @@ ROWS += [
     # on the log-probabilities themselves it is not (numeric=False): exp(lp) - posterior
     Row("ctc_loss_log_probs", lambda m, a: _ctc(m, a, "none"), ((6, 3, 4),), numeric=False),
 ]
+
+ROWS += [
+    # -- normalisations ---------------------------------------------------------------------
+    Row(
+        "group_norm",
+        lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b),
+        ((3, 4, 5), (4,), (4,)),
+        second=True,
+    ),
+    Row(
+        "group_norm_4d",
+        lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3),
+        ((2, 6, 3, 2),),
+        second=True,
+    ),
+    Row(
+        "instance_norm",
+        lambda m, x, w, b: m.nn.functional.instance_norm(x, weight=w, bias=b),
+        ((3, 4, 5), (4,), (4,)),
+        second=True,
+    ),
+    Row(
+        "instance_norm_running",
+        lambda m, x: m.nn.functional.instance_norm(
+            x,
+            m.zeros(4, dtype=x.dtype),
+            m.ones(4, dtype=x.dtype),
+            use_input_stats=False,
+        ),
+        ((3, 4, 2, 2),),
+    ),
+    Row(
+        "rms_norm",
+        lambda m, x, w: m.nn.functional.rms_norm(x, (5,), w),
+        ((3, 4, 5), (5,)),
+        second=True,
+    ),
+    Row(
+        "rms_norm_2dims",
+        lambda m, x: m.nn.functional.rms_norm(x, (4, 5), eps=1e-3),
+        ((3, 4, 5),),
+        second=True,
+    ),
+    Row(
+        "local_response_norm",
+        lambda m, x: m.nn.functional.local_response_norm(x, 3, alpha=0.5),
+        ((2, 5, 4),),
+        second=True,
+    ),
+    Row(
+        "local_response_norm_5d",
+        lambda m, x: m.nn.functional.local_response_norm(x, 4, alpha=0.5, beta=0.3, k=2.0),
+        ((2, 5, 2, 3, 2),),
+    ),
+]
