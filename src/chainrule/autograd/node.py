@@ -115,6 +115,9 @@ _TORCH_NAMES = {
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
     "CopySlices": "CopySlices", "AsStrided": "AsStridedBackward0",
+    "SpecialI0e": "SpecialI0EBackward0", "SpecialI1e": "SpecialI1EBackward0",
+    "SpecialXlog1py": "SpecialXlog1PyBackward0", "LinalgSvdEx": "LinalgSvdBackward0",
+    "LinalgLu": "LinalgLuBackward0", "CholeskySolve": "CholeskySolveBackward0",
     "LogCumSumExp": "LogcumsumexpBackward0",
     "AsStridedView": "AsStridedBackward0",
 }  # fmt: skip
