@@ -23,9 +23,11 @@ class Select(Function):
     rule = "grad_a = zeros like a, with grad added at the chosen index along dim"
     saves_inputs = False  # the rule reads the input's shape only
 
-    def forward(self, a, index, dim, shape, node_name):
+    def forward(self, a, index, dim, shape, node_name, values=None):
         self.where, self.node_name = along_dim(index, dim, a.ndim), node_name
         self.in_shape, self.index_shape = a.shape, index.shape
+        if values is not None:  # found with the index (cummax's running values): no gather
+            return values.reshape(shape)
         return a[self.where].reshape(shape)
 
     def backward(self, grad, out):
@@ -95,20 +97,41 @@ def stable_order(a: Any, dim: int) -> Any:
     return xp.argsort(a, axis=dim, kind="stable")
 
 
+def ranked(a: Any, rank: int, dim: int) -> tuple[Any, Any]:
+    """The value of rank ``rank`` (from 0) of each line along dim in the order of value, then
+    position (NaN last), and the mask of the elements equal to it; keepdim-shaped. A
+    partition, not a sort: O(n) a line."""
+    value = xp.take(xp.partition(a, rank, axis=dim), [rank], axis=dim)  # (.., 1, ..)
+    if not is_floating(a.dtype):
+        return value, a == value
+    return value, (a == value) | (xp.isnan(a) & xp.isnan(value))
+
+
+def ranked_index(a: Any, rank: int, dim: int, value: Any, same: Any) -> Any:
+    """The position of the element of rank ``rank`` (value, then position): of the elements
+    equal to its value, the one as many places on as the rank is past those below it."""
+    below = (a < value).sum(axis=dim, keepdims=True)
+    if is_floating(a.dtype):  # every number is below a NaN
+        below = xp.where(xp.isnan(value), (~xp.isnan(a)).sum(axis=dim, keepdims=True), below)
+    seen = xp.cumsum(same, axis=dim)  # how many equal elements up to each place
+    return xp.argmax(seen > rank - below, axis=dim, keepdims=True)
+
+
 def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
     """The index of each line's median along dim, keepdim-shaped, as PyTorch's CPU kernel:
     the lower of the two middle values, ties by position (its order is value, then index);
     median's is a line's first NaN if it has one, nanmedian's the median of the rest (of a
     line of NaN only, the one std::nth_element leaves first)."""
-    order = stable_order(a, dim)
     nans = xp.isnan(a) if is_floating(a.dtype) else xp.zeros(a.shape, dtype=bool)
-    counted = (~nans).sum(axis=dim, keepdims=True) if ignore_nan else a.shape[dim]
+    has_nan = nans.any(axis=dim, keepdims=True)
+    if not ignore_nan or not has_nan.any():  # one rank for every line
+        rank = (a.shape[dim] - 1) // 2
+        index = ranked_index(a, rank, dim, *ranked(a, rank, dim))
+        return xp.where(has_nan, xp.argmax(nans, axis=dim, keepdims=True), index)
+    counted = (~nans).sum(axis=dim, keepdims=True)  # a rank a line: a sort
     shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]
     rank = xp.broadcast_to(xp.maximum((counted - 1) // 2, 0), shape)  # (.., 1, ..)
-    index = xp.take_along_axis(order, rank, axis=dim)
-    if not ignore_nan:  # a line with a NaN: its first
-        has_nan = nans.any(axis=dim, keepdims=True)
-        return xp.where(has_nan, xp.argmax(nans, axis=dim, keepdims=True), index)
+    index = xp.take_along_axis(stable_order(a, dim), rank, axis=dim)
     return xp.where(counted == 0, first_of_equals(a.shape[dim]), index)
 
 
@@ -134,12 +157,10 @@ def first_of_equals(n: int) -> int:
 
 def kth_index(a: Any, k: int, dim: int) -> Any:
     """The index of each line's k-th smallest value along dim (NaN largest), keepdim-shaped,
-    as PyTorch's CPU kernel, a quickselect, picks it among equal values: the stable sort's
-    where the value is unique in its line, the quickselect itself (in Python) where not."""
-    order = stable_order(a, dim)
-    index = xp.take(order, [k - 1], axis=dim)  # (.., 1, ..)
-    value = xp.take_along_axis(a, index, axis=dim)
-    same = (a == value) | (xp.isnan(a) & xp.isnan(value)) if is_floating(a.dtype) else a == value
+    as PyTorch's CPU kernel, a quickselect, picks it among equal values: the only place the
+    value is where it is unique in its line, the quickselect itself (in Python) where not."""
+    value, same = ranked(a, k - 1, dim)
+    index = ranked_index(a, k - 1, dim, value, same)
     tied = same.sum(axis=dim, keepdims=True) > 1
     if tied.any():
         n = a.shape[dim]

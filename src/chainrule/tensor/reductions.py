@@ -255,7 +255,9 @@ class Reductions(Core):
         """The sum with NaN counted as 0 (its gradient 0 there)."""
         x = self if dtype is None else self.to(dtype)
         if array.is_floating(x._array.dtype):
-            x = where(xp.isnan(x._array), 0.0, x)
+            nans = xp.isnan(x._array)
+            if nans.any():
+                x = where(nans, 0.0, x)
         return x.sum(dim, keepdim)
 
     def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -430,14 +432,16 @@ def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> An
 
 
 def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
-    """cummax and cummin: fn's running values along dim, gathered from where they were."""
+    """cummax and cummin: fn's running values along dim, and the places they came from."""
     x, d = _lines(t, dim, op)
     a = x._array
-    index = statistics.running_index(a, fn.accumulate(a, axis=d), d) if a.size else a.astype(int)
+    out = fn.accumulate(a, axis=d) if a.size else a
+    index = statistics.running_index(a, out, d) if a.size else a.astype(array.int64)
+    name = op.title() + "Backward0"
     values = statistics.Select.apply(
-        x, index=index, dim=d, shape=t.shape, node_name=op.title() + "Backward0"
+        x, index=index, dim=d, shape=t.shape, node_name=name, values=out
     )
-    return ValuesIndices(values, Tensor._make(index.reshape(t.shape).astype(array.int64)))
+    return ValuesIndices(values, Tensor._make(index.reshape(t.shape)))
 
 
 def _quantile(
