@@ -51,6 +51,7 @@ __all__ = [
     "diff",
     "cov",
     "corrcoef",
+    "msort",
 ]
 
 
@@ -316,3 +317,8 @@ def cov(
 def corrcoef(input: Tensor) -> Tensor:
     """The function form of Tensor.corrcoef."""
     return as_tensor(input).corrcoef()
+
+
+def msort(input: Tensor) -> Tensor:
+    """The function form of Tensor.msort."""
+    return as_tensor(input).msort()

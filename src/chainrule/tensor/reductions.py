@@ -211,6 +211,10 @@ class Reductions(Core):
         stable (equal values keep their order), which ``stable=False`` allows too."""
         return _top(self, None, dim, descending, "sort")
 
+    def msort(self) -> Tensor:
+        """The values sorted along dim 0 (sort(0).values)."""
+        return self.sort(0).values
+
     def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
         return self.sort(dim, descending, stable=stable).indices.detach()
 

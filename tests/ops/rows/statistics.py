@@ -68,5 +68,7 @@ ROWS: list[Row] = [
         second=True,
     ),
     Row("corrcoef", lambda m, x: x.corrcoef(), MATRIX, second=True),
+    Row("msort", lambda m, x: x.msort() * x, X, second=True),
+    Row("msort_fn", lambda m, x: m.msort(x), ((5,),)),
     Row("corrcoef_fn_vector", lambda m, x: m.corrcoef(x * x), ((4,),)),
 ]
