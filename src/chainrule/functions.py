@@ -13,7 +13,7 @@ from typing import Any
 
 from . import array, sparse
 from .arguments import need_float, need_number, normalize_dim, resolve_device
-from .ops import linalg, movement
+from .ops import linalg, movement, selection
 from .tensor import Tensor, as_tensor, where, write_out
 from .tensor import matmul as _matmul
 from .tensor.size import Size
@@ -399,14 +399,9 @@ def block_diag(*tensors: Any) -> Tensor:
     if not ts:
         return Tensor._make(array.xp.zeros((1, 0), dtype=array.float32))
     dtype = array.result_dtype((t.dtype for t in ts), "block_diag")
-    blocks = [t.to(dtype).reshape((1,) * (2 - t.ndim) + t.shape) for t in ts]  # each 2-D
-    width = builtins.sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:  # each block padded with zeros to the full width, then stacked
-        widths = ((0, 0), (left, width - left - b.shape[1]))
-        rows.append(movement.Pad.apply(b, widths=widths))
-        left += b.shape[1]
-    return movement.Cat.apply(*rows, dim=0)
+    blocks = [t if t.dtype == dtype else t.to(dtype) for t in ts]
+    blocks = [b if b.ndim == 2 else b.reshape((1,) * (2 - b.ndim) + b.shape) for b in blocks]
+    return selection.BlockDiag.apply(*blocks)
 
 
 def cartesian_prod(*tensors: Any) -> Tensor:
@@ -653,5 +648,18 @@ def cdist(
     if a.dtype != b.dtype:
         raise TypeError(f"cdist: expects one dtype; got {a.dtype} and {b.dtype}")
     need_float(a, "cdist")
+    many = a.shape[-2] > 25 or b.shape[-2] > 25
+    if p == 2 and (compute_mode == modes[1] or compute_mode == modes[0] and many):
+        return _euclidean_by_products(a, b)
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     return diff.norm(p, dim=-1)
+
+
+def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's euclidean distances by one matrix product: |x|^2 + |y|^2 - 2 x.y, each
+    row of a padded with its squared norm and a 1 (of b with a 1 and its squared norm), the
+    result at least 1e-30 before its root; its gradient is that of these ops, as PyTorch's."""
+    a_sq, b_sq = (a * a).sum(-1, keepdim=True), (b * b).sum(-1, keepdim=True)  # (..., P|R, 1)
+    left = cat([a * -2.0, a_sq, a_sq.new_ones(a_sq.shape)], -1)  # (..., P, M + 2)
+    right = cat([b, b_sq.new_ones(b_sq.shape), b_sq], -1)  # (..., R, M + 2)
+    return (left @ right.mT).clamp(min=1e-30).sqrt()  # (..., P, R)

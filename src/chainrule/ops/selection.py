@@ -1,6 +1,7 @@
-"""Strided views and the diagonal's embedding: diagonal, unfold and as_strided read their
-input's memory with new strides (views PyTorch shares memory with); diag_embed writes a
-diagonal. The other selections compose movement.py's primitives.
+"""Strided views, the diagonal's embedding and block matrices: diagonal, unfold and
+as_strided read their input's memory with new strides (views PyTorch shares memory with);
+diag_embed writes a diagonal, block_diag blocks down one. The other selections compose
+movement.py's primitives.
 """
 
 from __future__ import annotations
@@ -41,14 +42,10 @@ class Diagonal(AsStrided):
         return super().backward(grad, out)[:1]  # AsStrided's, a's alone
 
     def forward(self, a, offset, dim1, dim2):
-        steps = [s // a.itemsize for s in a.strides]
-        rows, cols = a.shape[dim1], a.shape[dim2]
-        n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))  # the diagonal's length
-        start = (max(offset, 0) * steps[dim2] - min(offset, 0) * steps[dim1]) if n else 0
-        keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
-        shape = tuple(a.shape[d] for d in keep) + (n,)  # the other dims, then the diagonal
-        step = tuple(steps[d] for d in keep) + (steps[dim1] + steps[dim2],)
-        return self.keep(a, strided(a, shape, step, start))
+        out = a.diagonal(offset, dim1, dim2)  # (other dims, diagonal), read-only
+        if getattr(a.flags, "writeable", False):  # writable where a is, as PyTorch's view
+            out.flags.writeable = True
+        return self.keep(a, out)
 
 
 class Unfold(Diagonal):
@@ -112,3 +109,27 @@ class DiagEmbed(Function):
 
     def backward(self, grad, out):
         return (Diagonal.apply(grad, offset=self.offset, dim1=self.dim1, dim2=self.dim2),)
+
+
+class BlockDiag(Function):
+    """out = the 2-D inputs as blocks down the diagonal of one matrix, zeros elsewhere;
+    grad_i = the block of grad that input i filled."""
+
+    rule = "grad_i = the block of grad that input i filled"
+    saves_inputs = False
+
+    def forward(self, *blocks):
+        rows, cols = (sum(b.shape[k] for b in blocks) for k in (0, 1))
+        out = xp.zeros((rows, cols), dtype=blocks[0].dtype, like=blocks[0])
+        self.spans, r, c = [], 0, 0
+        for b in blocks:  # each block's rows and columns in out
+            self.spans.append((slice(r, r + b.shape[0]), slice(c, c + b.shape[1])))
+            out[self.spans[-1]] = b
+            r, c = r + b.shape[0], c + b.shape[1]
+        return out
+
+    def backward(self, grad, out):
+        needs = self.needs_input_grad
+        return tuple(
+            grad[span] if need else None for span, need in zip(self.spans, needs, strict=True)
+        )

@@ -97,6 +97,11 @@ ROWS = [
     ),
     Row("tensordot_int", lambda m, a, b: m.tensordot(a, b), ((3, 2, 4), (2, 4, 3)), second=True),
     Row("cdist", lambda m, a, b: m.cdist(a, b), ((2, 3, 4), (5, 4))),
+    Row(
+        "cdist_by_products",
+        lambda m, a, b: m.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+        ((2, 3, 4), (5, 4)),
+    ),
     Row("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), ((3, 4), (5, 4))),
     Row("cdist_inf", lambda m, a, b: m.cdist(a, b, p=float("inf")), ((3, 4), (5, 4))),
 ]
