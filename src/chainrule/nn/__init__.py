@@ -27,9 +27,11 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
+from .bilinear import Bilinear
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .embedding_bag import EmbeddingBag
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .likelihood_losses import CTCLoss, GaussianNLLLoss, KLDivLoss, PoissonNLLLoss
 from .loss import (
@@ -216,4 +218,6 @@ __all__ = [
     "InstanceNorm3d",
     "LocalResponseNorm",
     "RMSNorm",
+    "Bilinear",
+    "EmbeddingBag",
 ]

@@ -28,8 +28,10 @@ from .activation import (
     threshold,
 )
 from .attention import scaled_dot_product_attention
+from .bilinear import bilinear
 from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from .embedding_bag import embedding_bag
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .likelihood_losses import ctc_loss, gaussian_nll_loss, kl_div, poisson_nll_loss
 from .loss import (
@@ -201,4 +203,6 @@ __all__ = [
     "instance_norm",
     "local_response_norm",
     "rms_norm",
+    "bilinear",
+    "embedding_bag",
 ]

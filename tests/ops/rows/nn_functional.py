@@ -210,3 +210,22 @@ ROWS += [
         ((2, 5, 2, 3, 2),),
     ),
 ]
+
+
+def _bag(m, w, mode, psw=None):  # noqa: ANN001, ANN202
+    x, offsets = m.tensor([1, 2, 4, 5, 4, 3, 2, 4, 0, 0]), m.tensor([0, 3, 3, 7])
+    return m.nn.functional.embedding_bag(x, w, offsets, mode=mode, per_sample_weights=psw)
+
+
+ROWS += [
+    # -- small layers -----------------------------------------------------------------------
+    Row(
+        "bilinear",
+        lambda m, a, b, w, c: m.nn.functional.bilinear(a, b, w, c),
+        ((2, 4, 3), (2, 4, 5), (2, 3, 5), (2,)),
+        second=True,
+    ),
+    Row("embedding_bag_sum", lambda m, w, p: _bag(m, w, "sum", p), ((6, 3), (10,))),
+    Row("embedding_bag_mean", lambda m, w: _bag(m, w, "mean"), ((6, 3),)),
+    Row("embedding_bag_max", lambda m, w: _bag(m, w, "max"), ((6, 3),)),
+]
