@@ -32,6 +32,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
+from .fold import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold
 from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
 from .likelihood_losses import CTCLoss, GaussianNLLLoss, KLDivLoss, PoissonNLLLoss
 from .loss import (
@@ -90,6 +91,7 @@ from .pooling_layers import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .resampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import (
     Transformer,
@@ -174,6 +176,14 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
+    "ChannelShuffle",
+    "Fold",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "Transformer",
     "TransformerEncoder",
     "TransformerDecoder",

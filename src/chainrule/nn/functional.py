@@ -32,6 +32,8 @@ from .bilinear import bilinear
 from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .embedding_bag import embedding_bag
+from .fold import channel_shuffle, fold, pixel_shuffle, pixel_unshuffle, unfold
+from .grid import affine_grid, grid_sample
 from .layers import cosine_similarity, dropout, embedding, linear, normalize
 from .likelihood_losses import ctc_loss, gaussian_nll_loss, kl_div, poisson_nll_loss
 from .loss import (
@@ -101,6 +103,7 @@ from .pooling import (
     max_unpool2d,
     max_unpool3d,
 )
+from .resampling import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -127,6 +130,17 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",
+    "affine_grid",
+    "channel_shuffle",
+    "fold",
+    "grid_sample",
+    "interpolate",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",

@@ -132,3 +132,104 @@ ROWS = [
         second=True,
     ),
 ]
+
+ROWS += [
+    # resampling
+    Row(
+        "interpolate_nearest",
+        lambda m, x: m.nn.functional.interpolate(x, scale_factor=1.7),
+        ((2, 3, 4, 5),),
+        second=True,
+    ),
+    Row(
+        "interpolate_nearest_exact_3d",
+        lambda m, x: m.nn.functional.interpolate(x, size=(3, 5, 2), mode="nearest-exact"),
+        ((1, 2, 4, 3, 5),),
+    ),
+    Row(
+        "interpolate_linear_align_corners",
+        lambda m, x: m.nn.functional.interpolate(x, size=7, mode="linear", align_corners=True),
+        ((2, 3, 4),),
+        second=True,
+    ),
+    Row(
+        "interpolate_bilinear",
+        lambda m, x: m.nn.functional.interpolate(x, scale_factor=(0.6, 2.5), mode="bilinear"),
+        ((2, 3, 5, 4),),
+        second=True,
+    ),
+    Row(
+        "interpolate_bicubic",
+        lambda m, x: m.nn.functional.interpolate(x, size=(7, 3), mode="bicubic"),
+        ((2, 2, 4, 5),),
+        second=True,
+    ),
+    Row(
+        "interpolate_trilinear",
+        lambda m, x: m.nn.functional.interpolate(
+            x, scale_factor=1.5, mode="trilinear", recompute_scale_factor=True
+        ),
+        ((1, 2, 3, 4, 3),),
+    ),
+    Row(
+        "interpolate_area",
+        lambda m, x: m.nn.functional.interpolate(x, size=(3, 2), mode="area"),
+        ((2, 3, 7, 5),),
+    ),
+    # rearranging pixels
+    Row(
+        "unfold",
+        lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+        ((2, 3, 5, 6),),
+        second=True,
+    ),
+    Row(
+        "fold",
+        lambda m, x: m.nn.functional.fold(
+            x, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)
+        ),
+        ((2, 12, 12),),
+        second=True,
+    ),
+    Row("pixel_shuffle", lambda m, x: m.nn.functional.pixel_shuffle(x, 2), ((2, 8, 2, 3),)),
+    Row("pixel_unshuffle", lambda m, x: m.nn.functional.pixel_unshuffle(x, 2), ((3, 4, 6),)),
+    Row("channel_shuffle", lambda m, x: m.nn.functional.channel_shuffle(x, 3), ((2, 6, 2, 2),)),
+    # sampling grids
+    Row(
+        "affine_grid",
+        lambda m, t: m.nn.functional.affine_grid(t, [2, 3, 4, 5], align_corners=False),
+        ((2, 2, 3),),
+        second=True,
+    ),
+    Row(
+        "grid_sample_bilinear_zeros",
+        lambda m, x, g: m.nn.functional.grid_sample(x, g.tanh() * 1.2, align_corners=False),
+        ((2, 3, 5, 4), (2, 3, 4, 2)),
+        second=True,
+        atol32=1e-4,
+    ),
+    Row(
+        "grid_sample_bilinear_reflection_3d",
+        lambda m, x, g: m.nn.functional.grid_sample(
+            x, g.tanh() * 1.5, padding_mode="reflection", align_corners=True
+        ),
+        ((1, 2, 3, 4, 3), (1, 2, 3, 2, 3)),
+        atol32=1e-4,
+    ),
+    Row(
+        "grid_sample_bicubic_border",
+        lambda m, x, g: m.nn.functional.grid_sample(
+            x, g.tanh() * 1.2, mode="bicubic", padding_mode="border", align_corners=False
+        ),
+        ((1, 2, 5, 4), (1, 3, 3, 2)),
+        atol32=1e-4,
+    ),
+    Row(
+        "grid_sample_nearest",
+        lambda m, x, g: m.nn.functional.grid_sample(
+            x, g.tanh(), mode="nearest", align_corners=True
+        ),
+        ((2, 2, 4, 5), (2, 3, 3, 2)),
+        numeric=False,
+    ),
+]

@@ -1,0 +1,272 @@
+"""Rearranging pixels, for users: ``unfold`` (every sliding block as a column), its adjoint
+``fold`` (columns summed back into an image), ``pixel_shuffle`` / ``pixel_unshuffle`` (channels
+to space and back) and ``channel_shuffle``, with their modules. unfold is an index of the
+padded input, fold a scatter-add into zeros, the shuffles reshapes and permutes: every
+gradient comes from those ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import array
+from ..arguments import positive_int
+from ..functions import pad
+from ..tensor import Tensor, as_tensor
+from .module import Module
+from .spatial_args import check_dtype, check_positive, ntuple
+
+xp = array.xp
+
+
+def _block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
+    kernel = ntuple(kernel_size, 2, op, "kernel_size")
+    dil = ntuple(dilation, 2, op, "dilation")
+    pads = ntuple(padding, 2, op, "padding")
+    step = ntuple(stride, 2, op, "stride")
+    for name, v in (("kernel_size", kernel), ("dilation", dil), ("stride", step)):
+        check_positive(v, op, name)
+    if any(p < 0 for p in pads):
+        raise ValueError(f"{op}: padding must be non-negative; got {pads}")
+    return kernel, dil, pads, step
+
+
+def _blocks(op: str, size: tuple, kernel: tuple, dil: tuple, pads: tuple, step: tuple) -> Any:
+    """The padded row and column of every block's every element: two int arrays broadcasting
+    to (kh, kw, Ho, Wo); the number of blocks along each axis must be positive."""
+    n_out = tuple(
+        (n + 2 * p - d * (k - 1) - 1) // s + 1
+        for n, k, d, p, s in zip(size, kernel, dil, pads, step, strict=True)
+    )
+    if any(n <= 0 for n in n_out):
+        raise ValueError(
+            f"{op}: the sliding blocks do not fit: input spatial size {tuple(size)}, "
+            f"kernel_size {kernel}, dilation {dil}, padding {pads} and stride {step} give "
+            f"{n_out} blocks"
+        )
+    (kh, kw), (ho, wo) = kernel, n_out
+    rows = (xp.arange(kh) * dil[0]).reshape(kh, 1, 1, 1) + (xp.arange(ho) * step[0]).reshape(ho, 1)
+    cols = (xp.arange(kw) * dil[1]).reshape(kw, 1, 1) + xp.arange(wo) * step[1]
+    return rows, cols, n_out
+
+
+def unfold(
+    input: Tensor,
+    kernel_size: int | tuple[int, int],
+    dilation: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+    stride: int | tuple[int, int] = 1,
+) -> Tensor:
+    """Every kernel_size block of input (N, C, H, W) or (C, H, W) as a column:
+    (N, C * kh * kw, L), L the number of blocks, channels outermost as PyTorch's."""
+    op = "unfold"
+    x = as_tensor(input)
+    if x.ndim not in (3, 4):
+        raise ValueError(
+            f"{op}: expected a 3-D (unbatched) or 4-D (batched) input; got shape {x.shape}"
+        )
+    kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
+    rows, cols, (ho, wo) = _blocks(op, x.shape[-2:], kernel, dil, pads, step)
+    if any(pads):
+        x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
+    where = (
+        Tensor._make(array.from_host(rows, x._array)),
+        Tensor._make(array.from_host(cols, x._array)),
+    )
+    picked = x[(Ellipsis,) + where]  # (*, C, kh, kw, Ho, Wo)
+    lead = x.shape[:-2]
+    return picked.reshape(*lead[:-1], lead[-1] * kernel[0] * kernel[1], ho * wo)
+
+
+def fold(
+    input: Tensor,
+    output_size: int | tuple[int, int],
+    kernel_size: int | tuple[int, int],
+    dilation: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+    stride: int | tuple[int, int] = 1,
+) -> Tensor:
+    """The adjoint of unfold: columns (N, C * kh * kw, L) or (C * kh * kw, L) summed back into
+    an image (N, C, *output_size), each block's elements added where unfold read them."""
+    op = "fold"
+    x = as_tensor(input)
+    if x.ndim not in (2, 3):
+        raise ValueError(
+            f"{op}: expected a 2-D (unbatched) or 3-D (batched) input; got shape {x.shape}"
+        )
+    size = ntuple(output_size, 2, op, "output_size")
+    kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
+    rows, cols, (ho, wo) = _blocks(op, size, kernel, dil, pads, step)
+    unbatched = x.ndim == 2
+    if unbatched:
+        x = x.unsqueeze(0)
+    n, ck, length = x.shape
+    k = kernel[0] * kernel[1]
+    if ck % k or length != ho * wo:
+        raise ValueError(
+            f"{op}: the input must be (N, C * {k}, {ho * wo}) for kernel_size {kernel} and "
+            f"{ho} x {wo} blocks of output_size {size}; got shape {tuple(input.shape)}"
+        )
+    c = ck // k
+    hp, wp = size[0] + 2 * pads[0], size[1] + 2 * pads[1]
+    flat = xp.broadcast_to(rows * wp + cols, (kernel[0], kernel[1], ho, wo)).reshape(-1)
+    where = xp.broadcast_to(array.from_host(flat, x._array), (n, c, flat.size))  # (N, C, K*L)
+    zeros = Tensor._make(xp.zeros((n, c, hp * wp), dtype=x._array.dtype, like=x._array))
+    out = zeros.scatter_add(2, Tensor._make(where), x.reshape(n, c, k * length))
+    out = out.reshape(n, c, hp, wp)[:, :, pads[0] : pads[0] + size[0], pads[1] : pads[1] + size[1]]
+    return out.squeeze(0) if unbatched else out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r^2, H, W) -> (*, C, H * r, W * r), r = upscale_factor: each group of r^2
+    channels becomes an r x r block of pixels."""
+    op = "pixel_shuffle"
+    x = as_tensor(input)
+    r = positive_int(upscale_factor, "upscale_factor", op)
+    if x.ndim < 3 or x.shape[-3] % (r * r):
+        raise ValueError(
+            f"{op}: expected an input of at least 3 dims whose channels (dim -3) are divisible "
+            f"by upscale_factor^2 = {r * r}; got shape {x.shape}"
+        )
+    check_dtype(x, op)
+    *lead, c, h, w = x.shape
+    out = x.reshape(*lead, c // (r * r), r, r, h, w)  # (*, C, r, r, H, W)
+    k = len(lead)
+    out = out.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)  # (*, C, H, r, W, r)
+    return out.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) -> (*, C * r^2, H, W), r = downscale_factor: the inverse of
+    pixel_shuffle."""
+    op = "pixel_unshuffle"
+    x = as_tensor(input)
+    r = positive_int(downscale_factor, "downscale_factor", op)
+    if x.ndim < 3 or x.shape[-2] % r or x.shape[-1] % r:
+        raise ValueError(
+            f"{op}: expected an input of at least 3 dims whose height and width are divisible "
+            f"by downscale_factor = {r}; got shape {x.shape}"
+        )
+    check_dtype(x, op)
+    *lead, c, h, w = x.shape
+    out = x.reshape(*lead, c, h // r, r, w // r, r)  # (*, C, H, r, W, r)
+    k = len(lead)
+    out = out.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)  # (*, C, r, r, H, W)
+    return out.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its channels, seen as (groups, C / groups), transposed: channel
+    g * (C / groups) + j moves to j * groups + g."""
+    op = "channel_shuffle"
+    x = as_tensor(input)
+    g = positive_int(groups, "groups", op)
+    if x.ndim < 3 or x.shape[1] % g:
+        raise ValueError(
+            f"{op}: expected an input of at least 3 dims whose channels (dim 1) are divisible "
+            f"by groups = {g}; got shape {x.shape}"
+        )
+    check_dtype(x, op)
+    n, c, *rest = x.shape
+    out = x.reshape(n, g, c // g, *rest).transpose(1, 2)  # (N, C/g, g, *)
+    return out.reshape(n, c, *rest)
+
+
+class Unfold(Module):
+    """Every sliding block as a column (see ``unfold``)."""
+
+    def __init__(
+        self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
+    ) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = (
+            kernel_size,
+            dilation,
+            padding,
+            stride,
+        )
+
+    def forward(self, input: Tensor) -> Tensor:
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+            f"stride={self.stride}"
+        )
+
+
+class Fold(Module):
+    """Columns summed back into an image (see ``fold``)."""
+
+    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1) -> None:  # fmt: skip
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (
+            f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+            f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
+        )
+
+
+class PixelShuffle(Module):
+    """Channels to space (see ``pixel_shuffle``)."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """Space to channels (see ``pixel_unshuffle``)."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Channels interleaved across groups (see ``channel_shuffle``)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
+__all__ = [
+    "unfold",
+    "fold",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "channel_shuffle",
+    "Unfold",
+    "Fold",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "ChannelShuffle",
+]
