@@ -4,13 +4,10 @@ chainrule has complex tensors."""
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 from ..array import xp
 from ..ops import decompositions as D
-from ..ops.linalg import LinalgSvd
-from ..ops.movement import Cat
 from ..tensor import Tensor
 from ._checks import attached, constant, matrices, same_dtype, tensor_of
 
@@ -98,7 +95,8 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     A = matrices(A, "linalg.svdvals")
     if A._array.size == 0:
         return attached(xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), A)
-    return LinalgSvd.apply(A, part="S")
+    S = xp.linalg.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
+    return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
 
 
 def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
@@ -139,66 +137,21 @@ def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
     return Q
 
 
-def _perm_from_pivots(pivots: Any, m: int) -> Any:
-    """perm (..., m): row perm[i] of A is row i of L U, from LAPACK's 1-based row swaps."""
-    batch = pivots.shape[:-1]
-    count = math.prod(batch)
-    perm = xp.broadcast_to(xp.arange(m), (*batch, m)).copy().reshape(count, m)
-    piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
-    rows = xp.arange(len(perm))
-    for i in range(piv.shape[-1]):
-        j = piv[:, i]
-        a, b = perm[rows, i].copy(), perm[rows, j].copy()
-        perm[rows, i], perm[rows, j] = b, a
-    return perm.reshape(*batch, m)
-
-
-def _pivots_from_perm(p: Any, k: int) -> Any:
-    """LAPACK's 1-based pivots (int32, (..., k)) from scipy's p, where A = L[p] @ U."""
-    m = p.shape[-1]
-    flat = p.reshape(math.prod(p.shape[:-1]), m)
-    want = xp.argsort(flat, axis=-1)  # row i of L U is row want[i] of A
-    cur = xp.broadcast_to(xp.arange(m), flat.shape).copy()
-    piv = xp.zeros((len(flat), k), dtype=xp.int32)
-    rows = xp.arange(len(flat))
-    for i in range(k):
-        j = xp.argmax(cur == want[:, i : i + 1], axis=-1)
-        piv[:, i] = j + 1
-        a, b = cur[rows, i].copy(), cur[rows, j].copy()
-        cur[rows, i], cur[rows, j] = b, a
-    return piv.reshape(*p.shape[:-1], k)
-
-
-def _lu_parts(A: Tensor, op: str) -> tuple[Tensor, Tensor, Any]:
-    """L, U (differentiable) and scipy's row indices p (A = L[p] U) of A."""
+def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
+    """The parts (each "LU", "L" or "U", differentiable) of A = P L U, then LAPACK's
+    pivots."""
     a = A._array
     m, n = a.shape[-2:]
+    k, batch = min(m, n), a.shape[:-2]
     if a.size == 0:
-        k = min(m, n)
-        L = xp.broadcast_to(xp.eye(m, k, dtype=a.dtype), (*a.shape[:-2], m, k)).copy()
-        U = xp.zeros((*a.shape[:-2], k, n), dtype=a.dtype)
-        p = xp.broadcast_to(xp.arange(m), (*a.shape[:-2], m)).copy()
-        return attached(L, A), attached(U, A), p
-    p, L, U = D.scipy_linalg(op).lu(a, p_indices=True, check_finite=False)
-    result = (L.astype(a.dtype), U.astype(a.dtype))
-    return (
-        D.LinalgLu.apply(A, part="L", result=result),
-        D.LinalgLu.apply(A, part="U", result=result),
-        p,
-    )
-
-
-def _compact(L: Tensor, U: Tensor) -> Tensor:
-    """LAPACK's one matrix LU: L's strict lower triangle below U's upper one (m x n)."""
-    m, k = L.shape[-2:]
-    n = U.shape[-1]
-    if m > n:  # L (m, n) and U (n, n): U's rows on top of L's
-        top = L[..., :n, :].tril(-1) + U.triu()
-        return Cat.apply(top, L[..., n:, :], dim=L.ndim - 2)
-    lower = L.tril(-1)  # (m, m)
-    if m < n:
-        lower = Cat.apply(lower, U[..., :, m:] * 0.0, dim=L.ndim - 1)  # (m, n)
-    return lower + U.triu()
+        L = xp.broadcast_to(xp.eye(m, k, dtype=a.dtype), (*batch, m, k)).copy()
+        U = xp.zeros((*batch, k, n), dtype=a.dtype)
+        empty = {"LU": xp.zeros(a.shape, dtype=a.dtype), "L": L, "U": U}
+        pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
+        return (*(attached(empty[p], A) for p in parts), pivots)
+    lu, L, U, pivots = D.lu_arrays(a, op)
+    found = (lu, L, U)
+    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), pivots)
 
 
 def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> LuFactor:
@@ -215,14 +168,12 @@ def lu_factor_ex(
     A = matrices(A, "linalg.lu_factor")
     if not pivot:
         raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
-    L, U, p = _lu_parts(A, "linalg.lu_factor")
-    k = min(A.shape[-2:])
-    pivots = constant(_pivots_from_perm(p, k))
-    diag = xp.diagonal(U._array, axis1=-2, axis2=-1) == 0
+    LU, pivots = _lu_parts(A, "linalg.lu_factor", ("LU",))
+    diag = xp.diagonal(LU._array, axis1=-2, axis2=-1) == 0
     info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)
     if check_errors and info.any():
         raise D.singular_error("linalg.lu_factor", A._array)
-    return LuFactorEx(_compact(L, U), pivots, constant(info))
+    return LuFactorEx(LU, constant(pivots), constant(info))
 
 
 def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
@@ -230,14 +181,8 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     A = matrices(A, "linalg.lu")
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
-    L, U, p = _lu_parts(A, "linalg.lu")
-    return Lu(constant(_permutation(p, A._array.dtype)), L, U)
-
-
-def _permutation(p: Any, dtype: Any) -> Any:
-    """P with P[i, p[i]] = 1 (A = P L U) from row indices p (..., m)."""
-    m = p.shape[-1]
-    return (p[..., :, None] == xp.arange(m)).astype(dtype)
+    L, U, pivots = _lu_parts(A, "linalg.lu", ("L", "U"))
+    return Lu(constant(D.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
 
 
 def lu_unpack(
@@ -250,9 +195,7 @@ def lu_unpack(
     dtype = LU._array.dtype
     L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
     U = LU[..., :k, :].triu()
-    pivots = tensor_of(LU_pivots)._array
-    perm = _perm_from_pivots(pivots, m)  # row perm[i] of A is row i of L U
-    P = (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+    P = D.permutation(tensor_of(LU_pivots)._array, m, dtype)
     empty = constant(xp.zeros((0,), dtype=dtype))
     return Lu(
         constant(P) if unpack_pivots else empty,

@@ -11,9 +11,9 @@ from ..arguments import normalize_dim
 from ..array import xp
 from ..functions import cat
 from ..ops import decompositions as D
-from ..ops.linalg import LinalgSvd
 from ..tensor import Tensor
 from ._checks import constant, floating, matrices, tensor_of
+from .decompose import svdvals
 from .solvers import inv_ex
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -96,11 +96,7 @@ def matrix_norm(
                 f"linalg.matrix_norm: the {ord} norm of an empty matrix is not defined; got "
                 f"shape {tuple(A.shape)}"
             )
-        S = (
-            LinalgSvd.apply(M, part="S")
-            if M.numel()
-            else constant(xp.zeros((*M.shape[:-2], 0), dtype=M._array.dtype))
-        )
+        S = svdvals(M)
         out_ = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
     else:
         sums = M.abs().sum(-2 if abs(ord) == 1 else -1)
@@ -140,7 +136,7 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
     values for None, 2 and -2; else norm(A) norm(A^-1), inf where A is singular."""
     A = matrices(A, "linalg.cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
-        S = LinalgSvd.apply(A, part="S")
+        S = svdvals(A)
         ratio = S[..., 0] / S[..., -1]
         return ratio if p != -2 else S[..., -1] / S[..., 0]
     inverse, info = inv_ex(A)

@@ -118,8 +118,10 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     """(sign, logabsdet): det(A) = sign exp(logabsdet); sign 0 and logabsdet -inf where A is
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
-    sign = xp.linalg.slogdet(A._array)[0].astype(A._array.dtype)
-    return Slogdet(attached(sign, A), D.LinalgSlogdet.apply(A))
+    sign, logabsdet = xp.linalg.slogdet(A._array)  # once, for both outputs
+    return Slogdet(
+        attached(sign.astype(A._array.dtype), A), D.LinalgSlogdet.apply(A, result=logabsdet)
+    )
 
 
 def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Tensor:

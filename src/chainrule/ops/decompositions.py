@@ -13,6 +13,7 @@ Every rule is written in Tensor ops on these same primitives, so second derivati
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ..array import xp
@@ -215,8 +216,8 @@ class LinalgSlogdet(Function):
     rule = "grad_A = grad * inv(A)^T"
     saves_out = False
 
-    def forward(self, a):
-        return xp.linalg.slogdet(a)[1]
+    def forward(self, a, result=None):
+        return xp.linalg.slogdet(a)[1] if result is None else result
 
     def backward(self, grad, out):
         (a,) = self.inputs
@@ -483,26 +484,60 @@ class LinalgMatrixExp(Function):
 
 
 class LinalgLu(Function):
-    """out = one part (``part``: "L" or "U") of A = P L U, partial pivoting (P a constant):
-    L unit lower triangular (m x k), U upper triangular (k x n), k = min(m, n).
+    """out = one part (``part``) of A = P L U, partial pivoting (P a constant): "L", unit
+    lower triangular (m x k), "U", upper triangular (k x n), k = min(m, n), or "LU", LAPACK's
+    one matrix of both (L's strict lower triangle below U's upper one).
 
     PyTorch's rule, for square A: grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T))
-    U^-T; a wide or tall A adds the part of U or L beyond the square one (see backward).
+    U^-T; a wide or tall A adds the part of U or L beyond the square one (see lu_backward);
+    "LU"'s gradient is its strict lower triangle's for L and its upper one's for U.
     """
 
     rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
 
     def forward(self, a, part, result):
         self.part = part
-        return result[0] if part == "L" else result[1]
+        return dict(zip(("LU", "L", "U"), result, strict=True))[part]
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        p, L, U = scipy_linalg("linalg.lu").lu(a._array, p_indices=True, check_finite=False)
-        P = (p[..., :, None] == xp.arange(p.shape[-1])).astype(a._array.dtype)  # A = P L U
-        L, U = (LinalgLu.apply(a, part=q, result=(L, U)) for q in ("L", "U"))
+        lu, L, U, pivots = lu_arrays(a._array, "linalg.lu")
+        P = type(a)._make(permutation(pivots, a.shape[-2], a._array.dtype))
+        L, U = (LinalgLu.apply(a, part=q, result=(lu, L, U)) for q in ("L", "U"))
+        if self.part == "LU":
+            k = min(a.shape[-2:])
+            gL, gU = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
+            return (P @ (lu_backward(gL, None, L, U) + lu_backward(None, gU, L, U)),)
         gL, gU = (grad, None) if self.part == "L" else (None, grad)
-        return (type(a)._make(P) @ lu_backward(gL, gU, L, U),)
+        return (P @ lu_backward(gL, gU, L, U),)
+
+
+def lu_arrays(a: Any, op: str) -> tuple[Any, Any, Any, Any]:
+    """LAPACK's LU (m x n), L (m x k, unit lower triangular), U (k x n) and 1-based pivots
+    (int32), from one getrf (scipy's lu_factor) of each matrix of a (not empty)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
+        warnings.simplefilter("ignore")
+        lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
+    lu = lu.astype(a.dtype, copy=False)
+    L = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+    return lu, L, xp.triu(lu[..., :k, :]), (piv + 1).astype(xp.int32)
+
+
+def permutation(pivots: Any, m: int, dtype: Any) -> Any:
+    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
+    batch = pivots.shape[:-1]
+    count = math.prod(batch)
+    perm = xp.broadcast_to(xp.arange(m), (*batch, m)).copy().reshape(count, m)
+    piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
+    rows = xp.arange(count)
+    for i in range(piv.shape[-1]):  # row perm[i] of A is row i of L U
+        j = piv[:, i]
+        a, b = perm[rows, i].copy(), perm[rows, j].copy()
+        perm[rows, i], perm[rows, j] = b, a
+    perm = perm.reshape(*batch, m)
+    return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
 
 
 def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
