@@ -59,6 +59,7 @@ __all__ = [
     "isin",
     "tensordot",
     "cdist",
+    "unravel_index",
 ]
 
 
@@ -565,6 +566,24 @@ def bucketize(
         raise ValueError(f"bucketize: boundaries must be 1-D; got shape {edges.shape}")
     found = searchsorted(edges, input, out_int32=out_int32, right=right)
     return write_out(found, out, "bucketize")
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """Each flat index (negative from the end) as one coordinate a dim of shape, in
+    indices' shape: the tuple of int64 tensors that indexes the same elements."""
+    idx = as_tensor(indices)
+    dims = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    total = math.prod(dims)
+    arr = idx._array
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: expects integer indices; got dtype {arr.dtype}")
+    arr = arr.astype(array.int64)  # room for the shape's size
+    if builtins.any(n < 0 for n in dims):
+        raise ValueError(f"unravel_index: the shape's sizes must not be negative; got {dims}")
+    if arr.size and (arr.min() < -total or arr.max() >= total):
+        raise ValueError(f"unravel_index: an index is out of range for shape {dims}")
+    coords = array.xp.unravel_index(arr % builtins.max(total, 1), dims) if dims else ()
+    return tuple(Tensor._make(c.astype(array.int64)) for c in coords)
 
 
 def isin(

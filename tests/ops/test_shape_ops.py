@@ -179,6 +179,10 @@ REFUSALS = [
     (lambda: cr.tensordot(cr.ones(2, 3), cr.ones(4, 2), ([1], [0])), "contracted dims differ"),
     (lambda: cr.cdist(cr.ones(3, 2), cr.ones(4, 3)), "cdist: expects x1 (..., P, M)"),
     (lambda: cr.block_diag(cr.ones(2, 2, 2)), "block_diag: expects tensors of at most 2 dims"),
+    (lambda: cr.ones(2, 3).select_scatter(cr.ones(2), 0, 0), "select_scatter: src must have"),
+    (lambda: cr.ones(2, 3).index_reduce(0, [0], cr.ones(1, 3), "sum"), "index_reduce: reduce"),
+    (lambda: cr.ones(2, 3).sum_to_size(2), "sum_to_size: size (2,) is not one"),
+    (lambda: cr.unravel_index(cr.tensor([6]), (2, 3)), "unravel_index: an index is out of range"),
     (
         lambda: cr.zeros(2, 0).unique_consecutive(dim=0),
         "unique_consecutive: dims of size 0 that are not dim",
@@ -200,3 +204,11 @@ def test_randint_like_draws_in_inputs_shape_and_dtype() -> None:
     assert drawn.shape == (200, 3) and drawn.dtype == cr.int32
     assert set(np.unique(drawn.numpy())) == {2, 3, 4}
     assert cr.randint_like(cr.zeros(4), 3).dtype == cr.float32
+
+
+def test_unravel_index_is_pytorchs() -> None:
+    index = [[0, 5], [23, -1]]
+    ours = cr.unravel_index(cr.tensor(index, dtype=cr.int32), (2, 3, 4))
+    theirs = torch.unravel_index(torch.tensor(index, dtype=torch.int32), (2, 3, 4))
+    for a, b in zip(ours, theirs, strict=True):
+        _same(a, b)

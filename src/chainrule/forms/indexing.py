@@ -38,6 +38,14 @@ __all__ = [
     "addbmm",
     "vdot",
     "ger",
+    "diagflat",
+    "select_scatter",
+    "slice_scatter",
+    "narrow_copy",
+    "split_with_sizes",
+    "unsafe_split",
+    "unsafe_chunk",
+    "index_reduce",
 ]
 
 
@@ -193,3 +201,52 @@ def vdot(input: Tensor, other: Any) -> Tensor:
 def ger(input: Tensor, vec2: Any) -> Tensor:
     """The function form of Tensor.ger."""
     return as_tensor(input).ger(vec2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The function form of Tensor.diagflat."""
+    return as_tensor(input).diagflat(offset)
+
+
+def select_scatter(input: Tensor, src: Any, dim: int, index: int) -> Tensor:
+    """The function form of Tensor.select_scatter."""
+    return as_tensor(input).select_scatter(src, dim, index)
+
+
+def slice_scatter(
+    input: Tensor,
+    src: Any,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> Tensor:
+    """The function form of Tensor.slice_scatter."""
+    return as_tensor(input).slice_scatter(src, dim, start, end, step)
+
+
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """The function form of Tensor.narrow_copy."""
+    return as_tensor(input).narrow_copy(dim, start, length)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The function form of Tensor.split_with_sizes."""
+    return as_tensor(input).split_with_sizes(split_sizes, dim)
+
+
+def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The function form of Tensor.unsafe_split."""
+    return as_tensor(input).unsafe_split(split_size, dim)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """The function form of Tensor.unsafe_chunk."""
+    return as_tensor(input).unsafe_chunk(chunks, dim)
+
+
+def index_reduce(
+    input: Tensor, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """The function form of Tensor.index_reduce."""
+    return as_tensor(input).index_reduce(dim, index, source, reduce, include_self=include_self)

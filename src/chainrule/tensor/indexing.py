@@ -14,7 +14,14 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import index_vector, is_int, need_dims, need_number, normalize_dim
+from ..arguments import (
+    broadcasts_to,
+    index_vector,
+    is_int,
+    need_dims,
+    need_number,
+    normalize_dim,
+)
 from ..ops import movement, selection
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -188,6 +195,36 @@ class Indexing(Core):
             start = 0
         return selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
 
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""
+        return self.reshape(-1).diag_embed(offset, 0, 1)
+
+    def select_scatter(self, src: Any, dim: int, index: int) -> Tensor:
+        """self with src written where select(dim, index) reads."""
+        picked = self.select(dim, index)  # checks dim and index
+        d = normalize_dim(dim, self.ndim, "select_scatter", self.shape)
+        where_ = (slice(None),) * d + (int(index) % self.shape[d],)
+        return _scatter_into(self, src, where_, picked.shape, "select_scatter")
+
+    def slice_scatter(
+        self,
+        src: Any,
+        dim: int = 0,
+        start: int | None = None,
+        end: int | None = None,
+        step: int = 1,
+    ) -> Tensor:
+        """self with src written where the slice start:end:step along dim reads."""
+        d = normalize_dim(dim, self.ndim, "slice_scatter", self.shape)
+        if step <= 0:
+            raise ValueError(f"slice_scatter: step must be positive; got {step}")
+        where_ = (slice(None),) * d + (slice(start, end, step),)
+        return _scatter_into(self, src, where_, self._array[where_].shape, "slice_scatter")
+
+    def narrow_copy(self, dim: int, start: Any, length: int) -> Tensor:
+        """narrow, as a new tensor."""
+        return self.narrow(dim, start, length).clone()
+
     # -- splits and flips ------------------------------------------------------------------
 
     def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -217,6 +254,34 @@ class Indexing(Core):
         lead = (slice(None),) * d
         pairs = zip(bounds[:-1], bounds[1:], strict=True)
         return tuple(self[lead + (slice(lo, max(lo, hi)),)] for lo, hi in pairs)
+
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """split into parts of the given sizes."""
+        return self.split(list(split_sizes), dim)
+
+    def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """split (PyTorch's version that leaves its outputs' views unchecked)."""
+        return self.split(split_size, dim)
+
+    def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """chunk (PyTorch's version that leaves its outputs' views unchecked)."""
+        return self.chunk(chunks, dim)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Summed down to size, a shape self broadcasts from: over its leading dims and the
+        dims where size has 1."""
+        shape = tuple(size[0]) if len(size) == 1 and not is_int(size[0]) else tuple(size)
+        if len(shape) > self.ndim or not broadcasts_to(shape, self.shape):
+            raise ValueError(
+                f"sum_to_size: size {shape} is not one that shape {self.shape} broadcasts from"
+            )
+        if not shape:  # all summed, as PyTorch's (integers widened to int64)
+            return self.sum()
+        lead = self.ndim - len(shape)
+        dims = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and self.shape[lead + i] != 1
+        )
+        return self.sum(dims, keepdim=True).reshape(shape) if dims else self
 
     def hsplit(self, sections: Any) -> tuple[Tensor, ...]:
         """tensor_split along dim 1 (dim 0 for a 1-D tensor), an int dividing it evenly."""
@@ -338,6 +403,43 @@ class Indexing(Core):
 
     def index_copy_(self, dim: int, index: Any, source: Any) -> Tensor:
         return self._write("index_copy_", lambda t: t.index_copy(dim, index, source))
+
+    def index_reduce(
+        self, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+    ) -> Tensor:
+        """self with source's slice k reduced into the slice index[k] along dim: reduce
+        'prod', 'mean', 'amax' or 'amin', over self's value too unless include_self is False
+        (scatter_reduce with index spread along the other dims)."""
+        if reduce not in ("prod", "mean", "amax", "amin"):
+            raise ValueError(
+                f"index_reduce: reduce must be 'prod', 'mean', 'amax' or 'amin'; got {reduce!r}"
+            )
+        d = normalize_dim(dim, self.ndim, "index_reduce", self.shape)
+        idx = index_vector(index, d, self, "index_reduce")
+        source = as_tensor(source)
+        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]
+        if source.shape != expected and not (source.ndim == 0 and expected == (1,)):
+            raise ValueError(
+                f"index_reduce: source must have shape {expected} (self's, with dim {d} as long "
+                f"as index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+            )
+        if not self.ndim:
+            lifted = self.reshape(1).index_reduce(
+                0, idx, source.reshape(1), reduce, include_self=include_self
+            )
+            return lifted.reshape(())
+        spread = xp.broadcast_to(
+            idx.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)), expected
+        )
+        return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+
+    def index_reduce_(
+        self, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+    ) -> Tensor:
+        return self._write(
+            "index_reduce_",
+            lambda t: t.index_reduce(dim, index, source, reduce, include_self=include_self),
+        )
 
     def scatter_add_(self, dim: int, index: Any, src: Any) -> Tensor:
         return self._write("scatter_add_", lambda t: t.scatter_add(dim, index, src))
@@ -482,6 +584,16 @@ class Indexing(Core):
         if self.dtype != b.dtype:
             raise TypeError(f"vdot: expects one dtype; got {self.dtype} and {b.dtype}")
         return self.dot(b)
+
+
+def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str) -> Tensor:
+    """t with src, of the shape t[index] has, written at index."""
+    src = as_tensor(src)
+    if src.shape != tuple(shape):
+        raise ValueError(f"{op}: src must have shape {tuple(shape)}; got {src.shape}")
+    if src.dtype != t.dtype:
+        raise TypeError(f"{op}: src must have self's dtype; got {t.dtype} and {src.dtype}")
+    return movement.IndexPut.apply(t, src, index=index)
 
 
 def _embed_options(t: Tensor, offset: int, dim1: int, dim2: int) -> dict[str, Any]:

@@ -104,4 +104,25 @@ ROWS = [
     ),
     Row("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), ((3, 4), (5, 4))),
     Row("cdist_inf", lambda m, a, b: m.cdist(a, b, p=float("inf")), ((3, 4), (5, 4))),
+    Row("diagflat", lambda m, x: x.diagflat(1), ((2, 2),)),
+    Row("select_scatter", lambda m, x, s: x.select_scatter(s, 1, -1), ((2, 3, 4), (2, 4))),
+    Row(
+        "slice_scatter",
+        lambda m, x, s: m.slice_scatter(x, s, 1, 1, None, 2),
+        ((2, 5), (2, 2)),
+    ),
+    Row("narrow_copy", lambda m, x: x.narrow_copy(1, 1, 2), ((2, 4),)),
+    Row("split_with_sizes", lambda m, x: m.split_with_sizes(x, [1, 3], 1)[1], ((2, 4),)),
+    Row("unsafe_chunk", lambda m, x: x.unsafe_chunk(3, 1)[2], ((2, 7),)),
+    Row("sum_to_size", lambda m, x: x.sum_to_size(3, 1), ((2, 3, 4),)),
+    Row(
+        "index_reduce_prod",
+        lambda m, x, s: x.index_reduce(1, m.tensor([0, 2, 0]), s, "prod"),
+        ((2, 3), (2, 3)),
+    ),
+    Row(
+        "index_reduce_mean_without_self",
+        lambda m, x, s: m.index_reduce(x, 0, m.tensor([1, 1]), s, "mean", include_self=False),
+        ((3, 2), (2, 2)),
+    ),
 ]
