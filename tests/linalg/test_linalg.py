@@ -162,3 +162,15 @@ def test_matrix_rank_cond_and_friends() -> None:
     _close(cr.linalg.vander(x, N=3), torch.linalg.vander(tx, N=3))
     _close(cr.linalg.diagonal(a, offset=1), torch.linalg.diagonal(ta, offset=1))
     _close(cr.linalg.vecdot(a, a), torch.linalg.vecdot(ta, ta))
+
+
+def test_ldl_factor_and_solve_agree_with_pytorch() -> None:
+    a, ta = _pair(2, 4, 4)
+    a, ta = a + a.mT, ta + ta.mT
+    ours, theirs = cr.linalg.ldl_factor_ex(a), torch.linalg.ldl_factor_ex(ta)
+    for o, t in zip(ours, theirs, strict=True):
+        _close(o, t)
+    b, tb = _pair(4, 2, seed=1)
+    _close(cr.linalg.ldl_solve(ours.LD, ours.pivots, b), torch.linalg.ldl_solve(*theirs[:2], tb))
+    with pytest.raises(cr.linalg.LinAlgError, match="ldl_factor: the input is singular"):
+        cr.linalg.ldl_factor_ex(cr.zeros(3, 3), check_errors=True)

@@ -4,6 +4,7 @@ chainrule has complex tensors."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from ..array import xp
@@ -235,6 +236,82 @@ def lu_solve(
         U.mT, tri(L.mT, B @ P, upper=True, left=False, unitriangular=True), upper=False, left=False
     )
     return Y
+
+
+class LdlFactor(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+
+
+class LdlFactorEx(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+def ldl_factor_ex(
+    A: Any, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
+) -> LdlFactorEx:
+    """(LD, pivots, info): LAPACK's sytrf of each symmetric matrix, from its lower triangle
+    (Bunch-Kaufman pivoting: a negative pivot marks a 2 x 2 block of D). PyTorch gives it no
+    gradient, so neither does chainrule."""
+    A = matrices(A, "linalg.ldl_factor", square=True)
+    a = A._array
+    n, batch = a.shape[-1], a.shape[:-2]
+    count = math.prod(batch)
+    flat = a.reshape(count, n, n)
+    LD = xp.zeros_like(flat)
+    pivots = xp.zeros((count, n), dtype=xp.int32)
+    info = xp.zeros(count, dtype=xp.int32)
+    if n:
+        sytrf = D.scipy_linalg("linalg.ldl_factor").lapack.get_lapack_funcs("sytrf", (a,))
+        for i in range(count):
+            ld, piv, info[i] = sytrf(flat[i], lower=1)
+            LD[i], pivots[i] = xp.tril(ld), piv
+    if check_errors and info.any():
+        first = int(xp.flatnonzero(info)[0])
+        where = f" (batch element {first})" if batch else ""
+        raise D.LinAlgError(
+            f"linalg.ldl_factor: the input is singular{where}: D's diagonal element "
+            f"{int(info[first])} is zero; got shape {tuple(a.shape)}"
+        )
+    return LdlFactorEx(
+        constant(LD.reshape(a.shape)),
+        constant(pivots.reshape(*batch, n)),
+        constant(info.reshape(batch)),
+    )
+
+
+def ldl_factor(A: Any, *, hermitian: bool = False, out: Any = None) -> LdlFactor:
+    """(LD, pivots) of ldl_factor_ex."""
+    LD, pivots, _ = ldl_factor_ex(A, hermitian=hermitian)
+    return LdlFactor(LD, pivots)
+
+
+def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False, out: Any = None) -> Tensor:
+    """X with A X = B, A given by ldl_factor's LD and pivots (LAPACK's sytrs); batch dims
+    broadcast. No gradient, as in PyTorch."""
+    LD = matrices(LD, "linalg.ldl_solve", square=True)
+    B = matrices(B, "linalg.ldl_solve")
+    same_dtype(LD, B, "linalg.ldl_solve")
+    piv = tensor_of(pivots)._array
+    n, k = LD.shape[-1], B.shape[-1]
+    if B.shape[-2] != n:
+        raise ValueError(
+            f"linalg.ldl_solve: incompatible shapes of LD and B; got shapes "
+            f"{tuple(LD.shape)} and {tuple(B.shape)}"
+        )
+    batch = xp.broadcast_shapes(LD.shape[:-2], B.shape[:-2], piv.shape[:-1])
+    count = math.prod(batch)
+    ld = xp.broadcast_to(LD._array, (*batch, n, n)).reshape(count, n, n)
+    p = xp.broadcast_to(piv, (*batch, n)).reshape(count, n)
+    b = xp.broadcast_to(B._array, (*batch, n, k)).reshape(count, n, k)
+    X = xp.zeros_like(b)
+    if n and k:
+        sytrs = D.scipy_linalg("linalg.ldl_solve").lapack.get_lapack_funcs("sytrs", (ld,))
+        for i in range(count):
+            X[i] = sytrs(ld[i], p[i], b[i], lower=1)[0]
+    return constant(X.reshape(*batch, n, k))
 
 
 def eig(A: Any, *, out: Any = None) -> Any:
