@@ -215,7 +215,7 @@ def test_bad_hyperparameters_are_named(make, message):
 
 def test_a_torch_program_trains_with_each_optimizer():
     """A small regression trained by each, as a PyTorch program writes it."""
-    cr.manual_seed(0)
+    cr.manual_seed(7)
     x = cr.randn(64, 3)
     y = x @ cr.tensor([[1.0], [-2.0], [0.5]]) + 0.3
     for cls in TORCH:

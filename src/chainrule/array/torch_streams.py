@@ -172,10 +172,10 @@ def full_range(g: Generator, n: int, dtype: Any) -> np.ndarray:
         return (words64(g, n) % np.uint64(2**53 + 1)).astype(F64)
     if dtype == np.int64:
         return (words64(g, n) % np.uint64(2**63)).astype(np.int64)
-    if dtype.kind == "f":
-        top = 2 ** (np.finfo(dtype).nmant + 1)
-    else:
-        top = int(np.iinfo(dtype).max)
+    if dtype.kind in "fV":  # float32, float16 (2**11), bfloat16 (2**8): their digits
+        top = {4: 2**24, 2: 2**8 if "bfloat" in str(dtype) else 2**11}[dtype.itemsize]
+        return (g.words(n) % np.uint64(top + 1)).astype(F32)
+    top = int(np.iinfo(dtype).max)
     return (g.words(n) % np.uint64(top + 1)).astype(dtype)
 
 
@@ -403,7 +403,7 @@ def multinomial(g: Generator, probs: np.ndarray, n: int, replacement: bool) -> n
         keys = probs / q
         if n == 1:
             return np.argmax(keys, axis=1)[:, None]
-        return np.argsort(-keys, axis=1, kind="stable")[:, :n]  # ties (weight 0): index order
+        return np.stack([topk_indices(row, n) for row in keys])
     out = np.empty((rows, n), np.int64)
     for r in range(rows):
         out[r] = cumulative_bins(probs[r]).searchsorted(uniform53(g, n), side="left")
@@ -419,3 +419,165 @@ def cumulative_bins(weights: np.ndarray) -> np.ndarray:
         cum = cum / cum[-1]
     cum[-1] = 1
     return cum.astype(F64)
+
+
+# -- topk's order among ties (libstdc++'s selection and sorting, as PyTorch's CPU topk) -------
+
+
+def topk_indices(keys: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k largest keys, largest first, as PyTorch's CPU ``topk`` gives
+    them: NumPy's order where the keys differ, and where some tie, libstdc++'s
+    ``partial_sort`` (k * 64 <= n) or ``nth_element`` then ``sort`` of the first k - 1 over
+    (key, index) pairs compared by key alone, replayed step by step."""
+    order = np.argsort(-keys, kind="stable")[:k]
+    chosen = keys[order]
+    boundary = keys[np.argsort(-keys, kind="stable")[k]] if k < len(keys) else None
+    tied = len(np.unique(chosen)) < k or (boundary is not None and boundary == chosen[-1])
+    if not tied:
+        return order
+    a = list(zip(keys.tolist(), range(len(keys)), strict=True))
+    if k * 64 <= len(a):
+        _heap_select(a, 0, k, len(a))
+        _sort_heap(a, 0, k)
+    else:
+        _introselect(a, 0, k - 1, len(a), 2 * (len(a).bit_length() - 1))
+        if k - 1 > 0:
+            _introsort_loop(a, 0, k - 1, 2 * ((k - 1).bit_length() - 1))
+            _final_insertion_sort(a, 0, k - 1)
+    return np.array([i for _, i in a[:k]], np.int64)
+
+
+def _gt(x: tuple, y: tuple) -> bool:
+    return x[0] > y[0]
+
+
+def _swap(a: list, i: int, j: int) -> None:
+    a[i], a[j] = a[j], a[i]
+
+
+def _introselect(a: list, first: int, nth: int, last: int, depth: int) -> None:
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last)
+            _swap(a, first, nth)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last)
+
+
+def _partition_pivot(a: list, first: int, last: int) -> int:
+    mid = first + (last - first) // 2
+    x, y, z = first + 1, mid, last - 1
+    if _gt(a[x], a[y]):
+        if _gt(a[y], a[z]):
+            _swap(a, first, y)
+        elif _gt(a[x], a[z]):
+            _swap(a, first, z)
+        else:
+            _swap(a, first, x)
+    elif _gt(a[x], a[z]):
+        _swap(a, first, x)
+    elif _gt(a[y], a[z]):
+        _swap(a, first, z)
+    else:
+        _swap(a, first, y)
+    lo, hi, pivot = first + 1, last, a[first]
+    while True:
+        while _gt(a[lo], pivot):
+            lo += 1
+        hi -= 1
+        while _gt(pivot, a[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        _swap(a, lo, hi)
+        lo += 1
+
+
+def _insertion_sort(a: list, first: int, last: int) -> None:
+    for i in range(first + 1, last):
+        val = a[i]
+        if _gt(val, a[first]):
+            a[first + 1 : i + 1] = a[first:i]
+            a[first] = val
+        else:
+            _linear_insert(a, i)
+
+
+def _linear_insert(a: list, last: int) -> None:
+    val = a[last]
+    prev = last - 1
+    while _gt(val, a[prev]):
+        a[last] = a[prev]
+        last, prev = prev, prev - 1
+    a[last] = val
+
+
+def _introsort_loop(a: list, first: int, last: int, depth: int) -> None:
+    while last - first > 16:
+        if depth == 0:
+            _heap_select(a, first, last, last)
+            _sort_heap(a, first, last)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last)
+        _introsort_loop(a, cut, last, depth)
+        last = cut
+
+
+def _final_insertion_sort(a: list, first: int, last: int) -> None:
+    if last - first > 16:
+        _insertion_sort(a, first, first + 16)
+        for i in range(first + 16, last):
+            _linear_insert(a, i)
+    else:
+        _insertion_sort(a, first, last)
+
+
+def _push_heap(a: list, first: int, hole: int, top: int, value: tuple) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and _gt(a[first + parent], value):
+        a[first + hole] = a[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[first + hole] = value
+
+
+def _adjust_heap(a: list, first: int, hole: int, length: int, value: tuple) -> None:
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if _gt(a[first + child], a[first + child - 1]):
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    _push_heap(a, first, hole, top, value)
+
+
+def _heap_select(a: list, first: int, middle: int, last: int) -> None:
+    length = middle - first
+    if length > 1:
+        for parent in range((length - 2) // 2, -1, -1):
+            _adjust_heap(a, first, parent, length, a[first + parent])
+    for i in range(middle, last):
+        if _gt(a[i], a[first]):
+            value = a[i]
+            a[i] = a[first]
+            _adjust_heap(a, first, 0, length, value)
+
+
+def _sort_heap(a: list, first: int, last: int) -> None:
+    while last - first > 1:
+        last -= 1
+        value = a[last]
+        a[last] = a[first]
+        _adjust_heap(a, first, 0, last - first, value)
