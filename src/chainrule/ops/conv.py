@@ -1,6 +1,6 @@
 """Convolution and max-pooling primitives on (N, C, H, W) arrays: windows as strided views,
-each product one matrix multiplication. Argument checks, 1-D convolution and the average
-pools (compositions of these) live in nn/conv.py.
+each product one matrix multiplication. Argument checks and the compositions of these (1-D and
+3-D convolutions, every other pool) live in nn/conv.py and nn/pooling.py.
 """
 
 from __future__ import annotations
