@@ -90,6 +90,8 @@ def test_embedding_bag_errors_name_the_op() -> None:
         F.embedding_bag(cr.tensor(INPUT), w, cr.tensor([0]), mode="min")
     with pytest.raises(IndexError, match=r"embedding: index 10 is out of range"):
         F.embedding_bag(cr.tensor([10]), w, cr.tensor([0]))
+    with pytest.raises(ValueError, match=r"embedding_bag: sparse gradients are not supported"):
+        F.embedding_bag(cr.tensor(INPUT), w, cr.tensor([0]), sparse=True)
     with pytest.raises(ValueError, match=r"EmbeddingBag: sparse gradients are not supported"):
         cr.nn.EmbeddingBag(3, 2, sparse=True)
 

@@ -16,6 +16,7 @@ import torch
 
 import chainrule as cr
 from chainrule.nn import activation
+from tests.nn.dtype_calls_more import calls as more_calls
 
 DTYPES = ["int64", "int32", "uint8", "bool", "float16", "bfloat16"]
 
@@ -96,6 +97,7 @@ CALLS: dict[str, Callable[[Any, Any, str], Any]] = {
     "tanh": lambda lib, F, d: F.tanh(_x(lib, d)),
     "threshold": lambda lib, F, d: F.threshold(_x(lib, d), 1, 0),
 }
+CALLS |= more_calls(_x, _classes)
 
 # activation modules: their constructor arguments (PReLU's weight is float32, as torch's)
 MODULE_ARGS: dict[str, tuple] = {"GLU": (), "Softmax": (-1,), "LogSoftmax": (-1,)}

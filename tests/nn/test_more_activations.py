@@ -9,6 +9,7 @@ import torch
 
 import chainrule as cr
 import chainrule.nn.functional as F
+from tests.nn.test_functional_dtypes import DTYPES, _outcome, _same_or_refused_alike, _x
 from tests.tolerances import OP, tol
 
 KINKS = np.array([-4.0, -3.0, -2.5, -0.5, -0.3, 0.0, 0.3, 0.5, 2.5, 3.0, 4.0])
@@ -116,6 +117,18 @@ def test_errors_name_the_op() -> None:
         F.softshrink(cr.ones(2), -1.0)
     with pytest.raises(ValueError, match=r"rrelu: lower must not exceed upper"):
         F.rrelu(cr.ones(2), 0.5, 0.1)
+    with pytest.raises(TypeError, match=r"rrelu: not implemented for float16 when training"):
+        F.rrelu(cr.ones(2, dtype=cr.float16), training=True)
     for name in ("hardswish", "hardsigmoid", "softshrink", "hardshrink", "rrelu"):
         with pytest.raises(TypeError, match=name):
             getattr(F, name)(cr.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "name", ["Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Tanhshrink", "RReLU"]
+)
+def test_modules_take_or_refuse_a_dtype_as_torch(name: str, dtype: str) -> None:
+    ours = _outcome(lambda: getattr(cr.nn, name)().eval()(_x(cr, dtype)))  # RReLU: no draws
+    theirs = _outcome(lambda: getattr(torch.nn, name)().eval()(_x(torch, dtype)))
+    _same_or_refused_alike(name, ours, theirs, dtype)

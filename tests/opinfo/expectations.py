@@ -15,6 +15,7 @@ REFUSALS: dict[str, tuple[str, ...]] = {
     "einsum": ("only the explicit form", "one distinct letter a dim"),
     # chainrule has no sparse gradients: a dense one is always given
     "nn.functional.embedding": ("sparse gradients are not supported",),
+    "nn.functional.embedding_bag": ("sparse gradients are not supported",),
     # a general matrix's eigenvalues are complex, and chainrule has no complex tensors yet
     "linalg.eig": ("complex tensors are not supported yet",),
     "linalg.eigvals": ("complex tensors are not supported yet",),

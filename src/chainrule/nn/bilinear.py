@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from .. import array
-from ..arguments import positive_int, resolve_device
+from ..arguments import need_number, positive_int, resolve_device
 from ..tensor import Tensor, as_tensor
 from . import init
 from .module import Module, Parameter
@@ -21,6 +21,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     (out, in1, in2) and bias (out,)."""
     x1, x2, w = as_tensor(input1), as_tensor(input2), as_tensor(weight)
     op = "bilinear"
+    for x in (x1, x2, w):
+        need_number(x, op)
     if x1.shape[:-1] != x2.shape[:-1] or x1.ndim == 0:
         raise ValueError(
             f"{op}: the inputs' batch dims (all but the last) must agree; got shapes "

@@ -34,10 +34,11 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, op: str, *, fea
             f"{op}: feature dropout needs an input of at least 2 dims (N, C, ...); got shape "
             f"{x.shape}"
         )
+    if p == 1.0:  # a zero of x's dtype: integers and bools stay so, as PyTorch's
+        zero = x.detach().new_zeros(())
+        return x._write(op + "_", lambda t: t * zero) if inplace else x * zero
     if not array.is_floating(x.dtype):
         raise TypeError(f"{op}: needs a floating-point tensor when training; got dtype {x.dtype}")
-    if p == 1.0:
-        return x._write(op + "_", lambda t: t * 0.0) if inplace else x * 0.0
     if not feature:
         shape = x.shape
     elif batched:

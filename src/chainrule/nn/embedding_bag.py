@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
-from ..arguments import positive_int, resolve_device
+from ..arguments import need_float, positive_int, resolve_device
 from ..autograd.mode import no_grad
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -92,6 +92,9 @@ def embedding_bag(
         raise ValueError(f"{op}: mode must be 'sum', 'mean' or 'max'; got {mode!r}")
     if weight.ndim != 2:
         raise ValueError(f"{op}: weight must be 2-D (num_embeddings, dim); got {weight.shape}")
+    need_float(weight, op)
+    if sparse:
+        raise ValueError(f"{op}: sparse gradients are not supported; got sparse=True")
     if per_sample_weights is not None and mode != "sum":
         raise ValueError(
             f"{op}: per_sample_weights are only supported for mode='sum'; got mode={mode!r}"

@@ -10,7 +10,7 @@ import warnings
 from typing import Any
 
 from .. import array
-from ..arguments import need_float
+from ..arguments import need_float, need_number
 from ..autograd.mode import no_grad
 from ..ops import ctc
 from ..tensor import Tensor, as_tensor, where
@@ -73,12 +73,15 @@ def gaussian_nll_loss(
     gradient to the clamp, as PyTorch's."""
     op = "gaussian_nll_loss"
     x, t = as_tensor(input), as_tensor(target)
+    need_number(x, op)
+    need_number(t, op)
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError(f"{op}: var has negative entries; got {var}")
         v = x.new_full(x.shape, float(var))
     else:
         v = as_tensor(var)
+        need_number(v, op)
         if v.numel() and bool((v._array < 0).any()):
             raise ValueError(f"{op}: var has negative entries")
     if v.shape != x.shape:
@@ -94,6 +97,8 @@ def gaussian_nll_loss(
             )
     reduction = legacy_reduction(None, None, reduction, op)
     v = v.clone()
+    if not v.is_floating_point():  # PyTorch clamps it in place, which a float eps refuses
+        raise TypeError(f"{op}: var must be a floating-point tensor; got dtype {v.dtype}")
     with no_grad():  # the clamp for stability is not differentiated, as PyTorch's
         v.clamp_(min=eps)
     loss = 0.5 * (v.log() + (x - t) ** 2 / v)
@@ -117,6 +122,8 @@ def poisson_nll_loss(
     target > 1."""
     reduction = legacy_reduction(size_average, reduce, reduction, "poisson_nll_loss")
     x, t = as_tensor(input), as_tensor(target)
+    need_number(x, "poisson_nll_loss")
+    need_number(t, "poisson_nll_loss")
     loss = x.exp() - t * x if log_input else x - t * (x + eps).log()
     if full:
         small = t._array <= 1
@@ -156,6 +163,8 @@ def ctc_loss(
     reduction = legacy_reduction(None, None, reduction, op)
     lp = as_tensor(log_probs)
     need_float(lp, op)
+    if lp._array.dtype.itemsize < 4:
+        raise TypeError(f"{op}: not implemented for {lp.dtype}, as in PyTorch; use float32")
     if lp.ndim not in (2, 3):
         raise ValueError(f"{op}: expected log_probs (T, N, C) or (T, C); got shape {lp.shape}")
     batched = lp.ndim == 3

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import array
-from ..arguments import need_float
+from ..arguments import need_float, need_number
 from ..autograd.mode import is_grad_enabled
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
@@ -28,10 +28,23 @@ def pairwise_distance(
 ) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim of the broadcast inputs, as PyTorch's."""
     a, b = as_tensor(x1), as_tensor(x2)
+    _numbers("pairwise_distance", a, b)
     d = a - b + eps  # integers promote to the default float here, as PyTorch's
     if d.ndim == 0:  # PyTorch's dim -1 of a 0-d tensor is the tensor itself
         return d.norm(p)
     return d.norm(p, max(a.ndim, b.ndim) - 1, keepdim)
+
+
+def _numbers(op: str, *tensors: Tensor) -> None:
+    """The operands of a loss PyTorch subtracts, which bools refuse."""
+    for t in tensors:
+        need_number(t, op)
+
+
+def _no_halves(x: Tensor, op: str) -> None:
+    """PyTorch's CPU kernels of the class margin losses take float32 and float64 only."""
+    if x._array.dtype.itemsize < 4:
+        raise TypeError(f"{op}: not implemented for {x.dtype}, as in PyTorch; use float32")
 
 
 def margin_ranking_loss(
@@ -46,6 +59,7 @@ def margin_ranking_loss(
     """max(0, -y (x1 - x2) + margin), y = 1 when x1 should rank higher, -1 for x2."""
     reduction = legacy_reduction(size_average, reduce, reduction, "margin_ranking_loss")
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
+    _numbers("margin_ranking_loss", x1, x2, y)
     if not x1.ndim == x2.ndim == y.ndim:
         raise ValueError(
             "margin_ranking_loss: input1, input2 and target must have the same number of dims; "
@@ -66,6 +80,9 @@ def hinge_embedding_loss(
     PyTorch's."""
     reduction = legacy_reduction(size_average, reduce, reduction, "hinge_embedding_loss")
     x, y = as_tensor(input), as_tensor(target)
+    _numbers("hinge_embedding_loss", x, y)
+    if reduction == "mean":  # PyTorch's mean of integers has no dtype to give
+        need_float(x, "hinge_embedding_loss")
     margin_term = where(y._array != 1, (margin - x).clamp_min(0.0), 0.0)
     return reduce_loss(margin_term + where(y._array != -1, x, 0.0), reduction)
 
@@ -115,6 +132,7 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, Any]:
     """input as (N, C) rows and target as an int array of N class indices, checked."""
     x = as_tensor(input)
     need_float(x, op)
+    _no_halves(x, op)
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
     if x.ndim > 2 or t.dtype.kind not in "iu":
         raise ValueError(
@@ -187,6 +205,7 @@ def multilabel_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction, op)
     x = as_tensor(input)
     need_float(x, op)
+    _no_halves(x, op)
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
     if x.ndim > 2 or t.shape != x.shape or t.dtype.kind not in "iu":
         raise ValueError(
@@ -219,6 +238,7 @@ def multilabel_soft_margin_loss(
     """The mean over classes of -(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times weight."""
     reduction = legacy_reduction(size_average, reduce, reduction, "multilabel_soft_margin_loss")
     x, y = as_tensor(input), as_tensor(target)
+    need_float(x, "multilabel_soft_margin_loss")
     loss = -(y * logsigmoid(x) + (1 - y) * logsigmoid(-x))
     if weight is not None:
         loss = loss * weight
@@ -252,6 +272,7 @@ def triplet_margin_loss(
     if margin <= 0:
         raise ValueError(f"triplet_margin_loss: margin must be greater than 0; got {margin}")
     a, pos, neg = as_tensor(anchor), as_tensor(positive), as_tensor(negative)
+    _numbers("triplet_margin_loss", a, pos, neg)
     _same_ndim(a, pos, neg, "triplet_margin_loss")
     return _triplet(
         a, pos, neg, lambda u, v: pairwise_distance(u, v, p, eps), margin, swap, reduction
@@ -274,6 +295,7 @@ def triplet_margin_with_distance_loss(
     if margin <= 0:
         raise ValueError(f"{op}: margin must be greater than 0; got {margin}")
     a, pos, neg = as_tensor(anchor), as_tensor(positive), as_tensor(negative)
+    _numbers(op, a, pos, neg)
     _same_ndim(a, pos, neg, op)
     distance = pairwise_distance if distance_function is None else distance_function
     return _triplet(a, pos, neg, distance, margin, swap, reduction)

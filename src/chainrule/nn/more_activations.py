@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
-from ..arguments import need_float
+from ..arguments import need_float, need_number
 from ..ops import elementwise
 from ..tensor import Tensor, as_tensor, where
 from .activation import celu, elu, hardtanh, leaky_relu, maybe_inplace, relu, selu
@@ -78,6 +78,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x)."""
     x = as_tensor(input)
+    need_number(x, "tanhshrink")
     return x - x.tanh()
 
 
@@ -95,6 +96,8 @@ def rrelu(
         raise ValueError(f"rrelu: lower must not exceed upper; got lower={lower} and upper={upper}")
     if not training:
         return leaky_relu(x, (lower + upper) / 2, inplace)
+    if x._array.dtype == array.float16:  # PyTorch's CPU kernel has no float16 draws
+        raise TypeError("rrelu: not implemented for float16 when training, as in PyTorch")
     noise = x.detach().new_empty(x.shape).uniform_(lower, upper)  # one slope an element
     slopes = where(x._array > 0, 1.0, noise)
     return maybe_inplace(x, inplace, "rrelu", lambda t: t * slopes)

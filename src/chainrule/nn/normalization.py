@@ -444,6 +444,11 @@ def local_response_norm(
     as PyTorch's (an average pool over the padded squares)."""
     x = as_tensor(input)
     need_number(x, "local_response_norm")
+    if not x.is_floating_point() and x._array.dtype != xp.int64:  # PyTorch's average pools
+        raise TypeError(
+            f"local_response_norm: integers other than int64 are not implemented, as in "
+            f"PyTorch; got dtype {x.dtype}"
+        )
     if x.ndim < 3:
         raise ValueError(
             f"local_response_norm: expected input of 3 or more dims (N, C, *); got shape {x.shape}"
