@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..array import errstate, is_floating, xp
+from ..array import array_like, errstate, is_floating, to_host, xp
 from ..autograd.function import Function
 from .elementwise import Where
 from .movement import IndexAdd, along_dim
@@ -45,9 +45,9 @@ class EvenlyDistribute(Function):
 
     def forward(self, a, value, node_name):
         self.node_name = node_name
-        self.mask = xp.isnan(a) if xp.isnan(value) else a == value
+        self.mask = xp.isnan(a) if bool(xp.isnan(value)) else a == value
         self.count = int(self.mask.sum())
-        return xp.asarray(value, dtype=a.dtype)
+        return value
 
     def backward(self, grad, out):
         return (Where.apply(self.mask, grad / self.count, 0.0),)
@@ -122,7 +122,7 @@ def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
     the lower of the two middle values, ties by position (its order is value, then index);
     median's is a line's first NaN if it has one, nanmedian's the median of the rest (of a
     line of NaN only, the one std::nth_element leaves first)."""
-    nans = xp.isnan(a) if is_floating(a.dtype) else xp.zeros(a.shape, dtype=bool)
+    nans = xp.isnan(a) if is_floating(a.dtype) else xp.zeros(a.shape, dtype=bool, like=a)
     has_nan = nans.any(axis=dim, keepdims=True)
     if not ignore_nan or not has_nan.any():  # one rank for every line
         rank = (a.shape[dim] - 1) // 2
@@ -163,14 +163,20 @@ def kth_index(a: Any, k: int, dim: int) -> Any:
     index = ranked_index(a, k - 1, dim, value, same)
     tied = same.sum(axis=dim, keepdims=True) > 1
     if tied.any():
-        n = a.shape[dim]
-        lines = xp.moveaxis(a, dim, -1).reshape(-1, n)  # (lines, n)
-        chosen = xp.moveaxis(index, dim, -1)  # (.., 1)
-        flat = chosen.reshape(-1).copy()  # (lines,)
-        for line in xp.flatnonzero(xp.moveaxis(tied, dim, -1)):
-            flat[line] = quick_select(lines[line].tolist(), k - 1)
-        index = xp.moveaxis(flat.reshape(chosen.shape), -1, dim)
+        index = repicked(a, index, dim, tied, lambda line: quick_select(line, k - 1))
     return index
+
+
+def repicked(a: Any, index: Any, dim: int, which: Any, pick: Any) -> Any:
+    """index (keepdim-shaped) with the lines ``which`` marks chosen again by ``pick`` (the
+    line's values as a list: PyTorch's own kernel, step for step in Python, on the host)."""
+    n = a.shape[dim]
+    lines = to_host(xp.moveaxis(a, dim, -1).reshape(-1, n))  # (lines, n)
+    chosen = to_host(xp.moveaxis(index, dim, -1))  # (.., 1)
+    flat = chosen.reshape(-1).copy()  # (lines,)
+    for line in xp.flatnonzero(to_host(xp.moveaxis(which, dim, -1))):
+        flat[line] = pick(lines[line].tolist())
+    return xp.moveaxis(array_like(flat.reshape(chosen.shape), a), -1, dim)
 
 
 def quick_select(values: list, k: int) -> int:
@@ -224,8 +230,8 @@ def mode_index(a: Any, dim: int) -> Any:
     order = stable_order(a, dim)
     s = xp.take_along_axis(a, order, axis=dim)
     n = a.shape[dim]
-    positions = xp.arange(n).reshape((-1,) + (1,) * (a.ndim - dim - 1))  # along dim
-    ends = xp.ones(s.shape, dtype=bool)  # the last of each run of equal values
+    positions = xp.arange(n, like=a).reshape((-1,) + (1,) * (a.ndim - dim - 1))  # along dim
+    ends = xp.ones(s.shape, dtype=bool, like=a)  # the last of each run of equal values
     inner, later = [slice(None)] * a.ndim, [slice(None)] * a.ndim
     inner[dim], later[dim] = slice(0, n - 1), slice(1, n)
     ends[tuple(inner)] = s[tuple(later)] != s[tuple(inner)]
@@ -239,12 +245,7 @@ def mode_index(a: Any, dim: int) -> Any:
     if n > 16:
         odd = odd | (~ends).any(axis=dim, keepdims=True)
     if xp.any(odd):
-        lines = xp.moveaxis(a, dim, -1).reshape(-1, n)  # (lines, n)
-        chosen = xp.moveaxis(index, dim, -1)  # (.., 1)
-        flat = chosen.reshape(-1).copy()  # (lines,)
-        for line in xp.flatnonzero(xp.moveaxis(odd & xp.ones_like(index, bool), dim, -1)):
-            flat[line] = std_sort_mode(lines[line].tolist())
-        index = xp.moveaxis(flat.reshape(chosen.shape), -1, dim)
+        index = repicked(a, index, dim, odd & xp.ones_like(index, dtype=bool), std_sort_mode)
     return index
 
 
@@ -323,7 +324,7 @@ def running_index(a: Any, out: Any, dim: int) -> Any:
     hit = a == out
     if is_floating(a.dtype):
         hit |= xp.isnan(a)
-    positions = xp.arange(a.shape[dim]).reshape((-1,) + (1,) * (a.ndim - dim - 1))
+    positions = xp.arange(a.shape[dim], like=a).reshape((-1,) + (1,) * (a.ndim - dim - 1))
     return xp.maximum.accumulate(xp.where(hit, positions, 0), axis=dim)
 
 
@@ -334,8 +335,9 @@ def lower_median(a: Any, ignore_nan: bool) -> Any:
     if is_floating(a.dtype):
         nans = xp.isnan(flat)
         if nans.any() and (not ignore_nan or nans.all()):
-            return xp.asarray(math.nan, dtype=a.dtype)
+            return array_like(math.nan, a, a.dtype)
         flat = flat[~nans]
     if not flat.size:  # no elements: NaN, as PyTorch
-        return xp.asarray(math.nan, dtype=a.dtype)
-    return xp.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
+        return array_like(math.nan, a, a.dtype)
+    k = (flat.size - 1) // 2
+    return xp.partition(flat, k)[k : k + 1].reshape(())  # a 0-d array, not a NumPy scalar
