@@ -288,3 +288,38 @@ def test_the_refused_calls_are_refused_by_torch_too() -> None:
     ):
         with pytest.raises((RuntimeError, IndexError, NotImplementedError)):
             call()
+
+
+RANDOM_CALLS = [
+    ("median", lambda m, x, d, k: tuple(x.median(d))),
+    ("nanmedian", lambda m, x, d, k: tuple(x.nanmedian(d, True))),
+    ("median_all", lambda m, x, d, k: x.median()),
+    ("kthvalue", lambda m, x, d, k: tuple(x.kthvalue(k, d))),
+    ("mode", lambda m, x, d, k: tuple(x.mode(d))),
+    ("cummax", lambda m, x, d, k: tuple(x.cummax(d))),
+    ("cummin", lambda m, x, d, k: tuple(x.cummin(d))),
+    ("nansum", lambda m, x, d, k: x.nansum(d)),
+    ("count_nonzero", lambda m, x, d, k: x.count_nonzero(d)),
+    ("aminmax", lambda m, x, d, k: tuple(m.aminmax(x, dim=d))),
+    ("diff", lambda m, x, d, k: x.diff(2, d)),
+]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_shapes_with_ties_and_nan_match_torch(seed: int) -> None:
+    """Small integer values (ties everywhere), NaN in some, integer dtype in others, random
+    shapes and dims: every value and index equal to PyTorch's."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 7, size=rng.integers(1, 4)))
+    data = rng.integers(-3, 4, size=shape).astype(np.float64)
+    if seed % 3 == 0:
+        data[rng.random(shape) < 0.2] = NAN
+    dtype = np.int64 if seed % 5 == 0 else np.float64
+    d = int(rng.integers(-len(shape), len(shape)))
+    k = int(rng.integers(1, shape[d] + 1))
+    for _, fn in RANDOM_CALLS:
+        _both(
+            lambda m, x, fn=fn: fn(m, x, d, k),
+            np.nan_to_num(data) if dtype is np.int64 else data,
+            dtype,
+        )
