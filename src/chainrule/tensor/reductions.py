@@ -382,10 +382,11 @@ class Reductions(Core):
         if self.ndim > 2:
             raise ValueError(f"corrcoef: needs at most 2 dims; got shape {self.shape}")
         c = self.cov()
-        if c.ndim == 0:  # one variable: 1, or NaN where its variance is 0, inf or NaN
-            return c / c
-        std = c.diagonal().sqrt()
-        return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clamp(-1, 1)
+        with array.errstate(divide="ignore", invalid="ignore"):  # NaN where a variance is 0
+            if c.ndim == 0:  # one variable: 1, or NaN where its variance is 0, inf or NaN
+                return c / c
+            std = c.diagonal().sqrt()
+            return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clamp(-1, 1)
 
 
 class ValuesIndices(NamedTuple):
@@ -420,6 +421,8 @@ def _chosen(t: Tensor, x: Tensor, index: Any, d: int, keepdim: bool, name: str) 
 
 
 def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
+    """median and nanmedian: of the whole tensor a value, whose gradient the elements equal
+    to it share; along dim the values and indices, as PyTorch's CPU kernel picks them."""
     need_number(t, op)
     name = "Nanmedian" if ignore_nan else "Median"
     if dim is None:
@@ -550,7 +553,8 @@ def _cov(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
         norm = norm * 0
     centred = x - avg.unsqueeze(1)  # (variables, observations)
     c = centred.matmul((centred if w is None else centred * w).t())  # (variables, variables)
-    return (c / norm).squeeze()
+    with array.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: warned
+        return (c / norm).squeeze()
 
 
 def _variance(
