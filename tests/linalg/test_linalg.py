@@ -174,3 +174,28 @@ def test_ldl_factor_and_solve_agree_with_pytorch() -> None:
     _close(cr.linalg.ldl_solve(ours.LD, ours.pivots, b), torch.linalg.ldl_solve(*theirs[:2], tb))
     with pytest.raises(cr.linalg.LinAlgError, match="ldl_factor: the input is singular"):
         cr.linalg.ldl_factor_ex(cr.zeros(3, 3), check_errors=True)
+
+
+def test_the_method_mixin_calls_the_functions_as_pytorchs_methods_do() -> None:
+    from chainrule.linalg.methods import LinalgMethods as M
+
+    (a, ta), (b, tb) = _pair(3, 3), _pair(3, 2, seed=1)
+    spd, tspd = (
+        a @ a.mT + 3 * cr.eye(3, dtype=cr.float64),
+        ta @ ta.mT + 3 * torch.eye(3, dtype=torch.float64),
+    )
+    for name in ("det", "logdet", "inverse", "matrix_exp", "pinverse"):
+        _close(getattr(M, name)(spd), getattr(tspd, name)())
+    _close(M.slogdet(a)[1], ta.slogdet()[1])
+    _close(M.matrix_power(a, 3), ta.matrix_power(3))
+    L, tL = M.cholesky(spd), tspd.cholesky()
+    _close(L, tL)
+    _close(M.cholesky_solve(b, L), tb.cholesky_solve(tL))
+    _close(M.cholesky_inverse(L), tL.cholesky_inverse())
+    _close(M.svd(a)[1], ta.svd()[1])
+    _close(M.qr(a)[1], ta.qr()[1])
+    LU, piv = M.lu(a)
+    tLU, tpiv = ta.lu()
+    _close(LU, tLU)
+    _close(M.lu_solve(b, LU, piv), tb.lu_solve(tLU, tpiv))
+    _close(M.triangular_solve(b, a)[0], tb.triangular_solve(ta)[0])
