@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import positive_int
 from ..functions import pad
+from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
 from .spatial_args import check_dtype, check_positive, ntuple
@@ -69,13 +70,14 @@ def unfold(
     rows, cols, (ho, wo) = _blocks(op, x.shape[-2:], kernel, dil, pads, step)
     if any(pads):
         x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
-    where = (
-        Tensor._make(array.from_host(rows, x._array)),
-        Tensor._make(array.from_host(cols, x._array)),
-    )
-    picked = x[(Ellipsis,) + where]  # (*, C, kh, kw, Ho, Wo)
-    lead = x.shape[:-2]
-    return picked.reshape(*lead[:-1], lead[-1] * kernel[0] * kernel[1], ho * wo)
+    # separable: the blocks' rows, then their columns, each one gather (AxisTake)
+    picked = conv_ops.AxisTake.apply(x, index=rows.reshape(-1), axis=x.ndim - 2)
+    picked = conv_ops.AxisTake.apply(picked, index=cols.reshape(-1), axis=x.ndim - 1)
+    (kh, kw), lead = kernel, x.shape[:-2]
+    picked = picked.reshape(*lead, kh, ho, kw, wo)  # (*, C, kh, Ho, kw, Wo)
+    k = len(lead)
+    picked = picked.permute(*range(k), k, k + 2, k + 1, k + 3)  # (*, C, kh, kw, Ho, Wo)
+    return picked.reshape(*lead[:-1], lead[-1] * kh * kw, ho * wo)
 
 
 def fold(
@@ -109,11 +111,12 @@ def fold(
         )
     c = ck // k
     hp, wp = size[0] + 2 * pads[0], size[1] + 2 * pads[1]
-    flat = xp.broadcast_to(rows * wp + cols, (kernel[0], kernel[1], ho, wo)).reshape(-1)
-    where = xp.broadcast_to(array.from_host(flat, x._array), (n, c, flat.size))  # (N, C, K*L)
-    zeros = Tensor._make(xp.zeros((n, c, hp * wp), dtype=x._array.dtype, like=x._array))
-    out = zeros.scatter_add(2, Tensor._make(where), x.reshape(n, c, k * length))
-    out = out.reshape(n, c, hp, wp)[:, :, pads[0] : pads[0] + size[0], pads[1] : pads[1] + size[1]]
+    # unfold's two gathers undone in reverse: each block's columns, then its rows, added back
+    cols_in = x.reshape(n, c, kernel[0], kernel[1], ho, wo).permute(0, 1, 2, 4, 3, 5)
+    cols_in = cols_in.reshape(n, c, kernel[0] * ho, kernel[1] * wo)  # (N, C, kh*Ho, kw*Wo)
+    out = conv_ops.AxisTakeAdd.apply(cols_in, index=cols.reshape(-1), axis=3, size=wp)
+    out = conv_ops.AxisTakeAdd.apply(out, index=rows.reshape(-1), axis=2, size=hp)
+    out = out[:, :, pads[0] : pads[0] + size[0], pads[1] : pads[1] + size[1]]
     return out.squeeze(0) if unbatched else out
 
 

@@ -390,7 +390,8 @@ def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_in
         start, end = _windows(n_in, n_out, x._array)
         k = int((end - start).max())
         where = xp.minimum(start[:, None] + xp.arange(k, like=start), end[:, None] - 1)  # (o, k)
-        picked = out.index_select(axis, Tensor._make(where.reshape(-1)))  # (..., o*k, ...)
+        flat_where = array.to_host(where.reshape(-1))
+        picked = conv_ops.AxisTake.apply(out, index=flat_where, axis=axis)  # (..., o*k, ...)
         shape = out.shape
         picked = picked.reshape(*shape[:axis], n_out, k, *shape[axis + 1 :])  # (..., o, k, ...)
         out, arg = picked.max(axis + 1)

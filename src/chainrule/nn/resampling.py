@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 from .. import array
+from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -106,12 +107,11 @@ def _weighted_taps(n_in: int, n_out: int, scale: float | None, corners: bool, cu
 
 def _along(x: Tensor, axis: int, taps: Any, weights: Any) -> Tensor:
     """x resampled along axis: output position i is sum_k weights[i, k] * x[taps[i, k]]
-    (x[taps[i, 0]] with no weights). One gathered copy a tap, weighted and added: a sum
-    over a short axis of one (..., n_out, taps, ...) array is many times slower in NumPy."""
+    (x[taps[i, 0]] with no weights). One gathered copy a tap (AxisTake), weighted and added:
+    a sum over a short axis of one (..., n_out, taps, ...) array is many times slower."""
     out: Any = None
     for k in range(taps.shape[1]):
-        where = Tensor._make(array.from_host(host.ascontiguousarray(taps[:, k]), x._array))
-        term = x[(slice(None),) * axis + (where,)]  # (..., n_out, ...)
+        term = conv_ops.AxisTake.apply(x, index=host.ascontiguousarray(taps[:, k]), axis=axis)
         if weights is not None:
             w = weights[:, k].astype(x._array.dtype).reshape((-1,) + (1,) * (x.ndim - axis - 1))
             term = term * Tensor._make(array.from_host(w, x._array))

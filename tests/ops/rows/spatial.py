@@ -178,13 +178,13 @@ ROWS += [
     ),
     # rearranging pixels
     Row(
-        "unfold",
+        "nn_unfold",
         lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
         ((2, 3, 5, 6),),
         second=True,
     ),
     Row(
-        "fold",
+        "nn_fold",
         lambda m, x: m.nn.functional.fold(
             x, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)
         ),
