@@ -252,28 +252,30 @@ class Arithmetic(Core):
     absolute = abs
 
     # rounding: a step function, whose gradient is 0 (as PyTorch's), with the values written
-    # through where(False, self, values); an integer tensor comes back as a copy
+    # through where(False, self, values); an integer tensor comes back as a copy, a bool one
+    # is refused
 
     def floor(self) -> Tensor:
-        return self._rounded(xp.floor)
+        return self._rounded(xp.floor, "floor")
 
     def ceil(self) -> Tensor:
-        return self._rounded(xp.ceil)
+        return self._rounded(xp.ceil, "ceil")
 
     def trunc(self) -> Tensor:
-        return self._rounded(xp.trunc)
+        return self._rounded(xp.trunc, "trunc")
 
     def round(self, *, decimals: int = 0) -> Tensor:
         """To the nearest integer, halves to even; with decimals, as PyTorch computes it:
         rint(x * 10^d) / 10^d (d > 0) or rint(x / 10^-d) * 10^-d (d < 0), in x's dtype."""
         if decimals == 0:
-            return self._rounded(xp.rint)
+            return self._rounded(xp.rint, "round")
         scale = self._array.dtype.type(10.0 ** abs(decimals))
         if decimals > 0:
-            return self._rounded(lambda x: xp.rint(x * scale) / scale)
-        return self._rounded(lambda x: xp.rint(x / scale) * scale)
+            return self._rounded(lambda x: xp.rint(x * scale) / scale, "round")
+        return self._rounded(lambda x: xp.rint(x / scale) * scale, "round")
 
-    def _rounded(self, fn: Any) -> Tensor:
+    def _rounded(self, fn: Any, op: str) -> Tensor:
+        need_number(self, op)  # PyTorch rounds no bools
         if self._array.dtype.kind != "f":
             return self.clone()
         return where(false_mask(self), self, Tensor._make(fn(self._array)))
@@ -622,8 +624,7 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
     xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
     if op in ("bitwise_left_shift", "bitwise_right_shift"):
         xa = xp.asarray(xa, dtype=xp.result_type(xa, ya))
-        if xa.dtype.kind == "b":  # True << 1 is 2, as PyTorch (NumPy keeps bools' int8)
-            xa = xa.astype(array.int64)
+        need_number(Tensor._make(xa), op)  # PyTorch shifts no bools
         bits = xa.dtype.itemsize * 8
         wide = (ya < 0) | (ya >= bits)
         shift = xp.where(wide, 0, ya).astype(xa.dtype)

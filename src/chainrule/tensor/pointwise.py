@@ -114,7 +114,7 @@ class Pointwise(Core):
     def frexp(self) -> MantissaExponent:
         """self as mantissa * 2**exponent, the mantissa in [0.5, 1) in magnitude (0 at 0),
         the exponent int32: of a floating tensor, as PyTorch."""
-        if self._array.dtype.kind != "f":
+        if not array.is_floating(self._array.dtype):
             raise TypeError(f"frexp: needs a floating-point tensor; got dtype {self.dtype}")
         exponent = xp.frexp(self._array)[1]
         mantissa = pointwise.Frexp.apply(self, exponent=exponent)
@@ -155,7 +155,7 @@ class Pointwise(Core):
 
     def frac(self) -> Tensor:
         """self - trunc(self), of a floating tensor (PyTorch refuses integers)."""
-        if self._array.dtype.kind != "f":
+        if not array.is_floating(self._array.dtype):
             raise TypeError(f"frac: needs a floating-point tensor; got dtype {self.dtype}")
         return pointwise.Frac.apply(self)
 
@@ -170,7 +170,7 @@ class Pointwise(Core):
     def signbit(self) -> Tensor:
         """Whether the sign bit is set (-0.0 and NaNs with it too), as a bool tensor."""
         arr = self._array
-        if arr.dtype.kind == "f":
+        if array.is_floating(arr.dtype):
             return Tensor._make(array.array_of(xp.signbit(arr)))
         if arr.dtype.kind == "i":
             return Tensor._make(array.array_of(arr < 0))
@@ -183,8 +183,8 @@ class Pointwise(Core):
     def fmod(self, other: Any) -> Tensor:
         """The remainder of self / other with self's sign (C's fmod; remainder takes other's);
         integers stay integers, and an integer division by zero is an error."""
-        need_number(self, "fmod")
         x, y = operands(self, other, "fmod")
+        need_number(x if isinstance(x, Tensor) else y, "fmod")  # of two bools
         _shape_of(x, y, "fmod")
         ya = y._array if isinstance(y, Tensor) else y
         if not _is_float(x) and not xp.all(ya):
@@ -208,7 +208,7 @@ class Pointwise(Core):
     ) -> Tensor:
         """NaN, inf and -inf replaced by nan, posinf and neginf (by default 0 and the dtype's
         largest and lowest finite values); an integer tensor comes back as a copy."""
-        if self._array.dtype.kind != "f":
+        if not array.is_floating(self._array.dtype):
             return self.clone()
         return pointwise.NanToNum.apply(self, nan=nan, posinf=posinf, neginf=neginf)
 
@@ -279,7 +279,7 @@ class Pointwise(Core):
 
 
 def _is_float(t: Any) -> bool:
-    return isinstance(t, Tensor) and t._array.dtype.kind == "f"
+    return isinstance(t, Tensor) and array.is_floating(t._array.dtype)
 
 
 def _shape_of(a: Any, b: Any, op: str) -> tuple[int, ...]:
