@@ -67,24 +67,6 @@ def test_rand_randn_normal_uniform(seed: int, n: int, name: str) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("n", SIZES)
-def test_integers_and_permutations(seed: int, n: int) -> None:
-    for low, high in [
-        (0, 10),
-        (-5, 5),
-        (0, 2**28 - 1),
-        (0, 2**28),
-        (0, 2**32 + 1),
-        (-(2**40), 2**40),
-    ]:
-        twins(seed, lambda lib, g, a=low, b=high: lib.randint(a, b, (n,), generator=g))
-    for name in ("int64", "int32", "int16", "uint8", "float32", "float64", "bool"):
-        twins(seed, lambda lib, g, d=name: lib.empty(n, dtype=getattr(lib, d)).random_(generator=g))
-    twins(seed, lambda lib, g: lib.empty(n, dtype=lib.int64).random_(3, 17, generator=g))
-    twins(seed, lambda lib, g: lib.randperm(n, generator=g))
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("name", ["float32", "float64"])
 def test_one_uniform_per_element(seed: int, n: int, name: str) -> None:
     def empty(lib: Any) -> Any:
@@ -155,3 +137,33 @@ def test_one_stream_through_many_calls() -> None:
         same(step(torch, tg), step(cr, cg))
         same_state(tg, cg)
         same(torch.get_rng_state(), cr.get_rng_state())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("bounds", [(1e-3, 1e5), (-2.5e-9, 7.0), (100.0, 100.5), (-1.0, 1.0)])
+def test_uniform_bounds_of_every_scale(seed: int, bounds: tuple) -> None:
+    for name in ("float32", "float64"):
+        twins(
+            seed,
+            lambda lib, g, d=name: lib.empty(1000, dtype=getattr(lib, d)).uniform_(
+                *bounds, generator=g
+            ),
+        )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", SIZES)
+def test_integers_and_permutations(seed: int, n: int) -> None:
+    for low, high in [
+        (0, 10),
+        (-5, 5),
+        (0, 2**28 - 1),
+        (0, 2**28),
+        (0, 2**32 + 1),
+        (-(2**40), 2**40),
+    ]:
+        twins(seed, lambda lib, g, a=low, b=high: lib.randint(a, b, (n,), generator=g))
+    for name in ("int64", "int32", "int16", "uint8", "float32", "float64", "bool"):
+        twins(seed, lambda lib, g, d=name: lib.empty(n, dtype=getattr(lib, d)).random_(generator=g))
+    twins(seed, lambda lib, g: lib.empty(n, dtype=lib.int64).random_(3, 17, generator=g))
+    twins(seed, lambda lib, g: lib.randperm(n, generator=g))

@@ -52,12 +52,21 @@ def words64(g: Generator, n: int) -> np.ndarray:
     return (w[0::2] << np.uint64(32)) | w[1::2]
 
 
+CHUNK = 16384  # elements worked on at a time: their temporaries stay in the cache
+
+
 def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
     """``uniform_real_distribution<T>(0, 1)``: float32 from the low 24 bits of one word,
     float64 from the low 53 bits of ``random64()``."""
     if np.dtype(dtype) == F64:
         return (words64(g, n) & _MASK53).astype(F64) * 2.0**-53
-    return ((g.words(n) & np.uint64(0xFFFFFF)).astype(F32) * np.float32(2.0**-24)).astype(F32)
+    out = np.empty(n, F32)
+    for i in range(0, n, CHUNK):
+        w = g.words(min(CHUNK, n - i))
+        np.multiply(
+            (w & np.uint64(0xFFFFFF)).astype(F32), np.float32(2.0**-24), out=out[i : i + len(w)]
+        )
+    return out
 
 
 def uniform53(g: Generator, n: int) -> np.ndarray:
@@ -137,14 +146,33 @@ def uniform(g: Generator, n: int, dtype: Any, low: float, high: float) -> np.nda
     """``uniform_(low, high)``: ``u * (high - low) + low`` in the dtype (bounds cast to it
     first); a value that rounds up to ``high`` becomes ``low``."""
     dtype = np.dtype(dtype)
-    u = uniform01(g, n, dtype)
     a, b = dtype.type(low), dtype.type(high)
     if a == 0 and b == 1:
-        return u
-    x = muladd(u, b - a, a, dtype)
-    if x.size and (x >= b).any():
-        x[x >= b] = a
-    return x
+        return uniform01(g, n, dtype)
+    if dtype == F32 and fused() and _exact_in_double(a, b - a):
+        # u * span + a is exact in float64 here: one rounding to float32 is fmaf's
+        out = np.empty(n, F32)
+        scale, shift = float(b - a) * 2.0**-24, float(a)
+        for i in range(0, n, CHUNK):
+            w = (g.words(min(CHUNK, n - i)) & np.uint64(0xFFFFFF)).astype(F64)
+            w *= scale
+            w += shift
+            out[i : i + len(w)] = w
+    else:
+        out = muladd(uniform01(g, n, dtype), b - a, a, dtype)
+    if out.size and out.max() >= b:
+        out[out >= b] = a
+    return out
+
+
+def _exact_in_double(a: np.float32, span: np.float32) -> bool:
+    """Whether every ``k * 2**-24 * span + a`` (k < 2**24) is exact in float64: its bits
+    run from the larger bound's top down to the lowest bit of span * 2**-24 or of a."""
+    top = math.frexp(max(abs(float(a)), abs(float(a + span)), abs(float(span))))[1]
+    low = math.frexp(float(span))[1] - 48 if span else top
+    if a:
+        low = min(low, math.frexp(float(a))[1] - 24)
+    return top + 1 - low <= 53
 
 
 def integers(g: Generator, n: int, low: int, high: int) -> np.ndarray:
@@ -266,11 +294,16 @@ def normal_fill(g: Generator, n: int, dtype: Any, mean: float, std: float) -> np
     if n % 16:
         data = np.concatenate([data[: n - n % 16], uniform01(g, 16, dtype)])
     blocks = data.reshape(-1, 2, 8)
-    if dtype == F32 and fused():
-        c, s = _box_muller_avx2(blocks[:, 0], blocks[:, 1], mean, std)
-    else:
-        c, s = _box_muller_libm(blocks[:, 0], blocks[:, 1], mean, std, dtype)
-    out = np.stack([c, s], axis=1).reshape(-1)
+    out = np.empty(blocks.shape, dtype)
+    step = CHUNK // 16
+    for i in range(0, len(blocks), step):
+        part = blocks[i : i + step]
+        u1, u2 = np.ascontiguousarray(part[:, 0]), np.ascontiguousarray(part[:, 1])
+        if dtype == F32 and fused():
+            out[i : i + step, 0], out[i : i + step, 1] = _box_muller_avx2(u1, u2, mean, std)
+        else:
+            out[i : i + step, 0], out[i : i + step, 1] = _box_muller_libm(u1, u2, mean, std, dtype)
+    out = out.reshape(-1)
     if n % 16:
         out[n - 16 : n] = out[-16:]
         out = out[:n]
