@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import need_float, need_number
-from ..ops import elementwise
+from ..ops import hard
 from ..tensor import Tensor, as_tensor, where
 from .activation import celu, elu, hardtanh, leaky_relu, maybe_inplace, relu, selu
 from .activation import threshold as _threshold
@@ -24,33 +24,21 @@ def _floating(input: Any, op: str) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * min(max(x + 3, 0), 6) / 6; the gradient is 0 up to -3, (2x + 3) / 6 strictly
-    inside (-3, 3) and 1 from 3 on, as PyTorch's."""
-    return maybe_inplace(_floating(input, "hardswish"), inplace, "hardswish", _hardswish)
-
-
-def _hardswish(x: Tensor) -> Tensor:
-    a = x._array
-    low, high = a <= -3.0, a >= 3.0
-    middle = where(low | high, 0.0, x)  # each branch finite where it is not taken
-    return where(low, 0.0, where(high, x, middle * (middle + 3.0) / 6.0))
-
-
-SIXTH32 = float(array.host.float32(1.0 / 6.0))  # PyTorch's gradient uses 1/6 in float32
+    inside (-3, 3) and 1 from 3 on, as PyTorch's (the primitive ops/hard.py)."""
+    return maybe_inplace(
+        _floating(input, "hardswish"), inplace, "hardswish", lambda x: hard.Hardswish.apply(x)
+    )
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x + 3, 0), 6) / 6; the gradient is 1/6 (rounded to float32, as PyTorch's
     kernel has it) strictly inside (-3, 3), else 0."""
-    return maybe_inplace(_floating(input, "hardsigmoid"), inplace, "hardsigmoid", _hardsigmoid)
-
-
-def _hardsigmoid(x: Tensor) -> Tensor:
-    a = x._array
-    value = array.xp.clip(a + 3.0, 0.0, 6.0) / 6.0
-    inside = (a > -3.0) & (a < 3.0)
-    slope = x * SIXTH32
-    # slope plus a constant: PyTorch's value, and its gradient SIXTH32 inside, 0 outside
-    return where(inside, slope + (value - slope._array), value)
+    return maybe_inplace(
+        _floating(input, "hardsigmoid"),
+        inplace,
+        "hardsigmoid",
+        lambda x: hard.Hardsigmoid.apply(x),
+    )
 
 
 def _check_lambd(lambd: float, op: str) -> None:
@@ -63,16 +51,12 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     |x| > lambd, else 0."""
     x = _floating(input, "softshrink")
     _check_lambd(lambd, "softshrink")
-    a = x._array
-    return where(a > lambd, x - lambd, where(a < -lambd, x + lambd, 0.0))
+    return hard.Softshrink.apply(x, lambd=lambd)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, else 0 (the gradient 1 there, else 0)."""
-    x = _floating(input, "hardshrink")
-    a = x._array
-    keep = (a > lambd) | (a < -lambd)
-    return elementwise.Piecewise.apply(x, mask=keep, slope=0.0, other=0.0)
+    return hard.Hardshrink.apply(_floating(input, "hardshrink"), lambd=lambd)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
