@@ -252,3 +252,32 @@ def test_pairwise_distance_module_and_integer_inputs() -> None:
     theirs = torch.nn.PairwiseDistance(p=1.0, keepdim=True)(torch.tensor(a), torch.tensor(b))
     assert ours.dtype == cr.float32 and ours.shape == (3, 1)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), **tol("float32", LAYER))
+
+
+def test_ctc_loss_on_random_cases_matches_torch() -> None:
+    """Lengths down to 0, repeated labels, any blank, impossible alignments, zero_infinity."""
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        steps, n, c, s = (int(v) for v in rng.integers((1, 1, 2, 1), (9, 5, 5, 5)))
+        lengths, target_lengths = rng.integers(0, steps + 1, n), rng.integers(0, s + 1, n)
+        blank = int(rng.integers(0, c))
+        targets = rng.integers(0, c - 1, (n, s))
+        targets = np.where(targets >= blank, targets + 1, targets)  # never the blank
+        logits, zero_infinity = rng.normal(size=(steps, n, c)), bool(rng.integers(0, 2))
+        cl, tl = cr.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+        args = (targets, lengths, target_lengths)
+        cy = cr.nn.functional.ctc_loss(
+            cl.log_softmax(2), *map(cr.tensor, args), blank=blank, reduction="none",
+            zero_infinity=zero_infinity,
+        )  # fmt: skip
+        ty = torch.nn.functional.ctc_loss(
+            tl.log_softmax(2), *map(torch.tensor, args), blank=blank, reduction="none",
+            zero_infinity=zero_infinity,
+        )  # fmt: skip
+        g = rng.normal(size=n)
+        cy.backward(cr.tensor(g))
+        ty.backward(torch.tensor(g))
+        np.testing.assert_allclose(
+            cy.detach().numpy(), ty.detach().numpy(), **tol("float64", LAYER)
+        )
+        np.testing.assert_allclose(cl.grad.numpy(), tl.grad.numpy(), **tol("float64", LAYER))

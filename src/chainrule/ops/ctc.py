@@ -1,7 +1,8 @@
 """The CTC loss as one primitive: the forward-backward (alpha-beta) sums over alignments, in
-log space. A primitive for stability and speed: written in Tensor ops it would be a graph of
-thousands of small logsumexp nodes; and its gradient is PyTorch's, which is not the plain
-derivative (see CtcLoss). nn/likelihood_losses.py checks the arguments.
+log space, every sample of the batch at once (one step of the recursion a time step). A
+primitive for stability and speed: written in Tensor ops it would be a graph of thousands
+of small logsumexp nodes; and its gradient is PyTorch's, which is not the plain derivative
+(see CtcLoss). nn/likelihood_losses.py checks the arguments.
 """
 
 from __future__ import annotations
@@ -51,43 +52,60 @@ class CtcLoss(Function):
     def forward(self, lp, *, rows, input_lengths, blank, zero_infinity):
         steps, n, c = lp.shape
         neg_inf = -xp.inf
-        losses = xp.empty(n, dtype=lp.dtype)
-        lcab = xp.full(lp.shape, neg_inf, dtype=lp.dtype)  # (T, N, C)
-        for b in range(n):
-            length, target = int(input_lengths[b]), rows[b]
-            labels = xp.full(2 * len(target) + 1, blank)
-            labels[1::2] = target  # l': (S',)
-            if length == 0:
-                losses[b] = 0.0 if len(target) == 0 else xp.inf
-                continue
-            seen = lp[:length, b, labels]  # (T_b, S')
-            # the skip over a blank is allowed onto a label unlike the one two places back
-            skip = (labels != blank) & (labels != _shift(labels[None], 2, -1)[0])  # (S',)
-            alpha = xp.full(seen.shape, neg_inf, dtype=lp.dtype)
-            alpha[0, :2] = seen[0, :2]
-            with xp.errstate(invalid="ignore"):
-                for t in range(1, length):
-                    a = alpha[t - 1]
-                    two = xp.where(skip, _shift(a, 2, neg_inf), neg_inf)
-                    alpha[t] = xp.logaddexp(xp.logaddexp(a, _shift(a, 1, neg_inf)), two) + seen[t]
-                beta = xp.full(seen.shape, neg_inf, dtype=lp.dtype)
-                beta[-1, -2:] = seen[-1, -2:]
-                back_skip = _shift(skip, -2, False)  # from s to s + 2
-                for t in range(length - 2, -1, -1):
+        lengths = xp.asarray(input_lengths)  # (N,)
+        ends = xp.asarray([2 * len(r) + 1 for r in rows])  # (N,): each l''s length
+        width = int(ends.max()) if n else 1
+        labels = xp.full((n, width), blank)  # (N, S): l', blanks around and between labels
+        for b, target in enumerate(rows):
+            labels[b, 1 : 2 * len(target) : 2] = target
+        valid = xp.arange(width)[None, :] < ends[:, None]  # (N, S)
+        seen = xp.take_along_axis(lp, xp.broadcast_to(labels, (steps, n, width)), 2)  # (T, N, S)
+        seen = xp.where(valid, seen, neg_inf)
+        # the skip over a blank is allowed onto a label unlike the one two places back
+        skip = (labels != blank) & (labels != _shift(labels, 2, -1))  # (N, S)
+        back_skip = _shift(skip, -2, False)  # from s to s + 2
+        alpha = xp.full((steps, n, width), neg_inf, dtype=lp.dtype)
+        beta = xp.full((steps, n, width), neg_inf, dtype=lp.dtype)
+        with xp.errstate(invalid="ignore"):
+            if steps:
+                alpha[0, :, :2] = seen[0, :, :2]
+            for t in range(1, steps):  # alpha past a sample's length stays at its last step
+                a = alpha[t - 1]
+                two = xp.where(skip, _shift(a, 2, neg_inf), neg_inf)
+                step = xp.logaddexp(xp.logaddexp(a, _shift(a, 1, neg_inf)), two) + seen[t]
+                alpha[t] = xp.where((t < lengths)[:, None], step, a)
+            ends_at = (xp.arange(width)[None, :] >= ends[:, None] - 2) & valid  # (N, S)
+            for t in range(steps - 1, -1, -1):  # beta starts at each sample's last step
+                start = xp.where(ends_at, seen[t], neg_inf)
+                if t + 1 < steps:
                     a = beta[t + 1]
                     two = xp.where(back_skip, _shift(a, -2, neg_inf), neg_inf)
-                    beta[t] = xp.logaddexp(xp.logaddexp(a, _shift(a, -1, neg_inf)), two) + seen[t]
-            losses[b] = -_logsumexp(alpha[-1, -2:], 0)
-            both = alpha + beta  # (T_b, S')
-            for label in xp.unique(labels):
-                lcab[:length, b, label] = _logsumexp(both[:, labels == label], 1)
+                    step = xp.logaddexp(xp.logaddexp(a, _shift(a, -1, neg_inf)), two) + seen[t]
+                else:
+                    step = start
+                last = (t == lengths - 1)[:, None]
+                beta[t] = xp.where(last, start, xp.where((t < lengths - 1)[:, None], step, neg_inf))
+        final = alpha[-1] if steps else xp.full((n, width), neg_inf, dtype=lp.dtype)
+        at_end = xp.where(ends_at, final, neg_inf)  # (N, S): the last two places of each l'
+        losses = -_logsumexp(at_end, 1)  # (N,)
+        empty = lengths == 0
+        losses[empty] = xp.where(ends[empty] == 1, 0.0, xp.inf)
+        # lcab[t, n, c] = log sum over the s with l'[s] = c of alpha beta: summed in exp space
+        # under each (t, n)'s largest term, a one-hot product gathering the places by class
+        both = alpha + beta  # (T, N, S)
+        top = both.max(axis=2, keepdims=True) if width else xp.zeros((steps, n, 1))
+        top = xp.where(xp.isfinite(top), top, 0.0)
+        onehot = (labels[:, :, None] == xp.arange(c)).astype(lp.dtype)  # (N, S, C)
+        with xp.errstate(divide="ignore"):
+            summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
+            lcab = xp.log(summed) + top
         self.impossible = xp.isinf(losses) if zero_infinity else xp.zeros(n, dtype=bool)
         losses[self.impossible] = 0.0
         with xp.errstate(invalid="ignore"):  # -inf + inf: NaN, PyTorch's gradient there too
             self.lcab_loss = lcab + losses[None, :, None]  # (T, N, C)
-        steps_in = xp.arange(steps)[:, None] < xp.asarray(input_lengths)[None, :]  # (T, N)
+        steps_in = xp.arange(steps)[:, None] < lengths[None, :]  # (T, N)
         self.counted = (steps_in & ~self.impossible[None, :])[:, :, None]  # (T, N, 1)
-        return losses
+        return losses.astype(lp.dtype, copy=False)
 
     def backward(self, grad, out):
         (lp,) = self.inputs
