@@ -2,7 +2,7 @@
 are in chainrule.nn.functional.
 """
 
-from . import functional, init, parallel, utils
+from . import functional, init, padding, parallel, utils
 from .activation import (
     CELU,
     ELU,
@@ -71,6 +71,7 @@ from .normalization import (
     LocalResponseNorm,
     RMSNorm,
 )
+from .padding import *  # noqa: F403  (its 15 layers, by padding.__all__)
 from .pooling_layers import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -231,3 +232,4 @@ __all__ = [
     "Bilinear",
     "EmbeddingBag",
 ]
+__all__ += padding.__all__
