@@ -63,9 +63,10 @@ def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
     out = np.empty(n, F32)
     for i in range(0, n, CHUNK):
         w = g.words(min(CHUNK, n - i))
-        np.multiply(
-            (w & np.uint64(0xFFFFFF)).astype(F32), np.float32(2.0**-24), out=out[i : i + len(w)]
-        )
+        w &= np.uint64(0xFFFFFF)
+        part = out[i : i + len(w)]
+        part[...] = w
+        part *= np.float32(2.0**-24)
     return out
 
 
@@ -359,53 +360,69 @@ _C = {
 }  # fmt: skip
 
 
-def _log256(x: np.ndarray) -> np.ndarray:
+def fma32_in_double(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``fmaf(a, b, c)`` where a * b + c rounded to float64 never lands on a float32 tie:
+    one rounding to float32 is then the fused one. True of every multiply-add in
+    ``_log256`` and ``_sincos256`` over their whole domain in ``normal_fill`` (the 2**24
+    uniforms), as ``tests/random/test_exhaustive.py`` checks against ``fma32``. (b may
+    come as float64 already: the same values, converted once for several uses.)"""
+    if isinstance(a, np.ndarray):
+        s = a.astype(F64)
+        s *= b
+    else:
+        s = np.multiply(b, float(a), dtype=F64)
+    s += c
+    return s.astype(F32)
+
+
+def _log256(x: np.ndarray, fma: Any = fma32_in_double) -> np.ndarray:
     """avx_mathfun's ``log256_ps`` for x in (0, 1], with GCC's fused multiply-adds."""
     C, f = _C, np.float32
     bits = x.view(np.int32)
-    e = (((bits >> 23) - 127).astype(F32)) + f(1)
+    e = ((bits >> 23) - 126).astype(F32)
     m = ((bits & ~0x7F800000) | 0x3F000000).view(F32)
     small = m < C["SQRTHF"]
     xm = m - f(1)
-    e = e - np.where(small, f(1), f(0))
-    xm = xm + np.where(small, m, f(0))
+    e -= small
+    xm += m * small
+    wide = xm.astype(F64)
     z = xm * xm
-    y = fma32(C["p0"], xm, C["p1"])
+    y = fma(C["p0"], wide, C["p1"])
     for k in ("p2", "p3", "p4", "p5", "p6", "p7", "p8"):
-        y = fma32(y, xm, C[k])
-    y = y * xm
-    y = fma32(y, z, e * C["q1"])
-    y = y - z * f(0.5)
-    return fma32(e, C["q2"], xm + y)
+        y = fma(y, wide, C[k])
+    y *= xm
+    y = fma(y, z.astype(F64), e * C["q1"])
+    y -= z * f(0.5)
+    return fma(e, C["q2"], xm + y)
 
 
-def _sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sincos256(x: np.ndarray, fma: Any = fma32_in_double) -> tuple[np.ndarray, np.ndarray]:
     """avx_mathfun's ``sincos256_ps`` for x >= 0, with GCC's fused multiply-adds."""
     C, f = _C, np.float32
     j = (x * C["FOPI"]).astype(np.int32)
-    j = (j + 1) & ~1
+    j += 1
+    j &= ~1
     y = j.astype(F32)
-    sign_sin = (j & 4) != 0
-    sign_cos = ((~(j - 2)) & 4) != 0
+    sign_sin = (j & 4) << 29
+    sign_cos = (~(j - 2) & 4) << 29
     poly = (j & 2) == 0
-    x = fma32(y, C["DP1"], x)
-    x = fma32(y, C["DP2"], x)
-    x = fma32(y, C["DP3"], x)
+    wide = y.astype(F64)
+    for k in ("DP1", "DP2", "DP3"):
+        x = fma(C[k], wide, x)
     z = x * x
-    yc = fma32(C["c0"], z, C["c1"])
-    yc = fma32(yc, z, C["c2"])
-    yc = yc * z
-    yc = fma32(yc, z, -(z * f(0.5)))
-    yc = yc + f(1)
-    ys = fma32(C["s0"], z, C["s1"])
-    ys = fma32(ys, z, C["s2"])
-    ys = ys * z
-    ys = fma32(ys, x, x)
-    s = np.where(poly, ys, yc) + f(0)
+    z64 = z.astype(F64)
+    yc = fma(C["c0"], z64, C["c1"])
+    yc = fma(yc, z64, C["c2"])
+    yc *= z
+    yc = fma(yc, z64, -(z * f(0.5)))
+    yc += f(1)
+    ys = fma(C["s0"], z64, C["s1"])
+    ys = fma(ys, z64, C["s2"])
+    ys *= z
+    ys = fma(ys, x, x)
+    s = np.where(poly, ys, yc) + f(0)  # + 0: as the kernel's blend, -0 becomes +0
     c = np.where(poly, yc, ys) + f(0)
-    s = np.where(sign_sin, -s, s)
-    c = np.where(sign_cos, -c, c)
-    return s, c
+    return (s.view(np.int32) ^ sign_sin).view(F32), (c.view(np.int32) ^ sign_cos).view(F32)
 
 
 def _box_muller_avx2(d1: np.ndarray, u2: np.ndarray, mean: float, std: float) -> tuple:
