@@ -312,11 +312,9 @@ def _scipy_special(op: str) -> Any:
 def _on_host(op: str, name: str, a: Any, *args: Any) -> Any:
     """scipy.special's ``name`` of the float array ``a`` (after any leading ``args``), in a's
     dtype: float16 and bfloat16 computed in float32 and rounded, as PyTorch computes them."""
-    fn = getattr(_scipy_special(op), name)
+    fn = getattr(_scipy_special(op), name)  # its ufuncs report no floating-point warnings
     x = to_host(a)
-    wide = x if x.dtype.itemsize >= 4 else x.astype(xp.float32)
-    with errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = xp.asarray(fn(*args, wide))
+    out = fn(*args, x if x.dtype.itemsize >= 4 else x.astype(xp.float32))
     return from_host(out.astype(a.dtype, copy=False), a)
 
 
@@ -375,8 +373,8 @@ _PSI_10 = 2.25175258906672110764  # digamma(10)
 
 def digamma(a: Any) -> Any:
     """digamma of a float array in its dtype, step for step as PyTorch computes it (so that
-    float32's rounding near the poles is PyTorch's too): the reflection
-    digamma(x) = digamma(1 - x) - pi / tan(pi x) for x < 0, the recurrence
+    float32's rounding near the poles, hundreds of ulps from scipy's there, is PyTorch's):
+    the reflection digamma(x) = digamma(1 - x) - pi / tan(pi x) for x < 0, the recurrence
     digamma(x) = digamma(x + 1) - 1 / x up to 10, then the asymptotic series."""
     f = a.dtype.type
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -389,8 +387,8 @@ def digamma(a: Any) -> Any:
             small = x < 10
             if not small.any():
                 break
-            result -= xp.where(small, f(1) / x, f(0))
-            x = xp.where(small, x + f(1), x)
+            xp.subtract(result, f(1) / x, out=result, where=small)
+            xp.add(x, f(1), out=x, where=small)
         z = f(1) / (x * x)
         series = xp.full_like(z, f(_PSI_SERIES[0]))
         for c in _PSI_SERIES[1:]:
@@ -432,6 +430,8 @@ class Digamma(Function):
     rule = "grad_a = grad * polygamma(1, a)"
 
     def forward(self, a):
+        if a.dtype == xp.float64:  # scipy's psi is PyTorch's to an ulp in double precision
+            return _on_host("digamma", "psi", a)
         return digamma(a)
 
     def backward(self, grad, out):
@@ -446,7 +446,7 @@ class Polygamma(Function):
     def forward(self, a, *, n):
         self.n = n
         if n == 0:
-            return digamma(a)
+            return _on_host("polygamma", "psi", a) if a.dtype == xp.float64 else digamma(a)
         if n == 1:
             return trigamma(a)
         return _on_host("polygamma", "polygamma", a, n)

@@ -185,7 +185,6 @@ class Pointwise(Core):
         integers stay integers, and an integer division by zero is an error."""
         x, y = operands(self, other, "fmod")
         need_number(x if isinstance(x, Tensor) else y, "fmod")  # of two bools
-        _shape_of(x, y, "fmod")
         ya = y._array if isinstance(y, Tensor) else y
         if not _is_float(x) and not xp.all(ya):
             raise RuntimeError("fmod: integer division by zero (ZeroDivisionError in PyTorch)")
@@ -194,13 +193,11 @@ class Pointwise(Core):
     def fmax(self, other: Tensor) -> Tensor:
         """Elementwise max, the number where the other is NaN."""
         x, y = operands(self, other, "fmax")
-        _shape_of(x, y, "fmax")
         return pointwise.Fmax.apply(x, y)
 
     def fmin(self, other: Tensor) -> Tensor:
         """Elementwise min, the number where the other is NaN."""
         x, y = operands(self, other, "fmin")
-        _shape_of(x, y, "fmin")
         return pointwise.Fmin.apply(x, y)
 
     def nan_to_num(
@@ -289,9 +286,7 @@ def _shape_of(a: Any, b: Any, op: str) -> tuple[int, ...]:
 
 def _floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
     """The operands of a floating binary op: an integer result the default float."""
-    x, y = operands(a, b, op, floats=True)
-    _shape_of(x, y, op)
-    return x, y
+    return operands(a, b, op, floats=True)
 
 
 def _only_floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
@@ -302,7 +297,6 @@ def _only_floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
             str(t.dtype) if isinstance(t, Tensor) else type(t).__name__ for t in (a, b)
         )
         raise TypeError(f"{op}: needs floating-point tensors, as in PyTorch; got {got}")
-    _shape_of(x, y, op)
     return x, y
 
 
