@@ -12,6 +12,7 @@ from typing import Any
 
 from . import array
 from .array import xp
+from .linalg._checks import with_out
 from .ops import special_functions as S
 from .tensor import Tensor, as_tensor
 
@@ -63,33 +64,40 @@ def _poly(fn: Any, input: Any, n: Any, op: str) -> Tensor:
 # --- the Tensor methods' functions ---------------------------------------------------------
 
 
+@with_out("special")
 def expit(input: Any, *, out: Any = None) -> Tensor:
     """1 / (1 + exp(-x)), the logistic sigmoid."""
     return _floating(input, "special.expit").sigmoid()
 
 
+@with_out("special")
 def logit(input: Any, eps: float | None = None, *, out: Any = None) -> Tensor:
     """log(x / (1 - x)), x clamped to [eps, 1 - eps] where eps is given."""
     return _floating(input, "special.logit").logit(eps)
 
 
+@with_out("special")
 def erf(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.erf").erf()
 
 
+@with_out("special")
 def erfc(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.erfc").erfc()
 
 
+@with_out("special")
 def erfinv(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.erfinv").erfinv()
 
 
+@with_out("special")
 def gammaln(input: Any, *, out: Any = None) -> Tensor:
     """log |Gamma(x)|."""
     return _floating(input, "special.gammaln").lgamma()
 
 
+@with_out("special")
 def digamma(input: Any, *, out: Any = None) -> Tensor:
     """d/dx log Gamma(x)."""
     return _floating(input, "special.digamma").digamma()
@@ -98,11 +106,13 @@ def digamma(input: Any, *, out: Any = None) -> Tensor:
 psi = digamma
 
 
+@with_out("special")
 def polygamma(n: int, input: Any, *, out: Any = None) -> Tensor:
     """The n-th derivative of digamma."""
     return _floating(input, "special.polygamma").polygamma(n)
 
 
+@with_out("special")
 def multigammaln(input: Any, p: int, *, out: Any = None) -> Tensor:
     """log of the multivariate gamma function of dimension p: sum_i lgamma(x - i/2) plus
     p (p - 1) / 4 log(pi); every x must exceed (p - 1) / 2."""
@@ -119,22 +129,26 @@ def multigammaln(input: Any, p: int, *, out: Any = None) -> Tensor:
     return total + p * (p - 1) / 4 * math.log(math.pi)
 
 
+@with_out("special")
 def i0(input: Any, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind, order 0."""
     return _floating(input, "special.i0").i0()
 
 
+@with_out("special")
 def xlogy(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """x log y, 0 where x = 0 (unless y is NaN)."""
     x, y = _two(input, other, "special.xlogy")
     return x.xlogy(y) if isinstance(x, Tensor) else as_tensor(x, dtype=y.dtype).xlogy(y)
 
 
+@with_out("special")
 def sinc(input: Any, *, out: Any = None) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0."""
     return _floating(input, "special.sinc").sinc()
 
 
+@with_out("special")
 def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa: A001
     """Rounds half to even, at ``decimals`` places."""
     x = input if isinstance(input, Tensor) else as_tensor(input)
@@ -151,18 +165,22 @@ def log_softmax(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
     return input.log_softmax(dim, dtype=dtype)
 
 
+@with_out("special")
 def logsumexp(input: Any, dim: Any, keepdim: bool = False, *, out: Any = None) -> Tensor:
     return input.logsumexp(dim, keepdim)
 
 
+@with_out("special")
 def log1p(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.log1p").log1p()
 
 
+@with_out("special")
 def expm1(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.expm1").expm1()
 
 
+@with_out("special")
 def exp2(input: Any, *, out: Any = None) -> Tensor:
     return _floating(input, "special.exp2").exp2()
 
@@ -170,63 +188,75 @@ def exp2(input: Any, *, out: Any = None) -> Tensor:
 # --- primitives with PyTorch's gradients ---------------------------------------------------
 
 
+@with_out("special")
 def ndtr(input: Any, *, out: Any = None) -> Tensor:
     """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, as PyTorch composes it."""
     x = _floating(input, "special.ndtr")
     return (1 + (x * math.sqrt(0.5)).erf()) * 0.5
 
 
+@with_out("special")
 def ndtri(input: Any, *, out: Any = None) -> Tensor:
     """The inverse of the standard normal CDF."""
     return S.SpecialNdtri.apply(_floating(input, "special.ndtri"))
 
 
+@with_out("special")
 def log_ndtr(input: Any, *, out: Any = None) -> Tensor:
     """log of the standard normal CDF, accurate far into the left tail."""
     return S.SpecialLogNdtr.apply(_floating(input, "special.log_ndtr"))
 
 
+@with_out("special")
 def erfcx(input: Any, *, out: Any = None) -> Tensor:
     """exp(x^2) erfc(x), without the overflow of computing the two apart."""
     return S.SpecialErfcx.apply(_floating(input, "special.erfcx"))
 
 
+@with_out("special")
 def i0e(input: Any, *, out: Any = None) -> Tensor:
     """exp(-|x|) I0(x)."""
     return S.SpecialI0e.apply(_floating(input, "special.i0e"))
 
 
+@with_out("special")
 def i1(input: Any, *, out: Any = None) -> Tensor:
     """The modified Bessel function of the first kind, order 1."""
     return S.SpecialI1.apply(_floating(input, "special.i1"))
 
 
+@with_out("special")
 def i1e(input: Any, *, out: Any = None) -> Tensor:
     """exp(-|x|) I1(x)."""
     return S.SpecialI1e.apply(_floating(input, "special.i1e"))
 
 
+@with_out("special")
 def entr(input: Any, *, out: Any = None) -> Tensor:
     """-x log x elementwise (0 at 0, -inf below)."""
     return S.SpecialEntr.apply(_floating(input, "special.entr"))
 
 
+@with_out("special")
 def xlog1py(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """x log(1 + y), 0 where x = 0 (unless y is NaN)."""
     return S.SpecialXlog1py.apply(*_two(input, other, "special.xlog1py"))
 
 
+@with_out("special")
 def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """Hurwitz's zeta function sum_k (k + q)^-x (x is input, q other); its gradient with
     respect to x is not implemented, as in PyTorch."""
     return S.SpecialZeta.apply(*_two(input, other, "special.zeta"))
 
 
+@with_out("special")
 def gammainc(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """The regularized lower incomplete gamma function P(a, x) (a is input, x other)."""
     return S.Igamma.apply(*_two(input, other, "special.gammainc"))
 
 
+@with_out("special")
 def gammaincc(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
     return S.Igammac.apply(*_two(input, other, "special.gammaincc"))
@@ -239,50 +269,61 @@ def _scipy(name: str) -> Any:
     return lambda a: S.call(name, a)
 
 
+@with_out("special")
 def bessel_j0(input: Any, *, out: Any = None) -> Tensor:
     """The Bessel function of the first kind, order 0."""
     return _no_grad(_scipy("j0"), input, "special.bessel_j0")
 
 
+@with_out("special")
 def bessel_j1(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("j1"), input, "special.bessel_j1")
 
 
+@with_out("special")
 def bessel_y0(input: Any, *, out: Any = None) -> Tensor:
     """The Bessel function of the second kind, order 0."""
     return _no_grad(_scipy("y0"), input, "special.bessel_y0")
 
 
+@with_out("special")
 def bessel_y1(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("y1"), input, "special.bessel_y1")
 
 
+@with_out("special")
 def modified_bessel_i0(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("i0"), input, "special.modified_bessel_i0")
 
 
+@with_out("special")
 def modified_bessel_i1(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("i1"), input, "special.modified_bessel_i1")
 
 
+@with_out("special")
 def modified_bessel_k0(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("k0"), input, "special.modified_bessel_k0")
 
 
+@with_out("special")
 def modified_bessel_k1(input: Any, *, out: Any = None) -> Tensor:
     return _no_grad(_scipy("k1"), input, "special.modified_bessel_k1")
 
 
+@with_out("special")
 def scaled_modified_bessel_k0(input: Any, *, out: Any = None) -> Tensor:
     """exp(x) K0(x)."""
     return _no_grad(_scipy("k0e"), input, "special.scaled_modified_bessel_k0")
 
 
+@with_out("special")
 def scaled_modified_bessel_k1(input: Any, *, out: Any = None) -> Tensor:
     """exp(x) K1(x)."""
     return _no_grad(_scipy("k1e"), input, "special.scaled_modified_bessel_k1")
 
 
+@with_out("special")
 def spherical_bessel_j0(input: Any, *, out: Any = None) -> Tensor:
     """sin(x) / x, 1 at 0."""
     return _no_grad(
@@ -292,6 +333,7 @@ def spherical_bessel_j0(input: Any, *, out: Any = None) -> Tensor:
     )
 
 
+@with_out("special")
 def airy_ai(input: Any, *, out: Any = None) -> Tensor:
     """Airy's function Ai."""
     return _no_grad(
@@ -299,61 +341,73 @@ def airy_ai(input: Any, *, out: Any = None) -> Tensor:
     )
 
 
+@with_out("special")
 def chebyshev_polynomial_t(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """T_n(x), the Chebyshev polynomial of the first kind."""
     return _poly(_chebyshev_t, input, n, "special.chebyshev_polynomial_t")
 
 
+@with_out("special")
 def chebyshev_polynomial_u(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """U_n(x), the Chebyshev polynomial of the second kind."""
     return _poly(_chebyshev_u, input, n, "special.chebyshev_polynomial_u")
 
 
+@with_out("special")
 def chebyshev_polynomial_v(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """V_n(x), the Chebyshev polynomial of the third kind."""
     return _poly(_chebyshev_v, input, n, "special.chebyshev_polynomial_v")
 
 
+@with_out("special")
 def chebyshev_polynomial_w(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """W_n(x), the Chebyshev polynomial of the fourth kind."""
     return _poly(_chebyshev_w, input, n, "special.chebyshev_polynomial_w")
 
 
+@with_out("special")
 def shifted_chebyshev_polynomial_t(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """T*_n(x) = T_n(2x - 1)."""
     return _poly(_shifted(_chebyshev_t), input, n, "special.shifted_chebyshev_polynomial_t")
 
 
+@with_out("special")
 def shifted_chebyshev_polynomial_u(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """U*_n(x) = U_n(2x - 1)."""
     return _poly(_shifted(_chebyshev_u), input, n, "special.shifted_chebyshev_polynomial_u")
 
 
+@with_out("special")
 def shifted_chebyshev_polynomial_v(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """V*_n(x) = V_n(2x - 1)."""
     return _poly(_shifted(_chebyshev_v), input, n, "special.shifted_chebyshev_polynomial_v")
 
 
+@with_out("special")
 def shifted_chebyshev_polynomial_w(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """W*_n(x) = W_n(2x - 1)."""
     return _poly(_shifted(_chebyshev_w), input, n, "special.shifted_chebyshev_polynomial_w")
 
 
+@with_out("special")
 def hermite_polynomial_h(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """H_n(x), the physicists' Hermite polynomial."""
     return _poly(_hermite_h, input, n, "special.hermite_polynomial_h")
 
 
+@with_out("special")
 def hermite_polynomial_he(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """He_n(x), the probabilists' Hermite polynomial."""
     return _poly(_hermite_he, input, n, "special.hermite_polynomial_he")
 
 
+@with_out("special")
 def laguerre_polynomial_l(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """L_n(x), the Laguerre polynomial."""
     return _poly(_laguerre_l, input, n, "special.laguerre_polynomial_l")
 
 
+@with_out("special")
 def legendre_polynomial_p(input: Any, n: Any, *, out: Any = None) -> Tensor:
     """P_n(x), the Legendre polynomial."""
     return _poly(_legendre_p, input, n, "special.legendre_polynomial_p")

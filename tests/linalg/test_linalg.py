@@ -199,3 +199,19 @@ def test_the_method_mixin_calls_the_functions_as_pytorchs_methods_do() -> None:
     _close(LU, tLU)
     _close(M.lu_solve(b, LU, piv), tb.lu_solve(tLU, tpiv))
     _close(M.triangular_solve(b, a)[0], tb.triangular_solve(ta)[0])
+
+
+def test_out_receives_the_result_as_in_pytorch() -> None:
+    a, ta = _pair(3, 3)
+    out = cr.empty(0, dtype=cr.float64)
+    assert cr.linalg.inv(a, out=out) is out
+    _close(out, torch.linalg.inv(ta))
+    inverse, info = cr.empty(0, dtype=cr.float64), cr.empty(0, dtype=cr.int32)
+    result = cr.linalg.inv_ex(a, out=(inverse, info))
+    assert result.inverse is inverse and result.info is info
+    assert info.tolist() == 0
+    with pytest.raises(TypeError, match="linalg.inv_ex: out must be a tuple of 2 tensors"):
+        cr.linalg.inv_ex(a, out=inverse)
+    y = cr.empty(3, dtype=cr.float64)
+    cr.special.erfcx(a[0], out=y)
+    _close(y, torch.special.erfcx(ta[0]))

@@ -3,10 +3,15 @@ square matrices, one wording for each refusal."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..array import xp
 from ..tensor import Tensor, as_tensor, where
+from ..tensor.inplace import write_out
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def matrices(A: Any, op: str, square: bool = False) -> Tensor:
@@ -55,3 +60,30 @@ def attached(value: Any, A: Tensor) -> Tensor:
         return constant(value)
     keep = constant(xp.ones(value.shape, dtype=bool))
     return where(keep, constant(value), A.sum() * 0.0)
+
+
+def with_out(prefix: str) -> Callable[[F], F]:
+    """PyTorch's ``out=`` for a function whose signature names it: the result written into
+    ``out`` (a Tensor, or a tuple of them for a tuple of results) and ``out`` returned, in the
+    named tuple of the results where there are several."""
+
+    def wrap(fn: F) -> F:
+        op = f"{prefix}.{fn.__name__}" if prefix else fn.__name__
+
+        @functools.wraps(fn)
+        def call(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            if out is None:
+                return result
+            if not isinstance(result, tuple):
+                return write_out(result, out, op)
+            if not isinstance(out, (tuple, list)) or len(out) != len(result):
+                raise TypeError(
+                    f"{op}: out must be a tuple of {len(result)} tensors; got {type(out).__name__}"
+                )
+            written = [write_out(r, o, op) for r, o in zip(result, out, strict=True)]
+            return type(result)(*written)
+
+        return call  # type: ignore[return-value]
+
+    return wrap

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
-from ._checks import attached, constant, matrices, same_dtype, tensor_of
+from ._checks import attached, constant, matrices, same_dtype, tensor_of, with_out
 
 
 class Eigh(NamedTuple):
@@ -46,6 +46,7 @@ class Lu(NamedTuple):
     U: Tensor
 
 
+@with_out("linalg")
 def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     """(eigenvalues ascending, eigenvectors in columns) of each symmetric matrix, read from
     its lower (UPLO "L") or upper triangle."""
@@ -56,6 +57,7 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     return Eigh(L, Q)
 
 
+@with_out("linalg")
 def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending."""
     A = matrices(A, "linalg.eigvalsh", square=True)
@@ -68,6 +70,7 @@ def _uplo(UPLO: str, op: str) -> None:
         raise ValueError(f"{op}: UPLO must be 'L' or 'U'; got {UPLO!r}")
 
 
+@with_out("linalg")
 def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> Svd:
     """(U, S, Vh) with A = U diag(S) Vh, S descending; U and Vh square where full_matrices
     (their columns and rows past min(m, n) carry no gradient)."""
@@ -91,6 +94,7 @@ def _empty_svd(a: Any, full: bool) -> tuple[Any, Any, Any]:
     return U.copy(), xp.zeros((*batch, k), dtype=a.dtype), Vh.copy()
 
 
+@with_out("linalg")
 def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending."""
     A = matrices(A, "linalg.svdvals")
@@ -100,6 +104,7 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
 
 
+@with_out("linalg")
 def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
     """(Q, R) with A = Q R: Q's columns orthonormal, R upper triangular; mode "reduced"
     (k = min(m, n) columns), "complete" (Q square) or "r" (R only; Q empty)."""
@@ -114,6 +119,7 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
     return Qr(D.LinalgQr.apply(A, part="Q", mode=mode, result=result), R)
 
 
+@with_out("linalg")
 def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of A
     below its diagonal with a 1 on it (LAPACK's orgqr): as that product of matrices, so
@@ -155,12 +161,14 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
     return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), pivots)
 
 
+@with_out("linalg")
 def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> LuFactor:
     """(LU, pivots): LAPACK's getrf, L below U's diagonal in one matrix, pivots 1-based."""
     LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
     return LuFactor(LU, pivots)
 
 
+@with_out("linalg")
 def lu_factor_ex(
     A: Any, *, pivot: bool = True, check_errors: bool = False, out: Any = None
 ) -> LuFactorEx:
@@ -177,6 +185,7 @@ def lu_factor_ex(
     return LuFactorEx(LU, constant(pivots), constant(info))
 
 
+@with_out("linalg")
 def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     """(P, L, U) with A = P L U: L unit lower triangular (m x k), U upper (k x n)."""
     A = matrices(A, "linalg.lu")
@@ -205,6 +214,7 @@ def lu_unpack(
     )
 
 
+@with_out("linalg")
 def lu_solve(
     LU: Any, pivots: Any, B: Any, *, left: bool = True, adjoint: bool = False, out: Any = None
 ) -> Tensor:
@@ -249,6 +259,7 @@ class LdlFactorEx(NamedTuple):
     info: Tensor
 
 
+@with_out("linalg")
 def ldl_factor_ex(
     A: Any, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
 ) -> LdlFactorEx:
@@ -282,12 +293,14 @@ def ldl_factor_ex(
     )
 
 
+@with_out("linalg")
 def ldl_factor(A: Any, *, hermitian: bool = False, out: Any = None) -> LdlFactor:
     """(LD, pivots) of ldl_factor_ex."""
     LD, pivots, _ = ldl_factor_ex(A, hermitian=hermitian)
     return LdlFactor(LD, pivots)
 
 
+@with_out("linalg")
 def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False, out: Any = None) -> Tensor:
     """X with A X = B, A given by ldl_factor's LD and pivots (LAPACK's sytrs); batch dims
     broadcast. No gradient, as in PyTorch."""
@@ -314,6 +327,7 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False, out: Any
     return constant(X.reshape(*batch, n, k))
 
 
+@with_out("linalg")
 def eig(A: Any, *, out: Any = None) -> Any:
     """Refused: the eigenvalues of a general real matrix are complex."""
     raise TypeError(
@@ -322,6 +336,7 @@ def eig(A: Any, *, out: Any = None) -> Any:
     )
 
 
+@with_out("linalg")
 def eigvals(A: Any, *, out: Any = None) -> Any:
     """Refused: the eigenvalues of a general real matrix are complex."""
     raise TypeError(

@@ -10,7 +10,7 @@ from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
 from . import decompose, solvers
-from ._checks import matrices, tensor_of
+from ._checks import matrices, tensor_of, with_out
 
 
 class SvdUSV(NamedTuple):
@@ -40,6 +40,7 @@ def slogdet(input: Any) -> solvers.Slogdet:
     return solvers.slogdet(input)
 
 
+@with_out("")
 def inverse(input: Any, *, out: Any = None) -> Tensor:
     """linalg.inv."""
     return solvers.inv(input)
@@ -55,11 +56,13 @@ def matrix_exp(input: Any) -> Tensor:
     return solvers.matrix_exp(input)
 
 
+@with_out("")
 def cholesky(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
     """linalg.cholesky."""
     return solvers.cholesky(input, upper=upper)
 
 
+@with_out("")
 def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = None) -> Tensor:
     """X with A X = B, A = L L^T given by its Cholesky factor input2 (U^T U where upper);
     input is B; batch dims broadcast."""
@@ -73,6 +76,7 @@ def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = N
     return D.CholeskySolve.apply(B, L, upper=upper)
 
 
+@with_out("")
 def cholesky_inverse(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
     """A^-1 for A = L L^T (U^T U where upper) given by its Cholesky factor."""
     L = matrices(input, "cholesky_inverse", square=True)
@@ -80,6 +84,7 @@ def cholesky_inverse(input: Any, upper: bool = False, *, out: Any = None) -> Ten
     return cholesky_solve(eye, L, upper)
 
 
+@with_out("")
 def svd(input: Any, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> SvdUSV:
     """(U, S, V) with A = U diag(S) V^T: V, not Vh; reduced unless some=False. Without
     compute_uv, U and V are zeros (and carry no gradient)."""
@@ -103,11 +108,13 @@ def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
     return solvers.pinv(input, rtol=rcond)
 
 
+@with_out("")
 def qr(input: Any, some: bool = True, *, out: Any = None) -> decompose.Qr:
     """linalg.qr, mode "reduced" where some, else "complete"."""
     return decompose.qr(input, "reduced" if some else "complete")
 
 
+@with_out("")
 def lu(A: Any, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
     """(LU, pivots), and info where get_infos: linalg.lu_factor_ex."""
     LU, pivots, info = decompose.lu_factor_ex(A, pivot=pivot)
@@ -121,11 +128,13 @@ def lu_unpack(
     return decompose.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
 
 
+@with_out("")
 def lu_solve(b: Any, LU_data: Any, LU_pivots: Any, *, out: Any = None) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, b)."""
     return decompose.lu_solve(LU_data, LU_pivots, b)
 
 
+@with_out("")
 def triangular_solve(
     b: Any,
     A: Any,

@@ -12,13 +12,14 @@ from ..array import xp
 from ..functions import cat
 from ..ops import decompositions as D
 from ..tensor import Tensor
-from ._checks import constant, floating, matrices, tensor_of
+from ._checks import constant, floating, matrices, tensor_of, with_out
 from .decompose import svdvals
 from .solvers import inv_ex
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
+@with_out("linalg")
 def vector_norm(
     x: Any,
     ord: float = 2,
@@ -67,6 +68,7 @@ def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
     return A.permute(*rest, r, c), r, c
 
 
+@with_out("linalg")
 def matrix_norm(
     A: Any,
     ord: Any = "fro",
@@ -106,6 +108,7 @@ def matrix_norm(
     return out_
 
 
+@with_out("linalg")
 def norm(
     A: Any,
     ord: Any = None,
@@ -131,6 +134,7 @@ def norm(
     return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 
+@with_out("linalg")
 def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
     """The condition number in the norm p: the ratio of the largest and smallest singular
     values for None, 2 and -2; else norm(A) norm(A^-1), inf where A is singular."""
@@ -145,6 +149,7 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
     return value.masked_fill(singular, math.inf)
 
 
+@with_out("linalg")
 def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Tensor:
     """The product of two or more matrices (the first may be a row vector, the last a
     column vector, each then dropped from the result), in the order of fewest flops."""
@@ -193,6 +198,7 @@ def _chain(ts: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
     return _chain(ts, split, i, k) @ _chain(ts, split, k + 1, j)
 
 
+@with_out("linalg")
 def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     """The cross product of 3-vectors along dim; the two broadcast."""
     a, b = tensor_of(input), tensor_of(other)
@@ -214,6 +220,7 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     return a[lead + (i1,)] * b[lead + (i2,)] - a[lead + (i2,)] * b[lead + (i1,)]
 
 
+@with_out("linalg")
 def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     """sum(x * y) along dim, the two broadcast."""
     return (tensor_of(x) * tensor_of(y)).sum(dim)

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
-from ._checks import attached, constant, matrices, same_dtype, tensor_of
+from ._checks import attached, constant, matrices, same_dtype, tensor_of, with_out
 
 
 class InvEx(NamedTuple):
@@ -41,12 +41,14 @@ class Lstsq(NamedTuple):
     singular_values: Tensor
 
 
+@with_out("linalg")
 def inv(A: Any, *, out: Any = None) -> Tensor:
     """A^-1 for each square matrix of A; a singular one is a LinAlgError naming it."""
     A = matrices(A, "linalg.inv", square=True)
     return D.LinalgInvEx.apply(A)
 
 
+@with_out("linalg")
 def inv_ex(A: Any, *, check_errors: bool = False, out: Any = None) -> InvEx:
     """(inverse, info): info (int32, batch shape) is 0, or for a singular matrix the 1-based
     index of the zero on its LU factor's diagonal (its inverse is then NaN)."""
@@ -61,6 +63,7 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
+@with_out("linalg")
 def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
     """X with A X = B (left) or X A = B, for square A; B a matrix or a vector (1-D, or A's
     shape without its last dim); batch dims broadcast."""
@@ -78,6 +81,7 @@ def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
     return X.squeeze(-1 if left else -2) if vector else X
 
 
+@with_out("linalg")
 def solve_ex(
     A: Any, B: Any, *, left: bool = True, check_errors: bool = False, out: Any = None
 ) -> SolveEx:
@@ -87,6 +91,7 @@ def solve_ex(
     return SolveEx(result, constant(D.lu_info(A._array)))
 
 
+@with_out("linalg")
 def solve_triangular(
     A: Any,
     B: Any,
@@ -109,11 +114,13 @@ def solve_triangular(
     return D.LinalgSolveTriangular.apply(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
+@with_out("linalg")
 def det(A: Any, *, out: Any = None) -> Tensor:
     """The determinant of each square matrix of A."""
     return D.LinalgDet.apply(matrices(A, "linalg.det", square=True))
 
 
+@with_out("linalg")
 def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     """(sign, logabsdet): det(A) = sign exp(logabsdet); sign 0 and logabsdet -inf where A is
     singular."""
@@ -124,6 +131,7 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     )
 
 
+@with_out("linalg")
 def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Tensor:
     """L (lower triangular, L L^T = A), or U = L^T where upper, from A's lower triangle; a
     matrix that is not positive-definite is a LinAlgError naming it and its minor."""
@@ -131,6 +139,7 @@ def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Tensor:
     return D.LinalgCholeskyEx.apply(A, upper=upper)
 
 
+@with_out("linalg")
 def cholesky_ex(
     A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None
 ) -> CholeskyEx:
@@ -156,6 +165,7 @@ def _tolerances(A: Tensor, atol: Any, rtol: Any, rcond: Any = None) -> tuple[Any
     return xp.asarray(atol)[..., None], xp.asarray(rtol)[..., None]
 
 
+@with_out("linalg")
 def pinv(
     A: Any,
     *,
@@ -171,6 +181,7 @@ def pinv(
     return D.LinalgPinv.apply(A, atol=a, rtol=r, hermitian=hermitian)
 
 
+@with_out("linalg")
 def matrix_rank(
     A: Any,
     *,
@@ -233,6 +244,7 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     return Lstsq(solution, residuals, constant(rank), constant(sv))
 
 
+@with_out("linalg")
 def matrix_power(A: Any, n: int, *, out: Any = None) -> Tensor:
     """A^n by repeated squaring (n < 0: of A^-1; n = 0: the identity)."""
     A = matrices(A, "linalg.matrix_power", square=True)
@@ -259,6 +271,7 @@ def matrix_exp(A: Any) -> Tensor:
     return D.LinalgMatrixExp.apply(matrices(A, "linalg.matrix_exp", square=True))
 
 
+@with_out("linalg")
 def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Tensor:
     """The inverse of A in tensordot's sense over its first ``ind`` dims: of shape
     A.shape[ind:] + A.shape[:ind]."""
@@ -275,6 +288,7 @@ def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Tensor:
     return inv(square).reshape(*cols, *rows)
 
 
+@with_out("linalg")
 def tensorsolve(A: Any, B: Any, dims: Sequence[int] | None = None, *, out: Any = None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B: X of shape A.shape[B.ndim:] (``dims`` of A moved
     to the end first)."""
