@@ -191,8 +191,8 @@ class Generator:
     def bernoulli_probs(self, p: np.ndarray) -> np.ndarray:
         return ts.bernoulli_probs(self, p)
 
-    def exponential(self, n: int, lambd: float = 1.0) -> np.ndarray:
-        return ts.exponential(self, n, lambd)
+    def exponential(self, n: int, lambd: float = 1.0, dtype: Any = np.float64) -> np.ndarray:
+        return ts.exponential(self, n, lambd, dtype)
 
     def cauchy(self, n: int, median: float, sigma: float) -> np.ndarray:
         return ts.cauchy(self, n, median, sigma)
@@ -242,8 +242,8 @@ class _NumpyWords(Generator):
     def bernoulli_probs(self, p: np.ndarray) -> np.ndarray:
         return self._rng.random(p.size) < p
 
-    def exponential(self, n: int, lambd: float = 1.0) -> np.ndarray:
-        return self._rng.exponential(1.0 / lambd, n)
+    def exponential(self, n: int, lambd: float = 1.0, dtype: Any = np.float64) -> np.ndarray:
+        return self._rng.exponential(1.0 / lambd, n).astype(dtype)
 
 
 default_generator = Generator()

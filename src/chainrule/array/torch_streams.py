@@ -242,9 +242,20 @@ def _libm(f: Any, values: np.ndarray) -> np.ndarray:
     return np.fromiter(map(f, values.tolist()), F64, values.size)
 
 
-def exponential(g: Generator, n: int, lambd: float) -> np.ndarray:
-    """``exponential_(lambd)``: ``-1/lambd * log1p(-u)`` in double (glibc's log1p)."""
-    return (-1.0 / lambd) * _libm(math.log1p, -uniform53(g, n))
+def exponential(g: Generator, n: int, lambd: float, dtype: Any = F64) -> np.ndarray:
+    """``exponential_(lambd)``: ``-1/lambd * log1p(-u)`` in double (glibc's log1p); float32
+    when the dtype is, else float64 for the caller to cast. For float32, NumPy's log1p
+    (within one unit in the last place of glibc's) gives the same float32 except next to a
+    float32 rounding midpoint, where glibc's is called for the element."""
+    u = -uniform53(g, n)
+    if np.dtype(dtype) != F32:
+        return (-1.0 / lambd) * _libm(math.log1p, u)  # cast by the caller
+    v = (-1.0 / lambd) * np.log1p(u)
+    near = np.abs((v.view(np.int64) & 0x1FFFFFFF) - 0x10000000) <= 16
+    near |= v < 2.0**-100  # float32's subnormals round elsewhere
+    if near.any():
+        v[near] = (-1.0 / lambd) * _libm(math.log1p, u[near])
+    return v.astype(F32)
 
 
 def cauchy(g: Generator, n: int, median: float, sigma: float) -> np.ndarray:
@@ -449,26 +460,41 @@ def multinomial(g: Generator, probs: np.ndarray, n: int, replacement: bool) -> n
     ``cum >= u``."""
     rows, k = probs.shape
     if n == 1 or not replacement:
-        q = exponential(g, probs.size, 1.0).astype(probs.dtype).reshape(rows, k)
+        q = exponential(g, probs.size, 1.0, probs.dtype).reshape(rows, k)
         keys = probs / q
         if n == 1:
             return np.argmax(keys, axis=1)[:, None]
         return np.stack([topk_indices(row, n) for row in keys])
     out = np.empty((rows, n), np.int64)
     for r in range(rows):
-        out[r] = cumulative_bins(probs[r]).searchsorted(uniform53(g, n), side="left")
+        out[r] = leftmost_bin(cumulative_bins(probs[r]), uniform53(g, n))
     return out
+
+
+def leftmost_bin(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """For each double u, the first index with ``cum >= u`` (cum float32 or float64, compared
+    exactly, without widening cum: below a float32 u, ``cum < u`` is ``cum <= down``, down
+    the largest float32 not above u)."""
+    if cum.dtype == F64:
+        return cum.searchsorted(u, side="left")
+    down = u.astype(F32)
+    over = down > u
+    down[over] = np.nextafter(down[over], np.float32(-np.inf))
+    exact = down == u
+    return np.where(
+        exact, cum.searchsorted(down, side="left"), cum.searchsorted(down, side="right")
+    )
 
 
 def cumulative_bins(weights: np.ndarray) -> np.ndarray:
     """multinomial's bins for replaced draws: the running sum in the weights' dtype divided
-    by the total, the last set to 1 (as float64, to compare with the 53-bit uniforms; a
-    uniform's bin is the leftmost with ``cum >= u``)."""
+    by the total, the last set to 1 (a 53-bit uniform's bin is the leftmost with
+    ``cum >= u``)."""
     cum = np.cumsum(weights)
     if cum[-1] > 0:
-        cum = cum / cum[-1]
+        cum /= cum[-1]
     cum[-1] = 1
-    return cum.astype(F64)
+    return cum
 
 
 # -- topk's order among ties (libstdc++'s selection and sorting, as PyTorch's CPU topk) -------

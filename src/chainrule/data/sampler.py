@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import is_int, positive_int
-from ..array.torch_streams import cumulative_bins
+from ..array.torch_streams import cumulative_bins, leftmost_bin
 from ..tensor import Tensor
 from .dataset import generator_of
 
@@ -201,7 +201,7 @@ class WeightedRandomSampler(Sampler):
         gen = generator_of(self.generator, "WeightedRandomSampler")
         if self.replacement and total > 1:
             bins = cumulative_bins(w)
-            yield from _draws(lambda k: bins.searchsorted(gen.uniform(k, array.float64)), total)
+            yield from _draws(lambda k: leftmost_bin(bins, gen.uniform(k, array.float64)), total)
         else:
             yield from gen.multinomial(w[None], total, self.replacement)[0].tolist()
 

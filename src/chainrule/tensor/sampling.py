@@ -63,7 +63,8 @@ class Sampling(Core):
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
-        flat = array.generator(generator, "exponential_").exponential(self._array.size, lambd)
+        gen = array.generator(generator, "exponential_")
+        flat = gen.exponential(self._array.size, lambd, self._array.dtype)
         return self._drawn_fill("exponential_", flat)
 
     def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
