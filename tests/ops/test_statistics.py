@@ -323,3 +323,14 @@ def test_random_shapes_with_ties_and_nan_match_torch(seed: int) -> None:
             np.nan_to_num(data) if dtype is np.int64 else data,
             dtype,
         )
+
+
+def test_past_the_budget_ties_take_an_index_of_an_equal_value() -> None:
+    """Lines of ties beyond what PyTorch's own steps are followed for in Python: the values
+    are still PyTorch's, and each index points at an element holding its value."""
+    data = np.random.default_rng(3).integers(0, 5, size=(600, 1000))  # 6 * 10^5 elements
+    x, t = cr.tensor(data), torch.tensor(data)
+    for got, want in ((x.mode(1), t.mode(1)), (x.kthvalue(700, 1), t.kthvalue(700, 1))):
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+        picked = np.take_along_axis(data, got.indices.numpy()[:, None], 1)[:, 0]
+        np.testing.assert_array_equal(picked, want.values.numpy())

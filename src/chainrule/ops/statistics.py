@@ -163,14 +163,27 @@ def kth_index(a: Any, k: int, dim: int) -> Any:
     index = ranked_index(a, k - 1, dim, value, same)
     tied = same.sum(axis=dim, keepdims=True) > 1
     if tied.any():
-        index = repicked(a, index, dim, tied, lambda line: quick_select(line, k - 1))
+
+        def pick(line: list) -> int:
+            return quick_select(line, k - 1)
+
+        index = repicked(a, index, dim, tied, pick, QUICKSELECT_BUDGET)
     return index
 
 
-def repicked(a: Any, index: Any, dim: int, which: Any, pick: Any) -> Any:
+# The most elements a call repicks in Python, about 0.3 s of it (quickselect ~0.6 us an
+# element, mode's std::sort ~3 us): past it, the index among equal values (and mode's with
+# NaN) is the vectorised one, by position among the equal values, not PyTorch's own.
+QUICKSELECT_BUDGET, SORT_BUDGET = 1 << 19, 1 << 16
+
+
+def repicked(a: Any, index: Any, dim: int, which: Any, pick: Any, budget: int) -> Any:
     """index (keepdim-shaped) with the lines ``which`` marks chosen again by ``pick`` (the
-    line's values as a list: PyTorch's own kernel, step for step in Python, on the host)."""
+    line's values as a list: PyTorch's own kernel, step for step in Python, on the host),
+    unless they hold more than ``budget`` elements in all."""
     n = a.shape[dim]
+    if int(which.sum()) * n > budget:
+        return index
     lines = to_host(xp.moveaxis(a, dim, -1).reshape(-1, n))  # (lines, n)
     chosen = to_host(xp.moveaxis(index, dim, -1))  # (.., 1)
     flat = chosen.reshape(-1).copy()  # (lines,)
@@ -245,7 +258,8 @@ def mode_index(a: Any, dim: int) -> Any:
     if n > 16:
         odd = odd | (~ends).any(axis=dim, keepdims=True)
     if xp.any(odd):
-        index = repicked(a, index, dim, odd & xp.ones_like(index, dtype=bool), std_sort_mode)
+        which = odd & xp.ones_like(index, dtype=bool)
+        index = repicked(a, index, dim, which, std_sort_mode, SORT_BUDGET)
     return index
 
 

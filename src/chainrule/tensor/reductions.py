@@ -299,7 +299,8 @@ class Reductions(Core):
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """(values, indices): the k-th smallest value along dim (NaN largest), with the index
-        PyTorch's quickselect picks among equal values."""
+        PyTorch's quickselect picks among equal values (past 2^19 tied elements in a call,
+        the index by position among them)."""
         need_number(self, "kthvalue")
         x, d = _lines(self, dim, "kthvalue")
         if not is_int(k) or not 1 <= k <= x.shape[d]:
@@ -312,7 +313,8 @@ class Reductions(Core):
 
     def mode(self, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """(values, indices): the most frequent value along dim (of equally frequent ones the
-        smallest) and the last place it is, as PyTorch."""
+        smallest) and the index PyTorch's std::sort leaves last among its places (past 2^16
+        elements in lines of ties or NaN in a call, its last place)."""
         x, d = _lines(self, dim, "mode")
         need_elements(x, "mode", (d,))
         return _chosen(self, x, statistics.mode_index(x._array, d), d, keepdim, "ModeBackward0")
