@@ -610,6 +610,7 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     x, y = as_tensor(a), as_tensor(b)
     if x.dtype != y.dtype:
         raise TypeError(f"tensordot: expects one dtype; got {x.dtype} and {y.dtype}")
+    need_number(x, "tensordot")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -668,8 +669,11 @@ def cdist(
         raise TypeError(f"cdist: expects one dtype; got {a.dtype} and {b.dtype}")
     need_float(a, "cdist")
     many = a.shape[-2] > 25 or b.shape[-2] > 25
-    if p == 2 and (compute_mode == modes[1] or compute_mode == modes[0] and many):
+    by_products = p == 2 and (compute_mode == modes[1] or compute_mode == modes[0] and many)
+    if by_products:
         return _euclidean_by_products(a, b)
+    if a.dtype not in (array.float32, array.float64):  # PyTorch's direct kernel has no other
+        raise TypeError(f"cdist: expects float32 or float64 tensors; got dtype {a.dtype}")
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     return diff.norm(p, dim=-1)
 
@@ -681,4 +685,8 @@ def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:
     a_sq, b_sq = (a * a).sum(-1, keepdim=True), (b * b).sum(-1, keepdim=True)  # (..., P|R, 1)
     left = cat([a * -2.0, a_sq, a_sq.new_ones(a_sq.shape)], -1)  # (..., P, M + 2)
     right = cat([b, b_sq.new_ones(b_sq.shape), b_sq], -1)  # (..., R, M + 2)
-    return (left @ right.mT).clamp(min=1e-30).sqrt()  # (..., P, R)
+    squared = left @ right.mT  # (..., P, R)
+    if squared.dtype != a.dtype:  # rounded as PyTorch's low-precision product is
+        squared = squared.to(a.dtype)
+    out = squared.clamp(min=1e-30).sqrt()
+    return out if out.dtype == a.dtype else out.to(a.dtype)

@@ -128,6 +128,7 @@ class Indexing(Core):
             Tensor._make(xp.ones(expected, dtype=bool, like=self._array)),
             **_embed_options(self, offset, dim1, dim2),
         )
+        src = src if src.dtype == self.dtype else src.to(self.dtype)  # written in self's dtype
         placed = selection.DiagEmbed.apply(src, **_embed_options(self, offset, dim1, dim2))
         return where(mask._array, placed, self)
 
@@ -414,6 +415,8 @@ class Indexing(Core):
             raise ValueError(
                 f"index_reduce: reduce must be 'prod', 'mean', 'amax' or 'amin'; got {reduce!r}"
             )
+        if reduce == "mean":  # PyTorch's mean has no bool loop
+            need_number(self, "index_reduce")
         d = normalize_dim(dim, self.ndim, "index_reduce", self.shape)
         idx = index_vector(index, d, self, "index_reduce")
         source = as_tensor(source)
@@ -519,6 +522,7 @@ class Indexing(Core):
             )
         if self.dtype != b.dtype:
             raise TypeError(f"cross: expects one dtype; got {self.dtype} and {b.dtype}")
+        need_number(self, "cross")
         shape = xp.broadcast_shapes(self.shape, b.shape)
         if dim is None:
             dim = next((d for d, k in enumerate(shape) if k == 3), -1)
@@ -538,6 +542,8 @@ class Indexing(Core):
     def addmv(self, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * (mat @ vec), self broadcast to the product's shape."""
         mat, vec = as_tensor(mat), as_tensor(vec)
+        _same_dtypes(self, mat, vec, "addmv")
+        need_number(self, "addmv")
         if mat.ndim != 2 or vec.ndim != 1:
             raise ValueError(
                 f"addmv: expects a matrix and a vector; got shapes {mat.shape} and {vec.shape}"
@@ -547,6 +553,8 @@ class Indexing(Core):
     def addr(self, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * the outer product of vec1 and vec2."""
         vec1, vec2 = as_tensor(vec1), as_tensor(vec2)
+        _same_dtypes(self, vec1, vec2, "addr")
+        _integral_scalars(self, alpha, beta, "addr")
         if vec1.ndim != 1 or vec2.ndim != 1:
             raise ValueError(f"addr: expects two vectors; got shapes {vec1.shape} and {vec2.shape}")
         if self.dtype == array.bool_ and vec1.dtype == vec2.dtype == array.bool_:
@@ -560,6 +568,8 @@ class Indexing(Core):
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
         b1, b2 = as_tensor(batch1), as_tensor(batch2)
+        _same_dtypes(self, b1, b2, "addbmm")
+        need_number(self, "addbmm")
         if b1.ndim != 3 or b2.ndim != 3 or b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
             raise ValueError(
                 f"addbmm: expects batches of matrices (b, n, m) and (b, m, p); got shapes "
@@ -591,9 +601,7 @@ def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str) -> T
     src = as_tensor(src)
     if src.shape != tuple(shape):
         raise ValueError(f"{op}: src must have shape {tuple(shape)}; got {src.shape}")
-    if src.dtype != t.dtype:
-        raise TypeError(f"{op}: src must have self's dtype; got {t.dtype} and {src.dtype}")
-    return movement.IndexPut.apply(t, src, index=index)
+    return movement.IndexPut.apply(t, src if src.dtype == t.dtype else src.to(t.dtype), index=index)
 
 
 def _embed_options(t: Tensor, offset: int, dim1: int, dim2: int) -> dict[str, Any]:
@@ -631,17 +639,30 @@ def _flat_index(t: Tensor, index: Any, op: str) -> Any:
     return idx % max(n, 1)
 
 
+def _same_dtypes(t: Tensor, a: Tensor, b: Tensor, op: str) -> None:
+    if not t.dtype == a.dtype == b.dtype:
+        raise TypeError(
+            f"{op}: input tensors must have the same dtype; got {t.dtype}, {a.dtype} and {b.dtype}"
+        )
+
+
+def _integral_scalars(t: Tensor, alpha: Any, beta: Any, op: str) -> None:
+    """PyTorch's refusal of a float alpha or beta for integer and bool tensors."""
+    if t._array.dtype.kind in "biu" and (isinstance(alpha, float) or isinstance(beta, float)):
+        raise TypeError(
+            f"{op}: for integer or bool tensors, alpha and beta must not be floats; got alpha "
+            f"{alpha} and beta {beta} for dtype {t.dtype}"
+        )
+
+
 def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
     """beta * t + alpha * product, t broadcast to the product's shape; beta 0 ignores t's
     values (NaN included), as PyTorch's, and gives it a zero gradient."""
-    if t.dtype != product.dtype:
-        raise TypeError(
-            f"{op}: self must have the product's dtype; got {t.dtype} and {product.dtype}"
-        )
+    if product.dtype != t.dtype:  # a low-precision product chainrule's matmul widened
+        product = product.to(t.dtype)
     shape = xp.broadcast_shapes(t.shape, product.shape)
     if shape != product.shape:
         raise ValueError(f"{op}: self of shape {t.shape} does not broadcast to {product.shape}")
-    need_number(t, op)
     alpha, beta = scalar_for(t, alpha, op), scalar_for(t, beta, op)
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:
