@@ -15,8 +15,12 @@ Where PyTorch calls the C library's ``log1p``/``log`` once per element, so does 
 Kernel families. x86 PyTorch compiles its samplers twice: AVX2 (run by AVX2 and AVX-512
 CPUs) with multiply-adds fused into one rounding (``-ffp-contract=fast``), and DEFAULT with
 them left apart. ``KERNELS`` picks which one to reproduce ("avx2", or "default" as under
-``ATEN_CPU_CAPABILITY=default``); float32 ``randn`` of 16 or more elements follows the AVX2
-kernel's Cephes polynomials, emulated operation by operation in float32.
+``ATEN_CPU_CAPABILITY=default``, which sets it here too); float32 ``randn`` of 16 or more
+elements follows the AVX2 kernel's Cephes polynomials, emulated operation by operation in
+float32. Under "default", uniform, integer, Bernoulli, exponential, multinomial, float64
+and small normal draws match that kernel family, but float32 normals of 16 or more elements
+do not yet (a quarter of the elements differ in the last bits: its scalar Box-Muller is
+approximated with the C library's float functions).
 """
 
 from __future__ import annotations
