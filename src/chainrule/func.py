@@ -16,7 +16,7 @@ from typing import Any
 from . import array
 from .autograd import enable_grad, is_grad_enabled
 from .autograd import grad as autograd_grad
-from .factories import zeros_like
+from .factories import ones_like, zeros_like
 from .functions import stack
 from .nn.module import Module
 from .random import get_rng_state, set_rng_state
@@ -330,9 +330,11 @@ def _pushed(
     outs: list[Tensor], flat: list[Tensor], tangents: list[Tensor], nested: bool
 ) -> list[Tensor]:
     """J·v for each output: the reverse pass with a cotangent u that requires grad gives
-    Jᵀu, linear in u; differentiating <Jᵀu, v> with respect to u gives J v."""
+    Jᵀu, linear in u; differentiating <Jᵀu, v> with respect to u gives J v, whatever u is.
+    u is ones, not zeros: a backward formula may pass through log|u| (logcumsumexp's does),
+    which has no derivative at 0."""
     with enable_grad():
-        us = [zeros_like(o).requires_grad_() for o in outs]
+        us = [ones_like(o).requires_grad_() for o in outs]
         reached = [o for o in outs if o.requires_grad]
         if not reached:
             return [zeros_like(o) for o in outs]
