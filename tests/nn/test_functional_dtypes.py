@@ -17,6 +17,7 @@ import torch
 import chainrule as cr
 from chainrule.nn import activation
 from tests.nn.dtype_calls_more import calls as more_calls
+from tests.nn.dtype_calls_spatial import calls as spatial_calls
 
 DTYPES = ["int64", "int32", "uint8", "bool", "float16", "bfloat16"]
 
@@ -98,6 +99,7 @@ CALLS: dict[str, Callable[[Any, Any, str], Any]] = {
     "threshold": lambda lib, F, d: F.threshold(_x(lib, d), 1, 0),
 }
 CALLS |= more_calls(_x, _classes)
+CALLS |= spatial_calls(_x)
 
 # activation modules: their constructor arguments (PReLU's weight is float32, as torch's)
 MODULE_ARGS: dict[str, tuple] = {"GLU": (), "Softmax": (-1,), "LogSoftmax": (-1,)}
@@ -154,6 +156,7 @@ def _same_or_refused_alike(name: str, ours: Any, theirs: Any, dtype: str) -> Non
 # fixed one is taken off the list.
 KNOWN = {
     "scaled_dot_product_attention": (("bfloat16",), "attention refuses bfloat16"),
+    "upsample_bilinear": (("uint8",), "uint8 bilinear refused: PyTorch's rounds in fixed point"),
 }
 
 FUNCTION_CASES = [

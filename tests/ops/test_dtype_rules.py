@@ -149,6 +149,10 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     "scaled_dot_product_attention_causal": (("bfloat16",), _BF16),
     "scaled_dot_product_attention_float_mask": (("bfloat16",), _BF16),
     "cross_entropy_probabilities": (("bfloat16",), _BF16),
+    "interpolate_bilinear": (("uint8",), "refuses uint8: torch's bilinear rounds in fixed point"),
+    "interpolate_bicubic": (("uint8",), "refuses uint8: torch's bicubic rounds in fixed point"),
+    "grid_sample_bilinear_zeros": (("bfloat16",), _BF16),
+    "grid_sample_bicubic_border": (("bfloat16",), _BF16),
 }
 for _n in ("maximum", "minimum"):
     for _s in ("[(2,3)&num]", "[num&(2,3)]"):

@@ -76,6 +76,16 @@ def _conv(
         weight = weight.reshape(c_out, c_group, 1, kernel[0])  # (O, C/g, 1, k)
         stride, dilation, pad = (1, *stride), (1, *dilation), ((0, 0), *pad)
     if spatial == 3:
+        if max(dilation) > 1 and x._array.dtype in (
+            array.int32,
+            array.int16,
+            array.int8,
+            array.uint8,
+        ):
+            raise TypeError(  # PyTorch's dilated 3-D kernel takes floats and int64 only
+                f"{op}: a dilated 3-D convolution is not defined for {x.dtype}, as in PyTorch; "
+                f"got dilation {dilation}"
+            )
         out = _conv3d(x, weight, bias, stride, pad, dilation, groups)
         return out.squeeze(0) if unbatched else out
     out = conv_ops.Conv2d.apply(

@@ -66,6 +66,7 @@ def unfold(
         raise ValueError(
             f"{op}: expected a 3-D (unbatched) or 4-D (batched) input; got shape {x.shape}"
         )
+    check_dtype(x, op)
     kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
     rows, cols, (ho, wo) = _blocks(op, x.shape[-2:], kernel, dil, pads, step)
     if any(pads):
@@ -96,6 +97,7 @@ def fold(
         raise ValueError(
             f"{op}: expected a 2-D (unbatched) or 3-D (batched) input; got shape {x.shape}"
         )
+    check_dtype(x, op)
     size = ntuple(output_size, 2, op, "output_size")
     kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
     rows, cols, (ho, wo) = _blocks(op, size, kernel, dil, pads, step)

@@ -546,9 +546,8 @@ def _lp_pool(spatial: int, input: Any, norm_type: float, kernel_size: Any, strid
     pool of input ** p (no padding)."""
     op = f"lp_pool{spatial}d"
     kernel = ntuple(kernel_size, spatial, op, "kernel_size")
-    pools: dict[int, Any] = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}
     x = as_tensor(input)
-    out = pools[spatial](x.pow(norm_type), kernel, stride, 0, ceil_mode)
+    out = _avg_pool(op, spatial, x.pow(norm_type), kernel, stride, 0, ceil_mode, True, None)
     return (out.sign() * relu(out.abs())).mul(math.prod(kernel)).pow(1.0 / norm_type)
 
 

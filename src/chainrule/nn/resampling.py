@@ -134,7 +134,21 @@ def interpolate(
     (cubic convolution, a = -0.75, edges repeated) or 'area' (adaptive average pooling).
     ``align_corners`` maps the corner pixels' centres onto each other. uint8 inputs are taken
     by the nearest modes."""
-    op = "interpolate"
+    return _interpolate("interpolate", input, size, scale_factor, mode, align_corners,
+                        recompute_scale_factor, antialias)  # fmt: skip
+
+
+def _interpolate(
+    op: str,
+    input: Any,
+    size: Any,
+    scale_factor: Any,
+    mode: str,
+    align_corners: Any,
+    recompute_scale_factor: Any,
+    antialias: bool,
+) -> Tensor:
+    """interpolate, its errors naming ``op`` (interpolate, or the older name called)."""
     x = as_tensor(input)
     if mode not in _MODES:
         raise ValueError(f"{op}: mode must be one of {', '.join(_MODES)}; got {mode!r}")
@@ -189,7 +203,7 @@ def upsample(
         "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,
     )
-    return interpolate(input, size, scale_factor, mode, align_corners)
+    return _interpolate("upsample", input, size, scale_factor, mode, align_corners, None, False)
 
 
 def upsample_nearest(
@@ -200,7 +214,7 @@ def upsample_nearest(
         "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,
     )
-    return interpolate(input, size, scale_factor, mode="nearest")
+    return _interpolate("upsample_nearest", input, size, scale_factor, "nearest", None, None, False)
 
 
 def upsample_bilinear(
@@ -211,7 +225,8 @@ def upsample_bilinear(
         "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,
     )
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+    return _interpolate("upsample_bilinear", input, size, scale_factor, "bilinear", True, None,
+                        False)  # fmt: skip
 
 
 class Upsample(Module):

@@ -34,8 +34,10 @@ _EVERY = ("conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool3d")
 INTEGERS: dict[str, Any] = dict.fromkeys(_EVERY, "all")
 for _op in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
     INTEGERS[_op] = (array.int64,)
-for _op in ("avg_pool1d", "avg_pool2d", "avg_pool3d"):
+for _op in ("avg_pool1d", "avg_pool2d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"):
     INTEGERS[_op] = (array.int64,)
+# the ops PyTorch's CPU kernels refuse in float16 and bfloat16
+NO_HALF = ("avg_pool3d", "lp_pool3d")
 for _op in ("pixel_shuffle", "pixel_unshuffle", "channel_shuffle"):
     INTEGERS[_op] = "every"  # bool too
 
@@ -56,8 +58,10 @@ def batched(x: Any, spatial: int, op: str) -> tuple[Tensor, bool]:
 def check_dtype(x: Tensor, op: str) -> None:
     """The dtype check of a spatial op, by INTEGERS."""
     integers = INTEGERS.get(op, ())
-    if integers == "every":
-        return
+    if op in NO_HALF and x.dtype in (array.float16, array.bfloat16):
+        raise TypeError(f"{op}: not defined for {x.dtype} on the CPU, as in PyTorch")
+    if integers == "every" or (op in ("unfold", "fold") and x._array.dtype.kind == "b"):
+        return  # unfold and fold take bools too, as PyTorch's
     if integers == "all" or x.dtype in integers:
         need_number(x, op)
     else:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from tests.ops.rows import Row
 
 
-def _unpool(m, x, rank: int, kernel: int, stride: int, padding: int):  # type: ignore[no-untyped-def]
+def _unpool(m, x, pool: str, unpool: str, kernel: int, stride: int, padding: int):  # type: ignore[no-untyped-def]
     """A value at each window's maximum of x, put back by max_unpool: the values are 2x."""
     f = m.nn.functional
-    pooled, idx = getattr(f, f"max_pool{rank}d")(x, kernel, stride, padding, return_indices=True)
-    return getattr(f, f"max_unpool{rank}d")(pooled * 2, idx, kernel, stride, padding)
+    pooled, idx = getattr(f, pool)(x, kernel, stride, padding, return_indices=True)
+    return getattr(f, unpool)(pooled * 2, idx, kernel, stride, padding)
 
 
 ROWS = [
@@ -80,9 +80,22 @@ ROWS = [
         lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, 3, 2)),
         ((2, 5, 4, 5),),
     ),
-    Row("max_unpool1d", lambda m, x: _unpool(m, x, 1, 2, 2, 0), ((2, 3, 9),)),
-    Row("max_unpool2d", lambda m, x: _unpool(m, x, 2, 2, 2, 0), ((2, 2, 4, 6),), second=True),
-    Row("max_unpool3d", lambda m, x: _unpool(m, x, 3, 2, 2, 0), ((1, 2, 4, 4, 6),)),
+    Row(
+        "max_unpool1d",
+        lambda m, x: _unpool(m, x, "max_pool1d", "max_unpool1d", 2, 2, 0),
+        ((2, 3, 9),),
+    ),
+    Row(
+        "max_unpool2d",
+        lambda m, x: _unpool(m, x, "max_pool2d", "max_unpool2d", 2, 2, 0),
+        ((2, 2, 4, 6),),
+        second=True,
+    ),
+    Row(
+        "max_unpool3d",
+        lambda m, x: _unpool(m, x, "max_pool3d", "max_unpool3d", 2, 2, 0),
+        ((1, 2, 4, 4, 6),),
+    ),
     # average and power-average pools
     Row(
         "avg_pool1d",
