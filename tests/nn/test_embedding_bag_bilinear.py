@@ -126,3 +126,22 @@ def test_bilinear_initialises_within_torchs_bound_and_refuses_bad_shapes() -> No
         cr.nn.functional.bilinear(cr.randn(2, 16), cr.randn(2, 3), cr.randn(4, 3, 16))
     with pytest.raises(ValueError, match=r"bilinear: the inputs' batch dims"):
         m(cr.randn(2, 16), cr.randn(3, 3))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_scale_grad_by_freq_scales_as_torchs_cpu_kernel(mode: str) -> None:
+    """Each distinct index's gradient divided by the count of the index of its rank in the
+    sorted input, as PyTorch's kernel does (index 9 below gets 1/2, 4's count)."""
+    rng = np.random.default_rng(3)
+    for offsets, padding in (([0, 3, 3, 7], None), ([0, 4], 2), ([0], None)):
+        w = rng.normal(size=(10, 2))
+        cw, tw = cr.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+        kwargs = {"mode": mode, "scale_grad_by_freq": True, "padding_idx": padding}
+        cy = cr.nn.functional.embedding_bag(cr.tensor(INPUT), cw, cr.tensor(offsets), **kwargs)
+        ty = torch.nn.functional.embedding_bag(
+            torch.tensor(INPUT), tw, torch.tensor(offsets), **kwargs
+        )
+        g = rng.normal(size=tuple(ty.shape))
+        cy.backward(cr.tensor(g))
+        ty.backward(torch.tensor(g))
+        np.testing.assert_allclose(cw.grad.numpy(), tw.grad.numpy(), **tol("float64", LAYER))

@@ -11,6 +11,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, positive_int, resolve_device
 from ..autograd.mode import no_grad
+from ..ops import elementwise
 from ..tensor import Tensor, as_tensor
 from . import init
 from .layers import embedding
@@ -64,6 +65,17 @@ def _bags(input: Any, offsets: Any, include_last_offset: bool, like: Any) -> tup
     return idx, of, max(bags, 0)
 
 
+def _frequency_scale(idx: Any, n_rows: int, dtype: Any) -> Any:
+    """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch 2.13's CPU
+    kernel computes it: the k-th distinct index (in sorted order) divided by the count of
+    the k-th smallest index (not, as documented, by its own count)."""
+    ranked = xp.sort(idx)  # (n,)
+    counts = xp.bincount(idx, minlength=n_rows)  # (num_embeddings,)
+    distinct, group = xp.unique(idx, return_inverse=True)  # each index's rank among distinct
+    divisor = counts[ranked[: distinct.size]]  # (distinct,)
+    return (1.0 / divisor[group.reshape(-1)]).astype(dtype)[:, None]
+
+
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -84,8 +96,8 @@ def embedding_bag(
     runs to the input's end all the same, as PyTorch's).
     ``per_sample_weights`` (input's shape, mode 'sum') weighs each row; indices equal to
     ``padding_idx`` are left out of their bag (the mean counts the others); an empty bag
-    gives zeros. ``scale_grad_by_freq`` divides each row's gradient by how often the input
-    holds its index, as documented (PyTorch 2.13's CPU kernel divides by other counts).
+    gives zeros. ``scale_grad_by_freq`` (sum and mean) scales each row's gradient down by
+    a count of the input's indices, as PyTorch's CPU kernel picks it (_frequency_scale).
     """
     op = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
@@ -108,7 +120,10 @@ def embedding_bag(
         padding_idx %= n_rows
     shape_in = tuple(getattr(input, "shape", ()))
     idx, of, bags = _bags(input, offsets, include_last_offset, weight._array)
-    rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)  # (n, D)
+    rows = embedding(idx, weight, None, max_norm, norm_type, False, sparse)  # (n, D)
+    if scale_grad_by_freq and mode != "max" and weight.requires_grad and idx.size:
+        scale = _frequency_scale(idx, n_rows, weight._array.dtype)
+        rows = elementwise.ScaleGrad.apply(rows, scale)
     if per_sample_weights is not None:
         psw = as_tensor(per_sample_weights)
         if tuple(psw.shape) != shape_in:
