@@ -236,8 +236,8 @@ def entry(name: str) -> Any:
 
 def to_cr(value: Any) -> Any:
     """A sample's value for chainrule: tensors with the same values, dtype and requires_grad,
-    torch dtypes, layouts and memory formats as chainrule's, through lists and tuples; other
-    values as they are."""
+    torch dtypes, layouts and memory formats as chainrule's, through lists and tuples, and a
+    module without parameters as chainrule's; other values as they are."""
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided:
             raise Unconverted(f"a {value.layout} tensor")
@@ -254,6 +254,11 @@ def to_cr(value: Any) -> Any:
         )
     if isinstance(value, dict):
         return {k: to_cr(v) for k, v in value.items()}
+    if isinstance(value, torch.nn.Module) and not list(value.parameters()):
+        # a module holding no parameters (a distance_function): chainrule's of that name
+        twin = getattr(cr.nn, type(value).__name__)()
+        twin.__dict__.update({k: v for k, v in vars(value).items() if not k.startswith("_")})
+        return twin
     return value
 
 
