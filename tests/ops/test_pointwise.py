@@ -33,12 +33,14 @@ OTHER = {  # a second operand of each dtype, nonzero (for fmod, gcd)
 UNARY = (
     "tan asin acos atan sinh cosh asinh acosh atanh arcsin arccos arctan arcsinh arccosh "
     "arctanh reciprocal exp2 deg2rad rad2deg erfc erfinv lgamma digamma i0 sinc logit frac fix "
-    "sgn signbit nan_to_num positive bitwise_not logical_not negative absolute"
+    "sgn signbit nan_to_num positive bitwise_not logical_not negative absolute isposinf "
+    "isneginf isreal"
 ).split()
 BINARY = (
     "atan2 arctan2 hypot logaddexp logaddexp2 xlogy ldexp float_power copysign fmod fmax fmin "
     "heaviside gcd lcm bitwise_and bitwise_or bitwise_xor bitwise_left_shift "
     "bitwise_right_shift logical_and logical_or logical_xor divide multiply subtract true_divide "
+    "nextafter "
     "greater greater_equal less less_equal not_equal"
 ).split()
 
@@ -150,6 +152,15 @@ def test_special_values_are_torchs(name: str, x: list[float]) -> None:
         np.testing.assert_allclose(ours.numpy(), want, rtol=2e-6, equal_nan=True)
 
 
+@pytest.mark.parametrize("p", [1, 2, 5])
+def test_mvlgamma_matches_torch_and_refuses_p_below_1(p: int) -> None:
+    data = [2.6, 3.5, 7.25]
+    ours, theirs = cr.tensor(data).mvlgamma(p), torch.tensor(data).mvlgamma(p)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^mvlgamma: p must be an integer >= 1; got 0$"):
+        cr.mvlgamma(cr.tensor(data), 0)
+
+
 def test_polygamma_takes_torchs_argument_order_and_refuses_a_negative_n() -> None:
     x = cr.tensor([0.5, 2.0])
     np.testing.assert_allclose(
@@ -203,7 +214,9 @@ def test_in_place_forms_write_into_the_tensor_and_pass_gradients() -> None:
     data = [0.2, -0.4, 0.7]
     for name, args in [("tan_", ()), ("sinh_", ()), ("erfinv_", ()), ("hypot_", ([1.0] * 3,)),
                        ("clamp_min_", (0.0,)), ("clamp_max_", (0.1,)), ("logit_", (0.3,)),
-                       ("xlogy_", (2.0,)), ("polygamma_", (1,)), ("divide_", (2.0,))]:  # fmt: skip
+                       ("xlogy_", (2.0,)), ("polygamma_", (1,)), ("divide_", (2.0,)),
+                       ("round_", ()), ("floor_", ()), ("remainder_", (0.3,)),
+                       ("mvlgamma_", (1,))]:  # fmt: skip
         x, t = cr.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
         y, u = x * 1.0, t * 1.0
         targs = [torch.tensor(a) if isinstance(a, list) else a for a in args]
@@ -218,7 +231,8 @@ def test_in_place_forms_write_into_the_tensor_and_pass_gradients() -> None:
 
 
 @pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_",
-                                  "less_equal_", "logical_and_", "logical_xor_"])  # fmt: skip
+                                  "less_equal_", "logical_and_", "logical_xor_",
+                                  "nextafter_", "floor_divide_"])  # fmt: skip
 def test_comparisons_in_place_keep_the_tensors_dtype(name: str) -> None:
     for dtype in ("float32", "int64"):
         ours, theirs = _both(

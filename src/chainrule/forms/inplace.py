@@ -8,6 +8,9 @@ from typing import Any
 from ..tensor import Tensor, as_tensor
 
 __all__ = [
+    "ceil_",
+    "floor_",
+    "round_",
     "index_put_",
     "fill_",
     "zero_",
@@ -347,6 +350,21 @@ def clamp_min_(input: Tensor, min: Any) -> Tensor:
 def clamp_max_(input: Tensor, max: Any) -> Tensor:
     """The function form of Tensor.clamp_max_: writes into ``input``, which must be a Tensor."""
     return _inplace_target(input, "clamp_max_").clamp_max_(max)
+
+
+def ceil_(input: Tensor) -> Tensor:
+    """The function form of Tensor.ceil_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "ceil_").ceil_()
+
+
+def floor_(input: Tensor) -> Tensor:
+    """The function form of Tensor.floor_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "floor_").floor_()
+
+
+def round_(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """The function form of Tensor.round_: writes into ``input``, which must be a Tensor."""
+    return _inplace_target(input, "round_").round_(decimals=decimals)
 
 
 def _inplace_target(input: Any, op: str) -> Tensor:

@@ -11,6 +11,11 @@ if TYPE_CHECKING:
     from ..tensor.pointwise import MantissaExponent
 
 __all__ = [
+    "nextafter",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "mvlgamma",
     "tan",
     "asin",
     "acos",
@@ -372,3 +377,28 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
 def logical_not(input: Tensor) -> Tensor:
     """The function form of Tensor.logical_not."""
     return as_tensor(input).logical_not()
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The function form of Tensor.nextafter."""
+    return as_tensor(input).nextafter(other)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """The function form of Tensor.isposinf."""
+    return as_tensor(input).isposinf()
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """The function form of Tensor.isneginf."""
+    return as_tensor(input).isneginf()
+
+
+def isreal(input: Tensor) -> Tensor:
+    """The function form of Tensor.isreal."""
+    return as_tensor(input).isreal()
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The function form of Tensor.mvlgamma."""
+    return as_tensor(input).mvlgamma(p)

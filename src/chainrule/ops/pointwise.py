@@ -296,6 +296,20 @@ class Fmin(Fmax):
     keeps = staticmethod(xp.less_equal)
 
 
+class Nextafter(Function):
+    """out = the next float after a toward b (a itself where they are equal)"""
+
+    rule = "grad_a = grad, grad_b = 0 (as PyTorch's)"
+    saves_inputs = False
+
+    def forward(self, a, b):
+        return xp.nextafter(a, b)
+
+    def backward(self, grad, out):
+        need_a, need_b = self.needs_input_grad
+        return grad if need_a else None, grad * 0.0 if need_b else None
+
+
 class Exp2(Function):
     """out = 2**a"""
 

@@ -276,7 +276,7 @@ class Arithmetic(Core):
 
     def _rounded(self, fn: Any, op: str) -> Tensor:
         need_number(self, op)  # PyTorch rounds no bools
-        if self._array.dtype.kind != "f":
+        if not array.is_floating(self._array.dtype):
             return self.clone()
         return where(false_mask(self), self, Tensor._make(fn(self._array)))
 

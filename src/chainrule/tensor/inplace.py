@@ -330,6 +330,27 @@ class InPlace(Core):
     def clamp_max_(self, max: Any) -> Tensor:
         return self._write("clamp_max_", lambda t: t.clamp_max(max))
 
+    def floor_(self) -> Tensor:
+        return self._write("floor_", Tensor.floor)
+
+    def ceil_(self) -> Tensor:
+        return self._write("ceil_", Tensor.ceil)
+
+    def round_(self, *, decimals: int = 0) -> Tensor:
+        return self._write("round_", lambda t: t.round(decimals=decimals))
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        return self._write("floor_divide_", lambda t: t // other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return self._write("remainder_", lambda t: t % other)
+
+    def nextafter_(self, other: Any) -> Tensor:
+        return self._write("nextafter_", lambda t: t.nextafter(other))
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        return self._write("mvlgamma_", lambda t: t.mvlgamma(p))
+
     def polygamma_(self, n: int) -> Tensor:
         return self._write("polygamma_", lambda t: t.polygamma(n))
 
@@ -508,7 +529,8 @@ class InPlace(Core):
                 f"{op}: the result's shape {out.shape} does not match the tensor's shape "
                 f"{arr.shape} written in place (the other operand must broadcast to it)"
             )
-        if not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
+        integers = out.dtype.kind in "iu" and arr.dtype.kind in "iu"  # wrapped, as PyTorch
+        if not integers and not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
             raise RuntimeError(
                 f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
                 f"dtype {arr.dtype} in place; use the out-of-place form"

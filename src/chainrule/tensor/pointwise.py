@@ -8,6 +8,7 @@ operators, exp, log and the comparisons)."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import array
@@ -120,7 +121,35 @@ class Pointwise(Core):
         mantissa = pointwise.Frexp.apply(self, exponent=exponent)
         return MantissaExponent(mantissa, Tensor._make(array.array_of(exponent)))
 
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next float after self toward other, of floating tensors (its gradient is
+        self's, as PyTorch's)."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"nextafter: other must be a Tensor; got {type(other).__name__}")
+        return pointwise.Nextafter.apply(*_only_floats(self, other, "nextafter"))
+
+    def isposinf(self) -> Tensor:
+        return Tensor._make(array.array_of(self._array == xp.inf))
+
+    def isneginf(self) -> Tensor:
+        return Tensor._make(array.array_of(self._array == -xp.inf))
+
+    def isreal(self) -> Tensor:
+        """True everywhere: chainrule's tensors are real (PyTorch's is False where a complex
+        value's imaginary part is not 0)."""
+        return Tensor._make(xp.ones(self.shape, dtype=bool, like=self._array))
+
     # -- the special functions (special.py) ---------------------------------------------------
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The multivariate log-gamma function of dimension p: the sum of
+        lgamma(x - i / 2) for i < p, plus p (p - 1) / 4 log(pi), summed as PyTorch sums it."""
+        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+            raise ValueError(f"mvlgamma: p must be an integer >= 1; got {p!r}")
+        x = floating(self)
+        shifts = xp.arange(-(p - 1) / 2, 0.5, 0.5).astype(x._array.dtype)  # (p,)
+        terms = (x.unsqueeze(-1) + Tensor._make(array.from_host(shifts, x._array))).lgamma()
+        return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
 
     def erfc(self) -> Tensor:
         return special.Erfc.apply(floating(self))

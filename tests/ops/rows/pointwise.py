@@ -32,6 +32,7 @@ UNARY = [
     ("polygamma1", lambda m, a: a.polygamma(1), "pos"),
     ("polygamma3_fn", lambda m, a: m.polygamma(3, a), "pos"),
     ("i0", lambda m, a: (a * 2.0).i0(), "real"),
+    ("mvlgamma3", lambda m, a: (a + 1.5).mvlgamma(3), "pos"),
     ("sinc", lambda m, a: a.sinc(), "away"),
     ("logit", lambda m, a: (a * 0.4).logit(), "pos"),
     ("logit_eps", lambda m, a: (a * 0.5).logit(eps=0.3), "pos"),
@@ -53,6 +54,7 @@ BINARY = [
     ("fmin", lambda m, a, b: m.fmin(a, b), ("real", "real")),
     ("ldexp", lambda m, a, b: a.ldexp(b), ("real", "real")),
     ("float_power", lambda m, a, b: a.float_power(b), ("pos", "real")),
+    ("nextafter", lambda m, a, b: a.nextafter(b), ("real", "real")),
 ]
 
 # the binary ops whose PyTorch forms take a Python number as other (the rest take tensors)
@@ -68,3 +70,18 @@ for _name, _fn, _doms in BINARY:
         if NUM in _shapes and _name not in NUMBERS:
             continue
         ROWS.append(Row(f"{_name}[{_label}]", _fn, _shapes, _doms, second=True))
+
+# the in-place forms and predicates no other row calls
+ROWS += [
+    Row("ceil_", lambda m, a: (a * 3.0).ceil_(), ((2, 3),), grad=False),
+    Row("floor_", lambda m, a: (a * 3.0).floor_(), ((2, 3),), grad=False),
+    Row("round_", lambda m, a: (a * 3.0).round_(decimals=1), ((2, 3),), grad=False),
+    Row("floor_divide_", lambda m, a, b: (a * 3.0).floor_divide_(b), ((2, 3), (2, 3)),
+        ("real", "away"), grad=False),
+    Row("remainder_", lambda m, a, b: (a * 3.0).remainder_(b), ((2, 3), (3,)), ("real", "away")),
+    Row("nextafter_", lambda m, a, b: (a * 1.0).nextafter_(b), ((2, 3), (2, 3))),
+    Row("mvlgamma_", lambda m, a: (a + 1.5).mvlgamma_(2), ((2, 3),), "pos"),
+    Row("isposinf", lambda m, a: (a / 0.0).isposinf(), ((2, 3),), "away", grad=False),
+    Row("isneginf", lambda m, a: m.isneginf(a / 0.0), ((2, 3),), "away", grad=False),
+    Row("isreal", lambda m, a: a.isreal(), ((2, 3),), grad=False),
+]  # fmt: skip
