@@ -526,13 +526,13 @@ def matrix_exp_taylor(a: Any) -> Any:
         (out,) = combine([eye, a, a2, a4, left @ right], ((1.0, 1.0, y2, 0.0, 1.0),))
         return out
     if norm <= thetas[4]:
-        b0, b1, b2, b3 = combine([eye, a, a2, a2 @ a], _MEXP_B12)
+        b0, b1, b2, b3 = combine([eye, a, a2, a @ a2], _MEXP_B12)
         b2 = b2 + b3 @ b3
         return b0 + (b1 + b2) @ b2
     s = max(0, math.ceil(math.log2(norm / thetas[5])))
     a = a / 2**s
     a2 = a @ a
-    a3 = a2 @ a
+    a3 = a @ a2  # A^3 = A A^2, in the order PyTorch multiplies
     b0, b1, b2, b3, b4 = combine([eye, a, a2, a3, a3 @ a3], _MEXP_B18)
     a9 = b0 @ b4 + b3
     out = b1 + (b2 + a9) @ a9
