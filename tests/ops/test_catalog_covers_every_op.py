@@ -1,16 +1,23 @@
 """Every differentiable primitive (each Function subclass under chainrule.ops) is applied by
-some row of the op catalog, forward or in its gradient, so a new op without a row fails here."""
+some row of the op catalog, forward or in its gradient, so a new op without a row fails here;
+and every public Tensor method torch has too is called by some row, or by a test named in
+tested_elsewhere.py."""
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import chainrule as cr
 from chainrule.autograd.function import Function
 from tests.ops import test_ops as catalog
+from tests.ops import tested_elsewhere
 
 ROWS_DIR = "tests/ops/rows/"
 
@@ -70,3 +77,87 @@ def test_every_primitive_has_a_catalog_row(monkeypatch: pytest.MonkeyPatch) -> N
     )
     stale = sorted(n for n in NO_ROW if n in applied or n not in names)
     assert stale == [], f"{__file__}: remove from NO_ROW (a row applies it, or it is gone): {stale}"
+
+
+# -- every public method --------------------------------------------------------------------
+
+PACKAGE = os.path.dirname(cr.__file__)
+FORMS = os.path.join(PACKAGE, "forms")
+ROOT = os.path.dirname(os.path.dirname(PACKAGE))
+
+
+def _methods() -> list[str]:
+    """The public methods of cr.Tensor that torch.Tensor has too."""
+    shared = set(dir(cr.Tensor)) & set(dir(torch.Tensor))
+    return sorted(n for n in shared if n[0] != "_" and callable(getattr(cr.Tensor, n)))
+
+
+def _called_by_a_row(frame: Any) -> bool:
+    """Whether the call comes from a row's own code, or from a function form it called (not
+    from chainrule's code calling its own methods)."""
+    if frame.f_code.co_filename.startswith(FORMS):
+        frame = frame.f_back
+    return not frame.f_code.co_filename.startswith(PACKAGE)
+
+
+def _methods_applied_by_the_catalog() -> set[str]:
+    """The Tensor methods each row's call makes (float64, forward)."""
+    applied: set[str] = set()
+
+    def watched(name: str, method: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if _called_by_a_row(sys._getframe(1)):
+                applied.add(name)
+            return method(*args, **kwargs)
+
+        return call
+
+    names = _methods()
+    own = {n: cr.Tensor.__dict__[n] for n in names if n in cr.Tensor.__dict__}
+    for name in names:
+        setattr(cr.Tensor, name, watched(name, getattr(cr.Tensor, name)))
+    try:
+        for row in catalog.ROWS:
+            ours, _ = catalog._inputs(row, np.float64)
+            try:
+                row.fn(cr, *ours)
+            except Exception:  # a failing row is test_ops.py's to report; its calls count
+                pass
+    finally:
+        for name in names:
+            if name in own:
+                setattr(cr.Tensor, name, own[name])
+            else:
+                delattr(cr.Tensor, name)
+    return applied
+
+
+def _mentions(path: str, name: str) -> bool:
+    """Whether the test file calls the method by name: ``.name(``, or ``"name"`` in a file
+    that calls methods by getattr."""
+    with open(os.path.join(ROOT, path)) as f:
+        text = f.read()
+    quoted = f'"{name}"' in text or f"'{name}'" in text
+    return f".{name}(" in text or "getattr(" in text and quoted
+
+
+def test_every_method_is_applied_by_a_row_or_tested_by_name() -> None:
+    applied = _methods_applied_by_the_catalog()
+    elsewhere = {n: path for path, names in tested_elsewhere.TESTED_IN.items() for n in names}
+    missing = [
+        n for n in _methods() if n not in applied | set(elsewhere) | set(tested_elsewhere.LACKING)
+    ]
+    assert missing == [], (
+        f"add a Row that calls each to the ROWS of its kind's module in {ROWS_DIR}, or name "
+        f"the test file that calls it in {tested_elsewhere.__file__}: {missing}"
+    )
+    wrong = [f"{path}: {n}" for n, path in elsewhere.items() if not _mentions(path, n)]
+    assert wrong == [], (
+        f"{tested_elsewhere.__file__}: these files do not call these methods: {wrong}"
+    )
+    done = sorted((set(elsewhere) | set(tested_elsewhere.LACKING)) & applied)
+    if done:  # a warning: the row lands in another file, by another hand
+        warnings.warn(
+            f"{tested_elsewhere.__file__}: a row calls these now; take them out: {done}",
+            stacklevel=1,
+        )
