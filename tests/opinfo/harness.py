@@ -580,6 +580,14 @@ def _run_sample(
         c_in, c_args, c_kwargs = to_cr((sample_in, list(args), dict(kwargs)))
     except Unconverted as err:
         return Outcome(key, "skipped", f"not run: the sample holds {err}")
+    if (
+        op.name == "as_strided"
+        and isinstance(sample_in, torch.Tensor)
+        and sample_in._base is not None
+    ):
+        # as_strided reads the memory its input views: the same view of the same memory
+        place = (tuple(sample_in.shape), sample_in.stride(), sample_in.storage_offset())
+        c_in = to_cr(sample_in._base).as_strided(*place).requires_grad_(sample_in.requires_grad)
     _seed()
     try:
         with warnings.catch_warnings():  # PyTorch's deprecation notes on op_db's own samples
