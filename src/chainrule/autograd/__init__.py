@@ -7,6 +7,7 @@ are named here by the package's __init__, as PyTorch names them under torch.auto
 from collections.abc import Callable
 
 from .. import fastpath
+from . import forward_ad, functional
 from .custom import Function, FunctionCtx, Variable
 from .engine import Observer, backward, grad, sum_to_shape, toposort
 from .function import once_differentiable
@@ -35,6 +36,8 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "fastpath",
+    "forward_ad",
+    "functional",
     "grad",
     "inference_mode",
     "is_anomaly_enabled",

@@ -32,6 +32,9 @@ import weakref
 from typing import Any, NoReturn
 
 from .. import array
+from .forward_ad import active as forward_ad_active
+from .forward_ad import carries, paused
+from .forward_ad import custom as forward_ad_custom
 from .function import Function as Primitive
 from .function import tensor_type
 from .mode import no_grad, state
@@ -68,6 +71,9 @@ class FunctionCtx:
                 )
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else version(t) for t in tensors)
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._saved_forward = tensors  # ctx.saved_tensors inside jvp (forward_ad.custom)
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -335,6 +341,13 @@ class Function:
         raise NotImplementedError("a Function subclass defines backward as a staticmethod")
 
     @staticmethod
+    def jvp(ctx: Any, *tangents: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         raise NotImplementedError  # the newer form only; forward(ctx, ...) otherwise
 
@@ -349,7 +362,8 @@ class Function:
         T = tensor_type()
         needs = tuple(isinstance(a, T) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs, cls.__name__)
-        with no_grad():
+        dual = forward_ad_active[0] and carries(args)
+        with no_grad(), paused(dual):
             if cls.setup_context is Function.setup_context:
                 output = cls.forward(ctx, *args, **kwargs)
             else:
@@ -357,9 +371,9 @@ class Function:
                 cls.setup_context(ctx, args, output)
         if ctx._dirty:
             _check_dirty(cls, ctx, args, output)
-        if not (state.grad_enabled and True in needs):
-            return output
-        return _record(cls, ctx, args, output)
+        if state.grad_enabled and True in needs:
+            output = _record(cls, ctx, args, output)
+        return forward_ad_custom(cls, ctx, args, output) if dual else output
 
 
 def _check_dirty(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> None:

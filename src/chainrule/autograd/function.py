@@ -123,11 +123,15 @@ class Function(Node):
             if cls.saves_out:
                 fn.out_version = version(out)
             out.grad_fn = fn
+        if dual[0] is not None:  # a dual level is open: the output's tangent, if any
+            dual[0](cls, inputs, options, out)
         if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
             _forward_anomaly(cls.__name__, inputs, out_data)
         return out
 
 
+# forward_ad.push while a dual level is open (forward_ad.py sets it), else None
+dual: list[Any] = [None]
 ACCELERATED = array.ACCELERATED  # whether arrays may live on two devices in this process
 _HOST = array.host.ndarray
 _ACCEL = None if array.accelerator is None else array.accelerator.ndarray
