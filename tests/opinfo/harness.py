@@ -611,6 +611,7 @@ def _run_sample(
         return Outcome(key, "failed", "refuses what PyTorch computes: " + describe(err))
     if torch_err is not None:
         return Outcome(key, "failed", "computes what PyTorch refuses: " + describe(torch_err))
+    got = ties.sign_aligned(op.name, got, want)
     try:
         if drawn:
             compare_random(got, want, op.name in UNDEFINED_VALUES)
@@ -635,7 +636,7 @@ def _run_sample(
     why = _check_grad(torch_side, cr_side, want, got, tol)
     if why or not deep or not op.supports_gradgrad:
         return Outcome(key, "failed" if why else "agreed", why, grad=True, grad_failed=bool(why))
-    why = _check_twice(form, torch_side, cr_side, tol)
+    why = _check_twice(op.name, form, torch_side, cr_side, tol)
     if why is None:
         return Outcome(key, "agreed", grad=True)
     return Outcome(key, "failed" if why else "agreed", why, True, deep=TWICE, check=why and TWICE)
@@ -731,7 +732,7 @@ def _check_draws(op: Any, form: Form, torch_side: Any, cr_side: Any) -> str:
         return f"draws: {inside}{describe(err)}"
 
 
-def _check_twice(form: Form, torch_side: Any, cr_side: Any, tol: Tolerances) -> str | None:
+def _check_twice(op: str, form: Form, torch_side: Any, cr_side: Any, tol: Tolerances) -> str | None:
     """Second derivatives: on each side the first derivatives recorded (create_graph) for one
     seeded random upstream gradient that requires grad too, then a seeded random projection
     of them differentiated again, by every input and by the upstream gradient: "" when equal
@@ -760,7 +761,7 @@ def _check_twice(form: Form, torch_side: Any, cr_side: Any, tol: Tolerances) -> 
         return None
     step = "forward"
     try:
-        got = _call(form.cr_fn, form, *cr_side)
+        got = ties.sign_aligned(op, _call(form.cr_fn, form, *cr_side), want)
         c_outs = [
             c
             for c, t in zip(_leaves(got, cr.Tensor), _leaves(want, torch.Tensor), strict=False)

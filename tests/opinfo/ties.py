@@ -9,6 +9,8 @@ from typing import Any
 
 import torch
 
+import chainrule as cr
+
 UNSPECIFIED = {"sort", "argsort", "topk"}
 
 
@@ -53,3 +55,21 @@ def same_but_for_ties(op: str, input: Any, args: Any, kwargs: Any, got: Any, wan
     n = indices.shape[dim]  # distinct along the dim: no element picked twice
     ordered = indices.sort(dim).values
     return n < 2 or bool((ordered.narrow(dim, 1, n - 1) != ordered.narrow(dim, 0, n - 1)).all())
+
+
+# Outputs defined up to a sign: each eigenvector of a symmetric matrix (with distinct
+# eigenvalues) may be v or -v, and LAPACK builds choose differently.
+SIGN_GAUGED = {"linalg.eigh"}
+
+
+def sign_aligned(op: str, got: Any, want: Any) -> Any:
+    """chainrule's eigenvectors with each column's sign turned to PyTorch's (a product by
+    constant signs, so the gradients then meet PyTorch's upstream gradient as PyTorch's
+    vectors do)."""
+    if op not in SIGN_GAUGED or not isinstance(got, tuple) or len(got) != 2:
+        return got
+    values, vectors = got
+    agreement = (vectors.detach().numpy() * want[1].detach().numpy()).sum(axis=-2, keepdims=True)
+    signs = torch.from_numpy(agreement).sign().numpy()
+    signs[signs == 0] = 1
+    return type(got)(values, vectors * cr.tensor(signs, dtype=vectors.dtype))
