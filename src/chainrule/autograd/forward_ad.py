@@ -185,7 +185,12 @@ def push(cls: Any, inputs: tuple[Any, ...], options: dict[str, Any], out: Tensor
         return
     _set(False)
     try:
-        if cls.view and tangents[0] is not None and all(t is None for t in tangents[1:]):
+        if (
+            cls.view
+            and tangents[0] is not None
+            and all(t is None for t in tangents[1:])
+            and not cls.__name__.startswith("AsStrided")  # strides of the input's storage
+        ):
             tangent = cls.apply(tangents[0], *inputs[1:], **options)  # linear in its input
         else:
             tangent = _pushed(cls, inputs, tangents, options)
@@ -203,9 +208,9 @@ def _pushed(cls: Any, inputs: tuple, tangents: list, options: dict) -> Any:
     with enable_grad():
         leaves = []
         for x, t in zip(inputs, tangents, strict=True):
-            if t is not None and not x.requires_grad:
-                x = x.detach().requires_grad_(True)
-            elif t is None and isinstance(x, tensor_type()):
+            if t is not None:  # an alias: the gradient counts no path around this op
+                x = x[...] if x.requires_grad else x.detach().requires_grad_(True)
+            elif isinstance(x, tensor_type()):
                 x = x.detach()
             leaves.append(x)
         y = cls.apply(*leaves, **options)
