@@ -167,3 +167,19 @@ def test_integers_and_permutations(seed: int, n: int) -> None:
         twins(seed, lambda lib, g, d=name: lib.empty(n, dtype=getattr(lib, d)).random_(generator=g))
     twins(seed, lambda lib, g: lib.empty(n, dtype=lib.int64).random_(3, 17, generator=g))
     twins(seed, lambda lib, g: lib.randperm(n, generator=g))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(
+    "args", [(0.0, 0.02, -2.0, 2.0), (0.0, 1.0, 2.0, 3.0), (0.5, 2.0, -1.0, 3.0)]
+)
+def test_trunc_normal_is_torchs_rejection_sampler(seed: int, args: tuple) -> None:
+    """Both of its branches: normal draws redrawn outside [a, b], and (under 30% of the
+    mass inside) uniform candidates accepted by a second uniform."""
+    for name in ("float32", "float64"):
+        twins(
+            seed,
+            lambda lib, g, d=name: lib.nn.init.trunc_normal_(
+                lib.empty(300, dtype=getattr(lib, d)), *args, generator=g
+            ),
+        )

@@ -118,9 +118,9 @@ class Generator:
         raw = arr.tobytes() if arr.dtype == np.uint8 else b""
         left = int(np.frombuffer(raw[8:12], "<i4")[0]) if len(raw) == STATE_BYTES else 0
         if len(raw) != STATE_BYTES or not 1 <= left <= _N:
-            raise RuntimeError(
-                f"set_state: expected a uint8 state of {STATE_BYTES} bytes as get_state or "
-                f"get_rng_state makes it; got shape {tuple(arr.shape)} and dtype {arr.dtype}"
+            raise ValueError(
+                f"Generator.set_state: not a state that get_state or get_rng_state made (uint8, "
+                f"{STATE_BYTES} bytes); got shape {tuple(arr.shape)} and dtype {arr.dtype}"
             )
         self._initial = int(np.frombuffer(raw[0:8], "<u8")[0])
         nxt = int(np.frombuffer(raw[16:24], "<u8")[0])
