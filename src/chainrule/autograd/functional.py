@@ -82,7 +82,9 @@ def _validate_v(v: tuple, other: tuple, is_tuple: bool) -> None:
     for i, (a, b) in enumerate(zip(v, other, strict=True)):
         if tuple(a.shape) != tuple(b.shape):
             pre = f"Entry {i} in " if is_tuple else ""
-            raise RuntimeError(f"{pre}v has invalid size: should be {b.shape} but got {a.shape}.")
+            raise RuntimeError(
+                f"{pre}v has invalid size: should be {b.shape!s} but got {a.shape!s}."
+            )
 
 
 def _check_requires_grad(xs: tuple, kind: str, strict: bool) -> None:
@@ -325,7 +327,8 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool, vectorize: bool
             tangents = tangent if is_out else (tangent,)
             for i, t in enumerate(tangents):
                 cols[i][k][(Ellipsis,) + idx] = t
-    return _unpack(tuple(tuple(c) for c in cols), (is_out, is_in))
+    # lists, as PyTorch's forward mode gives them (a tuple only where inputs were one Tensor)
+    return _unpack([list(c) for c in cols], (is_out, is_in))
 
 
 def hessian(
