@@ -54,8 +54,10 @@ def gradcheck(
     As PyTorch's, it also checks that backward is reentrant (run twice, its gradients differ
     by at most ``nondet_tol``), that zero output gradients give zero input gradients, with
     ``check_undefined_grad`` that an output given no gradient is taken as zeros, and with
-    ``check_grad_dtypes`` that each gradient has its input's dtype (its shape always). The
-    batched, forward-mode and masked checks are refused.
+    ``check_grad_dtypes`` that each gradient has its input's dtype (its shape always). With
+    ``check_forward_ad``, forward-mode derivatives too (autograd.forward_ad): ``v^T J e`` for
+    each basis tangent ``e`` of each input (with ``fast_mode`` along ``u`` alone) against the
+    same finite differences. The batched and masked checks are refused.
 
     Returns True; on a failed check, raises GradcheckError (naming the input, the worst
     entry's index and both values), or returns False with ``raise_exception=False``. Bad
@@ -65,15 +67,17 @@ def gradcheck(
         "gradcheck",
         check_batched_grad=check_batched_grad,
         check_batched_forward_grad=check_batched_forward_grad,
-        check_forward_ad=check_forward_ad,
         masked=masked,
     )
-    _needed("gradcheck", "check_backward_ad", check_backward_ad, "backward")
+    _needed("gradcheck", "check_backward_ad", check_backward_ad or check_forward_ad, "backward")
     args = _as_args(inputs)
     checked = _checked(args, "gradcheck")
     try:
-        _check(func, args, checked, eps, atol, rtol, nondet_tol, check_undefined_grad,
-               check_grad_dtypes, fast_mode)  # fmt: skip
+        if check_backward_ad:
+            _check(func, args, checked, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                   check_grad_dtypes, fast_mode)  # fmt: skip
+        if check_forward_ad:
+            _check_forward(func, args, checked, eps, atol, rtol, fast_mode)
     except GradcheckError:
         if raise_exception:
             raise
@@ -229,6 +233,56 @@ def _check(
             raise GradcheckError(
                 f"gradcheck: input {i} (shape {x.shape}): analytic and numeric gradients differ; "
                 f"{where}: analytic {worst_a!r}, numeric {worst_n!r} (atol {atol}, rtol {rtol})"
+            )
+
+
+def _check_forward(
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    checked: list[int],
+    eps: float,
+    atol: float,
+    rtol: float,
+    fast: bool,
+) -> None:
+    """check_forward_ad: each input's forward-mode derivatives, contracted with the same
+    upstream gradients, against central differences."""
+    from .autograd import forward_ad as fw
+
+    vs = _upstream(_float_outputs(func(*args)))
+    rng = B.host.random.default_rng(1)
+
+    def along(i: int, tangent: Any) -> float:
+        with fw.dual_level():
+            full = list(args)
+            full[i] = fw.make_dual(args[i].detach(), Tensor._make(tangent))
+            total = 0.0
+            for o, v in zip(_float_outputs(func(*full)), vs, strict=True):
+                t = fw.unpack_dual(o).tangent
+                if t is not None:
+                    total += float(xp.sum(v._array * t._array, dtype=B.float64))
+        return total
+
+    for i in checked:
+        x = args[i]
+        if fast:
+            u = B.from_host(rng.standard_normal(x.shape), x._array)
+            a = xp.full((), along(i, u), dtype=B.float64, like=x._array)
+            n = _numeric(func, args, x, vs, eps, u)
+        else:
+            flat = xp.zeros(x._array.size, dtype=B.float64, like=x._array)
+            for j in range(flat.size):
+                e = xp.zeros(x._array.size, dtype=x._array.dtype, like=x._array)
+                e[j] = 1
+                flat[j] = along(i, e.reshape(x.shape))
+            a, n = flat.reshape(x.shape), _numeric(func, args, x, vs, eps)
+        err = xp.abs(a - n) - (atol + rtol * xp.abs(n))
+        if not xp.all(err <= 0):
+            worst = int(xp.argmax(xp.where(xp.isnan(err), xp.inf, err)))
+            raise GradcheckError(
+                f"gradcheck: input {i} (shape {x.shape}): forward-mode and numeric derivatives "
+                f"differ (check_forward_ad); worst: forward {float(xp.reshape(a, -1)[worst])!r}, "
+                f"numeric {float(xp.reshape(n, -1)[worst])!r} (atol {atol}, rtol {rtol})"
             )
 
 

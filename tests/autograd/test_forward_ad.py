@@ -190,3 +190,24 @@ def test_ordinary_ops_carry_no_tangent_outside_a_level():
     x = cr.ones(3, requires_grad=True)
     y = (x * 2).sum()
     assert fw.tangent_of(y) is None and "_tangent" not in y.__dict__
+
+
+class WrongJvp(Double):
+    @staticmethod
+    def jvp(ctx, t):
+        return t * 3
+
+
+def test_gradcheck_checks_forward_mode():
+    x = cr.tensor(np.random.default_rng(2).standard_normal(3), requires_grad=True)
+    w = cr.tensor(np.random.default_rng(3).standard_normal((3, 3)), requires_grad=True)
+    f = lambda a, b: (b @ a.sin()).exp()  # noqa: E731
+    assert cr.testing.gradcheck(f, (x, w), check_forward_ad=True)
+    assert cr.testing.gradcheck(f, (x, w), check_forward_ad=True, check_backward_ad=False)
+    assert cr.testing.gradcheck(f, (x, w), check_forward_ad=True, fast_mode=True)
+    assert cr.testing.gradcheck(WrongJvp.apply, (x,))  # its backward is right
+    with pytest.raises(cr.testing.GradcheckError, match="forward-mode and numeric"):
+        cr.testing.gradcheck(WrongJvp.apply, (x,), check_forward_ad=True)
+    assert not cr.testing.gradcheck(
+        WrongJvp.apply, (x,), check_forward_ad=True, fast_mode=True, raise_exception=False
+    )

@@ -264,7 +264,6 @@ def _refused() -> list[tuple[str, str, Any]]:
     return [
         ("gradcheck", "check_batched_grad", True),
         ("gradcheck", "check_batched_forward_grad", True),
-        ("gradcheck", "check_forward_ad", True),
         ("gradcheck", "masked", True),
         ("gradcheck", "check_backward_ad", False),
         ("gradgradcheck", "check_batched_grad", True),
@@ -275,7 +274,8 @@ def _refused() -> list[tuple[str, str, Any]]:
 
 
 HONOURED = {"eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
-            "check_grad_dtypes", "fast_mode", "gen_non_contig_grad_outputs"}  # fmt: skip
+            "check_grad_dtypes", "fast_mode", "gen_non_contig_grad_outputs",
+            "check_forward_ad"}  # fmt: skip
 
 
 @pytest.mark.parametrize("check", ["gradcheck", "gradgradcheck"])
@@ -289,7 +289,11 @@ def test_every_keyword_is_honoured_or_refused(check: str) -> None:
     refused = {name for c, name, _ in _refused() if c == check}
     assert keywords - HONOURED - refused == set()
     tested = {k for _, _, options, _ in CASES for k in options}
-    assert tested | {"raise_exception", "check_undefined_grad", "eps", "atol", "rtol"} == HONOURED
+    assert (
+        tested
+        | {"raise_exception", "check_undefined_grad", "eps", "atol", "rtol", "check_forward_ad"}
+        == HONOURED
+    )
 
 
 @pytest.mark.parametrize(("check", "name", "value"), _refused())
