@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..array.tensor_type import tensor_type
@@ -243,17 +243,22 @@ def carries(args: tuple[Any, ...]) -> bool:
     return False
 
 
+def paused(on: bool = True) -> AbstractContextManager[None]:
+    """Tangents do not flow inside (a custom Function's forward: its jvp gives them); with
+    ``on`` False, nothing changes (and nothing is made: custom Functions' ordinary path)."""
+    return _pausing() if on else _NOTHING
+
+
 @contextmanager
-def paused(on: bool = True) -> Iterator[None]:
-    """Tangents do not flow inside (a custom Function's forward: its jvp gives them)."""
-    if not on:
-        yield
-        return
+def _pausing() -> Iterator[None]:
     _set(False)
     try:
         yield
     finally:
         _set(_level[0] is not None)
+
+
+_NOTHING = nullcontext()
 
 
 def custom(cls: Any, ctx: Any, args: tuple[Any, ...], output: Any) -> Any:
