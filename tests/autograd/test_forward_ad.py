@@ -107,6 +107,8 @@ def test_dual_semantics_match_torch():
         tv = fw.unpack_dual(v).tangent
         assert np.shares_memory(tv._array, t._array)
         np.testing.assert_allclose(as_np(tv), [0.5, 0.25])
+        assert fw.unpack_dual(d.detach()).tangent is None  # as PyTorch's detach
+        np.testing.assert_allclose(as_np(fw.unpack_dual(d.clone()).tangent), [1, 0.5, 0.25])
     assert fw.unpack_dual(y).tangent is None
 
 
