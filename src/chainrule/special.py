@@ -19,26 +19,37 @@ from .tensor import Tensor, as_tensor
 # --- arguments ------------------------------------------------------------------------------
 
 
-def _floating(x: Any, op: str) -> Tensor:
+def _floating(x: Any, op: str, half: bool = True) -> Tensor:
     """x as a floating Tensor: integers and bools in the default dtype, as PyTorch's
-    special functions take them."""
+    special functions take them; float16 and bfloat16 refused where PyTorch has no
+    kernel for them (``half=False``)."""
     x = x if isinstance(x, Tensor) else as_tensor(x)
     if x._array.dtype.kind == "c":
         raise TypeError(f"{op}: complex tensors are not supported yet; got dtype {x.dtype}")
+    if not half and x._array.dtype.itemsize == 2 and array.is_floating(x._array.dtype):
+        raise TypeError(
+            f"{op}: not implemented for float16 or bfloat16, as in PyTorch; got dtype {x.dtype}"
+        )
     if not array.is_floating(x._array.dtype):
         x = x.to(array.dtype_object(array.get_default_dtype()))
     return x
 
 
-def _two(a: Any, b: Any, op: str) -> tuple[Any, Any]:
+def _two(a: Any, b: Any, op: str, half: bool = True, ints: bool = True) -> tuple[Any, Any]:
     """Two operands (Tensors or numbers, at least one a Tensor) in their tensors' common
     floating dtype (integers and bools in the default one), as PyTorch promotes them;
-    numbers stay numbers."""
+    numbers stay numbers. As PyTorch, some refuse float16 and bfloat16 (``half=False``),
+    some integers and bools (``ints=False``)."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = as_tensor(a)
     dtype = xp.result_type(*(v._array for v in (a, b) if isinstance(v, Tensor)))
     if dtype.kind == "c":
         raise TypeError(f"{op}: complex tensors are not supported yet; got dtype {dtype}")
+    named = array.dtype_object(dtype)
+    if not ints and not array.is_floating(dtype):
+        raise TypeError(f"{op}: not implemented for integer or bool tensors; got dtype {named}")
+    if not half and dtype.itemsize == 2 and array.is_floating(dtype):
+        raise TypeError(f"{op}: not implemented for float16 or bfloat16; got dtype {named}")
     if not array.is_floating(dtype):
         dtype = xp.dtype(array.get_default_dtype())
     return tuple(
@@ -198,19 +209,19 @@ def ndtr(input: Any, *, out: Any = None) -> Tensor:
 @with_out("special")
 def ndtri(input: Any, *, out: Any = None) -> Tensor:
     """The inverse of the standard normal CDF."""
-    return S.SpecialNdtri.apply(_floating(input, "special.ndtri"))
+    return S.SpecialNdtri.apply(_floating(input, "special.ndtri", half=False))
 
 
 @with_out("special")
 def log_ndtr(input: Any, *, out: Any = None) -> Tensor:
     """log of the standard normal CDF, accurate far into the left tail."""
-    return S.SpecialLogNdtr.apply(_floating(input, "special.log_ndtr"))
+    return S.SpecialLogNdtr.apply(_floating(input, "special.log_ndtr", half=False))
 
 
 @with_out("special")
 def erfcx(input: Any, *, out: Any = None) -> Tensor:
     """exp(x^2) erfc(x), without the overflow of computing the two apart."""
-    return S.SpecialErfcx.apply(_floating(input, "special.erfcx"))
+    return S.SpecialErfcx.apply(_floating(input, "special.erfcx", half=False))
 
 
 @with_out("special")
@@ -247,19 +258,19 @@ def xlog1py(input: Any, other: Any, *, out: Any = None) -> Tensor:
 def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """Hurwitz's zeta function sum_k (k + q)^-x (x is input, q other); its gradient with
     respect to x is not implemented, as in PyTorch."""
-    return S.SpecialZeta.apply(*_two(input, other, "special.zeta"))
+    return S.SpecialZeta.apply(*_two(input, other, "special.zeta", half=False))
 
 
 @with_out("special")
 def gammainc(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """The regularized lower incomplete gamma function P(a, x) (a is input, x other)."""
-    return S.Igamma.apply(*_two(input, other, "special.gammainc"))
+    return S.Igamma.apply(*_two(input, other, "special.gammainc", ints=False))
 
 
 @with_out("special")
 def gammaincc(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    return S.Igammac.apply(*_two(input, other, "special.gammaincc"))
+    return S.Igammac.apply(*_two(input, other, "special.gammaincc", ints=False))
 
 
 # --- no gradient in PyTorch -----------------------------------------------------------------

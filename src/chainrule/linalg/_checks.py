@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import array
 from ..array import xp
 from ..tensor import Tensor, as_tensor, where
 from ..tensor.inplace import write_out
@@ -35,6 +36,11 @@ def floating(A: Tensor, op: str) -> None:
             f"{op}: expected a float32 or float64 tensor; got dtype {A.dtype}"
             + ("; complex tensors are not supported yet" if A._array.dtype.kind == "c" else "")
         )
+
+
+def low_precision(A: Tensor) -> bool:
+    """float16 or bfloat16: what PyTorch's norms and matrix_exp compute in float32."""
+    return A._array.dtype.itemsize == 2 and array.is_floating(A._array.dtype)
 
 
 def same_dtype(A: Tensor, B: Tensor, op: str) -> None:

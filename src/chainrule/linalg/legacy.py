@@ -10,7 +10,7 @@ from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
 from . import decompose, solvers
-from ._checks import matrices, tensor_of, with_out
+from ._checks import floating, matrices, tensor_of, with_out
 
 
 class SvdUSV(NamedTuple):
@@ -31,6 +31,7 @@ def det(input: Any) -> Tensor:
 
 def logdet(input: Any) -> Tensor:
     """log det(A): NaN where det(A) < 0, -inf where it is 0."""
+    floating(tensor_of(input), "logdet")
     sign, logabsdet = solvers.slogdet(input)
     return logabsdet + sign.detach().log()
 

@@ -12,7 +12,7 @@ from ..array import xp
 from ..functions import cat
 from ..ops import decompositions as D
 from ..tensor import Tensor
-from ._checks import constant, floating, matrices, tensor_of, with_out
+from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
 from .decompose import svdvals
 from .solvers import inv_ex
 
@@ -32,6 +32,8 @@ def vector_norm(
     """(sum |x|^ord)^(1/ord) over dim (every dim for None); inf and -inf the largest and
     smallest |x|, 0 the count of nonzeros. ``dtype``: x is cast to it first."""
     x = tensor_of(x)
+    if dtype is None and low_precision(x):  # PyTorch computes in float32, gives x's dtype
+        return vector_norm(x.float(), ord, dim, keepdim).to(x.dtype)
     floating(x, "linalg.vector_norm")
     if isinstance(ord, str):
         raise ValueError(f"linalg.vector_norm: ord must be a number; got {ord!r}")
@@ -81,6 +83,9 @@ def matrix_norm(
     """The matrix norm over the two dims ``dim``: 'fro', 'nuc' (sum of the singular values),
     2 and -2 (the largest and smallest singular value), 1 and -1 (max and min column sums
     of |A|), inf and -inf (max and min row sums)."""
+    A = tensor_of(A)
+    if dtype is None and low_precision(A) and ord in ("fro", 1, -1, math.inf, -math.inf):
+        return matrix_norm(A.float(), ord, dim, keepdim).to(A.dtype)  # as vector_norm
     A = matrices(A, "linalg.matrix_norm")
     if ord not in _MATRIX_ORDS:
         raise ValueError(

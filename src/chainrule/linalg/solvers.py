@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
-from ._checks import attached, constant, matrices, same_dtype, tensor_of, with_out
+from ._checks import attached, constant, low_precision, matrices, same_dtype, tensor_of, with_out
 
 
 class InvEx(NamedTuple):
@@ -267,7 +267,11 @@ def matrix_power(A: Any, n: int, *, out: Any = None) -> Tensor:
 
 
 def matrix_exp(A: Any) -> Tensor:
-    """exp(A) = sum_k A^k / k! of each square matrix."""
+    """exp(A) = sum_k A^k / k! of each square matrix (float16 and bfloat16 computed in
+    float32, as PyTorch's)."""
+    A = tensor_of(A)
+    if low_precision(A):
+        return matrix_exp(A.float()).to(A.dtype)
     return D.LinalgMatrixExp.apply(matrices(A, "linalg.matrix_exp", square=True))
 
 
