@@ -130,11 +130,13 @@ def histogram(x: np.ndarray, bounds: tuple[float, float] | None = None) -> dict 
         lo, hi = float(x.min()), float(x.max())
     if bounds is not None:
         lo, hi = bounds
-    if hi <= lo:  # all values equal: one bin around them
-        lo, hi = lo - 0.5, lo + 0.5
     # in float64 and scaled by the largest magnitude, so that huge values (a diverging run's
     # 1e38s) neither overflow the range nor the bins' index
     scale = max(abs(lo), abs(hi))
+    if hi - lo <= scale * 1e-12:  # all values equal at their own scale: one bin around them
+        half = max(0.5, scale * 1e-6)
+        lo, hi = lo - half, lo + half
+        scale = max(abs(lo), abs(hi))
     lo_s, hi_s = lo / scale, hi / scale
     idx = x.astype(np.float64) / scale - lo_s
     idx *= BINS / (hi_s - lo_s)

@@ -92,3 +92,10 @@ def test_the_cache_of_ones_stays_bounded() -> None:
     mean, std = mon_module.moments(big)
     assert mean == 1.0 and std == 0.0
     assert all(v.size <= mon_module.ONES_MAX for v in mon_module._ONES.values())
+
+
+def test_values_equal_at_their_own_scale_make_one_bin():
+    """Two values a few ulps apart at 2e16 (a diverging run's activations) are one bin."""
+    x = np.array([-2.166415004847309e16, np.nextafter(-2.166415004847309e16, 0.0)])
+    got = mon_module.histogram(x)
+    assert sum(got["counts"]) == 2 and got["lo"] < x.min() and got["hi"] > x.max()
