@@ -447,11 +447,15 @@ class SparseTensor(Tensor):
 
 def _caller(frame: Any) -> str:
     """The op that reached for the array: the primitive being applied (Function.apply's
-    ``cls``), else the first public function up the stack (a helper's caller)."""
+    ``cls``), else the op a shared helper was told it serves (its ``op`` argument), else the
+    first public function up the stack (a helper's caller)."""
     while frame is not None:
         cls = frame.f_locals.get("cls")
         if isinstance(cls, type) and issubclass(cls, Function):
             return cls.__name__.lower()
+        op = frame.f_locals.get("op")
+        if isinstance(op, str) and op.isidentifier():
+            return op
         name = frame.f_code.co_name
         if not name.startswith(("_", "<")):
             return name
