@@ -210,7 +210,7 @@ def _load_pickled(f: Any, path: Any, where: Any, weights_only: bool, kwargs: dic
             "pickle_module out, or pass weights_only=False if you trust the file"
         )
     if weights_only:
-        obj = weights_only_.unpickle(f, f"{path} (a pickled {kind}, saved whole by cr.save)")
+        obj = weights_only_.unpickle(f, f"{path} (a {kind}, saved whole by cr.save)")
     else:
         obj = (kwargs.get("pickle_module") or pickle).load(f)
     is_device = isinstance(where, (str, device)) or hasattr(where, "type")

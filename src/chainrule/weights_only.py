@@ -146,7 +146,8 @@ class _Restricted(pickle.Unpickler):
             f"chainrule.serialization.add_safe_globals([{name}]) or within "
             f"`with chainrule.serialization.safe_globals([{name}]):` (torch.serialization's "
             "names); or, only if you trust the whole file (unpickling can run arbitrary "
-            "code), load it with weights_only=False. Nothing of the file's own code ran."
+            "code), load it with weights_only=False. Nothing of the file's own code ran. To "
+            "need no trust, save the state_dict() instead and load it with load_state_dict."
         )
 
     def persistent_load(self, pid: Any) -> Any:
