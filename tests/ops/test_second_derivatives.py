@@ -28,6 +28,8 @@ NOT_TWICE = {
     "unsupported for src when more than one zero of src is scattered to the same place",
     "scaled_dot_product_attention_causal": "PyTorch's CPU flash attention has no derivative "
     "of its backward",
+    "ctc_loss": "PyTorch has no derivative of CTC's backward (its gradient is exp(lp) - "
+    "posterior, the derivative only through a log_softmax)",
 }
 
 ROWS = [r for r in catalog.GRAD_ROWS if r.numeric]  # the others' gradient is by design not
