@@ -32,3 +32,14 @@ def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
 
 Tensor.numpy = _numpy  # type: ignore[method-assign]
 Tensor.__array__ = _array  # type: ignore[method-assign]
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """Catalog rows whose op does not run on a CUDA device yet are skipped, with the reason
+    their row gives (tests/ops/rows/__init__.py's HOST_ONLY)."""
+    import pytest
+
+    for item in items:
+        row = getattr(getattr(item, "callspec", None), "params", {}).get("row")
+        if getattr(row, "host_only", ""):
+            item.add_marker(pytest.mark.skip(reason=f"{row.name}: {row.host_only}"))

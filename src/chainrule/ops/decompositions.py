@@ -16,7 +16,7 @@ import math
 import warnings
 from typing import Any
 
-from ..array import xp
+from ..array import from_host, host, ndarray, to_host, xp
 from ..autograd.function import Function
 from .linalg import LinalgSvd
 from .movement import Cat
@@ -27,14 +27,40 @@ class LinAlgError(RuntimeError):
 
 
 def scipy_linalg(op: str) -> Any:
-    """scipy.linalg, imported when first needed: the ops NumPy has no routine for."""
+    """scipy.linalg, imported when first needed: the ops NumPy has no routine for. SciPy
+    computes on the host: its functions are given host copies of device arrays, and their
+    arrays come back to the device the first array argument was on."""
     try:
         import scipy.linalg
     except ImportError:  # pragma: no cover - scipy is in the test environment
         raise ImportError(
             f"{op}: needs SciPy; install it with `pip install chainrule[linalg]`"
         ) from None
-    return scipy.linalg
+    return _OnHost(scipy.linalg)
+
+
+class _OnHost:
+    """A SciPy module or function whose calls take and give device arrays (see
+    scipy_linalg); what a call returns that can be called again (a LAPACK routine) too."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def __getattr__(self, name: str) -> Any:
+        return _OnHost(getattr(self.target, name))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        device = next((a for a in args if isinstance(a, ndarray)), None)
+        args = tuple(to_host(a) if isinstance(a, ndarray) else a for a in args)
+        kwargs = {k: to_host(v) if isinstance(v, ndarray) else v for k, v in kwargs.items()}
+        out = self.target(*args, **kwargs)
+
+        def back(v: Any) -> Any:
+            if device is not None and isinstance(v, host.ndarray):
+                return from_host(v, device)
+            return _OnHost(v) if callable(v) else v
+
+        return tuple(map(back, out)) if isinstance(out, tuple) else back(out)
 
 
 def _where(batch: tuple[int, ...], flat: int) -> str:

@@ -623,7 +623,13 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
     shape = broadcast_shape(op, *(t.shape for t in (x, y) if isinstance(t, Tensor)))
     xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
     if op in ("bitwise_left_shift", "bitwise_right_shift"):
-        xa = xp.asarray(xa, dtype=xp.result_type(xa, ya))
+        dtype = xp.result_type(xa, ya)
+        if isinstance(xa, array.ndarray):  # on its device, as the shift's other operand
+            xa = xa.astype(dtype, copy=False)
+        else:
+            xa = xp.asarray(xa, dtype=dtype, like=ya)
+        if not isinstance(ya, array.ndarray):
+            ya = xp.asarray(ya, like=xa)
         need_number(Tensor._make(xa), op)  # PyTorch shifts no bools
         bits = xa.dtype.itemsize * 8
         wide = (ya < 0) | (ya >= bits)
