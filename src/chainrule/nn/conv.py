@@ -122,7 +122,8 @@ def _conv3d(x: Tensor, weight: Tensor, bias: Any, stride: tuple, pad: tuple, dil
     out = conv_ops.Conv2d.apply(cols, w2, bias, stride=stride[1:], padding=pad[1:],
                                 dilation=dilation[1:], groups=groups)  # fmt: skip
     out = out.reshape(n, d_out, c_out, *out.shape[2:])  # (N, Do, O, Ho, Wo)
-    return out.permute(0, 2, 1, 3, 4)  # (N, O, Do, Ho, Wo)
+    # (N, O, Do, Ho, Wo), laid out in C order as PyTorch's, so that view() of it runs
+    return out.permute(0, 2, 1, 3, 4).contiguous()
 
 
 def conv3d(
