@@ -127,3 +127,26 @@ def test_empty_batch_and_max_pool_nan() -> None:
     x = rng.standard_normal((1, 1, 6))
     x[0, 0, 2] = np.nan
     assert_close(f.max_pool1d(cr.tensor(x), 2), torch.nn.functional.max_pool1d(torch.tensor(x), 2))
+
+
+@pytest.mark.parametrize(
+    ("rank", "pools"),
+    [(1, ("MaxPool1d", "MaxUnpool1d")), (2, ("MaxPool2d", "MaxUnpool2d")),
+     (3, ("MaxPool3d", "MaxUnpool3d"))],
+)  # fmt: skip
+def test_max_unpool_modules_match_torch(rank, pools):
+    """MaxPoolNd(return_indices=True) then MaxUnpoolNd, as the modules, against PyTorch's."""
+    shape = (2, 3) + (4,) * rank
+    x = np.random.default_rng(rank).standard_normal(shape)
+    outs = []
+    for lib in (cr, torch):
+        pool = getattr(lib.nn, pools[0])(2, return_indices=True)
+        unpool = getattr(lib.nn, pools[1])(2)
+        t = lib.tensor(x, requires_grad=True)
+        y, idx = pool(t)
+        z = unpool(y, idx)
+        z.sum().backward()
+        outs.append((z.detach().numpy(), t.grad.numpy(), repr(unpool)))
+    np.testing.assert_allclose(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1])
+    assert outs[0][2] == outs[1][2]
