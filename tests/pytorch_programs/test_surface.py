@@ -1199,7 +1199,12 @@ def test_trunc_normal_is_torchs_formula() -> None:
 
     # PyTorch's own draws from the same seed (its rejection sampler), bit for bit
     expected = torch.nn.init.trunc_normal_(
-        torch.zeros(2000, dtype=torch.float64), 0.5, 2.0, -1.0, 3.0, torch.Generator().manual_seed(4)
+        torch.zeros(2000, dtype=torch.float64),
+        0.5,
+        2.0,
+        -1.0,
+        3.0,
+        torch.Generator().manual_seed(4),
     )
     assert t.numpy().tobytes() == expected.numpy().tobytes()
     assert t.numpy().min() >= -1.0 and t.numpy().max() <= 3.0
