@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_nonnegative, require
+from .optimizer import Optimizer, check_nonnegative, penalized, require
 
 xp = array.xp
 
@@ -69,10 +69,7 @@ class Adadelta(Optimizer):
                 "acc_delta": Tensor._make(xp.zeros_like(p)),
             }
         state["step"] += 1
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * p
+        grad = penalized(p, grad, group)
         s, u = state["square_avg"]._array, state["acc_delta"]._array
         s[...] = rho * s + (1 - rho) * grad * grad
         delta = xp.sqrt(u + eps) / xp.sqrt(s + eps) * grad

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_nonnegative
+from .optimizer import Optimizer, check_nonnegative, penalized
 
 xp = array.xp
 
@@ -75,10 +75,7 @@ class Adagrad(Optimizer):
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
         state = self._state_of(param, group)
         state["step"] += 1
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * p
+        grad = penalized(p, grad, group)
         lr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         s = state["sum"]._array
         s += grad * grad

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_nonnegative
+from .optimizer import Optimizer, check_betas, check_nonnegative, penalized
 
 xp = array.xp
 
@@ -69,10 +69,7 @@ class Adamax(Optimizer):
                 "exp_inf": Tensor._make(xp.zeros_like(p)),
             }
         state["step"] += 1
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * p
+        grad = penalized(p, grad, group)
         m, u = state["exp_avg"]._array, state["exp_inf"]._array
         m[...] = beta1 * m + (1 - beta1) * grad
         u[...] = xp.maximum(beta2 * u, xp.abs(grad) + group["eps"])

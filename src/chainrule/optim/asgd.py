@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_nonnegative, scalar_state
+from .optimizer import Optimizer, check_nonnegative, penalized, scalar_state
 
 xp = array.xp
 
@@ -75,10 +75,7 @@ class ASGD(Optimizer):
             }
         state["step"] += 1
         t, eta, mu = state["step"], state["eta"], state["mu"]
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * p
+        grad = penalized(p, grad, group)
         p *= 1 - lambd * eta
         p -= eta * grad
         a = state["ax"]._array

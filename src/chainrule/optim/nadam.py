@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_state
+from .optimizer import Optimizer, check_betas, check_nonnegative, penalized, scalar_state
 
 xp = array.xp
 
@@ -69,7 +69,7 @@ class NAdam(Optimizer):
         check_nonnegative("NAdam", group, "eps", "weight_decay", "momentum_decay")
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
-        lr, decay, psi = group["lr"], group["weight_decay"], group["momentum_decay"]
+        lr, psi = group["lr"], group["momentum_decay"]
         beta1, beta2 = group["betas"]
         state = self.state.get(param)
         if state is None:
@@ -81,12 +81,7 @@ class NAdam(Optimizer):
             }
         state["step"] += 1
         t = state["step"]
-        if group["maximize"]:
-            grad = -grad
-        if decay and group["decoupled_weight_decay"]:
-            p *= 1 - lr * decay
-        elif decay:
-            grad = grad + decay * p
+        grad = penalized(p, grad, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
         product = state["mu_product"] = scalar_state(state["mu_product"], times=mu)

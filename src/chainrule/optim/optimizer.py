@@ -346,6 +346,20 @@ def check_number(op: str, what: str, value: Any) -> float:
     return float(value)
 
 
+def penalized(p: Any, grad: Any, group: dict[str, Any]) -> Any:
+    """The gradient an update follows, PyTorch's first lines of every rule: negated with
+    ``maximize``, then the weight decay λ, decoupled (p shrunk in place by 1 - γλ, as AdamW)
+    where the group says so, else the L2 term λp added to it."""
+    if group["maximize"]:
+        grad = -grad
+    decay = group.get("weight_decay", 0)
+    if decay and group.get("decoupled_weight_decay"):
+        p *= 1 - group["lr"] * decay
+    elif decay:
+        grad = grad + decay * p
+    return grad
+
+
 def check_betas(op: str, group: dict[str, Any]) -> None:
     """A group's ``betas``: a pair of numbers, each in [0, 1), made Python floats."""
     betas = group["betas"]

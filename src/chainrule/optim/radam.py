@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_nonnegative
+from .optimizer import Optimizer, check_betas, check_nonnegative, penalized
 
 xp = array.xp
 
@@ -68,7 +68,7 @@ class RAdam(Optimizer):
         check_nonnegative("RAdam", group, "eps", "weight_decay")
 
     def _update(self, param: Tensor, p: Any, grad: Any, group: dict[str, Any]) -> None:
-        lr, decay = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         beta1, beta2 = group["betas"]
         state = self.state.get(param)
         if state is None:
@@ -79,12 +79,7 @@ class RAdam(Optimizer):
             }
         state["step"] += 1
         t = state["step"]
-        if group["maximize"]:
-            grad = -grad
-        if decay and group["decoupled_weight_decay"]:
-            p *= 1 - lr * decay
-        elif decay:
-            grad = grad + decay * p
+        grad = penalized(p, grad, group)
         m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
         m[...] = beta1 * m + (1 - beta1) * grad
         v[...] = beta2 * v + (1 - beta2) * grad * grad

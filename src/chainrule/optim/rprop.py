@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_number
+from .optimizer import Optimizer, check_number, penalized
 
 xp = array.xp
 
@@ -77,8 +77,7 @@ class Rprop(Optimizer):
                 "step_size": Tensor._make(xp.full_like(grad, group["lr"])),
             }
         state["step"] += 1
-        if group["maximize"]:
-            grad = -grad
+        grad = penalized(p, grad, group)
         prev, size = state["prev"]._array, state["step_size"]._array
         agreement = xp.sign(grad * prev)
         factor = xp.where(agreement > 0, plus, xp.where(agreement < 0, minus, 1.0))
