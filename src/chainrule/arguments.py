@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import array
 from .array import device, no_cuda, no_pinning, resolve_device
-from .autograd.function import tensor_type
+from .autograd.primitive import tensor_type
 
 __all__ = ["no_cuda", "no_pinning", "resolve_device"]  # the device checks
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import array
 from .arguments import is_int, normalize_dim, normalize_dims_of, size_arg
-from .autograd.function import Function
+from .autograd.primitive import Function
 from .constants import TorchName
 from .ops import movement
 from .tensor import Tensor, as_tensor

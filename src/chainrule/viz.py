@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import array
 from .autograd import engine
 from .autograd.engine import Observer, toposort
-from .autograd.function import Function
+from .autograd.primitive import Function
 from .monitor import Monitor
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of

@@ -12,7 +12,7 @@ import torch
 
 import chainrule as cr
 from chainrule.autograd import sum_to_shape, toposort
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 from tests.helpers import gc_off
 
 

@@ -291,10 +291,21 @@ def test_misuse_is_named() -> None:
 
 
 def test_the_internal_primitives_keep_a_name_of_their_own() -> None:
+    from chainrule.autograd import primitive
+
+    assert cr.autograd.Function is not primitive.Function
+    assert not issubclass(primitive.Function, cr.autograd.Function)
+
+
+def test_torch_autograd_function_is_the_users_function() -> None:
+    """``from torch.autograd.function import Function, FunctionCtx`` gives what PyTorch's does."""
     from chainrule.autograd import function
 
-    assert cr.autograd.Function is not function.Function
-    assert not issubclass(function.Function, cr.autograd.Function)
+    assert function.Function is cr.autograd.Function
+    assert function.FunctionCtx is cr.autograd.FunctionCtx
+    assert function.once_differentiable is cr.autograd.once_differentiable
+    for name in ("Function", "FunctionCtx", "once_differentiable"):
+        assert hasattr(torch.autograd.function, name)
 
 
 def outputs_functions(lib: Any) -> dict[str, Any]:

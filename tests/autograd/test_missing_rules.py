@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import chainrule as cr
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 
 HERE = "src/" + __name__.replace(".", "/") + r"\.py"  # where an op of this module is
 

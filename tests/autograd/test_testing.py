@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 
 
 def _x(*shape: int, seed: int = 0) -> cr.Tensor:

@@ -16,7 +16,7 @@ import pytest
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import autograd, nn
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 from tests.helpers import gc_off
 
 
@@ -180,7 +180,7 @@ def test_anomaly_in_a_second_order_gradient() -> None:
 def test_anomaly_mode_is_off_by_default_and_costs_only_a_flag_test(monkeypatch) -> None:
     """With anomaly mode off no value is inspected: the finiteness check is never called."""
     calls = []
-    for module in (autograd.function, autograd.engine):
+    for module in (autograd.primitive, autograd.engine):
         monkeypatch.setattr(module, "all_finite", lambda x: calls.append(1) or True)
     x = cr.tensor([0.0, -1.0], requires_grad=True)
     with np.errstate(all="ignore"):

@@ -224,7 +224,7 @@ def test_ties_may_come_in_another_order_where_pytorch_leaves_it_open() -> None:
 def test_a_rule_wrong_only_on_the_reference_walk_is_caught() -> None:
     """A primitive whose rule on arrays (what the engine runs with the fast path on) is
     right and whose Tensor rule (what the reference walk runs) is twice too large."""
-    from chainrule.autograd.function import Function
+    from chainrule.autograd.primitive import Function
 
     class HalfWrongSin(Function):
         rule = "grad_a = grad * cos(a)"

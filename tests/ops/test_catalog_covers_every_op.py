@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 from tests.ops import test_ops as catalog
 from tests.ops import tested_elsewhere
 

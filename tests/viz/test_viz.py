@@ -11,7 +11,7 @@ import pytest
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
-from chainrule.autograd.function import Function
+from chainrule.autograd.primitive import Function
 from chainrule.ops.elementwise import Relu
 from chainrule.ops.reduce import CrossEntropy
 from chainrule.scalar.engine import Value

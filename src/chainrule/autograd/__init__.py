@@ -1,16 +1,16 @@
-"""The autograd engine: grad modes (mode.py), the primitives' contract (function.py), the
+"""The autograd engine: grad modes (mode.py), the primitives' contract (primitive.py), the
 backward pass (reference.py to read first, engine.py the real one), and PyTorch's custom
-Function for users (custom.py: ``cr.autograd.Function``); the speed tricks live in fastpath/,
-the ops in ops/. ``gradcheck`` and ``gradgradcheck`` (chainrule.testing's, above the Tensor)
-are named here by the package's __init__, as PyTorch names them under torch.autograd."""
+Function for users (function.py, where PyTorch has torch.autograd.function:
+``cr.autograd.Function``, ``FunctionCtx``); the speed tricks live in fastpath/, the ops in
+ops/. ``gradcheck`` and ``gradgradcheck`` (chainrule.testing's, above the Tensor) are named
+here by the package's __init__, as PyTorch names them under torch.autograd."""
 
 from collections.abc import Callable
 
 from .. import fastpath
 from . import forward_ad, functional
-from .custom import Function, FunctionCtx, Variable
 from .engine import Observer, backward, grad, sum_to_shape, toposort
-from .function import once_differentiable
+from .function import Function, FunctionCtx, Variable, once_differentiable
 from .mode import (
     detect_anomaly,
     enable_grad,

@@ -2,7 +2,7 @@
 accumulation into ``.grad`` (which owns its memory), version checks, the fast path and freeing;
 and the two ways in, ``Tensor.backward`` and ``cr.grad`` (only the graph its inputs need).
 
-What a rule is belongs to function.py; the speed tricks to fastpath. Anything that watches a
+What a rule is belongs to primitive.py; the speed tricks to fastpath. Anything that watches a
 pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer, told of each step.
 """
 
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
 from ..array import writeable
-from .function import Function, all_finite, tensor_type
 from .mode import state
+from .primitive import Function, all_finite, tensor_type
 from .reference import as_seen, broadcast_dims, sum_to_shape, toposort
 from .versions import bump, version
 
@@ -480,7 +480,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, owners: Owners) -> Non
 class AnomalyCheck(Observer):
     """detect_anomaly in backward: a rule that makes NaN or inf from a finite gradient is
     reported once, by the node whose gradient it spoils, naming the op inside the rule that
-    made it (the ops note their names in ``state.backward_ops``; see function.py)."""
+    made it (the ops note their names in ``state.backward_ops``; see primitive.py)."""
 
     def __init__(self) -> None:
         self.made: list[str] = []

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..array.tensor_type import tensor_type
 from .engine import grad
-from .function import dual as _hook
 from .mode import enable_grad, state
+from .primitive import dual as _hook
 
 if TYPE_CHECKING:
     from ..tensor import Tensor

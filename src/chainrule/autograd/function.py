@@ -1,250 +1,562 @@
-"""Function: one differentiable primitive, forward and backward side by side, and the graph
-node that records it once applied.
+"""PyTorch's custom autograd Function, for users: a ``forward`` and a ``backward`` of their own,
+joined by a ``ctx``, applied with ``F.apply(...)``.
 
-The contract every op in ops/ follows is stated here once; the backward walk is engine.py's,
-the node as PyTorch shows it node.py's, the version counters and views versions.py's.
+    class Exp(cr.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+``forward`` runs with grad mode off; if grad mode is on and an input requires grad, its
+outputs join the graph through one node, whose rule is the user's ``backward`` (written with
+Tensor ops, so it is differentiable again, unless marked ``@once_differentiable``). The newer
+form, ``forward(*args)`` without ctx plus ``setup_context(ctx, inputs, output)``, works too.
+
+The node is one of the engine's own primitives (primitive.py's contract), so the engine needs
+nothing new: several outputs are parts of one flat output the node makes. Each output is the
+tensor forward returned (a view of an input stays a view); saved outputs are kept weakly and
+joined to the graph again when unpacked, as PyTorch's saved variables are.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import math
+import warnings
+import weakref
+from typing import Any, NoReturn
 
 from .. import array
-from ..array.tensor_type import tensor_type
-from .mode import state
-from .node import Node
-from .versions import make_view, shares_memory, version, writes
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
-
-    Grads = tuple[Tensor | None, ...]  # what a rule returns: one gradient per input, or None
-
-
-class Function(Node):
-    """A differentiable primitive and, once applied, the graph node that recorded it.
-
-    The contract, for every subclass:
-
-    - ``forward(self, *arrays, **options) -> array`` computes on arrays, saving on ``self``
-      whatever backward needs.
-    - ``backward(self, grad, out) -> tuple`` is the rule, written with Tensor ops so that
-      it is differentiable (create_graph and anomaly mode run it as it is): ``grad`` is the
-      gradient of the output Tensor ``out``; it returns one gradient (a Tensor, or None) per
-      input, in the *output's* broadcast shape. The engine alone sums a gradient back to
-      its input's shape and dtype.
-    - ``rule`` (a class attribute) is the rule as one line of text, in the words of the
-      backward pass (``grad``, ``out``, inputs a, b, ...): what explanations and drawings
-      show. The docstring's first line gives the forward formula.
-    - Optionally, ``backward_arrays(self, grad, out)``: the same rule on arrays (``grad``
-      and ``out`` arrays, arrays or None returned), for first-order gradients when it pays
-      to skip the Tensor ops' bookkeeping (see fastpath/rules.py, which decides when it runs).
-      It must not write into ``grad``, which other nodes may hold. A rule of operators on
-      ``grad``, ``out`` and saved arrays only reads the same on arrays: such an op says
-      ``backward_arrays = backward``.
-
-    - What the rule reads, for the version check (see engine.check_versions): by default
-      a rule reads its inputs' values; an op whose rule does not says ``saves_inputs =
-      False``, one that reads each input only for the others' gradients (a product) says
-      ``saves_inputs = "others"``, and one whose rule reads its output's values says
-      ``saves_out = True``. An op
-      whose output is a view of its first input (it shares the array) says ``view = True``,
-      so the two share one version counter.
-
-    ``self.inputs`` holds the inputs (Tensors, or plain numbers), and
-    ``self.needs_input_grad`` says which want a gradient; ``self.versions`` the version of
-    each input Tensor as the node saw it. The node keeps its inputs, never its output, so a
-    graph holds no reference cycle.
-    """
-
-    __slots__ = ("needs_input_grad",)  # and Node's: inputs, __dict__
-
-    # What the rules read: a rule runs only on a node not yet freed (the engine checks that
-    # first; Node.free sets inputs to None).
-    inputs: tuple[Any, ...]
-    needs_input_grad: tuple[bool, ...]
-    versions: tuple[int | None, ...]
-    stamp = -1  # the process's count of in-place writes when the node was recorded (freed: -1)
-    out_version: int
-    rule = ""
-    backward_arrays: Any = None  # a method where an op has one (see the contract above)
-    saves_inputs: bool | str = True
-    saves_out = False
-    view = False
-    users_rule = False  # backward is user code (a custom Function's), whose arrays it may keep
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"no forward; {_write_in(self, 'forward')}")  # named by apply
-
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        raise NotImplementedError(f"{self.op}: no backward; {_write_in(self, 'backward')}")
-
-    @property
-    def op(self) -> str:
-        """The primitive's own name (``Mul``), as errors and explanations give it."""
-        return type(self).__name__
-
-    @classmethod
-    def apply(cls, *inputs: Any, **options: Any) -> Tensor:
-        """Run forward on the inputs' arrays; record a node if grad mode is on and an input
-        requires grad. Inputs are Tensors or plain Python numbers."""
-        T = tensor_type()
-        fn = cls()
-        # One loop for the arrays, what needs a gradient and the versions the node would
-        # record: cheaper than three comprehensions, each a call of its own (until Python
-        # 3.12), on the hot path of every op.
-        arrays, needs, seen = [], [], []
-        for x in inputs:
-            if isinstance(x, T):
-                arrays.append(x._array)
-                needs.append(x.requires_grad)
-                vc = x._vc
-                seen.append(0 if vc is None else vc[0])
-            else:
-                arrays.append(x)
-                needs.append(False)
-                seen.append(None)
-        if ACCELERATED:
-            arrays = _same_device(cls.__name__.lower(), arrays, inputs)
-        try:
-            out_data = fn.forward(*arrays, **options)
-        except Exception as err:
-            # NumPy's own message names neither the op nor the shapes; add them.
-            raise _forward_error(cls.__name__.lower(), err, inputs) from None
-        record = state.grad_enabled and True in needs
-        out = T._make(out_data, record)
-        if cls.view and shares_memory(out_data, arrays[0]):
-            make_view(out, inputs[0])
-        if record:
-            fn.inputs = inputs
-            fn.needs_input_grad = tuple(needs)
-            fn.versions = tuple(seen)  # as versions(inputs) gives them
-            fn.stamp = writes[0]
-            if cls.saves_out:
-                fn.out_version = version(out)
-            out.grad_fn = fn
-        if dual[0] is not None:  # a dual level is open: the output's tangent, if any
-            dual[0](cls, inputs, options, out)
-        if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
-            _forward_anomaly(cls.__name__, inputs, out_data)
-        return out
-
-
-# forward_ad.push while a dual level is open (forward_ad.py sets it), else None
-dual: list[Any] = [None]
-ACCELERATED = array.ACCELERATED  # whether arrays may live on two devices in this process
-_HOST = array.host.ndarray
-_ACCEL = None if array.accelerator is None else array.accelerator.ndarray
-_ONE_GPU = array.cuda_count() <= 1  # then CUDA arrays of one module share one device
-
-
-def _same_device(op: str, arrays: list, inputs: tuple) -> list:
-    """An op's input arrays, checked to be on one device, as PyTorch checks them: a 0-d CPU
-    tensor beside CUDA ones on one GPU is a number, and moved (as PyTorch allows); anything
-    else on two devices is PyTorch's error, naming the op, the devices and the shapes."""
-    first = None  # the common case first, in one loop: every array of one module
-    for a in arrays:
-        t = type(a)
-        if t is _HOST or t is _ACCEL:
-            if first is None:
-                first = t
-            elif t is not first:
-                break
-    else:
-        if first is not _ACCEL or _ONE_GPU:
-            return arrays
-    arrs = [a for a in arrays if isinstance(a, array.ndarray)]
-    devs = {array.device_of(a) for a in arrs}
-    if len(devs) < 2:
-        return arrays
-    gpus = [a for a in arrs if type(a) is not _HOST]
-    if len({array.device_of(a) for a in gpus}) == 1 and all(
-        a.ndim == 0 for a in arrs if type(a) is _HOST
-    ):
-        return [array.from_host(a, gpus[0]) if type(a) is _HOST else a for a in arrays]
-    names = " and ".join(sorted((str(d) for d in devs), reverse=True))
-    shapes = ", ".join(
-        f"{tuple(x.shape)} on {x.device}" for x in inputs if isinstance(x, tensor_type())
-    )
-    raise RuntimeError(
-        f"{op}: expected all tensors to be on the same device, but found at least two "
-        f"devices, {names}; got {shapes}"
-    )
-
-
-def _write_in(fn: Function, method: str) -> str:
-    """Where an op's missing method goes, for its error: the file that defines the op."""
-    path = "src/" + type(fn).__module__.replace(".", "/") + ".py"
-    what = "on arrays" if method == "forward" else "in Tensor ops, one gradient per input"
-    return f"write {type(fn).__name__}.{method} ({what}) in {path}"
-
-
-def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A node's inputs as its forward saw them, for ``backward_arrays``: each Tensor's array,
-    anything else as it is."""
-    T = tensor_type()
-    out = []  # a loop, not a comprehension: see Function.apply
-    for x in inputs:
-        out.append(x._array if isinstance(x, T) else x)
-    return tuple(out)
-
-
-def all_finite(x: Any) -> bool:
-    """Whether a Tensor, array or number holds no NaN or inf (integers always)."""
-    arr = x._array if isinstance(x, tensor_type()) else x
-    if isinstance(arr, array.ndarray) and arr.dtype.kind != "f":
-        return True
-    return bool(array.xp.all(array.xp.isfinite(arr)))
-
-
-def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
-    """An op made NaN or inf from finite inputs: raise, naming it, its input shapes and what
-    it made; inside a backward formula, only note it for the engine's check of the node."""
-    ops = state.backward_ops
-    if ops is not None:
-        ops.append(op)
-        return
-    shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
-    xp = array.xp
-    nan = int(xp.isnan(out).sum())
-    inf = int(xp.size(out)) - int(xp.isfinite(out).sum()) - nan
-    raise RuntimeError(
-        f"{op}: forward produced NaN or inf from finite inputs (detect_anomaly); got input "
-        f"shape{'s' if len(inputs) > 1 else ''} {shapes}; the output of shape "
-        f"{xp.shape(out)} holds {nan} NaN and {inf} inf"
-    )
-
-
-def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exception:
-    """The exception a failed forward re-raises: the same type, naming the op and the shapes
-    (and, for a TypeError, the dtypes) of its inputs."""
-    msg = str(err).rstrip(". ")
-    if msg.startswith(op + ":"):  # already says which op and what is wrong
-        return err
-    shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
-    if "broadcast" in msg:
-        text = f"{op}: shapes {shapes} cannot be broadcast together"
-    else:
-        text = f"{op}: {msg}; got shape{'s' if len(inputs) > 1 else ''} {shapes}"
-        if isinstance(err, TypeError):
-            text += ", dtypes " + listed(
-                [str(getattr(x, "dtype", type(x).__name__)) for x in inputs]
-            )
-    try:
-        return type(err)(text)
-    except Exception:  # an exception type that needs other arguments keeps its own message
-        return err
-
-
-def listed(items: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+from .forward_ad import active as forward_ad_active
+from .forward_ad import carries, paused
+from .forward_ad import custom as forward_ad_custom
+from .mode import no_grad, state
+from .primitive import Function as Primitive
+from .primitive import tensor_type
+from .versions import bump, counter, make_view, version, versions, writes
 
 
 def once_differentiable(backward: Any) -> Any:
     """Mark a custom Function's backward that is not written in differentiable ops (it works
     on arrays, say): it runs with grad mode off, and a second derivative through it is
-    PyTorch's error. Goes under ``@staticmethod``. Here, as programs import it from
-    torch.autograd.function; custom.py's node reads the mark."""
+    PyTorch's error. Goes under ``@staticmethod``. The node below reads the mark."""
     backward._once_differentiable = True
     return backward
+
+
+class FunctionCtx:
+    """What ``forward`` hands ``backward``: tensors saved with ``save_for_backward`` (read
+    back as ``saved_tensors``, checked against in-place writes since), ``needs_input_grad``,
+    the marks (``mark_dirty``, ``mark_non_differentiable``, ``set_materialize_grads``), and any
+    attribute the user sets."""
+
+    def __init__(self, needs_input_grad: tuple[bool, ...], name: str) -> None:
+        self.needs_input_grad = needs_input_grad
+        self._name = name
+        self._saved: tuple[Any, ...] | None = ()
+        self._saved_versions: tuple[int | None, ...] = ()
+        self._dirty: tuple[Any, ...] = ()
+        self._non_differentiable: set[int] = set()
+        self._materialize = True
+        self._arrived: set[int] = set()  # which outputs' gradients reached the node (_Part)
+        # saved outputs, by place in _saved: how each is joined to the graph again when
+        # unpacked (see _keep_outputs); _saved holds a detached alias of each meanwhile
+        self._links: dict[int, tuple[Any, int | None, int]] = {}
+        self._node: Any = None  # a weak reference to the node, where one was recorded
+        self._packed: Any = None  # a weak reference to its packed output (several outputs)
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        T = tensor_type()
+        for t in tensors:
+            if t is not None and not isinstance(t, T):
+                raise TypeError(
+                    f"{self._name}: save_for_backward takes Tensors or None; got {type(t).__name__}"
+                )
+        self._saved = tensors
+        self._saved_versions = tuple(None if t is None else version(t) for t in tensors)
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._saved_forward = tensors  # ctx.saved_tensors inside jvp (forward_ad.custom)
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        if self._saved is None:
+            self._freed()
+        for i, (t, v) in enumerate(zip(self._saved, self._saved_versions, strict=True)):
+            if t is not None and version(t) != v:
+                raise RuntimeError(
+                    f"{self._name}: saved tensor {i} (shape {tuple(t.shape)}, dtype {t.dtype}) "
+                    f"was modified by an in-place operation after it was saved: it is at "
+                    f"version {version(t)}, expected version {v}"
+                )
+        if not self._links:
+            return self._saved
+        return tuple(self._unpack(i, t) for i, t in enumerate(self._saved))
+
+    def _freed(self) -> NoReturn:
+        raise RuntimeError(
+            f"{self._name}: trying to backward through the graph a second time (or to "
+            "read saved tensors after they were freed); specify retain_graph=True the "
+            "first time"
+        )
+
+    def _unpack(self, i: int, t: Any) -> Any:
+        """Saved tensor i as backward reads it: an output of forward is the output itself,
+        in the graph (so a backward recorded with create_graph differentiates through it, as
+        PyTorch's), or, once the output is gone, a tensor of its values joined to the node
+        again. The node is alive while its backward runs; outside, its output comes detached."""
+        link = self._links.get(i)
+        if link is None:
+            return t
+        ref, index, start = link
+        out = ref()
+        if out is not None and out._array is t._array:
+            return out
+        node = self._node()
+        if node is None:
+            return t
+        T = tensor_type()
+        out = T._make(t._array, True)
+        out._vc = t._vc
+        if index is None:  # the node's one output
+            out.grad_fn = node
+        else:
+            packed = self._packed()
+            if packed is None:
+                packed = _packed(node, t._array)
+                self._packed = weakref.ref(packed)
+            _join_part(out, packed, self, index, start)
+        self._links[i] = (weakref.ref(out), index, start)
+        return out
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Say which inputs forward wrote in place (and returns as outputs)."""
+        self._dirty = self._tensors("mark_dirty", tensors)
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Say which outputs take no gradient (their gradient in backward is None or zeros)."""
+        marked = self._tensors("mark_non_differentiable", tensors)
+        self._non_differentiable = {id(t) for t in marked}
+
+    def _tensors(self, mark: str, tensors: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The tensors a mark names, each checked to be a Tensor, as PyTorch checks them."""
+        T = tensor_type()
+        for i, t in enumerate(tensors):
+            if not isinstance(t, T):
+                raise RuntimeError(
+                    f"{self._name}: {mark} accepts Tensors only; got {type(t).__name__} for "
+                    f"argument {i}"
+                )
+        return tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward gets None (not zeros) for an output that got no gradient."""
+        self._materialize = bool(value)
+
+
+class _Node(Primitive):
+    """The graph node of one ``apply`` of a user's Function: its rule is the user's backward.
+    Its output is the Function's one differentiable output, or the parts of several laid end
+    to end (each output a _Part of it)."""
+
+    # cls is kept when the node is released, so that it still names itself; ctx refers to
+    # the node weakly (saved outputs are joined to it again when unpacked)
+    __slots__ = ("cls", "__weakref__")
+    saves_inputs = False  # the user's saved tensors are checked by ctx.saved_tensors
+    users_rule = True  # what backward returns may be the user's own (the engine copies it)
+    cls: Any  # the user's Function
+    ctx: FunctionCtx
+    diff: list[int]  # which outputs of forward are differentiable
+    templates: list[Any]  # each output's (shape, dtype), None for a non-Tensor
+    shapes: list[Any] | None  # the differentiable outputs', where there are several
+
+    @property
+    def op(self) -> str:
+        return f"{self.cls.__name__}Backward"
+
+    def name(self) -> str:
+        return self.op
+
+    @property
+    def rule(self) -> str:  # type: ignore[override]
+        return f"{self.cls.__name__}.backward(ctx, *grads), the user's rule"
+
+    def forward(self, packed: Any) -> Any:
+        return packed
+
+    # PyTorch's node of a custom Function is its ctx: what forward saved and set on ctx is
+    # read from the node too (y.grad_fn.saved_tensors), until backward frees it.
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        ctx = self.__dict__.get("ctx")
+        if ctx is None:
+            FunctionCtx((), self.op)._freed()
+        return ctx.saved_tensors
+
+    def __getattr__(self, attr: str) -> Any:
+        ctx = self.__dict__.get("ctx")
+        if ctx is not None and not attr.startswith("_") and attr in ctx.__dict__:
+            return ctx.__dict__[attr]
+        return super().__getattr__(attr)
+
+    def release(self) -> None:
+        ctx = self.__dict__.get("ctx")
+        if ctx is not None:  # a ctx the user kept reads as freed too, as PyTorch's
+            ctx._saved = None
+        super().release()
+
+    def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        ctx, shapes = self.ctx, self.shapes
+        if shapes is None:  # one output
+            grads: list[Any] = [grad]
+        else:
+            grads, start = [], 0
+            for i, (shape, dtype) in enumerate(shapes):
+                stop = start + math.prod(shape)
+                got = i in ctx._arrived
+                part = grad[start:stop].reshape(shape).to(dtype)
+                grads.append(part if got or ctx._materialize else None)
+                start = stop
+            ctx._arrived = set()
+        grads = _expand(self.templates, self.diff, ctx, grads)
+        once = getattr(self.cls.backward, "_once_differentiable", False)
+        recording = state.grad_enabled
+        if once:  # nothing is recorded, and is_grad_enabled() says so, as PyTorch's
+            with no_grad():
+                result = self.cls.backward(ctx, *grads)
+        else:
+            result = self.cls.backward(ctx, *grads)
+        result = result if isinstance(result, tuple) else (result,)
+        n = len(self.inputs)  # type: ignore[arg-type]
+        if len(result) < n or any(r is not None for r in result[n:]):
+            raise RuntimeError(
+                f"{self.cls.__name__}.backward: returned {len(result)} gradients for the {n} "
+                "arguments of forward (one per argument, None for those that take none)"
+            )
+        T = tensor_type()
+        # where the incoming gradients are part of a graph (create_graph), a backward that
+        # is not differentiable hands on gradients that refuse to be differentiated
+        upstream = [g for g in grads if isinstance(g, T) and g.requires_grad] if recording else []
+        out_grads = []
+        for i, (x, r) in enumerate(zip(self.inputs, result[:n], strict=True)):  # type: ignore[arg-type]
+            if r is not None and not isinstance(r, T):
+                raise TypeError(
+                    f"{self.cls.__name__}.backward: gradient {i} must be a Tensor or None; got "
+                    f"{type(r).__name__}"
+                )
+            if r is not None and isinstance(x, T) and r.shape != x.shape:
+                try:
+                    array.xp.broadcast_shapes(r.shape, x.shape)
+                except ValueError:
+                    raise RuntimeError(
+                        f"{self.cls.__name__}.backward: gradient {i} has shape {r.shape}, but "
+                        f"input {i} has shape {x.shape}"
+                    ) from None
+            if once and r is not None and upstream:  # a second derivative is refused
+                r = _Refused.apply(r, *upstream, name=self.cls.__name__)
+            out_grads.append(r)
+        return tuple(out_grads)
+
+
+class _Part(Primitive):
+    """out = one output of a Function with several: a part of its node's packed output. It
+    is named as the node is (``SinCosBackward``), as PyTorch shows each output's grad_fn."""
+
+    __slots__ = ("cls", "__weakref__")  # cls kept when the node is released, as _Node's
+    rule = "grad_packed = grad in this output's place, 0 elsewhere"
+    saves_inputs = False
+    cls: Any
+    ctx: FunctionCtx
+    index: int  # which differentiable output this is
+    start: int  # where its elements begin in the packed output
+
+    @property
+    def op(self) -> str:
+        return f"{self.cls.__name__}Backward"
+
+    def name(self) -> str:
+        return self.op
+
+    def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        self.ctx._arrived.add(self.index)
+        T = tensor_type()
+        packed = self.inputs[0]  # type: ignore[index]
+        flat = grad.reshape(-1).to(packed.dtype)
+        where = T._make(array.xp.arange(self.start, self.start + flat.shape[0]))
+        zeros = T._make(array.xp.zeros(packed.shape, dtype=packed.dtype, like=grad._array))
+        return (zeros.scatter(0, where, flat),)
+
+
+def _packed(node: _Node, like: Any) -> Any:
+    """The node's output where a Function has several: one flat tensor, of which each output
+    is a part (_Part). Its values are never read (each output keeps its own array, a view
+    where forward made one), so it holds none: zeros broadcast to its size, on the device of
+    ``like`` (an output's array)."""
+    shapes = node.shapes or []
+    dtype = array.result_dtype(dtype for _, dtype in shapes)
+    size = sum(math.prod(shape) for shape, _ in shapes)
+    xp = array.module_of(like)
+    packed = tensor_type()._make(xp.broadcast_to(xp.zeros((), dtype, like=like), (size,)), True)
+    packed.grad_fn = node
+    return packed
+
+
+def _join_part(out: Any, packed: Any, ctx: FunctionCtx, index: int, start: int) -> None:
+    """Make ``out`` (differentiable output ``index`` of several) a part of ``packed`` in the
+    graph: its node is a _Part of packed, recorded by hand, as out already holds its values."""
+    fn = _Part()
+    fn.inputs, fn.needs_input_grad = (packed,), (True,)
+    fn.versions, fn.stamp = versions(fn.inputs), writes[0]
+    fn.cls, fn.ctx, fn.index, fn.start = packed.grad_fn.cls, ctx, index, start
+    out.requires_grad, out.grad_fn = True, fn
+
+
+class _Refused(Primitive):
+    """out = g: a gradient made by a backward marked @once_differentiable, which refuses to
+    be differentiated again, as PyTorch's."""
+
+    rule = "none: the backward that made this gradient is marked @once_differentiable"
+    saves_inputs = False
+
+    def forward(self, g: Any, *inputs: Any, name: str) -> Any:
+        self.function = name
+        return g
+
+    def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        raise RuntimeError(
+            f"{self.function}: trying to differentiate twice a function that was marked with "
+            "@once_differentiable"
+        )
+
+
+class Function:
+    """PyTorch's ``torch.autograd.Function``: subclass it with ``@staticmethod``s
+    ``forward(ctx, *args, **kwargs)`` and ``backward(ctx, *grads)`` (one gradient per output
+    in, one per argument of forward out, None for a non-Tensor or one that needs none), or
+    ``forward(*args)`` with ``setup_context(ctx, inputs, output)``; call ``F.apply(*args)``."""
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("a Function subclass defines forward as a staticmethod")
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise NotImplementedError("a Function subclass defines backward as a staticmethod")
+
+    @staticmethod
+    def jvp(ctx: Any, *tangents: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        raise NotImplementedError  # the newer form only; forward(ctx, ...) otherwise
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            f"{type(self).__name__}: a Function is not instantiated; call "
+            f"{type(self).__name__}.apply(...)"
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        T = tensor_type()
+        needs = tuple(isinstance(a, T) and a.requires_grad for a in args)
+        ctx = FunctionCtx(needs, cls.__name__)
+        dual = forward_ad_active[0] and carries(args)
+        with no_grad(), paused(dual):
+            if cls.setup_context is Function.setup_context:
+                output = cls.forward(ctx, *args, **kwargs)
+            else:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+        if ctx._dirty:
+            _check_dirty(cls, ctx, args, output)
+        if state.grad_enabled and True in needs:
+            output = _record(cls, ctx, args, output)
+        return forward_ad_custom(cls, ctx, args, output) if dual else output
+
+
+def _check_dirty(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> None:
+    """PyTorch's refusal of a tensor marked dirty that forward does not return (the write
+    reaches the graph only through the Function's outputs), and its warning for one that is
+    not an input (a tensor forward made is not written in place: nothing to mark). As
+    PyTorch's, each tensor marked dirty is then counted as written once more, and what ctx
+    saved is checked against the versions forward left."""
+    if any(all(t is not a for a in args) for t in ctx._dirty):
+        warnings.warn(
+            f"{cls.__name__}: mark_dirty received a tensor that is not an input; only input "
+            "tensors that forward wrote in place are to be marked dirty",
+            stacklevel=3,
+        )
+    returned = {id(o) for o in (output if isinstance(output, tuple) else (output,))}
+    lost = [t for t in ctx._dirty if id(t) not in returned]
+    if lost:
+        shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in lost)
+        raise RuntimeError(
+            f"{cls.__name__}: some elements marked as dirty during the forward method were not "
+            f"returned as output; got {len(lost)} such tensor(s), of shape {shapes}; the "
+            "inputs that are modified in place must all be outputs of the Function"
+        )
+    for t in ctx._dirty:
+        bump(t)
+    ctx._saved_versions = tuple(None if t is None else version(t) for t in ctx._saved or ())
+
+
+# Why an output of a Function that is a view of an input may not be written in place (the
+# view's own node is the Function's, which a write through it would bypass); with several
+# differentiable outputs the reason is the one split's outputs give (tensor/views.py).
+_CUSTOM_VIEW = (
+    "This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function"
+)
+
+
+def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
+    """Join a Function's outputs to the graph through one node: each differentiable output
+    is the object forward returned (a view of an input stays one), made by the node, or,
+    where there are several, by a part of it (_Part)."""
+    T = tensor_type()
+    single = not isinstance(output, tuple)
+    outs = [output] if single else list(output)
+    inputs = list(args)
+    dirty = {id(t) for t in ctx._dirty}
+    for i, a in enumerate(args):  # an input written in place: its history goes on before it
+        if isinstance(a, T) and id(a) in dirty:
+            base = _base_of(a)
+            leaf = base if base is not None else a  # a view of a leaf writes the leaf
+            if leaf.grad_fn is None and leaf.requires_grad:
+                raise RuntimeError(
+                    f"{cls.__name__}: a leaf Variable that requires grad (or a view of one) is "
+                    f"being used in an in-place operation (mark_dirty of input {i}, of shape "
+                    f"{a.shape}); write into a clone"
+                )
+            before = T._make(a._array, a.requires_grad)
+            before.grad_fn, before._vc = a.grad_fn, a._vc
+            inputs[i] = before
+    diff = []
+    for k, o in enumerate(outs):
+        if not isinstance(o, T) or not array.is_floating(o.dtype):
+            continue
+        marked = id(o) in ctx._non_differentiable
+        given = [a for a in args if a is o]
+        if given and id(o) not in dirty:  # an input returned as it is: a view of it
+            o = outs[k] = T._make(o._array)
+            make_view(o, given[0])
+        if marked:
+            if _base_of(o) is not None:  # a view the Function made: not to be written
+                o._multi_output = (cls.__name__, k, _CUSTOM_VIEW)
+            continue
+        diff.append(k)
+    if not diff:
+        return output
+    node = _Node()
+    node.cls, node.ctx, node.diff = cls, ctx, diff
+    node.templates = [(o.shape, o.dtype) if isinstance(o, T) else None for o in outs]
+    node.inputs = tuple(inputs)
+    node.needs_input_grad = ctx.needs_input_grad
+    node.versions = versions(node.inputs)
+    node.stamp = writes[0]
+    ctx._node = weakref.ref(node)
+    if len(diff) == 1:
+        node.shapes = None
+        o = outs[diff[0]]
+        o.requires_grad, o.grad_fn = True, node
+    else:
+        node.shapes = [(outs[k].shape, outs[k].dtype) for k in diff]
+        packed = _packed(node, outs[diff[0]]._array)
+        ctx._packed = weakref.ref(packed)
+        start = 0
+        for index, k in enumerate(diff):
+            _join_part(outs[k], packed, ctx, index, start)
+            start += math.prod(outs[k].shape)
+    for i, a in enumerate(args):  # a write through a view: the base takes CopySlices
+        if isinstance(a, T) and id(a) in dirty:
+            a._rebased(inputs[i], a.grad_fn, _base_of(a))
+    for k in diff:  # a view forward made, or an input returned: not to be written in place
+        o = outs[k]
+        if id(o) not in dirty and _base_of(o) is not None:
+            o._multi_output = (cls.__name__, k, _CUSTOM_VIEW) if len(diff) == 1 else (
+                cls.__name__, k)  # fmt: skip
+    _keep_outputs(ctx, outs, diff)
+    return outs[0] if single else tuple(outs)
+
+
+def _base_of(t: Any) -> Any:
+    """The tensor ``t`` is a view of, where it still shares its memory; else None."""
+    base = t._base
+    if base is None or not array.module_of(t._array).may_share_memory(t._array, base._array):
+        return None
+    return base
+
+
+def _keep_outputs(ctx: FunctionCtx, outs: list, diff: list[int]) -> None:
+    """Where forward saved some of its differentiable outputs, ctx keeps a detached alias of
+    each (sharing its memory and version counter) and a weak reference to the output, which
+    saved_tensors gives back joined to the graph (FunctionCtx._unpack): holding the output
+    itself, whose node holds ctx, would make the graph refer to itself."""
+    saved = ctx._saved
+    if not saved:
+        return
+    T = tensor_type()
+    kept = list(saved)
+    start = 0
+    for index, k in enumerate(diff):
+        o = outs[k]
+        for i, t in enumerate(saved):
+            if t is o:
+                alias = T._make(o._array)
+                alias._vc = counter(o)
+                kept[i] = alias
+                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else index, start)
+        start += math.prod(o.shape)
+    ctx._saved = tuple(kept)
+
+
+def _expand(templates: list, diff: list[int], ctx: FunctionCtx, grads: list[Any]) -> list[Any]:
+    """The gradients of the differentiable outputs as one per output of forward, as PyTorch
+    hands them to backward: for the others, zeros (None with set_materialize_grads(False),
+    and for outputs that are not tensors)."""
+    T = tensor_type()
+    full: list[Any] = []
+    for template in templates:
+        if template is None or not ctx._materialize:
+            full.append(None)
+        else:
+            shape, dtype = template
+            like = grads[0]._array if grads else None
+            full.append(T._make(array.xp.zeros(shape, dtype=dtype, like=like)))
+    for k, g in zip(diff, grads, strict=True):
+        full[k] = g
+    return full
+
+
+class _VariableMeta(type):
+    """``isinstance(t, Variable)`` is ``isinstance(t, Tensor)``, as PyTorch's."""
+
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, tensor_type())
+
+
+class Variable(metaclass=_VariableMeta):
+    """PyTorch's legacy ``torch.autograd.Variable``: a Tensor, now that the two are one. A
+    tensor given is aliased (a new Tensor sharing its array), as PyTorch does; every Tensor
+    is an instance of it."""
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+        T = tensor_type()
+        if isinstance(data, T):
+            out = T._make(data._array)
+            out._vc = counter(data)
+        else:
+            out = T(data)
+        return out.requires_grad_(requires_grad) if requires_grad else out

@@ -1,6 +1,6 @@
 """Grad mode and anomaly mode: per thread, so two threads training two models don't meet.
 
-What each mode means for recording lives in function.py (apply) and for the backward pass in
+What each mode means for recording lives in primitive.py (apply) and for the backward pass in
 engine.py; this module only keeps the flags and the context managers that set them.
 """
 

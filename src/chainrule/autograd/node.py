@@ -1,6 +1,6 @@
 """The node as PyTorch shows it: ``grad_fn.name()``, ``next_functions``, ``metadata``, node
 hooks and ``_saved_*``, PyTorch's names for chainrule's primitives, ``AccumulateGrad`` for a
-leaf, and what a node keeps once backward has freed it. Function (function.py) is a Node."""
+leaf, and what a node keeps once backward has freed it. Function (primitive.py) is a Node."""
 
 from __future__ import annotations
 

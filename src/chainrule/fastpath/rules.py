@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import array
-from ..autograd.function import Function, tensor_type
+from ..autograd.primitive import Function, tensor_type
 from ..autograd.versions import writes
 from .switch import state
 

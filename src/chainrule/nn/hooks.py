@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import array
-from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, add_hook
 from ..autograd.mode import is_grad_enabled
+from ..autograd.primitive import Function
 from ..tensor import Tensor
 
 

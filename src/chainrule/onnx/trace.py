@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from ..nn import activation, rnn
 from ..ops.elementwise import Piecewise
 from ..tensor import Tensor, arithmetic, reductions

@@ -22,13 +22,13 @@ from ..array import (
     make_read_only,
     xp,
 )
-from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
+from ..autograd.primitive import Function, arrays_of, tensor_type
 from ..fastpath.rowsums import row_sums
 from .elementwise import Where
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import array, fastpath
 from ..array import xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .movement import Pad
 
 # Geometry, passed to every op as keyword options (normalised by nn/conv.py):

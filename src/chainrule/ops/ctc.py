@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..array import xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 
 
 def _logsumexp(a: Any, axis: int) -> Any:

@@ -17,7 +17,7 @@ import warnings
 from typing import Any
 
 from ..array import from_host, host, ndarray, to_host, xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .linalg import LinalgSvd
 from .movement import Cat
 

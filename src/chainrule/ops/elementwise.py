@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, is_floating, ndarray, xp
-from ..autograd.function import Function, arrays_of
+from ..autograd.primitive import Function, arrays_of
 from ..fastpath import masked
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..array import xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from ..fastpath import masked
 from .elementwise import Slopes
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 SIXTH32 = float(xp.float32(1.0 / 6.0))  # PyTorch's hardsigmoid gradient: 1/6 in float32

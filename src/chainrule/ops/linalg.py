@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import xp
-from ..autograd.function import Function, arrays_of
+from ..autograd.primitive import Function, arrays_of
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 

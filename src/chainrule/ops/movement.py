@@ -9,7 +9,7 @@ from typing import Any
 from .. import array, fastpath
 from ..array import errstate, is_floating, ndarray, xp
 from ..array.views import view_positions
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .elementwise import Where
 
 

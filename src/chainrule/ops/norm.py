@@ -12,7 +12,7 @@ import math
 
 from .. import fastpath
 from ..array import xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from ..fastpath.rowsums import row_sums
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..array import errstate, ndarray, xp
-from ..autograd.function import Function, arrays_of
+from ..autograd.primitive import Function, arrays_of
 from .elementwise import Sign, Where
 
 _LN2 = math.log(2.0)

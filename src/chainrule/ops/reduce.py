@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, is_floating, xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .elementwise import Where
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 

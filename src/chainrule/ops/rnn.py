@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, ndarray, xp
-from ..autograd.function import Function, arrays_of, tensor_type
 from ..autograd.mode import state
+from ..autograd.primitive import Function, arrays_of, tensor_type
 from .linalg import Linear
 from .movement import Cat
 
 if TYPE_CHECKING:
-    from ..autograd.function import Grads
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 # -- shared by the three layers ------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 from .. import array
 from ..array import xp
 from ..array.views import view_positions
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .movement import AsStrided, GetItem, IndexAdd
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import fastpath
 from ..array import errstate, from_host, is_floating, ndarray, to_host, xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
 # with y = 2x^2 - 1 for |x| < 1, and erfc(x) exp(x^2) with y = (12/|x| - 7)/5 for 1 <= |x| <= 6.

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from ..array import xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 
 
 def scipy_special(op: str) -> Any:

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from ..array import array_like, errstate, is_floating, to_host, xp
-from ..autograd.function import Function
+from ..autograd.primitive import Function
 from .elementwise import Where
 from .movement import IndexAdd, along_dim
 
