@@ -601,36 +601,55 @@ def seed(root: Tensor, gradient: Any, op: str) -> Tensor:
 
 
 def backward(
-    root: Tensor,
-    gradient: Any = None,
-    retain_graph: bool = False,
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
     create_graph: bool = False,
+    inputs: Any = None,
+    *,
     observer: Observer | None = None,
     op: str = "backward",
-    inputs: Any = None,
 ) -> None:
-    """``root.backward()``: accumulate d(root)/d(leaf) into every leaf's ``.grad``, or with
-    ``inputs`` (a tensor or several) into theirs alone, leaves or not, as PyTorch's; an
-    observer, if given, is told of each step (see Observer)."""
-    if not root.requires_grad:
+    """``torch.autograd.backward``: accumulate d(sum of the roots)/d(leaf) into every leaf's
+    ``.grad``, or with ``inputs`` (a tensor or several) into theirs alone, leaves or not, as
+    PyTorch's. ``tensors`` is one root or several, ``grad_tensors`` one gradient per root (None
+    for a root of one element); ``root.backward(g)`` is the one-root form. An observer, if
+    given, is told of each step (see Observer)."""
+    T = tensor_type()
+    roots = [tensors] if isinstance(tensors, T) else list(tensors)
+    if grad_tensors is None:
+        given: list[Any] = [None] * len(roots)
+    elif isinstance(grad_tensors, T) or isinstance(tensors, T):
+        given = [grad_tensors]
+    else:
+        given = list(grad_tensors)
+    if len(given) != len(roots):
         raise RuntimeError(
-            f"{op}: the tensor does not require grad and has no grad_fn; set requires_grad=True "
-            "on an input (or check for a no_grad block)"
+            f"{op}: got {len(roots)} tensors and {len(given)} gradients; give one gradient "
+            "(or None) per tensor"
         )
+    for i, root in enumerate(roots):
+        if not root.requires_grad:
+            which = "the tensor" if isinstance(tensors, T) else f"element {i} of tensors"
+            raise RuntimeError(
+                f"{op}: {which} does not require grad and has no grad_fn; set "
+                "requires_grad=True on an input (or check for a no_grad block)"
+            )
+    if not roots:
+        return
     walk = None
     if inputs is not None:
-        T = tensor_type()
         wanted = [inputs] if isinstance(inputs, T) else list(inputs)
         if not wanted:
             raise RuntimeError(f"{op}: inputs is empty; give the tensors to accumulate into")
         observer = Observers(*(o for o in (observer, Into(wanted)) if o is not None))
-        walk = Walk([root], wanted, run_wanted=True)  # their nodes run, as PyTorch's
+        walk = Walk(roots, wanted, run_wanted=True)  # their nodes run, as PyTorch's
         for t in wanted:  # and, as PyTorch's, a non-leaf among them retains its grad since
             if t.grad_fn is not None:
                 t.retain_grad()
-    start = seed(root, gradient, op)
-    retain = retain_graph or create_graph
-    run_backward([root], [start], retain, create_graph, watching(observer), walk)
+    seeds = [seed(r, g, op) for r, g in zip(roots, given, strict=True)]
+    retain = bool(retain_graph) or create_graph
+    run_backward(roots, seeds, retain, create_graph, watching(observer), walk)
 
 
 def grad(
