@@ -22,7 +22,7 @@ import numpy as np
 from common import interleaved, onnx_session, parse_args, table
 
 import chainrule as cr
-from chainrule.recipes import gpt
+from chainrule.tools.recipes import gpt
 
 SHAPES = [(1, 1), (1, gpt.BLOCK_SIZE), (32, 1), (32, gpt.BLOCK_SIZE)]  # (batch, tokens)
 PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}

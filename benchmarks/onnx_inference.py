@@ -16,7 +16,7 @@ import numpy as np
 from common import interleaved, onnx_session, parse_args, table
 
 import chainrule as cr
-from chainrule.recipes import digits_cnn
+from chainrule.tools.recipes import digits_cnn
 
 
 def exported(model: Any) -> bytes:

@@ -28,9 +28,10 @@ import torch.nn.functional as TF
 from common import parse_args, pin_torch_threads, process_note
 from torch.utils.data import DataLoader, TensorDataset
 
-from chainrule import nn, recipes
-from chainrule.cli import settings_for
-from chainrule.recipes.train import evaluate, train
+from chainrule import nn
+from chainrule.tools import recipes
+from chainrule.tools.cli import settings_for
+from chainrule.tools.recipes.train import evaluate, train
 
 RECIPES = ["regression", "breast-cancer", "moons", "digits-mlp", "digits-cnn"]
 TORCH_OPTIMIZERS = {

@@ -17,10 +17,10 @@ from . import array
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.primitive import Function
-from .monitor import Monitor
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
+from .tools.monitor import Monitor
 
 if TYPE_CHECKING:
     import graphviz
@@ -583,7 +583,7 @@ def walkthrough(
     which this replaces, as `explain` does; ``gradient`` and ``retain_graph`` are unused
     for a scalar ``Value``.
     """
-    from . import walkthrough as page
+    from .tools import walkthrough as page
 
     order, _ = _walk(root, "walkthrough")
     names = _leaf_names(order, params)

@@ -12,8 +12,9 @@ import json
 import sys
 
 import chainrule as cr
-from chainrule import array, recipes
-from chainrule.recipes.train import train
+from chainrule import array
+from chainrule.tools import recipes
+from chainrule.tools.recipes.train import train
 
 
 def main(name: str, epochs: int, device: str, out_dir: str) -> dict:

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule import nn, recipes
+from chainrule import nn
+from chainrule.tools import recipes
 from tests.helpers import load_benchmark
 from tests.twins import copy_back
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from chainrule import cli, recipes
+from chainrule.tools import cli, recipes
 
 pytest.importorskip("sklearn")
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule import cli
 from chainrule.datasets import CharVocab, names
+from chainrule.tools import cli
 
 # -- the names list and the vocabulary -------------------------------------------------------
 
@@ -153,7 +153,7 @@ def test_gpt_trains_on_the_standard_library_by_default(tmp_path):
 
 
 def test_gpt_weights_are_tied_and_the_run_rebuilds(runs):
-    from chainrule.recipes import gpt
+    from chainrule.tools.recipes import gpt
 
     metrics = json.loads((runs / "gpt" / "metrics.json").read_text(encoding="utf-8"))
     model = gpt.rebuild(str(runs / "gpt"), metrics)
@@ -162,7 +162,7 @@ def test_gpt_weights_are_tied_and_the_run_rebuilds(runs):
 
 
 def test_adamw_decays_the_matrices_only():
-    from chainrule.recipes import gpt, language
+    from chainrule.tools.recipes import gpt, language
 
     model = gpt.GPT(gpt.GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=2, n_embd=8))
     decay, no_decay = language.adamw(model, 1e-3, 0.1).param_groups
@@ -175,7 +175,7 @@ def test_adamw_decays_the_matrices_only():
 
 
 def test_warmup_then_cosine():
-    from chainrule.recipes.language import warmup_cosine
+    from chainrule.tools.recipes.language import warmup_cosine
 
     factor = warmup_cosine(10, 110, final=0.1)
     assert factor(0) == pytest.approx(0.1) and factor(4) == pytest.approx(0.5)
@@ -190,7 +190,7 @@ def test_adder_run(runs):
 
 
 def test_adder_writes_the_sum_reversed():
-    from chainrule.recipes import adder
+    from chainrule.tools.recipes import adder
 
     assert adder.digits(cr.tensor([8547, 9999, 5])).tolist() == [
         [8, 5, 4, 7, 2, 3, 1], [9, 9, 9, 9, 8, 9, 1], [0, 0, 0, 5, 5, 0, 0]]  # fmt: skip
@@ -199,7 +199,7 @@ def test_adder_writes_the_sum_reversed():
 
 
 def test_the_splits_are_fixed_whatever_the_seed():
-    from chainrule.recipes import names as names_recipe
+    from chainrule.tools.recipes import names as names_recipe
 
     train_words, test_words = names_recipe.split()
     assert len(test_words) == 1000 and len(train_words) == 31033
@@ -459,7 +459,7 @@ def torch_gpt(state: dict, config, idx):
 def test_gpt_computes_what_pytorch_computes():
     import torch
 
-    from chainrule.recipes.gpt import GPT, GPTConfig
+    from chainrule.tools.recipes.gpt import GPT, GPTConfig
 
     cr.manual_seed(0)
     config = GPTConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
@@ -479,7 +479,7 @@ def test_gpt_computes_what_pytorch_computes():
 
 
 def test_gpt_rejects_a_sequence_longer_than_its_block():
-    from chainrule.recipes.gpt import GPT, GPTConfig
+    from chainrule.tools.recipes.gpt import GPT, GPTConfig
 
     model = GPT(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
     with pytest.raises(ValueError, match=r"^GPT: a sequence is longer than the block size; got "

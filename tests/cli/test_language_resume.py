@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import chainrule as cr
-from chainrule import cli
+from chainrule.tools import cli
 
 RUNS = {
     "names": ["names", "--model", "bigram", "--steps", "12", "--batch-size", "16"],
@@ -25,8 +25,8 @@ RUNS = {
 # right after optimizer step K, or (K = 0) while writing metrics.json, the run's last file.
 KILLER = """
 import os, signal, sys
-from chainrule import cli
-from chainrule.recipes import language, train as t
+from chainrule.tools import cli
+from chainrule.tools.recipes import language, train as t
 K, SIG = int(sys.argv[1]), getattr(signal, sys.argv[2])
 step_done, strict_json = t.Progress.step_done, language.strict_json
 def step_done_then_kill(self, *a, **k):

@@ -499,7 +499,7 @@ def test_same_seed_gives_identical_model_init() -> None:
 @pytest.mark.parametrize("recipe", ["moons", "digits-mlp"])
 def test_same_seed_gives_the_same_recipe_run(tmp_path, recipe: str) -> None:
     pytest.importorskip("sklearn")
-    from chainrule import cli
+    from chainrule.tools import cli
 
     runs = []
     for name in ("a", "b"):

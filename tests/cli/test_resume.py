@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import chainrule as cr
-from chainrule import cli
+from chainrule.tools import cli
 
 ARGS = ["train", "digits-mlp", "--quiet", "--epochs", "2", "--checkpoint-every", "7"]
 
@@ -20,8 +20,8 @@ ARGS = ["train", "digits-mlp", "--quiet", "--epochs", "2", "--checkpoint-every",
 # does) right after optimizer step K.
 KILLER = """
 import os, signal, sys
-from chainrule import cli
-from chainrule.recipes import train as t
+from chainrule.tools import cli
+from chainrule.tools.recipes import train as t
 K, SIG = int(sys.argv[1]), getattr(signal, sys.argv[2])
 orig = t.Progress.step_done
 def step_done(self, *a, **k):

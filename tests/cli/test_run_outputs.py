@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from chainrule import cli
-from chainrule.recipes import RecipeError
+from chainrule.tools import cli
+from chainrule.tools.recipes import RecipeError
 
 
 def strict(path):
@@ -38,7 +38,7 @@ def test_out_that_cannot_be_made_is_a_usage_error(tmp_path, capsys) -> None:
 
 def never_trains(monkeypatch) -> None:
     """Make any training a failure of the test: --out must be refused before it."""
-    import chainrule.recipes.train as train_module
+    import chainrule.tools.recipes.train as train_module
 
     def train(*args, **kwargs):
         raise AssertionError("trained before --out was checked")
@@ -79,7 +79,7 @@ def test_an_immutable_out_folder_is_refused_before_training(tmp_path, monkeypatc
 
 
 def run_files() -> list[str]:
-    from chainrule.recipes.train import CHECKPOINT, OUTPUTS
+    from chainrule.tools.recipes.train import CHECKPOINT, OUTPUTS
 
     return [*OUTPUTS, CHECKPOINT]
 
@@ -116,7 +116,7 @@ def test_an_incoming_file_in_out_is_refused_before_training(tmp_path, monkeypatc
 
 
 def test_the_check_of_out_leaves_nothing_behind(tmp_path) -> None:
-    from chainrule.recipes.train import check_out
+    from chainrule.tools.recipes.train import check_out
 
     check_out(str(tmp_path / "a" / "b" / "run"))  # writable: made, tried, and gone again
     assert list(tmp_path.iterdir()) == []
@@ -191,8 +191,8 @@ def snapshot(folder) -> dict[str, bytes]:
 
 
 def test_a_set_killed_at_every_write_point_is_all_old_or_all_new(tmp_path) -> None:
-    from chainrule.run_files import finish_replacing, replace_together
     from chainrule.serialization import write_atomically
+    from chainrule.tools.run_files import finish_replacing, replace_together
 
     folder = tmp_path / "run"
     folder.mkdir()
@@ -224,7 +224,7 @@ def test_a_set_killed_at_every_write_point_is_all_old_or_all_new(tmp_path) -> No
 
 
 def test_an_error_while_writing_the_set_leaves_the_old_one(tmp_path) -> None:
-    from chainrule.run_files import replace_together
+    from chainrule.tools.run_files import replace_together
 
     (tmp_path / "metrics.json").write_text("old")
     with pytest.raises(RuntimeError, match="plot failed"):
@@ -275,7 +275,7 @@ def test_a_run_killed_while_replacing_an_earlier_runs_files_leaves_one_run(tmp_p
 def test_the_ranks_of_a_job_checking_out_at_once_keep_the_folder(tmp_path) -> None:
     """An MPI job's ranks each check --out at once: one must not remove the folder another
     is trying (the other's try then failed, and the job hung), so a passed try keeps it."""
-    from chainrule.recipes.train import check_out
+    from chainrule.tools.recipes.train import check_out
 
     check_out(str(tmp_path / "a" / "run"), alone=False)
     assert [p.name for p in (tmp_path / "a").iterdir()] == ["run"]

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import chainrule as cr
-from chainrule import cli
-from chainrule.recipes import train as train_module
+from chainrule.tools import cli
+from chainrule.tools.recipes import train as train_module
 
 TEXT = "def add(a, b):\n    return a + b\n\n" * 40  # the gpt recipe's text: small and quick
 

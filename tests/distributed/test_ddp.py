@@ -163,7 +163,7 @@ def test_chainrule_train_under_mpiexec_trains_data_parallel(tmp_path) -> None:
 
 
 def test_one_process_records_a_world_of_one(tmp_path) -> None:
-    from chainrule import cli
+    from chainrule.tools import cli
 
     assert cli.main(["train", "moons", "--epochs", "1", "--out", str(tmp_path), "--quiet"]) == 0
     assert json.loads((tmp_path / "metrics.json").read_text())["world_size"] == 1

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from chainrule import cli, fastpath
+from chainrule import fastpath
 from chainrule.fastpath import allocator
+from chainrule.tools import cli
 
 
 def python(code: str, **env: str) -> str:

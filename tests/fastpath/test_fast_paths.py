@@ -556,7 +556,7 @@ def test_nll_targets_by_plain_indexing(reduction):
 
 
 def test_monitor_moments_and_sample():
-    from chainrule.monitor import Sampler, moments
+    from chainrule.tools.monitor import Sampler, moments
 
     x = f32(300, 70) * 2 + 0.5
     assert_same(lambda: [np.array(moments(x)), np.array(moments(x, float(x.sum())))])

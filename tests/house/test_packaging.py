@@ -58,7 +58,7 @@ def test_the_wheel_carries_the_license_and_the_typing_marker(dists: dict[str, Pa
     metadata = zipfile.ZipFile(dists["wheel"]).read(f"{info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     entry_points = zipfile.ZipFile(dists["wheel"]).read(f"{info}/entry_points.txt").decode()
-    assert "chainrule = chainrule.cli:main" in entry_points
+    assert "chainrule = chainrule.tools.cli:main" in entry_points
 
 
 def test_the_names_list_ships_in_the_wheel_and_the_sdist(dists: dict[str, Path]) -> None:

@@ -20,7 +20,7 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 EPOCHS = 3
 # A short run of a recipe with its bar shown (no --quiet), as a notebook user starts one.
 TRAIN = f"""\
-from chainrule import cli
+from chainrule.tools import cli
 args = ["train", "breast-cancer", "--epochs", "{EPOCHS}", "--seed", "0", "--out", "run"]
 assert cli.main(args) == 0
 """

@@ -19,8 +19,8 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
 import chainrule as cr  # noqa: E402
-from chainrule import cli  # noqa: E402
-from chainrule.recipes import gpt, language, names  # noqa: E402
+from chainrule.tools import cli  # noqa: E402
+from chainrule.tools.recipes import gpt, language, names  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "onnx_generate.py"
 TEXT = "def add(a, b):\n    return a + b\n\n" * 40  # 1320 characters of a small language

@@ -14,7 +14,7 @@ import chainrule as cr  # noqa: E402
 import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
 from chainrule.onnx import UnsupportedOperatorError, export  # noqa: E402
-from chainrule.recipes import (  # noqa: E402
+from chainrule.tools.recipes import (  # noqa: E402
     breast_cancer,
     digits_cnn,
     digits_mlp,
@@ -345,7 +345,7 @@ def test_args_must_be_tensors():
 
 
 def test_the_command_line_exports_a_trained_run(tmp_path, capsys):
-    from chainrule import cli
+    from chainrule.tools import cli
 
     run = tmp_path / "run"
     args = ["--epochs", "1", "--seed", "0", "--out", str(run), "--quiet"]
@@ -360,7 +360,7 @@ def test_the_command_line_exports_a_trained_run(tmp_path, capsys):
 
 
 def test_the_command_line_names_what_it_cannot_export(tmp_path, capsys):
-    from chainrule import cli
+    from chainrule.tools import cli
 
     run = tmp_path / "run"
     args = ["--epochs", "1", "--out", str(run), "--quiet"]

@@ -16,7 +16,7 @@ import chainrule as cr  # noqa: E402
 import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
 from chainrule.onnx import TracerWarning, export  # noqa: E402
-from chainrule.recipes import adder, gpt, names  # noqa: E402
+from chainrule.tools.recipes import adder, gpt, names  # noqa: E402
 from tests.onnx.test_onnx import Fn  # noqa: E402
 from tests.tolerances import OP, tol  # noqa: E402
 

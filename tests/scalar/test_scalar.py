@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-import chainrule.demo
 import chainrule.scalar.nn
+import chainrule.tools.demo
 from chainrule.scalar import Value, demo_moons, train_moons, weighted_sum
 from chainrule.scalar.nn import MLP, Layer, Module, Neuron
 from tests.helpers import gc_off
@@ -537,8 +537,10 @@ def test_moons_demo_first_steps_match_micrograd() -> None:
 
 
 def test_demo_main_prints_each_step_and_the_result(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(chainrule.demo, "train_moons", lambda: iter([(0.5, 0.75), (0.25, 1.0)]))
-    assert chainrule.demo.main() == 0
+    monkeypatch.setattr(
+        chainrule.tools.demo, "train_moons", lambda: iter([(0.5, 0.75), (0.25, 1.0)])
+    )
+    assert chainrule.tools.demo.main() == 0
     assert capsys.readouterr().out.splitlines() == [
         "step 0 loss 0.5, accuracy 75.0%",
         "step 1 loss 0.25, accuracy 100.0%",
@@ -549,7 +551,7 @@ def test_demo_main_prints_each_step_and_the_result(monkeypatch, capsys) -> None:
 def test_demo_without_scikit_learn_says_how_to_install_it(monkeypatch, capsys) -> None:
     for name in ("sklearn", "sklearn.datasets"):
         monkeypatch.setitem(sys.modules, name, None)  # importing it fails
-    assert chainrule.demo.main() == 1
+    assert chainrule.tools.demo.main() == 1
     assert 'pip install "chainrule[datasets]"' in capsys.readouterr().err
     with pytest.raises(ImportError, match="chainrule\\[datasets\\]"):
         next(train_moons())

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from chainrule.run_files import file_in, finish_replacing, replace_together
+from chainrule.tools.run_files import file_in, finish_replacing, replace_together
 
 
 def tree(root: Path) -> dict[str, bytes | str]:

@@ -17,7 +17,8 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule import cli, serialization
+from chainrule import serialization
+from chainrule.tools import cli
 from tests.pytorch_programs.programs.aliasing import load as load_program
 from tests.pytorch_programs.programs.aliasing import torch_is_chainrule
 

@@ -13,8 +13,8 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule import monitor as monitor_module
 from chainrule import nn
+from chainrule.tools import monitor as monitor_module
 from tests.twins import copy_into
 
 
@@ -706,7 +706,7 @@ def test_train_with_diagnostics_writes_the_monitors_files_and_warnings(tmp_path,
     import json
 
     pytest.importorskip("sklearn")
-    from chainrule import cli, recipes
+    from chainrule.tools import cli, recipes
 
     out = tmp_path / "run"
     args = ["train", "moons", "--epochs", "2", "--seed", "0", "--out", str(out), "--quiet"]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule import monitor as mon_module
+from chainrule.tools import monitor as mon_module
 
 
 def _diverging(watch: bool, steps: int = 12) -> tuple[list[float], Any, list[str]]:

@@ -71,7 +71,7 @@ def test_an_export_over_an_earlier_one_on_a_full_disk_keeps_the_earlier(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     onnx = pytest.importorskip("onnx")
-    import chainrule.outputs
+    import chainrule.tools.outputs
 
     onnx_path = tmp_path / "experts.onnx"
     run("named_experts", True, log_dir=str(tmp_path / "a"), onnx_path=str(onnx_path))
@@ -81,7 +81,7 @@ def test_an_export_over_an_earlier_one_on_a_full_disk_keeps_the_earlier(
     def full_disk(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         return FullDisk(open(file, mode, *args, **kwargs))  # 100 bytes, then ENOSPC
 
-    monkeypatch.setattr(chainrule.outputs, "open", full_disk, raising=False)
+    monkeypatch.setattr(chainrule.tools.outputs, "open", full_disk, raising=False)
     with pytest.raises(OSError) as caught:
         run("named_experts", True, log_dir=str(tmp_path / "b"), onnx_path=str(onnx_path))
     assert caught.value.errno == errno.ENOSPC

@@ -18,7 +18,7 @@ import pytest
 
 import chainrule as cr
 from chainrule import nn
-from chainrule.outputs import write_output
+from chainrule.tools.outputs import write_output
 
 ROOM = 100  # bytes a temporary file takes before the disk is full
 
@@ -114,7 +114,7 @@ def projector(folder: Path, k: int) -> None:
 
 def graph_command(folder: Path, k: int) -> None:
     pytest.importorskip("graphviz")
-    from chainrule import cli
+    from chainrule.tools import cli
 
     recipe = ["regression", "breast-cancer"][k - 1]  # a different drawing each time
     assert cli.main(["graph", recipe, "--out", str(folder / "g.dot")]) == 0
@@ -165,7 +165,7 @@ def test_a_drawing_leaves_the_file_named_like_it_alone(tmp_path: Path) -> None:
     """graphviz's render() wrote the DOT source to FILE before drawing FILE.svg (and kept it
     when `dot` was missing); the command draws in memory and writes FILE.svg alone."""
     pytest.importorskip("graphviz")
-    from chainrule import cli
+    from chainrule.tools import cli
 
     (tmp_path / "step").write_text("mine")
     code = cli.main(["graph", "regression", "--out", str(tmp_path / "step.svg")])
@@ -223,4 +223,4 @@ def test_every_file_the_tools_write_is_written_atomically() -> None:
     ]
     assert len(files) > len(TOOLS)
     found = [line for p in files for line in unguarded_writes(p)]
-    assert found == [], f"write these through chainrule.outputs.write_output: {found}"
+    assert found == [], f"write these through chainrule.tools.outputs.write_output: {found}"

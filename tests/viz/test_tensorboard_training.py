@@ -15,7 +15,7 @@ pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 import chainrule as cr  # noqa: E402
-from chainrule import cli  # noqa: E402
+from chainrule.tools import cli  # noqa: E402
 from chainrule.utils.tensorboard import SummaryWriter  # noqa: E402
 
 

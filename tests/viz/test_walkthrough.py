@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule import cli, nn
+from chainrule import nn
 from chainrule.autograd import engine
-from chainrule.recipes import gpt
 from chainrule.scalar.engine import Value
 from chainrule.scalar.nn import MLP
+from chainrule.tools import cli
+from chainrule.tools.recipes import gpt
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 

@@ -52,7 +52,7 @@ TRICKS = [
     ),
     Trick(
         "steady allocator",
-        "chainrule.cli:cmd_train",
+        "chainrule.tools.cli:cmd_train",
         "fewer page faults at every step (malloc's thresholds fixed)",
         "glibc's moving thresholds",
     ),
@@ -140,7 +140,7 @@ TRICKS = [
     ),
     Trick(
         "the Monitor's sums as dot products",
-        "chainrule.monitor:moments",
+        "chainrule.tools.monitor:moments",
         "mean and std of a (512, 784) float32 array: 85 against 268 us",
         "f.sum() and (f * f).sum()",
     ),
@@ -152,7 +152,7 @@ TRICKS = [
     ),
     Trick(
         "the Monitor's sample taken by rows",
-        "chainrule.monitor:Sampler.__call__",
+        "chainrule.tools.monitor:Sampler.__call__",
         "4,096 of a (512, 784) float32 array's values: 1.9 against 9.5 us",
         "f[starts * RUN + arange(RUN)], one index per value",
     ),

@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import array, fastpath
 from ..autograd.mode import no_grad
-from ..outputs import write_output
 from ..tensor import Tensor
+from ..tools.outputs import write_output
 from .trace import Step, recording
 
 DEFAULT_OPSET = 17

@@ -1,6 +1,7 @@
 """Micrograd's moons demo (its demo.ipynb) as a reusable training loop on the scalar engine.
 
-Used by `python -m chainrule.demo`, the tests and benchmarks/scalar_demo.py; needs scikit-learn.
+Used by `python -m chainrule.tools.demo`, the tests and benchmarks/scalar_demo.py; needs
+scikit-learn.
 """
 
 from __future__ import annotations

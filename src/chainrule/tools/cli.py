@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import array, distributed, fastpath, recipes
-from .fastpath import allocator
+from .. import array, distributed, fastpath
+from ..fastpath import allocator
+from . import recipes
 from .outputs import write_output
 from .run_files import INCOMING, file_in, finish_replacing
 
@@ -292,7 +293,7 @@ def cmd_recipes() -> int:
 def cmd_graph(args: argparse.Namespace) -> int:
     import chainrule as cr
 
-    from . import viz
+    from .. import viz
 
     if args.out is None and args.html is None:
         raise recipes.RecipeError("graph: give --out FILE (a drawing) or --html FILE (a page)")
@@ -335,7 +336,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     import chainrule as cr
 
-    from . import onnx
+    from .. import onnx
     from .recipes.language import load_weights
 
     metrics = read_metrics("export", args.run_dir)
@@ -382,8 +383,8 @@ def _export_language(run_dir: str, metrics: dict, out: str) -> str:
 
     import chainrule as cr
 
-    from . import onnx
-    from .datasets import CharVocab
+    from .. import onnx
+    from ..datasets import CharVocab
     from .recipes import gpt, names
     from .recipes.language import checked_vocab
 

@@ -1,4 +1,5 @@
-"""`python -m chainrule.demo`: micrograd's moons demo on the scalar engine, printed step by step."""
+"""`python -m chainrule.tools.demo`: micrograd's moons demo on the scalar engine, printed step
+by step."""
 
 from __future__ import annotations
 

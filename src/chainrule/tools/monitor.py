@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from . import array, fastpath, nn
-from .arguments import positive_int
-from .autograd.mode import is_grad_enabled
-from .fastpath.rowsums import row_sums
-from .optim.optimizer import Optimizer
+from .. import array, fastpath, nn
+from ..arguments import positive_int
+from ..autograd.mode import is_grad_enabled
+from ..fastpath.rowsums import row_sums
+from ..optim.optimizer import Optimizer
+from ..scalar import nn as scalar_nn
+from ..serialization import write_atomically
+from ..tensor import Tensor
 from .outputs import write_output
-from .scalar import nn as scalar_nn
-from .serialization import write_atomically
-from .tensor import Tensor
 
 BINS = 50  # bins of every histogram
 HIST_SAMPLE = 4096  # a histogram counts at most this many values of a tensor (a fixed sample)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .serialization import write_atomically
+from ..serialization import write_atomically
 
 Output = tuple[str | os.PathLike, str | bytes]  # a path and what goes in it (text as UTF-8)
 

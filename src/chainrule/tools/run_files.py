@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .serialization import write_atomically
+from ..serialization import write_atomically
 
 INCOMING = ".incoming"  # the folder a new set of files is written into, beside the old
 MANIFEST = ".manifest.json"  # written last into it: the set is whole, and what it replaces

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .autograd.reference import toposort
+from ..autograd.reference import toposort
 from .outputs import write_output
 
 ASSETS = Path(__file__).resolve().parent / "assets"

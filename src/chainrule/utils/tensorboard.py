@@ -42,8 +42,8 @@ except ImportError as err:  # the package is an extra
 
 from ..autograd.engine import toposort
 from ..autograd.mode import enable_grad
-from ..outputs import Output, write_outputs
 from ..tensor import Tensor
+from ..tools.outputs import Output, write_outputs
 
 __all__ = ["SummaryWriter"]
 

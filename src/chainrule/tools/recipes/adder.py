@@ -15,8 +15,8 @@ from typing import Any
 
 import chainrule as cr
 from chainrule import nn
-from chainrule.recipes.gpt import GPT, GPTConfig
-from chainrule.recipes.language import (
+from chainrule.tools.recipes.gpt import GPT, GPTConfig
+from chainrule.tools.recipes.language import (
     check_positive,
     generate,
     lm_loss,

@@ -16,8 +16,8 @@ from typing import Any
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
-from chainrule.recipes import RecipeError
-from chainrule.recipes.language import (
+from chainrule.tools.recipes import RecipeError
+from chainrule.tools.recipes.language import (
     Sizes,
     check_positive,
     checked_config,

@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn, optim
-from chainrule.recipes import RecipeError
-from chainrule.recipes.train import Progress, outputs, pyplot, strict_json, tensorboard_writer
-from chainrule.run_files import file_in
 from chainrule.serialization import header_shapes
+from chainrule.tools.recipes import RecipeError
+from chainrule.tools.recipes.train import Progress, outputs, pyplot, strict_json, tensorboard_writer
+from chainrule.tools.run_files import file_in
 
 Batch = tuple[cr.Tensor, cr.Tensor]
 M = TypeVar("M", bound=nn.Module)

@@ -7,7 +7,7 @@ import os
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
-from chainrule.recipes.train import decision_boundary
+from chainrule.tools.recipes.train import decision_boundary
 
 DESCRIPTION = "two moons (tensor engine): MLP 2-16-16-1, BCE with logits, Adam"
 TASK = "binary"

@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 
-from chainrule.recipes.train import decision_boundary, outputs, write_outputs
 from chainrule.scalar import Value
 from chainrule.scalar.demo import train_moons
 from chainrule.scalar.nn import MLP
+from chainrule.tools.recipes.train import decision_boundary, outputs, write_outputs
 
 DESCRIPTION = "micrograd's moons demo on the scalar engine: MLP 2-16-16-1, SVM loss, SGD"
 TASK = "binary"

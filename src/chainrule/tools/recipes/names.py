@@ -13,9 +13,9 @@ from typing import Any
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import datasets, nn
-from chainrule.recipes import RecipeError, gpt
-from chainrule.recipes.gpt import GPT, GPTConfig, encode_prompt
-from chainrule.recipes.language import (
+from chainrule.tools.recipes import RecipeError, gpt
+from chainrule.tools.recipes.gpt import GPT, GPTConfig, encode_prompt
+from chainrule.tools.recipes.language import (
     Sizes,
     check_positive,
     checked_config,

@@ -29,8 +29,8 @@ from chainrule import distributed as dist
 from chainrule import nn, optim
 from chainrule.data import DataLoader, DistributedSampler, TensorDataset
 from chainrule.nn.parallel import DistributedDataParallel
-from chainrule.recipes import RecipeError
-from chainrule.run_files import file_in, replace_together
+from chainrule.tools.recipes import RecipeError
+from chainrule.tools.run_files import file_in, replace_together
 
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop}
 
@@ -201,7 +201,7 @@ def tensorboard_writer(settings: dict[str, Any], name: str, rank: int) -> Any:
     where = settings.get("tensorboard")
     if where is None or rank > 0:
         return None
-    from ..utils.tensorboard import SummaryWriter
+    from ...utils.tensorboard import SummaryWriter
 
     return SummaryWriter(log_dir=where or None, comment=f"_{name}")
 
