@@ -68,29 +68,13 @@ from .constants import *
 from .factories import *
 from .forms.indexing import *
 from .forms.inplace import *
+from .forms.linalg import *
 from .forms.math import *
 from .forms.pointwise import *
 from .forms.reductions import *
 from .forms.shape import *
 from .functions import *
-from .linalg.legacy import (
-    cholesky,
-    cholesky_inverse,
-    cholesky_solve,
-    det,
-    inverse,
-    logdet,
-    lu,
-    lu_solve,
-    lu_unpack,
-    matrix_exp,
-    matrix_power,
-    pinverse,
-    qr,
-    slogdet,
-    svd,
-    triangular_solve,
-)
+from .linalg.decompose import lu_unpack
 from .serialization import load, save
 from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided
 from .tensor import Tensor, as_tensor
@@ -148,9 +132,7 @@ __all__ = [
     "linalg",
     "special",
     "fft",
-    *["cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu"],
-    *["lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "pinverse", "qr", "slogdet"],
-    *["svd", "triangular_solve"],
+    "lu_unpack",
 ]
 
 

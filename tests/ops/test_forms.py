@@ -18,6 +18,8 @@ OWN_SIGNATURE = {
     # out=, a keyword of torch's functions only: the result written into a given tensor
     "add",
     "mul",
+    *["cholesky", "cholesky_inverse", "cholesky_solve", "inverse", "lu", "lu_solve"],
+    *["matrix_power", "qr", "svd", "triangular_solve"],
 }
 
 

@@ -5,6 +5,8 @@ ops/decompositions.py; solvers.py, decompose.py and products.py hold the public 
 from __future__ import annotations
 
 from ..ops.decompositions import LinAlgError
+from ..tensor import linalg as methods
+from . import legacy
 from .decompose import (
     eig,
     eigh,
@@ -51,6 +53,10 @@ from .solvers import (
     tensorinv,
     tensorsolve,
 )
+
+# Tensor's methods (t.det(), t.svd(), ...) call legacy's functions: tensor/ is below linalg/
+# and cannot import it, so the module is bound there once, here.
+methods.__dict__["legacy"] = legacy
 
 __all__ = [
     "LinAlgError",

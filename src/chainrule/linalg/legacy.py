@@ -1,6 +1,7 @@
-"""PyTorch's older top-level spellings of chainrule.linalg's functions (torch.det,
-torch.inverse, torch.svd with V rather than Vh, torch.triangular_solve with its arguments
-reversed, ...), each a call of the linalg function it names."""
+"""The bodies of PyTorch's older linear-algebra spellings (torch.det, torch.inverse, torch.svd
+with V rather than Vh, torch.triangular_solve with its arguments reversed, ...), each a call of
+the linalg function it names: Tensor's methods (tensor/linalg.py) call them, forms/linalg.py
+is their function forms."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
 from . import decompose, solvers
-from ._checks import floating, matrices, tensor_of, with_out
+from ._checks import floating, matrices, tensor_of
 
 
 class SvdUSV(NamedTuple):
@@ -41,8 +42,7 @@ def slogdet(input: Any) -> solvers.Slogdet:
     return solvers.slogdet(input)
 
 
-@with_out("")
-def inverse(input: Any, *, out: Any = None) -> Tensor:
+def inverse(input: Any) -> Tensor:
     """linalg.inv."""
     return solvers.inv(input)
 
@@ -57,14 +57,12 @@ def matrix_exp(input: Any) -> Tensor:
     return solvers.matrix_exp(input)
 
 
-@with_out("")
-def cholesky(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+def cholesky(input: Any, upper: bool = False) -> Tensor:
     """linalg.cholesky."""
     return solvers.cholesky(input, upper=upper)
 
 
-@with_out("")
-def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+def cholesky_solve(input: Any, input2: Any, upper: bool = False) -> Tensor:
     """X with A X = B, A = L L^T given by its Cholesky factor input2 (U^T U where upper);
     input is B; batch dims broadcast."""
     B = matrices(input, "cholesky_solve")
@@ -77,16 +75,14 @@ def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = N
     return D.CholeskySolve.apply(B, L, upper=upper)
 
 
-@with_out("")
-def cholesky_inverse(input: Any, upper: bool = False, *, out: Any = None) -> Tensor:
+def cholesky_inverse(input: Any, upper: bool = False) -> Tensor:
     """A^-1 for A = L L^T (U^T U where upper) given by its Cholesky factor."""
     L = matrices(input, "cholesky_inverse", square=True)
     eye = Tensor._make(xp.broadcast_to(xp.eye(L.shape[-1], dtype=L._array.dtype), L.shape).copy())
     return cholesky_solve(eye, L, upper)
 
 
-@with_out("")
-def svd(input: Any, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> SvdUSV:
+def svd(input: Any, some: bool = True, compute_uv: bool = True) -> SvdUSV:
     """(U, S, V) with A = U diag(S) V^T: V, not Vh; reduced unless some=False. Without
     compute_uv, U and V are zeros (and carry no gradient)."""
     A = matrices(input, "svd")
@@ -109,44 +105,36 @@ def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
     return solvers.pinv(input, rtol=rcond)
 
 
-@with_out("")
-def qr(input: Any, some: bool = True, *, out: Any = None) -> decompose.Qr:
+def qr(input: Any, some: bool = True) -> decompose.Qr:
     """linalg.qr, mode "reduced" where some, else "complete"."""
     return decompose.qr(input, "reduced" if some else "complete")
 
 
-@with_out("")
-def lu(A: Any, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
+def lu(A: Any, pivot: bool = True, get_infos: bool = False) -> tuple:
     """(LU, pivots), and info where get_infos: linalg.lu_factor_ex."""
     LU, pivots, info = decompose.lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
-def lu_unpack(
-    LU_data: Any, LU_pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True
-) -> decompose.Lu:
-    """(P, L, U) from LU and pivots."""
-    return decompose.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
-
-
-@with_out("")
-def lu_solve(b: Any, LU_data: Any, LU_pivots: Any, *, out: Any = None) -> Tensor:
+def lu_solve(b: Any, LU_data: Any, LU_pivots: Any) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, b)."""
     return decompose.lu_solve(LU_data, LU_pivots, b)
 
 
-@with_out("")
 def triangular_solve(
     b: Any,
     A: Any,
     upper: bool = True,
     transpose: bool = False,
     unitriangular: bool = False,
-    *,
-    out: Any = None,
 ) -> TriangularSolve:
     """(X, a copy of A) with A X = b (A^T X = b where transpose), A triangular."""
     A, b = tensor_of(A), tensor_of(b)
     lhs = A.mT if transpose else A
     X = solvers.solve_triangular(lhs, b, upper=upper != transpose, unitriangular=unitriangular)
     return TriangularSolve(X, A.clone())
+
+
+def orgqr(input: Any, input2: Any) -> Tensor:
+    """linalg.householder_product(input, input2)."""
+    return decompose.householder_product(input, input2)

@@ -30,6 +30,7 @@ from .core import as_tensor
 from .indexing import Indexing
 from .inplace import InPlace, write_out
 from .layout import Layout
+from .linalg import LinalgMethods
 from .pointwise import Pointwise
 from .reductions import Reductions, ValuesIndices
 from .sampling import Histogram, Sampling
@@ -38,7 +39,18 @@ from .shape import Shape
 __all__ = ["Histogram", "Tensor", "ValuesIndices", "as_tensor", "matmul", "where", "write_out"]
 
 
-class Tensor(Layout, Casts, Arithmetic, Pointwise, Reductions, Shape, Indexing, InPlace, Sampling):
+class Tensor(
+    Layout,
+    Casts,
+    Arithmetic,
+    Pointwise,
+    Reductions,
+    Shape,
+    Indexing,
+    InPlace,
+    Sampling,
+    LinalgMethods,
+):
     """An n-dimensional array that can record the operations made on it.
 
     ``numpy()`` is the underlying ``numpy.ndarray`` (``_array``); ``data`` is, as in

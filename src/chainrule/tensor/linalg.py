@@ -1,0 +1,82 @@
+"""The Tensor methods of PyTorch's linear-algebra spellings (t.det(), t.inverse(),
+t.cholesky(), t.svd(), ...): a mixin for Tensor, each method one call of its function in
+linalg/legacy.py.
+
+linalg/ is above tensor/ (its functions make Tensors), so this file cannot import it: linalg/
+binds its legacy module here when it is imported (chainrule's __init__ imports it), as tensor/
+tells the array layer of the Tensor class. Imports flow downward."""
+
+# mypy: disable-error-code="arg-type"
+# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
+# the whole class where they are called, on Tensor.)
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .core import Core
+
+if TYPE_CHECKING:  # at run time linalg/__init__.py binds legacy here, and tensor/ binds Tensor
+    from ..linalg import legacy
+    from ..linalg.decompose import Qr
+    from ..linalg.legacy import SvdUSV, TriangularSolve
+    from ..linalg.solvers import Slogdet
+    from . import Tensor
+
+
+class LinalgMethods(Core):
+    """t.det(), t.logdet(), t.slogdet(), t.inverse(), t.cholesky(), t.cholesky_solve(),
+    t.cholesky_inverse(), t.svd(), t.pinverse(), t.qr(), t.lu(), t.lu_solve(),
+    t.triangular_solve(), t.matrix_power(), t.matrix_exp() and t.orgqr()."""
+
+    __slots__ = ()
+
+    def det(self) -> Tensor:
+        return legacy.det(self)
+
+    def logdet(self) -> Tensor:
+        return legacy.logdet(self)
+
+    def slogdet(self) -> Slogdet:
+        return legacy.slogdet(self)
+
+    def inverse(self) -> Tensor:
+        return legacy.inverse(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        return legacy.cholesky(self, upper)
+
+    def cholesky_solve(self, input2: Any, upper: bool = False) -> Tensor:
+        return legacy.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        return legacy.cholesky_inverse(self, upper)
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> SvdUSV:
+        return legacy.svd(self, some, compute_uv)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        return legacy.pinverse(self, rcond)
+
+    def qr(self, some: bool = True) -> Qr:
+        return legacy.qr(self, some)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> tuple:
+        return legacy.lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Tensor:
+        return legacy.lu_solve(self, LU_data, LU_pivots)
+
+    def triangular_solve(
+        self, A: Any, upper: bool = True, transpose: bool = False, unitriangular: bool = False
+    ) -> TriangularSolve:
+        return legacy.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def matrix_power(self, n: int) -> Tensor:
+        return legacy.matrix_power(self, n)
+
+    def matrix_exp(self) -> Tensor:
+        return legacy.matrix_exp(self)
+
+    def orgqr(self, input2: Any) -> Tensor:
+        return legacy.orgqr(self, input2)
