@@ -2,7 +2,7 @@
 engine's order) laid out as inline SVG, with modules folded into boxes, in one HTML file.
 
 What the engine did is recorded by viz.py; this module only draws the record and leaves the
-stepping to assets/walkthrough.js. Nothing it writes refers to anything outside the file.
+stepping to chainrule/assets/walkthrough.js. Nothing it writes refers to anything outside the file.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from ..autograd.reference import toposort
 from .outputs import write_output
 
-ASSETS = Path(__file__).resolve().parent / "assets"
+ASSETS = Path(__file__).resolve().parent.parent / "assets"  # chainrule/assets
 NODE_W, NODE_H = 170, 62  # a node's box, in SVG units (pixels at zoom 1)
 GAP_X, GAP_Y, PAD = 46, 16, 14
 
