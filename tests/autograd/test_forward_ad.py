@@ -11,27 +11,7 @@ import chainrule as cr
 import chainrule.autograd.forward_ad as fw
 from tests.ops import test_ops as catalog
 
-# Rows that write into a dual in place: the written tensor takes the result's tangent only
-# once tensor/inplace.py's _write passes it on (strict: these fail loudly when it does)
-WRITES_IN_PLACE = {
-    "write_through_views",
-    "index_put",
-    "remainder_",
-    "mvlgamma_",
-    "put",
-    "put_accumulate",
-}
-ROWS = [
-    pytest.param(
-        r,
-        marks=pytest.mark.xfail(strict=True, reason="in-place writes keep the old tangent"),
-        id=r.name,
-    )
-    if r.name in WRITES_IN_PLACE
-    else pytest.param(r, id=r.name)
-    for r in catalog.ROWS
-    if r.grad and r.numeric
-]
+ROWS = [pytest.param(r, id=r.name) for r in catalog.ROWS if r.grad and r.numeric]
 
 
 def as_np(t):

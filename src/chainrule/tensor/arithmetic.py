@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import broadcast_shape, need_number, normalize_dims
+from ..autograd.forward_ad import carries
 from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -592,8 +593,8 @@ def _remainder(a: Any, b: Any) -> Tensor:
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
         quotient = xp.floor_divide(x, y)
-    if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)):
-        return Tensor._make(value)
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)) and not carries((a, b)):
+        return Tensor._make(value)  # nothing to differentiate, forward or backward
     # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
     # PyTorch's (the composite may differ in the last bit): a constant makes it so
     out = a - Tensor._make(array.array_of(quotient)) * b

@@ -14,6 +14,8 @@ from ..arguments import (
     broadcasts_to,
     index_arg,
 )
+from ..array.views import view_positions
+from ..autograd import forward_ad
 from ..autograd.mode import is_grad_enabled
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
@@ -461,7 +463,7 @@ class InPlace(Core):
         src = values._array if isinstance(values, Tensor) else values
         arr = self._array
         wants = self.requires_grad or getattr(values, "requires_grad", False)
-        joins = is_grad_enabled() and wants
+        joins = is_grad_enabled() and wants or forward_ad.active[0]  # a graph or tangents
         if joins or not array.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
@@ -505,21 +507,21 @@ class InPlace(Core):
         """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's
         write joins its base's graph as tensor/views.py says). ``compute``'s last op must be
         the only one that takes the tensor as an input; ``written``, where given, is the part
-        of the array it changes (the rest keeps its values)."""
+        of the array it changes (the rest keeps its values). With a dual level open, the
+        tensor takes the result's tangent too (_pass_tangent)."""
         grad = is_grad_enabled()
-        base = self._base
-        if base is not None and not array.module_of(self._array).may_share_memory(
-            self._array, base._array
-        ):  # no view any more (unpickled, or its base's array replaced): a tensor of its own
-            base = None
-        if grad and base is not None and (self.requires_grad or base.requires_grad):
-            views.refuse_view_write(self, base, op)
-        if grad and self.requires_grad and self.grad_fn is None:
-            raise RuntimeError(
-                f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in an "
-                "in-place operation; do it under cr.no_grad(), or on a clone"
-            )
+        if grad and (self.requires_grad or self._base is not None):
+            base = _live_base(self)
+            if base is not None and (self.requires_grad or base.requires_grad):
+                views.refuse_view_write(self, base, op)
+            if self.requires_grad and self.grad_fn is None:
+                raise RuntimeError(
+                    f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in "
+                    "an in-place operation; do it under cr.no_grad(), or on a clone"
+                )
         old = views.stand_in(self) if grad else self  # the old value, which the result records
+        if old is not self and forward_ad.active[0]:
+            forward_ad.set_tangent(old, forward_ad.tangent_of(self))
         new = compute(old)
         if not isinstance(new, Tensor):
             new = Tensor(new)
@@ -529,18 +531,20 @@ class InPlace(Core):
                 f"{op}: the result's shape {out.shape} does not match the tensor's shape "
                 f"{arr.shape} written in place (the other operand must broadcast to it)"
             )
-        integers = out.dtype.kind in "iu" and arr.dtype.kind in "iu"  # wrapped, as PyTorch
-        if not integers and not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
-            raise RuntimeError(
-                f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
-                f"dtype {arr.dtype} in place; use the out-of-place form"
-            )
+        if out.dtype != arr.dtype:
+            integers = out.dtype.kind in "iu" and arr.dtype.kind in "iu"  # wrapped, as PyTorch
+            if not integers and not xp.can_cast(out.dtype, arr.dtype, "same_kind"):
+                raise RuntimeError(
+                    f"{op}: the result's dtype {out.dtype} cannot be written into a tensor of "
+                    f"dtype {arr.dtype} in place; use the out-of-place form"
+                )
         if not array.writeable(arr):
             raise RuntimeError(
                 f"{op}: the tensor (shape {self.shape}) is a read-only view (expand or "
                 "broadcast_to: several elements share one memory location); clone() it first"
             )
         fn = new.grad_fn
+        base = None if fn is None else _live_base(self)
         if fn is not None and base is not None:
             views.refuse_multi_output(self, base, op)
         if fn is not None and fn.saves_inputs and old is not self:  # the rule reads the old
@@ -550,6 +554,8 @@ class InPlace(Core):
         bump(self)
         if fn is not None:
             self._rebased(old, fn, base, written)
+        if forward_ad.active[0]:
+            _pass_tangent(self, new)
         return self
 
     def _rebased(self, old: Tensor, fn: Any, base: Tensor | None, written: Any = None) -> None:
@@ -566,6 +572,39 @@ class InPlace(Core):
             views.repoint_views(self, self, written)
         else:
             views.repoint_views(base, self, self._array)
+
+
+def _live_base(t: Tensor) -> Tensor | None:
+    """The tensor ``t`` is a view of, or None: also where it is no view any more (unpickled,
+    or its base's array replaced), a tensor of its own."""
+    base = t._base
+    if base is None or array.module_of(t._array).may_share_memory(t._array, base._array):
+        return base
+    return None
+
+
+def _pass_tangent(t: Tensor, new: Tensor) -> None:
+    """After a write of ``new`` into ``t`` with a dual level open: ``t``'s tangent becomes
+    ``new``'s (zero where ``new`` has none), written into the tangent ``t`` carries, so that
+    the views whose tangents are views of it see the change, as PyTorch's in-place
+    tangents. A view of a base with no tangent gives the base one, zero elsewhere."""
+    tangent, mine = forward_ad.tangent_of(new), forward_ad.tangent_of(t)
+    if mine is None and tangent is None:
+        return
+    if mine is None or mine.requires_grad or (tangent is not None and tangent.requires_grad):
+        base = _live_base(t)
+        if mine is None and base is not None and forward_ad.tangent_of(base) is None:
+            whole = xp.zeros_like(base._array)
+            at = array.from_host(view_positions(base._array, t._array), whole)
+            whole.reshape(-1)[at] = tangent._array
+            forward_ad.set_tangent(base, Tensor._make(whole))
+        forward_ad.set_tangent(t, tangent)
+    elif not array.writeable(mine._array):  # a broadcast tangent: replaced, not written
+        forward_ad.set_tangent(t, new.new_zeros(new.shape) if tangent is None else tangent)
+    elif tangent is None:
+        mine._array[...] = 0
+    else:
+        mine._array[...] = tangent._array
 
 
 def _holds_as_is(src: Any, arr: Any) -> bool:
