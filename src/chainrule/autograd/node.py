@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..array import ndarray
 from ..array.tensor_type import tensor_type
 from .hooks import add_hook
 
@@ -19,9 +20,12 @@ class Node:
     node_hooks: dict[str, dict[int, Any]] | None = None  # register_hook's and register_prehook's
 
     def name(self) -> str:
-        """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``), also once
-        backward has freed it (release keeps the name where it depends on the call)."""
-        return self.__dict__.get("_name") or torch_name(self)
+        """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``): its type's, as
+        torchviz reads it, chosen as the node was recorded (see node_type)."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
@@ -68,14 +72,11 @@ class Node:
         after backward still works: its edges (the inputs' nodes, never their arrays),
         its name and the user's metadata."""
         kept = self.__dict__
-        name = torch_name(self) if type(self).__name__ in NAMED_BY_CALL else None
         meta = kept.get("_metadata")
         ends = edges(self.inputs or ())
         self.inputs = None
         kept.clear()
         kept["_edges"] = ends
-        if name is not None:
-            kept["_name"] = name
         if meta is not None:
             kept["_metadata"] = meta
 
@@ -106,7 +107,7 @@ class AccumulateGrad:
 
 # PyTorch's names for the nodes of chainrule's primitives, where they are not <Op>Backward0
 _TORCH_NAMES = {
-    "Reshape": "ViewBackward0", "GetItem": "IndexBackward0",
+    "Reshape": "ViewBackward0",
     "LayerNorm": "NativeLayerNormBackward0",
     "LogSumExp": "LogsumexpBackward0", "CrossEntropy": "NllLossBackward0",
     "NLLLoss": "NllLossBackward0", "Conv2d": "ConvolutionBackward0",
@@ -134,52 +135,85 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
     return out
 
 
-# The ops whose PyTorch name depends on how they were called (see torch_name): release
-# keeps theirs, which it could not tell once the inputs and options are gone.
-NAMED_BY_CALL = frozenset(
-    {"Pow", "MatMul", "Linear", "GetItem", "Permute", "Piecewise", "Sum", "Mean", "Clamp",
-     "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy", "Select", "EvenlyDistribute"}
-)  # fmt: skip
+def node_type(op: Any, name: str) -> Any:
+    """The type of op's recorded nodes named ``name``: a subclass of the op with PyTorch's
+    name and nothing else of its own (``type(y.grad_fn).__name__`` is ``MulBackward0``, as
+    torchviz and printing read it), made once per op and name; the op itself for ""."""
+    made = op.node_types.get(name)
+    if made is None and not name:
+        return op
+    if made is None:
+        space = {"__slots__": (), "__doc__": op.__doc__, "__qualname__": name, "primitive": op}
+        space["__module__"] = __name__  # not the op's module: the op stays the one primitive
+        made = op.node_types[name] = type(op)(name, (op,), space)
+    return made
 
 
-def torch_name(fn: Node) -> str:
-    """The name PyTorch gives the node of the same op: by the op, and for a few by how it
-    was called (pow's exponent a tensor or a number, matmul's and linear's ranks, a
-    selection by an integer or a slice)."""
-    op = type(fn).__name__
-    inputs: Any = getattr(fn, "inputs", None) or ()
-    T = tensor_type()
-    if op == "Pow":
-        return "PowBackward1" if isinstance(inputs[1], T) else (
-            "PowBackward2" if not isinstance(inputs[0], T) else "PowBackward0")  # fmt: skip
-    if op in ("MatMul", "Linear") and inputs:
-        a, b = inputs[0], inputs[1]
-        if op == "Linear":
-            bias = len(inputs) > 2 and inputs[2] is not None
-            return "AddmmBackward0" if a.ndim == 2 and bias else (
-                "MmBackward0" if a.ndim == 2 else "ViewBackward0")  # fmt: skip
-        ranks = (a.ndim, b.ndim)
-        return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}.get(
-            ranks, "UnsafeViewBackward0"
-        )
-    if op == "GetItem":  # basic indexing: an integer selects, slices slice; else advanced
-        index = fn.__dict__.get("index")
-        parts = index if isinstance(index, tuple) else (index,)
-        basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
-        if basic and any(isinstance(p, int) for p in parts):
-            return "SelectBackward0"
-        if basic:
-            return "SliceBackward0"
-    if op == "Permute":  # two dims swapped is torch's transpose
-        dims = fn.__dict__.get("dims") or ()
-        moved = [i for i, d in enumerate(dims) if i != d]
-        return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
-    if op in ("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy"):  # forward names it
-        return fn.__dict__["node_name"]
-    if op in ("Select", "EvenlyDistribute"):  # the op of the call: median, kthvalue, cummax..
-        return fn.__dict__["node_name"]
-    if op == "Piecewise":
-        return "LeakyReluBackward0" if fn.__dict__.get("slope") else "ThresholdBackward0"
-    if op in ("Sum", "Mean") and fn.__dict__.get("dim", fn.__dict__.get("axis")) is not None:
-        return f"{op}Backward1"
+def fixed_name(op: str) -> str:
+    """PyTorch's name for the nodes of the op named ``op``, where the call does not change it."""
     return _TORCH_NAMES.get(op, f"{op}Backward0")
+
+
+# How PyTorch names the node of an op by the call, from forward's arrays (the inputs' arrays,
+# numbers as they are) and options, before forward runs.
+
+
+def _pow(arrays: list, options: dict) -> str:  # the exponent a tensor, or the base a number
+    if isinstance(arrays[1], ndarray):
+        return "PowBackward1"
+    return "PowBackward0" if isinstance(arrays[0], ndarray) else "PowBackward2"
+
+
+def _matmul(arrays: list, options: dict) -> str:  # by the ranks: mm, dot, mv; else bmm's view
+    ranks = (arrays[0].ndim, arrays[1].ndim)
+    named = {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}
+    return named.get(ranks, "SqueezeBackward4" if ranks[0] == 1 else "UnsafeViewBackward0")
+
+
+def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm without, or a view
+    rank, bias = arrays[0].ndim, len(arrays) > 2 and arrays[2] is not None
+    if rank == 2:
+        return "AddmmBackward0" if bias else "MmBackward0"
+    if bias:
+        return "ViewBackward0"
+    return "SqueezeBackward4" if rank == 1 else "UnsafeViewBackward0"
+
+
+def _getitem(arrays: list, options: dict) -> str:  # an integer selects, slices slice
+    index = options["index"]
+    parts = index if type(index) is tuple else (index,)
+    basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
+    if basic and any(isinstance(p, int) for p in parts):
+        return "SelectBackward0"
+    return "SliceBackward0" if basic else "IndexBackward0"
+
+
+def _permute(arrays: list, options: dict) -> str:  # two dims swapped is torch's transpose
+    moved = [i for i, d in enumerate(options["dims"]) if i != d]
+    return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
+
+
+def _sum(arrays: list, options: dict) -> str:  # over given dims: the overload with dim
+    return "SumBackward0" if options.get("dims") is None else "SumBackward1"
+
+
+def _mean(arrays: list, options: dict) -> str:
+    return "MeanBackward0" if options.get("dims") is None else "MeanBackward1"
+
+
+def _piecewise(arrays: list, options: dict) -> str:
+    return "LeakyReluBackward0" if options.get("slope") else "ThresholdBackward0"
+
+
+def _by_forward(arrays: list, options: dict) -> str:  # forward sets node_name (clamp's by
+    return ""  # its bounds, clone's copy...): its node's type is chosen once it has run
+
+
+# The ops whose PyTorch name depends on how they were called, each with the function that
+# gives it (Function.apply calls it).
+BY_CALL = {
+    "Pow": _pow, "MatMul": _matmul, "Linear": _linear, "GetItem": _getitem,
+    "Permute": _permute, "Sum": _sum, "Mean": _mean, "Piecewise": _piecewise,
+    **dict.fromkeys(("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy", "Select",
+                     "EvenlyDistribute"), _by_forward),
+}  # fmt: skip

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array.tensor_type import tensor_type
 from .mode import state
-from .node import Node
+from .node import BY_CALL, Node, fixed_name, node_type
 from .versions import make_view, shares_memory, version, writes
 
 if TYPE_CHECKING:
@@ -72,6 +72,23 @@ class Function(Node):
     saves_out = False
     view = False
     users_rule = False  # backward is user code (a custom Function's), whose arrays it may keep
+    # The op's class itself, and the type its nodes take: a subclass with PyTorch's name
+    # (MulBackward0), or None where the name depends on the call (name_by_call gives it from
+    # forward's arrays and options, or "" where forward sets node_name). Set as each op is
+    # defined.
+    primitive: type
+    node_type: type | None
+    node_types: dict[str, type]  # the op's node types made so far, by name
+    name_by_call: Any = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "primitive" in cls.__dict__:  # a node type (node.node_type): the op's, named
+            return
+        cls.primitive, cls.node_types = cls, {}
+        by_call = BY_CALL.get(cls.__name__)
+        cls.name_by_call = None if by_call is None else staticmethod(by_call)
+        cls.node_type = None if by_call else node_type(cls, fixed_name(cls.__name__))
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"no forward; {_write_in(self, 'forward')}")  # named by apply
@@ -82,14 +99,13 @@ class Function(Node):
     @property
     def op(self) -> str:
         """The primitive's own name (``Mul``), as errors and explanations give it."""
-        return type(self).__name__
+        return self.primitive.__name__
 
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
         requires grad. Inputs are Tensors or plain Python numbers."""
         T = tensor_type()
-        fn = cls()
         # One loop for the arrays, what needs a gradient and the versions the node would
         # record: cheaper than three comprehensions, each a call of its own (until Python
         # 3.12), on the hot path of every op.
@@ -106,6 +122,10 @@ class Function(Node):
                 seen.append(None)
         if ACCELERATED:
             arrays = _same_device(cls.__name__.lower(), arrays, inputs)
+        named = cls.node_type
+        if named is None:  # PyTorch's name depends on the call: chosen from it, or by forward
+            named = node_type(cls, cls.name_by_call(arrays, options))
+        fn = named()
         try:
             out_data = fn.forward(*arrays, **options)
         except Exception as err:
@@ -120,6 +140,8 @@ class Function(Node):
             fn.needs_input_grad = tuple(needs)
             fn.versions = tuple(seen)  # as versions(inputs) gives them
             fn.stamp = writes[0]
+            if named is cls:  # forward named the node (node_name)
+                fn.__class__ = node_type(cls, fn.node_name)
             if cls.saves_out:
                 fn.out_version = version(out)
             out.grad_fn = fn
@@ -174,9 +196,9 @@ def _same_device(op: str, arrays: list, inputs: tuple) -> list:
 
 def _write_in(fn: Function, method: str) -> str:
     """Where an op's missing method goes, for its error: the file that defines the op."""
-    path = "src/" + type(fn).__module__.replace(".", "/") + ".py"
+    path = "src/" + fn.primitive.__module__.replace(".", "/") + ".py"
     what = "on arrays" if method == "forward" else "in Tensor ops, one gradient per input"
-    return f"write {type(fn).__name__}.{method} ({what}) in {path}"
+    return f"write {fn.op}.{method} ({what}) in {path}"
 
 
 def arrays_of(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
