@@ -2,7 +2,7 @@
 are in chainrule.nn.functional.
 """
 
-from . import functional, init, padding, parallel, utils
+from . import functional, init, modules, padding, parallel, parameter, utils
 from .activation import (
     CELU,
     ELU,
@@ -33,7 +33,25 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
 from .fold import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold
-from .layers import CosineSimilarity, Dropout, Embedding, Flatten, Identity, Linear, Unflatten
+from .layers import (
+    CosineSimilarity,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    Linear,
+    Softmax2d,
+    Unflatten,
+)
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyLinear,
+)
 from .likelihood_losses import CTCLoss, GaussianNLLLoss, KLDivLoss, PoissonNLLLoss
 from .loss import (
     BCELoss,
@@ -70,8 +88,11 @@ from .normalization import (
     LayerNorm,
     LocalResponseNorm,
     RMSNorm,
+    SyncBatchNorm,
 )
 from .padding import *  # noqa: F403  (its 15 layers, by padding.__all__)
+from .parallel import DataParallel
+from .parameter import Buffer, UninitializedBuffer, UninitializedParameter
 from .pooling_layers import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -231,5 +252,22 @@ __all__ = [
     "RMSNorm",
     "Bilinear",
     "EmbeddingBag",
+]
+__all__ += [
+    "modules",
+    "parameter",
+    "Buffer",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "Softmax2d",
+    "LazyLinear",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "SyncBatchNorm",
+    "DataParallel",
 ]
 __all__ += padding.__all__

@@ -15,7 +15,7 @@ from ..functions import cat, pad, where
 from ..ops.attention import ScaledDotProductAttention
 from ..tensor import Tensor, as_tensor
 from . import init
-from .layers import Linear, dropout, linear
+from .layers import NonDynamicallyQuantizableLinear, dropout, linear
 from .module import Module, Parameter
 
 xp = array.xp
@@ -177,7 +177,7 @@ class MultiheadAttention(Module):
         if add_bias_kv:
             self.bias_k = Parameter(xp.empty((1, 1, E), dtype=dtype, like=on))
             self.bias_v = Parameter(xp.empty((1, 1, E), dtype=dtype, like=on))
-        self.out_proj = Linear(E, E, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(E, E, bias, device, dtype)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:

@@ -1,6 +1,6 @@
 """Basic layers and their functional forms: Identity, Flatten, Unflatten, Linear, Embedding,
-Dropout, CosineSimilarity (and normalize). Normalisation layers are in normalization.py,
-activations in activation.py.
+Dropout, CosineSimilarity (and normalize), Softmax2d. Normalisation layers are in
+normalization.py, the other activations in activation.py.
 """
 
 from __future__ import annotations
@@ -266,6 +266,11 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """Linear under the name PyTorch gives MultiheadAttention's ``out_proj`` (its quantization
+    passes skip it); programs and checkpoints name it by this class."""
+
+
 class Embedding(Module):
     """A lookup table: integer indices (*) -> rows of weight (*, embedding_dim).
 
@@ -389,3 +394,14 @@ class CosineSimilarity(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class Softmax2d(Module):
+    """softmax over the channels at each location: (C, H, W) or (N, C, H, W), dim -3."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D; got {input.ndim}D (shape {input.shape})"
+            )
+        return input.softmax(-3)

@@ -336,6 +336,12 @@ class Module:
         whatever it was, and anything else is a plain attribute. Only a name already held
         costs more than a plain assignment (a forward assigns nothing)."""
         d = self.__dict__
+        if (
+            getattr(value, "_is_buffer", False)
+            and d.get("_buffers", {}).get(name) != value.persistent
+        ):
+            self.register_buffer(name, value, value.persistent)  # an nn.Buffer (parameter.py)
+            return
         if name in _RESERVED or name not in d and "_empty" not in d:  # a new plain name
             object.__setattr__(self, name, value)
             return
@@ -450,7 +456,11 @@ class Module:
     ) -> IncompatibleKeys:
         """Copy values (Tensors or arrays) into this module's parameters and buffers, cast to
         their dtypes. Every missing, unexpected (when strict) and mis-shaped key is checked
-        before anything is copied, and all of them are named in one error."""
+        before anything is copied, and all of them are named in one error. A lazy module's
+        uninitialized parameters take their shapes from the values first (lazy.py)."""
+        for prefix, m in self.named_modules():
+            if hasattr(m, "materialize_from"):
+                m.materialize_from(state_dict, prefix)
         own = dict(self._state())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

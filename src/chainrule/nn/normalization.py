@@ -1,8 +1,8 @@
-"""Normalisation layers and their functional forms: LayerNorm, BatchNorm1d/2d/3d, GroupNorm,
-InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm. Layer normalisation is one primitive
-(ops/norm.py), which group normalisation reuses; batch, instance, RMS and local response
-normalisation are composed from Tensor ops, so their gradients (and gradients of gradients)
-come free.
+"""Normalisation layers and their functional forms: LayerNorm, BatchNorm1d/2d/3d (and
+SyncBatchNorm), GroupNorm, InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm. Layer
+normalisation is one primitive (ops/norm.py), which group normalisation reuses; batch,
+instance, RMS and local response normalisation are composed from Tensor ops, so their
+gradients (and gradients of gradients) come free.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import warnings
 from typing import Any
 
 from .. import array
+from .. import distributed as dist
 from ..arguments import need_float, need_number, positive_int, resolve_device
 from ..functions import pad
 from ..ops import norm
@@ -303,6 +304,75 @@ class BatchNorm3d(_BatchNorm):
 
     _shapes = (5,)
     _layout = "(N, C, D, H, W)"
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation of (N, C, *) input whose statistics would span the batches of
+    every process of a group. With no process group of more than one process (chainrule's
+    own case on one machine without distributed), it is BatchNorm over this batch, as
+    PyTorch's; training in a group of several processes is refused, since its statistics
+    and their gradients need collectives that chainrule's distributed does not run inside a
+    layer."""
+
+    _shapes = tuple(range(2, 65))  # any (N, C, *)
+    _layout = "(N, C, *)"
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.training and dist.is_initialized():
+            size = dist.get_world_size(self.process_group)
+            if size > 1:
+                raise RuntimeError(
+                    f"SyncBatchNorm: statistics synchronised across processes are not "
+                    f"supported; got a process group of {size} processes in training; use "
+                    "BatchNorm (each process's own batch statistics) or train on one process"
+                )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every BatchNorm layer in it (not InstanceNorm) replaced by a
+        SyncBatchNorm holding the same parameters and running statistics, as PyTorch's."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            out = cls(
+                module.num_features, module.eps, module.momentum, module.affine,
+                module.track_running_stats, process_group, bias=module.bias is not None,
+            )  # fmt: skip
+            for name in ("weight", "bias", "running_mean", "running_var", "num_batches_tracked"):
+                setattr(out, name, getattr(module, name))
+            out.training = module.training
+
+        def convert(value: Any) -> Any:
+            if isinstance(value, Module):
+                return cls.convert_sync_batchnorm(value, process_group)
+            if isinstance(value, list):
+                value[:] = [convert(v) for v in value]
+            elif isinstance(value, dict):
+                value.update({k: convert(v) for k, v in value.items()})
+            return value
+
+        for name, value in list(vars(out).items()):
+            if isinstance(value, (Module, list, dict)) and name not in ("_buffers", "_empty"):
+                setattr(out, name, convert(value))
+        return out
 
 
 # -- group, instance, RMS and local response normalisation ----------------------------------
