@@ -13,7 +13,7 @@ from .. import array
 from ..arguments import need_float, need_number, resolve_device
 from ..autograd.mode import no_grad
 from ..factories import full
-from ..ops import elementwise, special
+from ..ops import elementwise, smooth, special
 from ..tensor import Tensor, as_tensor, where
 from .module import Module, Parameter
 
@@ -70,27 +70,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold, as PyTorch's."""
-    x = _floating(input, "softplus")
-    bx = x * beta if beta != 1 else x
-    linear = bx._array > threshold
-    safe = where(linear, 0.0, bx)  # the branch not taken stays finite, so does its gradient
-    if safe._array.dtype.itemsize < 4:  # float16's exp overflows past 11: in float32, as torch
-        soft = safe.float().exp().log1p().to(x.dtype)
-    else:
-        soft = safe.exp().log1p()  # log1p: exact where exp(bx) is tiny, as PyTorch's
-    if beta != 1:
-        soft = soft * (1.0 / beta)
-    return where(linear, x, soft)
+    return smooth.Softplus.apply(_floating(input, "softplus"), beta=beta, threshold=threshold)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """log(sigmoid(x)): x - log1p(exp(x)) for x < 0, -log1p(exp(-x)) otherwise, so no exp
-    overflows and every derivative is exact, for logits of any size, as PyTorch's."""
-    x = _floating(input, "logsigmoid")
-    negative = x._array < 0
-    below = where(negative, x, 0.0)  # each branch finite where it is not taken
-    above = where(negative, 0.0, x)
-    return where(negative, below - below.exp().log1p(), 0.0 - (-above).exp().log1p())
+    """log(sigmoid(x)), with no exp overflowing for logits of any size, as PyTorch's."""
+    return smooth.LogSigmoid.apply(_floating(input, "logsigmoid"))
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -100,50 +85,43 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    return maybe_inplace(
-        _floating(input, "mish"), inplace, "mish", lambda x: x * softplus(x).tanh()
-    )
-
-
-def _expm1(x: Tensor) -> Tensor:
-    """exp(x) - 1 for x <= 0 with the gradient PyTorch's ELU family has, exp(x) (the
-    expm1 primitive's, 1 + out, rounds to 0 for x << 0): as written where that loses
-    nothing (x <= -0.5: |result| >= 0.39), else 2 t / (1 - t) with t = tanh(x / 2), free of
-    exp's cancellation near 0 (and tanh's gradient 1 - t^2 of its own far from 0, hence the
-    split); within 2 ulp of expm1 in value and gradient."""
-    t = (x * 0.5).tanh()
-    return where(x._array > -0.5, t * 2.0 / (1.0 - t), x.exp() - 1.0)
+    return maybe_inplace(_floating(input, "mish"), inplace, "mish", smooth.Mish.apply)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x) - 1), as PyTorch."""
-    return maybe_inplace(_floating(input, "elu"), inplace, "elu", lambda x: _elu(x, alpha))
-
-
-def _elu(x: Tensor, alpha: float) -> Tensor:
-    positive = x._array > 0
-    return where(positive, x, _expm1(where(positive, 0.0, x)) * alpha)  # the other branch finite
+    return maybe_inplace(
+        _floating(input, "elu"),
+        inplace,
+        "elu",
+        lambda x: smooth.Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0),
+    )
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
-    return maybe_inplace(_floating(input, "selu"), inplace, "selu", _selu)
-
-
-def _selu(x: Tensor) -> Tensor:
-    positive = x._array > 0
-    negative = _expm1(where(positive, 0.0, x)) * (SELU_ALPHA * SELU_SCALE)
-    return where(positive, x * SELU_SCALE, negative)
+    return maybe_inplace(
+        _floating(input, "selu"),
+        inplace,
+        "selu",
+        lambda x: smooth.Elu.apply(x, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0),
+    )
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha (exp(x / alpha) - 1)."""
-    return maybe_inplace(_floating(input, "celu"), inplace, "celu", lambda x: _celu(x, alpha))
-
-
-def _celu(x: Tensor, alpha: float) -> Tensor:
-    positive = x._array > 0
-    return where(positive, x, _expm1(where(positive, 0.0, x) * (1.0 / alpha)) * alpha)
+    return maybe_inplace(
+        _floating(input, "celu"),
+        inplace,
+        "celu",
+        lambda x: smooth.Elu.apply(
+            x,
+            alpha=alpha,
+            scale=1.0,
+            input_scale=1.0 / alpha,
+            grad_input_scale=1.0 / float(array.xp.float32(alpha)),
+        ),
+    )
 
 
 def hardtanh(

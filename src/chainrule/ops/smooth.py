@@ -1,0 +1,187 @@
+"""The smooth activations as primitives: the ELU family (elu, selu, celu), softplus,
+logsigmoid and mish. For speed: each forward is a few NumPy passes with no selection where
+its composite was ten to twenty nodes (5-20x PyTorch's time); each backward is its rule in
+Tensor ops, so it differentiates again. nn/activation.py checks arguments.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..array import xp
+from ..autograd.primitive import Function
+from .elementwise import Where
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+def _opmath(x: Any) -> Any:
+    """x as the passes compute it: half precision in float32 (one rounding at the end, as
+    PyTorch's kernels round), anything wider as it is, and always an array (a 0-d one too),
+    so the passes can write in place."""
+    if x.dtype.itemsize < 4:
+        return x.astype(xp.float32)
+    return xp.asarray(x)
+
+
+def _softplus(bx: Any) -> Any:
+    """log(1 + exp(bx)) as max(bx, 0) + log1p(exp(-|bx|)): no exp overflows, no selection,
+    exact (log1p) where exp(bx) is tiny. A new array."""
+    out = xp.abs(bx, out=xp.empty_like(bx))
+    xp.negative(out, out=out)
+    xp.exp(out, out=out)
+    xp.log1p(out, out=out)
+    out += xp.maximum(bx, 0.0)
+    return out
+
+
+class Elu(Function):
+    """out = scale x for x > 0, else alpha scale (exp(input_scale x) - 1): elu (scale 1,
+    input_scale 1), selu (its two constants) and celu (input_scale 1 / alpha), as PyTorch's
+    one kernel for the three. grad_x = grad scale for x > 0, else grad alpha scale
+    input_scale exp(input_scale x), where the gradient's input_scale is
+    ``grad_input_scale`` when given (PyTorch's celu gradient takes 1 / alpha with alpha
+    rounded to float32 first)."""
+
+    rule = (
+        "grad_x = grad * scale where x > 0, else grad * alpha * scale * input_scale "
+        "* exp(input_scale * x)"
+    )
+
+    def forward(
+        self,
+        x: Any,
+        *,
+        alpha: float,
+        scale: float,
+        input_scale: float,
+        grad_input_scale: float | None = None,
+    ) -> Any:
+        self.coef, self.scale = alpha * scale, scale
+        self.input_scale = input_scale if grad_input_scale is None else grad_input_scale
+        a = _opmath(x)
+        # expm1(input_scale min(x, 0)) coef + max(x, 0) scale: each side 0 where the other
+        # is taken, so a sum, not a selection (which costs ten passes on mixed signs)
+        neg = xp.minimum(a, 0.0, out=xp.empty_like(a))
+        if input_scale != 1:
+            neg *= input_scale
+        xp.expm1(neg, out=neg)
+        if self.coef != 1:
+            neg *= self.coef
+        pos = xp.maximum(a, 0.0)
+        if scale != 1:
+            pos *= scale
+        neg += pos
+        return neg.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        positive = x._array > 0
+        below = Where.apply(positive, 0.0, x) * self.input_scale  # finite where x > 0 is taken
+        slope = below.exp() * (self.coef * self.input_scale)
+        return (grad * Where.apply(positive, self.scale, slope),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        x = self.inputs[0]._array
+        k = self.coef * self.input_scale
+        slope = xp.minimum(x, 0.0)
+        if self.input_scale != 1:
+            slope *= self.input_scale
+        slope = xp.exp(slope)  # 1 where x > 0
+        if k != 1:
+            slope *= k
+        if k != self.scale:  # then scale where x > 0: k + (scale - k)
+            slope += xp.multiply(x > 0, self.scale - k, dtype=slope.dtype)
+        return (grad * slope,)
+
+
+class Softplus(Function):
+    """out = log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as
+    PyTorch's); grad_x = grad sigmoid(beta x), and grad where beta x > threshold."""
+
+    rule = "grad_x = grad * sigmoid(beta * x), and grad where beta * x > threshold"
+    saves_out = True
+
+    def forward(self, x: Any, *, beta: float, threshold: float) -> Any:
+        self.beta = beta
+        a = _opmath(x)
+        bx = a * beta if beta != 1 else a
+        self.linear = bx > threshold
+        out = _softplus(bx)
+        if beta != 1:
+            out /= beta
+        xp.copyto(out, a, where=self.linear)  # few elements: no cost to speak of
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        bx = x * self.beta if self.beta != 1 else x
+        return (Where.apply(self.linear, grad, grad * bx.sigmoid()),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        # sigmoid(beta x) = 1 - exp(-beta softplus(x)) = -expm1(-beta out): from the output
+        # in two passes, exact at both ends
+        g = xp.multiply(out, -self.beta, out=xp.empty_like(grad))  # an array for 0-d too
+        xp.expm1(g, out=g)
+        g *= grad
+        xp.negative(g, out=g)
+        xp.copyto(g, grad, where=self.linear)
+        return (g,)
+
+
+class LogSigmoid(Function):
+    """out = log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (as PyTorch's kernel);
+    grad_x = grad sigmoid(-x)."""
+
+    rule = "grad_x = grad * sigmoid(-x)"
+    saves_out = True
+
+    def forward(self, x: Any) -> Any:
+        a = _opmath(x)
+        out = _softplus(-a)
+        xp.negative(out, out=out)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (grad * (-self.inputs[0]).sigmoid(),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        # sigmoid(-x) = 1 - sigmoid(x) = -expm1(out): exact at both ends
+        g = xp.expm1(out, out=xp.empty_like(grad))  # an array for 0-d too
+        g *= grad
+        xp.negative(g, out=g)
+        return (g,)
+
+
+class Mish(Function):
+    """out = x tanh(softplus(x)); grad_x = grad (t + x sigmoid(x) (1 - t^2)) with
+    t = tanh(softplus(x)) (as PyTorch's)."""
+
+    rule = "grad_x = grad * (t + x * sigmoid(x) * (1 - t**2)), t = tanh(softplus(x))"
+
+    def forward(self, x: Any) -> Any:
+        a = _opmath(x)
+        out = _softplus(a)
+        xp.tanh(out, out=out)
+        out *= a
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        t = Softplus.apply(x, beta=1.0, threshold=20.0).tanh()
+        return (grad * (t + x * x.sigmoid() * (1.0 - t * t)),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        x = self.inputs[0]._array
+        sp = _softplus(x)
+        t = xp.tanh(sp)
+        s = xp.expm1(-sp)  # -sigmoid(x) = expm1(-softplus(x))
+        s *= x
+        sq = t * t
+        sq -= 1.0
+        s *= sq  # x sigmoid(x) (1 - t^2)
+        s += t
+        s *= grad
+        return (s,)
