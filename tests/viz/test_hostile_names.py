@@ -336,9 +336,9 @@ def test_every_writer_of_names_is_in_the_table() -> None:
 
     root = Path(chainrule.__file__).parent
     writers = {
-        "walkthrough.py": "walkthrough_",
+        "tools/walkthrough.py": "walkthrough_",
         "viz.py": "draw_",
-        "monitor.py": "monitor_",
+        "tools/monitor.py": "monitor_",
         "utils/tensorboard.py": "tensorboard_",
     }
     marks = re.compile(
@@ -350,7 +350,7 @@ def test_every_writer_of_names_is_in_the_table() -> None:
         if marks.search(p.read_text(encoding="utf-8"))
     }
     # a recipe's curves are labelled by the recipe's own words, not by names a user chose
-    found = {f for f in found if not f.startswith("recipes/")}
+    found = {f for f in found if not f.startswith("tools/recipes/")}
     assert found <= set(writers), f"write a row in WRITERS for {sorted(found - set(writers))}"
     for prefix in writers.values():
         assert any(w.startswith(prefix) for w in WRITERS)

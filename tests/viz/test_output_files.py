@@ -186,7 +186,10 @@ def test_a_missing_folder_is_named_not_the_temporary_file(tmp_path: Path) -> Non
 # added to these folders is read too). A recipe writes a run's files into the folder that
 # run_files.replace_together then moves into place as one set.
 ROOT = Path(cr.__file__).parent
-TOOLS = ["viz.py", "walkthrough.py", "monitor.py", "cli.py", "datasets.py", "onnx", "utils", "data"]
+TOOLS = [
+    *["viz.py", "tools/walkthrough.py", "tools/monitor.py", "tools/cli.py", "datasets.py"],
+    *["onnx", "utils", "data"],
+]
 WRITING = {"savefig", "render", "write_text", "write_bytes", "tofile"}
 
 
