@@ -114,13 +114,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         _floating(input, "celu"),
         inplace,
         "celu",
-        lambda x: smooth.Elu.apply(
-            x,
-            alpha=alpha,
-            scale=1.0,
-            input_scale=1.0 / alpha,
-            grad_input_scale=1.0 / float(array.xp.float32(alpha)),
-        ),
+        lambda x: smooth.Celu.apply(x, alpha=alpha),
     )
 
 

@@ -41,26 +41,15 @@ class Elu(Function):
     """out = scale x for x > 0, else alpha scale (exp(input_scale x) - 1): elu (scale 1,
     input_scale 1), selu (its two constants) and celu (input_scale 1 / alpha), as PyTorch's
     one kernel for the three. grad_x = grad scale for x > 0, else grad alpha scale
-    input_scale exp(input_scale x), where the gradient's input_scale is
-    ``grad_input_scale`` when given (PyTorch's celu gradient takes 1 / alpha with alpha
-    rounded to float32 first)."""
+    input_scale exp(input_scale x)."""
 
     rule = (
         "grad_x = grad * scale where x > 0, else grad * alpha * scale * input_scale "
         "* exp(input_scale * x)"
     )
 
-    def forward(
-        self,
-        x: Any,
-        *,
-        alpha: float,
-        scale: float,
-        input_scale: float,
-        grad_input_scale: float | None = None,
-    ) -> Any:
-        self.coef, self.scale = alpha * scale, scale
-        self.input_scale = input_scale if grad_input_scale is None else grad_input_scale
+    def forward(self, x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
+        self.coef, self.scale, self.input_scale = alpha * scale, scale, input_scale
         a = _opmath(x)
         # expm1(input_scale min(x, 0)) coef + max(x, 0) scale: each side 0 where the other
         # is taken, so a sum, not a selection (which costs ten passes on mixed signs)
@@ -95,6 +84,16 @@ class Elu(Function):
         if k != self.scale:  # then scale where x > 0: k + (scale - k)
             slope += xp.multiply(x > 0, self.scale - k, dtype=slope.dtype)
         return (grad * slope,)
+
+
+class Celu(Elu):
+    """out = x for x > 0, else alpha (exp(x / alpha) - 1): Elu with input_scale 1 / alpha,
+    whose gradient takes 1 / alpha with alpha rounded to float32 first, as PyTorch's."""
+
+    def forward(self, x: Any, *, alpha: float) -> Any:  # type: ignore[override]
+        out = super().forward(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+        self.input_scale = 1.0 / float(xp.float32(alpha))
+        return out
 
 
 class Softplus(Function):
