@@ -119,7 +119,7 @@ _TORCH_NAMES = {
     "SpecialI0e": "SpecialI0EBackward0", "SpecialI1e": "SpecialI1EBackward0",
     "SpecialXlog1py": "SpecialXlog1PyBackward0", "LinalgSvdEx": "LinalgSvdBackward0",
     "LinalgLu": "LinalgLuBackward0", "CholeskySolve": "CholeskySolveBackward0",
-    "LogCumSumExp": "LogcumsumexpBackward0",
+    "LogCumSumExp": "LogcumsumexpBackward0", "Log1p": "Log1PBackward0",
     "AsStridedView": "AsStridedBackward0",
 }  # fmt: skip
 
@@ -158,16 +158,16 @@ def fixed_name(op: str) -> str:
 # numbers as they are) and options, before forward runs.
 
 
-def _pow(arrays: list, options: dict) -> str:  # the exponent a tensor, or the base a number
-    if isinstance(arrays[1], ndarray):
-        return "PowBackward1"
-    return "PowBackward0" if isinstance(arrays[0], ndarray) else "PowBackward2"
+def _pow(arrays: list, options: dict) -> str:  # the base a number, or the exponent a tensor
+    if not isinstance(arrays[0], ndarray):
+        return "PowBackward2"
+    return "PowBackward1" if isinstance(arrays[1], ndarray) else "PowBackward0"
 
 
 def _matmul(arrays: list, options: dict) -> str:  # by the ranks: mm, dot, mv; else bmm's view
     ranks = (arrays[0].ndim, arrays[1].ndim)
     named = {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0"}
-    return named.get(ranks, "SqueezeBackward4" if ranks[0] == 1 else "UnsafeViewBackward0")
+    return named.get(ranks, "SqueezeBackward4" if ranks == (1, 2) else "UnsafeViewBackward0")
 
 
 def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm without, or a view
