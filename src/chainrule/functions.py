@@ -94,7 +94,7 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
                 else f"shapes must match except in dim {dim}"
             )
             raise ValueError(f"cat: {what}; got shapes {shapes}")
-    dtype = array.result_dtype((t.dtype for t in ts), "cat")
+    dtype = array.promote_all((t.dtype for t in ts), "cat")
     return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
 
 
@@ -399,7 +399,7 @@ def block_diag(*tensors: Any) -> Tensor:
         )
     if not ts:
         return Tensor._make(array.xp.zeros((1, 0), dtype=array.float32))
-    dtype = array.result_dtype((t.dtype for t in ts), "block_diag")
+    dtype = array.promote_all((t.dtype for t in ts), "block_diag")
     blocks = [t if t.dtype == dtype else t.to(dtype) for t in ts]
     blocks = [b if b.ndim == 2 else b.reshape((1,) * (2 - b.ndim) + b.shape) for b in blocks]
     return selection.BlockDiag.apply(*blocks)

@@ -30,7 +30,7 @@ from . import array
 from . import weights_only as weights_only_
 from .array import CPU, device
 from .nn.module import Module, Parameter
-from .saved_views import view_in, views_of_others
+from .shared_storage import view_in, views_of_others
 from .sparse import SparseTensor, sparse_coo_tensor
 from .tensor import Tensor
 from .weights_only import (
@@ -73,7 +73,7 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     As PyTorch's, a tensor held twice (tied weights) is written once and loads as one
     (the same object, or tensors sharing memory, as saved); a view saved beside the tensor
     whose memory it lies in is written as a view into it and loads as one, sharing memory
-    (see saved_views.py); Parameters and tensors that require grad come back so; the
+    (see shared_storage.py); Parameters and tensors that require grad come back so; the
     structure in the metadata records which.
 
     Any other object (a Module or an optimizer itself, or a structure holding one) is

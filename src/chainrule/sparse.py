@@ -371,7 +371,7 @@ class SparseTensor(Tensor):
         if isinstance(other, SparseTensor):
             _same_size("add", self, other)
             indices = as_tensor(xp.concatenate([self._ind.numpy(), other._ind.numpy()], axis=1))
-            dtype = array.result_dtype([self.dtype, other.dtype], "add")
+            dtype = array.promote_all([self.dtype, other.dtype], "add")
             values = movement.Cat.apply(self._val.to(dtype), other._val.to(dtype), dim=0)
             return SparseTensor._of(indices, values, self._size, False)
         if isinstance(other, Tensor):

@@ -56,8 +56,8 @@ def test_a_view_beside_its_base_is_stored_once(name: str, make: Any) -> None:
     assert _torch_size(theirs) < _torch_size({"x": theirs["x"]}) + 2048
     got = _loaded(data)
     views = [t for t in _flat(got) if t is not got["x"]]
-    saved_views = [t for t in _flat(obj) if t is not x]
-    for v, w in zip(views, saved_views, strict=True):
+    shared_storage = [t for t in _flat(obj) if t is not x]
+    for v, w in zip(views, shared_storage, strict=True):
         np.testing.assert_array_equal(v.numpy(), w.numpy())
         assert v.stride() == w.stride() and v.shape == w.shape
         assert np.shares_memory(v.numpy(), got["x"].numpy())

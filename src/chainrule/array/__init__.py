@@ -56,8 +56,8 @@ from .dtypes import (
     int32,
     int64,
     is_floating,
+    promote_all,
     promote_types,
-    result_dtype,
     result_type,
     set_default_dtype,
     to_array,
@@ -103,7 +103,7 @@ __all__ = [
     "get_default_device", "get_default_dtype", "holds", "host", "initial_seed", "int16",
     "int32", "int64", "int8", "is_floating", "like", "make_read_only", "manual_seed",
     "module_of", "moved_types", "ndarray", "no_cuda", "no_pinning", "resolve_device",
-    "promote_types", "result_dtype", "result_type", "seed", "set_default_device",
+    "promote_types", "promote_all", "result_type", "seed", "set_default_device",
     "set_default_dtype", "strided_view", "to_array", "to_device", "to_host", "uint8",
     "uint16", "uint32", "uint64", "writeable", "xp",
 ]  # fmt: skip

@@ -328,7 +328,7 @@ def _combine(higher: np.dtype | None, lower: np.dtype | None, op: str) -> np.dty
     return higher
 
 
-def result_dtype(dtypes: Any, op: str = "result_dtype") -> Any:
+def promote_all(dtypes: Any, op: str = "promote_all") -> Any:
     """The dtype several tensors meet in (cat, stack), by PyTorch's promote_types."""
     out = None
     for d in dtypes:

@@ -298,7 +298,7 @@ def _packed(node: _Node, like: Any) -> Any:
     where forward made one), so it holds none: zeros broadcast to its size, on the device of
     ``like`` (an output's array)."""
     shapes = node.shapes or []
-    dtype = array.result_dtype(dtype for _, dtype in shapes)
+    dtype = array.promote_all(dtype for _, dtype in shapes)
     size = sum(math.prod(shape) for shape, _ in shapes)
     xp = array.module_of(like)
     packed = tensor_type()._make(xp.broadcast_to(xp.zeros((), dtype, like=like), (size,)), True)

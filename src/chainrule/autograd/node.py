@@ -8,7 +8,7 @@ from typing import Any
 
 from ..array import ndarray
 from ..array.tensor_type import tensor_type
-from .hooks import add_hook
+from .handles import add_hook
 
 
 class Node:

@@ -1,7 +1,7 @@
 """A module's hooks, as PyTorch runs them: what each ``register_*hook`` of module.py keeps,
 the call of a module that has some, and the backward hooks' wrapping of inputs and outputs.
 
-The handles come from autograd/hooks.py; the fast call of a module without hooks is
+The handles come from autograd/handles.py; the fast call of a module without hooks is
 module.py's.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import array
-from ..autograd.hooks import RemovableHandle, add_hook
+from ..autograd.handles import RemovableHandle, add_hook
 from ..autograd.mode import is_grad_enabled
 from ..autograd.primitive import Function
 from ..tensor import Tensor

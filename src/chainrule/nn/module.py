@@ -14,7 +14,7 @@ from .. import array
 from ..arguments import to_args
 from ..array import CPU
 from ..autograd.engine import clear_grad
-from ..autograd.hooks import RemovableHandle
+from ..autograd.handles import RemovableHandle
 from ..autograd.mode import no_grad
 from ..autograd.versions import counter
 from ..tensor import Tensor

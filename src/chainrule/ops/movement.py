@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import array, fastpath
 from ..array import errstate, is_floating, ndarray, xp
-from ..array.views import view_positions
+from ..array.positions import view_positions
 from ..autograd.primitive import Function
 from .elementwise import Where
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import array
 from ..array import xp
-from ..array.views import view_positions
+from ..array.positions import view_positions
 from ..autograd.primitive import Function
 from .movement import AsStrided, GetItem, IndexAdd
 

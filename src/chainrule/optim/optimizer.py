@@ -13,7 +13,7 @@ from typing import Any
 from .. import array
 from ..autograd import enable_grad
 from ..autograd.engine import clear_grad
-from ..autograd.hooks import RemovableHandle, add_hook
+from ..autograd.handles import RemovableHandle, add_hook
 from ..autograd.versions import bump
 from ..tensor import Tensor
 

@@ -20,7 +20,7 @@ from ..arguments import (
 )
 from ..array import CPU, device
 from ..autograd import engine
-from ..autograd.hooks import RemovableHandle, add_hook
+from ..autograd.handles import RemovableHandle, add_hook
 from ..autograd.primitive import Function
 from ..autograd.versions import bump, counter, version
 from ..constants import laid_out, memory_order

@@ -14,7 +14,7 @@ from ..arguments import (
     broadcasts_to,
     index_arg,
 )
-from ..array.views import view_positions
+from ..array.positions import view_positions
 from ..autograd import forward_ad
 from ..autograd.mode import is_grad_enabled
 from ..autograd.versions import Counter, bump, version

@@ -364,7 +364,7 @@ class Reductions(Core):
             return self.clone()
         x: Tensor = as_tensor(self)
         if len(parts) > 1:
-            dtype = array.result_dtype((p.dtype for p in parts), "diff")
+            dtype = array.promote_all((p.dtype for p in parts), "diff")
             x = movement.Cat.apply(*[p.to(dtype) for p in parts], dim=d)
         for _ in range(min(n, x.shape[d])):
             size = x.shape[d] - 1

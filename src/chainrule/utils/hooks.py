@@ -1,6 +1,6 @@
 """``chainrule.utils.hooks`` at PyTorch's path (torch.utils.hooks): the handle that every
-``register_*hook`` returns, defined in autograd/hooks.py."""
+``register_*hook`` returns, defined in autograd/handles.py."""
 
-from ..autograd.hooks import RemovableHandle
+from ..autograd.handles import RemovableHandle
 
 __all__ = ["RemovableHandle"]
