@@ -7,8 +7,9 @@ derivative along the inputs' tangents.
         y = f(x)
         jvp = forward_ad.unpack_dual(y).tangent
 
-No op needs a rule of its own: Function.apply calls ``push`` when an input carries a tangent,
-and the output's tangent ``J t`` is found from the op's own backward, which is linear in its
+Function.apply calls ``push`` when an input carries a tangent. The common ops have a jvp
+rule of their own, one line of Tensor ops each (``JVP_RULES``: ``d(a * b) = da * b + a *
+db``). Every other op's tangent ``J t`` is found from its backward, which is linear in its
 cotangent ``u``: the gradient of ``<J^T u, t>`` with respect to ``u`` (two local reverse
 passes, exact wherever the backward is differentiable). A view op is linear in its input, so
 its tangent is the same view of the input's tangent, sharing its memory as PyTorch's.
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..array.tensor_type import tensor_type
 from .engine import grad
-from .mode import enable_grad, state
+from .mode import enable_grad, set_grad_enabled, state
 from .primitive import dual as _hook
 
 if TYPE_CHECKING:
@@ -193,11 +194,81 @@ def push(cls: Any, inputs: tuple[Any, ...], options: dict[str, Any], out: Tensor
         ):
             tangent = cls.apply(tangents[0], *inputs[1:], **options)  # linear in its input
         else:
-            tangent = _pushed(cls, inputs, tangents, options)
+            rule = JVP_RULES.get(cls.__name__)
+            if rule is None:
+                tangent = _pushed(cls, inputs, tangents, options)
+            else:
+                tangent = _ruled(rule, cls, inputs, tangents, options, out)
     finally:
         _set(True)
     if tangent is not None:
         _attach(out, tangent)
+
+
+def _ruled(rule: Any, cls: Any, inputs: tuple, tangents: list, options: dict, out: Any) -> Any:
+    """``J t`` of one op by its jvp rule, in the output's shape and dtype; recorded on the
+    graph only where a primal or tangent requires grad (a derivative of it is wanted)."""
+    differentiable = state.grad_enabled and any(
+        getattr(x, "requires_grad", False) for x in [*inputs, *tangents]
+    )
+    primal = out if differentiable else out.detach()
+    with set_grad_enabled(differentiable):
+        tangent = rule(*inputs, *tangents, out=primal, **options)
+        if tuple(tangent.shape) != tuple(out.shape):  # an input broadcast against the others
+            tangent = tangent.expand(out.shape).contiguous()
+        if tangent._array.dtype != out._array.dtype:
+            tangent = tangent.to(out.dtype)
+    return tangent
+
+
+def _plus(*parts: Any) -> Any:
+    """The sum of the parts that are not None (an input without a tangent adds nothing)."""
+    total = None
+    for p in parts:
+        if p is not None:
+            total = p if total is None else total + p
+    return total
+
+
+def _times(t: Any, factor: Any) -> Any:
+    return None if t is None else t * factor
+
+
+def _linear(*args: Any) -> Any:
+    """d(x @ W^T + b) = dx @ W^T + x @ dW^T + db (the bias may be left out)."""
+    half = len(args) // 2
+    x, w, b = (*args[:half], None)[:3]
+    tx, tw, tb = (*args[half:], None)[:3]
+    return _plus(None if tx is None else tx @ w.mT, None if tw is None else x @ tw.mT, tb)
+
+
+# The jvp rule of each common op: d(out) from the inputs, their tangents (None where an input
+# has none) and the output, in Tensor ops; the output's tangent, before broadcasting.
+JVP_RULES: dict[str, Any] = {
+    "Add": lambda a, b, ta, tb, out: _plus(ta, tb),
+    "Sub": lambda a, b, ta, tb, out: _plus(ta, None if tb is None else -tb),
+    "Mul": lambda a, b, ta, tb, out: _plus(_times(ta, b), _times(tb, a)),
+    "Div": lambda a, b, ta, tb, out: _plus(
+        None if ta is None else ta / b, None if tb is None else -tb * out / b
+    ),
+    "Neg": lambda a, ta, out: -ta,
+    "Exp": lambda a, ta, out: ta * out,
+    "Log": lambda a, ta, out: ta / a,
+    "Sqrt": lambda a, ta, out: ta / (2 * out),
+    "Sin": lambda a, ta, out: ta * a.cos(),
+    "Cos": lambda a, ta, out: -ta * a.sin(),
+    "Tanh": lambda a, ta, out: ta * (1.0 - out * out),
+    "Sigmoid": lambda a, ta, out: ta * out * (1.0 - out),
+    "Relu": lambda a, ta, out: ta * (out != 0),
+    "Sum": lambda a, ta, out, dims=None, keepdim=False: ta.sum(dim=dims, keepdim=keepdim),
+    "Mean": lambda a, ta, out, dims=None, keepdim=False: ta.mean(dim=dims, keepdim=keepdim),
+    "MatMul": lambda a, b, ta, tb, out: _plus(
+        None if ta is None else ta @ b, None if tb is None else a @ tb
+    ),
+    "Linear": lambda *args, out: _linear(*args),
+    "Softmax": lambda a, ta, out, dim: out * (ta - (ta * out).sum(dim=dim, keepdim=True)),
+    "LogSoftmax": lambda a, ta, out, dim: ta - (ta * out.exp()).sum(dim=dim, keepdim=True),
+}
 
 
 def _pushed(cls: Any, inputs: tuple, tangents: list, options: dict) -> Any:
