@@ -74,6 +74,7 @@ from .forms.pointwise import *
 from .forms.reductions import *
 from .forms.shape import *
 from .functions import *
+from .integrate import cumulative_trapezoid, trapezoid, trapz
 from .linalg.decompose import lu_unpack
 from .serialization import load, save
 from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided
@@ -133,6 +134,7 @@ __all__ = [
     "special",
     "fft",
     "lu_unpack",
+    *["cumulative_trapezoid", "trapezoid", "trapz"],
 ]
 
 

@@ -1,0 +1,92 @@
+"""Integration of samples by the trapezoidal rule, as PyTorch's: ``trapezoid`` (and its old name
+``trapz``) and ``cumulative_trapezoid``. Each is composed from Tensor ops in PyTorch's own
+order, so its gradients (and theirs) come from the ops', and its dtypes are theirs: integer
+samples give floating results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import array
+from .arguments import is_int, normalize_dim
+from .factories import zeros
+from .tensor import Tensor, as_tensor
+
+__all__ = ["cumulative_trapezoid", "trapezoid", "trapz"]
+
+
+def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The integral of ``y`` along ``dim`` by the trapezoidal rule: sum over neighbours of
+    (x[i+1] - x[i]) * (y[i+1] + y[i]) / 2, with sample points ``x`` (1-D, of y's length along
+    dim, or broadcasting against y) or a constant spacing ``dx`` (1 by default). No samples
+    give zeros."""
+    y, d, x, dx = _checked("trapezoid", y, x, dx, dim)
+    if y.shape[d] == 0:  # PyTorch's: zeros of y's dtype, without dim
+        return zeros(y.shape[:d] + y.shape[d + 1 :], dtype=y.dtype, device=y.device)
+    if x is None:
+        ends = y.select(d, 0) + y.select(d, -1)
+        return (y.sum(d) - ends * 0.5) * dx
+    step = _spacing("trapezoid", y, x, d)
+    return (step * (y[_part(d, 1, None)] + y[_part(d, 0, -1)]) / 2.0).sum(d)
+
+
+def trapz(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """trapezoid's older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(
+    y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1
+) -> Tensor:
+    """The running integral of ``y`` along ``dim`` by the trapezoidal rule (trapezoid's terms,
+    summed cumulatively): one fewer value than y along dim."""
+    y, d, x, dx = _checked("cumulative_trapezoid", y, x, dx, dim)
+    left, right = y[_part(d, 0, -1)], y[_part(d, 1, None)]
+    if x is None:
+        return (dx / 2.0 * (left + right)).cumsum(d)
+    step = _spacing("cumulative_trapezoid", y, x, d)
+    return (step * (left + right) / 2.0).cumsum(d)
+
+
+def _part(d: int, start: int, stop: int | None) -> tuple[slice, ...]:
+    """The index of y[start:stop] along dim d."""
+    return (slice(None),) * d + (slice(start, stop),)
+
+
+def _checked(op: str, y: Any, x: Any, dx: Any, dim: int) -> tuple[Tensor, int, Any, Any]:
+    """The arguments as PyTorch accepts them: y a non-bool tensor of at least one dim, and
+    either x (a Tensor) or dx (a real number, 1 by default)."""
+    y = as_tensor(y)
+    if x is not None and dx is not None:
+        raise TypeError(f"{op}: give x (sample points) or dx (a constant spacing), not both")
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}: x must be a Tensor of sample points; got {type(x).__name__}; give a "
+            "constant spacing as dx="
+        )
+    if y.ndim == 0:
+        raise IndexError(f"{op}: y must have at least one dim; got shape {y.shape}")
+    for name, t in (("y", y), ("x", x)):
+        if t is not None and t.dtype == array.bool_:
+            raise TypeError(f"{op}: {name} must not be bool; got dtype {t.dtype}")
+    if dx is None:
+        dx = 1
+    elif isinstance(dx, bool) or not (is_int(dx) or isinstance(dx, float)):
+        raise TypeError(f"{op}: dx must be a real number; got {dx!r}")
+    return y, normalize_dim(dim, y.ndim, op, y.shape), x, dx
+
+
+def _spacing(op: str, y: Tensor, x: Tensor, d: int) -> Tensor:
+    """x[i+1] - x[i] along dim d, x first laid out against y as PyTorch's: a 1-D x along
+    dim, a shorter one with leading dims of 1."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise ValueError(
+                f"{op}: x must hold one value for each sample point along dim {d}; got shapes "
+                f"{y.shape} and {x.shape}"
+            )
+        x = x.reshape([x.shape[0] if i == d else 1 for i in range(y.ndim)])  # 1 but along d
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))  # leading dims of 1
+    return x[_part(d, 1, None)] - x[_part(d, 0, -1)]
