@@ -1,7 +1,8 @@
 """``torch.func``: autograd as functions of functions. ``grad(f)`` is the function that
 returns f's gradient, ``vjp`` and ``jacrev`` pull cotangents back, ``jvp``, ``jacfwd`` and
-``linearize`` push tangents forward (each as two reverse passes: the second differentiates the
-first's result with respect to its cotangent, which it is linear in), ``hessian`` composes
+``linearize`` push tangents forward (each as two reverse passes, autograd.functional's
+double-backward trick: the second differentiates the first's result with respect to its
+cotangent, which it is linear in), ``hessian`` composes
 them, and ``functional_call`` runs a module with other parameters. Every transform records
 onto the ordinary graph, so they nest in any order. ``vmap`` maps a function over a batch
 dimension by calling it once per element and stacking the results: correct for every op,
@@ -16,7 +17,8 @@ from typing import Any
 from . import array
 from .autograd import enable_grad, is_grad_enabled
 from .autograd import grad as autograd_grad
-from .factories import ones_like, zeros_like
+from .autograd.functional import pushforward
+from .factories import zeros_like
 from .functions import stack
 from .nn.module import Module
 from .random import get_rng_state, set_rng_state
@@ -329,33 +331,9 @@ def jacrev(
 def _pushed(
     outs: list[Tensor], flat: list[Tensor], tangents: list[Tensor], nested: bool
 ) -> list[Tensor]:
-    """J·v for each output: the reverse pass with a cotangent u that requires grad gives
-    Jᵀu, linear in u; differentiating <Jᵀu, v> with respect to u gives J v, whatever u is.
-    u is ones, not zeros: a backward formula may pass through log|u| (logcumsumexp's does),
-    which has no derivative at 0."""
+    """J·v for each output, by autograd.functional's double-backward trick."""
     with enable_grad():
-        us = [ones_like(o).requires_grad_() for o in outs]
-        reached = [o for o in outs if o.requires_grad]
-        if not reached:
-            return [zeros_like(o) for o in outs]
-        pulled = autograd_grad(
-            reached,
-            flat,
-            [u for u, o in zip(us, outs, strict=True) if o.requires_grad],
-            create_graph=True,
-            allow_unused=True,
-        )
-        pairs = [
-            (g, v)
-            for g, v in zip(pulled, tangents, strict=True)
-            if g is not None and g.requires_grad
-        ]
-        if not pairs:
-            return [zeros_like(o) for o in outs]
-        got = autograd_grad(
-            [g for g, _ in pairs], us, [v for _, v in pairs], create_graph=nested, allow_unused=True
-        )
-    return [zeros_like(o) if g is None else g for g, o in zip(got, outs, strict=True)]
+        return list(pushforward(outs, flat, tangents, nested))
 
 
 def jvp(

@@ -164,6 +164,53 @@ def _outputs(func: Callable[..., Any], inputs: tuple, fn: str, strict: bool) -> 
     return is_tuple, outs
 
 
+def _inputs(inputs: Any, fn: str, create_graph: bool) -> tuple[bool, tuple]:
+    is_in, ins = _as_tuple(inputs, "inputs", fn)
+    return is_in, _prepare(ins, create_graph, True)
+
+
+def _vector(v: Any, refs: tuple, is_tuple: bool, fn: str, create_graph: bool, of: str) -> Any:
+    """The v of a product, checked against the tensors it pairs with (``of``: whose they
+    are, for the error); None allowed only where those are one Tensor of one element."""
+    if v is not None:
+        _, vs = _as_tuple(v, "v", fn)
+        vs = _prepare(vs, create_graph, False)
+        _validate_v(vs, refs, is_tuple)
+        return vs
+    if len(refs) != 1 or refs[0].numel() != 1:
+        raise RuntimeError(
+            f"The vector v can only be None if {of} a single Tensor with a single element."
+        )
+    return None
+
+
+def _detached_unless(create_graph: bool) -> Any:
+    """Grad mode for a product's last pass: on to keep its graph (create_graph), else as the
+    caller had it."""
+    return set_grad_enabled(True if create_graph else state.grad_enabled)
+
+
+def _results(outs: tuple, res: tuple, is_out: bool, is_res: bool, create_graph: bool) -> tuple:
+    return _unpack(_post(outs, create_graph), is_out), _unpack(_post(res, create_graph), is_res)
+
+
+def pushforward(
+    outs: Any, ins: Any, vs: Any, create_graph: bool, strict: bool = False, hessian: bool = False
+) -> tuple:
+    """``J v`` by the double-backward trick: the reverse pass with a cotangent ``u`` that
+    requires grad gives ``J^T u``, linear in u; its gradient with respect to u along ``v`` is
+    ``J v``, whatever u is. u is ones, not zeros: a backward formula may pass through log|u|
+    (logcumsumexp's does), which has no derivative at 0. Zeros for an output v does not
+    reach (``hessian``: outs are a gradient, and the errors of strict mode say so)."""
+    us = tuple(o.detach().new_ones(o.shape).requires_grad_(True) for o in outs)
+    back = _grad(tuple(outs), tuple(ins), us, create_graph=True)
+    _check_requires_grad(outs if hessian else back, "hessian" if hessian else "grad_inputs", strict)
+    with _detached_unless(create_graph):
+        res = _grad(back, us, vs, create_graph)
+        stage = "double_back_trick" if hessian else "back_trick"
+        return _fill_in_zeros(res, tuple(outs), strict, create_graph, stage)
+
+
 def vjp(
     func: Callable[..., Any],
     inputs: Any,
@@ -173,24 +220,14 @@ def vjp(
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
     with enable_grad():
-        is_in, ins = _as_tuple(inputs, "inputs", "vjp")
-        ins = _prepare(ins, create_graph, True)
+        is_in, ins = _inputs(inputs, "vjp", create_graph)
         is_out, outs = _outputs(func, ins, "vjp", strict)
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "vjp")
-            vs = _prepare(vs, create_graph, False)
-            _validate_v(vs, outs, is_out)
-        else:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element."
-                )
-            vs = None
-        with set_grad_enabled(True if create_graph else state.grad_enabled):
-            gs = _grad(outs, ins, vs, create_graph)
-            res = _fill_in_zeros(gs, ins, strict, create_graph, "back")
-    return _unpack(_post(outs, create_graph), is_out), _unpack(_post(res, create_graph), is_in)
+        vs = _vector(v, outs, is_out, "vjp", create_graph, "the user-provided function returns")
+        with _detached_unless(create_graph):
+            res = _fill_in_zeros(
+                _grad(outs, ins, vs, create_graph), ins, strict, create_graph, "back"
+            )
+    return _results(outs, res, is_out, is_in, create_graph)
 
 
 def jvp(
@@ -202,27 +239,12 @@ def jvp(
 ) -> tuple[Any, Any]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by the double-backward trick."""
     with enable_grad():
-        is_in, ins = _as_tuple(inputs, "inputs", "jvp")
-        ins = _prepare(ins, create_graph, True)
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "jvp")
-            vs = _prepare(vs, create_graph, False)
-            _validate_v(vs, ins, is_in)
-        else:
-            if len(ins) != 1 or ins[0].numel() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function "
-                    "is a single Tensor with a single element."
-                )
-            vs = None
+        is_in, ins = _inputs(inputs, "jvp", create_graph)
+        of = "the input to the user-provided function is"
+        vs = _vector(v, ins, is_in, "jvp", create_graph, of)
         is_out, outs = _outputs(func, ins, "jvp", strict)
-        us = tuple(o.detach().new_zeros(o.shape).requires_grad_(True) for o in outs)
-        gs = _grad(outs, ins, us, create_graph=True)
-        _check_requires_grad(gs, "grad_inputs", strict)
-        with set_grad_enabled(True if create_graph else state.grad_enabled):
-            res = _grad(gs, us, vs, create_graph)
-            res = _fill_in_zeros(res, outs, strict, create_graph, "back_trick")
-    return _unpack(_post(outs, create_graph), is_out), _unpack(_post(res, create_graph), is_out)
+        res = pushforward(outs, ins, vs, create_graph, strict)
+    return _results(outs, res, is_out, is_out, create_graph)
 
 
 def _place(total: Any, index: tuple, part: Any) -> Any:
@@ -387,18 +409,26 @@ def _scalar_output(func: Callable[..., Any], ins: tuple, fn: str, strict: bool) 
     return is_out, outs
 
 
-def _vs(v: Any, ins: tuple, is_in: bool, fn: str, create_graph: bool) -> Any:
-    if v is not None:
-        _, vs = _as_tuple(v, "v", fn)
-        vs = _prepare(vs, create_graph, False)
-        _validate_v(vs, ins, is_in)
-        return vs
-    if len(ins) != 1 or ins[0].numel() != 1:
-        raise RuntimeError(
-            "The vector v can only be None if the input to the user-provided function is a "
-            "single Tensor with a single element."
-        )
-    return None
+def _hessian_product(
+    func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool, fn: str
+) -> tuple[Any, Any]:
+    """vhp (``v^T H``, the gradient's vjp) or hvp (``H v``, its jvp by the double-backward
+    trick) of a function of one element."""
+    with enable_grad():
+        is_in, ins = _inputs(inputs, fn, create_graph)
+        of = "the input to the user-provided function is"
+        vs = _vector(v, ins, is_in, fn, create_graph, of)
+        is_out, outs = _scalar_output(func, ins, fn, strict)
+        jac = _grad(outs, ins, None, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        if fn == "hvp":
+            res = pushforward(jac, ins, vs, create_graph, strict, hessian=True)
+        else:
+            with _detached_unless(create_graph):
+                res = _fill_in_zeros(
+                    _grad(jac, ins, vs, create_graph), ins, strict, create_graph, "double_back"
+                )
+    return _results(outs, res, is_out, is_in, create_graph)
 
 
 def vhp(
@@ -409,17 +439,7 @@ def vhp(
     strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)``: a vector-Hessian product of a function of one element."""
-    with enable_grad():
-        is_in, ins = _as_tuple(inputs, "inputs", "vhp")
-        ins = _prepare(ins, create_graph, True)
-        vs = _vs(v, ins, is_in, "vhp", create_graph)
-        is_out, outs = _scalar_output(func, ins, "vhp", strict)
-        jac = _grad(outs, ins, None, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-        with set_grad_enabled(True if create_graph else state.grad_enabled):
-            res = _grad(jac, ins, vs, create_graph)
-            res = _fill_in_zeros(res, ins, strict, create_graph, "double_back")
-    return _unpack(_post(outs, create_graph), is_out), _unpack(_post(res, create_graph), is_in)
+    return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
 
 
 def hvp(
@@ -431,20 +451,7 @@ def hvp(
 ) -> tuple[Any, Any]:
     """``(func(inputs), H v)``: a Hessian-vector product of a function of one element, by the
     double-backward trick."""
-    with enable_grad():
-        is_in, ins = _as_tuple(inputs, "inputs", "hvp")
-        ins = _prepare(ins, create_graph, True)
-        vs = _vs(v, ins, is_in, "hvp", create_graph)
-        is_out, outs = _scalar_output(func, ins, "hvp", strict)
-        jac = _grad(outs, ins, None, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-        us = tuple(x.detach().new_zeros(x.shape).requires_grad_(True) for x in ins)
-        back = _grad(jac, ins, us, create_graph=True)
-        _check_requires_grad(jac, "hessian", strict)
-        with set_grad_enabled(True if create_graph else state.grad_enabled):
-            res = _grad(back, us, vs, create_graph)
-            res = _fill_in_zeros(res, ins, strict, create_graph, "double_back_trick")
-    return _unpack(_post(outs, create_graph), is_out), _unpack(_post(res, create_graph), is_in)
+    return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
 
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
