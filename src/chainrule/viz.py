@@ -595,6 +595,8 @@ def walkthrough(
     for i, node in enumerate(record["objects"]):
         record["nodes"][i]["module"] = modules.get(id(node), "")
     del record["objects"]
+    if hasattr(params, "named_modules"):  # a box is named by its module's class and path
+        record["classes"] = {k: type(m).__name__ for k, m in params.named_modules() if k}
     page.write(path, record)
     return path
 

@@ -51,12 +51,48 @@ class Tags(HTMLParser):
 
 
 def read(path: str) -> tuple[str, dict[str, Any], list[tuple[str, dict[str, str | None]]]]:
+    """The page's text, its data (decoded: see `decode`) and its start tags."""
     text = Path(path).read_text(encoding="utf-8")
     found = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S)
     assert found is not None
     tags = Tags()
     tags.feed(text)
-    return text, json.loads(found.group(1).replace("<\\/", "</")), tags.tags
+    return text, decode(json.loads(found.group(1))), tags.tags
+
+
+def decode(data: dict[str, Any]) -> dict[str, Any]:
+    """The page's data with its texts looked up and its compact rows as named fields (as
+    tools/walkthrough.py's docstring lays them out); boxes keep their names in "names"."""
+    s = data["strings"]
+    keys = [s[b[0]] for b in data["boxes"]]
+
+    def path(k: int) -> list[str]:
+        return [*path(data["boxes"][k][2]), keys[k]] if k >= 0 else []
+
+    nodes = [
+        {"label": n["label"], "kind": n.get("kind", "op"), "num": n.get("num"),
+         **{f: s[n[f]] if f in n else "" for f in ("shape", "value", "rule", "module")},
+         "inputs": n.get("inputs", []), "path": path(n.get("box", -1))}
+        for n in data["nodes"]
+    ]  # fmt: skip
+    steps = []
+    for st in data["steps"]:
+        gives = []
+        for g in st[3]:
+            x = g[6] if len(g) > 6 else {}
+            give = {"to": g[0], "role": s[g[1]], "raw": [s[g[2]], s[g[3]]], "part": g[4]}
+            give.update({"of": g[5], **{k: v for k, v in x.items() if k in ("fitted", "dims")}})
+            for k in ("given", "total"):
+                if k in x:
+                    give[k] = [s[x[k][0]], s[x[k][1]]]
+            give.setdefault("total", give.get("given", give["raw"]))
+            gives.append(give)
+        step = {"node": st[0], "grad": [s[st[1]], s[st[2]]], "gives": gives}
+        if len(st) > 4:
+            step["final"] = [s[st[4]], s[st[5]]]
+        steps.append(step)
+    names = {keys[k]: s[b[1]] for k, b in enumerate(data["boxes"])}
+    return {**data, "nodes": nodes, "steps": steps, "names": names}
 
 
 def leaf_grads(tags: list[tuple[str, dict[str, str | None]]]) -> dict[str, Any]:
@@ -164,10 +200,11 @@ def test_a_modules_nodes_fold_into_boxes_and_a_small_gpt_page_stays_small(tmp_pa
     _, data, tags = read(str(path))
     assert {"h", "h.0", "h.0.attn", "h.0.mlp", "h.1.attn.c_attn"} <= set(data["views"])
     ops = [n for n in data["nodes"] if n["kind"] == "op"]
-    sdpa = [n for n in ops if n["label"] == "ScaledDotProductAttention"]
+    sdpa = [n for n in ops if "Attention" in n["label"]]
     assert [n["path"] for n in sdpa] == [["h", "h.0", "h.0.attn"], ["h", "h.1", "h.1.attn"]]
-    boxes = {a["data-box"] for _, a in tags if "data-box" in a}
-    assert boxes == set(data["views"]) - {""}
+    sections = [a["data-view"] for _, a in tags if "data-view" in a and "class" in a]
+    assert sections == data["views"] and len(data["layouts"]) == len(sections)
+    assert data["names"]["h.0.attn"] == "CausalSelfAttention (h.0.attn)"
     assert len(leaf_grads(tags)) == len(list(model.parameters()))
 
 
@@ -346,7 +383,7 @@ def test_browser_runs_the_page_whatever_the_names(browser: Any, tmp_path: Path) 
         )
         box.click()
         crumbs = browser.find_element(By.ID, "crumbs").get_attribute("textContent")
-        assert crumbs.endswith(name)
+        assert crumbs.endswith(f"Linear ({name})")  # its class and path
         browser.find_element(By.CSS_SELECTOR, "#crumbs a").click()  # back to the whole graph
     browser.find_element(By.ID, "next").click()
     assert browser.find_element(By.ID, "counter").text.startswith("step 1 / ")

@@ -1,158 +1,334 @@
 // Steps through the backward pass that chainrule.viz.walkthrough recorded (the JSON in
-// #data): lights the node of each step, fills in gradients as they arrive, and opens the
-// boxes modules fold into. The drawing itself is made in Python; this only changes classes
-// and texts in it.
+// #data, laid out by tools/walkthrough.py): draws the items of the open view that are in
+// sight (a view of 10^5 nodes keeps a few hundred in the page), lights the node of each
+// step, fills in gradients as they arrive, and opens the boxes modules fold into.
 (function () {
   "use strict";
+  const started = performance.now();
   const data = JSON.parse(document.getElementById("data").textContent);
-  const nodes = data.nodes, steps = data.steps, total = steps.length;
+  const S = data.strings, steps = data.steps, total = steps.length;
+  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 1000;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
+  const txt = (k) => (k === undefined ? "" : S[k]);
+  const cut = (t, n) => (t.length <= n ? t : t.slice(0, n - 1) + "\u2026");
+  // What the page did, for whoever measures it: its load time, the last step's time, and how
+  // many drawn elements that step changed (never more than are drawn: those in sight).
+  const stats = {loadMs: 0, stepMs: 0, touched: 0, drawn: 0, edges: 0};
+  window.walkthroughStats = stats;
+
+  const boxes = data.boxes.map((b) => ({key: S[b[0]], name: S[b[1]], parent: b[2], size: 0, steps: []}));
+  const boxPath = (k) => { const p = []; for (; k >= 0; k = boxes[k].parent) p.unshift(k); return p; };
+  const nodes = data.nodes.map((n) => ({
+    label: n.label, kind: n.kind || "op", shape: txt(n.shape), value: txt(n.value), rule: txt(n.rule),
+    module: txt(n.module), num: n.num === undefined ? null : n.num, path: boxPath(n.box === undefined ? -1 : n.box),
+  }));
   const name = (i) => (nodes[i].num !== null ? "#" + nodes[i].num + " " : "") + nodes[i].label;
 
-  // Each node's gradient over the pass: [step, short, full, how far], and what it received.
-  const hist = nodes.map(() => []), received = nodes.map(() => []), stepOf = {};
+  // Each node's gradient over the pass ([step, text], in step order), what it received, and
+  // for each leaf the broadcasts undone on the way to its .grad.
+  const hist = nodes.map(() => []), received = nodes.map(() => []), undone = nodes.map(() => []);
+  const stepOf = new Int32Array(nodes.length).fill(0);
   steps.forEach((st, k) => {
     const s = k + 1;
-    stepOf[st.node] = s;
-    const own = st.final ? [s, ".grad " + st.final[0], st.final[1], ""] : [s, "grad " + st.grad[0], st.grad[1], ""];
-    hist[st.node].push(own);
-    st.gives.forEach((g) => {
-      hist[g.to].push([s, "grad " + g.total[0], g.total[1], g.of > 1 ? g.part + " of " + g.of : ""]);
-      received[g.to].push([s, st.node, g]);
+    stepOf[st[0]] = s;
+    hist[st[0]].push([s, st.length > 4 ? ".grad " + S[st[4]] : "grad " + S[st[1]]]);
+    st[3].forEach((g) => {
+      const x = g[6] || {}, now = x.total || x.given || [g[2]];
+      hist[g[0]].push([s, "grad " + S[now[0]] + (g[5] > 1 ? " (" + g[4] + " of " + g[5] + ")" : "")]);
+      received[g[0]].push([s, st[0], g]);
+      if (x.fitted) undone[g[0]].push([s, st[0], x]);
     });
   });
-  const at = (i, s) => {
-    let last = null;
-    for (const h of hist[i]) { if (h[0] <= s) last = h; else break; }
-    return last;
+  const at = (i, s) => {  // the last entry of hist[i] at or before step s
+    const h = hist[i];
+    let lo = 0, hi = h.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (h[m][0] <= s) lo = m + 1; else hi = m; }
+    return lo ? h[lo - 1] : null;
   };
+  const below = (xs, s) => {  // how many of the sorted xs are at most s
+    let lo = 0, hi = xs.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (xs[m] <= s) lo = m + 1; else hi = m; }
+    return lo;
+  };
+  nodes.forEach((n, i) => n.path.forEach((b) => {  // a box counts only the nodes the pass sweeps
+    boxes[b].size++;
+    if (stepOf[i]) boxes[b].steps.push(stepOf[i]);
+  }));
+  boxes.forEach((b) => b.steps.sort((a, c) => a - c));
+  const sweep = [];
+  nodes.forEach((n, i) => { if (n.num !== null) sweep[n.num - 1] = i; });
+  const leafOf = new Map(data.leaves.map((l) => [l.node, l]));
 
-  // The views: the whole graph, and one per box; each knows its items by node. Maps keyed by
-  // the user's module names have no prototype: a module named "constructor" is a box as any.
-  const views = Object.create(null);
-  document.querySelectorAll("section.view").forEach((sec) => {
-    const items = {};
-    sec.querySelectorAll(".item").forEach((el) => { items[el.dataset.rep] = el; });
-    views[sec.dataset.view] = {sec: sec, items: items};
-  });
-  const boxes = Object.create(null);
-  nodes.forEach((n, i) => n.path.forEach((b) => { (boxes[b] = boxes[b] || []).push(i); }));
-  const inView = (i, v) => v === "" || nodes[i].path.indexOf(v) >= 0;
-  const repOf = (i, v) => {
-    const p = nodes[i].path, k = v === "" ? 0 : p.indexOf(v) + 1;
-    return k < p.length ? "b:" + p[k] : "n" + i;
+  // Views: 0 the whole graph, k + 1 box k's. A view's layout is read when it first opens.
+  const viewOf = new Map(data.views.map((k, v) => [k, v]));
+  const sections = document.querySelectorAll("section.view");
+  const inView = (i, v) => v === 0 || nodes[i].path.indexOf(v - 1) >= 0;
+  const codeOf = (i, v) => {
+    const p = nodes[i].path, k = v === 0 ? 0 : p.indexOf(v - 1) + 1;
+    return k < p.length ? 3 * p[k] + 2 : 3 * i;
   };
-  let view = "", step = 0, timer = null;
+  const laid = [];
+  function layout(v) {
+    if (laid[v]) return laid[v];
+    const L = data.layouts[v], n = L.items.length / 3;
+    const out = {code: new Int32Array(n), x: new Float64Array(n), y: new Float64Array(n),
+      edges: Int32Array.from(L.edges), item: new Map(), drawn: new Map(), drawnEdges: new Map()};
+    for (let k = 0; k < n; k++) {
+      out.code[k] = L.items[3 * k];
+      out.x[k] = PAD + L.items[3 * k + 1] * (W + GX);
+      out.y[k] = PAD + L.items[3 * k + 2] * (H + GY) / 2;
+      out.item.set(out.code[k], k);
+    }
+    const sec = sections[v];
+    sec.innerHTML = "<svg><g class=\"edges\"></g><g class=\"items\"></g></svg>";
+    out.sec = sec;
+    out.svg = sec.firstChild;
+    out.svg.setAttribute("width", PAD * 2 + L.cols * (W + GX) - GX);
+    out.svg.setAttribute("height", PAD * 2 + L.rows * (H + GY) - GY);
+    out.edgeLayer = out.svg.firstChild;
+    out.itemLayer = out.svg.lastChild;
+    laid[v] = out;
+    return out;
+  }
+
+  let view = 0, step = 0, timer = null, ready = null, lit = null, gets = new Set();
+
+  function itemMarkup(code) {
+    const k = Math.floor(code / 3), type = code % 3;
+    if (type === 2) {
+      const b = boxes[k];
+      return {cls: "item box", rep: "b:" + b.key, box: b.key,
+        html: "<title>" + esc(b.name) + ": " + b.size + " nodes; click to open</title>" +
+          "<rect width=\"" + W + "\" height=\"" + H + "\" rx=\"4\"/>" +
+          "<text class=\"t1\" x=\"8\" y=\"17\">" + esc(cut(b.name, 40)) + "</text>" +
+          "<text class=\"t2\" x=\"8\" y=\"34\">" + b.size + " nodes \u25b8 open</text><text class=\"g\" x=\"8\" y=\"52\"></text>"};
+    }
+    const n = nodes[k], port = type === 1, kind = port ? "port" : n.kind;
+    let sub = n.shape || n.value;
+    if (!port && n.kind === "op" && n.module) sub = n.module;  // a node alone in its module
+    const tip = (port ? "outside this box: " : "") + [n.label, n.shape, n.value, n.rule].filter((t) => t).join("\n");
+    return {cls: "item " + kind, rep: (port ? "p" : "n") + k, node: k,
+      html: "<title>" + esc(tip) + "</title><rect width=\"" + W + "\" height=\"" + H + "\" rx=\"" + (kind === "op" ? 4 : 1) + "\"/>" +
+        "<text class=\"num\" x=\"" + (W - 6) + "\" y=\"14\">" + (n.num !== null ? "#" + n.num : "") + "</text>" +
+        "<text class=\"t1\" x=\"8\" y=\"17\">" + esc(cut(n.label, 40)) + "</text>" +
+        "<text class=\"t2\" x=\"8\" y=\"34\">" + esc(cut(sub, 40)) + "</text><text class=\"g\" x=\"8\" y=\"52\"></text>"};
+  }
+
+  function edgePath(L, a, b) {
+    const x1 = L.x[a] + W, y1 = L.y[a] + H / 2, x2 = L.x[b], y2 = L.y[b] + H / 2;
+    if (x2 > x1) { const m = (x1 + x2) / 2; return "M" + x1 + "," + y1 + " C" + m + "," + y1 + " " + m + "," + y2 + " " + x2 + "," + y2; }
+    const gap = y2 > y1 ? L.y[b] - GY / 2 : y1 - H / 2 - GY / 2;  // into the next band: round
+    return "M" + x1 + "," + y1 + " h" + GX / 2 + " V" + gap + " H" + (x2 - GX / 2) + " V" + y2 + " H" + x2;
+  }
+
+  // Draw what is in sight of view v (and a margin), drop what left it.
+  function draw() {
+    const L = layout(view), g = $("graph");
+    const left = g.scrollLeft - L.sec.offsetLeft - MARGIN, top = g.scrollTop - L.sec.offsetTop - MARGIN;
+    const right = left + g.clientWidth + 2 * MARGIN, bottom = top + g.clientHeight + 2 * MARGIN;
+    const seen = (x1, y1, x2, y2) => x2 >= left && x1 <= right && y2 >= top && y1 <= bottom;
+    const fresh = [];
+    for (let k = 0; k < L.code.length; k++) {
+      const on = seen(L.x[k], L.y[k], L.x[k] + W, L.y[k] + H), el = L.drawn.get(k);
+      if (on && !el) {
+        const m = itemMarkup(L.code[k]), e = document.createElementNS(L.svg.namespaceURI, "g");
+        e.setAttribute("class", m.cls);
+        e.dataset.rep = m.rep;
+        if (m.box !== undefined) e.dataset.box = m.box; else e.dataset.node = m.node;
+        e.setAttribute("transform", "translate(" + L.x[k] + "," + L.y[k] + ")");
+        e.innerHTML = m.html;
+        e.code = L.code[k];
+        L.itemLayer.appendChild(e);
+        L.drawn.set(k, e);
+        fresh.push(e);
+      } else if (!on && el) { el.remove(); L.drawn.delete(k); }
+    }
+    for (let k = 0; k < L.edges.length; k += 2) {
+      const a = L.edges[k], b = L.edges[k + 1], el = L.drawnEdges.get(k);
+      const on = seen(Math.min(L.x[a], L.x[b]), Math.min(L.y[a], L.y[b]), Math.max(L.x[a], L.x[b]) + W, Math.max(L.y[a], L.y[b]) + H);
+      if (on && !el) {
+        const e = document.createElementNS(L.svg.namespaceURI, "path");
+        e.setAttribute("class", "edge");
+        e.setAttribute("d", edgePath(L, a, b));
+        e.from = L.code[a];
+        e.to = L.code[b];
+        L.edgeLayer.appendChild(e);
+        L.drawnEdges.set(k, e);
+      } else if (!on && el) { el.remove(); L.drawnEdges.delete(k); }
+    }
+    fit(fresh);
+    stats.drawn = L.drawn.size;
+    stats.edges = L.drawnEdges.size;
+    paint(L);
+  }
+
+  // A text wider than its room is narrowed to fit (read all, then write all: one layout).
+  function fit(els) {
+    const wide = [];
+    els.forEach((e) => {
+      const num = e.querySelector(".num"), room = num ? num.getComputedTextLength() : 0;
+      e.querySelectorAll(".t1, .t2, .g").forEach((t, j) => {
+        const fits = W - 14 - (j === 0 && room ? room + 6 : 0), len = t.getComputedTextLength();
+        if (len > fits) wide.push([t, fits]);
+      });
+    });
+    wide.forEach(([t, fits]) => { t.setAttribute("textLength", fits); t.setAttribute("lengthAdjust", "spacingAndGlyphs"); });
+  }
+
+  // Bring the drawn items and edges of view to step `step`, writing only what changed.
+  function paint(L) {
+    const s = step;
+    let touched = 0;
+    L.drawn.forEach((el) => {
+      const code = el.code, type = code % 3, k = Math.floor(code / 3);
+      let text = "", done = false;
+      if (type === 2) {
+        const b = boxes[k], swept = below(b.steps, s);
+        text = s ? swept + " of " + b.steps.length + " swept" : "";
+        done = s > 0 && swept === b.steps.length;
+      } else if (s) {
+        const h = at(k, s);
+        text = h ? h[1] : "";
+        done = stepOf[k] > 0 && stepOf[k] < s;
+      }
+      const state = (code === lit ? "lit" : gets.has(code) ? "gets" : "") + (done ? " done" : "") + "|" + text;
+      if (el.state === state) return;
+      el.state = state;
+      el.classList.toggle("lit", code === lit);
+      el.classList.toggle("gets", code !== lit && gets.has(code));
+      el.classList.toggle("done", done);
+      el.lastChild.textContent = text;
+      el.lastChild.removeAttribute("textLength");
+      if (text.length > 24) fit([el]);
+      touched++;
+    });
+    L.drawnEdges.forEach((e) => {
+      const hot = lit !== null && e.to === lit && gets.has(e.from);
+      if (hot !== e.classList.contains("hot")) { e.classList.toggle("hot", hot); touched++; }
+    });
+    stats.touched += touched;
+  }
 
   function open(v) {
-    if (!(v in views)) return;
-    views[view].sec.hidden = true;
+    if (laid[view]) sections[view].hidden = true;
     view = v;
-    views[view].sec.hidden = false;
+    layout(v);
+    sections[v].hidden = false;
     $("graph").scrollTo(0, 0);
-    const crumbs = [""].concat(data.views.filter((k) => k && (v === k || v.startsWith(k + "."))));
-    $("crumbs").innerHTML = crumbs.map((k) => k === v
-      ? "<b>" + esc(k || "whole graph") + "</b>"
-      : '<a href="#" data-view="' + esc(k) + '">' + esc(k || "whole graph") + "</a>").join(" \u203a ");
+    const crumbs = [-1].concat(v ? boxPath(v - 1) : []);
+    $("crumbs").innerHTML = crumbs.map((b) => {
+      const label = b < 0 ? "whole graph" : boxes[b].name;
+      return b + 1 === v ? "<b>" + esc(label) + "</b>"
+        : "<a href=\"#\" data-view=\"" + esc(b < 0 ? "" : boxes[b].key) + "\">" + esc(label) + "</a>";
+    }).join(" \u203a ");
     render();
   }
 
   function render() {
     const s = step, cur = s > 0 ? steps[s - 1] : null;
-    if (cur && !inView(cur.node, view)) {  // the node is outside this box: up to where it is
-      const p = nodes[cur.node].path.filter((k) => view === k || view.startsWith(k + "."));
-      open(p.length ? p[p.length - 1] : "");
+    if (cur && !inView(cur[0], view)) {  // the node is outside this box: up to where it is
+      const p = nodes[cur[0]].path, k = view ? p.indexOf(view - 1) : -1;
+      open(k >= 0 ? p[k] + 1 : 0);
       return;
     }
     $("counter").textContent = "step " + s + " / " + total;
     $("slider").value = s;
-    const v = views[view];
-    const lit = cur ? repOf(cur.node, view) : null;
-    const gets = new Set(cur ? cur.gives.map((g) => repOf(g.to, view)) : []);
-    for (const rep in v.items) {
-      const el = v.items[rep], g = el.querySelector("text.g");
-      el.classList.toggle("lit", rep === lit);
-      el.classList.toggle("gets", gets.has(rep) && rep !== lit);
-      if (el.dataset.box !== undefined) {
-        const members = boxes[el.dataset.box];
-        const swept = members.filter((i) => stepOf[i] !== undefined && stepOf[i] <= s).length;
-        g.textContent = s ? swept + " of " + members.length + " swept" : "";
-        el.classList.toggle("done", swept === members.length && s > 0);
-      } else {
-        const i = +el.dataset.node, h = s ? at(i, s) : null;
-        g.textContent = h ? h[1] + (h[3] ? " (" + h[3] + ")" : "") : "";
-        el.classList.toggle("done", stepOf[i] !== undefined && stepOf[i] < s);
+    lit = cur ? codeOf(cur[0], view) : null;
+    gets = new Set(cur ? cur[3].map((g) => codeOf(g[0], view)) : []);
+    const L = layout(view), g = $("graph"), k = lit === null ? undefined : L.item.get(lit);
+    if (k !== undefined) {  // in sight, or scrolled to the middle
+      const x = L.x[k] + L.sec.offsetLeft, y = L.y[k] + L.sec.offsetTop;
+      if (x < g.scrollLeft || x + W > g.scrollLeft + g.clientWidth || y < g.scrollTop || y + H > g.scrollTop + g.clientHeight) {
+        g.scrollTo(x - (g.clientWidth - W) / 2, y - (g.clientHeight - H) / 2);
       }
     }
-    v.sec.querySelectorAll("path.edge").forEach((e) => {
-      e.classList.toggle("hot", lit !== null && e.dataset.to === lit && gets.has(e.dataset.from));
-    });
-    if (lit && v.items[lit]) v.items[lit].scrollIntoView({block: "nearest", inline: "nearest"});
-    $("panel").dataset.node = cur ? cur.node : "";
+    draw();
+    $("panel").dataset.node = cur ? cur[0] : "";
     $("panel").innerHTML = cur ? describe(s, cur) : order();
-    document.querySelectorAll("#leaves tr[data-leaf]").forEach((tr) => {
-      const leaf = data.leaves.find((l) => String(l.node) === tr.dataset.node);
-      tr.querySelector(".final").textContent = s === total ? leaf.text : "\u2014";
-    });
-    $("leaves").classList.toggle("ready", s === total);
+    if (ready !== (s === total)) {
+      ready = s === total;
+      document.querySelectorAll("#leaves tr[data-leaf]").forEach((tr) => {
+        tr.querySelector(".final").textContent = ready ? leafOf.get(+tr.dataset.node).text : "\u2014";
+      });
+      $("leaves").classList.toggle("ready", ready);
+    }
   }
 
   function order() {
-    const sweep = nodes.map((n, i) => i).filter((i) => nodes[i].num !== null)
-      .sort((a, b) => nodes[a].num - nodes[b].num);
+    const more = sweep.length > LISTED ? "<p>\u2026 and " + (sweep.length - LISTED) + " more, each at its step.</p>" : "";
     return "<h2>Step 0: the order</h2><p>The engine sorts the graph so that every node comes " +
       "after all of its consumers, starting at the root; each node is numbered by its place. " +
       "Step <i>k</i> sweeps node #<i>k</i>: its gradient is complete by then, and its rule " +
       "hands a gradient to each of its inputs.</p><ol>" +
-      sweep.map((i) => "<li>" + esc(nodes[i].label) + (nodes[i].shape ? " <small>" +
-        esc(nodes[i].shape) + "</small>" : "") + "</li>").join("") + "</ol>";
+      sweep.slice(0, LISTED).map((i) => "<li>" + esc(nodes[i].label) + (nodes[i].shape ? " <small>" +
+        esc(nodes[i].shape) + "</small>" : "") + "</li>").join("") + "</ol>" + more;
   }
 
   function describe(s, st) {
-    const n = nodes[st.node], out = [];
-    out.push("<h2>Step " + s + ": " + esc(name(st.node)) + "</h2>");
+    const n = nodes[st[0]], out = [], grad = S[st[2]];
+    out.push("<h2>Step " + s + ": " + esc(name(st[0])) + "</h2>");
     if (n.shape) out.push("<p class=\"shape\">" + esc(n.shape) + "</p>");
     if (n.value) out.push("<p>forward value: <code>" + esc(n.value) + "</code></p>");
-    const got = received[st.node];
+    const got = received[st[0]];
     if (got.length > 1) {
       out.push("<p>Its gradient is the sum of what its " + got.length + " consumers handed it:</p><ul>" +
-        got.map((r) => "<li>from " + esc(name(r[1])) + ": <code>" + esc(r[2].fitted ? r[2].given[1] : r[2].raw[1]) +
-          "</code></li>").join("") + "</ul>");
+        got.slice(0, LISTED).map((r) => {
+          const x = r[2][6] || {};
+          return "<li>from " + esc(name(r[1])) + ": <code>" + esc(S[(x.given || [0, r[2][3]])[1]]) + "</code></li>";
+        }).join("") + "</ul>");
     } else if (!got.length) {
       out.push("<p>The root: its gradient is the seed.</p>");
     }
-    out.push("<p>incoming gradient: <code>" + esc(st.grad[1]) + "</code></p>");
+    out.push("<p>incoming gradient: <code>" + esc(grad) + "</code></p>");
     if (n.kind !== "op") {
       out.push("<p>A leaf: the gradient is added to its <code>.grad</code>, now <code>" +
-        esc(st.final ? st.final[1] : st.grad[1]) + "</code>.</p>");
-      return out.join("");
+        esc(S[st.length > 4 ? st[5] : st[2]]) + "</code>.</p>");
+    } else {
+      out.push("<p>rule: <code>" + esc(n.rule) + "</code></p><ul class=\"gives\">");
+      st[3].forEach((g) => {
+        const x = g[6] || {};
+        let li = "<li><b>" + esc(S[g[1]]) + "</b> = " + esc(name(g[0])) + " gets ";
+        li += x.local !== undefined ? "<code>" + esc(grad) + " \u00d7 " + esc(x.local) + " = " +
+          esc(S[g[3]]) + "</code>" : "<code>" + esc(S[g[3]]) + "</code>";
+        if (x.fitted) li += "<div class=\"bcast\">" + broadcast(x) + "</div>";
+        if (x.cast) li += "<div class=\"bcast\">cast from " + esc(x.cast) + "</div>";
+        if (g[5] > 1) {
+          li += "<div class=\"sum\">its gradient so far (" + g[4] + " of " + g[5] + " contributions): <code>" +
+            esc(S[x.total[1]]) + "</code></div>";
+        }
+        out.push(li + "</li>");
+      });
+      out.push("</ul>");
     }
-    out.push("<p>rule: <code>" + esc(n.rule) + "</code></p><ul class=\"gives\">");
-    st.gives.forEach((g) => {
-      let li = "<li><b>" + esc(g.role) + "</b> = " + esc(name(g.to)) + " gets ";
-      li += g.local !== undefined ? "<code>" + esc(st.grad[1]) + " \u00d7 " + esc(g.local) + " = " +
-        esc(g.raw[1]) + "</code>" : "<code>" + esc(g.raw[1]) + "</code>";
-      if (g.fitted) {
-        const dims = g.dims.length === 1 ? "dim " + g.dims[0] : "dims " + g.dims.join(", ");
-        li += "<div class=\"bcast\">broadcast: the rule's gradient " + esc(g.fitted[0]) + " summed over " +
-          dims + " to the input's " + esc(g.fitted[1]) + ": <code>" + esc(g.given[1]) + "</code></div>";
-      }
-      if (g.cast) li += "<div class=\"bcast\">cast from " + esc(g.cast) + "</div>";
-      if (g.of > 1) {
-        li += "<div class=\"sum\">its gradient so far (" + g.part + " of " + g.of + " contributions): <code>" +
-          esc(g.total[1]) + "</code></div>";
-      }
-      out.push(li + "</li>");
-    });
-    out.push("</ul>");
+    if (s === total) out.push(done());
     return out.join("");
   }
 
+  function broadcast(x) {
+    const dims = x.dims.length === 1 ? "dim " + x.dims[0] : "dims " + x.dims.join(", ");
+    return "broadcast: the rule's gradient " + esc(x.fitted[0]) + " summed over " + dims +
+      " to the input's " + esc(x.fitted[1]) + ": <code>" + esc(S[x.given[1]]) + "</code>";
+  }
+
+  // The last step: the pass is over; every leaf's .grad, and the broadcasts each undid.
+  function done() {
+    const leaves = data.leaves.slice(0, LISTED).map((l) => {
+      const n = nodes[l.node];
+      return "<li><b>" + esc(l.name) + "</b>" + (n.shape ? " <small>" + esc(n.shape) + "</small>" : "") +
+        ": <code>" + esc(l.text) + "</code>" + undone[l.node].map((u) =>
+        "<div class=\"bcast\">at step " + u[0] + " (" + esc(name(u[1])) + "), " + broadcast(u[2]) + "</div>").join("") + "</li>";
+    });
+    return "<h3>The pass is done</h3><p>Each leaf's <code>.grad</code>:</p><ul class=\"done\">" + leaves.join("") + "</ul>";
+  }
+
   function go(s) {
+    const t = performance.now();
+    stats.touched = 0;
     step = Math.max(0, Math.min(total, s));
     render();
     if (step === total) pause();
+    stats.stepMs = performance.now() - t;
   }
   function pause() { if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "play"; }
   function play() {
@@ -176,14 +352,19 @@
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(total);
   });
+  let queued = false;
+  $("graph").addEventListener("scroll", () => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; draw(); }); }
+  });
+  window.addEventListener("resize", () => draw());
   $("graph").addEventListener("click", (e) => {
     const box = e.target.closest(".box");
-    if (box) open(box.dataset.box);
+    if (box) open(viewOf.get(box.dataset.box));
   });
   $("crumbs").addEventListener("click", (e) => {
     const a = e.target.closest("a");
-    if (a) { e.preventDefault(); open(a.dataset.view); }
+    if (a) { e.preventDefault(); open(viewOf.get(a.dataset.view)); }
   });
-  views[""].sec.hidden = false;
-  open("");
+  open(0);
+  stats.loadMs = performance.now() - started;
 })();

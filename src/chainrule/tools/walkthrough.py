@@ -1,8 +1,25 @@
 """The page `viz.walkthrough` writes: a recorded backward pass (its nodes, and its steps in the
-engine's order) laid out as inline SVG, with modules folded into boxes, in one HTML file.
+engine's order) laid out with modules folded into boxes, in one HTML file.
 
-What the engine did is recorded by viz.py; this module only draws the record and leaves the
-stepping to chainrule/assets/walkthrough.js. Nothing it writes refers to anything outside the file.
+What the engine did is recorded by viz.py; this module folds and lays out the record, and
+leaves drawing and stepping to chainrule/assets/walkthrough.js, which draws only what is in
+view (a page of 10^5 nodes opens in seconds). Nothing it writes refers to anything outside
+the file.
+
+The page's data (JSON in #data), every text an index into ``strings``:
+  nodes  {label, kind, shape, value, rule, module, inputs, num, box}, a field left out at
+         its default (kind "op", texts "", inputs [], num null: not swept, box -1: none); num
+         is the node's place in the sweep, box the innermost box it is drawn in
+  boxes  [key, name, parent box]: name "Linear (0)", its module's class and path
+  steps  [node, grad short, grad full, gives, final short, final full]; a give is
+         [to, role, short, full, part, of, extras]: what the rule handed input ``to``,
+         contribution ``part`` of its ``of``; extras (optional) hold "total" (its gradient
+         so far), "fitted" / "dims" / "given" (a broadcast undone), "cast", "local"
+  leaves [node, text of its final .grad]
+  views  the keys of the views: "" (the whole graph), then each box's
+  layouts one per view, {cols, rows, items, edges}: items flat [code, column, half-row] with code
+         3 * node (a node), 3 * node + 1 (a port: outside the view) or 3 * box + 2;
+         edges flat [from item, to item]
 """
 
 from __future__ import annotations
@@ -18,12 +35,12 @@ from ..autograd.reference import toposort
 from .outputs import write_output
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"  # chainrule/assets
-NODE_W, NODE_H = 170, 62  # a node's box, in SVG units (pixels at zoom 1)
-GAP_X, GAP_Y, PAD = 46, 16, 14
+WRAP = 120  # a view wider than this many columns wraps into bands, one under another
 
 
 def write(path: str, record: dict[str, Any]) -> None:
-    """Write the page of ``record`` (viz.walkthrough's: nodes, steps, leaves) to ``path``."""
+    """Write the page of ``record`` (viz.walkthrough's: nodes, steps, leaves, and the
+    classes of the modules by path) to ``path``."""
     nodes = record["nodes"]
     inputs = [n["inputs"] for n in nodes]
     consumers: list[list[int]] = [[] for _ in nodes]
@@ -32,31 +49,95 @@ def write(path: str, record: dict[str, Any]) -> None:
             consumers[x].append(i)
     rank = {i: k for k, i in enumerate(toposort(range(len(nodes)), lambda i: inputs[i]))}
     paths = fold(nodes, inputs, consumers)
-    for node, p in zip(nodes, paths, strict=True):
-        node["path"] = p
-    boxes = sorted({b for p in paths for b in p}, key=lambda b: (b.count("."), b))
-    views = [("", list(range(len(nodes))))]
-    views += [(b, [i for i, p in enumerate(paths) if b in p]) for b in boxes]
-    sections = [
-        _view_svg(key, members, nodes, paths, inputs, consumers, rank) for key, members in views
-    ]
+    keys = sorted({b for p in paths for b in p}, key=lambda b: (b.count("."), b))
+    box = {b: k for k, b in enumerate(keys)}
+    parent = {p[k]: p[k - 1] for p in paths for k in range(1, len(p))}
+    classes = record.get("classes", {})
+    members: dict[str, list[int]] = {b: [] for b in keys}
+    for i, p in enumerate(paths):
+        for b in p:
+            members[b].append(i)
+    layouts = [_layout("", list(range(len(nodes))), paths, inputs, consumers, rank, box)]
+    layouts += [_layout(b, members[b], paths, inputs, consumers, rank, box) for b in keys]
+    s = _Strings()
     data = {
-        "nodes": nodes,
-        "steps": record["steps"],
+        "nodes": [_node(n, p[-1] if p else "", box, s) for n, p in zip(nodes, paths, strict=True)],
+        "boxes": [[s(b), s(_box_name(b, classes)), box.get(parent.get(b, ""), -1)] for b in keys],
+        "steps": [_step(st, s) for st in record["steps"]],
         "leaves": [{k: v for k, v in leaf.items() if k != "grad"} for leaf in record["leaves"]],
-        "views": [key for key, _ in views],
+        "views": ["", *keys],
+        "layouts": layouts,
     }
-    text = script_json(data)
+    data["strings"] = s.strings
     rows = "\n".join(_leaf_row(leaf) for leaf in record["leaves"])
     page = PAGE.format(
         style=(ASSETS / "walkthrough.css").read_text(encoding="utf-8"),
         script=(ASSETS / "walkthrough.js").read_text(encoding="utf-8"),
-        views="\n".join(sections),
+        views="\n".join(
+            f'<section class="view" data-view="{html.escape(k, quote=True)}" hidden></section>'
+            for k in ["", *keys]
+        ),
         rows=rows,
-        data=text,
+        data=script_json(data),
         total=len(record["steps"]),
     )
     write_output(path, page, "walkthrough")
+
+
+class _Strings:
+    """Each distinct text once (a long graph repeats its shapes, rules and values)."""
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self.ids: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        k = self.ids.get(text)
+        if k is None:
+            k = self.ids[text] = len(self.strings)
+            self.strings.append(text)
+        return k
+
+
+def _box_name(key: str, classes: dict[str, str]) -> str:
+    """A box's name: its module's class and path, ``Linear (0)``; the path alone where the
+    class is not known."""
+    return f"{classes[key]} ({key})" if key in classes else key
+
+
+def _node(node: dict[str, Any], inner: str, box: dict[str, int], s: _Strings) -> dict[str, Any]:
+    out: dict[str, Any] = {"label": node["label"]}
+    if node["kind"] != "op":
+        out["kind"] = node["kind"]
+    for key in ("shape", "value", "rule", "module"):
+        if node[key]:
+            out[key] = s(node[key])
+    if node["inputs"]:
+        out["inputs"] = node["inputs"]
+    if node["num"] is not None:
+        out["num"] = node["num"]
+    if inner:
+        out["box"] = box[inner]
+    return out
+
+
+def _step(step: dict[str, Any], s: _Strings) -> list[Any]:
+    gives = []
+    for g in step["gives"]:
+        give = [g["to"], s(g["role"]), s(g["raw"][0]), s(g["raw"][1]), g["part"], g["of"]]
+        extras: dict[str, Any] = {}
+        if g["of"] > 1:
+            extras["total"] = [s(g["total"][0]), s(g["total"][1])]
+        for key in ("fitted", "dims", "cast", "local"):
+            if key in g:
+                extras[key] = g[key]
+        if "given" in g:
+            extras["given"] = [s(g["given"][0]), s(g["given"][1])]
+        gives.append([*give, extras] if extras else give)
+    out = [step["node"], s(step["grad"][0]), s(step["grad"][1]), gives]
+    if "final" in step:
+        out += [s(step["final"][0]), s(step["final"][1])]
+    return out
 
 
 # What an HTML parser could take for markup inside a <script> block (<!--, <script, </script:
@@ -189,35 +270,34 @@ def _reach(start: list[int], edges: Sequence[list[int]], inside: set[int]) -> se
 
 
 # ---------------------------------------------------------------------------------------
-# One view: the nodes and boxes directly inside it, in layers by depth, data flowing left to
-# right; nodes outside it that feed it or read from it are drawn as dashed ports.
+# One view's layout: the nodes and boxes directly inside it, in columns by depth, data
+# flowing left to right; nodes outside it that feed it or read from it are its ports. Past
+# WRAP columns the view wraps into bands, one under another, an empty row between them.
 
 
-def _view_svg(
+def _layout(
     key: str,
     members: list[int],
-    nodes: Sequence[dict[str, Any]],
     paths: Sequence[list[str]],
     inputs: Sequence[list[int]],
     consumers: Sequence[list[int]],
     rank: dict[int, int],
-) -> str:
+    box: dict[str, int],
+) -> dict[str, Any]:
     inside = set(members)
 
-    def rep(i: int) -> str:
+    def rep(i: int) -> int:
         if i not in inside:
-            return f"p{i}"
+            return 3 * i + 1
         p = paths[i]
         k = p.index(key) + 1 if key else 0
-        return f"b:{p[k]}" if k < len(p) else f"n{i}"
+        return 3 * box[p[k]] + 2 if k < len(p) else 3 * i
 
-    order: dict[str, int] = {}  # each item's place: its first node's in topological order
-    count: dict[str, int] = {}
-    edges: dict[tuple[str, str], None] = {}
+    order: dict[int, int] = {}  # each item's place: its first node's in topological order
+    edges: dict[tuple[int, int], None] = {}
     for i in members:
         r = rep(i)
         order[r] = min(order.get(r, rank[i]), rank[i])
-        count[r] = count.get(r, 0) + 1
         for x in inputs[i]:
             if rep(x) != r:
                 edges[(rep(x), r)] = None
@@ -226,15 +306,15 @@ def _view_svg(
                 edges[(r, rep(c))] = None
     for a, b in edges:
         for r in (a, b):
-            if r.startswith("p"):
-                order.setdefault(r, rank[int(r[1:])])
+            if r % 3 == 1:
+                order.setdefault(r, rank[r // 3])
     items = sorted(order, key=order.__getitem__)
-    preds: dict[str, list[str]] = {r: [] for r in items}
+    preds: dict[int, list[int]] = {r: [] for r in items}
     for a, b in edges:
         if order[a] < order[b]:  # never a cycle, whatever the folding left
             preds[b].append(a)
-    layer: dict[str, int] = {}
-    succs: dict[str, list[str]] = {r: [] for r in items}
+    layer: dict[int, int] = {}
+    succs: dict[int, list[int]] = {r: [] for r in items}
     for r in items:
         layer[r] = max((layer[a] + 1 for a in preds[r]), default=0)
         for a in preds[r]:
@@ -242,8 +322,8 @@ def _view_svg(
     for r in items:  # what nothing feeds (leaves) sits just before its first consumer
         if not preds[r] and succs[r]:
             layer[r] = min(layer[c] for c in succs[r]) - 1
-    columns: list[list[str]] = [[] for _ in range(max(layer.values(), default=0) + 1)]
-    row: dict[str, float] = {}
+    columns: list[list[int]] = [[] for _ in range(max(layer.values(), default=0) + 1)]
+    row: dict[int, float] = {}
     for r in items:  # placed by the mean row of what feeds them (fewer crossings)
         columns[layer[r]].append(r)
     for col in columns:
@@ -251,76 +331,25 @@ def _view_svg(
         for k, r in enumerate(col):
             row[r] = k
     tallest = max(len(col) for col in columns)
-    xy: dict[str, tuple[float, float]] = {}
+    index: dict[int, int] = {}
+    flat: list[int] = []
     for d, col in enumerate(columns):
-        top = (tallest - len(col)) * (NODE_H + GAP_Y) / 2
+        band, c = divmod(d, WRAP)
+        top = band * 2 * (tallest + 1) + tallest - len(col)  # in half rows: centred
         for k, r in enumerate(col):
-            xy[r] = (PAD + d * (NODE_W + GAP_X), PAD + top + k * (NODE_H + GAP_Y))
-    width = PAD * 2 + len(columns) * (NODE_W + GAP_X) - GAP_X
-    height = PAD * 2 + tallest * (NODE_H + GAP_Y) - GAP_Y
-    out = [
-        f'<section class="view" data-view="{html.escape(key, quote=True)}" hidden>',
-        f'<svg width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}">',
-    ]
-    for a, b in edges:
-        (x1, y1), (x2, y2) = xy[a], xy[b]
-        x1, y1, y2 = x1 + NODE_W, y1 + NODE_H / 2, y2 + NODE_H / 2
-        mid = (x1 + x2) / 2
-        out.append(
-            f'<path class="edge" data-from="{_attr(a)}" data-to="{_attr(b)}" '
-            f'd="M{x1:.0f},{y1:.0f} C{mid:.0f},{y1:.0f} {mid:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"/>'
-        )
-    for r in items:
-        out.append(_item(r, xy[r], nodes, count.get(r, 0)))
-    out.append("</svg></section>")
-    return "\n".join(out)
+            index[r] = len(index)
+            flat += [r, c, top + 2 * k]
+    bands = (len(columns) + WRAP - 1) // WRAP
+    return {
+        "cols": min(len(columns), WRAP),
+        "rows": bands * (tallest + 1) - 1,
+        "items": flat,
+        "edges": [index[r] for edge in edges for r in edge],
+    }
 
 
 def _mean(xs: list[float], default: float) -> float:
     return sum(xs) / len(xs) if xs else default
-
-
-def _attr(r: str) -> str:
-    return html.escape(r, quote=True)
-
-
-def _cut(text: str, n: int = 27) -> str:
-    return text if len(text) <= n else text[: n - 1] + "\u2026"
-
-
-def _item(r: str, at: tuple[float, float], nodes: Sequence[dict[str, Any]], count: int) -> str:
-    x, y = at
-    e = html.escape
-    if r.startswith("b:"):
-        key = r[2:]
-        return (
-            f'<g class="item box" data-rep="{_attr(r)}" data-box="{_attr(key)}" '
-            f'transform="translate({x:.0f},{y:.0f})"><title>{e(key)}: {count} nodes; click to '
-            f'open</title><rect width="{NODE_W}" height="{NODE_H}" rx="4"/>'
-            f'<text class="t1" x="8" y="17">{e(_cut(key))}</text>'
-            f'<text class="t2" x="8" y="34">{count} nodes \u25b8 open</text>'
-            f'<text class="g" x="8" y="52"></text></g>'
-        )
-    i = int(r[1:])
-    node = nodes[i]
-    port = r.startswith("p")
-    kind = "port" if port else node["kind"]
-    sub = node["shape"] or node["value"]
-    if not port and node["kind"] == "op" and node["module"]:
-        sub = node["module"]  # a node alone in its module: named by it
-    tip = "\n".join(t for t in (node["label"], node["shape"], node["value"], node["rule"]) if t)
-    if port:
-        tip = "outside this box: " + tip
-    num = f"#{node['num']}" if node["num"] is not None else ""
-    return (
-        f'<g class="item {kind}" data-rep="{_attr(r)}" data-node="{i}" '
-        f'transform="translate({x:.0f},{y:.0f})"><title>{e(tip)}</title>'
-        f'<rect width="{NODE_W}" height="{NODE_H}" rx="{4 if kind == "op" else 1}"/>'
-        f'<text class="num" x="{NODE_W - 6}" y="14">{num}</text>'
-        f'<text class="t1" x="8" y="17">{e(_cut(node["label"], 20))}</text>'
-        f'<text class="t2" x="8" y="34">{e(_cut(sub))}</text>'
-        f'<text class="g" x="8" y="52"></text></g>'
-    )
 
 
 PAGE = """<!DOCTYPE html>
