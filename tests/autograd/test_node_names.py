@@ -97,6 +97,9 @@ ANOTHER_COMPOSITION = {
     ("AddBackward0", "WhereBackward0"): "logdet's sign is a where in PyTorch",
     ("DivBackward0", "SqueezeBackward0"): "cov ends in a squeeze in PyTorch",
     ("DivBackward0", "MulBackward0"): "PyTorch's number / tensor is a reciprocal times it",
+    ("MulBackward0", "MulBackward1"): "PyTorch's kernel scales by a number with mul.Scalar",
+    ("SumBackward1", "DivBackward1"): "PyTorch's trapezoid halves last, chainrule's sums",
+    ("CumsumBackward0", "DivBackward1"): "PyTorch's trapezoid halves last, chainrule's sums",
 }
 
 EXCEPTIONS = {**ONE_PRIMITIVE_SERVES, **ANOTHER_COMPOSITION}

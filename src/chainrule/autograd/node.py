@@ -8,6 +8,7 @@ from typing import Any
 
 from ..array import ndarray
 from ..array.tensor_type import tensor_type
+from . import saved
 from .handles import add_hook
 
 
@@ -34,7 +35,18 @@ class Node:
         for the rest (numbers among them); also once backward has freed the node."""
         ends = self.__dict__["_edges"] if self.inputs is None else edges(self.inputs)
         T = tensor_type()
-        return tuple(((AccumulateGrad.of(e) if isinstance(e, T) else e), 0) for e in ends)
+        shown = tuple(((AccumulateGrad.of(e) if isinstance(e, T) else e), 0) for e in ends)
+        if type(self).__name__ in ("AddmmBackward0", "MmBackward0") and self.op == "Linear":
+            return self._as_addmm(shown)
+        return shown
+
+    def _as_addmm(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
+        """Linear's edges as PyTorch's addmm(b, x, W.t()) has them: the bias first, and the
+        weight's gradient through a TBackward0 node (chainrule's one node does its work)."""
+        t = self.__dict__.get("_t")
+        if t is None:
+            t = self.__dict__["_t"] = TBackward0(shown[1])
+        return ((shown[2],) if len(shown) > 2 else ()) + (shown[0], (t, 0))
 
     @property
     def metadata(self) -> dict:
@@ -57,28 +69,47 @@ class Node:
         return add_hook(self.node_hooks[kind], hook)
 
     def __getattr__(self, attr: str) -> Any:
-        """PyTorch's ``_saved_self`` and ``_saved_other``: the inputs the node keeps."""
-        if attr in ("_saved_self", "_saved_other"):
-            inputs = getattr(self, "inputs", None)
-            if inputs is None:
-                raise RuntimeError(f"{self.op}: {attr}: the graph was freed by backward")
-            return inputs[0 if attr == "_saved_self" else 1]
+        """PyTorch's ``_saved_*`` of this node (saved.py): ``_saved_self``, ``_saved_result``,
+        ``_saved_dim``..."""
+        if attr.startswith(saved.PREFIX):
+            return saved.saved(self, attr)
         raise AttributeError(f"{type(self).__name__!r} node has no attribute {attr!r}")
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *saved.shown(self)]
 
     def release(self) -> None:
         """Free what the node saved (its inputs, their versions, forward's arrays) once a
         backward pass without retain_graph has used it; a later pass finds ``inputs`` None and
         says the graph was freed. What PyTorch's node keeps stays, so that printing it
         after backward still works: its edges (the inputs' nodes, never their arrays),
-        its name and the user's metadata."""
+        its name, the user's metadata and the saved values that are not tensors."""
         kept = self.__dict__
-        meta = kept.get("_metadata")
+        meta, t = kept.get("_metadata"), kept.get("_t")
+        values = saved.kept(self) if self.inputs is not None else kept.get("_kept")
         ends = edges(self.inputs or ())
         self.inputs = None
         kept.clear()
         kept["_edges"] = ends
         if meta is not None:
             kept["_metadata"] = meta
+        if values is not None:
+            kept["_kept"] = values
+        if t is not None:
+            kept["_t"] = t
+
+
+class TBackward0(Node):
+    """The TBackward0 node PyTorch's graph has between a linear layer's weight and its addmm
+    (which takes W.t()), where chainrule's Linear node takes W itself: shown in
+    ``next_functions``, never run."""
+
+    def __init__(self, edge: tuple[Any, int]) -> None:
+        self.inputs, self._edge = None, edge
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        return (self._edge,)
 
 
 class AccumulateGrad:

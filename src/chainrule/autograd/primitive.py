@@ -142,8 +142,8 @@ class Function(Node):
             fn.stamp = writes[0]
             if named is cls:  # forward named the node (node_name)
                 fn.__class__ = node_type(cls, fn.node_name)
-            if cls.saves_out:
-                fn.out_version = version(out)
+            if cls.saves_out:  # and the output's array, PyTorch's _saved_result
+                fn.out_version, fn.saved_result = version(out), out_data
             out.grad_fn = fn
         if dual[0] is not None:  # a dual level is open: the output's tangent, if any
             dual[0](cls, inputs, options, out)

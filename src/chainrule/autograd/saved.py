@@ -1,0 +1,205 @@
+"""What PyTorch's node of each name shows as ``_saved_*`` (``_saved_self``, ``_saved_result``,
+``_saved_dim``...), read from chainrule's node of the same name: its inputs, its output and
+its options. node.py asks; the ops know nothing of it.
+
+A saved tensor is PyTorch's: an input only where the gradient that reads it is wanted (so
+``(x * c)._saved_self`` is None for a constant c), a number as a 0-d tensor; refused once
+written in place, and once backward has freed the graph. The other values stay after
+backward, as PyTorch keeps them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .. import array
+from ..array.tensor_type import tensor_type
+
+PREFIX = "_saved_"
+INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
+
+# A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
+# always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output.
+TensorSpec = tuple[Any, ...]
+
+
+def _sizes(i: int) -> Callable[[Any], Any]:
+    return lambda fn: tuple(fn.inputs[i].shape)
+
+
+def _strides(i: int) -> Callable[[Any], Any]:  # kept only for input i's own gradient
+    return lambda fn: tuple(fn.inputs[i].stride()) if fn.needs_input_grad[i] else ()
+
+
+def _one(fn: Any) -> int:
+    return 1
+
+
+def _index_part(fn: Any) -> tuple[int, Any]:
+    """The dim and the item (an int or a slice) a basic index selects or slices there."""
+    index = fn.index if type(fn.index) is tuple else (fn.index,)
+    dim = 0
+    for k, part in enumerate(index):
+        if part is None:  # a new dim (PyTorch's unsqueeze): none of the input's
+            continue
+        if part is Ellipsis:  # the parts after it count from the input's last dim
+            dim = fn.inputs[0].ndim - sum(p is not None for p in index[k + 1 :])
+            continue
+        if isinstance(part, int) or part != slice(None):
+            return dim, part
+        dim += 1
+    return 0, slice(None)
+
+
+def _slice_start(fn: Any) -> int:
+    return _index_part(fn)[1].start or 0
+
+
+def _slice_end(fn: Any) -> int:
+    end = _index_part(fn)[1].stop
+    return INT64_MAX if end is None else end
+
+
+def _moved(fn: Any) -> list[int]:
+    return [i for i, d in enumerate(fn.dims) if i != d]
+
+
+_MM = {
+    "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0),
+    "mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
+}  # fmt: skip
+_REDUCED = {"dim": lambda fn: tuple(fn.dims), "keepdim": lambda fn: fn.keepdim}
+
+# PyTorch's node name -> its saved values that are not tensors
+VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "AddBackward0": {"alpha": _one},
+    "SubBackward0": {"alpha": _one},
+    "PowBackward0": {"exponent": lambda fn: fn.inputs[1]},
+    "SumBackward0": {"self_sym_sizes": _sizes(0)},
+    "SumBackward1": {**_REDUCED, "self_sym_sizes": _sizes(0)},
+    "MeanBackward0": {
+        "self_sym_numel": lambda fn: math.prod(fn.inputs[0].shape),
+        "self_sym_sizes": _sizes(0),
+    },
+    "MeanBackward1": {
+        **_REDUCED,
+        "self_sym_numel": lambda fn: math.prod(fn.inputs[0].shape),
+        "self_sym_sizes": _sizes(0),
+    },
+    "MmBackward0": _MM,
+    "Linear.MmBackward0": {
+        "self_sym_sizes": _sizes(0),
+        "self_sym_strides": _strides(0),
+        "mat2_sym_sizes": lambda fn: tuple(fn.inputs[1].shape)[::-1],
+        "mat2_sym_strides": lambda fn: _strides(1)(fn)[::-1],
+    },  # fmt: skip
+    "Linear.AddmmBackward0": {
+        "alpha": _one,
+        "beta": _one,
+        "mat1_sym_sizes": _sizes(0),
+        "mat1_sym_strides": _strides(0),
+        # mat2 is the weight's transpose: its sizes and strides are the weight's, reversed
+        "mat2_sym_sizes": lambda fn: tuple(fn.inputs[1].shape)[::-1],
+        "mat2_sym_strides": lambda fn: _strides(1)(fn)[::-1],
+    },  # fmt: skip
+    "ViewBackward0": {"self_sym_sizes": _sizes(0)},
+    "TransposeBackward0": {"dim0": lambda fn: _moved(fn)[0], "dim1": lambda fn: _moved(fn)[1]},
+    "PermuteBackward0": {"dims": lambda fn: tuple(fn.dims)},
+    "SelectBackward0": {
+        "dim": lambda fn: _index_part(fn)[0],
+        "index": lambda fn: _index_part(fn)[1],
+        "self_sym_sizes": _sizes(0),
+    },
+    "SliceBackward0": {
+        "dim": lambda fn: _index_part(fn)[0],
+        "end": _slice_end,
+        "self_sym_sizes": _sizes(0),
+        "start": _slice_start,
+        "step": lambda fn: _index_part(fn)[1].step or 1,
+    },
+    "SoftmaxBackward0": {"dim": lambda fn: fn.dim},
+    "LogSoftmaxBackward0": {"dim": lambda fn: fn.dim},
+}
+
+_RESULT: dict[str, TensorSpec] = {"result": ("result",)}
+_SELF: dict[str, TensorSpec] = {"self": ("input", 0, None)}
+
+# PyTorch's node name -> its saved tensors
+TENSORS: dict[str, dict[str, TensorSpec]] = {
+    "MulBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
+    "DivBackward0": {"other": ("input", 1, None), "self": ("input", 0, 1)},
+    "PowBackward0": _SELF,
+    "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
+    "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
+    "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
+    **dict.fromkeys(("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0"), _SELF),
+    **dict.fromkeys(
+        ("ExpBackward0", "TanhBackward0", "SigmoidBackward0", "ReluBackward0", "SqrtBackward0")
+        + ("SoftmaxBackward0", "LogSoftmaxBackward0"),
+        _RESULT,
+    ),
+}
+
+
+def _key(fn: Any) -> str:
+    """The node's entry in the tables: its name, or "Op.Name" where a primitive's node of that
+    name saves other things than PyTorch's op of the name (linear's is addmm of W.t())."""
+    name = type(fn).__name__
+    return f"Linear.{name}" if getattr(fn, "op", None) == "Linear" else name
+
+
+def shown(fn: Any) -> list[str]:
+    """Every ``_saved_*`` the node has, for dir() (sorted, as PyTorch's dir lists them)."""
+    key = _key(fn)
+    return sorted(PREFIX + k for k in {**VALUES.get(key, {}), **TENSORS.get(key, {})})
+
+
+def kept(fn: Any) -> dict[str, Any] | None:
+    """The node's saved values that are not tensors, as release keeps them (None if none)."""
+    values = VALUES.get(_key(fn))
+    return None if values is None else {k: get(fn) for k, get in values.items()}
+
+
+def saved(fn: Any, attr: str) -> Any:
+    """``fn._saved_<key>``: a value, a tensor, or PyTorch's refusal, in chainrule's words."""
+    key, name = attr[len(PREFIX) :], type(fn).__name__
+    values, tensors = VALUES.get(_key(fn), {}), TENSORS.get(_key(fn))
+    if tensors is None and not values and key in ("self", "other"):  # not tabled: the inputs
+        tensors = {"self": ("input", 0, None), "other": ("input", 1, None)}
+    tensors = tensors or {}
+    if key not in values and key not in tensors:
+        raise AttributeError(f"{name!r} node has no attribute {attr!r}")
+    if fn.inputs is None:
+        after = fn.__dict__.get("_kept") or {}
+        if key in after:
+            return after[key]
+        raise RuntimeError(
+            f"{name}: {attr}: its saved values were freed by backward (the graph is freed as "
+            "backward runs; call backward(retain_graph=True) to read them after it)"
+        )
+    if key in values:
+        return values[key](fn)
+    return _tensor(fn, attr, tensors[key])
+
+
+def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
+    T = tensor_type()
+    if spec[0] == "result":
+        out = T._make(fn.saved_result, True)
+        out.grad_fn = fn
+        return out
+    kind, i, wanted_by = spec
+    if wanted_by is not None and not fn.needs_input_grad[wanted_by]:
+        return None
+    x = fn.inputs[i]
+    if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
+        return T._make(array.xp.asarray(x))
+    now = 0 if x._vc is None else x._vc[0]
+    if now != fn.versions[i]:
+        raise RuntimeError(
+            f"{type(fn).__name__}: {attr}: input {i}, of shape {tuple(x.shape)}, was modified "
+            f"by an in-place operation after the node saved it: it is at version {now}, the "
+            f"node saved version {fn.versions[i]}; write into a clone instead"
+        )
+    return x.mT.detach() if kind == "input.mT" else x
