@@ -296,8 +296,8 @@ def tensorboard_graph(name: str, tmp_path: Path) -> None:
     def decoded(s: str) -> str:
         return re.sub(r"%([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
 
-    assert f"{name}.weight" in {decoded(n) for n in names}
-    assert f"{name}Backward" in {node.op for node in graph.node}
+    assert f"Module/Linear[{name}]/weight/weight" in {decoded(n) for n in names}
+    assert f"{name}Backward".encode() in {node.attr["attr"].s[10:-2] for node in graph.node}
 
 
 WRITERS: dict[str, Callable[[str, Path], None]] = {

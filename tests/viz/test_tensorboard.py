@@ -432,21 +432,19 @@ def test_graph_has_the_parameters_ops_and_input(tmp_path: Path, capsys: Any) -> 
         w.add_graph(model, x, verbose=True)
     graph = load(tmp_path).Graph()
     nodes = {n.name: n for n in graph.node}
-    params = [name for name, _ in model.named_parameters()]
-    assert params == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    params = [f"Net/Linear[fc{i}]/{p}/{p}" for i in (1, 2) for p in ("weight", "bias")]
     assert set(params) < set(nodes)
-    assert nodes["input/input.0"].op == "IO Node"
-    assert {nodes[p].op for p in params} == {"Parameter"}
-    ops = [n.op for n in graph.node if n.name not in params and n.name != "input/input.0"]
-    assert ops == ["Reshape", "Linear", "Relu", "Linear"]
-    reshape = next(n for n in graph.node if n.op == "Reshape")
-    assert list(reshape.input) == ["input/input.0"]
-    last = graph.node[-1]
-    assert list(last.input) == [graph.node[-4].name, "fc2.weight", "fc2.bias"]
+    assert nodes["input/x"].op == nodes["output/output.1"].op == "IO Node"
+    assert {nodes[p].op for p in params} == {"prim::GetAttr"}
+    ops = [n.op for n in graph.node if n.op.startswith("aten::")]
+    assert ops == ["aten::reshape", "aten::linear", "aten::relu", "aten::linear"]
+    assert list(nodes["Net/reshape"].input) == ["input/x"]
+    last = nodes["Net/Linear[fc2]/linear"]
+    assert list(last.input) == ["Net/relu", *params[2:]]
     [shape] = last.attr["_output_shapes"].list.shape
     assert [d.size for d in shape.dim] == [5, 2]
     assert x.grad_fn is None and not x.requires_grad  # the caller's input is untouched
-    assert "Net/Relu_1 = Relu(Net/Linear_1)" in capsys.readouterr().out
+    assert "Net/relu = aten::relu(Net/Linear[fc1]/linear)" in capsys.readouterr().out
 
 
 def test_graph_of_a_model_without_a_tensor_output_is_refused(tmp_path: Path) -> None:

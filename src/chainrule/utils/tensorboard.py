@@ -19,14 +19,10 @@ import numpy as np
 try:
     from google.protobuf import struct_pb2, text_format
     from tensorboard.compat.proto import (
-        attr_value_pb2,
         event_pb2,
-        graph_pb2,
-        node_def_pb2,
         summary_pb2,
         tensor_pb2,
         tensor_shape_pb2,
-        versions_pb2,
     )
     from tensorboard.plugins.hparams import api_pb2 as hp_api
     from tensorboard.plugins.hparams import metadata as hp_metadata
@@ -40,10 +36,9 @@ except ImportError as err:  # the package is an extra
         "install it with: pip install chainrule[tensorboard]"
     ) from err
 
-from ..autograd.engine import toposort
-from ..autograd.mode import enable_grad
 from ..tensor import Tensor
 from ..tools.outputs import Output, write_outputs
+from .tensorboard_graph import graph_def
 
 __all__ = ["SummaryWriter"]
 
@@ -303,97 +298,6 @@ def _hparams(hparams: dict, metrics: dict, discrete: dict | None) -> tuple[Any, 
 
 
 # ---------------------------------------------------------------------------------------
-# The graph
-
-
-def _tensors_in(obj: Any) -> list[Tensor]:
-    """The Tensors in a model's input or output: a Tensor, or lists, tuples and dicts of them."""
-    if isinstance(obj, Tensor):
-        return [obj]
-    if isinstance(obj, Mapping):
-        obj = list(obj.values())
-    if isinstance(obj, list | tuple):
-        return [t for item in obj for t in _tensors_in(item)]
-    return []
-
-
-def _parents(t: Tensor) -> list[Tensor]:
-    """Every Tensor input of the op that made ``t`` (those without grad too), in order."""
-    fn = t.grad_fn
-    if fn is None or fn.inputs is None:
-        return []
-    return [x for x in fn.inputs if isinstance(x, Tensor)]
-
-
-def _shape_attr(t: Tensor) -> Any:
-    dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in t.shape]
-    shapes = attr_value_pb2.AttrValue.ListValue(shape=[tensor_shape_pb2.TensorShapeProto(dim=dims)])
-    return attr_value_pb2.AttrValue(list=shapes)
-
-
-def _graph(model: Any, input_to_model: Any, verbose: bool) -> Any:
-    """The model's forward pass on ``input_to_model`` as a GraphDef, read from the graph
-    autograd records: an ``IO Node`` per input, a node per parameter (by its name in
-    named_parameters) or buffer, a node per op (op: the Function's name) with its output
-    shape, edges from each op's inputs. Floating inputs are given requires_grad, so that the
-    ops on them before the first parameter are recorded too."""
-    if input_to_model is None:
-        inputs: tuple = ()
-    elif isinstance(input_to_model, list | tuple):
-        inputs = tuple(input_to_model)
-    else:
-        inputs = (input_to_model,)
-    inputs = tuple(
-        x.detach().requires_grad_() if isinstance(x, Tensor) and x.is_floating_point() else x
-        for x in inputs
-    )
-    with enable_grad():
-        out = model(*inputs)
-    roots = _tensors_in(out)
-    if not roots:
-        raise TypeError(
-            f"add_graph: the model must return a Tensor or a list, tuple or dict of them; got "
-            f"{type(out).__name__}"
-        )
-    named: dict[int, tuple[str, str]] = {}  # id -> (node name, op) of the leaves with names
-    for i, x in enumerate(_tensors_in(list(inputs))):
-        named.setdefault(id(x), (f"input/input.{i}", "IO Node"))
-    for what, op in (("named_parameters", "Parameter"), ("named_buffers", "Buffer")):
-        for name, p in getattr(model, what, list)():
-            named.setdefault(id(p), (_node_name(name), op))
-    scope = _node_name(type(model).__name__)
-    count: dict[str, int] = {}
-    names: dict[int, str] = {}
-    nodes = []
-    for t in toposort(roots, _parents):  # inputs first, so every edge's source is named
-        if id(t) in named:
-            name, op = named[id(t)]
-        else:
-            op = "Constant" if t.grad_fn is None else t.grad_fn.op
-            count[op] = count.get(op, 0) + 1
-            name = f"{scope}/{_node_name(op)}_{count[op]}"
-        names[id(t)] = name
-        attr = {"_output_shapes": _shape_attr(t), "dtype": _string_attr(str(t.dtype))}
-        inputs_of = [names[id(p)] for p in _parents(t)]
-        nodes.append(node_def_pb2.NodeDef(name=name, op=op, input=inputs_of, attr=attr))
-    if verbose:
-        for node in nodes:
-            print(f"{node.name} = {node.op}({', '.join(node.input)})")
-    return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(producer=22))
-
-
-def _node_name(name: str) -> str:
-    """A user's name (a parameter's, a model class's) as a node name TensorBoard reads back as
-    itself: in a node's inputs, a leading ^ would make a control edge and :<digits> an output
-    index, so ^ and : are written %5e and %3a (and % as %25)."""
-    return name.replace("%", "%25").replace("^", "%5e").replace(":", "%3a")
-
-
-def _string_attr(s: str) -> Any:
-    return attr_value_pb2.AttrValue(s=s.encode("utf-8"))
-
-
-# ---------------------------------------------------------------------------------------
 # The writer
 
 
@@ -589,9 +493,10 @@ class SummaryWriter:
         use_strict_trace: bool = True,
     ) -> None:
         """The graph of ``model(*input_to_model)``, read from autograd's record of one forward
-        pass (see ``_graph``); ``verbose`` prints its nodes. ``use_strict_trace`` is accepted for
-        PyTorch's signature: there is no tracer here to be strict."""
-        graph = _graph(model, input_to_model, verbose)
+        pass and nested by module as PyTorch's (see ``graph_def``); ``verbose`` prints its
+        nodes. ``use_strict_trace`` is accepted for PyTorch's signature: there is no tracer
+        here to be strict."""
+        graph = graph_def(model, input_to_model, verbose)
         self._event(event_pb2.Event(graph_def=graph.SerializeToString()))
 
     def add_embedding(
