@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from ..array import xp
 from ..ops import decompositions as D
+from ..ops import lapack
 from ..tensor import Tensor
 from ._checks import attached, constant, matrices, same_dtype, tensor_of, with_out
 
@@ -52,7 +53,7 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     its lower (UPLO "L") or upper triangle."""
     A = matrices(A, "linalg.eigh", square=True)
     _uplo(UPLO, "linalg.eigh")
-    result = xp.linalg.eigh(A._array, UPLO=UPLO)
+    result = lapack.eigh(A._array, UPLO)
     L, Q = (D.LinalgEigh.apply(A, part=p, UPLO=UPLO, result=result) for p in ("L", "Q"))
     return Eigh(L, Q)
 
@@ -77,7 +78,7 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = No
     A = matrices(A, "linalg.svd")
     if A._array.size == 0:
         return Svd(*(attached(a, A) for a in _empty_svd(A._array, full_matrices)))
-    result = xp.linalg.svd(A._array, full_matrices=full_matrices)
+    result = lapack.svd(A._array, full_matrices)
     parts = (
         D.LinalgSvdEx.apply(A, part=p, full_matrices=full_matrices, result=result)
         for p in ("U", "S", "Vh")
@@ -100,7 +101,7 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     A = matrices(A, "linalg.svdvals")
     if A._array.size == 0:
         return attached(xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), A)
-    S = xp.linalg.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
+    S = lapack.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
     return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
 
 
@@ -112,7 +113,7 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r'; got {mode!r}")
     a = A._array
-    result = xp.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    result = lapack.qr(a, "complete" if mode == "complete" else "reduced")
     R = D.LinalgQr.apply(A, part="R", mode=mode, result=result)
     if mode == "r":
         return Qr(attached(xp.zeros((0,), dtype=a.dtype), A), R)
@@ -156,9 +157,8 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         empty = {"LU": xp.zeros(a.shape, dtype=a.dtype), "L": L, "U": U}
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
         return (*(attached(empty[p], A) for p in parts), pivots)
-    lu, L, U, pivots = D.lu_arrays(a, op)
-    found = (lu, L, U)
-    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), pivots)
+    found = D.lu_arrays(a, op)  # (LU, L, U, pivots)
+    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), found[3])
 
 
 @with_out("linalg")

@@ -66,6 +66,8 @@ def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
     r, c = (normalize_dim(d, A.ndim, op, tuple(A.shape)) for d in dim)
     if r == c:
         raise ValueError(f"{op}: dims must be different; got {tuple(dim)}")
+    if (r, c) == (A.ndim - 2, A.ndim - 1):  # already last: no view to make
+        return A, r, c
     rest = [d for d in range(A.ndim) if d not in (r, c)]
     return A.permute(*rest, r, c), r, c
 

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from ..array import xp
 from ..ops import decompositions as D
+from ..ops import lapack
 from ..tensor import Tensor
 from ._checks import attached, constant, low_precision, matrices, same_dtype, tensor_of, with_out
 
@@ -125,7 +126,7 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     """(sign, logabsdet): det(A) = sign exp(logabsdet); sign 0 and logabsdet -inf where A is
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
-    sign, logabsdet = xp.linalg.slogdet(A._array)  # once, for both outputs
+    sign, logabsdet = lapack.slogdet(A._array)  # once, for both outputs
     return Slogdet(
         attached(sign.astype(A._array.dtype), A), D.LinalgSlogdet.apply(A, result=logabsdet)
     )
@@ -199,7 +200,7 @@ def matrix_rank(
     if hermitian:
         S = xp.abs(xp.linalg.eigvalsh(A._array))
     else:
-        S = xp.linalg.svd(A._array, compute_uv=False)
+        S = lapack.svd(A._array, compute_uv=False)
     cut = xp.maximum(a, r * S.max(-1, keepdims=True))
     return constant((S > cut).sum(-1).astype(xp.int64))
 

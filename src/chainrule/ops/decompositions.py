@@ -18,7 +18,8 @@ from typing import Any
 
 from ..array import from_host, host, ndarray, to_host, xp
 from ..autograd.primitive import Function
-from .linalg import LinalgSvd
+from . import lapack
+from .linalg import LinalgSvd, kept_apart
 from .movement import Cat
 
 
@@ -116,7 +117,7 @@ class LinalgInvEx(Function):
 
     def forward(self, a, check=True):
         try:
-            return xp.linalg.inv(a)
+            return lapack.inv(a)
         except xp.linalg.LinAlgError:
             if check:
                 raise singular_error("linalg.inv", a) from None
@@ -145,11 +146,9 @@ class LinalgSolveEx(Function):
         self.left = left
         try:
             if left:
-                return xp.linalg.solve(a, b)
+                return lapack.solve(a, b)
             # X A = B  <=>  A^T X^T = B^T
-            return xp.swapaxes(
-                xp.linalg.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)), -1, -2
-            )
+            return xp.swapaxes(lapack.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)), -1, -2)
         except xp.linalg.LinAlgError:
             raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
 
@@ -212,7 +211,7 @@ class LinalgDet(Function):
     saves_out = True
 
     def forward(self, a):
-        return xp.linalg.det(a)
+        return lapack.det(a)
 
     def backward(self, grad, out):
         (a,) = self.inputs
@@ -243,7 +242,7 @@ class LinalgSlogdet(Function):
     saves_out = False
 
     def forward(self, a, result=None):
-        return xp.linalg.slogdet(a)[1] if result is None else result
+        return lapack.slogdet(a)[1] if result is None else result
 
     def backward(self, grad, out):
         (a,) = self.inputs
@@ -265,7 +264,7 @@ class LinalgCholeskyEx(Function):
     def forward(self, a, upper=False, check=True):
         self.upper = upper
         try:
-            out = xp.linalg.cholesky(a)
+            out = lapack.cholesky(a)
         except xp.linalg.LinAlgError:
             info = cholesky_info(a)
             if check:
@@ -301,13 +300,12 @@ class LinalgEigh(Function):
 
     def forward(self, a, part, UPLO="L", result=None):
         self.part, self.uplo = part, UPLO
-        L, Q = xp.linalg.eigh(a, UPLO=UPLO) if result is None else result
-        return L if part == "L" else Q
+        self.result = L, Q = lapack.eigh(a, UPLO) if result is None else result
+        return kept_apart(L if part == "L" else Q)
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        L = LinalgEigh.apply(a, part="L", UPLO=self.uplo)
-        Q = out if self.part == "Q" else LinalgEigh.apply(a, part="Q", UPLO=self.uplo)
+        L, Q = (LinalgEigh.apply(a, part=p, UPLO=self.uplo, result=self.result) for p in "LQ")
         if self.part == "L":
             return ((Q * grad.unsqueeze(-2)) @ Q.mT,)
         n = L.shape[-1]
@@ -330,8 +328,8 @@ class LinalgQr(Function):
 
     def forward(self, a, part, mode="reduced", result=None):
         self.part, self.mode = part, mode
-        Q, R = xp.linalg.qr(a, mode=mode) if result is None else result
-        return Q if part == "Q" else R
+        self.result = Q, R = lapack.qr(a, mode) if result is None else result
+        return kept_apart(Q if part == "Q" else R)
 
     def backward(self, grad, out):
         (a,) = self.inputs
@@ -346,8 +344,7 @@ class LinalgQr(Function):
                 "linalg.qr: the QR decomposition is not differentiable when mode='complete' "
                 f"and nrows > ncols; got shape {tuple(a.shape)}"
             )
-        Q = LinalgQr.apply(a, part="Q", mode=self.mode)
-        R = LinalgQr.apply(a, part="R", mode=self.mode)
+        Q, R = (LinalgQr.apply(a, part=p, mode=self.mode, result=self.result) for p in "QR")
         gQ, gR = (grad, None) if self.part == "Q" else (None, grad)
         if m >= n:
             return (_qr_square_grad(Q, R, gQ, gR),)
@@ -391,8 +388,11 @@ class LinalgSvdEx(LinalgSvd):
     def forward(self, a, part, full_matrices=False, result=None):
         self.part, self.full = part, full_matrices
         if result is None:
-            result = xp.linalg.svd(a, full_matrices=full_matrices)
-        return dict(zip(("U", "S", "Vh"), result, strict=True))[part]
+            result = lapack.svd(a, full_matrices)
+        U, S, Vh = result
+        k = min(a.shape[-2:])
+        self.result = (None, S, None) if U is None else (U[..., :, :k], S, Vh[..., :k, :])
+        return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
 
     def backward(self, grad, out):
         if self.full:
@@ -429,12 +429,12 @@ class LinalgPinv(Function):
         if a.size == 0:
             return xp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype)
         if hermitian:
-            L, Q = xp.linalg.eigh(a)
+            L, Q = lapack.eigh(a)
             size = xp.abs(L)
             cut = xp.maximum(atol, rtol * size.max(-1, keepdims=True))  # (..., 1)
             inv = xp.where(size > cut, 1 / xp.where(size > cut, L, 1), 0).astype(a.dtype)
             return (Q * inv[..., None, :]) @ xp.swapaxes(Q, -1, -2)
-        U, S, Vh = xp.linalg.svd(a, full_matrices=False)
+        U, S, Vh = lapack.svd(a, full_matrices=False)
         cut = xp.maximum(atol, rtol * S[..., :1])
         inv = xp.where(S > cut, 1 / xp.where(S > cut, S, 1), 0).astype(a.dtype)
         return (xp.swapaxes(Vh, -1, -2) * inv[..., None, :]) @ xp.swapaxes(U, -1, -2)
@@ -606,14 +606,13 @@ class LinalgLu(Function):
     rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
 
     def forward(self, a, part, result):
-        self.part = part
-        return dict(zip(("LU", "L", "U"), result, strict=True))[part]
+        self.part, self.result = part, result  # (LU, L, U, pivots), lu_arrays's
+        return kept_apart(dict(zip(("LU", "L", "U"), result[:3], strict=True))[part])
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        lu, L, U, pivots = lu_arrays(a._array, "linalg.lu")
-        P = type(a)._make(permutation(pivots, a.shape[-2], a._array.dtype))
-        L, U = (LinalgLu.apply(a, part=q, result=(lu, L, U)) for q in ("L", "U"))
+        P = type(a)._make(permutation(self.result[3], a.shape[-2], a._array.dtype))
+        L, U = (LinalgLu.apply(a, part=q, result=self.result) for q in ("L", "U"))
         if self.part == "LU":
             k = min(a.shape[-2:])
             gL, gU = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
@@ -698,8 +697,9 @@ class LinalgVectorNorm(Function):
         if x.size == 0:  # NumPy refuses the norm of nothing; PyTorch's is 0
             return xp.zeros(_reduced_shape(x.shape, dim, keepdim), dtype=x.dtype)
         if p == 2:  # a dot product (one BLAS call over every dim): 10x NumPy's vector_norm
-            if dim is None and not keepdim:
-                return xp.sqrt(xp.asarray(xp.vdot(x, x), dtype=x.dtype))
+            if dim is None or len(set(dim)) == x.ndim:  # a matrix's Frobenius norm too
+                out = xp.sqrt(xp.asarray(xp.vdot(x, x), dtype=x.dtype))
+                return out.reshape((1,) * x.ndim) if keepdim else out
             return xp.sqrt((x * x).sum(dim, keepdims=keepdim))
         out = xp.linalg.vector_norm(x, ord=p, axis=dim, keepdims=keepdim)
         return xp.asarray(out, dtype=x.dtype)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fastpath
 from ..array import xp
 from ..autograd.primitive import Function, arrays_of
+from . import lapack
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -163,6 +164,13 @@ class Einsum(Function):
         return tuple(grads)
 
 
+def kept_apart(part: Any) -> Any:
+    """A copy of one part of a decomposition that the node keeps whole for its backward (in
+    its own layout): writes into the output cannot reach what backward reads, O(n^2) beside
+    the O(n^3) decomposition."""
+    return part.copy(order="K")
+
+
 class LinalgSvd(Function):
     """out = one part (``part``: "U", "S" or "Vh") of a = U diag(S) Vh, the reduced SVD of
     the matrices in a's last two dims (m x n, k = min(m, n) singular values, descending).
@@ -180,15 +188,20 @@ class LinalgSvd(Function):
         "skew(Vh gVh^T) / E, E[i, j] = S[j]^2 - S[i]^2, and their parts off U's and Vh's span"
     )
 
-    def forward(self, a: Any, part: Any) -> Any:
+    def forward(self, a: Any, part: Any, result: Any = None) -> Any:
         self.part = part
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
-        return {"U": u, "S": s, "Vh": vh}[part]
+        if result is None:
+            result = lapack.svd(a, full_matrices=False)
+        self.result = result  # for backward's U, S and Vh, which need no second SVD
+        return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a = self.inputs[0]
         m, n = a.shape[-2:]
-        U, S, Vh = (LinalgSvd.apply(a, part=p) for p in ("U", "S", "Vh"))
+        found = self.result
+        if found[0] is None:  # svdvals kept S alone
+            found = lapack.svd(a._array, full_matrices=False)
+        U, S, Vh = (LinalgSvd.apply(a, part=p, result=found) for p in ("U", "S", "Vh"))
         if self.part == "S":
             return (U @ (grad.unsqueeze(-1) * Vh) if m >= n else (U * grad.unsqueeze(-2)) @ Vh,)
         S2 = S * S
