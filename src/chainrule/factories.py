@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import array
-from .arguments import no_grad_source, no_pinning, positive_int, resolve_device, size_arg
+from .arguments import (
+    need_float,
+    no_grad_source,
+    no_pinning,
+    positive_int,
+    resolve_device,
+    size_arg,
+)
 from .constants import laid_out, memory_order
 from .ops import elementwise
 from .sparse import strided
@@ -218,16 +225,32 @@ def _like(fn: Any) -> Any:
 
 def _laid_out_like(out: Tensor, input: Tensor, memory_format: Any) -> Tensor:
     """A new tensor laid out in memory as memory_format says, by default (preserve_format)
-    as input is where input's elements lie without gaps, as PyTorch's ``*_like``."""
+    as input is where input's elements lie without gaps, else as PyTorch suggests for it
+    (channels last where its steps are a channels-last tensor's, row-major otherwise), as
+    PyTorch's ``*_like``."""
     order = memory_order(memory_format, input.ndim, "like")
-    if order is None:  # input's own order: its dims by decreasing step, if it has no gaps
-        arr = input._array
-        order = tuple(sorted(range(arr.ndim), key=lambda d: -arr.strides[d]))
+    if order is None:  # input's own order: its dims by decreasing step, a dim of size 1
+        arr = input._array  # inside the dim of its step, which keeps that step
+        order = tuple(sorted(range(arr.ndim), key=lambda d: (-arr.strides[d], arr.shape[d] == 1)))
         if not laid_out(arr, order):
-            return out
+            order = _channels_last(arr) or tuple(range(arr.ndim))
     if order == tuple(range(out.ndim)):
         return out
     return elementwise.Cast.apply(out, dtype=out.dtype, order=order)
+
+
+def _channels_last(arr: Any) -> tuple[int, ...] | None:
+    """The channels-last order of a 4-d or 5-d array whose steps grow as a channels-last
+    tensor's do, gaps allowed (PyTorch's suggest_memory_format), else None."""
+    if arr.ndim not in (4, 5) or arr.strides[1] == 0:
+        return None
+    order = (0, *range(2, arr.ndim), 1)
+    least = 0
+    for d in reversed(order):  # innermost first: C, then W, H (, D), then N
+        if arr.shape[d] == 0 or arr.strides[d] < least or d == 0 and least == arr.strides[1]:
+            return None
+        least = arr.strides[d] * max(arr.shape[d], 1)
+    return order
 
 
 zeros_like = _like(zeros)
@@ -249,13 +272,14 @@ def randint_like(
     memory_format: Any = None,
 ) -> Tensor:
     """randint with input's shape (and, by default, dtype and layout in memory):
-    ``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``; drawn into
+    ``empty_like(input)`` in its memory order, as PyTorch's ``random_(low, high)``."""
     low, high = (0, low) if high is None else (low, high)
+    if high <= low:
+        raise ValueError(f"randint_like: expected low < high; got low={low} and high={high}")
     dev = input.device if device is None else resolve_device(device, "randint_like")
-    drawn = randint(
-        low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=dev
-    )
-    out = _laid_out_like(drawn, input, memory_format)
+    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    out.random_(low, high, generator=generator)
     return out.requires_grad_() if requires_grad else out
 
 
@@ -285,9 +309,39 @@ def randn(
     return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
 
 
-rand_like = _like(rand)
+def rand_like(
+    input: Tensor,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    generator: Any = None,
+    device: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
+    """rand with input's shape (and, by default, dtype and layout in memory): drawn into
+    ``empty_like(input)`` in its memory order, as PyTorch's ``uniform_()``."""
+    dev = input.device if device is None else resolve_device(device, "rand_like")
+    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    need_float(out, "rand_like")
+    out.uniform_(generator=generator)
+    return out.requires_grad_() if requires_grad else out
 
-randn_like = _like(randn)
+
+def randn_like(
+    input: Tensor,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    *,
+    generator: Any = None,
+    device: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
+    """randn with input's shape (and, by default, dtype and layout in memory): drawn into
+    ``empty_like(input)`` in its memory order, as PyTorch's ``normal_()``."""
+    dev = input.device if device is None else resolve_device(device, "randn_like")
+    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    out.normal_(generator=generator)
+    return out.requires_grad_() if requires_grad else out
 
 
 def normal(
