@@ -17,6 +17,9 @@ CASES = [
     ("LazyConv2d", (4, 3), (2, 6, 7, 7), "Conv2d"),
     ("LazyConv2d", (4, 3), (6, 7, 7), "Conv2d"),  # unbatched
     ("LazyConv3d", (2, 2), (1, 3, 4, 4, 4), "Conv3d"),
+    ("LazyConvTranspose1d", (4, 3), (2, 6, 5), "ConvTranspose1d"),
+    ("LazyConvTranspose2d", (4, 3, 2), (2, 6, 4, 4), "ConvTranspose2d"),
+    ("LazyConvTranspose3d", (2, 2), (3, 2, 2, 2), "ConvTranspose3d"),  # unbatched
     ("LazyBatchNorm1d", (), (4, 3), "BatchNorm1d"),
     ("LazyBatchNorm2d", (), (4, 3, 2, 2), "BatchNorm2d"),
     ("LazyBatchNorm3d", (), (2, 3, 2, 2, 2), "BatchNorm3d"),
@@ -76,6 +79,10 @@ def test_load_state_dict_materializes_as_torchs():
                               cr.nn.Linear(4 * 25, 2))  # fmt: skip
     lazy = cr.nn.Sequential(cr.nn.LazyConv2d(4, 3), cr.nn.LazyBatchNorm2d(), cr.nn.Flatten(),
                             cr.nn.LazyLinear(2))  # fmt: skip
+    up = cr.nn.ConvTranspose1d(6, 4, 3, groups=2)
+    lazy_up = cr.nn.LazyConvTranspose1d(4, 3, groups=2)
+    lazy_up.load_state_dict(up.state_dict())
+    assert repr(lazy_up) == repr(up) and lazy_up.weight.shape == (6, 2, 3)
     lazy.load_state_dict(source.state_dict())
     assert not any(isinstance(m, cr.nn.modules.lazy.LazyModuleMixin) for m in lazy.modules())
     assert repr(lazy) == repr(source)
@@ -102,6 +109,7 @@ def test_dtype_set_before_the_first_input_is_kept():
     [
         (lambda: cr.nn.LazyConv2d(4, 3), (2, 3), "LazyConv2d: expected 3D .* or 4D"),
         (lambda: cr.nn.LazyConv2d(4, 3, groups=2), (1, 3, 5, 5), "groups=2 must divide"),
+        (lambda: cr.nn.LazyConvTranspose1d(4, 3, groups=2), (1, 3, 5), "groups=2 must divide"),
         (lambda: cr.nn.LazyBatchNorm2d(), (2, 3), "LazyBatchNorm2d: expected input of shape"),
         (lambda: cr.nn.LazyLinear(2), (), "LazyLinear: expected input with a last dim"),
     ],

@@ -50,6 +50,9 @@ from .lazy import (
     LazyConv1d,
     LazyConv2d,
     LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
     LazyLinear,
 )
 from .likelihood_losses import CTCLoss, GaussianNLLLoss, KLDivLoss, PoissonNLLLoss
@@ -264,6 +267,9 @@ __all__ += [
     "LazyConv1d",
     "LazyConv2d",
     "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",

@@ -1,8 +1,9 @@
-"""The lazy modules, as PyTorch's: LazyLinear, LazyConv1d/2d/3d and LazyBatchNorm1d/2d/3d
-read their input size (in_features, in_channels, num_features) from the first input, or from
-the shapes of a state_dict loaded into them. Until then their parameters are uninitialized
-(parameter.py); materialized, each becomes its concrete class (a LazyLinear a Linear). The
-layers themselves are in layers.py, conv.py and normalization.py.
+"""The lazy modules, as PyTorch's: LazyLinear, LazyConv1d/2d/3d, LazyConvTranspose1d/2d/3d
+and LazyBatchNorm1d/2d/3d read their input size (in_features, in_channels, num_features)
+from the first input, or from the shapes of a state_dict loaded into them. Until then their
+parameters are uninitialized (parameter.py); materialized, each becomes its concrete class
+(a LazyLinear a Linear). The layers themselves are in layers.py, conv.py and
+normalization.py.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ __all__ = [
     "LazyConv1d",
     "LazyConv2d",
     "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "LazyLinear",
     "LazyModuleMixin",
 ]
@@ -61,9 +65,9 @@ class LazyModuleMixin:
             self._become(self._in_size(input))
             self.reset_parameters()  # the concrete class's now
 
-    def forward(self, input: Tensor) -> Any:
+    def forward(self, input: Tensor, *args: Any, **kwargs: Any) -> Any:
         self.initialize_parameters(input)
-        return self.forward(input)  # the concrete class's forward
+        return self.forward(input, *args, **kwargs)  # the concrete class's forward
 
     def materialize_from(self, state_dict: Mapping[str, Any], prefix: str) -> None:
         """load_state_dict's first step: shapes from the values this module is given (a
@@ -193,6 +197,61 @@ class LazyConv3d(_LazyConvNd, conv.Conv3d):
     """A Conv3d whose in_channels is read from its first input."""
 
     cls_to_become = conv.Conv3d
+
+
+class _LazyConvTransposeNd(_LazyConvNd):
+    """A transposed convolution whose in_channels is read from its first input; its weight
+    is (in_channels, out_channels/groups, *kernel)."""
+
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        # _ConvTransposeNd's order of arguments, reached past _LazyConvNd's
+        super(_LazyConvNd, self).__init__(  # type: ignore[call-arg]
+            groups, out_channels, kernel_size, stride, padding, output_padding, groups, bias,
+            dilation, padding_mode, device, dtype,
+        )  # fmt: skip
+        self.in_channels = 0
+        self.weight = _uninitialized(self.weight)
+        if self.bias is not None:
+            self.bias = _uninitialized(self.bias)
+
+    def _size_in_state(self, shapes: dict[str, tuple[int, ...]]) -> int:
+        return shapes["weight"][0] if "weight" in shapes else 0
+
+    def _materialize(self, n: int) -> dict[str, tuple[int, ...]]:
+        shapes = super()._materialize(n)
+        out = self.out_channels
+        return {**shapes, "weight": (n, out // self.groups, *self.kernel_size)}
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, conv.ConvTranspose1d):
+    """A ConvTranspose1d whose in_channels is read from its first input."""
+
+    cls_to_become = conv.ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, conv.ConvTranspose2d):
+    """A ConvTranspose2d whose in_channels is read from its first input."""
+
+    cls_to_become = conv.ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, conv.ConvTranspose3d):
+    """A ConvTranspose3d whose in_channels is read from its first input."""
+
+    cls_to_become = conv.ConvTranspose3d
 
 
 class _LazyBatchNorm(LazyModuleMixin, normalization._BatchNorm):

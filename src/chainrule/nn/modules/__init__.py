@@ -52,7 +52,8 @@ FILES = {
     "channelshuffle": "ChannelShuffle",
     "container": "ModuleDict ModuleList ParameterDict ParameterList Sequential",
     "conv": "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LazyConv1d "
-    "LazyConv2d LazyConv3d _ConvNd _ConvTransposeNd",
+    "LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d _ConvNd "
+    "_ConvTransposeNd",
     "distance": "CosineSimilarity PairwiseDistance",
     "dropout": "AlphaDropout Dropout Dropout1d Dropout2d Dropout3d FeatureAlphaDropout _DropoutNd",
     "flatten": "Flatten Unflatten",
