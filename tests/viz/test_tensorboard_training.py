@@ -66,7 +66,9 @@ def test_the_monitor_writes_what_it_records(tmp_path) -> None:
             model(cr.randn(16, 3)).pow(2).mean().backward()
             opt.step()
     acc = _read(tmp_path / "tb")
-    assert [e.step for e in acc.Histograms("activations/1")] == mon.recorded == [0, 2]
+    assert [e.step for e in acc.Histograms("activations/1.ReLU")] == mon.recorded == [0, 2]
+    assert {"gradients/0.Linear", "gradients/2.Linear"} < set(acc.Tags()["histograms"])
+    assert [e.step for e in acc.Scalars("dead_fraction/1.ReLU")] == [0, 2]
     assert [e.step for e in acc.Scalars("update_to_data_log10/0.weight")] == [0, 2]
     levels = [v for v in mon.params["0.weight"]["update_log10"] if v is not None]
     np.testing.assert_allclose([e.value for e in acc.Scalars("update_to_data_log10/0.weight")],

@@ -188,6 +188,12 @@ def log10(value: float | None) -> float | None:
 # ---------------------------------------------------------------------------------------
 
 
+def _tag(name: str, kind: str) -> str:
+    """A layer's TensorBoard tag: its module name and kind (``1.ReLU``), so that the dashboard
+    says what each index is; the kind alone for a model that is one layer."""
+    return name if name == kind else f"{name}.{kind}"
+
+
 class Monitor:
     """Record, every ``every`` steps, per layer with parameters and per activation module:
     the output's mean, std and histogram, the fraction of saturated (tanh, sigmoid) or dead
@@ -214,7 +220,8 @@ class Monitor:
     ) -> None:
         self.every = positive_int(every, "every", "Monitor")
         # a SummaryWriter (chainrule.utils.tensorboard's): each recorded step's histograms
-        # and ratios go to TensorBoard as well, tagged by module and parameter name
+        # and ratios go to TensorBoard as well, tagged by module name and kind
+        # (activations/1.ReLU) and by parameter name (update_to_data_log10/0.weight)
         self.writer = writer
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(
@@ -408,9 +415,10 @@ class Monitor:
         sample = self._hist_sample(x)
         series["act_hist"][i] = histogram(sample, bounds)
         if self.writer is not None:
-            self._write_histogram(f"activations/{name}", sample)
+            tag = _tag(name, series["type"])
+            self._write_histogram(f"activations/{tag}", sample)
             if "dead" in series:
-                self.writer.add_scalar(f"dead_fraction/{name}", series["dead"][i], self._step)
+                self.writer.add_scalar(f"dead_fraction/{tag}", series["dead"][i], self._step)
         if bounds:
             series["saturated"][i] = saturated_fraction(x, bounds)
 
@@ -421,7 +429,7 @@ class Monitor:
             sample = self._hist_sample(g)
             series["grad_hist"][i] = histogram(sample)
             if self.writer is not None:
-                self._write_histogram(f"gradients/{name}", sample)
+                self._write_histogram(f"gradients/{_tag(name, series['type'])}", sample)
 
     def _write_histogram(self, tag: str, sample: np.ndarray) -> None:
         finite = sample[np.isfinite(sample)] if sample.dtype.kind == "f" else sample
