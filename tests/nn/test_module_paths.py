@@ -105,3 +105,23 @@ def test_parameter_and_buffer_at_torch_nn_parameter():
     for name in ("Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"):
         assert getattr(cr.nn.parameter, name) is getattr(cr.nn, name)
         assert hasattr(torch.nn.parameter, name)
+
+
+def test_modules_utils_as_torchs():
+    ours, theirs = cr.nn.modules.utils, torch.nn.modules.utils
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for value in (3, (1, 2), [4]):
+            assert getattr(ours, name)(value) == getattr(theirs, name)(value)
+    assert ours._reverse_repeat_tuple((1, 2, 3), 2) == theirs._reverse_repeat_tuple((1, 2, 3), 2)
+    args = ([None, 3], [1, 2, 5, 6])
+    assert ours._list_with_default(*args) == theirs._list_with_default(*args)
+    assert ours._list_with_default(4, [1]) == 4
+    with pytest.raises(ValueError, match="adaptive pooling: the input needs more dims"):
+        ours._list_with_default([2, 2], [5, 5])
+
+
+def test_a_data_parallel_checkpoint_loads_into_the_bare_model():
+    saved = cr.nn.DataParallel(cr.nn.Linear(3, 2)).state_dict()
+    cr.nn.modules.utils.consume_prefix_in_state_dict_if_present(saved, "module.")
+    assert list(saved) == ["weight", "bias"]
+    cr.nn.Linear(3, 2).load_state_dict(saved)

@@ -3,7 +3,8 @@ PyTorch defines it in (``torch.nn.modules.linear.Linear`` in isinstance checks, 
 allow-lists of ``torch.load``, ``class Focal(torch.nn.modules.loss._WeightedLoss)``), so
 each ``chainrule.nn.modules.<file>`` here is a module holding chainrule's own classes under
 those names, built from the table below (PyTorch's ``cls.__module__`` for each class);
-nothing is defined twice. This package holds every public class too, as PyTorch's does.
+nothing is defined twice. This package holds every public class too, as PyTorch's does, and
+``utils`` (``_pair``, ``consume_prefix_in_state_dict_if_present``) is a file of its own.
 
 Private bases are here where chainrule has one: ``loss._Loss`` and ``_WeightedLoss``,
 ``batchnorm._BatchNorm``, ``conv._ConvNd`` and ``_ConvTransposeNd``, ``pooling``'s
@@ -41,6 +42,7 @@ from .. import (
     rnn,
     transformer,
 )
+from . import utils as utils  # torch.nn.modules.utils: _pair and the like
 
 # torch.nn.modules.<file>: the classes PyTorch defines there that chainrule has
 FILES = {
