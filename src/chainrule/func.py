@@ -14,12 +14,13 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import array
+from . import array, batching
 from .autograd import enable_grad, is_grad_enabled
 from .autograd import grad as autograd_grad
 from .autograd.functional import pushforward
-from .factories import zeros_like
-from .functions import stack
+from .batching import real
+from .factories import ones_like, zeros_like
+from .functions import cat, stack
 from .nn.module import Module
 from .random import get_rng_state, set_rng_state
 from .tensor import Tensor
@@ -115,6 +116,13 @@ def _watched(op: str, t: Any) -> Tensor:
     return t.detach().requires_grad_()
 
 
+def _per_example(op: str, t: Any) -> Tensor:
+    """Inside vmap: a leaf holding one copy of ``t`` per example (``t`` batched at every
+    open level), so that the gradient of the examples' sum is each example's own."""
+    _watched(op, t)  # the same checks
+    return real(batching.batched_everywhere(t)).detach().requires_grad_()
+
+
 def _nested(tensors: Sequence[Any]) -> bool:
     """Whether an outer transform differentiates these inputs, so the result must be
     differentiable too (its gradient is recorded with create_graph)."""
@@ -125,6 +133,10 @@ def _gradients(
     outputs: list[Tensor], inputs: list[Tensor], cotangents: list[Any], nested: bool
 ) -> list[Tensor]:
     """d(outputs)/d(inputs) against the cotangents, zeros for inputs the outputs do not reach."""
+    cotangents = [
+        ones_like(o) if c is None and o.dim() else c
+        for o, c in zip(outputs, cotangents, strict=True)
+    ]
     pairs = [(o, c) for o, c in zip(outputs, cotangents, strict=True) if o.requires_grad]
     if not pairs:
         return [zeros_like(x) for x in inputs]
@@ -169,11 +181,17 @@ def grad_and_value(
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums("grad_and_value", argnums, len(args))
-        nested = _nested([leaf for i in nums for leaf in _flatten(args[i])[0]])
+        inside = batching.active()  # in vmap: per-example gradients, of the real values
+        nested = not inside and _nested([leaf for i in nums for leaf in _flatten(args[i])[0]])
         with enable_grad():
             given = list(args)
+            reals = {}
             for i in nums:
-                given[i] = _map(lambda t: _watched("grad_and_value", t), given[i])
+                if inside:
+                    reals[i] = _map(lambda t: _per_example("grad_and_value", t), given[i])
+                    given[i] = _map(batching.wrap_all, reals[i])
+                else:
+                    given[i] = _map(lambda t: _watched("grad_and_value", t), given[i])
             out, aux = _split_aux("grad_and_value", func(*given, **kwargs), has_aux)
             if not isinstance(out, Tensor) or out.dim() != 0:
                 shape = (
@@ -185,9 +203,16 @@ def grad_and_value(
                     f"grad_and_value(f)(*args): expected f(*args) to return a 0-d Tensor; got "
                     f"{shape}; maybe you want vjp or jacrev"
                 )
-            leaves = [_flatten(given[i]) for i in nums]
-            flat = [leaf for got, _ in leaves for leaf in got]
-            grads = _gradients([out], flat, [None], nested)
+            if inside:  # the sum over examples, each example's own copy of the inputs
+                out = real(batching.batched_everywhere(out))
+                leaves = [_flatten(reals[i]) for i in nums]
+                flat = [leaf for got, _ in leaves for leaf in got]
+                grads = [batching.wrap_all(g) for g in _gradients([out], flat, [None], False)]
+                out = batching.wrap_all(out)
+            else:
+                leaves = [_flatten(given[i]) for i in nums]
+                flat = [leaf for got, _ in leaves for leaf in got]
+                grads = _gradients([out], flat, [None], nested)
         trees, at = [], 0
         for got, spec in leaves:
             trees.append(_unflatten(spec, grads[at : at + len(got)]))
@@ -456,10 +481,13 @@ def vmap(
 ) -> Callable[..., Any]:
     """``func`` mapped over a dimension of its inputs (``in_dims``: an int or None for all
     positional arguments, or a tuple with one per argument, itself a tree for a tree), its
-    results stacked along ``out_dims``. Computed as a loop: func is called once per element
-    of the batch, so every op maps correctly and the time is the loop's. ``randomness``:
-    'error' refuses a func that draws random numbers, 'different' lets each element draw its
-    own, 'same' gives every element the same draws."""
+    results stacked along ``out_dims``.
+
+    func runs once, on batched tensors (batching.py): each op is batched by its rule, and an
+    op without one runs per example. ``chunk_size`` runs that many examples at a time.
+    ``randomness``: 'error' refuses a func that draws random numbers; 'different' lets each
+    example draw its own and 'same' gives every example the same draws, both by calling func
+    once per example (a loop's speed)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(
             f"vmap: randomness must be 'error', 'different' or 'same'; got {randomness!r}"
@@ -489,40 +517,124 @@ def vmap(
                 f"vmap: expected all tensors to have the same size in the mapped dimension; got "
                 f"sizes {sizes} for the mapped dimension"
             )
-        results = []
-        before = get_rng_state() if randomness != "different" else None
-        for b in range(sizes[0]):
-            if randomness == "same":
-                set_rng_state(before)
-            call = [
-                _unflatten(
-                    spec, [m[b] if dd is not None else m for m, dd in zip(moved, ds, strict=True)]
-                )
-                for spec, moved, ds in mapped
-            ]
-            results.append(func(*call, **kwargs))
-            if before is not None and randomness == "error" and not get_rng_state().equal(before):
-                raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode; use "
-                    "randomness='same' or 'different', or draw outside of vmap"
-                )
-        leaves0, spec0 = _flatten(results[0])
-        if not all(isinstance(t, Tensor) for t in leaves0):
-            kinds = sorted({type(t).__name__ for t in leaves0 if not isinstance(t, Tensor)})
-            raise ValueError(f"{op}: {name} must only return Tensors; got {', '.join(kinds)}")
-        outs = [_flatten(r)[0] for r in results]
-        odims = (
-            _flatten(out_dims)[0]
-            if isinstance(out_dims, (tuple, list, dict))
-            else [out_dims] * len(leaves0)
+        on_host = all(
+            type(real(m)._array) is array.host.ndarray
+            for _, moved, ds in mapped
+            for m, dd in zip(moved, ds, strict=True)
+            if dd is not None
         )
-        stacked = []
-        for k, d in enumerate(odims):
-            column = [o[k] for o in outs]
-            stacked.append(column[0] if d is None else stack(column, dim=d))
-        return _unflatten(spec0, stacked)
+        if randomness != "error" or not on_host or sizes[0] == 0:
+            results = _looped(op, func, mapped, sizes[0], randomness, kwargs)
+            return _stacked(op, name, results, out_dims)
+        chunk = chunk_size or sizes[0]
+        pieces = [
+            _batched(op, name, func, mapped, lo, min(lo + chunk, sizes[0]), out_dims, kwargs)
+            for lo in range(0, sizes[0], chunk)
+        ]
+        if len(pieces) == 1:
+            return pieces[0]
+        leaves0, spec0 = _flatten(pieces[0])
+        odims = _out_dims(out_dims, len(leaves0))
+        columns = zip(*[_flatten(p)[0] for p in pieces], strict=True)
+        joined = [c[0] if d is None else cat(c, dim=d) for c, d in zip(columns, odims, strict=True)]
+        return _unflatten(spec0, joined)
 
     return wrapper
+
+
+def _out_dims(out_dims: Any, n: int) -> list[Any]:
+    if isinstance(out_dims, (tuple, list, dict)):
+        return _flatten(out_dims)[0]
+    return [out_dims] * n
+
+
+def _batched(
+    op: str, name: str, func: Callable, mapped: list, lo: int, hi: int, out_dims: Any, kwargs: dict
+) -> Any:
+    """func run once on examples lo..hi as batched tensors; its results taken apart."""
+    level = batching.enter(hi - lo)
+    try:
+        call = [
+            _unflatten(
+                spec,
+                [
+                    batching.wrap(m[lo:hi], level) if dd is not None else m
+                    for m, dd in zip(moved, ds, strict=True)
+                ],
+            )
+            for spec, moved, ds in mapped
+        ]
+        before = get_rng_state()
+        out = func(*call, **kwargs)
+        if not get_rng_state().equal(before):
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode; use "
+                "randomness='same' or 'different', or draw outside of vmap"
+            )
+        leaves, spec = _flatten(out)
+        _only_tensors(op, name, leaves)
+        odims = _out_dims(out_dims, len(leaves))
+        return _unflatten(
+            spec, [_taken_apart(t, level, hi - lo, d) for t, d in zip(leaves, odims, strict=True)]
+        )
+    finally:
+        batching.leave(level)
+
+
+def _taken_apart(t: Tensor, level: int, size: int, out_dim: int | None) -> Tensor:
+    """A result of func as vmap returns it: its batch dim moved to out_dim; a result that
+    is the same for every example repeated along it."""
+    if isinstance(t, batching.BatchedTensor) and t._level == level:
+        return t._value if out_dim in (0, None) else t._value.movedim(0, out_dim)
+    if out_dim is None:
+        return t
+    return t.unsqueeze(out_dim).expand(*_inserted(tuple(t.shape), out_dim, size))
+
+
+def _inserted(shape: tuple[int, ...], dim: int, size: int) -> list[int]:
+    at = dim % (len(shape) + 1)
+    return [*shape[:at], size, *shape[at:]]
+
+
+def _only_tensors(op: str, name: str, leaves: list[Any]) -> None:
+    if not all(isinstance(t, Tensor) for t in leaves):
+        kinds = sorted({type(t).__name__ for t in leaves if not isinstance(t, Tensor)})
+        raise ValueError(f"{op}: {name} must only return Tensors; got {', '.join(kinds)}")
+
+
+def _looped(
+    op: str, func: Callable, mapped: list, size: int, randomness: str, kwargs: dict
+) -> list[Any]:
+    """func called once per example (randomness 'same' or 'different', or off the host)."""
+    results = []
+    before = get_rng_state() if randomness != "different" else None
+    for b in range(size):
+        if randomness == "same":
+            set_rng_state(before)
+        call = [
+            _unflatten(
+                spec, [m[b] if dd is not None else m for m, dd in zip(moved, ds, strict=True)]
+            )
+            for spec, moved, ds in mapped
+        ]
+        results.append(func(*call, **kwargs))
+        if before is not None and randomness == "error" and not get_rng_state().equal(before):
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode; use "
+                "randomness='same' or 'different', or draw outside of vmap"
+            )
+    return results
+
+
+def _stacked(op: str, name: str, results: list[Any], out_dims: Any) -> Any:
+    leaves0, spec0 = _flatten(results[0])
+    _only_tensors(op, name, leaves0)
+    outs = [_flatten(r)[0] for r in results]
+    stacked = []
+    for k, d in enumerate(_out_dims(out_dims, len(leaves0))):
+        column = [o[k] for o in outs]
+        stacked.append(column[0] if d is None else stack(column, dim=d))
+    return _unflatten(spec0, stacked)
 
 
 # -- modules as functions of their parameters ---------------------------------------------------

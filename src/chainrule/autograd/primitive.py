@@ -105,6 +105,10 @@ class Function(Node):
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
         requires grad. Inputs are Tensors or plain Python numbers."""
+        if batching[0] is not None:  # inside vmap: an input may be batched (batching.py)
+            batched = batching[0](cls, inputs, options)
+            if batched is not None:
+                return batched
         T = tensor_type()
         # One loop for the arrays, what needs a gradient and the versions the node would
         # record: cheaper than three comprehensions, each a call of its own (until Python
@@ -154,6 +158,8 @@ class Function(Node):
 
 # forward_ad.push while a dual level is open (forward_ad.py sets it), else None
 dual: list[Any] = [None]
+# batching.dispatch while a vmap level is open (batching.py sets it), else None
+batching: list[Any] = [None]
 ACCELERATED = array.ACCELERATED  # whether arrays may live on two devices in this process
 _HOST = array.host.ndarray
 _ACCEL = None if array.accelerator is None else array.accelerator.ndarray

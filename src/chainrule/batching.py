@@ -1,0 +1,473 @@
+"""vmap's batched tensors and each op's batching rule, as functorch's: inside ``vmap`` an
+input is a ``BatchedTensor``, a Tensor that shows one example (its shape, dtype, values of
+the first example for checks) while it holds the whole batch, batch dim first, in
+``_value``, an ordinary Tensor on the ordinary graph. Function.apply hands every op that
+meets a batched input to ``dispatch``, which runs the op once on the whole batch by the op's
+rule (dims moved past the batch dim, shapes given the batch, elementwise ops broadcast) and
+wraps the result; an op without a rule runs once per example, stacked (correct, at the
+speed of a loop).
+
+Nested vmaps are levels: a batched tensor of level 2 holds one of level 1, whose value is
+real; each op is batched at the highest level among its inputs, then again below. The
+transforms that differentiate (func.grad) differentiate the real values (``real``), so
+gradients are per example; func.vmap makes and takes apart batched tensors.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .autograd import primitive
+from .tensor import Tensor
+
+Rule = Callable[[Any, dict, dict, int], Tensor]
+
+# The open levels, outermost first: (level, batch size). While any is open, Function.apply
+# calls dispatch.
+_levels: list[tuple[int, int]] = []
+
+
+class ExampleView(np.ndarray):
+    """What a batched tensor's ``_array`` is: its first example, for the checks code makes
+    on shapes, dtypes and values before an op. ``batched`` links it to its tensor, so an op
+    given the array itself as an input (a loss's targets) still sees the batch; an array
+    computed from it has no link, and an op refuses it (its batch cannot be known)."""
+
+    batched: Any = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.batched = None
+
+
+class BatchedTensor(Tensor):
+    """One example's view of a batch held in ``_value`` (batch dim first) at a vmap level."""
+
+    __slots__ = ("_value", "_level", "_example")
+    _value: Tensor
+    _level: int
+    _example: ExampleView
+
+    @property  # type: ignore[override,misc]
+    def _array(self) -> Any:
+        return self._example
+
+    @_array.setter
+    def _array(self, value: Any) -> None:
+        raise RuntimeError(
+            "vmap: an in-place write on a batched tensor is not supported; got a tensor of "
+            f"shape {tuple(self.shape)} per example; write out of place (y = x + 1, not x += 1)"
+        )
+
+    def detach(self) -> Tensor:
+        return wrap(self._value.detach(), self._level)
+
+    @property  # type: ignore[override,misc]
+    def data(self) -> Tensor:
+        return self.detach()
+
+    def item(self) -> Any:
+        raise RuntimeError(
+            "vmap: .item() of a batched tensor has one value per example, not one; got a "
+            "batched tensor of shape () per example; return the tensor instead"
+        )
+
+    def tolist(self) -> Any:
+        raise RuntimeError("vmap: .tolist() of a batched tensor; return the tensor instead")
+
+    def numpy(self, *, force: bool = False) -> Any:
+        raise RuntimeError("vmap: .numpy() of a batched tensor; return the tensor instead")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError(
+            "vmap: the truth value of a batched tensor differs per example; data-dependent "
+            "control flow cannot be mapped (use cr.where)"
+        )
+
+    def __repr__(self) -> str:
+        return f"BatchedTensor(level {self._level}, value of shape {tuple(self._value.shape)})"
+
+
+def wrap(value: Tensor, level: int) -> BatchedTensor:
+    """A batched tensor at ``level`` over ``value``, whose dim 0 is the batch."""
+    t = object.__new__(BatchedTensor)
+    t._value, t._level = value, level
+    example = value._array[0, ...].view(ExampleView)
+    example.batched = t
+    t._example = example
+    t._grad, t.grad_fn, t.requires_grad = None, None, False
+    return t
+
+
+def real(t: Any) -> Any:
+    """The ordinary tensor under every level of ``t`` (batch dims first, outermost first)."""
+    while isinstance(t, BatchedTensor):
+        t = t._value
+    return t
+
+
+def wrap_all(t: Tensor) -> Any:
+    """A real tensor batched at every open level (its leading dims, outermost first)."""
+    for level, _ in _levels:
+        t = wrap(t, level)
+    return t
+
+
+def batched_everywhere(t: Tensor) -> Any:
+    """``t`` batched at every open level, copied across the levels where it is not."""
+    from .factories import zeros
+
+    z = zeros(tuple(n for _, n in _levels), dtype=t.dtype)
+    return t + wrap_all(z)
+
+
+def active() -> bool:
+    return bool(_levels)
+
+
+def enter(size: int) -> int:
+    """Open a level of the given batch size; its number."""
+    level = _levels[-1][0] + 1 if _levels else 1
+    _levels.append((level, size))
+    primitive.batching[0] = dispatch
+    return level
+
+
+def leave(level: int) -> None:
+    _levels.pop()
+    if not _levels:
+        primitive.batching[0] = None
+
+
+# -- the dispatcher -------------------------------------------------------------------------
+
+
+def _signature(cls: Any) -> inspect.Signature:
+    sig = cls.__dict__.get("_batching_signature")
+    if sig is None:
+        sig = inspect.signature(cls.forward)
+        cls._batching_signature = sig  # the class's own (subclasses may differ)
+    return sig
+
+
+def _level_of(x: Any, op: str) -> int:
+    if isinstance(x, BatchedTensor):
+        return x._level
+    arr = x._array if isinstance(x, Tensor) else x
+    if isinstance(arr, ExampleView):
+        if arr.batched is None:
+            raise RuntimeError(
+                f"vmap: {op} got an array computed from a batched tensor's values outside an "
+                f"op (of shape {arr.shape} per example), whose batch cannot be known; compute "
+                "it with tensor ops, or call vmap with randomness='different' to loop"
+            )
+        return arr.batched._level
+    return 0
+
+
+def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
+    """Function.apply's hook inside vmap: the op batched by its rule, or None where no input
+    is batched."""
+    op = cls.__name__
+    level = 0
+    for x in inputs:
+        if isinstance(x, (Tensor, np.ndarray)):
+            level = max(level, _level_of(x, op))
+    for v in options.values():
+        if isinstance(v, (Tensor, np.ndarray)) and _level_of(v, op):
+            level = max(level, _level_of(v, op))
+    if not level:
+        return None
+    size = dict(_levels)[level]
+    _given[cls] = len(inputs)
+    bound = _signature(cls).bind(None, *inputs, **options)
+    args: dict[str, Any] = {}
+    batched: dict[str, Any] = {}
+    for name, value in list(bound.arguments.items())[1:]:
+        if name == _varargs(cls):  # Cat's, Stack's *arrays
+            pairs = [_unwrap(v, level) for v in value]
+            args[name] = tuple(v for v, _ in pairs)
+            batched[name] = tuple(b for _, b in pairs)
+        else:
+            args[name], batched[name] = _unwrap(value, level)
+    rule = RULES.get(op, loop)
+    return wrap(rule(cls, args, batched, size), level)
+
+
+def _unwrap(x: Any, level: int) -> tuple[Any, bool]:
+    """(x's batch at this level, batch dim first, True), or (x, False) where x is not batched
+    at it."""
+    if isinstance(x, BatchedTensor) and x._level == level:
+        return x._value, True
+    if isinstance(x, ExampleView) and x.batched is not None and x.batched._level == level:
+        return x.batched._value._array, True
+    return x, False
+
+
+def _varargs(cls: Any) -> str | None:
+    """The name of forward's ``*arrays``, if it has one."""
+    for p in _signature(cls).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return p.name
+    return None
+
+
+# How many of an op's arguments its caller gave as inputs (the rest are options, which its
+# backward returns no gradient for): the op's call as dispatch last saw it.
+_given: dict[Any, int] = {}
+
+
+def call(cls: Any, args: dict) -> Tensor:
+    """The op on named arguments (the batched values, or examples), split into inputs and
+    options as its caller split them."""
+    rest = _varargs(cls)
+    if rest is not None:
+        return cls.apply(*args[rest], **{k: v for k, v in args.items() if k != rest})
+    names = list(args)
+    n = _given[cls]
+    return cls.apply(*[args[k] for k in names[:n]], **{k: args[k] for k in names[n:]})
+
+
+def loop(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """An op without a rule: once per example, the results stacked (a loop's speed)."""
+    from .functions import stack
+
+    outs = []
+    for b in range(size):
+        one = {}
+        for name, value in args.items():
+            flag = batched[name]
+            if isinstance(flag, tuple):
+                one[name] = tuple(v[b] if f else v for v, f in zip(value, flag, strict=True))
+            else:
+                one[name] = value[b] if flag else value
+        outs.append(call(cls, one))
+    return stack(outs)
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+
+def _rank(x: Any, batched: bool) -> int:
+    return x.ndim - 1 if batched else getattr(x, "ndim", 0)
+
+
+def _padded(x: Any, rank: int) -> Any:
+    """A batched value of fewer example dims than ``rank`` given ones after its batch dim,
+    so that it broadcasts against the others example dim by example dim."""
+    missing = rank - (x.ndim - 1)
+    if missing <= 0:
+        return x
+    return x.reshape(x.shape[:1] + (1,) * missing + tuple(x.shape[1:]))
+
+
+def _broadcast(x: Any, size: int) -> Any:
+    """An input not batched, repeated along a new batch dim (a view)."""
+    if isinstance(x, np.ndarray):
+        return np.broadcast_to(x, (size, *x.shape))
+    return x.unsqueeze(0).expand(size, *x.shape)
+
+
+def elementwise(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Elementwise ops broadcast: each batched input padded to the largest example rank."""
+    arrays = {k for k, v in args.items() if isinstance(v, (Tensor, np.ndarray))}
+    rank = max(_rank(args[k], batched[k]) for k in arrays)
+    return call(cls, {k: _padded(v, rank) if batched[k] else v for k, v in args.items()})
+
+
+def _dims(dims: Any, rank: int) -> Any:
+    """Example dims as the batch's: None (all) is every dim after the batch's."""
+    if dims is None:
+        return tuple(range(1, rank + 1))
+    if isinstance(dims, int):
+        return dims % max(rank, 1) + 1
+    return tuple(d % max(rank, 1) + 1 for d in dims)
+
+
+def _only_first(rule: Rule) -> Rule:
+    """A rule for an op batched in its first input only; the loop otherwise."""
+
+    def checked(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+        first = next(iter(args))
+        if any(f for k, f in batched.items() if k != first and not isinstance(f, tuple)):
+            return loop(cls, args, batched, size)
+        return rule(cls, args, batched, size)
+
+    return checked
+
+
+@_only_first
+def reduction(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    a = next(iter(args.values()))
+    key = "dims" if "dims" in args else "dim"
+    return call(cls, {**args, key: _dims(args[key], a.ndim - 1)})
+
+
+@_only_first
+def reshape(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    return call(cls, {**args, "shape": (size, *args["shape"])})
+
+
+@_only_first
+def permute(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    rank = args["a"].ndim - 1
+    return call(cls, {**args, "dims": (0, *(d % rank + 1 for d in args["dims"]))})
+
+
+@_only_first
+def expand(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    shape = tuple(args["shape"])
+    return call(cls, {**args, "a": _padded(args["a"], len(shape)), "shape": (size, *shape)})
+
+
+@_only_first
+def getitem(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    index = args["index"]
+    parts = index if isinstance(index, tuple) else (index,)
+    if not all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts):
+        return loop(cls, args, batched, size)  # advanced indexing: per example
+    return call(cls, {**args, "index": (slice(None), *parts)})
+
+
+def joined(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Cat and Stack: inputs not batched repeated along the batch, dim moved past it."""
+    arrays = tuple(
+        v if f else _broadcast(v, size)
+        for v, f in zip(args["arrays"], batched["arrays"], strict=True)
+    )
+    rank = arrays[0].ndim - 1 + (cls.__name__ == "Stack")
+    return call(cls, {**args, "arrays": arrays, "dim": args["dim"] % rank + 1})
+
+
+def matmul(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """a @ b per example: a 1-D example made a row (or b's a column) and squeezed after;
+    the example batch dims padded so the batch dims line up."""
+    a, b = args["a"], args["b"]
+    ba, bb = batched["a"], batched["b"]
+    ra, rb = _rank(a, ba), _rank(b, bb)
+    if ba and ra == 1:
+        a = a.unsqueeze(1)  # (B, 1, k)
+    if bb and rb == 1:
+        b = b.unsqueeze(-1)  # (B, k, 1)
+    ea, eb = max(ra, 2 if ba else ra), max(rb, 2 if bb else rb)
+    rank = max(ea, eb)
+    if ba:
+        a = _padded(a, rank)
+    if bb:
+        b = _padded(b, rank)
+    out = call(cls, {"a": a, "b": b})
+    if bb and rb == 1:
+        out = out.squeeze(-1)
+    if ba and ra == 1:
+        out = out.squeeze(-1 if rb == 1 else -2)  # a's row
+    return out
+
+
+def linear(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """x @ W^T + b per example; with per-example weights (vmap over a model's parameters, or
+    grad's per-example copies) one batched matmul."""
+    x, w, b = args["x"], args["weight"], args["bias"]
+    if not batched["weight"] and not batched["bias"]:
+        return call(cls, args)  # x's batch dim is one more leading dim
+    x = x if batched["x"] else _broadcast(x, size)
+    if not batched["weight"]:
+        w = _broadcast(w, size)
+    rows = x.reshape(size, -1, x.shape[-1])  # (B, R, in)
+    out = (rows @ w.mT).reshape(*x.shape[:-1], w.shape[-2])  # (B, ..., out)
+    if b is not None:
+        b = b if batched["bias"] else _broadcast(b, size)  # (B, out)
+        out = out + b.reshape(size, *(1,) * (x.ndim - 2), b.shape[-1])
+    return out
+
+
+def conv2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Examples of (N, C, H, W) as one batch of B*N; per-example weights as B groups."""
+    x, w, b = args["x"], args["weight"], args["bias"]
+    x = x if batched["x"] else _broadcast(x, size)
+    n = x.shape[1]
+    if not batched["weight"] and not batched["bias"]:
+        out = call(cls, {**args, "x": x.reshape(size * n, *x.shape[2:])})  # (B*N, O, Ho, Wo)
+        return out.reshape(size, n, *out.shape[1:])
+    w = w if batched["weight"] else _broadcast(w, size)  # (B, O, C/g, kh, kw)
+    if b is not None:
+        b = (b if batched["bias"] else _broadcast(b, size)).reshape(-1)  # (B*O,)
+    planes = x.transpose(0, 1).reshape(n, -1, *x.shape[3:])  # (N, B*C, H, W)
+    out = call(
+        cls,
+        {
+            **args,
+            "x": planes,
+            "weight": w.reshape(-1, *w.shape[2:]),  # (B*O, C/g, kh, kw)
+            "bias": b,
+            "groups": args["groups"] * size,
+        },
+    )  # (N, B*O, Ho, Wo)
+    return out.reshape(n, size, -1, *out.shape[2:]).transpose(0, 1)  # (B, N, O, Ho, Wo)
+
+
+@_only_first
+def pool2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    x = args["x"]
+    out = call(cls, {**args, "x": x.reshape(-1, *x.shape[2:])})  # (B*N, C, Ho, Wo)
+    return out.reshape(size, x.shape[1], *out.shape[1:])
+
+
+def nll(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """NLLLoss and CrossEntropy: per-example losses of the B*N rows, then each example's
+    reduction (per-element weights: the loop)."""
+    first = "logp" if "logp" in args else "x"
+    x, t = args[first], args["target"]
+    if args["weight"] is not None or batched["weight"]:
+        return loop(cls, args, batched, size)
+    x = x if batched[first] else _broadcast(x, size)
+    t = t if batched["target"] else _broadcast(t, size)
+    if x.ndim == 2:  # examples of (C,): rows of the batch
+        loss = call(cls, {**args, first: x, "target": t, "class_dim": 1, "reduction": "none"})
+        return loss  # one row each: 'mean', 'sum' and 'none' alike
+    rows = {first: x.reshape(-1, *x.shape[2:]), "target": t.reshape(-1, *t.shape[2:])}
+    loss = call(cls, {**args, **rows, "reduction": "none"})  # (B*N, d1, ...)
+    loss = loss.reshape(size, *t.shape[1:])
+    if args["reduction"] == "none":
+        return loss
+    dims = tuple(range(1, loss.ndim))
+    return loss.mean(dim=dims) if args["reduction"] == "mean" else loss.sum(dim=dims)
+
+
+@_only_first
+def layer_norm(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    return call(cls, args)  # over the last k dims: the batch dim leads
+
+
+ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh Sigmoid Relu Abs
+Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish Tan Asin Acos
+Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
+Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink""".split()
+
+RULES: dict[str, Rule] = {name: elementwise for name in ELEMENTWISE}
+RULES.update(
+    {
+        "Sum": reduction,
+        "Mean": reduction,
+        "Amax": reduction,
+        "Amin": reduction,
+        "LogSumExp": reduction,
+        "Softmax": reduction,
+        "LogSoftmax": reduction,
+        "Reshape": reshape,
+        "Permute": permute,
+        "Expand": expand,
+        "GetItem": getitem,
+        "Cat": joined,
+        "Stack": joined,
+        "MatMul": matmul,
+        "Linear": linear,
+        "Conv2d": conv2d,
+        "MaxPool2d": pool2d,
+        "NLLLoss": nll,
+        "CrossEntropy": nll,
+        "LayerNorm": layer_norm,
+    }
+)
