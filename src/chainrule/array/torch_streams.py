@@ -17,10 +17,9 @@ CPUs) with multiply-adds fused into one rounding (``-ffp-contract=fast``), and D
 them left apart. ``KERNELS`` picks which one to reproduce ("avx2", or "default" as under
 ``ATEN_CPU_CAPABILITY=default``, which sets it here too); float32 ``randn`` of 16 or more
 elements follows the AVX2 kernel's Cephes polynomials, emulated operation by operation in
-float32. Under "default", uniform, integer, Bernoulli, exponential, multinomial, float64
-and small normal draws match that kernel family, but float32 normals of 16 or more elements
-do not yet (a quarter of the elements differ in the last bits: its scalar Box-Muller is
-approximated with the C library's float functions).
+float32. Under "default" every sampler matches that kernel family, float32 normals of 16 or
+more elements included: its scalar Box-Muller calls the C library's logf, cosf and sinf, on
+an angle computed in double (``2.0f * pi<double> * u2``) and rounded to float32.
 """
 
 from __future__ import annotations
@@ -328,7 +327,7 @@ def normal_fill(g: Generator, n: int, dtype: Any, mean: float, std: float) -> np
 
 def _box_muller_libm(u1: Any, u2: Any, mean: float, std: float, dtype: Any) -> tuple:
     """The scalar template: ``sqrt(-2 log(1 - d)) * cos/sin(2 pi u2) * std + mean`` with the
-    C library's functions, in the dtype."""
+    C library's functions, in the dtype (float32's angle computed in double, then rounded)."""
     t = np.dtype(dtype).type
     one_minus = (t(1) - u1).reshape(-1)
     if t is np.float64:
@@ -339,7 +338,7 @@ def _box_muller_libm(u1: Any, u2: Any, mean: float, std: float, dtype: Any) -> t
     else:
         logs = _libm_f(_LOGF, one_minus).reshape(u1.shape)
         radius = np.sqrt(np.float32(-2) * logs)
-        theta = np.float32(2.0 * math.pi) * u2
+        theta = ((2.0 * math.pi) * u2.astype(F64)).astype(F32)  # in double, as the C++'s
         cos = _libm_f(_COSF, theta.reshape(-1)).reshape(u1.shape)
         sin = _libm_f(_SINF, theta.reshape(-1)).reshape(u1.shape)
     c, s = radius * cos, radius * sin
