@@ -115,12 +115,16 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("stack: expected a non-empty sequence of tensors")
-    if builtins.any(t.shape != ts[0].shape for t in ts):
+    first = ts[0]._array
+    if builtins.any(t._array.shape != first.shape for t in ts):
         raise ValueError(
             f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
         )
-    d = normalize_dim(dim, ts[0].ndim + 1, "stack", ts[0].shape)
-    return cat([t.unsqueeze(d) for t in ts], d)
+    d = normalize_dim(dim, first.ndim + 1, "stack", first.shape)
+    if builtins.any(t._array.dtype != first.dtype for t in ts):
+        dtype = array.promote_all((t.dtype for t in ts), "stack")
+        ts = [t.to(dtype) for t in ts]
+    return movement.Stack.apply(*ts, dim=d)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

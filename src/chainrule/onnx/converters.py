@@ -376,6 +376,13 @@ def _cat(g: Graph, s: Step) -> str:
     return g.add("Concat", [g.value(x, dtype_of(s)) for x in s.inputs], axis=s.options["dim"])
 
 
+@converts("Stack")
+def _stack(g: Graph, s: Step) -> str:
+    axis = g.ints([s.options["dim"]])
+    pieces = [g.add("Unsqueeze", [g.value(x, dtype_of(s)), axis]) for x in s.inputs]
+    return g.add("Concat", pieces, axis=s.options["dim"])
+
+
 @converts("Pad")
 def _pad(g: Graph, s: Step) -> str:
     widths = s.options["widths"]
@@ -391,7 +398,7 @@ def _gather(g: Graph, s: Step) -> str:
     return g.add("GatherElements", names, axis=s.options["dim"])
 
 
-@converts("GetItem")
+@converts("GetItem", "Unbind")
 def _getitem(g: Graph, s: Step) -> str:
     """Basic indexing (ints, slices, None, ...) as Slice, Squeeze and Unsqueeze; one integer
     array with full slices elsewhere as Gather. A bound is written as given; where the

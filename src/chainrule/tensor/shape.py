@@ -229,7 +229,8 @@ class Shape(Core):
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
         need_dims(self, 1, "unbind")
         d = normalize_dim(dim, self.ndim, "unbind", self.shape)
-        out = tuple(t.squeeze(d) for t in self.split(1, d)) if self.shape[d] else ()
+        lead = (slice(None),) * d
+        out = tuple(movement.Unbind.apply(self, index=lead + (k,)) for k in range(self.shape[d]))
         for k, t in enumerate(out):
             t._multi_output = ("Unbind", k)
         return out
@@ -242,6 +243,8 @@ class Shape(Core):
         return self.split(max(1, -(-n // chunks)), dim)
 
     def __getitem__(self, index: Any) -> Tensor:
+        if type(index) is tuple and _integers(index):  # x[i, j]: nothing to turn or split
+            return movement.GetItem.apply(self, index=index)
         key = index_arg(index, self._array)
         steps = split_index(key)
         if steps is not None:  # integers and index arrays: PyTorch's order (see split_index)
@@ -262,13 +265,7 @@ class Shape(Core):
             # into the integers' selection, a view
             movement.GetItem.apply(self, index=steps[0])[steps[1]] = value
             return
-        written = None  # the part written, for a basic index (see views.repoint_views)
-        if not any(isinstance(i, array.ndarray) for i in index):
-            try:
-                written = self._array[index if Ellipsis in index else index + (Ellipsis,)]
-            except (IndexError, TypeError):  # IndexPut reports it, naming op and shapes
-                pass
-        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written)
+        self._put(index, value)
 
     def gather(self, dim: int, index: Any) -> Tensor:
         """The values at index along dim, in index's shape: for dim 1, out[i][j] =
@@ -614,3 +611,11 @@ def _zero(t: Tensor) -> Any:
     """The zero of t's dtype, as a Python number: where(mask, t, 0) keeps t's dtype (False
     for a bool tensor, which 0 would promote to int64)."""
     return False if t._array.dtype.kind == "b" else 0
+
+
+def _integers(index: tuple) -> bool:
+    """Whether an index is Python ints alone (a loop: cheaper than all() on this hot path)."""
+    for i in index:
+        if type(i) is not int:
+            return False
+    return True
