@@ -20,6 +20,7 @@ from .autograd.primitive import Function
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
+from .tools.layout import fit_width, rankdir_for
 from .tools.monitor import Monitor
 
 if TYPE_CHECKING:
@@ -187,9 +188,12 @@ def _drawing_class() -> type[graphviz.Digraph]:
             self, include: Any = None, exclude: Any = None, **kwargs: Any
         ) -> dict[str, bytes | str]:
             try:
-                return super()._repr_mimebundle_(include, exclude, **kwargs)
+                bundle = super()._repr_mimebundle_(include, exclude, **kwargs)
             except graphviz.ExecutableNotFound:
                 return {"text/plain": _NO_DOT + self.source}
+            if "image/svg+xml" in bundle:
+                bundle["image/svg+xml"] = fit_width(bundle["image/svg+xml"])
+            return bundle
 
     Drawing.__qualname__ = "Drawing"  # pickled as chainrule.viz.Drawing (module __getattr__)
     return Drawing
@@ -207,8 +211,11 @@ def draw_graph(
     show_grad: bool = True,
     params: Any = None,
     max_nodes: int = 200,
+    rankdir: str | None = None,
 ) -> graphviz.Digraph:
-    """A graphviz drawing of the computation that produced ``root``, data flowing left to right.
+    """A graphviz drawing of the computation that produced ``root``, data flowing left to right
+    (``rankdir="LR"``) or, for a graph more than 30 nodes deep (tools/layout.py), top to bottom
+    (``"TB"``), unless ``rankdir`` says which.
 
     For a Tensor: one box per leaf (its parameter name from ``params``, else x0, x1, ...;
     its shape and dtype; with ``show_grad``, the norm of its ``.grad`` once backward has
@@ -224,9 +231,9 @@ def draw_graph(
     whole graph with its gradients (a freed op is drawn dashed, with a note saying so).
 
     Render with ``g.render("name", format="svg")`` or ``g.pipe(format="png")``, which need
-    the graphviz system package (the ``dot`` program); ``g.source`` needs nothing. For a
-    top-to-bottom layout set ``g.graph_attr["rankdir"] = "TB"``. In a notebook, ``g`` shows
-    as SVG, or as text saying that ``dot`` is missing.
+    the graphviz system package (the ``dot`` program); ``g.source`` needs nothing. In a
+    notebook, ``g`` is the cell's output, as SVG that shrinks to the cell's width, or as text
+    saying that ``dot`` is missing.
     """
     try:
         drawing = _drawing_class()
@@ -236,6 +243,8 @@ def draw_graph(
         ) from None
     if max_nodes < 1:
         raise ValueError(f"draw_graph: max_nodes must be at least 1; got {max_nodes}")
+    if rankdir not in (None, "LR", "TB"):
+        raise ValueError(f"draw_graph: rankdir must be 'LR', 'TB' or None; got {rankdir!r}")
     order, parents = _walk(root, "draw_graph")
     names = _leaf_names(order, params)
 
@@ -252,7 +261,9 @@ def draw_graph(
         frontier = nxt
     folded = len(order) - len(kept)
 
-    g = drawing("chainrule", graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "11"})
+    if rankdir is None:
+        rankdir = rankdir_for([n for n in order if id(n) in kept], parents)
+    g = drawing("chainrule", graph_attr={"rankdir": rankdir}, node_attr={"fontsize": "11"})
     ids = {id(node): f"n{i}" for i, node in enumerate(order)}
     freed = 0
     into_folded: list[str] = []

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -112,7 +113,17 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
     g.add_argument("recipe", type=_recipe)
-    g.add_argument("--out", help="FILE.svg, FILE.png or FILE.dot")
+    g.add_argument(
+        "--out",
+        help="FILE.svg, FILE.png, FILE.pdf (drawn by graphviz's `dot` program) or FILE.dot "
+        "(its source, which needs nothing)",
+    )
+    g.add_argument(
+        "--rankdir",
+        choices=["TB", "LR"],
+        help="top to bottom or left to right (default: left to right, top to bottom for a "
+        "graph more than 30 nodes deep)",
+    )
     g.add_argument(
         "--html",
         metavar="FILE",
@@ -297,6 +308,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     if args.out is None and args.html is None:
         raise recipes.RecipeError("graph: give --out FILE (a drawing) or --html FILE (a page)")
+    ext = "" if args.out is None else os.path.splitext(args.out)[1].lstrip(".") or "svg"
+    _check_drawable(ext)  # before the step runs, and before any file is written
     recipe = recipes.load(args.recipe)
     settings = settings_for(recipe, args)
     one_step = getattr(recipe, "one_step", None) or (lambda s: _one_step(recipe, s))
@@ -310,23 +323,42 @@ def cmd_graph(args: argparse.Namespace) -> int:
         root.backward()
     if args.out is None:
         return 0
-    dot = viz.draw_graph(root, params=params)
-    ext = os.path.splitext(args.out)[1]
-    if ext == ".dot":
+    dot = viz.draw_graph(root, params=params, rankdir=args.rankdir)
+    if ext == "dot":
         write_output(args.out, dot.source, "graph")
     else:
-        try:  # drawn in memory: render() would write the source over a file named like --out
-            image = dot.pipe(format=ext.lstrip(".") or "svg")
-        except Exception as e:  # graphviz's ExecutableNotFound when `dot` is missing
-            print(
-                f"chainrule graph: could not render ({e}); install the system package "
-                f"'graphviz' for the `dot` program, or ask for a .dot file",
-                file=sys.stderr,
-            )
+        try:  # drawn in memory: render() would write the source beside (or over) --out
+            image = dot.pipe(format=ext)
+        except Exception as e:  # `dot` itself failed: nothing is written
+            print(f"chainrule graph: `dot` could not draw the graph ({e})", file=sys.stderr)
             return 1
         write_output(args.out, image, "graph")
     print(f"graph of one {args.recipe} training step written to {args.out}")
     return 0
+
+
+def _check_drawable(ext: str) -> None:
+    """Refuse, before anything runs, a drawing graphviz cannot make here: a format it does
+    not know, or any but .dot without its `dot` program."""
+    if not ext or ext == "dot":
+        return
+    try:
+        from graphviz import FORMATS
+    except ImportError:
+        raise recipes.RecipeError(
+            "graph: drawing needs the graphviz Python package; pip install 'chainrule[viz]'"
+        ) from None
+    if ext not in FORMATS:
+        raise recipes.RecipeError(
+            f"graph: --out must end in a format graphviz draws (.svg, .png, .pdf, ...) or "
+            f".dot; got .{ext}"
+        )
+    if shutil.which("dot") is None:
+        raise recipes.RecipeError(
+            f"graph: the `dot` program (Graphviz) is not installed, and it draws the .{ext} "
+            "file; install the system package 'graphviz' (apt-get install graphviz, brew "
+            "install graphviz), or ask for --out FILE.dot, the drawing's source"
+        )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
