@@ -1,7 +1,9 @@
 """Write docs/tutorial.ipynb from docs/tutorial.md: each ```python block becomes a code cell,
 the prose between them a markdown cell, and a ```text block right after a python block (what
-that block prints) the code cell's output. Run it after editing tutorial.md; a test checks
-that the committed notebook is what this writes.
+that block prints) the code cell's output. A picture right after a block (``![...](name.svg)``,
+the drawing that is the block's last value) is the cell's displayed value, as a kernel shows
+it, so that the saved notebook shows each drawing inline. Run it after editing tutorial.md or
+redrawing the pictures; a test checks that the committed notebook is what this writes.
 
     python docs/make_notebook.py
 """
@@ -18,6 +20,7 @@ TUTORIAL = DOCS / "tutorial.md"
 NOTEBOOK = DOCS / "tutorial.ipynb"
 # The fences as tests/house/test_tutorial.py reads them: language, info string, body.
 FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+PICTURE = re.compile(r"\s*!\[[^\]]*\]\(([\w.-]+)\)")  # as tests/house/test_tutorial.py reads it
 
 
 def _lines(text: str) -> list[str]:
@@ -54,12 +57,33 @@ def cells(markdown: str) -> list[dict]:
             end = m.end()
             continue
         prose_from = end = m.end()
+        picture = PICTURE.match(markdown, end)
+        if picture:
+            found[-1]["outputs"].append(_drawn(picture.group(1)))
+            prose_from = end = picture.end()
     prose = markdown[prose_from:].strip()
     if prose:
         found.append({"cell_type": "markdown", "metadata": {}, "source": _lines(prose)})
     for i, cell in enumerate(found):
         cell["id"] = f"cell-{i:02d}"  # nbformat 4.5 wants ids; by position, so they are stable
     return found
+
+
+def _drawn(picture: str) -> dict:
+    """A drawing the docs hold (an SVG `dot` drew) as the value a kernel displays for it,
+    fitted to the cell's width as draw_graph's drawings are."""
+    from chainrule.tools.layout import fit_width
+
+    svg = (DOCS / picture).read_text(encoding="utf-8")
+    return {
+        "data": {
+            "image/svg+xml": _lines(fit_width(svg)),
+            "text/plain": ["<chainrule.viz.Drawing>"],
+        },
+        "execution_count": None,
+        "metadata": {},
+        "output_type": "execute_result",
+    }
 
 
 def notebook(markdown: str) -> str:

@@ -1,6 +1,7 @@
 """chainrule in Jupyter: docs/tutorial.ipynb is what docs/make_notebook.py makes of
-docs/tutorial.md and runs in a real kernel printing what it shows; a drawing displays inline
-(SVG, or a clear text where `dot` is missing); the recipes' progress bars are tqdm.auto's;
+docs/tutorial.md and runs in a real kernel printing what it shows; each drawing is a cell's
+output, inline (SVG, or a clear text where `dot` is missing), in the saved notebook and in the
+executed one, and no cell writes a file; the recipes' progress bars are tqdm.auto's;
 the module reprs a cell shows read as PyTorch's.
 """
 
@@ -20,23 +21,13 @@ import torch
 import chainrule as cr
 from chainrule import nn
 from tests.helpers import kernel_of_this_interpreter
-from tests.house.test_tutorial import ALL, RENDER, TUTORIAL, available
+from tests.house.test_tutorial import ALL, TUTORIAL, available
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "tutorial.ipynb"
 NO_DOT = "draw_graph: the graphviz `dot` program"
 
-# Run before the tutorial's cells, as test_tutorial.rendering_into does: without `dot`,
-# render() saves the graph's source where the picture would go.
-SETUP = """\
-import shutil
-import graphviz
-if shutil.which("dot") is None:
-    graphviz.Digraph.render = lambda self, filename, format=None, **kwargs: self.save(
-        f"{filename}.{format}.gv"
-    )
-"""
-# Run after them: a drawing as the last expression of a cell, displayed by the kernel.
+# Run after the tutorial's cells: a drawing as a cell's last expression, shown by the kernel.
 SHOW = "cr.viz.draw_graph(cr.tensor([1.0, 2.0], requires_grad=True).exp().sum())"
 
 
@@ -84,6 +75,12 @@ def test_each_python_block_is_a_code_cell_with_its_output() -> None:
         assert "".join(cell["source"]) == block.code.rstrip("\n")
         want = [line.rstrip() for line in (block.output or "").rstrip("\n").splitlines()]
         assert stdout(cell) == want
+        shown = [o["data"] for o in cell["outputs"] if o["output_type"] == "execute_result"]
+        if block.picture:  # the drawing inline, as dot drew the docs' picture
+            [data] = shown
+            assert "".join(data["image/svg+xml"]).count('<svg width="100%"') == 1
+        else:
+            assert shown == []
     prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "```" not in prose  # every fence of the tutorial is a cell or a cell's output
     assert prose.startswith("# From a Value to a Tensor")
@@ -117,7 +114,6 @@ def test_the_notebook_runs_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Monke
 
     nb = nbformat.reads(NOTEBOOK.read_text(encoding="utf-8"), as_version=4)
     want = [stdout(c) for c in code_cells(nb)]
-    nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
     nb.cells.append(nbformat.v4.new_code_cell(SHOW))
     run = tmp_path / "run"  # the working directory, where the pictures land
     run.mkdir()
@@ -128,16 +124,18 @@ def test_the_notebook_runs_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Monke
     client.execute()  # raises CellExecutionError, naming the cell, on any error
 
     cells = code_cells(nb)
-    assert [stdout(c) for c in cells[1:-1]] == want  # the printed outputs, as committed
-    drawn = {p.name.removesuffix(".gv") for p in run.iterdir()}
-    assert drawn == {f"{name}.{fmt}" for name, fmt in RENDER.findall(TUTORIAL.read_text())}
-    outputs = cells[-1]["outputs"]
-    assert [o["output_type"] for o in outputs] == ["execute_result"], outputs  # no traceback
-    shown = outputs[0]["data"]
-    if shutil.which("dot") is None:
-        assert shown["text/plain"].startswith(NO_DOT)
-    else:
-        assert "<svg" in shown["image/svg+xml"]
+    assert [stdout(c) for c in cells[:-1]] == want  # the printed outputs, as committed
+    assert list(run.iterdir()) == []  # the drawings are the cells' outputs, not files
+    drawings = [c for c, b in zip(cells, ALL, strict=False) if b.picture] + cells[-1:]
+    assert len(drawings) == 1 + sum(1 for b in ALL if b.picture) > 1
+    for cell in drawings:
+        outputs = [o for o in cell["outputs"] if o["output_type"] != "stream"]
+        assert [o["output_type"] for o in outputs] == ["execute_result"], outputs  # no traceback
+        shown = outputs[0]["data"]
+        if shutil.which("dot") is None:
+            assert shown["text/plain"].startswith(NO_DOT)
+        else:
+            assert '<svg width="100%"' in shown["image/svg+xml"]
 
 
 # -- a drawing in a notebook --------------------------------------------------------------

@@ -1,12 +1,15 @@
 """docs/tutorial.md runs: its ```python blocks are executed in order in one namespace, and a
 ```text block right after a python block is that block's output, checked exactly.
 
-A block whose info string says ``needs=mod1,mod2`` runs only where those modules import.
+A block whose info string says ``needs=mod1,mod2`` runs only where those modules import. A
+block followed by a picture (``![...](name.svg)``, after its output if any) ends with the
+drawing as its value, as a notebook cell shows it; the run renders it to that file.
 Run this file as a script to redraw the tutorial's pictures into docs/ (needs `dot`).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import io
@@ -24,7 +27,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 TUTORIAL = DOCS / "tutorial.md"
 FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
 IMAGE = re.compile(r"!\[[^\]]*\]\(([\w.-]+)\)")
-RENDER = re.compile(r'render\("([\w-]+)", format="(\w+)"')
+PICTURE = re.compile(r"\s*!\[[^\]]*\]\(([\w.-]+)\)")  # right after a block: its drawing
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Block:
     code: str
     needs: list[str] = field(default_factory=list)
     output: str | None = None  # the ```text block that follows, if any
+    picture: str | None = None  # the file of the picture that follows, drawn by the block
 
 
 def blocks(text: str) -> list[Block]:
@@ -46,7 +50,13 @@ def blocks(text: str) -> list[Block]:
             found.append(Block(line, body, needs))
         elif lang == "text" and found and text[end : m.start()].strip() == "":
             found[-1].output = body  # right after a python block: its output
+        else:
+            end = m.end()
+            continue
         end = m.end()
+        picture = PICTURE.match(text, end)
+        if picture:
+            found[-1].picture = picture.group(1)
     return found
 
 
@@ -62,10 +72,16 @@ def run(todo: list[Block], namespace: dict, source: Path = TUTORIAL) -> int:
     checked = 0
     for b in todo:
         # Pad with newlines so a traceback points at the line of the markdown file.
-        code = compile("\n" * (b.line - 1) + b.code, str(source), "exec")
+        tree = ast.parse("\n" * (b.line - 1) + b.code, str(source))
+        last = tree.body.pop() if b.picture and isinstance(tree.body[-1], ast.Expr) else None
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(code, namespace)
+            exec(compile(tree, str(source), "exec"), namespace)
+            if b.picture:  # the block's value, as a notebook shows it, drawn into the file
+                assert last is not None, f"the block at line {b.line} must end with its drawing"
+                drawing = eval(compile(ast.Expression(last.value), str(source), "eval"), namespace)
+                stem, fmt = b.picture.rsplit(".", 1)
+                drawing.render(stem, format=fmt, cleanup=True)
         if b.output is not None:
             got = [line.rstrip() for line in out.getvalue().rstrip("\n").splitlines()]
             want = [line.rstrip() for line in b.output.rstrip("\n").splitlines()]
@@ -107,7 +123,7 @@ def test_the_tutorial_runs_and_prints_what_it_shows(tmp_path: Path) -> None:
         checked = run(CORE, {"__name__": "tutorial"})
     assert checked >= 6
     drawn = {p.name.removesuffix(".gv") for p in tmp_path.iterdir()}
-    assert drawn == {f"{name}.{fmt}" for name, fmt in RENDER.findall(TUTORIAL.read_text())}
+    assert drawn == {b.picture for b in ALL if b.picture}
 
 
 def test_the_tutorial_sections_that_need_more_modules(tmp_path: Path) -> None:
@@ -127,7 +143,8 @@ SCREENSHOTS = {"walkthrough.png"}  # the walkthrough page (tests/viz/test_walkth
 def test_every_picture_is_drawn_by_the_tutorial_and_committed() -> None:
     text = TUTORIAL.read_text()
     images = set(IMAGE.findall(text))
-    assert images - SCREENSHOTS == {f"{name}.{fmt}" for name, fmt in RENDER.findall(text)}
+    assert images - SCREENSHOTS == {b.picture for b in ALL if b.picture}
+    assert "render(" not in "".join(b.code for b in ALL)  # a drawing is a cell's output
     for image in sorted(images):
         assert (DOCS / image).is_file(), f"docs/{image} is missing; run python {__file__}"
 
