@@ -183,4 +183,11 @@ TRICKS = [
         "against 49 ms",
         "toposort with a set, then each node's _local in reverse",
     ),
+    Trick(
+        "in-place arithmetic as one ufunc",
+        "chainrule.tensor.inplace:InPlace._update",
+        "a += b on 0-d float32 tensors with nothing to record: 1.9 against 5.6 us; "
+        "N[i, j] += 1 on an int32 (27, 27) tensor's element: 2.3 against 6.4 us for the +=",
+        "the op out of place, then its result copied in (_write)",
+    ),
 ]

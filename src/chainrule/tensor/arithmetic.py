@@ -450,6 +450,9 @@ def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
         if type(b) is float or -(2**63) <= b < 2**64:  # else result_type refuses it
             return a, b
+    if type(a) is Tensor and type(b) is int and 0 <= b < 128 and not floats:
+        if a._array.dtype.kind in "iu":  # an integer tensor and a small int: a's dtype
+            return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb and _same_kind(a._array, b._array) and (not floats or _floats(a, b)):
         return a, b

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import (
     broadcasts_to,
     index_arg,
 )
 from ..array.positions import view_positions
 from ..autograd import forward_ad
-from ..autograd.mode import is_grad_enabled
+from ..autograd.mode import is_grad_enabled, state
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
 from . import views
@@ -68,13 +68,15 @@ class InPlace(Core):
     # nodes recorded before the write still reach the old one (reference.as_seen).
 
     def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return self._write("add_", lambda t: t.add(other, alpha=alpha))
+        ufunc = xp.add if alpha == 1 else None
+        return self._update("add_", ufunc, other, lambda t: t.add(other, alpha=alpha))
 
     def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return self._write("sub_", lambda t: t.sub(other, alpha=alpha))
+        ufunc = xp.subtract if alpha == 1 else None
+        return self._update("sub_", ufunc, other, lambda t: t.sub(other, alpha=alpha))
 
     def mul_(self, other: Any) -> Tensor:
-        return self._write("mul_", lambda t: t * other)
+        return self._update("mul_", xp.multiply, other, lambda t: t * other)
 
     def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcmul_", lambda t: t.addcmul(tensor1, tensor2, value=value))
@@ -89,7 +91,7 @@ class InPlace(Core):
 
     def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         if rounding_mode is None:
-            return self._write("div_", lambda t: t / other)
+            return self._update("div_", xp.true_divide, other, lambda t: t / other)
         return self._write("div_", lambda t: t.div(other, rounding_mode=rounding_mode))
 
     def pow_(self, exponent: Any) -> Tensor:
@@ -455,6 +457,30 @@ class InPlace(Core):
     def zero_(self) -> Tensor:
         return self.fill_(0)
 
+    def _put(self, index: tuple, value: Any) -> None:
+        """``self[index] = value`` (index as arguments.index_arg gives it): an IndexPut
+        through _write. With no graph to join and a value this dtype holds as it is, that is
+        one assignment into the array (as in _fill), the same result; NumPy checks the index
+        and the value's shape before it writes anything, and where it refuses, _write's
+        path gives the error its own words."""
+        src = value._array if isinstance(value, Tensor) else value
+        arr = self._array
+        if not _watched(self, value) and _holds_as_is(src, arr, False) and array.writeable(arr):
+            try:
+                arr[index] = src
+            except (IndexError, ValueError, TypeError):
+                pass
+            else:
+                bump(self)
+                return
+        written = None  # the part written, for a basic index (see views.repoint_views)
+        if not any(isinstance(i, array.ndarray) for i in index):
+            try:
+                written = arr[index if Ellipsis in index else index + (Ellipsis,)]
+            except (IndexError, TypeError):  # IndexPut reports it, naming op and shapes
+                pass
+        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written)
+
     def _fill(self, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
         gradient for the old one: ``where(False, self, values)`` through _write. With no
@@ -462,9 +488,7 @@ class InPlace(Core):
         the array, the same result."""
         src = values._array if isinstance(values, Tensor) else values
         arr = self._array
-        wants = self.requires_grad or getattr(values, "requires_grad", False)
-        joins = is_grad_enabled() and wants or forward_ad.active[0]  # a graph or tangents
-        if joins or not array.writeable(arr) or not _holds_as_is(src, arr):
+        if _watched(self, values) or not array.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
         bump(self)
@@ -503,6 +527,30 @@ class InPlace(Core):
     def __irshift__(self, other: Any) -> Tensor:
         return self.bitwise_right_shift_(other)
 
+    def _update(self, op: str, ufunc: Any, other: Any, compute: Any) -> Tensor:
+        """``self op= other``: _write of ``compute``, the op's out-of-place form. With the
+        fast path on and nothing to record (no graph to join, no tangent, no anomaly check,
+        no exporter watching the writes), an ``other`` this dtype holds as it is and an array
+        that can be written: ``ufunc(self, other, out=self)``, one NumPy call, the values
+        the op's forward computes (it is that ufunc, on the same operands). Where NumPy
+        refuses (a shape that does not broadcast, a cast, an int out of range), _write's path
+        gives PyTorch's result or its refusal in chainrule's words."""
+        if ufunc is not None and fastpath.enabled() and not _watched(self, other):
+            src = other._array if isinstance(other, Tensor) else other
+            arr = self._array
+            if _holds_as_is(src, arr) and array.writeable(arr):
+                try:
+                    if arr.ndim:
+                        ufunc(arr, src, out=arr)
+                    else:  # NumPy's scalar result, assigned: a third quicker than out=
+                        arr[()] = ufunc(arr, src)
+                except (TypeError, ValueError, OverflowError):
+                    pass
+                else:
+                    bump(self)
+                    return self
+        return self._write(op, compute)
+
     def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
         """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's
         write joins its base's graph as tensor/views.py says). ``compute``'s last op must be
@@ -510,9 +558,10 @@ class InPlace(Core):
         of the array it changes (the rest keeps its values). With a dual level open, the
         tensor takes the result's tangent too (_pass_tangent)."""
         grad = is_grad_enabled()
-        if grad and (self.requires_grad or self._base is not None):
+        base = self._base
+        if grad and (self.requires_grad or base is not None and base.requires_grad):
             base = _live_base(self)
-            if base is not None and (self.requires_grad or base.requires_grad):
+            if base is not None:
                 views.refuse_view_write(self, base, op)
             if self.requires_grad and self.grad_fn is None:
                 raise RuntimeError(
@@ -574,6 +623,21 @@ class InPlace(Core):
             views.repoint_views(base, self, self._array)
 
 
+def _watched(t: Tensor, value: Any) -> bool:
+    """Whether a write of ``value`` into ``t`` must take _write's path, not one assignment
+    or ufunc into the array: it joins a graph (grad mode on, and t, value or t's base
+    requires grad: with the base, it may be PyTorch's refusal), a tangent flows (a dual
+    level is open), anomaly mode checks it, or an exporter watches the writes (onnx's
+    trace, which replaces _write)."""
+    if forward_ad.active[0] or state.anomaly or Tensor._write is not InPlace._write:
+        return True
+    if not state.grad_mode:  # as is_grad_enabled() says, which _write asks
+        return False
+    base = t._base
+    wants = t.requires_grad or getattr(value, "requires_grad", False)
+    return wants or base is not None and base.requires_grad
+
+
 def _live_base(t: Tensor) -> Tensor | None:
     """The tensor ``t`` is a view of, or None: also where it is no view any more (unpickled,
     or its base's array replaced), a tensor of its own."""
@@ -607,15 +671,16 @@ def _pass_tangent(t: Tensor, new: Tensor) -> None:
         mine._array[...] = tangent._array
 
 
-def _holds_as_is(src: Any, arr: Any) -> bool:
+def _holds_as_is(src: Any, arr: Any, broadcast: bool = True) -> bool:
     """Whether writing ``src`` into ``arr`` needs no cast or check of _write's: an array of
-    arr's dtype that broadcasts to it, or a number of a kind arr's dtype holds (a float into
+    arr's dtype (that broadcasts to it, unless ``broadcast`` is False: NumPy checks that
+    where a part of arr is written), or a number of a kind arr's dtype holds (a float into
     floats, an int into ints or floats, a bool into anything)."""
     if isinstance(src, array.ndarray):
         return (
             src.dtype == arr.dtype
             and type(src) is type(arr)
-            and broadcasts_to(src.shape, arr.shape)
+            and (not broadcast or src.shape == arr.shape or broadcasts_to(src.shape, arr.shape))
         )
     kind = arr.dtype.kind
     if isinstance(src, bool):
