@@ -102,3 +102,16 @@ def test_a_write_into_one_part_leaves_the_others_gradients() -> None:
     S.sum().backward()
     tS.sum().backward()
     np.testing.assert_allclose(A.grad.numpy(), tA.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (3, 6, 6), (5, 3), (2, 3, 5)])
+def test_lus_permutation_is_pytorchs_for_one_matrix_and_a_batch(shape: tuple[int, ...]) -> None:
+    a = np.random.default_rng(1).standard_normal(shape)
+    P, L, U = cr.linalg.lu(cr.tensor(a))
+    tP, tL, tU = torch.linalg.lu(torch.from_numpy(a))
+    assert np.array_equal(P.numpy(), tP.numpy())
+    np.testing.assert_allclose((P @ L @ U).numpy(), a, rtol=1e-12, atol=1e-12)
+    LU, pivots = cr.linalg.lu_factor(cr.tensor(a))
+    P2, L2, U2 = cr.lu_unpack(LU, pivots)
+    assert np.array_equal(P2.numpy(), tP.numpy())
+    np.testing.assert_allclose(L2.numpy(), tL.numpy(), rtol=1e-12, atol=1e-12)

@@ -157,8 +157,8 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         empty = {"LU": xp.zeros(a.shape, dtype=a.dtype), "L": L, "U": U}
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
         return (*(attached(empty[p], A) for p in parts), pivots)
-    found = D.lu_arrays(a, op)  # (LU, L, U, pivots)
-    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), found[3])
+    found = D.lu_arrays(a, op)  # (LU, pivots)
+    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), found[1])
 
 
 @with_out("linalg")

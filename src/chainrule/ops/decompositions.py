@@ -606,12 +606,19 @@ class LinalgLu(Function):
     rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
 
     def forward(self, a, part, result):
-        self.part, self.result = part, result  # (LU, L, U, pivots), lu_arrays's
-        return kept_apart(dict(zip(("LU", "L", "U"), result[:3], strict=True))[part])
+        self.part, self.result = part, result  # (LU, pivots), lu_arrays's
+        lu = result[0]
+        if part == "LU":
+            return kept_apart(lu)
+        m, n = lu.shape[-2:]
+        k = min(m, n)
+        if part == "L":
+            return xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
+        return xp.triu(lu[..., :k, :])
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        P = type(a)._make(permutation(self.result[3], a.shape[-2], a._array.dtype))
+        P = type(a)._make(permutation(self.result[1], a.shape[-2], a._array.dtype))
         L, U = (LinalgLu.apply(a, part=q, result=self.result) for q in ("L", "U"))
         if self.part == "LU":
             k = min(a.shape[-2:])
@@ -621,31 +628,33 @@ class LinalgLu(Function):
         return (P @ lu_backward(gL, gU, L, U),)
 
 
-def lu_arrays(a: Any, op: str) -> tuple[Any, Any, Any, Any]:
-    """LAPACK's LU (m x n), L (m x k, unit lower triangular), U (k x n) and 1-based pivots
+def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
+    """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
     (int32), from one getrf (scipy's lu_factor) of each matrix of a (not empty)."""
-    m, n = a.shape[-2:]
-    k = min(m, n)
     with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
         warnings.simplefilter("ignore")
         lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
-    lu = lu.astype(a.dtype, copy=False)
-    L = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
-    return lu, L, xp.triu(lu[..., :k, :]), (piv + 1).astype(xp.int32)
+    return lu.astype(a.dtype, copy=False), (piv + 1).astype(xp.int32)
 
 
 def permutation(pivots: Any, m: int, dtype: Any) -> Any:
     """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
     batch = pivots.shape[:-1]
     count = math.prod(batch)
-    perm = xp.broadcast_to(xp.arange(m), (*batch, m)).copy().reshape(count, m)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
-    rows = xp.arange(count)
-    for i in range(piv.shape[-1]):  # row perm[i] of A is row i of L U
-        j = piv[:, i]
-        a, b = perm[rows, i].copy(), perm[rows, j].copy()
-        perm[rows, i], perm[rows, j] = b, a
-    perm = perm.reshape(*batch, m)
+    if count == 1:  # the swaps one by one on a list: a tenth of the time of array indexing
+        row = list(range(m))
+        for i, j in enumerate(piv[0].tolist()):
+            row[i], row[j] = row[j], row[i]
+        perm = xp.asarray(row, like=pivots).reshape(*batch, m)
+    else:
+        perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
+        rows = xp.arange(count)
+        for i in range(piv.shape[-1]):  # row perm[i] of A is row i of L U
+            j = piv[:, i]
+            a, b = perm[rows, i].copy(), perm[rows, j].copy()
+            perm[rows, i], perm[rows, j] = b, a
+        perm = perm.reshape(*batch, m)
     return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
 
 
