@@ -2,6 +2,9 @@
 tensor, forward and backward, in microseconds per op, chainrule against PyTorch.
 
     python benchmarks/per_op.py [--ops 3000] [--steps 15] [--quick] [--steady-allocator]
+
+Each op of the catalog alone, against PyTorch at three sizes, pinned and unpinned, is
+benchmarks/op_catalog.py (the section "Per-op cost" of docs/performance.md).
 """
 
 from __future__ import annotations
