@@ -97,6 +97,18 @@ def test_an_uninitialized_state_loads_into_an_uninitialized_module():
     assert lazy.has_uninitialized_params() and type(lazy) is cr.nn.LazyLinear
 
 
+def test_an_uninitialized_module_saved_and_loaded_stays_lazy(tmp_path):
+    lazy = cr.nn.LazyLinear(2, dtype=cr.float64)
+    cr.save(lazy.state_dict(), tmp_path / "state.pt")
+    again = cr.nn.LazyLinear(2, dtype=cr.float64)
+    again.load_state_dict(cr.load(tmp_path / "state.pt"))
+    assert again.has_uninitialized_params()
+    cr.save(lazy, tmp_path / "whole.pt")
+    whole = cr.load(tmp_path / "whole.pt", weights_only=False)
+    assert repr(whole.weight) == "<UninitializedParameter>"
+    assert whole(cr.ones(1, 3, dtype=cr.float64)).dtype == cr.float64
+
+
 def test_dtype_set_before_the_first_input_is_kept():
     lazy = cr.nn.LazyLinear(2, dtype=cr.float64)
     assert lazy(cr.ones(1, 3, dtype=cr.float64)).dtype == cr.float64

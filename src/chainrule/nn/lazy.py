@@ -71,11 +71,12 @@ class LazyModuleMixin:
 
     def materialize_from(self, state_dict: Mapping[str, Any], prefix: str) -> None:
         """load_state_dict's first step: shapes from the values this module is given (a
-        value that is itself uninitialized gives none); the values are copied after."""
+        value that is uninitialized, or empty as one saved to a file comes back, gives none);
+        the values are copied after."""
         shapes = {}
         for name, t in vars(self).items():
             value = state_dict.get(f"{prefix}.{name}" if prefix else name)
-            if is_lazy(t) and value is not None and not is_lazy(value):
+            if is_lazy(t) and value is not None and not is_lazy(value) and value.numel():
                 shapes[name] = tuple(value.shape)
         if shapes:
             self._become(self._size_in_state(shapes))

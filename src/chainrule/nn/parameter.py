@@ -51,6 +51,7 @@ class _Uninitialized:
 
     cls_to_become: type = Tensor
     _array: Any
+    requires_grad: bool
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
         """Become a ``cls_to_become`` of ``shape`` (uninitialized values), on this one's
@@ -66,6 +67,11 @@ class _Uninitialized:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled as what it is, uninitialized, with its dtype (as PyTorch's, a load with
+        weights_only refuses it unless allowed)."""
+        return type(self), (self.requires_grad, None, self._array.dtype)
 
 
 class UninitializedParameter(_Uninitialized, Parameter):
