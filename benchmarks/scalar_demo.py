@@ -3,6 +3,9 @@
 Every row runs the notebook's loop as it is written: builtin sum() over the losses and over
 p*p, model.zero_grad(), p.data -= lr * p.grad. "collector on" leaves Python's cyclic garbage
 collector running, as a notebook does; "collector paused" pauses it during each step.
+"the notebook" is micrograd's demo.ipynb cell for cell (NumPy data, the collector on, a
+step's graph alive until the next one's loss), with chainrule's Value and MLP and with
+micrograd's: what a user who swaps the imports sees.
 
 Run `python benchmarks/scalar_demo.py [--steps N] [--micrograd-steps M] [--repeat R] [--quick]`.
 With --repeat, every configuration runs R times, interleaved, and the medians are reported
@@ -36,6 +39,60 @@ class WrittenOutMLP(nn.MLP):
         for layer in self.layers:
             for n in layer.neurons:
                 n.__class__ = WrittenOutNeuron
+
+
+def notebook(steps: int, value=None, mlp=None):  # type: ignore[no-untyped-def]
+    """micrograd's demo.ipynb as it is written, cell for cell, on ``value`` and ``mlp``
+    (chainrule's by default): the data as NumPy arrays (so ``-yi*scorei`` meets a NumPy
+    integer), the collector on, each step's graph alive until the next step's loss replaces
+    it; yields (loss, accuracy) each step, as train_moons does."""
+    import random
+
+    import numpy as np
+    from sklearn.datasets import make_moons
+
+    from chainrule.scalar import Value
+
+    value = Value if value is None else value
+    mlp = nn.MLP if mlp is None else mlp
+    np.random.seed(1337)
+    random.seed(1337)
+    X, y = make_moons(n_samples=100, noise=0.1)
+    y = y * 2 - 1  # make y be -1 or 1
+    model = mlp(2, [16, 16, 1])  # 2-layer neural network
+
+    def loss(batch_size=None):  # type: ignore[no-untyped-def]
+        # inline DataLoader :)
+        if batch_size is None:
+            Xb, yb = X, y
+        else:
+            ri = np.random.permutation(X.shape[0])[:batch_size]
+            Xb, yb = X[ri], y[ri]
+        inputs = [list(map(value, xrow)) for xrow in Xb]
+        # forward the model to get scores
+        scores = list(map(model, inputs))
+        # svm "max-margin" loss
+        losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(yb, scores, strict=True)]
+        data_loss = sum(losses) * (1.0 / len(losses))
+        # L2 regularization
+        alpha = 1e-4
+        reg_loss = alpha * sum(p * p for p in model.parameters())
+        total_loss = data_loss + reg_loss
+        # also get accuracy
+        accuracy = [(yi > 0) == (scorei.data > 0) for yi, scorei in zip(yb, scores, strict=True)]
+        return total_loss, sum(accuracy) / len(accuracy)
+
+    for k in range(steps):
+        # forward
+        total_loss, acc = loss()
+        # backward
+        model.zero_grad()
+        total_loss.backward()
+        # update (sgd)
+        learning_rate = 1.0 - 0.9 * k / 100
+        for p in model.parameters():
+            p.data -= learning_rate * p.grad
+        yield float(total_loss.data), float(acc)
 
 
 def time_steps(steps: Iterator[tuple[float, float]]) -> tuple[list[float], list[float]]:
@@ -73,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "chainrule, collector on": lambda: train_moons(steps, pause_gc=False),
         "chainrule, written out": lambda: train_moons(steps, mlp=WrittenOutMLP),
         "chainrule, written out, on": lambda: train_moons(steps, mlp=WrittenOutMLP, pause_gc=False),
+        "chainrule, the notebook": lambda: notebook(steps),
     }
     try:
         from micrograd.engine import Value
@@ -84,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configurations["micrograd 0.1.0"] = lambda: train_moons(
             mg_steps, value=Value, mlp=MLP, pause_gc=False
         )
+        configurations["micrograd, the notebook"] = lambda: notebook(mg_steps, Value, MLP)
     # runs[name][r]: (seconds of each step, losses) of repeat r
     runs: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in configurations}
     for _ in range(args.repeat):
@@ -102,10 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     diff = max(abs(a - b) / abs(b) for a, b in zip(fused, written, strict=True))
     print(f"  largest relative difference of the losses, written out or not: {diff:.1e}")
     if "micrograd 0.1.0" in runs:
-        mg_ms = medians["micrograd 0.1.0"]
         ratios = []
         for name, ms in medians.items():
-            if name.startswith("chainrule"):
+            if name.startswith("chainrule"):  # each against micrograd run the same way
+                mg_ms = medians[name.replace("chainrule", "micrograd")
+                                if "notebook" in name else "micrograd 0.1.0"]  # fmt: skip
                 each = [m / c for m, c in zip(mg_ms, ms, strict=True)]
                 spread = f" [{min(each):.1f}-{max(each):.1f}]" if len(each) > 1 else ""
                 short = name.removeprefix("chainrule, ")
@@ -116,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         mg_losses = runs["micrograd 0.1.0"][0][1]
         diff = max(abs(a - b) / abs(b) for a, b in zip(cr_losses, mg_losses, strict=False))
         print(f"  largest relative difference of the losses over common steps: {diff:.1e}")
+        ours, theirs = (runs[f"{who}, the notebook"][0][1] for who in ("chainrule", "micrograd"))
+        diff = max(abs(a - b) / abs(b) for a, b in zip(ours, theirs, strict=False))
+        print(f"  the same, the notebook as written: {diff:.1e}")
     return 0
 
 
