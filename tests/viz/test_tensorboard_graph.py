@@ -226,6 +226,17 @@ def test_tuples_buffers_functions_and_constants(tmp_path: Path, capsys: Any) -> 
     assert "Pair/Linear[lin]/linear = aten::linear(Pair/mul, " in capsys.readouterr().out
 
 
+def test_an_input_read_as_an_index_is_shown(tmp_path: Path) -> None:
+    model = cr.nn.Sequential(cr.nn.Embedding(5, 3), cr.nn.Linear(3, 2))
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_graph(model, cr.tensor([[1, 4]]))
+    nodes = {n.name: n for n in graph_at(tmp_path).node}
+    assert nodes["input/input.1"].op == "IO Node"
+    assert list(nodes["Sequential/Embedding[0]/index"].input) == [
+        "Sequential/Embedding[0]/weight/weight"
+    ]
+
+
 def test_a_name_with_a_slash_opens_no_scope(tmp_path: Path) -> None:
     model = cr.nn.Module()
     setattr(model, "a/b", cr.nn.Linear(2, 1))

@@ -58,6 +58,9 @@ def graph_def(model: Any, input_to_model: Any, verbose: bool) -> Any:
             f"{type(out).__name__}"
         )
     order = toposort(roots, _parents)  # inputs first, so every edge's source is named
+    # an input read as an index (an embedding's token ids) is no op's input: shown all the same
+    reached = {id(t) for t in order}
+    order = [x for x in _tensors_in(list(inputs)) if id(x) not in reached] + order
     scope = _op_scopes(calls, order, root)
     names: dict[int, str] = {}
     taken: set[str] = set()
