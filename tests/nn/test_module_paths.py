@@ -65,6 +65,7 @@ def test_every_class_chainrule_places_is_where_torch_has_it():
         ("dropout._DropoutNd", "Dropout2d"),
         ("instancenorm._InstanceNorm", "InstanceNorm2d"),
         ("lazy.LazyModuleMixin", "LazyLinear"),
+        ("rnn.RNNBase", "GRU"),
     ],
 )
 def test_private_bases_are_the_bases_of_the_same_classes_as_torchs(path, base):

@@ -117,7 +117,7 @@ from .pooling_layers import (
     MaxUnpool3d,
 )
 from .resampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
-from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -275,5 +275,6 @@ __all__ += [
     "LazyBatchNorm3d",
     "SyncBatchNorm",
     "DataParallel",
+    "RNNBase",
 ]
 __all__ += padding.__all__

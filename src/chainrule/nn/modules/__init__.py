@@ -76,7 +76,7 @@ FILES = {
     "AdaptiveMaxPool2d AdaptiveMaxPool3d AvgPool1d AvgPool2d AvgPool3d LPPool1d LPPool2d "
     "LPPool3d MaxPool1d MaxPool2d MaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d _MaxPoolNd "
     "_AvgPoolNd _AdaptiveAvgPoolNd _AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd",
-    "rnn": "GRU GRUCell LSTM LSTMCell RNN RNNCell",
+    "rnn": "GRU GRUCell LSTM LSTMCell RNN RNNBase RNNCell",
     "sparse": "Embedding EmbeddingBag",
     "transformer": "Transformer TransformerDecoder TransformerDecoderLayer TransformerEncoder "
     "TransformerEncoderLayer",
