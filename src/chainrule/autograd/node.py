@@ -140,8 +140,7 @@ class AccumulateGrad:
 _TORCH_NAMES = {
     "Reshape": "ViewBackward0",
     "LayerNorm": "NativeLayerNormBackward0",
-    "LogSumExp": "LogsumexpBackward0", "CrossEntropy": "NllLossBackward0",
-    "NLLLoss": "NllLossBackward0", "Conv2d": "ConvolutionBackward0",
+    "LogSumExp": "LogsumexpBackward0", "Conv2d": "ConvolutionBackward0",
     "ConvTranspose2d": "ConvolutionBackward0", "MaxPool2d": "MaxPool2DWithIndicesBackward0",
     "Pad": "ConstantPadNdBackward0",
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
@@ -232,6 +231,13 @@ def _mean(arrays: list, options: dict) -> str:
     return "MeanBackward0" if options.get("dims") is None else "MeanBackward1"
 
 
+def _nll(arrays: list, options: dict) -> str:  # by the rank: over spatial dims, nll_loss2d
+    rank = arrays[0].ndim  # (N, C, d1, ...) other than (N, C, H, W) is viewed as it, and back
+    if rank <= 2:
+        return "NllLossBackward0"
+    return "ViewBackward0" if rank != 4 and options["reduction"] == "none" else "NllLoss2DBackward0"
+
+
 def _piecewise(arrays: list, options: dict) -> str:
     return "LeakyReluBackward0" if options.get("slope") else "ThresholdBackward0"
 
@@ -245,6 +251,7 @@ def _by_forward(arrays: list, options: dict) -> str:  # forward sets node_name (
 BY_CALL = {
     "Pow": _pow, "MatMul": _matmul, "Linear": _linear, "GetItem": _getitem,
     "Permute": _permute, "Sum": _sum, "Mean": _mean, "Piecewise": _piecewise,
+    "CrossEntropy": _nll, "NLLLoss": _nll,
     **dict.fromkeys(("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy", "Select",
                      "EvenlyDistribute"), _by_forward),
 }  # fmt: skip
