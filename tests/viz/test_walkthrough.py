@@ -271,6 +271,7 @@ def step_through(driver: Any, path: str) -> dict[str, Any]:
     return {r.get_attribute("data-leaf"): json.loads(r.get_attribute("data-grad")) for r in rows}
 
 
+@pytest.mark.slow
 def test_browser_steps_through_a_scalar_mlp(browser: Any, tmp_path: Path) -> None:
     root, model = scalar_mlp()
     path = cr.viz.walkthrough(root, str(tmp_path / "mlp.html"), params=model)
@@ -319,6 +320,30 @@ def test_browser_steps_through_a_broadcast_and_keys_move_it(browser: Any, tmp_pa
         body.send_keys(Keys.ARROW_RIGHT)
         seen.append(a_grad.text)
     assert seen[0] == "" and seen[1].endswith("(1 of 2)") and seen[2].endswith("(2 of 2)")
+
+
+def test_browser_shows_each_leaf_grad_and_broadcast_at_the_end(
+    browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    cr.manual_seed(0)
+    w, b = cr.randn(3, 3, requires_grad=True), cr.randn(3, requires_grad=True)
+    loss = (cr.randn(2, 3) @ w + b).tanh().sum()  # b broadcast over a batch of 2
+    path = cr.viz.walkthrough(loss, str(tmp_path / "bias.html"), params={"w": w, "b": b})
+    _, data, _ = read(path)
+    browser.get(Path(path).as_uri())
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    panel = browser.find_element(By.ID, "panel").text
+    leaf_b = next(leaf for leaf in data["leaves"] if leaf["name"] == "b")
+    assert "The pass is done" in panel
+    assert f"b (3,) float32: {leaf_b['text']}" in panel
+    add = next(s for s in data["steps"] if any("fitted" in g for g in s["gives"]))
+    k = data["steps"].index(add) + 1
+    assert f"at step {k} (#{k} " in panel
+    assert "broadcast: the rule's gradient (2, 3) summed over dim 0 to the input's (3,)" in panel
+    assert browser.get_log("browser") == []
 
 
 def test_browser_opens_a_modules_box(browser: Any, tmp_path: Path) -> None:

@@ -7,10 +7,12 @@
   const started = performance.now();
   const data = JSON.parse(document.getElementById("data").textContent);
   const S = data.strings, steps = data.steps, total = steps.length;
-  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 1000;
+  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 500, EDGES = 600;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
   const txt = (k) => (k === undefined ? "" : S[k]);
+  // A value in the side panel: its numbers never break across lines, its spaces may.
+  const code = (t) => "<code>" + esc(t).replace(/-?\d[\d.e+-]*/g, "<span class=\"nb\">$&</span>") + "</code>";
   const cut = (t, n) => (t.length <= n ? t : t.slice(0, n - 1) + "\u2026");
   // What the page did, for whoever measures it: its load time, the last step's time, and how
   // many drawn elements that step changed (never more than are drawn: those in sight).
@@ -58,7 +60,6 @@
   boxes.forEach((b) => b.steps.sort((a, c) => a - c));
   const sweep = [];
   nodes.forEach((n, i) => { if (n.num !== null) sweep[n.num - 1] = i; });
-  const leafOf = new Map(data.leaves.map((l) => [l.node, l]));
 
   // Views: 0 the whole graph, k + 1 box k's. A view's layout is read when it first opens.
   const viewOf = new Map(data.views.map((k, v) => [k, v]));
@@ -92,7 +93,7 @@
     return out;
   }
 
-  let view = 0, step = 0, timer = null, ready = null, lit = null, gets = new Set();
+  let view = 0, step = 0, timer = null, lit = null, gets = new Set();
 
   function itemMarkup(code) {
     const k = Math.floor(code / 3), type = code % 3;
@@ -128,6 +129,9 @@
     const left = g.scrollLeft - L.sec.offsetLeft - MARGIN, top = g.scrollTop - L.sec.offsetTop - MARGIN;
     const right = left + g.clientWidth + 2 * MARGIN, bottom = top + g.clientHeight + 2 * MARGIN;
     const seen = (x1, y1, x2, y2) => x2 >= left && x1 <= right && y2 >= top && y1 <= bottom;
+    const sight = [left, top, right, bottom].join();
+    if (L.sight === sight) { paint(L); return; }  // nothing came into sight or left it
+    L.sight = sight;
     const fresh = [];
     for (let k = 0; k < L.code.length; k++) {
       const on = seen(L.x[k], L.y[k], L.x[k] + W, L.y[k] + H), el = L.drawn.get(k);
@@ -144,10 +148,19 @@
         fresh.push(e);
       } else if (!on && el) { el.remove(); L.drawn.delete(k); }
     }
+    // An edge in sight is drawn if both its ends are, the others while there are few (a node
+    // of 10^4 inputs would draw a fan of 10^4 lines through the view).
+    const near = [], far = [];
     for (let k = 0; k < L.edges.length; k += 2) {
-      const a = L.edges[k], b = L.edges[k + 1], el = L.drawnEdges.get(k);
-      const on = seen(Math.min(L.x[a], L.x[b]), Math.min(L.y[a], L.y[b]), Math.max(L.x[a], L.x[b]) + W, Math.max(L.y[a], L.y[b]) + H);
-      if (on && !el) {
+      const a = L.edges[k], b = L.edges[k + 1];
+      if (!seen(Math.min(L.x[a], L.x[b]), Math.min(L.y[a], L.y[b]), Math.max(L.x[a], L.x[b]) + W, Math.max(L.y[a], L.y[b]) + H)) continue;
+      (L.drawn.has(a) && L.drawn.has(b) ? near : far).push(k);
+    }
+    const wanted = new Set(near.concat(far.slice(0, Math.max(0, EDGES - near.length))));
+    L.drawnEdges.forEach((el, k) => { if (!wanted.has(k)) { el.remove(); L.drawnEdges.delete(k); } });
+    for (const k of wanted) {
+      const a = L.edges[k], b = L.edges[k + 1];
+      if (!L.drawnEdges.has(k)) {
         const e = document.createElementNS(L.svg.namespaceURI, "path");
         e.setAttribute("class", "edge");
         e.setAttribute("d", edgePath(L, a, b));
@@ -155,7 +168,7 @@
         e.to = L.code[b];
         L.edgeLayer.appendChild(e);
         L.drawnEdges.set(k, e);
-      } else if (!on && el) { el.remove(); L.drawnEdges.delete(k); }
+      }
     }
     fit(fresh);
     stats.drawn = L.drawn.size;
@@ -225,9 +238,11 @@
     render();
   }
 
-  function render() {
+  // Show step `step`; where it was stepped to (follow) and its node is outside the open box,
+  // first go up to the box it is in (a box the reader opened stays open).
+  function render(follow) {
     const s = step, cur = s > 0 ? steps[s - 1] : null;
-    if (cur && !inView(cur[0], view)) {  // the node is outside this box: up to where it is
+    if (follow && cur && !inView(cur[0], view)) {
       const p = nodes[cur[0]].path, k = view ? p.indexOf(view - 1) : -1;
       open(k >= 0 ? p[k] + 1 : 0);
       return;
@@ -236,7 +251,8 @@
     $("slider").value = s;
     lit = cur ? codeOf(cur[0], view) : null;
     gets = new Set(cur ? cur[3].map((g) => codeOf(g[0], view)) : []);
-    const L = layout(view), g = $("graph"), k = lit === null ? undefined : L.item.get(lit);
+    const L = layout(view), g = $("graph");
+    const k = L.item.get(lit !== null ? lit : total ? codeOf(steps[0][0], view) : -1);  // step 0: the root
     if (k !== undefined) {  // in sight, or scrolled to the middle
       const x = L.x[k] + L.sec.offsetLeft, y = L.y[k] + L.sec.offsetTop;
       if (x < g.scrollLeft || x + W > g.scrollLeft + g.clientWidth || y < g.scrollTop || y + H > g.scrollTop + g.clientHeight) {
@@ -246,13 +262,7 @@
     draw();
     $("panel").dataset.node = cur ? cur[0] : "";
     $("panel").innerHTML = cur ? describe(s, cur) : order();
-    if (ready !== (s === total)) {
-      ready = s === total;
-      document.querySelectorAll("#leaves tr[data-leaf]").forEach((tr) => {
-        tr.querySelector(".final").textContent = ready ? leafOf.get(+tr.dataset.node).text : "\u2014";
-      });
-      $("leaves").classList.toggle("ready", ready);
-    }
+    $("leaves").classList.toggle("ready", s === total);  // shows each row's .grad
   }
 
   function order() {
@@ -269,37 +279,36 @@
     const n = nodes[st[0]], out = [], grad = S[st[2]];
     out.push("<h2>Step " + s + ": " + esc(name(st[0])) + "</h2>");
     if (n.shape) out.push("<p class=\"shape\">" + esc(n.shape) + "</p>");
-    if (n.value) out.push("<p>forward value: <code>" + esc(n.value) + "</code></p>");
+    if (n.value) out.push("<p>forward value: " + code(n.value) + "</p>");
     const got = received[st[0]];
     if (got.length > 1) {
       out.push("<p>Its gradient is the sum of what its " + got.length + " consumers handed it:</p><ul>" +
         got.slice(0, LISTED).map((r) => {
           const x = r[2][6] || {};
-          return "<li>from " + esc(name(r[1])) + ": <code>" + esc(S[(x.given || [0, r[2][3]])[1]]) + "</code></li>";
+          return "<li>from " + esc(name(r[1])) + ": " + code(S[(x.given || [0, r[2][3]])[1]]) + "</li>";
         }).join("") + "</ul>");
     } else if (!got.length) {
       out.push("<p>The root: its gradient is the seed.</p>");
     }
-    out.push("<p>incoming gradient: <code>" + esc(grad) + "</code></p>");
+    out.push("<p>incoming gradient: " + code(grad) + "</p>");
     if (n.kind !== "op") {
-      out.push("<p>A leaf: the gradient is added to its <code>.grad</code>, now <code>" +
-        esc(S[st.length > 4 ? st[5] : st[2]]) + "</code>.</p>");
+      out.push("<p>A leaf: the gradient is added to its <code>.grad</code>, now " +
+        code(S[st.length > 4 ? st[5] : st[2]]) + ".</p>");
     } else {
-      out.push("<p>rule: <code>" + esc(n.rule) + "</code></p><ul class=\"gives\">");
-      st[3].forEach((g) => {
+      out.push("<p>rule: " + code(n.rule) + "</p><ul class=\"gives\">");
+      st[3].slice(0, LISTED).forEach((g) => {
         const x = g[6] || {};
         let li = "<li><b>" + esc(S[g[1]]) + "</b> = " + esc(name(g[0])) + " gets ";
-        li += x.local !== undefined ? "<code>" + esc(grad) + " \u00d7 " + esc(x.local) + " = " +
-          esc(S[g[3]]) + "</code>" : "<code>" + esc(S[g[3]]) + "</code>";
+        li += code(x.local !== undefined ? grad + " \u00d7 " + x.local + " = " + S[g[3]] : S[g[3]]);
         if (x.fitted) li += "<div class=\"bcast\">" + broadcast(x) + "</div>";
         if (x.cast) li += "<div class=\"bcast\">cast from " + esc(x.cast) + "</div>";
         if (g[5] > 1) {
-          li += "<div class=\"sum\">its gradient so far (" + g[4] + " of " + g[5] + " contributions): <code>" +
-            esc(S[x.total[1]]) + "</code></div>";
+          li += "<div class=\"sum\">its gradient so far (" + g[4] + " of " + g[5] + " contributions): " +
+            code(S[x.total[1]]) + "</div>";
         }
         out.push(li + "</li>");
       });
-      out.push("</ul>");
+      out.push("</ul>" + (st[3].length > LISTED ? "<p>\u2026 and " + (st[3].length - LISTED) + " more inputs.</p>" : ""));
     }
     if (s === total) out.push(done());
     return out.join("");
@@ -308,7 +317,7 @@
   function broadcast(x) {
     const dims = x.dims.length === 1 ? "dim " + x.dims[0] : "dims " + x.dims.join(", ");
     return "broadcast: the rule's gradient " + esc(x.fitted[0]) + " summed over " + dims +
-      " to the input's " + esc(x.fitted[1]) + ": <code>" + esc(S[x.given[1]]) + "</code>";
+      " to the input's " + esc(x.fitted[1]) + ": " + code(S[x.given[1]]);
   }
 
   // The last step: the pass is over; every leaf's .grad, and the broadcasts each undid.
@@ -316,7 +325,7 @@
     const leaves = data.leaves.slice(0, LISTED).map((l) => {
       const n = nodes[l.node];
       return "<li><b>" + esc(l.name) + "</b>" + (n.shape ? " <small>" + esc(n.shape) + "</small>" : "") +
-        ": <code>" + esc(l.text) + "</code>" + undone[l.node].map((u) =>
+        ": " + code(l.text) + undone[l.node].map((u) =>
         "<div class=\"bcast\">at step " + u[0] + " (" + esc(name(u[1])) + "), " + broadcast(u[2]) + "</div>").join("") + "</li>";
     });
     return "<h3>The pass is done</h3><p>Each leaf's <code>.grad</code>:</p><ul class=\"done\">" + leaves.join("") + "</ul>";
@@ -326,7 +335,7 @@
     const t = performance.now();
     stats.touched = 0;
     step = Math.max(0, Math.min(total, s));
-    render();
+    render(true);
     if (step === total) pause();
     stats.stepMs = performance.now() - t;
   }

@@ -171,7 +171,8 @@ def _leaf_row(leaf: dict[str, Any]) -> str:
     name = html.escape(leaf["name"], quote=True)
     return (
         f'<tr data-leaf="{name}" data-node="{leaf["node"]}" data-grad="{grad}">'
-        f'<td>{html.escape(leaf["name"])}</td><td class="final"></td></tr>'
+        f'<td>{html.escape(leaf["name"])}</td><td class="final"><span class="wait">\u2014</span>'
+        f'<span class="text">{html.escape(leaf["text"])}</span></td></tr>'
     )
 
 
