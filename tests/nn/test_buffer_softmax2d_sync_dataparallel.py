@@ -48,11 +48,16 @@ def test_buffer_shares_the_data_and_keeps_requires_grad():
         cr.nn.Buffer([1.0])
 
 
-def test_buffer_reassigned_with_another_persistence():
-    m = cr.nn.Module()
-    m.b = cr.nn.Buffer(cr.ones(1))
-    m.b = cr.nn.Buffer(cr.zeros(1), persistent=False)
-    assert list(m.state_dict()) == [] and [k for k, _ in m.named_buffers()] == ["b"]
+def test_buffer_given_to_register_buffer_and_over_other_members_as_torchs():
+    for lib in (cr, torch):
+        m = lib.nn.Module()
+        m.register_buffer("b", lib.nn.Buffer(lib.ones(1)), persistent=False)  # the argument's
+        assert list(m.state_dict()) == [] and [k for k, _ in m.named_buffers()] == ["b"]
+        m.p, m.c = lib.nn.Parameter(lib.ones(1)), lib.nn.Linear(1, 1)
+        with pytest.raises(TypeError, match="cannot assign .* as parameter 'p'"):
+            m.p = lib.nn.Buffer(lib.ones(1))
+        with pytest.raises(TypeError, match="cannot assign .* as child module 'c'"):
+            m.c = lib.nn.Buffer(lib.ones(1))
 
 
 def test_softmax2d_as_torchs():

@@ -336,12 +336,11 @@ class Module:
         whatever it was, and anything else is a plain attribute. Only a name already held
         costs more than a plain assignment (a forward assigns nothing)."""
         d = self.__dict__
-        if (
-            getattr(value, "_is_buffer", False)
-            and d.get("_buffers", {}).get(name) != value.persistent
-        ):
-            self.register_buffer(name, value, value.persistent)  # an nn.Buffer (parameter.py)
-            return
+        if getattr(value, "_is_buffer", False) and name not in d.get("_buffers", {}):
+            # an nn.Buffer (parameter.py) under a new name: registered, as PyTorch's
+            if not isinstance(d.get(name), (Parameter, Module)) and name not in d.get("_empty", {}):
+                self.register_buffer(name, value, value.persistent)
+                return
         if name in _RESERVED or name not in d and "_empty" not in d:  # a new plain name
             object.__setattr__(self, name, value)
             return
