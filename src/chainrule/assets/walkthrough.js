@@ -119,7 +119,8 @@
   function edgePath(L, a, b) {
     const x1 = L.x[a] + W, y1 = L.y[a] + H / 2, x2 = L.x[b], y2 = L.y[b] + H / 2;
     if (x2 > x1) { const m = (x1 + x2) / 2; return "M" + x1 + "," + y1 + " C" + m + "," + y1 + " " + m + "," + y2 + " " + x2 + "," + y2; }
-    const gap = y2 > y1 ? L.y[b] - GY / 2 : y1 - H / 2 - GY / 2;  // into the next band: round
+    // into the next band: round, along the empty row between the bands
+    const gap = y2 > y1 ? L.y[b] - (H + GY) / 2 : L.y[a] - (H + GY) / 2;
     return "M" + x1 + "," + y1 + " h" + GX / 2 + " V" + gap + " H" + (x2 - GX / 2) + " V" + y2 + " H" + x2;
   }
 
