@@ -215,8 +215,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, list[float]]]:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", nargs="*", help="rows whose name starts with one of these")
     ap.add_argument("--quick", action="store_true", help="small inputs, one block each")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--block", type=float, default=0.01, help="seconds a timed block lasts")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--block", type=float, default=0.003, help="seconds a timed block lasts")
     ap.add_argument("--write", help="run pinned and unpinned; write the section to this file")
     ap.add_argument("--json", help=argparse.SUPPRESS)  # a child run's results go here
     args = ap.parse_args(argv)

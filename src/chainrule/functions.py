@@ -82,11 +82,12 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
     legacy = [t._array.shape == (0,) for t in ts]
     if builtins.any(legacy):
         ts, dim = _legacy_empty_joined(ts, legacy, dim)
-    d = normalize_dim(dim, ts[0].ndim, "cat", ts[0].shape)
-    first = ts[0].shape
+    first = ts[0]._array.shape
+    d = normalize_dim(dim, len(first), "cat", first)
     for t in ts[1:] if first else ts:  # a 0-d first tensor is refused at once
-        pairs = enumerate(zip(t.shape, first, strict=False))
-        if t.ndim != (len(first) or 1) or builtins.any(a != b for i, (a, b) in pairs if i != d):
+        shape = t._array.shape
+        pairs = enumerate(zip(shape, first, strict=False))
+        if len(shape) != (len(first) or 1) or builtins.any(a != b for i, (a, b) in pairs if i != d):
             shapes = [tuple(x.shape) for x in ts]
             what = (
                 f"a 0-d tensor (at position {shapes.index(())}) cannot be concatenated"
@@ -94,8 +95,10 @@ def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
                 else f"shapes must match except in dim {dim}"
             )
             raise ValueError(f"cat: {what}; got shapes {shapes}")
-    dtype = array.promote_all((t.dtype for t in ts), "cat")
-    return movement.Cat.apply(*[t.to(dtype) for t in ts], dim=d)
+    if builtins.any(t._array.dtype != ts[0]._array.dtype for t in ts):
+        dtype = array.promote_all((t.dtype for t in ts), "cat")
+        ts = [t.to(dtype) for t in ts]
+    return movement.Cat.apply(*ts, dim=d)
 
 
 def _legacy_empty_joined(ts: list[Tensor], legacy: list[bool], dim: int) -> tuple[list, int]:

@@ -203,7 +203,9 @@ class Cat(Function):
 
     def forward(self, *arrays, dim):
         self.dim = dim
-        self.bounds = list(xp.cumsum([0] + [a.shape[dim] for a in arrays]))
+        self.bounds = bounds = [0]  # where each input starts along dim, then the end
+        for a in arrays:
+            bounds.append(bounds[-1] + a.shape[dim])
         return xp.concatenate(arrays, axis=dim)
 
     def backward(self, grad, out):
