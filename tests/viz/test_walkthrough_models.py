@@ -209,8 +209,14 @@ def test_browser_walks_the_gpt_recipes_model(
 ) -> None:
     loss, model = small_gpt()
     path = cr.viz.walkthrough(loss, str(tmp_path / "gpt.html"), params=model)
-    result = walk(browser, path, {})
-    report("gpt", result, record_property)
+    names = {
+        "h": "ModuleList (h)",
+        "h.0": "Block (h.0)",
+        "h.0.attn": "CausalSelfAttention (h.0.attn)",
+        "h.0.attn.c_attn": "Linear (h.0.attn.c_attn)",
+        "ln_f": "LayerNorm (ln_f)",
+    }
+    report("gpt", walk(browser, path, names), record_property)
 
 
 @pytest.mark.slow
