@@ -1,7 +1,8 @@
 """Integration of samples by the trapezoidal rule, as PyTorch's: ``trapezoid`` (and its old name
-``trapz``) and ``cumulative_trapezoid``. Each is composed from Tensor ops in PyTorch's own
-order, so its gradients (and theirs) come from the ops', and its dtypes are theirs: integer
-samples give floating results.
+``trapz``) and ``cumulative_trapezoid``, composed from Tensor ops (their gradients are the
+ops') in PyTorch's order but one step: with sample points, floating terms are halved before
+the sum (exact, so the values are PyTorch's); integer terms are summed exactly first, as
+PyTorch's, and give floats.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1)
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
         return (y.sum(d) - ends * 0.5) * dx
-    step = _spacing("trapezoid", y, x, d)
-    return (step * (y[_part(d, 1, None)] + y[_part(d, 0, -1)]) / 2.0).sum(d)
+    terms = _spacing("trapezoid", y, x, d) * (y[_part(d, 1, None)] + y[_part(d, 0, -1)])
+    if not array.is_floating(terms.dtype):  # integers: summed exactly, then halved
+        return terms.sum(d) / 2.0
+    return (terms / 2.0).sum(d)
 
 
 def trapz(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
@@ -45,8 +48,10 @@ def cumulative_trapezoid(
     left, right = y[_part(d, 0, -1)], y[_part(d, 1, None)]
     if x is None:
         return (dx / 2.0 * (left + right)).cumsum(d)
-    step = _spacing("cumulative_trapezoid", y, x, d)
-    return (step * (left + right) / 2.0).cumsum(d)
+    terms = _spacing("cumulative_trapezoid", y, x, d) * (left + right)
+    if not array.is_floating(terms.dtype):  # integers: summed exactly, then halved
+        return terms.cumsum(d) / 2.0
+    return (terms / 2.0).cumsum(d)
 
 
 def _part(d: int, start: int, stop: int | None) -> tuple[slice, ...]:

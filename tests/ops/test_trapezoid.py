@@ -58,3 +58,13 @@ def test_refusals_name_the_op(op, call, error, message):
     with pytest.raises(error, match=f"^{op if op != 'trapz' else 'trapezoid'}: .*"
                        + message.replace("(", "\\(").replace(")", "\\)")):  # fmt: skip
         call(getattr(cr, op))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_large_integers_are_summed_exactly_before_halving_as_torchs(op):
+    rng = np.random.default_rng(0)
+    y, x = rng.integers(10**8, 10**9, (3, 50)), np.cumsum(rng.integers(1, 100, 50))
+    ours = getattr(cr, op)(cr.tensor(y), cr.tensor(x)).numpy()
+    theirs = getattr(torch, op)(torch.tensor(y), torch.tensor(x)).numpy()
+    assert ours.dtype == theirs.dtype == np.float32
+    assert np.array_equal(ours, theirs)  # one rounding, after the exact sum
