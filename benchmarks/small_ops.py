@@ -4,7 +4,8 @@ it means something, NumPy by hand, in microseconds per op.
 Each op runs ``--ops`` times a step, on a (64, 16) batch, its rows taken in turn: forward
 (its inputs require grad, so the graph is recorded, as in training) and, where the op has
 one, forward and a backward call on its result (``y.backward(ones)``, one engine pass per
-op). Last, the learner's per-row loop: each row of the batch, plus a 0-d parameter, summed
+op); then the element writes and reads of makemore's counting loops, on tensors that record
+nothing. Last, the learner's per-row loop: each row of the batch, plus a 0-d parameter, summed
 and added to a loss, then one backward over the loop; reported per row.
 
     python benchmarks/small_ops.py [--ops 2000] [--steps 15] [--quick] [--steady-allocator]
@@ -43,6 +44,20 @@ def _cases(lib: Any) -> dict[str, tuple[Callable[[int], Any], Any]]:
     p = lib.tensor(np.full((1, 1), 2.0, np.float32), requires_grad=True)
     q = lib.tensor(np.full((1, 1), 3.0, np.float32), requires_grad=True)
     ones_row, ones_2d = lib.ones(COLS), lib.ones(1, COLS)
+    counts = lib.zeros((27, 27), dtype=lib.int32)
+    total, logp = lib.tensor(np.float32(0.0)), lib.tensor(np.float32(-1.5))
+    plain = lib.tensor(_batch())
+
+    def count(i: int) -> None:  # makemore's bigram counts
+        counts[i % 27, (i * 7) % 27] += 1
+
+    def accumulate(i: int) -> None:  # makemore's log_likelihood += logprob
+        nonlocal total
+        total += logp
+
+    def put(i: int) -> None:
+        plain[i] = ones_row
+
     return {
         "x[i]": (lambda i: x[i], ones_row),
         "x[i:i+1]": (lambda i: x[i : i + 1], ones_2d),
@@ -52,6 +67,10 @@ def _cases(lib: Any) -> dict[str, tuple[Callable[[int], Any], Any]]:
         ".view(1, 16) of (16,)": (lambda i: flat.view(1, COLS), ones_2d),
         "1x1 matmul": (lambda i: p @ q, lib.ones(1, 1)),
         "x[i] * w, w (16,)": (lambda i: data[i] * w, ones_row),
+        "N[i, j] += 1, no grad": (count, None),
+        "a += b (0-d), no grad": (accumulate, None),
+        "x[i] = row, no grad": (put, None),
+        "x[i, j].item(), no grad": (lambda i: plain[i, i % COLS].item(), None),
     }
 
 
@@ -106,6 +125,19 @@ def _numpy_cases() -> dict[str, tuple[Callable[[int], Any], Callable[[int], Any]
         _ = r * w
         np.add(gw, g_row * r, out=gw)
 
+    counts = np.zeros((27, 27), np.int32)
+    total, logp = np.zeros((), np.float32), np.array(-1.5, np.float32)
+    plain = _batch()
+
+    def count(i: int) -> None:
+        counts[i % 27, (i * 7) % 27] += 1
+
+    def accumulate(i: int) -> None:
+        np.add(total, logp, out=total)
+
+    def put(i: int) -> None:
+        plain[i] = g_row
+
     return {
         "x[i]": (lambda i: x[i], index_bwd),
         "x[i:i+1]": (lambda i: x[i : i + 1], slice_bwd),
@@ -115,6 +147,10 @@ def _numpy_cases() -> dict[str, tuple[Callable[[int], Any], Callable[[int], Any]
         ".view(1, 16) of (16,)": (lambda i: flat.reshape(1, COLS), unflatten_bwd),
         "1x1 matmul": (lambda i: p @ q, matmul_bwd),
         "x[i] * w, w (16,)": (lambda i: data[i] * w, mul_bwd),
+        "N[i, j] += 1, no grad": (count, None),
+        "a += b (0-d), no grad": (accumulate, None),
+        "x[i] = row, no grad": (put, None),
+        "x[i, j].item(), no grad": (lambda i: plain[i, i % COLS].item(), None),
     }
 
 
