@@ -116,9 +116,8 @@ def train(
     history: list[dict[str, Any]] = saved["history"] if saved else []
     start = time.perf_counter() - (saved["seconds"] if saved else 0.0)
     first = saved["epoch"] if saved else 1
-    bar = tqdm(
-        range(first, settings["epochs"] + 1), desc=name, disable=quiet or rank > 0, leave=False
-    )
+    hidden = quiet or rank > 0
+    bar = tqdm(range(first, settings["epochs"] + 1), desc=name, disable=hidden, leave=False)
     with run.interruptible():
         for epoch in bar:
             if sampler is not None:
@@ -165,6 +164,8 @@ def train(
             if not math.isfinite(train_loss):  # diverged: later epochs cannot recover
                 break
             run.save(model, opt, history, start, epoch=epoch + 1, step_in_epoch=0, epoch_rng=None)
+    if not hidden:
+        print_finished(bar)
     if writer is not None:
         writer.close()
     final = {k: v for k, v in history[-1].items() if k != "epoch"}
@@ -193,6 +194,14 @@ def train(
 
 
 CHECKPOINT = "checkpoint.safetensors"
+
+
+def print_finished(bar: Any) -> None:
+    """Close a progress bar (leave=False: it goes, widget or text) and print its last state as
+    a line of the output, which stays: in a terminal, and in a saved notebook, where a widget
+    shows nothing once its kernel is gone."""
+    bar.close()
+    print(bar.format_meter(**bar.format_dict))
 
 
 def tensorboard_writer(settings: dict[str, Any], name: str, rank: int) -> Any:
