@@ -107,8 +107,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--diagnostics",
         action="store_true",
-        help="record each layer's activations, "
-        "gradients and updates: diagnostics.png, diagnostics.json and warnings",
+        help="record each layer's activations, gradients and updates: diagnostics.png, "
+        "diagnostics.json and warnings (not for moons-scalar, names, gpt and adder, which "
+        "train with loops of their own; cr.viz.Monitor records any model in a script)",
     )
     sub.add_parser("recipes", help="list the recipes")
     g = sub.add_parser("graph", help="draw one training step of a recipe's model")
@@ -205,8 +206,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.diagnostics:
         if hasattr(recipe, "train"):
             raise recipes.RecipeError(
-                f"train: the {args.recipe} recipe trains with a loop of its own, which records "
-                "no diagnostics; got --diagnostics"
+                f"train: the {args.recipe} recipe trains with a loop of its own (as "
+                f"{', '.join(own_loops())} do), which records no diagnostics; got "
+                "--diagnostics; hint: cr.viz.Monitor(model, optimizer) records any model's "
+                "layers in a script of your own"
             )
         settings["diagnostics"] = True
     out_dir = args.out or os.path.join("runs", args.recipe)
@@ -335,6 +338,11 @@ def cmd_graph(args: argparse.Namespace) -> int:
         write_output(args.out, image, "graph")
     print(f"graph of one {args.recipe} training step written to {args.out}")
     return 0
+
+
+def own_loops() -> list[str]:
+    """The recipes that train with a loop of their own rather than train.py's."""
+    return [name for name in recipes.RECIPES if hasattr(recipes.load(name), "train")]
 
 
 def _check_drawable(ext: str) -> None:
