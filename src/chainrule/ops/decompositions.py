@@ -631,6 +631,11 @@ class LinalgLu(Function):
 def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
     """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
     (int32), from one getrf (scipy's lu_factor) of each matrix of a (not empty)."""
+    direct = lapack.direct(a)
+    if direct is not None and a.ndim == 2:  # getrf itself: no checks, no warning to silence
+        getrf = direct.lapack.sgetrf if a.dtype == xp.float32 else direct.lapack.dgetrf
+        lu, piv, _ = getrf(a)
+        return lu, (piv + 1).astype(xp.int32)
     with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
         warnings.simplefilter("ignore")
         lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
