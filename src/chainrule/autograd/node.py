@@ -28,6 +28,15 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled and copied as any object, its type found again by its op and name (a
+        node type is made at run time: no module holds it by name)."""
+        reduced = super().__reduce_ex__(protocol)
+        op = getattr(self, "primitive", type(self))
+        if op is type(self) or not isinstance(reduced, tuple):
+            return reduced
+        return (_remade, (op, type(self).__name__), *reduced[2:])
+
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
         """Where each input's gradient goes, as PyTorch gives it: ``(node, 0)`` for an input
@@ -35,7 +44,12 @@ class Node:
         for the rest (numbers among them); also once backward has freed the node."""
         ends = self.__dict__["_edges"] if self.inputs is None else edges(self.inputs)
         T = tensor_type()
-        shown = tuple(((AccumulateGrad.of(e) if isinstance(e, T) else e), 0) for e in ends)
+        if type(self).__name__ in SCALAR_ARGS:
+            ends = [e for e in ends if e is not NUMBER]
+        shown = tuple(
+            ((AccumulateGrad.of(e) if isinstance(e, T) else None if e is NUMBER else e), 0)
+            for e in ends
+        )
         if type(self).__name__ in ("AddmmBackward0", "MmBackward0") and self.op == "Linear":
             return self._as_addmm(shown)
         return shown
@@ -132,6 +146,11 @@ class AccumulateGrad:
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
+    @property
+    def metadata(self) -> dict:
+        """A dict of the user's, kept with the node, as every node's."""
+        return self.__dict__.setdefault("_metadata", {})
+
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
 
@@ -161,8 +180,21 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
     T = tensor_type()
     out = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
-        out.append((x.grad_fn or x) if isinstance(x, T) and x.requires_grad else None)
+        if isinstance(x, T):
+            out.append((x.grad_fn or x) if x.requires_grad else None)
+        else:
+            out.append(NUMBER)
     return out
+
+
+NUMBER = "number"  # an edge from an input that is no tensor: (None, 0), or none (SCALAR_ARGS)
+
+# PyTorch's nodes whose numbers are arguments of a Scalar overload, not inputs: no edge
+SCALAR_ARGS = frozenset(
+    {"PowBackward0", "PowBackward2", "ClampBackward1", "RsubBackward1", "FmodBackward0",
+     "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
+     "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0"}
+)  # fmt: skip
 
 
 def node_type(op: Any, name: str) -> Any:
@@ -177,6 +209,11 @@ def node_type(op: Any, name: str) -> Any:
         space["__module__"] = __name__  # not the op's module: the op stays the one primitive
         made = op.node_types[name] = type(op)(name, (op,), space)
     return made
+
+
+def _remade(op: Any, name: str) -> Any:
+    """A node of op's type named ``name``, its state yet to be set (unpickling a node)."""
+    return object.__new__(node_type(op, name))
 
 
 def fixed_name(op: str) -> str:

@@ -170,6 +170,9 @@ def saved(fn: Any, attr: str) -> Any:
     tensors = tensors or {}
     if key not in values and key not in tensors:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
+    spec = tensors.get(key)
+    if spec is not None and spec[0] != "result" and not _wanted(fn, spec):
+        return None  # never saved: None after backward too
     if fn.inputs is None:
         after = fn.__dict__.get("_kept") or {}
         if key in after:
@@ -183,15 +186,19 @@ def saved(fn: Any, attr: str) -> Any:
     return _tensor(fn, attr, tensors[key])
 
 
+def _wanted(fn: Any, spec: TensorSpec) -> bool:
+    """Whether the node saved this input: the gradient that reads it is wanted."""
+    wanted_by = spec[2]
+    return wanted_by is None or fn.needs_input_grad[wanted_by]
+
+
 def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     T = tensor_type()
     if spec[0] == "result":
         out = T._make(fn.saved_result, True)
         out.grad_fn = fn
         return out
-    kind, i, wanted_by = spec
-    if wanted_by is not None and not fn.needs_input_grad[wanted_by]:
-        return None
+    kind, i, _ = spec
     x = fn.inputs[i]
     if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
         return T._make(array.xp.asarray(x))
