@@ -5,6 +5,8 @@ tutorial's walk and learners' own graph printers give the same answers."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import numpy as np
@@ -113,3 +115,90 @@ def test_metadata_and_the_saved_inputs() -> None:
 def test_the_repr_names_the_node_as_torch() -> None:
     x = cr.ones(2, requires_grad=True)
     assert repr(x * 2).endswith("grad_fn=<MulBackward0>)")
+
+
+def _surface(fn: Any, lib: Any) -> list[Any]:
+    """What a learner reads of a node and the nodes behind it: names, next_functions with
+    their indices, metadata and every _saved_* (a tensor by its shape, else its value, or the
+    refusal's kind)."""
+    shown = []
+    for node in _nodes(fn):
+        saved = {}
+        for attr in [a for a in dir(node) if a.startswith("_saved_")]:
+            try:
+                value = getattr(node, attr)
+            except RuntimeError:
+                value = "refused"
+            saved[attr] = tuple(value.shape) if isinstance(value, lib.Tensor) else value
+        nexts = [(None if f is None else type(f).__name__, i) for f, i in node.next_functions]
+        shown.append((type(node).__name__, node.name(), nexts, dict(node.metadata), saved))
+    return shown
+
+
+def _nodes(fn: Any) -> list[Any]:
+    seen, out, stack = set(), [], [fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(node)
+        stack.extend(f for f, _ in reversed(node.next_functions))
+    return out
+
+
+def _program(lib: Any) -> Any:
+    x, w, b = _leaves(lib)
+    h = lib.nn.functional.linear(x, w, b).relu()  # addmm, with W through TBackward0
+    y = (h.softmax(1)[:, 1:] ** 2).sum(0) + h.exp().mean((0, 1)) * 3 - x.transpose(0, 1)[0].sum()
+    y.grad_fn.metadata["step"] = 1
+    return y
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_the_node_surface_is_torchs_and_stays_through_backward(retain: bool) -> None:
+    """Names, next_functions (indices too), metadata and _saved_* equal torch's before
+    backward, and after it: a saved tensor is refused once backward has freed the graph, the
+    other saved values stay; with retain_graph all stay."""
+    ys = {lib: _program(lib) for lib in (torch, cr)}
+    before = {lib: _surface(y.grad_fn, lib) for lib, y in ys.items()}
+    assert before[cr] == before[torch]
+    for y in ys.values():
+        y.sum().backward(retain_graph=retain)
+    after = {lib: _surface(y.grad_fn, lib) for lib, y in ys.items()}
+    assert after[cr] == after[torch]
+    assert (after[cr] == before[cr]) is retain
+    names = [n[0] for n in after[cr]]  # the same nodes, unchanged by backward
+    assert names == [n[0] for n in before[cr]] and "TBackward0" in names
+
+
+def test_a_saved_input_written_in_place_is_refused_naming_the_node() -> None:
+    for lib in (torch, cr):
+        a = lib.ones(3, requires_grad=True) * 1
+        b = a * a
+        a.mul_(2)
+        with pytest.raises(RuntimeError, match="(?i)modified by an in-?place operation"):
+            _ = b.grad_fn._saved_self
+    ours = r"^MulBackward0: _saved_other: input 1, of shape \(3,\), was modified"
+    with pytest.raises(RuntimeError, match=ours):
+        _ = b.grad_fn._saved_other
+
+
+def test_saved_values_as_torchs() -> None:
+    """A number operand is a 0-d tensor; an input whose gradient no one wants is not saved;
+    the result is the output's value, made by the node itself."""
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    assert y.grad_fn._saved_self is None and y.grad_fn._saved_other.shape == ()
+    e = x.exp()
+    r = e.grad_fn._saved_result
+    assert r is not e and r.grad_fn is e.grad_fn and r.tolist() == e.tolist()
+    assert (x**2).grad_fn._saved_exponent == 2
+    with pytest.raises(AttributeError, match="'ExpBackward0' node has no attribute '_saved_self'"):
+        _ = e.grad_fn._saved_self
+
+
+def test_a_node_pickles_and_copies_as_its_named_type() -> None:
+    fn = (cr.tensor([1.0, 2.0], requires_grad=True) * 3).grad_fn
+    for again in (pickle.loads(pickle.dumps(fn)), copy.deepcopy(fn)):
+        assert type(again) is type(fn) and again.inputs[1] == 3

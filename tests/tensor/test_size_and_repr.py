@@ -131,9 +131,11 @@ def test_a_size_holds_only_ints_as_torchs(name: str) -> None:
     assert all(type(n) is int for n in ours)
 
 
-def test_a_shape_in_an_error_message_is_the_plain_tuple() -> None:
+def test_a_shape_prints_as_torch_in_a_users_f_string_and_as_a_tuple_in_errors() -> None:
     s = cr.zeros(2, 3).shape
-    assert f"got shape {s}" == "got shape (2, 3)" and f"{s!r}" == "chainrule.Size([2, 3])"
+    assert f"{s}" == f"{s!r}" == format(s) == "chainrule.Size([2, 3])"  # torch.Size([2, 3])
+    with pytest.raises(ValueError, match=r"got shapes \(2, 3\) and \(4, 1\)$"):
+        cr.zeros(2, 3) @ cr.zeros(4, 1)
 
 
 # -- legacy constructors ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Iterable
 from typing import Any, SupportsIndex, overload
 
@@ -13,8 +14,9 @@ __all__ = ["Size"]
 
 class Size(tuple[int, ...]):
     """The shape of a tensor: a tuple of ints (equal to the plain tuple, hashed as it), with
-    ``numel()``, slices, ``+`` and ``*`` that stay Sizes, and PyTorch's repr. In an f-string
-    (as every error message writes a shape) it is the plain tuple, ``(3, 4)``.
+    ``numel()``, slices, ``+`` and ``*`` that stay Sizes, and PyTorch's repr, in a user's
+    f-string too; in chainrule's own f-strings (every error message writes a shape so) it
+    is the plain tuple, ``(3, 4)``.
 
     ``Size(ints)`` checks each is an int; ``t.shape`` makes one with ``new_size``, without
     the check (an array's shape holds ints)."""
@@ -68,7 +70,9 @@ class Size(tuple[int, ...]):
         return f"chainrule.Size([{', '.join(map(str, self))}])"
 
     def __format__(self, spec: str) -> str:
-        return tuple.__repr__(self).__format__(spec)
+        # the f-string's own frame says whose message it is: chainrule's, or the user's
+        ours = sys._getframe(1).f_globals.get("__name__", "").startswith("chainrule.")
+        return (tuple.__repr__(self) if ours else repr(self)).__format__(spec)
 
     def __reduce__(self) -> tuple[Any, tuple[tuple[int, ...]]]:
         return Size, (tuple(self),)
