@@ -31,6 +31,11 @@ Rule = Callable[[Any, dict, dict, int], Tensor]
 _levels: list[tuple[int, int]] = []
 
 
+class Unbatchable(RuntimeError):
+    """What an op that cannot be batched raises inside vmap; vmap then calls func once per
+    example instead."""
+
+
 class ExampleView(np.ndarray):
     """What a batched tensor's ``_array`` is: its first example, for the checks code makes
     on shapes, dtypes and values before an op. ``batched`` links it to its tensor, so an op
@@ -41,6 +46,27 @@ class ExampleView(np.ndarray):
 
     def __array_finalize__(self, obj: Any) -> None:
         self.batched = None
+
+    # Every array NumPy computes from it is marked as computed (an ExampleView without a
+    # link), even where NumPy would give a plain array: an op refuses it, and vmap loops.
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = [x.view(np.ndarray) if isinstance(x, ExampleView) else x for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(
+                x.view(np.ndarray) if isinstance(x, ExampleView) else x for x in kwargs["out"]
+            )
+        return _marked(getattr(ufunc, method)(*plain, **kwargs))
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return _marked(super().__array_function__(func, types, args, kwargs))
+
+
+def _marked(result: Any) -> Any:
+    if isinstance(result, np.ndarray) and not isinstance(result, ExampleView):
+        return result.view(ExampleView)
+    if isinstance(result, tuple):
+        return tuple(_marked(r) for r in result)
+    return result
 
 
 class BatchedTensor(Tensor):
@@ -57,7 +83,7 @@ class BatchedTensor(Tensor):
 
     @_array.setter
     def _array(self, value: Any) -> None:
-        raise RuntimeError(
+        raise Unbatchable(
             "vmap: an in-place write on a batched tensor is not supported; got a tensor of "
             f"shape {tuple(self.shape)} per example; write out of place (y = x + 1, not x += 1)"
         )
@@ -96,6 +122,7 @@ def wrap(value: Tensor, level: int) -> BatchedTensor:
     t = object.__new__(BatchedTensor)
     t._value, t._level = value, level
     example = value._array[0, ...].view(ExampleView)
+    example.flags.writeable = False  # an in-place write fails (vmap then loops)
     example.batched = t
     t._example = example
     t._grad, t.grad_fn, t.requires_grad = None, None, False
@@ -159,13 +186,29 @@ def _level_of(x: Any, op: str) -> int:
     arr = x._array if isinstance(x, Tensor) else x
     if isinstance(arr, ExampleView):
         if arr.batched is None:
-            raise RuntimeError(
+            raise Unbatchable(
                 f"vmap: {op} got an array computed from a batched tensor's values outside an "
-                f"op (of shape {arr.shape} per example), whose batch cannot be known; compute "
-                "it with tensor ops, or call vmap with randomness='different' to loop"
+                f"op (of shape {arr.shape} per example), whose batch cannot be known; vmap "
+                "calls func once per example instead"
             )
         return arr.batched._level
     return 0
+
+
+def _unknown_arrays(x: Any, op: str) -> None:
+    """Refuse an array beside a batched input that is neither batched nor computed by NumPy
+    from a batched tensor (marked): made from one example's values by other code (a
+    factorization cached before the op), its batch cannot be known."""
+    if isinstance(x, tuple):
+        for y in x:
+            _unknown_arrays(y, op)
+    elif isinstance(x, np.generic) or (
+        isinstance(x, np.ndarray) and not isinstance(x, ExampleView)
+    ):
+        raise Unbatchable(
+            f"vmap: {op} got an array of shape {np.shape(x)} beside a batched tensor, not a "
+            "tensor; its batch cannot be known; vmap calls func once per example instead"
+        )
 
 
 def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
@@ -177,10 +220,12 @@ def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
         if isinstance(x, (Tensor, np.ndarray)):
             level = max(level, _level_of(x, op))
     for v in options.values():
-        if isinstance(v, (Tensor, np.ndarray)) and _level_of(v, op):
+        if isinstance(v, (Tensor, np.ndarray)):
             level = max(level, _level_of(v, op))
     if not level:
         return None
+    for x in (*inputs, *options.values()):
+        _unknown_arrays(x, op)
     size = dict(_levels)[level]
     _given[cls] = len(inputs)
     bound = _signature(cls).bind(None, *inputs, **options)
@@ -193,8 +238,17 @@ def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
             batched[name] = tuple(b for _, b in pairs)
         else:
             args[name], batched[name] = _unwrap(value, level)
+    if level in _running:  # the rule gave this level's batched tensors to an op again
+        raise Unbatchable(f"vmap: {op} cannot be batched (it writes into its input)")
     rule = RULES.get(op, loop)
-    return wrap(rule(cls, args, batched, size), level)
+    _running.append(level)
+    try:
+        return wrap(rule(cls, args, batched, size), level)
+    finally:
+        _running.pop()
+
+
+_running: list[int] = []  # the levels whose rules are running
 
 
 def _unwrap(x: Any, level: int) -> tuple[Any, bool]:

@@ -527,10 +527,16 @@ def vmap(
             results = _looped(op, func, mapped, sizes[0], randomness, kwargs)
             return _stacked(op, name, results, out_dims)
         chunk = chunk_size or sizes[0]
-        pieces = [
-            _batched(op, name, func, mapped, lo, min(lo + chunk, sizes[0]), out_dims, kwargs)
-            for lo in range(0, sizes[0], chunk)
-        ]
+        try:
+            pieces = [
+                _batched(op, name, func, mapped, lo, min(lo + chunk, sizes[0]), out_dims, kwargs)
+                for lo in range(0, sizes[0], chunk)
+            ]
+        except Exception:  # noqa: BLE001
+            # an op not batched (computed on an example's values outside an op, or written
+            # in place): func once per example, which raises again where func itself fails
+            results = _looped(op, func, mapped, sizes[0], randomness, kwargs)
+            return _stacked(op, name, results, out_dims)
         if len(pieces) == 1:
             return pieces[0]
         leaves0, spec0 = _flatten(pieces[0])
@@ -582,18 +588,12 @@ def _batched(
 
 
 def _taken_apart(t: Tensor, level: int, size: int, out_dim: int | None) -> Tensor:
-    """A result of func as vmap returns it: its batch dim moved to out_dim; a result that
-    is the same for every example repeated along it."""
+    """A result of func as vmap returns it: its batch dim moved to out_dim."""
     if isinstance(t, batching.BatchedTensor) and t._level == level:
         return t._value if out_dim in (0, None) else t._value.movedim(0, out_dim)
-    if out_dim is None:
-        return t
-    return t.unsqueeze(out_dim).expand(*_inserted(tuple(t.shape), out_dim, size))
-
-
-def _inserted(shape: tuple[int, ...], dim: int, size: int) -> list[int]:
-    at = dim % (len(shape) + 1)
-    return [*shape[:at], size, *shape[at:]]
+    # A result not batched may have been computed from one example's values outside an op
+    # (a factorization's arrays): func is called once per example to be sure.
+    raise batching.Unbatchable("vmap: a result of func is not batched")
 
 
 def _only_tensors(op: str, name: str, leaves: list[Any]) -> None:
