@@ -237,6 +237,17 @@ def test_an_input_read_as_an_index_is_shown(tmp_path: Path) -> None:
     ]
 
 
+def test_a_batchnorms_running_statistics_are_drawn(tmp_path: Path) -> None:
+    model = cr.nn.Sequential(cr.nn.Linear(3, 4), cr.nn.BatchNorm1d(4))
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_graph(model, cr.randn(5, 3))
+    names = {n.name for n in graph_at(tmp_path).node}
+    norm = "Sequential/BatchNorm1d[1]"
+    assert {f"{norm}/running_mean/running_mean", f"{norm}/running_var/running_var"} < names
+    assert not any("num_batches_tracked" in n for n in names)  # eval mode reads it not
+    assert not any(b.requires_grad for b in model.buffers())  # put back as they were
+
+
 def test_a_name_with_a_slash_opens_no_scope(tmp_path: Path) -> None:
     model = cr.nn.Module()
     setattr(model, "a/b", cr.nn.Linear(2, 1))

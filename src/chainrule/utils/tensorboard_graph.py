@@ -42,8 +42,8 @@ def graph_def(model: Any, input_to_model: Any, verbose: bool) -> Any:
     (``Net/ModuleList[blocks]/Block[0]/Linear[fc]/weight/weight``); each op an ``aten::<op>``
     node in the scope of the module calls that made it (``Net/Block[0]/Linear[fc]/linear``).
     An op belongs to the innermost module call whose outputs it reaches without passing through
-    that call's inputs. Floating inputs are given requires_grad, so that the ops on them before
-    the first parameter are recorded too; the model runs in eval mode, as PyTorch traces it."""
+    that call's inputs. Floating inputs and buffers are given requires_grad for the pass, so
+    that the ops on them are recorded too; the model runs in eval mode, as PyTorch traces it."""
     inputs = _as_tuple(input_to_model)
     inputs = tuple(
         x.detach().requires_grad_() if isinstance(x, Tensor) and x.is_floating_point() else x
@@ -137,14 +137,25 @@ def _run(model: Any, inputs: tuple, root: str) -> tuple[list, Any, dict[int, str
         )
         handles.append(m.register_forward_hook(post, with_kwargs=True, always_call=True))
     training = getattr(model, "training", None)
+    # floating buffers too are given requires_grad for the pass, so that the ops reading them
+    # (a BatchNorm's running statistics in eval mode) are recorded, and they are drawn
+    buffers = [
+        b
+        for b in (model.buffers() if hasattr(model, "buffers") else ())
+        if b.is_floating_point() and not b.requires_grad
+    ]
     try:
         if training:
             model.train(False)
+        for b in buffers:
+            b.requires_grad_()
         with enable_grad():
             out = model(*inputs)
     finally:
         for h in handles:
             h.remove()
+        for b in buffers:
+            b.requires_grad_(False)
         if training:
             model.train(True)
     return calls, out, arg_names
