@@ -3,6 +3,10 @@ keys, reprs, outputs and gradients from the same weights."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -121,3 +125,23 @@ def test_data_parallel_on_the_cpu_as_torchs():
     assert isinstance(ours.module, cr.nn.Linear)
     with pytest.raises(TypeError, match="DataParallel: module must be a Module"):
         cr.nn.DataParallel(lambda x: x)
+
+
+@pytest.mark.slow  # a fresh interpreter on the CUDA stand-in: ~3 s
+def test_data_parallel_on_one_gpu_runs_there_and_refuses_several():
+    program = """
+import chainrule as cr
+d = cr.nn.DataParallel(cr.nn.Linear(2, 3).cuda())
+assert (d.device_ids, d.output_device, d.dim) == ([0], 0, 0)
+assert d(cr.ones(4, 2, device="cuda")).device == cr.device("cuda:0")
+try:
+    cr.nn.DataParallel(cr.nn.Linear(2, 3), device_ids=[0, 0])
+except RuntimeError as e:
+    assert "DataParallel: splitting the batch over several GPUs is not supported" in str(e)
+else:
+    raise AssertionError("several GPUs accepted")
+print("ok")
+"""
+    env = {**os.environ, "CHAINRULE_ARRAY_BACKEND": "strict"}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "ok", done.stderr
