@@ -7,7 +7,7 @@
   const started = performance.now();
   const data = JSON.parse(document.getElementById("data").textContent);
   const S = data.strings, steps = data.steps, total = steps.length;
-  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 500, EDGES = 600;
+  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 500, EDGES = 600, CELL = 1024;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
   const txt = (k) => (k === undefined ? "" : S[k]);
@@ -81,6 +81,18 @@
       out.y[k] = PAD + L.items[3 * k + 2] * (H + GY) / 2;
       out.item.set(out.code[k], k);
     }
+    // Which items and edges lie in each CELL-pixel square: what is in sight is read from
+    // the few squares in sight. An edge over more than 16 squares is in `long`, always read.
+    out.cells = new Map();
+    out.long = [];
+    const put = (key, k) => { const c = out.cells.get(key); if (c) c.push(k); else out.cells.set(key, [k]); };
+    for (let k = 0; k < n; k++) put(cell(out.x[k], out.y[k]), k);
+    for (let k = 0; k < out.edges.length; k += 2) {
+      const [x1, y1, x2, y2] = edgeBox(out, k);
+      const cx1 = Math.floor(x1 / CELL), cy1 = Math.floor(y1 / CELL), cx2 = Math.floor(x2 / CELL), cy2 = Math.floor(y2 / CELL);
+      if ((cx2 - cx1 + 1) * (cy2 - cy1 + 1) > 16) { out.long.push(k); continue; }
+      for (let cx = cx1; cx <= cx2; cx++) for (let cy = cy1; cy <= cy2; cy++) put(-1 - (cx * 65536 + cy), k);
+    }
     const sec = sections[v];
     sec.innerHTML = "<svg><g class=\"edges\"></g><g class=\"items\"></g></svg>";
     out.sec = sec;
@@ -116,6 +128,13 @@
         "<text class=\"t2\" x=\"8\" y=\"34\">" + esc(cut(sub, 40)) + "</text><text class=\"g\" x=\"8\" y=\"52\"></text>"};
   }
 
+  // The square an item's corner is in, and the box an edge (its ends' items) spans.
+  const cell = (x, y) => Math.floor(x / CELL) * 65536 + Math.floor(y / CELL);
+  function edgeBox(L, k) {
+    const a = L.edges[k], b = L.edges[k + 1];
+    return [Math.min(L.x[a], L.x[b]), Math.min(L.y[a], L.y[b]), Math.max(L.x[a], L.x[b]) + W, Math.max(L.y[a], L.y[b]) + H];
+  }
+
   function edgePath(L, a, b) {
     const x1 = L.x[a] + W, y1 = L.y[a] + H / 2, x2 = L.x[b], y2 = L.y[b] + H / 2;
     if (x2 > x1) { const m = (x1 + x2) / 2; return "M" + x1 + "," + y1 + " C" + m + "," + y1 + " " + m + "," + y2 + " " + x2 + "," + y2; }
@@ -133,8 +152,15 @@
     const sight = [left, top, right, bottom].join();
     if (L.sight === sight) { paint(L); return; }  // nothing came into sight or left it
     L.sight = sight;
-    const fresh = [];
-    for (let k = 0; k < L.code.length; k++) {
+    const fresh = [], items = new Set(), edges = new Set(L.long);
+    for (let cx = Math.floor((left - W) / CELL); cx <= Math.floor(right / CELL); cx++) {
+      for (let cy = Math.floor((top - H) / CELL); cy <= Math.floor(bottom / CELL); cy++) {
+        (L.cells.get(cx * 65536 + cy) || []).forEach((k) => items.add(k));
+        (L.cells.get(-1 - (cx * 65536 + cy)) || []).forEach((k) => edges.add(k));
+      }
+    }
+    L.drawn.forEach((el, k) => { if (!items.has(k)) { el.remove(); L.drawn.delete(k); } });
+    for (const k of items) {
       const on = seen(L.x[k], L.y[k], L.x[k] + W, L.y[k] + H), el = L.drawn.get(k);
       if (on && !el) {
         const m = itemMarkup(L.code[k]), e = document.createElementNS(L.svg.namespaceURI, "g");
@@ -152,10 +178,9 @@
     // An edge in sight is drawn if both its ends are, the others while there are few (a node
     // of 10^4 inputs would draw a fan of 10^4 lines through the view).
     const near = [], far = [];
-    for (let k = 0; k < L.edges.length; k += 2) {
-      const a = L.edges[k], b = L.edges[k + 1];
-      if (!seen(Math.min(L.x[a], L.x[b]), Math.min(L.y[a], L.y[b]), Math.max(L.x[a], L.x[b]) + W, Math.max(L.y[a], L.y[b]) + H)) continue;
-      (L.drawn.has(a) && L.drawn.has(b) ? near : far).push(k);
+    for (const k of edges) {
+      if (!seen(...edgeBox(L, k))) continue;
+      (L.drawn.has(L.edges[k]) && L.drawn.has(L.edges[k + 1]) ? near : far).push(k);
     }
     const wanted = new Set(near.concat(far.slice(0, Math.max(0, EDGES - near.length))));
     L.drawnEdges.forEach((el, k) => { if (!wanted.has(k)) { el.remove(); L.drawnEdges.delete(k); } });
