@@ -81,15 +81,14 @@ def graph_def(model: Any, input_to_model: Any, verbose: bool) -> Any:
             attr = f"{{ name :  {t.grad_fn.name()} }}" if t.grad_fn.users_rule else "{}"
         names[id(t)] = name
         nodes.append(_node(name, op, [names[id(p)] for p in _parents(t)], attr, t))
-    ends = [names[id(t)] for t in roots]
-    if not isinstance(out, Tensor):
+    if isinstance(out, Tensor):
+        end = names[id(out)]
+    else:  # one output node, fed by the node that builds the tuple, list or dict
         kind = _CONSTRUCT.get(type(out), "prim::DictConstruct")
-        construct = _unique(f"{root}/{kind.split('::')[-1]}", taken)
-        nodes.append(_node(construct, kind, ends, "{}", None))
-        ends = [construct]
-    for i, end in enumerate(ends):
-        shaped = roots[0] if isinstance(out, Tensor) else None
-        nodes.append(_node(f"output/output.{i + 1}", "IO Node", [end], "", shaped))
+        end = _unique(f"{root}/{kind.split('::')[-1]}", taken)
+        nodes.append(_node(end, kind, [names[id(t)] for t in roots], "{}", None))
+    shaped = out if isinstance(out, Tensor) else None
+    nodes.append(_node("output/output.1", "IO Node", [end], "", shaped))
     if verbose:
         for node in nodes:
             print(f"{node.name} = {node.op}({', '.join(node.input)})")
