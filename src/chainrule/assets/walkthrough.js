@@ -42,16 +42,14 @@
       if (x.fitted) undone[g[0]].push([s, st[0], x]);
     });
   });
-  const at = (i, s) => {  // the last entry of hist[i] at or before step s
-    const h = hist[i];
-    let lo = 0, hi = h.length;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (h[m][0] <= s) lo = m + 1; else hi = m; }
-    return lo ? h[lo - 1] : null;
-  };
-  const below = (xs, s) => {  // how many of the sorted xs are at most s
+  const below = (xs, s, key = (x) => x) => {  // how many of xs (sorted by key) are at most s
     let lo = 0, hi = xs.length;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (xs[m] <= s) lo = m + 1; else hi = m; }
+    while (lo < hi) { const m = (lo + hi) >> 1; if (key(xs[m]) <= s) lo = m + 1; else hi = m; }
     return lo;
+  };
+  const at = (i, s) => {  // the last entry of hist[i] at or before step s
+    const k = below(hist[i], s, (h) => h[0]);
+    return k ? hist[i][k - 1] : null;
   };
   nodes.forEach((n, i) => n.path.forEach((b) => {  // a box counts only the nodes the pass sweeps
     boxes[b].size++;
