@@ -69,7 +69,7 @@ class LazyModuleMixin:
         self.initialize_parameters(input)
         return self.forward(input, *args, **kwargs)  # the concrete class's forward
 
-    def materialize_from(self, state_dict: Mapping[str, Any], prefix: str) -> None:
+    def _materialize_from(self, state_dict: Mapping[str, Any], prefix: str) -> None:
         """load_state_dict's first step: shapes from the values this module is given (a
         value that is uninitialized, or empty as one saved to a file comes back, gives none);
         the values are copied after."""

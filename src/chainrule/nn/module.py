@@ -458,8 +458,8 @@ class Module:
         before anything is copied, and all of them are named in one error. A lazy module's
         uninitialized parameters take their shapes from the values first (lazy.py)."""
         for prefix, m in self.named_modules():
-            if hasattr(m, "materialize_from"):
-                m.materialize_from(state_dict, prefix)
+            if hasattr(m, "_materialize_from"):
+                m._materialize_from(state_dict, prefix)
         own = dict(self._state())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
