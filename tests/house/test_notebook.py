@@ -78,7 +78,7 @@ def test_each_python_block_is_a_code_cell_with_its_output() -> None:
         shown = [o["data"] for o in cell["outputs"] if o["output_type"] == "execute_result"]
         if block.picture:  # the drawing inline, as dot drew the docs' picture
             [data] = shown
-            assert "".join(data["image/svg+xml"]).count('<svg width="100%"') == 1
+            assert "".join(data["image/svg+xml"]).count('style="max-width: 100%;') == 1
         else:
             assert shown == []
     prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
@@ -135,7 +135,7 @@ def test_the_notebook_runs_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Monke
         if shutil.which("dot") is None:
             assert shown["text/plain"].startswith(NO_DOT)
         else:
-            assert '<svg width="100%"' in shown["image/svg+xml"]
+            assert 'style="max-width: 100%; height: auto"' in shown["image/svg+xml"]
 
 
 # -- a drawing in a notebook --------------------------------------------------------------

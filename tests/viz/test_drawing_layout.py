@@ -39,10 +39,11 @@ def test_the_direction_follows_the_depth() -> None:
 def test_the_svg_fits_the_cell() -> None:
     fitted = fit_width(SVG)
     head = fitted.split(">", 2)[1]
-    assert 'width="100%"' in head and "height=" not in head.replace("height: auto", "")
-    assert 'style="max-width: 1932pt; height: auto"' in head and "viewBox=" in head
+    assert 'width="1932pt" height="116pt"' in head and "viewBox=" in head  # its own size
+    assert head.endswith(' style="max-width: 100%; height: auto"')
     assert fitted.split("\n", 1)[0] == SVG.split("\n", 1)[0]
     assert fitted.endswith('<g id="graph0"></g>\n</svg>\n')
+    assert fit_width(fitted) == fitted
     no_viewbox = '<svg width="10pt" height="5pt"></svg>'
     assert fit_width(no_viewbox) == no_viewbox
 

@@ -23,13 +23,12 @@ def rankdir_for(order: Sequence[Any], parents: Callable[[Any], Iterable[Any]]) -
 
 def fit_width(svg: str) -> str:
     """An SVG drawn by `dot` that shrinks to its container's width (a notebook cell's) rather
-    than running past its edge: width 100%, at most its own, the height following the viewBox.
-    An SVG without a width and a viewBox is given back as it is."""
+    than running past its edge: at most 100% wide, its height following the viewBox; drawn
+    inline, as VS Code and the classic notebook draw it, the root's style does it, and as an
+    image (JupyterLab) its own width and height still say its size, so that a small drawing is
+    not stretched. An SVG without a viewBox, or styled already, is given back as it is."""
     head = re.search(r"<svg\b[^>]*>", svg)
-    width = None if head is None else re.search(r'\swidth="([\d.]+)(pt|px)?"', head.group(0))
-    if head is None or width is None or "viewBox" not in head.group(0):
+    if head is None or "viewBox" not in head.group(0) or "style=" in head.group(0):
         return svg
-    tag = re.sub(r'\sheight="[^"]*"', "", head.group(0).replace(width.group(0), ' width="100%"'))
-    style = f' style="max-width: {width.group(1)}{width.group(2) or "px"}; height: auto"'
-    tag = re.sub(r"\s*(/?)>$", lambda m: style + m.group(1) + ">", tag)
+    tag = re.sub(r"\s*(/?)>$", r' style="max-width: 100%; height: auto"\1>', head.group(0))
     return svg[: head.start()] + tag + svg[head.end() :]
