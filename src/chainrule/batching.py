@@ -5,7 +5,9 @@ the first example for checks) while it holds the whole batch, batch dim first, i
 meets a batched input to ``dispatch``, which runs the op once on the whole batch by the op's
 rule (dims moved past the batch dim, shapes given the batch, elementwise ops broadcast) and
 wraps the result; an op without a rule runs once per example, stacked (correct, at the
-speed of a loop).
+speed of a loop). What cannot be batched at all (values read in Python, an in-place write,
+arrays computed from an example outside an op) raises Unbatchable, and vmap calls func
+once per example instead.
 
 Nested vmaps are levels: a batched tensor of level 2 holds one of level 1, whose value is
 real; each op is batched at the highest level among its inputs, then again below. The
@@ -95,23 +97,18 @@ class BatchedTensor(Tensor):
     def data(self) -> Tensor:
         return self.detach()
 
+    # Values read in Python differ per example: vmap then calls func once per example.
     def item(self) -> Any:
-        raise RuntimeError(
-            "vmap: .item() of a batched tensor has one value per example, not one; got a "
-            "batched tensor of shape () per example; return the tensor instead"
-        )
+        raise Unbatchable("vmap: .item() of a batched tensor")
 
     def tolist(self) -> Any:
-        raise RuntimeError("vmap: .tolist() of a batched tensor; return the tensor instead")
+        raise Unbatchable("vmap: .tolist() of a batched tensor")
 
     def numpy(self, *, force: bool = False) -> Any:
-        raise RuntimeError("vmap: .numpy() of a batched tensor; return the tensor instead")
+        raise Unbatchable("vmap: .numpy() of a batched tensor")
 
     def __bool__(self) -> bool:
-        raise RuntimeError(
-            "vmap: the truth value of a batched tensor differs per example; data-dependent "
-            "control flow cannot be mapped (use cr.where)"
-        )
+        raise Unbatchable("vmap: the truth value of a batched tensor")
 
     def __repr__(self) -> str:
         return f"BatchedTensor(level {self._level}, value of shape {tuple(self._value.shape)})"
@@ -423,6 +420,8 @@ def matmul(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 def linear(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """x @ W^T + b per example; with per-example weights (vmap over a model's parameters, or
     grad's per-example copies) one batched matmul."""
+    from .functions import einsum
+
     x, w, b = args["x"], args["weight"], args["bias"]
     if not batched["weight"] and not batched["bias"]:
         return call(cls, args)  # x's batch dim is one more leading dim
@@ -430,7 +429,9 @@ def linear(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     if not batched["weight"]:
         w = _broadcast(w, size)
     rows = x.reshape(size, -1, x.shape[-1])  # (B, R, in)
-    out = (rows @ w.mT).reshape(*x.shape[:-1], w.shape[-2])  # (B, ..., out)
+    # einsum rather than a batched matmul: the weights' gradient, per-example outer
+    # products when R is 1, runs 4x faster as einsum's loop than as B tiny matmuls
+    out = einsum("bri,boi->bro", rows, w).reshape(*x.shape[:-1], w.shape[-2])  # (B, ..., out)
     if b is not None:
         b = b if batched["bias"] else _broadcast(b, size)  # (B, out)
         out = out + b.reshape(size, *(1,) * (x.ndim - 2), b.shape[-1])

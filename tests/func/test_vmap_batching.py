@@ -1,0 +1,104 @@
+"""vmap's batching (batching.py): per-sample gradients of a CNN, batched weights, nesting,
+chunks, and the loop it falls back to, each against torch.func or a loop."""
+
+import numpy as np
+import pytest
+import torch
+import torch.func as tf
+
+import chainrule as cr
+import chainrule.batching as batching
+import chainrule.func as cf
+
+RNG = np.random.default_rng(0)
+
+
+def _both(*shapes):
+    arrays = [RNG.standard_normal(s) for s in shapes]
+    return [cr.tensor(a) for a in arrays], [torch.tensor(a) for a in arrays]
+
+
+def _close(ours, theirs, tol=1e-10):
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
+
+
+def _cnn(lib):
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(12, 4)
+    ).double()
+
+
+def test_per_sample_gradients_of_a_cnn_equal_torch_func_and_a_loop():
+    ours, theirs = _cnn(cr), _cnn(torch)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    (x,), (tx,) = _both((5, 2, 4, 4))
+    y = RNG.integers(0, 4, 5)
+
+    def loss(lib, func, model):
+        def one(p, xi, yi):
+            out = func.functional_call(model, p, (xi.unsqueeze(0),))
+            return lib.nn.functional.cross_entropy(out, yi.unsqueeze(0))
+
+        return one
+
+    params = {k: v.detach() for k, v in ours.named_parameters()}
+    tparams = {k: v.detach() for k, v in theirs.named_parameters()}
+    got = cf.vmap(cf.grad(loss(cr, cf, ours)), in_dims=(None, 0, 0))(params, x, cr.tensor(y))
+    want = tf.vmap(tf.grad(loss(torch, tf, theirs)), in_dims=(None, 0, 0))(
+        tparams, tx, torch.tensor(y)
+    )
+    one = cf.grad(loss(cr, cf, ours))
+    looped = [one(params, x[i], cr.tensor(y[i])) for i in range(5)]
+    for k in want:
+        _close(got[k], want[k])
+        _close(got[k], cr.stack([g[k] for g in looped]), 1e-12)
+
+
+def test_batched_weights_map_as_one_call_each():
+    (x, w, b, k), (tx, tw, tb, tk) = _both((4, 3, 5), (4, 2, 5), (4, 2), (4, 3, 2, 2, 2))
+    lin = cf.vmap(cr.nn.functional.linear)(x, w, b)
+    _close(lin, tf.vmap(torch.nn.functional.linear)(tx, tw, tb))
+    (im,), (tim,) = _both((4, 1, 2, 5, 5))
+    conv = cf.vmap(lambda i, kk: cr.nn.functional.conv2d(i, kk, padding=1))(im, k)
+    _close(conv, tf.vmap(lambda i, kk: torch.nn.functional.conv2d(i, kk, padding=1))(tim, tk))
+
+
+def test_nested_vmap_grad_of_vmap_and_chunks_match_torch():
+    (x, w), (tx, tw) = _both((3, 4, 5), (5, 2))
+
+    def f(lib):
+        return lambda a, m: (lib.tanh(a @ m) ** 2).sum(-1)
+
+    _close(cf.vmap(cf.vmap(f(cr), (0, None)), (0, None))(x, w),
+           tf.vmap(tf.vmap(f(torch), (0, None)), (0, None))(tx, tw))  # fmt: skip
+    g = cf.grad(lambda m: cf.vmap(f(cr), (0, None))(x, m).sum())(w)
+    _close(g, tf.grad(lambda m: tf.vmap(f(torch), (0, None))(tx, m).sum())(tw))
+    _close(cf.vmap(f(cr), (1, None), chunk_size=3)(x, w), tf.vmap(f(torch), (1, None))(tx, tw))
+    per_example = cf.vmap(cf.grad(lambda a, m: f(cr)(a, m).sum()), (0, None))(x, w)
+    _close(per_example, tf.vmap(tf.grad(lambda a, m: f(torch)(a, m).sum()), (0, None))(tx, tw))
+
+
+def test_what_cannot_be_batched_runs_once_per_example():
+    (x,), (tx,) = _both((3, 4))
+
+    def writes(lib):
+        def f(a):
+            b = a * 2.0
+            b.add_(1.0)  # in place on a batched tensor
+            return b + a.sort().values
+
+        return f
+
+    _close(cf.vmap(writes(cr))(x), tf.vmap(writes(torch))(tx))
+    unbatched = cf.vmap(lambda a: cr.ones(2), in_dims=0)(x)  # the same for every example
+    assert tuple(unbatched.shape) == (3, 2)
+
+
+def test_values_read_in_python_run_once_per_example():
+    (x,), (tx,) = _both((3, 2))
+    flipped = cf.vmap(lambda a: a if a.sum() > 0 else -a)(x)  # control flow on values
+    _close(flipped, torch.stack([a if a.sum() > 0 else -a for a in tx]))
+    with pytest.raises(ValueError, match="must only return Tensors; got float"):
+        cf.vmap(lambda a: a.sum().item())(x)
+    assert not batching.active()  # every level closed, even after an error
