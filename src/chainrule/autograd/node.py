@@ -19,6 +19,7 @@ class Node:
 
     inputs: tuple[Any, ...] | None
     node_hooks: dict[str, dict[int, Any]] | None = None  # register_hook's and register_prehook's
+    snapshots = False  # whether release keeps what its saved values read (saved.snapshot)
 
     def name(self) -> str:
         """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``): its type's, as
@@ -100,7 +101,9 @@ class Node:
         its name, the user's metadata and the saved values that are not tensors."""
         kept = self.__dict__
         meta, t = kept.get("_metadata"), kept.get("_t")
-        values = saved.kept(self) if self.inputs is not None else kept.get("_kept")
+        values = kept.get("_kept")
+        if self.inputs is not None and type(self).snapshots:
+            values = saved.snapshot(self)
         ends = edges(self.inputs or ())
         self.inputs = None
         kept.clear()
@@ -207,6 +210,7 @@ def node_type(op: Any, name: str) -> Any:
     if made is None:
         space = {"__slots__": (), "__doc__": op.__doc__, "__qualname__": name, "primitive": op}
         space["__module__"] = __name__  # not the op's module: the op stays the one primitive
+        space["snapshots"] = saved.snapshots(name) or saved.snapshots("Linear." + name)
         made = op.node_types[name] = type(op)(name, (op,), space)
     return made
 

@@ -24,27 +24,50 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 TensorSpec = tuple[Any, ...]
 
 
+# The values are read from the node while it lives, and from what release keeps of it after
+# (snapshot): its inputs' shapes (and strides, for the products), and the options it keeps.
+OPTIONS = ("dims", "keepdim", "dim", "index")
+
+
+def _shape(fn: Any, i: int) -> tuple[int, ...]:
+    if fn.inputs is None:
+        return tuple(fn.__dict__["_kept"]["shapes"][i])
+    return tuple(fn.inputs[i]._array.shape)
+
+
+def _option(fn: Any, key: str) -> Any:
+    return (fn.__dict__["_kept"] if fn.inputs is None else fn.__dict__)[key]
+
+
 def _sizes(i: int) -> Callable[[Any], Any]:
-    return lambda fn: tuple(fn.inputs[i].shape)
+    return lambda fn: _shape(fn, i)
 
 
 def _strides(i: int) -> Callable[[Any], Any]:  # kept only for input i's own gradient
-    return lambda fn: tuple(fn.inputs[i].stride()) if fn.needs_input_grad[i] else ()
+    def strides(fn: Any) -> tuple[int, ...]:
+        if not fn.needs_input_grad[i]:
+            return ()
+        if fn.inputs is None:
+            return tuple(fn.__dict__["_kept"]["strides"][i])
+        return tuple(fn.inputs[i].stride())
+
+    return strides
 
 
-def _one(fn: Any) -> int:
+def _one(fn: Any) -> int:  # a constant: read the same after backward, with no snapshot
     return 1
 
 
 def _index_part(fn: Any) -> tuple[int, Any]:
     """The dim and the item (an int or a slice) a basic index selects or slices there."""
-    index = fn.index if type(fn.index) is tuple else (fn.index,)
+    index = _option(fn, "index")
+    index = index if type(index) is tuple else (index,)
     dim = 0
     for k, part in enumerate(index):
         if part is None:  # a new dim (PyTorch's unsqueeze): none of the input's
             continue
         if part is Ellipsis:  # the parts after it count from the input's last dim
-            dim = fn.inputs[0].ndim - sum(p is not None for p in index[k + 1 :])
+            dim = len(_shape(fn, 0)) - sum(p is not None for p in index[k + 1 :])
             continue
         if isinstance(part, int) or part != slice(None):
             return dim, part
@@ -62,36 +85,41 @@ def _slice_end(fn: Any) -> int:
 
 
 def _moved(fn: Any) -> list[int]:
-    return [i for i, d in enumerate(fn.dims) if i != d]
+    return [i for i, d in enumerate(_option(fn, "dims")) if i != d]
 
 
 _MM = {
     "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0),
     "mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
 }  # fmt: skip
-_REDUCED = {"dim": lambda fn: tuple(fn.dims), "keepdim": lambda fn: fn.keepdim}
+_REDUCED = {
+    "dim": lambda fn: tuple(_option(fn, "dims")),
+    "keepdim": lambda fn: _option(fn, "keepdim"),
+}
 
 # PyTorch's node name -> its saved values that are not tensors
 VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "AddBackward0": {"alpha": _one},
     "SubBackward0": {"alpha": _one},
-    "PowBackward0": {"exponent": lambda fn: fn.inputs[1]},
+    "PowBackward0": {
+        "exponent": lambda fn: _option(fn, "exponent") if fn.inputs is None else fn.inputs[1]
+    },
     "SumBackward0": {"self_sym_sizes": _sizes(0)},
     "SumBackward1": {**_REDUCED, "self_sym_sizes": _sizes(0)},
     "MeanBackward0": {
-        "self_sym_numel": lambda fn: math.prod(fn.inputs[0].shape),
+        "self_sym_numel": lambda fn: math.prod(_shape(fn, 0)),
         "self_sym_sizes": _sizes(0),
     },
     "MeanBackward1": {
         **_REDUCED,
-        "self_sym_numel": lambda fn: math.prod(fn.inputs[0].shape),
+        "self_sym_numel": lambda fn: math.prod(_shape(fn, 0)),
         "self_sym_sizes": _sizes(0),
     },
     "MmBackward0": _MM,
     "Linear.MmBackward0": {
         "self_sym_sizes": _sizes(0),
         "self_sym_strides": _strides(0),
-        "mat2_sym_sizes": lambda fn: tuple(fn.inputs[1].shape)[::-1],
+        "mat2_sym_sizes": lambda fn: _shape(fn, 1)[::-1],
         "mat2_sym_strides": lambda fn: _strides(1)(fn)[::-1],
     },  # fmt: skip
     "Linear.AddmmBackward0": {
@@ -100,12 +128,12 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "mat1_sym_sizes": _sizes(0),
         "mat1_sym_strides": _strides(0),
         # mat2 is the weight's transpose: its sizes and strides are the weight's, reversed
-        "mat2_sym_sizes": lambda fn: tuple(fn.inputs[1].shape)[::-1],
+        "mat2_sym_sizes": lambda fn: _shape(fn, 1)[::-1],
         "mat2_sym_strides": lambda fn: _strides(1)(fn)[::-1],
     },  # fmt: skip
     "ViewBackward0": {"self_sym_sizes": _sizes(0)},
     "TransposeBackward0": {"dim0": lambda fn: _moved(fn)[0], "dim1": lambda fn: _moved(fn)[1]},
-    "PermuteBackward0": {"dims": lambda fn: tuple(fn.dims)},
+    "PermuteBackward0": {"dims": lambda fn: tuple(_option(fn, "dims"))},
     "SelectBackward0": {
         "dim": lambda fn: _index_part(fn)[0],
         "index": lambda fn: _index_part(fn)[1],
@@ -118,8 +146,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "start": _slice_start,
         "step": lambda fn: _index_part(fn)[1].step or 1,
     },
-    "SoftmaxBackward0": {"dim": lambda fn: fn.dim},
-    "LogSoftmaxBackward0": {"dim": lambda fn: fn.dim},
+    "SoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
+    "LogSoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
 }
 
 _RESULT: dict[str, TensorSpec] = {"result": ("result",)}
@@ -146,7 +174,8 @@ def _key(fn: Any) -> str:
     """The node's entry in the tables: its name, or "Op.Name" where a primitive's node of that
     name saves other things than PyTorch's op of the name (linear's is addmm of W.t())."""
     name = type(fn).__name__
-    return f"Linear.{name}" if getattr(fn, "op", None) == "Linear" else name
+    linear = name in ("MmBackward0", "AddmmBackward0") and fn.op == "Linear"
+    return "Linear." + name if linear else name
 
 
 def shown(fn: Any) -> list[str]:
@@ -155,10 +184,24 @@ def shown(fn: Any) -> list[str]:
     return sorted(PREFIX + k for k in {**VALUES.get(key, {}), **TENSORS.get(key, {})})
 
 
-def kept(fn: Any) -> dict[str, Any] | None:
-    """The node's saved values that are not tensors, as release keeps them (None if none)."""
-    values = VALUES.get(_key(fn))
-    return None if values is None else {k: get(fn) for k, get in values.items()}
+def snapshots(name: str) -> bool:
+    """Whether a node of this name keeps a snapshot at release: its values read its inputs'
+    shapes or its options (constants such as add's alpha need none)."""
+    return any(get is not _one for get in VALUES.get(name, {}).values())
+
+
+def snapshot(fn: Any) -> dict[str, Any]:
+    """What release keeps for the saved values that are not tensors: the inputs' shapes,
+    the products' strides, and the options among OPTIONS (release calls it only for the node
+    types that ``snapshots``, so that other nodes pay nothing)."""
+    inputs, own = fn.inputs, fn.__dict__
+    kept = {k: own[k] for k in OPTIONS if k in own}
+    kept["shapes"] = [getattr(getattr(x, "_array", None), "shape", None) for x in inputs]
+    if type(fn).__name__ in ("MmBackward0", "AddmmBackward0"):
+        kept["strides"] = [x.stride() for x in inputs[:2]]
+    if type(fn).__name__ == "PowBackward0":
+        kept["exponent"] = inputs[1]
+    return kept
 
 
 def saved(fn: Any, attr: str) -> Any:
@@ -173,10 +216,7 @@ def saved(fn: Any, attr: str) -> Any:
     spec = tensors.get(key)
     if spec is not None and spec[0] != "result" and not _wanted(fn, spec):
         return None  # never saved: None after backward too
-    if fn.inputs is None:
-        after = fn.__dict__.get("_kept") or {}
-        if key in after:
-            return after[key]
+    if fn.inputs is None and key not in values:
         raise RuntimeError(
             f"{name}: {attr}: its saved values were freed by backward (the graph is freed as "
             "backward runs; call backward(retain_graph=True) to read them after it)"
