@@ -30,6 +30,17 @@ const items = [...document.querySelectorAll("section.view:not([hidden]) .item")]
   texts: [...g.querySelectorAll("text")].filter((t) => t.textContent)
     .map((t) => [t.textContent, rect(t)]),
 }));
+const reps = Object.fromEntries(items.map((i) => [i.rep, i.rect]));
+const ends = [];  // each drawn edge between drawn items: [its ends, the items' facing sides]
+const edges = document.querySelectorAll("section.view:not([hidden]) path.edge");
+const pairs = [...edges].map((e) => [e.dataset.from, e.dataset.to]);
+edges.forEach((e) => {
+  const a = reps[e.dataset.from], b = reps[e.dataset.to];
+  if (!a || !b) return;
+  const m = e.getScreenCTM(), n = e.getTotalLength();
+  const p = [e.getPointAtLength(0), e.getPointAtLength(n)].map((q) => q.matrixTransform(m));
+  ends.push([[p[0].x, p[0].y, p[1].x, p[1].y], [a[2], (a[1] + a[3]) / 2, b[0], (b[1] + b[3]) / 2]]);
+});
 const listed = [...document.querySelectorAll("#panel li")].map(rect);
 const broken = [];  // a number of the panel's that wraps onto a second line
 document.querySelectorAll("#panel code").forEach((c) => {
@@ -45,7 +56,9 @@ document.querySelectorAll("#panel code").forEach((c) => {
   }
 });
 const panel = rect(document.getElementById("panel"));
-return {items: items, listed: listed, broken: broken, panel: panel};
+const view = document.querySelector("section.view:not([hidden])").dataset.view;
+return {items: items, ends: ends, pairs: pairs, view: view, listed: listed, broken: broken,
+        panel: panel};
 """
 
 
@@ -57,10 +70,25 @@ def inside(a: list[float], b: list[float]) -> bool:
     return a[0] >= b[0] - 0.5 and a[1] >= b[1] - 0.5 and a[2] <= b[2] + 0.5 and a[3] <= b[3] + 0.5
 
 
-def check_layout(driver: Any) -> int:
+def edges_of(data: dict[str, Any], view: str) -> set[tuple[str, str]]:
+    """The edges the page's data lays out in ``view``, named as the page names its items."""
+    layout = data["layouts"][data["views"].index(view)]
+    keys = data["views"][1:]
+
+    def rep(code: int) -> str:
+        k, kind = divmod(code, 3)
+        return f"b:{keys[k]}" if kind == 2 else f"{'np'[kind]}{k}"
+
+    codes = layout["items"][::3]
+    pairs = layout["edges"]
+    return {(rep(codes[a]), rep(codes[b])) for a, b in zip(pairs[::2], pairs[1::2], strict=True)}
+
+
+def check_layout(driver: Any, data: dict[str, Any]) -> int:
     """Assert that no two drawn items overlap, that each text lies in its item and clear of
-    the item's other texts, and that the panel's list items neither overlap nor leave the
-    panel; return how many items were checked."""
+    the item's other texts, that each edge runs between the items it joins, that no number in
+    the panel breaks across lines, and that the panel's list items neither overlap nor leave
+    the panel; return how many items were checked."""
     seen = driver.execute_script(BOXES)
     items = seen["items"]
     for k, a in enumerate(items):
@@ -70,6 +98,9 @@ def check_layout(driver: Any) -> int:
             assert inside(r, a["rect"]), (a["rep"], text)
             for other, q in a["texts"][j + 1 :]:
                 assert not overlap(r, q), (a["rep"], text, other)
+    assert {tuple(p) for p in seen["pairs"]} <= edges_of(data, seen["view"])
+    for got, want in seen["ends"]:  # an edge leaves its input's right side for its consumer's left
+        assert got == pytest.approx(want, abs=1.5), (got, want)
     assert seen["broken"] == []
     for k, li in enumerate(seen["listed"]):
         assert li[0] >= seen["panel"][0] and li[2] <= seen["panel"][2] + 0.5, k
@@ -95,7 +126,7 @@ def boxes_shown(driver: Any) -> dict[str, tuple[str, str]]:
     )
 
 
-def descend(driver: Any, depth: int) -> int:
+def descend(driver: Any, data: dict[str, Any], depth: int) -> int:
     """Open each drawn box in turn, down to ``depth`` levels, checking each view's layout
     and stepping in it; return how many views were checked."""
     checked = 0
@@ -112,8 +143,8 @@ def descend(driver: Any, depth: int) -> int:
             )
             == box
         )
-        check_layout(driver)
-        checked += 1 + (descend(driver, depth - 1) if depth > 1 else 0)
+        check_layout(driver, data)
+        checked += 1 + (descend(driver, data, depth - 1) if depth > 1 else 0)
         crumbs = driver.find_elements("css selector", "#crumbs a")
         crumbs[-1].click()  # back up one level
     return checked
@@ -130,14 +161,14 @@ def walk(driver: Any, path: str, names: dict[str, str]) -> dict[str, Any]:
     assert names.items() <= data["names"].items()
     shown = boxes_shown(driver)
     assert shown and all(data["names"][k] == v[0] for k, v in shown.items())
-    check_layout(driver)
+    check_layout(driver, data)
     times, touched = [], []
     for k in range(1, total + 1):
         stats = key(driver, "ArrowRight")
         times.append(stats["stepMs"])
         touched.append((stats["touched"], stats["drawn"] + stats["edges"]))
         if k % 7 == 0 or k == total:
-            check_layout(driver)
+            check_layout(driver, data)
     assert driver.find_element("id", "counter").text == f"step {total} / {total}"
     key(driver, "Home")
     key(driver, "End")
@@ -146,7 +177,7 @@ def walk(driver: Any, path: str, names: dict[str, str]) -> dict[str, Any]:
     panel = driver.find_element("id", "panel").text
     assert "The pass is done" in panel
     assert all(leaf["name"] in panel for leaf in data["leaves"])
-    assert descend(driver, 3) >= len(shown)
+    assert descend(driver, data, 3) >= len(shown)
     assert driver.get_log("browser") == []
     assert all(t <= d for t, d in touched)  # a step changes only what is drawn
     return {"total": total, "times": times, "touched": [t for t, _ in touched]}

@@ -67,6 +67,10 @@
     const p = nodes[i].path, k = v === 0 ? 0 : p.indexOf(v - 1) + 1;
     return k < p.length ? 3 * p[k] + 2 : 3 * i;
   };
+  const repOf = (code) => {  // an item's name in the page: n<node>, p<node> (a port) or b:<box>
+    const k = Math.floor(code / 3);
+    return code % 3 === 2 ? "b:" + boxes[k].key : (code % 3 ? "p" : "n") + k;
+  };
   const laid = [];
   function layout(v) {
     if (laid[v]) return laid[v];
@@ -109,7 +113,7 @@
     const k = Math.floor(code / 3), type = code % 3;
     if (type === 2) {
       const b = boxes[k];
-      return {cls: "item box", rep: "b:" + b.key, box: b.key,
+      return {cls: "item box", rep: repOf(code), box: b.key,
         html: "<title>" + esc(b.name) + ": " + b.size + " nodes; click to open</title>" +
           "<rect width=\"" + W + "\" height=\"" + H + "\" rx=\"4\"/>" +
           "<text class=\"t1\" x=\"8\" y=\"17\">" + esc(cut(b.name, 40)) + "</text>" +
@@ -119,7 +123,7 @@
     let sub = n.shape || n.value;
     if (!port && n.kind === "op" && n.module) sub = n.module;  // a node alone in its module
     const tip = (port ? "outside this box: " : "") + [n.label, n.shape, n.value, n.rule].filter((t) => t).join("\n");
-    return {cls: "item " + kind, rep: (port ? "p" : "n") + k, node: k,
+    return {cls: "item " + kind, rep: repOf(code), node: k,
       html: "<title>" + esc(tip) + "</title><rect width=\"" + W + "\" height=\"" + H + "\" rx=\"" + (kind === "op" ? 4 : 1) + "\"/>" +
         "<text class=\"num\" x=\"" + (W - 6) + "\" y=\"14\">" + (n.num !== null ? "#" + n.num : "") + "</text>" +
         "<text class=\"t1\" x=\"8\" y=\"17\">" + esc(cut(n.label, 40)) + "</text>" +
@@ -151,8 +155,8 @@
     if (L.sight === sight) { paint(L); return; }  // nothing came into sight or left it
     L.sight = sight;
     const fresh = [], items = new Set(), edges = new Set(L.long);
-    for (let cx = Math.floor((left - W) / CELL); cx <= Math.floor(right / CELL); cx++) {
-      for (let cy = Math.floor((top - H) / CELL); cy <= Math.floor(bottom / CELL); cy++) {
+    for (let cx = Math.max(0, Math.floor((left - W) / CELL)); cx <= Math.floor(right / CELL); cx++) {
+      for (let cy = Math.max(0, Math.floor((top - H) / CELL)); cy <= Math.floor(bottom / CELL); cy++) {
         (L.cells.get(cx * 65536 + cy) || []).forEach((k) => items.add(k));
         (L.cells.get(-1 - (cx * 65536 + cy)) || []).forEach((k) => edges.add(k));
       }
@@ -190,6 +194,8 @@
         e.setAttribute("d", edgePath(L, a, b));
         e.from = L.code[a];
         e.to = L.code[b];
+        e.dataset.from = repOf(e.from);
+        e.dataset.to = repOf(e.to);
         L.edgeLayer.appendChild(e);
         L.drawnEdges.set(k, e);
       }
