@@ -57,7 +57,11 @@ def gradcheck(
     ``check_grad_dtypes`` that each gradient has its input's dtype (its shape always). With
     ``check_forward_ad``, forward-mode derivatives too (autograd.forward_ad): ``v^T J e`` for
     each basis tangent ``e`` of each input (with ``fast_mode`` along ``u`` alone) against the
-    same finite differences. The batched and masked checks are refused.
+    same finite differences. With ``check_batched_grad``, ``v^T J`` for two upstream
+    gradients at once by ``func.vmap`` over them must equal one backward pass each, as
+    PyTorch's (it checks that func's ops batch). ``check_backward_ad=False`` skips the
+    reverse-mode checks (``check_forward_ad`` must then be on). The batched forward and
+    masked checks are refused.
 
     Returns True; on a failed check, raises GradcheckError (naming the input, the worst
     entry's index and both values), or returns False with ``raise_exception=False``. Bad
@@ -65,17 +69,22 @@ def gradcheck(
     """
     _refuse(
         "gradcheck",
-        check_batched_grad=check_batched_grad,
         check_batched_forward_grad=check_batched_forward_grad,
         masked=masked,
     )
-    _needed("gradcheck", "check_backward_ad", check_backward_ad or check_forward_ad, "backward")
+    if not (check_backward_ad or check_forward_ad):
+        raise ValueError(
+            "gradcheck: expected at least one of check_forward_ad or check_backward_ad to be "
+            "True; got both False"
+        )
     args = _as_args(inputs)
     checked = _checked(args, "gradcheck")
     try:
         if check_backward_ad:
             _check(func, args, checked, eps, atol, rtol, nondet_tol, check_undefined_grad,
                    check_grad_dtypes, fast_mode)  # fmt: skip
+            if check_batched_grad:
+                _check_batched(func, args, checked, atol, rtol)
         if check_forward_ad:
             _check_forward(func, args, checked, eps, atol, rtol, fast_mode)
     except GradcheckError:
@@ -112,12 +121,7 @@ def gradgradcheck(
     non-contiguous with ``gen_non_contig_grad_outputs``). Other arguments, result and errors
     as ``gradcheck``'s; forward-over-reverse is refused.
     """
-    _refuse(
-        "gradgradcheck",
-        check_batched_grad=check_batched_grad,
-        check_fwd_over_rev=check_fwd_over_rev,
-        masked=masked,
-    )
+    _refuse("gradgradcheck", check_fwd_over_rev=check_fwd_over_rev, masked=masked)
     _needed("gradgradcheck", "check_rev_over_rev", check_rev_over_rev, "reverse over reverse")
     args = _as_args(inputs)
     checked = _checked(args, "gradgradcheck")
@@ -155,7 +159,8 @@ def gradgradcheck(
     return gradcheck(vjp, (*args, *vs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_undefined_grad=check_undefined_grad,
-                     check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)  # fmt: skip
+                     check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode,
+                     check_batched_grad=check_batched_grad)  # fmt: skip
 
 
 def _needed(op: str, name: str, value: bool, what: str) -> None:
@@ -234,6 +239,46 @@ def _check(
                 f"gradcheck: input {i} (shape {x.shape}): analytic and numeric gradients differ; "
                 f"{where}: analytic {worst_a!r}, numeric {worst_n!r} (atol {atol}, rtol {rtol})"
             )
+
+
+def _check_batched(
+    func: Callable[..., Any], args: tuple[Any, ...], checked: list[int], atol: float, rtol: float
+) -> None:
+    """check_batched_grad: v^T J for a batch of two upstream gradients per output, by vmap
+    over them (func's forward batched, its backward on the batch), against one backward pass
+    for each."""
+    from .func import grad as func_grad
+    from .func import vmap
+
+    outs = _float_outputs(func(*args))
+    rng = B.host.random.default_rng(2)
+    batches = [
+        Tensor._make(
+            B.from_host(rng.standard_normal((2, *o.shape)), o._array).astype(o._array.dtype)
+        )
+        for o in outs
+    ]
+
+    def pulled(xs: tuple[Tensor, ...], vs: tuple[Tensor, ...]) -> Tensor:
+        given = list(args)
+        for i, x in zip(checked, xs, strict=True):
+            given[i] = x
+        parts = [(o * v).sum() for o, v in zip(_float_outputs(func(*given)), vs, strict=True)]
+        return sum(parts[1:], parts[0])
+
+    xs = tuple(args[i] for i in checked)
+    batched = vmap(func_grad(pulled), in_dims=(None, 0))(xs, tuple(batches))
+    for b in range(2):
+        one = _analytic(func, args, list(xs), [v[b] for v in batches])
+        for i, x, g, gb in zip(checked, xs, one, batched, strict=True):
+            want, got = _array(g, x), gb._array[b]
+            if not xp.all(xp.abs(got - want) <= atol + rtol * xp.abs(want)):
+                worst = float(xp.max(xp.abs(got - want)))
+                raise GradcheckError(
+                    f"gradcheck: input {i} (shape {x.shape}): the gradient for upstream "
+                    f"gradient {b} of a batch of 2 by vmap (check_batched_grad) differs from "
+                    f"one backward pass's by {worst!r} (atol {atol}, rtol {rtol})"
+                )
 
 
 def _check_forward(
