@@ -5,8 +5,8 @@ then the same model as one trained layer (one-hot characters @ W, 100 steps of g
 descent over every bigram). Each part is timed on its own, each framework in a process of
 its own, with threads pinned to one and unpinned.
 
-    python benchmarks/makemore_bigram.py [--words 32033] [--steps 3] [--quick]
-                                         [--steady-allocator]
+    python benchmarks/makemore_bigram.py [--words 32033] [--steps 3] [--parts 0 1 2 3]
+                                         [--quick] [--steady-allocator]
 """
 
 from __future__ import annotations
@@ -105,6 +105,9 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--words", type=int, default=32033, help="names from the list's start")
     ap.add_argument("--steps", type=int, default=3, help="timed runs of each part")
+    ap.add_argument("--parts", nargs="+", type=int, default=list(range(len(PARTS))),
+                    help="which parts, by number: " + ", ".join(
+                        f"{k} {p}" for k, p in enumerate(PARTS)))  # fmt: skip
     ap.add_argument("--quick", action="store_true", help="a tiny run that only checks it works")
     args = parse_args(ap, argv, __file__)
     words = cr.datasets.names()[: 100 if args.quick else args.words]
@@ -116,19 +119,18 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
             os.environ["OMP_NUM_THREADS"] = "1"
         else:
             os.environ.pop("OMP_NUM_THREADS", None)
-        lines, total = [], {"chainrule": 0.0, "pytorch": 0.0}
-        for part in PARTS:
+        print(f"makemore part 1, {len(words)} names, seconds  ({process_note()})")
+        print(f"  {'part':<22}{'chainrule':>11}{'pytorch':>11}   chainrule / pytorch")
+        total = {"chainrule": 0.0, "pytorch": 0.0}
+        for part in (PARTS[k] for k in args.parts):
             makers: dict[str, Any] = {"chainrule": lambda p=part: lecture(cr, words, p)}
             with_pytorch(makers, lambda torch, p=part: lecture(torch, words, p))
             medians = interleaved(makers, steps, warmup)
             results[f"{part}, {'pinned' if pinned else 'unpinned'}"] = medians
             for k in total:
                 total[k] += medians.get(k, 0.0)
-            lines.append(_row(part, medians))
-        lines.append(_row("the whole notebook", total))
-        print(f"makemore part 1, {len(words)} names, seconds  ({process_note()})")
-        print(f"  {'part':<22}{'chainrule':>11}{'pytorch':>11}   chainrule / pytorch")
-        print("\n".join(lines))
+            print(_row(part, medians), flush=True)
+        print(_row("these parts together", total), flush=True)
     if was is None:
         os.environ.pop("OMP_NUM_THREADS", None)
     else:

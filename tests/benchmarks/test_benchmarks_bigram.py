@@ -23,7 +23,7 @@ def test_makemore_bigram_benchmark_quick(bench, capsys) -> None:
     assert len(results) == 2 * len(bench.PARTS)
     assert all(set(medians) == {"chainrule", "pytorch"} for medians in results.values())
     out = capsys.readouterr().out
-    assert "the whole notebook" in out and "threads pinned to 1" in out
+    assert "these parts together" in out and "threads pinned to 1" in out
 
 
 def test_each_part_of_the_lecture_gives_torchs_numbers(bench) -> None:

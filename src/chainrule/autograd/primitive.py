@@ -127,8 +127,11 @@ class Function(Node):
         if ACCELERATED:
             arrays = _same_device(cls.__name__.lower(), arrays, inputs)
         named = cls.node_type
-        if named is None:  # PyTorch's name depends on the call: chosen from it, or by forward
+        if named is None and state.grad_enabled and True in needs:  # a node will be recorded
+            # PyTorch's name depends on the call: chosen from it, or by forward
             named = node_type(cls, cls.name_by_call(arrays, options))
+        elif named is None:  # no node: no name to choose
+            named = cls
         fn = named()
         try:
             out_data = fn.forward(*arrays, **options)

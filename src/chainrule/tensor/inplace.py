@@ -488,7 +488,7 @@ class InPlace(Core):
         the array, the same result."""
         src = values._array if isinstance(values, Tensor) else values
         arr = self._array
-        if _watched(self, values) or not array.writeable(arr) or not _holds_as_is(src, arr):
+        if _joins(self, values) or not array.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
         bump(self)
@@ -625,11 +625,16 @@ class InPlace(Core):
 
 def _watched(t: Tensor, value: Any) -> bool:
     """Whether a write of ``value`` into ``t`` must take _write's path, not one assignment
-    or ufunc into the array: it joins a graph (grad mode on, and t, value or t's base
-    requires grad: with the base, it may be PyTorch's refusal), a tangent flows (a dual
-    level is open), anomaly mode checks it, or an exporter watches the writes (onnx's
-    trace, which replaces _write)."""
-    if forward_ad.active[0] or state.anomaly or Tensor._write is not InPlace._write:
+    or ufunc into the array: it joins a graph or a tangent flows (_joins), anomaly mode
+    checks it, or an exporter watches the writes (onnx's trace, which replaces _write)."""
+    return _joins(t, value) or state.anomaly or Tensor._write is not InPlace._write
+
+
+def _joins(t: Tensor, value: Any) -> bool:
+    """Whether a write of ``value`` into ``t`` joins a graph (grad mode on, and t, value or
+    t's base requires grad: with the base, it may be PyTorch's refusal) or passes on a
+    tangent (a dual level is open)."""
+    if forward_ad.active[0]:
         return True
     if not state.grad_mode:  # as is_grad_enabled() says, which _write asks
         return False
