@@ -39,3 +39,18 @@ def test_a_quiet_run_prints_no_bar(tmp_path: Path, capsys: pytest.CaptureFixture
     args = ["train", "moons", "--epochs", "1", "--quiet", "--out", str(tmp_path / "run")]
     assert cli.main(args) == 0
     assert "moons: " not in capsys.readouterr().out
+
+
+@pytest.mark.slow  # two short runs of recipes with their own training loops
+@pytest.mark.parametrize(
+    "args",
+    [["names", "--model", "bigram", "--steps", "2"], ["moons-scalar", "--epochs", "1"]],
+    ids=["names", "moons-scalar"],
+)
+def test_the_recipes_with_their_own_loops_leave_the_line_too(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert cli.main(["train", *args, "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    [line] = [s for s in out if s.startswith(f"{args[0]}: ")]
+    assert "100%" in line

@@ -19,7 +19,14 @@ import chainrule.nn.functional as F
 from chainrule import nn, optim
 from chainrule.serialization import header_shapes
 from chainrule.tools.recipes import RecipeError
-from chainrule.tools.recipes.train import Progress, outputs, pyplot, strict_json, tensorboard_writer
+from chainrule.tools.recipes.train import (
+    Progress,
+    outputs,
+    print_finished,
+    pyplot,
+    strict_json,
+    tensorboard_writer,
+)
 from chainrule.tools.run_files import file_in
 
 Batch = tuple[cr.Tensor, cr.Tensor]
@@ -156,6 +163,8 @@ def train_steps(
             run.step_done(model, opt, history, start, **position())
             if step == steps and not (run.every and steps % run.every == 0):
                 run.save(model, opt, history, start, **position())  # what follows may be killed
+    if not quiet:
+        print_finished(bar)
     if writer is not None:
         writer.close()
     return history, start

@@ -11,7 +11,7 @@ import numpy as np
 from chainrule.scalar import Value
 from chainrule.scalar.demo import train_moons
 from chainrule.scalar.nn import MLP
-from chainrule.tools.recipes.train import decision_boundary, outputs, write_outputs
+from chainrule.tools.recipes.train import decision_boundary, outputs, print_finished, write_outputs
 
 DESCRIPTION = "micrograd's moons demo on the scalar engine: MLP 2-16-16-1, SVM loss, SGD"
 TASK = "binary"
@@ -72,6 +72,8 @@ def train(name: str, settings: dict, out_dir: str, quiet: bool) -> dict:
             }
         )
         bar.set_postfix(loss=f"{loss:.4f}", test_accuracy=f"{accuracy:.4f}")
+    if not quiet:
+        print_finished(bar)
     metrics = {
         "recipe": name,
         "seed": settings["seed"],
