@@ -99,13 +99,21 @@ def _caller(row: catalog.Row, shapes: tuple, lib: Any, backward: bool) -> Callab
     return step
 
 
+# The clock a block is timed by: the process's CPU time where threads are pinned to one (on
+# a shared machine the time a process waits for a core is no part of its op's cost, and a
+# block of a few milliseconds that waits out another process's time slice makes a ratio of
+# 100x or 0.01x), the wall clock where they are not (the CPU time of several threads adds
+# up, where the wall clock's does not).
+CLOCK = time.process_time if os.environ.get("OMP_NUM_THREADS") == "1" else time.perf_counter
+
+
 def _block(call: Callable[[], Any], seconds: float) -> float:
-    """Seconds per call, over as many calls as fill ``seconds``."""
-    n, start = 0, time.perf_counter()
+    """Seconds per call, over as many calls as fill ``seconds`` by CLOCK."""
+    n, start = 0, CLOCK()
     while True:
         call()
         n += 1
-        spent = time.perf_counter() - start
+        spent = CLOCK() - start
         if spent >= seconds:
             return spent / n
 
@@ -194,7 +202,8 @@ def write_section(path: Path, runs: dict[str, dict[str, dict[str, list[float]]]]
         "Every row of the op catalog, float32, timed by `benchmarks/op_catalog.py --write "
         "docs/performance.md`: chainrule's time over PyTorch's in one process, the median of "
         "interleaved blocks, with the spread of single blocks' ratios in brackets (lower is "
-        "better). Sizes: the row's own small inputs (PyTorch's OpInfo sample sizes), grown to "
+        "better); pinned runs are timed by the process's CPU time, unpinned ones by the wall "
+        "clock. Sizes: the row's own small inputs (PyTorch's OpInfo sample sizes), grown to "
         "about 10^3 elements (a makemore batch) and to about 10^6. Targets: forward at most "
         "3x on small inputs (median at most 2x) and 1.2x at 10^6; forward and backward 1.0x.",
         "",

@@ -203,9 +203,9 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
 
 
 def _window_sums(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, weight: float) -> Tensor:
-    """weight times the sum of each window of x (N, C, *spatial), 2-D or 3-D: a convolution of
-    every channel alone with a constant kernel; a 3-D one is a 2-D one over each plane, then
-    one of kernel (kd, 1) along the depth."""
+    """weight times the sum of each window of x (N, C, *spatial), 2-D or 3-D: the AvgPool2d
+    primitive; a 3-D one is a 2-D one over each plane, then one of kernel (kd, 1) along the
+    depth."""
     n, c = x.shape[:2]
     if len(kernel) == 3:
         d, h, w = x.shape[2:]
@@ -214,11 +214,7 @@ def _window_sums(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, weight: fl
         depth = planes.reshape(n, c, d, ho * wo)  # (N, C, D, Ho*Wo)
         out = _window_sums(depth, (kernel[0], 1), (stride[0], 1), (pad[0], (0, 0)), 1.0)
         return out.reshape(n, c, out.shape[2], ho, wo)  # (N, C, Do, Ho, Wo)
-    ones = Tensor._make(xp.full((1, 1, *kernel), weight, dtype=x._array.dtype, like=x._array))
-    planes = x.reshape(n * c, 1, *x.shape[2:])  # every channel its own image
-    out = conv_ops.Conv2d.apply(planes, ones, None, stride=stride, padding=pad, dilation=(1, 1),
-                                groups=1)  # fmt: skip
-    return out.reshape(n, c, *out.shape[2:])  # (N*C, 1, Ho, Wo) -> (N, C, Ho, Wo)
+    return conv_ops.AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=pad, weight=weight)
 
 
 def _avg_pool(
@@ -289,8 +285,8 @@ def avg_pool2d(
     only; ``divisor_override`` divides every sum by that number instead. An int64 input's
     sums are divided toward zero, in integers, as PyTorch's.
 
-    Composite: a convolution of every channel alone with a constant kernel (1/(kh*kw) where
-    every window has the same divisor, else 1, then divided by each window's divisor).
+    The window sums are one primitive (ops/conv.py's AvgPool2d), weighted by 1/(kh*kw) where
+    every window has the same divisor, else by 1 and then divided by each window's divisor.
     """
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, divisor_override)  # fmt: skip

@@ -760,6 +760,25 @@ def _conv2d(g: Graph, s: Step) -> str:
     )
 
 
+@converts("AvgPool2d")
+def _avgpool2d(g: Graph, s: Step) -> str:
+    """weight times each window's sum: AveragePool counting the padding (every window then
+    divides by kh * kw), times kh * kw * weight."""
+    o = s.options
+    (kh, kw), weight = o["kernel"], o["weight"]
+    out = g.add(
+        "AveragePool",
+        [g.value(s.inputs[0])],
+        kernel_shape=[kh, kw],
+        strides=list(o["stride"]),
+        pads=_pads(o["padding"]),
+        count_include_pad=1,
+    )
+    if kh * kw * weight == 1:
+        return out
+    return g.add("Mul", [out, g.value(kh * kw * weight, dtype_of(s))])
+
+
 @converts("MaxPool2d")
 def _maxpool2d(g: Graph, s: Step) -> str:
     o = s.options

@@ -347,6 +347,63 @@ class MaxPool2dScatter(Function):
 
 
 # ---------------------------------------------------------------------------------------
+# Window sums, for average pooling: a loop over the kernel offsets of whole-array adds,
+# where a convolution with a constant kernel copied every window and ran a matmul.
+
+
+class AvgPool2d(Function):
+    """out[n, c, i, j] = weight * sum_{p, q} xpad[n, c, i*sh + p, j*sw + q], xpad padded with
+    zeros: the average pools (weight 1 / the window's size, or 1 to divide after); linear
+    in x, its adjoint spreads weight * g over each window (AvgPool2dBackward)."""
+
+    rule = "grad_x = AvgPool2dBackward(grad): weight * grad added over each window"
+    saves_inputs = False
+
+    def forward(self, x, *, kernel, stride, padding, weight):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, weight=weight)
+        self.size = x.shape[2:]
+        xpad = _padded(x, padding)
+        ho, wo = out_hw(x.shape[2:], kernel, stride, (1, 1), padding)
+        col_slices = _offsets(kernel[1], stride[1], 1, wo)
+        out = None
+        for rows in _offsets(kernel[0], stride[0], 1, ho):
+            for columns in col_slices:
+                if out is None:  # the first window offset makes the fresh buffer
+                    out = xpad[:, :, rows, columns].copy()
+                else:
+                    out += xpad[:, :, rows, columns]
+        if weight != 1:
+            out *= weight
+        return out
+
+    def backward(self, grad, out):
+        return (AvgPool2dBackward.apply(grad, size=self.size, **self.geometry),)
+
+
+class AvgPool2dBackward(Function):
+    """out = zeros shaped like AvgPool2d's input with weight * g[n, c, i, j] added over window
+    (i, j); linear in g, its adjoint is AvgPool2d of the incoming grad."""
+
+    rule = "grad_g = AvgPool2d(h) with the same windows and weight (h: the incoming grad)"
+    saves_inputs = False
+
+    def forward(self, g, *, size, kernel, stride, padding, weight):
+        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, weight=weight)
+        (top, bottom), (left, right) = padding
+        n, c, ho, wo = g.shape
+        out = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), g.dtype, like=g)
+        part = g * weight if weight != 1 else g
+        col_slices = _offsets(kernel[1], stride[1], 1, wo)
+        for rows in _offsets(kernel[0], stride[0], 1, ho):
+            for columns in col_slices:
+                out[:, :, rows, columns] += part
+        return out[:, :, top : top + size[0], left : left + size[1]]
+
+    def backward(self, grad, out):
+        return (AvgPool2d.apply(grad, **self.geometry),)
+
+
+# ---------------------------------------------------------------------------------------
 # Gathers along one axis, for resampling and adaptive pooling: NumPy's take makes the
 # C-ordered result in one pass, where an index with slices before it makes a strided result
 # that a second pass must copy (measured 3-10x slower at 10^6 elements).
