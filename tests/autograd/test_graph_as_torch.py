@@ -202,3 +202,16 @@ def test_a_node_pickles_and_copies_as_its_named_type() -> None:
     fn = (cr.tensor([1.0, 2.0], requires_grad=True) * 3).grad_fn
     for again in (pickle.loads(pickle.dumps(fn)), copy.deepcopy(fn)):
         assert type(again) is type(fn) and again.inputs[1] == 3
+
+
+def test_a_linear_layers_weight_passes_a_tbackward0_as_torchs() -> None:
+    names = []
+    for lib in (torch, cr):
+        x, w, b = _leaves(lib)
+        fn = lib.nn.functional.linear(x, w, b).grad_fn
+        t = fn.next_functions[2][0]
+        assert t is fn.next_functions[2][0] and t.next_functions[0][0].variable is w
+        with pytest.raises(AttributeError):
+            _ = t._saved_self
+        names.append([(type(f).__name__, i) for f, i in fn.next_functions])
+    assert names[0] == names[1] == [("AccumulateGrad", 0), ("AccumulateGrad", 0), ("TBackward0", 0)]

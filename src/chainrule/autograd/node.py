@@ -128,6 +128,9 @@ class TBackward0(Node):
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
         return (self._edge,)
 
+    def __getattr__(self, attr: str) -> Any:  # PyTorch's TBackward0 saves nothing
+        raise AttributeError(f"'TBackward0' node has no attribute {attr!r}")
+
 
 class AccumulateGrad:
     """PyTorch's node for a leaf: the end of each edge into a tensor that requires grad and
