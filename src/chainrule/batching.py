@@ -21,12 +21,12 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from . import array
 from .autograd import primitive
 from .tensor import Tensor
 
 Rule = Callable[[Any, dict, dict, int], Tensor]
+np = array.host  # batched tensors live on the host (vmap loops elsewhere)
 
 # The open levels, outermost first: (level, batch size). While any is open, Function.apply
 # calls dispatch.

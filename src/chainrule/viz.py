@@ -17,6 +17,7 @@ from . import array
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.primitive import Function
+from .explain_forward import explain_forward
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
@@ -396,6 +397,9 @@ def explain(
     gradient: Any = None,
     params: Any = None,
     retain_graph: bool = False,
+    *,
+    mode: str = "backward",
+    tangents: Any = None,
 ) -> str:
     """Run the backward pass from ``root`` and return it told step by step.
 
@@ -409,11 +413,19 @@ def explain(
     The gradients left in ``.grad`` are exactly those of ``root.backward(gradient,
     retain_graph)``, which this replaces (call one or the other). Works for a scalar
     ``Value`` too, then with ``gradient`` and ``retain_graph`` unused.
+
+    ``mode="forward"`` tells forward mode on the same graph instead (explain_forward.py):
+    ``tangents`` (leaf -> tensor, or a number for every element) pushed from the leaves to
+    the root, each node's tangent J t; nothing is run backward and no ``.grad`` changes.
     """
+    if mode not in ("backward", "forward"):
+        raise ValueError(f"explain: mode must be 'backward' or 'forward'; got {mode!r}")
     if isinstance(root, Value):
         return _explain_value(root, params)
     order, _ = _walk(root, "explain")
     names = _leaf_names(order, params)
+    if mode == "forward":
+        return explain_forward(root, tangents or {}, order, names, rule, _role)
     if not root.requires_grad:
         raise RuntimeError(
             "explain: the tensor does not require grad and has no grad_fn; set "
