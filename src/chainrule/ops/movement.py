@@ -73,7 +73,10 @@ class Expand(Function):
 
 
 def _has_array(index: tuple) -> bool:
-    return any(isinstance(i, ndarray) for i in index)
+    for i in index:  # a loop, not any() over a generator: on every x[i]'s way
+        if isinstance(i, ndarray):
+            return True
+    return False
 
 
 def _has_int_array(index: tuple) -> bool:

@@ -243,7 +243,9 @@ class Shape(Core):
         return self.split(max(1, -(-n // chunks)), dim)
 
     def __getitem__(self, index: Any) -> Tensor:
-        if type(index) is tuple and _integers(index):  # x[i, j]: nothing to turn or split
+        if type(index) is int:  # x[i], x[i, j]: nothing to turn or split
+            return movement.GetItem.apply(self, index=(index,))
+        if type(index) is tuple and _integers(index):
             return movement.GetItem.apply(self, index=index)
         key = index_arg(index, self._array)
         steps = split_index(key)
