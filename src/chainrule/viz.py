@@ -17,10 +17,10 @@ from . import array
 from .autograd import engine
 from .autograd.engine import Observer, toposort
 from .autograd.primitive import Function
-from .explain_forward import explain_forward
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
+from .tools.explain_forward import explain_forward
 from .tools.layout import fit_width, rankdir_for
 from .tools.monitor import Monitor
 
@@ -414,7 +414,7 @@ def explain(
     retain_graph)``, which this replaces (call one or the other). Works for a scalar
     ``Value`` too, then with ``gradient`` and ``retain_graph`` unused.
 
-    ``mode="forward"`` tells forward mode on the same graph instead (explain_forward.py):
+    ``mode="forward"`` tells forward mode on the same graph instead (tools/explain_forward.py):
     ``tangents`` (leaf -> tensor, or a number for every element) pushed from the leaves to
     the root, each node's tangent J t; nothing is run backward and no ``.grad`` changes.
     """

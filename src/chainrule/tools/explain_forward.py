@@ -1,4 +1,4 @@
-"""The forward-mode pass told step by step, for ``cr.explain(y, mode="forward", tangents=...)``:
+"""The forward-mode pass told step by step, for cr.explain(y, mode="forward", tangents=...):
 the chain rule's other order on the same recorded graph. viz.explain owns the names and the
 backward story; this module pushes tangents through the graph it is given."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import array
-from .autograd import engine
-from .autograd.engine import grad
-from .autograd.mode import enable_grad
-from .autograd.primitive import Function
-from .tensor import Tensor
+from .. import array
+from ..autograd import engine
+from ..autograd.engine import grad
+from ..autograd.mode import enable_grad
+from ..autograd.primitive import Function
+from ..tensor import Tensor
 
 
 def _shape(shape: Sequence[int]) -> str:
