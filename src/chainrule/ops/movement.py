@@ -4,13 +4,16 @@ pad, gather, scatter. Most forwards are NumPy views; no op copies unless NumPy m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
 from ..array import errstate, is_floating, ndarray, xp
 from ..array.positions import view_positions
 from ..autograd.primitive import Function
 from .elementwise import Where
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 class ToDevice(Function):
@@ -170,9 +173,15 @@ class AsStrided(Function):
         return view
 
     def backward(self, grad, out):
-        at = (array.from_host(view_positions(self.base, self.view_array), grad._array),)
-        flat = IndexAdd.apply(grad, shape=(self.base.size,), index=at)
-        return flat.reshape(self.base.shape), None
+        return strided_grad(grad, self.base, self.view_array), None
+
+
+def strided_grad(grad: Tensor, base: Any, view: Any) -> Tensor:
+    """The gradient of the array ``base`` for that of ``view``, a strided view into it: zeros
+    like base with grad added at each element the view reads (AsStrided's rule, and the other
+    strided views')."""
+    at = (array.from_host(view_positions(base, view), grad._array),)
+    return IndexAdd.apply(grad, shape=(base.size,), index=at).reshape(base.shape)
 
 
 class IndexPut(Function):

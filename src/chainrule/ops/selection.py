@@ -12,7 +12,7 @@ from .. import array
 from ..array import xp
 from ..array.positions import view_positions
 from ..autograd.primitive import Function
-from .movement import AsStrided, GetItem, IndexAdd
+from .movement import GetItem, IndexAdd, strided_grad
 
 
 def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int = 0) -> Any:
@@ -25,21 +25,22 @@ def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int =
     return xp.lib.stride_tricks.as_strided(a, shape, tuple(s * item for s in steps))
 
 
-class Diagonal(AsStrided):
+class Diagonal(Function):
     """out = the diagonal of a over dims dim1 and dim2, offset above the main one (below
     for a negative offset), as a's last dim, a view;  grad_a = zeros like a with grad on
     that diagonal."""
 
     rule = "grad_a = zeros like a, with grad on the diagonal"
     view = True
+    saves_inputs = False
 
     def keep(self, a: Any, view: Any) -> Any:
-        """The view, its base kept for backward (AsStrided's)."""
+        """The view, its base kept for backward."""
         self.base, self.view_array = a, view
         return view
 
     def backward(self, grad, out):
-        return super().backward(grad, out)[:1]  # AsStrided's, a's alone
+        return (strided_grad(grad, self.base, self.view_array),)
 
     def forward(self, a, offset, dim1, dim2):
         out = a.diagonal(offset, dim1, dim2)  # (other dims, diagonal), read-only
@@ -53,7 +54,7 @@ class Unfold(Diagonal):
     the number of windows and a last dim of size ``size`` is added, a view;
     grad_a = zeros like a with each window's grad added back (overlaps add up).
 
-    Diagonal's kind: a strided view whose gradient AsStrided gives."""
+    Diagonal's kind: a strided view, whose gradient strided_grad gives."""
 
     rule = "grad_a = zeros like a, with each window's grad added where it was read"
 
@@ -72,7 +73,7 @@ class Unfold(Diagonal):
         return super().backward(grad, out)
 
 
-class AsStridedView(AsStrided):
+class AsStridedView(Function):
     """out = a's memory read with the given size, stride (in elements) and storage
     offset (from the first element of the memory a views), a view;  grad_a = zeros like
     the memory with grad added at each element the view reads (twice where it reads one
@@ -80,6 +81,7 @@ class AsStridedView(AsStrided):
 
     rule = "grad_a = zeros like the memory, grad added at the view's elements, read at a's"
     view = True
+    saves_inputs = False
 
     def forward(self, a, memory, size, stride, start):
         self.base, self.memory = a, memory
