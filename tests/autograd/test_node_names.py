@@ -262,3 +262,60 @@ def test_a_node_type_is_its_op() -> None:
     assert isinstance(fn, Mul) and type(fn) is not Mul
     assert fn.op == "Mul" and type(fn).rule == Mul.rule and type(fn).__doc__ == Mul.__doc__
     assert not type(fn).__module__.startswith("chainrule.ops")  # the ops' lists stay as they are
+
+
+def _saved(fn: Any, lib: Any) -> dict[str, Any]:
+    """A node's _saved_*: a tensor by its shape; PyTorch's negative ints (a dim or index as
+    given, which it prints as an unsigned 64-bit number) as negative."""
+    out = {}
+    for attr in [a for a in dir(fn) if a.startswith("_saved_")]:
+        value = getattr(fn, attr)
+        if isinstance(value, lib.Tensor):
+            value = tuple(value.shape)
+        elif isinstance(value, int) and value >= 2**63:
+            value -= 2**64
+        elif isinstance(value, tuple):
+            value = tuple(v - 2**64 if isinstance(v, int) and v >= 2**63 else v for v in value)
+        out[attr] = value
+    return out
+
+
+def _negative(value: Any) -> bool:
+    parts = value if isinstance(value, tuple) else (value,)
+    return any(isinstance(v, int) and v < 0 for v in parts)
+
+
+def test_the_saved_values_of_every_catalog_row_are_torchs() -> None:
+    """Where chainrule tells its node's _saved_* (autograd/saved.py), they are PyTorch's: the
+    same names, tensors of the same shapes (or None), the same other values; a node it does
+    not tell lists none. Differences by design: a dim or bound given negative, which PyTorch
+    keeps as given and chainrule normalized; a number first (2 * x), which chainrule's node
+    keeps first and PyTorch's second; and ops the two compose from other nodes."""
+    from chainrule.autograd import saved
+
+    told, wrong = 0, []
+    for row in catalog.ROWS:
+        if not row.grad:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, _, ours, theirs = catalog._run(row, np.float64)
+        for a, b in zip(ours, theirs, strict=False):
+            fa, fb = getattr(a, "grad_fn", None), getattr(b, "grad_fn", None)
+            if fa is None or fb is None or type(fa).__name__ != type(fb).__name__:
+                continue
+            key = saved._key(fa)
+            if key not in saved.TENSORS and key not in saved.VALUES:
+                assert not [a for a in dir(fa) if a.startswith("_saved_")]
+                continue
+            if node_count(fa) != node_count(fb) or not isinstance(row.shapes[0], tuple):
+                continue  # another composition; or a number first, kept first (see above)
+            told += 1
+            got, want = _saved(fa, cr), _saved(fb, torch)
+            # a dim or bound PyTorch keeps negative, as given, chainrule keeps normalized
+            got = {k: v for k, v in got.items() if not (_negative(want.get(k)) and v != want[k])}
+            want = {k: v for k, v in want.items() if k in got or not _negative(v)}
+            if got != want:
+                wrong.append(f"{row.name}: {got}, PyTorch's {want}")
+    assert wrong == [], "\n".join(wrong)
+    assert told > 150

@@ -213,7 +213,7 @@ def node_type(op: Any, name: str) -> Any:
     if made is None:
         space = {"__slots__": (), "__doc__": op.__doc__, "__qualname__": name, "primitive": op}
         space["__module__"] = __name__  # not the op's module: the op stays the one primitive
-        space["snapshots"] = saved.snapshots(name) or saved.snapshots("Linear." + name)
+        space["snapshots"] = saved.snapshots(saved.table_key(op.__name__, name))
         made = op.node_types[name] = type(op)(name, (op,), space)
     return made
 

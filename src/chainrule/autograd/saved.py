@@ -161,21 +161,36 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
     "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
-    **dict.fromkeys(("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0"), _SELF),
+    **dict.fromkeys(
+        ("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0", "AsinBackward0")
+        + ("AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0")
+        + ("AtanhBackward0", "Log1PBackward0", "ErfBackward0", "ErfcBackward0")
+        + ("ErfinvBackward0", "CoshBackward0", "SinhBackward0", "DigammaBackward0")
+        + ("LgammaBackward0", "SincBackward0", "I0Backward0"),
+        _SELF,
+    ),
+    **dict.fromkeys(
+        ("MaximumBackward0", "MinimumBackward0", "Atan2Backward0"),
+        {"other": ("input", 1, None), "self": ("input", 0, None)},
+    ),
     **dict.fromkeys(
         ("ExpBackward0", "TanhBackward0", "SigmoidBackward0", "ReluBackward0", "SqrtBackward0")
-        + ("SoftmaxBackward0", "LogSoftmaxBackward0"),
+        + ("SoftmaxBackward0", "LogSoftmaxBackward0", "ReciprocalBackward0", "TanBackward0")
+        + ("Expm1Backward0", "Exp2Backward0"),
         _RESULT,
     ),
 }
 
 
+def table_key(op: str, name: str) -> str:
+    """The entry in the tables of a node of ``op`` named ``name``: the name, or "Op.Name" for
+    an op whose node of that name stands for other work than PyTorch's op of the name
+    (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several)."""
+    return f"{op}.{name}" if op in ("Linear", "Einsum") else name
+
+
 def _key(fn: Any) -> str:
-    """The node's entry in the tables: its name, or "Op.Name" where a primitive's node of that
-    name saves other things than PyTorch's op of the name (linear's is addmm of W.t())."""
-    name = type(fn).__name__
-    linear = name in ("MmBackward0", "AddmmBackward0") and fn.op == "Linear"
-    return "Linear." + name if linear else name
+    return table_key(getattr(fn, "op", ""), type(fn).__name__)
 
 
 def shown(fn: Any) -> list[str]:
