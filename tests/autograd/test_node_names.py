@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -150,6 +151,20 @@ def node_count(fn: Any) -> int:
     return len(seen)
 
 
+@cache
+def catalog_outputs() -> list[tuple[Any, list[Any], list[Any]]]:
+    """Each catalog row that has gradients, with its outputs on chainrule and on torch
+    (float64), run once for the tests below."""
+    runs = []
+    for row in catalog.ROWS:
+        if row.grad:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, _, ours, theirs = catalog._run(row, np.float64)
+            runs.append((row, ours, theirs))
+    return runs
+
+
 def differing(ours: list[Any], theirs: list[Any]) -> tuple[list[tuple[str, str]], int]:
     """The (ours, theirs) node names of the outputs that differ, not composites nor listed;
     and how many outputs were composites."""
@@ -171,12 +186,7 @@ def differing(ours: list[Any], theirs: list[Any]) -> tuple[list[tuple[str, str]]
 
 def test_every_catalog_row_names_its_node_as_torch() -> None:
     wrong, composites, agreed = [], 0, 0
-    for row in catalog.ROWS:
-        if not row.grad:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _, _, ours, theirs = catalog._run(row, np.float64)
+    for row, ours, theirs in catalog_outputs():
         pairs, composite = differing(ours, theirs)
         composites += composite
         wrong += [f"{row.name}: {a}, PyTorch's {b}" for a, b in pairs]
@@ -294,12 +304,7 @@ def test_the_saved_values_of_every_catalog_row_are_torchs() -> None:
     from chainrule.autograd import saved
 
     told, wrong = 0, []
-    for row in catalog.ROWS:
-        if not row.grad:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _, _, ours, theirs = catalog._run(row, np.float64)
+    for row, ours, theirs in catalog_outputs():
         for a, b in zip(ours, theirs, strict=False):
             fa, fb = getattr(a, "grad_fn", None), getattr(b, "grad_fn", None)
             if fa is None or fb is None or type(fa).__name__ != type(fb).__name__:
