@@ -126,6 +126,12 @@ def _per_example(op: str, t: Any) -> Tensor:
     return real(batching.batched_everywhere(t)).detach().requires_grad_()
 
 
+def _looped_in_vmap(op: str) -> None:
+    """Transforms other than grad are not batched: inside vmap, func runs once per example."""
+    if batching.active():
+        raise batching.Unbatchable(f"vmap: {op} inside vmap runs once per example")
+
+
 def _nested(tensors: Sequence[Any]) -> bool:
     """Whether an outer transform differentiates these inputs, so the result must be
     differentiable too (its gradient is recorded with create_graph)."""
@@ -247,6 +253,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     """``(output, vjp_fn)``: func's output at ``primals``, and the function that takes
     cotangents shaped as that output and returns a tuple with one tree of gradients per
     primal (``(output, vjp_fn, aux)`` with has_aux)."""
+    _looped_in_vmap("vjp")
     nested = _nested([leaf for p in primals for leaf in _flatten(p)[0]])
     with enable_grad():
         watched = [_map(lambda t: _watched("vjp", t), p) for p in primals]
@@ -310,6 +317,7 @@ def _assembled(
     op: str, func: Callable[..., Any], argnums: Any, args: tuple, has_aux: bool, jac_fn: Callable
 ) -> Any:
     """A Jacobian's trees: by the output's tree, then (for a tuple of argnums) by input."""
+    _looped_in_vmap(op)
     nums = _argnums(op, argnums, len(args))
     nested = _nested([leaf for i in nums for leaf in _flatten(args[i])[0]])
     with enable_grad():
@@ -375,6 +383,7 @@ def jvp(
     """``(output, jvp_out)``: func's output at ``primals`` (a tuple of trees) and its
     directional derivative along ``tangents`` (trees of the same shapes); with has_aux
     ``(output, jvp_out, aux)``."""
+    _looped_in_vmap("jvp")
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp: expected primals and tangents to be tuples (of trees of Tensors)")
     p_leaves, _ = _flatten(primals)
@@ -397,6 +406,7 @@ def jvp(
 def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(output, jvp_fn)``: func's output at ``primals``, and the function of tangents that
     gives its directional derivative there (the forward pass is run once)."""
+    _looped_in_vmap("linearize")
     with enable_grad():
         watched = [_map(lambda t: _watched("linearize", t), p) for p in primals]
         outs, spec = _flatten(func(*watched))

@@ -102,3 +102,25 @@ def test_values_read_in_python_run_once_per_example():
     with pytest.raises(ValueError, match="must only return Tensors; got float"):
         cf.vmap(lambda a: a.sum().item())(x)
     assert not batching.active()  # every level closed, even after an error
+
+
+@pytest.mark.parametrize("name", ["jacrev", "jacfwd", "hessian", "grad"])
+def test_every_transform_maps_under_vmap(name):
+    (x,), (tx,) = _both((3, 4))
+
+    def f(lib):
+        return lambda a: (a.sin() * a).sum()
+
+    _close(cf.vmap(getattr(cf, name)(f(cr)))(x), tf.vmap(getattr(tf, name)(f(torch)))(tx))
+
+
+def test_vjp_and_jvp_map_under_vmap():
+    (x,), (tx,) = _both((3, 4))
+
+    def g(a):
+        return a.sin() * a
+
+    ours = cf.vmap(lambda a: cf.jvp(g, (a,), (a * 0 + 1,))[1])(x)
+    _close(ours, tf.vmap(lambda a: tf.jvp(g, (a,), (torch.ones_like(a),))[1])(tx))
+    ours = cf.vmap(lambda a: cf.vjp(g, a)[1](a * 0 + 1)[0])(x)
+    _close(ours, tf.vmap(lambda a: tf.vjp(g, a)[1](torch.ones_like(a))[0])(tx))
