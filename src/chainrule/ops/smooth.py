@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import xp
+from ..array import errstate, xp
 from ..autograd.primitive import Function
 from .elementwise import Where
 
@@ -164,7 +164,8 @@ class Mish(Function):
         a = _opmath(x)
         out = _softplus(a)
         xp.tanh(out, out=out)
-        out *= a
+        with errstate(invalid="ignore"):  # -inf * 0: NaN, as PyTorch's, quietly
+            out *= a
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -177,10 +178,11 @@ class Mish(Function):
         sp = _softplus(x)
         t = xp.tanh(sp)
         s = xp.expm1(-sp)  # -sigmoid(x) = expm1(-softplus(x))
-        s *= x
         sq = t * t
         sq -= 1.0
-        s *= sq  # x sigmoid(x) (1 - t^2)
-        s += t
-        s *= grad
+        with errstate(invalid="ignore"):  # at x = -inf: NaN, as PyTorch's, quietly
+            s *= x
+            s *= sq  # x sigmoid(x) (1 - t^2)
+            s += t
+            s *= grad
         return (s,)
