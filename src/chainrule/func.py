@@ -2,11 +2,11 @@
 returns f's gradient, ``vjp`` and ``jacrev`` pull cotangents back, ``jvp``, ``jacfwd`` and
 ``linearize`` push tangents forward (each as two reverse passes, autograd.functional's
 double-backward trick: the second differentiates the first's result with respect to its
-cotangent, which it is linear in), ``hessian`` composes
-them, and ``functional_call`` runs a module with other parameters. Every transform records
-onto the ordinary graph, so they nest in any order. ``vmap`` maps a function over a batch
-dimension by calling it once per element and stacking the results: correct for every op,
-and as fast as that loop."""
+cotangent, which it is linear in), ``hessian`` composes them, and ``functional_call`` runs a
+module with other parameters. Every transform records onto the ordinary graph, so they nest
+in any order. ``vmap`` runs func once on batched tensors (batching.py: each op by its
+batching rule), and calls it once per example where an op cannot be batched; grad inside
+vmap gives per-example gradients."""
 
 from __future__ import annotations
 
