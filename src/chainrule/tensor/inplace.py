@@ -62,7 +62,9 @@ class InPlace(Core):
 
     # -- in place ---------------------------------------------------------------------------
     # Every in-place op is its out-of-place op plus one write into this tensor's array
-    # (_write). With nothing to record, the result is copied in and the version bumped.
+    # (_write). With nothing to record, the result is copied in and the version bumped
+    # (an item assignment or fill of values the dtype holds, one assignment; +=, -=, *=
+    # and /= with the fast path on, one ufunc into the array: _put, _fill, _update).
     # When the result joins a graph, the tensor takes the op's node as its grad_fn (PyTorch
     # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
     # nodes recorded before the write still reach the old one (reference.as_seen).
