@@ -491,6 +491,31 @@ def nll(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return loss.mean(dim=dims) if args["reduction"] == "mean" else loss.sum(dim=dims)
 
 
+def einsum_rule(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """einsum with a letter of its own for the batch, on the batched operands and first in
+    the result (an equation without '->' or with '...' runs per example)."""
+    equation = args["equation"].replace(" ", "")
+    if "->" not in equation or "." in equation:
+        return loop(cls, args, batched, size)
+    ins, out = equation.split("->")
+    letter = next(
+        c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in equation
+    )
+    specs = [
+        letter + spec if f else spec
+        for spec, f in zip(ins.split(","), batched["arrays"], strict=True)
+    ]
+    return call(cls, {**args, "equation": ",".join(specs) + "->" + letter + out})
+
+
+def cast(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """A dtype cast is elementwise; one that also lays the copy out in an order of the
+    example's dims runs per example."""
+    if args.get("order") is not None:
+        return loop(cls, args, batched, size)
+    return call(cls, args)
+
+
 @_only_first
 def layer_norm(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, args)  # over the last k dims: the batch dim leads
@@ -499,12 +524,21 @@ def layer_norm(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh Sigmoid Relu Abs
 Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish Tan Asin Acos
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
-Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink""".split()
+Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink Digamma Erf Erfc Erfinv
+Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn""".split()
 
 RULES: dict[str, Rule] = {name: elementwise for name in ELEMENTWISE}
 RULES.update(
     {
         "Sum": reduction,
+        "Var": reduction,
+        "Cumsum": reduction,
+        "Cumprod": reduction,
+        "LogCumSumExp": reduction,
+        "Einsum": einsum_rule,
+        "Cast": cast,
+        "AvgPool2d": pool2d,
+        "Unbind": getitem,
         "Mean": reduction,
         "Amax": reduction,
         "Amin": reduction,
