@@ -255,11 +255,14 @@ def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm withou
 
 def _getitem(arrays: list, options: dict) -> str:  # an integer selects, slices slice
     index = options["index"]
-    parts = index if type(index) is tuple else (index,)
-    basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
-    if basic and any(isinstance(p, int) for p in parts):
-        return "SelectBackward0"
-    return "SliceBackward0" if basic else "IndexBackward0"
+    select = False
+    for part in index if type(index) is tuple else (index,):  # one pass: on every x[i]
+        kind = type(part)
+        if kind is int:
+            select = True
+        elif kind is not slice and part is not None and part is not Ellipsis:
+            return "IndexBackward0"  # an array, a list, a bool: advanced indexing
+    return "SelectBackward0" if select else "SliceBackward0"
 
 
 def _permute(arrays: list, options: dict) -> str:  # two dims swapped is torch's transpose
