@@ -215,3 +215,19 @@ def test_a_linear_layers_weight_passes_a_tbackward0_as_torchs() -> None:
             _ = t._saved_self
         names.append([(type(f).__name__, i) for f, i in fn.next_functions])
     assert names[0] == names[1] == [("AccumulateGrad", 0), ("AccumulateGrad", 0), ("TBackward0", 0)]
+
+
+def test_a_number_first_reads_as_torchs_reflected_operator() -> None:
+    """2 * x and 1 + x are PyTorch's x.mul(2) and x.add(1): the tensor's edge first, and the
+    number saved as other, before and after backward."""
+    shown = []
+    for lib in (torch, cr):
+        x = lib.ones(3, requires_grad=True)
+        y = 2 * (1 + x)
+        fn = y.grad_fn
+        before = [(type(f).__name__ if f is not None else None, i) for f, i in fn.next_functions]
+        other, self_ = fn._saved_other, fn._saved_self
+        y.sum().backward()
+        after = [(type(f).__name__ if f is not None else None, i) for f, i in fn.next_functions]
+        shown.append((before, after, tuple(other.shape), self_))
+    assert shown[0] == shown[1] == ([("AddBackward0", 0), (None, 0)],) * 2 + ((), None)

@@ -47,6 +47,8 @@ class Node:
         T = tensor_type()
         if type(self).__name__ in SCALAR_ARGS:
             ends = [e for e in ends if e is not NUMBER]
+        elif saved.reflected(self):  # 2 * x: PyTorch's node is x.mul(2)'s
+            ends = ends[::-1]
         shown = tuple(
             ((AccumulateGrad.of(e) if isinstance(e, T) else None if e is NUMBER else e), 0)
             for e in ends
@@ -193,7 +195,7 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
     return out
 
 
-NUMBER = "number"  # an edge from an input that is no tensor: (None, 0), or none (SCALAR_ARGS)
+NUMBER = saved.NUMBER  # an edge from an input that is no tensor: (None, 0), or none (SCALAR_ARGS)
 
 # PyTorch's nodes whose numbers are arguments of a Scalar overload, not inputs: no edge
 SCALAR_ARGS = frozenset(

@@ -219,9 +219,25 @@ def snapshot(fn: Any) -> dict[str, Any]:
     return kept
 
 
+NUMBER = "number"  # an edge from an input that is no tensor (node.edges)
+REFLECTED = frozenset({"MulBackward0", "AddBackward0"})
+
+
+def reflected(fn: Any) -> bool:
+    """Whether PyTorch's node holds the operands the other way round: a number first
+    (``2 * x``), which PyTorch's reflected operator passes second (``x.mul(2)``)."""
+    if type(fn).__name__ not in REFLECTED:
+        return False
+    if fn.inputs is None:
+        return fn.__dict__["_edges"][0] is NUMBER  # type: ignore[no-any-return]
+    return not isinstance(fn.inputs[0], tensor_type())
+
+
 def saved(fn: Any, attr: str) -> Any:
     """``fn._saved_<key>``: a value, a tensor, or PyTorch's refusal, in chainrule's words."""
     key, name = attr[len(PREFIX) :], type(fn).__name__
+    if reflected(fn):  # PyTorch's self is chainrule's other
+        key = {"self": "other", "other": "self"}.get(key, key)
     values, tensors = VALUES.get(_key(fn), {}), TENSORS.get(_key(fn))
     if tensors is None and not values and key in ("self", "other"):  # not tabled: the inputs
         tensors = {"self": ("input", 0, None), "other": ("input", 1, None)}
