@@ -4,6 +4,7 @@ leaf, and what a node keeps once backward has freed it. Function (primitive.py) 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..array import ndarray
@@ -176,7 +177,7 @@ _TORCH_NAMES = {
     "SpecialI0e": "SpecialI0EBackward0", "SpecialI1e": "SpecialI1EBackward0",
     "SpecialXlog1py": "SpecialXlog1PyBackward0", "LinalgSvdEx": "LinalgSvdBackward0",
     "LinalgLu": "LinalgLuBackward0", "CholeskySolve": "CholeskySolveBackward0",
-    "LogCumSumExp": "LogcumsumexpBackward0", "Log1p": "Log1PBackward0",
+    "LogCumSumExp": "LogcumsumexpBackward0",
     "AsStridedView": "AsStridedBackward0",
 }  # fmt: skip
 
@@ -226,8 +227,11 @@ def _remade(op: Any, name: str) -> Any:
 
 
 def fixed_name(op: str) -> str:
-    """PyTorch's name for the nodes of the op named ``op``, where the call does not change it."""
-    return _TORCH_NAMES.get(op, f"{op}Backward0")
+    """PyTorch's name for the nodes of the op named ``op``, where the call does not change it:
+    its own, or <Op>Backward0 with a letter after a digit capitalised, as PyTorch's names
+    of avg_pool2d and log1p are (AvgPool2DBackward0, Log1PBackward0)."""
+    named = _TORCH_NAMES.get(op)
+    return named or re.sub(r"(?<=\d)[a-z]", lambda m: m[0].upper(), op) + "Backward0"
 
 
 # How PyTorch names the node of an op by the call, from forward's arrays (the inputs' arrays,
