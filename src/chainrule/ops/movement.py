@@ -110,6 +110,8 @@ class Unbind(GetItem):
     """out = a's slice at one index along a dim, that dim removed: one of unbind's pieces,
     each its own node (as PyTorch names them, UnbindBackward0);  grad_a as GetItem's."""
 
+    rule = "grad_a = zeros like a, with grad at the piece's index"
+
 
 class IndexAdd(Function):
     """out = zeros(shape) with g added at index;  grad_g = out_grad[index].

@@ -90,6 +90,8 @@ class Celu(Elu):
     """out = x for x > 0, else alpha (exp(x / alpha) - 1): Elu with input_scale 1 / alpha,
     whose gradient takes 1 / alpha with alpha rounded to float32 first, as PyTorch's."""
 
+    rule = "grad_x = grad where x > 0, else grad * exp(x / float32(alpha))"
+
     def forward(self, x: Any, *, alpha: float) -> Any:  # type: ignore[override]
         out = super().forward(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
         self.input_scale = 1.0 / float(xp.float32(alpha))
