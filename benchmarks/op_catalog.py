@@ -151,6 +151,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     if os.environ.get("OMP_NUM_THREADS"):
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     rows = [r for r in catalog.ROWS if not args.only or r.name.startswith(tuple(args.only))]
+    rows = rows[args.skip :]
     sizes = ["small"] if args.quick else list(SIZES)
     repeats, block = (5, 0.0005) if args.quick else (args.repeats, args.block)
     results: dict[str, dict[str, list[float]]] = {}
@@ -185,12 +186,16 @@ def markdown(results: dict[str, dict[str, list[float]]], pinned: bool) -> list[s
         lines.append(f"- {column}: {summary(ratios, limit)}")
     lines += ["", "| row | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, got in results.items():
-        cells = [
-            f"{got[c][0]:.2f} ({got[c][1]:.2f}-{got[c][2]:.2f})" if c in got else ""
-            for c in columns
-        ]
+        cells = [_cell(got[c]) if c in got else "" for c in columns]
         lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     return lines
+
+
+def _cell(figures: list[float]) -> str:
+    """A ratio, with its spread where the run kept one."""
+    if len(figures) < 3:
+        return f"{figures[0]:.2f}"
+    return f"{figures[0]:.2f} ({figures[1]:.2f}-{figures[2]:.2f})"
 
 
 def write_section(path: Path, runs: dict[str, dict[str, dict[str, list[float]]]]) -> None:
@@ -206,6 +211,13 @@ def write_section(path: Path, runs: dict[str, dict[str, dict[str, list[float]]]]
         "clock. Sizes: the row's own small inputs (PyTorch's OpInfo sample sizes), grown to "
         "about 10^3 elements (a makemore batch) and to about 10^6. Targets: forward at most "
         "3x on small inputs (median at most 2x) and 1.2x at 10^6; forward and backward 1.0x.",
+        "",
+    ]
+    load, cores = os.getloadavg()[1], os.cpu_count()
+    lines += [
+        f"Measured with the machine's load average at {load:.1f} on {cores} cores: where other "
+        "work keeps the cores busy, the unpinned (wall-clock) ratios measure waiting as much "
+        "as work, and the pinned (CPU-time) ones are the figures to read.",
         "",
     ]
     for label, results in runs.items():
@@ -224,6 +236,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, list[float]]]:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", nargs="*", help="rows whose name starts with one of these")
     ap.add_argument("--quick", action="store_true", help="small inputs, one block each")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first SKIP rows")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--block", type=float, default=0.003, help="seconds a timed block lasts")
     ap.add_argument("--write", help="run pinned and unpinned; write the section to this file")
