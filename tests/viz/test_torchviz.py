@@ -70,11 +70,27 @@ def split(lib: Any, x: Any, w: Any) -> tuple[Any, dict[str, Any]]:
     return a.sum() * b.sum(), {"w": w}
 
 
+def custom_function(lib: Any, x: Any, w: Any) -> tuple[Any, dict[str, Any]]:
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            ctx.save_for_backward(a)
+            return a**3
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (a,) = ctx.saved_tensors
+            return grad * 3 * a**2
+
+    return Cube.apply(w * 2).sum(), {"w": w}
+
+
 PROGRAMS: dict[str, Callable[..., tuple[Any, dict[str, Any]]]] = {
     "mlp": mlp,
     "broadcast_bias": broadcast_bias,
     "power_and_clone": power_and_clone,
     "in_place": in_place,
+    "custom_function": custom_function,
     "split": pytest.param(  # type: ignore[dict-item]
         split,
         marks=pytest.mark.xfail(

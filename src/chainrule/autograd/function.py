@@ -36,6 +36,7 @@ from .forward_ad import active as forward_ad_active
 from .forward_ad import carries, paused
 from .forward_ad import custom as forward_ad_custom
 from .mode import no_grad, state
+from .node import node_type
 from .primitive import Function as Primitive
 from .primitive import tensor_type
 from .versions import bump, counter, make_view, version, versions, writes
@@ -460,6 +461,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
     if not diff:
         return output
     node = _Node()
+    node.__class__ = node_type(_Node, f"{cls.__name__}Backward")  # PyTorch's type name
     node.cls, node.ctx, node.diff = cls, ctx, diff
     node.templates = [(o.shape, o.dtype) if isinstance(o, T) else None for o in outs]
     node.inputs = tuple(inputs)
