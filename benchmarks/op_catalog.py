@@ -125,9 +125,9 @@ def measure(
     and greatest ratio of one block to its neighbour; None if either cannot run it."""
     try:
         ours, theirs = _caller(row, shapes, cr, backward), _caller(row, shapes, torch, backward)
+        ours(), theirs()  # first calls: lazy imports and caches, on both sides
     except Exception:
         return None
-    ours(), theirs()  # first calls: lazy imports and caches, on both sides
     times: dict[str, list[float]] = {"cr": [], "torch": []}
     for _ in range(repeats):
         times["cr"].append(_block(ours, block))
