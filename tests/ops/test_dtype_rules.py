@@ -166,6 +166,17 @@ KNOWN.update(
         "linalg_cholesky": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
         "linalg_cholesky_upper": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
         "logdet": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
+        **dict.fromkeys(
+            (
+                "method_logdet",
+                "method_cholesky",
+                "method_cholesky_upper",
+                "method_cholesky_inverse",
+            ),
+            (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
+        ),
+        "method_cholesky_solve": (("bool",), _INNER),
+        "method_matrix_exp": (_HALF, "computed in float32: within float16's rounding of torch's"),
         "local_response_norm_5d": (_HALF, _LOW),
         "instance_norm": (("bfloat16",), _BF16),
         "linalg_matrix_exp": (_HALF, "computed in float32: within float16's rounding of torch's"),

@@ -15,11 +15,13 @@ from ..tensor.inplace import write_out
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def matrices(A: Any, op: str, square: bool = False) -> Tensor:
+def matrices(A: Any, op: str, square: bool = False, numbers: bool = False) -> Tensor:
     """A as a Tensor of (batches of) float32 or float64 matrices, checked as PyTorch checks
-    it: integers and bools refused, at least 2 dims, square where ``square``."""
+    it: integers and bools refused (any dtype but bool where ``numbers``: an op of matrix
+    products), at least 2 dims, square where ``square``."""
     A = A if isinstance(A, Tensor) else as_tensor(A)
-    floating(A, op)
+    if not numbers or A._array.dtype == bool:
+        floating(A, op)
     if A.ndim < 2:
         raise ValueError(
             f"{op}: the input must have at least 2 dimensions; got shape {tuple(A.shape)}"

@@ -11,7 +11,7 @@ from ..array import xp
 from ..ops import decompositions as D
 from ..tensor import Tensor
 from . import decompose, solvers
-from ._checks import floating, matrices, tensor_of
+from ._checks import floating, matrices, same_dtype, tensor_of
 
 
 class SvdUSV(NamedTuple):
@@ -67,6 +67,7 @@ def cholesky_solve(input: Any, input2: Any, upper: bool = False) -> Tensor:
     input is B; batch dims broadcast."""
     B = matrices(input, "cholesky_solve")
     L = matrices(input2, "cholesky_solve", square=True)
+    same_dtype(B, L, "cholesky_solve")
     if B.shape[-2] != L.shape[-1]:
         raise ValueError(
             f"cholesky_solve: incompatible shapes of B and the factor; got shapes "
@@ -112,12 +113,13 @@ def qr(input: Any, some: bool = True) -> decompose.Qr:
 
 def lu(A: Any, pivot: bool = True, get_infos: bool = False) -> tuple:
     """(LU, pivots), and info where get_infos: linalg.lu_factor_ex."""
-    LU, pivots, info = decompose.lu_factor_ex(A, pivot=pivot)
+    LU, pivots, info = decompose.lu_factor_ex(matrices(A, "lu"), pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
 def lu_solve(b: Any, LU_data: Any, LU_pivots: Any) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, b)."""
+    b, LU_data = matrices(b, "lu_solve"), matrices(LU_data, "lu_solve")
     return decompose.lu_solve(LU_data, LU_pivots, b)
 
 
@@ -129,7 +131,7 @@ def triangular_solve(
     unitriangular: bool = False,
 ) -> TriangularSolve:
     """(X, a copy of A) with A X = b (A^T X = b where transpose), A triangular."""
-    A, b = tensor_of(A), tensor_of(b)
+    A, b = matrices(A, "triangular_solve"), matrices(b, "triangular_solve")
     lhs = A.mT if transpose else A
     X = solvers.solve_triangular(lhs, b, upper=upper != transpose, unitriangular=unitriangular)
     return TriangularSolve(X, A.clone())
@@ -137,4 +139,4 @@ def triangular_solve(
 
 def orgqr(input: Any, input2: Any) -> Tensor:
     """linalg.householder_product(input, input2)."""
-    return decompose.householder_product(input, input2)
+    return decompose.householder_product(matrices(input, "orgqr"), input2)

@@ -248,7 +248,8 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
 @with_out("linalg")
 def matrix_power(A: Any, n: int, *, out: Any = None) -> Tensor:
     """A^n by repeated squaring (n < 0: of A^-1; n = 0: the identity)."""
-    A = matrices(A, "linalg.matrix_power", square=True)
+    # integer and half-precision matrices multiply, as PyTorch's; their inverse is refused
+    A = matrices(A, "linalg.matrix_power", square=True, numbers=isinstance(n, int) and n >= 0)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: n must be an int; got {type(n).__name__}")
     if n == 0:
