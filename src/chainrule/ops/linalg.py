@@ -188,7 +188,7 @@ class LinalgSvd(Function):
         "skew(Vh gVh^T) / E, E[i, j] = S[j]^2 - S[i]^2, and their parts off U's and Vh's span"
     )
 
-    def forward(self, a: Any, part: Any, result: Any = None) -> Any:
+    def forward(self, a: Any, part: Any, *, result: Any = None) -> Any:
         self.part = part
         if result is None:
             result = lapack.svd(a, full_matrices=False)
