@@ -20,13 +20,18 @@ PREFIX = "_saved_"
 INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
 
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
-# always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output.
+# always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
+# ("option", key) an array the node keeps; ("stat", key) layer norm's statistic of that key.
 TensorSpec = tuple[Any, ...]
 
 
 # The values are read from the node while it lives, and from what release keeps of it after
 # (snapshot): its inputs' shapes (and strides, for the products), and the options it keeps.
-OPTIONS = ("dims", "keepdim", "dim", "index")
+OPTIONS = (
+    "dims", "keepdim", "dim", "index", "dof", "reduce", "include_self", "lo", "hi", "coef",
+    "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
+    "upper", "options", "k",
+)  # fmt: skip
 
 
 def _shape(fn: Any, i: int) -> tuple[int, ...]:
@@ -84,6 +89,23 @@ def _slice_end(fn: Any) -> int:
     return INT64_MAX if end is None else end
 
 
+def _opt(key: str) -> Callable[[Any], Any]:
+    return lambda fn: _option(fn, key)
+
+
+def _dims(fn: Any) -> tuple[int, ...]:
+    """The dims reduced, all of them where none were given (logsumexp's, as PyTorch's)."""
+    dims = _option(fn, "dims")
+    return tuple(range(len(_shape(fn, 0)))) if dims is None else tuple(dims)
+
+
+def _correction(fn: Any) -> Any:
+    """var's correction: the count reduced less the degrees of freedom the node keeps."""
+    shape = _shape(fn, 0)
+    dims = range(len(shape)) if _option(fn, "dims") is None else _option(fn, "dims")
+    return math.prod(shape[d] for d in dims) - _option(fn, "dof")
+
+
 def _moved(fn: Any) -> list[int]:
     return [i for i, d in enumerate(_option(fn, "dims")) if i != d]
 
@@ -96,6 +118,8 @@ _REDUCED = {
     "dim": lambda fn: tuple(_option(fn, "dims")),
     "keepdim": lambda fn: _option(fn, "keepdim"),
 }
+
+_REDUCED_ALL = {"dim": lambda fn: () if _option(fn, "dims") is None else tuple(_option(fn, "dims"))}
 
 # PyTorch's node name -> its saved values that are not tensors
 VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
@@ -148,6 +172,53 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "SoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     "LogSoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
+    "VarBackward0": {
+        "correction": _correction,
+        "dim": lambda fn: None if _option(fn, "dims") is None else tuple(_option(fn, "dims")),
+        "keepdim": _opt("keepdim"),
+    },
+    "ScatterReduceBackward0": {
+        "dim": _opt("dim"),
+        "include_self": _opt("include_self"),
+        "reduce": _opt("reduce"),
+    },
+    "UnbindBackward0": {"dim": lambda fn: len(_option(fn, "index")) - 1},
+    "LogsumexpBackward0": {"dim": _dims, "keepdim": _opt("keepdim")},
+    "AmaxBackward0": {**_REDUCED_ALL, "keepdim": _opt("keepdim")},
+    "AminBackward0": {**_REDUCED_ALL, "keepdim": _opt("keepdim")},
+    "ClampBackward1": {"max": _opt("hi"), "min": _opt("lo")},
+    "EluBackward0": {
+        # the node keeps alpha * scale; exact for elu (scale 1) and for selu's two constants
+        "alpha": lambda fn: _option(fn, "coef") / _option(fn, "scale"),
+        "input_scale": _opt("input_scale"),
+        "scale": _opt("scale"),
+    },
+    "CeluBackward0": {"alpha": _opt("coef")},
+    "CatBackward0": {"dim": _opt("dim")},
+    "StackBackward0": {"dim": _opt("dim")},
+    "CumsumBackward0": {"dim": _opt("dim")},
+    "CumprodBackward0": {"dim": _opt("dim")},
+    "LogcumsumexpBackward0": {"dim": _opt("dim")},
+    "GatherBackward0": {"dim": _opt("dim"), "sparse_grad": lambda fn: False},
+    "GeluBackward0": {"approximate": _opt("approximate")},
+    "LogitBackward0": {"eps": _opt("eps")},
+    "PolygammaBackward0": {"n": _opt("n")},
+    "LeakyReluBackward0": {"negative_slope": _opt("slope")},
+    "ExpandBackward0": {"self_sym_sizes": _sizes(0)},
+    "DiagEmbedBackward0": {"dim1": _opt("dim1"), "dim2": _opt("dim2"), "offset": _opt("offset")},
+    "LinalgVectorNormBackward0": {
+        "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
+        "keepdim": _opt("keepdim"),
+        "ord": _opt("p"),
+    },
+    "LinalgSolveTriangularBackward0": {
+        "left": lambda fn: _option(fn, "options")[1],
+        "unitriangular": lambda fn: _option(fn, "options")[2],
+        "upper": lambda fn: _option(fn, "options")[0],
+    },
+    "CholeskySolveBackward0": {"upper": _opt("upper")},
+    "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
+    "NativeLayerNormBackward0": {"normalized_shape": lambda fn: _shape(fn, 0)[-_option(fn, "k") :]},
 }
 
 _RESULT: dict[str, TensorSpec] = {"result": ("result",)}
@@ -179,7 +250,48 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         + ("Expm1Backward0", "Exp2Backward0"),
         _RESULT,
     ),
-}
+    **dict.fromkeys(
+        ("VarBackward0", "ClampBackward1", "EluBackward0", "CeluBackward0", "MishBackward0")
+        + ("GeluBackward0", "LogitBackward0", "PolygammaBackward0", "LeakyReluBackward0")
+        + ("HardswishBackward0", "HardsigmoidBackward0", "NanToNumBackward0")
+        + ("SpecialEntrBackward0", "LinalgMatrixExpBackward0"),
+        _SELF,
+    ),
+    **dict.fromkeys(
+        ("LogsumexpBackward0", "AmaxBackward0", "AminBackward0", "CumprodBackward0")
+        + ("LogcumsumexpBackward0", "LinalgPinvBackward0", "SpecialI0EBackward0")
+        + ("SpecialI1Backward0", "SpecialI1EBackward0", "SpecialLogNdtrBackward0")
+        + ("SpecialErfcxBackward0", "CopysignBackward0", "CopysignBackward1")
+        + ("LinalgVectorNormBackward0",),
+        {**_SELF, **_RESULT},
+    ),
+    **dict.fromkeys(
+        ("LogaddexpBackward0", "Logaddexp2Backward0", "FmaxBackward0", "FminBackward0")
+        + ("XlogyBackward0", "SpecialXlog1PyBackward0", "FmodBackward1")
+        + ("SpecialZetaBackward0", "IgammaBackward0", "IgammacBackward0"),
+        {"other": ("input", 1, None), "self": ("input", 0, None)},
+    ),
+    "SpecialNdtriBackward0": _RESULT,
+    "LinalgInvExBackward0": {"inverse": ("result",)},
+    "LinalgCholeskyExBackward0": {"L": ("result",)},
+    "HypotBackward0": {"other": ("input", 1, None), "result": ("result",), **_SELF},
+    "LdexpBackward0": {"other": ("input", 1, None), "result": ("result",)},
+    "PowBackward1": {"exponent": ("input", 1, None), "result": ("result",), **_SELF},
+    "CholeskySolveBackward0": {"input2": ("input", 1, None), "result": ("result",), **_SELF},
+    "LinalgSolveTriangularBackward0": {"result": ("result",), **_SELF},
+    "DotBackward0": {"self": ("input", 0, 1), "tensor": ("input", 1, 0)},
+    "MvBackward0": {"self": ("input", 0, 1), "vec": ("input", 1, 0)},
+    "WhereBackward0": {"condition": ("input", 0, None)},
+    "GatherBackward0": {"index": ("input", 1, None), **_SELF},
+    "ScatterReduceBackward0": {
+        "index": ("option", "index"), "result": ("result",), "self": ("input", 0, None),
+        "src": ("input", 1, None),
+    },
+    "NativeLayerNormBackward0": {
+        "bias": ("input", 2, None), "input": ("input", 0, None), "weight": ("input", 1, None),
+        "result1": ("stat", "mean"), "result2": ("stat", "rstd"),
+    },
+}  # fmt: skip
 
 
 def table_key(op: str, name: str) -> str:
@@ -210,7 +322,8 @@ def snapshot(fn: Any) -> dict[str, Any]:
     the products' strides, and the options among OPTIONS (release calls it only for the node
     types that ``snapshots``, so that other nodes pay nothing)."""
     inputs, own = fn.inputs, fn.__dict__
-    kept = {k: own[k] for k in OPTIONS if k in own}
+    # an array option (gather's index) is a saved tensor: freed, as PyTorch frees it
+    kept = {k: own[k] for k in OPTIONS if k in own and not isinstance(own[k], array.ndarray)}
     kept["shapes"] = [getattr(getattr(x, "_array", None), "shape", None) for x in inputs]
     if type(fn).__name__ in ("MmBackward0", "AddmmBackward0"):
         kept["strides"] = [x.stride() for x in inputs[:2]]
@@ -245,7 +358,7 @@ def saved(fn: Any, attr: str) -> Any:
     if key not in values and key not in tensors:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
     spec = tensors.get(key)
-    if spec is not None and spec[0] != "result" and not _wanted(fn, spec):
+    if spec is not None and spec[0] in ("input", "input.mT") and not _wanted(fn, spec):
         return None  # never saved: None after backward too
     if fn.inputs is None and key not in values:
         raise RuntimeError(
@@ -269,8 +382,15 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
         out = T._make(fn.saved_result, True)
         out.grad_fn = fn
         return out
+    if spec[0] == "option":  # an array the node keeps, as PyTorch's saved index
+        return T._make(fn.__dict__[spec[1]])
+    if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
+        x, k = fn.inputs[0], fn.__dict__["k"]
+        return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
     kind, i, _ = spec
     x = fn.inputs[i]
+    if x is None:  # an optional input not given (layer norm's weight, clamp's bound)
+        return None
     if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
         return T._make(array.xp.asarray(x))
     now = 0 if x._vc is None else x._vc[0]
