@@ -21,7 +21,8 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
-# ("option", key) an array the node keeps; ("stat", key) layer norm's statistic of that key.
+# ("option", key) an array the node keeps; ("stat", key) layer norm's statistic of that key;
+# ("optional", i) input i, None where not given (the node must snapshot: see _absent).
 TensorSpec = tuple[Any, ...]
 
 
@@ -288,7 +289,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "src": ("input", 1, None),
     },
     "NativeLayerNormBackward0": {
-        "bias": ("input", 2, None), "input": ("input", 0, None), "weight": ("input", 1, None),
+        "bias": ("optional", 2), "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("stat", "mean"), "result2": ("stat", "rstd"),
     },
 }  # fmt: skip
@@ -360,6 +361,8 @@ def saved(fn: Any, attr: str) -> Any:
     spec = tensors.get(key)
     if spec is not None and spec[0] in ("input", "input.mT") and not _wanted(fn, spec):
         return None  # never saved: None after backward too
+    if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
+        return None  # an optional input not given: None after backward too
     if fn.inputs is None and key not in values:
         raise RuntimeError(
             f"{name}: {attr}: its saved values were freed by backward (the graph is freed as "
@@ -368,6 +371,12 @@ def saved(fn: Any, attr: str) -> Any:
     if key in values:
         return values[key](fn)
     return _tensor(fn, attr, tensors[key])
+
+
+def _absent(fn: Any, i: int) -> bool:
+    if fn.inputs is None:  # the node snapshots: its inputs' shapes, None for None
+        return fn.__dict__["_kept"]["shapes"][i] is None
+    return fn.inputs[i] is None
 
 
 def _wanted(fn: Any, spec: TensorSpec) -> bool:
@@ -387,10 +396,8 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
-    kind, i, _ = spec
+    kind, i = spec[:2]
     x = fn.inputs[i]
-    if x is None:  # an optional input not given (layer norm's weight, clamp's bound)
-        return None
     if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
         return T._make(array.xp.asarray(x))
     now = 0 if x._vc is None else x._vc[0]
