@@ -352,3 +352,32 @@ def _compare_saved() -> tuple[int, list[str]]:
             if got != want:
                 wrong.append(f"{row.name}: {got}, PyTorch's {want}")
     return told, wrong
+
+
+def _written_after_saving(lib: Any) -> dict[str, Any]:
+    """Nodes whose saved input is then written in place, keyed by the _saved_* that reads it."""
+    x = lib.ones(2, 3, requires_grad=True) * 1
+    w = lib.ones(3, requires_grad=True) * 1
+    src = lib.ones(2, 2, requires_grad=True) * 1
+    index = lib.tensor([[0, 2], [1, 1]])
+    nodes = {
+        "var._saved_self": x.var(0).grad_fn,
+        "layer_norm._saved_weight": lib.nn.functional.layer_norm(x, (3,), w).grad_fn,
+        "scatter_reduce._saved_src": x.scatter_reduce(1, index, src, "amax").grad_fn,
+        "gather._saved_self": x.gather(1, index).grad_fn,
+        "pow._saved_exponent": x.pow(x).grad_fn,
+    }
+    for t in (x, w, src):
+        t.mul_(2)
+    return nodes
+
+
+def test_a_saved_input_written_in_place_is_refused_as_torchs() -> None:
+    for lib in (torch, cr):
+        for name, fn in _written_after_saving(lib).items():
+            with pytest.raises(RuntimeError, match="(?i)modified by an in-?place operation"):
+                _ = getattr(fn, name.split(".")[1])
+    fn = _written_after_saving(cr)["layer_norm._saved_weight"]
+    ours = r"^NativeLayerNormBackward0: _saved_weight: input 1, of shape \(3,\), was modified"
+    with pytest.raises(RuntimeError, match=ours):
+        _ = fn._saved_weight
