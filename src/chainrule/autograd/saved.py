@@ -21,7 +21,8 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
-# ("option", key) an array the node keeps; ("stat", key) layer norm's statistic of that key;
+# ("option", key[, i]) an array the node keeps (item i of a tuple it keeps); ("stat", key)
+# layer norm's statistic of that key;
 # ("optional", i) input i, None where not given (the node must snapshot: see _absent).
 TensorSpec = tuple[Any, ...]
 
@@ -31,7 +32,7 @@ TensorSpec = tuple[Any, ...]
 OPTIONS = (
     "dims", "keepdim", "dim", "index", "dof", "reduce", "include_self", "lo", "hi", "coef",
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
-    "upper", "options", "k",
+    "upper", "options", "k", "mode", "full",
 )  # fmt: skip
 
 
@@ -219,6 +220,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "CholeskySolveBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
+    "LinalgQrBackward0": {"mode": _opt("mode")},
+    "LinalgSvdBackward0": {
+        "S_sym_argsize_minus_1": lambda fn: min(_shape(fn, 0)[-2:]),  # S's last size
+        "full_matrices": _opt("full"),
+    },
     "NativeLayerNormBackward0": {"normalized_shape": lambda fn: _shape(fn, 0)[-_option(fn, "k") :]},
 }
 
@@ -288,6 +294,14 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "index": ("option", "index"), "result": ("result",), "self": ("input", 0, None),
         "src": ("input", 1, None),
     },
+    "LinalgQrBackward0": {"Q": ("option", "result", 0), "R": ("option", "result", 1)},
+    "LinalgEighBackward0": {
+        "eigenvalues": ("option", "result", 0), "eigenvectors": ("option", "result", 1),
+    },
+    "LinalgSvdBackward0": {
+        "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
+    },
+    "FrexpBackward0": {"exponent": ("option", "exponent")},
     "NativeLayerNormBackward0": {
         "bias": ("optional", 2), "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("stat", "mean"), "result2": ("stat", "rstd"),
@@ -391,8 +405,9 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
         out = T._make(fn.saved_result, True)
         out.grad_fn = fn
         return out
-    if spec[0] == "option":  # an array the node keeps, as PyTorch's saved index
-        return T._make(fn.__dict__[spec[1]])
+    if spec[0] == "option":  # an array the node keeps (or one of a tuple it keeps)
+        kept = fn.__dict__[spec[1]] if len(spec) == 2 else fn.__dict__[spec[1]][spec[2]]
+        return None if kept is None else T._make(kept)
     if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
