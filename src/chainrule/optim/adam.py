@@ -112,7 +112,7 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         t = state["step"]
         m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
-        tmp = grad * (1 - beta1)
+        tmp = xp.multiply(grad, 1 - beta1, out=xp.empty_like(m))  # an array, also for 0-d
         m *= beta1
         m += tmp
         xp.multiply(grad, grad, out=tmp)

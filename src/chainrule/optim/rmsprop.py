@@ -109,7 +109,7 @@ class RMSprop(Optimizer):
         """The same rule with one scratch array for every term (fastpath/table.py)."""
         lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
         square_avg = state["square_avg"]._array
-        tmp = grad * grad
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(square_avg))  # an array, also for 0-d
         tmp *= 1 - alpha
         square_avg *= alpha
         square_avg += tmp
