@@ -32,7 +32,7 @@ TensorSpec = tuple[Any, ...]
 OPTIONS = (
     "dims", "keepdim", "dim", "index", "dof", "reduce", "include_self", "lo", "hi", "coef",
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
-    "upper", "options", "k", "mode", "full",
+    "upper", "options", "k", "mode", "full", "geometry",
 )  # fmt: skip
 
 
@@ -106,6 +106,27 @@ def _correction(fn: Any) -> Any:
     shape = _shape(fn, 0)
     dims = range(len(shape)) if _option(fn, "dims") is None else _option(fn, "dims")
     return math.prod(shape[d] for d in dims) - _option(fn, "dof")
+
+
+def _geometry(key: str) -> Callable[[Any], Any]:
+    """A 2-D convolution's stride, padding, dilation or groups; padding one number a dim, or
+    the (before, after) pair where they differ (padding="same" of an even kernel, which
+    PyTorch's node sees as an input padded beforehand)."""
+
+    def read(fn: Any) -> Any:
+        value = _option(fn, "geometry")[key]
+        return tuple(p[0] if p[0] == p[1] else p for p in value) if key == "padding" else value
+
+    return read
+
+
+def _bias_sizes(fn: Any) -> tuple[int, ...]:
+    """The bias's sizes, (0,) where there is none (as PyTorch's)."""
+    if fn.inputs is None:
+        shape = fn.__dict__["_kept"]["shapes"][2]
+    else:
+        shape = None if fn.inputs[2] is None else fn.inputs[2]._array.shape
+    return (0,) if shape is None else tuple(shape)
 
 
 def _moved(fn: Any) -> list[int]:
@@ -220,6 +241,15 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "CholeskySolveBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
+    "Conv2d.ConvolutionBackward0": {
+        "bias_sym_sizes_opt": _bias_sizes,
+        "dilation": _geometry("dilation"),
+        "groups": _geometry("groups"),
+        "output_padding": lambda fn: (0,) * len(_option(fn, "geometry")["stride"]),
+        "padding": _geometry("padding"),
+        "stride": _geometry("stride"),
+        "transposed": lambda fn: False,
+    },
     "LinalgQrBackward0": {"mode": _opt("mode")},
     "LinalgSvdBackward0": {
         "S_sym_argsize_minus_1": lambda fn: min(_shape(fn, 0)[-2:]),  # S's last size
@@ -302,6 +332,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
     },
     "FrexpBackward0": {"exponent": ("option", "exponent")},
+    "Conv2d.ConvolutionBackward0": {"input": ("input", 0, None), "weight": ("input", 1, None)},
     "NativeLayerNormBackward0": {
         "bias": ("optional", 2), "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("stat", "mean"), "result2": ("stat", "rstd"),
@@ -312,8 +343,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
 def table_key(op: str, name: str) -> str:
     """The entry in the tables of a node of ``op`` named ``name``: the name, or "Op.Name" for
     an op whose node of that name stands for other work than PyTorch's op of the name
-    (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several)."""
-    return f"{op}.{name}" if op in ("Linear", "Einsum") else name
+    (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
+    transposed convolution's node is PyTorch's convolution of other inputs)."""
+    return f"{op}.{name}" if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") else name
 
 
 def _key(fn: Any) -> str:
