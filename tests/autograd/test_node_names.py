@@ -381,3 +381,28 @@ def test_a_saved_input_written_in_place_is_refused_as_torchs() -> None:
     ours = r"^NativeLayerNormBackward0: _saved_weight: input 1, of shape \(3,\), was modified"
     with pytest.raises(RuntimeError, match=ours):
         _ = fn._saved_weight
+
+
+def _numbers_and_bounds(lib: Any) -> dict[str, Any]:
+    """Nodes that save a number (pow's base, xlogy's other) or an optional tensor bound."""
+    x = (lib.rand(2, 3, dtype=lib.float64) + 0.5).requires_grad_()
+    m = lib.rand(3, dtype=lib.float64, requires_grad=True)
+    return {
+        "1.7 ** x": 1.7**x, "xlogy(x, 1.7)": lib.xlogy(x, 1.7), "clamp(max=m)": x.clamp(max=m),
+        "clamp(min=m)": x.clamp(min=m), "clamp(0, m)": x.clamp(m * 0, m + 1),
+        "clamp(0.1, 0.9)": x.clamp(0.1, 0.9),
+    }  # fmt: skip
+
+
+def test_saved_numbers_and_bounds_are_torchs_before_and_after_backward() -> None:
+    """A number is a value, kept after backward; a bound not given is None, before and after."""
+    shown = []
+    for lib in (torch, cr):
+        seen = {}
+        for name, y in _numbers_and_bounds(lib).items():
+            before = _saved(y.grad_fn, lib)
+            y.sum().backward()
+            seen[name] = (y.grad_fn.name(), before, _saved(y.grad_fn, lib))
+        shown.append(seen)
+    assert shown[1] == shown[0]
+    assert shown[1]["clamp(max=m)"][2]["_saved_min"] is None

@@ -23,7 +23,7 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
 # ("option", key[, i]) an array the node keeps (item i of a tuple it keeps); ("stat", key)
 # layer norm's statistic of that key;
-# ("optional", i) input i, None where not given (the node must snapshot: see _absent).
+# ("optional", i) input i, None where not given.
 TensorSpec = tuple[Any, ...]
 
 
@@ -127,6 +127,11 @@ def _bias_sizes(fn: Any) -> tuple[int, ...]:
     else:
         shape = None if fn.inputs[2] is None else fn.inputs[2]._array.shape
     return (0,) if shape is None else tuple(shape)
+
+
+def _number(i: int) -> Callable[[Any], Any]:
+    """Input i, a number (pow's base in 2 ** x): kept by the snapshot."""
+    return lambda fn: fn.__dict__["_kept"]["numbers"][i] if fn.inputs is None else fn.inputs[i]
 
 
 def _moved(fn: Any) -> list[int]:
@@ -250,6 +255,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "stride": _geometry("stride"),
         "transposed": lambda fn: False,
     },
+    "PowBackward2": {"self": _number(0)},
+    "XlogyBackward2": {"other": _number(1)},
     "LinalgQrBackward0": {"mode": _opt("mode")},
     "LinalgSvdBackward0": {
         "S_sym_argsize_minus_1": lambda fn: min(_shape(fn, 0)[-2:]),  # S's last size
@@ -332,6 +339,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
     },
     "FrexpBackward0": {"exponent": ("option", "exponent")},
+    "ClampBackward0": {"max": ("optional", 2), "min": ("optional", 1), **_SELF},
+    "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
+    "XlogyBackward2": _SELF,
     "Conv2d.ConvolutionBackward0": {"input": ("input", 0, None), "weight": ("input", 1, None)},
     "NativeLayerNormBackward0": {
         "bias": ("optional", 2), "input": ("input", 0, None), "weight": ("optional", 1),
@@ -376,6 +386,8 @@ def snapshot(fn: Any) -> dict[str, Any]:
         kept["strides"] = [x.stride() for x in inputs[:2]]
     if type(fn).__name__ == "PowBackward0":
         kept["exponent"] = inputs[1]
+    if type(fn).__name__ in ("PowBackward2", "XlogyBackward2"):
+        kept["numbers"] = [None if isinstance(x, tensor_type()) else x for x in inputs]
     return kept
 
 
@@ -420,8 +432,8 @@ def saved(fn: Any, attr: str) -> Any:
 
 
 def _absent(fn: Any, i: int) -> bool:
-    if fn.inputs is None:  # the node snapshots: its inputs' shapes, None for None
-        return fn.__dict__["_kept"]["shapes"][i] is None
+    if fn.inputs is None:  # freed: its edge tells a tensor from the rest (None among them)
+        return fn.__dict__["_edges"][i] is NUMBER
     return fn.inputs[i] is None
 
 
