@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     rows = [r for r in catalog.ROWS if not args.only or r.name.startswith(tuple(args.only))]
     rows = rows[args.skip :]
-    sizes = ["small"] if args.quick else list(SIZES)
+    sizes = ["small"] if args.quick else args.sizes
     repeats, block = (5, 0.0005) if args.quick else (args.repeats, args.block)
     results: dict[str, dict[str, list[float]]] = {}
     for row in rows:
@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, list[float]]]:
     ap.add_argument("--only", nargs="*", help="rows whose name starts with one of these")
     ap.add_argument("--quick", action="store_true", help="small inputs, one block each")
     ap.add_argument("--skip", type=int, default=0, help="leave out the first SKIP rows")
+    ap.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--block", type=float, default=0.003, help="seconds a timed block lasts")
     ap.add_argument("--write", help="run pinned and unpinned; write the section to this file")
