@@ -406,3 +406,16 @@ def test_saved_numbers_and_bounds_are_torchs_before_and_after_backward() -> None
         shown.append(seen)
     assert shown[1] == shown[0]
     assert shown[1]["clamp(max=m)"][2]["_saved_min"] is None
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3), (3, 5)])
+def test_linalg_lu_saves_torchs_factors(shape: tuple[int, ...]) -> None:
+    """P, L and U, rebuilt from the LU and pivots the node keeps, are PyTorch's values."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    factors = []
+    for lib in (torch, cr):
+        fn = lib.linalg.lu(lib.tensor(a, requires_grad=True))[1].grad_fn
+        assert fn.name() == "LinalgLuBackward0" and fn._saved_pivot is True
+        factors.append([getattr(fn, f"_saved_{k}").detach().numpy() for k in "PLU"])
+    for ours, theirs in zip(factors[1], factors[0], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)

@@ -22,7 +22,7 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
 # ("option", key[, i]) an array the node keeps (item i of a tuple it keeps); ("stat", key)
-# layer norm's statistic of that key;
+# layer norm's statistic of that key; ("lu", "P" | "L" | "U") a factor of linalg.lu's;
 # ("optional", i) input i, None where not given.
 TensorSpec = tuple[Any, ...]
 
@@ -258,6 +258,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "PowBackward2": {"self": _number(0)},
     "XlogyBackward2": {"other": _number(1)},
     "LinalgQrBackward0": {"mode": _opt("mode")},
+    "LinalgLuBackward0": {"pivot": lambda fn: True},  # chainrule's LU always pivots
     "LinalgSvdBackward0": {
         "S_sym_argsize_minus_1": lambda fn: min(_shape(fn, 0)[-2:]),  # S's last size
         "full_matrices": _opt("full"),
@@ -339,6 +340,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
     },
     "FrexpBackward0": {"exponent": ("option", "exponent")},
+    "LinalgLuBackward0": {"L": ("lu", "L"), "P": ("lu", "P"), "U": ("lu", "U")},
     "ClampBackward0": {"max": ("optional", 2), "min": ("optional", 1), **_SELF},
     "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
     "XlogyBackward2": _SELF,
@@ -431,6 +433,20 @@ def saved(fn: Any, attr: str) -> Any:
     return _tensor(fn, attr, tensors[key])
 
 
+def _lu_factor(result: tuple[Any, Any], part: str) -> Any:
+    """P, L (unit lower, m x k) or U (upper, k x n), k = min(m, n), as linalg.lu gives them."""
+    from ..ops.decompositions import permutation  # the ops import autograd: not at the top
+
+    lu, pivots = result
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    if part == "P":
+        return permutation(pivots, m, lu.dtype)
+    if part == "L":
+        return array.xp.tril(lu[..., :, :k], -1) + array.xp.eye(m, k, dtype=lu.dtype)
+    return array.xp.triu(lu[..., :k, :])
+
+
 def _absent(fn: Any, i: int) -> bool:
     if fn.inputs is None:  # freed: its edge tells a tensor from the rest (None among them)
         return fn.__dict__["_edges"][i] is NUMBER
@@ -452,6 +468,8 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     if spec[0] == "option":  # an array the node keeps (or one of a tuple it keeps)
         kept = fn.__dict__[spec[1]] if len(spec) == 2 else fn.__dict__[spec[1]][spec[2]]
         return None if kept is None else T._make(kept)
+    if spec[0] == "lu":  # a factor of A = P L U, from LAPACK's (LU, pivots) the node keeps
+        return T._make(_lu_factor(fn.__dict__["result"], spec[1]))
     if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
