@@ -221,6 +221,18 @@ def node_type(op: Any, name: str) -> Any:
     return made
 
 
+def named(out: Any, name: str) -> Any:
+    """``out``, the output of a primitive that serves several PyTorch ops, its node (where one
+    was recorded) typed with the name PyTorch gives the calling method's: the one place a Tensor
+    method says which op it is (``t()``'s permute is ``TBackward0``, ``squeeze``'s reshape
+    ``SqueezeBackward0``). Call it only on a primitive's fresh output, never on a tensor that
+    may be the method's input."""
+    fn = out.grad_fn
+    if fn is not None:
+        fn.__class__ = node_type(fn.primitive, name)
+    return out
+
+
 def _remade(op: Any, name: str) -> Any:
     """A node of op's type named ``name``, its state yet to be set (unpickling a node)."""
     return object.__new__(node_type(op, name))

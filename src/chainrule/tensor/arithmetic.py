@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..arguments import broadcast_shape, need_number, normalize_dims
 from ..autograd.forward_ad import carries
+from ..autograd.node import named
 from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor
 
@@ -44,7 +45,8 @@ class Arithmetic(Core):
 
     def __rsub__(self, other: Any) -> Tensor:
         _no_bool(other, self, "sub")
-        return elementwise.Sub.apply(*operands(other, self, "sub"))
+        out = elementwise.Sub.apply(*operands(other, self, "sub"))
+        return named(out, "RsubBackward1") if isinstance(other, (int, float)) else out
 
     def __mul__(self, other: Any) -> Tensor:
         return elementwise.Mul.apply(*operands(self, other, "mul"))
@@ -367,7 +369,11 @@ class Arithmetic(Core):
     def masked_fill(self, mask: Any, value: float) -> Tensor:
         out = where(mask, value, self)
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
-        return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
+        if out._array.dtype != self._array.dtype:
+            return out.to(self.dtype)
+        return named(
+            out, "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0"
+        )
 
     # -- matrix products -------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from ..arguments import (
     need_number,
     normalize_dim,
 )
+from ..autograd.node import named
 from ..ops import movement, selection
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -47,7 +48,7 @@ class Indexing(Core):
                 f"H: tensor.H is only supported on matrices (2-D tensors); got shape "
                 f"{self.shape}; for batches of matrices use tensor.mH"
             )
-        return self.t()
+        return self.transpose(0, 1) if self.ndim else self  # PyTorch's TransposeBackward0
 
     @property
     def mH(self) -> Tensor:
@@ -147,7 +148,8 @@ class Indexing(Core):
 
     def ravel(self) -> Tensor:
         """The values as one dim: a view where the layout allows, else a copy."""
-        return self.reshape(-1)
+        out = self.reshape(-1)  # a copy is PyTorch's contiguous(), then its view
+        return out if out is self else named(out, "ViewBackward0")
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)

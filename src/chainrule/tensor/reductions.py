@@ -20,6 +20,7 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
+from ..autograd.node import named
 from ..ops import linalg, movement, reduce, statistics
 from .arithmetic import floating, where
 from .core import Core, as_tensor
@@ -123,7 +124,9 @@ class Reductions(Core):
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "max")
         if dim is None:  # amax, but with PyTorch's gradient at NaN (see Amax)
             need_elements(self, "max", None)
-            return reduce.Amax.apply(self, dims=None, keepdim=False, nan_ties=True)
+            return named(
+                reduce.Amax.apply(self, dims=None, keepdim=False, nan_ties=True), "MaxBackward1"
+            )
         return _select(self, dim, keepdim, xp.argmax, "max")
 
     def min(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
@@ -132,7 +135,9 @@ class Reductions(Core):
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "min")
         if dim is None:
             need_elements(self, "min", None)
-            return reduce.Amin.apply(self, dims=None, keepdim=False, nan_ties=True)
+            return named(
+                reduce.Amin.apply(self, dims=None, keepdim=False, nan_ties=True), "MinBackward1"
+            )
         return _select(self, dim, keepdim, xp.argmin, "min")
 
     def argmax(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
@@ -209,7 +214,9 @@ class Reductions(Core):
     ) -> ValuesIndices:
         """(values, indices) along dim, NaN counted largest, as PyTorch. The sort is always
         stable (equal values keep their order), which ``stable=False`` allows too."""
-        return _top(self, None, dim, descending, "sort")
+        return _top(
+            self, None, dim, descending, "sort", "SortBackward1" if stable else "SortBackward0"
+        )
 
     def msort(self) -> Tensor:
         """The values sorted along dim 0 (sort(0).values)."""
@@ -224,7 +231,7 @@ class Reductions(Core):
         """The k largest (or smallest) values along dim and their indices, in order (which
         ``sorted=False`` allows too); the gradient goes to the places they came from."""
         need_number(self, "topk")
-        return _top(self, k, dim, largest, "topk")
+        return _top(self, k, dim, largest, "topk", "TopkBackward0")
 
     def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Products along dim, with cumsum's dtypes."""
@@ -627,7 +634,7 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
     return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(array.int64, copy=False))
 
 
-def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIndices:
+def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) -> ValuesIndices:
     """The first k (all for None) values along dim, sorted (largest first if ``largest``), and
     their indices; the values are gathered, so their gradient goes where they came from."""
     d = normalize_dim(dim, t.ndim, op, t.shape)
@@ -643,6 +650,7 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str) -> ValuesIn
     values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
     if not t.ndim and k == 1:
         values, indices = values.reshape(()), indices.reshape(())
+    values = named(values, node)  # PyTorch's node (the gather's, or the 0-d reshape's)
     return ValuesIndices(values, indices)
 
 
@@ -661,10 +669,11 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndic
     need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
+        values = named(values, f"{op.capitalize()}Backward0")
         return ValuesIndices(values, Tensor._make(xp.zeros((), array.int64, like=t._array)))
     idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(array.int64, copy=False))
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return ValuesIndices(values, indices)
+    return ValuesIndices(named(values, f"{op.capitalize()}Backward0"), indices)

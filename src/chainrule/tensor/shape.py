@@ -27,6 +27,7 @@ from ..arguments import (
     split_index,
     spread_or_keyword,
 )
+from ..autograd.node import named
 from ..ops import movement
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -44,7 +45,11 @@ class Shape(Core):
 
     @property
     def T(self) -> Tensor:
-        return self.permute(*reversed(range(self.ndim)))
+        if self.ndim < 2:
+            return self
+        return named(
+            movement.Permute.apply(self, dims=tuple(reversed(range(self.ndim)))), "PermuteBackward0"
+        )
 
     @property
     def mT(self) -> Tensor:
@@ -63,7 +68,10 @@ class Shape(Core):
             new = None
         if new is None:
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
-        return self if new == data.shape else movement.Reshape.apply(self, shape=new)
+        if new == data.shape:
+            return self
+        out = movement.Reshape.apply(self, shape=new)  # a copy is PyTorch's clone and unsafe view
+        return out if out._vc is self._vc or not data.size else named(out, "UnsafeViewBackward0")
 
     def view(self, *shape: Any, size: Any = None) -> Tensor:
         """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
@@ -96,7 +104,11 @@ class Shape(Core):
         """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
         if self.ndim > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
-        return self if self.ndim < 2 else self.transpose(0, 1)
+        return (
+            self
+            if self.ndim < 2
+            else named(movement.Permute.apply(self, dims=(1, 0)), "TBackward0")
+        )
 
     def narrow(self, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
@@ -145,11 +157,15 @@ class Shape(Core):
         else:
             dims = list(normalize_dims(dim, self, "squeeze") or ())
         kept = tuple(n for d, n in enumerate(self.shape) if not (d in dims and n == 1))
-        return self.reshape(kept)
+        if kept == self.shape:
+            return self
+        which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
+        return named(movement.Reshape.apply(self, shape=kept), f"SqueezeBackward{which}")
 
     def unsqueeze(self, dim: int) -> Tensor:
         d = normalize_dim(dim, self.ndim + 1, "unsqueeze", self.shape)
-        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])  # a 1 inserted at d
+        shape = self.shape[:d] + (1,) + self.shape[d:]  # a 1 inserted at d
+        return named(movement.Reshape.apply(self, shape=shape), "UnsqueezeBackward0")
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         order = list(range(self.ndim))
@@ -174,7 +190,9 @@ class Shape(Core):
                 f"permute: dims {tuple(dims)} are not a permutation of the {self.ndim} dims of a "
                 f"tensor of shape {self.shape}"
             )
-        return self if norm == tuple(range(self.ndim)) else movement.Permute.apply(self, dims=norm)
+        if norm == tuple(range(self.ndim)):
+            return self
+        return named(movement.Permute.apply(self, dims=norm), "PermuteBackward0")
 
     def expand(self, *sizes: Any, size: Any = None) -> Tensor:
         sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
@@ -344,14 +362,14 @@ class Shape(Core):
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return where(keep, self, _zero(self))
+        return named(where(keep, self, _zero(self)), "TrilBackward0")
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return where(keep, self, _zero(self))
+        return named(where(keep, self, _zero(self)), "TriuBackward0")
 
     def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -437,7 +455,8 @@ class Shape(Core):
                 f"repeat_interleave: output_size {output_size} differs from the {len(source)} "
                 f"values the repeats make; got shape {self.shape}"
             )
-        return self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
+        out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
+        return named(out, "IndexSelectBackward0") if isinstance(repeats, Tensor) else out
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         """The slices index names along dim, in its order; of a 0-d self, self (index must
@@ -452,7 +471,7 @@ class Shape(Core):
                 )
             return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
-        return self[(slice(None),) * d + (idx,)].contiguous()
+        return named(self[(slice(None),) * d + (idx,)].contiguous(), "IndexSelectBackward0")
 
     def scatter(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
