@@ -257,6 +257,14 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "PowBackward2": {"self": _number(0)},
     "XlogyBackward2": {"other": _number(1)},
+    **dict.fromkeys(
+        ("Gather.SortBackward0", "Gather.SortBackward1", "Gather.TopkBackward0"),
+        {"dim": _opt("dim"), "self_sym_sizes": _sizes(0)},
+    ),
+    **dict.fromkeys(
+        ("Gather.MaxBackward0", "Gather.MinBackward0"),  # keepdim: else a view follows
+        {"dim": _opt("dim"), "keepdim": lambda fn: True, "self_sym_sizes": _sizes(0)},
+    ),
     "LinalgQrBackward0": {"mode": _opt("mode")},
     "LinalgLuBackward0": {"pivot": lambda fn: True},  # chainrule's LU always pivots
     "LinalgSvdBackward0": {
@@ -340,6 +348,11 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
     },
     "FrexpBackward0": {"exponent": ("option", "exponent")},
+    **dict.fromkeys(
+        ("Gather.SortBackward0", "Gather.SortBackward1", "Gather.TopkBackward0")
+        + ("Gather.MaxBackward0", "Gather.MinBackward0"),
+        {"indices": ("input", 1, None)},
+    ),
     "MaxBackward1": {**_SELF, **_RESULT},
     "MinBackward1": {**_SELF, **_RESULT},
     "MaskedFillBackward0": {"mask": ("input", 0, None)},
@@ -359,8 +372,12 @@ def table_key(op: str, name: str) -> str:
     """The entry in the tables of a node of ``op`` named ``name``: the name, or "Op.Name" for
     an op whose node of that name stands for other work than PyTorch's op of the name
     (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
-    transposed convolution's node is PyTorch's convolution of other inputs)."""
-    return f"{op}.{name}" if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") else name
+    transposed convolution's node is PyTorch's convolution of other inputs), or where the
+    tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's)."""
+    key = f"{op}.{name}"
+    if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:
+        return key
+    return name
 
 
 def _key(fn: Any) -> str:
