@@ -182,7 +182,7 @@ def markdown(results: dict[str, dict[str, list[float]]], pinned: bool) -> list[s
     lines = [f"Threads {'pinned to 1' if pinned else 'unpinned'}:", ""]
     for column in columns:
         ratios = [got[column][0] for got in results.values() if column in got]
-        limit = 1.2 if column.endswith("10^6") else (1.0 if "backward" in column else 3.0)
+        limit = 1.0 if "backward" in column else (1.2 if column.endswith("10^6") else 3.0)
         lines.append(f"- {column}: {summary(ratios, limit)}")
     lines += ["", "| row | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, got in results.items():
