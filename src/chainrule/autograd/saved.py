@@ -455,13 +455,18 @@ def saved(fn: Any, attr: str) -> Any:
 
 def _lu_factor(result: tuple[Any, Any], part: str) -> Any:
     """P, L (unit lower, m x k) or U (upper, k x n), k = min(m, n), as linalg.lu gives them."""
-    from ..ops.decompositions import permutation  # the ops import autograd: not at the top
-
     lu, pivots = result
     m, n = lu.shape[-2:]
     k = min(m, n)
-    if part == "P":
-        return permutation(pivots, m, lu.dtype)
+    if part == "P":  # P[perm[i], i] = 1, perm LAPACK's 1-based row swaps applied in order
+        swaps = pivots.reshape(-1, pivots.shape[-1]) - 1  # (batch, k)
+        P = array.xp.zeros((swaps.shape[0], m, m), dtype=lu.dtype)  # (batch, m, m)
+        for b, row_swaps in enumerate(swaps.tolist()):
+            perm = list(range(m))
+            for i, j in enumerate(row_swaps):
+                perm[i], perm[j] = perm[j], perm[i]
+            P[b, perm, range(m)] = 1
+        return P.reshape(*pivots.shape[:-1], m, m)  # (..., m, m)
     if part == "L":
         return array.xp.tril(lu[..., :, :k], -1) + array.xp.eye(m, k, dtype=lu.dtype)
     return array.xp.triu(lu[..., :k, :])
