@@ -420,13 +420,14 @@ def test_a_saved_input_written_in_place_is_refused_as_torchs() -> None:
 
 
 def _numbers_and_bounds(lib: Any) -> dict[str, Any]:
-    """Nodes that save a number (pow's base, xlogy's other) or an optional tensor bound."""
+    """Nodes that save a number (pow's base, xlogy's other), an optional tensor bound, or a
+    mask beside a tensor value."""
     x = (lib.rand(2, 3, dtype=lib.float64) + 0.5).requires_grad_()
     m = lib.rand(3, dtype=lib.float64, requires_grad=True)
     return {
         "1.7 ** x": 1.7**x, "xlogy(x, 1.7)": lib.xlogy(x, 1.7), "clamp(max=m)": x.clamp(max=m),
         "clamp(min=m)": x.clamp(min=m), "clamp(0, m)": x.clamp(m * 0, m + 1),
-        "clamp(0.1, 0.9)": x.clamp(0.1, 0.9),
+        "clamp(0.1, 0.9)": x.clamp(0.1, 0.9), "masked_fill(mask, m[0])": x.masked_fill(x > 1, m[0]),
     }  # fmt: skip
 
 

@@ -356,6 +356,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "MaxBackward1": {**_SELF, **_RESULT},
     "MinBackward1": {**_SELF, **_RESULT},
     "MaskedFillBackward0": {"mask": ("input", 0, None)},
+    "MaskedFillBackward1": {"mask": ("input", 0, None)},
     "LinalgLuBackward0": {"L": ("lu", "L"), "P": ("lu", "P"), "U": ("lu", "U")},
     "ClampBackward0": {"max": ("optional", 2), "min": ("optional", 1), **_SELF},
     "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
