@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import errstate, xp
+from ..array import errstate, module_of, xp
 from ..autograd.primitive import Function
 from .elementwise import Where
 
@@ -23,7 +23,7 @@ def _opmath(x: Any) -> Any:
     so the passes can write in place."""
     if x.dtype.itemsize < 4:
         return x.astype(xp.float32)
-    return xp.asarray(x)
+    return module_of(x).asarray(x)  # the array's own module: a device array stays one
 
 
 def _softplus(bx: Any) -> Any:
