@@ -13,6 +13,8 @@ to 1e-5 in float32 and 1e-10 in float64. Every error is checked against PyTorch'
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -32,9 +34,15 @@ def on_cuda(t: cr.Tensor) -> bool:
     return t.is_cuda and t.device == CUDA and type(t._array) is array.accelerator.ndarray
 
 
-def close(a: np.ndarray, b: np.ndarray) -> None:
-    """Equal on the stand-in; within the dtype's tolerance on a GPU."""
-    if EXACT:
+# Rows of LAPACK's decompositions and solvers: for one matrix the host calls SciPy's LAPACK
+# in the matrix's own dtype, a device its array module's linalg, so the two agree to rounding
+# (as two BLAS libraries do), not bit for bit, on the stand-in too.
+LAPACK = re.compile(r"linalg|det|cholesky|qr|svd|solve|norm_nuc|eig|lu|inv|lstsq|matrix_exp")
+
+
+def close(a: np.ndarray, b: np.ndarray, exact: bool = EXACT) -> None:
+    """Equal on the stand-in (where ``exact``); within the dtype's tolerance on a GPU."""
+    if exact:
         np.testing.assert_array_equal(a, b)
     else:
         tol = 1e-10 if a.dtype == np.float64 else 1e-5
@@ -360,7 +368,7 @@ def test_the_op_catalog_on_cuda_equals_the_cpu(row: Row, dtype) -> None:
             cr.set_default_device(None)
     assert len(results[0]) == len(results[1])
     for a, b in zip(*results, strict=True):
-        close(a, b)
+        close(a, b, EXACT and not LAPACK.search(row.name))
 
 
 def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:

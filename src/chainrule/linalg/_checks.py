@@ -66,7 +66,7 @@ def attached(value: Any, A: Tensor) -> Tensor:
     of the same op requires grad though nothing flows through it (a sign, an empty factor)."""
     if not A.requires_grad:
         return constant(value)
-    keep = constant(xp.ones(value.shape, dtype=bool))
+    keep = constant(xp.ones_like(value, dtype=bool))  # on value's device
     return where(keep, constant(value), A.sum() * 0.0)
 
 
