@@ -103,6 +103,11 @@ class Pointwise(Core):
 
     def ldexp(self, other: Any) -> Tensor:
         """self * 2**other."""
+        if getattr(other, "dtype", None) == array.bool_ and array.is_floating(self.dtype):
+            raise TypeError(  # PyTorch's kernel for a floating self takes no bool exponent
+                f"ldexp: a bool exponent of a floating tensor is refused, as in PyTorch; got "
+                f"shapes {self.shape} and {tuple(other.shape)}, dtypes {self.dtype} and bool"
+            )
         return pointwise.Ldexp.apply(*_floats(self, other, "ldexp"))
 
     def float_power(self, exponent: Any) -> Tensor:
