@@ -224,6 +224,18 @@ LAYERS: dict[str, tuple[tuple, dict, list[tuple[int, ...]]]] = {
     "BCEWithLogitsLoss": ((), {"reduction": "none"}, [(3, 4), (3, 4)]),
     "BatchNorm1d": ((4,), {}, [(6, 4)]),
     "BatchNorm2d": ((3,), {}, [(2, 3, 4, 4)]),
+    "Softmax2d": ((), {}, [(2, 3, 4, 4)]),
+    "SyncBatchNorm": ((3,), {}, [(2, 3, 4, 4)]),
+    "LazyLinear": ((5,), {}, [(3, 4)]),
+    "LazyConv1d": ((5, 3), {}, [(2, 3, 8)]),
+    "LazyConv2d": ((5, 3), {"padding": 1}, [(2, 3, 6, 6)]),
+    "LazyConv3d": ((5, 3), {}, [(2, 3, 4, 4, 4)]),
+    "LazyConvTranspose1d": ((5, 3), {"stride": 2}, [(2, 3, 4)]),
+    "LazyConvTranspose2d": ((5, 3), {"stride": 2}, [(2, 3, 4, 4)]),
+    "LazyConvTranspose3d": ((5, 3), {"stride": 2}, [(2, 3, 3, 3, 3)]),
+    "LazyBatchNorm1d": ((), {}, [(6, 4)]),
+    "LazyBatchNorm2d": ((), {}, [(2, 3, 4, 4)]),
+    "LazyBatchNorm3d": ((), {}, [(2, 3, 2, 4, 4)]),
     "CELU": ((), {}, [(3, 4)]),
     "Conv1d": ((3, 5, 3), {}, [(2, 3, 8)]),
     "Conv2d": ((3, 5, 3), {"padding": 1}, [(2, 3, 6, 6)]),
@@ -342,6 +354,8 @@ LAYERS: dict[str, tuple[tuple, dict, list[tuple[int, ...]]]] = {
 # Layers whose inputs are not random floats of a shape (integer targets and offsets); their
 # outputs are checked against PyTorch's by the test files named.
 LAID_OUT_ELSEWHERE = {
+    "DataParallel": "tests/nn/test_buffer_softmax2d_sync_dataparallel.py",  # wraps a module
+    "RNNBase": "tests/nn/test_module_paths.py",  # the base of RNN, LSTM and GRU, laid out above
     "CTCLoss": "tests/nn/test_margin_likelihood_losses.py",
     "EmbeddingBag": "tests/nn/test_embedding_bag_bilinear.py",
     "HingeEmbeddingLoss": "tests/nn/test_margin_likelihood_losses.py",
@@ -398,6 +412,10 @@ def test_layer_layout_is_torchs(name: str) -> None:
     torch.manual_seed(0)
     theirs = _layer(torch, name, args, kwargs)
     ours = _layer(cr, name, args, kwargs)
+    if name.startswith("Lazy"):  # a lazy layer has its parameters after a first call
+        first_ours, first_theirs = _inputs(name, shapes)
+        with cr.no_grad(), torch.no_grad():
+            ours(*first_ours), theirs(*first_theirs)
     copy_into(ours, theirs)
     x_ours, x_theirs = _inputs(name, shapes)
     for x in x_theirs:
