@@ -140,3 +140,17 @@ def test_a_view_made_without_recording_is_still_refused(switch):
         view.add_(1.0)
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
         view[0] = 1.0
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_a_0d_integer_divided_in_place_is_refused_as_in_pytorch(dtype: str) -> None:
+    """int / int is a float, which an integer tensor cannot hold: PyTorch refuses, and the
+    one-ufunc path must not cast the 0-d result back silently."""
+    with pytest.raises(RuntimeError, match="result type Float"):
+        torch.tensor(3, dtype=getattr(torch, dtype)).div_(
+            torch.tensor(2, dtype=getattr(torch, dtype))
+        )
+    t = cr.tensor(3, dtype=getattr(cr, dtype))
+    with pytest.raises(RuntimeError, match=r"^div_: the result's dtype float32"):
+        t.div_(cr.tensor(2, dtype=getattr(cr, dtype)))
+    assert t.item() == (True if dtype == "bool" else 3) and t._version == 0

@@ -545,7 +545,10 @@ class InPlace(Core):
                     if arr.ndim:
                         ufunc(arr, src, out=arr)
                     else:  # NumPy's scalar result, assigned: a third quicker than out=
-                        arr[()] = ufunc(arr, src)
+                        result = ufunc(arr, src)
+                        if result.dtype != arr.dtype:  # int / int is a float: _write refuses
+                            raise TypeError(op)
+                        arr[()] = result
                 except (TypeError, ValueError, OverflowError):
                     pass
                 else:
