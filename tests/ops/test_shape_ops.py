@@ -65,7 +65,7 @@ def test_node_names_are_pytorchs() -> None:
     assert x.as_strided((2,), (1,)).grad_fn.name() == "AsStridedBackward0"
     assert x[0].diag_embed().grad_fn.name() == "DiagEmbedBackward0"
     assert x.select(1, 0).grad_fn.name() == "SelectBackward0"
-    assert x.movedim(0, 1).grad_fn.name() == "TransposeBackward0"
+    assert x.movedim(0, 1).grad_fn.name() == "PermuteBackward0"  # as PyTorch names it
 
 
 INPLACE = {

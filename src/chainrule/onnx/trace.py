@@ -123,8 +123,9 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
             steps.append(Step(cls.__name__, inputs, options, out))
         return out
 
-    def top(t: Any, k: Any, dim: int, largest: bool, op: str) -> Any:
-        return whole("TopK", top_, (t,), dict(k=k, dim=dim, largest=largest), k, dim, largest, op)
+    def top(t: Any, k: Any, dim: int, largest: bool, op: str, node: str) -> Any:
+        options = dict(k=k, dim=dim, largest=largest)
+        return whole("TopK", top_, (t,), options, k, dim, largest, op, node)
 
     def arg(t: Any, dim: Any, keepdim: bool, fn: Any, op: str) -> Any:
         name = "ArgMax" if op == "argmax" else "ArgMin"
