@@ -193,6 +193,11 @@ KNOWN.update(
         "margin_ranking_loss": (("uint8",), "a -1 target cannot be made in uint8: " + _INNER),
         "soft_margin_loss": (("uint8",), "a -1 target cannot be made in uint8: " + _INNER),
         "multilabel_soft_margin_loss": (("uint8",), "computes in float32 where torch wraps uint8"),
+        **dict.fromkeys(
+            ("index_reduce__mean", "index_reduce__prod_exclusive", "index_reduce__amax"),
+            (INTS + ("bool",), "refuses with scatter_reduce's message, the op it is made of"),
+        ),
+        **dict.fromkeys(("trapz", "trapz_dx"), (("bool",), "refuses as trapezoid, its own name")),
     }
 )
 _EINSUMS = ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b")

@@ -101,6 +101,7 @@ class Arithmetic(Core):
         return self + (other if alpha == 1 else other * alpha)
 
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        _no_bool(self, other, "sub")  # before alpha makes a bool other a number
         return self - (other if alpha == 1 else other * alpha)
 
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
