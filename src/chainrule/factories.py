@@ -260,6 +260,13 @@ ones_like = _like(ones)
 empty_like = _like(empty)
 
 
+def _to_draw_into(input: Tensor, dtype: Any, device: Any, memory_format: Any, op: str) -> Tensor:
+    """The tensor a ``*_like`` draw fills: ``empty_like(input)`` on input's device unless
+    another is given, laid out in memory as PyTorch's (the draws follow that order)."""
+    dev = input.device if device is None else resolve_device(device, op)
+    return empty_like(input, dtype, device=dev, memory_format=memory_format)
+
+
 def randint_like(
     input: Tensor,
     low: int = 0,
@@ -277,8 +284,7 @@ def randint_like(
     low, high = (0, low) if high is None else (low, high)
     if high <= low:
         raise ValueError(f"randint_like: expected low < high; got low={low} and high={high}")
-    dev = input.device if device is None else resolve_device(device, "randint_like")
-    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    out = _to_draw_into(input, dtype, device, memory_format, "randint_like")
     out.random_(low, high, generator=generator)
     return out.requires_grad_() if requires_grad else out
 
@@ -320,8 +326,7 @@ def rand_like(
 ) -> Tensor:
     """rand with input's shape (and, by default, dtype and layout in memory): drawn into
     ``empty_like(input)`` in its memory order, as PyTorch's ``uniform_()``."""
-    dev = input.device if device is None else resolve_device(device, "rand_like")
-    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    out = _to_draw_into(input, dtype, device, memory_format, "rand_like")
     need_float(out, "rand_like")
     out.uniform_(generator=generator)
     return out.requires_grad_() if requires_grad else out
@@ -338,8 +343,7 @@ def randn_like(
 ) -> Tensor:
     """randn with input's shape (and, by default, dtype and layout in memory): drawn into
     ``empty_like(input)`` in its memory order, as PyTorch's ``normal_()``."""
-    dev = input.device if device is None else resolve_device(device, "randn_like")
-    out = empty_like(input, dtype, device=dev, memory_format=memory_format)
+    out = _to_draw_into(input, dtype, device, memory_format, "randn_like")
     out.normal_(generator=generator)
     return out.requires_grad_() if requires_grad else out
 
