@@ -1,8 +1,7 @@
-"""DistributedDataParallel: one replica of a model per process, each on its shard of the
-batch, whose gradients are averaged over the processes during backward, in buckets whose
-all-reduce starts as soon as their gradients are in, so that it overlaps the rest of
-backward. The collectives are chainrule.distributed's. DataParallel, PyTorch's one-process
-wrapper, runs the module on the one device it is on.
+"""DistributedDataParallel, at PyTorch's path torch.nn.parallel.distributed: one replica of a
+model per process, each on its shard of the batch, whose gradients are averaged over the
+processes during backward, in buckets whose all-reduce starts as soon as their gradients are
+in, so that it overlaps the rest of backward. The collectives are chainrule.distributed's.
 """
 
 from __future__ import annotations
@@ -11,17 +10,16 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .. import array
-from .. import distributed as dist
-from ..array import xp
-from ..autograd.engine import grad_parents, toposort
-from ..autograd.mode import is_grad_enabled
-from ..autograd.versions import bump
-from ..factories import zeros
-from ..tensor import Tensor
-from .module import Module, Parameter
+from ... import distributed as dist
+from ...array import xp
+from ...autograd.engine import grad_parents, toposort
+from ...autograd.mode import is_grad_enabled
+from ...autograd.versions import bump
+from ...factories import zeros
+from ...tensor import Tensor
+from ..module import Module, Parameter
 
-__all__ = ["DataParallel", "DistributedDataParallel"]
+__all__ = ["DistributedDataParallel"]
 
 MIB = 1024 * 1024
 DEFAULT_BUCKET_CAP_MB = 25  # PyTorch's
@@ -405,39 +403,3 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = previous
-
-
-class DataParallel(Module):
-    """PyTorch's DataParallel where there is one device to run on: ``module`` is reached as
-    ``.module`` (state_dict keys gain the prefix ``module.``) and a call runs it. Without a
-    GPU, as PyTorch's, ``device_ids`` is ``[]`` and the arguments are not kept; with one,
-    ``device_ids`` names a single GPU (all of them by default, so one), and splitting the
-    batch over several is refused: DistributedDataParallel runs one process per device."""
-
-    def __init__(
-        self,
-        module: Module,
-        device_ids: Sequence[Any] | None = None,
-        output_device: Any = None,
-        dim: int = 0,
-    ) -> None:
-        super().__init__()
-        if not isinstance(module, Module):
-            raise TypeError(f"DataParallel: module must be a Module; got {type(module).__name__}")
-        self.module = module
-        if not array.cuda_count():  # PyTorch's CPU branch: nothing else is kept
-            self.device_ids: list[int] = []
-            return
-        ids = range(array.cuda_count()) if device_ids is None else device_ids
-        self.device_ids = [array.cuda_device(d, "DataParallel").index or 0 for d in ids]
-        if len(self.device_ids) > 1:
-            raise RuntimeError(
-                f"DataParallel: splitting the batch over several GPUs is not supported; got "
-                f"device_ids {self.device_ids}; use DistributedDataParallel (one process per "
-                "GPU) or device_ids=[0]"
-            )
-        self.dim = dim
-        self.output_device = self.device_ids[0] if output_device is None else output_device
-
-    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        return self.module(*inputs, **kwargs)
