@@ -60,18 +60,21 @@ def gradcheck(
     same finite differences. With ``check_batched_grad``, ``v^T J`` for two upstream
     gradients at once by ``func.vmap`` over them must equal one backward pass each, as
     PyTorch's (it checks that func's ops batch). ``check_backward_ad=False`` skips the
-    reverse-mode checks (``check_forward_ad`` must then be on). The batched forward and
-    masked checks are refused.
+    reverse-mode checks (``check_forward_ad`` must then be on). With
+    ``check_batched_forward_grad`` (which needs ``check_forward_ad``), each input's
+    forward-mode derivatives along two random tangents at once, by ``func.vmap`` over them,
+    must equal one forward pass per tangent, as PyTorch's. The masked check is refused.
 
     Returns True; on a failed check, raises GradcheckError (naming the input, the worst
     entry's index and both values), or returns False with ``raise_exception=False``. Bad
     arguments (no input requiring grad, a float32 input) raise ValueError.
     """
-    _refuse(
-        "gradcheck",
-        check_batched_forward_grad=check_batched_forward_grad,
-        masked=masked,
-    )
+    _refuse("gradcheck", masked=masked)
+    if check_batched_forward_grad and not check_forward_ad:
+        raise ValueError(
+            "gradcheck: check_batched_forward_grad=True needs check_forward_ad=True; got "
+            "check_forward_ad=False"
+        )
     if not (check_backward_ad or check_forward_ad):
         raise ValueError(
             "gradcheck: expected at least one of check_forward_ad or check_backward_ad to be "
@@ -87,6 +90,8 @@ def gradcheck(
                 _check_batched(func, args, checked, atol, rtol)
         if check_forward_ad:
             _check_forward(func, args, checked, eps, atol, rtol, fast_mode)
+            if check_batched_forward_grad:
+                _check_batched_forward(func, args, checked, atol, rtol)
     except GradcheckError:
         if raise_exception:
             raise
@@ -279,6 +284,46 @@ def _check_batched(
                     f"gradient {b} of a batch of 2 by vmap (check_batched_grad) differs from "
                     f"one backward pass's by {worst!r} (atol {atol}, rtol {rtol})"
                 )
+
+
+def _jvp(func: Callable[..., Any], args: tuple[Any, ...], i: int, tangent: Tensor) -> tuple:
+    """The tangents of func's floating outputs along ``tangent`` for input i (the other
+    inputs fixed), zeros where an output does not depend on it."""
+    from .autograd import forward_ad as fw
+
+    with fw.dual_level():
+        full = [x.detach() if isinstance(x, Tensor) else x for x in args]
+        full[i] = fw.make_dual(args[i].detach(), tangent)
+        outs = [fw.unpack_dual(o) for o in _float_outputs(func(*full))]
+        return tuple(_zeros(o.primal) if o.tangent is None else o.tangent for o in outs)
+
+
+def _check_batched_forward(
+    func: Callable[..., Any], args: tuple[Any, ...], checked: list[int], atol: float, rtol: float
+) -> None:
+    """check_batched_forward_grad: for each input, the jvp along a batch of two tangents by
+    vmap over them (func's forward batched with its tangents) against one jvp per tangent."""
+    from .func import vmap
+
+    rng = B.host.random.default_rng(3)
+    for i in checked:
+        x = args[i]
+        tangents = Tensor._make(
+            B.from_host(rng.standard_normal((2, *x.shape)), x._array).astype(x._array.dtype)
+        )
+        one = [_jvp(func, args, i, tangents[b]) for b in range(2)]
+        batched = vmap(lambda t, i=i: _jvp(func, args, i, t))(tangents)
+        for k, got in enumerate(batched):
+            for b in range(2):
+                want, have = one[b][k]._array, got._array[b]
+                if not xp.all(xp.abs(have - want) <= atol + rtol * xp.abs(want)):
+                    worst = float(xp.max(xp.abs(have - want)))
+                    raise GradcheckError(
+                        f"gradcheck: input {i} (shape {x.shape}), output {k}: the forward-mode "
+                        f"derivative along tangent {b} of a batch of 2 by vmap "
+                        f"(check_batched_forward_grad) differs from one forward pass's by "
+                        f"{worst!r} (atol {atol}, rtol {rtol})"
+                    )
 
 
 def _check_forward(

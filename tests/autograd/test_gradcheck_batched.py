@@ -64,3 +64,42 @@ def test_check_backward_ad_false_skips_the_reverse_mode_checks():
     )
     with pytest.raises(ValueError, match="at least one of check_forward_ad or check_backward_ad"):
         cr.testing.gradcheck(ForwardRight.apply, (x,), check_backward_ad=False)
+
+
+def test_check_batched_forward_grad_passes_where_the_ops_batch():
+    args = (_x(3, 4), _x(4, 2))
+    assert cr.testing.gradcheck(_f, args, check_forward_ad=True, check_batched_forward_grad=True)
+    tx = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    tw = torch.randn(4, 2, dtype=torch.float64, requires_grad=True)
+
+    def tf(x, w):
+        return (x @ w).tanh().softmax(-1), x.exp().sum(0)
+
+    assert torch.autograd.gradcheck(
+        tf, (tx, tw), check_forward_ad=True, check_batched_forward_grad=True
+    )
+
+
+def test_check_batched_forward_grad_fails_where_a_batching_rule_is_wrong(monkeypatch):
+    right = batching.RULES["Mul"]
+
+    def wrong(cls, args, batched, size):  # the batch's examples swapped
+        return right(cls, args, batched, size).flip(0)
+
+    monkeypatch.setitem(batching.RULES, "Mul", wrong)  # in the tangents' rules
+    args = (_x(3, 4), _x(4, 2))
+    assert cr.testing.gradcheck(_f, args, check_forward_ad=True)  # one tangent at a time
+    kw = {"check_forward_ad": True, "check_batched_forward_grad": True}
+    assert not cr.testing.gradcheck(_f, args, raise_exception=False, **kw)
+    with pytest.raises(
+        cr.testing.GradcheckError, match=r"input 0 \(shape .*output 0.*check_batched_forward"
+    ):
+        cr.testing.gradcheck(_f, args, **kw)
+
+
+def test_check_batched_forward_grad_needs_check_forward_ad():
+    with pytest.raises(ValueError, match="check_batched_forward_grad=True needs check_forward"):
+        cr.testing.gradcheck(_f, (_x(3, 4), _x(4, 2)), check_batched_forward_grad=True)
+    tx = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(AssertionError, match="requires check_forward_ad"):
+        torch.autograd.gradcheck(torch.sin, (tx,), check_batched_forward_grad=True)

@@ -262,7 +262,6 @@ def test_gradgradcheck_uses_the_grad_outputs_given() -> None:
 def _refused() -> list[tuple[str, str, Any]]:
     """Every keyword of torch's two checks that chainrule's refuse, with the value asked."""
     return [
-        ("gradcheck", "check_batched_forward_grad", True),
         ("gradcheck", "masked", True),
         ("gradgradcheck", "check_fwd_over_rev", True),
         ("gradgradcheck", "masked", True),
@@ -272,7 +271,8 @@ def _refused() -> list[tuple[str, str, Any]]:
 
 HONOURED = {"eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
             "check_grad_dtypes", "fast_mode", "gen_non_contig_grad_outputs",
-            "check_forward_ad", "check_batched_grad", "check_backward_ad"}  # fmt: skip
+            "check_forward_ad", "check_batched_grad", "check_backward_ad",
+            "check_batched_forward_grad"}  # fmt: skip
 
 
 @pytest.mark.parametrize("check", ["gradcheck", "gradgradcheck"])
@@ -289,7 +289,8 @@ def test_every_keyword_is_honoured_or_refused(check: str) -> None:
     assert (
         tested
         | {"raise_exception", "check_undefined_grad", "eps", "atol", "rtol", "check_forward_ad"}
-        | {"check_batched_grad", "check_backward_ad"}  # test_gradcheck_batched.py
+        | {"check_batched_grad", "check_backward_ad", "check_batched_forward_grad"}
+        # (those three: test_gradcheck_batched.py)
         == HONOURED
     )
 

@@ -71,7 +71,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
             f"exit_dual_level: no dual level {level if level is not None else ''} is open; "
             "enter one first (dual_level())"
         )
-    for ref in _carriers.values():
+    for ref in list(_carriers.values()):  # a dropped tangent may free a carrier
         t = ref()
         if t is not None:
             t.__dict__.pop("_tangent", None)
