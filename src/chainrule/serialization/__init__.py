@@ -5,6 +5,8 @@ Arrays go into the file as safetensors tensors named by their dotted path (a mod
 state_dict keeps its own keys, so any safetensors reader can load it); everything else is
 kept as JSON in the file's metadata. Loading such a file only parses; it never runs code.
 Also here: writing one file atomically (run_files.py replaces a run's set of files as one).
+What a pickled object may name is restricted_unpickler.py's; tensors sharing memory,
+shared_storage.py's.
 """
 
 from __future__ import annotations
@@ -26,19 +28,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import array
-from . import weights_only as weights_only_
-from .array import CPU, device
-from .nn.module import Module, Parameter
-from .shared_storage import view_in, views_of_others
-from .sparse import SparseTensor, sparse_coo_tensor
-from .tensor import Tensor
-from .weights_only import (
+from .. import array
+from ..array import CPU, device
+from ..nn.module import Module, Parameter
+from ..sparse import SparseTensor, sparse_coo_tensor
+from ..tensor import Tensor
+from . import restricted_unpickler
+from .restricted_unpickler import (
     add_safe_globals,
     clear_safe_globals,
     get_safe_globals,
     safe_globals,
 )
+from .shared_storage import view_in, views_of_others
 
 __all__ = [
     "add_safe_globals",
@@ -145,7 +147,7 @@ def load(
     ``weights_only`` is PyTorch's (True unless given): a file of a pickled object (what
     :func:`save` wrote for a whole Module) loads only if every class and function it names
     is allowed (tensors and containers, and what ``add_safe_globals`` or ``with
-    safe_globals([...])`` allow: weights_only.py), since unpickling can run any code;
+    safe_globals([...])`` allow: restricted_unpickler.py), since unpickling can run any code;
     otherwise it is refused by the name, unless weights_only is False.
     TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (or CHAINRULE_FORCE_...) makes the default False,
     and TORCH_FORCE_WEIGHTS_ONLY_LOAD=1 makes it True even when given.
@@ -153,7 +155,7 @@ def load(
     unknown = set(kwargs) - {"mmap", "pickle_module"}
     if unknown:
         raise TypeError(f"load: unexpected keyword arguments {sorted(unknown)}")
-    weights_only = weights_only_.settled(weights_only)
+    weights_only = restricted_unpickler.settled(weights_only)
     place = _map_location(map_location)
     if hasattr(f, "read"):
         name = getattr(f, "name", "the file object")
@@ -174,7 +176,7 @@ def get_unsafe_globals_in_checkpoint(f: str | os.PathLike | BinaryIO) -> list[st
     if f.read(len(_PICKLED)) != _PICKLED:
         return []
     f.readline()
-    return weights_only_.unsafe_names(f, getattr(f, "name", "the file object"))
+    return restricted_unpickler.unsafe_names(f, getattr(f, "name", "the file object"))
 
 
 def _save_pickled(obj: Any, f: Any, kind: str) -> None:
@@ -210,7 +212,7 @@ def _load_pickled(f: Any, path: Any, where: Any, weights_only: bool, kwargs: dic
             "pickle_module out, or pass weights_only=False if you trust the file"
         )
     if weights_only:
-        obj = weights_only_.unpickle(f, f"{path} (a {kind}, saved whole by cr.save)")
+        obj = restricted_unpickler.unpickle(f, f"{path} (a {kind}, saved whole by cr.save)")
     else:
         obj = (kwargs.get("pickle_module") or pickle).load(f)
     is_device = isinstance(where, (str, device)) or hasattr(where, "type")

@@ -2,7 +2,7 @@
 object (a Module saved whole) loads only when every class and function its pickle names is
 allowed (chainrule's tensors and PyTorch's containers by default, the rest by
 ``add_safe_globals`` or ``safe_globals``); anything else is refused by name before any of its
-code runs. serialization.py calls it and re-exports its public names."""
+code runs. The package's __init__ calls it and re-exports its public names."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-from . import array
-from .array import device
-from .autograd.versions import Counter
-from .nn.module import Parameter
-from .tensor import Tensor
-from .tensor.size import Size
+from .. import array
+from ..array import device
+from ..autograd.versions import Counter
+from ..nn.module import Parameter
+from ..tensor import Tensor
+from ..tensor.size import Size
 
 __all__ = [
     "add_safe_globals",

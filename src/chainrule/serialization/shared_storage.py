@@ -1,7 +1,7 @@
 """Tensors that share memory in a saved object: which of them to write as views into the
 memory of another (save), and those views made again in the loaded arrays (load). PyTorch
 keeps one storage for a tensor and its views, so its files hold their bytes once; so do
-serialization.py's."""
+serialization's."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import math
 import sys
 from typing import Any
 
-from . import array
-from .sparse import SparseTensor
-from .tensor import Tensor
+from .. import array
+from ..sparse import SparseTensor
+from ..tensor import Tensor
 
 xp = array.host  # files are read into host memory
 
