@@ -20,7 +20,7 @@ from .autograd.primitive import Function
 from .scalar.engine import RULES as VALUE_RULES
 from .scalar.engine import WEIGHTED_SUM, Value, rule_of
 from .tensor import Tensor
-from .tools.explain_forward import explain_forward
+from .tools.explain_forward import explain_forward, forward_steps, push_forward
 from .tools.layout import fit_width, rankdir_for
 from .tools.monitor import Monitor
 
@@ -588,6 +588,9 @@ def walkthrough(
     params: Any = None,
     gradient: Any = None,
     retain_graph: bool = False,
+    *,
+    mode: str = "backward",
+    tangents: Any = None,
 ) -> str:
     """Run the backward pass from ``root`` and write it as a page that steps through it;
     return ``path``.
@@ -605,15 +608,25 @@ def walkthrough(
     The gradients left in ``.grad`` are those of ``root.backward(gradient, retain_graph)``,
     which this replaces, as `explain` does; ``gradient`` and ``retain_graph`` are unused
     for a scalar ``Value``.
+
+    ``mode="forward"`` steps through forward mode instead (tools/explain_forward.py):
+    ``tangents`` (leaf -> tensor, or a number for every element) pushed from the leaves to
+    the root, each node's tangent and the jvp rule that made it; nothing runs backward.
+    ``mode="both"`` records both passes, the page switching between them.
     """
     from .tools import walkthrough as page
 
     order, _ = _walk(root, "walkthrough")
     names = _leaf_names(order, params)
+    forward = push_forward(tangents or {}, order) if page.forward_mode(mode, root) else []
     if isinstance(root, Value):
         record = _record_value(root, order, names)
+    elif mode == "forward":
+        record = {**_finish(_Nodes(order, names), [], []), "leaves": []}
     else:
         record = _record_tensor(root, order, names, gradient, retain_graph)
+    if forward:
+        record["forward"] = forward_steps(forward, record["objects"], _values, rule, _role)
     modules = _modules(order, params)
     for i, node in enumerate(record["objects"]):
         record["nodes"][i]["module"] = modules.get(id(node), "")

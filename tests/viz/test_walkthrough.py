@@ -95,8 +95,10 @@ def decode(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "nodes": nodes, "steps": steps, "names": names}
 
 
-def leaf_grads(tags: list[tuple[str, dict[str, str | None]]]) -> dict[str, Any]:
-    return {a["data-leaf"]: json.loads(a["data-grad"] or "") for _, a in tags if "data-leaf" in a}
+def leaf_grads(data: dict[str, Any]) -> dict[str, Any]:
+    """Each leaf's final .grad as the page keeps it, by name (the table's rows are built from
+    these, data-leaf and data-grad on each)."""
+    return {leaf["name"]: leaf["grad"] for leaf in data["leaves"]}
 
 
 # -- the file ------------------------------------------------------------------------------
@@ -155,8 +157,8 @@ def test_scalar_steps_are_value_backwards_order(tmp_path: Path) -> None:
 def test_leaf_gradients_in_the_page_are_the_engines(tmp_path: Path) -> None:
     root, params = broadcast_graph()
     cr.viz.walkthrough(root, str(tmp_path / "p.html"), params=params)
-    _, data, tags = read(str(tmp_path / "p.html"))
-    grads = leaf_grads(tags)
+    _, data, _ = read(str(tmp_path / "p.html"))
+    grads = leaf_grads(data)
     assert sorted(grads) == ["a", "b"]
     for name, t in params.items():
         assert np.array_equal(np.array(grads[name]), t.grad.numpy())  # float32 exactly in JSON
@@ -166,8 +168,8 @@ def test_leaf_gradients_in_the_page_are_the_engines(tmp_path: Path) -> None:
         assert np.array_equal(params[name].grad.numpy(), t.grad.numpy())
     s_root, model = scalar_mlp()
     cr.viz.walkthrough(s_root, str(tmp_path / "s.html"), params=model)
-    _, _, tags = read(str(tmp_path / "s.html"))
-    grads = leaf_grads(tags)
+    _, data, _ = read(str(tmp_path / "s.html"))
+    grads = leaf_grads(data)
     assert [grads[f"p{i}"] for i in range(len(model.parameters()))] == [
         p.grad for p in model.parameters()
     ]
@@ -205,7 +207,7 @@ def test_a_modules_nodes_fold_into_boxes_and_a_small_gpt_page_stays_small(tmp_pa
     sections = [a["data-view"] for _, a in tags if "data-view" in a and "class" in a]
     assert sections == data["views"] and len(data["layouts"]) == len(sections)
     assert data["names"]["h.0.attn"] == "CausalSelfAttention (h.0.attn)"
-    assert len(leaf_grads(tags)) == len(list(model.parameters()))
+    assert len(leaf_grads(data)) == len(list(model.parameters()))
 
 
 def test_a_tensor_that_needs_no_grad_is_refused(tmp_path: Path) -> None:
@@ -217,8 +219,8 @@ def test_command_line_writes_the_page(tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "backward.html"
     assert cli.main(["graph", "regression", "--html", str(path)]) == 0
     assert "written to" in capsys.readouterr().out
-    _, data, tags = read(str(path))
-    assert len(data["steps"]) > 3 and leaf_grads(tags)
+    _, data, _ = read(str(path))
+    assert len(data["steps"]) > 3 and leaf_grads(data)
     assert cli.main(["graph", "regression"]) == 2
     assert "give --out FILE (a drawing) or --html FILE" in capsys.readouterr().err
 

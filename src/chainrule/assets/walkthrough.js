@@ -1,12 +1,13 @@
 // Steps through the backward pass that chainrule.viz.walkthrough recorded (the JSON in
-// #data, laid out by tools/walkthrough.py): draws the items of the open view that are in
-// sight (a view of 10^5 nodes keeps a few hundred in the page), lights the node of each
-// step, fills in gradients as they arrive, and opens the boxes modules fold into.
+// #data, laid out by tools/walkthrough.py), or its forward-mode pass, switching between the
+// two where both were recorded: draws the items of the open view that are in sight (a view
+// of 10^5 nodes keeps a few hundred in the page), lights the node of each step, fills in
+// gradients (tangents) as they arrive, and opens the boxes modules fold into.
 (function () {
   "use strict";
   const started = performance.now();
   const data = JSON.parse(document.getElementById("data").textContent);
-  const S = data.strings, steps = data.steps, total = steps.length;
+  const S = data.strings;
   const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 500, EDGES = 600, CELL = 1024;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
@@ -19,45 +20,60 @@
   const stats = {loadMs: 0, stepMs: 0, touched: 0, drawn: 0, edges: 0};
   window.walkthroughStats = stats;
 
-  const boxes = data.boxes.map((b) => ({key: S[b[0]], name: S[b[1]], parent: b[2], size: 0, steps: []}));
+  const boxes = data.boxes.map((b) => ({key: S[b[0]], name: S[b[1]], parent: b[2], size: 0}));
   const boxPath = (k) => { const p = []; for (; k >= 0; k = boxes[k].parent) p.unshift(k); return p; };
   const nodes = data.nodes.map((n) => ({
     label: n.label, kind: n.kind || "op", shape: txt(n.shape), value: txt(n.value), rule: txt(n.rule),
-    module: txt(n.module), num: n.num === undefined ? null : n.num, path: boxPath(n.box === undefined ? -1 : n.box),
+    module: txt(n.module), path: boxPath(n.box === undefined ? -1 : n.box),
   }));
-  const name = (i) => (nodes[i].num !== null ? "#" + nodes[i].num + " " : "") + nodes[i].label;
+  nodes.forEach((n) => n.path.forEach((b) => boxes[b].size++));
 
-  // Each node's gradient over the pass ([step, text], in step order), what it received, and
-  // for each leaf the broadcasts undone on the way to its .grad.
-  const hist = nodes.map(() => []), received = nodes.map(() => []), undone = nodes.map(() => []);
-  const stepOf = new Int32Array(nodes.length).fill(0);
-  steps.forEach((st, k) => {
-    const s = k + 1;
-    stepOf[st[0]] = s;
-    hist[st[0]].push([s, st.length > 4 ? ".grad " + S[st[4]] : "grad " + S[st[1]]]);
-    st[3].forEach((g) => {
-      const x = g[6] || {}, now = x.total || x.given || [g[2]];
-      hist[g[0]].push([s, "grad " + S[now[0]] + (g[5] > 1 ? " (" + g[4] + " of " + g[5] + ")" : "")]);
-      received[g[0]].push([s, st[0], g]);
-      if (x.fitted) undone[g[0]].push([s, st[0], x]);
+  // A pass: the backward one (data.steps, in the engine's order) or the forward one
+  // (data.forward, in topological order). For each node its step and number, and in the
+  // backward pass what it received (sparse: [step, from, give]) and for each leaf the
+  // broadcasts undone on the way to its .grad; for each box the steps of its nodes.
+  function makePass(mode, steps) {
+    const P = {mode: mode, steps: steps, total: steps.length, stepOf: new Int32Array(nodes.length),
+      num: new Int32Array(nodes.length), received: [], undone: [], sweep: [], boxSteps: boxes.map(() => [])};
+    steps.forEach((st, k) => {
+      P.stepOf[st[0]] = k + 1;
+      if (mode === "forward") return;
+      st[3].forEach((g) => {
+        (P.received[g[0]] = P.received[g[0]] || []).push([k + 1, st[0], g]);
+        if (g[6] && g[6].fitted) (P.undone[g[0]] = P.undone[g[0]] || []).push([k + 1, st[0], g[6]]);
+      });
     });
-  });
+    data.nodes.forEach((n, i) => {  // the backward pass numbers its nodes in the sweep's order
+      const num = mode === "forward" ? P.stepOf[i] : n.num || 0;
+      P.num[i] = num;
+      if (num) P.sweep[num - 1] = i;
+      if (P.stepOf[i]) nodes[i].path.forEach((b) => P.boxSteps[b].push(P.stepOf[i]));
+    });
+    P.boxSteps.forEach((xs) => xs.sort((a, c) => a - c));
+    return P;
+  }
+  const passes = {};
+  if (data.steps.length) passes.backward = makePass("backward", data.steps);
+  if (data.forward) passes.forward = makePass("forward", data.forward);
+  let P = passes.backward || passes.forward;
+  const name = (i) => (P.num[i] ? "#" + P.num[i] + " " : "") + nodes[i].label;
   const below = (xs, s, key = (x) => x) => {  // how many of xs (sorted by key) are at most s
     let lo = 0, hi = xs.length;
     while (lo < hi) { const m = (lo + hi) >> 1; if (key(xs[m]) <= s) lo = m + 1; else hi = m; }
     return lo;
   };
-  const at = (i, s) => {  // the last entry of hist[i] at or before step s
-    const k = below(hist[i], s, (h) => h[0]);
-    return k ? hist[i][k - 1] : null;
+  const at = (i, s) => {  // node i's gradient (tangent) at step s, from the steps that made it
+    const own = P.stepOf[i];
+    if (own && own <= s) {
+      const st = P.steps[own - 1];
+      if (P.mode === "forward") return "tangent " + S[st[1]];
+      return st.length > 4 ? ".grad " + S[st[4]] : "grad " + S[st[1]];
+    }
+    const got = P.received[i], k = got ? below(got, s, (h) => h[0]) : 0;
+    if (!k) return "";
+    const g = got[k - 1][2], x = g[6] || {}, now = x.total || x.given || [g[2]];
+    return "grad " + S[now[0]] + (g[5] > 1 ? " (" + g[4] + " of " + g[5] + ")" : "");
   };
-  nodes.forEach((n, i) => n.path.forEach((b) => {  // a box counts only the nodes the pass sweeps
-    boxes[b].size++;
-    if (stepOf[i]) boxes[b].steps.push(stepOf[i]);
-  }));
-  boxes.forEach((b) => b.steps.sort((a, c) => a - c));
-  const sweep = [];
-  nodes.forEach((n, i) => { if (n.num !== null) sweep[n.num - 1] = i; });
 
   // Views: 0 the whole graph, k + 1 box k's. A view's layout is read when it first opens.
   const viewOf = new Map(data.views.map((k, v) => [k, v]));
@@ -125,7 +141,7 @@
     const tip = (port ? "outside this box: " : "") + [n.label, n.shape, n.value, n.rule].filter((t) => t).join("\n");
     return {cls: "item " + kind, rep: repOf(code), node: k,
       html: "<title>" + esc(tip) + "</title><rect width=\"" + W + "\" height=\"" + H + "\" rx=\"" + (kind === "op" ? 4 : 1) + "\"/>" +
-        "<text class=\"num\" x=\"" + (W - 6) + "\" y=\"14\">" + (n.num !== null ? "#" + n.num : "") + "</text>" +
+        "<text class=\"num\" x=\"" + (W - 6) + "\" y=\"14\">" + (P.num[k] ? "#" + P.num[k] : "") + "</text>" +
         "<text class=\"t1\" x=\"8\" y=\"17\">" + esc(cut(n.label, 40)) + "</text>" +
         "<text class=\"t2\" x=\"8\" y=\"34\">" + esc(cut(sub, 40)) + "</text><text class=\"g\" x=\"8\" y=\"52\"></text>"};
   }
@@ -227,13 +243,12 @@
       const code = el.code, type = code % 3, k = Math.floor(code / 3);
       let text = "", done = false;
       if (type === 2) {
-        const b = boxes[k], swept = below(b.steps, s);
-        text = s ? swept + " of " + b.steps.length + " swept" : "";
-        done = s > 0 && swept === b.steps.length;
+        const steps = P.boxSteps[k], swept = below(steps, s);
+        text = s ? swept + " of " + steps.length + (P.mode === "forward" ? " pushed" : " swept") : "";
+        done = s > 0 && swept === steps.length;
       } else if (s) {
-        const h = at(k, s);
-        text = h ? h[1] : "";
-        done = stepOf[k] > 0 && stepOf[k] < s;
+        text = at(k, s);
+        done = P.stepOf[k] > 0 && P.stepOf[k] < s;
       }
       const state = (code === lit ? "lit" : gets.has(code) ? "gets" : "") + (done ? " done" : "") + "|" + text;
       if (el.state === state) return;
@@ -271,7 +286,7 @@
   // Show step `step`; where it was stepped to (follow) and its node is outside the open box,
   // first go up to the box it is in (a box the reader opened stays open).
   function render(follow) {
-    const s = step, cur = s > 0 ? steps[s - 1] : null;
+    const s = step, cur = s > 0 ? P.steps[s - 1] : null, total = P.total;
     if (follow && cur && !inView(cur[0], view)) {
       const p = nodes[cur[0]].path, k = view ? p.indexOf(view - 1) : -1;
       open(k >= 0 ? p[k] + 1 : 0);
@@ -282,7 +297,7 @@
     lit = cur ? codeOf(cur[0], view) : null;
     gets = new Set(cur ? cur[3].map((g) => codeOf(g[0], view)) : []);
     const L = layout(view), g = $("graph");
-    const k = L.item.get(lit !== null ? lit : total ? codeOf(steps[0][0], view) : -1);  // step 0: the root
+    const k = L.item.get(lit !== null ? lit : total ? codeOf(P.steps[0][0], view) : -1);  // step 0: the first
     if (k !== undefined) {  // in sight, or scrolled to the middle
       const x = L.x[k] + L.sec.offsetLeft, y = L.y[k] + L.sec.offsetTop;
       if (x < g.scrollLeft || x + W > g.scrollLeft + g.clientWidth || y < g.scrollTop || y + H > g.scrollTop + g.clientHeight) {
@@ -291,16 +306,28 @@
     }
     draw();
     $("panel").dataset.node = cur ? cur[0] : "";
-    $("panel").innerHTML = cur ? describe(s, cur) : order();
+    $("panel").innerHTML = cur ? (P.mode === "forward" ? tell(s, cur) : describe(s, cur)) : order();
     $("leaves").classList.toggle("ready", s === total);  // shows each row's .grad
   }
 
+  // One sentence, in both modes' step 0: the two passes are the chain rule's two orders.
+  const BOTH = "<p class=\"both\">Both modes apply the chain rule on this one graph: backward mode " +
+    "pulls a gradient from the root to every leaf (J<sup>T</sup> g, one pass per output), forward mode " +
+    "pushes a tangent from the leaves to the root (J t, one pass per direction).</p>";
+
   function order() {
+    const sweep = P.sweep;
     const more = sweep.length > LISTED ? "<p>\u2026 and " + (sweep.length - LISTED) + " more, each at its step.</p>" : "";
-    return "<h2>Step 0: the order</h2><p>The engine sorts the graph so that every node comes " +
-      "after all of its consumers, starting at the root; each node is numbered by its place. " +
-      "Step <i>k</i> sweeps node #<i>k</i>: its gradient is complete by then, and its rule " +
-      "hands a gradient to each of its inputs.</p><ol>" +
+    const how = P.mode === "forward"
+      ? "<p>Forward mode (<code>torch.autograd.forward_ad</code>): each leaf given a tangent is a dual " +
+        "tensor, its primal and its tangent. The graph is sorted so that every node comes after all of " +
+        "its inputs; each node is numbered by its place. Step <i>k</i> pushes the tangents of node " +
+        "#<i>k</i>'s inputs through its jvp rule: its tangent is the sum of their parts, J t.</p>"
+      : "<p>The engine sorts the graph so that every node comes " +
+        "after all of its consumers, starting at the root; each node is numbered by its place. " +
+        "Step <i>k</i> sweeps node #<i>k</i>: its gradient is complete by then, and its rule " +
+        "hands a gradient to each of its inputs.</p>";
+    return "<h2>Step 0: the order</h2>" + how + BOTH + "<ol>" +
       sweep.slice(0, LISTED).map((i) => "<li>" + esc(nodes[i].label) + (nodes[i].shape ? " <small>" +
         esc(nodes[i].shape) + "</small>" : "") + "</li>").join("") + "</ol>" + more;
   }
@@ -310,7 +337,7 @@
     out.push("<h2>Step " + s + ": " + esc(name(st[0])) + "</h2>");
     if (n.shape) out.push("<p class=\"shape\">" + esc(n.shape) + "</p>");
     if (n.value) out.push("<p>forward value: " + code(n.value) + "</p>");
-    const got = received[st[0]];
+    const got = P.received[st[0]] || [];
     if (got.length > 1) {
       out.push("<p>Its gradient is the sum of what its " + got.length + " consumers handed it:</p><ul>" +
         got.slice(0, LISTED).map((r) => {
@@ -340,7 +367,35 @@
       });
       out.push("</ul>" + (st[3].length > LISTED ? "<p>\u2026 and " + (st[3].length - LISTED) + " more inputs.</p>" : ""));
     }
-    if (s === total) out.push(done());
+    if (s === P.total) out.push(done());
+    return out.join("");
+  }
+
+  // A step of the forward pass: the tangent each input carries, the part it contributes
+  // through the jvp rule, and their sum, the node's tangent.
+  function tell(s, st) {
+    const n = nodes[st[0]], out = [];
+    out.push("<h2>Step " + s + ": " + esc(name(st[0])) + "</h2>");
+    if (n.shape) out.push("<p class=\"shape\">" + esc(n.shape) + "</p>");
+    if (n.value) out.push("<p>primal: " + code(n.value) + "</p>");
+    if (!st[3].length) {
+      out.push("<p>A leaf given a tangent, as <code>make_dual(primal, tangent)</code> makes it: " +
+        "its tangent is the seed.</p>");
+    } else {
+      out.push("<p>jvp rule: " + code(S[st[4]]) + "</p><ul class=\"gives\">");
+      st[3].slice(0, LISTED).forEach((g) => {
+        out.push("<li><b>" + esc(S[g[1]]) + "</b> = " + esc(name(g[0])) + " carries tangent " + code(S[g[3]]) +
+          "<div class=\"sum\">its part of the tangent: " + code(S[g[5]]) + "</div></li>");
+      });
+      out.push("</ul>" + (st[3].length > LISTED ? "<p>\u2026 and " + (st[3].length - LISTED) + " more inputs.</p>" : ""));
+      if (st[3].length > 1) out.push("<p>The node's tangent is the sum of the " + st[3].length + " parts.</p>");
+    }
+    out.push("<p>tangent: " + code(S[st[2]]) + "</p>");
+    if (s === P.total) {
+      out.push("<h3>The pass is done</h3><p>The tangent of " + esc(name(st[0])) + " is the directional " +
+        "derivative along the leaves' tangents, what <code>torch.func.jvp</code> returns; the backward " +
+        "pass gives the same number as the sum over the leaves of &lt;leaf.grad, tangent&gt;.</p>");
+    }
     return out.join("");
   }
 
@@ -355,7 +410,7 @@
     const leaves = data.leaves.slice(0, LISTED).map((l) => {
       const n = nodes[l.node];
       return "<li><b>" + esc(l.name) + "</b>" + (n.shape ? " <small>" + esc(n.shape) + "</small>" : "") +
-        ": " + code(l.text) + undone[l.node].map((u) =>
+        ": " + code(l.text) + (P.undone[l.node] || []).map((u) =>
         "<div class=\"bcast\">at step " + u[0] + " (" + esc(name(u[1])) + "), " + broadcast(u[2]) + "</div>").join("") + "</li>";
     });
     return "<h3>The pass is done</h3><p>Each leaf's <code>.grad</code>:</p><ul class=\"done\">" + leaves.join("") + "</ul>";
@@ -364,15 +419,15 @@
   function go(s) {
     const t = performance.now();
     stats.touched = 0;
-    step = Math.max(0, Math.min(total, s));
+    step = Math.max(0, Math.min(P.total, s));
     render(true);
-    if (step === total) pause();
+    if (step === P.total) pause();
     stats.stepMs = performance.now() - t;
   }
   function pause() { if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "play"; }
   function play() {
     if (timer) { pause(); return; }
-    if (step === total) go(0);
+    if (step === P.total) go(0);
     $("play").textContent = "pause";
     timer = setInterval(() => go(step + 1), 900);
   }
@@ -389,8 +444,24 @@
     else if (e.key === "ArrowLeft") { go(step - 1); e.preventDefault(); }
     else if (e.key === " ") { play(); e.preventDefault(); }
     else if (e.key === "Home") go(0);
-    else if (e.key === "End") go(total);
+    else if (e.key === "End") go(P.total);
   });
+  // The leaves' table: LISTED rows at a time, the next ones as its last row comes into sight.
+  const body = document.querySelector("#leaves tbody");
+  let listed = 0;
+  function more() {
+    const rows = data.leaves.slice(listed, listed + LISTED).map((l) =>
+      "<tr data-leaf=\"" + esc(l.name) + "\" data-node=\"" + l.node + "\" data-grad=\"" + esc(JSON.stringify(l.grad)) +
+      "\"><td>" + esc(l.name) + "</td><td class=\"final\"><span class=\"wait\">\u2014</span><span class=\"text\">" +
+      esc(l.text) + "</span></td></tr>");
+    listed += rows.length;
+    body.insertAdjacentHTML("beforeend", rows.join(""));
+    if (listed < data.leaves.length) sentinel.observe(body.lastElementChild);
+  }
+  const sentinel = new IntersectionObserver((seen) => {
+    if (seen.some((e) => e.isIntersecting)) { sentinel.disconnect(); more(); }
+  });
+  more();
   let queued = false;
   $("graph").addEventListener("scroll", () => {
     if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; draw(); }); }
@@ -404,6 +475,28 @@
     const a = e.target.closest("a");
     if (a) { e.preventDefault(); open(viewOf.get(a.dataset.view)); }
   });
+  // The switch between the passes, where both were recorded: the drawn items are drawn
+  // again (their numbers are the pass's), and the pass starts at its step 0.
+  const TITLES = {backward: "The backward pass, step by step", forward: "The forward-mode pass, step by step"};
+  function use(mode) {
+    pause();
+    P = passes[mode];
+    laid.forEach((L) => { L.drawn.forEach((el) => el.remove()); L.drawn.clear(); L.sight = null; });
+    $("title").textContent = TITLES[mode];
+    $("slider").max = P.total;
+    $("leaves").hidden = mode === "forward";  // the leaves' .grad: the backward pass's
+    document.querySelectorAll("#modes button").forEach((b) => b.classList.toggle("on", b.dataset.mode === mode));
+    step = 0;
+    render();
+  }
+  if (passes.backward && passes.forward) {
+    $("modes").innerHTML = "<button type=\"button\" data-mode=\"backward\" title=\"gradients from the root to the leaves\">backward</button>" +
+      "<button type=\"button\" data-mode=\"forward\" title=\"tangents from the leaves to the root\">forward</button>";
+    $("modes").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) use(b.dataset.mode); });
+  }
+  $("title").textContent = TITLES[P.mode];
+  $("leaves").hidden = P.mode === "forward";
+  document.querySelectorAll("#modes button").forEach((b) => b.classList.toggle("on", b.dataset.mode === P.mode));
   open(0);
   stats.loadMs = performance.now() - started;
 })();

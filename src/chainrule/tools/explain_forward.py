@@ -1,11 +1,12 @@
-"""The forward-mode pass told step by step, for cr.explain(y, mode="forward", tangents=...):
-the chain rule's other order on the same recorded graph. viz.explain owns the names and the
-backward story; this module pushes tangents through the graph it is given."""
+"""The forward-mode pass told step by step, for cr.explain(y, mode="forward", tangents=...)
+and the walkthrough page's forward mode: the chain rule's other order on the same recorded
+graph. viz owns the names and the backward story; this module pushes tangents through the
+graph it is given."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import array
 from ..autograd import engine
@@ -24,16 +25,29 @@ def _norm(t: Tensor) -> float:
     return float(array.xp.sqrt(array.xp.sum(x * x)))
 
 
-def _tangent_of(x: Tensor, given: Any) -> Tensor:
+def _tangent_of(x: Tensor, given: Any, op: str) -> Tensor:
     """A leaf's tangent as given: a tensor of its shape, or a number for every element."""
     if isinstance(given, Tensor):
         if tuple(given.shape) != tuple(x.shape):
             raise ValueError(
-                f"explain: a tangent's shape differs from its tensor's; got shapes "
+                f"{op}: a tangent's shape differs from its tensor's; got shapes "
                 f"{_shape(given.shape)} and {_shape(x.shape)}"
             )
         return given.detach().to(x.dtype)
     return x.detach().new_full(tuple(x.shape), float(given))
+
+
+def seeds(tangents: Mapping[Tensor, Any], order: Sequence[Tensor], op: str) -> dict[int, Tensor]:
+    """The given tangents by the id of their leaf, each checked to be a leaf behind the root
+    (a tensor of the graph that no op made) and of its leaf's shape."""
+    leaves = {id(t) for t in order if t.grad_fn is None}
+    stray = [x for x in tangents if id(x) not in leaves]
+    if stray:
+        raise ValueError(
+            f"{op}: tangents are given at the graph's leaves; got a tensor of shape "
+            f"{_shape(stray[0].shape)} that is not one of the leaves behind the root"
+        )
+    return {id(x): _tangent_of(x, t, op) for x, t in tangents.items()}
 
 
 def pushed(fn: Function, out: Tensor, tangents: list[Tensor | None]) -> Tensor:
@@ -65,24 +79,15 @@ def explain_forward(
     """Push ``tangents`` (leaf -> tensor or number) from the leaves to ``root`` through the
     nodes in ``order`` (inputs first), and tell each step: the node, the tangent each input
     carries and the one its output gets, J t."""
-    given = {id(x): (x, t) for x, t in tangents.items()}
-    leaves = {id(t) for t in order if t.grad_fn is None}
-    stray = [x for x, _ in given.values() if id(x) not in leaves]
-    if stray:
-        raise ValueError(
-            f"explain: tangents are given at the graph's leaves; got a tensor of shape "
-            f"{_shape(stray[0].shape)} that is not one of the leaves behind the root"
-        )
+    carried = seeds(tangents, order, "explain")
     nodes = [t for t in order if t.grad_fn is not None]
     step = {id(t): k for k, t in enumerate(nodes, 1)}
 
     def name(t: Tensor) -> str:
         return names.get(id(t), "leaf") if t.grad_fn is None else f"#{step[id(t)]} {t.grad_fn.op}"
 
-    carried: dict[int, Tensor] = {}
     lines = [f"Forward pass of tangents to {name(root)} of shape {_shape(root.shape)}, from:"]
-    for x, t in given.values():
-        carried[id(x)] = _tangent_of(x, t)
+    for x in tangents:
         lines.append(
             f"    {name(x)} {_shape(x.shape)} with tangent norm {_norm(carried[id(x)]):.4f}"
         )
@@ -118,3 +123,114 @@ def explain_forward(
             f"The tangent of {name(root)}: shape {_shape(result.shape)}, norm {_norm(result):.4f}."
         )
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# The walkthrough page's forward mode: each step one node, the tangent it gets and the
+# part each input's tangent contributes to it, J_i t_i, by the jvp rule named below.
+
+# The jvp rules of forward_ad.JVP_RULES as formulas, t_a the tangent of input a, out the
+# op's output (a test keeps the two tables' keys equal). Another op's tangent is found from
+# its backward rule, which is linear in the gradient.
+JVP_TEXT = {
+    "Add": "t_out = t_a + t_b",
+    "Sub": "t_out = t_a - t_b",
+    "Mul": "t_out = t_a * b + a * t_b",
+    "Div": "t_out = t_a / b - t_b * out / b",
+    "Neg": "t_out = -t_a",
+    "Exp": "t_out = t_a * out",
+    "Log": "t_out = t_a / a",
+    "Sqrt": "t_out = t_a / (2 * out)",
+    "Sin": "t_out = t_a * cos(a)",
+    "Cos": "t_out = -t_a * sin(a)",
+    "Tanh": "t_out = t_a * (1 - out^2)",
+    "Sigmoid": "t_out = t_a * out * (1 - out)",
+    "Relu": "t_out = t_a * (out != 0)",
+    "Sum": "t_out = t_a summed over the dims a was",
+    "Mean": "t_out = t_a averaged over the dims a was",
+    "MatMul": "t_out = t_a @ b + a @ t_b",
+    "Linear": "t_out = t_x @ W^T + x @ t_W^T + t_bias",
+    "Softmax": "t_out = out * (t_a - sum(t_a * out, dim))",
+    "LogSoftmax": "t_out = t_a - sum(t_a * exp(out), dim)",
+}
+
+
+def jvp_rule(fn: Function, rule: Callable[[Function], str]) -> str:
+    """The jvp rule that gives a node its tangent, as a formula."""
+    if type(fn).view:
+        return "t_out = the same view of t_a (a view is linear in its input)"
+    if fn.op in JVP_TEXT:
+        return JVP_TEXT[fn.op]
+    return f"t_out = J t, from the backward rule ({rule(fn)}): linear in grad"
+
+
+class ForwardStep(NamedTuple):
+    """One node of the forward pass: its tangent, its inputs (kept: a backward pass frees the
+    node's) and, for each input carrying a tangent, its position, that tangent and what it
+    contributes (J_i t_i); a seeded leaf has none."""
+
+    node: Tensor
+    tangent: Tensor
+    inputs: tuple[Any, ...]
+    parts: list[tuple[int, Tensor, Tensor]]
+
+
+def push_forward(tangents: Mapping[Tensor, Any], order: Sequence[Tensor]) -> list[ForwardStep]:
+    """The forward pass of ``tangents`` (leaf -> tensor or number) through the nodes in
+    ``order`` (inputs first, ending at the root): the seeded leaves and every node an input's
+    tangent reaches, each with its tangent, the sum of its parts."""
+    if not tangents:
+        raise ValueError(
+            "walkthrough: forward mode pushes tangents from leaves; got none; give "
+            "tangents={leaf: tensor or number}"
+        )
+    carried = seeds(tangents, order, "walkthrough")
+    steps = []
+    for t in order:
+        fn = t.grad_fn
+        if fn is None:
+            if id(t) in carried:
+                steps.append(ForwardStep(t, carried[id(t)], (), []))
+            continue
+        ins = list(fn.inputs)
+        ts = [carried.get(id(x)) if isinstance(x, Tensor) else None for x in ins]
+        parts = []
+        for i, tx in enumerate(ts):
+            if tx is not None:
+                alone: list[Tensor | None] = [tx if j == i else None for j in range(len(ts))]
+                parts.append((i, tx, pushed(fn, t, alone)))
+        if not parts:
+            continue
+        total = parts[0][2]
+        for part in parts[1:]:
+            total = total + part[2]
+        carried[id(t)] = total
+        steps.append(ForwardStep(t, total, tuple(ins), parts))
+    return steps
+
+
+def forward_steps(
+    steps: Sequence[ForwardStep],
+    objects: Sequence[Any],
+    values: Callable[[Any], tuple[str, str]],
+    rule: Callable[[Function], str],
+    role: Callable[[Function, int, int], str],
+) -> list[dict[str, Any]]:
+    """The forward pass as the page's record: node indices are places in ``objects`` (the
+    page's nodes), texts ``values``'s (short, full)."""
+    index = {id(x): i for i, x in enumerate(objects)}
+    out = []
+    for step in steps:
+        fn = step.node.grad_fn
+        takes = []
+        for i, tx, part in step.parts:
+            assert fn is not None  # only an op's step has parts
+            takes.append(
+                {"from": index[id(step.inputs[i])], "role": role(fn, i, len(step.inputs)),
+                 "tangent": list(values(tx)), "part": list(values(part))}
+            )  # fmt: skip
+        out.append(
+            {"node": index[id(step.node)], "tangent": list(values(step.tangent)),
+             "takes": takes, "jvp": "" if fn is None else jvp_rule(fn, rule)}
+        )  # fmt: skip
+    return out

@@ -1,5 +1,6 @@
 """The page `viz.walkthrough` writes: a recorded backward pass (its nodes, and its steps in the
-engine's order) laid out with modules folded into boxes, in one HTML file.
+engine's order), or forward-mode pass, or both, laid out with modules folded into boxes, in
+one HTML file.
 
 What the engine did is recorded by viz.py; this module folds and lays out the record, and
 leaves drawing and stepping to chainrule/assets/walkthrough.js, which draws only what is in
@@ -14,8 +15,14 @@ The page's data (JSON in #data), every text an index into ``strings``:
   steps  [node, grad short, grad full, gives, final short, final full]; a give is
          [to, role, short, full, part, of, extras]: what the rule handed input ``to``,
          contribution ``part`` of its ``of``; extras (optional) hold "total" (its gradient
-         so far), "fitted" / "dims" / "given" (a broadcast undone), "cast", "local"
-  leaves [node, text of its final .grad]
+         so far), "fitted" / "dims" / "given" (a broadcast undone), "cast", "local";
+         empty where only the forward pass was recorded
+  forward (where recorded) the forward-mode pass, a step per node in topological order:
+         [node, tangent short, tangent full, takes, jvp rule]; a take is [from, role,
+         its tangent short, full, its part J_i t_i short, full]; a seeded leaf takes none
+  leaves {node, name, text, grad}: each leaf's final .grad, as text and as numbers (NaN and
+         infinities as strings); the page builds its table's rows from these, a few hundred
+         at a time as the table scrolls into sight (20,000 rows of HTML took 2 s to parse)
   views  the keys of the views: "" (the whole graph), then each box's
   layouts one per view, {cols, rows, items, edges}: items flat [code, column, half-row] with code
          3 * node (a node), 3 * node + 1 (a port: outside the view) or 3 * box + 2;
@@ -32,10 +39,27 @@ from pathlib import Path
 from typing import Any
 
 from ..autograd.reference import toposort
+from ..tensor import Tensor
 from .outputs import write_output
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"  # chainrule/assets
 WRAP = 120  # a view wider than this many columns wraps into bands, one under another
+
+
+MODES = ("backward", "forward", "both")
+
+
+def forward_mode(mode: str, root: Any) -> bool:
+    """Whether the page steps through forward mode ("forward" or "both"); another mode is
+    refused, and so is forward mode on a scalar Value (its graph has no jvp rules)."""
+    if mode not in MODES:
+        raise ValueError(f"walkthrough: mode must be 'backward', 'forward' or 'both'; got {mode!r}")
+    if mode != "backward" and not isinstance(root, Tensor):
+        raise TypeError(
+            f"walkthrough: forward mode steps through a Tensor's graph; got a "
+            f"{type(root).__name__}; use mode='backward'"
+        )
+    return mode != "backward"
 
 
 def write(path: str, record: dict[str, Any]) -> None:
@@ -64,12 +88,13 @@ def write(path: str, record: dict[str, Any]) -> None:
         "nodes": [_node(n, p[-1] if p else "", box, s) for n, p in zip(nodes, paths, strict=True)],
         "boxes": [[s(b), s(_box_name(b, classes)), box.get(parent.get(b, ""), -1)] for b in keys],
         "steps": [_step(st, s) for st in record["steps"]],
-        "leaves": [{k: v for k, v in leaf.items() if k != "grad"} for leaf in record["leaves"]],
+        "leaves": [{**leaf, "grad": _finite(leaf["grad"])} for leaf in record["leaves"]],
         "views": ["", *keys],
         "layouts": layouts,
     }
+    if "forward" in record:
+        data["forward"] = [_forward_step(st, s) for st in record["forward"]]
     data["strings"] = s.strings
-    rows = "\n".join(_leaf_row(leaf) for leaf in record["leaves"])
     page = PAGE.format(
         style=(ASSETS / "walkthrough.css").read_text(encoding="utf-8"),
         script=(ASSETS / "walkthrough.js").read_text(encoding="utf-8"),
@@ -77,9 +102,8 @@ def write(path: str, record: dict[str, Any]) -> None:
             f'<section class="view" data-view="{html.escape(k, quote=True)}" hidden></section>'
             for k in ["", *keys]
         ),
-        rows=rows,
         data=script_json(data),
-        total=len(record["steps"]),
+        total=len(record["steps"]) or len(record.get("forward", [])),
     )
     write_output(path, page, "walkthrough")
 
@@ -140,6 +164,15 @@ def _step(step: dict[str, Any], s: _Strings) -> list[Any]:
     return out
 
 
+def _forward_step(step: dict[str, Any], s: _Strings) -> list[Any]:
+    takes = [
+        [g["from"], s(g["role"]), s(g["tangent"][0]), s(g["tangent"][1]), s(g["part"][0]),
+         s(g["part"][1])]
+        for g in step["takes"]
+    ]  # fmt: skip
+    return [step["node"], s(step["tangent"][0]), s(step["tangent"][1]), takes, s(step["jvp"])]
+
+
 # What an HTML parser could take for markup inside a <script> block (<!--, <script, </script:
 # whichever of them, the page's scripts stop there), and what some JavaScript parsers end a
 # line at (U+2028, U+2029; other characters stay as they are, the page being UTF-8): each as
@@ -164,16 +197,6 @@ def _finite(x: Any) -> Any:
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x
-
-
-def _leaf_row(leaf: dict[str, Any]) -> str:
-    grad = html.escape(json.dumps(_finite(leaf["grad"]), allow_nan=False), quote=True)
-    name = html.escape(leaf["name"], quote=True)
-    return (
-        f'<tr data-leaf="{name}" data-node="{leaf["node"]}" data-grad="{grad}">'
-        f'<td>{html.escape(leaf["name"])}</td><td class="final"><span class="wait">\u2014</span>'
-        f'<span class="text">{html.escape(leaf["text"])}</span></td></tr>'
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -356,12 +379,13 @@ def _mean(xs: list[float], default: float) -> float:
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>chainrule: the backward pass, step by step</title>
+<title>chainrule: the chain rule's passes, step by step</title>
 <style>{style}</style></head>
 <body>
 <header>
-<h1>The backward pass, step by step</h1>
+<h1 id="title">The backward pass, step by step</h1>
 <div class="controls">
+<span id="modes"></span>
 <button id="first" type="button" title="step 0 (Home)">&#x21E4; 0</button>
 <button id="prev" type="button" title="previous step (left arrow)">&#x25C0; prev</button>
 <button id="play" type="button" title="play or pause (space)">play</button>
@@ -379,9 +403,8 @@ PAGE = """<!DOCTYPE html>
 </main>
 <section id="leaves"><h2>Leaf gradients</h2>
 <p class="note">Filled in at the last step: each leaf's <code>.grad</code> after the pass.</p>
-<table><thead><tr><th>leaf</th><th>.grad</th></tr></thead><tbody>
-{rows}
-</tbody></table></section>
+<table><thead><tr><th>leaf</th><th>.grad</th></tr></thead><tbody></tbody></table>
+</section>
 <script id="data" type="application/json">{data}</script>
 <script>{script}</script>
 </body></html>
