@@ -122,6 +122,8 @@ def numpy_dim_names(dim: Any, keepdim: bool, names: dict, op: str) -> tuple[Any,
 
 def normalize_dim(dim: int, ndim: int, op: str, shape: tuple[int, ...]) -> int:
     """Normalise one dim to [0, ndim); the error names the op, the dim and the shape."""
+    if type(dim) is int and -ndim <= dim < ndim:  # the common case, on every view's way
+        return dim % ndim
     if not is_int(dim):
         raise TypeError(f"{op}: dim must be an int; got {type(dim).__name__}")
     lo = -max(ndim, 1)

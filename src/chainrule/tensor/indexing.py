@@ -75,9 +75,10 @@ class Indexing(Core):
                 f"movedim: source {src} and destination {dst} must have the same length; got "
                 f"shape {self.shape}"
             )
-        n = self.ndim
-        s = [normalize_dim(d, n, "movedim", self.shape) for d in src]
-        e = [normalize_dim(d, n, "movedim", self.shape) for d in dst]
+        shape = self._array.shape
+        n = len(shape)
+        s = [normalize_dim(d, n, "movedim", shape) for d in src]
+        e = [normalize_dim(d, n, "movedim", shape) for d in dst]
         if len(set(s)) != len(s) or len(set(e)) != len(e):
             raise ValueError(f"movedim: repeated dim in source {src} or destination {dst}")
         if not n:  # a 0-d tensor: only dim 0 (or -1) moves onto itself
@@ -85,8 +86,8 @@ class Indexing(Core):
         order: list[int | None] = [None] * n
         for a, b in zip(s, e, strict=True):
             order[b] = a
-        rest = iter(d for d in range(n) if d not in s)
-        return self.permute(*[next(rest) if d is None else d for d in order])
+        rest = iter([d for d in range(n) if d not in s])
+        return self._permuted(tuple([next(rest) if d is None else d for d in order]))
 
     moveaxis = movedim
 
@@ -135,16 +136,18 @@ class Indexing(Core):
 
     def select(self, dim: int, index: int) -> Tensor:
         """The slice at index along dim, that dim removed: a view."""
-        if not self.ndim:
+        shape = self._array.shape
+        if not shape:
             raise IndexError("select: cannot be applied to a 0-d tensor")
-        d = normalize_dim(dim, self.ndim, "select", self.shape)
-        n = self.shape[d]
+        d = normalize_dim(dim, len(shape), "select", shape)
+        n = shape[d]
         i = int(index)
         if not -n <= i < n:
             raise IndexError(
-                f"select: index {i} is out of range for dim {d} of size {n}; got shape {self.shape}"
+                f"select: index {i} is out of range for dim {d} of size {n}; got shape {shape}"
             )
-        return self[(slice(None),) * d + (i,)]
+        # slices and an int: the index is NumPy's as it stands (self[...] would parse it again)
+        return movement.GetItem.apply(self, index=(slice(None),) * d + (i,))
 
     def ravel(self) -> Tensor:
         """The values as one dim: a view where the layout allows, else a copy."""
@@ -196,7 +199,8 @@ class Indexing(Core):
             )
         if not math.prod(size):
             start = 0
-        return selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+        out = selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+        return named(out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset)
 
     def diagflat(self, offset: int = 0) -> Tensor:
         """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""
@@ -264,11 +268,11 @@ class Indexing(Core):
 
     def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split (PyTorch's version that leaves its outputs' views unchecked)."""
-        return self.split(split_size, dim)
+        return _unsafe(self.split(split_size, dim))
 
     def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """chunk (PyTorch's version that leaves its outputs' views unchecked)."""
-        return self.chunk(chunks, dim)
+        return _unsafe(self.chunk(chunks, dim))
 
     def sum_to_size(self, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
@@ -670,3 +674,11 @@ def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> T
     if beta == 0:
         return scaled + where(False, t, 0)
     return scaled + (t if beta == 1 else t * beta)
+
+
+def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """split's outputs, their one node named as PyTorch's unsafe_split's
+    (UnsafeSplitBackward0)."""
+    if outs[0].grad_fn is not None:
+        named(outs[0], "Unsafe" + outs[0].grad_fn.name())
+    return outs

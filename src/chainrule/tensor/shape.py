@@ -28,6 +28,7 @@ from ..arguments import (
     spread_or_keyword,
 )
 from ..autograd.node import named
+from ..autograd.outputs import split_node
 from ..ops import movement
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -62,16 +63,23 @@ class Shape(Core):
         shape = shape_arg(spread_or_keyword(shape_list, shape, "shape", "reshape"))
         data = self._array
         try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
-            ok = data.flags.c_contiguous and min(shape, default=0) >= -1  # NumPy takes -2 too
+            ok = data.flags.c_contiguous and (not shape or min(shape) >= -1)  # NumPy takes -2
             new = data.reshape(shape).shape if ok else None
         except (ValueError, TypeError):
             new = None
         if new is None:
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
-        if new == data.shape:
+        return self._reshaped(new)
+
+    def _reshaped(self, new: tuple[int, ...]) -> Tensor:
+        """reshape to ``new``, a shape of self's size already checked (the methods that
+        build their shape from self's, as flatten does, skip reshape's parsing)."""
+        if new == self._array.shape:
             return self
         out = movement.Reshape.apply(self, shape=new)  # a copy is PyTorch's clone and unsafe view
-        return out if out._vc is self._vc or not data.size else named(out, "UnsafeViewBackward0")
+        if out._vc is self._vc or not self._array.size:
+            return out
+        return named(out, "UnsafeViewBackward0")
 
     def view(self, *shape: Any, size: Any = None) -> Tensor:
         """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
@@ -102,75 +110,82 @@ class Shape(Core):
 
     def t(self) -> Tensor:
         """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
-        if self.ndim > 2:
+        n = self._array.ndim
+        if n > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
-        return (
-            self
-            if self.ndim < 2
-            else named(movement.Permute.apply(self, dims=(1, 0)), "TBackward0")
-        )
+        return self if n < 2 else named(movement.Permute.apply(self, dims=(1, 0)), "TBackward0")
 
     def narrow(self, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
         need_dims(self, 1, "narrow")
-        d = normalize_dim(dim, self.ndim, "narrow", self.shape)
-        n = self.shape[d]
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape), "narrow", shape)
+        n = shape[d]
         first = int(start) + n if int(start) < 0 else int(start)
         if not (0 <= first <= n and is_int(length) and 0 <= length <= n - first):
             raise IndexError(
                 f"narrow: start {start} and length {length} are out of range for dim {d} of "
-                f"size {n}; got shape {self.shape}"
+                f"size {n}; got shape {shape}"
             )
-        start = first
-        return self[(slice(None),) * d + (slice(start, start + length),)]
+        # slices only: the index is NumPy's as it stands (self[...] would parse it again)
+        return movement.GetItem.apply(
+            self, index=(slice(None),) * d + (slice(first, first + length),)
+        )
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        if self.ndim == 0:
+        shape = self._array.shape
+        n = len(shape)
+        if n == 0:
             return self.reshape(1)
-        s = normalize_dim(start_dim, self.ndim, "flatten", self.shape)
-        e = normalize_dim(end_dim, self.ndim, "flatten", self.shape)
+        s = normalize_dim(start_dim, n, "flatten", shape)
+        e = normalize_dim(end_dim, n, "flatten", shape)
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         # the merged size spelled out, not -1, which an empty tensor cannot resolve
-        return self.reshape(*self.shape[:s], math.prod(self.shape[s : e + 1]), *self.shape[e + 1 :])
+        return self._reshaped(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
     def unflatten(self, dim: int, sizes: Any) -> Tensor:
         """Dim split into sizes (one of them may be -1): flatten's inverse, (N, 12) -> (N, 3, 4)."""
-        d = normalize_dim(dim, self.ndim, "unflatten", self.shape)
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape), "unflatten", shape)
         sizes = tuple(sizes)
         known = math.prod(n for n in sizes if n != -1)
         if sizes.count(-1) > 1 or (
-            known != self.shape[d] if -1 not in sizes else known == 0 or self.shape[d] % known
+            known != shape[d] if -1 not in sizes else known == 0 or shape[d] % known
         ):
             raise ValueError(
-                f"unflatten: sizes {sizes} do not multiply to dim {dim}'s size {self.shape[d]}; "
-                f"got shape {self.shape}"
+                f"unflatten: sizes {sizes} do not multiply to dim {dim}'s size {shape[d]}; "
+                f"got shape {shape}"
             )
-        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1 :])
+        return self.reshape(*shape[:d], *sizes, *shape[d + 1 :])
 
     def squeeze(self, dim: Any = None) -> Tensor:
+        shape = self._array.shape
         if dim is None:
-            dims = [d for d, n in enumerate(self.shape) if n == 1]
+            kept = tuple(n for n in shape if n != 1)
         else:
-            dims = list(normalize_dims(dim, self, "squeeze") or ())
-        kept = tuple(n for d, n in enumerate(self.shape) if not (d in dims and n == 1))
-        if kept == self.shape:
+            dims = normalize_dims(dim, self, "squeeze") or ()
+            kept = tuple(n for d, n in enumerate(shape) if not (d in dims and n == 1))
+        if kept == shape:
             return self
         which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
-        return named(movement.Reshape.apply(self, shape=kept), f"SqueezeBackward{which}")
+        out = movement.Reshape.apply(self, shape=kept)
+        return named(out, f"SqueezeBackward{which}", **({} if dim is None else {"dim": dim}))
 
     def unsqueeze(self, dim: int) -> Tensor:
-        d = normalize_dim(dim, self.ndim + 1, "unsqueeze", self.shape)
-        shape = self.shape[:d] + (1,) + self.shape[d:]  # a 1 inserted at d
-        return named(movement.Reshape.apply(self, shape=shape), "UnsqueezeBackward0")
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape) + 1, "unsqueeze", shape)
+        shape = shape[:d] + (1,) + shape[d:]  # a 1 inserted at d
+        return named(movement.Reshape.apply(self, shape=shape), "UnsqueezeBackward0", dim=dim)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        order = list(range(self.ndim))
-        a = normalize_dim(dim0, self.ndim, "transpose", self.shape)
-        b = normalize_dim(dim1, self.ndim, "transpose", self.shape)
+        shape = self._array.shape
+        order = list(range(len(shape)))
+        a = normalize_dim(dim0, len(shape), "transpose", shape)
+        b = normalize_dim(dim1, len(shape), "transpose", shape)
         if a == b:  # also the only transpose a 0-d tensor has
             return self
         order[a], order[b] = order[b], order[a]
@@ -184,34 +199,37 @@ class Shape(Core):
 
     def permute(self, *dim_list: Any, dims: Any = None) -> Tensor:
         dims = shape_arg(spread_or_keyword(dim_list, dims, "dims", "permute"))
-        norm = tuple(normalize_dim(d, self.ndim, "permute", self.shape) for d in dims)
-        if sorted(norm) != list(range(self.ndim)):
+        shape = self._array.shape
+        n = len(shape)
+        norm = tuple([normalize_dim(d, n, "permute", shape) for d in dims])
+        if sorted(norm) != list(range(n)):
             raise ValueError(
-                f"permute: dims {tuple(dims)} are not a permutation of the {self.ndim} dims of a "
-                f"tensor of shape {self.shape}"
+                f"permute: dims {tuple(dims)} are not a permutation of the {n} dims of a "
+                f"tensor of shape {shape}"
             )
-        if norm == tuple(range(self.ndim)):
+        return self._permuted(norm)
+
+    def _permuted(self, order: tuple[int, ...]) -> Tensor:
+        """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
+        if order == tuple(range(len(order))):
             return self
-        return named(movement.Permute.apply(self, dims=norm), "PermuteBackward0")
+        return named(movement.Permute.apply(self, dims=order), "PermuteBackward0")
 
     def expand(self, *sizes: Any, size: Any = None) -> Tensor:
         sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
-        lead = len(sizes) - self.ndim
+        have = self._array.shape
+        lead = len(sizes) - len(have)
         if lead < 0:
-            raise ValueError(
-                f"expand: cannot expand shape {self.shape} to fewer dims {tuple(sizes)}"
-            )
-        shape = tuple(
-            self.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)
-        )
+            raise ValueError(f"expand: cannot expand shape {have} to fewer dims {tuple(sizes)}")
+        shape = tuple([have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)])
         return self.broadcast_to(shape)
 
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
-        shape = tuple(shape)
-        if shape == self.shape:
+        shape, have = tuple(shape), self._array.shape
+        if shape == have:
             return self
-        if not broadcasts_to(self.shape, shape):
-            raise ValueError(f"expand: shape {self.shape} cannot be broadcast to {shape}")
+        if not broadcasts_to(have, shape):
+            raise ValueError(f"expand: shape {have} cannot be broadcast to {shape}")
         return movement.Expand.apply(self, shape=shape)
 
     def expand_as(self, other: Tensor) -> Tensor:
@@ -241,7 +259,20 @@ class Shape(Core):
             piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
             out.append(piece)
             start += s
+        if out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
+            saved = {"dim": d, "self_sizes": tuple(self.shape)}
+            if op == "Split":
+                saved["split_size"] = split_size_or_sections
+            else:
+                saved["split_sizes"] = tuple(sizes)
+            split_node(self, out, "Split", f"{op}Backward0", **saved)
         return tuple(out)
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its node this tensor is: k for split's k-th piece, else 0."""
+        fn = self.grad_fn
+        return fn.number(self) if fn is not None and fn.several else 0
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
@@ -251,6 +282,8 @@ class Shape(Core):
         out = tuple(movement.Unbind.apply(self, index=lead + (k,)) for k in range(self.shape[d]))
         for k, t in enumerate(out):
             t._multi_output = ("Unbind", k)
+        if out and out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
+            split_node(self, out, "Unbind", "UnbindBackward0", dim=d)
         return out
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -362,14 +395,14 @@ class Shape(Core):
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return named(where(keep, self, _zero(self)), "TrilBackward0")
+        return named(where(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return named(where(keep, self, _zero(self)), "TriuBackward0")
+        return named(where(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
 
     def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -456,7 +489,9 @@ class Shape(Core):
                 f"values the repeats make; got shape {self.shape}"
             )
         out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
-        return named(out, "IndexSelectBackward0") if isinstance(repeats, Tensor) else out
+        if not isinstance(repeats, Tensor):
+            return out
+        return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         """The slices index names along dim, in its order; of a 0-d self, self (index must
@@ -471,7 +506,9 @@ class Shape(Core):
                 )
             return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
-        return named(self[(slice(None),) * d + (idx,)].contiguous(), "IndexSelectBackward0")
+        out = self[(slice(None),) * d + (idx,)].contiguous()
+        given = index._array if isinstance(index, Tensor) else idx
+        return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
 
     def scatter(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
