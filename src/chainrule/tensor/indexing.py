@@ -199,8 +199,7 @@ class Indexing(Core):
             )
         if not math.prod(size):
             start = 0
-        out = selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
-        return named(out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset)
+        return selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
 
     def diagflat(self, offset: int = 0) -> Tensor:
         """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""
@@ -268,11 +267,11 @@ class Indexing(Core):
 
     def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split (PyTorch's version that leaves its outputs' views unchecked)."""
-        return _unsafe(self.split(split_size, dim))
+        return self.split(split_size, dim)
 
     def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """chunk (PyTorch's version that leaves its outputs' views unchecked)."""
-        return _unsafe(self.chunk(chunks, dim))
+        return self.chunk(chunks, dim)
 
     def sum_to_size(self, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
@@ -674,11 +673,3 @@ def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> T
     if beta == 0:
         return scaled + where(False, t, 0)
     return scaled + (t if beta == 1 else t * beta)
-
-
-def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
-    """split's outputs, their one node named as PyTorch's unsafe_split's
-    (UnsafeSplitBackward0)."""
-    if outs[0].grad_fn is not None:
-        named(outs[0], "Unsafe" + outs[0].grad_fn.name())
-    return outs

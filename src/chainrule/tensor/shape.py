@@ -28,7 +28,6 @@ from ..arguments import (
     spread_or_keyword,
 )
 from ..autograd.node import named
-from ..autograd.outputs import split_node
 from ..ops import movement
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -259,20 +258,7 @@ class Shape(Core):
             piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
             out.append(piece)
             start += s
-        if out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
-            saved = {"dim": d, "self_sizes": tuple(self.shape)}
-            if op == "Split":
-                saved["split_size"] = split_size_or_sections
-            else:
-                saved["split_sizes"] = tuple(sizes)
-            split_node(self, out, "Split", f"{op}Backward0", **saved)
         return tuple(out)
-
-    @property
-    def output_nr(self) -> int:
-        """Which output of its node this tensor is: k for split's k-th piece, else 0."""
-        fn = self.grad_fn
-        return fn.number(self) if fn is not None and fn.several else 0
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
@@ -282,8 +268,6 @@ class Shape(Core):
         out = tuple(movement.Unbind.apply(self, index=lead + (k,)) for k in range(self.shape[d]))
         for k, t in enumerate(out):
             t._multi_output = ("Unbind", k)
-        if out and out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
-            split_node(self, out, "Unbind", "UnbindBackward0", dim=d)
         return out
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -395,14 +379,14 @@ class Shape(Core):
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return named(where(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
+        return named(where(keep, self, _zero(self)), "TrilBackward0")
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return named(where(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
+        return named(where(keep, self, _zero(self)), "TriuBackward0")
 
     def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -489,9 +473,7 @@ class Shape(Core):
                 f"values the repeats make; got shape {self.shape}"
             )
         out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
-        if not isinstance(repeats, Tensor):
-            return out
-        return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
+        return named(out, "IndexSelectBackward0") if isinstance(repeats, Tensor) else out
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         """The slices index names along dim, in its order; of a 0-d self, self (index must
@@ -506,9 +488,7 @@ class Shape(Core):
                 )
             return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
-        out = self[(slice(None),) * d + (idx,)].contiguous()
-        given = index._array if isinstance(index, Tensor) else idx
-        return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
+        return named(self[(slice(None),) * d + (idx,)].contiguous(), "IndexSelectBackward0")
 
     def scatter(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
