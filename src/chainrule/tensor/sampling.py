@@ -217,9 +217,11 @@ class Sampling(Core):
                 f"shape {self.shape} and dtype {self.dtype}"
             )
         n = positive_int(num_samples, "num_samples", "multinomial")
-        rows = w.reshape(-1, w.shape[-1]).astype(array.float64)  # (rows, categories)
-        totals = rows.sum(axis=1)
-        if not (xp.isfinite(rows).all() and (rows >= 0).all() and (totals > 0).all()):
+        rows = w.reshape(-1, w.shape[-1])  # (rows, categories)
+        # a NaN or an infinity makes its row's sum NaN or infinite; a negative weight its min
+        with array.errstate(invalid="ignore", over="ignore"):
+            totals, lowest = rows.sum(axis=1, dtype=array.float64), rows.min(axis=1)
+        if not (xp.isfinite(totals).all() and (lowest >= 0).all() and (totals > 0).all()):
             raise ValueError(
                 f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
                 f"got shape {self.shape}"
@@ -231,7 +233,7 @@ class Sampling(Core):
             )
         weights = array.to_host(w).reshape(rows.shape)
         if weights.dtype != array.float64:
-            weights = weights.astype(array.float32)
+            weights = weights.astype(array.float32, copy=False)
         gen = array.generator(generator, "multinomial")
         out = array.from_host(gen.multinomial(weights, n, replacement), w)
         out = out.astype(array.int64)
