@@ -1,6 +1,7 @@
 """chainrule's samplers beside PyTorch's (the same numbers, bit for bit): the time of each
 draw at a size, interleaved so that machine noise hits both alike, medians reported with the
-ratio chainrule / torch. torch runs on one thread (its samplers draw serially anyway).
+ratio chainrule / torch. torch runs on one thread (its samplers draw serially anyway), so the
+time is each draw's CPU time, which another job on the machine barely moves.
 
     python benchmarks/random_streams.py [--size 1000000] [--repeat 7]
 """
@@ -45,15 +46,15 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
     ours, theirs = cases(cr, args.size), cases(torch, args.size)
-    print(f"size {args.size}, median of {args.repeat} (ms)")
+    print(f"size {args.size}, median of {args.repeat} (ms of CPU time)")
     print(f"{'sampler':28s} {'torch':>9s} {'chainrule':>10s} {'ratio':>7s}")
     for name in ours:
         times: dict[str, list[float]] = {"torch": [], "chainrule": []}
         for _ in range(args.repeat):
             for lib, draw in (("torch", theirs[name]), ("chainrule", ours[name])):
-                start = time.perf_counter()
+                start = time.process_time()
                 draw()
-                times[lib].append(time.perf_counter() - start)
+                times[lib].append(time.process_time() - start)
         t, c = (statistics.median(times[k]) * 1e3 for k in ("torch", "chainrule"))
         print(f"{name:28s} {t:9.2f} {c:10.2f} {c / t:7.1f}")
 

@@ -1,7 +1,8 @@
 """Each tensor recipe trained twice: by chainrule's own loop (recipes/train.py) and by the same
 loop written in PyTorch, with the same data, architecture, starting weights, optimizer,
-learning rate, epochs and batch size. Shuffling and dropout draw from each framework's own
-generator, so the final metrics agree in distribution, not digit for digit.
+learning rate, epochs and batch size. PyTorch's loop starts from the random state chainrule's
+loop started from, and chainrule draws PyTorch's numbers, so both draw the same shuffles and
+dropout masks: the final metrics differ only by float rounding (the two BLAS libraries).
 
     python benchmarks/recipes_vs_torch.py [--seed 0] [--recipes moons ...] [--quick] [--markdown]
         [--steady-allocator]
@@ -28,6 +29,7 @@ import torch.nn.functional as TF
 from common import parse_args, pin_torch_threads, process_note
 from torch.utils.data import DataLoader, TensorDataset
 
+import chainrule as cr
 from chainrule import nn
 from chainrule.tools import recipes
 from chainrule.tools.cli import settings_for
@@ -95,6 +97,7 @@ def recording(recipe: ModuleType) -> tuple[ModuleType, dict[str, Any]]:
     def model() -> nn.Module:
         seen["model"] = recipe.model()
         seen["weights"] = {k: v.numpy().copy() for k, v in seen["model"].state_dict().items()}
+        seen["rng_state"] = cr.get_rng_state().numpy().copy()  # where the training's draws begin
         return seen["model"]
 
     copy.data, copy.model = data, model  # type: ignore[attr-defined]
@@ -135,18 +138,16 @@ def torch_evaluate(
 def run_torch(task: str, settings: dict, seen: dict[str, Any]) -> tuple[float, float, float]:
     """recipes/train.py's loop in PyTorch from chainrule's data and starting weights; returns
     (starting test loss, final metric, seconds)."""
-    seed = settings["seed"]
-    torch.manual_seed(seed)  # dropout's draws
     x_train, y_train, x_test, y_test = (torch.from_numpy(t.numpy().copy()) for t in seen["data"])
     model = mirror(seen["model"])
     model.load_state_dict({k: torch.from_numpy(v) for k, v in seen["weights"].items()})
     start_loss, _ = torch_evaluate(task, model, x_test, y_test)
     opt = TORCH_OPTIMIZERS[settings["optimizer"]](model.parameters(), lr=settings["lr"])
+    # PyTorch's global generator where chainrule's stood when its training began: both
+    # loops then draw the same shuffles and dropout masks
+    torch.set_rng_state(torch.from_numpy(seen["rng_state"]))
     loader = DataLoader(
-        TensorDataset(x_train, y_train),
-        batch_size=settings["batch_size"],
-        shuffle=True,
-        generator=torch.Generator().manual_seed(seed),
+        TensorDataset(x_train, y_train), batch_size=settings["batch_size"], shuffle=True
     )
     loss_fn = TORCH_LOSSES[task]
     start = time.perf_counter()
