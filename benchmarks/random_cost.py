@@ -4,10 +4,11 @@ generator) and with every sampler of the generator swapped for NumPy's PCG64 sam
 way chainrule drew before its numbers were PyTorch's). Model construction, the data split's
 shuffle, the DataLoader's shuffles, dropout masks and training are all in the run.
 
-For each recipe: the medians of the whole run's CPU time in both modes and their ratio, and,
-measured inside the streams' runs, the time spent in the generator's samplers as a share of
-the run: an upper bound on what the streams can cost, since the NumPy samplers cost more
-than nothing. CPU time, as the machine may be shared; threads pinned to one.
+For each recipe: the medians of the whole run's CPU time in both modes and their ratio, and
+the time spent in the generator's samplers in each mode, as a share of the run: their
+difference is what the streams cost, measured where it arises, so run-to-run noise of the
+whole run (a few percent) does not hide it. CPU time, as the machine may be shared; threads
+pinned to one.
 
     python benchmarks/random_cost.py [--rounds 5] [--recipes moons ...] [--quick]
 """
@@ -98,9 +99,9 @@ def worker(mode: str, recipe: str) -> None:
 
     generator = importlib.import_module("chainrule.array.generator")
 
-    spent = timed_samplers(generator.Generator) if mode == "torch" else [0.0]
     if mode == "numpy":
         numpy_samplers(generator)
+    spent = timed_samplers(generator.Generator)
     with tempfile.TemporaryDirectory() as out:
         argv = ["train", recipe, "--seed", "0", "--quiet", "--out", out, *RUNS[recipe]]
         start = time.process_time()
@@ -138,15 +139,18 @@ def main(argv: list[str] | None = None) -> None:
     recipes, rounds = (["moons"], 1) if args.quick else (args.recipes, args.rounds)
     print(f"CPU seconds of each run, median of {rounds} alternated runs, threads pinned to one")
     head = f"{'recipe':14s} {'torch streams':>14s} {'NumPy PCG64':>12s} {'ratio':>7s}"
-    print(f"{head} {'in samplers':>12s}")
+    print(f"{head} {'in samplers: streams':>21s} {'PCG64':>6s} {'extra':>6s}")
     for recipe in recipes:
         runs: dict[str, list[dict[str, float]]] = {"torch": [], "numpy": []}
         for _ in range(rounds):
             for mode in runs:
                 runs[mode].append(run(mode, recipe))
         ours, numpy = (statistics.median(r["cpu"] for r in runs[m]) for m in ("torch", "numpy"))
-        share = statistics.median(r["draws"] / r["cpu"] for r in runs["torch"])
-        print(f"{recipe:14s} {ours:14.2f} {numpy:12.2f} {ours / numpy:7.3f} {share:11.2%}")
+        shares = [statistics.median(r["draws"] / r["cpu"] for r in runs[m]) for m in runs]
+        print(
+            f"{recipe:14s} {ours:14.2f} {numpy:12.2f} {ours / numpy:7.3f} {shares[0]:21.2%} "
+            f"{shares[1]:6.2%} {shares[0] - shares[1]:6.2%}"
+        )
 
 
 if __name__ == "__main__":
