@@ -1,12 +1,14 @@
 """chainrule.linalg beside torch.linalg: each op's time at n x n (8, 64, 256, 512), float32 and
 float64, forward and forward + backward, interleaved in one process so that machine noise
 hits both alike; the best of the repeats reported (a shared machine's noise only adds time),
-with the ratio chainrule / torch. Both call LAPACK (NumPy's
+in CPU time (another process's load does not count), with the ratio chainrule / torch;
+``--batch 64`` times batches of 64 matrices. Both call LAPACK (NumPy's
 and SciPy's OpenBLAS here, PyTorch's MKL); ``--raw`` adds the bare LAPACK routine of each op
 through SciPy beside torch's, what no wrapper can beat.
 
     OMP_NUM_THREADS=1 python benchmarks/linalg.py          # pinned to one thread
     python benchmarks/linalg.py --sizes 64 512 --ops inv det
+    python benchmarks/linalg.py --sizes 8 --batch 64   # batches of small matrices
 """
 
 from __future__ import annotations
@@ -26,22 +28,27 @@ import chainrule as cr
 SIZES = (8, 64, 256, 512)
 
 
-def _arrays(op: str, n: int, dtype: str) -> list[Any]:
-    """The op's arguments: well conditioned, symmetric positive-definite where it needs it."""
+def _arrays(op: str, n: int, dtype: str, batch: int = 0) -> list[Any]:
+    """The op's arguments: well conditioned, symmetric positive-definite where it needs it;
+    ``batch`` matrices where batch is not 0."""
     rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, n)) / np.sqrt(n)
+    shape = (batch, n, n) if batch else (n, n)
+    a = rng.standard_normal(shape) / np.sqrt(n)
     if op in ("cholesky", "eigh"):
-        a = a @ a.T + np.eye(n)
+        a = a @ np.swapaxes(a, -1, -2) + np.eye(n)
     elif op == "matrix_exp":
         a = a / 4
     else:
         a = a + 2 * np.eye(n)
-    arrays = [a] + ([rng.standard_normal((n, 8))] if op in ("solve", "lstsq") else [])
+    rhs = [rng.standard_normal((*shape[:-1], 8))] if op in ("solve", "lstsq") else []
+    arrays = [a, *rhs]
+    if op == "lu_solve":
+        arrays.append(rng.standard_normal((*shape[:-1], 8)))
     return [x.astype(np.float32 if dtype == "f32" else np.float64) for x in arrays]
 
 
-def _inputs(lib: Any, op: str, n: int, dtype: str, grad: bool) -> list[Any]:
-    return [lib.tensor(x, requires_grad=grad) for x in _arrays(op, n, dtype)]
+def _inputs(lib: Any, op: str, n: int, dtype: str, grad: bool, batch: int) -> list[Any]:
+    return [lib.tensor(x, requires_grad=grad) for x in _arrays(op, n, dtype, batch)]
 
 
 def _total(out: Any) -> Any:
@@ -58,8 +65,10 @@ def ops(lib: Any) -> dict[str, Callable[..., Any]]:
         "solve": la.solve,
         "det": la.det,
         "slogdet": lambda a: la.slogdet(a)[1],
+        "logdet": lib.logdet,
         "qr": la.qr,
         "lu_factor": lambda a: la.lu_factor(a)[0],
+        "lu_solve": lambda a, b: la.lu_solve(*la.lu_factor(a), b),
         "lu": lambda a: la.lu(a)[1:],
         "cholesky": la.cholesky,
         "eigh": la.eigh,
@@ -77,6 +86,7 @@ def raw(op: str) -> Callable[[Any], Any] | None:
         "inv": lambda a: _lapack("getri", a)(*_lapack("getrf", a)(a)[:2]),
         "det": lambda a: _lapack("getrf", a)(a),
         "slogdet": lambda a: _lapack("getrf", a)(a),
+        "logdet": lambda a: _lapack("getrf", a)(a),
         "lu_factor": lambda a: _lapack("getrf", a)(a),
         "lu": lambda a: _lapack("getrf", a)(a),
         "cholesky": lambda a: _lapack("potrf", a)(a, lower=1),
@@ -106,25 +116,27 @@ def _gelsy_work(a: Any) -> int:
 
 
 def _timer(fn: Callable[[], Any]) -> Callable[[], float]:
-    """Seconds per call of fn, over enough calls to last about 2 ms."""
+    """CPU seconds per call of fn, over enough calls to last about 2 ms."""
     fn()
-    start = time.perf_counter()
+    start = time.process_time()
     fn()
-    once = time.perf_counter() - start
+    once = time.process_time() - start
     number = max(1, int(2e-3 / max(once, 1e-7)))
 
     def run() -> float:
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(number):
             fn()
-        return (time.perf_counter() - start) / number
+        return (time.process_time() - start) / number
 
     return run
 
 
-def case(lib: Any, op: str, n: int, dtype: str, backward: bool) -> Callable[[], Any]:
+def case(
+    lib: Any, op: str, n: int, dtype: str, backward: bool, batch: int = 0
+) -> Callable[[], Any]:
     fn = ops(lib)[op]
-    args = _inputs(lib, op, n, dtype, backward)
+    args = _inputs(lib, op, n, dtype, backward, batch)
     if not backward:
 
         def forward() -> Any:
@@ -141,11 +153,13 @@ def main() -> None:
     ap.add_argument("--ops", nargs="+", default=list(ops(torch)))
     ap.add_argument("--dtypes", nargs="+", default=["f32", "f64"])
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--batch", type=int, default=0, help="time batches of this many matrices")
     ap.add_argument("--no-backward", action="store_true")
     ap.add_argument("--raw", action="store_true", help="add SciPy's bare LAPACK routine")
     args = ap.parse_args()
     pin_torch_threads()
-    print(f"chainrule.linalg / torch.linalg, best of {args.repeat} (ms); {process_note()}")
+    shape = f"batches of {args.batch}, " if args.batch else ""
+    print(f"chainrule.linalg / torch.linalg, {shape}best of {args.repeat} (ms); {process_note()}")
     head = f"{'op':12s} {'n':>4s} {'dtype':5s} {'pass':8s} {'torch':>9s} {'chainrule':>10s}"
     print(head + f" {'ratio':>6s}" + (f" {'raw':>8s} {'raw/torch':>9s}" if args.raw else ""))
     passes = ["fwd"] + ([] if args.no_backward else ["fwd+bwd"])
@@ -154,10 +168,10 @@ def main() -> None:
             for dtype in args.dtypes:
                 for kind in passes:
                     runs = {
-                        "torch": _timer(case(torch, op, n, dtype, kind != "fwd")),
-                        "chainrule": _timer(case(cr, op, n, dtype, kind != "fwd")),
+                        lib.__name__: _timer(case(lib, op, n, dtype, kind != "fwd", args.batch))
+                        for lib in (torch, cr)
                     }
-                    bare = raw(op) if args.raw and kind == "fwd" else None
+                    bare = raw(op) if args.raw and kind == "fwd" and not args.batch else None
                     if bare is not None:
                         a = np.asfortranarray(_arrays(op, n, dtype)[0])
                         runs["raw"] = _timer(lambda a=a, bare=bare: bare(a))

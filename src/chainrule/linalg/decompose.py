@@ -158,7 +158,9 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
         return (*(attached(empty[p], A) for p in parts), pivots)
     found = D.lu_arrays(a, op)  # (LU, pivots)
-    return (*(D.LinalgLu.apply(A, part=p, result=found) for p in parts), found[1])
+    LU = D.LinalgLu.apply(A, part="LU", result=found)
+    apart = {p: D.LinalgLu.apply(LU, part=p, result=found, packed=True) for p in parts if p != "LU"}
+    return (*(apart.get(p, LU) for p in parts), found[1])
 
 
 @with_out("linalg")

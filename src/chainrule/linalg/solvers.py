@@ -126,9 +126,9 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     """(sign, logabsdet): det(A) = sign exp(logabsdet); sign 0 and logabsdet -inf where A is
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
-    sign, logabsdet = lapack.slogdet(A._array)  # once, for both outputs
+    sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
     return Slogdet(
-        attached(sign.astype(A._array.dtype), A), D.LinalgSlogdet.apply(A, result=logabsdet)
+        attached(sign, A), D.LinalgSlogdet.apply(A, result=logabsdet, factor=factor)
     )
 
 

@@ -115,7 +115,9 @@ class LinalgInvEx(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a, check=True):
+    def forward(self, a, check=True, factor=None):
+        if factor is not None:  # a's LU factor, from the forward of det or slogdet
+            return lapack.inv_from_lu(*factor)
         try:
             return lapack.inv(a)
         except xp.linalg.LinAlgError:
@@ -203,22 +205,23 @@ class LinalgSolveTriangular(Function):
 class LinalgDet(Function):
     """out = det(A)
 
-    grad_A = grad det(A) A^-T; where det(A) = 0 that is 0, as PyTorch's (which solves with a
-    perturbed LU factor there, and multiplies by det(A) = 0).
+    grad_A = grad det(A) A^-T, A^-1 from the forward's LU factor; where det(A) = 0 that is 0,
+    as PyTorch's (which solves with a perturbed LU factor there, and multiplies by det(A) = 0).
     """
 
     rule = "grad_A = grad * out * inv(A)^T (0 where out = 0)"
     saves_out = True
 
     def forward(self, a):
-        return lapack.det(a)
+        out, self.factor = lapack.det(a)
+        return out
 
     def backward(self, grad, out):
         (a,) = self.inputs
         singular = out._array == 0
         g = (grad * out).unsqueeze(-1).unsqueeze(-1)
         if not singular.any():
-            return (g * LinalgInvEx.apply(a).mT,)
+            return (g * LinalgInvEx.apply(a.mT, factor=self.factor),)  # factor: A^T's
         eye = xp.eye(a.shape[-1], dtype=a._array.dtype)
         safe = xp.where(singular[..., None, None], eye, a._array)  # the identity where singular
         return (g * LinalgInvEx.apply(_keep_graph(a, safe)).mT,)
@@ -235,18 +238,25 @@ def _keep_graph(a: Any, replaced: Any) -> Any:
 class LinalgSlogdet(Function):
     """out = log|det(A)| (the sign, a constant, is computed beside it)
 
-    grad_A = grad A^-T.
+    grad_A = grad A^-T, A^-1 from the forward's LU factor where it has one.
     """
 
     rule = "grad_A = grad * inv(A)^T"
     saves_out = False
 
-    def forward(self, a, result=None):
-        return lapack.slogdet(a)[1] if result is None else result
+    def forward(self, a, result=None, factor=None):
+        if result is None:
+            _, result, factor = lapack.slogdet(a)
+        self.factor = factor
+        return result
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        return (grad.unsqueeze(-1).unsqueeze(-1) * LinalgInvEx.apply(a).mT,)
+        factor = self.factor
+        if factor is not None and not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
+            factor = None  # a singular matrix: inv's own error (as PyTorch's, an inf or NaN)
+        inv_t = LinalgInvEx.apply(a.mT, factor=factor)  # factor: A^T's
+        return (grad.unsqueeze(-1).unsqueeze(-1) * inv_t,)
 
 
 class LinalgCholeskyEx(Function):
@@ -453,6 +463,7 @@ class LinalgLstsq(Function):
     """
 
     rule = "grad_A = pinv_backward(grad @ B^T, pinv(A), A), grad_B = pinv(A)^T @ grad"
+    saves_out = True  # PyTorch's node saves the solution (and refuses it once written)
 
     def forward(self, a, b, rcond=None, driver="gelsy", found=None):
         shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
@@ -594,56 +605,73 @@ class LinalgMatrixExp(Function):
 
 
 class LinalgLu(Function):
-    """out = one part (``part``) of A = P L U, partial pivoting (P a constant): "L", unit
-    lower triangular (m x k), "U", upper triangular (k x n), k = min(m, n), or "LU", LAPACK's
-    one matrix of both (L's strict lower triangle below U's upper one).
+    """out = one part (``part``) of A = P L U, partial pivoting (P a constant): "LU", LAPACK's
+    one matrix of both (L's strict lower triangle below U's upper one); "L", unit lower
+    triangular (m x k), or "U", upper triangular (k x n), k = min(m, n), each taken from the
+    "LU" part (``packed``: the input is that part), so that a gradient of both L and U meets
+    at one node and pays for one pair of triangular solves, as PyTorch's.
 
     PyTorch's rule, for square A: grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T))
     U^-T; a wide or tall A adds the part of U or L beyond the square one (see lu_backward);
-    "LU"'s gradient is its strict lower triangle's for L and its upper one's for U.
+    with grad_L the strict lower triangle of "LU"'s gradient and grad_U its upper one. The
+    L and U parts pass their gradient to "LU"'s in its layout.
     """
 
     rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
 
-    def forward(self, a, part, result):
-        self.part, self.result = part, result  # (LU, pivots), lu_arrays's
-        lu = result[0]
-        if part == "LU":
-            return kept_apart(lu)
-        m, n = lu.shape[-2:]
+    def forward(self, a, part, result, packed=False):
+        self.part, self.result, self.packed = part, result, packed  # lu_arrays's (LU, pivots)
+        if not packed:  # the "LU" part
+            return kept_apart(result[0])
+        m, n = a.shape[-2:]
         k = min(m, n)
         if part == "L":
-            return xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
-        return xp.triu(lu[..., :k, :])
+            return xp.tril(a[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+        return xp.triu(a[..., :k, :])
 
     def backward(self, grad, out):
         (a,) = self.inputs
-        P = type(a)._make(permutation(self.result[1], a.shape[-2], a._array.dtype))
-        L, U = (LinalgLu.apply(a, part=q, result=self.result) for q in ("L", "U"))
-        if self.part == "LU":
-            k = min(a.shape[-2:])
-            gL, gU = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
-            return (P @ (lu_backward(gL, None, L, U) + lu_backward(None, gU, L, U)),)
-        gL, gU = (grad, None) if self.part == "L" else (None, grad)
-        return (P @ lu_backward(gL, gU, L, U),)
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        if self.packed:  # L's or U's gradient, in LU's layout (zeros beyond the part)
+            g = grad.tril(-1) if self.part == "L" else grad.triu()
+            if g.shape[-2:] == a.shape[-2:]:
+                return (g,)
+            dim = g.ndim - 1 if self.part == "L" else g.ndim - 2  # L: m x k, U: k x n
+            gap = (m, n - k) if self.part == "L" else (m - k, n)
+            zeros = g.new_zeros((*g.shape[:-2], *gap))
+            return (Cat.apply(g, zeros, dim=dim),)
+        LU = LinalgLu.apply(a, part="LU", result=self.result)
+        L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
+        g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
+        return (_rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
+
+
+def _rows(g: Any, order: Any) -> Any:
+    """g (..., m, n) with its rows taken in ``order`` (..., m): P g for a permutation P, as
+    a gather (O(mn)) rather than a product with P (O(m^2 n))."""
+    if order.ndim == 1:
+        return g[..., order, :]
+    flat = g.reshape(-1, *g.shape[-2:])  # (batch, m, n)
+    rows = order.reshape(-1, order.shape[-1])
+    return flat[xp.arange(len(rows))[:, None], rows].reshape(*g.shape)
 
 
 def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
     """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
-    (int32), from one getrf (scipy's lu_factor) of each matrix of a (not empty)."""
-    direct = lapack.direct(a)
-    if direct is not None and a.ndim == 2:  # getrf itself: no checks, no warning to silence
-        getrf = direct.lapack.sgetrf if a.dtype == xp.float32 else direct.lapack.dgetrf
-        lu, piv, _ = getrf(a)
-        return lu, (piv + 1).astype(xp.int32)
+    (int32), from one getrf of each matrix of a (not empty)."""
+    if lapack.direct(a) is not None:  # getrf itself: no checks, no warning to silence
+        lu, piv = lapack.lu_factor(a)
+        return lu, piv + 1
     with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
         warnings.simplefilter("ignore")
         lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
     return lu.astype(a.dtype, copy=False), (piv + 1).astype(xp.int32)
 
 
-def permutation(pivots: Any, m: int, dtype: Any) -> Any:
-    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
+def row_order(pivots: Any, m: int) -> Any:
+    """perm (..., m) with A = P L U: row perm[i] of A is row i of L U, from LAPACK's 1-based
+    row swaps (..., k)."""
     batch = pivots.shape[:-1]
     count = math.prod(batch)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
@@ -651,45 +679,40 @@ def permutation(pivots: Any, m: int, dtype: Any) -> Any:
         row = list(range(m))
         for i, j in enumerate(piv[0].tolist()):
             row[i], row[j] = row[j], row[i]
-        perm = xp.asarray(row, like=pivots).reshape(*batch, m)
-    else:
-        perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
-        rows = xp.arange(count)
-        for i in range(piv.shape[-1]):  # row perm[i] of A is row i of L U
-            j = piv[:, i]
-            a, b = perm[rows, i].copy(), perm[rows, j].copy()
-            perm[rows, i], perm[rows, j] = b, a
-        perm = perm.reshape(*batch, m)
+        return xp.asarray(row, like=pivots).reshape(*batch, m)
+    perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
+    rows = xp.arange(count)
+    for i in range(piv.shape[-1]):
+        j = piv[:, i]
+        a, b = perm[rows, i].copy(), perm[rows, j].copy()
+        perm[rows, i], perm[rows, j] = b, a
+    return perm.reshape(*batch, m)
+
+
+def permutation(pivots: Any, m: int, dtype: Any) -> Any:
+    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
+    perm = row_order(pivots, m)
     return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
 
 
 def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
-    """PyTorch's linalg_lu_backward without P: the gradient of L U at its factors."""
+    """PyTorch's linalg_lu_backward without P: the gradient of L U at its factors, from the
+    gradients of L (strictly lower) and U (upper)."""
     tri = LinalgSolveTriangular.apply
     m, n = L.shape[-2], U.shape[-1]
     if m == n:
-        g = (L.mT @ gL).tril(-1) if gL is not None else (gU @ U.mT).triu()
+        g = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
         g = tri(U.mT, g, upper=False, left=False)
         return tri(L.mT, g, upper=True, unitriangular=True)
     if m < n:  # wide: U = [U1 | U2], U1 square
-        U1 = U[..., :, :m]
-        g = L.mT @ gL if gL is not None else -(gU.triu() @ U.mT)
-        g = tri(U1.mT, g.tril(-1), upper=False, left=False)
-        if gU is not None:
-            g = Cat.apply(g + gU[..., :, :m].triu(), gU[..., :, m:], dim=g.ndim - 1)
-        g = tri(L.mT, g, upper=True, unitriangular=True)
-        if gU is None:
-            g = Cat.apply(g, U[..., :, m:] * 0.0, dim=g.ndim - 1)
-        return g
-    L1 = L[..., :n, :]  # tall: L = [L1; L2], L1 square
-    g = gU @ U.mT if gU is not None else -(L.mT @ gL.tril(-1))
-    g = tri(L1.mT, g.triu(), upper=True, unitriangular=True)
-    if gL is not None:
-        g = Cat.apply(g + gL[..., :n, :].tril(-1), gL[..., n:, :], dim=g.ndim - 2)
-    g = tri(U.mT, g, upper=False, left=False)
-    if gL is None:
-        g = Cat.apply(g, L[..., n:, :] * 0.0, dim=g.ndim - 2)
-    return g
+        g = L.mT @ gL - gU @ U.mT  # gU upper already
+        g = tri(U[..., :, :m].mT, g.tril(-1), upper=False, left=False)
+        g = Cat.apply(g + gU[..., :, :m], gU[..., :, m:], dim=g.ndim - 1)
+        return tri(L.mT, g, upper=True, unitriangular=True)
+    g = gU @ U.mT - L.mT @ gL  # tall: L = [L1; L2], L1 square; gL strictly lower already
+    g = tri(L[..., :n, :].mT, g.triu(), upper=True, unitriangular=True)
+    g = Cat.apply(g + gL[..., :n, :], gL[..., n:, :], dim=g.ndim - 2)
+    return tri(U.mT, g, upper=False, left=False)
 
 
 class LinalgVectorNorm(Function):

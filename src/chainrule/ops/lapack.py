@@ -9,6 +9,7 @@ where SciPy is not installed go to NumPy."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -36,29 +37,85 @@ def inv(a: Any) -> Any:
     return xp.linalg.inv(a) if sl is None else sl.inv(a, check_finite=False)
 
 
-def det(a: Any) -> Any:
-    sl = direct(a)
-    if sl is None:
-        return xp.linalg.det(a)
-    with warnings.catch_warnings():  # a singular matrix's det is 0, not a warning
-        warnings.simplefilter("ignore")
-        return sl.det(a, check_finite=False).astype(a.dtype)
+def routine(name: str, dtype: Any) -> Any:
+    """SciPy's LAPACK routine ``name`` (getrf, getri, ...) for dtype, looked up once: the
+    lookup costs more than the routine on a small matrix."""
+    return _routine(name, host.dtype(dtype).char)
 
 
-def slogdet(a: Any) -> tuple[Any, Any]:
-    """(sign, log|det|), from getrf's diagonal and row swaps where SciPy serves."""
-    sl = direct(a)
-    if sl is None:
-        return xp.linalg.slogdet(a)
-    with warnings.catch_warnings():  # a singular matrix is a zero on the diagonal
-        warnings.simplefilter("ignore")
-        lu, piv = sl.lu_factor(a, check_finite=False)
-    diag = xp.diagonal(lu, axis1=-2, axis2=-1)  # (..., n)
-    swaps = (piv != xp.arange(a.shape[-1])).sum(-1) % 2
-    sign = xp.where(swaps == 1, -1, 1) * xp.prod(xp.sign(diag), axis=-1)
-    with xp.errstate(divide="ignore"):
+@functools.cache
+def _routine(name: str, char: str) -> Any:
+    import scipy.linalg
+
+    return scipy.linalg.get_lapack_funcs(name, dtype=host.dtype(char))
+
+
+@functools.cache
+def _getri_work(char: str, n: int) -> int:
+    """getri's best workspace for order n: SciPy's default (n) runs its unblocked
+    algorithm, twice the time at n = 512."""
+    return max(1, int(_routine("getri_lwork", char)(n)[0]))
+
+
+def lu_factor(a: Any) -> tuple[Any, Any]:
+    """(LU, pivots) of each matrix of a host float array that direct() serves, by getrf
+    itself: L's strict lower triangle below U's upper one, pivots 0-based (int32). A zero
+    pivot is no error: it is U's diagonal, where a singular matrix shows it."""
+    getrf = routine("getrf", a.dtype)
+    if a.ndim == 2:
+        lu, piv, _ = getrf(a)
+        return lu, piv
+    flat = a.reshape(-1, *a.shape[-2:])  # (batch, m, n)
+    lu = host.empty(flat.shape, dtype=a.dtype)
+    piv = host.empty((len(flat), min(a.shape[-2:])), dtype=host.int32)
+    for i, m in enumerate(flat):
+        lu[i], piv[i], _ = getrf(m)
+    return lu.reshape(a.shape), piv.reshape(*a.shape[:-2], piv.shape[-1])
+
+
+def inv_from_lu(lu: Any, piv: Any) -> Any:
+    """A^-1 from lu_factor's (LU, pivots) of nonsingular matrices, by getri alone."""
+    getri = routine("getri", lu.dtype)
+    work = _getri_work(lu.dtype.char, lu.shape[-1])
+    if lu.ndim == 2:
+        return getri(lu, piv, lwork=work)[0]
+    flat, pivots = lu.reshape(-1, *lu.shape[-2:]), piv.reshape(-1, piv.shape[-1])
+    out = host.empty(flat.shape, dtype=lu.dtype)
+    for i in range(len(flat)):
+        out[i] = getri(flat[i], pivots[i], lwork=work)[0]
+    return out.reshape(lu.shape)
+
+
+def det(a: Any) -> tuple[Any, Any]:
+    """(det, factor): the determinant of each matrix of a, from getrf's diagonal and row
+    swaps as PyTorch's, and the factor (LU, pivots) of a^T that gave it (a^T: the same
+    determinant, no copy of a C-ordered matrix into LAPACK's order, and its getri is the
+    A^-T of the gradient), or None where NumPy's linalg serves."""
+    if direct(a) is None:
+        return xp.linalg.det(a), None
+    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    with xp.errstate(over="ignore"):  # a determinant past the dtype's range is inf
+        out = lu.diagonal(axis1=-2, axis2=-1).prod(-1)
+    return xp.asarray(out * _swap_sign(piv), dtype=a.dtype), (lu, piv)
+
+
+def slogdet(a: Any) -> tuple[Any, Any, Any]:
+    """(sign, log|det|, factor), from getrf's diagonal and row swaps where SciPy serves;
+    factor as det's."""
+    if direct(a) is None:
+        return (*xp.linalg.slogdet(a), None)
+    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    diag = lu.diagonal(axis1=-2, axis2=-1)  # (..., n)
+    sign = _swap_sign(piv) * xp.sign(diag).prod(-1)
+    with xp.errstate(divide="ignore"):  # a singular matrix: log 0 = -inf
         logabsdet = xp.log(xp.abs(diag)).sum(-1)
-    return sign.astype(a.dtype), logabsdet.astype(a.dtype)
+    return xp.asarray(sign, dtype=a.dtype), xp.asarray(logabsdet, dtype=a.dtype), (lu, piv)
+
+
+def _swap_sign(piv: Any) -> Any:
+    """(-1)^(the number of row swaps), from getrf's 0-based pivots (..., k)."""
+    swaps = xp.count_nonzero(piv != xp.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
+    return 1 - 2 * (swaps % 2)
 
 
 def cholesky(a: Any) -> Any:

@@ -1,0 +1,118 @@
+"""The gradients of chainrule.linalg's factorisations against PyTorch's, first and second
+order, and what each backward asks of LAPACK: det's and slogdet's from the forward's LU
+factor, LU's L and U meeting at one node, one matrix or a batch, square, wide or tall."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule.ops import decompositions as D
+from chainrule.ops import lapack
+
+torch = pytest.importorskip("torch")
+
+Call = Callable[[Any, Any], Any]
+
+
+def _grads(call: Call, a: np.ndarray, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """A's gradient, chainrule's and PyTorch's, of call's outputs against random weights."""
+    A, T = cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ours, theirs = call(cr, A), call(torch, T)
+    ours, theirs = (
+        (ours if isinstance(ours, tuple) else (ours,)),
+        (theirs if isinstance(theirs, tuple) else (theirs,)),
+    )
+    rng = np.random.default_rng(seed)
+    weights = [rng.standard_normal(tuple(t.shape)) for t in theirs]
+    sum((o * cr.tensor(w)).sum() for o, w in zip(ours, weights, strict=True)).backward()
+    sum((t * torch.tensor(w)).sum() for t, w in zip(theirs, weights, strict=True)).backward()
+    return A.grad.numpy(), T.grad.numpy()
+
+
+def _matrix(*shape: int, dtype: Any = np.float64, seed: int = 0) -> np.ndarray:
+    n = shape[-1]
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) / np.sqrt(n) + 2 * np.eye(*shape[-2:])).astype(dtype)
+
+
+DETERMINANTS: list[tuple[str, Call]] = [
+    ("det", lambda m, A: m.linalg.det(A)),
+    ("slogdet", lambda m, A: m.linalg.slogdet(A)[1]),
+    ("logdet", lambda m, A: m.logdet(A)),
+]
+
+
+@pytest.mark.parametrize("name, call", DETERMINANTS)
+@pytest.mark.parametrize("shape", [(5, 5), (2, 3, 70, 70)])
+def test_a_determinants_gradient_is_the_forwards_lu_inverted(
+    name: str, call: Call, shape: tuple[int, ...], monkeypatch: Any
+) -> None:
+    factored = []
+    real = lapack.lu_factor
+    monkeypatch.setattr(lapack, "lu_factor", lambda a: factored.append(1) or real(a))
+    monkeypatch.setattr(lapack, "inv", lambda a: pytest.fail("a second factorisation"))
+    ours, theirs = _grads(call, _matrix(*shape))
+    assert len(factored) == 1
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_determinants_gradient_keeps_the_dtype(dtype: Any) -> None:
+    a = _matrix(70, 70, dtype=dtype)
+    ours, theirs = _grads(lambda m, A: m.linalg.det(A), a)
+    assert ours.dtype == dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-3 if dtype == np.float32 else 1e-10)
+
+
+def test_a_singular_matrix_in_the_batch_has_det_gradient_from_its_own_rule() -> None:
+    a = np.stack([_matrix(4, 4), np.ones((4, 4)), np.diag([1.0, 2.0, 0.0, 3.0])])
+    ours, theirs = _grads(lambda m, A: m.linalg.det(A), a)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (3, 5), (5, 3), (2, 4, 4), (2, 3, 5), (2, 5, 3)])
+@pytest.mark.parametrize(
+    "parts", [slice(1, None), slice(1, 2), slice(2, None)], ids=["L and U", "L", "U"]
+)
+def test_lus_gradient_is_pytorchs(shape: tuple[int, ...], parts: slice) -> None:
+    a = np.random.default_rng(2).standard_normal(shape)
+    ours, theirs = _grads(lambda m, A: tuple(m.linalg.lu(A)[parts]), a)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 3)])
+def test_lu_factors_gradient_is_pytorchs(shape: tuple[int, ...]) -> None:
+    a = np.random.default_rng(3).standard_normal(shape)
+    ours, theirs = _grads(lambda m, A: m.linalg.lu_factor(A).LU, a)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+def test_l_and_u_gradients_meet_at_one_node(monkeypatch: Any) -> None:
+    calls = []
+    real = D.lu_backward
+    monkeypatch.setattr(D, "lu_backward", lambda *a: calls.append(1) or real(*a))
+    _, L, U = cr.linalg.lu(cr.tensor(_matrix(6, 6), requires_grad=True))
+    assert L.grad_fn.name() == U.grad_fn.name() == "LinalgLuBackward0"
+    (L.sum() + U.sum()).backward()
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "call, shape",
+    [
+        (lambda A: cr.linalg.lu(A)[1:], (3, 4)),
+        (lambda A: cr.linalg.lu(A)[1:], (2, 4, 3)),
+        (lambda A: cr.linalg.lu_factor(A).LU, (3, 3)),
+        (lambda A: cr.linalg.det(A), (2, 3, 3)),
+        (lambda A: cr.linalg.slogdet(A).logabsdet, (3, 3)),
+    ],
+    ids=["lu wide", "lu tall batch", "lu_factor", "det", "slogdet"],
+)
+def test_second_derivatives_agree_with_finite_differences(call: Any, shape: Any) -> None:
+    A = cr.tensor(_matrix(*shape, seed=4), requires_grad=True)
+    assert cr.testing.gradgradcheck(call, (A,))
