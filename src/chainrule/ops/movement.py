@@ -276,10 +276,18 @@ class Pad(Function):
 
 
 def along_dim(index: Any, dim: int, ndim: int) -> tuple:
-    """A full index that picks index[..] along dim and every position on the other dims."""
-    grid = list(array.module_of(index).ogrid[tuple(slice(n) for n in index.shape)])
-    grid[dim] = index
-    return tuple(grid[:ndim])
+    """A full index that picks index[..] along dim and every position on the other dims:
+    NumPy's open grid, each dim's positions an arange shaped to broadcast along it."""
+    mod, shape = array.module_of(index), index.shape
+    grid = []
+    for d in range(min(ndim, len(shape))):
+        if d == dim:
+            grid.append(index)
+        else:  # (1, .., n, .., 1): n positions along d
+            grid.append(
+                mod.arange(shape[d]).reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1))
+            )
+    return tuple(grid)
 
 
 class Gather(Function):

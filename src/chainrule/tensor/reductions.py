@@ -660,8 +660,9 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     back, so equal values keep their order there too."""
     if not descending:
         return xp.argsort(a, axis=dim, kind="stable").astype(array.int64, copy=False)
-    backwards = xp.argsort(xp.flip(a, axis=dim), axis=dim, kind="stable")  # positions in flip(a)
-    return (a.shape[dim] - 1 - xp.flip(backwards, axis=dim)).astype(array.int64, copy=False)
+    flip = (slice(None),) * dim + (slice(None, None, -1),)  # a reversed along dim: a view
+    backwards = xp.argsort(a[flip], axis=dim, kind="stable")  # positions in a[flip]
+    return (a.shape[dim] - 1 - backwards[flip]).astype(array.int64, copy=False)
 
 
 def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndices:

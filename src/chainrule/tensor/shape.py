@@ -164,10 +164,10 @@ class Shape(Core):
     def squeeze(self, dim: Any = None) -> Tensor:
         shape = self._array.shape
         if dim is None:
-            kept = tuple(n for n in shape if n != 1)
+            kept = tuple([n for n in shape if n != 1])
         else:
             dims = normalize_dims(dim, self, "squeeze") or ()
-            kept = tuple(n for d, n in enumerate(shape) if not (d in dims and n == 1))
+            kept = tuple([n for d, n in enumerate(shape) if n != 1 or d not in dims])
         if kept == shape:
             return self
         which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
