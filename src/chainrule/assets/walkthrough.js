@@ -22,9 +22,10 @@
 
   const boxes = data.boxes.map((b) => ({key: S[b[0]], name: S[b[1]], parent: b[2], size: 0}));
   const boxPath = (k) => { const p = []; for (; k >= 0; k = boxes[k].parent) p.unshift(k); return p; };
+  const paths = boxes.map((_, k) => boxPath(k)), outside = [];  // each shared by the box's nodes
   const nodes = data.nodes.map((n) => ({
     label: n.label, kind: n.kind || "op", shape: txt(n.shape), value: txt(n.value), rule: txt(n.rule),
-    module: txt(n.module), path: boxPath(n.box === undefined ? -1 : n.box),
+    module: txt(n.module), path: n.box === undefined ? outside : paths[n.box],
   }));
   nodes.forEach((n) => n.path.forEach((b) => boxes[b].size++));
 
@@ -92,12 +93,13 @@
     if (laid[v]) return laid[v];
     const L = data.layouts[v], n = L.items.length / 3;
     const out = {code: new Int32Array(n), x: new Float64Array(n), y: new Float64Array(n),
-      edges: Int32Array.from(L.edges), item: new Map(), drawn: new Map(), drawnEdges: new Map()};
+      edges: Int32Array.from(L.edges), item: new Int32Array(3 * Math.max(nodes.length, boxes.length)).fill(-1),
+      drawn: new Map(), drawnEdges: new Map()};  // item: each code's place, -1 where none
     for (let k = 0; k < n; k++) {
       out.code[k] = L.items[3 * k];
       out.x[k] = PAD + L.items[3 * k + 1] * (W + GX);
       out.y[k] = PAD + L.items[3 * k + 2] * (H + GY) / 2;
-      out.item.set(out.code[k], k);
+      out.item[out.code[k]] = k;
     }
     // Which items and edges lie in each CELL-pixel square: what is in sight is read from
     // the few squares in sight. An edge over more than 16 squares is in `long`, always read.
@@ -297,8 +299,9 @@
     lit = cur ? codeOf(cur[0], view) : null;
     gets = new Set(cur ? cur[3].map((g) => codeOf(g[0], view)) : []);
     const L = layout(view), g = $("graph");
-    const k = L.item.get(lit !== null ? lit : total ? codeOf(P.steps[0][0], view) : -1);  // step 0: the first
-    if (k !== undefined) {  // in sight, or scrolled to the middle
+    const code = lit !== null ? lit : total ? codeOf(P.steps[0][0], view) : -1;  // step 0: the first
+    const k = code >= 0 ? L.item[code] : -1;
+    if (k >= 0) {  // in sight, or scrolled to the middle
       const x = L.x[k] + L.sec.offsetLeft, y = L.y[k] + L.sec.offsetTop;
       if (x < g.scrollLeft || x + W > g.scrollLeft + g.clientWidth || y < g.scrollTop || y + H > g.scrollTop + g.clientHeight) {
         g.scrollTo(x - (g.clientWidth - W) / 2, y - (g.clientHeight - H) / 2);
