@@ -221,16 +221,17 @@ def node_type(op: Any, name: str) -> Any:
     return made
 
 
-def named(out: Any, name: str) -> Any:
+def named(out: Any, name: str, **call: Any) -> Any:
     """``out``, the output of a primitive that serves several PyTorch ops, its node (where one
     was recorded) typed with the name PyTorch gives the calling method's: the one place a Tensor
     method says which op it is (``t()``'s permute is ``TBackward0``, ``squeeze``'s reshape
     ``SqueezeBackward0``). Call it only on a primitive's fresh output, never on a tensor that
-    may be the method's input."""
+    may be the method's input. ``call``: the method's arguments that PyTorch's node of the name
+    saves and the primitive does not keep (squeeze's dim), kept for its ``_saved_*``."""
     fn = out.grad_fn
     if fn is not None:
         fn.__class__ = node_type(fn.primitive, name)
-    return out
+    return saved.record(out, **call) if call else out
 
 
 def _remade(op: Any, name: str) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import array
 from ..array.tensor_type import tensor_type
+from . import saved_made as made
 
 PREFIX = "_saved_"
 INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
@@ -32,7 +33,8 @@ TensorSpec = tuple[Any, ...]
 OPTIONS = (
     "dims", "keepdim", "dim", "index", "dof", "reduce", "include_self", "lo", "hi", "coef",
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
-    "upper", "options", "k", "mode", "full", "geometry",
+    "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
+    "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
 )  # fmt: skip
 
 
@@ -95,6 +97,36 @@ def _opt(key: str) -> Callable[[Any], Any]:
     return lambda fn: _option(fn, key)
 
 
+def record(out: Any, **call: Any) -> Any:
+    """``out``, its node (where one was recorded) keeping the arguments of the call that
+    PyTorch's node saves and the primitive does not keep (nll_loss's ignore_index, squeeze's
+    dim): the one edit an op's Tensor method or function makes for its ``_saved_*``."""
+    fn = out.grad_fn
+    if fn is not None:
+        fn.call = call
+    return out
+
+
+def _called(key: str, default: Any = None) -> Callable[[Any], Any]:
+    """An argument of the call that PyTorch's node saves and the primitive does not keep,
+    which the Tensor method gave node.named (``default`` where the node was made otherwise)."""
+    return lambda fn: (
+        (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__)
+        .get("call", {})
+        .get(key, default)
+    )
+
+
+def _exact(key: str) -> Callable[[Any], Any]:
+    """An option PyTorch's kernel takes as an int where it is a whole number (elu's scale)."""
+
+    def read(fn: Any) -> Any:
+        value = _option(fn, key)
+        return int(value) if value == 1 else value
+
+    return read
+
+
 def _dims(fn: Any) -> tuple[int, ...]:
     """The dims reduced, all of them where none were given (logsumexp's, as PyTorch's)."""
     dims = _option(fn, "dims")
@@ -132,6 +164,18 @@ def _bias_sizes(fn: Any) -> tuple[int, ...]:
 def _number(i: int) -> Callable[[Any], Any]:
     """Input i, a number (pow's base in 2 ** x): kept by the snapshot."""
     return lambda fn: fn.__dict__["_kept"]["numbers"][i] if fn.inputs is None else fn.inputs[i]
+
+
+def _pad(fn: Any) -> tuple[int, ...]:
+    """constant_pad_nd's pad: (before, after) per dim from the last, as F.pad takes it."""
+    widths = _option(fn, "widths")
+    first = next((d for d, w in enumerate(widths) if any(w)), len(widths))
+    return tuple(n for w in reversed(widths[first:]) for n in w)
+
+
+def _kept_dim(fn: Any) -> bool:
+    """Whether a value chosen per line (median's, kthvalue's) keeps the dim it was chosen on."""
+    return len(_option(fn, "out_shape")) == len(_shape(fn, 0)) > 0
 
 
 def _moved(fn: Any) -> list[int]:
@@ -218,8 +262,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "EluBackward0": {
         # the node keeps alpha * scale; exact for elu (scale 1) and for selu's two constants
         "alpha": lambda fn: _option(fn, "coef") / _option(fn, "scale"),
-        "input_scale": _opt("input_scale"),
-        "scale": _opt("scale"),
+        "input_scale": _exact("input_scale"),
+        "scale": _exact("scale"),
     },
     "CeluBackward0": {"alpha": _opt("coef")},
     "CatBackward0": {"dim": _opt("dim")},
@@ -237,7 +281,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "LinalgVectorNormBackward0": {
         "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
         "keepdim": _opt("keepdim"),
-        "ord": _opt("p"),
+        "ord": lambda fn: _called("ord", _option(fn, "p"))(fn),
     },
     "LinalgSolveTriangularBackward0": {
         "left": lambda fn: _option(fn, "options")[1],
@@ -287,8 +331,79 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
     **dict.fromkeys(
         ("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0", "AsinBackward0")
+    "RsubBackward1": {"alpha": _one},
+    "SoftplusBackward0": {"beta": _opt("beta"), "threshold": _opt("threshold")},
+    "SoftshrinkBackward0": {"lambd": _opt("lambd")},
+    "HardshrinkBackward0": {"lambd": _opt("lambd")},
+    # F.threshold's; the other piecewise ops this node stands for (prelu's x > 0) keep none
+    "ThresholdBackward0": {"threshold": _called("threshold", 0)},
+    "DivBackward2": {"rounding_mode": _opt("rounding_mode")},
+    "ClampMinBackward0": {"min": _opt("lo")},
+    "ClampMaxBackward0": {"max": _opt("hi")},
+    "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
+    **dict.fromkeys(
+        ("SqueezeBackward1", "SqueezeBackward2"),
+        {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
+    ),
+    "UnsqueezeBackward0": {"dim": _called("dim")},
+    "TrilBackward0": {"diagonal": _called("diagonal")},
+    "TriuBackward0": {"diagonal": _called("diagonal")},
+    "DiagonalBackward0": {
+        "dim1": _opt("dim1"),
+        "dim2": _opt("dim2"),
+        "offset": _opt("offset"),
+        "self_sym_sizes": _sizes(0),
+    },
+    "UnfoldBackward0": {
+        "dimension": _opt("dim"),
+        "self_sym_sizes": _sizes(0),
+        "size": _opt("size"),
+        "step": _opt("step"),
+    },
+    "ConstantPadNdBackward0": {"pad": _pad},
+    "AsStridedBackward0": {
+        "size": _called("size"),
+        "storage_offset": _called("storage_offset"),
+        "stride": _called("stride"),
+    },
+    "IndexSelectBackward0": {"dim": _called("dim"), "self_sym_sizes": _called("sizes")},
+    "ScatterBackward0": {"dim": _opt("dim")},
+    "IndexBackward0": {"self_sym_sizes": _sizes(0)},
+    "CtcLossBackward0": {
+        "blank": _called("blank"),
+        "input_lengths": _called("input_lengths"),
+        "target_lengths": _called("target_lengths"),
+        "zero_infinity": _called("zero_infinity"),
+    },
+    "ScaledDotProductFlashAttentionForCpuBackward0": {
+        "dropout_p": _called("dropout_p", 0.0),
+        "is_causal": _opt("is_causal"),
+        "scale": _called("scale"),
+    },
+    "MaxPool2DWithIndicesBackward0": {
+        k: _called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
+    },
+    **dict.fromkeys(
+        ("NllLossBackward0", "NllLoss2DBackward0"),
+        {
+            "ignore_index": _called("ignore_index", -100),
+            "reduction": lambda fn: ("none", "mean", "sum").index(_option(fn, "reduction")),
+        },
+    ),
+    **dict.fromkeys(
+        ("MedianBackward1", "NanmedianBackward1", "KthvalueBackward0", "ModeBackward0"),
+        {"dim": _opt("dim"), "keepdim": _kept_dim, "self_sym_sizes": _sizes(0)},
+    ),
+    **dict.fromkeys(  # a 0-d input's, or a gather's squeezed (PyTorch's one node)
+        ("MaxBackward0", "MinBackward0"),
+        {"dim": _called("dim"), "keepdim": _called("keepdim"), "self_sym_sizes": _called("sizes")},
+    ),
+    "CummaxBackward0": {"dim": _opt("dim")},
+    "CumminBackward0": {"dim": _opt("dim")},
+    "LinalgSolveExBackward0": {"left": _opt("left")},
         + ("AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0")
         + ("AtanhBackward0", "Log1PBackward0", "ErfBackward0", "ErfcBackward0")
+
         + ("ErfinvBackward0", "CoshBackward0", "SinhBackward0", "DigammaBackward0")
         + ("LgammaBackward0", "SincBackward0", "I0Backward0"),
         _SELF,
@@ -381,6 +496,75 @@ def table_key(op: str, name: str) -> str:
     return name
 
 
+    **dict.fromkeys(
+        ("SoftplusBackward0", "SoftshrinkBackward0", "HardshrinkBackward0", "ThresholdBackward0")
+        + ("ClampMinBackward0", "ClampMaxBackward0"),
+        _SELF,
+    ),
+    "ClampMinBackward1": {"min": ("input", 1, None), **_SELF},
+    "ClampMaxBackward1": {"max": ("input", 1, None), **_SELF},
+    "NextafterBackward0": {"other": ("input", 1, None), "self": ("input", 0, None)},
+    "DivBackward2": {"other": ("input", 1, None), "self": ("input", 0, 1)},
+    "SgnBackward0": {"result": ("made", 0, lambda fn: array.xp.sign(fn.inputs[0]._array)), **_SELF},
+    "LogSigmoidBackward0": {
+        "buffer": ("made", 0, lambda fn: array.xp.exp(-abs(fn.inputs[0]._array))), **_SELF,
+    },
+    "IndexSelectBackward0": {"index": ("called", "index")},
+    "ScatterBackward0": {"index": ("made", None, lambda fn: fn.where[fn.dim])},
+    "IndexBackward0": {"indices": ("made", None, made.indices)},
+    "CtcLossBackward0": {
+        "log_probs": ("input", 0, None), "result0": ("made", None, lambda fn: fn.nll),
+        # (N, T, S): alpha, the log-probabilities of the alignments' prefixes
+        "result1": ("made", None, lambda fn: array.xp.swapaxes(fn.alpha, 0, 1)),
+        "targets": ("called", "targets"),
+    },
+    "ScaledDotProductFlashAttentionForCpuBackward0": {
+        "attn_mask": ("optional", 3), "key": ("input", 1, None),
+        "logsumexp": ("made", 0, made.attention_logsumexp),
+        "output": ("made", 2, made.attention_output),
+        "query": ("input", 0, None), "value": ("input", 2, None),
+    },
+    "MaxPool2DWithIndicesBackward0": {"result1": ("made", None, made.pool_indices), **_SELF},
+    **dict.fromkeys(
+        ("NllLossBackward0", "NllLoss2DBackward0"),
+        {
+            # cross_entropy's one node keeps the log-probabilities PyTorch's nll_loss takes
+            "self": ("made", 0, lambda fn: fn.__dict__.get("logp", fn.inputs[0]._array)),
+            "target": ("called", "target"),
+            "total_weight": ("made", None, made.total_weight),
+            "weight": ("called", "weight"),
+        },
+    ),
+    "LinalgLstsqBackward0": {
+        "b": ("input", 1, None), "self": ("input", 0, None), "solution": ("called", "solution"),
+    },
+    **dict.fromkeys(
+        ("MaxBackward0", "MinBackward0"), {"indices": ("called", "indices")}
+    ),
+    **dict.fromkeys(
+        ("MedianBackward1", "NanmedianBackward1", "KthvalueBackward0", "ModeBackward0"),
+        {"indices": ("made", None, lambda fn: made.chosen(fn))},
+    ),
+    **dict.fromkeys(
+        ("CummaxBackward0", "CumminBackward0"),
+        {"indices": ("made", None, lambda fn: made.chosen(fn)), **_SELF},
+    ),
+    **dict.fromkeys(
+        ("MedianBackward0", "NanmedianBackward0"),
+        {"result": ("made", 0, lambda fn: made.shared(fn)), **_SELF},
+    ),
+    "LinalgDetBackward0": {
+        "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
+        "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
+    },
+    "LinalgSlogdetBackward0": {
+        "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
+        "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "sign": ("made", 0, made.slogdet_sign),
+    },
+    "LinalgSolveExBackward0": {
+        "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
+        "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
+    },
 def _key(fn: Any) -> str:
     return table_key(getattr(fn, "op", ""), type(fn).__name__)
 
@@ -459,6 +643,9 @@ def _lu_factor(result: tuple[Any, Any], part: str) -> Any:
     lu, pivots = result
     m, n = lu.shape[-2:]
     k = min(m, n)
+    kept = fn.inputs is not None or "_kept" in fn.__dict__  # what release kept of the call
+    if spec is not None and spec[0] == "called" and kept and _called(spec[1])(fn) is None:
+        return None  # an optional argument not given: None after backward too
     if part == "P":  # P[perm[i], i] = 1, perm LAPACK's 1-based row swaps applied in order
         swaps = pivots.reshape(-1, pivots.shape[-1]) - 1  # (batch, k)
         P = array.xp.zeros((swaps.shape[0], m, m), dtype=lu.dtype)  # (batch, m, m)
@@ -510,4 +697,22 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
             f"by an in-place operation after the node saved it: it is at version {now}, the "
             f"node saved version {fn.versions[i]}; write into a clone instead"
         )
+    return x
+    if spec[0] == "called":  # an array the call gave (node.named, record)
+        return T._make(array.xp.asarray(fn.call[spec[1]]))
+    if spec[0] == "made":  # made from what the node keeps (and input i, checked first)
+        if spec[1] is not None:
+            _checked(fn, attr, spec[1])
+        made = spec[2](fn)
+        if made is None:  # an optional argument not given
+            return None
+        if isinstance(made, tuple):  # index's indices: a tensor a dim indexed, None a dim sliced
+            return tuple(None if a is None else T._make(a) for a in made)
+        return T._make(array.xp.asarray(made))
+    x = _checked(fn, attr, i)
     return x.mT.detach() if kind == "input.mT" else x
+
+
+def _checked(fn: Any, attr: str, i: int) -> Any:
+    """Input i, refused where it was written in place after the node saved it."""
+    T = tensor_type()

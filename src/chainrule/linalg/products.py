@@ -9,6 +9,7 @@ from typing import Any
 
 from ..arguments import normalize_dim
 from ..array import xp
+from ..autograd.node import named
 from ..functions import cat
 from ..ops import decompositions as D
 from ..tensor import Tensor
@@ -56,6 +57,7 @@ def vector_norm(
     else:
         squeeze = False
     out = D.LinalgVectorNorm.apply(x, p=float(ord), dim=dims, keepdim=keepdim)
+    out = named(out, "LinalgVectorNormBackward0", ord=ord)  # PyTorch's node keeps ord as given
     return out.reshape(()) if squeeze else out
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..array import xp
+from ..autograd.saved import record
 from ..ops import decompositions as D
 from ..ops import lapack
 from ..tensor import Tensor
@@ -229,6 +230,7 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     lapack = "gelsy" if driver == "gels" else driver
     found: dict[str, Any] = {}  # LAPACK's rank and singular values, as forward met them
     X = D.LinalgLstsq.apply(A, Bm, rcond=rcond, driver=lapack, found=found)
+    X = record(X, solution=X._array)  # PyTorch's node keeps the solution
     m, n = A.shape[-2:]
     shape = X.shape[:-2]
     rank_arr, sv_arr = found["rank"], found["sv"]

@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, need_number, resolve_device
 from ..autograd.mode import no_grad
+from ..autograd.node import named
 from ..factories import full
 from ..ops import elementwise, smooth, special
 from ..tensor import Tensor, as_tensor, where
@@ -68,7 +69,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return special.Gelu.apply(_floating(input, "gelu"), approximate=approximate)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold, as PyTorch's."""
     return smooth.Softplus.apply(_floating(input, "softplus"), beta=beta, threshold=threshold)
 
@@ -208,7 +209,11 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
         x,
         inplace,
         "threshold",
-        lambda t: elementwise.Piecewise.apply(t, mask=t._array > threshold, slope=0.0, other=value),
+        lambda t: named(
+            elementwise.Piecewise.apply(t, mask=t._array > threshold, slope=0.0, other=value),
+            "ThresholdBackward0",
+            threshold=threshold,
+        ),
     )
 
 

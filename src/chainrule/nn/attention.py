@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import broadcasts_to, positive_int, resolve_device
+from ..autograd.saved import record
 from ..factories import full, zeros
 from ..functions import cat, pad, where
 from ..ops.attention import ScaledDotProductAttention
@@ -74,11 +75,13 @@ def scaled_dot_product_attention(
                 f"of shape {as_tensor(attn_mask).shape}"
             )
         mask = _mask(as_tensor(attn_mask), q, (*batch, q.shape[-2], k.shape[-2]), shapes)
+    given = scale  # None where not given, as PyTorch's node keeps it
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
-    return ScaledDotProductAttention.apply(
+    out = ScaledDotProductAttention.apply(
         q, k, v, mask, scale=float(scale), is_causal=bool(is_causal), dropout_p=float(dropout_p)
     )
+    return record(out, scale=given, dropout_p=dropout_p)
 
 
 def _shared_heads(q: Tensor, kv: Tensor, shapes: str) -> Tensor:

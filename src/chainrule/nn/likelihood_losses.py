@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, need_number
 from ..autograd.mode import no_grad
+from ..autograd.saved import record
 from ..ops import ctc
 from ..tensor import Tensor, as_tensor, where
 from .loss import legacy_reduction, reduce_loss
@@ -203,6 +204,8 @@ def ctc_loss(
     losses = ctc.CtcLoss.apply(
         lp, rows=rows, input_lengths=in_len, blank=blank, zero_infinity=zero_infinity
     )  # (N,)
+    given = {"input_lengths": tuple(in_len.tolist()), "target_lengths": tuple(tg_len.tolist())}
+    losses = record(losses, targets=tg, blank=blank, zero_infinity=zero_infinity, **given)
     if reduction == "mean":
         per = xp.asarray(xp.maximum(tg_len, 1), dtype=losses._array.dtype, like=losses._array)
         return (losses / per).mean()

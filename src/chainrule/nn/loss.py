@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import broadcasts_to, need_float, need_number
+from ..autograd.saved import record
 from ..ops import reduce
 from ..tensor import Tensor, as_tensor, where
 from .module import Module
@@ -274,6 +275,13 @@ def _class_targets(
     return safe, ignored, per_element, w
 
 
+def _as_given(out: Tensor, target: Any, w: Any, ignore_index: int) -> Tensor:
+    """out, its node keeping the target, class weights and ignore_index as given (its
+    ``_saved_*``, as PyTorch's nll_loss node's)."""
+    t = target._array if isinstance(target, Tensor) else array.host.asarray(target)
+    return record(out, target=t, weight=w, ignore_index=ignore_index)
+
+
 def _nll(logp: Tensor, safe: Any, per_element: Any, reduction: str) -> Tensor:
     # 'mean' with weights is a weighted mean: divided by the weights of the counted targets.
     class_dim = 0 if logp.ndim == 1 else 1
@@ -296,8 +304,9 @@ def nll_loss(
     need_float(logp, "nll_loss")
     if logp.ndim == 0:
         raise ValueError(f"nll_loss: expected input of shape (N, C, ...) or (C,); got {logp.shape}")
-    safe, _, per_element, _ = _class_targets(logp, target, weight, ignore_index, "nll_loss")
-    return _nll(logp, safe, per_element, reduction)
+    safe, _, per_element, w = _class_targets(logp, target, weight, ignore_index, "nll_loss")
+    out = _nll(logp, safe, per_element, reduction)
+    return _as_given(out, target, w, ignore_index)
 
 
 def cross_entropy(
@@ -342,9 +351,10 @@ def cross_entropy(
         )
     safe, ignored, per_element, w = _class_targets(x, target, weight, ignore_index, op)
     if label_smoothing == 0.0:  # log_softmax and nll_loss as one node
-        return reduce.CrossEntropy.apply(
+        out = reduce.CrossEntropy.apply(
             x, safe, per_element, class_dim=class_dim, reduction=reduction
         )
+        return _as_given(out, target, w, ignore_index)
     logp = x.log_softmax(class_dim)
     nll = _nll(logp, safe, per_element, reduction)
     class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import is_int, positive_int
+from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor, matmul
 from .activation import relu
@@ -105,6 +106,12 @@ def _max_pool(
         idx = None if idx is None else idx[:, :, 0]
     elif spatial == 2:
         out, idx = _max_planes(x, *_order(args), return_indices)
+        kernel, step, dil, pad = args  # as PyTorch's node keeps them: stride () if not given
+        given = () if stride is None or stride in ((), []) else step
+        out = record(
+            out, kernel_size=kernel, stride=given, padding=tuple(p for p, _ in pad),
+            dilation=dil, ceil_mode=ceil_mode,
+        )  # fmt: skip
     else:  # separable: the max of each plane's windows, then the max along the depth
         kernel, step, dil, pad = args
         n, c, d, h, w = x.shape

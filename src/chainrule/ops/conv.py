@@ -282,6 +282,13 @@ class MaxPool2d(Function):
         out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation)
         return out
 
+    def indices(self) -> Any:
+        """Each window's first maximum's flat index (row * W + column): PyTorch's indices."""
+        g, size = self.geometry, self.inputs[0].shape[2:]
+        return pool_indices(
+            self.col_arg, self.row_arg, size, g["stride"], g["padding"], g["dilation"]
+        )
+
     def backward(self, grad, out):
         x = self.inputs[0]
         return (

@@ -99,6 +99,7 @@ class CtcLoss(Function):
         with xp.errstate(divide="ignore"):
             summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
             lcab = xp.log(summed) + top
+        self.alpha, self.nll = alpha, losses.copy()  # PyTorch's node's result1 and result0
         self.impossible = xp.isinf(losses) if zero_infinity else xp.zeros(n, dtype=bool)
         losses[self.impossible] = 0.0
         with xp.errstate(invalid="ignore"):  # -inf + inf: NaN, PyTorch's gradient there too

@@ -41,6 +41,7 @@ class FloorDivide(Function):
     def forward(self, a: Any, b: Any, *, rounding_mode: str | None = None) -> Any:
         # PyTorch's names: floor_divide's node has no derivative, div's is DivBackward2
         self.node_name = "DivBackward2" if rounding_mode else "torch::autograd::NotImplemented"
+        self.rounding_mode = rounding_mode
         with errstate(divide="ignore", invalid="ignore"):
             if rounding_mode != "trunc":
                 return xp.floor_divide(a, b)

@@ -76,7 +76,7 @@ class Softshrink(Function):
     rule = "grad_x = grad where |x| > lambd, else 0"
 
     def forward(self, x: Any, *, lambd: float) -> Any:
-        self.outside = (x > lambd) | (x < -lambd)
+        self.lambd, self.outside = lambd, (x > lambd) | (x < -lambd)
         return xp.subtract(x, xp.clip(x, -lambd, lambd), out=xp.empty_like(x))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -92,7 +92,7 @@ class Hardshrink(Function):
     rule = "grad_x = grad where |x| > lambd, else 0"
 
     def forward(self, x: Any, *, lambd: float) -> Any:
-        self.outside = (x > lambd) | (x < -lambd)
+        self.lambd, self.outside = lambd, (x > lambd) | (x < -lambd)
         return xp.where(self.outside, x, 0).astype(x.dtype, copy=False)  # 0-d stays an array
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

@@ -319,7 +319,7 @@ class Scatter(Function):
     saves_inputs = False  # the rule reads their shapes only, as PyTorch's
 
     def forward(self, a, src, index, dim):
-        self.where = along_dim(index, dim, a.ndim)
+        self.where, self.dim = along_dim(index, dim, a.ndim), dim
         self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
         out = a.copy()

@@ -43,6 +43,7 @@ class Diagonal(Function):
         return (strided_grad(grad, self.base, self.view_array),)
 
     def forward(self, a, offset, dim1, dim2):
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         out = a.diagonal(offset, dim1, dim2)  # (other dims, diagonal), read-only
         if getattr(a.flags, "writeable", False):  # writable where a is, as PyTorch's view
             out.flags.writeable = True
@@ -59,6 +60,7 @@ class Unfold(Diagonal):
     rule = "grad_a = zeros like a, with each window's grad added where it was read"
 
     def forward(self, a, dim, size, step):
+        self.dim, self.size, self.step = dim, size, step
         if not a.ndim:  # a 0-d tensor unfolds as one of shape (1,), into shape (size,)
             return self.keep(a, strided(a, (size,), (1,)))
         steps = [s // a.itemsize for s in a.strides]

@@ -106,7 +106,7 @@ class Softplus(Function):
     saves_out = True
 
     def forward(self, x: Any, *, beta: float, threshold: float) -> Any:
-        self.beta = beta
+        self.beta, self.threshold = beta, threshold
         a = _opmath(x)
         bx = a * beta if beta != 1 else a
         self.linear = bx > threshold

@@ -26,6 +26,7 @@ class Select(Function):
     def forward(self, a, index, dim, shape, node_name, values=None):
         self.where, self.node_name = along_dim(index, dim, a.ndim), node_name
         self.in_shape, self.index_shape = a.shape, index.shape
+        self.dim, self.out_shape = dim, shape  # for the node's _saved_*
         if values is not None:  # found with the index (cummax's running values): no gather
             return values.reshape(shape)
         return a[self.where].reshape(shape)

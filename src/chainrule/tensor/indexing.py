@@ -199,7 +199,10 @@ class Indexing(Core):
             )
         if not math.prod(size):
             start = 0
-        return selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+        out = selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+        return named(
+            out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset
+        )
 
     def diagflat(self, offset: int = 0) -> Tensor:
         """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""

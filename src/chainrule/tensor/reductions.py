@@ -670,11 +670,15 @@ def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndic
     need_elements(t, op, (d,) if t.ndim else None)
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        values = named(values, f"{op.capitalize()}Backward0")
-        return ValuesIndices(values, Tensor._make(xp.zeros((), array.int64, like=t._array)))
+        indices = Tensor._make(xp.zeros((), array.int64, like=t._array))
+        call = {"dim": dim, "keepdim": keepdim, "sizes": (), "indices": indices._array}
+        return ValuesIndices(named(values, name, **call), indices)
     idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     indices = Tensor._make(idx.astype(array.int64, copy=False))
-    if not keepdim:
-        values, indices = values.squeeze(d), indices.squeeze(d)
-    return ValuesIndices(named(values, f"{op.capitalize()}Backward0"), indices)
+    if keepdim:
+        return ValuesIndices(named(values, name), indices)
+    values, indices = values.squeeze(d), indices.squeeze(d)
+    call = {"dim": dim, "keepdim": keepdim, "sizes": t.shape, "indices": indices._array}
+    return ValuesIndices(named(values, name, **call), indices)
+    name = f"{op.capitalize()}Backward0"

@@ -379,14 +379,14 @@ class Shape(Core):
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return named(where(keep, self, _zero(self)), "TrilBackward0")
+        return named(where(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return named(where(keep, self, _zero(self)), "TriuBackward0")
+        return named(where(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
 
     def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -473,7 +473,9 @@ class Shape(Core):
                 f"values the repeats make; got shape {self.shape}"
             )
         out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
-        return named(out, "IndexSelectBackward0") if isinstance(repeats, Tensor) else out
+        if not isinstance(repeats, Tensor):
+            return out
+        return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         """The slices index names along dim, in its order; of a 0-d self, self (index must
@@ -488,7 +490,9 @@ class Shape(Core):
                 )
             return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
-        return named(self[(slice(None),) * d + (idx,)].contiguous(), "IndexSelectBackward0")
+        out = self[(slice(None),) * d + (idx,)].contiguous()
+        given = index._array if isinstance(index, Tensor) else idx
+        return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
 
     def scatter(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None

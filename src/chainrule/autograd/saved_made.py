@@ -1,0 +1,99 @@
+"""The tensors PyTorch's nodes save that chainrule's nodes make as they are read (saved.py's
+("made", ...) entries): an index's indices, nll_loss's total weight, max_pool2d's indices,
+attention's logsumexp and output, the indices of a value chosen per line, det's LU factor.
+Each reads what its node keeps (its inputs, its options, forward's arrays) while it lives."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import array
+
+
+def indices(fn: Any) -> tuple[Any, ...]:
+    """An advanced index's indices as PyTorch's index keeps them: an array for each dim indexed
+    by one, None for each dim sliced whole before the last array."""
+    index = fn.index if type(fn.index) is tuple else (fn.index,)
+    parts: list[Any] = []
+    for k, part in enumerate(index):
+        if part is Ellipsis:
+            rest = sum(p is not None and p is not Ellipsis for p in index[k + 1 :])
+            parts += [None] * (fn.inputs[0]._array.ndim - len(parts) - rest)
+        elif part is not None:
+            parts.append(None if isinstance(part, slice) else array.xp.asarray(part))
+    while parts and parts[-1] is None:
+        parts.pop()
+    return tuple(parts)
+
+
+def total_weight(fn: Any) -> Any:
+    """nll_loss's sum of the counted targets' weights (0 for reduction 'none'), a 0-d tensor."""
+    _, target, per_element = fn.inputs
+    if fn.reduction == "none":
+        total = 0
+    else:
+        total = target.size if per_element is None else per_element.sum()
+    return array.xp.asarray(total, dtype=fn.inputs[0]._array.dtype)
+
+
+def pool_indices(fn: Any) -> Any:
+    """max_pool2d's indices (each maximum's row * W + column), from the offsets it keeps."""
+    return fn.indices()
+
+
+def attention_logsumexp(fn: Any) -> Any:
+    """Attention's log of each query's sum of exp(scores) over the keys, (..., L)."""
+    xp = array.xp
+    q, k, _, mask = (getattr(x, "_array", x) for x in fn.inputs)
+    scores = xp.matmul(q, xp.swapaxes(k, -1, -2)) * fn.scale  # (..., L, S)
+    if fn.bias is not None:
+        scores = scores + fn.bias
+    if mask is not None and mask.dtype.kind == "f":
+        scores = scores + mask
+    top = scores.max(axis=-1, keepdims=True, initial=-xp.inf)  # (..., L, 1)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        return (xp.log(xp.exp(scores - top).sum(-1, keepdims=True)) + top)[..., 0]
+
+
+def attention_output(fn: Any) -> Any:
+    """Attention's output: the kept probabilities (after dropout) times the values."""
+    p = fn.p if fn.keep is None else fn.p * fn.keep
+    return array.xp.matmul(p, fn.inputs[2]._array)
+
+
+def chosen(fn: Any) -> Any:
+    """The indices a value chosen per line (median's, cummax's) came from, in the output's
+    shape, as the op returns them."""
+    return fn.where[fn.dim].reshape(fn.out_shape).astype(array.int64)
+
+
+def shared(fn: Any) -> Any:
+    """The value a whole tensor's median shares among the elements equal to it: one of them."""
+    equal = fn.inputs[0]._array[fn.mask]
+    return equal[0] if equal.size else array.xp.asarray(math.nan, dtype=equal.dtype)
+
+
+def lu(fn: Any) -> tuple[Any, Any]:
+    """getrf's LU factor and pivots (1-based, int32) of A, as PyTorch's solve keeps them; of
+    A^T for det and slogdet (whose row-major A is A^T in LAPACK's order)."""
+    from scipy.linalg import lu_factor
+
+    a = array.to_host(fn.inputs[0]._array)
+    if type(fn).__name__ != "LinalgSolveExBackward0":
+        a = a.swapaxes(-1, -2)
+    flat = a.reshape(-1, *a.shape[-2:])  # (batch, n, n)
+    factors = [lu_factor(m, check_finite=False) for m in flat]
+    k = min(a.shape[-2:])
+    lus = array.host.asarray([f[0] for f in factors], dtype=a.dtype).reshape(a.shape)
+    pivots = array.host.asarray([f[1] for f in factors], dtype=array.host.int32) + 1
+    return lus, pivots.reshape(*a.shape[:-2], k)
+
+
+def slogdet_sign(fn: Any) -> Any:
+    """slogdet's sign: the product of U's diagonal's signs, negated for an odd count of swaps."""
+    factor, piv = lu(fn)
+    xp = array.host
+    diag = xp.diagonal(factor, axis1=-2, axis2=-1)  # (..., n)
+    odd = (piv - 1 != xp.arange(factor.shape[-1], dtype=piv.dtype)).sum(-1) % 2 == 1
+    return (xp.where(odd, -1, 1) * xp.prod(xp.sign(diag), axis=-1)).astype(factor.dtype)

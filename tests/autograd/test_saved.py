@@ -1,0 +1,206 @@
+"""Every node's ``_saved_*`` (autograd/saved.py) is PyTorch's: the same names, tensors of the
+same shape, dtype and values (or None), the same other values, on every catalog row and
+(slow) on every op-database sample whose node is PyTorch's node of the same name over the same
+graph; a node PyTorch saves nothing on lists nothing. The exceptions below are nodes that
+stand for other work than PyTorch's node of the name, each with its reason."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.autograd import saved
+from tests.autograd.test_node_names import _flat, _parts, catalog_outputs, node_count
+
+# chainrule's node (its table key) -> why its _saved_* are not compared with PyTorch's node of
+# the same name: chainrule's one node does the work of several of PyTorch's.
+EXCEPTIONS = {
+    "Einsum.ViewBackward0": "einsum's one node is PyTorch's products and its last view",
+    "Linear.UnsafeViewBackward0": "a batched linear's one node is PyTorch's mm and its view",
+    "Linear.ViewBackward0": "a batched linear's one node is PyTorch's addmm and its view",
+    "Linear.SqueezeBackward4": "a vector's linear is PyTorch's mm of it unsqueezed, squeezed",
+}
+# Saved values whose contents PyTorch leaves undefined: compared by name only.
+UNDEFINED = {
+    "_saved_result1": "ctc_loss's alpha, which PyTorch's kernel leaves unwritten past each "
+    "input's length (whatever memory held)",
+}
+# Catalog rows whose nodes are not compared, each with its reason.
+ROWS = {
+    "nextafter_": "PyTorch's in-place nextafter saves a clone of self; chainrule's node saves "
+    "self itself, then written (nextafter has no gradient in either)",
+}
+# Where chainrule's node holds another value than PyTorch's by design: a singular vector's
+# sign (LAPACK's drivers choose it differently; either is a decomposition), compared up to
+# sign; an integer operand of arithmetic, which chainrule casts to the result's dtype before
+# the node saves it (the values are compared).
+SIGN_FREE = ("svd",)
+
+
+def _value(value: Any, lib: Any) -> Any:
+    """A saved value in a form both libraries share: a tensor as (shape, dtype, float64
+    values), PyTorch's negative ints (printed as unsigned 64-bit numbers) as negative."""
+    if isinstance(value, lib.Tensor):
+        dtype = str(value.dtype).split(".")[-1]
+        return ("tensor", tuple(value.shape), dtype, value.detach().numpy().astype(np.float64))
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+        return value - 2**64
+    if isinstance(value, (tuple, list)):
+        return tuple(_value(v, lib) for v in value)
+    return value
+
+
+def read(fn: Any, lib: Any) -> dict[str, Any]:
+    """A node's every _saved_*, "refused" where reading it raises (freed by backward)."""
+    out = {}
+    for attr in [a for a in dir(fn) if a.startswith("_saved_")]:
+        try:
+            out[attr] = _value(getattr(fn, attr), lib)
+        except RuntimeError:
+            out[attr] = "refused"
+    return out
+
+
+def _same(got: Any, want: Any, signed: bool = True) -> bool:
+    if isinstance(got, tuple) and isinstance(want, tuple):
+        if got[:1] == ("tensor",) and want[:1] == ("tensor",):
+            cast = got[2].startswith("float") and want[2].startswith("int")  # arithmetic's
+            a, b = (got[3], want[3]) if signed else (abs(got[3]), abs(want[3]))
+            return (
+                got[1] == want[1]
+                and (got[2] == want[2] or cast)
+                and np.allclose(a, b, rtol=1e-9, atol=1e-11, equal_nan=True)
+            )
+        return len(got) == len(want) and all(
+            _same(g, w, signed) for g, w in zip(got, want, strict=True)
+        )
+    if isinstance(got, float) and isinstance(want, float):
+        return got == want or (np.isnan(got) and np.isnan(want))
+    return type(got) is type(want) and got == want
+
+
+def _negative(value: Any) -> bool:
+    parts = value if isinstance(value, tuple) else (value,)
+    return any(isinstance(v, int) and not isinstance(v, bool) and v < 0 for v in parts)
+
+
+def differences(fa: Any, fb: Any, signed: bool = True) -> str:
+    """What chainrule's node fa shows that PyTorch's fb does not ("" where they agree). A dim
+    or bound PyTorch keeps negative, as given, chainrule keeps normalized: not compared.
+    ``signed`` False: tensors compared up to sign."""
+    got, want = read(fa, cr), read(fb, torch)
+    if sorted(got) != sorted(want):
+        return f"names {sorted(got)}, PyTorch's {sorted(want)}"
+    wrong = [
+        f"{k}: {_short(got[k])}, PyTorch's {_short(want[k])}"
+        for k in got
+        if not _same(got[k], want[k], signed)
+        and not _negative(want[k])
+        and not (k in UNDEFINED and type(fa).__name__ == "CtcLossBackward0")
+    ]
+    return "; ".join(wrong)
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, tuple) and value[:1] == ("tensor",):
+        return f"tensor{value[1]} {value[2]} {np.array2string(value[3].ravel()[:4], precision=4)}"
+    if isinstance(value, tuple):
+        return tuple(_short(v) for v in value)
+    return value
+
+
+def compared(ours: list[Any], theirs: list[Any], signed: bool = True) -> tuple[int, list[str]]:
+    """How many of the outputs' nodes were compared, and the differences found: a node is
+    compared where it is PyTorch's node of the same name over as many nodes."""
+    count, wrong = 0, []
+    for a, b in zip(ours, theirs, strict=False):
+        fa, fb = getattr(a, "grad_fn", None), getattr(b, "grad_fn", None)
+        if fa is None or fb is None or type(fa).__name__ != type(fb).__name__:
+            continue
+        if saved._key(fa) in EXCEPTIONS or node_count(fa) != node_count(fb):
+            continue
+        count += 1
+        found = differences(fa, fb, signed)
+        if found:
+            wrong.append(f"{type(fa).__name__}: {found}")
+    return count, wrong
+
+
+def _catalog(rows: Any) -> tuple[int, list[str]]:
+    count, wrong = 0, []
+    for row, ours, theirs in rows:
+        number_first = not isinstance(row.shapes[0], tuple)  # maximum(2, x): x first in ours
+        if row.name in ROWS or number_first and ("maximum" in row.name or "minimum" in row.name):
+            continue
+        n, found = compared(ours, theirs, not any(s in row.name for s in SIGN_FREE))
+        count += n
+        wrong += [f"{row.name}: {w}" for w in found]
+    return count, wrong
+
+
+def _backward(outs: list[Any], lib: Any) -> bool:
+    """One backward pass through every floating output that has a node, freeing its graph."""
+    ends = [o for o in outs if getattr(o, "grad_fn", None) is not None and o.is_floating_point()]
+    try:
+        lib.autograd.backward([o.sum() for o in ends])
+    except RuntimeError:  # an op with no backward (PyTorch's not implemented): kept as it is
+        return False
+    return bool(ends)
+
+
+def test_every_catalog_rows_saved_values_are_torchs_before_and_after_backward() -> None:
+    """Before backward, and once backward has freed each row's graph: the tensors refused,
+    the other values kept."""
+    rows = catalog_outputs()
+    count, wrong = _catalog(rows)
+    assert wrong == [], "\n".join(wrong)
+    assert count > 550, count
+    freed = sum(_backward(ours, cr) and _backward(theirs, torch) for _, ours, theirs in rows)
+    count, wrong = _catalog(rows)
+    assert wrong == [], "\n".join(wrong)
+    assert freed > 300, freed
+
+
+def _op_database_outputs() -> Any:
+    """Each float64 op-database sample (of an entry with gradients) that both libraries run,
+    with its outputs on chainrule and on torch."""
+    from tests.opinfo import harness
+
+    for case in harness.cases():
+        if case.form != "fn" or case.dtype != "float64":
+            continue
+        op = harness.entry(case.op)
+        if not op.supports_autograd:
+            continue
+        form = next(f for f in harness.forms(op) if f.name == case.form)
+        samples, _ = harness._samples(op, torch.float64, True, harness.full_samples())
+        for sample in samples:
+            try:
+                c = harness.to_cr((sample.input, list(sample.args), dict(sample.kwargs)))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    harness._seed()
+                    want = harness._call(form.torch_fn, form, *_parts(sample))
+                    harness._seed()
+                    got = harness._call(form.cr_fn, form, *c)
+            except Exception:  # a refusal: the op database's own tests judge it
+                continue
+            yield case.op, _flat(got), _flat(want)
+
+
+@pytest.mark.slow
+def test_every_op_database_samples_saved_values_are_torchs() -> None:
+    wrong: Counter[str] = Counter()
+    count = 0
+    for name, ours, theirs in _op_database_outputs():
+        n, found = compared(ours, theirs, not any(s in name for s in SIGN_FREE))
+        count += n
+        wrong.update(f"{name}: {w}" for w in found)
+    assert not wrong, "\n".join(f"{n} x {k}" for k, n in wrong.most_common())
+    assert count > 1000, count
