@@ -209,3 +209,28 @@ def test_browser_switches_to_forward_mode_and_shows_each_tangent(
     assert counter.text == f"step 0 / {len(data['steps'])}"
     assert browser.find_element(By.ID, "leaves").is_displayed()
     assert browser.get_log("browser") == []
+
+
+@pytest.mark.slow
+def test_browser_runs_forward_mode_whatever_the_names(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    cr.manual_seed(0)
+    xs = {name: cr.randn(3, requires_grad=True) for name in pages.HOSTILE}
+    loss = cr.stack([(x * x).sum() for x in xs.values()]).sum()
+    given = {x: 1 for x in xs.values()}
+    path = cr.viz.walkthrough(loss, str(tmp_path / "names.html"), params=xs, mode="forward",
+                              tangents=given)  # fmt: skip
+    _, data, _ = read(path)
+    browser.get(Path(path).as_uri())
+    assert browser.find_element(By.ID, "modes").text == ""  # one pass: no switch
+    listed = browser.find_element(By.ID, "panel").get_attribute("textContent")
+    assert all(name in listed for name in pages.HOSTILE)  # step 0 lists the nodes by name
+    seen = []
+    for _ in data["forward"]:
+        browser.find_element(By.ID, "next").click()
+        seen.append(browser.find_element(By.CSS_SELECTOR, "#panel h2").text)
+    assert seen[0] == f"Step 1: #1 {pages.HOSTILE[0]}"  # the first leaf, seeded
+    root = float(data["strings"][data["forward"][-1][2]].split()[0])
+    assert root == pytest.approx(float(sum(2 * x.sum() for x in xs.values())), rel=1e-5)
+    assert browser.get_log("browser") == []
