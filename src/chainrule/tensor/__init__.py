@@ -17,7 +17,6 @@ from . import (
     core,
     indexing,
     inplace,
-    layout,
     pointwise,
     reductions,
     sampling,
@@ -71,7 +70,6 @@ class Tensor(
 # engine is told of it by register_tensor_type.
 _KINDS = (
     core,
-    layout,
     casts,
     arithmetic,
     pointwise,

@@ -1,10 +1,6 @@
 """Tensor arithmetic: operators, elementwise math, comparisons, clamping and matrix
 products, with the operand coercion they share, and cr.matmul and cr.where."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -19,6 +15,7 @@ from .core import HOST_ARRAY, Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 Number = (int, float, bool)
@@ -33,87 +30,87 @@ class Arithmetic(Core):
 
     # -- arithmetic ------------------------------------------------------------------------
 
-    def __add__(self, other: Any) -> Tensor:
+    def __add__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Add.apply(*operands(self, other, "add"))
 
-    def __radd__(self, other: Any) -> Tensor:
+    def __radd__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Add.apply(*operands(other, self, "add"))
 
-    def __sub__(self, other: Any) -> Tensor:
+    def __sub__(self: TensorSelf, other: Any) -> Tensor:
         _no_bool(self, other, "sub")
         return elementwise.Sub.apply(*operands(self, other, "sub"))
 
-    def __rsub__(self, other: Any) -> Tensor:
+    def __rsub__(self: TensorSelf, other: Any) -> Tensor:
         _no_bool(other, self, "sub")
         out = elementwise.Sub.apply(*operands(other, self, "sub"))
         return named(out, "RsubBackward1") if isinstance(other, (int, float)) else out
 
-    def __mul__(self, other: Any) -> Tensor:
+    def __mul__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Mul.apply(*operands(self, other, "mul"))
 
-    def __rmul__(self, other: Any) -> Tensor:
+    def __rmul__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Mul.apply(*operands(other, self, "mul"))
 
-    def __truediv__(self, other: Any) -> Tensor:
+    def __truediv__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Div.apply(*operands(self, other, "div", floats=True))
 
-    def __rtruediv__(self, other: Any) -> Tensor:
+    def __rtruediv__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Div.apply(*operands(other, self, "div", floats=True))
 
-    def __pow__(self, other: Any) -> Tensor:
+    def __pow__(self: TensorSelf, other: Any) -> Tensor:
         if self._array.dtype.kind == "b":
             _no_bool(self, other, "pow", both=True)
         return elementwise.Pow.apply(*operands(self, other, "pow"))
 
-    def __rpow__(self, other: Any) -> Tensor:
+    def __rpow__(self: TensorSelf, other: Any) -> Tensor:
         if self._array.dtype.kind == "b":
             _no_bool(other, self, "pow", both=True)
         return elementwise.Pow.apply(*operands(other, self, "pow"))
 
-    def __floordiv__(self, other: Any) -> Tensor:
+    def __floordiv__(self: TensorSelf, other: Any) -> Tensor:
         return _floor_divide(self, other)
 
-    def __rfloordiv__(self, other: Any) -> Tensor:
+    def __rfloordiv__(self: TensorSelf, other: Any) -> Tensor:
         return _floor_divide(other, self)
 
-    def __mod__(self, other: Any) -> Tensor:
+    def __mod__(self: TensorSelf, other: Any) -> Tensor:
         return _remainder(self, other)
 
-    def __rmod__(self, other: Any) -> Tensor:
+    def __rmod__(self: TensorSelf, other: Any) -> Tensor:
         return _remainder(other, self)
 
-    def __neg__(self) -> Tensor:
+    def __neg__(self: TensorSelf) -> Tensor:
         return elementwise.Neg.apply(self)
 
-    def __pos__(self) -> Tensor:
+    def __pos__(self: TensorSelf) -> Tensor:
         return self
 
-    def __abs__(self) -> Tensor:
+    def __abs__(self: TensorSelf) -> Tensor:
         return self.abs()
 
-    def __matmul__(self, other: Any) -> Tensor:
+    def __matmul__(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)
 
-    def __rmatmul__(self, other: Any) -> Tensor:
+    def __rmatmul__(self: TensorSelf, other: Any) -> Tensor:
         return matmul(other, self)
 
-    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+    def add(self: TensorSelf, other: Any, *, alpha: Any = 1) -> Tensor:
         return self + (other if alpha == 1 else other * alpha)
 
-    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+    def sub(self: TensorSelf, other: Any, *, alpha: Any = 1) -> Tensor:
         _no_bool(self, other, "sub")  # before alpha makes a bool other a number
         return self - (other if alpha == 1 else other * alpha)
 
-    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    def addcmul(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         """self + value * tensor1 * tensor2, within an ulp of PyTorch's (which fuses the last
         multiply and the add into one rounding)."""
         return self + value * as_tensor(tensor1) * tensor2
 
-    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    def addcdiv(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
         return self + value * as_tensor(tensor1) / tensor2
 
-    def lerp(self, end: Any, weight: Any) -> Tensor:
+    def lerp(self: TensorSelf, end: Any, weight: Any) -> Tensor:
         """self + weight * (end - self), computed from end's side where weight >= 0.5, as
         PyTorch (so weight 1 gives end exactly)."""
         diff = end - self
@@ -127,7 +124,7 @@ class Arithmetic(Core):
     neg = __neg__
     multiply, negative, subtract, true_divide = mul, neg, sub, __truediv__
 
-    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    def div(self: TensorSelf, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """self / other; rounding_mode 'trunc' rounds toward zero and 'floor' down, in the
         inputs' dtype (integers stay integers), with zero gradients, as PyTorch's."""
         if rounding_mode is None:
@@ -140,80 +137,84 @@ class Arithmetic(Core):
 
     divide = div
 
-    def pow(self, exponent: Any) -> Tensor:
+    def pow(self: TensorSelf, exponent: Any) -> Tensor:
         return self**exponent
 
     # comparisons make bool tensors and record nothing
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __eq__(self: TensorSelf, other: Any) -> Tensor:  # type: ignore[override]
         return _compare(xp.equal, self, other)
 
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __ne__(self: TensorSelf, other: Any) -> Tensor:  # type: ignore[override]
         return _compare(xp.not_equal, self, other)
 
-    def __lt__(self, other: Any) -> Tensor:
+    def __lt__(self: TensorSelf, other: Any) -> Tensor:
         return _compare(xp.less, self, other)
 
-    def __le__(self, other: Any) -> Tensor:
+    def __le__(self: TensorSelf, other: Any) -> Tensor:
         return _compare(xp.less_equal, self, other)
 
-    def __gt__(self, other: Any) -> Tensor:
+    def __gt__(self: TensorSelf, other: Any) -> Tensor:
         return _compare(xp.greater, self, other)
 
-    def __ge__(self, other: Any) -> Tensor:
+    def __ge__(self: TensorSelf, other: Any) -> Tensor:
         return _compare(xp.greater_equal, self, other)
 
     # bitwise: bool and integer tensors only, no gradient; of two bools, the logical op (the
     # same values, the comparison ONNX export records)
 
-    def __invert__(self) -> Tensor:
+    def __invert__(self: TensorSelf) -> Tensor:
         if self.dtype.kind not in "biu":
             raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
         return Tensor._make(~self._array)
 
-    def __and__(self, other: Any) -> Tensor:
+    def __and__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_and")
 
-    def __rand__(self, other: Any) -> Tensor:
+    def __rand__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(other, self, "bitwise_and")
 
-    def __or__(self, other: Any) -> Tensor:
+    def __or__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_or")
 
-    def __ror__(self, other: Any) -> Tensor:
+    def __ror__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(other, self, "bitwise_or")
 
-    def __xor__(self, other: Any) -> Tensor:
+    def __xor__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_xor")
 
-    def __rxor__(self, other: Any) -> Tensor:
+    def __rxor__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(other, self, "bitwise_xor")
 
-    def __lshift__(self, other: Any) -> Tensor:
+    def __lshift__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_left_shift")
 
-    def __rlshift__(self, other: Any) -> Tensor:
+    def __rlshift__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(other, self, "bitwise_left_shift")
 
-    def __rshift__(self, other: Any) -> Tensor:
+    def __rshift__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_right_shift")
 
-    def __rrshift__(self, other: Any) -> Tensor:
+    def __rrshift__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(other, self, "bitwise_right_shift")
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
     not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
-    def isnan(self) -> Tensor:
+    def isnan(self: TensorSelf) -> Tensor:
         return Tensor._make(xp.isnan(self._array))
 
-    def isinf(self) -> Tensor:
+    def isinf(self: TensorSelf) -> Tensor:
         return Tensor._make(xp.isinf(self._array))
 
-    def isfinite(self) -> Tensor:
+    def isfinite(self: TensorSelf) -> Tensor:
         return Tensor._make(xp.isfinite(self._array))
 
     def isclose(
-        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+        self: TensorSelf,
+        other: Tensor,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
     ) -> Tensor:
         """|self - other| <= atol + rtol * |other| elementwise (broadcast), in one dtype."""
         if not isinstance(other, Tensor) or other.dtype != self.dtype:
@@ -226,31 +227,35 @@ class Arithmetic(Core):
         return _compare(isclose, self, other)
 
     def allclose(
-        self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+        self: TensorSelf,
+        other: Tensor,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
     ) -> bool:
         """True when isclose holds everywhere."""
         return bool(self.isclose(other, rtol, atol, equal_nan).all())
 
-    def equal(self, other: Tensor) -> bool:
+    def equal(self: TensorSelf, other: Tensor) -> bool:
         """True when both have one shape and equal values (of any dtypes)."""
         return self.shape == other.shape and bool(xp.array_equal(self._array, other._array))
 
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def any(self: TensorSelf, dim: Any = None, keepdim: bool = False) -> Tensor:
         """Whether any value is nonzero: over the whole tensor, or along dim (an int or a
         tuple of them)."""
         return _logical(self, xp.any, dim, keepdim, "any")
 
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def all(self: TensorSelf, dim: Any = None, keepdim: bool = False) -> Tensor:
         """Whether every value is nonzero: over the whole tensor, or along dim."""
         return _logical(self, xp.all, dim, keepdim, "all")
 
     # -- elementwise math ------------------------------------------------------------------
 
-    def abs(self) -> Tensor:
+    def abs(self: TensorSelf) -> Tensor:
         need_number(self, "abs")
         return elementwise.Abs.apply(self)
 
-    def sign(self) -> Tensor:
+    def sign(self: TensorSelf) -> Tensor:
         return elementwise.Sign.apply(self)
 
     absolute = abs
@@ -259,16 +264,16 @@ class Arithmetic(Core):
     # through where(False, self, values); an integer tensor comes back as a copy, a bool one
     # is refused
 
-    def floor(self) -> Tensor:
+    def floor(self: TensorSelf) -> Tensor:
         return self._rounded(xp.floor, "floor")
 
-    def ceil(self) -> Tensor:
+    def ceil(self: TensorSelf) -> Tensor:
         return self._rounded(xp.ceil, "ceil")
 
-    def trunc(self) -> Tensor:
+    def trunc(self: TensorSelf) -> Tensor:
         return self._rounded(xp.trunc, "trunc")
 
-    def round(self, *, decimals: int = 0) -> Tensor:
+    def round(self: TensorSelf, *, decimals: int = 0) -> Tensor:
         """To the nearest integer, halves to even; with decimals, as PyTorch computes it:
         rint(x * 10^d) / 10^d (d > 0) or rint(x / 10^-d) * 10^-d (d < 0), in x's dtype."""
         if decimals == 0:
@@ -278,60 +283,60 @@ class Arithmetic(Core):
             return self._rounded(lambda x: xp.rint(x * scale) / scale, "round")
         return self._rounded(lambda x: xp.rint(x / scale) * scale, "round")
 
-    def _rounded(self, fn: Any, op: str) -> Tensor:
+    def _rounded(self: TensorSelf, fn: Any, op: str) -> Tensor:
         need_number(self, op)  # PyTorch rounds no bools
         if not array.is_floating(self._array.dtype):
             return self.clone()
         return where(false_mask(self), self, Tensor._make(fn(self._array)))
 
-    def exp(self) -> Tensor:
+    def exp(self: TensorSelf) -> Tensor:
         return elementwise.Exp.apply(floating(self))
 
-    def log(self) -> Tensor:
+    def log(self: TensorSelf) -> Tensor:
         return elementwise.Log.apply(floating(self))
 
-    def log1p(self) -> Tensor:
+    def log1p(self: TensorSelf) -> Tensor:
         return elementwise.Log1p.apply(floating(self))
 
-    def expm1(self) -> Tensor:
+    def expm1(self: TensorSelf) -> Tensor:
         return elementwise.Expm1.apply(floating(self))
 
-    def log2(self) -> Tensor:
+    def log2(self: TensorSelf) -> Tensor:
         """log(x) / log(2), within an ulp of PyTorch's (whose own log2 differs from NumPy's)."""
         return self.log() / math.log(2)
 
-    def log10(self) -> Tensor:
+    def log10(self: TensorSelf) -> Tensor:
         """log(x) / log(10), within an ulp of PyTorch's (whose own log10 differs from NumPy's)."""
         return self.log() / math.log(10)
 
-    def sqrt(self) -> Tensor:
+    def sqrt(self: TensorSelf) -> Tensor:
         return elementwise.Sqrt.apply(floating(self))
 
-    def sin(self) -> Tensor:
+    def sin(self: TensorSelf) -> Tensor:
         return elementwise.Sin.apply(floating(self))
 
-    def cos(self) -> Tensor:
+    def cos(self: TensorSelf) -> Tensor:
         return elementwise.Cos.apply(floating(self))
 
-    def tanh(self) -> Tensor:
+    def tanh(self: TensorSelf) -> Tensor:
         return elementwise.Tanh.apply(floating(self))
 
-    def sigmoid(self) -> Tensor:
+    def sigmoid(self: TensorSelf) -> Tensor:
         return elementwise.Sigmoid.apply(floating(self))
 
-    def relu(self) -> Tensor:
+    def relu(self: TensorSelf) -> Tensor:
         need_number(self, "relu")
         return elementwise.Relu.apply(self)
 
-    def erf(self) -> Tensor:
+    def erf(self: TensorSelf) -> Tensor:
         return special.Erf.apply(floating(self))
 
-    def rsqrt(self) -> Tensor:
+    def rsqrt(self: TensorSelf) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
         x = self if self._array.dtype.kind == "f" else self.to(array.get_default_dtype())
         return x**-0.5
 
-    def outer(self, vec2: Any) -> Tensor:
+    def outer(self: TensorSelf, vec2: Any) -> Tensor:
         """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
         other = as_tensor(vec2)
         if self.ndim != 1 or other.ndim != 1:
@@ -340,34 +345,34 @@ class Arithmetic(Core):
             )
         return self.unsqueeze(1) * other.unsqueeze(0)
 
-    def square(self) -> Tensor:
+    def square(self: TensorSelf) -> Tensor:
         x = self.to(array.int64) if self._array.dtype.kind == "b" else self  # as PyTorch's
         return elementwise.Mul.apply(x, x)
 
-    def clamp_min(self, min: Any) -> Tensor:
+    def clamp_min(self: TensorSelf, min: Any) -> Tensor:
         return _clamp(self, min, None, "clamp_min")
 
-    def clamp_max(self, max: Any) -> Tensor:
+    def clamp_max(self: TensorSelf, max: Any) -> Tensor:
         return _clamp(self, None, max, "clamp_max")
 
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+    def clamp(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
         """Bounds are numbers, or tensors that broadcast with this one and take their
         gradient where they bind, as PyTorch's."""
         return _clamp(self, min, max, "clamp")
 
     clip = clamp
 
-    def where(self, condition: Any, other: Any) -> Tensor:
+    def where(self: TensorSelf, condition: Any, other: Any) -> Tensor:
         """self where condition, else other: cr.where(condition, self, other)."""
         return where(condition, self, other)
 
-    def maximum(self, other: Any) -> Tensor:
+    def maximum(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Maximum.apply(*operands(self, other, "maximum"))
 
-    def minimum(self, other: Any) -> Tensor:
+    def minimum(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Minimum.apply(*operands(self, other, "minimum"))
 
-    def masked_fill(self, mask: Any, value: float) -> Tensor:
+    def masked_fill(self: TensorSelf, mask: Any, value: float) -> Tensor:
         out = where(mask, value, self)
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
         if out._array.dtype != self._array.dtype:
@@ -378,7 +383,7 @@ class Arithmetic(Core):
 
     # -- matrix products -------------------------------------------------------------------
 
-    def mm(self, mat2: Any) -> Tensor:
+    def mm(self: TensorSelf, mat2: Any) -> Tensor:
         """The product of two 2-D tensors, checked as PyTorch's (no broadcasting)."""
         other = as_tensor(mat2)
         if other.is_sparse:  # dense @ sparse: the sparse tensor's own product
@@ -395,7 +400,7 @@ class Arithmetic(Core):
         need_number(self, "mm")
         return matmul(self, other)
 
-    def mv(self, vec: Any) -> Tensor:
+    def mv(self: TensorSelf, vec: Any) -> Tensor:
         """A 2-D tensor times a 1-D one, checked as PyTorch's (no broadcasting)."""
         other = as_tensor(vec)
         if self.ndim != 2 or other.ndim != 1 or self.shape[1] != other.shape[0]:
@@ -406,7 +411,7 @@ class Arithmetic(Core):
         need_number(self, "mv")
         return matmul(self, other)
 
-    def dot(self, other: Any) -> Tensor:
+    def dot(self: TensorSelf, other: Any) -> Tensor:
         """The inner product of two 1-D tensors of one size, as PyTorch's (no broadcasting)."""
         other = as_tensor(other)
         if self.ndim != 1 or other.ndim != 1 or self.shape != other.shape:
@@ -417,7 +422,7 @@ class Arithmetic(Core):
         need_number(self, "dot")
         return matmul(self, other)
 
-    def bmm(self, mat2: Any) -> Tensor:
+    def bmm(self: TensorSelf, mat2: Any) -> Tensor:
         """The product of two 3-D tensors batch by batch: (b, n, m) @ (b, m, p), checked as
         PyTorch's (one batch size, no broadcasting)."""
         other = as_tensor(mat2)
@@ -433,15 +438,19 @@ class Arithmetic(Core):
         need_number(self, "bmm")
         return matmul(self, other)
 
-    def matmul(self, other: Any) -> Tensor:
+    def matmul(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)
 
-    def addmm(self, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    def addmm(
+        self: TensorSelf, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1
+    ) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2), mat1 and mat2 2-D; beta = 0 ignores self (NaN
         and inf included), as PyTorch."""
         return _add_product(self, mat1, mat2, beta, alpha, "addmm")
 
-    def baddbmm(self, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    def baddbmm(
+        self: TensorSelf, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1
+    ) -> Tensor:
         """beta * self + alpha * (batch1 @ batch2), batch1 and batch2 3-D with one batch size."""
         return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
 

@@ -2,10 +2,6 @@
 ``type()``, ``type_as``) and new tensors of its dtype and device (the ``new_*`` methods).
 Every cast is ``to``'s (core.py), which keeps the gradient between floating dtypes."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -18,6 +14,7 @@ from .core import HOST_ARRAY, Core
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -25,7 +22,7 @@ xp = array.xp
 class Casts(Core):
     __slots__ = ()
 
-    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    def type(self: TensorSelf, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """No argument: the type's name as PyTorch's, with chainrule's ('chainrule.FloatTensor').
         With a dtype, a legacy type (cr.LongTensor) or such a name: ``to`` that dtype."""
         if dtype is None:
@@ -39,37 +36,41 @@ class Casts(Core):
         dtype = getattr(dtype, "dtype", dtype)  # a legacy type such as cr.LongTensor
         return self.to(dtype)
 
-    def type_as(self, other: Tensor) -> Tensor:
+    def type_as(self: TensorSelf, other: Tensor) -> Tensor:
         """This tensor in other's dtype."""
         return self.to(other.dtype)
 
-    def _cast(self, dtype: Any, memory_format: Any) -> Tensor:
+    def _cast(self: TensorSelf, dtype: Any, memory_format: Any) -> Tensor:
         """float(), half(), ...: to(dtype), a memory format's layout where one is given."""
         if memory_format is None:
             return self.to(dtype)
         return self.to(dtype, memory_format=memory_format)
 
-    def half(self, memory_format: Any = None) -> Tensor:
+    def half(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.float16, memory_format)
 
-    def bfloat16(self, memory_format: Any = None) -> Tensor:
+    def bfloat16(self: TensorSelf, memory_format: Any = None) -> Tensor:
         """This tensor in bfloat16, a storage dtype (cast, saved, loaded; no leaf of it
         requires grad): the gradient of a cast goes back to this tensor's dtype."""
         return self._cast(array.bfloat16, memory_format)
 
-    def byte(self, memory_format: Any = None) -> Tensor:
+    def byte(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.uint8, memory_format)
 
-    def char(self, memory_format: Any = None) -> Tensor:
+    def char(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.int8, memory_format)
 
-    def short(self, memory_format: Any = None) -> Tensor:
+    def short(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.int16, memory_format)
 
     # -- new tensors of this one's dtype (PyTorch's new_* methods) -------------------------
 
     def new_tensor(
-        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        self: TensorSelf,
+        data: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
     ) -> Tensor:
         """A copy of data as a tensor of this one's dtype (or dtype), on this one's device
         (or device)."""
@@ -79,28 +80,28 @@ class Casts(Core):
         return t.requires_grad_() if requires_grad else t
 
     def new_zeros(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        self: TensorSelf, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:  # fmt: skip
         sizes = spread_or_keyword(sizes, size, "size", "new_zeros")
         return self._new(xp.zeros, sizes, dtype, device, requires_grad, "new_zeros")
 
     def new_ones(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        self: TensorSelf, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:  # fmt: skip
         sizes = spread_or_keyword(sizes, size, "size", "new_ones")
         return self._new(xp.ones, sizes, dtype, device, requires_grad, "new_ones")
 
     def new_empty(
-        self, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+        self: TensorSelf, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:  # fmt: skip
         sizes = spread_or_keyword(sizes, size, "size", "new_empty")
         return self._new(xp.empty, sizes, dtype, device, requires_grad, "new_empty")
 
     def new_full(
-        self,
+        self: TensorSelf,
         size: Sequence[int],
         fill_value: Any,
         *,
@@ -114,7 +115,7 @@ class Casts(Core):
         return self._new(fill, (size,), dtype, device, requires_grad, "new_full")
 
     def new_empty_strided(
-        self,
+        self: TensorSelf,
         size: Sequence[int],
         stride: Sequence[int],
         *,
@@ -143,7 +144,13 @@ class Casts(Core):
         return t.requires_grad_() if requires_grad else t
 
     def _new(
-        self, make: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, op: str
+        self: TensorSelf,
+        make: Any,
+        size: tuple,
+        dtype: Any,
+        device: Any,
+        requires_grad: bool,
+        op: str,
     ) -> Tensor:
         like = self._array if device is None else array.like(resolve_device(device, op))
         dtype = array.as_dtype(dtype) or self.dtype
@@ -153,19 +160,19 @@ class Casts(Core):
     # Last in the class: these names shadow the builtins for the rest of its body.
 
     # with a memory_format, the copy is laid out as it says (see to)
-    def float(self, memory_format: Any = None) -> Tensor:
+    def float(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.float32, memory_format)
 
-    def double(self, memory_format: Any = None) -> Tensor:
+    def double(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.float64, memory_format)
 
-    def long(self, memory_format: Any = None) -> Tensor:
+    def long(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.int64, memory_format)
 
-    def int(self, memory_format: Any = None) -> Tensor:
+    def int(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.int32, memory_format)
 
-    def bool(self, memory_format: Any = None) -> Tensor:
+    def bool(self: TensorSelf, memory_format: Any = None) -> Tensor:
         return self._cast(array.bool_, memory_format)
 
 

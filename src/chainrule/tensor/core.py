@@ -2,13 +2,9 @@
 methods, dtype and device, and repr. The methods of each other kind are in the files beside
 this one; tensor/__init__.py makes the class of them all."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import array
 from ..arguments import (
@@ -30,7 +26,15 @@ from .printing import tensor_repr
 from .size import Size, new_size
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+    from typing import TypeAlias
+
     from . import Tensor
+
+    # The self of every method of the kinds' classes: the Tensor they are methods of, so mypy
+    # checks each body against the whole class. mypy takes a declared self only where it is
+    # a supertype of the class being defined (each kind is a base of Tensor, not the reverse);
+    # the union with Any makes it one, and every use of self is still checked against Tensor.
+    TensorSelf: TypeAlias = Tensor | Any
 
 xp = array.xp
 array_of = array.array_of
@@ -50,12 +54,17 @@ class Core:
     _post_hooks: dict[int, Any] | None = None  # register_post_accumulate_grad_hook's
 
     _array: Any
+    is_sparse: ClassVar[Any]  # set on the class by sparse.py: False (a sparse tensor's: True)
     _grad: Tensor | None  # .grad, checked when assigned (the engine writes _grad itself)
     requires_grad: bool
     grad_fn: Function | None
 
     def __init__(
-        self, *data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
+        self: TensorSelf,
+        *data: Any,
+        dtype: Any = None,
+        requires_grad: bool = False,
+        device: Any = None,
     ) -> None:
         """``Tensor(data)`` a copy of data, as ``cr.tensor``; PyTorch's legacy forms:
         ``Tensor()`` empty, ``Tensor(2, 3)`` or ``Tensor(t.shape)`` uninitialised, of the
@@ -80,63 +89,63 @@ class Core:
     # -- properties ------------------------------------------------------------------------
 
     @property
-    def shape(self) -> Size:
+    def shape(self: TensorSelf) -> Size:
         return new_size(Size, self._array.shape)  # chainrule's own code reads _array.shape
 
     @property
-    def dtype(self) -> Any:
+    def dtype(self: TensorSelf) -> Any:
         """chainrule's dtype object (``chainrule.float32``); the array's NumPy dtype is
         ``_array.dtype``."""
         return array.dtype_object(self._array.dtype)
 
     @property
-    def ndim(self) -> int:
+    def ndim(self: TensorSelf) -> int:
         return self._array.ndim
 
     @property
-    def is_leaf(self) -> bool:
+    def is_leaf(self: TensorSelf) -> bool:
         return self.grad_fn is None
 
     @property
-    def device(self) -> device:
+    def device(self: TensorSelf) -> device:
         """Where the tensor lives: ``cr.device('cpu')``, or ``cr.device('cuda', N)`` for a
         tensor whose array is on GPU N."""
         arr = self._array
         return CPU if type(arr) is HOST_ARRAY else array.device_of(arr)
 
     @property
-    def is_cuda(self) -> bool:
+    def is_cuda(self: TensorSelf) -> bool:
         return type(self._array) is not HOST_ARRAY
 
     @property
-    def is_cpu(self) -> bool:
+    def is_cpu(self: TensorSelf) -> bool:
         return type(self._array) is HOST_ARRAY
 
-    def get_device(self) -> int:
+    def get_device(self: TensorSelf) -> int:
         """The CUDA device's index, or -1 on the CPU (PyTorch's)."""
         dev = self.device
         return -1 if dev.type == "cpu" else int(dev.index or 0)
 
-    def dim(self) -> int:
+    def dim(self: TensorSelf) -> int:
         return self._array.ndim
 
-    def numel(self) -> int:
+    def numel(self: TensorSelf) -> int:
         return int(self._array.size)
 
-    def size(self, dim: int | None = None) -> Any:
+    def size(self: TensorSelf, dim: int | None = None) -> Any:
         shape = self._array.shape
         if dim is None:
             return new_size(Size, shape)
         return shape[normalize_dim(dim, len(shape), "size", shape)]
 
-    def __len__(self) -> int:
+    def __len__(self: TensorSelf) -> int:
         if self.ndim == 0:
             raise TypeError("len: a 0-d tensor has no len()")
         return self._array.shape[0]
 
     # -- conversion ------------------------------------------------------------------------
 
-    def numpy(self, *, force: bool = False) -> Any:
+    def numpy(self: TensorSelf, *, force: bool = False) -> Any:
         """The NumPy array of a CPU tensor: its own array (shared memory). A CUDA tensor's
         values are reached through ``cpu()`` first, as in PyTorch, or with ``force=True``
         (a copy, as ``t.detach().cpu().numpy()``)."""
@@ -147,41 +156,41 @@ class Core:
             return array.to_host(arr)
         return arr
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+    def __array__(self: TensorSelf, dtype: Any = None, copy: Any = None) -> Any:
         arr = self._array
         if type(arr) is not HOST_ARRAY:
             _on_host_only(self, "__array__")
         return arr if dtype is None else arr.astype(dtype)
 
-    def item(self) -> Any:
+    def item(self: TensorSelf) -> Any:
         if self._array.size != 1:
             raise ValueError(f"item: only one-element tensors have an item; got shape {self.shape}")
         return self._array.item()
 
-    def tolist(self) -> Any:
+    def tolist(self: TensorSelf) -> Any:
         return self._array.tolist()
 
-    def __float__(self) -> float:
+    def __float__(self: TensorSelf) -> float:
         return float(self.item())
 
-    def __int__(self) -> int:
+    def __int__(self: TensorSelf) -> int:
         return int(self.item())
 
-    def __index__(self) -> int:
+    def __index__(self: TensorSelf) -> int:
         """A one-element integer tensor as a Python int: a list index, a slice bound, a
         range's end (as PyTorch's)."""
         if self._array.size != 1 or self._array.dtype.kind not in "iu":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._array.reshape(()))
 
-    def __format__(self, format_spec: str) -> str:
+    def __format__(self: TensorSelf, format_spec: str) -> str:
         """A 0-d tensor formats as its number (``f"{loss:.4f}"``); others as PyTorch's, by
         their repr, and with a format spec a TypeError."""
         if self._array.ndim == 0:
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
-    def __bool__(self) -> bool:
+    def __bool__(self: TensorSelf) -> bool:
         if self._array.size != 1:
             raise RuntimeError(
                 f"bool: the truth value of a tensor of shape {self.shape} is ambiguous; use "
@@ -189,13 +198,13 @@ class Core:
             )
         return bool(self._array)
 
-    def __repr__(self) -> str:
+    def __repr__(self: TensorSelf) -> str:
         return tensor_repr(self)
 
     # -- graph -----------------------------------------------------------------------------
 
     def backward(
-        self,
+        self: TensorSelf,
         gradient: Any = None,
         retain_graph: bool = False,
         create_graph: bool = False,
@@ -210,7 +219,7 @@ class Core:
         """
         engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self) -> Tensor:
+    def detach(self: TensorSelf) -> Tensor:
         """The same data (shared, not copied, with one version counter), cut from the
         graph."""
         t = Tensor._make(self._array, False)
@@ -218,7 +227,7 @@ class Core:
         return t
 
     @property
-    def data(self) -> Tensor:
+    def data(self: TensorSelf) -> Tensor:
         """PyTorch's ``.data``: this tensor's array as a Tensor cut from the graph, sharing
         memory (``p.data.add_(...)`` writes into ``p``) but with a version counter of its
         own, as PyTorch's: a write through ``.data`` is the escape hatch backward does not
@@ -227,19 +236,19 @@ class Core:
         return Tensor._make(self._array, False)
 
     @data.setter
-    def data(self, value: Any) -> None:
+    def data(self: TensorSelf, value: Any) -> None:
         arr = value._array if isinstance(value, Tensor) else array.to_array(value)
         self._array = arr
         bump(self)  # a node that saved the old values must not read the new ones unawares
 
     @property
-    def grad(self) -> Tensor | None:
+    def grad(self: TensorSelf) -> Tensor | None:
         """The gradient backward accumulated here (None before any): a Tensor of this
         tensor's shape, dtype and device."""
         return self._grad
 
     @grad.setter
-    def grad(self, value: Tensor | None) -> None:
+    def grad(self: TensorSelf, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -260,11 +269,11 @@ class Core:
         self._grad = value
 
     @property
-    def _version(self) -> int:
+    def _version(self: TensorSelf) -> int:
         """How many in-place writes this tensor's array has had (PyTorch's ``_version``)."""
         return version(self)
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+    def requires_grad_(self: TensorSelf, requires_grad: bool = True) -> Tensor:
         if requires_grad and self._array.dtype == array.bfloat16:
             raise TypeError(
                 "requires_grad: bfloat16 is a storage dtype in chainrule (cast, saved, loaded); "
@@ -283,7 +292,7 @@ class Core:
         self.requires_grad = bool(requires_grad)
         return self
 
-    def register_hook(self, hook: Any) -> RemovableHandle:
+    def register_hook(self: TensorSelf, hook: Any) -> RemovableHandle:
         """Call ``hook(grad)`` when backward has this tensor's gradient, before it goes on
         (into ``.grad`` for a leaf, to the node that made it otherwise); a Tensor the hook
         returns replaces the gradient. ``.remove()`` on the handle takes the hook out."""
@@ -296,7 +305,7 @@ class Core:
             self._hooks = {}
         return add_hook(self._hooks, hook)
 
-    def register_post_accumulate_grad_hook(self, hook: Any) -> RemovableHandle:
+    def register_post_accumulate_grad_hook(self: TensorSelf, hook: Any) -> RemovableHandle:
         """Call ``hook(tensor)`` after backward has added into this leaf's ``.grad`` (where
         data-parallel training starts reducing a gradient, and optimizers can step early)."""
         if not self.requires_grad or not self.is_leaf:
@@ -310,7 +319,7 @@ class Core:
             self._post_hooks = {}
         return add_hook(self._post_hooks, hook)
 
-    def retain_grad(self) -> None:
+    def retain_grad(self: TensorSelf) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
         if not self.requires_grad:
             raise RuntimeError("retain_grad: the tensor does not require grad")
@@ -318,7 +327,7 @@ class Core:
 
     # -- dtype -----------------------------------------------------------------------------
 
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+    def to(self: TensorSelf, *args: Any, **kwargs: Any) -> Tensor:
         """A tensor of another dtype or on another device, as PyTorch's: ``to(dtype,
         non_blocking, copy)``, ``to(device, dtype, non_blocking, copy)``, ``to(other,
         non_blocking, copy)`` (other's dtype and device), each also by keyword, and
@@ -346,7 +355,7 @@ class Core:
             return Tensor._make(x._array.astype(dtype))
         return elementwise.Cast.apply(x, dtype=dtype)
 
-    def cpu(self, memory_format: Any = None) -> Tensor:
+    def cpu(self: TensorSelf, memory_format: Any = None) -> Tensor:
         """The tensor on the CPU: itself if it is there, else a copy (differentiable)."""
         if memory_format is not None:  # a layout to keep or make: to's rule
             return self.to(CPU, memory_format=memory_format)
@@ -354,30 +363,32 @@ class Core:
             return self
         return movement.ToDevice.apply(self, device=CPU)
 
-    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+    def cuda(
+        self: TensorSelf, device: Any = None, non_blocking: bool = False, **kwargs: Any
+    ) -> Tensor:
         """The tensor on a CUDA device (``device``: an index, 'cuda:N' or a cr.device; the
         first GPU by default): itself if it is there, else a copy (differentiable)."""
         dev = array.cuda_device(device, "cuda")
         return self if self.device == dev else movement.ToDevice.apply(self, device=dev)
 
-    def pin_memory(self, device: Any = None) -> Tensor:
+    def pin_memory(self: TensorSelf, device: Any = None) -> Tensor:
         """The tensor itself where there is a CUDA device (host arrays are uploaded as they
         are); without one, the CUDA error."""
         no_pinning(True, "pin_memory")
         return self
 
-    def is_pinned(self, device: Any = None) -> bool:
+    def is_pinned(self: TensorSelf, device: Any = None) -> bool:
         return False
 
-    def clone(self, *, memory_format: Any = None) -> Tensor:
+    def clone(self: TensorSelf, *, memory_format: Any = None) -> Tensor:
         """A copy (differentiable) laid out as memory_format says, by default as this one."""
         order = memory_order(memory_format, self.ndim, "clone")
         return elementwise.Cast.apply(self, dtype=self.dtype, order=order, name="CloneBackward0")
 
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self: TensorSelf) -> bool:
         return array.is_floating(self._array.dtype)
 
-    def nelement(self) -> int:
+    def nelement(self: TensorSelf) -> int:
         return int(self._array.size)
 
 

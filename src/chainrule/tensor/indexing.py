@@ -4,10 +4,6 @@ equal values, and the products of vectors and matrices that combine them (kron, 
 addmv, addr, addbmm, vdot). shape.py keeps the reshapes, getitem and setitem, gather and
 scatter."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined, index, operator, assignment"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -29,6 +25,7 @@ from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -41,7 +38,7 @@ class Indexing(Core):
     # -- views -----------------------------------------------------------------------------
 
     @property
-    def H(self) -> Tensor:
+    def H(self: TensorSelf) -> Tensor:
         """The conjugate transpose of a matrix (the transpose, for real values)."""
         if self.ndim not in (0, 2):
             raise ValueError(
@@ -51,21 +48,21 @@ class Indexing(Core):
         return self.transpose(0, 1) if self.ndim else self  # PyTorch's TransposeBackward0
 
     @property
-    def mH(self) -> Tensor:
+    def mH(self: TensorSelf) -> Tensor:
         """The conjugate transpose of the last two dims (mT, for real values)."""
         need_dims(self, 2, "mH")
         return self.transpose(-2, -1)
 
-    def adjoint(self) -> Tensor:
+    def adjoint(self: TensorSelf) -> Tensor:
         """mH, as a method."""
         need_dims(self, 2, "adjoint")
         return self.transpose(-2, -1)
 
-    def _is_view(self) -> bool:
+    def _is_view(self: TensorSelf) -> bool:
         """Whether this tensor shares the memory of another (its base), as a view does."""
         return self._base is not None
 
-    def movedim(self, source: Any, destination: Any) -> Tensor:
+    def movedim(self: TensorSelf, source: Any, destination: Any) -> Tensor:
         """The dims in source moved to the places in destination, the others keeping their
         order: a view (permute)."""
         src = (source,) if is_int(source) else tuple(source)
@@ -91,7 +88,7 @@ class Indexing(Core):
 
     moveaxis = movedim
 
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    def diagonal(self: TensorSelf, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """The diagonal over dim1 and dim2 (offset > 0 above the main one, < 0 below), as
         the last dim, the others kept in order: a view, as PyTorch's."""
         need_dims(self, 2, "diagonal")
@@ -101,7 +98,7 @@ class Indexing(Core):
             raise ValueError(f"diagonal: dim1 and dim2 must differ; got {dim1} and {dim2}")
         return selection.Diagonal.apply(self, offset=int(offset), dim1=a, dim2=b)
 
-    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    def diag_embed(self: TensorSelf, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         """A tensor of one dim more, zero but on its diagonal over dim1 and dim2 (offset as
         diagonal's), which holds the last dim's values: diagonal's inverse."""
         need_dims(self, 1, "diag_embed")
@@ -117,7 +114,9 @@ class Indexing(Core):
         options = dict(offset=int(offset), dim1=a, dim2=b, shape=tuple(shape))
         return selection.DiagEmbed.apply(self, **options)
 
-    def diagonal_scatter(self, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    def diagonal_scatter(
+        self: TensorSelf, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1
+    ) -> Tensor:
         """self with src written on the diagonal that diagonal(offset, dim1, dim2) reads."""
         src = as_tensor(src)
         expected = self.diagonal(offset, dim1, dim2).shape
@@ -134,7 +133,7 @@ class Indexing(Core):
         placed = selection.DiagEmbed.apply(src, **_embed_options(self, offset, dim1, dim2))
         return where(mask._array, placed, self)
 
-    def select(self, dim: int, index: int) -> Tensor:
+    def select(self: TensorSelf, dim: int, index: int) -> Tensor:
         """The slice at index along dim, that dim removed: a view."""
         shape = self._array.shape
         if not shape:
@@ -149,15 +148,15 @@ class Indexing(Core):
         # slices and an int: the index is NumPy's as it stands (self[...] would parse it again)
         return movement.GetItem.apply(self, index=(slice(None),) * d + (i,))
 
-    def ravel(self) -> Tensor:
+    def ravel(self: TensorSelf) -> Tensor:
         """The values as one dim: a view where the layout allows, else a copy."""
         out = self.reshape(-1)  # a copy is PyTorch's contiguous(), then its view
         return out if out is self else named(out, "ViewBackward0")
 
-    def reshape_as(self, other: Tensor) -> Tensor:
+    def reshape_as(self: TensorSelf, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
 
-    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+    def unfold(self: TensorSelf, dimension: int, size: int, step: int) -> Tensor:
         """The windows of size values, step apart, along dimension: that dim becomes the
         number of windows, and a last dim of size size holds each window. A view."""
         d = normalize_dim(dimension, self.ndim, "unfold", self.shape)
@@ -171,7 +170,9 @@ class Indexing(Core):
             raise ValueError(f"unfold: step must be positive; got {step}")
         return selection.Unfold.apply(self, dim=d, size=int(size), step=int(step))
 
-    def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    def as_strided(
+        self: TensorSelf, size: Any, stride: Any, storage_offset: int | None = None
+    ) -> Tensor:
         """A view of the memory this tensor views, read with size, stride (in elements) and
         storage_offset (from that memory's first element; this tensor's own by default)."""
         size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
@@ -204,11 +205,11 @@ class Indexing(Core):
             out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset
         )
 
-    def diagflat(self, offset: int = 0) -> Tensor:
+    def diagflat(self: TensorSelf, offset: int = 0) -> Tensor:
         """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""
         return self.reshape(-1).diag_embed(offset, 0, 1)
 
-    def select_scatter(self, src: Any, dim: int, index: int) -> Tensor:
+    def select_scatter(self: TensorSelf, src: Any, dim: int, index: int) -> Tensor:
         """self with src written where select(dim, index) reads."""
         picked = self.select(dim, index)  # checks dim and index
         d = normalize_dim(dim, self.ndim, "select_scatter", self.shape)
@@ -216,7 +217,7 @@ class Indexing(Core):
         return _scatter_into(self, src, where_, picked.shape, "select_scatter")
 
     def slice_scatter(
-        self,
+        self: TensorSelf,
         src: Any,
         dim: int = 0,
         start: int | None = None,
@@ -230,13 +231,15 @@ class Indexing(Core):
         where_ = (slice(None),) * d + (slice(start, end, step),)
         return _scatter_into(self, src, where_, self._array[where_].shape, "slice_scatter")
 
-    def narrow_copy(self, dim: int, start: Any, length: int) -> Tensor:
+    def narrow_copy(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """narrow, as a new tensor."""
         return self.narrow(dim, start, length).clone()
 
     # -- splits and flips ------------------------------------------------------------------
 
-    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def tensor_split(
+        self: TensorSelf, indices_or_sections: Any, dim: int = 0
+    ) -> tuple[Tensor, ...]:
         """Views along dim: an int n gives n parts, the first (size % n) one longer; a list of
         indices, the parts between them (clipped to the dim's size)."""
         if not self.ndim:
@@ -264,19 +267,19 @@ class Indexing(Core):
         pairs = zip(bounds[:-1], bounds[1:], strict=True)
         return tuple(self[lead + (slice(lo, max(lo, hi)),)] for lo, hi in pairs)
 
-    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def split_with_sizes(self: TensorSelf, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split into parts of the given sizes."""
         return self.split(list(split_sizes), dim)
 
-    def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def unsafe_split(self: TensorSelf, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split (PyTorch's version that leaves its outputs' views unchecked)."""
         return self.split(split_size, dim)
 
-    def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    def unsafe_chunk(self: TensorSelf, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """chunk (PyTorch's version that leaves its outputs' views unchecked)."""
         return self.chunk(chunks, dim)
 
-    def sum_to_size(self, *size: Any) -> Tensor:
+    def sum_to_size(self: TensorSelf, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
         dims where size has 1."""
         shape = tuple(size[0]) if len(size) == 1 and not is_int(size[0]) else tuple(size)
@@ -292,29 +295,29 @@ class Indexing(Core):
         )
         return self.sum(dims, keepdim=True).reshape(shape) if dims else self
 
-    def hsplit(self, sections: Any) -> tuple[Tensor, ...]:
+    def hsplit(self: TensorSelf, sections: Any) -> tuple[Tensor, ...]:
         """tensor_split along dim 1 (dim 0 for a 1-D tensor), an int dividing it evenly."""
         return _even_split(self, sections, 1 if self.ndim > 1 else 0, 1, "hsplit")
 
-    def vsplit(self, sections: Any) -> tuple[Tensor, ...]:
+    def vsplit(self: TensorSelf, sections: Any) -> tuple[Tensor, ...]:
         """tensor_split along dim 0, an int dividing it evenly."""
         return _even_split(self, sections, 0, 2, "vsplit")
 
-    def dsplit(self, sections: Any) -> tuple[Tensor, ...]:
+    def dsplit(self: TensorSelf, sections: Any) -> tuple[Tensor, ...]:
         """tensor_split along dim 2, an int dividing it evenly."""
         return _even_split(self, sections, 2, 3, "dsplit")
 
-    def fliplr(self) -> Tensor:
+    def fliplr(self: TensorSelf) -> Tensor:
         """The order reversed along dim 1 (the columns)."""
         need_dims(self, 2, "fliplr")
         return self.flip(1)
 
-    def flipud(self) -> Tensor:
+    def flipud(self: TensorSelf) -> Tensor:
         """The order reversed along dim 0 (the rows)."""
         need_dims(self, 1, "flipud")
         return self.flip(0)
 
-    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    def rot90(self: TensorSelf, k: int = 1, dims: Any = (0, 1)) -> Tensor:
         """Rotated k quarter turns in the plane of dims, from the first dim toward the second."""
         dims = tuple(dims)
         if len(dims) != 2 or self.ndim < 2:
@@ -337,13 +340,13 @@ class Indexing(Core):
 
     # -- take and put ----------------------------------------------------------------------
 
-    def take(self, index: Any) -> Tensor:
+    def take(self: TensorSelf, index: Any) -> Tensor:
         """The values at index in the flattened tensor (negative from the end), in index's
         shape."""
         idx = _flat_index(self, index, "take")
         return self.reshape(-1)[idx]
 
-    def put(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+    def put(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:
         """self with source's values written (or with accumulate, added) at index in the
         flattened tensor."""
         idx = _flat_index(self, index, "put")
@@ -360,10 +363,10 @@ class Indexing(Core):
         flat = self.reshape(-1).index_put((idx.reshape(-1),), source.reshape(-1), accumulate)
         return flat.reshape(self.shape)
 
-    def put_(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+    def put_(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:
         return self._write("put_", lambda t: t.put(index, source, accumulate))
 
-    def masked_scatter(self, mask: Any, source: Any) -> Tensor:
+    def masked_scatter(self: TensorSelf, mask: Any, source: Any) -> Tensor:
         """self (broadcast with mask) with source's values, in order, where mask is True."""
         m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
         source = as_tensor(source)
@@ -387,10 +390,10 @@ class Indexing(Core):
         order = xp.maximum(xp.cumsum(m.reshape(-1)) - 1, 0).reshape(shape)  # each one's source
         return where(m, source.reshape(-1)[order], self)
 
-    def masked_scatter_(self, mask: Any, source: Any) -> Tensor:
+    def masked_scatter_(self: TensorSelf, mask: Any, source: Any) -> Tensor:
         return self._write("masked_scatter_", lambda t: t.masked_scatter(mask, source))
 
-    def index_copy(self, dim: int, index: Any, source: Any) -> Tensor:
+    def index_copy(self: TensorSelf, dim: int, index: Any, source: Any) -> Tensor:
         """self with source's slice k written at index[k] along dim."""
         d = normalize_dim(dim, self.ndim, "index_copy", self.shape)
         idx = index_vector(index, d, self, "index_copy")
@@ -410,11 +413,17 @@ class Indexing(Core):
         index = (slice(None),) * d + (idx,)
         return movement.IndexPut.apply(self, source.reshape(expected), index=index)
 
-    def index_copy_(self, dim: int, index: Any, source: Any) -> Tensor:
+    def index_copy_(self: TensorSelf, dim: int, index: Any, source: Any) -> Tensor:
         return self._write("index_copy_", lambda t: t.index_copy(dim, index, source))
 
     def index_reduce(
-        self, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+        self: TensorSelf,
+        dim: int,
+        index: Any,
+        source: Any,
+        reduce: str,
+        *,
+        include_self: bool = True,
     ) -> Tensor:
         """self with source's slice k reduced into the slice index[k] along dim: reduce
         'prod', 'mean', 'amax' or 'amin', over self's value too unless include_self is False
@@ -445,30 +454,39 @@ class Indexing(Core):
         return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
 
     def index_reduce_(
-        self, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+        self: TensorSelf,
+        dim: int,
+        index: Any,
+        source: Any,
+        reduce: str,
+        *,
+        include_self: bool = True,
     ) -> Tensor:
         return self._write(
             "index_reduce_",
             lambda t: t.index_reduce(dim, index, source, reduce, include_self=include_self),
         )
 
-    def scatter_add_(self, dim: int, index: Any, src: Any) -> Tensor:
+    def scatter_add_(self: TensorSelf, dim: int, index: Any, src: Any) -> Tensor:
         return self._write("scatter_add_", lambda t: t.scatter_add(dim, index, src))
 
     def scatter_reduce_(
-        self, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+        self: TensorSelf, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
     ) -> Tensor:
         return self._write(
             "scatter_reduce_",
             lambda t: t.scatter_reduce(dim, index, src, reduce, include_self=include_self),
         )
 
-    def argwhere(self) -> Tensor:
+    def argwhere(self: TensorSelf) -> Tensor:
         """The indices of the nonzero elements, one row each: nonzero()."""
         return self.nonzero()
 
     def unique_consecutive(
-        self, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+        self: TensorSelf,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
     ) -> Any:
         """Each run of equal values (slices along dim, when given) kept once, and as asked
         each element's run index (input's shape, or dim's length) and each run's length."""
@@ -502,14 +520,14 @@ class Indexing(Core):
 
     # -- products --------------------------------------------------------------------------
 
-    def trace(self) -> Tensor:
+    def trace(self: TensorSelf) -> Tensor:
         """The sum of a matrix's main diagonal."""
         if self.ndim != 2:
             raise ValueError(f"trace: expects a matrix; got shape {self.shape}")
         need_number(self, "trace")
         return self.diagonal().sum()
 
-    def kron(self, other: Any) -> Tensor:
+    def kron(self: TensorSelf, other: Any) -> Tensor:
         """The Kronecker product: each value of self times the whole of other, in blocks."""
         b = as_tensor(other)
         n = max(self.ndim, b.ndim)
@@ -519,7 +537,7 @@ class Indexing(Core):
         right = b.reshape(tuple(v for s in sb for v in (1, s)))  # (1, b0, 1, b1, ...)
         return (left * right).reshape(tuple(p * q for p, q in zip(sa, sb, strict=True)))
 
-    def cross(self, other: Any, dim: int | None = None) -> Tensor:
+    def cross(self: TensorSelf, other: Any, dim: int | None = None) -> Tensor:
         """The cross product of 3-vectors along dim (broadcast; by default the first dim of
         size 3)."""
         b = as_tensor(other)
@@ -547,7 +565,7 @@ class Indexing(Core):
         ]
         return movement.Cat.apply(*parts, dim=d)
 
-    def addmv(self, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    def addmv(self: TensorSelf, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * (mat @ vec), self broadcast to the product's shape."""
         mat, vec = as_tensor(mat), as_tensor(vec)
         _same_dtypes(self, mat, vec, "addmv")
@@ -558,7 +576,7 @@ class Indexing(Core):
             )
         return _scaled_sum(self, mat @ vec, beta, alpha, "addmv")
 
-    def addr(self, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    def addr(self: TensorSelf, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * the outer product of vec1 and vec2."""
         vec1, vec2 = as_tensor(vec1), as_tensor(vec2)
         _same_dtypes(self, vec1, vec2, "addr")
@@ -573,7 +591,9 @@ class Indexing(Core):
             return (self & bool(beta)) | (product & bool(alpha))
         return _scaled_sum(self, vec1.outer(vec2), beta, alpha, "addr")
 
-    def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    def addbmm(
+        self: TensorSelf, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1
+    ) -> Tensor:
         """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
         b1, b2 = as_tensor(batch1), as_tensor(batch2)
         _same_dtypes(self, b1, b2, "addbmm")
@@ -588,11 +608,11 @@ class Indexing(Core):
         product = b1.transpose(0, 1).reshape(n, b * m) @ b2.reshape(b * m, b2.shape[2])
         return _scaled_sum(self, product, beta, alpha, "addbmm")
 
-    def ger(self, vec2: Any) -> Tensor:
+    def ger(self: TensorSelf, vec2: Any) -> Tensor:
         """outer, by its older name."""
         return self.outer(vec2)
 
-    def vdot(self, other: Any) -> Tensor:
+    def vdot(self: TensorSelf, other: Any) -> Tensor:
         """The dot product of two 1-D tensors (conjugating self, which real values leave)."""
         b = as_tensor(other)
         if self.ndim != 1 or b.ndim != 1 or self.shape != b.shape:

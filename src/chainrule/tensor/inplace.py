@@ -1,10 +1,6 @@
 """Tensor in place: the ``*_`` methods and augmented assignment, each its out-of-place op
 plus one write into the tensor's array (_write), with the version counter bumped."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined, index"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -25,6 +21,7 @@ from .core import Core
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -69,215 +66,215 @@ class InPlace(Core):
     # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
     # nodes recorded before the write still reach the old one (reference.as_seen).
 
-    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+    def add_(self: TensorSelf, other: Any, *, alpha: Any = 1) -> Tensor:
         ufunc = xp.add if alpha == 1 else None
         return self._update("add_", ufunc, other, lambda t: t.add(other, alpha=alpha))
 
-    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+    def sub_(self: TensorSelf, other: Any, *, alpha: Any = 1) -> Tensor:
         ufunc = xp.subtract if alpha == 1 else None
         return self._update("sub_", ufunc, other, lambda t: t.sub(other, alpha=alpha))
 
-    def mul_(self, other: Any) -> Tensor:
+    def mul_(self: TensorSelf, other: Any) -> Tensor:
         return self._update("mul_", xp.multiply, other, lambda t: t * other)
 
-    def addcmul_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    def addcmul_(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcmul_", lambda t: t.addcmul(tensor1, tensor2, value=value))
 
-    def lerp_(self, end: Any, weight: Any) -> Tensor:
+    def lerp_(self: TensorSelf, end: Any, weight: Any) -> Tensor:
         """self moved toward end by weight, in place (an average of weights kept with
         ema.lerp_(p, 1 - decay)); the gradient reaches the old value through lerp."""
         return self.copy_(self.lerp(end, weight))
 
-    def addcdiv_(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    def addcdiv_(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         return self._write("addcdiv_", lambda t: t.addcdiv(tensor1, tensor2, value=value))
 
-    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    def div_(self: TensorSelf, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         if rounding_mode is None:
             return self._update("div_", xp.true_divide, other, lambda t: t / other)
         return self._write("div_", lambda t: t.div(other, rounding_mode=rounding_mode))
 
-    def pow_(self, exponent: Any) -> Tensor:
+    def pow_(self: TensorSelf, exponent: Any) -> Tensor:
         return self._write("pow_", lambda t: t**exponent)
 
-    def matmul_(self, other: Any) -> Tensor:
+    def matmul_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("matmul_", lambda t: t @ other)
 
-    def neg_(self) -> Tensor:
+    def neg_(self: TensorSelf) -> Tensor:
         return self._write("neg_", lambda t: -t)
 
-    def abs_(self) -> Tensor:
+    def abs_(self: TensorSelf) -> Tensor:
         return self._write("abs_", Tensor.abs)
 
-    def exp_(self) -> Tensor:
+    def exp_(self: TensorSelf) -> Tensor:
         return self._write("exp_", Tensor.exp)
 
-    def log_(self) -> Tensor:
+    def log_(self: TensorSelf) -> Tensor:
         return self._write("log_", Tensor.log)
 
-    def log1p_(self) -> Tensor:
+    def log1p_(self: TensorSelf) -> Tensor:
         return self._write("log1p_", Tensor.log1p)
 
-    def expm1_(self) -> Tensor:
+    def expm1_(self: TensorSelf) -> Tensor:
         return self._write("expm1_", Tensor.expm1)
 
-    def sqrt_(self) -> Tensor:
+    def sqrt_(self: TensorSelf) -> Tensor:
         return self._write("sqrt_", Tensor.sqrt)
 
-    def sin_(self) -> Tensor:
+    def sin_(self: TensorSelf) -> Tensor:
         return self._write("sin_", Tensor.sin)
 
-    def cos_(self) -> Tensor:
+    def cos_(self: TensorSelf) -> Tensor:
         return self._write("cos_", Tensor.cos)
 
-    def tanh_(self) -> Tensor:
+    def tanh_(self: TensorSelf) -> Tensor:
         return self._write("tanh_", Tensor.tanh)
 
-    def sigmoid_(self) -> Tensor:
+    def sigmoid_(self: TensorSelf) -> Tensor:
         return self._write("sigmoid_", Tensor.sigmoid)
 
-    def relu_(self) -> Tensor:
+    def relu_(self: TensorSelf) -> Tensor:
         return self._write("relu_", Tensor.relu)
 
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+    def clamp_(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
         return self._write("clamp_", lambda t: t.clamp(min, max))
 
     clip_ = clamp_
 
     # -- the elementwise math of pointwise.py and the aliases of arithmetic.py's, in place --
 
-    def tan_(self) -> Tensor:
+    def tan_(self: TensorSelf) -> Tensor:
         return self._write("tan_", Tensor.tan)
 
-    def asin_(self) -> Tensor:
+    def asin_(self: TensorSelf) -> Tensor:
         return self._write("asin_", Tensor.asin)
 
-    def acos_(self) -> Tensor:
+    def acos_(self: TensorSelf) -> Tensor:
         return self._write("acos_", Tensor.acos)
 
-    def atan_(self) -> Tensor:
+    def atan_(self: TensorSelf) -> Tensor:
         return self._write("atan_", Tensor.atan)
 
-    def sinh_(self) -> Tensor:
+    def sinh_(self: TensorSelf) -> Tensor:
         return self._write("sinh_", Tensor.sinh)
 
-    def cosh_(self) -> Tensor:
+    def cosh_(self: TensorSelf) -> Tensor:
         return self._write("cosh_", Tensor.cosh)
 
-    def asinh_(self) -> Tensor:
+    def asinh_(self: TensorSelf) -> Tensor:
         return self._write("asinh_", Tensor.asinh)
 
-    def acosh_(self) -> Tensor:
+    def acosh_(self: TensorSelf) -> Tensor:
         return self._write("acosh_", Tensor.acosh)
 
-    def atanh_(self) -> Tensor:
+    def atanh_(self: TensorSelf) -> Tensor:
         return self._write("atanh_", Tensor.atanh)
 
-    def arcsin_(self) -> Tensor:
+    def arcsin_(self: TensorSelf) -> Tensor:
         return self._write("arcsin_", Tensor.arcsin)
 
-    def arccos_(self) -> Tensor:
+    def arccos_(self: TensorSelf) -> Tensor:
         return self._write("arccos_", Tensor.arccos)
 
-    def arctan_(self) -> Tensor:
+    def arctan_(self: TensorSelf) -> Tensor:
         return self._write("arctan_", Tensor.arctan)
 
-    def arcsinh_(self) -> Tensor:
+    def arcsinh_(self: TensorSelf) -> Tensor:
         return self._write("arcsinh_", Tensor.arcsinh)
 
-    def arccosh_(self) -> Tensor:
+    def arccosh_(self: TensorSelf) -> Tensor:
         return self._write("arccosh_", Tensor.arccosh)
 
-    def arctanh_(self) -> Tensor:
+    def arctanh_(self: TensorSelf) -> Tensor:
         return self._write("arctanh_", Tensor.arctanh)
 
-    def deg2rad_(self) -> Tensor:
+    def deg2rad_(self: TensorSelf) -> Tensor:
         return self._write("deg2rad_", Tensor.deg2rad)
 
-    def rad2deg_(self) -> Tensor:
+    def rad2deg_(self: TensorSelf) -> Tensor:
         return self._write("rad2deg_", Tensor.rad2deg)
 
-    def reciprocal_(self) -> Tensor:
+    def reciprocal_(self: TensorSelf) -> Tensor:
         return self._write("reciprocal_", Tensor.reciprocal)
 
-    def exp2_(self) -> Tensor:
+    def exp2_(self: TensorSelf) -> Tensor:
         return self._write("exp2_", Tensor.exp2)
 
-    def erf_(self) -> Tensor:
+    def erf_(self: TensorSelf) -> Tensor:
         return self._write("erf_", Tensor.erf)
 
-    def erfc_(self) -> Tensor:
+    def erfc_(self: TensorSelf) -> Tensor:
         return self._write("erfc_", Tensor.erfc)
 
-    def erfinv_(self) -> Tensor:
+    def erfinv_(self: TensorSelf) -> Tensor:
         return self._write("erfinv_", Tensor.erfinv)
 
-    def lgamma_(self) -> Tensor:
+    def lgamma_(self: TensorSelf) -> Tensor:
         return self._write("lgamma_", Tensor.lgamma)
 
-    def digamma_(self) -> Tensor:
+    def digamma_(self: TensorSelf) -> Tensor:
         return self._write("digamma_", Tensor.digamma)
 
-    def i0_(self) -> Tensor:
+    def i0_(self: TensorSelf) -> Tensor:
         return self._write("i0_", Tensor.i0)
 
-    def sinc_(self) -> Tensor:
+    def sinc_(self: TensorSelf) -> Tensor:
         return self._write("sinc_", Tensor.sinc)
 
-    def frac_(self) -> Tensor:
+    def frac_(self: TensorSelf) -> Tensor:
         return self._write("frac_", Tensor.frac)
 
-    def fix_(self) -> Tensor:
+    def fix_(self: TensorSelf) -> Tensor:
         return self._write("fix_", Tensor.fix)
 
-    def sgn_(self) -> Tensor:
+    def sgn_(self: TensorSelf) -> Tensor:
         return self._write("sgn_", Tensor.sgn)
 
-    def trunc_(self) -> Tensor:
+    def trunc_(self: TensorSelf) -> Tensor:
         return self._write("trunc_", Tensor.trunc)
 
-    def log2_(self) -> Tensor:
+    def log2_(self: TensorSelf) -> Tensor:
         return self._write("log2_", Tensor.log2)
 
-    def log10_(self) -> Tensor:
+    def log10_(self: TensorSelf) -> Tensor:
         return self._write("log10_", Tensor.log10)
 
-    def square_(self) -> Tensor:
+    def square_(self: TensorSelf) -> Tensor:
         return self._write("square_", Tensor.square)
 
-    def rsqrt_(self) -> Tensor:
+    def rsqrt_(self: TensorSelf) -> Tensor:
         return self._write("rsqrt_", Tensor.rsqrt)
 
-    def sign_(self) -> Tensor:
+    def sign_(self: TensorSelf) -> Tensor:
         return self._write("sign_", Tensor.sign)
 
-    def negative_(self) -> Tensor:
+    def negative_(self: TensorSelf) -> Tensor:
         return self._write("negative_", Tensor.negative)
 
-    def absolute_(self) -> Tensor:
+    def absolute_(self: TensorSelf) -> Tensor:
         return self._write("absolute_", Tensor.absolute)
 
-    def bitwise_not_(self) -> Tensor:
+    def bitwise_not_(self: TensorSelf) -> Tensor:
         return self._write("bitwise_not_", Tensor.bitwise_not)
 
-    def logical_not_(self) -> Tensor:
+    def logical_not_(self: TensorSelf) -> Tensor:
         return self._fill("logical_not_", self.logical_not())
 
-    def atan2_(self, other: Any) -> Tensor:
+    def atan2_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("atan2_", lambda t: t.atan2(other))
 
-    def arctan2_(self, other: Any) -> Tensor:
+    def arctan2_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("arctan2_", lambda t: t.arctan2(other))
 
-    def hypot_(self, other: Any) -> Tensor:
+    def hypot_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("hypot_", lambda t: t.hypot(other))
 
-    def xlogy_(self, other: Any) -> Tensor:
+    def xlogy_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("xlogy_", lambda t: t.xlogy(other))
 
-    def ldexp_(self, other: Any) -> Tensor:
+    def ldexp_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("ldexp_", lambda t: t.ldexp(other))
 
-    def float_power_(self, exponent: Any) -> Tensor:
+    def float_power_(self: TensorSelf, exponent: Any) -> Tensor:
         """self ** exponent in place, self float64 (the dtype of float_power's result)."""
         if self._array.dtype != array.float64:
             raise RuntimeError(
@@ -285,140 +282,148 @@ class InPlace(Core):
             )
         return self._write("float_power_", lambda t: t.float_power(exponent))
 
-    def copysign_(self, other: Any) -> Tensor:
+    def copysign_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("copysign_", lambda t: t.copysign(other))
 
-    def fmod_(self, other: Any) -> Tensor:
+    def fmod_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("fmod_", lambda t: t.fmod(other))
 
-    def gcd_(self, other: Any) -> Tensor:
+    def gcd_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("gcd_", lambda t: t.gcd(other))
 
-    def lcm_(self, other: Any) -> Tensor:
+    def lcm_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("lcm_", lambda t: t.lcm(other))
 
-    def heaviside_(self, values: Any) -> Tensor:
+    def heaviside_(self: TensorSelf, values: Any) -> Tensor:
         return self._fill("heaviside_", self.heaviside(values))
 
-    def bitwise_and_(self, other: Any) -> Tensor:
+    def bitwise_and_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("bitwise_and_", lambda t: t.bitwise_and(other))
 
-    def bitwise_or_(self, other: Any) -> Tensor:
+    def bitwise_or_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("bitwise_or_", lambda t: t.bitwise_or(other))
 
-    def bitwise_xor_(self, other: Any) -> Tensor:
+    def bitwise_xor_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("bitwise_xor_", lambda t: t.bitwise_xor(other))
 
-    def bitwise_left_shift_(self, other: Any) -> Tensor:
+    def bitwise_left_shift_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("bitwise_left_shift_", lambda t: t.bitwise_left_shift(other))
 
-    def bitwise_right_shift_(self, other: Any) -> Tensor:
+    def bitwise_right_shift_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("bitwise_right_shift_", lambda t: t.bitwise_right_shift(other))
 
-    def logical_and_(self, other: Any) -> Tensor:
+    def logical_and_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("logical_and_", self.logical_and(other))
 
-    def logical_or_(self, other: Any) -> Tensor:
+    def logical_or_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("logical_or_", self.logical_or(other))
 
-    def logical_xor_(self, other: Any) -> Tensor:
+    def logical_xor_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("logical_xor_", self.logical_xor(other))
 
-    def multiply_(self, other: Any) -> Tensor:
+    def multiply_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("multiply_", lambda t: t.multiply(other))
 
-    def true_divide_(self, other: Any) -> Tensor:
+    def true_divide_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("true_divide_", lambda t: t.true_divide(other))
 
-    def clamp_min_(self, min: Any) -> Tensor:
+    def clamp_min_(self: TensorSelf, min: Any) -> Tensor:
         return self._write("clamp_min_", lambda t: t.clamp_min(min))
 
-    def clamp_max_(self, max: Any) -> Tensor:
+    def clamp_max_(self: TensorSelf, max: Any) -> Tensor:
         return self._write("clamp_max_", lambda t: t.clamp_max(max))
 
-    def floor_(self) -> Tensor:
+    def floor_(self: TensorSelf) -> Tensor:
         return self._write("floor_", Tensor.floor)
 
-    def ceil_(self) -> Tensor:
+    def ceil_(self: TensorSelf) -> Tensor:
         return self._write("ceil_", Tensor.ceil)
 
-    def round_(self, *, decimals: int = 0) -> Tensor:
+    def round_(self: TensorSelf, *, decimals: int = 0) -> Tensor:
         return self._write("round_", lambda t: t.round(decimals=decimals))
 
-    def floor_divide_(self, other: Any) -> Tensor:
+    def floor_divide_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("floor_divide_", lambda t: t // other)
 
-    def remainder_(self, other: Any) -> Tensor:
+    def remainder_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("remainder_", lambda t: t % other)
 
-    def nextafter_(self, other: Any) -> Tensor:
+    def nextafter_(self: TensorSelf, other: Any) -> Tensor:
         return self._write("nextafter_", lambda t: t.nextafter(other))
 
-    def mvlgamma_(self, p: int) -> Tensor:
+    def mvlgamma_(self: TensorSelf, p: int) -> Tensor:
         return self._write("mvlgamma_", lambda t: t.mvlgamma(p))
 
-    def polygamma_(self, n: int) -> Tensor:
+    def polygamma_(self: TensorSelf, n: int) -> Tensor:
         return self._write("polygamma_", lambda t: t.polygamma(n))
 
-    def logit_(self, eps: float | None = None) -> Tensor:
+    def logit_(self: TensorSelf, eps: float | None = None) -> Tensor:
         return self._write("logit_", lambda t: t.logit(eps))
 
     def nan_to_num_(
-        self, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+        self: TensorSelf, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
     ) -> Tensor:
         return self._write("nan_to_num_", lambda t: t.nan_to_num(nan, posinf, neginf))
 
-    def divide_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    def divide_(self: TensorSelf, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return self.div_(other, rounding_mode=rounding_mode)
 
-    def subtract_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+    def subtract_(self: TensorSelf, other: Any, *, alpha: Any = 1) -> Tensor:
         return self.sub_(other, alpha=alpha)
 
     # comparisons in place: 1 or 0 (True or False) in the tensor's own dtype, no gradient
 
-    def eq_(self, other: Any) -> Tensor:
+    def eq_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("eq_", self.eq(other))
 
-    def ne_(self, other: Any) -> Tensor:
+    def ne_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("ne_", self.ne(other))
 
-    def lt_(self, other: Any) -> Tensor:
+    def lt_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("lt_", self.lt(other))
 
-    def le_(self, other: Any) -> Tensor:
+    def le_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("le_", self.le(other))
 
-    def gt_(self, other: Any) -> Tensor:
+    def gt_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("gt_", self.gt(other))
 
-    def ge_(self, other: Any) -> Tensor:
+    def ge_(self: TensorSelf, other: Any) -> Tensor:
         return self._fill("ge_", self.ge(other))
 
     not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
 
     def scatter_(
-        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+        self: TensorSelf,
+        dim: int,
+        index: Any,
+        src: Any = None,
+        *,
+        value: Any = None,
+        reduce: Any = None,
     ) -> Tensor:
         return self._write(
             "scatter_", lambda t: t.scatter(dim, index, src, value=value, reduce=reduce)
         )
 
-    def index_add_(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
+    def index_add_(
+        self: TensorSelf, dim: int, index: Any, source: Any, *, alpha: float = 1
+    ) -> Tensor:
         return self._write("index_add_", lambda t: t.index_add(dim, index, source, alpha=alpha))
 
-    def index_fill_(self, dim: int, index: Any, value: Any) -> Tensor:
+    def index_fill_(self: TensorSelf, dim: int, index: Any, value: Any) -> Tensor:
         return self._write("index_fill_", lambda t: t.index_fill(dim, index, value))
 
-    def tril_(self, diagonal: int = 0) -> Tensor:
+    def tril_(self: TensorSelf, diagonal: int = 0) -> Tensor:
         return self._write("tril_", lambda t: t.tril(diagonal))
 
-    def triu_(self, diagonal: int = 0) -> Tensor:
+    def triu_(self: TensorSelf, diagonal: int = 0) -> Tensor:
         return self._write("triu_", lambda t: t.triu(diagonal))
 
-    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+    def masked_fill_(self: TensorSelf, mask: Any, value: Any) -> Tensor:
         return self._write("masked_fill_", lambda t: t.masked_fill(mask, value))
 
-    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+    def copy_(self: TensorSelf, src: Any, non_blocking: bool = False) -> Tensor:
         """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
         the gradient flows to ``src``, none to the old value."""
         src = src if isinstance(src, Tensor) else Tensor(src)
@@ -426,7 +431,7 @@ class InPlace(Core):
             src = src.to(self.device)  # across devices, as PyTorch's copy_
         return self._fill("copy_", src.to(self.dtype))
 
-    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    def index_put_(self: TensorSelf, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
         """``self[indices] = values`` (``indices`` a tuple of index tensors), or with
         ``accumulate`` values added there, repeated positions adding up, as PyTorch's."""
         index = tuple(indices)
@@ -439,10 +444,10 @@ class InPlace(Core):
         spread = values.to(self.dtype).expand(*shape)
         return self.add_(movement.IndexAdd.apply(spread, shape=self.shape, index=key))
 
-    def index_put(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    def index_put(self: TensorSelf, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
         return self.clone().index_put_(indices, values, accumulate)
 
-    def fill_(self, value: Any) -> Tensor:
+    def fill_(self: TensorSelf, value: Any) -> Tensor:
         """Every element set to value (a number or 0-d tensor), cast to this tensor's dtype
         as PyTorch casts it: 2.7 fills an integer tensor with 2, any nonzero a bool one with
         True."""
@@ -456,10 +461,10 @@ class InPlace(Core):
             value = xp.asarray(value).astype(self._array.dtype).item()  # a number it holds
         return self._fill("fill_", value)
 
-    def zero_(self) -> Tensor:
+    def zero_(self: TensorSelf) -> Tensor:
         return self.fill_(0)
 
-    def _put(self, index: tuple, value: Any) -> None:
+    def _put(self: TensorSelf, index: tuple, value: Any) -> None:
         """``self[index] = value`` (index as arguments.index_arg gives it): an IndexPut
         through _write. With no graph to join and a value this dtype holds as it is, that is
         one assignment into the array (as in _fill), the same result; NumPy checks the index
@@ -483,7 +488,7 @@ class InPlace(Core):
                 pass
         self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written)
 
-    def _fill(self, op: str, values: Any) -> Tensor:
+    def _fill(self: TensorSelf, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
         gradient for the old one: ``where(False, self, values)`` through _write. With no
         graph to join and values this dtype holds as they are, that is one assignment into
@@ -496,40 +501,40 @@ class InPlace(Core):
         bump(self)
         return self
 
-    def __iadd__(self, other: Any) -> Tensor:
+    def __iadd__(self: TensorSelf, other: Any) -> Tensor:
         return self.add_(other)
 
-    def __isub__(self, other: Any) -> Tensor:
+    def __isub__(self: TensorSelf, other: Any) -> Tensor:
         return self.sub_(other)
 
-    def __imul__(self, other: Any) -> Tensor:
+    def __imul__(self: TensorSelf, other: Any) -> Tensor:
         return self.mul_(other)
 
-    def __itruediv__(self, other: Any) -> Tensor:
+    def __itruediv__(self: TensorSelf, other: Any) -> Tensor:
         return self.div_(other)
 
-    def __ipow__(self, other: Any) -> Tensor:
+    def __ipow__(self: TensorSelf, other: Any) -> Tensor:
         return self.pow_(other)
 
-    def __imatmul__(self, other: Any) -> Tensor:
+    def __imatmul__(self: TensorSelf, other: Any) -> Tensor:
         return self.matmul_(other)
 
-    def __iand__(self, other: Any) -> Tensor:
+    def __iand__(self: TensorSelf, other: Any) -> Tensor:
         return self.bitwise_and_(other)
 
-    def __ior__(self, other: Any) -> Tensor:
+    def __ior__(self: TensorSelf, other: Any) -> Tensor:
         return self.bitwise_or_(other)
 
-    def __ixor__(self, other: Any) -> Tensor:
+    def __ixor__(self: TensorSelf, other: Any) -> Tensor:
         return self.bitwise_xor_(other)
 
-    def __ilshift__(self, other: Any) -> Tensor:
+    def __ilshift__(self: TensorSelf, other: Any) -> Tensor:
         return self.bitwise_left_shift_(other)
 
-    def __irshift__(self, other: Any) -> Tensor:
+    def __irshift__(self: TensorSelf, other: Any) -> Tensor:
         return self.bitwise_right_shift_(other)
 
-    def _update(self, op: str, ufunc: Any, other: Any, compute: Any) -> Tensor:
+    def _update(self: TensorSelf, op: str, ufunc: Any, other: Any, compute: Any) -> Tensor:
         """``self op= other``: _write of ``compute``, the op's out-of-place form. With the
         fast path on and nothing to record (no graph to join, no tangent, no anomaly check,
         no exporter watching the writes), an ``other`` this dtype holds as it is and an array
@@ -556,7 +561,7 @@ class InPlace(Core):
                     return self
         return self._write(op, compute)
 
-    def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
+    def _write(self: TensorSelf, op: str, compute: Any, written: Any = None) -> Tensor:
         """Make ``compute(self)`` the new value of this tensor, in place (see above; a view's
         write joins its base's graph as tensor/views.py says). ``compute``'s last op must be
         the only one that takes the tensor as an input; ``written``, where given, is the part
@@ -612,7 +617,9 @@ class InPlace(Core):
             _pass_tangent(self, new)
         return self
 
-    def _rebased(self, old: Tensor, fn: Any, base: Tensor | None, written: Any = None) -> None:
+    def _rebased(
+        self: TensorSelf, old: Tensor, fn: Any, base: Tensor | None, written: Any = None
+    ) -> None:
         """After a write into this tensor (bumped) whose result joins the graph as node
         ``fn`` (an in-place op's, or a custom Function's that marked it dirty): it takes
         ``fn``, ``old`` standing for its value before; its base, where it is a view of one,

@@ -2,10 +2,6 @@
 elements, as PyTorch's: stride, storage_offset, contiguity in a memory format, data_ptr.
 Making a copy in another layout is clone's and to's (core.py)."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -18,12 +14,13 @@ from .core import Core
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 
 class Layout(Core):
     __slots__ = ()
 
-    def contiguous(self, memory_format: Any = None) -> Tensor:
+    def contiguous(self: TensorSelf, memory_format: Any = None) -> Tensor:
         """The tensor itself where it is contiguous (in memory_format's layout: C order by
         default), else a copy so laid out (differentiable, new memory)."""
         if self.is_contiguous(memory_format):
@@ -37,7 +34,7 @@ class Layout(Core):
             flat = elementwise.Cast.apply(flat, dtype=self.dtype)
         return movement.Reshape.apply(flat, shape=self._array.shape)  # a view of the copy
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
+    def is_contiguous(self: TensorSelf, memory_format: Any = None) -> bool:
         """Whether the elements lie in C order (or memory_format's) without gaps (PyTorch's
         definition: dims of size 1 and empty tensors do not count against it)."""
         order = memory_order(memory_format, self.ndim, "is_contiguous")
@@ -45,7 +42,7 @@ class Layout(Core):
             return bool(self._array.flags.c_contiguous)
         return laid_out(self._array, order)
 
-    def stride(self, dim: Any = None) -> Any:
+    def stride(self: TensorSelf, dim: Any = None) -> Any:
         """The step in elements between neighbours along each dim (a tuple), or along dim.
         Where the array's step says nothing, PyTorch's: a dim of size 1 that NumPy steps by
         0 (an axis indexing inserted) steps as unsqueeze's, over the dim after it; an empty
@@ -61,7 +58,7 @@ class Layout(Core):
                 after = steps[d] * max(shape[d], 1)
         return tuple(steps) if dim is None else steps[normalize_dim(dim, arr.ndim, "stride", shape)]
 
-    def storage_offset(self) -> int:
+    def storage_offset(self: TensorSelf) -> int:
         """Where the first element lies, in elements from the first element of the tensor
         this one is a view of (0 for a tensor that is no view: its memory is its own, as a
         tensor from_numpy makes of a slice of an array starts its own, in PyTorch too)."""
@@ -73,11 +70,11 @@ class Layout(Core):
         )
         return (array.data_ptr(arr) - start) // arr.itemsize
 
-    def element_size(self) -> int:
+    def element_size(self: TensorSelf) -> int:
         """Bytes per element."""
         return int(self._array.itemsize)
 
-    def data_ptr(self) -> int:
+    def data_ptr(self: TensorSelf) -> int:
         """The address of the first element of the tensor's array (in the GPU's memory for a
         CUDA tensor)."""
         return array.data_ptr(self._array)

@@ -6,10 +6,6 @@ linalg/ is above tensor/ (its functions make Tensors), so this file cannot impor
 binds its legacy module here when it is imported (chainrule's __init__ imports it), as tensor/
 tells the array layer of the Tensor class. Imports flow downward."""
 
-# mypy: disable-error-code="arg-type"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -22,6 +18,7 @@ if TYPE_CHECKING:  # at run time linalg/__init__.py binds legacy here, and tenso
     from ..linalg.legacy import SvdUSV, TriangularSolve
     from ..linalg.solvers import Slogdet
     from . import Tensor
+    from .core import TensorSelf
 
 
 class LinalgMethods(Core):
@@ -31,52 +28,56 @@ class LinalgMethods(Core):
 
     __slots__ = ()
 
-    def det(self) -> Tensor:
+    def det(self: TensorSelf) -> Tensor:
         return legacy.det(self)
 
-    def logdet(self) -> Tensor:
+    def logdet(self: TensorSelf) -> Tensor:
         return legacy.logdet(self)
 
-    def slogdet(self) -> Slogdet:
+    def slogdet(self: TensorSelf) -> Slogdet:
         return legacy.slogdet(self)
 
-    def inverse(self) -> Tensor:
+    def inverse(self: TensorSelf) -> Tensor:
         return legacy.inverse(self)
 
-    def cholesky(self, upper: bool = False) -> Tensor:
+    def cholesky(self: TensorSelf, upper: bool = False) -> Tensor:
         return legacy.cholesky(self, upper)
 
-    def cholesky_solve(self, input2: Any, upper: bool = False) -> Tensor:
+    def cholesky_solve(self: TensorSelf, input2: Any, upper: bool = False) -> Tensor:
         return legacy.cholesky_solve(self, input2, upper)
 
-    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+    def cholesky_inverse(self: TensorSelf, upper: bool = False) -> Tensor:
         return legacy.cholesky_inverse(self, upper)
 
-    def svd(self, some: bool = True, compute_uv: bool = True) -> SvdUSV:
+    def svd(self: TensorSelf, some: bool = True, compute_uv: bool = True) -> SvdUSV:
         return legacy.svd(self, some, compute_uv)
 
-    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+    def pinverse(self: TensorSelf, rcond: float = 1e-15) -> Tensor:
         return legacy.pinverse(self, rcond)
 
-    def qr(self, some: bool = True) -> Qr:
+    def qr(self: TensorSelf, some: bool = True) -> Qr:
         return legacy.qr(self, some)
 
-    def lu(self, pivot: bool = True, get_infos: bool = False) -> tuple:
+    def lu(self: TensorSelf, pivot: bool = True, get_infos: bool = False) -> tuple:
         return legacy.lu(self, pivot, get_infos)
 
-    def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Tensor:
+    def lu_solve(self: TensorSelf, LU_data: Any, LU_pivots: Any) -> Tensor:
         return legacy.lu_solve(self, LU_data, LU_pivots)
 
     def triangular_solve(
-        self, A: Any, upper: bool = True, transpose: bool = False, unitriangular: bool = False
+        self: TensorSelf,
+        A: Any,
+        upper: bool = True,
+        transpose: bool = False,
+        unitriangular: bool = False,
     ) -> TriangularSolve:
         return legacy.triangular_solve(self, A, upper, transpose, unitriangular)
 
-    def matrix_power(self, n: int) -> Tensor:
+    def matrix_power(self: TensorSelf, n: int) -> Tensor:
         return legacy.matrix_power(self, n)
 
-    def matrix_exp(self) -> Tensor:
+    def matrix_exp(self: TensorSelf) -> Tensor:
         return legacy.matrix_exp(self)
 
-    def orgqr(self, input2: Any) -> Tensor:
+    def orgqr(self: TensorSelf, input2: Any) -> Tensor:
         return legacy.orgqr(self, input2)

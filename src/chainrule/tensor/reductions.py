@@ -1,9 +1,5 @@
 """Tensor reductions: sums, means, extremes, norms, softmax, cumulative ops, sort and topk."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined, operator"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -27,6 +23,7 @@ from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -39,7 +36,12 @@ class Reductions(Core):
     # -- reductions ------------------------------------------------------------------------
 
     def sum(
-        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+        self: TensorSelf,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        **np_names: Any,
     ) -> Tensor:
         """The sum over dim (all for None); with dtype, of the input cast to it first."""
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "sum")
@@ -49,7 +51,12 @@ class Reductions(Core):
         return reduce.Sum.apply(x, dims=normalize_dims(dim, x, "sum"), keepdim=keepdim)
 
     def mean(
-        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+        self: TensorSelf,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        **np_names: Any,
     ) -> Tensor:
         """The mean over dim (all for None); with dtype, of the input cast to it first."""
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "mean")
@@ -57,7 +64,9 @@ class Reductions(Core):
         need_float(x, "mean")
         return reduce.Mean.apply(x, dims=normalize_dims(dim, x, "mean"), keepdim=keepdim)
 
-    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def prod(
+        self: TensorSelf, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> Tensor:
         """The product over dim (all for None): the last of cumprod, whose gradient is right
         where elements are 0. Integer and bool tensors multiply in int64, as PyTorch, unless
         a dtype is given; an empty product is 1, with the gradient 0."""
@@ -80,7 +89,7 @@ class Reductions(Core):
         return out if keepdim else out.squeeze(d)
 
     def var(
-        self,
+        self: TensorSelf,
         dim: Any = None,
         unbiased: bool | None = None,
         keepdim: bool = False,
@@ -94,7 +103,7 @@ class Reductions(Core):
         return _variance(self, dim, unbiased, keepdim, correction, np_names, "var")
 
     def std(
-        self,
+        self: TensorSelf,
         dim: Any = None,
         unbiased: bool | None = None,
         keepdim: bool = False,
@@ -104,19 +113,19 @@ class Reductions(Core):
     ) -> Tensor:
         return _root(_variance(self, dim, unbiased, keepdim, correction, np_names, "std"), 2)
 
-    def amax(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def amax(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amax")
         dims = normalize_dims(dim, self, "amax")
         need_elements(self, "amax", dims)
         return reduce.Amax.apply(self, dims=dims, keepdim=keepdim)
 
-    def amin(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def amin(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amin")
         dims = normalize_dims(dim, self, "amin")
         need_elements(self, "amin", dims)
         return reduce.Amin.apply(self, dims=dims, keepdim=keepdim)
 
-    def max(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
+    def max(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         """No dim: the largest value (ties share the gradient). With dim: (values, indices),
         the gradient going to the index returned, as PyTorch. max(other Tensor): maximum."""
         if isinstance(dim, Tensor):
@@ -129,7 +138,7 @@ class Reductions(Core):
             )
         return _select(self, dim, keepdim, xp.argmax, "max")
 
-    def min(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
+    def min(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "min")
@@ -140,22 +149,28 @@ class Reductions(Core):
             )
         return _select(self, dim, keepdim, xp.argmin, "min")
 
-    def argmax(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def argmax(
+        self: TensorSelf, dim: int | None = None, keepdim: bool = False, **np_names: Any
+    ) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmax")
         need_number(self, "argmax")
         return _arg(self, dim, keepdim, xp.argmax, "argmax")
 
-    def argmin(self, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def argmin(
+        self: TensorSelf, dim: int | None = None, keepdim: bool = False, **np_names: Any
+    ) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "argmin")
         need_number(self, "argmin")
         return _arg(self, dim, keepdim, xp.argmin, "argmin")
 
-    def logsumexp(self, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
+    def logsumexp(
+        self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any
+    ) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "logsumexp")
         dims = normalize_dims(dim, self, "logsumexp")
         return reduce.LogSumExp.apply(floating(self), dims=dims, keepdim=keepdim)
 
-    def softmax(self, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
+    def softmax(self: TensorSelf, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
         """exp(x) / sum(exp(x)) along dim; with dtype, of the input cast to it first."""
         x = self if dtype is None else self.to(dtype)
         dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
@@ -163,7 +178,7 @@ class Reductions(Core):
         need_float(x, "softmax")
         return reduce.Softmax.apply(x, dim=dim)
 
-    def log_softmax(self, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
+    def log_softmax(self: TensorSelf, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
         """x - logsumexp(x) along dim; with dtype, of the input cast to it first."""
         x = self if dtype is None else self.to(dtype)
         dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
@@ -171,7 +186,7 @@ class Reductions(Core):
         need_float(x, "log_softmax")
         return reduce.LogSoftmax.apply(x, dim=dim)
 
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    def norm(self: TensorSelf, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
         with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
         or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
@@ -201,7 +216,7 @@ class Reductions(Core):
             powered = a**p
         return _root(powered.sum(dim, keepdim=keepdim), p)
 
-    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+    def cumsum(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         """Sums along dim; integers and bools in int64, as PyTorch, unless a dtype is given,
         which the input is cast to first."""
         d = normalize_dim(dim, self.ndim, "cumsum", self.shape)
@@ -210,7 +225,7 @@ class Reductions(Core):
         return reduce.Cumsum.apply(self.to(dtype), dim=d, widen=False)
 
     def sort(
-        self, dim: int = -1, descending: bool = False, *, stable: bool = False
+        self: TensorSelf, dim: int = -1, descending: bool = False, *, stable: bool = False
     ) -> ValuesIndices:
         """(values, indices) along dim, NaN counted largest, as PyTorch. The sort is always
         stable (equal values keep their order), which ``stable=False`` allows too."""
@@ -218,43 +233,45 @@ class Reductions(Core):
             self, None, dim, descending, "sort", "SortBackward1" if stable else "SortBackward0"
         )
 
-    def msort(self) -> Tensor:
+    def msort(self: TensorSelf) -> Tensor:
         """The values sorted along dim 0 (sort(0).values)."""
         return self.sort(0).values
 
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    def argsort(
+        self: TensorSelf, dim: int = -1, descending: bool = False, *, stable: bool = False
+    ) -> Tensor:
         return self.sort(dim, descending, stable=stable).indices.detach()
 
     def topk(
-        self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+        self: TensorSelf, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     ) -> ValuesIndices:
         """The k largest (or smallest) values along dim and their indices, in order (which
         ``sorted=False`` allows too); the gradient goes to the places they came from."""
         need_number(self, "topk")
         return _top(self, k, dim, largest, "topk", "TopkBackward0")
 
-    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
+    def cumprod(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         """Products along dim, with cumsum's dtypes."""
         d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
         if dtype is None:
             return reduce.Cumprod.apply(self, dim=d)
         return reduce.Cumprod.apply(self.to(dtype), dim=d, widen=False)
 
-    def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor:
+    def cumsum_(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         return self._write("cumsum_", lambda t: t.cumsum(dim, dtype=dtype))
 
-    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
+    def cumprod_(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         return self._write("cumprod_", lambda t: t.cumprod(dim, dtype=dtype))
 
-    def cummax(self, dim: int) -> ValuesIndices:
+    def cummax(self: TensorSelf, dim: int) -> ValuesIndices:
         """(values, indices): the largest value so far along dim and the last place it was
         met (a NaN, once met, stays), as PyTorch; the gradient goes to those places."""
         return _running(self, dim, xp.maximum, "cummax")
 
-    def cummin(self, dim: int) -> ValuesIndices:
+    def cummin(self: TensorSelf, dim: int) -> ValuesIndices:
         return _running(self, dim, xp.minimum, "cummin")
 
-    def logcumsumexp(self, dim: int) -> Tensor:
+    def logcumsumexp(self: TensorSelf, dim: int) -> Tensor:
         """log(cumsum(exp(x))) along dim, computed stably (no exp overflows)."""
         need_float(self, "logcumsumexp")
         d = normalize_dim(dim, self.ndim, "logcumsumexp", self.shape)
@@ -262,7 +279,9 @@ class Reductions(Core):
 
     # -- statistics ------------------------------------------------------------------------
 
-    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def nansum(
+        self: TensorSelf, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> Tensor:
         """The sum with NaN counted as 0 (its gradient 0 there)."""
         x = self if dtype is None else self.to(dtype)
         if array.is_floating(x._array.dtype):
@@ -271,7 +290,9 @@ class Reductions(Core):
                 x = where(nans, 0.0, x)
         return x.sum(dim, keepdim)
 
-    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def nanmean(
+        self: TensorSelf, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> Tensor:
         """The mean of the elements that are not NaN (NaN where there are none)."""
         x = self if dtype is None else self.to(dtype)
         need_float(x, "nanmean")
@@ -279,13 +300,13 @@ class Reductions(Core):
         count = (~xp.isnan(x._array)).sum(axis=dims, keepdims=keepdim)
         return x.nansum(dim, keepdim) / Tensor._make(array.array_like(count, x._array, x.dtype))
 
-    def count_nonzero(self, dim: Any = None) -> Tensor:
+    def count_nonzero(self: TensorSelf, dim: Any = None) -> Tensor:
         """The number of nonzero elements over dim (an int or a tuple; all for None), int64."""
         dims = normalize_dims(dim, self, "count_nonzero")
         count = (self._array != 0).sum(axis=dims)
         return Tensor._make(array.array_like(count, self._array, array.int64))
 
-    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+    def aminmax(self: TensorSelf, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
         """(min, max) over dim (all for None), each with amin's and amax's gradient."""
         if dim is not None and not is_int(dim):
             raise TypeError(f"aminmax: dim must be an int or None; got {dim!r}")
@@ -294,17 +315,17 @@ class Reductions(Core):
         )
         return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
-    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
+    def median(self: TensorSelf, dim: int | None = None, keepdim: bool = False) -> Any:
         """No dim: the lower of the two middle values (NaN if any element is), its gradient
         shared evenly among the elements equal to it. With dim: (values, indices), ties
         taken by position, the gradient going to the index, as PyTorch."""
         return _median(self, dim, keepdim, False, "median")
 
-    def nanmedian(self, dim: int | None = None, keepdim: bool = False) -> Any:
+    def nanmedian(self: TensorSelf, dim: int | None = None, keepdim: bool = False) -> Any:
         """median of the elements that are not NaN (NaN where all are)."""
         return _median(self, dim, keepdim, True, "nanmedian")
 
-    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    def kthvalue(self: TensorSelf, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """(values, indices): the k-th smallest value along dim (NaN largest), with the index
         PyTorch's quickselect picks among equal values (past 2^19 tied elements in a call,
         the index by position among them)."""
@@ -318,7 +339,7 @@ class Reductions(Core):
         index = statistics.kth_index(x._array, k, d)
         return _chosen(self, x, index, d, keepdim, "KthvalueBackward0")
 
-    def mode(self, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+    def mode(self: TensorSelf, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """(values, indices): the most frequent value along dim (of equally frequent ones the
         smallest) and the index PyTorch's std::sort leaves last among its places (past 2^16
         elements in lines of ties or NaN in a call, its last place)."""
@@ -327,7 +348,7 @@ class Reductions(Core):
         return _chosen(self, x, statistics.mode_index(x._array, d), d, keepdim, "ModeBackward0")
 
     def quantile(
-        self,
+        self: TensorSelf,
         q: Any,
         dim: int | None = None,
         keepdim: bool = False,
@@ -341,7 +362,7 @@ class Reductions(Core):
         return _quantile(self, q, dim, keepdim, interpolation, False, "quantile")
 
     def nanquantile(
-        self,
+        self: TensorSelf,
         q: Any,
         dim: int | None = None,
         keepdim: bool = False,
@@ -351,7 +372,9 @@ class Reductions(Core):
         """quantile of the values that are not NaN (NaN where all are)."""
         return _quantile(self, q, dim, keepdim, interpolation, True, "nanquantile")
 
-    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    def diff(
+        self: TensorSelf, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+    ) -> Tensor:
         """The n-th forward difference along dim (x[1:] - x[:-1], n times; for bools, where
         neighbours differ), prepend and append joined to the ends first."""
         if self.ndim == 0:
@@ -379,13 +402,15 @@ class Reductions(Core):
             x = later != earlier if x.dtype.kind == "b" else later - earlier
         return x
 
-    def cov(self, *, correction: float = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+    def cov(
+        self: TensorSelf, *, correction: float = 1, fweights: Any = None, aweights: Any = None
+    ) -> Tensor:
         """The covariance matrix of the variables in the rows (observations in the columns), as
         torch.cov: fweights (integer counts) and aweights (floating weights) per observation;
         the sum of the weights less ``correction`` (aweights-adjusted) divides."""
         return _cov(self, correction, fweights, aweights)
 
-    def corrcoef(self) -> Tensor:
+    def corrcoef(self: TensorSelf) -> Tensor:
         """Pearson's correlation coefficients of the rows: cov over the outer product of the
         standard deviations, clipped to [-1, 1]."""
         if self.ndim > 2:

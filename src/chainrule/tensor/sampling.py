@@ -1,10 +1,6 @@
 """Tensor sampling and counting, no gradient: random in-place fills, multinomial and
 bernoulli draws, nonzero, unique, bincount and histograms."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -21,6 +17,7 @@ from .core import Core
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -41,7 +38,9 @@ class Sampling(Core):
 
     # -- random fills, in place (through _write, as every in-place op) ---------------------
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    def normal_(
+        self: TensorSelf, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
+    ) -> Tensor:
         """Fills with draws from the normal distribution of that mean and std (>= 0)."""
         need_float(self, "normal_")
         check_std(std, "normal_")
@@ -61,32 +60,36 @@ class Sampling(Core):
         flat = gen.uniform(self._array.size, _drawn(self._array), low, to)
         return self._drawn_fill("uniform_", flat)
 
-    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    def exponential_(self: TensorSelf, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
         gen = array.generator(generator, "exponential_")
         flat = gen.exponential(self._array.size, lambd, self._array.dtype)
         return self._drawn_fill("exponential_", flat)
 
-    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    def log_normal_(
+        self: TensorSelf, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
+    ) -> Tensor:
         """Fills with exp of draws from the normal distribution of that mean and std."""
         need_float(self, "log_normal_")
         gen = array.generator(generator, "log_normal_")
         return self._drawn_fill("log_normal_", gen.log_normal(self._array.size, mean, std))
 
-    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    def cauchy_(
+        self: TensorSelf, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None
+    ) -> Tensor:
         """Fills with draws from the Cauchy distribution of that median and half width."""
         need_float(self, "cauchy_")
         gen = array.generator(generator, "cauchy_")
         return self._drawn_fill("cauchy_", gen.cauchy(self._array.size, median, sigma))
 
-    def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
+    def geometric_(self: TensorSelf, p: float, *, generator: Any = None) -> Tensor:
         """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
         if not 0 < p < 1:
             raise ValueError(f"geometric_: p must be in (0, 1); got p={p}")
         gen = array.generator(generator, "geometric_")
         return self._drawn_fill("geometric_", gen.geometric(self._array.size, p))
 
-    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    def bernoulli_(self: TensorSelf, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fills with 1 where a draw falls under p (a number, or a tensor of probabilities
         that broadcasts to this shape), else 0."""
         probs = array.to_host(p._array) if isinstance(p, Tensor) else array.host.asarray(p)
@@ -126,7 +129,7 @@ class Sampling(Core):
             raise ValueError(f"random_: from must be less than to; got from={low} and to={to}")
         return self._drawn_fill("random_", gen.integers(low, to, arr.size))
 
-    def _drawn_fill(self, op: str, flat: Any) -> Tensor:
+    def _drawn_fill(self: TensorSelf, op: str, flat: Any) -> Tensor:
         """Fill with values drawn in memory order (as PyTorch fills), cast to the dtype."""
         arr = self._array
         values = laid_out(flat.astype(arr.dtype, copy=False), arr)
@@ -134,7 +137,7 @@ class Sampling(Core):
 
     # -- sampling (no gradient) ------------------------------------------------------------
 
-    def nonzero(self, *, as_tuple: bool = False) -> Any:
+    def nonzero(self: TensorSelf, *, as_tuple: bool = False) -> Any:
         """The indices of the nonzero elements: (n, ndim) int64, or as_tuple one (n,) tensor per
         dim (a 0-d tensor counts as 1-d)."""
         if as_tuple:
@@ -142,7 +145,7 @@ class Sampling(Core):
         return Tensor._make(xp.argwhere(self._array))
 
     def unique(
-        self,
+        self: TensorSelf,
         sorted: bool = True,
         return_inverse: bool = False,
         return_counts: bool = False,
@@ -164,7 +167,7 @@ class Sampling(Core):
             out.append(Tensor._make(counts.astype(array.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
-    def bincount(self, weights: Any = None, minlength: int = 0) -> Tensor:
+    def bincount(self: TensorSelf, weights: Any = None, minlength: int = 0) -> Tensor:
         """How often each value 0..max occurs in this 1-D non-negative integer tensor (at least
         minlength bins): int64, or the weights' sums (float32 weights stay float32, others
         float64, as PyTorch)."""
@@ -181,7 +184,12 @@ class Sampling(Core):
         return Tensor._make(out.astype(w.dtype if w.dtype == array.float32 else array.float64))
 
     def histogram(
-        self, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
+        self: TensorSelf,
+        bins: Any = 100,
+        *,
+        range: Any = None,
+        weight: Any = None,
+        density: bool = False,
     ) -> Histogram:
         """Counts (or densities) in ``bins`` equal bins over ``range`` (the data's min and max
         by default), or between the edges of a 1-D tensor ``bins``; the last bin holds its
@@ -193,7 +201,7 @@ class Sampling(Core):
         as_dtype = self._array.dtype
         return Histogram(Tensor._make(hist.astype(as_dtype)), Tensor._make(edges.astype(as_dtype)))
 
-    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    def histc(self: TensorSelf, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
         """Counts in ``bins`` equal bins over [min, max] (the data's own when min == max); values
         outside are left out."""
         need_float(self, "histc")
@@ -204,7 +212,7 @@ class Sampling(Core):
         return Tensor._make(hist.astype(self._array.dtype))
 
     def multinomial(
-        self, num_samples: int, replacement: bool = False, *, generator: Any = None
+        self: TensorSelf, num_samples: int, replacement: bool = False, *, generator: Any = None
     ) -> Tensor:
         """Category indices drawn with probabilities proportional to this tensor's weights
         (the last dim; 1-D: one distribution, 2-D: one per row): (num_samples,) or (rows,
@@ -239,7 +247,7 @@ class Sampling(Core):
         out = out.astype(array.int64)
         return Tensor._make(out if w.ndim == 2 else out[0])
 
-    def bernoulli(self, *, generator: Any = None) -> Tensor:
+    def bernoulli(self: TensorSelf, *, generator: Any = None) -> Tensor:
         """1 with the probability each element gives, else 0, in this tensor's dtype."""
         p = self._array
         if p.dtype.kind != "f":

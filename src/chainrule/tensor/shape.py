@@ -1,10 +1,6 @@
 """Tensor shape and indexing: reshapes and views, transposes, splits, getitem and setitem,
 gather and scatter, index and masked selection."""
 
-# mypy: disable-error-code="arg-type, return-value, attr-defined"
-# (Inside a kind's class, self is that class, not Tensor: mypy checks the methods' use of
-# the whole class where they are called, on Tensor.)
-
 from __future__ import annotations
 
 import math
@@ -34,6 +30,7 @@ from .core import Core, as_tensor
 
 if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
     from . import Tensor
+    from .core import TensorSelf
 
 xp = array.xp
 
@@ -44,7 +41,7 @@ class Shape(Core):
     __slots__ = ()
 
     @property
-    def T(self) -> Tensor:
+    def T(self: TensorSelf) -> Tensor:
         if self.ndim < 2:
             return self
         return named(
@@ -52,13 +49,13 @@ class Shape(Core):
         )
 
     @property
-    def mT(self) -> Tensor:
+    def mT(self: TensorSelf) -> Tensor:
         need_dims(self, 2, "mT")
         return self.transpose(-2, -1)
 
     # -- shape -----------------------------------------------------------------------------
 
-    def reshape(self, *shape_list: Any, shape: Any = None) -> Tensor:
+    def reshape(self: TensorSelf, *shape_list: Any, shape: Any = None) -> Tensor:
         shape = shape_arg(spread_or_keyword(shape_list, shape, "shape", "reshape"))
         data = self._array
         try:  # NumPy infers -1 and checks the size: a view of contiguous data costs little
@@ -70,7 +67,7 @@ class Shape(Core):
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
         return self._reshaped(new)
 
-    def _reshaped(self, new: tuple[int, ...]) -> Tensor:
+    def _reshaped(self: TensorSelf, new: tuple[int, ...]) -> Tensor:
         """reshape to ``new``, a shape of self's size already checked (the methods that
         build their shape from self's, as flatten does, skip reshape's parsing)."""
         if new == self._array.shape:
@@ -80,7 +77,7 @@ class Shape(Core):
             return out
         return named(out, "UnsafeViewBackward0")
 
-    def view(self, *shape: Any, size: Any = None) -> Tensor:
+    def view(self: TensorSelf, *shape: Any, size: Any = None) -> Tensor:
         """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
         the strides cannot give that shape without a copy (reshape copies there);
         ``view(dtype)``, which reads the bytes as another dtype, is refused too."""
@@ -107,14 +104,14 @@ class Shape(Core):
             "Use .reshape(...) instead."
         )
 
-    def t(self) -> Tensor:
+    def t(self: TensorSelf) -> Tensor:
         """The transpose of a 2-D tensor; a 0-D or 1-D tensor as it is."""
         n = self._array.ndim
         if n > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
         return self if n < 2 else named(movement.Permute.apply(self, dims=(1, 0)), "TBackward0")
 
-    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+    def narrow(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
         need_dims(self, 1, "narrow")
         shape = self._array.shape
@@ -131,10 +128,10 @@ class Shape(Core):
             self, index=(slice(None),) * d + (slice(first, first + length),)
         )
 
-    def view_as(self, other: Tensor) -> Tensor:
+    def view_as(self: TensorSelf, other: Tensor) -> Tensor:
         return self.view(other.shape)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    def flatten(self: TensorSelf, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         shape = self._array.shape
         n = len(shape)
         if n == 0:
@@ -146,7 +143,7 @@ class Shape(Core):
         # the merged size spelled out, not -1, which an empty tensor cannot resolve
         return self._reshaped(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
-    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+    def unflatten(self: TensorSelf, dim: int, sizes: Any) -> Tensor:
         """Dim split into sizes (one of them may be -1): flatten's inverse, (N, 12) -> (N, 3, 4)."""
         shape = self._array.shape
         d = normalize_dim(dim, len(shape), "unflatten", shape)
@@ -161,7 +158,7 @@ class Shape(Core):
             )
         return self.reshape(*shape[:d], *sizes, *shape[d + 1 :])
 
-    def squeeze(self, dim: Any = None) -> Tensor:
+    def squeeze(self: TensorSelf, dim: Any = None) -> Tensor:
         shape = self._array.shape
         if dim is None:
             kept = tuple([n for n in shape if n != 1])
@@ -174,13 +171,13 @@ class Shape(Core):
         out = movement.Reshape.apply(self, shape=kept)
         return named(out, f"SqueezeBackward{which}", **({} if dim is None else {"dim": dim}))
 
-    def unsqueeze(self, dim: int) -> Tensor:
+    def unsqueeze(self: TensorSelf, dim: int) -> Tensor:
         shape = self._array.shape
         d = normalize_dim(dim, len(shape) + 1, "unsqueeze", shape)
         shape = shape[:d] + (1,) + shape[d:]  # a 1 inserted at d
         return named(movement.Reshape.apply(self, shape=shape), "UnsqueezeBackward0", dim=dim)
 
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
+    def transpose(self: TensorSelf, dim0: int, dim1: int) -> Tensor:
         shape = self._array.shape
         order = list(range(len(shape)))
         a = normalize_dim(dim0, len(shape), "transpose", shape)
@@ -190,13 +187,13 @@ class Shape(Core):
         order[a], order[b] = order[b], order[a]
         return movement.Permute.apply(self, dims=tuple(order))  # dims already checked
 
-    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+    def swapaxes(self: TensorSelf, axis0: int, axis1: int) -> Tensor:
         """transpose, as NumPy names its dims."""
         return self.transpose(axis0, axis1)
 
     swapdims = transpose
 
-    def permute(self, *dim_list: Any, dims: Any = None) -> Tensor:
+    def permute(self: TensorSelf, *dim_list: Any, dims: Any = None) -> Tensor:
         dims = shape_arg(spread_or_keyword(dim_list, dims, "dims", "permute"))
         shape = self._array.shape
         n = len(shape)
@@ -208,13 +205,13 @@ class Shape(Core):
             )
         return self._permuted(norm)
 
-    def _permuted(self, order: tuple[int, ...]) -> Tensor:
+    def _permuted(self: TensorSelf, order: tuple[int, ...]) -> Tensor:
         """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
         if order == tuple(range(len(order))):
             return self
         return named(movement.Permute.apply(self, dims=order), "PermuteBackward0")
 
-    def expand(self, *sizes: Any, size: Any = None) -> Tensor:
+    def expand(self: TensorSelf, *sizes: Any, size: Any = None) -> Tensor:
         sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
         have = self._array.shape
         lead = len(sizes) - len(have)
@@ -223,7 +220,7 @@ class Shape(Core):
         shape = tuple([have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)])
         return self.broadcast_to(shape)
 
-    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+    def broadcast_to(self: TensorSelf, shape: Sequence[int]) -> Tensor:
         shape, have = tuple(shape), self._array.shape
         if shape == have:
             return self
@@ -231,10 +228,10 @@ class Shape(Core):
             raise ValueError(f"expand: shape {have} cannot be broadcast to {shape}")
         return movement.Expand.apply(self, shape=shape)
 
-    def expand_as(self, other: Tensor) -> Tensor:
+    def expand_as(self: TensorSelf, other: Tensor) -> Tensor:
         return self.broadcast_to(other.shape)
 
-    def split(self, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def split(self: TensorSelf, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
         need_dims(self, 1, "split")
         d = normalize_dim(dim, self.ndim, "split", self.shape)
         n = self.shape[d]
@@ -260,7 +257,7 @@ class Shape(Core):
             start += s
         return tuple(out)
 
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+    def unbind(self: TensorSelf, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
         need_dims(self, 1, "unbind")
         d = normalize_dim(dim, self.ndim, "unbind", self.shape)
@@ -270,14 +267,14 @@ class Shape(Core):
             t._multi_output = ("Unbind", k)
         return out
 
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    def chunk(self: TensorSelf, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive; got {chunks}")
         need_dims(self, 1, "chunk")
         n = self.shape[normalize_dim(dim, self.ndim, "chunk", self.shape)]
         return self.split(max(1, -(-n // chunks)), dim)
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self: TensorSelf, index: Any) -> Tensor:
         if type(index) is int:  # x[i], x[i, j]: nothing to turn or split
             return movement.GetItem.apply(self, index=(index,))
         if type(index) is tuple and _integers(index):
@@ -289,22 +286,22 @@ class Shape(Core):
             return movement.GetItem.apply(selected, index=steps[1])
         return movement.GetItem.apply(self, index=key)
 
-    def __iter__(self) -> Iterator[Tensor]:
+    def __iter__(self: TensorSelf) -> Iterator[Tensor]:
         return (self[i] for i in range(len(self)))
 
-    def __setitem__(self, index: Any, value: Any) -> None:
+    def __setitem__(self: TensorSelf, index: Any, value: Any) -> None:
         index = index_arg(index, self._array)
         if isinstance(value, array.moved_types) and self.is_cuda:  # moved, as an index is
             value = array.from_host(value, self._array)
         steps = split_index(index)
-        if steps is not None and getattr(value, "ndim", 0):  # PyTorch's order, where the
+        if steps is not None and getattr(value, "ndim", False):  # PyTorch's order, where the
             # value's layout depends on it (a number lands on the same elements either way):
             # into the integers' selection, a view
             movement.GetItem.apply(self, index=steps[0])[steps[1]] = value
             return
         self._put(index, value)
 
-    def gather(self, dim: int, index: Any) -> Tensor:
+    def gather(self: TensorSelf, dim: int, index: Any) -> Tensor:
         """The values at index along dim, in index's shape: for dim 1, out[i][j] =
         self[i][index[i][j]], index no larger than self in a dim but dim. A 0-d self or
         index reads as one of shape (1,), as PyTorch's; an empty index gathers nothing,
@@ -325,7 +322,7 @@ class Shape(Core):
         d, idx = _scatter_index(self, dim, idx, None, "gather")  # its sizes and values
         return movement.Gather.apply(self, idx, dim=d)
 
-    def take_along_dim(self, indices: Any, dim: int | None = None) -> Tensor:
+    def take_along_dim(self: TensorSelf, indices: Any, dim: int | None = None) -> Tensor:
         """PyTorch's take_along_dim: with a dim, gather from self and int64 indices broadcast
         against each other in every dim but dim, an index read modulo dim's size (-1 is the
         last, as PyTorch's); with no dim, gather along the flattened tensor."""
@@ -358,7 +355,7 @@ class Shape(Core):
         source = self.broadcast_to(shape[:d] + (n,) + shape[d + 1 :])  # self's size along d
         return source.gather(d, xp.broadcast_to(idx % max(n, 1), shape))
 
-    def diag(self, diagonal: int = 0) -> Tensor:
+    def diag(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
         tensor's diagonal as 1-D; diagonal > 0 is above the main one, < 0 below."""
         k = diagonal
@@ -374,21 +371,21 @@ class Shape(Core):
         i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
         return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), _zero(self))
 
-    def tril(self, diagonal: int = 0) -> Tensor:
+    def tril(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
         need_dims(self, 2, "tril")
         rows, cols = self.shape[-2:]
         keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
         return named(where(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
 
-    def triu(self, diagonal: int = 0) -> Tensor:
+    def triu(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         rows, cols = self.shape[-2:]
         keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
         return named(where(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
 
-    def flip(self, *dim_list: Any, dims: Any = None) -> Tensor:
+    def flip(self: TensorSelf, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
         then a copy, since PyTorch's flip shares no memory with its input (a write into the
         result must not reach it)."""
@@ -401,7 +398,7 @@ class Shape(Core):
         )
         return movement.GetItem.apply(self, index=index).clone()
 
-    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+    def roll(self: TensorSelf, shifts: Any, dims: Any = None) -> Tensor:
         """Values shifted along dims, those pushed off the end coming back at the start; with
         no dims, along the flattened tensor. One index of source positions per dim."""
         if dims is None:
@@ -427,12 +424,12 @@ class Shape(Core):
                 out = out[(slice(None),) * d + (source,)]
         return out if out is not self else self.clone()
 
-    def tile(self, dims: Any) -> Tensor:
+    def tile(self: TensorSelf, dims: Any) -> Tensor:
         """repeat, with leading 1s added to dims when it is shorter than the shape."""
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         return self.repeat(*(1,) * (self.ndim - len(dims)), *dims)
 
-    def repeat(self, *sizes: Any, repeats: Any = None) -> Tensor:
+    def repeat(self: TensorSelf, *sizes: Any, repeats: Any = None) -> Tensor:
         """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
         sizes is longer): a view with interleaved 1s, expanded, then merged."""
         sizes = shape_arg(spread_or_keyword(sizes, repeats, "repeats", "repeat"))
@@ -448,7 +445,7 @@ class Shape(Core):
         return self.reshape(ones).expand(tiled).reshape(merged)
 
     def repeat_interleave(
-        self, repeats: Any, dim: int | None = None, *, output_size: int | None = None
+        self: TensorSelf, repeats: Any, dim: int | None = None, *, output_size: int | None = None
     ) -> Tensor:
         """Each value repeated along dim (over the flattened tensor for None): repeats is one
         count for all or one count per value. An index_select of the repeated positions."""
@@ -477,7 +474,7 @@ class Shape(Core):
             return out
         return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
 
-    def index_select(self, dim: int, index: Any) -> Tensor:
+    def index_select(self: TensorSelf, dim: int, index: Any) -> Tensor:
         """The slices index names along dim, in its order; of a 0-d self, self (index must
         name its one value once), as PyTorch's."""
         d = normalize_dim(dim, self.ndim, "index_select", self.shape)
@@ -495,7 +492,13 @@ class Shape(Core):
         return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
 
     def scatter(
-        self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+        self: TensorSelf,
+        dim: int,
+        index: Any,
+        src: Any = None,
+        *,
+        value: Any = None,
+        reduce: Any = None,
     ) -> Tensor:
         """self with src (a tensor, or a number: ``value``) written at index along dim; for
         dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write.
@@ -511,7 +514,7 @@ class Shape(Core):
             return _scatter_with_reduce(self, d, idx, src, reduce)
         return movement.Scatter.apply(self, src, index=idx, dim=d)
 
-    def scatter_add(self, dim: int, index: Any, src: Any) -> Tensor:
+    def scatter_add(self: TensorSelf, dim: int, index: Any, src: Any) -> Tensor:
         """self with src added at index along dim (repeated positions add up)."""
         src = as_tensor(src)
         idx = _index_array(self, index)
@@ -525,7 +528,7 @@ class Shape(Core):
         return self + movement.IndexAdd.apply(src, shape=self.shape, index=where)
 
     def scatter_reduce(
-        self, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+        self: TensorSelf, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
     ) -> Tensor:
         """self with src reduced into the places index names along dim: reduce 'sum',
         'prod', 'mean', 'amax' or 'amin', over self's value too unless include_self is False."""
@@ -547,7 +550,7 @@ class Shape(Core):
         options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
         return movement.ScatterReduce.apply(self, src, **options)
 
-    def index_fill(self, dim: int, index: Any, value: Any) -> Tensor:
+    def index_fill(self: TensorSelf, dim: int, index: Any, value: Any) -> Tensor:
         """self with the slices index names along dim set to value (a number or 0-d tensor,
         which gets their gradient)."""
         d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
@@ -558,7 +561,9 @@ class Shape(Core):
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
         return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
 
-    def index_add(self, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
+    def index_add(
+        self: TensorSelf, dim: int, index: Any, source: Any, *, alpha: float = 1
+    ) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
         slice k goes to index[k] (repeated positions add up)."""
         d = normalize_dim(dim, self.ndim, "index_add", self.shape)
@@ -578,7 +583,7 @@ class Shape(Core):
         alpha = scalar_for(self, alpha, "index_add")
         return self + (added if alpha == 1 else added * alpha)
 
-    def masked_select(self, mask: Any) -> Tensor:
+    def masked_select(self: TensorSelf, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
         m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
         if m.dtype != array.bool_:
