@@ -396,8 +396,8 @@
     out.push("<p>tangent: " + code(S[st[2]]) + "</p>");
     if (s === P.total) {
       out.push("<h3>The pass is done</h3><p>The tangent of " + esc(name(st[0])) + " is the directional " +
-        "derivative along the leaves' tangents, what <code>torch.func.jvp</code> returns; the backward " +
-        "pass gives the same number as the sum over the leaves of &lt;leaf.grad, tangent&gt;.</p>");
+        "derivative along the leaves' tangents, what <code>torch.func.jvp</code> returns. For a root of one " +
+        "element, the backward pass gives the same number: the sum over the leaves of &lt;leaf.grad, tangent&gt;.</p>");
     }
     return out.join("");
   }
