@@ -268,3 +268,33 @@ def test_as_tensor_shares_a_cuda_arrays_memory_where_it_is() -> None:
     assert cr.as_tensor(arr, device="cuda")._array is arr
     assert cr.as_tensor(arr, device="cpu").device == cr.device("cpu")
     assert cr.as_tensor(arr, dtype=cr.float64)._array is not arr
+
+
+# (name, a non-contiguous tensor); its copies by clone and by a cast are laid out as PyTorch's
+COPIED: list[tuple[str, Callable[[Any], Any]]] = [
+    ("a column expanded", lambda m: m.ones(3, 1).expand(3, 4)),
+    ("a row expanded", lambda m: m.ones(1, 4).expand(3, 4)),
+    ("a transpose", lambda m: m.ones(3, 4).t()),
+    ("an expanded column transposed", lambda m: m.ones(4, 1).expand(4, 3).t()),
+    ("a permutation", lambda m: m.ones(2, 3, 4).permute(2, 0, 1)),
+    ("a stepped slice", lambda m: m.ones(4, 6)[:, ::2]),
+    ("a transposed stepped slice", lambda m: m.ones(4, 6).t()[::2]),
+    ("a size-1 dim permuted", lambda m: m.ones(3, 1, 4).permute(1, 2, 0)),
+    ("two dims expanded", lambda m: m.ones(1, 3, 1).expand(2, 3, 4)),
+    ("expanded then permuted", lambda m: m.ones(3, 1, 5).expand(3, 4, 5).permute(2, 1, 0)),
+    ("a 0-d tensor expanded", lambda m: m.ones(()).expand(2, 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), COPIED, ids=[name for name, _ in COPIED])
+@pytest.mark.parametrize("copy", ["clone", "double", "half"])
+def test_a_copy_keeps_torchs_memory_order(name: str, make: Callable[[Any], Any], copy: str):
+    """A dense input's copy keeps its order; an expanded or stepped one is laid out densely
+    in its order by stride, expanded dims where they stand (so the clone of an expanded row
+    is contiguous and can be viewed flat, as PyTorch's)."""
+    ours, theirs = getattr(make(cr), copy)(), getattr(make(torch), copy)()
+    assert ours.stride() == theirs.stride()
+    assert ours.is_contiguous() == theirs.is_contiguous()
+    assert np.array_equal(ours.numpy(), theirs.numpy())
+    if theirs.is_contiguous():
+        assert ours.view(-1).shape == theirs.view(-1).shape

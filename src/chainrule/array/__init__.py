@@ -81,6 +81,7 @@ from .modules import (
     ARRAY_BACKEND,
     accelerator,
     array_of,
+    copy_order,
     data_ptr,
     errstate,
     host,
@@ -97,8 +98,8 @@ from .modules import (
 __all__ = [
     "ACCELERATED", "ARRAY_BACKEND", "CPU", "DTYPE_NAMES", "Generator", "TYPES", "accelerator",
     "array_like", "array_of", "as_dtype", "bfloat16", "bool_", "cuda_count", "cuda_device",
-    "data_ptr", "decode_state", "default_generator", "device", "device_of", "dtype_object",
-    "encode_state", "errstate", "finfo", "iinfo", "float16", "float32", "float64", "from_host",
+    "copy_order", "data_ptr", "decode_state", "default_generator", "device", "device_of",
+    "dtype_object", "encode_state", "errstate", "finfo", "iinfo", "float16", "float32", "float64", "from_host",
     "generator",
     "get_default_device", "get_default_dtype", "holds", "host", "initial_seed", "int16",
     "int32", "int64", "int8", "is_floating", "like", "make_read_only", "manual_seed",

@@ -136,6 +136,37 @@ def strided_view(arr: Any, shape: tuple, strides: tuple) -> Any:
     return view
 
 
+def copy_order(arr: Any) -> tuple[int, ...] | None:
+    """The order of dims (outermost first) in which a copy of ``arr`` lays out its elements,
+    as PyTorch's preserve_format copy: the input's own order by stride, where a dim of
+    stride 0 (expanded) or of one element keeps its place, as PyTorch's TensorIterator sorts
+    them; None where that is row-major order."""
+    if arr.flags.c_contiguous:
+        return None
+    strides, shape = arr.strides, arr.shape
+    perm = list(range(arr.ndim))[::-1]  # innermost first, then sorted by insertion
+
+    def swap(d0: int, d1: int) -> int:  # 1: d0 belongs inside d1; -1: keep; 0: no order
+        s0, s1 = abs(strides[d0]), abs(strides[d1])
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            way = swap(perm[d0], perm[d1])
+            if way > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif way < 0:
+                break
+    order = tuple(perm[::-1])
+    return None if order == tuple(range(arr.ndim)) else order
+
+
 def make_read_only(arr: Any) -> None:
     """Mark a cached constant read-only where the array module can (NumPy, the stand-in);
     CuPy cannot, and its constants are never handed out to be written."""

@@ -9,7 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import errstate, is_floating, ndarray, xp
+from ..array import copy_order, errstate, is_floating, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
 from ..fastpath import masked
 
@@ -537,8 +537,9 @@ class Cast(Function):
 
     def forward(self, a: Any, dtype: Any, order: Any = None, name: str = "ToCopyBackward0") -> Any:
         self.node_name = name  # clone's copy is CloneBackward0, to's ToCopyBackward0
+        order = copy_order(a) if order is None else order
         if order is None:
-            return a.astype(dtype, copy=True)
+            return a.astype(dtype, order="C", copy=True)
         back = tuple(order.index(d) for d in range(len(order)))
         return a.transpose(order).astype(dtype, order="C").transpose(back)  # a view of a copy
 
