@@ -85,18 +85,38 @@ def custom_function(lib: Any, x: Any, w: Any) -> tuple[Any, dict[str, Any]]:
     return Cube.apply(w * 2).sum(), {"w": w}
 
 
+def unbind_and_chunk(lib: Any, x: Any, w: Any) -> tuple[Any, dict[str, Any]]:
+    rows = w.unbind(0)
+    left, right = (w * 2).chunk(2, dim=1)
+    uneven = w.split([1, 3])
+    return rows[0] * rows[3] + left.sum() * right.sum() + uneven[1].sum(), {"w": w}
+
+
+def custom_function_with_two_outputs(lib: Any, x: Any, w: Any) -> tuple[Any, dict[str, Any]]:
+    class SinCos(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            ctx.save_for_backward(a)
+            return a.sin(), a.cos()
+
+        @staticmethod
+        def backward(ctx: Any, grad_sin: Any, grad_cos: Any) -> Any:
+            (a,) = ctx.saved_tensors
+            return grad_sin * a.cos() - grad_cos * a.sin()
+
+    s, c = SinCos.apply(w * 2)
+    return (s * c).sum(), {"w": w}
+
+
 PROGRAMS: dict[str, Callable[..., tuple[Any, dict[str, Any]]]] = {
     "mlp": mlp,
     "broadcast_bias": broadcast_bias,
     "power_and_clone": power_and_clone,
     "in_place": in_place,
     "custom_function": custom_function,
-    "split": pytest.param(  # type: ignore[dict-item]
-        split,
-        marks=pytest.mark.xfail(
-            strict=True, reason="split's outputs are slices, not one SplitBackward0 node"
-        ),
-    ),
+    "split": split,
+    "unbind_and_chunk": unbind_and_chunk,
+    "custom_function_with_two_outputs": custom_function_with_two_outputs,
 }
 
 

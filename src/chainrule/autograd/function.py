@@ -19,9 +19,10 @@ Tensor ops, so it is differentiable again, unless marked ``@once_differentiable`
 form, ``forward(*args)`` without ctx plus ``setup_context(ctx, inputs, output)``, works too.
 
 The node is one of the engine's own primitives (primitive.py's contract), so the engine needs
-nothing new: several outputs are parts of one flat output the node makes. Each output is the
-tensor forward returned (a view of an input stays a view); saved outputs are kept weakly and
-joined to the graph again when unpacked, as PyTorch's saved variables are.
+nothing new: several outputs are parts of one flat output the node makes, and share one node
+(outputs.py), as PyTorch's. Each output is the tensor forward returned (a view of an input
+stays a view); saved outputs are kept weakly and joined to the graph again when unpacked, as
+PyTorch's saved variables are.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .forward_ad import carries, paused
 from .forward_ad import custom as forward_ad_custom
 from .mode import no_grad, state
 from .node import node_type
+from .outputs import Arrivals, join, share
 from .primitive import Function as Primitive
 from .primitive import tensor_type
 from .versions import bump, counter, make_view, version, versions, writes
@@ -64,12 +66,11 @@ class FunctionCtx:
         self._dirty: tuple[Any, ...] = ()
         self._non_differentiable: set[int] = set()
         self._materialize = True
-        self._arrived: set[int] = set()  # which outputs' gradients reached the node (_Part)
         # saved outputs, by place in _saved: how each is joined to the graph again when
         # unpacked (see _keep_outputs); _saved holds a detached alias of each meanwhile
-        self._links: dict[int, tuple[Any, int | None, int]] = {}
+        self._links: dict[int, tuple[Any, int | None]] = {}
         self._node: Any = None  # a weak reference to the node, where one was recorded
-        self._packed: Any = None  # a weak reference to its packed output (several outputs)
+        self._shared: Any = None  # a weak reference to the outputs' node (several outputs)
 
     def save_for_backward(self, *tensors: Any) -> None:
         T = tensor_type()
@@ -114,7 +115,7 @@ class FunctionCtx:
         link = self._links.get(i)
         if link is None:
             return t
-        ref, index, start = link
+        ref, index = link
         out = ref()
         if out is not None and out._array is t._array:
             return out
@@ -127,12 +128,12 @@ class FunctionCtx:
         if index is None:  # the node's one output
             out.grad_fn = node
         else:
-            packed = self._packed()
-            if packed is None:
-                packed = _packed(node, t._array)
-                self._packed = weakref.ref(packed)
-            _join_part(out, packed, self, index, start)
-        self._links[i] = (weakref.ref(out), index, start)
+            shared = self._shared()
+            if shared is None:
+                shared = _outputs_node(node, t._array)
+                self._shared = weakref.ref(shared)
+            join(shared, out, index)
+        self._links[i] = (weakref.ref(out), index)
         return out
 
     def mark_dirty(self, *tensors: Any) -> None:
@@ -163,7 +164,7 @@ class FunctionCtx:
 class _Node(Primitive):
     """The graph node of one ``apply`` of a user's Function: its rule is the user's backward.
     Its output is the Function's one differentiable output, or the parts of several laid end
-    to end (each output a _Part of it)."""
+    to end (each output a _Part of it, the outputs' one node an Outputs over it)."""
 
     # cls is kept when the node is released, so that it still names itself; ctx refers to
     # the node weakly (saved outputs are joined to it again when unpacked)
@@ -175,6 +176,7 @@ class _Node(Primitive):
     diff: list[int]  # which outputs of forward are differentiable
     templates: list[Any]  # each output's (shape, dtype), None for a non-Tensor
     shapes: list[Any] | None  # the differentiable outputs', where there are several
+    arrivals: Arrivals  # which of those outputs' gradients reached it (outputs.py)
 
     @property
     def op(self) -> str:
@@ -219,11 +221,11 @@ class _Node(Primitive):
             grads, start = [], 0
             for i, (shape, dtype) in enumerate(shapes):
                 stop = start + math.prod(shape)
-                got = i in ctx._arrived
+                got = i in self.arrivals.got
                 part = grad[start:stop].reshape(shape).to(dtype)
                 grads.append(part if got or ctx._materialize else None)
                 start = stop
-            ctx._arrived = set()
+            self.arrivals.close()
         grads = _expand(self.templates, self.diff, ctx, grads)
         once = getattr(self.cls.backward, "_once_differentiable", False)
         recording = state.grad_enabled
@@ -265,56 +267,47 @@ class _Node(Primitive):
 
 
 class _Part(Primitive):
-    """out = one output of a Function with several: a part of its node's packed output. It
-    is named as the node is (``SinCosBackward``), as PyTorch shows each output's grad_fn."""
+    """out = one output of a Function with several: a part of its node's packed output (the
+    outputs' one node, an Outputs, runs this rule for each);  grad_packed = grad in out's
+    place, 0 elsewhere."""
 
-    __slots__ = ("cls", "__weakref__")  # cls kept when the node is released, as _Node's
     rule = "grad_packed = grad in this output's place, 0 elsewhere"
     saves_inputs = False
-    cls: Any
-    ctx: FunctionCtx
-    index: int  # which differentiable output this is
-    start: int  # where its elements begin in the packed output
-
-    @property
-    def op(self) -> str:
-        return f"{self.cls.__name__}Backward"
-
-    def name(self) -> str:
-        return self.op
+    index: tuple[slice]  # where its elements lie in the packed output
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        self.ctx._arrived.add(self.index)
         T = tensor_type()
         packed = self.inputs[0]  # type: ignore[index]
         flat = grad.reshape(-1).to(packed.dtype)
-        where = T._make(array.xp.arange(self.start, self.start + flat.shape[0]))
+        start = self.index[0].start
+        where = T._make(array.xp.arange(start, start + flat.shape[0]))
         zeros = T._make(array.xp.zeros(packed.shape, dtype=packed.dtype, like=grad._array))
         return (zeros.scatter(0, where, flat),)
 
 
-def _packed(node: _Node, like: Any) -> Any:
-    """The node's output where a Function has several: one flat tensor, of which each output
-    is a part (_Part). Its values are never read (each output keeps its own array, a view
-    where forward made one), so it holds none: zeros broadcast to its size, on the device of
-    ``like`` (an output's array)."""
+def _outputs_node(node: _Node, like: Any) -> Any:
+    """The one node of the outputs where a Function has several, named as PyTorch's
+    (``SinCosBackward``): each output a part of the node's packed output, one flat tensor.
+    Its values are never read (each output keeps its own array, a view where forward made
+    one), so it holds none: zeros broadcast to its size, on the device of ``like`` (an
+    output's array). join makes each output its."""
     shapes = node.shapes or []
     dtype = array.promote_all(dtype for _, dtype in shapes)
     size = sum(math.prod(shape) for shape, _ in shapes)
     xp = array.module_of(like)
     packed = tensor_type()._make(xp.broadcast_to(xp.zeros((), dtype, like=like), (size,)), True)
     packed.grad_fn = node
-    return packed
-
-
-def _join_part(out: Any, packed: Any, ctx: FunctionCtx, index: int, start: int) -> None:
-    """Make ``out`` (differentiable output ``index`` of several) a part of ``packed`` in the
-    graph: its node is a _Part of packed, recorded by hand, as out already holds its values."""
-    fn = _Part()
-    fn.inputs, fn.needs_input_grad = (packed,), (True,)
-    fn.versions, fn.stamp = versions(fn.inputs), writes[0]
-    fn.cls, fn.ctx, fn.index, fn.start = packed.grad_fn.cls, ctx, index, start
-    out.requires_grad, out.grad_fn = True, fn
+    parts, places, start = [], [], 0
+    for shape, dtype in shapes:
+        part = _Part()
+        part.inputs, part.needs_input_grad = (packed,), (True,)
+        part.versions, part.stamp = versions(part.inputs), writes[0]
+        part.index = (slice(start, start + math.prod(shape)),)
+        parts.append(part)
+        places.append((part.index, shape, dtype))
+        start += math.prod(shape)
+    name = f"{node.cls.__name__}Backward"
+    return share(packed, parts, places, name, name, node)
 
 
 class _Refused(Primitive):
@@ -425,7 +418,7 @@ _CUSTOM_VIEW = (
 def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
     """Join a Function's outputs to the graph through one node: each differentiable output
     is the object forward returned (a view of an input stays one), made by the node, or,
-    where there are several, by a part of it (_Part)."""
+    where there are several, a part of its output, all sharing one node (an Outputs)."""
     T = tensor_type()
     single = not isinstance(output, tuple)
     outs = [output] if single else list(output)
@@ -468,6 +461,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
     node.needs_input_grad = ctx.needs_input_grad
     node.versions = versions(node.inputs)
     node.stamp = writes[0]
+    node.arrivals = Arrivals()
     ctx._node = weakref.ref(node)
     if len(diff) == 1:
         node.shapes = None
@@ -475,12 +469,10 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
         o.requires_grad, o.grad_fn = True, node
     else:
         node.shapes = [(outs[k].shape, outs[k].dtype) for k in diff]
-        packed = _packed(node, outs[diff[0]]._array)
-        ctx._packed = weakref.ref(packed)
-        start = 0
+        shared = _outputs_node(node, outs[diff[0]]._array)
+        ctx._shared = weakref.ref(shared)
         for index, k in enumerate(diff):
-            _join_part(outs[k], packed, ctx, index, start)
-            start += math.prod(outs[k].shape)
+            join(shared, outs[k], index)
     for i, a in enumerate(args):  # a write through a view: the base takes CopySlices
         if isinstance(a, T) and id(a) in dirty:
             a._rebased(inputs[i], a.grad_fn, _base_of(a))
@@ -511,7 +503,6 @@ def _keep_outputs(ctx: FunctionCtx, outs: list, diff: list[int]) -> None:
         return
     T = tensor_type()
     kept = list(saved)
-    start = 0
     for index, k in enumerate(diff):
         o = outs[k]
         for i, t in enumerate(saved):
@@ -519,8 +510,7 @@ def _keep_outputs(ctx: FunctionCtx, outs: list, diff: list[int]) -> None:
                 alias = T._make(o._array)
                 alias._vc = counter(o)
                 kept[i] = alias
-                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else index, start)
-        start += math.prod(o.shape)
+                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else index)
     ctx._saved = tuple(kept)
 
 

@@ -21,6 +21,7 @@ class Node:
     inputs: tuple[Any, ...] | None
     node_hooks: dict[str, dict[int, Any]] | None = None  # register_hook's and register_prehook's
     snapshots = False  # whether release keeps what its saved values read (saved.snapshot)
+    several = False  # whether several outputs share the node (outputs.py), each its number
 
     def name(self) -> str:
         """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``): its type's, as
@@ -42,8 +43,9 @@ class Node:
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
         """Where each input's gradient goes, as PyTorch gives it: ``(node, 0)`` for an input
-        made by an op, ``(AccumulateGrad, 0)`` for a leaf that requires grad, ``(None, 0)``
-        for the rest (numbers among them); also once backward has freed the node."""
+        made by an op (``(node, k)`` for its output k, where several share it: split's),
+        ``(AccumulateGrad, 0)`` for a leaf that requires grad, ``(None, 0)`` for the rest
+        (numbers among them); also once backward has freed the node."""
         ends = self.__dict__["_edges"] if self.inputs is None else edges(self.inputs)
         T = tensor_type()
         if type(self).__name__ in SCALAR_ARGS:
@@ -51,9 +53,10 @@ class Node:
         elif saved.reflected(self):  # 2 * x: PyTorch's node is x.mul(2)'s
             ends = ends[::-1]
         shown = tuple(
-            ((AccumulateGrad.of(e) if isinstance(e, T) else None if e is NUMBER else e), 0)
+            e if type(e) is tuple
+            else ((AccumulateGrad.of(e) if isinstance(e, T) else None if e is NUMBER else e), 0)
             for e in ends
-        )
+        )  # fmt: skip
         if type(self).__name__ in ("AddmmBackward0", "MmBackward0") and self.op == "Linear":
             return self._as_addmm(shown)
         return shown
@@ -183,14 +186,19 @@ _TORCH_NAMES = {
 
 
 def edges(inputs: tuple[Any, ...]) -> list[Any]:
-    """Where each input's gradient goes, as next_functions gives it: the node that made it,
-    the input itself for a leaf that requires grad (its AccumulateGrad's variable), or None
-    (a number, or a tensor that wants no gradient)."""
+    """Where each input's gradient goes, as next_functions gives it: the node that made it
+    (with the input's number where several outputs share it: ``(node, k)``), the input itself
+    for a leaf that requires grad (its AccumulateGrad's variable), or None (a number, or a
+    tensor that wants no gradient)."""
     T = tensor_type()
-    out = []  # a loop, not a comprehension: see Function.apply
+    out: list[Any] = []  # a loop, not a comprehension: see Function.apply
     for x in inputs:
         if isinstance(x, T):
-            out.append((x.grad_fn or x) if x.requires_grad else None)
+            fn = x.grad_fn
+            if fn is not None and fn.several:
+                out.append((fn, fn.number(x)))
+            else:
+                out.append((fn or x) if x.requires_grad else None)
         else:
             out.append(NUMBER)
     return out

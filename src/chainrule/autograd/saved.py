@@ -254,7 +254,22 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "include_self": _opt("include_self"),
         "reduce": _opt("reduce"),
     },
-    "UnbindBackward0": {"dim": lambda fn: len(_option(fn, "index")) - 1},
+    "UnbindBackward0": {"dim": _opt("dim")},
+    "SplitBackward0": {
+        "dim": _opt("dim"),
+        "self_sym_sizes": _opt("self_sizes"),
+        "split_size": _opt("split_size"),
+    },
+    "SplitWithSizesBackward0": {
+        "dim": _opt("dim"),
+        "self_sym_sizes": _opt("self_sizes"),
+        "split_sizes": _opt("split_sizes"),
+    },
+    "UnsafeSplitBackward0": {
+        "dim": _opt("dim"),
+        "self_sym_sizes": _opt("self_sizes"),
+        "split_size": _opt("split_size"),
+    },
     "LogsumexpBackward0": {"dim": _dims, "keepdim": _opt("keepdim")},
     "AmaxBackward0": {**_REDUCED_ALL, "keepdim": _opt("keepdim")},
     "AminBackward0": {**_REDUCED_ALL, "keepdim": _opt("keepdim")},

@@ -121,6 +121,18 @@ TRICKS = [
         "erf(a.astype(float64)).astype(float32), the polynomials",
     ),
     Trick(
+        "erf of a few values by math.erf",
+        "chainrule.ops.special:erf",
+        "a 0-d float32 tensor: 3.0 against 34 us; (2, 3, 4): 4.8 against 18.5 us (Tensor.erf)",
+        "the polynomials, or the rational function, on the whole array",
+    ),
+    Trick(
+        "GELU of a few values by math.erf",
+        "chainrule.ops.special:Gelu.forward",
+        "exact GELU of a 0-d float32 tensor: 4.2 against 36 us; (2, 3, 4): 9.9 against 23 us",
+        "the pieces (float32), or erf on the whole array (float64)",
+    ),
+    Trick(
         "GELU piece by piece, Phi in float32",
         "chainrule.ops.special:Gelu.forward",
         "exact GELU's forward on (32, 64, 512) float32: 7.7 against 56.0 ms",

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from .. import fastpath
-from ..array import errstate, from_host, is_floating, ndarray, to_host, xp
+from ..array import errstate, from_host, host, is_floating, ndarray, to_host, xp
 from ..autograd.primitive import Function
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
@@ -107,10 +107,31 @@ def _erf_narrow(x: Any) -> Any:
     return num
 
 
+# At most this many values, on the host, in float32 or float64 (or integers): erf and GELU
+# take Python's math.erf value by value with the fast path on, where the arrays' dozen
+# passes cost more than the values (fastpath/table.py).
+FEW = 32
+
+
+def _few(a: Any) -> bool:
+    """Whether ``a`` is a few values that math.erf can take one by one (see FEW)."""
+    return a.size <= FEW and type(a) is host.ndarray and a.dtype.itemsize >= 4
+
+
+def _erf_few(a: Any) -> Any:
+    """erf of a few values by Python's math.erf (libm's, within an ulp in float64), in a's
+    float dtype (float32 for integers)."""
+    dtype = a.dtype if is_floating(a.dtype) else xp.float32
+    return xp.array(list(map(math.erf, a.reshape(-1).tolist())), dtype).reshape(a.shape)
+
+
 def erf(a: Any) -> Any:
     """erf of an array, as Erf computes it: the polynomials in float64; narrower floats (and
     integers, which give float32) by the rational function, piece by piece, with the fast
-    path on, and as float64's erf rounded with it off."""
+    path on, and as float64's erf rounded with it off. A few values, with the fast path on,
+    by math.erf."""
+    if _few(a) and fastpath.enabled():
+        return _erf_few(a)
     if a.dtype != xp.float64 and not fastpath.enabled():
         return erf(a.astype(xp.float64)).astype(a.dtype if is_floating(a.dtype) else xp.float32)
     if a.dtype != xp.float64:
@@ -212,6 +233,17 @@ def _gelu_narrow(x: Any, out: Any, slope: Any) -> None:
     xp.add(density, cdf, out=slope)
 
 
+def _gelu_few(a: Any, dtype: Any) -> tuple[Any, Any]:
+    """x Phi(x) and the slope Phi(x) + x phi(x) of a few values, value by value in float64
+    by math.erf, as PyTorch's 0.5 (1 + erf(x / sqrt 2)), then rounded to ``dtype``."""
+    out, slope = [], []
+    for x in a.reshape(-1).tolist():
+        cdf = 0.5 * (1.0 + math.erf(x * _SQRT_HALF))
+        out.append(x * cdf)
+        slope.append(cdf + x * math.exp(-0.5 * x * x) * _PDF)
+    return xp.array(out, dtype).reshape(a.shape), xp.array(slope, dtype).reshape(a.shape)
+
+
 class Gelu(Function):
     """out = x * Phi(x), Phi the standard normal CDF: 0.5 (1 + erf(x / sqrt 2)), or, with
     approximate="tanh", 0.5 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as PyTorch's gelu.
@@ -233,6 +265,9 @@ class Gelu(Function):
     def forward(self, a, approximate):
         self.approximate = approximate
         dtype = a.dtype if is_floating(a.dtype) else xp.float32
+        if approximate == "none" and _few(a) and fastpath.enabled():
+            out, self.saved = _gelu_few(a, dtype)
+            return out
         if approximate == "none" and dtype == xp.float64:  # erf's exact path, whole
             cdf = erf(a * _SQRT_HALF)
             cdf += 1.0

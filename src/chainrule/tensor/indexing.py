@@ -273,11 +273,11 @@ class Indexing(Core):
 
     def unsafe_split(self: TensorSelf, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split (PyTorch's version that leaves its outputs' views unchecked)."""
-        return self.split(split_size, dim)
+        return _unsafe(self.split(split_size, dim))
 
     def unsafe_chunk(self: TensorSelf, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """chunk (PyTorch's version that leaves its outputs' views unchecked)."""
-        return self.chunk(chunks, dim)
+        return _unsafe(self.chunk(chunks, dim))
 
     def sum_to_size(self: TensorSelf, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
@@ -696,3 +696,11 @@ def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> T
     if beta == 0:
         return scaled + where(False, t, 0)
     return scaled + (t if beta == 1 else t * beta)
+
+
+def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """split's outputs, their one node named as PyTorch's unsafe_split's
+    (UnsafeSplitBackward0)."""
+    if outs[0].grad_fn is not None:
+        named(outs[0], "Unsafe" + outs[0].grad_fn.name())
+    return outs

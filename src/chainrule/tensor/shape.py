@@ -24,6 +24,7 @@ from ..arguments import (
     spread_or_keyword,
 )
 from ..autograd.node import named
+from ..autograd.outputs import split_node
 from ..ops import movement
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
@@ -255,7 +256,20 @@ class Shape(Core):
             piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
             out.append(piece)
             start += s
+        if out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
+            saved = {"dim": d, "self_sizes": tuple(self.shape)}
+            if op == "Split":
+                saved["split_size"] = split_size_or_sections
+            else:
+                saved["split_sizes"] = tuple(sizes)
+            split_node(self, out, "Split", f"{op}Backward0", **saved)
         return tuple(out)
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its node this tensor is: k for split's k-th piece, else 0."""
+        fn = self.grad_fn
+        return fn.number(self) if fn is not None and fn.several else 0
 
     def unbind(self: TensorSelf, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
@@ -265,6 +279,8 @@ class Shape(Core):
         out = tuple(movement.Unbind.apply(self, index=lead + (k,)) for k in range(self.shape[d]))
         for k, t in enumerate(out):
             t._multi_output = ("Unbind", k)
+        if out and out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
+            split_node(self, out, "Unbind", "UnbindBackward0", dim=d)
         return out
 
     def chunk(self: TensorSelf, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

@@ -1,0 +1,202 @@
+"""The node that the outputs of an op with several share (split's, unbind's, a custom
+Function's), as PyTorch shows it: ``a.grad_fn is b.grad_fn``, one name, ``output_nr`` and
+``next_functions`` pairs that say which output, one set of hooks.
+
+The engine walks tensors, each with one node, and calls a node's rule once per tensor it
+made. So an op of several outputs is recorded as two nodes: the op's own node makes one
+packed tensor (split's is its input itself, a custom Function's its outputs laid end to
+end), and each output is a part of it, by the node all of them share (``Outputs``), whose
+rule puts an output's gradient in its place. The engine adds up the parts' gradients at the
+packed tensor, and the op's rule runs once on the whole. Users see the shared node only:
+its next_functions, hooks and saved values are the op's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .node import node_type
+from .primitive import Function as Primitive
+from .primitive import tensor_type
+from .versions import counter, versions, writes
+
+
+class Arrivals:
+    """Which outputs' gradients reached the op's node in this pass (``got``), and in the
+    last pass that ran its rule (``last``): the outputs without one are None to its hooks."""
+
+    __slots__ = ("got", "last")
+
+    def __init__(self) -> None:
+        self.got: set[int] = set()
+        self.last: frozenset[int] = frozenset()
+
+    def close(self) -> None:
+        """The op's rule runs: this pass's arrivals are the last ones."""
+        self.last, self.got = frozenset(self.got), set()
+
+
+class Outputs(Primitive):
+    """out_k = part k of packed, where part k's own node (``parts[k]``, a slice of it) made
+    it;  grad_packed = part k's rule on out_k's gradient: zeros like packed, with the
+    gradient at out_k's place. Every output's grad_fn, as PyTorch's one node of the op."""
+
+    rule = "grad_packed = zeros like packed, with grad at this output's place"
+    saves_inputs = False
+    several = True
+    kind: str  # the op's name (Split, Unbind, or the custom Function's), as errors give it
+    parts: list[Any]  # each output's node: its rule puts the output's gradient in its place
+    numbers: dict[int, int]  # which output each output's array is (and a stand-in's for it)
+    places: list[
+        tuple[Any, tuple[int, ...], Any]
+    ]  # each output's index, shape, dtype (or None: packed's)
+    op_node: Any  # the packed tensor's node: the op's rule, run once
+    arrivals: Arrivals
+
+    @property
+    def op(self) -> str:
+        return self.kind
+
+    def number(self, out: Any) -> int:
+        """Which output of this node ``out`` is (its output_nr)."""
+        return self.numbers[id(out._array)]
+
+    def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        k = self.numbers[id(out._array)]
+        self.arrivals.got.add(k)
+        return self.parts[k].backward(grad, out)
+
+    def release(self) -> None:
+        """Nothing: the engine calls it once for each output it reached, and the outputs it
+        has yet to reach go through this node too. What the op saved is its own node's,
+        which the engine frees as it runs it."""
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        return self.op_node.next_functions  # type: ignore[no-any-return]
+
+    def __getattr__(self, attr: str) -> Any:
+        """What the op's node shows (a custom Function's ``saved_tensors`` and ctx's
+        attributes), and PyTorch's ``_saved_*`` of this node's name (node.py)."""
+        op_node = self.__dict__.get("op_node")
+        if op_node is not None and not attr.startswith("_"):
+            return getattr(op_node, attr)
+        return super().__getattr__(attr)
+
+    def register_prehook(self, hook: Any) -> Any:
+        """``hook(grad_outputs)``, one gradient per output (None for an output that got
+        none), runs before the op's rule; it may return new grad_outputs."""
+        return self.op_node._hook("pre", _Pre(hook, self.places, self.arrivals))
+
+    def register_hook(self, hook: Any) -> Any:
+        """``hook(grad_inputs, grad_outputs)`` runs once the op's rule has given its inputs'
+        gradients; it may return new grad_inputs."""
+        return self.op_node._hook("post", _Post(hook, self.places, self.arrivals))
+
+
+def _taken(packed_grad: Any, places: list, arrived: Any) -> tuple[Any, ...]:
+    """The outputs' gradients in the packed one: each at its place, None where none came."""
+    grads = [
+        packed_grad[index].reshape(shape) if k in arrived else None
+        for k, (index, shape, _) in enumerate(places)
+    ]
+    return tuple(
+        g if g is None or dtype is None else g.to(dtype)
+        for g, (_, _, dtype) in zip(grads, places, strict=True)
+    )
+
+
+class _Pre:
+    """A prehook on the shared node, run by the op's node on the packed gradient."""
+
+    def __init__(self, hook: Any, places: list, arrivals: Arrivals) -> None:
+        self.hook, self.places, self.arrivals = hook, places, arrivals
+
+    def __call__(self, grads: tuple[Any]) -> Any:
+        new = self.hook(_taken(grads[0], self.places, self.arrivals.got))
+        if new is None:
+            return None
+        if len(new) != len(self.places):
+            raise RuntimeError(
+                f"hook: a prehook returned {len(new)} gradients for {len(self.places)} outputs"
+            )
+        packed = grads[0].new_zeros(grads[0].shape)  # each new gradient at its place
+        for g, (index, _, _) in zip(new, self.places, strict=True):
+            if g is not None:  # recorded where the gradients are (create_graph)
+                packed[index] = g.reshape(packed[index].shape)
+        self.arrivals.got.update(k for k, g in enumerate(new) if g is not None)
+        return (packed,)
+
+
+class _Post:
+    """A hook on the shared node, run by the op's node after its rule."""
+
+    def __init__(self, hook: Any, places: list, arrivals: Arrivals) -> None:
+        self.hook, self.places, self.arrivals = hook, places, arrivals
+
+    def __call__(self, in_grads: tuple[Any, ...], grads: tuple[Any]) -> Any:
+        return self.hook(in_grads, _taken(grads[0], self.places, self.arrivals.last))
+
+
+class Packed(Primitive):
+    """packed = a: the node of split and unbind, whose outputs are parts of their input
+    (its memory, laid out as it is);  grad_a = grad, the outputs' gradients each in its place."""
+
+    rule = "grad_a = grad: the outputs' gradients, each in its place in a"
+    saves_inputs = False
+    kind: str
+    arrivals: Arrivals
+
+    @property
+    def op(self) -> str:
+        return self.kind
+
+    def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        self.arrivals.close()
+        return (grad,)
+
+
+def share(packed: Any, parts: list[Any], places: list, kind: str, name: str, op_node: Any) -> Any:
+    """The node named ``name`` (PyTorch's, ``SplitBackward0``) that the parts of ``packed``
+    (whose node is ``op_node``) share: output k is made by node ``parts[k]`` and lies at
+    ``places[k]`` (its index in packed, its shape and dtype). join makes each output its."""
+    node = Outputs()
+    node.__class__ = node_type(Outputs, name)
+    node.inputs, node.needs_input_grad = (packed,), (True,)
+    node.versions, node.stamp = versions(node.inputs), writes[0]
+    node.kind, node.parts, node.places, node.op_node = kind, parts, places, op_node
+    node.arrivals, node.numbers = op_node.arrivals, {}
+    return node
+
+
+def join(node: Outputs, out: Any, k: int) -> None:
+    """Make ``out`` output k of ``node``."""
+    node.numbers[id(out._array)] = k
+    out.requires_grad, out.grad_fn = True, node
+
+
+def split_node(a: Any, outs: Any, kind: str, name: str, **saved: Any) -> Any:
+    """Join ``outs``, slices of ``a`` each made by its own indexing node, as the outputs of
+    one node: the op's node (Packed) over ``a``'s memory, and the shared node (named
+    ``name``, with ``saved``, what PyTorch's node of that name shows) over it."""
+    T = tensor_type()
+    packed = T._make(a._array, True)
+    packed._vc = counter(a)  # a's writes are its writes: the nodes' version checks see them
+    op_node = Packed()
+    op_node.inputs, op_node.needs_input_grad = (a,), (True,)
+    op_node.versions, op_node.stamp = versions(op_node.inputs), writes[0]
+    op_node.kind, op_node.arrivals = kind, Arrivals()
+    packed.grad_fn = op_node
+    parts, places = [], []
+    for o in outs:  # each slice's node now reads packed (its values and shape are a's)
+        part = o.grad_fn
+        part.inputs = (packed,)
+        parts.append(part)
+        places.append((part.index, o._array.shape, None))  # of a's dtype
+    node = share(packed, parts, places, kind, name, op_node)
+    node.__dict__.update(saved)
+    numbers = node.numbers
+    for k, o in enumerate(outs):  # join(node, o, k), inline: once per output of every split
+        numbers[id(o._array)] = k
+        o.grad_fn = node
+    return node
