@@ -12,7 +12,7 @@ import pytest
 
 import chainrule as cr
 from chainrule.ops import decompositions as D
-from chainrule.ops import lapack
+from chainrule.ops import lapack, lu_qr
 
 torch = pytest.importorskip("torch")
 
@@ -94,8 +94,8 @@ def test_lu_factors_gradient_is_pytorchs(shape: tuple[int, ...]) -> None:
 
 def test_l_and_u_gradients_meet_at_one_node(monkeypatch: Any) -> None:
     calls = []
-    real = D.lu_backward
-    monkeypatch.setattr(D, "lu_backward", lambda *a: calls.append(1) or real(*a))
+    real = lu_qr.lu_backward
+    monkeypatch.setattr(lu_qr, "lu_backward", lambda *a: calls.append(1) or real(*a))
     _, L, U = cr.linalg.lu(cr.tensor(_matrix(6, 6), requires_grad=True))
     assert L.grad_fn.name() == U.grad_fn.name() == "LinalgLuBackward0"
     (L.sum() + U.sum()).backward()
@@ -116,3 +116,47 @@ def test_l_and_u_gradients_meet_at_one_node(monkeypatch: Any) -> None:
 def test_second_derivatives_agree_with_finite_differences(call: Any, shape: Any) -> None:
     A = cr.tensor(_matrix(*shape, seed=4), requires_grad=True)
     assert cr.testing.gradgradcheck(call, (A,))
+
+
+QR_CASES = [
+    ((5, 5), "reduced"),
+    ((5, 3), "reduced"),
+    ((3, 5), "reduced"),
+    ((3, 5), "complete"),
+    ((4, 4), "complete"),
+    ((2, 5, 3), "reduced"),
+    ((2, 3, 5), "complete"),
+]
+
+
+@pytest.mark.parametrize("shape, mode", QR_CASES)
+@pytest.mark.parametrize("parts", [slice(None), slice(0, 1), slice(1, 2)], ids=["QR", "Q", "R"])
+def test_qrs_gradient_is_pytorchs(shape: tuple[int, ...], mode: str, parts: slice) -> None:
+    a = np.random.default_rng(5).standard_normal(shape)
+    ours, theirs = _grads(lambda m, A: tuple(m.linalg.qr(A, mode=mode)[parts]), a)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+def test_q_and_r_gradients_meet_at_one_triangular_solve(monkeypatch: Any) -> None:
+    solves = []
+    real = D.LinalgSolveTriangular.forward
+    monkeypatch.setattr(
+        D.LinalgSolveTriangular, "forward", lambda *a, **k: solves.append(1) or real(*a, **k)
+    )
+    Q, R = cr.linalg.qr(cr.tensor(_matrix(6, 4), requires_grad=True))
+    assert Q.grad_fn.name() == R.grad_fn.name() == "LinalgQrBackward0"
+    (Q.sum() + R.sum()).backward()
+    assert len(solves) == 1
+
+
+def test_a_qr_part_that_reaches_nothing_has_zero_gradient() -> None:
+    A = cr.tensor(_matrix(3, 3), requires_grad=True)
+    Q, R = cr.linalg.qr(A)
+    (Q.sum() * 0.0).backward()
+    assert A.grad is not None and not A.grad.numpy().any()
+
+
+@pytest.mark.parametrize("shape, mode", [((4, 3), "reduced"), ((3, 5), "complete")])
+def test_qrs_second_derivatives_agree_with_finite_differences(shape: Any, mode: str) -> None:
+    A = cr.tensor(_matrix(*shape, seed=6), requires_grad=True)
+    assert cr.testing.gradgradcheck(lambda A: cr.linalg.qr(A, mode=mode), (A,))

@@ -1,6 +1,7 @@
 """chainrule.linalg, PyTorch's torch.linalg on LAPACK: norms, determinants, inverses and
 solvers, and the decompositions, each differentiable by PyTorch's rule. The primitives are in
-ops/decompositions.py; solvers.py, decompose.py and products.py hold the public functions."""
+ops/decompositions.py and ops/lu_qr.py; solvers.py, decompose.py and products.py hold the
+public functions."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..ops import decompositions as D
 from ..ops import lapack
+from ..ops import lu_qr as LQ
 from ..tensor import Tensor
 from ._checks import attached, constant, matrices, same_dtype, tensor_of, with_out
 
@@ -114,10 +115,11 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r'; got {mode!r}")
     a = A._array
     result = lapack.qr(a, "complete" if mode == "complete" else "reduced")
-    R = D.LinalgQr.apply(A, part="R", mode=mode, result=result)
+    QR = LQ.LinalgQr.apply(A, part="QR", mode=mode, result=result)
+    R = LQ.LinalgQr.apply(QR, part="R", mode=mode, result=result, packed=True)
     if mode == "r":
         return Qr(attached(xp.zeros((0,), dtype=a.dtype), A), R)
-    return Qr(D.LinalgQr.apply(A, part="Q", mode=mode, result=result), R)
+    return Qr(LQ.LinalgQr.apply(QR, part="Q", mode=mode, result=result, packed=True), R)
 
 
 @with_out("linalg")
@@ -157,10 +159,15 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         empty = {"LU": xp.zeros(a.shape, dtype=a.dtype), "L": L, "U": U}
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
         return (*(attached(empty[p], A) for p in parts), pivots)
-    found = D.lu_arrays(a, op)  # (LU, pivots)
-    LU = D.LinalgLu.apply(A, part="LU", result=found)
-    apart = {p: D.LinalgLu.apply(LU, part=p, result=found, packed=True) for p in parts if p != "LU"}
-    return (*(apart.get(p, LU) for p in parts), found[1])
+    found = LQ.lu_arrays(a, op)  # (LU, pivots)
+    LU = LQ.LinalgLu.apply(A, part="LU", result=found)
+    return (
+        *(
+            LU if p == "LU" else LQ.LinalgLu.apply(LU, part=p, result=found, packed=True)
+            for p in parts
+        ),
+        found[1],
+    )
 
 
 @with_out("linalg")
@@ -194,7 +201,7 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
     L, U, pivots = _lu_parts(A, "linalg.lu", ("L", "U"))
-    return Lu(constant(D.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
+    return Lu(constant(LQ.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
 
 
 def lu_unpack(
@@ -207,7 +214,7 @@ def lu_unpack(
     dtype = LU._array.dtype
     L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
     U = LU[..., :k, :].triu()
-    P = D.permutation(tensor_of(LU_pivots)._array, m, dtype)
+    P = LQ.permutation(tensor_of(LU_pivots)._array, m, dtype)
     empty = constant(xp.zeros((0,), dtype=dtype))
     return Lu(
         constant(P) if unpack_pivots else empty,

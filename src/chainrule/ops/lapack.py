@@ -146,11 +146,29 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
 
 
 def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
-    """(Q, R), "reduced" or "complete", by geqrf and orgqr as NumPy's and PyTorch's."""
+    """(Q, R), "reduced" or "complete", by geqrf and orgqr as NumPy's and PyTorch's: called
+    directly for one matrix (SciPy's qr spends ten times the routines' time on a small one
+    asking for their workspace), SciPy's for a batch of large ones."""
     sl = direct(a)
     if sl is None:
         return xp.linalg.qr(a, mode=mode)
-    return sl.qr(a, mode="full" if mode == "complete" else "economic", check_finite=False)
+    if a.ndim > 2:
+        return sl.qr(a, mode="full" if mode == "complete" else "economic", check_finite=False)
+    m, n = a.shape
+    k = min(m, n)
+    geqrf, orgqr = routine("geqrf", a.dtype), routine("orgqr", a.dtype)
+    h, tau, _, _ = geqrf(a, lwork=_NB * max(n, 1))  # R above the diagonal, reflectors below
+    R = host.triu(h if mode == "complete" else h[:k])
+    if mode == "complete" and m > n:  # Q: m x m, from the k reflectors
+        v = host.zeros((m, m), dtype=a.dtype, order="F")
+        v[:, :n] = h
+    else:
+        v = h[:, :k]  # F-ordered: no copy
+    Q, _, _ = orgqr(v, tau, lwork=_NB * max(v.shape[1], 1), overwrite_a=1)
+    return Q, R
+
+
+_NB = 64  # LAPACK's block size for geqrf and orgqr (OpenBLAS asks for 32 columns): their workspace
 
 
 def solve(a: Any, b: Any) -> Any:

@@ -1,0 +1,225 @@
+"""The LU and QR decompositions of chainrule.linalg as primitives: one node for the factor in
+LAPACK's one matrix (LU) or both parts in one matrix (QR), and one node per part taken from
+it, so that the gradients of the parts meet at one node and pay for one backward, as
+PyTorch's one node for a decomposition does. The other decompositions are in
+decompositions.py, the LAPACK calls in lapack.py."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from ..array import xp
+from ..autograd.primitive import Function
+from . import lapack
+from .decompositions import LinalgSolveTriangular, scipy_linalg
+from .linalg import kept_apart
+from .movement import Cat
+
+
+class LinalgQr(Function):
+    """out = one part (``part``) of A = Q R (``mode`` "reduced" or "complete"): "QR", both
+    in one matrix (Q beside R where they have as many rows, else Q above R), or "Q" or "R",
+    each taken from the "QR" part (``packed``: the input is that part), so that a gradient
+    of both meets at one node and pays for one triangular solve, as PyTorch's.
+
+    With copyltu(M) = tril(M) + tril(M, -1)^T (M's lower triangle made symmetric): for
+    m >= n, M = R grad_R^T - grad_Q^T Q and grad_A = (grad_Q + Q copyltu(M)) R^-T (PyTorch's
+    rule in another form: the gradient is unique); for m < n, A = [X | Y], R = [U | V]:
+    grad_Y = Q grad_V, and grad_X is the square case's with grad_Q + Y grad_V^T for grad_Q.
+    The Q and R parts pass their gradient to "QR"'s in its layout.
+    """
+
+    rule = "grad_A = (grad_Q + Q copyltu(R grad_R^T - grad_Q^T Q)) R^-T (m >= n)"
+
+    def forward(self, a, part, mode="reduced", result=None, packed=False):
+        self.part, self.mode, self.packed = part, mode, packed
+        if packed:
+            self.result = result
+            return kept_apart(_qr_part(a, part, result[0].shape[-1]))
+        self.result = Q, R = lapack.qr(a, mode) if result is None else result
+        beside = Q.shape[-2] == R.shape[-2]
+        return xp.concatenate((Q, R), axis=-1 if beside else -2)
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        if self.packed:  # Q's or R's gradient, in QR's layout (zeros at the other part)
+            beside = a.shape[-2] == self.result[0].shape[-1]  # see _qr_part
+            dim = grad.ndim - 1 if beside else grad.ndim - 2
+            gap = list(a.shape)
+            gap[dim] -= grad.shape[dim]
+            zeros = grad.new_zeros(tuple(gap))
+            return (Cat.apply(*((grad, zeros) if self.part == "Q" else (zeros, grad)), dim=dim),)
+        m, n = a.shape[-2:]
+        if self.mode == "r":
+            raise RuntimeError(
+                "linalg.qr: the derivative depends on Q, which mode='r' does not compute; "
+                "use linalg.qr(A, mode='reduced') to differentiate through linalg.qr"
+            )
+        if self.mode == "complete" and m > n:
+            raise RuntimeError(
+                "linalg.qr: the QR decomposition is not differentiable when mode='complete' "
+                f"and nrows > ncols; got shape {tuple(a.shape)}"
+            )
+        QR = LinalgQr.apply(a, part="QR", mode=self.mode, result=self.result)
+        Q, R = (
+            LinalgQr.apply(QR, part=p, mode=self.mode, result=self.result, packed=True)
+            for p in "QR"
+        )
+        q = Q.shape[-1]
+        # a part no gradient reached is zeros in grad: left out, as PyTorch's undefined one
+        gQ, gR = (_nonzero(_qr_part(grad, p, q)) for p in "QR")
+        if gQ is None and gR is None:
+            return (a.new_zeros(a.shape),)
+        if m >= n:
+            return (_qr_square_grad(Q, R, gQ, gR),)
+        Y = a[..., :, m:]  # A = [X | Y], X square
+        U = R[..., :, :m]
+        gU = None if gR is None else gR[..., :, :m]
+        gY = Y * 0.0
+        if gR is not None:
+            gV = gR[..., :, m:]
+            gY = Q @ gV
+            gQ = Y @ gV.mT if gQ is None else gQ + Y @ gV.mT
+        return (_cat_last(_qr_square_grad(Q, U, gQ, gU), gY),)
+
+
+def _qr_part(qr: Any, part: str, q: int) -> Any:
+    """Q (q columns) or R from QR's one matrix (..., m, q + n), or (..., m + q, q) where Q
+    is above R."""
+    if qr.shape[-2] == q:  # Q beside R: Q is square
+        return qr[..., :, :q] if part == "Q" else qr[..., :, q:]
+    m = qr.shape[-2] - q  # Q above R, both of q columns: Q's rows
+    return qr[..., :m, :] if part == "Q" else qr[..., m:, :]
+
+
+def _nonzero(g: Any) -> Any:
+    return g if g._array.any() else None
+
+
+def _qr_square_grad(Q: Any, R: Any, gQ: Any, gR: Any) -> Any:
+    """The gradient of A = Q R for R square (m >= n), from gQ and gR (either may be None)."""
+    if gR is not None:
+        M = R @ gR.mT if gQ is None else R @ gR.mT - gQ.mT @ Q
+    else:
+        M = -(gQ.mT @ Q)
+    b = Q @ (M.tril() + M.tril(-1).mT)  # M's lower triangle made symmetric
+    if gQ is not None:
+        b = b + gQ
+    return LinalgSolveTriangular.apply(R.mT, b, upper=False, left=False)  # b R^-T
+
+
+def _cat_last(a: Any, b: Any) -> Any:
+    return Cat.apply(a, b, dim=a.ndim - 1)
+
+
+class LinalgLu(Function):
+    """out = one part (``part``) of A = P L U, partial pivoting (P a constant): "LU", LAPACK's
+    one matrix of both (L's strict lower triangle below U's upper one); "L", unit lower
+    triangular (m x k), or "U", upper triangular (k x n), k = min(m, n), each taken from the
+    "LU" part (``packed``: the input is that part), so that a gradient of both L and U meets
+    at one node and pays for one pair of triangular solves, as PyTorch's.
+
+    PyTorch's rule, for square A: grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T))
+    U^-T; a wide or tall A adds the part of U or L beyond the square one (see lu_backward);
+    with grad_L the strict lower triangle of "LU"'s gradient and grad_U its upper one. The
+    L and U parts pass their gradient to "LU"'s in its layout.
+    """
+
+    rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
+
+    def forward(self, a, part, result, packed=False):
+        self.part, self.result, self.packed = part, result, packed  # lu_arrays's (LU, pivots)
+        if not packed:  # the "LU" part
+            return kept_apart(result[0])
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        if part == "L":
+            return xp.tril(a[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+        return xp.triu(a[..., :k, :])
+
+    def backward(self, grad, out):
+        (a,) = self.inputs
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        if self.packed:  # L's or U's gradient, in LU's layout (zeros beyond the part)
+            g = grad.tril(-1) if self.part == "L" else grad.triu()
+            if g.shape[-2:] == a.shape[-2:]:
+                return (g,)
+            dim = g.ndim - 1 if self.part == "L" else g.ndim - 2  # L: m x k, U: k x n
+            gap = (m, n - k) if self.part == "L" else (m - k, n)
+            zeros = g.new_zeros((*g.shape[:-2], *gap))
+            return (Cat.apply(g, zeros, dim=dim),)
+        LU = LinalgLu.apply(a, part="LU", result=self.result)
+        L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
+        g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
+        return (_rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
+
+
+def _rows(g: Any, order: Any) -> Any:
+    """g (..., m, n) with its rows taken in ``order`` (..., m): P g for a permutation P, as
+    a gather (O(mn)) rather than a product with P (O(m^2 n))."""
+    if order.ndim == 1:
+        return g[..., order, :]
+    flat = g.reshape(-1, *g.shape[-2:])  # (batch, m, n)
+    rows = order.reshape(-1, order.shape[-1])
+    return flat[xp.arange(len(rows))[:, None], rows].reshape(*g.shape)
+
+
+def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
+    """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
+    (int32), from one getrf of each matrix of a (not empty)."""
+    if lapack.direct(a) is not None:  # getrf itself: no checks, no warning to silence
+        lu, piv = lapack.lu_factor(a)
+        return lu, piv + 1
+    with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
+        warnings.simplefilter("ignore")
+        lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
+    return lu.astype(a.dtype, copy=False), (piv + 1).astype(xp.int32)
+
+
+def row_order(pivots: Any, m: int) -> Any:
+    """perm (..., m) with A = P L U: row perm[i] of A is row i of L U, from LAPACK's 1-based
+    row swaps (..., k)."""
+    batch = pivots.shape[:-1]
+    count = math.prod(batch)
+    piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
+    if count == 1:  # the swaps one by one on a list: a tenth of the time of array indexing
+        row = list(range(m))
+        for i, j in enumerate(piv[0].tolist()):
+            row[i], row[j] = row[j], row[i]
+        return xp.asarray(row, like=pivots).reshape(*batch, m)
+    perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
+    rows = xp.arange(count)
+    for i in range(piv.shape[-1]):
+        j = piv[:, i]
+        a, b = perm[rows, i].copy(), perm[rows, j].copy()
+        perm[rows, i], perm[rows, j] = b, a
+    return perm.reshape(*batch, m)
+
+
+def permutation(pivots: Any, m: int, dtype: Any) -> Any:
+    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
+    perm = row_order(pivots, m)
+    return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+
+
+def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
+    """PyTorch's linalg_lu_backward without P: the gradient of L U at its factors, from the
+    gradients of L (strictly lower) and U (upper)."""
+    tri = LinalgSolveTriangular.apply
+    m, n = L.shape[-2], U.shape[-1]
+    if m == n:
+        g = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
+        g = tri(U.mT, g, upper=False, left=False)
+        return tri(L.mT, g, upper=True, unitriangular=True)
+    if m < n:  # wide: U = [U1 | U2], U1 square
+        g = L.mT @ gL - gU @ U.mT  # gU upper already
+        g = tri(U[..., :, :m].mT, g.tril(-1), upper=False, left=False)
+        g = Cat.apply(g + gU[..., :, :m], gU[..., :, m:], dim=g.ndim - 1)
+        return tri(L.mT, g, upper=True, unitriangular=True)
+    g = gU @ U.mT - L.mT @ gL  # tall: L = [L1; L2], L1 square; gL strictly lower already
+    g = tri(L[..., :n, :].mT, g.triu(), upper=True, unitriangular=True)
+    g = Cat.apply(g + gL[..., :n, :], gL[..., n:, :], dim=g.ndim - 2)
+    return tri(U.mT, g, upper=False, left=False)
