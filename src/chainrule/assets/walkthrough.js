@@ -8,7 +8,7 @@
   const started = performance.now();
   const data = JSON.parse(document.getElementById("data").textContent);
   const S = data.strings;
-  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 500, EDGES = 600, CELL = 1024;
+  const W = 170, H = 62, GX = 46, GY = 16, PAD = 14, MARGIN = 400, LISTED = 100, ROWS = 500, EDGES = 600, CELL = 1024;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
   const txt = (k) => (k === undefined ? "" : S[k]);
@@ -416,7 +416,8 @@
         ": " + code(l.text) + (P.undone[l.node] || []).map((u) =>
         "<div class=\"bcast\">at step " + u[0] + " (" + esc(name(u[1])) + "), " + broadcast(u[2]) + "</div>").join("") + "</li>";
     });
-    return "<h3>The pass is done</h3><p>Each leaf's <code>.grad</code>:</p><ul class=\"done\">" + leaves.join("") + "</ul>";
+    const more = data.leaves.length > LISTED ? "<p>\u2026 and " + (data.leaves.length - LISTED) + " more, in the table below.</p>" : "";
+    return "<h3>The pass is done</h3><p>Each leaf's <code>.grad</code>:</p><ul class=\"done\">" + leaves.join("") + "</ul>" + more;
   }
 
   function go(s) {
@@ -449,11 +450,11 @@
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(P.total);
   });
-  // The leaves' table: LISTED rows at a time, the next ones as its last row comes into sight.
+  // The leaves' table: ROWS rows at a time, the next ones as its last row comes into sight.
   const body = document.querySelector("#leaves tbody");
   let listed = 0;
   function more() {
-    const rows = data.leaves.slice(listed, listed + LISTED).map((l) =>
+    const rows = data.leaves.slice(listed, listed + ROWS).map((l) =>
       "<tr data-leaf=\"" + esc(l.name) + "\" data-node=\"" + l.node + "\" data-grad=\"" + esc(JSON.stringify(l.grad)) +
       "\"><td>" + esc(l.name) + "</td><td class=\"final\"><span class=\"wait\">\u2014</span><span class=\"text\">" +
       esc(l.text) + "</span></td></tr>");
