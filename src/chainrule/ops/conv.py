@@ -5,12 +5,16 @@ each product one matrix multiplication. Argument checks and the compositions of 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function
 from .movement import Pad
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 # Geometry, passed to every op as keyword options (normalised by nn/conv.py):
 #   stride (sh, sw), padding ((top, bottom), (left, right)), dilation (dh, dw), groups g.
@@ -108,8 +112,20 @@ class Conv2d(Function):
     )
     saves_inputs = "others"  # each input's value only for the others' gradients
 
-    def forward(self, x, weight, bias, *, stride, padding, dilation, groups):
-        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    def forward(
+        self,
+        x: Any,
+        weight: Any,
+        bias: Any,
+        *,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+        groups: int,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups
+        )
         c_out, kernel = weight.shape[0], weight.shape[2:]
         cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
@@ -120,7 +136,7 @@ class Conv2d(Function):
             out += bias.reshape(c_out, 1, 1)  # (O, 1, 1); out is fresh: add in place
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         gx = gw = None
@@ -142,8 +158,20 @@ class ConvTranspose2d(Function):
 
     rule = "grad_g = Conv2d(h, w), grad_w = Conv2dWeightGrad(h, g)  (h: the incoming grad)"
 
-    def forward(self, g, weight, *, size, stride, padding, dilation, groups):
-        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    def forward(
+        self,
+        g: Any,
+        weight: Any,
+        *,
+        size: tuple,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+        groups: int,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups
+        )
         n, c_out, ho, wo = g.shape
         _, c_group, kh, kw = weight.shape
         o_group = c_out // groups
@@ -158,7 +186,7 @@ class ConvTranspose2d(Function):
             cols = cols.reshape(n, groups, kh, kw, c_group, ho, wo).transpose(1, 2, 3, 4, 5, 6, 0)
         return fold(cols, size, stride, padding, dilation)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         g, weight = self.inputs
         need_g, need_w = self.needs_input_grad
         h, geometry = _fitted(grad, g.shape[2:], weight.shape[2:], self.geometry)
@@ -198,8 +226,20 @@ class Conv2dWeightGrad(Function):
 
     rule = "grad_x = ConvTranspose2d(g, h), grad_g = Conv2d(x, h)  (h: the incoming grad)"
 
-    def forward(self, x, g, *, kernel, stride, padding, dilation, groups):
-        self.geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    def forward(
+        self,
+        x: Any,
+        g: Any,
+        *,
+        kernel: tuple,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+        groups: int,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups
+        )
         cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         n, c_out, ho, wo = g.shape
         g = g.reshape(n, groups, c_out // groups, ho * wo)  # (N, g, O/g, L)
@@ -210,7 +250,7 @@ class Conv2dWeightGrad(Function):
             gw = xp.matmul(g, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, O/g, K)
         return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, kh, kw)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, g = self.inputs
         need_x, need_g = self.needs_input_grad
         gx = ConvTranspose2d.apply(g, grad, size=x.shape[2:], **self.geometry) if need_x else None
@@ -277,8 +317,12 @@ class MaxPool2d(Function):
 
     rule = "grad_x = grad routed to the first arg-max of each window (MaxPool2dScatter)"
 
-    def forward(self, x, *, kernel, stride, padding, dilation):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)
+    def forward(
+        self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, dilation=dilation
+        )
         out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation)
         return out
 
@@ -289,7 +333,7 @@ class MaxPool2d(Function):
             self.col_arg, self.row_arg, size, g["stride"], g["padding"], g["dilation"]
         )
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (
             MaxPool2dScatter.apply(
@@ -315,8 +359,21 @@ class MaxPool2dScatter(Function):
 
     rule = "grad_g = the incoming grad read at the arg-max of each window"
 
-    def forward(self, g, row_arg, col_arg, *, size, kernel, stride, padding, dilation):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation)
+    def forward(
+        self,
+        g: Any,
+        row_arg: Any,
+        col_arg: Any,
+        *,
+        size: tuple,
+        kernel: tuple,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, dilation=dilation
+        )
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         (top, bottom), (left, right) = padding
         n, c, ho, wo = g.shape
@@ -333,7 +390,7 @@ class MaxPool2dScatter(Function):
             _scatter(out[..., s], rows, col_arg == q, once=fast and sw >= dw * (kw - 1) + 1)
         return out[:, :, top : top + size[0], left : left + size[1]]
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         _, row_arg, col_arg = self.inputs
         geometry = self.geometry
         (kh, kw), (sh, sw), (dh, dw) = geometry["kernel"], geometry["stride"], geometry["dilation"]
@@ -346,6 +403,7 @@ class MaxPool2dScatter(Function):
         for q, s in enumerate(_offsets(kw, sw, dw, wo)):
             term = h[..., s] * (col_arg == q).astype(h.dtype)  # (N, C, Hp, Wo)
             rows = term if rows is None else rows + term
+        assert rows is not None  # a kernel has at least one column
         gg = None
         for p, s in enumerate(_offsets(kh, sh, dh, ho)):
             term = rows[:, :, s] * (row_arg == p).astype(h.dtype)  # (N, C, Ho, Wo)
@@ -366,8 +424,12 @@ class AvgPool2d(Function):
     rule = "grad_x = AvgPool2dBackward(grad): weight * grad added over each window"
     saves_inputs = False
 
-    def forward(self, x, *, kernel, stride, padding, weight):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, weight=weight)
+    def forward(
+        self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, weight: float
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, weight=weight
+        )
         self.size = x.shape[2:]
         xpad = _padded(x, padding)
         ho, wo = out_hw(x.shape[2:], kernel, stride, (1, 1), padding)
@@ -379,11 +441,12 @@ class AvgPool2d(Function):
                     out = xpad[:, :, rows, columns].copy()
                 else:
                     out += xpad[:, :, rows, columns]
+        assert out is not None  # a kernel has at least one offset
         if weight != 1:
             out *= weight
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool2dBackward.apply(grad, size=self.size, **self.geometry),)
 
 
@@ -394,8 +457,19 @@ class AvgPool2dBackward(Function):
     rule = "grad_g = AvgPool2d(h) with the same windows and weight (h: the incoming grad)"
     saves_inputs = False
 
-    def forward(self, g, *, size, kernel, stride, padding, weight):
-        self.geometry = dict(kernel=kernel, stride=stride, padding=padding, weight=weight)
+    def forward(
+        self,
+        g: Any,
+        *,
+        size: tuple,
+        kernel: tuple,
+        stride: tuple,
+        padding: tuple,
+        weight: float,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, weight=weight
+        )
         (top, bottom), (left, right) = padding
         n, c, ho, wo = g.shape
         out = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), g.dtype, like=g)
@@ -406,7 +480,7 @@ class AvgPool2dBackward(Function):
                 out[:, :, rows, columns] += part
         return out[:, :, top : top + size[0], left : left + size[1]]
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool2d.apply(grad, **self.geometry),)
 
 
@@ -426,11 +500,11 @@ class AxisTake(Function):
     rule = "grad_x = AxisTakeAdd(grad): each slice of grad added back at its index"
     saves_inputs = False
 
-    def forward(self, x, *, index, axis):
+    def forward(self, x: Any, *, index: Any, axis: int) -> Any:
         self.index, self.axis, self.size = index, axis, x.shape[axis]
         return xp.take(x, array.from_host(index, x), axis=axis)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AxisTakeAdd.apply(grad, index=self.index, axis=self.axis, size=self.size),)
 
 
@@ -445,7 +519,7 @@ class AxisTakeAdd(Function):
     rule = "grad_g = AxisTake(h): h read at the index"
     saves_inputs = False
 
-    def forward(self, g, *, index, axis, size):
+    def forward(self, g: Any, *, index: Any, axis: int, size: int) -> Any:
         self.index, self.axis = index, axis
         shape = g.shape[:axis] + (size,) + g.shape[axis + 1 :]
         out = xp.zeros(shape, dtype=g.dtype, like=g)
@@ -460,5 +534,5 @@ class AxisTakeAdd(Function):
         out[(slice(None),) * axis + (array.from_host(places, g),)] = sums
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AxisTake.apply(grad, index=self.index, axis=self.axis),)
