@@ -67,8 +67,8 @@ def matmul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """input @ other, as Tensor.matmul (batched, broadcast); ``out=`` as PyTorch's. A sparse
     operand takes the sparse product."""
     if isinstance(input, sparse.SparseTensor) or isinstance(other, sparse.SparseTensor):
-        return write_out(sparse.matmul(input, other), out, "matmul")
-    return write_out(_matmul(input, other), out, "matmul")
+        return write_out(sparse.matmul(input, other), out, "matmul", exact=True)
+    return write_out(_matmul(input, other), out, "matmul", exact=True)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -114,7 +114,7 @@ def _legacy_empty_joined(ts: list[Tensor], legacy: list[bool], dim: int) -> tupl
     return [t.reshape(empty) if skip else t for t, skip in zip(ts, legacy, strict=True)], d
 
 
-def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("stack: expected a non-empty sequence of tensors")
@@ -127,7 +127,7 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Tensor:
     if builtins.any(t._array.dtype != first.dtype for t in ts):
         dtype = array.promote_all((t.dtype for t in ts), "stack")
         ts = [t.to(dtype) for t in ts]
-    return movement.Stack.apply(*ts, dim=d)
+    return write_out(movement.Stack.apply(*ts, dim=d), out, "stack")
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -533,7 +533,7 @@ def searchsorted(
     else:
         found = _bisect(seq, values, right)
     result = Tensor._make(found.astype(array.int32 if out_int32 else array.int64))
-    return write_out(result, out, "searchsorted")
+    return write_out(result, out, "searchsorted", exact=True)
 
 
 def _has_nan(a: Any) -> bool:
@@ -572,7 +572,7 @@ def bucketize(
     if edges.ndim != 1:
         raise ValueError(f"bucketize: boundaries must be 1-D; got shape {edges.shape}")
     found = searchsorted(edges, input, out_int32=out_int32, right=right)
-    return write_out(found, out, "bucketize")
+    return write_out(found, out, "bucketize", exact=True)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
@@ -594,10 +594,15 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
 
 
 def isin(
-    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+    elements: Any,
+    test_elements: Any,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Whether each of elements is among test_elements (not, with invert), in elements'
-    shape; either may be a number."""
+    shape; either may be a number; ``out=`` as PyTorch's."""
     a, b = as_tensor(elements), as_tensor(test_elements)
     if array.bool_ in (a.dtype, b.dtype):
         raise TypeError(f"isin: bool tensors are not supported; got {a.dtype} and {b.dtype}")
@@ -605,7 +610,7 @@ def isin(
     inside = array.xp.isin(
         a._array.astype(kind), b._array.astype(kind), assume_unique=assume_unique, invert=invert
     )
-    return Tensor._make(array.xp.asarray(inside))
+    return write_out(Tensor._make(array.xp.asarray(inside)), out, "isin", exact=True)
 
 
 # -- products ---------------------------------------------------------------------------------
@@ -649,7 +654,7 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     left = x.permute(*free_a, *da).reshape(-1, k)  # (free of a, contracted)
     right = y.permute(*db, *free_b).reshape(k, -1)  # (contracted, free of b)
     shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
-    return write_out((left @ right).reshape(shape), out, "tensordot")
+    return write_out((left @ right).reshape(shape), out, "tensordot", exact=True)
 
 
 def cdist(

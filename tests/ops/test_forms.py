@@ -15,17 +15,14 @@ from chainrule import factories, forms, functions
 OWN_SIGNATURE = {
     # cr.repeat_interleave(counts) alone gives positions, as torch's; the method needs repeats
     "repeat_interleave",
-    # out=, a keyword of torch's functions only: the result written into a given tensor
-    "add",
-    "mul",
-    *["cholesky", "cholesky_inverse", "cholesky_solve", "inverse", "lu", "lu_solve"],
-    *["matrix_power", "qr", "svd", "triangular_solve"],
 }
 
 
 def _without_first(fn: object) -> list[tuple[str, object, object]]:
+    """The parameters after input, but out= (a keyword of torch's functions only: the result
+    written into a given tensor; tests/ops/test_out.py checks it)."""
     params = list(inspect.signature(fn).parameters.values())[1:]  # type: ignore[arg-type]
-    return [(p.name, p.kind, p.default) for p in params]
+    return [(p.name, p.kind, p.default) for p in params if p.name != "out"]
 
 
 def _module(name: str) -> str:

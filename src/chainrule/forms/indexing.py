@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..linalg._checks import with_out
 from ..tensor import Tensor, as_tensor
 
 __all__ = [
@@ -131,8 +132,9 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     return as_tensor(input).rot90(k, dims)
 
 
-def take(input: Tensor, index: Any) -> Tensor:
-    """The function form of Tensor.take."""
+@with_out("", exact=True)
+def take(input: Tensor, index: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.take (``out=`` as PyTorch's)."""
     return as_tensor(input).take(index)
 
 
@@ -146,8 +148,9 @@ def masked_scatter(input: Tensor, mask: Any, source: Any) -> Tensor:
     return as_tensor(input).masked_scatter(mask, source)
 
 
-def index_copy(input: Tensor, dim: int, index: Any, source: Any) -> Tensor:
-    """The function form of Tensor.index_copy."""
+@with_out("", exact=True)
+def index_copy(input: Tensor, dim: int, index: Any, source: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.index_copy (``out=`` as PyTorch's)."""
     return as_tensor(input).index_copy(dim, index, source)
 
 
@@ -168,38 +171,51 @@ def trace(input: Tensor) -> Tensor:
     return as_tensor(input).trace()
 
 
-def kron(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.kron."""
+@with_out("")
+def kron(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.kron (``out=`` as PyTorch's)."""
     return as_tensor(input).kron(other)
 
 
-def cross(input: Tensor, other: Any, dim: int | None = None) -> Tensor:
-    """The function form of Tensor.cross."""
+@with_out("", exact=True)
+def cross(input: Tensor, other: Any, dim: int | None = None, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.cross (``out=`` as PyTorch's)."""
     return as_tensor(input).cross(other, dim)
 
 
-def addmv(input: Tensor, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.addmv."""
+@with_out("", exact=True)
+def addmv(
+    input: Tensor, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addmv (``out=`` as PyTorch's)."""
     return as_tensor(input).addmv(mat, vec, beta=beta, alpha=alpha)
 
 
-def addr(input: Tensor, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.addr."""
+@with_out("")
+def addr(
+    input: Tensor, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addr (``out=`` as PyTorch's)."""
     return as_tensor(input).addr(vec1, vec2, beta=beta, alpha=alpha)
 
 
-def addbmm(input: Tensor, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.addbmm."""
+@with_out("", exact=True)
+def addbmm(
+    input: Tensor, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addbmm (``out=`` as PyTorch's)."""
     return as_tensor(input).addbmm(batch1, batch2, beta=beta, alpha=alpha)
 
 
-def vdot(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.vdot."""
+@with_out("", exact=True)
+def vdot(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.vdot (``out=`` as PyTorch's)."""
     return as_tensor(input).vdot(other)
 
 
-def ger(input: Tensor, vec2: Any) -> Tensor:
-    """The function form of Tensor.ger."""
+@with_out("")
+def ger(input: Tensor, vec2: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.ger (``out=`` as PyTorch's)."""
     return as_tensor(input).ger(vec2)
 
 
@@ -213,6 +229,7 @@ def select_scatter(input: Tensor, src: Any, dim: int, index: int) -> Tensor:
     return as_tensor(input).select_scatter(src, dim, index)
 
 
+@with_out("", exact=True)
 def slice_scatter(
     input: Tensor,
     src: Any,
@@ -220,13 +237,16 @@ def slice_scatter(
     start: int | None = None,
     end: int | None = None,
     step: int = 1,
+    *,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.slice_scatter."""
+    """The function form of Tensor.slice_scatter (``out=`` as PyTorch's)."""
     return as_tensor(input).slice_scatter(src, dim, start, end, step)
 
 
-def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """The function form of Tensor.narrow_copy."""
+@with_out("", exact=True)
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.narrow_copy (``out=`` as PyTorch's)."""
     return as_tensor(input).narrow_copy(dim, start, length)
 
 
@@ -245,8 +265,16 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]
     return as_tensor(input).unsafe_chunk(chunks, dim)
 
 
+@with_out("", exact=True)
 def index_reduce(
-    input: Tensor, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int,
+    index: Any,
+    source: Any,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.index_reduce."""
+    """The function form of Tensor.index_reduce (``out=`` as PyTorch's)."""
     return as_tensor(input).index_reduce(dim, index, source, reduce, include_self=include_self)

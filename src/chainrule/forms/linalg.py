@@ -42,12 +42,13 @@ def logdet(input: Tensor) -> Tensor:
     return as_tensor(input).logdet()
 
 
-def slogdet(input: Tensor) -> Slogdet:
-    """The function form of Tensor.slogdet."""
+@with_out("")
+def slogdet(input: Tensor, *, out: Any = None) -> Slogdet:
+    """The function form of Tensor.slogdet (``out=`` as PyTorch's)."""
     return as_tensor(input).slogdet()
 
 
-@with_out("")
+@with_out("", exact=True)
 def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     """The function form of Tensor.inverse (``out=`` as PyTorch's)."""
     return as_tensor(input).inverse()
@@ -88,13 +89,13 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Qr:
     return as_tensor(input).qr(some)
 
 
-@with_out("")
+@with_out("", exact=False)
 def lu(input: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
     """The function form of Tensor.lu (``out=`` as PyTorch's)."""
     return as_tensor(input).lu(pivot, get_infos)
 
 
-@with_out("")
+@with_out("", exact=True)
 def lu_solve(input: Tensor, LU_data: Any, LU_pivots: Any, *, out: Any = None) -> Tensor:
     """The function form of Tensor.lu_solve (``out=`` as PyTorch's)."""
     return as_tensor(input).lu_solve(LU_data, LU_pivots)
@@ -114,7 +115,7 @@ def triangular_solve(
     return as_tensor(input).triangular_solve(A, upper, transpose, unitriangular)
 
 
-@with_out("")
+@with_out("", exact=True)
 def matrix_power(input: Tensor, n: int, *, out: Any = None) -> Tensor:
     """The function form of Tensor.matrix_power (``out=`` as PyTorch's)."""
     return as_tensor(input).matrix_power(n)
@@ -125,6 +126,7 @@ def matrix_exp(input: Tensor) -> Tensor:
     return as_tensor(input).matrix_exp()
 
 
-def orgqr(input: Tensor, input2: Any) -> Tensor:
-    """The function form of Tensor.orgqr."""
+@with_out("")
+def orgqr(input: Tensor, input2: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.orgqr (``out=`` as PyTorch's)."""
     return as_tensor(input).orgqr(input2)

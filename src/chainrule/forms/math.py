@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..linalg._checks import with_out
 from ..tensor import Tensor, as_tensor, write_out
 
 __all__ = [
@@ -79,18 +80,21 @@ __all__ = [
 ]
 
 
-def abs(input: Tensor) -> Tensor:
-    """The function form of Tensor.abs."""
+@with_out("", exact=True)
+def abs(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.abs (``out=`` as PyTorch's)."""
     return as_tensor(input).abs()
 
 
-def exp(input: Tensor) -> Tensor:
-    """The function form of Tensor.exp."""
+@with_out("")
+def exp(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.exp (``out=`` as PyTorch's)."""
     return as_tensor(input).exp()
 
 
-def log(input: Tensor) -> Tensor:
-    """The function form of Tensor.log."""
+@with_out("")
+def log(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.log (``out=`` as PyTorch's)."""
     return as_tensor(input).log()
 
 
@@ -128,133 +132,163 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return as_tensor(input).equal(other)
 
 
-def floor(input: Tensor) -> Tensor:
-    """The function form of Tensor.floor."""
+@with_out("", exact=True)
+def floor(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.floor (``out=`` as PyTorch's)."""
     return as_tensor(input).floor()
 
 
-def ceil(input: Tensor) -> Tensor:
-    """The function form of Tensor.ceil."""
+@with_out("", exact=True)
+def ceil(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.ceil (``out=`` as PyTorch's)."""
     return as_tensor(input).ceil()
 
 
-def trunc(input: Tensor) -> Tensor:
-    """The function form of Tensor.trunc."""
+@with_out("", exact=True)
+def trunc(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.trunc (``out=`` as PyTorch's)."""
     return as_tensor(input).trunc()
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    """The function form of Tensor.round."""
+@with_out("", exact=True)
+def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
+    """The function form of Tensor.round (``out=`` as PyTorch's)."""
     return as_tensor(input).round(decimals=decimals)
 
 
-def clamp_min(input: Tensor, min: Any) -> Tensor:
-    """The function form of Tensor.clamp_min."""
+@with_out("")
+def clamp_min(input: Tensor, min: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.clamp_min (``out=`` as PyTorch's)."""
     return as_tensor(input).clamp_min(min)
 
 
-def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """The function form of Tensor.clamp_max."""
+@with_out("")
+def clamp_max(input: Tensor, max: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.clamp_max (``out=`` as PyTorch's)."""
     return as_tensor(input).clamp_max(max)
 
 
-def dot(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.dot."""
+@with_out("", exact=True)
+def dot(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.dot (``out=`` as PyTorch's)."""
     return as_tensor(input).dot(other)
 
 
-def mv(input: Tensor, vec: Any) -> Tensor:
-    """The function form of Tensor.mv."""
+@with_out("", exact=True)
+def mv(input: Tensor, vec: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.mv (``out=`` as PyTorch's)."""
     return as_tensor(input).mv(vec)
 
 
-def addcmul(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    """The function form of Tensor.addcmul."""
+@with_out("")
+def addcmul(
+    input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addcmul (``out=`` as PyTorch's)."""
     return as_tensor(input).addcmul(tensor1, tensor2, value=value)
 
 
-def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    """The function form of Tensor.addcdiv."""
+@with_out("")
+def addcdiv(
+    input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addcdiv (``out=`` as PyTorch's)."""
     return as_tensor(input).addcdiv(tensor1, tensor2, value=value)
 
 
-def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
-    """The function form of Tensor.lerp."""
+@with_out("")
+def lerp(input: Tensor, end: Any, weight: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.lerp (``out=`` as PyTorch's)."""
     return as_tensor(input).lerp(end, weight)
 
 
-def log1p(input: Tensor) -> Tensor:
-    """The function form of Tensor.log1p."""
+@with_out("")
+def log1p(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.log1p (``out=`` as PyTorch's)."""
     return as_tensor(input).log1p()
 
 
-def expm1(input: Tensor) -> Tensor:
-    """The function form of Tensor.expm1."""
+@with_out("")
+def expm1(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.expm1 (``out=`` as PyTorch's)."""
     return as_tensor(input).expm1()
 
 
-def log2(input: Tensor) -> Tensor:
-    """The function form of Tensor.log2."""
+@with_out("")
+def log2(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.log2 (``out=`` as PyTorch's)."""
     return as_tensor(input).log2()
 
 
-def log10(input: Tensor) -> Tensor:
-    """The function form of Tensor.log10."""
+@with_out("")
+def log10(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.log10 (``out=`` as PyTorch's)."""
     return as_tensor(input).log10()
 
 
-def remainder(input: Any, other: Any) -> Tensor:
+@with_out("")
+def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input % other, with the divisor's sign, as Tensor.remainder (a number on either side)."""
     return input % other if isinstance(other, Tensor) else as_tensor(input) % other
 
 
-def floor_divide(input: Any, other: Any) -> Tensor:
+@with_out("")
+def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """input // other, rounded toward minus infinity, as Tensor.floor_divide."""
     return input // other if isinstance(other, Tensor) else as_tensor(input) // other
 
 
-def rsqrt(input: Tensor) -> Tensor:
-    """The function form of Tensor.rsqrt."""
+@with_out("")
+def rsqrt(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.rsqrt (``out=`` as PyTorch's)."""
     return as_tensor(input).rsqrt()
 
 
-def outer(input: Tensor, vec2: Any) -> Tensor:
-    """The function form of Tensor.outer."""
+@with_out("")
+def outer(input: Tensor, vec2: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.outer (``out=`` as PyTorch's)."""
     return as_tensor(input).outer(vec2)
 
 
-def mm(input: Tensor, mat2: Any) -> Tensor:
-    """The function form of Tensor.mm."""
+@with_out("", exact=True)
+def mm(input: Tensor, mat2: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.mm (``out=`` as PyTorch's)."""
     return as_tensor(input).mm(mat2)
 
 
-def bmm(input: Tensor, mat2: Any) -> Tensor:
-    """The function form of Tensor.bmm."""
+@with_out("", exact=True)
+def bmm(input: Tensor, mat2: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bmm (``out=`` as PyTorch's)."""
     return as_tensor(input).bmm(mat2)
 
 
-def sqrt(input: Tensor) -> Tensor:
-    """The function form of Tensor.sqrt."""
+@with_out("")
+def sqrt(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sqrt (``out=`` as PyTorch's)."""
     return as_tensor(input).sqrt()
 
 
-def sin(input: Tensor) -> Tensor:
-    """The function form of Tensor.sin."""
+@with_out("")
+def sin(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sin (``out=`` as PyTorch's)."""
     return as_tensor(input).sin()
 
 
-def cos(input: Tensor) -> Tensor:
-    """The function form of Tensor.cos."""
+@with_out("")
+def cos(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.cos (``out=`` as PyTorch's)."""
     return as_tensor(input).cos()
 
 
-def tanh(input: Tensor) -> Tensor:
-    """The function form of Tensor.tanh."""
+@with_out("")
+def tanh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.tanh (``out=`` as PyTorch's)."""
     return as_tensor(input).tanh()
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    """The function form of Tensor.sigmoid."""
+@with_out("")
+def sigmoid(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sigmoid (``out=`` as PyTorch's)."""
     return as_tensor(input).sigmoid()
 
 
@@ -263,35 +297,43 @@ def relu(input: Tensor) -> Tensor:
     return as_tensor(input).relu()
 
 
-def erf(input: Tensor) -> Tensor:
-    """The function form of Tensor.erf."""
+@with_out("")
+def erf(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.erf (``out=`` as PyTorch's)."""
     return as_tensor(input).erf()
 
 
-def sign(input: Tensor) -> Tensor:
-    """The function form of Tensor.sign."""
+@with_out("", exact=True)
+def sign(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sign (``out=`` as PyTorch's)."""
     return as_tensor(input).sign()
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """The function form of Tensor.clamp."""
+@with_out("")
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.clamp (``out=`` as PyTorch's)."""
     return as_tensor(input).clamp(min, max)
 
 
-def square(input: Tensor) -> Tensor:
-    """The function form of Tensor.square."""
+@with_out("")
+def square(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.square (``out=`` as PyTorch's)."""
     return as_tensor(input).square()
 
 
-def addmm(input: Tensor, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1) -> Tensor:
-    """The function form of Tensor.addmm."""
+@with_out("", exact=True)
+def addmm(
+    input: Tensor, mat1: Any, mat2: Any, *, beta: float = 1, alpha: float = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.addmm (``out=`` as PyTorch's)."""
     return as_tensor(input).addmm(mat1, mat2, beta=beta, alpha=alpha)
 
 
+@with_out("", exact=True)
 def baddbmm(
-    input: Tensor, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1
+    input: Tensor, batch1: Any, batch2: Any, *, beta: float = 1, alpha: float = 1, out: Any = None
 ) -> Tensor:
-    """The function form of Tensor.baddbmm."""
+    """The function form of Tensor.baddbmm (``out=`` as PyTorch's)."""
     return as_tensor(input).baddbmm(batch1, batch2, beta=beta, alpha=alpha)
 
 
@@ -300,8 +342,9 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None)
     return write_out(as_tensor(input).add(other, alpha=alpha), out, "add")
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.sub."""
+@with_out("")
+def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+    """The function form of Tensor.sub (``out=`` as PyTorch's)."""
     return as_tensor(input).sub(other, alpha=alpha)
 
 
@@ -310,57 +353,68 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     return write_out(as_tensor(input).mul(other), out, "mul")
 
 
-def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """The function form of Tensor.div."""
+@with_out("")
+def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:
+    """The function form of Tensor.div (``out=`` as PyTorch's)."""
     return as_tensor(input).div(other, rounding_mode=rounding_mode)
 
 
-def neg(input: Tensor) -> Tensor:
-    """The function form of Tensor.neg."""
+@with_out("", exact=True)
+def neg(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.neg (``out=`` as PyTorch's)."""
     return as_tensor(input).neg()
 
 
-def pow(input: Tensor, exponent: Any) -> Tensor:
-    """The function form of Tensor.pow."""
+@with_out("")
+def pow(input: Tensor, exponent: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.pow (``out=`` as PyTorch's)."""
     return as_tensor(input).pow(exponent)
 
 
-def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """The function form of Tensor.clip."""
+@with_out("")
+def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.clip (``out=`` as PyTorch's)."""
     return as_tensor(input).clip(min, max)
 
 
-def eq(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.eq."""
+@with_out("")
+def eq(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.eq (``out=`` as PyTorch's)."""
     return as_tensor(input).eq(other)
 
 
-def ne(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.ne."""
+@with_out("")
+def ne(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.ne (``out=`` as PyTorch's)."""
     return as_tensor(input).ne(other)
 
 
-def lt(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.lt."""
+@with_out("")
+def lt(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.lt (``out=`` as PyTorch's)."""
     return as_tensor(input).lt(other)
 
 
-def le(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.le."""
+@with_out("")
+def le(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.le (``out=`` as PyTorch's)."""
     return as_tensor(input).le(other)
 
 
-def gt(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.gt."""
+@with_out("")
+def gt(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.gt (``out=`` as PyTorch's)."""
     return as_tensor(input).gt(other)
 
 
-def ge(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.ge."""
+@with_out("")
+def ge(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.ge (``out=`` as PyTorch's)."""
     return as_tensor(input).ge(other)
 
 
-def maximum(input: Any, other: Any) -> Tensor:
+@with_out("")
+def maximum(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """Elementwise max; a number beside a Tensor takes the tensor's dtype (max is symmetric,
     ties included, so the Tensor's method serves either order)."""
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
@@ -368,63 +422,77 @@ def maximum(input: Any, other: Any) -> Tensor:
     return as_tensor(input).maximum(other)
 
 
-def minimum(input: Any, other: Any) -> Tensor:
+@with_out("")
+def minimum(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """Elementwise min, as maximum."""
     if not isinstance(input, Tensor) and isinstance(other, Tensor):
         return other.minimum(input)
     return as_tensor(input).minimum(other)
 
 
-def divide(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """The function form of Tensor.divide."""
+@with_out("")
+def divide(
+    input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.divide (``out=`` as PyTorch's)."""
     return as_tensor(input).divide(other, rounding_mode=rounding_mode)
 
 
-def multiply(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.multiply."""
+@with_out("")
+def multiply(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.multiply (``out=`` as PyTorch's)."""
     return as_tensor(input).multiply(other)
 
 
-def subtract(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """The function form of Tensor.subtract."""
+@with_out("")
+def subtract(input: Tensor, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+    """The function form of Tensor.subtract (``out=`` as PyTorch's)."""
     return as_tensor(input).subtract(other, alpha=alpha)
 
 
-def true_divide(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.true_divide."""
+@with_out("")
+def true_divide(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.true_divide (``out=`` as PyTorch's)."""
     return as_tensor(input).true_divide(other)
 
 
-def greater(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.greater."""
+@with_out("")
+def greater(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.greater (``out=`` as PyTorch's)."""
     return as_tensor(input).greater(other)
 
 
-def greater_equal(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.greater_equal."""
+@with_out("")
+def greater_equal(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.greater_equal (``out=`` as PyTorch's)."""
     return as_tensor(input).greater_equal(other)
 
 
-def less(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.less."""
+@with_out("")
+def less(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.less (``out=`` as PyTorch's)."""
     return as_tensor(input).less(other)
 
 
-def less_equal(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.less_equal."""
+@with_out("")
+def less_equal(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.less_equal (``out=`` as PyTorch's)."""
     return as_tensor(input).less_equal(other)
 
 
-def not_equal(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.not_equal."""
+@with_out("")
+def not_equal(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.not_equal (``out=`` as PyTorch's)."""
     return as_tensor(input).not_equal(other)
 
 
-def negative(input: Tensor) -> Tensor:
-    """The function form of Tensor.negative."""
+@with_out("", exact=True)
+def negative(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.negative (``out=`` as PyTorch's)."""
     return as_tensor(input).negative()
 
 
-def absolute(input: Tensor) -> Tensor:
-    """The function form of Tensor.absolute."""
+@with_out("", exact=True)
+def absolute(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.absolute (``out=`` as PyTorch's)."""
     return as_tensor(input).absolute()

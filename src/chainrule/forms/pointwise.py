@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..linalg._checks import with_out
 from ..tensor import Tensor, as_tensor
 
 if TYPE_CHECKING:
@@ -78,167 +79,200 @@ __all__ = [
 ]
 
 
-def tan(input: Tensor) -> Tensor:
-    """The function form of Tensor.tan."""
+@with_out("")
+def tan(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.tan (``out=`` as PyTorch's)."""
     return as_tensor(input).tan()
 
 
-def asin(input: Tensor) -> Tensor:
-    """The function form of Tensor.asin."""
+@with_out("")
+def asin(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.asin (``out=`` as PyTorch's)."""
     return as_tensor(input).asin()
 
 
-def acos(input: Tensor) -> Tensor:
-    """The function form of Tensor.acos."""
+@with_out("")
+def acos(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.acos (``out=`` as PyTorch's)."""
     return as_tensor(input).acos()
 
 
-def atan(input: Tensor) -> Tensor:
-    """The function form of Tensor.atan."""
+@with_out("")
+def atan(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.atan (``out=`` as PyTorch's)."""
     return as_tensor(input).atan()
 
 
-def sinh(input: Tensor) -> Tensor:
-    """The function form of Tensor.sinh."""
+@with_out("")
+def sinh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sinh (``out=`` as PyTorch's)."""
     return as_tensor(input).sinh()
 
 
-def cosh(input: Tensor) -> Tensor:
-    """The function form of Tensor.cosh."""
+@with_out("")
+def cosh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.cosh (``out=`` as PyTorch's)."""
     return as_tensor(input).cosh()
 
 
-def asinh(input: Tensor) -> Tensor:
-    """The function form of Tensor.asinh."""
+@with_out("")
+def asinh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.asinh (``out=`` as PyTorch's)."""
     return as_tensor(input).asinh()
 
 
-def acosh(input: Tensor) -> Tensor:
-    """The function form of Tensor.acosh."""
+@with_out("")
+def acosh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.acosh (``out=`` as PyTorch's)."""
     return as_tensor(input).acosh()
 
 
-def atanh(input: Tensor) -> Tensor:
-    """The function form of Tensor.atanh."""
+@with_out("")
+def atanh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.atanh (``out=`` as PyTorch's)."""
     return as_tensor(input).atanh()
 
 
-def arcsin(input: Tensor) -> Tensor:
-    """The function form of Tensor.arcsin."""
+@with_out("")
+def arcsin(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arcsin (``out=`` as PyTorch's)."""
     return as_tensor(input).arcsin()
 
 
-def arccos(input: Tensor) -> Tensor:
-    """The function form of Tensor.arccos."""
+@with_out("")
+def arccos(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arccos (``out=`` as PyTorch's)."""
     return as_tensor(input).arccos()
 
 
-def arctan(input: Tensor) -> Tensor:
-    """The function form of Tensor.arctan."""
+@with_out("")
+def arctan(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arctan (``out=`` as PyTorch's)."""
     return as_tensor(input).arctan()
 
 
-def arcsinh(input: Tensor) -> Tensor:
-    """The function form of Tensor.arcsinh."""
+@with_out("")
+def arcsinh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arcsinh (``out=`` as PyTorch's)."""
     return as_tensor(input).arcsinh()
 
 
-def arccosh(input: Tensor) -> Tensor:
-    """The function form of Tensor.arccosh."""
+@with_out("")
+def arccosh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arccosh (``out=`` as PyTorch's)."""
     return as_tensor(input).arccosh()
 
 
-def arctanh(input: Tensor) -> Tensor:
-    """The function form of Tensor.arctanh."""
+@with_out("")
+def arctanh(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arctanh (``out=`` as PyTorch's)."""
     return as_tensor(input).arctanh()
 
 
-def atan2(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.atan2."""
+@with_out("")
+def atan2(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.atan2 (``out=`` as PyTorch's)."""
     return as_tensor(input).atan2(other)
 
 
-def arctan2(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.arctan2."""
+@with_out("")
+def arctan2(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.arctan2 (``out=`` as PyTorch's)."""
     return as_tensor(input).arctan2(other)
 
 
-def deg2rad(input: Tensor) -> Tensor:
-    """The function form of Tensor.deg2rad."""
+@with_out("")
+def deg2rad(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.deg2rad (``out=`` as PyTorch's)."""
     return as_tensor(input).deg2rad()
 
 
-def rad2deg(input: Tensor) -> Tensor:
-    """The function form of Tensor.rad2deg."""
+@with_out("")
+def rad2deg(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.rad2deg (``out=`` as PyTorch's)."""
     return as_tensor(input).rad2deg()
 
 
-def reciprocal(input: Tensor) -> Tensor:
-    """The function form of Tensor.reciprocal."""
+@with_out("")
+def reciprocal(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.reciprocal (``out=`` as PyTorch's)."""
     return as_tensor(input).reciprocal()
 
 
-def exp2(input: Tensor) -> Tensor:
-    """The function form of Tensor.exp2."""
+@with_out("")
+def exp2(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.exp2 (``out=`` as PyTorch's)."""
     return as_tensor(input).exp2()
 
 
-def hypot(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.hypot."""
+@with_out("")
+def hypot(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.hypot (``out=`` as PyTorch's)."""
     return as_tensor(input).hypot(other)
 
 
-def logaddexp(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.logaddexp."""
+@with_out("")
+def logaddexp(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logaddexp (``out=`` as PyTorch's)."""
     return as_tensor(input).logaddexp(other)
 
 
-def logaddexp2(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.logaddexp2."""
+@with_out("")
+def logaddexp2(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logaddexp2 (``out=`` as PyTorch's)."""
     return as_tensor(input).logaddexp2(other)
 
 
-def xlogy(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.xlogy."""
+@with_out("")
+def xlogy(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.xlogy (``out=`` as PyTorch's)."""
     return as_tensor(input).xlogy(other)
 
 
-def ldexp(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.ldexp."""
+@with_out("")
+def ldexp(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.ldexp (``out=`` as PyTorch's)."""
     return as_tensor(input).ldexp(other)
 
 
-def float_power(input: Tensor, exponent: Any) -> Tensor:
-    """The function form of Tensor.float_power."""
+@with_out("", exact=True)
+def float_power(input: Tensor, exponent: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.float_power (``out=`` as PyTorch's)."""
     return as_tensor(input).float_power(exponent)
 
 
-def frexp(input: Tensor) -> MantissaExponent:
-    """The function form of Tensor.frexp."""
+@with_out("")
+def frexp(input: Tensor, *, out: Any = None) -> MantissaExponent:
+    """The function form of Tensor.frexp (``out=`` as PyTorch's)."""
     return as_tensor(input).frexp()
 
 
-def erfc(input: Tensor) -> Tensor:
-    """The function form of Tensor.erfc."""
+@with_out("")
+def erfc(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.erfc (``out=`` as PyTorch's)."""
     return as_tensor(input).erfc()
 
 
-def erfinv(input: Tensor) -> Tensor:
-    """The function form of Tensor.erfinv."""
+@with_out("")
+def erfinv(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.erfinv (``out=`` as PyTorch's)."""
     return as_tensor(input).erfinv()
 
 
-def lgamma(input: Tensor) -> Tensor:
-    """The function form of Tensor.lgamma."""
+@with_out("")
+def lgamma(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.lgamma (``out=`` as PyTorch's)."""
     return as_tensor(input).lgamma()
 
 
-def digamma(input: Tensor) -> Tensor:
-    """The function form of Tensor.digamma."""
+@with_out("")
+def digamma(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.digamma (``out=`` as PyTorch's)."""
     return as_tensor(input).digamma()
 
 
-def polygamma(input: Tensor, n: int) -> Tensor:
+@with_out("")
+def polygamma(input: Tensor, n: int, *, out: Any = None) -> Tensor:
     """The function form of Tensor.polygamma. PyTorch's function takes n first,
     ``torch.polygamma(n, input)``, and so does this one: an int first and a Tensor second
     are read in that order."""
@@ -247,70 +281,88 @@ def polygamma(input: Tensor, n: int) -> Tensor:
     return as_tensor(input).polygamma(n)
 
 
-def i0(input: Tensor) -> Tensor:
-    """The function form of Tensor.i0."""
+@with_out("")
+def i0(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.i0 (``out=`` as PyTorch's)."""
     return as_tensor(input).i0()
 
 
-def sinc(input: Tensor) -> Tensor:
-    """The function form of Tensor.sinc."""
+@with_out("")
+def sinc(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sinc (``out=`` as PyTorch's)."""
     return as_tensor(input).sinc()
 
 
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    """The function form of Tensor.logit."""
+@with_out("")
+def logit(input: Tensor, eps: float | None = None, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logit (``out=`` as PyTorch's)."""
     return as_tensor(input).logit(eps)
 
 
-def frac(input: Tensor) -> Tensor:
-    """The function form of Tensor.frac."""
+@with_out("", exact=True)
+def frac(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.frac (``out=`` as PyTorch's)."""
     return as_tensor(input).frac()
 
 
-def fix(input: Tensor) -> Tensor:
-    """The function form of Tensor.fix."""
+@with_out("", exact=True)
+def fix(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.fix (``out=`` as PyTorch's)."""
     return as_tensor(input).fix()
 
 
-def sgn(input: Tensor) -> Tensor:
-    """The function form of Tensor.sgn."""
+@with_out("", exact=True)
+def sgn(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.sgn (``out=`` as PyTorch's)."""
     return as_tensor(input).sgn()
 
 
-def signbit(input: Tensor) -> Tensor:
-    """The function form of Tensor.signbit."""
+@with_out("", exact=True)
+def signbit(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.signbit (``out=`` as PyTorch's)."""
     return as_tensor(input).signbit()
 
 
-def copysign(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.copysign."""
+@with_out("")
+def copysign(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.copysign (``out=`` as PyTorch's)."""
     return as_tensor(input).copysign(other)
 
 
-def fmod(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.fmod."""
+@with_out("")
+def fmod(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.fmod (``out=`` as PyTorch's)."""
     return as_tensor(input).fmod(other)
 
 
-def fmax(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.fmax."""
+@with_out("")
+def fmax(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.fmax (``out=`` as PyTorch's)."""
     return as_tensor(input).fmax(other)
 
 
-def fmin(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.fmin."""
+@with_out("")
+def fmin(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.fmin (``out=`` as PyTorch's)."""
     return as_tensor(input).fmin(other)
 
 
+@with_out("", exact=True)
 def nan_to_num(
-    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+    input: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    *,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.nan_to_num."""
+    """The function form of Tensor.nan_to_num (``out=`` as PyTorch's)."""
     return as_tensor(input).nan_to_num(nan, posinf, neginf)
 
 
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
-    """The function form of Tensor.heaviside."""
+@with_out("", exact=True)
+def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.heaviside (``out=`` as PyTorch's)."""
     return as_tensor(input).heaviside(values)
 
 
@@ -319,78 +371,93 @@ def positive(input: Tensor) -> Tensor:
     return as_tensor(input).positive()
 
 
-def gcd(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.gcd."""
+@with_out("")
+def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.gcd (``out=`` as PyTorch's)."""
     return as_tensor(input).gcd(other)
 
 
-def lcm(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.lcm."""
+@with_out("")
+def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.lcm (``out=`` as PyTorch's)."""
     return as_tensor(input).lcm(other)
 
 
-def bitwise_and(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.bitwise_and."""
+@with_out("")
+def bitwise_and(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_and (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_and(other)
 
 
-def bitwise_or(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.bitwise_or."""
+@with_out("")
+def bitwise_or(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_or (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_or(other)
 
 
-def bitwise_xor(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.bitwise_xor."""
+@with_out("")
+def bitwise_xor(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_xor (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_xor(other)
 
 
-def bitwise_not(input: Tensor) -> Tensor:
-    """The function form of Tensor.bitwise_not."""
+@with_out("", exact=True)
+def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_not (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_not()
 
 
-def bitwise_left_shift(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.bitwise_left_shift."""
+@with_out("")
+def bitwise_left_shift(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_left_shift (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_left_shift(other)
 
 
-def bitwise_right_shift(input: Tensor, other: Any) -> Tensor:
-    """The function form of Tensor.bitwise_right_shift."""
+@with_out("")
+def bitwise_right_shift(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.bitwise_right_shift (``out=`` as PyTorch's)."""
     return as_tensor(input).bitwise_right_shift(other)
 
 
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.logical_and."""
+@with_out("")
+def logical_and(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logical_and (``out=`` as PyTorch's)."""
     return as_tensor(input).logical_and(other)
 
 
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.logical_or."""
+@with_out("")
+def logical_or(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logical_or (``out=`` as PyTorch's)."""
     return as_tensor(input).logical_or(other)
 
 
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.logical_xor."""
+@with_out("")
+def logical_xor(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logical_xor (``out=`` as PyTorch's)."""
     return as_tensor(input).logical_xor(other)
 
 
-def logical_not(input: Tensor) -> Tensor:
-    """The function form of Tensor.logical_not."""
+@with_out("")
+def logical_not(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logical_not (``out=`` as PyTorch's)."""
     return as_tensor(input).logical_not()
 
 
-def nextafter(input: Tensor, other: Tensor) -> Tensor:
-    """The function form of Tensor.nextafter."""
+@with_out("")
+def nextafter(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.nextafter (``out=`` as PyTorch's)."""
     return as_tensor(input).nextafter(other)
 
 
-def isposinf(input: Tensor) -> Tensor:
-    """The function form of Tensor.isposinf."""
+@with_out("", exact=True)
+def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.isposinf (``out=`` as PyTorch's)."""
     return as_tensor(input).isposinf()
 
 
-def isneginf(input: Tensor) -> Tensor:
-    """The function form of Tensor.isneginf."""
+@with_out("", exact=True)
+def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.isneginf (``out=`` as PyTorch's)."""
     return as_tensor(input).isneginf()
 
 
@@ -399,6 +466,7 @@ def isreal(input: Tensor) -> Tensor:
     return as_tensor(input).isreal()
 
 
-def mvlgamma(input: Tensor, p: int) -> Tensor:
-    """The function form of Tensor.mvlgamma."""
+@with_out("")
+def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.mvlgamma (``out=`` as PyTorch's)."""
     return as_tensor(input).mvlgamma(p)

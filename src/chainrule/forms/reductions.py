@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.node import UNGIVEN
+from ..linalg._checks import with_out
 from ..tensor import Histogram, Tensor, ValuesIndices, as_tensor
 from ..tensor.reductions import MinMax
 
@@ -55,15 +57,25 @@ __all__ = [
 ]
 
 
+@with_out("")
 def histogram(
-    input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None, density: bool = False
+    input: Tensor,
+    bins: Any = 100,
+    *,
+    range: Any = None,
+    weight: Any = None,
+    density: bool = False,
+    out: Any = None,
 ) -> Histogram:
-    """The function form of Tensor.histogram."""
+    """The function form of Tensor.histogram (``out=`` as PyTorch's)."""
     return as_tensor(input).histogram(bins, range=range, weight=weight, density=density)
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """The function form of Tensor.histc."""
+@with_out("", exact=True)
+def histc(
+    input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.histc (``out=`` as PyTorch's)."""
     return as_tensor(input).histc(bins, min, max)
 
 
@@ -83,27 +95,48 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     return as_tensor(input).bincount(weights, minlength)
 
 
+@with_out("", dtype_from_out=True)
 def prod(
-    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.prod."""
+    """The function form of Tensor.prod (``out=`` as PyTorch's)."""
     return as_tensor(input).prod(dim, keepdim, dtype=dtype)
 
 
+@with_out("", dtype_from_out=True)
 def sum(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    input: Tensor,
+    dim: Any = UNGIVEN,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+    **np_names: Any,
 ) -> Tensor:
-    """The function form of Tensor.sum."""
+    """The function form of Tensor.sum (``out=`` as PyTorch's)."""
     return as_tensor(input).sum(dim, keepdim, dtype=dtype, **np_names)
 
 
+@with_out("", dtype_from_out=True)
 def mean(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, **np_names: Any
+    input: Tensor,
+    dim: Any = UNGIVEN,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+    **np_names: Any,
 ) -> Tensor:
-    """The function form of Tensor.mean."""
+    """The function form of Tensor.mean (``out=`` as PyTorch's)."""
     return as_tensor(input).mean(dim, keepdim, dtype=dtype, **np_names)
 
 
+@with_out("")
 def var(
     input: Tensor,
     dim: Any = None,
@@ -111,12 +144,14 @@ def var(
     keepdim: bool = False,
     *,
     correction: float | None = None,
+    out: Any = None,
     **np_names: Any,
 ) -> Tensor:
-    """The function form of Tensor.var."""
+    """The function form of Tensor.var (``out=`` as PyTorch's)."""
     return as_tensor(input).var(dim, unbiased, keepdim, correction=correction, **np_names)
 
 
+@with_out("")
 def std(
     input: Tensor,
     dim: Any = None,
@@ -124,125 +159,188 @@ def std(
     keepdim: bool = False,
     *,
     correction: float | None = None,
+    out: Any = None,
     **np_names: Any,
 ) -> Tensor:
-    """The function form of Tensor.std."""
+    """The function form of Tensor.std (``out=`` as PyTorch's)."""
     return as_tensor(input).std(dim, unbiased, keepdim, correction=correction, **np_names)
 
 
-def amax(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
-    """The function form of Tensor.amax."""
+@with_out("", exact=True)
+def amax(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **np_names: Any
+) -> Tensor:
+    """The function form of Tensor.amax (``out=`` as PyTorch's)."""
     return as_tensor(input).amax(dim, keepdim, **np_names)
 
 
-def amin(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
-    """The function form of Tensor.amin."""
+@with_out("", exact=True)
+def amin(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **np_names: Any
+) -> Tensor:
+    """The function form of Tensor.amin (``out=`` as PyTorch's)."""
     return as_tensor(input).amin(dim, keepdim, **np_names)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
-    """The function form of Tensor.max."""
+@with_out("")
+def max(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **np_names: Any
+) -> Any:
+    """The function form of Tensor.max (``out=`` as PyTorch's)."""
     return as_tensor(input).max(dim, keepdim, **np_names)
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
-    """The function form of Tensor.min."""
+@with_out("")
+def min(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **np_names: Any
+) -> Any:
+    """The function form of Tensor.min (``out=`` as PyTorch's)."""
     return as_tensor(input).min(dim, keepdim, **np_names)
 
 
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
-    """The function form of Tensor.argmax."""
+@with_out("", exact=True)
+def argmax(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+    **np_names: Any,
+) -> Tensor:
+    """The function form of Tensor.argmax (``out=`` as PyTorch's)."""
     return as_tensor(input).argmax(dim, keepdim, **np_names)
 
 
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, **np_names: Any) -> Tensor:
-    """The function form of Tensor.argmin."""
+@with_out("", exact=True)
+def argmin(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+    **np_names: Any,
+) -> Tensor:
+    """The function form of Tensor.argmin (``out=`` as PyTorch's)."""
     return as_tensor(input).argmin(dim, keepdim, **np_names)
 
 
-def logsumexp(input: Tensor, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
-    """The function form of Tensor.logsumexp."""
+@with_out("")
+def logsumexp(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None, **np_names: Any
+) -> Tensor:
+    """The function form of Tensor.logsumexp (``out=`` as PyTorch's)."""
     return as_tensor(input).logsumexp(dim, keepdim, **np_names)
 
 
-def softmax(input: Tensor, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
-    """The function form of Tensor.softmax."""
+@with_out("", exact=True)
+def softmax(
+    input: Tensor, dim: int = -1, dtype: Any = None, *, out: Any = None, **np_names: Any
+) -> Tensor:
+    """The function form of Tensor.softmax (``out=`` as PyTorch's)."""
     return as_tensor(input).softmax(dim, dtype, **np_names)
 
 
-def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
-    """The function form of Tensor.log_softmax."""
+@with_out("", exact=True)
+def log_softmax(
+    input: Tensor, dim: int = -1, dtype: Any = None, *, out: Any = None, **np_names: Any
+) -> Tensor:
+    """The function form of Tensor.log_softmax (``out=`` as PyTorch's)."""
     return as_tensor(input).log_softmax(dim, dtype, **np_names)
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The function form of Tensor.norm."""
+@with_out("", exact=True)
+def norm(
+    input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.norm (``out=`` as PyTorch's, after keepdim as there)."""
     return as_tensor(input).norm(p, dim, keepdim)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """The function form of Tensor.cumsum."""
+@with_out("", dtype_from_out=True)
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """The function form of Tensor.cumsum (``out=`` as PyTorch's)."""
     return as_tensor(input).cumsum(dim, dtype=dtype)
 
 
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """The function form of Tensor.cumprod."""
+@with_out("", dtype_from_out=True)
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """The function form of Tensor.cumprod (``out=`` as PyTorch's)."""
     return as_tensor(input).cumprod(dim, dtype=dtype)
 
 
+@with_out("")
 def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
 ) -> ValuesIndices:
-    """The function form of Tensor.sort."""
+    """The function form of Tensor.sort (``out=`` as PyTorch's)."""
     return as_tensor(input).sort(dim, descending, stable=stable)
 
 
+@with_out("", exact=True)
 def argsort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
 ) -> Tensor:
-    """The function form of Tensor.argsort."""
+    """The function form of Tensor.argsort (``out=`` as PyTorch's)."""
     return as_tensor(input).argsort(dim, descending, stable=stable)
 
 
+@with_out("")
 def topk(
-    input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    out: Any = None,
 ) -> ValuesIndices:
-    """The function form of Tensor.topk."""
+    """The function form of Tensor.topk (``out=`` as PyTorch's)."""
     return as_tensor(input).topk(k, dim, largest, sorted)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The function form of Tensor.all."""
+@with_out("", exact=True)
+def all(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.all (``out=`` as PyTorch's)."""
     return as_tensor(input).all(dim, keepdim)
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The function form of Tensor.any."""
+@with_out("", exact=True)
+def any(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.any (``out=`` as PyTorch's)."""
     return as_tensor(input).any(dim, keepdim)
 
 
-def cummax(input: Tensor, dim: int) -> ValuesIndices:
-    """The function form of Tensor.cummax."""
+@with_out("")
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> ValuesIndices:
+    """The function form of Tensor.cummax (``out=`` as PyTorch's)."""
     return as_tensor(input).cummax(dim)
 
 
-def cummin(input: Tensor, dim: int) -> ValuesIndices:
-    """The function form of Tensor.cummin."""
+@with_out("")
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> ValuesIndices:
+    """The function form of Tensor.cummin (``out=`` as PyTorch's)."""
     return as_tensor(input).cummin(dim)
 
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    """The function form of Tensor.logcumsumexp."""
+@with_out("", exact=True)
+def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.logcumsumexp (``out=`` as PyTorch's)."""
     return as_tensor(input).logcumsumexp(dim)
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The function form of Tensor.nansum."""
+@with_out("", dtype_from_out=True)
+def nansum(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.nansum (``out=`` as PyTorch's)."""
     return as_tensor(input).nansum(dim, keepdim, dtype=dtype)
 
 
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The function form of Tensor.nanmean."""
+@with_out("", dtype_from_out=True)
+def nanmean(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.nanmean (``out=`` as PyTorch's)."""
     return as_tensor(input).nanmean(dim, keepdim, dtype=dtype)
 
 
@@ -251,31 +349,43 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return as_tensor(input).count_nonzero(dim)
 
 
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
-    """The function form of Tensor.aminmax."""
+@with_out("")
+def aminmax(
+    input: Tensor, *, dim: int | None = None, keepdim: bool = False, out: Any = None
+) -> MinMax:
+    """The function form of Tensor.aminmax (``out=`` as PyTorch's)."""
     return as_tensor(input).aminmax(dim=dim, keepdim=keepdim)
 
 
-def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    """The function form of Tensor.median."""
+@with_out("")
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
+    """The function form of Tensor.median (``out=`` as PyTorch's)."""
     return as_tensor(input).median(dim, keepdim)
 
 
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    """The function form of Tensor.nanmedian."""
+@with_out("")
+def nanmedian(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None
+) -> Any:
+    """The function form of Tensor.nanmedian (``out=`` as PyTorch's)."""
     return as_tensor(input).nanmedian(dim, keepdim)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
-    """The function form of Tensor.kthvalue."""
+@with_out("")
+def kthvalue(
+    input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None
+) -> ValuesIndices:
+    """The function form of Tensor.kthvalue (``out=`` as PyTorch's)."""
     return as_tensor(input).kthvalue(k, dim, keepdim)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
-    """The function form of Tensor.mode."""
+@with_out("")
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> ValuesIndices:
+    """The function form of Tensor.mode (``out=`` as PyTorch's)."""
     return as_tensor(input).mode(dim, keepdim)
 
 
+@with_out("", exact=True)
 def quantile(
     input: Tensor,
     q: Any,
@@ -283,11 +393,13 @@ def quantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.quantile."""
+    """The function form of Tensor.quantile (``out=`` as PyTorch's)."""
     return as_tensor(input).quantile(q, dim, keepdim, interpolation=interpolation)
 
 
+@with_out("", exact=True)
 def nanquantile(
     input: Tensor,
     q: Any,
@@ -295,15 +407,23 @@ def nanquantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.nanquantile."""
+    """The function form of Tensor.nanquantile (``out=`` as PyTorch's)."""
     return as_tensor(input).nanquantile(q, dim, keepdim, interpolation=interpolation)
 
 
+@with_out("")
 def diff(
-    input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+    input: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Any = None,
+    append: Any = None,
+    *,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.diff."""
+    """The function form of Tensor.diff (``out=`` as PyTorch's)."""
     return as_tensor(input).diff(n, dim, prepend, append)
 
 
@@ -319,6 +439,7 @@ def corrcoef(input: Tensor) -> Tensor:
     return as_tensor(input).corrcoef()
 
 
-def msort(input: Tensor) -> Tensor:
-    """The function form of Tensor.msort."""
+@with_out("", exact=True)
+def msort(input: Tensor, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.msort (``out=`` as PyTorch's)."""
     return as_tensor(input).msort()

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..factories import arange
+from ..linalg._checks import with_out
 from ..tensor import Tensor, as_tensor
 
 __all__ = [
@@ -64,13 +65,15 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return as_tensor(input).tile(dims)
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    """The function form of Tensor.nonzero."""
+@with_out("", exact=True)
+def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
+    """The function form of Tensor.nonzero (``out=`` as PyTorch's)."""
     return as_tensor(input).nonzero(as_tuple=as_tuple)
 
 
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The function form of Tensor.diag."""
+@with_out("", exact=True)
+def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.diag (``out=`` as PyTorch's)."""
     return as_tensor(input).diag(diagonal)
 
 
@@ -139,23 +142,29 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return as_tensor(input).chunk(chunks, dim)
 
 
-def gather(input: Tensor, dim: int, index: Any) -> Tensor:
-    """The function form of Tensor.gather."""
+@with_out("", exact=True)
+def gather(input: Tensor, dim: int, index: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.gather (``out=`` as PyTorch's)."""
     return as_tensor(input).gather(dim, index)
 
 
-def take_along_dim(input: Tensor, indices: Any, dim: int | None = None) -> Tensor:
-    """The function form of Tensor.take_along_dim."""
+@with_out("", exact=True)
+def take_along_dim(
+    input: Tensor, indices: Any, dim: int | None = None, *, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.take_along_dim (``out=`` as PyTorch's)."""
     return as_tensor(input).take_along_dim(indices, dim)
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The function form of Tensor.tril."""
+@with_out("", exact=True)
+def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.tril (``out=`` as PyTorch's)."""
     return as_tensor(input).tril(diagonal)
 
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The function form of Tensor.triu."""
+@with_out("", exact=True)
+def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.triu (``out=`` as PyTorch's)."""
     return as_tensor(input).triu(diagonal)
 
 
@@ -169,13 +178,15 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return as_tensor(input).roll(shifts, dims)
 
 
-def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
-    """The function form of Tensor.index_select."""
+@with_out("", exact=True)
+def index_select(input: Tensor, dim: int, index: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.index_select (``out=`` as PyTorch's)."""
     return as_tensor(input).index_select(dim, index)
 
 
-def masked_select(input: Tensor, mask: Any) -> Tensor:
-    """The function form of Tensor.masked_select."""
+@with_out("", exact=True)
+def masked_select(input: Tensor, mask: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.masked_select (``out=`` as PyTorch's)."""
     return as_tensor(input).masked_select(mask)
 
 
@@ -196,27 +207,47 @@ def repeat_interleave(
     return index.repeat_interleave(counts, 0, output_size=output_size)
 
 
+@with_out("", exact=True)
 def scatter(
-    input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+    input: Tensor,
+    dim: int,
+    index: Any,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: Any = None,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.scatter."""
+    """The function form of Tensor.scatter (``out=`` as PyTorch's)."""
     return as_tensor(input).scatter(dim, index, src, value=value, reduce=reduce)
 
 
-def scatter_add(input: Tensor, dim: int, index: Any, src: Any) -> Tensor:
-    """The function form of Tensor.scatter_add."""
+@with_out("", exact=True)
+def scatter_add(input: Tensor, dim: int, index: Any, src: Any, *, out: Any = None) -> Tensor:
+    """The function form of Tensor.scatter_add (``out=`` as PyTorch's)."""
     return as_tensor(input).scatter_add(dim, index, src)
 
 
+@with_out("", exact=True)
 def scatter_reduce(
-    input: Tensor, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int,
+    index: Any,
+    src: Any,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.scatter_reduce."""
+    """The function form of Tensor.scatter_reduce (``out=`` as PyTorch's)."""
     return as_tensor(input).scatter_reduce(dim, index, src, reduce, include_self=include_self)
 
 
-def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
-    """The function form of Tensor.index_add."""
+@with_out("", exact=True)
+def index_add(
+    input: Tensor, dim: int, index: Any, source: Any, *, alpha: float = 1, out: Any = None
+) -> Tensor:
+    """The function form of Tensor.index_add (``out=`` as PyTorch's)."""
     return as_tensor(input).index_add(dim, index, source, alpha=alpha)
 
 
@@ -255,15 +286,22 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return as_tensor(input).swapdims(dim0, dim1)
 
 
+@with_out("", exact=True)
 def multinomial(
-    input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Any = None,
+    out: Any = None,
 ) -> Tensor:
-    """The function form of Tensor.multinomial."""
+    """The function form of Tensor.multinomial (``out=`` as PyTorch's)."""
     return as_tensor(input).multinomial(num_samples, replacement, generator=generator)
 
 
-def bernoulli(input: Tensor, *, generator: Any = None) -> Tensor:
-    """The function form of Tensor.bernoulli."""
+@with_out("")
+def bernoulli(input: Tensor, *, generator: Any = None, out: Any = None) -> Tensor:
+    """The function form of Tensor.bernoulli (``out=`` as PyTorch's)."""
     return as_tensor(input).bernoulli(generator=generator)
 
 

@@ -70,27 +70,35 @@ def attached(value: Any, A: Tensor) -> Tensor:
     return where(keep, constant(value), A.sum() * 0.0)
 
 
-def with_out(prefix: str) -> Callable[[F], F]:
+def with_out(
+    prefix: str, *, exact: bool | None = None, dtype_from_out: bool = False
+) -> Callable[[F], F]:
     """PyTorch's ``out=`` for a function whose signature names it: the result written into
     ``out`` (a Tensor, or a tuple of them for a tuple of results) and ``out`` returned, in the
-    named tuple of the results where there are several."""
+    named tuple of the results where there are several. PyTorch's dtype rule for the op:
+    ``exact``, out must have the result's dtype (None: a tuple of results must, a single
+    result is cast as write_out casts it); ``dtype_from_out``, out's dtype is the ``dtype=``
+    the result is computed in where none is given (PyTorch's sum, cumsum, mean)."""
 
     def wrap(fn: F) -> F:
         op = f"{prefix}.{fn.__name__}" if prefix else fn.__name__
 
         @functools.wraps(fn)
         def call(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+            if dtype_from_out and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+                kwargs["dtype"] = out.dtype
             result = fn(*args, **kwargs)
             if out is None:
                 return result
             if not isinstance(result, tuple):
-                return write_out(result, out, op)
+                return write_out(result, out, op, exact=bool(exact))
             if not isinstance(out, (tuple, list)) or len(out) != len(result):
                 raise TypeError(
                     f"{op}: out must be a tuple of {len(result)} tensors; got {type(out).__name__}"
                 )
-            written = [write_out(r, o, op) for r, o in zip(result, out, strict=True)]
-            return type(result)(*written)
+            every = exact is not False
+            written = [write_out(r, o, op, every) for r, o in zip(result, out, strict=True)]
+            return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
 
         return call  # type: ignore[return-value]
 

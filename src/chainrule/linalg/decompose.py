@@ -204,10 +204,16 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     return Lu(constant(LQ.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
 
 
+@with_out("")
 def lu_unpack(
-    LU_data: Any, LU_pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True
+    LU_data: Any,
+    LU_pivots: Any,
+    unpack_data: bool = True,
+    unpack_pivots: bool = True,
+    *,
+    out: Any = None,
 ) -> Lu:
-    """(P, L, U) from lu_factor's LU and pivots."""
+    """(P, L, U) from lu_factor's LU and pivots; ``out=`` as PyTorch's."""
     LU = matrices(LU_data, "lu_unpack")
     m, n = LU.shape[-2:]
     k = min(m, n)

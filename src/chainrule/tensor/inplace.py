@@ -3,6 +3,7 @@ plus one write into the tensor's array (_write), with the version counter bumped
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
@@ -25,11 +26,19 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 
 xp = array.xp
 
+RESIZED = (
+    "An output with one or more elements was resized since it had shape {}, which does not "
+    "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
+    "release outputs will not be resized unless they have zero elements. You can explicitly "
+    "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0)."
+)
 
-def write_out(result: Any, out: Any, op: str) -> Any:
+
+def write_out(result: Any, out: Any, op: str, exact: bool = False) -> Any:
     """PyTorch's ``out=``: ``result`` written into ``out`` (resized to its shape, in out's
-    dtype where the result casts to it within its category) and ``out`` returned; refused
-    where a gradient would be wanted, as PyTorch refuses it."""
+    dtype where the result casts to it within its category, or only in its own dtype where
+    ``exact``) and ``out`` returned; refused where a gradient would be wanted, as PyTorch
+    refuses it."""
     if out is None:
         return result
     if not isinstance(out, Core):
@@ -39,14 +48,21 @@ def write_out(result: Any, out: Any, op: str) -> Any:
             f"{op}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad"
         )
-    if array.is_floating(result.dtype) and not array.is_floating(out.dtype):
+    if exact and out.dtype != result.dtype:
+        raise RuntimeError(
+            f"{op}: expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead"
+        )
+    narrowing = array.is_floating(result.dtype) and not array.is_floating(out.dtype)
+    if narrowing or (out.dtype.kind == "b" and result.dtype.kind != "b"):  # PyTorch's canCast
         raise RuntimeError(
             f"{op}: result type {result.dtype} can't be cast to the desired output type {out.dtype}"
         )
     values = result._array.astype(out.dtype, copy=False)
     if out.shape == result.shape:
         out._array[...] = values
-    else:  # resized, as PyTorch resizes an out of another shape
+    else:  # resized, as PyTorch resizes an out of another shape (with its warning)
+        if out.numel():
+            warnings.warn(RESIZED.format(list(out.shape), list(result.shape)), stacklevel=3)
         out._array = values.copy()
     bump(out)
     return out
