@@ -609,24 +609,24 @@ def walkthrough(
     which this replaces, as `explain` does; ``gradient`` and ``retain_graph`` are unused
     for a scalar ``Value``.
 
-    ``mode="forward"`` steps through forward mode instead (tools/explain_forward.py):
-    ``tangents`` (leaf -> tensor, or a number for every element) pushed from the leaves to
-    the root, each node's tangent and the jvp rule that made it; nothing runs backward.
-    ``mode="both"`` records both passes, the page switching between them.
+    ``mode="forward"`` steps through forward mode instead (tools/explain_forward.py): the
+    ``tangents`` (leaf -> tensor or number) pushed to the root, each node's tangent and its
+    jvp rule; nothing runs backward. ``mode="both"``: both passes, and a switch.
     """
     from .tools import walkthrough as page
 
     order, _ = _walk(root, "walkthrough")
     names = _leaf_names(order, params)
-    forward = push_forward(tangents or {}, order) if page.forward_mode(mode, root) else []
-    if isinstance(root, Value):
-        record = _record_value(root, order, names)
-    elif mode == "forward":
+    forward = push_forward(tangents or {}, order) if page.forward_mode(mode) else []
+    if mode == "forward":
         record = {**_finish(_Nodes(order, names), [], []), "leaves": []}
+    elif isinstance(root, Value):
+        record = _record_value(root, order, names)
     else:
         record = _record_tensor(root, order, names, gradient, retain_graph)
     if forward:
-        record["forward"] = forward_steps(forward, record["objects"], _values, rule, _role)
+        record["forward"] = forward_steps(forward, record["objects"], _values, rule, _role,
+                                          _value_roles)  # fmt: skip
     modules = _modules(order, params)
     for i, node in enumerate(record["objects"]):
         record["nodes"][i]["module"] = modules.get(id(node), "")

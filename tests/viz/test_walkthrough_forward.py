@@ -165,8 +165,29 @@ def test_refusals(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="walkthrough: tangents are given at the graph's leaves"):
         cr.viz.walkthrough(y, path, mode="forward", tangents={x * 2: 1})
     assert x.grad is None  # refused before anything ran backward
-    with pytest.raises(TypeError, match="walkthrough: forward mode steps through a Tensor's"):
-        cr.viz.walkthrough(Value(2.0) * Value(3.0), path, mode="forward", tangents={})
+    a = Value(2.0)
+    with pytest.raises(ValueError, match="walkthrough: tangents are given at the graph's leaves"):
+        cr.viz.walkthrough((a * 3.0) * 2.0, path, mode="forward", tangents={a * 3.0: 1.0})
+
+
+def test_a_scalar_mlp_steps_through_forward_mode_too(tmp_path: Path) -> None:
+    root, model = pages.scalar_mlp()
+    p = model.parameters()
+    path = cr.viz.walkthrough(
+        root,
+        str(tmp_path / "mlp.html"),
+        params=model,
+        mode="both",
+        tangents={p[0]: 1.0, p[5]: -2.0},
+    )
+    _, data, _ = read(path)
+    strings, steps = data["strings"], data["forward"]
+    assert [data["nodes"][st[0]]["label"] for st in steps[:1]] == ["p0"]
+    root_tangent = float(strings[steps[-1][2]])
+    assert root_tangent == pytest.approx(p[0].grad - 2.0 * p[5].grad, rel=1e-5)  # J t = <grad, t>
+    first = next(st for st in steps if st[3])
+    assert strings[first[4]].startswith("t_out = the sum of d/da * t_a over the inputs a (")
+    assert re.fullmatch(r"d/d\w+ \* t_\w+ = \S+ \* 1 = \S+", strings[first[3][0][5]])
 
 
 # -- in a browser ---------------------------------------------------------------------------

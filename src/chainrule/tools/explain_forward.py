@@ -13,6 +13,7 @@ from ..autograd import engine
 from ..autograd.engine import grad
 from ..autograd.mode import enable_grad
 from ..autograd.primitive import Function
+from ..scalar.engine import Value, rule_of
 from ..tensor import Tensor
 
 
@@ -167,15 +168,16 @@ def jvp_rule(fn: Function, rule: Callable[[Function], str]) -> str:
 class ForwardStep(NamedTuple):
     """One node of the forward pass: its tangent, its inputs (kept: a backward pass frees the
     node's) and, for each input carrying a tangent, its position, that tangent and what it
-    contributes (J_i t_i); a seeded leaf has none."""
+    contributes (J_i t_i); a seeded leaf has none. Tensors, or for a scalar Value's graph,
+    Values and numbers."""
 
-    node: Tensor
-    tangent: Tensor
+    node: Any
+    tangent: Any
     inputs: tuple[Any, ...]
-    parts: list[tuple[int, Tensor, Tensor]]
+    parts: list[tuple[int, Any, Any]]
 
 
-def push_forward(tangents: Mapping[Tensor, Any], order: Sequence[Tensor]) -> list[ForwardStep]:
+def push_forward(tangents: Mapping[Any, Any], order: Sequence[Any]) -> list[ForwardStep]:
     """The forward pass of ``tangents`` (leaf -> tensor or number) through the nodes in
     ``order`` (inputs first, ending at the root): the seeded leaves and every node an input's
     tangent reaches, each with its tangent, the sum of its parts."""
@@ -184,6 +186,8 @@ def push_forward(tangents: Mapping[Tensor, Any], order: Sequence[Tensor]) -> lis
             "walkthrough: forward mode pushes tangents from leaves; got none; give "
             "tangents={leaf: tensor or number}"
         )
+    if isinstance(order[-1], Value):
+        return _push_values(tangents, order)
     carried = seeds(tangents, order, "walkthrough")
     steps = []
     for t in order:
@@ -209,28 +213,69 @@ def push_forward(tangents: Mapping[Tensor, Any], order: Sequence[Tensor]) -> lis
     return steps
 
 
+def _push_values(tangents: Mapping[Any, Any], order: Sequence[Value]) -> list[ForwardStep]:
+    """Forward mode on micrograd's scalar graph: a node's tangent is the sum over its
+    parents of its local derivative times the parent's tangent."""
+    leaves = {id(v) for v in order if not v._prev}
+    if any(id(v) not in leaves for v in tangents):
+        raise ValueError(
+            "walkthrough: tangents are given at the graph's leaves; got a Value that is not "
+            "one of the leaves behind the root"
+        )
+    carried = {id(v): float(t) for v, t in tangents.items()}
+    steps = []
+    for v in order:
+        if not v._prev:
+            if id(v) in carried:
+                steps.append(ForwardStep(v, carried[id(v)], (), []))
+            continue
+        parts = [
+            (i, carried[id(p)], d * carried[id(p)])
+            for i, (p, d) in enumerate(zip(v._prev, v._local, strict=True))
+            if id(p) in carried
+        ]
+        if parts:
+            carried[id(v)] = sum(part for _, _, part in parts)
+            steps.append(ForwardStep(v, carried[id(v)], v._prev, parts))
+    return steps
+
+
 def forward_steps(
     steps: Sequence[ForwardStep],
     objects: Sequence[Any],
     values: Callable[[Any], tuple[str, str]],
     rule: Callable[[Function], str],
     role: Callable[[Function, int, int], str],
+    value_roles: Callable[[Value], list[str]],
 ) -> list[dict[str, Any]]:
     """The forward pass as the page's record: node indices are places in ``objects`` (the
-    page's nodes), texts ``values``'s (short, full)."""
+    page's nodes), texts ``values``'s (short, full); a Value's part shows its local
+    derivative, d/da * t_a."""
     index = {id(x): i for i, x in enumerate(objects)}
     out = []
     for step in steps:
-        fn = step.node.grad_fn
-        takes = []
+        v, takes = step.node, []
         for i, tx, part in step.parts:
-            assert fn is not None  # only an op's step has parts
+            if isinstance(v, Value):
+                r = value_roles(v)[i]
+                shown = (
+                    values(part)[0],
+                    f"d/d{r} * t_{r} = {v._local[i]:.6g} * {tx:.6g} = {part:.6g}",
+                )
+            else:
+                r, shown = role(v.grad_fn, i, len(step.inputs)), values(part)
             takes.append(
-                {"from": index[id(step.inputs[i])], "role": role(fn, i, len(step.inputs)),
-                 "tangent": list(values(tx)), "part": list(values(part))}
+                {"from": index[id(step.inputs[i])], "role": r, "tangent": list(values(tx)),
+                 "part": list(shown)}
             )  # fmt: skip
+        if not step.parts:
+            jvp = ""
+        elif isinstance(v, Value):
+            jvp = f"t_out = the sum of d/da * t_a over the inputs a ({rule_of(v._op)})"
+        else:
+            jvp = jvp_rule(v.grad_fn, rule)
         out.append(
-            {"node": index[id(step.node)], "tangent": list(values(step.tangent)),
-             "takes": takes, "jvp": "" if fn is None else jvp_rule(fn, rule)}
+            {"node": index[id(v)], "tangent": list(values(step.tangent)), "takes": takes,
+             "jvp": jvp}
         )  # fmt: skip
     return out

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from ..autograd.reference import toposort
-from ..tensor import Tensor
 from .outputs import write_output
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"  # chainrule/assets
@@ -50,16 +49,11 @@ WRAP = 120  # a view wider than this many columns wraps into bands, one under an
 MODES = ("backward", "forward", "both")
 
 
-def forward_mode(mode: str, root: Any) -> bool:
-    """Whether the page steps through forward mode ("forward" or "both"); another mode is
-    refused, and so is forward mode on a scalar Value (its graph has no jvp rules)."""
+def forward_mode(mode: str) -> bool:
+    """Whether the page steps through forward mode ("forward" or "both"); another mode
+    than those and "backward" is refused."""
     if mode not in MODES:
         raise ValueError(f"walkthrough: mode must be 'backward', 'forward' or 'both'; got {mode!r}")
-    if mode != "backward" and not isinstance(root, Tensor):
-        raise TypeError(
-            f"walkthrough: forward mode steps through a Tensor's graph; got a "
-            f"{type(root).__name__}; use mode='backward'"
-        )
     return mode != "backward"
 
 
