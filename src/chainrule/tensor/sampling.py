@@ -50,7 +50,13 @@ class Sampling(Core):
         return self._drawn_fill("normal_", flat)
 
     def uniform_(
-        self, from_: float = 0.0, /, to: float = 1.0, *, generator: Any = None, **kwargs: float
+        self: TensorSelf,
+        from_: float = 0.0,
+        /,
+        to: float = 1.0,
+        *,
+        generator: Any = None,
+        **kwargs: float,
     ) -> Tensor:
         """Fills with draws uniform in [from, to): PyTorch's ``uniform_(from=0, to=1)``, whose
         first keyword is Python's keyword ``from``, given positionally or as
@@ -106,7 +112,13 @@ class Sampling(Core):
         return self._drawn_fill("bernoulli_", flat)
 
     def random_(
-        self, from_: int = 0, /, to: int | None = None, *, generator: Any = None, **kwargs: int
+        self: TensorSelf,
+        from_: int = 0,
+        /,
+        to: int | None = None,
+        *,
+        generator: Any = None,
+        **kwargs: int,
     ) -> Tensor:
         """Fills with integers drawn uniformly from [from, to); ``random_(n)`` is [0, n), as
         PyTorch's. Without ``to``, from [0, the largest whole number the dtype holds with all
