@@ -7,6 +7,7 @@ for the exceptions below, each with its reason."""
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import Counter
 from functools import cache
@@ -396,3 +397,46 @@ def test_linalg_lu_saves_torchs_factors(shape: tuple[int, ...]) -> None:
         factors.append([getattr(fn, f"_saved_{k}").detach().numpy() for k in "PLU"])
     for ours, theirs in zip(factors[1], factors[0], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+# A reduction's dim left out, or given as None or (): PyTorch's overload without dim
+# (SumBackward0) or with it (SumBackward1, which keeps dim as given).
+REDUCTION_SPELLINGS: dict[str, Any] = {
+    "sum()": lambda m, x: x.sum(),
+    "sum(None)": lambda m, x: x.sum(None),
+    "sum(dim=None)": lambda m, x: x.sum(dim=None, keepdim=True),
+    "sum(())": lambda m, x: x.sum(()),
+    "sum(dim=[])": lambda m, x: x.sum(dim=[]),
+    "sum(0)": lambda m, x: x.sum(0),
+    "sum(dtype=)": lambda m, x: x.sum(dtype=m.float32),
+    "torch.sum(x)": lambda m, x: m.sum(x),
+    "torch.sum(x, None)": lambda m, x: m.sum(x, None),
+    "sum of a 0-d over 0": lambda m, x: x[0, 0].sum(0),
+    "mean()": lambda m, x: x.mean(),
+    "mean(None)": lambda m, x: x.mean(None),
+    "mean(())": lambda m, x: x.mean(()),
+    "mean(1)": lambda m, x: x.mean(1),
+    "torch.mean(x, dim=None)": lambda m, x: m.mean(x, dim=None),
+    "nansum()": lambda m, x: x.nansum(),
+    "nansum(None)": lambda m, x: x.nansum(None),
+    "nansum((0, 1), True)": lambda m, x: m.nansum(x, (0, 1), True),
+    "amax(None)": lambda m, x: x.amax(None),
+}
+
+
+@pytest.mark.parametrize("spelling", list(REDUCTION_SPELLINGS), ids=list(REDUCTION_SPELLINGS))
+def test_each_spelling_of_a_reductions_dim_names_its_node_as_torch(spelling: str) -> None:
+    shown = []
+    for lib in (torch, cr):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        y = REDUCTION_SPELLINGS[spelling](lib, x)
+        before = _saved(y.grad_fn, lib)
+        y.sum().backward()
+        shown.append((y.grad_fn.name(), tuple(y.shape), before, _saved(y.grad_fn, lib)))
+    assert shown[1] == shown[0]
+
+
+def test_the_signatures_print_dims_default_as_torchs() -> None:
+    """The default that tells sum() from sum(None) prints as None."""
+    for f in (cr.Tensor.sum, cr.Tensor.mean, cr.sum, cr.mean):
+        assert "dim: 'Any' = None," in str(inspect.signature(f))

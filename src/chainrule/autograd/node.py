@@ -242,6 +242,20 @@ def named(out: Any, name: str, **call: Any) -> Any:
     return saved.record(out, **call) if call else out
 
 
+class _Ungiven:
+    """The default of a reduction's dim where PyTorch tells it from None: ``sum()`` makes
+    its SumBackward0, ``sum(None)`` and ``sum(())`` its SumBackward1. Printed None, as the
+    signature PyTorch shows has it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+UNGIVEN: Any = _Ungiven()
+
+
 def _remade(op: Any, name: str) -> Any:
     """A node of op's type named ``name``, its state yet to be set (unpickling a node)."""
     return object.__new__(node_type(op, name))

@@ -191,6 +191,13 @@ _REDUCED = {
     "keepdim": lambda fn: _option(fn, "keepdim"),
 }
 
+
+def _dims_given(fn: Any) -> Any:
+    """The dims of a sum or mean as its call gave them where it reduced every dim (None or
+    (), kept by node.named), else the dims it reduced."""
+    given = _called("dim", ())(fn)
+    return given if _option(fn, "dims") is None else tuple(_option(fn, "dims"))
+
 _REDUCED_ALL = {"dim": lambda fn: () if _option(fn, "dims") is None else tuple(_option(fn, "dims"))}
 
 # PyTorch's node name -> its saved values that are not tensors
@@ -201,13 +208,15 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "exponent": lambda fn: _option(fn, "exponent") if fn.inputs is None else fn.inputs[1]
     },
     "SumBackward0": {"self_sym_sizes": _sizes(0)},
-    "SumBackward1": {**_REDUCED, "self_sym_sizes": _sizes(0)},
+    "SumBackward1": {**_REDUCED, "dim": _dims_given, "self_sym_sizes": _sizes(0)},
+    "NansumBackward0": {**_REDUCED, "dim": _dims_given},
     "MeanBackward0": {
         "self_sym_numel": lambda fn: math.prod(_shape(fn, 0)),
         "self_sym_sizes": _sizes(0),
     },
     "MeanBackward1": {
         **_REDUCED,
+        "dim": _dims_given,
         "self_sym_numel": lambda fn: math.prod(_shape(fn, 0)),
         "self_sym_sizes": _sizes(0),
     },
@@ -341,6 +350,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "MulBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "DivBackward0": {"other": ("input", 1, None), "self": ("input", 0, 1)},
     "PowBackward0": _SELF,
+    "NansumBackward0": _SELF,
     "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
     "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},

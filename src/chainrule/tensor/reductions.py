@@ -16,7 +16,7 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
-from ..autograd.node import named
+from ..autograd.node import UNGIVEN, named
 from ..ops import linalg, movement, reduce, statistics
 from .arithmetic import floating, where
 from .core import Core, as_tensor
@@ -37,32 +37,38 @@ class Reductions(Core):
 
     def sum(
         self: TensorSelf,
-        dim: Any = None,
+        dim: Any = UNGIVEN,
         keepdim: bool = False,
         *,
         dtype: Any = None,
         **np_names: Any,
     ) -> Tensor:
         """The sum over dim (all for None); with dtype, of the input cast to it first."""
-        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "sum")
+        given = dim is not UNGIVEN or bool(np_names)
+        dim, keepdim = numpy_dim_names(None if dim is UNGIVEN else dim, keepdim, np_names, "sum")
         x = self if dtype is None else self.to(dtype)
         if x._array.dtype.kind == "u":  # PyTorch sums every integer in int64 (NumPy: uint64)
             x = x.to(array.int64)
-        return reduce.Sum.apply(x, dims=normalize_dims(dim, x, "sum"), keepdim=keepdim)
+        dims = normalize_dims(dim, x, "sum")
+        out = reduce.Sum.apply(x, dims=dims, keepdim=keepdim)
+        return _over_dims_given(out, "SumBackward1", dim) if given and dims is None else out
 
     def mean(
         self: TensorSelf,
-        dim: Any = None,
+        dim: Any = UNGIVEN,
         keepdim: bool = False,
         *,
         dtype: Any = None,
         **np_names: Any,
     ) -> Tensor:
         """The mean over dim (all for None); with dtype, of the input cast to it first."""
-        dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "mean")
+        given = dim is not UNGIVEN or bool(np_names)
+        dim, keepdim = numpy_dim_names(None if dim is UNGIVEN else dim, keepdim, np_names, "mean")
         x = self if dtype is None else self.to(dtype)
         need_float(x, "mean")
-        return reduce.Mean.apply(x, dims=normalize_dims(dim, x, "mean"), keepdim=keepdim)
+        dims = normalize_dims(dim, x, "mean")
+        out = reduce.Mean.apply(x, dims=dims, keepdim=keepdim)
+        return _over_dims_given(out, "MeanBackward1", dim) if given and dims is None else out
 
     def prod(
         self: TensorSelf, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
@@ -288,7 +294,7 @@ class Reductions(Core):
             nans = xp.isnan(x._array)
             if nans.any():
                 x = where(nans, 0.0, x)
-        return x.sum(dim, keepdim)
+        return named(x.sum(dim, keepdim), "NansumBackward0")
 
     def nanmean(
         self: TensorSelf, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -589,6 +595,13 @@ def _cov(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
     c = centred.matmul((centred if w is None else centred * w).t())  # (variables, variables)
     with array.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: warned
         return (c / norm).squeeze()
+
+
+def _over_dims_given(out: Tensor, name: str, dim: Any) -> Tensor:
+    """A reduction over every dim that was given its dim (None, (), or 0 of a 0-d tensor):
+    PyTorch's node of the overload with dim, which keeps dim as given."""
+    given = None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    return named(out, name, dim=given)
 
 
 def _variance(
