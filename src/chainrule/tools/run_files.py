@@ -1,6 +1,6 @@
 """A run folder's files: a set of them replaced as one, and every name read back from a file
 in the folder (a manifest, metrics.json) checked to stay inside it before any file is touched.
-Writing one file atomically and the tensors' own format are serialization.py's.
+Writing one file atomically and the tensors' own format are chainrule.serialization's.
 """
 
 from __future__ import annotations
