@@ -21,6 +21,12 @@ from .spatial_args import batched, check_fits, check_positive, ntuple
 xp = array.xp
 
 
+Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]
+# _pool_args' answers, by the op, the input's shape and the arguments as given (ints, tuples
+# of ints and None only): a pool called again with the same ones is not parsed again
+_GEOMETRIES: dict[tuple, Geometry] = {}
+
+
 def _pool_args(
     op: str,
     x: Tensor,
@@ -30,7 +36,48 @@ def _pool_args(
     padding: Any,
     dilation: Any = 1,
     ceil_mode: bool = False,
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+) -> Geometry:
+    """kernel, stride, dilation and the padding ((before, after) per spatial axis) of a pool
+    over x's spatial dims (see _parse_pool_args), parsed once for each input shape and
+    arguments given as ints, tuples of ints or None."""
+    given = (kernel_size, stride, padding, dilation)
+    if not _plain(given):  # a list, a NumPy int, a float to refuse: parsed afresh
+        return _parse_pool_args(op, x, unbatched, *given, ceil_mode)
+    key = (op, x._array.shape, unbatched, *given, bool(ceil_mode))
+    geometry = _GEOMETRIES.get(key)
+    if geometry is None:
+        if len(_GEOMETRIES) >= 256:  # a bound on what it keeps: start again
+            _GEOMETRIES.clear()
+        geometry = _GEOMETRIES[key] = _parse_pool_args(op, x, unbatched, *given, ceil_mode)
+    return geometry
+
+
+def _plain(values: tuple) -> bool:
+    """Whether every value is None, an int or a tuple of ints (bools are not: they hash as
+    ints, and a pool refuses them where it refuses what they equal)."""
+    for v in values:
+        if not (v is None or type(v) is int or (type(v) is tuple and _ints(v))):
+            return False
+    return True
+
+
+def _ints(values: tuple) -> bool:
+    for v in values:  # a loop, not all() over a generator: on every pool's way
+        if type(v) is not int:
+            return False
+    return True
+
+
+def _parse_pool_args(
+    op: str,
+    x: Tensor,
+    unbatched: bool,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Geometry:
     """kernel, stride, dilation and the padding ((before, after) per spatial axis) of a pool
     over x's spatial dims. With ``ceil_mode`` the after padding grows so that the windows
     PyTorch adds (rounding the output size up; the last must start inside the input or the
