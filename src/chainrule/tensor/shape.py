@@ -266,7 +266,7 @@ class Shape(Core):
         return tuple(out)
 
     @property
-    def output_nr(self) -> int:
+    def output_nr(self: TensorSelf) -> int:
         """Which output of its node this tensor is: k for split's k-th piece, else 0."""
         fn = self.grad_fn
         return fn.number(self) if fn is not None and fn.several else 0
