@@ -5,9 +5,10 @@ the first example for checks) while it holds the whole batch, batch dim first, i
 meets a batched input to ``dispatch``, which runs the op once on the whole batch by the op's
 rule (dims moved past the batch dim, shapes given the batch, elementwise ops broadcast) and
 wraps the result; an op without a rule runs once per example, stacked (correct, at the
-speed of a loop). What cannot be batched at all (values read in Python, an in-place write,
-arrays computed from an example outside an op) raises Unbatchable, and vmap calls func
-once per example instead.
+speed of a loop). Where func does what cannot be batched (reads a value in Python, writes
+in place, computes arrays from an example outside an op), the call goes on as the first
+example's (every batched tensor stands for its first example) and vmap calls func for each
+of the others: each example runs once.
 
 Nested vmaps are levels: a batched tensor of level 2 holds one of level 1, whose value is
 real; each op is batched at the highest level among its inputs, then again below. The
@@ -31,11 +32,16 @@ np = array.host  # batched tensors live on the host (vmap loops elsewhere)
 # The open levels, outermost first: (level, batch size). While any is open, Function.apply
 # calls dispatch.
 _levels: list[tuple[int, int]] = []
+_randomness: dict[int, str] = {}  # each open level's: 'error', 'same' or 'different'
 
 
 class Unbatchable(RuntimeError):
     """What an op that cannot be batched raises inside vmap; vmap then calls func once per
     example instead."""
+
+
+class Refused(RuntimeError):
+    """What vmap refuses, as torch.func.vmap does (a random draw it cannot batch as asked)."""
 
 
 class ExampleView(np.ndarray):
@@ -85,30 +91,43 @@ class BatchedTensor(Tensor):
 
     @_array.setter
     def _array(self, value: Any) -> None:
-        raise Unbatchable(
-            "vmap: an in-place write on a batched tensor is not supported; got a tensor of "
-            f"shape {tuple(self.shape)} per example; write out of place (y = x + 1, not x += 1)"
-        )
+        degrade()  # an in-place write: into the first example, the others run one by one
+        first(self)._array[...] = value
+
+    def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
+        """An in-place op: into the first example, as that example's call goes on."""
+        degrade()
+        return first(self)._write(op, compute, written)
 
     def detach(self) -> Tensor:
         return wrap(self._value.detach(), self._level)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Tensor.to of the batch (an integer cast is an array's, outside an op)."""
+        value = self._value.to(*args, **kwargs)
+        return self if value is self._value else wrap(value, self._level)
 
     @property  # type: ignore[override,misc]
     def data(self) -> Tensor:
         return self.detach()
 
-    # Values read in Python differ per example: vmap then calls func once per example.
+    # Values read in Python differ per example: from here func goes on as the first
+    # example's call, and vmap calls it for each of the others.
     def item(self) -> Any:
-        raise Unbatchable("vmap: .item() of a batched tensor")
+        degrade()
+        return first(self).item()
 
     def tolist(self) -> Any:
-        raise Unbatchable("vmap: .tolist() of a batched tensor")
+        degrade()
+        return first(self).tolist()
 
     def numpy(self, *, force: bool = False) -> Any:
-        raise Unbatchable("vmap: .numpy() of a batched tensor")
+        degrade()
+        return first(self).numpy(force=force)
 
     def __bool__(self) -> bool:
-        raise Unbatchable("vmap: the truth value of a batched tensor")
+        degrade()
+        return bool(first(self))
 
     def __repr__(self) -> str:
         return f"BatchedTensor(level {self._level}, value of shape {tuple(self._value.shape)})"
@@ -142,28 +161,70 @@ def wrap_all(t: Tensor) -> Any:
 
 def batched_everywhere(t: Tensor) -> Any:
     """``t`` batched at every open level, copied across the levels where it is not."""
-    from .factories import zeros
-
-    z = zeros(tuple(n for _, n in _levels), dtype=t.dtype)
+    z = real(t).new_zeros(tuple(n for _, n in _levels))
     return t + wrap_all(z)
 
 
+def first(t: Any) -> Any:
+    """The first example of ``t`` at every level it is batched at (``t`` where it is not)."""
+    depth = 0
+    while isinstance(t, BatchedTensor):
+        t, depth = t._value, depth + 1
+    return t[(0,) * depth] if depth else t
+
+
+def first_result(t: Any) -> Any:
+    """A result of func as its first example's: an array computed from that example's values
+    (marked) is that example's, an ordinary array again."""
+    t = first(t)
+    if isinstance(t._array, ExampleView):
+        t._array = t._array.view(np.ndarray)
+    return t
+
+
+# Set when func, running on batched tensors, does what only one example can (reads a value
+# in Python, writes in place, computes arrays outside an op): from then on every batched
+# tensor stands for its first example, so the call goes on as the first example's, and
+# vmap calls func for the others; each example runs once. Cleared when the last level closes.
+_degraded = [False]
+
+
+def degrade() -> None:
+    _degraded[0] = True
+
+
+def degraded() -> bool:
+    return _degraded[0]
+
+
+# How many func.grad calls inside vmap are running: an array computed from an example's
+# values outside an op may then have cut a gradient's path, and vmap starts again, calling
+# func once per example (the one case where the batched call's effects happen twice).
+differentiating = [0]
+_drawing = [0]  # how many random rules are drawing (on real tensors: not batched again)
+
+
 def active() -> bool:
-    return bool(_levels)
+    """Whether ops are being batched: a level is open, func has not gone on as its first
+    example's call, and no random rule is drawing."""
+    return bool(_levels) and not _degraded[0] and not _drawing[0]
 
 
-def enter(size: int) -> int:
-    """Open a level of the given batch size; its number."""
+def enter(size: int, randomness: str = "error") -> int:
+    """Open a level of the given batch size and randomness; its number."""
     level = _levels[-1][0] + 1 if _levels else 1
     _levels.append((level, size))
+    _randomness[level] = randomness
     primitive.batching[0] = dispatch
     return level
 
 
 def leave(level: int) -> None:
     _levels.pop()
+    _randomness.pop(level, None)
     if not _levels:
         primitive.batching[0] = None
+        _degraded[0] = False
 
 
 # -- the dispatcher -------------------------------------------------------------------------
@@ -210,19 +271,24 @@ def _unknown_arrays(x: Any, op: str) -> None:
 
 def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
     """Function.apply's hook inside vmap: the op batched by its rule, or None where no input
-    is batched."""
+    is batched; once func goes on as its first example's call, the op on first examples."""
+    if _degraded[0]:
+        return _on_first(cls, inputs, options)
     op = cls.__name__
     level = 0
-    for x in inputs:
-        if isinstance(x, (Tensor, np.ndarray)):
-            level = max(level, _level_of(x, op))
-    for v in options.values():
-        if isinstance(v, (Tensor, np.ndarray)):
-            level = max(level, _level_of(v, op))
-    if not level:
-        return None
-    for x in (*inputs, *options.values()):
-        _unknown_arrays(x, op)
+    try:
+        for x in (*inputs, *options.values()):
+            if isinstance(x, (Tensor, np.ndarray)):
+                level = max(level, _level_of(x, op))
+        if not level:
+            return None
+        for x in (*inputs, *options.values()):
+            _unknown_arrays(x, op)
+    except Unbatchable:  # an array of an example's values: the first example's
+        if differentiating[0]:  # computed off the graph a gradient must pass through
+            raise
+        degrade()
+        return _on_first(cls, inputs, options)
     size = dict(_levels)[level]
     _given[cls] = len(inputs)
     bound = _signature(cls).bind(None, *inputs, **options)
@@ -246,6 +312,31 @@ def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
 
 
 _running: list[int] = []  # the levels whose rules are running
+
+
+def _on_first(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
+    """The op on the first example of each batched input (None where none is batched)."""
+
+    def one(x: Any) -> Any:
+        if isinstance(x, BatchedTensor):
+            return first(x)
+        if isinstance(x, ExampleView):  # the first example's, or computed from its values
+            return x.view(np.ndarray) if x.batched is None else first(x.batched)._array
+        if isinstance(x, Tensor) and isinstance(x._array, ExampleView):
+            x._array = x._array.view(np.ndarray)  # made inside vmap: an ordinary array now
+            return x
+        if isinstance(x, tuple):
+            got = tuple(one(y) for y in x)
+            return x if all(a is b for a, b in zip(got, x, strict=True)) else got
+        return x
+
+    given = tuple(one(x) for x in inputs)
+    opts = {k: one(v) for k, v in options.items()}
+    if all(a is b for a, b in zip(given, inputs, strict=True)) and all(
+        opts[k] is options[k] for k in options
+    ):
+        return None
+    return cls.apply(*given, **opts)
 
 
 def _unwrap(x: Any, level: int) -> tuple[Any, bool]:
@@ -353,6 +444,8 @@ def _only_first(rule: Rule) -> Rule:
 @_only_first
 def reduction(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     a = next(iter(args.values()))
+    if a.ndim == 1:  # 0-d examples: their dim 0 is no dim of the batch's
+        return loop(cls, args, batched, size)
     key = "dims" if "dims" in args else "dim"
     return call(cls, {**args, key: _dims(args[key], a.ndim - 1)})
 

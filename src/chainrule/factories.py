@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from . import array
+from . import array, batching, random_batching
 from .arguments import (
     need_float,
     no_grad_source,
@@ -126,9 +126,12 @@ def _drawn(
     PyTorch draws in (float64, else float32), moved to the device."""
     dev = _device(device, pin, op)
     shape, dtype = size_arg(size, op), _float(dtype)
+    batch = random_batching.draw_sizes(op)  # inside vmap: its batch's draw
     drawn = array.float64 if dtype == array.float64 else array.float32
-    values = getattr(array.generator(generator, op), draw)(math.prod(shape), drawn)
-    return _make_new(array.from_host(values.reshape(shape).astype(dtype), dev), requires_grad)
+    values = getattr(array.generator(generator, op), draw)(math.prod(batch + shape), drawn)
+    values = values.reshape(batch + shape).astype(dtype)
+    out = _make_new(array.from_host(values, dev), requires_grad)
+    return random_batching.drawn(out)
 
 
 def zeros(
@@ -264,6 +267,10 @@ def _to_draw_into(input: Tensor, dtype: Any, device: Any, memory_format: Any, op
     """The tensor a ``*_like`` draw fills: ``empty_like(input)`` on input's device unless
     another is given, laid out in memory as PyTorch's (the draws follow that order)."""
     dev = input.device if device is None else resolve_device(device, op)
+    if batching.active():  # vmap: per example or shared, as its randomness says
+        return random_batching.like_draw(
+            op, input, lambda t: empty_like(t, dtype, device=dev, memory_format=memory_format)
+        )
     return empty_like(input, dtype, device=dev, memory_format=memory_format)
 
 
@@ -372,9 +379,15 @@ def normal(
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
         shape, dtype = size_arg((size,), "normal"), _float(dtype)
+        shape = random_batching.draw_sizes("normal") + shape  # inside vmap: its batch's draw
         drawn = array.float64 if dtype == array.float64 else array.float32
         values = gen.normal(math.prod(shape), drawn, mean, std).reshape(shape)
-        return _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
+        out = _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
+        return random_batching.drawn(out)
+    if batching.active() and len(tensors) == 1:  # vmap: means (or stds) per example
+        return random_batching.pointwise_draw(
+            "normal", tensors[0], lambda t: normal(*((t, std) if t is not std else (mean, t)))
+        )
     # As PyTorch: standard draws (std alone a number: of that std), then * std, + mean
     like = tensors[0]._array
     m = mean._array if isinstance(mean, Tensor) else mean
@@ -420,10 +433,11 @@ def randint(
         raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
-    shape = tuple(size)
+    shape = random_batching.draw_sizes("randint") + tuple(size)  # inside vmap: its batch's
     draws = array.generator(generator, "randint").integers(low, high, math.prod(shape))
     draws = draws.reshape(shape).astype(array.as_dtype(dtype) or array.int64)
-    return _make_new(array.from_host(draws, dev), requires_grad)
+    out = _make_new(array.from_host(draws, dev), requires_grad)
+    return random_batching.drawn(out)
 
 
 def randperm(
@@ -438,9 +452,13 @@ def randperm(
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
     dev = _device(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
-    order = array.generator(generator, "randperm").permutation(n)  # torch's Fisher-Yates
+    batch = random_batching.draw_sizes("randperm")  # inside vmap: one for each example
+    gen = array.generator(generator, "randperm")
+    orders = [gen.permutation(n) for _ in range(math.prod(batch))]  # torch's Fisher-Yates
+    order = array.host.stack(orders).reshape(*batch, n)
     order = order.astype(array.as_dtype(dtype) or array.int64)
-    return _make_new(array.from_host(order, dev), requires_grad)
+    out = _make_new(array.from_host(order, dev), requires_grad)
+    return random_batching.drawn(out)
 
 
 def arange(

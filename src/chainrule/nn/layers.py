@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import array
+from .. import array, batching, random_batching
 from ..arguments import (
     broadcast_shape,
     need_float,
@@ -136,6 +136,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
             f"dropout: needs a floating-point tensor when training with 0 < p < 1; got "
             f"dtype {input.dtype} and p {p}"
         )
+    elif batching.active():  # vmap: one mask per example or one for all, as PyTorch's
+        out = random_batching.dropout(input, p)
+        return input._write("dropout_", lambda x: out) if inplace else out
     else:
         # PyTorch's: a mask drawn as bernoulli_(1 - p) in the input's layout, divided by 1 - p
         # (in the dtype), times the input
