@@ -152,6 +152,11 @@ def _geometry(key: str) -> Callable[[Any], Any]:
     return read
 
 
+def _unpadded(fn: Any) -> tuple[int, ...]:
+    """A convolution's output_padding: 0 for each spatial dim."""
+    return (0,) * len(_option(fn, "geometry")["stride"])
+
+
 def _bias_sizes(fn: Any) -> tuple[int, ...]:
     """The bias's sizes, (0,) where there is none (as PyTorch's)."""
     if fn.inputs is None:
@@ -182,6 +187,13 @@ def _moved(fn: Any) -> list[int]:
     return [i for i, d in enumerate(_option(fn, "dims")) if i != d]
 
 
+def _swapped(i: int) -> Callable[[Any], Any]:
+    """transpose's dim0 or dim1, as given (else the permute's two moved dims, in order)."""
+    return lambda fn: (
+        _called(f"dim{i}", None)(fn) if _called(f"dim{i}")(fn) is not None else _moved(fn)[i]
+    )
+
+
 _MM = {
     "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0),
     "mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
@@ -197,6 +209,7 @@ def _dims_given(fn: Any) -> Any:
     (), kept by node.named), else the dims it reduced."""
     given = _called("dim", ())(fn)
     return given if _option(fn, "dims") is None else tuple(_option(fn, "dims"))
+
 
 _REDUCED_ALL = {"dim": lambda fn: () if _option(fn, "dims") is None else tuple(_option(fn, "dims"))}
 
@@ -237,7 +250,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "mat2_sym_strides": lambda fn: _strides(1)(fn)[::-1],
     },  # fmt: skip
     "ViewBackward0": {"self_sym_sizes": _sizes(0)},
-    "TransposeBackward0": {"dim0": lambda fn: _moved(fn)[0], "dim1": lambda fn: _moved(fn)[1]},
+    "TransposeBackward0": {"dim0": _swapped(0), "dim1": _swapped(1)},
     "PermuteBackward0": {"dims": lambda fn: tuple(_option(fn, "dims"))},
     "SelectBackward0": {
         "dim": lambda fn: _index_part(fn)[0],
@@ -254,7 +267,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "SoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     "LogSoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     "VarBackward0": {
-        "correction": _correction,
+        "correction": lambda fn: _called("correction", _correction(fn))(fn),
         "dim": lambda fn: None if _option(fn, "dims") is None else tuple(_option(fn, "dims")),
         "keepdim": _opt("keepdim"),
     },
@@ -318,10 +331,19 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),
         "groups": _geometry("groups"),
-        "output_padding": lambda fn: (0,) * len(_option(fn, "geometry")["stride"]),
-        "padding": _geometry("padding"),
+        "output_padding": lambda fn: _called("output_padding", _unpadded(fn))(fn),
+        "padding": lambda fn: _called("padding", _geometry("padding")(fn))(fn),
         "stride": _geometry("stride"),
         "transposed": lambda fn: False,
+    },
+    "ConvTranspose2d.ConvolutionBackward0": {
+        "bias_sym_sizes_opt": lambda fn: (0,),  # a bias is added by a node of its own
+        "dilation": _geometry("dilation"),
+        "groups": _geometry("groups"),
+        "output_padding": _called("output_padding"),
+        "padding": _geometry("padding"),
+        "stride": _geometry("stride"),
+        "transposed": lambda fn: True,
     },
     "PowBackward2": {"self": _number(0)},
     "XlogyBackward2": {"other": _number(1)},
@@ -340,22 +362,6 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "full_matrices": _opt("full"),
     },
     "NativeLayerNormBackward0": {"normalized_shape": lambda fn: _shape(fn, 0)[-_option(fn, "k") :]},
-}
-
-_RESULT: dict[str, TensorSpec] = {"result": ("result",)}
-_SELF: dict[str, TensorSpec] = {"self": ("input", 0, None)}
-
-# PyTorch's node name -> its saved tensors
-TENSORS: dict[str, dict[str, TensorSpec]] = {
-    "MulBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
-    "DivBackward0": {"other": ("input", 1, None), "self": ("input", 0, 1)},
-    "PowBackward0": _SELF,
-    "NansumBackward0": _SELF,
-    "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
-    "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
-    "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
-    **dict.fromkeys(
-        ("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0", "AsinBackward0")
     "RsubBackward1": {"alpha": _one},
     "SoftplusBackward0": {"beta": _opt("beta"), "threshold": _opt("threshold")},
     "SoftshrinkBackward0": {"lambd": _opt("lambd")},
@@ -409,6 +415,15 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         k: _called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
     },
     **dict.fromkeys(
+        ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
+        {"reduction": _called("reduction")},
+    ),
+    "AvgPool2DBackward0": {
+        k: _called(k)
+        for k in ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size")
+        + ("padding", "stride")
+    },
+    **dict.fromkeys(
         ("NllLossBackward0", "NllLoss2DBackward0"),
         {
             "ignore_index": _called("ignore_index", -100),
@@ -426,9 +441,25 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "CummaxBackward0": {"dim": _opt("dim")},
     "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
+}
+
+
+_RESULT: dict[str, TensorSpec] = {"result": ("result",)}
+_SELF: dict[str, TensorSpec] = {"self": ("input", 0, None)}
+
+# PyTorch's node name -> its saved tensors
+TENSORS: dict[str, dict[str, TensorSpec]] = {
+    "MulBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
+    "DivBackward0": {"other": ("input", 1, None), "self": ("input", 0, 1)},
+    "PowBackward0": _SELF,
+    "NansumBackward0": _SELF,
+    "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
+    "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
+    "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
+    **dict.fromkeys(
+        ("LogBackward0", "AbsBackward0", "SinBackward0", "CosBackward0", "AsinBackward0")
         + ("AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0")
         + ("AtanhBackward0", "Log1PBackward0", "ErfBackward0", "ErfcBackward0")
-
         + ("ErfinvBackward0", "CoshBackward0", "SinhBackward0", "DigammaBackward0")
         + ("LgammaBackward0", "SincBackward0", "I0Backward0"),
         _SELF,
@@ -485,7 +516,8 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "eigenvalues": ("option", "result", 0), "eigenvectors": ("option", "result", 1),
     },
     "LinalgSvdBackward0": {
-        "S": ("option", "result", 1), "U": ("option", "result", 0), "Vh": ("option", "result", 2),
+        "S": ("option", "result", 1), "U": ("made", 0, lambda fn: made.svd_part(fn, 0)),
+        "Vh": ("made", 0, lambda fn: made.svd_part(fn, 2)),
     },
     "FrexpBackward0": {"exponent": ("option", "exponent")},
     **dict.fromkeys(
@@ -501,33 +533,29 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "ClampBackward0": {"max": ("optional", 2), "min": ("optional", 1), **_SELF},
     "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
     "XlogyBackward2": _SELF,
-    "Conv2d.ConvolutionBackward0": {"input": ("input", 0, None), "weight": ("input", 1, None)},
+    **dict.fromkeys(
+        ("Conv2d.ConvolutionBackward0", "ConvTranspose2d.ConvolutionBackward0"),
+        {"input": ("input", 0, None), "weight": ("input", 1, None)},
+    ),
     "NativeLayerNormBackward0": {
         "bias": ("optional", 2), "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("stat", "mean"), "result2": ("stat", "rstd"),
     },
-}  # fmt: skip
-
-
-def table_key(op: str, name: str) -> str:
-    """The entry in the tables of a node of ``op`` named ``name``: the name, or "Op.Name" for
-    an op whose node of that name stands for other work than PyTorch's op of the name
-    (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
-    transposed convolution's node is PyTorch's convolution of other inputs), or where the
-    tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's)."""
-    key = f"{op}.{name}"
-    if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:
-        return key
-    return name
-
-
     **dict.fromkeys(
         ("SoftplusBackward0", "SoftshrinkBackward0", "HardshrinkBackward0", "ThresholdBackward0")
         + ("ClampMinBackward0", "ClampMaxBackward0"),
         _SELF,
     ),
     "ClampMinBackward1": {"min": ("input", 1, None), **_SELF},
-    "ClampMaxBackward1": {"max": ("input", 1, None), **_SELF},
+    "ClampMaxBackward1": {"max": ("input", 2, None), **_SELF},
+    "AvgPool2DBackward0": _SELF,
+    "BinaryCrossEntropyBackward0": {
+        "self": ("input", 0, None), "target": ("input", 1, None), "weight": ("called", "weight"),
+    },
+    "BinaryCrossEntropyWithLogitsBackward0": {
+        "pos_weight": ("optional", 2), "self": ("input", 0, None), "target": ("input", 1, None),
+        "weight": ("called", "weight"),
+    },
     "NextafterBackward0": {"other": ("input", 1, None), "self": ("input", 0, None)},
     "DivBackward2": {"other": ("input", 1, None), "self": ("input", 0, 1)},
     "SgnBackward0": {"result": ("made", 0, lambda fn: array.xp.sign(fn.inputs[0]._array)), **_SELF},
@@ -590,6 +618,21 @@ def table_key(op: str, name: str) -> str:
         "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
         "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
     },
+}  # fmt: skip
+
+
+def table_key(op: str, name: str) -> str:
+    """The entry in the tables of a node of ``op`` named ``name``: the name, or "Op.Name" for
+    an op whose node of that name stands for other work than PyTorch's op of the name
+    (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
+    transposed convolution's node is PyTorch's convolution of other inputs), or where the
+    tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's)."""
+    key = f"{op}.{name}"
+    if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:
+        return key
+    return name
+
+
 def _key(fn: Any) -> str:
     return table_key(getattr(fn, "op", ""), type(fn).__name__)
 
@@ -653,6 +696,9 @@ def saved(fn: Any, attr: str) -> Any:
         return None  # never saved: None after backward too
     if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
         return None  # an optional input not given: None after backward too
+    kept = fn.inputs is not None or "_kept" in fn.__dict__  # what release kept of the call
+    if spec is not None and spec[0] == "called" and kept and _called(spec[1])(fn) is None:
+        return None  # an optional argument not given: None after backward too
     if fn.inputs is None and key not in values:
         raise RuntimeError(
             f"{name}: {attr}: its saved values were freed by backward (the graph is freed as "
@@ -668,9 +714,6 @@ def _lu_factor(result: tuple[Any, Any], part: str) -> Any:
     lu, pivots = result
     m, n = lu.shape[-2:]
     k = min(m, n)
-    kept = fn.inputs is not None or "_kept" in fn.__dict__  # what release kept of the call
-    if spec is not None and spec[0] == "called" and kept and _called(spec[1])(fn) is None:
-        return None  # an optional argument not given: None after backward too
     if part == "P":  # P[perm[i], i] = 1, perm LAPACK's 1-based row swaps applied in order
         swaps = pivots.reshape(-1, pivots.shape[-1]) - 1  # (batch, k)
         P = array.xp.zeros((swaps.shape[0], m, m), dtype=lu.dtype)  # (batch, m, m)
@@ -711,18 +754,6 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
-    kind, i = spec[:2]
-    x = fn.inputs[i]
-    if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
-        return T._make(array.xp.asarray(x))
-    now = 0 if x._vc is None else x._vc[0]
-    if now != fn.versions[i]:
-        raise RuntimeError(
-            f"{type(fn).__name__}: {attr}: input {i}, of shape {tuple(x.shape)}, was modified "
-            f"by an in-place operation after the node saved it: it is at version {now}, the "
-            f"node saved version {fn.versions[i]}; write into a clone instead"
-        )
-    return x
     if spec[0] == "called":  # an array the call gave (node.named, record)
         return T._make(array.xp.asarray(fn.call[spec[1]]))
     if spec[0] == "made":  # made from what the node keeps (and input i, checked first)
@@ -734,6 +765,7 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
         if isinstance(made, tuple):  # index's indices: a tensor a dim indexed, None a dim sliced
             return tuple(None if a is None else T._make(a) for a in made)
         return T._make(array.xp.asarray(made))
+    kind, i = spec[:2]
     x = _checked(fn, attr, i)
     return x.mT.detach() if kind == "input.mT" else x
 
@@ -741,3 +773,14 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
 def _checked(fn: Any, attr: str, i: int) -> Any:
     """Input i, refused where it was written in place after the node saved it."""
     T = tensor_type()
+    x = fn.inputs[i]
+    if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
+        return T._make(array.xp.asarray(x))
+    now = 0 if x._vc is None else x._vc[0]
+    if now != fn.versions[i]:
+        raise RuntimeError(
+            f"{type(fn).__name__}: {attr}: input {i}, of shape {tuple(x.shape)}, was modified "
+            f"by an in-place operation after the node saved it: it is at version {now}, the "
+            f"node saved version {fn.versions[i]}; write into a clone instead"
+        )
+    return x

@@ -30,7 +30,7 @@ def indices(fn: Any) -> tuple[Any, ...]:
 def total_weight(fn: Any) -> Any:
     """nll_loss's sum of the counted targets' weights (0 for reduction 'none'), a 0-d tensor."""
     _, target, per_element = fn.inputs
-    if fn.reduction == "none":
+    if fn.reduction == "none" and fn.inputs[0]._array.ndim > 1:  # one target's: its weight
         total = 0
     else:
         total = target.size if per_element is None else per_element.sum()
@@ -82,12 +82,15 @@ def lu(fn: Any) -> tuple[Any, Any]:
     a = array.to_host(fn.inputs[0]._array)
     if type(fn).__name__ != "LinalgSolveExBackward0":
         a = a.swapaxes(-1, -2)
-    flat = a.reshape(-1, *a.shape[-2:])  # (batch, n, n)
-    factors = [lu_factor(m, check_finite=False) for m in flat]
     k = min(a.shape[-2:])
-    lus = array.host.asarray([f[0] for f in factors], dtype=a.dtype).reshape(a.shape)
-    pivots = array.host.asarray([f[1] for f in factors], dtype=array.host.int32) + 1
-    return lus, pivots.reshape(*a.shape[:-2], k)
+    lus = array.host.empty(a.shape, dtype=a.dtype)
+    pivots = array.host.empty((*a.shape[:-2], k), dtype=array.host.int32)
+    if a.size:
+        flat = a.reshape(-1, *a.shape[-2:])  # (batch, n, n)
+        for i, m in enumerate(flat):
+            lu_i, piv_i = lu_factor(m, check_finite=False)
+            lus.reshape(flat.shape)[i], pivots.reshape(-1, k)[i] = lu_i, piv_i + 1
+    return lus, pivots
 
 
 def slogdet_sign(fn: Any) -> Any:
@@ -97,3 +100,12 @@ def slogdet_sign(fn: Any) -> Any:
     diag = xp.diagonal(factor, axis1=-2, axis2=-1)  # (..., n)
     odd = (piv - 1 != xp.arange(factor.shape[-1], dtype=piv.dtype)).sum(-1) % 2 == 1
     return (xp.where(odd, -1, 1) * xp.prod(xp.sign(diag), axis=-1)).astype(factor.dtype)
+
+
+def svd_part(fn: Any, i: int) -> Any:
+    """U (i 0) or Vh (i 2) of the SVD the node keeps; of svdvals', which keeps S alone, made
+    now (PyTorch's node computes them all)."""
+    kept = fn.result[i]
+    if kept is not None:
+        return kept
+    return array.xp.linalg.svd(fn.inputs[0]._array, full_matrices=fn.full)[i]

@@ -140,7 +140,7 @@ def norm(
         )
     if isinstance(ord, str):
         raise ValueError(f"linalg.norm: order {ord!r} is a matrix norm, over 2 dims; got dim {dim}")
-    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 
 @with_out("linalg")

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import positive_int, resolve_device
+from ..autograd.saved import record
 from ..functions import pad as pad_fn
 from ..functions import stack
 from ..ops import conv as conv_ops
@@ -91,6 +92,8 @@ def _conv(
     out = conv_ops.Conv2d.apply(
         x, weight, bias, stride=stride, padding=pad, dilation=dilation, groups=groups
     )
+    if padding == "valid" and spatial == 2:  # PyTorch's node keeps one 0 for each
+        out = record(out, padding=(0,), output_padding=(0,))
     if spatial == 1:
         out = out.reshape(out.shape[0], c_out, out.shape[3])  # (N, O, 1, Lo) -> (N, O, Lo)
     return out.squeeze(0) if unbatched else out
@@ -240,6 +243,7 @@ def _conv_transpose(
         out = conv_ops.ConvTranspose2d.apply(
             x, weight, size=size, stride=strides, padding=pad, dilation=dilations, groups=groups
         )
+        out = record(out, output_padding=tuple(extra))  # as PyTorch's node keeps it
     if spatial == 1:
         out = out.squeeze(2)  # (N, O, 1, Lo) -> (N, O, Lo)
     if bias is not None:

@@ -173,8 +173,15 @@ def binary_cross_entropy(
             "binary_cross_entropy: target must hold values in [0, 1]; got values from "
             f"{tv.min()} to {tv.max()}"
         )
-    loss = reduce.BinaryCrossEntropy.apply(p, t)
+    loss = _with_reduction(reduce.BinaryCrossEntropy.apply(p, t), reduction, weight)
     return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
+
+
+def _with_reduction(loss: Tensor, reduction: str, weight: Any) -> Tensor:
+    """loss, its node keeping the reduction (PyTorch's number for it) and the weight, which
+    PyTorch's one node applies and chainrule's next ones do (its ``_saved_*``)."""
+    w = None if weight is None else as_tensor(weight)._array
+    return record(loss, reduction=("none", "mean", "sum").index(reduction), weight=w)
 
 
 def _times_weight(loss: Tensor, weight: Any, op: str) -> Tensor:
@@ -215,7 +222,7 @@ def binary_cross_entropy_with_logits(
             "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
             f"{x.shape}; got {pw.shape}"
         )
-    loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+    loss = _with_reduction(reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw), reduction, weight)
     return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
 
 

@@ -65,7 +65,7 @@ def margin_ranking_loss(
             "margin_ranking_loss: input1, input2 and target must have the same number of dims; "
             f"got shapes {x1.shape}, {x2.shape} and {y.shape}"
         )
-    return reduce_loss((-y * (x1 - x2) + margin).clamp_min(0.0), reduction)
+    return reduce_loss((-y * (x1 - x2) + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(
@@ -83,7 +83,7 @@ def hinge_embedding_loss(
     _numbers("hinge_embedding_loss", x, y)
     if reduction == "mean":  # PyTorch's mean of integers has no dtype to give
         need_float(x, "hinge_embedding_loss")
-    margin_term = where(y._array != 1, (margin - x).clamp_min(0.0), 0.0)
+    margin_term = where(y._array != 1, (margin - x).clamp_min(0), 0.0)
     return reduce_loss(margin_term + where(y._array != -1, x, 0.0), reduction)
 
 
@@ -124,7 +124,7 @@ def cosine_embedding_loss(
     norms = (((x1 * x1).sum(dim) + EPSILON) * ((x2 * x2).sum(dim) + EPSILON)).sqrt()
     cos = prod / norms
     t = y._array
-    loss = where(t == 1, 1.0 - cos, 0.0) + where(t == -1, (cos - margin).clamp_min(0.0), 0.0)
+    loss = where(t == 1, 1.0 - cos, 0.0) + where(t == -1, (cos - margin).clamp_min(0), 0.0)
     return reduce_loss(loss, reduction)
 
 
@@ -313,7 +313,7 @@ def _triplet(
     d_pos, d_neg = distance(a, pos), distance(a, neg)
     if swap:
         d_neg = d_neg.minimum(distance(pos, neg))
-    return reduce_loss((margin + d_pos - d_neg).clamp_min(0.0), reduction)
+    return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
 # -- modules -------------------------------------------------------------------------------

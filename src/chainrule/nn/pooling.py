@@ -304,6 +304,14 @@ def _avg_pool(
         out = sums.div(by, rounding_mode="trunc")
     else:  # 1/divisor in the kernel where every window has the same one, else divided after
         out = _window_sums(x, kernel, step, pad, 1.0 if uniform is None else 1.0 / uniform)
+        if spatial == 2:  # as PyTorch's node keeps them: stride () if not given
+            given = () if stride is None or stride in ((), []) else step
+            out = record(
+                out, kernel_size=kernel, stride=given,
+                padding=(padding,) * 2 if is_int(padding) else tuple(padding),
+                ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                divisor_override=divisor_override,
+            )  # fmt: skip
         if uniform is None:
             scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
             out = out * Tensor._make(scale)

@@ -17,6 +17,7 @@ from ..arguments import (
     numpy_dim_names,
 )
 from ..autograd.node import UNGIVEN, named
+from ..autograd.saved import record
 from ..ops import linalg, movement, reduce, statistics
 from .arithmetic import floating, where
 from .core import Core, as_tensor
@@ -622,7 +623,8 @@ def _variance(
     need_float(t, op)
     dims = normalize_dims(dim, t, op)
     correction = 1 if correction is None else correction
-    return reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
+    out = reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
+    return record(out, correction=correction)  # as given, as PyTorch's node keeps it
 
 
 def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:

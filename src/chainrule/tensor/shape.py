@@ -186,7 +186,8 @@ class Shape(Core):
         if a == b:  # also the only transpose a 0-d tensor has
             return self
         order[a], order[b] = order[b], order[a]
-        return movement.Permute.apply(self, dims=tuple(order))  # dims already checked
+        out = movement.Permute.apply(self, dims=tuple(order))  # dims already checked
+        return named(out, "TransposeBackward0", dim0=dim0, dim1=dim1)
 
     def swapaxes(self: TensorSelf, axis0: int, axis1: int) -> Tensor:
         """transpose, as NumPy names its dims."""
