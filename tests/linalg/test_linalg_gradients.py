@@ -160,3 +160,41 @@ def test_a_qr_part_that_reaches_nothing_has_zero_gradient() -> None:
 def test_qrs_second_derivatives_agree_with_finite_differences(shape: Any, mode: str) -> None:
     A = cr.tensor(_matrix(*shape, seed=6), requires_grad=True)
     assert cr.testing.gradgradcheck(lambda A: cr.linalg.qr(A, mode=mode), (A,))
+
+
+@pytest.mark.parametrize("left", [True, False], ids=["left", "right"])
+@pytest.mark.parametrize("adjoint", [False, True], ids=["A", "A^T"])
+@pytest.mark.parametrize(
+    "shapes", [((4, 4), (4, 2)), ((2, 4, 4), (4, 3)), ((3, 1, 4, 4), (2, 4, 2))]
+)
+def test_lu_solves_result_and_gradients_are_pytorchs(
+    left: bool, adjoint: bool, shapes: Any
+) -> None:
+    rng = np.random.default_rng(7)
+    a_shape, b_shape = shapes
+    a = _matrix(*a_shape)
+    b = rng.standard_normal(b_shape if left else (*b_shape[:-2], b_shape[-1], b_shape[-2]))
+    got = []
+    for lib in (cr, torch):
+        A, B = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        X = lib.linalg.lu_solve(*lib.linalg.lu_factor(A), B, left=left, adjoint=adjoint)
+        (X * lib.tensor(np.cos(np.arange(X.numel())).reshape(tuple(X.shape)))).sum().backward()
+        got.append([t.detach().numpy() for t in (X, A.grad, B.grad)])
+    for ours, theirs in zip(*got, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (5, 6, 6), (2, 3, 70, 70)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_triangular_solves_by_trsm_agree_with_scipy(shape: Any, dtype: Any) -> None:
+    sl = pytest.importorskip("scipy.linalg")
+    a = _matrix(*shape, dtype=dtype)
+    b = np.random.default_rng(8).standard_normal((*shape[:-1], 3)).astype(dtype)
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12}
+    for lower in (True, False):
+        for unit in (True, False):
+            for m in (a, np.swapaxes(a, -1, -2)):  # C order, and LAPACK's own
+                x = lapack.solve_triangular(m, b, lower=lower, unit=unit)
+                want = sl.solve_triangular(m, b, lower=lower, unit_diagonal=unit)
+                assert x.dtype == dtype
+                np.testing.assert_allclose(x, want, **tol)

@@ -238,29 +238,31 @@ def lu_solve(
     LU = matrices(LU, "linalg.lu_solve", square=True)
     B = matrices(B, "linalg.lu_solve")
     same_dtype(LU, B, "linalg.lu_solve")
-    P, L, U = lu_unpack(LU, pivots)
     n = LU.shape[-1]
     if B.shape[-2 if left else -1] != n:
         raise ValueError(
             f"linalg.lu_solve: incompatible shapes of LU and B; got shapes "
             f"{tuple(LU.shape)} and {tuple(B.shape)}"
         )
+    # L and U read from LU itself: each solve reads one triangle (L's diagonal as ones), and
+    # its gradient is that triangle's. P and P^T permute rows, a gather each.
+    perm = LQ.row_order(tensor_of(pivots)._array, n)  # P^T's rows: (P^T B)[i] = B[perm[i]]
+    back = xp.argsort(perm, axis=-1)  # P's
     tri = D.LinalgSolveTriangular.apply
     if left and not adjoint:  # P L U X = B
-        return tri(U, tri(L, P.mT @ B, upper=False, unitriangular=True), upper=True)
+        Y = tri(LU, LQ.rows(B, perm), upper=False, unitriangular=True)
+        return tri(LU, Y, upper=True)
     if left:  # U^T L^T P^T X = B
-        Y = tri(L.mT, tri(U.mT, B, upper=False), upper=True, unitriangular=True)
-        return P @ Y
-    if not adjoint:  # X P L U = B
-        return (
-            tri(L, tri(U, B, upper=True, left=False), upper=False, left=False, unitriangular=True)
-            @ P.mT
-        )
-    # X U^T L^T P^T = B
-    Y = tri(
-        U.mT, tri(L.mT, B @ P, upper=True, left=False, unitriangular=True), upper=False, left=False
+        Y = tri(LU.mT, tri(LU.mT, B, upper=False), upper=True, unitriangular=True)
+        return LQ.rows(Y, back)
+    if not adjoint:  # X P L U = B: X = Y P^T, Y L U = B
+        Y = tri(LU, tri(LU, B, upper=True, left=False), upper=False, left=False, unitriangular=True)
+        return LQ.rows(Y.mT, back).mT
+    # X U^T L^T P^T = B: X = (B P) L^-T U^-T
+    BP = LQ.rows(B.mT, perm).mT
+    return tri(
+        LU.mT, tri(LU.mT, BP, upper=True, left=False, unitriangular=True), upper=False, left=False
     )
-    return Y
 
 
 class LdlFactor(NamedTuple):

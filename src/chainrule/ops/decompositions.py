@@ -183,11 +183,14 @@ class LinalgSolveTriangular(Function):
         a = xp.broadcast_to(a, (*shape, *a.shape[-2:]))
         b = xp.broadcast_to(b, (*shape, *b.shape[-2:]))
         solve = scipy_linalg("linalg.solve_triangular").solve_triangular
+        dtype = xp.result_type(a, b)
         if b.size == 0 or a.size == 0:
-            out = xp.zeros(b.shape, dtype=xp.result_type(a, b))
+            out = xp.zeros(b.shape, dtype=dtype)
+        elif lapack.host_float(a) and a.dtype == b.dtype:
+            out = lapack.solve_triangular(a, b, lower=not upper, unit=unitriangular)
         else:
             out = solve(a, b, lower=not upper, unit_diagonal=unitriangular, check_finite=False)
-            out = out.astype(xp.result_type(a, b), copy=False)
+            out = out.astype(dtype, copy=False)
         return xp.swapaxes(out, -1, -2) if not left else out
 
     def backward(self, grad, out):

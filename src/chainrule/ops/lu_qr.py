@@ -136,7 +136,9 @@ class LinalgLu(Function):
         m, n = a.shape[-2:]
         k = min(m, n)
         if part == "L":
-            return xp.tril(a[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+            L = xp.tril(a[..., :, :k], -1)
+            xp.einsum("...ii->...i", L[..., :k, :])[...] = 1  # its unit diagonal, in place
+            return L
         return xp.triu(a[..., :k, :])
 
     def backward(self, grad, out):
@@ -154,23 +156,25 @@ class LinalgLu(Function):
         LU = LinalgLu.apply(a, part="LU", result=self.result)
         L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
         g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
-        return (_rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
+        return (rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
 
 
-def _rows(g: Any, order: Any) -> Any:
-    """g (..., m, n) with its rows taken in ``order`` (..., m): P g for a permutation P, as
-    a gather (O(mn)) rather than a product with P (O(m^2 n))."""
+def rows(g: Any, order: Any) -> Any:
+    """g (..., m, n) with its rows taken in ``order`` (..., m), batch dims broadcast: P g for
+    a permutation P, as a gather (O(mn)) rather than a product with P (O(m^2 n))."""
     if order.ndim == 1:
         return g[..., order, :]
-    flat = g.reshape(-1, *g.shape[-2:])  # (batch, m, n)
-    rows = order.reshape(-1, order.shape[-1])
-    return flat[xp.arange(len(rows))[:, None], rows].reshape(*g.shape)
+    batch = xp.broadcast_shapes(g.shape[:-2], order.shape[:-1])
+    m, n = g.shape[-2:]
+    flat = g.expand(*batch, m, n).reshape(-1, m, n)  # (batch, m, n)
+    order = xp.broadcast_to(order, (*batch, m)).reshape(-1, m)
+    return flat[xp.arange(len(order))[:, None], order].reshape(*batch, m, n)
 
 
 def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
     """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
     (int32), from one getrf of each matrix of a (not empty)."""
-    if lapack.direct(a) is not None:  # getrf itself: no checks, no warning to silence
+    if lapack.host_float(a):  # getrf itself: no checks, no warning to silence
         lu, piv = lapack.lu_factor(a)
         return lu, piv + 1
     with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
