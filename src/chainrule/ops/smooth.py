@@ -113,7 +113,8 @@ class Softplus(Function):
         out = _softplus(bx)
         if beta != 1:
             out /= beta
-        xp.copyto(out, a, where=self.linear)  # few elements: no cost to speak of
+        if self.linear.any():  # most often none: a pass over the mask, not a copy
+            xp.copyto(out, a, where=self.linear)
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -141,9 +142,11 @@ class LogSigmoid(Function):
 
     def forward(self, x: Any) -> Any:
         a = _opmath(x)
-        out = _softplus(-a)
+        out = xp.abs(a, out=xp.empty_like(a))  # -softplus(-a), in five passes:
         xp.negative(out, out=out)
-        return out.astype(x.dtype, copy=False)
+        xp.exp(out, out=out)
+        xp.log1p(out, out=out)
+        return xp.subtract(xp.minimum(a, 0.0), out, out=out).astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * (-self.inputs[0]).sigmoid(),)
