@@ -195,3 +195,16 @@ def test_without_a_graph_the_outputs_are_plain_views() -> None:
     with cr.no_grad():
         a, b = cr.tensor(X, requires_grad=True).split([2, 3])
     assert a.grad_fn is None and b.output_nr == 0 and b._base is not None
+
+
+@pytest.mark.parametrize(
+    "split",
+    [lambda y: y.tensor_split(3), lambda y: y.hsplit(2), lambda y: y.vsplit([1])],
+    ids=["tensor_split", "hsplit", "vsplit"],
+)
+def test_tensor_split_and_hsplit_give_a_slice_node_each_as_torchs(split: Any) -> None:
+    """PyTorch composes these of slices: one SliceBackward0 per output, each output 0."""
+    (_, theirs), (_, ours) = _outputs(torch, split), _outputs(cr, split)
+    assert [o.grad_fn.name() for o in ours] == [o.grad_fn.name() for o in theirs]
+    assert ours[0].grad_fn.name() == "SliceBackward0" and ours[0].grad_fn is not ours[1].grad_fn
+    assert [o.output_nr for o in ours] == [o.output_nr for o in theirs] == [0] * len(ours)
