@@ -88,8 +88,12 @@ def _slice_start(fn: Any) -> int:
     return _index_part(fn)[1].start or 0
 
 
-def _slice_end(fn: Any) -> int:
+def _slice_end(fn: Any) -> int | None:
+    """The end of a slice, PyTorch's largest int where it runs to the end (slice_copy's: None,
+    as given)."""
     end = _index_part(fn)[1].stop
+    if end is None and type(fn).__name__ == "SliceBackward0_copy":
+        return None
     return INT64_MAX if end is None else end
 
 
@@ -626,7 +630,11 @@ def table_key(op: str, name: str) -> str:
     an op whose node of that name stands for other work than PyTorch's op of the name
     (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
     transposed convolution's node is PyTorch's convolution of other inputs), or where the
-    tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's)."""
+    tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's). A _copy
+    op's node (DiagonalBackward0_copy) saves what its view's does, but for the pieces of a
+    split or unbind, whose nodes are not split's."""
+    if not name.startswith(("Split", "Unbind")):
+        name = name.removesuffix("_copy")
     key = f"{op}.{name}"
     if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:
         return key
