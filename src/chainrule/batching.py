@@ -24,6 +24,7 @@ from typing import Any
 
 from . import array
 from .autograd import primitive
+from .autograd.mode import is_grad_enabled
 from .tensor import Tensor
 
 Rule = Callable[[Any, dict, dict, int], Tensor]
@@ -95,7 +96,17 @@ class BatchedTensor(Tensor):
         first(self)._array[...] = value
 
     def _write(self, op: str, compute: Any, written: Any = None) -> Tensor:
-        """An in-place op: into the first example, as that example's call goes on."""
+        """An in-place op: the batch's new values written into its memory where no gradient
+        is recorded and the result is batched as this tensor is; else into the first
+        example, as that example's call goes on."""
+        if written is None:
+            new = compute(self)
+            graph = is_grad_enabled() and (real(self).requires_grad or real(new).requires_grad)
+            if not graph and isinstance(new, BatchedTensor) and new._level == self._level:
+                value = new._value
+                if tuple(value.shape) == tuple(self._value.shape):
+                    self._value._write(op, lambda t: value)
+                    return self
         degrade()
         return first(self)._write(op, compute, written)
 
@@ -239,6 +250,8 @@ def _signature(cls: Any) -> inspect.Signature:
 
 
 def _level_of(x: Any, op: str) -> int:
+    if isinstance(x, tuple):  # an index's parts
+        return max((_level_of(y, op) for y in x), default=0)
     if isinstance(x, BatchedTensor):
         return x._level
     arr = x._array if isinstance(x, Tensor) else x
@@ -253,19 +266,24 @@ def _level_of(x: Any, op: str) -> int:
     return 0
 
 
+# The ops whose array options are indices: an index array not marked is a constant (made
+# from a list or a tensor outside func), the same for every example.
+INDEXED = {"GetItem", "Gather", "Scatter", "ScatterReduce", "IndexAdd", "IndexPut", "AxisTake"}
+
+
 def _unknown_arrays(x: Any, op: str) -> None:
     """Refuse an array beside a batched input that is neither batched nor computed by NumPy
-    from a batched tensor (marked): made from one example's values by other code (a
-    factorization cached before the op), its batch cannot be known."""
+    from a batched tensor (marked), nor an index: made from one example's values by other
+    code (a factorization's arrays, a NumPy number), its batch cannot be known."""
     if isinstance(x, tuple):
         for y in x:
             _unknown_arrays(y, op)
     elif isinstance(x, np.generic) or (
-        isinstance(x, np.ndarray) and not isinstance(x, ExampleView)
+        isinstance(x, np.ndarray) and not isinstance(x, ExampleView) and op not in INDEXED
     ):
         raise Unbatchable(
             f"vmap: {op} got an array of shape {np.shape(x)} beside a batched tensor, not a "
-            "tensor; its batch cannot be known; vmap calls func once per example instead"
+            "tensor; its batch cannot be known; the call goes on as the first example's"
         )
 
 
@@ -278,7 +296,7 @@ def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
     level = 0
     try:
         for x in (*inputs, *options.values()):
-            if isinstance(x, (Tensor, np.ndarray)):
+            if isinstance(x, (Tensor, np.ndarray, tuple)):
                 level = max(level, _level_of(x, op))
         if not level:
             return None
@@ -295,7 +313,7 @@ def dispatch(cls: Any, inputs: tuple, options: dict) -> Tensor | None:
     args: dict[str, Any] = {}
     batched: dict[str, Any] = {}
     for name, value in list(bound.arguments.items())[1:]:
-        if name == _varargs(cls):  # Cat's, Stack's *arrays
+        if name == _varargs(cls) or isinstance(value, tuple):  # Cat's *arrays, an index
             pairs = [_unwrap(v, level) for v in value]
             args[name] = tuple(v for v, _ in pairs)
             batched[name] = tuple(b for _, b in pairs)
@@ -434,7 +452,7 @@ def _only_first(rule: Rule) -> Rule:
 
     def checked(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
         first = next(iter(args))
-        if any(f for k, f in batched.items() if k != first and not isinstance(f, tuple)):
+        if any(any(f) if isinstance(f, tuple) else f for k, f in batched.items() if k != first):
             return loop(cls, args, batched, size)
         return rule(cls, args, batched, size)
 
@@ -469,10 +487,19 @@ def expand(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 @_only_first
 def getitem(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Basic indexing after the batch's dim; advanced (arrays, the same for every example)
+    too where its indices are adjacent, as NumPy then keeps their dims in place."""
     index = args["index"]
     parts = index if isinstance(index, tuple) else (index,)
-    if not all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts):
-        return loop(cls, args, batched, size)  # advanced indexing: per example
+    advanced = [
+        k for k, p in enumerate(parts) if not (p is None or p is Ellipsis or isinstance(p, slice))
+    ]
+    arrays = [parts[k] for k in advanced if not isinstance(parts[k], int)]
+    if arrays and (
+        advanced != list(range(advanced[0], advanced[-1] + 1))
+        or any(isinstance(a, ExampleView) or a.dtype.kind == "b" for a in arrays)
+    ):
+        return loop(cls, args, batched, size)  # per example
     return call(cls, {**args, "index": (slice(None), *parts)})
 
 

@@ -124,3 +124,40 @@ def test_vjp_and_jvp_map_under_vmap():
     _close(ours, tf.vmap(lambda a: tf.jvp(g, (a,), (torch.ones_like(a),))[1])(tx))
     ours = cf.vmap(lambda a: cf.vjp(g, a)[1](a * 0 + 1)[0])(x)
     _close(ours, tf.vmap(lambda a: tf.vjp(g, a)[1](torch.ones_like(a))[0])(tx))
+
+
+def test_indexing_by_batched_and_by_constant_index_tensors_matches_torch():
+    x = np.arange(24.0).reshape(3, 2, 4)
+    i = np.array([[0, 1], [2, 3], [1, 1]])
+    got = cf.vmap(lambda a, k: a[:, k])(cr.tensor(x), cr.tensor(i))  # an index per example
+    _close(got, tf.vmap(lambda a, k: a[:, k])(torch.tensor(x), torch.tensor(i)))
+    calls = []
+
+    def pick(lib):
+        def f(a):
+            calls.append(1)
+            return a[lib.tensor([0, 1]), lib.tensor([2, 0])] + a[0, [3, 0]]
+
+        return f
+
+    ours = cf.vmap(pick(cr))(cr.tensor(x))
+    assert len(calls) == 1  # batched by the rule, not looped
+    _close(ours, tf.vmap(pick(torch))(torch.tensor(x)))
+
+
+def test_an_in_place_op_on_a_batched_tensor_is_batched():
+    calls = []
+
+    def f(lib):
+        def g(a):
+            calls.append(1)
+            b = a * 2.0
+            b.sqrt_().add_(1.0)
+            return b
+
+        return g
+
+    x = np.abs(RNG.standard_normal((4, 3)))
+    ours = cf.vmap(f(cr))(cr.tensor(x))
+    assert len(calls) == 1
+    _close(ours, tf.vmap(f(torch))(torch.tensor(x)))
