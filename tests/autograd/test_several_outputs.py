@@ -208,3 +208,49 @@ def test_tensor_split_and_hsplit_give_a_slice_node_each_as_torchs(split: Any) ->
     assert [o.grad_fn.name() for o in ours] == [o.grad_fn.name() for o in theirs]
     assert ours[0].grad_fn.name() == "SliceBackward0" and ours[0].grad_fn is not ours[1].grad_fn
     assert [o.output_nr for o in ours] == [o.output_nr for o in theirs] == [0] * len(ours)
+
+
+class _Three:
+    """Three outputs, the middle one an integer tensor marked non-differentiable."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        signs = (x > 0).long()
+        ctx.mark_non_differentiable(signs)
+        ctx.save_for_backward(x)
+        return x * 2, signs, x * 3
+
+    @staticmethod
+    def backward(ctx: Any, g1: Any, g2: Any, g3: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return g1 * 2 + g3 * 3 * x
+
+
+def _three(lib: Any) -> list[Any]:
+    Three = type("Three", (lib.autograd.Function,), dict(vars(_Three)))
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    a, signs, b = Three.apply(x)
+    seen: list[Any] = [signs.grad_fn, a.output_nr, b.output_nr]
+    seen.append([(f.name(), k) for f, k in (a * b).grad_fn.next_functions])
+
+    def listed(grads: Any) -> list[Any]:
+        return [None if g is None else g.tolist() for g in grads]
+
+    a.grad_fn.register_prehook(lambda go: seen.append(("pre", listed(go))))
+    a.grad_fn.register_hook(lambda gi, go: seen.append(("post", listed(gi), listed(go))))
+    (b * b).sum().backward(retain_graph=True)
+    (a.sum() + b.sum()).backward()
+    return [*seen, x.grad.tolist()]
+
+
+def test_an_output_without_gradient_keeps_its_number_and_place_as_torchs() -> None:
+    assert _three(cr) == _three(torch)
+
+
+def test_chunks_of_an_empty_dim_are_torchs() -> None:
+    shown = []
+    for lib in (torch, cr):
+        parts = (lib.zeros(0, 3, requires_grad=True) * 1).chunk(2)
+        shown.append([(o.grad_fn.name(), tuple(o.shape), o.output_nr) for o in parts])
+        shown.append(_saved(parts[0].grad_fn))
+    assert shown[2:] == shown[:2]

@@ -221,7 +221,7 @@ class _Node(Primitive):
             grads, start = [], 0
             for i, (shape, dtype) in enumerate(shapes):
                 stop = start + math.prod(shape)
-                got = i in self.arrivals.got
+                got = self.diff[i] in self.arrivals.got
                 part = grad[start:stop].reshape(shape).to(dtype)
                 grads.append(part if got or ctx._materialize else None)
                 start = stop
@@ -297,14 +297,16 @@ def _outputs_node(node: _Node, like: Any) -> Any:
     xp = array.module_of(like)
     packed = tensor_type()._make(xp.broadcast_to(xp.zeros((), dtype, like=like), (size,)), True)
     packed.grad_fn = node
-    parts, places, start = [], [], 0
-    for shape, dtype in shapes:
+    # one part and place per output of forward, None for one that takes no gradient
+    parts: list[Any] = [None] * len(node.templates)
+    places: list[Any] = [None] * len(node.templates)
+    start = 0
+    for k, (shape, dtype) in zip(node.diff, shapes, strict=True):
         part = _Part()
         part.inputs, part.needs_input_grad = (packed,), (True,)
         part.versions, part.stamp = versions(part.inputs), writes[0]
         part.index = (slice(start, start + math.prod(shape)),)
-        parts.append(part)
-        places.append((part.index, shape, dtype))
+        parts[k], places[k] = part, (part.index, shape, dtype)
         start += math.prod(shape)
     name = f"{node.cls.__name__}Backward"
     return share(packed, parts, places, name, name, node)
@@ -471,8 +473,8 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, output: Any) -> Any:
         node.shapes = [(outs[k].shape, outs[k].dtype) for k in diff]
         shared = _outputs_node(node, outs[diff[0]]._array)
         ctx._shared = weakref.ref(shared)
-        for index, k in enumerate(diff):
-            join(shared, outs[k], index)
+        for k in diff:
+            join(shared, outs[k], k)
     for i, a in enumerate(args):  # a write through a view: the base takes CopySlices
         if isinstance(a, T) and id(a) in dirty:
             a._rebased(inputs[i], a.grad_fn, _base_of(a))
@@ -503,14 +505,14 @@ def _keep_outputs(ctx: FunctionCtx, outs: list, diff: list[int]) -> None:
         return
     T = tensor_type()
     kept = list(saved)
-    for index, k in enumerate(diff):
+    for k in diff:
         o = outs[k]
         for i, t in enumerate(saved):
             if t is o:
                 alias = T._make(o._array)
                 alias._vc = counter(o)
                 kept[i] = alias
-                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else index)
+                ctx._links[i] = (weakref.ref(o), None if len(diff) == 1 else k)
     ctx._saved = tuple(kept)
 
 

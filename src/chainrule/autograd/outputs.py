@@ -47,9 +47,9 @@ class Outputs(Primitive):
     kind: str  # the op's name (Split, Unbind, or the custom Function's), as errors give it
     parts: list[Any]  # each output's node: its rule puts the output's gradient in its place
     numbers: dict[int, int]  # which output each output's array is (and a stand-in's for it)
-    places: list[
-        tuple[Any, tuple[int, ...], Any]
-    ]  # each output's index, shape, dtype (or None: packed's)
+    # each output's index in packed, shape and dtype (None: packed's); None for an output
+    # that takes no gradient (a custom Function's integer output), as its part is
+    places: list[tuple[Any, tuple[int, ...], Any] | None]
     op_node: Any  # the packed tensor's node: the op's rule, run once
     arrivals: Arrivals
 
@@ -96,14 +96,15 @@ class Outputs(Primitive):
 
 def _taken(packed_grad: Any, places: list, arrived: Any) -> tuple[Any, ...]:
     """The outputs' gradients in the packed one: each at its place, None where none came."""
-    grads = [
-        packed_grad[index].reshape(shape) if k in arrived else None
-        for k, (index, shape, _) in enumerate(places)
-    ]
-    return tuple(
-        g if g is None or dtype is None else g.to(dtype)
-        for g, (_, _, dtype) in zip(grads, places, strict=True)
-    )
+    grads: list[Any] = []
+    for k, place in enumerate(places):
+        if place is None or k not in arrived:
+            grads.append(None)
+            continue
+        index, shape, dtype = place
+        g = packed_grad[index].reshape(shape)
+        grads.append(g if dtype is None else g.to(dtype))
+    return tuple(grads)
 
 
 class _Pre:
@@ -121,9 +122,9 @@ class _Pre:
                 f"hook: a prehook returned {len(new)} gradients for {len(self.places)} outputs"
             )
         packed = grads[0].new_zeros(grads[0].shape)  # each new gradient at its place
-        for g, (index, _, _) in zip(new, self.places, strict=True):
-            if g is not None:  # recorded where the gradients are (create_graph)
-                packed[index] = g.reshape(packed[index].shape)
+        for g, place in zip(new, self.places, strict=True):
+            if g is not None and place is not None:  # recorded where they are (create_graph)
+                packed[place[0]] = g.reshape(packed[place[0]].shape)
         self.arrivals.got.update(k for k, g in enumerate(new) if g is not None)
         return (packed,)
 

@@ -289,7 +289,9 @@ class Shape(Core):
             raise ValueError(f"chunk: chunks must be positive; got {chunks}")
         need_dims(self, 1, "chunk")
         n = self.shape[normalize_dim(dim, self.ndim, "chunk", self.shape)]
-        return self.split(max(1, -(-n // chunks)), dim)
+        if not n:  # as PyTorch's: chunks empty parts, split_with_sizes' (0, ..., 0)
+            return self.split([0] * chunks, dim)
+        return self.split(-(-n // chunks), dim)
 
     def __getitem__(self: TensorSelf, index: Any) -> Tensor:
         if type(index) is int:  # x[i], x[i, j]: nothing to turn or split
