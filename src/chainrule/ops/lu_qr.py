@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 from ..array import xp
+from ..array.tensor_type import tensor_type
 from ..autograd.primitive import Function
 from . import lapack
 from .decompositions import LinalgSolveTriangular, scipy_linalg
@@ -83,6 +84,32 @@ class LinalgQr(Function):
             gY = Q @ gV
             gQ = Y @ gV.mT if gQ is None else gQ + Y @ gV.mT
         return (_cat_last(_qr_square_grad(Q, U, gQ, gU), gY),)
+
+    def backward_arrays(self, grad, out):
+        """The rule on arrays, for one matrix or a batch of them on the host, m >= n; the
+        Tensor rule otherwise (and for its errors)."""
+        Q, R = self.result
+        q = Q.shape[-1]
+        if self.packed:  # Q's or R's gradient in QR's layout
+            g = xp.zeros(self.inputs[0].shape, dtype=grad.dtype)
+            _qr_part(g, self.part, q)[...] = grad
+            return (g,)
+        m, n = self.inputs[0].shape[-2:]
+        if self.mode == "r" or m < n or m > n and self.mode == "complete":
+            return tensor_rule(self, grad, out)
+        if not lapack.host_float(Q):
+            return tensor_rule(self, grad, out)
+        gQ, gR = _qr_part(grad, "Q", q), _qr_part(grad, "R", q)
+        M = R @ xp.swapaxes(gR, -1, -2) - xp.swapaxes(gQ, -1, -2) @ Q
+        b = Q @ (xp.tril(M) + xp.swapaxes(xp.tril(M, -1), -1, -2)) + gQ
+        # b R^-T: R X^T = b^T
+        return (xp.swapaxes(lapack.solve_triangular(R, xp.swapaxes(b, -1, -2), False), -1, -2),)
+
+
+def tensor_rule(fn: Function, grad: Any, out: Any) -> tuple[Any, ...]:
+    """A node's Tensor rule on arrays: where its rule on arrays serves only the common case."""
+    T = tensor_type()
+    return tuple(None if g is None else g._array for g in fn.backward(T._make(grad), T._make(out)))
 
 
 def _qr_part(qr: Any, part: str, q: int) -> Any:
@@ -157,6 +184,24 @@ class LinalgLu(Function):
         L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
         g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
         return (rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
+
+    def backward_arrays(self, grad, out):
+        """The rule on arrays, for square matrices on the host; the Tensor rule otherwise."""
+        lu, piv = self.result
+        n = lu.shape[-1]
+        if lu.shape[-2] != n or not lapack.host_float(lu):
+            return tensor_rule(self, grad, out)
+        if self.packed:  # L's or U's gradient in LU's layout
+            return (xp.tril(grad, -1) if self.part == "L" else xp.triu(grad),)
+        L = xp.tril(lu, -1)
+        xp.einsum("...ii->...i", L)[...] = 1
+        U = xp.triu(lu)
+        Lt, Ut = xp.swapaxes(L, -1, -2), xp.swapaxes(U, -1, -2)
+        g = xp.tril(Lt @ xp.tril(grad, -1), -1) + xp.triu(xp.triu(grad) @ Ut)
+        g = xp.swapaxes(lapack.solve_triangular(U, xp.swapaxes(g, -1, -2), False), -1, -2)
+        g = lapack.solve_triangular(Lt, g, False, unit=True)  # L^-T g U^-T
+        back = xp.argsort(row_order(piv, n), axis=-1)
+        return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
 
 
 def rows(g: Any, order: Any) -> Any:
