@@ -143,7 +143,7 @@ class Reductions(Core):
             return named(
                 reduce.Amax.apply(self, dims=None, keepdim=False, nan_ties=True), "MaxBackward1"
             )
-        return _select(self, dim, keepdim, xp.argmax, "max")
+        return _select(self, dim, keepdim, "argmax", "max")
 
     def min(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         if isinstance(dim, Tensor):
@@ -154,7 +154,7 @@ class Reductions(Core):
             return named(
                 reduce.Amin.apply(self, dims=None, keepdim=False, nan_ties=True), "MinBackward1"
             )
-        return _select(self, dim, keepdim, xp.argmin, "min")
+        return _select(self, dim, keepdim, "argmin", "min")
 
     def argmax(
         self: TensorSelf, dim: int | None = None, keepdim: bool = False, **np_names: Any
@@ -705,20 +705,22 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     return (a.shape[dim] - 1 - backwards[flip]).astype(array.int64, copy=False)
 
 
-def _select(t: Tensor, dim: int, keepdim: bool, fn: Any, op: str) -> ValuesIndices:
+def _select(t: Tensor, dim: int, keepdim: bool, arg: str, op: str) -> ValuesIndices:
+    """(values, indices) of max(dim) or min(dim): ``arg``, the array's method that finds the
+    place, argmax or argmin; the values gathered from there, the indices a fresh array."""
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
+    name = f"{op.capitalize()}Backward0"
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
         indices = Tensor._make(xp.zeros((), array.int64, like=t._array))
         call = {"dim": dim, "keepdim": keepdim, "sizes": (), "indices": indices._array}
         return ValuesIndices(named(values, name, **call), indices)
-    idx = fn(t._array, axis=d, keepdims=True)  # (.., 1, ..)
+    idx = getattr(t._array, arg)(axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
-    indices = Tensor._make(idx.astype(array.int64, copy=False))
+    idx = idx.astype(array.int64, copy=False)
     if keepdim:
-        return ValuesIndices(named(values, name), indices)
-    values, indices = values.squeeze(d), indices.squeeze(d)
+        return ValuesIndices(named(values, name), Tensor._make(idx))
+    values, indices = values.squeeze(d), Tensor._make(idx.squeeze(d))
     call = {"dim": dim, "keepdim": keepdim, "sizes": t.shape, "indices": indices._array}
     return ValuesIndices(named(values, name, **call), indices)
-    name = f"{op.capitalize()}Backward0"
