@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..array import from_host, host, ndarray, to_host, xp
+from ..array.tensor_type import tensor_type
 from ..autograd.primitive import Function
 from . import lapack
 from .linalg import LinalgSvd, kept_apart
@@ -229,6 +230,17 @@ class LinalgDet(Function):
         safe = xp.where(singular[..., None, None], eye, a._array)  # the identity where singular
         return (g * LinalgInvEx.apply(_keep_graph(a, safe)).mT,)
 
+    def backward_arrays(self, grad, out):
+        if self.factor is None or not out.all():  # NumPy's det, or a singular matrix
+            return tensor_rule(self, grad, out)
+        return ((grad * out)[..., None, None] * lapack.inv_from_lu(*self.factor),)
+
+
+def tensor_rule(fn: Function, grad: Any, out: Any) -> tuple[Any, ...]:
+    """A node's Tensor rule on arrays: where its rule on arrays serves only the common case."""
+    T = tensor_type()
+    return tuple(None if g is None else g._array for g in fn.backward(T._make(grad), T._make(out)))
+
 
 def _keep_graph(a: Any, replaced: Any) -> Any:
     """a with the singular matrices of its batch replaced by the identity, through a's
@@ -260,6 +272,12 @@ class LinalgSlogdet(Function):
             factor = None  # a singular matrix: inv's own error (as PyTorch's, an inf or NaN)
         inv_t = LinalgInvEx.apply(a.mT, factor=factor)  # factor: A^T's
         return (grad.unsqueeze(-1).unsqueeze(-1) * inv_t,)
+
+    def backward_arrays(self, grad, out):
+        factor = self.factor
+        if factor is None or not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
+            return tensor_rule(self, grad, out)
+        return (grad[..., None, None] * lapack.inv_from_lu(*factor),)
 
 
 class LinalgCholeskyEx(Function):

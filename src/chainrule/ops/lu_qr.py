@@ -11,10 +11,9 @@ import warnings
 from typing import Any
 
 from ..array import xp
-from ..array.tensor_type import tensor_type
 from ..autograd.primitive import Function
 from . import lapack
-from .decompositions import LinalgSolveTriangular, scipy_linalg
+from .decompositions import LinalgSolveTriangular, scipy_linalg, tensor_rule
 from .linalg import kept_apart
 from .movement import Cat
 
@@ -104,12 +103,6 @@ class LinalgQr(Function):
         b = Q @ (xp.tril(M) + xp.swapaxes(xp.tril(M, -1), -1, -2)) + gQ
         # b R^-T: R X^T = b^T
         return (xp.swapaxes(lapack.solve_triangular(R, xp.swapaxes(b, -1, -2), False), -1, -2),)
-
-
-def tensor_rule(fn: Function, grad: Any, out: Any) -> tuple[Any, ...]:
-    """A node's Tensor rule on arrays: where its rule on arrays serves only the common case."""
-    T = tensor_type()
-    return tuple(None if g is None else g._array for g in fn.backward(T._make(grad), T._make(out)))
 
 
 def _qr_part(qr: Any, part: str, q: int) -> Any:
