@@ -7,6 +7,7 @@ from . import (
     autograd,
     backends,
     constants,
+    copies,
     cuda,
     data,
     datasets,
@@ -65,6 +66,7 @@ from .autograd import (
 )
 from .backends import compile, get_float32_matmul_precision, set_float32_matmul_precision
 from .constants import *
+from .copies import *
 from .factories import *
 from .forms.indexing import *
 from .forms.inplace import *
@@ -114,6 +116,7 @@ __version__ = "0.1.0"
 _SUBPACKAGES = ["accelerator", "amp", "autograd", "backends", "cuda", "data", "datasets"]
 __all__ = [
     *constants.__all__,
+    *copies.__all__,
     *factories.__all__,
     *functions.__all__,
     *forms.__all__,

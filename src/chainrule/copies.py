@@ -1,0 +1,239 @@
+"""PyTorch's ``*_copy`` functions (torch.permute_copy, torch.view_copy, ...): each view op's
+values in memory of their own, contiguous, with the view op's gradient under PyTorch's node
+name (``PermuteBackward0_copy``). The views themselves are the Tensor methods'."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from .arguments import normalize_dim
+from .autograd.node import named
+from .linalg._checks import with_out
+from .tensor import Tensor, as_tensor, write_out
+
+__all__ = [
+    "alias_copy",
+    "as_strided_copy",
+    "detach_copy",
+    "diagonal_copy",
+    "expand_copy",
+    "permute_copy",
+    "select_copy",
+    "slice_copy",
+    "split_copy",
+    "split_with_sizes_copy",
+    "squeeze_copy",
+    "t_copy",
+    "transpose_copy",
+    "unbind_copy",
+    "unfold_copy",
+    "unsqueeze_copy",
+    "view_copy",
+]
+
+
+def _copied(x: Tensor, view: Tensor, name: str) -> Tensor:
+    """``view`` (of x) copied into memory of its own (C order), the view's node kept as the
+    copy's and named ``name``, as PyTorch names the _copy op's. Where the method gave x
+    itself (a squeeze with nothing to squeeze), a view of the whole of x stands for it."""
+    if view is x:
+        view = x[...]
+    out = Tensor._make(view._array.copy(), view.requires_grad)
+    if view.grad_fn is not None:
+        out.grad_fn = view.grad_fn
+        named(out, name)
+    return out
+
+
+def _written_each(pieces: tuple[Tensor, ...], out: Any, op: str, resize: bool = True) -> Any:
+    """PyTorch's out= of a split: a list of as many tensors, each written, and None
+    returned; without out, the pieces. PyTorch's two rules: resized to its piece and of its
+    dtype (unbind_copy, split_with_sizes_copy), or, where not ``resize``, of its piece's
+    shape and cast into (split_copy)."""
+    if out is None:
+        return pieces
+    if not isinstance(out, (list, tuple)) or len(out) != len(pieces):
+        got = len(out) if isinstance(out, (list, tuple)) else type(out).__name__
+        raise RuntimeError(f"{op}: expected an out= argument of {len(pieces)} tensors; got {got}")
+    for piece, o in zip(pieces, out, strict=True):
+        if not isinstance(o, Tensor) or not resize and tuple(o.shape) != tuple(piece.shape):
+            raise RuntimeError(
+                f"{op}: each out tensor must have its piece's shape; got "
+                f"{getattr(o, 'shape', type(o).__name__)} for a piece of {tuple(piece.shape)}"
+            )
+    for piece, o in zip(pieces, out, strict=True):
+        write_out(piece, o, op, exact=resize)
+    return None
+
+
+@with_out("", exact=True)
+def alias_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """input's values, copied (PyTorch's alias, a view of the whole tensor, copied)."""
+    x = as_tensor(input)
+    return _copied(x, x[...], "AliasBackward0_copy")
+
+
+@with_out("", exact=True)
+def as_strided_copy(
+    input: Tensor, size: Any, stride: Any, storage_offset: int | None = None, *, out: Any = None
+) -> Tensor:
+    """input.as_strided(size, stride, storage_offset), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.as_strided(size, stride, storage_offset), "AsStridedBackward0_copy")
+
+
+@with_out("", exact=True)
+def detach_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """input's values, copied, outside the graph. (PyTorch's result requires grad but
+    refuses a backward through it, its derivative not implemented; this one needs none.)"""
+    return as_tensor(input).detach().clone()
+
+
+@with_out("", exact=True)
+def diagonal_copy(
+    input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Any = None
+) -> Tensor:
+    """input.diagonal(offset, dim1, dim2), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.diagonal(offset, dim1, dim2), "DiagonalBackward0_copy")
+
+
+@with_out("", exact=True)
+def expand_copy(input: Tensor, size: Any, *, implicit: bool = False, out: Any = None) -> Tensor:
+    """input.expand(size), copied (``implicit`` is PyTorch's tracing flag: no effect)."""
+    x = as_tensor(input)
+    return _copied(x, x.expand(size), "ExpandBackward0_copy")
+
+
+@with_out("", exact=True)
+def permute_copy(input: Tensor, dims: Any, *, out: Any = None) -> Tensor:
+    """input.permute(dims), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.permute(dims), "PermuteBackward0_copy")
+
+
+@with_out("", exact=True)
+def select_copy(input: Tensor, dim: int, index: int, *, out: Any = None) -> Tensor:
+    """input.select(dim, index), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.select(dim, index), "SelectBackward0_copy")
+
+
+@with_out("", exact=True)
+def slice_copy(
+    input: Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+    *,
+    out: Any = None,
+) -> Tensor:
+    """input[..., start:end:step, ...] along dim, copied."""
+    x = as_tensor(input)
+    if step <= 0:
+        raise ValueError(f"slice_copy: step must be positive; got {step}")
+    d = normalize_dim(dim, x.ndim, "slice_copy", x.shape)
+    lead = (slice(None),) * d
+    return _copied(x, x[lead + (slice(start, end, step),)], "SliceBackward0_copy")
+
+
+def split_copy(
+    input: Tensor, split_size: int, dim: int = 0, *, out: Any = None
+) -> tuple[Tensor, ...] | None:
+    """input.split(split_size, dim), each piece copied; ``out=`` a list of tensors of the
+    pieces' shapes, written (and None returned), as PyTorch's."""
+    x = as_tensor(input)
+    pieces = _pieces(x, split_size, dim, "split_copy")
+    copies = tuple(_copied(x, p, "SplitBackward0_copy") for p in pieces)
+    return _written_each(copies, out, "split_copy", resize=False)
+
+
+def split_with_sizes_copy(
+    input: Tensor, split_sizes: Any, dim: int = 0, *, out: Any = None
+) -> tuple[Tensor, ...] | None:
+    """input.split(split_sizes, dim), each piece copied; ``out=`` as split_copy's."""
+    x = as_tensor(input)
+    pieces = _pieces(x, list(split_sizes), dim, "split_with_sizes_copy")
+    copies = tuple(_copied(x, p, "SplitWithSizesBackward0_copy") for p in pieces)
+    return _written_each(copies, out, "split_with_sizes_copy")
+
+
+def unbind_copy(input: Tensor, dim: int = 0, *, out: Any = None) -> tuple[Tensor, ...] | None:
+    """input.unbind(dim), each slice copied; ``out=`` as split_copy's."""
+    x = as_tensor(input)
+    d = _dim_of_pieces(x, dim, "unbind_copy")
+    slices = [x.select(d, k) for k in range(x.shape[d])]
+    return _written_each(
+        tuple(_copied(x, s, "UnbindBackward0_copy") for s in slices), out, "unbind_copy"
+    )
+
+
+def _dim_of_pieces(x: Tensor, dim: int, op: str) -> int:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: expects a tensor of at least 1 dim; got a 0-d one")
+    return normalize_dim(dim, x.ndim, op, x.shape)
+
+
+def _pieces(x: Tensor, sizes: Any, dim: int, op: str) -> list[Tensor]:
+    """The pieces of x.split(sizes, dim), each its own narrow (each copy gets its own node;
+    PyTorch's pieces share one)."""
+    d = _dim_of_pieces(x, dim, op)
+    n = x.shape[d]
+    if isinstance(sizes, int):
+        if sizes <= 0 and n:
+            raise ValueError(f"{op}: split_size must be positive; got {sizes}")
+        sizes = [min(sizes, n - i) for i in range(0, n, sizes)] or [0]
+    elif builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
+        raise ValueError(
+            f"{op}: split_sizes {sizes} must be non-negative and sum to dim {dim}'s size {n}; "
+            f"got shape {tuple(x.shape)}"
+        )
+    starts = [builtins.sum(sizes[:k]) for k in range(len(sizes))]
+    return [x.narrow(d, start, length) for start, length in zip(starts, sizes, strict=True)]
+
+
+@with_out("", exact=True)
+def squeeze_copy(input: Tensor, dim: Any = None, *, out: Any = None) -> Tensor:
+    """input.squeeze(dim), copied."""
+    x = as_tensor(input)
+    if dim is None:
+        return _copied(x, x.squeeze(), "SqueezeBackward0_copy")
+    overload = 2 if isinstance(dim, (tuple, list)) else 1
+    return _copied(x, x.squeeze(dim), f"SqueezeBackward{overload}_copy")
+
+
+@with_out("", exact=True)
+def t_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """input.t(), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.t(), "TBackward0_copy")
+
+
+@with_out("", exact=True)
+def transpose_copy(input: Tensor, dim0: int, dim1: int, *, out: Any = None) -> Tensor:
+    """input.transpose(dim0, dim1), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.transpose(dim0, dim1), "TransposeBackward0_copy")
+
+
+@with_out("", exact=True)
+def unfold_copy(input: Tensor, dimension: int, size: int, step: int, *, out: Any = None) -> Tensor:
+    """input.unfold(dimension, size, step), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.unfold(dimension, size, step), "UnfoldBackward0_copy")
+
+
+@with_out("", exact=True)
+def unsqueeze_copy(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
+    """input.unsqueeze(dim), copied."""
+    x = as_tensor(input)
+    return _copied(x, x.unsqueeze(dim), "UnsqueezeBackward0_copy")
+
+
+@with_out("", exact=True)
+def view_copy(input: Tensor, size: Any, *, out: Any = None) -> Tensor:
+    """input.view(size), copied (a dtype for size is view's refusal)."""
+    x = as_tensor(input)
+    return _copied(x, x.view(size), "ViewBackward0_copy")
