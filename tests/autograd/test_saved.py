@@ -260,3 +260,60 @@ def test_every_op_database_samples_saved_values_are_torchs() -> None:
         wrong.update(f"{name}: {w}" for w in found)
     assert not wrong, "\n".join(f"{n} x {k}" for k, n in wrong.most_common())
     assert count > 1000, count
+
+
+def _saving_nothing(lib: Any) -> dict[str, Any]:
+    x = lib.ones(2, 3, requires_grad=True) * 1
+    return {"neg": -x, "clone": x.clone(), "t": x.t(), "frac": x.frac(), "sign": x.sign()}
+
+
+def test_a_node_that_saves_nothing_lists_nothing_and_has_no_saved_self() -> None:
+    for lib in (torch, cr):
+        for name, y in _saving_nothing(lib).items():
+            fn = y.grad_fn
+            assert [a for a in dir(fn) if a.startswith("_saved_")] == [], (lib.__name__, name)
+            with pytest.raises(AttributeError, match="_saved_self"):
+                _ = fn._saved_self
+
+
+def _written_after_saving(lib: Any) -> dict[str, Any]:
+    """Nodes of the kinds saved.py makes tensors for, whose input is then written in place."""
+    x = lib.rand(2, 3, dtype=lib.float64) + 0.5
+    a = lib.eye(3, dtype=lib.float64) * 2 + 0.1
+    x.requires_grad_(), a.requires_grad_()
+    x, a = x * 1, a * 1
+    nodes = {
+        "softplus._saved_self": lib.nn.functional.softplus(x).grad_fn,
+        "nll_loss._saved_self": lib.nn.functional.nll_loss(x, lib.tensor([0, 2])).grad_fn,
+        "det._saved_A": lib.linalg.det(a).grad_fn,
+        "det._saved_LU": lib.linalg.det(a).grad_fn,
+        "logsigmoid._saved_buffer": lib.nn.functional.logsigmoid(x).grad_fn,
+        "cummax._saved_self": x.cummax(1)[0].grad_fn,
+    }
+    x.mul_(2), a.mul_(2)
+    return nodes
+
+
+def test_a_saved_input_written_in_place_is_refused_as_torchs() -> None:
+    """Reading a saved tensor of an input written in place since is refused (chainrule's
+    words name the node, the value and the input), and so is a tensor made from it (det's
+    LU, logsigmoid's buffer), which would be made from the written values."""
+    for lib in (torch, cr):
+        for name, fn in _written_after_saving(lib).items():
+            attr = name.split(".")[1]
+            if lib is torch and attr in ("_saved_LU", "_saved_buffer"):
+                continue  # PyTorch's kernel made these from the values before the write
+            with pytest.raises(RuntimeError, match="(?i)modified by an in-?place operation"):
+                _ = getattr(fn, attr)
+    fn = _written_after_saving(cr)["det._saved_LU"]
+    with pytest.raises(RuntimeError, match=r"^LinalgDetBackward0: _saved_LU: input 0, of shape"):
+        _ = fn._saved_LU
+
+
+def test_a_freed_graphs_saved_tensors_are_refused_its_values_kept() -> None:
+    x = cr.rand(2, 3, dtype=cr.float64, requires_grad=True)
+    y = cr.nn.functional.softplus(x, beta=2)
+    y.sum().backward()
+    assert y.grad_fn._saved_beta == 2 and y.grad_fn._saved_threshold == 20
+    with pytest.raises(RuntimeError, match=r"^SoftplusBackward0: _saved_self: its saved values"):
+        _ = y.grad_fn._saved_self

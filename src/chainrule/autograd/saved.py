@@ -694,8 +694,6 @@ def saved(fn: Any, attr: str) -> Any:
     if reflected(fn):  # PyTorch's self is chainrule's other
         key = {"self": "other", "other": "self"}.get(key, key)
     values, tensors = VALUES.get(_key(fn), {}), TENSORS.get(_key(fn))
-    if tensors is None and not values and key in ("self", "other"):  # not tabled: the inputs
-        tensors = {"self": ("input", 0, None), "other": ("input", 1, None)}
     tensors = tensors or {}
     if key not in values and key not in tensors:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
