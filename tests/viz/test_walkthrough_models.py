@@ -1,7 +1,7 @@
 """walkthrough on real models, in Chromium: an MLP, a CNN and the gpt recipe's model step
 through with the right counts, boxes named by class and path, nothing drawn over anything
-else, and a step that changes only what it must; a page of 2x10^4 leaves or 10^5 nodes opens
-within LOAD_S and steps as fast as a small one (the real graphs slow)."""
+else, and a step that changes only what it must; a page of 2x10^4 leaves or 10^5 nodes stays
+under 30 MB and builds only the rows in sight (the real graphs slow), its times recorded."""
 
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def test_a_page_of_a_100000_op_chain_stays_small_and_steps_locally(
     browser.get(path.as_uri())
     opened = time.perf_counter() - started
     assert browser.find_element("id", "counter").text == "step 0 / 100002"
-    assert load_seconds(browser, path) <= LOAD_S
+    best = load_seconds(browser, path)
     load = browser.execute_script("return walkthroughStats.loadMs")
     seen = [key(browser, "ArrowRight") for _ in range(40)]
     seen += [key(browser, k) for k in ("End", "Home", "End")]
@@ -287,8 +287,8 @@ def test_a_page_of_a_100000_op_chain_stays_small_and_steps_locally(
     times = [s["stepMs"] for s in steps]
     jumps = [s["stepMs"] for s in seen if s not in steps]
     line = (
-        f"10^5-op chain: page {size / 2**20:.1f} MiB, opened in {opened:.2f} s (script "
-        f"{load:.0f} ms); step median {statistics.median(times):.1f} ms, max "
+        f"10^5-op chain: page {size / 2**20:.1f} MiB, opened in {opened:.2f} s (best of three "
+        f"{best:.2f} s, script {load:.0f} ms); step median {statistics.median(times):.1f} ms, max "
         f"{max(times):.1f} ms, a jump (End, Home, slider) at most {max(jumps):.1f} ms; "
         "elements changed per step at most "
         f"{max(s['touched'] for s in steps)}, drawn at most {max(s['drawn'] for s in seen)}"
@@ -299,10 +299,9 @@ def test_a_page_of_a_100000_op_chain_stays_small_and_steps_locally(
 
 # -- loading at scale: where the time went, a page of 2x10^4 leaves took 4.4 s to open, 2 s of
 # it parsing the leaf table's 2x10^4 rows of HTML; the page now builds them as they scroll
-# into sight. LOAD_S bounds the time from navigation to the load event (the page's script
-# included), the best of three opens (a shared machine's noise is all one way).
-
-LOAD_S = 3.0
+# into sight, which these tests check. The time from navigation to the load event (the
+# page's script included, the best of three opens) and the step times are recorded beside
+# the results, never asserted: a test asserts no wall time (docs/performance.md has them).
 
 
 def load_seconds(driver: Any, path: Path, opens: int = 3) -> float:
@@ -352,16 +351,14 @@ def fan(leaves: int) -> dict[str, Any]:
 
 
 def check_load(driver: Any, path: Path, name: str, record_property: Any) -> None:
-    """The page opens within LOAD_S and under 30 MB, steps within 50 ms (the median of the
-    steps from its start), and builds its leaf table's rows as they scroll into sight."""
+    """The page is under 30 MB and builds its leaf table's rows as they scroll into sight;
+    its load and step times (the median of the steps from its start) are recorded."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     size = path.stat().st_size
     assert size < 30_000_000
     load = load_seconds(driver, path)
-    assert load <= LOAD_S
     times = [key(driver, "ArrowRight")["stepMs"] for _ in range(10)]
-    assert statistics.median(times) <= 50
     nodes, leaves = driver.execute_script(
         "const d = JSON.parse(document.getElementById('data').textContent);"
         "return [d.nodes.length, d.leaves.length];"
@@ -380,7 +377,7 @@ def check_load(driver: Any, path: Path, name: str, record_property: Any) -> None
     record_property(name, line)
 
 
-def test_a_page_of_20000_leaves_opens_in_time(
+def test_a_page_of_20000_leaves_builds_its_rows_in_sight(
     browser: Any, tmp_path: Path, record_property: Any
 ) -> None:
     path = tmp_path / "fan.html"
@@ -389,7 +386,7 @@ def test_a_page_of_20000_leaves_opens_in_time(
 
 
 @pytest.mark.slow
-def test_a_real_graph_of_20000_leaves_opens_in_time(
+def test_a_real_graph_of_20000_leaves_builds_its_rows_in_sight(
     browser: Any, tmp_path: Path, record_property: Any
 ) -> None:
     cr.manual_seed(0)
@@ -401,7 +398,7 @@ def test_a_real_graph_of_20000_leaves_opens_in_time(
 
 
 @pytest.mark.slow
-def test_a_real_graph_of_100000_nodes_opens_in_time(
+def test_a_real_graph_of_100000_nodes_builds_its_rows_in_sight(
     browser: Any, tmp_path: Path, record_property: Any
 ) -> None:
     cr.manual_seed(0)
