@@ -412,15 +412,17 @@ def explain(
 
     The gradients left in ``.grad`` are exactly those of ``root.backward(gradient,
     retain_graph)``, which this replaces (call one or the other). Works for a scalar
-    ``Value`` too, then with ``gradient`` and ``retain_graph`` unused.
-
-    ``mode="forward"`` tells forward mode on the same graph instead (tools/explain_forward.py):
-    ``tangents`` (leaf -> tensor, or a number for every element) pushed from the leaves to
-    the root, each node's tangent J t; nothing is run backward and no ``.grad`` changes.
+    ``Value`` too, then with ``gradient`` and ``retain_graph`` unused. ``mode="forward"``
+    tells forward mode on a Tensor's graph instead (tools/explain_forward.py): ``tangents``
+    (leaf -> tensor, or a number for every element) pushed from the leaves to the root,
+    each node's tangent J t; nothing is run backward and no ``.grad`` changes.
     """
     if mode not in ("backward", "forward"):
         raise ValueError(f"explain: mode must be 'backward' or 'forward'; got {mode!r}")
     if isinstance(root, Value):
+        if mode == "forward":
+            raise ValueError("explain: mode='forward' needs a Tensor; got a Value (hint: "
+                             "walkthrough(root, path, mode='forward') shows it)")  # fmt: skip
         return _explain_value(root, params)
     order, _ = _walk(root, "explain")
     names = _leaf_names(order, params)

@@ -287,6 +287,9 @@ def test_explain_a_value_graph() -> None:
     assert f"leaf w1 (data -3.0000): grad {2 * g:.4f}" in text
     x = Value(3.0)
     assert "rule: d/da = 2 * a**(2-1)" in explain(x**2)
+    with pytest.raises(ValueError, match="mode='forward' needs a Tensor; got a Value"):
+        explain(x**2, mode="forward")  # told as text for tensors; the page shows a Value's
+    assert x.grad == 6.0  # refused before anything ran backward again
 
 
 def test_explain_value_leaves_the_gradients_of_backward() -> None:
