@@ -36,8 +36,14 @@ def host_float(a: Any) -> bool:
 
 
 def inv(a: Any) -> Any:
-    sl = direct(a)
-    return xp.linalg.inv(a) if sl is None else sl.inv(a, check_finite=False)
+    """A^-1, by getrf and getri on A^T where SciPy serves (C order is A^T in LAPACK's: no
+    copy into it, and (A^T)^-1 read transposed is A^-1); NumPy's gesv on I otherwise."""
+    if direct(a) is None:
+        return xp.linalg.inv(a)
+    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    if not lu.diagonal(axis1=-2, axis2=-1).all():
+        raise xp.linalg.LinAlgError("Singular matrix")
+    return xp.swapaxes(inv_from_lu(lu, piv), -1, -2)
 
 
 def routine(name: str, dtype: Any) -> Any:
