@@ -680,3 +680,76 @@ RULES.update(
         "LayerNorm": layer_norm,
     }
 )
+
+
+# -- methods that compute an index from an example's values (sort's order, max's place) ----
+# On the batch they run along the example's dim moved past the batch's: one call, not the
+# first example's call going on.
+
+
+def _batch_of(out: Any, level: int) -> Any:
+    if isinstance(out, tuple):  # values and indices
+        parts = [_batch_of(o, level) for o in out]
+        return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
+    return wrap(out, level)
+
+
+def _along_dim(name: str) -> Any:
+    method = getattr(Tensor, name)
+    sig = inspect.signature(method)
+
+    def along(self: BatchedTensor, *args: Any, **kwargs: Any) -> Any:
+        bound = sig.bind(self, *args, **kwargs)
+        given = {k: v for k, v in bound.arguments.items() if k != "self"}
+        dim = given.get("dim", sig.parameters["dim"].default)
+        rank = self.ndim
+        if type(dim) is not int or not -rank <= dim < rank or given.get("np_names"):
+            return method(self, *args, **kwargs)  # all dims, another tensor, 0-d examples
+        return _batch_of(
+            getattr(self._value, name)(**{**given, "dim": dim % rank + 1}), self._level
+        )
+
+    along.__name__ = name
+    along.__doc__ = f"Tensor.{name} along a dim of each example, on the whole batch."
+    return along
+
+
+for _name in "sort argsort topk kthvalue mode median nanmedian cummax cummin max min".split():
+    setattr(BatchedTensor, _name, _along_dim(_name))
+
+
+def _triangle(name: str) -> Any:
+    method = getattr(Tensor, name)
+
+    def triangle(self: BatchedTensor, diagonal: int = 0) -> Any:
+        if self.ndim < 2:
+            return method(self, diagonal)
+        return wrap(getattr(self._value, name)(diagonal), self._level)  # the last two dims
+
+    triangle.__name__ = name
+    return triangle
+
+
+BatchedTensor.triu = _triangle("triu")  # type: ignore[method-assign]
+BatchedTensor.tril = _triangle("tril")  # type: ignore[method-assign]
+
+
+def _compared(name: str) -> Any:
+    method = getattr(Tensor, name)
+
+    def compare(self: BatchedTensor, other: Any) -> Any:
+        """A comparison of the batch, broadcast per example as elementwise ops are."""
+        theirs = isinstance(other, BatchedTensor) and other._level == self._level
+        if isinstance(other, (BatchedTensor, np.ndarray)) and not theirs:
+            return method(self, other)
+        rank = max(self.ndim, other.ndim if isinstance(other, Tensor) else 0)
+        b = _padded(other._value, rank) if theirs else other
+        return wrap(getattr(_padded(self._value, rank), name)(b), self._level)
+
+    return compare
+
+
+for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+    _batched_compare = _compared(_name)
+    for _alias in [a for a in dir(Tensor) if getattr(Tensor, a, None) is getattr(Tensor, _name)]:
+        setattr(BatchedTensor, _alias, _batched_compare)

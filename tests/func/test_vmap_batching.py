@@ -161,3 +161,21 @@ def test_an_in_place_op_on_a_batched_tensor_is_batched():
     ours = cf.vmap(f(cr))(cr.tensor(x))
     assert len(calls) == 1
     _close(ours, tf.vmap(f(torch))(torch.tensor(x)))
+
+
+@pytest.mark.parametrize("in_dims", [0, 1])
+def test_sorts_maxima_and_comparisons_run_batched(in_dims):
+    calls = []
+
+    def f(lib):
+        def g(a):
+            calls.append(1)
+            top = a.topk(2, dim=-1).values.sum(-1, keepdim=True) + a.sort(dim=0).values
+            return lib.where(a > 0, a.max(dim=-1, keepdim=True).values, top.triu())
+
+        return g
+
+    x = RNG.standard_normal((3, 3, 3))
+    ours = cf.vmap(f(cr), in_dims)(cr.tensor(x))
+    assert len(calls) == 1
+    _close(ours, tf.vmap(f(torch), in_dims)(torch.tensor(x)))

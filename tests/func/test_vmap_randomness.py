@@ -159,7 +159,7 @@ def test_a_func_reading_a_value_runs_once_per_example_and_no_more():
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
 
 
-def test_a_func_writing_in_place_runs_once_per_example_and_no_more():
+def test_a_func_writing_in_place_runs_batched_or_once_per_example():
     calls = []
 
     def f(lib):
@@ -173,8 +173,13 @@ def test_a_func_writing_in_place_runs_once_per_example_and_no_more():
 
     x = np.random.default_rng(1).standard_normal((4, 3))
     got = cf.vmap(f(cr))(cr.tensor(x))
-    assert len(calls) == 4
-    np.testing.assert_allclose(got.numpy(), tf.vmap(f(torch))(torch.tensor(x)).numpy())
+    assert len(calls) == 1  # no graph to record: the batch written in place
+    want = tf.vmap(f(torch))(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(got.numpy(), want)
+    calls.clear()
+    got = cf.vmap(f(cr))(cr.tensor(x, requires_grad=True))
+    assert len(calls) == 4  # recorded: the first example's call went on, then 3 more
+    np.testing.assert_allclose(got.detach().numpy(), want)
 
 
 def test_a_transform_inside_vmap_runs_once_per_example_and_no_more():
