@@ -381,6 +381,23 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
     ),
     "UnsqueezeBackward0": {"dim": _called("dim")},
+    # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
+    "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
+    **dict.fromkeys(
+        ("Reshape.SqueezeBackward4", "SqueezeBackward5"),
+        {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
+    ),
+    "UnsqueezeBackward1": {"dim": _called("dim")},
+    "TransposeBackward1": {"dim0": _swapped(0), "dim1": _swapped(1)},
+    "AsStridedBackward1": {
+        "size": _called("size"),
+        "storage_offset": _called("storage_offset"),
+        "stride": _called("stride"),
+    },
+    **dict.fromkeys(  # a 0-d tensor's sort and topk: a reshape
+        ("Reshape.SortBackward0", "Reshape.TopkBackward0"),
+        {"dim": _called("dim"), "self_sym_sizes": _called("sizes")},
+    ),
     "TrilBackward0": {"diagonal": _called("diagonal")},
     "TriuBackward0": {"diagonal": _called("diagonal")},
     "DiagonalBackward0": {
@@ -569,6 +586,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "IndexSelectBackward0": {"index": ("called", "index")},
     "ScatterBackward0": {"index": ("made", None, lambda fn: fn.where[fn.dim])},
     "IndexBackward0": {"indices": ("made", None, made.indices)},
+    **dict.fromkeys(
+        ("Reshape.SortBackward0", "Reshape.TopkBackward0"), {"indices": ("called", "indices")}
+    ),
     "CtcLossBackward0": {
         "log_probs": ("input", 0, None), "result0": ("made", None, lambda fn: fn.nll),
         # (N, T, S): alpha, the log-probabilities of the alignments' prefixes
@@ -631,9 +651,9 @@ def table_key(op: str, name: str) -> str:
     (linear's is addmm of W.t(), einsum's one node PyTorch's last view of several; a
     transposed convolution's node is PyTorch's convolution of other inputs), or where the
     tables hold "Op.Name": a name that several ops' nodes take (sort's is a gather's). A _copy
-    op's node (DiagonalBackward0_copy) saves what its view's does, but for the pieces of a
-    split or unbind, whose nodes are not split's."""
-    if not name.startswith(("Split", "Unbind")):
+    op's node (DiagonalBackward0_copy) saves what its view's does, where it is the view's op
+    (not an index standing for a view that gave its input itself, or for a split's piece)."""
+    if name.endswith("_copy") and (op != "GetItem" or name.startswith(("Select", "Slice"))):
         name = name.removesuffix("_copy")
     key = f"{op}.{name}"
     if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:

@@ -690,7 +690,9 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
     values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
     if not t.ndim and k == 1:
         values, indices = values.reshape(()), indices.reshape(())
-    values = named(values, node)  # PyTorch's node (the gather's, or the 0-d reshape's)
+    # PyTorch's node (the gather's, or the 0-d reshape's, which keeps what PyTorch's saves)
+    call = {} if t.ndim else {"dim": dim, "sizes": (), "indices": indices._array}
+    values = named(values, node, **call)
     return ValuesIndices(values, indices)
 
 
