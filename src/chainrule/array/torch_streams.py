@@ -241,11 +241,18 @@ def randperm(g: Generator, n: int) -> np.ndarray:
 
 
 def bernoulli(g: Generator, n: int, p: float) -> np.ndarray:
-    """``bernoulli_(p)`` with p a number: a 53-bit uniform below p (a chunk at a time)."""
+    """``bernoulli_(p)`` with p a number: a 53-bit uniform below p (a chunk at a time). The
+    uniform is m * 2**-53 for the 53 low bits m of ``random64()``, and m * 2**-53 < p holds
+    exactly when the integer m < ceil(p * 2**53): compared so, without making the floats."""
     out = np.empty(n, bool)
+    below = np.uint64(math.ceil(min(max(p, 0.0), 1.0) * 2.0**53))
     for i in range(0, n, CHUNK):
         part = out[i : i + CHUNK]
-        np.less(uniform53(g, len(part)), p, out=part)
+        w = g.words(2 * len(part))
+        m = w[0::2] & np.uint64(0x1FFFFF)  # the high word's 21 low bits, then the low word
+        m <<= np.uint64(32)
+        m |= w[1::2]
+        np.less(m, below, out=part)
     return out
 
 
