@@ -23,9 +23,6 @@ from tests.ops import test_ops as catalog
 # the same name: chainrule's one node does the work of several of PyTorch's.
 EXCEPTIONS = {
     "Einsum.ViewBackward0": "einsum's one node is PyTorch's products and its last view",
-    "Linear.UnsafeViewBackward0": "a batched linear's one node is PyTorch's mm and its view",
-    "Linear.ViewBackward0": "a batched linear's one node is PyTorch's addmm and its view",
-    "Linear.SqueezeBackward4": "a vector's linear is PyTorch's mm of it unsqueezed, squeezed",
 }
 # Saved values whose contents PyTorch leaves undefined: compared by name only.
 UNDEFINED = {
@@ -321,3 +318,31 @@ def test_a_freed_graphs_saved_tensors_are_refused_its_values_kept() -> None:
     assert y.grad_fn._saved_beta == 2 and y.grad_fn._saved_threshold == 20
     with pytest.raises(RuntimeError, match=r"^SoftplusBackward0: _saved_self: its saved values"):
         _ = y.grad_fn._saved_self
+
+
+PRODUCTS = [
+    ((5, 2, 3), (3, 4)), ((5, 2, 3), (3,)), ((2, 5, 2, 3), (2, 5, 3, 4)), ((5, 2, 3), (1, 3, 4)),
+    ((3,), (5, 3, 4)), ((2, 1, 2, 3), (5, 3, 4)), ((3,), (3, 4)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), PRODUCTS)
+def test_a_matmuls_one_node_tells_the_sizes_of_torchs_product(a: tuple, b: tuple) -> None:
+    """Where PyTorch's matmul is a product and a view (or squeeze) after it, chainrule's one
+    node tells the view's saved values: the product's sizes, as PyTorch folds the batch."""
+    shown = []
+    for lib in (torch, cr):
+        x, y = lib.ones(*a, requires_grad=True), lib.ones(*b, requires_grad=True)
+        fn = (x @ y).grad_fn
+        shown.append((fn.name(), read(fn, lib)))
+    assert shown[1] == shown[0]
+
+
+def test_a_linear_layers_one_node_tells_the_sizes_of_torchs_product() -> None:
+    shown = []
+    for lib in (torch, cr):
+        x, w, b = (lib.ones(*s, requires_grad=True) for s in ((5, 2, 3), (4, 3), (4,)))
+        f = lib.nn.functional
+        nodes = [f.linear(x, w).grad_fn, f.linear(x, w, b).grad_fn, f.linear(x[0, 0], w).grad_fn]
+        shown.append([(fn.name(), read(fn, lib)) for fn in nodes])
+    assert shown[1] == shown[0]

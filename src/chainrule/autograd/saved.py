@@ -381,6 +381,16 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
     ),
     "UnsqueezeBackward0": {"dim": _called("dim")},
+    # matmul's and linear's one node, for PyTorch's product and the view after it
+    **dict.fromkeys(
+        ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0"),
+        {"self_sym_sizes": made.product_sizes},
+    ),
+    **dict.fromkeys(  # a vector times a matrix: PyTorch's mm of it unsqueezed, squeezed
+        ("MatMul.SqueezeBackward4", "Linear.SqueezeBackward4"),
+        {"dim": lambda fn: 0, "self_sym_sizes": lambda fn: (1, *made.product_sizes(fn)[-1:])},
+    ),
+    "Reshape.UnsafeViewBackward0": {"self_sym_sizes": _sizes(0)},  # a copying reshape's
     # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(

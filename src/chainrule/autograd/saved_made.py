@@ -109,3 +109,19 @@ def svd_part(fn: Any, i: int) -> Any:
     if kept is not None:
         return kept
     return array.xp.linalg.svd(fn.inputs[0]._array, full_matrices=fn.full)[i]
+
+
+def product_sizes(fn: Any) -> tuple[int, ...]:
+    """The sizes of the product PyTorch's matmul (or linear) views last, its
+    UnsafeViewBackward0's self_sym_sizes: a batch of matrices times one matrix or vector is
+    folded into one product, (batch * n, m); a vector times a batch of matrices, into the
+    batch's transposes times the vector, (batch * m,); else one bmm, (batch, n, m)."""
+    a, b = fn.inputs[0]._array.shape, fn.inputs[1]._array.shape
+    if fn.op == "Linear":  # x @ W^T
+        b = b[::-1]
+    if len(b) <= 2 or math.prod(b[:-2]) == 1 and len(a) >= 3:
+        return (math.prod(a[:-1]),) + b[-1:] * (len(b) > 1)
+    if len(a) == 1:
+        return (math.prod(b[:-2]) * b[-1],)
+    batch = math.prod(array.host.broadcast_shapes(a[:-2], b[:-2]))
+    return (batch, a[-2], b[-1])
