@@ -254,3 +254,19 @@ def test_chunks_of_an_empty_dim_are_torchs() -> None:
         shown.append([(o.grad_fn.name(), tuple(o.shape), o.output_nr) for o in parts])
         shown.append(_saved(parts[0].grad_fn))
     assert shown[2:] == shown[:2]
+
+
+def _hooked_late(lib: Any) -> list[Any]:
+    """A hook registered after a first backward has run through the node."""
+    x = lib.tensor(X, requires_grad=True)
+    a, b = (x * 1).split([2, 3])
+    z = (a * 3).sum() + b.sum()
+    z.backward(retain_graph=True)
+    seen: list[Any] = []
+    a.grad_fn.register_prehook(lambda go: seen.append([g is None for g in go]))
+    z.backward()
+    return [*seen, x.grad.sum().item()]
+
+
+def test_a_hook_registered_late_sees_the_graph_as_it_was_as_torchs() -> None:
+    assert _hooked_late(cr) == _hooked_late(torch) == [[False, False], 2 * (3 * 8 + 12)]

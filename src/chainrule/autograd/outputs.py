@@ -3,11 +3,14 @@ Function's), as PyTorch shows it: ``a.grad_fn is b.grad_fn``, one name, ``output
 ``next_functions`` pairs that say which output, one set of hooks.
 
 The engine walks tensors, each with one node, and calls a node's rule once per tensor it
-made. So an op of several outputs is recorded as two nodes: the op's own node makes one
-packed tensor (split's is its input itself, a custom Function's its outputs laid end to
-end), and each output is a part of it, by the node all of them share (``Outputs``), whose
-rule puts an output's gradient in its place. The engine adds up the parts' gradients at the
-packed tensor, and the op's rule runs once on the whole. Users see the shared node only:
+made: the shared node (``Outputs``) is called once for each output that has a gradient, and
+puts that gradient in the output's place in the packed tensor, its input. The engine adds
+them up there. Split's and unbind's packed tensor is their input itself, whose gradient is
+that sum. A custom Function's is its outputs laid end to end, made by the Function's own
+node, which then runs the user's backward once on the whole. So do the hooks on split's
+node, which see the outputs' gradients together: the first one registered puts the same
+kind of node between split's input and its outputs (``Packed``, whose rule passes the
+gradient on), so that the hooks run once, when it does. Users see the shared node only:
 its next_functions, hooks and saved values are the op's.
 """
 
@@ -50,7 +53,7 @@ class Outputs(Primitive):
     # each output's index in packed, shape and dtype (None: packed's); None for an output
     # that takes no gradient (a custom Function's integer output), as its part is
     places: list[tuple[Any, tuple[int, ...], Any] | None]
-    op_node: Any  # the packed tensor's node: the op's rule, run once
+    op_node: Any  # the packed tensor's node (the op's rule, run once), or None: split's input
     arrivals: Arrivals
 
     @property
@@ -73,6 +76,8 @@ class Outputs(Primitive):
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        if self.op_node is None:  # its input is split's
+            return super().next_functions
         return self.op_node.next_functions  # type: ignore[no-any-return]
 
     def __getattr__(self, attr: str) -> Any:
@@ -86,12 +91,31 @@ class Outputs(Primitive):
     def register_prehook(self, hook: Any) -> Any:
         """``hook(grad_outputs)``, one gradient per output (None for an output that got
         none), runs before the op's rule; it may return new grad_outputs."""
-        return self.op_node._hook("pre", _Pre(hook, self.places, self.arrivals))
+        return self._joined()._hook("pre", _Pre(hook, self.places, self.arrivals))
 
     def register_hook(self, hook: Any) -> Any:
         """``hook(grad_inputs, grad_outputs)`` runs once the op's rule has given its inputs'
         gradients; it may return new grad_inputs."""
-        return self.op_node._hook("post", _Post(hook, self.places, self.arrivals))
+        return self._joined()._hook("post", _Post(hook, self.places, self.arrivals))
+
+    def _joined(self) -> Any:
+        """The op's node, where the outputs' gradients meet: split's first hook makes it, a
+        Packed between split's input and a packed tensor that is now this node's input."""
+        if self.op_node is None:
+            a = self.inputs[0]  # type: ignore[index]
+            packed = tensor_type()._make(a._array, True)
+            packed._vc = counter(a)  # a's writes are its writes: the version checks see them
+            op_node = Packed()
+            op_node.inputs, op_node.needs_input_grad = (a,), (True,)
+            op_node.versions, op_node.stamp = self.versions, self.stamp  # as this node saw a
+            op_node.kind, op_node.arrivals = self.kind, self.arrivals
+            packed.grad_fn = op_node
+            self.inputs = (packed,)
+            for part in self.parts:  # each output's node now reads packed (a's values)
+                part.inputs = (packed,)
+            self.op_node = op_node
+            self.arrivals.got.clear()
+        return self.op_node
 
 
 def _taken(packed_grad: Any, places: list, arrived: Any) -> tuple[Any, ...]:
@@ -140,8 +164,8 @@ class _Post:
 
 
 class Packed(Primitive):
-    """packed = a: the node of split and unbind, whose outputs are parts of their input
-    (its memory, laid out as it is);  grad_a = grad, the outputs' gradients each in its place."""
+    """packed = a: split's or unbind's node, once a hook on their outputs' node needs their
+    gradients together (Outputs._joined);  grad_a = grad, each output's gradient in its place."""
 
     rule = "grad_a = grad: the outputs' gradients, each in its place in a"
     saves_inputs = False
@@ -159,14 +183,16 @@ class Packed(Primitive):
 
 def share(packed: Any, parts: list[Any], places: list, kind: str, name: str, op_node: Any) -> Any:
     """The node named ``name`` (PyTorch's, ``SplitBackward0``) that the parts of ``packed``
-    (whose node is ``op_node``) share: output k is made by node ``parts[k]`` and lies at
-    ``places[k]`` (its index in packed, its shape and dtype). join makes each output its."""
+    (whose node is ``op_node``, None for split's input) share: output k is made by node
+    ``parts[k]`` and lies at ``places[k]`` (its index in packed, its shape and dtype). join
+    makes each output its."""
     node = Outputs()
     node.__class__ = node_type(Outputs, name)
     node.inputs, node.needs_input_grad = (packed,), (True,)
     node.versions, node.stamp = versions(node.inputs), writes[0]
     node.kind, node.parts, node.places, node.op_node = kind, parts, places, op_node
-    node.arrivals, node.numbers = op_node.arrivals, {}
+    node.arrivals = Arrivals() if op_node is None else op_node.arrivals
+    node.numbers = {}
     return node
 
 
@@ -178,23 +204,13 @@ def join(node: Outputs, out: Any, k: int) -> None:
 
 def split_node(a: Any, outs: Any, kind: str, name: str, **saved: Any) -> Any:
     """Join ``outs``, slices of ``a`` each made by its own indexing node, as the outputs of
-    one node: the op's node (Packed) over ``a``'s memory, and the shared node (named
-    ``name``, with ``saved``, what PyTorch's node of that name shows) over it."""
-    T = tensor_type()
-    packed = T._make(a._array, True)
-    packed._vc = counter(a)  # a's writes are its writes: the nodes' version checks see them
-    op_node = Packed()
-    op_node.inputs, op_node.needs_input_grad = (a,), (True,)
-    op_node.versions, op_node.stamp = versions(op_node.inputs), writes[0]
-    op_node.kind, op_node.arrivals = kind, Arrivals()
-    packed.grad_fn = op_node
+    one node named ``name``, with ``saved`` (what PyTorch's node of that name shows)."""
     parts, places = [], []
-    for o in outs:  # each slice's node now reads packed (its values and shape are a's)
+    for o in outs:
         part = o.grad_fn
-        part.inputs = (packed,)
         parts.append(part)
         places.append((part.index, o._array.shape, None))  # of a's dtype
-    node = share(packed, parts, places, kind, name, op_node)
+    node = share(a, parts, places, kind, name, None)
     node.__dict__.update(saved)
     numbers = node.numbers
     for k, o in enumerate(outs):  # join(node, o, k), inline: once per output of every split
