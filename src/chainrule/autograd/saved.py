@@ -391,6 +391,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": lambda fn: 0, "self_sym_sizes": lambda fn: (1, *made.product_sizes(fn)[-1:])},
     ),
     "Reshape.UnsafeViewBackward0": {"self_sym_sizes": _sizes(0)},  # a copying reshape's
+    "IndexPutBackward0": {"accumulate": lambda fn: False},  # index_put's; accumulate adds
     # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(
@@ -595,7 +596,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     },
     "IndexSelectBackward0": {"index": ("called", "index")},
     "ScatterBackward0": {"index": ("made", None, lambda fn: fn.where[fn.dim])},
-    "IndexBackward0": {"indices": ("made", None, made.indices)},
+    **dict.fromkeys(
+        ("IndexBackward0", "IndexPutBackward0"), {"indices": ("made", None, made.indices)}
+    ),
     **dict.fromkeys(
         ("Reshape.SortBackward0", "Reshape.TopkBackward0"), {"indices": ("called", "indices")}
     ),
