@@ -13,6 +13,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, need_number
 from ..autograd.mode import is_grad_enabled
+from ..ops import movement
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
 from .loss import legacy_reduction, reduce_loss
@@ -182,8 +183,8 @@ def multi_margin_loss(
         raise ValueError(f"{op}: weight must be one-dimensional; got shape {weight.shape}")
     if isinstance(weight, Tensor) and weight.requires_grad and is_grad_enabled():
         raise RuntimeError(f"{op}: not differentiable in weight, as PyTorch's; detach it first")
-    picked = xp.asarray(t[:, None])  # (N, 1)
-    z = (margin - rows.gather(1, Tensor._make(picked)) + rows).clamp_min(0.0)  # (N, C)
+    picked = xp.asarray(t[:, None])  # (N, 1), checked by _class_rows: gathered as it is
+    z = (margin - movement.Gather.apply(rows, picked, dim=1) + rows).clamp_min(0.0)  # (N, C)
     if p == 2:
         z = z * z
     if weight is not None:
