@@ -68,20 +68,7 @@ def _one(fn: Any) -> int:  # a constant: read the same after backward, with no s
 
 
 def _index_part(fn: Any) -> tuple[int, Any]:
-    """The dim and the item (an int or a slice) a basic index selects or slices there."""
-    index = _option(fn, "index")
-    index = index if type(index) is tuple else (index,)
-    dim = 0
-    for k, part in enumerate(index):
-        if part is None:  # a new dim (PyTorch's unsqueeze): none of the input's
-            continue
-        if part is Ellipsis:  # the parts after it count from the input's last dim
-            dim = len(_shape(fn, 0)) - sum(p is not None for p in index[k + 1 :])
-            continue
-        if isinstance(part, int) or part != slice(None):
-            return dim, part
-        dim += 1
-    return 0, slice(None)
+    return made.index_part(_option(fn, "index"), len(_shape(fn, 0)))
 
 
 def _slice_start(fn: Any) -> int:
@@ -748,25 +735,6 @@ def saved(fn: Any, attr: str) -> Any:
     return _tensor(fn, attr, tensors[key])
 
 
-def _lu_factor(result: tuple[Any, Any], part: str) -> Any:
-    """P, L (unit lower, m x k) or U (upper, k x n), k = min(m, n), as linalg.lu gives them."""
-    lu, pivots = result
-    m, n = lu.shape[-2:]
-    k = min(m, n)
-    if part == "P":  # P[perm[i], i] = 1, perm LAPACK's 1-based row swaps applied in order
-        swaps = pivots.reshape(-1, pivots.shape[-1]) - 1  # (batch, k)
-        P = array.xp.zeros((swaps.shape[0], m, m), dtype=lu.dtype)  # (batch, m, m)
-        for b, row_swaps in enumerate(swaps.tolist()):
-            perm = list(range(m))
-            for i, j in enumerate(row_swaps):
-                perm[i], perm[j] = perm[j], perm[i]
-            P[b, perm, range(m)] = 1
-        return P.reshape(*pivots.shape[:-1], m, m)  # (..., m, m)
-    if part == "L":
-        return array.xp.tril(lu[..., :, :k], -1) + array.xp.eye(m, k, dtype=lu.dtype)
-    return array.xp.triu(lu[..., :k, :])
-
-
 def _absent(fn: Any, i: int) -> bool:
     if fn.inputs is None:  # freed: its edge tells a tensor from the rest (None among them)
         return fn.__dict__["_edges"][i] is NUMBER
@@ -789,7 +757,7 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
         kept = fn.__dict__[spec[1]] if len(spec) == 2 else fn.__dict__[spec[1]][spec[2]]
         return None if kept is None else T._make(kept)
     if spec[0] == "lu":  # a factor of A = P L U, from LAPACK's (LU, pivots) the node keeps
-        return T._make(_lu_factor(fn.__dict__["result"], spec[1]))
+        return T._make(made.lu_factors(fn.__dict__["result"], spec[1]))
     if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
@@ -798,12 +766,12 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     if spec[0] == "made":  # made from what the node keeps (and input i, checked first)
         if spec[1] is not None:
             _checked(fn, attr, spec[1])
-        made = spec[2](fn)
-        if made is None:  # an optional argument not given
+        value = spec[2](fn)
+        if value is None:  # an optional argument not given
             return None
-        if isinstance(made, tuple):  # index's indices: a tensor a dim indexed, None a dim sliced
-            return tuple(None if a is None else T._make(a) for a in made)
-        return T._make(array.xp.asarray(made))
+        if isinstance(value, tuple):  # index's indices: a tensor a dim indexed, None a dim sliced
+            return tuple(None if a is None else T._make(a) for a in value)
+        return T._make(array.xp.asarray(value))
     kind, i = spec[:2]
     x = _checked(fn, attr, i)
     return x.mT.detach() if kind == "input.mT" else x

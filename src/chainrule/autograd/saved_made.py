@@ -125,3 +125,39 @@ def product_sizes(fn: Any) -> tuple[int, ...]:
         return (math.prod(b[:-2]) * b[-1],)
     batch = math.prod(array.host.broadcast_shapes(a[:-2], b[:-2]))
     return (batch, a[-2], b[-1])
+
+
+def index_part(index: Any, ndim: int) -> tuple[int, Any]:
+    """The dim and the item (an int or a slice) a basic index of a tensor of ``ndim`` dims
+    selects or slices there (PyTorch's select's and slice's dim, index, start, end, step)."""
+    index = index if type(index) is tuple else (index,)
+    dim = 0
+    for k, part in enumerate(index):
+        if part is None:  # a new dim (PyTorch's unsqueeze): none of the input's
+            continue
+        if part is Ellipsis:  # the parts after it count from the input's last dim
+            dim = ndim - sum(p is not None for p in index[k + 1 :])
+            continue
+        if isinstance(part, int) or part != slice(None):
+            return dim, part
+        dim += 1
+    return 0, slice(None)
+
+
+def lu_factors(result: tuple[Any, Any], part: str) -> Any:
+    """P, L (unit lower, m x k) or U (upper, k x n), k = min(m, n), as linalg.lu gives them."""
+    lu, pivots = result
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    if part == "P":  # P[perm[i], i] = 1, perm LAPACK's 1-based row swaps applied in order
+        swaps = pivots.reshape(-1, pivots.shape[-1]) - 1  # (batch, k)
+        P = array.xp.zeros((swaps.shape[0], m, m), dtype=lu.dtype)  # (batch, m, m)
+        for b, row_swaps in enumerate(swaps.tolist()):
+            perm = list(range(m))
+            for i, j in enumerate(row_swaps):
+                perm[i], perm[j] = perm[j], perm[i]
+            P[b, perm, range(m)] = 1
+        return P.reshape(*pivots.shape[:-1], m, m)  # (..., m, m)
+    if part == "L":
+        return array.xp.tril(lu[..., :, :k], -1) + array.xp.eye(m, k, dtype=lu.dtype)
+    return array.xp.triu(lu[..., :k, :])
