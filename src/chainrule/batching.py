@@ -641,6 +641,25 @@ def layer_norm(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, args)  # over the last k dims: the batch dim leads
 
 
+def scatter(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """scatter and scatter_reduce along the dim after the batch's: the input, src and index
+    each given the batch (repeated where not batched), so each example scatters into its own."""
+    a, src, index = args["a"], args["src"], args["index"]
+    rank = _rank(a, batched["a"])
+    if rank == 0:  # 0-d examples: dim 0 is no dim of the batch's
+        return loop(cls, args, batched, size)
+    given = {
+        "a": a if batched["a"] else _broadcast(a, size),
+        "index": index if batched["index"] else _broadcast(index, size),
+        "src": src if batched["src"] or not _ndim(src) else _broadcast(src, size),
+    }
+    return call(cls, {**args, **given, "dim": args["dim"] % rank + 1})
+
+
+def _ndim(x: Any) -> int:
+    return x.ndim if isinstance(x, (Tensor, np.ndarray)) else 0
+
+
 ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh Sigmoid Relu Abs
 Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish Tan Asin Acos
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
@@ -678,6 +697,8 @@ RULES.update(
         "NLLLoss": nll,
         "CrossEntropy": nll,
         "LayerNorm": layer_norm,
+        "Scatter": scatter,
+        "ScatterReduce": scatter,
     }
 )
 

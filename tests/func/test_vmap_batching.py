@@ -179,3 +179,21 @@ def test_sorts_maxima_and_comparisons_run_batched(in_dims):
     ours = cf.vmap(f(cr), in_dims)(cr.tensor(x))
     assert len(calls) == 1
     _close(ours, tf.vmap(f(torch), in_dims)(torch.tensor(x)))
+
+
+def test_scatters_by_constant_and_batched_indices_run_batched():
+    calls = []
+    x = RNG.standard_normal((3, 2, 4))
+    index = np.array([[[0, 1, 0, 1]], [[1, 1, 1, 1]], [[0, 0, 0, 0]]])
+
+    def f(lib):
+        def g(a, i):
+            calls.append(1)
+            summed = a.scatter_reduce(1, lib.tensor([[0, 1], [1, 1]]), a[:, :2] * 2, "sum")
+            return summed + a.scatter(0, i, 5.0)
+
+        return g
+
+    ours = cf.vmap(f(cr))(cr.tensor(x), cr.tensor(index))
+    assert len(calls) == 1
+    _close(ours, tf.vmap(f(torch))(torch.tensor(x), torch.tensor(index)))
