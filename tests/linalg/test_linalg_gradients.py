@@ -200,3 +200,20 @@ def test_triangular_solves_by_trsm_agree_with_scipy(shape: Any, dtype: Any) -> N
                 want = sl.solve_triangular(m, b, lower=lower, unit_diagonal=unit)
                 assert x.dtype == dtype
                 np.testing.assert_allclose(x, want, **tol)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape", [((2, 3, 3), (2, 3, 0)), ((0, 3, 3), (0, 3, 2)), ((0, 0), (0, 4))]
+)
+def test_lu_solve_of_nothing_is_empty_as_pytorchs(a_shape: Any, b_shape: Any) -> None:
+    a = _matrix(*a_shape) if a_shape[-1] else np.zeros(a_shape)
+    b = np.ones(b_shape)
+    ours = cr.linalg.lu_solve(*cr.linalg.lu_factor(cr.tensor(a)), cr.tensor(b))
+    theirs = torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.tensor(a)), torch.tensor(b))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 0)])
+def test_qr_of_nothing_has_an_empty_gradient(shape: Any) -> None:
+    ours, theirs = _grads(lambda m, A: tuple(m.linalg.qr(A)), np.zeros(shape))
+    assert ours.shape == theirs.shape == shape

@@ -190,6 +190,8 @@ def solve_triangular(a: Any, b: Any, lower: bool, unit: bool = False) -> Any:
 
     trsm is given the transposes, X^T = B^T A^-T: C-ordered arrays are LAPACK's order
     transposed, so nothing is copied into it, and X^T comes back in C order as X."""
+    if a.size == 0 or b.size == 0:
+        return host.zeros(b.shape, dtype=a.dtype)
     trsm = _blas("trsm", a.dtype.char)
     flag = int(not lower)  # A^T's triangle
     if a.ndim == 2:

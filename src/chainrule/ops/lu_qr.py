@@ -204,9 +204,12 @@ def rows(g: Any, order: Any) -> Any:
         return g[..., order, :]
     batch = xp.broadcast_shapes(g.shape[:-2], order.shape[:-1])
     m, n = g.shape[-2:]
-    flat = g.expand(*batch, m, n).reshape(-1, m, n)  # (batch, m, n)
-    order = xp.broadcast_to(order, (*batch, m)).reshape(-1, m)
-    return flat[xp.arange(len(order))[:, None], order].reshape(*batch, m, n)
+    count = math.prod(batch)
+    if count * m * n == 0:  # no rows to move
+        return g.expand(*batch, m, n)
+    flat = g.expand(*batch, m, n).reshape(count, m, n)
+    order = xp.broadcast_to(order, (*batch, m)).reshape(count, m)
+    return flat[xp.arange(count)[:, None], order].reshape(*batch, m, n)
 
 
 def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
@@ -231,7 +234,7 @@ def row_order(pivots: Any, m: int) -> Any:
         row = list(range(m))
         for i, j in enumerate(piv[0].tolist()):
             row[i], row[j] = row[j], row[i]
-        return xp.asarray(row, like=pivots).reshape(*batch, m)
+        return xp.asarray(row, dtype=xp.int64, like=pivots).reshape(*batch, m)
     perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
     rows = xp.arange(count)
     for i in range(piv.shape[-1]):
