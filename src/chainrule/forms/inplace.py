@@ -67,6 +67,9 @@ __all__ = [
     "negative_",
     "clamp_min_",
     "clamp_max_",
+    "as_strided_",
+    "detach_",
+    "resize_as_",
 ]
 
 
@@ -83,6 +86,21 @@ def fill_(input: Tensor, value: Any) -> Tensor:
 def zero_(input: Tensor) -> Tensor:
     """The function form of Tensor.zero_."""
     return as_tensor(input).zero_()
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """The function form of Tensor.as_strided_: restrides ``input``, which must be a Tensor."""
+    return _inplace_target(input, "as_strided_").as_strided_(size, stride, storage_offset)
+
+
+def detach_(input: Tensor) -> Tensor:
+    """The function form of Tensor.detach_: cuts ``input``, which must be a Tensor."""
+    return _inplace_target(input, "detach_").detach_()
+
+
+def resize_as_(input: Tensor, the_template: Any, memory_format: Any = None) -> Tensor:
+    """The function form of Tensor.resize_as_: resizes ``input``, which must be a Tensor."""
+    return _inplace_target(input, "resize_as_").resize_as_(the_template, memory_format)
 
 
 def abs_(input: Tensor) -> Tensor:

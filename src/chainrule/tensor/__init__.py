@@ -19,6 +19,7 @@ from . import (
     inplace,
     pointwise,
     reductions,
+    restride,
     sampling,
     shape,
     views,
@@ -32,6 +33,7 @@ from .layout import Layout
 from .linalg import LinalgMethods
 from .pointwise import Pointwise
 from .reductions import Reductions, ValuesIndices
+from .restride import InPlaceShape
 from .sampling import Histogram, Sampling
 from .shape import Shape
 
@@ -47,6 +49,7 @@ class Tensor(
     Shape,
     Indexing,
     InPlace,
+    InPlaceShape,
     Sampling,
     LinalgMethods,
 ):
@@ -77,6 +80,7 @@ _KINDS = (
     shape,
     indexing,
     inplace,
+    restride,
     sampling,
 )
 for _kind in (*_KINDS, views):
