@@ -395,6 +395,10 @@ class Clamp(Function):
     def forward(self, a: Any, lo: Any = None, hi: Any = None, *, op: str = "clamp") -> Any:
         self.lo, self.hi = lo, hi
         self.node_name = self.NAMES[op][isinstance(lo, ndarray) or isinstance(hi, ndarray)]
+        if hi is None:  # what np.clip calls for one bound, without its Python wrapper
+            return xp.maximum(a, lo)
+        if lo is None:
+            return xp.minimum(a, hi)
         return xp.clip(a, lo, hi)
 
     def masks(self) -> Any:
