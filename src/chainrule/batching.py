@@ -110,6 +110,18 @@ class BatchedTensor(Tensor):
         degrade()
         return first(self)._write(op, compute, written)
 
+    def _fill(self, op: str, values: Any) -> Tensor:
+        """A fill (fill_, copy_, an in-place comparison): the values, the same for every
+        example or the batch's own, written into the batch where no gradient is recorded."""
+        theirs = isinstance(values, BatchedTensor) and values._level == self._level
+        other = isinstance(values, BatchedTensor) and not theirs
+        wants = real(self).requires_grad or getattr(real(values), "requires_grad", False)
+        if other or (is_grad_enabled() and wants):
+            degrade()
+            return first(self)._fill(op, values)
+        self._value._fill(op, _padded(values._value, self.ndim) if theirs else values)
+        return self
+
     def detach(self) -> Tensor:
         return wrap(self._value.detach(), self._level)
 

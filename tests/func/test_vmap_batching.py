@@ -153,7 +153,8 @@ def test_an_in_place_op_on_a_batched_tensor_is_batched():
             calls.append(1)
             b = a * 2.0
             b.sqrt_().add_(1.0)
-            return b
+            c = (a * 0.0).fill_(2.0)  # a fill, the same for every example
+            return b + c.copy_(c * a)  # and a copy, each example its own
 
         return g
 
