@@ -90,7 +90,7 @@ class LinalgQr(Function):
         Q, R = self.result
         q = Q.shape[-1]
         if self.packed:  # Q's or R's gradient in QR's layout
-            g = xp.zeros(self.inputs[0].shape, dtype=grad.dtype)
+            g = xp.zeros_like(grad, shape=self.inputs[0].shape)  # on grad's device
             _qr_part(g, self.part, q)[...] = grad
             return (g,)
         m, n = self.inputs[0].shape[-2:]
