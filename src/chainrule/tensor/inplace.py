@@ -48,21 +48,25 @@ def write_out(result: Any, out: Any, op: str, exact: bool = False) -> Any:
             f"{op}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad"
         )
-    if exact and out.dtype != result.dtype:
-        raise RuntimeError(
-            f"{op}: expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead"
-        )
-    narrowing = array.is_floating(result.dtype) and not array.is_floating(out.dtype)
-    if narrowing or (out.dtype.kind == "b" and result.dtype.kind != "b"):  # PyTorch's canCast
-        raise RuntimeError(
-            f"{op}: result type {result.dtype} can't be cast to the desired output type {out.dtype}"
-        )
-    values = result._array.astype(out.dtype, copy=False)
-    if out.shape == result.shape:
-        out._array[...] = values
+    arr, values = out._array, result._array
+    if values.dtype != arr.dtype:
+        if exact:
+            raise RuntimeError(
+                f"{op}: expected out tensor to have dtype {result.dtype}, but got {out.dtype} "
+                "instead"
+            )
+        narrowing = array.is_floating(values.dtype) and not array.is_floating(arr.dtype)
+        if narrowing or (arr.dtype.kind == "b" and values.dtype.kind != "b"):  # PyTorch's canCast
+            raise RuntimeError(
+                f"{op}: result type {result.dtype} can't be cast to the desired output type "
+                f"{out.dtype}"
+            )
+        values = values.astype(arr.dtype)
+    if arr.shape == values.shape:
+        arr[...] = values
     else:  # resized, as PyTorch resizes an out of another shape (with its warning)
-        if out.numel():
-            warnings.warn(RESIZED.format(list(out.shape), list(result.shape)), stacklevel=3)
+        if arr.size:
+            warnings.warn(RESIZED.format(list(arr.shape), list(values.shape)), stacklevel=3)
         out._array = values.copy()
     bump(out)
     return out
