@@ -150,3 +150,22 @@ def test_max_unpool_modules_match_torch(rank, pools):
     np.testing.assert_allclose(outs[0][0], outs[1][0])
     np.testing.assert_allclose(outs[0][1], outs[1][1])
     assert outs[0][2] == outs[1][2]
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [
+        lambda m, x, s: m.nn.functional.max_pool2d(x, 2, stride=s),
+        lambda m, x, s: m.nn.functional.avg_pool2d(x, 2, stride=s),
+        lambda m, x, s: m.nn.functional.lp_pool2d(x, 2.0, 2, stride=s),
+        lambda m, x, s: m.nn.MaxPool2d(2, stride=s)(x),
+        lambda m, x, s: m.nn.AvgPool1d(2, stride=s)(x[0]),
+    ],
+)
+def test_a_numpy_integer_is_a_stride(pool) -> None:
+    """A stride read from a NumPy array (np.int64) is taken as PyTorch takes it; it is not
+    compared with () as the 'no stride given' spellings are."""
+    x = np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6)
+    ours = pool(cr, cr.tensor(x), np.int64(2))
+    theirs = pool(torch, torch.tensor(x), np.int64(2))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)

@@ -27,6 +27,12 @@ Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[
 _GEOMETRIES: dict[tuple, Geometry] = {}
 
 
+def stride_given(stride: Any) -> bool:
+    """Whether a pool was given a stride: None, () and [] all mean the kernel size, as
+    PyTorch's (a NumPy integer is a stride, not compared with a tuple)."""
+    return stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0)
+
+
 def _pool_args(
     op: str,
     x: Tensor,
@@ -85,7 +91,7 @@ def _parse_pool_args(
     average)."""
     n = x.ndim - 2
     kernel = ntuple(kernel_size, n, op, "kernel_size")
-    stride = kernel if stride is None or stride in ((), []) else ntuple(stride, n, op, "stride")
+    stride = ntuple(stride, n, op, "stride") if stride_given(stride) else kernel
     pad = ntuple(padding, n, op, "padding")
     dil = ntuple(dilation, n, op, "dilation")
     check_positive(kernel, op, "kernel_size")
@@ -154,7 +160,7 @@ def _max_pool(
     elif spatial == 2:
         out, idx = _max_planes(x, *_order(args), return_indices)
         kernel, step, dil, pad = args  # as PyTorch's node keeps them: stride () if not given
-        given = () if stride is None or stride in ((), []) else step
+        given = step if stride_given(stride) else ()
         out = record(
             out, kernel_size=kernel, stride=given, padding=tuple(p for p, _ in pad),
             dilation=dil, ceil_mode=ceil_mode,
@@ -305,7 +311,7 @@ def _avg_pool(
     else:  # 1/divisor in the kernel where every window has the same one, else divided after
         out = _window_sums(x, kernel, step, pad, 1.0 if uniform is None else 1.0 / uniform)
         if spatial == 2:  # as PyTorch's node keeps them: stride () if not given
-            given = () if stride is None or stride in ((), []) else step
+            given = step if stride_given(stride) else ()
             out = record(
                 out, kernel_size=kernel, stride=given,
                 padding=(padding,) * 2 if is_int(padding) else tuple(padding),

@@ -27,6 +27,7 @@ from .pooling import (
     max_unpool1d,
     max_unpool2d,
     max_unpool3d,
+    stride_given,
 )
 from .spatial_args import check_positive, ntuple
 
@@ -42,7 +43,7 @@ class _PoolNd(Module):
         super().__init__()
         layer, n = type(self).__name__, self._spatial  # checked here, not at the first forward
         check_positive(ntuple(kernel_size, n, layer, "kernel_size"), layer, "kernel_size")
-        if stride is not None and stride not in ((), []):  # () is the kernel_size, as None
+        if stride_given(stride):  # (), [] and None are the kernel_size
             check_positive(ntuple(stride, n, layer, "stride"), layer, "stride")
         if any(p < 0 for p in ntuple(padding, n, layer, "padding")):
             raise ValueError(f"{layer}: padding must be non-negative; got {padding!r}")
