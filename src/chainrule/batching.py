@@ -663,13 +663,20 @@ def scatter(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     given = {
         "a": a if batched["a"] else _broadcast(a, size),
         "index": index if batched["index"] else _broadcast(index, size),
-        "src": src if batched["src"] or not _ndim(src) else _broadcast(src, size),
+        "src": src if batched["src"] or not getattr(src, "ndim", 0) else _broadcast(src, size),
     }
     return call(cls, {**args, **given, "dim": args["dim"] % rank + 1})
 
 
-def _ndim(x: Any) -> int:
-    return x.ndim if isinstance(x, (Tensor, np.ndarray)) else 0
+@_only_first
+def pad(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    return call(cls, {**args, "widths": ((0, 0), *args["widths"])})  # none for the batch's dim
+
+
+@_only_first
+def diagonal(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    rank = args["a"].ndim - 1
+    return call(cls, {**args, "dim1": args["dim1"] % rank + 1, "dim2": args["dim2"] % rank + 1})
 
 
 ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh Sigmoid Relu Abs
@@ -710,6 +717,8 @@ RULES.update(
         "CrossEntropy": nll,
         "LayerNorm": layer_norm,
         "Scatter": scatter,
+        "Pad": pad,
+        "Diagonal": diagonal,
         "ScatterReduce": scatter,
     }
 )

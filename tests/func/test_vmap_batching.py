@@ -198,3 +198,21 @@ def test_scatters_by_constant_and_batched_indices_run_batched():
     ours = cf.vmap(f(cr))(cr.tensor(x), cr.tensor(index))
     assert len(calls) == 1
     _close(ours, tf.vmap(f(torch))(torch.tensor(x), torch.tensor(index)))
+
+
+@pytest.mark.parametrize("in_dims", [0, 2])
+def test_pads_and_diagonals_run_batched(in_dims):
+    calls = []
+
+    def f(lib):
+        def g(a):
+            calls.append(1)
+            padded = lib.nn.functional.pad(a, (1, 2, 0, 1), value=0.5)  # (4, 6)
+            return padded.diagonal(offset=1) + a.diagonal(0, -1, 0).sum()
+
+        return g
+
+    x = RNG.standard_normal((3, 3, 3))
+    ours = cf.vmap(f(cr), in_dims)(cr.tensor(x))
+    assert len(calls) == 1
+    _close(ours, tf.vmap(f(torch), in_dims)(torch.tensor(x)))
