@@ -238,8 +238,11 @@ def named(out: Any, name: str, **call: Any) -> Any:
     saves and the primitive does not keep (squeeze's dim), kept for its ``_saved_*``."""
     fn = out.grad_fn
     if fn is not None:
-        fn.__class__ = node_type(fn.primitive, name)
-    return saved.record(out, **call) if call else out
+        if type(fn).__name__ != name:  # a type change costs more than the whole call else
+            fn.__class__ = node_type(fn.primitive, name)
+        if call:
+            fn.call = call
+    return out
 
 
 class _Ungiven:
