@@ -18,6 +18,7 @@ from ..array.tensor_type import tensor_type
 from . import saved_made as made
 
 PREFIX = "_saved_"
+FREED = "freed"  # a call's array once release has freed it (snapshot)
 INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
 
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
@@ -684,6 +685,10 @@ def snapshot(fn: Any) -> dict[str, Any]:
     inputs, own = fn.inputs, fn.__dict__
     # an array option (gather's index) is a saved tensor: freed, as PyTorch frees it
     kept = {k: own[k] for k in OPTIONS if k in own and not isinstance(own[k], array.ndarray)}
+    if "call" in kept:  # the call's arrays (nll_loss's target) likewise: refused, not None
+        kept["call"] = {
+            k: FREED if isinstance(v, array.ndarray) else v for k, v in kept["call"].items()
+        }
     kept["shapes"] = [getattr(getattr(x, "_array", None), "shape", None) for x in inputs]
     if type(fn).__name__ in ("MmBackward0", "AddmmBackward0"):
         kept["strides"] = [x.stride() for x in inputs[:2]]
