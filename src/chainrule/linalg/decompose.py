@@ -59,7 +59,7 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     return Eigh(L, Q)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of each symmetric matrix, ascending."""
     A = matrices(A, "linalg.eigvalsh", square=True)
@@ -96,7 +96,7 @@ def _empty_svd(a: Any, full: bool) -> tuple[Any, Any, Any]:
     return U.copy(), xp.zeros((*batch, k), dtype=a.dtype), Vh.copy()
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending."""
     A = matrices(A, "linalg.svdvals")
@@ -230,7 +230,7 @@ def lu_unpack(
     )
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def lu_solve(
     LU: Any, pivots: Any, B: Any, *, left: bool = True, adjoint: bool = False, out: Any = None
 ) -> Tensor:
@@ -318,7 +318,7 @@ def ldl_factor(A: Any, *, hermitian: bool = False, out: Any = None) -> LdlFactor
     return LdlFactor(LD, pivots)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False, out: Any = None) -> Tensor:
     """X with A X = B, A given by ldl_factor's LD and pivots (LAPACK's sytrs); batch dims
     broadcast. No gradient, as in PyTorch."""

@@ -20,7 +20,7 @@ from .solvers import inv_ex
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def vector_norm(
     x: Any,
     ord: float = 2,
@@ -74,7 +74,7 @@ def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
     return A.permute(*rest, r, c), r, c
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def matrix_norm(
     A: Any,
     ord: Any = "fro",
@@ -117,7 +117,7 @@ def matrix_norm(
     return out_
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def norm(
     A: Any,
     ord: Any = None,
@@ -158,7 +158,7 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
     return value.masked_fill(singular, math.inf)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Tensor:
     """The product of two or more matrices (the first may be a row vector, the last a
     column vector, each then dropped from the result), in the order of fewest flops."""
@@ -207,7 +207,7 @@ def _chain(ts: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
     return _chain(ts, split, i, k) @ _chain(ts, split, k + 1, j)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     """The cross product of 3-vectors along dim; the two broadcast."""
     a, b = tensor_of(input), tensor_of(other)
@@ -229,7 +229,7 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     return a[lead + (i1,)] * b[lead + (i2,)] - a[lead + (i2,)] * b[lead + (i1,)]
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     """sum(x * y) along dim, the two broadcast."""
     return (tensor_of(x) * tensor_of(y)).sum(dim)

@@ -43,7 +43,7 @@ class Lstsq(NamedTuple):
     singular_values: Tensor
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def inv(A: Any, *, out: Any = None) -> Tensor:
     """A^-1 for each square matrix of A; a singular one is a LinAlgError naming it."""
     A = matrices(A, "linalg.inv", square=True)
@@ -65,7 +65,7 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
     """X with A X = B (left) or X A = B, for square A; B a matrix or a vector (1-D, or A's
     shape without its last dim); batch dims broadcast."""
@@ -93,7 +93,7 @@ def solve_ex(
     return SolveEx(result, constant(D.lu_info(A._array)))
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def solve_triangular(
     A: Any,
     B: Any,
@@ -116,7 +116,7 @@ def solve_triangular(
     return D.LinalgSolveTriangular.apply(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def det(A: Any, *, out: Any = None) -> Tensor:
     """The determinant of each square matrix of A."""
     return D.LinalgDet.apply(matrices(A, "linalg.det", square=True))
@@ -133,7 +133,7 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     )
 
 
-@with_out("linalg")
+@with_out("linalg", exact=True)
 def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Tensor:
     """L (lower triangular, L L^T = A), or U = L^T where upper, from A's lower triangle; a
     matrix that is not positive-definite is a LinAlgError naming it and its minor."""
