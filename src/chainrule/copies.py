@@ -8,7 +8,9 @@ import builtins
 from typing import Any
 
 from .arguments import normalize_dim
+from .autograd import forward_ad
 from .autograd.node import named
+from .constants import contiguous_format
 from .linalg._checks import with_out
 from .tensor import Tensor, as_tensor, write_out
 
@@ -43,6 +45,9 @@ def _copied(x: Tensor, view: Tensor, name: str) -> Tensor:
     if view.grad_fn is not None:
         out.grad_fn = view.grad_fn
         named(out, name)
+    tangent = forward_ad.tangent_of(view)  # forward mode: the view's tangent, copied too
+    if tangent is not None:
+        forward_ad.set_tangent(out, tangent.clone(memory_format=contiguous_format))
     return out
 
 

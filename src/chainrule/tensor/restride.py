@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import size_arg
+from ..autograd import forward_ad
 from ..autograd.mode import is_grad_enabled
 from ..autograd.node import named
 from ..autograd.versions import bump
@@ -130,8 +131,11 @@ class InPlaceShape(Core):
                     f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in "
                     "an in-place operation; do it under cr.no_grad(), or on a clone"
                 )
+        carried = forward_ad.tangent_of(self) if forward_ad.active[0] else None
         old = views.stand_in(self) if grad and self.requires_grad else self
         new = view(old)
+        if carried is not None:  # forward mode: the tangent turns as the tensor does
+            forward_ad.set_tangent(self, view(carried))
         if new is old:  # nothing to turn (squeeze_ of no size-1 dim): a view all the same
             new = old[...]
         self._array = new._array
