@@ -2,8 +2,9 @@
 collectives on Tensors (blocking, or started with ``async_op=True`` and waited on), and the
 handler that takes the whole job down when one rank fails, so no rank waits forever.
 
-Data-parallel training on top of these is nn/parallel/distributed.py's; which environment variables say
-that a launcher started this process, and how the command line uses them, is here too.
+Data-parallel training on top of these is nn/parallel/distributed.py's; which environment
+variables say that a launcher started this process, and how the command line uses them, is
+here too.
 """
 
 from __future__ import annotations
