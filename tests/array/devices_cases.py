@@ -38,6 +38,9 @@ def on_cuda(t: cr.Tensor) -> bool:
 # in the matrix's own dtype, a device its array module's linalg, so the two agree to rounding
 # (as two BLAS libraries do), not bit for bit, on the stand-in too.
 LAPACK = re.compile(r"linalg|det|cholesky|qr|svd|solve|norm_nuc|eig|lu|inv|lstsq|matrix_exp")
+# Rows of erf and exact GELU: a few host values take Python's math.erf one by one (a fast-path
+# trick, ops/special.py), a device array erf's polynomials; they agree to rounding.
+FEW_ON_HOST = re.compile(r"^(erf|gelu)(\b|_)")
 
 
 def close(a: np.ndarray, b: np.ndarray, exact: bool = EXACT) -> None:
@@ -368,7 +371,7 @@ def test_the_op_catalog_on_cuda_equals_the_cpu(row: Row, dtype) -> None:
             cr.set_default_device(None)
     assert len(results[0]) == len(results[1])
     for a, b in zip(*results, strict=True):
-        close(a, b, EXACT and not LAPACK.search(row.name))
+        close(a, b, EXACT and not LAPACK.search(row.name) and not FEW_ON_HOST.search(row.name))
 
 
 def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
