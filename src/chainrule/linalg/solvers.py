@@ -128,9 +128,7 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
     sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
-    return Slogdet(
-        attached(sign, A), D.LinalgSlogdet.apply(A, result=logabsdet, factor=factor)
-    )
+    return Slogdet(attached(sign, A), D.LinalgSlogdet.apply(A, result=logabsdet, factor=factor))
 
 
 @with_out("linalg", exact=True)
