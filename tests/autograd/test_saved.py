@@ -16,7 +16,7 @@ import torch
 
 import chainrule as cr
 from chainrule.autograd import saved
-from tests.autograd.test_node_names import _flat, _parts, catalog_outputs, node_count
+from tests.autograd.test_node_names import catalog_outputs, node_count, op_database_outputs
 from tests.ops import test_ops as catalog
 
 # chainrule's node (its table key) -> why its _saved_* are not compared with PyTorch's node of
@@ -219,40 +219,13 @@ def test_a_few_rows_saved_values_are_torchs_after_backward() -> None:
     assert freed == count == len(rows) > 8, (freed, count, [r.name for r in rows])
 
 
-def _op_database_outputs() -> Any:
-    """Each float64 op-database sample (of an entry with gradients) that both libraries run,
-    with its outputs on chainrule and on torch."""
-    from tests.opinfo import harness
-
-    for case in harness.cases():
-        if case.form != "fn" or case.dtype != "float64":
-            continue
-        op = harness.entry(case.op)
-        if not op.supports_autograd:
-            continue
-        form = next(f for f in harness.forms(op) if f.name == case.form)
-        samples, _ = harness._samples(op, torch.float64, True, harness.full_samples())
-        for sample in samples:
-            try:
-                c = harness.to_cr((sample.input, list(sample.args), dict(sample.kwargs)))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    harness._seed()
-                    want = harness._call(form.torch_fn, form, *_parts(sample))
-                    harness._seed()
-                    got = harness._call(form.cr_fn, form, *c)
-            except Exception:  # a refusal: the op database's own tests judge it
-                continue
-            yield case.op, _flat(got), _flat(want)
-
-
 @pytest.mark.slow
 def test_every_op_database_samples_saved_values_are_torchs() -> None:
     wrong: Counter[str] = Counter()
     count = 0
     from tests.opinfo import harness
 
-    for name, ours, theirs in _op_database_outputs():
+    for name, ours, theirs in op_database_outputs():
         if name in OPS:
             continue
         random = name.split(".")[-1] in harness.RANDOM_OPS or "dropout" in name
