@@ -134,11 +134,38 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ts = [as_tensor(x) for x in operands]
+    equation, ts = _diagonals(equation, ts)
     if builtins.all(t.dtype == array.bool_ for t in ts) and _contracts(equation):
         need_number(ts[0], "einsum")  # PyTorch contracts with bmm, which has no bool loop
     if ts and ts[0].dtype.kind in "biu" and linalg.sums_alone(equation, [t.shape for t in ts]):
         ts = [t.to(array.int64) for t in ts]  # the letter PyTorch sums alone widens the result
     return linalg.Einsum.apply(*ts, equation=equation)
+
+
+def _diagonals(equation: str, ts: list[Tensor]) -> tuple[str, list[Tensor]]:
+    """An operand that repeats a letter (``ii``, ``NMaa``) is read along its diagonal, as
+    PyTorch's einsum reads it: the repeated dims become one, last, taken by ``diagonal``
+    (a view, whose gradient puts grad back on the diagonal)."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    specs = lhs.split(",")
+    if not arrow or len(specs) != len(ts):  # parse_einsum refuses these, naming why
+        return equation, ts
+    ts = list(ts)
+    for i, spec in enumerate(specs):
+        t = ts[i]
+        while len(spec) == t.ndim and len(set(spec)) < len(spec):
+            c = next(c for c in spec if spec.count(c) > 1)
+            d0 = spec.index(c)
+            d1 = spec.index(c, d0 + 1)
+            if t.shape[d0] != t.shape[d1]:
+                raise ValueError(
+                    f"einsum: letter {c!r} repeats in operand {i} ({spec!r}) over dims of sizes "
+                    f"{t.shape[d0]} and {t.shape[d1]}; got shapes {[tuple(x.shape) for x in ts]}"
+                )
+            t = t.diagonal(0, d0, d1)
+            spec = spec[:d0] + spec[d0 + 1 : d1] + spec[d1 + 1 :] + c
+        specs[i], ts[i] = spec, t
+    return ",".join(specs) + "->" + rhs, ts
 
 
 def _contracts(equation: str) -> bool:

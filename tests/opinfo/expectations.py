@@ -11,8 +11,8 @@ from __future__ import annotations
 REFUSALS: dict[str, tuple[str, ...]] = {
     # cropping is slicing: pad only grows a tensor
     "nn.functional.pad": ("negative padding is not supported",),
-    # einsum takes the explicit form of distinct letters, the one a reader can check by eye
-    "einsum": ("only the explicit form", "one distinct letter a dim"),
+    # einsum takes the explicit form, the one a reader can check by eye
+    "einsum": ("only the explicit form", "one letter a dim"),
     # chainrule has no sparse gradients: a dense one is always given
     "nn.functional.embedding": ("sparse gradients are not supported",),
     "nn.functional.embedding_bag": ("sparse gradients are not supported",),

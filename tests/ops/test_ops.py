@@ -678,6 +678,9 @@ EINSUM = [
     ("ij,k->i", ((2, 3), (4,))),
     ("ij,jk,kl->il", ((2, 3), (3, 4), (4, 2))),
     ("bi, bi -> b", ((4, 3), (4, 3))),
+    ("ii->i", ((3, 3),)),  # a repeated letter reads the diagonal
+    ("NMaa->NM", ((2, 3, 4, 4),)),  # the NTK tutorial's trace
+    ("iij,jk->ik", ((3, 3, 2), (2, 4))),
 ]
 for _eq, _shapes in EINSUM:
     ROWS.append(

@@ -105,7 +105,7 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
     for spec, shape in zip(ins, shapes, strict=True):
         if len(spec) != len(shape) or len(set(spec)) != len(spec):
             raise ValueError(
-                f"einsum: operand {spec!r} does not fit shape {shape} (one distinct letter a dim)"
+                f"einsum: operand {spec!r} does not fit shape {shape} (one letter a dim)"
             )
         for c, n in zip(spec, shape, strict=True):
             if sizes.setdefault(c, n) != n:
