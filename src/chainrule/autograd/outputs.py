@@ -86,6 +86,8 @@ class Outputs(Primitive):
         op_node = self.__dict__.get("op_node")
         if op_node is not None and not attr.startswith("_"):
             return getattr(op_node, attr)
+        if "_saved_" in attr and op_node is not None and not isinstance(op_node, Packed):
+            return getattr(op_node, attr)  # a decomposition's saved values are its node's
         return super().__getattr__(attr)
 
     def register_prehook(self, hook: Any) -> Any:
@@ -216,4 +218,16 @@ def split_node(a: Any, outs: Any, kind: str, name: str, **saved: Any) -> Any:
     for k, o in enumerate(outs):  # join(node, o, k), inline: once per output of every split
         numbers[id(o._array)] = k
         o.grad_fn = node
+    return node
+
+
+def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any:
+    """Join ``outs``, parts of ``packed`` (a decomposition's one matrix, made by its own
+    node), each made by its own part node, as the outputs of one node named ``name``: Q
+    and R of a QR, L and U of an LU, as PyTorch's one node of the decomposition."""
+    op_node = packed.grad_fn
+    op_node.arrivals = Arrivals()  # its rule closes them (ops/lu_qr.py)
+    node = share(packed, [o.grad_fn for o in outs], places, kind, name, op_node)
+    for k, o in enumerate(outs):
+        join(node, o, k)
     return node

@@ -8,6 +8,7 @@ import math
 from typing import Any, NamedTuple
 
 from ..array import xp
+from ..autograd.outputs import part_node
 from ..ops import decompositions as D
 from ..ops import lapack
 from ..ops import lu_qr as LQ
@@ -119,7 +120,19 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
     R = LQ.LinalgQr.apply(QR, part="R", mode=mode, result=result, packed=True)
     if mode == "r":
         return Qr(attached(xp.zeros((0,), dtype=a.dtype), A), R)
-    return Qr(LQ.LinalgQr.apply(QR, part="Q", mode=mode, result=result, packed=True), R)
+    Q = LQ.LinalgQr.apply(QR, part="Q", mode=mode, result=result, packed=True)
+    if QR.grad_fn is not None:  # Q and R share one node, as PyTorch's
+        q = Q.shape[-1]
+        if QR.shape[-2] == q:  # Q beside R in QR's one matrix (see ops/lu_qr.py)
+            where = [(..., slice(None), slice(0, q)), (..., slice(None), slice(q, None))]
+        else:  # Q above R
+            where = [
+                (..., slice(0, Q.shape[-2]), slice(None)),
+                (..., slice(Q.shape[-2], None), slice(None)),
+            ]
+        places = [(w, tuple(t.shape), None) for w, t in zip(where, (Q, R), strict=True)]
+        part_node(QR, (Q, R), places, "LinalgQr", "LinalgQrBackward0")
+    return Qr(Q, R)
 
 
 @with_out("linalg")

@@ -51,6 +51,7 @@ class LinalgQr(Function):
             gap[dim] -= grad.shape[dim]
             zeros = grad.new_zeros(tuple(gap))
             return (Cat.apply(*((grad, zeros) if self.part == "Q" else (zeros, grad)), dim=dim),)
+        _closed(self)
         m, n = a.shape[-2:]
         if self.mode == "r":
             raise RuntimeError(
@@ -98,11 +99,20 @@ class LinalgQr(Function):
             return tensor_rule(self, grad, out)
         if not lapack.host_float(Q):
             return tensor_rule(self, grad, out)
+        _closed(self)
         gQ, gR = _qr_part(grad, "Q", q), _qr_part(grad, "R", q)
         M = R @ xp.swapaxes(gR, -1, -2) - xp.swapaxes(gQ, -1, -2) @ Q
         b = Q @ (xp.tril(M) + xp.swapaxes(xp.tril(M, -1), -1, -2)) + gQ
         # b R^-T: R X^T = b^T
         return (xp.swapaxes(lapack.solve_triangular(R, xp.swapaxes(b, -1, -2), False), -1, -2),)
+
+
+def _closed(node: Any) -> None:
+    """QR's rule runs: the arrivals at the node Q and R share (autograd/outputs.py), which
+    its hooks read, are this pass's."""
+    arrivals = node.__dict__.get("arrivals")
+    if arrivals is not None:
+        arrivals.close()
 
 
 def _qr_part(qr: Any, part: str, q: int) -> Any:
