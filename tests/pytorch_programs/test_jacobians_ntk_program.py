@@ -23,3 +23,6 @@ def test_jacobians_hessians_and_the_ntk_follow_torch() -> None:
     np.testing.assert_allclose(ours["by_products"], ours["kernel"], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours["hessian"], ours["hessian"].T, atol=1e-12)
     assert ours["kernel"].shape == (5, 7, 3, 3)
+    np.testing.assert_allclose(ours["mlp_jacobian_fwd"], ours["mlp_jacobian"], rtol=1e-10)
+    for h in ours["mlp_hessians"][1:]:
+        np.testing.assert_allclose(h, ours["mlp_hessians"][0], rtol=1e-10, atol=1e-12)

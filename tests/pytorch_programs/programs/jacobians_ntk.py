@@ -1,9 +1,10 @@
 """Jacobians, Hessians and a neural tangent kernel in the style of PyTorch's torch.func
 tutorials: the Jacobian of a small layer by jacrev, by jacfwd and by vmap over vjp (the
 tutorial's "by hand" way), batched over examples with vmap; its Hessian by hessian and by
-jacfwd(jacrev); a Hessian-vector product by jvp of grad; then the empirical NTK of a small
-MLP, once from the Jacobians of every parameter (jacrev over functional_call, vmapped over
-examples, contracted with einsum) and once by vjp and jvp without building them."""
+jacfwd(jacrev); a Hessian-vector product by jvp of grad; a small MLP's Jacobian in its
+parameters by jacrev and jacfwd and its Hessian in its input by three transforms; then its
+empirical NTK, once from the Jacobians of every parameter (jacrev over functional_call,
+vmapped over examples, contracted with einsum) and once by vjp and jvp without building them."""
 
 import numpy as np
 import torch
@@ -96,12 +97,20 @@ def ntk(rng, init=None):
 
         return vmap(vmap(pair, (None, 0)), (0, None))(x1, x2)
 
+    def energy(x):  # the MLP's summed output at one input: its Hessian by each transform
+        return one(params, x).sum()
+
+    mlp_hessians = [hessian(energy)(x1[0]), jacfwd(jacrev(energy))(x1[0])]
+    mlp_hessians.append(jacrev(jacrev(energy))(x1[0]))
     kernel = by_jacobians(x1, x2)  # (N, M, a, b)
     products = by_products(x1, x2)  # (N, M, b, a): the same kernel, transposed per pair
     return {
         "kernel": kernel.numpy().copy(),
         "by_products": products.transpose(-1, -2).numpy().copy(),
         "trace": torch.einsum("NMaa->NM", kernel).numpy().copy(),
+        "mlp_jacobian": jacrev(one)(params, x1[0])["fc1.weight"].numpy().copy(),
+        "mlp_jacobian_fwd": jacfwd(one)(params, x1[0])["fc1.weight"].numpy().copy(),
+        "mlp_hessians": torch.stack(mlp_hessians).numpy().copy(),
     }
 
 
