@@ -201,7 +201,7 @@ KNOWN.update(
     }
 )
 _EINSUMS = ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b")
-for _n in (*_EINSUMS, "ij->j", "ij->", "ij,k->i"):
+for _n in (*_EINSUMS, "ij->j", "ij->", "ij,k->i", "NMaa->NM", "iij,jk->ik"):
     KNOWN[f"einsum[{_n}]"] = (("bfloat16",), _BF16)
 
 

@@ -18,7 +18,11 @@ def test_a_gru_over_sequences_packed_by_hand() -> None:
     assert ours["losses"][-1] < ours["losses"][0]  # it learns
     np.testing.assert_array_equal(ours["padded"], theirs["padded"])
     assert ours["lengths"] == theirs["lengths"]
-    assert ours["refused"] == theirs["refused"] == dict.fromkeys(ours["refused"], True)
+    assert ours["refused"] == dict.fromkeys(ours["refused"], True)
+    # PyTorch inverts a sorted_indices that is no permutation into memory it leaves unwritten,
+    # so whether its GRU then fails depends on what that memory held: compared where it is not
+    theirs["refused"].pop("not-a-permutation")
+    assert theirs["refused"] == dict.fromkeys(theirs["refused"], True)
 
 
 def test_sparse_attention_over_a_graphs_edges() -> None:
