@@ -26,17 +26,23 @@ from .versions import counter, versions, writes
 
 class Arrivals:
     """Which outputs' gradients reached the op's node in this pass (``got``), and in the
-    last pass that ran its rule (``last``): the outputs without one are None to its hooks."""
+    last pass that ran its rule (``last``): the outputs without one are None to its hooks.
+    Where an output's place is a triangle, its hooks see its whole gradient as it came
+    (``whole``, then ``last_whole``), not the triangle of it the op's rule reads."""
 
-    __slots__ = ("got", "last")
+    __slots__ = ("got", "last", "whole", "last_whole")
 
-    def __init__(self) -> None:
+    def __init__(self, whole: bool = False) -> None:
         self.got: set[int] = set()
         self.last: frozenset[int] = frozenset()
+        self.whole: dict[int, Any] | None = {} if whole else None
+        self.last_whole: dict[int, Any] = {}
 
     def close(self) -> None:
         """The op's rule runs: this pass's arrivals are the last ones."""
         self.last, self.got = frozenset(self.got), set()
+        if self.whole is not None:
+            self.last_whole, self.whole = self.whole, {}
 
 
 class Outputs(Primitive):
@@ -66,7 +72,10 @@ class Outputs(Primitive):
 
     def backward(self, grad: Any, out: Any) -> tuple[Any, ...]:
         k = self.numbers[id(out._array)]
-        self.arrivals.got.add(k)
+        arrivals = self.arrivals
+        arrivals.got.add(k)
+        if arrivals.whole is not None:
+            arrivals.whole[k] = grad
         return self.parts[k].backward(grad, out)
 
     def release(self) -> None:
@@ -120,15 +129,31 @@ class Outputs(Primitive):
         return self.op_node
 
 
-def _taken(packed_grad: Any, places: list, arrived: Any) -> tuple[Any, ...]:
-    """The outputs' gradients in the packed one: each at its place, None where none came."""
+class Triangle:
+    """A place that is a triangle of a block of packed: L's strict lower one (``upper``
+    False, diagonal -1) and U's upper one (True, 0) in an LU's one matrix, whose blocks
+    overlap where the triangles do not. Only an output's gradient's triangle reaches the op's
+    rule (L's unit diagonal and zeros, U's zeros, are constants)."""
+
+    def __init__(self, block: Any, upper: bool) -> None:
+        self.block, self.upper = block, upper
+
+    def put(self, packed: Any, g: Any) -> None:
+        """Add g's triangle into packed (the other triangle's place is left as it is)."""
+        part = g.triu() if self.upper else g.tril(-1)
+        packed[self.block] = packed[self.block] + part.reshape(packed[self.block].shape)
+
+
+def _taken(packed_grad: Any, places: list, arrived: Any, whole: Any) -> tuple[Any, ...]:
+    """The outputs' gradients in the packed one: each at its place (a triangle's as it
+    came, from ``whole``), None where none came."""
     grads: list[Any] = []
     for k, place in enumerate(places):
         if place is None or k not in arrived:
             grads.append(None)
             continue
         index, shape, dtype = place
-        g = packed_grad[index].reshape(shape)
+        g = whole[k] if isinstance(index, Triangle) else packed_grad[index].reshape(shape)
         grads.append(g if dtype is None else g.to(dtype))
     return tuple(grads)
 
@@ -140,7 +165,7 @@ class _Pre:
         self.hook, self.places, self.arrivals = hook, places, arrivals
 
     def __call__(self, grads: tuple[Any]) -> Any:
-        new = self.hook(_taken(grads[0], self.places, self.arrivals.got))
+        new = self.hook(_taken(grads[0], self.places, self.arrivals.got, self.arrivals.whole))
         if new is None:
             return None
         if len(new) != len(self.places):
@@ -148,9 +173,15 @@ class _Pre:
                 f"hook: a prehook returned {len(new)} gradients for {len(self.places)} outputs"
             )
         packed = grads[0].new_zeros(grads[0].shape)  # each new gradient at its place
-        for g, place in zip(new, self.places, strict=True):
-            if g is not None and place is not None:  # recorded where they are (create_graph)
-                packed[place[0]] = g.reshape(packed[place[0]].shape)
+        for k, (g, place) in enumerate(zip(new, self.places, strict=True)):
+            if g is None or place is None:
+                continue
+            index = place[0]  # recorded where they are (create_graph)
+            if isinstance(index, Triangle):
+                index.put(packed, g)
+                self.arrivals.whole[k] = g  # type: ignore[index]  # as the op's hooks see it
+            else:
+                packed[index] = g.reshape(packed[index].shape)
         self.arrivals.got.update(k for k, g in enumerate(new) if g is not None)
         return (packed,)
 
@@ -162,7 +193,8 @@ class _Post:
         self.hook, self.places, self.arrivals = hook, places, arrivals
 
     def __call__(self, in_grads: tuple[Any, ...], grads: tuple[Any]) -> Any:
-        return self.hook(in_grads, _taken(grads[0], self.places, self.arrivals.last))
+        arrived = self.arrivals
+        return self.hook(in_grads, _taken(grads[0], self.places, arrived.last, arrived.last_whole))
 
 
 class Packed(Primitive):
@@ -226,7 +258,8 @@ def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any
     node), each made by its own part node, as the outputs of one node named ``name``: Q
     and R of a QR, L and U of an LU, as PyTorch's one node of the decomposition."""
     op_node = packed.grad_fn
-    op_node.arrivals = Arrivals()  # its rule closes them (ops/lu_qr.py)
+    # its rule closes them (ops/lu_qr.py)
+    op_node.arrivals = Arrivals(whole=any(isinstance(p[0], Triangle) for p in places))
     node = share(packed, [o.grad_fn for o in outs], places, kind, name, op_node)
     for k, o in enumerate(outs):
         join(node, o, k)

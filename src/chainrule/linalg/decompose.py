@@ -8,7 +8,7 @@ import math
 from typing import Any, NamedTuple
 
 from ..array import xp
-from ..autograd.outputs import part_node
+from ..autograd.outputs import Triangle, part_node
 from ..ops import decompositions as D
 from ..ops import lapack
 from ..ops import lu_qr as LQ
@@ -215,6 +215,14 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
     L, U, pivots = _lu_parts(A, "linalg.lu", ("L", "U"))
+    if L.grad_fn is not None and L.grad_fn is not U.grad_fn:  # one node, as PyTorch's
+        k = L.shape[-1]
+        blocks = ((..., slice(None), slice(0, k)), (..., slice(0, k), slice(None)))
+        places = [
+            (Triangle(b, upper), tuple(t.shape), None)
+            for b, upper, t in zip(blocks, (False, True), (L, U), strict=True)
+        ]
+        part_node(L.grad_fn.inputs[0], (L, U), places, "LinalgLu", "LinalgLuBackward0")
     return Lu(constant(LQ.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
 
 

@@ -183,6 +183,7 @@ class LinalgLu(Function):
             gap = (m, n - k) if self.part == "L" else (m - k, n)
             zeros = g.new_zeros((*g.shape[:-2], *gap))
             return (Cat.apply(g, zeros, dim=dim),)
+        _closed(self)
         LU = LinalgLu.apply(a, part="LU", result=self.result)
         L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
         g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
@@ -196,6 +197,7 @@ class LinalgLu(Function):
             return tensor_rule(self, grad, out)
         if self.packed:  # L's or U's gradient in LU's layout
             return (xp.tril(grad, -1) if self.part == "L" else xp.triu(grad),)
+        _closed(self)
         L = xp.tril(lu, -1)
         xp.einsum("...ii->...i", L)[...] = 1
         U = xp.triu(lu)
