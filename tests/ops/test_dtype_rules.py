@@ -183,7 +183,6 @@ KNOWN.update(
         "cholesky_solve": (("bool",), _INNER),
         "corrcoef": (("bool",), _INNER),
         "corrcoef_fn_vector": (("bool",), _INNER),
-        "linalg_cross": (("bool",), _INNER),
         "linalg_multi_dot": (("bool",), _INNER),
         "hinge_embedding_loss": (
             INTS,

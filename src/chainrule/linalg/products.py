@@ -7,12 +7,14 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..arguments import normalize_dim
+from ..arguments import need_number, normalize_dim
 from ..array import xp
 from ..autograd.node import named
 from ..functions import cat
 from ..ops import decompositions as D
+from ..ops.linalg import LinalgCross
 from ..tensor import Tensor
+from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
 from .decompose import svdvals
 from .solvers import inv_ex
@@ -216,17 +218,10 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
             f"linalg.cross: inputs must have the same number of dimensions; got shapes "
             f"{tuple(a.shape)} and {tuple(b.shape)}"
         )
-    shape = tuple(xp.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
-    d = normalize_dim(dim, len(shape), "linalg.cross", shape)
-    if shape[d] != 3:
-        raise ValueError(
-            f"linalg.cross: dim {dim} must have size 3; got shapes {tuple(a.shape)} and "
-            f"{tuple(b.shape)}"
-        )
-    a, b = a.expand(*shape), b.expand(*shape)
-    lead = (slice(None),) * d
-    i1, i2 = xp.array([1, 2, 0]), xp.array([2, 0, 1])
-    return a[lead + (i1,)] * b[lead + (i2,)] - a[lead + (i2,)] * b[lead + (i1,)]
+    if a._array.dtype != b._array.dtype:
+        raise TypeError(f"linalg.cross: expects one dtype; got {a.dtype} and {b.dtype}")
+    need_number(a, "linalg.cross")
+    return LinalgCross.apply(a, b, dim=cross_dim(a, b, dim, "linalg.cross"))
 
 
 @with_out("linalg", exact=True)

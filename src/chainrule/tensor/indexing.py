@@ -19,7 +19,7 @@ from ..arguments import (
     normalize_dim,
 )
 from ..autograd.node import named
-from ..ops import movement, selection
+from ..ops import linalg, movement, selection
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor
 
@@ -546,24 +546,10 @@ class Indexing(Core):
                 f"cross: inputs must have the same number of dims; got shapes {self.shape} and "
                 f"{b.shape}"
             )
-        if self.dtype != b.dtype:
+        if self._array.dtype != b._array.dtype:
             raise TypeError(f"cross: expects one dtype; got {self.dtype} and {b.dtype}")
         need_number(self, "cross")
-        shape = xp.broadcast_shapes(self.shape, b.shape)
-        if dim is None:
-            dim = next((d for d, k in enumerate(shape) if k == 3), -1)
-        d = normalize_dim(dim, len(shape), "cross", shape)
-        if shape[d] != 3:
-            raise ValueError(
-                f"cross: dim {dim} must have size 3; got shapes {self.shape} and {b.shape}"
-            )
-        x, y = self.broadcast_to(shape), b.broadcast_to(shape)
-        xs = [x.narrow(d, i, 1) for i in range(3)]
-        ys = [y.narrow(d, i, 1) for i in range(3)]
-        parts = [
-            xs[(i + 1) % 3] * ys[(i + 2) % 3] - xs[(i + 2) % 3] * ys[(i + 1) % 3] for i in range(3)
-        ]
-        return movement.Cat.apply(*parts, dim=d)
+        return linalg.LinalgCross.apply(self, b, dim=cross_dim(self, b, dim, "cross"))
 
     def addmv(self: TensorSelf, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * (mat @ vec), self broadcast to the product's shape."""
@@ -622,6 +608,19 @@ class Indexing(Core):
         if self.dtype != b.dtype:
             raise TypeError(f"vdot: expects one dtype; got {self.dtype} and {b.dtype}")
         return self.dot(b)
+
+
+def cross_dim(a: Tensor, b: Tensor, dim: int | None, op: str) -> int:
+    """The dim of size 3 in both a and b that their cross product runs along, from 0 (by
+    default the first of their broadcast shape of size 3), checked."""
+    sa, sb = a._array.shape, b._array.shape
+    if dim is None:
+        broadcast = [m if n == 1 else n for n, m in zip(sa, sb, strict=True)]
+        dim = broadcast.index(3) if 3 in broadcast else -1
+    d = normalize_dim(dim, len(sa), op, sa)
+    if sa[d] != 3 or sb[d] != 3:
+        raise ValueError(f"{op}: dim {dim} must have size 3; got shapes {a.shape} and {b.shape}")
+    return d
 
 
 def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str) -> Tensor:
