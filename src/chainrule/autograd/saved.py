@@ -461,6 +461,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CummaxBackward0": {"dim": _opt("dim")},
     "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
+    "LinalgCrossBackward0": {"dim": _opt("dim")},
 }
 
 
@@ -474,6 +475,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "PowBackward0": _SELF,
     "NansumBackward0": _SELF,
     "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
+    "LinalgCrossBackward0": {"self": ("input", 0, 1), "other": ("input", 1, 0)},
     "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
     "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
     **dict.fromkeys(
