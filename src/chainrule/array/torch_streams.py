@@ -330,13 +330,13 @@ def normal_fill(g: Generator, n: int, dtype: Any, mean: float, std: float) -> np
         data = np.concatenate([data[: n - n % 16], uniform01(g, 16, dtype)])
     blocks = data.reshape(-1, 2, 8)
     out = np.empty(blocks.shape, dtype)
-    step = CHUNK // 16
-    for i in range(0, len(blocks), step):
-        part = blocks[i : i + step]
-        u1, u2 = np.ascontiguousarray(part[:, 0]), np.ascontiguousarray(part[:, 1])
-        if dtype == F32 and fused():
-            out[i : i + step, 0], out[i : i + step, 1] = _box_muller_avx2(u1, u2, mean, std)
-        else:
+    if dtype == F32 and fused():
+        _normal_avx2(blocks, out, mean, std)
+    else:
+        step = CHUNK // 16
+        for i in range(0, len(blocks), step):
+            part = blocks[i : i + step]
+            u1, u2 = np.ascontiguousarray(part[:, 0]), np.ascontiguousarray(part[:, 1])
             out[i : i + step, 0], out[i : i + step, 1] = _box_muller_libm(u1, u2, mean, std, dtype)
     out = out.reshape(-1)
     if n % 16:
@@ -392,84 +392,155 @@ _C = {
         c2=4.166664568298827e-002, FOPI=1.27323954473516, two_pi=2.0 * math.pi,
     ).items()
 }  # fmt: skip
+_P = [float(_C[f"p{k}"]) for k in range(9)]  # log's polynomial, multiplied in float64
 
 
-def fma32_in_double(a: Any, b: Any, c: Any) -> np.ndarray:
-    """``fmaf(a, b, c)`` where a * b + c rounded to float64 never lands on a float32 tie:
-    one rounding to float32 is then the fused one. True of every multiply-add in
-    ``_log256`` and ``_sincos256`` over their whole domain in ``normal_fill`` (the 2**24
-    uniforms), as ``tests/random/test_exhaustive.py`` checks against ``fma32``. (b may
-    come as float64 already: the same values, converted once for several uses.)"""
-    if isinstance(a, np.ndarray):
-        s = a.astype(F64)
-        s *= b
-    else:
-        s = np.multiply(b, float(a), dtype=F64)
-    s += c
-    return s.astype(F32)
+# PyTorch's AVX2 kernel, a block of 16 at a time: avx_mathfun's ``log256_ps`` and
+# ``sincos256_ps``, with the 20 multiply-adds GCC fuses. NumPy works here on many blocks at
+# once, in buffers reused from chunk to chunk (a chunk's few hundred kilobytes stay in the
+# cache). A fused multiply-add whose product is not exact in float32 is computed in float64:
+# the product is exact there, and the sum rounded once to float64 then once to float32 is
+# fmaf's result on every input these functions get (``tests/random/test_exhaustive.py``
+# compares them over all 2**24 uniforms with the kernel written op for op with exact fmaf).
+# Where the product is exact in float32 (a small integer times DP1, DP2 or q2), the float32
+# sum is the fused one.
+HALF_CHUNK = 16384  # elements of u1 (and of u2) per chunk
 
 
-def _log256(x: np.ndarray, fma: Any = fma32_in_double) -> np.ndarray:
-    """avx_mathfun's ``log256_ps`` for x in (0, 1], with GCC's fused multiply-adds."""
-    C, f = _C, np.float32
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 126).astype(F32)
-    m = ((bits & ~0x7F800000) | 0x3F000000).view(F32)
-    small = m < C["SQRTHF"]
-    xm = m - f(1)
-    e -= small
-    xm += m * small
-    wide = xm.astype(F64)
-    z = xm * xm
-    y = fma(C["p0"], wide, C["p1"])
-    for k in ("p2", "p3", "p4", "p5", "p6", "p7", "p8"):
-        y = fma(y, wide, C[k])
+class _Scratch:
+    """Buffers for one chunk (float32 a-d, int32 i-k, float64 t, w, z), cut to its length."""
+
+    def __init__(self, n: int) -> None:
+        self.a, self.b, self.c, self.d = (np.empty(n, F32) for _ in range(4))
+        self.i, self.k = np.empty(n, np.int32), np.empty(n, np.int32)
+        self.t, self.w, self.z = (np.empty(n, F64) for _ in range(3))
+
+    def cut(self, n: int) -> list[np.ndarray]:
+        return [
+            v[:n] for v in (self.a, self.b, self.c, self.d, self.i, self.k, self.t, self.w, self.z)
+        ]
+
+
+def _fma_chain(y: np.ndarray, t: np.ndarray, w: np.ndarray, coefs: list[float]) -> None:
+    """y <- fmaf(y, w, c) for each c in turn (w float64: a float32 value widened)."""
+    for c in coefs:
+        t[...] = y
+        t *= w
+        t += c
+        y[...] = t
+
+
+def _radius_avx2(d1: np.ndarray, out: np.ndarray, s: _Scratch) -> None:
+    """``sqrt(-2 * log256_ps(1 - d1))`` into out (float32, flat; d1 of out's size)."""
+    x, e, xm, y, bits, k, t, w, z = s.cut(out.size)
+    np.subtract(np.float32(1), d1, out=x.reshape(d1.shape))
+    # frexp with the mantissa m in [sqrt(1/2), sqrt(2)): adding 0x3504F3's complement to the
+    # bits carries into the exponent exactly where Cephes keeps the exponent (m >= sqrt(1/2))
+    bits[...] = x.view(np.int32)
+    bits += 0x4AFB0D
+    np.right_shift(bits, 23, out=k)
+    k -= 127
+    e[...] = k
+    bits &= 0x7FFFFF
+    bits += 0x3F3504F3
+    np.subtract(bits.view(F32), np.float32(1), out=xm)  # exact: Cephes's x - 1 or 2x - 1
+    w[...] = xm
+    np.multiply(w, _P[0], out=t)
+    t += _P[1]
+    y[...] = t
+    _fma_chain(y, t, w, _P[2:])
     y *= xm
-    y = fma(y, z.astype(F64), e * C["q1"])
-    y -= z * f(0.5)
-    return fma(e, C["q2"], xm + y)
+    np.multiply(xm, xm, out=x)  # z = x * x
+    z[...] = x
+    t[...] = y
+    t *= z
+    np.multiply(e, _C["q1"], out=y)  # e * q1, rounded on its own
+    w[...] = y
+    t += w
+    y[...] = t  # fmaf(y, z, e * q1)
+    x *= np.float32(0.5)
+    y -= x
+    y += xm
+    e *= _C["q2"]  # exact
+    y += e  # fmaf(e, q2, x + y): the log
+    y *= np.float32(-2)
+    np.sqrt(y, out=out)
 
 
-def _sincos256(x: np.ndarray, fma: Any = fma32_in_double) -> tuple[np.ndarray, np.ndarray]:
-    """avx_mathfun's ``sincos256_ps`` for x >= 0, with GCC's fused multiply-adds."""
-    C, f = _C, np.float32
-    j = (x * C["FOPI"]).astype(np.int32)
+def _sincos_avx2(u2: np.ndarray, sin: np.ndarray, cos: np.ndarray, s: _Scratch) -> None:
+    """``sincos256_ps(2 pi u2)`` into sin and cos (float32, flat; u2 of their size)."""
+    x, y, ys, yc, j, k, t, w, z = s.cut(sin.size)
+    np.multiply(u2, _C["two_pi"], out=x.reshape(u2.shape))
+    np.multiply(x, _C["FOPI"], out=yc)
+    j[...] = yc
     j += 1
-    j &= ~1
-    y = j.astype(F32)
-    sign_sin = (j & 4) << 29
-    sign_cos = (~(j - 2) & 4) << 29
-    poly = (j & 2) == 0
-    wide = y.astype(F64)
-    for k in ("DP1", "DP2", "DP3"):
-        x = fma(C[k], wide, x)
-    z = x * x
-    z64 = z.astype(F64)
-    yc = fma(C["c0"], z64, C["c1"])
-    yc = fma(yc, z64, C["c2"])
-    yc *= z
-    yc = fma(yc, z64, -(z * f(0.5)))
-    yc += f(1)
-    ys = fma(C["s0"], z64, C["s1"])
-    ys = fma(ys, z64, C["s2"])
-    ys *= z
-    ys = fma(ys, x, x)
-    s = np.where(poly, ys, yc) + f(0)  # + 0: as the kernel's blend, -0 becomes +0
-    c = np.where(poly, yc, ys) + f(0)
-    return (s.view(np.int32) ^ sign_sin).view(F32), (c.view(np.int32) ^ sign_cos).view(F32)
+    j &= ~1  # the octant, even: 0, 2, 4, 6 or 8
+    y[...] = j
+    for dp in ("DP1", "DP2"):  # x - y * pi/4 in three parts; these two products are exact
+        np.multiply(y, _C[dp], out=yc)
+        x += yc
+    np.multiply(y, _C["DP3"], out=w, dtype=F64)
+    t[...] = x
+    t += w
+    x[...] = t  # fmaf(DP3, y, x)
+    np.multiply(x, x, out=y)  # z, float32
+    z[...] = y
+    np.multiply(z, float(_C["c0"]), out=t)
+    t += float(_C["c1"])
+    yc[...] = t
+    _fma_chain(yc, t, z, [float(_C["c2"])])
+    yc *= y
+    t[...] = yc
+    t *= z
+    np.multiply(z, 0.5, out=w)
+    t -= w
+    yc[...] = t  # fmaf(yc, z, -(z * 0.5))
+    yc += np.float32(1)  # the cosine polynomial
+    np.multiply(z, float(_C["s0"]), out=t)
+    t += float(_C["s1"])
+    ys[...] = t
+    _fma_chain(ys, t, z, [float(_C["s2"])])
+    ys *= y
+    w[...] = x
+    t[...] = ys
+    t *= w
+    t += w
+    ys[...] = t  # fmaf(ys, x, x): the sine polynomial
+    # the octant's bit 2 swaps the polynomials, and sets the signs: sin's for j = 4, 6,
+    # cos's for j = 2, 4 (on the bits, as the kernel's masks do)
+    sb, cb = ys.view(np.int32), yc.view(np.int32)
+    np.bitwise_xor(sb, cb, out=k)
+    sb2 = np.left_shift(j, 30, out=x.view(np.int32))
+    sb2 >>= 31  # -1 where j & 2
+    k &= sb2
+    sb ^= k
+    cb ^= k
+    np.bitwise_and(j, 4, out=k)
+    k <<= 29
+    np.bitwise_xor(sb, k, out=sin.view(np.int32))
+    j += 2
+    j &= 4
+    j <<= 29
+    np.bitwise_xor(cb, j, out=cos.view(np.int32))
 
 
-def _box_muller_avx2(d1: np.ndarray, u2: np.ndarray, mean: float, std: float) -> tuple:
-    f = np.float32
-    radius = np.sqrt(f(-2) * _log256(f(1) - d1))
-    s, c = _sincos256(C_TWO_PI * u2)
-    n1, n2 = radius * c, radius * s
-    if std == 1.0 and mean == 0.0:
-        return n1, n2
-    return fma32(n1, f(std), f(mean)), fma32(n2, f(std), f(mean))
-
-
-C_TWO_PI = _C["two_pi"]
+def _normal_avx2(blocks: np.ndarray, out: np.ndarray, mean: float, std: float) -> None:
+    """Box and Muller as the AVX2 kernel, blocks (b, 2, 8) of float32 uniforms into out:
+    ``r cos`` to the first 8 of a block, ``r sin`` to the next, then ``fmaf(v, std, mean)``."""
+    step = HALF_CHUNK // 8
+    size = min(len(blocks), step) * 8
+    s = _Scratch(size)
+    radius, sin, cos = (np.empty(size, F32) for _ in range(3))
+    for i in range(0, len(blocks), step):
+        part, into = blocks[i : i + step], out[i : i + step]
+        m = part.shape[0] * 8
+        _radius_avx2(part[:, 0], radius[:m], s)
+        _sincos_avx2(part[:, 1], sin[:m], cos[:m], s)
+        r8 = radius[:m].reshape(-1, 8)
+        np.multiply(r8, cos[:m].reshape(-1, 8), out=into[:, 0])
+        np.multiply(r8, sin[:m].reshape(-1, 8), out=into[:, 1])
+        if std != 1.0 or mean != 0.0:
+            into[...] = fma32(into, np.float32(std), np.float32(mean))
 
 
 # -- multinomial -----------------------------------------------------------------------------
