@@ -393,70 +393,40 @@ class Lgamma(Function):
         return (grad * self.inputs[0].digamma(),)
 
 
-# digamma's asymptotic series in 1 / x**2, highest power first (PyTorch's, from Cephes)
-_PSI_SERIES = (
-    8.33333333333333333333e-2,
-    -2.10927960927960927961e-2,
-    7.57575757575757575758e-3,
-    -4.16666666666666666667e-3,
-    3.96825396825396825397e-3,
-    -8.33333333333333333333e-3,
-    8.33333333333333333333e-2,
-)
-_PSI_10 = 2.25175258906672110764  # digamma(10)
-
-
-def digamma(a: Any) -> Any:
-    """digamma of a float array in its dtype, step for step as PyTorch computes it (so that
-    float32's rounding near the poles, hundreds of ulps from scipy's there, is PyTorch's):
-    the reflection digamma(x) = digamma(1 - x) - pi / tan(pi x) for x < 0, the recurrence
-    digamma(x) = digamma(x + 1) - 1 / x up to 10, then the asymptotic series."""
-    f = a.dtype.type
-    with errstate(divide="ignore", invalid="ignore", over="ignore"):
-        negative = a < 0
-        frac = xp.modf(a.astype(xp.float64))[0]  # tan(pi r) is exact where tan(pi x) is not
-        reflection = (math.pi / xp.tan(math.pi * frac)).astype(a.dtype)
-        x = xp.where(negative, f(1) - a, a)
-        result = xp.zeros_like(x)
-        for _ in range(10):  # x >= 0 here: at most ten steps to 10
-            small = x < 10
-            if not small.any():
-                break
-            xp.subtract(result, f(1) / x, out=result, where=small)
-            xp.add(x, f(1), out=x, where=small)
-        z = f(1) / (x * x)
-        series = xp.full_like(z, f(_PSI_SERIES[0]))
-        for c in _PSI_SERIES[1:]:
-            series = series * z + f(c)
-        tail = xp.where(x < f(1e17), z * series, f(0))
-        out = result + xp.log(x) - f(0.5) / x - tail
-        out = xp.where(x == 10, result + f(_PSI_10), out)
-        out = xp.where(negative, out - reflection, out)
-        out = xp.where(a == 0, xp.copysign(f(xp.inf), -a), out)
-        out = xp.where(negative & (a == xp.trunc(a)), f(xp.nan), out)
-    return out.astype(a.dtype, copy=False)
+def _trigamma_tail(x: Any) -> Any:
+    """PyTorch's asymptotic series of trigamma at a float64 x >= 6.5, by Horner's rule in
+    ixx = 1 / x**2: (1 + 1/(2x) + ixx/6 - ixx**2/30 + ixx**3/42) / x."""
+    ixx = 1.0 / (x * x)
+    out = _horner((1.0, 1.0 / 6, -1.0 / 30, 1.0 / 42), ixx)
+    out += 0.5 / x
+    out /= x
+    return out
 
 
 def trigamma(a: Any) -> Any:
-    """polygamma(1, x) of a float array in its dtype, step for step as PyTorch computes it:
-    the reflection for x < 1/2, six steps of the recurrence, then the asymptotic series
-    (in float64, as PyTorch's float code promotes it)."""
-    f = a.dtype.type
-    pi = f(math.pi)
+    """polygamma(1, x) of a float array in its dtype, by PyTorch's steps: for x < 1/2 the
+    reflection pi^2 / sin^2(pi x) - trigamma(1 - x), its sine in PyTorch's precision (float32
+    for the half types) so that it rounds as PyTorch's does near the poles; then six steps of
+    the recurrence trigamma(x) = 1 / x^2 + trigamma(x + 1) and the asymptotic series, in
+    float64 (where PyTorch's float code promotes its series)."""
+    c = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
+    f = c.dtype.type
+    low = c < f(0.5)
+    reflect = bool(low.any())
+    x = (xp.where(low, f(1) - c, c) if reflect else c).astype(xp.float64)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
-        low = a < f(0.5)
-        sin = xp.sin(pi * a)
-        result = xp.where(low, -((pi * pi) / (sin * sin)), f(0))
-        x = xp.where(low, f(1) - a, a)
+        step, out = xp.empty_like(x), xp.zeros_like(x)  # arrays even where x is 0-d
         for _ in range(6):
-            result = result + f(1) / (x * x)
-            x = x + f(1)
-        ixx = (f(1) / (x * x)).astype(xp.float64)
-        x64 = x.astype(xp.float64)
-        half = (f(1) / (f(2) * x)).astype(xp.float64)
-        tail = (1 + half + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x64
-        result = (result.astype(xp.float64) + tail).astype(a.dtype)
-        return xp.where(low, -result, result)
+            xp.multiply(x, x, out=step)
+            xp.reciprocal(step, out=step)
+            out += step
+            x += 1.0
+        out += _trigamma_tail(x)
+        if reflect:
+            pi = f(math.pi)
+            sin = xp.sin(pi * c)
+            out = xp.where(low, ((pi * pi) / (sin * sin)).astype(xp.float64) - out, out)
+        return out.astype(a.dtype)
 
 
 class Digamma(Function):
@@ -465,9 +435,7 @@ class Digamma(Function):
     rule = "grad_a = grad * polygamma(1, a)"
 
     def forward(self, a):
-        if a.dtype == xp.float64:  # scipy's psi is PyTorch's to an ulp in double precision
-            return _on_host("digamma", "psi", a)
-        return digamma(a)
+        return _on_host("digamma", "psi", a)
 
     def backward(self, grad, out):
         return (grad * self.inputs[0].polygamma(1),)
@@ -481,10 +449,14 @@ class Polygamma(Function):
     def forward(self, a, *, n):
         self.n = n
         if n == 0:
-            return _on_host("polygamma", "psi", a) if a.dtype == xp.float64 else digamma(a)
+            return _on_host("polygamma", "psi", a)
         if n == 1:
             return trigamma(a)
-        return _on_host("polygamma", "polygamma", a, n)
+        # scipy's polygamma, without its Python wrapper's fixed cost: (-1)^(n+1) n! zeta(n+1, a)
+        sp = _scipy_special("polygamma")
+        out = sp.zeta(n + 1.0, to_host(a).astype(xp.float64))
+        out *= (-1.0) ** (n + 1) * sp.gamma(n + 1.0)
+        return from_host(out.astype(a.dtype), a)
 
     def backward(self, grad, out):
         return (grad * self.inputs[0].polygamma(self.n + 1),)
