@@ -238,10 +238,7 @@ class Sampling(Core):
             )
         n = positive_int(num_samples, "num_samples", "multinomial")
         rows = w.reshape(-1, w.shape[-1])  # (rows, categories)
-        # a NaN or an infinity makes its row's sum NaN or infinite; a negative weight its min
-        with array.errstate(invalid="ignore", over="ignore"):
-            totals, lowest = rows.sum(axis=1, dtype=array.float64), rows.min(axis=1)
-        if not (xp.isfinite(totals).all() and (lowest >= 0).all() and (totals > 0).all()):
+        if not _weights_valid(rows):
             raise ValueError(
                 f"multinomial: weights must be finite, non-negative and not all 0 in a row; "
                 f"got shape {self.shape}"
@@ -251,12 +248,12 @@ class Sampling(Core):
                 f"multinomial: cannot draw {n} samples without replacement from "
                 f"{rows.shape[1]} categories; got shape {self.shape}"
             )
-        weights = array.to_host(w).reshape(rows.shape)
+        weights = array.to_host(rows)
         if weights.dtype != array.float64:
             weights = weights.astype(array.float32, copy=False)
         gen = array.generator(generator, "multinomial")
         out = array.from_host(gen.multinomial(weights, n, replacement), w)
-        out = out.astype(array.int64)
+        out = out.astype(array.int64, copy=False)
         return Tensor._make(out if w.ndim == 2 else out[0])
 
     def bernoulli(self: TensorSelf, *, generator: Any = None) -> Tensor:
@@ -271,6 +268,24 @@ class Sampling(Core):
             )
         draws = array.generator(generator, "bernoulli").bernoulli_probs(in_memory_order(p, p))
         return Tensor._make(array.from_host(laid_out(draws.astype(p.dtype), p), p))
+
+
+def _weights_valid(rows: Any) -> bool:
+    """Whether multinomial's (rows, categories) weights are finite, non-negative and not all 0
+    in a row: the smallest weight at least 0 (a NaN makes it NaN, which fails), then each
+    row's sum in float64 above 0 and finite (an infinity's is not). Two reductions and Python
+    comparisons, the weights read twice whatever their number of rows."""
+    if not rows.size:
+        return True  # no row: nothing drawn
+    if not float(rows.min()) >= 0:
+        return False
+    if rows.dtype == array.float64:  # only a float64 sum of finite weights may overflow
+        with array.errstate(over="ignore"):
+            totals = rows.sum(axis=1)
+    else:
+        totals = rows.sum(axis=1, dtype=array.float64)
+    low, high = (totals[0], totals[0]) if len(totals) == 1 else (totals.min(), totals.max())
+    return bool(0 < low and high < math.inf)
 
 
 def _drawn(arr: Any) -> Any:
