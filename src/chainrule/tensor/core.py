@@ -15,6 +15,7 @@ from ..arguments import (
     to_args,
 )
 from ..array import CPU, device
+from ..array.tensor_type import tensor_type
 from ..autograd import engine
 from ..autograd.handles import RemovableHandle, add_hook
 from ..autograd.primitive import Function
@@ -25,7 +26,13 @@ from .legacy import legacy_array
 from .printing import tensor_repr
 from .size import Size, new_size
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+# The files of the class (this one and those beside it) never name Tensor at run time:
+# tensor/__init__.py makes the class of theirs, so they cannot import it. They make a tensor
+# with make() below (of the class tensor/ registers, as the engine makes its tensors) and
+# recognise one with isinstance(x, Core), as no class but Tensor's own bases and subclasses
+# derives from Core (tests/house/test_tensor_names.py checks both). Tensor in an annotation
+# is for mypy alone.
+if TYPE_CHECKING:
     from typing import TypeAlias
 
     from . import Tensor
@@ -39,6 +46,16 @@ if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once t
 xp = array.xp
 array_of = array.array_of
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
+
+
+def make(data: Any, requires_grad: bool = False) -> Tensor:
+    """Wrap an array an op made in a Tensor (no copy, no checks): the hot path of every op."""
+    t = object.__new__(tensor_type())
+    t._array = data if type(data) is HOST_ARRAY else array_of(data)
+    t._grad = None
+    t.grad_fn = None
+    t.requires_grad = requires_grad
+    return t
 
 
 class Core:
@@ -76,15 +93,7 @@ class Core:
         if requires_grad:
             self.requires_grad_(True)
 
-    @staticmethod
-    def _make(data: Any, requires_grad: bool = False) -> Tensor:
-        """Wrap an array an op made (no copy, no checks): the hot path of every op."""
-        t = object.__new__(Tensor)
-        t._array = data if type(data) is HOST_ARRAY else array_of(data)
-        t._grad = None
-        t.grad_fn = None
-        t.requires_grad = requires_grad
-        return t
+    _make = staticmethod(make)  # Tensor._make, for the layers that hold the class
 
     # -- properties ------------------------------------------------------------------------
 
@@ -222,7 +231,7 @@ class Core:
     def detach(self: TensorSelf) -> Tensor:
         """The same data (shared, not copied, with one version counter), cut from the
         graph."""
-        t = Tensor._make(self._array, False)
+        t = make(self._array, False)
         t._vc = counter(self)
         return t
 
@@ -233,11 +242,11 @@ class Core:
         own, as PyTorch's: a write through ``.data`` is the escape hatch backward does not
         count (hand-written updates, EMA, weight tying), where one through ``detach()`` is
         refused. The array itself is ``numpy()``."""
-        return Tensor._make(self._array, False)
+        return make(self._array, False)
 
     @data.setter
     def data(self: TensorSelf, value: Any) -> None:
-        arr = value._array if isinstance(value, Tensor) else array.to_array(value)
+        arr = value._array if isinstance(value, Core) else array.to_array(value)
         self._array = arr
         bump(self)  # a node that saved the old values must not read the new ones unawares
 
@@ -250,7 +259,7 @@ class Core:
     @grad.setter
     def grad(self: TensorSelf, value: Tensor | None) -> None:
         if value is not None:
-            if not isinstance(value, Tensor):
+            if not isinstance(value, Core):
                 raise TypeError(
                     f"grad: assigned grad must be a Tensor or None; got {type(value).__name__}"
                 )
@@ -352,7 +361,7 @@ class Core:
             return elementwise.Cast.apply(x, dtype=x.dtype) if copy else x
         if not (array.is_floating(dtype) and array.is_floating(x._array.dtype)):
             # integer and bool tensors cannot require grad: off the graph
-            return Tensor._make(x._array.astype(dtype))
+            return make(x._array.astype(dtype))
         return elementwise.Cast.apply(x, dtype=dtype)
 
     def cpu(self: TensorSelf, memory_format: Any = None) -> Tensor:
@@ -412,7 +421,7 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
     (on device, or the default device)."""
     if device is not None:
         device = resolve_device(device, "as_tensor")
-    if isinstance(x, Tensor):
+    if isinstance(x, Core):
         if device is not None and device != x.device:
             x = x.to(device)
         return x if dtype is None else x.to(dtype)
@@ -423,6 +432,6 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
         and array.device_of(x) == (device or _device_for(x))
         and min(x.strides, default=0) >= 0
     ):
-        return Tensor._make(x)
+        return make(x)
     no_grad_source(x, "as_tensor")
-    return Tensor._make(array.to_array(x, dtype, device))
+    return make(array.to_array(x, dtype, device))
