@@ -561,8 +561,39 @@ def multinomial(g: Generator, probs: np.ndarray, n: int, replacement: bool) -> n
         return np.stack([topk_indices(row, n) for row in keys])
     out = np.empty((rows, n), np.int64)
     for r in range(rows):
-        out[r] = leftmost_bin(cumulative_bins(probs[r]), uniform53(g, n))
+        out[r] = replaced_draws(probs[r], uniform53(g, n))
     return out
+
+
+def replaced_draws(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``leftmost_bin(cumulative_bins(weights), u)`` without dividing every running sum:
+    since ``s / total`` rounded is monotone in s, ``sums[j] / total >= u`` holds exactly when
+    ``sums[j] >= s``, s the smallest value of the dtype whose quotient reaches u (found from
+    ``u * total`` in a step or two of one unit), so that one search in the sums answers."""
+    sums = np.cumsum(weights)
+    total, t = sums[-1], sums.dtype.type
+    if not 0 < total < np.inf:
+        return leftmost_bin(cumulative_bins(weights), u)
+    v = u.astype(sums.dtype)  # the smallest value of the dtype >= u: what cum must reach
+    short = v < u
+    v[short] = np.nextafter(v[short], t(np.inf))
+    s = v * total
+    for _ in range(8):  # up to the first s whose quotient reaches v
+        low = s / total < v
+        if not low.any():
+            break
+        s[low] = np.nextafter(s[low], t(np.inf))
+    for _ in range(8):  # down while the one below still reaches it
+        below = np.nextafter(s, t(0))
+        lower = (s > 0) & (below / total >= v)
+        if not lower.any():
+            break
+        s[lower] = below[lower]
+    else:
+        return leftmost_bin(cumulative_bins(weights), u)
+    if (s / total < v).any():
+        return leftmost_bin(cumulative_bins(weights), u)
+    return np.minimum(sums.searchsorted(s, side="left"), len(sums) - 1)
 
 
 def leftmost_bin(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
