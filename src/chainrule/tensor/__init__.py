@@ -72,7 +72,6 @@ class Tensor(
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
 _KINDS = (
-    casts,
     arithmetic,
     pointwise,
     reductions,

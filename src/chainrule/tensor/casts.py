@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import resolve_device, shape_arg, size_arg, spread_or_keyword
-from .core import HOST_ARRAY, Core
+from .core import HOST_ARRAY, Core, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -75,8 +75,8 @@ class Casts(Core):
         """A copy of data as a tensor of this one's dtype (or dtype), on this one's device
         (or device)."""
         dev = self.device if device is None else resolve_device(device, "new_tensor")
-        data = data._array if isinstance(data, Tensor) else data
-        t = Tensor._make(array.to_array(data, dtype or self.dtype, dev))
+        data = data._array if isinstance(data, Core) else data
+        t = make(array.to_array(data, dtype or self.dtype, dev))
         return t.requires_grad_() if requires_grad else t
 
     def new_zeros(
@@ -140,12 +140,12 @@ class Casts(Core):
             )
         else:  # nothing to lay out (or a device array): C order
             made = flat[: math.prod(shape)].reshape(shape)
-        t = Tensor._make(made)
+        t = make(made)
         return t.requires_grad_() if requires_grad else t
 
     def _new(
         self: TensorSelf,
-        make: Any,
+        factory: Any,
         size: tuple,
         dtype: Any,
         device: Any,
@@ -154,7 +154,7 @@ class Casts(Core):
     ) -> Tensor:
         like = self._array if device is None else array.like(resolve_device(device, op))
         dtype = array.as_dtype(dtype) or self.dtype
-        t = Tensor._make(make(shape_arg(size), dtype=dtype, like=like))
+        t = make(factory(shape_arg(size), dtype=dtype, like=like))
         return t.requires_grad_() if requires_grad else t
 
     # Last in the class: these names shadow the builtins for the rest of its body.
