@@ -1,26 +1,22 @@
 """Sampling grids, for users: ``affine_grid`` (the sampling positions of an affine map) and
 ``grid_sample`` (an input read at arbitrary positions: bilinear, nearest or bicubic, with
-zeros, border or reflection padding). Composite: the positions are Tensor arithmetic on the
-grid, the reads a gather of the flattened input at the integer corners, weighted by the
-fractional parts, so the gradients in the input and in the grid come from those ops.
+zeros, border or reflection padding); grid_sample's primitives are ops/grid.py's.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import warnings
 from typing import Any
 
 from .. import array
 from ..arguments import need_float
-from ..tensor import Tensor, as_tensor, matmul, where
+from ..ops import grid as grid_ops
+from ..tensor import Tensor, as_tensor, matmul
 
 xp = array.xp
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
-_CUBIC_A = -0.75
 
 
 def _corners_default(op: str, align_corners: bool | None) -> bool:
@@ -69,55 +65,6 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
     return out.reshape(size[0], *spatial, dim)
 
 
-def _reflect(c: Tensor, twice_low: int, twice_high: int) -> Tensor:
-    """c reflected into [twice_low / 2, twice_high / 2] as often as needed (PyTorch's
-    reflect_coordinates)."""
-    if twice_low == twice_high:
-        return c * 0
-    low, span = twice_low / 2, (twice_high - twice_low) / 2
-    c = (c - low).abs()
-    extra = c.fmod(span)
-    flips = xp.floor(c._array / span)
-    return where(Tensor._make(flips % 2 == 0), extra + low, span - extra + low)
-
-
-def _source(coord: Tensor, n: int, padding: str, corners: bool) -> Tensor:
-    """Grid values (-1 to 1) as input positions along an axis of n, padding applied (PyTorch's
-    grid_sampler_compute_source_index)."""
-    c = (coord + 1) / 2 * (n - 1) if corners else ((coord + 1) * n - 1) / 2
-    if padding == "border":
-        c = c.clamp(0, n - 1)
-    elif padding == "reflection":
-        c = _reflect(c, 0, 2 * (n - 1)) if corners else _reflect(c, -1, 2 * n - 1)
-        c = c.clamp(0, n - 1)
-    return c
-
-
-def _bounded(pos: Any, n: int, padding: str, corners: bool) -> Any:
-    """A bicubic tap's integer position with the padding applied (on arrays)."""
-    if padding == "border":
-        return xp.clip(pos, 0, n - 1)
-    if padding == "reflection":
-        c = _reflect(
-            Tensor._make(pos.astype(float)), *((0, 2 * (n - 1)) if corners else (-1, 2 * n - 1))
-        )
-        return xp.clip(c._array, 0, n - 1).astype(xp.int64)
-    return pos
-
-
-def _cubic(t: Tensor) -> list[Tensor]:
-    """The four cubic convolution weights of taps -1, 0, 1, 2 at fraction t."""
-    a = _CUBIC_A
-
-    def near(u: Tensor) -> Tensor:
-        return ((a + 2) * u - (a + 3)) * u * u + 1
-
-    def far(u: Tensor) -> Tensor:
-        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
-
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
-
-
 def grid_sample(
     input: Tensor,
     grid: Tensor,
@@ -153,66 +100,14 @@ def grid_sample(
     if mode == "bicubic" and dim != 2:
         raise ValueError(f"{op}: mode 'bicubic' needs a 4-D input; got input shape {x.shape}")
     # chainrule's bfloat16 math gives float32 (NumPy has no bfloat16 loops): that pair mixes
-    bf16 = {x._array.dtype, grid._array.dtype} == {array.bfloat16, array.float32}
-    if x.dtype != grid.dtype and not bf16:
+    kinds = x._array.dtype, grid._array.dtype
+    if kinds[0] != kinds[1] and {*kinds} != {array.bfloat16, array.float32}:
         raise TypeError(
             f"{op}: input and grid must share one dtype; got {x.dtype} and {grid.dtype}"
         )
     corners = _corners_default(op, align_corners)
-    n, c = x.shape[:2]
-    sizes = x.shape[2:][::-1]  # along x, y (, z): W, H (, D)
-    out_shape = grid.shape[1:-1]
-    p = math.prod(out_shape)
-    flat_in = x.reshape(n, c, math.prod(x.shape[2:]))  # (N, C, S)
-    strides = [math.prod(sizes[:k]) for k in range(dim)]  # 1, W (, W*H)
-    coords = [grid[..., k].reshape(n, p) for k in range(dim)]  # (N, P) each
-
-    def read(positions: list[Any], weight: Any) -> Tensor:
-        """The input at integer positions (one (N, P) array an axis), zero outside, times
-        weight (a Tensor or an array, (N, P))."""
-        inside = xp.ones((n, p), dtype=bool, like=x._array)
-        flat = xp.zeros((n, p), dtype=xp.int64, like=x._array)
-        for pos, size, stride in zip(positions, sizes, strides, strict=True):
-            inside &= (pos >= 0) & (pos < size)
-            flat += xp.clip(pos, 0, size - 1) * stride
-        index = Tensor._make(xp.broadcast_to(flat[:, None, :], (n, c, p)))
-        mask = Tensor._make(inside.astype(x._array.dtype))
-        return flat_in.gather(2, index) * (weight * mask).unsqueeze(1)  # (N, C, P)
-
-    if mode == "bicubic":
-        raw = [(coord + 1) / 2 * (size - 1) if corners else ((coord + 1) * size - 1) / 2
-               for coord, size in zip(coords, sizes, strict=True)]  # fmt: skip
-        starts = [xp.floor(r._array).astype(xp.int64) for r in raw]
-        weights = [
-            _cubic(r - Tensor._make(s.astype(r._array.dtype)))
-            for r, s in zip(raw, starts, strict=True)
-        ]
-        out: Any = None
-        for i, j in itertools.product(range(4), range(4)):
-            px = _bounded(starts[0] - 1 + i, sizes[0], padding_mode, corners)
-            py = _bounded(starts[1] - 1 + j, sizes[1], padding_mode, corners)
-            term = read([px, py], weights[0][i] * weights[1][j])
-            out = term if out is None else out + term
-        return out.reshape(n, c, *out_shape)
-    src = [
-        _source(coord, size, padding_mode, corners)
-        for coord, size in zip(coords, sizes, strict=True)
-    ]
-    if mode == "nearest":  # the gradient in the grid is zero, as PyTorch's
-        out = read([xp.rint(s._array).astype(xp.int64) for s in src], src[0] * 0 + 1)
-        return out.reshape(n, c, *out_shape)
-    lows = [xp.floor(s._array) for s in src]
-    fracs = [s - Tensor._make(low) for s, low in zip(src, lows, strict=True)]
-    out = None
-    for bits in itertools.product((0, 1), repeat=dim):
-        weight: Any = None
-        for b, t in zip(bits, fracs, strict=True):
-            w = t if b else 1 - t
-            weight = w if weight is None else weight * w
-        positions = [low.astype(xp.int64) + b for low, b in zip(lows, bits, strict=True)]
-        term = read(positions, weight)
-        out = term if out is None else out + term
-    return out.reshape(n, c, *out_shape)
+    sampler = grid_ops.GridSampler2d if dim == 2 else grid_ops.GridSampler3d
+    return sampler.apply(x, grid, mode=mode, padding=padding_mode, corners=corners)
 
 
 __all__ = ["affine_grid", "grid_sample"]
