@@ -93,29 +93,23 @@ class LogCumSumExp(Function):
 # -- which element each line chooses, as PyTorch's CPU kernels choose it ------------------
 
 
-def stable_order(a: Any, dim: int) -> Any:
-    """The positions that sort a along dim, stable, NaN last (PyTorch's order for ties)."""
-    return xp.argsort(a, axis=dim, kind="stable")
+def lines_last(a: Any, dim: int) -> tuple[Any, Any]:
+    """a with dims dim and -1 swapped, (.., n), a view; and its stable sorting order there:
+    value, then position, NaN last (PyTorch's order for ties)."""
+    lines = a.swapaxes(dim, -1)  # (.., n)
+    return lines, xp.argsort(lines, axis=-1, kind="stable")
 
 
-def ranked(a: Any, rank: int, dim: int) -> tuple[Any, Any]:
-    """The value of rank ``rank`` (from 0) of each line along dim in the order of value, then
-    position (NaN last), and the mask of the elements equal to it; keepdim-shaped. A
-    partition, not a sort: O(n) a line."""
-    value = xp.take(xp.partition(a, rank, axis=dim), [rank], axis=dim)  # (.., 1, ..)
-    if not is_floating(a.dtype):
-        return value, a == value
-    return value, (a == value) | (xp.isnan(a) & xp.isnan(value))
+def kept(index: Any, dim: int) -> Any:
+    """A value per line of lines_last's (..) as a keepdim-shaped array along dim."""
+    return index[..., None].swapaxes(dim, -1)  # (.., 1) -> a's shape with 1 at dim
 
 
-def ranked_index(a: Any, rank: int, dim: int, value: Any, same: Any) -> Any:
-    """The position of the element of rank ``rank`` (value, then position): of the elements
-    equal to its value, the one as many places on as the rank is past those below it."""
-    below = (a < value).sum(axis=dim, keepdims=True)
-    if is_floating(a.dtype):  # every number is below a NaN
-        below = xp.where(xp.isnan(value), (~xp.isnan(a)).sum(axis=dim, keepdims=True), below)
-    seen = xp.cumsum(same, axis=dim)  # how many equal elements up to each place
-    return xp.argmax(seen > rank - below, axis=dim, keepdims=True)
+def picked(order: Any, rank: Any) -> Any:
+    """order's element at ``rank`` in each line: order (.., n), rank (..) ints; (..)."""
+    flat = order.reshape(-1, order.shape[-1])  # (lines, n)
+    rows = xp.arange(flat.shape[0], like=flat)
+    return flat[rows, rank.reshape(-1)].reshape(order.shape[:-1])
 
 
 def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
@@ -123,17 +117,17 @@ def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
     the lower of the two middle values, ties by position (its order is value, then index);
     median's is a line's first NaN if it has one, nanmedian's the median of the rest (of a
     line of NaN only, the one std::nth_element leaves first)."""
-    nans = xp.isnan(a) if is_floating(a.dtype) else xp.zeros(a.shape, dtype=bool, like=a)
-    has_nan = nans.any(axis=dim, keepdims=True)
-    if not ignore_nan or not has_nan.any():  # one rank for every line
-        rank = (a.shape[dim] - 1) // 2
-        index = ranked_index(a, rank, dim, *ranked(a, rank, dim))
-        return xp.where(has_nan, xp.argmax(nans, axis=dim, keepdims=True), index)
-    counted = (~nans).sum(axis=dim, keepdims=True)  # a rank a line: a sort
-    shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]
-    rank = xp.broadcast_to(xp.maximum((counted - 1) // 2, 0), shape)  # (.., 1, ..)
-    index = xp.take_along_axis(stable_order(a, dim), rank, axis=dim)
-    return xp.where(counted == 0, first_of_equals(a.shape[dim]), index)
+    lines, order = lines_last(a, dim)
+    n = lines.shape[-1]
+    nans = xp.isnan(lines) if is_floating(a.dtype) else None
+    if nans is None or not nans.any():  # one rank for every line
+        return kept(order[..., (n - 1) // 2], dim)
+    count = nans.sum(axis=-1)  # (..): the NaN of each line, sorted last in their order
+    if not ignore_nan:
+        index = picked(order, xp.where(count > 0, n - count, (n - 1) // 2))
+        return kept(index, dim)
+    index = picked(order, xp.maximum((n - count - 1) // 2, 0))
+    return kept(xp.where(count == n, first_of_equals(n), index), dim)
 
 
 def first_of_equals(n: int) -> int:
@@ -160,15 +154,20 @@ def kth_index(a: Any, k: int, dim: int) -> Any:
     """The index of each line's k-th smallest value along dim (NaN largest), keepdim-shaped,
     as PyTorch's CPU kernel, a quickselect, picks it among equal values: the only place the
     value is where it is unique in its line, the quickselect itself (in Python) where not."""
-    value, same = ranked(a, k - 1, dim)
-    index = ranked_index(a, k - 1, dim, value, same)
-    tied = same.sum(axis=dim, keepdims=True) > 1
+    lines, order = lines_last(a, dim)
+    index = kept(order[..., k - 1], dim)
+    near = xp.sort(lines, axis=-1)[..., max(k - 2, 0) : k + 1]  # the k-th and its neighbours
+    value = near[..., min(k - 1, 1), None]  # (.., 1)
+    same = near == value
+    if is_floating(a.dtype):
+        same |= xp.isnan(near) & xp.isnan(value)
+    tied = same.sum(axis=-1) > 1  # (..)
     if tied.any():
 
         def pick(line: list) -> int:
             return quick_select(line, k - 1)
 
-        index = repicked(a, index, dim, tied, pick, QUICKSELECT_BUDGET)
+        index = repicked(a, index, dim, kept(tied, dim), pick, QUICKSELECT_BUDGET)
     return index
 
 
@@ -241,25 +240,25 @@ def mode_index(a: Any, dim: int) -> Any:
     CPU kernel: of equally frequent values the smallest, at the last place std::sort leaves
     it. That is the last place it holds where std::sort keeps equal values in order (a line
     of at most 16, without NaN); other lines with ties or NaN take std::sort itself."""
-    order = stable_order(a, dim)
-    s = xp.take_along_axis(a, order, axis=dim)
-    n = a.shape[dim]
-    positions = xp.arange(n, like=a).reshape((-1,) + (1,) * (a.ndim - dim - 1))  # along dim
-    ends = xp.ones(s.shape, dtype=bool, like=a)  # the last of each run of equal values
-    inner, later = [slice(None)] * a.ndim, [slice(None)] * a.ndim
-    inner[dim], later[dim] = slice(0, n - 1), slice(1, n)
-    ends[tuple(inner)] = s[tuple(later)] != s[tuple(inner)]
-    starts = xp.maximum.accumulate(
-        xp.where(xp.roll(ends, 1, axis=dim) | (positions == 0), positions, 0), axis=dim
-    )
-    runs = xp.where(ends, positions - starts + 1, 0)  # each run's length, at its end
-    best = xp.argmax(runs, axis=dim, keepdims=True)  # the first longest run: the smallest
-    index = xp.take_along_axis(order, best, axis=dim)
-    odd = xp.isnan(s).any(axis=dim, keepdims=True) if is_floating(a.dtype) else False
+    lines, order = lines_last(a, dim)
+    n = lines.shape[-1]
+    s = xp.sort(lines, axis=-1).reshape(-1, n)  # (lines, n)
+    ends = xp.empty(s.shape, dtype=bool, like=s)  # the last of each run of equal values
+    xp.not_equal(s[:, 1:], s[:, :-1], out=ends[:, :-1])
+    ends[:, -1] = True
+    last = xp.flatnonzero(ends)  # every line ends a run: no run crosses two lines
+    runs = xp.zeros(s.shape, dtype=last.dtype, like=s)
+    lengths = last + 1  # each run's length, at its end
+    lengths[1:] -= last[:-1] + 1
+    runs.reshape(-1)[last] = lengths
+    best = runs.argmax(axis=-1)  # the first longest run: the smallest value, at its end
+    rows = xp.arange(s.shape[0], like=s)
+    index = kept(order.reshape(-1, n)[rows, best].reshape(lines.shape[:-1]), dim)
+    odd = xp.isnan(s[:, -1]) if is_floating(a.dtype) else xp.zeros(len(s), dtype=bool, like=s)
     if n > 16:
-        odd = odd | (~ends).any(axis=dim, keepdims=True)
-    if xp.any(odd):
-        which = odd & xp.ones_like(index, dtype=bool)
+        odd |= ~ends.all(axis=-1)
+    if odd.any():
+        which = kept(odd.reshape(lines.shape[:-1]), dim)
         index = repicked(a, index, dim, which, std_sort_mode, SORT_BUDGET)
     return index
 
