@@ -46,7 +46,8 @@ class Function(Node):
     - What the rule reads, for the version check (see engine.check_versions): by default
       a rule reads its inputs' values; an op whose rule does not says ``saves_inputs =
       False``, one that reads each input only for the others' gradients (a product) says
-      ``saves_inputs = "others"``, and one whose rule reads its output's values says
+      ``saves_inputs = "others"`` (or the tuple of the inputs it reads so, where it reads
+      some not at all: addmm's added term), and one whose rule reads its output's values says
       ``saves_out = True``. An op
       whose output is a view of its first input (it shares the array) says ``view = True``,
       so the two share one version counter.
@@ -68,7 +69,7 @@ class Function(Node):
     out_version: int
     rule = ""
     backward_arrays: Any = None  # a method where an op has one (see the contract above)
-    saves_inputs: bool | str = True
+    saves_inputs: bool | str | tuple[int, ...] = True
     saves_out = False
     view = False
     users_rule = False  # backward is user code (a custom Function's), whose arrays it may keep

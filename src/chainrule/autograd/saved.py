@@ -36,6 +36,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
+    "alpha",
 )  # fmt: skip
 
 
@@ -190,6 +191,7 @@ _MM = {
     "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0),
     "mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
 }  # fmt: skip
+_SCALED = {"alpha": _opt("alpha"), "beta": _opt("beta")}  # the add-products' scalars, as given
 _REDUCED = {
     "dim": lambda fn: tuple(_option(fn, "dims")),
     "keepdim": lambda fn: _option(fn, "keepdim"),
@@ -462,7 +464,21 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
     "LinalgCrossBackward0": {"dim": _opt("dim")},
-}
+    "AddmmBackward0": {
+        **_SCALED,
+        "mat1_sym_sizes": _sizes(1), "mat1_sym_strides": _strides(1),
+        "mat2_sym_sizes": _sizes(2), "mat2_sym_strides": _strides(2),
+    },
+    "BaddbmmBackward0": _SCALED,
+    "AddmvBackward0": _SCALED,
+    "AddrBackward0": _SCALED,
+    "AddbmmBackward0": {
+        **_SCALED,
+        "batch1_sym_argsize_0": lambda fn: _shape(fn, 1)[0],
+        "batch1_sym_argsize_1": lambda fn: _shape(fn, 1)[1],
+        "batch2_sym_argsize_2": lambda fn: _shape(fn, 2)[2],
+    },
+}  # fmt: skip
 
 
 _RESULT: dict[str, TensorSpec] = {"result": ("result",)}
@@ -476,6 +492,11 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "NansumBackward0": _SELF,
     "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "LinalgCrossBackward0": {"self": ("input", 0, 1), "other": ("input", 1, 0)},
+    "AddmmBackward0": {"mat1": ("input", 1, 2), "mat2": ("input", 2, 1)},
+    "BaddbmmBackward0": {"batch1": ("input", 1, 2), "batch2": ("input", 2, 1)},
+    "AddmvBackward0": {"mat": ("input", 1, 2), "vec": ("input", 2, 1)},
+    "AddrBackward0": {"vec1": ("input", 1, 2), "vec2": ("input", 2, 1)},
+    "AddbmmBackward0": {"batch1": ("input", 1, 2), "batch2": ("input", 2, 1)},
     "Linear.MmBackward0": {"mat2": ("input.mT", 1, 0), "self": ("input", 0, 1)},
     "Linear.AddmmBackward0": {"mat1": ("input", 0, 1), "mat2": ("input.mT", 1, 0)},
     **dict.fromkeys(
@@ -692,8 +713,8 @@ def snapshot(fn: Any) -> dict[str, Any]:
             k: FREED if isinstance(v, array.ndarray) else v for k, v in kept["call"].items()
         }
     kept["shapes"] = [getattr(getattr(x, "_array", None), "shape", None) for x in inputs]
-    if type(fn).__name__ in ("MmBackward0", "AddmmBackward0"):
-        kept["strides"] = [x.stride() for x in inputs[:2]]
+    if type(fn).__name__ in ("MmBackward0", "AddmmBackward0"):  # Linear's: x, W (and b)
+        kept["strides"] = [x.stride() if isinstance(x, tensor_type()) else () for x in inputs[:3]]
     if type(fn).__name__ == "PowBackward0":
         kept["exponent"] = inputs[1]
     if type(fn).__name__ in ("PowBackward2", "XlogyBackward2"):

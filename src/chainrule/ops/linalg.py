@@ -116,6 +116,100 @@ class LinalgCross(Function):
         return ga, gb
 
 
+class Addmm(Function):
+    """out = beta * t + alpha * (a @ b), t broadcast to the product's shape, beta = 0 reading
+    no value of t (NaN included);  grad_t = beta * grad, grad_a = alpha * grad @ b^T,
+    grad_b = alpha * a^T @ grad.
+
+    One node and one product, as PyTorch's: the scaling and the sum happen in the product's
+    own buffer. Addmm multiplies (n, m) by (m, p); the other add-products below differ only
+    in the product and its two gradients.
+    """
+
+    rule = "grad_t = beta * grad, grad_a = alpha * grad @ b^T, grad_b = alpha * a^T @ grad"
+    saves_inputs = (1, 2)  # a and b, each for the other's gradient; t's value is never read
+
+    def forward(self, t: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+        self.beta, self.alpha = beta, alpha
+        out = self.product(a, b)  # a fresh array: scaled and summed in place
+        if alpha != 1:
+            out *= alpha
+        if beta != 0:  # beta 0 ignores t, NaN and inf included, as PyTorch's
+            out += t if beta == 1 else t * beta
+        return out if out.dtype == t.dtype else out.astype(t.dtype)
+
+    def product(self, a: Any, b: Any) -> Any:
+        return xp.matmul(a, b)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        _, a, b = self.inputs
+        need_t, need_a, need_b = self.needs_input_grad
+        alpha, beta = self.alpha, self.beta
+        scaled = grad if alpha == 1 else grad * alpha
+        ga, gb = self.product_grads(scaled, a, b, need_a, need_b)
+        return (grad if beta == 1 else grad * beta) if need_t else None, ga, gb
+
+    def product_grads(self, g: Tensor, a: Tensor, b: Tensor, need_a: bool, need_b: bool) -> Grads:
+        """The product's gradients for its gradient g."""
+        ga = MatMul.apply(g, b.mT) if need_a else None
+        gb = MatMul.apply(a.mT, g) if need_b else None
+        return ga, gb
+
+
+class Baddbmm(Addmm):
+    """out = beta * t + alpha * (a @ b), a (B, n, m) and b (B, m, p) batch by batch, t
+    broadcast;  the gradients as Addmm's, batch by batch."""
+
+    rule = "grad_t = beta * grad, grad_a = alpha * grad @ b^T, grad_b = alpha * a^T @ grad"
+
+
+class Addmv(Addmm):
+    """out = beta * t + alpha * (a @ v), a (n, m) and v (m,);  grad_t = beta * grad,
+    grad_a = alpha * outer(grad, v), grad_v = alpha * a^T @ grad."""
+
+    rule = "grad_t = beta * grad, grad_a = alpha * outer(grad, v), grad_v = alpha * a^T @ grad"
+
+    def product_grads(self, g: Tensor, a: Tensor, v: Tensor, need_a: bool, need_v: bool) -> Grads:
+        ga = g.unsqueeze(1) * v if need_a else None  # (n, 1) * (m,) -> (n, m)
+        gv = MatMul.apply(a.mT, g) if need_v else None
+        return ga, gv
+
+
+class Addr(Addmm):
+    """out = beta * t + alpha * outer(u, v), u (n,) and v (m,);  grad_t = beta * grad,
+    grad_u = alpha * grad @ v, grad_v = alpha * grad^T @ u."""
+
+    rule = "grad_t = beta * grad, grad_u = alpha * grad @ v, grad_v = alpha * grad^T @ u"
+
+    def product(self, u: Any, v: Any) -> Any:
+        return xp.multiply.outer(u, v)
+
+    def product_grads(self, g: Tensor, u: Tensor, v: Tensor, need_u: bool, need_v: bool) -> Grads:
+        gu = MatMul.apply(g, v) if need_u else None
+        gv = MatMul.apply(g.mT, u) if need_v else None
+        return gu, gv
+
+
+class Addbmm(Addmm):
+    """out = beta * t + alpha * sum_i a[i] @ b[i], a (B, n, m) and b (B, m, p);
+    grad_t = beta * grad, grad_a[i] = alpha * grad @ b[i]^T, grad_b[i] = alpha * a[i]^T @ grad.
+    """
+
+    rule = (
+        "grad_t = beta * grad, grad_a[i] = alpha * grad @ b[i]^T, grad_b[i] = alpha * a[i]^T @ grad"
+    )
+
+    def product(self, a: Any, b: Any) -> Any:
+        batch, n, m = a.shape
+        # (n, B * m) @ (B * m, p): the sum over the batch as one product
+        return xp.matmul(a.transpose(1, 0, 2).reshape(n, batch * m), b.reshape(batch * m, -1))
+
+    def product_grads(self, g: Tensor, a: Tensor, b: Tensor, need_a: bool, need_b: bool) -> Grads:
+        ga = MatMul.apply(g, b.mT) if need_a else None  # (n, p) @ (B, p, m) -> (B, n, m)
+        gb = MatMul.apply(a.mT, g) if need_b else None  # (B, m, n) @ (n, p) -> (B, m, p)
+        return ga, gb
+
+
 _EINSUM = re.compile(r"^([a-zA-Z]*(?:,[a-zA-Z]*)*)->([a-zA-Z]*)$")
 
 

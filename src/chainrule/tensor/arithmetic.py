@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import broadcast_shape, need_number, normalize_dims
+from ..arguments import broadcast_shape, broadcasts_to, need_number, normalize_dims
 from ..autograd.forward_ad import carries
 from ..autograd.node import named
 from ..ops import elementwise, linalg, special
@@ -690,25 +690,26 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
     a, b = as_tensor(a), as_tensor(b)
     need_number(a, op)
     ndim = 2 if op == "addmm" else 3
-    shapes = f"got shapes {a.shape} and {b.shape}"
-    if a.ndim != ndim or b.ndim != ndim:
-        raise ValueError(f"{op}: needs two {ndim}-D tensors; {shapes}")
-    if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
-        raise ValueError(f"{op}: batch sizes or inner dimensions differ; {shapes}")
-    shape = a.shape[:-1] + b.shape[-1:]  # (..., m, n)
-    pairs = zip(t.shape[::-1], shape[::-1], strict=False)  # from the last dim, as broadcasting
-    if t.ndim > ndim or any(n not in (1, m) for n, m in pairs):
+    sa, sb = a._array.shape, b._array.shape
+    if len(sa) != ndim or len(sb) != ndim:
+        raise ValueError(f"{op}: needs two {ndim}-D tensors; got shapes {a.shape} and {b.shape}")
+    if sa[-1] != sb[-2] or sa[:-2] != sb[:-2]:
         raise ValueError(
-            f"{op}: input of shape {t.shape} cannot be broadcast to the product's shape {shape}; "
-            f"{shapes}"
+            f"{op}: batch sizes or inner dimensions differ; got shapes {a.shape} and {b.shape}"
         )
-    product = linalg.MatMul.apply(a, b)
-    alpha, beta = scalar_for(product, alpha, op), scalar_for(t, beta, op)
-    if alpha != 1:
-        product = product * alpha
-    if beta == 0:  # t is not read: 0 * NaN would be NaN; its gradient is 0
-        return product + where(xp.zeros(t.shape, dtype=bool, like=t._array), t, 0)
-    return product + (t if beta == 1 else t * beta)
+    shape = sa[:-1] + sb[-1:]  # (..., m, n)
+    if t._array.shape != shape and not broadcasts_to(t._array.shape, shape):
+        raise ValueError(
+            f"{op}: input of shape {t.shape} cannot be broadcast to the product's shape "
+            f"{tuple(shape)}; got shapes {a.shape} and {b.shape}"
+        )
+    if not t._array.dtype == a._array.dtype == b._array.dtype:
+        raise TypeError(
+            f"{op}: input tensors must have the same dtype; got {t.dtype}, {a.dtype} and {b.dtype}"
+        )
+    alpha, beta = scalar_for(t, alpha, op), scalar_for(t, beta, op)
+    kind = linalg.Addmm if op == "addmm" else linalg.Baddbmm
+    return kind.apply(t, a, b, beta=beta, alpha=alpha)
 
 
 def matmul(a: Any, b: Any) -> Tensor:

@@ -556,26 +556,30 @@ class Indexing(Core):
         mat, vec = as_tensor(mat), as_tensor(vec)
         _same_dtypes(self, mat, vec, "addmv")
         need_number(self, "addmv")
-        if mat.ndim != 2 or vec.ndim != 1:
+        sm, sv = mat._array.shape, vec._array.shape
+        if len(sm) != 2 or len(sv) != 1 or sm[1] != sv[0]:
             raise ValueError(
-                f"addmv: expects a matrix and a vector; got shapes {mat.shape} and {vec.shape}"
+                f"addmv: expects a matrix (n, m) and a vector (m,); got shapes {mat.shape} and "
+                f"{vec.shape}"
             )
-        return _scaled_sum(self, mat @ vec, beta, alpha, "addmv")
+        return _scaled_sum(self, mat, vec, beta, alpha, "addmv", mat._array.shape[:1])
 
     def addr(self: TensorSelf, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * the outer product of vec1 and vec2."""
         vec1, vec2 = as_tensor(vec1), as_tensor(vec2)
         _same_dtypes(self, vec1, vec2, "addr")
         _integral_scalars(self, alpha, beta, "addr")
-        if vec1.ndim != 1 or vec2.ndim != 1:
+        if vec1._array.ndim != 1 or vec2._array.ndim != 1:
             raise ValueError(f"addr: expects two vectors; got shapes {vec1.shape} and {vec2.shape}")
-        if self.dtype == array.bool_ and vec1.dtype == vec2.dtype == array.bool_:
+        if self._array.dtype.kind == "b":  # and the vectors, of one dtype with it
             product = vec1.reshape(-1, 1) & vec2.reshape(1, -1)
             shape = xp.broadcast_shapes(self.shape, product.shape)
             if shape != product.shape:
                 raise ValueError(f"addr: self {self.shape} does not broadcast to {product.shape}")
             return (self & bool(beta)) | (product & bool(alpha))
-        return _scaled_sum(self, vec1.outer(vec2), beta, alpha, "addr")
+        return _scaled_sum(
+            self, vec1, vec2, beta, alpha, "addr", vec1._array.shape + vec2._array.shape
+        )
 
     def addbmm(
         self: TensorSelf, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1
@@ -584,15 +588,15 @@ class Indexing(Core):
         b1, b2 = as_tensor(batch1), as_tensor(batch2)
         _same_dtypes(self, b1, b2, "addbmm")
         need_number(self, "addbmm")
-        if b1.ndim != 3 or b2.ndim != 3 or b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
+        s1, s2 = b1._array.shape, b2._array.shape
+        if len(s1) != 3 or len(s2) != 3 or s1[0] != s2[0] or s1[2] != s2[1]:
             raise ValueError(
                 f"addbmm: expects batches of matrices (b, n, m) and (b, m, p); got shapes "
                 f"{b1.shape} and {b2.shape}"
             )
-        b, n, m = b1.shape
-        # (n, b * m) @ (b * m, p): the batch's sum as one product
-        product = b1.transpose(0, 1).reshape(n, b * m) @ b2.reshape(b * m, b2.shape[2])
-        return _scaled_sum(self, product, beta, alpha, "addbmm")
+        return _scaled_sum(
+            self, b1, b2, beta, alpha, "addbmm", (b1._array.shape[1], b2._array.shape[2])
+        )
 
     def ger(self: TensorSelf, vec2: Any) -> Tensor:
         """outer, by its older name."""
@@ -667,7 +671,7 @@ def _flat_index(t: Tensor, index: Any, op: str) -> Any:
 
 
 def _same_dtypes(t: Tensor, a: Tensor, b: Tensor, op: str) -> None:
-    if not t.dtype == a.dtype == b.dtype:
+    if not t._array.dtype == a._array.dtype == b._array.dtype:
         raise TypeError(
             f"{op}: input tensors must have the same dtype; got {t.dtype}, {a.dtype} and {b.dtype}"
         )
@@ -682,19 +686,16 @@ def _integral_scalars(t: Tensor, alpha: Any, beta: Any, op: str) -> None:
         )
 
 
-def _scaled_sum(t: Tensor, product: Tensor, beta: Any, alpha: Any, op: str) -> Tensor:
-    """beta * t + alpha * product, t broadcast to the product's shape; beta 0 ignores t's
-    values (NaN included), as PyTorch's, and gives it a zero gradient."""
-    if product.dtype != t.dtype:  # a low-precision product chainrule's matmul widened
-        product = product.to(t.dtype)
-    shape = xp.broadcast_shapes(t.shape, product.shape)
-    if shape != product.shape:
-        raise ValueError(f"{op}: self of shape {t.shape} does not broadcast to {product.shape}")
-    alpha, beta = scalar_for(t, alpha, op), scalar_for(t, beta, op)
-    scaled = product if alpha == 1 else product * alpha
-    if beta == 0:
-        return scaled + where(False, t, 0)
-    return scaled + (t if beta == 1 else t * beta)
+def _scaled_sum(
+    t: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, op: str, shape: tuple[int, ...]
+) -> Tensor:
+    """beta * t + alpha * op's product of a and b, of the given shape, as one node (op's own,
+    as PyTorch's), t broadcast to the product's shape; beta 0 ignores t's values (NaN
+    included), as PyTorch's."""
+    if t._array.shape != shape and not broadcasts_to(t._array.shape, shape):
+        raise ValueError(f"{op}: self of shape {t.shape} does not broadcast to {tuple(shape)}")
+    kind = {"addmv": linalg.Addmv, "addr": linalg.Addr, "addbmm": linalg.Addbmm}[op]
+    return kind.apply(t, a, b, beta=scalar_for(t, beta, op), alpha=scalar_for(t, alpha, op))
 
 
 def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
