@@ -546,6 +546,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "PowBackward1": {"exponent": ("input", 1, None), "result": ("result",), **_SELF},
     "CholeskySolveBackward0": {"input2": ("input", 1, None), "result": ("result",), **_SELF},
     "LinalgSolveTriangularBackward0": {"result": ("result",), **_SELF},
+    "LinalgHouseholderProductBackward0": {
+        "input": ("input", 0, None), "tau": ("input", 1, None), "result": ("result",)
+    },
     "DotBackward0": {"self": ("input", 0, 1), "tensor": ("input", 1, 0)},
     "MvBackward0": {"self": ("input", 0, 1), "vec": ("input", 1, 0)},
     "WhereBackward0": {"condition": ("input", 0, None)},

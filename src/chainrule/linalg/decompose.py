@@ -138,8 +138,7 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
 @with_out("linalg")
 def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of A
-    below its diagonal with a 1 on it (LAPACK's orgqr): as that product of matrices, so
-    its gradient is the products' (PyTorch's, by another route)."""
+    below its diagonal with a 1 on it (LAPACK's orgqr)."""
     A = matrices(A, "linalg.householder_product")
     tau = tensor_of(tau)
     same_dtype(A, tau, "linalg.householder_product")
@@ -150,14 +149,7 @@ def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
             f"linalg.householder_product: expected A (..., m, n) with m >= n >= k and tau "
             f"(..., k); got shapes {tuple(A.shape)} and {tuple(tau.shape)}"
         )
-    eye = xp.eye(m, dtype=A._array.dtype)
-    below = xp.tril(xp.ones((m, n), dtype=bool), -1)
-    V = A.masked_fill(~constant(below), 0.0) + constant(xp.eye(m, n, dtype=A._array.dtype))
-    Q = attached(xp.broadcast_to(eye[:, :n], (*A.shape[:-2], m, n)).copy(), A)
-    for i in reversed(range(k)):  # H_1 (... (H_k I))
-        v = V[..., :, i : i + 1]  # (..., m, 1)
-        Q = Q - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mT @ Q)
-    return Q
+    return LQ.LinalgHouseholderProduct.apply(A, tau)
 
 
 def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
@@ -214,15 +206,15 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     A = matrices(A, "linalg.lu")
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
-    L, U, pivots = _lu_parts(A, "linalg.lu", ("L", "U"))
-    if L.grad_fn is not None and L.grad_fn is not U.grad_fn:  # one node, as PyTorch's
+    LU, L, U, pivots = _lu_parts(A, "linalg.lu", ("LU", "L", "U"))
+    if L.grad_fn is not None and A._array.size:  # one node, as PyTorch's
         k = L.shape[-1]
         blocks = ((..., slice(None), slice(0, k)), (..., slice(0, k), slice(None)))
         places = [
             (Triangle(b, upper), tuple(t.shape), None)
             for b, upper, t in zip(blocks, (False, True), (L, U), strict=True)
         ]
-        part_node(L.grad_fn.inputs[0], (L, U), places, "LinalgLu", "LinalgLuBackward0")
+        part_node(LU, (L, U), places, "LinalgLu", "LinalgLuBackward0")
     return Lu(constant(LQ.permutation(pivots, A.shape[-2], A._array.dtype)), L, U)
 
 

@@ -179,10 +179,11 @@ class LinalgSolveTriangular(Function):
     def forward(self, a, b, upper, left=True, unitriangular=False):
         self.options = (upper, left, unitriangular)
         if not left:  # X A = B  <=>  A^T X^T = B^T, A^T of the other triangle
-            a, b, upper = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not upper
-        shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = xp.broadcast_to(a, (*shape, *a.shape[-2:]))
-        b = xp.broadcast_to(b, (*shape, *b.shape[-2:]))
+            a, b, upper = a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper
+        if a.shape[:-2] != b.shape[:-2]:
+            shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            a = xp.broadcast_to(a, (*shape, *a.shape[-2:]))
+            b = xp.broadcast_to(b, (*shape, *b.shape[-2:]))
         solve = scipy_linalg("linalg.solve_triangular").solve_triangular
         dtype = xp.result_type(a, b)
         if b.size == 0 or a.size == 0:
@@ -192,7 +193,7 @@ class LinalgSolveTriangular(Function):
         else:
             out = solve(a, b, lower=not upper, unit_diagonal=unitriangular, check_finite=False)
             out = out.astype(dtype, copy=False)
-        return xp.swapaxes(out, -1, -2) if not left else out
+        return out.swapaxes(-1, -2) if not left else out
 
     def backward(self, grad, out):
         a, _ = self.inputs

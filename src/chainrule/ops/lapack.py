@@ -179,6 +179,20 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     return Q, R
 
 
+def householder_product(a: Any, tau: Any) -> Any:
+    """The first n columns of H_1 ... H_k for each matrix of a host float array a (..., m, n)
+    holding the reflectors below its diagonal and tau (..., k) of a's dtype, m >= n >= k:
+    LAPACK's orgqr on each matrix, which reads only the reflectors."""
+    orgqr = routine("orgqr", a.dtype)
+    m, n = a.shape[-2:]
+    flat = a.reshape(-1, m, n)
+    taus = tau.reshape(len(flat), tau.shape[-1])
+    out = host.empty(flat.shape, dtype=a.dtype)
+    for i in range(len(flat)):
+        out[i], _, _ = orgqr(flat[i], taus[i], lwork=_NB * max(n, 1))
+    return out.reshape(a.shape)
+
+
 _NB = 64  # LAPACK's block size for geqrf and orgqr (OpenBLAS asks for 32 columns): their workspace
 
 

@@ -6,11 +6,12 @@ decompositions.py, the LAPACK calls in lapack.py."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
 
-from ..array import xp
+from ..array import host, xp
 from ..autograd.primitive import Function
 from . import lapack
 from .decompositions import LinalgSolveTriangular, scipy_linalg, tensor_rule
@@ -107,6 +108,62 @@ class LinalgQr(Function):
         return (xp.swapaxes(lapack.solve_triangular(R, xp.swapaxes(b, -1, -2), False), -1, -2),)
 
 
+class LinalgHouseholderProduct(Function):
+    """out = the first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of A
+    (m x n, m >= n >= k) below its diagonal with a 1 on it: LAPACK's orgqr.
+
+    The product taken apart from the left: with Q_i = H_i Q_(i+1) (Q_(k+1) the first n
+    columns of I), G_i the gradient at Q_i (G_1 = grad), u = v_i^T G_i, w = v_i^T Q_(i+1):
+    grad_tau_i = -u . w, grad_v_i = -tau_i (G_i w^T + Q_(i+1) u^T) (A's column i below its
+    diagonal), G_(i+1) = G_i - tau_i v_i u.
+    """
+
+    rule = "grad_v_i = -tau_i (G_i w^T + Q_(i+1) u^T), grad_tau_i = -u . w (see the docstring)"
+    saves_out = True
+
+    def forward(self, a, tau):
+        if lapack.host_float(a) and a.size:
+            return lapack.householder_product(a, tau)
+        return _householder_arrays(a, tau)
+
+    def backward(self, grad, out):
+        a, tau = self.inputs
+        m, n = a.shape[-2:]
+        k = tau.shape[-1]
+        if not k or not a._array.size:  # Q is constant: both gradients undefined, as PyTorch's
+            return None, None
+        eye = xp.asarray(xp.eye(m, n, dtype=a._array.dtype), like=a._array)
+        V = a.tril(-1) + type(a)._make(eye)  # the reflectors, as tensors of A
+        Qs = [type(a)._make(xp.broadcast_to(eye, out.shape))]  # Q_(k+1), Q_k, ..., Q_2
+        for i in reversed(range(1, k)):
+            v = V[..., :, i : i + 1]
+            Qs.append(Qs[-1] - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mT @ Qs[-1]))
+        G, gv, gt = grad, [], []
+        for i in range(k):
+            v, t, Q = V[..., :, i : i + 1], tau[..., i : i + 1].unsqueeze(-1), Qs[k - 1 - i]
+            u, w = v.mT @ G, v.mT @ Q  # (..., 1, n)
+            gt.append(-(u * w).sum(-1))
+            gv.append(-t * (G @ w.mT + Q @ u.mT))
+            G = G - (t * v) @ u
+
+        ga = Cat.apply(*gv, dim=a.ndim - 1).tril(-1)  # (..., m, k): below the diagonals
+        if k < n:
+            ga = Cat.apply(ga, ga.new_zeros((*ga.shape[:-1], n - k)), dim=a.ndim - 1)
+        return ga, Cat.apply(*gt, dim=tau.ndim - 1)
+
+
+def _householder_arrays(a: Any, tau: Any) -> Any:
+    """householder_product's forward by the product itself, off the host or for no matrix."""
+    m, n = a.shape[-2:]
+    eye = xp.eye(m, n, dtype=a.dtype)
+    V = xp.tril(a, -1) + eye
+    Q = xp.broadcast_to(xp.asarray(eye, like=a), a.shape).copy()
+    for i in reversed(range(tau.shape[-1])):
+        v = V[..., :, i : i + 1]
+        Q -= (tau[..., i, None, None] * v) @ (xp.swapaxes(v, -1, -2) @ Q)
+    return Q
+
+
 def _closed(node: Any) -> None:
     """QR's rule runs: the arrivals at the node Q and R share (autograd/outputs.py), which
     its hooks read, are this pass's."""
@@ -165,11 +222,10 @@ class LinalgLu(Function):
             return kept_apart(result[0])
         m, n = a.shape[-2:]
         k = min(m, n)
-        if part == "L":
-            L = xp.tril(a[..., :, :k], -1)
-            xp.einsum("...ii->...i", L[..., :k, :])[...] = 1  # its unit diagonal, in place
-            return L
-        return xp.triu(a[..., :k, :])
+        below, diagonal, upper = (xp.asarray(t, like=a) for t in _triangles(m, n, a.dtype))
+        if part == "L":  # the strict lower triangle, ones on the diagonal
+            return xp.where(below, a[..., :, :k], diagonal)
+        return xp.where(upper, a[..., :k, :], a.dtype.type(0))
 
     def backward(self, grad, out):
         (a,) = self.inputs
@@ -207,6 +263,16 @@ class LinalgLu(Function):
         g = lapack.solve_triangular(Lt, g, False, unit=True)  # L^-T g U^-T
         back = xp.argsort(row_order(piv, n), axis=-1)
         return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
+
+
+@functools.cache
+def _triangles(m: int, n: int, dtype: Any) -> tuple[Any, Any, Any]:
+    """For an m x n LU (k = min(m, n)): L's strict lower triangle (m x k), the m x k identity
+    (L's unit diagonal, of ``dtype``) and U's upper triangle (k x n), as host masks, made once
+    per shape: a where with them is one pass where tril and triu build their masks each call."""
+    k = min(m, n)
+    below = host.tri(m, k, -1, dtype=bool)
+    return below, host.eye(m, k, dtype=dtype), ~host.tri(k, n, -1, dtype=bool)
 
 
 def rows(g: Any, order: Any) -> Any:
