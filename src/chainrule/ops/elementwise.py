@@ -321,9 +321,16 @@ class Sigmoid(Function):
     saves_out = True
 
     def forward(self, a: Any) -> Any:
-        # exp of a non-positive number only: exp(-|a|) never overflows.
-        e = xp.exp(-xp.abs(a))
-        return xp.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
+        # 1 / (1 + exp(-a)) in place on one buffer, as PyTorch's kernel: where exp(-a)
+        # overflows (a < -88 in float32) the result is 0, PyTorch's too. The half types in
+        # float32, as PyTorch computes them.
+        x = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
+        out = xp.negative(x, out=xp.empty_like(x))  # an array, 0-d too
+        with errstate(over="ignore"):
+            xp.exp(out, out=out)
+        out += 1
+        xp.reciprocal(out, out=out)
+        return out.astype(a.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * out * (1.0 - out),)

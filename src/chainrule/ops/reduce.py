@@ -82,7 +82,9 @@ def _as_laid_out(out, given):
 def _shift(a, dims):
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
-    return a.max(axis=dims, keepdims=True) if a.size else xp.zeros((), dtype=a.dtype, like=a)
+    if not a.size:
+        return xp.zeros((), dtype=a.dtype, like=a)
+    return xp.maximum.reduce(a, axis=dims, keepdims=True)  # the ufunc: no Python wrapper
 
 
 class Sum(Function):
@@ -264,8 +266,9 @@ class Softmax(Function):
         self.dim = dim
         given = a
         a = _column_major(a, dim)  # e, and out, then share its order
-        e = xp.exp(a - _shift(a, dim))
-        e /= e.sum(axis=dim, keepdims=True)
+        e = xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))  # one buffer, 0-d too
+        xp.exp(e, out=e)
+        e /= xp.add.reduce(e, axis=dim, keepdims=True)  # the ufunc: no Python wrapper
         return _as_laid_out(e, given)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -276,8 +279,8 @@ def _log_softmax(a, dim):
     """a - logsumexp(a, dim), each row shifted by its max first."""
     given = a
     a = _column_major(a, dim)  # shifted, and out, then share its order
-    shifted = a - _shift(a, dim)
-    shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    shifted = xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))  # an array, 0-d too
+    shifted -= xp.log(xp.add.reduce(xp.exp(shifted), axis=dim, keepdims=True))
     return _as_laid_out(shifted, given)
 
 
