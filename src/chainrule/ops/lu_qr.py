@@ -308,11 +308,15 @@ def row_order(pivots: Any, m: int) -> Any:
     batch = pivots.shape[:-1]
     count = math.prod(batch)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
-    if count == 1:  # the swaps one by one on a list: a tenth of the time of array indexing
-        row = list(range(m))
-        for i, j in enumerate(piv[0].tolist()):
-            row[i], row[j] = row[j], row[i]
-        return xp.asarray(row, dtype=xp.int64, like=pivots).reshape(*batch, m)
+    if count * piv.shape[-1] <= 1024:  # the swaps one by one on lists: for few swaps in
+        # all, a tenth of the time of the array indexing below (a call per column)
+        perms = []
+        for swaps in piv.tolist():
+            row = list(range(m))
+            for i, j in enumerate(swaps):
+                row[i], row[j] = row[j], row[i]
+            perms.append(row)
+        return xp.asarray(perms, dtype=xp.int64, like=pivots).reshape(*batch, m)
     perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
     rows = xp.arange(count)
     for i in range(piv.shape[-1]):
