@@ -202,4 +202,11 @@ TRICKS = [
         "N[i, j] += 1 on an int32 (27, 27) tensor's element: 2.3 against 6.4 us for the +=",
         "the op out of place, then its result copied in (_write)",
     ),
+    Trick(
+        "strided views by the array constructor",
+        "chainrule.ops.selection:strided",
+        "as_strided((2, 2), (3, 1), 1) of a (2, 3) float32 tensor, forward: 3.6x against 6.9x "
+        "PyTorch's time; unfold of a (2, 5): 4.5x against 6.2x",
+        "np.lib.stride_tricks.as_strided (twice where the view starts past the first element)",
+    ),
 ]

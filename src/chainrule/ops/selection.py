@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..array import xp
 from ..array.positions import view_positions
 from ..autograd.primitive import Function
@@ -19,10 +19,16 @@ def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int =
     """A writable view of a's memory (where a is writable): shape, steps in elements, the
     first element ``start`` elements past a's first (in memory), bounds already checked."""
     item = a.itemsize
-    if start:  # a 1-D view of the memory from a's first element, cut at start
-        span = start + 1
-        a = xp.lib.stride_tricks.as_strided(a, (span,), (item,))[start:]
-    return xp.lib.stride_tricks.as_strided(a, shape, tuple(s * item for s in steps))
+    strides = tuple(s * item for s in steps)
+    host = array.host
+    if fastpath.enabled() and type(a) is host.ndarray and a.flags.c_contiguous and a.size:
+        # NumPy's array constructor over a's buffer: a fifth of as_strided's time, which
+        # builds an object with an __array_interface__ for each view
+        return host.ndarray(shape, a.dtype, buffer=a, offset=start * item, strides=strides)
+    else:
+        if start:  # a 1-D view of the memory from a's first element, cut at start
+            a = xp.lib.stride_tricks.as_strided(a, (start + 1,), (item,))[start:]
+        return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
 class Diagonal(Function):

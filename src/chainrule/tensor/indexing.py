@@ -175,24 +175,25 @@ class Indexing(Core):
     ) -> Tensor:
         """A view of the memory this tensor views, read with size, stride (in elements) and
         storage_offset (from that memory's first element; this tensor's own by default)."""
-        size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+        size, stride = tuple(map(int, size)), tuple(map(int, stride))
         root = self._base if self._base is not None else self
         memory = root._array
         start = self.storage_offset() if storage_offset is None else int(storage_offset)
-        if len(size) != len(stride) or min(size + stride + (start,), default=0) < 0:
+        if len(size) != len(stride) or min(size + stride + (start,)) < 0:
             raise ValueError(
                 "as_strided: size and stride must have one entry a dim, none negative, and the "
                 f"offset must not be negative; got size {size}, stride {stride} and offset {start}"
             )
-        steps = [s // memory.itemsize for s in memory.strides]
-        if not memory.flags.c_contiguous and min(steps, default=0) < 0:
-            memory = memory.copy()  # a layout PyTorch has no storage for
-        span = (
-            1 + sum((n - 1) * s for n, s in zip(memory.shape, steps, strict=True))
-            if memory.size
-            else 0
-        )
-        reach = start + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) + 1
+        span = memory.size  # the elements the memory spans: its own, where it is contiguous
+        if not memory.flags.c_contiguous and span:
+            steps = [s // memory.itemsize for s in memory.strides]
+            if min(steps) < 0:
+                memory = memory.copy()  # a layout PyTorch has no storage for
+            else:
+                span = 1 + sum([(n - 1) * s for n, s in zip(memory.shape, steps, strict=True)])
+        reach = start + 1  # one past the last element the view reads
+        for n, s in zip(size, stride, strict=True):  # a loop: sum() over a generator costs more
+            reach += (n - 1) * s
         if math.prod(size) and reach > span:
             raise ValueError(
                 f"as_strided: size {size}, stride {stride} and offset {start} reach element "
