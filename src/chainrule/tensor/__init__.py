@@ -13,8 +13,6 @@ from __future__ import annotations
 from ..array.tensor_type import register_tensor_type
 from . import (
     arithmetic,
-    casts,
-    core,
     indexing,
     inplace,
     pointwise,
