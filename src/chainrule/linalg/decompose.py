@@ -193,8 +193,10 @@ def lu_factor_ex(
         raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
     LU, pivots = _lu_parts(A, "linalg.lu_factor", ("LU",))
     diag = xp.diagonal(LU._array, axis1=-2, axis2=-1) == 0
-    first = xp.argmax(diag, axis=-1) + 1 if diag.shape[-1] else 0  # no diagonal: no zero
-    info = xp.where(diag.any(-1), first, 0).astype(xp.int32)
+    if diag.any():  # the first zero on each U's diagonal
+        info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)
+    else:
+        info = xp.zeros(diag.shape[:-1], dtype=xp.int32)
     if check_errors and info.any():
         raise D.singular_error("linalg.lu_factor", A._array)
     return LuFactorEx(LU, constant(pivots), constant(info))
