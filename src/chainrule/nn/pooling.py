@@ -14,6 +14,7 @@ from .. import array
 from ..arguments import is_int, positive_int
 from ..autograd.saved import record
 from ..ops import conv as conv_ops
+from ..ops import pool as pool_ops
 from ..tensor import Tensor, as_tensor, matmul
 from .activation import relu
 from .spatial_args import batched, check_fits, check_positive, ntuple
@@ -165,27 +166,48 @@ def _max_pool(
             out, kernel_size=kernel, stride=given, padding=tuple(p for p, _ in pad),
             dilation=dil, ceil_mode=ceil_mode,
         )  # fmt: skip
-    else:  # separable: the max of each plane's windows, then the max along the depth
-        kernel, step, dil, pad = args
-        n, c, d, h, w = x.shape
-        planes = x.reshape(n, c * d, h, w)  # (N, C*D, H, W)
-        flat, plane_idx = _max_planes(
-            planes, kernel[1:], step[1:], pad[1:], dil[1:], return_indices
-        )
-        ho, wo = flat.shape[2:]
-        depth = flat.reshape(n, c, d, ho * wo)  # (N, C, D, Ho*Wo)
-        geometry = (kernel[0], 1), (step[0], 1), (pad[0], (0, 0)), (dil[0], 1)
-        out, depth_idx = _max_planes(depth, *geometry, return_indices)
-        out = out.reshape(n, c, out.shape[2], ho, wo)  # (N, C, Do, Ho, Wo)
-        idx = None
-        if return_indices:  # the winning depth, then the plane's own winner at that depth
-            won = depth_idx // (ho * wo)  # (N, C, Do, Ho*Wo)
-            in_plane = xp.take_along_axis(plane_idx.reshape(n, c, d, ho * wo), won, axis=2)
-            idx = (won * (h * w) + in_plane).reshape(out.shape)
+    else:  # one primitive over the box, as PyTorch's
+        windows, pad = _strided_windows(x, args), args[3]
+        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, x, windows, pad, return_indices)
     out = out.squeeze(0) if unbatched else out
     if not return_indices:
         return out
     return out, Tensor._make(idx[0] if unbatched else idx)
+
+
+def _strided_windows(x: Tensor, args: tuple) -> tuple:
+    """The positions each window of a pool of _pool_args' geometry over x reads in the padded
+    input, an (n_out, k) host array an axis; made once for each input shape and geometry."""
+    key = (x.shape[2:], *args)
+    windows = _WINDOWS.get(key)
+    if windows is None:
+        kernel, stride, dil, pad = args
+        outs = conv_ops.out_hw(x.shape[2:], kernel, stride, dil, pad)
+        windows = tuple(
+            pool_ops.strided_windows(o, k, s, d)
+            for o, k, s, d in zip(outs, kernel, stride, dil, strict=True)
+        )
+        if len(_WINDOWS) >= 256:  # a bound on what it keeps: start again
+            _WINDOWS.clear()
+        _WINDOWS[key] = windows
+    return windows
+
+
+_WINDOWS: dict[tuple, tuple] = {}
+
+
+def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
+    """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
+    ``indices``, each maximum's flat index in its input plane (an int64 array)."""
+    out = op.apply(x, windows=windows, padding=pad)
+    if not indices:
+        return out, None
+    node: Any = out.grad_fn  # a node keeps the winners only when it records
+    if node is None:
+        node = op()
+        node.forward(x._array, windows=windows, padding=pad)
+        node.reduce(x._array, winners=True)
+    return out, node.indices()
 
 
 def _order(args: tuple) -> tuple[Any, Any, Any, Any]:
@@ -442,34 +464,34 @@ def adaptive_avg_pool3d(input: Tensor, output_size: int | tuple[int | None, ...]
 
 
 def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_indices: bool) -> Any:
-    """Composite: a max over a box is separable, so along each axis, from the last, every
-    window's positions are gathered (a shorter window repeats its last) and max(dim) picks
-    the first maximum, as PyTorch's scan in row-major order; its gradient goes there."""
+    """One primitive (ops/pool.py's): the first maximum of each window in row-major order,
+    as PyTorch's scan; its gradient goes there. 1-D is 2-D over a height of one."""
     x, unbatched = batched(input, spatial, op)
     size = _adaptive_size(op, x, output_size, unbatched)
-    out, stride = x, 1
-    flat: Any = None
-    for axis in range(x.ndim - 1, 1, -1):
-        n_in, n_out = x.shape[axis], size[axis - 2]
-        start, end = _windows(n_in, n_out, x._array)
-        k = int((end - start).max())
-        where = xp.minimum(start[:, None] + xp.arange(k, like=start), end[:, None] - 1)  # (o, k)
-        flat_where = array.to_host(where.reshape(-1))
-        picked = conv_ops.AxisTake.apply(out, index=flat_where, axis=axis)  # (..., o*k, ...)
-        shape = out.shape
-        picked = picked.reshape(*shape[:axis], n_out, k, *shape[axis + 1 :])  # (..., o, k, ...)
-        out, arg = picked.max(axis + 1)
-        if return_indices:  # the input position won along this axis, then the flat index
-            rows = xp.arange(n_out, like=where).reshape((n_out,) + (1,) * (x.ndim - axis - 1))
-            pos = where[rows, arg._array]  # (..., o, ...): the input's position on this axis
-            if flat is not None:  # the later axes' flat index at the winning position
-                pos = xp.take_along_axis(flat, pos, axis=axis) + pos * stride
-            flat = pos
-            stride *= n_in
+    if spatial == 1:  # (N, C, L) as (N, C, 1, L), as PyTorch's
+        x, size = x.unsqueeze(2), (1, *size)
+    windows = tuple(_adaptive_windows(n, o) for n, o in zip(x.shape[2:], size, strict=True))
+    kind = pool_ops.AdaptiveMaxPool3d if spatial == 3 else pool_ops.AdaptiveMaxPool2d
+    out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(size), return_indices)
+    if spatial == 1:
+        out, idx = out.squeeze(2), None if idx is None else idx[:, :, 0]
     out = out.squeeze(0) if unbatched else out
     if not return_indices:
         return out
-    return out, Tensor._make(flat[0] if unbatched else flat)
+    return out, Tensor._make(idx[0] if unbatched else idx)
+
+
+# each adaptive window's positions, by the input's and the output's size along an axis
+_ADAPTIVE: dict[tuple[int, int], Any] = {}
+
+
+def _adaptive_windows(n_in: int, n_out: int) -> Any:
+    where = _ADAPTIVE.get((n_in, n_out))
+    if where is None:
+        if len(_ADAPTIVE) >= 256:  # a bound on what it keeps: start again
+            _ADAPTIVE.clear()
+        where = _ADAPTIVE[n_in, n_out] = pool_ops.adaptive_windows(n_in, n_out)
+    return where
 
 
 def adaptive_max_pool1d(

@@ -1,0 +1,161 @@
+"""Pooling primitives of any rank whose windows are given as input positions along each axis
+(an (n_out, k) host int array an axis): the 3-D max and average pools and the adaptive max
+pools. A box is separable: along each axis, from the last, every window's positions are
+gathered at once (one take) and reduced (one max or sum). The 2-D strided pools are
+ops/conv.py's; argument checks and the 1-D pools (a 2-D pool over a height of one, as
+PyTorch's) are nn/pooling.py's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .. import array
+from ..array import xp
+from ..autograd.primitive import Function, tensor_type
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+def strided_windows(n_out: int, kernel: int, stride: int, dilation: int) -> Any:
+    """(n_out, kernel) positions in a padded axis: window i reads i*stride + p*dilation."""
+    host = array.host
+    return host.arange(n_out)[:, None] * stride + host.arange(kernel) * dilation
+
+
+def adaptive_windows(n_in: int, n_out: int) -> Any:
+    """(n_out, k) positions: window i runs from floor(i*n_in/n_out) up to
+    ceil((i+1)*n_in/n_out) (PyTorch's windows), a shorter one repeating its last position."""
+    host = array.host
+    i = host.arange(n_out)
+    start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+    k = int((end - start).max()) if n_out else 1
+    return host.minimum(start[:, None] + host.arange(k), end[:, None] - 1)
+
+
+def _padded(x: Any, padding: tuple, value: Any) -> Any:
+    """x (N, C, *spatial) with each spatial axis padded by (before, after) ``value``s: a fresh
+    array, or x itself with no padding."""
+    if not any(lo or hi for lo, hi in padding):
+        return x
+    axes = list(zip(x.shape[2:], padding, strict=True))
+    out = xp.full(x.shape[:2] + tuple(n + lo + hi for n, (lo, hi) in axes), value, x.dtype, like=x)
+    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in axes)] = x
+    return out
+
+
+def _gathered(x: Any, where: Any, axis: int) -> Any:
+    """x's values at every window's positions along axis: (..., k, n_out, ...), the window's
+    offset outermost, so a reduction over it runs over whole slices."""
+    picked = xp.take(x, array.from_host(where.T.reshape(-1), x), axis=axis)
+    return picked.reshape(x.shape[:axis] + where.shape[::-1] + x.shape[axis + 1 :])
+
+
+class _WindowMax(Function):
+    """out = the max of each window (a box: one window an axis), padded with the dtype's least
+    value; grad_x = grad added at each window's first maximum in row-major order (the flat
+    index ``indices()`` gives, as PyTorch's), by PlaneAdd."""
+
+    rule = "grad_x = grad added at each window's first maximum (PlaneAdd)"
+    windows: tuple
+    padding: tuple
+    sizes: tuple
+    args: list
+
+    def forward(self, x: Any, *, windows: tuple, padding: tuple) -> Any:
+        self.windows, self.padding, self.sizes = windows, padding, x.shape[2:]
+        return self.reduce(x, winners=False)
+
+    def reduce(self, x: Any, winners: bool) -> Any:
+        """The max of each window of x; with ``winners``, also the offset each axis' pass
+        chose (``self.args``, from the last axis), which backward finds again from x rather
+        than keeping (forward alone skips the arg-max passes)."""
+        # an integer's least value, as -inf has none (its cast is undefined, and warns)
+        lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
+        out = _padded(x, self.padding, lowest)
+        self.args = []
+        for axis in range(x.ndim - 1, 1, -1):
+            where = self.windows[axis - 2]
+            if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
+                if winners:  # windows of one, each its own position: nothing to reduce
+                    self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
+                continue
+            picked = _gathered(out, where, axis)  # (..., k, o, ...)
+            if winners:
+                self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
+            out = picked.max(axis=axis)
+        return out
+
+    def indices(self) -> Any:
+        """Each window's first maximum's flat index in its input plane (d * H * W + h * W + w),
+        an int64 array of the output's shape: PyTorch's indices."""
+        if not self.args:  # forward kept no winners: find them again
+            self.reduce(self.inputs[0]._array, winners=True)
+        sizes = self.sizes
+        flat: Any = None
+        stride = 1
+        for arg, axis in zip(self.args, range(len(sizes) + 1, 1, -1), strict=True):
+            where, lo = self.windows[axis - 2], self.padding[axis - 2][0]
+            rows = xp.arange(where.shape[0], like=arg).reshape((-1,) + (1,) * (arg.ndim - axis - 1))
+            pos = array.from_host(where, arg)[rows, arg]  # the padded position won along axis
+            if flat is None:
+                flat = pos - lo
+            else:  # the later axes' flat index at the winning position, then this axis'
+                flat = xp.take_along_axis(flat, pos, axis=axis) + (pos - lo) * stride
+            stride *= sizes[axis - 2]
+        return flat
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x = self.inputs[0]
+        n, c = x.shape[:2]
+        index = self.indices().reshape(n, c, -1)
+        size = math.prod(x.shape[2:])
+        gx = PlaneAdd.apply(grad.reshape(n, c, -1), index=index, size=size)
+        return (gx.reshape(x.shape),)
+
+
+class MaxPool3dWithIndices(_WindowMax):
+    """out[n, c, i, j, l] = max over the box of windows i, j, l of xpad[n, c] (xpad padded
+    with -inf; window i along an axis reads positions i*stride + p*dilation); grad_x = grad
+    added at each box's first maximum (PlaneAdd)."""
+
+    rule = "grad_x = grad added at each window's first maximum (PlaneAdd)"
+
+
+class AdaptiveMaxPool2d(_WindowMax):
+    """out[n, c, i, j] = max of x[n, c] over adaptive windows i (rows) and j (columns);
+    grad_x = grad added at each window's first maximum (PlaneAdd)."""
+
+    rule = "grad_x = grad added at each window's first maximum (PlaneAdd)"
+
+
+class AdaptiveMaxPool3d(_WindowMax):
+    """out[n, c, i, j, l] = max of x[n, c] over adaptive windows i, j, l; grad_x = grad added
+    at each window's first maximum (PlaneAdd)."""
+
+    rule = "grad_x = grad added at each window's first maximum (PlaneAdd)"
+
+
+class PlaneAdd(Function):
+    """out = zeros (N, C, size) with g[n, c, l] added at out[n, c, index[n, c, l]] (repeated
+    places add up: one bincount over the flattened planes); linear in g, its adjoint reads
+    the incoming grad at the index (gather)."""
+
+    rule = "grad_g = the incoming grad gathered at the index"
+    saves_inputs = False
+
+    def forward(self, g: Any, *, index: Any, size: int) -> Any:
+        self.index = index
+        n, c, _ = g.shape
+        places = index + xp.arange(0, n * c * size, size, like=index).reshape(n, c, 1)
+        weights = g.reshape(-1)
+        if weights.dtype not in (xp.float32, xp.float64):  # bincount's weights: float64
+            weights = weights.astype(xp.float32)
+        out = xp.bincount(places.reshape(-1), weights=weights, minlength=n * c * size)
+        return out.astype(g.dtype, copy=False).reshape(n, c, size)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (grad.gather(2, tensor_type()._make(self.index)),)
