@@ -1,6 +1,8 @@
 """Every speed trick behind one switch (per thread): the switch, the table of tricks, and
-the tricks that are no op's own algorithm (rules on arrays, masks, scatter, row sums)."""
+the tricks that are no op's own algorithm (rules on arrays, masks, scatter, row sums, element
+views)."""
 
+from .elements import view_at
 from .rowsums import row_sums
 from .rules import add_at_rows, add_rows, gradients, masked, unchanged
 from .switch import disabled, enabled, set_enabled
@@ -18,4 +20,5 @@ __all__ = [
     "row_sums",
     "set_enabled",
     "unchanged",
+    "view_at",
 ]

@@ -203,6 +203,13 @@ TRICKS = [
         "the op out of place, then its result copied in (_write)",
     ),
     Trick(
+        "element views made directly",
+        "chainrule.tensor.shape:Shape.__getitem__",
+        "P[i, j] of a (27, 27) float32 tensor that records nothing: 1.1 against 2.7 us; "
+        "P[i]: 1.0 against 2.3 us",
+        "GetItem.apply, which makes the same view",
+    ),
+    Trick(
         "strided views by the array constructor",
         "chainrule.ops.selection:strided",
         "as_strided((2, 2), (3, 1), 1) of a (2, 3) float32 tensor, forward: 3.6x against 6.9x "

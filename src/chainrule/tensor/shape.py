@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import (
     broadcast_shape,
     broadcasts_to,
@@ -294,10 +294,14 @@ class Shape(Core):
         return self.split(-(-n // chunks), dim)
 
     def __getitem__(self: TensorSelf, index: Any) -> Tensor:
-        if type(index) is int:  # x[i], x[i, j]: nothing to turn or split
-            return movement.GetItem.apply(self, index=(index,))
-        if type(index) is tuple and _integers(index):
-            return movement.GetItem.apply(self, index=index)
+        if type(index) is int or type(index) is tuple and _integers(index):
+            # x[i], x[i, j]: nothing to turn or split
+            ints = index if type(index) is tuple else (index,)
+            if fastpath.enabled():
+                view = fastpath.view_at(self, ints)
+                if view is not None:
+                    return view
+            return movement.GetItem.apply(self, index=ints)
         key = index_arg(index, self._array)
         steps = split_index(key)
         if steps is not None:  # integers and index arrays: PyTorch's order (see split_index)
@@ -309,6 +313,11 @@ class Shape(Core):
         return (self[i] for i in range(len(self)))
 
     def __setitem__(self: TensorSelf, index: Any, value: Any) -> None:
+        if type(index) is int or type(index) is tuple and _integers(index):
+            if isinstance(value, array.moved_types) and self.is_cuda:
+                value = array.from_host(value, self._array)
+            self._put(index if type(index) is tuple else (index,), value)  # nothing to turn
+            return
         index = index_arg(index, self._array)
         if isinstance(value, array.moved_types) and self.is_cuda:  # moved, as an index is
             value = array.from_host(value, self._array)
