@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
 from . import (
-    arithmetic,
     indexing,
     inplace,
     pointwise,
@@ -70,7 +69,6 @@ class Tensor(
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
 _KINDS = (
-    arithmetic,
     pointwise,
     reductions,
     shape,

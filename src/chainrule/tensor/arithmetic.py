@@ -11,9 +11,9 @@ from ..arguments import broadcast_shape, broadcasts_to, need_number, normalize_d
 from ..autograd.forward_ad import carries
 from ..autograd.node import named
 from ..ops import elementwise, linalg, special
-from .core import HOST_ARRAY, Core, as_tensor
+from .core import HOST_ARRAY, Core, as_tensor, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -110,11 +110,11 @@ class Arithmetic(Core):
         """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
         return self + value * as_tensor(tensor1) / tensor2
 
-    def lerp(self: TensorSelf, end: Any, weight: Any) -> Tensor:
+    def lerp(self: TensorSelf, end: Any, weight: Tensor | float) -> Tensor:
         """self + weight * (end - self), computed from end's side where weight >= 0.5, as
         PyTorch (so weight 1 gives end exactly)."""
         diff = end - self
-        if isinstance(weight, Tensor):
+        if isinstance(weight, Core):
             return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
         return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
 
@@ -165,7 +165,7 @@ class Arithmetic(Core):
     def __invert__(self: TensorSelf) -> Tensor:
         if self.dtype.kind not in "biu":
             raise TypeError(f"invert: needs a bool or integer tensor; got dtype {self.dtype}")
-        return Tensor._make(~self._array)
+        return make(~self._array)
 
     def __and__(self: TensorSelf, other: Any) -> Tensor:
         return _bitwise(self, other, "bitwise_and")
@@ -201,13 +201,13 @@ class Arithmetic(Core):
     not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
     def isnan(self: TensorSelf) -> Tensor:
-        return Tensor._make(xp.isnan(self._array))
+        return make(xp.isnan(self._array))
 
     def isinf(self: TensorSelf) -> Tensor:
-        return Tensor._make(xp.isinf(self._array))
+        return make(xp.isinf(self._array))
 
     def isfinite(self: TensorSelf) -> Tensor:
-        return Tensor._make(xp.isfinite(self._array))
+        return make(xp.isfinite(self._array))
 
     def isclose(
         self: TensorSelf,
@@ -217,8 +217,8 @@ class Arithmetic(Core):
         equal_nan: bool = False,
     ) -> Tensor:
         """|self - other| <= atol + rtol * |other| elementwise (broadcast), in one dtype."""
-        if not isinstance(other, Tensor) or other.dtype != self.dtype:
-            got = other.dtype if isinstance(other, Tensor) else type(other).__name__
+        if not isinstance(other, Core) or other.dtype != self.dtype:
+            got = other.dtype if isinstance(other, Core) else type(other).__name__
             raise TypeError(f"isclose: needs two tensors of one dtype; got {self.dtype} and {got}")
 
         def isclose(x: Any, y: Any) -> Any:
@@ -287,7 +287,7 @@ class Arithmetic(Core):
         need_number(self, op)  # PyTorch rounds no bools
         if not array.is_floating(self._array.dtype):
             return self.clone()
-        return where(false_mask(self), self, Tensor._make(fn(self._array)))
+        return where(false_mask(self), self, make(fn(self._array)))
 
     def exp(self: TensorSelf) -> Tensor:
         return elementwise.Exp.apply(floating(self))
@@ -378,7 +378,7 @@ class Arithmetic(Core):
         if out._array.dtype != self._array.dtype:
             return out.to(self.dtype)
         return named(
-            out, "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0"
+            out, "MaskedFillBackward1" if isinstance(value, Core) else "MaskedFillBackward0"
         )
 
     # -- matrix products -------------------------------------------------------------------
@@ -463,13 +463,13 @@ def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     dtype); Python numbers stay numbers, an integer wrapped into the dtype's range as
     PyTorch wraps it; lists become tensors."""
     # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
-    if type(a) is Tensor and type(b) in (float, int) and a._array.dtype.kind == "f":
+    if isinstance(a, Core) and type(b) in (float, int) and a._array.dtype.kind == "f":
         if type(b) is float or -(2**63) <= b < 2**64:  # else result_type refuses it
             return a, b
-    if type(a) is Tensor and type(b) is int and 0 <= b < 128 and not floats:
+    if isinstance(a, Core) and type(b) is int and 0 <= b < 128 and not floats:
         if a._array.dtype.kind in "iu":  # an integer tensor and a small int: a's dtype
             return a, b
-    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    ta, tb = isinstance(a, Core), isinstance(b, Core)
     if ta and tb and _same_kind(a._array, b._array) and (not floats or _floats(a, b)):
         return a, b
     a, b = _operand(a, b if tb else a, op), _operand(b, a if ta else b, op)
@@ -497,8 +497,8 @@ def scalar_for(t: Tensor, value: Any, op: str) -> Any:
 def _no_bool(a: Any, b: Any, op: str, both: bool = False) -> None:
     """Refuse what PyTorch does not define: a subtraction with a bool tensor, a pow of two
     (True ** 2 is 1)."""
-    bool_a = isinstance(a, Tensor) and a._array.dtype.kind == "b"
-    bool_b = isinstance(b, Tensor) and b._array.dtype.kind == "b"
+    bool_a = isinstance(a, Core) and a._array.dtype.kind == "b"
+    bool_b = isinstance(b, Core) and b._array.dtype.kind == "b"
     if bool_a and bool_b or not both and (bool_a or bool_b):
         need_number(a if bool_a else b, op)
 
@@ -518,24 +518,24 @@ def _operand(x: Any, ref: Any, op: str) -> Any:
     """One operand as a Tensor, an array of ``ref``'s device or a Python number."""
     if isinstance(x, xp.generic):  # a NumPy number (np.float64 is a float too): a number
         return x.item()
-    if isinstance(x, Tensor) or isinstance(x, (bool, int, float)):
+    if isinstance(x, Core) or isinstance(x, (bool, int, float)):
         return x
-    device = ref.device if isinstance(ref, Tensor) else None
+    device = ref.device if isinstance(ref, Core) else None
     if isinstance(x, array.ndarray):
-        if isinstance(ref, Tensor) and type(x) is not type(ref._array):  # another device's
+        if isinstance(ref, Core) and type(x) is not type(ref._array):  # another device's
             where = "NumPy array" if type(x) is HOST_ARRAY else f"{array.device_of(x)} array"
             raise TypeError(
                 f"{op}: a {where} meets a tensor on {ref.device}; got shape {x.shape}; make "
                 f"it a tensor on {ref.device} first (cr.tensor(x, device=...) moves it)"
             )
-        return Tensor._make(x)
+        return make(x)
     if isinstance(x, (list, tuple)):
-        return Tensor._make(array.to_array(x, None, device))
+        return make(array.to_array(x, None, device))
     raise TypeError(f"{op}: unsupported operand of type {type(x).__name__} with a Tensor")
 
 
 def _as_dtype(x: Any, dtype: Any) -> Any:
-    if isinstance(x, Tensor):
+    if isinstance(x, Core):
         return x if x._array.dtype == dtype else x.to(dtype)
     if dtype.kind in "iu" and isinstance(x, int) and not isinstance(x, bool):
         info = xp.iinfo(dtype)
@@ -554,9 +554,9 @@ def _promote(a: Tensor, b: Tensor, op: str) -> tuple[Tensor, Tensor]:
 
 def _logical(t: Tensor, fn: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
     if dim is None:
-        return Tensor._make(array.array_of(fn(t._array)))
+        return make(array.array_of(fn(t._array)))
     axes = normalize_dims(dim, t, op)
-    return Tensor._make(array.array_of(fn(t._array, axis=axes, keepdims=keepdim)))
+    return make(array.array_of(fn(t._array, axis=axes, keepdims=keepdim)))
 
 
 def false_mask(t: Tensor) -> Any:
@@ -579,7 +579,7 @@ def _floor_divide(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     or 'trunc' (toward zero), whose gradients are zeros."""
     op = "floor_divide" if rounding_mode is None else "div"
     x, y = operands(a, b, op)
-    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
+    xa, ya = (t._array if isinstance(t, Core) else t for t in (x, y))
     if xp.result_type(xa, ya).kind in "biu" and not xp.all(ya):
         raise RuntimeError(f"{op}: integer division by zero")
     return elementwise.FloorDivide.apply(x, y, rounding_mode=rounding_mode)
@@ -591,13 +591,13 @@ def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
     would be), all in the dtype result_type gives them, as PyTorch's tensor overload."""
     if lo is None and hi is None:
         raise ValueError(f"{op}: at least one of min and max must be given")
-    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+    if not isinstance(lo, Core) and not isinstance(hi, Core):
         if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
             x = x.to(array.get_default_dtype())  # an integer tensor to a float bound
         return elementwise.Clamp.apply(x, lo=lo, hi=hi, op=op)
     dtype = array.result_type(*(t for t in (x, lo, hi) if t is not None), op=op)
     x, lo, hi = (_as_dtype(t, dtype) for t in (x, lo, hi))
-    broadcast_shape(op, *(t.shape for t in (x, lo, hi) if isinstance(t, Tensor)))
+    broadcast_shape(op, *(t.shape for t in (x, lo, hi) if isinstance(t, Core)))
     return elementwise.Clamp.apply(x, lo, hi, op=op)
 
 
@@ -605,19 +605,19 @@ def _remainder(a: Any, b: Any) -> Tensor:
     """a % b with the divisor's sign, as Python's and PyTorch's remainder (C's fmod takes the
     dividend's). Gradient: 1 for a, -floor(a / b) for b."""
     a, b = operands(a, b, "remainder")
-    x, y = (t._array if isinstance(t, Tensor) else t for t in (a, b))
+    x, y = (t._array if isinstance(t, Core) else t for t in (a, b))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("remainder: integer division by zero")
     with array.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
         quotient = xp.floor_divide(x, y)
-    if not any(isinstance(t, Tensor) and t.requires_grad for t in (a, b)) and not carries((a, b)):
-        return Tensor._make(value)  # nothing to differentiate, forward or backward
+    if not any(isinstance(t, Core) and t.requires_grad for t in (a, b)) and not carries((a, b)):
+        return make(value)  # nothing to differentiate, forward or backward
     # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
     # PyTorch's (the composite may differ in the last bit): a constant makes it so
-    out = a - Tensor._make(array.array_of(quotient)) * b
-    return out + Tensor._make(value - out._array)
+    out = a - make(array.array_of(quotient)) * b
+    return out + make(value - out._array)
 
 
 _LOGICAL = {
@@ -632,16 +632,16 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
     result_type gives them; a shift by a negative amount or by the dtype's width or more
     gives 0 (-1 for a negative number shifted right), as PyTorch's."""
     if op in _LOGICAL and _is_bool(a) and _is_bool(b):
-        return _compare(_LOGICAL[op], *((a, b) if isinstance(a, Tensor) else (b, a)))
+        return _compare(_LOGICAL[op], *((a, b) if isinstance(a, Core) else (b, a)))
     x, y = operands(a, b, op)
     for t in (x, y):
-        if isinstance(t, Tensor) and t._array.dtype.kind not in "biu":
+        if isinstance(t, Core) and t._array.dtype.kind not in "biu":
             dtypes = " and ".join(
-                str(v.dtype) if isinstance(v, Tensor) else type(v).__name__ for v in (a, b)
+                str(v.dtype) if isinstance(v, Core) else type(v).__name__ for v in (a, b)
             )
             raise TypeError(f"{op}: needs bool or integer tensors; got {dtypes}")
-    shape = broadcast_shape(op, *(t.shape for t in (x, y) if isinstance(t, Tensor)))
-    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
+    shape = broadcast_shape(op, *(t.shape for t in (x, y) if isinstance(t, Core)))
+    xa, ya = (t._array if isinstance(t, Core) else t for t in (x, y))
     if op in ("bitwise_left_shift", "bitwise_right_shift"):
         dtype = xp.result_type(xa, ya)
         if isinstance(xa, array.ndarray):  # on its device, as the shift's other operand
@@ -650,7 +650,7 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
             xa = xp.asarray(xa, dtype=dtype, like=ya)
         if not isinstance(ya, array.ndarray):
             ya = xp.asarray(ya, like=xa)
-        need_number(Tensor._make(xa), op)  # PyTorch shifts no bools
+        need_number(make(xa), op)  # PyTorch shifts no bools
         bits = xa.dtype.itemsize * 8
         wide = (ya < 0) | (ya >= bits)
         shift = xp.where(wide, 0, ya).astype(xa.dtype)
@@ -658,23 +658,23 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
             out = xp.where(wide, 0, xa << shift)
         else:
             out = xp.where(wide, xp.where(xa < 0, -1, 0), xa >> shift)
-        return Tensor._make(array.array_of(out.astype(xa.dtype, copy=False)).reshape(shape))
+        return make(array.array_of(out.astype(xa.dtype, copy=False)).reshape(shape))
     fn = {"bitwise_and": xp.bitwise_and, "bitwise_or": xp.bitwise_or}.get(op, xp.bitwise_xor)
-    return Tensor._make(array.array_of(fn(xa, ya)))
+    return make(array.array_of(fn(xa, ya)))
 
 
 def _is_bool(x: Any) -> bool:
-    return isinstance(x, bool) or isinstance(x, Tensor) and x._array.dtype.kind == "b"
+    return isinstance(x, bool) or isinstance(x, Core) and x._array.dtype.kind == "b"
 
 
 def _compare(fn: Any, a: Tensor, b: Any) -> Tensor:
-    if isinstance(b, Tensor) or type(b) is int:  # the dtypes must meet, as for arithmetic
+    if isinstance(b, Core) or type(b) is int:  # the dtypes must meet, as for arithmetic
         dtype = array.result_type(a, b, op=fn.__name__)
         if type(b) is int:  # wrapped into that dtype first, as PyTorch: uint8 > -1 is 255 > ...
             b = _as_dtype(b, dtype)
-    b = b._array if isinstance(b, Tensor) else b
+    b = b._array if isinstance(b, Core) else b
     try:
-        return Tensor._make(fn(a._array, b))
+        return make(fn(a._array, b))
     except ValueError:
         raise ValueError(
             f"{fn.__name__}: shapes {a.shape} and {xp.shape(b)} cannot be broadcast together"
@@ -731,13 +731,13 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
-    cond = condition._array if isinstance(condition, Tensor) else condition
+    cond = condition._array if isinstance(condition, Core) else condition
     if not isinstance(cond, array.ndarray):
         cond = xp.asarray(cond)
     if cond.dtype != array.bool_:
         raise TypeError(f"where: condition must be a bool tensor; got dtype {cond.dtype}")
-    x = input if isinstance(input, (Tensor, float, int)) else as_tensor(input)
-    y = other if isinstance(other, (Tensor, float, int)) else as_tensor(other)
-    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+    x = input if isinstance(input, (Core, float, int)) else as_tensor(input)
+    y = other if isinstance(other, (Core, float, int)) else as_tensor(other)
+    if not isinstance(x, Core) and not isinstance(y, Core):
         x = as_tensor(x)  # two numbers: the dtype of a tensor made of them (float32 for floats)
     return elementwise.Where.apply(cond, *operands(x, y, "where"))
