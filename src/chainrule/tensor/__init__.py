@@ -14,7 +14,6 @@ from ..array.tensor_type import register_tensor_type
 from . import (
     indexing,
     inplace,
-    pointwise,
     reductions,
     restride,
     sampling,
@@ -69,7 +68,6 @@ class Tensor(
 # cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
 # engine is told of it by register_tensor_type.
 _KINDS = (
-    pointwise,
     reductions,
     shape,
     indexing,

@@ -11,9 +11,9 @@ from .. import array
 from ..arguments import broadcast_shape, need_number
 from ..ops import pointwise, special
 from .arithmetic import floating, operands
-from .core import Core, as_tensor
+from .core import Core, as_tensor, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -121,25 +121,25 @@ class Pointwise(Core):
             raise TypeError(f"frexp: needs a floating-point tensor; got dtype {self.dtype}")
         exponent = xp.frexp(self._array)[1]
         mantissa = pointwise.Frexp.apply(self, exponent=exponent)
-        return MantissaExponent(mantissa, Tensor._make(array.array_of(exponent)))
+        return MantissaExponent(mantissa, make(array.array_of(exponent)))
 
     def nextafter(self: TensorSelf, other: Tensor) -> Tensor:
         """The next float after self toward other, of floating tensors (its gradient is
         self's, as PyTorch's)."""
-        if not isinstance(other, Tensor):
+        if not isinstance(other, Core):
             raise TypeError(f"nextafter: other must be a Tensor; got {type(other).__name__}")
         return pointwise.Nextafter.apply(*_only_floats(self, other, "nextafter"))
 
     def isposinf(self: TensorSelf) -> Tensor:
-        return Tensor._make(array.array_of(self._array == xp.inf))
+        return make(array.array_of(self._array == xp.inf))
 
     def isneginf(self: TensorSelf) -> Tensor:
-        return Tensor._make(array.array_of(self._array == -xp.inf))
+        return make(array.array_of(self._array == -xp.inf))
 
     def isreal(self: TensorSelf) -> Tensor:
         """True everywhere: chainrule's tensors are real (PyTorch's is False where a complex
         value's imaginary part is not 0)."""
-        return Tensor._make(xp.ones(self.shape, dtype=bool, like=self._array))
+        return make(xp.ones(self.shape, dtype=bool, like=self._array))
 
     # -- the special functions (special.py) ---------------------------------------------------
 
@@ -150,7 +150,7 @@ class Pointwise(Core):
             raise ValueError(f"mvlgamma: p must be an integer >= 1; got {p!r}")
         x = floating(self)
         shifts = xp.arange(-(p - 1) / 2, 0.5, 0.5).astype(x._array.dtype)  # (p,)
-        terms = (x.unsqueeze(-1) + Tensor._make(array.from_host(shifts, x._array))).lgamma()
+        terms = (x.unsqueeze(-1) + make(array.from_host(shifts, x._array))).lgamma()
         return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
 
     def erfc(self: TensorSelf) -> Tensor:
@@ -202,10 +202,10 @@ class Pointwise(Core):
         """Whether the sign bit is set (-0.0 and NaNs with it too), as a bool tensor."""
         arr = self._array
         if array.is_floating(arr.dtype):
-            return Tensor._make(array.array_of(xp.signbit(arr)))
+            return make(array.array_of(xp.signbit(arr)))
         if arr.dtype.kind == "i":
-            return Tensor._make(array.array_of(arr < 0))
-        return Tensor._make(xp.zeros(arr.shape, dtype=bool, like=arr))  # bool and unsigned
+            return make(array.array_of(arr < 0))
+        return make(xp.zeros(arr.shape, dtype=bool, like=arr))  # bool and unsigned
 
     def copysign(self: TensorSelf, other: Any) -> Tensor:
         """|self| with other's sign (of -0.0 too); integers give the default float."""
@@ -215,8 +215,8 @@ class Pointwise(Core):
         """The remainder of self / other with self's sign (C's fmod; remainder takes other's);
         integers stay integers, and an integer division by zero is an error."""
         x, y = operands(self, other, "fmod")
-        need_number(x if isinstance(x, Tensor) else y, "fmod")  # of two bools
-        ya = y._array if isinstance(y, Tensor) else y
+        need_number(y if isinstance(x, (int, float)) else x, "fmod")  # of two bools
+        ya = y._array if isinstance(y, Core) else y
         if not _is_float(x) and not xp.all(ya):
             raise RuntimeError("fmod: integer division by zero (ZeroDivisionError in PyTorch)")
         return pointwise.Fmod.apply(x, y)
@@ -243,15 +243,15 @@ class Pointwise(Core):
     def heaviside(self: TensorSelf, values: Tensor) -> Tensor:
         """0 where self < 0, values where self == 0, 1 where self > 0 (NaN gives 0, as
         PyTorch's); values a tensor of self's dtype. No gradient, as PyTorch has none."""
-        if not isinstance(values, Tensor) or values.dtype != self.dtype:
-            got = values.dtype if isinstance(values, Tensor) else type(values).__name__
+        if not isinstance(values, Core) or values.dtype != self.dtype:
+            got = values.dtype if isinstance(values, Core) else type(values).__name__
             raise TypeError(
                 f"heaviside: values must be a tensor of input's dtype; got {self.dtype} and {got}"
             )
         _shape_of(self, values, "heaviside")
         x = self._array
         out = xp.where(x == 0, values._array, x > 0).astype(x.dtype, copy=False)
-        return Tensor._make(array.array_of(out))
+        return make(array.array_of(out))
 
     def positive(self: TensorSelf) -> Tensor:
         """self itself, as +self (PyTorch refuses bool tensors)."""
@@ -303,16 +303,16 @@ class Pointwise(Core):
         return _logical(xp.logical_xor, self, other, "logical_xor")
 
     def logical_not(self: TensorSelf) -> Tensor:
-        return Tensor._make(array.array_of(xp.logical_not(self._array)))
+        return make(array.array_of(xp.logical_not(self._array)))
 
 
 def _is_float(t: Any) -> bool:
-    return isinstance(t, Tensor) and array.is_floating(t._array.dtype)
+    return isinstance(t, Core) and array.is_floating(t._array.dtype)
 
 
 def _shape_of(a: Any, b: Any, op: str) -> tuple[int, ...]:
     """The broadcast shape of two operands (a number has none), or op's shape error."""
-    return broadcast_shape(op, *(t.shape for t in (a, b) if isinstance(t, Tensor)))
+    return broadcast_shape(op, *(t.shape for t in (a, b) if isinstance(t, Core)))
 
 
 def _floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
@@ -325,7 +325,7 @@ def _only_floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
     x, y = operands(a, b, op)
     if not (_is_float(x) or _is_float(y)):
         got = " and ".join(
-            str(t.dtype) if isinstance(t, Tensor) else type(t).__name__ for t in (a, b)
+            str(t.dtype) if isinstance(t, Core) else type(t).__name__ for t in (a, b)
         )
         raise TypeError(f"{op}: needs floating-point tensors, as in PyTorch; got {got}")
     return x, y
@@ -334,19 +334,19 @@ def _only_floats(a: Tensor, b: Any, op: str) -> tuple[Any, Any]:
 def _integers(fn: Any, a: Tensor, b: Any, op: str) -> Tensor:
     """fn of two integer operands (not bool, not floating) in their promoted dtype."""
     x, y = operands(a, b, op)
-    kinds = [t._array.dtype.kind if isinstance(t, Tensor) else "i" for t in (x, y)]
+    kinds = [t._array.dtype.kind if isinstance(t, Core) else "i" for t in (x, y)]
     if any(k not in "iu" for k in kinds) or isinstance(b, (bool, float)):
         got = " and ".join(
-            str(t.dtype) if isinstance(t, Tensor) else type(t).__name__ for t in (a, b)
+            str(t.dtype) if isinstance(t, Core) else type(t).__name__ for t in (a, b)
         )
         raise TypeError(f"{op}: needs integer tensors (not bool or floating); got {got}")
     _shape_of(x, y, op)
-    xa, ya = (t._array if isinstance(t, Tensor) else t for t in (x, y))
-    return Tensor._make(array.array_of(fn(xa, ya)))
+    xa, ya = (t._array if isinstance(t, Core) else t for t in (x, y))
+    return make(array.array_of(fn(xa, ya)))
 
 
 def _logical(fn: Any, a: Tensor, b: Any, op: str) -> Tensor:
     """fn of two operands of any dtypes (nonzero is True), a bool tensor."""
-    other = b if isinstance(b, Tensor) else as_tensor(b)
+    other = b if isinstance(b, Core) else as_tensor(b)
     broadcast_shape(op, a.shape, other.shape)
-    return Tensor._make(array.array_of(fn(a._array, other._array)))
+    return make(array.array_of(fn(a._array, other._array)))
