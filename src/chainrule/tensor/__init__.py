@@ -16,7 +16,6 @@ from . import (
     inplace,
     reductions,
     restride,
-    sampling,
     shape,
     views,
 )
@@ -73,7 +72,6 @@ _KINDS = (
     indexing,
     inplace,
     restride,
-    sampling,
 )
 for _kind in (*_KINDS, views):
     _kind.__dict__["Tensor"] = Tensor

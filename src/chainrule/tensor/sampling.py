@@ -13,9 +13,9 @@ from ..arguments import (
     positive_int,
 )
 from ..array.generator import laid_out
-from .core import Core
+from .core import Core, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -98,13 +98,13 @@ class Sampling(Core):
     def bernoulli_(self: TensorSelf, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fills with 1 where a draw falls under p (a number, or a tensor of probabilities
         that broadcasts to this shape), else 0."""
-        probs = array.to_host(p._array) if isinstance(p, Tensor) else array.host.asarray(p)
+        probs = array.to_host(p._array) if isinstance(p, Core) else array.host.asarray(p)
         if not ((probs >= 0) & (probs <= 1)).all():  # NaN fails both
             got = f"shape {probs.shape} with values outside" if probs.ndim else f"p={p}"
             raise ValueError(f"bernoulli_: p must be in [0, 1]; got {got}")
         gen = array.generator(generator, "bernoulli_")
         arr = self._array
-        if isinstance(p, Tensor):
+        if isinstance(p, Core):
             probs = array.host.broadcast_to(probs, arr.shape)
             flat = gen.bernoulli_probs(in_memory_order(probs, arr))
         else:
@@ -153,8 +153,8 @@ class Sampling(Core):
         """The indices of the nonzero elements: (n, ndim) int64, or as_tuple one (n,) tensor per
         dim (a 0-d tensor counts as 1-d)."""
         if as_tuple:
-            return tuple(Tensor._make(i) for i in xp.nonzero(xp.atleast_1d(self._array)))
-        return Tensor._make(xp.argwhere(self._array))
+            return tuple(make(i) for i in xp.nonzero(xp.atleast_1d(self._array)))
+        return make(xp.argwhere(self._array))
 
     def unique(
         self: TensorSelf,
@@ -172,11 +172,11 @@ class Sampling(Core):
         )
         if axis is None:
             inverse = inverse.reshape(self.shape)
-        out = [Tensor._make(values)]
+        out = [make(values)]
         if return_inverse:
-            out.append(Tensor._make(inverse.astype(array.int64)))
+            out.append(make(inverse.astype(array.int64)))
         if return_counts:
-            out.append(Tensor._make(counts.astype(array.int64)))
+            out.append(make(counts.astype(array.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
     def bincount(self: TensorSelf, weights: Any = None, minlength: int = 0) -> Tensor:
@@ -190,10 +190,10 @@ class Sampling(Core):
                 f"and dtype {self.dtype}"
             )
         if weights is None:
-            return Tensor._make(xp.bincount(x, minlength=minlength).astype(array.int64))
-        w = array.array_like(weights._array if isinstance(weights, Tensor) else weights, x)
+            return make(xp.bincount(x, minlength=minlength).astype(array.int64))
+        w = array.array_like(weights._array if isinstance(weights, Core) else weights, x)
         out = xp.bincount(x, weights=w, minlength=minlength)
-        return Tensor._make(out.astype(w.dtype if w.dtype == array.float32 else array.float64))
+        return make(out.astype(w.dtype if w.dtype == array.float32 else array.float64))
 
     def histogram(
         self: TensorSelf,
@@ -207,11 +207,11 @@ class Sampling(Core):
         by default), or between the edges of a 1-D tensor ``bins``; the last bin holds its
         right edge. Both in this tensor's floating dtype."""
         need_float(self, "histogram")
-        edges = bins._array if isinstance(bins, Tensor) else bins
-        w = weight._array if isinstance(weight, Tensor) else weight
+        edges = bins._array if isinstance(bins, Core) else bins
+        w = weight._array if isinstance(weight, Core) else weight
         hist, edges = xp.histogram(self._array, edges, range=range, weights=w, density=density)
         as_dtype = self._array.dtype
-        return Histogram(Tensor._make(hist.astype(as_dtype)), Tensor._make(edges.astype(as_dtype)))
+        return Histogram(make(hist.astype(as_dtype)), make(edges.astype(as_dtype)))
 
     def histc(self: TensorSelf, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
         """Counts in ``bins`` equal bins over [min, max] (the data's own when min == max); values
@@ -221,7 +221,7 @@ class Sampling(Core):
         if lo == hi:  # every value equal: PyTorch widens the range by one either side
             lo, hi = lo - 1, hi + 1
         hist, _ = xp.histogram(self._array, bins, range=(lo, hi))
-        return Tensor._make(hist.astype(self._array.dtype))
+        return make(hist.astype(self._array.dtype))
 
     def multinomial(
         self: TensorSelf, num_samples: int, replacement: bool = False, *, generator: Any = None
@@ -254,7 +254,7 @@ class Sampling(Core):
         gen = array.generator(generator, "multinomial")
         out = array.from_host(gen.multinomial(weights, n, replacement), w)
         out = out.astype(array.int64, copy=False)
-        return Tensor._make(out if w.ndim == 2 else out[0])
+        return make(out if w.ndim == 2 else out[0])
 
     def bernoulli(self: TensorSelf, *, generator: Any = None) -> Tensor:
         """1 with the probability each element gives, else 0, in this tensor's dtype."""
@@ -267,7 +267,7 @@ class Sampling(Core):
                 f"values outside"
             )
         draws = array.generator(generator, "bernoulli").bernoulli_probs(in_memory_order(p, p))
-        return Tensor._make(array.from_host(laid_out(draws.astype(p.dtype), p), p))
+        return make(array.from_host(laid_out(draws.astype(p.dtype), p), p))
 
 
 def _weights_valid(rows: Any) -> bool:
