@@ -15,7 +15,6 @@ from . import (
     indexing,
     inplace,
     reductions,
-    restride,
     shape,
     views,
 )
@@ -71,7 +70,6 @@ _KINDS = (
     shape,
     indexing,
     inplace,
-    restride,
 )
 for _kind in (*_KINDS, views):
     _kind.__dict__["Tensor"] = Tensor

@@ -19,7 +19,7 @@ from ..constants import memory_order
 from . import views
 from .core import Core
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
