@@ -16,7 +16,6 @@ from . import (
     inplace,
     reductions,
     shape,
-    views,
 )
 from .arithmetic import Arithmetic, matmul, where
 from .casts import Casts
@@ -71,6 +70,6 @@ _KINDS = (
     indexing,
     inplace,
 )
-for _kind in (*_KINDS, views):
+for _kind in _KINDS:
     _kind.__dict__["Tensor"] = Tensor
 register_tensor_type(Tensor)

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..autograd.versions import counter, version
 from ..ops.movement import AsStrided, CopySlices
+from .core import make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
 
 
@@ -74,7 +75,7 @@ def refuse_multi_output(view: Tensor, base: Tensor, op: str) -> None:
 def stand_in(t: Tensor) -> Tensor:
     """A tensor for ``t``'s value as it is now, with its node: what nodes recorded before a
     write keep reaching (reference.as_seen)."""
-    old = Tensor._make(t._array, t.requires_grad)
+    old = make(t._array, t.requires_grad)
     old.grad_fn, old._vc = t.grad_fn, counter(t)
     return old
 
