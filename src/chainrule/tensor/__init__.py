@@ -13,7 +13,6 @@ from __future__ import annotations
 from ..array.tensor_type import register_tensor_type
 from . import (
     indexing,
-    inplace,
     reductions,
     shape,
 )
@@ -68,7 +67,6 @@ _KINDS = (
     reductions,
     shape,
     indexing,
-    inplace,
 )
 for _kind in _KINDS:
     _kind.__dict__["Tensor"] = Tensor

@@ -12,15 +12,17 @@ from ..arguments import (
     index_arg,
 )
 from ..array.positions import view_positions
+from ..array.tensor_type import tensor_type
 from ..autograd import forward_ad
 from ..autograd.mode import is_grad_enabled, state
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
 from . import views
-from .arithmetic import false_mask, where
-from .core import Core
+from .arithmetic import Arithmetic, false_mask, where
+from .core import Core, make
+from .pointwise import Pointwise
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -123,37 +125,37 @@ class InPlace(Core):
         return self._write("neg_", lambda t: -t)
 
     def abs_(self: TensorSelf) -> Tensor:
-        return self._write("abs_", Tensor.abs)
+        return self._write("abs_", Arithmetic.abs)
 
     def exp_(self: TensorSelf) -> Tensor:
-        return self._write("exp_", Tensor.exp)
+        return self._write("exp_", Arithmetic.exp)
 
     def log_(self: TensorSelf) -> Tensor:
-        return self._write("log_", Tensor.log)
+        return self._write("log_", Arithmetic.log)
 
     def log1p_(self: TensorSelf) -> Tensor:
-        return self._write("log1p_", Tensor.log1p)
+        return self._write("log1p_", Arithmetic.log1p)
 
     def expm1_(self: TensorSelf) -> Tensor:
-        return self._write("expm1_", Tensor.expm1)
+        return self._write("expm1_", Arithmetic.expm1)
 
     def sqrt_(self: TensorSelf) -> Tensor:
-        return self._write("sqrt_", Tensor.sqrt)
+        return self._write("sqrt_", Arithmetic.sqrt)
 
     def sin_(self: TensorSelf) -> Tensor:
-        return self._write("sin_", Tensor.sin)
+        return self._write("sin_", Arithmetic.sin)
 
     def cos_(self: TensorSelf) -> Tensor:
-        return self._write("cos_", Tensor.cos)
+        return self._write("cos_", Arithmetic.cos)
 
     def tanh_(self: TensorSelf) -> Tensor:
-        return self._write("tanh_", Tensor.tanh)
+        return self._write("tanh_", Arithmetic.tanh)
 
     def sigmoid_(self: TensorSelf) -> Tensor:
-        return self._write("sigmoid_", Tensor.sigmoid)
+        return self._write("sigmoid_", Arithmetic.sigmoid)
 
     def relu_(self: TensorSelf) -> Tensor:
-        return self._write("relu_", Tensor.relu)
+        return self._write("relu_", Arithmetic.relu)
 
     def clamp_(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
         return self._write("clamp_", lambda t: t.clamp(min, max))
@@ -163,118 +165,118 @@ class InPlace(Core):
     # -- the elementwise math of pointwise.py and the aliases of arithmetic.py's, in place --
 
     def tan_(self: TensorSelf) -> Tensor:
-        return self._write("tan_", Tensor.tan)
+        return self._write("tan_", Pointwise.tan)
 
     def asin_(self: TensorSelf) -> Tensor:
-        return self._write("asin_", Tensor.asin)
+        return self._write("asin_", Pointwise.asin)
 
     def acos_(self: TensorSelf) -> Tensor:
-        return self._write("acos_", Tensor.acos)
+        return self._write("acos_", Pointwise.acos)
 
     def atan_(self: TensorSelf) -> Tensor:
-        return self._write("atan_", Tensor.atan)
+        return self._write("atan_", Pointwise.atan)
 
     def sinh_(self: TensorSelf) -> Tensor:
-        return self._write("sinh_", Tensor.sinh)
+        return self._write("sinh_", Pointwise.sinh)
 
     def cosh_(self: TensorSelf) -> Tensor:
-        return self._write("cosh_", Tensor.cosh)
+        return self._write("cosh_", Pointwise.cosh)
 
     def asinh_(self: TensorSelf) -> Tensor:
-        return self._write("asinh_", Tensor.asinh)
+        return self._write("asinh_", Pointwise.asinh)
 
     def acosh_(self: TensorSelf) -> Tensor:
-        return self._write("acosh_", Tensor.acosh)
+        return self._write("acosh_", Pointwise.acosh)
 
     def atanh_(self: TensorSelf) -> Tensor:
-        return self._write("atanh_", Tensor.atanh)
+        return self._write("atanh_", Pointwise.atanh)
 
     def arcsin_(self: TensorSelf) -> Tensor:
-        return self._write("arcsin_", Tensor.arcsin)
+        return self._write("arcsin_", Pointwise.arcsin)
 
     def arccos_(self: TensorSelf) -> Tensor:
-        return self._write("arccos_", Tensor.arccos)
+        return self._write("arccos_", Pointwise.arccos)
 
     def arctan_(self: TensorSelf) -> Tensor:
-        return self._write("arctan_", Tensor.arctan)
+        return self._write("arctan_", Pointwise.arctan)
 
     def arcsinh_(self: TensorSelf) -> Tensor:
-        return self._write("arcsinh_", Tensor.arcsinh)
+        return self._write("arcsinh_", Pointwise.arcsinh)
 
     def arccosh_(self: TensorSelf) -> Tensor:
-        return self._write("arccosh_", Tensor.arccosh)
+        return self._write("arccosh_", Pointwise.arccosh)
 
     def arctanh_(self: TensorSelf) -> Tensor:
-        return self._write("arctanh_", Tensor.arctanh)
+        return self._write("arctanh_", Pointwise.arctanh)
 
     def deg2rad_(self: TensorSelf) -> Tensor:
-        return self._write("deg2rad_", Tensor.deg2rad)
+        return self._write("deg2rad_", Pointwise.deg2rad)
 
     def rad2deg_(self: TensorSelf) -> Tensor:
-        return self._write("rad2deg_", Tensor.rad2deg)
+        return self._write("rad2deg_", Pointwise.rad2deg)
 
     def reciprocal_(self: TensorSelf) -> Tensor:
-        return self._write("reciprocal_", Tensor.reciprocal)
+        return self._write("reciprocal_", Pointwise.reciprocal)
 
     def exp2_(self: TensorSelf) -> Tensor:
-        return self._write("exp2_", Tensor.exp2)
+        return self._write("exp2_", Pointwise.exp2)
 
     def erf_(self: TensorSelf) -> Tensor:
-        return self._write("erf_", Tensor.erf)
+        return self._write("erf_", Arithmetic.erf)
 
     def erfc_(self: TensorSelf) -> Tensor:
-        return self._write("erfc_", Tensor.erfc)
+        return self._write("erfc_", Pointwise.erfc)
 
     def erfinv_(self: TensorSelf) -> Tensor:
-        return self._write("erfinv_", Tensor.erfinv)
+        return self._write("erfinv_", Pointwise.erfinv)
 
     def lgamma_(self: TensorSelf) -> Tensor:
-        return self._write("lgamma_", Tensor.lgamma)
+        return self._write("lgamma_", Pointwise.lgamma)
 
     def digamma_(self: TensorSelf) -> Tensor:
-        return self._write("digamma_", Tensor.digamma)
+        return self._write("digamma_", Pointwise.digamma)
 
     def i0_(self: TensorSelf) -> Tensor:
-        return self._write("i0_", Tensor.i0)
+        return self._write("i0_", Pointwise.i0)
 
     def sinc_(self: TensorSelf) -> Tensor:
-        return self._write("sinc_", Tensor.sinc)
+        return self._write("sinc_", Pointwise.sinc)
 
     def frac_(self: TensorSelf) -> Tensor:
-        return self._write("frac_", Tensor.frac)
+        return self._write("frac_", Pointwise.frac)
 
     def fix_(self: TensorSelf) -> Tensor:
-        return self._write("fix_", Tensor.fix)
+        return self._write("fix_", Pointwise.fix)
 
     def sgn_(self: TensorSelf) -> Tensor:
-        return self._write("sgn_", Tensor.sgn)
+        return self._write("sgn_", Pointwise.sgn)
 
     def trunc_(self: TensorSelf) -> Tensor:
-        return self._write("trunc_", Tensor.trunc)
+        return self._write("trunc_", Arithmetic.trunc)
 
     def log2_(self: TensorSelf) -> Tensor:
-        return self._write("log2_", Tensor.log2)
+        return self._write("log2_", Arithmetic.log2)
 
     def log10_(self: TensorSelf) -> Tensor:
-        return self._write("log10_", Tensor.log10)
+        return self._write("log10_", Arithmetic.log10)
 
     def square_(self: TensorSelf) -> Tensor:
-        return self._write("square_", Tensor.square)
+        return self._write("square_", Arithmetic.square)
 
     def rsqrt_(self: TensorSelf) -> Tensor:
-        return self._write("rsqrt_", Tensor.rsqrt)
+        return self._write("rsqrt_", Arithmetic.rsqrt)
 
     def sign_(self: TensorSelf) -> Tensor:
-        return self._write("sign_", Tensor.sign)
+        return self._write("sign_", Arithmetic.sign)
 
     def negative_(self: TensorSelf) -> Tensor:
-        return self._write("negative_", Tensor.negative)
+        return self._write("negative_", Arithmetic.negative)
 
     def absolute_(self: TensorSelf) -> Tensor:
-        return self._write("absolute_", Tensor.absolute)
+        return self._write("absolute_", Arithmetic.absolute)
 
     def bitwise_not_(self: TensorSelf) -> Tensor:
-        return self._write("bitwise_not_", Tensor.bitwise_not)
+        return self._write("bitwise_not_", Pointwise.bitwise_not)
 
     def logical_not_(self: TensorSelf) -> Tensor:
         return self._fill("logical_not_", self.logical_not())
@@ -354,10 +356,10 @@ class InPlace(Core):
         return self._write("clamp_max_", lambda t: t.clamp_max(max))
 
     def floor_(self: TensorSelf) -> Tensor:
-        return self._write("floor_", Tensor.floor)
+        return self._write("floor_", Arithmetic.floor)
 
     def ceil_(self: TensorSelf) -> Tensor:
-        return self._write("ceil_", Tensor.ceil)
+        return self._write("ceil_", Arithmetic.ceil)
 
     def round_(self: TensorSelf, *, decimals: int = 0) -> Tensor:
         return self._write("round_", lambda t: t.round(decimals=decimals))
@@ -446,7 +448,7 @@ class InPlace(Core):
     def copy_(self: TensorSelf, src: Any, non_blocking: bool = False) -> Tensor:
         """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor;
         the gradient flows to ``src``, none to the old value."""
-        src = src if isinstance(src, Tensor) else Tensor(src)
+        src = src if isinstance(src, Core) else tensor_type()(src)
         if array.ACCELERATED and type(src._array) is not type(self._array):
             src = src.to(self.device)  # across devices, as PyTorch's copy_
         return self._fill("copy_", src.to(self.dtype))
@@ -458,7 +460,7 @@ class InPlace(Core):
         if not accumulate:
             self[index] = values
             return self
-        values = values if isinstance(values, Tensor) else Tensor(values)
+        values = values if isinstance(values, Core) else tensor_type()(values)
         key = index_arg(index, self._array)
         shape = self._array[key].shape  # what values broadcast to
         spread = values.to(self.dtype).expand(*shape)
@@ -471,7 +473,7 @@ class InPlace(Core):
         """Every element set to value (a number or 0-d tensor), cast to this tensor's dtype
         as PyTorch casts it: 2.7 fills an integer tensor with 2, any nonzero a bool one with
         True."""
-        if isinstance(value, Tensor):
+        if isinstance(value, Core):
             if value.ndim:
                 raise RuntimeError(
                     f"fill_: the value must be a number or 0-d tensor; got shape {value.shape}"
@@ -490,7 +492,7 @@ class InPlace(Core):
         one assignment into the array (as in _fill), the same result; NumPy checks the index
         and the value's shape before it writes anything, and where it refuses, _write's
         path gives the error its own words."""
-        src = value._array if isinstance(value, Tensor) else value
+        src = value._array if isinstance(value, Core) else value
         arr = self._array
         if not _watched(self, value) and _holds_as_is(src, arr, False) and array.writeable(arr):
             try:
@@ -513,7 +515,7 @@ class InPlace(Core):
         gradient for the old one: ``where(False, self, values)`` through _write. With no
         graph to join and values this dtype holds as they are, that is one assignment into
         the array, the same result."""
-        src = values._array if isinstance(values, Tensor) else values
+        src = values._array if isinstance(values, Core) else values
         arr = self._array
         if _joins(self, values) or not array.writeable(arr) or not _holds_as_is(src, arr):
             return self._write(op, lambda t: where(false_mask(t), t, values))
@@ -563,7 +565,7 @@ class InPlace(Core):
         refuses (a shape that does not broadcast, a cast, an int out of range), _write's path
         gives PyTorch's result or its refusal in chainrule's words."""
         if ufunc is not None and fastpath.enabled() and not _watched(self, other):
-            src = other._array if isinstance(other, Tensor) else other
+            src = other._array if isinstance(other, Core) else other
             arr = self._array
             if _holds_as_is(src, arr) and array.writeable(arr):
                 try:
@@ -602,8 +604,8 @@ class InPlace(Core):
         if old is not self and forward_ad.active[0]:
             forward_ad.set_tangent(old, forward_ad.tangent_of(self))
         new = compute(old)
-        if not isinstance(new, Tensor):
-            new = Tensor(new)
+        if not isinstance(new, Core):
+            new = tensor_type()(new)
         arr, out = self._array, new._array
         if out.shape != arr.shape:
             raise RuntimeError(
@@ -659,7 +661,7 @@ def _watched(t: Tensor, value: Any) -> bool:
     """Whether a write of ``value`` into ``t`` must take _write's path, not one assignment
     or ufunc into the array: it joins a graph or a tangent flows (_joins), anomaly mode
     checks it, or an exporter watches the writes (onnx's trace, which replaces _write)."""
-    return _joins(t, value) or state.anomaly or Tensor._write is not InPlace._write
+    return _joins(t, value) or state.anomaly or tensor_type()._write is not InPlace._write
 
 
 def _joins(t: Tensor, value: Any) -> bool:
@@ -698,7 +700,7 @@ def _pass_tangent(t: Tensor, new: Tensor) -> None:
             whole = xp.zeros_like(base._array)
             at = array.from_host(view_positions(base._array, t._array), whole)
             whole.reshape(-1)[at] = tangent._array
-            forward_ad.set_tangent(base, Tensor._make(whole))
+            forward_ad.set_tangent(base, make(whole))
         forward_ad.set_tangent(t, tangent)
     elif not array.writeable(mine._array):  # a broadcast tangent: replaced, not written
         forward_ad.set_tangent(t, new.new_zeros(new.shape) if tangent is None else tangent)
