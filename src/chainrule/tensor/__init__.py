@@ -14,7 +14,6 @@ from ..array.tensor_type import register_tensor_type
 from . import (
     indexing,
     reductions,
-    shape,
 )
 from .arithmetic import Arithmetic, matmul, where
 from .casts import Casts
@@ -65,7 +64,6 @@ class Tensor(
 # engine is told of it by register_tensor_type.
 _KINDS = (
     reductions,
-    shape,
     indexing,
 )
 for _kind in _KINDS:

@@ -27,9 +27,9 @@ from ..autograd.node import named
 from ..autograd.outputs import split_node
 from ..ops import movement
 from .arithmetic import scalar_for, where
-from .core import Core, as_tensor
+from .core import Core, as_tensor, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -480,7 +480,7 @@ class Shape(Core):
         if dim is None:
             return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
         d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
-        counts = repeats._array if isinstance(repeats, Tensor) else repeats
+        counts = repeats._array if isinstance(repeats, Core) else repeats
         counts = array.array_like(counts, self._array)
         n = self.shape[d] if self.ndim else 1
         if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
@@ -498,7 +498,7 @@ class Shape(Core):
                 f"values the repeats make; got shape {self.shape}"
             )
         out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
-        if not isinstance(repeats, Tensor):
+        if not isinstance(repeats, Core):
             return out
         return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
 
@@ -516,7 +516,7 @@ class Shape(Core):
             return self.reshape(1)[idx].reshape(())
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
         out = self[(slice(None),) * d + (idx,)].contiguous()
-        given = index._array if isinstance(index, Tensor) else idx
+        given = index._array if isinstance(index, Core) else idx
         return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
 
     def scatter(
@@ -532,7 +532,7 @@ class Shape(Core):
         dim 1, out[i][index[i][j]] = src[i][j]. A repeated position keeps the last write.
         ``reduce`` 'add' or 'multiply' adds or multiplies src in instead (each repeat too)."""
         src = value if src is None else src
-        src = src if isinstance(src, (Tensor, int, float)) else as_tensor(src)
+        src = src if isinstance(src, (Core, int, float)) else as_tensor(src)
         idx = _index_array(self, index)
         if _reads_scalars(self, idx, src):
             lifted = _lifted(self).scatter(dim, _lifted(idx), _lifted(src), reduce=reduce)
@@ -613,7 +613,7 @@ class Shape(Core):
 
     def masked_select(self: TensorSelf, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
-        m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
+        m = array.array_like(mask._array if isinstance(mask, Core) else mask, self._array)
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         shape = broadcast_shape("masked_select", self.shape, m.shape)
@@ -622,7 +622,7 @@ class Shape(Core):
 
 def _index_array(t: Tensor, index: Any) -> Any:
     """An index of gather or scatter (a Tensor, array or list) as an array on t's device."""
-    return array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+    return array.array_like(index._array if isinstance(index, Core) else index, t._array)
 
 
 def _reads_scalars(t: Tensor, idx: Any, src: Any = None) -> bool:
@@ -636,12 +636,14 @@ def _lifted(x: Any) -> Any:
     return x.reshape(1) if getattr(x, "ndim", 1) == 0 else x
 
 
-def _scatter_index(t: Tensor, dim: int, idx: Any, src: Any, op: str) -> tuple[int, Any]:
+def _scatter_index(
+    t: Tensor, dim: int, idx: Any, src: Tensor | float | None, op: str
+) -> tuple[int, Any]:
     """gather's and scatter's dim and index checked: an integer index with self's dims (and
     src's, where a tensor), no larger than self in a dim but dim nor than src in any, each
     value in range."""
     d = normalize_dim(dim, t.ndim, op, t.shape)
-    src_shape = src.shape if isinstance(src, Tensor) else None
+    src_shape = src.shape if isinstance(src, Core) else None
     fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
     fits = fits and (src_shape is None or len(src_shape) == idx.ndim)
     for k, m in enumerate(idx.shape if fits else ()):
@@ -660,7 +662,7 @@ def _scatter_index(t: Tensor, dim: int, idx: Any, src: Any, op: str) -> tuple[in
             f"{op}: index {int(bad[0])} is out of range for dim {d} of size {t.shape[d]}; got "
             f"shape {t.shape}"
         )
-    if isinstance(src, Tensor):
+    if isinstance(src, Core):
         _same_dtype(t, src, op, "src")
     return d, idx.astype(array.int64, copy=False)
 
@@ -671,8 +673,8 @@ def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> 
     names = {"add": "sum", "multiply": "prod"}
     if reduce not in names:
         raise ValueError(f"scatter: reduce must be 'add' or 'multiply'; got {reduce!r}")
-    if not isinstance(src, Tensor):
-        src = Tensor._make(xp.full(idx.shape, src, dtype=t.dtype, like=t._array))
+    if not isinstance(src, Core):
+        src = make(xp.full(idx.shape, src, dtype=t.dtype, like=t._array))
     options = dict(index=idx, dim=d, reduce=names[reduce], include_self=True)
     return movement.ScatterReduce.apply(t, src, **options)
 
