@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
 from . import (
-    indexing,
     reductions,
 )
 from .arithmetic import Arithmetic, matmul, where
@@ -64,7 +63,6 @@ class Tensor(
 # engine is told of it by register_tensor_type.
 _KINDS = (
     reductions,
-    indexing,
 )
 for _kind in _KINDS:
     _kind.__dict__["Tensor"] = Tensor

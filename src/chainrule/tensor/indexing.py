@@ -21,9 +21,9 @@ from ..arguments import (
 from ..autograd.node import named
 from ..ops import linalg, movement, selection
 from .arithmetic import scalar_for, where
-from .core import Core, as_tensor
+from .core import Core, as_tensor, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -126,7 +126,7 @@ class Indexing(Core):
                 f"{src.shape} for self {self.shape}"
             )
         mask = selection.DiagEmbed.apply(
-            Tensor._make(xp.ones(expected, dtype=bool, like=self._array)),
+            make(xp.ones(expected, dtype=bool, like=self._array)),
             **_embed_options(self, offset, dim1, dim2),
         )
         src = src if src.dtype == self.dtype else src.to(self.dtype)  # written in self's dtype
@@ -248,7 +248,7 @@ class Indexing(Core):
         d = normalize_dim(dim, self.ndim, "tensor_split", self.shape)
         n = self.shape[d]
         cut = indices_or_sections
-        if isinstance(cut, Tensor):
+        if isinstance(cut, Core):
             if cut.dtype.kind not in "iu" or cut.ndim > 1:
                 raise ValueError(
                     "tensor_split: a tensor of indices or sections must be an integer tensor of "
@@ -369,7 +369,7 @@ class Indexing(Core):
 
     def masked_scatter(self: TensorSelf, mask: Any, source: Any) -> Tensor:
         """self (broadcast with mask) with source's values, in order, where mask is True."""
-        m = array.array_like(mask._array if isinstance(mask, Tensor) else mask, self._array)
+        m = array.array_like(mask._array if isinstance(mask, Core) else mask, self._array)
         source = as_tensor(source)
         if m.dtype != array.bool_:
             raise TypeError(f"masked_scatter: mask must be a bool tensor; got dtype {m.dtype}")
@@ -510,13 +510,13 @@ class Indexing(Core):
             starts = xp.concatenate([xp.ones(min(len(rows), 1), dtype=bool), changed])
             values = xp.compress(starts, x, axis=d)
             inverse_shape = (len(rows),)
-        out = [Tensor._make(values)]
+        out = [make(values)]
         if return_inverse:
             inverse = (xp.cumsum(starts) - 1).astype(array.int64)
-            out.append(Tensor._make(inverse.reshape(inverse_shape)))
+            out.append(make(inverse.reshape(inverse_shape)))
         if return_counts:
             edges = xp.concatenate([xp.flatnonzero(starts), [len(starts)]])
-            out.append(Tensor._make(xp.diff(edges).astype(array.int64)))
+            out.append(make(xp.diff(edges).astype(array.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
     # -- products --------------------------------------------------------------------------
@@ -658,7 +658,7 @@ def _even_split(t: Tensor, sections: Any, dim: int, ndim: int, op: str) -> tuple
 def _flat_index(t: Tensor, index: Any, op: str) -> Any:
     """take's and put's index: an int64 array of positions in the flattened t (negative
     ones from the end), checked."""
-    idx = array.array_like(index._array if isinstance(index, Tensor) else index, t._array)
+    idx = array.array_like(index._array if isinstance(index, Core) else index, t._array)
     if idx.dtype != array.int64:
         raise TypeError(f"{op}: index must be an int64 tensor; got dtype {idx.dtype}")
     n = t.numel()
