@@ -384,9 +384,9 @@ def normal(
         values = gen.normal(math.prod(shape), drawn, mean, std).reshape(shape)
         out = _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
         return random_batching.drawn(out)
-    if batching.active() and len(tensors) == 1:  # vmap: means (or stds) per example
+    if batching.active():  # vmap: means and stds per example, or one draw for all
         return random_batching.pointwise_draw(
-            "normal", tensors[0], lambda t: normal(*((t, std) if t is not std else (mean, t)))
+            "normal", (mean, std), lambda m, s: normal(m, s, generator=generator)
         )
     # As PyTorch: standard draws (std alone a number: of that std), then * std, + mean
     like = tensors[0]._array
@@ -455,7 +455,9 @@ def randperm(
     batch = random_batching.draw_sizes("randperm")  # inside vmap: one for each example
     gen = array.generator(generator, "randperm")
     orders = [gen.permutation(n) for _ in range(math.prod(batch))]  # torch's Fisher-Yates
-    order = array.host.stack(orders).reshape(*batch, n)
+    # drawn as functorch's loops, the innermost level's outermost: (*reversed(batch), n)
+    order = array.host.stack(orders).reshape(*batch[::-1], n)
+    order = array.host.ascontiguousarray(order.transpose(*range(len(batch))[::-1], len(batch)))
     order = order.astype(array.as_dtype(dtype) or array.int64)
     out = _make_new(array.from_host(order, dev), requires_grad)
     return random_batching.drawn(out)

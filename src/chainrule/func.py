@@ -560,7 +560,7 @@ def vmap(
         spans = [(lo, min(lo + chunk, sizes[0])) for lo in range(0, sizes[0], chunk)]
         try:
             pieces = [
-                _batched(op, name, func, mapped, lo, hi, out_dims, randomness, kwargs)
+                _batched(op, name, func, mapped, lo, hi, out_dims, randomness, kwargs, start)
                 for lo, hi in spans
             ]
         except batching.Refused:
@@ -599,12 +599,14 @@ def _batched(
     out_dims: Any,
     randomness: str,
     kwargs: dict,
+    start: Any,
 ) -> Any:
     """func run once on examples lo..hi as batched tensors; its results taken apart. Where
     func did what cannot be batched, its call went on as example lo's, and func is called for
     each of the others."""
     level = batching.enter(hi - lo, randomness)
-    start = get_rng_state()
+    if randomness == "same":  # every chunk draws from the state at the start, as torch's
+        set_rng_state(start)
     try:
         call = [
             _unflatten(

@@ -2,11 +2,13 @@
 at a level of randomness 'error'; at a level of 'same' every example shares one draw (of the
 example's shape); at a level of 'different' the draw is made once for the whole batch, of
 the batch's shape, so that it takes from the generator the numbers torch.func.vmap takes.
-The draws themselves (factories, Tensor's fills, dropout) call these rules inside vmap;
+The draws themselves (factories, Tensor's fills, bernoulli, multinomial, dropout) call these
+rules inside vmap: Tensor's own draws are wrapped here, running as they are outside vmap.
 batching.py holds the batched tensors and the levels."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -44,58 +46,81 @@ def drawn(t: Tensor) -> Any:
     return t
 
 
+def empty_for_draw(x: Tensor, shape: tuple[int, ...], op: str) -> Any:
+    """An empty tensor like x of ``shape``, to draw into in place (a dropout's noise):
+    inside vmap, one per example at each level of randomness 'different' (x batched or
+    not), as PyTorch's feature and alpha dropouts draw theirs."""
+    if not batching.active():
+        return x.new_empty(shape)
+    return drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
+
+
 def _at(t: Any, level: int) -> bool:
     return isinstance(t, BatchedTensor) and t._level == level
 
 
-def _by_level(op: str, t: Any, draw: Callable[[Any], Any], same_batched: Callable, k: int) -> Any:
-    """``draw(t)`` batched level by level, innermost (k) first, as functorch's rules for a
-    draw from a tensor: at 'different' the draw of the batch's shape (t repeated along the
-    batch where it is not batched), at 'same' one draw for all (``same_batched`` says what
-    that is where t is batched)."""
+def _drawing(draw: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``draw(*args, **kwargs)`` on real tensors, not batched again."""
+    batching._drawing[0] += 1
+    try:
+        return draw(*args, **kwargs)
+    finally:
+        batching._drawing[0] -= 1
+
+
+def _by_level(op: str, ts: tuple, draw: Callable[..., Any], same_batched: Callable, k: int) -> Any:
+    """``draw(*ts)`` batched level by level, innermost (k) first, as functorch's rules for a
+    draw from tensors (numbers among ts pass as they are): at 'different' the draw of the
+    batch's shape (the first tensor repeated along the batch where none is batched, batched
+    values given ones after the batch dim to the largest example rank), at 'same' one draw
+    for all (``same_batched(ts, k)`` says what that is where one is batched)."""
     if k < 0:
-        batching._drawing[0] += 1
-        try:
-            return draw(t)
-        finally:
-            batching._drawing[0] -= 1
+        return _drawing(draw, *ts)
     level, size = batching._levels[k]
     mode = batching._randomness[level]
     if mode == "error":
         _refuse_random(op)
+    batched = [_at(t, level) for t in ts]
     if mode == "same":
-        if _at(t, level):
-            return same_batched(t, k)
-        return _by_level(op, t, draw, same_batched, k - 1)
-    # not batched: repeated along the batch, contiguous as torch's repeat is drawn into
-    value = t._value if _at(t, level) else batching._broadcast(t, size).contiguous()
-    return wrap(_by_level(op, value, draw, same_batched, k - 1), level)
+        if any(batched):
+            return same_batched(ts, k)
+        return _by_level(op, ts, draw, same_batched, k - 1)
+    if any(batched):
+        rank = max(t.ndim for t in ts if isinstance(t, Tensor))
+        values = tuple(
+            batching._padded(t._value, rank) if b else t for t, b in zip(ts, batched, strict=True)
+        )
+    else:  # the first tensor repeated along the batch, contiguous as torch's draw into it
+        i = next(i for i, t in enumerate(ts) if isinstance(t, Tensor))
+        values = ts[:i] + (batching._broadcast(ts[i], size).contiguous(),) + ts[i + 1 :]
+    return wrap(_by_level(op, values, draw, same_batched, k - 1), level)
 
 
 def _same_refused(op: str) -> Callable:
-    def refuse(t: Any, k: int) -> Any:
+    def refuse(ts: tuple, k: int) -> Any:
+        shapes = [tuple(t.shape) for t in ts if isinstance(t, Tensor)]
         raise Refused(
             f"vmap: {op} with randomness='same' on a batched tensor is not supported (as in "
-            f"PyTorch); got a tensor of shape {tuple(t.shape)} per example; use "
-            "randomness='different'"
+            f"PyTorch); got tensors of shapes {shapes} per example; use randomness='different'"
         )
 
     return refuse
 
 
-def pointwise_draw(op: str, t: Any, draw: Callable[[Any], Any]) -> Any:
-    """A draw of t's shape from t's values (bernoulli's probabilities, normal's means)."""
-    return _by_level(op, t, draw, _same_refused(op), len(batching._levels) - 1)
+def pointwise_draw(op: str, inputs: tuple, draw: Callable[..., Any]) -> Any:
+    """A draw of the inputs' broadcast shape from their values (bernoulli's probabilities,
+    normal's means and stds): ``draw(*inputs)`` on the batch's values."""
+    return _by_level(op, inputs, draw, _same_refused(op), len(batching._levels) - 1)
 
 
 def like_draw(op: str, t: Any, make: Callable[[Any], Any]) -> Any:
     """The tensor a ``*_like`` draw fills (``make(t)``, an empty one like t), batched where
     the draw differs per example; at 'same', like one example."""
 
-    def first(x: Any, k: int) -> Any:
-        return _by_level(op, x._value[0], make, first, k - 1)
+    def first(ts: tuple, k: int) -> Any:
+        return _by_level(op, (ts[0]._value[0],), make, first, k - 1)
 
-    return _by_level(op, t, make, first, len(batching._levels) - 1)
+    return _by_level(op, (t,), make, first, len(batching._levels) - 1)
 
 
 def dropout(x: Any, p: float) -> Any:
@@ -106,51 +131,111 @@ def dropout(x: Any, p: float) -> Any:
         keep = real(t).new_empty(tuple(t.shape)).bernoulli_(1.0 - p)
         return keep * (1.0 / (1.0 - p))
 
-    def same(t: Any, k: int) -> Any:
-        return mask(t)  # of one example's shape
+    def same(ts: tuple, k: int) -> Any:  # one example's mask, through the levels below
+        one = real(ts[0]).new_empty(tuple(ts[0].shape))
+        return _by_level("dropout", (one,), mask, same, k - 1)
 
-    return x * _by_level("dropout", x, mask, same, len(batching._levels) - 1)
+    return x * _by_level("dropout", (x,), mask, same, len(batching._levels) - 1)
 
 
-def _fill_in_place(t: BatchedTensor, name: str, args: tuple, kwargs: dict) -> BatchedTensor:
-    """A random fill of a batched tensor in place (normal_, uniform_, bernoulli_, ...): at
-    'different' the batch's values filled by one draw, in their order in memory; at 'same'
-    one example's draw (contiguous) copied into every example."""
-    for inner, _ in batching._levels:
-        if batching._randomness[inner] == "error":
-            _refuse_random(name)
-        if inner > t._level and batching._randomness[inner] == "different":
+# -- Tensor's own draws ------------------------------------------------------------------------
+
+
+def _fill_level(t: Any, name: str, plain: Callable, args: tuple, kwargs: dict, k: int) -> Any:
+    """A random fill in place (normal_, uniform_, bernoulli_, ...) level by level, innermost
+    (k) first, as functorch's in-place rule: refused at 'error', and at 'different' where t
+    is not batched (every example would hold the same draw); at 'different' the batch's
+    values filled by one draw, in their order in memory; at 'same' one example's draw
+    (contiguous) copied into every example."""
+    if k < 0:
+        return _drawing(plain, t, *args, **kwargs)
+    level, _ = batching._levels[k]
+    mode = batching._randomness[level]
+    if mode == "error":
+        _refuse_random(name)
+    probs = [a for a in (*args, *kwargs.values()) if _at(a, level)]  # bernoulli_'s p
+    if mode == "same" and probs:
+        _same_refused(name)((t, *probs), k)
+    if not _at(t, level):
+        if mode == "different" or probs:
             raise Refused(
-                f"vmap: {name} with randomness='different' on a tensor not batched at this "
-                f"level would draw the same values for every example (PyTorch refuses it "
-                f"too); got a tensor of shape {tuple(t.shape)} per example"
+                f"vmap: {name} with randomness='{mode}' on a tensor not batched at this level "
+                "would draw the same values for every example (PyTorch refuses it too); got a "
+                f"tensor of shape {tuple(t.shape)} per example; draw into a batched tensor, or "
+                "use an out-of-place draw (rand_like, bernoulli)"
             )
-    if batching._randomness[t._level] == "different":
-        getattr(t._value, name)(*args, **kwargs)
+        _fill_level(t, name, plain, args, kwargs, k - 1)
+        return t
+    if mode == "different":
+        args = tuple(a._value if _at(a, level) else a for a in args)
+        kwargs = {key: v._value if _at(v, level) else v for key, v in kwargs.items()}
+        _fill_level(t._value, name, plain, args, kwargs, k - 1)
         return t
     one = real(t).new_empty(tuple(t.shape))  # one example's shape, contiguous
-    getattr(one, name)(*args, **kwargs)
+    _fill_level(one, name, plain, args, kwargs, k - 1)
     t._value.copy_(one.expand(tuple(t._value.shape)))
     return t
 
 
-def _in_place_draw(name: str) -> Any:
-    def fill(self: BatchedTensor, *args: Any, **kwargs: Any) -> BatchedTensor:
-        return _fill_in_place(self, name, args, kwargs)
+def _multinomial(plain: Callable) -> Callable:
+    def draw(w: Any, num_samples: int, replacement: bool, generator: Any) -> Any:
+        if w.ndim <= 2:
+            return plain(w, num_samples, replacement, generator=generator)
+        rows = w.reshape(-1, w.shape[-1])  # (batch * rows, categories), as functorch's
+        out = plain(rows, num_samples, replacement, generator=generator)
+        return out.reshape(*w.shape[:-1], out.shape[-1])
 
-    fill.__name__ = name
-    fill.__doc__ = f"Tensor.{name} on a batched tensor, by vmap's randomness."
-    return fill
+    def rule(
+        self: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+    ) -> Any:
+        if self.ndim not in (1, 2):  # refused as outside vmap
+            return plain(self, num_samples, replacement, generator=generator)
+        return pointwise_draw(
+            "multinomial", (self,), lambda w: draw(w, num_samples, replacement, generator)
+        )
+
+    return rule
+
+
+def _bernoulli(plain: Callable) -> Callable:
+    def rule(self: Any, *, generator: Any = None) -> Any:
+        # drawn in the order of the result's elements, as PyTorch's (contiguous) result
+        return pointwise_draw(
+            "bernoulli", (self,), lambda p: plain(p.contiguous(), generator=generator)
+        )
+
+    return rule
+
+
+def _in_place(name: str, plain: Callable) -> Callable:
+    def rule(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _fill_level(self, name, plain, args, kwargs, len(batching._levels) - 1)
+
+    return rule
+
+
+def _watch(name: str, make_rule: Callable[[Callable], Callable]) -> None:
+    """Tensor.<name> by ``make_rule``'s rule inside vmap (a batched tensor's always), as it
+    is outside."""
+    plain = getattr(Tensor, name)
+    rule = make_rule(plain)
+
+    @functools.wraps(plain)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if batching.active():
+            return rule(self, *args, **kwargs)
+        return plain(self, *args, **kwargs)
+
+    @functools.wraps(plain)
+    def batched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return rule(self, *args, **kwargs)
+
+    setattr(Tensor, name, method)
+    setattr(BatchedTensor, name, batched)
 
 
 FILLS = "normal_ uniform_ bernoulli_ random_ exponential_ log_normal_ cauchy_ geometric_"
 for _name in FILLS.split():
-    setattr(BatchedTensor, _name, _in_place_draw(_name))
-
-
-def _bernoulli(self: BatchedTensor, *, generator: Any = None) -> Any:
-    """Tensor.bernoulli of batched probabilities, by vmap's randomness."""
-    return pointwise_draw("bernoulli", self, lambda p: p.bernoulli(generator=generator))
-
-
-BatchedTensor.bernoulli = _bernoulli  # type: ignore[method-assign, assignment]
+    _watch(_name, functools.partial(_in_place, _name))
+_watch("bernoulli", _bernoulli)
+_watch("multinomial", _multinomial)

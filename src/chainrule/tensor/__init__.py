@@ -11,9 +11,6 @@ factories and the cr.* function forms, to factories.py and forms/.
 from __future__ import annotations
 
 from ..array.tensor_type import register_tensor_type
-from . import (
-    reductions,
-)
 from .arithmetic import Arithmetic, matmul, where
 from .casts import Casts
 from .core import as_tensor
@@ -58,12 +55,6 @@ class Tensor(
     __slots__ = ()
 
 
-# The files of the class name it in their bodies (Tensor._make, isinstance(x, Tensor)), and
-# cannot import it, as it is made of theirs: it is bound into each of them here, once, as the
-# engine is told of it by register_tensor_type.
-_KINDS = (
-    reductions,
-)
-for _kind in _KINDS:
-    _kind.__dict__["Tensor"] = Tensor
+# Told, once, to the layers below that make tensors of it: the engine, the array layer
+# and the files the class is made of (core.make).
 register_tensor_type(Tensor)

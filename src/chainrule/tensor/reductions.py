@@ -20,9 +20,9 @@ from ..autograd.node import UNGIVEN, named
 from ..autograd.saved import record
 from ..ops import linalg, movement, reduce, statistics
 from .arithmetic import floating, where
-from .core import Core, as_tensor
+from .core import Core, as_tensor, make
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 
@@ -135,7 +135,7 @@ class Reductions(Core):
     def max(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
         """No dim: the largest value (ties share the gradient). With dim: (values, indices),
         the gradient going to the index returned, as PyTorch. max(other Tensor): maximum."""
-        if isinstance(dim, Tensor):
+        if isinstance(dim, Core):
             return self.maximum(dim)
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "max")
         if dim is None:  # amax, but with PyTorch's gradient at NaN (see Amax)
@@ -146,7 +146,7 @@ class Reductions(Core):
         return _select(self, dim, keepdim, "argmax", "max")
 
     def min(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
-        if isinstance(dim, Tensor):
+        if isinstance(dim, Core):
             return self.minimum(dim)
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "min")
         if dim is None:
@@ -212,7 +212,7 @@ class Reductions(Core):
             nonzero = (self._array != 0).sum(
                 axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
             )
-            count = Tensor._make(array.array_like(nonzero, self._array, self.dtype))
+            count = make(array.array_like(nonzero, self._array, self.dtype))
             # a count, but a node of x's with gradient 0, as PyTorch's
             return where(False, self, 0.0).sum(dim, keepdim=keepdim) + count
         a = self.abs()
@@ -305,13 +305,13 @@ class Reductions(Core):
         need_float(x, "nanmean")
         dims = normalize_dims(dim, x, "nanmean")
         count = (~xp.isnan(x._array)).sum(axis=dims, keepdims=keepdim)
-        return x.nansum(dim, keepdim) / Tensor._make(array.array_like(count, x._array, x.dtype))
+        return x.nansum(dim, keepdim) / make(array.array_like(count, x._array, x.dtype))
 
     def count_nonzero(self: TensorSelf, dim: Any = None) -> Tensor:
         """The number of nonzero elements over dim (an int or a tuple; all for None), int64."""
         dims = normalize_dims(dim, self, "count_nonzero")
         count = (self._array != 0).sum(axis=dims)
-        return Tensor._make(array.array_like(count, self._array, array.int64))
+        return make(array.array_like(count, self._array, array.int64))
 
     def aminmax(self: TensorSelf, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
         """(min, max) over dim (all for None), each with amin's and amax's gradient."""
@@ -458,7 +458,7 @@ def _chosen(t: Tensor, x: Tensor, index: Any, d: int, keepdim: bool, name: str) 
     t's reduced shape; the node named ``name`` sends the gradient to the index."""
     shape = x.shape[:d] + ((1,) if keepdim else ()) + x.shape[d + 1 :] if t.ndim else ()
     values = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name)
-    return ValuesIndices(values, Tensor._make(index.reshape(shape).astype(array.int64)))
+    return ValuesIndices(values, make(index.reshape(shape).astype(array.int64)))
 
 
 def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
@@ -489,11 +489,17 @@ def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
     values = statistics.Select.apply(
         x, index=index, dim=d, shape=t.shape, node_name=name, values=out
     )
-    return ValuesIndices(values, Tensor._make(index.reshape(t.shape)))
+    return ValuesIndices(values, make(index.reshape(t.shape)))
 
 
 def _quantile(
-    t: Tensor, q: Any, dim: Any, keepdim: bool, how: str, ignore_nan: bool, op: str
+    t: Tensor,
+    q: Tensor | float | list[float],
+    dim: Any,
+    keepdim: bool,
+    how: str,
+    ignore_nan: bool,
+    op: str,
 ) -> Tensor:
     """quantile's steps, PyTorch's: sort each line, the rank of q (of the values that are not
     NaN, or the last where a line holds a NaN), the values at the ranks around it, lerp."""
@@ -503,7 +509,7 @@ def _quantile(
         raise ValueError(f"{op}: interpolation must be one of {INTERPOLATIONS}; got {how!r}")
     if not t.numel():
         raise ValueError(f"{op}: the tensor is empty; got shape {t.shape}")
-    if isinstance(q, Tensor):
+    if isinstance(q, Core):
         if q.ndim > 1 or q.dtype != t.dtype:
             raise ValueError(
                 f"{op}: q must be a number or a 0-d or 1-d tensor of the input's dtype; got "
@@ -511,7 +517,7 @@ def _quantile(
             )
         qs = q
     else:
-        qs = Tensor._make(array.array_like(q, t._array, t.dtype))
+        qs = make(array.array_like(q, t._array, t.dtype))
     qa = qs._array
     if not ((qa >= 0) & (qa <= 1)).all():
         raise ValueError(f"{op}: q must be in [0, 1]; got {q if qa.ndim == 0 else qa.tolist()}")
@@ -529,7 +535,7 @@ def _quantile(
     nans = xp.isnan(lines._array[:1])  # (1, *rest, n)
     if ignore_nan:
         count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
-        ranks = qv * Tensor._make((count - 1).astype(t._array.dtype))
+        ranks = qv * make((count - 1).astype(t._array.dtype))
         ranks = where(ranks._array < 0, 0.0, ranks)
     else:
         ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), qv * float(n - 1))
@@ -538,7 +544,7 @@ def _quantile(
     below = r.astype(array.int64)  # (m, *rest, 1)
     out = movement.Gather.apply(lines, below, dim=lines.ndim - 1)
     if how in ("linear", "midpoint"):
-        weight = ranks - Tensor._make(below.astype(r.dtype)) if how == "linear" else 0.5
+        weight = ranks - make(below.astype(r.dtype)) if how == "linear" else 0.5
         above = movement.Gather.apply(lines, xp.ceil(r).astype(array.int64), dim=lines.ndim - 1)
         out = out.lerp(above, weight)
     return out.reshape(((m,) if qs.ndim else ()) + out_shape)
@@ -584,7 +590,7 @@ def _cov(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
         norm = w_sum - correction * (w * as_tensor(aweights)).sum() / w_sum
     else:
         norm = w_sum - correction
-    if float(norm._array if isinstance(norm, Tensor) else norm) <= 0:
+    if float(norm._array if isinstance(norm, Core) else norm) <= 0:
         warnings.warn(
             "cov: degrees of freedom <= 0; correction should be less than the number of "
             "observations",
@@ -668,10 +674,10 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
         need_elements(t, op)
         out = fn(t._array)
         shape = (1,) * t.ndim if keepdim else ()
-        return Tensor._make(array.array_like(out, t._array, array.int64).reshape(shape))
+        return make(array.array_like(out, t._array, array.int64).reshape(shape))
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
-    return Tensor._make(fn(t._array, axis=d, keepdims=keepdim).astype(array.int64, copy=False))
+    return make(fn(t._array, axis=d, keepdims=keepdim).astype(array.int64, copy=False))
 
 
 def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) -> ValuesIndices:
@@ -687,7 +693,7 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
         )
     order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
     order = order.copy(order="C")  # the first k of each row: C order, as PyTorch's
-    values, indices = movement.Gather.apply(x, order, dim=d), Tensor._make(order)
+    values, indices = movement.Gather.apply(x, order, dim=d), make(order)
     if not t.ndim and k == 1:
         values, indices = values.reshape(()), indices.reshape(())
     # PyTorch's node (the gather's, or the 0-d reshape's, which keeps what PyTorch's saves)
@@ -715,14 +721,14 @@ def _select(t: Tensor, dim: int, keepdim: bool, arg: str, op: str) -> ValuesIndi
     name = f"{op.capitalize()}Backward0"
     if t.ndim == 0:  # its only dim is itself: the value, at index 0
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        indices = Tensor._make(xp.zeros((), array.int64, like=t._array))
+        indices = make(xp.zeros((), array.int64, like=t._array))
         call = {"dim": dim, "keepdim": keepdim, "sizes": (), "indices": indices._array}
         return ValuesIndices(named(values, name, **call), indices)
     idx = getattr(t._array, arg)(axis=d, keepdims=True)  # (.., 1, ..)
     values = movement.Gather.apply(t, idx, dim=d)
     idx = idx.astype(array.int64, copy=False)
     if keepdim:
-        return ValuesIndices(named(values, name), Tensor._make(idx))
-    values, indices = values.squeeze(d), Tensor._make(idx.squeeze(d))
+        return ValuesIndices(named(values, name), make(idx))
+    values, indices = values.squeeze(d), make(idx.squeeze(d))
     call = {"dim": dim, "keepdim": keepdim, "sizes": t.shape, "indices": indices._array}
     return ValuesIndices(named(values, name, **call), indices)
