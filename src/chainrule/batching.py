@@ -690,6 +690,7 @@ RULES.update(
     {
         "Sum": reduction,
         "Var": reduction,
+        "Std": reduction,
         "Cumsum": reduction,
         "Cumprod": reduction,
         "LogCumSumExp": reduction,

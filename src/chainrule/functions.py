@@ -16,6 +16,7 @@ from .arguments import need_float, need_number, normalize_dim, resolve_device
 from .ops import linalg, movement, selection
 from .tensor import Tensor, as_tensor, where, write_out
 from .tensor import matmul as _matmul
+from .tensor.reductions import variance
 from .tensor.size import Size
 
 __all__ = [
@@ -298,14 +299,8 @@ def std_mean(
 def _with_mean(
     stat: str, input: Any, dim: Any, unbiased: Any, keepdim: bool, correction: Any
 ) -> tuple[Tensor, Tensor]:
-    x = as_tensor(input)
-    spread = getattr(x, stat)(dim, unbiased, keepdim, correction=correction)
-    return spread, _mean_as(x, dim, keepdim)
-
-
-def _mean_as(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    """The mean over the dims var or std reduced (all where dim is the unbiased flag)."""
-    return x.mean(None if isinstance(dim, bool) else dim, keepdim)
+    """(var or std, mean), one op whose node the two outputs share, as PyTorch's."""
+    return variance(as_tensor(input), dim, unbiased, keepdim, correction, {}, stat + "_mean")
 
 
 def is_tensor(obj: Any) -> bool:

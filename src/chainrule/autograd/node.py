@@ -9,7 +9,7 @@ from typing import Any
 
 from ..array import ndarray
 from ..array.tensor_type import tensor_type
-from . import saved
+from . import saved, saved_read
 from .handles import add_hook
 
 
@@ -93,7 +93,7 @@ class Node:
         """PyTorch's ``_saved_*`` of this node (saved.py): ``_saved_self``, ``_saved_result``,
         ``_saved_dim``..."""
         if attr.startswith(saved.PREFIX):
-            return saved.saved(self, attr)
+            return saved_read.saved(self, attr)
         raise AttributeError(f"{type(self).__name__!r} node has no attribute {attr!r}")
 
     def __dir__(self) -> list[str]:
@@ -322,6 +322,10 @@ def _mean(arrays: list, options: dict) -> str:
     return "MeanBackward0" if options.get("dims") is None else "MeanBackward1"
 
 
+def _prod(arrays: list, options: dict) -> str:  # over one dim: the overload with dim
+    return "ProdBackward0" if options.get("dims") is None else "ProdBackward1"
+
+
 def _nll(arrays: list, options: dict) -> str:  # by the rank: over spatial dims, nll_loss2d
     rank = arrays[0].ndim  # (N, C, d1, ...) other than (N, C, H, W) is viewed as it, and back
     if rank <= 2:
@@ -341,7 +345,7 @@ def _by_forward(arrays: list, options: dict) -> str:  # forward sets node_name (
 # gives it (Function.apply calls it).
 BY_CALL = {
     "Pow": _pow, "MatMul": _matmul, "Linear": _linear, "GetItem": _getitem,
-    "Permute": _permute, "Sum": _sum, "Mean": _mean, "Piecewise": _piecewise,
+    "Permute": _permute, "Sum": _sum, "Mean": _mean, "Prod": _prod, "Piecewise": _piecewise,
     "CrossEntropy": _nll, "NLLLoss": _nll,
     **dict.fromkeys(("Clamp", "FloorDivide", "Cast", "Copysign", "Fmod", "Xlogy", "Select",
                      "EvenlyDistribute"), _by_forward),

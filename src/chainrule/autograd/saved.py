@@ -207,6 +207,12 @@ def _dims_given(fn: Any) -> Any:
 
 _REDUCED_ALL = {"dim": lambda fn: () if _option(fn, "dims") is None else tuple(_option(fn, "dims"))}
 
+_SPREAD = {  # var's and std's, alone or with the mean
+    "correction": lambda fn: _called("correction", _correction(fn))(fn),
+    "dim": lambda fn: None if _option(fn, "dims") is None else tuple(_option(fn, "dims")),
+    "keepdim": _opt("keepdim"),
+}
+
 # PyTorch's node name -> its saved values that are not tensors
 VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "AddBackward0": {"alpha": _one},
@@ -260,11 +266,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "SoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     "LogSoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
-    "VarBackward0": {
-        "correction": lambda fn: _called("correction", _correction(fn))(fn),
-        "dim": lambda fn: None if _option(fn, "dims") is None else tuple(_option(fn, "dims")),
-        "keepdim": _opt("keepdim"),
-    },
+    **dict.fromkeys(
+        ("VarBackward0", "StdBackward0", "VarMeanBackward0", "StdMeanBackward0"), _SPREAD
+    ),
+    "ProdBackward1": {"dim": lambda fn: _option(fn, "dims")[0], "keepdim": _opt("keepdim")},
     "ScatterReduceBackward0": {
         "dim": _opt("dim"),
         "include_self": _opt("include_self"),
@@ -313,6 +318,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
         "keepdim": _opt("keepdim"),
         "ord": lambda fn: _called("ord", _option(fn, "p"))(fn),
+    },
+    "NormBackward1": {  # at::norm's, which pairwise_distance calls: p a float
+        "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
+        "keepdim": _opt("keepdim"),
+        "p": _opt("p"),
     },
     "LinalgSolveTriangularBackward0": {
         "left": lambda fn: _option(fn, "options")[1],
@@ -518,9 +528,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         _RESULT,
     ),
     **dict.fromkeys(
-        ("VarBackward0", "ClampBackward1", "EluBackward0", "CeluBackward0", "MishBackward0")
-        + ("GeluBackward0", "LogitBackward0", "PolygammaBackward0", "LeakyReluBackward0")
-        + ("HardswishBackward0", "HardsigmoidBackward0", "NanToNumBackward0")
+        ("VarBackward0", "VarMeanBackward0", "ClampBackward1", "EluBackward0", "CeluBackward0")
+        + ("MishBackward0", "GeluBackward0", "LogitBackward0", "PolygammaBackward0")
+        + ("LeakyReluBackward0", "HardswishBackward0", "HardsigmoidBackward0", "NanToNumBackward0")
         + ("SpecialEntrBackward0", "LinalgMatrixExpBackward0"),
         _SELF,
     ),
@@ -529,7 +539,8 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         + ("LogcumsumexpBackward0", "LinalgPinvBackward0", "SpecialI0EBackward0")
         + ("SpecialI1Backward0", "SpecialI1EBackward0", "SpecialLogNdtrBackward0")
         + ("SpecialErfcxBackward0", "CopysignBackward0", "CopysignBackward1")
-        + ("LinalgVectorNormBackward0",),
+        + ("LinalgVectorNormBackward0", "NormBackward1", "StdBackward0", "ProdBackward0")
+        + ("ProdBackward1",),
         {**_SELF, **_RESULT},
     ),
     **dict.fromkeys(
@@ -539,6 +550,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         {"other": ("input", 1, None), "self": ("input", 0, None)},
     ),
     "SpecialNdtriBackward0": _RESULT,
+    "StdMeanBackward0": {"result0": ("made", None, lambda fn: fn.saved_result[0]), **_SELF},
     "LinalgInvExBackward0": {"inverse": ("result",)},
     "LinalgCholeskyExBackward0": {"L": ("result",)},
     "HypotBackward0": {"other": ("input", 1, None), "result": ("result",), **_SELF},
@@ -737,88 +749,3 @@ def reflected(fn: Any) -> bool:
     if fn.inputs is None:
         return fn.__dict__["_edges"][0] is NUMBER  # type: ignore[no-any-return]
     return not isinstance(fn.inputs[0], tensor_type())
-
-
-def saved(fn: Any, attr: str) -> Any:
-    """``fn._saved_<key>``: a value, a tensor, or PyTorch's refusal, in chainrule's words."""
-    key, name = attr[len(PREFIX) :], type(fn).__name__
-    if reflected(fn):  # PyTorch's self is chainrule's other
-        key = {"self": "other", "other": "self"}.get(key, key)
-    values, tensors = VALUES.get(_key(fn), {}), TENSORS.get(_key(fn))
-    tensors = tensors or {}
-    if key not in values and key not in tensors:
-        raise AttributeError(f"{name!r} node has no attribute {attr!r}")
-    spec = tensors.get(key)
-    if spec is not None and spec[0] in ("input", "input.mT") and not _wanted(fn, spec):
-        return None  # never saved: None after backward too
-    if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
-        return None  # an optional input not given: None after backward too
-    kept = fn.inputs is not None or "_kept" in fn.__dict__  # what release kept of the call
-    if spec is not None and spec[0] == "called" and kept and _called(spec[1])(fn) is None:
-        return None  # an optional argument not given: None after backward too
-    if fn.inputs is None and key not in values:
-        raise RuntimeError(
-            f"{name}: {attr}: its saved values were freed by backward (the graph is freed as "
-            "backward runs; call backward(retain_graph=True) to read them after it)"
-        )
-    if key in values:
-        return values[key](fn)
-    return _tensor(fn, attr, tensors[key])
-
-
-def _absent(fn: Any, i: int) -> bool:
-    if fn.inputs is None:  # freed: its edge tells a tensor from the rest (None among them)
-        return fn.__dict__["_edges"][i] is NUMBER
-    return fn.inputs[i] is None
-
-
-def _wanted(fn: Any, spec: TensorSpec) -> bool:
-    """Whether the node saved this input: the gradient that reads it is wanted."""
-    wanted_by = spec[2]
-    return wanted_by is None or fn.needs_input_grad[wanted_by]
-
-
-def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
-    T = tensor_type()
-    if spec[0] == "result":
-        out = T._make(fn.saved_result, True)
-        out.grad_fn = fn
-        return out
-    if spec[0] == "option":  # an array the node keeps (or one of a tuple it keeps)
-        kept = fn.__dict__[spec[1]] if len(spec) == 2 else fn.__dict__[spec[1]][spec[2]]
-        return None if kept is None else T._make(kept)
-    if spec[0] == "lu":  # a factor of A = P L U, from LAPACK's (LU, pivots) the node keeps
-        return T._make(made.lu_factors(fn.__dict__["result"], spec[1]))
-    if spec[0] == "stat":  # layer norm's (N, 1) statistic, shaped as PyTorch's (..., 1, ...)
-        x, k = fn.inputs[0], fn.__dict__["k"]
-        return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
-    if spec[0] == "called":  # an array the call gave (node.named, record)
-        return T._make(array.xp.asarray(fn.call[spec[1]]))
-    if spec[0] == "made":  # made from what the node keeps (and input i, checked first)
-        if spec[1] is not None:
-            _checked(fn, attr, spec[1])
-        value = spec[2](fn)
-        if value is None:  # an optional argument not given
-            return None
-        if isinstance(value, tuple):  # index's indices: a tensor a dim indexed, None a dim sliced
-            return tuple(None if a is None else T._make(a) for a in value)
-        return T._make(array.xp.asarray(value))
-    kind, i = spec[:2]
-    x = _checked(fn, attr, i)
-    return x.mT.detach() if kind == "input.mT" else x
-
-
-def _checked(fn: Any, attr: str, i: int) -> Any:
-    """Input i, refused where it was written in place after the node saved it."""
-    T = tensor_type()
-    x = fn.inputs[i]
-    if not isinstance(x, T):  # a number: PyTorch's 0-d tensor of it
-        return T._make(array.xp.asarray(x))
-    now = 0 if x._vc is None else x._vc[0]
-    if now != fn.versions[i]:
-        raise RuntimeError(
-            f"{type(fn).__name__}: {attr}: input {i}, of shape {tuple(x.shape)}, was modified "
-            f"by an in-place operation after the node saved it: it is at version {now}, the "
-            f"node saved version {fn.versions[i]}; write into a clone instead"
-        )
-    return x

@@ -9,11 +9,10 @@ from typing import Any
 
 from ..arguments import need_number, normalize_dim
 from ..array import xp
-from ..autograd.node import named
 from ..functions import cat
-from ..ops import decompositions as D
 from ..ops.linalg import LinalgCross
 from ..tensor import Tensor
+from ..tensor import reductions as norms
 from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
 from .decompose import svdvals
@@ -35,32 +34,13 @@ def vector_norm(
     """(sum |x|^ord)^(1/ord) over dim (every dim for None); inf and -inf the largest and
     smallest |x|, 0 the count of nonzeros. ``dtype``: x is cast to it first."""
     x = tensor_of(x)
-    if dtype is None and low_precision(x):  # PyTorch computes in float32, gives x's dtype
-        return vector_norm(x.float(), ord, dim, keepdim).to(x.dtype)
-    floating(x, "linalg.vector_norm")
+    if not low_precision(x):  # halves: computed in float32, as PyTorch (the op's forward)
+        floating(x, "linalg.vector_norm")
     if isinstance(ord, str):
         raise ValueError(f"linalg.vector_norm: ord must be a number; got {ord!r}")
     if dtype is not None:
         x = x.to(dtype)
-    if isinstance(dim, Sequence) and len(dim) == 0:
-        dim = None
-    if x.numel() == 0 and ord < 0 or x.numel() == 0 and ord == math.inf and dim is None:
-        raise ValueError(
-            f"linalg.vector_norm: cannot compute the {ord}-norm of an empty tensor because "
-            f"the operation does not have an identity; got shape {tuple(x.shape)}"
-        )
-    dims = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
-    if dims is not None:
-        dims = tuple(
-            normalize_dim(d, max(x.ndim, 1), "linalg.vector_norm", tuple(x.shape)) for d in dims
-        )
-    if x.ndim == 0:
-        x, squeeze = x.reshape(1), True
-    else:
-        squeeze = False
-    out = D.LinalgVectorNorm.apply(x, p=float(ord), dim=dims, keepdim=keepdim)
-    out = named(out, "LinalgVectorNormBackward0", ord=ord)  # PyTorch's node keeps ord as given
-    return out.reshape(()) if squeeze else out
+    return norms.vector_norm(x, ord, dim, keepdim, "linalg.vector_norm")
 
 
 def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:

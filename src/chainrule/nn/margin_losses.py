@@ -13,6 +13,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, need_number
 from ..autograd.mode import is_grad_enabled
+from ..autograd.node import named
 from ..ops import movement
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
@@ -31,9 +32,8 @@ def pairwise_distance(
     a, b = as_tensor(x1), as_tensor(x2)
     _numbers("pairwise_distance", a, b)
     d = a - b + eps  # integers promote to the default float here, as PyTorch's
-    if d.ndim == 0:  # PyTorch's dim -1 of a 0-d tensor is the tensor itself
-        return d.norm(p)
-    return d.norm(p, max(a.ndim, b.ndim) - 1, keepdim)
+    # the node of at::norm, which PyTorch's kernel calls (dim -1 of a 0-d tensor is itself)
+    return named(d.norm(p, max(a.ndim, b.ndim) - 1, keepdim), "NormBackward1")
 
 
 def _numbers(op: str, *tensors: Tensor) -> None:

@@ -284,19 +284,33 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     return out
 
 
-def _window_sums(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, weight: float) -> Tensor:
-    """weight times the sum of each window of x (N, C, *spatial), 2-D or 3-D: the AvgPool2d
-    primitive; a 3-D one is a 2-D one over each plane, then one of kernel (kd, 1) along the
-    depth."""
-    n, c = x.shape[:2]
+def _divisors(x: Tensor, args: tuple, with_pad: bool) -> tuple[Any, float | None]:
+    """_avg_divisors for a pool of _pool_args' geometry over x, and the one divisor every
+    window shares (None where they differ); made once for each shape and geometry."""
+    key = (x.shape[2:], *args, with_pad)
+    found = _DIVISORS.get(key)
+    if found is None:
+        kernel, step, _, pad = args
+        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, with_pad)
+        first = divisor.reshape(-1)[0] if divisor.size else 1.0
+        found = divisor, float(first) if bool((divisor == first).all()) else None
+        if len(_DIVISORS) >= 256:  # a bound on what it keeps: start again
+            _DIVISORS.clear()
+        _DIVISORS[key] = found
+    return found
+
+
+_DIVISORS: dict[tuple, tuple[Any, float | None]] = {}
+
+
+def _window_sums(x: Tensor, args: tuple, weight: Any) -> Tensor:
+    """weight (a number, or for 3-D an array of the output's spatial shape) times the sum of
+    each window of x (N, C, *spatial), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
+    kernel, step, _, pad = args
     if len(kernel) == 3:
-        d, h, w = x.shape[2:]
-        planes = _window_sums(x.reshape(n, c * d, h, w), kernel[1:], stride[1:], pad[1:], weight)
-        ho, wo = planes.shape[2:]
-        depth = planes.reshape(n, c, d, ho * wo)  # (N, C, D, Ho*Wo)
-        out = _window_sums(depth, (kernel[0], 1), (stride[0], 1), (pad[0], (0, 0)), 1.0)
-        return out.reshape(n, c, out.shape[2], ho, wo)  # (N, C, Do, Ho, Wo)
-    return conv_ops.AvgPool2d.apply(x, kernel=kernel, stride=stride, padding=pad, weight=weight)
+        windows = _strided_windows(x, args)
+        return pool_ops.AvgPool3d.apply(x, windows=windows, padding=pad, weight=weight)
+    return conv_ops.AvgPool2d.apply(x, kernel=kernel, stride=step, padding=pad, weight=weight)
 
 
 def _avg_pool(
@@ -321,17 +335,19 @@ def _avg_pool(
     if divisor_override is not None:
         uniform: float | None = float(divisor_override)
     else:
-        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
-        first = divisor.reshape(-1)[0] if divisor.size else 1.0
-        uniform = float(first) if bool((divisor == first).all()) else None
+        divisor, uniform = _divisors(x, args, count_include_pad)
     if not array.is_floating(x.dtype):  # exact sums (an integer product), divided toward zero
-        sums = _window_sums(x, kernel, step, pad, 1)
+        sums = _window_sums(x, args, 1.0)
         by: Any = divisor_override
         if divisor is not None:
             by = Tensor._make(array.from_host(divisor.astype(x._array.dtype), x._array))
         out = sums.div(by, rounding_mode="trunc")
-    else:  # 1/divisor in the kernel where every window has the same one, else divided after
-        out = _window_sums(x, kernel, step, pad, 1.0 if uniform is None else 1.0 / uniform)
+    else:  # 1/divisor in the kernel where every window has the same one (or in 3-D), else after
+        scale: Any = None
+        if uniform is None:
+            scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
+        weight = 1.0 / uniform if uniform is not None else scale if spatial == 3 else 1.0
+        out = _window_sums(x, args, weight)
         if spatial == 2:  # as PyTorch's node keeps them: stride () if not given
             given = step if stride_given(stride) else ()
             out = record(
@@ -340,8 +356,7 @@ def _avg_pool(
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
             )  # fmt: skip
-        if uniform is None:
-            scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
+        if uniform is None and spatial != 3:
             out = out * Tensor._make(scale)
     if spatial == 1:
         out = out.squeeze(2)

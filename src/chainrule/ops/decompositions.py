@@ -580,21 +580,34 @@ class LinalgVectorNorm(Function):
         self.p, self.dim, self.keepdim = p, dim, keepdim
         if x.size == 0:  # NumPy refuses the norm of nothing; PyTorch's is 0
             return xp.zeros(_reduced_shape(x.shape, dim, keepdim), dtype=x.dtype)
+        a = x.astype(xp.float32) if x.dtype.itemsize < 4 else x  # halves: in float32, as PyTorch
+        axis = dim if x.ndim else None
         if p == 2:  # a dot product (one BLAS call over every dim): 10x NumPy's vector_norm
             if dim is None or len(set(dim)) == x.ndim:  # a matrix's Frobenius norm too
-                out = xp.sqrt(xp.asarray(xp.vdot(x, x), dtype=x.dtype))
-                return out.reshape((1,) * x.ndim) if keepdim else out
-            return xp.sqrt((x * x).sum(dim, keepdims=keepdim))
-        out = xp.linalg.vector_norm(x, ord=p, axis=dim, keepdims=keepdim)
-        return xp.asarray(out, dtype=x.dtype)
+                out = xp.sqrt(xp.asarray(xp.vdot(a, a), dtype=a.dtype))
+                out = out.reshape((1,) * x.ndim) if keepdim else out
+            else:
+                out = xp.sqrt((a * a).sum(axis, keepdims=keepdim))
+        elif p == 0:
+            out = (a != 0).sum(axis, dtype=a.dtype, keepdims=keepdim)
+        else:  # NumPy's vector_norm's own steps, without its Python wrapper
+            m = xp.abs(a)
+            if p == math.inf or p == -math.inf:
+                out = (m.max if p > 0 else m.min)(axis, keepdims=keepdim)
+            elif p == 1:
+                out = m.sum(axis, keepdims=keepdim)
+            else:
+                m **= p
+                out = m.sum(axis, keepdims=keepdim) ** (1.0 / p)
+        return out if out.dtype == x.dtype else out.astype(x.dtype)
 
     def backward(self, grad, out):
         (x,) = self.inputs
         p = self.p
         if p == 0:
-            return (x * 0.0,)
+            return (None,)  # as PyTorch: x.grad stays None
         if not self.keepdim and x.ndim:
-            shape = _reduced_shape(x.shape, self.dim, True)
+            shape = _reduced_shape(x.shape, self.dim, True)  # (.., 1, ..) at the dims
             grad, out = grad.reshape(*shape), out.reshape(*shape)
         T = type(x)
         if p == 1:

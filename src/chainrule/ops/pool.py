@@ -159,3 +159,71 @@ class PlaneAdd(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad.gather(2, tensor_type()._make(self.index)),)
+
+
+# ---------------------------------------------------------------------------------------
+# Window sums, for 3-D average pooling: separable, so one gathered sum along each axis.
+
+
+def _weighted(x: Any, weight: Any) -> Any:
+    """x times weight (a number, or an array of the output's spatial shape), x itself for 1."""
+    if isinstance(weight, float) and weight == 1:
+        return x
+    return x * weight
+
+
+def _slices(where: Any) -> list[slice]:
+    """For each offset of strided windows (n_out, k), the slice of positions it reads."""
+    n_out = where.shape[0]
+    out = []
+    for first, second in zip(where[0], where[min(1, n_out - 1)], strict=True):
+        step = int(second - first) or 1
+        out.append(slice(int(first), int(first) + step * (n_out - 1) + 1, step))
+    return out
+
+
+class AvgPool3d(Function):
+    """out[n, c, i, j, l] = weight * the sum of xpad[n, c] over the box of windows i, j, l
+    (xpad padded with zeros; window i along an axis reads i*stride + p): the average pools,
+    weight 1 / the box's size, an array of each box's 1 / divisor, or 1 for integer sums;
+    linear in x, its adjoint spreads weight * g over each box (AvgPool3dBackward)."""
+
+    rule = "grad_x = AvgPool3dBackward(grad): weight * grad added over each window"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, windows: tuple, padding: tuple, weight: Any) -> Any:
+        self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
+        self.size = x.shape[2:]
+        out = _padded(x, padding, 0)
+        for axis in range(x.ndim - 1, 1, -1):
+            out = _gathered(out, windows[axis - 2], axis).sum(axis=axis, dtype=x.dtype)
+        return _weighted(out, weight)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (AvgPool3dBackward.apply(grad, size=self.size, **self.geometry),)
+
+
+class AvgPool3dBackward(Function):
+    """out = zeros shaped like AvgPool3d's input with weight * g[n, c, i, j, l] added over box
+    (i, j, l); linear in g, its adjoint is AvgPool3d of the incoming grad."""
+
+    rule = "grad_g = AvgPool3d(h) with the same windows and weight (h: the incoming grad)"
+    saves_inputs = False
+
+    def forward(self, g: Any, *, size: tuple, windows: tuple, padding: tuple, weight: Any) -> Any:
+        self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
+        out = _weighted(g, weight)
+        for axis in range(2, g.ndim):  # spread along each axis in turn
+            (lo, hi), lead = padding[axis - 2], (slice(None),) * axis
+            spread = xp.zeros(
+                out.shape[:axis] + (size[axis - 2] + lo + hi,) + out.shape[axis + 1 :],
+                dtype=g.dtype, like=g,
+            )  # fmt: skip
+            for s in _slices(windows[axis - 2]):
+                spread[lead + (s,)] += out
+            out = spread
+        crop = tuple(slice(lo, lo + n) for n, (lo, _) in zip(size, padding, strict=True))
+        return out[(Ellipsis,) + crop]
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (AvgPool3d.apply(grad, **self.geometry),)

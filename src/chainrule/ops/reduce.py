@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, is_floating, xp
+from ..autograd.mode import state
 from ..autograd.primitive import Function
 from .elementwise import Where
+from .movement import Cat
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -130,7 +132,51 @@ class Mean(Function):
         return (_filled(kept, grad, self),)
 
 
-class Var(Function):
+class _Spread(Function):
+    """The variance's forward and rule, which var, std, var_mean and std_mean share."""
+
+    def forward(
+        self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
+    ) -> Any:
+        self.dims, self.keepdim = dims, keepdim
+        self.count = n = _count(a, dims)
+        self.dof = n - correction
+        a = _column_major(a, dims)
+        if self.dof > 0:
+            return self._spread(a, n, keepdim) / self.dof
+        warnings.warn(  # ``op``: var or std, whichever the user called
+            f"{op}: degrees of freedom is <= 0 ({n} elements reduced, correction "
+            f"{correction}); the result is inf or NaN",
+            UserWarning,
+            stacklevel=_caller_level(),
+        )
+        with errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
+            return self._spread(a, n, keepdim) / 0.0
+
+    def _spread(self, a: Any, n: int, keepdim: bool) -> Any:
+        """The sum of squares about the mean over dims; the mean (.., 1, ..) kept for
+        backward and var_mean."""
+        if a.dtype.itemsize < 4 or not n:  # NumPy's mean: halves summed in float32, and
+            self.mean = a.mean(axis=self.dims, keepdims=True)  # the NaN of nothing
+        else:  # mean's own sum and division, without its Python wrapper
+            self.mean = a.sum(axis=self.dims, keepdims=True) / n
+        centred = a - self.mean
+        centred *= centred
+        return centred.sum(axis=self.dims, keepdims=keepdim)
+
+    def _grad(self, g: Any, a: Any, mean: Any) -> Any:
+        """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
+        forward computed; for Tensors it is a Tensor op on a, since it depends on it."""
+        if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
+            at_mean = self.inputs[0]._array == self.mean
+            return g * xp.where(at_mean, xp.nan, xp.inf).astype(a.dtype)
+        if mean is None:
+            mean = a.mean(dim=self.dims, keepdim=True)
+        scale = 2.0 / self.dof if self.dof else math.inf
+        return (scale * g) * (a - mean)
+
+
+class Var(_Spread):
     """out = sum over dims of (a - mean)^2 / max(n - correction, 0), n the count reduced (inf,
     or NaN where every element equals the mean, when that is 0, as PyTorch);
     grad_a = 2 / (n - correction) * g * (a - mean), PyTorch's formula as written: with dims
@@ -144,25 +190,6 @@ class Var(Function):
 
     rule = "grad_a = 2 / (n - correction) * grad * (a - mean)"
 
-    def forward(
-        self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
-    ) -> Any:
-        self.dims, self.keepdim = dims, keepdim
-        n = _count(a, dims)
-        self.dof = n - correction
-        a = _column_major(a, dims)
-        if self.dof <= 0:  # ``op``: var or std, whichever the user called
-            warnings.warn(
-                f"{op}: degrees of freedom is <= 0 ({n} elements reduced, correction "
-                f"{correction}); the result is inf or NaN",
-                UserWarning,
-                stacklevel=_caller_level(),
-            )
-        self.mean = a.mean(axis=dims, keepdims=True)  # (.., 1, ..): backward reuses it
-        centred = a - self.mean
-        with errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: inf/NaN
-            return (centred * centred).sum(axis=dims, keepdims=keepdim) / max(self.dof, 0)
-
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, None),)
@@ -171,16 +198,84 @@ class Var(Function):
         x = self.inputs[0]._array
         return (self._grad(_keep(grad, x.shape, self.dims, self.keepdim), x, self.mean),)
 
-    def _grad(self, g: Any, a: Any, mean: Any) -> Any:
-        """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
-        forward computed; for Tensors it is a Tensor op on a, since it depends on it."""
-        if self.dof <= 0 and self.dims is None:  # PyTorch's case; a constant factor, no node
-            at_mean = self.inputs[0]._array == self.mean
-            return g * xp.where(at_mean, xp.nan, xp.inf).astype(a.dtype)
-        if mean is None:
-            mean = a.mean(dim=self.dims, keepdim=True)
-        scale = 2.0 / self.dof if self.dof else math.inf
-        return (scale * g) * (a - mean)
+
+class Std(Var):
+    """out = sqrt(var(a)), var's over dims with its correction;
+    grad_a = var's rule on grad / (2 out), that 0 where out = 0, as PyTorch's std_backward
+    (a constant a then has gradient 0, not the NaN of sqrt's slope there)."""
+
+    rule = "grad_a = var's rule on (grad / (2 * out), 0 where out = 0)"
+    saves_out = True
+
+    def forward(
+        self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "std"
+    ) -> Any:
+        return xp.sqrt(super().forward(a, dims, correction, keepdim, op))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return super().backward(_halved(grad, out), out)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        with errstate(divide="ignore", invalid="ignore"):
+            g = xp.where(out == 0, 0.0, grad / (2.0 * out)).astype(grad.dtype, copy=False)
+        return super().backward_arrays(g, out)
+
+
+def _halved(grad: Any, out: Any) -> Any:
+    """grad / (2 out), 0 where out = 0: std's gradient as var's."""
+    with errstate(divide="ignore", invalid="ignore"):
+        return Where.apply(out._array == 0, 0.0, grad / (out * 2.0))
+
+
+class VarMean(_Spread):
+    """out = (var, mean) of a over dims, stacked: out[0] var's, out[1] the mean (var_mean's two
+    outputs, which share this node: autograd/outputs.py);
+    grad_a = var's rule on grad[0] + grad[1] / n expanded back, each where that output took
+    a gradient, as PyTorch's var_mean_backward."""
+
+    rule = "grad_a = var's rule on grad[0] + grad[1] / n expanded back to a's shape"
+    root = False  # std_mean: out[0] = sqrt(var)
+
+    def forward(
+        self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
+    ) -> Any:
+        spread = super().forward(a, dims, correction, keepdim, op)
+        out = xp.empty((2, *spread.shape), dtype=spread.dtype, like=a)  # (2, *reduced)
+        out[0] = xp.sqrt(spread) if self.root else spread
+        out[1] = self.mean.reshape(spread.shape)
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x = self.inputs[0]
+        got = _arrived(self)
+        total = None
+        if 0 in got:
+            g = _halved(grad[0], out[0]) if self.root else grad[0]
+            total = self._grad(_keep(g, x.shape, self.dims, self.keepdim), x, None)
+        if 1 in got:
+            g = (_keep(grad[1], x.shape, self.dims, self.keepdim) / self.count).expand(x.shape)
+            total = g if total is None else total + g
+        return (total,)
+
+
+class StdMean(VarMean):
+    """out = (std, mean) of a over dims, stacked, as VarMean's;
+    grad_a = std's rule on grad[0] + grad[1] / n expanded back, as PyTorch's."""
+
+    rule = "grad_a = std's rule on grad[0] + grad[1] / n expanded back to a's shape"
+    root = True
+    saves_out = True
+
+
+def _arrived(node: Any) -> Any:
+    """Which of the node's outputs took a gradient in this pass, the pass then closed
+    (autograd/outputs.py): both where none came through the node they share (a second
+    derivative reaches the stacked output itself, each part of it)."""
+    arrivals = node.__dict__.get("arrivals")
+    got = frozenset() if arrivals is None else frozenset(arrivals.got)
+    if arrivals is not None:
+        arrivals.close()
+    return got or (0, 1)
 
 
 def _caller_level() -> int:
@@ -356,6 +451,50 @@ class Cumprod(Function):
         after = ~xp.tri(n, n, k=-1, dtype=bool, like=x._array)  # (i, k): k >= i
         terms = Where.apply(after, left_out * g.unsqueeze(-2), 0.0)  # (..., i, k)
         return (terms.sum(-1).transpose(d, -1),)
+
+
+class Prod(Function):
+    """out = the product of a over dims (None: every dim; else one dim, PyTorch's other
+    overload);  grad_a = grad * out / a where no a along the product is 0; where one is, the
+    product of the others: the products before each element times those after it (two
+    cumprods), exact at zeros and differentiable again, as PyTorch's prod_backward."""
+
+    rule = (
+        "grad_a = grad * out / a; with a 0 in the product, grad * (product of the elements "
+        "before a) * (product of those after)"
+    )
+    saves_out = True
+
+    def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
+        self.dims, self.keepdim = dims, keepdim
+        return a.prod(axis=dims if a.ndim else None, dtype=a.dtype, keepdims=keepdim)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x = self.inputs[0]
+        if x.ndim == 0:
+            return (grad,)
+        if not self.keepdim:
+            shape = _reduced(x.shape, self.dims, True)
+            grad, out = grad.reshape(shape), out.reshape(shape)  # (.., 1, ..) at dims
+        zeros = x._array == 0
+        if not zeros.any():
+            return (grad * (out / x),)
+        if self.dims is None:  # the elements in a line: the product of the others
+            if zeros.sum() > 1 and not state.grad_enabled:  # every product holds a 0
+                return (x * 0.0,)
+            return (grad * _left_out(x.reshape(-1), 0).reshape(x.shape),)
+        return (grad * _left_out(x, self.dims[0]),)
+
+
+def _left_out(x: Tensor, d: int) -> Tensor:
+    """For each element of x, the product of the others along dim d: the product of those
+    before it times that of those after it, each a cumprod of x shifted by one (a 1 first)."""
+    n = x.shape[d]
+    a = x._array
+    ones = type(x)._make(xp.ones(_reduced(a.shape, (d,), True), dtype=a.dtype, like=a))
+    before = Cat.apply(ones, x.narrow(d, 0, n - 1), dim=d).cumprod(d)
+    after = Cat.apply(ones, x.narrow(d, 1, n - 1).flip(d), dim=d).cumprod(d).flip(d)
+    return before * after
 
 
 class NLLLoss(Function):

@@ -17,8 +17,9 @@ from ..arguments import (
     numpy_dim_names,
 )
 from ..autograd.node import UNGIVEN, named
+from ..autograd.outputs import part_node
 from ..autograd.saved import record
-from ..ops import linalg, movement, reduce, statistics
+from ..ops import decompositions, linalg, movement, reduce, statistics
 from .arithmetic import floating, where
 from .core import Core, as_tensor, make
 
@@ -74,26 +75,14 @@ class Reductions(Core):
     def prod(
         self: TensorSelf, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
     ) -> Tensor:
-        """The product over dim (all for None): the last of cumprod, whose gradient is right
-        where elements are 0. Integer and bool tensors multiply in int64, as PyTorch, unless
-        a dtype is given; an empty product is 1, with the gradient 0."""
+        """The product over dim (all for None), with the gradient exact where elements are 0.
+        Integer and bool tensors multiply in int64, as PyTorch, unless a dtype is given; an
+        empty product is 1, with the gradient 0."""
         x = self if dtype is None else self.to(dtype)
-        if dtype is None and x.dtype.kind in "biu":
+        if dtype is None and x._array.dtype.kind in "biu":
             x = x.to(array.int64)
-        if dim is None:
-            if x.numel():
-                out = x.reshape(-1).cumprod(0, dtype=x.dtype)[-1]
-            else:
-                out = (x.sum() + 1).to(x.dtype)
-            return out.reshape((1,) * x.ndim) if keepdim else out
-        d = normalize_dim(dim, x.ndim, "prod", x.shape)
-        if x.ndim == 0:
-            return x.clone()
-        if x.shape[d]:
-            out = x.cumprod(d, dtype=x.dtype).narrow(d, x.shape[d] - 1, 1)
-        else:
-            out = (x.sum(d, True) + 1).to(x.dtype)
-        return out if keepdim else out.squeeze(d)
+        dims = None if dim is None else (normalize_dim(dim, x.ndim, "prod", x.shape),)
+        return reduce.Prod.apply(x, dims=dims, keepdim=keepdim)
 
     def var(
         self: TensorSelf,
@@ -107,7 +96,7 @@ class Reductions(Core):
         """Variance with Bessel's correction by default (``correction`` None is 1), as PyTorch;
         its older overloads take ``unbiased`` (1 if True, else 0) after dim (``x.var(0,
         False)``) or in dim's place (``x.var(False)``, over all dims)."""
-        return _variance(self, dim, unbiased, keepdim, correction, np_names, "var")
+        return variance(self, dim, unbiased, keepdim, correction, np_names, "var")
 
     def std(
         self: TensorSelf,
@@ -118,7 +107,8 @@ class Reductions(Core):
         correction: float | None = None,
         **np_names: Any,
     ) -> Tensor:
-        return _root(_variance(self, dim, unbiased, keepdim, correction, np_names, "std"), 2)
+        """The square root of var, as one op: its gradient 0 where the deviation is 0."""
+        return variance(self, dim, unbiased, keepdim, correction, np_names, "std")
 
     def amax(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Tensor:
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "amax")
@@ -194,34 +184,18 @@ class Reductions(Core):
         return reduce.LogSoftmax.apply(x, dim=dim)
 
     def norm(self: TensorSelf, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
-        """The vector p-norm over dim (all dims for None), as torch.norm: (sum |x|^p)^(1/p),
-        with gradient 0 where the norm is 0 and, for 0 < p < 1, at each x = 0; for p = inf
-        or -inf the largest or smallest |x| (ties share the gradient); for p = 0 the number
-        of nonzero elements, with gradient 0. 'fro' is p = 2 over at most 2 dims; 'nuc' the
-        sum of the singular values of the matrices over 2 dims (all for None). Integer and
-        bool tensors are refused, as PyTorch's linalg.vector_norm refuses them."""
+        """The vector p-norm over dim (all dims for None), as torch.norm: linalg.vector_norm's
+        (sum |x|^p)^(1/p), max or min |x| for p = inf or -inf, the count of nonzeros for 0.
+        'fro' is p = 2 over at most 2 dims; 'nuc' the sum of the singular values of the
+        matrices over 2 dims (all for None). Integer and bool tensors are refused, as
+        PyTorch's linalg.vector_norm refuses them."""
         need_float(self, "norm")
         if isinstance(p, str):
+            dims = [dim] if is_int(dim) else None if dim is None else list(dim)
+            if p == "fro" and (dims is None or len(dims) <= 2):
+                return vector_norm(self, 2, dim, keepdim, "norm")
             return _matrix_norm(self, p, dim, keepdim)
-        if p == 2:
-            return _root((self * self).sum(dim, keepdim=keepdim), 2)
-        if p in (math.inf, -math.inf):
-            a = self.abs()
-            return a.amax(dim, keepdim) if p > 0 else a.amin(dim, keepdim)
-        if p == 0:
-            nonzero = (self._array != 0).sum(
-                axis=normalize_dims(dim, self, "norm"), keepdims=keepdim
-            )
-            count = make(array.array_like(nonzero, self._array, self.dtype))
-            # a count, but a node of x's with gradient 0, as PyTorch's
-            return where(False, self, 0.0).sum(dim, keepdim=keepdim) + count
-        a = self.abs()
-        zero = a._array == 0
-        if 0 < p < 1 and zero.any():  # |x|^p has an infinite slope at 0: keep it out
-            powered = where(zero, 0.0, where(zero, 1.0, a) ** p)
-        else:
-            powered = a**p
-        return _root(powered.sum(dim, keepdim=keepdim), p)
+        return vector_norm(self, p, dim, keepdim, "norm")
 
     def cumsum(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         """Sums along dim; integers and bools in int64, as PyTorch, unless a dtype is given,
@@ -611,10 +585,11 @@ def _over_dims_given(out: Tensor, name: str, dim: Any) -> Tensor:
     return named(out, name, dim=given)
 
 
-def _variance(
+def variance(
     t: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, names: dict, op: str
-) -> Tensor:
-    """var's arguments, PyTorch's (either overload) or NumPy's names, checked for ``op``."""
+) -> Any:
+    """var, std (``op``), or var_mean's and std_mean's pair, one node: the arguments PyTorch's
+    (either overload) or NumPy's names, checked for ``op``."""
     if isinstance(dim, bool):  # var(x, True): the overload of unbiased alone, over all dims
         if unbiased is not None:
             raise TypeError(f"{op}: unbiased given twice; got {dim} and {unbiased}")
@@ -625,20 +600,39 @@ def _variance(
         if not isinstance(unbiased, bool):
             raise TypeError(f"{op}: unbiased must be a bool; got {type(unbiased).__name__}")
         correction = int(unbiased)
-    dim, keepdim = numpy_dim_names(dim, keepdim, names, op)
+    if names:
+        dim, keepdim = numpy_dim_names(dim, keepdim, names, op)
     need_float(t, op)
     dims = normalize_dims(dim, t, op)
     correction = 1 if correction is None else correction
-    out = reduce.Var.apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
-    return record(out, correction=correction)  # as given, as PyTorch's node keeps it
+    out = _SPREADS[op].apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
+    record(out, correction=correction)  # as given, as PyTorch's node keeps it
+    if op in ("var", "std"):
+        return out
+    return _parts(out, op)
+
+
+_SPREADS = {"var": reduce.Var, "std": reduce.Std, "var_mean": reduce.VarMean}
+_SPREADS["std_mean"] = reduce.StdMean
+
+
+def _parts(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
+    """var_mean's or std_mean's two outputs, packed[0] and packed[1], which share packed's node
+    as PyTorch's two outputs share one."""
+    if packed.grad_fn is None:
+        return make(packed._array[0, ...]), make(packed._array[1, ...])
+    pair = (movement.GetItem.apply(packed, index=(0,)), movement.GetItem.apply(packed, index=(1,)))
+    shape = tuple(packed.shape[1:])
+    places = [((k,), shape, None) for k in (0, 1)]
+    name = "VarMean" if op == "var_mean" else "StdMean"
+    part_node(packed, pair, places, name, name + "Backward0")
+    return pair
 
 
 def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:
-    """torch.norm's orders by name: 'fro', the 2-norm over None, one or two dims; 'nuc', the
-    sum of the singular values of the matrices that two dims (all of a 2-D tensor) hold."""
+    """torch.norm's orders by name over more than 2 dims ('fro': refused) or over a matrix's
+    two dims (all of a 2-D tensor for None): 'nuc', the sum of its singular values."""
     dims = [dim] if is_int(dim) else None if dim is None else list(dim)
-    if p == "fro" and (dims is None or len(dims) <= 2):
-        return t.norm(2, dim, keepdim)
     if p not in ("fro", "nuc"):
         raise ValueError(f"norm: order {p!r} is not supported; expected 'fro', 'nuc' or a number")
     dims = list(range(t.ndim)) if dims is None else dims
@@ -659,14 +653,23 @@ def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:
     return out
 
 
-def _root(s: Tensor, p: float) -> Tensor:
-    """s ** (1/p) for s >= 0 (std, norm), with gradient 0 where s is 0, as PyTorch, instead of
-    inf * 0 = NaN; the inner where keeps the branch not taken finite."""
-    zero = s._array == 0
-    if not zero.any():
-        return s.sqrt() if p == 2 else s ** (1.0 / p)
-    safe = where(zero, 1.0, s)
-    return where(zero, 0.0, safe.sqrt() if p == 2 else safe ** (1.0 / p))
+def vector_norm(t: Tensor, ord: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
+    """linalg.vector_norm of a floating t (``op`` names the caller): one node, PyTorch's, which
+    keeps ord as given. dim: an int, a sequence (empty for all) or None (all)."""
+    dims: tuple[int, ...] | None = None
+    if is_int(dim):
+        dims = (normalize_dim(dim, max(t.ndim, 1), op, t.shape),)
+    elif dim is not None:
+        dims = tuple(normalize_dim(d, max(t.ndim, 1), op, t.shape) for d in dim) or None
+        if dims is not None and len(set(dims)) != len(dims):
+            raise ValueError(f"{op}: dim {tuple(dim)} repeats a dim; got shape {t.shape}")
+    if not t.numel() and (ord < 0 or ord == math.inf and dims is None):
+        raise ValueError(
+            f"{op}: cannot compute the {ord}-norm of an empty tensor because the operation "
+            f"does not have an identity; got shape {t.shape}"
+        )
+    out = decompositions.LinalgVectorNorm.apply(t, p=float(ord), dim=dims, keepdim=keepdim)
+    return record(out, ord=ord)  # as given, as PyTorch's node keeps it
 
 
 def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
