@@ -529,7 +529,10 @@ class Xlogy(Function):
             b = xp.asarray(b, dtype=a.dtype)
         with errstate(divide="ignore", invalid="ignore"):
             out = a * xp.log(b)
-            return xp.where((a == 0) & ~xp.isnan(b), 0, out).astype(out.dtype, copy=False)
+        zero = xp.equal(a, 0)  # most often nowhere: one pass, no selection
+        if zero.any():
+            out = xp.where(zero & ~xp.isnan(b), 0, out).astype(out.dtype, copy=False)
+        return out
 
     def backward(self, grad, out):
         a, b = self.inputs

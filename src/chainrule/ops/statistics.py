@@ -24,15 +24,20 @@ class Select(Function):
     saves_inputs = False  # the rule reads the input's shape only
 
     def forward(self, a, index, dim, shape, node_name, values=None):
-        self.where, self.node_name = along_dim(index, dim, a.ndim), node_name
-        self.in_shape, self.index_shape = a.shape, index.shape
+        self.index, self.node_name, self.in_shape = index, node_name, a.shape
         self.dim, self.out_shape = dim, shape  # for the node's _saved_*
         if values is not None:  # found with the index (cummax's running values): no gather
             return values.reshape(shape)
         return a[self.where].reshape(shape)
 
+    @property
+    def where(self) -> tuple:
+        """The full index of the chosen elements, made when read (a scan's values come
+        found, and a backward may never run)."""
+        return along_dim(self.index, self.dim, len(self.in_shape))
+
     def backward(self, grad, out):
-        g = grad.reshape(self.index_shape)  # (.., 1, ..) for a reduction, a's shape for a scan
+        g = grad.reshape(self.index.shape)  # (.., 1, ..) for a reduction, a's shape for a scan
         return (IndexAdd.apply(g, shape=self.in_shape, index=self.where),)
 
 
