@@ -262,14 +262,28 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 
 def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
-    """The source position of each of the lo + n + hi positions along a padded dim."""
+    """The source position of each of the lo + n + hi positions along a padded dim, made once
+    for each size, padding and mode (a read-only array: a constant of the shapes)."""
+    key = (n, lo, hi, mode)
+    found = _PAD_INDEXES.get(key)
+    if found is not None:
+        return found
     i = array.xp.arange(-lo, n + hi)
     if mode == "reflect":
         i = array.xp.abs(i)
-        return array.xp.where(i > n - 1, 2 * (n - 1) - i, i)
-    if mode == "replicate":
-        return array.xp.clip(i, 0, n - 1)
-    return i % n  # circular
+        i = array.xp.where(i > n - 1, 2 * (n - 1) - i, i)
+    elif mode == "replicate":
+        i = array.xp.clip(i, 0, n - 1)
+    else:
+        i = i % n  # circular
+    i.flags.writeable = False
+    if len(_PAD_INDEXES) >= 256:  # a bound on what it keeps: start again
+        _PAD_INDEXES.clear()
+    _PAD_INDEXES[key] = i
+    return i
+
+
+_PAD_INDEXES: dict[tuple[int, int, int, str], Any] = {}
 
 
 def var_mean(
