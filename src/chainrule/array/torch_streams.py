@@ -48,17 +48,49 @@ def fused() -> bool:
 
 # -- the words -------------------------------------------------------------------------------
 
+# Elements worked on at a time: their temporaries stay in the cache, and their words (64 KB:
+# 8192 32-bit words or 8192 of random64()) stay below malloc's mmap threshold (128 KB), which
+# would hand every draw fresh pages to fault in (a dropout mask of 16384 elements cost ten
+# times one of 8192).
+CHUNK = 8192
+
 
 def words64(g: Generator, n: int) -> np.ndarray:
-    """n of mt19937's ``random64()``: two words, the first the high half."""
-    w = g.words(2 * n)
-    return (w[0::2] << np.uint64(32)) | w[1::2]
+    """n of mt19937's ``random64()``: two words, the first the high half. From ``WIDE`` on,
+    NumPy's own 64-bit draw of the engine makes them in one call (it costs a few
+    microseconds more a call than the 32-bit words, and less a word, with no pairing pass)."""
+    engine = _engine(g) if n >= WIDE else None
+    if engine is None:
+        w = g.words(2 * n)
+        return (w[0::2] << np.uint64(32)) | w[1::2]
+    g._fresh = False  # drawn from: what ``g.words`` notes
+    return np.random.Generator(engine).integers(0, _TOP64, n, np.uint64, endpoint=True)
 
 
-# Elements worked on at a time: their temporaries stay in the cache, and each (64 KB of words
-# at most) stays below malloc's mmap threshold (128 KB), which would hand every draw fresh
-# pages to fault in (a dropout mask of 16384 elements cost ten times one of 8192).
-CHUNK = 8192
+WIDE = CHUNK  # a whole chunk's draw (below it, the call's cost outweighs the words')
+_TOP64 = np.uint64(2**64 - 1)
+
+
+def _engine(g: Generator) -> np.random.MT19937 | None:
+    """g's mt19937 where g's words are that engine's own (a NumPy Generator passed as
+    ``generator=`` has other words) and NumPy's 64-bit draw is ``random64()``."""
+    from .generator import Generator  # here: generator imports this module
+
+    return g._mt if _HIGH_FIRST and type(g).words is Generator.words else None
+
+
+def _high_first() -> bool:
+    """Whether NumPy's 64-bit draw of MT19937 puts the first word high, as ``random64()``
+    (its C source leaves the order of the two calls to the compiler)."""
+    a, b = np.random.MT19937(), np.random.MT19937()
+    a._legacy_seeding(5489)
+    b._legacy_seeding(5489)
+    w = [int(v) for v in a.random_raw(2)]
+    pair = np.random.Generator(b).integers(0, _TOP64, 1, np.uint64, endpoint=True)
+    return int(pair[0]) == w[0] << 32 | w[1]
+
+
+_HIGH_FIRST = _high_first()
 
 
 def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
@@ -66,9 +98,8 @@ def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
     float64 from the low 53 bits of ``random64()``."""
     double = np.dtype(dtype) == F64
     out = np.empty(n, F64 if double else F32)
-    step = CHUNK // 2 if double else CHUNK  # two words each for float64
-    for i in range(0, n, step):
-        part = out[i : i + step]
+    for i in range(0, n, CHUNK):
+        part = out[i : i + CHUNK]
         if double:
             w = words64(g, len(part))
             w &= _MASK53
@@ -248,10 +279,8 @@ def bernoulli(g: Generator, n: int, p: float) -> np.ndarray:
     below = np.uint64(math.ceil(min(max(p, 0.0), 1.0) * 2.0**53))
     for i in range(0, n, CHUNK):
         part = out[i : i + CHUNK]
-        w = g.words(2 * len(part))
-        m = w[0::2] & np.uint64(0x1FFFFF)  # the high word's 21 low bits, then the low word
-        m <<= np.uint64(32)
-        m |= w[1::2]
+        m = words64(g, len(part))
+        m &= _MASK53
         np.less(m, below, out=part)
     return out
 
