@@ -521,7 +521,10 @@ def joined(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
         v if f else _broadcast(v, size)
         for v, f in zip(args["arrays"], batched["arrays"], strict=True)
     )
-    rank = arrays[0].ndim - 1 + (cls.__name__ == "Stack")
+    shapes = args.get("shapes")  # Cat's inputs read with more dims: the batch's first
+    if shapes is not None:
+        args = {**args, "shapes": tuple((size, *s) for s in shapes)}
+    rank = (arrays[0].ndim - 1 if shapes is None else len(shapes[0])) + (cls.__name__ == "Stack")
     return call(cls, {**args, "arrays": arrays, "dim": args["dim"] % rank + 1})
 
 

@@ -76,30 +76,42 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> T
     return write_out(_cat(tensors, dim), out, "cat")
 
 
-def _cat(tensors: Sequence[Any], dim: int) -> Tensor:
+def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
+    """cat; with ``read``, each tensor read with the shape read(shape) gives it (hstack's,
+    vstack's, dstack's and column_stack's of fewer dims), in the one node."""
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    legacy = [t._array.shape == (0,) for t in ts]
+    reads = None if read is None else [read(t._array.shape) for t in ts]
+    if reads is not None and reads == [t._array.shape for t in ts]:
+        reads = None  # every tensor as it is: cat's own node
+    elif reads is not None and (0,) in reads:  # cat's legacy empty tensor: read as it is
+        ts, reads = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], None
+    legacy = [t._array.shape == (0,) for t in ts] if reads is None else [False]
     if builtins.any(legacy):
         ts, dim = _legacy_empty_joined(ts, legacy, dim)
-    first = ts[0]._array.shape
+    shapes_read = [t._array.shape for t in ts] if reads is None else reads
+    first = shapes_read[0]
     d = normalize_dim(dim, len(first), "cat", first)
-    for t in ts[1:] if first else ts:  # a 0-d first tensor is refused at once
-        shape = t._array.shape
-        pairs = enumerate(zip(shape, first, strict=False))
-        if len(shape) != (len(first) or 1) or builtins.any(a != b for i, (a, b) in pairs if i != d):
-            shapes = [tuple(x.shape) for x in ts]
+    lead, rest = first[:d], first[d + 1 :]  # what every shape shares, but along d
+    for shape in shapes_read[1:] if first else shapes_read:  # a 0-d first is refused at once
+        if len(shape) != (len(first) or 1) or shape[:d] != lead or shape[d + 1 :] != rest:
+            shapes = [tuple(s) for s in shapes_read]
             what = (
                 f"a 0-d tensor (at position {shapes.index(())}) cannot be concatenated"
                 if () in shapes
                 else f"shapes must match except in dim {dim}"
             )
             raise ValueError(f"cat: {what}; got shapes {shapes}")
-    if builtins.any(t._array.dtype != ts[0]._array.dtype for t in ts):
-        dtype = array.promote_all((t.dtype for t in ts), "cat")
-        ts = [t.to(dtype) for t in ts]
-    return movement.Cat.apply(*ts, dim=d)
+    kind = ts[0]._array.dtype
+    for t in ts:  # a loop, not any() over a generator: a microsecond on every cat's way
+        if t._array.dtype != kind:
+            dtype = array.promote_all((t.dtype for t in ts), "cat")
+            ts = [t.to(dtype) for t in ts]
+            break
+    if reads is None:
+        return movement.Cat.apply(*ts, dim=d)
+    return movement.Cat.apply(*ts, dim=d, shapes=tuple(reads))
 
 
 def _legacy_empty_joined(ts: list[Tensor], legacy: list[bool], dim: int) -> tuple[list, int]:
@@ -389,15 +401,36 @@ def _atleast(tensors: tuple, fn: Any) -> Any:
     return out[0] if len(out) == 1 else out
 
 
+# The shape hstack, vstack, dstack and column_stack read a tensor of fewer dims with (as
+# atleast_1d, atleast_2d and atleast_3d give it; column_stack's as one column), in one cat.
+def _as_1d(s: tuple) -> tuple:
+    return s or (1,)
+
+
+def _as_2d(s: tuple) -> tuple:
+    return (1,) * (2 - len(s)) + s if len(s) < 2 else s
+
+
+def _as_3d(s: tuple) -> tuple:
+    if len(s) >= 2:
+        return s + (1,) if len(s) == 2 else s
+    return (1, s[0], 1) if s else (1, 1, 1)
+
+
+def _as_column(s: tuple) -> tuple:
+    return (math.prod(s), 1) if len(s) < 2 else s
+
+
 def hstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined along dim 1 (dim 0 where all are 1-D), 0-d ones read as 1-D."""
-    ts = atleast_1d(list(tensors))
-    return cat(ts, 0 if ts and builtins.all(t.ndim == 1 for t in ts) else 1, out=out)
+    ts = [as_tensor(t) for t in tensors]
+    dim = 0 if ts and builtins.all(t._array.ndim <= 1 for t in ts) else 1
+    return write_out(_cat(ts, dim, _as_1d), out, "cat")
 
 
 def vstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined along dim 0, each read as at least 2-D ((n,) as (1, n))."""
-    return cat(atleast_2d(list(tensors)), 0, out=out)
+    return write_out(_cat(tensors, 0, _as_2d), out, "cat")
 
 
 row_stack = vstack
@@ -405,13 +438,12 @@ row_stack = vstack
 
 def dstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined along dim 2, each read as at least 3-D."""
-    return cat(atleast_3d(list(tensors)), 2, out=out)
+    return write_out(_cat(tensors, 2, _as_3d), out, "cat")
 
 
 def column_stack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined as columns (dim 1): a 0-d or 1-D one as one column."""
-    ts = [as_tensor(t) for t in tensors]
-    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in ts], 1, out=out)
+    return write_out(_cat(tensors, 1, _as_column), out, "cat")
 
 
 def broadcast_shapes(*shapes: Any) -> Any:

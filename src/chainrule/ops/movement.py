@@ -210,13 +210,17 @@ class IndexPut(Function):
 
 
 class Cat(Function):
-    """out = the inputs joined along dim;  grad_i = the slice of g that input i filled."""
+    """out = the inputs joined along dim, each read with the shape ``shapes`` gives it where
+    given (hstack's, vstack's, dstack's and column_stack's inputs of fewer dims);
+    grad_i = the slice of g that input i filled, in input i's shape."""
 
     rule = "grad_i = the slice of grad that input i filled"
     saves_inputs = False
 
-    def forward(self, *arrays, dim):
-        self.dim = dim
+    def forward(self, *arrays, dim, shapes=None):
+        self.dim, self.shapes = dim, shapes
+        if shapes is not None:  # views: a reshape of fewer dims copies nothing
+            arrays = tuple(a.reshape(s) for a, s in zip(arrays, shapes, strict=True))
         self.bounds = bounds = [0]  # where each input starts along dim, then the end
         for a in arrays:
             bounds.append(bounds[-1] + a.shape[dim])
@@ -225,9 +229,15 @@ class Cat(Function):
     def backward(self, grad, out):
         lead = (slice(None),) * self.dim
         spans = zip(self.bounds[:-1], self.bounds[1:], self.needs_input_grad, strict=True)
-        return tuple(
+        grads = [
             grad[lead + (slice(int(lo), int(hi)),)] if need else None for lo, hi, need in spans
-        )
+        ]
+        if self.shapes is not None:  # each back in its input's own shape
+            grads = [
+                g if g is None else g.reshape(x.shape)
+                for g, x in zip(grads, self.inputs, strict=True)
+            ]
+        return tuple(grads)
 
 
 class Stack(Function):
