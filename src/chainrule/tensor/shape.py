@@ -3,6 +3,7 @@ gather and scatter, index and masked selection."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..autograd.outputs import split_node
-from ..ops import movement
+from ..ops import elementwise, movement
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor, make
 
@@ -402,16 +403,16 @@ class Shape(Core):
     def tril(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
         need_dims(self, 2, "tril")
-        rows, cols = self.shape[-2:]
-        keep = xp.tri(rows, cols, k=diagonal, dtype=bool, like=self._array)  # (rows, cols)
-        return named(where(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
+        keep = _triangle(self._array, int(diagonal), False)  # (rows, cols)
+        out = elementwise.Where.apply(keep, self, _zero(self))
+        return named(out, "TrilBackward0", diagonal=diagonal)
 
     def triu(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
-        rows, cols = self.shape[-2:]
-        keep = ~xp.tri(rows, cols, k=diagonal - 1, dtype=bool, like=self._array)
-        return named(where(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
+        keep = _triangle(self._array, int(diagonal), True)  # (rows, cols)
+        out = elementwise.Where.apply(keep, self, _zero(self))
+        return named(out, "TriuBackward0", diagonal=diagonal)
 
     def flip(self: TensorSelf, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -682,6 +683,23 @@ def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> 
 def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
     if other.dtype != t.dtype:
         raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
+
+
+def _triangle(a: Any, diagonal: int, upper: bool) -> Any:
+    """The mask of the triangle tril (or triu, ``upper``) keeps of a's last two dims, on a's
+    device: made once for each shape and diagonal (np.tri costs several microseconds)."""
+    keep = _host_triangle(*a.shape[-2:], diagonal, upper)
+    return keep if type(a) is array.host.ndarray else array.from_host(keep, a)
+
+
+@functools.lru_cache(maxsize=64)
+def _host_triangle(rows: int, cols: int, diagonal: int, upper: bool) -> Any:
+    """(rows, cols) bools, read-only: every call of the shape shares it."""
+    keep = array.host.tri(rows, cols, k=diagonal - upper, dtype=bool)
+    if upper:
+        keep = ~keep  # column >= row + diagonal
+    keep.flags.writeable = False
+    return keep
 
 
 def _zero(t: Tensor) -> Any:
