@@ -15,7 +15,7 @@ from ..arguments import is_int, positive_int
 from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
-from ..tensor import Tensor, as_tensor, matmul
+from ..tensor import Tensor, as_tensor
 from .activation import relu
 from .spatial_args import batched, check_fits, check_positive, ntuple
 
@@ -431,36 +431,33 @@ def _adaptive_size(op: str, x: Tensor, output_size: Any, unbatched: bool) -> tup
     return size
 
 
-def _windows(n_in: int, n_out: int, like: Any) -> tuple[Any, Any]:
-    """The start and end (excluded) of each adaptive window, (n_out,) int arrays."""
-    i = xp.arange(n_out, like=like)
-    return (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
-
-
-def _adaptive_matrix(n_in: int, n_out: int, like: Any) -> Tensor:
-    """(n_out, n_in): row i averages the positions of window i; of like's dtype and device."""
-    start, end = _windows(n_in, n_out, like)
-    j = xp.arange(n_in, like=like)
-    inside = (j >= start[:, None]) & (j < end[:, None])  # (n_out, n_in)
-    return Tensor._make((inside / (end - start)[:, None]).astype(like.dtype))
-
-
 def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor:
-    """Composite: a window mean is separable, so each axis is one matmul with its averaging
-    matrix A (Out, In); exact gradients of any order."""
+    """One primitive (ops/pool.py's): a window mean is separable, so each axis is one
+    product with its averaging matrix; exact gradients of any order. 1-D is 2-D over a
+    height of one, as PyTorch's."""
     x, unbatched = batched(input, spatial, op)
     size = _adaptive_size(op, x, output_size, unbatched)
-    mats = [_adaptive_matrix(n, o, x._array) for n, o in zip(x.shape[2:], size, strict=True)]
-    out = matmul(x, mats[-1].mT)  # (..., W) -> (..., Wo)
-    if spatial >= 2:
-        out = matmul(mats[-2], out)  # (..., H, Wo) -> (..., Ho, Wo)
-    if spatial == 3:
-        n, c, d = out.shape[:3]
-        out = matmul(
-            mats[0], out.reshape(n, c, d, size[1] * size[2])
-        )  # (N, C, D, Ho*Wo) -> (N, C, Do, Ho*Wo)
-        out = out.reshape(n, c, size[0], size[1], size[2])  # (N, C, Do, Ho, Wo)
+    if spatial == 1:  # (N, C, L) as (N, C, 1, L)
+        x, size = x.unsqueeze(2), (1, *size)
+    maps = tuple(_averaging(n, o) for n, o in zip(x.shape[2:], size, strict=True))
+    kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
+    out = kind.apply(x, maps=maps)
+    if spatial == 1:
+        out = out.squeeze(2)
     return out.squeeze(0) if unbatched else out
+
+
+# each axis' averaging matrix, by the input's and the output's size along it
+_AVERAGING: dict[tuple[int, int], Any] = {}
+
+
+def _averaging(n_in: int, n_out: int) -> Any:
+    key = (n_in, n_out)
+    if key not in _AVERAGING:
+        if len(_AVERAGING) >= 256:  # a bound on what it keeps: start again
+            _AVERAGING.clear()
+        _AVERAGING[key] = pool_ops.averaging_matrix(n_in, n_out)
+    return _AVERAGING[key]
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int | tuple[int]) -> Tensor:

@@ -779,6 +779,19 @@ def _avgpool2d(g: Graph, s: Step) -> str:
     return g.add("Mul", [out, g.value(kh * kw * weight, dtype_of(s))])
 
 
+@converts("AdaptiveAvgPool2d", "AdaptiveAvgPool3d")
+def _adaptive_avgpool(g: Graph, s: Step) -> str:
+    """Each pooled axis times its averaging matrix (a constant): one Einsum."""
+    names, terms, out = [g.value(s.inputs[0])], [], "ab"
+    for m, axis, pooled in zip(s.options["maps"], "pqr", "uvw", strict=False):
+        out += axis if m is None else pooled
+        if m is not None:
+            names.append(g.value(m.astype(dtype_of(s))))
+            terms.append(pooled + axis)
+    given = "ab" + "pqr"[: len(s.options["maps"])]
+    return g.add("Einsum", names, equation=",".join([given, *terms]) + "->" + out)
+
+
 @converts("MaxPool2d")
 def _maxpool2d(g: Graph, s: Step) -> str:
     o = s.options

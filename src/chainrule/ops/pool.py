@@ -227,3 +227,74 @@ class AvgPool3dBackward(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool3d.apply(grad, **self.geometry),)
+
+
+# ---------------------------------------------------------------------------------------
+# Adaptive average pooling: a window mean is separable, so each axis is one product with
+# its averaging matrix (n_out, n_in), whose row i averages window i.
+
+
+def averaging_matrix(n_in: int, n_out: int) -> Any:
+    """(n_out, n_in) host float64: row i holds 1 / the size of window i over its positions
+    (PyTorch's adaptive windows), None where the two sizes agree (the identity)."""
+    if n_in == n_out:
+        return None
+    host = array.host
+    i = host.arange(n_out)
+    start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+    j = host.arange(n_in)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return inside / (end - start)[:, None]
+
+
+def _mapped(x: Any, maps: tuple) -> Any:
+    """x with each of its last len(maps) axes multiplied by its matrix (out, in) (None: left
+    as it is), the last axis first."""
+    out, k = x, len(maps)
+    for axis in range(x.ndim - 1, x.ndim - 1 - k, -1):
+        m = maps[axis - (x.ndim - k)]
+        if m is None:
+            continue
+        m = array.from_host(m.astype(x.dtype, copy=False), x)
+        lead, rest = out.shape[:axis], out.shape[axis + 1 :]
+        rows = out.reshape(lead + (out.shape[axis], math.prod(rest)))  # (..., in, rest)
+        out = xp.matmul(m, rows).reshape(lead + (m.shape[0],) + rest)  # (..., out, rest)
+    return out
+
+
+class _AxisMaps(Function):
+    """out = x with each of its last axes multiplied by its matrix; linear in x, its adjoint
+    multiplies by the transposed matrices (AdaptiveAvgPoolBackward)."""
+
+    rule = "grad_x = AdaptiveAvgPoolBackward(grad): the transposed averaging matrices"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, maps: tuple) -> Any:
+        self.maps = maps
+        return _mapped(x, maps)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        maps = tuple(None if m is None else m.T for m in self.maps)
+        return (AdaptiveAvgPoolBackward.apply(grad, maps=maps),)
+
+
+class AdaptiveAvgPool2d(_AxisMaps):
+    """out[n, c, i, j] = the mean of x[n, c] over adaptive windows i (rows) and j (columns):
+    x's rows times A_H (Ho, H), its columns times A_W (Wo, W); grad_x = A_H^T grad A_W."""
+
+    rule = "grad_x = AdaptiveAvgPoolBackward(grad): the transposed averaging matrices"
+
+
+class AdaptiveAvgPool3d(_AxisMaps):
+    """out[n, c, i, j, l] = the mean of x[n, c] over adaptive windows i, j, l: each axis times
+    its averaging matrix; grad_x = grad times the transposed ones."""
+
+    rule = "grad_x = AdaptiveAvgPoolBackward(grad): the transposed averaging matrices"
+
+
+class AdaptiveAvgPoolBackward(_AxisMaps):
+    """out = g with each of its last axes multiplied by the transpose of an averaging matrix:
+    each window's mean of the gradient spread over its positions; its adjoint is itself with
+    the matrices transposed back."""
+
+    rule = "grad_g = AdaptiveAvgPoolBackward(h) with the matrices transposed back"
