@@ -686,7 +686,7 @@ ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh S
 Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish Tan Asin Acos
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
 Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink Digamma Erf Erfc Erfinv
-Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn""".split()
+Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn Silu""".split()
 
 RULES: dict[str, Rule] = {name: elementwise for name in ELEMENTWISE}
 RULES.update(

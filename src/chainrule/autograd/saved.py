@@ -531,7 +531,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         ("VarBackward0", "VarMeanBackward0", "ClampBackward1", "EluBackward0", "CeluBackward0")
         + ("MishBackward0", "GeluBackward0", "LogitBackward0", "PolygammaBackward0")
         + ("LeakyReluBackward0", "HardswishBackward0", "HardsigmoidBackward0", "NanToNumBackward0")
-        + ("SpecialEntrBackward0", "LinalgMatrixExpBackward0"),
+        + ("SpecialEntrBackward0", "LinalgMatrixExpBackward0", "SiluBackward0"),
         _SELF,
     ),
     **dict.fromkeys(

@@ -81,7 +81,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (the swish)."""
-    return maybe_inplace(_floating(input, "silu"), inplace, "silu", lambda x: x * x.sigmoid())
+    return maybe_inplace(_floating(input, "silu"), inplace, "silu", smooth.Silu.apply)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

@@ -101,6 +101,13 @@ def _gelu(g: Graph, s: Step) -> str:
     return g.add("Mul", [half, g.add("Add", [inner, num(1.0)])])
 
 
+@converts("Silu")
+def _silu(g: Graph, s: Step) -> str:
+    """x * Sigmoid(x): ONNX's operators hold no SiLU."""
+    x = g.value(s.inputs[0], dtype_of(s))
+    return g.add("Mul", [x, g.add("Sigmoid", [x])])
+
+
 @converts("LayerNorm")
 def _layer_norm(g: Graph, s: Step) -> str:
     """ONNX's LayerNormalization from opset 17, else the mean, variance and scale it

@@ -1,5 +1,5 @@
 """The smooth activations as primitives: the ELU family (elu, selu, celu), softplus,
-logsigmoid and mish. For speed: each forward is a few NumPy passes with no selection where
+logsigmoid, silu and mish. For speed: each forward is a few NumPy passes with no selection where
 its composite was ten to twenty nodes (5-20x PyTorch's time); each backward is its rule in
 Tensor ops, so it differentiates again. nn/activation.py checks arguments.
 """
@@ -157,6 +157,28 @@ class LogSigmoid(Function):
         g *= grad
         xp.negative(g, out=g)
         return (g,)
+
+
+class Silu(Function):
+    """out = x sigmoid(x) = x / (1 + exp(-x)); grad_x = grad s (1 + x (1 - s)) with
+    s = sigmoid(x) (as PyTorch's)."""
+
+    rule = "grad_x = grad * s * (1 + x * (1 - s)), s = sigmoid(x)"
+
+    def forward(self, x: Any) -> Any:
+        a = _opmath(x)
+        out = xp.negative(a, out=xp.empty_like(a))
+        # exp(-x) is inf below -88 (float32): x / inf is -0, and NaN at -inf, as PyTorch's
+        with errstate(over="ignore", invalid="ignore"):
+            xp.exp(out, out=out)
+            out += 1
+            xp.divide(a, out, out=out)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        s = x.sigmoid()
+        return (grad * s * (1.0 + x * (1.0 - s)),)
 
 
 class Mish(Function):
