@@ -4,9 +4,10 @@ it means something, NumPy by hand, in microseconds per op.
 Each op runs ``--ops`` times a step, on a (64, 16) batch, its rows taken in turn: forward
 (its inputs require grad, so the graph is recorded, as in training) and, where the op has
 one, forward and a backward call on its result (``y.backward(ones)``, one engine pass per
-op); then the element writes and reads of makemore's counting loops, on tensors that record
-nothing. Last, the learner's per-row loop: each row of the batch, plus a 0-d parameter, summed
-and added to a loss, then one backward over the loop; reported per row.
+op); then the element writes and reads, the 0-d log and the one-draw multinomial of makemore's
+counting and sampling loops, on tensors that record nothing. Last, the learner's per-row loop:
+each row of the batch, plus a 0-d parameter, summed and added to a loss, then one backward
+over the loop; reported per row.
 
     python benchmarks/small_ops.py [--ops 2000] [--steps 15] [--quick] [--steady-allocator]
 """
@@ -46,7 +47,10 @@ def _cases(lib: Any) -> dict[str, tuple[Callable[[int], Any], Any]]:
     ones_row, ones_2d = lib.ones(COLS), lib.ones(1, COLS)
     counts = lib.zeros((27, 27), dtype=lib.int32)
     total, logp = lib.tensor(np.float32(0.0)), lib.tensor(np.float32(-1.5))
+    prob = lib.tensor(np.float32(0.25))
     plain = lib.tensor(_batch())
+    weights = lib.tensor(np.abs(_batch()[:, :COLS]))  # a row of weights for each draw
+    g = lib.Generator().manual_seed(2147483647)
 
     def count(i: int) -> None:  # makemore's bigram counts
         counts[i % 27, (i * 7) % 27] += 1
@@ -71,6 +75,13 @@ def _cases(lib: Any) -> dict[str, tuple[Callable[[int], Any], Any]]:
         "a += b (0-d), no grad": (accumulate, None),
         "x[i] = row, no grad": (put, None),
         "x[i, j].item(), no grad": (lambda i: plain[i, i % COLS].item(), None),
+        "x[i, j], no grad": (lambda i: plain[i, i % COLS], None),
+        "x[i], no grad": (lambda i: plain[i], None),
+        "log (0-d), no grad": (lambda i: lib.log(prob), None),
+        "multinomial of (16,), 1 draw": (
+            lambda i: lib.multinomial(weights[i], 1, replacement=True, generator=g),
+            None,
+        ),
     }
 
 
@@ -127,7 +138,9 @@ def _numpy_cases() -> dict[str, tuple[Callable[[int], Any], Callable[[int], Any]
 
     counts = np.zeros((27, 27), np.int32)
     total, logp = np.zeros((), np.float32), np.array(-1.5, np.float32)
+    prob = np.array(0.25, np.float32)
     plain = _batch()
+    weights, draws = np.abs(_batch()), np.random.default_rng(2)
 
     def count(i: int) -> None:
         counts[i % 27, (i * 7) % 27] += 1
@@ -151,6 +164,13 @@ def _numpy_cases() -> dict[str, tuple[Callable[[int], Any], Callable[[int], Any]
         "a += b (0-d), no grad": (accumulate, None),
         "x[i] = row, no grad": (put, None),
         "x[i, j].item(), no grad": (lambda i: plain[i, i % COLS].item(), None),
+        "x[i, j], no grad": (lambda i: plain[i, i % COLS, ...], None),  # a 0-d view
+        "x[i], no grad": (lambda i: plain[i], None),
+        "log (0-d), no grad": (lambda i: np.log(prob), None),
+        "multinomial of (16,), 1 draw": (  # the largest weight / Exp(1), as PyTorch draws
+            lambda i: np.argmax(weights[i] / draws.exponential(size=COLS)),
+            None,
+        ),
     }
 
 
