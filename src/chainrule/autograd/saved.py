@@ -302,6 +302,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "scale": _exact("scale"),
     },
     "CeluBackward0": {"alpha": _opt("coef")},
+    "HardtanhBackward0": {"max_val": _called("max_val"), "min_val": _called("min_val")},
     "CatBackward0": {"dim": _opt("dim")},
     "StackBackward0": {"dim": _opt("dim")},
     "CumsumBackward0": {"dim": _opt("dim")},
@@ -550,6 +551,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         {"other": ("input", 1, None), "self": ("input", 0, None)},
     ),
     "SpecialNdtriBackward0": _RESULT,
+    "RsqrtBackward0": {"result": ("made", 0, lambda fn: fn.inputs[0]._array ** -0.5)},
+    "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
+    "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "StdMeanBackward0": {"result0": ("made", None, lambda fn: fn.saved_result[0]), **_SELF},
     "LinalgInvExBackward0": {"inverse": ("result",)},
     "LinalgCholeskyExBackward0": {"L": ("result",)},
@@ -601,7 +605,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     },
     **dict.fromkeys(
         ("SoftplusBackward0", "SoftshrinkBackward0", "HardshrinkBackward0", "ThresholdBackward0")
-        + ("ClampMinBackward0", "ClampMaxBackward0"),
+        + ("ClampMinBackward0", "ClampMaxBackward0", "HardtanhBackward0"),
         _SELF,
     ),
     "ClampMinBackward1": {"min": ("input", 1, None), **_SELF},

@@ -128,7 +128,7 @@ def hardtanh(
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return _hardtanh(as_tensor(input), 0.0, 6.0, inplace, "relu6")
+    return _hardtanh(as_tensor(input), 0, 6, inplace, "relu6")  # ints, as PyTorch's node keeps
 
 
 def _hardtanh(x: Tensor, min_val: float, max_val: float, inplace: bool, op: str) -> Tensor:
@@ -144,9 +144,10 @@ def _hardtanh(x: Tensor, min_val: float, max_val: float, inplace: bool, op: str)
 def _clip(x: Tensor, min_val: float, max_val: float) -> Tensor:
     a = x._array
     inside = (a > min_val) & (a < max_val)
-    return elementwise.Piecewise.apply(
+    out = elementwise.Piecewise.apply(
         x, mask=inside, slope=0.0, other=array.xp.clip(a, min_val, max_val)
     )
+    return named(out, "HardtanhBackward0", min_val=min_val, max_val=max_val)
 
 
 def softsign(input: Tensor) -> Tensor:

@@ -334,7 +334,7 @@ class Arithmetic(Core):
     def rsqrt(self: TensorSelf) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
         x = self if self._array.dtype.kind == "f" else self.to(array.get_default_dtype())
-        return x**-0.5
+        return named(x**-0.5, "RsqrtBackward0")
 
     def outer(self: TensorSelf, vec2: Any) -> Tensor:
         """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
@@ -436,7 +436,7 @@ class Arithmetic(Core):
                 f"of shape {self.shape}; got {other.shape}"
             )
         need_number(self, "bmm")
-        return matmul(self, other)
+        return named(matmul(self, other), "BmmBackward0")
 
     def matmul(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)

@@ -612,7 +612,7 @@ class Indexing(Core):
             )
         if self.dtype != b.dtype:
             raise TypeError(f"vdot: expects one dtype; got {self.dtype} and {b.dtype}")
-        return self.dot(b)
+        return named(self.dot(b), "VdotBackward0")
 
 
 def cross_dim(a: Tensor, b: Tensor, dim: int | None, op: str) -> int:
