@@ -694,6 +694,11 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
         raise ValueError(
             f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
         )
+    if not t.ndim and k == 1:  # its only value, at index 0: no sort, no gather
+        values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
+        indices = make(xp.zeros((), array.int64, like=t._array))
+        call = {"dim": dim, "sizes": (), "indices": indices._array}
+        return ValuesIndices(named(values, node, **call), indices)
     order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
     order = order.copy(order="C")  # the first k of each row: C order, as PyTorch's
     values, indices = movement.Gather.apply(x, order, dim=d), make(order)
