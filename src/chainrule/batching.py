@@ -672,6 +672,16 @@ def scatter(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 
 @_only_first
+def roll(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Along the example's dims moved past the batch's; a flat roll along each example
+    flattened (one dim of the batch), not along the whole batch."""
+    a = args["a"]
+    if not args["dims"]:
+        return call(cls, {**args, "a": a.reshape(size, -1), "dims": (1,)}).reshape(a.shape)
+    return call(cls, {**args, "dims": tuple(d + 1 for d in args["dims"])})
+
+
+@_only_first
 def pad(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, {**args, "widths": ((0, 0), *args["widths"])})  # none for the batch's dim
 
@@ -708,6 +718,8 @@ RULES.update(
         "Softmax": reduction,
         "LogSoftmax": reduction,
         "Reshape": reshape,
+        "Flip": reduction,  # dims moved past the batch's, as a reduction's
+        "Roll": roll,
         "Permute": permute,
         "Expand": expand,
         "GetItem": getitem,

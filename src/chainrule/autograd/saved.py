@@ -36,7 +36,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
-    "alpha",
+    "alpha", "shifts",
 )  # fmt: skip
 
 
@@ -475,6 +475,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
     "LinalgCrossBackward0": {"dim": _opt("dim")},
+    "FlipBackward0": {"dims": _called("dims")},
+    "RollBackward0": {"dims": _called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {
         **_SCALED,
         "mat1_sym_sizes": _sizes(1), "mat1_sym_strides": _strides(1),

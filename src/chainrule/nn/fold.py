@@ -13,6 +13,7 @@ from .. import array
 from ..arguments import positive_int
 from ..functions import pad
 from ..ops import conv as conv_ops
+from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
 from .spatial_args import check_dtype, check_positive, ntuple
@@ -134,11 +135,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             f"by upscale_factor^2 = {r * r}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    *lead, c, h, w = x.shape
-    out = x.reshape(*lead, c // (r * r), r, r, h, w)  # (*, C, r, r, H, W)
-    k = len(lead)
-    out = out.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)  # (*, C, H, r, W, r)
-    return out.reshape(*lead, c // (r * r), h * r, w * r)
+    return shuffle_ops.PixelShuffle.apply(x, r=r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -153,11 +150,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             f"by downscale_factor = {r}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    *lead, c, h, w = x.shape
-    out = x.reshape(*lead, c, h // r, r, w // r, r)  # (*, C, H, r, W, r)
-    k = len(lead)
-    out = out.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)  # (*, C, r, r, H, W)
-    return out.reshape(*lead, c * r * r, h // r, w // r)
+    return shuffle_ops.PixelUnshuffle.apply(x, r=r)
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -172,9 +165,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"by groups = {g}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    n, c, *rest = x.shape
-    out = x.reshape(n, g, c // g, *rest).transpose(1, 2)  # (N, C/g, g, *)
-    return out.reshape(n, c, *rest)
+    return shuffle_ops.ChannelShuffle.apply(x, groups=g)
 
 
 class Unfold(Module):

@@ -4,6 +4,7 @@ pad, gather, scatter. Most forwards are NumPy views; no op copies unless NumPy m
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
@@ -95,10 +96,10 @@ class GetItem(Function):
 
     def forward(self, a, index):
         self.index = index
+        if not _has_array(index):  # a view; of an element, PyTorch's 0-d one (NumPy's a copy)
+            return a[index] if Ellipsis in index else a[index + (Ellipsis,)]
         out = a[index]
-        if getattr(out, "ndim", 0) == 0 and not _has_array(index) and Ellipsis not in index:
-            return a[index + (Ellipsis,)]  # integers only: PyTorch's 0-d view (NumPy's copy)
-        if not out.flags.c_contiguous and _has_array(index):
+        if not out.flags.c_contiguous:
             out = out.copy(order="C")  # laid out in C order, as PyTorch's
         return out
 
@@ -238,6 +239,64 @@ class Cat(Function):
                 for g, x in zip(grads, self.inputs, strict=True)
             ]
         return tuple(grads)
+
+
+class Flip(Function):
+    """out = a with the order of its values reversed along each of dims, a copy (PyTorch's
+    flip shares no memory with its input);  grad_a = grad flipped along the same dims."""
+
+    rule = "grad_a = grad flipped along the same dims"
+    saves_inputs = False
+
+    def forward(self, a, dims):
+        self.dims = dims
+        index = [slice(None)] * a.ndim
+        for d in dims:
+            index[d] = _REVERSED
+        return a[tuple(index)].copy()
+
+    def backward(self, grad, out):
+        return (Flip.apply(grad, dims=self.dims),)
+
+
+_REVERSED = slice(None, None, -1)
+
+
+class Roll(Function):
+    """out = a with its values shifted by shifts[i] along dims[i], those pushed past the end
+    coming back at the start (along the flattened a where dims is empty), a copy;
+    grad_a = grad rolled back by -shifts."""
+
+    rule = "grad_a = grad rolled by -shifts along the same dims"
+    saves_inputs = False
+
+    def forward(self, a, shifts, dims):
+        self.shifts, self.dims = shifts, dims
+        if not dims:  # the flattened a, shifted, in a's shape
+            return a.reshape(-1).take(_sources(a.size, shifts[0], a)).reshape(a.shape)
+        out = a
+        for s, d in zip(shifts, dims, strict=True):  # one gather of whole slices a dim
+            if a.shape[d] and s % a.shape[d]:
+                out = out.take(_sources(a.shape[d], s, a), d)
+        return a.copy() if out is a else out
+
+    def backward(self, grad, out):
+        back = tuple(-s for s in self.shifts)
+        return (Roll.apply(grad, shifts=back, dims=self.dims),)
+
+
+def _sources(n: int, shift: int, like: Any) -> Any:
+    """Where each of n positions rolled by shift takes its value from, on like's device."""
+    index = _host_sources(n, shift % n if n else 0)
+    return index if type(like) is array.host.ndarray else array.from_host(index, like)
+
+
+@functools.lru_cache(maxsize=64)
+def _host_sources(n: int, shift: int) -> Any:
+    """(n,) positions, read-only: made once for each size and shift, shared by the calls."""
+    index = (array.host.arange(n) - shift) % max(n, 1)
+    index.flags.writeable = False
+    return index
 
 
 class Stack(Function):

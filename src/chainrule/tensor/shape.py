@@ -422,10 +422,8 @@ class Shape(Core):
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
         if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
             return self.clone()
-        index = tuple(
-            slice(None, None, -1) if d in flipped else slice(None) for d in range(self.ndim)
-        )
-        return movement.GetItem.apply(self, index=index).clone()
+        out = movement.Flip.apply(self, dims=flipped)
+        return named(out, "FlipBackward0", dims=tuple(shape_arg(dims)))  # as given, PyTorch's
 
     def roll(self: TensorSelf, shifts: Any, dims: Any = None) -> Tensor:
         """Values shifted along dims, those pushed off the end coming back at the start; with
@@ -436,7 +434,8 @@ class Shape(Core):
                     f"roll: without dims, shifts must be one int; got {tuple(shifts)} for shape "
                     f"{self.shape}"
                 )
-            return self.flatten().roll(shifts, 0).reshape(self.shape)
+            shift = shifts[0] if isinstance(shifts, (tuple, list)) else shifts
+            return movement.Roll.apply(self, shifts=(int(shift),), dims=())
         shift_list = list(shifts) if isinstance(shifts, (tuple, list)) else [shifts]
         dim_list = list(dims) if isinstance(dims, (tuple, list)) else [dims]
         if len(shift_list) != len(dim_list):
@@ -444,14 +443,12 @@ class Shape(Core):
                 f"roll: shifts {tuple(shift_list)} and dims {tuple(dim_list)} differ in length; "
                 f"got shape {self.shape}"
             )
-        out = self
-        for s, dim in zip(shift_list, dim_list, strict=True):
-            d = normalize_dim(dim, self.ndim, "roll", self.shape)
-            n = self.shape[d] if self.ndim else 1
-            if n and int(s) % n:
-                source = (xp.arange(n, like=out._array) - int(s)) % n  # each value's source
-                out = out[(slice(None),) * d + (source,)]
-        return out if out is not self else self.clone()
+        if not self._array.ndim:  # a 0-d tensor has no dim to roll along, as in PyTorch
+            raise IndexError(f"roll: dims {tuple(dim_list)} are out of range for a 0-d tensor")
+        shape = self._array.shape
+        dims = tuple(normalize_dim(dim, len(shape), "roll", shape) for dim in dim_list)
+        out = movement.Roll.apply(self, shifts=tuple(map(int, shift_list)), dims=dims)
+        return named(out, "RollBackward0", dims=tuple(dim_list))  # as given, as PyTorch's
 
     def tile(self: TensorSelf, dims: Any) -> Tensor:
         """repeat, with leading 1s added to dims when it is shorter than the shape."""

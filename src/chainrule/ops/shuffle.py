@@ -1,0 +1,75 @@
+"""The shuffles' primitives: pixel_shuffle, pixel_unshuffle and channel_shuffle, each one copy
+of its input in a new order, and each the adjoint of another (the gradient of a shuffle is
+the shuffle undone). Argument checks live in nn/fold.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+def _owned(out: Any) -> Any:
+    """out in memory of its own: the reshape's copy, or a copy where the order did not change
+    (a factor of 1, one group) and the reshape gave a view of the input."""
+    return out if out.flags.owndata else out.copy()
+
+
+class PixelShuffle(Function):
+    """out[..., c, h*r + i, w*r + j] = x[..., c*r*r + i*r + j, h, w], r = upscale_factor;
+    grad_x = PixelUnshuffle(grad)."""
+
+    rule = "grad_x = PixelUnshuffle(grad, r)"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, r: int) -> Any:
+        self.r = r
+        *lead, c, h, w = x.shape
+        k = len(lead)
+        out = x.reshape(*lead, c // (r * r), r, r, h, w)  # (*, C, r, r, H, W)
+        out = out.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)  # (*, C, H, r, W, r)
+        return _owned(out.reshape(*lead, c // (r * r), h * r, w * r))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (PixelUnshuffle.apply(grad, r=self.r),)
+
+
+class PixelUnshuffle(Function):
+    """out[..., c*r*r + i*r + j, h, w] = x[..., c, h*r + i, w*r + j], r = downscale_factor;
+    grad_x = PixelShuffle(grad)."""
+
+    rule = "grad_x = PixelShuffle(grad, r)"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, r: int) -> Any:
+        self.r = r
+        *lead, c, h, w = x.shape
+        k = len(lead)
+        out = x.reshape(*lead, c, h // r, r, w // r, r)  # (*, C, H, r, W, r)
+        out = out.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)  # (*, C, r, r, H, W)
+        return _owned(out.reshape(*lead, c * r * r, h // r, w // r))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (PixelShuffle.apply(grad, r=self.r),)
+
+
+class ChannelShuffle(Function):
+    """out[n, j * groups + g] = x[n, g * (C / groups) + j]: the channels, seen as
+    (groups, C / groups), transposed; grad_x = ChannelShuffle(grad, C / groups)."""
+
+    rule = "grad_x = ChannelShuffle(grad, C / groups)"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, groups: int) -> Any:
+        self.groups = groups
+        n, c, *rest = x.shape
+        out = x.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)  # (N, C/g, g, *)
+        return _owned(out.reshape(n, c, *rest))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (ChannelShuffle.apply(grad, groups=grad.shape[1] // self.groups),)
