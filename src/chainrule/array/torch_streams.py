@@ -67,6 +67,20 @@ def words64(g: Generator, n: int) -> np.ndarray:
     return np.random.Generator(engine).integers(0, _TOP64, n, np.uint64, endpoint=True)
 
 
+def low53(g: Generator, n: int) -> np.ndarray:
+    """The 53 low bits of n ``random64()`` (a 53-bit uniform's integer): the high word's 21
+    low bits, then the low word."""
+    if n >= WIDE:
+        m = words64(g, n)
+        m &= _MASK53
+        return m
+    w = g.words(2 * n)
+    m = w[0::2] & np.uint64(0x1FFFFF)
+    m <<= np.uint64(32)
+    m |= w[1::2]
+    return m
+
+
 WIDE = CHUNK  # a whole chunk's draw (below it, the call's cost outweighs the words')
 _TOP64 = np.uint64(2**64 - 1)
 
@@ -101,8 +115,7 @@ def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
     for i in range(0, n, CHUNK):
         part = out[i : i + CHUNK]
         if double:
-            w = words64(g, len(part))
-            w &= _MASK53
+            w = low53(g, len(part))
             part[...] = w
             part *= 2.0**-53
         else:
@@ -275,13 +288,13 @@ def bernoulli(g: Generator, n: int, p: float) -> np.ndarray:
     """``bernoulli_(p)`` with p a number: a 53-bit uniform below p (a chunk at a time). The
     uniform is m * 2**-53 for the 53 low bits m of ``random64()``, and m * 2**-53 < p holds
     exactly when the integer m < ceil(p * 2**53): compared so, without making the floats."""
-    out = np.empty(n, bool)
     below = np.uint64(math.ceil(min(max(p, 0.0), 1.0) * 2.0**53))
+    if n <= CHUNK:  # a dropout mask's size: no output filled in parts (in a training step,
+        return low53(g, n) < below  # each NumPy call costs a few microseconds)
+    out = np.empty(n, bool)
     for i in range(0, n, CHUNK):
         part = out[i : i + CHUNK]
-        m = words64(g, len(part))
-        m &= _MASK53
-        np.less(m, below, out=part)
+        np.less(low53(g, len(part)), below, out=part)
     return out
 
 
