@@ -34,8 +34,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
     "SqueezeBackward1": ("multi_dot squeezes where PyTorch views", {"ViewBackward0"}),
     "SortBackward0": ("sort(stable=False) given is PyTorch's stable overload", {"SortBackward1"}),
-    "AmaxBackward0": ("aminmax is amax", {"AminmaxBackward0"}),
-    "AminBackward0": ("aminmax is amin", {"AminmaxBackward0"}),
     "IndexBackward0": (
         "these select by indices",
         {"MaskedSelectBackward0", "SelectBackward0", "RollBackward0"}

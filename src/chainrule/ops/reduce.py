@@ -329,6 +329,37 @@ class Amin(Amax):
     reducer = staticmethod(xp.amin)
 
 
+class Aminmax(Function):
+    """out = (amin, amax) of a over dims, stacked: out[0] the least, out[1] the largest
+    (aminmax's two outputs, which share this node: autograd/outputs.py);
+    grad_a = amin's rule on grad[0] + amax's on grad[1], each where that output took a
+    gradient: shared equally among ties, NaN along a line holding a NaN, as PyTorch's."""
+
+    rule = "grad_a = grad[0] at the minima + grad[1] at the maxima, each shared among ties"
+    saves_out = True
+
+    def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
+        self.dims, self.keepdim = dims, keepdim
+        a = _column_major(a, dims)
+        least = xp.amin(a, axis=dims, keepdims=keepdim)
+        out = xp.empty((2, *least.shape), dtype=a.dtype, like=a)  # (2, *reduced)
+        out[0] = least
+        out[1] = xp.amax(a, axis=dims, keepdims=keepdim)
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x = self.inputs[0]
+        total = None
+        for k in sorted(_arrived(self)):
+            best = _keep(out._array[k], x.shape, self.dims, self.keepdim)  # (.., 1, ..)
+            mask = x._array == best  # (x.shape) True at every extreme
+            with errstate(invalid="ignore"):  # 0/0 along a line holding a NaN: NaN
+                w = mask / mask.sum(axis=self.dims, keepdims=True).astype(grad.dtype)
+            g = _keep(grad[k], x.shape, self.dims, self.keepdim) * w
+            total = g if total is None else total + g
+        return (total,)
+
+
 class LogSumExp(Function):
     """out = log(sum(exp(a))) over dims, shifted by the max so it never overflows"""
 

@@ -291,10 +291,10 @@ class Reductions(Core):
         """(min, max) over dim (all for None), each with amin's and amax's gradient."""
         if dim is not None and not is_int(dim):
             raise TypeError(f"aminmax: dim must be an int or None; got {dim!r}")
-        need_elements(
-            self, "aminmax", None if dim is None else normalize_dims(dim, self, "aminmax")
-        )
-        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
+        dims = None if dim is None else normalize_dims(dim, self, "aminmax")
+        need_elements(self, "aminmax", dims)
+        packed = record(reduce.Aminmax.apply(self, dims=dims, keepdim=keepdim), dim=dim)
+        return MinMax(*_parts(packed, "Aminmax"))
 
     def median(self: TensorSelf, dim: int | None = None, keepdim: bool = False) -> Any:
         """No dim: the lower of the two middle values (NaN if any element is), its gradient
@@ -609,7 +609,7 @@ def variance(
     record(out, correction=correction)  # as given, as PyTorch's node keeps it
     if op in ("var", "std"):
         return out
-    return _parts(out, op)
+    return _parts(out, "VarMean" if op == "var_mean" else "StdMean")
 
 
 _SPREADS = {"var": reduce.Var, "std": reduce.Std, "var_mean": reduce.VarMean}
@@ -617,15 +617,14 @@ _SPREADS["std_mean"] = reduce.StdMean
 
 
 def _parts(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
-    """var_mean's or std_mean's two outputs, packed[0] and packed[1], which share packed's node
-    as PyTorch's two outputs share one."""
+    """The two outputs of var_mean, std_mean or aminmax (``op``, the primitive's name),
+    packed[0] and packed[1], which share packed's node as PyTorch's two outputs share one."""
     if packed.grad_fn is None:
         return make(packed._array[0, ...]), make(packed._array[1, ...])
     pair = (movement.GetItem.apply(packed, index=(0,)), movement.GetItem.apply(packed, index=(1,)))
     shape = tuple(packed.shape[1:])
     places = [((k,), shape, None) for k in (0, 1)]
-    name = "VarMean" if op == "var_mean" else "StdMean"
-    part_node(packed, pair, places, name, name + "Backward0")
+    part_node(packed, pair, places, op, op + "Backward0")
     return pair
 
 

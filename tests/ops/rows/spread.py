@@ -1,6 +1,6 @@
 """Catalog rows of the products and spreads that are one node each, as PyTorch's: prod over
-every dim and over one (with zeros among the factors), std, var_mean and std_mean (their two
-outputs one node), and the vector norms by order through torch.norm."""
+every dim and over one (with zeros among the factors), std, var_mean, std_mean and aminmax
+(their two outputs one node), and the vector norms by order through torch.norm."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ ROWS: list[Row] = [
     Row("var_mean_mean_only", lambda m, x: m.var_mean(x, (0, 2), keepdim=True)[1] * x, X),
     Row("std_mean", lambda m, x: tuple(m.std_mean(x, (0, 2), keepdim=True)), X, second=True),
     Row("std_mean_std_only", lambda m, x: m.std_mean(x, -1)[0], X, second=True),
+    Row("aminmax_min_only", lambda m, x: m.aminmax(x, dim=-1, keepdim=True).min * x, X),
     Row("norm_inf_dim", lambda m, x: x.norm(float("inf"), 1), X),
     Row("norm_zero", lambda m, x: x.norm(0), X),
     Row("norm_fro_dims", lambda m, x: m.norm(x, "fro", (0, 2), True), X, second=True),
