@@ -15,7 +15,8 @@ from ..autograd.mode import no_grad
 from ..autograd.node import named
 from ..factories import full
 from ..ops import elementwise, smooth, special
-from ..tensor import Tensor, as_tensor, where
+from ..ops import prelu as prelu_ops
+from ..tensor import Tensor, as_tensor
 from .module import Module, Parameter
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -191,15 +192,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             f"an input of under 2 dims); got input shape {x.shape} and weight shape "
             f"{weight.shape}"
         )
-    if weight.numel() == 1:
-        w = weight.reshape(())  # one slope: the input's shape, 0-d for a 0-d input
-    else:
-        w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))  # (1, C, 1, ...)
-    positive = x._array > 0
-    # x where positive (its gradient recorded with x, so a second derivative reaches x with
-    # zeros, as PyTorch's), plus w * x elsewhere
-    kept = elementwise.Piecewise.apply(x, mask=positive, slope=0.0, other=0.0)
-    return kept + where(positive, 0.0, x) * w
+    return prelu_ops.PreluKernel.apply(x, weight)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

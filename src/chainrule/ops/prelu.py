@@ -1,0 +1,48 @@
+"""prelu's primitive: one node where the composition was five (a reshape of the slopes, a
+kept part, a where, a product and a sum). Argument checks live in nn/activation.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..array import xp
+from ..autograd.primitive import Function, tensor_type
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+def _slopes_shape(x_ndim: int, weight_size: int) -> tuple[int, ...]:
+    """The weight's shape broadcast against the input: () for one slope, (1, C, 1, ...) for
+    one per channel (dim 1)."""
+    return () if weight_size == 1 else (1, -1) + (1,) * (x_ndim - 2)
+
+
+class PreluKernel(Function):
+    """out = x where x > 0, else w * x, w one slope or one per channel (dim 1);
+    grad_x = grad where x > 0, else w * grad; grad_w = the sum of grad * x where x <= 0 over
+    every dim but the channels'."""
+
+    rule = "grad_x = grad * (x > 0 ? 1 : w), grad_w = sum(grad * x where x <= 0) per channel"
+
+    def forward(self, x: Any, weight: Any) -> Any:
+        self.positive = x > 0
+        w = weight.reshape(_slopes_shape(x.ndim, weight.size))
+        return xp.where(self.positive, x, x * w)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, weight = self.inputs
+        need_x, need_w = self.needs_input_grad
+        kept = tensor_type()._make(self.positive.astype(x._array.dtype))  # 1 where x > 0
+        gx = gw = None
+        if need_x:
+            w = weight.reshape(_slopes_shape(x.ndim, weight.numel()))
+            gx = grad * (kept + (1 - kept) * w)
+        if need_w:
+            part = grad * x * (1 - kept)
+            if weight.numel() == 1:
+                gw = part.sum().reshape(weight.shape)
+            else:
+                gw = part.sum([d for d in range(x.ndim) if d != 1]).reshape(weight.shape)
+        return gx, gw
