@@ -476,6 +476,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
     "LinalgCrossBackward0": {"dim": _opt("dim")},
+    "TraceBackward0": {"self_sym_sizes": _sizes(0)},
     "FlipBackward0": {"dims": _called("dims")},
     "RollBackward0": {"dims": _called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {

@@ -11,6 +11,7 @@ from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, arrays_of
 from . import lapack
+from .selection import DiagEmbed
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -208,6 +209,23 @@ class Addbmm(Addmm):
         ga = MatMul.apply(g, b.mT) if need_a else None  # (n, p) @ (B, p, m) -> (B, n, m)
         gb = MatMul.apply(a.mT, g) if need_b else None  # (B, m, n) @ (n, p) -> (B, m, p)
         return ga, gb
+
+
+class Trace(Function):
+    """out = sum_i a[i, i], the main diagonal of a matrix summed (integers and bools in
+    int64, as PyTorch);  grad_a = zeros like a with grad on the main diagonal."""
+
+    rule = "grad_a = zeros like a, with grad on the main diagonal"
+    saves_inputs = False  # the rule reads a's shape alone
+
+    def forward(self, a: Any) -> Any:
+        wide = array.int64 if a.dtype.kind in "biu" else None
+        return xp.asarray(a.trace(dtype=wide))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        m, n = self.inputs[0].shape
+        k = min(m, n)
+        return (DiagEmbed.apply(grad.expand(k), offset=0, dim1=0, dim2=1, shape=(m, n)),)
 
 
 _EINSUM = re.compile(r"^([a-zA-Z]*(?:,[a-zA-Z]*)*)->([a-zA-Z]*)$")
