@@ -28,7 +28,8 @@ def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1)
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
         return (y.sum(d) - ends * 0.5) * dx
-    terms = _spacing("trapezoid", y, x, d) * (y[_part(d, 1, None)] + y[_part(d, 0, -1)])
+    later, earlier = _neighbours(y, d)
+    terms = _spacing("trapezoid", y, x, d) * (later + earlier)
     if not array.is_floating(terms.dtype):  # integers: summed exactly, then halved
         return terms.sum(d) / 2.0
     return (terms / 2.0).sum(d)
@@ -45,7 +46,7 @@ def cumulative_trapezoid(
     """The running integral of ``y`` along ``dim`` by the trapezoidal rule (trapezoid's terms,
     summed cumulatively): one fewer value than y along dim."""
     y, d, x, dx = _checked("cumulative_trapezoid", y, x, dx, dim)
-    left, right = y[_part(d, 0, -1)], y[_part(d, 1, None)]
+    right, left = _neighbours(y, d)
     if x is None:
         return (dx / 2.0 * (left + right)).cumsum(d)
     terms = _spacing("cumulative_trapezoid", y, x, d) * (left + right)
@@ -54,9 +55,11 @@ def cumulative_trapezoid(
     return (terms / 2.0).cumsum(d)
 
 
-def _part(d: int, start: int, stop: int | None) -> tuple[slice, ...]:
-    """The index of y[start:stop] along dim d."""
-    return (slice(None),) * d + (slice(start, stop),)
+def _neighbours(t: Tensor, d: int) -> tuple[Tensor, Tensor]:
+    """t[1:] and t[:-1] along dim d, as views (narrow's: no index to parse); t itself for
+    both where it is empty along d."""
+    n = t.shape[d] - 1
+    return (t.narrow(d, 1, n), t.narrow(d, 0, n)) if n >= 0 else (t, t)
 
 
 def _checked(op: str, y: Any, x: Any, dx: Any, dim: int) -> tuple[Tensor, int, Any, Any]:
@@ -94,4 +97,5 @@ def _spacing(op: str, y: Tensor, x: Tensor, d: int) -> Tensor:
         x = x.reshape([x.shape[0] if i == d else 1 for i in range(y.ndim)])  # 1 but along d
     elif x.ndim < y.ndim:
         x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))  # leading dims of 1
-    return x[_part(d, 1, None)] - x[_part(d, 0, -1)]
+    later, earlier = _neighbours(x, d)
+    return later - earlier
