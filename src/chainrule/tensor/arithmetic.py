@@ -463,10 +463,10 @@ def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
     dtype); Python numbers stay numbers, an integer wrapped into the dtype's range as
     PyTorch wraps it; lists become tensors."""
     # The most common case first: a float tensor and a Python number, as in x * 0.5 + 1.
-    if isinstance(a, Core) and type(b) in (float, int) and a._array.dtype.kind == "f":
+    if type(b) in (float, int) and isinstance(a, Core) and a._array.dtype.kind == "f":
         if type(b) is float or -(2**63) <= b < 2**64:  # else result_type refuses it
             return a, b
-    if isinstance(a, Core) and type(b) is int and 0 <= b < 128 and not floats:
+    if type(b) is int and isinstance(a, Core) and 0 <= b < 128 and not floats:
         if a._array.dtype.kind in "iu":  # an integer tensor and a small int: a's dtype
             return a, b
     ta, tb = isinstance(a, Core), isinstance(b, Core)
