@@ -265,8 +265,10 @@ class Indexing(Core):
         else:
             bounds = [0] + [min(max(int(i) + n if int(i) < 0 else int(i), 0), n) for i in cut] + [n]
         lead = (slice(None),) * d
-        pairs = zip(bounds[:-1], bounds[1:], strict=True)
-        return tuple(self[lead + (slice(lo, max(lo, hi)),)] for lo, hi in pairs)
+        pairs = zip(bounds[:-1], bounds[1:], strict=True)  # basic slices: GetItem itself
+        return tuple(
+            movement.GetItem.apply(self, index=lead + (slice(lo, max(lo, hi)),)) for lo, hi in pairs
+        )
 
     def split_with_sizes(self: TensorSelf, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split into parts of the given sizes."""

@@ -236,8 +236,9 @@ class Shape(Core):
 
     def split(self: TensorSelf, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
         need_dims(self, 1, "split")
-        d = normalize_dim(dim, self.ndim, "split", self.shape)
-        n = self.shape[d]
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape), "split", shape)
+        n = shape[d]
         if isinstance(split_size_or_sections, int):
             step = split_size_or_sections
             if step <= 0:
@@ -253,13 +254,13 @@ class Shape(Core):
         lead = (slice(None),) * d
         out, start = [], 0
         op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
-        for k, s in enumerate(sizes):
-            piece = self[lead + (slice(start, start + s),)]
+        for k, s in enumerate(sizes):  # basic slices: GetItem itself, no index to parse
+            piece = movement.GetItem.apply(self, index=lead + (slice(start, start + s),))
             piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
             out.append(piece)
             start += s
         if out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
-            saved = {"dim": d, "self_sizes": tuple(self.shape)}
+            saved = {"dim": d, "self_sizes": shape}
             if op == "Split":
                 saved["split_size"] = split_size_or_sections
             else:
@@ -289,7 +290,8 @@ class Shape(Core):
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive; got {chunks}")
         need_dims(self, 1, "chunk")
-        n = self.shape[normalize_dim(dim, self.ndim, "chunk", self.shape)]
+        shape = self._array.shape
+        n = shape[normalize_dim(dim, len(shape), "chunk", shape)]
         if not n:  # as PyTorch's: chunks empty parts, split_with_sizes' (0, ..., 0)
             return self.split([0] * chunks, dim)
         return self.split(-(-n // chunks), dim)
