@@ -405,11 +405,8 @@ def group_norm(
         )
     _per_channel_shapes(x, "group_norm", weight=weight, bias=bias)
     if x.numel() == 0:
-        y = x.clone()
-    else:
-        groups = x.reshape(n, num_groups, -1)  # (N, G, C/G * ...)
-        y = norm.LayerNorm.apply(groups, None, None, k=1, eps=eps).reshape(x.shape)
-    return _affine(y, weight, bias)
+        return _affine(x.clone(), weight, bias)
+    return norm.NativeGroupNorm.apply(x, weight, bias, groups=num_groups, eps=eps)
 
 
 def _per_channel_shapes(x: Tensor, op: str, **vectors: Any) -> None:

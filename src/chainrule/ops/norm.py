@@ -106,3 +106,65 @@ class LayerNorm(Function):
             mean_ghx = (gh * xhat).mean(dims, keepdim=True)
             gx = rstd * (gh - mean_gh - xhat * mean_ghx)
         return gx, gw, gb
+
+
+class NativeGroupNorm(Function):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, the mean and (biased) variance of
+    each of ``groups`` groups of channels of x (N, C, *) over the group's channels and
+    positions, weight and bias (C,) or None;
+    grad_x = rstd (gh - mean(gh) - xhat mean(gh xhat)) over each group, gh = grad * weight,
+    grad_weight = sum(grad xhat), grad_bias = sum(grad), over every dim but the channels'.
+
+    Float32 and float64 compute in their own precision, narrower floats in float32, the
+    output in x's dtype. The rule runs in Tensor ops from x, so it differentiates again.
+    """
+
+    rule = (
+        "grad_x = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) per group, gh = grad * w; "
+        "grad_weight = sum(grad * xhat), grad_bias = sum(grad), per channel"
+    )
+
+    def forward(self, x, weight, bias, *, groups, eps):
+        self.groups, self.eps = groups, eps
+        n, c = x.shape[:2]
+        work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
+        rows = x.reshape(n * groups, -1).astype(work, copy=False)  # (N G, C/G * ...)
+        m = rows.shape[1]
+        mean = row_sums(rows)
+        mean /= m
+        out = rows - mean
+        var = xp.einsum("ij,ij->i", out, out)[:, None]  # the sum of squares in one pass
+        var /= m
+        var += eps
+        rstd = xp.sqrt(var, out=var)
+        xp.reciprocal(rstd, out=rstd)  # (N G, 1)
+        out *= rstd
+        out = out.reshape(n, c, -1)  # (N, C, *)
+        if weight is not None:
+            out *= weight.reshape(c, 1)
+        if bias is not None:
+            out += bias.reshape(c, 1)
+        self.mean, self.rstd = mean, rstd  # PyTorch's result1 and result2
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    def backward(self, grad, out):
+        x, weight, bias = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        n, c = x.shape[:2]
+        per_channel = [0, *range(2, x.ndim)]  # every dim but the channels'
+        xg = x.reshape(n, self.groups, -1)  # (N, G, C/G * ...)
+        centred = xg - xg.mean(2, keepdim=True)
+        rstd = ((centred * centred).mean(2, keepdim=True) + self.eps) ** -0.5
+        xhat = centred * rstd
+        gx = gw = gb = None
+        if need_w:
+            gw = (grad * xhat.reshape(x.shape)).sum(per_channel)
+        if need_b:
+            gb = grad.sum(per_channel)
+        if need_x:
+            gh = grad * weight.reshape((1, c) + (1,) * (x.ndim - 2)) if weight is not None else grad
+            gh = gh.reshape(n, self.groups, -1)
+            mean_gh = gh.mean(2, keepdim=True)
+            mean_ghx = (gh * xhat).mean(2, keepdim=True)
+            gx = (rstd * (gh - mean_gh - xhat * mean_ghx)).reshape(x.shape)
+        return gx, gw, gb
