@@ -99,6 +99,25 @@ class Node:
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *saved.shown(self)]
 
+    def share_outputs(self, whole: bool = False) -> Arrivals:
+        """This node's output is packed: parts of it are the outputs of one node they share
+        (outputs.py part_node: QR's Q and R, var_mean's two). Which of them take a gradient
+        in a pass is kept here (Arrivals), for this node's rule (``arrived``) and the
+        shared node's hooks; ``whole``: a part's hooks see its whole gradient."""
+        self.arrivals = Arrivals(whole)
+        return self.arrivals
+
+    def arrived(self) -> frozenset[int]:
+        """The rule runs: which of the outputs that share a node (share_outputs) took a
+        gradient through it in this pass (none where the node shares none), the pass then
+        closed."""
+        arrivals = self.__dict__.get("arrivals")
+        if arrivals is None:
+            return frozenset()
+        got = frozenset(arrivals.got)
+        arrivals.close()
+        return got
+
     def release(self) -> None:
         """Free what the node saved (its inputs, their versions, forward's arrays) once a
         backward pass without retain_graph has used it; a later pass finds ``inputs`` None and
@@ -120,6 +139,27 @@ class Node:
             kept["_kept"] = values
         if t is not None:
             kept["_t"] = t
+
+
+class Arrivals:
+    """Which outputs' gradients reached the op's node in this pass (``got``), and in the
+    last pass that ran its rule (``last``): the outputs without one are None to its hooks.
+    Where an output's place is a triangle, its hooks see its whole gradient as it came
+    (``whole``, then ``last_whole``), not the triangle of it the op's rule reads."""
+
+    __slots__ = ("got", "last", "whole", "last_whole")
+
+    def __init__(self, whole: bool = False) -> None:
+        self.got: set[int] = set()
+        self.last: frozenset[int] = frozenset()
+        self.whole: dict[int, Any] | None = {} if whole else None
+        self.last_whole: dict[int, Any] = {}
+
+    def close(self) -> None:
+        """The op's rule runs: this pass's arrivals are the last ones."""
+        self.last, self.got = frozenset(self.got), set()
+        if self.whole is not None:
+            self.last_whole, self.whole = self.whole, {}
 
 
 class TBackward0(Node):

@@ -18,31 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .node import node_type
+from .node import Arrivals, node_type
 from .primitive import Function as Primitive
 from .primitive import tensor_type
 from .versions import counter, versions, writes
-
-
-class Arrivals:
-    """Which outputs' gradients reached the op's node in this pass (``got``), and in the
-    last pass that ran its rule (``last``): the outputs without one are None to its hooks.
-    Where an output's place is a triangle, its hooks see its whole gradient as it came
-    (``whole``, then ``last_whole``), not the triangle of it the op's rule reads."""
-
-    __slots__ = ("got", "last", "whole", "last_whole")
-
-    def __init__(self, whole: bool = False) -> None:
-        self.got: set[int] = set()
-        self.last: frozenset[int] = frozenset()
-        self.whole: dict[int, Any] | None = {} if whole else None
-        self.last_whole: dict[int, Any] = {}
-
-    def close(self) -> None:
-        """The op's rule runs: this pass's arrivals are the last ones."""
-        self.last, self.got = frozenset(self.got), set()
-        if self.whole is not None:
-            self.last_whole, self.whole = self.whole, {}
 
 
 class Outputs(Primitive):
@@ -258,8 +237,7 @@ def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any
     node), each made by its own part node, as the outputs of one node named ``name``: Q
     and R of a QR, L and U of an LU, as PyTorch's one node of the decomposition."""
     op_node = packed.grad_fn
-    # its rule closes them (ops/lu_qr.py)
-    op_node.arrivals = Arrivals(whole=any(isinstance(p[0], Triangle) for p in places))
+    op_node.share_outputs(whole=any(isinstance(p[0], Triangle) for p in places))
     node = share(packed, [o.grad_fn for o in outs], places, kind, name, op_node)
     for k, o in enumerate(outs):
         join(node, o, k)

@@ -268,14 +268,10 @@ class StdMean(VarMean):
 
 
 def _arrived(node: Any) -> Any:
-    """Which of the node's outputs took a gradient in this pass, the pass then closed
-    (autograd/outputs.py): both where none came through the node they share (a second
-    derivative reaches the stacked output itself, each part of it)."""
-    arrivals = node.__dict__.get("arrivals")
-    got = frozenset() if arrivals is None else frozenset(arrivals.got)
-    if arrivals is not None:
-        arrivals.close()
-    return got or (0, 1)
+    """Which of the node's two outputs took a gradient in this pass (autograd/outputs.py):
+    both where none came through the node they share (a second derivative reaches the
+    stacked output itself, each part of it)."""
+    return node.arrived() or (0, 1)
 
 
 def _caller_level() -> int:
