@@ -12,7 +12,7 @@ from ..constants import contiguous_format, laid_out, memory_order, preserve_form
 from ..ops import elementwise, movement
 from .core import Core
 
-if TYPE_CHECKING:  # at run time the name is bound by tensor/__init__.py, once the class exists
+if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
     from .core import TensorSelf
 

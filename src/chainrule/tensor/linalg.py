@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .core import Core
 
-if TYPE_CHECKING:  # at run time linalg/__init__.py binds legacy here, and tensor/ binds Tensor
+if TYPE_CHECKING:  # at run time linalg/__init__.py binds legacy here; Tensor: see core.py
     from ..linalg import legacy
     from ..linalg.decompose import Qr
     from ..linalg.legacy import SvdUSV, TriangularSolve
