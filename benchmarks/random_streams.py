@@ -1,7 +1,8 @@
 """chainrule's samplers beside PyTorch's (the same numbers, bit for bit): the time of each
-draw at a size, interleaved so that machine noise hits both alike, medians reported with the
-ratio chainrule / torch. torch runs on one thread (its samplers draw serially anyway), so the
-time is each draw's CPU time, which another job on the machine barely moves.
+draw at a size, interleaved so that machine noise hits both alike (each going first every
+other time), medians reported with the ratio chainrule / torch. torch runs on one thread
+(its samplers draw serially anyway), so the time is each draw's CPU time, which another job
+on the machine barely moves.
 
     python benchmarks/random_streams.py [--size 1000000] [--repeat 7]
 """
@@ -50,8 +51,10 @@ def main() -> None:
     print(f"{'sampler':28s} {'torch':>9s} {'chainrule':>10s} {'ratio':>7s}")
     for name in ours:
         times: dict[str, list[float]] = {"torch": [], "chainrule": []}
-        for _ in range(args.repeat):
-            for lib, draw in (("torch", theirs[name]), ("chainrule", ours[name])):
+        pair = [("torch", theirs[name]), ("chainrule", ours[name])]
+        for r in range(args.repeat):
+            # each goes first half the time: the draw after another 4 MB one runs slower
+            for lib, draw in pair if r % 2 else pair[::-1]:
                 start = time.process_time()
                 draw()
                 times[lib].append(time.process_time() - start)
