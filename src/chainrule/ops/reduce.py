@@ -296,7 +296,7 @@ class Amax(Function):
     rule = "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere"
     saves_out = True
 
-    reducer = staticmethod(xp.amax)
+    reducer = staticmethod(xp.maximum.reduce)  # amax's ufunc, without its Python wrapper
 
     def forward(
         self, a: Any, dims: Any = None, keepdim: bool = False, nan_ties: bool = False
@@ -322,7 +322,7 @@ class Amin(Amax):
 
     rule = "grad_a = grad at the minima (shared equally among ties), 0 elsewhere"
 
-    reducer = staticmethod(xp.amin)
+    reducer = staticmethod(xp.minimum.reduce)
 
 
 class Aminmax(Function):
