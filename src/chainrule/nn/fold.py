@@ -1,8 +1,8 @@
 """Rearranging pixels, for users: ``unfold`` (every sliding block as a column), its adjoint
 ``fold`` (columns summed back into an image), ``pixel_shuffle`` / ``pixel_unshuffle`` (channels
-to space and back) and ``channel_shuffle``, with their modules. unfold is an index of the
-padded input, fold a scatter-add into zeros, the shuffles reshapes and permutes: every
-gradient comes from those ops.
+to space and back) and ``channel_shuffle``, with their modules: argument checks over
+primitives (ops/conv.py's Im2Col and Col2Im, ops/shuffle.py's shuffles), each the adjoint of
+another.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 
 from .. import array
 from ..arguments import positive_int
-from ..functions import pad
 from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
@@ -34,8 +33,7 @@ def _block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: 
 
 
 def _blocks(op: str, size: tuple, kernel: tuple, dil: tuple, pads: tuple, step: tuple) -> Any:
-    """The padded row and column of every block's every element: two int arrays broadcasting
-    to (kh, kw, Ho, Wo); the number of blocks along each axis must be positive."""
+    """The number of blocks along each axis (Ho, Wo), which must be positive."""
     n_out = tuple(
         (n + 2 * p - d * (k - 1) - 1) // s + 1
         for n, k, d, p, s in zip(size, kernel, dil, pads, step, strict=True)
@@ -46,10 +44,7 @@ def _blocks(op: str, size: tuple, kernel: tuple, dil: tuple, pads: tuple, step: 
             f"kernel_size {kernel}, dilation {dil}, padding {pads} and stride {step} give "
             f"{n_out} blocks"
         )
-    (kh, kw), (ho, wo) = kernel, n_out
-    rows = (xp.arange(kh) * dil[0]).reshape(kh, 1, 1, 1) + (xp.arange(ho) * step[0]).reshape(ho, 1)
-    cols = (xp.arange(kw) * dil[1]).reshape(kw, 1, 1) + xp.arange(wo) * step[1]
-    return rows, cols, n_out
+    return n_out
 
 
 def unfold(
@@ -69,17 +64,9 @@ def unfold(
         )
     check_dtype(x, op)
     kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
-    rows, cols, (ho, wo) = _blocks(op, x.shape[-2:], kernel, dil, pads, step)
-    if any(pads):
-        x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
-    # separable: the blocks' rows, then their columns, each one gather (AxisTake)
-    picked = conv_ops.AxisTake.apply(x, index=rows.reshape(-1), axis=x.ndim - 2)
-    picked = conv_ops.AxisTake.apply(picked, index=cols.reshape(-1), axis=x.ndim - 1)
-    (kh, kw), lead = kernel, x.shape[:-2]
-    picked = picked.reshape(*lead, kh, ho, kw, wo)  # (*, C, kh, Ho, kw, Wo)
-    k = len(lead)
-    picked = picked.permute(*range(k), k, k + 2, k + 1, k + 3)  # (*, C, kh, kw, Ho, Wo)
-    return picked.reshape(*lead[:-1], lead[-1] * kh * kw, ho * wo)
+    _blocks(op, x.shape[-2:], kernel, dil, pads, step)  # the blocks must fit
+    pairs = ((pads[0], pads[0]), (pads[1], pads[1]))
+    return conv_ops.Im2Col.apply(x, kernel=kernel, stride=step, padding=pairs, dilation=dil)
 
 
 def fold(
@@ -101,26 +88,18 @@ def fold(
     check_dtype(x, op)
     size = ntuple(output_size, 2, op, "output_size")
     kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
-    rows, cols, (ho, wo) = _blocks(op, size, kernel, dil, pads, step)
-    unbatched = x.ndim == 2
-    if unbatched:
-        x = x.unsqueeze(0)
-    n, ck, length = x.shape
+    ho, wo = _blocks(op, size, kernel, dil, pads, step)
+    ck, length = x.shape[-2:]
     k = kernel[0] * kernel[1]
     if ck % k or length != ho * wo:
         raise ValueError(
             f"{op}: the input must be (N, C * {k}, {ho * wo}) for kernel_size {kernel} and "
             f"{ho} x {wo} blocks of output_size {size}; got shape {tuple(input.shape)}"
         )
-    c = ck // k
-    hp, wp = size[0] + 2 * pads[0], size[1] + 2 * pads[1]
-    # unfold's two gathers undone in reverse: each block's columns, then its rows, added back
-    cols_in = x.reshape(n, c, kernel[0], kernel[1], ho, wo).permute(0, 1, 2, 4, 3, 5)
-    cols_in = cols_in.reshape(n, c, kernel[0] * ho, kernel[1] * wo)  # (N, C, kh*Ho, kw*Wo)
-    out = conv_ops.AxisTakeAdd.apply(cols_in, index=cols.reshape(-1), axis=3, size=wp)
-    out = conv_ops.AxisTakeAdd.apply(out, index=rows.reshape(-1), axis=2, size=hp)
-    out = out[:, :, pads[0] : pads[0] + size[0], pads[1] : pads[1] + size[1]]
-    return out.squeeze(0) if unbatched else out
+    pairs = ((pads[0], pads[0]), (pads[1], pads[1]))
+    return conv_ops.Col2Im.apply(
+        x, size=size, kernel=kernel, stride=step, padding=pairs, dilation=dil
+    )
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

@@ -536,3 +536,63 @@ class AxisTakeAdd(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AxisTake.apply(grad, index=self.index, axis=self.axis),)
+
+
+# ---------------------------------------------------------------------------------------
+# unfold and fold for users (nn.functional's): every block as a column, and its adjoint.
+
+
+class Im2Col(Function):
+    """out[n, (c, p, q), (i, j)] = xpad[n, c, i*sh + p*dh, j*sw + q*dw]: every block of x
+    (N, C, H, W), or (C, H, W), as a column (N, C*kh*kw, Ho*Wo); linear, its adjoint adds
+    each column back (Col2Im)."""
+
+    rule = "grad_x = Col2Im(grad): each column added back where its block was read"
+    saves_inputs = False
+
+    def forward(
+        self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, dilation=dilation
+        )
+        self.size = x.shape[-2:]
+        batch = x if x.ndim == 4 else x[None]
+        cols = unfold(batch, kernel, stride, padding, dilation, 1)  # (N, 1, C*kh*kw, L)
+        return cols[:, 0] if x.ndim == 4 else cols[0, 0]  # (N, C*kh*kw, L), or unbatched
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (Col2Im.apply(grad, size=self.size, **self.geometry),)
+
+
+class Col2Im(Function):
+    """out = zeros (N, C, *size) with column (c, p, q) of block (i, j) of x (N, C*kh*kw,
+    Ho*Wo), or (C*kh*kw, Ho*Wo), added at xpad[n, c, i*sh + p*dh, j*sw + q*dw]: the adjoint
+    of Im2Col (nn.functional.fold); its own adjoint is Im2Col."""
+
+    rule = "grad_x = Im2Col(grad): the incoming grad's blocks as columns"
+    saves_inputs = False
+
+    def forward(
+        self,
+        x: Any,
+        *,
+        size: tuple,
+        kernel: tuple,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+    ) -> Any:
+        self.geometry: dict[str, Any] = dict(
+            kernel=kernel, stride=stride, padding=padding, dilation=dilation
+        )
+        batch = x if x.ndim == 3 else x[None]
+        n, ck, _ = batch.shape
+        (kh, kw), c = kernel, ck // (kernel[0] * kernel[1])
+        ho, wo = out_hw(size, kernel, stride, dilation, padding)
+        cols = batch.reshape(n, c, kh, kw, ho, wo).transpose(2, 3, 1, 4, 5, 0)  # kh,kw,C,..,N
+        out = fold(cols[None], size, stride, padding, dilation)  # (N, C, H, W)
+        return out if x.ndim == 3 else out[0]
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (Im2Col.apply(grad, **self.geometry),)
