@@ -66,8 +66,8 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "LeakyReluBackward0": ("rrelu in eval is leaky_relu", {"RreluWithNoiseBackward0"}),
     "MulBackward0": (
-        "square and rrelu's draw are products; PyTorch's kernels scale with mul.Scalar",
-        {"PowBackward0", "RreluWithNoiseBackward0", "MulBackward1", "SqueezeBackward1"},
+        "rrelu's draw is a product; PyTorch's kernels scale with mul.Scalar",
+        {"RreluWithNoiseBackward0", "MulBackward1", "SqueezeBackward1"},
     ),
     "UnsafeViewBackward0": (
         "PyTorch copies or transposes some broadcast products",

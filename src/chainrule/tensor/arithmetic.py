@@ -347,7 +347,7 @@ class Arithmetic(Core):
 
     def square(self: TensorSelf) -> Tensor:
         x = self.to(array.int64) if self._array.dtype.kind == "b" else self  # as PyTorch's
-        return elementwise.Mul.apply(x, x)
+        return elementwise.Pow.apply(x, 2)  # PyTorch's pow(x, 2): its node, one edge
 
     def clamp_min(self: TensorSelf, min: Any) -> Tensor:
         return _clamp(self, min, None, "clamp_min")
