@@ -337,10 +337,10 @@ class Aminmax(Function):
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
-        least = xp.amin(a, axis=dims, keepdims=keepdim)
+        least = xp.minimum.reduce(a, axis=dims, keepdims=keepdim)  # amin without its wrapper
         out = xp.empty((2, *least.shape), dtype=a.dtype, like=a)  # (2, *reduced)
         out[0] = least
-        out[1] = xp.amax(a, axis=dims, keepdims=keepdim)
+        out[1] = xp.maximum.reduce(a, axis=dims, keepdims=keepdim)
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
