@@ -353,9 +353,10 @@ def lower_median(a: Any, ignore_nan: bool) -> Any:
     flat = a.reshape(-1)
     if is_floating(a.dtype):
         nans = xp.isnan(flat)
-        if nans.any() and (not ignore_nan or nans.all()):
-            return array_like(math.nan, a, a.dtype)
-        flat = flat[~nans]
+        if nans.any():
+            if not ignore_nan or nans.all():
+                return array_like(math.nan, a, a.dtype)
+            flat = flat[~nans]
     if not flat.size:  # no elements: NaN, as PyTorch
         return array_like(math.nan, a, a.dtype)
     k = (flat.size - 1) // 2
