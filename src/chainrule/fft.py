@@ -26,10 +26,11 @@ def fftshift(input: Any, dim: Any = None) -> Tensor:
 
 
 def ifftshift(input: Any, dim: Any = None) -> Tensor:
-    """fftshift's inverse: a roll by -(n // 2) along each dim."""
+    """fftshift's inverse: a roll by -(n // 2) along each dim, given as PyTorch's node
+    keeps it, (n + 1) // 2."""
     x = input if isinstance(input, Tensor) else as_tensor(input)
     dims = _dims(x, dim)
-    return x.roll([-(x.shape[d] // 2) for d in dims], dims) if dims else x.clone()
+    return x.roll([(x.shape[d] + 1) // 2 for d in dims], dims) if dims else x.clone()
 
 
 def _frequencies(values: Any, dtype: Any, requires_grad: bool) -> Tensor:

@@ -477,7 +477,9 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "LinalgSolveExBackward0": {"left": _opt("left")},
     "LinalgCrossBackward0": {"dim": _opt("dim")},
     "TraceBackward0": {"self_sym_sizes": _sizes(0)},
+    "DiagonalScatterBackward0": {k: _opt(k) for k in ("dim1", "dim2", "offset")},
     "FlipBackward0": {"dims": _called("dims")},
+    "Rot90Backward0": {"dims": _called("dims"), "k": _called("k")},
     "RollBackward0": {"dims": _called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {
         **_SCALED,

@@ -56,6 +56,28 @@ class Diagonal(Function):
         return self.keep(a, out)
 
 
+class DiagonalScatter(Function):
+    """out = a with src written on the diagonal that a.diagonal(offset, dim1, dim2) reads, a
+    copy;  grad_a = grad with zeros on that diagonal, grad_src = grad's diagonal."""
+
+    rule = "grad_a = grad with zeros on the diagonal, grad_src = grad.diagonal(offset, dim1, dim2)"
+    saves_inputs = False
+
+    def forward(self, a, src, offset, dim1, dim2):
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        out = a.copy()
+        diagonal = out.diagonal(offset, dim1, dim2)  # read-only: written through its flags
+        diagonal.flags.writeable = True
+        diagonal[...] = src
+        return out
+
+    def backward(self, grad, out):
+        where = dict(offset=self.offset, dim1=self.dim1, dim2=self.dim2)
+        need_a, need_src = self.needs_input_grad
+        ga = DiagonalScatter.apply(grad, 0.0, **where) if need_a else None
+        return ga, Diagonal.apply(grad, **where) if need_src else None
+
+
 class Unfold(Diagonal):
     """out = the windows of ``size`` values, ``step`` apart, along ``dim`` of a: dim becomes
     the number of windows and a last dim of size ``size`` is added, a view;

@@ -119,19 +119,20 @@ class Indexing(Core):
     ) -> Tensor:
         """self with src written on the diagonal that diagonal(offset, dim1, dim2) reads."""
         src = as_tensor(src)
-        expected = self.diagonal(offset, dim1, dim2).shape
-        if src.shape != expected:
+        need_dims(self, 2, "diagonal_scatter")
+        options = _embed_options(self, offset, dim1, dim2)
+        del options["shape"]
+        if options["dim1"] == options["dim2"]:
+            raise ValueError(f"diagonal_scatter: dim1 and dim2 must differ; got {dim1} and {dim2}")
+        expected = self._array.diagonal(*options.values()).shape  # offset, dim1, dim2
+        if src._array.shape != expected:
             raise ValueError(
                 f"diagonal_scatter: src must have the diagonal's shape {expected}; got "
                 f"{src.shape} for self {self.shape}"
             )
-        mask = selection.DiagEmbed.apply(
-            make(xp.ones(expected, dtype=bool, like=self._array)),
-            **_embed_options(self, offset, dim1, dim2),
-        )
-        src = src if src.dtype == self.dtype else src.to(self.dtype)  # written in self's dtype
-        placed = selection.DiagEmbed.apply(src, **_embed_options(self, offset, dim1, dim2))
-        return where(mask._array, placed, self)
+        if src._array.dtype != self._array.dtype:
+            src = src.to(self.dtype)  # written in self's dtype
+        return selection.DiagonalScatter.apply(self, src, **options)
 
     def select(self: TensorSelf, dim: int, index: int) -> Tensor:
         """The slice at index along dim, that dim removed: a view."""
@@ -335,8 +336,8 @@ class Indexing(Core):
         turns = int(k) % 4
         if turns == 1:
             return self.flip(b).transpose(a, b)
-        if turns == 2:
-            return self.flip(a, b)
+        if turns == 2:  # one node, PyTorch's, keeping k and dims as given
+            return named(self.flip(a, b), "Rot90Backward0", k=k, dims=dims)
         if turns == 3:
             return self.flip(a).transpose(a, b)
         return self.clone()
