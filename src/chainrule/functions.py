@@ -14,8 +14,9 @@ from typing import Any
 from . import array, sparse
 from .arguments import need_float, need_number, normalize_dim, resolve_device
 from .ops import linalg, movement, selection
-from .tensor import Tensor, as_tensor, where, write_out
+from .tensor import Tensor, as_tensor, write_out
 from .tensor import matmul as _matmul
+from .tensor import where as _where
 from .tensor.reductions import variance
 from .tensor.size import Size
 
@@ -70,6 +71,15 @@ def matmul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if isinstance(input, sparse.SparseTensor) or isinstance(other, sparse.SparseTensor):
         return write_out(sparse.matmul(input, other), out, "matmul", exact=True)
     return write_out(_matmul(input, other), out, "matmul", exact=True)
+
+
+def where(condition: Any, input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """input where condition holds, else other (broadcast, promoted), as Tensor.where;
+    ``out=`` as PyTorch's: tensors only, out of the result's dtype."""
+    if out is not None and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        kinds = f"{type(input).__name__} and {type(other).__name__}"
+        raise TypeError(f"where: with out=, input and other must be tensors; got {kinds}")
+    return write_out(_where(condition, input, other), out, "where", exact=True)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
