@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import array, batching, random_batching
@@ -19,10 +20,13 @@ from .arguments import (
     resolve_device,
     size_arg,
 )
+from .autograd.mode import is_grad_enabled
+from .autograd.versions import bump
 from .constants import laid_out, memory_order
 from .ops import elementwise
 from .sparse import strided
 from .tensor import Tensor
+from .tensor.inplace import RESIZED
 from .tensor.sampling import check_std
 from .tensor.size import Size
 
@@ -134,39 +138,95 @@ def _drawn(
     return random_batching.drawn(out)
 
 
+# -- out=, as PyTorch's factories take it ----------------------------------------------------
+
+
+def _into(out: Any, dtype: Any, shape: Any, op: str, warn: bool = False) -> None:
+    """out checked, and resized to ``shape`` (None: not yet known), for a factory's values,
+    as PyTorch's: a Tensor not requiring grad, whose dtype is the values' (a dtype given
+    must be it); of another shape, new memory (arange's with the warning of an out with
+    elements)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}: out must be a Tensor; got {type(out).__name__}")
+    if is_grad_enabled() and out.requires_grad:
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad"
+        )
+    if dtype is not None and array.as_dtype(dtype) != out._array.dtype:
+        raise RuntimeError(f"{op}: dtype {array.as_dtype(dtype)} does not match out's {out.dtype}")
+    if shape is not None and tuple(out.shape) != tuple(shape):
+        if warn and out.numel():
+            warnings.warn(RESIZED.format(list(out.shape), list(shape)), stacklevel=4)
+        out._array = array.xp.empty(tuple(shape), dtype=out._array.dtype, like=out._array)
+
+
+def _written(out: Any, dtype: Any, grad: bool, op: str, make: Callable, warn: bool = False) -> Any:
+    """A filled factory with out=: ``make(out's dtype)``'s values written into out, returned
+    (requiring grad where asked, as PyTorch marks it); empty's only resized."""
+    _into(out, dtype, None, op)
+    if out._array.dtype == array.bool_ and op in ("arange", "linspace", "logspace", "randperm"):
+        raise TypeError(f"{op}: makes no bool values, as PyTorch's; got out of dtype {out.dtype}")
+    values = make(out.dtype)._array
+    _into(out, None, values.shape, op, warn)
+    if op != "empty":
+        out._array[...] = values
+    bump(out)
+    return out.requires_grad_() if grad else out
+
+
+def _drawn_into(out: Any, shape: Any, dtype: Any, grad: bool, op: str, fill: Callable) -> Any:
+    """A random factory with out=: out resized, then ``fill(out)`` draws into it in its
+    order in memory, as PyTorch's (``rand(out=t)`` is ``t.uniform_()``)."""
+    _into(out, dtype, shape, op)
+    if op != "randint" and not array.is_floating(out._array.dtype):
+        raise TypeError(f"{op}: out must be a floating-point tensor; got dtype {out.dtype}")
+    fill(out)
+    return out.requires_grad_() if grad else out
+
+
 def zeros(
     *sizes: Any,
     size: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     size = _sizes(sizes, size, "zeros")
+    if out is not None:
+        return _written(out, dtype, requires_grad, "zeros", lambda d: zeros(*size, dtype=d))
     return _filled(array.xp.zeros, size, dtype, device, requires_grad, pin_memory, "zeros")
 
 
 def ones(
     *sizes: Any,
     size: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     size = _sizes(sizes, size, "ones")
+    if out is not None:
+        return _written(out, dtype, requires_grad, "ones", lambda d: ones(*size, dtype=d))
     return _filled(array.xp.ones, size, dtype, device, requires_grad, pin_memory, "ones")
 
 
 def empty(
     *sizes: Any,
     size: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     size = _sizes(sizes, size, "empty")
+    if out is not None:
+        return _written(out, dtype, requires_grad, "empty", lambda d: empty(*size, dtype=d))
     return _filled(array.xp.empty, size, dtype, device, requires_grad, pin_memory, "empty")
 
 
@@ -176,9 +236,13 @@ def full(
     dtype: Any = None,
     requires_grad: bool = False,
     *,
+    out: Any = None,
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
+    if out is not None:
+        make = lambda d: full(size, fill_value, d)  # noqa: E731
+        return _written(out, dtype, requires_grad, "full", make)
     like = array.like(_device(device, pin_memory, "full"))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -300,12 +364,16 @@ def rand(
     *sizes: Any,
     size: Any = None,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     size = _sizes(sizes, size, "rand")
+    if out is not None:
+        fill = lambda t: t.uniform_(generator=generator)  # noqa: E731
+        return _drawn_into(out, size_arg(size, "rand"), dtype, requires_grad, "rand", fill)
     return _drawn("uniform", size, generator, dtype, device, requires_grad, pin_memory, "rand")
 
 
@@ -313,12 +381,16 @@ def randn(
     *sizes: Any,
     size: Any = None,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     draw, size = "normal", _sizes(sizes, size, "randn")
+    if out is not None:
+        fill = lambda t: t.normal_(generator=generator)  # noqa: E731
+        return _drawn_into(out, size_arg(size, "randn"), dtype, requires_grad, "randn", fill)
     return _drawn(draw, size, generator, dtype, device, requires_grad, pin_memory, "randn")
 
 
@@ -361,6 +433,7 @@ def normal(
     size: Any = None,
     *,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     layout: Any = None,
     device: Any = None,
@@ -375,6 +448,17 @@ def normal(
     check_std(std, "normal")
     gen = array.generator(generator, "normal")
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if out is not None and not tensors:
+        fill = lambda t: t.normal_(mean, std, generator=generator)  # noqa: E731
+        shape = size_arg((size,), "normal")  # None refused
+        return _drawn_into(out, shape, dtype, requires_grad, "normal", fill)
+    if out is not None:  # PyTorch's normal_out: out's own shape stands for a number std's
+        if dtype is not None or requires_grad:
+            raise TypeError("normal: of tensors takes no dtype= nor requires_grad=; got one")
+        shapes = [tuple(t.shape) for t in tensors] + [() if tensors[-1] is std else out.shape]
+        _into(out, None, array.xp.broadcast_shapes(*shapes), "normal", warn=True)
+        out.normal_(0.0, 1.0 if tensors[-1] is std else std, generator=generator)
+        return (out.mul_(std) if tensors[-1] is std else out).add_(mean)
     if not tensors:
         if size is None:
             raise TypeError("normal: two numbers need a size; got mean, std and no size")
@@ -408,6 +492,7 @@ def randint(
     low: int | None = None,
     high: int | None = None,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -433,6 +518,15 @@ def randint(
         raise TypeError(f"randint: size must be a tuple of ints; got {size!r}")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low} and high={high}")
+    if out is not None:
+        kind = out._array.dtype if isinstance(out, Tensor) else array.float32
+        lo, hi = (0, 1) if kind == array.bool_ else (-math.inf, math.inf)
+        if kind.kind in "iu":  # PyTorch's bounds of out's dtype
+            lo, hi = int(array.iinfo(kind).min), int(array.iinfo(kind).max)
+        if not lo <= low < high <= hi + 1:
+            raise ValueError(f"randint: low and high - 1 must be within {kind}; got {low}, {high}")
+        fill = lambda t: t.random_(low, high, generator=generator)  # noqa: E731
+        return _drawn_into(out, tuple(size), dtype, requires_grad, "randint", fill)
     shape = random_batching.draw_sizes("randint") + tuple(size)  # inside vmap: its batch's
     draws = array.generator(generator, "randint").integers(low, high, math.prod(shape))
     draws = draws.reshape(shape).astype(array.as_dtype(dtype) or array.int64)
@@ -444,12 +538,16 @@ def randperm(
     n: int,
     *,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A random permutation of 0, ..., n - 1 (int64 unless dtype says otherwise)."""
+    if out is not None:
+        make = lambda d: randperm(n, generator=generator, dtype=d)  # noqa: E731
+        return _written(out, dtype, requires_grad, "randperm", make)
     dev = _device(device, pin_memory, "randperm")
     n = positive_int(n, "n", "randperm", zero_ok=True)
     batch = random_batching.draw_sizes("randperm")  # inside vmap: one for each example
@@ -471,8 +569,12 @@ def arange(
     device: Any = None,
     requires_grad: bool = False,
     *,
+    out: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
+    if out is not None:  # resized with the warning of an out with elements, as PyTorch's
+        make = lambda d: arange(start, end, step, d)  # noqa: E731
+        return _written(out, dtype, requires_grad, "arange", make, warn=True)
     like = array.like(_device(device, pin_memory, "arange"))
     if end is None:
         start, end = 0, start
@@ -509,9 +611,13 @@ def linspace(
     dtype: Any = None,
     requires_grad: bool = False,
     *,
+    out: Any = None,
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
+    if out is not None:
+        make = lambda d: linspace(start, end, steps, d)  # noqa: E731
+        return _written(out, dtype, requires_grad, "linspace", make)
     dev = _device(device, pin_memory, "linspace")
     positive_int(steps, "steps", "linspace", zero_ok=True)
     dtype = _float(dtype)
@@ -530,11 +636,15 @@ def logspace(
     dtype: Any = None,
     requires_grad: bool = False,
     *,
+    out: Any = None,
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
     """base ** v for steps values v evenly spaced from start to end (float64 powers, then
     dtype's values; an integer dtype truncates them, as PyTorch's)."""
+    if out is not None:
+        make = lambda d: logspace(start, end, steps, base, d)  # noqa: E731
+        return _written(out, dtype, requires_grad, "logspace", make)
     dev = _device(device, pin_memory, "logspace")
     positive_int(steps, "steps", "logspace", zero_ok=True)
     dtype = _float(dtype)
@@ -568,9 +678,12 @@ def eye(
     dtype: Any = None,
     requires_grad: bool = False,
     *,
+    out: Any = None,
     device: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
+    if out is not None:
+        return _written(out, dtype, requires_grad, "eye", lambda d: eye(n, m, d))
     like = array.like(_device(device, pin_memory, "eye"))
     positive_int(n, "n", "eye", zero_ok=True)
     positive_int(m, "m", "eye", zero_ok=True, none_ok=True)
