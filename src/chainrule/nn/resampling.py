@@ -1,9 +1,9 @@
 """Resampling for users: ``interpolate`` in every mode PyTorch has without antialiasing, its
 older names (``upsample``, ``upsample_nearest``, ``upsample_bilinear``) and the ``Upsample``
 modules. Each axis is resampled alone (the modes are separable): its output positions read
-one tap (nearest), two (linear) or four (cubic) input positions, gathered with index_select
-and weighted, so gradients of every order come from those ops; 'area' is adaptive average
-pooling (pooling.py).
+one tap (nearest: a gather, AxisTake), two (linear) or four (cubic) input positions, weighted
+(one primitive of ops/resample.py over every axis); 'area' is adaptive average pooling
+(pooling.py).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import array
 from ..ops import conv as conv_ops
+from ..ops import resample as resample_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -105,20 +106,6 @@ def _weighted_taps(n_in: int, n_out: int, scale: float | None, corners: bool, cu
     return taps, weights
 
 
-def _along(x: Tensor, axis: int, taps: Any, weights: Any) -> Tensor:
-    """x resampled along axis: output position i is sum_k weights[i, k] * x[taps[i, k]]
-    (x[taps[i, 0]] with no weights). One gathered copy a tap (AxisTake), weighted and added:
-    a sum over a short axis of one (..., n_out, taps, ...) array is many times slower."""
-    out: Any = None
-    for k in range(taps.shape[1]):
-        term = conv_ops.AxisTake.apply(x, index=host.ascontiguousarray(taps[:, k]), axis=axis)
-        if weights is not None:
-            w = weights[:, k].astype(x._array.dtype).reshape((-1,) + (1,) * (x.ndim - axis - 1))
-            term = term * Tensor._make(array.from_host(w, x._array))
-        out = term if out is None else out + term
-    return out
-
-
 def interpolate(
     input: Tensor,
     size: int | tuple[int, ...] | None = None,
@@ -177,18 +164,40 @@ def _interpolate(
     if mode == "area":
         pool: Any = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
         return pool(x, sizes)
-    nearest = mode.startswith("nearest")
+    if mode.startswith("nearest"):
+        out = x
+        for axis in range(2, x.ndim):  # each axis alone: the modes are separable
+            n_in, n_out, scale = x.shape[axis], sizes[axis - 2], scales[axis - 2]
+            taps = _nearest_taps(n_in, n_out, scale, mode == "nearest-exact")[:, 0]
+            out = conv_ops.AxisTake.apply(out, index=host.ascontiguousarray(taps), axis=axis)
+        return out
     dt = host.float64 if x._array.dtype == host.float64 else host.float32  # PyTorch's opmath
-    out = x
-    for axis in range(2, x.ndim):  # each axis alone: the modes are separable
-        n_in, n_out, scale = x.shape[axis], sizes[axis - 2], scales[axis - 2]
-        if nearest:
-            taps, weights = _nearest_taps(n_in, n_out, scale, mode == "nearest-exact"), None
-        else:
-            taps, weights = _weighted_taps(n_in, n_out, scale, bool(align_corners),
-                                           mode == "bicubic", dt)  # fmt: skip
-        out = _along(out, axis, taps, weights)
-    return out
+    maps = tuple(
+        _map(n_in, n_out, scale, bool(align_corners), mode == "bicubic", dt)
+        for n_in, n_out, scale in zip(x.shape[2:], sizes, scales, strict=True)
+    )
+    return _UPSAMPLE[mode].apply(x, maps=maps, sizes=x.shape[2:])
+
+
+_UPSAMPLE: dict[str, Any] = {
+    "linear": resample_ops.UpsampleLinear1d,
+    "bilinear": resample_ops.UpsampleBilinear2d,
+    "bicubic": resample_ops.UpsampleBicubic2d,
+    "trilinear": resample_ops.UpsampleTrilinear3d,
+}
+# each axis' taps and weights, by its sizes, scale, corners, kind and opmath dtype
+_MAPS: dict[tuple, Any] = {}
+
+
+def _map(n_in: int, n_out: int, scale: Any, corners: bool, cubic: bool, dt: Any) -> Any:
+    """_weighted_taps of an axis, made once for each of its arguments."""
+    key = (n_in, n_out, scale, corners, cubic, dt)
+    found = _MAPS.get(key)
+    if found is None:
+        if len(_MAPS) >= 256:  # a bound on what it keeps: start again
+            _MAPS.clear()
+        found = _MAPS[key] = _weighted_taps(n_in, n_out, scale, corners, cubic, dt)
+    return found
 
 
 def upsample(

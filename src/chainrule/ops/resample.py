@@ -1,0 +1,107 @@
+"""Resampling's primitives (interpolate's linear, bilinear, bicubic and trilinear modes): each
+axis of the output a weighted sum of a few taps of the input along it, one axis at a time,
+given per axis as taps (n_out, T), input positions, and their weights (n_out, T), host
+arrays. The adjoint is the same kind of map with the pattern transposed (each input
+position's readers and their weights), so gradients of every order are exact. Argument
+checks and the taps themselves live in nn/resampling.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import array
+from ..array import xp
+from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+def transposed(taps: Any, weights: Any, n_in: int) -> tuple[Any, Any]:
+    """The pattern of the map's adjoint: for each of n_in input positions, the outputs that
+    read it and with what weight, (n_in, T') host arrays padded with weight-0 reads of
+    output 0 (T' the most readers of one position)."""
+    host = array.host
+    n_out, t = taps.shape
+    where, rows = taps.reshape(-1), host.repeat(host.arange(n_out), t)
+    order = host.argsort(where, kind="stable")
+    where, rows, w = where[order], rows[order], weights.reshape(-1)[order]
+    counts = host.bincount(where, minlength=n_in)
+    width = max(int(counts.max()) if counts.size else 0, 1)
+    slot = host.arange(where.size) - host.repeat(host.cumsum(counts) - counts, counts)
+    out_taps = host.zeros((n_in, width), dtype=host.int64)
+    out_weights = host.zeros((n_in, width), dtype=weights.dtype)
+    out_taps[where, slot] = rows
+    out_weights[where, slot] = w
+    return out_taps, out_weights
+
+
+def _along(x: Any, axis: int, taps: Any, weights: Any) -> Any:
+    """x resampled along axis: out[..., i, ...] = sum_k weights[i, k] * x[..., taps[i, k], ...];
+    the taps gathered at once with the tap's index outermost, so the sum runs over slices."""
+    n_out, t = taps.shape
+    picked = xp.take(x, array.from_host(taps.T.reshape(-1), x), axis=axis)
+    picked = picked.reshape(x.shape[:axis] + (t, n_out) + x.shape[axis + 1 :])  # (.., T, o, ..)
+    w = array.from_host(weights.T.astype(x.dtype, copy=False), x)  # (T, o)
+    picked *= w.reshape((t, n_out) + (1,) * (x.ndim - axis - 1))
+    return picked.sum(axis=axis)
+
+
+class _Resample(Function):
+    """out = x with each of its last axes resampled (a weighted sum of taps along it);
+    linear in x, its adjoint the same with each axis' pattern transposed."""
+
+    rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, maps: tuple, sizes: tuple) -> Any:
+        """maps: (taps, weights) per resampled (last) axis; sizes: the input's size along
+        each of those axes (for the adjoint)."""
+        self.maps, self.sizes = maps, sizes
+        out, k = x, len(maps)
+        for axis in range(x.ndim - 1, x.ndim - 1 - k, -1):
+            out = _along(out, axis, *maps[axis - (x.ndim - k)])
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        pairs = list(zip(self.maps, self.sizes, strict=True))
+        maps = tuple(transposed(taps, weights, n) for (taps, weights), n in pairs)
+        sizes = tuple(taps.shape[0] for taps, _ in self.maps)
+        return (ResampleBackward.apply(grad, maps=maps, sizes=sizes),)
+
+
+class UpsampleLinear1d(_Resample):
+    """out[n, c, i] = sum_k w[i, k] * x[n, c, taps[i, k]]: linear interpolation along the
+    length; grad_x = grad spread back with the same weights."""
+
+    rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+
+
+class UpsampleBilinear2d(_Resample):
+    """out[n, c, i, j] = sum_{k, l} wh[i, k] ww[j, l] x[n, c, th[i, k], tw[j, l]]: linear
+    interpolation along the height and the width; grad_x = grad spread back alike."""
+
+    rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+
+
+class UpsampleBicubic2d(_Resample):
+    """out[n, c, i, j] = sum_{k, l} wh[i, k] ww[j, l] x[n, c, th[i, k], tw[j, l]]: cubic
+    convolution (4 taps) along the height and the width; grad_x = grad spread back alike."""
+
+    rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+
+
+class UpsampleTrilinear3d(_Resample):
+    """out[n, c, i, j, l] = linear interpolation of x along the depth, the height and the
+    width, one axis at a time; grad_x = grad spread back alike."""
+
+    rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+
+
+class ResampleBackward(_Resample):
+    """out = g with each of its last axes spread back over the input positions its taps read,
+    weighted: the adjoint of a resampling; its own adjoint is the resampling again."""
+
+    rule = "grad_g = ResampleBackward(h) with each axis' pattern transposed back"
