@@ -14,11 +14,11 @@ from ..autograd.primitive import Function
 
 
 def _logsumexp(a: Any, axis: int) -> Any:
-    """log(sum(exp(a))) along axis; -inf where every term is -inf."""
+    """log(sum(exp(a))) along axis; -inf where every term is -inf (log(0): called under an
+    errstate that ignores it)."""
     top = a.max(axis=axis, keepdims=True)
     safe = xp.where(xp.isfinite(top), top, 0.0)
-    with xp.errstate(divide="ignore"):
-        out = xp.log(xp.exp(a - safe).sum(axis=axis, keepdims=True)) + safe
+    out = xp.log(xp.exp(a - safe).sum(axis=axis, keepdims=True)) + safe
     return out.squeeze(axis)
 
 
@@ -50,6 +50,11 @@ class CtcLoss(Function):
     )
 
     def forward(self, lp, *, rows, input_lengths, blank, zero_infinity):
+        # -inf - -inf (NaN, masked after) and log(0) are expected throughout: one errstate
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return self._forward(lp, rows, input_lengths, blank, zero_infinity)
+
+    def _forward(self, lp, rows, input_lengths, blank, zero_infinity):
         steps, n, c = lp.shape
         neg_inf = -xp.inf
         lengths = xp.asarray(input_lengths)  # (N,)
@@ -61,30 +66,36 @@ class CtcLoss(Function):
         valid = xp.arange(width)[None, :] < ends[:, None]  # (N, S)
         seen = xp.take_along_axis(lp, xp.broadcast_to(labels, (steps, n, width)), 2)  # (T, N, S)
         seen = xp.where(valid, seen, neg_inf)
-        # the skip over a blank is allowed onto a label unlike the one two places back
+        # the skip over a blank is allowed onto a label unlike the one two places back:
+        # 0 where allowed, -inf where not, added to the term two places back
         skip = (labels != blank) & (labels != _shift(labels, 2, -1))  # (N, S)
-        back_skip = _shift(skip, -2, False)  # from s to s + 2
-        alpha = xp.full((steps, n, width), neg_inf, dtype=lp.dtype)
-        beta = xp.full((steps, n, width), neg_inf, dtype=lp.dtype)
-        with xp.errstate(invalid="ignore"):
-            if steps:
-                alpha[0, :, :2] = seen[0, :, :2]
-            for t in range(1, steps):  # alpha past a sample's length stays at its last step
-                a = alpha[t - 1]
-                two = xp.where(skip, _shift(a, 2, neg_inf), neg_inf)
-                step = xp.logaddexp(xp.logaddexp(a, _shift(a, 1, neg_inf)), two) + seen[t]
-                alpha[t] = xp.where((t < lengths)[:, None], step, a)
-            ends_at = (xp.arange(width)[None, :] >= ends[:, None] - 2) & valid  # (N, S)
-            for t in range(steps - 1, -1, -1):  # beta starts at each sample's last step
-                start = xp.where(ends_at, seen[t], neg_inf)
-                if t + 1 < steps:
-                    a = beta[t + 1]
-                    two = xp.where(back_skip, _shift(a, -2, neg_inf), neg_inf)
-                    step = xp.logaddexp(xp.logaddexp(a, _shift(a, -1, neg_inf)), two) + seen[t]
-                else:
-                    step = start
-                last = (t == lengths - 1)[:, None]
-                beta[t] = xp.where(last, start, xp.where((t < lengths - 1)[:, None], step, neg_inf))
+        skip_add = xp.where(skip, 0.0, neg_inf).astype(lp.dtype)
+        back_add = xp.where(_shift(skip, -2, False), 0.0, neg_inf).astype(lp.dtype)  # s to s+2
+        # alpha and beta with two places of -inf before (alpha) or after (beta) each row, so
+        # the terms one and two places back (or on) are slices, not shifted copies
+        alpha_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
+        beta_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
+        alpha, beta = alpha_pad[:, :, 2:], beta_pad[:, :, :width]  # (T, N, S) views
+        if steps:
+            alpha[0, :, :2] = seen[0, :, :2]
+        for t in range(1, steps):  # alpha past a sample's length stays at its last step
+            a = alpha_pad[t - 1]
+            step = xp.logaddexp(a[:, 2:], a[:, 1:-1])
+            step = xp.logaddexp(step, a[:, :-2] + skip_add, out=step)
+            step += seen[t]
+            alpha[t] = xp.where((t < lengths)[:, None], step, a[:, 2:])
+        ends_at = (xp.arange(width)[None, :] >= ends[:, None] - 2) & valid  # (N, S)
+        for t in range(steps - 1, -1, -1):  # beta starts at each sample's last step
+            start = xp.where(ends_at, seen[t], neg_inf)
+            if t + 1 < steps:
+                b = beta_pad[t + 1]
+                step = xp.logaddexp(b[:, :-2], b[:, 1:-1])
+                step = xp.logaddexp(step, b[:, 2:] + back_add, out=step)
+                step += seen[t]
+            else:
+                step = start
+            last = (t == lengths - 1)[:, None]
+            beta[t] = xp.where(last, start, xp.where((t < lengths - 1)[:, None], step, neg_inf))
         final = alpha[-1] if steps else xp.full((n, width), neg_inf, dtype=lp.dtype)
         at_end = xp.where(ends_at, final, neg_inf)  # (N, S): the last two places of each l'
         losses = -_logsumexp(at_end, 1)  # (N,)
@@ -96,14 +107,12 @@ class CtcLoss(Function):
         top = both.max(axis=2, keepdims=True) if width else xp.zeros((steps, n, 1))
         top = xp.where(xp.isfinite(top), top, 0.0)
         onehot = (labels[:, :, None] == xp.arange(c)).astype(lp.dtype)  # (N, S, C)
-        with xp.errstate(divide="ignore"):
-            summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
-            lcab = xp.log(summed) + top
+        summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
+        lcab = xp.log(summed) + top
         self.alpha, self.nll = alpha, losses.copy()  # PyTorch's node's result1 and result0
         self.impossible = xp.isinf(losses) if zero_infinity else xp.zeros(n, dtype=bool)
         losses[self.impossible] = 0.0
-        with xp.errstate(invalid="ignore"):  # -inf + inf: NaN, PyTorch's gradient there too
-            self.lcab_loss = lcab + losses[None, :, None]  # (T, N, C)
+        self.lcab_loss = lcab + losses[None, :, None]  # (T, N, C)
         steps_in = xp.arange(steps)[:, None] < lengths[None, :]  # (T, N)
         self.counted = (steps_in & ~self.impossible[None, :])[:, :, None]  # (T, N, 1)
         return losses.astype(lp.dtype, copy=False)
