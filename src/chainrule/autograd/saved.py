@@ -36,7 +36,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
-    "alpha", "shifts",
+    "alpha", "shifts", "accumulate",
 )  # fmt: skip
 
 
@@ -480,6 +480,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "DiagonalScatterBackward0": {k: _opt(k) for k in ("dim1", "dim2", "offset")},
     "FlipBackward0": {"dims": _called("dims")},
     "Rot90Backward0": {"dims": _called("dims"), "k": _called("k")},
+    "PutBackward0": {"accumulate": _opt("accumulate")},
     "RollBackward0": {"dims": _called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {
         **_SCALED,
@@ -509,6 +510,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "NansumBackward0": _SELF,
     "MmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "LinalgCrossBackward0": {"self": ("input", 0, 1), "other": ("input", 1, 0)},
+    "PutBackward0": {"index": ("option", "index"), "source": ("input", 1, None)},
     "AddmmBackward0": {"mat1": ("input", 1, 2), "mat2": ("input", 2, 1)},
     "BaddbmmBackward0": {"batch1": ("input", 1, 2), "batch2": ("input", 2, 1)},
     "AddmvBackward0": {"mat": ("input", 1, 2), "vec": ("input", 2, 1)},

@@ -241,6 +241,43 @@ class Cat(Function):
         return tuple(grads)
 
 
+class Put(Function):
+    """out = a with source's values written (with accumulate, added) at the positions index
+    names in the flattened a (negative ones from the end);  grad_a = grad with zeros at those
+    positions (with accumulate, grad), grad_source = grad's values there, in source's shape.
+
+    Repeated positions add up with accumulate; without, the last write wins, as NumPy's.
+    """
+
+    rule = "grad_a = grad with zeros at index (accumulate: grad), grad_source = grad at index"
+    saves_inputs = False  # the rule reads the shapes alone
+
+    def forward(self, a, source, index, accumulate):
+        self.index, self.accumulate = index, accumulate  # as given: PyTorch's _saved_index
+        out = a.copy()  # C order: its flat view is out's memory
+        flat, at = out.reshape(-1), index.reshape(-1) % max(a.size, 1)
+        values = source.reshape(-1) if isinstance(source, ndarray) else source
+        if accumulate:
+            xp.add.at(flat, at, values)
+        else:
+            flat[at] = values
+        return out
+
+    def backward(self, grad, out):
+        need_a, need_source = self.needs_input_grad
+        ga = gs = None
+        if need_a:
+            ga = (
+                grad
+                if self.accumulate
+                else Put.apply(grad, 0.0, index=self.index, accumulate=False)
+            )
+        if need_source:
+            at = self.index.reshape(-1) % max(grad._array.size, 1)
+            gs = grad.reshape(-1)[at].reshape(self.inputs[1].shape)
+        return ga, gs
+
+
 class Flip(Function):
     """out = a with the order of its values reversed along each of dims, a copy (PyTorch's
     flip shares no memory with its input);  grad_a = grad flipped along the same dims."""

@@ -348,7 +348,7 @@ class Indexing(Core):
         """The values at index in the flattened tensor (negative from the end), in index's
         shape."""
         idx = _flat_index(self, index, "take")
-        return self.reshape(-1)[idx]
+        return self.reshape(-1)[idx % max(self._array.size, 1)]
 
     def put(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:
         """self with source's values written (or with accumulate, added) at index in the
@@ -360,12 +360,11 @@ class Indexing(Core):
                 f"put: source and index must have as many elements; got shapes {source.shape} "
                 f"and {idx.shape}"
             )
-        if source.dtype != self.dtype:
+        if source._array.dtype != self._array.dtype:
             raise TypeError(
                 f"put: source must have self's dtype; got {self.dtype} and {source.dtype}"
             )
-        flat = self.reshape(-1).index_put((idx.reshape(-1),), source.reshape(-1), accumulate)
-        return flat.reshape(self.shape)
+        return movement.Put.apply(self, source, index=idx, accumulate=bool(accumulate))
 
     def put_(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:
         return self._write("put_", lambda t: t.put(index, source, accumulate))
@@ -660,7 +659,7 @@ def _even_split(t: Tensor, sections: Any, dim: int, ndim: int, op: str) -> tuple
 
 def _flat_index(t: Tensor, index: Any, op: str) -> Any:
     """take's and put's index: an int64 array of positions in the flattened t (negative
-    ones from the end), checked."""
+    ones from the end, as given), checked."""
     idx = array.array_like(index._array if isinstance(index, Core) else index, t._array)
     if idx.dtype != array.int64:
         raise TypeError(f"{op}: index must be an int64 tensor; got dtype {idx.dtype}")
@@ -671,7 +670,7 @@ def _flat_index(t: Tensor, index: Any, op: str) -> Any:
             f"{op}: index {int(bad.reshape(-1)[0])} is out of range for a tensor of {n} "
             f"elements; got shape {t.shape}"
         )
-    return idx % max(n, 1)
+    return idx
 
 
 def _same_dtypes(t: Tensor, a: Tensor, b: Tensor, op: str) -> None:
