@@ -147,7 +147,7 @@ def compared(
         fa, fb = getattr(a, "grad_fn", None), getattr(b, "grad_fn", None)
         if fa is None or fb is None or type(fa).__name__ != type(fb).__name__:
             continue
-        if saved._key(fa) in EXCEPTIONS or node_count(fa) != node_count(fb) or _stand_in(fa):
+        if saved.key_of(fa) in EXCEPTIONS or node_count(fa) != node_count(fb) or _stand_in(fa):
             continue
         count += 1
         found = differences(fa, fb, signed)

@@ -100,7 +100,7 @@ def record(out: Any, **call: Any) -> Any:
     return out
 
 
-def _called(key: str, default: Any = None) -> Callable[[Any], Any]:
+def called(key: str, default: Any = None) -> Callable[[Any], Any]:
     """An argument of the call that PyTorch's node saves and the primitive does not keep,
     which the Tensor method gave node.named (``default`` where the node was made otherwise)."""
     return lambda fn: (
@@ -183,7 +183,7 @@ def _moved(fn: Any) -> list[int]:
 def _swapped(i: int) -> Callable[[Any], Any]:
     """transpose's dim0 or dim1, as given (else the permute's two moved dims, in order)."""
     return lambda fn: (
-        _called(f"dim{i}", None)(fn) if _called(f"dim{i}")(fn) is not None else _moved(fn)[i]
+        called(f"dim{i}", None)(fn) if called(f"dim{i}")(fn) is not None else _moved(fn)[i]
     )
 
 
@@ -201,14 +201,14 @@ _REDUCED = {
 def _dims_given(fn: Any) -> Any:
     """The dims of a sum or mean as its call gave them where it reduced every dim (None or
     (), kept by node.named), else the dims it reduced."""
-    given = _called("dim", ())(fn)
+    given = called("dim", ())(fn)
     return given if _option(fn, "dims") is None else tuple(_option(fn, "dims"))
 
 
 _REDUCED_ALL = {"dim": lambda fn: () if _option(fn, "dims") is None else tuple(_option(fn, "dims"))}
 
 _SPREAD = {  # var's and std's, alone or with the mean
-    "correction": lambda fn: _called("correction", _correction(fn))(fn),
+    "correction": lambda fn: called("correction", _correction(fn))(fn),
     "dim": lambda fn: None if _option(fn, "dims") is None else tuple(_option(fn, "dims")),
     "keepdim": _opt("keepdim"),
 }
@@ -302,8 +302,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "scale": _exact("scale"),
     },
     "CeluBackward0": {"alpha": _opt("coef")},
-    "HardtanhBackward0": {"max_val": _called("max_val"), "min_val": _called("min_val")},
-    "AminmaxBackward0": {"dim": _called("dim"), "keepdim": _opt("keepdim")},
+    "HardtanhBackward0": {"max_val": called("max_val"), "min_val": called("min_val")},
+    "AminmaxBackward0": {"dim": called("dim"), "keepdim": _opt("keepdim")},
     "CatBackward0": {"dim": _opt("dim")},
     "StackBackward0": {"dim": _opt("dim")},
     "CumsumBackward0": {"dim": _opt("dim")},
@@ -319,7 +319,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "LinalgVectorNormBackward0": {
         "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
         "keepdim": _opt("keepdim"),
-        "ord": lambda fn: _called("ord", _option(fn, "p"))(fn),
+        "ord": lambda fn: called("ord", _option(fn, "p"))(fn),
     },
     "NormBackward1": {  # at::norm's, which pairwise_distance calls: p a float
         "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
@@ -337,8 +337,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),
         "groups": _geometry("groups"),
-        "output_padding": lambda fn: _called("output_padding", _unpadded(fn))(fn),
-        "padding": lambda fn: _called("padding", _geometry("padding")(fn))(fn),
+        "output_padding": lambda fn: called("output_padding", _unpadded(fn))(fn),
+        "padding": lambda fn: called("padding", _geometry("padding")(fn))(fn),
         "stride": _geometry("stride"),
         "transposed": lambda fn: False,
     },
@@ -346,7 +346,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "bias_sym_sizes_opt": lambda fn: (0,),  # a bias is added by a node of its own
         "dilation": _geometry("dilation"),
         "groups": _geometry("groups"),
-        "output_padding": _called("output_padding"),
+        "output_padding": called("output_padding"),
         "padding": _geometry("padding"),
         "stride": _geometry("stride"),
         "transposed": lambda fn: True,
@@ -373,16 +373,16 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "SoftshrinkBackward0": {"lambd": _opt("lambd")},
     "HardshrinkBackward0": {"lambd": _opt("lambd")},
     # F.threshold's; the other piecewise ops this node stands for (prelu's x > 0) keep none
-    "ThresholdBackward0": {"threshold": _called("threshold", 0)},
+    "ThresholdBackward0": {"threshold": called("threshold", 0)},
     "DivBackward2": {"rounding_mode": _opt("rounding_mode")},
     "ClampMinBackward0": {"min": _opt("lo")},
     "ClampMaxBackward0": {"max": _opt("hi")},
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(
         ("SqueezeBackward1", "SqueezeBackward2"),
-        {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
+        {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
     ),
-    "UnsqueezeBackward0": {"dim": _called("dim")},
+    "UnsqueezeBackward0": {"dim": called("dim")},
     # matmul's and linear's one node, for PyTorch's product and the view after it
     **dict.fromkeys(
         ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0"),
@@ -398,21 +398,21 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(
         ("Reshape.SqueezeBackward4", "SqueezeBackward5"),
-        {"dim": _called("dim"), "self_sym_sizes": _sizes(0)},
+        {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
     ),
-    "UnsqueezeBackward1": {"dim": _called("dim")},
+    "UnsqueezeBackward1": {"dim": called("dim")},
     "TransposeBackward1": {"dim0": _swapped(0), "dim1": _swapped(1)},
     "AsStridedBackward1": {
-        "size": _called("size"),
-        "storage_offset": _called("storage_offset"),
-        "stride": _called("stride"),
+        "size": called("size"),
+        "storage_offset": called("storage_offset"),
+        "stride": called("stride"),
     },
     **dict.fromkeys(  # a 0-d tensor's sort and topk: a reshape
         ("Reshape.SortBackward0", "Reshape.TopkBackward0"),
-        {"dim": _called("dim"), "self_sym_sizes": _called("sizes")},
+        {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     ),
-    "TrilBackward0": {"diagonal": _called("diagonal")},
-    "TriuBackward0": {"diagonal": _called("diagonal")},
+    "TrilBackward0": {"diagonal": called("diagonal")},
+    "TriuBackward0": {"diagonal": called("diagonal")},
     "DiagonalBackward0": {
         "dim1": _opt("dim1"),
         "dim2": _opt("dim2"),
@@ -427,40 +427,40 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "ConstantPadNdBackward0": {"pad": _pad},
     "AsStridedBackward0": {
-        "size": _called("size"),
-        "storage_offset": _called("storage_offset"),
-        "stride": _called("stride"),
+        "size": called("size"),
+        "storage_offset": called("storage_offset"),
+        "stride": called("stride"),
     },
-    "IndexSelectBackward0": {"dim": _called("dim"), "self_sym_sizes": _called("sizes")},
+    "IndexSelectBackward0": {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     "ScatterBackward0": {"dim": _opt("dim")},
     "IndexBackward0": {"self_sym_sizes": _sizes(0)},
     "CtcLossBackward0": {
-        "blank": _called("blank"),
-        "input_lengths": _called("input_lengths"),
-        "target_lengths": _called("target_lengths"),
-        "zero_infinity": _called("zero_infinity"),
+        "blank": called("blank"),
+        "input_lengths": called("input_lengths"),
+        "target_lengths": called("target_lengths"),
+        "zero_infinity": called("zero_infinity"),
     },
     "ScaledDotProductFlashAttentionForCpuBackward0": {
-        "dropout_p": _called("dropout_p", 0.0),
+        "dropout_p": called("dropout_p", 0.0),
         "is_causal": _opt("is_causal"),
-        "scale": _called("scale"),
+        "scale": called("scale"),
     },
     "MaxPool2DWithIndicesBackward0": {
-        k: _called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
+        k: called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
     },
     **dict.fromkeys(
         ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
-        {"reduction": _called("reduction")},
+        {"reduction": called("reduction")},
     ),
     "AvgPool2DBackward0": {
-        k: _called(k)
+        k: called(k)
         for k in ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size")
         + ("padding", "stride")
     },
     **dict.fromkeys(
         ("NllLossBackward0", "NllLoss2DBackward0"),
         {
-            "ignore_index": _called("ignore_index", -100),
+            "ignore_index": called("ignore_index", -100),
             "reduction": lambda fn: ("none", "mean", "sum").index(_option(fn, "reduction")),
         },
     ),
@@ -470,7 +470,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     ),
     **dict.fromkeys(  # a 0-d input's, or a gather's squeezed (PyTorch's one node)
         ("MaxBackward0", "MinBackward0"),
-        {"dim": _called("dim"), "keepdim": _called("keepdim"), "self_sym_sizes": _called("sizes")},
+        {"dim": called("dim"), "keepdim": called("keepdim"), "self_sym_sizes": called("sizes")},
     ),
     "CummaxBackward0": {"dim": _opt("dim")},
     "CumminBackward0": {"dim": _opt("dim")},
@@ -478,10 +478,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "LinalgCrossBackward0": {"dim": _opt("dim")},
     "TraceBackward0": {"self_sym_sizes": _sizes(0)},
     "DiagonalScatterBackward0": {k: _opt(k) for k in ("dim1", "dim2", "offset")},
-    "FlipBackward0": {"dims": _called("dims")},
-    "Rot90Backward0": {"dims": _called("dims"), "k": _called("k")},
+    "FlipBackward0": {"dims": called("dims")},
+    "Rot90Backward0": {"dims": called("dims"), "k": called("k")},
     "PutBackward0": {"accumulate": _opt("accumulate")},
-    "RollBackward0": {"dims": _called("dims", ()), "shifts": _opt("shifts")},
+    "RollBackward0": {"dims": called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {
         **_SCALED,
         "mat1_sym_sizes": _sizes(1), "mat1_sym_strides": _strides(1),
@@ -717,13 +717,13 @@ def table_key(op: str, name: str) -> str:
     return name
 
 
-def _key(fn: Any) -> str:
+def key_of(fn: Any) -> str:
     return table_key(getattr(fn, "op", ""), type(fn).__name__)
 
 
 def shown(fn: Any) -> list[str]:
     """Every ``_saved_*`` the node has, for dir() (sorted, as PyTorch's dir lists them)."""
-    key = _key(fn)
+    key = key_of(fn)
     return sorted(PREFIX + k for k in {**VALUES.get(key, {}), **TENSORS.get(key, {})})
 
 

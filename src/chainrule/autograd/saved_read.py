@@ -9,7 +9,7 @@ from typing import Any
 from .. import array
 from ..array.tensor_type import tensor_type
 from . import saved_made as made
-from .saved import NUMBER, PREFIX, TENSORS, VALUES, TensorSpec, _called, _key, reflected
+from .saved import NUMBER, PREFIX, TENSORS, VALUES, TensorSpec, called, key_of, reflected
 
 
 def saved(fn: Any, attr: str) -> Any:
@@ -17,7 +17,7 @@ def saved(fn: Any, attr: str) -> Any:
     key, name = attr[len(PREFIX) :], type(fn).__name__
     if reflected(fn):  # PyTorch's self is chainrule's other
         key = {"self": "other", "other": "self"}.get(key, key)
-    values, tensors = VALUES.get(_key(fn), {}), TENSORS.get(_key(fn))
+    values, tensors = VALUES.get(key_of(fn), {}), TENSORS.get(key_of(fn))
     tensors = tensors or {}
     if key not in values and key not in tensors:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
@@ -27,7 +27,7 @@ def saved(fn: Any, attr: str) -> Any:
     if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
         return None  # an optional input not given: None after backward too
     kept = fn.inputs is not None or "_kept" in fn.__dict__  # what release kept of the call
-    if spec is not None and spec[0] == "called" and kept and _called(spec[1])(fn) is None:
+    if spec is not None and spec[0] == "called" and kept and called(spec[1])(fn) is None:
         return None  # an optional argument not given: None after backward too
     if fn.inputs is None and key not in values:
         raise RuntimeError(
