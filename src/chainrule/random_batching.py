@@ -46,13 +46,16 @@ def drawn(t: Tensor) -> Any:
     return t
 
 
-def empty_for_draw(x: Tensor, shape: tuple[int, ...], op: str) -> Any:
-    """An empty tensor like x of ``shape``, to draw into in place (a dropout's noise):
+def noise(x: Tensor, shape: tuple[int, ...], keep: float, op: str) -> Any:
+    """A dropout's noise: ``bernoulli_(keep)`` of an empty tensor like x of ``shape``;
     inside vmap, one per example at each level of randomness 'different' (x batched or
     not), as PyTorch's feature and alpha dropouts draw theirs."""
     if not batching.active():
-        return x.new_empty(shape)
-    return drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
+        return x.new_empty(shape).bernoulli_(keep)
+    t = drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
+    return _fill_level(
+        t, "bernoulli_", _PLAIN["bernoulli_"], (keep,), {}, len(batching._levels) - 1
+    )
 
 
 def _at(t: Any, level: int) -> bool:
@@ -209,15 +212,35 @@ def _bernoulli(plain: Callable) -> Callable:
 
 def _in_place(name: str, plain: Callable) -> Callable:
     def rule(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _fill_level(self, name, plain, args, kwargs, len(batching._levels) - 1)
+        k = len(batching._levels) - 1
+        if name == "bernoulli_" and k > 0 and _nested_refused(self, args, kwargs):
+            raise Refused(
+                "vmap: bernoulli_ of a number p on a tensor batched at an inner vmap of "
+                "randomness='different' is refused, as PyTorch refuses it; got a tensor of "
+                f"shape {tuple(self.shape)} per example; use bernoulli(full_like(t, p))"
+            )
+        return _fill_level(self, name, plain, args, kwargs, k)
 
     return rule
+
+
+def _nested_refused(t: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether PyTorch refuses this bernoulli_ in nested vmaps: p a number, t batched at the
+    innermost level, of randomness 'different' (its batched rule for bernoulli_ of a number
+    finds t's values not batched there)."""
+    level = batching._levels[-1][0]
+    p = args[0] if args else kwargs.get("p", 0.5)
+    different = batching._randomness[level] == "different"
+    return different and _at(t, level) and not isinstance(p, Tensor)
+
+
+_PLAIN: dict[str, Callable] = {}  # Tensor's own draws, as they are outside vmap
 
 
 def _watch(name: str, make_rule: Callable[[Callable], Callable]) -> None:
     """Tensor.<name> by ``make_rule``'s rule inside vmap (a batched tensor's always), as it
     is outside."""
-    plain = getattr(Tensor, name)
+    plain = _PLAIN[name] = getattr(Tensor, name)
     rule = make_rule(plain)
 
     @functools.wraps(plain)

@@ -189,24 +189,24 @@ def test_the_matrix_runs_and_refuses_where_torch_does() -> None:
         cf.vmap(lambda a: a + cr.ones(6).cauchy_(), randomness="different")(cr.zeros(B, 6))
     with pytest.raises(Refused, match=r"^vmap: called random operation .* got geometric_"):
         cf.vmap(lambda a: a + cr.ones(6).geometric_(0.5))(cr.zeros(B, 6))
+    inner = cf.vmap(lambda a: a.clone().bernoulli_(0.5), randomness="different")
+    nested = cf.vmap(inner, randomness="same")
+    with pytest.raises(Refused, match=r"^vmap: bernoulli_ of a number p on a tensor batched"):
+        nested(cr.zeros(2, B, 6))
 
 
 # -- nested vmaps and chunks ------------------------------------------------------------------
 
 NESTINGS = [("same", "different"), ("different", "same"), ("different", "different")]
 NESTINGS += [("same", "same")]
-# PyTorch refuses an in-place bernoulli_(p) of a tensor batched at two levels whose inner
-# level is 'different' (the other fills it draws; it crashes on some neighbours of this
-# case); chainrule draws it as it draws them
-NESTED_QUIRK = {"bernoulli_(batched)"}
+# PyTorch refuses an in-place bernoulli_ of a number p on a tensor batched at an inner level
+# of randomness 'different' (its other fills it draws); chainrule refuses it too
 
 
 def _nested_cases() -> list[Any]:
     cases = []
     for name in OPS:
         for outer, inner in NESTINGS:
-            if name in NESTED_QUIRK and inner == "different":
-                continue
             fast = (name, outer, inner) == ("dropout", "different", "same")
             cases.append(pytest.param(name, outer, inner, marks=[] if fast else [pytest.mark.slow]))
     return cases

@@ -45,7 +45,7 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, op: str, *, fea
         shape = x.shape[:2] + (1,) * (x.ndim - 2)  # (N, C, 1, ...)
     else:
         shape = x.shape[:1] + (1,) * (x.ndim - 1)  # (C, 1, ...): PyTorch's (1, C, 1, ...)
-    noise = random_batching.empty_for_draw(x.detach(), shape, op).bernoulli_(1.0 - p)
+    noise = random_batching.noise(x.detach(), shape, 1.0 - p, op)
     if alpha:
         a = 1.0 / math.sqrt((ALPHA * ALPHA * p + 1.0) * (1.0 - p))
         b = (noise - 1.0) * (ALPHA * a) + ALPHA * a * p
