@@ -522,10 +522,9 @@ def joined(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
         for v, f in zip(args["arrays"], batched["arrays"], strict=True)
     )
     shapes = args.get("shapes")  # Cat's inputs read with more dims: the batch's first
-    if shapes is not None:
-        args = {**args, "shapes": tuple((size, *s) for s in shapes)}
     rank = (arrays[0].ndim - 1 if shapes is None else len(shapes[0])) + (cls.__name__ == "Stack")
-    return call(cls, {**args, "arrays": arrays, "dim": args["dim"] % rank + 1})
+    more = {} if shapes is None else {"shapes": tuple((size, *s) for s in shapes)}
+    return call(cls, {**args, **more, "arrays": arrays, "dim": args["dim"] % rank + 1})
 
 
 def matmul(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
@@ -672,16 +671,6 @@ def scatter(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 
 @_only_first
-def roll(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
-    """Along the example's dims moved past the batch's; a flat roll along each example
-    flattened (one dim of the batch), not along the whole batch."""
-    a = args["a"]
-    if not args["dims"]:
-        return call(cls, {**args, "a": a.reshape(size, -1), "dims": (1,)}).reshape(a.shape)
-    return call(cls, {**args, "dims": tuple(d + 1 for d in args["dims"])})
-
-
-@_only_first
 def pad(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, {**args, "widths": ((0, 0), *args["widths"])})  # none for the batch's dim
 
@@ -718,8 +707,6 @@ RULES.update(
         "Softmax": reduction,
         "LogSoftmax": reduction,
         "Reshape": reshape,
-        "Flip": reduction,  # dims moved past the batch's, as a reduction's
-        "Roll": roll,
         "Permute": permute,
         "Expand": expand,
         "GetItem": getitem,
