@@ -88,11 +88,15 @@ def _slopes(t: Any, mode: str) -> list[Any]:
     return [far(t + 1), near(t), -near(1 - t), -far(2 - t)]
 
 
-def _axis(g: Any, n: int, mode: str, padding: str, corners: bool) -> tuple[Any, ...]:
-    """Grid values g (N, P) along an axis of n: the taps' positions (N, T, P) int64, where each
-    is inside the input (N, T, P) bool, the fraction t (N, P) and the slope of t in g."""
+def _axis(g: Any, n: int, mode: str, padding: str, corners: bool, kind: Any) -> tuple[Any, ...]:
+    """Grid values g (N, P) along an axis of n (the grid's own dtype ``kind``): the taps'
+    positions (N, T, P) int64, where each is inside the input (N, T, P) bool, the fraction t
+    (N, P) and the slope of t in g."""
     scale = (n - 1) / 2 if corners else n / 2
-    c = (g + 1) / 2 * (n - 1) if corners else ((g + 1) * n - 1) / 2
+    # a narrower grid's (bfloat16's, float16's) position: each step rounded to it, as PyTorch's
+    at = g if kind == g.dtype else g.astype(kind)
+    c = (at + 1) / 2 * (n - 1) if corners else ((at + 1) * n - 1) / 2
+    c = c.astype(g.dtype, copy=False)
     if mode == "bicubic":  # the fraction from the position itself; the padding on each tap
         low = xp.floor(c)
         pos = low[:, None, :] + xp.arange(-1, 3, dtype=c.dtype, like=c)[:, None]  # (N, 4, P)
@@ -161,7 +165,7 @@ class GridSampler2d(Function):
         self.ts, self.slopes, self.insides = [], [], []
         stride = 1
         for d, size in enumerate(sizes):  # x, y (, z)
-            taps, inside, t, slope = _axis(g[..., d], size, mode, padding, corners)
+            taps, inside, t, slope = _axis(g[..., d], size, mode, padding, corners, grid.dtype)
             xp.maximum(taps, 0, out=taps)
             xp.minimum(taps, size - 1, out=taps)
             if stride > 1:
