@@ -33,7 +33,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
     "SqueezeBackward1": ("multi_dot squeezes where PyTorch views", {"ViewBackward0"}),
-    "SortBackward0": ("sort(stable=False) given is PyTorch's stable overload", {"SortBackward1"}),
     "IndexBackward0": (
         "these select by indices",
         {"MaskedSelectBackward0", "SelectBackward0", "RollBackward0"}
@@ -262,6 +261,10 @@ def _by_method(lib: Any) -> dict[str, Any]:
         "max()": x.max(), "min()": x.min(), "max(dim)": x.max(1)[0], "min(dim)": x.min(1)[0],
         "max(dim, keepdim)": x.max(0, keepdim=True)[0], "0-d max(0)": x[0, 0].max(0)[0],
         "amax": x.amax(), "sort": x.sort()[0], "stable sort": x.sort(stable=True)[0],
+        "sort(stable=False)": x.sort(stable=False)[0], "torch.sort": lib.sort(x, 0)[0],
+        "rsqrt": x.exp().rsqrt(), "square": x.square(), "vdot": lib.vdot(x[0], x[1]),
+        "bmm": lib.bmm(y, y.mT), "prod()": x.prod(), "prod(1)": x.prod(1), "std": x.std(1),
+        "norm(3)": x.norm(3), "aminmax": lib.aminmax(x, dim=0).max,
         "0-d sort": x[0, 0].sort()[0], "msort": x.msort(), "topk": x.topk(2)[0],
         "index_select": x.index_select(1, lib.tensor([0, 2])), "tril": x.tril(), "triu": x.triu(1),
         "masked_fill": x.masked_fill(x > 0, 0.0), "masked_fill(tensor)": x.masked_fill(

@@ -286,17 +286,25 @@ def named(out: Any, name: str, **call: Any) -> Any:
 
 
 class _Ungiven:
-    """The default of a reduction's dim where PyTorch tells it from None: ``sum()`` makes
-    its SumBackward0, ``sum(None)`` and ``sum(())`` its SumBackward1. Printed None, as the
-    signature PyTorch shows has it."""
+    """The default of an argument whose giving PyTorch tells from its value: ``sum()`` makes
+    its SumBackward0, ``sum(None)`` and ``sum(())`` its SumBackward1; ``sort()`` its
+    SortBackward0, ``sort(stable=False)`` (the stable overload) its SortBackward1. Printed
+    as the default the signature PyTorch shows has, and as false as it."""
 
-    __slots__ = ()
+    __slots__ = ("shown",)
+
+    def __init__(self, shown: Any) -> None:
+        self.shown = shown
 
     def __repr__(self) -> str:
-        return "None"
+        return repr(self.shown)
+
+    def __bool__(self) -> bool:
+        return bool(self.shown)
 
 
-UNGIVEN: Any = _Ungiven()
+UNGIVEN: Any = _Ungiven(None)
+UNGIVEN_FALSE: Any = _Ungiven(False)  # sort's stable
 
 
 def _remade(op: Any, name: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.node import UNGIVEN
+from ..autograd.node import UNGIVEN, UNGIVEN_FALSE
 from ..linalg._checks import with_out
 from ..tensor import Histogram, Tensor, ValuesIndices, as_tensor
 from ..tensor.reductions import MinMax
@@ -270,7 +270,12 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> T
 
 @with_out("")
 def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out: Any = None
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    *,
+    stable: bool = UNGIVEN_FALSE,
+    out: Any = None,
 ) -> ValuesIndices:
     """The function form of Tensor.sort (``out=`` as PyTorch's)."""
     return as_tensor(input).sort(dim, descending, stable=stable)

@@ -16,7 +16,7 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
-from ..autograd.node import UNGIVEN, named
+from ..autograd.node import UNGIVEN, UNGIVEN_FALSE, named
 from ..autograd.outputs import part_node
 from ..autograd.saved import record
 from ..ops import decompositions, linalg, movement, reduce, statistics
@@ -206,13 +206,13 @@ class Reductions(Core):
         return reduce.Cumsum.apply(self.to(dtype), dim=d, widen=False)
 
     def sort(
-        self: TensorSelf, dim: int = -1, descending: bool = False, *, stable: bool = False
+        self: TensorSelf, dim: int = -1, descending: bool = False, *, stable: bool = UNGIVEN_FALSE
     ) -> ValuesIndices:
         """(values, indices) along dim, NaN counted largest, as PyTorch. The sort is always
-        stable (equal values keep their order), which ``stable=False`` allows too."""
-        return _top(
-            self, None, dim, descending, "sort", "SortBackward1" if stable else "SortBackward0"
-        )
+        stable (equal values keep their order), which ``stable=False`` allows too; stable
+        given, True or False, is PyTorch's stable overload (SortBackward1)."""
+        name = "SortBackward0" if stable is UNGIVEN_FALSE else "SortBackward1"
+        return _top(self, None, dim, descending, "sort", name)
 
     def msort(self: TensorSelf) -> Tensor:
         """The values sorted along dim 0 (sort(0).values)."""
