@@ -55,7 +55,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "WhereBackward0": (
         "these are a where (a step function's zero gradient too)",
-        {"IndexFillBackward0", "IndexFillBackward1", "ZeroBackward0", "RoundBackward0"}
+        {"IndexFillBackward1", "ZeroBackward0", "RoundBackward0"}
         | {"RoundBackward1", "CeilBackward0", "FloorBackward0", "TruncBackward0"},
     ),
     "CloneBackward0": (

@@ -250,7 +250,8 @@ NUMBER = saved.NUMBER  # an edge from an input that is no tensor: (None, 0), or 
 SCALAR_ARGS = frozenset(
     {"PowBackward0", "PowBackward2", "ClampBackward1", "RsubBackward1", "FmodBackward0",
      "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
-     "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0"}
+     "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0",
+     "IndexFillBackward0"}
 )  # fmt: skip
 
 

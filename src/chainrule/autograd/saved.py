@@ -304,6 +304,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CeluBackward0": {"alpha": _opt("coef")},
     "HardtanhBackward0": {"max_val": called("max_val"), "min_val": called("min_val")},
     "AminmaxBackward0": {"dim": called("dim"), "keepdim": _opt("keepdim")},
+    "IndexFillBackward0": {"dim": called("dim")},
     "CatBackward0": {"dim": _opt("dim")},
     "StackBackward0": {"dim": _opt("dim")},
     "CumsumBackward0": {"dim": _opt("dim")},
@@ -562,6 +563,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "RsqrtBackward0": _RESULT,
     "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
+    "IndexFillBackward0": {"index": ("called", "index")},
     "AminmaxBackward0": {
         "max": ("made", None, lambda fn: fn.saved_result[1]),
         "min": ("made", None, lambda fn: fn.saved_result[0]),

@@ -583,11 +583,16 @@ class Shape(Core):
         which gets their gradient)."""
         d = normalize_dim(dim, self.ndim, "index_fill", self.shape)
         mask = xp.zeros(self.shape[d] if self.ndim else 1, dtype=bool, like=self._array)
-        mask[index_vector(index, d, self, "index_fill")] = True
+        idx = index_vector(index, d, self, "index_fill")
+        mask[idx] = True
         shape = (-1,) + (1,) * (self.ndim - d - 1) if self.ndim else ()  # (n, 1, ..) along d
         out = where(mask.reshape(shape), value, self)
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
-        return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
+        if out._array.dtype != self._array.dtype:
+            return out.to(self.dtype)
+        if isinstance(value, Core):  # PyTorch's IndexFillBackward1, its edges the other way
+            return out
+        return named(out, "IndexFillBackward0", dim=dim, index=idx)  # a number: the fill's node
 
     def index_add(
         self: TensorSelf, dim: int, index: Any, source: Any, *, alpha: float = 1
