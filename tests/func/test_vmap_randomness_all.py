@@ -111,11 +111,6 @@ OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "Dropout module": lambda lib, a, c: lib.func.functional_call(lib.nn.Dropout(0.5), {}, (a + 1,)),
 }
 
-# multinomial's Exp(1) keys (one sample, or none replaced) are drawn in chainrule's row order;
-# PyTorch draws them in the weights' order in memory, which differs for the batch of a dim-1
-# map (and outside vmap for any transposed weights)
-ORDER_IN_MEMORY = {"multinomial(batched)", "multinomial(batched, one)"}
-
 
 def _run(fn: Callable, lib: Any, func: Any, vmapped: Callable[[Callable], Callable], x: Any) -> Any:
     """The vmapped draw from seed 0, and three numbers drawn after it; or the exception."""
@@ -160,13 +155,8 @@ def _cases() -> list[Any]:
         for mode in MODES:
             for in_dims in (0, 1):
                 marks: list[Any] = [] if (name, mode, in_dims) in FAST else [pytest.mark.slow]
-                if name in ORDER_IN_MEMORY and mode == "different" and in_dims == 1:
-                    marks.append(pytest.mark.xfail(strict=True, reason=ORDER_IN_MEMORY_WHY))
                 cases.append(pytest.param(name, mode, in_dims, marks=marks))
     return cases
-
-
-ORDER_IN_MEMORY_WHY = "multinomial's keys drawn in row order, not the weights' order in memory"
 
 
 @pytest.mark.parametrize(("name", "mode", "in_dims"), _cases())

@@ -204,8 +204,10 @@ class Generator:
     def log_normal(self, n: int, mean: float, std: float) -> np.ndarray:
         return ts.log_normal(self, n, mean, std)
 
-    def multinomial(self, probs: np.ndarray, n: int, replacement: bool) -> np.ndarray:
-        return ts.multinomial(self, probs, n, replacement)
+    def multinomial(
+        self, probs: np.ndarray, n: int, replacement: bool, columns: bool = False
+    ) -> np.ndarray:
+        return ts.multinomial(self, probs, n, replacement, columns)
 
 
 class _NumpyWords(Generator):

@@ -589,15 +589,19 @@ def _normal_avx2(blocks: np.ndarray, out: np.ndarray, mean: float, std: float) -
 # -- multinomial -----------------------------------------------------------------------------
 
 
-def multinomial(g: Generator, probs: np.ndarray, n: int, replacement: bool) -> np.ndarray:
+def multinomial(
+    g: Generator, probs: np.ndarray, n: int, replacement: bool, columns: bool = False
+) -> np.ndarray:
     """``multinomial`` on (rows, categories) weights. One sample, or none replaced: q ~
-    Exp(1) in the weights' dtype over the whole tensor, then the argmax (or the top n) of
-    ``p / q``. More samples replaced: per row, a running sum in the dtype divided by the
+    Exp(1) in the weights' dtype over the whole tensor (in its memory order: column by
+    column where ``columns``, the weights of a transposed tensor), then the argmax (or the
+    top n) of ``p / q``. More samples replaced: per row, a running sum in the dtype divided by the
     total (the last set to 1), and for each sample a 53-bit uniform's leftmost bin with
     ``cum >= u``."""
     rows, k = probs.shape
     if n == 1 or not replacement:
-        q = exponential(g, probs.size, 1.0, probs.dtype).reshape(rows, k)
+        q = exponential(g, probs.size, 1.0, probs.dtype)
+        q = q.reshape(k, rows).T if columns else q.reshape(rows, k)
         keys = probs / q
         if n == 1:
             return np.argmax(keys, axis=1)[:, None]

@@ -252,7 +252,10 @@ class Sampling(Core):
         if weights.dtype != array.float64:
             weights = weights.astype(array.float32, copy=False)
         gen = array.generator(generator, "multinomial")
-        out = array.from_host(gen.multinomial(weights, n, replacement), w)
+        # PyTorch draws its keys into a tensor laid out as the weights (dims ordered by
+        # stride): a transposed 2-D tensor's column by column
+        columns = w.ndim == 2 and abs(w.strides[0]) < abs(w.strides[1])
+        out = array.from_host(gen.multinomial(weights, n, replacement, columns), w)
         out = out.astype(array.int64, copy=False)
         return make(out if w.ndim == 2 else out[0])
 
@@ -266,8 +269,11 @@ class Sampling(Core):
                 f"bernoulli: probabilities must be in [0, 1]; got shape {self.shape} with "
                 f"values outside"
             )
-        draws = array.generator(generator, "bernoulli").bernoulli_probs(in_memory_order(p, p))
-        return make(array.from_host(laid_out(draws.astype(p.dtype), p), p))
+        # PyTorch's result is contiguous, whatever p's layout, and filled in its order
+        draws = array.generator(generator, "bernoulli").bernoulli_probs(
+            array.host.ascontiguousarray(array.to_host(p)).reshape(-1)
+        )
+        return make(array.from_host(draws.astype(p.dtype).reshape(p.shape), p))
 
 
 def _weights_valid(rows: Any) -> bool:
