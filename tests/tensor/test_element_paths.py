@@ -114,3 +114,21 @@ def test_element_writes_by_ints_as_torchs(switch) -> None:
             x[3] = 1.0
         with pytest.raises((ValueError, RuntimeError)):
             x[1] = lib.ones(5)
+
+
+def test_element_reads_reach_a_replaced_apply(monkeypatch) -> None:
+    """The exporter's trace replaces Function.apply to see every op: an element read goes
+    through it then, switch on or not."""
+    from chainrule.autograd.primitive import Function
+
+    seen = []
+    plain = Function.__dict__["apply"].__func__
+
+    def apply(cls, *inputs, **options):
+        seen.append(cls.__name__)
+        return plain(cls, *inputs, **options)
+
+    monkeypatch.setattr(Function, "apply", classmethod(apply))
+    x = cr.arange(6.0).reshape(2, 3)
+    assert x[1, 2].item() == 5.0 and x[0].tolist() == [0.0, 1.0, 2.0]
+    assert seen.count("GetItem") == 2
