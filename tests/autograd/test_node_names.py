@@ -88,7 +88,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "LinalgLuBackward0": ("lu_factor is lu", {"LinalgLuFactorExBackward0"}),
     "CholeskySolveBackward0": ("cholesky_inverse solves", {"CholeskyInverseBackward0"}),
-    "LinalgCholeskyExBackward0": ("cholesky is linalg.cholesky_ex", {"CholeskyBackward0"}),
     "LinalgSolveTriangularBackward0": (
         "lu_solve and triangular_solve solve triangles",
         {"LinalgLuSolveBackward0", "TriangularSolveBackward0"},

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..array import xp
+from ..autograd.node import named
 from ..ops import decompositions as D
 from ..tensor import Tensor
 from . import decompose, solvers
@@ -58,8 +59,8 @@ def matrix_exp(input: Any) -> Tensor:
 
 
 def cholesky(input: Any, upper: bool = False) -> Tensor:
-    """linalg.cholesky."""
-    return solvers.cholesky(input, upper=upper)
+    """linalg.cholesky, its node PyTorch's of this older op (CholeskyBackward0)."""
+    return named(solvers.cholesky(input, upper=upper), "CholeskyBackward0")
 
 
 def cholesky_solve(input: Any, input2: Any, upper: bool = False) -> Tensor:
