@@ -46,3 +46,20 @@ def test_bernoulli_and_multinomial_draw_as_torch_in_every_layout(layout: str, dt
         ours, theirs = _draws(cr, weights, layout, seed), _draws(torch, weights, layout, seed)
         for a, b in zip(ours, theirs, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_bernoulli_of_a_number_draws_as_torch(layout: str) -> None:
+    """bernoulli(input, p) with a number p: a contiguous result of input's shape and dtype."""
+    x = np.random.default_rng(1).random((3, 4)).astype(np.float32)
+    got = []
+    for lib in (cr, torch):
+        lib.manual_seed(5)
+        t = LAYOUTS[layout](lib.tensor(x))
+        a, b = lib.bernoulli(t, 0.3), t.bernoulli(p=0.6)
+        c = lib.bernoulli(lib.zeros(2, 3, dtype=lib.int64), 0.5)
+        got.append([a.numpy(), b.numpy(), tuple(b.stride()), c.numpy(), lib.rand(2).numpy()])
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="bernoulli: p must be a number"):
+        cr.bernoulli(cr.zeros(2), cr.tensor([0.5, 0.5]))

@@ -300,9 +300,11 @@ def multinomial(
 
 
 @with_out("")
-def bernoulli(input: Tensor, *, generator: Any = None, out: Any = None) -> Tensor:
-    """The function form of Tensor.bernoulli (``out=`` as PyTorch's)."""
-    return as_tensor(input).bernoulli(generator=generator)
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
+    """The function form of Tensor.bernoulli (``out=`` as PyTorch's, without p)."""
+    if p is not None and out is not None:
+        raise TypeError("bernoulli: out= is not taken with p, as PyTorch's; got both")
+    return as_tensor(input).bernoulli(p, generator=generator)
 
 
 def get_device(input: Tensor) -> int:

@@ -259,8 +259,17 @@ class Sampling(Core):
         out = out.astype(array.int64, copy=False)
         return make(out if w.ndim == 2 else out[0])
 
-    def bernoulli(self: TensorSelf, *, generator: Any = None) -> Tensor:
-        """1 with the probability each element gives, else 0, in this tensor's dtype."""
+    def bernoulli(self: TensorSelf, p: Any = None, *, generator: Any = None) -> Tensor:
+        """1 with the probability each element gives, else 0, in this tensor's dtype; with a
+        number ``p``, draws of p in this tensor's shape and dtype, contiguous (PyTorch's
+        second overload)."""
+        if p is not None:
+            if isinstance(p, Core) and p.ndim or not isinstance(p, (Core, int, float)):
+                raise TypeError(
+                    f"bernoulli: p must be a number (or None: this tensor's probabilities); "
+                    f"got {type(p).__name__}{f' of shape {p.shape}' if isinstance(p, Core) else ''}"
+                )
+            return self.new_empty(self.shape).bernoulli_(float(p), generator=generator)
         p = self._array
         if p.dtype.kind != "f":
             raise TypeError(f"bernoulli: needs a floating-point tensor; got dtype {self.dtype}")
