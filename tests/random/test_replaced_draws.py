@@ -11,6 +11,11 @@ import pytest
 from chainrule.array import torch_streams as ts
 
 
+@pytest.fixture(autouse=True)
+def searched_at_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ts, "SEARCHED", 0)
+
+
 def divided(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     return ts.leftmost_bin(ts.cumulative_bins(weights), u)
 

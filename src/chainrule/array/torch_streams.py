@@ -612,11 +612,18 @@ def multinomial(
     return out
 
 
+SEARCHED = 2**18  # categories from which replaced_draws searches the running sums
+
+
 def replaced_draws(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     """``leftmost_bin(cumulative_bins(weights), u)`` without dividing every running sum:
     since ``s / total`` rounded is monotone in s, ``sums[j] / total >= u`` holds exactly when
     ``sums[j] >= s``, s the smallest value of the dtype whose quotient reaches u (found from
-    ``u * total`` in a step or two of one unit), so that one search in the sums answers."""
+    ``u * total`` in a step or two of one unit), so that one search in the sums answers.
+    Below ``SEARCHED`` categories the division (in the cache) costs less than the search's
+    few calls."""
+    if weights.size < SEARCHED:
+        return leftmost_bin(cumulative_bins(weights), u)
     sums = np.cumsum(weights)
     total, t = sums[-1], sums.dtype.type
     if not 0 < total < np.inf:
