@@ -570,8 +570,9 @@ def _max_unpool(
     padding: Any,
     output_size: Any,
 ) -> Tensor:
-    """Composite: zeros of the output's size with each input value scattered to its index in
-    the flattened spatial dims; the gradient reads the incoming one at those indices."""
+    """One primitive (ops/pool.py's): zeros of the output's size with each input value
+    written at its index in the flattened spatial dims; the gradient reads the incoming one
+    at those indices. 1-D is 2-D over a height of one, as PyTorch's."""
     x, unbatched = batched(input, spatial, op)
     idx = as_tensor(indices)
     if idx.dtype != array.int64 or idx.shape != tuple(input.shape):
@@ -591,9 +592,11 @@ def _max_unpool(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
             f"indices from {int(where.min())} to {int(where.max())}"
         )
-    zeros = Tensor._make(xp.zeros((n, c, math.prod(size)), dtype=x._array.dtype, like=x._array))
-    out = zeros.scatter(2, Tensor._make(where), x.reshape(n, c, length))  # (N, C, prod(size))
-    out = out.reshape(n, c, *size)
+    if spatial == 1:  # (N, C, L) as (N, C, 1, L), as PyTorch's
+        out = pool_ops.MaxUnpool2d.apply(x.unsqueeze(2), index=where, size=(1, *size)).squeeze(2)
+    else:
+        kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
+        out = kind.apply(x, index=where, size=size)
     return out.squeeze(0) if unbatched else out
 
 

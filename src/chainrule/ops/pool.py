@@ -298,3 +298,43 @@ class AdaptiveAvgPoolBackward(_AxisMaps):
     the matrices transposed back."""
 
     rule = "grad_g = AdaptiveAvgPoolBackward(h) with the matrices transposed back"
+
+
+# ---------------------------------------------------------------------------------------
+# Max unpooling: each value written back at its index in a zeroed plane.
+
+
+class _Unpool(Function):
+    """out = zeros (N, C, *size) with x[n, c, l] written at flat place index[n, c, l] of its
+    plane (a later write wins where two share a place); grad_x = grad read at the index."""
+
+    rule = "grad_x = grad gathered at the indices"
+    saves_inputs = False
+
+    def forward(self, x: Any, *, index: Any, size: tuple) -> Any:
+        n, c = x.shape[:2]
+        plane = math.prod(size)
+        self.index, self.shape = index.reshape(n, c, -1), x.shape
+        out = xp.zeros((n, c, plane), dtype=x.dtype, like=x)
+        places = self.index + xp.arange(0, n * c * plane, plane, like=index).reshape(n, c, 1)
+        out.reshape(-1)[places.reshape(-1)] = x.reshape(-1)
+        return out.reshape((n, c) + tuple(size))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        n, c = self.shape[:2]
+        index = tensor_type()._make(self.index)
+        return (grad.reshape(n, c, -1).gather(2, index).reshape(self.shape),)
+
+
+class MaxUnpool2d(_Unpool):
+    """out = zeros (N, C, H, W) with x[n, c, i, j] written at flat place index[n, c, i, j]
+    (row * W + column); grad_x = grad read at the index."""
+
+    rule = "grad_x = grad gathered at the indices"
+
+
+class MaxUnpool3d(_Unpool):
+    """out = zeros (N, C, D, H, W) with x[n, c, i, j, l] written at flat place
+    index[n, c, i, j, l] (d * H * W + h * W + w); grad_x = grad read at the index."""
+
+    rule = "grad_x = grad gathered at the indices"
