@@ -415,12 +415,11 @@ def trigamma(a: Any) -> Any:
     reflect = bool(low.any())
     x = (xp.where(low, f(1) - c, c) if reflect else c).astype(xp.float64)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):
-        step, out = xp.empty_like(x), xp.zeros_like(x)  # arrays even where x is 0-d
-        for _ in range(6):
-            xp.multiply(x, x, out=step)
-            xp.reciprocal(step, out=step)
-            out += step
-            x += 1.0
+        steps = x + xp.arange(6.0, like=x).reshape((6,) + (1,) * x.ndim)  # x, .., x + 5
+        steps *= steps  # (6, *x.shape)
+        xp.reciprocal(steps, out=steps)
+        out = xp.add.reduce(steps, axis=0, out=xp.empty_like(x))  # from x up, as PyTorch's
+        x += 6.0
         out += _trigamma_tail(x)
         if reflect:
             pi = f(math.pi)
