@@ -35,7 +35,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "SqueezeBackward1": ("multi_dot squeezes where PyTorch views", {"ViewBackward0"}),
     "IndexBackward0": (
         "these select by indices",
-        {"MaskedSelectBackward0", "SelectBackward0", "RollBackward0"}
+        {"MaskedSelectBackward0", "SelectBackward0"}
         | {"ViewBackward0", "CopySlices", "ReflectionPad1DBackward0", "StackBackward0"}
         | {"ReplicationPad1DBackward0", "DiagonalBackward0", "DiagonalBackward0_copy"}
         | {"TakeBackward0", "EmbeddingBackward0"},
@@ -49,10 +49,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         {"CopySlices", "IndexCopyBackward0", "SelectScatterBackward0", "SliceScatterBackward0"},
     ),
     "ScatterReduceBackward0": ("index_reduce is scatter_reduce", {"IndexReduceBackward0"}),
-    "ScatterBackward0": (
-        "scatter of a number is scatter; max_unpool1d is PyTorch's 2-D one",
-        {"ScatterBackward1", "SqueezeBackward1"},
-    ),
+    "ScatterBackward0": ("scatter of a number is scatter", {"ScatterBackward1"}),
     "WhereBackward0": (
         "these are a where (a step function's zero gradient too)",
         {"IndexFillBackward1", "ZeroBackward0", "RoundBackward0"}
@@ -60,7 +57,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "CloneBackward0": (
         "these end in a copy of a view",
-        {"FlipBackward0", "RollBackward0", "Rot90Backward0", "CopyBackwards"}
+        {"FlipBackward0", "Rot90Backward0", "CopyBackwards"}
         | {"MaskedScatterBackward0", "TriangularSolveBackward0", "NarrowCopyBackward0"},
     ),
     "LeakyReluBackward0": ("rrelu in eval is leaky_relu", {"RreluWithNoiseBackward0"}),
