@@ -52,7 +52,7 @@ class LinalgQr(Function):
             gap[dim] -= grad.shape[dim]
             zeros = grad.new_zeros(tuple(gap))
             return (Cat.apply(*((grad, zeros) if self.part == "Q" else (zeros, grad)), dim=dim),)
-        _closed(self)
+        self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
         m, n = a.shape[-2:]
         if self.mode == "r":
             raise RuntimeError(
@@ -100,7 +100,7 @@ class LinalgQr(Function):
             return tensor_rule(self, grad, out)
         if not lapack.host_float(Q):
             return tensor_rule(self, grad, out)
-        _closed(self)
+        self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
         gQ, gR = _qr_part(grad, "Q", q), _qr_part(grad, "R", q)
         M = R @ xp.swapaxes(gR, -1, -2) - xp.swapaxes(gQ, -1, -2) @ Q
         b = Q @ (xp.tril(M) + xp.swapaxes(xp.tril(M, -1), -1, -2)) + gQ
@@ -162,14 +162,6 @@ def _householder_arrays(a: Any, tau: Any) -> Any:
         v = V[..., :, i : i + 1]
         Q -= (tau[..., i, None, None] * v) @ (xp.swapaxes(v, -1, -2) @ Q)
     return Q
-
-
-def _closed(node: Any) -> None:
-    """QR's rule runs: the arrivals at the node Q and R share (autograd/outputs.py), which
-    its hooks read, are this pass's."""
-    arrivals = node.__dict__.get("arrivals")
-    if arrivals is not None:
-        arrivals.close()
 
 
 def _qr_part(qr: Any, part: str, q: int) -> Any:
@@ -239,7 +231,7 @@ class LinalgLu(Function):
             gap = (m, n - k) if self.part == "L" else (m - k, n)
             zeros = g.new_zeros((*g.shape[:-2], *gap))
             return (Cat.apply(g, zeros, dim=dim),)
-        _closed(self)
+        self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
         LU = LinalgLu.apply(a, part="LU", result=self.result)
         L, U = (LinalgLu.apply(LU, part=q, result=self.result, packed=True) for q in "LU")
         g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
@@ -253,7 +245,7 @@ class LinalgLu(Function):
             return tensor_rule(self, grad, out)
         if self.packed:  # L's or U's gradient in LU's layout
             return (xp.tril(grad, -1) if self.part == "L" else xp.triu(grad),)
-        _closed(self)
+        self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
         L = xp.tril(lu, -1)
         xp.einsum("...ii->...i", L)[...] = 1
         U = xp.triu(lu)
