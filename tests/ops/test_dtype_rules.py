@@ -178,7 +178,6 @@ KNOWN.update(
         "method_cholesky_solve": (("bool",), _INNER),
         "method_matrix_exp": (_HALF, "computed in float32: within float16's rounding of torch's"),
         "local_response_norm_5d": (_HALF, _LOW),
-        "instance_norm": (("bfloat16",), _BF16),
         "linalg_matrix_exp": (_HALF, "computed in float32: within float16's rounding of torch's"),
         "cholesky_solve": (("bool",), _INNER),
         "corrcoef": (("bool",), _INNER),

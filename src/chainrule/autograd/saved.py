@@ -16,6 +16,7 @@ from typing import Any
 from .. import array
 from ..array.tensor_type import tensor_type
 from . import saved_made as made
+from . import saved_spatial as spatial
 
 PREFIX = "_saved_"
 FREED = "freed"  # a call's array once release has freed it (snapshot)
@@ -450,6 +451,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "MaxPool2DWithIndicesBackward0": {
         k: called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
     },
+    # the spatial ops' arguments, as their functions record them (saved_spatial.py)
+    **{name: {k: called(k) for k in keys.split()} for name, keys in spatial.ARGS.items()},
     **dict.fromkeys(
         ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
         {"reduction": called("reduction")},
@@ -662,6 +665,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "query": ("input", 0, None), "value": ("input", 2, None),
     },
     "MaxPool2DWithIndicesBackward0": {"result1": ("made", None, made.pool_indices), **_SELF},
+    **spatial.TENSORS,
     **dict.fromkeys(
         ("NllLossBackward0", "NllLoss2DBackward0"),
         {

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import positive_int
+from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
@@ -66,7 +67,11 @@ def unfold(
     kernel, dil, pads, step = _block_args(op, kernel_size, dilation, padding, stride)
     _blocks(op, x.shape[-2:], kernel, dil, pads, step)  # the blocks must fit
     pairs = ((pads[0], pads[0]), (pads[1], pads[1]))
-    return conv_ops.Im2Col.apply(x, kernel=kernel, stride=step, padding=pairs, dilation=dil)
+    out = conv_ops.Im2Col.apply(x, kernel=kernel, stride=step, padding=pairs, dilation=dil)
+    return record(
+        out, dilation=dil, kernel_size=kernel, padding=pads, stride=step,
+        self_sym_argsize_minus_1=x.shape[-1], self_sym_argsize_minus_2=x.shape[-2],
+    )  # fmt: skip
 
 
 def fold(
@@ -97,9 +102,10 @@ def fold(
             f"{ho} x {wo} blocks of output_size {size}; got shape {tuple(input.shape)}"
         )
     pairs = ((pads[0], pads[0]), (pads[1], pads[1]))
-    return conv_ops.Col2Im.apply(
+    out = conv_ops.Col2Im.apply(
         x, size=size, kernel=kernel, stride=step, padding=pairs, dilation=dil
     )
+    return record(out, dilation=dil, kernel_size=kernel, padding=pads, stride=step)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
@@ -114,7 +120,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             f"by upscale_factor^2 = {r * r}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    return shuffle_ops.PixelShuffle.apply(x, r=r)
+    return record(shuffle_ops.PixelShuffle.apply(x, r=r), upscale_factor=r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -129,7 +135,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             f"by downscale_factor = {r}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    return shuffle_ops.PixelUnshuffle.apply(x, r=r)
+    return record(shuffle_ops.PixelUnshuffle.apply(x, r=r), downscale_factor=r)
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -144,7 +150,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"by groups = {g}; got shape {x.shape}"
         )
     check_dtype(x, op)
-    return shuffle_ops.ChannelShuffle.apply(x, groups=g)
+    return record(shuffle_ops.ChannelShuffle.apply(x, groups=g), groups=g)
 
 
 class Unfold(Module):

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import need_float
+from ..autograd.saved import record
 from ..ops import grid as grid_ops
 from ..tensor import Tensor, as_tensor, matmul
 
@@ -107,7 +108,11 @@ def grid_sample(
         )
     corners = _corners_default(op, align_corners)
     sampler = grid_ops.GridSampler2d if dim == 2 else grid_ops.GridSampler3d
-    return sampler.apply(x, grid, mode=mode, padding=padding_mode, corners=corners)
+    out = sampler.apply(x, grid, mode=mode, padding=padding_mode, corners=corners)
+    return record(
+        out, align_corners=corners, interpolation_mode=_MODES.index(mode),
+        padding_mode=_PADDINGS.index(padding_mode),
+    )  # fmt: skip
 
 
 __all__ = ["affine_grid", "grid_sample"]

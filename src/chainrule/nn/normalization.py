@@ -14,6 +14,7 @@ from typing import Any
 from .. import array
 from .. import distributed as dist
 from ..arguments import need_float, need_number, positive_int, resolve_device
+from ..autograd.saved import record
 from ..functions import pad
 from ..ops import movement, norm
 from ..tensor import Tensor, as_tensor
@@ -406,7 +407,9 @@ def group_norm(
     _per_channel_shapes(x, "group_norm", weight=weight, bias=bias)
     if x.numel() == 0:
         return _affine(x.clone(), weight, bias)
-    return norm.NativeGroupNorm.apply(x, weight, bias, groups=num_groups, eps=eps)
+    out = norm.NativeGroupNorm.apply(x, weight, bias, groups=num_groups, eps=eps)
+    hxw = math.prod(x.shape[2:])
+    return record(out, C=c, HxW=hxw, N=n, eps=eps, group=num_groups)
 
 
 def _per_channel_shapes(x: Tensor, op: str, **vectors: Any) -> None:

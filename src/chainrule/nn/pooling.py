@@ -169,6 +169,11 @@ def _max_pool(
     else:  # one primitive over the box, as PyTorch's
         windows, pad = _strided_windows(x, args), args[3]
         out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, x, windows, pad, return_indices)
+        kernel, step, dil, _ = args  # as PyTorch's node keeps them: stride () if not given
+        out = record(
+            out, kernel_size=kernel, stride=step if stride_given(stride) else (),
+            padding=tuple(p for p, _ in pad), dilation=dil, ceil_mode=ceil_mode,
+        )  # fmt: skip
     out = out.squeeze(0) if unbatched else out
     if not return_indices:
         return out
@@ -348,11 +353,11 @@ def _avg_pool(
             scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
         weight = 1.0 / uniform if uniform is not None else scale if spatial == 3 else 1.0
         out = _window_sums(x, args, weight)
-        if spatial == 2:  # as PyTorch's node keeps them: stride () if not given
+        if spatial != 1:  # as PyTorch's node keeps them: stride () if not given
             given = step if stride_given(stride) else ()
             out = record(
                 out, kernel_size=kernel, stride=given,
-                padding=(padding,) * 2 if is_int(padding) else tuple(padding),
+                padding=(padding,) * spatial if is_int(padding) else tuple(padding),
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
             )  # fmt: skip
@@ -592,8 +597,8 @@ def _max_unpool(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
             f"indices from {int(where.min())} to {int(where.max())}"
         )
-    if spatial == 1:  # (N, C, L) as (N, C, 1, L), as PyTorch's
-        out = pool_ops.MaxUnpool2d.apply(x.unsqueeze(2), index=where, size=(1, *size)).squeeze(2)
+    if spatial == 1:  # (N, C, L) as (N, C, L, 1), as PyTorch's
+        out = pool_ops.MaxUnpool2d.apply(x.unsqueeze(3), index=where, size=(*size, 1)).squeeze(3)
     else:
         kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
         out = kind.apply(x, index=where, size=size)

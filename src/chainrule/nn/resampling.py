@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 from .. import array
+from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import resample as resample_ops
 from ..tensor import Tensor, as_tensor
@@ -176,7 +177,12 @@ def _interpolate(
         _map(n_in, n_out, scale, bool(align_corners), mode == "bicubic", dt)
         for n_in, n_out, scale in zip(x.shape[2:], sizes, scales, strict=True)
     )
-    return _UPSAMPLE[mode].apply(x, maps=maps, sizes=x.shape[2:])
+    out = _UPSAMPLE[mode].apply(x, maps=maps, sizes=x.shape[2:])
+    names = ("scales",) if dim == 1 else ("scales_d", "scales_h", "scales_w")[3 - dim :]
+    return record(
+        out, align_corners=bool(align_corners), output_size=list(sizes),
+        self_sym_sizes=tuple(x.shape), **dict(zip(names, scales, strict=True)),
+    )  # fmt: skip
 
 
 _UPSAMPLE: dict[str, Any] = {

@@ -1,0 +1,61 @@
+"""What PyTorch's nodes of the spatial ops (pools, resampling, grid_sample, unfold and fold,
+the shuffles, group_norm) save, for saved.py's tables: the arguments each function records
+on its node (``record``), by node name, and the tensors read from the node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import saved_made as made
+
+# PyTorch's node name -> the arguments it saves, as the function records them
+ARGS: dict[str, str] = {
+    "MaxPool3DWithIndicesBackward0": "ceil_mode dilation kernel_size padding stride",
+    "AvgPool3DBackward0": "ceil_mode count_include_pad divisor_override kernel_size padding stride",
+    "Im2ColBackward0": "dilation kernel_size padding stride self_sym_argsize_minus_1 "
+    "self_sym_argsize_minus_2",
+    "Col2ImBackward0": "dilation kernel_size padding stride",
+    "GridSampler2DBackward0": "align_corners interpolation_mode padding_mode",
+    "GridSampler3DBackward0": "align_corners interpolation_mode padding_mode",
+    "PixelShuffleBackward0": "upscale_factor",
+    "PixelUnshuffleBackward0": "downscale_factor",
+    "ChannelShuffleBackward0": "groups",
+    "NativeGroupNormBackward0": "C HxW N eps group",
+    "UpsampleLinear1DBackward0": "align_corners output_size scales self_sym_sizes",
+    "UpsampleBilinear2DBackward0": "align_corners output_size scales_h scales_w self_sym_sizes",
+    "UpsampleBicubic2DBackward0": "align_corners output_size scales_h scales_w self_sym_sizes",
+    "UpsampleTrilinear3DBackward0": "align_corners output_size scales_d scales_h scales_w "
+    "self_sym_sizes",
+}
+
+
+def _per_sample(key: str) -> Any:
+    """group_norm's statistic (N*G, 1) as PyTorch's node keeps it: (N, G)."""
+    return lambda fn: getattr(fn, key).reshape(fn.inputs[0].shape[0], -1)
+
+
+_SELF = {"self": ("input", 0, None)}
+# PyTorch's node name -> its saved tensors (saved.py's TensorSpec)
+TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
+    **dict.fromkeys(
+        ("MaxPool3DWithIndicesBackward0", "AdaptiveMaxPool2DBackward0")
+        + ("AdaptiveMaxPool3DBackward0",),
+        {"result1": ("made", None, made.pool_indices), **_SELF},
+    ),
+    **dict.fromkeys(
+        ("AvgPool3DBackward0", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"), _SELF
+    ),
+    **dict.fromkeys(
+        ("MaxUnpool2DBackward0", "MaxUnpool3DBackward0"),
+        {"indices": ("made", None, lambda fn: fn.index.reshape(fn.shape))},
+    ),
+    **dict.fromkeys(
+        ("GridSampler2DBackward0", "GridSampler3DBackward0"),
+        {"grid": ("input", 1, None), "input": ("input", 0, None)},
+    ),
+    "NativeGroupNormBackward0": {
+        "input": ("input", 0, None), "weight": ("optional", 1),
+        "result1": ("made", None, _per_sample("mean")),
+        "result2": ("made", None, _per_sample("rstd")),
+    },
+}  # fmt: skip
