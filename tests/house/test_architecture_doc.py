@@ -46,3 +46,33 @@ def test_the_modules_said_to_import_numpy_are_the_ones_that_do() -> None:
         f"docs/architecture.md, the array row: NumPy is imported outside array/ by {sorted(real)}, "
         f"the row says {sorted(said)}"
     )
+
+
+def _parts() -> list[tuple[list[str], int]]:
+    """Each row of the "four parts" table: its modules and the lines it says they hold."""
+    text = DOC.read_text()
+    table = text[text.index("## The four parts") : text.index("## The direction")]
+    rows = [r.split("|") for r in table.splitlines() if r.startswith("| the ")]
+    return [(re.findall(r"`([^`]+)`", r[2]), int(r[3].strip().replace(",", ""))) for r in rows]
+
+
+def _lines(name: str) -> int:
+    path = SRC / name.rstrip("/")
+    files = [path] if path.is_file() else list(path.rglob("*.py"))
+    return sum(len(f.read_text().splitlines()) for f in files)
+
+
+def test_the_four_parts_hold_every_module_once_at_their_sizes() -> None:
+    parts = _parts()
+    assert len(parts) == 4
+    named = [m.rstrip("/") for modules, _ in parts for m in modules]
+    tree = {p.name for p in SRC.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()}
+    assert sorted(named) == sorted(tree - {"__init__.py"}), (
+        "docs/architecture.md, the four parts: name every top-level module once"
+    )
+    for modules, said in parts:
+        real = sum(_lines(m) for m in modules)
+        assert abs(real - said) <= 0.15 * said, (
+            f"docs/architecture.md, the four parts: {modules[0]}... hold {real} lines; "
+            f"the table says {said}"
+        )
