@@ -1,6 +1,6 @@
 """What PyTorch's nodes of the spatial ops (pools, resampling, grid_sample, unfold and fold,
-the shuffles, group_norm) save, for saved.py's tables: the arguments each function records
-on its node (``record``), by node name, and the tensors read from the node."""
+the shuffles, group_norm) and prelu save, for saved.py's tables: the arguments each function
+records on its node (``record``), by node name, and the tensors read from the node."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ def _per_sample(key: str) -> Any:
     return lambda fn: getattr(fn, key).reshape(fn.inputs[0].shape[0], -1)
 
 
+def _slopes(fn: Any) -> Any:
+    """prelu's weight as PyTorch's node keeps it: of the input's rank, the slopes along dim 1."""
+    x, weight = fn.inputs[0]._array, fn.inputs[1]._array
+    shape = [1] * x.ndim
+    if x.ndim > 1:
+        shape[1] = weight.size
+    return weight.reshape(shape)
+
+
 _SELF = {"self": ("input", 0, None)}
 # PyTorch's node name -> its saved tensors (saved.py's TensorSpec)
 TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
@@ -53,6 +62,7 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         ("GridSampler2DBackward0", "GridSampler3DBackward0"),
         {"grid": ("input", 1, None), "input": ("input", 0, None)},
     ),
+    "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
     "NativeGroupNormBackward0": {
         "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("made", None, _per_sample("mean")),

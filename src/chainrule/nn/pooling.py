@@ -444,9 +444,12 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
     size = _adaptive_size(op, x, output_size, unbatched)
     if spatial == 1:  # (N, C, L) as (N, C, 1, L)
         x, size = x.unsqueeze(2), (1, *size)
-    maps = tuple(_averaging(n, o) for n, o in zip(x.shape[2:], size, strict=True))
-    kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
-    out = kind.apply(x, maps=maps)
+    if all(o == 1 for o in size):  # one window: the mean, as PyTorch's
+        out = x.mean(tuple(range(2, x.ndim)), keepdim=True)
+    else:
+        maps = tuple(_averaging(n, o) for n, o in zip(x.shape[2:], size, strict=True))
+        kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
+        out = kind.apply(x, maps=maps)
     if spatial == 1:
         out = out.squeeze(2)
     return out.squeeze(0) if unbatched else out
