@@ -1,0 +1,55 @@
+"""Converters of the primitives that stand for what used to be a composition of others
+(std, var_mean, norms, flip, roll, the add-products, the shuffles, group norm, cross, 3-D
+average pooling, aminmax, prod, prelu, trace), from a traced Step to the ONNX nodes of its
+value: each written out in ONNX's operators as the composition computed it. The graph and the
+tracing are export.py's; the other primitives' converters are converters.py's."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import array
+from .converters import _var
+from .export import (
+    INT64_MAX,
+    INT64_MIN,
+    Graph,
+    UnsupportedOperatorError,
+    converts,
+    dtype_of,
+    reduce_over,
+)
+from .trace import Step
+
+
+def _reduce(g: Graph, op: str, x: str, dims: Any, keep: bool) -> str:
+    """op (ReduceMean, ReduceMax, ...) of x over dims (None: every dim)."""
+    if dims is None:
+        return g.add(op, [x], keepdims=int(bool(keep)))
+    axes = [dims] if isinstance(dims, int) else list(dims)
+    return reduce_over(g, op, [x], axes, keepdims=int(bool(keep)))
+
+
+def _stacked(g: Graph, first: str, second: str) -> str:
+    """The two outputs of a several-output primitive as it packs them: (2, *shape)."""
+    zero = g.ints([0])
+    parts = [g.add("Unsqueeze", [v, zero]) for v in (first, second)]
+    return g.add("Concat", parts, axis=0)
+
+
+@converts("Std")
+def _std(g: Graph, s: Step) -> str:
+    """sqrt of var's graph (its correction and count read as var's)."""
+    return g.add("Sqrt", [_var(g, s)])
+
+
+@converts("VarMean", "StdMean")
+def _var_mean(g: Graph, s: Step) -> str:
+    """(var or std, mean) over the dims, packed as the primitive packs them."""
+    spread = _var(g, s)
+    if s.op == "StdMean":
+        spread = g.add("Sqrt", [spread])
+    x = g.value(s.inputs[0], dtype_of(s))
+    mean = _reduce(g, "ReduceMean", x, s.options.get("dims"), s.options.get("keepdim", False))
+    return _stacked(g, spread, mean)

