@@ -53,3 +53,19 @@ def _var_mean(g: Graph, s: Step) -> str:
     x = g.value(s.inputs[0], dtype_of(s))
     mean = _reduce(g, "ReduceMean", x, s.options.get("dims"), s.options.get("keepdim", False))
     return _stacked(g, spread, mean)
+
+
+@converts("Aminmax")
+def _aminmax(g: Graph, s: Step) -> str:
+    """(amin, amax) over the dims, packed as the primitive packs them."""
+    x = g.value(s.inputs[0])
+    dims, keep = s.options.get("dims"), s.options.get("keepdim", False)
+    return _stacked(
+        g, _reduce(g, "ReduceMin", x, dims, keep), _reduce(g, "ReduceMax", x, dims, keep)
+    )
+
+
+@converts("Prod")
+def _prod(g: Graph, s: Step) -> str:
+    x = g.value(s.inputs[0], dtype_of(s))
+    return _reduce(g, "ReduceProd", x, s.options.get("dims"), s.options.get("keepdim", False))
