@@ -44,6 +44,7 @@ def catalog():
             (3, 4),
         ),
         "prod": (Fn(lambda m, x: x.prod(1) + x.prod(-1, keepdim=True).sum(1)), (3, 4)),
+        "norm": (Fn(_norms), (3, 4)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

@@ -69,3 +69,26 @@ def _aminmax(g: Graph, s: Step) -> str:
 def _prod(g: Graph, s: Step) -> str:
     x = g.value(s.inputs[0], dtype_of(s))
     return _reduce(g, "ReduceProd", x, s.options.get("dims"), s.options.get("keepdim", False))
+
+
+@converts("LinalgVectorNorm")
+def _vector_norm(g: Graph, s: Step) -> str:
+    """p = 2, 1: ReduceL2, ReduceL1; +-inf: the max, min of |x|; 0: the count of nonzeros;
+    else (sum |x|^p)^(1/p)."""
+    dtype = dtype_of(s)
+    x = g.value(s.inputs[0], dtype)
+    o = s.options
+    p, dims, keep = float(o["p"]), o["dim"], o["keepdim"]
+    if p == 2:
+        return _reduce(g, "ReduceL2", x, dims, keep)
+    if p == 1:
+        return _reduce(g, "ReduceL1", x, dims, keep)
+    size = g.add("Abs", [x])
+    if p in (math.inf, -math.inf):
+        return _reduce(g, "ReduceMax" if p > 0 else "ReduceMin", size, dims, keep)
+    if p == 0:
+        nonzero = g.add("Not", [g.add("Equal", [x, g.value(0.0, dtype)], dtype=array.bool_)])
+        count = g.value_of(g.add("Identity", [nonzero], dtype=array.bool_), dtype)
+        return _reduce(g, "ReduceSum", count, dims, keep)
+    total = _reduce(g, "ReduceSum", g.add("Pow", [size, g.value(p, dtype)]), dims, keep)
+    return g.add("Pow", [total, g.value(1.0 / p, dtype)])
