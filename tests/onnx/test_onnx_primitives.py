@@ -45,6 +45,8 @@ def catalog():
         ),
         "prod": (Fn(lambda m, x: x.prod(1) + x.prod(-1, keepdim=True).sum(1)), (3, 4)),
         "norm": (Fn(_norms), (3, 4)),
+        "flip": (Fn(lambda m, x: x.flip(1) + x.flip((1, 2)) + x.flip(0)), (3, 4)),
+        "roll": (Fn(lambda m, x: x.roll(1, 1) + x.roll((2, -1), (1, 2)) + x.roll(3)), (3, 4)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

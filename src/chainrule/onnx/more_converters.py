@@ -92,3 +92,42 @@ def _vector_norm(g: Graph, s: Step) -> str:
         return _reduce(g, "ReduceSum", count, dims, keep)
     total = _reduce(g, "ReduceSum", g.add("Pow", [size, g.value(p, dtype)]), dims, keep)
     return g.add("Pow", [total, g.value(1.0 / p, dtype)])
+
+
+@converts("Flip")
+def _flip(g: Graph, s: Step) -> str:
+    """A Slice of step -1 along each dim, from its end to before its start."""
+    dims = list(s.options["dims"])
+    x = g.value(s.inputs[0])
+    if not dims:
+        return g.add("Identity", [x])
+    n = len(dims)
+    ints = [g.ints(v) for v in ([-1] * n, [INT64_MIN] * n, dims, [-1] * n)]
+    return g.add("Slice", [x, *ints])
+
+
+@converts("Roll")
+def _roll(g: Graph, s: Step) -> str:
+    """Along each dim, the last shift values (the shift taken mod the dim's size) then the
+    others: two Slices and a Concat; no dims: of the flattened input, reshaped back."""
+    a = s.inputs[0]
+    o = s.options
+    x = g.value(a)
+    shifts, dims = list(o["shifts"]), list(o["dims"])
+    flat = not dims
+    if flat:
+        shape = g.add("Shape", [x], dtype=array.int64)
+        x = g.add("Reshape", [x, g.ints([-1])])
+        dims, sizes = [0], [math.prod(a.shape)]
+    else:
+        sizes = [a.shape[d] for d in dims]
+    for shift, d, n in zip(shifts, dims, sizes, strict=True):
+        k = shift % n if n else 0
+        if not k:
+            continue
+        tail = g.add("Slice", [x, g.ints([-k]), g.ints([INT64_MAX]), g.ints([d])])
+        head = g.add("Slice", [x, g.ints([0]), g.ints([-k]), g.ints([d])])
+        x = g.add("Concat", [tail, head], axis=d)
+    if flat:
+        return g.add("Reshape", [x, shape])
+    return x if x != g.value(a) else g.add("Identity", [x])
