@@ -47,6 +47,12 @@ def catalog():
         "norm": (Fn(_norms), (3, 4)),
         "flip": (Fn(lambda m, x: x.flip(1) + x.flip((1, 2)) + x.flip(0)), (3, 4)),
         "roll": (Fn(lambda m, x: x.roll(1, 1) + x.roll((2, -1), (1, 2)) + x.roll(3)), (3, 4)),
+        "addmm": (Fn(lambda m, x: cr.addmm(x[:, :3], x, m.w, beta=0.5, alpha=2.0), w=w), (4,)),
+        "addmm_beta_0": (Fn(lambda m, x: cr.addmm(x[:, :3], x, m.w, beta=0), w=w), (4,)),
+        "baddbmm": (Fn(lambda m, x: cr.baddbmm(x[:, :, :3], x, x.transpose(1, 2))), (3, 4)),
+        "addmv": (Fn(lambda m, x: cr.addmv(x[:, 0], x, m.v, alpha=0.5), v=v), (4,)),
+        "addr": (Fn(lambda m, x: cr.addr(x, x[:, 0], m.v, beta=2.0), v=v), (4,)),
+        "addbmm": (Fn(lambda m, x: cr.addbmm(x[0, :, :3], x, x.transpose(1, 2))), (3, 4)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

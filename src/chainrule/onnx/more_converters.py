@@ -131,3 +131,31 @@ def _roll(g: Graph, s: Step) -> str:
     if flat:
         return g.add("Reshape", [x, shape])
     return x if x != g.value(a) else g.add("Identity", [x])
+
+
+@converts("Addmm", "Baddbmm", "Addmv", "Addr", "Addbmm")
+def _addmm(g: Graph, s: Step) -> str:
+    """beta * t + alpha * the product (MatMul; Addr: the outer product, Addbmm: the batch's
+    products summed); beta 0 reads nothing of t."""
+    t, a, b = s.inputs
+    o = s.options
+    dtype = dtype_of(s)
+    xa, xb = g.value(a, dtype), g.value(b, dtype)
+    if s.op == "Addr":
+        out = g.add(
+            "Mul", [g.add("Unsqueeze", [xa, g.ints([1])]), g.add("Unsqueeze", [xb, g.ints([0])])]
+        )
+    else:
+        out = g.add("MatMul", [xa, xb])
+        if s.op == "Addbmm":
+            out = reduce_over(g, "ReduceSum", [out], [0], keepdims=0)
+    alpha, beta = o["alpha"], o["beta"]
+    if alpha != 1:
+        out = g.add("Mul", [out, g.value(alpha, dtype)])
+    if beta == 0:
+        g.ignore(t)
+        return out
+    bias = g.value(t, dtype)
+    if beta != 1:
+        bias = g.add("Mul", [bias, g.value(beta, dtype)])
+    return g.add("Add", [out, bias])
