@@ -53,6 +53,9 @@ def catalog():
         "addmv": (Fn(lambda m, x: cr.addmv(x[:, 0], x, m.v, alpha=0.5), v=v), (4,)),
         "addr": (Fn(lambda m, x: cr.addr(x, x[:, 0], m.v, beta=2.0), v=v), (4,)),
         "addbmm": (Fn(lambda m, x: cr.addbmm(x[0, :, :3], x, x.transpose(1, 2))), (3, 4)),
+        "pixel_shuffle": (nn.PixelShuffle(2), (8, 2, 3)),
+        "pixel_unshuffle": (nn.PixelUnshuffle(2), (2, 4, 6)),
+        "channel_shuffle": (nn.ChannelShuffle(2), (4, 2, 3)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

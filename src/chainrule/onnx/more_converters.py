@@ -159,3 +159,42 @@ def _addmm(g: Graph, s: Step) -> str:
     if beta != 1:
         bias = g.add("Mul", [bias, g.value(beta, dtype)])
     return g.add("Add", [out, bias])
+
+
+def _shuffled(
+    g: Graph, x: str, lead: int, split: list[int], perm: list[int], made: list[int]
+) -> str:
+    """x's dims after the first ``lead`` reshaped to split, permuted (perm over those), then
+    reshaped to made: the leading dims kept as they are (0), so a free batch stays free."""
+    keep = [0] * lead
+    out = g.add("Reshape", [x, g.ints(keep + split)])
+    out = g.add("Transpose", [out], perm=list(range(lead)) + [lead + p for p in perm])
+    return g.add("Reshape", [out, g.ints(keep + made)])
+
+
+@converts("PixelShuffle")
+def _pixel_shuffle(g: Graph, s: Step) -> str:
+    (x,) = s.inputs
+    r = s.options["r"]
+    *lead, c, h, w = x.shape
+    split, made = [c // (r * r), r, r, h, w], [c // (r * r), h * r, w * r]
+    return _shuffled(g, g.value(x), len(lead), split, [0, 3, 1, 4, 2], made)
+
+
+@converts("PixelUnshuffle")
+def _pixel_unshuffle(g: Graph, s: Step) -> str:
+    (x,) = s.inputs
+    r = s.options["r"]
+    *lead, c, h, w = x.shape
+    split, made = [c, h // r, r, w // r, r], [c * r * r, h // r, w // r]
+    return _shuffled(g, g.value(x), len(lead), split, [0, 2, 4, 1, 3], made)
+
+
+@converts("ChannelShuffle")
+def _channel_shuffle(g: Graph, s: Step) -> str:
+    (x,) = s.inputs
+    groups = s.options["groups"]
+    _, c, *rest = x.shape
+    split = [groups, c // groups, *rest]
+    perm = [1, 0, *range(2, 2 + len(rest))]
+    return _shuffled(g, g.value(x), 1, split, perm, [c, *rest])
