@@ -56,6 +56,8 @@ def catalog():
         "pixel_shuffle": (nn.PixelShuffle(2), (8, 2, 3)),
         "pixel_unshuffle": (nn.PixelUnshuffle(2), (2, 4, 6)),
         "channel_shuffle": (nn.ChannelShuffle(2), (4, 2, 3)),
+        "group_norm": (_affine(nn.GroupNorm(2, 4)), (4, 3, 3)),
+        "group_norm_plain": (nn.GroupNorm(3, 6, affine=False), (6, 5)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

@@ -198,3 +198,24 @@ def _channel_shuffle(g: Graph, s: Step) -> str:
     split = [groups, c // groups, *rest]
     perm = [1, 0, *range(2, 2 + len(rest))]
     return _shuffled(g, g.value(x), 1, split, perm, [c, *rest])
+
+
+@converts("NativeGroupNorm")
+def _group_norm(g: Graph, s: Step) -> str:
+    """Each group's (x - mean) / sqrt(var + eps), over (N, G, -1), reshaped back, times the
+    weight and plus the bias per channel."""
+    x, weight, bias = s.inputs
+    o = s.options
+    dtype = dtype_of(s)
+    xs = g.value(x, dtype)
+    rows = g.add("Reshape", [xs, g.ints([0, o["groups"], -1])])
+    centred = g.add("Sub", [rows, reduce_over(g, "ReduceMean", [rows], [2], keepdims=1)])
+    var = reduce_over(g, "ReduceMean", [g.add("Mul", [centred, centred])], [2], keepdims=1)
+    std = g.add("Sqrt", [g.add("Add", [var, g.value(float(o["eps"]), dtype)])])
+    out = g.add("Reshape", [g.add("Div", [centred, std]), g.add("Shape", [xs], dtype=array.int64)])
+    per_channel = g.ints([x.shape[1]] + [1] * (x.ndim - 2))
+    if weight is not None:
+        out = g.add("Mul", [out, g.add("Reshape", [g.value(weight, dtype), per_channel])])
+    if bias is not None:
+        out = g.add("Add", [out, g.add("Reshape", [g.value(bias, dtype), per_channel])])
+    return out
