@@ -58,6 +58,8 @@ def catalog():
         "channel_shuffle": (nn.ChannelShuffle(2), (4, 2, 3)),
         "group_norm": (_affine(nn.GroupNorm(2, 4)), (4, 3, 3)),
         "group_norm_plain": (nn.GroupNorm(3, 6, affine=False), (6, 5)),
+        "cross": (Fn(lambda m, x: cr.linalg.cross(x, x.flip(1) * 2.0)), (2, 3)),
+        "cross_dim": (Fn(lambda m, x: cr.cross(x, x[:, :, :1], dim=1)), (3, 4)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

@@ -219,3 +219,19 @@ def _group_norm(g: Graph, s: Step) -> str:
     if bias is not None:
         out = g.add("Add", [out, g.add("Reshape", [g.value(bias, dtype), per_channel])])
     return out
+
+
+@converts("LinalgCross")
+def _cross(g: Graph, s: Step) -> str:
+    """a's components 1, 2, 0 times b's 2, 0, 1 less a's 2, 0, 1 times b's 1, 2, 0 (Gathers
+    along dim), broadcast as the primitive does."""
+    a, b = s.inputs
+    dtype, dim = dtype_of(s), s.options["dim"]
+    xa, xb = g.value(a, dtype), g.value(b, dtype)
+    nxt, after = g.ints([1, 2, 0]), g.ints([2, 0, 1])
+
+    def take(v: str, at: str) -> str:
+        return g.add("Gather", [v, at], axis=dim)
+
+    first = g.add("Mul", [take(xa, nxt), take(xb, after)])
+    return g.add("Sub", [first, g.add("Mul", [take(xa, after), take(xb, nxt)])])
