@@ -60,6 +60,12 @@ def catalog():
         "group_norm_plain": (nn.GroupNorm(3, 6, affine=False), (6, 5)),
         "cross": (Fn(lambda m, x: cr.linalg.cross(x, x.flip(1) * 2.0)), (2, 3)),
         "cross_dim": (Fn(lambda m, x: cr.cross(x, x[:, :, :1], dim=1)), (3, 4)),
+        "avg_pool3d": (nn.AvgPool3d(2), (2, 4, 4, 4)),
+        "avg_pool3d_geometry": (
+            nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False),
+            (2, 5, 5, 6),
+        ),
+        "avg_pool3d_ceil": (nn.AvgPool3d(2, ceil_mode=True, divisor_override=3), (1, 5, 5, 5)),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

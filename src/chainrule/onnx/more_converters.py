@@ -235,3 +235,26 @@ def _cross(g: Graph, s: Step) -> str:
 
     first = g.add("Mul", [take(xa, nxt), take(xb, after)])
     return g.add("Sub", [first, g.add("Mul", [take(xa, after), take(xb, nxt)])])
+
+
+@converts("AvgPool3d")
+def _avg_pool3d(g: Graph, s: Step) -> str:
+    """As the primitive computes it: the input padded with zeros, each spatial axis's windows
+    gathered ((k, n_out) positions) and summed over, times the weight (a number, or each
+    window's 1 / divisor)."""
+    (x,) = s.inputs
+    o = s.options
+    dtype = dtype_of(s)
+    out = g.value(x, dtype)
+    padding = o["padding"]
+    if any(lo or hi for lo, hi in padding):
+        pads = [0, 0, *(lo for lo, _ in padding), 0, 0, *(hi for _, hi in padding)]
+        out = g.add("Pad", [out, g.ints(pads), g.value(0.0, dtype)], mode="constant")
+    for axis in range(x.ndim - 1, 1, -1):
+        where = array.xp.asarray(o["windows"][axis - 2]).T.astype(array.int64)  # (k, n_out)
+        picked = g.add("Gather", [out, g.const(where)], axis=axis)
+        out = reduce_over(g, "ReduceSum", [picked], [axis], keepdims=0)
+    weight = o["weight"]
+    if isinstance(weight, float) and weight == 1:
+        return out
+    return g.add("Mul", [out, g.value(array.xp.asarray(weight, dtype=dtype))])
