@@ -70,6 +70,9 @@ def catalog():
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),
         ),
+        "prelu": (nn.PReLU(), (6,)),
+        "prelu_channels": (nn.PReLU(3, init=0.1), (3, 4, 4)),
+        "trace": (Fn(lambda m, x: x[0].trace() + x), (3, 3)),
     }
 
 

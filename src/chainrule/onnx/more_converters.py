@@ -258,3 +258,28 @@ def _avg_pool3d(g: Graph, s: Step) -> str:
     if isinstance(weight, float) and weight == 1:
         return out
     return g.add("Mul", [out, g.value(array.xp.asarray(weight, dtype=dtype))])
+
+
+@converts("PreluKernel")
+def _prelu(g: Graph, s: Step) -> str:
+    """ONNX's PRelu, the weight one slope or one per channel (dim 1)."""
+    x, weight = s.inputs
+    dtype = dtype_of(s)
+    slope = g.value(weight, dtype)
+    if math.prod(weight.shape) != 1:
+        if x.ndim < 2:
+            raise UnsupportedOperatorError(
+                f"onnx.export: op PreluKernel with one slope per channel needs an input of 2 "
+                f"dims or more; got input shape {x.shape}, weight shape {weight.shape}"
+            )
+        slope = g.add("Reshape", [slope, g.ints([-1] + [1] * (x.ndim - 2))])
+    return g.add("PRelu", [g.value(x, dtype), slope])
+
+
+@converts("Trace")
+def _trace(g: Graph, s: Step) -> str:
+    """The matrix times the identity of its shape (a constant), summed."""
+    (a,) = s.inputs
+    dtype = dtype_of(s)
+    eye = g.const(array.xp.eye(*a.shape, dtype=dtype))
+    return g.add("ReduceSum", [g.add("Mul", [g.value(a, dtype), eye])], keepdims=0)
