@@ -681,7 +681,7 @@ def _reduce(g: Graph, s: Step) -> str:
 
 
 @converts("Var")
-def _var(g: Graph, s: Step) -> str:
+def variance(g: Graph, s: Step) -> str:
     """sum((x - mean)^2) / max(n - correction, 0), with n read from the input's shape, so
     that a free axis reduced over counts what it holds."""
     dtype = dtype_of(s)

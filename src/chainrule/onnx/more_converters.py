@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .. import array
-from .converters import _var
+from .converters import variance
 from .export import (
     INT64_MAX,
     INT64_MIN,
@@ -41,13 +41,13 @@ def _stacked(g: Graph, first: str, second: str) -> str:
 @converts("Std")
 def _std(g: Graph, s: Step) -> str:
     """sqrt of var's graph (its correction and count read as var's)."""
-    return g.add("Sqrt", [_var(g, s)])
+    return g.add("Sqrt", [variance(g, s)])
 
 
 @converts("VarMean", "StdMean")
 def _var_mean(g: Graph, s: Step) -> str:
     """(var or std, mean) over the dims, packed as the primitive packs them."""
-    spread = _var(g, s)
+    spread = variance(g, s)
     if s.op == "StdMean":
         spread = g.add("Sqrt", [spread])
     x = g.value(s.inputs[0], dtype_of(s))
