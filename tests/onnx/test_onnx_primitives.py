@@ -1,6 +1,6 @@
 """Export to ONNX of the ops that are one primitive each (std, var_mean, std_mean, norms,
-flip, roll, the add-products, the shuffles, group norm, cross, 3-D average pooling, aminmax,
-prod, prelu, trace): ONNX Runtime's output on fresh inputs at another batch size equals
+flip, roll, the add-products, the shuffles, group norm, cross, 3-D average and max pooling,
+aminmax, prod, prelu, trace): ONNX Runtime's output on fresh inputs at another batch size equals
 chainrule's (float32, 1e-5 relative)."""
 
 import numpy as np
@@ -10,6 +10,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 import chainrule as cr  # noqa: E402
+import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
 from tests.onnx.test_onnx import Fn, check  # noqa: E402
 
@@ -66,6 +67,15 @@ def catalog():
             (2, 5, 5, 6),
         ),
         "avg_pool3d_ceil": (nn.AvgPool3d(2, ceil_mode=True, divisor_override=3), (1, 5, 5, 5)),
+        "max_pool3d": (nn.MaxPool3d(2), (2, 4, 4, 5)),
+        "max_pool3d_geometry": (
+            nn.MaxPool3d(3, stride=2, padding=1, dilation=(1, 2, 1)),
+            (2, 5, 6, 6),
+        ),
+        "max_pool3d_ceil": (
+            Fn(lambda m, x: F.max_pool3d(x, 2, 3, 1, 3, ceil_mode=True)),
+            (1, 7, 6, 8),
+        ),
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),

@@ -1,6 +1,6 @@
 """Converters of the primitives that stand for what used to be a composition of others
 (std, var_mean, norms, flip, roll, the add-products, the shuffles, group norm, cross, 3-D
-average pooling, aminmax, prod, prelu, trace), from a traced Step to the ONNX nodes of its
+average and max pooling, aminmax, prod, prelu, trace), from a traced Step to the ONNX nodes of its
 value: each written out in ONNX's operators as the composition computed it. The graph and the
 tracing are export.py's; the other primitives' converters are converters.py's."""
 
@@ -283,3 +283,52 @@ def _trace(g: Graph, s: Step) -> str:
     dtype = dtype_of(s)
     eye = g.const(array.xp.eye(*a.shape, dtype=dtype))
     return g.add("ReduceSum", [g.add("Mul", [g.value(a, dtype), eye])], keepdims=0)
+
+
+def _strided(where: Any, n_in: int) -> tuple[int, int, int]:
+    """An axis' windows ((n_out, k) positions in the padded axis) as ONNX's kernel, stride and
+    dilation, where they are a strided pool's (window i reads i*stride + p*dilation, the first
+    from 0): a single window's stride is one past the axis' last start, so that exactly one
+    fits."""
+    n_out, k = where.shape
+    dilation = int(where[0, 1] - where[0, 0]) if k > 1 else 1
+    stride = int(where[1, 0] - where[0, 0]) if n_out > 1 else max(1, n_in - (k - 1) * dilation)
+    host = array.host
+    made = host.arange(n_out)[:, None] * stride + host.arange(k) * dilation
+    if n_out < 1 or stride < 1 or dilation < 1 or not host.array_equal(where, made):
+        raise UnsupportedOperatorError(
+            "onnx.export: op MaxPool3dWithIndices with windows other than a strided pool's has "
+            "no ONNX mapping"
+        )
+    return k, stride, dilation
+
+
+@converts("MaxPool3dWithIndices")
+def _max_pool3d(g: Graph, s: Step) -> str:
+    """ONNX's MaxPool over the 3 spatial axes (its values; the indices are no output of the
+    primitive): kernel, stride and dilation read from the windows, the padding (ceil_mode's
+    grown after) as pads, or as a Pad of -inf first where a pad reaches the kernel's size,
+    which MaxPool's pads may not."""
+    (x,) = s.inputs
+    o = s.options
+    padding = [tuple(int(p) for p in pair) for pair in o["padding"]]
+    sizes = [n + lo + hi for n, (lo, hi) in zip(x.shape[2:], padding, strict=True)]
+    kernel, stride, dilation = zip(
+        *(_strided(w, n) for w, n in zip(o["windows"], sizes, strict=True)), strict=True
+    )
+    pads = [lo for lo, _ in padding] + [hi for _, hi in padding]
+    dtype = dtype_of(s)
+    out = g.value(x, dtype)
+    if any(p >= k for p, k in zip(pads, kernel * 2, strict=True)):
+        lowest = -math.inf if array.is_floating(dtype) else array.xp.iinfo(dtype).min
+        fill = g.value(array.xp.asarray(lowest, dtype=dtype))
+        out = g.add("Pad", [out, g.ints([0, 0, *pads[:3], 0, 0, *pads[3:]]), fill])
+        pads = [0] * 6
+    return g.add(
+        "MaxPool",
+        [out],
+        kernel_shape=list(kernel),
+        strides=list(stride),
+        pads=pads,
+        dilations=list(dilation),
+    )
