@@ -1,7 +1,9 @@
 """Export to ONNX of the ops that are one primitive each (std, var_mean, std_mean, norms,
 flip, roll, the add-products, the shuffles, group norm, cross, 3-D average and max pooling,
-aminmax, prod, prelu, trace): ONNX Runtime's output on fresh inputs at another batch size equals
-chainrule's (float32, 1e-5 relative)."""
+grid_sample, aminmax, prod, prelu, trace): ONNX Runtime's output on fresh inputs at another
+batch size equals chainrule's (float32, 1e-5 relative); 3-D grid_sample at opset 20."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -12,7 +14,12 @@ pytest.importorskip("onnxruntime")
 import chainrule as cr  # noqa: E402
 import chainrule.nn.functional as F  # noqa: E402
 from chainrule import nn  # noqa: E402
-from tests.onnx.test_onnx import Fn, check  # noqa: E402
+from chainrule.onnx import UnsupportedOperatorError  # noqa: E402
+from tests.onnx.test_onnx import TOL, Fn, check, floats, ours, to_onnx  # noqa: E402
+
+GRID_3D = list(
+    itertools.product(["bilinear", "nearest"], ["zeros", "border", "reflection"], [False, True])
+)
 
 
 def _affine(layer):
@@ -29,6 +36,19 @@ def _norms(m, x):
     out = norm(x, 2, dim=1) + norm(x, 1, dim=1) + norm(x, float("inf"), dim=1)
     out = out + norm(x, float("-inf"), dim=1) + norm(x, 3.0, dim=1) + norm(x, 0.5, dim=1)
     return out + norm(x, 0, dim=1) + x.norm(dim=(1, 2), keepdim=True)[:, 0]
+
+
+def _sampled(mode, padding, corners):
+    """grid_sample of x at a grid made of x's first channels (values past -1 and 1 too)."""
+    return Fn(
+        lambda m, x: F.grid_sample(
+            x, x[:, :2].permute(0, 2, 3, 1), mode, padding, align_corners=corners
+        )
+    )
+
+
+def _sampled3d(m, x, g):
+    return sum(F.grid_sample(x, g, mo, p, align_corners=a) for mo, p, a in GRID_3D)
 
 
 def catalog():
@@ -76,6 +96,12 @@ def catalog():
             Fn(lambda m, x: F.max_pool3d(x, 2, 3, 1, 3, ceil_mode=True)),
             (1, 7, 6, 8),
         ),
+        **{
+            f"grid_sample_{mode}_{padding}_{corners}": (_sampled(mode, padding, corners), (3, 4, 5))
+            for mode in ("bilinear", "nearest", "bicubic")
+            for padding in ("zeros", "border", "reflection")
+            for corners in (False, True)
+        },
         "aminmax": (
             Fn(lambda m, x: cr.aminmax(x, dim=1)[0] * cr.aminmax(x)[1] + cr.aminmax(x, dim=1).max),
             (3, 4),
@@ -90,3 +116,14 @@ def catalog():
 def test_onnx_runtime_matches_chainrule_at_another_batch_size(name):
     model, shape = catalog()[name]
     check(model, shape)
+
+
+def test_grid_sample_3d_exports_at_opset_20_and_is_refused_before():
+    x, g = floats(2, 3, 4, 5, 6, seed=1), floats(2, 3, 4, 2, 3, seed=2)
+    model = Fn(_sampled3d)
+    args = (cr.tensor(x), cr.tensor(g))
+    _, session = to_onnx(model, args, opset_version=20)
+    (got,) = session.run(None, {"input_0": x, "input_1": g})
+    np.testing.assert_allclose(got, ours(model, x, g)[0], **TOL)
+    with pytest.raises(UnsupportedOperatorError, match="GridSampler3d .* needs opset_version 20"):
+        to_onnx(model, args)

@@ -1,8 +1,9 @@
 """Converters of the primitives that stand for what used to be a composition of others
 (std, var_mean, norms, flip, roll, the add-products, the shuffles, group norm, cross, 3-D
-average and max pooling, aminmax, prod, prelu, trace), from a traced Step to the ONNX nodes of its
-value: each written out in ONNX's operators as the composition computed it. The graph and the
-tracing are export.py's; the other primitives' converters are converters.py's."""
+average and max pooling, grid_sample, aminmax, prod, prelu, trace), from a traced Step to the
+ONNX nodes of its value: each written out in ONNX's operators as the composition computed it,
+or as the one ONNX operator that computes it (MaxPool, GridSample). The graph and the tracing
+are export.py's; the other primitives' converters are converters.py's."""
 
 from __future__ import annotations
 
@@ -331,4 +332,30 @@ def _max_pool3d(g: Graph, s: Step) -> str:
         strides=list(stride),
         pads=pads,
         dilations=list(dilation),
+    )
+
+
+_GRID_MODES = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}  # opset 20's
+
+
+@converts("GridSampler2d", "GridSampler3d")
+def _grid_sample(g: Graph, s: Step) -> str:
+    """ONNX's GridSample (opset 16; 3-D input from opset 20, which names the modes linear and
+    cubic), the padding mode and align_corners as given."""
+    x, grid = s.inputs
+    o = s.options
+    mode, padding, corners = o["mode"], o["padding"], o["corners"]
+    need = 16 if x.ndim == 4 else 20
+    if g.opset < need:
+        raise UnsupportedOperatorError(
+            f"onnx.export: op {s.op} (grid_sample of a {x.ndim}-D input) needs opset_version "
+            f"{need} or later (ONNX's GridSample); got opset_version {g.opset}"
+        )
+    dtype = dtype_of(s)
+    return g.add(
+        "GridSample",
+        [g.value(x, dtype), g.value(grid, dtype)],
+        mode=_GRID_MODES[mode] if g.opset >= 20 else mode,
+        padding_mode=padding,
+        align_corners=int(bool(corners)),
     )
