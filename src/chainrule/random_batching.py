@@ -201,7 +201,9 @@ def _multinomial(plain: Callable) -> Callable:
 
 
 def _bernoulli(plain: Callable) -> Callable:
-    def rule(self: Any, *, generator: Any = None) -> Any:
+    def rule(self: Any, p: Any = None, *, generator: Any = None) -> Any:
+        if p is not None:  # a number's draws of the input's shape, as a factory's
+            return pointwise_draw("bernoulli", (self,), lambda t: plain(t, p, generator=generator))
         # drawn in the order of the result's elements, as PyTorch's (contiguous) result
         return pointwise_draw(
             "bernoulli", (self,), lambda p: plain(p.contiguous(), generator=generator)

@@ -58,6 +58,8 @@ OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
     # draws from a tensor's values
     "bernoulli(batched)": lambda lib, a, c: lib.bernoulli(a * 0 + 0.4),
     "bernoulli(unbatched)": lambda lib, a, c: a + lib.bernoulli(c * 0 + 0.4),
+    "bernoulli(batched, number p)": lambda lib, a, c: lib.bernoulli(a, 0.3),
+    "bernoulli(unbatched, number p)": lambda lib, a, c: a + c.bernoulli(0.3),
     "multinomial(batched, replaced)": lambda lib, a, c: lib.multinomial(a.abs() + 0.1, 4, True),
     "multinomial(batched)": lambda lib, a, c: lib.multinomial(a.abs() + 0.1, 3),
     "multinomial(batched, one)": lambda lib, a, c: lib.multinomial(a.abs() + 0.1, 1),
@@ -147,6 +149,7 @@ def _examples(in_dims: int) -> Any:
 FAST = {("uniform_(unbatched)", "different", 0), ("multinomial(unbatched)", "different", 1)}
 FAST |= {("normal(both batched)", "same", 0), ("feature_alpha_dropout", "different", 1)}
 FAST |= {("bernoulli(unbatched)", "different", 0), ("randperm", "error", 0)}
+FAST |= {("bernoulli(batched, number p)", "different", 1)}
 
 
 def _cases() -> list[Any]:

@@ -304,6 +304,8 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any =
     """The function form of Tensor.bernoulli (``out=`` as PyTorch's, without p)."""
     if p is not None and out is not None:
         raise TypeError("bernoulli: out= is not taken with p, as PyTorch's; got both")
+    if p is None:
+        return as_tensor(input).bernoulli(generator=generator)
     return as_tensor(input).bernoulli(p, generator=generator)
 
 
