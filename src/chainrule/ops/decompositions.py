@@ -584,7 +584,7 @@ class LinalgVectorNorm(Function):
         axis = dim if x.ndim else None
         if p == 2:  # a dot product (one BLAS call over every dim): 10x NumPy's vector_norm
             if dim is None or len(set(dim)) == x.ndim:  # a matrix's Frobenius norm too
-                out = xp.sqrt(xp.asarray(xp.vdot(a, a), dtype=a.dtype))
+                out = xp.sqrt(xp.asarray(xp.vdot(a, a), dtype=a.dtype, like=a))
                 out = out.reshape((1,) * x.ndim) if keepdim else out
             else:
                 out = xp.sqrt((a * a).sum(axis, keepdims=keepdim))

@@ -11,7 +11,6 @@ from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, arrays_of
 from . import lapack
-from .selection import DiagEmbed
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -220,12 +219,12 @@ class Trace(Function):
 
     def forward(self, a: Any) -> Any:
         wide = array.int64 if a.dtype.kind in "biu" else None
-        return xp.asarray(a.trace(dtype=wide))
+        return xp.asarray(a.trace(dtype=wide), like=a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         m, n = self.inputs[0].shape
-        k = min(m, n)
-        return (DiagEmbed.apply(grad.expand(k), offset=0, dim1=0, dim2=1, shape=(m, n)),)
+        eye = xp.eye(m, n, dtype=grad._array.dtype, like=grad._array)  # on grad's device
+        return (grad * type(grad)._make(eye),)
 
 
 _EINSUM = re.compile(r"^([a-zA-Z]*(?:,[a-zA-Z]*)*)->([a-zA-Z]*)$")
