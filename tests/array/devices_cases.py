@@ -41,6 +41,9 @@ LAPACK = re.compile(r"linalg|det|cholesky|qr|svd|solve|norm_nuc|eig|lu|inv|lstsq
 # Rows of erf and exact GELU: a few host values take Python's math.erf one by one (a fast-path
 # trick, ops/special.py), a device array erf's polynomials; they agree to rounding.
 FEW_ON_HOST = re.compile(r"^(erf|gelu)(\b|_)")
+# Rows of a vector norm of another order than 2: |x|^p summed, where the stand-in's array and
+# NumPy's may differ in the last bit of the power or the order of the sum.
+POWER_SUMS = re.compile(r"^norm_p")
 
 
 def close(a: np.ndarray, b: np.ndarray, exact: bool = EXACT) -> None:
@@ -371,7 +374,8 @@ def test_the_op_catalog_on_cuda_equals_the_cpu(row: Row, dtype) -> None:
             cr.set_default_device(None)
     assert len(results[0]) == len(results[1])
     for a, b in zip(*results, strict=True):
-        close(a, b, EXACT and not LAPACK.search(row.name) and not FEW_ON_HOST.search(row.name))
+        inexact = LAPACK.search(row.name) or FEW_ON_HOST.search(row.name)
+        close(a, b, EXACT and not inexact and not POWER_SUMS.search(row.name))
 
 
 def _catalog_row(row: Row, dtype, dev: str) -> list[np.ndarray]:
