@@ -590,16 +590,7 @@ class InPlace(Core):
         of the array it changes (the rest keeps its values). With a dual level open, the
         tensor takes the result's tangent too (_pass_tangent)."""
         grad = is_grad_enabled()
-        base = self._base
-        if grad and (self.requires_grad or base is not None and base.requires_grad):
-            base = _live_base(self)
-            if base is not None:
-                views.refuse_view_write(self, base, op)
-            if self.requires_grad and self.grad_fn is None:
-                raise RuntimeError(
-                    f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in "
-                    "an in-place operation; do it under cr.no_grad(), or on a clone"
-                )
+        views.refuse_write(self, op, grad)
         old = views.stand_in(self) if grad else self  # the old value, which the result records
         if old is not self and forward_ad.active[0]:
             forward_ad.set_tangent(old, forward_ad.tangent_of(self))
@@ -625,7 +616,7 @@ class InPlace(Core):
                 "broadcast_to: several elements share one memory location); clone() it first"
             )
         fn = new.grad_fn
-        base = None if fn is None else _live_base(self)
+        base = None if fn is None else views.live_base(self)
         if fn is not None and base is not None:
             views.refuse_multi_output(self, base, op)
         if fn is not None and fn.saves_inputs and old is not self:  # the rule reads the old
@@ -677,15 +668,6 @@ def _joins(t: Tensor, value: Any) -> bool:
     return wants or base is not None and base.requires_grad
 
 
-def _live_base(t: Tensor) -> Tensor | None:
-    """The tensor ``t`` is a view of, or None: also where it is no view any more (unpickled,
-    or its base's array replaced), a tensor of its own."""
-    base = t._base
-    if base is None or array.module_of(t._array).may_share_memory(t._array, base._array):
-        return base
-    return None
-
-
 def _pass_tangent(t: Tensor, new: Tensor) -> None:
     """After a write of ``new`` into ``t`` with a dual level open: ``t``'s tangent becomes
     ``new``'s (zero where ``new`` has none), written into the tangent ``t`` carries, so that
@@ -695,7 +677,7 @@ def _pass_tangent(t: Tensor, new: Tensor) -> None:
     if mine is None and tangent is None:
         return
     if mine is None or mine.requires_grad or (tangent is not None and tangent.requires_grad):
-        base = _live_base(t)
+        base = views.live_base(t)
         if mine is None and base is not None and forward_ad.tangent_of(base) is None:
             whole = xp.zeros_like(base._array)
             at = array.from_host(view_positions(base._array, t._array), whole)

@@ -118,19 +118,7 @@ class InPlaceShape(Core):
         bumped; in a graph, it takes the view's node, named ``name``, over a stand-in for
         its old self (so nodes recorded before reach that), with _write's refusals."""
         grad = is_grad_enabled()
-        base = self._base  # a view's base, unless the view has memory of its own by now
-        if base is not None and not array.module_of(base._array).may_share_memory(
-            self._array, base._array
-        ):
-            base = None
-        if grad and (self.requires_grad or base is not None and base.requires_grad):
-            if base is not None:
-                views.refuse_view_write(self, base, op)
-            if self.requires_grad and self.grad_fn is None:
-                raise RuntimeError(
-                    f"{op}: a leaf tensor that requires grad (shape {self.shape}) is used in "
-                    "an in-place operation; do it under cr.no_grad(), or on a clone"
-                )
+        views.refuse_write(self, op, grad)
         carried = forward_ad.tangent_of(self) if forward_ad.active[0] else None
         old = views.stand_in(self) if grad and self.requires_grad else self
         new = view(old)

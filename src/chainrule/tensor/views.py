@@ -27,6 +27,32 @@ if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
 
 
+def live_base(t: Tensor) -> Tensor | None:
+    """The tensor ``t`` is a view of, or None: also where it is no view any more (unpickled,
+    or its base's array replaced), a tensor of its own."""
+    base = t._base
+    if base is None or array.module_of(t._array).may_share_memory(t._array, base._array):
+        return base
+    return None
+
+
+def refuse_write(t: Tensor, op: str, grad: bool) -> None:
+    """PyTorch's refusals of an in-place write into ``t`` while grad mode (``grad``) is on:
+    a view whose write its graph cannot take (refuse_view_write), a leaf that requires
+    grad."""
+    base = t._base
+    if not grad or not (t.requires_grad or base is not None and base.requires_grad):
+        return
+    base = live_base(t)
+    if base is not None:
+        refuse_view_write(t, base, op)
+    if t.requires_grad and t.grad_fn is None:
+        raise RuntimeError(
+            f"{op}: a leaf tensor that requires grad (shape {t.shape}) is used in "
+            "an in-place operation; do it under cr.no_grad(), or on a clone"
+        )
+
+
 def refuse_view_write(view: Tensor, base: Tensor, op: str) -> None:
     """PyTorch's errors for an in-place op, with grad mode on, on a view that requires grad
     and is an output of split, chunk or unbind (or a view of one), or is a view of a leaf
