@@ -6,12 +6,16 @@ as PyTorch's CPU kernels make them, ties included. The Tensor methods live in te
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..array import array_like, errstate, is_floating, to_host, xp
 from ..autograd.primitive import Function
 from .elementwise import Where
 from .movement import IndexAdd, along_dim
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 class Select(Function):
@@ -23,12 +27,15 @@ class Select(Function):
     rule = "grad_a = zeros like a, with grad added at the chosen index along dim"
     saves_inputs = False  # the rule reads the input's shape only
 
-    def forward(self, a, index, dim, shape, node_name, values=None):
+    def forward(
+        self, a: Any, index: Any, dim: int, shape: tuple, node_name: str, values: Any = None
+    ) -> Any:
         self.index, self.node_name, self.in_shape = index, node_name, a.shape
         self.dim, self.out_shape = dim, shape  # for the node's _saved_*
-        if values is not None:  # found with the index (cummax's running values): no gather
-            return values.reshape(shape)
-        return a[self.where].reshape(shape)
+        if values is None:  # not found with the index (as a sort or a scan finds them)
+            return a[self.where].reshape(shape)
+        out = values.reshape(shape)
+        return out if out.flags.c_contiguous else out.copy()  # C order, as PyTorch's
 
     @property
     def where(self) -> tuple:
@@ -36,7 +43,7 @@ class Select(Function):
         found, and a backward may never run)."""
         return along_dim(self.index, self.dim, len(self.in_shape))
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         g = grad.reshape(self.index.shape)  # (.., 1, ..) for a reduction, a's shape for a scan
         return (IndexAdd.apply(g, shape=self.in_shape, index=self.where),)
 
@@ -47,16 +54,21 @@ class EvenlyDistribute(Function):
     gradient shared evenly among the ties, as PyTorch's."""
 
     rule = "grad_a = grad / count(a == out) where a == out (a NaN out: where a is NaN), else 0"
-    saves_inputs = False
 
-    def forward(self, a, value, node_name):
-        self.node_name = node_name
-        self.mask = xp.isnan(a) if bool(xp.isnan(value)) else a == value
-        self.count = int(self.mask.sum())
+    def forward(self, a: Any, value: Any, node_name: str) -> Any:
+        self.node_name, self.value = node_name, value
         return value
 
-    def backward(self, grad, out):
-        return (Where.apply(self.mask, grad / self.count, 0.0),)
+    @property
+    def mask(self) -> Any:
+        """Where the input equals the value (is NaN, for a NaN): found when the rule runs,
+        from the input it saves, as PyTorch's saves it."""
+        a = self.inputs[0]._array
+        return xp.isnan(a) if bool(xp.isnan(self.value)) else a == self.value
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        mask = self.mask
+        return (Where.apply(mask, grad / int(mask.sum()), 0.0),)
 
 
 class LogCumSumExp(Function):
@@ -70,20 +82,20 @@ class LogCumSumExp(Function):
     )
     saves_out = True
 
-    def forward(self, a, dim):
+    def forward(self, a: Any, dim: int) -> Any:
         self.dim = dim
         if a.ndim == 0 or a.size == 0:
             return a.copy()
         with errstate(invalid="ignore"):  # -inf and -inf: -inf, as PyTorch
             return xp.logaddexp.accumulate(a, axis=dim)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, d = self.inputs[0], self.dim
         if a.ndim == 0:  # one element: its own logcumsumexp
             return (grad,)
         lowest = float(xp.finfo(a._array.dtype).min)
 
-        def from_end(t):
+        def from_end(t: Tensor) -> Tensor:
             return LogCumSumExp.apply(t.flip(d), dim=d).flip(d)
 
         # log 0 (where does not take it), lowest - out, and the NaN of -inf + inf at an input
@@ -117,22 +129,25 @@ def picked(order: Any, rank: Any) -> Any:
     return flat[rows, rank.reshape(-1)].reshape(order.shape[:-1])
 
 
-def median_index(a: Any, dim: int, ignore_nan: bool) -> Any:
-    """The index of each line's median along dim, keepdim-shaped, as PyTorch's CPU kernel:
-    the lower of the two middle values, ties by position (its order is value, then index);
-    median's is a line's first NaN if it has one, nanmedian's the median of the rest (of a
-    line of NaN only, the one std::nth_element leaves first)."""
+def median_index(a: Any, dim: int, ignore_nan: bool) -> tuple[Any, Any]:
+    """The index of each line's median along dim and, where found with it, its value (else
+    None), both keepdim-shaped, as PyTorch's CPU kernel: the lower of the two middle values,
+    ties by position (its order is value, then index); median's is a line's first NaN if it
+    has one, nanmedian's the median of the rest (of a line of NaN only, the one
+    std::nth_element leaves first)."""
     lines, order = lines_last(a, dim)
     n = lines.shape[-1]
     nans = xp.isnan(lines) if is_floating(a.dtype) else None
     if nans is None or not nans.any():  # one rank for every line
-        return kept(order[..., (n - 1) // 2], dim)
+        middle = (n - 1) // 2
+        values = xp.sort(lines, axis=-1)[..., middle]  # (..): the sort's value at the rank
+        return kept(order[..., middle], dim), kept(values, dim)
     count = nans.sum(axis=-1)  # (..): the NaN of each line, sorted last in their order
     if not ignore_nan:
         index = picked(order, xp.where(count > 0, n - count, (n - 1) // 2))
-        return kept(index, dim)
+        return kept(index, dim), None
     index = picked(order, xp.maximum((n - count - 1) // 2, 0))
-    return kept(xp.where(count == n, first_of_equals(n), index), dim)
+    return kept(xp.where(count == n, first_of_equals(n), index), dim), None
 
 
 def first_of_equals(n: int) -> int:
@@ -155,25 +170,27 @@ def first_of_equals(n: int) -> int:
     return idx[0]
 
 
-def kth_index(a: Any, k: int, dim: int) -> Any:
-    """The index of each line's k-th smallest value along dim (NaN largest), keepdim-shaped,
-    as PyTorch's CPU kernel, a quickselect, picks it among equal values: the only place the
-    value is where it is unique in its line, the quickselect itself (in Python) where not."""
+def kth_index(a: Any, k: int, dim: int) -> tuple[Any, Any]:
+    """The index of each line's k-th smallest value along dim (NaN largest), and that value,
+    both keepdim-shaped, as PyTorch's CPU kernel, a quickselect, picks it among equal values:
+    the only place the value is where it is unique in its line, the quickselect itself (in
+    Python) where not."""
     lines, order = lines_last(a, dim)
     index = kept(order[..., k - 1], dim)
     near = xp.sort(lines, axis=-1)[..., max(k - 2, 0) : k + 1]  # the k-th and its neighbours
-    value = near[..., min(k - 1, 1), None]  # (.., 1)
-    same = near == value
+    values = kept(near[..., min(k - 1, 1)], dim)
+    # sorted, so an equal neighbour pair (two NaN counted equal) holds the k-th value
+    same = near[..., 1:] == near[..., :-1]  # (.., 1 or 2)
     if is_floating(a.dtype):
-        same |= xp.isnan(near) & xp.isnan(value)
-    tied = same.sum(axis=-1) > 1  # (..)
-    if tied.any():
+        same |= xp.isnan(near[..., 1:]) & xp.isnan(near[..., :-1])
+    if same.any():
 
         def pick(line: list) -> int:
             return quick_select(line, k - 1)
 
-        index = repicked(a, index, dim, kept(tied, dim), pick, QUICKSELECT_BUDGET)
-    return index
+        tied = kept(same.any(axis=-1), dim)
+        index = repicked(a, index, dim, tied, pick, QUICKSELECT_BUDGET)
+    return index, values
 
 
 # The most elements a call repicks in Python, about 0.3 s of it (quickselect ~0.6 us an
@@ -240,14 +257,20 @@ def quick_select(values: list, k: int) -> int:
     return idx[k]
 
 
-def mode_index(a: Any, dim: int) -> Any:
-    """The index of each line's most frequent value along dim, keepdim-shaped, as PyTorch's
-    CPU kernel: of equally frequent values the smallest, at the last place std::sort leaves
-    it. That is the last place it holds where std::sort keeps equal values in order (a line
-    of at most 16, without NaN); other lines with ties or NaN take std::sort itself."""
+def mode_index(a: Any, dim: int) -> tuple[Any, Any]:
+    """The index of each line's most frequent value along dim and, where found with it, its
+    value (else None), both keepdim-shaped, as PyTorch's CPU kernel: of equally frequent
+    values the smallest, at the last place std::sort leaves it. That is the last place it
+    holds where std::sort keeps equal values in order (a line of at most 16, without NaN);
+    other lines with ties or NaN take std::sort itself."""
     lines, order = lines_last(a, dim)
     n = lines.shape[-1]
-    s = xp.sort(lines, axis=-1).reshape(-1, n)  # (lines, n)
+    s = xp.sort(lines, axis=-1)  # (.., n)
+    if not (s[..., 1:] == s[..., :-1]).any() and not (
+        is_floating(a.dtype) and xp.isnan(s[..., -1]).any()
+    ):  # no line holds a value twice: each line's mode is its smallest, at its one place
+        return kept(order[..., 0], dim), kept(s[..., 0], dim)
+    s = s.reshape(-1, n)  # (lines, n)
     ends = xp.empty(s.shape, dtype=bool, like=s)  # the last of each run of equal values
     xp.not_equal(s[:, 1:], s[:, :-1], out=ends[:, :-1])
     ends[:, -1] = True
@@ -265,7 +288,7 @@ def mode_index(a: Any, dim: int) -> Any:
     if odd.any():
         which = kept(odd.reshape(lines.shape[:-1]), dim)
         index = repicked(a, index, dim, which, std_sort_mode, SORT_BUDGET)
-    return index
+    return index, None
 
 
 def std_sort_mode(values: list) -> int:

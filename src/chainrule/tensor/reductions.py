@@ -317,8 +317,8 @@ class Reductions(Core):
                 f"kthvalue: k {k!r} is out of range for dim {dim} of size {x.shape[d]}; "
                 f"got shape {self.shape}"
             )
-        index = statistics.kth_index(x._array, k, d)
-        return _chosen(self, x, index, d, keepdim, "KthvalueBackward0")
+        index, values = statistics.kth_index(x._array, k, d)
+        return _chosen(self, x, index, d, keepdim, "KthvalueBackward0", values)
 
     def mode(self: TensorSelf, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """(values, indices): the most frequent value along dim (of equally frequent ones the
@@ -326,7 +326,8 @@ class Reductions(Core):
         elements in lines of ties or NaN in a call, its last place)."""
         x, d = _lines(self, dim, "mode")
         need_elements(x, "mode", (d,))
-        return _chosen(self, x, statistics.mode_index(x._array, d), d, keepdim, "ModeBackward0")
+        index, values = statistics.mode_index(x._array, d)
+        return _chosen(self, x, index, d, keepdim, "ModeBackward0", values)
 
     def quantile(
         self: TensorSelf,
@@ -427,12 +428,16 @@ def _lines(t: Tensor, dim: int, op: str) -> tuple[Tensor, int]:
     return (t, d) if t.ndim else (t.reshape(1), 0)
 
 
-def _chosen(t: Tensor, x: Tensor, index: Any, d: int, keepdim: bool, name: str) -> ValuesIndices:
-    """The values of x (t's lines) at index (keepdim-shaped) along d, and the indices, in
-    t's reduced shape; the node named ``name`` sends the gradient to the index."""
-    shape = x.shape[:d] + ((1,) if keepdim else ()) + x.shape[d + 1 :] if t.ndim else ()
-    values = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name)
-    return ValuesIndices(values, make(index.reshape(shape).astype(array.int64)))
+def _chosen(
+    t: Tensor, x: Tensor, index: Any, d: int, keepdim: bool, name: str, values: Any = None
+) -> ValuesIndices:
+    """The values of x (t's lines) at index (keepdim-shaped) along d (``values``, where found
+    with it), and the indices, in t's reduced shape; the node named ``name`` sends the
+    gradient to the index."""
+    s = x._array.shape
+    shape = s[:d] + ((1,) if keepdim else ()) + s[d + 1 :] if t.ndim else ()
+    out = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name, values=values)
+    return ValuesIndices(out, make(index.reshape(shape).astype(array.int64, copy=False)))
 
 
 def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
@@ -449,8 +454,8 @@ def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> An
         return statistics.EvenlyDistribute.apply(t, value=value, node_name=name + "Backward0")
     x, d = _lines(t, dim, op)
     need_elements(x, op, (d,))
-    index = statistics.median_index(x._array, d, ignore_nan)
-    return _chosen(t, x, index, d, keepdim, name + "Backward1")
+    index, values = statistics.median_index(x._array, d, ignore_nan)
+    return _chosen(t, x, index, d, keepdim, name + "Backward1", values)
 
 
 def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
