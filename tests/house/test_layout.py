@@ -119,6 +119,15 @@ def test_every_op_has_a_backward() -> None:
     )
 
 
+def test_every_op_has_a_forward() -> None:
+    """Every primitive computes on arrays (its own forward, or the op's it specialises)."""
+    missing = [f"{_file(op)}: {op.__name__}" for op in _ops() if op.forward is Function.forward]
+    assert missing == [], (
+        "write forward(self, *arrays, **options) for each op, on arrays, returning the "
+        "output's array: " + "; ".join(missing)
+    )
+
+
 def test_imports_flow_downward_and_no_private_name_crosses_a_module() -> None:
     """autograd imports neither ops nor tensor at run time; no module imports another's
     private (underscored) name."""
