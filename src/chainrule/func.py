@@ -604,7 +604,7 @@ def _batched(
     """func run once on examples lo..hi as batched tensors; its results taken apart. Where
     func did what cannot be batched, its call went on as example lo's, and func is called for
     each of the others."""
-    level = batching.enter(hi - lo, randomness)
+    level = random_batching.enter(hi - lo, randomness)
     if randomness == "same":  # every chunk draws from the state at the start, as torch's
         set_rng_state(start)
     try:
@@ -636,7 +636,7 @@ def _batched(
         batching.degrade()
         firsts = [batching.first_result(t) for t in leaves]
     finally:
-        batching.leave(level)
+        random_batching.leave(level)
     rest = _looped(op, func, mapped, range(lo + 1, hi), randomness, kwargs, start)
     return _stacked(op, name, [_unflatten(spec, firsts), *rest], out_dims)
 

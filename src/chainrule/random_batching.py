@@ -3,18 +3,17 @@ at a level of randomness 'error'; at a level of 'same' every example shares one 
 example's shape); at a level of 'different' the draw is made once for the whole batch, of
 the batch's shape, so that it takes from the generator the numbers torch.func.vmap takes.
 The draws themselves (factories, Tensor's fills, bernoulli, multinomial, dropout) call these
-rules inside vmap: Tensor's own draws are wrapped here, running as they are outside vmap.
-batching.py holds the batched tensors and the levels."""
+rules inside vmap: Tensor's own draws (tensor/sampling.py) ask ``draw`` while a level is
+open. batching.py holds the batched tensors and the levels."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from . import batching
 from .batching import BatchedTensor, Refused, real, wrap
-from .tensor import Tensor
+from .tensor import Tensor, sampling
 
 
 def _refuse_random(op: str) -> None:
@@ -53,9 +52,7 @@ def noise(x: Tensor, shape: tuple[int, ...], keep: float, op: str) -> Any:
     if not batching.active():
         return x.new_empty(shape).bernoulli_(keep)
     t = drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
-    return _fill_level(
-        t, "bernoulli_", _PLAIN["bernoulli_"], (keep,), {}, len(batching._levels) - 1
-    )
+    return _fill_level(t, "bernoulli_", Tensor.bernoulli_, (keep,), {}, len(batching._levels) - 1)
 
 
 def _at(t: Any, level: int) -> bool:
@@ -180,39 +177,32 @@ def _fill_level(t: Any, name: str, plain: Callable, args: tuple, kwargs: dict, k
     return t
 
 
-def _multinomial(plain: Callable) -> Callable:
-    def draw(w: Any, num_samples: int, replacement: bool, generator: Any) -> Any:
+def _multinomial(
+    self: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Any:
+    if self.ndim not in (1, 2):
+        return None  # refused as outside vmap
+
+    def draw(w: Any) -> Any:
         if w.ndim <= 2:
-            return plain(w, num_samples, replacement, generator=generator)
+            return w.multinomial(num_samples, replacement, generator=generator)
         rows = w.reshape(-1, w.shape[-1])  # (batch * rows, categories), as functorch's
-        out = plain(rows, num_samples, replacement, generator=generator)
+        out = rows.multinomial(num_samples, replacement, generator=generator)
         return out.reshape(*w.shape[:-1], out.shape[-1])
 
-    def rule(
-        self: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
-    ) -> Any:
-        if self.ndim not in (1, 2):  # refused as outside vmap
-            return plain(self, num_samples, replacement, generator=generator)
-        return pointwise_draw(
-            "multinomial", (self,), lambda w: draw(w, num_samples, replacement, generator)
-        )
-
-    return rule
+    return pointwise_draw("multinomial", (self,), draw)
 
 
-def _bernoulli(plain: Callable) -> Callable:
-    def rule(self: Any, p: Any = None, *, generator: Any = None) -> Any:
-        if p is not None:  # a number's draws of the input's shape, as a factory's
-            return pointwise_draw("bernoulli", (self,), lambda t: plain(t, p, generator=generator))
-        # drawn in the order of the result's elements, as PyTorch's (contiguous) result
-        return pointwise_draw(
-            "bernoulli", (self,), lambda p: plain(p.contiguous(), generator=generator)
-        )
-
-    return rule
+def _bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Any:
+    if p is not None:  # a number's draws of the input's shape, as a factory's
+        return pointwise_draw("bernoulli", (self,), lambda t: t.bernoulli(p, generator=generator))
+    # drawn in the order of the result's elements, as PyTorch's (contiguous) result
+    return pointwise_draw(
+        "bernoulli", (self,), lambda p: p.contiguous().bernoulli(generator=generator)
+    )
 
 
-def _in_place(name: str, plain: Callable) -> Callable:
+def _in_place(name: str) -> Callable:
     def rule(self: Any, *args: Any, **kwargs: Any) -> Any:
         k = len(batching._levels) - 1
         if name == "bernoulli_" and k > 0 and _nested_refused(self, args, kwargs):
@@ -221,7 +211,7 @@ def _in_place(name: str, plain: Callable) -> Callable:
                 "randomness='different' is refused, as PyTorch refuses it; got a tensor of "
                 f"shape {tuple(self.shape)} per example; use bernoulli(full_like(t, p))"
             )
-        return _fill_level(self, name, plain, args, kwargs, k)
+        return _fill_level(self, name, getattr(Tensor, name), args, kwargs, k)
 
     return rule
 
@@ -236,31 +226,29 @@ def _nested_refused(t: Any, args: tuple, kwargs: dict) -> bool:
     return different and _at(t, level) and not isinstance(p, Tensor)
 
 
-_PLAIN: dict[str, Callable] = {}  # Tensor's own draws, as they are outside vmap
-
-
-def _watch(name: str, make_rule: Callable[[Callable], Callable]) -> None:
-    """Tensor.<name> by ``make_rule``'s rule inside vmap (a batched tensor's always), as it
-    is outside."""
-    plain = _PLAIN[name] = getattr(Tensor, name)
-    rule = make_rule(plain)
-
-    @functools.wraps(plain)
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if batching.active():
-            return rule(self, *args, **kwargs)
-        return plain(self, *args, **kwargs)
-
-    @functools.wraps(plain)
-    def batched(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return rule(self, *args, **kwargs)
-
-    setattr(Tensor, name, method)
-    setattr(BatchedTensor, name, batched)
-
-
 FILLS = "normal_ uniform_ bernoulli_ random_ exponential_ log_normal_ cauchy_ geometric_"
-for _name in FILLS.split():
-    _watch(_name, functools.partial(_in_place, _name))
-_watch("bernoulli", _bernoulli)
-_watch("multinomial", _multinomial)
+_RULES: dict[str, Callable[..., Any]] = {name: _in_place(name) for name in FILLS.split()}
+_RULES.update(bernoulli=_bernoulli, multinomial=_multinomial)
+
+
+def draw(name: str, t: Any, *args: Any, **kwargs: Any) -> Any:
+    """Tensor.<name>, a draw of tensor/sampling.py, by its rule inside vmap: where t is
+    batched or ops are being batched. None where it runs as outside vmap (a rule drawing on
+    the batch's values, func gone on as its first example's call, a multinomial refused)."""
+    if not (isinstance(t, BatchedTensor) or batching.active()):
+        return None
+    return _RULES[name](t, *args, **kwargs)
+
+
+def enter(size: int, randomness: str = "error") -> int:
+    """Open a vmap level (batching.enter), Tensor's draws asking ``draw`` while one is open,
+    as Function.apply asks batching.dispatch."""
+    level = batching.enter(size, randomness)
+    sampling.vmap[0] = draw
+    return level
+
+
+def leave(level: int) -> None:
+    batching.leave(level)
+    if not batching._levels:
+        sampling.vmap[0] = None

@@ -4,6 +4,7 @@ bernoulli draws, nonzero, unique, bincount and histograms."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import array
@@ -20,6 +21,10 @@ if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from .core import TensorSelf
 
 xp = array.xp
+
+# random_batching.draw while a vmap level is open (random_batching.enter sets it), else None:
+# Tensor's draws ask it first, as Function.apply asks batching.dispatch
+vmap: list[Callable[..., Tensor | None] | None] = [None]
 
 
 def check_std(std: Any, op: str) -> None:
@@ -42,6 +47,10 @@ class Sampling(Core):
         self: TensorSelf, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
     ) -> Tensor:
         """Fills with draws from the normal distribution of that mean and std (>= 0)."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("normal_", self, mean, std, generator=generator)
+            if drawn is not None:
+                return drawn
         need_float(self, "normal_")
         check_std(std, "normal_")
         arr = self._array
@@ -61,6 +70,10 @@ class Sampling(Core):
         """Fills with draws uniform in [from, to): PyTorch's ``uniform_(from=0, to=1)``, whose
         first keyword is Python's keyword ``from``, given positionally or as
         ``**{'from': a}``."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("uniform_", self, from_, to, generator=generator, **kwargs)
+            if drawn is not None:
+                return drawn
         low = _from_keyword(from_, kwargs, "uniform_")
         gen = array.generator(generator, "uniform_")
         flat = gen.uniform(self._array.size, _drawn(self._array), low, to)
@@ -68,6 +81,10 @@ class Sampling(Core):
 
     def exponential_(self: TensorSelf, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fills with draws from the exponential distribution of rate lambd (mean 1 / lambd)."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("exponential_", self, lambd, generator=generator)
+            if drawn is not None:
+                return drawn
         gen = array.generator(generator, "exponential_")
         flat = gen.exponential(self._array.size, lambd, self._array.dtype)
         return self._drawn_fill("exponential_", flat)
@@ -76,6 +93,10 @@ class Sampling(Core):
         self: TensorSelf, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
     ) -> Tensor:
         """Fills with exp of draws from the normal distribution of that mean and std."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("log_normal_", self, mean, std, generator=generator)
+            if drawn is not None:
+                return drawn
         need_float(self, "log_normal_")
         gen = array.generator(generator, "log_normal_")
         return self._drawn_fill("log_normal_", gen.log_normal(self._array.size, mean, std))
@@ -84,12 +105,20 @@ class Sampling(Core):
         self: TensorSelf, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None
     ) -> Tensor:
         """Fills with draws from the Cauchy distribution of that median and half width."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("cauchy_", self, median, sigma, generator=generator)
+            if drawn is not None:
+                return drawn
         need_float(self, "cauchy_")
         gen = array.generator(generator, "cauchy_")
         return self._drawn_fill("cauchy_", gen.cauchy(self._array.size, median, sigma))
 
     def geometric_(self: TensorSelf, p: float, *, generator: Any = None) -> Tensor:
         """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("geometric_", self, p, generator=generator)
+            if drawn is not None:
+                return drawn
         if not 0 < p < 1:
             raise ValueError(f"geometric_: p must be in (0, 1); got p={p}")
         gen = array.generator(generator, "geometric_")
@@ -98,6 +127,10 @@ class Sampling(Core):
     def bernoulli_(self: TensorSelf, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fills with 1 where a draw falls under p (a number, or a tensor of probabilities
         that broadcasts to this shape), else 0."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("bernoulli_", self, p, generator=generator)
+            if drawn is not None:
+                return drawn
         probs = array.to_host(p._array) if isinstance(p, Core) else array.host.asarray(p)
         if not ((probs >= 0) & (probs <= 1)).all():  # NaN fails both
             got = f"shape {probs.shape} with values outside" if probs.ndim else f"p={p}"
@@ -124,6 +157,10 @@ class Sampling(Core):
         PyTorch's. Without ``to``, from [0, the largest whole number the dtype holds with all
         those below it]: 2**24 for float32 (its significand's digits), the max of an integer
         dtype, 1 for bool."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("random_", self, from_, to, generator=generator, **kwargs)
+            if drawn is not None:
+                return drawn
         low = _from_keyword(from_, kwargs, "random_")
         if to is None and "from" not in kwargs and from_ != 0:
             low, to = 0, from_  # random_(to)
@@ -230,6 +267,10 @@ class Sampling(Core):
         (the last dim; 1-D: one distribution, 2-D: one per row): (num_samples,) or (rows,
         num_samples), int64. Without replacement, each index at most once per row, those of
         weight 0 only after every other one, as PyTorch's."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("multinomial", self, num_samples, replacement, generator=generator)
+            if drawn is not None:
+                return drawn
         w = self._array
         if w.ndim not in (1, 2) or w.dtype.kind != "f":
             raise ValueError(
@@ -263,6 +304,10 @@ class Sampling(Core):
         """1 with the probability each element gives, else 0, in this tensor's dtype; with a
         number ``p``, draws of p in this tensor's shape and dtype, contiguous (PyTorch's
         second overload)."""
+        if vmap[0] is not None:  # inside vmap: the draw may be batched (random_batching.py)
+            drawn = vmap[0]("bernoulli", self, p, generator=generator)
+            if drawn is not None:
+                return drawn
         if p is not None:
             if isinstance(p, Core) and p.ndim or not isinstance(p, (Core, int, float)):
                 raise TypeError(
