@@ -1,7 +1,7 @@
 """Every differentiable primitive (each Function subclass under chainrule.ops) is applied by
-some row of the op catalog, forward or in its gradient, so a new op without a row fails here;
-and every public Tensor method torch has too is called by some row, or by a test named in
-tested_elsewhere.py."""
+some row of the op catalog, forward or in its gradient, so a new op without a row fails here,
+its node named as PyTorch's; and every public Tensor method torch has too is called by some
+row, or by a test named in tested_elsewhere.py."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import torch
 import chainrule as cr
 from chainrule.autograd.primitive import Function
 from chainrule.linalg._checks import with_out
+from tests.autograd.test_node_names import excepted
 from tests.ops import test_ops as catalog
 from tests.ops import tested_elsewhere
 
@@ -42,9 +43,16 @@ def _primitives() -> set[type]:
     return {f for f in found if f.__module__.startswith("chainrule.ops") and f.__name__[0] != "_"}
 
 
+def _on_leaves(fn: Any) -> bool:
+    """Whether a node's inputs are all leaves (or need no gradient): one op's node alone."""
+    return all(g is None or type(g).__name__ == "AccumulateGrad" for g, _ in fn.next_functions)
+
+
 def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
     """The Function classes applied while each row runs forward and backward (float64),
-    first order and with create_graph."""
+    first order and with create_graph. Beside them, in NAMED, each primitive's node names on
+    the rows where its node alone stands between the output and the leaves, with PyTorch's
+    name for the same output (a one-node output there too)."""
     applied: set[type] = set()
     apply = Function.apply.__func__  # type: ignore[attr-defined]
 
@@ -54,7 +62,11 @@ def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
 
     monkeypatch.setattr(Function, "apply", classmethod(recording))
     for row in catalog.ROWS:
-        ours, _, outs, _ = catalog._run(row, np.float64)
+        ours, _, outs, theirs = catalog._run(row, np.float64)
+        for o, t in zip(outs, theirs, strict=False):
+            fo, ft = getattr(o, "grad_fn", None), getattr(t, "grad_fn", None)
+            if fo is not None and ft is not None and _on_leaves(fo) and _on_leaves(ft):
+                NAMED.setdefault(fo.primitive, []).append((fo.name(), ft.name(), row.name))
         outs = [o for o in outs if o.requires_grad]
         if outs:  # the backward on arrays, then in Tensor ops (what a second order records)
             upstream, _ = catalog._upstream(outs)
@@ -78,6 +90,30 @@ def test_every_primitive_has_a_catalog_row(monkeypatch: pytest.MonkeyPatch) -> N
     )
     stale = sorted(n for n in NO_ROW if n in applied or n not in names)
     assert stale == [], f"{__file__}: remove from NO_ROW (a row applies it, or it is gone): {stale}"
+    _check_node_names()
+
+
+# (chainrule's node name, PyTorch's, the row) by primitive, as the catalog's rows ran
+NAMED: dict[type, list[tuple[str, str, str]]] = {}
+
+
+def _check_node_names() -> None:
+    """Each primitive's node has PyTorch's name on at least one row where both libraries'
+    output is one node on the leaves (tests/autograd/test_node_names.py compares every row,
+    naming the rows; this names the op and the file to change)."""
+    wrong = []
+    for op, seen in sorted(NAMED.items(), key=lambda kv: kv[0].__name__):
+        if not any(ours == theirs or excepted(ours, theirs) for ours, theirs, _ in seen):
+            ours, theirs, row = seen[0]
+            wrong.append(
+                f"{op.__name__} (src/{op.__module__.replace('.', '/')}.py) names its node "
+                f"{ours}, PyTorch {theirs} (row {row})"
+            )
+    assert wrong == [], (
+        "name each op's class as PyTorch names its node, less Backward0 (Dist for "
+        "DistBackward0), or, where PyTorch's name is not <Op>Backward0, map the class to it "
+        "in _TORCH_NAMES of src/chainrule/autograd/node.py: " + "; ".join(wrong)
+    )
 
 
 # -- every public method --------------------------------------------------------------------
