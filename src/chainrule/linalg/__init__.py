@@ -56,8 +56,8 @@ from .solvers import (
 )
 
 # Tensor's methods (t.det(), t.svd(), ...) call legacy's functions: tensor/ is below linalg/
-# and cannot import it, so the module is bound there once, here.
-methods.__dict__["legacy"] = legacy
+# and cannot import it, so it is told where they are, once, here.
+methods.use_legacy(legacy)
 
 __all__ = [
     "LinAlgError",

@@ -2,23 +2,31 @@
 t.cholesky(), t.svd(), ...): a mixin for Tensor, each method one call of its function in
 linalg/legacy.py.
 
-linalg/ is above tensor/ (its functions make Tensors), so this file cannot import it: linalg/
-binds its legacy module here when it is imported (chainrule's __init__ imports it), as tensor/
-tells the array layer of the Tensor class. Imports flow downward."""
+linalg/ is above tensor/ (its functions make Tensors), so this file cannot import it, not even
+inside a method (that would be an import cycle): linalg/__init__.py hands its legacy module to
+``use_legacy`` once, when it is imported (chainrule's __init__ imports it), as tensor/ tells
+the array layer of the Tensor class (array/tensor_type.py). Imports flow downward."""
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .core import Core
 
-if TYPE_CHECKING:  # at run time linalg/__init__.py binds legacy here; Tensor: see core.py
+if TYPE_CHECKING:  # legacy: see use_legacy; Tensor: see core.py
     from ..linalg import legacy
     from ..linalg.decompose import Qr
     from ..linalg.legacy import SvdUSV, TriangularSolve
     from ..linalg.solvers import Slogdet
     from . import Tensor
     from .core import TensorSelf
+
+
+def use_legacy(module: ModuleType) -> None:
+    """Where the methods' functions are: linalg/__init__.py gives its legacy module, once."""
+    global legacy
+    legacy = module
 
 
 class LinalgMethods(Core):
