@@ -14,7 +14,7 @@ Every rule is written in Tensor ops on these same primitives, so second derivati
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..array import from_host, host, ndarray, to_host, xp
 from ..array.tensor_type import tensor_type
@@ -22,6 +22,10 @@ from ..autograd.primitive import Function
 from . import lapack
 from .linalg import LinalgSvd, kept_apart
 from .movement import Cat
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 class LinAlgError(RuntimeError):
@@ -116,7 +120,7 @@ class LinalgInvEx(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a, check=True, factor=None):
+    def forward(self, a: Any, check: bool = True, factor: Any = None) -> Any:
         if factor is not None:  # a's LU factor, from the forward of det or slogdet
             return lapack.inv_from_lu(*factor)
         try:
@@ -130,7 +134,7 @@ class LinalgInvEx(Function):
         out[~singular] = xp.linalg.inv(a[~singular])
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         inv_t = out.mT
         return (-(inv_t @ grad @ inv_t),)
 
@@ -145,7 +149,7 @@ class LinalgSolveEx(Function):
     rule = "grad_B = solve(A^T, grad), grad_A = -grad_B @ out^T (left=False: transposed)"
     saves_out = True
 
-    def forward(self, a, b, left=True):
+    def forward(self, a: Any, b: Any, left: bool = True) -> Any:
         self.left = left
         try:
             if left:
@@ -155,7 +159,7 @@ class LinalgSolveEx(Function):
         except xp.linalg.LinAlgError:
             raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, _ = self.inputs
         need_a, _ = self.needs_input_grad
         gb = LinalgSolveEx.apply(a.mT, grad, left=self.left)
@@ -176,7 +180,9 @@ class LinalgSolveTriangular(Function):
     rule = "grad_B = solve_triangular(A^T, grad), grad_A = triangle of -grad_B @ out^T"
     saves_out = True
 
-    def forward(self, a, b, upper, left=True, unitriangular=False):
+    def forward(
+        self, a: Any, b: Any, upper: bool, left: bool = True, unitriangular: bool = False
+    ) -> Any:
         self.options = (upper, left, unitriangular)
         if not left:  # X A = B  <=>  A^T X^T = B^T, A^T of the other triangle
             a, b, upper = a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper
@@ -195,7 +201,7 @@ class LinalgSolveTriangular(Function):
             out = out.astype(dtype, copy=False)
         return out.swapaxes(-1, -2) if not left else out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, _ = self.inputs
         upper, left, unit = self.options
         need_a, _ = self.needs_input_grad
@@ -217,11 +223,11 @@ class LinalgDet(Function):
     rule = "grad_A = grad * out * inv(A)^T (0 where out = 0)"
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         out, self.factor = lapack.det(a)
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         singular = out._array == 0
         g = (grad * out).unsqueeze(-1).unsqueeze(-1)
@@ -231,7 +237,7 @@ class LinalgDet(Function):
         safe = xp.where(singular[..., None, None], eye, a._array)  # the identity where singular
         return (g * LinalgInvEx.apply(_keep_graph(a, safe)).mT,)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         if self.factor is None or not out.all():  # NumPy's det, or a singular matrix
             return tensor_rule(self, grad, out)
         return ((grad * out)[..., None, None] * lapack.inv_from_lu(*self.factor),)
@@ -260,13 +266,13 @@ class LinalgSlogdet(Function):
     rule = "grad_A = grad * inv(A)^T"
     saves_out = False
 
-    def forward(self, a, result=None, factor=None):
+    def forward(self, a: Any, result: Any = None, factor: Any = None) -> Any:
         if result is None:
             _, result, factor = lapack.slogdet(a)
         self.factor = factor
         return result
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         factor = self.factor
         if factor is not None and not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
@@ -274,7 +280,7 @@ class LinalgSlogdet(Function):
         inv_t = LinalgInvEx.apply(a.mT, factor=factor)  # factor: A^T's
         return (grad.unsqueeze(-1).unsqueeze(-1) * inv_t,)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         factor = self.factor
         if factor is None or not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
             return tensor_rule(self, grad, out)
@@ -293,7 +299,7 @@ class LinalgCholeskyEx(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a, upper=False, check=True):
+    def forward(self, a: Any, upper: bool = False, check: bool = True) -> Any:
         self.upper = upper
         try:
             out = lapack.cholesky(a)
@@ -312,7 +318,7 @@ class LinalgCholeskyEx(Function):
             out[good] = xp.linalg.cholesky(a[good])
         return xp.swapaxes(out, -1, -2).copy() if upper else out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         L, gL = (out.mT, grad.mT) if self.upper else (out, grad)
         G = (L.mT @ gL).tril()
         G = (G + G.tril(-1).mT) * 0.5
@@ -330,12 +336,12 @@ class LinalgEigh(Function):
 
     rule = "grad_A = Q (diag(grad_L) + skew(Q^T grad_Q) / 2 / E) Q^T, E[i, j] = L[j] - L[i]"
 
-    def forward(self, a, part, UPLO="L", result=None):
+    def forward(self, a: Any, part: Any, UPLO: Any = "L", result: Any = None) -> Any:
         self.part, self.uplo = part, UPLO
         self.result = L, Q = lapack.eigh(a, UPLO) if result is None else result
         return kept_apart(L if part == "L" else Q)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         L, Q = (LinalgEigh.apply(a, part=p, UPLO=self.uplo, result=self.result) for p in "LQ")
         if self.part == "L":
@@ -354,7 +360,7 @@ class LinalgSvdEx(LinalgSvd):
 
     rule = LinalgSvd.rule
 
-    def forward(self, a, part, full_matrices=False, result=None):
+    def forward(self, a: Any, part: Any, full_matrices: bool = False, result: Any = None) -> Any:
         self.part, self.full = part, full_matrices
         if result is None:
             result = lapack.svd(a, full_matrices)
@@ -363,7 +369,7 @@ class LinalgSvdEx(LinalgSvd):
         self.result = (None, S, None) if U is None else (U[..., :, :k], S, Vh[..., :k, :])
         return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if self.full:
             k = min(self.inputs[0].shape[-2:])
             grad = grad[..., :, :k] if self.part == "U" else grad
@@ -394,7 +400,7 @@ class LinalgPinv(Function):
     rule = "grad_A = -A+^T grad^T A+^T + projections of grad onto A's complement spaces"
     saves_out = True
 
-    def forward(self, a, atol, rtol, hermitian=False):
+    def forward(self, a: Any, atol: Any, rtol: Any, hermitian: bool = False) -> Any:
         if a.size == 0:
             return xp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype)
         if hermitian:
@@ -408,7 +414,7 @@ class LinalgPinv(Function):
         inv = xp.where(S > cut, 1 / xp.where(S > cut, S, 1), 0).astype(a.dtype)
         return (xp.swapaxes(Vh, -1, -2) * inv[..., None, :]) @ xp.swapaxes(U, -1, -2)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         return (pinv_backward(grad, out, a),)
 
@@ -423,7 +429,9 @@ class LinalgLstsq(Function):
 
     rule = "grad_A = pinv_backward(grad @ B^T, pinv(A), A), grad_B = pinv(A)^T @ grad"
 
-    def forward(self, a, b, rcond=None, driver="gelsy", found=None):
+    def forward(
+        self, a: Any, b: Any, rcond: Any = None, driver: Any = "gelsy", found: Any = None
+    ) -> Any:
         shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = xp.broadcast_to(a, (*shape, *a.shape[-2:])).reshape(-1, *a.shape[-2:])
         b = xp.broadcast_to(b, (*shape, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
@@ -445,7 +453,7 @@ class LinalgLstsq(Function):
             found["rank"], found["sv"] = rank.reshape(shape), values.reshape(*shape, min(m, n))
         return out.reshape(*shape, n, k)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         rtol = float(xp.finfo(a._array.dtype).eps) * max(a.shape[-2:])
@@ -544,7 +552,7 @@ class LinalgMatrixExp(Function):
 
     rule = "grad_A = exp([[A^T, grad], [0, A^T]])[:n, n:]"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         if a.size == 0:
             return a.copy()
         if a.shape[-1] == 1:
@@ -552,7 +560,7 @@ class LinalgMatrixExp(Function):
         flat = a.reshape(-1, *a.shape[-2:])  # (batch, n, n)
         return xp.stack([matrix_exp_taylor(m) for m in flat]).reshape(a.shape)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         n, d = a.shape[-1], grad.ndim
         at = a.mT.expand(*grad.shape)
@@ -576,7 +584,7 @@ class LinalgVectorNorm(Function):
     rule = "grad_x = x |x|^(p-2) grad / out^(p-1), 0 where out = 0 (p = 2: grad x / out)"
     saves_out = True
 
-    def forward(self, x, p, dim, keepdim):
+    def forward(self, x: Any, p: Any, dim: Any, keepdim: Any) -> Any:
         self.p, self.dim, self.keepdim = p, dim, keepdim
         if x.size == 0:  # NumPy refuses the norm of nothing; PyTorch's is 0
             return xp.zeros(_reduced_shape(x.shape, dim, keepdim), dtype=x.dtype)
@@ -601,7 +609,7 @@ class LinalgVectorNorm(Function):
                 out = m.sum(axis, keepdims=keepdim) ** (1.0 / p)
         return out if out.dtype == x.dtype else out.astype(x.dtype)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         p = self.p
         if p == 0:
@@ -644,7 +652,7 @@ class CholeskySolve(Function):
     rule = "grad_B = cholesky_solve(grad, L), grad_L = -(grad_B X^T + X grad_B^T) L"
     saves_out = True
 
-    def forward(self, b, factor, upper=False):
+    def forward(self, b: Any, factor: Any, upper: bool = False) -> Any:
         self.upper = upper
         solve = LinalgSolveTriangular().forward
         if upper:  # U^T U X = B
@@ -653,7 +661,7 @@ class CholeskySolve(Function):
         y = solve(factor, b, upper=False)
         return solve(xp.swapaxes(factor, -1, -2), y, upper=True)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         _, factor = self.inputs
         need_b, need_l = self.needs_input_grad
         gb = CholeskySolve.apply(grad, factor, upper=self.upper)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..array import host, xp
 from ..autograd.primitive import Function
@@ -17,6 +17,10 @@ from . import lapack
 from .decompositions import LinalgSolveTriangular, scipy_linalg, tensor_rule
 from .linalg import kept_apart
 from .movement import Cat
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 class LinalgQr(Function):
@@ -34,7 +38,9 @@ class LinalgQr(Function):
 
     rule = "grad_A = (grad_Q + Q copyltu(R grad_R^T - grad_Q^T Q)) R^-T (m >= n)"
 
-    def forward(self, a, part, mode="reduced", result=None, packed=False):
+    def forward(
+        self, a: Any, part: Any, mode: Any = "reduced", result: Any = None, packed: bool = False
+    ) -> Any:
         self.part, self.mode, self.packed = part, mode, packed
         if packed:
             self.result = result
@@ -43,7 +49,7 @@ class LinalgQr(Function):
         beside = Q.shape[-2] == R.shape[-2]
         return xp.concatenate((Q, R), axis=-1 if beside else -2)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         if self.packed:  # Q's or R's gradient, in QR's layout (zeros at the other part)
             beside = a.shape[-2] == self.result[0].shape[-1]  # see _qr_part
@@ -86,7 +92,7 @@ class LinalgQr(Function):
             gQ = Y @ gV.mT if gQ is None else gQ + Y @ gV.mT
         return (_cat_last(_qr_square_grad(Q, U, gQ, gU), gY),)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         """The rule on arrays, for one matrix or a batch of them on the host, m >= n; the
         Tensor rule otherwise (and for its errors)."""
         Q, R = self.result
@@ -121,12 +127,12 @@ class LinalgHouseholderProduct(Function):
     rule = "grad_v_i = -tau_i (G_i w^T + Q_(i+1) u^T), grad_tau_i = -u . w (see the docstring)"
     saves_out = True
 
-    def forward(self, a, tau):
+    def forward(self, a: Any, tau: Any) -> Any:
         if lapack.host_float(a) and a.size:
             return lapack.householder_product(a, tau)
         return _householder_arrays(a, tau)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, tau = self.inputs
         m, n = a.shape[-2:]
         k = tau.shape[-1]
@@ -208,7 +214,7 @@ class LinalgLu(Function):
 
     rule = "grad_A = P L^-T (tril(L^T grad_L, -1) + triu(grad_U U^T)) U^-T (square A)"
 
-    def forward(self, a, part, result, packed=False):
+    def forward(self, a: Any, part: Any, result: Any, packed: bool = False) -> Any:
         self.part, self.result, self.packed = part, result, packed  # lu_arrays's (LU, pivots)
         if not packed:  # the "LU" part
             return kept_apart(result[0])
@@ -219,7 +225,7 @@ class LinalgLu(Function):
             return xp.where(below, a[..., :, :k], diagonal)
         return xp.where(upper, a[..., :k, :], a.dtype.type(0))
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         m, n = a.shape[-2:]
         k = min(m, n)
@@ -237,7 +243,7 @@ class LinalgLu(Function):
         g = lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), L, U)
         return (rows(g, xp.argsort(row_order(self.result[1], m), axis=-1)),)  # P g
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         """The rule on arrays, for square matrices on the host; the Tensor rule otherwise."""
         lu, piv = self.result
         n = lu.shape[-1]

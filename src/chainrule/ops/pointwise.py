@@ -10,10 +10,15 @@ Each op returns gradients in the output's broadcast shape; the engine unbroadcas
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from ..array import errstate, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
 from .elementwise import Sign, Where
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 _LN2 = math.log(2.0)
 
@@ -25,10 +30,10 @@ class Tan(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.tan(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * (out * out + 1.0),)
 
 
@@ -37,10 +42,10 @@ class Asin(Function):
 
     rule = "grad_a = grad / sqrt(1 - a**2)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arcsin(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad * (1.0 - x * x).rsqrt(),)
 
@@ -50,10 +55,10 @@ class Acos(Function):
 
     rule = "grad_a = -grad / sqrt(1 - a**2)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arccos(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (-grad * (1.0 - x * x).rsqrt(),)
 
@@ -63,10 +68,10 @@ class Atan(Function):
 
     rule = "grad_a = grad / (1 + a**2)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arctan(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad / (x * x + 1.0),)
 
@@ -76,10 +81,10 @@ class Sinh(Function):
 
     rule = "grad_a = grad * cosh(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.sinh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].cosh(),)
 
 
@@ -88,10 +93,10 @@ class Cosh(Function):
 
     rule = "grad_a = grad * sinh(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.cosh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].sinh(),)
 
 
@@ -100,10 +105,10 @@ class Asinh(Function):
 
     rule = "grad_a = grad / sqrt(a**2 + 1)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arcsinh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad * (x * x + 1.0).rsqrt(),)
 
@@ -113,10 +118,10 @@ class Acosh(Function):
 
     rule = "grad_a = grad / sqrt(a**2 - 1)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arccosh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad * (x * x - 1.0).rsqrt(),)
 
@@ -126,10 +131,10 @@ class Atanh(Function):
 
     rule = "grad_a = grad / (1 - a**2)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.arctanh(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad / (1.0 - x * x),)
 
@@ -139,10 +144,10 @@ class Atan2(Function):
 
     rule = "grad_a = grad * b / (a**2 + b**2), grad_b = -grad * a / (a**2 + b**2)"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.arctan2(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         recip = (a * a + b * b).reciprocal()
@@ -155,10 +160,10 @@ class Hypot(Function):
     rule = "grad_a = grad * a / out, grad_b = grad * b / out"
     saves_out = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.hypot(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         return grad * a / out if need_a else None, grad * b / out if need_b else None
@@ -171,10 +176,10 @@ class Reciprocal(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.reciprocal(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (-grad * (out * out),)
 
 
@@ -183,10 +188,10 @@ class Logaddexp(Function):
 
     rule = "grad_a = grad / (1 + exp(b - a)), grad_b = grad / (1 + exp(a - b))"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.logaddexp(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = grad / ((b - a).exp() + 1.0) if need_a else None
@@ -198,10 +203,10 @@ class Logaddexp2(Function):
 
     rule = "grad_a = grad / (1 + 2**(b - a)), grad_b = grad / (1 + 2**(a - b))"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.logaddexp2(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = grad / ((b - a).exp2() + 1.0) if need_a else None
@@ -214,11 +219,11 @@ class Copysign(Function):
     rule = "grad_a = grad * out / a (0 where a == 0), grad_b = 0"
     saves_out = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         self.node_name = "CopysignBackward0" if isinstance(b, ndarray) else "CopysignBackward1"
         return xp.copysign(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = gb = None
@@ -236,12 +241,12 @@ class Fmod(Function):
 
     rule = "grad_a = grad, grad_b = -grad * trunc(a / b)"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         self.node_name = "FmodBackward1" if isinstance(b, ndarray) else "FmodBackward0"
         with errstate(divide="ignore", invalid="ignore"):
             return xp.fmod(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         gb = -grad * a.div(b, rounding_mode="trunc") if need_b else None
@@ -254,10 +259,10 @@ class Frac(Function):
     rule = "grad_a = grad"
     saves_inputs = False
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return a - xp.trunc(a)  # inf - inf: NaN, as PyTorch's
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad,)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
@@ -274,10 +279,10 @@ class Fmax(Function):
     pick = staticmethod(xp.fmax)
     keeps = staticmethod(xp.greater_equal)
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return self.pick(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = arrays_of(self.inputs)
         need_a, need_b = self.needs_input_grad
         first = self.keeps(a, b) | xp.isnan(b)
@@ -302,10 +307,10 @@ class Nextafter(Function):
     rule = "grad_a = grad, grad_b = 0 (as PyTorch's)"
     saves_inputs = False
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return xp.nextafter(a, b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_a, need_b = self.needs_input_grad
         return grad if need_a else None, grad * 0.0 if need_b else None
 
@@ -317,10 +322,10 @@ class Exp2(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.exp2(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * out * _LN2,)
 
 
@@ -331,10 +336,10 @@ class Deg2Rad(Function):
     saves_inputs = False
     scale = math.pi / 180.0
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return a * self.scale
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.scale,)
 
 
@@ -351,10 +356,10 @@ class NanToNum(Function):
 
     rule = "grad_a = grad where a is finite, else 0"
 
-    def forward(self, a, *, nan, posinf, neginf):
+    def forward(self, a: Any, *, nan: Any, posinf: Any, neginf: Any) -> Any:
         return xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Where.apply(xp.isfinite(self.inputs[0]._array), grad, 0.0),)
 
 
@@ -364,13 +369,13 @@ class Ldexp(Function):
     rule = "grad_a = grad * 2**b, grad_b = grad * out * log(2)"
     saves_out = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         if not isinstance(b, ndarray):  # a number: 2**b in a's dtype, not NumPy's float64
             b = xp.asarray(b, dtype=a.dtype)
         with errstate(over="ignore", invalid="ignore"):
             return a * xp.exp2(b)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = grad * (b.exp2() if hasattr(b, "exp2") else 2.0**b) if need_a else None
@@ -384,11 +389,11 @@ class Frexp(Function):
     rule = "grad_a = grad / 2**exponent"
     saves_inputs = False
 
-    def forward(self, a, *, exponent):
+    def forward(self, a: Any, *, exponent: Any) -> Any:
         self.exponent = exponent
         return xp.ldexp(a, -exponent)  # exact: a power of two
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad / xp.exp2(self.exponent.astype(grad._array.dtype)),)
 
 

@@ -10,11 +10,15 @@ Each op returns gradients in the output's broadcast shape; the engine unbroadcas
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import errstate, from_host, host, is_floating, ndarray, to_host, xp
 from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 # Polynomials in powers of y, made as Chebyshev interpolants in 40-digit arithmetic: erf(x)/x
 # with y = 2x^2 - 1 for |x| < 1, and erfc(x) exp(x^2) with y = (12/|x| - 7)/5 for 1 <= |x| <= 6.
@@ -171,12 +175,12 @@ class Erf(Function):
     one ulp of PyTorch's erf; with it off, the polynomials' float64 erf, rounded.
     """
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return erf(a)
 
     rule = "grad_a = grad * 2/sqrt(pi) * exp(-a**2)"
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad * (-(x * x)).exp() * (2.0 / math.sqrt(math.pi)),)
 
@@ -262,7 +266,7 @@ class Gelu(Function):
         "(0.5 (1 + th) + 0.5 x (1 - th^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2))"
     )
 
-    def forward(self, a, approximate):
+    def forward(self, a: Any, approximate: str) -> Any:
         self.approximate = approximate
         dtype = a.dtype if is_floating(a.dtype) else xp.float32
         if approximate == "none" and _few(a) and fastpath.enabled():
@@ -292,7 +296,7 @@ class Gelu(Function):
         self.saved = saved.reshape(a.shape)
         return out.reshape(a.shape)
 
-    def _whole(self, a, dtype):
+    def _whole(self, a: Any, dtype: Any) -> Any:
         """Forward on the whole array (exact GELU in float32 for narrower floats, as the
         pieces): the output, and the slope or the tanh kept."""
         if self.approximate == "none":
@@ -307,7 +311,7 @@ class Gelu(Function):
         self.saved = kept.astype(dtype, copy=False)
         return out.astype(dtype, copy=False)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         if self.approximate == "none":  # the slope, kept by forward
             return (xp.multiply(grad, self.saved, dtype=self.saved.dtype),)
         th = self.saved
@@ -320,7 +324,7 @@ class Gelu(Function):
         d *= grad
         return (d,)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         if not is_floating(x.dtype):
             x = x.to(self.saved.dtype)
@@ -358,10 +362,10 @@ class Erfc(Function):
 
     rule = "grad_a = -grad * 2/sqrt(pi) * exp(-a**2)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return _on_host("erfc", "erfc", a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         return (grad * (-(x * x)).exp() * (-2.0 / math.sqrt(math.pi)),)
 
@@ -373,10 +377,10 @@ class Erfinv(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return _on_host("erfinv", "erfinv", a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * (out * out).exp() * (math.sqrt(math.pi) / 2.0),)
 
 
@@ -385,11 +389,11 @@ class Lgamma(Function):
 
     rule = "grad_a = grad * digamma(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         out = _on_host("lgamma", "gammaln", a)
         return xp.where(xp.isneginf(a), xp.inf, out).astype(out.dtype, copy=False)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].digamma(),)
 
 
@@ -433,10 +437,10 @@ class Digamma(Function):
 
     rule = "grad_a = grad * polygamma(1, a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return _on_host("digamma", "psi", a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].polygamma(1),)
 
 
@@ -445,7 +449,7 @@ class Polygamma(Function):
 
     rule = "grad_a = grad * polygamma(n + 1, a)"
 
-    def forward(self, a, *, n):
+    def forward(self, a: Any, *, n: int) -> Any:
         self.n = n
         if n == 0:
             return _on_host("polygamma", "psi", a)
@@ -457,7 +461,7 @@ class Polygamma(Function):
         out *= (-1.0) ** (n + 1) * sp.gamma(n + 1.0)
         return from_host(out.astype(a.dtype), a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].polygamma(self.n + 1),)
 
 
@@ -466,10 +470,10 @@ class I0(Function):
 
     rule = "grad_a = grad * i1(a)"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return _on_host("i0", "i0", a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * SpecialI1.apply(self.inputs[0]),)
 
 
@@ -479,10 +483,10 @@ class SpecialI1(Function):
     rule = "grad_a = grad * (i0(a) - out / a), 1/2 where |a| <= eps"
     saves_out = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return _on_host("i1", "i1", a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         eps = float(xp.finfo(x._array.dtype).eps)
         big = xp.abs(x._array) > eps  # PyTorch's rule: a safe x where it is tiny
@@ -496,7 +500,7 @@ class Logit(Function):
 
     rule = "grad_a = grad / (a * (1 - a)) inside [eps, 1 - eps] (or [0, 1]), else 0 (or NaN)"
 
-    def forward(self, a, *, eps=None):
+    def forward(self, a: Any, *, eps: Any = None) -> Any:
         self.eps = eps
         z = a
         if eps is not None and eps >= 0:
@@ -505,7 +509,7 @@ class Logit(Function):
         with errstate(divide="ignore", invalid="ignore"):
             return xp.log(z / (1 - z))
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         clamped = self.eps is not None and self.eps >= 0
         lo = self.eps if clamped else 0.0
@@ -519,7 +523,7 @@ class Xlogy(Function):
 
     rule = "grad_a = grad * log(b) where a != 0, else 0; grad_b = grad * a / b"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         tensors = (isinstance(a, ndarray), isinstance(b, ndarray))
         self.node_name = {(True, True): "XlogyBackward0", (False, True): "XlogyBackward1"}.get(
             tensors, "XlogyBackward2"
@@ -533,7 +537,7 @@ class Xlogy(Function):
             out = xp.where(zero & ~xp.isnan(b), 0, out).astype(out.dtype, copy=False)
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
         ga = gb = None
@@ -549,10 +553,10 @@ class Sinc(Function):
 
     rule = "grad_a = grad * (cos(pi a) pi a - sin(pi a)) / (pi a**2), 0 at 0"
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return xp.sinc(a)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
         pix = x * math.pi
         squared = x * x * math.pi

@@ -8,10 +8,14 @@ chainrule/special.py."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 def scipy_special(op: str) -> Any:
@@ -37,7 +41,7 @@ class _Unary(Function):
 
     scipy_name = ""
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return call(self.scipy_name, x)
 
 
@@ -51,7 +55,7 @@ class SpecialI0e(_Unary):
     scipy_name = "i0e"
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         return (grad * (SpecialI1e.apply(x) - x.sign() * out),)
 
@@ -74,7 +78,7 @@ class SpecialI1(_Unary):
     scipy_name = "i1"
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         big, safe = _tiny_safe(x)
         return (grad * (safe.i0() - out * (1.0 / safe)).where(big, 0.5),)
@@ -90,7 +94,7 @@ class SpecialI1e(_Unary):
     scipy_name = "i1e"
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         big, safe = _tiny_safe(x)
         slope = SpecialI0e.apply(safe) - out * (safe.sign() + (1.0 / safe))
@@ -108,7 +112,7 @@ class SpecialNdtri(_Unary):
     saves_inputs = False
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * math.sqrt(2 * math.pi) * (out.square() / 2).exp(),)
 
 
@@ -122,7 +126,7 @@ class SpecialLogNdtr(_Unary):
     scipy_name = "log_ndtr"
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         return (grad / math.sqrt(2 * math.pi) * (-(out + x.pow(2) / 2)).exp(),)
 
@@ -137,7 +141,7 @@ class SpecialErfcx(_Unary):
     scipy_name = "erfcx"
     saves_out = True
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         return ((2.0 * x * out - 2.0 / math.sqrt(math.pi)) * grad,)
 
@@ -151,7 +155,7 @@ class SpecialEntr(_Unary):
     rule = "grad_x = grad * -(1 + log x)"
     scipy_name = "entr"
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
         return (grad * (-(1 + x.log())),)
 
@@ -164,10 +168,10 @@ class SpecialXlog1py(Function):
 
     rule = "grad_x = xlog1py(grad, y), grad_y = grad * x / (y + 1)"
 
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         return call("xlog1py", x, y)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, y = self.inputs
         T = type(grad)
         gx = gy = None
@@ -197,10 +201,10 @@ class SpecialZeta(Function):
 
     rule = "grad_q = grad * -x * zeta(x + 1, q); no grad_x (PyTorch has none)"
 
-    def forward(self, x, q):
+    def forward(self, x: Any, q: Any) -> Any:
         return call("zeta", x, q)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, q = self.inputs
         if self.needs_input_grad[0]:
             raise _not_implemented("special.zeta", "x")
@@ -216,10 +220,10 @@ class Igamma(Function):
 
     rule = "grad_x = grad * exp((a - 1) log x - x - lgamma(a)); no grad_a (PyTorch has none)"
 
-    def forward(self, a, x):
+    def forward(self, a: Any, x: Any) -> Any:
         return call("gammainc", a, x)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, x = self.inputs
         if self.needs_input_grad[0]:
             raise _not_implemented("special.gammainc", "the input a")
@@ -234,10 +238,10 @@ class Igammac(Function):
 
     rule = "grad_x = -grad * exp((a - 1) log x - x - lgamma(a)); no grad_a (PyTorch has none)"
 
-    def forward(self, a, x):
+    def forward(self, a: Any, x: Any) -> Any:
         return call("gammaincc", a, x)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, x = self.inputs
         if self.needs_input_grad[0]:
             raise _not_implemented("special.gammaincc", "the input a")
