@@ -533,12 +533,18 @@ class Indexing(Core):
     def kron(self: TensorSelf, other: Any) -> Tensor:
         """The Kronecker product: each value of self times the whole of other, in blocks."""
         b = as_tensor(other)
-        n = max(self.ndim, b.ndim)
-        sa = (1,) * (n - self.ndim) + self.shape
-        sb = (1,) * (n - b.ndim) + b.shape
-        left = self.reshape(tuple(v for s in sa for v in (s, 1)))  # (a0, 1, a1, 1, ...)
-        right = b.reshape(tuple(v for s in sb for v in (1, s)))  # (1, b0, 1, b1, ...)
-        return (left * right).reshape(tuple(p * q for p, q in zip(sa, sb, strict=True)))
+        sa, sb = self._array.shape, b._array.shape
+        n = max(len(sa), len(sb))
+        sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+        spread_a, spread_b, out = [], [], []
+        for p, q in zip(sa, sb, strict=True):
+            spread_a += (p, 1)
+            spread_b += (1, q)
+            out.append(p * q)
+        # shapes of the same sizes: reshape's parsing skipped
+        left = self._reshaped(tuple(spread_a))  # (a0, 1, a1, 1, ...)
+        right = b._reshaped(tuple(spread_b))  # (1, b0, 1, b1, ...)
+        return (left * right)._reshaped(tuple(out))  # (a0 b0, a1 b1, ...)
 
     def cross(self: TensorSelf, other: Any, dim: int | None = None) -> Tensor:
         """The cross product of 3-vectors along dim (broadcast; by default the first dim of
