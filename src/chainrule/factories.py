@@ -9,6 +9,7 @@ import builtins
 import math
 import warnings
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 from . import array, batching, random_batching
@@ -648,11 +649,55 @@ def logspace(
     dev = _device(device, pin_memory, "logspace")
     positive_int(steps, "steps", "logspace", zero_ok=True)
     dtype = _float(dtype)
-    exponents = array.host.linspace(float(start), float(end), steps)
-    values = float(base) ** exponents
+    exponents = _log_exponents(start, end, steps, dtype)
+    values = array.host.fromiter(map(math.pow, repeat(float(base)), exponents), float, steps)
+    if steps == 1 and not _fits(float(values[0]), dtype):
+        raise RuntimeError(
+            f"logspace: {base} ** {start} = {values[0]} does not fit in {dtype}; "
+            "one step is the value itself (with more steps the powers wrap, as PyTorch's)"
+        )
     if dtype.kind in "iu":
         values = array.host.trunc(values)
     return _make_new(array.from_host(values.astype(dtype), dev), requires_grad)
+
+
+def _fits(value: float, dtype: Any) -> bool:
+    """Whether a number converts to dtype as PyTorch's checked conversion allows: a float
+    within the dtype's range (infinity and NaN in a floating dtype), a Python int within
+    it (negative ints wrap into uint8)."""
+    if dtype.kind == "f":
+        info: Any = array.host.finfo(dtype)
+        return not math.isfinite(value) or info.min <= value <= info.max
+    info = array.host.iinfo(dtype)
+    if isinstance(value, int):
+        low = -info.max if dtype == array.host.uint8 else info.min
+        return bool(low <= value <= info.max)
+    return math.isfinite(value) and bool(info.min <= value <= info.max)
+
+
+def _log_exponents(start: float, end: float, steps: int, dtype: Any) -> list[float]:
+    """PyTorch's exponents for logspace: the ends in dtype (an integer dtype truncates them),
+    their difference taken in dtype (in int below 32 bits, as C++ promotes) over steps - 1 in
+    float64, counted up from start over the first half and down from end over the rest.
+    The powers are the C library's (NumPy's vector power differs in the last bit)."""
+    if steps < 2:
+        return [float(start)] * steps
+    for name, value in (("start", start), ("end", end)):
+        if not _fits(value, dtype):
+            raise RuntimeError(f"logspace: {name} {value} does not fit in {dtype}")
+    if dtype.kind in "iu":  # truncated, and wrapped into the dtype (-1 is 255 in uint8)
+        ends = array.host.array([math.trunc(start), math.trunc(end)], array.int64)
+        first, last = ends.astype(dtype)
+    else:
+        first, last = dtype.type(start), dtype.type(end)
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        diff = float(int(last) - int(first))
+    else:
+        with array.host.errstate(over="ignore"):
+            diff = float(last - first)
+    step, half = diff / (steps - 1), steps // 2
+    s, e = float(first), float(last)
+    return [s + step * i if i < half else e - step * (steps - 1 - i) for i in range(steps)]
 
 
 def _integer_linspace(start: Any, end: Any, steps: int) -> Any:

@@ -212,3 +212,20 @@ def test_unravel_index_is_pytorchs() -> None:
     theirs = torch.unravel_index(torch.tensor(index, dtype=torch.int32), (2, 3, 4))
     for a, b in zip(ours, theirs, strict=True):
         _same(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int16", "uint8"])
+def test_logspace_is_torchs_to_the_last_bit(dtype: str) -> None:
+    """The exponents counted from each end, the ends and their difference in the dtype, and
+    the C library's power: NumPy's vector power differs in the last bit."""
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        start, end = rng.uniform(-1, 4, 2) if dtype in ("int16", "uint8") else rng.uniform(-3, 3, 2)
+        steps, base = int(rng.integers(0, 30)), float(rng.choice([10.0, 2.0, 3.7]))
+        try:
+            want = torch.logspace(start, end, steps, base, dtype=getattr(torch, dtype))
+        except RuntimeError:  # one step that does not fit the dtype
+            with pytest.raises(RuntimeError, match="logspace: .* does not fit in"):
+                cr.logspace(start, end, steps, base, dtype=getattr(cr, dtype))
+            continue
+        _same(cr.logspace(start, end, steps, base, dtype=getattr(cr, dtype)), want)
