@@ -1,6 +1,7 @@
 """What a Tensor is: its array, gradient and node, its properties, conversions, graph
-methods, dtype and device, and repr. The methods of each other kind are in the files beside
-this one; tensor/__init__.py makes the class of them all."""
+methods, dtype and device, repr, and ``cr.Tensor(...)``'s legacy constructor rules. The
+methods of each other kind are in the files beside this one; tensor/__init__.py makes the
+class of them all."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..arguments import (
     no_pinning,
     normalize_dim,
     resolve_device,
+    size_arg,
     to_args,
 )
 from ..array import CPU, device
@@ -22,7 +24,6 @@ from ..autograd.primitive import Function
 from ..autograd.versions import bump, counter, version
 from ..constants import laid_out, memory_order
 from ..ops import elementwise, movement
-from .legacy import legacy_array
 from .printing import tensor_repr
 from .size import Size, new_size
 
@@ -412,6 +413,30 @@ def _device_for(x: Any) -> Any:
     """Where as_tensor puts an array when no device is given, as PyTorch: a device array
     where it is, a host array on the default device."""
     return array.get_default_device() if type(x) is HOST_ARRAY else array.device_of(x)
+
+
+def legacy_array(args: tuple, dtype: Any, device: Any, op: str) -> Any:
+    """The array of ``op(*args, dtype=, device=)``: ``op()`` empty, ``op(2, 3)`` or
+    ``op(size)`` (a Size, as ``t.shape``) uninitialised (of dtype, or the default float
+    dtype), ``op(data)`` a copy of data (a list, tuple, array, number or tensor) in dtype, or
+    the dtype data has (as ``cr.tensor``'s).
+
+    Two differences from PyTorch's ``torch.Tensor``, where chainrule's code and programs
+    rely on ``Tensor(x)`` copying x as ``cr.tensor`` does: one int is data (``Tensor(3)`` is
+    a 0-d int64 tensor, PyTorch's a size), and data keeps its dtype (PyTorch's is cast to
+    the default float dtype)."""
+    dev = array.get_default_device() if device is None else resolve_device(device, op)
+    if len(args) == 1 and not isinstance(args[0], Size):
+        data = args[0]
+        if isinstance(data, Core):
+            data = data._array
+        return array.to_array(data, dtype, dev)
+    sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
+    if not all(isinstance(n, int) for n in sizes):
+        raise TypeError(f"{op}: expected sizes (ints) or one sequence of data; got {args!r}")
+    shape = size_arg(sizes, op) or (0,)  # no sizes: PyTorch's empty tensor is (0,)
+    kind = array.as_dtype(dtype) or array.get_default_dtype()
+    return array.xp.empty(shape, dtype=kind, like=array.like(dev))
 
 
 def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
