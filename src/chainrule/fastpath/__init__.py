@@ -7,6 +7,7 @@ from .rowsums import row_sums
 from .rules import add_at_rows, add_rows, gradients, masked, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
+from .views import slices_made, view_made
 
 __all__ = [
     "TRICKS",
@@ -19,6 +20,8 @@ __all__ = [
     "masked",
     "row_sums",
     "set_enabled",
+    "slices_made",
     "unchanged",
     "view_at",
+    "view_made",
 ]

@@ -216,4 +216,23 @@ TRICKS = [
         "PyTorch's time; unfold of a (2, 5): 4.5x against 6.2x",
         "np.lib.stride_tricks.as_strided (twice where the view starts past the first element)",
     ),
+    Trick(
+        "views made directly",
+        "chainrule.ops.movement:viewed",
+        "permute(2, 0, 1) of a (3, 4, 5) float32 tensor that records nothing: 4.2 against "
+        "5.1 us",
+        "the view op's apply, which makes the same view",
+    ),
+    Trick(
+        "pieces of a split made directly",
+        "chainrule.ops.movement:sliced",
+        "unbind(0) of a (3, 4) float32 tensor that records nothing: 4.5 against 9.7 us",
+        "GetItem.apply (Unbind.apply) for each piece, which makes the same views",
+    ),
+    Trick(
+        "expand by the array constructor",
+        "chainrule.ops.movement:Expand.forward",
+        "(1, 2, 3, 4) float64 to (3, 2, 3, 4): 1.6 against 2.3 us",
+        "xp.broadcast_to(a, shape)",
+    ),
 ]

@@ -16,6 +16,8 @@ from .elementwise import Where
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
+_HOST = array.host.ndarray  # a CPU array's type
+
 
 class ToDevice(Function):
     """out = a copied to another device (Tensor.to, .cuda, .cpu)"""
@@ -69,11 +71,41 @@ class Expand(Function):
     saves_inputs = False
     view = True
 
-    def forward(self, a, shape):
+    def forward(self, a: Any, shape: tuple[int, ...]) -> Any:
+        if fastpath.enabled() and type(a) is _HOST and a.flags.c_contiguous and a.size:
+            # NumPy's array constructor over a's buffer, a step of 0 along each dim grown:
+            # broadcast_to's read-only view without its iterator (2.3 against 1.6 us)
+            lead = len(shape) - a.ndim
+            steps = zip(shape[lead:], a.shape, a.strides, strict=True)
+            strides = (0,) * lead + tuple([s if n == m else 0 for n, m, s in steps])
+            out = _HOST(shape, a.dtype, buffer=a, strides=strides)
+            out.flags.writeable = False
+            return out
         return xp.broadcast_to(a, shape)
 
     def backward(self, grad, out):
         return (grad,)
+
+
+def viewed(op: type[Function], t: Tensor, **options: Any) -> Tensor:
+    """``op.apply(t, **options)`` for a view op of one Tensor (reshape, permute, expand, a
+    slice); with the switch on, the view made directly where no node would be recorded."""
+    if fastpath.enabled():
+        out = fastpath.view_made(op, t, options)
+        if out is not None:
+            return out
+    return op.apply(t, **options)
+
+
+def sliced(op: type[Function], t: Tensor, indexes: list[tuple]) -> list[Tensor]:
+    """``[op.apply(t, index=i) for i in indexes]`` for op GetItem or Unbind and basic indexes
+    (the pieces of split, chunk, unbind); with the switch on, the views made directly where
+    no node would be recorded."""
+    if fastpath.enabled():
+        out = fastpath.slices_made(t, indexes)
+        if out is not None:
+            return out
+    return [op.apply(t, index=i) for i in indexes]
 
 
 def _has_array(index: tuple) -> bool:

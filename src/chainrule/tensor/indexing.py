@@ -244,10 +244,11 @@ class Indexing(Core):
     ) -> tuple[Tensor, ...]:
         """Views along dim: an int n gives n parts, the first (size % n) one longer; a list of
         indices, the parts between them (clipped to the dim's size)."""
-        if not self.ndim:
+        shape = self._array.shape
+        if not shape:
             raise ValueError("tensor_split: expects a tensor of at least 1 dim; got a 0-d one")
-        d = normalize_dim(dim, self.ndim, "tensor_split", self.shape)
-        n = self.shape[d]
+        d = normalize_dim(dim, len(shape), "tensor_split", shape)
+        n = shape[d]
         cut = indices_or_sections
         if isinstance(cut, Core):
             if cut.dtype.kind not in "iu" or cut.ndim > 1:
@@ -256,7 +257,7 @@ class Indexing(Core):
                     f"0 or 1 dims; got dtype {cut.dtype} and shape {cut.shape}"
                 )
             cut = cut.item() if not cut.ndim else cut.tolist()
-        if is_int(cut):
+        if type(cut) is int or is_int(cut):
             if cut <= 0:
                 raise ValueError(
                     f"tensor_split: the number of sections must be positive; got {cut}"
@@ -267,9 +268,8 @@ class Indexing(Core):
             bounds = [0] + [min(max(int(i) + n if int(i) < 0 else int(i), 0), n) for i in cut] + [n]
         lead = (slice(None),) * d
         pairs = zip(bounds[:-1], bounds[1:], strict=True)  # basic slices: GetItem itself
-        return tuple(
-            movement.GetItem.apply(self, index=lead + (slice(lo, max(lo, hi)),)) for lo, hi in pairs
-        )
+        indexes = [lead + (slice(lo, max(lo, hi)),) for lo, hi in pairs]
+        return tuple(movement.sliced(movement.GetItem, self, indexes))
 
     def split_with_sizes(self: TensorSelf, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """split into parts of the given sizes."""
@@ -653,9 +653,10 @@ def _embed_options(t: Tensor, offset: int, dim1: int, dim2: int) -> dict[str, An
 
 def _even_split(t: Tensor, sections: Any, dim: int, ndim: int, op: str) -> tuple[Tensor, ...]:
     """hsplit's, vsplit's and dsplit's split: an int must divide the dim's size."""
-    if t.ndim < ndim:
+    shape = t._array.shape
+    if len(shape) < ndim:
         raise ValueError(f"{op}: expects a tensor of at least {ndim} dims; got shape {t.shape}")
-    if is_int(sections) and (sections == 0 or t.shape[dim] % sections):
+    if is_int(sections) and (sections == 0 or shape[dim] % sections):
         raise ValueError(
             f"{op}: the size {t.shape[dim]} of dim {dim} is not divisible by {sections}; got "
             f"shape {t.shape}"

@@ -27,6 +27,7 @@ from ..arguments import (
 from ..autograd.node import named
 from ..autograd.outputs import split_node
 from ..ops import elementwise, movement
+from ..ops.movement import viewed
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor, make
 
@@ -44,16 +45,18 @@ class Shape(Core):
 
     @property
     def T(self: TensorSelf) -> Tensor:
-        if self.ndim < 2:
+        n = self._array.ndim
+        if n < 2:
             return self
-        return named(
-            movement.Permute.apply(self, dims=tuple(reversed(range(self.ndim)))), "PermuteBackward0"
-        )
+        return named(viewed(movement.Permute, self, dims=_REVERSED[n]), "PermuteBackward0")
 
     @property
     def mT(self: TensorSelf) -> Tensor:
-        need_dims(self, 2, "mT")
-        return self.transpose(-2, -1)
+        n = self._array.ndim
+        if n < 2:
+            need_dims(self, 2, "mT")  # raises
+        out = viewed(movement.Permute, self, dims=_SWAPPED[n])  # (..., m, n) -> (..., n, m)
+        return named(out, "TransposeBackward0", dim0=-2, dim1=-1)
 
     # -- shape -----------------------------------------------------------------------------
 
@@ -74,7 +77,7 @@ class Shape(Core):
         build their shape from self's, as flatten does, skip reshape's parsing)."""
         if new == self._array.shape:
             return self
-        out = movement.Reshape.apply(self, shape=new)  # a copy is PyTorch's clone and unsafe view
+        out = viewed(movement.Reshape, self, shape=new)  # a copy: PyTorch's clone, unsafe view
         if out._vc is self._vc or not self._array.size:
             return out
         return named(out, "UnsafeViewBackward0")
@@ -111,7 +114,7 @@ class Shape(Core):
         n = self._array.ndim
         if n > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
-        return self if n < 2 else named(movement.Permute.apply(self, dims=(1, 0)), "TBackward0")
+        return self if n < 2 else named(viewed(movement.Permute, self, dims=(1, 0)), "TBackward0")
 
     def narrow(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
@@ -126,8 +129,8 @@ class Shape(Core):
                 f"size {n}; got shape {shape}"
             )
         # slices only: the index is NumPy's as it stands (self[...] would parse it again)
-        return movement.GetItem.apply(
-            self, index=(slice(None),) * d + (slice(first, first + length),)
+        return viewed(
+            movement.GetItem, self, index=(slice(None),) * d + (slice(first, first + length),)
         )
 
     def view_as(self: TensorSelf, other: Tensor) -> Tensor:
@@ -170,14 +173,14 @@ class Shape(Core):
         if kept == shape:
             return self
         which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
-        out = movement.Reshape.apply(self, shape=kept)
+        out = viewed(movement.Reshape, self, shape=kept)
         return named(out, f"SqueezeBackward{which}", **({} if dim is None else {"dim": dim}))
 
     def unsqueeze(self: TensorSelf, dim: int) -> Tensor:
         shape = self._array.shape
         d = normalize_dim(dim, len(shape) + 1, "unsqueeze", shape)
         shape = shape[:d] + (1,) + shape[d:]  # a 1 inserted at d
-        return named(movement.Reshape.apply(self, shape=shape), "UnsqueezeBackward0", dim=dim)
+        return named(viewed(movement.Reshape, self, shape=shape), "UnsqueezeBackward0", dim=dim)
 
     def transpose(self: TensorSelf, dim0: int, dim1: int) -> Tensor:
         shape = self._array.shape
@@ -187,7 +190,7 @@ class Shape(Core):
         if a == b:  # also the only transpose a 0-d tensor has
             return self
         order[a], order[b] = order[b], order[a]
-        out = movement.Permute.apply(self, dims=tuple(order))  # dims already checked
+        out = viewed(movement.Permute, self, dims=tuple(order))  # dims already checked
         return named(out, "TransposeBackward0", dim0=dim0, dim1=dim1)
 
     def swapaxes(self: TensorSelf, axis0: int, axis1: int) -> Tensor:
@@ -212,7 +215,7 @@ class Shape(Core):
         """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
         if order == tuple(range(len(order))):
             return self
-        return named(movement.Permute.apply(self, dims=order), "PermuteBackward0")
+        return named(viewed(movement.Permute, self, dims=order), "PermuteBackward0")
 
     def expand(self: TensorSelf, *sizes: Any, size: Any = None) -> Tensor:
         sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
@@ -229,7 +232,7 @@ class Shape(Core):
             return self
         if not broadcasts_to(have, shape):
             raise ValueError(f"expand: shape {have} cannot be broadcast to {shape}")
-        return movement.Expand.apply(self, shape=shape)
+        return viewed(movement.Expand, self, shape=shape)
 
     def expand_as(self: TensorSelf, other: Tensor) -> Tensor:
         return self.broadcast_to(other.shape)
@@ -252,13 +255,14 @@ class Shape(Core):
                     f"got shape {self.shape}"
                 )
         lead = (slice(None),) * d
-        out, start = [], 0
-        op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
-        for k, s in enumerate(sizes):  # basic slices: GetItem itself, no index to parse
-            piece = movement.GetItem.apply(self, index=lead + (slice(start, start + s),))
-            piece._multi_output = (op, k)  # written in place in a graph: refused, as PyTorch's
-            out.append(piece)
+        indexes, start = [], 0
+        for s in sizes:  # basic slices: GetItem itself, no index to parse
+            indexes.append(lead + (slice(start, start + s),))
             start += s
+        out = movement.sliced(movement.GetItem, self, indexes)
+        op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
+        for k, piece in enumerate(out):  # written in place in a graph: refused, as PyTorch's
+            piece._multi_output = (op, k)
         if out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
             saved = {"dim": d, "self_sizes": shape}
             if op == "Split":
@@ -276,10 +280,12 @@ class Shape(Core):
 
     def unbind(self: TensorSelf, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along dim, that dim removed: x.unbind(1) of (B, T, C) is T of (B, C)."""
-        need_dims(self, 1, "unbind")
-        d = normalize_dim(dim, self.ndim, "unbind", self.shape)
+        shape = self._array.shape
+        if not shape:
+            need_dims(self, 1, "unbind")  # raises
+        d = normalize_dim(dim, len(shape), "unbind", shape)
         lead = (slice(None),) * d
-        out = tuple(movement.Unbind.apply(self, index=lead + (k,)) for k in range(self.shape[d]))
+        out = tuple(movement.sliced(movement.Unbind, self, [lead + (k,) for k in range(shape[d])]))
         for k, t in enumerate(out):
             t._multi_output = ("Unbind", k)
         if out and out[0].grad_fn is not None:  # one node for all of them, as PyTorch's
@@ -710,6 +716,12 @@ def _zero(t: Tensor) -> Any:
     """The zero of t's dtype, as a Python number: where(mask, t, 0) keeps t's dtype (False
     for a bool tensor, which 0 would promote to int64)."""
     return False if t._array.dtype.kind == "b" else 0
+
+
+# The orders of T (every dim reversed) and mT (the last two swapped) for each number of dims
+# an array can have: a lookup, not a tuple built on every call.
+_REVERSED = [tuple(reversed(range(n))) for n in range(65)]
+_SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
 
 
 def _integers(index: tuple) -> bool:
