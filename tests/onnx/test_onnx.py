@@ -293,6 +293,12 @@ def test_values_that_bypass_the_ops_are_refused():
         export(model, cr.tensor(floats(2, 3)), io.BytesIO(), constants="allow")
 
 
+def test_a_nan_constant_is_the_same_constant_in_both_forwards():
+    """NaN != NaN, yet a NaN number or array is the same constant in the second forward."""
+    nan = cr.tensor([float("nan"), 1.0, 2.0])
+    check(Fn(lambda m, x: x * float("nan") + x.clamp(max=float("nan")) + nan), (3,))
+
+
 def test_constants_the_size_of_a_dynamic_axis_are_refused():
     model = Fn(lambda m, x: x + cr.zeros(x.shape[0], 1))
     free = {"input_0": [0]}
