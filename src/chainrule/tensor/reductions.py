@@ -363,25 +363,30 @@ class Reductions(Core):
             raise ValueError("diff: needs a tensor of at least one dim; got a 0-d tensor")
         if not is_int(n) or n < 0:
             raise ValueError(f"diff: n must be a non-negative int; got {n!r}")
-        d = normalize_dim(dim, self.ndim, "diff", self.shape)
-        parts = [as_tensor(p) for p in (prepend, self, append) if p is not None]
-        others = [p.shape[:d] + p.shape[d + 1 :] for p in parts]
-        if any(p.ndim != self.ndim or o != others[0] for p, o in zip(parts, others, strict=True)):
-            shapes = [p.shape for p in parts]
-            raise ValueError(
-                f"diff: prepend and append must match the input's shape but in dim {dim}; "
-                f"got shapes {shapes}"
-            )
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape), "diff", shape)
+        x: Tensor = as_tensor(self)
+        if prepend is not None or append is not None:
+            parts = [as_tensor(p) for p in (prepend, self, append) if p is not None]
+            shapes = [p._array.shape for p in parts]
+            rest = shape[:d] + shape[d + 1 :]
+            if any(len(s) != len(shape) or s[:d] + s[d + 1 :] != rest for s in shapes):
+                raise ValueError(
+                    f"diff: prepend and append must match the input's shape but in dim "
+                    f"{dim}; got shapes {shapes}"
+                )
+            if n:
+                dtype = array.promote_all([p._array.dtype for p in parts], "diff")
+                same = [p if p._array.dtype == dtype else p.to(dtype) for p in parts]
+                x = movement.Cat.apply(*same, dim=d)
         if n == 0:  # the input itself, without prepend and append, as PyTorch
             return self.clone()
-        x: Tensor = as_tensor(self)
-        if len(parts) > 1:
-            dtype = array.promote_all((p.dtype for p in parts), "diff")
-            x = movement.Cat.apply(*[p.to(dtype) for p in parts], dim=d)
-        for _ in range(min(n, x.shape[d])):
-            size = x.shape[d] - 1
-            later, earlier = x.narrow(d, 1, size), x.narrow(d, 0, size)
-            x = later != earlier if x.dtype.kind == "b" else later - earlier
+        lead = (slice(None),) * d  # narrow's slices along d, given directly
+        for _ in range(min(n, x._array.shape[d])):
+            size = x._array.shape[d] - 1
+            later = movement.GetItem.apply(x, index=lead + (slice(1, size + 1),))
+            earlier = movement.GetItem.apply(x, index=lead + (slice(0, size),))
+            x = later != earlier if x._array.dtype.kind == "b" else later - earlier
         return x
 
     def cov(
