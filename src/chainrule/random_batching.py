@@ -52,7 +52,7 @@ def noise(x: Tensor, shape: tuple[int, ...], keep: float, op: str) -> Any:
     if not batching.active():
         return x.new_empty(shape).bernoulli_(keep)
     t = drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
-    return _fill_level(t, "bernoulli_", Tensor.bernoulli_, (keep,), {}, len(batching._levels) - 1)
+    return _fill_level(t, "bernoulli_", (keep,), {}, len(batching._levels) - 1)
 
 
 def _at(t: Any, level: int) -> bool:
@@ -141,14 +141,14 @@ def dropout(x: Any, p: float) -> Any:
 # -- Tensor's own draws ------------------------------------------------------------------------
 
 
-def _fill_level(t: Any, name: str, plain: Callable, args: tuple, kwargs: dict, k: int) -> Any:
+def _fill_level(t: Any, name: str, args: tuple, kwargs: dict, k: int) -> Any:
     """A random fill in place (normal_, uniform_, bernoulli_, ...) level by level, innermost
     (k) first, as functorch's in-place rule: refused at 'error', and at 'different' where t
     is not batched (every example would hold the same draw); at 'different' the batch's
     values filled by one draw, in their order in memory; at 'same' one example's draw
     (contiguous) copied into every example."""
     if k < 0:
-        return _drawing(plain, t, *args, **kwargs)
+        return _drawing(getattr(Tensor, name), t, *args, **kwargs)
     level, _ = batching._levels[k]
     mode = batching._randomness[level]
     if mode == "error":
@@ -164,15 +164,15 @@ def _fill_level(t: Any, name: str, plain: Callable, args: tuple, kwargs: dict, k
                 f"tensor of shape {tuple(t.shape)} per example; draw into a batched tensor, or "
                 "use an out-of-place draw (rand_like, bernoulli)"
             )
-        _fill_level(t, name, plain, args, kwargs, k - 1)
+        _fill_level(t, name, args, kwargs, k - 1)
         return t
     if mode == "different":
         args = tuple(a._value if _at(a, level) else a for a in args)
         kwargs = {key: v._value if _at(v, level) else v for key, v in kwargs.items()}
-        _fill_level(t._value, name, plain, args, kwargs, k - 1)
+        _fill_level(t._value, name, args, kwargs, k - 1)
         return t
     one = real(t).new_empty(tuple(t.shape))  # one example's shape, contiguous
-    _fill_level(one, name, plain, args, kwargs, k - 1)
+    _fill_level(one, name, args, kwargs, k - 1)
     t._value.copy_(one.expand(tuple(t._value.shape)))
     return t
 
@@ -180,6 +180,7 @@ def _fill_level(t: Any, name: str, plain: Callable, args: tuple, kwargs: dict, k
 def _multinomial(
     self: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Any:
+    """multinomial of the batch's weights, its rows drawn from as one batch of rows."""
     if self.ndim not in (1, 2):
         return None  # refused as outside vmap
 
@@ -194,6 +195,7 @@ def _multinomial(
 
 
 def _bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Any:
+    """bernoulli of the batch's probabilities, or p's draws of the batch's shape."""
     if p is not None:  # a number's draws of the input's shape, as a factory's
         return pointwise_draw("bernoulli", (self,), lambda t: t.bernoulli(p, generator=generator))
     # drawn in the order of the result's elements, as PyTorch's (contiguous) result
@@ -202,18 +204,15 @@ def _bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Any:
     )
 
 
-def _in_place(name: str) -> Callable:
-    def rule(self: Any, *args: Any, **kwargs: Any) -> Any:
-        k = len(batching._levels) - 1
-        if name == "bernoulli_" and k > 0 and _nested_refused(self, args, kwargs):
-            raise Refused(
-                "vmap: bernoulli_ of a number p on a tensor batched at an inner vmap of "
-                "randomness='different' is refused, as PyTorch refuses it; got a tensor of "
-                f"shape {tuple(self.shape)} per example; use bernoulli(full_like(t, p))"
-            )
-        return _fill_level(self, name, getattr(Tensor, name), args, kwargs, k)
-
-    return rule
+def _fill(name: str, t: Any, args: tuple, kwargs: dict) -> Any:
+    k = len(batching._levels) - 1
+    if name == "bernoulli_" and k > 0 and _nested_refused(t, args, kwargs):
+        raise Refused(
+            "vmap: bernoulli_ of a number p on a tensor batched at an inner vmap of "
+            "randomness='different' is refused, as PyTorch refuses it; got a tensor of "
+            f"shape {tuple(t.shape)} per example; use bernoulli(full_like(t, p))"
+        )
+    return _fill_level(t, name, args, kwargs, k)
 
 
 def _nested_refused(t: Any, args: tuple, kwargs: dict) -> bool:
@@ -226,18 +225,17 @@ def _nested_refused(t: Any, args: tuple, kwargs: dict) -> bool:
     return different and _at(t, level) and not isinstance(p, Tensor)
 
 
-FILLS = "normal_ uniform_ bernoulli_ random_ exponential_ log_normal_ cauchy_ geometric_"
-_RULES: dict[str, Callable[..., Any]] = {name: _in_place(name) for name in FILLS.split()}
-_RULES.update(bernoulli=_bernoulli, multinomial=_multinomial)
-
-
 def draw(name: str, t: Any, *args: Any, **kwargs: Any) -> Any:
     """Tensor.<name>, a draw of tensor/sampling.py, by its rule inside vmap: where t is
     batched or ops are being batched. None where it runs as outside vmap (a rule drawing on
     the batch's values, func gone on as its first example's call, a multinomial refused)."""
     if not (isinstance(t, BatchedTensor) or batching.active()):
         return None
-    return _RULES[name](t, *args, **kwargs)
+    if name == "bernoulli":
+        return _bernoulli(t, *args, **kwargs)
+    if name == "multinomial":
+        return _multinomial(t, *args, **kwargs)
+    return _fill(name, t, args, kwargs)  # an in-place fill: normal_, bernoulli_, ...
 
 
 def enter(size: int, randomness: str = "error") -> int:
