@@ -251,14 +251,15 @@ SCALAR_ARGS = frozenset(
     {"PowBackward0", "PowBackward2", "ClampBackward1", "RsubBackward1", "FmodBackward0",
      "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
      "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0",
-     "IndexFillBackward0"}
+     "IndexFillBackward0", "LerpBackward0"}
 )  # fmt: skip
 
 
 def node_type(op: Any, name: str) -> Any:
     """The type of op's recorded nodes named ``name``: a subclass of the op with PyTorch's
     name and nothing else of its own (``type(y.grad_fn).__name__`` is ``MulBackward0``, as
-    torchviz and printing read it), made once per op and name; the op itself for ""."""
+    torchviz and printing read it), made once per op and name; the op itself for "". Its
+    ``apply`` is the op's, recording nodes of its own type (Function.named)."""
     made = op.node_types.get(name)
     if made is None and not name:
         return op
@@ -267,6 +268,7 @@ def node_type(op: Any, name: str) -> Any:
         space["__module__"] = __name__  # not the op's module: the op stays the one primitive
         space["snapshots"] = saved.snapshots(saved.table_key(op.__name__, name))
         made = op.node_types[name] = type(op)(name, (op,), space)
+        made.node_type = made
     return made
 
 

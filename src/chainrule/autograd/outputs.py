@@ -199,8 +199,7 @@ def share(packed: Any, parts: list[Any], places: list, kind: str, name: str, op_
     (whose node is ``op_node``, None for split's input) share: output k is made by node
     ``parts[k]`` and lies at ``places[k]`` (its index in packed, its shape and dtype). join
     makes each output its."""
-    node = Outputs()
-    node.__class__ = node_type(Outputs, name)
+    node = node_type(Outputs, name)()
     node.inputs, node.needs_input_grad = (packed,), (True,)
     node.versions, node.stamp = versions(node.inputs), writes[0]
     node.kind, node.parts, node.places, node.op_node = kind, parts, places, op_node

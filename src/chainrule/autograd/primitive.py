@@ -103,11 +103,19 @@ class Function(Node):
         return self.primitive.__name__
 
     @classmethod
+    def named(cls, name: str) -> Any:
+        """The op whose nodes take the name ``name``: where one primitive serves several of
+        PyTorch's ops, the method calling it says which (``MatMul.named("BmmBackward0")
+        .apply(a, b)``), so that the node is made with its name. Keep it where the method's
+        module is loaded (``_BMM = MatMul.named("BmmBackward0")``): its ``apply`` is the op's."""
+        return node_type(cls.primitive, name)
+
+    @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
         requires grad. Inputs are Tensors or plain Python numbers."""
         if batching[0] is not None:  # inside vmap: an input may be batched (batching.py)
-            batched = batching[0](cls, inputs, options)
+            batched = batching[0](cls.primitive, inputs, options)
             if batched is not None:
                 return batched
         T = tensor_type()
@@ -126,8 +134,8 @@ class Function(Node):
                 needs.append(False)
                 seen.append(None)
         if ACCELERATED:
-            arrays = _same_device(cls.__name__.lower(), arrays, inputs)
-        named = cls.node_type
+            arrays = _same_device(cls.primitive.__name__.lower(), arrays, inputs)
+        named = cls.node_type  # the node's type: the op's, or the one named (Function.named)
         if named is None and state.grad_enabled and True in needs:  # a node will be recorded
             # PyTorch's name depends on the call: chosen from it, or by forward
             named = node_type(cls, cls.name_by_call(arrays, options))
@@ -138,7 +146,7 @@ class Function(Node):
             out_data = fn.forward(*arrays, **options)
         except Exception as err:
             # NumPy's own message names neither the op nor the shapes; add them.
-            raise _forward_error(cls.__name__.lower(), err, inputs) from None
+            raise _forward_error(cls.primitive.__name__.lower(), err, inputs) from None
         record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
         if cls.view and shares_memory(out_data, arrays[0]):
@@ -148,15 +156,15 @@ class Function(Node):
             fn.needs_input_grad = tuple(needs)
             fn.versions = tuple(seen)  # as versions(inputs) gives them
             fn.stamp = writes[0]
-            if named is cls:  # forward named the node (node_name)
+            if named is cls and cls.node_type is None:  # forward named the node (node_name)
                 fn.__class__ = node_type(cls, fn.node_name)
             if cls.saves_out:  # and the output's array, PyTorch's _saved_result
                 fn.out_version, fn.saved_result = version(out), out_data
             out.grad_fn = fn
         if dual[0] is not None:  # a dual level is open: the output's tangent, if any
-            dual[0](cls, inputs, options, out)
+            dual[0](cls.primitive, inputs, options, out)
         if state.anomaly and not all_finite(out_data) and all(all_finite(x) for x in inputs):
-            _forward_anomaly(cls.__name__, inputs, out_data)
+            _forward_anomaly(cls.primitive.__name__, inputs, out_data)
         return out
 
 

@@ -37,7 +37,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
-    "alpha", "shifts", "accumulate",
+    "alpha", "shifts", "accumulate", "value",
 )  # fmt: skip
 
 
@@ -217,6 +217,9 @@ _SPREAD = {  # var's and std's, alone or with the mean
 # PyTorch's node name -> its saved values that are not tensors
 VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "AddBackward0": {"alpha": _one},
+    "AddcmulBackward0": {"value": _opt("value")},
+    "AddcdivBackward0": {"value": _opt("value")},
+    "LerpBackward0": {"weight": _number(2)},
     "SubBackward0": {"alpha": _one},
     "PowBackward0": {
         "exponent": lambda fn: _option(fn, "exponent") if fn.inputs is None else fn.inputs[1]
@@ -565,6 +568,14 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     ),
     "SpecialNdtriBackward0": _RESULT,
     "RsqrtBackward0": _RESULT,
+    "Log2Backward0": _SELF,
+    "Log10Backward0": _SELF,
+    "AddcmulBackward0": {"tensor1": ("input", 1, 2), "tensor2": ("input", 2, 1)},
+    "AddcdivBackward0": {"tensor1": ("input", 1, 2), "tensor2": ("input", 2, None)},
+    "LerpBackward1": {
+        "end": ("input", 1, 2), "self": ("input", 0, 2), "weight": ("input", 2, None)
+    },
+    "RemainderBackward1": {"other": ("input", 1, 1), "self": ("input", 0, 1)},
     "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "IndexFillBackward0": {"index": ("called", "index")},
@@ -757,7 +768,7 @@ def snapshot(fn: Any) -> dict[str, Any]:
         kept["strides"] = [x.stride() if isinstance(x, tensor_type()) else () for x in inputs[:3]]
     if type(fn).__name__ == "PowBackward0":
         kept["exponent"] = inputs[1]
-    if type(fn).__name__ in ("PowBackward2", "XlogyBackward2"):
+    if type(fn).__name__ in ("PowBackward2", "XlogyBackward2", "LerpBackward0"):
         kept["numbers"] = [None if isinstance(x, tensor_type()) else x for x in inputs]
     return kept
 

@@ -3,13 +3,12 @@ products, with the operand coercion they share, and cr.matmul and cr.where."""
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import broadcast_shape, broadcasts_to, need_number, normalize_dims
 from ..autograd.forward_ad import carries
-from ..autograd.node import named
+from ..ops import arithmetic as fused
 from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor, make
 
@@ -42,8 +41,8 @@ class Arithmetic(Core):
 
     def __rsub__(self: TensorSelf, other: Any) -> Tensor:
         _no_bool(other, self, "sub")
-        out = elementwise.Sub.apply(*operands(other, self, "sub"))
-        return named(out, "RsubBackward1") if isinstance(other, (int, float)) else out
+        sub = _RSUB if isinstance(other, (int, float)) else elementwise.Sub
+        return sub.apply(*operands(other, self, "sub"))
 
     def __mul__(self: TensorSelf, other: Any) -> Tensor:
         return elementwise.Mul.apply(*operands(self, other, "mul"))
@@ -104,15 +103,23 @@ class Arithmetic(Core):
     def addcmul(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         """self + value * tensor1 * tensor2, within an ulp of PyTorch's (which fuses the last
         multiply and the add into one rounding)."""
+        if _fused(self, tensor1, tensor2, value):
+            return fused.Addcmul.apply(self, tensor1, tensor2, value=value)
         return self + value * as_tensor(tensor1) * tensor2
 
     def addcdiv(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
+        if _fused(self, tensor1, tensor2, value):
+            return fused.Addcdiv.apply(self, tensor1, tensor2, value=value)
         return self + value * as_tensor(tensor1) / tensor2
 
     def lerp(self: TensorSelf, end: Any, weight: Tensor | float) -> Tensor:
         """self + weight * (end - self), computed from end's side where weight >= 0.5, as
         PyTorch (so weight 1 gives end exactly)."""
+        if _fused(self, end, weight, 1):  # a tensor weight: LerpBackward1
+            return _LERP[1].apply(self, end, weight)
+        if _fused(self, end, self, weight):  # a number weight: LerpBackward0
+            return _LERP[0].apply(self, end, weight)
         diff = end - self
         if isinstance(weight, Core):
             return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
@@ -303,11 +310,11 @@ class Arithmetic(Core):
 
     def log2(self: TensorSelf) -> Tensor:
         """log(x) / log(2), within an ulp of PyTorch's (whose own log2 differs from NumPy's)."""
-        return self.log() / math.log(2)
+        return fused.Log2.apply(floating(self))
 
     def log10(self: TensorSelf) -> Tensor:
         """log(x) / log(10), within an ulp of PyTorch's (whose own log10 differs from NumPy's)."""
-        return self.log() / math.log(10)
+        return fused.Log10.apply(floating(self))
 
     def sqrt(self: TensorSelf) -> Tensor:
         return elementwise.Sqrt.apply(floating(self))
@@ -334,7 +341,7 @@ class Arithmetic(Core):
     def rsqrt(self: TensorSelf) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
         x = self if self._array.dtype.kind == "f" else self.to(array.get_default_dtype())
-        return named(x**-0.5, "RsqrtBackward0")
+        return _RSQRT.apply(x, -0.5)
 
     def outer(self: TensorSelf, vec2: Any) -> Tensor:
         """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
@@ -373,13 +380,9 @@ class Arithmetic(Core):
         return elementwise.Minimum.apply(*operands(self, other, "minimum"))
 
     def masked_fill(self: TensorSelf, mask: Any, value: float) -> Tensor:
-        out = where(mask, value, self)
+        out = where(mask, value, self, _MASKED_FILL[isinstance(value, Core)])
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
-        if out._array.dtype != self._array.dtype:
-            return out.to(self.dtype)
-        return named(
-            out, "MaskedFillBackward1" if isinstance(value, Core) else "MaskedFillBackward0"
-        )
+        return out if out._array.dtype == self._array.dtype else out.to(self.dtype)
 
     # -- matrix products -------------------------------------------------------------------
 
@@ -436,7 +439,7 @@ class Arithmetic(Core):
                 f"of shape {self.shape}; got {other.shape}"
             )
         need_number(self, "bmm")
-        return named(matmul(self, other), "BmmBackward0")
+        return matmul(self, other, _BMM)
 
     def matmul(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)
@@ -453,6 +456,16 @@ class Arithmetic(Core):
     ) -> Tensor:
         """beta * self + alpha * (batch1 @ batch2), batch1 and batch2 3-D with one batch size."""
         return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
+
+
+def _fused(a: Tensor, b: Any, c: Any, value: Any) -> bool:
+    """Whether three operands and a scale take a fused op's one node (addcmul's, lerp's):
+    tensors of one floating dtype and a number; others take the composition of its steps,
+    which promotes them as each step does."""
+    if not (isinstance(b, Core) and isinstance(c, Core) and type(value) in (int, float)):
+        return False
+    dtype = a._array.dtype
+    return dtype.kind == "f" and b._array.dtype == dtype and c._array.dtype == dtype
 
 
 def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
@@ -608,6 +621,8 @@ def _remainder(a: Any, b: Any) -> Tensor:
     x, y = (t._array if isinstance(t, Core) else t for t in (a, b))
     if xp.result_type(x, y).kind in "biu" and not xp.all(y):
         raise RuntimeError("remainder: integer division by zero")
+    if isinstance(a, Core):  # one node, PyTorch's: of a tensor or a number divisor
+        return _REMAINDER[isinstance(b, Core)].apply(a, b)
     with array.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
         value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
         value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
@@ -712,7 +727,8 @@ def _add_product(t: Tensor, a: Any, b: Any, beta: float, alpha: float, op: str) 
     return kind.apply(t, a, b, beta=beta, alpha=alpha)
 
 
-def matmul(a: Any, b: Any) -> Tensor:
+def matmul(a: Any, b: Any, op: Any = linalg.MatMul) -> Tensor:
+    """a @ b, checked; ``op``: the product named as the method calling it (bmm's, vdot's)."""
     a, b = _promote(as_tensor(a), as_tensor(b), "matmul")
     need_number(a, "matmul")
     sa, sb = a._array.shape, b._array.shape
@@ -727,10 +743,11 @@ def matmul(a: Any, b: Any) -> Tensor:
             raise ValueError(
                 f"matmul: batch dimensions cannot be broadcast; got shapes {sa} and {sb}"
             ) from None
-    return linalg.MatMul.apply(a, b)
+    return op.apply(a, b)
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:
+def where(condition: Any, input: Any, other: Any, op: Any = elementwise.Where) -> Tensor:
+    """input where condition, else other; ``op``: the choice named as the method calling it."""
     cond = condition._array if isinstance(condition, Core) else condition
     if not isinstance(cond, array.ndarray):
         cond = xp.asarray(cond)
@@ -740,4 +757,19 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     y = other if isinstance(other, (Core, float, int)) else as_tensor(other)
     if not isinstance(x, Core) and not isinstance(y, Core):
         x = as_tensor(x)  # two numbers: the dtype of a tensor made of them (float32 for floats)
-    return elementwise.Where.apply(cond, *operands(x, y, "where"))
+    return op.apply(cond, *operands(x, y, "where"))
+
+
+# The primitives as the methods above name their nodes, PyTorch's (Function.named)
+_RSUB = elementwise.Sub.named("RsubBackward1")  # a number minus a tensor
+_RSQRT = elementwise.Pow.named("RsqrtBackward0")
+_BMM = linalg.MatMul.named("BmmBackward0")
+_LERP = (fused.Lerp.named("LerpBackward0"), fused.Lerp.named("LerpBackward1"))  # weight a number
+_REMAINDER = (
+    fused.Remainder.named("RemainderBackward0"),
+    fused.Remainder.named("RemainderBackward1"),
+)
+_MASKED_FILL = (
+    elementwise.Where.named("MaskedFillBackward0"),  # of a number
+    elementwise.Where.named("MaskedFillBackward1"),  # of a 0-d tensor
+)

@@ -20,7 +20,7 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..ops import linalg, movement, selection
-from .arithmetic import scalar_for, where
+from .arithmetic import matmul, scalar_for, where
 from .core import Core, as_tensor, make
 
 if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
@@ -620,7 +620,8 @@ class Indexing(Core):
             )
         if self.dtype != b.dtype:
             raise TypeError(f"vdot: expects one dtype; got {self.dtype} and {b.dtype}")
-        return named(self.dot(b), "VdotBackward0")
+        need_number(self, "vdot")
+        return matmul(self, b, _VDOT)
 
 
 def cross_dim(a: Tensor, b: Tensor, dim: int | None, op: str) -> int:
@@ -714,3 +715,6 @@ def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
     if outs[0].grad_fn is not None:
         named(outs[0], "Unsafe" + outs[0].grad_fn.name())
     return outs
+
+
+_VDOT = linalg.MatMul.named("VdotBackward0")  # vdot's product, named as PyTorch's (Function.named)

@@ -1,0 +1,120 @@
+"""Arithmetic that PyTorch computes as one op, each one node: the fused products and
+quotients (addcmul, addcdiv), lerp, the logarithms of other bases and remainder. Each is
+also a composition of other ops; as a primitive its node is PyTorch's one node (its name,
+its ``_saved_*``), and its forward one pass of NumPy.
+
+Each op returns gradients in the output's broadcast shape; the engine unbroadcasts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ..array import errstate, ndarray, xp
+from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+class Addcmul(Function):
+    """out = a + value * t1 * t2"""
+
+    rule = "grad_a = grad, grad_t1 = grad * value * t2, grad_t2 = grad * value * t1"
+    saves_inputs = (1, 2)  # t1 and t2 only, each for the other's gradient
+
+    def forward(self, a: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
+        self.value = value
+        return a + value * t1 * t2
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        _, t1, t2 = self.inputs
+        _, need_t1, need_t2 = self.needs_input_grad
+        scaled = grad if self.value == 1 else grad * self.value
+        return grad, scaled * t2 if need_t1 else None, scaled * t1 if need_t2 else None
+
+
+class Addcdiv(Function):
+    """out = a + value * t1 / t2"""
+
+    rule = "grad_a = grad, grad_t1 = grad * value / t2, grad_t2 = -grad * value * t1 / t2**2"
+
+    def forward(self, a: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
+        self.value = value
+        return a + value * t1 / t2
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        _, t1, t2 = self.inputs
+        _, need_t1, need_t2 = self.needs_input_grad
+        scaled = grad if self.value == 1 else grad * self.value
+        return (
+            grad,
+            scaled / t2 if need_t1 else None,
+            -scaled * t1 / (t2 * t2) if need_t2 else None,
+        )
+
+
+class Lerp(Function):
+    """out = a + w * (b - a), computed from b's side where |w| >= 0.5 (b - (b - a) * (1 - w)),
+    as PyTorch's, so that w = 1 gives b exactly; w a number or a tensor"""
+
+    rule = "grad_a = grad * (1 - w), grad_b = grad * w, grad_w = grad * (b - a)"
+
+    def forward(self, a: Any, b: Any, w: Any) -> Any:
+        diff = b - a
+        if not isinstance(w, ndarray):
+            return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
+        return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        a, b, w = self.inputs
+        need_a, need_b, need_w = self.needs_input_grad
+        return (
+            grad * (1 - w) if need_a else None,
+            grad * w if need_b else None,
+            grad * (b - a) if need_w else None,
+        )
+
+
+class Log2(Function):
+    """out = log(a) / log(2) (PyTorch's own log2 rounds as this does, not as NumPy's log2)"""
+
+    rule = "grad_a = grad / (a * log(2))"
+
+    def forward(self, a: Any) -> Any:
+        return xp.log(a) / math.log(2)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (grad / (self.inputs[0] * math.log(2)),)
+
+
+class Log10(Function):
+    """out = log(a) / log(10) (PyTorch's own log10 rounds as this does, not as NumPy's)"""
+
+    rule = "grad_a = grad / (a * log(10))"
+
+    def forward(self, a: Any) -> Any:
+        return xp.log(a) / math.log(10)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (grad / (self.inputs[0] * math.log(10)),)
+
+
+class Remainder(Function):
+    """out = a - floor(a / b) * b: a % b with b's sign, as Python's (C's fmod takes a's),
+    computed as PyTorch's: fmod, then + b where the signs differ; b a tensor or a number"""
+
+    rule = "grad_a = grad, grad_b = -grad * floor(a / b)"
+
+    def forward(self, a: Any, b: Any) -> Any:
+        with errstate(divide="ignore", invalid="ignore"):  # float a % 0 is NaN
+            value = xp.fmod(a, b)
+            return xp.where((value != 0) & ((value < 0) != (b < 0)), value + b, value)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        a, b = self.inputs
+        if not self.needs_input_grad[1]:
+            return grad, None
+        return grad, -grad * a.div(b, rounding_mode="floor")

@@ -1,0 +1,113 @@
+"""A node takes its name as it is made: ``Op.named(name).apply`` records nodes of PyTorch's name
+for the method calling a shared primitive, and the fused arithmetic ops (addcmul, addcdiv,
+lerp, log2, log10, remainder) are one node each, with PyTorch's name, gradients, second
+gradients and ``_saved_*``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.ops import arithmetic as fused
+from chainrule.ops import linalg
+
+
+def test_a_named_op_records_nodes_of_its_name_and_is_the_op() -> None:
+    bmm = linalg.MatMul.named("BmmBackward0")
+    assert bmm is linalg.MatMul.named("BmmBackward0")  # made once per op and name
+    a = cr.randn(2, 3, 4, requires_grad=True)
+    b = cr.randn(2, 4, 5, requires_grad=True)
+    out = bmm.apply(a, b)
+    assert type(out.grad_fn) is bmm and out.grad_fn.name() == "BmmBackward0"
+    assert out.grad_fn.op == "MatMul" and isinstance(out.grad_fn, linalg.MatMul)
+    plain = linalg.MatMul.apply(a, b)  # the op itself keeps its own names
+    assert plain.grad_fn.name() == "UnsafeViewBackward0"
+    with cr.no_grad():
+        assert bmm.apply(a, b).grad_fn is None
+    out.sum().backward()
+    want = np.ones((2, 3, 5)) @ b.detach().numpy().mT
+    np.testing.assert_allclose(a.grad.numpy(), want, rtol=1e-5)
+
+
+def test_a_named_ops_failure_names_the_op() -> None:
+    bmm = linalg.MatMul.named("BmmBackward0")
+    with pytest.raises(ValueError, match=r"^matmul: "):
+        bmm.apply(cr.randn(2, 3, 4), cr.randn(2, 5, 4))
+
+
+def _pair(shape: tuple[int, ...], seed: int, positive: bool = False) -> tuple[Any, Any]:
+    a = np.random.default_rng(seed).standard_normal(shape)
+    a = np.abs(a) + 0.5 if positive else a
+    return cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+
+
+FUSED = {
+    "addcmul": lambda L, x, y, z: L.addcmul(x, y, z, value=0.5),
+    "addcdiv": lambda L, x, y, z: L.addcdiv(x, y, z, value=-2),
+    "lerp_number": lambda L, x, y, z: L.lerp(x, y, 0.75),
+    "lerp_tensor": lambda L, x, y, z: L.lerp(x, y, z),
+    "log2": lambda L, x, y, z: L.log2(z),
+    "log10": lambda L, x, y, z: L.log10(z),
+    "remainder": lambda L, x, y, z: L.remainder(x, z),
+    "remainder_number": lambda L, x, y, z: L.remainder(x, 0.7),
+}
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_a_fused_op_is_torchs_one_node_to_second_gradients(name: str) -> None:
+    (x, tx), (y, ty), (z, tz) = _pair((3, 4), 0), _pair((4,), 1), _pair((3, 1), 2, True)
+    out, want = FUSED[name](cr, x, y, z), FUSED[name](torch, tx, ty, tz)
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-13)
+    assert out.grad_fn.name() == want.grad_fn.name()
+    saved = sorted(k for k in dir(want.grad_fn) if k.startswith("_saved_"))
+    assert sorted(k for k in dir(out.grad_fn) if k.startswith("_saved_")) == saved
+    assert len(out.grad_fn.next_functions) == len(want.grad_fn.next_functions)
+    ours, theirs = (x, y, z), (tx, ty, tz)
+    g = cr.autograd.grad((out * out).sum(), ours, create_graph=True, allow_unused=True)
+    tg = torch.autograd.grad((want * want).sum(), theirs, create_graph=True, allow_unused=True)
+    used = [i for i, t in enumerate(tg) if t is not None]
+    assert used == [i for i, t in enumerate(g) if t is not None]
+    for i in used:
+        np.testing.assert_allclose(g[i].detach().numpy(), tg[i].detach().numpy(), rtol=1e-12)
+    gg = cr.autograd.grad(sum(g[i].sum() for i in used), ours, allow_unused=True)
+    tgg = torch.autograd.grad(sum(tg[i].sum() for i in used), theirs, allow_unused=True)
+    for a, b in zip(gg, tgg, strict=True):
+        if b is None:
+            assert a is None or not a.detach().numpy().any()
+        else:
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-11, atol=1e-12)
+
+
+def test_fused_ops_of_mixed_dtypes_promote_as_torchs() -> None:
+    x = cr.ones(3, dtype=cr.float32)
+    assert x.addcmul(cr.ones(3, dtype=cr.float64), cr.ones(3)).dtype == cr.float64
+    assert cr.lerp(x, cr.zeros(3, dtype=cr.float32), 0.25).dtype == cr.float32
+    assert (7 % cr.tensor([2, 3])).tolist() == [1, 1]  # a number's remainder: a composite
+    with pytest.raises(RuntimeError, match="integer division by zero"):
+        cr.tensor([1, 2]).remainder(cr.tensor([0, 1]))
+
+
+def test_a_fused_ops_saved_input_written_in_place_is_refused() -> None:
+    a, t1 = cr.randn(3, requires_grad=True), cr.randn(3)
+    t2 = cr.randn(3, requires_grad=True)
+    out = a.addcmul(t1, t2)
+    t1.add_(1)  # t2's gradient reads it
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_fused_ops_under_vmap_and_forward_mode() -> None:
+    x, y, z = cr.randn(5, 3), cr.randn(5, 3), cr.rand(5, 3) + 0.5
+    got = cr.func.vmap(lambda a, b, c: a.addcdiv(b, c, value=3))(x, y, z)
+    np.testing.assert_allclose(got.numpy(), (x + 3 * y / z).numpy(), rtol=1e-6)
+    _, tangent = cr.func.jvp(lambda a: cr.lerp(a, y, z), (x,), (cr.ones_like(x),))
+    np.testing.assert_allclose(tangent.numpy(), (1 - z).numpy(), rtol=1e-6)
+
+
+def test_the_primitives_are_their_own_nodes() -> None:
+    for op in (fused.Addcmul, fused.Addcdiv, fused.Lerp, fused.Log2, fused.Log10):
+        assert op.rule and op.__doc__
