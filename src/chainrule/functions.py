@@ -279,7 +279,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
                 f"pad: mode={mode!r} needs {need[0]}; got padding ({lo}, {hi}) for dim {dim} of "
                 f"size {n} (shape {input.shape})"
             )
-        out = out[(slice(None),) * dim + (_pad_index(n, lo, hi, mode),)]
+        where = _pad_index(n, lo, hi, mode)
+        if type(out._array) is not array.host.ndarray:  # on the tensor's device, as x[...] has it
+            where = array.from_host(where, out._array)
+        # out[..., where] for the dim (IndexBackward0), with no index to parse: a constant
+        out = movement.GetItem.apply(out, index=(slice(None),) * dim + (where,))
     return out
 
 
