@@ -24,8 +24,6 @@ from tests.ops import test_ops as catalog
 # several PyTorch ops, and the Tensor method calling it does not yet say which (or the two
 # libraries compose the op from other pieces). Each: why, and PyTorch's names it stands for.
 EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
-    "SliceBackward0": ("None in an index is sliced", {"UnsqueezeBackward0"}),
-    "SelectBackward0": ("None in an index is sliced", {"UnsqueezeBackward0"}),
     "ViewBackward0": (
         "meshgrid's expand, einsum, atleast_2d and a permute of a size-1 dim reshape",
         {"SqueezeBackward4", "UnsafeViewBackward0", "PermuteBackward0", "ExpandBackward0"}

@@ -348,16 +348,27 @@ def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm withou
     return "SqueezeBackward4" if rank == 1 else "UnsafeViewBackward0"
 
 
-def _getitem(arrays: list, options: dict) -> str:  # an integer selects, slices slice
+def _getitem(arrays: list, options: dict) -> str:
+    """PyTorch indexes part by part, and its node is the last step's: an integer selects, a
+    slice slices (``:`` does nothing), None unsqueezes; an array, a list, a bool: advanced
+    indexing."""
     index = options["index"]
-    select = False
+    last = "SliceBackward0"
     for part in index if type(index) is tuple else (index,):  # one pass: on every x[i]
         kind = type(part)
         if kind is int:
-            select = True
-        elif kind is not slice and part is not None and part is not Ellipsis:
-            return "IndexBackward0"  # an array, a list, a bool: advanced indexing
-    return "SelectBackward0" if select else "SliceBackward0"
+            last = "SelectBackward0"
+        elif kind is slice:
+            if part != _ALL:
+                last = "SliceBackward0"
+        elif part is None:
+            last = "UnsqueezeBackward0"
+        elif part is not Ellipsis:
+            return "IndexBackward0"
+    return last
+
+
+_ALL = slice(None)
 
 
 def _permute(arrays: list, options: dict) -> str:  # two dims swapped is torch's transpose

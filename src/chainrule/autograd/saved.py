@@ -389,6 +389,9 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
     ),
     "UnsqueezeBackward0": {"dim": called("dim")},
+    "GetItem.UnsqueezeBackward0": {  # an index's last None
+        "dim": lambda fn: made.new_dim(_option(fn, "index"), len(_shape(fn, 0)))
+    },
     # matmul's and linear's one node, for PyTorch's product and the view after it
     **dict.fromkeys(
         ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0"),
@@ -487,7 +490,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "TraceBackward0": {"self_sym_sizes": _sizes(0)},
     "DiagonalScatterBackward0": {k: _opt(k) for k in ("dim1", "dim2", "offset")},
     "FlipBackward0": {"dims": called("dims")},
-    "Rot90Backward0": {"dims": called("dims"), "k": called("k")},
+    "Rot90Backward0": {  # as given, PyTorch's negative values shown unsigned
+        "dims": lambda fn: tuple(d % 2**64 for d in _option(fn, "dims")),
+        "k": lambda fn: _option(fn, "k") % 2**64,
+    },
     "PutBackward0": {"accumulate": _opt("accumulate")},
     "RollBackward0": {"dims": called("dims", ()), "shifts": _opt("shifts")},
     "AddmmBackward0": {

@@ -144,6 +144,18 @@ def index_part(index: Any, ndim: int) -> tuple[int, Any]:
     return 0, slice(None)
 
 
+def new_dim(index: Any, ndim: int) -> int:
+    """The output dim that an index's last None makes, of a tensor of ``ndim`` dims (PyTorch's
+    last step, an unsqueeze, and its dim): an int before it takes a dim, a slice and a None
+    keep one each; after an Ellipsis, counted from the output's end."""
+    index = index if type(index) is tuple else (index,)
+    last = max(k for k, part in enumerate(index) if part is None)
+    if Ellipsis in index[:last]:
+        out_ndim = ndim - sum(type(p) is int for p in index) + index.count(None)
+        return out_ndim - 1 - sum(type(p) is not int for p in index[last + 1 :])
+    return sum(type(p) is not int for p in index[:last])
+
+
 def lu_factors(result: tuple[Any, Any], part: str) -> Any:
     """P, L (unit lower, m x k) or U (upper, k x n), k = min(m, n), as linalg.lu gives them."""
     lu, pivots = result

@@ -19,7 +19,7 @@ from ..arguments import (
     normalize_dim,
 )
 from ..autograd.node import named
-from ..ops import linalg, movement, selection
+from ..ops import linalg, movement, rotation, selection
 from .arithmetic import matmul, scalar_for, where
 from .core import Core, as_tensor, make
 
@@ -333,14 +333,7 @@ class Indexing(Core):
         b = normalize_dim(dims[1], self.ndim, "rot90", self.shape)
         if a == b:
             raise ValueError(f"rot90: the two dims must differ; got {dims}")
-        turns = int(k) % 4
-        if turns == 1:
-            return self.flip(b).transpose(a, b)
-        if turns == 2:  # one node, PyTorch's, keeping k and dims as given
-            return named(self.flip(a, b), "Rot90Backward0", k=k, dims=dims)
-        if turns == 3:
-            return self.flip(a).transpose(a, b)
-        return self.clone()
+        return rotation.Rot90.apply(self, k=int(k), dims=dims)
 
     # -- take and put ----------------------------------------------------------------------
 
