@@ -512,24 +512,51 @@ def _quantile(
         d = normalize_dim(dim, t.ndim, op, t.shape)
         x = t.reshape(1) if not t.ndim else t.permute(*[i for i in range(t.ndim) if i != d], d)
         out_shape = t.shape[:d] + ((1,) if keepdim else ()) + t.shape[d + 1 :] if t.ndim else ()
-    rest, n = x.shape[:-1], x.shape[-1]  # x: (*rest, n), the lines last
-    m = qs.numel()
-    lines = x.sort(-1).values.unsqueeze(0).expand(m, *rest, n)  # (m, *rest, n)
-    qv = qs.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
-    nans = xp.isnan(lines._array[:1])  # (1, *rest, n)
-    if ignore_nan:
-        count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
-        ranks = qv * make((count - 1).astype(t._array.dtype))
-        ranks = where(ranks._array < 0, 0.0, ranks)
-    else:
-        ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), qv * float(n - 1))
-    r = ranks._array
+    rest, n = x._array.shape[:-1], x._array.shape[-1]  # x: (*rest, n), the lines last
+    m = qa.size
+    order = xp.argsort(x._array, axis=-1, kind="stable")  # (*rest, n): ascending, NaN last
+    nans = xp.isnan(x._array)[None]  # (1, *rest, n)
+    if isinstance(q, Core) and q.requires_grad:  # the ranks a Tensor, for q's gradient
+        qv = qs.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
+        if ignore_nan:
+            count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
+            ranks: Any = qv * make((count - 1).astype(t._array.dtype))
+            ranks = where(ranks._array < 0, 0.0, ranks)
+        else:
+            ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), qv * float(n - 1))
+        r = ranks._array
+    else:  # the ranks an array: no op to record
+        qr = qa.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
+        if ignore_nan:
+            count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
+            r = xp.maximum(qr * (count - 1).astype(qa.dtype), 0.0).astype(qa.dtype)
+        else:
+            r = xp.where(nans.any(axis=-1, keepdims=True), float(n - 1), qr * float(n - 1))
+            r = r.astype(qa.dtype, copy=False)
+        ranks = r
     r = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}.get(how, lambda v: v)(r)
-    below = r.astype(array.int64)  # (m, *rest, 1)
-    out = movement.Gather.apply(lines, below, dim=lines.ndim - 1)
+    # the places in x of the sorted values at the ranks: order's element there, per line
+    rows = xp.arange(order.size // n, like=order)  # (lines,)
+    flat = order.reshape(-1, n)  # (lines, n)
+    rank_shape = (m, *rest, 1)
+
+    def at(rank: Any) -> Any:
+        """The positions in x of the sorted values at ``rank`` (m, *rest, 1), as the index
+        of the gather: (m, *rest, 1), or (*rest, 1) for a 0-d q."""
+        places = flat[rows, xp.broadcast_to(rank, rank_shape).reshape(m, -1).astype(array.int64)]
+        return places.reshape(rank_shape if qs.ndim else rank_shape[1:])
+
+    lines = x.unsqueeze(0).expand(m, *rest, n) if qs.ndim else x  # (m, *rest, n) or (*rest, n)
+    below = xp.floor(r) if how in ("linear", "midpoint") else r  # (m, *rest, 1)
+    out = movement.Gather.apply(lines, at(below), dim=lines.ndim - 1)
     if how in ("linear", "midpoint"):
-        weight = ranks - make(below.astype(r.dtype)) if how == "linear" else 0.5
-        above = movement.Gather.apply(lines, xp.ceil(r).astype(array.int64), dim=lines.ndim - 1)
+        above = movement.Gather.apply(lines, at(xp.ceil(r)), dim=lines.ndim - 1)
+        weight: Any = 0.5  # midpoint's
+        if how == "linear":
+            weight = ranks - make(below.astype(r.dtype)) if isinstance(ranks, Core) else r - below
+            weight = make(weight) if not isinstance(weight, Core) else weight
+            if not qs.ndim:
+                weight = weight.reshape(rank_shape[1:])  # (*rest, 1), as the gathered values
         out = out.lerp(above, weight)
     return out.reshape(((m,) if qs.ndim else ()) + out_shape)
 
