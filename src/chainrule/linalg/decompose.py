@@ -193,7 +193,7 @@ def lu_factor_ex(
         raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
     LU, pivots = _lu_parts(A, "linalg.lu_factor", ("LU",))
     diag = xp.diagonal(LU._array, axis1=-2, axis2=-1) == 0
-    if diag.any():  # the first zero on each U's diagonal
+    if xp.count_nonzero(diag):  # the first zero on each U's diagonal
         info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)
     else:
         info = xp.zeros(diag.shape[:-1], dtype=xp.int32)
@@ -263,22 +263,29 @@ def lu_solve(
     # L and U read from LU itself: each solve reads one triangle (L's diagonal as ones), and
     # its gradient is that triangle's. P and P^T permute rows, a gather each.
     perm = LQ.row_order(tensor_of(pivots)._array, n)  # P^T's rows: (P^T B)[i] = B[perm[i]]
-    back = xp.argsort(perm, axis=-1)  # P's
+    if not xp.count_nonzero(perm != xp.arange(n)):  # P = I: no rows to move
+        perm = None
+    back = None if perm is None else xp.argsort(perm, axis=-1)  # P's
     tri = D.LinalgSolveTriangular.apply
     if left and not adjoint:  # P L U X = B
-        Y = tri(LU, LQ.rows(B, perm), upper=False, unitriangular=True)
+        Y = tri(LU, _rows(B, perm), upper=False, unitriangular=True)
         return tri(LU, Y, upper=True)
     if left:  # U^T L^T P^T X = B
         Y = tri(LU.mT, tri(LU.mT, B, upper=False), upper=True, unitriangular=True)
-        return LQ.rows(Y, back)
+        return _rows(Y, back)
     if not adjoint:  # X P L U = B: X = Y P^T, Y L U = B
         Y = tri(LU, tri(LU, B, upper=True, left=False), upper=False, left=False, unitriangular=True)
-        return LQ.rows(Y.mT, back).mT
+        return _rows(Y.mT, back).mT
     # X U^T L^T P^T = B: X = (B P) L^-T U^-T
-    BP = LQ.rows(B.mT, perm).mT
+    BP = _rows(B.mT, perm).mT
     return tri(
         LU.mT, tri(LU.mT, BP, upper=True, left=False, unitriangular=True), upper=False, left=False
     )
+
+
+def _rows(g: Tensor, order: Any) -> Tensor:
+    """g with its rows taken in ``order`` (LQ.rows), or g itself where order is None."""
+    return g if order is None else LQ.rows(g, order)
 
 
 class LdlFactor(NamedTuple):

@@ -190,15 +190,14 @@ class LinalgSolveTriangular(Function):
             shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
             a = xp.broadcast_to(a, (*shape, *a.shape[-2:]))
             b = xp.broadcast_to(b, (*shape, *b.shape[-2:]))
-        solve = scipy_linalg("linalg.solve_triangular").solve_triangular
-        dtype = xp.result_type(a, b)
-        if b.size == 0 or a.size == 0:
-            out = xp.zeros(b.shape, dtype=dtype)
-        elif lapack.host_float(a) and a.dtype == b.dtype:
+        if lapack.host_float(a) and a.dtype == b.dtype:  # trsm itself, empty arrays too
             out = lapack.solve_triangular(a, b, lower=not upper, unit=unitriangular)
+        elif b.size == 0 or a.size == 0:
+            out = xp.zeros(b.shape, dtype=xp.result_type(a, b))
         else:
+            solve = scipy_linalg("linalg.solve_triangular").solve_triangular
             out = solve(a, b, lower=not upper, unit_diagonal=unitriangular, check_finite=False)
-            out = out.astype(dtype, copy=False)
+            out = out.astype(xp.result_type(a, b), copy=False)
         return out.swapaxes(-1, -2) if not left else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
