@@ -217,6 +217,13 @@ TRICKS = [
         "np.lib.stride_tricks.as_strided (twice where the view starts past the first element)",
     ),
     Trick(
+        "a row divisor's gradient as row dot products",
+        "chainrule.ops.elementwise:Div.backward_arrays",
+        "a / a.sum(1, keepdim=True) forward and backward on (228146, 27) float32: 131 "
+        "against 229 ms (makemore's bigram step)",
+        "-grad * out / b, summed to b's shape by the engine",
+    ),
+    Trick(
         "views made directly",
         "chainrule.ops.movement:viewed",
         "permute(2, 0, 1) of a (3, 4, 5) float32 tensor that records nothing: 4.2 against 5.1 us",

@@ -112,7 +112,30 @@ class Div(Function):
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         b = arrays_of(self.inputs)[1]
         need_a, need_b = self.needs_input_grad
-        return grad / b if need_a else None, -grad * out / b if need_b else None
+        if not need_b:
+            return grad / b if need_a else None, None
+        if fastpath.enabled() and _per_row(b, out):  # a / a.sum(-1, keepdim=True)
+            grad_a = grad / b  # grad_b = -(grad / b) . out along each row, b's shape
+            dots = xp.einsum(
+                "ij,ij->i", grad_a.reshape(-1, out.shape[-1]), out.reshape(-1, out.shape[-1])
+            )
+            grad_b = xp.negative(dots, out=dots).reshape(b.shape)
+            return grad_a if need_a else None, grad_b
+        return grad / b if need_a else None, -grad * out / b
+
+
+def _per_row(b: Any, out: Any) -> bool:
+    """Whether b is one value per row of out (out's shape with a last dim of 1, in out's
+    dtype) and the rows hold more than one value: then b's gradient is one dot product per
+    row, summed by einsum as it is made, not an array of out's shape for the engine to sum."""
+    shape = getattr(b, "shape", None)
+    return (
+        shape is not None
+        and len(shape) == out.ndim >= 2
+        and shape[-1] == 1 < out.shape[-1]
+        and shape[:-1] == out.shape[:-1]
+        and b.dtype == out.dtype
+    )
 
 
 class Neg(Function):
