@@ -408,15 +408,18 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise TypeError(
             f"one_hot: indices must be integers; got dtype {array.dtype_object(idx.dtype)}"
         )
-    if num_classes == -1:
-        if idx.size == 0:
-            raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")
-        num_classes = int(idx.max()) + 1
-    if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
-        bad = idx.min() if idx.min() < 0 else idx.max()
-        raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
-    out = idx[..., None] == xp.arange(num_classes, like=idx)  # (*, num_classes)
-    return Tensor._make(out.astype(array.int64))
+    if num_classes == -1 and idx.size == 0:
+        raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")
+    if idx.size:
+        low, high = int(idx.min()), int(idx.max())
+        num_classes = high + 1 if num_classes == -1 else num_classes
+        if low < 0 or high >= num_classes:
+            bad = low if low < 0 else high
+            raise IndexError(f"one_hot: index {bad} is out of range for num_classes {num_classes}")
+    out = xp.zeros(idx.size * num_classes, dtype=array.int64, like=idx)
+    rows = xp.arange(idx.size, like=idx) * num_classes  # where each row starts
+    out[rows + idx.ravel().astype(rows.dtype, copy=False)] = 1  # and its 1
+    return Tensor._make(out.reshape(idx.shape + (num_classes,)))  # (*, num_classes)
 
 
 # -- modules ------------------------------------------------------------------------------
