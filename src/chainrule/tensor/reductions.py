@@ -722,28 +722,27 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
 def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) -> ValuesIndices:
     """The first k (all for None) values along dim, sorted (largest first if ``largest``), and
     their indices; the values are gathered, so their gradient goes where they came from."""
-    d = normalize_dim(dim, t.ndim, op, t.shape)
-    x = t if t.ndim else t.reshape(1)  # a 0-d tensor is one value along dim 0
-    n = x.shape[d]
+    shape = t._array.shape
+    d = normalize_dim(dim, len(shape), op, shape)
+    n = shape[d] if shape else 1  # a 0-d tensor is one value along dim 0
     k = n if k is None else k
     if not is_int(k) or not 0 <= k <= n:
         raise ValueError(
-            f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {t.shape}"
+            f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {shape}"
         )
-    if not t.ndim and k == 1:  # its only value, at index 0: no sort, no gather
+    if not shape and k == 1:  # its only value, at index 0: no sort, no gather
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
         indices = make(xp.zeros((), array.int64, like=t._array))
         call = {"dim": dim, "sizes": (), "indices": indices._array}
         return ValuesIndices(named(values, node, **call), indices)
-    order = _sort_order(x._array, d, largest)[(slice(None),) * d + (slice(0, k),)]
-    order = order.copy(order="C")  # the first k of each row: C order, as PyTorch's
+    x = t if shape else t.reshape(1)
+    order = _sort_order(x._array, d, largest)
+    if k < n:  # the first k of each row, in C order, as PyTorch's
+        order = order[(slice(None),) * d + (slice(0, k),)].copy(order="C")
     values, indices = movement.Gather.apply(x, order, dim=d), make(order)
-    if not t.ndim and k == 1:
-        values, indices = values.reshape(()), indices.reshape(())
-    # PyTorch's node (the gather's, or the 0-d reshape's, which keeps what PyTorch's saves)
-    call = {} if t.ndim else {"dim": dim, "sizes": (), "indices": indices._array}
-    values = named(values, node, **call)
-    return ValuesIndices(values, indices)
+    # PyTorch's node (the gather's; of a 0-d input's none, the reshape's keeping its call)
+    call = {} if shape else {"dim": dim, "sizes": (), "indices": indices._array}
+    return ValuesIndices(named(values, node, **call), indices)
 
 
 def _sort_order(a: Any, dim: int, descending: bool) -> Any:
