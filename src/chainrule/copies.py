@@ -12,6 +12,7 @@ from .autograd import forward_ad
 from .autograd.node import named
 from .constants import contiguous_format
 from .linalg._checks import with_out
+from .ops import movement
 from .tensor import Tensor, as_tensor, write_out
 
 __all__ = [
@@ -169,23 +170,27 @@ def unbind_copy(input: Tensor, dim: int = 0, *, out: Any = None) -> tuple[Tensor
     """input.unbind(dim), each slice copied; ``out=`` as split_copy's."""
     x = as_tensor(input)
     d = _dim_of_pieces(x, dim, "unbind_copy")
-    slices = [x.select(d, k) for k in range(x.shape[d])]
+    lead = (slice(None),) * d
+    slices = movement.sliced(
+        movement.GetItem, x, [lead + (k,) for k in range(x._array.shape[d])]
+    )  # select's views, each its own node
     return _written_each(
         tuple(_copied(x, s, "UnbindBackward0_copy") for s in slices), out, "unbind_copy"
     )
 
 
 def _dim_of_pieces(x: Tensor, dim: int, op: str) -> int:
-    if x.ndim == 0:
+    shape = x._array.shape
+    if not shape:
         raise ValueError(f"{op}: expects a tensor of at least 1 dim; got a 0-d one")
-    return normalize_dim(dim, x.ndim, op, x.shape)
+    return normalize_dim(dim, len(shape), op, shape)
 
 
 def _pieces(x: Tensor, sizes: Any, dim: int, op: str) -> list[Tensor]:
     """The pieces of x.split(sizes, dim), each its own narrow (each copy gets its own node;
     PyTorch's pieces share one)."""
     d = _dim_of_pieces(x, dim, op)
-    n = x.shape[d]
+    n = x._array.shape[d]
     if isinstance(sizes, int):
         if sizes <= 0 and n:
             raise ValueError(f"{op}: split_size must be positive; got {sizes}")
@@ -195,8 +200,11 @@ def _pieces(x: Tensor, sizes: Any, dim: int, op: str) -> list[Tensor]:
             f"{op}: split_sizes {sizes} must be non-negative and sum to dim {dim}'s size {n}; "
             f"got shape {tuple(x.shape)}"
         )
-    starts = [builtins.sum(sizes[:k]) for k in range(len(sizes))]
-    return [x.narrow(d, start, length) for start, length in zip(starts, sizes, strict=True)]
+    lead, indexes, start = (slice(None),) * d, [], 0
+    for length in sizes:  # narrow's views
+        indexes.append(lead + (slice(start, start + length),))
+        start += length
+    return movement.sliced(movement.GetItem, x, indexes)
 
 
 @with_out("", exact=True)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import array, sparse
-from .arguments import need_float, need_number, normalize_dim, resolve_device
+from .arguments import broadcast_shape, need_float, need_number, normalize_dim, resolve_device
 from .ops import linalg, movement, selection
 from .tensor import Tensor, as_tensor, write_out
 from .tensor import matmul as _matmul
@@ -92,17 +92,39 @@ def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    reads = None if read is None else [read(t._array.shape) for t in ts]
-    if reads is not None and reads == [t._array.shape for t in ts]:
+    shapes = [t._array.shape for t in ts]
+    reads = None if read is None else [read(s) for s in shapes]
+    if reads is not None and reads == shapes:
         reads = None  # every tensor as it is: cat's own node
     elif reads is not None and (0,) in reads:  # cat's legacy empty tensor: read as it is
         ts, reads = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], None
-    legacy = [t._array.shape == (0,) for t in ts] if reads is None else [False]
-    if builtins.any(legacy):
-        ts, dim = _legacy_empty_joined(ts, legacy, dim)
-    shapes_read = [t._array.shape for t in ts] if reads is None else reads
+        shapes = [t._array.shape for t in ts]
+    if reads is None and (0,) in shapes:  # a legacy empty tensor among them
+        ts, dim = _legacy_empty_joined(ts, [s == (0,) for s in shapes], dim)
+        shapes = [t._array.shape for t in ts]
+    shapes_read = shapes if reads is None else reads
     first = shapes_read[0]
     d = normalize_dim(dim, len(first), "cat", first)
+    kind = ts[0]._array.dtype
+    for t in ts:  # a loop, not any() over a generator: a microsecond on every cat's way
+        if t._array.dtype != kind:
+            _cat_shapes(shapes_read, d, dim)  # shapes first, as PyTorch checks them
+            dtype = array.promote_all((t.dtype for t in ts), "cat")
+            ts = [t.to(dtype) for t in ts]
+            break
+    try:  # NumPy checks the shapes as PyTorch does: read them again only where it refused
+        if reads is None:
+            return movement.Cat.apply(*ts, dim=d)
+        return movement.Cat.apply(*ts, dim=d, shapes=tuple(reads))
+    except (ValueError, IndexError):  # an IndexError: a 0-d tensor has no dim d
+        _cat_shapes(shapes_read, d, dim)
+        raise
+
+
+def _cat_shapes(shapes_read: list[tuple[int, ...]], d: int, dim: int) -> None:
+    """Refuse shapes cat cannot join along d, naming them: each of one number of dims (at
+    least 1), equal but along d."""
+    first = shapes_read[0]
     lead, rest = first[:d], first[d + 1 :]  # what every shape shares, but along d
     for shape in shapes_read[1:] if first else shapes_read:  # a 0-d first is refused at once
         if len(shape) != (len(first) or 1) or shape[:d] != lead or shape[d + 1 :] != rest:
@@ -113,15 +135,6 @@ def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
                 else f"shapes must match except in dim {dim}"
             )
             raise ValueError(f"cat: {what}; got shapes {shapes}")
-    kind = ts[0]._array.dtype
-    for t in ts:  # a loop, not any() over a generator: a microsecond on every cat's way
-        if t._array.dtype != kind:
-            dtype = array.promote_all((t.dtype for t in ts), "cat")
-            ts = [t.to(dtype) for t in ts]
-            break
-    if reads is None:
-        return movement.Cat.apply(*ts, dim=d)
-    return movement.Cat.apply(*ts, dim=d, shapes=tuple(reads))
 
 
 def _legacy_empty_joined(ts: list[Tensor], legacy: list[bool], dim: int) -> tuple[list, int]:
@@ -142,12 +155,16 @@ def stack(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) ->
     if not ts:
         raise ValueError("stack: expected a non-empty sequence of tensors")
     first = ts[0]._array
-    if builtins.any(t._array.shape != first.shape for t in ts):
-        raise ValueError(
-            f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
-        )
-    d = normalize_dim(dim, first.ndim + 1, "stack", first.shape)
-    if builtins.any(t._array.dtype != first.dtype for t in ts):
+    shape, kind = first.shape, first.dtype
+    promote = False
+    for t in ts:  # a loop, not any() over generators: on every stack's way
+        if t._array.shape != shape:
+            raise ValueError(
+                f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
+            )
+        promote = promote or t._array.dtype != kind
+    d = normalize_dim(dim, first.ndim + 1, "stack", shape)
+    if promote:
         dtype = array.promote_all((t.dtype for t in ts), "stack")
         ts = [t.to(dtype) for t in ts]
     return write_out(movement.Stack.apply(*ts, dim=d), out, "stack")
@@ -438,7 +455,7 @@ def _as_column(s: tuple) -> tuple:
 def hstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined along dim 1 (dim 0 where all are 1-D), 0-d ones read as 1-D."""
     ts = [as_tensor(t) for t in tensors]
-    dim = 0 if ts and builtins.all(t._array.ndim <= 1 for t in ts) else 1
+    dim = 0 if ts and not [t for t in ts if t._array.ndim > 1] else 1
     return write_out(_cat(ts, dim, _as_1d), out, "cat")
 
 
@@ -474,23 +491,27 @@ def broadcast_shapes(*shapes: Any) -> Any:
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     ts = [as_tensor(t) for t in tensors]
-    shape = tuple(broadcast_shapes(*[t.shape for t in ts]))
-    return tuple(t.broadcast_to(shape) for t in ts)
+    shape = broadcast_shape("broadcast_tensors", *[t._array.shape for t in ts])
+    return tuple([t.broadcast_to(shape) for t in ts])
 
 
 def block_diag(*tensors: Any) -> Tensor:
     """The tensors (0-d, 1-D read as one row, or 2-D) as blocks down the diagonal of one
     matrix, zeros elsewhere, in their promoted dtype."""
     ts = [as_tensor(t) for t in tensors]
-    if builtins.any(t.ndim > 2 for t in ts):
+    if [t for t in ts if t._array.ndim > 2]:
         raise ValueError(
             f"block_diag: expects tensors of at most 2 dims; got shapes {[t.shape for t in ts]}"
         )
     if not ts:
         return Tensor._make(array.xp.zeros((1, 0), dtype=array.float32))
-    dtype = array.promote_all((t.dtype for t in ts), "block_diag")
-    blocks = [t if t.dtype == dtype else t.to(dtype) for t in ts]
-    blocks = [b if b.ndim == 2 else b.reshape((1,) * (2 - b.ndim) + b.shape) for b in blocks]
+    if [t for t in ts if t._array.dtype != ts[0]._array.dtype]:  # of several dtypes
+        dtype = array.promote_all((t.dtype for t in ts), "block_diag")
+        ts = [t if t.dtype == dtype else t.to(dtype) for t in ts]
+    blocks = [
+        t if t._array.ndim == 2 else t.reshape((1,) * (2 - t._array.ndim) + t._array.shape)
+        for t in ts
+    ]  # 0-d as (1, 1), 1-D as one row
     return selection.BlockDiag.apply(*blocks)
 
 
@@ -498,15 +519,23 @@ def cartesian_prod(*tensors: Any) -> Tensor:
     """Every combination of one value from each 1-D tensor, one per row (itertools.product's
     order); of one tensor, that tensor."""
     ts = [as_tensor(t) for t in tensors]
-    if builtins.any(t.ndim != 1 for t in ts) or not ts:
+    if not ts or [t for t in ts if t._array.ndim != 1]:
         raise ValueError(f"cartesian_prod: expects 1-D tensors; got shapes {[t.shape for t in ts]}")
-    if builtins.any(t.dtype != ts[0].dtype for t in ts):
+    if [t for t in ts if t._array.dtype != ts[0]._array.dtype]:
         raise TypeError(
             f"cartesian_prod: expects tensors of one dtype; got {[t.dtype for t in ts]}"
         )
     if len(ts) == 1:
         return ts[0]
-    return stack([g.reshape(-1) for g in meshgrid(*ts, indexing="ij")], 1)
+    grid = tuple([t._array.shape[0] for t in ts])  # meshgrid's, 'ij'
+    k, n = len(ts), math.prod(grid)
+    return stack(  # each tensor along its own dim of the grid, flattened: one column each
+        [
+            t.reshape((1,) * i + grid[i : i + 1] + (1,) * (k - i - 1)).broadcast_to(grid).reshape(n)
+            for i, t in enumerate(ts)
+        ],
+        1,
+    )
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
@@ -702,41 +731,43 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     """The sum of a * b over dims pairs: an int n pairs a's last n dims with b's first n;
     two lists pair a's dims dims[0] with b's dims[1]. The result has a's free dims then b's."""
     x, y = as_tensor(a), as_tensor(b)
-    if x.dtype != y.dtype:
+    if x._array.dtype != y._array.dtype:
         raise TypeError(f"tensordot: expects one dtype; got {x.dtype} and {y.dtype}")
     need_number(x, "tensordot")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    sx, sy = x._array.shape, y._array.shape
     if isinstance(dims, int):
-        if dims < 0 or dims > builtins.min(x.ndim, y.ndim):
+        if dims < 0 or dims > builtins.min(len(sx), len(sy)):
             raise ValueError(
-                f"tensordot: dims must be in [0, {builtins.min(x.ndim, y.ndim)}]; got {dims} "
+                f"tensordot: dims must be in [0, {builtins.min(len(sx), len(sy))}]; got {dims} "
                 f"for shapes {x.shape} and {y.shape}"
             )
-        da, db = list(range(x.ndim - dims, x.ndim)), list(range(dims))
+        da, db = list(range(len(sx) - dims, len(sx))), list(range(dims))
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(da) != len(db):
         raise ValueError(f"tensordot: the two lists of dims differ in length; got {da} and {db}")
-    da = [normalize_dim(d, x.ndim, "tensordot", x.shape) for d in da]
-    db = [normalize_dim(d, y.ndim, "tensordot", y.shape) for d in db]
+    da = [normalize_dim(d, len(sx), "tensordot", sx) for d in da]
+    db = [normalize_dim(d, len(sy), "tensordot", sy) for d in db]
     for i, j in zip(da, db, strict=True):  # a size-1 dim against a longer one: the other summed
-        if x.shape[i] == 1 != y.shape[j]:
+        if sx[i] == 1 != sy[j]:
             y = y.sum(j, keepdim=True).to(y.dtype)
-        elif y.shape[j] == 1 != x.shape[i]:
+        elif sy[j] == 1 != sx[i]:
             x = x.sum(i, keepdim=True).to(x.dtype)
-    if builtins.any(x.shape[i] != y.shape[j] for i, j in zip(da, db, strict=True)):
-        raise ValueError(
-            f"tensordot: contracted dims differ in size; got dims {da} of {x.shape} and {db} of "
-            f"{y.shape}"
-        )
-    free_a = [d for d in range(x.ndim) if d not in da]
-    free_b = [d for d in range(y.ndim) if d not in db]
-    k = math.prod(x.shape[d] for d in da)
-    left = x.permute(*free_a, *da).reshape(-1, k)  # (free of a, contracted)
-    right = y.permute(*db, *free_b).reshape(k, -1)  # (contracted, free of b)
-    shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
-    return write_out((left @ right).reshape(shape), out, "tensordot", exact=True)
+        elif sx[i] != sy[j]:
+            raise ValueError(
+                f"tensordot: contracted dims differ in size; got dims {da} of {x.shape} and "
+                f"{db} of {y.shape}"
+            )
+    sx, sy = x._array.shape, y._array.shape
+    free_a = [d for d in range(len(sx)) if d not in da]
+    free_b = [d for d in range(len(sy)) if d not in db]
+    kept_a, kept_b = [sx[d] for d in free_a], [sy[d] for d in free_b]
+    k = math.prod([sx[d] for d in da])
+    left = x.permute(*free_a, *da).reshape(math.prod(kept_a), k)  # (free of a, contracted)
+    right = y.permute(*db, *free_b).reshape(k, math.prod(kept_b))  # (contracted, free of b)
+    return write_out((left @ right).reshape(*kept_a, *kept_b), out, "tensordot", exact=True)
 
 
 def cdist(

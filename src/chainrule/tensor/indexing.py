@@ -20,6 +20,7 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..ops import linalg, movement, rotation, selection
+from ..ops.movement import viewed
 from .arithmetic import matmul, scalar_for, where
 from .core import Core, as_tensor, make
 
@@ -50,8 +51,9 @@ class Indexing(Core):
     @property
     def mH(self: TensorSelf) -> Tensor:
         """The conjugate transpose of the last two dims (mT, for real values)."""
-        need_dims(self, 2, "mH")
-        return self.transpose(-2, -1)
+        if self._array.ndim < 2:
+            need_dims(self, 2, "mH")  # raises
+        return self.mT
 
     def adjoint(self: TensorSelf) -> Tensor:
         """mH, as a method."""
@@ -65,6 +67,15 @@ class Indexing(Core):
     def movedim(self: TensorSelf, source: Any, destination: Any) -> Tensor:
         """The dims in source moved to the places in destination, the others keeping their
         order: a view (permute)."""
+        shape = self._array.shape
+        n = len(shape)
+        if type(source) is int and type(destination) is int and n:  # one dim moved
+            order = list(range(n))
+            order.insert(
+                normalize_dim(destination, n, "movedim", shape),
+                order.pop(normalize_dim(source, n, "movedim", shape)),
+            )
+            return self._permuted(tuple(order))
         src = (source,) if is_int(source) else tuple(source)
         dst = (destination,) if is_int(destination) else tuple(destination)
         if len(src) != len(dst):
@@ -72,31 +83,30 @@ class Indexing(Core):
                 f"movedim: source {src} and destination {dst} must have the same length; got "
                 f"shape {self.shape}"
             )
-        shape = self._array.shape
-        n = len(shape)
         s = [normalize_dim(d, n, "movedim", shape) for d in src]
         e = [normalize_dim(d, n, "movedim", shape) for d in dst]
         if len(set(s)) != len(s) or len(set(e)) != len(e):
             raise ValueError(f"movedim: repeated dim in source {src} or destination {dst}")
         if not n:  # a 0-d tensor: only dim 0 (or -1) moves onto itself
             return self.reshape(())
-        order: list[int | None] = [None] * n
-        for a, b in zip(s, e, strict=True):
-            order[b] = a
-        rest = iter([d for d in range(n) if d not in s])
-        return self._permuted(tuple([next(rest) if d is None else d for d in order]))
+        order = [d for d in range(n) if d not in s]  # the dims that stay, in their order
+        for b, a in sorted(zip(e, s, strict=True)):  # each moved dim to its place, from the left
+            order.insert(b, a)
+        return self._permuted(tuple(order))
 
     moveaxis = movedim
 
     def diagonal(self: TensorSelf, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """The diagonal over dim1 and dim2 (offset > 0 above the main one, < 0 below), as
         the last dim, the others kept in order: a view, as PyTorch's."""
-        need_dims(self, 2, "diagonal")
-        a = normalize_dim(dim1, self.ndim, "diagonal", self.shape)
-        b = normalize_dim(dim2, self.ndim, "diagonal", self.shape)
+        shape = self._array.shape
+        if len(shape) < 2:
+            need_dims(self, 2, "diagonal")  # raises
+        a = normalize_dim(dim1, len(shape), "diagonal", shape)
+        b = normalize_dim(dim2, len(shape), "diagonal", shape)
         if a == b:
             raise ValueError(f"diagonal: dim1 and dim2 must differ; got {dim1} and {dim2}")
-        return selection.Diagonal.apply(self, offset=int(offset), dim1=a, dim2=b)
+        return viewed(selection.Diagonal, self, offset=int(offset), dim1=a, dim2=b)
 
     def diag_embed(self: TensorSelf, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         """A tensor of one dim more, zero but on its diagonal over dim1 and dim2 (offset as
@@ -160,16 +170,17 @@ class Indexing(Core):
     def unfold(self: TensorSelf, dimension: int, size: int, step: int) -> Tensor:
         """The windows of size values, step apart, along dimension: that dim becomes the
         number of windows, and a last dim of size size holds each window. A view."""
-        d = normalize_dim(dimension, self.ndim, "unfold", self.shape)
-        n = self.shape[d] if self.ndim else 1
-        if not (is_int(size) and 0 <= size <= n):
+        shape = self._array.shape
+        d = normalize_dim(dimension, len(shape), "unfold", shape)
+        n = shape[d] if shape else 1
+        if not ((type(size) is int or is_int(size)) and 0 <= size <= n):
             raise ValueError(
                 f"unfold: size must be in [0, {n}] (the size of dim {d}); got {size} for shape "
                 f"{self.shape}"
             )
-        if not (is_int(step) and step > 0):
+        if not ((type(step) is int or is_int(step)) and step > 0):
             raise ValueError(f"unfold: step must be positive; got {step}")
-        return selection.Unfold.apply(self, dim=d, size=int(size), step=int(step))
+        return viewed(selection.Unfold, self, dim=d, size=int(size), step=int(step))
 
     def as_strided(
         self: TensorSelf, size: Any, stride: Any, storage_offset: int | None = None
@@ -286,16 +297,17 @@ class Indexing(Core):
     def sum_to_size(self: TensorSelf, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
         dims where size has 1."""
+        have = self._array.shape
         shape = tuple(size[0]) if len(size) == 1 and not is_int(size[0]) else tuple(size)
-        if len(shape) > self.ndim or not broadcasts_to(shape, self.shape):
+        if len(shape) > len(have) or not broadcasts_to(shape, have):
             raise ValueError(
                 f"sum_to_size: size {shape} is not one that shape {self.shape} broadcasts from"
             )
         if not shape:  # all summed, as PyTorch's (integers widened to int64)
             return self.sum()
-        lead = self.ndim - len(shape)
+        lead = len(have) - len(shape)
         dims = tuple(range(lead)) + tuple(
-            lead + i for i, n in enumerate(shape) if n == 1 and self.shape[lead + i] != 1
+            [lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1]
         )
         return self.sum(dims, keepdim=True).reshape(shape) if dims else self
 

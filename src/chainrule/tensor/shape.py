@@ -68,6 +68,8 @@ class Shape(Core):
             new = data.reshape(shape).shape if ok else None
         except (ValueError, TypeError):
             new = None
+        if new is None and _sizes(shape) == data.size:  # every size given, as Python ints
+            new = shape
         if new is None:
             new = infer_shape(shape, self.shape, "reshape")  # raises, naming both shapes
         return self._reshaped(new)
@@ -722,6 +724,15 @@ def _zero(t: Tensor) -> Any:
 # an array can have: a lookup, not a tuple built on every call.
 _REVERSED = [tuple(reversed(range(n))) for n in range(65)]
 _SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
+
+
+def _sizes(shape: tuple) -> int:
+    """The number of elements of ``shape`` where each of its sizes is a Python int of at least
+    0, else -1 (a -1 to infer, a NumPy int or a tensor: infer_shape's to read)."""
+    for n in shape:  # a loop, not all() over a generator: on every reshape's way
+        if type(n) is not int or n < 0:
+            return -1
+    return math.prod(shape)
 
 
 def _integers(index: tuple) -> bool:
