@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import is_int, positive_int
+from ..autograd.mode import is_grad_enabled
 from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
@@ -130,12 +131,16 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
 def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
     """MaxPool2d over x (N, C, H, W) and, with ``indices``, each maximum's flat index
     (row * W + column) as an int64 array."""
-    out = conv_ops.MaxPool2d.apply(x, kernel=kernel, stride=stride, padding=pad, dilation=dil)
+    # the winners' offsets only where a node records, or the indices are asked for
+    winners = indices or (is_grad_enabled() and x.requires_grad)
+    out = conv_ops.MaxPool2d.apply(
+        x, kernel=kernel, stride=stride, padding=pad, dilation=dil, winners=winners
+    )
     if not indices:
         return out, None
     node: Any = out.grad_fn  # a MaxPool2d keeps the winners' offsets only when it records
     if node is not None:
-        col_arg, row_arg = node.col_arg, node.row_arg
+        col_arg, row_arg = node.winners()
     else:
         _, col_arg, row_arg = conv_ops.pool_max(x._array, kernel, stride, pad, dil)
     return out, conv_ops.pool_indices(col_arg, row_arg, x.shape[2:], stride, pad, dil)

@@ -280,18 +280,55 @@ def _first_max(views: list[Any]) -> tuple[Any, Any]:
     return best, arg
 
 
-def pool_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> tuple:
+def _max(views: list[Any]) -> Any:
+    """Elementwise max of equally shaped arrays (NaN propagates), a fresh array."""
+    if len(views) == 1:
+        return views[0].copy()
+    best = xp.maximum(views[0], views[1])
+    for v in views[2:]:
+        xp.maximum(best, v, out=best)
+    return best
+
+
+def pool_max(
+    x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, winners: bool = True
+) -> tuple:
     """Max pooling of x (N, C, H, W): the output (N, C, Ho, Wo), the winning column offset
     of every (padded row, output column) (N, C, Hp, Wo) and the winning row offset of every
-    output (N, C, Ho, Wo); window (i, j) reads xpad[i*sh + p*dh, j*sw + q*dw]."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    output (N, C, Ho, Wo); window (i, j) reads xpad[i*sh + p*dh, j*sw + q*dw]. Without
+    ``winners``, the output alone (the offsets None): maxima only, no comparisons."""
     # an integer's least value, as -inf has none (its cast is undefined, and warns)
     lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
     xpad = _padded(x, padding, lowest)
-    ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
-    row_max, col_arg = _first_max([xpad[..., s] for s in _offsets(kw, sw, dw, wo)])
-    out, row_arg = _first_max([row_max[:, :, s] for s in _offsets(kh, sh, dh, ho)])
+    rows, columns = _pool_slices(x.shape[2:], kernel, stride, dilation, padding)
+    if not winners:
+        row_max = _max([xpad[..., s] for s in columns])
+        if len(rows) == 1 and rows[0] == slice(0, row_max.shape[2], 1):
+            return row_max, None, None  # one row a window, every row: a fresh array already
+        return _max([row_max[:, :, s] for s in rows]), None, None
+    row_max, col_arg = _first_max([xpad[..., s] for s in columns])
+    out, row_arg = _first_max([row_max[:, :, s] for s in rows])
     return out, col_arg, row_arg
+
+
+def _pool_slices(
+    size: tuple, kernel: tuple, stride: tuple, dilation: tuple, padding: tuple
+) -> tuple[list[slice], list[slice]]:
+    """(row slices, column slices): the slices of the padded input each kernel offset reads
+    (_offsets along each axis), made once for each input size and geometry."""
+    key = (size, kernel, stride, dilation, padding)
+    found = _POOL_SLICES.get(key)
+    if found is None:
+        (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+        ho, wo = out_hw(size, kernel, stride, dilation, padding)
+        found = (_offsets(kh, sh, dh, ho), _offsets(kw, sw, dw, wo))
+        if len(_POOL_SLICES) >= 256:  # a bound on what it keeps: start again
+            _POOL_SLICES.clear()
+        _POOL_SLICES[key] = found
+    return found
+
+
+_POOL_SLICES: dict[tuple, tuple[list[slice], list[slice]]] = {}
 
 
 def pool_indices(
@@ -312,34 +349,47 @@ class MaxPool2d(Function):
     -inf.
 
     Saves two small index arrays instead of windows: the winning column offset of every
-    (padded row, output column) and the winning row offset of every output.
+    (padded row, output column) and the winning row offset of every output. A call that
+    will not record (``winners=False``) finds the maxima alone; the offsets are then found
+    again from x when asked for.
     """
 
     rule = "grad_x = grad routed to the first arg-max of each window (MaxPool2dScatter)"
+    col_arg: Any
+    row_arg: Any
 
     def forward(
-        self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
+        self,
+        x: Any,
+        *,
+        kernel: tuple,
+        stride: tuple,
+        padding: tuple,
+        dilation: tuple,
+        winners: bool = True,
     ) -> Any:
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, dilation=dilation
         )
-        out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation)
+        out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation, winners)
         return out
+
+    def winners(self) -> tuple[Any, Any]:
+        """(col_arg, row_arg): the winning offsets, found again from x if forward skipped them."""
+        if self.row_arg is None:
+            _, self.col_arg, self.row_arg = pool_max(self.inputs[0]._array, **self.geometry)
+        return self.col_arg, self.row_arg
 
     def indices(self) -> Any:
         """Each window's first maximum's flat index (row * W + column): PyTorch's indices."""
         g, size = self.geometry, self.inputs[0].shape[2:]
-        return pool_indices(
-            self.col_arg, self.row_arg, size, g["stride"], g["padding"], g["dilation"]
-        )
+        col_arg, row_arg = self.winners()
+        return pool_indices(col_arg, row_arg, size, g["stride"], g["padding"], g["dilation"])
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
-        return (
-            MaxPool2dScatter.apply(
-                grad, self.row_arg, self.col_arg, size=x.shape[2:], **self.geometry
-            ),
-        )
+        col_arg, row_arg = self.winners()
+        return (MaxPool2dScatter.apply(grad, row_arg, col_arg, size=x.shape[2:], **self.geometry),)
 
 
 def _scatter(dest: Any, g: Any, mask: Any, once: bool) -> None:
