@@ -14,6 +14,7 @@ from ..autograd.primitive import Function
 from .elementwise import Where
 
 if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
 _HOST = array.host.ndarray  # a CPU array's type
@@ -25,11 +26,11 @@ class ToDevice(Function):
     rule = "grad_a = grad copied back to a's device"
     saves_inputs = False
 
-    def forward(self, a, device):
+    def forward(self, a: Any, device: Any) -> Any:
         self.source = array.device_of(a)
         return array.to_device(a, device)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad.to(self.source),)
 
 
@@ -40,10 +41,10 @@ class Reshape(Function):
     saves_inputs = False
     view = True
 
-    def forward(self, a, shape):
+    def forward(self, a: Any, shape: tuple[int, ...]) -> Any:
         return a.reshape(shape)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad.reshape(self.inputs[0].shape),)
 
 
@@ -54,11 +55,11 @@ class Permute(Function):
     saves_inputs = False
     view = True
 
-    def forward(self, a, dims):
+    def forward(self, a: Any, dims: tuple[int, ...]) -> Any:
         self.dims = dims
         return a.transpose(dims)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         inverse = tuple(sorted(range(len(self.dims)), key=self.dims.__getitem__))
         return (grad.permute(*inverse),)
 
@@ -85,7 +86,7 @@ class Expand(Function):
             return out
         return xp.broadcast_to(a, shape)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad,)
 
 
@@ -128,7 +129,7 @@ class GetItem(Function):
     saves_inputs = False
     view = True
 
-    def forward(self, a, index):
+    def forward(self, a: Any, index: tuple) -> Any:
         self.index = index
         if not _has_array(index):  # a view; of an element, PyTorch's 0-d one (NumPy's a copy)
             return a[index] if Ellipsis in index else a[index + (Ellipsis,)]
@@ -137,7 +138,7 @@ class GetItem(Function):
             out = out.copy(order="C")  # laid out in C order, as PyTorch's
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=self.index),)
 
 
@@ -159,7 +160,7 @@ class IndexAdd(Function):
     rule = "grad_g = grad[index]"
     saves_inputs = False
 
-    def forward(self, g, shape, index):
+    def forward(self, g: Any, shape: Any, index: Any) -> Any:
         self.index = index
         out = xp.zeros(shape, dtype=g.dtype, like=g)
         if _has_int_array(index):
@@ -169,7 +170,7 @@ class IndexAdd(Function):
             out[index] = g
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad[self.index],)
 
 
@@ -185,11 +186,11 @@ class CopySlices(Function):
     rule = "grad_base = grad with zeros at the view's elements; grad_value = grad at them"
     saves_inputs = False
 
-    def forward(self, base, value, view):
+    def forward(self, base: Any, value: Any, view: Any) -> Any:
         self.base, self.view_array = base, view
         return base
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         flat = grad.reshape(-1)
         at = (array.from_host(view_positions(self.base, self.view_array), grad._array),)
         needs = self.needs_input_grad
@@ -205,11 +206,11 @@ class AsStrided(Function):
     rule = "grad_a = zeros like a, with grad added at the view's elements"
     saves_inputs = False
 
-    def forward(self, a, view):
+    def forward(self, a: Any, view: Any) -> Any:
         self.base, self.view_array = a, view
         return view
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return strided_grad(grad, self.base, self.view_array), None
 
 
@@ -232,13 +233,13 @@ class IndexPut(Function):
     rule = "grad_a = grad with zeros at index; grad_v = grad[index]"
     saves_inputs = False
 
-    def forward(self, a, v, index):
+    def forward(self, a: Any, v: Any, index: Any) -> Any:
         self.index = index
         out = a.copy()
         out[index] = v
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         ga = IndexPut.apply(grad, 0.0, index=self.index) if self.needs_input_grad[0] else None
         gv = GetItem.apply(grad, index=self.index) if self.needs_input_grad[1] else None
         return ga, gv
@@ -252,7 +253,7 @@ class Cat(Function):
     rule = "grad_i = the slice of grad that input i filled"
     saves_inputs = False
 
-    def forward(self, *arrays, dim, shapes=None):
+    def forward(self, *arrays: Any, dim: int, shapes: tuple | None = None) -> Any:
         self.dim, self.shapes = dim, shapes
         if shapes is not None:  # views: a reshape of fewer dims copies nothing
             arrays = tuple(a.reshape(s) for a, s in zip(arrays, shapes, strict=True))
@@ -261,7 +262,7 @@ class Cat(Function):
             bounds.append(bounds[-1] + a.shape[dim])
         return xp.concatenate(arrays, axis=dim)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         lead = (slice(None),) * self.dim
         spans = zip(self.bounds[:-1], self.bounds[1:], self.needs_input_grad, strict=True)
         grads = [
@@ -286,7 +287,7 @@ class Put(Function):
     rule = "grad_a = grad with zeros at index (accumulate: grad), grad_source = grad at index"
     saves_inputs = False  # the rule reads the shapes alone
 
-    def forward(self, a, source, index, accumulate):
+    def forward(self, a: Any, source: Any, index: Any, accumulate: Any) -> Any:
         self.index, self.accumulate = index, accumulate  # as given: PyTorch's _saved_index
         out = a.copy()  # C order: its flat view is out's memory
         flat, at = out.reshape(-1), index.reshape(-1) % max(a.size, 1)
@@ -297,7 +298,7 @@ class Put(Function):
             flat[at] = values
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_a, need_source = self.needs_input_grad
         ga = gs = None
         if need_a:
@@ -319,14 +320,14 @@ class Flip(Function):
     rule = "grad_a = grad flipped along the same dims"
     saves_inputs = False
 
-    def forward(self, a, dims):
+    def forward(self, a: Any, dims: Any) -> Any:
         self.dims = dims
         index = [slice(None)] * a.ndim
         for d in dims:
             index[d] = _REVERSED
         return a[tuple(index)].copy()
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Flip.apply(grad, dims=self.dims),)
 
 
@@ -341,7 +342,7 @@ class Roll(Function):
     rule = "grad_a = grad rolled by -shifts along the same dims"
     saves_inputs = False
 
-    def forward(self, a, shifts, dims):
+    def forward(self, a: Any, shifts: Any, dims: Any) -> Any:
         self.shifts, self.dims = shifts, dims
         if not dims:  # the flattened a, shifted, in a's shape
             return a.reshape(-1).take(_sources(a.size, shifts[0], a)).reshape(a.shape)
@@ -351,7 +352,7 @@ class Roll(Function):
                 out = out.take(_sources(a.shape[d], s, a), d)
         return a.copy() if out is a else out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         back = tuple(-s for s in self.shifts)
         return (Roll.apply(grad, shifts=back, dims=self.dims),)
 
@@ -376,7 +377,7 @@ class Stack(Function):
     rule = "grad_i = grad selected at i along dim"
     saves_inputs = False
 
-    def forward(self, *arrays, dim):
+    def forward(self, *arrays: Any, dim: int) -> Any:
         self.dim = dim
         first = arrays[0]
         shape = first.shape[:dim] + (len(arrays),) + first.shape[dim:]
@@ -388,7 +389,7 @@ class Stack(Function):
             out[lead + (i,)] = a
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         lead = (slice(None),) * self.dim
         need = self.needs_input_grad
         return tuple(grad[lead + (i,)] if n else None for i, n in enumerate(need))
@@ -405,11 +406,11 @@ class Pad(Function):
     rule = "grad_a = grad with the padding cut off"
     saves_inputs = False
 
-    def forward(self, a, widths, value=0.0):
+    def forward(self, a: Any, widths: Any, value: Any = 0.0) -> Any:
         self.widths = widths
         return xp.pad(a, widths, mode="constant", constant_values=value)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         pairs = zip(self.widths, grad.shape, strict=True)
         index = tuple(slice(lo, n - hi) for (lo, hi), n in pairs)  # the unpadded middle
         return (grad[index],)
@@ -437,11 +438,11 @@ class Gather(Function):
 
     rule = "grad_a = zeros like a, with grad added where the values were gathered"
 
-    def forward(self, a, index, dim):
+    def forward(self, a: Any, index: Any, dim: Any) -> Any:
         self.index, self.dim = index, dim
         return a[along_dim(index, dim, a.ndim)]
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         where = along_dim(self.index, self.dim, grad.ndim)
         return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=where), None)
 
@@ -458,7 +459,7 @@ class Scatter(Function):
     rule = "grad_a = grad with zeros where src was written, grad_src = grad gathered at index"
     saves_inputs = False  # the rule reads their shapes only, as PyTorch's
 
-    def forward(self, a, src, index, dim):
+    def forward(self, a: Any, src: Any, index: Any, dim: Any) -> Any:
         self.where, self.dim = along_dim(index, dim, a.ndim), dim
         self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
@@ -466,7 +467,7 @@ class Scatter(Function):
         out[self.where] = src[tuple(slice(n) for n in index.shape)] if xp.ndim(src) else src
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, src = self.inputs
         need_a, need_src = self.needs_input_grad
         grad_a = Where.apply(self.written, 0.0, grad) if need_a else None
@@ -497,7 +498,9 @@ class ScatterReduce(Function):
     )
     saves_out = True
 
-    def forward(self, a, src, index, dim, reduce, include_self):
+    def forward(
+        self, a: Any, src: Any, index: Any, dim: Any, reduce: Any, include_self: Any
+    ) -> Any:
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
         self.index = index
         self.where = along_dim(index, dim, a.ndim)
@@ -521,7 +524,7 @@ class ScatterReduce(Function):
         count[count == 0] = 1
         return count
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, src = self.inputs
         corner = tuple(slice(n) for n in self.index.shape)
         s = src[corner]  # index's shape
