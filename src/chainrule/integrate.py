@@ -12,6 +12,7 @@ from typing import Any
 from . import array
 from .arguments import is_int, normalize_dim
 from .factories import zeros
+from .ops import movement
 from .tensor import Tensor, as_tensor
 
 __all__ = ["cumulative_trapezoid", "trapezoid", "trapz"]
@@ -56,10 +57,14 @@ def cumulative_trapezoid(
 
 
 def _neighbours(t: Tensor, d: int) -> tuple[Tensor, Tensor]:
-    """t[1:] and t[:-1] along dim d, as views (narrow's: no index to parse); t itself for
-    both where it is empty along d."""
-    n = t.shape[d] - 1
-    return (t.narrow(d, 1, n), t.narrow(d, 0, n)) if n >= 0 else (t, t)
+    """t[1:] and t[:-1] along dim d, as views (narrow's slices, given directly: no index to
+    parse or check); t itself for both where it is empty along d."""
+    n = t._array.shape[d] - 1
+    if n < 0:
+        return t, t
+    lead = (slice(None),) * d
+    later = movement.GetItem.apply(t, index=lead + (slice(1, n + 1),))
+    return later, movement.GetItem.apply(t, index=lead + (slice(0, n),))
 
 
 def _checked(op: str, y: Any, x: Any, dx: Any, dim: int) -> tuple[Tensor, int, Any, Any]:
