@@ -138,22 +138,57 @@ def cholesky(a: Any) -> Any:
 
 
 def eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:
-    """(eigenvalues ascending, eigenvectors), by syevd as NumPy's and PyTorch's."""
+    """(eigenvalues ascending, eigenvectors), by syevd as NumPy's and PyTorch's: called
+    directly for one matrix (SciPy's eigh spends six times the routine's time on a small one
+    checking its arguments and asking for the workspace), SciPy's for a batch of large ones."""
     sl = direct(a)
     if sl is None:
         return xp.linalg.eigh(a, UPLO=UPLO)
-    return sl.eigh(a, lower=UPLO == "L", driver="evd", check_finite=False)
+    if a.ndim > 2:
+        return sl.eigh(a, lower=UPLO == "L", driver="evd", check_finite=False)
+    lower = int(UPLO == "L")
+    lwork, liwork = _work("syevd", a.dtype.char, a.shape[-1], compute_v=1, lower=lower)
+    w, v, info = routine("syevd", a.dtype)(a, compute_v=1, lower=lower, lwork=lwork, liwork=liwork)
+    if info:  # NaN in the matrix, or LAPACK's rare failure
+        raise xp.linalg.LinAlgError(
+            f"eigh: the algorithm failed to converge (syevd's error {info}); the matrix holds "
+            "NaN or is ill-conditioned"
+        )
+    return w, v
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
-    """(U, S, Vh), or S where not compute_uv, by gesdd as NumPy's and PyTorch's."""
+    """(U, S, Vh), or S where not compute_uv, by gesdd as NumPy's and PyTorch's: called
+    directly for one matrix (as eigh), SciPy's for a batch of large ones."""
     sl = direct(a)
     if sl is None:
         return xp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
-    return sl.svd(
-        a, full_matrices=full_matrices, compute_uv=compute_uv, check_finite=False,
-        lapack_driver="gesdd",
-    )  # fmt: skip
+    if a.ndim > 2:
+        return sl.svd(
+            a, full_matrices=full_matrices, compute_uv=compute_uv, check_finite=False,
+            lapack_driver="gesdd",
+        )  # fmt: skip
+    uv, full = int(compute_uv), int(full_matrices)
+    (lwork,) = _work("gesdd", a.dtype.char, *a.shape, compute_uv=uv, full_matrices=full)
+    u, s, vh, info = routine("gesdd", a.dtype)(a, compute_uv=uv, full_matrices=full, lwork=lwork)
+    if info == -4:  # SciPy's svd's errors, word for word
+        raise ValueError("A has a NaN entry")
+    if info:
+        raise xp.linalg.LinAlgError("SVD did not converge")
+    return (u, s, vh) if compute_uv else s
+
+
+@functools.cache
+def _work(name: str, char: str, *shape: int, **options: int) -> tuple[int, ...]:
+    """The best workspace sizes of LAPACK routine ``name`` for a matrix of that shape, asked
+    once. A float32 routine gives its float sizes in float32, which may round them down:
+    such a size is taken as float32's next value up, as SciPy takes it."""
+    *sizes, _ = _routine(name + "_lwork", char)(*shape, **options)
+    up = host.float32(host.inf)
+    return tuple(
+        int(host.nextafter(host.float32(x), up) if char == "f" and isinstance(x, float) else x)
+        for x in sizes
+    )
 
 
 def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
@@ -169,7 +204,8 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     k = min(m, n)
     geqrf, orgqr = routine("geqrf", a.dtype), routine("orgqr", a.dtype)
     h, tau, _, _ = geqrf(a, lwork=_NB * max(n, 1))  # R above the diagonal, reflectors below
-    R = host.triu(h if mode == "complete" else h[:k])
+    top = h if mode == "complete" else h[:k]
+    R = host.where(_upper(*top.shape), top, top.dtype.type(0))  # (triu builds its mask each call)
     if mode == "complete" and m > n:  # Q: m x m, from the k reflectors
         v = host.zeros((m, m), dtype=a.dtype, order="F")
         v[:, :n] = h
@@ -177,6 +213,12 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
         v = h[:, :k]  # F-ordered: no copy
     Q, _, _ = orgqr(v, tau, lwork=_NB * max(v.shape[1], 1), overwrite_a=1)
     return Q, R
+
+
+@functools.cache
+def _upper(m: int, n: int) -> Any:
+    """The mask of an m x n matrix's upper triangle (its diagonal included), made once."""
+    return ~host.tri(m, n, -1, dtype=bool)
 
 
 def householder_product(a: Any, tau: Any) -> Any:

@@ -1,0 +1,68 @@
+"""One matrix's eigh, svd and qr call LAPACK's routine directly, with the workspace SciPy
+asks for: the results are SciPy's wrappers' bit for bit (the same routine on the same
+matrix), and a NaN is refused as there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chainrule.ops import lapack
+
+sl = pytest.importorskip("scipy.linalg")
+
+_RNG = np.random.default_rng(0)
+_DTYPES = [np.float32, np.float64]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("UPLO", ["L", "U"])
+def test_eigh_is_scipys_syevd(dtype: Any, UPLO: str) -> None:
+    a = _RNG.standard_normal((5, 5)).astype(dtype)  # asymmetric: only one triangle is read
+    w, v = lapack.eigh(a, UPLO)
+    sw, sv = sl.eigh(a, lower=UPLO == "L", driver="evd", check_finite=False)
+    assert w.dtype == v.dtype == dtype
+    np.testing.assert_array_equal(w, sw)
+    np.testing.assert_array_equal(v, sv)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_is_scipys_gesdd(dtype: Any, shape: tuple[int, int], full: bool) -> None:
+    a = _RNG.standard_normal(shape).astype(dtype)
+    ours = lapack.svd(a, full_matrices=full)
+    theirs = sl.svd(a, full_matrices=full, check_finite=False, lapack_driver="gesdd")
+    for o, t in zip(ours, theirs, strict=True):
+        assert o.dtype == dtype
+        np.testing.assert_array_equal(o, t)
+    S = sl.svd(a, compute_uv=False, check_finite=False, lapack_driver="gesdd")
+    np.testing.assert_array_equal(lapack.svd(a, compute_uv=False), S)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_is_scipys(shape: tuple[int, int], mode: str) -> None:
+    a = _RNG.standard_normal(shape)
+    Q, R = lapack.qr(a, mode)
+    sQ, sR = sl.qr(a, mode="full" if mode == "complete" else "economic")
+    np.testing.assert_allclose(Q, sQ, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(R, sR, rtol=1e-12, atol=1e-12)
+    assert not np.tril(R, -1).any()
+
+
+def test_a_nan_is_refused() -> None:
+    a = np.full((3, 3), np.nan)
+    with pytest.raises(np.linalg.LinAlgError, match=r"^eigh: the algorithm failed to converge"):
+        lapack.eigh(a)
+    with pytest.raises(ValueError, match=r"^A has a NaN entry$"):
+        lapack.svd(a)
+
+
+def test_the_workspace_is_asked_once_per_shape() -> None:
+    lapack._work.cache_clear()
+    for _ in range(3):
+        lapack.svd(_RNG.standard_normal((2, 3)), full_matrices=False)
+    assert lapack._work.cache_info().misses == 1
