@@ -750,7 +750,9 @@ def from_numpy(ndarray: Any) -> Tensor:
 
 class _LegacyType(type):
     """The metaclass of PyTorch's legacy constructors (cr.FloatTensor, ...): calling one
-    makes a tensor of its dtype, and isinstance asks a tensor's dtype."""
+    makes a tensor of its dtype (``FloatTensor([1, 2])``; ``FloatTensor(2, 3)`` zeros, where
+    PyTorch leaves memory uninitialised), and isinstance asks a tensor's dtype. bfloat16 is
+    a storage dtype: cast, saved, loaded."""
 
     dtype: Any
 
@@ -775,62 +777,18 @@ class _LegacyType(type):
         return Tensor._make(array.xp.zeros(args or (0,), dtype=cls.dtype, like=like))
 
 
-class FloatTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of float32 tensors: ``FloatTensor([1, 2])``,
-    ``FloatTensor(2, 3)`` (zeros, where PyTorch leaves memory uninitialised)."""
-
-    dtype = array.float32
+def _legacy(name: str, dtype: Any) -> Any:
+    doc = f"PyTorch's legacy constructor of {array.host.dtype(dtype).name} tensors."
+    return _LegacyType(name, (), {"dtype": dtype, "__doc__": doc, "__module__": __name__})
 
 
-class DoubleTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of float64 tensors."""
-
-    dtype = array.float64
-
-
-class HalfTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of float16 tensors."""
-
-    dtype = array.float16
-
-
-class LongTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of int64 tensors."""
-
-    dtype = array.int64
-
-
-class IntTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of int32 tensors."""
-
-    dtype = array.int32
-
-
-class ByteTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of uint8 tensors."""
-
-    dtype = array.uint8
-
-
-class BoolTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of bool tensors."""
-
-    dtype = array.bool_
-
-
-class ShortTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of int16 tensors."""
-
-    dtype = array.int16
-
-
-class CharTensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of int8 tensors."""
-
-    dtype = array.int8
-
-
-class BFloat16Tensor(metaclass=_LegacyType):
-    """PyTorch's legacy constructor of bfloat16 tensors (a storage dtype: cast, saved, loaded)."""
-
-    dtype = array.bfloat16
+FloatTensor = _legacy("FloatTensor", array.float32)
+DoubleTensor = _legacy("DoubleTensor", array.float64)
+HalfTensor = _legacy("HalfTensor", array.float16)
+LongTensor = _legacy("LongTensor", array.int64)
+IntTensor = _legacy("IntTensor", array.int32)
+ByteTensor = _legacy("ByteTensor", array.uint8)
+BoolTensor = _legacy("BoolTensor", array.bool_)
+ShortTensor = _legacy("ShortTensor", array.int16)
+CharTensor = _legacy("CharTensor", array.int8)
+BFloat16Tensor = _legacy("BFloat16Tensor", array.bfloat16)
