@@ -442,22 +442,24 @@ class Indexing(Core):
             )
         if reduce == "mean":  # PyTorch's mean has no bool loop
             need_number(self, "index_reduce")
-        d = normalize_dim(dim, self.ndim, "index_reduce", self.shape)
+        shape = self._array.shape  # the arrays' shapes: plain tuples, as numpy gives them
+        d = normalize_dim(dim, len(shape), "index_reduce", shape)
         idx = index_vector(index, d, self, "index_reduce")
         source = as_tensor(source)
-        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]
-        if source.shape != expected and not (source.ndim == 0 and expected == (1,)):
+        got = source._array.shape
+        expected = shape[:d] + (len(idx),) + shape[d + 1 :]
+        if got != expected and not (not got and expected == (1,)):
             raise ValueError(
                 f"index_reduce: source must have shape {expected} (self's, with dim {d} as long "
-                f"as index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+                f"as index); got self {shape}, index {idx.shape} and source {got}"
             )
-        if not self.ndim:
+        if not shape:
             lifted = self.reshape(1).index_reduce(
                 0, idx, source.reshape(1), reduce, include_self=include_self
             )
             return lifted.reshape(())
         spread = xp.broadcast_to(
-            idx.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)), expected
+            idx.reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1)), expected
         )
         return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
 
