@@ -224,7 +224,10 @@ STRICT_DESELECTED = {
 }
 
 
-@pytest.mark.parametrize("group", STRICT_FILES)
+@pytest.mark.parametrize(
+    "group",
+    [pytest.param(g, marks=pytest.mark.slow) if g == "ops" else g for g in STRICT_FILES],
+)  # the op catalog on the stand-in is the heaviest: `make test-all` runs it
 def test_op_catalog_layers_and_optimizers_run_on_the_strict_module(group: str) -> None:
     """STRICT_FILES with every tensor on the stand-in's CUDA device, against PyTorch as
     always (so with NumPy's answers); about 40 s on one core, all groups together."""
@@ -385,6 +388,7 @@ def test_the_gpu_step_benchmark_runs_on_the_stand_in() -> None:
     assert check.returncode == 0
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_a_pytorch_program_takes_its_cuda_branch_on_the_stand_in() -> None:
     """tests/pytorch_programs/programs/gpt.py picks ``"cuda" if torch.cuda.is_available()
     else "cpu"``: on the stand-in, chainrule's run takes CUDA (model.to(device), batches,

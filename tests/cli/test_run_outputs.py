@@ -235,6 +235,7 @@ def test_an_error_while_writing_the_set_leaves_the_old_one(tmp_path) -> None:
     assert (tmp_path / "metrics.json").read_text() == "old"
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_a_run_killed_while_replacing_an_earlier_runs_files_leaves_one_run(tmp_path) -> None:
     """An earlier moons run's files, replaced by a names run killed at each write point
     after its training (the checkpoint, the outputs, the moves): the folder then holds the

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 import chainrule as cr
 from tests.pytorch_programs.programs.aliasing import torch_is_chainrule
@@ -64,6 +65,7 @@ def chainrule_command(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_a_received_run_with_a_planted_manifest_is_refused_then_samples(tmp_path) -> None:
     sent = tmp_path / "theirs" / "names-run"
     trained = chainrule_command("train", "names", "--model", "bigram", "--steps", "20",

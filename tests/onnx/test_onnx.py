@@ -365,6 +365,7 @@ def test_the_command_line_exports_a_trained_run(tmp_path, capsys):
     np.testing.assert_allclose(session.run(None, {"input": x})[0], ours(model, x)[0], **TOL)
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_the_command_line_names_what_it_cannot_export(tmp_path, capsys):
     from chainrule.tools import cli
 

@@ -257,6 +257,7 @@ def test_a_second_backward_adds_the_same_gradients_again() -> None:
     assert (x.grad, h.grad, y.grad) == first
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_chain_of_a_million_nodes() -> None:
     x = Value(0.5)
     y = x

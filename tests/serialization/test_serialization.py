@@ -251,6 +251,7 @@ def test_save_and_load_stream_the_tensors_holding_at_most_one_copy(tmp_path):
     np.testing.assert_array_equal(back["7.weight"].numpy(), state["7.weight"].numpy())
 
 
+@pytest.mark.slow  # heavy; `make test-all` runs it
 def test_the_checkpoint_memory_benchmark_runs(capsys):
     import sys
     from pathlib import Path
