@@ -111,3 +111,49 @@ def test_fused_ops_under_vmap_and_forward_mode() -> None:
 def test_the_primitives_are_their_own_nodes() -> None:
     for op in (fused.Addcmul, fused.Addcdiv, fused.Lerp, fused.Log2, fused.Log10):
         assert op.rule and op.__doc__
+
+
+ONE_NODE = {
+    "rot90": lambda x: x.rot90(1, (0, 1)),
+    "rot90_negative": lambda x: x.rot90(-3, (-1, 0)),
+    "rot90_none": lambda x: x.rot90(4, (1, 0)),
+    "round": lambda x: x.round(),
+    "round_decimals": lambda x: x.round(decimals=1),
+    "floor": lambda x: x.floor(),
+    "ceil": lambda x: x.ceil(),
+    "trunc": lambda x: x.trunc(),
+    "index_ending_in_none": lambda x: x[1:, None],
+    "index_none_after_ellipsis": lambda x: x[1, ..., None, :],
+    "index_reduce": lambda x: x.index_reduce(
+        1, x.new_tensor([0, 2, 0]).long(), x[:, :3] * 2, "amax", include_self=False
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ONE_NODE)
+def test_an_op_of_one_pytorch_node_is_one_node(name: str) -> None:
+    """Its name, _saved_* values (before and after backward), values and gradient as
+    PyTorch's."""
+    x, tx = _pair((3, 4), 3)
+    out, want = ONE_NODE[name](x), ONE_NODE[name](tx)
+    assert out.grad_fn.name() == want.grad_fn.name()
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+    assert tuple(out.stride()) == tuple(want.stride())
+    grad = np.random.default_rng(4).standard_normal(tuple(want.shape))
+
+    def saved(fn: Any) -> dict[str, Any]:  # the values that are no tensors; a freed one refused
+        values = {}
+        for k in [k for k in dir(fn) if k.startswith("_saved_")]:
+            try:
+                value = getattr(fn, k)
+            except RuntimeError:
+                value = "freed"
+            if not hasattr(value, "shape"):
+                values[k] = value
+        return values
+
+    assert saved(out.grad_fn) == saved(want.grad_fn)
+    out.backward(cr.tensor(grad))
+    want.backward(torch.tensor(grad))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    assert saved(out.grad_fn) == saved(want.grad_fn)

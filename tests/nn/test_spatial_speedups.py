@@ -65,3 +65,27 @@ def test_reflect_and_replicate_pads_keep_the_indexing_node() -> None:
         theirs = torch.nn.functional.pad(torch.tensor(x), (1, 2, 3, 0), mode=mode)
         assert ours.grad_fn.name() == "IndexBackward0"
         np.testing.assert_array_equal(ours.detach().numpy(), theirs.numpy())
+
+
+def test_three_d_pools_by_offset_match_pytorch() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 5, 7, 6))
+    ints = rng.integers(-50, 50, (2, 3, 5, 7, 6))
+    calls = [
+        lambda m, v: m.nn.functional.max_pool3d(v, (2, 3, 2), (1, 2, 2), (1, 1, 0)),
+        lambda m, v: m.nn.functional.max_pool3d(v, 2, dilation=(2, 1, 1), ceil_mode=True),
+        lambda m, v: m.nn.functional.adaptive_max_pool3d(v, (3, 4, 4)),  # uneven windows
+        lambda m, v: m.nn.functional.avg_pool3d(v, 3, 2, 1, ceil_mode=True),
+        lambda m, v: m.nn.functional.avg_pool3d(v, (1, 2, 3), divisor_override=5),
+        lambda m, v: m.nn.functional.avg_pool3d(v, (1, 1, 1)),  # nothing added: a copy
+    ]
+    for call in calls:
+        with cr.no_grad():
+            ours = call(cr, cr.tensor(x))
+        np.testing.assert_allclose(ours.numpy(), call(torch, torch.tensor(x)).numpy(), 1e-12)
+    for call in calls[3:5]:  # integer sums, divided toward zero
+        ours = call(cr, cr.tensor(ints))
+        np.testing.assert_array_equal(ours.numpy(), call(torch, torch.tensor(ints)).numpy())
+    source = cr.tensor(x)
+    out = calls[-1](cr, source)
+    assert not np.shares_memory(out.numpy(), source.numpy())

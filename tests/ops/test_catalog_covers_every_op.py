@@ -57,7 +57,7 @@ def _applied_by_the_catalog(monkeypatch: pytest.MonkeyPatch) -> set[type]:
     apply = Function.apply.__func__  # type: ignore[attr-defined]
 
     def recording(cls: type, *inputs: Any, **options: Any) -> Any:
-        applied.add(cls)
+        applied.add(cls.primitive)  # the op, also where it is named (Function.named)
         return apply(cls, *inputs, **options)
 
     monkeypatch.setattr(Function, "apply", classmethod(recording))

@@ -291,7 +291,8 @@ def named(out: Any, name: str, **call: Any) -> Any:
 class _Ungiven:
     """The default of an argument whose giving PyTorch tells from its value: ``sum()`` makes
     its SumBackward0, ``sum(None)`` and ``sum(())`` its SumBackward1; ``sort()`` its
-    SortBackward0, ``sort(stable=False)`` (the stable overload) its SortBackward1. Printed
+    SortBackward0, ``sort(stable=False)`` (the stable overload) its SortBackward1; ``round()``
+    its RoundBackward0, ``round(decimals=0)`` its RoundBackward1. Printed
     as the default the signature PyTorch shows has, and as false as it."""
 
     __slots__ = ("shown",)
@@ -308,6 +309,7 @@ class _Ungiven:
 
 UNGIVEN: Any = _Ungiven(None)
 UNGIVEN_FALSE: Any = _Ungiven(False)  # sort's stable
+UNGIVEN_ZERO: Any = _Ungiven(0)  # round's decimals: given 0, it is RoundBackward1
 
 
 def _remade(op: Any, name: str) -> Any:

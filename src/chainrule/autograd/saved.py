@@ -279,6 +279,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "include_self": _opt("include_self"),
         "reduce": _opt("reduce"),
     },
+    "IndexReduceBackward0": {
+        "dim": _opt("dim"),
+        "include_self": _opt("include_self"),
+        "reduce": _opt("reduce"),
+    },
     "UnbindBackward0": {"dim": _opt("dim")},
     "SplitBackward0": {
         "dim": _opt("dim"),
@@ -537,7 +542,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         + ("AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0")
         + ("AtanhBackward0", "Log1PBackward0", "ErfBackward0", "ErfcBackward0")
         + ("ErfinvBackward0", "CoshBackward0", "SinhBackward0", "DigammaBackward0")
-        + ("LgammaBackward0", "SincBackward0", "I0Backward0"),
+        + ("LgammaBackward0", "SincBackward0", "I0Backward0", "Log2Backward0", "Log10Backward0"),
         _SELF,
     ),
     **dict.fromkeys(
@@ -574,8 +579,6 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     ),
     "SpecialNdtriBackward0": _RESULT,
     "RsqrtBackward0": _RESULT,
-    "Log2Backward0": _SELF,
-    "Log10Backward0": _SELF,
     "AddcmulBackward0": {"tensor1": ("input", 1, 2), "tensor2": ("input", 2, 1)},
     "AddcdivBackward0": {"tensor1": ("input", 1, 2), "tensor2": ("input", 2, None)},
     "LerpBackward1": {
@@ -609,6 +612,10 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "ScatterReduceBackward0": {
         "index": ("option", "index"), "result": ("result",), "self": ("input", 0, None),
         "src": ("input", 1, None),
+    },
+    "IndexReduceBackward0": {
+        "index": ("called", "index"), "result": ("result",), "self": ("input", 0, None),
+        "source": ("input", 1, None),
     },
     "LinalgQrBackward0": {"Q": ("option", "result", 0), "R": ("option", "result", 1)},
     "LinalgEighBackward0": {

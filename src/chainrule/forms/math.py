@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.node import UNGIVEN_ZERO
 from ..linalg._checks import with_out
 from ..tensor import Tensor, as_tensor, write_out
 
@@ -151,7 +152,7 @@ def trunc(input: Tensor, *, out: Any = None) -> Tensor:
 
 
 @with_out("", exact=True)
-def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
+def round(input: Tensor, *, decimals: int = UNGIVEN_ZERO, out: Any = None) -> Tensor:
     """The function form of Tensor.round (``out=`` as PyTorch's)."""
     return as_tensor(input).round(decimals=decimals)
 

@@ -313,6 +313,25 @@ def _divisors(x: Tensor, args: tuple, with_pad: bool) -> tuple[Any, float | None
 _DIVISORS: dict[tuple, tuple[Any, float | None]] = {}
 
 
+def _scale(divisor: Any, x: Tensor) -> Any:
+    """1 / divisor in x's dtype, on x's device: made once for each divisor array (one of
+    _divisors' own, kept there) and dtype on the host."""
+    if type(x._array) is not array.host.ndarray:
+        return array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
+    key = (id(divisor), x._array.dtype)
+    found = _SCALES.get(key)
+    if found is None or found[0] is not divisor:  # an id reused by another array: made again
+        if len(_SCALES) >= 256:  # a bound on what it keeps: start again
+            _SCALES.clear()
+        scale = (1.0 / divisor).astype(x._array.dtype)
+        scale.flags.writeable = False  # shared by every call: read only
+        found = _SCALES[key] = (divisor, scale)
+    return found[1]
+
+
+_SCALES: dict[tuple, tuple[Any, Any]] = {}
+
+
 def _window_sums(x: Tensor, args: tuple, weight: Any) -> Tensor:
     """weight (a number, or for 3-D an array of the output's spatial shape) times the sum of
     each window of x (N, C, *spatial), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
@@ -355,7 +374,7 @@ def _avg_pool(
     else:  # 1/divisor in the kernel where every window has the same one (or in 3-D), else after
         scale: Any = None
         if uniform is None:
-            scale = array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
+            scale = _scale(divisor, x)
         weight = 1.0 / uniform if uniform is not None else scale if spatial == 3 else 1.0
         out = _window_sums(x, args, weight)
         if spatial != 1:  # as PyTorch's node keeps them: stride () if not given

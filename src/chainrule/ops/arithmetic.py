@@ -118,3 +118,22 @@ class Remainder(Function):
         if not self.needs_input_grad[1]:
             return grad, None
         return grad, -grad * a.div(b, rounding_mode="floor")
+
+
+class Rounded(Function):
+    """out = a rounded to a whole number: ``how`` floor, ceil, trunc or rint (to the nearest,
+    halves to even); rint with ``decimals`` d as PyTorch computes it, in a's dtype:
+    rint(a * 10^d) / 10^d (d > 0), rint(a / 10^-d) * 10^-d (d < 0)"""
+
+    rule = "grad_a = 0: a step function, as PyTorch's"
+    saves_inputs = False
+
+    def forward(self, a: Any, how: str, decimals: int = 0) -> Any:
+        step = getattr(xp, how)
+        if not decimals:
+            return step(a)
+        scale = a.dtype.type(10.0 ** abs(decimals))
+        return step(a * scale) / scale if decimals > 0 else step(a / scale) * scale
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return (grad.new_zeros(grad.shape),)

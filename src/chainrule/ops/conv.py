@@ -482,10 +482,9 @@ class AvgPool2d(Function):
         )
         self.size = x.shape[2:]
         xpad = _padded(x, padding)
-        ho, wo = out_hw(x.shape[2:], kernel, stride, (1, 1), padding)
-        col_slices = _offsets(kernel[1], stride[1], 1, wo)
+        row_slices, col_slices = _pool_slices(x.shape[2:], kernel, stride, (1, 1), padding)
         out = None
-        for rows in _offsets(kernel[0], stride[0], 1, ho):
+        for rows in row_slices:
             for columns in col_slices:
                 if out is None:  # the first window offset makes the fresh buffer
                     out = xpad[:, :, rows, columns].copy()
@@ -521,11 +520,11 @@ class AvgPool2dBackward(Function):
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
         (top, bottom), (left, right) = padding
-        n, c, ho, wo = g.shape
+        n, c = g.shape[:2]
         out = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), g.dtype, like=g)
         part = g * weight if weight != 1 else g
-        col_slices = _offsets(kernel[1], stride[1], 1, wo)
-        for rows in _offsets(kernel[0], stride[0], 1, ho):
+        row_slices, col_slices = _pool_slices(size, kernel, stride, (1, 1), padding)
+        for rows in row_slices:
             for columns in col_slices:
                 out[:, :, rows, columns] += part
         return out[:, :, top : top + size[0], left : left + size[1]]

@@ -54,6 +54,50 @@ def _gathered(x: Any, where: Any, axis: int) -> Any:
     return picked.reshape(x.shape[:axis] + where.shape[::-1] + x.shape[axis + 1 :])
 
 
+def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
+    """For each window offset p, x's values at every window's p-th position along axis
+    (..., n_out, ...): a strided view where the windows step evenly (the strided pools'),
+    else one take. Separate arrays, so each reduction is whole-array maximums or adds (a
+    reduction over a gathered offset axis is several times slower, at any size)."""
+    found = _SPLITS.get(id(where))
+    if found is None or found[0] is not where:  # an id reused by another array: made again
+        if len(_SPLITS) >= 256:  # a bound on what it keeps: start again
+            _SPLITS.clear()
+        steps = array.host.diff(where, axis=0)
+        even = where.shape[0] < 2 or bool((steps == steps[:1]).all() and (steps[:1] > 0).all())
+        parts = _slices(where) if even else [where[:, p].copy() for p in range(where.shape[1])]
+        found = _SPLITS[id(where)] = (where, even, parts)
+    _, even, parts = found
+    lead = (slice(None),) * axis
+    if even:
+        return [x[lead + (s,)] for s in parts]
+    return [xp.take(x, array.from_host(p, x), axis=axis) for p in parts]
+
+
+# each windows array's offsets (slices or positions), by its id (the array kept to check it)
+_SPLITS: dict[int, tuple[Any, bool, list[Any]]] = {}
+
+
+def _max(views: list[Any]) -> Any:
+    """Elementwise max of equally shaped arrays (NaN propagates), a fresh array."""
+    if len(views) == 1:
+        return views[0].copy()
+    best = xp.maximum(views[0], views[1])
+    for v in views[2:]:
+        xp.maximum(best, v, out=best)
+    return best
+
+
+def _sum(views: list[Any]) -> Any:
+    """Elementwise sum of equally shaped arrays in their dtype, a fresh array."""
+    if len(views) == 1:
+        return views[0].copy()
+    total = xp.add(views[0], views[1])
+    for v in views[2:]:
+        xp.add(total, v, out=total)
+    return total
+
+
 class _WindowMax(Function):
     """out = the max of each window (a box: one window an axis), padded with the dtype's least
     value; grad_x = grad added at each window's first maximum in row-major order (the flat
@@ -83,9 +127,11 @@ class _WindowMax(Function):
                 if winners:  # windows of one, each its own position: nothing to reduce
                     self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
                 continue
+            if not winners:  # the maxima alone: one maximum per offset
+                out = _max(_offset_views(out, where, axis))
+                continue
             picked = _gathered(out, where, axis)  # (..., k, o, ...)
-            if winners:
-                self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
+            self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
             out = picked.max(axis=axis)
         return out
 
@@ -195,9 +241,16 @@ class AvgPool3d(Function):
         self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
         self.size = x.shape[2:]
         out = _padded(x, padding, 0)
-        for axis in range(x.ndim - 1, 1, -1):
-            out = _gathered(out, windows[axis - 2], axis).sum(axis=axis, dtype=x.dtype)
-        return _weighted(out, weight)
+        for axis in range(x.ndim - 1, 1, -1):  # one add per offset, in x's dtype
+            where = windows[axis - 2]
+            if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
+                continue  # windows of one, each its own position: nothing to add
+            out = _sum(_offset_views(out, where, axis))
+        if out is x:  # nothing padded or added: a fresh array, never a view of x
+            out = out.copy()
+        if not (isinstance(weight, float) and weight == 1):
+            out *= weight  # out is fresh: weighted in place
+        return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool3dBackward.apply(grad, size=self.size, **self.geometry),)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..arguments import broadcast_shape, broadcasts_to, need_number, normalize_dims
 from ..autograd.forward_ad import carries
+from ..autograd.node import UNGIVEN_ZERO
 from ..ops import arithmetic as fused
 from ..ops import elementwise, linalg, special
 from .core import HOST_ARRAY, Core, as_tensor, make
@@ -267,34 +268,31 @@ class Arithmetic(Core):
 
     absolute = abs
 
-    # rounding: a step function, whose gradient is 0 (as PyTorch's), with the values written
-    # through where(False, self, values); an integer tensor comes back as a copy, a bool one
-    # is refused
+    # rounding: a step function, whose gradient is 0 (as PyTorch's); an integer tensor
+    # comes back as a copy, a bool one is refused
 
     def floor(self: TensorSelf) -> Tensor:
-        return self._rounded(xp.floor, "floor")
+        return self._rounded("floor")
 
     def ceil(self: TensorSelf) -> Tensor:
-        return self._rounded(xp.ceil, "ceil")
+        return self._rounded("ceil")
 
     def trunc(self: TensorSelf) -> Tensor:
-        return self._rounded(xp.trunc, "trunc")
+        return self._rounded("trunc")
 
-    def round(self: TensorSelf, *, decimals: int = 0) -> Tensor:
+    def round(self: TensorSelf, *, decimals: int = UNGIVEN_ZERO) -> Tensor:
         """To the nearest integer, halves to even; with decimals, as PyTorch computes it:
         rint(x * 10^d) / 10^d (d > 0) or rint(x / 10^-d) * 10^-d (d < 0), in x's dtype."""
-        if decimals == 0:
-            return self._rounded(xp.rint, "round")
-        scale = self._array.dtype.type(10.0 ** abs(decimals))
-        if decimals > 0:
-            return self._rounded(lambda x: xp.rint(x * scale) / scale, "round")
-        return self._rounded(lambda x: xp.rint(x / scale) * scale, "round")
+        if decimals is UNGIVEN_ZERO:
+            return self._rounded("round")
+        return self._rounded("round", decimals, _ROUNDED["decimals"])
 
-    def _rounded(self: TensorSelf, fn: Any, op: str) -> Tensor:
+    def _rounded(self: TensorSelf, op: str, decimals: int = 0, rounded: Any = None) -> Tensor:
         need_number(self, op)  # PyTorch rounds no bools
         if not array.is_floating(self._array.dtype):
             return self.clone()
-        return where(false_mask(self), self, make(fn(self._array)))
+        rounded = rounded or _ROUNDED[op]
+        return rounded.apply(self, how="rint" if op == "round" else op, decimals=decimals)
 
     def exp(self: TensorSelf) -> Tensor:
         return elementwise.Exp.apply(floating(self))
@@ -769,6 +767,13 @@ _REMAINDER = (
     fused.Remainder.named("RemainderBackward0"),
     fused.Remainder.named("RemainderBackward1"),
 )
+_ROUNDED = {
+    "floor": fused.Rounded.named("FloorBackward0"),
+    "ceil": fused.Rounded.named("CeilBackward0"),
+    "trunc": fused.Rounded.named("TruncBackward0"),
+    "round": fused.Rounded.named("RoundBackward0"),
+    "decimals": fused.Rounded.named("RoundBackward1"),  # round with decimals given
+}
 _MASKED_FILL = (
     elementwise.Where.named("MaskedFillBackward0"),  # of a number
     elementwise.Where.named("MaskedFillBackward1"),  # of a 0-d tensor

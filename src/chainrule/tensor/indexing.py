@@ -19,6 +19,7 @@ from ..arguments import (
     normalize_dim,
 )
 from ..autograd.node import named
+from ..autograd.saved import record
 from ..ops import linalg, movement, rotation, selection
 from ..ops.movement import viewed
 from .arithmetic import matmul, scalar_for, where
@@ -461,7 +462,10 @@ class Indexing(Core):
         spread = xp.broadcast_to(
             idx.reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1)), expected
         )
-        return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+        if source._array.dtype != self._array.dtype or got != expected:  # refused, or 0-d
+            return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+        options = dict(index=spread, dim=d, reduce=reduce, include_self=bool(include_self))
+        return record(_INDEX_REDUCE.apply(self, source, **options), index=idx)
 
     def index_reduce_(
         self: TensorSelf,
@@ -724,4 +728,5 @@ def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
     return outs
 
 
+_INDEX_REDUCE = movement.ScatterReduce.named("IndexReduceBackward0")  # along one dim
 _VDOT = linalg.MatMul.named("VdotBackward0")  # vdot's product, named as PyTorch's (Function.named)
