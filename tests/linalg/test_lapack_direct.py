@@ -1,6 +1,6 @@
-"""One matrix's eigh, svd and qr call LAPACK's routine directly, with the workspace SciPy
-asks for: the results are SciPy's wrappers' bit for bit (the same routine on the same
-matrix), and a NaN is refused as there."""
+"""One matrix's eigh, svd, qr and lstsq (gelsy) call LAPACK's routine directly, with the
+workspace SciPy asks for: the results are SciPy's wrappers' bit for bit (the same routine on
+the same matrix), and a NaN is refused as there."""
 
 from __future__ import annotations
 
@@ -51,6 +51,20 @@ def test_qr_is_scipys(shape: tuple[int, int], mode: str) -> None:
     np.testing.assert_allclose(Q, sQ, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(R, sR, rtol=1e-12, atol=1e-12)
     assert not np.tril(R, -1).any()
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+@pytest.mark.parametrize("deficient", [False, True])
+def test_gelsy_is_scipys_lstsq(dtype: Any, shape: tuple[int, int], deficient: bool) -> None:
+    r = min(shape) - deficient  # rank one less where deficient: gelsy's rank sees it
+    a = (_RNG.standard_normal((shape[0], r)) @ _RNG.standard_normal((r, shape[1]))).astype(dtype)
+    b = _RNG.standard_normal((shape[0], 2)).astype(dtype)
+    cond = float(np.finfo(dtype).eps) * max(shape)
+    x, rank = lapack.gelsy(a, b, cond)
+    sx, _, srank, _ = sl.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)
+    assert x.dtype == dtype and rank == srank == min(shape) - deficient
+    np.testing.assert_array_equal(x, sx)
 
 
 def test_a_nan_is_refused() -> None:

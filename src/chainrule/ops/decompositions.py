@@ -441,13 +441,19 @@ class LinalgLstsq(Function):
         rank = xp.zeros(len(a), dtype=xp.int64)
         values = xp.zeros((len(a), min(m, n)), dtype=dtype)
         if a.size and b.size:
-            lstsq = scipy_linalg("linalg.lstsq").lstsq
             eps = float(xp.finfo(dtype).eps) * max(m, n) if rcond is None else rcond
-            for i in range(len(a)):
-                x, _, r, sv = lstsq(a[i], b[i], cond=eps, lapack_driver=driver, check_finite=False)
-                out[i], rank[i] = x, r
-                if sv is not None:
-                    values[i] = sv
+            if driver == "gelsy" and lapack.host_float(a) and a.dtype == b.dtype:
+                for i in range(len(a)):  # gelsy itself
+                    out[i], rank[i] = lapack.gelsy(a[i], b[i], eps)
+            else:
+                lstsq = scipy_linalg("linalg.lstsq").lstsq
+                for i in range(len(a)):
+                    x, _, r, sv = lstsq(
+                        a[i], b[i], cond=eps, lapack_driver=driver, check_finite=False
+                    )
+                    out[i], rank[i] = x, r
+                    if sv is not None:
+                        values[i] = sv
         if found is not None:  # what lstsq returns beside the solution
             found["rank"], found["sv"] = rank.reshape(shape), values.reshape(*shape, min(m, n))
         return out.reshape(*shape, n, k)

@@ -178,6 +178,22 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
     return (u, s, vh) if compute_uv else s
 
 
+def gelsy(a: Any, b: Any, cond: float) -> tuple[Any, int]:
+    """(X, rank): min ||a X - b|| for one host float matrix a (m x n) and b (m x k) of a's
+    dtype, by gelsy itself, as SciPy's lstsq calls it (whose checks and workspace query cost
+    five times the routine on a small matrix)."""
+    m, n = a.shape
+    k = b.shape[1]
+    if m < n:  # gelsy writes X (n rows) over b
+        b = host.concatenate((b, host.zeros((n - m, k), dtype=b.dtype)))
+    (lwork,) = _work("gelsy", a.dtype.char, m, n, k, cond)
+    jpvt = host.zeros((n, 1), dtype=host.int32)
+    _, x, _, rank, info = routine("gelsy", a.dtype)(a, b, jpvt, cond, lwork, False, False)
+    if info < 0:  # pragma: no cover - an argument LAPACK refuses: a bug here
+        raise ValueError(f"illegal value in {-info}-th argument of internal gelsy")
+    return x[:n], rank
+
+
 @functools.cache
 def _work(name: str, char: str, *shape: int, **options: int) -> tuple[int, ...]:
     """The best workspace sizes of LAPACK routine ``name`` for a matrix of that shape, asked
