@@ -14,10 +14,11 @@ _APPLIES = Function.__dict__  # the exporter's trace replaces its apply, and see
 _APPLY = _APPLIES["apply"]
 
 
-def view_made(op: Any, t: Any, options: dict[str, Any]) -> Any:
-    """``op.apply(t, **options)`` for ``op`` a view op of one Tensor input, made as apply
-    makes it where no node is recorded: op's forward on t's array, wrapped, and a view of t
-    where it shares t's memory. None where apply must run: a node would be recorded, a vmap
+def view_made(op: Any, t: Any, options: dict[str, Any], arrays: tuple = ()) -> Any:
+    """``op.apply(t, *arrays, **options)`` for ``op`` a view op of one Tensor input (and
+    ``arrays``, arrays it reads, as_strided's memory), made as apply makes it where no node
+    is recorded: op's forward on t's array, wrapped, and a view of t where it shares t's
+    memory. None where apply must run: a node would be recorded, a vmap
     or dual level is open, an exporter traces the ops, or forward fails (apply words the
     error). A view of finite values is finite, so anomaly mode has nothing to check. (Its
     caller asks the switch.)"""
@@ -27,7 +28,7 @@ def view_made(op: Any, t: Any, options: dict[str, Any]) -> Any:
         return None
     data = t._array
     try:
-        out = op().forward(data, **options)
+        out = op().forward(data, *arrays, **options)
     except Exception:
         return None
     made = tensor_type()._make(out)

@@ -90,14 +90,15 @@ class Expand(Function):
         return (grad,)
 
 
-def viewed(op: type[Function], t: Tensor, **options: Any) -> Tensor:
-    """``op.apply(t, **options)`` for a view op of one Tensor (reshape, permute, expand, a
-    slice); with the switch on, the view made directly where no node would be recorded."""
+def viewed(op: type[Function], t: Tensor, *arrays: Any, **options: Any) -> Tensor:
+    """``op.apply(t, *arrays, **options)`` for a view op of one Tensor (reshape, permute,
+    expand, a slice; ``arrays``: arrays it reads besides, as_strided's memory); with the switch
+    on, the view made directly where no node would be recorded."""
     if fastpath.enabled():
-        out = fastpath.view_made(op, t, options)
+        out = fastpath.view_made(op, t, options, arrays)
         if out is not None:
             return out
-    return op.apply(t, **options)
+    return op.apply(t, *arrays, **options)
 
 
 def sliced(op: type[Function], t: Tensor, indexes: list[tuple]) -> list[Tensor]:

@@ -214,14 +214,17 @@ class Indexing(Core):
             )
         if not math.prod(size):
             start = 0
-        out = selection.AsStridedView.apply(self, memory, size=size, stride=stride, start=start)
+        out = viewed(selection.AsStridedView, self, memory, size=size, stride=stride, start=start)
         return named(
             out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset
         )
 
     def diagflat(self: TensorSelf, offset: int = 0) -> Tensor:
         """The flattened values on the diagonal (offset) of a square matrix, zeros elsewhere."""
-        return self.reshape(-1).diag_embed(offset, 0, 1)
+        flat = self.reshape(-1)  # (n,)
+        side = flat._array.shape[0] + abs(int(offset))  # diag_embed(offset, 0, 1)'s, directly
+        options = dict(offset=int(offset), dim1=0, dim2=1, shape=(side, side))
+        return selection.DiagEmbed.apply(flat, **options)
 
     def select_scatter(self: TensorSelf, src: Any, dim: int, index: int) -> Tensor:
         """self with src written where select(dim, index) reads."""

@@ -205,8 +205,13 @@ class Shape(Core):
         dims = shape_arg(spread_or_keyword(dim_list, dims, "dims", "permute"))
         shape = self._array.shape
         n = len(shape)
-        norm = tuple([normalize_dim(d, n, "permute", shape) for d in dims])
-        if sorted(norm) != list(range(n)):
+        norm = tuple(
+            [
+                d % n if type(d) is int and -n <= d < n else normalize_dim(d, n, "permute", shape)
+                for d in dims
+            ]
+        )  # normalize_dim's common case inline: on every permute's way
+        if len(norm) != n or len(set(norm)) != n:
             raise ValueError(
                 f"permute: dims {tuple(dims)} are not a permutation of the {n} dims of a "
                 f"tensor of shape {shape}"
@@ -215,7 +220,7 @@ class Shape(Core):
 
     def _permuted(self: TensorSelf, order: tuple[int, ...]) -> Tensor:
         """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
-        if order == tuple(range(len(order))):
+        if order == _KEPT[len(order)]:
             return self
         return named(viewed(movement.Permute, self, dims=order), "PermuteBackward0")
 
@@ -318,7 +323,7 @@ class Shape(Core):
         if steps is not None:  # integers and index arrays: PyTorch's order (see split_index)
             selected = movement.GetItem.apply(self, index=steps[0])
             return movement.GetItem.apply(selected, index=steps[1])
-        return movement.GetItem.apply(self, index=key)
+        return viewed(movement.GetItem, self, index=key)
 
     def __iter__(self: TensorSelf) -> Iterator[Tensor]:
         return (self[i] for i in range(len(self)))
@@ -487,25 +492,31 @@ class Shape(Core):
         count for all or one count per value. An index_select of the repeated positions."""
         if dim is None:
             return self.flatten().repeat_interleave(repeats, 0, output_size=output_size)
-        d = normalize_dim(dim, self.ndim, "repeat_interleave", self.shape)
-        counts = repeats._array if isinstance(repeats, Core) else repeats
-        counts = array.array_like(counts, self._array)
-        n = self.shape[d] if self.ndim else 1
-        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
-            raise ValueError(
-                f"repeat_interleave: repeats must be an int or an integer tensor of 1 or {n} "
-                f"values (the size of dim {d}); got dtype {counts.dtype} and shape {counts.shape} "
-                f"for shape {self.shape}"
-            )
-        if (counts < 0).any():
-            raise ValueError(f"repeat_interleave: repeats must not be negative; got {counts}")
-        source = xp.repeat(xp.arange(n, like=counts), counts.reshape(-1))  # each one's source
+        shape = self._array.shape
+        d = normalize_dim(dim, len(shape), "repeat_interleave", shape)
+        n = shape[d] if shape else 1
+        if type(repeats) is int and repeats >= 0:  # one count for all: nothing to check
+            source = xp.repeat(xp.arange(n, like=self._array), repeats)  # each one's source
+        else:
+            counts = repeats._array if isinstance(repeats, Core) else repeats
+            counts = array.array_like(counts, self._array)
+            if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
+                raise ValueError(
+                    f"repeat_interleave: repeats must be an int or an integer tensor of 1 or {n} "
+                    f"values (the size of dim {d}); got dtype {counts.dtype} and shape "
+                    f"{counts.shape} for shape {self.shape}"
+                )
+            if (counts < 0).any():
+                raise ValueError(f"repeat_interleave: repeats must not be negative; got {counts}")
+            source = xp.repeat(xp.arange(n, like=counts), counts.reshape(-1))
         if output_size is not None and output_size != len(source):
             raise ValueError(
                 f"repeat_interleave: output_size {output_size} differs from the {len(source)} "
                 f"values the repeats make; got shape {self.shape}"
             )
-        out = self.reshape(self.shape or (1,))[(slice(None),) * d + (source,)]
+        whole = self if shape else self._reshaped((1,))
+        # the positions, an index array along d: GetItem itself, no index to parse
+        out = movement.GetItem.apply(whole, index=(slice(None),) * d + (source,))
         if not isinstance(repeats, Core):
             return out
         return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
@@ -720,8 +731,9 @@ def _zero(t: Tensor) -> Any:
     return False if t._array.dtype.kind == "b" else 0
 
 
-# The orders of T (every dim reversed) and mT (the last two swapped) for each number of dims
-# an array can have: a lookup, not a tuple built on every call.
+# The orders of no change, T (every dim reversed) and mT (the last two swapped) for each
+# number of dims an array can have: a lookup, not a tuple built on every call.
+_KEPT = [tuple(range(n)) for n in range(65)]
 _REVERSED = [tuple(reversed(range(n))) for n in range(65)]
 _SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
 
