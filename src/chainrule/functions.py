@@ -783,24 +783,25 @@ def cdist(
     )
     if compute_mode not in modes:
         raise ValueError(f"cdist: compute_mode must be one of {modes}; got {compute_mode!r}")
-    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+    sa, sb = a._array.shape, b._array.shape  # plain tuples: no Size made for each check
+    if len(sa) < 2 or len(sb) < 2 or sa[-1] != sb[-1]:
         raise ValueError(
-            f"cdist: expects x1 (..., P, M) and x2 (..., R, M) of one M; got shapes {a.shape} "
-            f"and {b.shape}"
+            f"cdist: expects x1 (..., P, M) and x2 (..., R, M) of one M; got shapes {sa} and {sb}"
         )
     if p < 0:
         raise ValueError(f"cdist: p must be non-negative; got {p}")
-    if a.dtype != b.dtype:
+    if a._array.dtype != b._array.dtype:
         raise TypeError(f"cdist: expects one dtype; got {a.dtype} and {b.dtype}")
     need_float(a, "cdist")
-    many = a.shape[-2] > 25 or b.shape[-2] > 25
+    many = sa[-2] > 25 or sb[-2] > 25
     by_products = p == 2 and (compute_mode == modes[1] or compute_mode == modes[0] and many)
     if by_products:
         return _euclidean_by_products(a, b)
-    if a.dtype not in (array.float32, array.float64):  # PyTorch's direct kernel has no other
+    if a._array.dtype.char not in "fd":  # PyTorch's direct kernel: float32 and float64
         raise TypeError(f"cdist: expects float32 or float64 tensors; got dtype {a.dtype}")
-    diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
-    return diff.norm(p, dim=-1)
+    # (..., P, 1, M) - (..., 1, R, M): a reshape of the same sizes, no dim to parse
+    diff = a._reshaped(sa[:-1] + (1, sa[-1])) - b._reshaped(sb[:-2] + (1,) + sb[-2:])
+    return diff.norm(p, dim=-1)  # (..., P, R)
 
 
 def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:
@@ -811,7 +812,7 @@ def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:
     left = cat([a * -2.0, a_sq, a_sq.new_ones(a_sq.shape)], -1)  # (..., P, M + 2)
     right = cat([b, b_sq.new_ones(b_sq.shape), b_sq], -1)  # (..., R, M + 2)
     squared = left @ right.mT  # (..., P, R)
-    if squared.dtype != a.dtype:  # rounded as PyTorch's low-precision product is
+    if squared._array.dtype != a._array.dtype:  # rounded as PyTorch's low-precision product is
         squared = squared.to(a.dtype)
     out = squared.clamp(min=1e-30).sqrt()
-    return out if out.dtype == a.dtype else out.to(a.dtype)
+    return out if out._array.dtype == a._array.dtype else out.to(a.dtype)
