@@ -9,7 +9,6 @@ from typing import Any
 
 from .arguments import normalize_dim
 from .autograd import forward_ad
-from .autograd.node import named
 from .constants import contiguous_format
 from .linalg._checks import with_out
 from .ops import movement
@@ -37,15 +36,15 @@ __all__ = [
 
 
 def _copied(x: Tensor, view: Tensor, name: str) -> Tensor:
-    """``view`` (of x) copied into memory of its own (C order), the view's node kept as the
-    copy's and named ``name``, as PyTorch names the _copy op's. Where the method gave x
-    itself (a squeeze with nothing to squeeze), a view of the whole of x stands for it."""
+    """``view`` (of x) copied into memory of its own (C order), its node the copy of the
+    view's named ``name``, as PyTorch names the _copy op's (Function.copied). Where the
+    method gave x itself (a squeeze with nothing to squeeze), a view of the whole of x
+    stands for it."""
     if view is x:
         view = x[...]
     out = Tensor._make(view._array.copy(), view.requires_grad)
     if view.grad_fn is not None:
-        out.grad_fn = view.grad_fn
-        named(out, name)
+        out.grad_fn = view.grad_fn.copied(name)
     tangent = forward_ad.tangent_of(view)  # forward mode: the view's tangent, copied too
     if tangent is not None:
         forward_ad.set_tangent(out, tangent.clone(memory_format=contiguous_format))

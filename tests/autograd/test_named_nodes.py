@@ -157,3 +157,18 @@ def test_an_op_of_one_pytorch_node_is_one_node(name: str) -> None:
     want.backward(torch.tensor(grad))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
     assert saved(out.grad_fn) == saved(want.grad_fn)
+
+
+def test_a_views_copy_is_a_node_of_its_own_with_the_views_rule() -> None:
+    x = cr.randn(3, requires_grad=True)
+    view = x.expand(2, 3)
+    out = cr.expand_copy(x, (2, 3))
+    assert (
+        out.grad_fn.name()
+        == torch.expand_copy(torch.zeros(3, requires_grad=True), (2, 3)).grad_fn.name()
+    )
+    assert type(out.grad_fn).primitive is type(view.grad_fn).primitive
+    assert view.grad_fn.name() == "ExpandBackward0"  # a view made beside it keeps its name
+    assert out._array.flags.c_contiguous and not np.shares_memory(out._array, x._array)
+    (out * cr.tensor([[1.0], [2.0]])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 3.0))

@@ -110,6 +110,15 @@ class Function(Node):
         module is loaded (``_BMM = MatMul.named("BmmBackward0")``): its ``apply`` is the op's."""
         return node_type(cls.primitive, name)
 
+    def copied(self, name: str) -> Function:
+        """The node of a view's copy (``expand_copy``'s, of this expand's node): a node of
+        this op named ``name`` (PyTorch's ``ExpandBackward0_copy``) on the same inputs,
+        keeping what forward saved, so that its rule is the view's."""
+        node = object.__new__(node_type(self.primitive, name))
+        node.inputs, node.needs_input_grad = self.inputs, self.needs_input_grad
+        node.__dict__.update(self.__dict__)
+        return node
+
     @classmethod
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run forward on the inputs' arrays; record a node if grad mode is on and an input
