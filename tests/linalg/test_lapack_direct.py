@@ -1,4 +1,4 @@
-"""One matrix's eigh, svd, qr and lstsq (gelsy) call LAPACK's routine directly, with the
+"""One matrix's eigh, svd, qr, cholesky and lstsq (gelsy) call LAPACK's routine directly, with the
 workspace SciPy asks for: the results are SciPy's wrappers' bit for bit (the same routine on
 the same matrix), and a NaN is refused as there."""
 
@@ -65,6 +65,18 @@ def test_gelsy_is_scipys_lstsq(dtype: Any, shape: tuple[int, int], deficient: bo
     sx, _, srank, _ = sl.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)
     assert x.dtype == dtype and rank == srank == min(shape) - deficient
     np.testing.assert_array_equal(x, sx)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_cholesky_is_scipys_potrf(dtype: Any) -> None:
+    x = _RNG.standard_normal((4, 4))
+    a = (x @ x.T + 4 * np.eye(4)).astype(dtype)
+    a[0, 3] = 99.0  # the upper triangle is never read
+    L = lapack.cholesky(a)
+    assert L.dtype == dtype
+    np.testing.assert_array_equal(L, sl.cholesky(a, lower=True, check_finite=False))
+    with pytest.raises(np.linalg.LinAlgError, match=r"^3-th leading minor"):
+        lapack.cholesky(np.diag([1.0, 2.0, -1.0, 4.0]).astype(dtype))
 
 
 def test_a_nan_is_refused() -> None:

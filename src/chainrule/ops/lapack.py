@@ -130,11 +130,20 @@ def _swap_sign(piv: Any) -> Any:
 
 
 def cholesky(a: Any) -> Any:
-    """L with L L^T = a, from a's lower triangle."""
+    """L with L L^T = a, from a's lower triangle: potrf itself for one matrix (as SciPy's
+    cholesky calls it, at a third of its time on a small one), SciPy's for a batch of large
+    ones."""
     sl = direct(a)
     if sl is None:
         return xp.linalg.cholesky(a)
-    return sl.cholesky(a, lower=True, check_finite=False)
+    if a.ndim > 2:
+        return sl.cholesky(a, lower=True, check_finite=False)
+    L, info = routine("potrf", a.dtype)(a, lower=1, clean=1)
+    if info:  # as SciPy's cholesky words it
+        raise xp.linalg.LinAlgError(
+            f"{info}-th leading minor of the array is not positive definite"
+        )
+    return L
 
 
 def eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:
