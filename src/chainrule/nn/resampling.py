@@ -169,8 +169,8 @@ def _interpolate(
         out = x
         for axis in range(2, x.ndim):  # each axis alone: the modes are separable
             n_in, n_out, scale = x.shape[axis], sizes[axis - 2], scales[axis - 2]
-            taps = _nearest_taps(n_in, n_out, scale, mode == "nearest-exact")[:, 0]
-            out = conv_ops.AxisTake.apply(out, index=host.ascontiguousarray(taps), axis=axis)
+            taps = _nearest_index(n_in, n_out, scale, mode == "nearest-exact")
+            out = conv_ops.AxisTake.apply(out, index=taps, axis=axis)
         return out
     dt = host.float64 if x._array.dtype == host.float64 else host.float32  # PyTorch's opmath
     maps = tuple(
@@ -183,6 +183,24 @@ def _interpolate(
         out, align_corners=bool(align_corners), output_size=list(sizes),
         self_sym_sizes=tuple(x.shape), **dict(zip(names, scales, strict=True)),
     )  # fmt: skip
+
+
+# each axis' nearest input positions, by its sizes, scale and exactness
+_NEAREST: dict[tuple, Any] = {}
+
+
+def _nearest_index(n_in: int, n_out: int, scale: float | None, exact: bool) -> Any:
+    """_nearest_taps of an axis as a contiguous (n_out,) array, made once for each of its
+    arguments (read only: a constant of the shapes)."""
+    key = (n_in, n_out, scale, exact)
+    taps = _NEAREST.get(key)
+    if taps is None:
+        taps = host.ascontiguousarray(_nearest_taps(n_in, n_out, scale, exact)[:, 0])
+        taps.flags.writeable = False
+        if len(_NEAREST) >= 256:  # a bound on what it keeps: start again
+            _NEAREST.clear()
+        _NEAREST[key] = taps
+    return taps
 
 
 _UPSAMPLE: dict[str, Any] = {
