@@ -11,7 +11,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, positive_int, resolve_device
 from ..autograd.mode import no_grad
-from ..ops import elementwise
+from ..ops import elementwise, movement
 from ..tensor import Tensor, as_tensor
 from . import init
 from .layers import embedding
@@ -138,9 +138,10 @@ def embedding_bag(
         rows = rows[Tensor._make(at)]  # (n kept, D)
     bag = Tensor._make(of[at])  # (n kept,): each kept row's bag
     out = weight.new_zeros((bags, weight.shape[1]))  # (B, D)
-    if mode == "max":
-        where_to = bag.reshape(-1, 1).expand(rows.shape)  # (n kept, D)
-        return out.scatter_reduce(0, where_to, rows, "amax", include_self=False)
+    if mode == "max":  # scatter_reduce's op, its index made here: no Tensor to parse
+        where_to = xp.broadcast_to(bag._array[:, None], rows._array.shape)  # (n kept, D)
+        options = dict(index=where_to, dim=0, reduce="amax", include_self=False)
+        return movement.ScatterReduce.apply(out, rows, **options)
     out = out.index_add(0, bag, rows)
     if mode == "mean":
         counts = xp.bincount(of[at], minlength=bags).astype(out._array.dtype)
