@@ -245,6 +245,11 @@ OMISSIONS = [
         "no rule", _without("function", _lines("    rule =", "    saves_out")), (OPS_FILE, "rule =")
     ),
     Omission(
+        "a rule of two lines",
+        _without("function", ", grad_b = -grad_a", "\\ngrad_b = -grad_a"),
+        (f"{OPS_FILE} (of two lines)", "rule ="),
+    ),
+    Omission(
         "no docstring",
         _without("function", _lines('    """out =', "    rule =")),
         (OPS_FILE, "forward formula"),

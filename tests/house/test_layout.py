@@ -90,7 +90,11 @@ def _file(op: type) -> str:
 
 
 def test_every_op_states_its_rule() -> None:
-    missing = [f"{_file(op)}: {op.__name__}" for op in _ops() if not op.__dict__.get("rule")]
+    rules = {op: op.__dict__.get("rule") or "" for op in _ops()}
+    missing = [f"{_file(op)}: {op.__name__}" for op, rule in rules.items() if not rule.strip()]
+    missing += [
+        f"{_file(op)}: {op.__name__} (of two lines)" for op, r in rules.items() if "\n" in r
+    ]
     assert missing == [], (
         'give each op its gradient rule as one line of text, rule = "grad_a = ..." (what '
         "explain and draw_graph show): " + "; ".join(missing)
