@@ -13,7 +13,7 @@ from typing import Any
 
 from . import array, sparse
 from .arguments import broadcast_shape, need_float, need_number, normalize_dim, resolve_device
-from .ops import linalg, movement, selection
+from .ops import distance, linalg, movement, selection
 from .tensor import Tensor, as_tensor, write_out
 from .tensor import matmul as _matmul
 from .tensor import where as _where
@@ -799,9 +799,7 @@ def cdist(
         return _euclidean_by_products(a, b)
     if a._array.dtype.char not in "fd":  # PyTorch's direct kernel: float32 and float64
         raise TypeError(f"cdist: expects float32 or float64 tensors; got dtype {a.dtype}")
-    # (..., P, 1, M) - (..., 1, R, M): a reshape of the same sizes, no dim to parse
-    diff = a._reshaped(sa[:-1] + (1, sa[-1])) - b._reshaped(sb[:-2] + (1,) + sb[-2:])
-    return diff.norm(p, dim=-1)  # (..., P, R)
+    return distance.Cdist.apply(a, b, p=float(p))  # (..., P, R): one node, PyTorch's
 
 
 def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:

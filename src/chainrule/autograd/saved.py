@@ -274,16 +274,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         ("VarBackward0", "StdBackward0", "VarMeanBackward0", "StdMeanBackward0"), _SPREAD
     ),
     "ProdBackward1": {"dim": lambda fn: _option(fn, "dims")[0], "keepdim": _opt("keepdim")},
-    "ScatterReduceBackward0": {
-        "dim": _opt("dim"),
-        "include_self": _opt("include_self"),
-        "reduce": _opt("reduce"),
-    },
-    "IndexReduceBackward0": {
-        "dim": _opt("dim"),
-        "include_self": _opt("include_self"),
-        "reduce": _opt("reduce"),
-    },
+    **dict.fromkeys(
+        ("ScatterReduceBackward0", "IndexReduceBackward0"),
+        {"dim": _opt("dim"), "include_self": _opt("include_self"), "reduce": _opt("reduce")},
+    ),
+    "CdistBackward0": {"p": _opt("p")},
     "UnbindBackward0": {"dim": _opt("dim")},
     "SplitBackward0": {
         "dim": _opt("dim"),
@@ -585,6 +580,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "end": ("input", 1, 2), "self": ("input", 0, 2), "weight": ("input", 2, None)
     },
     "RemainderBackward1": {"other": ("input", 1, 1), "self": ("input", 0, 1)},
+    "CdistBackward0": {"result": ("result",), "x1": ("input", 0, None), "x2": ("input", 1, None)},
     "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "IndexFillBackward0": {"index": ("called", "index")},
