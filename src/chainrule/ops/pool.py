@@ -308,11 +308,30 @@ def _mapped(x: Any, maps: tuple) -> Any:
         m = maps[axis - (x.ndim - k)]
         if m is None:
             continue
-        m = array.from_host(m.astype(x.dtype, copy=False), x)
+        m = array.from_host(_in_dtype(m, x.dtype), x)
         lead, rest = out.shape[:axis], out.shape[axis + 1 :]
         rows = out.reshape(lead + (out.shape[axis], math.prod(rest)))  # (..., in, rest)
         out = xp.matmul(m, rows).reshape(lead + (m.shape[0],) + rest)  # (..., out, rest)
     return out
+
+
+def _in_dtype(m: Any, dtype: Any) -> Any:
+    """The host matrix m in ``dtype``: made once for each matrix (kept, as every caller's
+    matrices are made once for each shape) and dtype, read only."""
+    if m.dtype == dtype:
+        return m
+    key = (id(m), dtype)
+    found = _CAST.get(key)
+    if found is None or found[0] is not m:  # an id reused by another array: made again
+        if len(_CAST) >= 256:  # a bound on what it keeps: start again
+            _CAST.clear()
+        cast = m.astype(dtype)
+        cast.flags.writeable = False
+        found = _CAST[key] = (m, cast)
+    return found[1]
+
+
+_CAST: dict[tuple, tuple[Any, Any]] = {}
 
 
 class _AxisMaps(Function):
