@@ -172,3 +172,21 @@ def test_a_views_copy_is_a_node_of_its_own_with_the_views_rule() -> None:
     assert out._array.flags.c_contiguous and not np.shares_memory(out._array, x._array)
     (out * cr.tensor([[1.0], [2.0]])).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 3.0))
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist_is_one_node_with_torchs_gradient_at_zero_distances(p: float) -> None:
+    x, tx = _pair((2, 3, 4), 5)
+    y = np.random.default_rng(6).standard_normal((5, 4))
+    y[0] = x.detach().numpy()[0, 0]  # a distance of 0
+    y[1, :2] = x.detach().numpy()[1, 1, :2]  # coordinates that differ by 0
+    b, tb = cr.tensor(y, requires_grad=True), torch.tensor(y, requires_grad=True)
+    mode = "donot_use_mm_for_euclid_dist"
+    out, want = cr.cdist(x, b, p, mode), torch.cdist(tx, tb, p, mode)
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    assert out.grad_fn.name() == want.grad_fn.name() and out.grad_fn._saved_p == p
+    grad = np.random.default_rng(7).standard_normal(tuple(want.shape))
+    out.backward(cr.tensor(grad))
+    want.backward(torch.tensor(grad))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-10)

@@ -46,19 +46,21 @@ class Cdist(Function):
         p = self.p
         d = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
         g, dist = grad.unsqueeze(-1), out.unsqueeze(-1)
+        zero = dist == 0  # no gradient there; 1 stands for 0 in the divisions (no 0 / 0)
         if p == 0:
             gd = d * 0.0
         elif p == 1:
             gd = g * d.sign()
         elif p == 2:
-            gd = g * d / dist
+            gd = g * d / dist.masked_fill(zero, 1.0)
         elif math.isinf(p):
             gd = g * d.sign() * (d.abs() == dist)
         else:
-            gd = g * d.sign() * d.abs() ** (p - 1) / dist ** (p - 1)
-        zero = dist == 0
-        if p < 1:
-            zero = zero | (d == 0)
+            size = d.abs()
+            if p < 1:  # |d|^(p-1) is infinite at d = 0: no gradient there either
+                zero = zero | (d == 0)
+                size = size.masked_fill(zero, 1.0)
+            gd = g * d.sign() * size ** (p - 1) / dist.masked_fill(dist == 0, 1.0) ** (p - 1)
         gd = gd.masked_fill(zero, 0.0)
         need1, need2 = self.needs_input_grad
         return gd.sum(-2) if need1 else None, -gd.sum(-3) if need2 else None
