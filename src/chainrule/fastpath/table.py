@@ -230,6 +230,13 @@ TRICKS = [
         "the view op's apply, which makes the same view",
     ),
     Trick(
+        "decompositions' parts made directly",
+        "chainrule.linalg.decompose:_untracked",
+        "linalg.qr of a (4, 3) float32 matrix that records nothing: 8.9 against 17 us; "
+        "linalg.svd of a (2, 3): 13.5 against 19.7 us; eigh of a (3, 3): 17.8 against 20.4 us",
+        "each part's apply (LinalgQr, LinalgSvdEx, LinalgEigh, LinalgLu), which copies it",
+    ),
+    Trick(
         "pieces of a split made directly",
         "chainrule.ops.movement:sliced",
         "unbind(0) of a (3, 4) float32 tensor that records nothing: 4.5 against 9.7 us",

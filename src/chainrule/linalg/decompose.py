@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from .. import fastpath
 from ..array import xp
 from ..autograd.outputs import Triangle, part_node
+from ..fastpath.parts import untracked
 from ..ops import decompositions as D
 from ..ops import lapack
 from ..ops import lu_qr as LQ
@@ -56,6 +58,8 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     A = matrices(A, "linalg.eigh", square=True)
     _uplo(UPLO, "linalg.eigh")
     result = lapack.eigh(A._array, UPLO)
+    if _untracked(A):  # no node: LAPACK's arrays as they are
+        return Eigh(*map(constant, result))
     L, Q = (D.LinalgEigh.apply(A, part=p, UPLO=UPLO, result=result) for p in ("L", "Q"))
     return Eigh(L, Q)
 
@@ -66,6 +70,12 @@ def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Tensor:
     A = matrices(A, "linalg.eigvalsh", square=True)
     _uplo(UPLO, "linalg.eigvalsh")
     return D.LinalgEigh.apply(A, part="L", UPLO=UPLO)
+
+
+def _untracked(A: Tensor) -> bool:
+    """Whether A's decomposition records no node: its parts are then LAPACK's arrays as they
+    are, without each part's apply and the copy it keeps for backward (fastpath/table.py)."""
+    return fastpath.enabled() and untracked(A)
 
 
 def _uplo(UPLO: str, op: str) -> None:
@@ -81,6 +91,8 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = No
     if A._array.size == 0:
         return Svd(*(attached(a, A) for a in _empty_svd(A._array, full_matrices)))
     result = lapack.svd(A._array, full_matrices)
+    if _untracked(A):  # no node: LAPACK's arrays as they are
+        return Svd(*map(constant, result))
     parts = (
         D.LinalgSvdEx.apply(A, part=p, full_matrices=full_matrices, result=result)
         for p in ("U", "S", "Vh")
@@ -116,6 +128,9 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r'; got {mode!r}")
     a = A._array
     result = lapack.qr(a, "complete" if mode == "complete" else "reduced")
+    if _untracked(A):  # no node: LAPACK's arrays as they are
+        Q = result[0] if mode != "r" else xp.zeros((0,), dtype=a.dtype)
+        return Qr(constant(Q), constant(result[1]))
     QR = LQ.LinalgQr.apply(A, part="QR", mode=mode, result=result)
     R = LQ.LinalgQr.apply(QR, part="R", mode=mode, result=result, packed=True)
     if mode == "r":
@@ -165,6 +180,12 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
         return (*(attached(empty[p], A) for p in parts), pivots)
     found = LQ.lu_arrays(a, op)  # (LU, pivots)
+    if _untracked(A):  # no node: LAPACK's LU and its triangles
+        lu = found[0]
+        made = (
+            lu if p == "LU" else LQ.LinalgLu().forward(lu, p, found, packed=True) for p in parts
+        )
+        return (*map(constant, made), found[1])
     LU = LQ.LinalgLu.apply(A, part="LU", result=found)
     return (
         *(
