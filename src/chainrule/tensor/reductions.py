@@ -516,7 +516,7 @@ def _quantile(
     m = qa.size
     order = xp.argsort(x._array, axis=-1, kind="stable")  # (*rest, n): ascending, NaN last
     nans = xp.isnan(x._array)[None]  # (1, *rest, n)
-    if isinstance(q, Core) and q.requires_grad:  # the ranks a Tensor, for q's gradient
+    if isinstance(q, Core):  # the ranks a Tensor, for the derivatives q may carry
         qv = qs.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
         if ignore_nan:
             count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
