@@ -656,7 +656,8 @@ _SPREADS["std_mean"] = reduce.StdMean
 def _parts(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
     """The two outputs of var_mean, std_mean or aminmax (``op``, the primitive's name),
     packed[0] and packed[1], which share packed's node as PyTorch's two outputs share one."""
-    pair = (movement.GetItem.apply(packed, index=(0,)), movement.GetItem.apply(packed, index=(1,)))
+    first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
+    pair = (first, second)
     if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
         return pair
     shape = tuple(packed.shape[1:])
