@@ -89,3 +89,16 @@ def test_three_d_pools_by_offset_match_pytorch() -> None:
     source = cr.tensor(x)
     out = calls[-1](cr, source)
     assert not np.shares_memory(out.numpy(), source.numpy())
+
+
+def test_affine_grid_called_again_agrees_with_pytorch() -> None:
+    theta = np.random.default_rng(5).standard_normal((2, 2, 3)).astype(np.float32)
+    for corners in (False, True, False):  # the second False: the kept base grid
+        ours = cr.tensor(theta, requires_grad=True)
+        out = F.affine_grid(ours, [2, 3, 4, 5], align_corners=corners)
+        out.sum().backward()
+        t = torch.tensor(theta, requires_grad=True)
+        expected = torch.nn.functional.affine_grid(t, [2, 3, 4, 5], align_corners=corners)
+        expected.sum().backward()
+        np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), 1e-6, 1e-6)
+        np.testing.assert_allclose(ours.grad.numpy(), t.grad.numpy(), 1e-5, 1e-5)

@@ -57,13 +57,35 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
         )
     if min(size) <= 0:
         raise ValueError(f"{op}: every size must be positive; got size {tuple(size)}")
-    spatial = size[2:]
-    axes = [_steps(n, corners, theta._array) for n in reversed(spatial)]  # x, y (, z)
-    mesh = xp.meshgrid(*reversed(axes), indexing="ij")  # each (D,) H, W
-    ones = xp.ones(mesh[0].shape, dtype=theta._array.dtype, like=theta._array)
-    base = xp.stack([*reversed(mesh), ones], axis=-1).reshape(-1, dim + 1)  # (P, dim + 1)
+    spatial = tuple(size[2:])
+    base = _base_grid(spatial, corners, theta._array)  # (P, dim + 1)
     out = matmul(Tensor._make(base), theta.mT)  # (N, P, dim)
     return out.reshape(size[0], *spatial, dim)
+
+
+def _base_grid(spatial: tuple, corners: bool, like: Any) -> Any:
+    """(P, dim + 1): each output pixel's [x, y (, z), 1], x along the width; a small one
+    (where making it costs more than using it) made once for each size, corners and dtype on
+    the host (read only: a constant of the shapes)."""
+    on_host = type(like) is array.host.ndarray
+    key = (spatial, corners, like.dtype)
+    base = _BASE_GRIDS.get(key) if on_host else None
+    if base is None:
+        dim = len(spatial)
+        axes = [_steps(n, corners, like) for n in reversed(spatial)]  # x, y (, z)
+        mesh = xp.meshgrid(*reversed(axes), indexing="ij")  # each (D,) H, W
+        ones = xp.ones(mesh[0].shape, dtype=like.dtype, like=like)
+        base = xp.stack([*reversed(mesh), ones], axis=-1).reshape(-1, dim + 1)  # (P, dim + 1)
+        if on_host and base.size <= _KEPT_SIZE:
+            base.flags.writeable = False
+            if len(_BASE_GRIDS) >= 64:  # a bound on what it keeps: start again
+                _BASE_GRIDS.clear()
+            _BASE_GRIDS[key] = base
+    return base
+
+
+_BASE_GRIDS: dict[tuple, Any] = {}
+_KEPT_SIZE = 1 << 16  # the largest base grid kept (elements), so the kept ones stay small
 
 
 def grid_sample(
