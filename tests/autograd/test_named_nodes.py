@@ -124,6 +124,10 @@ ONE_NODE = {
     "trunc": lambda x: x.trunc(),
     "index_ending_in_none": lambda x: x[1:, None],
     "index_none_after_ellipsis": lambda x: x[1, ..., None, :],
+    "number_over_tensor": lambda x: 2 / x,
+    "number_minus_tensor": lambda x: 2.5 - x,
+    "rsqrt": lambda x: (x * x).rsqrt(),
+    "masked_fill": lambda x: x.masked_fill(x > 0, 1.5),
     "index_reduce": lambda x: x.index_reduce(
         1, x.new_tensor([0, 2, 0]).long(), x[:, :3] * 2, "amax", include_self=False
     ),

@@ -69,8 +69,8 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "CumsumBackward0": ("PyTorch's trapezoid halves last", {"DivBackward1"}),
     "CumprodBackward0": ("vander is a cumulative product", {"CatBackward0"}),
     "DivBackward0": (
-        "PyTorch's number / tensor is a reciprocal times it; its cov and cond end in squeeze",
-        {"MulBackward0", "SqueezeBackward0", "SqueezeBackward1"},
+        "PyTorch's cov and cond end in squeeze",
+        {"SqueezeBackward0", "SqueezeBackward1"},
     ),
     "AddBackward0": ("logdet's sign is a where in PyTorch", {"WhereBackward0"}),
     "CtcLossBackward0": ("PyTorch's zero_infinity is a where", {"WhereBackward0"}),

@@ -55,7 +55,8 @@ class Arithmetic(Core):
         return elementwise.Div.apply(*operands(self, other, "div", floats=True))
 
     def __rtruediv__(self: TensorSelf, other: Any) -> Tensor:
-        return elementwise.Div.apply(*operands(other, self, "div", floats=True))
+        div = _RDIV if isinstance(other, (int, float)) else elementwise.Div
+        return div.apply(*operands(other, self, "div", floats=True))
 
     def __pow__(self: TensorSelf, other: Any) -> Tensor:
         if self._array.dtype.kind == "b":
@@ -760,6 +761,9 @@ def where(condition: Any, input: Any, other: Any, op: Any = elementwise.Where) -
 
 # The primitives as the methods above name their nodes, PyTorch's (Function.named)
 _RSUB = elementwise.Sub.named("RsubBackward1")  # a number minus a tensor
+_RDIV = elementwise.Div.named(
+    "MulBackward0"
+)  # a number over a tensor: PyTorch's reciprocal times it
 _RSQRT = elementwise.Pow.named("RsqrtBackward0")
 _BMM = linalg.MatMul.named("BmmBackward0")
 _LERP = (fused.Lerp.named("LerpBackward0"), fused.Lerp.named("LerpBackward1"))  # weight a number
