@@ -97,33 +97,27 @@ def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     if reads is not None and reads == shapes:
         reads = None  # every tensor as it is: cat's own node
     elif reads is not None and (0,) in reads:  # cat's legacy empty tensor: read as it is
-        ts, reads = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], None
-        shapes = [t._array.shape for t in ts]
+        ts, reads, shapes = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], None, reads
     if reads is None and (0,) in shapes:  # a legacy empty tensor among them
         ts, dim = _legacy_empty_joined(ts, [s == (0,) for s in shapes], dim)
         shapes = [t._array.shape for t in ts]
     shapes_read = shapes if reads is None else reads
     first = shapes_read[0]
     d = normalize_dim(dim, len(first), "cat", first)
-    kind = ts[0]._array.dtype
-    for t in ts:  # a loop, not any() over a generator: a microsecond on every cat's way
-        if t._array.dtype != kind:
-            _cat_shapes(shapes_read, d, dim)  # shapes first, as PyTorch checks them
-            dtype = array.promote_all((t.dtype for t in ts), "cat")
-            ts = [t.to(dtype) for t in ts]
-            break
+    if [t for t in ts if t._array.dtype != ts[0]._array.dtype]:  # of several dtypes
+        _cat_shapes(shapes_read, d, dim)  # shapes first, as PyTorch checks them
+        dtype = array.promote_all((t.dtype for t in ts), "cat")
+        ts = [t.to(dtype) for t in ts]
+    options = {} if reads is None else {"shapes": tuple(reads)}
     try:  # NumPy checks the shapes as PyTorch does: read them again only where it refused
-        if reads is None:
-            return movement.Cat.apply(*ts, dim=d)
-        return movement.Cat.apply(*ts, dim=d, shapes=tuple(reads))
+        return movement.Cat.apply(*ts, dim=d, **options)
     except (ValueError, IndexError):  # an IndexError: a 0-d tensor has no dim d
         _cat_shapes(shapes_read, d, dim)
         raise
 
 
 def _cat_shapes(shapes_read: list[tuple[int, ...]], d: int, dim: int) -> None:
-    """Refuse shapes cat cannot join along d, naming them: each of one number of dims (at
-    least 1), equal but along d."""
+    """Refuse shapes cat cannot join along d: of one number of dims (1 or more), equal but d."""
     first = shapes_read[0]
     lead, rest = first[:d], first[d + 1 :]  # what every shape shares, but along d
     for shape in shapes_read[1:] if first else shapes_read:  # a 0-d first is refused at once
@@ -155,16 +149,12 @@ def stack(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) ->
     if not ts:
         raise ValueError("stack: expected a non-empty sequence of tensors")
     first = ts[0]._array
-    shape, kind = first.shape, first.dtype
-    promote = False
-    for t in ts:  # a loop, not any() over generators: on every stack's way
-        if t._array.shape != shape:
-            raise ValueError(
-                f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
-            )
-        promote = promote or t._array.dtype != kind
-    d = normalize_dim(dim, first.ndim + 1, "stack", shape)
-    if promote:
+    if [t for t in ts if t._array.shape != first.shape]:  # lists, not any() over generators
+        raise ValueError(
+            f"stack: all tensors must have one shape; got shapes {[tuple(t.shape) for t in ts]}"
+        )
+    d = normalize_dim(dim, first.ndim + 1, "stack", first.shape)
+    if [t for t in ts if t._array.dtype != first.dtype]:
         dtype = array.promote_all((t.dtype for t in ts), "stack")
         ts = [t.to(dtype) for t in ts]
     return write_out(movement.Stack.apply(*ts, dim=d), out, "stack")
@@ -508,10 +498,7 @@ def block_diag(*tensors: Any) -> Tensor:
     if [t for t in ts if t._array.dtype != ts[0]._array.dtype]:  # of several dtypes
         dtype = array.promote_all((t.dtype for t in ts), "block_diag")
         ts = [t if t.dtype == dtype else t.to(dtype) for t in ts]
-    blocks = [
-        t if t._array.ndim == 2 else t.reshape((1,) * (2 - t._array.ndim) + t._array.shape)
-        for t in ts
-    ]  # 0-d as (1, 1), 1-D as one row
+    blocks = [t if t._array.ndim == 2 else t.reshape(1, -1) for t in ts]  # 0-d, 1-D: one row
     return selection.BlockDiag.apply(*blocks)
 
 
@@ -527,15 +514,10 @@ def cartesian_prod(*tensors: Any) -> Tensor:
         )
     if len(ts) == 1:
         return ts[0]
-    grid = tuple([t._array.shape[0] for t in ts])  # meshgrid's, 'ij'
-    k, n = len(ts), math.prod(grid)
-    return stack(  # each tensor along its own dim of the grid, flattened: one column each
-        [
-            t.reshape((1,) * i + grid[i : i + 1] + (1,) * (k - i - 1)).broadcast_to(grid).reshape(n)
-            for i, t in enumerate(ts)
-        ],
-        1,
-    )
+    grid, k = tuple([t._array.shape[0] for t in ts]), len(ts)  # meshgrid's, 'ij'
+    n = math.prod(grid)  # each tensor along its own dim of the grid, flattened: a column each
+    cols = [t.reshape((-1,) + (1,) * (k - i - 1)).broadcast_to(grid) for i, t in enumerate(ts)]
+    return stack([c.reshape(n) for c in cols], 1)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -230,8 +230,11 @@ class Shape(Core):
         lead = len(sizes) - len(have)
         if lead < 0:
             raise ValueError(f"expand: cannot expand shape {have} to fewer dims {tuple(sizes)}")
-        shape = tuple([have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)])
-        return self.broadcast_to(shape)
+        if -1 in sizes:  # each -1 keeps its dim's size
+            sizes = tuple(
+                [have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)]
+            )
+        return self.broadcast_to(sizes)
 
     def broadcast_to(self: TensorSelf, shape: Sequence[int]) -> Tensor:
         shape, have = tuple(shape), self._array.shape
