@@ -12,8 +12,8 @@ from typing import Any
 from .. import array
 from ..arguments import positive_int, resolve_device
 from ..autograd.saved import record
+from ..functions import cat, stack
 from ..functions import pad as pad_fn
-from ..functions import stack
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor
 from . import init
@@ -99,6 +99,20 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
+def _zeros_around(t: Tensor, dim: int, before: int, after: int) -> Tensor:
+    """t with ``before`` and ``after`` zero slices along dim: a cat with constant zeros, the
+    same values and gradient as pad's constant padding at a fraction of its cost (NumPy's pad
+    takes 10-15 us a call on small tensors, a concatenate 1-2)."""
+
+    def zeros(n: int) -> Tensor:
+        shape = (*t.shape[:dim], n, *t.shape[dim + 1 :])
+        return Tensor._make(array.xp.zeros(shape, dtype=t._array.dtype, like=t._array))
+
+    parts = [zeros(before)] if before else []
+    parts += [t, zeros(after)] if after else [t]
+    return t if len(parts) == 1 else cat(parts, dim)
+
+
 def _depth_slices(x: Tensor, kd: int, stride: int, dilation: int, n_out: int) -> Tensor:
     """The depth slices each kernel offset reads, stacked: x (N, C, D, H, W) ->
     (N, C, kd, Do, H, W), offset p reading depths p*dilation + i*stride."""
@@ -114,7 +128,7 @@ def _conv3d(x: Tensor, weight: Tensor, bias: Any, stride: tuple, pad: tuple, dil
     n, c = x.shape[:2]
     c_out, c_group, kd, kh, kw = weight.shape
     if pad[0] != (0, 0):
-        x = pad_fn(x, (0, 0, 0, 0, *pad[0]))  # (N, C, D + depth padding, H, W)
+        x = _zeros_around(x, 2, *pad[0])  # (N, C, D + depth padding, H, W)
     d_out = conv_ops.out_hw(x.shape[2:3], (kd,), stride[:1], dilation[:1], ((0, 0),))[0]
     h, w = x.shape[3:]
     cols = _depth_slices(x, kd, stride[0], dilation[0], d_out)  # (N, C, kd, Do, H, W)
@@ -277,14 +291,14 @@ def _conv_transpose3d(x: Tensor, weight: Tensor, size: tuple, stride: tuple, pad
     (lo, _), s, dil = pad[0], stride[0], dilation[0]
     full = size[0] + 2 * lo  # the depth before the padding is cropped
     if s > 1:  # stride - 1 zeros after every depth: (kd, N, O, Di * s, Ho, Wo), cut to span
-        cols = pad_fn(cols.unsqueeze(4), (0, 0, 0, 0, 0, s - 1))
+        cols = _zeros_around(cols.unsqueeze(4), 4, 0, s - 1)  # (kd, N, O, Di, s, Ho, Wo)
         cols = cols.reshape(kd, n, groups * c_group, d_in * s, ho, wo)[
             :, :, :, : (d_in - 1) * s + 1
         ]
     span = cols.shape[3]
     out = None
     for p in range(kd):  # offset p's slice starts at depth p*dilation of the padded output
-        shifted = pad_fn(cols[p], (0, 0, 0, 0, p * dil, full - p * dil - span))
+        shifted = _zeros_around(cols[p], 2, p * dil, full - p * dil - span)
         out = shifted if out is None else out + shifted
     assert out is not None
     return out[:, :, lo : lo + size[0]]  # (N, O, D, Ho, Wo)
