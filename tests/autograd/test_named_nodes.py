@@ -124,6 +124,7 @@ ONE_NODE = {
     "trunc": lambda x: x.trunc(),
     "index_ending_in_none": lambda x: x[1:, None],
     "index_none_after_ellipsis": lambda x: x[1, ..., None, :],
+    "masked_scatter": lambda x: x.masked_scatter(x[0] > 0, x[1:].flip(0) * 3),
     "number_over_tensor": lambda x: 2 / x,
     "number_minus_tensor": lambda x: 2.5 - x,
     "rsqrt": lambda x: (x * x).rsqrt(),

@@ -50,8 +50,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "WhereBackward0": ("these are a where", {"IndexFillBackward1", "ZeroBackward0"}),
     "CloneBackward0": (
         "these end in a copy of a view",
-        {"FlipBackward0", "CopyBackwards"}
-        | {"MaskedScatterBackward0", "TriangularSolveBackward0", "NarrowCopyBackward0"},
+        {"FlipBackward0", "CopyBackwards"} | {"TriangularSolveBackward0", "NarrowCopyBackward0"},
     ),
     "LeakyReluBackward0": ("rrelu in eval is leaky_relu", {"RreluWithNoiseBackward0"}),
     "LerpBackward0": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),

@@ -37,7 +37,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
-    "alpha", "shifts", "accumulate", "value",
+    "alpha", "shifts", "accumulate", "value", "source_shape",
 )  # fmt: skip
 
 
@@ -279,6 +279,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": _opt("dim"), "include_self": _opt("include_self"), "reduce": _opt("reduce")},
     ),
     "CdistBackward0": {"p": _opt("p")},
+    "MaskedScatterBackward0": {"source_sym_sizes": _opt("source_shape")},
     "UnbindBackward0": {"dim": _opt("dim")},
     "SplitBackward0": {
         "dim": _opt("dim"),
@@ -581,6 +582,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     },
     "RemainderBackward1": {"other": ("input", 1, 1), "self": ("input", 0, 1)},
     "CdistBackward0": {"result": ("result",), "x1": ("input", 0, None), "x2": ("input", 1, None)},
+    "MaskedScatterBackward0": {"mask": ("called", "mask")},
     "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "IndexFillBackward0": {"index": ("called", "index")},

@@ -20,9 +20,9 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..autograd.saved import record
-from ..ops import linalg, movement, rotation, selection
+from ..ops import linalg, masked, movement, rotation, selection
 from ..ops.movement import viewed
-from .arithmetic import matmul, scalar_for, where
+from .arithmetic import matmul, scalar_for
 from .core import Core, as_tensor, make
 
 if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
@@ -389,18 +389,14 @@ class Indexing(Core):
                 f"masked_scatter: source must have self's dtype; got {self.dtype} and "
                 f"{source.dtype}"
             )
-        shape = xp.broadcast_shapes(self.shape, m.shape)
-        m = xp.broadcast_to(m, shape)
+        given, m = m, xp.broadcast_to(m, xp.broadcast_shapes(self.shape, m.shape))
         taken = int(m.sum())
         if taken > source.numel():
             raise ValueError(
                 f"masked_scatter: mask selects {taken} places but source has {source.numel()} "
                 f"elements; got shapes {self.shape}, {m.shape} and {source.shape}"
             )
-        if not taken:
-            return self.broadcast_to(shape).clone()
-        order = xp.maximum(xp.cumsum(m.reshape(-1)) - 1, 0).reshape(shape)  # each one's source
-        return where(m, source.reshape(-1)[order], self)
+        return record(masked.MaskedScatter.apply(self, source, mask=m), mask=given)
 
     def masked_scatter_(self: TensorSelf, mask: Any, source: Any) -> Tensor:
         return self._write("masked_scatter_", lambda t: t.masked_scatter(mask, source))
