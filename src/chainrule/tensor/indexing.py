@@ -546,7 +546,9 @@ class Indexing(Core):
         sa, sb = self._array.shape, b._array.shape
         n = max(len(sa), len(sb))
         sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-        spread_a, spread_b, out = [], [], []
+        spread_a: list[int] = []
+        spread_b: list[int] = []
+        out: list[int] = []
         for p, q in zip(sa, sb, strict=True):
             spread_a += (p, 1)
             spread_b += (1, q)
