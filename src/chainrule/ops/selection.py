@@ -6,13 +6,17 @@ movement.py's primitives.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
 from ..array import xp
 from ..array.positions import view_positions
 from ..autograd.primitive import Function
 from .movement import GetItem, IndexAdd, strided_grad
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int = 0) -> Any:
@@ -45,10 +49,10 @@ class Diagonal(Function):
         self.base, self.view_array = a, view
         return view
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (strided_grad(grad, self.base, self.view_array),)
 
-    def forward(self, a, offset, dim1, dim2):
+    def forward(self, a: Any, offset: int, dim1: int, dim2: int) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         out = a.diagonal(offset, dim1, dim2)  # (other dims, diagonal), read-only
         if getattr(a.flags, "writeable", False):  # writable where a is, as PyTorch's view
@@ -63,7 +67,7 @@ class DiagonalScatter(Function):
     rule = "grad_a = grad with zeros on the diagonal, grad_src = grad.diagonal(offset, dim1, dim2)"
     saves_inputs = False
 
-    def forward(self, a, src, offset, dim1, dim2):
+    def forward(self, a: Any, src: Any, offset: int, dim1: int, dim2: int) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         out = a.copy()
         diagonal = out.diagonal(offset, dim1, dim2)  # read-only: written through its flags
@@ -71,7 +75,7 @@ class DiagonalScatter(Function):
         diagonal[...] = src
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         where = dict(offset=self.offset, dim1=self.dim1, dim2=self.dim2)
         need_a, need_src = self.needs_input_grad
         ga = DiagonalScatter.apply(grad, 0.0, **where) if need_a else None
@@ -87,7 +91,7 @@ class Unfold(Diagonal):
 
     rule = "grad_a = zeros like a, with each window's grad added where it was read"
 
-    def forward(self, a, dim, size, step):
+    def forward(self, a: Any, dim: int, size: int, step: int) -> Any:
         self.dim, self.size, self.step = dim, size, step
         if not a.ndim:  # a 0-d tensor unfolds as one of shape (1,), into shape (size,)
             return self.keep(a, strided(a, (size,), (1,)))
@@ -97,7 +101,7 @@ class Unfold(Diagonal):
         window = tuple(k * step if d == dim else k for d, k in enumerate(steps))
         return self.keep(a, strided(a, tuple(shape), window + (steps[dim],)))
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if not self.base.ndim:
             return (grad.reshape(()),)
         return super().backward(grad, out)
@@ -113,12 +117,14 @@ class AsStridedView(Function):
     view = True
     saves_inputs = False
 
-    def forward(self, a, memory, size, stride, start):
+    def forward(
+        self, a: Any, memory: Any, size: tuple[int, ...], stride: tuple[int, ...], start: int
+    ) -> Any:
         self.base, self.memory = a, memory
         self.view_array = strided(memory, size, stride, start)
         return self.view_array
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         memory, like = self.memory, grad._array
         read = (array.from_host(view_positions(memory, self.view_array), like),)
         flat = IndexAdd.apply(grad, shape=(memory.size,), index=read)
@@ -133,13 +139,13 @@ class DiagEmbed(Function):
     rule = "grad_a = grad.diagonal(offset, dim1, dim2)"
     saves_inputs = False
 
-    def forward(self, a, offset, dim1, dim2, shape):
+    def forward(self, a: Any, offset: int, dim1: int, dim2: int, shape: tuple[int, ...]) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         out = xp.zeros(shape, dtype=a.dtype, like=a)
         Diagonal().forward(out, offset, dim1, dim2)[...] = a
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Diagonal.apply(grad, offset=self.offset, dim1=self.dim1, dim2=self.dim2),)
 
 
@@ -150,7 +156,7 @@ class BlockDiag(Function):
     rule = "grad_i = the block of grad that input i filled"
     saves_inputs = False
 
-    def forward(self, *blocks):
+    def forward(self, *blocks: Any) -> Any:
         rows, cols = (sum(b.shape[k] for b in blocks) for k in (0, 1))
         out = xp.zeros((rows, cols), dtype=blocks[0].dtype, like=blocks[0])
         self.spans, r, c = [], 0, 0
@@ -160,7 +166,7 @@ class BlockDiag(Function):
             r, c = r + b.shape[0], c + b.shape[1]
         return out
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         needs = self.needs_input_grad
         return tuple(
             grad[span] if need else None for span, need in zip(self.spans, needs, strict=True)
