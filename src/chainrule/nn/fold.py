@@ -16,12 +16,31 @@ from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
+from .pooling import _plain
 from .spatial_args import check_dtype, check_positive, ntuple
 
 xp = array.xp
 
 
 def _block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
+    """(kernel, dilation, padding, stride) as pairs, checked; parsed once for each set of
+    arguments given as ints or tuples of ints."""
+    given = (kernel_size, dilation, padding, stride)
+    if not _plain(given):  # a list, a NumPy int, a float to refuse: parsed afresh
+        return _parse_block_args(op, *given)
+    key = (op, *given)
+    found = _BLOCK_ARGS.get(key)
+    if found is None:
+        if len(_BLOCK_ARGS) >= 256:  # a bound on what it keeps: start again
+            _BLOCK_ARGS.clear()
+        found = _BLOCK_ARGS[key] = _parse_block_args(op, *given)
+    return found
+
+
+_BLOCK_ARGS: dict[tuple, tuple] = {}
+
+
+def _parse_block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
     kernel = ntuple(kernel_size, 2, op, "kernel_size")
     dil = ntuple(dilation, 2, op, "dilation")
     pads = ntuple(padding, 2, op, "padding")
