@@ -89,10 +89,12 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> T
 def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     """cat; with ``read``, each tensor read with the shape read(shape) gives it (hstack's,
     vstack's, dstack's and column_stack's of fewer dims), in the one node."""
-    ts = [as_tensor(t) for t in tensors]
+    ts, shapes, dtypes = [], [], set()
+    for t in tensors:  # one pass, not a comprehension each: on every cat's way
+        t = as_tensor(t)
+        ts.append(t), shapes.append(t._array.shape), dtypes.add(t._array.dtype)
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    shapes = [t._array.shape for t in ts]
     reads = None if read is None else [read(s) for s in shapes]
     if reads is not None and reads == shapes:
         reads = None  # every tensor as it is: cat's own node
@@ -104,7 +106,7 @@ def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     shapes_read = shapes if reads is None else reads
     first = shapes_read[0]
     d = normalize_dim(dim, len(first), "cat", first)
-    if [t for t in ts if t._array.dtype != ts[0]._array.dtype]:  # of several dtypes
+    if len(dtypes) > 1:
         _cat_shapes(shapes_read, d, dim)  # shapes first, as PyTorch checks them
         dtype = array.promote_all((t.dtype for t in ts), "cat")
         ts = [t.to(dtype) for t in ts]
