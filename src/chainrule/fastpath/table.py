@@ -41,8 +41,9 @@ TRICKS = [
     Trick(
         "BLAS row sums",
         "chainrule.fastpath.rowsums:row_sums",
-        "(2048, 128) float32: 20 against 94 us",
-        "rows.sum(axis=-1, keepdims=True)",
+        "(2048, 128) float32: 20 against 94 us (from 2,049 elements: below, the ones cost "
+        "more than they save, (6, 4): 1.7 against 0.85 us)",
+        "xp.add.reduce(rows, axis=-1, keepdims=True)",
     ),
     Trick(
         "fused RNN layers",

@@ -7,10 +7,14 @@ of small logsumexp nodes; and its gradient is PyTorch's, which is not the plain 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 def _logsumexp(a: Any, axis: int) -> Any:
@@ -49,7 +53,9 @@ class CtcLoss(Function):
         "input's length"
     )
 
-    def forward(self, lp, *, rows, input_lengths, blank, zero_infinity):
+    def forward(
+        self, lp: Any, *, rows: Any, input_lengths: Any, blank: int, zero_infinity: bool
+    ) -> Any:
         # -inf - -inf (NaN, masked after) and log(0) are expected throughout: one errstate
         with xp.errstate(divide="ignore", invalid="ignore"):
             return self._forward(lp, rows, input_lengths, blank, zero_infinity)
@@ -117,7 +123,7 @@ class CtcLoss(Function):
         self.counted = (steps_in & ~self.impossible[None, :])[:, :, None]  # (T, N, 1)
         return losses.astype(lp.dtype, copy=False)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (lp,) = self.inputs
         with xp.errstate(invalid="ignore", over="ignore"):
             posterior = (lp * -1.0 + self.lcab_loss).exp()

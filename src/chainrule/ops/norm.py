@@ -9,11 +9,16 @@ normalises its input again in backward, where the input is kept anyway.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import xp
 from ..autograd.primitive import Function
 from ..fastpath.rowsums import row_sums
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
 
 
 class LayerNorm(Function):
@@ -32,11 +37,11 @@ class LayerNorm(Function):
         "grad_weight = sum(grad * xhat), grad_bias = sum(grad), over the rows"
     )
 
-    def forward(self, x, weight, bias, k, eps):
+    def forward(self, x: Any, weight: Any, bias: Any, k: int, eps: float) -> Any:
         self.k, self.eps = k, eps
         n = math.prod(x.shape[x.ndim - k :])
-        work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
-        rows = x.reshape(-1, n).astype(work, copy=False)  # (M, n)
+        rows = x.reshape(-1, n)  # (M, n), the half types in float32
+        rows = rows if x.dtype.itemsize >= 4 else rows.astype(xp.float32)
         mean = row_sums(rows)
         mean /= n
         xhat = rows - mean
@@ -60,9 +65,10 @@ class LayerNorm(Function):
             if bias is not None:
                 out = out + bias.reshape(-1)
         self.mean, self.rstd = mean, rstd
-        return out.reshape(x.shape).astype(x.dtype, copy=False)
+        out = out.reshape(x.shape)
+        return out if out.dtype == x.dtype else out.astype(x.dtype)
 
-    def backward_arrays(self, grad, out):
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n = math.prod(x.shape[x.ndim - self.k :])
@@ -87,7 +93,7 @@ class LayerNorm(Function):
             gx = gh.reshape(x.shape).astype(x.dtype, copy=False)
         return gx, gw, gb
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         dims = tuple(range(x.ndim - self.k, x.ndim))
@@ -124,7 +130,7 @@ class NativeGroupNorm(Function):
         "grad_weight = sum(grad * xhat), grad_bias = sum(grad), per channel"
     )
 
-    def forward(self, x, weight, bias, *, groups, eps):
+    def forward(self, x: Any, weight: Any, bias: Any, *, groups: int, eps: float) -> Any:
         self.groups, self.eps = groups, eps
         n, c = x.shape[:2]
         work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
@@ -147,7 +153,7 @@ class NativeGroupNorm(Function):
         self.mean, self.rstd = mean, rstd  # PyTorch's result1 and result2
         return out.reshape(x.shape).astype(x.dtype, copy=False)
 
-    def backward(self, grad, out):
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n, c = x.shape[:2]
