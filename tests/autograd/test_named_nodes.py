@@ -125,6 +125,8 @@ ONE_NODE = {
     "index_ending_in_none": lambda x: x[1:, None],
     "index_none_after_ellipsis": lambda x: x[1, ..., None, :],
     "masked_scatter": lambda x: x.masked_scatter(x[0] > 0, x[1:].flip(0) * 3),
+    "select_scatter": lambda x: x.select_scatter(x[:, 0] * 2, -1, -2),
+    "slice_scatter": lambda x: x.slice_scatter(x[:, :2] * 2, 1, -3, None, 2),
     "number_over_tensor": lambda x: 2 / x,
     "number_minus_tensor": lambda x: 2.5 - x,
     "rsqrt": lambda x: (x * x).rsqrt(),

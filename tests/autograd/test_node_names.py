@@ -42,10 +42,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         "nearest upsampling selects along each dim",
         {"UpsampleNearest1DBackward0", "UpsampleNearestExact1DBackward0"},
     ),
-    "IndexPutBackward0": (
-        "these write by index",
-        {"CopySlices", "IndexCopyBackward0", "SelectScatterBackward0", "SliceScatterBackward0"},
-    ),
+    "IndexPutBackward0": ("these write by index", {"CopySlices", "IndexCopyBackward0"}),
     "ScatterBackward0": ("scatter of a number is scatter", {"ScatterBackward1"}),
     "WhereBackward0": ("these are a where", {"IndexFillBackward1", "ZeroBackward0"}),
     "CloneBackward0": (

@@ -279,6 +279,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": _opt("dim"), "include_self": _opt("include_self"), "reduce": _opt("reduce")},
     ),
     "CdistBackward0": {"p": _opt("p")},
+    "SelectScatterBackward0": made.as_given("dim", "index"),
+    "SliceScatterBackward0": made.as_given("dim", "start", "end", "step"),
     "MaskedScatterBackward0": {"source_sym_sizes": _opt("source_shape")},
     "UnbindBackward0": {"dim": _opt("dim")},
     "SplitBackward0": {

@@ -144,6 +144,22 @@ def index_part(index: Any, ndim: int) -> tuple[int, Any]:
     return 0, slice(None)
 
 
+def as_given(*keys: str) -> dict[str, Any]:
+    """Saved values read from the call's arguments as given (node.named's, saved.record's),
+    a negative int shown unsigned, as PyTorch shows it (select_scatter's dim -1 is 2^64 - 1),
+    None where not given."""
+
+    def read(key: str) -> Any:
+        def value(fn: Any) -> Any:
+            own = fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__
+            given = own.get("call", {}).get(key)
+            return None if given is None else given % 2**64
+
+        return value
+
+    return {key: read(key) for key in keys}
+
+
 def new_dim(index: Any, ndim: int) -> int:
     """The output dim that an index's last None makes, of a tensor of ``ndim`` dims (PyTorch's
     last step, an unsqueeze, and its dim): an int before it takes a dim, a slice and a None

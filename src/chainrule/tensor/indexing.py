@@ -231,7 +231,8 @@ class Indexing(Core):
         picked = self.select(dim, index)  # checks dim and index
         d = normalize_dim(dim, self.ndim, "select_scatter", self.shape)
         where_ = (slice(None),) * d + (int(index) % self.shape[d],)
-        return _scatter_into(self, src, where_, picked.shape, "select_scatter")
+        out = _scatter_into(self, src, where_, picked.shape, "select_scatter", _SELECT_SCATTER)
+        return record(out, dim=dim, index=index)  # as given, as PyTorch's node keeps them
 
     def slice_scatter(
         self: TensorSelf,
@@ -246,7 +247,9 @@ class Indexing(Core):
         if step <= 0:
             raise ValueError(f"slice_scatter: step must be positive; got {step}")
         where_ = (slice(None),) * d + (slice(start, end, step),)
-        return _scatter_into(self, src, where_, self._array[where_].shape, "slice_scatter")
+        shape = self._array[where_].shape
+        out = _scatter_into(self, src, where_, shape, "slice_scatter", _SLICE_SCATTER)
+        return record(out, dim=dim, start=start, end=end, step=step)  # as given
 
     def narrow_copy(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """narrow, as a new tensor."""
@@ -649,12 +652,13 @@ def cross_dim(a: Tensor, b: Tensor, dim: int | None, op: str) -> int:
     return d
 
 
-def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str) -> Tensor:
-    """t with src, of the shape t[index] has, written at index."""
+def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str, put: Any) -> Tensor:
+    """t with src, of the shape t[index] has, written at index (by ``put``, the index put
+    named as the op's node)."""
     src = as_tensor(src)
     if src.shape != tuple(shape):
         raise ValueError(f"{op}: src must have shape {tuple(shape)}; got {src.shape}")
-    return movement.IndexPut.apply(t, src if src.dtype == t.dtype else src.to(t.dtype), index=index)
+    return put.apply(t, src if src.dtype == t.dtype else src.to(t.dtype), index=index)
 
 
 def _embed_options(t: Tensor, offset: int, dim1: int, dim2: int) -> dict[str, Any]:
@@ -730,4 +734,6 @@ def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
 
 
 _INDEX_REDUCE = movement.ScatterReduce.named("IndexReduceBackward0")  # along one dim
+_SELECT_SCATTER = movement.IndexPut.named("SelectScatterBackward0")
+_SLICE_SCATTER = movement.IndexPut.named("SliceScatterBackward0")
 _VDOT = linalg.MatMul.named("VdotBackward0")  # vdot's product, named as PyTorch's (Function.named)
