@@ -40,22 +40,31 @@ def _two(a: Any, b: Any, op: str, half: bool = True, ints: bool = True) -> tuple
     floating dtype (integers and bools in the default one), as PyTorch promotes them;
     numbers stay numbers. As PyTorch, some refuse float16 and bfloat16 (``half=False``),
     some integers and bools (``ints=False``)."""
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a = as_tensor(a)
-    dtype = xp.result_type(*(v._array for v in (a, b) if isinstance(v, Tensor)))
+    tensors = isinstance(a, Tensor), isinstance(b, Tensor)
+    if not any(tensors):
+        a, tensors = as_tensor(a), (True, False)
+    if all(tensors):
+        dtype = xp.result_type(a._array, b._array)
+    else:
+        dtype = (a if tensors[0] else b)._array.dtype
     if dtype.kind == "c":
         raise TypeError(f"{op}: complex tensors are not supported yet; got dtype {dtype}")
-    named = array.dtype_object(dtype)
-    if not ints and not array.is_floating(dtype):
-        raise TypeError(f"{op}: not implemented for integer or bool tensors; got dtype {named}")
-    if not half and dtype.itemsize == 2 and array.is_floating(dtype):
-        raise TypeError(f"{op}: not implemented for float16 or bfloat16; got dtype {named}")
-    if not array.is_floating(dtype):
+    floating = array.is_floating(dtype)
+    if not ints and not floating:
+        raise TypeError(
+            f"{op}: not implemented for integer or bool tensors; got dtype "
+            f"{array.dtype_object(dtype)}"
+        )
+    if not half and dtype.itemsize == 2 and floating:
+        raise TypeError(
+            f"{op}: not implemented for float16 or bfloat16; got dtype {array.dtype_object(dtype)}"
+        )
+    if not floating:
         dtype = xp.dtype(array.get_default_dtype())
-    return tuple(
-        v.to(array.dtype_object(dtype)) if isinstance(v, Tensor) and v._array.dtype != dtype else v
-        for v in (a, b)
-    )  # type: ignore[return-value]
+    return (
+        a.to(array.dtype_object(dtype)) if tensors[0] and a._array.dtype != dtype else a,
+        b.to(array.dtype_object(dtype)) if tensors[1] and b._array.dtype != dtype else b,
+    )
 
 
 def _no_grad(fn: Any, x: Any, op: str) -> Tensor:

@@ -33,7 +33,10 @@ def call(name: str, *arrays: Any) -> Any:
     """scipy.special's ``name`` on arrays, in the dtype of the first (its float32 loops
     compute in float64 and round)."""
     out = getattr(scipy_special("special." + name), name)(*arrays)
-    return xp.asarray(out, dtype=xp.result_type(*arrays))
+    dtype = xp.result_type(*arrays)
+    return (
+        out if isinstance(out, xp.ndarray) and out.dtype == dtype else xp.asarray(out, dtype=dtype)
+    )
 
 
 class _Unary(Function):
