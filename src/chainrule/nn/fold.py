@@ -16,7 +16,7 @@ from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
-from .pooling import _plain
+from .pooling import plain_args
 from .spatial_args import check_dtype, check_positive, ntuple
 
 xp = array.xp
@@ -26,7 +26,7 @@ def _block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: 
     """(kernel, dilation, padding, stride) as pairs, checked; parsed once for each set of
     arguments given as ints or tuples of ints."""
     given = (kernel_size, dilation, padding, stride)
-    if not _plain(given):  # a list, a NumPy int, a float to refuse: parsed afresh
+    if not plain_args(given):  # a list, a NumPy int, a float to refuse: parsed afresh
         return _parse_block_args(op, *given)
     key = (op, *given)
     found = _BLOCK_ARGS.get(key)

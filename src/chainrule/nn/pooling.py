@@ -49,7 +49,7 @@ def _pool_args(
     over x's spatial dims (see _parse_pool_args), parsed once for each input shape and
     arguments given as ints, tuples of ints or None."""
     given = (kernel_size, stride, padding, dilation)
-    if not _plain(given):  # a list, a NumPy int, a float to refuse: parsed afresh
+    if not plain_args(given):  # a list, a NumPy int, a float to refuse: parsed afresh
         return _parse_pool_args(op, x, unbatched, *given, ceil_mode)
     key = (op, x._array.shape, unbatched, *given, bool(ceil_mode))
     geometry = _GEOMETRIES.get(key)
@@ -60,7 +60,7 @@ def _pool_args(
     return geometry
 
 
-def _plain(values: tuple) -> bool:
+def plain_args(values: tuple) -> bool:
     """Whether every value is None, an int or a tuple of ints (bools are not: they hash as
     ints, and a pool refuses them where it refuses what they equal)."""
     for v in values:
