@@ -407,7 +407,7 @@ class Reductions(Core):
             if c.ndim == 0:  # one variable: 1, or NaN where its variance is 0, inf or NaN
                 return c / c
             std = c.diagonal().sqrt()
-            return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clamp(-1, 1)
+            return (c / std.reshape(-1, 1) / std).clamp(-1, 1)  # rows, then columns
 
 
 class ValuesIndices(NamedTuple):
