@@ -71,19 +71,25 @@ class Hardsigmoid(Function):
 
 class Softshrink(Function):
     """out = x - lambd above lambd, x + lambd below -lambd, else 0 (x - clip(x, -lambd,
-    lambd)); grad_x = grad where |x| > lambd, else 0."""
+    lambd)); grad_x = grad where |x| > lambd (and at NaN, as PyTorch's), else 0."""
 
-    rule = "grad_x = grad where |x| > lambd, else 0"
+    rule = "grad_x = grad where |x| > lambd or x is NaN, else 0"
 
     def forward(self, x: Any, *, lambd: float) -> Any:
-        self.lambd, self.outside = lambd, (x > lambd) | (x < -lambd)
-        return xp.subtract(x, xp.clip(x, -lambd, lambd), out=xp.empty_like(x))
+        self.lambd = lambd  # clip as two ufuncs on one buffer: np.clip's wrapper costs more
+        kept = xp.maximum(x, -lambd) if x.ndim else xp.maximum(x, -lambd, out=xp.empty_like(x))
+        xp.minimum(kept, lambd, out=kept)
+        return xp.subtract(x, kept, out=kept)
+
+    def _outside(self) -> Any:
+        """Not |x| <= lambd (NaN too, as PyTorch's), made in backward: forward needs none."""
+        return ~(xp.abs(self.inputs[0]._array) <= self.lambd)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self.outside, slope=0.0),)
+        return (Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
-        return (masked(grad, self.outside),)
+        return (masked(grad, self._outside()),)
 
 
 class Hardshrink(Function):
