@@ -24,12 +24,13 @@ OP = "dist"  # a method and function of torch's that chainrule does not have yet
 
 # -- the op, added the documented way ---------------------------------------------------------
 
-# 1. its Function, in a new file of ops/ (the distances)
-FUNCTION = '''"""Distances between two tensors: dist, the p-norm of their difference."""
+# 1. its Function, in the file of ops/ of the distances (made here if there is none yet)
+HEADER = '''"""Distances between two tensors."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+'''
+FUNCTION = '''from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
@@ -77,16 +78,19 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 '''
 LISTED = '    "dist",\n'
 
-# 4. its catalog rows, in a new module of tests/ops/rows/
-ROWS = '''"""Catalog rows of the distances between two tensors."""
+# 4. its catalog rows, in the module of the distances in tests/ops/rows/ (made if there is none)
+ROWS_HEADER = '''"""Catalog rows of the distances between two tensors."""
 
+ROWS: list = []
+'''
+ROWS = """
 from tests.ops.rows import Row
 
-ROWS = [
+ROWS += [
     Row("dist", lambda m, a, b: a.dist(b), ((2, 3), (2, 3)), second=True),
     Row("dist_p3_broadcast", lambda m, a, b: m.dist(a, b, 3), ((2, 3), (3,)), second=True),
 ]
-'''
+"""
 
 PARTS = {
     "function": FUNCTION,
@@ -111,8 +115,7 @@ def _add(root: pathlib.Path, parts: dict[str, str]) -> None:
     """Add the op's parts to the copy at root: the four places the architecture names."""
     _lacks_the_op()
     src = root / "src" / "chainrule"
-    if parts["function"]:
-        (src / "ops" / "distance.py").write_text(parts["function"])
+    _append(src / "ops" / "distance.py", HEADER, parts["function"])
     reductions = src / "tensor" / "reductions.py"
     _insert(reductions, "class Reductions(", parts["import"], before=True)
     text = reductions.read_text()
@@ -122,8 +125,15 @@ def _add(root: pathlib.Path, parts: dict[str, str]) -> None:
     forms = src / "forms" / "reductions.py"
     forms.write_text(forms.read_text() + parts["form"])
     _insert(forms, "__all__ = [", parts["listed"])
-    if parts["rows"]:
-        (root / "tests" / "ops" / "rows" / "distance.py").write_text(parts["rows"])
+    _append(root / "tests" / "ops" / "rows" / "distance.py", ROWS_HEADER, parts["rows"])
+
+
+def _append(path: pathlib.Path, header: str, text: str) -> None:
+    """Add text at the end of the module at path, made with header first if there is none."""
+    if not text:
+        return
+    old = path.read_text() + "\n\n" if path.exists() else header
+    path.write_text(old + text)
 
 
 def _copy(tmp: pathlib.Path, tests: tuple[str, ...] = ()) -> pathlib.Path:
