@@ -404,9 +404,9 @@ def atleast_1d(*tensors: Any) -> Any:
 
 
 def atleast_2d(*tensors: Any) -> Any:
-    """Each tensor with at least 2 dims: (n,) as (1, n), () as (1, 1)."""
+    """Each tensor with at least 2 dims: (n,) as (1, n) (PyTorch's unsqueeze), () as (1, 1)."""
     return _atleast(
-        tensors, lambda t: t.reshape((1,) * (2 - t.ndim) + t.shape) if t.ndim < 2 else t
+        tensors, lambda t: t.unsqueeze(0) if t.ndim == 1 else t.reshape(1, 1) if t.ndim == 0 else t
     )
 
 

@@ -25,7 +25,7 @@ from tests.ops import test_ops as catalog
 # libraries compose the op from other pieces). Each: why, and PyTorch's names it stands for.
 EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "ViewBackward0": (
-        "meshgrid's expand, einsum, atleast_2d and a permute of a size-1 dim reshape",
+        "meshgrid's expand, einsum, atleast_3d and a permute of a size-1 dim reshape",
         {"SqueezeBackward4", "UnsafeViewBackward0", "PermuteBackward0", "ExpandBackward0"}
         | {"SumBackward1", "MulBackward0", "ReshapeAliasBackward0", "UnsqueezeBackward0"},
     ),

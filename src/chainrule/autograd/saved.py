@@ -391,7 +391,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         ("SqueezeBackward1", "SqueezeBackward2"),
         {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
     ),
-    "UnsqueezeBackward0": {"dim": called("dim")},
+    "UnsqueezeBackward0": made.as_given("dim"),
     "GetItem.UnsqueezeBackward0": {  # an index's last None
         "dim": lambda fn: made.new_dim(_option(fn, "index"), len(_shape(fn, 0)))
     },
