@@ -9,8 +9,9 @@ from typing import Any, NamedTuple
 
 from .. import fastpath
 from ..array import xp
+from ..autograd.mode import state as modes
 from ..autograd.outputs import Triangle, part_node
-from ..fastpath.parts import untracked
+from ..autograd.primitive import Function, batching, dual
 from ..ops import decompositions as D
 from ..ops import lapack
 from ..ops import lu_qr as LQ
@@ -72,10 +73,20 @@ def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Tensor:
     return D.LinalgEigh.apply(A, part="L", UPLO=UPLO)
 
 
+_APPLIES = Function.__dict__  # the exporter's trace replaces its apply, and sees every op
+_APPLY = _APPLIES["apply"]
+
+
 def _untracked(A: Tensor) -> bool:
-    """Whether A's decomposition records no node: its parts are then LAPACK's arrays as they
-    are, without each part's apply and the copy it keeps for backward (fastpath/table.py)."""
-    return fastpath.enabled() and untracked(A)
+    """Whether A's decomposition may give LAPACK's arrays as they are, without each part's
+    apply and the copy it keeps apart for backward (fastpath/table.py): where the parts'
+    applies would record nothing and nothing else watches them (A needs no gradient or grad
+    mode is off; no vmap or dual level open, no exporter tracing the ops, no anomaly mode)."""
+    if not fastpath.enabled() or A.requires_grad and modes.grad_enabled:
+        return False
+    if batching[0] is not None or dual[0] is not None or _APPLIES["apply"] is not _APPLY:
+        return False
+    return not modes.anomaly
 
 
 def _uplo(UPLO: str, op: str) -> None:
