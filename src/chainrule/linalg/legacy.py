@@ -80,7 +80,7 @@ def cholesky_solve(input: Any, input2: Any, upper: bool = False) -> Tensor:
 def cholesky_inverse(input: Any, upper: bool = False) -> Tensor:
     """A^-1 for A = L L^T (U^T U where upper) given by its Cholesky factor."""
     L = matrices(input, "cholesky_inverse", square=True)
-    eye = Tensor._make(xp.broadcast_to(xp.eye(L.shape[-1], dtype=L._array.dtype), L.shape).copy())
+    eye = Tensor._make(xp.eye(L.shape[-1], dtype=L._array.dtype))  # broadcast to L's batch
     return D.CholeskySolve.apply(eye, L, upper=upper)  # L checked: cholesky_solve's checks pass
 
 
