@@ -89,6 +89,14 @@ def test_fused_ops_of_mixed_dtypes_promote_as_torchs() -> None:
     assert (7 % cr.tensor([2, 3])).tolist() == [1, 1]  # a number's remainder: a composite
     with pytest.raises(RuntimeError, match="integer division by zero"):
         cr.tensor([1, 2]).remainder(cr.tensor([0, 1]))
+    ints = cr.tensor([1, 2])
+    assert ints.addcmul(ints, ints, value=0.5).tolist() == [1, 2]  # value cast to int, as torch
+    with pytest.raises(TypeError, match=r"^addcdiv: integer division is not supported"):
+        ints.addcdiv(ints, ints)
+    with pytest.raises(TypeError, match=r"^addcmul: not implemented for bool"):
+        (ints > 1).addcmul(ints > 1, ints > 1)
+    with pytest.raises(TypeError, match=r"^lerp: expects floating tensors"):
+        ints.lerp(ints, 0.5)
 
 
 def test_a_fused_ops_saved_input_written_in_place_is_refused() -> None:

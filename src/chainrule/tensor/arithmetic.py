@@ -107,13 +107,24 @@ class Arithmetic(Core):
         multiply and the add into one rounding)."""
         if _fused(self, tensor1, tensor2, value):
             return fused.Addcmul.apply(self, tensor1, tensor2, value=value)
-        return self + value * as_tensor(tensor1) * tensor2
+        t1 = as_tensor(tensor1)
+        kind = _kind_of(self, t1, tensor2, "addcmul")
+        if kind in "iu":  # value in the integer dtype, as PyTorch casts it (0.5: 0)
+            value = int(value)
+        return self + value * t1 * tensor2
 
     def addcdiv(self: TensorSelf, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         """self + value * tensor1 / tensor2, in that order, as PyTorch (Adam's update)."""
         if _fused(self, tensor1, tensor2, value):
             return fused.Addcdiv.apply(self, tensor1, tensor2, value=value)
-        return self + value * as_tensor(tensor1) / tensor2
+        t1 = as_tensor(tensor1)
+        if _kind_of(self, t1, tensor2, "addcdiv") in "iu":
+            raise TypeError(
+                "addcdiv: integer division is not supported, as in PyTorch; got dtypes "
+                f"{self.dtype}, {t1.dtype} and {as_tensor(tensor2).dtype}; hint: (input + value "
+                "* (tensor1 / tensor2).trunc()).to(input.dtype)"
+            )
+        return self + value * t1 / tensor2
 
     def lerp(self: TensorSelf, end: Any, weight: Tensor | float) -> Tensor:
         """self + weight * (end - self), computed from end's side where weight >= 0.5, as
@@ -122,6 +133,11 @@ class Arithmetic(Core):
             return _LERP[1].apply(self, end, weight)
         if _fused(self, end, self, weight):  # a number weight: LerpBackward0
             return _LERP[0].apply(self, end, weight)
+        if not array.is_floating(array.result_type(self, end, op="lerp")):
+            raise TypeError(
+                f"lerp: expects floating tensors; got dtypes {self.dtype} and "
+                f"{as_tensor(end).dtype}"
+            )
         diff = end - self
         if isinstance(weight, Core):
             return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
@@ -455,6 +471,15 @@ class Arithmetic(Core):
     ) -> Tensor:
         """beta * self + alpha * (batch1 @ batch2), batch1 and batch2 3-D with one batch size."""
         return _add_product(self, batch1, batch2, beta, alpha, "baddbmm")
+
+
+def _kind_of(a: Tensor, b: Tensor, c: Any, op: str) -> str:
+    """The kind of dtype addcmul or addcdiv (``op``) computes a, b and c in; bool refused,
+    as PyTorch refuses it."""
+    kind = array.result_type(a, b, c, op=op).kind
+    if kind == "b":
+        raise TypeError(f"{op}: not implemented for bool tensors, as in PyTorch; got {a.dtype}")
+    return kind
 
 
 def _fused(a: Tensor, b: Any, c: Any, value: Any) -> bool:
