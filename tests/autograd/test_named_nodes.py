@@ -205,3 +205,18 @@ def test_cdist_is_one_node_with_torchs_gradient_at_zero_distances(p: float) -> N
     want.backward(torch.tensor(grad))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-10)
+
+
+def test_the_in_place_forms_write_what_the_fused_rules_do_not_read() -> None:
+    """addcdiv_, remainder_ and lerp_ (a number weight) on a non-leaf: the gradients PyTorch's
+    give, the written tensor being no value their rules read."""
+    grads = []
+    for lib in (cr, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        z = lib.tensor([1.5, 2.5, 0.7], requires_grad=True)
+        y = x * 2
+        y.addcdiv_(z, z + 3, value=0.5).remainder_(lib.tensor([0.9, 0.8, 1.1])).lerp_(z, 0.3)
+        y.sum().backward()
+        grads.append((x.grad.numpy(), z.grad.numpy()))
+    for ours, theirs in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

@@ -40,6 +40,7 @@ class Addcdiv(Function):
     """out = a + value * t1 / t2"""
 
     rule = "grad_a = grad, grad_t1 = grad * value / t2, grad_t2 = -grad * value * t1 / t2**2"
+    saves_inputs = (1, 2)  # not a (addcdiv_ writes it); t2 read for its own gradient too
 
     def forward(self, a: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         self.value = value
@@ -61,10 +62,12 @@ class Lerp(Function):
     as PyTorch's, so that w = 1 gives b exactly; w a number or a tensor"""
 
     rule = "grad_a = grad * (1 - w), grad_b = grad * w, grad_w = grad * (b - a)"
+    saves_inputs = "others"  # w for a's and b's gradients, a and b for w's (lerp_ writes a)
 
     def forward(self, a: Any, b: Any, w: Any) -> Any:
         diff = b - a
         if not isinstance(w, ndarray):
+            self.saves_inputs = False  # a number w: the rule reads no input's value
             return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
         return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
 
@@ -107,6 +110,7 @@ class Remainder(Function):
     computed as PyTorch's: fmod, then + b where the signs differ; b a tensor or a number"""
 
     rule = "grad_a = grad, grad_b = -grad * floor(a / b)"
+    saves_inputs = "others"  # a for b's gradient (remainder_ writes a); b for its own too
 
     def forward(self, a: Any, b: Any) -> Any:
         with errstate(divide="ignore", invalid="ignore"):  # float a % 0 is NaN
