@@ -62,7 +62,7 @@ class Lerp(Function):
     as PyTorch's, so that w = 1 gives b exactly; w a number or a tensor"""
 
     rule = "grad_a = grad * (1 - w), grad_b = grad * w, grad_w = grad * (b - a)"
-    saves_inputs = "others"  # w for a's and b's gradients, a and b for w's (lerp_ writes a)
+    saves_inputs: bool | str = "others"  # w for a's and b's gradients, a and b for w's
 
     def forward(self, a: Any, b: Any, w: Any) -> Any:
         diff = b - a

@@ -474,8 +474,7 @@ class Arithmetic(Core):
 
 
 def _kind_of(a: Tensor, b: Tensor, c: Any, op: str) -> str:
-    """The kind of dtype addcmul or addcdiv (``op``) computes a, b and c in; bool refused,
-    as PyTorch refuses it."""
+    """The kind of dtype addcmul or addcdiv (``op``) computes in; bool refused, as PyTorch's."""
     kind = array.result_type(a, b, c, op=op).kind
     if kind == "b":
         raise TypeError(f"{op}: not implemented for bool tensors, as in PyTorch; got {a.dtype}")
@@ -786,24 +785,14 @@ def where(condition: Any, input: Any, other: Any, op: Any = elementwise.Where) -
 
 # The primitives as the methods above name their nodes, PyTorch's (Function.named)
 _RSUB = elementwise.Sub.named("RsubBackward1")  # a number minus a tensor
-_RDIV = elementwise.Div.named(
-    "MulBackward0"
-)  # a number over a tensor: PyTorch's reciprocal times it
+_RDIV = elementwise.Div.named("MulBackward0")  # a number over a tensor: a reciprocal times it
 _RSQRT = elementwise.Pow.named("RsqrtBackward0")
 _BMM = linalg.MatMul.named("BmmBackward0")
-_LERP = (fused.Lerp.named("LerpBackward0"), fused.Lerp.named("LerpBackward1"))  # weight a number
-_REMAINDER = (
-    fused.Remainder.named("RemainderBackward0"),
-    fused.Remainder.named("RemainderBackward1"),
-)
+# by whether the weight, the divisor, the fill is a tensor (0: a number)
+_LERP = tuple(fused.Lerp.named(f"LerpBackward{k}") for k in (0, 1))
+_REMAINDER = tuple(fused.Remainder.named(f"RemainderBackward{k}") for k in (0, 1))
+_MASKED_FILL = tuple(elementwise.Where.named(f"MaskedFillBackward{k}") for k in (0, 1))
 _ROUNDED = {
-    "floor": fused.Rounded.named("FloorBackward0"),
-    "ceil": fused.Rounded.named("CeilBackward0"),
-    "trunc": fused.Rounded.named("TruncBackward0"),
-    "round": fused.Rounded.named("RoundBackward0"),
-    "decimals": fused.Rounded.named("RoundBackward1"),  # round with decimals given
+    s: fused.Rounded.named(s.title() + "Backward0") for s in ("floor", "ceil", "trunc", "round")
 }
-_MASKED_FILL = (
-    elementwise.Where.named("MaskedFillBackward0"),  # of a number
-    elementwise.Where.named("MaskedFillBackward1"),  # of a 0-d tensor
-)
+_ROUNDED["decimals"] = fused.Rounded.named("RoundBackward1")  # round with decimals given
