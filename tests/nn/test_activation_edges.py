@@ -10,7 +10,8 @@ import torch
 import chainrule as cr
 from chainrule import fastpath
 
-EXTREMES = [-1e30, -1000.0, -88.0, -20.0, -1.0, 0.0, 1.0, 20.0, 88.0, 1000.0, 1e30, np.inf]
+EXTREMES = [-1e30, -1000.0, -100.0, -95.0, -89.0, -88.0, -20.0, -1.0, 0.0, 1.0, 20.0, 88.0]
+EXTREMES += [1000.0, 1e30, np.inf]
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -25,6 +26,7 @@ def test_sigmoid_and_silu_at_the_extremes(fast: bool, dtype: str) -> None:
             )
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-37)
             assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
+            assert np.array_equal(ours.numpy() == 0, theirs.numpy() == 0)  # 0, not tiny
 
 
 def test_softshrink_gradient_passes_at_nan() -> None:

@@ -225,12 +225,6 @@ TRICKS = [
         "-grad * out / b, summed to b's shape by the engine",
     ),
     Trick(
-        "a small sigmoid with no errstate",
-        "chainrule.ops.elementwise:Sigmoid.forward",
-        "(2, 3, 4) float32 Tensor.sigmoid: 3.6-4.4 against 5.4-5.7 us",
-        "1 / (1 + exp(-a)) in place, exp under errstate(over='ignore')",
-    ),
-    Trick(
         "views made directly",
         "chainrule.ops.movement:viewed",
         "permute(2, 0, 1) of a (3, 4, 5) float32 tensor that records nothing: 4.2 against 5.1 us",

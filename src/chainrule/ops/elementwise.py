@@ -124,14 +124,6 @@ class Div(Function):
         return grad / b if need_a else None, -grad * out / b
 
 
-# exp's largest finite argument, rounded down, and 1, by dtype: exp(88) and exp(709) are
-# the last before float32's and float64's overflow, and at them e / (1 + e) is 1
-_EXP_CAP = {
-    xp.dtype(xp.float32): (xp.float32(88.0), xp.float32(1.0)),
-    xp.dtype(xp.float64): (xp.float64(709.0), xp.float64(1.0)),
-}
-
-
 def _per_row(b: Any, out: Any) -> bool:
     """Whether b is one value per row of out (out's shape with a last dim of 1, in out's
     dtype) and the rows hold more than one value: then b's gradient is one dot product per
@@ -351,29 +343,20 @@ def _exp_quietly(a: Any) -> None:
 
 
 class Sigmoid(Function):
-    """out = 1 / (1 + exp(-a)), computed without overflow: where exp(-a) overflows (a < -88
-    in float32) the result is 0, PyTorch's too. A small array with the fast path on:
-    e / (1 + e) with e = exp(min(a, c)), c the largest value whose exp is finite, which
-    needs no errstate (1 us of such a call); there the result is exp(a) (below 1.2e-38)
-    between -104 and -88, where PyTorch's is 0."""
+    """out = 1 / (1 + exp(-a)), as PyTorch's kernel: where exp(-a) overflows (a < -88 in
+    float32) the result is 0, PyTorch's too."""
 
     rule = "grad_a = grad * out * (1 - out)"
     saves_inputs = False
     saves_out = True
 
     def forward(self, a: Any) -> Any:
-        # the half types in float32, as PyTorch computes them
+        # the half types in float32, as PyTorch computes them; in place on one buffer
         x = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
-        if x.size <= 4096 and fastpath.enabled():  # a second array costs less than errstate
-            cap, one = _EXP_CAP[x.dtype]  # scalars of x's dtype: no conversion in each call
-            out = xp.minimum(x, cap) if x.ndim else xp.minimum(x, cap, out=xp.empty_like(x))
-            xp.exp(out, out=out)
-            xp.divide(out, xp.add(out, one), out=out)
-        else:  # in place on one buffer, as PyTorch's kernel
-            out = xp.negative(x, out=xp.empty_like(x))  # an array, 0-d too
-            _exp_quietly(out)
-            out += 1
-            xp.reciprocal(out, out=out)
+        out = xp.negative(x, out=xp.empty_like(x))  # an array, 0-d too
+        _exp_quietly(out)
+        out += 1
+        xp.reciprocal(out, out=out)
         return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
