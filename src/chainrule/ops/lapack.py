@@ -59,7 +59,7 @@ def _routine(name: str, char: str) -> Any:
     return scipy.linalg.get_lapack_funcs(name, dtype=host.dtype(char))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _getri_work(char: str, n: int) -> int:
     """getri's best workspace for order n: SciPy's default (n) runs its unblocked
     algorithm, twice the time at n = 512."""
@@ -203,7 +203,7 @@ def gelsy(a: Any, b: Any, cond: float) -> tuple[Any, int]:
     return x[:n], rank
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _work(name: str, char: str, *shape: int, **options: int) -> tuple[int, ...]:
     """The best workspace sizes of LAPACK routine ``name`` for a matrix of that shape, asked
     once. A float32 routine gives its float sizes in float32, which may round them down:
@@ -240,10 +240,18 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     return Q, R
 
 
-@functools.cache
 def _upper(m: int, n: int) -> Any:
-    """The mask of an m x n matrix's upper triangle (its diagonal included), made once."""
+    """The mask of an m x n matrix's upper triangle (its diagonal included), made once for
+    a small matrix (a kept mask of a large one would hold its memory for good)."""
+    return _small_upper(m, n) if m * n <= SMALL else ~host.tri(m, n, -1, dtype=bool)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_upper(m: int, n: int) -> Any:
     return ~host.tri(m, n, -1, dtype=bool)
+
+
+SMALL = 1 << 16  # the most elements of a triangle's mask that is kept
 
 
 def householder_product(a: Any, tau: Any) -> Any:

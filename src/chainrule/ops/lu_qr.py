@@ -263,14 +263,21 @@ class LinalgLu(Function):
         return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
 
 
-@functools.cache
 def _triangles(m: int, n: int, dtype: Any) -> tuple[Any, Any, Any]:
     """For an m x n LU (k = min(m, n)): L's strict lower triangle (m x k), the m x k identity
     (L's unit diagonal, of ``dtype``) and U's upper triangle (k x n), as host masks, made once
-    per shape: a where with them is one pass where tril and triu build their masks each call."""
+    per small shape: a where with them is one pass where tril and triu build their masks each
+    call (a large matrix's are made each time: kept, they would hold their memory for good)."""
+    return (_small_triangles if m * n <= lapack.SMALL else _made_triangles)(m, n, dtype)
+
+
+def _made_triangles(m: int, n: int, dtype: Any) -> tuple[Any, Any, Any]:
     k = min(m, n)
     below = host.tri(m, k, -1, dtype=bool)
     return below, host.eye(m, k, dtype=dtype), ~host.tri(k, n, -1, dtype=bool)
+
+
+_small_triangles = functools.lru_cache(maxsize=64)(_made_triangles)
 
 
 def rows(g: Any, order: Any) -> Any:
