@@ -89,17 +89,17 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> T
 def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     """cat; with ``read``, each tensor read with the shape read(shape) gives it (hstack's,
     vstack's, dstack's and column_stack's of fewer dims), in the one node."""
-    ts, shapes, dtypes = [], [], set()
-    for t in tensors:  # one pass, not a comprehension each: on every cat's way
-        t = as_tensor(t)
-        ts.append(t), shapes.append(t._array.shape), dtypes.add(t._array.dtype)
+    ts: list[Tensor] = [as_tensor(t) for t in tensors]
+    shapes = [t._array.shape for t in ts]
+    dtypes = {t._array.dtype for t in ts}
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    reads = None if read is None else [read(s) for s in shapes]
+    reads: list[Any] | None = None if read is None else [read(s) for s in shapes]
     if reads is not None and reads == shapes:
         reads = None  # every tensor as it is: cat's own node
     elif reads is not None and (0,) in reads:  # cat's legacy empty tensor: read as it is
-        ts, reads, shapes = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], None, reads
+        ts, shapes = [t.reshape(r) for t, r in zip(ts, reads, strict=True)], reads
+        reads = None
     if reads is None and (0,) in shapes:  # a legacy empty tensor among them
         ts, dim = _legacy_empty_joined(ts, [s == (0,) for s in shapes], dim)
         shapes = [t._array.shape for t in ts]
