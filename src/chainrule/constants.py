@@ -79,6 +79,20 @@ def laid_out(arr: Any, order: tuple[int, ...]) -> bool:
     return True
 
 
+def channels_last_order(arr: Any) -> tuple[int, ...] | None:
+    """The channels-last order of a 4-d or 5-d array whose steps grow as a channels-last
+    tensor's do, gaps allowed (PyTorch's suggest_memory_format), else None."""
+    if arr.ndim not in (4, 5) or arr.strides[1] == 0:
+        return None
+    order = (0, *range(2, arr.ndim), 1)
+    least = 0
+    for d in reversed(order):  # innermost first: C, then W, H (, D), then N
+        if arr.shape[d] == 0 or arr.strides[d] < least or d == 0 and least == arr.strides[1]:
+            return None
+        least = arr.strides[d] * max(arr.shape[d], 1)
+    return order
+
+
 __all__ = [
     "channels_last",
     "channels_last_3d",

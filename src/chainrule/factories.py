@@ -23,7 +23,7 @@ from .arguments import (
 )
 from .autograd.mode import is_grad_enabled
 from .autograd.versions import bump
-from .constants import laid_out, memory_order
+from .constants import channels_last_order, laid_out, memory_order
 from .ops import elementwise
 from .sparse import strided
 from .tensor import Tensor
@@ -301,24 +301,10 @@ def _laid_out_like(out: Tensor, input: Tensor, memory_format: Any) -> Tensor:
         arr = input._array  # inside the dim of its step, which keeps that step
         order = tuple(sorted(range(arr.ndim), key=lambda d: (-arr.strides[d], arr.shape[d] == 1)))
         if not laid_out(arr, order):
-            order = _channels_last(arr) or tuple(range(arr.ndim))
+            order = channels_last_order(arr) or tuple(range(arr.ndim))
     if order == tuple(range(out.ndim)):
         return out
     return elementwise.Cast.apply(out, dtype=out.dtype, order=order)
-
-
-def _channels_last(arr: Any) -> tuple[int, ...] | None:
-    """The channels-last order of a 4-d or 5-d array whose steps grow as a channels-last
-    tensor's do, gaps allowed (PyTorch's suggest_memory_format), else None."""
-    if arr.ndim not in (4, 5) or arr.strides[1] == 0:
-        return None
-    order = (0, *range(2, arr.ndim), 1)
-    least = 0
-    for d in reversed(order):  # innermost first: C, then W, H (, D), then N
-        if arr.shape[d] == 0 or arr.strides[d] < least or d == 0 and least == arr.strides[1]:
-            return None
-        least = arr.strides[d] * max(arr.shape[d], 1)
-    return order
 
 
 zeros_like = _like(zeros)

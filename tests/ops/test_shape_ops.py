@@ -229,3 +229,21 @@ def test_logspace_is_torchs_to_the_last_bit(dtype: str) -> None:
                 cr.logspace(start, end, steps, base, dtype=getattr(cr, dtype))
             continue
         _same(cr.logspace(start, end, steps, base, dtype=getattr(cr, dtype)), want)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m, x: m.cat([x.to(memory_format=m.channels_last)] * 2, 1),
+        lambda m, x: m.cat([x.to(memory_format=m.channels_last), x], 1),
+        lambda m, x: m.cat([x.transpose(1, 2), x.transpose(1, 2).double()], 0),
+        lambda m, x: m.cat([m.zeros(2, 4, 1, 5), x.transpose(1, 2)], 2),
+        lambda m, x: m.cat([x[:, :, ::2], x[:, :, 1::2]], 2),
+    ],
+)
+def test_cat_lays_out_its_result_as_pytorchs(make: object) -> None:
+    """Row-major, or channels last where every input is; NumPy follows the inputs' order."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    ours, theirs = make(cr, cr.tensor(x)), make(torch, torch.tensor(x))  # type: ignore[operator]
+    assert ours.stride() == theirs.stride()
+    _same(ours, theirs)

@@ -11,6 +11,7 @@ from .. import array, fastpath
 from ..array import errstate, is_floating, ndarray, xp
 from ..array.positions import view_positions
 from ..autograd.primitive import Function
+from ..constants import channels_last_order
 from .elementwise import Where
 
 if TYPE_CHECKING:
@@ -246,6 +247,20 @@ class IndexPut(Function):
         return ga, gv
 
 
+def _joined_out(arrays: tuple, dim: int, size: int) -> Any:
+    """cat's result laid out as PyTorch's: channels last where every input is (by its
+    steps), row-major otherwise (NumPy would follow the inputs' order)."""
+    first = arrays[0]
+    shape = (*first.shape[:dim], size, *first.shape[dim + 1 :])
+    dtype = xp.result_type(*arrays)
+    orders = {channels_last_order(a) for a in arrays}
+    order = orders.pop() if len(orders) == 1 else None
+    if order is None:
+        return xp.empty(shape, dtype=dtype, like=first)
+    made = xp.empty(tuple(shape[d] for d in order), dtype=dtype, like=first)
+    return made.transpose(tuple(order.index(d) for d in range(len(order))))
+
+
 class Cat(Function):
     """out = the inputs joined along dim, each read with the shape ``shapes`` gives it where
     given (hstack's, vstack's, dstack's and column_stack's inputs of fewer dims);
@@ -261,7 +276,9 @@ class Cat(Function):
         self.bounds = bounds = [0]  # where each input starts along dim, then the end
         for a in arrays:
             bounds.append(bounds[-1] + a.shape[dim])
-        return xp.concatenate(arrays, axis=dim)
+        if all(a.flags.c_contiguous for a in arrays):
+            return xp.concatenate(arrays, axis=dim)  # row-major, as PyTorch's
+        return xp.concatenate(arrays, axis=dim, out=_joined_out(arrays, dim, bounds[-1]))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         lead = (slice(None),) * self.dim
