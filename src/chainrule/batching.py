@@ -685,27 +685,19 @@ ELEMENTWISE = """Add Sub Mul Div Neg Pow Exp Log Log1p Expm1 Sqrt Sin Cos Tanh S
 Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish Tan Asin Acos
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
 Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink Digamma Erf Erfc Erfinv
-Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn Silu""".split()
+Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn Silu
+Addcmul Addcdiv Lerp Log2 Log10 Remainder Rounded""".split()
+REDUCTIONS = """Sum Var Std Cumsum Cumprod LogCumSumExp Mean Amax Amin LogSumExp Softmax
+LogSoftmax""".split()
 
 RULES: dict[str, Rule] = {name: elementwise for name in ELEMENTWISE}
+RULES.update(dict.fromkeys(REDUCTIONS, reduction))
 RULES.update(
     {
-        "Sum": reduction,
-        "Var": reduction,
-        "Std": reduction,
-        "Cumsum": reduction,
-        "Cumprod": reduction,
-        "LogCumSumExp": reduction,
         "Einsum": einsum_rule,
         "Cast": cast,
         "AvgPool2d": pool2d,
         "Unbind": getitem,
-        "Mean": reduction,
-        "Amax": reduction,
-        "Amin": reduction,
-        "LogSumExp": reduction,
-        "Softmax": reduction,
-        "LogSoftmax": reduction,
         "Reshape": reshape,
         "Permute": permute,
         "Expand": expand,

@@ -216,3 +216,31 @@ def test_pads_and_diagonals_run_batched(in_dims):
     ours = cf.vmap(f(cr), in_dims)(cr.tensor(x))
     assert len(calls) == 1
     _close(ours, tf.vmap(f(torch), in_dims)(torch.tensor(x)))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda m, x, y, z: m.addcmul(x, y, z, value=2),
+        lambda m, x, y, z: m.addcdiv(x, y, z.abs() + 1),
+        lambda m, x, y, z: m.lerp(x, y, z),
+        lambda m, x, y, z: m.log2(x.abs()) + m.log10(y.abs()),
+        lambda m, x, y, z: m.remainder(x, z) + m.round(y, decimals=1) + x.floor(),
+    ],
+)
+def test_the_one_node_elementwise_ops_are_batched_by_the_rule(monkeypatch, f):
+    """addcmul, addcdiv, lerp, log2, log10, remainder and the roundings: one call on the
+    batch (a batched and an unbatched operand broadcasting), not the per-example loop."""
+    from chainrule import batching
+
+    looped = []
+    monkeypatch.setattr(batching, "loop", lambda *a: looped.append(a[0].__name__))
+    x, y, z = (
+        np.random.default_rng(k).standard_normal(s)
+        for k, s in ((0, (4, 3)), (1, (4, 3)), (2, (3,)))
+    )
+    got = cf.vmap(lambda a, b: f(cr, a, b, cr.tensor(z)))(cr.tensor(x), cr.tensor(y))
+    assert looped == []
+    _close(
+        got, tf.vmap(lambda a, b: f(torch, a, b, torch.tensor(z)))(torch.tensor(x), torch.tensor(y))
+    )
