@@ -351,7 +351,7 @@ def index_vector(index: Any, dim: int, t: Tensor, op: str) -> Any:
     if isinstance(index, tensor_type()):
         index = index._array
     shape = t.shape or (1,)
-    arr = array.array_like(index, t._array)
+    arr = array.on_device_of(index, t._array)
     if arr.size == 0:
         arr = arr.astype(array.int64)
     if arr.dtype.kind not in "iu" or arr.ndim > 1:

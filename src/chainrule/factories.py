@@ -80,7 +80,7 @@ def tensor(
     if isinstance(data, Tensor):  # a copy, on the tensor's own device unless one is given
         dev = data.device if device is None else dev
         data = data._array
-    return _make_new(array.to_array(data, dtype, dev), requires_grad)
+    return _make_new(array.from_data(data, dtype, dev), requires_grad)
 
 
 def _device(device: Any, pin_memory: bool, op: str) -> Any:
@@ -248,7 +248,7 @@ def full(
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = array.to_array(fill_value, None, array.CPU).dtype
+        dtype = array.from_data(fill_value, None, array.CPU).dtype
     shape = size_arg((size,), "full")
     arr = array.xp.full(shape, fill_value, dtype=array.as_dtype(dtype), like=like)
     return _make_new(arr, requires_grad)
@@ -754,7 +754,7 @@ class _LegacyType(type):
         if len(args) == 1 and not builtins.isinstance(args[0], int):
             data = args[0]
             data = data._array if builtins.isinstance(data, Tensor) else data
-            return Tensor._make(array.to_array(data, cls.dtype, dev))
+            return Tensor._make(array.from_data(data, cls.dtype, dev))
         if not builtins.all(builtins.isinstance(n, int) for n in args):
             raise TypeError(
                 f"{cls.__name__}: expected sizes (ints) or one sequence of data; got {args!r}"

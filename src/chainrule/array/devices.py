@@ -251,7 +251,7 @@ def from_host(arr: Any, to: Any = None) -> Any:
         return accelerator.asarray(arr)
 
 
-def array_like(x: Any, ref: Any, dtype: Any = None) -> Any:
+def on_device_of(x: Any, ref: Any, dtype: Any = None) -> Any:
     """An argument given as data (an array, a list, a number) as an array on ``ref``'s
     device: itself if it is there already; a host array or a list moved there (as PyTorch
     moves a CPU index or mask to a CUDA tensor's device)."""

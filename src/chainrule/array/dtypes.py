@@ -185,7 +185,7 @@ def get_default_dtype() -> np.dtype:
     return default_float
 
 
-def to_array(data: Any, dtype: Any = None, to: Any = None) -> Any:
+def from_data(data: Any, dtype: Any = None, to: Any = None) -> Any:
     """Turn data into an array with chainrule's dtype rules.
 
     Python floats (and lists of them) become float32, Python ints int64, bools bool; arrays
@@ -210,7 +210,7 @@ def _need_holds(arr: Any) -> None:
 
 
 def _host_array(data: Any, dtype: Any) -> np.ndarray:
-    """to_array's work for data on the host: a fresh NumPy array."""
+    """from_data's work for data on the host: a fresh NumPy array."""
     if isinstance(data, (np.ndarray, np.generic)):
         _need_holds(data)
         return np.array(data, dtype=dtype, copy=True)

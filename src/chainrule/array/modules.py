@@ -90,7 +90,7 @@ def module_of(arr: Any) -> Any:
     return np if type(arr) is np.ndarray else accelerator
 
 
-def array_of(x: Any) -> Any:
+def result_array(x: Any) -> Any:
     """An op's result as an array: an array as it is; a NumPy scalar or a number as a 0-d
     NumPy array (CuPy's reductions give 0-d arrays already)."""
     return x if isinstance(x, ndarray) else np.asarray(x)

@@ -21,7 +21,7 @@ xp = array.xp
 
 
 def _indices(x: Any, like: Any, what: str) -> Any:
-    a = array.array_like(x._array if isinstance(x, Tensor) else x, like)
+    a = array.on_device_of(x._array if isinstance(x, Tensor) else x, like)
     if a.dtype.kind not in "iu":
         raise TypeError(
             f"embedding_bag: {what} must be integers; got dtype {array.dtype_object(a.dtype)}"

@@ -84,7 +84,7 @@ def embedding(
     """
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
-    idx = array.array_like(input._array if isinstance(input, Tensor) else input, weight._array)
+    idx = array.on_device_of(input._array if isinstance(input, Tensor) else input, weight._array)
     if idx.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: indices must be integers; got dtype {array.dtype_object(idx.dtype)}"

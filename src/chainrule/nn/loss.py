@@ -71,7 +71,7 @@ def _array_beside(x: Any, input: Tensor, what: str, op: str) -> Any:
                 f"{input.shape} on {input.device} and {what} of shape {x.shape} on {x.device}"
             )
         return x._array
-    return array.array_like(x, input._array)
+    return array.on_device_of(x, input._array)
 
 
 def _weight_array(weight: Any, c: int, op: str, input: Tensor) -> Any:
@@ -260,7 +260,7 @@ def _class_targets(
         and not 0 <= ignore_index < c
         and t.view(_UNSIGNED[t.itemsize]).max() < c  # a negative target reads as huge
     ):  # the common case, found in one reduction: every target a class, none ignored
-        per_element = None if w is None else array.array_of(w[t]).astype(input.dtype)
+        per_element = None if w is None else array.result_array(w[t]).astype(input.dtype)
         return t, None, per_element, w
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= c))
@@ -276,7 +276,7 @@ def _class_targets(
     else:
         ones = xp.ones(t.shape, dtype=input.dtype, like=t)
         per_element = (
-            ones if w is None else array.array_of(w[safe]).astype(input.dtype)
+            ones if w is None else array.result_array(w[safe]).astype(input.dtype)
         )  # 0-d stays an array
         per_element[ignored] = 0
     return safe, ignored, per_element, w

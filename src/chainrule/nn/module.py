@@ -39,7 +39,7 @@ class Parameter(Tensor):
             arr = data._array
             self._vc = counter(data)  # one array, one version counter
         else:
-            arr = array.to_array(data)
+            arr = array.from_data(data)
         self._array = arr
         self.grad = None
         self.grad_fn = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..array import array_like, errstate, is_floating, to_host, xp
+from ..array import errstate, is_floating, on_device_of, to_host, xp
 from ..autograd.primitive import Function
 from .elementwise import Where
 from .movement import IndexAdd, along_dim
@@ -211,7 +211,7 @@ def repicked(a: Any, index: Any, dim: int, which: Any, pick: Any, budget: int) -
     flat = chosen.reshape(-1).copy()  # (lines,)
     for line in xp.flatnonzero(to_host(xp.moveaxis(which, dim, -1))):
         flat[line] = pick(lines[line].tolist())
-    return xp.moveaxis(array_like(flat.reshape(chosen.shape), a), -1, dim)
+    return xp.moveaxis(on_device_of(flat.reshape(chosen.shape), a), -1, dim)
 
 
 def quick_select(values: list, k: int) -> int:
@@ -378,9 +378,9 @@ def lower_median(a: Any, ignore_nan: bool) -> Any:
         nans = xp.isnan(flat)
         if nans.any():
             if not ignore_nan or nans.all():
-                return array_like(math.nan, a, a.dtype)
+                return on_device_of(math.nan, a, a.dtype)
             flat = flat[~nans]
     if not flat.size:  # no elements: NaN, as PyTorch
-        return array_like(math.nan, a, a.dtype)
+        return on_device_of(math.nan, a, a.dtype)
     k = (flat.size - 1) // 2
     return xp.partition(flat, k)[k : k + 1].reshape(())  # a 0-d array, not a NumPy scalar

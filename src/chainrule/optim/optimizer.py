@@ -335,7 +335,7 @@ def _restore(name: str, index: int, key: str, value: Any, p: Tensor) -> Any:
             f"parameter's shape; got shapes {value.shape} and {p.shape}"
         )
     dtype = p.dtype if value.dtype.kind == "f" else value.dtype
-    moved = array.array_like(value, p._array, dtype)  # on the parameter's device, as PyTorch
+    moved = array.on_device_of(value, p._array, dtype)  # on the parameter's device, as PyTorch
     return Tensor._make(moved.copy() if moved is value else moved)
 
 

@@ -566,7 +566,7 @@ def _operand(x: Any, ref: Any, op: str) -> Any:
             )
         return make(x)
     if isinstance(x, (list, tuple)):
-        return make(array.to_array(x, None, device))
+        return make(array.from_data(x, None, device))
     raise TypeError(f"{op}: unsupported operand of type {type(x).__name__} with a Tensor")
 
 
@@ -590,9 +590,9 @@ def _promote(a: Tensor, b: Tensor, op: str) -> tuple[Tensor, Tensor]:
 
 def _logical(t: Tensor, fn: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
     if dim is None:
-        return make(array.array_of(fn(t._array)))
+        return make(array.result_array(fn(t._array)))
     axes = normalize_dims(dim, t, op)
-    return make(array.array_of(fn(t._array, axis=axes, keepdims=keepdim)))
+    return make(array.result_array(fn(t._array, axis=axes, keepdims=keepdim)))
 
 
 def false_mask(t: Tensor) -> Any:
@@ -654,7 +654,7 @@ def _remainder(a: Any, b: Any) -> Tensor:
         return make(value)  # nothing to differentiate, forward or backward
     # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
     # PyTorch's (the composite may differ in the last bit): a constant makes it so
-    out = a - make(array.array_of(quotient)) * b
+    out = a - make(array.result_array(quotient)) * b
     return out + make(value - out._array)
 
 
@@ -696,9 +696,9 @@ def _bitwise(a: Any, b: Any, op: str) -> Tensor:
             out = xp.where(wide, 0, xa << shift)
         else:
             out = xp.where(wide, xp.where(xa < 0, -1, 0), xa >> shift)
-        return make(array.array_of(out.astype(xa.dtype, copy=False)).reshape(shape))
+        return make(array.result_array(out.astype(xa.dtype, copy=False)).reshape(shape))
     fn = {"bitwise_and": xp.bitwise_and, "bitwise_or": xp.bitwise_or}.get(op, xp.bitwise_xor)
-    return make(array.array_of(fn(xa, ya)))
+    return make(array.result_array(fn(xa, ya)))
 
 
 def _is_bool(x: Any) -> bool:

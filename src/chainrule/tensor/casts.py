@@ -76,7 +76,7 @@ class Casts(Core):
         (or device)."""
         dev = self.device if device is None else resolve_device(device, "new_tensor")
         data = data._array if isinstance(data, Core) else data
-        t = make(array.to_array(data, dtype or self.dtype, dev))
+        t = make(array.from_data(data, dtype or self.dtype, dev))
         return t.requires_grad_() if requires_grad else t
 
     def new_zeros(

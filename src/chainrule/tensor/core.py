@@ -45,14 +45,14 @@ if TYPE_CHECKING:
     TensorSelf: TypeAlias = Tensor | Any
 
 xp = array.xp
-array_of = array.array_of
+result_array = array.result_array
 HOST_ARRAY = array.host.ndarray  # a CPU tensor's array type (a CUDA one's is the accelerator's)
 
 
 def make(data: Any, requires_grad: bool = False) -> Tensor:
     """Wrap an array an op made in a Tensor (no copy, no checks): the hot path of every op."""
     t = object.__new__(tensor_type())
-    t._array = data if type(data) is HOST_ARRAY else array_of(data)
+    t._array = data if type(data) is HOST_ARRAY else result_array(data)
     t._grad = None
     t.grad_fn = None
     t.requires_grad = requires_grad
@@ -247,7 +247,7 @@ class Core:
 
     @data.setter
     def data(self: TensorSelf, value: Any) -> None:
-        arr = value._array if isinstance(value, Core) else array.to_array(value)
+        arr = value._array if isinstance(value, Core) else array.from_data(value)
         self._array = arr
         bump(self)  # a node that saved the old values must not read the new ones unawares
 
@@ -430,7 +430,7 @@ def legacy_array(args: tuple, dtype: Any, device: Any, op: str) -> Any:
         data = args[0]
         if isinstance(data, Core):
             data = data._array
-        return array.to_array(data, dtype, dev)
+        return array.from_data(data, dtype, dev)
     sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
     if not all(isinstance(n, int) for n in sizes):
         raise TypeError(f"{op}: expected sizes (ints) or one sequence of data; got {args!r}")
@@ -459,4 +459,4 @@ def as_tensor(x: Any, dtype: Any = None, device: Any = None) -> Tensor:
     ):
         return make(x)
     no_grad_source(x, "as_tensor")
-    return make(array.to_array(x, dtype, device))
+    return make(array.from_data(x, dtype, device))

@@ -383,7 +383,7 @@ class Indexing(Core):
 
     def masked_scatter(self: TensorSelf, mask: Any, source: Any) -> Tensor:
         """self (broadcast with mask) with source's values, in order, where mask is True."""
-        m = array.array_like(mask._array if isinstance(mask, Core) else mask, self._array)
+        m = array.on_device_of(mask._array if isinstance(mask, Core) else mask, self._array)
         source = as_tensor(source)
         if m.dtype != array.bool_:
             raise TypeError(f"masked_scatter: mask must be a bool tensor; got dtype {m.dtype}")
@@ -684,7 +684,7 @@ def _even_split(t: Tensor, sections: Any, dim: int, ndim: int, op: str) -> tuple
 def _flat_index(t: Tensor, index: Any, op: str) -> Any:
     """take's and put's index: an int64 array of positions in the flattened t (negative
     ones from the end, as given), checked."""
-    idx = array.array_like(index._array if isinstance(index, Core) else index, t._array)
+    idx = array.on_device_of(index._array if isinstance(index, Core) else index, t._array)
     if idx.dtype != array.int64:
         raise TypeError(f"{op}: index must be an int64 tensor; got dtype {idx.dtype}")
     n = t.numel()

@@ -121,7 +121,7 @@ class Pointwise(Core):
             raise TypeError(f"frexp: needs a floating-point tensor; got dtype {self.dtype}")
         exponent = xp.frexp(self._array)[1]
         mantissa = pointwise.Frexp.apply(self, exponent=exponent)
-        return MantissaExponent(mantissa, make(array.array_of(exponent)))
+        return MantissaExponent(mantissa, make(array.result_array(exponent)))
 
     def nextafter(self: TensorSelf, other: Tensor) -> Tensor:
         """The next float after self toward other, of floating tensors (its gradient is
@@ -131,10 +131,10 @@ class Pointwise(Core):
         return pointwise.Nextafter.apply(*_only_floats(self, other, "nextafter"))
 
     def isposinf(self: TensorSelf) -> Tensor:
-        return make(array.array_of(self._array == xp.inf))
+        return make(array.result_array(self._array == xp.inf))
 
     def isneginf(self: TensorSelf) -> Tensor:
-        return make(array.array_of(self._array == -xp.inf))
+        return make(array.result_array(self._array == -xp.inf))
 
     def isreal(self: TensorSelf) -> Tensor:
         """True everywhere: chainrule's tensors are real (PyTorch's is False where a complex
@@ -202,9 +202,9 @@ class Pointwise(Core):
         """Whether the sign bit is set (-0.0 and NaNs with it too), as a bool tensor."""
         arr = self._array
         if array.is_floating(arr.dtype):
-            return make(array.array_of(xp.signbit(arr)))
+            return make(array.result_array(xp.signbit(arr)))
         if arr.dtype.kind == "i":
-            return make(array.array_of(arr < 0))
+            return make(array.result_array(arr < 0))
         return make(xp.zeros(arr.shape, dtype=bool, like=arr))  # bool and unsigned
 
     def copysign(self: TensorSelf, other: Any) -> Tensor:
@@ -251,7 +251,7 @@ class Pointwise(Core):
         _shape_of(self, values, "heaviside")
         x = self._array
         out = xp.where(x == 0, values._array, x > 0).astype(x.dtype, copy=False)
-        return make(array.array_of(out))
+        return make(array.result_array(out))
 
     def positive(self: TensorSelf) -> Tensor:
         """self itself, as +self (PyTorch refuses bool tensors)."""
@@ -303,7 +303,7 @@ class Pointwise(Core):
         return _logical(xp.logical_xor, self, other, "logical_xor")
 
     def logical_not(self: TensorSelf) -> Tensor:
-        return make(array.array_of(xp.logical_not(self._array)))
+        return make(array.result_array(xp.logical_not(self._array)))
 
 
 def _is_float(t: Any) -> bool:
@@ -342,11 +342,11 @@ def _integers(fn: Any, a: Tensor, b: Any, op: str) -> Tensor:
         raise TypeError(f"{op}: needs integer tensors (not bool or floating); got {got}")
     _shape_of(x, y, op)
     xa, ya = (t._array if isinstance(t, Core) else t for t in (x, y))
-    return make(array.array_of(fn(xa, ya)))
+    return make(array.result_array(fn(xa, ya)))
 
 
 def _logical(fn: Any, a: Tensor, b: Any, op: str) -> Tensor:
     """fn of two operands of any dtypes (nonzero is True), a bool tensor."""
     other = b if isinstance(b, Core) else as_tensor(b)
     broadcast_shape(op, a.shape, other.shape)
-    return make(array.array_of(fn(a._array, other._array)))
+    return make(array.result_array(fn(a._array, other._array)))

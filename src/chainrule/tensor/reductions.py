@@ -279,13 +279,13 @@ class Reductions(Core):
         need_float(x, "nanmean")
         dims = normalize_dims(dim, x, "nanmean")
         count = (~xp.isnan(x._array)).sum(axis=dims, keepdims=keepdim)
-        return x.nansum(dim, keepdim) / make(array.array_like(count, x._array, x.dtype))
+        return x.nansum(dim, keepdim) / make(array.on_device_of(count, x._array, x.dtype))
 
     def count_nonzero(self: TensorSelf, dim: Any = None) -> Tensor:
         """The number of nonzero elements over dim (an int or a tuple; all for None), int64."""
         dims = normalize_dims(dim, self, "count_nonzero")
         count = (self._array != 0).sum(axis=dims)
-        return make(array.array_like(count, self._array, array.int64))
+        return make(array.on_device_of(count, self._array, array.int64))
 
     def aminmax(self: TensorSelf, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
         """(min, max) over dim (all for None), each with amin's and amax's gradient."""
@@ -501,7 +501,7 @@ def _quantile(
             )
         qs = q
     else:
-        qs = make(array.array_like(q, t._array, t.dtype))
+        qs = make(array.on_device_of(q, t._array, t.dtype))
     qa = qs._array
     if not ((qa >= 0) & (qa <= 1)).all():
         raise ValueError(f"{op}: q must be in [0, 1]; got {q if qa.ndim == 0 else qa.tolist()}")
@@ -714,7 +714,7 @@ def _arg(t: Tensor, dim: Any, keepdim: bool, fn: Any, op: str) -> Tensor:
         need_elements(t, op)
         out = fn(t._array)
         shape = (1,) * t.ndim if keepdim else ()
-        return make(array.array_like(out, t._array, array.int64).reshape(shape))
+        return make(array.on_device_of(out, t._array, array.int64).reshape(shape))
     d = normalize_dim(dim, t.ndim, op, t.shape)
     need_elements(t, op, (d,) if t.ndim else None)
     return make(fn(t._array, axis=d, keepdims=keepdim).astype(array.int64, copy=False))

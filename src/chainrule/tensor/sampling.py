@@ -228,7 +228,7 @@ class Sampling(Core):
             )
         if weights is None:
             return make(xp.bincount(x, minlength=minlength).astype(array.int64))
-        w = array.array_like(weights._array if isinstance(weights, Core) else weights, x)
+        w = array.on_device_of(weights._array if isinstance(weights, Core) else weights, x)
         out = xp.bincount(x, weights=w, minlength=minlength)
         return make(out.astype(w.dtype if w.dtype == array.float32 else array.float64))
 

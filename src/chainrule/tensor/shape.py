@@ -502,7 +502,7 @@ class Shape(Core):
             source = xp.repeat(xp.arange(n, like=self._array), repeats)  # each one's source
         else:
             counts = repeats._array if isinstance(repeats, Core) else repeats
-            counts = array.array_like(counts, self._array)
+            counts = array.on_device_of(counts, self._array)
             if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
                 raise ValueError(
                     f"repeat_interleave: repeats must be an int or an integer tensor of 1 or {n} "
@@ -640,7 +640,7 @@ class Shape(Core):
 
     def masked_select(self: TensorSelf, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
-        m = array.array_like(mask._array if isinstance(mask, Core) else mask, self._array)
+        m = array.on_device_of(mask._array if isinstance(mask, Core) else mask, self._array)
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         shape = broadcast_shape("masked_select", self.shape, m.shape)
@@ -649,7 +649,7 @@ class Shape(Core):
 
 def _index_array(t: Tensor, index: Any) -> Any:
     """An index of gather or scatter (a Tensor, array or list) as an array on t's device."""
-    return array.array_like(index._array if isinstance(index, Core) else index, t._array)
+    return array.on_device_of(index._array if isinstance(index, Core) else index, t._array)
 
 
 def _reads_scalars(t: Tensor, idx: Any, src: Any = None) -> bool:

@@ -30,7 +30,7 @@ def _vector_norm(arr: Any, p: float) -> Any:
     non-zeros for 0, else (sum |x|^p)^(1/p); computed in float32 at least (float16's
     300 ** 2 is already inf) and returned in arr's dtype, as PyTorch's vector_norm."""
     wide = array.promote_types(arr.dtype, array.float32)
-    return array.array_of(xp.linalg.norm(arr.reshape(-1).astype(wide), ord=p)).astype(arr.dtype)
+    return array.result_array(xp.linalg.norm(arr.reshape(-1).astype(wide), ord=p)).astype(arr.dtype)
 
 
 def get_total_norm(
