@@ -19,10 +19,6 @@ ALLOWED = {
     "chainrule.fastpath.elements": (
         "a trick of fastpath/, one file each; Tensor.__getitem__ reaches it as fastpath.view_at"
     ),
-    "chainrule.ops.rotation": (
-        "Rot90, a primitive of the movement kind, made while ops/movement.py was being edited: "
-        "move it there (then remove this entry)"
-    ),
     "chainrule.tools.layout": (
         "docs/make_notebook.py fits its SVGs with it too, and viz.py, its importer, is at the "
         "800-line limit"

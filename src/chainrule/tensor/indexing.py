@@ -20,7 +20,7 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..autograd.saved import record
-from ..ops import linalg, masked, movement, rotation, selection
+from ..ops import linalg, masked, movement, selection
 from ..ops.movement import viewed
 from .arithmetic import matmul, scalar_for
 from .core import Core, as_tensor, make
@@ -352,7 +352,7 @@ class Indexing(Core):
         b = normalize_dim(dims[1], self.ndim, "rot90", self.shape)
         if a == b:
             raise ValueError(f"rot90: the two dims must differ; got {dims}")
-        return rotation.Rot90.apply(self, k=int(k), dims=dims)
+        return movement.Rot90.apply(self, k=int(k), dims=dims)
 
     # -- take and put ----------------------------------------------------------------------
 
