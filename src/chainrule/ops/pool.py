@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
+from .conv import elementwise_max
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -78,16 +79,6 @@ def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
 _SPLITS: dict[int, tuple[Any, bool, list[Any]]] = {}
 
 
-def _max(views: list[Any]) -> Any:
-    """Elementwise max of equally shaped arrays (NaN propagates), a fresh array."""
-    if len(views) == 1:
-        return views[0].copy()
-    best = xp.maximum(views[0], views[1])
-    for v in views[2:]:
-        xp.maximum(best, v, out=best)
-    return best
-
-
 def _sum(views: list[Any]) -> Any:
     """Elementwise sum of equally shaped arrays in their dtype, a fresh array."""
     if len(views) == 1:
@@ -128,7 +119,7 @@ class _WindowMax(Function):
                     self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
                 continue
             if not winners:  # the maxima alone: one maximum per offset
-                out = _max(_offset_views(out, where, axis))
+                out = elementwise_max(_offset_views(out, where, axis))
                 continue
             picked = _gathered(out, where, axis)  # (..., k, o, ...)
             self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
