@@ -170,7 +170,7 @@ class ScaledDotProductAttention(Function):
 
 
 @lru_cache(maxsize=8)
-def _causal_bias(L, S, dtype, device):
+def _causal_bias(L: int, S: int, dtype: Any, device: Any) -> Any:
     """(L, S): -inf where key j comes after query i (j > i), else 0; made once per shape,
     dtype and device, and never written (a model calls attention with the same shape every
     layer)."""

@@ -60,7 +60,9 @@ class CtcLoss(Function):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return self._forward(lp, rows, input_lengths, blank, zero_infinity)
 
-    def _forward(self, lp, rows, input_lengths, blank, zero_infinity):
+    def _forward(
+        self, lp: Any, rows: Any, input_lengths: Any, blank: int, zero_infinity: bool
+    ) -> Any:
         steps, n, c = lp.shape
         neg_inf = -xp.inf
         lengths = xp.asarray(input_lengths)  # (N,)

@@ -596,7 +596,7 @@ class ScatterReduce(Function):
         need_a, need_src = self.needs_input_grad
         return (grad_a if need_a else None, grad_s if need_src else None)
 
-    def _prod_grads(self, grad, out, a, s):
+    def _prod_grads(self, grad: Any, out: Any, a: Any, s: Any) -> Any:
         """prod's gradients, exact where a value is 0: the product of the others, formed by
         reducing again with that value replaced by 1 (PyTorch's way)."""
         options = dict(index=self.index, dim=self.dim, reduce="prod")

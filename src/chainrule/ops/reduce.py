@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def _reduced(shape, dims, keepdim):
+def _reduced(shape: tuple, dims: Any, keepdim: bool) -> tuple:
     """The shape a reduction over ``dims`` leaves."""
     if dims is None:
         return tuple(1 for _ in shape) if keepdim else ()
@@ -33,7 +33,7 @@ def _reduced(shape, dims, keepdim):
     return tuple(n for d, n in enumerate(shape) if d not in dims)
 
 
-def _keep(grad, in_shape, dims, keepdim):
+def _keep(grad: Any, in_shape: tuple, dims: Any, keepdim: bool) -> Any:
     """Reshape a reduced gradient so it broadcasts against the input (dims kept as 1)."""
     if keepdim or dims is None and grad.ndim == 0:
         return grad
@@ -43,7 +43,7 @@ def _keep(grad, in_shape, dims, keepdim):
     return grad.reshape(tuple(shape))  # (.., 1, ..) at each reduced dim
 
 
-def _filled(kept, grad, fn):
+def _filled(kept: Any, grad: Any, fn: Any) -> Any:
     """The kept-dims gradient ``kept`` written out to the shape of ``fn``'s input, in
     ``grad``'s dtype and an array of its own (which a leaf's .grad takes as it is; a broadcast
     view costs more to make for a small tensor, and is copied there anyway)."""
@@ -52,12 +52,12 @@ def _filled(kept, grad, fn):
     return out
 
 
-def _count(a, dims):
+def _count(a: Any, dims: Any) -> int:
     """How many elements of a each result of a reduction over ``dims`` (None: all) covers."""
     return a.size if dims is None else math.prod([a.shape[d] for d in dims])
 
 
-def _column_major(a, dims):
+def _column_major(a: Any, dims: Any) -> Any:
     """a, or with the fast path on a column-major copy of it, where a C-ordered 2-D array of
     at least 32 rows is reduced over its last axis of at most 16 elements; a as it is laid
     out with the fast path off."""
@@ -73,7 +73,7 @@ def _column_major(a, dims):
     return a
 
 
-def _as_laid_out(out, given):
+def _as_laid_out(out: Any, given: Any) -> Any:
     """out in C order where the input ``given`` was (as PyTorch's result is laid out like its
     input): _column_major's copy must not leak into the result's strides."""
     if given.flags.c_contiguous and not out.flags.c_contiguous:
@@ -81,7 +81,7 @@ def _as_laid_out(out, given):
     return out
 
 
-def _shift(a, dims):
+def _shift(a: Any, dims: Any) -> Any:
     """The max over dims (kept as 1s), subtracted before exp so it cannot overflow; 0 for an
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
     if not a.size:
@@ -397,7 +397,7 @@ class Softmax(Function):
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
 
-def _log_softmax(a, dim):
+def _log_softmax(a: Any, dim: int) -> Any:
     """a - logsumexp(a, dim), each row shifted by its max first."""
     given = a
     a = _column_major(a, dim)  # shifted, and out, then share its order
