@@ -60,3 +60,17 @@ def test_median_of_all_shares_its_gradient_among_ties() -> None:
         x.median().backward()
         grads.append(np.asarray(x.grad.tolist()))
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_of_a_0d_tensor_gives_its_value_for_k_0_and_1(k: int, largest: bool) -> None:
+    """PyTorch's topk of a 0-d tensor: the value itself and index 0, for k = 0 as for 1."""
+    ours, theirs = cr.tensor(3.5, requires_grad=True), torch.tensor(3.5, requires_grad=True)
+    (v, i), (tv, ti) = ours.topk(k, largest=largest), theirs.topk(k, largest=largest)
+    assert v.shape == tv.shape == () and float(v) == float(tv) and int(i) == int(ti) == 0
+    assert v.grad_fn.name() == tv.grad_fn.name()
+    v.backward(), tv.backward()
+    assert float(ours.grad) == float(theirs.grad) == 1.0
+    with pytest.raises((RuntimeError, ValueError), match="topk"):
+        cr.tensor(3.5).topk(2)

@@ -731,7 +731,8 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
         raise ValueError(
             f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {shape}"
         )
-    if not shape and k == 1:  # its only value, at index 0: no sort, no gather
+    if not shape and k in (0, 1):  # its only value, at index 0: no sort, no gather (k = 0
+        # too: PyTorch's topk of a 0-d tensor gives the value itself for k = 0 and 1)
         values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
         indices = make(xp.zeros((), array.int64, like=t._array))
         call = {"dim": dim, "sizes": (), "indices": indices._array}
