@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, need_number
 from ..autograd.mode import is_grad_enabled, no_grad
+from ..autograd.primitive import batching, dual
 from ..autograd.saved import record
 from ..ops import ctc
 from ..tensor import Tensor, as_tensor, where
@@ -53,7 +54,8 @@ def kl_div(
         loss = t.exp() * (t - x)
     else:  # xlogy(t, t) - t x: t log t taken as 0 at t = 0, its log on a safe 1 there
         zero = t._array == 0
-        if t.requires_grad and is_grad_enabled():
+        if t.requires_grad and is_grad_enabled() or batching[0] or dual[0]:  # (vmap's or
+            # forward mode's: a batched target, or a target's tangent, needs the Tensor ops)
             loss = where(zero, 0.0, t * where(zero, 1.0, t).log()) - t * x
         else:  # t log t is a constant: the same operations on arrays, four nodes fewer
             ta = t._array
