@@ -120,7 +120,8 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
         if threading.get_ident() == owner and not inside[0]:
             if cls is Piecewise:
                 options = {**options, **_bounds_of(sys._getframe(1))}
-            steps.append(Step(cls.__name__, inputs, options, out))
+            # the primitive's name: a node named as PyTorch's (Function.named) is its op's
+            steps.append(Step(cls.primitive.__name__, inputs, options, out))
         return out
 
     def top(t: Any, k: Any, dim: int, largest: bool, op: str, node: str) -> Any:
