@@ -115,7 +115,7 @@ def recording(constants: str = "refuse", quiet: bool = False) -> Iterator[list[S
     owner = threading.get_ident()
     inside = [0]  # > 0 within a recorded sort or argmax: its own ops are not steps
 
-    def apply(cls: type, *inputs: Any, **options: Any) -> Any:
+    def apply(cls: Any, *inputs: Any, **options: Any) -> Any:
         out = run(cls, *inputs, **options)
         if threading.get_ident() == owner and not inside[0]:
             if cls is Piecewise:
