@@ -280,14 +280,15 @@ def _first_max(views: list[Any]) -> tuple[Any, Any]:
     return best, arg
 
 
-def elementwise_max(views: list[Any]) -> Any:
-    """Elementwise max of equally shaped arrays (NaN propagates), a fresh array."""
+def folded(ufunc: Any, views: list[Any]) -> Any:
+    """``ufunc`` (xp.maximum: NaN propagates; xp.add: in their dtype) over equally shaped
+    arrays, one after another into one fresh array."""
     if len(views) == 1:
         return views[0].copy()
-    best = xp.maximum(views[0], views[1])
+    acc = ufunc(views[0], views[1])
     for v in views[2:]:
-        xp.maximum(best, v, out=best)
-    return best
+        ufunc(acc, v, out=acc)
+    return acc
 
 
 def pool_max(
@@ -302,10 +303,10 @@ def pool_max(
     xpad = _padded(x, padding, lowest)
     rows, columns = _pool_slices(x.shape[2:], kernel, stride, dilation, padding)
     if not winners:
-        row_max = elementwise_max([xpad[..., s] for s in columns])
+        row_max = folded(xp.maximum, [xpad[..., s] for s in columns])
         if len(rows) == 1 and rows[0] == slice(0, row_max.shape[2], 1):
             return row_max, None, None  # one row a window, every row: a fresh array already
-        return elementwise_max([row_max[:, :, s] for s in rows]), None, None
+        return folded(xp.maximum, [row_max[:, :, s] for s in rows]), None, None
     row_max, col_arg = _first_max([xpad[..., s] for s in columns])
     out, row_arg = _first_max([row_max[:, :, s] for s in rows])
     return out, col_arg, row_arg

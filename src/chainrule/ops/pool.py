@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
-from .conv import elementwise_max
+from .conv import folded
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -79,16 +79,6 @@ def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
 _SPLITS: dict[int, tuple[Any, bool, list[Any]]] = {}
 
 
-def _sum(views: list[Any]) -> Any:
-    """Elementwise sum of equally shaped arrays in their dtype, a fresh array."""
-    if len(views) == 1:
-        return views[0].copy()
-    total = xp.add(views[0], views[1])
-    for v in views[2:]:
-        xp.add(total, v, out=total)
-    return total
-
-
 class _WindowMax(Function):
     """out = the max of each window (a box: one window an axis), padded with the dtype's least
     value; grad_x = grad added at each window's first maximum in row-major order (the flat
@@ -119,7 +109,7 @@ class _WindowMax(Function):
                     self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
                 continue
             if not winners:  # the maxima alone: one maximum per offset
-                out = elementwise_max(_offset_views(out, where, axis))
+                out = folded(xp.maximum, _offset_views(out, where, axis))
                 continue
             picked = _gathered(out, where, axis)  # (..., k, o, ...)
             self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
@@ -236,7 +226,7 @@ class AvgPool3d(Function):
             where = windows[axis - 2]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
                 continue  # windows of one, each its own position: nothing to add
-            out = _sum(_offset_views(out, where, axis))
+            out = folded(xp.add, _offset_views(out, where, axis))
         if out is x:  # nothing padded or added: a fresh array, never a view of x
             out = out.copy()
         if not (isinstance(weight, float) and weight == 1):
