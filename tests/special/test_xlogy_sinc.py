@@ -34,7 +34,10 @@ def test_xlogy_edges_are_pytorchs(dtype: str) -> None:
     ]
     for o, t in zip(ours, theirs, strict=True):
         assert str(o.dtype) == str(t.dtype).replace("torch", "chainrule")
-        np.testing.assert_array_equal(o.numpy(), t.numpy())
+        # the edges exactly (0, NaN and inf in place); a log to a few units in the last
+        # place, as the two libraries' log kernels differ from one CPU to another
+        rtol = 4 * float(np.finfo(dtype).eps)
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=rtol, atol=0)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
