@@ -8,6 +8,7 @@ pass (anomaly checks, ``cr.grad``'s capture, explanations) is an Observer, told 
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -90,14 +91,16 @@ def fit(fn: Function, i: int, x: Tensor, g: Any, plain: bool = True) -> Tensor:
     dtype; the error names the op. Not ``plain`` (the rules on arrays), the sum is NumPy's
     on the gradient's array, with no node recorded."""
     if not isinstance(g, tensor_type()):
-        raise TypeError(f"{fn.op}: backward returned {type(g).__name__} for input {i}")
+        raise TypeError(
+            f"{fn.op}: backward returned {type(g).__name__} for input {i} ({_rule_of(fn)})"
+        )
     if g.shape != x.shape:
         try:
             g = sum_to_shape(g, x.shape) if plain else _sum_to_shape_array(g, x.shape)
         except Exception:
             raise RuntimeError(
                 f"{fn.op}: backward returned a gradient of shape {g.shape} for input {i} "
-                f"of shape {x.shape}"
+                f"of shape {x.shape} ({_rule_of(fn)})"
             ) from None
     return g if g._array.dtype == x._array.dtype else g.to(x.dtype)
 
@@ -284,9 +287,17 @@ def call_rule(fn: Function, g: Tensor, out: Tensor, rule: Any, fresh: bool) -> S
     in_grads = rule(fn, g, out)
     if len(in_grads) != len(fn.inputs):
         raise RuntimeError(
-            f"{fn.op}: backward returned {len(in_grads)} gradients for {len(fn.inputs)} inputs"
+            f"{fn.op}: backward returned {len(in_grads)} gradients for {len(fn.inputs)} inputs "
+            f"({_rule_of(fn)})"
         )
     return in_grads
+
+
+def _rule_of(fn: Function) -> str:
+    """Where the rule that broke the contract is written, so the message names the file."""
+    cls = next((c for c in type(fn).__mro__ if "backward" in vars(c)), type(fn))
+    where = getattr(sys.modules.get(cls.__module__), "__file__", None) or cls.__module__
+    return f"the backward of {cls.__qualname__} in {where}"
 
 
 def hooked_rule(
