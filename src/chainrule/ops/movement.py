@@ -124,6 +124,39 @@ def _has_int_array(index: tuple) -> bool:
     return any(isinstance(i, ndarray) and i.dtype.kind in "iu" for i in index)
 
 
+class Repeat(Function):
+    """out = a tiled sizes[i] times along each dim (1s put before a's shape where sizes is
+    longer), a copy;  grad_a = grad split into its tiles, which are summed.
+
+    With a's shape (n0, n1, ...) seen as (1, n0, 1, n1, ...) and broadcast to (r0, n0, r1,
+    n1, ...), out is that merged to (r0 * n0, r1 * n1, ...); grad, split back the same way,
+    summed over the r dims."""
+
+    rule = "grad_a = grad viewed as (r0, n0, r1, n1, ...), summed over each r"
+    saves_inputs = False
+
+    def forward(self, a: Any, sizes: tuple[int, ...]) -> Any:
+        self.sizes = sizes
+        shape = (1,) * (len(sizes) - a.ndim) + a.shape
+        ones: list[int] = []
+        tiled: list[int] = []
+        merged: list[int] = []
+        for r, n in zip(sizes, shape, strict=True):
+            ones += (1, n)  # (1, n0, 1, n1, ...)
+            tiled += (r, n)  # (r0, n0, r1, n1, ...)
+            merged.append(r * n)  # (r0 * n0, r1 * n1, ...)
+        out = xp.empty(merged, dtype=a.dtype, like=a)
+        out.reshape(tiled)[...] = a.reshape(ones)  # one copy, broadcast into the tiles
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        sizes, have = self.sizes, self.inputs[0].shape
+        shape = (1,) * (len(sizes) - len(have)) + tuple(have)
+        tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))
+        summed = grad.reshape(tiled).sum(tuple(range(0, len(tiled), 2)))  # (n0, n1, ...)
+        return (summed.reshape(have),)
+
+
 class GetItem(Function):
     """out = a[index];  grad_a = zeros like a with g added at index (repeats accumulate)."""
 
@@ -452,7 +485,20 @@ class Pad(Function):
 
     def forward(self, a: Any, widths: Any, value: Any = 0.0) -> Any:
         self.widths = widths
-        return xp.pad(a, widths, mode="constant", constant_values=value)
+        # a fresh array written by slices: the middle, then each dim's two borders (np.pad's
+        # way, without its argument parsing, which costs more than the copy on small arrays)
+        shape = tuple(n + lo + hi for n, (lo, hi) in zip(a.shape, widths, strict=True))
+        out = xp.empty(shape, dtype=a.dtype, like=a)
+        middle = tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, widths, strict=True))
+        out[middle] = a
+        fill = xp.asarray(value, like=a)  # cast as NumPy casts: -1 wraps in uint8, as torch's
+        for d, (lo, hi) in enumerate(widths):
+            before = (slice(None),) * d
+            if lo:
+                out[before + (slice(0, lo),)] = fill
+            if hi:
+                out[before + (slice(shape[d] - hi, None),)] = fill
+        return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         pairs = zip(self.widths, grad.shape, strict=True)
