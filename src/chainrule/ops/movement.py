@@ -124,6 +124,39 @@ def _has_int_array(index: tuple) -> bool:
     return any(isinstance(i, ndarray) and i.dtype.kind in "iu" for i in index)
 
 
+class Repeat(Function):
+    """out = a tiled sizes[i] times along each dim (1s put before a's shape where sizes is
+    longer), a copy;  grad_a = grad split into its tiles, which are summed.
+
+    With a's shape (n0, n1, ...) seen as (1, n0, 1, n1, ...) and broadcast to (r0, n0, r1,
+    n1, ...), out is that merged to (r0 * n0, r1 * n1, ...); grad, split back the same way,
+    summed over the r dims."""
+
+    rule = "grad_a = grad viewed as (r0, n0, r1, n1, ...), summed over each r"
+    saves_inputs = False
+
+    def forward(self, a: Any, sizes: tuple[int, ...]) -> Any:
+        self.sizes = sizes
+        shape = (1,) * (len(sizes) - a.ndim) + a.shape
+        ones: list[int] = []
+        tiled: list[int] = []
+        merged: list[int] = []
+        for r, n in zip(sizes, shape, strict=True):
+            ones += (1, n)  # (1, n0, 1, n1, ...)
+            tiled += (r, n)  # (r0, n0, r1, n1, ...)
+            merged.append(r * n)  # (r0 * n0, r1 * n1, ...)
+        out = xp.empty(merged, dtype=a.dtype, like=a)
+        out.reshape(tiled)[...] = a.reshape(ones)  # one copy, broadcast into the tiles
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        sizes, have = self.sizes, self.inputs[0].shape
+        shape = (1,) * (len(sizes) - len(have)) + tuple(have)
+        tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))
+        summed = grad.reshape(tiled).sum(tuple(range(0, len(tiled), 2)))  # (n0, n1, ...)
+        return (summed.reshape(have),)
+
+
 class GetItem(Function):
     """out = a[index];  grad_a = zeros like a with g added at index (repeats accumulate)."""
 

@@ -475,18 +475,14 @@ class Shape(Core):
 
     def repeat(self: TensorSelf, *sizes: Any, repeats: Any = None) -> Tensor:
         """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
-        sizes is longer): a view with interleaved 1s, expanded, then merged."""
+        sizes is longer), a copy: movement.Repeat."""
         sizes = shape_arg(spread_or_keyword(sizes, repeats, "repeats", "repeat"))
         if len(sizes) < self.ndim or not all(is_int(r) and r >= 0 for r in sizes):
             raise ValueError(
                 f"repeat: sizes must be non-negative ints, at least one per dim; got sizes "
                 f"{tuple(sizes)} for shape {self.shape}"
             )
-        shape = (1,) * (len(sizes) - self.ndim) + self.shape
-        ones = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
-        tiled = tuple(v for r, n in zip(sizes, shape, strict=True) for v in (r, n))  # (r0, n0, ..)
-        merged = tuple(r * n for r, n in zip(sizes, shape, strict=True))  # (r0 * n0, ...)
-        return self.reshape(ones).expand(tiled).reshape(merged)
+        return movement.Repeat.apply(self, sizes=tuple(map(int, sizes)))
 
     def repeat_interleave(
         self: TensorSelf, repeats: Any, dim: int | None = None, *, output_size: int | None = None
