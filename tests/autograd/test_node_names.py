@@ -30,7 +30,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         | {"SumBackward1", "MulBackward0", "ReshapeAliasBackward0", "UnsqueezeBackward0"},
     ),
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
-    "SqueezeBackward1": ("multi_dot squeezes where PyTorch views", {"ViewBackward0"}),
     "IndexBackward0": (
         "these select by indices",
         {"MaskedSelectBackward0", "SelectBackward0"}

@@ -10,9 +10,10 @@ from typing import Any
 from ..arguments import need_number, normalize_dim
 from ..array import xp
 from ..functions import cat
-from ..ops.linalg import LinalgCross
+from ..ops.linalg import LinalgCross, MatMul
 from ..tensor import Tensor
 from ..tensor import reductions as norms
+from ..tensor.arithmetic import matmul
 from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
 from .decompose import svdvals
@@ -143,28 +144,39 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Tensor:
 @with_out("linalg", exact=True)
 def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Tensor:
     """The product of two or more matrices (the first may be a row vector, the last a
-    column vector, each then dropped from the result), in the order of fewest flops."""
+    column vector, each then dropped from the result), in the order of fewest flops. A
+    vector end is multiplied as a vector (matmul's 1-D case: no unsqueeze and squeeze)."""
     ts = [tensor_of(t) for t in tensors]
     if len(ts) < 2:
         raise ValueError(f"linalg.multi_dot: expected at least 2 tensors; got {len(ts)}")
-    first, last = ts[0].ndim == 1, ts[-1].ndim == 1
-    ts[0] = ts[0].unsqueeze(0) if first else ts[0]
-    ts[-1] = ts[-1].unsqueeze(-1) if last else ts[-1]
-    for i, t in enumerate(ts):
-        if t.ndim != 2:
+    shapes = [tuple(t.shape) for t in ts]
+    dims = [shapes[0][0] if len(shapes[0]) == 2 else 1]  # the chain's orders, vectors as 1
+    for i, shape in enumerate(shapes):
+        if len(shape) != 2 and not (len(shape) == 1 and i in (0, len(ts) - 1)):
             raise ValueError(
                 f"linalg.multi_dot: tensor {i} must be 2-D (the first and last may be 1-D); "
-                f"got shape {tuple(tensors[i].shape)}"
+                f"got shape {shape}"
             )
-        if i and ts[i - 1].shape[1] != t.shape[0]:
+        if i and shapes[i - 1][-1] != shape[0]:
             raise ValueError(
                 f"linalg.multi_dot: tensors {i - 1} and {i} cannot be multiplied; got shapes "
-                f"{tuple(ts[i - 1].shape)} and {tuple(t.shape)}"
+                f"{shapes[i - 1]} and {shape}"
             )
-    result = _chain(ts, _order([t.shape[0] for t in ts] + [ts[-1].shape[1]]), 0, len(ts) - 1)
-    if first:
-        result = result.squeeze(0)
-    return result.squeeze(-1) if last else result
+        dims.append(shape[-1] if len(shape) == 2 or not i else 1)
+    if len(ts) == 2:
+        return matmul(ts[0], ts[1], _LAST)
+    if len(ts) == 3:  # the two orders' costs compared, as PyTorch's
+        a, b, c, d = dims
+        if a * b * c + a * c * d <= b * c * d + a * b * d:  # (AB)C
+            return matmul(ts[0] @ ts[1], ts[2], _LAST)
+        return matmul(ts[0], ts[1] @ ts[2], _LAST)
+    split = _order(dims)
+    k = split[0][len(ts) - 1]
+    return matmul(_chain(ts, split, 0, k), _chain(ts, split, k + 1, len(ts) - 1), _LAST)
+
+
+# multi_dot's last product, named as PyTorch's last node (a view of its products' result)
+_LAST = MatMul.named("ViewBackward0")
 
 
 def _order(dims: list[int]) -> list[list[int]]:
