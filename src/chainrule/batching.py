@@ -281,6 +281,10 @@ def _level_of(x: Any, op: str) -> int:
 # The ops whose array options are indices: an index array not marked is a constant (made
 # from a list or a tensor outside func), the same for every example.
 INDEXED = {"GetItem", "Gather", "Scatter", "ScatterReduce", "IndexAdd", "IndexPut", "AxisTake"}
+# ops/pool.py's pools: their array options (windows, weights, matrices) come from shapes
+POOLS = """AvgPool3d AvgPool3dBackward MaxPool3dWithIndices AdaptiveMaxPool2d AdaptiveMaxPool3d
+AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveAvgPoolBackward""".split()
+INDEXED |= set(POOLS)
 
 
 def _unknown_arrays(x: Any, op: str) -> None:
@@ -599,8 +603,10 @@ def conv2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 @_only_first
 def pool2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
-    x = args["x"]
-    out = call(cls, {**args, "x": x.reshape(-1, *x.shape[2:])})  # (B*N, C, Ho, Wo)
+    """A pool of any rank over (B, N, C, *spatial) as one over (B*N, C, *spatial)."""
+    first = next(iter(args))
+    x = args[first]
+    out = call(cls, {**args, first: x.reshape(-1, *x.shape[2:])})  # (B*N, C, *out)
     return out.reshape(size, x.shape[1], *out.shape[1:])
 
 
@@ -717,6 +723,7 @@ RULES.update(
         "ScatterReduce": scatter,
     }
 )
+RULES.update(dict.fromkeys(POOLS, pool2d))
 
 
 # -- methods that compute an index from an example's values (sort's order, max's place) ----
