@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import array
-from ..arguments import need_float, need_number, resolve_device
+from ..arguments import need_float, need_number, normalize_dim, resolve_device
 from ..autograd.mode import no_grad
 from ..autograd.node import named
 from ..factories import full
 from ..ops import elementwise, smooth, special
+from ..ops import glu as glu_ops
 from ..ops import prelu as prelu_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module, Parameter
@@ -161,10 +162,12 @@ def softsign(input: Tensor) -> Tensor:
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of dim (whose size must be even)."""
     x = _floating(input, "glu")
-    if x.ndim == 0 or x.shape[dim] % 2:
+    if x.ndim == 0:
+        raise ValueError(f"glu: a 0-d tensor has no dim {dim} to halve; got shape {x.shape}")
+    d = normalize_dim(dim, x.ndim, "glu", x.shape)
+    if x.shape[d] % 2:
         raise ValueError(f"glu: dim {dim} must have an even size; got shape {x.shape}")
-    a, b = x.chunk(2, dim)
-    return a * b.sigmoid()
+    return glu_ops.Glu.apply(x, dim=d)
 
 
 def softmin(
