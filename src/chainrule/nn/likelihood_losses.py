@@ -192,25 +192,34 @@ def ctc_loss(
         raise ValueError(
             f"{op}: input_lengths must lie in [0, {steps}] (log_probs' T); got {in_len.tolist()}"
         )
+    longest = int(tg_len.max()) if n else 0
     if tg.ndim == 2:
-        if tg.shape[0] != n or (tg_len > tg.shape[1]).any():
+        if tg.shape[0] != n or longest > tg.shape[1]:
             raise ValueError(
                 f"{op}: padded targets must be (N, S) with N = {n} and S at least each target "
                 f"length; got shape {tg.shape} and target_lengths {tg_len.tolist()}"
             )
-        rows = [tg[i, : tg_len[i]] for i in range(n)]
+        padded = tg[:, :longest]  # (N, L)
     elif tg.ndim == 1 and tg.shape[0] == tg_len.sum():
-        ends = tg_len.cumsum()
-        rows = [tg[e - k : e] for e, k in zip(ends, tg_len, strict=True)]
+        starts = tg_len.cumsum() - tg_len  # (N,): where each target begins
+        at = starts[:, None] + xp.arange(longest)  # (N, L)
+        padded = tg[xp.minimum(at, max(tg.shape[0] - 1, 0))] if tg.size else at  # (N, L)
     else:
         raise ValueError(
             f"{op}: targets must be (N, S) padded or the targets concatenated "
             f"({int(tg_len.sum())},); got shape {tg.shape}"
         )
-    if any(((r < 0) | (r >= c) | (r == blank)).any() for r in rows):
+    padded = padded.astype(xp.int64, copy=False)
+    counted = xp.arange(longest) < tg_len[:, None]  # (N, L): the places each target uses
+    if (counted & ((padded < 0) | (padded >= c) | (padded == blank))).any():
         raise ValueError(f"{op}: targets must be classes in [0, {c}) other than blank {blank}")
     losses = ctc.CtcLoss.apply(
-        lp, rows=rows, input_lengths=in_len, blank=blank, zero_infinity=zero_infinity
+        lp,
+        padded=padded,
+        input_lengths=in_len,
+        target_lengths=tg_len,
+        blank=blank,
+        zero_infinity=zero_infinity,
     )  # (N,)
     given = {"input_lengths": tuple(in_len.tolist()), "target_lengths": tuple(tg_len.tolist())}
     losses = record(losses, targets=tg, blank=blank, zero_infinity=zero_infinity, **given)

@@ -1,15 +1,16 @@
-"""The CTC loss as one primitive: the forward-backward (alpha-beta) sums over alignments, in
-log space, every sample of the batch at once (one step of the recursion a time step). A
-primitive for stability and speed: written in Tensor ops it would be a graph of thousands
-of small logsumexp nodes; and its gradient is PyTorch's, which is not the plain derivative
-(see CtcLoss). nn/likelihood_losses.py checks the arguments.
+"""The CTC loss as one primitive: the forward (alpha) sums over alignments in log space, every
+sample of the batch and every place of its target at once (one step of the recursion a time
+step); the backward (beta) sums only when a gradient is asked for, as PyTorch's kernels split
+them. A primitive for stability and speed: written in Tensor ops it would be a graph of
+thousands of small logsumexp nodes; and its gradient is PyTorch's, which is not the plain
+derivative (see CtcLoss). nn/likelihood_losses.py checks the arguments.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import xp
+from ..array import errstate, xp
 from ..autograd.primitive import Function
 
 if TYPE_CHECKING:
@@ -17,28 +18,21 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def _logsumexp(a: Any, axis: int) -> Any:
-    """log(sum(exp(a))) along axis; -inf where every term is -inf (log(0): called under an
-    errstate that ignores it)."""
-    top = a.max(axis=axis, keepdims=True)
-    safe = xp.where(xp.isfinite(top), top, 0.0)
-    out = xp.log(xp.exp(a - safe).sum(axis=axis, keepdims=True)) + safe
-    return out.squeeze(axis)
-
-
-def _shift(a: Any, by: int, fill: float) -> Any:
-    """a moved by ``by`` places along its last axis (right for by > 0), the rest ``fill``."""
-    out = xp.full_like(a, fill)
-    if by > 0:
-        out[..., by:] = a[..., :-by]
-    else:
-        out[..., :by] = a[..., -by:]
-    return out
+def extended(padded: Any, blank: int) -> tuple[Any, Any]:
+    """l' of each target (N, 2 L + 1): blanks around and between its labels; and where l'[s]
+    may be reached from l'[s - 2] (a label unlike the one two places back: 0, else -inf, as
+    the term to add)."""
+    n, width = padded.shape[0], 2 * padded.shape[1] + 1
+    labels = xp.full((n, width), blank, dtype=xp.int64)
+    labels[:, 1::2] = padded  # (N, L) into the odd places
+    skip = xp.full((n, width), -xp.inf)
+    skip[:, 3::2][padded[:, 1:] != padded[:, :-1]] = 0.0  # (N, L - 1): label s against s - 2
+    return labels, skip
 
 
 class CtcLoss(Function):
     """loss_n = -log sum over the alignments of target n to its input_lengths[n] steps of
-    prod_t p[t, n, aligned class], by the alpha-beta recursion over the target with blanks
+    prod_t p[t, n, aligned class], by the alpha recursion over the target with blanks
     between and around its labels (l').
 
     grad_lp[t, n, c] = grad_n (exp(lp[t, n, c]) - exp(lcab[t, n, c] + loss_n - lp[t, n, c]))
@@ -54,80 +48,105 @@ class CtcLoss(Function):
     )
 
     def forward(
-        self, lp: Any, *, rows: Any, input_lengths: Any, blank: int, zero_infinity: bool
+        self,
+        lp: Any,
+        *,
+        padded: Any,
+        input_lengths: Any,
+        target_lengths: Any,
+        blank: int,
+        zero_infinity: bool,
     ) -> Any:
-        # -inf - -inf (NaN, masked after) and log(0) are expected throughout: one errstate
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return self._forward(lp, rows, input_lengths, blank, zero_infinity)
+        return self._forward(lp, padded, input_lengths, target_lengths, blank, zero_infinity)
 
+    @errstate(invalid="ignore")  # inf - inf where log_probs hold +inf: NaN, as PyTorch's
     def _forward(
-        self, lp: Any, rows: Any, input_lengths: Any, blank: int, zero_infinity: bool
+        self,
+        lp: Any,
+        padded: Any,
+        lengths: Any,
+        target_lengths: Any,
+        blank: int,
+        zero_infinity: bool,
     ) -> Any:
-        steps, n, c = lp.shape
+        steps, n, _ = lp.shape
         neg_inf = -xp.inf
-        lengths = xp.asarray(input_lengths)  # (N,)
-        ends = xp.asarray([2 * len(r) + 1 for r in rows])  # (N,): each l''s length
-        width = int(ends.max()) if n else 1
-        labels = xp.full((n, width), blank)  # (N, S): l', blanks around and between labels
-        for b, target in enumerate(rows):
-            labels[b, 1 : 2 * len(target) : 2] = target
-        valid = xp.arange(width)[None, :] < ends[:, None]  # (N, S)
-        seen = xp.take_along_axis(lp, xp.broadcast_to(labels, (steps, n, width)), 2)  # (T, N, S)
-        seen = xp.where(valid, seen, neg_inf)
-        # the skip over a blank is allowed onto a label unlike the one two places back:
-        # 0 where allowed, -inf where not, added to the term two places back
-        skip = (labels != blank) & (labels != _shift(labels, 2, -1))  # (N, S)
-        skip_add = xp.where(skip, 0.0, neg_inf).astype(lp.dtype)
-        back_add = xp.where(_shift(skip, -2, False), 0.0, neg_inf).astype(lp.dtype)  # s to s+2
-        # alpha and beta with two places of -inf before (alpha) or after (beta) each row, so
-        # the terms one and two places back (or on) are slices, not shifted copies
+        labels, skip = extended(padded, blank)
+        width = labels.shape[1]
+        # (T, N, S): lp of each place's class; places past an l''s end take any class, since
+        # alpha there never reaches a place inside it (beta's recursion masks them)
+        seen = lp[:, xp.arange(n)[:, None], labels]
+        # alpha with two places of -inf before each row, so the terms one and two places back
+        # are slices, not shifted copies; each step written in place
         alpha_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
-        beta_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
-        alpha, beta = alpha_pad[:, :, 2:], beta_pad[:, :, :width]  # (T, N, S) views
+        alpha = alpha_pad[:, :, 2:]  # (T, N, S) view
         if steps:
             alpha[0, :, :2] = seen[0, :, :2]
-        for t in range(1, steps):  # alpha past a sample's length stays at its last step
-            a = alpha_pad[t - 1]
-            step = xp.logaddexp(a[:, 2:], a[:, 1:-1])
-            step = xp.logaddexp(step, a[:, :-2] + skip_add, out=step)
+        skip = skip.astype(lp.dtype, copy=False)
+        for t in range(1, steps):  # past a sample's length alpha runs on, then is cleared
+            a, step = alpha_pad[t - 1], alpha[t]
+            xp.logaddexp(a[:, 2:], a[:, 1:-1], out=step)
+            xp.logaddexp(step, a[:, :-2] + skip, out=step)
             step += seen[t]
-            alpha[t] = xp.where((t < lengths)[:, None], step, a[:, 2:])
-        ends_at = (xp.arange(width)[None, :] >= ends[:, None] - 2) & valid  # (N, S)
+        ends = 2 * target_lengths + 1  # (N,): each l''s length
+        # the last two places of each l' at its last step, read from the padded rows (where
+        # place -1 of a one-place l' is padding, -inf); a length 0 is settled below
+        last, rows = lengths - 1, xp.arange(n)
+        losses = -xp.logaddexp(alpha_pad[last, rows, ends + 1], alpha_pad[last, rows, ends])
+        empty = lengths == 0
+        if empty.any():
+            losses[empty] = xp.where(ends[empty] == 1, 0.0, xp.inf)
+        steps_in = xp.arange(steps)[:, None] < lengths  # (T, N)
+        if not steps_in.all():
+            alpha[~steps_in] = neg_inf
+        self.alpha, self.nll = alpha, losses  # PyTorch's node's result1 and result0
+        self.seen, self.labels, self.skip, self.lengths = seen, labels, skip, lengths
+        self.ends, self.steps_in, self.impossible = ends, steps_in, None
+        if zero_infinity:
+            self.impossible = xp.isinf(losses)
+            losses = xp.where(self.impossible, 0.0, losses)
+        self.losses = losses
+        return losses.astype(lp.dtype, copy=False)
+
+    def _lcab_loss(self, classes: int) -> Any:
+        """lcab + loss (T, N, C): beta by the recursion backwards from each sample's last step,
+        then alpha beta summed by class in exp space under each (t, n)'s largest term."""
+        seen, alpha, lengths = self.seen, self.alpha, self.lengths
+        steps, n, width = seen.shape
+        neg_inf = -xp.inf
+        places = xp.arange(width)
+        ends = self.ends[:, None]  # (N, 1)
+        seen = xp.where(places < ends, seen, neg_inf)  # (T, N, S): -inf past each l''s end
+        ends_at = (places >= ends - 2) & (places < ends)  # (N, S): the last two places of l'
+        # the skip from s + 2 back to s: allowed where l'[s + 2] may be reached from l'[s]
+        back = xp.full((n, width), neg_inf, dtype=seen.dtype)
+        back[:, :-2] = self.skip[:, 2:]
+        beta_pad = xp.full((steps, n, width + 2), neg_inf, dtype=seen.dtype)
+        beta = beta_pad[:, :, :width]  # (T, N, S) view, two places of -inf after each row
         for t in range(steps - 1, -1, -1):  # beta starts at each sample's last step
-            start = xp.where(ends_at, seen[t], neg_inf)
+            step = beta[t]
             if t + 1 < steps:
                 b = beta_pad[t + 1]
-                step = xp.logaddexp(b[:, :-2], b[:, 1:-1])
-                step = xp.logaddexp(step, b[:, 2:] + back_add, out=step)
+                xp.logaddexp(b[:, :-2], b[:, 1:-1], out=step)
+                xp.logaddexp(step, b[:, 2:] + back, out=step)
                 step += seen[t]
-            else:
-                step = start
-            last = (t == lengths - 1)[:, None]
-            beta[t] = xp.where(last, start, xp.where((t < lengths - 1)[:, None], step, neg_inf))
-        final = alpha[-1] if steps else xp.full((n, width), neg_inf, dtype=lp.dtype)
-        at_end = xp.where(ends_at, final, neg_inf)  # (N, S): the last two places of each l'
-        losses = -_logsumexp(at_end, 1)  # (N,)
-        empty = lengths == 0
-        losses[empty] = xp.where(ends[empty] == 1, 0.0, xp.inf)
-        # lcab[t, n, c] = log sum over the s with l'[s] = c of alpha beta: summed in exp space
-        # under each (t, n)'s largest term, a one-hot product gathering the places by class
+            starts = t == lengths - 1  # (N,); past its length a sample's beta stays -inf
+            if starts.any():
+                step[starts] = xp.where(ends_at[starts], seen[t, starts], neg_inf)
         both = alpha + beta  # (T, N, S)
         top = both.max(axis=2, keepdims=True) if width else xp.zeros((steps, n, 1))
         top = xp.where(xp.isfinite(top), top, 0.0)
-        onehot = (labels[:, :, None] == xp.arange(c)).astype(lp.dtype)  # (N, S, C)
+        onehot = (self.labels[:, :, None] == xp.arange(classes)).astype(seen.dtype)  # (N, S, C)
         summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
-        lcab = xp.log(summed) + top
-        self.alpha, self.nll = alpha, losses.copy()  # PyTorch's node's result1 and result0
-        self.impossible = xp.isinf(losses) if zero_infinity else xp.zeros(n, dtype=bool)
-        losses[self.impossible] = 0.0
-        self.lcab_loss = lcab + losses[None, :, None]  # (T, N, C)
-        steps_in = xp.arange(steps)[:, None] < lengths[None, :]  # (T, N)
-        self.counted = (steps_in & ~self.impossible[None, :])[:, :, None]  # (T, N, 1)
-        return losses.astype(lp.dtype, copy=False)
+        return xp.log(summed) + top + self.losses[None, :, None]
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (lp,) = self.inputs
-        with xp.errstate(invalid="ignore", over="ignore"):
-            posterior = (lp * -1.0 + self.lcab_loss).exp()
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lcab_loss = self._lcab_loss(lp.shape[2])
+            posterior = (lp * -1.0 + lcab_loss).exp()
         per_class = (lp.exp() - posterior) * grad.reshape(1, -1, 1)  # (T, N, C)
-        return (per_class.masked_fill(~self.counted, 0.0),)
+        counted = self.steps_in  # (T, N)
+        if self.impossible is not None:
+            counted = counted & ~self.impossible
+        return (per_class.masked_fill(~counted[:, :, None], 0.0),)
