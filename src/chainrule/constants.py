@@ -40,6 +40,13 @@ class memory_format(TorchName):  # noqa: N801 (PyTorch's name: torch.memory_form
         self.order = order
 
 
+class layout(TorchName):  # noqa: N801 (PyTorch's name: torch.layout)
+    """How a tensor keeps its elements (PyTorch's ``torch.layout``): ``strided`` (a dense
+    array) or ``sparse_coo`` (indices and values)."""
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last", (0, 2, 3, 1))

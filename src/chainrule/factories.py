@@ -23,9 +23,8 @@ from .arguments import (
 )
 from .autograd.mode import is_grad_enabled
 from .autograd.versions import bump
-from .constants import channels_last_order, laid_out, memory_order
+from .constants import channels_last_order, laid_out, memory_order, strided
 from .ops import elementwise
-from .sparse import strided
 from .tensor import Tensor
 from .tensor.inplace import RESIZED
 from .tensor.sampling import check_std

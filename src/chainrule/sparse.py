@@ -14,7 +14,7 @@ from typing import Any
 from . import array
 from .arguments import is_int, normalize_dim, normalize_dims_of, size_arg
 from .autograd.primitive import Function
-from .constants import TorchName
+from .constants import layout, sparse_coo, strided
 from .ops import movement
 from .tensor import Tensor, as_tensor
 
@@ -23,15 +23,6 @@ __all__ += ["log_softmax", "spmm", "strided", "sum"]
 
 xp = array.host  # sparse tensors live on the host, where scipy computes
 _SIZE = type(as_tensor(xp.zeros(0)).shape)  # a dense tensor's shape type, for S.shape
-
-
-class layout(TorchName):  # noqa: N801 (PyTorch's name: torch.layout)
-    """How a tensor keeps its elements (PyTorch's ``torch.layout``): ``strided`` (a dense
-    array) or ``sparse_coo`` (indices and values)."""
-
-
-strided = layout("strided")
-sparse_coo = layout("sparse_coo")
 
 
 def _scipy_sparse() -> Any:
@@ -750,12 +741,4 @@ def _to_sparse(self: Tensor, sparse_dim: int | None = None) -> SparseTensor:
     return SparseTensor._of(as_tensor(xp.stack(where).astype(xp.int64)), values, self.shape, True)
 
 
-def _to_dense(self: Tensor, dtype: Any = None) -> Tensor:
-    """A dense tensor is its own dense form."""
-    return self if dtype is None else self.to(dtype)
-
-
 Tensor.to_sparse = _to_sparse  # type: ignore[attr-defined]
-Tensor.to_dense = _to_dense  # type: ignore[attr-defined]
-Tensor.is_sparse = property(lambda self: False)  # type: ignore[attr-defined]
-Tensor.layout = property(lambda self: strided)  # type: ignore[attr-defined]

@@ -21,9 +21,6 @@ ALLOWED = {
     ("sparse.py", "Tensor.to_sparse"): (
         "Tensor.to_sparse makes a SparseTensor, a class of sparse.py, above tensor/"
     ),
-    ("sparse.py", "Tensor.to_dense"): "Tensor's half of the pair sparse.py defines",
-    ("sparse.py", "Tensor.is_sparse"): "Tensor's half of the pair sparse.py defines",
-    ("sparse.py", "Tensor.layout"): "torch.strided is defined with the sparse layouts in sparse.py",
 }
 
 INSTEAD = (

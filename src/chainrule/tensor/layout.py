@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import normalize_dim
-from ..constants import contiguous_format, laid_out, memory_order, preserve_format
+from ..constants import contiguous_format, laid_out, layout, memory_order, preserve_format, strided
 from ..ops import elementwise, movement
 from .core import Core
 
@@ -19,6 +19,21 @@ if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
 
 class Layout(Core):
     __slots__ = ()
+
+    @property
+    def layout(self: TensorSelf) -> layout:
+        """How the elements are kept: ``cr.strided``, a dense array (a sparse tensor says
+        ``cr.sparse_coo``)."""
+        return strided
+
+    @property
+    def is_sparse(self: TensorSelf) -> bool:
+        """False: a dense tensor (a sparse tensor says True)."""
+        return False
+
+    def to_dense(self: TensorSelf, dtype: Any = None) -> Tensor:
+        """A dense tensor is its own dense form (in ``dtype`` where one is given)."""
+        return self if dtype is None else self.to(dtype)
 
     def contiguous(self: TensorSelf, memory_format: Any = None) -> Tensor:
         """The tensor itself where it is contiguous (in memory_format's layout: C order by
