@@ -444,17 +444,28 @@ def trigamma(a: Any) -> Any:
     f = c.dtype.type
     low = c < f(0.5)
     reflect = bool(xp.count_nonzero(low))  # a tenth of low.any()'s time on few elements
+    if not reflect and c.dtype == xp.float32:  # zeta(2, x) alone, by SciPy's ufunc: its
+        # float32 loop computes in float64 and rounds, and warns of nothing (inf at 0)
+        return from_host(_hurwitz_zeta()(2.0, to_host(c)), c).astype(a.dtype, copy=False)
     x = (xp.where(low, f(1) - c, c) if reflect else c).astype(xp.float64)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf at the poles
         if c.dtype == xp.float64:
             out = _trigamma_steps(x)
         else:
-            out = from_host(_scipy_special("polygamma").zeta(2.0, to_host(x)), x)
+            out = from_host(_hurwitz_zeta()(2.0, to_host(x)), x)
         if reflect:
             pi = f(math.pi)
             sin = xp.sin(pi * c)
             out = xp.where(low, ((pi * pi) / (sin * sin)).astype(xp.float64) - out, out)
         return out.astype(a.dtype)
+
+
+@functools.cache
+def _hurwitz_zeta() -> Any:
+    """SciPy's Hurwitz zeta(s, q) ufunc itself: scipy.special.zeta's Python wrapper around it
+    costs as much as the ufunc on a few elements."""
+    sp = _scipy_special("polygamma")
+    return getattr(getattr(sp, "_ufuncs", None), "_zeta", sp.zeta)
 
 
 class Digamma(Function):
