@@ -130,9 +130,7 @@ class Reductions(Core):
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "max")
         if dim is None:  # amax, but with PyTorch's gradient at NaN (see Amax)
             need_elements(self, "max", None)
-            return named(
-                reduce.Amax.apply(self, dims=None, keepdim=False, nan_ties=True), "MaxBackward1"
-            )
+            return _MAX_ALL.apply(self, dims=None, keepdim=False, nan_ties=True)
         return _select(self, dim, keepdim, "argmax", "max")
 
     def min(self: TensorSelf, dim: Any = None, keepdim: bool = False, **np_names: Any) -> Any:
@@ -141,9 +139,7 @@ class Reductions(Core):
         dim, keepdim = numpy_dim_names(dim, keepdim, np_names, "min")
         if dim is None:
             need_elements(self, "min", None)
-            return named(
-                reduce.Amin.apply(self, dims=None, keepdim=False, nan_ties=True), "MinBackward1"
-            )
+            return _MIN_ALL.apply(self, dims=None, keepdim=False, nan_ties=True)
         return _select(self, dim, keepdim, "argmin", "min")
 
     def argmax(
@@ -317,7 +313,7 @@ class Reductions(Core):
                 f"kthvalue: k {k!r} is out of range for dim {dim} of size {x.shape[d]}; "
                 f"got shape {self.shape}"
             )
-        index, values = statistics.kth_index(x._array, k, d)
+        index, values = _found(x._array, d, statistics.kth_index, k, d)
         return _chosen(self, x, index, d, keepdim, "KthvalueBackward0", values)
 
     def mode(self: TensorSelf, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
@@ -326,7 +322,7 @@ class Reductions(Core):
         elements in lines of ties or NaN in a call, its last place)."""
         x, d = _lines(self, dim, "mode")
         need_elements(x, "mode", (d,))
-        index, values = statistics.mode_index(x._array, d)
+        index, values = _found(x._array, d, statistics.mode_index, d)
         return _chosen(self, x, index, d, keepdim, "ModeBackward0", values)
 
     def quantile(
@@ -425,12 +421,22 @@ class MinMax(NamedTuple):
 
 
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+_MAX_ALL, _MIN_ALL = reduce.Amax.named("MaxBackward1"), reduce.Amin.named("MinBackward1")
 
 
 def _lines(t: Tensor, dim: int, op: str) -> tuple[Tensor, int]:
     """t and dim normalised for an op over lines along dim: a 0-d tensor as one of 1 value."""
-    d = normalize_dim(dim, t.ndim, op, t.shape)
-    return (t, d) if t.ndim else (t.reshape(1), 0)
+    shape = t._array.shape
+    d = normalize_dim(dim, len(shape), op, shape)
+    return (t, d) if shape else (movement.viewed(movement.Reshape, t, shape=(1,)), 0)
+
+
+def _found(a: Any, d: int, find: Any, *args: Any) -> tuple[Any, Any]:
+    """``find(a, *args)``: each line's chosen index along d and its value (or None), both
+    keepdim-shaped; of lines of one value, that value at index 0, with no search."""
+    if a.shape[d] == 1:
+        return xp.zeros(a.shape, array.int64, like=a), a.copy()
+    return find(a, *args)  # type: ignore[no-any-return]
 
 
 def _chosen(
@@ -459,7 +465,7 @@ def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> An
         return statistics.EvenlyDistribute.apply(t, value=value, node_name=name + "Backward0")
     x, d = _lines(t, dim, op)
     need_elements(x, op, (d,))
-    index, values = statistics.median_index(x._array, d, ignore_nan)
+    index, values = _found(x._array, d, statistics.median_index, d, ignore_nan)
     return _chosen(t, x, index, d, keepdim, name + "Backward1", values)
 
 
@@ -467,13 +473,14 @@ def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
     """cummax and cummin: fn's running values along dim, and the places they came from."""
     x, d = _lines(t, dim, op)
     a = x._array
-    out = fn.accumulate(a, axis=d) if a.size else a
-    index = statistics.running_index(a, out, d) if a.size else a.astype(array.int64)
-    name = op.title() + "Backward0"
-    values = statistics.Select.apply(
-        x, index=index, dim=d, shape=t.shape, node_name=name, values=out
-    )
-    return ValuesIndices(values, make(index.reshape(t.shape)))
+    if a.shape[d] > 1:
+        out = fn.accumulate(a, axis=d)
+        index = statistics.running_index(a, out, d)
+    else:  # nothing runs (or nothing is there): each value its own, at index 0
+        out, index = a.copy(), xp.zeros(a.shape, array.int64, like=a)
+    shape, name = t._array.shape, op.title() + "Backward0"
+    values = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name, values=out)
+    return ValuesIndices(values, make(index.reshape(shape)))
 
 
 def _quantile(
@@ -731,20 +738,20 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
         raise ValueError(
             f"{op}: k {k!r} is out of range for dim {dim} of size {n}; got shape {shape}"
         )
-    if not shape and k in (0, 1):  # its only value, at index 0: no sort, no gather (k = 0
-        # too: PyTorch's topk of a 0-d tensor gives the value itself for k = 0 and 1)
-        values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        indices = make(xp.zeros((), array.int64, like=t._array))
-        call = {"dim": dim, "sizes": (), "indices": indices._array}
-        return ValuesIndices(named(values, node, **call), indices)
-    x = t if shape else t.reshape(1)
-    order = _sort_order(x._array, d, largest)
+    gather, reshape = _TOP_NODES[node]  # PyTorch's node: the gather's, or a 0-d input's
+    if not shape:  # its only value, at index 0 (k 0 or 1): no sort, no gather (k = 0 too:
+        # PyTorch's topk of a 0-d tensor gives the value itself for k = 0 and 1)
+        return _only_value(t, reshape, dim=dim)
+    order = _sort_order(t._array, d, largest)
     if k < n:  # the first k of each row, in C order, as PyTorch's
         order = order[(slice(None),) * d + (slice(0, k),)].copy(order="C")
-    values, indices = movement.Gather.apply(x, order, dim=d), make(order)
-    # PyTorch's node (the gather's; of a 0-d input's none, the reshape's keeping its call)
-    call = {} if shape else {"dim": dim, "sizes": (), "indices": indices._array}
-    return ValuesIndices(named(values, node, **call), indices)
+    return ValuesIndices(gather.apply(t, order, dim=d), make(order))
+
+
+_TOP_NODES = {
+    name: (movement.Gather.named(name), movement.Reshape.named(name))
+    for name in ("SortBackward0", "SortBackward1", "TopkBackward0")
+}
 
 
 def _sort_order(a: Any, dim: int, descending: bool) -> Any:
@@ -760,20 +767,34 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
 
 def _select(t: Tensor, dim: int, keepdim: bool, arg: str, op: str) -> ValuesIndices:
     """(values, indices) of max(dim) or min(dim): ``arg``, the array's method that finds the
-    place, argmax or argmin; the values gathered from there, the indices a fresh array."""
-    d = normalize_dim(dim, t.ndim, op, t.shape)
-    need_elements(t, op, (d,) if t.ndim else None)
-    name = f"{op.capitalize()}Backward0"
-    if t.ndim == 0:  # its only dim is itself: the value, at index 0
-        values = movement.Reshape.apply(t, shape=())  # a new tensor (reshape would return t)
-        indices = make(xp.zeros((), array.int64, like=t._array))
-        call = {"dim": dim, "keepdim": keepdim, "sizes": (), "indices": indices._array}
-        return ValuesIndices(named(values, name, **call), indices)
-    idx = getattr(t._array, arg)(axis=d, keepdims=True)  # (.., 1, ..)
-    values = movement.Gather.apply(t, idx, dim=d)
-    idx = idx.astype(array.int64, copy=False)
-    if keepdim:
-        return ValuesIndices(named(values, name), make(idx))
-    values, indices = values.squeeze(d), make(idx.squeeze(d))
-    call = {"dim": dim, "keepdim": keepdim, "sizes": t.shape, "indices": indices._array}
-    return ValuesIndices(named(values, name, **call), indices)
+    place, argmax or argmin; the values gathered from there (squeezed by the node PyTorch's
+    name is on, made so), the indices a fresh array."""
+    shape = t._array.shape
+    d = normalize_dim(dim, len(shape), op, shape)
+    need_elements(t, op, (d,) if shape else None)
+    gather, squeeze = _SELECT_NODES[op]
+    if not shape:  # its only dim is itself
+        return _only_value(t, squeeze, dim=dim, keepdim=keepdim)
+    idx = getattr(t._array, arg)(axis=d, keepdims=True).astype(array.int64, copy=False)
+    if keepdim:  # (.., 1, ..)
+        return ValuesIndices(gather.apply(t, idx, dim=d), make(idx))
+    kept = shape[:d] + shape[d + 1 :]  # the dim dropped
+    values = movement.viewed(squeeze, movement.Gather.apply(t, idx, dim=d), shape=kept)
+    indices = make(idx.reshape(kept))
+    record(values, dim=dim, keepdim=keepdim, sizes=t.shape, indices=indices._array)
+    return ValuesIndices(values, indices)
+
+
+def _only_value(t: Tensor, reshape: Any, **call: Any) -> ValuesIndices:
+    """A 0-d tensor's (values, indices) along its dim: the value, by ``reshape`` (the node
+    PyTorch's name is on, keeping the ``call``), at index 0."""
+    values = reshape.apply(t, shape=())  # a new tensor (t.reshape would return t)
+    indices = make(xp.zeros((), array.int64, like=t._array))
+    return ValuesIndices(record(values, sizes=(), indices=indices._array, **call), indices)
+
+
+# max(dim)'s and min(dim)'s nodes: with keepdim the gather's, else the squeeze after it
+_SELECT_NODES = {
+    op: (movement.Gather.named(f"{name}Backward0"), movement.Reshape.named(f"{name}Backward0"))
+    for op, name in (("max", "Max"), ("min", "Min"))
+}
