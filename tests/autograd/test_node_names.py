@@ -74,7 +74,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         {"UnsafeViewBackward0"},
     ),
     "LinalgLuBackward0": ("lu_factor is lu", {"LinalgLuFactorExBackward0"}),
-    "CholeskySolveBackward0": ("cholesky_inverse solves", {"CholeskyInverseBackward0"}),
     "LinalgSolveTriangularBackward0": (
         "lu_solve and triangular_solve solve triangles",
         {"LinalgLuSolveBackward0", "TriangularSolveBackward0"},

@@ -340,6 +340,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "upper": lambda fn: _option(fn, "options")[0],
     },
     "CholeskySolveBackward0": {"upper": _opt("upper")},
+    "CholeskyInverseBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
     "CholeskyBackward0": {"upper": _opt("upper")},
     "Conv2d.ConvolutionBackward0": {
@@ -446,6 +447,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "IndexSelectBackward0": {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     "ScatterBackward0": {"dim": _opt("dim")},
     "IndexBackward0": {"self_sym_sizes": _sizes(0)},
+    "MultiMarginLossBackward0": {k: called(k) for k in ("margin", "p", "reduction")},
+    "MultilabelMarginLossBackward0": {"reduction": called("reduction")},
+    "HuberLossBackward0": {"delta": called("delta"), "reduction": called("reduction")},
+    "SmoothL1LossBackward0": {"beta": called("beta"), "reduction": called("reduction")},
     "CtcLossBackward0": {
         "blank": called("blank"),
         "input_lengths": called("input_lengths"),
@@ -601,6 +606,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "LdexpBackward0": {"other": ("input", 1, None), "result": ("result",)},
     "PowBackward1": {"exponent": ("input", 1, None), "result": ("result",), **_SELF},
     "CholeskySolveBackward0": {"input2": ("input", 1, None), "result": ("result",), **_SELF},
+    "CholeskyInverseBackward0": {"self": ("input", 1, None), "result": ("result",)},
     "LinalgSolveTriangularBackward0": {"result": ("result",), **_SELF},
     "LinalgHouseholderProductBackward0": {
         "input": ("input", 0, None), "tau": ("input", 1, None), "result": ("result",)
@@ -675,6 +681,17 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     ),
     **dict.fromkeys(
         ("Reshape.SortBackward0", "Reshape.TopkBackward0"), {"indices": ("called", "indices")}
+    ),
+    "MultiMarginLossBackward0": {
+        "self": ("input", 0, None), "target": ("called", "target"), "weight": ("called", "weight"),
+    },
+    "MultilabelMarginLossBackward0": {
+        "is_target": ("called", "is_target"), "self": ("input", 0, None),
+        "target": ("called", "target"),
+    },
+    **dict.fromkeys(
+        ("HuberLossBackward0", "SmoothL1LossBackward0"),
+        {"self": ("input", 0, None), "target": ("input", 1, None)},
     ),
     "CtcLossBackward0": {
         "log_probs": ("input", 0, None), "result0": ("made", None, lambda fn: fn.nll),

@@ -81,7 +81,11 @@ def cholesky_inverse(input: Any, upper: bool = False) -> Tensor:
     """A^-1 for A = L L^T (U^T U where upper) given by its Cholesky factor."""
     L = matrices(input, "cholesky_inverse", square=True)
     eye = Tensor._make(xp.eye(L.shape[-1], dtype=L._array.dtype))  # broadcast to L's batch
-    return D.CholeskySolve.apply(eye, L, upper=upper)  # L checked: cholesky_solve's checks pass
+    return _CHOLESKY_INVERSE.apply(eye, L, upper=upper)  # L checked: cholesky_solve's pass
+
+
+# cholesky_inverse's solve, its node named as PyTorch's for the op
+_CHOLESKY_INVERSE = D.CholeskySolve.named("CholeskyInverseBackward0")
 
 
 def svd(input: Any, some: bool = True, compute_uv: bool = True) -> SvdUSV:
