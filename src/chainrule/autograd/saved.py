@@ -342,7 +342,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CholeskySolveBackward0": {"upper": _opt("upper")},
     "CholeskyInverseBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
-    "CholeskyBackward0": {"upper": _opt("upper")},
+    "CholeskyBackward0": {"upper": _opt("upper")}, "MvlgammaBackward0": {"p": _opt("p")},
     "Conv2d.ConvolutionBackward0": {
         "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),
@@ -601,7 +601,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "StdMeanBackward0": {"result0": ("made", None, lambda fn: fn.saved_result[0]), **_SELF},
     "LinalgInvExBackward0": {"inverse": ("result",)},
     "LinalgCholeskyExBackward0": {"L": ("result",)},
-    "CholeskyBackward0": _RESULT,
+    "CholeskyBackward0": _RESULT, "MvlgammaBackward0": _SELF,
     "HypotBackward0": {"other": ("input", 1, None), "result": ("result",), **_SELF},
     "LdexpBackward0": {"other": ("input", 1, None), "result": ("result",)},
     "PowBackward1": {"exponent": ("input", 1, None), "result": ("result",), **_SELF},

@@ -409,11 +409,38 @@ class Lgamma(Function):
     rule = "grad_a = grad * digamma(a)"
 
     def forward(self, a: Any) -> Any:
-        out = _on_host("lgamma", "gammaln", a)
-        return xp.where(xp.isneginf(a), xp.inf, out).astype(out.dtype, copy=False)
+        return _lgamma(a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].digamma(),)
+
+
+def _lgamma(a: Any) -> Any:
+    """log|gamma(a)| of a float array, in its dtype; inf at -inf, as PyTorch's."""
+    out = _on_host("lgamma", "gammaln", a)
+    return xp.where(xp.isneginf(a), xp.inf, out).astype(out.dtype, copy=False)
+
+
+class Mvlgamma(Function):
+    """out = sum_(i < p) lgamma(a - i/2) + p (p - 1)/4 log(pi), the multivariate log-gamma
+    function of dimension p, its terms summed as PyTorch's (from i = p - 1 down)"""
+
+    rule = "grad_a = grad * sum_(i < p) digamma(a - i/2)"
+
+    def forward(self, a: Any, *, p: int) -> Any:
+        self.p = p
+        terms = _lgamma(a[..., None] + _shifts(p, a))  # (..., p)
+        return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        a = self.inputs[0]
+        shifts = type(a)._make(_shifts(self.p, a._array))
+        return (grad * (a.unsqueeze(-1) + shifts).digamma().sum(-1),)
+
+
+def _shifts(p: int, a: Any) -> Any:
+    """-(p - 1)/2, ..., -1/2, 0 in a's dtype, on a's device: mvlgamma's arguments less a."""
+    return from_host(host.arange(-(p - 1) / 2, 0.5, 0.5).astype(a.dtype), a)
 
 
 def _trigamma_steps(x: Any) -> Any:

@@ -4,7 +4,6 @@ operators, exp, log and the comparisons)."""
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import array
@@ -148,10 +147,7 @@ class Pointwise(Core):
         lgamma(x - i / 2) for i < p, plus p (p - 1) / 4 log(pi), summed as PyTorch sums it."""
         if isinstance(p, bool) or not isinstance(p, int) or p < 1:
             raise ValueError(f"mvlgamma: p must be an integer >= 1; got {p!r}")
-        x = floating(self)
-        shifts = xp.arange(-(p - 1) / 2, 0.5, 0.5).astype(x._array.dtype)  # (p,)
-        terms = (x.unsqueeze(-1) + make(array.from_host(shifts, x._array))).lgamma()
-        return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+        return special.Mvlgamma.apply(floating(self), p=p)
 
     def erfc(self: TensorSelf) -> Tensor:
         return special.Erfc.apply(floating(self))
