@@ -18,7 +18,7 @@ from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
 from ..tensor import Tensor, as_tensor
 from .activation import relu
-from .spatial_args import batched, check_fits, check_positive, ntuple
+from .spatial_args import batched, check_dtype, check_fits, check_positive, ntuple
 
 xp = array.xp
 
@@ -118,6 +118,18 @@ def _parse_pool_args(
     return kernel, stride, dil, pairs
 
 
+def _as_given(input: Any, spatial: int, op: str) -> tuple[Tensor, Tensor, bool]:
+    """batched()'s checks; then (x as given, its batched form (N, C, *spatial), whether it came
+    unbatched): ops/pool.py's primitives take an unbatched x as it is, one node as PyTorch's,
+    and the batched form, a stand-in off the graph, serves the argument checks."""
+    x = as_tensor(input)
+    if x.ndim != spatial + 1:
+        x, _ = batched(x, spatial, op)  # batched, or the error
+        return x, x, False
+    check_dtype(x, op)
+    return x, Tensor._make(x._array[None]), True  # (1, C, *spatial): a view, for its shape
+
+
 def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
     """A 1-D pool's arguments as a 2-D pool's over a height of one."""
     kernel, stride, dil, pad = args
@@ -157,7 +169,9 @@ def _max_pool(
     ceil_mode: bool,
     return_indices: bool,
 ) -> Any:
-    x, unbatched = batched(input, spatial, op)
+    given, x, unbatched = _as_given(input, spatial, op)
+    if spatial != 3 and unbatched:  # the 2-D primitives take a batch
+        x = given.unsqueeze(0)
     args = _pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
     if spatial == 1:  # (N, C, L) as (N, C, 1, L); the flat index row * L + column is the column
         out, idx = _max_planes(x.unsqueeze(2), *_order(_unit_height(args)), return_indices)
@@ -166,19 +180,20 @@ def _max_pool(
     elif spatial == 2:
         out, idx = _max_planes(x, *_order(args), return_indices)
         kernel, step, dil, pad = args  # as PyTorch's node keeps them: stride () if not given
-        given = step if stride_given(stride) else ()
+        kept = step if stride_given(stride) else ()
         out = record(
-            out, kernel_size=kernel, stride=given, padding=tuple(p for p, _ in pad),
+            out, kernel_size=kernel, stride=kept, padding=tuple(p for p, _ in pad),
             dilation=dil, ceil_mode=ceil_mode,
         )  # fmt: skip
-    else:  # one primitive over the box, as PyTorch's
+    else:  # one primitive over the box, as PyTorch's, on x as given
         windows, pad = _strided_windows(x, args), args[3]
-        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, x, windows, pad, return_indices)
+        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, given, windows, pad, return_indices)
         kernel, step, dil, _ = args  # as PyTorch's node keeps them: stride () if not given
         out = record(
             out, kernel_size=kernel, stride=step if stride_given(stride) else (),
             padding=tuple(p for p, _ in pad), dilation=dil, ceil_mode=ceil_mode,
         )  # fmt: skip
+        return (out, Tensor._make(idx)) if return_indices else out
     out = out.squeeze(0) if unbatched else out
     if not return_indices:
         return out
@@ -332,13 +347,14 @@ def _scale(divisor: Any, x: Tensor) -> Any:
 _SCALES: dict[tuple, tuple[Any, Any]] = {}
 
 
-def _window_sums(x: Tensor, args: tuple, weight: Any) -> Tensor:
+def _window_sums(given: Tensor, x: Tensor, args: tuple, weight: Any) -> Tensor:
     """weight (a number, or for 3-D an array of the output's spatial shape) times the sum of
-    each window of x (N, C, *spatial), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
+    each window of ``given``, x (N, C, *spatial) or in 3-D an unbatched x (C, *spatial) as
+    given (x then its batched form), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
     kernel, step, _, pad = args
     if len(kernel) == 3:
         windows = _strided_windows(x, args)
-        return pool_ops.AvgPool3d.apply(x, windows=windows, padding=pad, weight=weight)
+        return pool_ops.AvgPool3d.apply(given, windows=windows, padding=pad, weight=weight)
     return conv_ops.AvgPool2d.apply(x, kernel=kernel, stride=step, padding=pad, weight=weight)
 
 
@@ -353,7 +369,9 @@ def _avg_pool(
     count_include_pad: bool,
     divisor_override: Any,
 ) -> Tensor:
-    x, unbatched = batched(input, spatial, op)
+    given, x, unbatched = _as_given(input, spatial, op)
+    if spatial != 3 and unbatched:  # the 2-D primitive takes a batch
+        x = given = given.unsqueeze(0)
     args = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
         positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
@@ -366,7 +384,7 @@ def _avg_pool(
     else:
         divisor, uniform = _divisors(x, args, count_include_pad)
     if not array.is_floating(x.dtype):  # exact sums (an integer product), divided toward zero
-        sums = _window_sums(x, args, 1.0)
+        sums = _window_sums(given, x, args, 1.0)
         by: Any = divisor_override
         if divisor is not None:
             by = Tensor._make(array.from_host(divisor.astype(x._array.dtype), x._array))
@@ -376,11 +394,11 @@ def _avg_pool(
         if uniform is None:
             scale = _scale(divisor, x)
         weight = 1.0 / uniform if uniform is not None else scale if spatial == 3 else 1.0
-        out = _window_sums(x, args, weight)
+        out = _window_sums(given, x, args, weight)
         if spatial != 1:  # as PyTorch's node keeps them: stride () if not given
-            given = step if stride_given(stride) else ()
+            kept = step if stride_given(stride) else ()
             out = record(
-                out, kernel_size=kernel, stride=given,
+                out, kernel_size=kernel, stride=kept,
                 padding=(padding,) * spatial if is_int(padding) else tuple(padding),
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
@@ -389,7 +407,7 @@ def _avg_pool(
             out = out * Tensor._make(scale)
     if spatial == 1:
         out = out.squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    return out.squeeze(0) if unbatched and spatial != 3 else out
 
 
 def avg_pool1d(
@@ -463,20 +481,19 @@ def _adaptive_size(op: str, x: Tensor, output_size: Any, unbatched: bool) -> tup
 def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor:
     """One primitive (ops/pool.py's): a window mean is separable, so each axis is one
     product with its averaging matrix; exact gradients of any order. 1-D is 2-D over a
-    height of one, as PyTorch's."""
-    x, unbatched = batched(input, spatial, op)
-    size = _adaptive_size(op, x, output_size, unbatched)
-    if spatial == 1:  # (N, C, L) as (N, C, 1, L)
-        x, size = x.unsqueeze(2), (1, *size)
+    height of one, as PyTorch's. An unbatched input is pooled as it is."""
+    x, shape_of, unbatched = _as_given(input, spatial, op)
+    size = _adaptive_size(op, shape_of, output_size, unbatched)
+    if spatial == 1:  # (..., L) as (..., 1, L)
+        x, size = x.unsqueeze(-2), (1, *size)
+    dims = tuple(range(x.ndim - len(size), x.ndim))  # the spatial dims
     if all(o == 1 for o in size):  # one window: the mean, as PyTorch's
-        out = x.mean(tuple(range(2, x.ndim)), keepdim=True)
+        out = x.mean(dims, keepdim=True)
     else:
-        maps = tuple(_averaging(n, o) for n, o in zip(x.shape[2:], size, strict=True))
+        maps = tuple(_averaging(x.shape[d], o) for d, o in zip(dims, size, strict=True))
         kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
         out = kind.apply(x, maps=maps)
-    if spatial == 1:
-        out = out.squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    return out.squeeze(-2) if spatial == 1 else out
 
 
 # each axis' averaging matrix, by the input's and the output's size along it
@@ -509,20 +526,19 @@ def adaptive_avg_pool3d(input: Tensor, output_size: int | tuple[int | None, ...]
 
 def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_indices: bool) -> Any:
     """One primitive (ops/pool.py's): the first maximum of each window in row-major order,
-    as PyTorch's scan; its gradient goes there. 1-D is 2-D over a height of one."""
-    x, unbatched = batched(input, spatial, op)
-    size = _adaptive_size(op, x, output_size, unbatched)
-    if spatial == 1:  # (N, C, L) as (N, C, 1, L), as PyTorch's
-        x, size = x.unsqueeze(2), (1, *size)
-    windows = tuple(_adaptive_windows(n, o) for n, o in zip(x.shape[2:], size, strict=True))
+    as PyTorch's scan; its gradient goes there. 1-D is 2-D over a height of one. An
+    unbatched input is pooled as it is."""
+    x, shape_of, unbatched = _as_given(input, spatial, op)
+    size = _adaptive_size(op, shape_of, output_size, unbatched)
+    if spatial == 1:  # (..., L) as (..., 1, L), as PyTorch's
+        x, size = x.unsqueeze(-2), (1, *size)
+    sizes = x.shape[x.ndim - len(size) :]
+    windows = tuple(_adaptive_windows(n, o) for n, o in zip(sizes, size, strict=True))
     kind = pool_ops.AdaptiveMaxPool3d if spatial == 3 else pool_ops.AdaptiveMaxPool2d
     out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(size), return_indices)
     if spatial == 1:
-        out, idx = out.squeeze(2), None if idx is None else idx[:, :, 0]
-    out = out.squeeze(0) if unbatched else out
-    if not return_indices:
-        return out
-    return out, Tensor._make(idx[0] if unbatched else idx)
+        out, idx = out.squeeze(-2), None if idx is None else idx[..., 0, :]
+    return (out, Tensor._make(idx)) if return_indices else out
 
 
 # each adaptive window's positions, by the input's and the output's size along an axis
@@ -605,7 +621,7 @@ def _max_unpool(
     """One primitive (ops/pool.py's): zeros of the output's size with each input value
     written at its index in the flattened spatial dims; the gradient reads the incoming one
     at those indices. 1-D is 2-D over a height of one, as PyTorch's."""
-    x, unbatched = batched(input, spatial, op)
+    x, _, _ = _as_given(input, spatial, op)  # an unbatched input unpooled as it is
     idx = as_tensor(indices)
     if idx.dtype != array.int64 or idx.shape != tuple(input.shape):
         raise ValueError(
@@ -616,20 +632,18 @@ def _max_unpool(
     step = kernel if stride is None else ntuple(stride, spatial, op, "stride")
     pad = ntuple(padding, spatial, op, "padding")
     size = _unpool_size(op, x, kernel, step, pad, output_size)
-    n, c = x.shape[:2]
-    length = math.prod(x.shape[2:])
-    where = idx._array.reshape(n, c, length)  # (N, C, L): the input's flattened positions
+    n, c = (1, *x.shape[: x.ndim - spatial])[-2:]  # an unbatched input: a batch of one
+    where = idx._array.reshape(n, c, -1)  # (N, C, L): the input's flattened positions
     if where.size and (where.min() < 0 or where.max() >= math.prod(size)):
         raise ValueError(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
             f"indices from {int(where.min())} to {int(where.max())}"
         )
-    if spatial == 1:  # (N, C, L) as (N, C, L, 1), as PyTorch's
-        out = pool_ops.MaxUnpool2d.apply(x.unsqueeze(3), index=where, size=(*size, 1)).squeeze(3)
-    else:
-        kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
-        out = kind.apply(x, index=where, size=size)
-    return out.squeeze(0) if unbatched else out
+    if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's
+        unpooled = pool_ops.MaxUnpool2d.apply(x.unsqueeze(-1), index=where, size=(*size, 1))
+        return unpooled.squeeze(-1)
+    kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
+    return kind.apply(x, index=where, size=size)
 
 
 def max_unpool1d(

@@ -38,14 +38,27 @@ def adaptive_windows(n_in: int, n_out: int) -> Any:
 
 
 def _padded(x: Any, padding: tuple, value: Any) -> Any:
-    """x (N, C, *spatial) with each spatial axis padded by (before, after) ``value``s: a fresh
-    array, or x itself with no padding."""
-    if not any(lo or hi for lo, hi in padding):
+    """x (..., *spatial) with each spatial axis (one a (before, after) pair of ``padding``)
+    padded by ``value``s: a fresh array, or x itself with no padding."""
+    key = (x.shape, padding)
+    found = _PADS.get(key)
+    if found is None:  # the padded shape and where x goes in it, once for each shape
+        if len(_PADS) >= 256:  # a bound on what it keeps: start again
+            _PADS.clear()
+        axes = list(zip(x.shape[x.ndim - len(padding) :], padding, strict=True))
+        shape = x.shape[: x.ndim - len(padding)] + tuple(n + lo + hi for n, (lo, hi) in axes)
+        inside: Any = (Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in axes)
+        found = _PADS[key] = (shape, inside if shape != x.shape else None)
+    shape, inside = found
+    if inside is None:
         return x
-    axes = list(zip(x.shape[2:], padding, strict=True))
-    out = xp.full(x.shape[:2] + tuple(n + lo + hi for n, (lo, hi) in axes), value, x.dtype, like=x)
-    out[(Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in axes)] = x
+    out = xp.full(shape, value, x.dtype, like=x)
+    out[inside] = x
     return out
+
+
+# each input shape and padding's padded shape and the index of x in it (None: no padding)
+_PADS: dict[tuple, tuple[tuple, Any]] = {}
 
 
 def _gathered(x: Any, where: Any, axis: int) -> Any:
@@ -80,9 +93,10 @@ _SPLITS: dict[int, tuple[Any, bool, list[Any]]] = {}
 
 
 class _WindowMax(Function):
-    """out = the max of each window (a box: one window an axis), padded with the dtype's least
-    value; grad_x = grad added at each window's first maximum in row-major order (the flat
-    index ``indices()`` gives, as PyTorch's), by PlaneAdd."""
+    """out = the max of each window (a box: one window an axis, over x's last len(windows)
+    axes, after a batch and a channel axis or a channel axis alone), padded with the dtype's
+    least value; grad_x = grad added at each window's first maximum in row-major order (the
+    flat index ``indices()`` gives, as PyTorch's), by PlaneAdd."""
 
     rule = "grad_x = grad added at each window's first maximum (PlaneAdd)"
     windows: tuple
@@ -91,7 +105,9 @@ class _WindowMax(Function):
     args: list
 
     def forward(self, x: Any, *, windows: tuple, padding: tuple) -> Any:
-        self.windows, self.padding, self.sizes = windows, padding, x.shape[2:]
+        self.windows, self.padding = windows, padding
+        self.lead = x.ndim - len(windows)  # the batch and channel axes, or the channel axis
+        self.sizes = x.shape[self.lead :]
         return self.reduce(x, winners=False)
 
     def reduce(self, x: Any, winners: bool) -> Any:
@@ -102,8 +118,8 @@ class _WindowMax(Function):
         lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
         out = _padded(x, self.padding, lowest)
         self.args = []
-        for axis in range(x.ndim - 1, 1, -1):
-            where = self.windows[axis - 2]
+        for axis in range(x.ndim - 1, self.lead - 1, -1):
+            where = self.windows[axis - self.lead]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
                 if winners:  # windows of one, each its own position: nothing to reduce
                     self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
@@ -121,25 +137,25 @@ class _WindowMax(Function):
         an int64 array of the output's shape: PyTorch's indices."""
         if not self.args:  # forward kept no winners: find them again
             self.reduce(self.inputs[0]._array, winners=True)
-        sizes = self.sizes
+        sizes, lead = self.sizes, self.lead
         flat: Any = None
         stride = 1
-        for arg, axis in zip(self.args, range(len(sizes) + 1, 1, -1), strict=True):
-            where, lo = self.windows[axis - 2], self.padding[axis - 2][0]
+        for arg, axis in zip(self.args, range(len(sizes) + lead - 1, lead - 1, -1), strict=True):
+            where, lo = self.windows[axis - lead], self.padding[axis - lead][0]
             rows = xp.arange(where.shape[0], like=arg).reshape((-1,) + (1,) * (arg.ndim - axis - 1))
             pos = array.from_host(where, arg)[rows, arg]  # the padded position won along axis
             if flat is None:
                 flat = pos - lo
             else:  # the later axes' flat index at the winning position, then this axis'
                 flat = xp.take_along_axis(flat, pos, axis=axis) + (pos - lo) * stride
-            stride *= sizes[axis - 2]
+            stride *= sizes[axis - lead]
         return flat
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
-        n, c = x.shape[:2]
+        n, c = (1, *x.shape[: self.lead])[-2:]  # an unbatched input's planes: one batch
         index = self.indices().reshape(n, c, -1)
-        size = math.prod(x.shape[2:])
+        size = math.prod(self.sizes)
         gx = PlaneAdd.apply(grad.reshape(n, c, -1), index=index, size=size)
         return (gx.reshape(x.shape),)
 
@@ -220,10 +236,11 @@ class AvgPool3d(Function):
 
     def forward(self, x: Any, *, windows: tuple, padding: tuple, weight: Any) -> Any:
         self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
-        self.size = x.shape[2:]
+        lead = x.ndim - len(windows)  # (N, C) or (C,): the axes before the spatial ones
+        self.size = x.shape[lead:]
         out = _padded(x, padding, 0)
-        for axis in range(x.ndim - 1, 1, -1):  # one add per offset, in x's dtype
-            where = windows[axis - 2]
+        for axis in range(x.ndim - 1, lead - 1, -1):  # one add per offset, in x's dtype
+            where = windows[axis - lead]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
                 continue  # windows of one, each its own position: nothing to add
             out = folded(xp.add, _offset_views(out, where, axis))
@@ -247,13 +264,14 @@ class AvgPool3dBackward(Function):
     def forward(self, g: Any, *, size: tuple, windows: tuple, padding: tuple, weight: Any) -> Any:
         self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
         out = _weighted(g, weight)
-        for axis in range(2, g.ndim):  # spread along each axis in turn
-            (lo, hi), lead = padding[axis - 2], (slice(None),) * axis
+        first = g.ndim - len(size)  # the first spatial axis: after (N, C) or (C,)
+        for axis in range(first, g.ndim):  # spread along each axis in turn
+            (lo, hi), lead = padding[axis - first], (slice(None),) * axis
             spread = xp.zeros(
-                out.shape[:axis] + (size[axis - 2] + lo + hi,) + out.shape[axis + 1 :],
+                out.shape[:axis] + (size[axis - first] + lo + hi,) + out.shape[axis + 1 :],
                 dtype=g.dtype, like=g,
             )  # fmt: skip
-            for s in _slices(windows[axis - 2]):
+            for s in _slices(windows[axis - first]):
                 spread[lead + (s,)] += out
             out = spread
         crop = tuple(slice(lo, lo + n) for n, (lo, _) in zip(size, padding, strict=True))
@@ -358,23 +376,25 @@ class AdaptiveAvgPoolBackward(_AxisMaps):
 
 
 class _Unpool(Function):
-    """out = zeros (N, C, *size) with x[n, c, l] written at flat place index[n, c, l] of its
-    plane (a later write wins where two share a place); grad_x = grad read at the index."""
+    """out = zeros (N, C, *size) (or (C, *size), unbatched) with x[n, c, l] written at flat
+    place index[n, c, l] of its plane (a later write wins where two share a place); grad_x =
+    grad read at the index."""
 
     rule = "grad_x = grad gathered at the indices"
     saves_inputs = False
 
     def forward(self, x: Any, *, index: Any, size: tuple) -> Any:
-        n, c = x.shape[:2]
+        lead = x.shape[: x.ndim - len(size)]  # (N, C), or (C,) unbatched
+        n, c = (1, *lead)[-2:]
         plane = math.prod(size)
         self.index, self.shape = index.reshape(n, c, -1), x.shape
         out = xp.zeros((n, c, plane), dtype=x.dtype, like=x)
         places = self.index + xp.arange(0, n * c * plane, plane, like=index).reshape(n, c, 1)
         out.reshape(-1)[places.reshape(-1)] = x.reshape(-1)
-        return out.reshape((n, c) + tuple(size))
+        return out.reshape(lead + tuple(size))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        n, c = self.shape[:2]
+        n, c = self.index.shape[:2]
         index = tensor_type()._make(self.index)
         return (grad.reshape(n, c, -1).gather(2, index).reshape(self.shape),)
 
