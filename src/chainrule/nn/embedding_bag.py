@@ -1,7 +1,7 @@
 """EmbeddingBag and embedding_bag: the sum, mean or max of bags of embedding rows, each bag
-one row of a 2-D input or a run of a 1-D input marked by offsets. Composed from embedding
-(layers.py: the lookup, max_norm, scale_grad_by_freq) and index_add / scatter_reduce, so
-gradients reach the weight and the per-sample weights as PyTorch's do.
+one row of a 2-D input or a run of a 1-D input marked by offsets. The checks, the bags and
+max_norm's renorm (embedding's, layers.py) are here; the reduction and its gradient, to the
+weight and the per-sample weights, are ops/bags.py's one node, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float, positive_int, resolve_device
 from ..autograd.mode import no_grad
-from ..ops import elementwise, movement
+from ..ops.bags import EmbeddingBag as EmbeddingBagOp
 from ..tensor import Tensor, as_tensor
 from . import init
 from .layers import embedding
@@ -53,6 +53,8 @@ def _bags(input: Any, offsets: Any, include_last_offset: bool, like: Any) -> tup
         raise ValueError(
             f"embedding_bag: offsets[0] must be 0 (the first bag's start); got {starts[0]}"
         )
+    if starts.size > 1 and (starts[1:] < starts[:-1]).any():  # PyTorch reads past its bags
+        raise ValueError(f"embedding_bag: offsets must not decrease; got {starts.tolist()}")
     if starts.size and starts[-1] > idx.size:
         raise ValueError(
             f"embedding_bag: offsets[-1] can not be greater than input's length {idx.size}; got "
@@ -120,10 +122,19 @@ def embedding_bag(
         padding_idx %= n_rows
     shape_in = tuple(getattr(input, "shape", ()))
     idx, of, bags = _bags(input, offsets, include_last_offset, weight._array)
-    rows = embedding(idx, weight, None, max_norm, norm_type, False, sparse)  # (n, D)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_rows):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        raise IndexError(
+            f"embedding: index {bad} is out of range for num_embeddings {n_rows}; got input "
+            f"of shape {shape_in}"
+        )
+    if max_norm is not None and idx.size:
+        with no_grad():  # embedding's renorm of the rows looked up, in place in weight
+            embedding(idx, weight, None, max_norm, norm_type)
+    scale = None
     if scale_grad_by_freq and mode != "max" and weight.requires_grad and idx.size:
-        scale = _frequency_scale(idx, n_rows, weight._array.dtype)
-        rows = elementwise.ScaleGrad.apply(rows, scale)
+        scale = _frequency_scale(idx, n_rows, weight._array.dtype)  # (n, 1)
+    psw = None
     if per_sample_weights is not None:
         psw = as_tensor(per_sample_weights)
         if tuple(psw.shape) != shape_in:
@@ -131,22 +142,13 @@ def embedding_bag(
                 f"{op}: per_sample_weights must have the input's shape {shape_in}; got "
                 f"{tuple(psw.shape)}"
             )
-        rows = rows * psw.reshape(-1, 1)
-    kept = of >= 0 if padding_idx is None else (of >= 0) & (idx != padding_idx)
-    at = xp.nonzero(kept)[0]
-    if at.size < idx.size:
-        rows = rows[Tensor._make(at)]  # (n kept, D)
-    bag = Tensor._make(of[at])  # (n kept,): each kept row's bag
-    out = weight.new_zeros((bags, weight.shape[1]))  # (B, D)
-    if mode == "max":  # scatter_reduce's op, its index made here: no Tensor to parse
-        where_to = xp.broadcast_to(bag._array[:, None], rows._array.shape)  # (n kept, D)
-        options = dict(index=where_to, dim=0, reduce="amax", include_self=False)
-        return movement.ScatterReduce.apply(out, rows, **options)
-    out = out.index_add(0, bag, rows)
-    if mode == "mean":
-        counts = xp.bincount(of[at], minlength=bags).astype(out._array.dtype)
-        out = out / xp.maximum(counts, 1)[:, None]  # an empty bag stays 0
-    return out
+    at = None  # every position is in a bag (offsets[0] is 0), in order of the bags
+    if padding_idx is not None:  # (k,): the positions whose index is not padding_idx
+        at = xp.flatnonzero(idx != padding_idx)
+        idx, of = idx[at], of[at]
+        scale = None if scale is None else scale[at]
+    options = dict(idx=idx, bag=of, at=at, bags=bags, mode=mode, scale=scale)
+    return EmbeddingBagOp.apply(weight, psw, **options)
 
 
 class EmbeddingBag(Module):

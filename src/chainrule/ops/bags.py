@@ -1,0 +1,89 @@
+"""embedding_bag's primitive: one node (PyTorch's EmbeddingBagBackward0, on the weight and
+the per-sample weights) where the composition was a lookup, a product, a selection and an
+index_add. Which positions count and their bags are nn/embedding_bag.py's to work out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..array import xp
+from ..autograd.primitive import Function, tensor_type
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+_REDUCE = {"sum": xp.add, "mean": xp.add, "max": xp.maximum}
+
+
+class EmbeddingBag(Function):
+    """out[b] = the sum, mean or max over the positions i of bag b of weight[idx[i]], in
+    mode 'sum' each times psw[at[i]] (psw the per-sample weights, flattened; at None: every
+    position, at[i] = i); an empty bag is 0. The positions come in order of their bags.
+
+    grad_weight[idx[i]] += grad[b] * psw[at[i]] * scale[i] (sum), grad[b] / count(b) *
+    scale[i] (mean), or, for max, grad[b, j] at the first row of bag b holding column j's max;
+    grad_psw[at[i]] = grad[b] . weight[idx[i]], 0 at positions left out of every bag."""
+
+    rule = (
+        "grad_weight = index_add of grad[bag] (* psw, / count, * scale) at idx; "
+        "grad_psw = grad[bag] . weight[idx]"
+    )
+    saves_inputs = "others"  # weight for psw's gradient, psw for weight's
+
+    def forward(
+        self, weight: Any, psw: Any, idx: Any, bag: Any, at: Any, bags: int, mode: str, scale: Any
+    ) -> Any:
+        self.idx, self.bag, self.at, self.mode, self.scale = idx, bag, at, mode, scale
+        rows = weight[idx]  # (k, D)
+        if psw is not None:
+            p = psw.reshape(-1)  # (n,)
+            rows *= (p if at is None else p[at])[:, None]
+        out = xp.zeros((bags, weight.shape[1]), dtype=rows.dtype, like=rows)  # (B, D)
+        if not idx.size:
+            return out
+        size = xp.bincount(bag, minlength=bags)  # (B,): each bag's count of positions
+        self.which = which = size.nonzero()[0]  # (nb,): the bags that hold a position
+        counts = size[which]  # (nb,)
+        first = size.cumsum()[which] - counts  # (nb,): where each starts
+        out[which] = _REDUCE[mode].reduceat(rows, first, axis=0)
+        if mode == "mean":  # an empty bag's divisor 1: it stays 0
+            self.divisor = xp.maximum(size, 1)[:, None].astype(out.dtype)  # (B, 1)
+            out /= self.divisor
+        elif mode == "max":  # each bag's first row holding its column's max: its weight row
+            held = rows == xp.repeat(out[which], counts, axis=0)  # (k, D)
+            place = xp.where(held, xp.arange(idx.size)[:, None], idx.size - 1)  # (k, D)
+            self.argmax = idx[xp.minimum.reduceat(place, first, axis=0)]  # (nb, D)
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        weight, psw = self.inputs
+        need_w, need_p = self.needs_input_grad
+        make = tensor_type()._make
+        gw = gp = None
+        if self.mode == "max":
+            if need_w and self.idx.size:  # each bag's gradient at its max's (row, column)
+                d = weight.shape[1]
+                flat = (self.argmax * d + xp.arange(d)).reshape(-1)  # (nb * D,)
+                g = grad[make(self.which)].reshape(-1)  # (nb * D,)
+                gw = grad.new_zeros(weight.numel()).index_add(0, make(flat), g)
+                gw = gw.reshape(weight.shape)
+            elif need_w:
+                gw = grad.new_zeros(weight.shape)
+            return gw, None
+        if self.mode == "mean" and self.idx.size:
+            grad = grad / make(self.divisor)
+        idx = make(self.idx)
+        g = grad[make(self.bag)]  # (k, D): each position's bag's gradient
+        if need_w:
+            p = None if psw is None else psw.reshape(-1)  # (n,)
+            p = p if p is None or self.at is None else p[make(self.at)]  # (k,)
+            rows = g if p is None else g * p.unsqueeze(1)
+            rows = rows if self.scale is None else rows * make(self.scale)
+            gw = grad.new_zeros(weight.shape).index_add(0, idx, rows)
+        if need_p:
+            dots = (g * weight[idx]).sum(1)  # (k,)
+            if self.at is not None:  # 0 at the positions left out
+                dots = grad.new_zeros(psw.numel()).index_add(0, make(self.at), dots)
+            gp = dots.reshape(psw.shape)
+        return gw, gp
