@@ -10,9 +10,11 @@ weights, zero where a tap falls outside the input.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import TYPE_CHECKING, Any
 
+from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
 from .movement import Stack
@@ -24,35 +26,39 @@ if TYPE_CHECKING:
 _CUBIC_A = -0.75  # PyTorch's cubic convolution coefficient
 
 
-def _reflect(c: Any, twice_low: int, twice_high: int) -> tuple[Any, Any]:
-    """c reflected into [twice_low / 2, twice_high / 2] as often as needed, and the sign of
-    its slope (PyTorch's reflect_coordinates_set_grad)."""
-    if twice_low == twice_high:
-        return c * 0, c * 0
-    low, span = twice_low / 2, (twice_high - twice_low) / 2
+def _reflect(c: Any, low: Any, span: Any) -> tuple[Any, Any]:
+    """c reflected into [low, low + span] as often as needed (low and span per axis, at c's
+    shape), and the sign of its slope, as PyTorch's
+    reflect_coordinates_set_grad: |c - low| folded by span, each odd fold mirrored."""
     c = c - low
-    sign = xp.where(c < 0, -1, 1).astype(c.dtype)
-    c = xp.abs(c)
+    flipped = c < 0  # the slope's sign before the folds
+    c = xp.abs(c, out=c)
     extra = xp.fmod(c, span)
-    even = xp.floor(c / span) % 2 == 0
-    return xp.where(even, extra + low, span - extra + low), xp.where(even, sign, -sign)
+    odd = xp.fmod(xp.floor(c / span), 2) != 0
+    out = xp.where(odd, span - extra, extra)
+    out += low
+    sign = (odd != flipped).astype(c.dtype)  # 1 where the slope is -1
+    sign *= -2
+    sign += 1
+    return out, sign
 
 
-def _clip(c: Any, n: int) -> tuple[Any, Any]:
-    """c clipped to [0, n - 1] and its slope: 1 strictly inside, 0 elsewhere (PyTorch's
-    clip_coordinates_set_grad)."""
-    return xp.clip(c, 0, n - 1), ((c > 0) & (c < n - 1)).astype(c.dtype)
-
-
-def _padded(c: Any, n: int, padding: str, corners: bool) -> tuple[Any, Any]:
-    """A position along an axis of n with the padding applied, and its slope."""
-    if padding == "border":
-        return _clip(c, n)
+def _padded(c: Any, bounds: _Axes, padding: str) -> tuple[Any, Any]:
+    """Positions along the axes (each axis' bounds at c's shape, _Axes') with the padding
+    applied, and their slopes: clipped to [0, n - 1] for the border, with slope 1 strictly
+    inside and 0 elsewhere (PyTorch's clip_coordinates_set_grad); first reflected for the
+    reflection."""
+    if padding == "zeros":
+        return c, None
+    sign = None
     if padding == "reflection":
-        c, sign = _reflect(c, 0, 2 * (n - 1)) if corners else _reflect(c, -1, 2 * n - 1)
-        c, inside = _clip(c, n)
-        return c, sign * inside
-    return c, None
+        c, sign = _reflect(c, bounds.low, bounds.span)
+        if bounds.flat:  # align_corners on an axis of one: its one position
+            c *= bounds.spread
+            sign *= bounds.spread
+    slope = ((c > 0) & (c < bounds.high)).astype(c.dtype)
+    c = xp.minimum(xp.maximum(c, 0, out=c if sign is not None else None), bounds.high)
+    return c, slope if sign is None else slope * sign
 
 
 def _weights(t: Any, mode: str) -> list[Any]:
@@ -88,51 +94,103 @@ def _slopes(t: Any, mode: str) -> list[Any]:
     return [far(t + 1), near(t), -near(1 - t), -far(2 - t)]
 
 
-def _axis(g: Any, n: int, mode: str, padding: str, corners: bool, kind: Any) -> tuple[Any, ...]:
-    """Grid values g (N, P) along an axis of n (the grid's own dtype ``kind``): the taps'
-    positions (N, T, P) int64, where each is inside the input (N, T, P) bool, the fraction t
-    (N, P) and the slope of t in g."""
-    scale = (n - 1) / 2 if corners else n / 2
-    # a narrower grid's (bfloat16's, float16's) position: each step rounded to it, as PyTorch's
-    at = g if kind == g.dtype else g.astype(kind)
-    c = (at + 1) / 2 * (n - 1) if corners else ((at + 1) * n - 1) / 2
-    c = c.astype(g.dtype, copy=False)
-    if mode == "bicubic":  # the fraction from the position itself; the padding on each tap
-        low = xp.floor(c)
-        pos = low[:, None, :] + xp.arange(-1, 3, dtype=c.dtype, like=c)[:, None]  # (N, 4, P)
-        if padding != "zeros":
-            pos = _padded(pos, n, padding, corners)[0]
-        taps, t, slope = pos.astype(xp.int64), c - low, scale
-    else:
-        c, slope = _padded(c, n, padding, corners)
-        slope = scale if slope is None else slope * scale
-        if mode == "nearest":
-            taps, t = xp.rint(c).astype(xp.int64)[:, None, :], c
-        else:
-            low = xp.floor(c)
-            taps = low.astype(xp.int64)[:, None, :] + xp.arange(2, like=g)[:, None]  # (N, 2, P)
-            t = c - low
-    return taps, (taps >= 0) & (taps < n), t, slope
+class _Axes:
+    """The constants of one sampling's shapes, each at the full shape of the positions
+    (dim, M) or of their taps (dim, T, M), M = N * P: every axis' size, its last position
+    n - 1, reflection's low end and span (where align_corners leaves an axis of one a single
+    position, ``flat``: its span taken as 1, its positions multiplied by ``spread``, 0 there),
+    its stride in the flattened input, the taps' offsets; and the scale d position / d grid
+    of each axis, as numbers. Small ones are copied to their full shape and kept, as NumPy's
+    loops run fastest over arrays of one shape (a broadcast costs more than the arithmetic on
+    a few elements); large ones stay broadcast views, made for each call."""
+
+    def __init__(
+        self, sizes: tuple[int, ...], mode: str, corners: bool, dtype: Any, m: int
+    ) -> None:
+        host = array.host
+        dim, taps = len(sizes), {"bilinear": 2, "nearest": 1, "bicubic": 4}[mode]
+        cubic, kept = mode == "bicubic", m <= _KEPT_POSITIONS
+        self.at_taps = (dim, taps, m)
+
+        def shaped(values: Any, kind: Any = dtype, per: str = "axis") -> Any:
+            """Values per axis (dim,) for the positions or (bicubic) their taps, per axis
+            for the taps (``per="tap axis"``), or per tap (T,), at the full shape."""
+            values = host.array(values, dtype=kind)
+            shape: tuple[int, ...]
+            if per == "tap":
+                values, shape = values[:, None], self.at_taps  # (T, 1)
+            elif cubic or per == "tap axis":
+                values, shape = values[:, None, None], self.at_taps  # (dim, 1, 1)
+            else:
+                values, shape = values[:, None], (dim, m)  # (dim, 1)
+            full = host.broadcast_to(values, shape)
+            return full.copy() if kept else full
+
+        size = host.array(sizes, dtype=host.float64)
+        span = size - 1 if corners else size
+        self.size = host.array(sizes, dtype=dtype)[:, None]  # (dim, 1)
+        if kept:
+            self.size = host.broadcast_to(self.size, (dim, m)).copy()
+        self.high = shaped(size - 1)  # the padding's bounds
+        self.low = shaped(size * 0 if corners else size * 0 - 0.5)
+        self.span = shaped(host.where(span == 0, 1, span))
+        self.flat = bool((span == 0).any())
+        self.spread = shaped(span != 0)
+        self.int_high = shaped(size - 1, host.int64, per="tap axis")
+        self.strides = shaped(host.cumprod((1, *sizes[:-1])), host.int64, per="tap axis")
+        # the taps around a position: its floor and the next (bicubic: from one before it)
+        offsets = host.arange(-cubic, taps - cubic)
+        self.offsets = shaped(offsets, dtype if cubic else host.int64, per="tap")
+        self.scales = [(n - 1) / 2 if corners else n / 2 for n in sizes]  # d position / d grid
+        self.dim, self.volume = dim, math.prod(sizes)
+
+    def on(self, like: Any) -> _Axes:
+        """These constants on like's device."""
+        moved = copy.copy(self)
+        for name, value in vars(moved).items():
+            if isinstance(value, array.host.ndarray):
+                setattr(moved, name, array.from_host(value, like))
+        return moved
 
 
-def _stacked(parts: list[Any], like: Any) -> Any:
-    """Arrays (N, P) stacked into (N, T, P): one copy each, without np.stack's reshapes."""
-    n, p = like.shape
-    out = xp.empty((n, len(parts), p), dtype=like.dtype, like=like)
-    for i, part in enumerate(parts):
-        out[:, i] = part
-    return out
+def _axes(sizes: tuple[int, ...], mode: str, corners: bool, dtype: Any, m: int) -> _Axes:
+    """A sampling's constants, kept for each small shape (a bounded number of them)."""
+    key = (sizes, mode, corners, dtype, m)
+    found = _AXES.get(key)
+    if found is None and m > _KEPT_POSITIONS:
+        return _Axes(sizes, mode, corners, dtype, m)
+    if found is None:
+        if len(_AXES) >= 64:  # a bound on what it keeps: start again
+            _AXES.clear()
+        found = _AXES[key] = _Axes(sizes, mode, corners, dtype, m)
+    return found
 
 
-def _outer(parts: list[Any], add: bool = False) -> Any:
-    """The products (with ``add``, the sums) of one (N, T_d, P) part an axis, for every
-    combination of taps (N, K, P), the first axis' tap varying fastest; arrays or Tensors."""
+_AXES: dict[tuple, _Axes] = {}
+_KEPT_POSITIONS = 1 << 10  # the most positions M whose constants are kept
+
+
+def _outer(parts: Any, add: bool = False) -> Any:
+    """Per-axis values (dim, T, M) combined for every combination of one tap an axis: their
+    products (with ``add``, their sums), (K, M) with K = T^dim, the first axis' tap varying
+    fastest."""
+    dim, taps, m = parts.shape
+    out: Any = None
+    for d in range(dim):  # x, y (, z): x's taps the last of the K axes
+        shaped = parts[d].reshape(*([1] * (dim - 1 - d)), taps, *([1] * d), m)
+        out = shaped if out is None else (out + shaped if add else out * shaped)
+    return out.reshape(-1, m)
+
+
+def _combined(parts: list[Any]) -> Any:
+    """The products of one (N, T_d, P) Tensor an axis, for every combination of taps
+    (N, K, P), the first axis' tap varying fastest."""
     dim = len(parts)
     out: Any = None
     for d, part in enumerate(parts):  # x, y (, z): x's taps the last of the K axes
         n, taps, p = part.shape
         shaped = part.reshape(n, *([1] * (dim - 1 - d)), taps, *([1] * d), p)
-        out = shaped if out is None else (out + shaped if add else out * shaped)
+        out = shaped if out is None else out * shaped
     n, p = parts[0].shape[0], parts[0].shape[2]
     return out.reshape(n, -1, p)
 
@@ -159,33 +217,69 @@ class GridSampler2d(Function):
         dim, out_shape = len(sizes), grid.shape[1:-1]
         p = math.prod(out_shape)
         work = grid.dtype if grid.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
-        g = grid.reshape(n, p, dim).astype(work, copy=False)
-        index: Any = None
-        w: Any = None
-        self.ts, self.slopes, self.insides = [], [], []
-        stride = 1
-        for d, size in enumerate(sizes):  # x, y (, z)
-            taps, inside, t, slope = _axis(g[..., d], size, mode, padding, corners, grid.dtype)
-            xp.maximum(taps, 0, out=taps)
-            xp.minimum(taps, size - 1, out=taps)
-            if stride > 1:
-                taps *= stride
-            index = taps if index is None else _outer([index, taps], add=True)  # (N, K, P)
-            part = _stacked(_weights(t, mode), like=t) if mode != "nearest" else inside
-            part = part * inside  # (N, T, P): zero outside the input
-            w = part if w is None else _outer([w, part])  # (N, K, P)
-            self.ts.append(t)
-            self.slopes.append(slope)
-            self.insides.append(inside.astype(work))
-            stride *= size
-        self.grid_used, self.index = g, index
-        k = index.shape[1]
-        # each output's taps' places in x's flat memory: (N, C, K*P)
-        rows = xp.arange(0, n * c * stride, stride, like=index).reshape(n, c, 1)
-        vals = xp.take(x.reshape(-1), index.reshape(n, 1, k * p) + rows)
-        vals = vals.reshape(n, c, k, p).astype(work, copy=False)  # (N, C, K, P)
-        out = xp.einsum("nckp,nkp->ncp", vals, w) if k > 1 else vals[:, :, 0] * w[:, :1]
+        g = grid.reshape(n, p, dim).astype(work, copy=False)  # (N, P, dim)
+        m = n * p
+        ax = _axes(sizes, mode, corners, work, m)
+        if type(g) is not array.host.ndarray:
+            ax = ax.on(g)
+        # every axis at once, (dim, M), each position in the grid's own dtype (a narrower
+        # grid's, bfloat16's or float16's, each step rounded to it, as PyTorch's)
+        at, size = g.reshape(m, dim).T.copy(), ax.size  # (dim, M), in order
+        if grid.dtype != work:
+            at, size = at.astype(grid.dtype), size.astype(grid.dtype)
+        pos = (at + 1) / 2 * (size - 1) if corners else ((at + 1) * size - 1) / 2
+        pos = pos.astype(work, copy=False)
+        if mode == "bicubic":  # the fraction from the position itself; the padding on each tap
+            low = xp.floor(pos)
+            taps = low[:, None] + ax.offsets  # (dim, 4, M)
+            taps = _padded(taps, ax, padding)[0].astype(xp.int64)
+            t, slope = pos - low, None
+        else:
+            pos, slope = _padded(pos, ax, padding)
+            if mode == "nearest":
+                taps, t = xp.rint(pos).astype(xp.int64)[:, None], pos  # (dim, 1, M)
+            else:
+                low = xp.floor(pos)
+                taps = low.astype(xp.int64)[:, None] + ax.offsets  # (dim, 2, M)
+                t = pos - low
+        inside = (taps >= 0) & (taps <= ax.int_high)  # (dim, T, M)
+        xp.minimum(xp.maximum(taps, 0, out=taps), ax.int_high, out=taps)
+        taps *= ax.strides
+        if mode == "nearest":
+            w = inside.astype(work)
+        elif mode == "bilinear":
+            w = xp.empty(taps.shape, dtype=work, like=t)
+            xp.subtract(1, t, out=w[:, 0])
+            w[:, 1] = t
+            w *= inside
+        else:
+            w = xp.stack(_weights(t, mode), axis=1)  # (dim, 4, M)
+            w *= inside
+        # every combination of one tap an axis: (N, K, P) places and weights
+        k = w.shape[1] ** dim
+        index = _outer(taps, add=True).reshape(k, n, p).transpose(1, 0, 2)
+        weight = _outer(w).reshape(k, n, p).transpose(1, 0, 2)
+        self.grid_used, self.t, self.slope, self.inside, self.axes = g, t, slope, inside, ax
+        self.index = index
+        # each output's taps' places in x's flat memory: (N, C, K, P)
+        rows = xp.arange(0, n * c * ax.volume, ax.volume, like=index).reshape(n, c, 1, 1)
+        vals = x.reshape(-1).take(index[:, None] + rows).astype(work, copy=False)
+        out = xp.einsum("nckp,nkp->ncp", vals, weight)
         return out.reshape(n, c, *out_shape).astype(x.dtype, copy=False)
+
+    def _per_axis(self) -> None:
+        """The forward's per-axis fractions (N, P), slopes (N, P) or numbers, and insides
+        (N, T, P) as the backward reads them."""
+        n, p = self.grid_used.shape[:2]
+        dim, work = self.axes.dim, self.grid_used.dtype
+        self.ts = [self.t[d].reshape(n, p) for d in range(dim)]
+        scales = self.axes.scales
+        if self.slope is None:
+            self.slopes = scales
+        else:
+            self.slopes = [self.slope[d].reshape(n, p) * scales[d] for d in range(dim)]
+        inside = self.inside.astype(work)  # (dim, T, M)
+        self.insides = [inside[d].reshape(-1, n, p).transpose(1, 0, 2) for d in range(dim)]
 
     def _fractions(self, grid: Tensor) -> list[Any]:
         """The fraction t along each axis as a Tensor of grid, so the gradients differentiate
@@ -200,6 +294,7 @@ class GridSampler2d(Function):
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        self._per_axis()
         x, grid = self.inputs
         need_x, need_g = self.needs_input_grad
         n, c = x.shape[:2]
@@ -212,7 +307,7 @@ class GridSampler2d(Function):
             per_axis = [
                 stack(_weights(t, self.mode), 1) * m for t, m in zip(ts, insides, strict=True)
             ]
-        w = _outer(per_axis)  # (N, K, P), zero outside the input
+        w = _combined(per_axis)  # (N, K, P), zero outside the input
         g = grad.reshape(n, c, 1, p)
         index = _const(xp.broadcast_to(self.index.reshape(n, 1, k * p), (n, c, k * p)), None)
         gx = gg = None
@@ -232,7 +327,7 @@ class GridSampler2d(Function):
                 ]
                 parts = []
                 for d, slope in enumerate(self.slopes):
-                    dw = _outer([slopes[e] if e == d else per_axis[e] for e in range(len(ts))])
+                    dw = _combined([slopes[e] if e == d else per_axis[e] for e in range(len(ts))])
                     parts.append((along * dw).sum(1) * _const(slope, self.ts[d]))  # (N, P)
                 gg = stack(parts, -1).reshape(grid.shape).to(grid.dtype)
         return gx, gg
