@@ -12,7 +12,7 @@ from typing import Any
 from . import array
 from .arguments import is_int, normalize_dim
 from .factories import zeros
-from .ops import movement
+from .ops import movement, reduce
 from .tensor import Tensor, as_tensor
 
 __all__ = ["cumulative_trapezoid", "trapezoid", "trapz"]
@@ -31,9 +31,9 @@ def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1)
         return (y.sum(d) - ends * 0.5) * dx
     later, earlier = _neighbours(y, d)
     terms = _spacing("trapezoid", y, x, d) * (later + earlier)
-    if not array.is_floating(terms.dtype):  # integers: summed exactly, then halved
+    if not array.is_floating(terms._array.dtype):  # integers: summed exactly, then halved
         return terms.sum(d) / 2.0
-    return (terms / 2.0).sum(d)
+    return reduce.Sum.apply(terms / 2.0, dims=(d,), keepdim=False)
 
 
 def trapz(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
@@ -49,11 +49,11 @@ def cumulative_trapezoid(
     y, d, x, dx = _checked("cumulative_trapezoid", y, x, dx, dim)
     right, left = _neighbours(y, d)
     if x is None:
-        return (dx / 2.0 * (left + right)).cumsum(d)
+        return reduce.Cumsum.apply(dx / 2.0 * (left + right), dim=d)  # a float: no widening
     terms = _spacing("cumulative_trapezoid", y, x, d) * (left + right)
-    if not array.is_floating(terms.dtype):  # integers: summed exactly, then halved
+    if not array.is_floating(terms._array.dtype):  # integers: summed exactly, then halved
         return terms.cumsum(d) / 2.0
-    return (terms / 2.0).cumsum(d)
+    return reduce.Cumsum.apply(terms / 2.0, dim=d)
 
 
 def _neighbours(t: Tensor, d: int) -> tuple[Tensor, Tensor]:
@@ -63,8 +63,10 @@ def _neighbours(t: Tensor, d: int) -> tuple[Tensor, Tensor]:
     if n < 0:
         return t, t
     lead = (slice(None),) * d
-    later = movement.GetItem.apply(t, index=lead + (slice(1, n + 1),))
-    return later, movement.GetItem.apply(t, index=lead + (slice(0, n),))
+    later, earlier = movement.sliced(
+        movement.GetItem, t, [lead + (slice(1, n + 1),), lead + (slice(0, n),)]
+    )
+    return later, earlier
 
 
 def _checked(op: str, y: Any, x: Any, dx: Any, dim: int) -> tuple[Tensor, int, Any, Any]:
@@ -81,7 +83,7 @@ def _checked(op: str, y: Any, x: Any, dx: Any, dim: int) -> tuple[Tensor, int, A
     if y.ndim == 0:
         raise IndexError(f"{op}: y must have at least one dim; got shape {y.shape}")
     for name, t in (("y", y), ("x", x)):
-        if t is not None and t.dtype == array.bool_:
+        if t is not None and t._array.dtype.kind == "b":
             raise TypeError(f"{op}: {name} must not be bool; got dtype {t.dtype}")
     if dx is None:
         dx = 1
@@ -99,8 +101,10 @@ def _spacing(op: str, y: Tensor, x: Tensor, d: int) -> Tensor:
                 f"{op}: x must hold one value for each sample point along dim {d}; got shapes "
                 f"{y.shape} and {x.shape}"
             )
-        x = x.reshape([x.shape[0] if i == d else 1 for i in range(y.ndim)])  # 1 but along d
+        shape = tuple([x.shape[0] if i == d else 1 for i in range(y.ndim)])  # 1 but along d
+        x = movement.viewed(movement.Reshape, x, shape=shape)
     elif x.ndim < y.ndim:
-        x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))  # leading dims of 1
+        shape = (1,) * (y.ndim - x.ndim) + x._array.shape  # leading dims of 1
+        x = movement.viewed(movement.Reshape, x, shape=shape)
     later, earlier = _neighbours(x, d)
     return later - earlier

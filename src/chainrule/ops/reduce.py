@@ -436,7 +436,9 @@ class Cumsum(Function):
     def forward(self, a: Any, dim: Any, widen: bool = True) -> Any:
         self.dim = dim
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
-        return xp.cumsum(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
+        if not a.ndim:  # one element: its own sum
+            return a.astype(dtype)
+        return xp.add.accumulate(a, axis=dim, dtype=dtype)  # cumsum without its Python wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if grad.ndim == 0:  # one element: its own sum
@@ -463,7 +465,9 @@ class Cumprod(Function):
     def forward(self, a: Any, dim: Any, widen: bool = True) -> Any:
         self.dim = dim
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
-        return xp.cumprod(a.reshape(a.shape or (1,)), axis=dim, dtype=dtype).reshape(a.shape)
+        if not a.ndim:  # one element: its own product
+            return a.astype(dtype)
+        return xp.multiply.accumulate(a, axis=dim, dtype=dtype)  # cumprod, without its wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, d = self.inputs[0], self.dim

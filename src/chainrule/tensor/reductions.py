@@ -196,7 +196,7 @@ class Reductions(Core):
     def cumsum(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         """Sums along dim; integers and bools in int64, as PyTorch, unless a dtype is given,
         which the input is cast to first."""
-        d = normalize_dim(dim, self.ndim, "cumsum", self.shape)
+        d = normalize_dim(dim, self._array.ndim, "cumsum", self._array.shape)
         if dtype is None:
             return reduce.Cumsum.apply(self, dim=d)
         return reduce.Cumsum.apply(self.to(dtype), dim=d, widen=False)
@@ -229,7 +229,7 @@ class Reductions(Core):
 
     def cumprod(self: TensorSelf, dim: int, *, dtype: Any = None) -> Tensor:
         """Products along dim, with cumsum's dtypes."""
-        d = normalize_dim(dim, self.ndim, "cumprod", self.shape)
+        d = normalize_dim(dim, self._array.ndim, "cumprod", self._array.shape)
         if dtype is None:
             return reduce.Cumprod.apply(self, dim=d)
         return reduce.Cumprod.apply(self.to(dtype), dim=d, widen=False)
