@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from .core import TensorSelf
 
 xp = array.xp
+_HOST = array.host.ndarray
 
 RESIZED = (
     "An output with one or more elements was resized since it had shape {}, which does not "
@@ -523,17 +524,19 @@ class InPlace(Core):
         bump(self)
         return self
 
+    # the operators call _update themselves, add_'s call one layer less on the path of
+    # every ``N[i, j] += 1`` and ``total += x``
     def __iadd__(self: TensorSelf, other: Any) -> Tensor:
-        return self.add_(other)
+        return self._update("add_", xp.add, other, lambda t: t.add(other))
 
     def __isub__(self: TensorSelf, other: Any) -> Tensor:
-        return self.sub_(other)
+        return self._update("sub_", xp.subtract, other, lambda t: t.sub(other))
 
     def __imul__(self: TensorSelf, other: Any) -> Tensor:
-        return self.mul_(other)
+        return self._update("mul_", xp.multiply, other, lambda t: t * other)
 
     def __itruediv__(self: TensorSelf, other: Any) -> Tensor:
-        return self.div_(other)
+        return self._update("div_", xp.true_divide, other, lambda t: t / other)
 
     def __ipow__(self: TensorSelf, other: Any) -> Tensor:
         return self.pow_(other)
@@ -567,7 +570,9 @@ class InPlace(Core):
         if ufunc is not None and fastpath.enabled() and not _watched(self, other):
             src = other._array if isinstance(other, Core) else other
             arr = self._array
-            if _holds_as_is(src, arr) and array.writeable(arr):
+            # NumPy refuses to write a read-only array of its own (a broadcast view): only
+            # the accelerator's, which has no such flag, asks writeable
+            if _holds_as_is(src, arr) and (type(arr) is _HOST or array.writeable(arr)):
                 try:
                     if arr.ndim:
                         ufunc(arr, src, out=arr)
