@@ -343,6 +343,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CholeskyInverseBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
     "CholeskyBackward0": {"upper": _opt("upper")}, "MvlgammaBackward0": {"p": _opt("p")},
+    "LuUnpackBackward0": {
+        "LU_data_sym_argsize_minus_1": lambda fn: _shape(fn, 0)[-1],
+        "LU_data_sym_argsize_minus_2": lambda fn: _shape(fn, 0)[-2],
+    },
     "Conv2d.ConvolutionBackward0": {
         "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),

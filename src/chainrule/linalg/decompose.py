@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from .. import fastpath
 from ..array import xp
 from ..autograd.mode import state as modes
-from ..autograd.outputs import Triangle, part_node
+from ..autograd.node import Arrivals
+from ..autograd.outputs import Triangle, join, part_node, share
 from ..autograd.primitive import Function, batching, dual
 from ..ops import decompositions as D
 from ..ops import lapack
@@ -266,15 +267,38 @@ def lu_unpack(
     m, n = LU.shape[-2:]
     k = min(m, n)
     dtype = LU._array.dtype
-    L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
-    U = LU[..., :k, :].triu()
-    P = LQ.permutation(tensor_of(LU_pivots)._array, m, dtype)
+    pivots = tensor_of(LU_pivots)._array
+    if LU.requires_grad and modes.grad_enabled:  # one node, as PyTorch's
+        L, U = (
+            LQ.LinalgLu.apply(LU, part=p, result=(LU._array, pivots), packed=True) for p in "LU"
+        )
+        _unpack_node(LU, L, U)
+    else:
+        L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
+        U = LU[..., :k, :].triu()
+    P = LQ.permutation(pivots, m, dtype)
     empty = constant(xp.zeros((0,), dtype=dtype))
     return Lu(
         constant(P) if unpack_pivots else empty,
         L if unpack_data else empty,
         U if unpack_data else empty,
     )
+
+
+def _unpack_node(LU: Tensor, L: Tensor, U: Tensor) -> None:
+    """Make L and U, each a triangle of LU by its own node, the outputs of one node,
+    PyTorch's LuUnpackBackward0: its gradient is L's strict lower triangle and U's upper one
+    put in LU's layout, and its hooks see each output's whole gradient."""
+    k = L.shape[-1]
+    blocks = ((..., slice(None), slice(0, k)), (..., slice(0, k), slice(None)))
+    places = [
+        (Triangle(b, upper), tuple(t.shape), None)
+        for b, upper, t in zip(blocks, (False, True), (L, U), strict=True)
+    ]
+    node = share(LU, [L.grad_fn, U.grad_fn], places, "LuUnpack", "LuUnpackBackward0", None)
+    node.arrivals = Arrivals(whole=True)  # a triangle's hooks see its whole gradient
+    join(node, L, 0)
+    join(node, U, 1)
 
 
 @with_out("linalg", exact=True)
