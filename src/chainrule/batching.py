@@ -281,9 +281,10 @@ def _level_of(x: Any, op: str) -> int:
 # The ops whose array options are indices: an index array not marked is a constant (made
 # from a list or a tensor outside func), the same for every example.
 INDEXED = {"GetItem", "Gather", "Scatter", "ScatterReduce", "IndexAdd", "IndexPut", "AxisTake"}
-# ops/pool.py's pools: their array options (windows, weights, matrices) come from shapes
-POOLS = """AvgPool3d AvgPool3dBackward MaxPool3dWithIndices AdaptiveMaxPool2d AdaptiveMaxPool3d
-AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveAvgPoolBackward""".split()
+# The pools: their array options (windows, weights, matrices) come from shapes alone
+POOLS = """AvgPool2d AvgPool2dBackward AvgPool3d AvgPool3dBackward MaxPool3dWithIndices
+AdaptiveMaxPool2d AdaptiveMaxPool3d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveAvgPoolBackward
+""".split()
 INDEXED |= set(POOLS)
 
 
@@ -603,8 +604,7 @@ def conv2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 @_only_first
 def pool2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
-    """A pool of any rank over (B, N, C, *spatial) as one over (B*N, C, *spatial)."""
-    first = next(iter(args))
+    first = next(iter(args))  # a pool of any rank: (B, N, C, *spatial) as (B*N, C, *spatial)
     x = args[first]
     out = call(cls, {**args, first: x.reshape(-1, *x.shape[2:])})  # (B*N, C, *out)
     return out.reshape(size, x.shape[1], *out.shape[1:])

@@ -1,6 +1,6 @@
-"""vmap of the pools of ops/pool.py (3-D, adaptive): one call of the primitive on the examples
-folded into the batch dim, not one per example, with torch.func.vmap's values and per-example
-gradients."""
+"""vmap of the pools of ops/pool.py (3-D, adaptive) and of the average pools weighted by an
+array of divisors: one call of the primitive on the examples folded into the batch dim, not
+one per example, with torch.func.vmap's values and per-example gradients."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import torch.func as tf
 
 import chainrule as cr
 import chainrule.func as cf
+from chainrule.ops import conv as conv_ops
 from chainrule.ops import pool as pool_ops
 
 POOLS = {
@@ -25,6 +26,9 @@ POOLS = {
     "adaptive_avg_pool2d": lambda m, a: m.nn.functional.adaptive_avg_pool2d(a[:, :, 0], (3, 2)),
     "adaptive_max_pool3d": lambda m, a: m.nn.functional.adaptive_max_pool3d(a, (2, 3, 2)),
     "adaptive_max_pool1d": lambda m, a: m.nn.functional.adaptive_max_pool1d(a[:, :, 0, 0], 3),
+    "avg_pool1d_each_windows_divisor": lambda m, a: m.nn.functional.avg_pool1d(
+        a[:, :, 0, 0], 3, 2, 1, ceil_mode=True, count_include_pad=False
+    ),
 }
 
 
@@ -32,7 +36,7 @@ POOLS = {
 def shapes(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """The shapes every pool primitive's forward runs on, in order."""
     seen: list[tuple] = []
-    for cls in (pool_ops.AvgPool3d, pool_ops._WindowMax, pool_ops._AxisMaps):
+    for cls in (pool_ops.AvgPool3d, pool_ops._WindowMax, pool_ops._AxisMaps, conv_ops.AvgPool2d):
         forward = cls.forward
 
         @functools.wraps(forward)  # the signature vmap binds the arguments by

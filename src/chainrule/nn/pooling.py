@@ -389,11 +389,8 @@ def _avg_pool(
         if divisor is not None:
             by = Tensor._make(array.from_host(divisor.astype(x._array.dtype), x._array))
         out = sums.div(by, rounding_mode="trunc")
-    else:  # 1/divisor in the kernel where every window has the same one (or in 3-D), else after
-        scale: Any = None
-        if uniform is None:
-            scale = _scale(divisor, x)
-        weight = 1.0 / uniform if uniform is not None else scale if spatial == 3 else 1.0
+    else:  # the weight in the kernel: 1/divisor, one for every window or an array of them
+        weight = 1.0 / uniform if uniform is not None else _scale(divisor, x)
         out = _window_sums(given, x, args, weight)
         if spatial != 1:  # as PyTorch's node keeps them: stride () if not given
             kept = step if stride_given(stride) else ()
@@ -403,8 +400,6 @@ def _avg_pool(
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
             )  # fmt: skip
-        if uniform is None and spatial != 3:
-            out = out * Tensor._make(scale)
     if spatial == 1:
         out = out.squeeze(2)
     return out.squeeze(0) if unbatched and spatial != 3 else out
@@ -438,7 +433,7 @@ def avg_pool2d(
     sums are divided toward zero, in integers, as PyTorch's.
 
     The window sums are one primitive (ops/conv.py's AvgPool2d), weighted by 1/(kh*kw) where
-    every window has the same divisor, else by 1 and then divided by each window's divisor.
+    every window has the same divisor, else by each window's 1 / divisor.
     """
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, divisor_override)  # fmt: skip

@@ -469,15 +469,14 @@ class MaxPool2dScatter(Function):
 
 class AvgPool2d(Function):
     """out[n, c, i, j] = weight * sum_{p, q} xpad[n, c, i*sh + p, j*sw + q], xpad padded with
-    zeros: the average pools (weight 1 / the window's size, or 1 to divide after); linear
-    in x, its adjoint spreads weight * g over each window (AvgPool2dBackward)."""
+    zeros: the average pools (weight 1 / the window's size, an array (Ho, Wo) of each
+    window's 1 / divisor, or 1 for integer sums); linear in x, its adjoint spreads weight * g
+    over each window (AvgPool2dBackward)."""
 
     rule = "grad_x = AvgPool2dBackward(grad): weight * grad added over each window"
     saves_inputs = False
 
-    def forward(
-        self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, weight: float
-    ) -> Any:
+    def forward(self, x: Any, *, kernel: tuple, stride: tuple, padding: tuple, weight: Any) -> Any:
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
@@ -492,8 +491,8 @@ class AvgPool2d(Function):
                 else:
                     out += xpad[:, :, rows, columns]
         assert out is not None  # a kernel has at least one offset
-        if weight != 1:
-            out *= weight
+        if not (isinstance(weight, float) and weight == 1):
+            out *= weight  # out is fresh: weighted in place
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -515,7 +514,7 @@ class AvgPool2dBackward(Function):
         kernel: tuple,
         stride: tuple,
         padding: tuple,
-        weight: float,
+        weight: Any,
     ) -> Any:
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, weight=weight
@@ -523,7 +522,7 @@ class AvgPool2dBackward(Function):
         (top, bottom), (left, right) = padding
         n, c = g.shape[:2]
         out = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), g.dtype, like=g)
-        part = g * weight if weight != 1 else g
+        part = g if isinstance(weight, float) and weight == 1 else g * weight
         row_slices, col_slices = _pool_slices(size, kernel, stride, (1, 1), padding)
         for rows in row_slices:
             for columns in col_slices:
