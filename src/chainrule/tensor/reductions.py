@@ -402,8 +402,9 @@ class Reductions(Core):
         with array.errstate(divide="ignore", invalid="ignore"):  # NaN where a variance is 0
             if c.ndim == 0:  # one variable: 1, or NaN where its variance is 0, inf or NaN
                 return c / c
-            std = c.diagonal().sqrt()
-            return (c / std.reshape(-1, 1) / std).clamp(-1, 1)  # rows, then columns
+            std = c.diagonal().sqrt()  # (variables,)
+            rows = movement.viewed(movement.Reshape, std, shape=(std._array.size, 1))
+            return (c / rows / std).clamp(-1, 1)  # rows, then columns
 
 
 class ValuesIndices(NamedTuple):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import normalize_dim
-from ..ops import movement
+from ..ops import movement, reduce
 from .arithmetic import where
 from .core import Core, as_tensor, make
 
@@ -111,7 +111,9 @@ def cov_of(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
         raise ValueError(f"cov: needs at most 2 dims; got shape {t.shape}")
     if t._array.dtype.kind == "b":
         raise TypeError("cov: not defined for bool tensors, as in PyTorch; got dtype bool")
-    x = t.reshape(1, -1) if t.ndim < 2 else t  # (variables, observations)
+    if t.ndim < 2:  # one variable
+        t = movement.viewed(movement.Reshape, t, shape=(1, t._array.size))
+    x = t  # (variables, observations)
     n = x.shape[1]
     w = None
     for name, weights in (("fweights", fweights), ("aweights", aweights)):
@@ -134,12 +136,15 @@ def cov_of(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
         w = wt if w is None else w * wt
     if w is None:
         w_sum: Any = n
-        avg = x.sum(1) / n
+        if x._array.dtype.char in "fd":  # sum / n in one op, kept as a column
+            avg = reduce.Mean.apply(x, dims=(1,), keepdim=True)  # (variables, 1)
+        else:
+            avg = (x.sum(1) / n).unsqueeze(1)
     else:
         w_sum = w.sum()
         if not w_sum._array.any():
             raise ValueError("cov: the weights sum to zero; got weights summing to 0")
-        avg = (x * w).sum(1) / w_sum
+        avg = ((x * w).sum(1) / w_sum).unsqueeze(1)
     if w is not None and aweights is not None and correction != 0:
         norm = w_sum - correction * (w * as_tensor(aweights)).sum() / w_sum
     else:
@@ -152,7 +157,13 @@ def cov_of(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
             stacklevel=4,
         )
         norm = norm * 0
-    centred = x - avg.unsqueeze(1)  # (variables, observations)
+        with array.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom
+            return _products(x - avg, w) / norm
+    return _products(x - avg, w) / norm
+
+
+def _products(centred: Tensor, w: Any) -> Tensor:
+    """The weighted products of the centred rows (variables, observations): (variables,
+    variables), or a 0-d tensor for one variable."""
     c = centred.matmul((centred if w is None else centred * w).t())  # (variables, variables)
-    with array.errstate(divide="ignore", invalid="ignore"):  # no degrees of freedom: warned
-        return (c / norm).squeeze()
+    return c.reshape(()) if c._array.size == 1 else c
