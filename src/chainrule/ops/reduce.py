@@ -386,24 +386,35 @@ class Softmax(Function):
 
     def forward(self, a: Any, dim: Any) -> Any:
         self.dim = dim
-        given = a
-        a = _column_major(a, dim)  # e, and out, then share its order
-        e = xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))  # one buffer, 0-d too
+        e, given = _minus_max(a, dim), a
         xp.exp(e, out=e)
         e /= xp.add.reduce(e, axis=dim, keepdims=True)  # the ufunc: no Python wrapper
-        return _as_laid_out(e, given)
+        return e if e.ndim != 2 else _as_laid_out(e, given)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        total = xp.add.reduce(_column_major(grad * out, self.dim), axis=self.dim, keepdims=True)
+        g_a = grad - total
+        g_a *= out
+        return (g_a,)
+
+
+def _minus_max(a: Any, dim: int) -> Any:
+    """a - max(a, dim) in an array of its own, laid out as _column_major lays a out (the
+    max of an empty array, which has none, is 0; a 0-d a gives a 0-d array)."""
+    if a.ndim == 2 and a.shape[0] >= 32 or not a.size or not a.ndim:  # the rare cases
+        a = _column_major(a, dim)
+        return xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))
+    return xp.subtract(a, xp.maximum.reduce(a, axis=dim, keepdims=True))  # 2 NumPy calls
+
 
 def _log_softmax(a: Any, dim: int) -> Any:
     """a - logsumexp(a, dim), each row shifted by its max first."""
-    given = a
-    a = _column_major(a, dim)  # shifted, and out, then share its order
-    shifted = xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))  # an array, 0-d too
+    shifted = _minus_max(a, dim)
     shifted -= xp.log(xp.add.reduce(xp.exp(shifted), axis=dim, keepdims=True))
-    return _as_laid_out(shifted, given)
+    return shifted if shifted.ndim != 2 else _as_laid_out(shifted, a)
 
 
 class LogSoftmax(Function):
@@ -421,8 +432,10 @@ class LogSoftmax(Function):
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        total = _column_major(grad, self.dim).sum(axis=self.dim, keepdims=True)
-        return (grad - xp.exp(out) * total,)
+        total = xp.add.reduce(_column_major(grad, self.dim), axis=self.dim, keepdims=True)
+        e = xp.exp(out)
+        e *= total
+        return (grad - e,)
 
 
 class Cumsum(Function):
