@@ -100,9 +100,10 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = No
     """(U, S, Vh) with A = U diag(S) Vh, S descending; U and Vh square where full_matrices
     (their columns and rows past min(m, n) carry no gradient)."""
     A = matrices(A, "linalg.svd")
-    if A._array.size == 0:
-        return Svd(*(attached(a, A) for a in _empty_svd(A._array, full_matrices)))
-    result = lapack.svd(A._array, full_matrices)
+    if A._array.size == 0:  # no LAPACK call; the parts' nodes still PyTorch's
+        result = _empty_svd(A._array, full_matrices)
+    else:
+        result = lapack.svd(A._array, full_matrices)
     if _untracked(A):  # no node: LAPACK's arrays as they are
         return Svd(*map(constant, result))
     parts = (
@@ -126,8 +127,9 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending."""
     A = matrices(A, "linalg.svdvals")
     if A._array.size == 0:
-        return attached(xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), A)
-    S = lapack.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
+        S = xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype)
+    else:
+        S = lapack.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
     return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
 
 

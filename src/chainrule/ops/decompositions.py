@@ -369,8 +369,11 @@ class LinalgSvdEx(LinalgSvd):
         return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        a = self.inputs[0]
+        if not a._array.size:  # no matrix, or matrices with no elements: nothing to move
+            return (a.new_zeros(a.shape),)
         if self.full:
-            k = min(self.inputs[0].shape[-2:])
+            k = min(a.shape[-2:])
             grad = grad[..., :, :k] if self.part == "U" else grad
             grad = grad[..., :k, :] if self.part == "Vh" else grad
         return LinalgSvd.backward(self, grad, out)
