@@ -48,14 +48,14 @@ class Shape(Core):
         n = self._array.ndim
         if n < 2:
             return self
-        return named(viewed(movement.Permute, self, dims=_REVERSED[n]), "PermuteBackward0")
+        return viewed(_PERMUTE, self, dims=_REVERSED[n])
 
     @property
     def mT(self: TensorSelf) -> Tensor:
         n = self._array.ndim
         if n < 2:
             need_dims(self, 2, "mT")  # raises
-        out = viewed(movement.Permute, self, dims=_SWAPPED[n])  # (..., m, n) -> (..., n, m)
+        out = viewed(_TRANSPOSE, self, dims=_SWAPPED[n])  # (..., m, n) -> (..., n, m)
         return named(out, "TransposeBackward0", dim0=-2, dim1=-1)
 
     # -- shape -----------------------------------------------------------------------------
@@ -116,7 +116,7 @@ class Shape(Core):
         n = self._array.ndim
         if n > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
-        return self if n < 2 else named(viewed(movement.Permute, self, dims=(1, 0)), "TBackward0")
+        return self if n < 2 else viewed(_T, self, dims=(1, 0))
 
     def narrow(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
@@ -175,14 +175,14 @@ class Shape(Core):
         if kept == shape:
             return self
         which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
-        out = viewed(movement.Reshape, self, shape=kept)
-        return named(out, f"SqueezeBackward{which}", **({} if dim is None else {"dim": dim}))
+        out = viewed(_SQUEEZE[which], self, shape=kept)
+        return named(out, _SQUEEZE[which].__name__, **({} if dim is None else {"dim": dim}))
 
     def unsqueeze(self: TensorSelf, dim: int) -> Tensor:
         shape = self._array.shape
         d = normalize_dim(dim, len(shape) + 1, "unsqueeze", shape)
         shape = shape[:d] + (1,) + shape[d:]  # a 1 inserted at d
-        return named(viewed(movement.Reshape, self, shape=shape), "UnsqueezeBackward0", dim=dim)
+        return named(viewed(_UNSQUEEZE, self, shape=shape), "UnsqueezeBackward0", dim=dim)
 
     def transpose(self: TensorSelf, dim0: int, dim1: int) -> Tensor:
         shape = self._array.shape
@@ -192,7 +192,7 @@ class Shape(Core):
         if a == b:  # also the only transpose a 0-d tensor has
             return self
         order[a], order[b] = order[b], order[a]
-        out = viewed(movement.Permute, self, dims=tuple(order))  # dims already checked
+        out = viewed(_TRANSPOSE, self, dims=tuple(order))  # dims already checked
         return named(out, "TransposeBackward0", dim0=dim0, dim1=dim1)
 
     def swapaxes(self: TensorSelf, axis0: int, axis1: int) -> Tensor:
@@ -222,7 +222,7 @@ class Shape(Core):
         """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
         if order == _KEPT[len(order)]:
             return self
-        return named(viewed(movement.Permute, self, dims=order), "PermuteBackward0")
+        return viewed(_PERMUTE, self, dims=order)
 
     def expand(self: TensorSelf, *sizes: Any, size: Any = None) -> Tensor:
         sizes = shape_arg(spread_or_keyword(sizes, size, "size", "expand"))
@@ -422,15 +422,13 @@ class Shape(Core):
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
         need_dims(self, 2, "tril")
         keep = _triangle(self._array, int(diagonal), False)  # (rows, cols)
-        out = elementwise.Where.apply(keep, self, _zero(self))
-        return named(out, "TrilBackward0", diagonal=diagonal)
+        return named(_TRIL.apply(keep, self, _zero(self)), "TrilBackward0", diagonal=diagonal)
 
     def triu(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The upper triangle of the last two dims (column >= row + diagonal), zeros below."""
         need_dims(self, 2, "triu")
         keep = _triangle(self._array, int(diagonal), True)  # (rows, cols)
-        out = elementwise.Where.apply(keep, self, _zero(self))
-        return named(out, "TriuBackward0", diagonal=diagonal)
+        return named(_TRIU.apply(keep, self, _zero(self)), "TriuBackward0", diagonal=diagonal)
 
     def flip(self: TensorSelf, *dim_list: Any, dims: Any = None) -> Tensor:
         """The order of the values reversed along each of dims: one index of reversed slices,
@@ -733,6 +731,15 @@ def _zero(t: Tensor) -> Any:
 # The orders of no change, T (every dim reversed) and mT (the last two swapped) for each
 # number of dims an array can have: a lookup, not a tuple built on every call.
 _KEPT = [tuple(range(n)) for n in range(65)]
+# The ops as the methods' nodes are named (Function.named): made with PyTorch's name, not
+# renamed after apply (named() then only keeps the call's arguments)
+_PERMUTE = movement.Permute.named("PermuteBackward0")
+_TRANSPOSE = movement.Permute.named("TransposeBackward0")
+_T = movement.Permute.named("TBackward0")
+_SQUEEZE = [movement.Reshape.named(f"SqueezeBackward{k}") for k in range(3)]  # PyTorch's overloads
+_UNSQUEEZE = movement.Reshape.named("UnsqueezeBackward0")
+_TRIL = elementwise.Where.named("TrilBackward0")
+_TRIU = elementwise.Where.named("TriuBackward0")
 _REVERSED = [tuple(reversed(range(n))) for n in range(65)]
 _SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
 
