@@ -90,3 +90,23 @@ def test_small_sigmoid_equals_torch_within_an_ulp() -> None:
     theirs = np.array([torch.tensor(v).sigmoid().item() for v in x], dtype=np.float32)
     np.testing.assert_allclose(ours, theirs, rtol=2.5e-7, atol=0)
     assert ours[0] == 0.0 and ours[-1] == 1.0
+
+
+@pytest.mark.parametrize("name", ["outer", "ger"])
+def test_outer_is_a_column_times_the_vector_as_in_torch(name: str) -> None:
+    """PyTorch's outer is self.reshape(n, 1) * vec2: its graph, a view and the leaf."""
+    x = np.random.default_rng(3).standard_normal((2, 3))
+    graphs, grads = [], []
+    for lib in (cr, torch):
+        a = lib.tensor(x[0], requires_grad=True)
+        b = lib.tensor(x[1, :2], requires_grad=True)
+        y = getattr(lib, name)(a, b)
+        graphs.append([y.grad_fn.name()] + [f.name() for f, _ in y.grad_fn.next_functions])
+        y.backward(lib.ones(3, 2) * 2.0)
+        grads.append((a.grad.numpy().tolist(), b.grad.numpy().tolist()))
+    assert (
+        graphs[0]
+        == graphs[1]
+        == ["MulBackward0", "ViewBackward0", "torch::autograd::AccumulateGrad"]
+    )
+    assert grads[0] == grads[1]

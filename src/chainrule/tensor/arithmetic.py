@@ -359,13 +359,14 @@ class Arithmetic(Core):
         return _RSQRT.apply(x, -0.5)
 
     def outer(self: TensorSelf, vec2: Any) -> Tensor:
-        """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m)."""
+        """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m), as PyTorch writes
+        it (its graph too): self as a column times vec2."""
         other = as_tensor(vec2)
-        if self.ndim != 1 or other.ndim != 1:
+        if self._array.ndim != 1 or other._array.ndim != 1:
             raise ValueError(
                 f"outer: expected two 1-D tensors; got shapes {self.shape} and {other.shape}"
             )
-        return self.unsqueeze(1) * other.unsqueeze(0)
+        return self._reshaped((self._array.shape[0], 1)) * other  # (n, 1) * (m,) -> (n, m)
 
     def square(self: TensorSelf) -> Tensor:
         x = self.to(array.int64) if self._array.dtype.kind == "b" else self  # as PyTorch's
