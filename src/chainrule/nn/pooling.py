@@ -224,14 +224,13 @@ _WINDOWS: dict[tuple, tuple] = {}
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
-    out = op.apply(x, windows=windows, padding=pad)
+    out = op.apply(x, windows=windows, padding=pad, winners=indices)
     if not indices:
         return out, None
     node: Any = out.grad_fn  # a node keeps the winners only when it records
-    if node is None:
+    if node is None:  # the winners found again, by a node of no graph
         node = op()
-        node.forward(x._array, windows=windows, padding=pad)
-        node.reduce(x._array, winners=True)
+        node.forward(x._array, windows=windows, padding=pad, winners=True)
     return out, node.indices()
 
 

@@ -104,11 +104,12 @@ class _WindowMax(Function):
     sizes: tuple
     args: list
 
-    def forward(self, x: Any, *, windows: tuple, padding: tuple) -> Any:
+    def forward(self, x: Any, *, windows: tuple, padding: tuple, winners: bool = False) -> Any:
+        """The maxima; with ``winners``, also the offsets each pass chose (see reduce)."""
         self.windows, self.padding = windows, padding
         self.lead = x.ndim - len(windows)  # the batch and channel axes, or the channel axis
         self.sizes = x.shape[self.lead :]
-        return self.reduce(x, winners=False)
+        return self.reduce(x, winners)
 
     def reduce(self, x: Any, winners: bool) -> Any:
         """The max of each window of x; with ``winners``, also the offset each axis' pass
