@@ -380,8 +380,8 @@ class Reductions(Core):
         lead = (slice(None),) * d  # narrow's slices along d, given directly
         for _ in range(min(n, x._array.shape[d])):
             size = x._array.shape[d] - 1
-            later = movement.GetItem.apply(x, index=lead + (slice(1, size + 1),))
-            earlier = movement.GetItem.apply(x, index=lead + (slice(0, size),))
+            index = [lead + (slice(1, size + 1),), lead + (slice(0, size),)]
+            later, earlier = movement.sliced(movement.GetItem, x, index)
             x = later != earlier if x._array.dtype.kind == "b" else later - earlier
         return x
 
