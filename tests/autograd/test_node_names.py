@@ -37,10 +37,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         | {"ReplicationPad1DBackward0", "DiagonalBackward0", "DiagonalBackward0_copy"}
         | {"TakeBackward0", "EmbeddingBackward0"},
     ),
-    "AxisTakeBackward0": (
-        "nearest upsampling selects along each dim",
-        {"UpsampleNearest1DBackward0", "UpsampleNearestExact1DBackward0"},
-    ),
     "IndexPutBackward0": ("these write by index", {"CopySlices", "IndexCopyBackward0"}),
     "ScatterBackward0": ("scatter of a number is scatter", {"ScatterBackward1"}),
     "WhereBackward0": ("these are a where", {"IndexFillBackward1", "ZeroBackward0"}),

@@ -26,6 +26,18 @@ ARGS: dict[str, str] = {
     "UpsampleBicubic2DBackward0": "align_corners output_size scales_h scales_w self_sym_sizes",
     "UpsampleTrilinear3DBackward0": "align_corners output_size scales_d scales_h scales_w "
     "self_sym_sizes",
+    **dict.fromkeys(
+        ("UpsampleNearest1DBackward0", "UpsampleNearestExact1DBackward0"),
+        "output_size scales self_sym_sizes",
+    ),
+    **dict.fromkeys(
+        ("UpsampleNearest2DBackward0", "UpsampleNearestExact2DBackward0"),
+        "output_size scales_h scales_w self_sym_sizes",
+    ),
+    **dict.fromkeys(
+        ("UpsampleNearest3DBackward0", "UpsampleNearestExact3DBackward0"),
+        "output_size scales_d scales_h scales_w self_sym_sizes",
+    ),
 }
 
 

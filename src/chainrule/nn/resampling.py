@@ -1,8 +1,8 @@
 """Resampling for users: ``interpolate`` in every mode PyTorch has without antialiasing, its
 older names (``upsample``, ``upsample_nearest``, ``upsample_bilinear``) and the ``Upsample``
 modules. Each axis is resampled alone (the modes are separable): its output positions read
-one tap (nearest: a gather, AxisTake), two (linear) or four (cubic) input positions, weighted
-(one primitive of ops/resample.py over every axis); 'area' is adaptive average pooling
+one tap (nearest: one gather over every axis), two (linear) or four (cubic) input positions,
+weighted (one primitive of ops/resample.py over every axis); 'area' is adaptive average pooling
 (pooling.py).
 """
 
@@ -14,7 +14,6 @@ from typing import Any
 
 from .. import array
 from ..autograd.saved import record
-from ..ops import conv as conv_ops
 from ..ops import resample as resample_ops
 from ..tensor import Tensor, as_tensor
 from .module import Module
@@ -165,44 +164,55 @@ def _interpolate(
     if mode == "area":
         pool: Any = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
         return pool(x, sizes)
+    names = ("scales",) if dim == 1 else ("scales_d", "scales_h", "scales_w")[3 - dim :]
+    saved = {"output_size": tuple(sizes), "self_sym_sizes": tuple(x.shape)}
+    saved.update(zip(names, scales, strict=True))
     if mode.startswith("nearest"):
-        out = x
-        for axis in range(2, x.ndim):  # each axis alone: the modes are separable
-            n_in, n_out, scale = x.shape[axis], sizes[axis - 2], scales[axis - 2]
-            taps = _nearest_index(n_in, n_out, scale, mode == "nearest-exact")
-            out = conv_ops.AxisTake.apply(out, index=taps, axis=axis)
-        return out
+        exact = mode == "nearest-exact"
+        maps, flat = _nearest(x.shape[2:], sizes, scales, exact)
+        kind = (_UPSAMPLE_NEAREST_EXACT if exact else _UPSAMPLE_NEAREST)[dim - 1]
+        return record(kind.apply(x, maps=maps, sizes=x.shape[2:], flat=flat), **saved)
     dt = host.float64 if x._array.dtype == host.float64 else host.float32  # PyTorch's opmath
     maps = tuple(
         _map(n_in, n_out, scale, bool(align_corners), mode == "bicubic", dt)
         for n_in, n_out, scale in zip(x.shape[2:], sizes, scales, strict=True)
     )
     out = _UPSAMPLE[mode].apply(x, maps=maps, sizes=x.shape[2:])
-    names = ("scales",) if dim == 1 else ("scales_d", "scales_h", "scales_w")[3 - dim :]
-    return record(
-        out, align_corners=bool(align_corners), output_size=list(sizes),
-        self_sym_sizes=tuple(x.shape), **dict(zip(names, scales, strict=True)),
-    )  # fmt: skip
+    return record(out, align_corners=bool(align_corners), **saved)
 
 
-# each axis' nearest input positions, by its sizes, scale and exactness
-_NEAREST: dict[tuple, Any] = {}
-
-
-def _nearest_index(n_in: int, n_out: int, scale: float | None, exact: bool) -> Any:
-    """_nearest_taps of an axis as a contiguous (n_out,) array, made once for each of its
-    arguments (read only: a constant of the shapes)."""
-    key = (n_in, n_out, scale, exact)
-    taps = _NEAREST.get(key)
-    if taps is None:
-        taps = host.ascontiguousarray(_nearest_taps(n_in, n_out, scale, exact)[:, 0])
-        taps.flags.writeable = False
+def _nearest(sizes: tuple, outs: tuple, scales: tuple, exact: bool) -> tuple[tuple, Any]:
+    """Each axis' nearest input positions (n_out, 1) and their weights, 1; and each output
+    position's input position among the flattened positions of ``sizes`` (the first axis'
+    outermost). Made once for each shape where they are small (read only: constants of the
+    shapes)."""
+    key = (sizes, outs, scales, exact)
+    found = _NEAREST.get(key)
+    if found is not None:
+        return found
+    maps = []
+    for n_in, n_out, scale in zip(sizes, outs, scales, strict=True):
+        taps = host.ascontiguousarray(_nearest_taps(n_in, n_out, scale, exact))
+        maps.append((taps, host.ones(taps.shape)))
+    found = tuple(maps), resample_ops.nearest_flat(tuple(maps), sizes)
+    if found[1].size <= 1 << 16:
         if len(_NEAREST) >= 256:  # a bound on what it keeps: start again
             _NEAREST.clear()
-        _NEAREST[key] = taps
-    return taps
+        _NEAREST[key] = found
+    return found
 
 
+_NEAREST: dict[tuple, Any] = {}
+_UPSAMPLE_NEAREST = (
+    resample_ops.UpsampleNearest1d,
+    resample_ops.UpsampleNearest2d,
+    resample_ops.UpsampleNearest3d,
+)
+_UPSAMPLE_NEAREST_EXACT = (
+    resample_ops.UpsampleNearestExact1d,
+    resample_ops.UpsampleNearestExact2d,
+    resample_ops.UpsampleNearestExact3d,
+)
 _UPSAMPLE: dict[str, Any] = {
     "linear": resample_ops.UpsampleLinear1d,
     "bilinear": resample_ops.UpsampleBilinear2d,

@@ -534,60 +534,6 @@ class AvgPool2dBackward(Function):
 
 
 # ---------------------------------------------------------------------------------------
-# Gathers along one axis, for resampling and adaptive pooling: NumPy's take makes the
-# C-ordered result in one pass, where an index with slices before it makes a strided result
-# that a second pass must copy (measured 3-10x slower at 10^6 elements).
-
-
-class AxisTake(Function):
-    """out[..., i, ...] = x[..., index[i], ...] along ``axis`` (index: a host int array).
-
-    Linear in x; its adjoint adds each slice back at its index (AxisTakeAdd), whose own
-    adjoint is this op again, so gradients of every order are exact.
-    """
-
-    rule = "grad_x = AxisTakeAdd(grad): each slice of grad added back at its index"
-    saves_inputs = False
-
-    def forward(self, x: Any, *, index: Any, axis: int) -> Any:
-        self.index, self.axis, self.size = index, axis, x.shape[axis]
-        return xp.take(x, array.from_host(index, x), axis=axis)
-
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (AxisTakeAdd.apply(grad, index=self.index, axis=self.axis, size=self.size),)
-
-
-class AxisTakeAdd(Function):
-    """out = zeros of ``size`` along ``axis`` with g[..., i, ...] added at out[..., index[i],
-    ...]: repeated indices sum (the slices grouped by a stable sort, each group summed by one
-    add.reduceat, then written once).
-
-    h below is the upstream gradient, shaped like out.
-    """
-
-    rule = "grad_g = AxisTake(h): h read at the index"
-    saves_inputs = False
-
-    def forward(self, g: Any, *, index: Any, axis: int, size: int) -> Any:
-        self.index, self.axis = index, axis
-        shape = g.shape[:axis] + (size,) + g.shape[axis + 1 :]
-        out = xp.zeros(shape, dtype=g.dtype, like=g)
-        if not index.size:
-            return out
-        order = array.host.argsort(index, kind="stable")
-        ordered = index[order]
-        places, starts = array.host.unique(ordered, return_index=True)
-        if (order != array.host.arange(index.size)).any():
-            g = xp.take(g, array.from_host(order, g), axis=axis)
-        sums = xp.add.reduceat(g, array.from_host(starts, g), axis=axis)
-        out[(slice(None),) * axis + (array.from_host(places, g),)] = sums
-        return out
-
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (AxisTake.apply(grad, index=self.index, axis=self.axis),)
-
-
-# ---------------------------------------------------------------------------------------
 # unfold and fold for users (nn.functional's): every block as a column, and its adjoint.
 
 

@@ -1,13 +1,14 @@
-"""Resampling's primitives (interpolate's linear, bilinear, bicubic and trilinear modes): each
-axis of the output a weighted sum of a few taps of the input along it, one axis at a time,
-given per axis as taps (n_out, T), input positions, and their weights (n_out, T), host
-arrays. The adjoint is the same kind of map with the pattern transposed (each input
-position's readers and their weights), so gradients of every order are exact. Argument
-checks and the taps themselves live in nn/resampling.py.
+"""Resampling's primitives (interpolate's modes but area): each axis of the output a
+weighted sum of a few taps of the input along it, one axis at a time, given per axis as taps
+(n_out, T), input positions, and their weights (n_out, T), host arrays; the nearest modes'
+one tap of weight 1 a single gather over every axis. The adjoint is the same kind of map
+with the pattern transposed (each input position's readers and their weights), so gradients
+of every order are exact. Argument checks and the taps themselves live in nn/resampling.py.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
@@ -98,6 +99,71 @@ class UpsampleTrilinear3d(_Resample):
     width, one axis at a time; grad_x = grad spread back alike."""
 
     rule = "grad_x = ResampleBackward(grad): each axis' taps and weights transposed"
+
+
+def nearest_flat(maps: tuple, sizes: tuple) -> Any:
+    """Each output position's input position among the flattened positions of ``sizes``,
+    from each axis' one tap (n_out, 1) in maps, the first axis' positions outermost."""
+    flat = array.host.zeros((), dtype=array.host.int64)
+    for (taps, _), n in zip(maps, sizes, strict=True):
+        flat = (flat * n)[..., None] + taps[:, 0]  # (o_0, .., o_d)
+    return flat.reshape(-1)
+
+
+class _Nearest(_Resample):
+    """out = x read at one input position an output position along each resampled axis;
+    maps' taps (n_out, 1) weigh 1, so the adjoint is a resampling's."""
+
+    def forward(self, x: Any, *, maps: tuple, sizes: tuple, flat: Any = None) -> Any:
+        """One gather: ``flat`` is nearest_flat(maps, sizes), given where it is kept."""
+        self.maps, self.sizes = maps, sizes
+        flat = nearest_flat(maps, sizes) if flat is None else flat
+        lead = x.shape[: x.ndim - len(sizes)]
+        rows = x.reshape(lead + (math.prod(sizes),))  # (.., prod(sizes))
+        out = rows.take(array.from_host(flat, x), axis=-1)  # (.., prod(out sizes))
+        return out.reshape(lead + tuple(taps.shape[0] for taps, _ in maps))
+
+
+class UpsampleNearest1d(_Nearest):
+    """out[n, c, i] = x[n, c, taps[i]], taps[i] = floor(i * n_in / n_out): nearest
+    resampling along the length; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
+
+
+class UpsampleNearest2d(_Nearest):
+    """out[n, c, i, j] = x[n, c, th[i], tw[j]]: nearest resampling along the height and the
+    width; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
+
+
+class UpsampleNearest3d(_Nearest):
+    """out[n, c, i, j, l] = x[n, c, td[i], th[j], tw[l]]: nearest resampling along the depth,
+    the height and the width; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
+
+
+class UpsampleNearestExact1d(_Nearest):
+    """out[n, c, i] = x[n, c, taps[i]], taps[i] = floor((i + 0.5) * n_in / n_out): the
+    nearest centre along the length; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
+
+
+class UpsampleNearestExact2d(_Nearest):
+    """out[n, c, i, j] = x[n, c, th[i], tw[j]], each tap the nearest centre: along the height
+    and the width; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
+
+
+class UpsampleNearestExact3d(_Nearest):
+    """out[n, c, i, j, l] = x[n, c, td[i], th[j], tw[l]], each tap the nearest centre: along
+    the depth, the height and the width; grad_x = grad summed back at each tap."""
+
+    rule = "grad_x = ResampleBackward(grad): grad summed back at each output's input position"
 
 
 class ResampleBackward(_Resample):
