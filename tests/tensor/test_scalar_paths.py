@@ -110,3 +110,24 @@ def test_outer_is_a_column_times_the_vector_as_in_torch(name: str) -> None:
         == ["MulBackward0", "ViewBackward0", "torch::autograd::AccumulateGrad"]
     )
     assert grads[0] == grads[1]
+
+
+POLICY = """
+import chainrule as cr
+x = cr.tensor([0.0, 4.0])
+print(x.rsqrt().tolist(), (cr.tensor([1.0, 5.0]) % x).tolist())
+"""
+
+
+def test_rsqrt_and_remainder_by_zero_warn_as_division_does() -> None:
+    """inf and NaN, PyTorch's values, silently; an error under ``-W error``, where finding
+    the first inf or NaN is what the user asked for (as 1 / 0 and log(0) do)."""
+    quiet = subprocess.run([sys.executable, "-c", POLICY], capture_output=True, text=True)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    assert quiet.stdout.strip() == "[inf, 0.5] [nan, 1.0]"
+    strict = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", POLICY],
+        capture_output=True,
+        text=True,
+    )
+    assert strict.returncode != 0 and "divide by zero encountered" in strict.stderr

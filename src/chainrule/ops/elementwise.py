@@ -169,9 +169,8 @@ class Pow(Function):
 
     def forward(self, a: Any, b: Any) -> Any:
         if isinstance(b, (int, float)) and isinstance(a, ndarray) and is_floating(a.dtype):
-            if b == -0.5:
-                with errstate(divide="ignore"):  # 1 / 0: inf, as a ** -0.5 gives quietly
-                    return xp.reciprocal(xp.sqrt(a))
+            if b == -0.5:  # 1 / 0: inf, its warning ignored as in division
+                return xp.reciprocal(xp.sqrt(a))
             if b == 3 and fastpath.enabled():  # a * a * a, as PyTorch computes a cube
                 out = a * a  # a NumPy scalar when a is 0-d
                 return xp.multiply(out, a, out=out) if out.ndim else out * a
