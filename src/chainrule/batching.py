@@ -656,11 +656,6 @@ def cast(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, args)
 
 
-@_only_first
-def layer_norm(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
-    return call(cls, args)  # over the last k dims: the batch dim leads
-
-
 def scatter(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """scatter and scatter_reduce along the dim after the batch's: the input, src and index
     each given the batch (repeated where not batched), so each example scatters into its own."""
@@ -716,7 +711,6 @@ RULES.update(
         "MaxPool2d": pool2d,
         "NLLLoss": nll,
         "CrossEntropy": nll,
-        "LayerNorm": layer_norm,
         "Scatter": scatter,
         "Pad": pad,
         "Diagonal": diagonal,

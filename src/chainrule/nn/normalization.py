@@ -11,7 +11,7 @@ import math
 import warnings
 from typing import Any
 
-from .. import array
+from .. import array, batching
 from .. import distributed as dist
 from ..arguments import need_float, need_number, positive_int, resolve_device
 from ..autograd.saved import record
@@ -715,3 +715,33 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# -- vmap's rules for the two primitives (batching.py holds the other ops') -----------------
+
+
+def _batched(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """LayerNorm and NativeGroupNorm on a batch of B examples in one call: layer norm over
+    the last dims with the batch leading, group norm of (B*N, C, *) with the batch folded
+    into the samples; per-example weight and bias (as vmap over grad makes them) scale and
+    shift the unweighted result, on the batch."""
+    x, w, b = args["x"], args["weight"], args["bias"]
+    x = x if batched["x"] else batching._broadcast(x, size)  # (B, *example)
+    group = "groups" in args
+    given = {**args, "x": x.reshape(-1, *x.shape[2:]) if group else x}  # (B*N, C, *) for group
+    if not batched["weight"] and not batched["bias"]:
+        return batching.call(cls, given).reshape(x.shape)
+    out = batching.call(cls, {**given, "weight": None, "bias": None}).reshape(x.shape)
+    if group:  # (B or 1, 1, C, 1, ...)
+        per = (-1, 1, x.shape[2]) + (1,) * (x.ndim - 3)
+    else:  # (B or 1, 1, ..., *normalized_shape)
+        k = args["k"]
+        per = (-1,) + (1,) * (x.ndim - 1 - k) + tuple(x.shape[x.ndim - k :])
+    if w is not None:
+        out = out * w.reshape(per)
+    if b is not None:
+        out = out + b.reshape(per)
+    return out
+
+
+batching.RULES.update(LayerNorm=_batched, NativeGroupNorm=_batched)
