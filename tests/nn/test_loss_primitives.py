@@ -4,7 +4,10 @@ PyTorch's node names."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import pytest
 import torch
 
 import chainrule as cr
@@ -45,3 +48,46 @@ def test_ctc_loss_backward_twice_over_a_retained_graph() -> None:
         torch.tensor(target_lengths),
     ).backward()  # fmt: skip
     np.testing.assert_allclose(first, tl.grad.numpy(), **tol("float64", LAYER))
+
+
+def test_each_loss_ends_in_torchs_one_node() -> None:
+    x = RNG.normal(size=(3, 4))
+    t, labels = [0, 3, 1], [[3, 0, -1, 1], [1, 2, 0, 3], [-1, 0, 0, 0]]
+    probs, weight = RNG.random((3, 4)), RNG.random(4) + 0.5
+    for lib in (cr, torch):
+        F, a = lib.nn.functional, lib.tensor(x, requires_grad=True)
+        calls = [
+            F.multi_margin_loss(a, lib.tensor(t), p=2, weight=lib.tensor(weight)),
+            F.multilabel_margin_loss(a, lib.tensor(labels), reduction="sum"),
+            F.huber_loss(a, lib.tensor(probs)),
+            F.smooth_l1_loss(a, lib.tensor(probs), beta=0.5, reduction="sum"),
+            F.binary_cross_entropy(a.sigmoid(), lib.tensor(probs), lib.tensor(weight)),
+            F.binary_cross_entropy_with_logits(a, lib.tensor(probs), reduction="sum"),
+        ]
+        names = [y.grad_fn.name() for y in calls]
+        if lib is cr:
+            ours = names
+    assert ours == names
+
+
+def test_a_binary_cross_entropys_weight_takes_no_gradient_and_keeps_the_dtype() -> None:
+    x, t = cr.randn(3, 4), cr.rand(3, 4)
+    w = cr.rand(4, dtype=cr.float64, requires_grad=True)
+    F = cr.nn.functional
+    for loss in (F.binary_cross_entropy_with_logits, F.binary_cross_entropy):
+        with pytest.raises(RuntimeError, match=r"not differentiable in weight, as in PyTorch"):
+            loss(x.sigmoid(), t, w)
+        assert loss(x.sigmoid(), t, w.detach()).dtype == cr.float32  # as PyTorch's
+    with pytest.raises(ValueError, match=r"multi_margin_loss: weight must be one-dimensional"):
+        F.multi_margin_loss(x, cr.tensor([0, 1, 2]), weight=cr.ones(3))
+
+
+def test_multi_margin_loss_of_infinite_scores_counts_no_nan() -> None:
+    x = np.array([[np.inf, 0.5, -np.inf], [0.2, np.inf, 0.1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # quietly, as PyTorch's
+        ours = cr.nn.functional.multi_margin_loss(cr.tensor(x), cr.tensor([0, 2]), reduction="none")
+    theirs = torch.nn.functional.multi_margin_loss(
+        torch.tensor(x), torch.tensor([0, 2]), reduction="none"
+    )
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -9,12 +9,14 @@ from typing import Any
 
 from .. import array
 from ..arguments import broadcasts_to, need_float, need_number
+from ..autograd.mode import is_grad_enabled
 from ..autograd.saved import record
-from ..ops import reduce
-from ..tensor import Tensor, as_tensor, where
+from ..ops import losses, reduce
+from ..tensor import Tensor, as_tensor
 from .module import Module
 
 xp = array.xp
+REDUCTIONS = ("none", "mean", "sum")  # PyTorch's numbers for them, as its nodes keep them
 
 
 # -- shared checks ------------------------------------------------------------------------
@@ -121,12 +123,10 @@ def smooth_l1_loss(
         raise ValueError(f"smooth_l1_loss: beta must be non-negative; got {beta}")
     x, t = _same_shape(input, target, "smooth_l1_loss")
     need_float(x, "smooth_l1_loss")
-    d = x - t
-    a = d.abs()
-    if beta == 0:
-        return reduce_loss(a, reduction)
-    loss = where(a._array < beta, d * d * (0.5 / beta), a - 0.5 * beta)
-    return reduce_loss(loss, reduction)
+    if beta == 0:  # the L1 loss, as PyTorch composes it
+        return reduce_loss((x - t).abs(), reduction)
+    out = losses.SmoothL1Loss.apply(x, t, k=beta, reduction=reduction)
+    return record(out, beta=float(beta), reduction=REDUCTIONS.index(reduction))
 
 
 def huber_loss(
@@ -139,10 +139,8 @@ def huber_loss(
         raise ValueError(f"huber_loss: delta must be positive; got {delta}")
     x, t = _same_shape(input, target, "huber_loss")
     need_float(x, "huber_loss")
-    d = x - t
-    a = d.abs()
-    loss = where(a._array < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
-    return reduce_loss(loss, reduction)
+    out = losses.HuberLoss.apply(x, t, k=delta, reduction=reduction)
+    return record(out, delta=float(delta), reduction=REDUCTIONS.index(reduction))
 
 
 def _weighted(loss: Tensor, weight: Any, reduction: str, op: str) -> Tensor:
@@ -173,28 +171,35 @@ def binary_cross_entropy(
             "binary_cross_entropy: target must hold values in [0, 1]; got values from "
             f"{tv.min()} to {tv.max()}"
         )
-    loss = _with_reduction(reduce.BinaryCrossEntropy.apply(p, t), reduction, weight)
-    return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy"), reduction)
+    w = _weight_of(weight, p, "binary_cross_entropy")
+    if w is None and reduction == "none":
+        loss = reduce.BinaryCrossEntropy.apply(p, t)
+    else:
+        loss = _BCE.apply(p, t, weight=w, reduction=reduction)
+    return record(loss, reduction=REDUCTIONS.index(reduction), weight=w)
 
 
-def _with_reduction(loss: Tensor, reduction: str, weight: Any) -> Tensor:
-    """loss, its node keeping the reduction (PyTorch's number for it) and the weight, which
-    PyTorch's one node applies and chainrule's next ones do (its ``_saved_*``)."""
-    w = None if weight is None else as_tensor(weight)._array
-    return record(loss, reduction=("none", "mean", "sum").index(reduction), weight=w)
+# PyTorch's one node of each binary cross entropy with a weight or a reduction
+_BCE = losses.WeightedBinaryCrossEntropy.named("BinaryCrossEntropyBackward0")
+_BCE_LOGITS = losses.WeightedBinaryCrossEntropyWithLogits.named(
+    "BinaryCrossEntropyWithLogitsBackward0"
+)
 
 
-def _times_weight(loss: Tensor, weight: Any, op: str) -> Tensor:
-    """loss * weight, where weight broadcasts to the loss's shape without growing it (an
-    (N,) weight against (N, 1) would silently make an (N, N) loss)."""
+def _weight_of(weight: Any, input: Tensor, op: str) -> Any:
+    """A binary cross entropy's weight as an array, or None: it must broadcast to the input's
+    shape without growing it (an (N,) weight against (N, 1) would silently make an (N, N)
+    loss), and takes no gradient, as in PyTorch."""
     if weight is None:
-        return loss
+        return None
     w = as_tensor(weight)
-    if not broadcasts_to(w.shape, loss.shape):
+    if not broadcasts_to(w.shape, input.shape):
         raise ValueError(
-            f"{op}: weight must broadcast to the input's shape {loss.shape}; got {w.shape}"
+            f"{op}: weight must broadcast to the input's shape {input.shape}; got {w.shape}"
         )
-    return loss * w
+    if w.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"{op}: not differentiable in weight, as in PyTorch; detach it first")
+    return _array_beside(w, input, "weight", op)
 
 
 def binary_cross_entropy_with_logits(
@@ -222,8 +227,12 @@ def binary_cross_entropy_with_logits(
             "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
             f"{x.shape}; got {pw.shape}"
         )
-    loss = _with_reduction(reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw), reduction, weight)
-    return reduce_loss(_times_weight(loss, weight, "binary_cross_entropy_with_logits"), reduction)
+    w = _weight_of(weight, x, "binary_cross_entropy_with_logits")
+    if w is None and reduction == "none":
+        loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+    else:
+        loss = _BCE_LOGITS.apply(x, t, pw, weight=w, reduction=reduction)
+    return record(loss, reduction=REDUCTIONS.index(reduction), weight=w)
 
 
 # -- class-index losses -------------------------------------------------------------------

@@ -14,10 +14,11 @@ from .. import array
 from ..arguments import need_float, need_number
 from ..autograd.mode import is_grad_enabled
 from ..autograd.node import named
-from ..ops import movement
+from ..autograd.saved import record
+from ..ops import losses
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
-from .loss import legacy_reduction, reduce_loss
+from .loss import REDUCTIONS, legacy_reduction, reduce_loss
 from .module import Module
 
 xp = array.xp
@@ -129,8 +130,9 @@ def cosine_embedding_loss(
     return reduce_loss(loss, reduction)
 
 
-def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, Any]:
-    """input as (N, C) rows and target as an int array of N class indices, checked."""
+def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, Any]:
+    """input, its rows and classes (N, C; a (C,) input is one row) and target as an int
+    array of N class indices, checked."""
     x = as_tensor(input)
     need_float(x, op)
     _no_halves(x, op)
@@ -140,8 +142,7 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, Any]:
             f"{op}: expected input (N, C) or (C,) and integer class targets (N,) or (); got "
             f"shapes {x.shape} and {t.shape} of dtype {array.dtype_object(t.dtype)}"
         )
-    rows = x.reshape(1, -1) if x.ndim < 2 else x  # (N, C)
-    n, c = rows.shape
+    n, c = x.shape if x.ndim == 2 else (1, x._array.size)  # a 0-d input is one score
     if t.size != n or (x.ndim == 2 and t.ndim != 1):
         raise ValueError(
             f"{op}: expected one class target per row of the input; got input shape {x.shape} "
@@ -150,14 +151,7 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, Any]:
     t = t.reshape(n)
     if t.size and (t.min() < 0 or t.max() >= c):
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
-    return rows, t
-
-
-def _per_sample(loss: Tensor, input: Tensor, reduction: str) -> Tensor:
-    """(N,) losses, reduced; a (C,) input's single loss is 0-d."""
-    if input.ndim < 2:
-        loss = loss.reshape(())
-    return reduce_loss(loss, reduction)
+    return x, n, c, t
 
 
 def multi_margin_loss(
@@ -176,21 +170,21 @@ def multi_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction, op)
     if p not in (1, 2):
         raise ValueError(f"{op}: only p == 1 and p == 2 are supported; got p={p}")
-    x = as_tensor(input)
-    rows, t = _class_rows(x, target, op)
-    n, c = rows.shape
-    if weight is not None and as_tensor(weight).ndim != 1:
-        raise ValueError(f"{op}: weight must be one-dimensional; got shape {weight.shape}")
-    if isinstance(weight, Tensor) and weight.requires_grad and is_grad_enabled():
+    x, n, c, t = _class_rows(input, target, op)
+    w = None if weight is None else as_tensor(weight)
+    if w is not None and (w.ndim != 1 or w.shape[0] != c):
+        raise ValueError(
+            f"{op}: weight must be one-dimensional, one per class ({c}); got shape {w.shape}"
+        )
+    if w is not None and w.requires_grad and is_grad_enabled():
         raise RuntimeError(f"{op}: not differentiable in weight, as PyTorch's; detach it first")
-    picked = xp.asarray(t[:, None])  # (N, 1), checked by _class_rows: gathered as it is
-    z = (margin - movement.Gather.apply(rows, picked, dim=1) + rows).clamp_min(0.0)  # (N, C)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * as_tensor(weight)[Tensor._make(picked)]  # w_y, (N, 1)
-    others = xp.arange(c, like=t)[None, :] != picked  # (N, C): the classes i != y
-    return _per_sample(where(others, z, 0.0).sum(1) / c, x, reduction)
+    wa = None if w is None else w._array
+    shape = (n,) if x.ndim == 2 else xp.shape(target)  # 'none': a (C,) input's is target's
+    out = losses.MultiMarginLoss.apply(
+        x, target=t, p=p, margin=margin, weight=wa, reduction=reduction, shape=shape
+    )
+    kept = {"margin": margin, "p": p, "weight": wa, "target": xp.reshape(t, shape)}
+    return record(out, reduction=REDUCTIONS.index(reduction), **kept)
 
 
 def multilabel_margin_loss(
@@ -213,19 +207,26 @@ def multilabel_margin_loss(
             f"{op}: expected input (N, C) or (C,) and an integer target of its shape; got "
             f"shapes {x.shape} and {t.shape} of dtype {array.dtype_object(t.dtype)}"
         )
-    rows = x.reshape(1, -1) if x.ndim < 2 else x  # (N, C)
-    c = rows.shape[1]
-    t = t.reshape(rows.shape)
+    shape = x.shape if x.ndim == 2 else (1, x._array.size)  # (N, C)
+    c = shape[1]
+    t = t.reshape(shape)
     listed = xp.cumprod(t >= 0, axis=1).astype(bool)  # (N, C): the slots before the first -1
     if (t[listed] >= c).any():
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
     classes = xp.where(listed, t, 0)  # (N, C): each slot's class
-    is_target = xp.zeros(rows.shape, dtype=bool, like=t)
+    is_target = xp.zeros(shape, dtype=bool, like=t)
     is_target[xp.nonzero(listed)[0], classes[listed]] = True  # (N, C)
-    picked = rows.gather(1, Tensor._make(classes))  # (N, slots): x_j
-    z = (1.0 - picked.unsqueeze(2) + rows.unsqueeze(1)).clamp_min(0.0)  # (N, slots, C)
-    counted = listed[:, :, None] & ~is_target[:, None, :]  # (N, slots, C)
-    return _per_sample(where(counted, z, 0.0).sum((1, 2)) / c, x, reduction)
+    out = losses.MultilabelMarginLoss.apply(
+        x,
+        classes=classes,
+        listed=listed,
+        is_target=is_target,
+        reduction=reduction,
+        shape=shape[:1] if x.ndim == 2 else (),
+    )
+    marks = is_target.astype(x._array.dtype).reshape(x.shape)  # as PyTorch's node keeps them
+    kept = {"target": target if isinstance(target, Tensor) else t, "is_target": marks}
+    return record(out, reduction=REDUCTIONS.index(reduction), **kept)
 
 
 def multilabel_soft_margin_loss(

@@ -1,0 +1,219 @@
+"""The losses PyTorch computes in one kernel, as one primitive each with its reduction inside,
+so the node is PyTorch's: multi_margin_loss, multilabel_margin_loss, huber_loss and
+smooth_l1_loss. For speed: each was a composite of eight to fifteen nodes (4-9x PyTorch's
+forward time on small inputs); each forward is now a few NumPy passes, and each backward its
+rule in Tensor ops. nn/margin_losses.py and nn/loss.py check the arguments.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..array import errstate, xp
+from ..autograd.primitive import Function
+from . import reduce
+from .elementwise import Where
+from .movement import Gather
+
+if TYPE_CHECKING:
+    from ..autograd.primitive import Grads
+    from ..tensor import Tensor
+
+
+@errstate(invalid="ignore", divide="ignore")  # the mean of nothing: NaN, as PyTorch's
+def _reduce(loss: Any, reduction: str) -> Any:
+    """The losses themselves ('none'), their mean or their sum."""
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _spread(grad: Tensor, reduction: str, count: int) -> Tensor:
+    """The gradient of each loss term from the reduced output's: grad itself ('none', 'sum'),
+    or grad / count ('mean')."""
+    return grad * (1.0 / count) if reduction == "mean" and count else grad
+
+
+class MultiMarginLoss(Function):
+    """out_n = sum over the classes i != y_n of w_y max(0, margin - x[n, y_n] + x[n, i])^p / C,
+    reduced over n; x (N, C) or (C,), p 1 or 2. With z = margin - x_y + x_i:
+    grad_x[n, i] = g_n w_y (1, or 2 z for p = 2) / C where z > 0 and i != y_n, else 0, and
+    grad_x[n, y_n] = minus the sum of the others (g_n: the gradient of the loss of row n)."""
+
+    rule = "grad_x_i = grad * w_y * p * z**(p-1) / C where z > 0 (i != y), grad_x_y = -sum_i"
+
+    @errstate(invalid="ignore")  # inf - inf: NaN, no hinge, as PyTorch's, quietly
+    def forward(
+        self,
+        x: Any,
+        *,
+        target: Any,
+        p: int,
+        margin: float,
+        weight: Any,
+        reduction: str,
+        shape: tuple[int, ...],
+    ) -> Any:
+        rows = x if x.ndim == 2 else x.reshape(1, -1)  # (N, C)
+        n, c = rows.shape
+        at = (xp.arange(n, like=target), target)  # each row's target class
+        z = margin - rows[at][:, None]  # (N, 1)
+        z = z + rows  # (N, C)
+        active = z > 0
+        active[at] = False  # the target's own class is not counted
+        self.target, self.p, self.margin, self.reduction = target, p, margin, reduction
+        self.active, self.n = active, n
+        w = None if weight is None else weight[target][:, None].astype(x.dtype, copy=False)
+        self.coef = 1.0 / c if w is None else w / c  # (N, 1)
+        terms = xp.where(active, z * z if p == 2 else z, 0.0)  # (N, C); NaN is no hinge
+        if w is not None:
+            terms *= w
+        loss = terms.sum(1) / c  # (N,)
+        return _reduce(loss.reshape(shape), reduction)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        rows = x if x.ndim == 2 else x.reshape(1, -1)  # (N, C)
+        g = _spread(grad, self.reduction, self.n).reshape(-1, 1)  # (N, 1) or (1, 1)
+        slope = self.active * self.coef  # (N, C): 0 off the hinge and at the target
+        if self.p == 2:  # 2 z, with z in Tensor ops so that it differentiates again
+            z = rows + (self.margin - Gather.apply(rows, self.target[:, None], dim=1))
+            others = z * (slope * 2.0) * g
+        else:
+            others = g * slope
+        at_target = xp.zeros_like(self.active)
+        at_target[xp.arange(self.n, like=self.target), self.target] = True
+        gx = others - Where.apply(at_target, others.sum(1, keepdim=True), 0.0)
+        return (gx if x.ndim == 2 else gx.reshape(x.shape),)
+
+
+class MultilabelMarginLoss(Function):
+    """out_n = sum over the target classes j of row n and the other classes i of
+    max(0, 1 - (x[n, j] - x[n, i])) / C, reduced over n; x (N, C) or (C,). With z = 1 - x_j
+    + x_i: grad_x_i = g_n (the count of j with z > 0) / C, grad_x_j = -g_n (the count of i
+    with z > 0) / C."""
+
+    rule = "grad_x_i = grad * #{j: z_ji > 0} / C, grad_x_j = -grad * #{i: z_ji > 0} / C"
+
+    @errstate(invalid="ignore")  # inf - inf: NaN, no hinge, as PyTorch's, quietly
+    def forward(
+        self,
+        x: Any,
+        *,
+        classes: Any,
+        listed: Any,
+        is_target: Any,
+        reduction: str,
+        shape: tuple[int, ...],
+    ) -> Any:
+        rows = x if x.ndim == 2 else x.reshape(1, -1)  # (N, C)
+        n, c = rows.shape
+        picked = xp.take_along_axis(rows, classes, 1)  # (N, slots): x_j
+        z = 1.0 - picked[:, :, None]  # (N, slots, 1)
+        z = z + rows[:, None, :]  # (N, slots, C)
+        hinge = (z > 0) & listed[:, :, None] & ~is_target[:, None, :]  # (N, slots, C)
+        loss = xp.where(hinge, z, 0.0).sum((1, 2)) / c  # (N,); NaN is no hinge
+        self.hinge, self.classes, self.n, self.c, self.reduction = hinge, classes, n, c, reduction
+        return _reduce(loss.reshape(shape), reduction)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        (x,) = self.inputs
+        g = _spread(grad, self.reduction, self.n).reshape(-1, 1)  # (N, 1)
+        dt = x._array.dtype
+        # (N, C): +1 for each counted (j, i) at i, -1 at j
+        counts = self.hinge.sum(1).astype(dt)  # (N, C): the j hinging on each i
+        lost = self.hinge.sum(2).astype(dt)  # (N, slots): the i each j hinges on
+        xp.subtract.at(counts, (xp.arange(self.n, like=lost)[:, None], self.classes), lost)
+        counts /= self.c
+        gx = g * counts  # (N, C)
+        return (gx if x.ndim == 2 else gx.reshape(x.shape),)
+
+
+class _Piecewise(Function):
+    """The quadratic-then-linear losses of d = x - t: the shared forward of Huber and smooth
+    L1 (a kink at |d| = k), the subclasses giving the two pieces and the slope."""
+
+    @errstate(invalid="ignore")  # inf - inf: NaN, no hinge, as PyTorch's, quietly
+    def forward(self, x: Any, t: Any, *, k: float, reduction: str) -> Any:
+        self.k, self.reduction = k, reduction
+        d = xp.subtract(x, t)
+        a = xp.abs(d)
+        inside = a < k
+        self.inside = inside
+        return _reduce(self.pieces(d, a, inside, k), reduction)
+
+    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
+        raise NotImplementedError  # each subclass's
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, t = self.inputs
+        g = _spread(grad, self.reduction, self.inside.size) * self.slope(x - t)
+        need_x, need_t = self.needs_input_grad
+        return (g if need_x else None, -g if need_t else None)
+
+    def slope(self, d: Tensor) -> Tensor:
+        raise NotImplementedError  # each subclass's
+
+
+class HuberLoss(_Piecewise):
+    """out = 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = x - t, reduced;
+    grad_x = grad clamp(d, -delta, delta) (/ numel for 'mean'), grad_t = -grad_x."""
+
+    rule = "grad_x = grad * clamp(x - t, -delta, delta), grad_t = -grad_x"
+
+    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
+        outer = a - 0.5 * k
+        outer *= k
+        return xp.where(inside, 0.5 * d * d, outer)
+
+    def slope(self, d: Tensor) -> Tensor:  # clamp(d, -delta, delta), as PyTorch's
+        return Where.apply(self.inside, d, d.sign() * self.k)
+
+
+class SmoothL1Loss(_Piecewise):
+    """out = 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = x - t, reduced (beta
+    > 0); grad_x = grad clamp(d / beta, -1, 1) (/ numel for 'mean'), grad_t = -grad_x."""
+
+    rule = "grad_x = grad * clamp((x - t) / beta, -1, 1), grad_t = -grad_x"
+
+    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
+        return xp.where(inside, 0.5 * d * d / k, a - 0.5 * k)
+
+    def slope(self, d: Tensor) -> Tensor:  # clamp(d / beta, -1, 1), as PyTorch's
+        return Where.apply(self.inside, d / self.k, d.sign())
+
+
+class _Reduces(Function):
+    """A loss of elementwise terms with PyTorch's weight and reduction inside its one node:
+    the base op's terms, times the weight, reduced; the base op's rule applied to the
+    gradient of each term (spread by the reduction, times the weight). The weight takes no
+    gradient, as in PyTorch."""
+
+    def forward(self, *arrays: Any, weight: Any = None, reduction: str = "mean") -> Any:
+        loss = super().forward(*arrays)
+        self.weight, self.reduction, self.count = weight, reduction, loss.size
+        if weight is not None:  # in the loss's dtype, as PyTorch's kernel multiplies in place
+            loss *= weight.astype(loss.dtype, copy=False)
+        return _reduce(loss, reduction)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        g = _spread(grad, self.reduction, self.count)
+        if self.weight is not None:
+            g = g * self.weight.astype(g._array.dtype, copy=False)
+        return super().backward(g, out)
+
+
+class WeightedBinaryCrossEntropy(_Reduces, reduce.BinaryCrossEntropy):
+    """out = reduce(w (-(t log p + (1 - t) log(1 - p)))), logs clamped at -100: binary cross
+    entropy with its weight and reduction, PyTorch's one node; BinaryCrossEntropy's rule on
+    grad w (/ numel for 'mean')."""
+
+    rule = "BinaryCrossEntropy's rule on grad * w (/ numel for 'mean')"
+
+
+class WeightedBinaryCrossEntropyWithLogits(_Reduces, reduce.BinaryCrossEntropyWithLogits):
+    """out = reduce(w ((1 - t) x + l softplus(-x))): binary cross entropy of logits with its
+    weight and reduction, PyTorch's one node; BinaryCrossEntropyWithLogits's rule on grad w
+    (/ numel for 'mean')."""
+
+    rule = "BinaryCrossEntropyWithLogits's rule on grad * w (/ numel for 'mean')"
