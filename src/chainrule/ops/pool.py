@@ -119,7 +119,11 @@ class _WindowMax(Function):
         lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
         out = _padded(x, self.padding, lowest)
         self.args = []
-        for axis in range(x.ndim - 1, self.lead - 1, -1):
+        # the winners from the last axis, as indices() reads them; the maxima alone from the
+        # first, whose offsets' views are runs of whole rows (faster than views strided along
+        # the last axis, at every size)
+        axes = range(x.ndim - 1, self.lead - 1, -1) if winners else range(self.lead, x.ndim)
+        for axis in axes:
             where = self.windows[axis - self.lead]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
                 if winners:  # windows of one, each its own position: nothing to reduce
@@ -131,7 +135,7 @@ class _WindowMax(Function):
             picked = _gathered(out, where, axis)  # (..., k, o, ...)
             self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
             out = picked.max(axis=axis)
-        return out
+        return out.copy() if out is x else out  # a fresh array, never x itself
 
     def indices(self) -> Any:
         """Each window's first maximum's flat index in its input plane (d * H * W + h * W + w),
@@ -240,7 +244,9 @@ class AvgPool3d(Function):
         lead = x.ndim - len(windows)  # (N, C) or (C,): the axes before the spatial ones
         self.size = x.shape[lead:]
         out = _padded(x, padding, 0)
-        for axis in range(x.ndim - 1, lead - 1, -1):  # one add per offset, in x's dtype
+        # one add per offset, in x's dtype; the first axis first, whose offsets' views are
+        # runs of whole rows (an add over views strided along the last axis is slower)
+        for axis in range(lead, x.ndim):
             where = windows[axis - lead]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
                 continue  # windows of one, each its own position: nothing to add
