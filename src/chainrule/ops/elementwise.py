@@ -9,7 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import copy_order, errstate, is_floating, ndarray, xp
+from ..array import copy_order, is_floating, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
 from ..fastpath import masked
 
@@ -42,12 +42,12 @@ class FloorDivide(Function):
         # PyTorch's names: floor_divide's node has no derivative, div's is DivBackward2
         self.node_name = "DivBackward2" if rounding_mode else "torch::autograd::NotImplemented"
         self.rounding_mode = rounding_mode
-        with errstate(divide="ignore", invalid="ignore"):
-            if rounding_mode != "trunc":
-                return xp.floor_divide(a, b)
-            if is_floating(xp.result_type(a, b)):
-                return xp.trunc(xp.true_divide(a, b))
-            return (a - xp.fmod(a, b)) // b  # exact: the remainder toward zero taken away
+        # a float divided by 0: inf or NaN, its warning ignored (array/modules.py)
+        if rounding_mode != "trunc":
+            return xp.floor_divide(a, b)
+        if is_floating(xp.result_type(a, b)):
+            return xp.trunc(xp.true_divide(a, b))
+        return (a - xp.fmod(a, b)) // b  # exact: the remainder toward zero taken away
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if self.node_name == "DivBackward2":  # a step function: zeros, as PyTorch's
