@@ -30,7 +30,7 @@ def quantile_of(
 ) -> Tensor:
     """quantile's steps, PyTorch's: sort each line, the rank of q (of the values that are not
     NaN, or the last where a line holds a NaN), the values at the ranks around it, lerp."""
-    if t.dtype not in (array.float32, array.float64):
+    if t._array.dtype.char not in "fd":  # float32 or float64
         raise TypeError(f"{op}: needs a float32 or float64 tensor; got dtype {t.dtype}")
     if how not in INTERPOLATIONS:
         raise ValueError(f"{op}: interpolation must be one of {INTERPOLATIONS}; got {how!r}")
@@ -60,13 +60,16 @@ def quantile_of(
     order = xp.argsort(x._array, axis=-1, kind="stable")  # (*rest, n): ascending, NaN last
     nans = xp.isnan(x._array)[None]  # (1, *rest, n)
     if isinstance(q, Core):  # the ranks a Tensor, for the derivatives q may carry
-        qv = qs.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
+        qv = movement.viewed(movement.Reshape, qs, shape=(m,) + (1,) * (len(rest) + 1))
         if ignore_nan:
             count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
             ranks: Any = qv * make((count - 1).astype(t._array.dtype))
             ranks = where(ranks._array < 0, 0.0, ranks)
-        else:
-            ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), qv * float(n - 1))
+        else:  # (m, 1.., 1), or (m, *rest, 1) where a line holds a NaN
+            ranks = qv * float(n - 1)
+            last = nans.any(axis=-1, keepdims=True)  # (1, *rest, 1)
+            if last.any():
+                ranks = where(last, float(n - 1), ranks)
         r = ranks._array
     else:  # the ranks an array: no op to record
         qr = qa.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
@@ -89,7 +92,8 @@ def quantile_of(
         places = flat[rows, xp.broadcast_to(rank, rank_shape).reshape(m, -1).astype(array.int64)]
         return places.reshape(rank_shape if qs.ndim else rank_shape[1:])
 
-    lines = x.unsqueeze(0).expand(m, *rest, n) if qs.ndim else x  # (m, *rest, n) or (*rest, n)
+    lines = movement.viewed(movement.Expand, x, shape=(m, *rest, n)) if qs.ndim else x
+    # lines: (m, *rest, n), or x's (*rest, n) for a 0-d q
     below = xp.floor(r) if how in ("linear", "midpoint") else r  # (m, *rest, 1)
     out = movement.Gather.apply(lines, at(below), dim=lines.ndim - 1)
     if how in ("linear", "midpoint"):
@@ -98,10 +102,11 @@ def quantile_of(
         if how == "linear":
             weight = ranks - make(below.astype(r.dtype)) if isinstance(ranks, Core) else r - below
             weight = make(weight) if not isinstance(weight, Core) else weight
-            if not qs.ndim:
-                weight = weight.reshape(rank_shape[1:])  # (*rest, 1), as the gathered values
+            if not qs.ndim:  # (*rest, 1) or (1.., 1), as the gathered values broadcast
+                weight = weight.reshape(weight._array.shape[1:])
         out = out.lerp(above, weight)
-    return out.reshape(((m,) if qs.ndim else ()) + out_shape)
+    shape = ((m,) if qs.ndim else ()) + out_shape
+    return out if out._array.shape == shape else movement.viewed(movement.Reshape, out, shape=shape)
 
 
 def cov_of(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
