@@ -373,6 +373,8 @@ class Flip(Function):
 
     def forward(self, a: Any, dims: Any) -> Any:
         self.dims = dims
+        if not dims:  # nothing to reverse (a 0-d a too): a copy all the same
+            return a.copy()
         index = [slice(None)] * a.ndim
         for d in dims:
             index[d] = _REVERSED
@@ -543,7 +545,8 @@ class Scatter(Function):
     grad_a = g with zeros where src was written; grad_src = g gathered at index (zeros where
     src reaches past index).
 
-    A repeated position keeps the last value written, as NumPy's assignment does.
+    A repeated position keeps the last value written, as NumPy's assignment does. A number
+    src may come as an option (``src=``): then a is the one input, as PyTorch's scatter.value.
     """
 
     rule = "grad_a = grad with zeros where src was written, grad_src = grad gathered at index"
@@ -558,11 +561,13 @@ class Scatter(Function):
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        a, src = self.inputs
-        need_a, need_src = self.needs_input_grad
-        grad_a = Where.apply(self.written, 0.0, grad) if need_a else None
-        if not need_src:
+        need = self.needs_input_grad  # one input where src is a number given as an option
+        grad_a = Where.apply(self.written, 0.0, grad) if need[0] else None
+        if len(need) == 1:
+            return (grad_a,)
+        if not need[1]:
             return grad_a, None
+        src = self.inputs[1]
         picked = grad[self.where]  # index's shape
         widths = tuple((0, n - m) for n, m in zip(src.shape, picked.shape, strict=True))
         return grad_a, Pad.apply(picked, widths=widths) if any(w for _, w in widths) else picked

@@ -436,9 +436,7 @@ class Shape(Core):
         result must not reach it)."""
         dims = spread_or_keyword(dim_list, dims, "dims", "flip")
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
-        if not flipped:  # no dims (or a 0-d tensor): nothing to reverse
-            return self.clone()
-        out = movement.Flip.apply(self, dims=flipped)
+        out = movement.Flip.apply(self, dims=flipped)  # no dims (or 0-d): a copy, PyTorch's
         return named(out, "FlipBackward0", dims=tuple(shape_arg(dims)))  # as given, PyTorch's
 
     def roll(self: TensorSelf, shifts: Any, dims: Any = None) -> Tensor:
@@ -556,6 +554,8 @@ class Shape(Core):
         d, idx = _scatter_index(self, dim, idx, src, "scatter")
         if reduce is not None:
             return _scatter_with_reduce(self, d, idx, src, reduce)
+        if not isinstance(src, Core):  # scatter.value: the number is no input, as PyTorch's
+            return _SCATTER_VALUE.apply(self, src=src, index=idx, dim=d)
         return movement.Scatter.apply(self, src, index=idx, dim=d)
 
     def scatter_add(self: TensorSelf, dim: int, index: Any, src: Any) -> Tensor:
@@ -740,6 +740,7 @@ _SQUEEZE = [movement.Reshape.named(f"SqueezeBackward{k}") for k in range(3)]  # 
 _UNSQUEEZE = movement.Reshape.named("UnsqueezeBackward0")
 _TRIL = elementwise.Where.named("TrilBackward0")
 _TRIU = elementwise.Where.named("TriuBackward0")
+_SCATTER_VALUE = movement.Scatter.named("ScatterBackward1")
 _REVERSED = [tuple(reversed(range(n))) for n in range(65)]
 _SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
 
