@@ -70,8 +70,8 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "LinalgLuBackward0": ("lu_factor is lu", {"LinalgLuFactorExBackward0"}),
     "LinalgSolveTriangularBackward0": (
-        "triangular_solve solves a triangle",
-        {"TriangularSolveBackward0"},
+        "lu_solve and triangular_solve solve triangles",
+        {"LinalgLuSolveBackward0", "TriangularSolveBackward0"},
     ),
 }
 
