@@ -131,3 +131,11 @@ def test_rsqrt_and_remainder_by_zero_warn_as_division_does() -> None:
         text=True,
     )
     assert strict.returncode != 0 and "divide by zero encountered" in strict.stderr
+
+
+def test_leaky_relu_keeps_the_sign_of_a_negative_zero_as_torch() -> None:
+    x = np.array([-0.0, 0.0, -1.0, 2.0, -3e-39], dtype=np.float32)
+    ours = cr.nn.functional.leaky_relu(cr.tensor(x), 0.1).numpy()
+    theirs = torch.nn.functional.leaky_relu(torch.tensor(x), 0.1).numpy()
+    assert ours.tobytes() == theirs.tobytes()
+    assert np.signbit(ours[0]) and not np.signbit(ours[1])

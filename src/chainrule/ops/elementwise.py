@@ -468,7 +468,12 @@ class Piecewise(Function):
 
     def forward(self, a: Any, *, mask: Any, slope: Any, other: Any) -> Any:
         self.mask, self.slope = mask, slope
-        rest = a * slope + other if slope else other
+        if not slope:
+            rest = other
+        elif isinstance(other, ndarray) or other:
+            rest = a * slope + other
+        else:  # leaky_relu's: no + 0, which made -0.0 * slope +0.0 (PyTorch's stays -0.0)
+            rest = a * slope
         return xp.where(mask, a, rest).astype(a.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
