@@ -263,13 +263,14 @@ def mode_index(a: Any, dim: int) -> tuple[Any, Any]:
     values the smallest, at the last place std::sort leaves it. That is the last place it
     holds where std::sort keeps equal values in order (a line of at most 16, without NaN);
     other lines with ties or NaN take std::sort itself."""
-    lines, order = lines_last(a, dim)
+    lines = a.swapaxes(dim, -1)  # (.., n)
     n = lines.shape[-1]
     s = xp.sort(lines, axis=-1)  # (.., n)
     if not (s[..., 1:] == s[..., :-1]).any() and not (
         is_floating(a.dtype) and xp.isnan(s[..., -1]).any()
     ):  # no line holds a value twice: each line's mode is its smallest, at its one place
-        return kept(order[..., 0], dim), kept(s[..., 0], dim)
+        return kept(lines.argmin(axis=-1), dim), kept(s[..., 0], dim)
+    order = xp.argsort(lines, axis=-1, kind="stable")  # lines_last's order
     s = s.reshape(-1, n)  # (lines, n)
     ends = xp.empty(s.shape, dtype=bool, like=s)  # the last of each run of equal values
     xp.not_equal(s[:, 1:], s[:, :-1], out=ends[:, :-1])
