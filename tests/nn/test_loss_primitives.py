@@ -91,3 +91,26 @@ def test_multi_margin_loss_of_infinite_scores_counts_no_nan() -> None:
         torch.tensor(x), torch.tensor([0, 2]), reduction="none"
     )
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_cross_entropys_smoothing_and_probabilities_at_their_edges() -> None:
+    """Every target ignored (a mean over no weight: NaN), a weighted smoothed mean, and
+    class probabilities of a (C,) input and of no samples, each against PyTorch."""
+    x = RNG.normal(size=(3, 4, 2))
+    weight = RNG.random(4) + 0.5
+    cases = [
+        ((x, np.full((3, 2), 1)), {"ignore_index": 1, "label_smoothing": 0.2}),
+        ((x, np.array([[0, 3], [1, 1], [2, 0]])), {"weight": weight, "label_smoothing": 0.3}),
+        ((x[0, :, 0], RNG.random(4)), {"label_smoothing": 0.1}),
+        ((np.zeros((0, 4)), np.zeros((0, 4))), {}),
+    ]
+    for (a, t), options in cases:
+        got, want = [], []
+        for lib, out in ((cr, got), (torch, want)):
+            xa = lib.tensor(a, requires_grad=True)
+            kw = {k: lib.tensor(v) if k == "weight" else v for k, v in options.items()}
+            y = lib.nn.functional.cross_entropy(xa, lib.tensor(t), **kw)
+            y.backward()
+            out += [y.detach().numpy(), xa.grad.numpy()]
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, **tol("float64", LAYER))

@@ -374,15 +374,20 @@ def cross_entropy(
     logp = x.log_softmax(class_dim)
     nll = _nll(logp, safe, per_element, reduction)
     class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim
-    smooth = -(logp if w is None else logp * w.reshape(class_shape)).sum(class_dim)  # (N, ...)
-    if ignored is not None and ignored.any():
-        smooth = smooth * ~ignored
+    terms = logp if w is None else logp * w.reshape(class_shape)  # (N, C, ...)
+    if ignored is not None and ignored.any():  # an ignored target's terms count for nothing
+        terms = terms.masked_fill(xp.expand_dims(ignored, class_dim), 0.0)
+    # -s/C times the sum of the terms over the classes, over everything where reduced, and
+    # divided by the weight of the counted targets for 'mean' (NaN where there are none), as
+    # nll_loss's mean: the scale folded into one product
+    scale = -label_smoothing / c
+    if reduction == "none":
+        return nll * (1.0 - label_smoothing) + terms.sum(class_dim) * scale
     if reduction == "mean":
         counted = safe.size if per_element is None else per_element.sum()
-        smooth = smooth.sum() / counted
-    else:
-        smooth = reduce_loss(smooth, reduction)
-    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            scale = float(xp.float64(scale) / counted)
+    return nll * (1.0 - label_smoothing) + terms.sum() * scale
 
 
 def _soft_cross_entropy(
@@ -403,10 +408,14 @@ def _soft_cross_entropy(
     w = _weight_array(weight, c, op, logp)
     if w is not None:
         logp = logp * w.reshape((c,) + (1,) * (logp.ndim - class_dim - 1))
-    loss = -(logp * target).sum(class_dim)  # (N, ...)
-    if reduction == "mean":
-        return loss.sum() / max(loss.numel(), 1) if loss.ndim else loss
-    return reduce_loss(loss, reduction)
+    terms = logp * target  # (N, C, ...)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    loss = -terms.sum()
+    if reduction == "sum":
+        return loss
+    # the mean over the samples (N d1 ...), NaN where there are none, as PyTorch's
+    return loss / (logp.numel() // c) if logp.numel() else loss * float("nan")
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
