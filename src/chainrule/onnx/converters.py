@@ -755,7 +755,7 @@ def _avgpool2d(g: Graph, s: Step) -> str:
         pads=_pads(o["padding"]),
         count_include_pad=1,
     )
-    if kh * kw * weight == 1:
+    if isinstance(weight, float) and kh * kw * weight == 1:  # else a number or an array
         return out
     return g.add("Mul", [out, g.value(kh * kw * weight, dtype_of(s))])
 
