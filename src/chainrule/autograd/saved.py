@@ -343,6 +343,10 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "CholeskyInverseBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
     "CholeskyBackward0": {"upper": _opt("upper")}, "MvlgammaBackward0": {"p": _opt("p")},
+    "LinalgLuSolveBackward0": {
+        "adjoint": lambda fn: _option(fn, "options")[1],
+        "left": lambda fn: _option(fn, "options")[0],
+    },
     "LuUnpackBackward0": {
         "LU_data_sym_argsize_minus_1": lambda fn: _shape(fn, 0)[-1],
         "LU_data_sym_argsize_minus_2": lambda fn: _shape(fn, 0)[-2],
@@ -606,6 +610,9 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "LinalgInvExBackward0": {"inverse": ("result",)},
     "LinalgCholeskyExBackward0": {"L": ("result",)},
     "CholeskyBackward0": _RESULT, "MvlgammaBackward0": _SELF,
+    "LinalgLuSolveBackward0": {
+        "LU": ("input", 0, None), "pivots": ("option", "options", 2), "result": ("result",)
+    },
     "HypotBackward0": {"other": ("input", 1, None), "result": ("result",), **_SELF},
     "LdexpBackward0": {"other": ("input", 1, None), "result": ("result",)},
     "PowBackward1": {"exponent": ("input", 1, None), "result": ("result",), **_SELF},

@@ -318,9 +318,12 @@ def lu_solve(
             f"linalg.lu_solve: incompatible shapes of LU and B; got shapes "
             f"{tuple(LU.shape)} and {tuple(B.shape)}"
         )
+    piv = tensor_of(pivots)._array
+    if lapack.host_float(LU._array) and B._array.dtype == LU._array.dtype:  # getrs itself
+        return LQ.LinalgLuSolve.apply(LU, B, options=(left, adjoint, piv))
     # L and U read from LU itself: each solve reads one triangle (L's diagonal as ones), and
     # its gradient is that triangle's. P and P^T permute rows, a gather each.
-    perm = LQ.row_order(tensor_of(pivots)._array, n)  # P^T's rows: (P^T B)[i] = B[perm[i]]
+    perm = LQ.row_order(piv, n)  # P^T's rows: (P^T B)[i] = B[perm[i]]
     if not xp.count_nonzero(perm != xp.arange(n)):  # P = I: no rows to move
         perm = None
     back = None if perm is None else xp.argsort(perm, axis=-1)  # P's

@@ -355,3 +355,80 @@ def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
     g = tri(L[..., :n, :].mT, g.triu(), upper=True, unitriangular=True)
     g = Cat.apply(g + gL[..., :n, :], gL[..., n:, :], dim=g.ndim - 2)
     return tri(U.mT, g, upper=False, left=False)
+
+
+class LinalgLuSolve(Function):
+    """out = X with A_op X = B (``left``) or X A_op = B, A_op = A^T where ``adjoint`` else
+    A, A = P L U given by LU (L's strict lower triangle below U's upper one) and its 1-based
+    pivots: LAPACK's getrs on each matrix, batch dims broadcast.
+
+    grad_B = A_op^-T grad (left) or grad A_op^-T: this op with adjoint flipped; the gradient
+    at A_op, -grad_B X^T (left) or -X^T grad_B, transposed where adjoint, is G at A; and
+    dA = P dL U + P L dU gives grad_LU = tril(P^T G U^T, -1) + triu(L^T P^T G), each product
+    taken through G's factors (G = a b^T: P^T G U^T = (P^T a)(U b)^T).
+    """
+
+    rule = (
+        "grad_B = lu_solve(LU, grad, adjoint=not adjoint), "
+        "grad_LU = tril(P^T G U^T, -1) + triu(L^T P^T G)"
+    )
+    saves_out = True
+
+    def forward(self, lu: Any, b: Any, options: Any) -> Any:
+        self.options = options  # (left, adjoint, pivots)
+        left, adjoint, pivots = options
+        trans = int(adjoint) if left else int(not adjoint)  # X A_op = B: A_op^T X^T = B^T
+        rhs = b if left else xp.swapaxes(b, -1, -2)
+        n = lu.shape[-1]
+        batch = xp.broadcast_shapes(lu.shape[:-2], pivots.shape[:-1], rhs.shape[:-2])
+        out = host.empty((*batch, *rhs.shape[-2:]), dtype=lu.dtype)
+        if out.size and n:
+            getrs = lapack.routine("getrs", lu.dtype)
+            count = math.prod(batch)
+            lus = xp.broadcast_to(lu, (*batch, n, n)).reshape(count, n, n)
+            pivs = xp.broadcast_to(pivots - 1, (*batch, n)).reshape(count, n)
+            rhss = xp.broadcast_to(rhs, out.shape).reshape(count, *rhs.shape[-2:])
+            flat = out.reshape(count, *rhs.shape[-2:])
+            for i in range(count):
+                flat[i], _ = getrs(lus[i], pivs[i], rhss[i], trans=trans)
+        elif out.size:  # no rows: nothing to solve
+            out[...] = 0
+        return out if left else xp.swapaxes(out, -1, -2)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        lu, _ = self.inputs
+        left, adjoint, pivots = self.options
+        gB = LinalgLuSolve.apply(lu, grad, options=(left, not adjoint, pivots))
+        if not self.needs_input_grad[0]:
+            return None, gB
+        # G = a b^T (n x n, of rank k): -gB X^T at A_op (left) or -X^T gB, transposed
+        # where adjoint; its products taken through a and b, O(n^2 k) rather than O(n^3)
+        X = out if left else out.mT
+        gB_ = gB if left else gB.mT  # both (..., n, k)
+        a, b = (-X, gB_) if left == adjoint else (-gB_, X)
+        n = lu.shape[-1]
+        eye = type(lu)._make(xp.eye(n, dtype=lu._array.dtype, like=lu._array))
+        L, U = lu.tril(-1) + eye, lu.triu()
+        Pa = rows(a, row_order(pivots, n))  # P^T a: (P^T a)[i] = a[perm[i]]
+        return (Pa @ (U @ b).mT).tril(-1) + ((L.mT @ Pa) @ b.mT).triu(), gB
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        """The rule on host arrays (forward's getrs for grad_B), as the Tensor rule."""
+        lu = self.inputs[0]._array
+        left, adjoint, pivots = self.options
+        gB = LinalgLuSolve().forward(lu, grad, (left, not adjoint, pivots))
+        if not self.needs_input_grad[0]:
+            return None, gB
+        X, gB_ = (out, gB) if left else (xp.swapaxes(out, -1, -2), xp.swapaxes(gB, -1, -2))
+        a, b = (-X, gB_) if left == adjoint else (-gB_, X)
+        n = lu.shape[-1]
+        L = xp.tril(lu, -1)
+        xp.einsum("...ii->...i", L)[...] = 1
+        U = xp.triu(lu)
+        perm = row_order(pivots, n)[..., :, None]  # (..., n, 1)
+        perm = xp.broadcast_to(perm, (*a.shape[:-2], n, 1))
+        Pa = xp.take_along_axis(a, perm, axis=-2)  # P^T a
+        bt = xp.swapaxes(b, -1, -2)
+        gLU = xp.tril(Pa @ xp.swapaxes(U @ b, -1, -2), -1)
+        gLU += xp.triu((xp.swapaxes(L, -1, -2) @ Pa) @ bt)
+        return gLU, gB
