@@ -483,14 +483,13 @@ class AvgPool2d(Function):
         self.size = x.shape[2:]
         xpad = _padded(x, padding)
         row_slices, col_slices = _pool_slices(x.shape[2:], kernel, stride, (1, 1), padding)
-        out = None
-        for rows in row_slices:
-            for columns in col_slices:
-                if out is None:  # the first window offset makes the fresh buffer
-                    out = xpad[:, :, rows, columns].copy()
-                else:
-                    out += xpad[:, :, rows, columns]
-        assert out is not None  # a kernel has at least one offset
+        # separable: each window's rows summed first (one add per offset over runs of whole
+        # rows), then its columns; kh + kw adds, not kh * kw
+        if len(row_slices) == 1:  # a kernel one row high: the rows as they are
+            rows = xpad[:, :, row_slices[0]]  # (N, C, Ho, Wp)
+        else:
+            rows = folded(xp.add, [xpad[:, :, s] for s in row_slices])  # (N, C, Ho, Wp)
+        out = folded(xp.add, [rows[..., s] for s in col_slices])  # (N, C, Ho, Wo), fresh
         if not (isinstance(weight, float) and weight == 1):
             out *= weight  # out is fresh: weighted in place
         return out
@@ -520,13 +519,20 @@ class AvgPool2dBackward(Function):
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
         (top, bottom), (left, right) = padding
-        n, c = g.shape[:2]
-        out = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), g.dtype, like=g)
+        n, c, ho = g.shape[:3]
+        hp, wp = size[0] + top + bottom, size[1] + left + right
         part = g if isinstance(weight, float) and weight == 1 else g * weight
         row_slices, col_slices = _pool_slices(size, kernel, stride, (1, 1), padding)
-        for rows in row_slices:
-            for columns in col_slices:
-                out[:, :, rows, columns] += part
+        # the adjoint of the separable sums: spread along the columns, then along the rows
+        rows = xp.zeros((n, c, ho, wp), g.dtype, like=g)
+        for s in col_slices:
+            rows[..., s] += part
+        if len(row_slices) == 1 and ho == hp:  # one row a window, every row: spread already
+            out = rows
+        else:
+            out = xp.zeros((n, c, hp, wp), g.dtype, like=g)
+            for s in row_slices:
+                out[:, :, s] += rows
         return out[:, :, top : top + size[0], left : left + size[1]]
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
