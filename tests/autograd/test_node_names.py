@@ -38,7 +38,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         | {"TakeBackward0", "EmbeddingBackward0"},
     ),
     "IndexPutBackward0": ("these write by index", {"CopySlices", "IndexCopyBackward0"}),
-    "WhereBackward0": ("these are a where", {"IndexFillBackward1", "ZeroBackward0"}),
+    "WhereBackward0": ("zero_ is a where", {"ZeroBackward0"}),
     "CloneBackward0": (
         "these end in a copy of a view",
         {"CopyBackwards", "TriangularSolveBackward0", "NarrowCopyBackward0"},

@@ -606,9 +606,10 @@ class Shape(Core):
         # the fill takes self's dtype, as PyTorch's: an integer tensor filled with 1.7 holds 1
         if out._array.dtype != self._array.dtype:
             return out.to(self.dtype)
-        if isinstance(value, Core):  # PyTorch's IndexFillBackward1, its edges the other way
-            return out
-        return named(out, "IndexFillBackward0", dim=dim, index=idx)  # a number: the fill's node
+        # a number: PyTorch's IndexFillBackward0; a 0-d tensor: its IndexFillBackward1 (the
+        # where's edges the other way, as masked_fill's)
+        which = "IndexFillBackward1" if isinstance(value, Core) else "IndexFillBackward0"
+        return named(out, which, dim=dim, index=idx)
 
     def index_add(
         self: TensorSelf, dim: int, index: Any, source: Any, *, alpha: float = 1
