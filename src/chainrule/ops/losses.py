@@ -20,12 +20,25 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-@errstate(invalid="ignore", divide="ignore")  # the mean of nothing: NaN, as PyTorch's
 def _reduce(loss: Any, reduction: str) -> Any:
-    """The losses themselves ('none'), their mean or their sum."""
+    """The losses themselves ('none'), their mean or their sum; the mean of nothing is NaN,
+    quietly, as PyTorch's."""
     if reduction == "none":
         return loss
-    return loss.sum() if reduction == "sum" else loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.mean() if loss.size else loss.sum() * xp.nan
+
+
+def _per_row(terms: Any, axes: tuple[int, ...], c: int, shape: Any, reduction: str) -> Any:
+    """Each row's terms summed over ``axes`` and divided by C, reduced: for 'sum' and 'mean'
+    one sum of every term, divided once (a pass fewer than the rows' losses first)."""
+    if reduction == "none":
+        return (terms.sum(axes) / c).reshape(shape)
+    rows = terms.shape[0]
+    if reduction == "mean" and not rows:
+        return terms.sum() * xp.nan  # the mean of nothing, quietly, as PyTorch's
+    return terms.sum() / (c * rows if reduction == "mean" else c)
 
 
 def _spread(grad: Tensor, reduction: str, count: int) -> Tensor:
@@ -68,8 +81,7 @@ class MultiMarginLoss(Function):
         terms = xp.where(active, z * z if p == 2 else z, 0.0)  # (N, C); NaN is no hinge
         if w is not None:
             terms *= w
-        loss = terms.sum(1) / c  # (N,)
-        return _reduce(loss.reshape(shape), reduction)
+        return _per_row(terms, (1,), c, shape, reduction)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
@@ -112,9 +124,9 @@ class MultilabelMarginLoss(Function):
         z = 1.0 - picked[:, :, None]  # (N, slots, 1)
         z = z + rows[:, None, :]  # (N, slots, C)
         hinge = (z > 0) & listed[:, :, None] & ~is_target[:, None, :]  # (N, slots, C)
-        loss = xp.where(hinge, z, 0.0).sum((1, 2)) / c  # (N,); NaN is no hinge
+        terms = xp.where(hinge, z, 0.0)  # (N, slots, C); NaN is no hinge
         self.hinge, self.classes, self.n, self.c, self.reduction = hinge, classes, n, c, reduction
-        return _reduce(loss.reshape(shape), reduction)
+        return _per_row(terms, (1, 2), c, shape, reduction)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
