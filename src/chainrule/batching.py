@@ -720,6 +720,12 @@ RULES.update(
 RULES.update(dict.fromkeys(POOLS, pool2d))
 
 
+def register(rules: dict[str, Rule]) -> None:
+    """Rules written above this module, for ops whose array options come from shapes alone."""
+    RULES.update(rules)
+    INDEXED.update(rules)
+
+
 # -- methods that compute an index from an example's values (sort's order, max's place) ----
 # On the batch they run along the example's dim moved past the batch's: one call, not the
 # first example's call going on.

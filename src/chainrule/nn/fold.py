@@ -15,6 +15,7 @@ from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
+from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
 from .module import Module
 from .pooling import plain_args
 from .spatial_args import check_dtype, check_positive, ntuple

@@ -13,6 +13,7 @@ from ..arguments import need_float
 from ..autograd.saved import record
 from ..ops import grid as grid_ops
 from ..tensor import Tensor, as_tensor, matmul
+from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
 
 xp = array.xp
 

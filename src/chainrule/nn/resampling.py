@@ -16,6 +16,7 @@ from .. import array
 from ..autograd.saved import record
 from ..ops import resample as resample_ops
 from ..tensor import Tensor, as_tensor
+from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
 from .module import Module
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .spatial_args import ntuple
