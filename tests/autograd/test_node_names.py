@@ -250,6 +250,9 @@ def _by_method(lib: Any) -> dict[str, Any]:
         "masked_fill": x.masked_fill(x > 0, 0.0), "masked_fill(tensor)": x.masked_fill(
             x > 0, lib.tensor(0.0)
         ), "2 - x": 2 - x, "x - y": x - x, "x - 2": x - 2,
+        "scatter(value)": x.scatter(1, lib.tensor([[0], [2], [1]]), 2.0), "flip(())": x.flip(()),
+        "0-d index_select": x[0, 0].index_select(0, lib.tensor([0])), "tile": x.tile((2,)),
+        "index_fill(tensor)": x.index_fill(1, lib.tensor([0, 2]), x[0, 0]),
     }  # fmt: skip
 
 

@@ -527,7 +527,10 @@ class Shape(Core):
                     f"index_select: the index of a 0-d tensor must hold one value; got index "
                     f"of shape {idx.shape}"
                 )
-            return self.reshape(1)[idx].reshape(())
+            # the one value, read by a 0-d index of the (1,) view: a 0-d result, one GetItem
+            out = movement.GetItem.apply(self._reshaped((1,)), index=(idx.reshape(()),))
+            given = index._array if isinstance(index, Core) else idx
+            return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
         # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
         out = self[(slice(None),) * d + (idx,)].contiguous()
         given = index._array if isinstance(index, Core) else idx
