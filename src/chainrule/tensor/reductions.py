@@ -15,7 +15,7 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
-from ..autograd.node import UNGIVEN, UNGIVEN_FALSE, named
+from ..autograd.node import UNGIVEN, UNGIVEN_FALSE
 from ..autograd.outputs import part_node
 from ..autograd.saved import record
 from ..ops import decompositions, linalg, movement, reduce, statistics
@@ -52,8 +52,9 @@ class Reductions(Core):
         if x._array.dtype.kind == "u":  # PyTorch sums every integer in int64 (NumPy: uint64)
             x = x.to(array.int64)
         dims = normalize_dims(dim, x, "sum")
-        out = reduce.Sum.apply(x, dims=dims, keepdim=keepdim)
-        return _over_dims_given(out, "SumBackward1", dim) if given and dims is None else out
+        if given and dims is None:
+            return _over_dims_given(_SUM_GIVEN, x, dim, keepdim)
+        return reduce.Sum.apply(x, dims=dims, keepdim=keepdim)
 
     def mean(
         self: TensorSelf,
@@ -69,8 +70,9 @@ class Reductions(Core):
         x = self if dtype is None else self.to(dtype)
         need_float(x, "mean")
         dims = normalize_dims(dim, x, "mean")
-        out = reduce.Mean.apply(x, dims=dims, keepdim=keepdim)
-        return _over_dims_given(out, "MeanBackward1", dim) if given and dims is None else out
+        if given and dims is None:
+            return _over_dims_given(_MEAN_GIVEN, x, dim, keepdim)
+        return reduce.Mean.apply(x, dims=dims, keepdim=keepdim)
 
     def prod(
         self: TensorSelf, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
@@ -265,7 +267,12 @@ class Reductions(Core):
             nans = xp.isnan(x._array)
             if nans.any():
                 x = where(nans, 0.0, x)
-        return named(x.sum(dim, keepdim), "NansumBackward0")
+        elif x._array.dtype.kind == "u":  # summed in int64, as sum's
+            x = x.to(array.int64)
+        dims = normalize_dims(dim, x, "nansum")
+        if dims is None:
+            return _over_dims_given(_NANSUM, x, dim, keepdim)
+        return _NANSUM.apply(x, dims=dims, keepdim=keepdim)
 
     def nanmean(
         self: TensorSelf, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -483,11 +490,16 @@ def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
     return ValuesIndices(values, make(index.reshape(shape)))
 
 
-def _over_dims_given(out: Tensor, name: str, dim: Any) -> Tensor:
-    """A reduction over every dim that was given its dim (None, (), or 0 of a 0-d tensor):
-    PyTorch's node of the overload with dim, which keeps dim as given."""
+def _over_dims_given(op: Any, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """A reduction by ``op`` over every dim that was given its dim (None, (), or 0 of a 0-d
+    tensor): PyTorch's node of the overload with dim, which keeps dim as given."""
     given = None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-    return named(out, name, dim=given)
+    return record(op.apply(x, dims=None, keepdim=keepdim), dim=given)
+
+
+# the reductions' nodes of PyTorch's overloads with dim, and nansum's
+_SUM_GIVEN, _MEAN_GIVEN = reduce.Sum.named("SumBackward1"), reduce.Mean.named("MeanBackward1")
+_NANSUM = reduce.Sum.named("NansumBackward0")
 
 
 def variance(
