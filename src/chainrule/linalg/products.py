@@ -44,13 +44,19 @@ def vector_norm(
     return norms.vector_norm(x, ord, dim, keepdim, "linalg.vector_norm")
 
 
-def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
-    """A with its two dims ``dim`` moved last: (..., rows, cols), and the two dims."""
+def _dims(A: Tensor, dim: Sequence[int], op: str) -> tuple[int, int]:
+    """The two dims ``dim`` of A (rows, cols), checked and made non-negative."""
     if len(dim) != 2:
         raise ValueError(f"{op}: dim must be a 2-tuple; got {tuple(dim)}")
     r, c = (normalize_dim(d, A.ndim, op, tuple(A.shape)) for d in dim)
     if r == c:
         raise ValueError(f"{op}: dims must be different; got {tuple(dim)}")
+    return r, c
+
+
+def _to_end(A: Tensor, dim: Sequence[int], op: str) -> tuple[Tensor, int, int]:
+    """A with its two dims ``dim`` moved last: (..., rows, cols), and the two dims."""
+    r, c = _dims(A, dim, op)
     if (r, c) == (A.ndim - 2, A.ndim - 1):  # already last: no view to make
         return A, r, c
     rest = [d for d in range(A.ndim) if d not in (r, c)]
@@ -81,10 +87,17 @@ def matrix_norm(
         )
     if dtype is not None:
         A = A.to(dtype)
+    if ord in (1, -1, math.inf, -math.inf):  # sums and their extreme over A's own dims, as
+        # PyTorch's (its node Amax or Amin, keepdim or not): no permute, no unsqueeze
+        r, c = _dims(A, dim, "linalg.matrix_norm")
+        summed, kept = (r, c) if abs(ord) == 1 else (c, r)
+        sums = A.abs().sum(summed, keepdim=keepdim)
+        kept -= not keepdim and kept > summed  # the summed dim gone from before it
+        return sums.amax(kept, keepdim=keepdim) if ord > 0 else sums.amin(kept, keepdim=keepdim)
     M, r, c = _to_end(A, dim, "linalg.matrix_norm")
     if ord == "fro":
         out_ = vector_norm(M, 2, (-2, -1))
-    elif ord in ("nuc", 2, -2):
+    else:  # "nuc", 2 or -2
         if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:
             raise ValueError(
                 f"linalg.matrix_norm: the {ord} norm of an empty matrix is not defined; got "
@@ -92,9 +105,6 @@ def matrix_norm(
             )
         S = svdvals(M)
         out_ = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
-    else:
-        sums = M.abs().sum(-2 if abs(ord) == 1 else -1)
-        out_ = sums.amax(-1) if ord > 0 else sums.amin(-1)
     if keepdim:
         out_ = out_.unsqueeze(min(r, c)).unsqueeze(max(r, c))
     return out_
