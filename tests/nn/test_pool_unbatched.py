@@ -1,6 +1,6 @@
-"""An unbatched input to a 3-D or adaptive pool, or to max unpooling, is pooled as it is: one
-node with PyTorch's name (no squeeze after an unsqueeze), PyTorch's values, indices and
-gradients of the first and second order."""
+"""An unbatched input to a pool of any kind, or to max unpooling, is pooled as it is: one node
+with PyTorch's name (no squeeze after an unsqueeze; a 1-D pool's own unsqueeze and squeeze, as
+PyTorch's), PyTorch's values, indices and gradients of the first and second order."""
 
 from __future__ import annotations
 
@@ -11,6 +11,21 @@ import torch
 import chainrule as cr
 
 CASES = {
+    "max_pool2d": (
+        lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=(1, 2), ceil_mode=True),
+        (2, 7, 8),
+    ),
+    "avg_pool2d": (
+        lambda m, x: m.nn.functional.avg_pool2d(
+            x, 3, 2, 1, ceil_mode=True, count_include_pad=False
+        ),
+        (2, 7, 8),
+    ),
+    "max_pool1d": (lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1), (3, 8)),
+    "avg_pool1d": (
+        lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+        (3, 8),
+    ),
     "max_pool3d": (
         lambda m, x: m.nn.functional.max_pool3d(x, 2, (1, 2, 1), 1, ceil_mode=True),
         (2, 4, 5, 4),
@@ -79,10 +94,14 @@ def test_an_unbatched_pool_is_one_node_with_torchs_values(name: str) -> None:
     np.testing.assert_allclose(ggx.numpy(), tgx.numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["max_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d"])
+@pytest.mark.parametrize(
+    "name",
+    ["max_pool3d", "max_pool2d", "max_pool1d", "adaptive_max_pool3d", "adaptive_max_pool1d"],
+)
 def test_an_unbatched_max_pools_indices_are_torchs(name: str) -> None:
-    x = np.random.default_rng(2).standard_normal((2, 5, 4, 5) if "3d" in name else (3, 9))
-    size = 2 if name == "max_pool3d" else 3
+    shape = {"3": (2, 5, 4, 5), "2": (2, 5, 7), "1": (3, 9)}[name[-2]]
+    x = np.random.default_rng(2).standard_normal(shape)
+    size = 2 if name.startswith("max_pool") else 3
     _, got = getattr(cr.nn.functional, name)(cr.tensor(x), size, return_indices=True)
     _, want = getattr(torch.nn.functional, name)(torch.tensor(x), size, return_indices=True)
     assert got.dtype == cr.int64

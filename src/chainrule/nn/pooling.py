@@ -141,8 +141,8 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
 
 
 def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
-    """MaxPool2d over x (N, C, H, W) and, with ``indices``, each maximum's flat index
-    (row * W + column) as an int64 array."""
+    """MaxPool2d over x (N, C, H, W) or (C, H, W) and, with ``indices``, each maximum's flat
+    index (row * W + column) as an int64 array."""
     # the winners' offsets only where a node records, or the indices are asked for
     winners = indices or (is_grad_enabled() and x.requires_grad)
     out = conv_ops.MaxPool2d.apply(
@@ -152,10 +152,11 @@ def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple,
         return out, None
     node: Any = out.grad_fn  # a MaxPool2d keeps the winners' offsets only when it records
     if node is not None:
-        col_arg, row_arg = node.winners()
-    else:
-        _, col_arg, row_arg = conv_ops.pool_max(x._array, kernel, stride, pad, dil)
-    return out, conv_ops.pool_indices(col_arg, row_arg, x.shape[2:], stride, pad, dil)
+        return out, node.indices()
+    a = x._array[None] if x.ndim == 3 else x._array  # an unbatched x: a batch of one
+    _, col_arg, row_arg = conv_ops.pool_max(a, kernel, stride, pad, dil)
+    flat = conv_ops.pool_indices(col_arg, row_arg, x.shape[-2:], stride, pad, dil)
+    return out, flat[0] if x.ndim == 3 else flat
 
 
 def _max_pool(
@@ -170,22 +171,20 @@ def _max_pool(
     return_indices: bool,
 ) -> Any:
     given, x, unbatched = _as_given(input, spatial, op)
-    if spatial != 3 and unbatched:  # the 2-D primitives take a batch
-        x = given.unsqueeze(0)
     args = _pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
-    if spatial == 1:  # (N, C, L) as (N, C, 1, L); the flat index row * L + column is the column
-        out, idx = _max_planes(x.unsqueeze(2), *_order(_unit_height(args)), return_indices)
-        out = out.squeeze(2)
-        idx = None if idx is None else idx[:, :, 0]
+    if spatial == 1:  # (..., L) as (..., 1, L); the flat index row * L + column is the column
+        out, idx = _max_planes(given.unsqueeze(-2), *_order(_unit_height(args)), return_indices)
+        out = out.squeeze(-2)
+        idx = None if idx is None else idx[..., 0, :]
     elif spatial == 2:
-        out, idx = _max_planes(x, *_order(args), return_indices)
+        out, idx = _max_planes(given, *_order(args), return_indices)
         kernel, step, dil, pad = args  # as PyTorch's node keeps them: stride () if not given
         kept = step if stride_given(stride) else ()
         out = record(
             out, kernel_size=kernel, stride=kept, padding=tuple(p for p, _ in pad),
             dilation=dil, ceil_mode=ceil_mode,
         )  # fmt: skip
-    else:  # one primitive over the box, as PyTorch's, on x as given
+    else:  # one primitive over the box, as PyTorch's
         windows, pad = _strided_windows(x, args), args[3]
         out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, given, windows, pad, return_indices)
         kernel, step, dil, _ = args  # as PyTorch's node keeps them: stride () if not given
@@ -193,11 +192,7 @@ def _max_pool(
             out, kernel_size=kernel, stride=step if stride_given(stride) else (),
             padding=tuple(p for p, _ in pad), dilation=dil, ceil_mode=ceil_mode,
         )  # fmt: skip
-        return (out, Tensor._make(idx)) if return_indices else out
-    out = out.squeeze(0) if unbatched else out
-    if not return_indices:
-        return out
-    return out, Tensor._make(idx[0] if unbatched else idx)
+    return (out, Tensor._make(idx)) if return_indices else out
 
 
 def _strided_windows(x: Tensor, args: tuple) -> tuple:
@@ -347,14 +342,14 @@ _SCALES: dict[tuple, tuple[Any, Any]] = {}
 
 
 def _window_sums(given: Tensor, x: Tensor, args: tuple, weight: Any) -> Tensor:
-    """weight (a number, or for 3-D an array of the output's spatial shape) times the sum of
-    each window of ``given``, x (N, C, *spatial) or in 3-D an unbatched x (C, *spatial) as
-    given (x then its batched form), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
+    """weight (a number, or an array of the output's spatial shape) times the sum of each
+    window of ``given``, (N, C, *spatial) or unbatched (C, *spatial) (x: its batched form, for
+    the shapes), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
     kernel, step, _, pad = args
     if len(kernel) == 3:
         windows = _strided_windows(x, args)
         return pool_ops.AvgPool3d.apply(given, windows=windows, padding=pad, weight=weight)
-    return conv_ops.AvgPool2d.apply(x, kernel=kernel, stride=step, padding=pad, weight=weight)
+    return conv_ops.AvgPool2d.apply(given, kernel=kernel, stride=step, padding=pad, weight=weight)
 
 
 def _avg_pool(
@@ -369,13 +364,12 @@ def _avg_pool(
     divisor_override: Any,
 ) -> Tensor:
     given, x, unbatched = _as_given(input, spatial, op)
-    if spatial != 3 and unbatched:  # the 2-D primitive takes a batch
-        x = given = given.unsqueeze(0)
     args = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
         positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
-    if spatial == 1:  # (N, C, L) as (N, C, 1, L)
-        x, args = x.unsqueeze(2), _unit_height(args)
+    if spatial == 1:  # (..., L) as (..., 1, L); x, off the graph, for the shapes
+        given, args = given.unsqueeze(-2), _unit_height(args)
+        x = Tensor._make(x._array[:, :, None])
     kernel, step, _, pad = args
     divisor: Any = None
     if divisor_override is not None:
@@ -399,9 +393,7 @@ def _avg_pool(
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
             )  # fmt: skip
-    if spatial == 1:
-        out = out.squeeze(2)
-    return out.squeeze(0) if unbatched and spatial != 3 else out
+    return out.squeeze(-2) if spatial == 1 else out
 
 
 def avg_pool1d(

@@ -347,7 +347,7 @@ def pool_indices(
 
 class MaxPool2d(Function):
     """out[n, c, i, j] = max_{p, q} xpad[n, c, i*sh + p*dh, j*sw + q*dw], xpad padded with
-    -inf.
+    -inf; an unbatched x (C, H, W) is pooled as a batch of one.
 
     Saves two small index arrays instead of windows: the winning column offset of every
     (padded row, output column) and the winning row offset of every output. A call that
@@ -372,25 +372,38 @@ class MaxPool2d(Function):
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, dilation=dilation
         )
-        out, self.col_arg, self.row_arg = pool_max(x, kernel, stride, padding, dilation, winners)
-        return out
+        self.unbatched = x.ndim == 3  # (C, H, W): pooled as a batch of one, as PyTorch's
+        out, self.col_arg, self.row_arg = pool_max(
+            _one_batch(x), kernel, stride, padding, dilation, winners
+        )
+        return out[0] if self.unbatched else out
 
     def winners(self) -> tuple[Any, Any]:
-        """(col_arg, row_arg): the winning offsets, found again from x if forward skipped them."""
+        """(col_arg, row_arg): the winning offsets, found again from x if forward skipped them
+        (of a batch of one, for an unbatched x)."""
         if self.row_arg is None:
-            _, self.col_arg, self.row_arg = pool_max(self.inputs[0]._array, **self.geometry)
+            x = _one_batch(self.inputs[0]._array)
+            _, self.col_arg, self.row_arg = pool_max(x, **self.geometry)
         return self.col_arg, self.row_arg
 
     def indices(self) -> Any:
         """Each window's first maximum's flat index (row * W + column): PyTorch's indices."""
-        g, size = self.geometry, self.inputs[0].shape[2:]
+        g, size = self.geometry, self.inputs[0].shape[-2:]
         col_arg, row_arg = self.winners()
-        return pool_indices(col_arg, row_arg, size, g["stride"], g["padding"], g["dilation"])
+        flat = pool_indices(col_arg, row_arg, size, g["stride"], g["padding"], g["dilation"])
+        return flat[0] if self.unbatched else flat
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        x = self.inputs[0]
+        size = self.inputs[0].shape[-2:]
         col_arg, row_arg = self.winners()
-        return (MaxPool2dScatter.apply(grad, row_arg, col_arg, size=x.shape[2:], **self.geometry),)
+        g = grad.unsqueeze(0) if self.unbatched else grad  # the offsets' batch of one
+        gx = MaxPool2dScatter.apply(g, row_arg, col_arg, size=size, **self.geometry)
+        return (gx.squeeze(0) if self.unbatched else gx,)
+
+
+def _one_batch(x: Any) -> Any:
+    """An unbatched (C, H, W) array as a batch of one (1, C, H, W), a view; x if batched."""
+    return x[None] if x.ndim == 3 else x
 
 
 def _scatter(dest: Any, g: Any, mask: Any, once: bool) -> None:
@@ -470,8 +483,8 @@ class MaxPool2dScatter(Function):
 class AvgPool2d(Function):
     """out[n, c, i, j] = weight * sum_{p, q} xpad[n, c, i*sh + p, j*sw + q], xpad padded with
     zeros: the average pools (weight 1 / the window's size, an array (Ho, Wo) of each
-    window's 1 / divisor, or 1 for integer sums); linear in x, its adjoint spreads weight * g
-    over each window (AvgPool2dBackward)."""
+    window's 1 / divisor, or 1 for integer sums), of x (N, C, H, W) or unbatched (C, H, W);
+    linear in x, its adjoint spreads weight * g over each window (AvgPool2dBackward)."""
 
     rule = "grad_x = AvgPool2dBackward(grad): weight * grad added over each window"
     saves_inputs = False
@@ -480,9 +493,9 @@ class AvgPool2d(Function):
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
-        self.size = x.shape[2:]
-        xpad = _padded(x, padding)
-        row_slices, col_slices = _pool_slices(x.shape[2:], kernel, stride, (1, 1), padding)
+        self.size = x.shape[-2:]
+        xpad = _padded(_one_batch(x), padding)  # an unbatched x: a batch of one
+        row_slices, col_slices = _pool_slices(self.size, kernel, stride, (1, 1), padding)
         # separable: each window's rows summed first (one add per offset over runs of whole
         # rows), then its columns; kh + kw adds, not kh * kw
         if len(row_slices) == 1:  # a kernel one row high: the rows as they are
@@ -492,7 +505,7 @@ class AvgPool2d(Function):
         out = folded(xp.add, [rows[..., s] for s in col_slices])  # (N, C, Ho, Wo), fresh
         if not (isinstance(weight, float) and weight == 1):
             out *= weight  # out is fresh: weighted in place
-        return out
+        return out[0] if x.ndim == 3 else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool2dBackward.apply(grad, size=self.size, **self.geometry),)
@@ -518,6 +531,7 @@ class AvgPool2dBackward(Function):
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
+        unbatched, g = g.ndim == 3, _one_batch(g)  # an unbatched g: a batch of one
         (top, bottom), (left, right) = padding
         n, c, ho = g.shape[:3]
         hp, wp = size[0] + top + bottom, size[1] + left + right
@@ -533,7 +547,8 @@ class AvgPool2dBackward(Function):
             out = xp.zeros((n, c, hp, wp), g.dtype, like=g)
             for s in row_slices:
                 out[:, :, s] += rows
-        return out[:, :, top : top + size[0], left : left + size[1]]
+        out = out[:, :, top : top + size[0], left : left + size[1]]
+        return out[0] if unbatched else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool2d.apply(grad, **self.geometry),)
