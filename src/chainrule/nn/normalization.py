@@ -42,14 +42,14 @@ def layer_norm(
     x = as_tensor(input)
     need_float(x, "layer_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if k == 0 or x.shape[x.ndim - k :] != shape or x.ndim < k:
+    k, given = len(shape), x._array.shape  # the array's shape: a tuple, no Size to make
+    if k == 0 or given[len(given) - k :] != shape or len(given) < k:
         raise ValueError(
             f"layer_norm: expected input with trailing shape {shape} (normalized_shape); got "
             f"shape {x.shape}"
         )
     for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != shape:
+        if t is not None and _array(t).shape != shape:
             raise ValueError(
                 f"layer_norm: {name} must have the normalized shape {shape}; got shape "
                 f"{tuple(t.shape)}"

@@ -20,6 +20,23 @@ if TYPE_CHECKING:
     from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
+_VECDOT = getattr(xp, "vecdot", None)  # NumPy 2's row dot product, a ufunc
+
+
+def _row_dots(a: Any, b: Any) -> Any:
+    """(M, 1) dot products of the rows of two (M, n) arrays, in one pass (NumPy 1: einsum)."""
+    if _VECDOT is None:
+        return xp.einsum("ij,ij->i", a, b)[:, None]
+    return _VECDOT(a, b)[:, None]
+
+
+def _rstd(squares: Any, n: int, eps: float) -> Any:
+    """1 / sqrt(squares / n + eps), the (M, 1) sums of squares taken in place, as
+    sqrt(n) / sqrt(squares + n eps): three NumPy calls where the plain order is four."""
+    squares += n * eps
+    xp.sqrt(squares, out=squares)
+    return xp.divide(math.sqrt(n), squares, out=squares)
+
 
 class LayerNorm(Function):
     """out = (x - mean) / sqrt(var + eps) * weight + bias over x's last ``k`` dims (the
@@ -46,11 +63,7 @@ class LayerNorm(Function):
         mean /= n
         xhat = rows - mean
         if fastpath.enabled():  # the sum of squares in one pass, the rest in place
-            var = xp.einsum("ij,ij->i", xhat, xhat)[:, None]
-            var /= n
-            var += eps
-            rstd = xp.sqrt(var, out=var)
-            xp.reciprocal(rstd, out=rstd)  # (M, 1)
+            rstd = _rstd(_row_dots(xhat, xhat), n, eps)  # (M, 1)
             out = xhat  # fresh and not kept
             out *= rstd
             if weight is not None:
@@ -82,7 +95,7 @@ class LayerNorm(Function):
             gb = row_sums(g.T).reshape(bias.shape).astype(bias.dtype)
         if need_x:
             gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
-            dot = xp.einsum("ij,ij->i", gh, xhat)[:, None]  # sum(gh * xhat) per row
+            dot = _row_dots(gh, xhat)  # sum(gh * xhat) per row
             gh_mean = row_sums(gh)
             gh_mean /= n
             gh -= gh_mean
@@ -139,11 +152,7 @@ class NativeGroupNorm(Function):
         mean = row_sums(rows)
         mean /= m
         out = rows - mean
-        var = xp.einsum("ij,ij->i", out, out)[:, None]  # the sum of squares in one pass
-        var /= m
-        var += eps
-        rstd = xp.sqrt(var, out=var)
-        xp.reciprocal(rstd, out=rstd)  # (N G, 1)
+        rstd = _rstd(_row_dots(out, out), m, eps)  # (N G, 1)
         out *= rstd
         out = out.reshape(n, c, -1)  # (N, C, *)
         if weight is not None:
