@@ -10,6 +10,7 @@ from typing import Any
 from .. import array
 from ..arguments import broadcasts_to, need_float, need_number
 from ..autograd.mode import is_grad_enabled
+from ..autograd.node import named
 from ..autograd.saved import record
 from ..ops import losses, reduce
 from ..tensor import Tensor, as_tensor
@@ -176,6 +177,8 @@ def binary_cross_entropy(
         loss = reduce.BinaryCrossEntropy.apply(p, t)
     else:
         loss = _BCE.apply(p, t, weight=w, reduction=reduction)
+    if w is not None:  # PyTorch's function expands it to the input's shape first
+        w = xp.broadcast_to(w, p.shape)
     return record(loss, reduction=REDUCTIONS.index(reduction), weight=w)
 
 
@@ -414,8 +417,10 @@ def _soft_cross_entropy(
     loss = -terms.sum()
     if reduction == "sum":
         return loss
-    # the mean over the samples (N d1 ...), NaN where there are none, as PyTorch's
-    return loss / (logp.numel() // c) if logp.numel() else loss * float("nan")
+    if not logp.numel():  # the mean over no samples: NaN, as PyTorch's
+        return loss * float("nan")
+    samples = logp.numel() // c  # N d1 ..., which PyTorch's node keeps, a tensor over a number
+    return named(loss / samples, "DivBackward1", other=samples)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
