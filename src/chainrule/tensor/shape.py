@@ -98,7 +98,10 @@ class Shape(Core):
                 f"view: reading a tensor's bytes as another dtype (view({shape[0]})) is not "
                 "supported; use .to(dtype) to convert the values"
             )
-        out = self.reshape(*shape)
+        return self._as_view(self.reshape(*shape))
+
+    def _as_view(self: TensorSelf, out: Tensor) -> Tensor:
+        """``out``, self reshaped, where it is a view of self; else PyTorch's refusal."""
         # NumPy's reshape views wherever PyTorch's view can (PyTorch took its rule from
         # NumPy), and copies elsewhere: a copy here is the view PyTorch refuses. A view
         # shares self's version counter (Function.apply made it one).
@@ -136,7 +139,10 @@ class Shape(Core):
         )
 
     def view_as(self: TensorSelf, other: Tensor) -> Tensor:
-        return self.view(other.shape)
+        shape = other._array.shape if isinstance(other, Core) else tuple(other.shape)
+        if math.prod(shape) != self._array.size:
+            return self.view(shape)  # refused, naming both shapes
+        return self._as_view(self._reshaped(shape))  # a shape already checked: no parsing
 
     def flatten(self: TensorSelf, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         shape = self._array.shape
