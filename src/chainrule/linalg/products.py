@@ -11,6 +11,7 @@ from ..arguments import need_number, normalize_dim
 from ..array import xp
 from ..functions import cat
 from ..ops.linalg import LinalgCross, MatMul
+from ..ops.movement import Permute, viewed
 from ..tensor import Tensor
 from ..tensor import reductions as norms
 from ..tensor.arithmetic import matmul
@@ -94,20 +95,25 @@ def matrix_norm(
         sums = A.abs().sum(summed, keepdim=keepdim)
         kept -= not keepdim and kept > summed  # the summed dim gone from before it
         return sums.amax(kept, keepdim=keepdim) if ord > 0 else sums.amin(kept, keepdim=keepdim)
-    M, r, c = _to_end(A, dim, "linalg.matrix_norm")
-    if ord == "fro":
-        out_ = vector_norm(M, 2, (-2, -1))
-    else:  # "nuc", 2 or -2
-        if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:
-            raise ValueError(
-                f"linalg.matrix_norm: the {ord} norm of an empty matrix is not defined; got "
-                f"shape {tuple(A.shape)}"
-            )
-        S = svdvals(M)
-        out_ = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
-    if keepdim:
-        out_ = out_.unsqueeze(min(r, c)).unsqueeze(max(r, c))
-    return out_
+    if ord == "fro":  # over A's own dims, as PyTorch's (LinalgVectorNormBackward0)
+        return vector_norm(A, 2, _dims(A, dim, "linalg.matrix_norm"), keepdim)
+    M, r, c = _to_end(A, dim, "linalg.matrix_norm")  # "nuc", 2 or -2: of the singular values
+    if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:
+        raise ValueError(
+            f"linalg.matrix_norm: the {ord} norm of an empty matrix is not defined; got "
+            f"shape {tuple(A.shape)}"
+        )
+    S = svdvals(M)
+    if not keepdim:
+        return S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+    one = S.sum(-1, True) if ord == "nuc" else S.amax(-1, True) if ord == 2 else S.amin(-1, True)
+    order = [d for d in range(A.ndim) if d not in (r, c)] + [r, c]  # M's dims in A's
+    back = sorted(range(A.ndim), key=order.__getitem__)  # (..., 1, 1) -> A's order
+    # as PyTorch's, PermuteBackward0, the identity's too (which Tensor.permute leaves out)
+    return viewed(_PERMUTE, one.unsqueeze(-1), dims=tuple(back))
+
+
+_PERMUTE = Permute.named("PermuteBackward0")  # matrix_norm's last permute, a swap's too
 
 
 @with_out("linalg", exact=True)

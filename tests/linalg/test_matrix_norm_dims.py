@@ -1,0 +1,34 @@
+"""linalg.matrix_norm over any two dims, keepdim or not: values, gradients and the last
+node's name against PyTorch's (the sums' Amax or Amin, the Frobenius norm's vector norm,
+the singular values' permute back)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+ORDS = ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf]
+DIMS = [(0, 2), (2, 0), (-1, -2), (1, 0), (-2, -1)]
+
+
+@pytest.mark.parametrize("ord", ORDS, ids=str)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norm_over_any_dims_is_torchs(ord: object, keepdim: bool) -> None:
+    x = np.random.default_rng(0).standard_normal((3, 2, 4))
+    for dim in DIMS:
+        found = []
+        for lib in (torch, cr):
+            t = lib.tensor(x, requires_grad=True)
+            y = lib.linalg.matrix_norm(t, ord, dim, keepdim)
+            y.backward(lib.ones_like(y) * 2)
+            found.append((y.detach().numpy(), t.grad.numpy(), y.grad_fn.name()))
+        (want, want_grad, want_name), (got, got_grad, got_name) = found
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-10, atol=1e-12)
+        assert got_name == want_name, (dim, got_name, want_name)
