@@ -112,6 +112,8 @@ def uniform01(g: Generator, n: int, dtype: Any) -> np.ndarray:
     """``uniform_real_distribution<T>(0, 1)``: float32 from the low 24 bits of one word,
     float64 from the low 53 bits of ``random64()``."""
     double = np.dtype(dtype) == F64
+    if double and n <= CHUNK:  # one chunk: its 53-bit integers scaled, no buffer to fill
+        return low53(g, n) * 2.0**-53
     out = np.empty(n, F64 if double else F32)
     for i in range(0, n, CHUNK):
         part = out[i : i + CHUNK]
@@ -317,7 +319,9 @@ def exponential(g: Generator, n: int, lambd: float, dtype: Any = F64) -> np.ndar
     if np.dtype(dtype) != F32:
         return (-1.0 / lambd) * _libm(math.log1p, u)  # cast by the caller
     v = (-1.0 / lambd) * np.log1p(u)
-    near = np.abs((v.view(np.int64) & 0x1FFFFFFF) - 0x10000000) <= 16
+    # within 16 of the midpoint 2^28 in the 29 bits float32 drops: the low bits less
+    # 2^28 - 16, taken modulo 2^29, at most 32
+    near = ((v.view(np.int64) - (0x10000000 - 16)) & 0x1FFFFFFF) <= 32
     near |= v < 2.0**-100  # float32's subnormals round elsewhere
     if near.any():
         v[near] = (-1.0 / lambd) * _libm(math.log1p, u[near])
