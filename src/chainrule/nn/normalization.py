@@ -391,31 +391,31 @@ def group_norm(
     by bias (each (C,)): layer normalisation of the (N, G, C/G * ...) view."""
     x = as_tensor(input)
     need_float(x, "group_norm")
-    if x.ndim < 2:
+    given = x._array.shape  # the array's shape: a tuple, no Size to make
+    if len(given) < 2:
         raise ValueError(f"group_norm: expected input of shape (N, C, *); got shape {x.shape}")
-    n, c = x.shape[:2]
+    n, c, hxw = given[0], given[1], math.prod(given[2:])
     if num_groups <= 0 or c % num_groups:
         raise ValueError(
             f"group_norm: the channels (dim 1) must divide into num_groups; got shape {x.shape} "
             f"and num_groups {num_groups}"
         )
-    if n * c // num_groups * math.prod(x.shape[2:]) == 1:  # PyTorch's _verify_batch_size
+    if n * c // num_groups * hxw == 1:  # PyTorch's _verify_batch_size
         raise ValueError(
             f"group_norm: expected more than 1 value per group; got shape {x.shape} and "
             f"num_groups {num_groups}"
         )
     _per_channel_shapes(x, "group_norm", weight=weight, bias=bias)
-    if x.numel() == 0:
+    if not n * c * hxw:
         return _affine(x.clone(), weight, bias)
     out = norm.NativeGroupNorm.apply(x, weight, bias, groups=num_groups, eps=eps)
-    hxw = math.prod(x.shape[2:])
     return record(out, C=c, HxW=hxw, N=n, eps=eps, group=num_groups)
 
 
 def _per_channel_shapes(x: Tensor, op: str, **vectors: Any) -> None:
-    c = x.shape[1]
+    c = x._array.shape[1]
     for name, t in vectors.items():
-        if t is not None and tuple(_array(t).shape) != (c,):
+        if t is not None and _array(t).shape != (c,):
             raise ValueError(
                 f"{op}: expected {name} of shape ({c},) (one per channel) for input of shape "
                 f"{x.shape}; got {tuple(_array(t).shape)}"
