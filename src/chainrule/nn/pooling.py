@@ -143,10 +143,10 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
 def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
     """MaxPool2d over x (N, C, H, W) or (C, H, W) and, with ``indices``, each maximum's flat
     index (row * W + column) as an int64 array."""
-    # the winners' offsets only where a node records, or the indices are asked for
-    winners = indices or (is_grad_enabled() and x.requires_grad)
+    # the winners' offsets only where a node records (and keeps them); else found below
+    records = is_grad_enabled() and x.requires_grad
     out = conv_ops.MaxPool2d.apply(
-        x, kernel=kernel, stride=stride, padding=pad, dilation=dil, winners=winners
+        x, kernel=kernel, stride=stride, padding=pad, dilation=dil, winners=records
     )
     if not indices:
         return out, None
@@ -219,7 +219,8 @@ _WINDOWS: dict[tuple, tuple] = {}
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
-    out = op.apply(x, windows=windows, padding=pad, winners=indices)
+    records = is_grad_enabled() and x.requires_grad  # a node keeps the winners for indices
+    out = op.apply(x, windows=windows, padding=pad, winners=indices and records)
     if not indices:
         return out, None
     node: Any = out.grad_fn  # a node keeps the winners only when it records

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
-from .conv import folded
+from .conv import folded, take_along
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -152,7 +152,7 @@ class _WindowMax(Function):
             if flat is None:
                 flat = pos - lo
             else:  # the later axes' flat index at the winning position, then this axis'
-                flat = xp.take_along_axis(flat, pos, axis=axis) + (pos - lo) * stride
+                flat = take_along(flat, pos, axis=axis) + (pos - lo) * stride
             stride *= sizes[axis - lead]
         return flat
 
