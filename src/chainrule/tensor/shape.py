@@ -236,11 +236,16 @@ class Shape(Core):
         lead = len(sizes) - len(have)
         if lead < 0:
             raise ValueError(f"expand: cannot expand shape {have} to fewer dims {tuple(sizes)}")
-        if -1 in sizes:  # each -1 keeps its dim's size
-            sizes = tuple(
-                [have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)]
-            )
-        return self.broadcast_to(sizes)
+        shape = list(sizes)
+        for i, m in enumerate(have):  # each dim of self: -1 (kept), its size, or grown from 1
+            n = shape[lead + i]
+            if n == -1:
+                shape[lead + i] = m
+            elif n != m and m != 1:
+                raise ValueError(f"expand: shape {have} cannot be broadcast to {tuple(sizes)}")
+        if len(shape) == len(have) and tuple(shape) == have:
+            return self
+        return viewed(movement.Expand, self, shape=tuple(shape))  # checked: no broadcast_to
 
     def broadcast_to(self: TensorSelf, shape: Sequence[int]) -> Tensor:
         shape, have = tuple(shape), self._array.shape
