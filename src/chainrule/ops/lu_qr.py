@@ -220,6 +220,13 @@ class LinalgLu(Function):
             return kept_apart(result[0])
         m, n = a.shape[-2:]
         k = min(m, n)
+        if m * n > lapack.SMALL and type(a) is host.ndarray:  # a large matrix's masks are
+            # made each call (_triangles): only its own triangle's, by tril or triu
+            if part == "U":
+                return host.triu(a[..., :k, :])
+            L = host.tril(a[..., :, :k], -1)
+            host.einsum("...ii->...i", L[..., :k, :])[...] = 1  # the unit diagonal, in place
+            return L
         below, diagonal, upper = (xp.asarray(t, like=a) for t in _triangles(m, n, a.dtype))
         if part == "L":  # the strict lower triangle, ones on the diagonal
             return xp.where(below, a[..., :, :k], diagonal)
@@ -333,8 +340,10 @@ def row_order(pivots: Any, m: int) -> Any:
 
 def permutation(pivots: Any, m: int, dtype: Any) -> Any:
     """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
-    perm = row_order(pivots, m)
-    return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+    perm = row_order(pivots, m)  # P[perm[j], j] = 1: a one put in each column of zeros
+    P = xp.zeros((*perm.shape, m), dtype=dtype, like=perm)  # (..., m, m)
+    xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
+    return P
 
 
 def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
