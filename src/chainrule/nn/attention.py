@@ -47,24 +47,35 @@ def scaled_dot_product_attention(
     a group of query heads.
     """
     q, k, v = as_tensor(query), as_tensor(key), as_tensor(value)
-    shapes = f"query {q.shape}, key {k.shape} and value {v.shape}"
-    if min(q.ndim, k.ndim, v.ndim) < 2:
-        raise ValueError(f"{_SDPA}: query, key and value need at least 2 dims; got shapes {shapes}")
+    qs, ks, vs = q._array.shape, k._array.shape, v._array.shape  # tuples: no Size to make
+    if min(len(qs), len(ks), len(vs)) < 2:
+        raise ValueError(
+            f"{_SDPA}: query, key and value need at least 2 dims; got shapes {_shapes(q, k, v)}"
+        )
     if not q.dtype == k.dtype == v.dtype or q.dtype.kind != "f":
         raise TypeError(
             f"{_SDPA}: query, key and value must have one floating-point dtype; got dtypes "
             f"{q.dtype}, {k.dtype} and {v.dtype}"
         )
-    if k.shape[-1] != q.shape[-1]:
-        raise ValueError(f"{_SDPA}: query and key differ in the last dim (E); got shapes {shapes}")
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"{_SDPA}: key and value differ in length (dim -2); got shapes {shapes}")
-    if enable_gqa and q.ndim >= 3 and k.ndim >= 3 and v.ndim >= 3:
+    if ks[-1] != qs[-1]:
+        raise ValueError(
+            f"{_SDPA}: query and key differ in the last dim (E); got shapes {_shapes(q, k, v)}"
+        )
+    if ks[-2] != vs[-2]:
+        raise ValueError(
+            f"{_SDPA}: key and value differ in length (dim -2); got shapes {_shapes(q, k, v)}"
+        )
+    if enable_gqa and len(qs) >= 3 and len(ks) >= 3 and len(vs) >= 3:
+        shapes = _shapes(q, k, v)
         k, v = _shared_heads(q, k, shapes), _shared_heads(q, v, shapes)
-    try:
-        batch = xp.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(f"{_SDPA}: batch dims do not broadcast; got shapes {shapes}") from None
+    batch = qs[:-2]
+    if not batch == k._array.shape[:-2] == v._array.shape[:-2]:  # the common case: equal
+        try:
+            batch = xp.broadcast_shapes(batch, k._array.shape[:-2], v._array.shape[:-2])
+        except ValueError:
+            raise ValueError(
+                f"{_SDPA}: batch dims do not broadcast; got shapes {_shapes(q, k, v)}"
+            ) from None
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{_SDPA}: dropout_p must be in [0, 1]; got {dropout_p}")
     mask = None
@@ -74,10 +85,10 @@ def scaled_dot_product_attention(
                 f"{_SDPA}: attn_mask and is_causal=True cannot be given together; got attn_mask "
                 f"of shape {as_tensor(attn_mask).shape}"
             )
-        mask = _mask(as_tensor(attn_mask), q, (*batch, q.shape[-2], k.shape[-2]), shapes)
+        mask = _mask(as_tensor(attn_mask), q, (*batch, qs[-2], ks[-2]), (q, k, v))
     given = scale  # None where not given, as PyTorch's node keeps it
     if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
+        scale = 1.0 / math.sqrt(qs[-1]) if qs[-1] else 1.0
     out = ScaledDotProductAttention.apply(
         q, k, v, mask, scale=float(scale), is_causal=bool(is_causal), dropout_p=float(dropout_p)
     )
@@ -96,7 +107,12 @@ def _shared_heads(q: Tensor, kv: Tensor, shapes: str) -> Tensor:
     return kv if hq == hkv else kv.repeat_interleave(hq // hkv, dim=-3)
 
 
-def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], shapes: str) -> Tensor:
+def _shapes(q: Tensor, k: Tensor, v: Tensor) -> str:
+    """The inputs' shapes, as an error names them (made only for an error)."""
+    return f"query {q.shape}, key {k.shape} and value {v.shape}"
+
+
+def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], qkv: tuple) -> Tensor:
     """attn_mask checked: bool, or float of query's dtype, broadcasting to the scores'
     shape (..., L, S)."""
     if mask.dtype != array.bool_ and mask.dtype != q.dtype:
@@ -106,7 +122,7 @@ def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], shapes: str) -> Tens
     if not broadcasts_to(mask.shape, scores):
         raise ValueError(
             f"{_SDPA}: attn_mask of shape {mask.shape} does not broadcast to the scores' shape "
-            f"{scores} (..., L, S); got shapes {shapes}"
+            f"{scores} (..., L, S); got shapes {_shapes(*qkv)}"
         )
     return mask
 
