@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import array
 from ..array.tensor_type import tensor_type
+from . import saved_losses as losses
 from . import saved_made as made
 from . import saved_spatial as spatial
 
@@ -456,16 +457,6 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "IndexSelectBackward0": {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     "ScatterBackward0": {"dim": _opt("dim")},
     "IndexBackward0": {"self_sym_sizes": _sizes(0)},
-    "MultiMarginLossBackward0": {k: called(k) for k in ("margin", "p", "reduction")},
-    "MultilabelMarginLossBackward0": {"reduction": called("reduction")},
-    "HuberLossBackward0": {"delta": called("delta"), "reduction": called("reduction")},
-    "SmoothL1LossBackward0": {"beta": called("beta"), "reduction": called("reduction")},
-    "CtcLossBackward0": {
-        "blank": called("blank"),
-        "input_lengths": called("input_lengths"),
-        "target_lengths": called("target_lengths"),
-        "zero_infinity": called("zero_infinity"),
-    },
     "ScaledDotProductFlashAttentionForCpuBackward0": {
         "dropout_p": called("dropout_p", 0.0),
         "is_causal": _opt("is_causal"),
@@ -474,12 +465,12 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "MaxPool2DWithIndicesBackward0": {
         k: called(k) for k in ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
     },
-    # the spatial ops' arguments, as their functions record them (saved_spatial.py)
-    **{name: {k: called(k) for k in keys.split()} for name, keys in spatial.ARGS.items()},
-    **dict.fromkeys(
-        ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
-        {"reduction": called("reduction")},
-    ),
+    # the spatial ops' and the losses' arguments, as their functions record them
+    # (saved_spatial.py, saved_losses.py)
+    **{
+        name: {k: called(k) for k in keys.split()}
+        for name, keys in {**spatial.ARGS, **losses.ARGS}.items()
+    },
     "AvgPool2DBackward0": {
         k: called(k)
         for k in ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size")
@@ -673,13 +664,6 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "ClampMinBackward1": {"min": ("input", 1, None), **_SELF},
     "ClampMaxBackward1": {"max": ("input", 2, None), **_SELF},
     "AvgPool2DBackward0": _SELF,
-    "BinaryCrossEntropyBackward0": {
-        "self": ("input", 0, None), "target": ("input", 1, None), "weight": ("called", "weight"),
-    },
-    "BinaryCrossEntropyWithLogitsBackward0": {
-        "pos_weight": ("optional", 2), "self": ("input", 0, None), "target": ("input", 1, None),
-        "weight": ("called", "weight"),
-    },
     "NextafterBackward0": {"other": ("input", 1, None), "self": ("input", 0, None)},
     "DivBackward2": {"other": ("input", 1, None), "self": ("input", 0, 1)},
     "SgnBackward0": {"result": ("made", 0, lambda fn: array.xp.sign(fn.inputs[0]._array)), **_SELF},
@@ -694,23 +678,6 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     **dict.fromkeys(
         ("Reshape.SortBackward0", "Reshape.TopkBackward0"), {"indices": ("called", "indices")}
     ),
-    "MultiMarginLossBackward0": {
-        "self": ("input", 0, None), "target": ("called", "target"), "weight": ("called", "weight"),
-    },
-    "MultilabelMarginLossBackward0": {
-        "is_target": ("called", "is_target"), "self": ("input", 0, None),
-        "target": ("called", "target"),
-    },
-    **dict.fromkeys(
-        ("HuberLossBackward0", "SmoothL1LossBackward0"),
-        {"self": ("input", 0, None), "target": ("input", 1, None)},
-    ),
-    "CtcLossBackward0": {
-        "log_probs": ("input", 0, None), "result0": ("made", None, lambda fn: fn.nll),
-        # (N, T, S): alpha, the log-probabilities of the alignments' prefixes
-        "result1": ("made", None, lambda fn: array.xp.swapaxes(fn.alpha, 0, 1)),
-        "targets": ("called", "targets"),
-    },
     "ScaledDotProductFlashAttentionForCpuBackward0": {
         "attn_mask": ("optional", 3), "key": ("input", 1, None),
         "logsumexp": ("made", 0, made.attention_logsumexp),
@@ -719,16 +686,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     },
     "MaxPool2DWithIndicesBackward0": {"result1": ("made", None, made.pool_indices), **_SELF},
     **spatial.TENSORS,
-    **dict.fromkeys(
-        ("NllLossBackward0", "NllLoss2DBackward0"),
-        {
-            # cross_entropy's one node keeps the log-probabilities PyTorch's nll_loss takes
-            "self": ("made", 0, lambda fn: fn.__dict__.get("logp", fn.inputs[0]._array)),
-            "target": ("called", "target"),
-            "total_weight": ("made", None, made.total_weight),
-            "weight": ("called", "weight"),
-        },
-    ),
+    **losses.TENSORS,
     "LinalgLstsqBackward0": {
         "b": ("input", 1, None), "self": ("input", 0, None), "solution": ("called", "solution"),
     },
