@@ -265,11 +265,14 @@ class Conv2dWeightGrad(Function):
 # in row-major window order (as PyTorch), since a later offset wins only if strictly larger.
 
 
-def _first_max(views: list[Any]) -> tuple[Any, Any]:
-    """Elementwise max of equally shaped arrays and the index of the first one holding it."""
+def _first_max(views: list[Any], nan_last: bool = False) -> tuple[Any, Any]:
+    """Elementwise max of equally shaped arrays and the index of the first one holding it;
+    with ``nan_last``, of the last NaN where there is one (PyTorch's scan: a NaN wins)."""
     best, arg = views[0], None
     for k, v in enumerate(views[1:], start=1):
         later = v > best
+        if nan_last:
+            later |= xp.isnan(v)
         # maximum, not a select, so NaN propagates; the first step makes the fresh buffer
         best = xp.maximum(best, v, out=None if k == 1 else best)
         if arg is None:  # offsets 0 and 1 so far: the comparison is the index
@@ -310,6 +313,9 @@ def pool_max(
         return folded(xp.maximum, [row_max[:, :, s] for s in rows]), None, None
     row_max, col_arg = _first_max([xpad[..., s] for s in columns])
     out, row_arg = _first_max([row_max[:, :, s] for s in rows])
+    if array.is_floating(x.dtype) and xp.isnan(out).any():  # a NaN wins: its place found again
+        row_max, col_arg = _first_max([xpad[..., s] for s in columns], nan_last=True)
+        out, row_arg = _first_max([row_max[:, :, s] for s in rows], nan_last=True)
     return out, col_arg, row_arg
 
 

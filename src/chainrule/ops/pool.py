@@ -116,7 +116,8 @@ class _WindowMax(Function):
         chose (``self.args``, from the last axis), which backward finds again from x rather
         than keeping (forward alone skips the arg-max passes)."""
         # an integer's least value, as -inf has none (its cast is undefined, and warns)
-        lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
+        floating = array.is_floating(x.dtype)
+        lowest = -xp.inf if floating else xp.iinfo(x.dtype).min
         out = _padded(x, self.padding, lowest)
         self.args = []
         # the winners from the last axis, as indices() reads them; the maxima alone from the
@@ -133,8 +134,12 @@ class _WindowMax(Function):
                 out = folded(xp.maximum, _offset_views(out, where, axis))
                 continue
             picked = _gathered(out, where, axis)  # (..., k, o, ...)
-            self.args.append(picked.argmax(axis=axis))  # the first maximum (or NaN)
+            arg = picked.argmax(axis=axis)  # the first maximum
             out = picked.max(axis=axis)
+            if floating and xp.isnan(out).any():  # a NaN wins: the last, as PyTorch's scan
+                flipped = xp.flip(xp.isnan(picked), axis=axis).argmax(axis=axis)
+                arg = xp.where(xp.isnan(out), picked.shape[axis] - 1 - flipped, arg)
+            self.args.append(arg)
         return out.copy() if out is x else out  # a fresh array, never x itself
 
     def indices(self) -> Any:
