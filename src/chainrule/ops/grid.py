@@ -179,7 +179,7 @@ def _outer(parts: Any, add: bool = False) -> Any:
     for d in range(dim):  # x, y (, z): x's taps the last of the K axes
         shaped = parts[d].reshape(*([1] * (dim - 1 - d)), taps, *([1] * d), m)
         out = shaped if out is None else (out + shaped if add else out * shaped)
-    return out.reshape(-1, m)
+    return out.reshape(taps**dim, m)
 
 
 def _combined(parts: list[Any]) -> Any:
@@ -192,7 +192,7 @@ def _combined(parts: list[Any]) -> Any:
         shaped = part.reshape(n, *([1] * (dim - 1 - d)), taps, *([1] * d), p)
         out = shaped if out is None else out * shaped
     n, p = parts[0].shape[0], parts[0].shape[2]
-    return out.reshape(n, -1, p)
+    return out.reshape(n, math.prod(part.shape[1] for part in parts), p)
 
 
 class GridSampler2d(Function):
@@ -279,7 +279,8 @@ class GridSampler2d(Function):
         else:
             self.slopes = [self.slope[d].reshape(n, p) * scales[d] for d in range(dim)]
         inside = self.inside.astype(work)  # (dim, T, M)
-        self.insides = [inside[d].reshape(-1, n, p).transpose(1, 0, 2) for d in range(dim)]
+        taps = inside.shape[1]
+        self.insides = [inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
 
     def _fractions(self, grid: Tensor) -> list[Any]:
         """The fraction t along each axis as a Tensor of grid, so the gradients differentiate
@@ -320,7 +321,8 @@ class GridSampler2d(Function):
             if self.mode == "nearest":  # a step function: no gradient, as PyTorch's
                 gg = grid * 0
             else:
-                vals = x.reshape(n, c, -1).gather(2, index).reshape(n, c, k, p)
+                flat = x.reshape(n, c, math.prod(x.shape[2:]))  # (N, C, H*W)
+                vals = flat.gather(2, index).reshape(n, c, k, p)
                 along = (g * vals).sum(1)  # (N, K, P): sum_c grad * x at tap k
                 slopes = [
                     stack(_slopes(t, self.mode), 1) * m for t, m in zip(ts, insides, strict=True)

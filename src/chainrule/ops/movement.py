@@ -493,7 +493,7 @@ class Pad(Function):
         out = xp.empty(shape, dtype=a.dtype, like=a)
         middle = tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, widths, strict=True))
         out[middle] = a
-        fill = xp.asarray(value, like=a)  # cast as NumPy casts: -1 wraps in uint8, as torch's
+        fill = xp.asarray(value, like=a)  # cast as NumPy's assignment casts (2.7 is 2 in uint8)
         for d, (lo, hi) in enumerate(widths):
             before = (slice(None),) * d
             if lo:

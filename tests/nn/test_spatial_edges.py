@@ -1,0 +1,85 @@
+"""Edge cases of grid_sample and nearest interpolation against PyTorch: empty batches, empty
+grids and empty channels (values and gradients' shapes), an axis of one with align_corners
+under reflection (its one position, slope 0), and constant padding's value cast into an
+integer dtype (within its range: out of it PyTorch refuses, chainrule wraps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+EMPTY = [
+    ((0, 2, 3, 4), (0, 2, 2, 2)),  # no samples
+    ((1, 2, 3, 4), (1, 0, 2, 2)),  # no positions
+    ((1, 0, 3, 4), (1, 2, 2, 2)),  # no channels
+    ((0, 2, 3, 4, 2), (0, 1, 2, 2, 3)),
+    ((1, 2, 3, 4, 2), (1, 0, 2, 2, 3)),
+]
+
+
+def _both(fn: Any, *arrays: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """fn's output and its inputs' gradients (upstream: ones) on chainrule and on torch."""
+    out = []
+    for m in (cr, torch):
+        xs = [m.tensor(a, requires_grad=True) for a in arrays]
+        y = fn(m, *xs)
+        y.backward(m.ones_like(y))
+        out.append([y.detach().numpy()] + [x.grad.numpy() for x in xs])
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize(
+    ("shapes", "mode"),
+    [
+        (s, m)
+        for s in EMPTY
+        for m in ("bilinear", "nearest", "bicubic")
+        if len(s[0]) == 4 or m != "bicubic"
+    ],
+)
+def test_grid_sample_of_empty_tensors(shapes: tuple, mode: str) -> None:
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal(shapes[0]), rng.uniform(-1, 1, shapes[1])
+    ours, theirs = _both(
+        lambda m, a, b: m.nn.functional.grid_sample(a, b, mode=mode, align_corners=False), x, g
+    )
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.shape == b.shape
+
+
+@pytest.mark.parametrize("corners", [True, False])
+def test_grid_sample_reflection_on_an_axis_of_one(corners: bool) -> None:
+    """With align_corners, an axis of one has a single position: every sample reads it, and
+    the grid's gradient along it is 0."""
+    rng = np.random.default_rng(1)
+    x, g = rng.standard_normal((2, 3, 1, 4)), rng.uniform(-2, 2, (2, 3, 5, 2))
+    ours, theirs = _both(
+        lambda m, a, b: m.nn.functional.grid_sample(
+            a, b, padding_mode="reflection", align_corners=corners
+        ),
+        x,
+        g,
+    )
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_nearest_interpolation_of_an_empty_batch(mode: str) -> None:
+    x = np.zeros((0, 3, 4, 5))
+    ours, theirs = _both(lambda m, a: m.nn.functional.interpolate(a, scale_factor=2, mode=mode), x)
+    assert [a.shape for a in ours] == [b.shape for b in theirs]
+
+
+@pytest.mark.parametrize(("dtype", "value"), [("uint8", 2.7), ("uint8", 255), ("int8", -1.5)])
+def test_constant_pad_casts_its_value_as_torch(dtype: str, value: float) -> None:
+    x = np.arange(6, dtype=dtype).reshape(2, 3)
+    ours = cr.pad(cr.tensor(x), (1, 2, 0, 1), value=value).numpy()
+    theirs = torch.nn.functional.pad(torch.tensor(x), (1, 2, 0, 1), value=value).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)
