@@ -17,6 +17,7 @@ from .. import array
 from ..array.tensor_type import tensor_type
 from . import saved_losses as losses
 from . import saved_made as made
+from . import saved_shape as shape
 from . import saved_spatial as spatial
 
 PREFIX = "_saved_"
@@ -518,6 +519,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "batch1_sym_argsize_1": lambda fn: _shape(fn, 1)[1],
         "batch2_sym_argsize_2": lambda fn: _shape(fn, 2)[2],
     },
+    # repeat's, glu's and the fills' arguments, as their methods record them (saved_shape.py)
+    **{name: {k: called(k) for k in keys.split()} for name, keys in shape.ARGS.items()},
 }  # fmt: skip
 
 
@@ -717,6 +720,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
         "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
     },
+    **shape.TENSORS,
 }  # fmt: skip
 
 

@@ -167,7 +167,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     d = normalize_dim(dim, x.ndim, "glu", x.shape)
     if x.shape[d] % 2:
         raise ValueError(f"glu: dim {dim} must have an even size; got shape {x.shape}")
-    return glu_ops.Glu.apply(x, dim=d)
+    return named(glu_ops.Glu.apply(x, dim=d), "GluBackward0", dim=dim)  # dim as given
 
 
 def softmin(

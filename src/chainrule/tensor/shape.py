@@ -489,7 +489,9 @@ class Shape(Core):
                 f"repeat: sizes must be non-negative ints, at least one per dim; got sizes "
                 f"{tuple(sizes)} for shape {self.shape}"
             )
-        return movement.Repeat.apply(self, sizes=tuple(map(int, sizes)))
+        sizes = tuple(map(int, sizes))
+        out = movement.Repeat.apply(self, sizes=sizes)
+        return named(out, "RepeatBackward0", repeats=sizes, self_sym_sizes=self.shape)
 
     def repeat_interleave(
         self: TensorSelf, repeats: Any, dim: int | None = None, *, output_size: int | None = None
@@ -569,7 +571,8 @@ class Shape(Core):
         if reduce is not None:
             return _scatter_with_reduce(self, d, idx, src, reduce)
         if not isinstance(src, Core):  # scatter.value: the number is no input, as PyTorch's
-            return _SCATTER_VALUE.apply(self, src=src, index=idx, dim=d)
+            out = _SCATTER_VALUE.apply(self, src=src, index=idx, dim=d)
+            return named(out, "ScatterBackward1", dim=dim, index=idx)  # dim as given
         return movement.Scatter.apply(self, src, index=idx, dim=d)
 
     def scatter_add(self: TensorSelf, dim: int, index: Any, src: Any) -> Tensor:
