@@ -43,9 +43,11 @@ def _along(x: Any, axis: int, taps: Any, weights: Any) -> Any:
     """x resampled along axis: out[..., i, ...] = sum_k weights[i, k] * x[..., taps[i, k], ...];
     the taps gathered at once with the tap's index outermost, so the sum runs over slices."""
     n_out, t = taps.shape
-    picked = x.take(array.from_host(taps.T.reshape(-1), x), axis=axis)
+    taps, w = taps.T.reshape(-1), weights.T.astype(x.dtype, copy=False)  # (T*o,), (T, o)
+    if type(x) is not array.host.ndarray:
+        taps, w = array.from_host(taps, x), array.from_host(w, x)
+    picked = x.take(taps, axis=axis)
     picked = picked.reshape(x.shape[:axis] + (t, n_out) + x.shape[axis + 1 :])  # (.., T, o, ..)
-    w = array.from_host(weights.T.astype(x.dtype, copy=False), x)  # (T, o)
     picked *= w.reshape((t, n_out) + (1,) * (x.ndim - axis - 1))
     return xp.add.reduce(picked, axis=axis)
 
