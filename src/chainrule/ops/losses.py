@@ -88,6 +88,7 @@ class MultiMarginLoss(Function):
         rows = x if x.ndim == 2 else x.reshape(1, -1)  # (N, C)
         g = _spread(grad, self.reduction, self.n).reshape(-1, 1)  # (N, 1) or (1, 1)
         slope = self.active * self.coef  # (N, C): 0 off the hinge and at the target
+        slope = slope.astype(x._array.dtype, copy=False)  # 1 / C is a float64 number
         if self.p == 2:  # 2 z, with z in Tensor ops so that it differentiates again
             z = rows + (self.margin - Gather.apply(rows, self.target[:, None], dim=1))
             others = z * (slope * 2.0) * g
