@@ -647,10 +647,10 @@ def _remainder(a: Any, b: Any) -> Tensor:
         raise RuntimeError("remainder: integer division by zero")
     if isinstance(a, Core):  # one node, PyTorch's: of a tensor or a number divisor
         return _REMAINDER[isinstance(b, Core)].apply(a, b)
-    with array.errstate(divide="ignore", invalid="ignore"):  # float x % 0 is NaN
-        value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
-        value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
-        quotient = xp.floor_divide(x, y)
+    # float x % 0 is NaN, its warning ignored (array/modules.py), as Remainder's
+    value = xp.fmod(x, y)  # PyTorch's rule: fmod, then + b where the signs differ
+    value = xp.where((value != 0) & ((value < 0) != (y < 0)), value + y, value)
+    quotient = xp.floor_divide(x, y)
     if not any(isinstance(t, Core) and t.requires_grad for t in (a, b)) and not carries((a, b)):
         return make(value)  # nothing to differentiate, forward or backward
     # the gradient is that of a - floor(a / b) * b with the floor a constant; the value is
