@@ -235,13 +235,15 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     dtype = A._array.dtype
     empty = xp.zeros((0,), dtype=dtype)
     full = bool((rank_arr == min(m, n)).all())
-    residuals = attached(empty, A)
+    residuals = None
     if m > n and driver != "gelsy" and full:  # differentiable, as PyTorch's
         residuals = ((A @ X - Bm) ** 2).sum(-2)
         residuals = residuals.squeeze(-1) if vector else residuals
+    solution = X.squeeze(-1) if vector else X
+    if residuals is None:  # none: empty, from a node of PyTorch's name and saved values
+        residuals = record(_NO_RESIDUALS.apply(A, B), solution=solution._array)
     rank = xp.zeros((0,), dtype=xp.int64) if driver == "gels" else rank_arr.reshape(shape)
     sv = sv_arr if driver in ("gelsd", "gelss") else empty
-    solution = X.squeeze(-1) if vector else X
     return Lstsq(solution, residuals, constant(rank), constant(sv))
 
 
@@ -310,3 +312,7 @@ def tensorsolve(A: Any, B: Any, dims: Sequence[int] | None = None, *, out: Any =
             f"many elements as B; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
         )
     return solve(A.reshape(rows, rows), B.reshape(rows)).reshape(*rest)
+
+
+# lstsq's empty residuals, their node named as PyTorch's one node of lstsq
+_NO_RESIDUALS = D.LinalgLstsqEmpty.named("LinalgLstsqBackward0")

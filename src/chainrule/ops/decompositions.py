@@ -470,6 +470,21 @@ class LinalgLstsq(Function):
         return ga, (pinv.mT @ grad if need_b else None)
 
 
+class LinalgLstsqEmpty(Function):
+    """out = lstsq's empty residuals (where it has none: m <= n, A not of full rank, or the
+    gelsy driver), an output of A's and B's graph made by a node named as PyTorch's one node
+    of lstsq (LinalgLstsq.named); grad_A and grad_B: none, as PyTorch's."""
+
+    rule = "grad_A = None, grad_B = None (no residuals)"
+    saves_inputs = False
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return xp.zeros_like(a, shape=(0,))  # on a's device
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        return None, None
+
+
 # Bader, Blanes and Casas (2019), "Computing the matrix exponential with an optimized Taylor
 # polynomial approximation", the method PyTorch uses, in its order of operations so that float32
 # results round as PyTorch's: the largest 1-norm each degree serves, per dtype, ...
