@@ -17,7 +17,6 @@ from .. import array
 from ..array.tensor_type import tensor_type
 from . import saved_losses as losses
 from . import saved_made as made
-from . import saved_shape as shape
 from . import saved_spatial as spatial
 
 PREFIX = "_saved_"
@@ -519,8 +518,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "batch1_sym_argsize_1": lambda fn: _shape(fn, 1)[1],
         "batch2_sym_argsize_2": lambda fn: _shape(fn, 2)[2],
     },
-    # repeat's, glu's and the fills' arguments, as their methods record them (saved_shape.py)
-    **{name: {k: called(k) for k in keys.split()} for name, keys in shape.ARGS.items()},
+    # repeat's, glu's and the fills' arguments, as their methods record them (dims as given)
+    "RepeatBackward0": {"repeats": called("repeats"), "self_sym_sizes": called("self_sym_sizes")},
+    **dict.fromkeys(
+        ("GluBackward0", "ScatterBackward1", "IndexFillBackward1"), {"dim": called("dim")}
+    ),
 }  # fmt: skip
 
 
@@ -720,7 +722,8 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
         "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
     },
-    **shape.TENSORS,
+    "GluBackward0": _SELF,
+    **dict.fromkeys(("ScatterBackward1", "IndexFillBackward1"), {"index": ("called", "index")}),
 }  # fmt: skip
 
 
