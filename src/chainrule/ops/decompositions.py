@@ -363,10 +363,14 @@ class LinalgSvdEx(LinalgSvd):
         self.part, self.full = part, full_matrices
         if result is None:
             result = lapack.svd(a, full_matrices)
-        U, S, Vh = result
-        k = min(a.shape[-2:])
-        self.result = (None, S, None) if U is None else (U[..., :, :k], S, Vh[..., :k, :])
+        self.result = result  # as found (full factors where full_matrices), as PyTorch saves
         return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
+
+    def reduced(self) -> tuple[Any, Any, Any]:
+        """The first k = min(m, n) columns of U and rows of Vh: what the rule reads."""
+        U, S, Vh = self.result
+        k = S.shape[-1]
+        return (None, S, None) if U is None else (U[..., :, :k], S, Vh[..., :k, :])
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a = self.inputs[0]

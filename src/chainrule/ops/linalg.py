@@ -336,10 +336,14 @@ class LinalgSvd(Function):
         self.result = result  # for backward's U, S and Vh, which need no second SVD
         return kept_apart(dict(zip(("U", "S", "Vh"), result, strict=True))[part])
 
+    def reduced(self) -> tuple[Any, Any, Any]:
+        """The reduced SVD (U, S, Vh) forward found (U and Vh None where only S was)."""
+        return self.result  # type: ignore[no-any-return]
+
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a = self.inputs[0]
         m, n = a.shape[-2:]
-        found = self.result
+        found = self.reduced()
         if found[0] is None:  # svdvals kept S alone
             found = lapack.svd(a._array, full_matrices=False)
         U, S, Vh = (LinalgSvd.apply(a, part=p, result=found) for p in ("U", "S", "Vh"))
