@@ -437,7 +437,7 @@ class Clamp(Function):
             return xp.maximum(a, lo)
         if lo is None:
             return xp.minimum(a, hi)
-        return xp.clip(a, lo, hi)
+        return a.clip(lo, hi)  # the method: np.clip's Python wrapper calls it
 
     def masks(self) -> Any:
         """Where each input's gradient flows, a constant mask each (None for no bound)."""

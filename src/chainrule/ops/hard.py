@@ -28,7 +28,7 @@ class Hardswish(Function):
 
     def forward(self, x: Any) -> Any:
         out = xp.add(x, 3.0, out=xp.empty_like(x))  # an array for a 0-d x too
-        xp.clip(out, 0.0, 6.0, out=out)
+        out.clip(0.0, 6.0, out=out)  # the method: np.clip's Python wrapper calls it
         out *= x
         out /= 6.0
         return out
@@ -58,7 +58,7 @@ class Hardsigmoid(Function):
     def forward(self, x: Any) -> Any:
         self.inside = (x > -3.0) & (x < 3.0)
         out = xp.add(x, 3.0, out=xp.empty_like(x))
-        xp.clip(out, 0.0, 6.0, out=out)
+        out.clip(0.0, 6.0, out=out)  # the method: np.clip's Python wrapper calls it
         out /= 6.0
         return out
 
