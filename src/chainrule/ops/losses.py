@@ -149,14 +149,14 @@ class _Piecewise(Function):
     @errstate(invalid="ignore")  # inf - inf: NaN, no hinge, as PyTorch's, quietly
     def forward(self, x: Any, t: Any, *, k: float, reduction: str) -> Any:
         self.k, self.reduction = k, reduction
-        d = xp.subtract(x, t)
-        a = xp.abs(d)
-        inside = a < k
-        self.inside = inside
-        return _reduce(self.pieces(d, a, inside, k), reduction)
+        a = xp.abs(xp.subtract(x, t))  # |d|, an array of our own (or a number, 0-d)
+        self.inside = a < k
+        # q = min(|d|, k) gives both pieces in one formula: no selection, which costs
+        # several passes and a temporary of each piece
+        return _reduce(self.pieces(a, xp.minimum(a, k), k), reduction)
 
-    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
-        raise NotImplementedError  # each subclass's
+    def pieces(self, a: Any, q: Any, k: float) -> Any:
+        raise NotImplementedError  # each subclass's, from |d| and q = min(|d|, k)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, t = self.inputs
@@ -169,15 +169,16 @@ class _Piecewise(Function):
 
 
 class HuberLoss(_Piecewise):
-    """out = 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = x - t, reduced;
+    """out = 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = x - t, reduced:
+    q (|d| - 0.5 q) with q = min(|d|, delta), each piece exactly as PyTorch rounds it;
     grad_x = grad clamp(d, -delta, delta) (/ numel for 'mean'), grad_t = -grad_x."""
 
     rule = "grad_x = grad * clamp(x - t, -delta, delta), grad_t = -grad_x"
 
-    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
-        outer = a - 0.5 * k
-        outer *= k
-        return xp.where(inside, 0.5 * d * d, outer)
+    def pieces(self, a: Any, q: Any, k: float) -> Any:
+        a -= 0.5 * q
+        a *= q
+        return a
 
     def slope(self, d: Tensor) -> Tensor:  # clamp(d, -delta, delta), as PyTorch's
         return Where.apply(self.inside, d, d.sign() * self.k)
@@ -185,12 +186,16 @@ class HuberLoss(_Piecewise):
 
 class SmoothL1Loss(_Piecewise):
     """out = 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = x - t, reduced (beta
-    > 0); grad_x = grad clamp(d / beta, -1, 1) (/ numel for 'mean'), grad_t = -grad_x."""
+    > 0): (|d| - 0.5 q) q / beta with q = min(|d|, beta); grad_x = grad clamp(d / beta, -1,
+    1) (/ numel for 'mean'), grad_t = -grad_x."""
 
     rule = "grad_x = grad * clamp((x - t) / beta, -1, 1), grad_t = -grad_x"
 
-    def pieces(self, d: Any, a: Any, inside: Any, k: float) -> Any:
-        return xp.where(inside, 0.5 * d * d / k, a - 0.5 * k)
+    def pieces(self, a: Any, q: Any, k: float) -> Any:
+        a -= 0.5 * q
+        q /= k  # 1 past the kink
+        a *= q
+        return a
 
     def slope(self, d: Tensor) -> Tensor:  # clamp(d / beta, -1, 1), as PyTorch's
         return Where.apply(self.inside, d / self.k, d.sign())
