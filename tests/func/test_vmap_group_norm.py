@@ -96,3 +96,16 @@ def test_per_sample_gradients_through_layer_norm_equal_torch_func(monkeypatch):
     want = tf.vmap(tf.grad(loss(torch)), in_dims=(None, 0))(torch.tensor(w), torch.tensor(x))
     assert "LayerNorm" not in looped
     _close(got, want)
+
+
+def test_one_input_under_per_example_weights(monkeypatch):
+    """x not batched, weight batched: x repeated for each example, still one call."""
+    looped = _counted(monkeypatch)
+    x, w = RNG.standard_normal((2, 4, 3)), RNG.standard_normal((5, 3))
+
+    def f(lib):
+        return lambda xi, wi: lib.nn.functional.layer_norm(xi, (3,), wi)
+
+    got = cf.vmap(f(cr), in_dims=(None, 0))(cr.tensor(x), cr.tensor(w))
+    assert looped == []
+    _close(got, tf.vmap(f(torch), in_dims=(None, 0))(torch.tensor(x), torch.tensor(w)))

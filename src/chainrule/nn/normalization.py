@@ -729,7 +729,7 @@ def _batched(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     into the samples; per-example weight and bias (as vmap over grad makes them) scale and
     shift the unweighted result, on the batch."""
     x, w, b = args["x"], args["weight"], args["bias"]
-    x = x if batched["x"] else batching._broadcast(x, size)  # (B, *example)
+    x = x if batched["x"] else x.unsqueeze(0).expand(size, *x.shape)  # (B, *example), a view
     group = "groups" in args
     given = {**args, "x": x.reshape(-1, *x.shape[2:]) if group else x}  # (B*N, C, *) for group
     if not batched["weight"] and not batched["bias"]:
@@ -747,4 +747,4 @@ def _batched(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return out
 
 
-batching.RULES.update(LayerNorm=_batched, NativeGroupNorm=_batched)
+batching.register({"LayerNorm": _batched, "NativeGroupNorm": _batched})
