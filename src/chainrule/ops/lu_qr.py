@@ -389,6 +389,10 @@ class LinalgLuSolve(Function):
         trans = int(adjoint) if left else int(not adjoint)  # X A_op = B: A_op^T X^T = B^T
         rhs = b if left else xp.swapaxes(b, -1, -2)
         n = lu.shape[-1]
+        if lu.ndim == 2 and rhs.ndim == 2 and pivots.ndim == 1 and rhs.size and n:  # one
+            # system: getrs itself, no batch to broadcast
+            x, _ = lapack.routine("getrs", lu.dtype)(lu, pivots - 1, rhs, trans=trans)
+            return x if left else x.T
         batch = xp.broadcast_shapes(lu.shape[:-2], pivots.shape[:-1], rhs.shape[:-2])
         out = host.empty((*batch, *rhs.shape[-2:]), dtype=lu.dtype)
         if out.size and n:
