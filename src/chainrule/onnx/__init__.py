@@ -1,7 +1,8 @@
 """Export to ONNX: ``chainrule.onnx.export(model, args, f, ...)``, PyTorch's call. Needs the
 ``onnx`` extra (``pip install 'chainrule[onnx]'``); onnx is imported when export runs."""
 
-from . import converters, more_converters, sequence  # noqa: F401  (they register)
+from . import converters, more_converters, pool_converters, sequence  # noqa: F401  (register)
+from . import pad_converters  # noqa: F401  (registers)
 from .export import UnsupportedOperatorError, export
 from .trace import TracerWarning
 
