@@ -60,7 +60,7 @@ HOST_ONLY = {
     **dict.fromkeys(
         ("as_strided_of_a_slice", "as_strided_offset", "as_strided_overlapping", "ctc_loss")
         + ("ctc_loss_log_probs", "diag_embed", "diag_embed_dims", "diagflat")
-        + ("diagonal_scatter", "multi_margin_loss", "multi_margin_loss_p2_weight", "unfold")
+        + ("diagonal_scatter", "unfold")
         + ("unfold_0d", "unfold_gaps", "unfold_copy"),
         _HOST,
     ),
