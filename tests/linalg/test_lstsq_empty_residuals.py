@@ -31,3 +31,24 @@ def test_empty_residuals_are_torchs(a_shape: tuple, b_shape: tuple, driver: Any)
     ours, theirs = _run(cr, a_shape, b_shape, driver), _run(torch, a_shape, b_shape, driver)
     assert ours == theirs
     assert ours[:2] == ((0,), "LinalgLstsqBackward0") and ours[3] is None
+
+
+EMPTY_A = [((0, 3), (0, 2)), ((2, 0, 3), (2, 0, 1)), ((3, 0), (3, 2)), ((0, 0), (0, 1))]
+EMPTY_A += [((0, 2, 2), (0, 2, 1))]
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), EMPTY_A, ids=str)
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_an_empty_a_solves_as_torchs(a_shape: tuple, b_shape: tuple, driver: Any) -> None:
+    """An A without rows, columns or matrices: every output's shape and value, and the zero
+    gradients, as PyTorch's (the batch was once reshaped by -1, which an empty A cannot say)."""
+    got, want = [], []
+    for lib, out in ((cr, got), (torch, want)):
+        A = lib.zeros(a_shape, dtype=lib.float64, requires_grad=True)
+        B = lib.zeros(b_shape, dtype=lib.float64, requires_grad=True)
+        result = lib.linalg.lstsq(A, B, driver=driver)
+        result.solution.sum().backward()
+        out += [x.detach().numpy() for x in result] + [A.grad.numpy(), B.grad.numpy()]
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)

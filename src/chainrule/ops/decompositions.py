@@ -439,8 +439,9 @@ class LinalgLstsq(Function):
         self, a: Any, b: Any, rcond: Any = None, driver: Any = "gelsy", found: Any = None
     ) -> Any:
         shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = xp.broadcast_to(a, (*shape, *a.shape[-2:])).reshape(-1, *a.shape[-2:])
-        b = xp.broadcast_to(b, (*shape, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
+        count = math.prod(shape)  # the matrices (-1 cannot say how many where A is empty)
+        a = xp.broadcast_to(a, (*shape, *a.shape[-2:])).reshape(count, *a.shape[-2:])
+        b = xp.broadcast_to(b, (*shape, *b.shape[-2:])).reshape(count, *b.shape[-2:])
         m, n = a.shape[-2:]
         k = b.shape[-1]
         dtype = xp.result_type(a, b)
