@@ -14,6 +14,7 @@ from typing import Any
 from . import array, sparse
 from .arguments import broadcast_shape, need_float, need_number, normalize_dim, resolve_device
 from .ops import distance, linalg, movement, selection
+from .ops import padding as padding_ops
 from .tensor import Tensor, as_tensor, write_out
 from .tensor import matmul as _matmul
 from .tensor import where as _where
@@ -244,10 +245,9 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     """Pad the last dims, PyTorch's way: ``pad`` = (left, right, top, bottom, ...) starting
     from the last dim. ``mode``: 'constant' (``value``), or 'reflect' (mirrored, the edge not
     repeated), 'replicate' (the edge repeated) or 'circular' (wrapped around), which pad the
-    last 1, 2 or 3 dims of an input with one or two more dims, as PyTorch's.
-
-    The non-constant modes index the input with an array of source positions per padded
-    dim, so their gradient sums what each position lent to the padding (any order)."""
+    last 1, 2 or 3 dims of an input with one or two more dims, as PyTorch's: one take of the
+    input by an index of sources (ops/padding.py), whose gradient sums what each position
+    lent to the padding."""
     if mode not in _PAD_MODES:
         modes = ", ".join(map(repr, _PAD_MODES))
         raise ValueError(f"pad: mode must be one of {modes}; got {mode!r}")
@@ -256,7 +256,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape "
             f"{input.shape}"
         )
-    if builtins.any(p < 0 for p in pad):
+    if builtins.min(pad, default=0) < 0:
         raise ValueError(f"pad: negative padding is not supported; got {tuple(pad)}")
     k = len(pad) // 2
     if mode == "constant":
@@ -264,61 +264,33 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         for i in range(k):
             widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
         return movement.Pad.apply(input, widths=tuple(widths), value=value)
-    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+    shape = input.shape
+    if k not in (1, 2, 3) or len(shape) not in (k + 1, k + 2):
         raise ValueError(
             f"pad: mode={mode!r} pads the last 1, 2 or 3 dims of an input with one or two "
             f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {tuple(pad)} "
-            f"for shape {input.shape}"
+            f"for shape {shape}"
         )
     if mode != "circular":  # PyTorch's reflect and replicate pads have no bool loop
         need_number(input, "pad")
-    out = input
+    pad = tuple(map(int, pad))
     for i in range(k):
-        dim = input.ndim - 1 - i
-        lo, hi, n = int(pad[2 * i]), int(pad[2 * i + 1]), input.shape[dim]
-        if not (lo or hi):
-            continue
-        need = {
-            "reflect": ("each padding smaller than the size of the dim it pads", n - 1),
-            "circular": ("each padding at most the size of the dim it pads", n),
-            "replicate": ("a dim that is not empty", math.inf if n else -1),
-        }[mode]
-        if builtins.max(lo, hi) > need[1]:
-            raise ValueError(
-                f"pad: mode={mode!r} needs {need[0]}; got padding ({lo}, {hi}) for dim {dim} of "
-                f"size {n} (shape {input.shape})"
-            )
-        where = _pad_index(n, lo, hi, mode)
-        if type(out._array) is not array.host.ndarray:  # on the tensor's device, as x[...] has it
-            where = array.from_host(where, out._array)
-        # out[..., where] for the dim (IndexBackward0), with no index to parse: a constant
-        out = movement.GetItem.apply(out, index=(slice(None),) * dim + (where,))
-    return out
+        n, most = shape[-1 - i], builtins.max(pad[2 * i], pad[2 * i + 1])
+        if most and most > (n - 1 if mode == "reflect" else n if n or mode == "circular" else -1):
+            _pad_refused(mode, pad[2 * i : 2 * i + 2], len(shape) - 1 - i, shape)
+    return padding_ops.pad(input, pad, mode)
 
 
-def _pad_index(n: int, lo: int, hi: int, mode: str) -> Any:
-    """The source position of each of the lo + n + hi positions along a padded dim, made once
-    for each size, padding and mode (a read-only array: a constant of the shapes)."""
-    key = (n, lo, hi, mode)
-    found = _PAD_INDEXES.get(key)
-    if found is not None:
-        return found
-    i = array.xp.arange(-lo, n + hi)
-    if mode == "reflect":
-        i = array.xp.abs(i)
-        i = array.xp.where(i > n - 1, 2 * (n - 1) - i, i)
-    elif mode == "replicate":
-        i = array.xp.clip(i, 0, n - 1)
-    else:
-        i = i % n  # circular
-    i.flags.writeable = False
-    if len(_PAD_INDEXES) >= 256:  # a bound on what it keeps: start again
-        _PAD_INDEXES.clear()
-    _PAD_INDEXES[key] = i
-    return i
-
-
-_PAD_INDEXES: dict[tuple[int, int, int, str], Any] = {}
+def _pad_refused(mode: str, lo_hi: tuple[int, ...], dim: int, shape: Any) -> None:
+    need = {
+        "reflect": "each padding smaller than the size of the dim it pads",
+        "circular": "each padding at most the size of the dim it pads",
+        "replicate": "a dim that is not empty",
+    }[mode]
+    raise ValueError(
+        f"pad: mode={mode!r} needs {need}; got padding {lo_hi} for dim {dim} of size "
+        f"{shape[dim]} (shape {shape})"
+    )
 
 
 def var_mean(

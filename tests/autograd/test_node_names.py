@@ -33,8 +33,8 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "IndexBackward0": (
         "these select by indices",
         {"MaskedSelectBackward0", "SelectBackward0"}
-        | {"ViewBackward0", "CopySlices", "ReflectionPad1DBackward0", "StackBackward0"}
-        | {"ReplicationPad1DBackward0", "DiagonalBackward0", "DiagonalBackward0_copy"}
+        | {"ViewBackward0", "CopySlices", "StackBackward0"}
+        | {"DiagonalBackward0", "DiagonalBackward0_copy"}
         | {"TakeBackward0", "EmbeddingBackward0"},
     ),
     "IndexPutBackward0": ("these write by index", {"CopySlices", "IndexCopyBackward0"}),

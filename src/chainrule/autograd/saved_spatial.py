@@ -8,6 +8,14 @@ from typing import Any
 
 from . import saved_made as made
 
+# F.pad's reflect and replicate nodes of each rank, and their gradients' nodes
+_PADS = tuple(
+    f"{kind}Pad{k}DBackward{twice}0"
+    for kind in ("Reflection", "Replication")
+    for k in (1, 2, 3)
+    for twice in ("", "Backward")
+)
+
 # PyTorch's node name -> the arguments it saves, as the function records them
 ARGS: dict[str, str] = {
     "MaxPool3DWithIndicesBackward0": "ceil_mode dilation kernel_size padding stride",
@@ -38,6 +46,7 @@ ARGS: dict[str, str] = {
         ("UpsampleNearest3DBackward0", "UpsampleNearestExact3DBackward0"),
         "output_size scales_d scales_h scales_w self_sym_sizes",
     ),
+    **dict.fromkeys(_PADS, "padding"),
 }
 
 
@@ -74,6 +83,7 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         ("GridSampler2DBackward0", "GridSampler3DBackward0"),
         {"grid": ("input", 1, None), "input": ("input", 0, None)},
     ),
+    **dict.fromkeys(_PADS[::2], _SELF),
     "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
     "NativeGroupNormBackward0": {
         "input": ("input", 0, None), "weight": ("optional", 1),

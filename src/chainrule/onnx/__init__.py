@@ -2,7 +2,6 @@
 ``onnx`` extra (``pip install 'chainrule[onnx]'``); onnx is imported when export runs."""
 
 from . import converters, more_converters, pool_converters, sequence  # noqa: F401  (register)
-from . import pad_converters  # noqa: F401  (registers)
 from .export import UnsupportedOperatorError, export
 from .trace import TracerWarning
 

@@ -1,9 +1,10 @@
 """Converters of the primitives that stand for what used to be a composition of others
 (std, var_mean, norms, flip, roll, the add-products, the shuffles, group norm, cross, 3-D
-average and max pooling, grid_sample, aminmax, prod, prelu, gelu, silu, trace), from a traced
-Step to the ONNX nodes of its value: each written out in ONNX's operators as the composition
-computed it, or as the one ONNX operator that computes it (MaxPool, GridSample). The graph and
-the tracing are export.py's; the other primitives' converters are converters.py's."""
+average and max pooling, grid_sample, aminmax, prod, prelu, gelu, silu, trace, the reflect,
+replicate and circular pads), from a traced Step to the ONNX nodes of its value: each written
+out in ONNX's operators as the composition computed it, or as the one ONNX operator that
+computes it (MaxPool, GridSample). The graph and the tracing are export.py's; the other
+primitives' converters are converters.py's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 from typing import Any
 
 from .. import array
+from ..ops.padding import positions
 from .converters import variance
 from .export import (
     INT64_MAX,
@@ -385,3 +387,16 @@ def _grid_sample(g: Graph, s: Step) -> str:
         padding_mode=padding,
         align_corners=int(bool(corners)),
     )
+
+
+@converts("IndexPad")
+def _index_pad(g: Graph, s: Step) -> str:
+    """F.pad's reflect, replicate and circular modes: along each padded dim, one Gather of its
+    source positions (which holds at any size of the dims it does not pad)."""
+    a, padding, mode = s.inputs[0], s.options["padding"], s.options["mode"]
+    x = g.value(a)
+    for i in range(len(padding) // 2):
+        dim = a.ndim - 1 - i
+        where = positions(a.shape[dim], padding[2 * i], padding[2 * i + 1], mode)
+        x = g.add("Gather", [x, g.value(where, array.int64)], axis=dim)
+    return x
