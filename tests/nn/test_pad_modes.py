@@ -69,6 +69,24 @@ def test_float32_and_empty_batches(mode: str) -> None:
         np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5)
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_vmap_pads_the_whole_batch_in_one_call(mode: str) -> None:
+    assert cr.batching.RULES["IndexPad"] is cr.batching.RULES["PixelShuffle"]  # no loop
+    x = cr.tensor(np.random.default_rng(3).standard_normal((4, 2, 3, 5)))
+    w = cr.tensor(np.random.default_rng(4).standard_normal((4, 2, 6, 8)))
+
+    def f(t: cr.Tensor, v: cr.Tensor) -> cr.Tensor:
+        return (F.pad(t, (1, 2, 2, 1), mode=mode) * v).sum()
+
+    got = cr.func.vmap(cr.func.grad(f))(x, w)
+    for b in range(4):
+        t = torch.tensor(x[b].numpy(), requires_grad=True)
+        (
+            torch.nn.functional.pad(t, (1, 2, 2, 1), mode=mode) * torch.tensor(w[b].numpy())
+        ).sum().backward()
+        np.testing.assert_allclose(got[b].numpy(), t.grad.numpy(), rtol=1e-12)
+
+
 def test_the_index_is_made_once_per_key_and_what_is_kept_is_bounded() -> None:
     first = padding.flat_index((4, 5), (1, 2, 0, 3), "reflect")
     assert padding.flat_index((4, 5), (1, 2, 0, 3), "reflect") is first

@@ -51,7 +51,8 @@ def grid_sampler(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 LEADING = """UpsampleNearest1d UpsampleNearest2d UpsampleNearest3d UpsampleNearestExact1d
 UpsampleNearestExact2d UpsampleNearestExact3d UpsampleLinear1d UpsampleBilinear2d
-UpsampleBicubic2d UpsampleTrilinear3d ResampleBackward PixelShuffle PixelUnshuffle""".split()
+UpsampleBicubic2d UpsampleTrilinear3d ResampleBackward PixelShuffle PixelUnshuffle
+IndexPad IndexPadBackward""".split()
 
 batching.register(
     {
