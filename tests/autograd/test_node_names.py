@@ -33,7 +33,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "IndexBackward0": (
         "these select by indices",
         {"MaskedSelectBackward0", "SelectBackward0"}
-        | {"ViewBackward0", "CopySlices", "StackBackward0"}
+        | {"ViewBackward0", "StackBackward0"}
         | {"DiagonalBackward0", "DiagonalBackward0_copy"}
         | {"TakeBackward0", "EmbeddingBackward0"},
     ),
