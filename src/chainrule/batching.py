@@ -503,6 +503,12 @@ def expand(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
 
 
 @_only_first
+def repeat(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    sizes = args["sizes"]  # the batch's dim repeated once, before the example's sizes
+    return call(cls, {**args, "a": _padded(args["a"], len(sizes)), "sizes": (1, *sizes)})
+
+
+@_only_first
 def getitem(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """Basic indexing after the batch's dim; advanced (arrays, the same for every example)
     too where its indices are adjacent, as NumPy then keeps their dims in place."""
@@ -697,24 +703,20 @@ RULES.update(
     {
         "Einsum": einsum_rule,
         "Cast": cast,
-        "AvgPool2d": pool2d,
-        "Unbind": getitem,
+        **dict.fromkeys(("Unbind", "GetItem"), getitem),
         "Reshape": reshape,
         "Permute": permute,
         "Expand": expand,
-        "GetItem": getitem,
-        "Cat": joined,
-        "Stack": joined,
+        "Repeat": repeat,
+        **dict.fromkeys(("Cat", "Stack"), joined),
         "MatMul": matmul,
         "Linear": linear,
         "Conv2d": conv2d,
         "MaxPool2d": pool2d,
-        "NLLLoss": nll,
-        "CrossEntropy": nll,
-        "Scatter": scatter,
+        **dict.fromkeys(("NLLLoss", "CrossEntropy"), nll),
+        **dict.fromkeys(("Scatter", "ScatterReduce"), scatter),
         "Pad": pad,
         "Diagonal": diagonal,
-        "ScatterReduce": scatter,
     }
 )
 RULES.update(dict.fromkeys(POOLS, pool2d))
@@ -726,9 +728,8 @@ def register(rules: dict[str, Rule]) -> None:
     INDEXED.update(rules)
 
 
-# -- methods that compute an index from an example's values (sort's order, max's place) ----
-# On the batch they run along the example's dim moved past the batch's: one call, not the
-# first example's call going on.
+# -- methods that compute an index from an example's values (sort's order, max's place): on
+# the batch they run along the example's dim moved past the batch's, in one call.
 
 
 def _batch_of(out: Any, level: int) -> Any:

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .. import array
+from .. import array, batching
 from ..arguments import need_float, need_number, normalize_dim, resolve_device
 from ..autograd.mode import no_grad
 from ..autograd.node import named
@@ -168,6 +168,15 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if x.shape[d] % 2:
         raise ValueError(f"glu: dim {dim} must have an even size; got shape {x.shape}")
     return named(glu_ops.Glu.apply(x, dim=d), "GluBackward0", dim=dim)  # dim as given
+
+
+def _glu_batched(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """vmap's rule: the whole batch in one call, the halved dim one further on (glu's only
+    input is the batched one)."""
+    return batching.call(cls, {**args, "dim": args["dim"] + 1})
+
+
+batching.register({"Glu": _glu_batched})
 
 
 def softmin(
