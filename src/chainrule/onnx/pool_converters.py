@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..tensor import Tensor
-from .export import CONVERTERS, Converter, Graph
+from .export import CONVERTERS, Converter, Graph, converts
 from .trace import Step
 
 # each pool's number of spatial dims, by its primitive
@@ -37,5 +37,5 @@ def _batch_of_one(convert: Converter, spatial: int) -> Converter:
     return converted
 
 
-for _op, _spatial in _SPATIAL.items():
-    CONVERTERS[_op] = _batch_of_one(CONVERTERS[_op], _spatial)
+for _op, _spatial in _SPATIAL.items():  # each wraps the converter registered before it
+    converts(_op)(_batch_of_one(CONVERTERS[_op], _spatial))

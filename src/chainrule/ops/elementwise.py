@@ -335,7 +335,7 @@ class Tanh(Function):
     backward_arrays = backward  # operators only: the same rule serves arrays
 
 
-def _exp_quietly(a: Any) -> None:
+def exp_quietly(a: Any) -> None:
     """exp(a) in place, inf where it overflows, with no warning: NumPy's is ignored, as every
     warning of chainrule's modules (array/modules.py), and where the user's filter or
     seterr makes it an error, NumPy raises it once the array is written, so it is passed
@@ -358,7 +358,7 @@ class Sigmoid(Function):
         # the half types in float32, as PyTorch computes them; in place on one buffer
         x = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
         out = xp.negative(x, out=xp.empty_like(x))  # an array, 0-d too
-        _exp_quietly(out)
+        exp_quietly(out)
         out += 1
         xp.reciprocal(out, out=out)
         return out if out.dtype == a.dtype else out.astype(a.dtype)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
-from .elementwise import _exp_quietly
+from .elementwise import exp_quietly
 from .movement import Cat
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class Glu(Function):
         a, b = x[lead + (slice(None, half),)], x[lead + (slice(half, None),)]
         wide = xp.float32 if x.dtype.itemsize < 4 else None  # half types in float32
         out = xp.negative(b, dtype=wide)  # (..., half, ...): -b, then 1 + exp(-b)
-        _exp_quietly(out)  # where exp(-b) overflows to inf, out is a / inf = 0
+        exp_quietly(out)  # where exp(-b) overflows to inf, out is a / inf = 0
         out += 1
         xp.divide(a, out, out=out)
         return out if wide is None else out.astype(x.dtype)
