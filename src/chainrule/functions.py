@@ -278,6 +278,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         n, most = shape[-1 - i], builtins.max(pad[2 * i], pad[2 * i + 1])
         if most and most > (n - 1 if mode == "reflect" else n if n or mode == "circular" else -1):
             _pad_refused(mode, pad[2 * i : 2 * i + 2], len(shape) - 1 - i, shape)
+    if mode != "circular" and 0 in shape[-k - 1 :]:
+        raise ValueError(
+            f"pad: mode={mode!r} needs every dim but a batch's (the first of {k + 2}) not "
+            f"empty; got shape {shape}"
+        )
     return padding_ops.pad(input, pad, mode)
 
 

@@ -105,6 +105,11 @@ def test_refusals_name_the_op() -> None:
         F.pad(cr.ones(2, 0), (1, 0), mode="replicate")
     with pytest.raises(ValueError, match=r"pad: negative padding"):
         F.pad(cr.ones(2, 3), (-1, 0), mode="reflect")
+    for shape, pad in (((2, 0), (0, 0)), ((3, 0, 4), (1, 1)), ((0, 4, 4), (1, 1, 1, 1))):
+        with pytest.raises(ValueError, match=r"pad: mode='reflect' needs every dim but a batch"):
+            F.pad(cr.ones(*shape), pad, mode="reflect")
+    assert F.pad(cr.ones(0, 2, 4, 4), (1, 1, 1, 1), mode="replicate").shape == (0, 2, 6, 6)
+    assert F.pad(cr.ones(3, 0, 4), (1, 1), mode="circular").shape == (3, 0, 6)
     with pytest.raises(TypeError, match="pad"):
         F.pad(cr.ones(2, 3, dtype=cr.bool), (1, 0), mode="reflect")
     assert F.pad(cr.ones(2, 3, dtype=cr.bool), (1, 0), mode="circular").shape == (2, 4)
