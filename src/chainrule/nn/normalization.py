@@ -465,9 +465,6 @@ def instance_norm(
         # through a view as PyTorch's composite ends (ViewBackward0)
         y = norm.NativeGroupNorm.apply(x, weight, bias, groups=c, eps=eps)
         return movement.Reshape.apply(y, shape=x.shape)
-    if not use_input_stats:  # every instance of a channel takes the channel's statistics
-        y = batch_norm(x, running_mean, running_var, weight, bias, False, momentum, eps)
-        return movement.Reshape.apply(y, shape=x.shape)  # a view at the end, as PyTorch's
     rm = None if running_mean is None else xp.tile(_array(running_mean), n)  # (N C,)
     rv = None if running_var is None else xp.tile(_array(running_var), n)
     w = None if weight is None else weight.repeat(n)
