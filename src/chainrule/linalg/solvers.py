@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..autograd.saved import record
 from ..ops import decompositions as D
-from ..ops import lapack
+from ..ops import lapack, movement
 from ..tensor import Tensor
 from ._checks import attached, constant, low_precision, matrices, same_dtype, tensor_of, with_out
 
@@ -311,7 +311,8 @@ def tensorsolve(A: Any, B: Any, dims: Sequence[int] | None = None, *, out: Any =
             f"linalg.tensorsolve: A's first B.ndim dims and its other dims must each hold as "
             f"many elements as B; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
         )
-    return solve(A.reshape(rows, rows), B.reshape(rows)).reshape(*rest)
+    X = solve(A.reshape(rows, rows), B.reshape(rows))
+    return movement.Reshape.apply(X, shape=tuple(rest))  # PyTorch's last view, even of (rows,)
 
 
 # lstsq's empty residuals, their node named as PyTorch's one node of lstsq
