@@ -52,7 +52,7 @@ class EmbeddingBag(Function):
             out /= self.divisor
         elif mode == "max":  # each bag's first row holding its column's max: its weight row
             held = rows == xp.repeat(out[which], counts, axis=0)  # (k, D)
-            place = xp.where(held, xp.arange(idx.size)[:, None], idx.size - 1)  # (k, D)
+            place = xp.where(held, xp.arange(idx.size, like=idx)[:, None], idx.size - 1)  # (k, D)
             self.argmax = idx[xp.minimum.reduceat(place, first, axis=0)]  # (nb, D)
         return out
 
@@ -64,7 +64,7 @@ class EmbeddingBag(Function):
         if self.mode == "max":
             if need_w and self.idx.size:  # each bag's gradient at its max's (row, column)
                 d = weight.shape[1]
-                flat = (self.argmax * d + xp.arange(d)).reshape(-1)  # (nb * D,)
+                flat = (self.argmax * d + xp.arange(d, like=self.argmax)).reshape(-1)  # (nb * D,)
                 g = grad[make(self.which)].reshape(-1)  # (nb * D,)
                 gw = grad.new_zeros(weight.numel()).index_add(0, make(flat), g)
                 gw = gw.reshape(weight.shape)
