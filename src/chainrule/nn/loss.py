@@ -126,6 +126,7 @@ def smooth_l1_loss(
     need_float(x, "smooth_l1_loss")
     if beta == 0:  # the L1 loss, as PyTorch composes it
         return reduce_loss((x - t).abs(), reduction)
+    t = t if t.is_floating_point() else t.to(x.dtype)  # x's float dtype, as PyTorch promotes
     out = losses.SmoothL1Loss.apply(x, t, k=beta, reduction=reduction)
     return record(out, beta=float(beta), reduction=REDUCTIONS.index(reduction))
 
@@ -140,6 +141,7 @@ def huber_loss(
         raise ValueError(f"huber_loss: delta must be positive; got {delta}")
     x, t = _same_shape(input, target, "huber_loss")
     need_float(x, "huber_loss")
+    t = t if t.is_floating_point() else t.to(x.dtype)  # x's float dtype, as PyTorch promotes
     out = losses.HuberLoss.apply(x, t, k=delta, reduction=reduction)
     return record(out, delta=float(delta), reduction=REDUCTIONS.index(reduction))
 
