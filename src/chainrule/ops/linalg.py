@@ -3,6 +3,7 @@ decomposition, for the nuclear norm."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -275,6 +276,20 @@ def sums_alone(equation: str, shapes: list[tuple[int, ...]]) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=256)
+def _alone(ins: tuple[str, ...], out: str) -> tuple[tuple[tuple[int, ...], ...], str | None]:
+    """The dims of each operand whose letter no other operand nor the output has (summed
+    out of it alone), and the equation on what is left; None where there are none."""
+    axes, specs = [], []
+    for i, spec in enumerate(ins):
+        others = set(out).union(*(s for j, s in enumerate(ins) if j != i))
+        axes.append(tuple(d for d, c in enumerate(spec) if c not in others))
+        specs.append("".join(c for c in spec if c in others))
+    if not any(axes):
+        return tuple(axes), None
+    return tuple(axes), ",".join(specs) + "->" + out
+
+
 class Einsum(Function):
     """out = einsum(equation, *operands)  (letters only operand i has are broadcast back to
     it by expand)"""
@@ -284,7 +299,14 @@ class Einsum(Function):
 
     def forward(self, *arrays: Any, equation: Any) -> Any:
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
-        return xp.einsum(equation, *arrays, optimize=len(arrays) > 2)
+        if len(arrays) > 2:
+            return xp.einsum(equation, *arrays, optimize=True)
+        axes, rest = _alone(tuple(self.ins), self.out)
+        if rest is None or not all(a.dtype in (xp.float32, xp.float64) for a in arrays):
+            return xp.einsum(equation, *arrays)
+        # summed first, as PyTorch's einsum sums them: ij,k->i costs i*j + k, not i*j*k
+        summed = [a.sum(axis=ax) if ax else a for a, ax in zip(arrays, axes, strict=True)]
+        return xp.einsum(rest, *summed)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         grads: list[Tensor | None] = []
