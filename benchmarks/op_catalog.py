@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -118,6 +119,17 @@ def _block(call: Callable[[], Any], seconds: float) -> float:
             return spent / n
 
 
+def _cap_memory() -> None:
+    """Half the machine's memory for this process: a row whose grown inputs make either
+    library allocate more (PyTorch's einsum of "ij,k->i" at 10^6 makes the i-by-k product)
+    then fails to allocate, and measure() leaves that size out, where the kernel would
+    otherwise end the whole run."""
+    half = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft > half:
+        resource.setrlimit(resource.RLIMIT_AS, (half, hard))
+
+
 def measure(
     row: catalog.Row, shapes: tuple, backward: bool, repeats: int, block: float
 ) -> tuple[float, float, float] | None:
@@ -148,6 +160,7 @@ def summary(ratios: list[float], limit: float) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     """Every chosen row's figures in this process: {row: {column: [ratio, least, greatest]}}."""
+    _cap_memory()
     if os.environ.get("OMP_NUM_THREADS"):
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     rows = [r for r in catalog.ROWS if not args.only or r.name.startswith(tuple(args.only))]
