@@ -266,14 +266,10 @@ def sums_alone(equation: str, shapes: list[tuple[int, ...]]) -> bool:
     (which widens integers and bools to int64): with one operand, any such letter; with
     several, one that a single operand holds, at a size other than 1."""
     ins, out = parse_einsum(equation, shapes)
-    summed = set("".join(ins)) - set(out)
+    axes, _ = _alone(tuple(ins), out)  # with one operand: every letter the output lacks
     if len(ins) == 1:
-        return bool(summed)
-    for c in summed:
-        sizes = [shape[spec.index(c)] for spec, shape in zip(ins, shapes, strict=True) if c in spec]
-        if len(sizes) == 1 and sizes[0] != 1:
-            return True
-    return False
+        return bool(axes[0])
+    return any(shape[d] != 1 for ax, shape in zip(axes, shapes, strict=True) for d in ax)
 
 
 @functools.lru_cache(maxsize=256)
