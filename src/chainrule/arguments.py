@@ -179,6 +179,12 @@ def shape_arg(args: tuple) -> tuple:
 
 def broadcast_shape(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape ``shapes`` broadcast to, or a ValueError naming ``op`` and every shape."""
+    first = tuple(shapes[0])
+    for s in shapes[1:]:  # equal shapes, the common case, without NumPy's Python function
+        if tuple(s) != first:
+            break
+    else:
+        return first
     try:
         return tuple(array.xp.broadcast_shapes(*shapes))
     except ValueError:

@@ -445,17 +445,19 @@ class Arithmetic(Core):
         """The product of two 3-D tensors batch by batch: (b, n, m) @ (b, m, p), checked as
         PyTorch's (one batch size, no broadcasting)."""
         other = as_tensor(mat2)
-        if self.ndim != 3 or other.ndim != 3:
+        sa, sb = self._array.shape, other._array.shape
+        if len(sa) != 3 or len(sb) != 3:
             raise ValueError(
                 f"bmm: expects two 3-D tensors; got shapes {self.shape} and {other.shape}"
             )
-        if self.shape[0] != other.shape[0] or self.shape[2] != other.shape[1]:
+        if sa[0] != sb[0] or sa[2] != sb[1]:
             raise ValueError(
-                f"bmm: expected batch2 of shape ({self.shape[0]}, {self.shape[2]}, p) for batch1 "
-                f"of shape {self.shape}; got {other.shape}"
+                f"bmm: expected batch2 of shape ({sa[0]}, {sa[2]}, p) for batch1 of shape "
+                f"{self.shape}; got {other.shape}"
             )
         need_number(self, "bmm")
-        return matmul(self, other, _BMM)
+        a, b = _promote(self, other, "matmul")  # the checks above are matmul's, made
+        return _BMM.apply(a, b)
 
     def matmul(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)
@@ -760,7 +762,7 @@ def matmul(a: Any, b: Any, op: Any = linalg.MatMul) -> Tensor:
         raise ValueError(f"matmul: both operands need at least 1 dim; got shapes {sa} and {sb}")
     if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
         raise ValueError(f"matmul: inner dimensions differ; got shapes {sa} and {sb}")
-    if len(sa) > 2 or len(sb) > 2:
+    if (len(sa) > 2 or len(sb) > 2) and sa[:-2] != sb[:-2]:
         try:
             xp.broadcast_shapes(sa[:-2], sb[:-2])
         except ValueError:

@@ -518,7 +518,11 @@ class InPlace(Core):
         the array, the same result."""
         src = values._array if isinstance(values, Core) else values
         arr = self._array
-        if _joins(self, values) or not array.writeable(arr) or not _holds_as_is(src, arr):
+        if (
+            _joins(self, values)
+            or not array.writeable(arr)
+            or not _holds_as_is(src, arr, bools=True)
+        ):
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
         bump(self)
@@ -697,14 +701,15 @@ def _pass_tangent(t: Tensor, new: Tensor) -> None:
         mine._array[...] = tangent._array
 
 
-def _holds_as_is(src: Any, arr: Any, broadcast: bool = True) -> bool:
+def _holds_as_is(src: Any, arr: Any, broadcast: bool = True, bools: bool = False) -> bool:
     """Whether writing ``src`` into ``arr`` needs no cast or check of _write's: an array of
-    arr's dtype (that broadcasts to it, unless ``broadcast`` is False: NumPy checks that
-    where a part of arr is written), or a number of a kind arr's dtype holds (a float into
-    floats, an int into ints or floats, a bool into anything)."""
+    arr's dtype, or of bools where ``bools`` (a comparison's 1s and 0s, which every dtype
+    holds), that broadcasts to it (unless ``broadcast`` is False: NumPy checks that where a
+    part of arr is written), or a number of a kind arr's dtype holds (a float into floats,
+    an int into ints or floats, a bool into anything)."""
     if isinstance(src, array.ndarray):
         return (
-            src.dtype == arr.dtype
+            (src.dtype == arr.dtype or bools and src.dtype.kind == "b")
             and type(src) is type(arr)
             and (not broadcast or src.shape == arr.shape or broadcasts_to(src.shape, arr.shape))
         )
