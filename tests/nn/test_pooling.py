@@ -3,6 +3,8 @@ unbatched inputs, dtype rules and the errors that name the op."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -169,3 +171,32 @@ def test_a_numpy_integer_is_a_stride(pool) -> None:
     ours = pool(cr, cr.tensor(x), np.int64(2))
     theirs = pool(torch, torch.tensor(x), np.int64(2))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+WITH_INDICES = [
+    ("max_pool1d", (3, 2, 1), {"ceil_mode": True}, (2, 3, 9)),
+    ("max_pool2d", (3, 2, 1), {}, (3, 7, 6)),
+    ("max_pool3d", (2,), {"dilation": (2, 1, 1), "ceil_mode": True}, (2, 5, 4, 5)),
+    ("adaptive_max_pool1d", (4,), {}, (2, 3, 9)),
+    ("adaptive_max_pool3d", ((2, 3, 2),), {}, (2, 2, 5, 4, 5)),
+]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    "name, args, kwargs, shape", WITH_INDICES, ids=[w[0] for w in WITH_INDICES]
+)
+def test_indices_off_the_graph_and_on_it_match_torch(
+    name: str, args: tuple, kwargs: dict, shape: tuple, fast: bool
+) -> None:
+    """A pool's maxima and indices where no node records (one pass) and where one does."""
+    x = rng.standard_normal(shape)
+    x[(0,) * len(shape)] = np.nan  # a NaN wins its windows
+    want = getattr(torch.nn.functional, name)(torch.tensor(x), *args, **kwargs, return_indices=True)
+    with contextlib.nullcontext() if fast else cr.fastpath.disabled():
+        for grad in (False, True):
+            t = cr.tensor(x, requires_grad=grad)
+            got = getattr(cr.nn.functional, name)(t, *args, **kwargs, return_indices=True)
+            np.testing.assert_array_equal(got[0].detach().numpy(), want[0].numpy())
+            np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+            assert tuple(got[0].shape) == tuple(want[0].shape)

@@ -7,7 +7,7 @@ from .rowsums import row_sums
 from .rules import add_at_rows, add_rows, gradients, masked, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
-from .views import slices_made, view_made
+from .views import slices_made, unwatched, view_made
 
 __all__ = [
     "TRICKS",
@@ -22,6 +22,7 @@ __all__ = [
     "set_enabled",
     "slices_made",
     "unchanged",
+    "unwatched",
     "view_at",
     "view_made",
 ]

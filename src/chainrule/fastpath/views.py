@@ -22,9 +22,7 @@ def view_made(op: Any, t: Any, options: dict[str, Any], arrays: tuple = ()) -> A
     or dual level is open, an exporter traces the ops, or forward fails (apply words the
     error). A view of finite values is finite, so anomaly mode has nothing to check. (Its
     caller asks the switch.)"""
-    if t.requires_grad and modes.grad_enabled:
-        return None
-    if batching[0] is not None or dual[0] is not None or _APPLIES["apply"] is not _APPLY:
+    if not unwatched(t):
         return None
     data = t._array
     try:
@@ -37,14 +35,21 @@ def view_made(op: Any, t: Any, options: dict[str, Any], arrays: tuple = ()) -> A
     return made
 
 
+def unwatched(t: Any) -> bool:
+    """Whether an op on t would record no node and nothing watches the ops: no vmap or dual
+    level open, no exporter tracing them. Only then may a caller make what apply makes
+    without it. (Its caller asks the switch.)"""
+    if t.requires_grad and modes.grad_enabled:
+        return False
+    return batching[0] is None and dual[0] is None and _APPLIES["apply"] is _APPLY
+
+
 def slices_made(t: Any, indexes: list[tuple]) -> list[Any] | None:
     """``[GetItem.apply(t, index=i) for i in indexes]`` for basic indexes (ints in range and
     slices: the pieces of split, chunk and unbind), each view made as apply makes it where no
     node is recorded, the checks made once for all. None where apply must run (view_made's
     cases)."""
-    if t.requires_grad and modes.grad_enabled:
-        return None
-    if batching[0] is not None or dual[0] is not None or _APPLIES["apply"] is not _APPLY:
+    if not unwatched(t):
         return None
     data, make = t._array, tensor_type()._make
     out = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import is_int, positive_int
 from ..autograd.mode import is_grad_enabled
 from ..autograd.saved import record
@@ -136,6 +136,25 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
     return (1, *kernel), (1, *stride), (1, *dil), ((0, 0), *pad)
 
 
+def _off_graph(t: Tensor) -> bool:
+    """Whether a pool of t may leave out what only a graph needs (the unsqueeze and squeeze
+    nodes around a 1-D pool, the maxima found before their winners): with the switch on,
+    where no node records and nothing watches the ops."""
+    return fastpath.enabled() and fastpath.unwatched(t)
+
+
+def _height_one(t: Tensor) -> Tensor:
+    """A 1-D pool's input (..., L) as (..., 1, L), a 2-D pool's of a height of one, as
+    PyTorch's: its unsqueeze node, or off the graph a bare view, never seen outside."""
+    return Tensor._make(t._array[..., None, :]) if _off_graph(t) else t.unsqueeze(-2)
+
+
+def _height_dropped(t: Tensor) -> Tensor:
+    """A 1-D pool's output (..., 1, Lo) as (..., Lo): its squeeze node, or off the graph a
+    bare view of the pool's fresh output."""
+    return Tensor._make(t._array[..., 0, :]) if _off_graph(t) else t.squeeze(-2)
+
+
 # ---------------------------------------------------------------------------------------
 # Max pooling.
 
@@ -143,6 +162,11 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
 def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
     """MaxPool2d over x (N, C, H, W) or (C, H, W) and, with ``indices``, each maximum's flat
     index (row * W + column) as an int64 array."""
+    if indices and _off_graph(x):  # no node: the maxima and their winners in one pass
+        a = x._array[None] if x.ndim == 3 else x._array  # an unbatched x: a batch of one
+        top, col_arg, row_arg = conv_ops.pool_max(a, kernel, stride, pad, dil)
+        flat = conv_ops.pool_indices(col_arg, row_arg, x.shape[-2:], stride, pad, dil)
+        return Tensor._make(top[0] if x.ndim == 3 else top), flat[0] if x.ndim == 3 else flat
     # the winners' offsets only where a node records (and keeps them); else found below
     records = is_grad_enabled() and x.requires_grad
     out = conv_ops.MaxPool2d.apply(
@@ -173,8 +197,8 @@ def _max_pool(
     given, x, unbatched = _as_given(input, spatial, op)
     args = _pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
     if spatial == 1:  # (..., L) as (..., 1, L); the flat index row * L + column is the column
-        out, idx = _max_planes(given.unsqueeze(-2), *_order(_unit_height(args)), return_indices)
-        out = out.squeeze(-2)
+        out, idx = _max_planes(_height_one(given), *_order(_unit_height(args)), return_indices)
+        out = _height_dropped(out)
         idx = None if idx is None else idx[..., 0, :]
     elif spatial == 2:
         out, idx = _max_planes(given, *_order(args), return_indices)
@@ -219,6 +243,10 @@ _WINDOWS: dict[tuple, tuple] = {}
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
+    if indices and _off_graph(x):  # no node: the maxima and their winners in one pass
+        node = op()
+        out = Tensor._make(node.forward(x._array, windows=windows, padding=pad, winners=True))
+        return out, node.indices()
     records = is_grad_enabled() and x.requires_grad  # a node keeps the winners for indices
     out = op.apply(x, windows=windows, padding=pad, winners=indices and records)
     if not indices:
@@ -369,7 +397,7 @@ def _avg_pool(
     if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
         positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
     if spatial == 1:  # (..., L) as (..., 1, L); x, off the graph, for the shapes
-        given, args = given.unsqueeze(-2), _unit_height(args)
+        given, args = _height_one(given), _unit_height(args)
         x = Tensor._make(x._array[:, :, None])
     kernel, step, _, pad = args
     divisor: Any = None
@@ -394,7 +422,7 @@ def _avg_pool(
                 ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                 divisor_override=divisor_override,
             )  # fmt: skip
-    return out.squeeze(-2) if spatial == 1 else out
+    return _height_dropped(out) if spatial == 1 else out
 
 
 def avg_pool1d(
@@ -472,7 +500,7 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
     x, shape_of, unbatched = _as_given(input, spatial, op)
     size = _adaptive_size(op, shape_of, output_size, unbatched)
     if spatial == 1:  # (..., L) as (..., 1, L)
-        x, size = x.unsqueeze(-2), (1, *size)
+        x, size = _height_one(x), (1, *size)
     dims = tuple(range(x.ndim - len(size), x.ndim))  # the spatial dims
     if all(o == 1 for o in size):  # one window: the mean, as PyTorch's
         out = x.mean(dims, keepdim=True)
@@ -480,7 +508,7 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
         maps = tuple(_averaging(x.shape[d], o) for d, o in zip(dims, size, strict=True))
         kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
         out = kind.apply(x, maps=maps)
-    return out.squeeze(-2) if spatial == 1 else out
+    return _height_dropped(out) if spatial == 1 else out
 
 
 # each axis' averaging matrix, by the input's and the output's size along it
@@ -518,13 +546,13 @@ def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_in
     x, shape_of, unbatched = _as_given(input, spatial, op)
     size = _adaptive_size(op, shape_of, output_size, unbatched)
     if spatial == 1:  # (..., L) as (..., 1, L), as PyTorch's
-        x, size = x.unsqueeze(-2), (1, *size)
+        x, size = _height_one(x), (1, *size)
     sizes = x.shape[x.ndim - len(size) :]
     windows = tuple(_adaptive_windows(n, o) for n, o in zip(sizes, size, strict=True))
     kind = pool_ops.AdaptiveMaxPool3d if spatial == 3 else pool_ops.AdaptiveMaxPool2d
     out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(size), return_indices)
     if spatial == 1:
-        out, idx = out.squeeze(-2), None if idx is None else idx[..., 0, :]
+        out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
     return (out, Tensor._make(idx)) if return_indices else out
 
 
