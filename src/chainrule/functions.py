@@ -6,6 +6,7 @@ generator's state. Factories are factories.py's; the forms of the methods are in
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -248,32 +249,44 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     last 1, 2 or 3 dims of an input with one or two more dims, as PyTorch's: one take of the
     input by an index of sources (ops/padding.py), whose gradient sums what each position
     lent to the padding."""
+    try:
+        widths = _pad_widths(tuple(pad), mode, input.shape)
+    except TypeError:  # an entry that is not hashable (a NumPy 0-d array): checked afresh
+        widths = _pad_widths.__wrapped__(tuple(pad), mode, input.shape)
+    if mode == "constant":
+        return movement.Pad.apply(input, widths=widths, value=value)
+    if mode != "circular":  # PyTorch's reflect and replicate pads have no bool loop
+        need_number(input, "pad")
+    return padding_ops.pad(input, widths, mode)
+
+
+@functools.lru_cache(maxsize=256)
+def _pad_widths(pad: tuple[Any, ...], mode: str, shape: tuple[int, ...]) -> tuple:
+    """pad checked against mode and shape, as ints: for 'constant' the (before, after) of
+    every dim; for the other modes F.pad's own (left, right, top, bottom, ...). Kept for each
+    call's arguments, as they depend on nothing else."""
     if mode not in _PAD_MODES:
         modes = ", ".join(map(repr, _PAD_MODES))
         raise ValueError(f"pad: mode must be one of {modes}; got {mode!r}")
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+    if len(pad) % 2 or len(pad) // 2 > len(shape):
         raise ValueError(
-            f"pad: pad {tuple(pad)} must have an even length of at most 2*ndim; got shape "
-            f"{input.shape}"
+            f"pad: pad {pad} must have an even length of at most 2*ndim; got shape {shape}"
         )
     if builtins.min(pad, default=0) < 0:
-        raise ValueError(f"pad: negative padding is not supported; got {tuple(pad)}")
+        raise ValueError(f"pad: negative padding is not supported; got {pad}")
     k = len(pad) // 2
+    pad = tuple(map(int, pad))
     if mode == "constant":
-        widths = [(0, 0)] * input.ndim
+        widths = [(0, 0)] * len(shape)
         for i in range(k):
-            widths[input.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-        return movement.Pad.apply(input, widths=tuple(widths), value=value)
-    shape = input.shape
+            widths[len(shape) - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        return tuple(widths)
     if k not in (1, 2, 3) or len(shape) not in (k + 1, k + 2):
         raise ValueError(
             f"pad: mode={mode!r} pads the last 1, 2 or 3 dims of an input with one or two "
-            f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {tuple(pad)} "
+            f"dims more (2 or 3 dims for 1, 3 or 4 for 2, 4 or 5 for 3); got pad {pad} "
             f"for shape {shape}"
         )
-    if mode != "circular":  # PyTorch's reflect and replicate pads have no bool loop
-        need_number(input, "pad")
-    pad = tuple(map(int, pad))
     for i in range(k):
         n, most = shape[-1 - i], builtins.max(pad[2 * i], pad[2 * i + 1])
         if most and most > (n - 1 if mode == "reflect" else n if n or mode == "circular" else -1):
@@ -283,7 +296,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             f"pad: mode={mode!r} needs every dim but a batch's (the first of {k + 2}) not "
             f"empty; got shape {shape}"
         )
-    return padding_ops.pad(input, pad, mode)
+    return pad
 
 
 def _pad_refused(mode: str, lo_hi: tuple[int, ...], dim: int, shape: Any) -> None:

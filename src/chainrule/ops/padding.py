@@ -95,8 +95,8 @@ def _index_for(x: Any, sizes: tuple[int, ...], padding: tuple[int, ...], mode: s
 
 def pad(x: Tensor, padding: tuple[int, ...], mode: str) -> Tensor:
     """x's last len(padding) // 2 dims padded in mode, its node named as PyTorch's."""
-    name = _NAMES[mode][0].format(len(padding) // 2)
-    return record(IndexPad.named(name).apply(x, padding=padding, mode=mode), padding=padding)
+    op = _PADS[mode, len(padding) // 2]
+    return record(op.apply(x, padding=padding, mode=mode), padding=padding)
 
 
 class IndexPad(Function):
@@ -146,3 +146,11 @@ class IndexPadBackward(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (pad(grad, self.padding, self.mode),)
+
+
+# IndexPad under PyTorch's name for each mode's pad of k dims
+_PADS = {
+    (mode, k): IndexPad.named(names[0].format(k))
+    for mode, names in _NAMES.items()
+    for k in (1, 2, 3)
+}
