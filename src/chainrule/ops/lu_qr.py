@@ -221,12 +221,16 @@ class LinalgLu(Function):
         m, n = a.shape[-2:]
         k = min(m, n)
         if m * n > lapack.SMALL and type(a) is host.ndarray:  # a large matrix's masks are
-            # made each call (_triangles): only its own triangle's, by tril or triu
+            # made each call (_triangles): only its own triangle's, by tril or triu, on the
+            # transpose where getrf's LU is column-major (a C-ordered pass: a third the time)
+            t = a.flags.f_contiguous and not a.flags.c_contiguous
+            at = xp.swapaxes(a, -1, -2) if t else a
             if part == "U":
-                return host.triu(a[..., :k, :])
-            L = host.tril(a[..., :, :k], -1)
-            host.einsum("...ii->...i", L[..., :k, :])[...] = 1  # the unit diagonal, in place
-            return L
+                U = host.tril(at[..., :, :k]) if t else host.triu(a[..., :k, :])
+                return xp.swapaxes(U, -1, -2) if t else U
+            L = host.triu(at[..., :k, :], 1) if t else host.tril(a[..., :, :k], -1)
+            host.einsum("...ii->...i", L[..., :k, :k])[...] = 1  # the unit diagonal, in place
+            return xp.swapaxes(L, -1, -2) if t else L
         below, diagonal, upper = (xp.asarray(t, like=a) for t in _triangles(m, n, a.dtype))
         if part == "L":  # the strict lower triangle, ones on the diagonal
             return xp.where(below, a[..., :, :k], diagonal)
@@ -317,6 +321,11 @@ def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
 def row_order(pivots: Any, m: int) -> Any:
     """perm (..., m) with A = P L U: row perm[i] of A is row i of L U, from LAPACK's 1-based
     row swaps (..., k)."""
+    if pivots.ndim == 1 and type(pivots) is host.ndarray:  # one matrix's: no batch to walk
+        row = list(range(m))
+        for i, j in enumerate(pivots.tolist(), 1):
+            row[i - 1], row[j - 1] = row[j - 1], row[i - 1]
+        return host.array(row, dtype=host.int64)
     batch = pivots.shape[:-1]
     count = math.prod(batch)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
@@ -342,6 +351,9 @@ def permutation(pivots: Any, m: int, dtype: Any) -> Any:
     """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
     perm = row_order(pivots, m)  # P[perm[j], j] = 1: a one put in each column of zeros
     P = xp.zeros((*perm.shape, m), dtype=dtype, like=perm)  # (..., m, m)
+    if perm.ndim == 1:  # one matrix: one assignment by index pairs
+        P[perm, host.arange(m)] = 1
+        return P
     xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
     return P
 
