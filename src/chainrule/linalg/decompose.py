@@ -187,13 +187,11 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
     a = A._array
     m, n = a.shape[-2:]
     k, batch = min(m, n), a.shape[:-2]
-    if a.size == 0:
-        L = xp.broadcast_to(xp.eye(m, k, dtype=a.dtype), (*batch, m, k)).copy()
-        U = xp.zeros((*batch, k, n), dtype=a.dtype)
-        empty = {"LU": xp.zeros(a.shape, dtype=a.dtype), "L": L, "U": U}
+    if a.size == 0:  # no getrf: the parts' nodes still PyTorch's
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
-        return (*(attached(empty[p], A) for p in parts), pivots)
-    found = LQ.lu_arrays(a, op)  # (LU, pivots)
+        found = (xp.zeros(a.shape, dtype=a.dtype), pivots)
+    else:
+        found = LQ.lu_arrays(a, op)  # (LU, pivots)
     if _untracked(A):  # no node: LAPACK's LU and its triangles
         lu = found[0]
         made = (
@@ -244,7 +242,7 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
     LU, L, U, pivots = _lu_parts(A, "linalg.lu", ("LU", "L", "U"))
-    if L.grad_fn is not None and A._array.size:  # one node, as PyTorch's
+    if L.grad_fn is not None:  # one node, as PyTorch's
         k = L.shape[-1]
         blocks = ((..., slice(None), slice(0, k)), (..., slice(0, k), slice(None)))
         places = [
