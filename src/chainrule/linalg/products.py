@@ -234,8 +234,12 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
 
 @with_out("linalg", exact=True)
 def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Tensor:
-    """sum(x * y) along dim, the two broadcast."""
-    return (tensor_of(x) * tensor_of(y)).sum(dim)
+    """sum(x * y) along dim, the two broadcast; vdot's one node for two vectors, as
+    PyTorch's."""
+    x, y = tensor_of(x), tensor_of(y)
+    if x.ndim == 1 and y.ndim == 1 and x._array.dtype == y._array.dtype:
+        return x.vdot(y)
+    return (x * y).sum(dim)
 
 
 def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

