@@ -101,9 +101,10 @@ class Node:
 
     def share_outputs(self, whole: bool = False) -> Arrivals:
         """This node's output is packed: parts of it are the outputs of one node they share
-        (outputs.py part_node: QR's Q and R, var_mean's two). Which of them take a gradient
-        in a pass is kept here (Arrivals), for this node's rule (``arrived``) and the
-        shared node's hooks; ``whole``: a part's hooks see its whole gradient."""
+        (outputs.py: QR's Q and R by part_node, var_mean's two by packed_outputs). Which of
+        them take a gradient in a pass is kept here (Arrivals), for this node's rule
+        (``arrived``) and the shared node's hooks; ``whole``: a part's hooks see its whole
+        gradient."""
         self.arrivals = Arrivals(whole)
         return self.arrivals
 

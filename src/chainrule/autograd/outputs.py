@@ -21,7 +21,7 @@ from typing import Any
 from .node import Arrivals, node_type
 from .primitive import Function as Primitive
 from .primitive import tensor_type
-from .versions import counter, versions, writes
+from .versions import counter, make_view, versions, writes
 
 
 class Outputs(Primitive):
@@ -241,3 +241,29 @@ def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any
     for k, o in enumerate(outs):
         join(node, o, k)
     return node
+
+
+def packed_outputs(
+    packed: Any, parts: list[Any], kind: str, name: str, read: tuple[int, ...]
+) -> list[Any]:
+    """packed[0], packed[1], ...: the outputs of an op that packs them in one array (var_mean's,
+    std_mean's, aminmax's), made by the one node named ``name`` that they share, as PyTorch's
+    one node of the op; ``parts[k]`` holds the rule that puts output k's gradient in its place
+    in packed (an indexing rule, applied to no tensor: no node of the graph). An output the
+    op's rule reads (its number in ``read``) is a view of packed, so that a write into it
+    before backward fails the op's check of its output; the others are tensors of their own,
+    which may be written, as PyTorch's."""
+    op_node = packed.grad_fn
+    op_node.share_outputs()
+    arr, make = packed._array, tensor_type()._make
+    place_shape = arr.shape[1:]
+    places = [((k,), place_shape, None) for k in range(len(parts))]
+    node = share(packed, parts, places, kind, name, op_node)
+    outs = []
+    for k in range(len(parts)):
+        out = make(arr[k, ...], True)  # (*reduced), in packed's memory (0-d: a view too)
+        if k in read:
+            make_view(out, packed)
+        join(node, out, k)
+        outs.append(out)
+    return outs

@@ -235,6 +235,7 @@ class VarMean(_Spread):
 
     rule = "grad_a = var's rule on grad[0] + grad[1] / n expanded back to a's shape"
     root = False  # std_mean: out[0] = sqrt(var)
+    outputs_read: tuple[int, ...] = ()  # the outputs the rule reads (their writes are checked)
 
     def forward(
         self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
@@ -265,6 +266,7 @@ class StdMean(VarMean):
     rule = "grad_a = std's rule on grad[0] + grad[1] / n expanded back to a's shape"
     root = True
     saves_out = True
+    outputs_read = (0,)  # std, PyTorch's _saved_result0
 
 
 def _arrived(node: Any) -> Any:
@@ -333,6 +335,7 @@ class Aminmax(Function):
 
     rule = "grad_a = grad[0] at the minima + grad[1] at the maxima, each shared among ties"
     saves_out = True
+    outputs_read = (0, 1)  # PyTorch's _saved_min and _saved_max
 
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim

@@ -15,8 +15,9 @@ from ..arguments import (
     normalize_dims,
     numpy_dim_names,
 )
+from ..autograd.forward_ad import carries, set_tangent, tangent_of
 from ..autograd.node import UNGIVEN, UNGIVEN_FALSE
-from ..autograd.outputs import part_node
+from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..ops import decompositions, linalg, movement, reduce, statistics
 from .arithmetic import floating, where
@@ -536,14 +537,21 @@ _SPREADS["std_mean"] = reduce.StdMean
 def _parts(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
     """The two outputs of var_mean, std_mean or aminmax (``op``, the primitive's name),
     packed[0] and packed[1], which share packed's node as PyTorch's two outputs share one."""
-    first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
-    pair = (first, second)
     if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
-        return pair
-    shape = tuple(packed.shape[1:])
-    places = [((k,), shape, None) for k in (0, 1)]
-    part_node(packed, pair, places, op, op + "Backward0")
-    return pair
+        first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
+        return first, second
+    parts = []
+    for k in (0, 1):  # the rule of each output's place in packed: indexing's
+        part = movement.GetItem()
+        part.inputs, part.index = (packed,), (k,)
+        parts.append(part)
+    read = packed.grad_fn.outputs_read
+    first, second = packed_outputs(packed, parts, op, op + "Backward0", read)
+    if carries((packed,)):  # a dual level is open: each output's tangent is its part
+        tangent = tangent_of(packed)
+        set_tangent(first, tangent[0])
+        set_tangent(second, tangent[1])
+    return first, second
 
 
 def _matrix_norm(t: Tensor, p: str, dim: Any, keepdim: bool) -> Tensor:
