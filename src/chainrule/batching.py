@@ -583,29 +583,29 @@ def linear(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return out
 
 
-def conv2d(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
-    """Examples of (N, C, H, W) as one batch of B*N; per-example weights as B groups."""
+def convolution(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Examples of (N, C, *spatial) as one batch of B*N; per-example weights as B groups."""
     x, w, b = args["x"], args["weight"], args["bias"]
     x = x if batched["x"] else _broadcast(x, size)
     n = x.shape[1]
     if not batched["weight"] and not batched["bias"]:
-        out = call(cls, {**args, "x": x.reshape(size * n, *x.shape[2:])})  # (B*N, O, Ho, Wo)
+        out = call(cls, {**args, "x": x.reshape(size * n, *x.shape[2:])})  # (B*N, O, *outs)
         return out.reshape(size, n, *out.shape[1:])
-    w = w if batched["weight"] else _broadcast(w, size)  # (B, O, C/g, kh, kw)
+    w = w if batched["weight"] else _broadcast(w, size)  # (B, O, C/g, *kernel)
     if b is not None:
         b = (b if batched["bias"] else _broadcast(b, size)).reshape(-1)  # (B*O,)
-    planes = x.transpose(0, 1).reshape(n, -1, *x.shape[3:])  # (N, B*C, H, W)
+    planes = x.transpose(0, 1).reshape(n, -1, *x.shape[3:])  # (N, B*C, *spatial)
     out = call(
         cls,
         {
             **args,
             "x": planes,
-            "weight": w.reshape(-1, *w.shape[2:]),  # (B*O, C/g, kh, kw)
+            "weight": w.reshape(-1, *w.shape[2:]),  # (B*O, C/g, *kernel)
             "bias": b,
             "groups": args["groups"] * size,
         },
-    )  # (N, B*O, Ho, Wo)
-    return out.reshape(n, size, -1, *out.shape[2:]).transpose(0, 1)  # (B, N, O, Ho, Wo)
+    )  # (N, B*O, *outs)
+    return out.reshape(n, size, -1, *out.shape[2:]).transpose(0, 1)  # (B, N, O, *outs)
 
 
 @_only_first
@@ -711,7 +711,7 @@ RULES.update(
         **dict.fromkeys(("Cat", "Stack"), joined),
         "MatMul": matmul,
         "Linear": linear,
-        "Conv2d": conv2d,
+        "Convolution": convolution,
         "MaxPool2d": pool2d,
         **dict.fromkeys(("NLLLoss", "CrossEntropy"), nll),
         **dict.fromkeys(("Scatter", "ScatterReduce"), scatter),

@@ -114,3 +114,63 @@ def test_errors_name_the_op_and_shapes() -> None:
         f.conv_transpose3d(x, cr.tensor(rng.standard_normal((4, 1, 1, 1, 1))), padding="same")
     with pytest.raises(ValueError, match=r"ConvTranspose1d: only padding_mode 'zeros'"):
         cr.nn.ConvTranspose1d(2, 2, 3, padding_mode="reflect")
+
+
+def _saved(fn: object) -> dict:
+    """A node's saved values but its tensors, whose shapes are given instead."""
+    out = {}
+    for k in (a for a in dir(fn) if a.startswith("_saved_")):
+        v = getattr(fn, k)
+        out[k] = tuple(v.shape) if hasattr(v, "shape") else v
+    return out
+
+
+# every form of convolution: one node, PyTorch's ConvolutionBackward0 with its saved values
+ONE_NODE = [
+    ("conv1d", (2, 4, 7), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    ("conv1d", (2, 4, 7), (6, 4, 4), {"padding": "same"}),  # a pad first, as PyTorch's
+    ("conv3d", (2, 4, 5, 6, 7), (6, 2, 2, 3, 3), {"dilation": (2, 1, 1), "groups": 2}),
+    ("conv3d", (2, 4, 5, 6, 7), (6, 4, 2, 3, 3), {"padding": "valid"}),
+    ("conv3d", (2, 4, 5, 6, 7), (6, 4, 2, 3, 3), {"padding": "same"}),
+    ("conv_transpose1d", (2, 4, 5), (4, 3, 3),
+     {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2, "dilation": 2}),
+    ("conv_transpose2d", (2, 4, 5, 5), (4, 3, 3, 2), {"stride": 3, "output_padding": 2}),
+    ("conv_transpose3d", (1, 4, 3, 3, 3), (4, 2, 3, 2, 3),
+     {"stride": (2, 1, 2), "padding": (1, 0, 1), "output_padding": (1, 0, 0), "groups": 2}),
+]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("name, x_shape, w_shape, kwargs", ONE_NODE)
+def test_every_convolution_is_one_node_with_torchs_saved_values(
+    name: str, x_shape: tuple, w_shape: tuple, kwargs: dict
+) -> None:
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    transposed = name.startswith("conv_transpose")
+    b = rng.standard_normal(w_shape[1] * kwargs.get("groups", 1) if transposed else w_shape[0])
+    outs = []
+    for lib in (cr, torch):
+        args = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        out = getattr(lib.nn.functional, name)(*args, **kwargs)
+        outs.append(out)
+        assert type(out.grad_fn).__name__ == "ConvolutionBackward0"
+        parents = [type(f).__name__ for f, _ in out.grad_fn.next_functions]
+        assert parents[1:] == ["AccumulateGrad", "AccumulateGrad"], (lib.__name__, parents)
+    ours, theirs = outs
+    assert _saved(ours.grad_fn) == _saved(theirs.grad_fn)
+    assert_close(ours, theirs)
+
+
+def test_a_bias_written_after_the_convolution_is_not_refused_as_torchs() -> None:
+    """The bias's value serves no gradient: writing it in place before backward is allowed."""
+    x, w, b = rng.standard_normal((2, 3, 5)), rng.standard_normal((4, 3, 2)), np.ones(4)
+    grads = []
+    for lib in (cr, torch):
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        bt = lib.tensor(b, requires_grad=True) * 1
+        f = lib.nn.functional
+        outs = [f.conv1d(xt, wt, bt), f.conv_transpose1d(xt, wt.transpose(0, 1), bt)]
+        bt.add_(1)  # after both nodes were made
+        (outs[0].sum() + outs[1].sum()).backward()
+        grads.append(xt.grad.numpy())
+    np.testing.assert_allclose(*grads)

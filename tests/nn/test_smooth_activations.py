@@ -5,6 +5,8 @@ names."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -45,6 +47,18 @@ def test_nan_passes_through_value_and_gradient(name) -> None:
     out.sum().backward()
     assert np.isnan(out.detach().numpy()[0]) and np.isfinite(out.detach().numpy()[1])
     assert np.isnan(x.grad.numpy()[0])
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_nan_and_the_infinities_warn_of_nothing_under_warnings_as_errors(name) -> None:
+    call = CALLS[name]
+    x = cr.tensor([np.nan, -np.inf, np.inf, 1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = call(cr.nn.functional, x)
+        out.sum().backward()
+    expected = call(torch.nn.functional, torch.tensor([np.nan, -np.inf, np.inf, 1.0]))
+    np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", list(CALLS))

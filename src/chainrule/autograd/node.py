@@ -212,8 +212,8 @@ class AccumulateGrad:
 _TORCH_NAMES = {
     "Reshape": "ViewBackward0",
     "LayerNorm": "NativeLayerNormBackward0",
-    "LogSumExp": "LogsumexpBackward0", "Conv2d": "ConvolutionBackward0",
-    "ConvTranspose2d": "ConvolutionBackward0", "MaxPool2d": "MaxPool2DWithIndicesBackward0",
+    "LogSumExp": "LogsumexpBackward0",
+    "ConvTranspose": "ConvolutionBackward0", "MaxPool2d": "MaxPool2DWithIndicesBackward0",
     "Pad": "ConstantPadNdBackward0",
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",

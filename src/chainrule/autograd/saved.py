@@ -136,7 +136,7 @@ def _correction(fn: Any) -> Any:
 
 
 def _geometry(key: str) -> Callable[[Any], Any]:
-    """A 2-D convolution's stride, padding, dilation or groups; padding one number a dim, or
+    """A convolution's stride, padding, dilation or groups; padding one number a dim, or
     the (before, after) pair where they differ (padding="same" of an even kernel, which
     PyTorch's node sees as an input padded beforehand)."""
 
@@ -352,7 +352,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "LU_data_sym_argsize_minus_1": lambda fn: _shape(fn, 0)[-1],
         "LU_data_sym_argsize_minus_2": lambda fn: _shape(fn, 0)[-2],
     },
-    "Conv2d.ConvolutionBackward0": {
+    "Convolution.ConvolutionBackward0": {
         "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),
         "groups": _geometry("groups"),
@@ -361,11 +361,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "stride": _geometry("stride"),
         "transposed": lambda fn: False,
     },
-    "ConvTranspose2d.ConvolutionBackward0": {
-        "bias_sym_sizes_opt": lambda fn: (0,),  # a bias is added by a node of its own
+    "ConvTranspose.ConvolutionBackward0": {
+        "bias_sym_sizes_opt": _bias_sizes,
         "dilation": _geometry("dilation"),
         "groups": _geometry("groups"),
-        "output_padding": called("output_padding"),
+        "output_padding": lambda fn: called("output_padding", _unpadded(fn))(fn),
         "padding": _geometry("padding"),
         "stride": _geometry("stride"),
         "transposed": lambda fn: True,
@@ -654,7 +654,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
     "XlogyBackward2": _SELF,
     **dict.fromkeys(
-        ("Conv2d.ConvolutionBackward0", "ConvTranspose2d.ConvolutionBackward0"),
+        ("Convolution.ConvolutionBackward0", "ConvTranspose.ConvolutionBackward0"),
         {"input": ("input", 0, None), "weight": ("input", 1, None)},
     ),
     "NativeLayerNormBackward0": {
@@ -738,7 +738,7 @@ def table_key(op: str, name: str) -> str:
     if name.endswith("_copy") and (op != "GetItem" or name.startswith(("Select", "Slice"))):
         name = name.removesuffix("_copy")
     key = f"{op}.{name}"
-    if op in ("Linear", "Einsum", "Conv2d", "ConvTranspose2d") or key in VALUES:
+    if op in ("Linear", "Einsum", "Convolution", "ConvTranspose") or key in VALUES:
         return key
     return name
 

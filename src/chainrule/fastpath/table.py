@@ -85,14 +85,14 @@ TRICKS = [
     ),
     Trick(
         "conv weight gradient as cols @ g^T",
-        "chainrule.ops.conv:Conv2dWeightGrad.forward",
+        "chainrule.ops.conv:ConvWeightGrad.forward",
         "batch 64, 16 -> 32 channels, 3x3 on 14x14: 2,428 against 2,572 us; batch 32, "
         "64 -> 64 on 16x16: 7,946 against 9,056 us",
         "xp.matmul(g, cols^T).sum(axis=0)",
     ),
     Trick(
         "conv input gradient with the batch last",
-        "chainrule.ops.conv:ConvTranspose2d.forward",
+        "chainrule.ops.conv:ConvTranspose.forward",
         "batch 64, 32 -> 16 channels, 3x3 on 14x14: 3,392 against 5,092 us (1 channel on "
         "28x28: 2,087 against 902 us)",
         "xp.matmul(w, g) in the batch's order, folded as a view",

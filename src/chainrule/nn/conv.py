@@ -1,7 +1,6 @@
 """Convolution for users, in one, two and three spatial dims, plain and transposed: the
-functional forms (argument checks; 1-D as 2-D over a height of one; 3-D as one 2-D
-convolution over the planes, the depth's kernel offsets stacked as channels) and their
-modules. The differentiable primitives live in ops/conv.py; pools in pooling.py.
+functional forms (argument checks over one primitive of every rank) and their modules. The
+differentiable primitives live in ops/conv.py; pools in pooling.py.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from typing import Any
 from .. import array
 from ..arguments import positive_int, resolve_device
 from ..autograd.saved import record
-from ..functions import cat, stack
 from ..functions import pad as pad_fn
 from ..ops import conv as conv_ops
 from ..tensor import Tensor, as_tensor
@@ -71,76 +69,23 @@ def _conv(
         raise ValueError(f"{op}: bias must have shape ({c_out},); got bias shape {bias.shape}")
     pad = conv_padding(padding, kernel, stride, dilation, op)
     check_fits(op, x, kernel, dilation, pad, f"input shape {given}, weight shape {weight.shape}")
-    if spatial == 1:  # a 1-D convolution is a 2-D one over a height of 1
-        n, _, length = x.shape
-        x = x.reshape(n, c_in, 1, length)  # (N, C, 1, L)
-        weight = weight.reshape(c_out, c_group, 1, kernel[0])  # (O, C/g, 1, k)
-        stride, dilation, pad = (1, *stride), (1, *dilation), ((0, 0), *pad)
-    if spatial == 3:
-        if max(dilation) > 1 and x._array.dtype in (
-            array.int32,
-            array.int16,
-            array.int8,
-            array.uint8,
-        ):
-            raise TypeError(  # PyTorch's dilated 3-D kernel takes floats and int64 only
-                f"{op}: a dilated 3-D convolution is not defined for {x.dtype}, as in PyTorch; "
-                f"got dilation {dilation}"
-            )
-        out = _conv3d(x, weight, bias, stride, pad, dilation, groups)
-        return out.squeeze(0) if unbatched else out
-    out = conv_ops.Conv2d.apply(
+    if spatial == 3 and max(dilation) > 1 and x._array.dtype in _NO_DILATED_3D:
+        raise TypeError(  # PyTorch's dilated 3-D kernel takes floats and int64 only
+            f"{op}: a dilated 3-D convolution is not defined for {x.dtype}, as in PyTorch; "
+            f"got dilation {dilation}"
+        )
+    if any(lo != hi for lo, hi in pad):  # 'same' of an even span: the extra after, by a pad
+        widths = [w for lo, hi in reversed(pad) for w in (0, hi - lo)]  # the last dim first
+        x, pad = pad_fn(x, widths), tuple((lo, lo) for lo, _ in pad)
+    out = conv_ops.Convolution.apply(
         x, weight, bias, stride=stride, padding=pad, dilation=dilation, groups=groups
     )
-    if padding == "valid" and spatial == 2:  # PyTorch's node keeps one 0 for each
+    if padding == "valid":  # PyTorch's node keeps one 0 for each
         out = record(out, padding=(0,), output_padding=(0,))
-    if spatial == 1:
-        out = out.reshape(out.shape[0], c_out, out.shape[3])  # (N, O, 1, Lo) -> (N, O, Lo)
     return out.squeeze(0) if unbatched else out
 
 
-def _zeros_around(t: Tensor, dim: int, before: int, after: int) -> Tensor:
-    """t with ``before`` and ``after`` zero slices along dim: a cat with constant zeros, the
-    same values and gradient as pad's constant padding at a fraction of its cost (NumPy's pad
-    takes 10-15 us a call on small tensors, a concatenate 1-2)."""
-
-    def zeros(n: int) -> Tensor:
-        shape = (*t.shape[:dim], n, *t.shape[dim + 1 :])
-        return Tensor._make(array.xp.zeros(shape, dtype=t._array.dtype, like=t._array))
-
-    parts = [zeros(before)] if before else []
-    parts += [t, zeros(after)] if after else [t]
-    return t if len(parts) == 1 else cat(parts, dim)
-
-
-def _depth_slices(x: Tensor, kd: int, stride: int, dilation: int, n_out: int) -> Tensor:
-    """The depth slices each kernel offset reads, stacked: x (N, C, D, H, W) ->
-    (N, C, kd, Do, H, W), offset p reading depths p*dilation + i*stride."""
-    ends = [p * dilation + stride * (n_out - 1) + 1 for p in range(kd)]
-    return stack([x[:, :, p * dilation : end : stride] for p, end in enumerate(ends)], dim=2)
-
-
-def _conv3d(x: Tensor, weight: Tensor, bias: Any, stride: tuple, pad: tuple, dilation: tuple,
-            groups: int) -> Tensor:  # fmt: skip
-    """A 3-D convolution as one 2-D convolution over every output depth's planes: the kd
-    depth slices a window reads become channels (each group's kd*C/g together), and the
-    kernel's depth offsets join its input channels to match; differentiable throughout."""
-    n, c = x.shape[:2]
-    c_out, c_group, kd, kh, kw = weight.shape
-    if pad[0] != (0, 0):
-        x = _zeros_around(x, 2, *pad[0])  # (N, C, D + depth padding, H, W)
-    d_out = conv_ops.out_hw(x.shape[2:3], (kd,), stride[:1], dilation[:1], ((0, 0),))[0]
-    h, w = x.shape[3:]
-    cols = _depth_slices(x, kd, stride[0], dilation[0], d_out)  # (N, C, kd, Do, H, W)
-    cols = cols.reshape(n, groups, c_group, kd, d_out, h, w)
-    cols = cols.permute(0, 4, 1, 3, 2, 5, 6)  # (N, Do, g, kd, C/g, H, W)
-    cols = cols.reshape(n * d_out, groups * kd * c_group, h, w)  # (N*Do, g*kd*C/g, H, W)
-    w2 = weight.permute(0, 2, 1, 3, 4).reshape(c_out, kd * c_group, kh, kw)  # (O, kd*C/g, ..)
-    out = conv_ops.Conv2d.apply(cols, w2, bias, stride=stride[1:], padding=pad[1:],
-                                dilation=dilation[1:], groups=groups)  # fmt: skip
-    out = out.reshape(n, d_out, c_out, *out.shape[2:])  # (N, Do, O, Ho, Wo)
-    # (N, O, Do, Ho, Wo), laid out in C order as PyTorch's, so that view() of it runs
-    return out.permute(0, 2, 1, 3, 4).contiguous()
+_NO_DILATED_3D = (array.int32, array.int16, array.int8, array.uint8)
 
 
 def conv3d(
@@ -248,60 +193,11 @@ def _conv_transpose(
     )
     if any(n <= 0 for n in size):
         raise ValueError(f"{op}: the output would be {size}, which is empty; {shapes}")
-    if spatial == 1:  # over a height of one: (N, C, 1, L) and weight (C, O/g, 1, k)
-        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
-        strides, dilations, pad, size = (1, *strides), (1, *dilations), ((0, 0), *pad), (1, *size)
-    if spatial == 3:
-        out = _conv_transpose3d(x, weight, size, strides, pad, dilations, groups)
-    else:
-        out = conv_ops.ConvTranspose2d.apply(
-            x, weight, size=size, stride=strides, padding=pad, dilation=dilations, groups=groups
-        )
-        out = record(out, output_padding=tuple(extra))  # as PyTorch's node keeps it
-    if spatial == 1:
-        out = out.squeeze(2)  # (N, O, 1, Lo) -> (N, O, Lo)
-    if bias is not None:
-        out = out + bias.reshape(-1, *(1,) * spatial)
-    return out.squeeze(0) if unbatched else out
-
-
-def _conv_transpose3d(x: Tensor, weight: Tensor, size: tuple, stride: tuple, pad: tuple,
-                      dilation: tuple, groups: int) -> Tensor:  # fmt: skip
-    """The adjoint of _conv3d in its input, step by step backwards: a transposed 2-D
-    convolution over every input depth's planes into the kd depth offsets' slices, each slice
-    spread out along the depth (stride - 1 zeros between depths) and shifted to its offset,
-    the sum cropped by the depth padding."""
-    n, c_in, d_in, h, w = x.shape
-    _, c_group, kd, kh, kw = weight.shape
-    planes = x.permute(0, 2, 1, 3, 4).reshape(n * d_in, c_in, h, w)  # (N*Di, C, H, W)
-    w2 = weight.permute(0, 2, 1, 3, 4).reshape(c_in, kd * c_group, kh, kw)  # (C, kd*O/g, ..)
-    cols = conv_ops.ConvTranspose2d.apply(
-        planes,
-        w2,
-        size=size[1:],
-        stride=stride[1:],
-        padding=pad[1:],
-        dilation=dilation[1:],
-        groups=groups,
+    out = conv_ops.ConvTranspose.apply(
+        x, weight, bias, size=size, stride=strides, padding=pad, dilation=dilations, groups=groups
     )
-    ho, wo = size[1:]
-    cols = cols.reshape(n, d_in, groups, kd, c_group, ho, wo)
-    cols = cols.permute(3, 0, 2, 4, 1, 5, 6)  # (kd, N, g, O/g, Di, Ho, Wo)
-    cols = cols.reshape(kd, n, groups * c_group, d_in, ho, wo)  # (kd, N, O, Di, Ho, Wo)
-    (lo, _), s, dil = pad[0], stride[0], dilation[0]
-    full = size[0] + 2 * lo  # the depth before the padding is cropped
-    if s > 1:  # stride - 1 zeros after every depth: (kd, N, O, Di * s, Ho, Wo), cut to span
-        cols = _zeros_around(cols.unsqueeze(4), 4, 0, s - 1)  # (kd, N, O, Di, s, Ho, Wo)
-        cols = cols.reshape(kd, n, groups * c_group, d_in * s, ho, wo)[
-            :, :, :, : (d_in - 1) * s + 1
-        ]
-    span = cols.shape[3]
-    out = None
-    for p in range(kd):  # offset p's slice starts at depth p*dilation of the padded output
-        shifted = _zeros_around(cols[p], 2, p * dil, full - p * dil - span)
-        out = shifted if out is None else out + shifted
-    assert out is not None
-    return out[:, :, lo : lo + size[0]]  # (N, O, D, Ho, Wo)
+    out = record(out, output_padding=tuple(extra))  # as PyTorch's node keeps it
+    return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose1d(

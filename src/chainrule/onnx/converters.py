@@ -719,12 +719,12 @@ def _softmax(g: Graph, s: Step) -> str:
 
 
 def _pads(padding: Any) -> list[int]:
-    """((top, bottom), (left, right)) as ONNX's [top, left, bottom, right]."""
+    """((before, after), ...) per spatial axis as ONNX's [befores..., afters...]."""
     return [lo for lo, _ in padding] + [hi for _, hi in padding]
 
 
-@converts("Conv2d")
-def _conv2d(g: Graph, s: Step) -> str:
+@converts("Convolution")
+def _convolution(g: Graph, s: Step) -> str:
     x, weight, bias = s.inputs
     o = s.options
     names = [g.value(x), g.value(weight, dtype_of(s))]

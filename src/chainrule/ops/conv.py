@@ -1,11 +1,12 @@
-"""Convolution and max-pooling primitives on (N, C, H, W) arrays: windows as strided views,
-each product one matrix multiplication. Argument checks and the compositions of these (1-D and
-3-D convolutions, every other pool) live in nn/conv.py and nn/pooling.py.
+"""Convolution of every rank, plain and transposed, and max-pooling primitives on (N, C, *size)
+arrays: windows as strided views, each product one matrix multiplication. Argument checks
+live in nn/conv.py, nn/pooling.py and nn/fold.py.
 """
 
 from __future__ import annotations
 
 import math
+from itertools import product
 from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
@@ -17,59 +18,70 @@ if TYPE_CHECKING:
     from ..autograd.primitive import Grads
     from ..tensor import Tensor
 
-# Geometry, passed to every op as keyword options (normalised by nn/conv.py):
-#   stride (sh, sw), padding ((top, bottom), (left, right)), dilation (dh, dw), groups g.
+# Geometry, passed to every op as keyword options (normalised by nn/conv.py), one entry per
+# spatial axis: stride (s, ...), padding ((before, after), ...), dilation (d, ...), groups g.
 
 
 def out_hw(size: tuple, kernel: tuple, stride: tuple, dilation: tuple, padding: tuple) -> tuple:
-    """(Ho, Wo): the number of window positions along each axis (PyTorch's floor formula)."""
+    """The number of window positions along each axis (PyTorch's floor formula)."""
     return tuple(
         (n + lo + hi - d * (k - 1) - 1) // s + 1
         for n, k, s, d, (lo, hi) in zip(size, kernel, stride, dilation, padding, strict=True)
     )
 
 
+def _inside(padding: tuple, size: tuple) -> tuple[slice, ...]:
+    """The slices of a padded array's spatial axes (its last ones) that hold the unpadded."""
+    return tuple(slice(lo, lo + n) for (lo, _), n in zip(padding, size, strict=True))
+
+
 def _padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
-    """x with its last two axes padded by ``value`` (a fresh array; x itself if no padding)."""
-    (top, bottom), (left, right) = padding
-    if not (top or bottom or left or right):
+    """x with its last len(padding) axes padded by ``value`` (a fresh array; x itself if no
+    padding)."""
+    if not any(lo or hi for lo, hi in padding):
         return x
-    n, c, h, w = x.shape
+    lead = x.shape[: x.ndim - len(padding)]
+    size = x.shape[len(lead) :]
+    shape = (*lead, *(n + lo + hi for n, (lo, hi) in zip(size, padding, strict=True)))
     if value == 0.0:
-        out = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype, like=x)
+        out = xp.zeros(shape, dtype=x.dtype, like=x)
     else:
-        out = xp.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype, like=x)
-    out[:, :, top : top + h, left : left + w] = x
+        out = xp.full(shape, value, dtype=x.dtype, like=x)
+    out[(..., *_inside(padding, size))] = x
     return out
 
 
-def _windows(xpad: Any, kernel: tuple, hw: tuple, stride: tuple, dilation: tuple) -> Any:
-    """A read-only view (N, C, kh, kw, Ho, Wo) of every window of xpad, (Ho, Wo) = hw: no copy.
+def _windows(xpad: Any, kernel: tuple, outs: tuple, stride: tuple, dilation: tuple) -> Any:
+    """A read-only view (N, C, *kernel, *outs) of every window of xpad: no copy.
 
-    view[n, c, p, q, i, j] = xpad[n, c, i*sh + p*dh, j*sw + q*dw].
+    view[n, c, *p, *i] = xpad[n, c, *(i*s + p*d)] along each spatial axis.
     """
-    sn, sc, sh, sw = xpad.strides
-    shape = (*xpad.shape[:2], *kernel, *hw)
-    strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
-    return array.strided_view(xpad, shape, strides)
+    steps = xpad.strides[2:]
+    strides = (
+        *xpad.strides[:2],
+        *(t * d for t, d in zip(steps, dilation, strict=True)),
+        *(t * s for t, s in zip(steps, stride, strict=True)),
+    )
+    return array.strided_view(xpad, (*xpad.shape[:2], *kernel, *outs), strides)
 
 
 def unfold(
     x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int
 ) -> Any:
-    """Every window of x, copied once into one contiguous buffer cols (N, g, C/g*kh*kw, Ho*Wo).
+    """Every window of x, copied once into one contiguous buffer cols (N, g, C/g*K, L), K the
+    kernel's and L the output's number of positions.
 
-    Memory: N*C*kh*kw*Ho*Wo elements (kh*kw times the input at stride 1), the one large
-    buffer a convolution makes. It lives only while one product runs: the forward does not
-    keep it (the weight gradient unfolds x again), so a network's saved activations stay the
-    size of its inputs and outputs, as in PyTorch.
+    Memory: N*C*K*L elements (K times the input at stride 1), the one large buffer a
+    convolution makes. It lives only while one product runs: the forward does not keep it
+    (the weight gradient unfolds x again), so a network's saved activations stay the size
+    of its inputs and outputs, as in PyTorch.
     """
-    ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
-    view = _windows(_padded(x, padding), kernel, (ho, wo), stride, dilation)
-    # (N, C, kh, kw, Ho, Wo) -> (N, g, C/g*kh*kw, Ho*Wo): the reshape is the one copy; K
-    # is spelled out, as -1 cannot be resolved for an empty batch
-    k = x.shape[1] // groups * kernel[0] * kernel[1]
-    return view.reshape(x.shape[0], groups, k, ho * wo)
+    outs = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+    view = _windows(_padded(x, padding), kernel, outs, stride, dilation)
+    # (N, C, *kernel, *outs) -> (N, g, C/g*K, L): the reshape is the one copy; the sizes
+    # are spelled out, as -1 cannot be resolved for an empty batch
+    k = x.shape[1] // groups * math.prod(kernel)
+    return view.reshape(x.shape[0], groups, k, math.prod(outs))
 
 
 def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
@@ -79,39 +91,46 @@ def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
 
 
 def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
-    """The adjoint of unfold: add every window of cols (g, kh, kw, C/g, Ho, Wo, N) back into
-    an (N, C, H, W) array. One loop over the kh*kw kernel offsets, never over pixels; each
-    offset adds runs of Wo*N numbers where cols is laid out in its axes' order."""
-    groups, kh, kw, c_group, ho, wo, n = cols.shape
-    (top, bottom), (left, right) = padding
-    h, w = size
-    shape = (groups, c_group, h + top + bottom, w + left + right, n)
-    out = xp.zeros(shape, dtype=cols.dtype, like=cols)
-    col_slices = _offsets(kw, stride[1], dilation[1], wo)
-    for p, rows in enumerate(_offsets(kh, stride[0], dilation[0], ho)):
-        for q, columns in enumerate(col_slices):
-            out[:, :, rows, columns] += cols[:, p, q]
-    out = out[:, :, top : top + h, left : left + w]  # crop the padding: (g, C/g, H, W, N)
-    # one copy into C order, as PyTorch lays the result out: (N, g, C/g, H, W)
-    out = out.transpose(4, 0, 1, 2, 3).copy(order="C")
-    return out.reshape(n, groups * c_group, h, w)  # (N, C, H, W), a view
+    """The adjoint of unfold: add every window of cols (g, *kernel, C/g, *outs, N) back into
+    an (N, C, *size) array. One loop over the kernel's offsets, never over pixels; each
+    offset adds runs of N numbers (more where the windows of the last axis are contiguous)."""
+    rank = len(size)
+    groups, kernel, c_group = cols.shape[0], cols.shape[1 : 1 + rank], cols.shape[1 + rank]
+    outs, n = cols.shape[2 + rank : -1], cols.shape[-1]
+    padded = tuple(m + lo + hi for m, (lo, hi) in zip(size, padding, strict=True))
+    out = xp.zeros((groups, c_group, *padded, n), dtype=cols.dtype, like=cols)
+    reads = [
+        _offsets(k, s, d, m) for k, s, d, m in zip(kernel, stride, dilation, outs, strict=True)
+    ]
+    everything = slice(None)
+    for offset, where in zip(product(*map(range, kernel)), product(*reads), strict=True):
+        out[(everything, everything, *where)] += cols[(everything, *offset)]
+    out = out[(everything, everything, *_inside(padding, size))]  # (g, C/g, *size, N)
+    # one copy into C order, as PyTorch lays the result out: (N, g, C/g, *size)
+    out = out.transpose(rank + 2, 0, *range(1, rank + 2)).copy(order="C")
+    return out.reshape(n, groups * c_group, *size)  # (N, C, *size), a view
 
 
-class Conv2d(Function):
-    """out[n, o, i, j] = b[o] + sum_{c, p, q} xpad[n, o's group's c, i*sh + p*dh, j*sw + q*dw]
-    * w[o, c, p, q]  (cross-correlation, as PyTorch), computed as one batched matmul
-    w (g, O/g, K) @ cols (N, g, K, Ho*Wo), K = C/g*kh*kw.
+def _spatial_sum(grad: Tensor) -> Tensor:
+    """A bias's gradient: grad (N, C, *size) summed over all but its channels."""
+    return grad.sum(dim=(0, *range(2, grad.ndim)))
 
-    The gradients are the adjoints in x (ConvTranspose2d) and in w (Conv2dWeightGrad), both
+
+class Convolution(Function):
+    """out[n, o, *i] = b[o] + sum_{c, *p} xpad[n, o's group's c, *(i*s + p*d)] * w[o, c, *p]
+    (cross-correlation, as PyTorch) over any number of spatial axes, computed as one batched
+    matmul w (g, O/g, K) @ cols (N, g, K, L), K = C/g times the kernel's positions.
+
+    The gradients are the adjoints in x (ConvTranspose) and in w (ConvWeightGrad), both
     primitives whose own gradients are convolutions again, so gradients of any order are
     exact.
     """
 
     rule = (
-        "grad_x = ConvTranspose2d(grad, w), grad_w = Conv2dWeightGrad(x, grad), grad_b = grad "
-        "summed over n, i, j"
+        "grad_x = ConvTranspose(grad, w), grad_w = ConvWeightGrad(x, grad), grad_b = grad "
+        "summed over all but its channels"
     )
-    saves_inputs = "others"  # each input's value only for the others' gradients
+    saves_inputs = (0, 1)  # x and w only for each other's gradient; the bias never
 
     def forward(
         self,
@@ -129,12 +148,12 @@ class Conv2d(Function):
         )
         c_out, kernel = weight.shape[0], weight.shape[2:]
         cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
-        ho, wo = out_hw(x.shape[2:], kernel, stride, dilation, padding)
-        w = weight.reshape(groups, c_out // groups, -1)  # (g, O/g, K)
+        outs = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+        w = weight.reshape(groups, c_out // groups, cols.shape[2])  # (g, O/g, K)
         out = xp.matmul(w, cols)  # (N, g, O/g, L)
-        out = out.reshape(x.shape[0], c_out, ho, wo)  # (N, O, Ho, Wo)
+        out = out.reshape(x.shape[0], c_out, *outs)  # (N, O, *outs)
         if bias is not None:
-            out += bias.reshape(c_out, 1, 1)  # (O, 1, 1); out is fresh: add in place
+            out += bias.reshape(c_out, *(1,) * len(outs))  # (O, 1, ...); out is fresh
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -142,27 +161,32 @@ class Conv2d(Function):
         need_x, need_w, need_b = self.needs_input_grad
         gx = gw = None
         if need_x:
-            gx = ConvTranspose2d.apply(grad, weight, size=x.shape[2:], **self.geometry)
+            gx = ConvTranspose.apply(grad, weight, None, size=x.shape[2:], **self.geometry)
         if need_w:
-            gw = Conv2dWeightGrad.apply(x, grad, kernel=weight.shape[2:], **self.geometry)
-        return gx, gw, grad.sum(dim=(0, 2, 3)) if need_b else None
+            gw = ConvWeightGrad.apply(x, grad, kernel=weight.shape[2:], **self.geometry)
+        return gx, gw, _spatial_sum(grad) if need_b else None
 
 
-class ConvTranspose2d(Function):
-    """out = the adjoint of Conv2d in x: out[n, c, y, z] = sum over the windows (i, j, p, q)
-    that read xpad[n, c, y, z] of g[n, o, i, j] * w[o, c, p, q], cropped to ``size``.
-    Computed as one batched matmul w^T (g, kh*kw*C/g, O/g) @ g, then fold: g as
-    (g, O/g, L*N) with the fast path on, as (N, g, O/g, L) with it off.
+class ConvTranspose(Function):
+    """out = b + the adjoint of Convolution in x: out[n, c, *y] = b[c] + sum over the windows
+    (*i, *p) that read xpad[n, c, *y] of g[n, o, *i] * w[o, c, *p], cropped to ``size``.
+    Computed as one batched matmul w^T (g, K*C/g, O/g) @ g, then fold: g as (g, O/g, L*N)
+    with the fast path on, as (N, g, O/g, L) with it off.
 
-    h below is the upstream gradient, shaped like Conv2d's input.
+    h below is the upstream gradient, shaped like Convolution's input.
     """
 
-    rule = "grad_g = Conv2d(h, w), grad_w = Conv2dWeightGrad(h, g)  (h: the incoming grad)"
+    rule = (
+        "grad_g = Convolution(h, w), grad_w = ConvWeightGrad(h, g), grad_b = h summed over "
+        "all but its channels  (h: the incoming grad)"
+    )
+    saves_inputs = (0, 1)  # g and w only for each other's gradient; the bias never
 
     def forward(
         self,
         g: Any,
         weight: Any,
+        bias: Any,
         *,
         size: tuple,
         stride: tuple,
@@ -173,36 +197,40 @@ class ConvTranspose2d(Function):
         self.geometry: dict[str, Any] = dict(
             stride=stride, padding=padding, dilation=dilation, groups=groups
         )
-        n, c_out, ho, wo = g.shape
-        _, c_group, kh, kw = weight.shape
-        o_group = c_out // groups
-        w = weight.reshape(groups, o_group, c_group, kh, kw).transpose(0, 3, 4, 2, 1)
-        w = w.reshape(groups, kh * kw * c_group, o_group)  # (g, kh*kw*C/g, O/g)
-        if fastpath.enabled():  # the batch last, in memory: fold adds runs of Wo*N numbers
-            g = g.reshape(n, groups, o_group, ho * wo).transpose(1, 2, 3, 0)  # (g, O/g, L, N)
-            g = g.reshape(groups, o_group, ho * wo * n)  # (g, O/g, L*N), a copy
-            cols = xp.matmul(w, g).reshape(groups, kh, kw, c_group, ho, wo, n)
+        n, c_out, outs = g.shape[0], g.shape[1], g.shape[2:]
+        c_group, kernel = weight.shape[1], weight.shape[2:]
+        o_group, k, positions = c_out // groups, math.prod(kernel), math.prod(outs)
+        w = weight.reshape(groups, o_group, c_group, k).transpose(0, 3, 2, 1)
+        w = w.reshape(groups, k * c_group, o_group)  # (g, K*C/g, O/g)
+        if fastpath.enabled():  # the batch last, in memory: fold adds runs of N numbers
+            g = g.reshape(n, groups, o_group, positions).transpose(1, 2, 3, 0)  # (g, O/g, L, N)
+            g = g.reshape(groups, o_group, positions * n)  # (g, O/g, L*N), a copy
+            cols = xp.matmul(w, g).reshape(groups, *kernel, c_group, *outs, n)
         else:  # in the batch's order, and fold reads it through a transposed view
-            cols = xp.matmul(w, g.reshape(n, groups, o_group, ho * wo))  # (N, g, ..., L)
-            cols = cols.reshape(n, groups, kh, kw, c_group, ho, wo).transpose(1, 2, 3, 4, 5, 6, 0)
-        return fold(cols, size, stride, padding, dilation)
+            cols = xp.matmul(w, g.reshape(n, groups, o_group, positions))  # (N, g, K*C/g, L)
+            cols = cols.reshape(n, groups, *kernel, c_group, *outs)
+            cols = cols.transpose(*range(1, cols.ndim), 0)  # (g, *kernel, C/g, *outs, N)
+        out = fold(cols, size, stride, padding, dilation)  # (N, C, *size), fresh
+        if bias is not None:
+            out += bias.reshape(-1, *(1,) * len(size))  # (C, 1, ...)
+        return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        g, weight = self.inputs
-        need_g, need_w = self.needs_input_grad
+        g, weight, _ = self.inputs
+        need_g, need_w, need_b = self.needs_input_grad
         h, geometry = _fitted(grad, g.shape[2:], weight.shape[2:], self.geometry)
-        gg = Conv2d.apply(h, weight, None, **geometry) if need_g else None
+        gg = Convolution.apply(h, weight, None, **geometry) if need_g else None
         gw = None
         if need_w:
-            gw = Conv2dWeightGrad.apply(h, g, kernel=weight.shape[2:], **geometry)
-        return gg, gw
+            gw = ConvWeightGrad.apply(h, g, kernel=weight.shape[2:], **geometry)
+        return gg, gw, _spatial_sum(grad) if need_b else None
 
 
 def _fitted(h: Any, size: tuple, kernel: tuple, geometry: dict) -> tuple[Any, dict]:
-    """h (N, C, H, W) and a geometry under which Conv2d's windows over it number ``size``
-    along each axis (the adjoint of a transposed convolution of that size): where an
-    output_padding of at least the stride (with a larger dilation) made rows or columns no
-    window reads, the bottom padding shrinks, or h is cropped; otherwise both as they are."""
+    """h (N, C, *spatial) and a geometry under which Convolution's windows over it number
+    ``size`` along each axis (the adjoint of a transposed convolution of that size): where an
+    output_padding of at least the stride (with a larger dilation) made places no window
+    reads, the after-padding shrinks, or h is cropped; otherwise both as they are."""
     stride, dilation, padding = geometry["stride"], geometry["dilation"], geometry["padding"]
     if out_hw(h.shape[2:], kernel, stride, dilation, padding) == tuple(size):
         return h, geometry
@@ -210,22 +238,21 @@ def _fitted(h: Any, size: tuple, kernel: tuple, geometry: dict) -> tuple[Any, di
     for n, want, k, s, d, (lo, _) in zip(
         h.shape[2:], size, kernel, stride, dilation, padding, strict=True
     ):
-        reach = (want - 1) * s + d * (k - 1) + 1 - lo  # h's rows and padding the windows read
+        reach = (want - 1) * s + d * (k - 1) + 1 - lo  # h's places and padding the windows read
         ends.append(min(n, reach))
         pads.append((lo, max(0, reach - n)))
-    cropped = h[:, :, : ends[0], : ends[1]]  # (N, C, H', W'), no row a window skips
+    cropped = h[(slice(None), slice(None), *(slice(0, e) for e in ends))]  # no place skipped
     return cropped, {**geometry, "padding": tuple(pads)}
 
 
-class Conv2dWeightGrad(Function):
-    """out[o, c, p, q] = sum_{n, i, j} g[n, o, i, j] * xpad[n, o's group's c, i*sh + p*dh,
-    j*sw + q*dw]: the adjoint of Conv2d in w, one batched matmul cols (N, g, K, L) @ g^T
-    summed over N.
+class ConvWeightGrad(Function):
+    """out[o, c, *p] = sum_{n, *i} g[n, o, *i] * xpad[n, o's group's c, *(i*s + p*d)]: the
+    adjoint of Convolution in w, one batched matmul cols (N, g, K, L) @ g^T summed over N.
 
     h below is the upstream gradient, shaped like w.
     """
 
-    rule = "grad_x = ConvTranspose2d(g, h), grad_g = Conv2d(x, h)  (h: the incoming grad)"
+    rule = "grad_x = ConvTranspose(g, h), grad_g = Convolution(x, h)  (h: the incoming grad)"
 
     def forward(
         self,
@@ -242,20 +269,22 @@ class Conv2dWeightGrad(Function):
             stride=stride, padding=padding, dilation=dilation, groups=groups
         )
         cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
-        n, c_out, ho, wo = g.shape
-        g = g.reshape(n, groups, c_out // groups, ho * wo)  # (N, g, O/g, L)
+        n, c_out = g.shape[:2]
+        g = g.reshape(n, groups, c_out // groups, cols.shape[3])  # (N, g, O/g, L)
         if fastpath.enabled():  # cols @ g^T: the large operand goes to BLAS as laid out
             gw = xp.matmul(cols, g.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, K, O/g)
             gw = gw.transpose(0, 2, 1)  # (g, O/g, K)
         else:
             gw = xp.matmul(g, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, O/g, K)
-        return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, kh, kw)
+        return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, *kernel)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, g = self.inputs
         need_x, need_g = self.needs_input_grad
-        gx = ConvTranspose2d.apply(g, grad, size=x.shape[2:], **self.geometry) if need_x else None
-        gg = Conv2d.apply(x, grad, None, **self.geometry) if need_g else None
+        gx = None
+        if need_x:
+            gx = ConvTranspose.apply(g, grad, None, size=x.shape[2:], **self.geometry)
+        gg = Convolution.apply(x, grad, None, **self.geometry) if need_g else None
         return gx, gg
 
 

@@ -27,13 +27,13 @@ def _opmath(x: Any) -> Any:
 
 
 def _softplus(bx: Any) -> Any:
-    """log(1 + exp(bx)) as max(bx, 0) + log1p(exp(-|bx|)): no exp overflows, no selection,
-    exact (log1p) where exp(bx) is tiny. A new array."""
-    out = xp.abs(bx, out=xp.empty_like(bx))
-    xp.negative(out, out=out)
-    xp.exp(out, out=out)
-    xp.log1p(out, out=out)
-    out += xp.maximum(bx, 0.0)
+    """log(1 + exp(bx)) as logaddexp(bx, 0) = max(bx, 0) + log1p(exp(-|bx|)): one pass, no
+    exp overflows, exact (log1p) where exp(bx) is tiny. A new array (0-d too)."""
+    out = xp.empty_like(bx)
+    try:  # NaN gives NaN, as PyTorch's, quietly (see exp_quietly)
+        xp.logaddexp(bx, 0.0, out=out)
+    except (RuntimeWarning, FloatingPointError):  # raised after the result is written
+        pass
     return out
 
 
@@ -113,8 +113,7 @@ class Softplus(Function):
         out = _softplus(bx)
         if beta != 1:
             out /= beta
-        if self.linear.any():  # most often none: a pass over the mask, not a copy
-            xp.copyto(out, a, where=self.linear)
+        xp.copyto(out, a, where=self.linear)  # x itself past the threshold, as PyTorch's
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -195,8 +194,10 @@ class Mish(Function):
         a = _opmath(x)
         out = _softplus(a)
         xp.tanh(out, out=out)
-        with errstate(invalid="ignore"):  # -inf * 0: NaN, as PyTorch's, quietly
-            out *= a
+        try:  # -inf * 0: NaN, as PyTorch's, quietly (see exp_quietly)
+            xp.multiply(out, a, out=out)
+        except (RuntimeWarning, FloatingPointError):  # raised after the product is written
+            pass
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

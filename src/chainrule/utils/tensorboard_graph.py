@@ -24,8 +24,8 @@ from ..tensor import Tensor
 # PyTorch's trace names an op by its aten function; chainrule's primitive is named like it
 # (MaxPool2d -> aten::max_pool2d) except these.
 _KINDS = {
-    "Conv2d": "aten::_convolution",
-    "ConvTranspose2d": "aten::_convolution",
+    "Convolution": "aten::_convolution",
+    "ConvTranspose": "aten::_convolution",
     "GetItem": "aten::index",
     "Cast": "aten::to",
     "ToDevice": "aten::to",
