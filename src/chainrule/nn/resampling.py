@@ -8,6 +8,7 @@ weighted (one primitive of ops/resample.py over every axis); 'area' is adaptive 
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -28,11 +29,13 @@ _RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}  # the modes 
 _CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution constant
 
 
-def _scales(op: str, x: Tensor, size: Any, scale_factor: Any, mode: str, recompute: Any) -> tuple:
+def _scales(
+    op: str, shape: tuple[int, ...], size: Any, scale_factor: Any, mode: str, recompute: Any
+) -> tuple:
     """(output sizes, the scale factors the kernels use or None per axis), PyTorch's rules:
     a size, or a scale factor (output floor(n * scale)), recomputed from the sizes when
     asked (always for 'area')."""
-    dim = x.ndim - 2
+    dim = len(shape) - 2
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{op}: give exactly one of size and scale_factor; got size {size!r} "
                          f"and scale_factor {scale_factor!r}")  # fmt: skip
@@ -48,17 +51,15 @@ def _scales(op: str, x: Tensor, size: Any, scale_factor: Any, mode: str, recompu
         factors = scale_factor if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * dim
         if len(factors) != dim:
             raise ValueError(
-                f"{op}: scale_factor must have {dim} values for input shape {x.shape}; got "
+                f"{op}: scale_factor must have {dim} values for input shape {shape}; got "
                 f"{scale_factor!r}"
             )
         scales = tuple(float(f) for f in factors)
-        sizes = tuple(math.floor(float(n * s)) for n, s in zip(x.shape[2:], scales, strict=True))
+        sizes = tuple(math.floor(float(n * s)) for n, s in zip(shape[2:], scales, strict=True))
         if recompute or (recompute is None and mode == "area"):
             scales = (None,) * dim
     if any(n <= 0 for n in sizes):
-        raise ValueError(
-            f"{op}: the output size {sizes} must be positive; got input shape {x.shape}"
-        )
+        raise ValueError(f"{op}: the output size {sizes} must be positive; got input shape {shape}")
     return sizes, scales
 
 
@@ -138,6 +139,41 @@ def _interpolate(
 ) -> Tensor:
     """interpolate, its errors naming ``op`` (interpolate, or the older name called)."""
     x = as_tensor(input)
+    given = (
+        op, tuple(x.shape), x._array.dtype, _hashable(size), _hashable(scale_factor), mode,
+        align_corners, recompute_scale_factor, antialias,
+    )  # fmt: skip
+    try:
+        kind, options, saved = _plan(*given)
+    except TypeError as err:  # an argument that is not hashable: planned afresh
+        if "unhashable" not in str(err):
+            raise
+        kind, options, saved = _plan.__wrapped__(*given)
+    if saved is None:  # 'area': adaptive average pooling
+        return kind(x, options)
+    return record(kind.apply(x, **options), **saved)
+
+
+def _hashable(value: Any) -> Any:
+    """A size or scale factor given as a list, as a tuple (kept as a key of _plan)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(
+    op: str,
+    shape: tuple[int, ...],
+    dtype: Any,
+    size: Any,
+    scale_factor: Any,
+    mode: str,
+    align_corners: Any,
+    recompute_scale_factor: Any,
+    antialias: bool,
+) -> tuple[Any, Any, Any]:
+    """A call's checks and what it runs, which depend on nothing but its arguments and the
+    input's shape and dtype, made once for each: (the primitive, its options, what its node
+    keeps for PyTorch's ``_saved_*``), or for 'area' (the pool, the output sizes, None)."""
     if mode not in _MODES:
         raise ValueError(f"{op}: mode must be one of {', '.join(_MODES)}; got {mode!r}")
     if antialias:
@@ -148,38 +184,39 @@ def _interpolate(
                 f"{op}: align_corners can only be set with the modes linear, bilinear, bicubic "
                 f"and trilinear; got mode {mode!r} and align_corners={align_corners}"
             )
-    dim = x.ndim - 2
+    dim = len(shape) - 2
     if not 1 <= dim <= 3 or _RANK.get(mode, dim) != dim:
         want = "a 3-D, 4-D or 5-D" if mode not in _RANK else f"a {_RANK[mode] + 2}-D"
         raise ValueError(
-            f"{op}: mode {mode!r} needs {want} input (N, C, *spatial); got shape {x.shape}"
+            f"{op}: mode {mode!r} needs {want} input (N, C, *spatial); got shape {shape}"
         )
-    if x._array.dtype == host.uint8 and not mode.startswith("nearest"):
+    if dtype == host.uint8 and not mode.startswith("nearest"):
         raise TypeError(
             f"{op}: uint8 input is resampled by the nearest modes only; got mode {mode!r}; "
             "hint: convert to float (PyTorch's uint8 kernels round in fixed point)"
         )
-    if x._array.dtype != host.uint8 and not array.is_floating(x._array.dtype):
-        raise TypeError(f"{op}: mode {mode!r} needs a floating-point tensor; got dtype {x.dtype}")
-    sizes, scales = _scales(op, x, size, scale_factor, mode, recompute_scale_factor)
+    if dtype != host.uint8 and not array.is_floating(dtype):
+        name = array.dtype_object(dtype)
+        raise TypeError(f"{op}: mode {mode!r} needs a floating-point tensor; got dtype {name}")
+    sizes, scales = _scales(op, shape, size, scale_factor, mode, recompute_scale_factor)
     if mode == "area":
         pool: Any = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
-        return pool(x, sizes)
+        return pool, sizes, None
     names = ("scales",) if dim == 1 else ("scales_d", "scales_h", "scales_w")[3 - dim :]
-    saved = {"output_size": tuple(sizes), "self_sym_sizes": tuple(x.shape)}
+    saved = {"output_size": tuple(sizes), "self_sym_sizes": shape}
     saved.update(zip(names, scales, strict=True))
     if mode.startswith("nearest"):
         exact = mode == "nearest-exact"
-        maps, flat = _nearest(x.shape[2:], sizes, scales, exact)
+        maps, flat = _nearest(shape[2:], sizes, scales, exact)
         kind = (_UPSAMPLE_NEAREST_EXACT if exact else _UPSAMPLE_NEAREST)[dim - 1]
-        return record(kind.apply(x, maps=maps, sizes=x.shape[2:], flat=flat), **saved)
-    dt = host.float64 if x._array.dtype == host.float64 else host.float32  # PyTorch's opmath
+        return kind, {"maps": maps, "sizes": shape[2:], "flat": flat}, saved
+    dt = host.float64 if dtype == host.float64 else host.float32  # PyTorch's opmath
     maps = tuple(
         _map(n_in, n_out, scale, bool(align_corners), mode == "bicubic", dt)
-        for n_in, n_out, scale in zip(x.shape[2:], sizes, scales, strict=True)
+        for n_in, n_out, scale in zip(shape[2:], sizes, scales, strict=True)
     )
-    out = _UPSAMPLE[mode].apply(x, maps=maps, sizes=x.shape[2:])
-    return record(out, align_corners=bool(align_corners), **saved)
+    saved["align_corners"] = bool(align_corners)
+    return _UPSAMPLE[mode], {"maps": maps, "sizes": shape[2:]}, saved
 
 
 def _nearest(sizes: tuple, outs: tuple, scales: tuple, exact: bool) -> tuple[tuple, Any]:
@@ -231,7 +268,9 @@ def _map(n_in: int, n_out: int, scale: Any, corners: bool, cubic: bool, dt: Any)
     if found is None:
         if len(_MAPS) >= 256:  # a bound on what it keeps: start again
             _MAPS.clear()
-        found = _MAPS[key] = _weighted_taps(n_in, n_out, scale, corners, cubic, dt)
+        taps = _weighted_taps(n_in, n_out, scale, corners, cubic, dt)
+        # (n_out, T) in column order: each tap's positions contiguous, as the kernel reads them
+        found = _MAPS[key] = tuple(host.asfortranarray(a) for a in taps)
     return found
 
 
