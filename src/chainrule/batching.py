@@ -280,7 +280,7 @@ def _level_of(x: Any, op: str) -> int:
 
 # The ops whose array options are indices: an index array not marked is a constant (made
 # from a list or a tensor outside func), the same for every example.
-INDEXED = {"GetItem", "Gather", "Scatter", "ScatterReduce", "IndexAdd", "IndexPut"}
+INDEXED = {"GetItem", "Gather", "Scatter", "ScatterReduce", "ScatterAdd", "IndexAdd", "IndexPut"}
 # The pools: their array options (windows, weights, matrices) come from shapes alone
 POOLS = """AvgPool2d AvgPool2dBackward AvgPool3d AvgPool3dBackward MaxPool3dWithIndices
 AdaptiveMaxPool2d AdaptiveMaxPool3d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveAvgPoolBackward

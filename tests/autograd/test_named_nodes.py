@@ -142,6 +142,24 @@ ONE_NODE = {
     "index_reduce": lambda x: x.index_reduce(
         1, x.new_tensor([0, 2, 0]).long(), x[:, :3] * 2, "amax", include_self=False
     ),
+    "index_add": lambda x: x.index_add(1, x.new_tensor([0, 2, 0]).long(), x[:, :3] * 2, alpha=2),
+    "scatter_add": lambda x: x.scatter_add(
+        1,
+        x.new_tensor([[0, 2], [1, 1], [3, 0]]).long(),
+        x[:, :2] * 2,
+    ),
+    "index_copy": lambda x: x.index_copy(0, x.new_tensor([2, 0]).long(), x[:2] * 2),
+    "gather_0d": lambda x: x[0, 1].gather(0, x.new_tensor(0).long()),
+    "gather_empty": lambda x: x[0].gather(0, x.new_zeros((2, 0)).long()),
+    "scatter_0d": lambda x: x[0, 1].scatter(0, x.new_tensor(0).long(), x[1, 1] * 2),
+    "scatter_reduce_0d": lambda x: x[0, 1].scatter_reduce(
+        0, x.new_tensor(0).long(), x[1, 1] * 2, "prod", include_self=False
+    ),
+    "index_reduce_0d": lambda x: x[0, 1].index_reduce(
+        0, x.new_tensor([0]).long(), x[1, 1] * 2, "mean"
+    ),
+    "index_add_0d": lambda x: x[0, 1].index_add(0, x.new_tensor([0]).long(), x[1, 1] * 2),
+    "index_copy_0d": lambda x: x[0, 1].index_copy(0, x.new_tensor([0]).long(), x[1, 1] * 2),
 }
 
 

@@ -37,7 +37,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         | {"DiagonalBackward0", "DiagonalBackward0_copy"}
         | {"TakeBackward0", "EmbeddingBackward0"},
     ),
-    "IndexPutBackward0": ("these write by index", {"CopySlices", "IndexCopyBackward0"}),
+    "IndexPutBackward0": ("a write by index", {"CopySlices"}),
     "WhereBackward0": ("zero_ is a where", {"ZeroBackward0"}),
     "CloneBackward0": (
         "these end in a copy of a view",

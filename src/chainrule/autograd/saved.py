@@ -27,7 +27,7 @@ INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the en
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
 # ("option", key[, i]) an array the node keeps (item i of a tuple it keeps); ("stat", key)
 # layer norm's statistic of that key; ("lu", "P" | "L" | "U") a factor of linalg.lu's;
-# ("optional", i) input i, None where not given.
+# ("optional", i) input i, None where not given; ("called", key[, wanted_by]) a call's array.
 TensorSpec = tuple[Any, ...]
 
 
@@ -193,6 +193,7 @@ _MM = {
     "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0),
     "mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
 }  # fmt: skip
+_INDEXED = {"dim": called("dim"), "source_dim": lambda fn: len(_shape(fn, 1))}  # index_add's
 _SCALED = {"alpha": _opt("alpha"), "beta": _opt("beta")}  # the add-products' scalars, as given
 _REDUCED = {
     "dim": lambda fn: tuple(_option(fn, "dims")),
@@ -456,6 +457,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     "IndexSelectBackward0": {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     "ScatterBackward0": {"dim": _opt("dim")},
+    "ScatterAddBackward0": {"dim": called("dim")},
+    "IndexCopyBackward0": _INDEXED, "IndexAddBackward0": {"alpha": _opt("alpha"), **_INDEXED},
     "IndexBackward0": {"self_sym_sizes": _sizes(0)},
     "ScaledDotProductFlashAttentionForCpuBackward0": {
         "dropout_p": called("dropout_p", 0.0),
@@ -676,7 +679,10 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         "buffer": ("made", 0, lambda fn: array.xp.exp(-abs(fn.inputs[0]._array))), **_SELF,
     },
     "IndexSelectBackward0": {"index": ("called", "index")},
-    "ScatterBackward0": {"index": ("made", None, lambda fn: fn.where[fn.dim])},
+    "ScatterBackward0": {"index": ("option", "index")},
+    "ScatterAddBackward0": {"index": ("called", "index", 1)},
+    "IndexAddBackward0": {"index": ("called", "index", 1), "source": ("input", 1, 1)},
+    "IndexCopyBackward0": {"index": ("called", "index"), "source": ("input", 1, 1)},
     **dict.fromkeys(
         ("IndexBackward0", "IndexPutBackward0"), {"indices": ("made", None, made.indices)}
     ),

@@ -22,7 +22,8 @@ def saved(fn: Any, attr: str) -> Any:
     if key not in values and key not in tensors:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
     spec = tensors.get(key)
-    if spec is not None and spec[0] in ("input", "input.mT") and not _wanted(fn, spec):
+    wanting = spec is not None and spec[0] in ("input", "input.mT", "called") and len(spec) == 3
+    if wanting and not _wanted(fn, spec):
         return None  # never saved: None after backward too
     if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
         return None  # an optional input not given: None after backward too

@@ -526,17 +526,40 @@ def along_dim(index: Any, dim: int, ndim: int) -> tuple:
 class Gather(Function):
     """out[i][j] = a[i][index[i][j]] along dim (torch.gather / take_along_dim), in index's
     shape (no larger than a's but along dim: nothing is broadcast);
-    grad_a = zeros like a with g added at the gathered places."""
+    grad_a = zeros like a with g added at the gathered places.
+
+    A 0-d a or index is read as one of shape (1,), and an empty index of any dims as one of
+    a's dims, as PyTorch's."""
 
     rule = "grad_a = zeros like a, with grad added where the values were gathered"
 
     def forward(self, a: Any, index: Any, dim: Any) -> Any:
-        self.index, self.dim = index, dim
-        return a[along_dim(index, dim, a.ndim)]
+        self.dim = dim
+        if a.ndim and index.ndim == a.ndim and index.size:
+            self.index = index
+            return a[along_dim(index, dim, a.ndim)]
+        a = _lifted(a)
+        self.index = index.reshape((0,) * a.ndim) if not index.size else _lifted(index)
+        return a[along_dim(self.index, dim, a.ndim)].reshape(index.shape)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        shape = self.inputs[0].shape
+        if grad.shape != self.index.shape:  # a 0-d or empty index, read as PyTorch reads it
+            grad = grad.reshape(self.index.shape)
         where = along_dim(self.index, self.dim, grad.ndim)
-        return (IndexAdd.apply(grad, shape=self.inputs[0].shape, index=where), None)
+        grad_a = IndexAdd.apply(grad, shape=shape or (1,), index=where)
+        return (grad_a if shape else grad_a.reshape(()), None)
+
+
+def _lifted(a: Any) -> Any:
+    """A 0-d array as one of shape (1,), as PyTorch reads gather's and scatter's; any other
+    as it is."""
+    return a.reshape(1) if not a.ndim else a
+
+
+def _unlifted(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A gradient of a lifted 0-d input back in its shape ()."""
+    return g if shape else g.reshape(())
 
 
 class Scatter(Function):
@@ -547,30 +570,39 @@ class Scatter(Function):
 
     A repeated position keeps the last value written, as NumPy's assignment does. A number
     src may come as an option (``src=``): then a is the one input, as PyTorch's scatter.value.
+    A 0-d a, index or src is read as one of shape (1,), as PyTorch's.
     """
 
     rule = "grad_a = grad with zeros where src was written, grad_src = grad gathered at index"
     saves_inputs = False  # the rule reads their shapes only, as PyTorch's
 
     def forward(self, a: Any, src: Any, index: Any, dim: Any) -> Any:
-        self.where, self.dim = along_dim(index, dim, a.ndim), dim
+        self.index, self.dim = index, dim
+        shape, a, index = a.shape, _lifted(a), _lifted(index)
+        self.where = along_dim(index, dim, a.ndim)
         self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
         out = a.copy()
         out[self.where] = src[tuple(slice(n) for n in index.shape)] if xp.ndim(src) else src
-        return out
+        return out.reshape(shape)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need = self.needs_input_grad  # one input where src is a number given as an option
+        shape = self.written.shape
+        if grad.shape != shape:  # a 0-d a, read as of shape (1,)
+            grad = grad.reshape(shape)
         grad_a = Where.apply(self.written, 0.0, grad) if need[0] else None
+        grad_a = grad_a if grad_a is None else _unlifted(grad_a, self.inputs[0].shape)
         if len(need) == 1:
             return (grad_a,)
         if not need[1]:
             return grad_a, None
         src = self.inputs[1]
         picked = grad[self.where]  # index's shape
-        widths = tuple((0, n - m) for n, m in zip(src.shape, picked.shape, strict=True))
-        return grad_a, Pad.apply(picked, widths=widths) if any(w for _, w in widths) else picked
+        size = src.shape or (1,)
+        widths = tuple((0, n - m) for n, m in zip(size, picked.shape, strict=True))
+        grad_src = Pad.apply(picked, widths=widths) if any(w for _, w in widths) else picked
+        return grad_a, _unlifted(grad_src, src.shape)
 
 
 class ScatterReduce(Function):
@@ -583,7 +615,8 @@ class ScatterReduce(Function):
     mean both are divided by the count at their place; for prod grad_a = g * out / a and
     grad_src = (g * out) gathered / src, where a value is 0 the product of the others
     instead; for amax and amin g is shared equally among the values equal to out there.
-    Without include_self, grad_a is 0 where src was written.
+    Without include_self, grad_a is 0 where src was written. A 0-d a, index or src is read
+    as one of shape (1,), as PyTorch's.
     """
 
     rule = (
@@ -597,7 +630,8 @@ class ScatterReduce(Function):
         self, a: Any, src: Any, index: Any, dim: Any, reduce: Any, include_self: Any
     ) -> Any:
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
-        self.index = index
+        self.index, self.at = index, _lifted(index)  # as given, and as read
+        shape, a, src, index = a.shape, _lifted(a), _lifted(src), self.at
         self.where = along_dim(index, dim, a.ndim)
         self.written = xp.zeros(a.shape, dtype=bool, like=a)
         self.written[self.where] = True
@@ -609,8 +643,8 @@ class ScatterReduce(Function):
         if reduce == "mean":
             count = self._count(a.dtype if is_floating(a.dtype) else xp.int64)
             # an integer mean floors, in a's dtype (int64's count would widen it), as PyTorch
-            return out / count if is_floating(a.dtype) else (out // count).astype(a.dtype)
-        return out
+            out = out / count if is_floating(a.dtype) else (out // count).astype(a.dtype)
+        return out.reshape(shape)
 
     def _count(self, dtype: Any) -> Any:
         """How many values each place of out averages (1 where none: it keeps a)."""
@@ -620,8 +654,11 @@ class ScatterReduce(Function):
         return count
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        a, src = self.inputs
-        corner = tuple(slice(n) for n in self.index.shape)
+        a_shape, src_shape = (x.shape for x in self.inputs)
+        a, src = (x if x.ndim else x.reshape(1) for x in self.inputs)  # 0-d ones as (1,)
+        if grad.shape != a.shape:
+            grad, out = grad.reshape(a.shape), out.reshape(a.shape)
+        corner = tuple(slice(n) for n in self.at.shape)
         s = src[corner]  # index's shape
         reduce = self.reduce
         if reduce == "sum":
@@ -641,16 +678,17 @@ class ScatterReduce(Function):
             grad_a, grad_s = shared * a_is, shared[self.where] * s_is
         if not self.include_self:
             grad_a = Where.apply(self.written, 0.0, grad_a)
-        widths = tuple((0, n - m) for n, m in zip(src.shape, self.index.shape, strict=True))
+        widths = tuple((0, n - m) for n, m in zip(src.shape, self.at.shape, strict=True))
         if any(w for _, w in widths):  # src past index gets no gradient
             grad_s = Pad.apply(grad_s, widths=widths)
         need_a, need_src = self.needs_input_grad
+        grad_a, grad_s = _unlifted(grad_a, a_shape), _unlifted(grad_s, src_shape)
         return (grad_a if need_a else None, grad_s if need_src else None)
 
     def _prod_grads(self, grad: Any, out: Any, a: Any, s: Any) -> Any:
         """prod's gradients, exact where a value is 0: the product of the others, formed by
         reducing again with that value replaced by 1 (PyTorch's way)."""
-        options = dict(index=self.index, dim=self.dim, reduce="prod")
+        options = dict(index=self.at, dim=self.dim, reduce="prod")
         a_nonzero = Where.apply(a._array == 0, 1.0, a)
         others = ScatterReduce.apply(a_nonzero, s, include_self=self.include_self, **options)
         grad_a = grad * others / a_nonzero
@@ -666,6 +704,41 @@ class ScatterReduce(Function):
             (grad * out)[self.where] / Where.apply(s_zero, 1.0, s),
         )
         return grad_a, grad_s
+
+
+class ScatterAdd(Function):
+    """out = a with alpha * src added at index, a NumPy index of a (repeated places add up):
+    scatter_add's (along_dim's grid of an index, src's corner as large as it) and
+    index_add's (whole slices along a dim);  grad_a = g;  grad_src = alpha * g[index] (zeros
+    where src reaches past index). A 0-d a or src is read as one of shape (1,)."""
+
+    rule = "grad_a = grad, grad_src = alpha * grad[index]"
+    saves_inputs = False  # the rule reads their shapes only
+
+    def forward(self, a: Any, src: Any, index: tuple, alpha: Any) -> Any:
+        self.index, self.alpha = index, alpha
+        out, part = _lifted(a).copy(), _lifted(src)
+        if all(isinstance(i, ndarray) for i in index):  # a grid: src's corner as large as it
+            part = part[tuple(slice(n) for n in xp.broadcast_shapes(*(i.shape for i in index)))]
+        if alpha != 1:
+            part = part * alpha
+        if not fastpath.add_at_rows(out, index, part):
+            xp.add.at(out, index, part)
+        return out.reshape(a.shape)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_a, need_src = self.needs_input_grad
+        a, src = self.inputs
+        grad = grad if grad.ndim else grad.reshape(1)  # a 0-d a, read as of shape (1,)
+        grad_src = None
+        if need_src:
+            grad_src = GetItem.apply(grad, index=self.index)
+            pairs = zip(src.shape or (1,), grad_src.shape, strict=True)
+            widths = tuple((0, n - m) for n, m in pairs)
+            if any(w for _, w in widths):  # src past index gets no gradient
+                grad_src = Pad.apply(grad_src, widths=widths)
+            grad_src = _unlifted(grad_src if self.alpha == 1 else grad_src * self.alpha, src.shape)
+        return (_unlifted(grad, a.shape) if need_a else None, grad_src)
 
 
 _UFUNCS = {

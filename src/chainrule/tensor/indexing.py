@@ -409,9 +409,7 @@ class Indexing(Core):
         d = normalize_dim(dim, self.ndim, "index_copy", self.shape)
         idx = index_vector(index, d, self, "index_copy")
         source = as_tensor(source)
-        if not self.ndim:
-            return self.reshape(1).index_copy(0, idx, source.reshape(-1)).reshape(())
-        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]
+        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # a 0-d self's: (1,)
         if source.shape != expected and not (source.ndim == 0 and expected == (1,)):
             raise ValueError(
                 f"index_copy: source must have shape {expected} (self's, with dim {d} as long as "
@@ -421,8 +419,13 @@ class Indexing(Core):
             raise TypeError(
                 f"index_copy: source must have self's dtype; got {self.dtype} and {source.dtype}"
             )
-        index = (slice(None),) * d + (idx,)
-        return movement.IndexPut.apply(self, source.reshape(expected), index=index)
+        if not self.ndim:  # read as of shape (1,): its one value written
+            index: tuple = (Ellipsis,)
+        elif source.shape != expected:  # a 0-d source, written at index's one place
+            index = (slice(None),) * d + (idx[0],)
+        else:
+            index = (slice(None),) * d + (idx,)
+        return record(_INDEX_COPY.apply(self, source, index=index), dim=dim, index=idx)
 
     def index_copy_(self: TensorSelf, dim: int, index: Any, source: Any) -> Tensor:
         return self._write("index_copy_", lambda t: t.index_copy(dim, index, source))
@@ -456,15 +459,10 @@ class Indexing(Core):
                 f"index_reduce: source must have shape {expected} (self's, with dim {d} as long "
                 f"as index); got self {shape}, index {idx.shape} and source {got}"
             )
-        if not shape:
-            lifted = self.reshape(1).index_reduce(
-                0, idx, source.reshape(1), reduce, include_self=include_self
-            )
-            return lifted.reshape(())
-        spread = xp.broadcast_to(
+        spread = xp.broadcast_to(  # ScatterReduce reads a 0-d self and source as of shape (1,)
             idx.reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1)), expected
         )
-        if source._array.dtype != self._array.dtype or got != expected:  # refused, or 0-d
+        if source._array.dtype != self._array.dtype:  # refused, in scatter_reduce's words
             return self.scatter_reduce(d, spread, source, reduce, include_self=include_self)
         options = dict(index=spread, dim=d, reduce=reduce, include_self=bool(include_self))
         return record(_INDEX_REDUCE.apply(self, source, **options), index=idx)
@@ -734,6 +732,7 @@ def _unsafe(outs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
 
 
 _INDEX_REDUCE = movement.ScatterReduce.named("IndexReduceBackward0")  # along one dim
+_INDEX_COPY = movement.IndexPut.named("IndexCopyBackward0")
 _SELECT_SCATTER = movement.IndexPut.named("SelectScatterBackward0")
 _SLICE_SCATTER = movement.IndexPut.named("SliceScatterBackward0")
 _VDOT = linalg.MatMul.named("VdotBackward0")  # vdot's product, named as PyTorch's (Function.named)

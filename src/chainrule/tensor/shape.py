@@ -26,6 +26,7 @@ from ..arguments import (
 )
 from ..autograd.node import named
 from ..autograd.outputs import split_node
+from ..autograd.saved import record
 from ..ops import elementwise, movement
 from ..ops.movement import viewed
 from .arithmetic import scalar_for, where
@@ -365,13 +366,12 @@ class Shape(Core):
         index reads as one of shape (1,), as PyTorch's; an empty index gathers nothing,
         whatever its integer dtype or dims."""
         idx = _index_array(self, index)
-        if _reads_scalars(self, idx):
-            return _lifted(self).gather(dim, _lifted(idx)).reshape(idx.shape)
+        if _reads_scalars(self, idx):  # checked as of shape (1,); Gather reads them so
+            d, at = _scatter_index(_lifted(self), dim, _lifted(idx), None, "gather")
+            return movement.Gather.apply(self, at.reshape(idx.shape), dim=d)
         if not idx.size:  # PyTorch checks neither its dims nor its dtype
             d = normalize_dim(dim, self.ndim, "gather", self.shape)
-            src = _lifted(self)
-            empty = idx.astype(array.int64).reshape((0,) * src.ndim)  # as many dims as src
-            return movement.Gather.apply(src, empty, dim=d).reshape(idx.shape)
+            return movement.Gather.apply(self, idx.astype(array.int64), dim=d)
         if idx.dtype.kind not in "iu" or idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index must be an integer tensor with {self.ndim} dims; got dtype "
@@ -564,10 +564,7 @@ class Shape(Core):
         src = value if src is None else src
         src = src if isinstance(src, (Core, int, float)) else as_tensor(src)
         idx = _index_array(self, index)
-        if _reads_scalars(self, idx, src):
-            lifted = _lifted(self).scatter(dim, _lifted(idx), _lifted(src), reduce=reduce)
-            return lifted.reshape(self.shape)
-        d, idx = _scatter_index(self, dim, idx, src, "scatter")
+        d, idx = _checked_index(self, dim, idx, src, "scatter")
         if reduce is not None:
             return _scatter_with_reduce(self, d, idx, src, reduce)
         if not isinstance(src, Core):  # scatter.value: the number is no input, as PyTorch's
@@ -578,15 +575,10 @@ class Shape(Core):
     def scatter_add(self: TensorSelf, dim: int, index: Any, src: Any) -> Tensor:
         """self with src added at index along dim (repeated positions add up)."""
         src = as_tensor(src)
-        idx = _index_array(self, index)
-        if _reads_scalars(self, idx, src):
-            lifted = _lifted(self).scatter_add(dim, _lifted(idx), _lifted(src))
-            return lifted.reshape(self.shape)
-        d, idx = _scatter_index(self, dim, idx, src, "scatter_add")
-        if src.shape != idx.shape:  # only the corner of src as large as index is added
-            src = src[tuple(slice(n) for n in idx.shape)]
-        where = movement.along_dim(idx, d, self.ndim)
-        return self + movement.IndexAdd.apply(src, shape=self.shape, index=where)
+        d, idx = _checked_index(self, dim, _index_array(self, index), src, "scatter_add")
+        where = movement.along_dim(idx.reshape(idx.shape or (1,)), d, max(self.ndim, 1))
+        out = _SCATTER_ADD.apply(self, src, index=where, alpha=1)  # src's corner as idx's
+        return record(out, dim=dim, index=idx)
 
     def scatter_reduce(
         self: TensorSelf, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
@@ -602,12 +594,7 @@ class Shape(Core):
         if reduce == "mean":  # PyTorch's mean has no bool loop
             need_number(self, "scatter_reduce")
         idx = _index_array(self, index)
-        if _reads_scalars(self, idx, src):
-            lifted = _lifted(self).scatter_reduce(
-                dim, _lifted(idx), _lifted(src), reduce, include_self=include_self
-            )
-            return lifted.reshape(self.shape)
-        d, idx = _scatter_index(self, dim, idx, src, "scatter_reduce")
+        d, idx = _checked_index(self, dim, idx, src, "scatter_reduce")
         options = dict(index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
         return movement.ScatterReduce.apply(self, src, **options)
 
@@ -636,19 +623,17 @@ class Shape(Core):
         d = normalize_dim(dim, self.ndim, "index_add", self.shape)
         idx = index_vector(index, d, self, "index_add")
         source = as_tensor(source)
-        if not self.ndim and not source.ndim:  # PyTorch reads both as of shape (1,)
-            lifted = self.reshape(1).index_add(d, idx, source.reshape(1), alpha=alpha)
-            return lifted.reshape(())
         expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
-        if source.shape != expected or source.ndim != self.ndim:
+        both_0d = not self.ndim and not source.ndim  # PyTorch reads both as of shape (1,)
+        if not both_0d and (source.shape != expected or source.ndim != self.ndim):
             raise ValueError(
                 f"index_add: source must have shape {expected} (self's, with dim {d} as long as "
                 f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
             )
         _same_dtype(self, source, "index_add", "source")
-        added = movement.IndexAdd.apply(source, shape=self.shape, index=(slice(None),) * d + (idx,))
         alpha = scalar_for(self, alpha, "index_add")
-        return self + (added if alpha == 1 else added * alpha)
+        out = _INDEX_ADD.apply(self, source, index=(slice(None),) * d + (idx,), alpha=alpha)
+        return record(out, dim=dim, index=idx)
 
     def masked_select(self: TensorSelf, mask: Any) -> Tensor:
         """The values where mask (broadcast with self) is True, as a 1-D tensor."""
@@ -668,6 +653,17 @@ def _reads_scalars(t: Tensor, idx: Any, src: Any = None) -> bool:
     """Whether PyTorch reads gather's or scatter's 0-d tensors here as ones of shape (1,):
     where self, index or src is 0-d and self and index have at most 1 dim."""
     return 0 in (t.ndim, idx.ndim, getattr(src, "ndim", 1)) and t.ndim <= 1 and idx.ndim <= 1
+
+
+def _checked_index(
+    t: Tensor, dim: int, idx: Any, src: Tensor | float | None, op: str
+) -> tuple[int, Any]:
+    """_scatter_index's dim and index, where PyTorch reads 0-d tensors as ones of shape (1,)
+    checked so (the index kept in its own shape: the ops read it so too)."""
+    if not _reads_scalars(t, idx, src):
+        return _scatter_index(t, dim, idx, src, op)
+    d, at = _scatter_index(_lifted(t), dim, _lifted(idx), _lifted(src), op)
+    return d, at.reshape(idx.shape)
 
 
 def _lifted(x: Any) -> Any:
@@ -759,6 +755,8 @@ _UNSQUEEZE = movement.Reshape.named("UnsqueezeBackward0")
 _TRIL = elementwise.Where.named("TrilBackward0")
 _TRIU = elementwise.Where.named("TriuBackward0")
 _SCATTER_VALUE = movement.Scatter.named("ScatterBackward1")
+_SCATTER_ADD = movement.ScatterAdd.named("ScatterAddBackward0")
+_INDEX_ADD = movement.ScatterAdd.named("IndexAddBackward0")
 _REVERSED = [tuple(reversed(range(n))) for n in range(65)]
 _SWAPPED = [(*range(n - 2), n - 1, n - 2) if n >= 2 else () for n in range(65)]
 
