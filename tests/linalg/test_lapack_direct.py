@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from chainrule import fastpath
 from chainrule.ops import lapack
 
 sl = pytest.importorskip("scipy.linalg")
@@ -61,9 +62,41 @@ def test_gelsy_is_scipys_lstsq(dtype: Any, shape: tuple[int, int], deficient: bo
     a = (_RNG.standard_normal((shape[0], r)) @ _RNG.standard_normal((r, shape[1]))).astype(dtype)
     b = _RNG.standard_normal((shape[0], 2)).astype(dtype)
     cond = float(np.finfo(dtype).eps) * max(shape)
-    x, rank = lapack.gelsy(a, b, cond)
+    with fastpath.disabled():  # gelsy itself, whatever the shape (a square one: see below)
+        x, rank = lapack.gelsy(a, b, cond)
     sx, _, srank, _ = sl.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)
     assert x.dtype == dtype and rank == srank == min(shape) - deficient
+    np.testing.assert_array_equal(x, sx)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("n", [48, 70])
+def test_gelsy_of_a_well_conditioned_square_matrix_is_by_lu(dtype: Any, n: int) -> None:
+    """Full rank by a margin: getrf and getrs, the solution scipy's gelsy's to rounding."""
+    a = (_RNG.standard_normal((n, n)) / np.sqrt(n) + 2 * np.eye(n)).astype(dtype)
+    b = _RNG.standard_normal((n, 3)).astype(dtype)
+    cond = float(np.finfo(dtype).eps) * n
+    assert lapack._solve_well_conditioned(a, b, cond) is not None
+    x, rank = lapack.gelsy(a, b, cond)
+    sx, _, srank, _ = sl.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)
+    assert x.dtype == dtype and rank == srank == n
+    tol = 50 * float(np.finfo(dtype).eps)
+    np.testing.assert_allclose(x, sx, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("gap", [0.0, 4.0])
+def test_gelsy_of_a_nearly_singular_square_matrix_is_gelsys(dtype: Any, gap: float) -> None:
+    """A column another's, or that but for a few units of rounding: no sure full rank, so
+    gelsy itself, rank and all."""
+    a = _RNG.standard_normal((60, 60))
+    a[:, 59] = a[:, 58] + gap * float(np.finfo(dtype).eps) * a[:, 57]
+    a, b = a.astype(dtype), _RNG.standard_normal((60, 2)).astype(dtype)
+    cond = float(np.finfo(dtype).eps) * 60
+    assert lapack._solve_well_conditioned(a, b, cond) is None
+    x, rank = lapack.gelsy(a, b, cond)
+    sx, _, srank, _ = sl.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)
+    assert rank == srank
     np.testing.assert_array_equal(x, sx)
 
 
