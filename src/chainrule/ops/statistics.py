@@ -138,7 +138,7 @@ def median_index(a: Any, dim: int, ignore_nan: bool) -> tuple[Any, Any]:
     lines, order = lines_last(a, dim)
     n = lines.shape[-1]
     nans = xp.isnan(lines) if is_floating(a.dtype) else None
-    if nans is None or not nans.any():  # one rank for every line
+    if nans is None or not xp.count_nonzero(nans):  # one rank for every line
         middle = (n - 1) // 2
         values = xp.sort(lines, axis=-1)[..., middle]  # (..): the sort's value at the rank
         return kept(order[..., middle], dim), kept(values, dim)
@@ -179,16 +179,16 @@ def kth_index(a: Any, k: int, dim: int) -> tuple[Any, Any]:
     index = kept(order[..., k - 1], dim)
     near = xp.sort(lines, axis=-1)[..., max(k - 2, 0) : k + 1]  # the k-th and its neighbours
     values = kept(near[..., min(k - 1, 1)], dim)
-    # sorted, so an equal neighbour pair (two NaN counted equal) holds the k-th value
-    same = near[..., 1:] == near[..., :-1]  # (.., 1 or 2)
-    if is_floating(a.dtype):
-        same |= xp.isnan(near[..., 1:]) & xp.isnan(near[..., :-1])
-    if same.any():
+    # sorted, so where the neighbours rise strictly the k-th value is unique; the quickselect
+    # repicks the other lines (equal values there, or a NaN, which compares false: unique
+    # values give it the same place)
+    rising = near[..., 1:] > near[..., :-1]  # (.., 1 or 2)
+    if xp.count_nonzero(rising) < rising.size:  # (count_nonzero: no Python wrapper, as any's)
 
         def pick(line: list) -> int:
             return quick_select(line, k - 1)
 
-        tied = kept(same.any(axis=-1), dim)
+        tied = kept(~rising.all(axis=-1), dim)
         index = repicked(a, index, dim, tied, pick, QUICKSELECT_BUDGET)
     return index, values
 
@@ -266,9 +266,9 @@ def mode_index(a: Any, dim: int) -> tuple[Any, Any]:
     lines = a.swapaxes(dim, -1)  # (.., n)
     n = lines.shape[-1]
     s = xp.sort(lines, axis=-1)  # (.., n)
-    if not (s[..., 1:] == s[..., :-1]).any() and not (
-        is_floating(a.dtype) and xp.isnan(s[..., -1]).any()
-    ):  # no line holds a value twice: each line's mode is its smallest, at its one place
+    rises = xp.count_nonzero(s[..., 1:] > s[..., :-1])  # a NaN, sorted last, compares false
+    if rises == s.size - s.size // n:  # every line rises strictly: no value twice, no NaN,
+        # each line's mode is its smallest, at its one place
         return kept(lines.argmin(axis=-1), dim), kept(s[..., 0], dim)
     order = xp.argsort(lines, axis=-1, kind="stable")  # lines_last's order
     s = s.reshape(-1, n)  # (lines, n)
@@ -368,7 +368,7 @@ def running_index(a: Any, out: Any, dim: int) -> Any:
     if is_floating(a.dtype):
         hit |= xp.isnan(a)
     positions = xp.arange(a.shape[dim], like=a).reshape((-1,) + (1,) * (a.ndim - dim - 1))
-    return xp.maximum.accumulate(xp.where(hit, positions, 0), axis=dim)
+    return xp.maximum.accumulate(hit * positions, axis=dim)  # 0 where it misses
 
 
 def lower_median(a: Any, ignore_nan: bool) -> Any:

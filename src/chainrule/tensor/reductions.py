@@ -316,7 +316,7 @@ class Reductions(Core):
         the index by position among them)."""
         need_number(self, "kthvalue")
         x, d = _lines(self, dim, "kthvalue")
-        if not is_int(k) or not 1 <= k <= x.shape[d]:
+        if not is_int(k) or not 1 <= k <= x._array.shape[d]:
             raise ValueError(
                 f"kthvalue: k {k!r} is out of range for dim {dim} of size {x.shape[d]}; "
                 f"got shape {self.shape}"
