@@ -47,7 +47,8 @@ def _padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
         out = xp.zeros(shape, dtype=x.dtype, like=x)
     else:
         out = xp.full(shape, value, dtype=x.dtype, like=x)
-    out[(..., *_inside(padding, size))] = x
+    inside = (..., *_inside(padding, size))
+    out[inside] = x
     return out
 
 
@@ -102,10 +103,11 @@ def fold(cols: Any, size: tuple, stride: tuple, padding: tuple, dilation: tuple)
     reads = [
         _offsets(k, s, d, m) for k, s, d, m in zip(kernel, stride, dilation, outs, strict=True)
     ]
-    everything = slice(None)
     for offset, where in zip(product(*map(range, kernel)), product(*reads), strict=True):
-        out[(everything, everything, *where)] += cols[(everything, *offset)]
-    out = out[(everything, everything, *_inside(padding, size))]  # (g, C/g, *size, N)
+        into, part = (slice(None), slice(None), *where), (slice(None), *offset)
+        out[into] += cols[part]
+    inside = (slice(None), slice(None), *_inside(padding, size))
+    out = out[inside]  # (g, C/g, *size, N)
     # one copy into C order, as PyTorch lays the result out: (N, g, C/g, *size)
     out = out.transpose(rank + 2, 0, *range(1, rank + 2)).copy(order="C")
     return out.reshape(n, groups * c_group, *size)  # (N, C, *size), a view
@@ -241,7 +243,8 @@ def _fitted(h: Any, size: tuple, kernel: tuple, geometry: dict) -> tuple[Any, di
         reach = (want - 1) * s + d * (k - 1) + 1 - lo  # h's places and padding the windows read
         ends.append(min(n, reach))
         pads.append((lo, max(0, reach - n)))
-    cropped = h[(slice(None), slice(None), *(slice(0, e) for e in ends))]  # no place skipped
+    kept = (slice(None), slice(None), *(slice(0, e) for e in ends))
+    cropped = h[kept]  # no place a window skips
     return cropped, {**geometry, "padding": tuple(pads)}
 
 
