@@ -53,3 +53,33 @@ def test_solve_refuses_a_vector_on_the_right_as_torch() -> None:
         torch.linalg.solve(torch.eye(2), torch.ones(2), left=False)
     with pytest.raises(ValueError, match="left=False"):
         cr.linalg.solve(cr.eye(2), cr.ones(2), left=False)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3)], ids=str)
+def test_slogdet_sign_and_logabsdet_share_one_node(shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(shape) + 2 * np.eye(shape[-1])
+    A, tA = _both(a)
+    (sign, logabsdet), want = cr.linalg.slogdet(A), torch.linalg.slogdet(tA)
+    assert sign.grad_fn is logabsdet.grad_fn
+    assert sign.grad_fn.name() == want.sign.grad_fn.name() == "LinalgSlogdetBackward0"
+    assert (sign.output_nr, logabsdet.output_nr) == (0, 1) and sign.requires_grad
+    np.testing.assert_array_equal(sign.grad_fn._saved_sign.numpy(), want.sign.detach().numpy())
+    g = rng.standard_normal(want.logabsdet.shape)
+    (got,) = cr.autograd.grad(logabsdet, A, cr.tensor(g), create_graph=True)
+    (ref,) = torch.autograd.grad(want.logabsdet, tA, torch.tensor(g), create_graph=True)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-10)
+    if a.size:
+        h = rng.standard_normal(shape)
+        (got2,) = cr.autograd.grad(got, A, cr.tensor(h))
+        (ref2,) = torch.autograd.grad(ref, tA, torch.tensor(h))
+        np.testing.assert_allclose(got2.numpy(), ref2.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_logdet_is_a_where_of_the_sign() -> None:
+    """NaN where det < 0, -inf where it is 0, as PyTorch's where on slogdet's sign."""
+    a = np.stack([np.eye(2) * 2, np.diag([1.0, -1.0]), np.zeros((2, 2))])  # det 4, -1, 0
+    A, tA = _both(a)
+    out, want = cr.logdet(A), torch.logdet(tA)
+    assert out.grad_fn.name() == want.grad_fn.name() == "WhereBackward0"
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())

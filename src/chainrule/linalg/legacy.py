@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..autograd.node import named
 from ..ops import decompositions as D
-from ..tensor import Tensor
+from ..tensor import Tensor, where
 from . import decompose, solvers
 from ._checks import floating, matrices, same_dtype, tensor_of
 
@@ -35,7 +35,7 @@ def logdet(input: Any) -> Tensor:
     """log det(A): NaN where det(A) < 0, -inf where it is 0."""
     floating(tensor_of(input), "logdet")
     sign, logabsdet = solvers.slogdet(input)
-    return logabsdet + sign.detach().log()
+    return where(sign == -1, float("nan"), logabsdet)  # as PyTorch's
 
 
 def slogdet(input: Any) -> solvers.Slogdet:

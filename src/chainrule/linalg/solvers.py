@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..array import xp
+from ..autograd.forward_ad import carries, set_tangent, tangent_of
+from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..ops import decompositions as D
 from ..ops import lapack, movement
@@ -132,7 +134,28 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
     sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
-    return Slogdet(attached(sign, A), D.LinalgSlogdet.apply(A, result=logabsdet, factor=factor))
+    packed = D.LinalgSlogdet.apply(A, result=(sign, logabsdet), factor=factor)  # (2, *batch)
+    return Slogdet(*_stacked_outputs(packed, "LinalgSlogdet"))
+
+
+def _stacked_outputs(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
+    """packed[0] and packed[1], the two outputs of ``op`` (its primitive's name), which share
+    packed's node as PyTorch's two outputs share one (as var_mean's: autograd/outputs.py)."""
+    if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
+        first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
+        return first, second
+    parts = []
+    for k in (0, 1):  # the rule of each output's place in packed: indexing's
+        part = movement.GetItem()
+        part.inputs, part.index = (packed,), (k,)
+        parts.append(part)
+    read = packed.grad_fn.outputs_read
+    first, second = packed_outputs(packed, parts, op, op + "Backward0", read)
+    if carries((packed,)):  # a dual level is open: each output's tangent is its part
+        tangent = tangent_of(packed)
+        set_tangent(first, tangent[0])
+        set_tangent(second, tangent[1])
+    return first, second
 
 
 @with_out("linalg", exact=True)

@@ -268,19 +268,25 @@ def _keep_graph(a: Any, replaced: Any) -> Any:
 
 
 class LinalgSlogdet(Function):
-    """out = log|det(A)| (the sign, a constant, is computed beside it)
+    """out = (sign, log|det(A)|) stacked: out[0] the sign, out[1] log|det(A)| (slogdet's two
+    outputs, which share this node: autograd/outputs.py)
 
-    grad_A = grad A^-T, A^-1 from the forward's LU factor where it has one.
+    grad_A = grad[1] A^-T, A^-1 from the forward's LU factor where it has one; the sign is
+    a constant (its gradient unread).
     """
 
-    rule = "grad_A = grad * inv(A)^T"
+    rule = "grad_A = grad[1] * inv(A)^T"
     saves_out = False
+    outputs_read: tuple[int, ...] = ()  # the outputs the rule reads (their writes are checked)
 
     def forward(self, a: Any, result: Any = None, factor: Any = None) -> Any:
         if result is None:
-            _, result, factor = lapack.slogdet(a)
+            *result, factor = lapack.slogdet(a)
         self.factor = factor
-        return result
+        sign, logabsdet = result
+        out = xp.empty((2, *sign.shape), dtype=sign.dtype, like=sign)  # (2, *batch)
+        out[0], out[1] = sign, logabsdet
+        return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
@@ -288,13 +294,13 @@ class LinalgSlogdet(Function):
         if factor is not None and not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
             factor = None  # a singular matrix: inv's own error (as PyTorch's, an inf or NaN)
         inv_t = LinalgInvEx.apply(a.mT, factor=factor)  # factor: A^T's
-        return (grad.unsqueeze(-1).unsqueeze(-1) * inv_t,)
+        return (grad[1].unsqueeze(-1).unsqueeze(-1) * inv_t,)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         factor = self.factor
         if factor is None or not xp.diagonal(factor[0], axis1=-2, axis2=-1).all():
             return tensor_rule(self, grad, out)
-        return (grad[..., None, None] * lapack.inv_from_lu(*factor),)
+        return (grad[1][..., None, None] * lapack.inv_from_lu(*factor),)
 
 
 class LinalgCholeskyEx(Function):
