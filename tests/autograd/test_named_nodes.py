@@ -192,6 +192,19 @@ def test_an_op_of_one_pytorch_node_is_one_node(name: str) -> None:
     assert saved(out.grad_fn) == saved(want.grad_fn)
 
 
+@pytest.mark.parametrize("k", [0, 2, -1])
+def test_diag_of_a_vector_is_torchs_one_diag_embed_node(k: int) -> None:
+    x, tx = _pair((4,), 7)
+    out, want = x.diag(k), tx.diag(k)
+    assert out.grad_fn.name() == want.grad_fn.name() == "DiagEmbedBackward0"
+    assert out.grad_fn._saved_offset == want.grad_fn._saved_offset == k
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+    grad = np.random.default_rng(8).standard_normal(tuple(want.shape))
+    out.backward(cr.tensor(grad))
+    want.backward(torch.tensor(grad))
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
 def test_a_views_copy_is_a_node_of_its_own_with_the_views_rule() -> None:
     x = cr.randn(3, requires_grad=True)
     view = x.expand(2, 3)

@@ -423,11 +423,7 @@ class Shape(Core):
             return self[r - min(k, 0), r + max(k, 0)]
         if self.ndim != 1:
             raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
-        n = self.shape[0] + abs(k)
-        r, c = array.module_of(self._array).indices((n, n))  # each (n, n): rows, columns
-        on = c - r == k
-        i = xp.where(k >= 0, r, c).clip(0, max(self.shape[0] - 1, 0))  # (n, n): x's index
-        return where(on, self[i] if self.shape[0] else self.new_zeros((n, n)), _zero(self))
+        return self.diag_embed(k)  # PyTorch's diag of a vector is its diag_embed
 
     def tril(self: TensorSelf, diagonal: int = 0) -> Tensor:
         """The lower triangle of the last two dims (column <= row + diagonal), zeros above."""
