@@ -197,7 +197,7 @@ def test_diag_of_a_vector_is_torchs_one_diag_embed_node(k: int) -> None:
     x, tx = _pair((4,), 7)
     out, want = x.diag(k), tx.diag(k)
     assert out.grad_fn.name() == want.grad_fn.name() == "DiagEmbedBackward0"
-    assert out.grad_fn._saved_offset == want.grad_fn._saved_offset == k
+    assert out.grad_fn._saved_offset == k  # PyTorch shows -1 as 2**64 - 1
     np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
     grad = np.random.default_rng(8).standard_normal(tuple(want.shape))
     out.backward(cr.tensor(grad))
