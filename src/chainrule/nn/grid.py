@@ -5,6 +5,7 @@ zeros, border or reflection padding); grid_sample's primitives are ops/grid.py's
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -100,42 +101,56 @@ def grid_sample(
     (N, Do, Ho, Wo, 3) likewise): each output the 'bilinear' (trilinear in 3-D) mix of the
     corners around its position, the 'nearest' pixel (ties to even) or the 'bicubic' mix of
     4 x 4 (2-D only); positions outside read 'zeros', the 'border' or the 'reflection'."""
-    op = "grid_sample"
     x, grid = as_tensor(input), as_tensor(grid)
+    sampler = _sampler(
+        tuple(x.shape), tuple(grid.shape), x._array.dtype, grid._array.dtype, mode, padding_mode
+    )
+    corners = _corners_default("grid_sample", align_corners)
+    out = sampler.apply(x, grid, mode=mode, padding=padding_mode, corners=corners)
+    return record(
+        out, align_corners=corners, interpolation_mode=_MODES.index(mode),
+        padding_mode=_PADDINGS.index(padding_mode),
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _sampler(
+    shape: tuple[int, ...], grid_shape: tuple[int, ...], dtype: Any, grid_dtype: Any,
+    mode: str, padding_mode: str,
+) -> Any:  # fmt: skip
+    """grid_sample's checks of a call, which depend only on its shapes, dtypes and modes,
+    made once for each; its primitive."""
+    op = "grid_sample"
     if mode not in _MODES:
         raise ValueError(f"{op}: mode must be one of {', '.join(_MODES)}; got {mode!r}")
     if padding_mode not in _PADDINGS:
         raise ValueError(
             f"{op}: padding_mode must be one of {', '.join(_PADDINGS)}; got {padding_mode!r}"
         )
-    need_float(x, op)
-    need_float(grid, op)
-    dim = x.ndim - 2
+    for kind in (dtype, grid_dtype):
+        if not array.is_floating(kind):
+            name = array.dtype_object(kind)
+            raise TypeError(f"{op}: needs a floating-point tensor; got dtype {name}")
+    dim = len(shape) - 2
     if (
         dim not in (2, 3)
-        or grid.ndim != x.ndim
-        or grid.shape[-1] != dim
-        or grid.shape[0] != x.shape[0]
+        or len(grid_shape) != len(shape)
+        or grid_shape[-1] != dim
+        or grid_shape[0] != shape[0]
     ):
         raise ValueError(
             f"{op}: expected input (N, C, H, W) with grid (N, Ho, Wo, 2), or (N, C, D, H, W) "
-            f"with grid (N, Do, Ho, Wo, 3); got input shape {x.shape} and grid shape {grid.shape}"
+            f"with grid (N, Do, Ho, Wo, 3); got input shape {shape} and grid shape {grid_shape}"
         )
     if mode == "bicubic" and dim != 2:
-        raise ValueError(f"{op}: mode 'bicubic' needs a 4-D input; got input shape {x.shape}")
+        raise ValueError(f"{op}: mode 'bicubic' needs a 4-D input; got input shape {shape}")
     # chainrule's bfloat16 math gives float32 (NumPy has no bfloat16 loops): that pair mixes
-    kinds = x._array.dtype, grid._array.dtype
-    if kinds[0] != kinds[1] and {*kinds} != {array.bfloat16, array.float32}:
+    if dtype != grid_dtype and {dtype, grid_dtype} != {array.bfloat16, array.float32}:
         raise TypeError(
-            f"{op}: input and grid must share one dtype; got {x.dtype} and {grid.dtype}"
+            f"{op}: input and grid must share one dtype; got {array.dtype_object(dtype)} and "
+            f"{array.dtype_object(grid_dtype)}"
         )
-    corners = _corners_default(op, align_corners)
-    sampler = grid_ops.GridSampler2d if dim == 2 else grid_ops.GridSampler3d
-    out = sampler.apply(x, grid, mode=mode, padding=padding_mode, corners=corners)
-    return record(
-        out, align_corners=corners, interpolation_mode=_MODES.index(mode),
-        padding_mode=_PADDINGS.index(padding_mode),
-    )  # fmt: skip
+    return grid_ops.GridSampler2d if dim == 2 else grid_ops.GridSampler3d
 
 
 __all__ = ["affine_grid", "grid_sample"]

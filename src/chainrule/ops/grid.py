@@ -11,6 +11,7 @@ weights, zero where a tap falls outside the input.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -128,9 +129,10 @@ class _Axes:
 
         size = host.array(sizes, dtype=host.float64)
         span = size - 1 if corners else size
-        self.size = host.array(sizes, dtype=dtype)[:, None]  # (dim, 1)
+        # d position / d (grid + 1), (dim, 1): the position is (grid + 1) * half (- 0.5)
+        self.half = host.array(span / 2, dtype=dtype)[:, None]
         if kept:
-            self.size = host.broadcast_to(self.size, (dim, m)).copy()
+            self.half = host.broadcast_to(self.half, (dim, m)).copy()
         self.high = shaped(size - 1)  # the padding's bounds
         self.low = shaped(size * 0 if corners else size * 0 - 0.5)
         self.span = shaped(host.where(span == 0, 1, span))
@@ -168,6 +170,14 @@ def _axes(sizes: tuple[int, ...], mode: str, corners: bool, dtype: Any, m: int) 
 
 _AXES: dict[tuple, _Axes] = {}
 _KEPT_POSITIONS = 1 << 10  # the most positions M whose constants are kept
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(n: int, c: int, volume: int) -> Any:
+    """(N, C, 1, 1): where each plane of x starts in its flat memory (read only)."""
+    out = array.host.arange(0, n * c * volume, volume).reshape(n, c, 1, 1)
+    out.flags.writeable = False
+    return out
 
 
 def _outer(parts: Any, add: bool = False) -> Any:
@@ -224,10 +234,15 @@ class GridSampler2d(Function):
             ax = ax.on(g)
         # every axis at once, (dim, M), each position in the grid's own dtype (a narrower
         # grid's, bfloat16's or float16's, each step rounded to it, as PyTorch's)
-        at, size = g.reshape(m, dim).T.copy(), ax.size  # (dim, M), in order
+        # PyTorch's (grid + 1) / 2 * (n - 1) or ((grid + 1) * n - 1) / 2, the same numbers
+        # as (grid + 1) * half (- 0.5), halving being exact
+        pos, half = g.reshape(m, dim).T.copy(), ax.half  # (dim, M), in order
         if grid.dtype != work:
-            at, size = at.astype(grid.dtype), size.astype(grid.dtype)
-        pos = (at + 1) / 2 * (size - 1) if corners else ((at + 1) * size - 1) / 2
+            pos, half = pos.astype(grid.dtype), half.astype(grid.dtype)
+        pos += 1
+        pos *= half
+        if not corners:
+            pos -= 0.5
         pos = pos.astype(work, copy=False)
         if mode == "bicubic":  # the fraction from the position itself; the padding on each tap
             low = xp.floor(pos)
@@ -262,7 +277,9 @@ class GridSampler2d(Function):
         self.grid_used, self.t, self.slope, self.inside, self.axes = g, t, slope, inside, ax
         self.index = index
         # each output's taps' places in x's flat memory: (N, C, K, P)
-        rows = xp.arange(0, n * c * ax.volume, ax.volume, like=index).reshape(n, c, 1, 1)
+        rows = _rows(n, c, ax.volume)
+        if type(index) is not array.host.ndarray:
+            rows = array.from_host(rows, index)
         vals = x.reshape(-1).take(index[:, None] + rows).astype(work, copy=False)
         out = xp.einsum("nckp,nkp->ncp", vals, weight)
         return out.reshape(n, c, *out_shape).astype(x.dtype, copy=False)
