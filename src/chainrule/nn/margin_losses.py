@@ -149,7 +149,7 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, 
             f"and target shape {t.shape}"
         )
     t = t.reshape(n)
-    if t.size and (t.min() < 0 or t.max() >= c):
+    if t.size and (xp.minimum.reduce(t, axis=None) < 0 or xp.maximum.reduce(t, axis=None) >= c):
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
     return x, n, c, t
 
@@ -210,8 +210,8 @@ def multilabel_margin_loss(
     shape = x.shape if x.ndim == 2 else (1, x._array.size)  # (N, C)
     c = shape[1]
     t = t.reshape(shape)
-    listed = xp.cumprod(t >= 0, axis=1).astype(bool)  # (N, C): the slots before the first -1
-    if (t[listed] >= c).any():
+    listed = xp.logical_and.accumulate(t >= 0, axis=1)  # (N, C): the slots before the first -1
+    if xp.count_nonzero((t >= c) & listed):
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
     classes = xp.where(listed, t, 0)  # (N, C): each slot's class
     is_target = xp.zeros(shape, dtype=bool, like=t)

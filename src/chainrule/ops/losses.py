@@ -33,12 +33,12 @@ def _reduce(loss: Any, reduction: str) -> Any:
 def _per_row(terms: Any, axes: tuple[int, ...], c: int, shape: Any, reduction: str) -> Any:
     """Each row's terms summed over ``axes`` and divided by C, reduced: for 'sum' and 'mean'
     one sum of every term, divided once (a pass fewer than the rows' losses first)."""
-    if reduction == "none":
-        return (terms.sum(axes) / c).reshape(shape)
+    if reduction == "none":  # the ufunc's reduce: no Python wrapper
+        return (xp.add.reduce(terms, axis=axes) / c).reshape(shape)
     rows = terms.shape[0]
     if reduction == "mean" and not rows:
         return terms.sum() * xp.nan  # the mean of nothing, quietly, as PyTorch's
-    return terms.sum() / (c * rows if reduction == "mean" else c)
+    return xp.add.reduce(terms, axis=None) / (c * rows if reduction == "mean" else c)
 
 
 def _spread(grad: Tensor, reduction: str, count: int) -> Tensor:
