@@ -121,8 +121,8 @@ def _per_example(op: str, t: Any) -> Tensor:
     """Inside vmap: a leaf holding one copy of ``t`` per example (``t`` batched at every
     open level), so that the gradient of the examples' sum is each example's own."""
     _watched(op, t)  # the same checks
-    if not isinstance(t, batching.BatchedTensor) and len(batching._levels) == 1:
-        n = batching._levels[0][1]  # one level: the copies are a view, not n copies
+    if not isinstance(t, batching.BatchedTensor) and len(batching.levels) == 1:
+        n = batching.levels[0][1]  # one level: the copies are a view, not n copies
         return t.detach().unsqueeze(0).expand(n, *t.shape).requires_grad_()
     return real(batching.batched_everywhere(t)).detach().requires_grad_()
 

@@ -29,9 +29,9 @@ def draw_sizes(op: str) -> tuple[int, ...]:
     outermost first; none outside vmap."""
     if not batching.active():
         return ()
-    if any(batching._randomness[level] == "error" for level, _ in batching._levels):
+    if any(batching.randomness_of[level] == "error" for level, _ in batching.levels):
         _refuse_random(op)
-    return tuple(n for level, n in batching._levels if batching._randomness[level] == "different")
+    return tuple(n for level, n in batching.levels if batching.randomness_of[level] == "different")
 
 
 def drawn(t: Tensor) -> Any:
@@ -39,8 +39,8 @@ def drawn(t: Tensor) -> Any:
     randomness 'different' (outside vmap, t)."""
     if not batching.active():
         return t
-    for level, _ in batching._levels:
-        if batching._randomness[level] == "different":
+    for level, _ in batching.levels:
+        if batching.randomness_of[level] == "different":
             t = wrap(t, level)
     return t
 
@@ -52,7 +52,7 @@ def noise(x: Tensor, shape: tuple[int, ...], keep: float, op: str) -> Any:
     if not batching.active():
         return x.new_empty(shape).bernoulli_(keep)
     t = drawn(real(x).new_empty(draw_sizes(op) + tuple(shape)))
-    return _fill_level(t, "bernoulli_", (keep,), {}, len(batching._levels) - 1)
+    return _fill_level(t, "bernoulli_", (keep,), {}, len(batching.levels) - 1)
 
 
 def _at(t: Any, level: int) -> bool:
@@ -61,11 +61,11 @@ def _at(t: Any, level: int) -> bool:
 
 def _drawing(draw: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``draw(*args, **kwargs)`` on real tensors, not batched again."""
-    batching._drawing[0] += 1
+    batching.drawing[0] += 1
     try:
         return draw(*args, **kwargs)
     finally:
-        batching._drawing[0] -= 1
+        batching.drawing[0] -= 1
 
 
 def _by_level(op: str, ts: tuple, draw: Callable[..., Any], same_batched: Callable, k: int) -> Any:
@@ -76,8 +76,8 @@ def _by_level(op: str, ts: tuple, draw: Callable[..., Any], same_batched: Callab
     for all (``same_batched(ts, k)`` says what that is where one is batched)."""
     if k < 0:
         return _drawing(draw, *ts)
-    level, size = batching._levels[k]
-    mode = batching._randomness[level]
+    level, size = batching.levels[k]
+    mode = batching.randomness_of[level]
     if mode == "error":
         _refuse_random(op)
     batched = [_at(t, level) for t in ts]
@@ -88,7 +88,7 @@ def _by_level(op: str, ts: tuple, draw: Callable[..., Any], same_batched: Callab
     if any(batched):
         rank = max(t.ndim for t in ts if isinstance(t, Tensor))
         values = tuple(
-            batching._padded(t._value, rank) if b else t for t, b in zip(ts, batched, strict=True)
+            batching.padded(t._value, rank) if b else t for t, b in zip(ts, batched, strict=True)
         )
     else:  # the first tensor repeated along the batch, contiguous as torch's draw into it
         i = next(i for i, t in enumerate(ts) if isinstance(t, Tensor))
@@ -110,7 +110,7 @@ def _same_refused(op: str) -> Callable:
 def pointwise_draw(op: str, inputs: tuple, draw: Callable[..., Any]) -> Any:
     """A draw of the inputs' broadcast shape from their values (bernoulli's probabilities,
     normal's means and stds): ``draw(*inputs)`` on the batch's values."""
-    return _by_level(op, inputs, draw, _same_refused(op), len(batching._levels) - 1)
+    return _by_level(op, inputs, draw, _same_refused(op), len(batching.levels) - 1)
 
 
 def like_draw(op: str, t: Any, make: Callable[[Any], Any]) -> Any:
@@ -120,7 +120,7 @@ def like_draw(op: str, t: Any, make: Callable[[Any], Any]) -> Any:
     def first(ts: tuple, k: int) -> Any:
         return _by_level(op, (ts[0]._value[0],), make, first, k - 1)
 
-    return _by_level(op, (t,), make, first, len(batching._levels) - 1)
+    return _by_level(op, (t,), make, first, len(batching.levels) - 1)
 
 
 def dropout(x: Any, p: float) -> Any:
@@ -135,7 +135,7 @@ def dropout(x: Any, p: float) -> Any:
         one = real(ts[0]).new_empty(tuple(ts[0].shape))
         return _by_level("dropout", (one,), mask, same, k - 1)
 
-    return x * _by_level("dropout", (x,), mask, same, len(batching._levels) - 1)
+    return x * _by_level("dropout", (x,), mask, same, len(batching.levels) - 1)
 
 
 # -- Tensor's own draws ------------------------------------------------------------------------
@@ -149,8 +149,8 @@ def _fill_level(t: Any, name: str, args: tuple, kwargs: dict, k: int) -> Any:
     (contiguous) copied into every example."""
     if k < 0:
         return _drawing(getattr(Tensor, name), t, *args, **kwargs)
-    level, _ = batching._levels[k]
-    mode = batching._randomness[level]
+    level, _ = batching.levels[k]
+    mode = batching.randomness_of[level]
     if mode == "error":
         _refuse_random(name)
     probs = [a for a in (*args, *kwargs.values()) if _at(a, level)]  # bernoulli_'s p
@@ -205,7 +205,7 @@ def _bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Any:
 
 
 def _fill(name: str, t: Any, args: tuple, kwargs: dict) -> Any:
-    k = len(batching._levels) - 1
+    k = len(batching.levels) - 1
     if name == "bernoulli_" and k > 0 and _nested_refused(t, args, kwargs):
         raise Refused(
             "vmap: bernoulli_ of a number p on a tensor batched at an inner vmap of "
@@ -219,9 +219,9 @@ def _nested_refused(t: Any, args: tuple, kwargs: dict) -> bool:
     """Whether PyTorch refuses this bernoulli_ in nested vmaps: p a number, t batched at the
     innermost level, of randomness 'different' (its batched rule for bernoulli_ of a number
     finds t's values not batched there)."""
-    level = batching._levels[-1][0]
+    level = batching.levels[-1][0]
     p = args[0] if args else kwargs.get("p", 0.5)
-    different = batching._randomness[level] == "different"
+    different = batching.randomness_of[level] == "different"
     return different and _at(t, level) and not isinstance(p, Tensor)
 
 
@@ -248,5 +248,5 @@ def enter(size: int, randomness: str = "error") -> int:
 
 def leave(level: int) -> None:
     batching.leave(level)
-    if not batching._levels:
+    if not batching.levels:
         sampling.vmap[0] = None
