@@ -1,14 +1,14 @@
 """EmbeddingBag and embedding_bag: the sum, mean or max of bags of embedding rows, each bag
-one row of a 2-D input or a run of a 1-D input marked by offsets. The checks, the bags and
-max_norm's renorm (embedding's, layers.py) are here; the reduction and its gradient, to the
-weight and the per-sample weights, are ops/bags.py's one node, as PyTorch's.
+one row of a 2-D input or a run of a 1-D input marked by offsets. The checks and max_norm's
+renorm (embedding's, layers.py) are here, with vmap's rule; the bags, the reduction and its
+gradient, to the weight and the per-sample weights, are ops/bags.py's one node, as PyTorch's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import array
+from .. import array, batching
 from ..arguments import need_float, positive_int, resolve_device
 from ..autograd.mode import no_grad
 from ..ops.bags import EmbeddingBag as EmbeddingBagOp
@@ -21,7 +21,10 @@ xp = array.xp
 
 
 def _indices(x: Any, like: Any, what: str) -> Any:
-    a = array.on_device_of(x._array if isinstance(x, Tensor) else x, like)
+    """x's integers as an array on like's device: a tensor's own array where it is there (an
+    example's, under vmap: the op's rule finds the batch from it)."""
+    a = x._array if isinstance(x, Tensor) else x
+    a = a if isinstance(a, type(like)) else array.on_device_of(a, like)
     if a.dtype.kind not in "iu":
         raise TypeError(
             f"embedding_bag: {what} must be integers; got dtype {array.dtype_object(a.dtype)}"
@@ -29,8 +32,9 @@ def _indices(x: Any, like: Any, what: str) -> Any:
     return a
 
 
-def _bags(input: Any, offsets: Any, include_last_offset: bool, like: Any) -> tuple[Any, Any, int]:
-    """The flat indices (n,), each one's bag (n,; -1 for none) and the number of bags."""
+def _checked(input: Any, offsets: Any, like: Any) -> tuple[Any, Any]:
+    """The indices and the offsets (None with a 2-D input) as arrays, checked: each bag a row
+    of a 2-D input or a run of a 1-D one that offsets mark."""
     idx = _indices(input, like, "input")
     if idx.ndim == 2:
         if offsets is not None:
@@ -38,8 +42,7 @@ def _bags(input: Any, offsets: Any, include_last_offset: bool, like: Any) -> tup
                 f"embedding_bag: offsets must be None for a 2-D input (each row a bag); got "
                 f"input shape {idx.shape}"
             )
-        bags, length = idx.shape
-        return idx.reshape(-1), xp.repeat(xp.arange(bags, like=idx), length), bags
+        return idx, None
     if idx.ndim != 1:
         raise ValueError(
             f"embedding_bag: input must be 1-D (with offsets) or 2-D (B, L); got shape {idx.shape}"
@@ -60,22 +63,7 @@ def _bags(input: Any, offsets: Any, include_last_offset: bool, like: Any) -> tup
             f"embedding_bag: offsets[-1] can not be greater than input's length {idx.size}; got "
             f"{starts[-1]}"
         )
-    bags = starts.size - 1 if include_last_offset else starts.size
-    of = xp.searchsorted(starts, xp.arange(idx.size, like=idx), side="right") - 1  # (n,)
-    # past the last offset kept by include_last_offset: the last bag's, as PyTorch's
-    of[of >= bags] = bags - 1
-    return idx, of, max(bags, 0)
-
-
-def _frequency_scale(idx: Any, n_rows: int, dtype: Any) -> Any:
-    """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch 2.13's CPU
-    kernel computes it: the k-th distinct index (in sorted order) divided by the count of
-    the k-th smallest index (not, as documented, by its own count)."""
-    ranked = xp.sort(idx)  # (n,)
-    counts = xp.bincount(idx, minlength=n_rows)  # (num_embeddings,)
-    distinct, group = xp.unique(idx, return_inverse=True)  # each index's rank among distinct
-    divisor = counts[ranked[: distinct.size]]  # (distinct,)
-    return (1.0 / divisor[group.reshape(-1)]).astype(dtype)[:, None]
+    return idx, starts
 
 
 def embedding_bag(
@@ -99,7 +87,8 @@ def embedding_bag(
     ``per_sample_weights`` (input's shape, mode 'sum') weighs each row; indices equal to
     ``padding_idx`` are left out of their bag (the mean counts the others); an empty bag
     gives zeros. ``scale_grad_by_freq`` (sum and mean) scales each row's gradient down by
-    a count of the input's indices, as PyTorch's CPU kernel picks it (_frequency_scale).
+    a count of the input's indices, as PyTorch's CPU kernel picks it (ops/bags.py's
+    frequency_scale).
     """
     op = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
@@ -121,7 +110,7 @@ def embedding_bag(
             )
         padding_idx %= n_rows
     shape_in = tuple(getattr(input, "shape", ()))
-    idx, of, bags = _bags(input, offsets, include_last_offset, weight._array)
+    idx, starts = _checked(input, offsets, weight._array)
     if idx.size and (idx.min() < 0 or idx.max() >= n_rows):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise IndexError(
@@ -131,9 +120,6 @@ def embedding_bag(
     if max_norm is not None and idx.size:
         with no_grad():  # embedding's renorm of the rows looked up, in place in weight
             embedding(idx, weight, None, max_norm, norm_type)
-    scale = None
-    if scale_grad_by_freq and mode != "max" and weight.requires_grad and idx.size:
-        scale = _frequency_scale(idx, n_rows, weight._array.dtype)  # (n, 1)
     psw = None
     if per_sample_weights is not None:
         psw = as_tensor(per_sample_weights)
@@ -142,13 +128,51 @@ def embedding_bag(
                 f"{op}: per_sample_weights must have the input's shape {shape_in}; got "
                 f"{tuple(psw.shape)}"
             )
-    at = None  # every position is in a bag (offsets[0] is 0), in order of the bags
-    if padding_idx is not None:  # (k,): the positions whose index is not padding_idx
-        at = xp.flatnonzero(idx != padding_idx)
-        idx, of = idx[at], of[at]
-        scale = None if scale is None else scale[at]
-    options = dict(idx=idx, bag=of, at=at, bags=bags, mode=mode, scale=scale)
-    return EmbeddingBagOp.apply(weight, psw, **options)
+    # the factors where a gradient will reach the weight (under vmap, the batch's weight)
+    by_freq = scale_grad_by_freq and mode != "max" and batching.real(weight).requires_grad
+    # the indices and offsets as given (under vmap, an example's: its rule sees the batch's)
+    return EmbeddingBagOp.apply(
+        weight, psw, input=idx, offsets=starts, include_last_offset=include_last_offset,
+        padding_idx=padding_idx, mode=mode, scale_grad_by_freq=by_freq,
+    )  # fmt: skip
+
+
+def _batched_bags(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """vmap's rule for embedding_bag's primitive: the B examples' bags one list of B*bags
+    bags, (B*bags, D) taken apart as (B, bags, D); per-example weights (B, V, D) one table of
+    B*V rows, each example's indices (and padding row) moved to its own rows. Where the
+    examples' indices would count together (scale_grad_by_freq), or with include_last_offset,
+    once per example."""
+    weight, psw, idx, starts = args["weight"], args["psw"], args["input"], args["offsets"]
+    padding = args["padding_idx"]
+    if args["scale_grad_by_freq"] or args["include_last_offset"]:
+        return batching.loop(cls, args, batched, size)
+    if not batched["input"]:  # the same bags in every example
+        idx = xp.broadcast_to(idx, (size, *idx.shape))
+    if batched["weight"]:  # example b's rows b*V ... b*V + V-1 of one table
+        n_rows = weight.shape[1]
+        moved = xp.arange(size, like=idx) * n_rows  # (B,): where each example's rows start
+        idx = idx + moved.reshape(-1, *(1,) * (idx.ndim - 1))
+        weight = weight.reshape(-1, weight.shape[-1])  # (B*V, D)
+        padding = None if padding is None else moved + padding  # (B,): each one's padding row
+    if psw is not None and not batched["psw"]:
+        psw = psw.unsqueeze(0).expand(size, *psw.shape)
+    if starts is None:  # 2-D examples (bags, L): B*bags rows
+        bags = idx.shape[1]
+        idx = idx.reshape(-1, idx.shape[-1])  # (B*bags, L)
+    else:  # 1-D examples (n,): example b's runs start b*n further along the one input
+        starts = starts if batched["offsets"] else xp.broadcast_to(starts, (size, *starts.shape))
+        bags, n = starts.shape[1], idx.shape[1]
+        starts = (starts + (xp.arange(size, like=starts) * n)[:, None]).reshape(-1)  # (B*bags,)
+        idx = idx.reshape(-1)  # (B*n,)
+    if psw is not None:
+        psw = psw.reshape(idx.shape)
+    given = {"weight": weight, "psw": psw, "input": idx, "offsets": starts, "padding_idx": padding}
+    out = batching.call(cls, {**args, **given})  # (B*bags, D)
+    return out.reshape(size, bags, out.shape[-1])
+
+
+batching.register({"EmbeddingBag": _batched_bags})
 
 
 class EmbeddingBag(Module):

@@ -647,8 +647,7 @@ def _max_unpool(
     step = kernel if stride is None else ntuple(stride, spatial, op, "stride")
     pad = ntuple(padding, spatial, op, "padding")
     size = _unpool_size(op, x, kernel, step, pad, output_size)
-    n, c = (1, *x.shape[: x.ndim - spatial])[-2:]  # an unbatched input: a batch of one
-    where = idx._array.reshape(n, c, -1)  # (N, C, L): the input's flattened positions
+    where = idx._array  # the input's shape, as given (under vmap, an example's)
     if where.size and (where.min() < 0 or where.max() >= math.prod(size)):
         raise ValueError(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "

@@ -1,13 +1,14 @@
 """vmap's batching rules for the spatial ops (resampling, grid sampling, unfold and fold, the
-pixel and channel shuffles): each runs once on the whole batch, the vmap dim folded into the
-op's own batch dim or left in front of the dims it works on; registered with batching.py,
-which holds the machinery and the other ops' rules."""
+pixel and channel shuffles, max unpooling): each runs once on the whole batch, the vmap dim
+folded into the op's own batch dim or left in front of the dims it works on; registered with
+batching.py, which holds the machinery and the other ops' rules."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .. import batching
+from ..array import xp
 from ..batching import call, loop, pool2d
 from ..tensor import Tensor
 
@@ -49,6 +50,23 @@ def grid_sampler(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return out.reshape(size, n, *out.shape[1:])
 
 
+def unpool(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """max_unpool's primitives: the values (B, N, C, *in) and their indices (an array of the
+    values' shape), either batched or both, as B*N samples; unbatched examples (C, *in) are
+    the B samples themselves."""
+    x = args["x"] if batched["x"] else _broadcast(args["x"], size)
+    index = args["index"]
+    if not batched["index"]:  # the same places for every example
+        index = xp.broadcast_to(index, (size, *index.shape))
+    rank = len(args["size"])  # an example's spatial dims
+    if x.ndim - 1 == rank + 1:  # unbatched examples (C, *in): the batch is N
+        return call(cls, {**args, "x": x, "index": index})
+    n = x.shape[1]
+    folded = {"x": x.reshape(-1, *x.shape[2:]), "index": index.reshape(-1, *index.shape[2:])}
+    out = call(cls, {**args, **folded})  # (B*N, C, *size)
+    return out.reshape(size, n, *out.shape[1:])
+
+
 LEADING = """UpsampleNearest1d UpsampleNearest2d UpsampleNearest3d UpsampleNearestExact1d
 UpsampleNearestExact2d UpsampleNearestExact3d UpsampleLinear1d UpsampleBilinear2d
 UpsampleBicubic2d UpsampleTrilinear3d ResampleBackward PixelShuffle PixelUnshuffle
@@ -62,5 +80,7 @@ batching.register(
         "Col2Im": blocks,
         "GridSampler2d": grid_sampler,
         "GridSampler3d": grid_sampler,
+        "MaxUnpool2d": unpool,
+        "MaxUnpool3d": unpool,
     }
 )

@@ -1,6 +1,7 @@
 """embedding_bag's primitive: one node (PyTorch's EmbeddingBagBackward0, on the weight and
 the per-sample weights) where the composition was a lookup, a product, a selection and an
-index_add. Which positions count and their bags are nn/embedding_bag.py's to work out."""
+index_add; which positions count and their bags, from the indices and offsets that
+nn/embedding_bag.py checks."""
 
 from __future__ import annotations
 
@@ -16,10 +17,37 @@ if TYPE_CHECKING:
 _REDUCE = {"sum": xp.add, "mean": xp.add, "max": xp.maximum}
 
 
+def bags_of(input: Any, offsets: Any, include_last_offset: bool) -> tuple[Any, Any, int]:
+    """The flat indices (n,), each one's bag (n,) and the number of bags: each row of a 2-D
+    input a bag, or each run of a 1-D input from one offset to the next (offsets holding one
+    more, the end, with ``include_last_offset``; the last bag runs to the input's end all the
+    same, as PyTorch's)."""
+    if offsets is None:  # (B, L): row b is bag b
+        bags, length = input.shape
+        return input.reshape(-1), xp.repeat(xp.arange(bags, like=input), length), bags
+    bags = offsets.size - 1 if include_last_offset else offsets.size
+    of = xp.searchsorted(offsets, xp.arange(input.size, like=input), side="right") - 1  # (n,)
+    # past the last offset kept by include_last_offset: the last bag's, as PyTorch's
+    of[of >= bags] = bags - 1
+    return input, of, max(bags, 0)
+
+
+def frequency_scale(idx: Any, n_rows: int, dtype: Any) -> Any:
+    """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch 2.13's CPU
+    kernel computes it: the k-th distinct index (in sorted order) divided by the count of
+    the k-th smallest index (not, as documented, by its own count)."""
+    ranked = xp.sort(idx)  # (n,)
+    counts = xp.bincount(idx, minlength=n_rows)  # (num_embeddings,)
+    distinct, group = xp.unique(idx, return_inverse=True)  # each index's rank among distinct
+    divisor = counts[ranked[: distinct.size]]  # (distinct,)
+    return (1.0 / divisor[group.reshape(-1)]).astype(dtype)[:, None]
+
+
 class EmbeddingBag(Function):
     """out[b] = the sum, mean or max over the positions i of bag b of weight[idx[i]], in
-    mode 'sum' each times psw[at[i]] (psw the per-sample weights, flattened; at None: every
-    position, at[i] = i); an empty bag is 0. The positions come in order of their bags.
+    mode 'sum' each times psw[at[i]] (psw the per-sample weights, flattened; at: the
+    positions whose index is not padding_idx, every position without one); an empty bag is
+    0. idx and the bags are bags_of(input, offsets); the positions come in order of bags.
 
     grad_weight[idx[i]] += grad[b] * psw[at[i]] * scale[i] (sum), grad[b] / count(b) *
     scale[i] (mean), or, for max, grad[b, j] at the first row of bag b holding column j's max;
@@ -32,8 +60,28 @@ class EmbeddingBag(Function):
     saves_inputs = "others"  # weight for psw's gradient, psw for weight's
 
     def forward(
-        self, weight: Any, psw: Any, idx: Any, bag: Any, at: Any, bags: int, mode: str, scale: Any
+        self,
+        weight: Any,
+        psw: Any,
+        *,
+        input: Any,
+        offsets: Any,
+        include_last_offset: bool,
+        padding_idx: Any,
+        mode: str,
+        scale_grad_by_freq: bool,
     ) -> Any:
+        idx, bag, bags = bags_of(input, offsets, include_last_offset)
+        scale = None  # scale_grad_by_freq's factors (n, 1), as PyTorch's CPU kernel's
+        if scale_grad_by_freq and idx.size:
+            scale = frequency_scale(idx, weight.shape[0], weight.dtype)
+        at = None  # every position is in a bag (offsets[0] is 0), in order of the bags
+        if padding_idx is not None:  # (k,): the positions whose index is not padding_idx
+            # (vmap's rule gives the padding row of each example's rows of one table)
+            left = idx == padding_idx if xp.ndim(padding_idx) == 0 else xp.isin(idx, padding_idx)
+            at = xp.flatnonzero(~left)
+            idx, bag = idx[at], bag[at]
+            scale = None if scale is None else scale[at]
         self.idx, self.bag, self.at, self.mode, self.scale = idx, bag, at, mode, scale
         rows = weight[idx]  # (k, D)
         if psw is not None:

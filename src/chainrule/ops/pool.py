@@ -389,8 +389,8 @@ class AdaptiveAvgPoolBackward(_AxisMaps):
 
 class _Unpool(Function):
     """out = zeros (N, C, *size) (or (C, *size), unbatched) with x[n, c, l] written at flat
-    place index[n, c, l] of its plane (a later write wins where two share a place); grad_x =
-    grad read at the index."""
+    place index[n, c, l] of its plane (a later write wins where two share a place; index holds
+    as many places as x, in any shape); grad_x = grad read at the index."""
 
     rule = "grad_x = grad gathered at the indices"
     saves_inputs = False
@@ -399,7 +399,7 @@ class _Unpool(Function):
         lead = x.shape[: x.ndim - len(size)]  # (N, C), or (C,) unbatched
         n, c = (1, *lead)[-2:]
         plane = math.prod(size)
-        self.index, self.shape = index.reshape(n, c, -1), x.shape
+        self.index, self.shape = index.reshape(n, c, -1), x.shape  # (N, C, L)
         out = xp.zeros((n, c, plane), dtype=x.dtype, like=x)
         places = self.index + xp.arange(0, n * c * plane, plane, like=index).reshape(n, c, 1)
         out.reshape(-1)[places.reshape(-1)] = x.reshape(-1)
