@@ -128,42 +128,46 @@ class Function(Node):
             if batched is not None:
                 return batched
         T = tensor_type()
-        # One loop for the arrays, what needs a gradient and the versions the node would
-        # record: cheaper than three comprehensions, each a call of its own (until Python
-        # 3.12), on the hot path of every op.
-        arrays, needs, seen = [], [], []
+        # The arrays, and whether an input requires grad, on the hot path of every op; what
+        # a node keeps of its inputs is gathered below, only where one is recorded. Loops,
+        # not comprehensions: each of those is a call of its own (until Python 3.12).
+        arrays, wants = [], False
         for x in inputs:
             if isinstance(x, T):
                 arrays.append(x._array)
-                needs.append(x.requires_grad)
-                vc = x._vc
-                seen.append(0 if vc is None else vc[0])
+                if x.requires_grad:
+                    wants = True
             else:
                 arrays.append(x)
-                needs.append(False)
-                seen.append(None)
         if ACCELERATED:
             arrays = _same_device(cls.primitive.__name__.lower(), arrays, inputs)
+        record = wants and state.grad_enabled
         named = cls.node_type  # the node's type: the op's, or the one named (Function.named)
-        if named is None and state.grad_enabled and True in needs:  # a node will be recorded
-            # PyTorch's name depends on the call: chosen from it, or by forward
-            named = node_type(cls, cls.name_by_call(arrays, options))
-        elif named is None:  # no node: no name to choose
-            named = cls
+        if named is None:  # PyTorch's name depends on the call: chosen from it, or by
+            # forward (node_name); with no node to record, no name to choose
+            named = node_type(cls, cls.name_by_call(arrays, options)) if record else cls
         fn = named()
         try:
             out_data = fn.forward(*arrays, **options)
         except Exception as err:
             # NumPy's own message names neither the op nor the shapes; add them.
             raise _forward_error(cls.primitive.__name__.lower(), err, inputs) from None
-        record = state.grad_enabled and True in needs
         out = T._make(out_data, record)
         if cls.view and shares_memory(out_data, arrays[0]):
             make_view(out, inputs[0])
         if record:
+            needs, seen = [], []  # one loop: as versions(inputs) gives them
+            for x in inputs:
+                if isinstance(x, T):
+                    needs.append(x.requires_grad)
+                    vc = x._vc
+                    seen.append(0 if vc is None else vc[0])
+                else:
+                    needs.append(False)
+                    seen.append(None)
             fn.inputs = inputs
             fn.needs_input_grad = tuple(needs)
-            fn.versions = tuple(seen)  # as versions(inputs) gives them
+            fn.versions = tuple(seen)
             fn.stamp = writes[0]
             if named is cls and cls.node_type is None:  # forward named the node (node_name)
                 fn.__class__ = node_type(cls, fn.node_name)
