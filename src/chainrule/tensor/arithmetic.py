@@ -456,8 +456,7 @@ class Arithmetic(Core):
                 f"{self.shape}; got {other.shape}"
             )
         need_number(self, "bmm")
-        a, b = _promote(self, other, "matmul")  # the checks above are matmul's, made
-        return _BMM.apply(a, b)
+        return _BMM.apply(*_promote(self, other, "matmul"))  # matmul's checks, made above
 
     def matmul(self: TensorSelf, other: Any) -> Tensor:
         return matmul(self, other)
