@@ -62,22 +62,38 @@ def _padded(c: Any, bounds: _Axes, padding: str) -> tuple[Any, Any]:
     return c, slope if sign is None else slope * sign
 
 
-def _weights(t: Any, mode: str) -> list[Any]:
-    """Each tap's weight at fraction t (an array or a Tensor): linear, cubic convolution
-    (taps -1, 0, 1, 2) or nearest."""
-    if mode == "bilinear":
-        return [1 - t, t]
-    if mode == "nearest":
-        return [t * 0 + 1]
+def _weights(t: Any, mode: str) -> Any:
+    """Each tap's weight at fraction t (an array or a Tensor, (A, B)), stacked as (A, T, B):
+    linear (1 - t, t), or cubic convolution (taps -1, 0, 1, 2) of u = (t + 1, t, 1 - t,
+    2 - t), each weight a cubic in its u, evaluated for every tap at once (Horner's rule,
+    the same numbers as the polynomials' own order)."""
+    values = t._array if hasattr(t, "_array") else t
+    sign, shift, *cubic = _polynomials(mode, values.dtype)
+    if type(values) is not array.host.ndarray:
+        sign, shift, *cubic = (array.from_host(part, values) for part in (sign, shift, *cubic))
+    u = t[:, None] * sign + shift  # (A, T, B)
+    if not cubic:  # linear: the weight is u itself
+        return u
+    high, second, first, last = cubic
+    return ((u * high + second) * u + first) * u + last
+
+
+@functools.lru_cache(maxsize=8)
+def _polynomials(mode: str, kind: Any) -> tuple[Any, ...]:
+    """(T, 1) arrays in dtype ``kind`` (read only): each tap's u as t * sign + shift, and for
+    bicubic the coefficients of each tap's cubic in u, highest first: the near one
+    (a + 2) u^3 - (a + 3) u^2 + 1 for taps 0 and 1, the far one a u^3 - 5a u^2 + 8a u - 4a
+    for taps -1 and 2."""
     a = _CUBIC_A
-
-    def near(u: Any) -> Any:
-        return ((a + 2) * u - (a + 3)) * u * u + 1
-
-    def far(u: Any) -> Any:
-        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
-
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    rows = [(-1, 1), (1, 0)]  # linear: u = (1 - t, t)
+    if mode == "bicubic":
+        rows = [(1, 1, -1, -1), (1, 0, 1, 2)]
+        rows += [(a, a + 2, a + 2, a), (-5 * a, -(a + 3), -(a + 3), -5 * a)]
+        rows += [(8 * a, 0, 0, 8 * a), (-4 * a, 1, 1, -4 * a)]
+    out = tuple(array.host.array(row, dtype=kind)[:, None] for row in rows)
+    for part in out:
+        part.flags.writeable = False
+    return out
 
 
 def _slopes(t: Any, mode: str) -> list[Any]:
@@ -257,18 +273,14 @@ class GridSampler2d(Function):
                 low = xp.floor(pos)
                 taps = low.astype(xp.int64)[:, None] + ax.offsets  # (dim, 2, M)
                 t = pos - low
-        inside = (taps >= 0) & (taps <= ax.int_high)  # (dim, T, M)
-        xp.minimum(xp.maximum(taps, 0, out=taps), ax.int_high, out=taps)
+        clamped = xp.minimum(xp.maximum(taps, 0), ax.int_high)  # (dim, T, M)
+        inside = clamped == taps  # the taps within the input
+        taps = clamped
         taps *= ax.strides
         if mode == "nearest":
             w = inside.astype(work)
-        elif mode == "bilinear":
-            w = xp.empty(taps.shape, dtype=work, like=t)
-            xp.subtract(1, t, out=w[:, 0])
-            w[:, 1] = t
-            w *= inside
         else:
-            w = xp.stack(_weights(t, mode), axis=1)  # (dim, 4, M)
+            w = _weights(t, mode)  # (dim, T, M)
             w *= inside
         # every combination of one tap an axis: (N, K, P) places and weights
         k = w.shape[1] ** dim
@@ -322,9 +334,7 @@ class GridSampler2d(Function):
             ts, per_axis = self.ts, insides
         else:
             ts = self._fractions(grid)
-            per_axis = [
-                stack(_weights(t, self.mode), 1) * m for t, m in zip(ts, insides, strict=True)
-            ]
+            per_axis = [_weights(t, self.mode) * m for t, m in zip(ts, insides, strict=True)]
         w = _combined(per_axis)  # (N, K, P), zero outside the input
         g = grad.reshape(n, c, 1, p)
         index = _const(xp.broadcast_to(self.index.reshape(n, 1, k * p), (n, c, k * p)), None)
