@@ -83,3 +83,34 @@ def test_logdet_is_a_where_of_the_sign() -> None:
     out, want = cr.logdet(A), torch.logdet(tA)
     assert out.grad_fn.name() == want.grad_fn.name() == "WhereBackward0"
     np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize(
+    "shapes", [((5, 3), (5, 2)), ((2, 6, 3), (2, 6, 2)), ((5, 3), (5,))], ids=str
+)
+def test_lstsq_residuals_are_the_nodes_second_output(shapes: tuple[tuple[int, ...], ...]) -> None:
+    """A tall A of full rank, a driver that gives residuals: the solution and the residuals
+    share LinalgLstsqBackward0; a vector B's residuals keep their dim of one, as PyTorch's."""
+    rng = np.random.default_rng(3)
+    (A, tA), (B, tB) = _both(rng.standard_normal(shapes[0])), _both(rng.standard_normal(shapes[1]))
+    got, want = cr.linalg.lstsq(A, B, driver="gelsd"), torch.linalg.lstsq(tA, tB, driver="gelsd")
+    assert got.solution.grad_fn is got.residuals.grad_fn
+    assert got.residuals.grad_fn.name() == want.residuals.grad_fn.name()
+    assert (got.solution.output_nr, got.residuals.output_nr) == (0, 1)
+    assert tuple(got.residuals.shape) == tuple(want.residuals.shape)
+    saved = got.residuals.grad_fn._saved_solution
+    assert tuple(saved.shape) == tuple(want.residuals.grad_fn._saved_solution.shape)
+    np.testing.assert_allclose(
+        got.residuals.detach().numpy(), want.residuals.detach().numpy(), rtol=1e-10
+    )
+    outs = (got.solution, got.residuals), (want.solution, want.residuals)
+    gs = [rng.standard_normal(tuple(t.shape)) for t in outs[1]]
+    first = cr.autograd.grad(outs[0], (A, B), [cr.tensor(g) for g in gs], create_graph=True)
+    ref = torch.autograd.grad(outs[1], (tA, tB), [torch.tensor(g) for g in gs], create_graph=True)
+    for u, v in zip(first, ref, strict=True):
+        np.testing.assert_allclose(u.detach().numpy(), v.detach().numpy(), rtol=1e-9, atol=1e-12)
+    hs = [rng.standard_normal(shape) for shape in shapes]
+    second = cr.autograd.grad(list(first), (A, B), [cr.tensor(h) for h in hs])
+    ref2 = torch.autograd.grad(list(ref), (tA, tB), [torch.tensor(h) for h in hs])
+    for u, v in zip(second, ref2, strict=True):
+        np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-8, atol=1e-11)

@@ -244,24 +244,30 @@ def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any
 
 
 def packed_outputs(
-    packed: Any, parts: list[Any], kind: str, name: str, read: tuple[int, ...]
+    packed: Any,
+    parts: list[Any],
+    kind: str,
+    name: str,
+    read: tuple[int, ...],
+    indices: list[Any] | None = None,
 ) -> list[Any]:
     """packed[0], packed[1], ...: the outputs of an op that packs them in one array (var_mean's,
     std_mean's, aminmax's), made by the one node named ``name`` that they share, as PyTorch's
     one node of the op; ``parts[k]`` holds the rule that puts output k's gradient in its place
-    in packed (an indexing rule, applied to no tensor: no node of the graph). An output the
+    in packed (an indexing rule, applied to no tensor: no node of the graph), at
+    ``indices[k]`` where given (lstsq's solution and residuals), else (k,). An output the
     op's rule reads (its number in ``read``) is a view of packed, so that a write into it
     before backward fails the op's check of its output; the others are tensors of their own,
     which may be written, as PyTorch's."""
     op_node = packed.grad_fn
     op_node.share_outputs()
     arr, make = packed._array, tensor_type()._make
-    place_shape = arr.shape[1:]
-    places = [((k,), place_shape, None) for k in range(len(parts))]
+    indices = [(k,) for k in range(len(parts))] if indices is None else indices
+    places = [(index, arr[(*index, ...)].shape, None) for index in indices]
     node = share(packed, parts, places, kind, name, op_node)
     outs = []
-    for k in range(len(parts)):
-        out = make(arr[k, ...], True)  # (*reduced), in packed's memory (0-d: a view too)
+    for k, index in enumerate(indices):
+        out = make(arr[(*index, ...)], True)  # in packed's memory (0-d: a view too)
         if k in read:
             make_view(out, packed)
         join(node, out, k)

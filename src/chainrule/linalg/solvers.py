@@ -135,27 +135,26 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     A = matrices(A, "linalg.slogdet", square=True)
     sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
     packed = D.LinalgSlogdet.apply(A, result=(sign, logabsdet), factor=factor)  # (2, *batch)
-    return Slogdet(*_stacked_outputs(packed, "LinalgSlogdet"))
+    return Slogdet(*_outputs(packed, "LinalgSlogdet", [(0,), (1,)]))
 
 
-def _stacked_outputs(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
-    """packed[0] and packed[1], the two outputs of ``op`` (its primitive's name), which share
-    packed's node as PyTorch's two outputs share one (as var_mean's: autograd/outputs.py)."""
+def _outputs(packed: Tensor, op: str, indices: list[Any]) -> list[Tensor]:
+    """packed[index] for each index, the outputs of ``op`` (its primitive's name), which
+    share packed's node as PyTorch's outputs share one (as var_mean's: autograd/outputs.py)."""
     if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
-        first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
-        return first, second
+        return list(movement.sliced(movement.GetItem, packed, indices))
     parts = []
-    for k in (0, 1):  # the rule of each output's place in packed: indexing's
+    for index in indices:  # the rule of each output's place in packed: indexing's
         part = movement.GetItem()
-        part.inputs, part.index = (packed,), (k,)
+        part.inputs, part.index = (packed,), index
         parts.append(part)
     read = packed.grad_fn.outputs_read
-    first, second = packed_outputs(packed, parts, op, op + "Backward0", read)
+    outs = packed_outputs(packed, parts, op, op + "Backward0", read, indices)
     if carries((packed,)):  # a dual level is open: each output's tangent is its part
         tangent = tangent_of(packed)
-        set_tangent(first, tangent[0])
-        set_tangent(second, tangent[1])
-    return first, second
+        for out, index in zip(outs, indices, strict=True):
+            set_tangent(out, tangent[index])
+    return outs
 
 
 @with_out("linalg", exact=True)
@@ -254,21 +253,26 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
         )
     lapack = "gelsy" if driver == "gels" else driver
     found: dict[str, Any] = {}  # LAPACK's rank and singular values, as forward met them
-    X = D.LinalgLstsq.apply(A, Bm, rcond=rcond, driver=lapack, found=found)
-    X = record(X, solution=X._array)  # PyTorch's node keeps the solution
     m, n = A.shape[-2:]
+    wanted = m > n and driver != "gelsy"  # residuals, where every A has full rank
+    X = D.LinalgLstsq.apply(
+        A, Bm, rcond=rcond, driver=lapack, found=found, residuals=wanted
+    )  # (..., n, k), or (..., n + 1, k): the residuals below the solution
     shape = X.shape[:-2]
-    rank_arr, sv_arr = found["rank"], found["sv"]
-    dtype = A._array.dtype
-    empty = xp.zeros((0,), dtype=dtype)
-    full = bool((rank_arr == min(m, n)).all())
-    residuals = None
-    if m > n and driver != "gelsy" and full:  # differentiable, as PyTorch's
-        residuals = ((A @ X - Bm) ** 2).sum(-2)
-        residuals = residuals.squeeze(-1) if vector else residuals
-    solution = X.squeeze(-1) if vector else X
-    if residuals is None:  # none: empty, from a node of PyTorch's name and saved values
+    if found["residuals"]:  # both outputs of the one node, as PyTorch's
+        batch = (slice(None),) * len(shape)
+        column = (0,) if vector else ()  # a vector B's solution is a vector
+        solution, residuals = _outputs(
+            X, "LinalgLstsq", [(*batch, slice(0, n), *column), (*batch, n)]
+        )
+        record(X, solution=solution._array)  # PyTorch's node keeps the solution
+    else:
+        X = record(X, solution=X._array)
+        solution = X.squeeze(-1) if vector else X
+        # none: empty, from a node of PyTorch's name and saved values
         residuals = record(_NO_RESIDUALS.apply(A, B), solution=solution._array)
+    rank_arr, sv_arr = found["rank"], found["sv"]
+    empty = xp.zeros((0,), dtype=A._array.dtype)
     rank = xp.zeros((0,), dtype=xp.int64) if driver == "gels" else rank_arr.reshape(shape)
     sv = sv_arr if driver in ("gelsd", "gelss") else empty
     return Lstsq(solution, residuals, constant(rank), constant(sv))

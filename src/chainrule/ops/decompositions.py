@@ -443,17 +443,31 @@ class LinalgPinv(Function):
 
 
 class LinalgLstsq(Function):
-    """out = X minimising ||A X - B|| (LAPACK's gelsy, with rcond), B (..., m, k); batch
-    dims broadcast.
+    """out = X minimising ||A X - B|| (LAPACK's driver, with rcond), B (..., m, k); batch
+    dims broadcast. Where ``residuals`` asks and every A has full rank: with the residuals
+    R = ||A X - B||^2 per column as a last row, (..., n + 1, k), lstsq's two outputs that
+    share this node (autograd/outputs.py).
 
-    PyTorch's rule, through the pseudoinverse: grad_A = pinv_backward(grad B^T, A+, A),
-    grad_B = A+^T grad.
+    PyTorch's rule, through the pseudoinverse: grad_A = pinv_backward(grad_X B^T, A+, A),
+    grad_B = A+^T grad_X; with r = A X - B, the residuals add 2 (r grad_R) X^T to grad_A and
+    -2 r grad_R to grad_B (grad_R a row scaling r's columns).
     """
 
-    rule = "grad_A = pinv_backward(grad @ B^T, pinv(A), A), grad_B = pinv(A)^T @ grad"
+    rule = (
+        "grad_A = pinv_backward(grad_X @ B^T, pinv(A), A) + 2 (r grad_R) X^T, "
+        "grad_B = pinv(A)^T @ grad_X - 2 r grad_R, r = A X - B"
+    )
+    saves_out = True  # the solution, PyTorch's _saved_solution
+    outputs_read = (0,)  # the solution (its writes are checked), not the residuals
 
     def forward(
-        self, a: Any, b: Any, rcond: Any = None, driver: Any = "gelsy", found: Any = None
+        self,
+        a: Any,
+        b: Any,
+        rcond: Any = None,
+        driver: Any = "gelsy",
+        found: Any = None,
+        residuals: bool = False,
     ) -> Any:
         shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         count = math.prod(shape)  # the matrices (-1 cannot say how many where A is empty)
@@ -481,15 +495,30 @@ class LinalgLstsq(Function):
                         values[i] = sv
         if found is not None:  # what lstsq returns beside the solution
             found["rank"], found["sv"] = rank.reshape(shape), values.reshape(*shape, min(m, n))
+        self.residuals = residuals and bool((rank == min(m, n)).all())
+        if self.residuals:  # the residuals of each column, as a last row
+            r = a @ out - b  # (count, m, k)
+            out = xp.concatenate((out, (r * r).sum(-2, keepdims=True)), axis=-2)
+            n += 1
+        if found is not None:
+            found["residuals"] = self.residuals
         return out.reshape(*shape, n, k)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
+        n = a.shape[-1]
+        gX = grad[..., :n, :] if self.residuals else grad
         rtol = float(xp.finfo(a._array.dtype).eps) * max(a.shape[-2:])
         pinv = LinalgPinv.apply(a, atol=0.0, rtol=rtol)
-        ga = pinv_backward(grad @ b.mT, pinv, a) if need_a else None
-        return ga, (pinv.mT @ grad if need_b else None)
+        ga = pinv_backward(gX @ b.mT, pinv, a) if need_a else None
+        gb = pinv.mT @ gX if need_b else None
+        if self.residuals:
+            X = out[..., :n, :]
+            w = (a @ X - b) * (grad[..., n : n + 1, :] * 2.0)  # (..., m, k)
+            ga = None if ga is None else ga + w @ X.mT
+            gb = None if gb is None else gb - w
+        return ga, gb
 
 
 class LinalgLstsqEmpty(Function):
