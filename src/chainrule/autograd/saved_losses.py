@@ -15,6 +15,8 @@ ARGS: dict[str, str] = {
     "MultilabelMarginLossBackward0": "reduction",
     "HuberLossBackward0": "delta reduction",
     "SmoothL1LossBackward0": "beta reduction",
+    "MseLossBackward0": "reduction",
+    "SoftMarginLossBackward0": "reduction",
     "CtcLossBackward0": "blank input_lengths target_lengths zero_infinity",
     "BinaryCrossEntropyBackward0": "reduction",
     "BinaryCrossEntropyWithLogitsBackward0": "reduction",
@@ -42,6 +44,8 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
     },
     "HuberLossBackward0": _INPUTS,
     "SmoothL1LossBackward0": _INPUTS,
+    "MseLossBackward0": _INPUTS,
+    "SoftMarginLossBackward0": _INPUTS,
     "CtcLossBackward0": {
         "log_probs": ("input", 0, None),
         "result0": ("made", None, lambda fn: fn.nll),

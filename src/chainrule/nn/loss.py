@@ -98,8 +98,12 @@ def mse_loss(
     _check_reduction(reduction, "mse_loss")
     x, t = _same_shape(input, target, "mse_loss")
     need_float(x, "mse_loss")
-    d = x - t
-    return _weighted(d * d, weight, reduction, "mse_loss")
+    if weight is not None:  # PyTorch's too is a composite then
+        d = x - t
+        return _weighted(d * d, weight, reduction, "mse_loss")
+    t = t if t.is_floating_point() else t.to(x.dtype)  # x's float dtype, as PyTorch promotes
+    out = losses.MseLoss.apply(x, t, reduction=reduction)
+    return record(out, reduction=REDUCTIONS.index(reduction))
 
 
 def l1_loss(

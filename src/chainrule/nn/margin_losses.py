@@ -100,7 +100,11 @@ def soft_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction, "soft_margin_loss")
     x, y = as_tensor(input), as_tensor(target)
     need_float(x, "soft_margin_loss")
-    return reduce_loss((-x * y).exp().log1p(), reduction)
+    if x.shape != y.shape:  # broadcast: composed
+        return reduce_loss((-x * y).exp().log1p(), reduction)
+    y = y if y.is_floating_point() else y.to(x.dtype)  # x's float dtype, as PyTorch promotes
+    out = losses.SoftMarginLoss.apply(x, y, reduction=reduction)
+    return record(out, reduction=REDUCTIONS.index(reduction))
 
 
 def cosine_embedding_loss(

@@ -1,8 +1,9 @@
 """The losses PyTorch computes in one kernel, as one primitive each with its reduction inside,
-so the node is PyTorch's: multi_margin_loss, multilabel_margin_loss, huber_loss and
-smooth_l1_loss. For speed: each was a composite of eight to fifteen nodes (4-9x PyTorch's
-forward time on small inputs); each forward is now a few NumPy passes, and each backward its
-rule in Tensor ops. nn/margin_losses.py and nn/loss.py check the arguments.
+so the node is PyTorch's: multi_margin_loss, multilabel_margin_loss, huber_loss,
+smooth_l1_loss, mse_loss and soft_margin_loss. For speed: each was a composite of three to
+fifteen nodes (up to 4-9x PyTorch's forward time on small inputs); each forward is now a few
+NumPy passes, and each backward its rule in Tensor ops. nn/margin_losses.py and nn/loss.py
+check the arguments.
 """
 
 from __future__ import annotations
@@ -199,6 +200,45 @@ class SmoothL1Loss(_Piecewise):
 
     def slope(self, d: Tensor) -> Tensor:  # clamp(d / beta, -1, 1), as PyTorch's
         return Where.apply(self.inside, d / self.k, d.sign())
+
+
+class MseLoss(Function):
+    """out = reduce((x - t)^2);  grad_x = 2 grad (x - t) (/ numel for 'mean'),
+    grad_t = -grad_x."""
+
+    rule = "grad_x = 2 * grad * (x - t) (/ numel for 'mean'), grad_t = -grad_x"
+
+    def forward(self, x: Any, t: Any, *, reduction: str) -> Any:
+        self.reduction = reduction
+        d = xp.subtract(x, t)  # an array of our own (or a number, 0-d)
+        self.count = d.size
+        return _reduce(xp.multiply(d, d, out=d) if d.ndim else d * d, reduction)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, t = self.inputs
+        g = (x - t) * _spread(grad * 2.0, self.reduction, self.count)
+        need_x, need_t = self.needs_input_grad
+        return (g if need_x else None, -g if need_t else None)
+
+
+class SoftMarginLoss(Function):
+    """out = reduce(log(1 + exp(-t x)));  with s = grad e / (1 + e), e = exp(-t x) (s / numel
+    for 'mean'): grad_x = -t s, grad_t = -x s."""
+
+    rule = "grad_x = -t * grad * sigmoid(-t x) (/ numel for 'mean'), grad_t = -x * the same"
+
+    def forward(self, x: Any, t: Any, *, reduction: str) -> Any:
+        self.reduction = reduction
+        z = xp.multiply(x, t)  # an array of our own (or a number, 0-d)
+        self.count = z.size
+        return _reduce(xp.log1p(xp.exp(-z)), reduction)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, t = self.inputs
+        e = (-t * x).exp()
+        s = e / (e + 1) * _spread(grad, self.reduction, self.count)
+        need_x, need_t = self.needs_input_grad
+        return (-t * s if need_x else None, -x * s if need_t else None)
 
 
 class _Reduces(Function):

@@ -1,7 +1,7 @@
 """Catalog rows of the losses that are one primitive each in ops/losses.py (multi_margin_loss,
-multilabel_margin_loss, huber_loss, smooth_l1_loss, the binary cross entropies with a weight
-or a reduction) beyond nn_functional.py's and test_ops.py's: a (C,) or 0-d input, each
-reduction, a weight."""
+multilabel_margin_loss, huber_loss, smooth_l1_loss, mse_loss, soft_margin_loss, the binary
+cross entropies with a weight or a reduction) beyond nn_functional.py's and test_ops.py's: a
+(C,) or 0-d input, each reduction, a weight."""
 
 from __future__ import annotations
 
@@ -68,7 +68,36 @@ ROWS: list[Row] = [
         "away",
         second=True,
     ),
+    Row("mse_loss", lambda m, a, b: _F(m).mse_loss(a, b), ((2, 3, 2), (2, 3, 2)), second=True),
+    Row(
+        "mse_loss_none",
+        lambda m, a, b: _F(m).mse_loss(a, b, reduction="none"),
+        ((3, 4), (3, 4)),
+        second=True,
+    ),
+    Row(
+        "mse_loss[0d]",
+        lambda m, a, b: _F(m).mse_loss(a, b, reduction="sum"),
+        ((), ()),
+        second=True,
+    ),
+    Row(
+        "soft_margin_loss_sum",
+        lambda m, a: _F(m).soft_margin_loss(a, _signs(m, a), reduction="sum"),
+        ((2, 3),),
+        second=True,
+    ),
+    Row(
+        "soft_margin_loss_none",
+        lambda m, a: _F(m).soft_margin_loss(a * 3.0, _signs(m, a), reduction="none"),
+        ((2, 3),),
+        second=True,
+    ),
 ]
+
+
+def _signs(m, a):  # noqa: ANN001, ANN202
+    return m.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=a.dtype)
 
 
 def _weight(m, a):  # noqa: ANN001, ANN202
