@@ -62,7 +62,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         "PyTorch's cov and cond end in squeeze",
         {"SqueezeBackward0", "SqueezeBackward1"},
     ),
-    "AddBackward0": ("logdet's sign is a where in PyTorch", {"WhereBackward0"}),
     "CtcLossBackward0": ("PyTorch's zero_infinity is a where", {"WhereBackward0"}),
     "ScaledDotProductFlashAttentionForCpuBackward0": (
         "PyTorch's CPU attention of these shapes is a composite",

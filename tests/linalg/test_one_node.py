@@ -114,3 +114,16 @@ def test_lstsq_residuals_are_the_nodes_second_output(shapes: tuple[tuple[int, ..
     ref2 = torch.autograd.grad(list(ref), (tA, tB), [torch.tensor(h) for h in hs])
     for u, v in zip(second, ref2, strict=True):
         np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-8, atol=1e-11)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3, 3), (0, 2, 2)], ids=str)
+def test_matrix_power_zero_is_a_copy_into_a_clone(shape: tuple[int, ...]) -> None:
+    """The identity copied into A's clone (CopyBackwards after CloneBackward0), gradient 0."""
+    A, tA = _both(np.random.default_rng(4).standard_normal(shape))
+    out, want = cr.linalg.matrix_power(A, 0), torch.linalg.matrix_power(tA, 0)
+    assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__ == "CopyBackwards"
+    clone = [type(f).__name__ for f, _ in out.grad_fn.next_functions if f is not None]
+    assert clone == ["CloneBackward0"]
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+    (grad,) = cr.autograd.grad(out, A, cr.ones(shape, dtype=cr.float64))
+    assert tuple(grad.shape) == shape and not grad.numpy().any()

@@ -13,9 +13,9 @@ from ..autograd.forward_ad import carries, set_tangent, tangent_of
 from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..ops import decompositions as D
-from ..ops import lapack, movement
+from ..ops import elementwise, lapack, movement
 from ..tensor import Tensor
-from ._checks import attached, constant, low_precision, matrices, same_dtype, tensor_of, with_out
+from ._checks import constant, low_precision, matrices, same_dtype, tensor_of, with_out
 
 
 class InvEx(NamedTuple):
@@ -285,9 +285,11 @@ def matrix_power(A: Any, n: int, *, out: Any = None) -> Tensor:
     A = matrices(A, "linalg.matrix_power", square=True, numbers=isinstance(n, int) and n >= 0)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: n must be an int; got {type(n).__name__}")
-    if n == 0:
-        eye = xp.eye(A.shape[-1], dtype=A._array.dtype)
-        return attached(xp.broadcast_to(eye, A.shape).copy(), A)
+    if n == 0:  # the identity copied into A's clone, as PyTorch's (CopyBackwards): grad 0
+        eye = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A._array.dtype, like=A._array), A.shape)
+        if not A.requires_grad:
+            return constant(eye.copy())
+        return _COPY.apply(xp.zeros_like(A._array, dtype=bool), A.clone(), constant(eye))
     if n < 0:
         A, n = D.LinalgInvEx.apply(A), -n
     result, square = None, A
@@ -346,5 +348,7 @@ def tensorsolve(A: Any, B: Any, dims: Sequence[int] | None = None, *, out: Any =
     return movement.Reshape.apply(X, shape=tuple(rest))  # PyTorch's last view, even of (rows,)
 
 
+# matrix_power(A, 0)'s copy of the identity into A's clone, as PyTorch's copy_ node
+_COPY = elementwise.Where.named("CopyBackwards")
 # lstsq's empty residuals, their node named as PyTorch's one node of lstsq
 _NO_RESIDUALS = D.LinalgLstsqEmpty.named("LinalgLstsqBackward0")
