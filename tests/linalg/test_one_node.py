@@ -55,7 +55,7 @@ def test_solve_refuses_a_vector_on_the_right_as_torch() -> None:
         cr.linalg.solve(cr.eye(2), cr.ones(2), left=False)
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3)], ids=str)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3), (0, 0)], ids=str)
 def test_slogdet_sign_and_logabsdet_share_one_node(shape: tuple[int, ...]) -> None:
     rng = np.random.default_rng(2)
     a = rng.standard_normal(shape) + 2 * np.eye(shape[-1])

@@ -284,7 +284,7 @@ class LinalgSlogdet(Function):
             *result, factor = lapack.slogdet(a)
         self.factor = factor
         sign, logabsdet = result
-        out = xp.empty((2, *sign.shape), dtype=sign.dtype, like=sign)  # (2, *batch)
+        out = xp.empty((2, *xp.shape(sign)), dtype=a.dtype, like=a)  # (2, *batch)
         out[0], out[1] = sign, logabsdet
         return out
 
