@@ -23,10 +23,31 @@ from .spatial_args import batched, check_dtype, check_fits, check_positive, ntup
 xp = array.xp
 
 
+# Each pool call's plan (what the input's shape and dtype and the arguments make of the call,
+# once checked: the primitive's options, windows and weights, the node's saved arguments), by
+# the op, the input's shape, dtype and array type and the arguments as given (ints, tuples of
+# ints or None, and the flags): a pool called again the same way is not checked again
+_PLANS: dict[tuple, Any] = {}
+# _parse_pool_args' answer: kernel, stride, dilation and the (before, after) padding an axis
 Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]
-# _pool_args' answers, by the op, the input's shape and the arguments as given (ints, tuples
-# of ints and None only): a pool called again with the same ones is not parsed again
-_GEOMETRIES: dict[tuple, Geometry] = {}
+
+
+def _planned(op: str, t: Tensor, given: tuple, flags: tuple, make: Any, *args: Any) -> Any:
+    """make(*args): the plan of a pool of t, made once for each key of the op, t's shape,
+    dtype and array type, the arguments ``given`` and the ``flags``; afresh where one of
+    ``given`` is neither None, an int nor a tuple of them (a list, a float or a bool to
+    refuse)."""
+    if not plain_args(given):
+        return make(*args)
+    a = t._array
+    key = (op, a.shape, a.dtype, type(a), *given, *flags)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = make(*args)  # the checks raise here, and nothing is kept
+        if len(_PLANS) >= 256:  # a bound on what it keeps: start again
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def stride_given(stride: Any) -> bool:
@@ -35,34 +56,9 @@ def stride_given(stride: Any) -> bool:
     return stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0)
 
 
-def _pool_args(
-    op: str,
-    x: Tensor,
-    unbatched: bool,
-    kernel_size: Any,
-    stride: Any,
-    padding: Any,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-) -> Geometry:
-    """kernel, stride, dilation and the padding ((before, after) per spatial axis) of a pool
-    over x's spatial dims (see _parse_pool_args), parsed once for each input shape and
-    arguments given as ints, tuples of ints or None."""
-    given = (kernel_size, stride, padding, dilation)
-    if not plain_args(given):  # a list, a NumPy int, a float to refuse: parsed afresh
-        return _parse_pool_args(op, x, unbatched, *given, ceil_mode)
-    key = (op, x._array.shape, unbatched, *given, bool(ceil_mode))
-    geometry = _GEOMETRIES.get(key)
-    if geometry is None:
-        if len(_GEOMETRIES) >= 256:  # a bound on what it keeps: start again
-            _GEOMETRIES.clear()
-        geometry = _GEOMETRIES[key] = _parse_pool_args(op, x, unbatched, *given, ceil_mode)
-    return geometry
-
-
 def plain_args(values: tuple) -> bool:
-    """Whether every value is None, an int or a tuple of ints (bools are not: they hash as
-    ints, and a pool refuses them where it refuses what they equal)."""
+    """Whether every value is None, an int or a tuple of ints and Nones (bools are not: they
+    hash as ints, and a pool refuses them where it refuses what they equal)."""
     for v in values:
         if not (v is None or type(v) is int or (type(v) is tuple and _ints(v))):
             return False
@@ -71,7 +67,7 @@ def plain_args(values: tuple) -> bool:
 
 def _ints(values: tuple) -> bool:
     for v in values:  # a loop, not all() over a generator: on every pool's way
-        if type(v) is not int:
+        if type(v) is not int and v is not None:
             return False
     return True
 
@@ -194,50 +190,59 @@ def _max_pool(
     ceil_mode: bool,
     return_indices: bool,
 ) -> Any:
-    given, x, unbatched = _as_given(input, spatial, op)
-    args = _pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
+    given = as_tensor(input)
+    box, geometry, kept = _planned(
+        op, given, (kernel_size, stride, padding, dilation), (bool(ceil_mode),), _max_plan,
+        op, spatial, given, kernel_size, stride, padding, dilation, ceil_mode,
+    )  # fmt: skip
     if spatial == 1:  # (..., L) as (..., 1, L); the flat index row * L + column is the column
-        out, idx = _max_planes(_height_one(given), *_order(_unit_height(args)), return_indices)
-        out = _height_dropped(out)
-        idx = None if idx is None else idx[..., 0, :]
-    elif spatial == 2:
-        out, idx = _max_planes(given, *_order(args), return_indices)
-        kernel, step, dil, pad = args  # as PyTorch's node keeps them: stride () if not given
-        kept = step if stride_given(stride) else ()
-        out = record(
-            out, kernel_size=kernel, stride=kept, padding=tuple(p for p, _ in pad),
-            dilation=dil, ceil_mode=ceil_mode,
-        )  # fmt: skip
-    else:  # one primitive over the box, as PyTorch's
-        windows, pad = _strided_windows(x, args), args[3]
-        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, given, windows, pad, return_indices)
-        kernel, step, dil, _ = args  # as PyTorch's node keeps them: stride () if not given
-        out = record(
-            out, kernel_size=kernel, stride=step if stride_given(stride) else (),
-            padding=tuple(p for p, _ in pad), dilation=dil, ceil_mode=ceil_mode,
-        )  # fmt: skip
+        out, idx = _max_planes(_height_one(given), *geometry, return_indices)
+        out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
+    elif box:  # one primitive over the box, as PyTorch's
+        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, given, *geometry, return_indices)
+    else:
+        out, idx = _max_planes(given, *geometry, return_indices)
+    if kept is not None:
+        out = record(out, **kept)
     return (out, Tensor._make(idx)) if return_indices else out
 
 
+def _max_plan(
+    op: str,
+    spatial: int,
+    given: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+) -> tuple[bool, tuple, dict | None]:
+    """A max pool's plan: whether it pools a box (3-D: windows, padding) or planes (kernel,
+    stride, padding, dilation of a 2-D pool), and the arguments PyTorch's node keeps."""
+    _, x, unbatched = _as_given(given, spatial, op)
+    args = _parse_pool_args(op, x, unbatched, kernel_size, stride, padding, dilation, ceil_mode)
+    kernel, step, dil, pad = args
+    kept = None
+    if spatial != 1:  # as PyTorch's node keeps them: stride () if not given
+        kept = dict(
+            kernel_size=kernel, stride=step if stride_given(stride) else (),
+            padding=tuple(p for p, _ in pad), dilation=dil, ceil_mode=bool(ceil_mode),
+        )  # fmt: skip
+    if spatial == 3:
+        return True, (_strided_windows(x, args), pad), kept
+    kernel, step, dil, pad = _unit_height(args) if spatial == 1 else args
+    return False, (kernel, step, pad, dil), kept  # in _max_planes' order
+
+
 def _strided_windows(x: Tensor, args: tuple) -> tuple:
-    """The positions each window of a pool of _pool_args' geometry over x reads in the padded
-    input, an (n_out, k) host array an axis; made once for each input shape and geometry."""
-    key = (x.shape[2:], *args)
-    windows = _WINDOWS.get(key)
-    if windows is None:
-        kernel, stride, dil, pad = args
-        outs = conv_ops.out_hw(x.shape[2:], kernel, stride, dil, pad)
-        windows = tuple(
-            pool_ops.strided_windows(o, k, s, d)
-            for o, k, s, d in zip(outs, kernel, stride, dil, strict=True)
-        )
-        if len(_WINDOWS) >= 256:  # a bound on what it keeps: start again
-            _WINDOWS.clear()
-        _WINDOWS[key] = windows
-    return windows
-
-
-_WINDOWS: dict[tuple, tuple] = {}
+    """The positions each window of a pool of _parse_pool_args' geometry over x reads in the
+    padded input, an (n_out, k) host array an axis."""
+    kernel, stride, dil, pad = args
+    outs = conv_ops.out_hw(x.shape[2:], kernel, stride, dil, pad)
+    return tuple(
+        pool_ops.strided_windows(o, k, s, d)
+        for o, k, s, d in zip(outs, kernel, stride, dil, strict=True)
+    )
 
 
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
@@ -256,12 +261,6 @@ def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool)
         node = op()
         node.forward(x._array, windows=windows, padding=pad, winners=True)
     return out, node.indices()
-
-
-def _order(args: tuple) -> tuple[Any, Any, Any, Any]:
-    """_pool_args' (kernel, stride, dilation, padding) in _max_planes' order."""
-    kernel, stride, dil, pad = args
-    return kernel, stride, pad, dil
 
 
 def max_pool1d(
@@ -332,55 +331,6 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     return out
 
 
-def _divisors(x: Tensor, args: tuple, with_pad: bool) -> tuple[Any, float | None]:
-    """_avg_divisors for a pool of _pool_args' geometry over x, and the one divisor every
-    window shares (None where they differ); made once for each shape and geometry."""
-    key = (x.shape[2:], *args, with_pad)
-    found = _DIVISORS.get(key)
-    if found is None:
-        kernel, step, _, pad = args
-        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, with_pad)
-        first = divisor.reshape(-1)[0] if divisor.size else 1.0
-        found = divisor, float(first) if bool((divisor == first).all()) else None
-        if len(_DIVISORS) >= 256:  # a bound on what it keeps: start again
-            _DIVISORS.clear()
-        _DIVISORS[key] = found
-    return found
-
-
-_DIVISORS: dict[tuple, tuple[Any, float | None]] = {}
-
-
-def _scale(divisor: Any, x: Tensor) -> Any:
-    """1 / divisor in x's dtype, on x's device: made once for each divisor array (one of
-    _divisors' own, kept there) and dtype on the host."""
-    if type(x._array) is not array.host.ndarray:
-        return array.from_host((1.0 / divisor).astype(x._array.dtype), x._array)
-    key = (id(divisor), x._array.dtype)
-    found = _SCALES.get(key)
-    if found is None or found[0] is not divisor:  # an id reused by another array: made again
-        if len(_SCALES) >= 256:  # a bound on what it keeps: start again
-            _SCALES.clear()
-        scale = (1.0 / divisor).astype(x._array.dtype)
-        scale.flags.writeable = False  # shared by every call: read only
-        found = _SCALES[key] = (divisor, scale)
-    return found[1]
-
-
-_SCALES: dict[tuple, tuple[Any, Any]] = {}
-
-
-def _window_sums(given: Tensor, x: Tensor, args: tuple, weight: Any) -> Tensor:
-    """weight (a number, or an array of the output's spatial shape) times the sum of each
-    window of ``given``, (N, C, *spatial) or unbatched (C, *spatial) (x: its batched form, for
-    the shapes), 2-D or 3-D: the AvgPool2d or AvgPool3d primitive."""
-    kernel, step, _, pad = args
-    if len(kernel) == 3:
-        windows = _strided_windows(x, args)
-        return pool_ops.AvgPool3d.apply(given, windows=windows, padding=pad, weight=weight)
-    return conv_ops.AvgPool2d.apply(given, kernel=kernel, stride=step, padding=pad, weight=weight)
-
-
 def _avg_pool(
     op: str,
     spatial: int,
@@ -392,37 +342,79 @@ def _avg_pool(
     count_include_pad: bool,
     divisor_override: Any,
 ) -> Tensor:
-    given, x, unbatched = _as_given(input, spatial, op)
-    args = _pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
+    given = as_tensor(input)
+    kind, options, by, kept = _planned(
+        op, given, (kernel_size, stride, padding, divisor_override),
+        (bool(ceil_mode), bool(count_include_pad)), _avg_plan, op, spatial, given,
+        kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+    )  # fmt: skip
+    a = given._array
+    weight = options["weight"]
+    if type(a) is not array.host.ndarray and not isinstance(weight, float):
+        options = {**options, "weight": array.from_host(weight, a)}  # on a's device
+    out = kind.apply(_height_one(given) if spatial == 1 else given, **options)
+    if by is not None:  # integer sums, divided toward zero
+        by = by if is_int(by) else Tensor._make(array.from_host(by, a))
+        out = out.div(by, rounding_mode="trunc")
+    if kept is not None:
+        out = record(out, **kept)
+    return _height_dropped(out) if spatial == 1 else out
+
+
+def _avg_plan(
+    op: str,
+    spatial: int,
+    given: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Any,
+) -> tuple[Any, dict, Any, dict | None]:
+    """An average pool's plan: its primitive (AvgPool2d, or AvgPool3d over windows) and
+    options, the weight in the kernel (1 / the divisor, one number or an array of them, in
+    the input's dtype), an integer input's divisor (its sums are divided after, toward zero),
+    and the arguments PyTorch's node keeps."""
+    _, x, unbatched = _as_given(given, spatial, op)
+    args = _parse_pool_args(op, x, unbatched, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and not (is_int(divisor_override) and divisor_override < 0):
         positive_int(divisor_override, "divisor_override", op)  # a negative one divides too
     if spatial == 1:  # (..., L) as (..., 1, L); x, off the graph, for the shapes
-        given, args = _height_one(given), _unit_height(args)
-        x = Tensor._make(x._array[:, :, None])
+        args, x = _unit_height(args), Tensor._make(x._array[:, :, None])
     kernel, step, _, pad = args
-    divisor: Any = None
+    dtype = x._array.dtype
     if divisor_override is not None:
-        uniform: float | None = float(divisor_override)
+        divisor: Any = float(divisor_override)
     else:
-        divisor, uniform = _divisors(x, args, count_include_pad)
-    if not array.is_floating(x.dtype):  # exact sums (an integer product), divided toward zero
-        sums = _window_sums(given, x, args, 1.0)
-        by: Any = divisor_override
-        if divisor is not None:
-            by = Tensor._make(array.from_host(divisor.astype(x._array.dtype), x._array))
-        out = sums.div(by, rounding_mode="trunc")
-    else:  # the weight in the kernel: 1/divisor, one for every window or an array of them
-        weight = 1.0 / uniform if uniform is not None else _scale(divisor, x)
-        out = _window_sums(given, x, args, weight)
-        if spatial != 1:  # as PyTorch's node keeps them: stride () if not given
-            kept = step if stride_given(stride) else ()
-            out = record(
-                out, kernel_size=kernel, stride=kept,
-                padding=(padding,) * spatial if is_int(padding) else tuple(padding),
-                ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                divisor_override=divisor_override,
-            )  # fmt: skip
-    return _height_dropped(out) if spatial == 1 else out
+        divisor = _avg_divisors(x.shape[2:], kernel, step, pad, count_include_pad)
+        first = divisor.reshape(-1)[0] if divisor.size else 1.0
+        divisor = float(first) if bool((divisor == first).all()) else divisor
+    by = None
+    if not array.is_floating(x.dtype):  # exact sums (an integer product), divided after
+        weight: Any = 1.0
+        by = divisor_override if divisor_override is not None else divisor
+        by = int(by) if isinstance(by, (int, float)) else by.astype(dtype)
+    elif isinstance(divisor, float):  # the weight in the kernel: one for every window
+        weight = 1.0 / divisor
+    else:  # or an array of them, shared by every call: read only
+        weight = (1.0 / divisor).astype(dtype)
+        weight.flags.writeable = False
+    if spatial == 3:
+        kind: Any = pool_ops.AvgPool3d
+        options = dict(windows=_strided_windows(x, args), padding=pad, weight=weight)
+    else:
+        kind = conv_ops.AvgPool2d
+        options = dict(kernel=kernel, stride=step, padding=pad, weight=weight)
+    kept = None
+    if spatial != 1 and by is None:  # as PyTorch's node keeps them: stride () if not given
+        kept = dict(
+            kernel_size=kernel, stride=step if stride_given(stride) else (),
+            padding=(padding,) * spatial if is_int(padding) else tuple(padding),
+            ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+            divisor_override=divisor_override,
+        )  # fmt: skip
+    return kind, options, by, kept
 
 
 def avg_pool1d(
@@ -497,31 +489,29 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
     """One primitive (ops/pool.py's): a window mean is separable, so each axis is one
     product with its averaging matrix; exact gradients of any order. 1-D is 2-D over a
     height of one, as PyTorch's. An unbatched input is pooled as it is."""
-    x, shape_of, unbatched = _as_given(input, spatial, op)
-    size = _adaptive_size(op, shape_of, output_size, unbatched)
-    if spatial == 1:  # (..., L) as (..., 1, L)
-        x, size = _height_one(x), (1, *size)
-    dims = tuple(range(x.ndim - len(size), x.ndim))  # the spatial dims
-    if all(o == 1 for o in size):  # one window: the mean, as PyTorch's
-        out = x.mean(dims, keepdim=True)
-    else:
-        maps = tuple(_averaging(x.shape[d], o) for d, o in zip(dims, size, strict=True))
-        kind = pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d
-        out = kind.apply(x, maps=maps)
+    x = as_tensor(input)
+    kind, maps, dims = _planned(
+        op, x, (output_size,), (), _adaptive_avg_plan, op, spatial, x, output_size
+    )
+    x = _height_one(x) if spatial == 1 else x  # (..., L) as (..., 1, L)
+    out = x.mean(dims, keepdim=True) if kind is None else kind.apply(x, maps=maps)
     return _height_dropped(out) if spatial == 1 else out
 
 
-# each axis' averaging matrix, by the input's and the output's size along it
-_AVERAGING: dict[tuple[int, int], Any] = {}
-
-
-def _averaging(n_in: int, n_out: int) -> Any:
-    key = (n_in, n_out)
-    if key not in _AVERAGING:
-        if len(_AVERAGING) >= 256:  # a bound on what it keeps: start again
-            _AVERAGING.clear()
-        _AVERAGING[key] = pool_ops.averaging_matrix(n_in, n_out)
-    return _AVERAGING[key]
+def _adaptive_avg_plan(op: str, spatial: int, x: Tensor, output_size: Any) -> tuple:
+    """An adaptive average pool's plan: its primitive and each axis' averaging matrix (None
+    where the sizes agree), or no primitive where the output is one window (the mean over
+    the dims, as PyTorch's)."""
+    _, shape_of, unbatched = _as_given(x, spatial, op)
+    size = _adaptive_size(op, shape_of, output_size, unbatched)
+    sizes = shape_of.shape[2:]
+    if spatial == 1:  # a height of one
+        size, sizes = (1, *size), (1, *sizes)
+    dims = tuple(range(x.ndim + (spatial == 1) - len(size), x.ndim + (spatial == 1)))
+    if all(o == 1 for o in size):  # one window: the mean, as PyTorch's
+        return None, None, dims
+    maps = tuple(pool_ops.averaging_matrix(n, o) for n, o in zip(sizes, size, strict=True))
+    return (pool_ops.AdaptiveAvgPool3d if spatial == 3 else pool_ops.AdaptiveAvgPool2d), maps, dims
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int | tuple[int]) -> Tensor:
@@ -543,30 +533,24 @@ def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_in
     """One primitive (ops/pool.py's): the first maximum of each window in row-major order,
     as PyTorch's scan; its gradient goes there. 1-D is 2-D over a height of one. An
     unbatched input is pooled as it is."""
-    x, shape_of, unbatched = _as_given(input, spatial, op)
-    size = _adaptive_size(op, shape_of, output_size, unbatched)
-    if spatial == 1:  # (..., L) as (..., 1, L), as PyTorch's
-        x, size = _height_one(x), (1, *size)
-    sizes = x.shape[x.ndim - len(size) :]
-    windows = tuple(_adaptive_windows(n, o) for n, o in zip(sizes, size, strict=True))
+    x = as_tensor(input)
+    windows = _planned(op, x, (output_size,), (), _adaptive_max_plan, op, spatial, x, output_size)
     kind = pool_ops.AdaptiveMaxPool3d if spatial == 3 else pool_ops.AdaptiveMaxPool2d
-    out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(size), return_indices)
+    x = _height_one(x) if spatial == 1 else x  # (..., L) as (..., 1, L), as PyTorch's
+    out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(windows), return_indices)
     if spatial == 1:
         out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
     return (out, Tensor._make(idx)) if return_indices else out
 
 
-# each adaptive window's positions, by the input's and the output's size along an axis
-_ADAPTIVE: dict[tuple[int, int], Any] = {}
-
-
-def _adaptive_windows(n_in: int, n_out: int) -> Any:
-    where = _ADAPTIVE.get((n_in, n_out))
-    if where is None:
-        if len(_ADAPTIVE) >= 256:  # a bound on what it keeps: start again
-            _ADAPTIVE.clear()
-        where = _ADAPTIVE[n_in, n_out] = pool_ops.adaptive_windows(n_in, n_out)
-    return where
+def _adaptive_max_plan(op: str, spatial: int, x: Tensor, output_size: Any) -> tuple:
+    """An adaptive max pool's plan: each axis' windows, (n_out, k) positions."""
+    _, shape_of, unbatched = _as_given(x, spatial, op)
+    size = _adaptive_size(op, shape_of, output_size, unbatched)
+    sizes = shape_of.shape[2:]
+    if spatial == 1:  # a height of one
+        size, sizes = (1, *size), (1, *sizes)
+    return tuple(pool_ops.adaptive_windows(n, o) for n, o in zip(sizes, size, strict=True))
 
 
 def adaptive_max_pool1d(
@@ -636,28 +620,47 @@ def _max_unpool(
     """One primitive (ops/pool.py's): zeros of the output's size with each input value
     written at its index in the flattened spatial dims; the gradient reads the incoming one
     at those indices. 1-D is 2-D over a height of one, as PyTorch's."""
-    x, _, _ = _as_given(input, spatial, op)  # an unbatched input unpooled as it is
-    idx = as_tensor(indices)
-    if idx.dtype != array.int64 or idx.shape != tuple(input.shape):
-        raise ValueError(
-            f"{op}: indices must be an int64 tensor of the input's shape; got indices of "
-            f"dtype {idx.dtype} and shape {idx.shape}, input shape {tuple(input.shape)}"
-        )
-    kernel = ntuple(kernel_size, spatial, op, "kernel_size")
-    step = kernel if stride is None else ntuple(stride, spatial, op, "stride")
-    pad = ntuple(padding, spatial, op, "padding")
-    size = _unpool_size(op, x, kernel, step, pad, output_size)
+    x, idx = as_tensor(input), as_tensor(indices)  # an unbatched input unpooled as it is
+    size = _planned(
+        op, x, (kernel_size, stride, padding, output_size), (idx.dtype, idx.shape),
+        _unpool_plan, op, spatial, x, idx, kernel_size, stride, padding, output_size,
+    )  # fmt: skip
     where = idx._array  # the input's shape, as given (under vmap, an example's)
     if where.size and (where.min() < 0 or where.max() >= math.prod(size)):
         raise ValueError(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
             f"indices from {int(where.min())} to {int(where.max())}"
         )
-    if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's
-        unpooled = pool_ops.MaxUnpool2d.apply(x.unsqueeze(-1), index=where, size=(*size, 1))
-        return unpooled.squeeze(-1)
+    if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's: off the graph, bare views
+        off = _off_graph(x)
+        x = Tensor._make(x._array[..., None]) if off else x.unsqueeze(-1)
+        out = pool_ops.MaxUnpool2d.apply(x, index=where, size=(*size, 1))
+        return Tensor._make(out._array[..., 0]) if off else out.squeeze(-1)
     kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
     return kind.apply(x, index=where, size=size)
+
+
+def _unpool_plan(
+    op: str,
+    spatial: int,
+    x: Tensor,
+    idx: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    output_size: Any,
+) -> tuple[int, ...]:
+    """max_unpool's plan, once its input and indices are checked: the output's spatial size."""
+    _as_given(x, spatial, op)
+    if idx.dtype != array.int64 or idx.shape != x.shape:
+        raise ValueError(
+            f"{op}: indices must be an int64 tensor of the input's shape; got indices of "
+            f"dtype {idx.dtype} and shape {idx.shape}, input shape {tuple(x.shape)}"
+        )
+    kernel = ntuple(kernel_size, spatial, op, "kernel_size")
+    step = kernel if stride is None else ntuple(stride, spatial, op, "stride")
+    pad = ntuple(padding, spatial, op, "padding")
+    return _unpool_size(op, x, kernel, step, pad, output_size)
 
 
 def max_unpool1d(
