@@ -52,7 +52,8 @@ def scaled_dot_product_attention(
         raise ValueError(
             f"{_SDPA}: query, key and value need at least 2 dims; got shapes {_shapes(q, k, v)}"
         )
-    if not q.dtype == k.dtype == v.dtype or q.dtype.kind != "f":
+    dt = q._array.dtype  # the arrays' dtypes: no dtype objects to look up
+    if not dt == k._array.dtype == v._array.dtype or dt.kind != "f":
         raise TypeError(
             f"{_SDPA}: query, key and value must have one floating-point dtype; got dtypes "
             f"{q.dtype}, {k.dtype} and {v.dtype}"

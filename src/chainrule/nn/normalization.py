@@ -432,6 +432,12 @@ def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
     return y
 
 
+def _end_to_end(v: Any, n: int) -> Any:
+    """n copies of the vector v end to end, as tile(v, n): (1, C) repeated to (n, C), then
+    flat (a fifth of tile's Python wrapper's time on a few channels)."""
+    return v[None].repeat(n, 0).reshape(-1)  # (n C,)
+
+
 def instance_norm(
     input: Tensor,
     running_mean: Any = None,
@@ -465,8 +471,8 @@ def instance_norm(
         # through a view as PyTorch's composite ends (ViewBackward0)
         y = norm.NativeGroupNorm.apply(x, weight, bias, groups=c, eps=eps)
         return movement.Reshape.apply(y, shape=x.shape)
-    rm = None if running_mean is None else xp.tile(_array(running_mean), n)  # (N C,)
-    rv = None if running_var is None else xp.tile(_array(running_var), n)
+    rm = None if running_mean is None else _end_to_end(_array(running_mean), n)  # (N C,)
+    rv = None if running_var is None else _end_to_end(_array(running_var), n)
     w = None if weight is None else weight.repeat(n)
     b = None if bias is None else bias.repeat(n)
     flat = x.reshape((1, n * c) + x.shape[2:])  # (1, N C, *): one channel per instance

@@ -72,9 +72,11 @@ class ScaledDotProductAttention(Function):
         # Softmax along S (in place with the fast path on); a row whose every score is -inf
         # (all keys masked) is shifted by 0 instead of its max and divided by 1 instead of
         # its sum: P = 0 there.
-        top = scores.max(axis=-1, keepdims=True, initial=-xp.inf)  # (..., L, 1); S may be 0
+        # (..., L, 1); S may be 0. The ufunc's reduce and count_nonzero: the methods' Python
+        # wrappers cost more than the work on small scores
+        top = xp.maximum.reduce(scores, axis=-1, keepdims=True, initial=-xp.inf)
         dead = top == -xp.inf
-        self.dead = dead if dead.any() else None
+        self.dead = dead if xp.count_nonzero(dead) else None
         if self.dead is not None:
             top[dead] = 0
         in_place = fastpath.enabled()
