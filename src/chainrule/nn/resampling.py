@@ -203,7 +203,7 @@ def _plan(
         pool: Any = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
         return pool, sizes, None
     names = ("scales",) if dim == 1 else ("scales_d", "scales_h", "scales_w")[3 - dim :]
-    saved = {"output_size": tuple(sizes), "self_sym_sizes": shape}
+    saved: dict[str, Any] = {"output_size": tuple(sizes), "self_sym_sizes": shape}
     saved.update(zip(names, scales, strict=True))
     if mode.startswith("nearest"):
         exact = mode == "nearest-exact"

@@ -85,7 +85,7 @@ def _polynomials(mode: str, kind: Any) -> tuple[Any, ...]:
     (a + 2) u^3 - (a + 3) u^2 + 1 for taps 0 and 1, the far one a u^3 - 5a u^2 + 8a u - 4a
     for taps -1 and 2."""
     a = _CUBIC_A
-    rows = [(-1, 1), (1, 0)]  # linear: u = (1 - t, t)
+    rows: list[tuple[float, ...]] = [(-1, 1), (1, 0)]  # linear: u = (1 - t, t)
     if mode == "bicubic":
         rows = [(1, 1, -1, -1), (1, 0, 1, 2)]
         rows += [(a, a + 2, a + 2, a), (-5 * a, -(a + 3), -(a + 3), -5 * a)]
