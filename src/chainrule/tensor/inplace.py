@@ -83,8 +83,9 @@ class InPlace(Core):
     # -- in place ---------------------------------------------------------------------------
     # Every in-place op is its out-of-place op plus one write into this tensor's array
     # (_write). With nothing to record, the result is copied in and the version bumped
-    # (an item assignment or fill of values the dtype holds, one assignment; +=, -=, *=
-    # and /= with the fast path on, one ufunc into the array: _put, _fill, _update).
+    # (an item assignment or fill of values the dtype holds, one assignment; +=, -=, *=,
+    # /= and a clamp to one bound with the fast path on, one ufunc into the array: _put,
+    # _fill, _update).
     # When the result joins a graph, the tensor takes the op's node as its grad_fn (PyTorch
     # "rebases" it), and the node's input is a stand-in for the tensor's old value, so
     # nodes recorded before the write still reach the old one (reference.as_seen).
@@ -159,6 +160,9 @@ class InPlace(Core):
         return self._write("relu_", Arithmetic.relu)
 
     def clamp_(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
+        if min is None or max is None:  # one bound: clamp's forward is one ufunc
+            ufunc, bound = (xp.minimum, max) if min is None else (xp.maximum, min)
+            return self._update("clamp_", ufunc, bound, lambda t: t.clamp(min, max))
         return self._write("clamp_", lambda t: t.clamp(min, max))
 
     clip_ = clamp_
