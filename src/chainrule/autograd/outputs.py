@@ -263,11 +263,11 @@ def packed_outputs(
     op_node.share_outputs()
     arr, make = packed._array, tensor_type()._make
     indices = [(k,) for k in range(len(parts))] if indices is None else indices
-    places = [(index, arr[(*index, ...)].shape, None) for index in indices]
+    places = [(index, arr[index + (...,)].shape, None) for index in indices]
     node = share(packed, parts, places, kind, name, op_node)
     outs = []
     for k, index in enumerate(indices):
-        out = make(arr[(*index, ...)], True)  # in packed's memory (0-d: a view too)
+        out = make(arr[index + (...,)], True)  # in packed's memory (0-d: a view too)
         if k in read:
             make_view(out, packed)
         join(node, out, k)
