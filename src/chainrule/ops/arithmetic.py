@@ -69,10 +69,7 @@ class Lerp(Function):
         if not isinstance(w, ndarray):
             self.saves_inputs = False  # a number w: the rule reads no input's value
             return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
-        out = w * diff  # (the broadcast shape: diff's covers a's and b's)
-        out += a
-        far = diff * (1 - w)  # b's side, written where |w| >= 0.5: no third array of where
-        return xp.subtract(b, far, out=out, where=xp.abs(w) >= 0.5)
+        return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b, w = self.inputs
