@@ -6,6 +6,7 @@ scatter."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -304,19 +305,12 @@ class Indexing(Core):
     def sum_to_size(self: TensorSelf, *size: Any) -> Tensor:
         """Summed down to size, a shape self broadcasts from: over its leading dims and the
         dims where size has 1."""
-        have = self._array.shape
         shape = tuple(size[0]) if len(size) == 1 and not is_int(size[0]) else tuple(size)
-        if len(shape) > len(have) or not broadcasts_to(shape, have):
-            raise ValueError(
-                f"sum_to_size: size {shape} is not one that shape {self.shape} broadcasts from"
-            )
         if not shape:  # all summed, as PyTorch's (integers widened to int64)
+            _summed_dims(shape, self._array.shape)  # checked
             return self.sum()
-        lead = len(have) - len(shape)
-        dims = tuple(range(lead)) + tuple(
-            [lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1]
-        )
-        return self.sum(dims, keepdim=True).reshape(shape) if dims else self
+        dims = _summed_dims(shape, self._array.shape)
+        return self.sum(dims, keepdim=True)._reshaped(shape) if dims else self
 
     def hsplit(self: TensorSelf, sections: Any) -> tuple[Tensor, ...]:
         """tensor_split along dim 1 (dim 0 for a 1-D tensor), an int dividing it evenly."""
@@ -544,20 +538,11 @@ class Indexing(Core):
     def kron(self: TensorSelf, other: Any) -> Tensor:
         """The Kronecker product: each value of self times the whole of other, in blocks."""
         b = as_tensor(other)
-        sa, sb = self._array.shape, b._array.shape
-        n = max(len(sa), len(sb))
-        sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-        spread_a: list[int] = []
-        spread_b: list[int] = []
-        out: list[int] = []
-        for p, q in zip(sa, sb, strict=True):
-            spread_a += (p, 1)
-            spread_b += (1, q)
-            out.append(p * q)
+        spread_a, spread_b, out = _kron_shapes(self._array.shape, b._array.shape)
         # shapes of the same sizes: reshape's parsing skipped
-        left = self._reshaped(tuple(spread_a))  # (a0, 1, a1, 1, ...)
-        right = b._reshaped(tuple(spread_b))  # (1, b0, 1, b1, ...)
-        return (left * right)._reshaped(tuple(out))  # (a0 b0, a1 b1, ...)
+        left = self._reshaped(spread_a)  # (a0, 1, a1, 1, ...)
+        right = b._reshaped(spread_b)  # (1, b0, 1, b1, ...)
+        return (left * right)._reshaped(out)  # (a0 b0, a1 b1, ...)
 
     def cross(self: TensorSelf, other: Any, dim: int | None = None) -> Tensor:
         """The cross product of 3-vectors along dim (broadcast; by default the first dim of
@@ -736,3 +721,30 @@ _INDEX_COPY = movement.IndexPut.named("IndexCopyBackward0")
 _SELECT_SCATTER = movement.IndexPut.named("SelectScatterBackward0")
 _SLICE_SCATTER = movement.IndexPut.named("SliceScatterBackward0")
 _VDOT = linalg.MatMul.named("VdotBackward0")  # vdot's product, named as PyTorch's (Function.named)
+
+
+@functools.lru_cache(maxsize=256)
+def _summed_dims(shape: tuple[int, ...], have: tuple[int, ...]) -> tuple[int, ...]:
+    """The dims sum_to_size sums to bring ``have`` down to ``shape`` (its leading dims and
+    those where shape has 1), made once for each pair; refused where shape is not one that
+    have broadcasts from."""
+    if len(shape) > len(have) or not broadcasts_to(shape, have):
+        raise ValueError(f"sum_to_size: size {shape} is not one that shape {have} broadcasts from")
+    lead = len(have) - len(shape)
+    ones = [lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1]
+    return tuple(range(lead)) + tuple(ones)
+
+
+@functools.lru_cache(maxsize=256)
+def _kron_shapes(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """kron's shapes for operands of shapes sa and sb, made once for each pair: each
+    operand spread over every other dim, (a0, 1, a1, 1, ...) and (1, b0, 1, b1, ...), and the
+    product's (a0 b0, a1 b1, ...); the shorter shape padded with leading 1s."""
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    spread_a: list[int] = []
+    spread_b: list[int] = []
+    for p, q in zip(sa, sb, strict=True):
+        spread_a += (p, 1)
+        spread_b += (1, q)
+    return tuple(spread_a), tuple(spread_b), tuple(p * q for p, q in zip(sa, sb, strict=True))
