@@ -1,5 +1,6 @@
 """Bilinear and bilinear: y_o = x1^T W_o x2 + b_o, composed from a matmul, a product and a
-sum, so its gradients (and second derivatives) come free; Linear is in layers.py.
+sum on the rows, viewed back last as PyTorch's, so its gradients (and second derivatives)
+come free; Linear is in layers.py.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import need_number, positive_int, resolve_device
+from ..ops import movement
 from ..tensor import Tensor, as_tensor
 from . import init
 from .module import Module, Parameter
@@ -36,9 +38,13 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if bias is not None and tuple(bias.shape) != w.shape[:1]:
         raise ValueError(f"{op}: expected bias of shape ({w.shape[0]},); got {tuple(bias.shape)}")
     out, in1, in2 = w.shape
-    mixed = x1 @ w.permute(1, 0, 2).reshape(in1, out * in2)  # (*, out * in2): x1^T W_o
-    terms = mixed.reshape(x1.shape[:-1] + (out, in2)) * x2.unsqueeze(-2)  # (*, out, in2)
-    y = terms.sum(-1).to(terms.dtype)  # (*, out); integers keep their width, as PyTorch's
+    lead = x1.shape[:-1]
+    m = math.prod(lead)
+    # on the rows (M, in1) and (M, in2), viewed back to (*, out) last, as PyTorch's
+    mixed = x1.reshape(m, in1) @ w.permute(1, 0, 2).reshape(in1, out * in2)  # (M, out * in2)
+    terms = mixed.reshape(m, out, in2) * x2.reshape(m, 1, in2)  # (M, out, in2)
+    y = terms.sum(-1).to(terms.dtype)  # (M, out); integers keep their width, as PyTorch's
+    y = movement.Reshape.apply(y, shape=lead + (out,))  # (*, out): a view even of (M, out)
     return y if bias is None else y + bias
 
 
