@@ -85,5 +85,8 @@ writes = [0]
 
 def bump(t: Any) -> None:
     """Record that ``t``'s array was written in place."""
-    counter(t)[0] += 1
+    vc = t._vc  # read here, not through counter(t): every in-place write passes here
+    if vc is None:
+        vc = counter(t)
+    vc[0] += 1
     writes[0] += 1

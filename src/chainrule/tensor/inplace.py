@@ -661,11 +661,14 @@ class InPlace(Core):
             views.repoint_views(base, self, self._array)
 
 
+_WRITE = InPlace._write  # Tensor's own, which an exporter's trace replaces
+
+
 def _watched(t: Tensor, value: Any) -> bool:
     """Whether a write of ``value`` into ``t`` must take _write's path, not one assignment
     or ufunc into the array: it joins a graph or a tangent flows (_joins), anomaly mode
     checks it, or an exporter watches the writes (onnx's trace, which replaces _write)."""
-    return _joins(t, value) or state.anomaly or tensor_type()._write is not InPlace._write
+    return _joins(t, value) or state.anomaly or tensor_type()._write is not _WRITE
 
 
 def _joins(t: Tensor, value: Any) -> bool:
@@ -711,12 +714,12 @@ def _holds_as_is(src: Any, arr: Any, broadcast: bool = True, bools: bool = False
     holds), that broadcasts to it (unless ``broadcast`` is False: NumPy checks that where a
     part of arr is written), or a number of a kind arr's dtype holds (a float into floats,
     an int into ints or floats, a bool into anything)."""
-    if isinstance(src, array.ndarray):
-        return (
-            (src.dtype == arr.dtype or bools and src.dtype.kind == "b")
-            and type(src) is type(arr)
-            and (not broadcast or src.shape == arr.shape or broadcasts_to(src.shape, arr.shape))
+    if type(src) is type(arr):  # an array of arr's own module
+        return (src.dtype == arr.dtype or bools and src.dtype.kind == "b") and (
+            not broadcast or src.shape == arr.shape or broadcasts_to(src.shape, arr.shape)
         )
+    if isinstance(src, array.ndarray):  # another module's
+        return False
     kind = arr.dtype.kind
     if isinstance(src, bool):
         return True
