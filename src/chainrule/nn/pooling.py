@@ -195,13 +195,16 @@ def _max_pool(
         op, given, (kernel_size, stride, padding, dilation), (bool(ceil_mode),), _max_plan,
         op, spatial, given, kernel_size, stride, padding, dilation, ceil_mode,
     )  # fmt: skip
-    if spatial == 1:  # (..., L) as (..., 1, L); the flat index row * L + column is the column
-        out, idx = _max_planes(_height_one(given), *geometry, return_indices)
-        out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
-    elif box:  # one primitive over the box, as PyTorch's
-        out, idx = _windowed_max(pool_ops.MaxPool3dWithIndices, given, *geometry, return_indices)
+    if box:  # one primitive over the box, as PyTorch's
+        windows, pad = geometry
+        box_max = pool_ops.MaxPool3dWithIndices
+        out, idx = _windowed_max(box_max, given, windows, pad, return_indices)
     else:
-        out, idx = _max_planes(given, *geometry, return_indices)
+        x = _height_one(given) if spatial == 1 else given  # (..., L) as (..., 1, L)
+        kernel, step, pad, dil = geometry
+        out, idx = _max_planes(x, kernel, step, pad, dil, return_indices)
+        if spatial == 1:  # the flat index row * L + column is the column
+            out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
     if kept is not None:
         out = record(out, **kept)
     return (out, Tensor._make(idx)) if return_indices else out
@@ -216,7 +219,7 @@ def _max_plan(
     padding: Any,
     dilation: Any,
     ceil_mode: bool,
-) -> tuple[bool, tuple, dict | None]:
+) -> tuple[bool, Any, dict | None]:
     """A max pool's plan: whether it pools a box (3-D: windows, padding) or planes (kernel,
     stride, padding, dilation of a 2-D pool), and the arguments PyTorch's node keeps."""
     _, x, unbatched = _as_given(given, spatial, op)
@@ -249,9 +252,9 @@ def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool)
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
     if indices and _off_graph(x):  # no node: the maxima and their winners in one pass
-        node = op()
-        out = Tensor._make(node.forward(x._array, windows=windows, padding=pad, winners=True))
-        return out, node.indices()
+        bare = op()
+        out = Tensor._make(bare.forward(x._array, windows=windows, padding=pad, winners=True))
+        return out, bare.indices()
     records = is_grad_enabled() and x.requires_grad  # a node keeps the winners for indices
     out = op.apply(x, windows=windows, padding=pad, winners=indices and records)
     if not indices:
@@ -504,7 +507,7 @@ def _adaptive_avg_plan(op: str, spatial: int, x: Tensor, output_size: Any) -> tu
     the dims, as PyTorch's)."""
     _, shape_of, unbatched = _as_given(x, spatial, op)
     size = _adaptive_size(op, shape_of, output_size, unbatched)
-    sizes = shape_of.shape[2:]
+    sizes = tuple(shape_of.shape[2:])
     if spatial == 1:  # a height of one
         size, sizes = (1, *size), (1, *sizes)
     dims = tuple(range(x.ndim + (spatial == 1) - len(size), x.ndim + (spatial == 1)))
@@ -547,7 +550,7 @@ def _adaptive_max_plan(op: str, spatial: int, x: Tensor, output_size: Any) -> tu
     """An adaptive max pool's plan: each axis' windows, (n_out, k) positions."""
     _, shape_of, unbatched = _as_given(x, spatial, op)
     size = _adaptive_size(op, shape_of, output_size, unbatched)
-    sizes = shape_of.shape[2:]
+    sizes = tuple(shape_of.shape[2:])
     if spatial == 1:  # a height of one
         size, sizes = (1, *size), (1, *sizes)
     return tuple(pool_ops.adaptive_windows(n, o) for n, o in zip(sizes, size, strict=True))
