@@ -142,10 +142,16 @@ def normalize_dims(dim: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
     if type(dim) is int and -t._array.ndim <= dim < t._array.ndim:  # the common case, fast
         return (dim % t._array.ndim,)
     n = t._array.ndim
-    if type(dim) is tuple and n and all(type(d) is int and -n <= d < n for d in dim):
-        norm = tuple(sorted(d % n for d in dim))  # a tuple of dims in range, the next case
-        if norm and len(set(norm)) == len(norm):
-            return norm
+    if type(dim) is tuple and n:  # a tuple of distinct dims in range, the next case: a loop,
+        norm = []  # not all() and sorted() over generators, a microsecond less
+        for d in dim:
+            if type(d) is not int or not -n <= d < n:
+                break
+            norm.append(d % n)
+        else:
+            if norm and len(set(norm)) == len(norm):
+                norm.sort()
+                return tuple(norm)
     return normalize_dims_of(dim, tuple(t.shape), op)
 
 
