@@ -27,14 +27,15 @@ def _opmath(x: Any) -> Any:
 
 
 def _softplus(bx: Any) -> Any:
-    """log(1 + exp(bx)) as logaddexp(bx, 0) = max(bx, 0) + log1p(exp(-|bx|)): one pass, no
-    exp overflows, exact (log1p) where exp(bx) is tiny. A new array (0-d too)."""
+    """log(1 + exp(bx)), PyTorch's formula, in two passes: exp is inf past 88 (float32),
+    where PyTorch's is inf too (softplus takes x itself past its threshold first; mish's
+    tanh is 1 there). A new array (0-d too)."""
     out = xp.empty_like(bx)
-    try:  # NaN gives NaN, as PyTorch's, quietly (see exp_quietly)
-        xp.logaddexp(bx, 0.0, out=out)
+    try:  # overflow: inf, as PyTorch's, quietly (see exp_quietly)
+        xp.exp(bx, out=out)
     except (RuntimeWarning, FloatingPointError):  # raised after the result is written
         pass
-    return out
+    return xp.log1p(out, out=out)
 
 
 class Elu(Function):
