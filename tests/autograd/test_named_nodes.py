@@ -251,3 +251,28 @@ def test_the_in_place_forms_write_what_the_fused_rules_do_not_read() -> None:
         grads.append((x.grad.numpy(), z.grad.numpy()))
     for ours, theirs in zip(*grads, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_is_torchs_one_node_and_moves_the_running_statistics(training: bool) -> None:
+    x, tx = _pair((3, 2, 4), 9)
+    w, tw = _pair((2,), 10)
+    stats = [np.array([0.5, -1.0]), np.array([2.0, 0.5])]
+    mine, theirs = [cr.tensor(s.copy()) for s in stats], [torch.tensor(s.copy()) for s in stats]
+    out = cr.nn.functional.batch_norm(x, *mine, w, w * 2, training=training, momentum=0.3)
+    want = torch.nn.functional.batch_norm(tx, *theirs, tw, tw * 2, training=training, momentum=0.3)
+    assert out.grad_fn.name() == want.grad_fn.name() == "NativeBatchNormBackward0"
+    assert out.grad_fn._saved_training is training and out.grad_fn._saved_eps == 1e-5
+    assert out.grad_fn._saved_result1.shape == tuple(want.grad_fn._saved_result1.shape)
+    for a, b in zip(mine, theirs, strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-10)
+    grad = np.random.default_rng(11).standard_normal((3, 2, 4))
+    gx, gw = cr.autograd.grad(out, (x, w), cr.tensor(grad), create_graph=True)
+    tgx, tgw = torch.autograd.grad(want, (tx, tw), torch.tensor(grad), create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), tgx.detach().numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gw.detach().numpy(), tgw.detach().numpy(), rtol=1e-9, atol=1e-12)
+    if training:  # second order (in eval grad_x does not depend on x)
+        (gg,) = cr.autograd.grad((gx * gx).sum(), (x,))
+        (tgg,) = torch.autograd.grad((tgx * tgx).sum(), (tx,))
+        np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-8, atol=1e-10)

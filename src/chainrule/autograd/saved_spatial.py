@@ -1,6 +1,7 @@
 """What PyTorch's nodes of the spatial ops (pools, resampling, grid_sample, unfold and fold,
-the shuffles, group_norm) and prelu save, for saved.py's tables: the arguments each function
-records on its node (``record``), by node name, and the tensors read from the node."""
+the shuffles, group_norm, batch_norm) and prelu save, for saved.py's tables: the arguments
+each function records on its node (``record``), by node name, and the tensors read from the
+node."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ ARGS: dict[str, str] = {
     "PixelUnshuffleBackward0": "downscale_factor",
     "ChannelShuffleBackward0": "groups",
     "NativeGroupNormBackward0": "C HxW N eps group",
+    "NativeBatchNormBackward0": "eps training",
     "UpsampleLinear1DBackward0": "align_corners output_size scales self_sym_sizes",
     "UpsampleBilinear2DBackward0": "align_corners output_size scales_h scales_w self_sym_sizes",
     "UpsampleBicubic2DBackward0": "align_corners output_size scales_h scales_w self_sym_sizes",
@@ -89,5 +91,11 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("made", None, _per_sample("mean")),
         "result2": ("made", None, _per_sample("rstd")),
+    },
+    "NativeBatchNormBackward0": {  # the batch's statistics when training, else empty
+        "input": ("input", 0, None), "weight": ("optional", 1),
+        "running_mean": ("optional", 3), "running_var": ("optional", 4),
+        "result1": ("made", None, lambda fn: fn.mean if fn.training else fn.rstd[:0]),
+        "result2": ("made", None, lambda fn: fn.rstd if fn.training else fn.rstd[:0]),
     },
 }  # fmt: skip

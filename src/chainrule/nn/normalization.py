@@ -79,7 +79,6 @@ def batch_norm(
     if x.ndim < 2 and x.shape != (0,):
         raise ValueError(f"batch_norm: expected input of shape (N, C, *); got shape {x.shape}")
     c = x.shape[1] if x.ndim > 1 else 0
-    per_channel = (1, c) + (1,) * (x.ndim - 2)  # broadcasts a (C,) vector over (N, C, *)
     for name, t in (
         ("weight", weight),
         ("bias", bias),
@@ -95,39 +94,16 @@ def batch_norm(
         raise ValueError("batch_norm: running_mean and running_var are needed when not training")
     if x.numel() == 0:
         return x.clone()
-    if training:
-        dims = (0,) + tuple(range(2, x.ndim))
-        n = x.numel() // c if c else 0
-        if n <= 1:
-            raise ValueError(
-                f"batch_norm: expected more than 1 value per channel when training; got input "
-                f"of shape {x.shape}"
-            )
-        mean = x.mean(dims, keepdim=True)  # (1, C, 1, ...)
-        centred = x - mean
-        var = (centred * centred).mean(dims, keepdim=True)  # biased: used to normalise
-        scale = (var + eps) ** -0.5
-        if weight is not None:
-            scale = scale * weight.reshape(per_channel)
-        y = centred * scale
-        if running_mean is not None:
-            rm = _array(running_mean)
-            rm *= 1.0 - momentum
-            rm += momentum * mean._array.reshape(c)
-        if running_var is not None:
-            rv = _array(running_var)
-            rv *= 1.0 - momentum
-            rv += (momentum * n / (n - 1)) * var._array.reshape(c)  # the unbiased variance
-    else:
-        # Tensor ops on the running statistics (buffers), so an exported graph reads them
-        # by name, as it reads the weight and bias
-        inv = 1.0 / (as_tensor(running_var) + eps).sqrt()  # (C,)
-        scale = inv if weight is None else weight * inv  # (C,)
-        shift = -as_tensor(running_mean) * scale  # (C,)
-        y = x * scale.reshape(per_channel) + shift.reshape(per_channel)
-    if bias is not None:
-        y = y + bias.reshape(per_channel)
-    return y
+    n = x.numel() // c if c else 0
+    if training and n <= 1:
+        raise ValueError(
+            f"batch_norm: expected more than 1 value per channel when training; got input "
+            f"of shape {x.shape}"
+        )
+    stats = [None if t is None else as_tensor(t) for t in (running_mean, running_var)]
+    options = dict(training=bool(training), momentum=momentum, eps=eps)
+    out = norm.NativeBatchNorm.apply(x, weight, bias, *stats, **options)
+    return record(out, eps=eps, training=bool(training))
 
 
 class LayerNorm(Module):

@@ -224,6 +224,34 @@ def _group_norm(g: Graph, s: Step) -> str:
     return out
 
 
+@converts("NativeBatchNorm")
+def _batch_norm(g: Graph, s: Step) -> str:
+    """Each channel's (x - mean) / sqrt(var + eps), the running statistics' (read by name)
+    or, training, the batch's, times the weight and plus the bias per channel."""
+    x, weight, bias, mean, var = s.inputs
+    o = s.options
+    dtype = dtype_of(s)
+    xs = g.value(x, dtype)
+    per_channel = g.ints([x.shape[1]] + [1] * (x.ndim - 2))
+
+    def channel(t: Any) -> str:  # a (C,) vector over (N, C, *)
+        return g.add("Reshape", [g.value(t, dtype), per_channel])
+
+    if o["training"]:
+        axes = [0, *range(2, x.ndim)]
+        centred = g.add("Sub", [xs, reduce_over(g, "ReduceMean", [xs], axes, keepdims=1)])
+        spread = reduce_over(g, "ReduceMean", [g.add("Mul", [centred, centred])], axes, keepdims=1)
+    else:
+        centred, spread = g.add("Sub", [xs, channel(mean)]), channel(var)
+    std = g.add("Sqrt", [g.add("Add", [spread, g.value(float(o["eps"]), dtype)])])
+    out = g.add("Div", [centred, std])
+    if weight is not None:
+        out = g.add("Mul", [out, channel(weight)])
+    if bias is not None:
+        out = g.add("Add", [out, channel(bias)])
+    return out
+
+
 @converts("LinalgCross")
 def _cross(g: Graph, s: Step) -> str:
     """a's components 1, 2, 0 times b's 2, 0, 1 less a's 2, 0, 1 times b's 1, 2, 0 (Gathers

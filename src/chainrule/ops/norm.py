@@ -1,4 +1,4 @@
-"""Normalisation primitives: layer normalisation over the last dims.
+"""Normalisation primitives: layer normalisation over the last dims, group and batch norm.
 
 One node where the formula in Tensor ops would be nine (two means, a subtraction, a
 square, a power, three products and a sum), each keeping an array for its backward: the
@@ -183,3 +183,67 @@ class NativeGroupNorm(Function):
             mean_ghx = (gh * xhat).mean(2, keepdim=True)
             gx = (rstd * (gh - mean_gh - xhat * mean_ghx)).reshape(x.shape)
         return gx, gw, gb
+
+
+class NativeBatchNorm(Function):
+    """out = (x - mean) rstd * weight + bias per channel (dim 1) of x (N, C, *), rstd =
+    1 / sqrt(var + eps): the batch's mean and biased variance when training, the running
+    statistics' otherwise; weight and bias (C,) or None;
+    training: grad_x = rstd (gh - mean(gh) - xhat mean(gh xhat)) over each channel, else
+    grad_x = rstd gh, with gh = grad * weight; grad_weight = sum(grad xhat), grad_bias =
+    sum(grad), over every dim but the channels'. The running statistics take no gradient.
+    """
+
+    rule = (
+        "grad_x = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) per channel (rstd * gh "
+        "when not training), gh = grad * w; grad_weight = sum(grad * xhat), grad_bias = sum(grad)"
+    )
+
+    def forward(self, x: Any, weight: Any, bias: Any, mean: Any, var: Any, **options: Any) -> Any:
+        self.training, self.eps = options["training"], options["eps"]
+        eps, momentum = self.eps, options["momentum"]
+        dims = (0, *range(2, x.ndim))
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)  # a (C,) vector over (N, C, *)
+        if self.training:  # the batch's statistics; the running ones (given) move towards
+            # them in place, by momentum, towards the unbiased variance, as PyTorch's kernel
+            running, mean = (mean, var), x.mean(axis=dims)
+            out = x - mean.reshape(shape)
+            var = (out * out).mean(axis=dims)  # biased: what normalises
+            n = x.size // x.shape[1]
+            for kept, now in zip(running, (mean, var * (n / (n - 1))), strict=True):
+                if kept is not None:
+                    kept *= 1.0 - momentum
+                    kept += momentum * now
+        else:
+            out = x - mean.reshape(shape)
+        rstd = 1.0 / xp.sqrt(var + eps)  # (C,)
+        self.mean, self.var, self.rstd = mean, var, rstd  # PyTorch's result1, and result2
+        out *= (rstd if weight is None else rstd * weight).reshape(shape)
+        if bias is not None:
+            out += bias.reshape(shape)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, weight, _, mean, var = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad[:3]
+        dims = [0, *range(2, x.ndim)]
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        if self.training:  # from x again, so that it differentiates again
+            centred = x - x.mean(dims, keepdim=True)
+            rstd = ((centred * centred).mean(dims, keepdim=True) + self.eps) ** -0.5
+        else:
+            centred = x - mean.reshape(shape)
+            rstd = ((var + self.eps) ** -0.5).reshape(shape)
+        xhat = centred * rstd
+        gx = gw = gb = None
+        if need_w:
+            gw = (grad * xhat).sum(dims)
+        if need_b:
+            gb = grad.sum(dims)
+        if need_x:
+            gh = grad * weight.reshape(shape) if weight is not None else grad
+            if self.training:
+                mean_gh = gh.mean(dims, keepdim=True)
+                gh = gh - mean_gh - xhat * (gh * xhat).mean(dims, keepdim=True)
+            gx = rstd * gh
+        return gx, gw, gb, None, None
