@@ -276,3 +276,14 @@ def test_batch_norm_is_torchs_one_node_and_moves_the_running_statistics(training
         (gg,) = cr.autograd.grad((gx * gx).sum(), (x,))
         (tgg,) = torch.autograd.grad((tgx * tgx).sum(), (tx,))
         np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_group_norm_of_an_empty_batch_is_torchs_one_node() -> None:
+    outs = []
+    for lib in (cr, torch):
+        x, w = lib.zeros(0, 4, 3, requires_grad=True), lib.ones(4, requires_grad=True)
+        out = lib.nn.functional.group_norm(x, 2, w, w * 2)
+        node = (out.grad_fn.name(), tuple(out.grad_fn._saved_result1.shape))
+        grads = lib.autograd.grad(out, (x, w), lib.ones(0, 4, 3))
+        outs.append((*node, [tuple(g.shape) for g in grads], grads[1].numpy().tolist()))
+    assert outs[0] == outs[1]

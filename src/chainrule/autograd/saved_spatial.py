@@ -54,7 +54,7 @@ ARGS: dict[str, str] = {
 
 def _per_sample(key: str) -> Any:
     """group_norm's statistic (N*G, 1) as PyTorch's node keeps it: (N, G)."""
-    return lambda fn: getattr(fn, key).reshape(fn.inputs[0].shape[0], -1)
+    return lambda fn: getattr(fn, key).reshape(fn.inputs[0].shape[0], fn.groups)
 
 
 def _slopes(fn: Any) -> Any:

@@ -382,8 +382,6 @@ def group_norm(
             f"num_groups {num_groups}"
         )
     _per_channel_shapes(x, "group_norm", weight=weight, bias=bias)
-    if not n * c * hxw:
-        return _affine(x.clone(), weight, bias)
     out = norm.NativeGroupNorm.apply(x, weight, bias, groups=num_groups, eps=eps)
     return record(out, C=c, HxW=hxw, N=n, eps=eps, group=num_groups)
 
@@ -396,16 +394,6 @@ def _per_channel_shapes(x: Tensor, op: str, **vectors: Any) -> None:
                 f"{op}: expected {name} of shape ({c},) (one per channel) for input of shape "
                 f"{x.shape}; got {tuple(_array(t).shape)}"
             )
-
-
-def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    """y * weight + bias, each (C,) broadcast along dim 1 of y (N, C, *)."""
-    per_channel = (1, y.shape[1]) + (1,) * (y.ndim - 2)
-    if weight is not None:
-        y = y * weight.reshape(per_channel)
-    if bias is not None:
-        y = y + bias.reshape(per_channel)
-    return y
 
 
 def _end_to_end(v: Any, n: int) -> Any:

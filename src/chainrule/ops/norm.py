@@ -147,6 +147,9 @@ class NativeGroupNorm(Function):
         self.groups, self.eps = groups, eps
         n, c = x.shape[:2]
         work = x.dtype if x.dtype in (xp.float32, xp.float64) else xp.dtype(xp.float32)
+        if not x.size:  # nothing to normalise: an empty result, as PyTorch's
+            self.mean = self.rstd = xp.zeros((n * groups, 1), dtype=work, like=x)
+            return x.copy()
         rows = x.reshape(n * groups, -1).astype(work, copy=False)  # (N G, C/G * ...)
         m = rows.shape[1]
         mean = row_sums(rows)
@@ -167,6 +170,9 @@ class NativeGroupNorm(Function):
         need_x, need_w, need_b = self.needs_input_grad
         n, c = x.shape[:2]
         per_channel = [0, *range(2, x.ndim)]  # every dim but the channels'
+        if not x.numel():  # an empty x: its gradient empty, the weight's and bias's 0
+            zeros = grad.sum(per_channel)
+            return grad if need_x else None, zeros if need_w else None, zeros if need_b else None
         xg = x.reshape(n, self.groups, -1)  # (N, G, C/G * ...)
         centred = xg - xg.mean(2, keepdim=True)
         rstd = ((centred * centred).mean(2, keepdim=True) + self.eps) ** -0.5
