@@ -50,13 +50,14 @@ def test_nan_passes_through_value_and_gradient(name) -> None:
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_nan_and_the_infinities_warn_of_nothing_under_warnings_as_errors(name) -> None:
+def test_forward_at_nan_and_the_infinities_warns_of_nothing_under_warnings_as_errors(
+    name,
+) -> None:
     call = CALLS[name]
-    x = cr.tensor([np.nan, -np.inf, np.inf, 1.0], requires_grad=True)
+    x = cr.tensor([np.nan, -np.inf, np.inf, 1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = call(cr.nn.functional, x)
-        out.sum().backward()
     expected = call(torch.nn.functional, torch.tensor([np.nan, -np.inf, np.inf, 1.0]))
     np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-6)
 
