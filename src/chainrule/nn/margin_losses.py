@@ -187,7 +187,7 @@ def multi_margin_loss(
     out = losses.MultiMarginLoss.apply(
         x, target=t, p=p, margin=margin, weight=wa, reduction=reduction, shape=shape
     )
-    kept = {"margin": margin, "p": p, "weight": wa, "target": xp.reshape(t, shape)}
+    kept = {"margin": margin, "p": p, "weight": wa, "target": t.reshape(shape)}
     return record(out, reduction=REDUCTIONS.index(reduction), **kept)
 
 
