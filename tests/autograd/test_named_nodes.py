@@ -287,3 +287,18 @@ def test_group_norm_of_an_empty_batch_is_torchs_one_node() -> None:
         grads = lib.autograd.grad(out, (x, w), lib.ones(0, 4, 3))
         outs.append((*node, [tuple(g.shape) for g in grads], grads[1].numpy().tolist()))
     assert outs[0] == outs[1]
+
+
+def test_index_put_accumulating_is_torchs_one_node() -> None:
+    x, tx = _pair((3, 4), 12)
+    out = x.index_put((cr.tensor([0, 2, 0]),), x[1] * 2, accumulate=True)
+    want = tx.index_put((torch.tensor([0, 2, 0]),), tx[1] * 2, accumulate=True)
+    assert out.grad_fn.name() == want.grad_fn.name() == "IndexPutBackward0"
+    assert out.grad_fn._saved_accumulate is want.grad_fn._saved_accumulate is True
+    (index,) = out.grad_fn._saved_indices
+    np.testing.assert_array_equal(index.numpy(), want.grad_fn._saved_indices[0].numpy())
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+    grad = np.random.default_rng(13).standard_normal((3, 4))
+    out.backward(cr.tensor(grad))
+    want.backward(torch.tensor(grad))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)

@@ -417,7 +417,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": lambda fn: 0, "self_sym_sizes": lambda fn: (1, *made.product_sizes(fn)[-1:])},
     ),
     "Reshape.UnsafeViewBackward0": {"self_sym_sizes": _sizes(0)},  # a copying reshape's
-    "IndexPutBackward0": {"accumulate": lambda fn: False},  # index_put's; accumulate adds
+    "IndexPutBackward0": {"accumulate": lambda fn: fn.op == "ScatterAdd"},  # added, or written
     # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(

@@ -465,14 +465,18 @@ class InPlace(Core):
         if not accumulate:
             self[index] = values
             return self
-        values = values if isinstance(values, Core) else tensor_type()(values)
-        key = index_arg(index, self._array)
-        shape = self._array[key].shape  # what values broadcast to
-        spread = values.to(self.dtype).expand(*shape)
-        return self.add_(movement.IndexAdd.apply(spread, shape=self.shape, index=key))
+        return self._write("index_put_", lambda t: t.index_put(indices, values, True))
 
     def index_put(self: TensorSelf, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
-        return self.clone().index_put_(indices, values, accumulate)
+        """self with values written at indices, or with ``accumulate`` added there (one node,
+        PyTorch's IndexPutBackward0, whose rule is ScatterAdd's)."""
+        if not accumulate:
+            return self.clone().index_put_(indices, values)
+        values = values if isinstance(values, Core) else tensor_type()(values)
+        key = index_arg(tuple(indices), self._array)
+        shape = self._array[key].shape  # what values broadcast to
+        spread = values.to(self.dtype).expand(*shape)
+        return _INDEX_PUT_ADD.apply(self, spread, index=key, alpha=1)
 
     def fill_(self: TensorSelf, value: Any) -> Tensor:
         """Every element set to value (a number or 0-d tensor), cast to this tensor's dtype
@@ -726,3 +730,6 @@ def _holds_as_is(src: Any, arr: Any, broadcast: bool = True, bools: bool = False
     if isinstance(src, int):
         return kind in "iuf"
     return isinstance(src, float) and kind == "f"
+
+
+_INDEX_PUT_ADD = movement.ScatterAdd.named("IndexPutBackward0")  # index_put's accumulate
