@@ -23,7 +23,7 @@ def saved(fn: Any, attr: str) -> Any:
         raise AttributeError(f"{name!r} node has no attribute {attr!r}")
     spec = tensors.get(key)
     wanting = spec is not None and spec[0] in ("input", "input.mT", "called") and len(spec) == 3
-    if wanting and not _wanted(fn, spec):
+    if spec is not None and wanting and not _wanted(fn, spec):
         return None  # never saved: None after backward too
     if spec is not None and spec[0] == "optional" and _absent(fn, spec[1]):
         return None  # an optional input not given: None after backward too
