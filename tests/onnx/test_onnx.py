@@ -158,6 +158,13 @@ def catalog():
         "expand": (Fn(lambda m, x: x[:, :1].expand(x.shape[0], 4) + x.sum(1, keepdim=True)), (6,)),
         "cast": (Fn(lambda m, x: (x.to(cr.float64) * 3).to(cr.float32)), (6,)),
         "conv1d": (nn.Conv1d(3, 4, 3, padding=1), (3, 9)),
+        "conv3d": (nn.Conv3d(2, 4, (2, 3, 2), stride=(1, 2, 1), padding=1, groups=2), (2, 4, 5, 4)),
+        "conv_transpose1d": (nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, groups=2), (4, 5)),
+        "conv_transpose2d": (
+            nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1, dilation=2),
+            (3, 4, 5),
+        ),
+        "conv_transpose3d": (nn.ConvTranspose3d(2, 2, 2, stride=2, bias=False), (2, 2, 3, 2)),
         **{
             f"conv2d_{mode}": (nn.Conv2d(2, 3, 3, padding=1, padding_mode=mode), (2, 5, 5))
             for mode in ("reflect", "replicate", "circular")

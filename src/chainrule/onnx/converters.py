@@ -723,22 +723,22 @@ def _pads(padding: Any) -> list[int]:
     return [lo for lo, _ in padding] + [hi for _, hi in padding]
 
 
-@converts("Convolution")
+@converts("Convolution", "ConvTranspose")
 def _convolution(g: Graph, s: Step) -> str:
     x, weight, bias = s.inputs
-    o = s.options
+    o, kernel = s.options, weight.shape[2:]
     names = [g.value(x), g.value(weight, dtype_of(s))]
     if bias is not None:
         names.append(g.value(bias, dtype_of(s)))
-    return g.add(
-        "Conv",
-        names,
-        kernel_shape=list(weight.shape[2:]),
-        strides=list(o["stride"]),
-        pads=_pads(o["padding"]),
-        dilations=list(o["dilation"]),
-        group=o["groups"],
-    )
+    stride, dilation, padding = o["stride"], o["dilation"], o["padding"]
+    geometry = dict(kernel_shape=list(kernel), strides=list(stride), pads=_pads(padding),
+                    dilations=list(dilation), group=o["groups"])  # fmt: skip
+    if s.op == "Convolution":
+        return g.add("Conv", names, **geometry)
+    # the sizes past ONNX's formula for the output: its output_padding
+    spans = zip(x.shape[2:], o["size"], kernel, stride, dilation, padding, strict=True)
+    extra = [m - (n - 1) * t + lo + hi - d * (k - 1) - 1 for n, m, k, t, d, (lo, hi) in spans]
+    return g.add("ConvTranspose", names, output_padding=extra, **geometry)
 
 
 @converts("AvgPool2d")
