@@ -147,8 +147,8 @@ def test_conv2d_second_derivatives():
 
 
 def test_conv_third_derivative_of_weight_gradient():
-    """Gradients of the gradient primitives' own gradients (ConvTranspose2d and
-    Conv2dWeightGrad differentiated twice) still agree with finite differences."""
+    """Gradients of the gradient primitives' own gradients (ConvTranspose and
+    ConvWeightGrad differentiated twice) still agree with finite differences."""
     rng = np.random.default_rng(4)
     x, w = leaves(conv_arrays(rng, (1, 2, 4, 4), (2, 2, 2, 2), False))
 
