@@ -14,7 +14,23 @@ ROWS: list[Row] = [
     Row("tanhshrink", lambda m, a: m.nn.functional.tanhshrink(a), ((3, 5),), second=True),
     Row("rrelu_eval", lambda m, a: m.nn.functional.rrelu(a, 0.1, 0.3), ((3, 5),), "away"),
     Row("hardswish[0d]", lambda m, a: m.nn.functional.hardswish(a), ((),)),
+    # -- normalisations ---------------------------------------------------------------------
+    Row(
+        "batch_norm_training",
+        lambda m, a, w, b: m.nn.functional.batch_norm(a, None, None, w, b, training=True),
+        ((4, 3, 2), (3,), (3,)),
+        second=True,
+    ),
+    Row(
+        "batch_norm_eval",
+        lambda m, a, w, b: m.nn.functional.batch_norm(a, _stat(m, a, 0.5), _stat(m, a, 2.0), w, b),
+        ((4, 3, 2), (3,), (3,)),
+    ),
 ]
+
+
+def _stat(m, a, v):  # noqa: ANN001, ANN202  (a running statistic, (C,))
+    return m.full((3,), v, dtype=a.dtype)
 
 
 def _signs(m, a, n):  # noqa: ANN001, ANN202  (m is chainrule or torch)
