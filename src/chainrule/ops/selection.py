@@ -23,12 +23,13 @@ def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int =
     """A writable view of a's memory (where a is writable): shape, steps in elements, the
     first element ``start`` elements past a's first (in memory), bounds already checked."""
     item = a.itemsize
-    strides = tuple(s * item for s in steps)
+    strides = tuple([s * item for s in steps])
     host = array.host
     if fastpath.enabled() and type(a) is host.ndarray and a.flags.c_contiguous and a.size:
-        # NumPy's array constructor over a's buffer: a fifth of as_strided's time, which
-        # builds an object with an __array_interface__ for each view
-        return host.ndarray(shape, a.dtype, buffer=a, offset=start * item, strides=strides)
+        # NumPy's array constructor over a's buffer (shape, dtype, buffer, offset, strides):
+        # a fifth of as_strided's time, which builds an object with an __array_interface__
+        # for each view
+        return host.ndarray(shape, a.dtype, a, start * item, strides)
     else:
         if start:  # a 1-D view of the memory from a's first element, cut at start
             a = xp.lib.stride_tricks.as_strided(a, (start + 1,), (item,))[start:]

@@ -7,7 +7,6 @@ scatter."""
 from __future__ import annotations
 
 import functools
-import math
 from typing import TYPE_CHECKING, Any
 
 from .. import array
@@ -208,13 +207,13 @@ class Indexing(Core):
         reach = start + 1  # one past the last element the view reads
         for n, s in zip(size, stride, strict=True):  # a loop: sum() over a generator costs more
             reach += (n - 1) * s
-        if math.prod(size) and reach > span:
+        if 0 in size:
+            start = 0
+        elif reach > span:
             raise ValueError(
                 f"as_strided: size {size}, stride {stride} and offset {start} reach element "
                 f"{reach - 1} of a memory of {span} elements (shape {root.shape})"
             )
-        if not math.prod(size):
-            start = 0
         out = viewed(selection.AsStridedView, self, memory, size=size, stride=stride, start=start)
         return named(
             out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset

@@ -80,9 +80,10 @@ class Layout(Core):
         if self._base is None:
             return 0
         arr, root = self._array, self._base._array
-        start = array.data_ptr(root) + sum(
-            s * (n - 1) for s, n in zip(root.strides, root.shape, strict=True) if s < 0 < n
-        )
+        start = array.data_ptr(root)  # the memory's first element: last along a flipped dim
+        for s, n in zip(root.strides, root.shape, strict=True):  # a loop: sum() costs more
+            if s < 0 < n:
+                start += s * (n - 1)
         return (array.data_ptr(arr) - start) // arr.itemsize
 
     def element_size(self: TensorSelf) -> int:
