@@ -8,11 +8,10 @@ import builtins
 from typing import Any
 
 from .arguments import normalize_dim
-from .autograd import forward_ad
-from .constants import contiguous_format
 from .linalg._checks import with_out
 from .ops import movement
 from .tensor import Tensor, as_tensor, write_out
+from .tensor.indexing import copy_of_view
 
 __all__ = [
     "alias_copy",
@@ -33,22 +32,6 @@ __all__ = [
     "unsqueeze_copy",
     "view_copy",
 ]
-
-
-def _copied(x: Tensor, view: Tensor, name: str) -> Tensor:
-    """``view`` (of x) copied into memory of its own (C order), its node the copy of the
-    view's named ``name``, as PyTorch names the _copy op's (Function.copied). Where the
-    method gave x itself (a squeeze with nothing to squeeze), a view of the whole of x
-    stands for it."""
-    if view is x:
-        view = x[...]
-    out = Tensor._make(view._array.copy(), view.requires_grad)
-    if view.grad_fn is not None:
-        out.grad_fn = view.grad_fn.copied(name)
-    tangent = forward_ad.tangent_of(view)  # forward mode: the view's tangent, copied too
-    if tangent is not None:
-        forward_ad.set_tangent(out, tangent.clone(memory_format=contiguous_format))
-    return out
 
 
 def _written_each(pieces: tuple[Tensor, ...], out: Any, op: str, resize: bool = True) -> Any:
@@ -76,7 +59,7 @@ def _written_each(pieces: tuple[Tensor, ...], out: Any, op: str, resize: bool = 
 def alias_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """input's values, copied (PyTorch's alias, a view of the whole tensor, copied)."""
     x = as_tensor(input)
-    return _copied(x, x[...], "AliasBackward0_copy")
+    return copy_of_view(x, x[...], "AliasBackward0_copy")
 
 
 @with_out("", exact=True)
@@ -85,7 +68,7 @@ def as_strided_copy(
 ) -> Tensor:
     """input.as_strided(size, stride, storage_offset), copied."""
     x = as_tensor(input)
-    return _copied(x, x.as_strided(size, stride, storage_offset), "AsStridedBackward0_copy")
+    return copy_of_view(x, x.as_strided(size, stride, storage_offset), "AsStridedBackward0_copy")
 
 
 @with_out("", exact=True)
@@ -101,28 +84,28 @@ def diagonal_copy(
 ) -> Tensor:
     """input.diagonal(offset, dim1, dim2), copied."""
     x = as_tensor(input)
-    return _copied(x, x.diagonal(offset, dim1, dim2), "DiagonalBackward0_copy")
+    return copy_of_view(x, x.diagonal(offset, dim1, dim2), "DiagonalBackward0_copy")
 
 
 @with_out("", exact=True)
 def expand_copy(input: Tensor, size: Any, *, implicit: bool = False, out: Any = None) -> Tensor:
     """input.expand(size), copied (``implicit`` is PyTorch's tracing flag: no effect)."""
     x = as_tensor(input)
-    return _copied(x, x.expand(size), "ExpandBackward0_copy")
+    return copy_of_view(x, x.expand(size), "ExpandBackward0_copy")
 
 
 @with_out("", exact=True)
 def permute_copy(input: Tensor, dims: Any, *, out: Any = None) -> Tensor:
     """input.permute(dims), copied."""
     x = as_tensor(input)
-    return _copied(x, x.permute(dims), "PermuteBackward0_copy")
+    return copy_of_view(x, x.permute(dims), "PermuteBackward0_copy")
 
 
 @with_out("", exact=True)
 def select_copy(input: Tensor, dim: int, index: int, *, out: Any = None) -> Tensor:
     """input.select(dim, index), copied."""
     x = as_tensor(input)
-    return _copied(x, x.select(dim, index), "SelectBackward0_copy")
+    return copy_of_view(x, x.select(dim, index), "SelectBackward0_copy")
 
 
 @with_out("", exact=True)
@@ -141,7 +124,7 @@ def slice_copy(
         raise ValueError(f"slice_copy: step must be positive; got {step}")
     d = normalize_dim(dim, x.ndim, "slice_copy", x.shape)
     lead = (slice(None),) * d
-    return _copied(x, x[lead + (slice(start, end, step),)], "SliceBackward0_copy")
+    return copy_of_view(x, x[lead + (slice(start, end, step),)], "SliceBackward0_copy")
 
 
 def split_copy(
@@ -151,7 +134,7 @@ def split_copy(
     pieces' shapes, written (and None returned), as PyTorch's."""
     x = as_tensor(input)
     pieces = _pieces(x, split_size, dim, "split_copy")
-    copies = tuple(_copied(x, p, "SplitBackward0_copy") for p in pieces)
+    copies = tuple(copy_of_view(x, p, "SplitBackward0_copy") for p in pieces)
     return _written_each(copies, out, "split_copy", resize=False)
 
 
@@ -161,7 +144,7 @@ def split_with_sizes_copy(
     """input.split(split_sizes, dim), each piece copied; ``out=`` as split_copy's."""
     x = as_tensor(input)
     pieces = _pieces(x, list(split_sizes), dim, "split_with_sizes_copy")
-    copies = tuple(_copied(x, p, "SplitWithSizesBackward0_copy") for p in pieces)
+    copies = tuple(copy_of_view(x, p, "SplitWithSizesBackward0_copy") for p in pieces)
     return _written_each(copies, out, "split_with_sizes_copy")
 
 
@@ -174,7 +157,7 @@ def unbind_copy(input: Tensor, dim: int = 0, *, out: Any = None) -> tuple[Tensor
         movement.GetItem, x, [lead + (k,) for k in range(x._array.shape[d])]
     )  # select's views, each its own node
     return _written_each(
-        tuple(_copied(x, s, "UnbindBackward0_copy") for s in slices), out, "unbind_copy"
+        tuple(copy_of_view(x, s, "UnbindBackward0_copy") for s in slices), out, "unbind_copy"
     )
 
 
@@ -211,41 +194,41 @@ def squeeze_copy(input: Tensor, dim: Any = None, *, out: Any = None) -> Tensor:
     """input.squeeze(dim), copied."""
     x = as_tensor(input)
     if dim is None:
-        return _copied(x, x.squeeze(), "SqueezeBackward0_copy")
+        return copy_of_view(x, x.squeeze(), "SqueezeBackward0_copy")
     overload = 2 if isinstance(dim, (tuple, list)) else 1
-    return _copied(x, x.squeeze(dim), f"SqueezeBackward{overload}_copy")
+    return copy_of_view(x, x.squeeze(dim), f"SqueezeBackward{overload}_copy")
 
 
 @with_out("", exact=True)
 def t_copy(input: Tensor, *, out: Any = None) -> Tensor:
     """input.t(), copied."""
     x = as_tensor(input)
-    return _copied(x, x.t(), "TBackward0_copy")
+    return copy_of_view(x, x.t(), "TBackward0_copy")
 
 
 @with_out("", exact=True)
 def transpose_copy(input: Tensor, dim0: int, dim1: int, *, out: Any = None) -> Tensor:
     """input.transpose(dim0, dim1), copied."""
     x = as_tensor(input)
-    return _copied(x, x.transpose(dim0, dim1), "TransposeBackward0_copy")
+    return copy_of_view(x, x.transpose(dim0, dim1), "TransposeBackward0_copy")
 
 
 @with_out("", exact=True)
 def unfold_copy(input: Tensor, dimension: int, size: int, step: int, *, out: Any = None) -> Tensor:
     """input.unfold(dimension, size, step), copied."""
     x = as_tensor(input)
-    return _copied(x, x.unfold(dimension, size, step), "UnfoldBackward0_copy")
+    return copy_of_view(x, x.unfold(dimension, size, step), "UnfoldBackward0_copy")
 
 
 @with_out("", exact=True)
 def unsqueeze_copy(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """input.unsqueeze(dim), copied."""
     x = as_tensor(input)
-    return _copied(x, x.unsqueeze(dim), "UnsqueezeBackward0_copy")
+    return copy_of_view(x, x.unsqueeze(dim), "UnsqueezeBackward0_copy")
 
 
 @with_out("", exact=True)
 def view_copy(input: Tensor, size: Any, *, out: Any = None) -> Tensor:
     """input.view(size), copied (a dtype for size is view's refusal)."""
     x = as_tensor(input)
-    return _copied(x, x.view(size), "ViewBackward0_copy")
+    return copy_of_view(x, x.view(size), "ViewBackward0_copy")

@@ -41,7 +41,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "WhereBackward0": ("zero_ is a where", {"ZeroBackward0"}),
     "CloneBackward0": (
         "these end in a copy of a view",
-        {"CopyBackwards", "TriangularSolveBackward0", "NarrowCopyBackward0"},
+        {"CopyBackwards", "TriangularSolveBackward0"},
     ),
     "LeakyReluBackward0": ("rrelu in eval is leaky_relu", {"RreluWithNoiseBackward0"}),
     "LerpBackward0": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),

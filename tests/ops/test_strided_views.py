@@ -35,3 +35,32 @@ def test_a_strided_view_reads_and_writes_torchs_elements(shape, call, fast):
         got.data[(0,) * got.ndim] = -1.0  # a write through the view reaches the tensor
         want.data[(0,) * want.ndim] = -1.0
         np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda x: x[1:], lambda x: x[:, ::2], lambda x: x.t()[2:], lambda x: x[1:][:, 1:]],
+    ids=["rows", "every_other", "of_a_transpose", "of_a_view"],
+)
+def test_storage_offset_and_data_ptr_are_torchs(view):
+    a = np.arange(12.0).reshape(3, 4)
+    x, t = cr.tensor(a), torch.tensor(a)
+    got, want = view(x), view(t)
+    assert got.storage_offset() == want.storage_offset()
+    assert got.data_ptr() - x.data_ptr() == want.data_ptr() - t.data_ptr()
+    assert got.data_ptr() == got.numpy().__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("args", [(1, 1, 2), (-1, -3, 2), (0, 1, 1)])
+def test_narrow_copy_is_one_node_saving_torchs_values(args):
+    a = np.arange(8.0).reshape(2, 4)
+    x, t = cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    got, want = x.narrow_copy(*args), t.narrow_copy(*args)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__ == "NarrowCopyBackward0"
+    assert got.grad_fn.next_functions[0][0].variable is x
+    for key in ("_saved_dim", "_saved_length", "_saved_self_sym_sizes", "_saved_start"):
+        assert getattr(got.grad_fn, key) == getattr(want.grad_fn, key), key
+    assert got.stride() == want.stride() and got.storage_offset() == 0
+    got.backward(cr.ones_like(got))
+    want.backward(torch.ones_like(want))
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())

@@ -426,11 +426,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     ),
     "UnsqueezeBackward1": {"dim": called("dim")},
     "TransposeBackward1": {"dim0": _swapped(0), "dim1": _swapped(1)},
-    "AsStridedBackward1": {
-        "size": called("size"),
-        "storage_offset": called("storage_offset"),
-        "stride": called("stride"),
-    },
+    "AsStridedBackward1": {k: called(k) for k in ("size", "storage_offset", "stride")},
     **dict.fromkeys(  # a 0-d tensor's sort and topk: a reshape
         ("Reshape.SortBackward0", "Reshape.TopkBackward0"),
         {"dim": called("dim"), "self_sym_sizes": called("sizes")},
@@ -450,11 +446,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "step": _opt("step"),
     },
     "ConstantPadNdBackward0": {"pad": _pad},
-    "AsStridedBackward0": {
-        "size": called("size"),
-        "storage_offset": called("storage_offset"),
-        "stride": called("stride"),
-    },
+    "AsStridedBackward0": {k: called(k) for k in ("size", "storage_offset", "stride")},
+    "NarrowCopyBackward0": {**made.as_given("dim", "length", "start"), "self_sym_sizes": _sizes(0)},
     "IndexSelectBackward0": {"dim": called("dim"), "self_sym_sizes": called("sizes")},
     "ScatterBackward0": {"dim": _opt("dim")},
     "ScatterAddBackward0": {"dim": called("dim")},

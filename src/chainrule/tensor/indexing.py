@@ -18,8 +18,10 @@ from ..arguments import (
     need_number,
     normalize_dim,
 )
+from ..autograd import forward_ad
 from ..autograd.node import named
 from ..autograd.saved import record
+from ..constants import contiguous_format
 from ..ops import linalg, masked, movement, selection
 from ..ops.movement import viewed
 from .arithmetic import matmul, scalar_for
@@ -252,8 +254,10 @@ class Indexing(Core):
         return record(out, dim=dim, start=start, end=end, step=step)  # as given
 
     def narrow_copy(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
-        """narrow, as a new tensor."""
-        return self.narrow(dim, start, length).clone()
+        """narrow, as a new tensor (C order): one node, PyTorch's NarrowCopyBackward0."""
+        out = copy_of_view(self, self.narrow(dim, start, length), "NarrowCopyBackward0")
+        given = dict(dim=dim, start=int(start), length=length)  # as given, as PyTorch saves
+        return named(out, "NarrowCopyBackward0", **given)
 
     # -- splits and flips ------------------------------------------------------------------
 
@@ -632,6 +636,22 @@ def cross_dim(a: Tensor, b: Tensor, dim: int | None, op: str) -> int:
     if sa[d] != 3 or sb[d] != 3:
         raise ValueError(f"{op}: dim {dim} must have size 3; got shapes {a.shape} and {b.shape}")
     return d
+
+
+def copy_of_view(x: Tensor, view: Tensor, name: str) -> Tensor:
+    """``view`` (of x) copied into memory of its own (C order), its node the copy of the
+    view's named ``name``, as PyTorch names the op's (Function.copied: narrow_copy's, each
+    _copy function's). Where the method gave x itself (a squeeze with nothing to squeeze),
+    a view of the whole of x stands for it."""
+    if view is x:
+        view = x[...]
+    out = make(view._array.copy(), view.requires_grad)
+    if view.grad_fn is not None:
+        out.grad_fn = view.grad_fn.copied(name)
+    tangent = forward_ad.tangent_of(view)  # forward mode: the view's tangent, copied too
+    if tangent is not None:
+        forward_ad.set_tangent(out, tangent.clone(memory_format=contiguous_format))
+    return out
 
 
 def _scatter_into(t: Tensor, src: Any, index: tuple, shape: tuple, op: str, put: Any) -> Tensor:
