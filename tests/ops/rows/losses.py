@@ -97,7 +97,9 @@ ROWS: list[Row] = [
 
 
 def _signs(m, a):  # noqa: ANN001, ANN202
-    return m.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=a.dtype)
+    # labels +-1 in a's dtype where it is floating (an unsigned one cannot hold -1)
+    dtype = a.dtype if a.is_floating_point() else m.float32
+    return m.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=dtype)
 
 
 def _weight(m, a):  # noqa: ANN001, ANN202
