@@ -19,7 +19,6 @@ The accelerator is chosen when chainrule is imported, by ``CHAINRULE_ARRAY_BACKE
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import os
 import warnings
@@ -126,35 +125,10 @@ def data_ptr(arr: Any) -> int:
     return int(arr.data.ptr)
 
 
-class _ArrayInterface(ctypes.Structure):
-    """The head of NumPy's C view of an array (PyArrayInterface), up to its data pointer."""
-
-    _fields_ = [
-        ("two", ctypes.c_int),
-        ("nd", ctypes.c_int),
-        ("typekind", ctypes.c_char),
-        ("itemsize", ctypes.c_int),
-        ("flags", ctypes.c_int),
-        ("shape", ctypes.c_void_p),
-        ("strides", ctypes.c_void_p),
-        ("data", ctypes.c_void_p),
-    ]
-
-
-_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi)
-)
-_DATA_AT = _ArrayInterface.data.offset
-_read_pointer = ctypes.c_void_p.from_address
-
-
 def _host_data_ptr(arr: np.ndarray) -> int:
-    """A NumPy array's data pointer, read from its ``__array_struct__`` (a capsule holding
-    its C view): a third of the time of ``__array_interface__``, which builds a dict of the
-    shape, strides and type first. The capsule is held while its struct is read (freeing it
-    frees the struct)."""
-    capsule = arr.__array_struct__
-    return _read_pointer(_capsule_pointer(capsule, None) + _DATA_AT).value or 0
+    """A NumPy array's data pointer, by its ``ctypes`` attribute: half the time of
+    ``__array_interface__``, which builds a dict of the shape, strides and type first."""
+    return int(arr.ctypes.data or 0)
 
 
 def strided_view(arr: Any, shape: tuple, strides: tuple) -> Any:
