@@ -702,7 +702,7 @@ class Col2Im(Function):
         inside = (slice(None), slice(None), *_inside(padding, size))
         out = out[inside]  # (N, C, *size)
         if any(lo or hi for lo, hi in padding):  # one copy into C order, as PyTorch's
-            out = xp.ascontiguousarray(out)
+            out = out.copy()
         return out if x.ndim == 3 else out[0]
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
