@@ -14,10 +14,9 @@ with threads pinned to one and unpinned.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from common import interleaved, parse_args, process_note, with_pytorch
+from common import parse_args, parts_pinned_and_unpinned
 
 import chainrule as cr
 
@@ -130,39 +129,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     if args.quick:
         args.iters, args.eval_iters, args.tokens = 20, 4, 20
     steps, warmup = (1, 0) if args.quick else (args.steps, 1)
-    results: dict[str, dict[str, float]] = {}
-    was = os.environ.get("OMP_NUM_THREADS")
-    for pinned in (True, False):
-        if pinned:  # read by each framework's own process, started below
-            os.environ["OMP_NUM_THREADS"] = "1"
-        else:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        print(
-            f"bigram.py, {args.iters} steps, {args.eval_iters} batches per estimate, "
-            f"{args.tokens} characters, seconds  ({process_note()})"
-        )
-        print(f"  {'part':<22}{'chainrule':>11}{'pytorch':>11}   chainrule / pytorch")
-        total = {"chainrule": 0.0, "pytorch": 0.0}
-        for name in PARTS:
-            makers: dict[str, Any] = {"chainrule": lambda p=name: part(cr, p, args)}
-            with_pytorch(makers, lambda torch, p=name: part(torch, p, args))
-            medians = interleaved(makers, steps, warmup)
-            results[f"{name}, {'pinned' if pinned else 'unpinned'}"] = medians
-            for k in total:
-                total[k] += medians.get(k, 0.0)
-            print(_row(name, medians), flush=True)
-        print(_row("the program", total), flush=True)
-    if was is None:
-        os.environ.pop("OMP_NUM_THREADS", None)
-    else:
-        os.environ["OMP_NUM_THREADS"] = was
-    return results
-
-
-def _row(label: str, medians: dict[str, float]) -> str:
-    ours, theirs = medians["chainrule"], medians.get("pytorch")
-    cells = f"{ours:11.3f}" + (f"{theirs:11.3f}   {ours / theirs:9.2f}x" if theirs else "")
-    return f"  {label:<22}{cells}"
+    return parts_pinned_and_unpinned(
+        f"bigram.py, {args.iters} steps, {args.eval_iters} batches per estimate, "
+        f"{args.tokens} characters",
+        PARTS,
+        lambda lib, name: part(lib, name, args),
+        steps,
+        warmup,
+        "the program",
+    )
 
 
 if __name__ == "__main__":

@@ -195,6 +195,52 @@ def table(title: str, medians: dict[str, float], unit: str = "ms", scale: float 
     return "\n".join(lines)
 
 
+def parts_pinned_and_unpinned(
+    title: str,
+    parts: Sequence[str],
+    make: Callable[[Any, str], Any],
+    steps: int,
+    warmup: int,
+    together: str,
+) -> dict[str, dict[str, float]]:
+    """Each part of a program timed on chainrule and PyTorch (``make(lib, part)`` gives its
+    step; each framework in a process of its own), threads pinned to one, then unpinned: a
+    row per part and one for their sum (``together``), under ``title``. Returns
+    {"part, pinned": medians, "part, unpinned": medians, ...}."""
+    import chainrule as cr
+
+    results: dict[str, dict[str, float]] = {}
+    was = os.environ.get("OMP_NUM_THREADS")
+    for pinned in (True, False):
+        if pinned:  # read by each framework's own process, started below
+            os.environ["OMP_NUM_THREADS"] = "1"
+        else:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        print(f"{title}, seconds  ({process_note()})")
+        print(f"  {'part':<22}{'chainrule':>11}{'pytorch':>11}   chainrule / pytorch")
+        total = {"chainrule": 0.0, "pytorch": 0.0}
+        for part in parts:
+            makers: dict[str, Any] = {"chainrule": lambda p=part: make(cr, p)}
+            with_pytorch(makers, lambda torch, p=part: make(torch, p))
+            medians = interleaved(makers, steps, warmup)
+            results[f"{part}, {'pinned' if pinned else 'unpinned'}"] = medians
+            for k in total:
+                total[k] += medians.get(k, 0.0)
+            print(_part_row(part, medians), flush=True)
+        print(_part_row(together, total), flush=True)
+    if was is None:
+        os.environ.pop("OMP_NUM_THREADS", None)
+    else:
+        os.environ["OMP_NUM_THREADS"] = was
+    return results
+
+
+def _part_row(label: str, medians: dict[str, float]) -> str:
+    ours, theirs = medians["chainrule"], medians.get("pytorch")
+    cells = f"{ours:11.3f}" + (f"{theirs:11.3f}   {ours / theirs:9.2f}x" if theirs else "")
+    return f"  {label:<22}{cells}"
+
+
 def sgd_step(lib: Any, model: Any, x: Any, y: Any, lr: float) -> Callable[[], float]:
     """One cross-entropy SGD step of ``model`` on the batch (x, y), written once for both
     frameworks, whose APIs agree: ``lib`` is the chainrule or the torch module."""

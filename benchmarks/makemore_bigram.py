@@ -12,10 +12,9 @@ its own, with threads pinned to one and unpinned.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from common import interleaved, parse_args, process_note, with_pytorch
+from common import parse_args, parts_pinned_and_unpinned
 
 import chainrule as cr
 
@@ -112,36 +111,14 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     args = parse_args(ap, argv, __file__)
     words = cr.datasets.names()[: 100 if args.quick else args.words]
     steps, warmup = (1, 0) if args.quick else (args.steps, 1)
-    results: dict[str, dict[str, float]] = {}
-    was = os.environ.get("OMP_NUM_THREADS")
-    for pinned in (True, False):
-        if pinned:  # read by each framework's own process, started below
-            os.environ["OMP_NUM_THREADS"] = "1"
-        else:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        print(f"makemore part 1, {len(words)} names, seconds  ({process_note()})")
-        print(f"  {'part':<22}{'chainrule':>11}{'pytorch':>11}   chainrule / pytorch")
-        total = {"chainrule": 0.0, "pytorch": 0.0}
-        for part in (PARTS[k] for k in args.parts):
-            makers: dict[str, Any] = {"chainrule": lambda p=part: lecture(cr, words, p)}
-            with_pytorch(makers, lambda torch, p=part: lecture(torch, words, p))
-            medians = interleaved(makers, steps, warmup)
-            results[f"{part}, {'pinned' if pinned else 'unpinned'}"] = medians
-            for k in total:
-                total[k] += medians.get(k, 0.0)
-            print(_row(part, medians), flush=True)
-        print(_row("these parts together", total), flush=True)
-    if was is None:
-        os.environ.pop("OMP_NUM_THREADS", None)
-    else:
-        os.environ["OMP_NUM_THREADS"] = was
-    return results
-
-
-def _row(label: str, medians: dict[str, float]) -> str:
-    ours, theirs = medians["chainrule"], medians.get("pytorch")
-    cells = f"{ours:11.3f}" + (f"{theirs:11.3f}   {ours / theirs:9.2f}x" if theirs else "")
-    return f"  {label:<22}{cells}"
+    return parts_pinned_and_unpinned(
+        f"makemore part 1, {len(words)} names",
+        [PARTS[k] for k in args.parts],
+        lambda lib, part: lecture(lib, words, part),
+        steps,
+        warmup,
+        "these parts together",
+    )
 
 
 if __name__ == "__main__":
