@@ -82,6 +82,43 @@ def test_a_binary_cross_entropys_weight_takes_no_gradient_and_keeps_the_dtype() 
         F.multi_margin_loss(x, cr.tensor([0, 1, 2]), weight=cr.ones(3))
 
 
+def _no_gradient_calls(lib):  # noqa: ANN001, ANN202
+    """Calls whose last argument PyTorch takes no gradient in: the soft margin's target (of the
+    input's shape, and broadcast) and the pos_weight of a binary cross entropy of logits."""
+    F = lib.nn.functional
+    return [
+        lambda x, a: F.soft_margin_loss(x, a),
+        lambda x, a: F.soft_margin_loss(x.unsqueeze(0).expand(2, 4), a),
+        lambda x, a: F.soft_margin_loss(x, a, reduction="none"),
+        lambda x, a: F.binary_cross_entropy_with_logits(x, x.sigmoid(), pos_weight=a),
+        lambda x, a: lib.nn.BCEWithLogitsLoss(pos_weight=a, reduction="sum")(x, x.sigmoid()),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_no_gradient_calls(cr))))
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_an_argument_without_a_gradient_is_refused_at_the_call_as_torchs(
+    case: int, input_requires_grad: bool
+) -> None:
+    x, a = RNG.normal(size=4), RNG.uniform(0.5, 2.0, 4)
+    for lib in (torch, cr):
+        call = _no_gradient_calls(lib)[case]
+        xs = lib.tensor(x, requires_grad=input_requires_grad)
+        with pytest.raises(RuntimeError, match=r"not differentiable"):
+            call(xs, lib.tensor(a, requires_grad=True))
+    with pytest.raises(RuntimeError, match=r"in (target|pos_weight), as in PyTorch; got a "):
+        _no_gradient_calls(cr)[case](cr.tensor(x), cr.tensor(a, requires_grad=True))
+    outs = []
+    for lib in (torch, cr):
+        call = _no_gradient_calls(lib)[case]
+        xs, at = lib.tensor(x, requires_grad=True), lib.tensor(a, requires_grad=True)
+        with lib.no_grad():  # no gradient asked: both answer
+            outs.append(call(xs, at).numpy())
+        outs.append(call(xs, at.detach()).detach().numpy())  # a detached one is taken
+    np.testing.assert_allclose(outs[2], outs[0], **tol("float64", LAYER))
+    np.testing.assert_allclose(outs[3], outs[1], **tol("float64", LAYER))
+
+
 def test_multi_margin_loss_of_infinite_scores_counts_no_nan() -> None:
     x = np.array([[np.inf, 0.5, -np.inf], [0.2, np.inf, 0.1]])
     with warnings.catch_warnings():

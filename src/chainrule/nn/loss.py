@@ -212,9 +212,18 @@ def _weight_of(weight: Any, input: Tensor, op: str) -> Any:
         raise ValueError(
             f"{op}: weight must broadcast to the input's shape {input.shape}; got {w.shape}"
         )
-    if w.requires_grad and is_grad_enabled():
-        raise RuntimeError(f"{op}: not differentiable in weight, as in PyTorch; detach it first")
+    refuse_grad(w, "weight", op)
     return _array_beside(w, input, "weight", op)
+
+
+def refuse_grad(tensor: Tensor, what: str, op: str) -> None:
+    """Refuse an argument that PyTorch takes no gradient in when it would need one (it
+    requires grad and grad mode is on), at the call, as PyTorch refuses it."""
+    if tensor.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"{op}: not differentiable in {what}, as in PyTorch; got a {what} of shape "
+            f"{tensor.shape} that requires grad; detach it first"
+        )
 
 
 def binary_cross_entropy_with_logits(
@@ -242,6 +251,8 @@ def binary_cross_entropy_with_logits(
             "binary_cross_entropy_with_logits: pos_weight must broadcast to the input's shape "
             f"{x.shape}; got {pw.shape}"
         )
+    if pw is not None:
+        refuse_grad(pw, "pos_weight", "binary_cross_entropy_with_logits")
     w = _weight_of(weight, x, "binary_cross_entropy_with_logits")
     if w is None and reduction == "none":
         loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)

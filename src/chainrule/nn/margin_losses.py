@@ -12,13 +12,12 @@ from typing import Any
 
 from .. import array
 from ..arguments import need_float, need_number
-from ..autograd.mode import is_grad_enabled
 from ..autograd.node import named
 from ..autograd.saved import record
 from ..ops import losses
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
-from .loss import REDUCTIONS, legacy_reduction, reduce_loss
+from .loss import REDUCTIONS, legacy_reduction, reduce_loss, refuse_grad
 from .module import Module
 
 xp = array.xp
@@ -100,6 +99,7 @@ def soft_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction, "soft_margin_loss")
     x, y = as_tensor(input), as_tensor(target)
     need_float(x, "soft_margin_loss")
+    refuse_grad(y, "target", "soft_margin_loss")
     if x.shape != y.shape:  # broadcast: composed
         return reduce_loss((-x * y).exp().log1p(), reduction)
     y = y if y.is_floating_point() else y.to(x.dtype)  # x's float dtype, as PyTorch promotes
@@ -180,8 +180,8 @@ def multi_margin_loss(
         raise ValueError(
             f"{op}: weight must be one-dimensional, one per class ({c}); got shape {w.shape}"
         )
-    if w is not None and w.requires_grad and is_grad_enabled():
-        raise RuntimeError(f"{op}: not differentiable in weight, as PyTorch's; detach it first")
+    if w is not None:
+        refuse_grad(w, "weight", op)
     wa = None if w is None else w._array
     shape = (n,) if x.ndim == 2 else xp.shape(target)  # 'none': a (C,) input's is target's
     out = losses.MultiMarginLoss.apply(

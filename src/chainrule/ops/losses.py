@@ -223,9 +223,9 @@ class MseLoss(Function):
 
 class SoftMarginLoss(Function):
     """out = reduce(log(1 + exp(-t x)));  with s = grad e / (1 + e), e = exp(-t x) (s / numel
-    for 'mean'): grad_x = -t s, grad_t = -x s."""
+    for 'mean'): grad_x = -t s. The target takes no gradient, as in PyTorch."""
 
-    rule = "grad_x = -t * grad * sigmoid(-t x) (/ numel for 'mean'), grad_t = -x * the same"
+    rule = "grad_x = -t * grad * sigmoid(-t x) (/ numel for 'mean')"
 
     def forward(self, x: Any, t: Any, *, reduction: str) -> Any:
         self.reduction = reduction
@@ -237,8 +237,7 @@ class SoftMarginLoss(Function):
         x, t = self.inputs
         e = (-t * x).exp()
         s = e / (e + 1) * _spread(grad, self.reduction, self.count)
-        need_x, need_t = self.needs_input_grad
-        return (-t * s if need_x else None, -x * s if need_t else None)
+        return -t * s, None
 
 
 class _Reduces(Function):

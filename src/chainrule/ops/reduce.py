@@ -693,15 +693,14 @@ class BinaryCrossEntropyWithLogits(Function):
     positive-class weight w (None: w = 1, l = 1); softplus(-x) = log(1 + exp(-x)) is computed
     as max(-x, 0) + log1p(exp(-|x|)), so logits of +-1000 give exact, finite losses;
     grad_x = g ((1 - t) - l sigmoid(-x))  (= g (sigmoid(x) - t) when w = 1),
-    grad_t = g (-x + (w - 1) softplus(-x)),  grad_w = g t softplus(-x).
+    grad_t = g (-x + (w - 1) softplus(-x)); w takes no gradient, as in PyTorch.
 
     A primitive for stability and for the exact gradient at x = 0, where a composite of
     relu and abs would take their kinks' conventions.
     """
 
     rule = (
-        "grad_x = grad * ((1 - t) - l * sigmoid(-x)), grad_t = grad * (-x + (w - 1) * "
-        "softplus(-x)), grad_w = grad * t * softplus(-x)"
+        "grad_x = grad * ((1 - t) - l * sigmoid(-x)), grad_t = grad * (-x + (w - 1) * softplus(-x))"
     )
 
     def forward(self, x: Any, t: Any, pos_weight: Any = None) -> Any:
@@ -712,8 +711,8 @@ class BinaryCrossEntropyWithLogits(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, t, w = self.inputs
-        need_x, need_t, need_w = self.needs_input_grad
-        gx = gt = gw = None
+        need_x, need_t, _ = self.needs_input_grad
+        gx = gt = None
         if w is None:
             if need_x:
                 gx = grad * (x.sigmoid() - t)
@@ -724,6 +723,4 @@ class BinaryCrossEntropyWithLogits(Function):
             gx = grad * ((1.0 - t) - ((w - 1.0) * t + 1.0) * (-x).sigmoid())
         if need_t:
             gt = grad * ((w - 1.0) * _softplus_neg(x) - x)
-        if need_w:
-            gw = grad * t * _softplus_neg(x)
-        return gx, gt, gw
+        return gx, gt, None
