@@ -268,6 +268,23 @@ def need_number(t: Tensor, op: str) -> None:
         raise TypeError(f"{op}: not defined for bool tensors, as in PyTorch; got dtype {t.dtype}")
 
 
+def clamp_bounds(x: Tensor, lo: Any, hi: Any, op: str) -> None:
+    """clamp's bounds checked: at least one; a bool result is refused, as PyTorch's, but for one
+    tensor bound (a maximum or minimum of two bool tensors)."""
+    bounds = [b for b in (lo, hi) if b is not None]
+    if not bounds:
+        raise ValueError(f"{op}: at least one of min and max must be given")
+    pairs = [(b, isinstance(b, tensor_type())) for b in bounds]  # (bound, whether a tensor)
+    if x._array.dtype.kind != "b" or [t for _, t in pairs] == [True]:
+        return
+    if all(b._array.dtype.kind == "b" if t else isinstance(b, bool) for b, t in pairs):
+        got = " and ".join(f"shape {b.shape}" if t else repr(b) for b, t in pairs)
+        raise TypeError(
+            f"{op}: not implemented for bool, as in PyTorch; got a bool tensor of shape "
+            f"{x.shape} and bounds {got}"
+        )
+
+
 def need_elements(t: Tensor, op: str, dims: tuple[int, ...] | None = None) -> None:
     """A max or min has no value over nothing: each dim reduced (all for None) must have
     elements; an empty tensor reduced over its non-empty dims gives an empty result."""

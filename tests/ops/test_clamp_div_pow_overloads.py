@@ -73,6 +73,50 @@ def test_clamp_dtype_is_result_types_and_in_place_forms_match() -> None:
         cr.zeros(3).clamp(cr.zeros(4))
 
 
+BOOLS = np.array([True, False, True])
+INTS = np.array([1, 5, -3])
+# (a bool or int tensor's) bounds: numbers, or arrays made tensors
+BOUNDS = [
+    {"max": False}, {"min": True}, {"min": False, "max": True}, {"min": 0}, {"max": 1},
+    {"min": 0.5}, {"min": True, "max": 0}, {"min": BOOLS}, {"max": BOOLS}, {"min": INTS},
+    {"min": BOOLS, "max": BOOLS}, {"min": BOOLS, "max": np.array(False)},
+    {"min": BOOLS, "max": INTS},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+@pytest.mark.parametrize("values", [BOOLS, INTS], ids=["bool", "int64"])
+@pytest.mark.parametrize("name", ["clamp", "clip", "clamp_", "clip_"])
+def test_clamp_of_bools_answers_or_refuses_as_torch(name: str, values, bounds) -> None:  # noqa: ANN001
+    results = []
+    for lib in (torch, cr):
+        given = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v for k, v in bounds.items()}
+        try:
+            out = getattr(lib.tensor(values), name)(**given)
+        except (NotImplementedError, TypeError, RuntimeError) as e:
+            results.append(e)
+        else:
+            results.append((str(out.dtype).split(".")[1], out.tolist()))
+    theirs, ours = results
+    if isinstance(theirs, NotImplementedError):  # PyTorch's kernels for bool results are missing
+        assert isinstance(ours, TypeError)
+        assert "clamp: not implemented for bool, as in PyTorch; got a bool tensor" in str(ours)
+    elif isinstance(theirs, tuple):
+        assert ours == theirs
+    else:  # an in-place result PyTorch cannot cast back
+        assert isinstance(ours, RuntimeError)
+
+
+def test_clamp_min_and_max_of_bool_numbers_are_refused() -> None:
+    for name in ("clamp_min", "clamp_max", "clamp_min_", "clamp_max_"):
+        with pytest.raises(NotImplementedError):
+            getattr(torch.tensor(BOOLS), name)(True)
+        op = name.rstrip("_")
+        with pytest.raises(TypeError, match=rf"{op}: not implemented for bool, as in PyTorch"):
+            getattr(cr.tensor(BOOLS), name)(True)
+        assert getattr(cr.tensor(BOOLS), name)(cr.tensor(BOOLS)).tolist() == BOOLS.tolist()
+
+
 def test_number_bounds_keep_their_node_names() -> None:
     x, t = cr.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
     for name in ("clamp_min", "clamp_max"):

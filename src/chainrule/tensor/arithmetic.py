@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import array
-from ..arguments import broadcast_shape, broadcasts_to, need_number, normalize_dims
+from ..arguments import broadcast_shape, broadcasts_to, clamp_bounds, need_number, normalize_dims
 from ..autograd.forward_ad import carries
 from ..autograd.node import UNGIVEN_ZERO
 from ..ops import arithmetic as fused
@@ -627,8 +627,7 @@ def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
     """clamp, clamp_min and clamp_max: number bounds are constants of the node; with a
     tensor bound, the bounds are its inputs (a number beside a tensor one, as a 0-d tensor
     would be), all in the dtype result_type gives them, as PyTorch's tensor overload."""
-    if lo is None and hi is None:
-        raise ValueError(f"{op}: at least one of min and max must be given")
+    clamp_bounds(x, lo, hi, op)
     if not isinstance(lo, Core) and not isinstance(hi, Core):
         if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
             x = x.to(array.get_default_dtype())  # an integer tensor to a float bound

@@ -160,7 +160,7 @@ class InPlace(Core):
         return self._write("relu_", Arithmetic.relu)
 
     def clamp_(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
-        if min is None or max is None:  # one bound: clamp's forward is one ufunc
+        if (min is None or max is None) and self._array.dtype.kind != "b":  # one bound: one ufunc
             ufunc, bound = (xp.minimum, max) if min is None else (xp.maximum, min)
             return self._update("clamp_", ufunc, bound, lambda t: t.clamp(min, max))
         return self._write("clamp_", lambda t: t.clamp(min, max))
