@@ -246,7 +246,9 @@ def softmax(
 ) -> Tensor:
     """exp(x) / sum(exp(x)) along dim; with dtype, x cast to it first."""
     x = as_tensor(input)
-    return _cast(x, dtype).softmax(_softmax_dim(dim, x.ndim, "softmax", _stacklevel))
+    if dim is None:  # PyTorch's legacy choice (x.ndim is a property: read only here)
+        dim = _softmax_dim(dim, x.ndim, "softmax", _stacklevel)
+    return x.softmax(dim, dtype)
 
 
 def log_softmax(
@@ -254,7 +256,9 @@ def log_softmax(
 ) -> Tensor:
     """x - logsumexp(x) along dim; with dtype, x cast to it first."""
     x = as_tensor(input)
-    return _cast(x, dtype).log_softmax(_softmax_dim(dim, x.ndim, "log_softmax", _stacklevel))
+    if dim is None:  # PyTorch's legacy choice (x.ndim is a property: read only here)
+        dim = _softmax_dim(dim, x.ndim, "log_softmax", _stacklevel)
+    return x.log_softmax(dim, dtype)
 
 
 class ReLU(Module):

@@ -168,19 +168,11 @@ class Reductions(Core):
 
     def softmax(self: TensorSelf, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
         """exp(x) / sum(exp(x)) along dim; with dtype, of the input cast to it first."""
-        x = self if dtype is None else self.to(dtype)
-        dim, _ = numpy_dim_names(dim, False, np_names, "softmax")
-        dim = normalize_dim(dim, x.ndim, "softmax", x.shape)
-        need_float(x, "softmax")
-        return reduce.Softmax.apply(x, dim=dim)
+        return _along(reduce.Softmax, "softmax", self, dim, dtype, np_names)
 
     def log_softmax(self: TensorSelf, dim: int = -1, dtype: Any = None, **np_names: Any) -> Tensor:
         """x - logsumexp(x) along dim; with dtype, of the input cast to it first."""
-        x = self if dtype is None else self.to(dtype)
-        dim, _ = numpy_dim_names(dim, False, np_names, "log_softmax")
-        dim = normalize_dim(dim, x.ndim, "log_softmax", x.shape)
-        need_float(x, "log_softmax")
-        return reduce.LogSoftmax.apply(x, dim=dim)
+        return _along(reduce.LogSoftmax, "log_softmax", self, dim, dtype, np_names)
 
     def norm(self: TensorSelf, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over dim (all dims for None), as torch.norm: linalg.vector_norm's
@@ -501,6 +493,19 @@ def _over_dims_given(op: Any, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
 # the reductions' nodes of PyTorch's overloads with dim, and nansum's
 _SUM_GIVEN, _MEAN_GIVEN = reduce.Sum.named("SumBackward1"), reduce.Mean.named("MeanBackward1")
 _NANSUM = reduce.Sum.named("NansumBackward0")
+
+
+def _along(op: Any, name: str, t: Tensor, dim: Any, dtype: Any, names: dict) -> Tensor:
+    """softmax or log_softmax (``op``, called ``name``) along one dim of t, cast to dtype
+    first: the arguments checked, dim normalised by the array's shape (the Tensor's shape
+    is an object made at each read, which only an error needs)."""
+    x = t if dtype is None else t.to(dtype)
+    if names:
+        dim, _ = numpy_dim_names(dim, False, names, name)
+    a = x._array
+    dim = normalize_dim(dim, a.ndim, name, a.shape)
+    need_float(x, name)
+    return op.apply(x, dim=dim)
 
 
 def variance(
