@@ -155,14 +155,14 @@ class _Spread(Function):
 
     def _spread(self, a: Any, n: int, keepdim: bool) -> Any:
         """The sum of squares about the mean over dims; the mean (.., 1, ..) kept for
-        backward and var_mean."""
+        backward and var_mean. Sums by the ufunc's reduce: no Python wrapper."""
         if a.dtype.itemsize < 4 or not n:  # NumPy's mean: halves summed in float32, and
             self.mean = a.mean(axis=self.dims, keepdims=True)  # the NaN of nothing
-        else:  # mean's own sum and division, without its Python wrapper
-            self.mean = a.sum(axis=self.dims, keepdims=True) / n
+        else:  # mean's own sum and division
+            self.mean = xp.add.reduce(a, axis=self.dims, keepdims=True) / n
         centred = a - self.mean
         centred *= centred
-        return centred.sum(axis=self.dims, keepdims=keepdim)
+        return xp.add.reduce(centred, axis=self.dims, keepdims=keepdim)
 
     def _grad(self, g: Any, a: Any, mean: Any) -> Any:
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
@@ -243,7 +243,7 @@ class VarMean(_Spread):
         spread = super().forward(a, dims, correction, keepdim, op)
         out = xp.empty((2, *spread.shape), dtype=spread.dtype, like=a)  # (2, *reduced)
         out[0] = xp.sqrt(spread) if self.root else spread
-        out[1] = self.mean.reshape(spread.shape)
+        out[1] = self.mean if keepdim else self.mean.reshape(spread.shape)
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
