@@ -80,7 +80,8 @@ TRICKS = [
     Trick(
         "column-major copy for short rows",
         "chainrule.ops.reduce:_column_major",
-        "max over the rows of (1024, 10) float32: 9.7 against 50 us (sum 8.4 against 23)",
+        "max over the rows of (1024, 10) float32: 9.7 against 50 us (sum 8.4 against 23); "
+        "amin over the last axis of (250000, 3, 4): 17 against 140 ms",
         "a as it is laid out",
     ),
     Trick(

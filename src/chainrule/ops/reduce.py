@@ -58,18 +58,21 @@ def _count(a: Any, dims: Any) -> int:
 
 
 def _column_major(a: Any, dims: Any) -> Any:
-    """a, or with the fast path on a column-major copy of it, where a C-ordered 2-D array of
-    at least 32 rows is reduced over its last axis of at most 16 elements; a as it is laid
+    """a, or with the fast path on a copy of it with its last axis outermost in memory (a
+    2-D array's column-major copy), where a C-ordered array of at least 32 rows (the product
+    of the other dims) is reduced over its last axis of at most 16 elements; a as it is laid
     out with the fast path off."""
+    last = getattr(a, "ndim", 0) - 1
     if (
-        getattr(a, "ndim", 0) == 2
-        and (dims == 1 or dims == (1,))
-        and a.shape[1] <= 16
-        and a.shape[0] >= 32
+        last >= 1
+        and (dims == last or dims == (last,))
+        and a.shape[-1] <= 16
+        and math.prod(a.shape[:-1]) >= 32
         and a.flags.c_contiguous
         and fastpath.enabled()
     ):
-        return a.copy(order="F")
+        outermost = xp.moveaxis(a, -1, 0).copy()  # (last, *rest): each column contiguous
+        return xp.moveaxis(outermost, 0, -1)  # a's shape, the last axis outermost
     return a
 
 
