@@ -155,7 +155,6 @@ def _same_or_refused_alike(name: str, ours: Any, theirs: Any, dtype: str) -> Non
 # Where chainrule still differs from torch, with the reason: an xfail that must fail, so a
 # fixed one is taken off the list.
 KNOWN = {
-    "scaled_dot_product_attention": (("bfloat16",), "attention refuses bfloat16"),
     "upsample_bilinear": (("uint8",), "uint8 bilinear refused: PyTorch's rounds in fixed point"),
 }
 

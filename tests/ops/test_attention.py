@@ -102,6 +102,61 @@ def test_sdpa_float_mask_gets_its_gradient_as_torch(fast: str) -> None:
         _sdpa_check(case, np.float64, grad_mask=True)
 
 
+# float16 and bfloat16 cases: PyTorch's kernel (four dims, no dropout) and its math path
+HALF_CASES = [
+    ((2, 3, 5, 8), (2, 3, 5, 8), (2, 3, 5, 8), None, {}),
+    ((2, 3, 6, 8), (2, 3, 6, 8), (2, 3, 6, 4), None, {"is_causal": True}),
+    ((2, 2, 3, 8), (2, 2, 5, 8), (2, 2, 5, 8), ("float", (3, 5)), {}),
+    ((1, 2, 4, 8), (1, 2, 9, 8), (1, 2, 9, 8), ("bool", (4, 9)), {"scale": 0.5}),
+    ((2, 3, 4), (2, 5, 4), (2, 5, 6), ("float", (3, 5)), {}),
+    ((3, 4), (5, 4), (5, 6), ("bool", (3, 5)), {"is_causal": False}),
+]
+
+
+@pytest.mark.parametrize("fast", ["fast", "plain"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("case", HALF_CASES, ids=str)
+def test_sdpa_in_float16_and_bfloat16_as_torch(case: tuple, dtype: str, fast: str) -> None:
+    """As PyTorch's CPU: in float32, the kernel's exp(S - max) rounded before its product
+    with v; the result (and the leaves' gradients, through the casts) rounded."""
+    arrays, mask = _arrays(case, np.float32)
+    outs, grads = [], []
+    out_shape = (*case[0][:-1], case[2][-1])  # (..., L, Ev)
+    g = np.random.default_rng(1).standard_normal(out_shape).astype(np.float32)
+    for lib, functional in ((torch, TF), (cr, F)):
+        leaves = [lib.tensor(a, requires_grad=True) for a in arrays]
+        m = None if mask is None else lib.tensor(mask)
+        if m is not None and m.is_floating_point():
+            m = m.to(getattr(lib, dtype))
+        with fastpath.disabled() if fast == "plain" and lib is cr else contextlib.nullcontext():
+            x = [t.to(getattr(lib, dtype)) for t in leaves]
+            out = functional.scaled_dot_product_attention(*x, attn_mask=m, **case[4])
+            out.backward(lib.tensor(g).to(out.dtype))
+        outs.append(out)
+        grads.append([t.grad.numpy() for t in leaves])
+    theirs, ours = outs
+    assert str(ours.dtype) == f"chainrule.{dtype}"
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    # the kernel's steps are PyTorch's; its sums may round one way or the other: one unit
+    # in the last place of the dtype (bfloat16 keeps 8 bits, float16 11)
+    ulp = 2.0**-7 if dtype == "bfloat16" else 2.0**-10
+    a, b = ours.detach().float().numpy(), theirs.detach().float().numpy()
+    np.testing.assert_allclose(a, b, rtol=ulp, atol=ulp)
+    for ga, gb in zip(*grads, strict=True):
+        np.testing.assert_allclose(ga, gb, rtol=2 * ulp, atol=2 * ulp * np.abs(gb).max())
+
+
+def test_sdpa_takes_a_float32_mask_beside_any_query_as_torch() -> None:
+    arrays, mask = _arrays(SDPA_CASES[-1], np.float64)  # scale 2, a float mask (5,)
+    mask = mask.astype(np.float32)
+    ours = F.scaled_dot_product_attention(*map(cr.tensor, arrays), cr.tensor(mask), scale=2.0)
+    theirs = TF.scaled_dot_product_attention(
+        *map(torch.tensor, arrays), torch.tensor(mask), scale=2.0
+    )
+    assert ours.dtype == cr.float64
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), **tol(np.float64, OP))
+
+
 @pytest.mark.parametrize("kind", ["bool", "float"])
 def test_sdpa_fully_masked_row_gives_zeros_as_torch(kind: str) -> None:
     """PyTorch gives 0, not NaN, for a row whose every key is masked (bool False or float
@@ -276,16 +331,18 @@ def test_sdpa_errors_name_the_op_and_the_shapes() -> None:
         sdpa(q, k, v, attn_mask=cr.ones(4, 2, 3, 5, dtype=cr.bool))
     with pytest.raises(
         TypeError,
-        match=r"attn_mask must be bool or of query's dtype chainrule.float32; "
+        match=r"attn_mask must be bool, float32 or of query's dtype chainrule.float32; "
         r"got dtype chainrule.int64",
     ):
         sdpa(q, k, v, attn_mask=cr.ones(3, 5, dtype=cr.int64))
     with pytest.raises(
         TypeError,
-        match=r"attn_mask must be bool or of query's dtype chainrule.float32; "
+        match=r"attn_mask must be bool, float32 or of query's dtype chainrule.float32; "
         r"got dtype chainrule.float64",
     ):
         sdpa(q, k, v, attn_mask=cr.ones(3, 5, dtype=cr.float64))
+    with pytest.raises(TypeError, match=r"query's dtype chainrule.bfloat16; got dtype chainrule"):
+        sdpa(q.bfloat16(), k.bfloat16(), v.bfloat16(), attn_mask=cr.ones(3, 5, dtype=cr.float16))
     with pytest.raises(
         ValueError,
         match=r"attn_mask and is_causal=True cannot be given together; "

@@ -44,7 +44,9 @@ def scaled_dot_product_attention(
     keys are all masked gives 0. ``dropout_p`` > 0 zeroes probabilities with chainrule's
     generator (always: the functional form has no training flag, as PyTorch's).
     ``enable_gqa`` lets key and value have fewer heads (dim -3) than query, each shared by
-    a group of query heads.
+    a group of query heads. float16 and bfloat16 compute in float32, as PyTorch's CPU: four
+    dims and no dropout in its kernel's steps (see ops/attention.py), else all in float32
+    and the result rounded.
     """
     q, k, v = as_tensor(query), as_tensor(key), as_tensor(value)
     qs, ks, vs = q._array.shape, k._array.shape, v._array.shape  # tuples: no Size to make
@@ -53,11 +55,12 @@ def scaled_dot_product_attention(
             f"{_SDPA}: query, key and value need at least 2 dims; got shapes {_shapes(q, k, v)}"
         )
     dt = q._array.dtype  # the arrays' dtypes: no dtype objects to look up
-    if not dt == k._array.dtype == v._array.dtype or dt.kind != "f":
+    if not dt == k._array.dtype == v._array.dtype or not array.is_floating(dt):
         raise TypeError(
             f"{_SDPA}: query, key and value must have one floating-point dtype; got dtypes "
             f"{q.dtype}, {k.dtype} and {v.dtype}"
         )
+    mask = None if attn_mask is None else _mask_dtype(as_tensor(attn_mask), q)
     if ks[-1] != qs[-1]:
         raise ValueError(
             f"{_SDPA}: query and key differ in the last dim (E); got shapes {_shapes(q, k, v)}"
@@ -79,14 +82,19 @@ def scaled_dot_product_attention(
             ) from None
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{_SDPA}: dropout_p must be in [0, 1]; got {dropout_p}")
-    mask = None
-    if attn_mask is not None:
+    if mask is not None:
         if is_causal:
             raise ValueError(
                 f"{_SDPA}: attn_mask and is_causal=True cannot be given together; got attn_mask "
-                f"of shape {as_tensor(attn_mask).shape}"
+                f"of shape {mask.shape}"
             )
-        mask = _mask(as_tensor(attn_mask), q, (*batch, qs[-2], ks[-2]), (q, k, v))
+        mask = _mask(mask, (*batch, qs[-2], ks[-2]), (q, k, v))
+    if dt.itemsize == 2 and not _in_kernel(q, k, v, mask, dropout_p):
+        # float16 or bfloat16 outside PyTorch's CPU kernel: its math path, in float32
+        if mask is not None and mask.dtype == q.dtype:
+            mask = mask.float()
+        f = (q.float(), k.float(), v.float(), mask, dropout_p, is_causal, scale)
+        return scaled_dot_product_attention(*f).to(q.dtype)
     given = scale  # None where not given, as PyTorch's node keeps it
     if scale is None:
         scale = 1.0 / math.sqrt(qs[-1]) if qs[-1] else 1.0
@@ -94,6 +102,17 @@ def scaled_dot_product_attention(
         q, k, v, mask, scale=float(scale), is_causal=bool(is_causal), dropout_p=float(dropout_p)
     )
     return record(out, scale=given, dropout_p=dropout_p)
+
+
+def _in_kernel(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float) -> bool:
+    """Whether PyTorch's CPU attention kernel takes these inputs (else its math path does):
+    4-D, one batch and head count (after grouped heads are shared), one head dim E, keys,
+    queries and E not empty, a 2-D or 4-D mask and no dropout."""
+    qs, ks, vs = q.shape, k.shape, v.shape
+    if not len(qs) == len(ks) == len(vs) == 4 or dropout_p > 0 or 0 in (*qs[2:], ks[2]):
+        return False
+    masked = mask is None or mask.ndim in (2, 4)
+    return qs[:2] == ks[:2] == vs[:2] and qs[3] == vs[3] and masked
 
 
 def _shared_heads(q: Tensor, kv: Tensor, shapes: str) -> Tensor:
@@ -113,13 +132,18 @@ def _shapes(q: Tensor, k: Tensor, v: Tensor) -> str:
     return f"query {q.shape}, key {k.shape} and value {v.shape}"
 
 
-def _mask(mask: Tensor, q: Tensor, scores: tuple[int, ...], qkv: tuple) -> Tensor:
-    """attn_mask checked: bool, or float of query's dtype, broadcasting to the scores'
-    shape (..., L, S)."""
-    if mask.dtype != array.bool_ and mask.dtype != q.dtype:
+def _mask_dtype(mask: Tensor, q: Tensor) -> Tensor:
+    """attn_mask's dtype checked: bool, float32 or query's dtype, as PyTorch's."""
+    if mask.dtype not in (array.bool_, array.float32, q.dtype):
         raise TypeError(
-            f"{_SDPA}: attn_mask must be bool or of query's dtype {q.dtype}; got dtype {mask.dtype}"
+            f"{_SDPA}: attn_mask must be bool, float32 or of query's dtype {q.dtype}; got dtype "
+            f"{mask.dtype}"
         )
+    return mask
+
+
+def _mask(mask: Tensor, scores: tuple[int, ...], qkv: tuple) -> Tensor:
+    """attn_mask checked: broadcasting to the scores' shape (..., L, S)."""
     if not broadcasts_to(mask.shape, scores):
         raise ValueError(
             f"{_SDPA}: attn_mask of shape {mask.shape} does not broadcast to the scores' shape "

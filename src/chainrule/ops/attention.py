@@ -50,6 +50,11 @@ class ScaledDotProductAttention(Function):
     P (and the dropout mask), not a node and saved array per step. The rule in Tensor ops
     recomputes P from the inputs when the backward pass is itself recorded (create_graph),
     so that second-order gradients see P's dependence on q, k and the mask.
+
+    float16 and bfloat16 inputs (without dropout: the functional form computes those in
+    float32) are computed in float32 as PyTorch's CPU kernel computes them: exp(S - max) is
+    rounded to the inputs' dtype before its product with v, that product divided by the
+    row's sum, and the result rounded; backward in float32, its gradients rounded.
     """
 
     rule = (
@@ -62,6 +67,11 @@ class ScaledDotProductAttention(Function):
         self, q: Any, k: Any, v: Any, mask: Any, *, scale: Any, is_causal: bool, dropout_p: Any
     ) -> Any:
         self.scale, self.is_causal = scale, is_causal
+        self.half = q.dtype if q.dtype.itemsize == 2 else None  # float16 or bfloat16
+        if self.half is not None:  # in float32 (see the class docstring)
+            q, k, v = (a.astype(xp.float32) for a in (q, k, v))
+            if mask is not None and mask.dtype == self.half:
+                mask = mask.astype(xp.float32)
         scores = xp.matmul(q, xp.swapaxes(k, -1, -2))  # (..., L, S)
         scores *= scale
         self.bias = self._bias(mask, scores)
@@ -89,6 +99,10 @@ class ScaledDotProductAttention(Function):
         total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
         if self.dead is not None:
             total[dead] = 1
+        if self.half is not None:  # PyTorch's kernel: exp(S - max) rounded, times v, / the sum
+            e = p.astype(self.half).astype(xp.float32)
+            self.p, self.keep = p / total, None
+            return (xp.matmul(e, v) / total).astype(self.half)
         if in_place:
             p /= total
         else:
@@ -119,8 +133,10 @@ class ScaledDotProductAttention(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         q, k, v, mask = self.inputs
+        if self.half is not None:  # in float32, as forward; the engine rounds the gradients
+            q, k, v, grad = q.float(), k.float(), v.float(), grad.float()
         need_q, need_k, need_v, need_mask = self.needs_input_grad
-        p = self._probabilities() if state.grad_enabled else tensor_type()._make(self.p)
+        p = self._probabilities(q, k) if state.grad_enabled else tensor_type()._make(self.p)
         d = p if self.keep is None else p * self.keep  # the probabilities after dropout
         gv = d.mT @ grad if need_v else None  # (..., S, Ev)
         dp = grad @ v.mT  # (..., L, S)
@@ -131,10 +147,10 @@ class ScaledDotProductAttention(Function):
         gk = (ds.mT @ q) * self.scale if need_k else None  # (..., S, E)
         return gq, gk, gv, ds if need_mask else None
 
-    def _probabilities(self) -> Any:
+    def _probabilities(self, q: Tensor, k: Tensor) -> Any:
         """P recomputed from the inputs in Tensor ops, so that a recorded backward pass
         differentiates through it (see the class docstring)."""
-        q, k, _, mask = self.inputs
+        mask = self.inputs[3]
         scores = (q @ k.mT) * self.scale  # (..., L, S)
         if self.bias is not None:
             scores = scores + self.bias
@@ -149,6 +165,8 @@ class ScaledDotProductAttention(Function):
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         q, k, v, _ = arrays_of(self.inputs)
+        if self.half is not None:  # in float32, as forward; the engine rounds the gradients
+            q, k, v, grad = (a.astype(xp.float32) for a in (q, k, v, grad))
         need_q, need_k, need_v, need_mask = self.needs_input_grad
         p = self.p
         gv = None
