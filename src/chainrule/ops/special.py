@@ -2,7 +2,8 @@
 polynomials in float64, and for narrower floats as a rational function (fastpath/table.py);
 GELU's forward and slope made piece by piece. Then the special functions NumPy lacks (erfc,
 erfinv, lgamma, digamma, polygamma, i0, i1), on scipy.special (the ``special`` extra, imported
-by the first call), and those it has in parts (logit, xlogy, sinc).
+by the first call) but for trigamma, PyTorch's series in NumPy, and those it has in parts
+(logit, xlogy, sinc).
 
 Each op returns gradients in the output's broadcast shape; the engine unbroadcasts.
 """
@@ -113,13 +114,14 @@ def _erf_narrow(x: Any) -> Any:
 
 
 # At most this many values, on the host, in float32 or float64 (or integers): erf and GELU
-# take Python's math.erf value by value with the fast path on, where the arrays' dozen
-# passes cost more than the values (fastpath/table.py).
+# take Python's math.erf value by value with the fast path on, and float32 trigamma SciPy's
+# zeta ufunc, where the arrays' dozen passes cost more than the values (fastpath/table.py).
 FEW = 32
 
 
 def _few(a: Any) -> bool:
-    """Whether ``a`` is a few values that math.erf can take one by one (see FEW)."""
+    """Whether ``a`` is a few values that math.erf, or a ufunc's loop, takes one by one (see
+    FEW)."""
     return a.size <= FEW and type(a) is host.ndarray and a.dtype.itemsize >= 4
 
 
@@ -444,47 +446,48 @@ def _shifts(p: int, a: Any) -> Any:
 
 
 def _trigamma_steps(x: Any) -> Any:
-    """PyTorch's float64 trigamma at x >= 1/2: six steps of the recurrence
-    trigamma(x) = 1 / x^2 + trigamma(x + 1), then the asymptotic series at x + 6 by Horner's
-    rule in ixx = 1 / x**2: (1 + 1/(2x) + ixx/6 - ixx**2/30 + ixx**3/42) / x."""
-    steps = x + xp.arange(6.0, like=x).reshape((6,) + (1,) * x.ndim)  # x, .., x + 5
-    steps *= steps  # (6, *x.shape)
-    xp.reciprocal(steps, out=steps)
-    out = xp.add.reduce(steps, axis=0, out=xp.empty_like(x))  # from x up, as PyTorch's
-    x = x + 6.0
-    ixx = 1.0 / (x * x)
+    """PyTorch's trigamma at x >= 1/2, in x's dtype: six steps of the recurrence
+    trigamma(x) = 1 / x^2 + trigamma(x + 1), then the asymptotic series at t = x + 6 by Horner's
+    rule in ixx = 1 / t^2: (1 + 1/(2t) + ixx/6 - ixx**2/30 + ixx**3/42) / t. Each 1 / (x + i)^2
+    is taken as (1 / (x + i))^2, which underflows to 0 where x^2 would overflow (no warning)."""
+    r = x.reshape(1, -1) + xp.arange(7.0, dtype=x.dtype, like=x)[:, None]  # (7, x.size)
+    xp.reciprocal(r, out=r)  # 1 / (x + i), i = 0, .., 6
+    steps = r * r  # (7, x.size): 1 / (x + i)^2, ixx in the last row
+    out = xp.add.reduce(steps[:6], axis=0)  # from x up, as PyTorch's
+    ixx = steps[6]
     tail = _horner((1.0, 1.0 / 6, -1.0 / 30, 1.0 / 42), ixx)
-    tail += 0.5 / x
-    tail /= x
+    tail *= r[6]  # / t
     out += tail
-    return out
+    ixx *= 0.5  # 1 / (2 t^2)
+    out += ixx
+    return out.reshape(x.shape)
 
 
 def trigamma(a: Any) -> Any:
-    """polygamma(1, x) of a float array in its dtype, by PyTorch's steps: for x < 1/2 the
-    reflection pi^2 / sin^2(pi x) - trigamma(1 - x), its sine in PyTorch's precision (float32
-    for the half types) so that it rounds as PyTorch's does near the poles; then trigamma in
-    float64. PyTorch's float64 trigamma ends in a truncated series, 1e-9 off the exact value,
-    so float64 takes its steps; narrower floats, whose rounding is far coarser than that
-    truncation, take SciPy's exact zeta(2, x): one call where the steps are a dozen."""
+    """polygamma(1, x) of a float array in its dtype (float16 and bfloat16 in float32, as
+    PyTorch's), by PyTorch's steps: for x < 1/2 the reflection pi^2 / sin^2(pi x) -
+    trigamma(1 - x), its sine in the same precision as PyTorch's so that it rounds as
+    PyTorch's does near the poles; then the recurrence and series of _trigamma_steps. A few
+    float32 values, with the fast path on, take SciPy's exact zeta(2, x) instead."""
     c = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
     f = c.dtype.type
+    few = _few(c) and c.dtype.char == "f" and fastpath.enabled()
+    series = _trigamma_zeta if few else _trigamma_steps
     low = c < f(0.5)
-    reflect = bool(xp.count_nonzero(low))  # a tenth of low.any()'s time on few elements
-    if not reflect and c.dtype == xp.float32:  # zeta(2, x) alone, by SciPy's ufunc: its
-        # float32 loop computes in float64 and rounds, and warns of nothing (inf at 0)
-        return from_host(_hurwitz_zeta()(2.0, to_host(c)), c).astype(a.dtype, copy=False)
-    x = (xp.where(low, f(1) - c, c) if reflect else c).astype(xp.float64)
+    if not xp.count_nonzero(low):  # a tenth of low.any()'s time on few elements
+        return series(c).astype(a.dtype, copy=False)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf at the poles
-        if c.dtype == xp.float64:
-            out = _trigamma_steps(x)
-        else:
-            out = from_host(_hurwitz_zeta()(2.0, to_host(x)), x)
-        if reflect:
-            pi = f(math.pi)
-            sin = xp.sin(pi * c)
-            out = xp.where(low, ((pi * pi) / (sin * sin)).astype(xp.float64) - out, out)
-        return out.astype(a.dtype)
+        out = series(xp.where(low, f(1) - c, c))
+        pi = f(math.pi)
+        sin = xp.sin(pi * c)
+        out = xp.where(low, (pi * pi) / (sin * sin) - out, out)
+        return out.astype(a.dtype, copy=False)  # past float16's range: inf
+
+
+def _trigamma_zeta(x: Any) -> Any:
+    """zeta(2, x) = trigamma(x) of a float32 host array, by SciPy's ufunc: its float32 loop
+    computes in float64 and rounds, and warns of nothing."""
+    return _hurwitz_zeta()(2.0, x)
 
 
 @functools.cache
