@@ -140,14 +140,15 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, 
     x = as_tensor(input)
     need_float(x, op)
     _no_halves(x, op)
+    a = x._array  # its shape read once (the Tensor's is an object made at each read)
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
-    if x.ndim > 2 or t.dtype.kind not in "iu":
+    if a.ndim > 2 or t.dtype.kind not in "iu":
         raise ValueError(
             f"{op}: expected input (N, C) or (C,) and integer class targets (N,) or (); got "
             f"shapes {x.shape} and {t.shape} of dtype {array.dtype_object(t.dtype)}"
         )
-    n, c = x.shape if x.ndim == 2 else (1, x._array.size)  # a 0-d input is one score
-    if t.size != n or (x.ndim == 2 and t.ndim != 1):
+    n, c = a.shape if a.ndim == 2 else (1, a.size)  # a 0-d input is one score
+    if t.size != n or (a.ndim == 2 and t.ndim != 1):
         raise ValueError(
             f"{op}: expected one class target per row of the input; got input shape {x.shape} "
             f"and target shape {t.shape}"
@@ -183,10 +184,12 @@ def multi_margin_loss(
     if w is not None:
         refuse_grad(w, "weight", op)
     wa = None if w is None else w._array
-    shape = (n,) if x.ndim == 2 else xp.shape(target)  # 'none': a (C,) input's is target's
+    shape = (n,) if x._array.ndim == 2 else xp.shape(target)  # 'none': (C,)'s is target's
     out = losses.MultiMarginLoss.apply(
         x, target=t, p=p, margin=margin, weight=wa, reduction=reduction, shape=shape
     )
+    if out.grad_fn is None:  # no node to keep PyTorch's saved values
+        return out
     kept = {"margin": margin, "p": p, "weight": wa, "target": t.reshape(shape)}
     return record(out, reduction=REDUCTIONS.index(reduction), **kept)
 
@@ -205,13 +208,14 @@ def multilabel_margin_loss(
     x = as_tensor(input)
     need_float(x, op)
     _no_halves(x, op)
+    a = x._array  # its shape read once (the Tensor's is an object made at each read)
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
-    if x.ndim > 2 or t.shape != x.shape or t.dtype.kind not in "iu":
+    if a.ndim > 2 or t.shape != a.shape or t.dtype.kind not in "iu":
         raise ValueError(
             f"{op}: expected input (N, C) or (C,) and an integer target of its shape; got "
             f"shapes {x.shape} and {t.shape} of dtype {array.dtype_object(t.dtype)}"
         )
-    shape = x.shape if x.ndim == 2 else (1, x._array.size)  # (N, C)
+    shape = a.shape if a.ndim == 2 else (1, a.size)  # (N, C)
     c = shape[1]
     t = t.reshape(shape)
     listed = xp.logical_and.accumulate(t >= 0, axis=1)  # (N, C): the slots before the first -1
@@ -226,9 +230,11 @@ def multilabel_margin_loss(
         listed=listed,
         is_target=is_target,
         reduction=reduction,
-        shape=shape[:1] if x.ndim == 2 else (),
+        shape=shape[:1] if a.ndim == 2 else (),
     )
-    marks = is_target.astype(x._array.dtype).reshape(x.shape)  # as PyTorch's node keeps them
+    if out.grad_fn is None:  # no node to keep PyTorch's saved values
+        return out
+    marks = is_target.astype(a.dtype).reshape(a.shape)  # as PyTorch's node keeps them
     kept = {"target": target if isinstance(target, Tensor) else t, "is_target": marks}
     return record(out, reduction=REDUCTIONS.index(reduction), **kept)
 

@@ -122,7 +122,7 @@ class MultilabelMarginLoss(Function):
     ) -> Any:
         rows = x if x.ndim == 2 else x.reshape(1, -1)  # (N, C)
         n, c = rows.shape
-        picked = xp.take_along_axis(rows, classes, 1)  # (N, slots): x_j
+        picked = rows[xp.arange(n, like=classes)[:, None], classes]  # (N, slots): x_j
         z = 1.0 - picked[:, :, None]  # (N, slots, 1)
         z = z + rows[:, None, :]  # (N, slots, C)
         hinge = (z > 0) & listed[:, :, None] & ~is_target[:, None, :]  # (N, slots, C)
