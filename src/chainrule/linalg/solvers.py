@@ -244,13 +244,22 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
             f"linalg.lstsq: driver must be one of 'gels', 'gelsy', 'gelsd' or 'gelss'; "
             f"got {driver!r}"
         )
-    vector = B.ndim == A.ndim - 1
+    shapes = f"got shapes {tuple(A.shape)} and {tuple(B.shape)}"
+    if not 0 <= A.ndim - B.ndim <= 1 or B.ndim == 0:
+        raise ValueError(f"linalg.lstsq: B must have as many dims as A or one fewer; {shapes}")
+    # PyTorch's rule: B is a vector, or a batch of them, where it is 1-D or of A's shape
+    # without its last dim; otherwise a matrix (..., m, k), batch dims broadcast
+    vector = B.ndim == 1 or tuple(B.shape) == tuple(A.shape[:-1])
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.ndim < 2 or Bm.shape[-2] != A.shape[-2]:
-        raise ValueError(
-            f"linalg.lstsq: A and B must have the same number of rows; got shapes "
-            f"{tuple(A.shape)} and {tuple(B.shape)}"
-        )
+        raise ValueError(f"linalg.lstsq: A and B must have the same number of rows; {shapes}")
+    if Bm.ndim < A.ndim:  # a matrix one dim short: PyTorch broadcasts its batch dims with
+        # B's leading dims (its rows among them) and expands B, a matrix, to that batch
+        try:
+            batch = xp.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-1]))
+        except ValueError:
+            raise ValueError(f"linalg.lstsq: batch dims do not broadcast; {shapes}") from None
+        Bm = B.expand(*batch, *B.shape)  # (*batch, m, k)
     lapack = "gelsy" if driver == "gels" else driver
     found: dict[str, Any] = {}  # LAPACK's rank and singular values, as forward met them
     m, n = A.shape[-2:]
@@ -271,9 +280,12 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
         solution = X.squeeze(-1) if vector else X
         # none: empty, from a node of PyTorch's name and saved values
         residuals = record(_NO_RESIDUALS.apply(A, B), solution=solution._array)
-    rank_arr, sv_arr = found["rank"], found["sv"]
+    # the rank and singular values are A's: of A's batch, not the one broadcast with B's
+    pairs = zip(A.shape[:-2], shape, strict=True)
+    own = tuple(slice(None) if a == b else slice(0, 1) for a, b in pairs)
+    rank_arr, sv_arr = found["rank"].reshape(shape)[own], found["sv"][own]
     empty = xp.zeros((0,), dtype=A._array.dtype)
-    rank = xp.zeros((0,), dtype=xp.int64) if driver == "gels" else rank_arr.reshape(shape)
+    rank = xp.zeros((0,), dtype=xp.int64) if driver == "gels" else rank_arr
     sv = sv_arr if driver in ("gelsd", "gelss") else empty
     return Lstsq(solution, residuals, constant(rank), constant(sv))
 
