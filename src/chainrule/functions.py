@@ -14,6 +14,7 @@ from typing import Any
 
 from . import array, sparse
 from .arguments import broadcast_shape, need_float, need_number, normalize_dim, resolve_device
+from .autograd.node import named
 from .ops import distance, linalg, movement, selection
 from .ops import padding as padding_ops
 from .tensor import Tensor, as_tensor, write_out
@@ -404,7 +405,14 @@ def atleast_3d(*tensors: Any) -> Any:
     """Each tensor with at least 3 dims: () as (1, 1, 1), (n,) as (1, n, 1), (m, n) as
     (m, n, 1)."""
     shapes = {0: lambda s: (1, 1, 1), 1: lambda s: (1, s[0], 1), 2: lambda s: s + (1,)}
-    return _atleast(tensors, lambda t: t.reshape(shapes[t.ndim](t.shape)) if t.ndim < 3 else t)
+    return _atleast(tensors, lambda t: _at_least_3d(t, shapes[t.ndim]) if t.ndim < 3 else t)
+
+
+def _at_least_3d(t: Tensor, shape: Any) -> Tensor:
+    """t of 0, 1 or 2 dims reshaped to ``shape(t.shape)``: PyTorch's last step is an
+    unsqueeze of the last dim, but for a 0-d t's reshape."""
+    out = t.reshape(shape(t.shape))
+    return named(out, "UnsqueezeBackward0", dim=-1) if t.ndim else out
 
 
 def _atleast(tensors: tuple, fn: Any) -> Any:
@@ -524,7 +532,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(x.shape[0]), r))
     index = array.xp.asarray(rows, dtype=array.int64).reshape(len(rows), r)  # (count, r)
-    return x[array.from_host(index, x._array)]
+    # PyTorch's stack of the r indexed columns
+    return named(x[array.from_host(index, x._array)], "StackBackward0", dim=1)
 
 
 def tril_indices(
@@ -741,7 +750,11 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     k = math.prod([sx[d] for d in da])
     left = x.permute(*free_a, *da).reshape(math.prod(kept_a), k)  # (free of a, contracted)
     right = y.permute(*db, *free_b).reshape(k, math.prod(kept_b))  # (contracted, free of b)
-    return write_out((left @ right).reshape(*kept_a, *kept_b), out, "tensordot", exact=True)
+    product = left @ right
+    result = product.reshape(*kept_a, *kept_b)
+    if result is product:  # PyTorch views the product all the same
+        named(product, "ViewBackward0")
+    return write_out(result, out, "tensordot", exact=True)
 
 
 def cdist(

@@ -352,9 +352,9 @@ def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm withou
 
 
 def _getitem(arrays: list, options: dict) -> str:
-    """PyTorch indexes part by part, and its node is the last step's: an integer selects, a
-    slice slices (``:`` does nothing), None unsqueezes; an array, a list, a bool: advanced
-    indexing."""
+    """PyTorch indexes part by part, and its node is the last step's: an integer (or a 0-d
+    integer tensor) selects, a slice slices (``:`` does nothing), None unsqueezes; an array,
+    a list, a bool: advanced indexing."""
     index = options["index"]
     last = "SliceBackward0"
     for part in index if type(index) is tuple else (index,):  # one pass: on every x[i]
@@ -366,6 +366,8 @@ def _getitem(arrays: list, options: dict) -> str:
                 last = "SliceBackward0"
         elif part is None:
             last = "UnsqueezeBackward0"
+        elif isinstance(part, ndarray) and part.ndim == 0 and part.dtype.kind in "iu":
+            last = "SelectBackward0"  # a 0-d integer tensor: PyTorch selects by its value
         elif part is not Ellipsis:
             return "IndexBackward0"
     return last

@@ -314,10 +314,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "HardtanhBackward0": {"max_val": called("max_val"), "min_val": called("min_val")},
     "AminmaxBackward0": {"dim": called("dim"), "keepdim": _opt("keepdim")},
     "IndexFillBackward0": {"dim": called("dim")},
-    "CatBackward0": {"dim": _opt("dim")},
-    "StackBackward0": {"dim": _opt("dim")},
-    "CumsumBackward0": {"dim": _opt("dim")},
-    "CumprodBackward0": {"dim": _opt("dim")},
+    "CatBackward0": {"dim": _opt("dim")}, "StackBackward0": {"dim": _opt("dim")},
+    "CumsumBackward0": {"dim": _opt("dim")}, "CumprodBackward0": {"dim": _opt("dim")},
     "LogcumsumexpBackward0": {"dim": _opt("dim")},
     "GatherBackward0": {"dim": _opt("dim"), "sparse_grad": lambda fn: False},
     "GeluBackward0": {"approximate": _opt("approximate")},
@@ -325,7 +323,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "PolygammaBackward0": {"n": _opt("n")},
     "LeakyReluBackward0": {"negative_slope": _opt("slope")},
     "ExpandBackward0": {"self_sym_sizes": _sizes(0)},
-    "DiagEmbedBackward0": {"dim1": _opt("dim1"), "dim2": _opt("dim2"), "offset": _opt("offset")},
+    "DiagEmbedBackward0": {k: made.given_or_kept(k) for k in ("dim1", "dim2", "offset")},
     "LinalgVectorNormBackward0": {
         "dim": lambda fn: None if _option(fn, "dim") is None else tuple(_option(fn, "dim")),
         "keepdim": _opt("keepdim"),
@@ -383,6 +381,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     ),
     "LinalgQrBackward0": {"mode": _opt("mode")},
     "LinalgLuBackward0": {"pivot": lambda fn: True},  # chainrule's LU always pivots
+    "LinalgLuFactorExBackward0": {"pivot": lambda fn: True},
     "LinalgSvdBackward0": {
         "S_sym_argsize_minus_1": lambda fn: min(_shape(fn, 0)[-2:]),  # S's last size
         "full_matrices": _opt("full"),
@@ -409,7 +408,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     },
     # matmul's and linear's one node, for PyTorch's product and the view after it
     **dict.fromkeys(
-        ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0"),
+        ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0")
+        + ("MatMul.ViewBackward0",),  # tensordot's product, viewed as it is
         {"self_sym_sizes": made.product_sizes},
     ),
     **dict.fromkeys(  # a vector times a matrix: PyTorch's mm of it unsqueezed, squeezed
@@ -417,6 +417,11 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": lambda fn: 0, "self_sym_sizes": lambda fn: (1, *made.product_sizes(fn)[-1:])},
     ),
     "Reshape.UnsafeViewBackward0": {"self_sym_sizes": _sizes(0)},  # a copying reshape's
+    "ReshapeAliasBackward0": {"self_sym_sizes": _sizes(0)},  # tensorinv's
+    # an index standing for PyTorch's view of a copy (repeat_interleave's), or for its stack
+    # of indexed pieces (combinations')
+    "GetItem.ViewBackward0": {"self_sym_sizes": called("sizes")},
+    "GetItem.StackBackward0": {"dim": called("dim")},
     "IndexPutBackward0": {"accumulate": lambda fn: fn.op == "ScatterAdd"},  # added, or written
     # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
@@ -434,8 +439,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "TrilBackward0": {"diagonal": called("diagonal")},
     "TriuBackward0": {"diagonal": called("diagonal")},
     "DiagonalBackward0": {
-        "dim1": _opt("dim1"),
-        "dim2": _opt("dim2"),
+        "dim1": made.given_or_kept("dim1"),
+        "dim2": made.given_or_kept("dim2"),
         "offset": _opt("offset"),
         "self_sym_sizes": _sizes(0),
     },
@@ -487,8 +492,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         ("MaxBackward0", "MinBackward0"),
         {"dim": called("dim"), "keepdim": called("keepdim"), "self_sym_sizes": called("sizes")},
     ),
-    "CummaxBackward0": {"dim": _opt("dim")},
-    "CumminBackward0": {"dim": _opt("dim")},
+    "CummaxBackward0": {"dim": _opt("dim")}, "CumminBackward0": {"dim": _opt("dim")},
     "LinalgSolveExBackward0": {"left": _opt("left")},
     "LinalgCrossBackward0": {"dim": _opt("dim")},
     "TraceBackward0": {"self_sym_sizes": _sizes(0)},
@@ -505,9 +509,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "mat1_sym_sizes": _sizes(1), "mat1_sym_strides": _strides(1),
         "mat2_sym_sizes": _sizes(2), "mat2_sym_strides": _strides(2),
     },
-    "BaddbmmBackward0": _SCALED,
-    "AddmvBackward0": _SCALED,
-    "AddrBackward0": _SCALED,
+    "BaddbmmBackward0": _SCALED, "AddmvBackward0": _SCALED, "AddrBackward0": _SCALED,
     "AddbmmBackward0": {
         **_SCALED,
         "batch1_sym_argsize_0": lambda fn: _shape(fn, 1)[0],
@@ -591,6 +593,8 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "RemainderBackward1": {"other": ("input", 1, 1), "self": ("input", 0, 1)},
     "CdistBackward0": {"result": ("result",), "x1": ("input", 0, None), "x2": ("input", 1, None)},
     "MaskedScatterBackward0": {"mask": ("called", "mask")},
+    "TakeBackward0": {"index": ("called", "index"), "self": ("input", 0, None)},
+    "MaskedSelectBackward0": {"mask": ("called", "mask"), "self": ("input", 0, None)},
     "VdotBackward0": {"other": ("input", 1, 0), "self": ("input", 0, 1)},
     "BmmBackward0": {"mat2": ("input", 1, 0), "self": ("input", 0, 1)},
     "IndexFillBackward0": {"index": ("called", "index")},
@@ -646,6 +650,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     "MaskedFillBackward0": {"mask": ("input", 0, None)},
     "MaskedFillBackward1": {"mask": ("input", 0, None)},
     "LinalgLuBackward0": {"L": ("lu", "L"), "P": ("lu", "P"), "U": ("lu", "U")},
+    "LinalgLuFactorExBackward0": {"LU": ("option", "result", 0), "pivots": ("option", "result", 1)},
     "ClampBackward0": {"max": ("optional", 2), "min": ("optional", 1), **_SELF},
     "PowBackward2": {"exponent": ("input", 1, None), "result": ("result",)},
     "XlogyBackward2": _SELF,

@@ -138,6 +138,8 @@ def index_part(index: Any, ndim: int) -> tuple[int, Any]:
         if part is Ellipsis:  # the parts after it count from the input's last dim
             dim = ndim - sum(p is not None for p in index[k + 1 :])
             continue
+        if getattr(part, "ndim", None) == 0:  # a 0-d integer tensor: PyTorch's select of it
+            return dim, int(part)
         if isinstance(part, int) or part != slice(None):
             return dim, part
         dim += 1
@@ -158,6 +160,18 @@ def as_given(*keys: str) -> dict[str, Any]:
         return value
 
     return {key: read(key) for key in keys}
+
+
+def given_or_kept(key: str) -> Any:
+    """A dim saved as the call gave it (saved.record's), a negative one shown unsigned, as
+    PyTorch shows it (diagonal's dim1 -2 is 2^64 - 2); else the one the node keeps."""
+
+    def value(fn: Any) -> Any:
+        own = fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__
+        given = own.get("call", {}).get(key)
+        return own[key] if given is None else given % 2**64
+
+    return value
 
 
 def new_dim(index: Any, ndim: int) -> int:

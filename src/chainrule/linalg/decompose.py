@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from .. import fastpath
 from ..array import xp
 from ..autograd.mode import state as modes
-from ..autograd.node import Arrivals
+from ..autograd.node import Arrivals, named
 from ..autograd.outputs import Triangle, join, part_node, share
 from ..autograd.primitive import Function, batching, dual
 from ..ops import decompositions as D
@@ -225,6 +225,7 @@ def lu_factor_ex(
     if not pivot:
         raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
     LU, pivots = _lu_parts(A, "linalg.lu_factor", ("LU",))
+    named(LU, "LinalgLuFactorExBackward0")  # linalg.lu's LU node, as lu_factor's
     diag = xp.diagonal(LU._array, axis1=-2, axis2=-1) == 0
     if xp.count_nonzero(diag):  # the first zero on each U's diagonal
         info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from ..array import xp
 from ..autograd.forward_ad import carries, set_tangent, tangent_of
+from ..autograd.node import named
 from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..ops import decompositions as D
@@ -338,7 +339,9 @@ def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Tensor:
             f"the rest; got shape {tuple(A.shape)}"
         )
     square = A.reshape(math.prod(rows), math.prod(cols))
-    return inv(square).reshape(*cols, *rows)
+    inverse = inv(square)
+    out = inverse.reshape(*cols, *rows)
+    return out if out is inverse else named(out, "ReshapeAliasBackward0")  # as PyTorch's
 
 
 @with_out("linalg")

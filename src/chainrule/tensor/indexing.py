@@ -109,7 +109,8 @@ class Indexing(Core):
         b = normalize_dim(dim2, len(shape), "diagonal", shape)
         if a == b:
             raise ValueError(f"diagonal: dim1 and dim2 must differ; got {dim1} and {dim2}")
-        return viewed(selection.Diagonal, self, offset=int(offset), dim1=a, dim2=b)
+        out = viewed(selection.Diagonal, self, offset=int(offset), dim1=a, dim2=b)
+        return record(out, dim1=dim1, dim2=dim2)  # the dims as given, for _saved_dim1
 
     def diag_embed(self: TensorSelf, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         """A tensor of one dim more, zero but on its diagonal over dim1 and dim2 (offset as
@@ -125,7 +126,8 @@ class Indexing(Core):
         for d in sorted((a, b)):
             shape.insert(d, side)  # (..., side, ..., side, ...)
         options = dict(offset=int(offset), dim1=a, dim2=b, shape=tuple(shape))
-        return selection.DiagEmbed.apply(self, **options)
+        out = selection.DiagEmbed.apply(self, **options)
+        return record(out, dim1=dim1, dim2=dim2)  # the dims as given, for _saved_dim1
 
     def diagonal_scatter(
         self: TensorSelf, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1
@@ -357,7 +359,10 @@ class Indexing(Core):
         """The values at index in the flattened tensor (negative from the end), in index's
         shape."""
         idx = _flat_index(self, index, "take")
-        return self.reshape(-1)[idx % max(self._array.size, 1)]
+        at = idx % max(self._array.size, 1)
+        # self itself indexed, where it has dims: one node, on self, as PyTorch's
+        out = self[xp.unravel_index(at, self.shape)] if self.ndim else self.reshape(-1)[at]
+        return named(out, "TakeBackward0", index=idx)
 
     def put(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:
         """self with source's values written (or with accumulate, added) at index in the
@@ -545,7 +550,9 @@ class Indexing(Core):
         # shapes of the same sizes: reshape's parsing skipped
         left = self._reshaped(spread_a)  # (a0, 1, a1, 1, ...)
         right = b._reshaped(spread_b)  # (1, b0, 1, b1, ...)
-        return (left * right)._reshaped(out)  # (a0 b0, a1 b1, ...)
+        product = left * right
+        kron = product._reshaped(out)  # (a0 b0, a1 b1, ...)
+        return kron if kron is product else named(kron, "UnsafeViewBackward0")  # as PyTorch's
 
     def cross(self: TensorSelf, other: Any, dim: int | None = None) -> Tensor:
         """The cross product of 3-vectors along dim (broadcast; by default the first dim of

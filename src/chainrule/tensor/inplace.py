@@ -15,6 +15,7 @@ from ..array.positions import view_positions
 from ..array.tensor_type import tensor_type
 from ..autograd import forward_ad
 from ..autograd.mode import is_grad_enabled, state
+from ..autograd.node import named
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
 from . import views
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
 
 xp = array.xp
 _HOST = array.host.ndarray
+# PyTorch's nodes of the fills that _fill writes as a where (fill_ of a number's)
+_FILLS = {"zero_": "ZeroBackward0", "fill_": "FillBackward2"}
 
 RESIZED = (
     "An output with one or more elements was resized since it had shape {}, which does not "
@@ -493,7 +496,7 @@ class InPlace(Core):
         return self._fill("fill_", value)
 
     def zero_(self: TensorSelf) -> Tensor:
-        return self.fill_(0)
+        return self._fill("zero_", self._array.dtype.type(0).item())  # False for bool
 
     def _put(self: TensorSelf, index: tuple, value: Any) -> None:
         """``self[index] = value`` (index as arguments.index_arg gives it): an IndexPut
@@ -531,6 +534,11 @@ class InPlace(Core):
             or not array.writeable(arr)
             or not _holds_as_is(src, arr, bools=True)
         ):
+            name = _FILLS.get(op, "")
+            if op == "fill_" and isinstance(values, Core):
+                name = "FillBackward3"  # the overload that takes a 0-d tensor
+            if name:  # the where stands for PyTorch's op of this name
+                return self._write(op, lambda t: named(where(false_mask(t), t, values), name))
             return self._write(op, lambda t: where(false_mask(t), t, values))
         arr[...] = src
         bump(self)

@@ -31,6 +31,7 @@ from ..ops import elementwise, movement
 from ..ops.movement import viewed
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor, make
+from .indexing import copy_of_view
 
 if TYPE_CHECKING:  # Tensor in annotations alone (core.py says why)
     from . import Tensor
@@ -417,10 +418,8 @@ class Shape(Core):
         """A 1-D tensor's values on a square matrix's diagonal (zeros elsewhere), or a 2-D
         tensor's diagonal as 1-D; diagonal > 0 is above the main one, < 0 below."""
         k = diagonal
-        if self.ndim == 2:
-            rows, cols = self.shape
-            r = xp.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))), like=self._array)
-            return self[r - min(k, 0), r + max(k, 0)]
+        if self.ndim == 2:  # PyTorch's diag of a matrix is its diagonal_copy
+            return copy_of_view(self, self.diagonal(k), "DiagonalBackward0_copy")
         if self.ndim != 1:
             raise ValueError(f"diag: expected a 1-D or 2-D tensor; got shape {self.shape}")
         return self.diag_embed(k)  # PyTorch's diag of a vector is its diag_embed
@@ -521,8 +520,9 @@ class Shape(Core):
         whole = self if shape else self._reshaped((1,))
         # the positions, an index array along d: GetItem itself, no index to parse
         out = movement.GetItem.apply(whole, index=(slice(None),) * d + (source,))
-        if not isinstance(repeats, Core):
-            return out
+        if not isinstance(repeats, Core):  # PyTorch's view of each value's expanded copies
+            sizes = whole.shape[:d] + (n, repeats) + whole.shape[d + 1 :]
+            return named(out, "ViewBackward0", sizes=sizes)
         return named(out, "IndexSelectBackward0", dim=d, index=source, sizes=self.shape or (1,))
 
     def index_select(self: TensorSelf, dim: int, index: Any) -> Tensor:
@@ -637,7 +637,8 @@ class Shape(Core):
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         shape = broadcast_shape("masked_select", self.shape, m.shape)
-        return self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
+        out = self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
+        return named(out, "MaskedSelectBackward0", mask=m)
 
 
 def _index_array(t: Tensor, index: Any) -> Any:
