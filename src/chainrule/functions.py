@@ -783,21 +783,7 @@ def cdist(
     many = sa[-2] > 25 or sb[-2] > 25
     by_products = p == 2 and (compute_mode == modes[1] or compute_mode == modes[0] and many)
     if by_products:
-        return _euclidean_by_products(a, b)
+        return distance.EuclideanDist.apply(a, b)  # (..., P, R): one node
     if a._array.dtype.char not in "fd":  # PyTorch's direct kernel: float32 and float64
         raise TypeError(f"cdist: expects float32 or float64 tensors; got dtype {a.dtype}")
     return distance.Cdist.apply(a, b, p=float(p))  # (..., P, R): one node, PyTorch's
-
-
-def _euclidean_by_products(a: Tensor, b: Tensor) -> Tensor:
-    """PyTorch's euclidean distances by one matrix product: |x|^2 + |y|^2 - 2 x.y, each
-    row of a padded with its squared norm and a 1 (of b with a 1 and its squared norm), the
-    result at least 1e-30 before its root; its gradient is that of these ops, as PyTorch's."""
-    a_sq, b_sq = (a * a).sum(-1, keepdim=True), (b * b).sum(-1, keepdim=True)  # (..., P|R, 1)
-    left = cat([a * -2.0, a_sq, a_sq.new_ones(a_sq.shape)], -1)  # (..., P, M + 2)
-    right = cat([b, b_sq.new_ones(b_sq.shape), b_sq], -1)  # (..., R, M + 2)
-    squared = left @ right.mT  # (..., P, R)
-    if squared._array.dtype != a._array.dtype:  # rounded as PyTorch's low-precision product is
-        squared = squared.to(a.dtype)
-    out = squared.clamp(min=1e-30).sqrt()
-    return out if out._array.dtype == a._array.dtype else out.to(a.dtype)

@@ -1,7 +1,8 @@
 """Export to ONNX of the ops that are one primitive each (std, var_mean, std_mean, norms,
 flip, roll, the add-products, the shuffles, group norm, cross, 3-D average and max pooling,
-grid_sample, aminmax, prod, prelu, trace): ONNX Runtime's output on fresh inputs at another
-batch size equals chainrule's (float32, 1e-5 relative); 3-D grid_sample at opset 20."""
+grid_sample, aminmax, prod, prelu, trace, affine_grid, cdist by products): ONNX Runtime's
+output on fresh inputs at another batch size equals chainrule's (float32, 1e-5 relative); 3-D
+grid_sample at opset 20."""
 
 import itertools
 
@@ -109,6 +110,14 @@ def catalog():
         "prelu": (nn.PReLU(), (6,)),
         "prelu_channels": (nn.PReLU(3, init=0.1), (3, 4, 4)),
         "trace": (Fn(lambda m, x: x[0].trace() + x), (3, 3)),
+        "affine_grid": (
+            Fn(lambda m, x: F.affine_grid(x, [x.shape[0], 1, 4, 5], align_corners=False)),
+            (2, 3),
+        ),
+        "cdist_by_products": (
+            Fn(lambda m, x: cr.cdist(x, x.flip(1) + 1.0, compute_mode="use_mm_for_euclid_dist")),
+            (3, 4),
+        ),
     }
 
 

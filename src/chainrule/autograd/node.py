@@ -217,6 +217,7 @@ _TORCH_NAMES = {
     "Pad": "ConstantPadNdBackward0",
     "ScaledDotProductAttention": "ScaledDotProductFlashAttentionForCpuBackward0",
     "Einsum": "ViewBackward0", "Amax": "AmaxBackward0", "Amin": "AminBackward0",
+    "EuclideanDist": "ViewBackward0",
     "CopySlices": "CopySlices", "AsStrided": "AsStridedBackward0",
     "SpecialI0e": "SpecialI0EBackward0", "SpecialI1e": "SpecialI1EBackward0",
     "SpecialXlog1py": "SpecialXlog1PyBackward0", "LinalgSvdEx": "LinalgSvdBackward0",

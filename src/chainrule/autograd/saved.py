@@ -281,6 +281,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": _opt("dim"), "include_self": _opt("include_self"), "reduce": _opt("reduce")},
     ),
     "CdistBackward0": {"p": _opt("p")},
+    "EuclideanDist.ViewBackward0": {"self_sym_sizes": _opt("out_shape")},  # cdist by products
     "SelectScatterBackward0": made.as_given("dim", "index"),
     "SliceScatterBackward0": made.as_given("dim", "start", "end", "step"),
     "MaskedScatterBackward0": {"source_sym_sizes": _opt("source_shape")},

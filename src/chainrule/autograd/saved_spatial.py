@@ -1,7 +1,7 @@
-"""What PyTorch's nodes of the spatial ops (pools, resampling, grid_sample, unfold and fold,
-the shuffles, group_norm, batch_norm) and prelu save, for saved.py's tables: the arguments
-each function records on its node (``record``), by node name, and the tensors read from the
-node."""
+"""What PyTorch's nodes of the spatial ops (pools, resampling, affine_grid, grid_sample, unfold
+and fold, the shuffles, group_norm, batch_norm) and prelu save, for saved.py's tables: the
+arguments each function records on its node (``record``), by node name, and the tensors read
+from the node."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ ARGS: dict[str, str] = {
     "Im2ColBackward0": "dilation kernel_size padding stride self_sym_argsize_minus_1 "
     "self_sym_argsize_minus_2",
     "Col2ImBackward0": "dilation kernel_size padding stride",
+    "AffineGridGeneratorBackward0": "align_corners size",
     "GridSampler2DBackward0": "align_corners interpolation_mode padding_mode",
     "GridSampler3DBackward0": "align_corners interpolation_mode padding_mode",
     "PixelShuffleBackward0": "upscale_factor",

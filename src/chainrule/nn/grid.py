@@ -13,7 +13,7 @@ from .. import array
 from ..arguments import need_float
 from ..autograd.saved import record
 from ..ops import grid as grid_ops
-from ..tensor import Tensor, as_tensor, matmul
+from ..tensor import Tensor, as_tensor
 from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
 
 xp = array.xp
@@ -61,8 +61,8 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
         raise ValueError(f"{op}: every size must be positive; got size {tuple(size)}")
     spatial = tuple(size[2:])
     base = _base_grid(spatial, corners, theta._array)  # (P, dim + 1)
-    out = matmul(Tensor._make(base), theta.mT)  # (N, P, dim)
-    return out.reshape(size[0], *spatial, dim)
+    out = grid_ops.AffineGridGenerator.apply(theta, base=base, shape=(size[0], *spatial, dim))
+    return record(out, align_corners=corners, size=tuple(size))
 
 
 def _base_grid(spatial: tuple, corners: bool, like: Any) -> Any:

@@ -97,6 +97,31 @@ def _vector_norm(g: Graph, s: Step) -> str:
     return g.add("Pow", [total, g.value(1.0 / p, dtype)])
 
 
+@converts("AffineGridGenerator")
+def _affine_grid(g: Graph, s: Step) -> str:
+    """The base grid (P, dim + 1), a constant of the shapes, @ theta^T: (N, P, dim), viewed
+    as (N, *spatial, dim), N kept (Reshape's 0)."""
+    dtype = dtype_of(s)
+    theta = g.add("Transpose", [g.value(s.inputs[0], dtype)], perm=[0, 2, 1])  # (N, dim + 1, dim)
+    product = g.add("MatMul", [g.value(s.options["base"], dtype), theta])  # (N, P, dim)
+    return g.add("Reshape", [product, g.ints([0, *s.out.shape[1:]])])
+
+
+@converts("EuclideanDist")
+def _euclidean_dist(g: Graph, s: Step) -> str:
+    """cdist by products: sqrt(max(|x1_i|^2 + |x2_j|^2 - 2 x1_i . x2_j, 1e-30))."""
+    dtype = dtype_of(s)
+    x1, x2 = (g.value(x, dtype) for x in s.inputs)
+    rank = len(s.inputs[1].shape)
+    swap = [*range(rank - 2), rank - 1, rank - 2]  # the last two dims swapped
+    sq1 = reduce_over(g, "ReduceSum", [g.add("Mul", [x1, x1])], [-1], keepdims=1)  # (..., P, 1)
+    sq2 = reduce_over(g, "ReduceSum", [g.add("Mul", [x2, x2])], [-1], keepdims=1)  # (..., R, 1)
+    dots = g.add("MatMul", [x1, g.add("Transpose", [x2], perm=swap)])  # (..., P, R)
+    norms = g.add("Add", [sq1, g.add("Transpose", [sq2], perm=swap)])  # (..., P, R)
+    squared = g.add("Sub", [norms, g.add("Mul", [dots, g.value(2.0, dtype)])])
+    return g.add("Sqrt", [g.add("Max", [squared, g.value(1e-30, dtype)])])
+
+
 @converts("Flip")
 def _flip(g: Graph, s: Step) -> str:
     """A Slice of step -1 along each dim, from its end to before its start."""

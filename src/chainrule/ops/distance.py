@@ -1,6 +1,7 @@
 """cdist's direct kernel as one op: its node is PyTorch's one node (CdistBackward0, its
 ``_saved_p``, ``_saved_x1``, ``_saved_x2`` and ``_saved_result``), where the differences and
-their norm made two."""
+their norm made two; and cdist by products as one op (EuclideanDist), where the composition
+made eight."""
 
 from __future__ import annotations
 
@@ -64,3 +65,35 @@ class Cdist(Function):
         gd = gd.masked_fill(zero, 0.0)
         need1, need2 = self.needs_input_grad
         return gd.sum(-2) if need1 else None, -gd.sum(-3) if need2 else None
+
+
+class EuclideanDist(Function):
+    """out = sqrt(max(|x1_i|^2 + |x2_j|^2 - 2 x1_i . x2_j, 1e-30)), by one matrix product of
+    x1's rows padded with their squared norm and a 1 and x2's with a 1 and theirs (cdist by
+    products, the batch dims broadcast), low precision rounded as its product is; one node,
+    PyTorch's last (ViewBackward0), for its _euclidean_dist and the view after it.
+
+    The gradient is PyTorch's _euclidean_dist_backward: with ratio = grad / out (0 where out
+    is 0), grad_x1 = x1 * sum_j ratio - ratio @ x2, grad_x2 = x2 * sum_i ratio - ratio^T @ x1.
+    """
+
+    rule = "grad_x1 = x1 * ratio.sum(-1) - ratio @ x2, grad_x2 = x2 * ratio.sum(-2) - ratio^T @ x1"
+    saves_out = True
+
+    def forward(self, x1: Any, x2: Any) -> Any:
+        x1_sq = xp.sum(x1 * x1, axis=-1, keepdims=True)  # (..., P, 1)
+        x2_sq = xp.sum(x2 * x2, axis=-1, keepdims=True)  # (..., R, 1)
+        left = xp.concatenate([x1 * -2.0, x1_sq, xp.ones_like(x1_sq)], axis=-1)  # (..., P, M + 2)
+        right = xp.concatenate([x2, xp.ones_like(x2_sq), x2_sq], axis=-1)  # (..., R, M + 2)
+        squared = xp.matmul(left, xp.swapaxes(right, -1, -2))  # (..., P, R)
+        out = xp.sqrt(xp.maximum(squared.astype(x1.dtype, copy=False), 1e-30))
+        self.out_shape = out.shape
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x1, x2 = self.inputs
+        ratio = (grad / out).masked_fill(out == 0, 0.0)  # (..., P, R)
+        need_1, need_2 = self.needs_input_grad
+        g1 = x1 * ratio.sum(-1, keepdim=True) - ratio @ x2 if need_1 else None
+        g2 = x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT @ x1 if need_2 else None
+        return g1, g2

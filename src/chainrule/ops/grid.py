@@ -1,6 +1,6 @@
 """grid_sample's primitives (GridSampler2d, GridSampler3d): an input read at arbitrary
-positions, each output a weighted sum of taps gathered from the flattened input. Argument
-checks live in nn/grid.py.
+positions, each output a weighted sum of taps gathered from the flattened input; and
+affine_grid's (AffineGridGenerator). Argument checks live in nn/grid.py.
 
 Along each axis a position gives its taps (the integer positions read: 2 for linear, 4 for
 cubic, 1 for nearest) and their weights, functions of the position's fraction t; the taps of a
@@ -383,3 +383,22 @@ def _const(values: Any, like: Any) -> Any:
 def stack(parts: list[Any], dim: int) -> Any:
     """Tensors stacked along a new dim."""
     return Stack.apply(*parts, dim=dim % (parts[0].ndim + 1))
+
+
+class AffineGridGenerator(Function):
+    """out = (base @ theta^T) viewed as (N, *spatial, dim): each output pixel's position
+    [x, y (, z), 1] (base, (P, dim + 1), a constant of the shapes) mapped by each theta
+    (N, dim, dim + 1);  grad_theta = grad^T @ base, grad viewed as (N, P, dim). One node, as
+    PyTorch's, where the composition was a product and a view."""
+
+    rule = "grad_theta = grad^T @ base"
+    saves_inputs = False
+
+    def forward(self, theta: Any, base: Any, shape: tuple[int, ...]) -> Any:
+        self.base = base
+        return xp.matmul(base, xp.swapaxes(theta, -1, -2)).reshape(shape)  # (N, *spatial, dim)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        n, dim = grad.shape[0], grad.shape[-1]
+        flat = grad.reshape(n, -1, dim)  # (N, P, dim)
+        return (flat.mT @ tensor_type()._make(self.base),)  # (N, dim, dim + 1)
