@@ -35,21 +35,33 @@ def _inside(padding: tuple, size: tuple) -> tuple[slice, ...]:
     return tuple(slice(lo, lo + n) for (lo, _), n in zip(padding, size, strict=True))
 
 
-def _padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
+def padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
     """x with its last len(padding) axes padded by ``value`` (a fresh array; x itself if no
     padding)."""
-    if not any(lo or hi for lo, hi in padding):
+    key = (x.shape, padding)
+    found = _PADS.get(key)
+    if found is None:  # the padded shape and where x goes in it, once for each shape
+        if len(_PADS) >= 256:  # a bound on what it keeps: start again
+            _PADS.clear()
+        lead = x.shape[: x.ndim - len(padding)]
+        size = x.shape[len(lead) :]
+        shape = (*lead, *(n + lo + hi for n, (lo, hi) in zip(size, padding, strict=True)))
+        inside = (..., *_inside(padding, size)) if shape != x.shape else None
+        found = _PADS[key] = (shape, inside)
+    shape, inside = found
+    if inside is None:
         return x
-    lead = x.shape[: x.ndim - len(padding)]
-    size = x.shape[len(lead) :]
-    shape = (*lead, *(n + lo + hi for n, (lo, hi) in zip(size, padding, strict=True)))
     if value == 0.0:
         out = xp.zeros(shape, dtype=x.dtype, like=x)
-    else:
-        out = xp.full(shape, value, dtype=x.dtype, like=x)
-    inside = (..., *_inside(padding, size))
+    else:  # filled in place: xp.full is the same two steps behind a Python call
+        out = xp.empty(shape, dtype=x.dtype, like=x)
+        out.fill(value)
     out[inside] = x
     return out
+
+
+# each input shape and padding's padded shape and the index of x in it (None: no padding)
+_PADS: dict[tuple, tuple[tuple, Any]] = {}
 
 
 def _windows(xpad: Any, kernel: tuple, outs: tuple, stride: tuple, dilation: tuple) -> Any:
@@ -78,7 +90,7 @@ def unfold(
     of its inputs and outputs, as in PyTorch.
     """
     outs = out_hw(x.shape[2:], kernel, stride, dilation, padding)
-    view = _windows(_padded(x, padding), kernel, outs, stride, dilation)
+    view = _windows(padded(x, padding), kernel, outs, stride, dilation)
     # (N, C, *kernel, *outs) -> (N, g, C/g*K, L): the reshape is the one copy; the sizes
     # are spelled out, as -1 cannot be resolved for an empty batch
     k = x.shape[1] // groups * math.prod(kernel)
@@ -336,7 +348,7 @@ def pool_max(
     ``winners``, the output alone (the offsets None): maxima only, no comparisons."""
     # an integer's least value, as -inf has none (its cast is undefined, and warns)
     lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
-    xpad = _padded(x, padding, lowest)
+    xpad = padded(x, padding, lowest)
     rows, columns = _pool_slices(x.shape[2:], kernel, stride, dilation, padding)
     if not winners:
         row_max = folded(xp.maximum, [xpad[..., s] for s in columns])
@@ -545,7 +557,7 @@ class AvgPool2d(Function):
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
         self.size = x.shape[-2:]
-        xpad = _padded(_one_batch(x), padding)  # an unbatched x: a batch of one
+        xpad = padded(_one_batch(x), padding)  # an unbatched x: a batch of one
         row_slices, col_slices = _pool_slices(self.size, kernel, stride, (1, 1), padding)
         # separable: each window's rows summed first (one add per offset over runs of whole
         # rows), then its columns; kh + kw adds, not kh * kw
@@ -664,7 +676,7 @@ class Im2Col(Function):
         batch = x if x.ndim == 4 else x[None]
         n, c = batch.shape[:2]
         place = _places_for(x, self.geometry, self.size, c, n)
-        cols = _padded(batch, padding).reshape(-1).take(place)  # (N*C*K*L,)
+        cols = padded(batch, padding).reshape(-1).take(place)  # (N*C*K*L,)
         blocks = math.prod(out_hw(self.size, kernel, stride, dilation, padding))
         cols = cols.reshape(n, c * math.prod(kernel), blocks)  # (N, C*K, L), L for N = 0
         return cols if x.ndim == 4 else cols[0]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
-from .conv import folded, take_along
+from .conv import folded, padded, take_along
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -35,30 +35,6 @@ def adaptive_windows(n_in: int, n_out: int) -> Any:
     start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
     k = int((end - start).max()) if n_out else 1
     return host.minimum(start[:, None] + host.arange(k), end[:, None] - 1)
-
-
-def _padded(x: Any, padding: tuple, value: Any) -> Any:
-    """x (..., *spatial) with each spatial axis (one a (before, after) pair of ``padding``)
-    padded by ``value``s: a fresh array, or x itself with no padding."""
-    key = (x.shape, padding)
-    found = _PADS.get(key)
-    if found is None:  # the padded shape and where x goes in it, once for each shape
-        if len(_PADS) >= 256:  # a bound on what it keeps: start again
-            _PADS.clear()
-        axes = list(zip(x.shape[x.ndim - len(padding) :], padding, strict=True))
-        shape = x.shape[: x.ndim - len(padding)] + tuple(n + lo + hi for n, (lo, hi) in axes)
-        inside: Any = (Ellipsis,) + tuple(slice(lo, lo + n) for n, (lo, _) in axes)
-        found = _PADS[key] = (shape, inside if shape != x.shape else None)
-    shape, inside = found
-    if inside is None:
-        return x
-    out = xp.full(shape, value, x.dtype, like=x)
-    out[inside] = x
-    return out
-
-
-# each input shape and padding's padded shape and the index of x in it (None: no padding)
-_PADS: dict[tuple, tuple[tuple, Any]] = {}
 
 
 def _gathered(x: Any, where: Any, axis: int) -> Any:
@@ -118,7 +94,7 @@ class _WindowMax(Function):
         # an integer's least value, as -inf has none (its cast is undefined, and warns)
         floating = array.is_floating(x.dtype)
         lowest = -xp.inf if floating else xp.iinfo(x.dtype).min
-        out = _padded(x, self.padding, lowest)
+        out = padded(x, self.padding, lowest)
         self.args = []
         # the winners from the last axis, as indices() reads them; the maxima alone from the
         # first, whose offsets' views are runs of whole rows (faster than views strided along
@@ -248,7 +224,7 @@ class AvgPool3d(Function):
         self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
         lead = x.ndim - len(windows)  # (N, C) or (C,): the axes before the spatial ones
         self.size = x.shape[lead:]
-        out = _padded(x, padding, 0)
+        out = padded(x, padding, 0)
         # one add per offset, in x's dtype; the first axis first, whose offsets' views are
         # runs of whole rows (an add over views strided along the last axis is slower)
         for axis in range(lead, x.ndim):
