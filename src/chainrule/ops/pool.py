@@ -1,7 +1,8 @@
 """Pooling primitives of any rank whose windows are given as input positions along each axis
 (an (n_out, k) host int array an axis): the 3-D max and average pools and the adaptive max
-pools. A box is separable: along each axis, from the last, every window's positions are
-gathered at once (one take) and reduced (one max or sum). The 2-D strided pools are
+pools. A box's max or sum is separable: along each axis, one max or add per window offset.
+The maxima with their places gather every box's positions at once (one take) and reduce
+each box (one argmax, one max). The 2-D strided pools are
 ops/conv.py's; argument checks and the 1-D pools (a 2-D pool over a height of one, as
 PyTorch's) are nn/pooling.py's.
 """
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
-from .conv import folded, padded, take_along
+from .conv import folded, padded
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -37,11 +38,36 @@ def adaptive_windows(n_in: int, n_out: int) -> Any:
     return host.minimum(start[:, None] + host.arange(k), end[:, None] - 1)
 
 
-def _gathered(x: Any, where: Any, axis: int) -> Any:
-    """x's values at every window's positions along axis: (..., k, n_out, ...), the window's
-    offset outermost, so a reduction over it runs over whole slices."""
-    picked = xp.take(x, array.from_host(where.T.reshape(-1), x), axis=axis)
-    return picked.reshape(x.shape[:axis] + where.shape[::-1] + x.shape[axis + 1 :])
+def _box_places(windows: tuple, sizes: tuple, padding: tuple) -> tuple[Any, Any, Any]:
+    """For every box of windows (one window an axis: windows holds an (n_out, k) host array an
+    axis) over planes of ``sizes`` padded by ``padding``: its K positions in the flat padded
+    plane (n_boxes, K), row-major in the box, their flat indices in the unpadded plane
+    (n_boxes, K) and where each box's row starts in that table (n_boxes,), host int arrays
+    made once for each windows tuple."""
+    key = (id(windows), sizes, padding)
+    found = _BOXES.get(key)
+    if found is None or found[0] is not windows:  # an id reused by another tuple: made again
+        if len(_BOXES) >= 256:  # a bound on what it keeps: start again
+            _BOXES.clear()
+        host, rank = array.host, len(windows)
+        padded_sizes = [n + lo + hi for n, (lo, hi) in zip(sizes, padding, strict=True)]
+        places: Any = 0
+        flat: Any = 0
+        for axis, where in enumerate(windows):  # (n_out, k) at dims axis and rank + axis
+            shape = [1] * (2 * rank)
+            shape[axis], shape[rank + axis] = where.shape
+            at = where.reshape(shape)
+            places = places + at * math.prod(padded_sizes[axis + 1 :])
+            flat = flat + (at - padding[axis][0]) * math.prod(sizes[axis + 1 :])
+        n_boxes = math.prod(w.shape[0] for w in windows)
+        k = math.prod(w.shape[1] for w in windows)
+        places, flat = places.reshape(n_boxes, k), flat.reshape(n_boxes, k).astype(host.int64)
+        found = _BOXES[key] = (windows, places, flat, host.arange(0, n_boxes * k, k))
+    return found[1:]
+
+
+# each windows tuple's box positions, flat indices and row starts, by its id (the tuple kept)
+_BOXES: dict[tuple, tuple[Any, Any, Any, Any]] = {}
 
 
 def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
@@ -78,64 +104,59 @@ class _WindowMax(Function):
     windows: tuple
     padding: tuple
     sizes: tuple
-    args: list
+    arg: Any
 
     def forward(self, x: Any, *, windows: tuple, padding: tuple, winners: bool = False) -> Any:
-        """The maxima; with ``winners``, also the offsets each pass chose (see reduce)."""
+        """The maxima; with ``winners``, also each box's first maximum (see reduce)."""
         self.windows, self.padding = windows, padding
         self.lead = x.ndim - len(windows)  # the batch and channel axes, or the channel axis
         self.sizes = x.shape[self.lead :]
         return self.reduce(x, winners)
 
     def reduce(self, x: Any, winners: bool) -> Any:
-        """The max of each window of x; with ``winners``, also the offset each axis' pass
-        chose (``self.args``, from the last axis), which backward finds again from x rather
-        than keeping (forward alone skips the arg-max passes)."""
+        """The max of each window of x; with ``winners``, also each box's first maximum's
+        offset in it (``self.arg``), which backward finds again from x rather than keeping
+        (forward alone skips the arg-max)."""
         # an integer's least value, as -inf has none (its cast is undefined, and warns)
         floating = array.is_floating(x.dtype)
         lowest = -xp.inf if floating else xp.iinfo(x.dtype).min
         out = padded(x, self.padding, lowest)
-        self.args = []
-        # the winners from the last axis, as indices() reads them; the maxima alone from the
-        # first, whose offsets' views are runs of whole rows (faster than views strided along
-        # the last axis, at every size)
-        axes = range(x.ndim - 1, self.lead - 1, -1) if winners else range(self.lead, x.ndim)
-        for axis in axes:
+        self.arg = None
+        if winners:  # every box's positions gathered at once (one take), then reduced
+            return self.boxed(out, floating)
+        # the maxima alone, from the first axis, whose offsets' views are runs of whole rows
+        # (faster than views strided along the last axis, at every size)
+        for axis in range(self.lead, x.ndim):
             where = self.windows[axis - self.lead]
             if where.shape == (out.shape[axis], 1) and where[-1, 0] == where.shape[0] - 1:
-                if winners:  # windows of one, each its own position: nothing to reduce
-                    self.args.append(xp.zeros(out.shape, dtype=xp.intp, like=out))
-                continue
-            if not winners:  # the maxima alone: one maximum per offset
-                out = folded(xp.maximum, _offset_views(out, where, axis))
-                continue
-            picked = _gathered(out, where, axis)  # (..., k, o, ...)
-            arg = picked.argmax(axis=axis)  # the first maximum
-            out = picked.max(axis=axis)
-            if floating and xp.isnan(out).any():  # a NaN wins: the last, as PyTorch's scan
-                flipped = xp.flip(xp.isnan(picked), axis=axis).argmax(axis=axis)
-                arg = xp.where(xp.isnan(out), picked.shape[axis] - 1 - flipped, arg)
-            self.args.append(arg)
+                continue  # windows of one, each its own position: nothing to reduce
+            out = folded(xp.maximum, _offset_views(out, where, axis))
         return out.copy() if out is x else out  # a fresh array, never x itself
+
+    def boxed(self, xpad: Any, floating: bool) -> Any:
+        """The max of each box of the padded xpad and the first maximum's offset in its box,
+        row-major (a NaN wins: the last, as PyTorch's scan): ``self.arg``."""
+        lead = xpad.shape[: self.lead]
+        places = _box_places(self.windows, self.sizes, self.padding)[0]
+        plane = xpad.reshape(lead + (math.prod(xpad.shape[self.lead :]),))  # (..., plane)
+        boxes = xp.take(plane, array.from_host(places, xpad), axis=-1)  # (..., n_boxes, K)
+        arg = boxes.argmax(axis=-1)  # the first maximum
+        out = boxes.max(axis=-1)
+        if floating and xp.isnan(out).any():  # a NaN wins: the last
+            last = boxes.shape[-1] - 1 - xp.isnan(boxes[..., ::-1]).argmax(axis=-1)
+            arg = xp.where(xp.isnan(out), last, arg)
+        self.arg = arg
+        return out.reshape(lead + tuple(w.shape[0] for w in self.windows))
 
     def indices(self) -> Any:
         """Each window's first maximum's flat index in its input plane (d * H * W + h * W + w),
         an int64 array of the output's shape: PyTorch's indices."""
-        if not self.args:  # forward kept no winners: find them again
+        if self.arg is None:  # forward kept no winners: find them again
             self.reduce(self.inputs[0]._array, winners=True)
-        sizes, lead = self.sizes, self.lead
-        flat: Any = None
-        stride = 1
-        for arg, axis in zip(self.args, range(len(sizes) + lead - 1, lead - 1, -1), strict=True):
-            where, lo = self.windows[axis - lead], self.padding[axis - lead][0]
-            rows = xp.arange(where.shape[0], like=arg).reshape((-1,) + (1,) * (arg.ndim - axis - 1))
-            pos = array.from_host(where, arg)[rows, arg]  # the padded position won along axis
-            if flat is None:
-                flat = pos - lo
-            else:  # the later axes' flat index at the winning position, then this axis'
-                flat = take_along(flat, pos, axis=axis) + (pos - lo) * stride
-            stride *= sizes[axis - lead]
-        return flat
+        arg = self.arg
+        _, flat, starts = _box_places(self.windows, self.sizes, self.padding)
+        picked = xp.take(array.from_host(flat, arg), arg + array.from_host(starts, arg))
+        return picked.reshape(arg.shape[:-1] + tuple(w.shape[0] for w in self.windows))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
