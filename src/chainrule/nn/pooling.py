@@ -13,6 +13,7 @@ from typing import Any
 from .. import array, fastpath
 from ..arguments import is_int, positive_int
 from ..autograd.mode import is_grad_enabled
+from ..autograd.mode import state as modes
 from ..autograd.saved import record
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
@@ -134,9 +135,19 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
 
 def _off_graph(t: Tensor) -> bool:
     """Whether a pool of t may leave out what only a graph needs (the unsqueeze and squeeze
-    nodes around a 1-D pool, the maxima found before their winners): with the switch on,
-    where no node records and nothing watches the ops."""
-    return fastpath.enabled() and fastpath.unwatched(t)
+    nodes around a 1-D pool, the primitive's apply, the maxima found before their winners):
+    with the switch on, where no node records and nothing watches the ops (nor anomaly mode
+    their outputs)."""
+    return fastpath.enabled() and fastpath.unwatched(t) and not modes.anomaly
+
+
+def _bare(op: Any, t: Tensor, spatial: int, **options: Any) -> Tensor:
+    """``op.apply`` of t where _off_graph(t): op's forward on t's array (a 1-D pool's
+    (..., L) as (..., 1, L), its output's height dropped after), wrapped, no node made."""
+    if spatial != 1:
+        return Tensor._make(op().forward(t._array, **options))
+    out = op().forward(t._array[..., None, :], **options)  # (..., 1, L) -> (..., 1, Lo)
+    return Tensor._make(out[..., 0, :])  # (..., Lo)
 
 
 def _height_one(t: Tensor) -> Tensor:
@@ -199,6 +210,11 @@ def _max_pool(
         windows, pad = geometry
         box_max = pool_ops.MaxPool3dWithIndices
         out, idx = _windowed_max(box_max, given, windows, pad, return_indices)
+    elif not return_indices and _off_graph(given):  # no node: the maxima alone
+        kernel, step, pad, dil = geometry
+        out = _bare(conv_ops.MaxPool2d, given, spatial, kernel=kernel, stride=step, padding=pad,
+                    dilation=dil, winners=False)  # fmt: skip
+        idx = None
     else:
         x = _height_one(given) if spatial == 1 else given  # (..., L) as (..., 1, L)
         kernel, step, pad, dil = geometry
@@ -251,10 +267,10 @@ def _strided_windows(x: Tensor, args: tuple) -> tuple:
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
-    if indices and _off_graph(x):  # no node: the maxima and their winners in one pass
+    if _off_graph(x):  # no node: the maxima (and their winners) in one pass
         bare = op()
-        out = Tensor._make(bare.forward(x._array, windows=windows, padding=pad, winners=True))
-        return out, bare.indices()
+        out = Tensor._make(bare.forward(x._array, windows=windows, padding=pad, winners=indices))
+        return out, bare.indices() if indices else None
     records = is_grad_enabled() and x.requires_grad  # a node keeps the winners for indices
     out = op.apply(x, windows=windows, padding=pad, winners=indices and records)
     if not indices:
@@ -355,13 +371,17 @@ def _avg_pool(
     weight = options["weight"]
     if type(a) is not array.host.ndarray and not isinstance(weight, float):
         options = {**options, "weight": array.from_host(weight, a)}  # on a's device
-    out = kind.apply(_height_one(given) if spatial == 1 else given, **options)
+    if _off_graph(given):  # no node: the window sums straight from the array
+        out = _bare(kind, given, spatial, **options)
+    else:
+        out = kind.apply(_height_one(given) if spatial == 1 else given, **options)
+        out = _height_dropped(out) if spatial == 1 else out
     if by is not None:  # integer sums, divided toward zero
         by = by if is_int(by) else Tensor._make(array.from_host(by, a))
         out = out.div(by, rounding_mode="trunc")
     if kept is not None:
         out = record(out, **kept)
-    return _height_dropped(out) if spatial == 1 else out
+    return out
 
 
 def _avg_plan(
@@ -496,6 +516,8 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
     kind, maps, dims = _planned(
         op, x, (output_size,), (), _adaptive_avg_plan, op, spatial, x, output_size
     )
+    if kind is not None and _off_graph(x):  # no node: the products straight from the array
+        return _bare(kind, x, spatial, maps=maps)
     x = _height_one(x) if spatial == 1 else x  # (..., L) as (..., 1, L)
     out = x.mean(dims, keepdim=True) if kind is None else kind.apply(x, maps=maps)
     return _height_dropped(out) if spatial == 1 else out
