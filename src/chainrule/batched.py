@@ -238,6 +238,31 @@ def closed(level: int) -> bool:
     return True
 
 
+def examples(a: Any) -> Any:
+    """Every example of an array a function was given, for checks and arrays that each
+    example needs its own of: where ``a`` is a batched tensor's example and ops are batched,
+    the batch's values (its batch dims first, outermost first); else ``a`` itself."""
+    if isinstance(a, ExampleView) and a.batched is not None and active():
+        return real(a.batched)._array
+    return a
+
+
+def batched_as(values: Any, a: Any) -> Tensor:
+    """An array of every example's values (``examples(a)``'s batch dims first) as a tensor
+    batched as ``a`` is: a batched tensor, whose batch ops see, where ``a`` is a batched
+    tensor's example and ops are batched; else a plain tensor of the values."""
+    t = Tensor._make(values)
+    if not (isinstance(a, ExampleView) and a.batched is not None and active()):
+        return t
+    at, b = [], a.batched
+    while isinstance(b, BatchedTensor):  # a's levels, outermost last
+        at.append(b._level)
+        b = b._value
+    for level in reversed(at):
+        t = wrap(t, level)
+    return t
+
+
 def padded(x: Any, rank: int) -> Any:
     """A batched value of fewer example dims than ``rank`` given ones after its batch dim,
     so that it broadcasts against the others example dim by example dim."""

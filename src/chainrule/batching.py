@@ -29,12 +29,14 @@ from .batched import (  # noqa: F401  (batching's names: the batched tensors' mo
     Refused,
     Unbatchable,
     active,
+    batched_as,
     batched_everywhere,
     closed,
     degrade,
     degraded,
     differentiating,
     drawing,
+    examples,
     first,
     first_result,
     levels,
@@ -99,6 +101,9 @@ POOLS = """AvgPool2d AvgPool2dBackward AvgPool3d AvgPool3dBackward MaxPool3dWith
 AdaptiveMaxPool2d AdaptiveMaxPool3d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveAvgPoolBackward
 """.split()
 INDEXED |= set(POOLS)
+# Arrays made outside func, the same for every example: where's condition (one made inside is
+# batched, or marked) and embedding's scale_grad_by_freq factors (counted from indices given)
+INDEXED |= {"Where", "ScaleGrad"}
 
 
 def _unknown_arrays(x: Any, op: str) -> None:
@@ -312,8 +317,21 @@ def repeat(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     return call(cls, {**args, "a": padded(args["a"], len(sizes)), "sizes": (1, *sizes)})
 
 
-@_only_first
 def getitem(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """Indexing by one integer array of each example's own (embedding's lookup): the rows of
+    the one table each example's indices pick, or of its own table; else _indexed's."""
+    index, flags = args["index"], batched["index"]
+    if flags != (True,) or index[0].dtype.kind not in "iu":
+        return _indexed(cls, args, batched, size)
+    if not batched["a"]:  # (B, *idx): the rows of the one table, (B, *idx, ...)
+        return call(cls, args)
+    picks = index[0]  # (B, *idx): example b's rows of a[b]
+    b = np.arange(size).reshape(size, *(1,) * (picks.ndim - 1))  # (B, 1, ...)
+    return call(cls, {**args, "index": (b, picks)})
+
+
+@_only_first
+def _indexed(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """Basic indexing after the batch's dim; advanced (arrays, the same for every example)
     too where its indices are adjacent, as NumPy then keeps their dims in place."""
     index = args["index"]
@@ -497,7 +515,7 @@ Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish T
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
 Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink Digamma Erf Erfc Erfinv
 Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn Silu
-Addcmul Addcdiv Lerp Log2 Log10 Remainder Rounded""".split()
+Addcmul Addcdiv Lerp Log2 Log10 Remainder Rounded ScaleGrad""".split()
 REDUCTIONS = """Sum Var Std Cumsum Cumprod LogCumSumExp Mean Amax Amin LogSumExp Softmax
 LogSoftmax""".split()
 

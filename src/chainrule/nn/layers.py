@@ -18,7 +18,7 @@ from ..arguments import (
 )
 from ..array.generator import laid_out
 from ..autograd.mode import no_grad
-from ..ops import elementwise, linalg
+from ..ops import elementwise, linalg, movement
 from ..tensor import Tensor, as_tensor, where
 from . import init
 from .module import Module, Parameter
@@ -84,37 +84,52 @@ def embedding(
     """
     if sparse:
         raise ValueError("embedding: sparse gradients are not supported; got sparse=True")
-    idx = array.on_device_of(input._array if isinstance(input, Tensor) else input, weight._array)
+    # the indices as given: under vmap an example's, whose batch the ops' rules see
+    idx = input._array if isinstance(input, Tensor) else input
+    idx = idx if isinstance(idx, type(weight._array)) else array.on_device_of(idx, weight._array)
     if idx.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: indices must be integers; got dtype {array.dtype_object(idx.dtype)}"
         )
     n = weight.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        bad = idx.min() if idx.min() < 0 else idx.max()
+    every = batching.examples(idx)  # under vmap, every example's indices are checked
+    if every.size and (every.min() < 0 or every.max() >= n):
+        bad = every.min() if every.min() < 0 else every.max()
         raise IndexError(
             f"embedding: index {bad} is out of range for num_embeddings {n}; got indices of "
             f"shape {idx.shape}"
         )
-    scale_grad = scale_grad_by_freq and weight.requires_grad
-    if idx.size and (max_norm is not None or scale_grad):
-        rows, at, counts = xp.unique(idx, return_inverse=True, return_counts=True)
     if max_norm is not None and idx.size:
+        rows = xp.unique(idx)
         w = weight._array[rows]
         norms = xp.linalg.norm(w, ord=norm_type, axis=1)
         big = norms > max_norm
         with no_grad():  # PyTorch's renorm is in place too: a graph that saved weight sees it
             weight[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
-    out = weight[idx]  # (*, embedding_dim)
-    if scale_grad and idx.size:
-        scale = (1.0 / counts[at.reshape(idx.shape)]).astype(weight.dtype)[..., None]
-        out = elementwise.ScaleGrad.apply(out, scale)
-    if padding_idx is not None and weight.requires_grad:
+    # weight[idx], its checks made above (an example's indices are not the weight's array)
+    out = movement.viewed(movement.GetItem, weight, index=(idx,))  # (*, embedding_dim)
+    # the factors where a gradient will reach the weight (under vmap, the batch's weight)
+    if scale_grad_by_freq and batching.real(weight).requires_grad and idx.size:
+        scale = _frequency_scale(every, every.ndim - idx.ndim, weight._array.dtype)
+        out = elementwise.ScaleGrad.apply(out, batching.batched_as(scale, idx)._array)
+    if padding_idx is not None and batching.real(weight).requires_grad:
         padding_idx %= n  # -1 is the last row
         # same values; the padding positions take them from a detached copy, so no gradient
-        keep = (idx != padding_idx)[..., None]  # (*, 1)
+        keep = batching.batched_as((every != padding_idx)[..., None], idx)  # (*, 1)
         out = where(keep, out, out.detach())
     return out
+
+
+def _frequency_scale(idx: Any, lead: int, dtype: Any) -> Any:
+    """scale_grad_by_freq's factor of each looked-up row's gradient (*idx.shape, 1): one over
+    how often its example's indices hold its index (idx's first ``lead`` dims: vmap's
+    examples, each counted on its own)."""
+    flat = idx.reshape(-1, math.prod(idx.shape[lead:]))  # (examples, n)
+    span = int(flat.max()) + 1  # each example's indices moved to a range of their own
+    moved = flat + xp.arange(0, flat.shape[0] * span, span, like=flat)[:, None]
+    _, at = xp.unique(moved, return_inverse=True)  # each index's rank among the distinct
+    counts = xp.bincount(at.reshape(-1))  # (distinct,)
+    return (1.0 / counts[at.reshape(idx.shape)]).astype(dtype)[..., None]
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
