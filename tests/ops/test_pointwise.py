@@ -5,6 +5,7 @@ values, 0-d and empty inputs, the in-place forms, node names and the error messa
 from __future__ import annotations
 
 import builtins
+import contextlib
 import math
 import warnings
 from collections.abc import Callable
@@ -308,3 +309,21 @@ def test_a_missing_scipy_is_named_with_the_extra_to_install(
     monkeypatch.setattr(builtins, "__import__", no_scipy)
     with pytest.raises(ImportError, match=r"^erfinv: .*pip install chainrule\[special\]$"):
         cr.tensor([0.5]).erfinv()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("switch", [True, False])
+def test_logaddexp_of_many_values_and_of_infinities(name: str, dtype: str, switch: bool) -> None:
+    """Past the few values NumPy's own ufunc serves: max + log1p(exp(min - max)), equal
+    infinities (whose difference is NaN) giving that infinity, as PyTorch's."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 40, 10)) * 30
+    a[0, :5], b[0, :5] = [np.inf, -np.inf, np.inf, np.nan, 2.0], [np.inf, -np.inf, -np.inf, 1, 2]
+    with contextlib.nullcontext() if switch else cr.fastpath.disabled():
+        ours, theirs = _both(lambda x, y: getattr(x, name)(y), (a, dtype), (b, dtype))
+    if dtype == "float16":  # both round PyTorch's float32 sum
+        np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), rtol=1e-3)
+    else:
+        _agree(ours, theirs)
+    assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
