@@ -628,9 +628,13 @@ def _top(t: Tensor, k: int | None, dim: int, largest: bool, op: str, node: str) 
     if not shape:  # its only value, at index 0 (k 0 or 1): no sort, no gather (k = 0 too:
         # PyTorch's topk of a 0-d tensor gives the value itself for k = 0 and 1)
         return _only_value(t, reshape, dim=dim)
-    order = _sort_order(t._array, d, largest)
-    if k < n:  # the first k of each row, in C order, as PyTorch's
-        order = order[(slice(None),) * d + (slice(0, k),)].copy(order="C")
+    a = t._array
+    if k < n and n >= 64 and a.size >= 4096:  # long lines: the k found by a partial sort
+        order = _first_k(a, d, k, largest)
+    else:  # short lines, or all of them: a whole sort, cheaper there than a partial one
+        order = _sort_order(a, d, largest)
+        if k < n:  # the first k of each row, in C order, as PyTorch's
+            order = order[(slice(None),) * d + (slice(0, k),)].copy(order="C")
     return ValuesIndices(gather.apply(t, order, dim=d), make(order))
 
 
@@ -649,6 +653,34 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     flip = (slice(None),) * dim + (slice(None, None, -1),)  # a reversed along dim: a view
     backwards = xp.argsort(a[flip], axis=dim, kind="stable")  # positions in a[flip]
     return (a.shape[dim] - 1 - backwards[flip]).astype(array.int64, copy=False)
+
+
+def _first_k(a: Any, dim: int, k: int, largest: bool) -> Any:
+    """The first k of _sort_order(a, dim, largest) (0 < k < the dim's size n), in C order: the
+    k found by a partial sort, then only they sorted; a line where the partition left out an
+    element equal to the k-th (ties are the lower index first) sorted whole."""
+    x = xp.moveaxis(a, dim, -1)  # (..., n) a view
+    n = x.shape[-1]
+    if largest:  # the k largest, NaN the largest (as PyTorch's), at the end
+        chosen = xp.argpartition(x, n - k, axis=-1)[..., n - k :]  # (..., k)
+    else:
+        chosen = xp.argpartition(x, k - 1, axis=-1)[..., :k]  # (..., k)
+    chosen.sort(axis=-1)  # their positions in order, so a stable sort keeps ties so
+    values = xp.take_along_axis(x, chosen, axis=-1)  # (..., k)
+    order = xp.take_along_axis(chosen, _sort_order(values, values.ndim - 1, largest), axis=-1)
+    kth = xp.take_along_axis(x, order[..., -1:], axis=-1)  # (..., 1) the k-th value
+    left_out = _equal(x, kth).sum(-1) > _equal(values, kth).sum(-1)  # (...,)
+    if left_out.any():  # x[left_out]: (lines, n)
+        order[left_out] = _sort_order(x[left_out], 1, largest)[:, :k]
+    return xp.ascontiguousarray(xp.moveaxis(order, -1, dim)).astype(array.int64, copy=False)
+
+
+def _equal(a: Any, b: Any) -> Any:
+    """a == b, NaN equal to NaN."""
+    same = a == b
+    if array.is_floating(a.dtype) and xp.isnan(b).any():
+        same |= xp.isnan(a) & xp.isnan(b)
+    return same
 
 
 def _select(t: Tensor, dim: int, keepdim: bool, arg: str, op: str) -> ValuesIndices:
