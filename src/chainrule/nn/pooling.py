@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import array, fastpath
+from .. import array, batching, fastpath
 from ..arguments import is_int, positive_int
 from ..autograd.mode import is_grad_enabled
 from ..autograd.mode import state as modes
@@ -184,10 +184,11 @@ def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple,
     node: Any = out.grad_fn  # a MaxPool2d keeps the winners' offsets only when it records
     if node is not None:
         return out, node.indices()
-    a = x._array[None] if x.ndim == 3 else x._array  # an unbatched x: a batch of one
-    _, col_arg, row_arg = conv_ops.pool_max(a, kernel, stride, pad, dil)
+    a = batching.examples(x._array)  # under vmap, every example's: its batch dims first
+    planes = a.reshape(-1, *a.shape[-3:])  # (M, C, H, W): an unbatched x a batch of one
+    _, col_arg, row_arg = conv_ops.pool_max(planes, kernel, stride, pad, dil)
     flat = conv_ops.pool_indices(col_arg, row_arg, x.shape[-2:], stride, pad, dil)
-    return out, flat[0] if x.ndim == 3 else flat
+    return out, flat.reshape(*a.shape[:-3], *flat.shape[1:])  # (..., C, Ho, Wo)
 
 
 def _max_pool(
@@ -223,7 +224,8 @@ def _max_pool(
             out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
     if kept is not None:
         out = record(out, **kept)
-    return (out, Tensor._make(idx)) if return_indices else out
+    # the indices batched as the input is (under vmap, every example's)
+    return (out, batching.batched_as(idx, given._array)) if return_indices else out
 
 
 def _max_plan(
@@ -276,9 +278,9 @@ def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool)
     if not indices:
         return out, None
     node: Any = out.grad_fn  # a node keeps the winners only when it records
-    if node is None:  # the winners found again, by a node of no graph
-        node = op()
-        node.forward(x._array, windows=windows, padding=pad, winners=True)
+    if node is None:  # the winners found again, by a node of no graph (under vmap, of every
+        node = op()  # example: the batch dims lead)
+        node.forward(batching.examples(x._array), windows=windows, padding=pad, winners=True)
     return out, node.indices()
 
 
@@ -565,7 +567,8 @@ def _adaptive_max(op: str, spatial: int, input: Any, output_size: Any, return_in
     out, idx = _windowed_max(kind, x, windows, ((0, 0),) * len(windows), return_indices)
     if spatial == 1:
         out, idx = _height_dropped(out), None if idx is None else idx[..., 0, :]
-    return (out, Tensor._make(idx)) if return_indices else out
+    # the indices batched as the input is (under vmap, every example's)
+    return (out, batching.batched_as(idx, x._array)) if return_indices else out
 
 
 def _adaptive_max_plan(op: str, spatial: int, x: Tensor, output_size: Any) -> tuple:
@@ -651,10 +654,11 @@ def _max_unpool(
         _unpool_plan, op, spatial, x, idx, kernel_size, stride, padding, output_size,
     )  # fmt: skip
     where = idx._array  # the input's shape, as given (under vmap, an example's)
-    if where.size and (where.min() < 0 or where.max() >= math.prod(size)):
+    every = batching.examples(where)  # under vmap, every example's indices are checked
+    if where.size and (every.min() < 0 or every.max() >= math.prod(size)):
         raise ValueError(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
-            f"indices from {int(where.min())} to {int(where.max())}"
+            f"indices from {int(every.min())} to {int(every.max())}"
         )
     if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's: off the graph, bare views
         off = _off_graph(x)
