@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..array import from_host, host, ndarray, to_host, xp
+from ..array import errstate, from_host, host, ndarray, to_host, xp
 from ..array.tensor_type import tensor_type
 from ..autograd.primitive import Function
 from . import lapack
@@ -581,25 +581,43 @@ _MEXP_B18 = (
 
 
 def matrix_exp_taylor(a: Any) -> Any:
-    """exp(a) of one square matrix (n > 1): the Taylor polynomial of the least degree whose
-    theta bounds a's 1-norm, or degree 18 on a / 2^s squared s times."""
+    """exp(a) of a stack of square matrices (batch, n, n), n > 1, as PyTorch picks for each:
+    the Taylor polynomial of the least degree whose theta bounds its 1-norm, or degree 18 on
+    a / 2^s squared s times; the matrices of one degree computed together."""
     thetas = _MEXP_THETAS[a.dtype.name]
-    norm = float(xp.abs(a).sum(-2).max())
-    eye = xp.eye(a.shape[-1], dtype=a.dtype)
+    norms = xp.abs(a).sum(-2).max(-1)  # (batch,) the 1-norms
+    bounds = xp.asarray(thetas[:5], dtype=a.dtype)  # compared in a's dtype, as PyTorch's
+    degree = xp.searchsorted(bounds, norms)  # (batch,) 0..5: the least theta >= it; NaN: 5
+    with errstate(invalid="ignore", over="ignore"):  # inf and NaN as PyTorch's, unwarned
+        if len(a) == 1:  # one matrix, one degree: nothing to select
+            return _taylor(a, int(degree[0]), norms, thetas[5])
+        out = xp.empty_like(a)
+        for d in xp.unique(degree).tolist():
+            chosen = degree == d
+            out[chosen] = _taylor(a[chosen], d, norms[chosen], thetas[5])
+    return out
+
+
+def _taylor(a: Any, degree: int, norms: Any, theta: float) -> Any:
+    """exp(a) of a stack (batch, n, n) by the Taylor polynomial of degree 1, 2, 4, 8 or 12
+    (``degree`` 0 to 4), or 18 (5) on each a / 2^s (s from its 1-norm in ``norms``), squared s
+    times."""
+    eye = xp.eye(a.shape[-1], dtype=a.dtype)[None].repeat(len(a), 0)  # (batch, n, n)
 
     def combine(powers: list, rows: tuple) -> list:
         coefs = xp.asarray(rows, dtype=a.dtype)  # rounded to a's dtype, as PyTorch's
         return list(xp.tensordot(coefs, xp.stack(powers), axes=(1, 0)))
 
-    if norm <= thetas[0]:
+    if degree == 0:
         return eye + a
-    a2 = a @ a
-    if norm <= thetas[1]:
+    if degree < 5:
+        a2 = a @ a
+    if degree == 1:
         return eye + a + a2 / 2
-    if norm <= thetas[2]:
+    if degree == 2:
         (c,) = combine([eye, a, a2], ((1 / 2, 1 / 6, 1 / 24),))
         return eye + a + a2 @ c
-    if norm <= thetas[3]:
+    if degree == 3:
         r = 0.1330413469565007072504e2  # sqrt(177)
         x3 = 2 / 3
         x1, x2 = x3 * ((1 + r) / 88), x3 * ((1 + r) / 352)
@@ -612,19 +630,23 @@ def matrix_exp_taylor(a: Any) -> Any:
         (right,) = combine([eye, a, a2, a4], ((x4, x5, x6, x7),))
         (out,) = combine([eye, a, a2, a4, left @ right], ((1.0, 1.0, y2, 0.0, 1.0),))
         return out
-    if norm <= thetas[4]:
+    if degree == 4:
         b0, b1, b2, b3 = combine([eye, a, a2, a @ a2], _MEXP_B12)
         b2 = b2 + b3 @ b3
         return b0 + (b1 + b2) @ b2
-    s = max(0, math.ceil(math.log2(norm / thetas[5])))
-    a = a / 2**s
+    s = xp.maximum(0, xp.ceil(xp.log2(norms / theta)))  # (batch,) in a's dtype, as PyTorch's
+    s[~xp.isfinite(s)] = 0  # a NaN or inf norm: no scaling (the result is NaN)
+    a = a / 2.0 ** s[:, None, None]  # (batch, n, n): each scaled by its own power of 2
     a2 = a @ a
     a3 = a @ a2  # A^3 = A A^2, in the order PyTorch multiplies
     b0, b1, b2, b3, b4 = combine([eye, a, a2, a3, a3 @ a3], _MEXP_B18)
     a9 = b0 @ b4 + b3
     out = b1 + (b2 + a9) @ a9
-    for _ in range(s):
+    for _ in range(int(s.min())):  # the squarings every matrix takes
         out = out @ out
+    for p in range(int(s.min()), int(s.max())):
+        squared = s > p  # (batch,) the matrices still to square
+        out[squared] = out[squared] @ out[squared]
     return out
 
 
@@ -642,7 +664,7 @@ class LinalgMatrixExp(Function):
         if a.shape[-1] == 1:
             return xp.exp(a)
         flat = a.reshape(-1, *a.shape[-2:])  # (batch, n, n)
-        return xp.stack([matrix_exp_taylor(m) for m in flat]).reshape(a.shape)
+        return matrix_exp_taylor(flat).reshape(a.shape)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
