@@ -215,6 +215,26 @@ def test_ctc_loss_unbatched_and_float32() -> None:
     np.testing.assert_allclose(cy.numpy(), ty.numpy(), **tol("float32", LAYER))
 
 
+def test_ctc_loss_of_infinite_log_probs_is_nan_as_torchs() -> None:
+    """+inf among the log-probabilities: inf - inf in the recursion, NaN as PyTorch's, also
+    where the inf reaches places that may not skip a label (a repeated label, sample 0)."""
+    lp = np.random.default_rng(1).standard_normal((5, 2, 4))
+    lp[1, 0, 1] = lp[2, 1, 2] = np.inf
+    targets, lengths, target_lengths = [[1, 1, 2], [2, 3, 0]], [5, 5], [3, 2]
+    cy = cr.nn.functional.ctc_loss(
+        cr.tensor(lp), cr.tensor(targets), lengths, target_lengths, reduction="none"
+    )
+    ty = torch.nn.functional.ctc_loss(
+        torch.tensor(lp),
+        torch.tensor(targets),
+        torch.tensor(lengths),
+        torch.tensor(target_lengths),
+        reduction="none",
+    )
+    assert torch.isnan(ty).all()
+    np.testing.assert_array_equal(np.isnan(cy.numpy()), ty.isnan().numpy())
+
+
 def test_errors_name_the_op_and_shapes() -> None:
     F = cr.nn.functional
     x = cr.randn(3, 4)
