@@ -1,5 +1,7 @@
-"""vmap of max_unpool (1-D, 2-D, 3-D) and embedding_bag: one call of the primitive on the
-whole batch, not one per example, with torch.func.vmap's values and per-example gradients."""
+"""vmap of max_unpool (1-D, 2-D, 3-D) and embedding_bag (scale_grad_by_freq and
+include_last_offset too, mapped along any dim): one call of the primitive on the whole batch,
+not one per example, with torch.func.vmap's values and per-example gradients; embedding_bag's
+indices and offsets checked in every example, not the first alone."""
 
 from __future__ import annotations
 
@@ -98,6 +100,27 @@ BAGS = {
     "1d, per-example weights and offsets, weighted": dict(
         mode="sum", offsets=True, weight=True, psw=True
     ),
+    # each example's indices counted on their own, by PyTorch's CPU kernel's rule
+    "2d, by frequency": dict(mode="sum", scale_grad_by_freq=True),
+    "2d, per-example weights, by frequency, padding": dict(
+        mode="mean", weight=True, scale_grad_by_freq=True, padding_idx=0
+    ),
+    "1d, by frequency, shared offsets": dict(
+        mode="mean", offsets=True, batched_offsets=False, scale_grad_by_freq=True
+    ),
+    "1d, per-example weights, by frequency, shared input": dict(
+        mode="sum", offsets=True, weight=True, input=False, scale_grad_by_freq=True
+    ),
+    # each example's last offset its end (the last bag runs to its input's end all the same)
+    "1d, last offset": dict(mode="sum", offsets=True, include_last_offset=True),
+    "1d, per-example weights, last offset, by frequency, weighted": dict(
+        mode="sum", offsets=True, weight=True, psw=True, include_last_offset=True
+    )
+    | dict(scale_grad_by_freq=True),
+    "1d, shared offsets, last offset, max": dict(
+        mode="max", offsets=True, batched_offsets=False, include_last_offset=True
+    ),
+    "2d, last offset (no offsets: no effect)": dict(mode="mean", include_last_offset=True),
 }
 
 
@@ -105,6 +128,8 @@ def _bag_call(lib: Any, call: dict, w: Any, x: Any, offsets: Any, psw: Any) -> A
     return lib.nn.functional.embedding_bag(
         x, w, offsets, mode=call["mode"], per_sample_weights=psw,
         padding_idx=call.get("padding_idx"),
+        scale_grad_by_freq=call.get("scale_grad_by_freq", False),
+        include_last_offset=call.get("include_last_offset", False),
     )  # fmt: skip
 
 
@@ -154,23 +179,64 @@ def test_embedding_bag_runs_once_on_the_batch(monkeypatch: pytest.MonkeyPatch, n
     assert len(shapes) == 1
 
 
-@pytest.mark.parametrize("call", [dict(scale_grad_by_freq=True), dict(include_last_offset=True)])
-def test_embedding_bag_counting_across_examples_runs_per_example(call: dict) -> None:
-    """scale_grad_by_freq counts an example's indices, include_last_offset ends its last bag:
-    once per example, with torch.func.vmap's per-example gradients."""
-    offsets = BAG_OFFSETS[:, :3] if call.get("include_last_offset") else BAG_OFFSETS
-    w = rng.standard_normal((6, 4))
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_along_another_dim_runs_once(loops: list[str], calls: Any, mode: str) -> None:
+    """Per-example tables, indices and offsets mapped along dim 1, counting by frequency and
+    ending each example's bags by its last offset."""
+    w = rng.standard_normal((6, 3, 4))  # 3 examples' tables (6, 4)
+    x = rng.integers(0, 6, (9, 3))  # 3 examples' 9 indices
+    offsets = np.array([[0, 0, 0], [4, 2, 0], [4, 5, 6], [9, 7, 8]])  # each example's 3 bags
 
     def loss(lib: Any) -> Any:
         def f(w_: Any, x_: Any, o_: Any) -> Any:
-            out = lib.nn.functional.embedding_bag(x_, w_, o_, mode="mean", **call)
-            return (out**2).sum()
+            out = lib.nn.functional.embedding_bag(
+                x_, w_, o_, mode=mode, scale_grad_by_freq=True, include_last_offset=True
+            )
+            return (out**3).sum()
 
         return f
 
-    mapped = (None, 0, 0)
-    got = cf.vmap(cf.grad(loss(cr)), in_dims=mapped)(*map(cr.tensor, (w, BAG_INPUT_1D, offsets)))
-    want = tf.vmap(tf.grad(loss(torch)), in_dims=mapped)(
-        *map(torch.tensor, (w, BAG_INPUT_1D, offsets))
-    )
+    got = cf.vmap(cf.grad(calls.counted(loss(cr))), 1)(*map(cr.tensor, (w, x, offsets)))
+    want = tf.vmap(tf.grad(loss(torch)), 1)(*map(torch.tensor, (w, x, offsets)))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    assert calls == [1] and loops == []
+
+
+BAD_BAGS = {
+    "index past the last row": (
+        IndexError,
+        r"^embedding: index 6 is out of range for num_embeddings 6; got input of shape \(8,\)$",
+    ),
+    "first offset not 0": (
+        ValueError,
+        r"^embedding_bag: offsets\[0\] must be 0 \(the first bag's start\); got 1$",
+    ),
+    "offsets decreasing": (
+        ValueError,
+        r"^embedding_bag: offsets must not decrease; got \[0, 5, 3\]$",
+    ),
+    "offset past the input": (
+        ValueError,
+        r"^embedding_bag: offsets\[-1\] can not be greater than input's length 8; got 9$",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_BAGS))
+def test_embedding_bag_checks_every_example(name: str) -> None:
+    w = rng.standard_normal((3, 6, 4))  # per-example tables: a bad index reads another's
+    x = rng.integers(0, 6, (3, 8))
+    offsets = np.array([[0, 2, 5]] * 3)
+    if name == "index past the last row":
+        x[1, 7] = 6
+    else:
+        offsets[1] = {"first offset not 0": [1, 2, 5], "offsets decreasing": [0, 5, 3]}.get(
+            name, [0, 2, 9]
+        )
+    error, message = BAD_BAGS[name]
+
+    def f(w_: Any, x_: Any, o_: Any) -> Any:
+        return cr.nn.functional.embedding_bag(x_, w_, o_, mode="sum")
+
+    with pytest.raises(error, match=message):
+        cf.vmap(f)(cr.tensor(w), cr.tensor(x), cr.tensor(offsets))

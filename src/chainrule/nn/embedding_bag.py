@@ -52,16 +52,21 @@ def _checked(input: Any, offsets: Any, like: Any) -> tuple[Any, Any]:
     starts = _indices(offsets, like, "offsets")
     if starts.ndim != 1:
         raise ValueError(f"embedding_bag: offsets must be 1-D; got shape {starts.shape}")
-    if starts.size and starts[0] != 0:
+    if not starts.size:
+        return idx, starts
+    rows = batching.examples(starts).reshape(-1, starts.size)  # under vmap: every example's
+    if xp.count_nonzero(rows[:, 0]):  # (count_nonzero: the cheapest test of a few numbers)
         raise ValueError(
-            f"embedding_bag: offsets[0] must be 0 (the first bag's start); got {starts[0]}"
+            f"embedding_bag: offsets[0] must be 0 (the first bag's start); got "
+            f"{rows[rows[:, 0] != 0, 0][0]}"
         )
-    if starts.size > 1 and (starts[1:] < starts[:-1]).any():  # PyTorch reads past its bags
-        raise ValueError(f"embedding_bag: offsets must not decrease; got {starts.tolist()}")
-    if starts.size and starts[-1] > idx.size:
+    if (rows[:, 1:] < rows[:, :-1]).any():  # PyTorch reads past its bags
+        falls = (rows[:, 1:] < rows[:, :-1]).any(1)  # (examples,)
+        raise ValueError(f"embedding_bag: offsets must not decrease; got {rows[falls][0].tolist()}")
+    if xp.count_nonzero(rows[:, -1] > idx.size):
         raise ValueError(
             f"embedding_bag: offsets[-1] can not be greater than input's length {idx.size}; got "
-            f"{starts[-1]}"
+            f"{rows[:, -1].max()}"
         )
     return idx, starts
 
@@ -111,8 +116,9 @@ def embedding_bag(
         padding_idx %= n_rows
     shape_in = tuple(getattr(input, "shape", ()))
     idx, starts = _checked(input, offsets, weight._array)
-    if idx.size and (idx.min() < 0 or idx.max() >= n_rows):
-        bad = idx.min() if idx.min() < 0 else idx.max()
+    every = batching.examples(idx)  # under vmap, every example's indices are checked
+    if idx.size and (every.min() < 0 or every.max() >= n_rows):
+        bad = every.min() if every.min() < 0 else every.max()
         raise IndexError(
             f"embedding: index {bad} is out of range for num_embeddings {n_rows}; got input "
             f"of shape {shape_in}"
@@ -140,13 +146,12 @@ def embedding_bag(
 def _batched_bags(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """vmap's rule for embedding_bag's primitive: the B examples' bags one list of B*bags
     bags, (B*bags, D) taken apart as (B, bags, D); per-example weights (B, V, D) one table of
-    B*V rows, each example's indices (and padding row) moved to its own rows. Where the
-    examples' indices would count together (scale_grad_by_freq), or with include_last_offset,
-    once per example."""
+    B*V rows, each example's indices (and padding row) moved to its own rows. Each example's
+    last offset kept by include_last_offset left out (its last bag runs to its input's end
+    all the same); scale_grad_by_freq told how many examples the indices hold, each counted
+    on its own."""
     weight, psw, idx, starts = args["weight"], args["psw"], args["input"], args["offsets"]
     padding = args["padding_idx"]
-    if args["scale_grad_by_freq"] or args["include_last_offset"]:
-        return batching.loop(cls, args, batched, size)
     if not batched["input"]:  # the same bags in every example
         idx = xp.broadcast_to(idx, (size, *idx.shape))
     if batched["weight"]:  # example b's rows b*V ... b*V + V-1 of one table
@@ -157,17 +162,23 @@ def _batched_bags(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
         padding = None if padding is None else moved + padding  # (B,): each one's padding row
     if psw is not None and not batched["psw"]:
         psw = psw.unsqueeze(0).expand(size, *psw.shape)
+    last = False  # include_last_offset, once each example's last offset is left out
     if starts is None:  # 2-D examples (bags, L): B*bags rows
         bags = idx.shape[1]
         idx = idx.reshape(-1, idx.shape[-1])  # (B*bags, L)
     else:  # 1-D examples (n,): example b's runs start b*n further along the one input
         starts = starts if batched["offsets"] else xp.broadcast_to(starts, (size, *starts.shape))
+        if args["include_last_offset"] and starts.shape[1]:
+            starts = starts[:, :-1]  # (B, bags)
+        else:
+            last = args["include_last_offset"]  # none to leave out: the op's answer for it
         bags, n = starts.shape[1], idx.shape[1]
         starts = (starts + (xp.arange(size, like=starts) * n)[:, None]).reshape(-1)  # (B*bags,)
         idx = idx.reshape(-1)  # (B*n,)
     if psw is not None:
         psw = psw.reshape(idx.shape)
     given = {"weight": weight, "psw": psw, "input": idx, "offsets": starts, "padding_idx": padding}
+    given |= {"include_last_offset": last, "examples": size * args.get("examples", 1)}
     out = batching.call(cls, {**args, **given})  # (B*bags, D)
     return out.reshape(size, bags, out.shape[-1])
 

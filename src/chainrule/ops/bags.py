@@ -32,14 +32,20 @@ def bags_of(input: Any, offsets: Any, include_last_offset: bool) -> tuple[Any, A
     return input, of, max(bags, 0)
 
 
-def frequency_scale(idx: Any, n_rows: int, dtype: Any) -> Any:
+def frequency_scale(idx: Any, dtype: Any, examples: int = 1) -> Any:
     """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch 2.13's CPU
     kernel computes it: the k-th distinct index (in sorted order) divided by the count of
-    the k-th smallest index (not, as documented, by its own count)."""
-    ranked = xp.sort(idx)  # (n,)
-    counts = xp.bincount(idx, minlength=n_rows)  # (num_embeddings,)
-    distinct, group = xp.unique(idx, return_inverse=True)  # each index's rank among distinct
-    divisor = counts[ranked[: distinct.size]]  # (distinct,)
+    the k-th smallest index (not, as documented, by its own count). idx holds ``examples``
+    runs of equal length (vmap's examples, one after another), each counted on its own."""
+    n = idx.size // examples
+    span = int(idx.max()) + 1  # each example's indices moved to a range of their own
+    keys = idx.reshape(examples, n) + xp.arange(0, examples * span, span, like=idx)[:, None]
+    distinct, group = xp.unique(keys, return_inverse=True)  # (D,), each one's rank among them
+    counts = xp.bincount(group.reshape(-1))  # (D,)
+    ranked = xp.repeat(distinct, counts)  # (examples * n,): each example's sorted, in turn
+    example = distinct // span  # (D,): whose each distinct index is
+    kth = xp.arange(distinct.size, like=idx) - xp.searchsorted(example, example)  # its rank there
+    divisor = counts[xp.searchsorted(distinct, ranked[example * n + kth])]  # (D,)
     return (1.0 / divisor[group.reshape(-1)]).astype(dtype)[:, None]
 
 
@@ -47,7 +53,8 @@ class EmbeddingBag(Function):
     """out[b] = the sum, mean or max over the positions i of bag b of weight[idx[i]], in
     mode 'sum' each times psw[at[i]] (psw the per-sample weights, flattened; at: the
     positions whose index is not padding_idx, every position without one); an empty bag is
-    0. idx and the bags are bags_of(input, offsets); the positions come in order of bags.
+    0. idx and the bags are bags_of(input, offsets); the positions come in order of bags;
+    scale is frequency_scale(idx) over the ``examples`` runs of idx (1 but under vmap).
 
     grad_weight[idx[i]] += grad[b] * psw[at[i]] * scale[i] (sum), grad[b] / count(b) *
     scale[i] (mean), or, for max, grad[b, j] at the first row of bag b holding column j's max;
@@ -70,11 +77,12 @@ class EmbeddingBag(Function):
         padding_idx: Any,
         mode: str,
         scale_grad_by_freq: bool,
+        examples: int = 1,
     ) -> Any:
         idx, bag, bags = bags_of(input, offsets, include_last_offset)
         scale = None  # scale_grad_by_freq's factors (n, 1), as PyTorch's CPU kernel's
-        if scale_grad_by_freq and idx.size:
-            scale = frequency_scale(idx, weight.shape[0], weight.dtype)
+        if scale_grad_by_freq and idx.size:  # (vmap's rule: each example's indices on their own)
+            scale = frequency_scale(idx, weight.dtype, examples)
         at = None  # every position is in a bag (offsets[0] is 0), in order of the bags
         if padding_idx is not None:  # (k,): the positions whose index is not padding_idx
             # (vmap's rule gives the padding row of each example's rows of one table)
