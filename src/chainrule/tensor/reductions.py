@@ -659,7 +659,7 @@ def _first_k(a: Any, dim: int, k: int, largest: bool) -> Any:
     """The first k of _sort_order(a, dim, largest) (0 < k < the dim's size n), in C order: the
     k found by a partial sort, then only they sorted; a line where the partition left out an
     element equal to the k-th (ties are the lower index first) sorted whole."""
-    x = xp.moveaxis(a, dim, -1)  # (..., n) a view
+    x = xp.ascontiguousarray(xp.moveaxis(a, dim, -1))  # (..., n): each line contiguous
     n = x.shape[-1]
     if largest:  # the k largest, NaN the largest (as PyTorch's), at the end
         chosen = xp.argpartition(x, n - k, axis=-1)[..., n - k :]  # (..., k)
