@@ -183,28 +183,27 @@ def householder_product(A: Any, tau: Any, *, out: Any = None) -> Tensor:
 
 def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
     """The parts (each "LU", "L" or "U", differentiable) of A = P L U, then LAPACK's
-    pivots."""
+    pivots and getrf's info."""
     a = A._array
     m, n = a.shape[-2:]
     k, batch = min(m, n), a.shape[:-2]
     if a.size == 0:  # no getrf: the parts' nodes still PyTorch's
         pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (*batch, k)).copy()
-        found = (xp.zeros(a.shape, dtype=a.dtype), pivots)
+        found = (xp.zeros(a.shape, dtype=a.dtype), pivots, xp.zeros(batch, dtype=xp.int32))
     else:
-        found = LQ.lu_arrays(a, op)  # (LU, pivots)
+        found = LQ.lu_arrays(a, op)  # (LU, pivots, info)
     if _untracked(A):  # no node: LAPACK's LU and its triangles
         lu = found[0]
-        made = (
-            lu if p == "LU" else LQ.LinalgLu().forward(lu, p, found, packed=True) for p in parts
-        )
-        return (*map(constant, made), found[1])
-    LU = LQ.LinalgLu.apply(A, part="LU", result=found)
+        made = (lu if p == "LU" else LQ.triangle(lu, p) for p in parts)
+        return (*map(constant, made), *found[1:])
+    result = found[:2]  # (LU, pivots), what the node keeps
+    LU = LQ.LinalgLu.apply(A, part="LU", result=result)
     return (
         *(
-            LU if p == "LU" else LQ.LinalgLu.apply(LU, part=p, result=found, packed=True)
+            LU if p == "LU" else LQ.LinalgLu.apply(LU, part=p, result=result, packed=True)
             for p in parts
         ),
-        found[1],
+        *found[1:],
     )
 
 
@@ -224,13 +223,8 @@ def lu_factor_ex(
     A = matrices(A, "linalg.lu_factor")
     if not pivot:
         raise ValueError("linalg.lu_factor: LU without pivoting is not supported on the CPU")
-    LU, pivots = _lu_parts(A, "linalg.lu_factor", ("LU",))
+    LU, pivots, info = _lu_parts(A, "linalg.lu_factor", ("LU",))
     named(LU, "LinalgLuFactorExBackward0")  # linalg.lu's LU node, as lu_factor's
-    diag = xp.diagonal(LU._array, axis1=-2, axis2=-1) == 0
-    if xp.count_nonzero(diag):  # the first zero on each U's diagonal
-        info = xp.where(diag.any(-1), xp.argmax(diag, axis=-1) + 1, 0).astype(xp.int32)
-    else:
-        info = xp.zeros(diag.shape[:-1], dtype=xp.int32)
     if check_errors and info.any():
         raise D.singular_error("linalg.lu_factor", A._array)
     return LuFactorEx(LU, constant(pivots), constant(info))
@@ -242,7 +236,7 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Lu:
     A = matrices(A, "linalg.lu")
     if not pivot:
         raise ValueError("linalg.lu: LU without pivoting is not supported on the CPU")
-    LU, L, U, pivots = _lu_parts(A, "linalg.lu", ("LU", "L", "U"))
+    LU, L, U, pivots, _ = _lu_parts(A, "linalg.lu", ("LU", "L", "U"))
     if L.grad_fn is not None:  # one node, as PyTorch's
         k = L.shape[-1]
         blocks = ((..., slice(None), slice(0, k)), (..., slice(0, k), slice(None)))
@@ -269,6 +263,11 @@ def lu_unpack(
     k = min(m, n)
     dtype = LU._array.dtype
     pivots = tensor_of(LU_pivots)._array
+    if unpack_pivots and pivots.size and not 1 <= pivots.min() <= pivots.max() <= m:
+        raise ValueError(
+            f"lu_unpack: pivots must be between 1 and LU's rows ({m}); got pivots from "
+            f"{int(pivots.min())} to {int(pivots.max())}"
+        )
     if LU.requires_grad and modes.grad_enabled:  # one node, as PyTorch's
         L, U = (
             LQ.LinalgLu.apply(LU, part=p, result=(LU._array, pivots), packed=True) for p in "LU"
@@ -277,10 +276,9 @@ def lu_unpack(
     else:
         L = LU[..., :, :k].tril(-1) + constant(xp.eye(m, k, dtype=dtype))
         U = LU[..., :k, :].triu()
-    P = LQ.permutation(pivots, m, dtype)
     empty = constant(xp.zeros((0,), dtype=dtype))
     return Lu(
-        constant(P) if unpack_pivots else empty,
+        constant(LQ.permutation(pivots, m, dtype)) if unpack_pivots else empty,
         L if unpack_data else empty,
         U if unpack_data else empty,
     )

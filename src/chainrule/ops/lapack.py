@@ -33,7 +33,7 @@ def direct(a: Any) -> Any:
 
 def host_float(a: Any) -> bool:
     """Whether a is a float32 or float64 host array: what SciPy's LAPACK routines take."""
-    return isinstance(a, host.ndarray) and a.dtype in (host.float32, host.float64)
+    return isinstance(a, host.ndarray) and a.dtype.char in "fd"
 
 
 def inv(a: Any) -> Any:
@@ -41,7 +41,7 @@ def inv(a: Any) -> Any:
     copy into it, and (A^T)^-1 read transposed is A^-1); NumPy's gesv on I otherwise."""
     if direct(a) is None:
         return xp.linalg.inv(a)
-    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
     if not lu.diagonal(axis1=-2, axis2=-1).all():
         raise xp.linalg.LinAlgError("Singular matrix")
     return xp.swapaxes(inv_from_lu(lu, piv), -1, -2)
@@ -67,22 +67,25 @@ def _getri_work(char: str, n: int) -> int:
     return max(1, int(_routine("getri_lwork", char)(n)[0]))
 
 
-def lu_factor(a: Any) -> tuple[Any, Any]:
-    """(LU, pivots) of each matrix of a host float array (holding elements), by getrf
-    itself: L's strict lower triangle below U's upper one, pivots 0-based (int32). A zero
-    pivot is no error: it is U's diagonal, where a singular matrix shows it. NumPy has no
-    LU: a batch of small matrices loops here too, at a microsecond a matrix of order 8
-    (SciPy's lu_factor loops at six)."""
-    getrf = routine("getrf", a.dtype)
+def lu_factor(a: Any) -> tuple[Any, Any, Any]:
+    """(LU, pivots, info) of each matrix of a host float array (holding elements), by getrf
+    itself: L's strict lower triangle below U's upper one, pivots 0-based (int32), info
+    getrf's (int32, a's batch shape): 0, or the 1-based index of the first zero on U's
+    diagonal. A zero pivot is no error: it is U's diagonal, where a singular matrix shows it.
+    NumPy has no LU: a batch of small matrices loops here too, at a microsecond a matrix of
+    order 8 (SciPy's lu_factor loops at six)."""
+    getrf = _routine("getrf", a.dtype.char)
     if a.ndim == 2:
-        lu, piv, _ = getrf(a)
-        return lu, piv
+        lu, piv, info = getrf(a)
+        return lu, piv, host.array(info, dtype=host.int32)
     flat = a.reshape(-1, *a.shape[-2:])  # (batch, m, n)
     lu = host.empty(flat.shape, dtype=a.dtype)
     piv = host.empty((len(flat), min(a.shape[-2:])), dtype=host.int32)
+    info = host.empty(len(flat), dtype=host.int32)
     for i, m in enumerate(flat):
-        lu[i], piv[i], _ = getrf(m)
-    return lu.reshape(a.shape), piv.reshape(*a.shape[:-2], piv.shape[-1])
+        lu[i], piv[i], info[i] = getrf(m)
+    batch = a.shape[:-2]
+    return lu.reshape(a.shape), piv.reshape(*batch, piv.shape[-1]), info.reshape(batch)
 
 
 def inv_from_lu(lu: Any, piv: Any) -> Any:
@@ -105,7 +108,7 @@ def det(a: Any) -> tuple[Any, Any]:
     A^-T of the gradient), or None where NumPy's linalg serves."""
     if direct(a) is None:
         return xp.linalg.det(a), None
-    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
     with xp.errstate(over="ignore"):  # a determinant past the dtype's range is inf
         out = lu.diagonal(axis1=-2, axis2=-1).prod(-1)
     return xp.asarray(out * _swap_sign(piv), dtype=a.dtype), (lu, piv)
@@ -116,7 +119,7 @@ def slogdet(a: Any) -> tuple[Any, Any, Any]:
     factor as det's."""
     if direct(a) is None:
         return (*xp.linalg.slogdet(a), None)
-    lu, piv = lu_factor(xp.swapaxes(a, -1, -2))
+    lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
     diag = lu.diagonal(axis1=-2, axis2=-1)  # (..., n)
     sign = _swap_sign(piv) * xp.sign(diag).prod(-1)
     with xp.errstate(divide="ignore"):  # a singular matrix: log 0 = -inf

@@ -216,25 +216,7 @@ class LinalgLu(Function):
 
     def forward(self, a: Any, part: Any, result: Any, packed: bool = False) -> Any:
         self.part, self.result, self.packed = part, result, packed  # lu_arrays's (LU, pivots)
-        if not packed:  # the "LU" part
-            return kept_apart(result[0])
-        m, n = a.shape[-2:]
-        k = min(m, n)
-        if m * n > lapack.SMALL and type(a) is host.ndarray:  # a large matrix's masks are
-            # made each call (_triangles): only its own triangle's, by tril or triu, on the
-            # transpose where getrf's LU is column-major (a C-ordered pass: a third the time)
-            t = a.flags.f_contiguous and not a.flags.c_contiguous
-            at = xp.swapaxes(a, -1, -2) if t else a
-            if part == "U":
-                U = host.tril(at[..., :, :k]) if t else host.triu(a[..., :k, :])
-                return xp.swapaxes(U, -1, -2) if t else U
-            L = host.triu(at[..., :k, :], 1) if t else host.tril(a[..., :, :k], -1)
-            host.einsum("...ii->...i", L[..., :k, :k])[...] = 1  # the unit diagonal, in place
-            return xp.swapaxes(L, -1, -2) if t else L
-        below, diagonal, upper = (xp.asarray(t, like=a) for t in _triangles(m, n, a.dtype))
-        if part == "L":  # the strict lower triangle, ones on the diagonal
-            return xp.where(below, a[..., :, :k], diagonal)
-        return xp.where(upper, a[..., :k, :], a.dtype.type(0))
+        return triangle(a, part) if packed else kept_apart(result[0])
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
@@ -274,6 +256,28 @@ class LinalgLu(Function):
         return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
 
 
+def triangle(lu: Any, part: str) -> Any:
+    """L ("L": unit lower triangular, m x k) or U ("U": upper triangular, k x n) of LAPACK's
+    m x n LU (..., m, n), k = min(m, n)."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    if m * n > lapack.SMALL and type(lu) is host.ndarray:  # a large matrix's masks are
+        # made each call (_triangles): only its own triangle's, by tril or triu, on the
+        # transpose where getrf's LU is column-major (a C-ordered pass: a third the time)
+        t = lu.flags.f_contiguous and not lu.flags.c_contiguous
+        at = xp.swapaxes(lu, -1, -2) if t else lu
+        if part == "U":
+            U = host.tril(at[..., :, :k]) if t else host.triu(lu[..., :k, :])
+            return xp.swapaxes(U, -1, -2) if t else U
+        L = host.triu(at[..., :k, :], 1) if t else host.tril(lu[..., :, :k], -1)
+        host.einsum("...ii->...i", L[..., :k, :k])[...] = 1  # the unit diagonal, in place
+        return xp.swapaxes(L, -1, -2) if t else L
+    below, diagonal, upper = _triangles(m, n, lu.dtype)
+    if part == "L":  # the strict lower triangle, ones on the diagonal
+        return xp.where(xp.asarray(below, like=lu), lu[..., :, :k], xp.asarray(diagonal, like=lu))
+    return xp.where(xp.asarray(upper, like=lu), lu[..., :k, :], lu.dtype.type(0))
+
+
 def _triangles(m: int, n: int, dtype: Any) -> tuple[Any, Any, Any]:
     """For an m x n LU (k = min(m, n)): L's strict lower triangle (m x k), the m x k identity
     (L's unit diagonal, of ``dtype``) and U's upper triangle (k x n), as host masks, made once
@@ -306,16 +310,20 @@ def rows(g: Any, order: Any) -> Any:
     return flat[xp.arange(count)[:, None], order].reshape(*batch, m, n)
 
 
-def lu_arrays(a: Any, op: str) -> tuple[Any, Any]:
-    """LAPACK's LU (m x n: L's strict lower triangle below U's upper one) and 1-based pivots
-    (int32), from one getrf of each matrix of a (not empty)."""
+def lu_arrays(a: Any, op: str) -> tuple[Any, Any, Any]:
+    """LAPACK's LU (m x n: L's strict lower triangle below U's upper one), 1-based pivots
+    (int32) and info (int32, batch shape: 0, or the 1-based index of the first zero on U's
+    diagonal), from one getrf of each matrix of a (not empty)."""
     if lapack.host_float(a):  # getrf itself: no checks, no warning to silence
-        lu, piv = lapack.lu_factor(a)
-        return lu, piv + 1
+        lu, piv, info = lapack.lu_factor(a)
+        piv += 1
+        return lu, piv, info
     with warnings.catch_warnings():  # a singular matrix is lu_factor's info, not a warning
         warnings.simplefilter("ignore")
         lu, piv = scipy_linalg(op).lu_factor(a, check_finite=False)
-    return lu.astype(a.dtype, copy=False), (piv + 1).astype(xp.int32)
+    zero = xp.diagonal(lu, axis1=-2, axis2=-1) == 0  # (..., k)
+    info = xp.where(zero.any(-1), xp.argmax(zero, axis=-1) + 1, 0).astype(xp.int32)
+    return lu.astype(a.dtype, copy=False), (piv + 1).astype(xp.int32), info
 
 
 def row_order(pivots: Any, m: int) -> Any:
@@ -348,14 +356,21 @@ def row_order(pivots: Any, m: int) -> Any:
 
 
 def permutation(pivots: Any, m: int, dtype: Any) -> Any:
-    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k)."""
+    """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k), each in 1..m."""
+    if pivots.ndim == 1 and len(pivots) and type(pivots) is host.ndarray and _floats(dtype):
+        # one matrix: LAPACK's laswp makes the swaps on I's rows, P^T, column-major: its
+        # transpose is P in C order
+        swap_rows = lapack.routine("laswp", dtype)
+        eye = host.eye(m, dtype=dtype, order="F")
+        return swap_rows(eye, pivots - 1, 0, len(pivots) - 1, 0, 1, 1).T
     perm = row_order(pivots, m)  # P[perm[j], j] = 1: a one put in each column of zeros
     P = xp.zeros((*perm.shape, m), dtype=dtype, like=perm)  # (..., m, m)
-    if perm.ndim == 1:  # one matrix: one assignment by index pairs
-        P[perm, host.arange(m)] = 1
-        return P
     xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
     return P
+
+
+def _floats(dtype: Any) -> bool:
+    return host.dtype(dtype).char in "fd"  # float32, float64: LAPACK's
 
 
 def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
