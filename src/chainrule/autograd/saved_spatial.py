@@ -1,7 +1,7 @@
 """What PyTorch's nodes of the spatial ops (pools, resampling, affine_grid, grid_sample, unfold
-and fold, the shuffles, group_norm, batch_norm) and prelu save, for saved.py's tables: the
-arguments each function records on its node (``record``), by node name, and the tensors read
-from the node."""
+and fold, the shuffles, group_norm, batch_norm), prelu and rrelu save, for saved.py's tables:
+the arguments each function records on its node (``record``), by node name, and the tensors
+read from the node."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ ARGS: dict[str, str] = {
     "self_sym_argsize_minus_2",
     "Col2ImBackward0": "dilation kernel_size padding stride",
     "AffineGridGeneratorBackward0": "align_corners size",
+    **dict.fromkeys(("RreluWithNoiseBackward0", "RreluWithNoiseBackward1"), "lower training upper"),
     "GridSampler2DBackward0": "align_corners interpolation_mode padding_mode",
     "GridSampler3DBackward0": "align_corners interpolation_mode padding_mode",
     "PixelShuffleBackward0": "upscale_factor",
@@ -88,6 +89,8 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
     ),
     **dict.fromkeys(_PADS[::2], _SELF),
     "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
+    "RreluWithNoiseBackward0": {"noise": ("called", "noise"), **_SELF},
+    "RreluWithNoiseBackward1": {"noise": ("called", "noise"), "result": ("called", "result")},
     "NativeGroupNormBackward0": {
         "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("made", None, _per_sample("mean")),

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import array
 from ..arguments import need_float, need_number
+from ..autograd.node import named
 from ..ops import hard
 from ..tensor import Tensor, as_tensor, where
 from .activation import celu, elu, hardtanh, leaky_relu, maybe_inplace, relu, selu
@@ -78,13 +79,26 @@ def rrelu(
     x = _floating(input, "rrelu")
     if lower > upper:
         raise ValueError(f"rrelu: lower must not exceed upper; got lower={lower} and upper={upper}")
+    # either way one node, named and saving as PyTorch's rrelu_with_noise (in eval its noise
+    # is memory it never writes: zeros here)
+    call = dict(lower=lower, upper=upper, training=training, inplace=inplace)
     if not training:
-        return leaky_relu(x, (lower + upper) / 2, inplace)
+        mean = (lower + upper) / 2
+        call["noise"] = array.xp.zeros_like(x._array)
+        return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(leaky_relu(t, mean), call))
     if x._array.dtype == array.float16:  # PyTorch's CPU kernel has no float16 draws
         raise TypeError("rrelu: not implemented for float16 when training, as in PyTorch")
     noise = x.detach().new_empty(x.shape).uniform_(lower, upper)  # one slope an element
     slopes = where(x._array > 0, 1.0, noise)
-    return maybe_inplace(x, inplace, "rrelu", lambda t: t * slopes)
+    call["noise"] = slopes._array
+    return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(t * slopes, call))
+
+
+def _rrelu(out: Tensor, call: dict) -> Tensor:
+    """out, its node PyTorch's rrelu_with_noise's: rrelu_'s (in place) saving its result."""
+    if call.pop("inplace"):
+        return named(out, "RreluWithNoiseBackward1", result=out._array, **call)
+    return named(out, "RreluWithNoiseBackward0", **call)
 
 
 # -- PyTorch's functional in-place forms ---------------------------------------------------
