@@ -11,6 +11,7 @@ from typing import Any
 
 from . import array
 from .arguments import is_int, normalize_dim
+from .autograd.node import named
 from .factories import zeros
 from .ops import movement, reduce
 from .tensor import Tensor, as_tensor
@@ -28,7 +29,8 @@ def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1)
         return zeros(y.shape[:d] + y.shape[d + 1 :], dtype=y.dtype, device=y.device)
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
-        return (y.sum(d) - ends * 0.5) * dx
+        out = (y.sum(d) - ends * 0.5) * dx
+        return named(out, "MulBackward1", other=float(dx))  # PyTorch's mul.Scalar, of a float
     later, earlier = _neighbours(y, d)
     terms = _spacing("trapezoid", y, x, d) * (later + earlier)
     if not array.is_floating(terms._array.dtype):  # integers: summed exactly, then halved

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import array
 from .array import xp
+from .autograd.node import named
 from .linalg._checks import with_out
 from .ops import special_functions as S
 from .tensor import Tensor, as_tensor
@@ -212,7 +213,8 @@ def exp2(input: Any, *, out: Any = None) -> Tensor:
 def ndtr(input: Any, *, out: Any = None) -> Tensor:
     """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, as PyTorch composes it."""
     x = _floating(input, "special.ndtr")
-    return (1 + (x * math.sqrt(0.5)).erf()) * 0.5
+    half = (1 + (x * math.sqrt(0.5)).erf()) * 0.5
+    return named(half, "MulBackward1", other=0.5)  # PyTorch's kernel halves by mul.Scalar
 
 
 @with_out("special")

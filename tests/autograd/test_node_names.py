@@ -39,10 +39,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     ),
     "LerpBackward0": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),
     "LerpBackward1": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),
-    "MulBackward0": (
-        "PyTorch's kernels scale with mul.Scalar; its dropout3d of an unbatched input squeezes",
-        {"MulBackward1", "SqueezeBackward1"},
-    ),
+    "MulBackward0": ("PyTorch's dropout3d of an unbatched input squeezes", {"SqueezeBackward1"}),
     "UnsafeViewBackward0": (
         "PyTorch copies or transposes some broadcast products",
         {"CloneBackward0", "TransposeBackward0"},

@@ -253,7 +253,7 @@ SCALAR_ARGS = frozenset(
     {"PowBackward0", "PowBackward2", "ClampBackward1", "RsubBackward1", "FmodBackward0",
      "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
      "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0",
-     "IndexFillBackward0", "LerpBackward0"}
+     "IndexFillBackward0", "LerpBackward0", "MulBackward1"}
 )  # fmt: skip
 
 

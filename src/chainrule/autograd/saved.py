@@ -395,7 +395,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     # F.threshold's; the other piecewise ops this node stands for (prelu's x > 0) keep none
     "ThresholdBackward0": {"threshold": called("threshold", 0)},
     "DivBackward2": {"rounding_mode": _opt("rounding_mode")},
-    "DivBackward1": {"other": called("other")},  # a tensor over a number (cross_entropy's)
+    # a tensor over a number (cross_entropy's), or times one (PyTorch's mul.Scalar)
+    **dict.fromkeys(("DivBackward1", "MulBackward1"), {"other": called("other")}),
     "ClampMinBackward0": {"min": _opt("lo")},
     "ClampMaxBackward0": {"max": _opt("hi")},
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
