@@ -32,7 +32,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
     "IndexBackward0": ("embedding selects by indices", {"EmbeddingBackward0"}),
     "SelectBackward0": ("embedding selects by a 0-d index", {"EmbeddingBackward0"}),
-    "IndexPutBackward0": ("a write by index", {"CopySlices"}),
     "CloneBackward0": (
         "these end in a copy of a view",
         {"CopyBackwards", "TriangularSolveBackward0"},

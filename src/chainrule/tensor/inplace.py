@@ -520,7 +520,8 @@ class InPlace(Core):
                 written = arr[index if Ellipsis in index else index + (Ellipsis,)]
             except (IndexError, TypeError):  # IndexPut reports it, naming op and shapes
                 pass
-        self._write("setitem", lambda t: movement.IndexPut.apply(t, value, index=index), written)
+        put = _INTO_VIEW if _through_a_view(index) else movement.IndexPut
+        self._write("setitem", lambda t: put.apply(t, value, index=index), written)
 
     def _fill(self: TensorSelf, op: str, values: Any) -> Tensor:
         """Make ``values`` (broadcast to this shape) the tensor's new value, with a zero
@@ -676,6 +677,16 @@ class InPlace(Core):
 _WRITE = InPlace._write  # Tensor's own, which an exporter's trace replaces
 
 
+def _through_a_view(index: tuple) -> bool:
+    """Whether PyTorch writes ``x[index] = v`` into a view of x (its node CopySlices): the index
+    takes a view by an int, a None or a slice of part of a dim; index arrays alone (and whole
+    slices) are its index_put_ on x itself (IndexPutBackward0)."""
+    return any(type(i) is int or i is None or type(i) is slice and i != _ALL for i in index)
+
+
+_ALL = slice(None)
+
+
 def _watched(t: Tensor, value: Any) -> bool:
     """Whether a write of ``value`` into ``t`` must take _write's path, not one assignment
     or ufunc into the array: it joins a graph or a tangent flows (_joins), anomaly mode
@@ -741,3 +752,4 @@ def _holds_as_is(src: Any, arr: Any, broadcast: bool = True, bools: bool = False
 
 
 _INDEX_PUT_ADD = movement.ScatterAdd.named("IndexPutBackward0")  # index_put's accumulate
+_INTO_VIEW = movement.IndexPut.named("CopySlices")  # x[i] = v where x[i] is a view
