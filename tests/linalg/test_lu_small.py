@@ -25,6 +25,10 @@ def test_lu_of_a_small_matrix_is_torchs(shape: tuple[int, ...], dtype: str) -> N
     for got, theirs in ((L, want.L), (U, want.U)):
         np.testing.assert_allclose(got.numpy(), theirs.numpy(), **tol(dtype, OP))
     np.testing.assert_allclose((P @ L @ U).numpy(), a, **tol(dtype, OP))
+    flipped = cr.linalg.lu(cr.tensor(a[..., ::-1, :].copy())).P  # the identity laswp copies
+    again = cr.linalg.lu(cr.tensor(a)).P  # is I still
+    np.testing.assert_array_equal(again.numpy(), want.P.numpy())
+    np.testing.assert_array_equal(flipped.numpy(), torch.linalg.lu(torch.tensor(a).flip(-2)).P)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -357,20 +357,26 @@ def row_order(pivots: Any, m: int) -> Any:
 
 def permutation(pivots: Any, m: int, dtype: Any) -> Any:
     """P (..., m, m) with A = P L U, from LAPACK's 1-based row swaps (..., k), each in 1..m."""
-    if pivots.ndim == 1 and len(pivots) and type(pivots) is host.ndarray and _floats(dtype):
-        # one matrix: LAPACK's laswp makes the swaps on I's rows, P^T, column-major: its
-        # transpose is P in C order
-        swap_rows = lapack.routine("laswp", dtype)
-        eye = host.eye(m, dtype=dtype, order="F")
-        return swap_rows(eye, pivots - 1, 0, len(pivots) - 1, 0, 1, 1).T
+    char = host.dtype(dtype).char
+    if pivots.ndim == 1 and len(pivots) and type(pivots) is host.ndarray and char in "fd":
+        # one matrix: LAPACK's laswp makes the swaps on a copy of I's rows, P^T, column-major:
+        # its transpose is P in C order
+        swap_rows = lapack.routine("laswp", char)
+        eye = _identity(m, char) if m * m <= lapack.SMALL else _made_identity(m, char)
+        return swap_rows(eye, pivots - 1, 0, len(pivots) - 1, 0, 1, 0).T
     perm = row_order(pivots, m)  # P[perm[j], j] = 1: a one put in each column of zeros
     P = xp.zeros((*perm.shape, m), dtype=dtype, like=perm)  # (..., m, m)
     xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
     return P
 
 
-def _floats(dtype: Any) -> bool:
-    return host.dtype(dtype).char in "fd"  # float32, float64: LAPACK's
+def _made_identity(m: int, char: str) -> Any:
+    """The m x m identity of dtype ``char``, column-major: laswp's input, which it copies (a
+    small one is made once, as _triangles' masks)."""
+    return host.eye(m, dtype=char, order="F")
+
+
+_identity = functools.lru_cache(maxsize=64)(_made_identity)
 
 
 def lu_backward(gL: Any, gU: Any, L: Any, U: Any) -> Any:
