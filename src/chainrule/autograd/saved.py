@@ -699,7 +699,7 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
     **spatial.TENSORS,
     **losses.TENSORS,
     "LinalgLstsqBackward0": {
-        "b": ("input", 1, None), "self": ("input", 0, None), "solution": ("called", "solution"),
+        "b": ("called", "b"), "self": ("input", 0, None), "solution": ("called", "solution"),
     },
     **dict.fromkeys(
         ("MaxBackward0", "MinBackward0"), {"indices": ("called", "indices")}

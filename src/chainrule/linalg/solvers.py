@@ -269,18 +269,19 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
         A, Bm, rcond=rcond, driver=lapack, found=found, residuals=wanted
     )  # (..., n, k), or (..., n + 1, k): the residuals below the solution
     shape = X.shape[:-2]
-    if found["residuals"]:  # both outputs of the one node, as PyTorch's
-        batch = (slice(None),) * len(shape)
-        column = (0,) if vector else ()  # a vector B's solution is a vector
-        solution, residuals = _outputs(
-            X, "LinalgLstsq", [(*batch, slice(0, n), *column), (*batch, n)]
-        )
-        record(X, solution=solution._array)  # PyTorch's node keeps the solution
-    else:
-        X = record(X, solution=X._array)
+    batch = (slice(None),) * len(shape)
+    column = (0,) if vector else ()  # a vector B's solution is a vector
+    if found["residuals"] or X._array.size:  # both outputs of the one node, as PyTorch's
+        # the residuals below the solution, or none: an empty part of X's first row
+        none = (0,) * (len(shape) + 1) + (slice(0, 0),)  # X[0, ..., 0, :0], of shape (0,)
+        place = (*batch, n) if found["residuals"] else none
+        solution, residuals = _outputs(X, "LinalgLstsq", [(*batch, slice(0, n), *column), place])
+        record(X, solution=solution._array, b=B._array)  # PyTorch's node keeps these
+    else:  # an empty X: no place in it for the residuals
+        X = record(X, solution=X._array, b=B._array)
         solution = X.squeeze(-1) if vector else X
         # none: empty, from a node of PyTorch's name and saved values
-        residuals = record(_NO_RESIDUALS.apply(A, B), solution=solution._array)
+        residuals = record(_NO_RESIDUALS.apply(A, B), solution=solution._array, b=B._array)
     # the rank and singular values are A's: of A's batch, not the one broadcast with B's
     pairs = zip(A.shape[:-2], shape, strict=True)
     own = tuple(slice(None) if a == b else slice(0, 1) for a, b in pairs)
