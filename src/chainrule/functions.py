@@ -479,10 +479,11 @@ def broadcast_shapes(*shapes: Any) -> Any:
 
 
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
-    """The tensors expanded to their common broadcast shape (views)."""
+    """The tensors expanded to their common broadcast shape (views; one of that shape
+    already is itself, as PyTorch's)."""
     ts = [as_tensor(t) for t in tensors]
     shape = broadcast_shape("broadcast_tensors", *[t._array.shape for t in ts])
-    return tuple([t.broadcast_to(shape) for t in ts])
+    return tuple([t if t._array.shape == shape else t.broadcast_to(shape) for t in ts])
 
 
 def block_diag(*tensors: Any) -> Tensor:

@@ -47,10 +47,7 @@ class Shape(Core):
 
     @property
     def T(self: TensorSelf) -> Tensor:
-        n = self._array.ndim
-        if n < 2:
-            return self
-        return viewed(_PERMUTE, self, dims=_REVERSED[n])
+        return viewed(_PERMUTE, self, dims=_REVERSED[self._array.ndim])  # a view, even of 1-D
 
     @property
     def mT(self: TensorSelf) -> Tensor:
@@ -79,8 +76,7 @@ class Shape(Core):
     def _reshaped(self: TensorSelf, new: tuple[int, ...]) -> Tensor:
         """reshape to ``new``, a shape of self's size already checked (the methods that
         build their shape from self's, as flatten does, skip reshape's parsing)."""
-        if new == self._array.shape:
-            return self
+        # of the same shape too: a new view, as PyTorch's (y is x is False)
         out = viewed(movement.Reshape, self, shape=new)  # a copy: PyTorch's clone, unsafe view
         if out._vc is self._vc or not self._array.size:
             return out
@@ -121,7 +117,7 @@ class Shape(Core):
         n = self._array.ndim
         if n > 2:
             raise ValueError(f"t: expects a tensor of at most 2 dims; got shape {self.shape}")
-        return self if n < 2 else viewed(_T, self, dims=(1, 0))
+        return viewed(_T, self, dims=_REVERSED[n])  # a view, even of 0-D or 1-D
 
     def narrow(self: TensorSelf, dim: int, start: Any, length: int) -> Tensor:
         """The slice start : start + length along dim (start may be negative)."""
@@ -155,6 +151,8 @@ class Shape(Core):
         e = normalize_dim(end_dim, n, "flatten", shape)
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        if s == e:  # nothing to merge: self, as PyTorch's
+            return self
         # the merged size spelled out, not -1, which an empty tensor cannot resolve
         return self._reshaped(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
@@ -180,8 +178,6 @@ class Shape(Core):
         else:
             dims = normalize_dims(dim, self, "squeeze") or ()
             kept = tuple([n for d, n in enumerate(shape) if n != 1 or d not in dims])
-        if kept == shape:
-            return self
         which = 0 if dim is None else 1 if is_int(dim) else 2  # PyTorch's three overloads
         out = viewed(_SQUEEZE[which], self, shape=kept)
         return named(out, _SQUEEZE[which].__name__, **({} if dim is None else {"dim": dim}))
@@ -197,9 +193,8 @@ class Shape(Core):
         order = list(range(len(shape)))
         a = normalize_dim(dim0, len(shape), "transpose", shape)
         b = normalize_dim(dim1, len(shape), "transpose", shape)
-        if a == b:  # also the only transpose a 0-d tensor has
-            return self
-        order[a], order[b] = order[b], order[a]
+        if order:  # a 0-d tensor's transpose(0, 0) keeps its no dims
+            order[a], order[b] = order[b], order[a]
         out = viewed(_TRANSPOSE, self, dims=tuple(order))  # dims already checked
         return named(out, "TransposeBackward0", dim0=dim0, dim1=dim1)
 
@@ -228,8 +223,6 @@ class Shape(Core):
 
     def _permuted(self: TensorSelf, order: tuple[int, ...]) -> Tensor:
         """permute by ``order``, a permutation of self's dims already checked (movedim's)."""
-        if order == _KEPT[len(order)]:
-            return self
         return viewed(_PERMUTE, self, dims=order)
 
     def expand(self: TensorSelf, *sizes: Any, size: Any = None) -> Tensor:
@@ -245,14 +238,10 @@ class Shape(Core):
                 shape[lead + i] = m
             elif n != m and m != 1:
                 raise ValueError(f"expand: shape {have} cannot be broadcast to {tuple(sizes)}")
-        if len(shape) == len(have) and tuple(shape) == have:
-            return self
         return viewed(movement.Expand, self, shape=tuple(shape))  # checked: no broadcast_to
 
     def broadcast_to(self: TensorSelf, shape: Sequence[int]) -> Tensor:
         shape, have = tuple(shape), self._array.shape
-        if shape == have:
-            return self
         if not broadcasts_to(have, shape):
             raise ValueError(f"expand: shape {have} cannot be broadcast to {shape}")
         return viewed(movement.Expand, self, shape=shape)
