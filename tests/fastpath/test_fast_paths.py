@@ -652,3 +652,23 @@ def _scalar_pass():
 
 def test_scalar_walk_and_sweep():
     assert_same(_scalar_pass, exact=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("other", ["array", "number"])
+def test_select_on_bits_is_where(dtype, other):
+    """select(mask, x, y) past SELECT_MIN elements is where's result bit for bit: NaN,
+    infinities and -0.0 kept, y an array of x's dtype or a number (rounded to x's dtype, as
+    where's result has it)."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((5, 400)) * 3).astype(dtype)
+    y = (rng.standard_normal((5, 400)) * 3).astype(dtype) if other == "array" else -2.7
+    if dtype != np.int32:
+        x[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    mask = rng.random((5, 400)) < 0.5
+    want = np.where(mask, x, y).astype(dtype)
+    for on in (True, False):
+        with switch(on):
+            got = fastpath.select(mask, x, y)
+        assert got.dtype == dtype and got.shape == want.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), on

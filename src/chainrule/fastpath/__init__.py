@@ -4,7 +4,7 @@ views)."""
 
 from .elements import view_at
 from .rowsums import row_sums
-from .rules import add_at_rows, add_rows, gradients, masked, unchanged
+from .rules import add_at_rows, add_rows, gradients, masked, select, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
 from .views import slices_made, unwatched, view_made
@@ -19,6 +19,7 @@ __all__ = [
     "gradients",
     "masked",
     "row_sums",
+    "select",
     "set_enabled",
     "slices_made",
     "unchanged",

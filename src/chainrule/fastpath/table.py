@@ -280,4 +280,11 @@ TRICKS = [
         "alone on 6 elements 0.8 against 6.2 us, on 128 3.5 against 5.4 us (logaddexp2 alike)",
         "max + log1p(exp(min - max)), PyTorch's formula, in five passes",
     ),
+    Trick(
+        "selection on a float's bits",
+        "chainrule.fastpath.rules:select",
+        "10^6 float32 values by a random mask: 0.92 against 4.98 ms; threshold's forward at "
+        "10^6 17x against 3.5x PyTorch's time, lerp's with a tensor weight 13x against 5x",
+        "xp.where(mask, x, y)",
+    ),
 ]

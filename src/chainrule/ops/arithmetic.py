@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import ndarray, xp
 from ..autograd.primitive import Function
+from ..fastpath import select
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -69,7 +70,7 @@ class Lerp(Function):
         if not isinstance(w, ndarray):
             self.saves_inputs = False  # a number w: the rule reads no input's value
             return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
-        return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+        return select(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b, w = self.inputs

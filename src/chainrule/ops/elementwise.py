@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fastpath
 from ..array import copy_order, is_floating, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
-from ..fastpath import masked
+from ..fastpath import masked, select
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -469,19 +469,24 @@ class Piecewise(Function):
     def forward(self, a: Any, *, mask: Any, slope: Any, other: Any) -> Any:
         self.mask, self.slope = mask, slope
         if not slope:
-            rest = other
-        elif isinstance(other, ndarray) or other:
-            rest = a * slope + other
-        else:  # leaky_relu's: no + 0, which made -0.0 * slope +0.0 (PyTorch's stays -0.0)
+            return select(mask, a, other)
+        if isinstance(other, ndarray) or other:
+            return select(mask, a, a * slope + other)
+        # leaky_relu's, whose mask is a > 0: no + 0, which made -0.0 * slope +0.0 (PyTorch's
+        # stays -0.0); and for a positive slope the larger (below 1) or smaller of a and
+        # a * slope, two passes that pick no element one by one
+        if slope > 0:
             rest = a * slope
-        return xp.where(mask, a, rest).astype(a.dtype, copy=False)
+            pick = xp.maximum if slope < 1 else xp.minimum
+            return pick(a, rest, out=rest if rest.ndim else None)  # 0-d: NumPy scalars
+        return select(mask, a, a * slope)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Slopes.apply(grad, self.inputs[0], mask=self.mask, slope=self.slope),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         if self.slope:
-            return (xp.where(self.mask, grad, grad * self.slope),)
+            return (select(self.mask, grad, grad * self.slope),)
         return (masked(grad, self.mask),)
 
 
@@ -498,7 +503,7 @@ class Slopes(Function):
     def forward(self, g: Any, a: Any, *, mask: Any, slope: Any) -> Any:
         self.mask, self.slope = mask, slope
         if slope:
-            return xp.where(mask, g, g * slope)
+            return select(mask, g, g * slope)
         return masked(g, mask)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
