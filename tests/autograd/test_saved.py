@@ -334,3 +334,26 @@ def test_a_linear_layers_one_node_tells_the_sizes_of_torchs_product() -> None:
         nodes = [f.linear(x, w).grad_fn, f.linear(x, w, b).grad_fn, f.linear(x[0, 0], w).grad_fn]
         shown.append([(fn.name(), read(fn, lib)) for fn in nodes])
     assert shown[1] == shown[0]
+
+
+MIXED = [
+    (0, slice(1, None)), (slice(1, None), 2), (slice(0, 2), slice(1, None)), (slice(1, 3), -1),
+    (0, slice(-3, None)), (0, slice(1, 10)), (Ellipsis, 1, slice(1, 3)), (None, 1, slice(2, None)),
+    (slice(1, 3), None, 0), (0, slice(-4, -1)), (slice(None, None, 2), 1, slice(None, None, 2)),
+    (slice(-2, None), slice(None), slice(1, None, 2)), (1, Ellipsis, slice(2, None)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", MIXED)
+def test_an_index_of_several_parts_saves_torchs_last_steps_values(index: tuple) -> None:
+    """PyTorch indexes part by part, its node the last step's: its dim counts the dims the
+    steps before it left, its sizes are the tensor it took, a negative bound unsigned; kept
+    after backward."""
+    shown = []
+    for lib in (torch, cr):
+        x = lib.ones(3, 4, 5, requires_grad=True)
+        y = x[index]
+        values = {a: getattr(y.grad_fn, a) for a in dir(y.grad_fn) if a.startswith("_saved_")}
+        y.sum().backward()  # freed: the values are kept
+        shown.append((y.grad_fn.name(), values, read(y.grad_fn, lib)))
+    assert shown[1] == shown[0]

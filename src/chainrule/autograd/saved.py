@@ -71,12 +71,12 @@ def _one(fn: Any) -> int:  # a constant: read the same after backward, with no s
     return 1
 
 
-def _index_part(fn: Any) -> tuple[int, Any]:
-    return made.index_part(_option(fn, "index"), len(_shape(fn, 0)))
+def _index_part(fn: Any) -> tuple[int, Any, tuple[int, ...]]:
+    return made.index_part(_option(fn, "index"), _shape(fn, 0))
 
 
 def _slice_start(fn: Any) -> int:
-    return _index_part(fn)[1].start or 0
+    return (_index_part(fn)[1].start or 0) % 2**64  # negative: unsigned, as PyTorch shows it
 
 
 def _slice_end(fn: Any) -> int | None:
@@ -85,7 +85,7 @@ def _slice_end(fn: Any) -> int | None:
     end = _index_part(fn)[1].stop
     if end is None and type(fn).__name__ == "SliceBackward0_copy":
         return None
-    return INT64_MAX if end is None else end
+    return INT64_MAX if end is None else end % 2**64
 
 
 def _opt(key: str) -> Callable[[Any], Any]:
@@ -260,13 +260,13 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "PermuteBackward0": {"dims": lambda fn: tuple(_option(fn, "dims"))},
     "SelectBackward0": {
         "dim": lambda fn: _index_part(fn)[0],
-        "index": lambda fn: _index_part(fn)[1],
-        "self_sym_sizes": _sizes(0),
+        "index": lambda fn: _index_part(fn)[1] % 2**64,
+        "self_sym_sizes": lambda fn: _index_part(fn)[2],
     },
     "SliceBackward0": {
         "dim": lambda fn: _index_part(fn)[0],
         "end": _slice_end,
-        "self_sym_sizes": _sizes(0),
+        "self_sym_sizes": lambda fn: _index_part(fn)[2],
         "start": _slice_start,
         "step": lambda fn: _index_part(fn)[1].step or 1,
     },

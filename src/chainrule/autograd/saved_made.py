@@ -127,23 +127,29 @@ def product_sizes(fn: Any) -> tuple[int, ...]:
     return (batch, a[-2], b[-1])
 
 
-def index_part(index: Any, ndim: int) -> tuple[int, Any]:
-    """The dim and the item (an int or a slice) a basic index of a tensor of ``ndim`` dims
-    selects or slices there (PyTorch's select's and slice's dim, index, start, end, step)."""
+def index_part(index: Any, shape: tuple[int, ...]) -> tuple[int, Any, tuple[int, ...]]:
+    """The last step of a basic index of a tensor of ``shape``, as PyTorch indexes part by part
+    (its node is that step's): the dim and the item (an int or a slice) it selects or slices
+    there, and the sizes of the tensor it takes (PyTorch's select's and slice's dim, index,
+    start, end, step, self_sym_sizes)."""
     index = index if type(index) is tuple else (index,)
-    dim = 0
+    sizes, dim = list(shape), 0
+    step: tuple[int, Any, tuple[int, ...]] = (0, slice(None), tuple(shape))
     for k, part in enumerate(index):
-        if part is None:  # a new dim (PyTorch's unsqueeze): none of the input's
-            continue
-        if part is Ellipsis:  # the parts after it count from the input's last dim
-            dim = ndim - sum(p is not None for p in index[k + 1 :])
-            continue
-        if getattr(part, "ndim", None) == 0:  # a 0-d integer tensor: PyTorch's select of it
-            return dim, int(part)
-        if isinstance(part, int) or part != slice(None):
-            return dim, part
-        dim += 1
-    return 0, slice(None)
+        if part is None:  # PyTorch's unsqueeze: a new dim of 1
+            sizes.insert(dim, 1)
+            dim += 1
+        elif part is Ellipsis:  # the parts after it count from the input's last dim
+            dim = len(sizes) - sum(p is not None and p is not Ellipsis for p in index[k + 1 :])
+        elif isinstance(part, slice):
+            if part != slice(None):
+                step = (dim, part, tuple(sizes))
+                sizes[dim] = len(range(*part.indices(sizes[dim])))
+            dim += 1
+        else:  # an int, or a 0-d integer tensor: PyTorch's select of its value
+            step = (dim, int(part), tuple(sizes))
+            del sizes[dim]
+    return step
 
 
 def as_given(*keys: str) -> dict[str, Any]:
