@@ -102,8 +102,8 @@ AdaptiveMaxPool2d AdaptiveMaxPool3d AdaptiveAvgPool2d AdaptiveAvgPool3d Adaptive
 """.split()
 INDEXED |= set(POOLS)
 # Arrays made outside func, the same for every example: where's condition (one made inside is
-# batched, or marked) and embedding's scale_grad_by_freq factors (counted from indices given)
-INDEXED |= {"Where", "ScaleGrad"}
+# batched, or marked)
+INDEXED |= {"Where"}
 
 
 def _unknown_arrays(x: Any, op: str) -> None:
@@ -515,7 +515,7 @@ Sign Where Maximum Minimum FloorDivide Clamp Elu Celu Softplus LogSigmoid Mish T
 Atan Sinh Cosh Asinh Acosh Atanh Atan2 Hypot Reciprocal Logaddexp Logaddexp2 Copysign Fmod
 Frac Fmax Fmin Exp2 Deg2Rad Rad2Deg Hardswish Hardsigmoid Softshrink Digamma Erf Erfc Erfinv
 Gelu Ldexp Lgamma Logit Nextafter Polygamma Sinc I0 Xlogy NanToNum Sgn Silu
-Addcmul Addcdiv Lerp Log2 Log10 Remainder Rounded ScaleGrad""".split()
+Addcmul Addcdiv Lerp Log2 Log10 Remainder Rounded""".split()
 REDUCTIONS = """Sum Var Std Cumsum Cumprod LogCumSumExp Mean Amax Amin LogSumExp Softmax
 LogSoftmax""".split()
 

@@ -29,8 +29,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         {"SqueezeBackward4", "PermuteBackward0", "SumBackward1", "MulBackward0"},
     ),
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
-    "IndexBackward0": ("embedding selects by indices", {"EmbeddingBackward0"}),
-    "SelectBackward0": ("embedding selects by a 0-d index", {"EmbeddingBackward0"}),
     "CloneBackward0": (
         "these end in a copy of a view",
         {"CopyBackwards", "TriangularSolveBackward0"},

@@ -808,6 +808,19 @@ ROWS += [
         ((4, 3),),
         numeric=False,
     ),  # each row's gradient divided by its count in the batch
+    Row(
+        "embedding",
+        lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2, 0], [1, 0, 3]]), w),
+        ((4, 3),),
+    ),
+    Row(
+        "embedding_padding_idx",
+        lambda m, w: m.nn.functional.embedding(
+            m.tensor([[0, 2, 0], [1, 0, 3]]), w, padding_idx=0, scale_grad_by_freq=True
+        ),
+        ((4, 3),),
+        numeric=False,
+    ),  # the padding row's gradient is zero by design, its values are used
     Row("index_put", _put, ((2, 3), (3,))),
     Row(
         "leaky_relu",

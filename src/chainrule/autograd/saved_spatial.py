@@ -1,7 +1,7 @@
 """What PyTorch's nodes of the spatial ops (pools, resampling, affine_grid, grid_sample, unfold
-and fold, the shuffles, group_norm, batch_norm), prelu and rrelu save, for saved.py's tables:
-the arguments each function records on its node (``record``), by node name, and the tensors
-read from the node."""
+and fold, the shuffles, group_norm, batch_norm), prelu, rrelu and embedding save, for saved.py's
+tables: the arguments each function records on its node (``record``), by node name, and the
+tensors read from the node."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ ARGS: dict[str, str] = {
         "output_size scales_d scales_h scales_w self_sym_sizes",
     ),
     **dict.fromkeys(_PADS, "padding"),
+    "EmbeddingBackward0": "padding_idx scale_grad_by_freq sparse weight_sym_argsize_0",
 }
 
 
@@ -88,6 +89,7 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         {"grid": ("input", 1, None), "input": ("input", 0, None)},
     ),
     **dict.fromkeys(_PADS[::2], _SELF),
+    "EmbeddingBackward0": {"indices": ("called", "indices")},
     "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
     "RreluWithNoiseBackward0": {"noise": ("called", "noise"), **_SELF},
     "RreluWithNoiseBackward1": {"noise": ("called", "noise"), "result": ("called", "result")},

@@ -18,8 +18,10 @@ from ..arguments import (
 )
 from ..array.generator import laid_out
 from ..autograd.mode import no_grad
-from ..ops import elementwise, linalg, movement
-from ..tensor import Tensor, as_tensor, where
+from ..autograd.saved import record
+from ..ops import linalg
+from ..ops.bags import Embedding as EmbeddingOp
+from ..tensor import Tensor, as_tensor
 from . import init
 from .module import Module, Parameter
 
@@ -106,30 +108,39 @@ def embedding(
         big = norms > max_norm
         with no_grad():  # PyTorch's renorm is in place too: a graph that saved weight sees it
             weight[rows[big]] = w[big] * (max_norm / (norms[big] + 1e-7))[:, None]
-    # weight[idx], its checks made above (an example's indices are not the weight's array)
-    out = movement.viewed(movement.GetItem, weight, index=(idx,))  # (*, embedding_dim)
-    # the factors where a gradient will reach the weight (under vmap, the batch's weight)
-    if scale_grad_by_freq and batching.real(weight).requires_grad and idx.size:
-        scale = _frequency_scale(every, every.ndim - idx.ndim, weight._array.dtype)
-        out = elementwise.ScaleGrad.apply(out, batching.batched_as(scale, idx)._array)
-    if padding_idx is not None and batching.real(weight).requires_grad:
-        padding_idx %= n  # -1 is the last row
-        # same values; the padding positions take them from a detached copy, so no gradient
-        keep = batching.batched_as((every != padding_idx)[..., None], idx)  # (*, 1)
-        out = where(keep, out, out.detach())
-    return out
+    padding_idx = None if padding_idx is None else padding_idx % n  # -1 is the last row
+    # the indices as given (under vmap, an example's: the op's rule sees the batch's)
+    out = EmbeddingOp.apply(
+        weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq
+    )  # (*, embedding_dim)
+    # PyTorch's node keeps padding_idx None as -1, shown as an unsigned 64-bit int
+    padding = 2**64 - 1 if padding_idx is None else padding_idx
+    return record(
+        out, indices=idx, padding_idx=padding, scale_grad_by_freq=scale_grad_by_freq,
+        sparse=sparse, weight_sym_argsize_0=n,
+    )  # fmt: skip
 
 
-def _frequency_scale(idx: Any, lead: int, dtype: Any) -> Any:
-    """scale_grad_by_freq's factor of each looked-up row's gradient (*idx.shape, 1): one over
-    how often its example's indices hold its index (idx's first ``lead`` dims: vmap's
-    examples, each counted on its own)."""
-    flat = idx.reshape(-1, math.prod(idx.shape[lead:]))  # (examples, n)
-    span = int(flat.max()) + 1  # each example's indices moved to a range of their own
-    moved = flat + xp.arange(0, flat.shape[0] * span, span, like=flat)[:, None]
-    _, at = xp.unique(moved, return_inverse=True)  # each index's rank among the distinct
-    counts = xp.bincount(at.reshape(-1))  # (distinct,)
-    return (1.0 / counts[at.reshape(idx.shape)]).astype(dtype)[..., None]
+def _batched_lookup(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
+    """vmap's rule for embedding's primitive: one lookup of the whole batch, (B, *, D); the
+    same indices for every example broadcast; per-example tables (B, V, D) one table of B*V
+    rows, each example's indices (and padding row) moved to its own rows; scale_grad_by_freq
+    told how many examples the indices hold, each counted on its own."""
+    weight, idx, padding = args["weight"], args["indices"], args["padding_idx"]
+    if not batched["indices"]:  # the same indices in every example
+        idx = xp.broadcast_to(idx, (size, *idx.shape))
+    if batched["weight"]:  # example b's rows b*V ... b*V + V-1 of one table
+        n_rows = weight.shape[1]
+        moved = xp.arange(size, like=idx) * n_rows  # (B,): where each example's rows start
+        idx = idx + moved.reshape(-1, *(1,) * (idx.ndim - 1))
+        weight = weight.reshape(-1, weight.shape[-1])  # (B*V, D)
+        padding = None if padding is None else moved + padding  # (B,): each one's padding row
+    given = {"weight": weight, "indices": idx, "padding_idx": padding}
+    given |= {"examples": size * args.get("examples", 1)}
+    return batching.call(cls, {**args, **given})  # (B, *, D)
+
+
+batching.register({"Embedding": _batched_lookup})
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

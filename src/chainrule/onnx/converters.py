@@ -117,10 +117,11 @@ def _log1p_expm1(g: Graph, s: Step) -> str:
     return g.add("Sub", [g.add("Exp", [x]), one])
 
 
-@converts("ScaleGrad")
-def _identity(g: Graph, s: Step) -> str:
-    g.ignore(s.inputs[1])  # the scale acts on gradients only
-    return g.add("Identity", [g.value(s.inputs[0])])
+@converts("Embedding")
+def _embedding(g: Graph, s: Step) -> str:
+    """weight's rows at the indices as Gather (padding_idx and the scale act on gradients only)."""
+    names = [g.value(s.inputs[0]), g.value(s.options["indices"], array.int64)]
+    return g.add("Gather", names, axis=0)
 
 
 @converts("InPlace")
@@ -159,7 +160,7 @@ def _where(g: Graph, s: Step) -> str:
     cond, x, y = s.inputs
     dtype = dtype_of(s)
     if isinstance(x, Tensor) and isinstance(y, Tensor) and g.known(x) and g.known(y):
-        if g.value(x) == g.value(y):  # the same values either way (embedding's padding_idx)
+        if g.value(x) == g.value(y):  # the same values either way (a gradient stopped at some)
             g.ignore(cond)
             return g.add("Identity", [g.value(x)])
         if not g.known(cond):

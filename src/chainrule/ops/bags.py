@@ -1,7 +1,7 @@
-"""embedding_bag's primitive: one node (PyTorch's EmbeddingBagBackward0, on the weight and
-the per-sample weights) where the composition was a lookup, a product, a selection and an
-index_add; which positions count and their bags, from the indices and offsets that
-nn/embedding_bag.py checks."""
+"""embedding's and embedding_bag's primitives: one node each (PyTorch's EmbeddingBackward0 on
+the weight; EmbeddingBagBackward0 on the weight and the per-sample weights) where the
+compositions were a lookup, a product, a selection and an index_add; which positions count
+and their bags, from the indices and offsets that nn/layers.py and nn/embedding_bag.py check."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
+from .movement import IndexAdd
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -47,6 +48,56 @@ def frequency_scale(idx: Any, dtype: Any, examples: int = 1) -> Any:
     kth = xp.arange(distinct.size, like=idx) - xp.searchsorted(example, example)  # its rank there
     divisor = counts[xp.searchsorted(distinct, ranked[example * n + kth])]  # (D,)
     return (1.0 / divisor[group.reshape(-1)]).astype(dtype)[:, None]
+
+
+def own_count_scale(idx: Any, dtype: Any, examples: int = 1) -> Any:
+    """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch's embedding
+    computes it: one over how often its index occurs. idx (n,) holds ``examples`` runs of
+    equal length (vmap's examples, one after another), each counted on its own."""
+    n = idx.size // examples
+    span = int(idx.max()) + 1  # each example's indices moved to a range of their own
+    keys = idx.reshape(examples, n) + xp.arange(0, examples * span, span, like=idx)[:, None]
+    _, group = xp.unique(keys, return_inverse=True)  # each index's rank among the distinct
+    counts = xp.bincount(group.reshape(-1))  # (distinct,)
+    return (1.0 / counts[group.reshape(-1)]).astype(dtype)[:, None]
+
+
+class Embedding(Function):
+    """out = weight[indices] (*indices.shape, embedding_dim);  grad_weight = zeros like
+    weight with each row of grad added at its index (repeats accumulate), none where the
+    index is padding_idx, each times one over its index's count in indices where
+    scale_grad_by_freq (own_count_scale over the ``examples`` runs: 1 but under vmap)."""
+
+    rule = "grad_weight = index_add of grad's rows (/ count) at indices, none at padding_idx"
+    saves_inputs = False
+
+    def forward(
+        self,
+        weight: Any,
+        *,
+        indices: Any,
+        padding_idx: Any,
+        scale_grad_by_freq: bool,
+        examples: int = 1,
+    ) -> Any:
+        self.indices, self.padding_idx = indices, padding_idx
+        self.scale_grad_by_freq, self.examples = scale_grad_by_freq, examples
+        return weight[indices]  # (*indices.shape, D), C-contiguous as PyTorch's
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        make = tensor_type()._make
+        (weight,) = self.inputs
+        idx = self.indices.reshape(-1)  # (n,)
+        rows = grad.reshape(idx.size, weight.shape[-1])  # (n, D)
+        if self.scale_grad_by_freq and idx.size:
+            rows = rows * make(own_count_scale(idx, weight._array.dtype, self.examples))
+        padding = self.padding_idx
+        if padding is not None:  # the positions whose index is not padding_idx (k,)
+            # (vmap's rule gives the padding row of each example's rows of one table)
+            left = idx == padding if xp.ndim(padding) == 0 else xp.isin(idx, padding)
+            at = xp.flatnonzero(~left)
+            idx, rows = idx[at], rows[make(at)]  # (k,), (k, D)
+        return (IndexAdd.apply(rows, shape=weight.shape, index=(idx,)),)
 
 
 class EmbeddingBag(Function):

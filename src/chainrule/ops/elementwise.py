@@ -597,19 +597,3 @@ class Cast(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad.to(self.inputs[0].dtype),)
-
-
-class ScaleGrad(Function):
-    """out = a (a view, the same values), scale a constant array that broadcasts against
-    the gradient: what embedding's scale_grad_by_freq needs"""
-
-    rule = "grad_a = grad * scale"
-
-    def forward(self, a: Any, scale: Any) -> Any:
-        self.scale = scale
-        return a.view()
-
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return grad * self.scale, None
-
-    backward_arrays = backward  # operators only: the same rule serves arrays
