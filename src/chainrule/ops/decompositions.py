@@ -13,6 +13,7 @@ Every rule is written in Tensor ops on these same primitives, so second derivati
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -586,18 +587,24 @@ def matrix_exp_taylor(a: Any) -> Any:
     """exp(a) of a stack of square matrices (batch, n, n), n > 1, as PyTorch picks for each:
     the Taylor polynomial of the least degree whose theta bounds its 1-norm, or degree 18 on
     a / 2^s squared s times; the matrices of one degree computed together."""
-    thetas = _MEXP_THETAS[a.dtype.name]
+    bounds, theta = _mexp_thetas(a.dtype)
     norms = xp.abs(a).sum(-2).max(-1)  # (batch,) the 1-norms
-    bounds = xp.asarray(thetas[:5], dtype=a.dtype)  # compared in a's dtype, as PyTorch's
     degree = xp.searchsorted(bounds, norms)  # (batch,) 0..5: the least theta >= it; NaN: 5
-    with errstate(invalid="ignore", over="ignore"):  # inf and NaN as PyTorch's, unwarned
-        if len(a) == 1:  # one matrix, one degree: nothing to select
-            return _taylor(a, int(degree[0]), norms, thetas[5])
-        out = xp.empty_like(a)
-        for d in xp.unique(degree).tolist():
-            chosen = degree == d
-            out[chosen] = _taylor(a[chosen], d, norms[chosen], thetas[5])
+    if len(a) == 1:  # one matrix, one degree: nothing to select
+        return _taylor(a, int(degree[0]), norms, theta)
+    out = xp.empty_like(a)
+    for d in xp.unique(degree).tolist():
+        chosen = degree == d
+        out[chosen] = _taylor(a[chosen], d, norms[chosen], theta)
     return out
+
+
+@functools.cache  # once per dtype: on one small matrix, dtype.name alone took 2 of 37 us
+def _mexp_thetas(dtype: Any) -> tuple[Any, float]:
+    """The thetas of degrees 1 to 12 in ``dtype`` (a 1-norm is compared with them in its own
+    dtype, as PyTorch's) and degree 18's."""
+    thetas = _MEXP_THETAS[dtype.name]
+    return xp.asarray(thetas[:5], dtype=dtype), thetas[5]
 
 
 def _taylor(a: Any, degree: int, norms: Any, theta: float) -> Any:
@@ -636,19 +643,22 @@ def _taylor(a: Any, degree: int, norms: Any, theta: float) -> Any:
         b0, b1, b2, b3 = combine([eye, a, a2, a @ a2], _MEXP_B12)
         b2 = b2 + b3 @ b3
         return b0 + (b1 + b2) @ b2
-    s = xp.maximum(0, xp.ceil(xp.log2(norms / theta)))  # (batch,) in a's dtype, as PyTorch's
-    s[~xp.isfinite(s)] = 0  # a NaN or inf norm: no scaling (the result is NaN)
-    a = a / 2.0 ** s[:, None, None]  # (batch, n, n): each scaled by its own power of 2
-    a2 = a @ a
-    a3 = a @ a2  # A^3 = A A^2, in the order PyTorch multiplies
-    b0, b1, b2, b3, b4 = combine([eye, a, a2, a3, a3 @ a3], _MEXP_B18)
-    a9 = b0 @ b4 + b3
-    out = b1 + (b2 + a9) @ a9
-    for _ in range(int(s.min())):  # the squarings every matrix takes
-        out = out @ out
-    for p in range(int(s.min()), int(s.max())):
-        squared = s > p  # (batch,) the matrices still to square
-        out[squared] = out[squared] @ out[squared]
+    with errstate(invalid="ignore", over="ignore"):  # inf and NaN as PyTorch's, unwarned
+        s = xp.fmax(xp.ceil(xp.log2(norms / theta)), 0)  # (batch,) in a's dtype, as PyTorch's
+        s[s == xp.inf] = 0  # a NaN (fmax's 0) or inf norm: no scaling (the result is NaN)
+        low, high = int(s.min()), int(s.max())
+        if high:  # (batch, n, n): each scaled by its own power of 2 (none: a itself)
+            a = a / 2.0 ** s[:, None, None]
+        a2 = a @ a
+        a3 = a @ a2  # A^3 = A A^2, in the order PyTorch multiplies
+        b0, b1, b2, b3, b4 = combine([eye, a, a2, a3, a3 @ a3], _MEXP_B18)
+        a9 = b0 @ b4 + b3
+        out = b1 + (b2 + a9) @ a9
+        for _ in range(low):  # the squarings every matrix takes
+            out = out @ out
+        for p in range(low, high):
+            squared = s > p  # (batch,) the matrices still to square
+            out[squared] = out[squared] @ out[squared]
     return out
 
 
