@@ -132,3 +132,26 @@ def test_modules_take_or_refuse_a_dtype_as_torch(name: str, dtype: str) -> None:
     ours = _outcome(lambda: getattr(cr.nn, name)().eval()(_x(cr, dtype)))  # RReLU: no draws
     theirs = _outcome(lambda: getattr(torch.nn, name)().eval()(_x(torch, dtype)))
     _same_or_refused_alike(name, ours, theirs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threshold, value", [(0.5, -3.0), (0.0, 0.0), (float("inf"), 1.0)])
+def test_threshold_keeps_nan_and_passes_its_gradient_as_torch(
+    dtype: str, threshold: float, value: float
+) -> None:
+    # PyTorch replaces x <= threshold, which a NaN is not: the NaN stays, and so does its
+    # gradient; a mask of x > threshold would replace it
+    xs = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 0.5, -1.0, 2.0], dtype=dtype)
+    x, tx = cr.tensor(xs, requires_grad=True), torch.tensor(xs, requires_grad=True)
+    out, tout = (
+        F.threshold(x, threshold, value),
+        torch.nn.functional.threshold(tx, threshold, value),
+    )
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    y, ty = cr.tensor(xs.copy()), torch.tensor(xs.copy())
+    F.threshold_(y, threshold, value)
+    torch.nn.functional.threshold_(ty, threshold, value)
+    np.testing.assert_array_equal(y.numpy(), ty.numpy())

@@ -208,7 +208,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """x where x > threshold, else value."""
+    """value where x <= threshold, else x: a NaN is kept, as PyTorch's."""
     x = as_tensor(input)
     need_number(x, "threshold")
     return maybe_inplace(
@@ -216,11 +216,17 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
         inplace,
         "threshold",
         lambda t: named(
-            elementwise.Piecewise.apply(t, mask=t._array > threshold, slope=0.0, other=value),
+            elementwise.Piecewise.apply(t, mask=_kept(t._array, threshold), slope=0.0, other=value),
             "ThresholdBackward0",
             threshold=threshold,
         ),
     )
+
+
+def _kept(a: Any, threshold: float) -> Any:
+    """Where threshold keeps x: not x <= threshold, which NaN is not (x > threshold drops it)."""
+    kept = a <= threshold
+    return array.xp.logical_not(kept, out=kept if kept.ndim else None)  # 0-d: a NumPy bool
 
 
 def _softmax_dim(dim: int | None, ndim: int, op: str, stacklevel: int) -> int:
