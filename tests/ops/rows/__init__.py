@@ -49,7 +49,8 @@ _HOST = "builds a host array beside its input; not yet on a CUDA device"
 HOST_ONLY = {
     **dict.fromkeys(
         ("cholesky_inverse", "householder_product", "linalg_eigh_vectors", "linalg_eigvalsh")
-        + ("linalg_lstsq", "linalg_lu", "linalg_lu_factor", "linalg_lu_solve", "linalg_lu_tall")
+        + ("linalg_lstsq", "linalg_lstsq_no_columns", "linalg_lu", "linalg_lu_factor")
+        + ("linalg_lu_solve", "linalg_lu_tall")
         + ("linalg_lu_wide", "linalg_matrix_exp", "linalg_pinv", "linalg_pinv_wide")
         + ("linalg_vector_norm", "linalg_vector_norm_half", "linalg_vector_norm_inf")
         + ("linalg_vector_norm_l1", "special_entr", "special_erfcx", "special_gammainc")

@@ -71,6 +71,9 @@ ROWS = [
         ((4, 2), (4, 3)),
         second=True,
     ),
+    Row(  # no columns: an empty solution, and the empty residuals' own node
+        "linalg_lstsq_no_columns", lambda m, a, b: m.linalg.lstsq(a, b)[:2], ((4, 2), (4, 0))
+    ),
     Row("linalg_matrix_exp", lambda m, x: m.linalg.matrix_exp(x), ((2, 3, 3),), second=True),
     Row("linalg_lu", lambda m, x: m.linalg.lu(x)[1:], ((3, 3),), second=True),
     Row("linalg_lu_wide", lambda m, x: m.linalg.lu(x)[1:], ((2, 4),)),
