@@ -751,10 +751,11 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     k = math.prod([sx[d] for d in da])
     left = x.permute(*free_a, *da).reshape(math.prod(kept_a), k)  # (free of a, contracted)
     right = y.permute(*db, *free_b).reshape(k, math.prod(kept_b))  # (contracted, free of b)
-    product = left @ right
-    result = product.reshape(*kept_a, *kept_b)
-    if result is product:  # PyTorch views the product all the same
-        named(product, "ViewBackward0")
+    if left.shape[0] == right.shape[1] == 1:  # one row times one column: PyTorch's dot, 0-d
+        product = left.reshape(k) @ right.reshape(k)
+    else:
+        product = left @ right
+    result = product.reshape(*kept_a, *kept_b)  # viewed, even as it is, as PyTorch's
     return write_out(result, out, "tensordot", exact=True)
 
 
