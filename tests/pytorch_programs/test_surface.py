@@ -550,8 +550,8 @@ def test_small_functions_are_torchs() -> None:
 
 def test_t_mm_bmm_check_shapes_as_torch() -> None:
     assert cr.ones(3).t().shape == (3,) and cr.tensor(2.0).t().shape == ()
-    x = cr.ones(3)
-    assert x.t() is x
+    x, tx = cr.ones(3), torch.ones(3)
+    assert x.t() is not x and tx.t() is not tx  # a new view of a vector, as PyTorch's
     with pytest.raises(ValueError, match="t: expects a tensor of at most 2 dims"):
         cr.ones(2, 3, 4).t()
     bad = [

@@ -232,9 +232,9 @@ def test_an_input_read_as_an_index_is_shown(tmp_path: Path) -> None:
         w.add_graph(model, cr.tensor([[1, 4]]))
     nodes = {n.name: n for n in graph_at(tmp_path).node}
     assert nodes["input/input.1"].op == "IO Node"
-    assert list(nodes["Sequential/Embedding[0]/index"].input) == [
-        "Sequential/Embedding[0]/weight/weight"
-    ]
+    lookup = nodes["Sequential/Embedding[0]/embedding"]  # one node, as PyTorch's
+    assert lookup.op == "aten::embedding"
+    assert list(lookup.input) == ["Sequential/Embedding[0]/weight/weight"]
 
 
 def test_a_batchnorms_running_statistics_are_drawn(tmp_path: Path) -> None:
