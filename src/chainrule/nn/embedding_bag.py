@@ -14,7 +14,7 @@ from ..autograd.mode import no_grad
 from ..ops.bags import EmbeddingBag as EmbeddingBagOp
 from ..tensor import Tensor, as_tensor
 from . import init
-from .layers import embedding
+from .layers import embedding, per_example_rows
 from .module import Module, Parameter
 
 xp = array.xp
@@ -154,12 +154,7 @@ def _batched_bags(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     padding = args["padding_idx"]
     if not batched["input"]:  # the same bags in every example
         idx = xp.broadcast_to(idx, (size, *idx.shape))
-    if batched["weight"]:  # example b's rows b*V ... b*V + V-1 of one table
-        n_rows = weight.shape[1]
-        moved = xp.arange(size, like=idx) * n_rows  # (B,): where each example's rows start
-        idx = idx + moved.reshape(-1, *(1,) * (idx.ndim - 1))
-        weight = weight.reshape(-1, weight.shape[-1])  # (B*V, D)
-        padding = None if padding is None else moved + padding  # (B,): each one's padding row
+    weight, idx, padding = per_example_rows(weight, idx, padding, batched["weight"], size)
     if psw is not None and not batched["psw"]:
         psw = psw.unsqueeze(0).expand(size, *psw.shape)
     last = False  # include_last_offset, once each example's last offset is left out

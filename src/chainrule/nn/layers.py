@@ -121,20 +121,29 @@ def embedding(
     )  # fmt: skip
 
 
+def per_example_rows(weight: Any, idx: Any, padding: Any, tables: bool, size: int) -> tuple:
+    """(weight, idx, padding) of a lookup under vmap, idx (B, *) every example's indices: with
+    per-example ``tables`` (B, V, D), one table of B*V rows, example b's indices and padding row
+    moved to its rows b*V ... b*V + V-1."""
+    if not tables:
+        return weight, idx, padding
+    moved = xp.arange(size, like=idx) * weight.shape[1]  # (B,): where each example's rows start
+    idx = idx + moved.reshape(-1, *(1,) * (idx.ndim - 1))
+    padding = None if padding is None else moved + padding  # (B,): each one's padding row
+    return weight.reshape(-1, weight.shape[-1]), idx, padding  # (B*V, D)
+
+
 def _batched_lookup(cls: Any, args: dict, batched: dict, size: int) -> Tensor:
     """vmap's rule for embedding's primitive: one lookup of the whole batch, (B, *, D); the
     same indices for every example broadcast; per-example tables (B, V, D) one table of B*V
     rows, each example's indices (and padding row) moved to its own rows; scale_grad_by_freq
     told how many examples the indices hold, each counted on its own."""
-    weight, idx, padding = args["weight"], args["indices"], args["padding_idx"]
+    idx = args["indices"]
     if not batched["indices"]:  # the same indices in every example
         idx = xp.broadcast_to(idx, (size, *idx.shape))
-    if batched["weight"]:  # example b's rows b*V ... b*V + V-1 of one table
-        n_rows = weight.shape[1]
-        moved = xp.arange(size, like=idx) * n_rows  # (B,): where each example's rows start
-        idx = idx + moved.reshape(-1, *(1,) * (idx.ndim - 1))
-        weight = weight.reshape(-1, weight.shape[-1])  # (B*V, D)
-        padding = None if padding is None else moved + padding  # (B,): each one's padding row
+    weight, idx, padding = per_example_rows(
+        args["weight"], idx, args["padding_idx"], batched["weight"], size
+    )
     given = {"weight": weight, "indices": idx, "padding_idx": padding}
     given |= {"examples": size * args.get("examples", 1)}
     return batching.call(cls, {**args, **given})  # (B, *, D)
