@@ -197,10 +197,11 @@ def _log_add(a: Any, b: Any, exp: Any, scale: float) -> Any:
     element, ten times slower than these passes (it serves a few values: see FEW). Equal
     infinities make min - max NaN; fmin takes it to 0, so the sum is that infinity, as
     PyTorch's."""
-    top = xp.asarray(xp.maximum(a, b))  # 0-d inputs make NumPy scalars
+    top, gap = xp.maximum(a, b), xp.minimum(a, b)
     if top.dtype.itemsize < 4:
-        return _log_add(xp.asarray(a, xp.float32), b, exp, scale).astype(top.dtype)
-    gap = xp.asarray(xp.minimum(a, b))
+        return _log_add(a.astype(xp.float32), b, exp, scale).astype(top.dtype)
+    if not top.ndim:  # 0-d inputs make NumPy scalars, which the passes cannot write into
+        return _log_add(a[None], b, exp, scale)[0]
     gap -= top
     xp.fmin(gap, 0.0, out=gap)
     exp(gap, out=gap)
