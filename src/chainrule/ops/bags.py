@@ -33,14 +33,21 @@ def bags_of(input: Any, offsets: Any, include_last_offset: bool) -> tuple[Any, A
     return input, of, max(bags, 0)
 
 
+def _example_keys(idx: Any, examples: int) -> tuple[Any, int]:
+    """(keys (examples, n), span): idx's ``examples`` runs of equal length, each run's
+    indices moved to a range of its own, span apart, so that one count counts each alone."""
+    span = int(idx.max()) + 1
+    keys = idx.reshape(examples, -1) + xp.arange(0, examples * span, span, like=idx)[:, None]
+    return keys, span
+
+
 def frequency_scale(idx: Any, dtype: Any, examples: int = 1) -> Any:
     """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch 2.13's CPU
     kernel computes it: the k-th distinct index (in sorted order) divided by the count of
     the k-th smallest index (not, as documented, by its own count). idx holds ``examples``
     runs of equal length (vmap's examples, one after another), each counted on its own."""
     n = idx.size // examples
-    span = int(idx.max()) + 1  # each example's indices moved to a range of their own
-    keys = idx.reshape(examples, n) + xp.arange(0, examples * span, span, like=idx)[:, None]
+    keys, span = _example_keys(idx, examples)
     distinct, group = xp.unique(keys, return_inverse=True)  # (D,), each one's rank among them
     counts = xp.bincount(group.reshape(-1))  # (D,)
     ranked = xp.repeat(distinct, counts)  # (examples * n,): each example's sorted, in turn
@@ -54,10 +61,7 @@ def own_count_scale(idx: Any, dtype: Any, examples: int = 1) -> Any:
     """scale_grad_by_freq's factor of each index's gradient (n, 1), as PyTorch's embedding
     computes it: one over how often its index occurs. idx (n,) holds ``examples`` runs of
     equal length (vmap's examples, one after another), each counted on its own."""
-    n = idx.size // examples
-    span = int(idx.max()) + 1  # each example's indices moved to a range of their own
-    keys = idx.reshape(examples, n) + xp.arange(0, examples * span, span, like=idx)[:, None]
-    _, group = xp.unique(keys, return_inverse=True)  # each index's rank among the distinct
+    _, group = xp.unique(_example_keys(idx, examples)[0], return_inverse=True)  # each one's rank
     counts = xp.bincount(group.reshape(-1))  # (distinct,)
     return (1.0 / counts[group.reshape(-1)]).astype(dtype)[:, None]
 
