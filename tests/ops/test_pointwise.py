@@ -327,3 +327,24 @@ def test_logaddexp_of_many_values_and_of_infinities(name: str, dtype: str, switc
     else:
         _agree(ours, theirs)
     assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
+
+
+@pytest.mark.parametrize(
+    "shapes", [((2, 40, 30), (40, 1), (1, 30)), ((40, 30), (2, 1, 1), (30,)), ((), (), ())]
+)
+@pytest.mark.parametrize("switch", [True, False])
+def test_lerp_by_a_tensor_weight_of_every_side_against_torch(shapes: tuple, switch: bool) -> None:
+    """A tensor weight on both sides of 0.5, +-1, NaN and past 1, each operand the largest in
+    turn (the weight's shape wider than the ends', an end's narrower than the result's), with
+    infinities and signed zeros in the ends: PyTorch's values, its NaNs where it has them."""
+    rng = np.random.default_rng(0)
+    w, a, b = (rng.standard_normal(s) for s in shapes)
+    w.reshape(-1)[:8] = [0.5, -0.5, 1.0, -1.0, np.nan, 2.5, 0.49999997, 0.0][: w.size]
+    a.reshape(-1)[:2] = [np.inf, -0.0][: a.size]
+    b.reshape(-1)[:2] = [-0.0, np.inf][: b.size]
+    with contextlib.nullcontext() if switch else cr.fastpath.disabled():
+        ours, theirs = _both(
+            lambda x, y, z: x.lerp(y, z), (a, "float32"), (b, "float32"), (w, "float32")
+        )
+    _agree(ours, theirs)
+    assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))

@@ -60,7 +60,10 @@ class Addcdiv(Function):
 
 class Lerp(Function):
     """out = a + w * (b - a), computed from b's side where |w| >= 0.5 (b - (b - a) * (1 - w)),
-    as PyTorch's, so that w = 1 gives b exactly; w a number or a tensor"""
+    as PyTorch's, so that w = 1 gives b exactly; w a number or a tensor. A tensor w takes
+    PyTorch's vectorised form of the two, (w - big) * (b - a) + (b where big, else a) with
+    big = |w| >= 0.5: w - 1 is -(1 - w) exactly, so the values are the same (and zero's sign
+    PyTorch's where w is 1), in fewer passes."""
 
     rule = "grad_a = grad * (1 - w), grad_b = grad * w, grad_w = grad * (b - a)"
     saves_inputs: bool | str = "others"  # w for a's and b's gradients, a and b for w's
@@ -70,7 +73,13 @@ class Lerp(Function):
         if not isinstance(w, ndarray):
             self.saves_inputs = False  # a number w: the rule reads no input's value
             return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
-        return select(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+        big = xp.abs(w) >= 0.5
+        coeff = xp.subtract(w, big)  # w, or w - 1 where big
+        into = coeff if coeff.ndim and coeff.shape == diff.shape else None  # 0-d: a scalar
+        out = xp.multiply(coeff, diff, out=into)
+        end = b if b.shape == out.shape else xp.broadcast_to(b, out.shape)
+        out += select(big, end, a)
+        return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b, w = self.inputs
