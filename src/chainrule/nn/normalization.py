@@ -76,34 +76,38 @@ def batch_norm(
     """
     x = as_tensor(input)
     need_float(x, "batch_norm")
-    if x.ndim < 2 and x.shape != (0,):
+    given = x._array.shape  # the array's shape: a tuple, no Size to make
+    if len(given) < 2 and given != (0,):
         raise ValueError(f"batch_norm: expected input of shape (N, C, *); got shape {x.shape}")
-    c = x.shape[1] if x.ndim > 1 else 0
+    c = given[1] if len(given) > 1 else 0
     for name, t in (
         ("weight", weight),
         ("bias", bias),
         ("running_mean", running_mean),
         ("running_var", running_var),
     ):
-        if t is not None and tuple(_array(t).shape) != (c,):
+        if t is not None and _array(t).shape != (c,):
             raise ValueError(
                 f"batch_norm: expected {name} of shape ({c},) for input of shape {x.shape}; "
                 f"got {tuple(_array(t).shape)}"
             )
     if not training and (running_mean is None or running_var is None):
         raise ValueError("batch_norm: running_mean and running_var are needed when not training")
-    if x.numel() == 0:
+    size = x._array.size
+    if size == 0:
         return x.clone()
-    n = x.numel() // c if c else 0
-    if training and n <= 1:
+    if training and size // c <= 1:
         raise ValueError(
             f"batch_norm: expected more than 1 value per channel when training; got input "
             f"of shape {x.shape}"
         )
-    stats = [None if t is None else as_tensor(t) for t in (running_mean, running_var)]
-    options = dict(training=bool(training), momentum=momentum, eps=eps)
-    out = norm.NativeBatchNorm.apply(x, weight, bias, *stats, **options)
-    return record(out, eps=eps, training=bool(training))
+    mean = None if running_mean is None else as_tensor(running_mean)
+    var = None if running_var is None else as_tensor(running_var)
+    training = bool(training)
+    out = norm.NativeBatchNorm.apply(
+        x, weight, bias, mean, var, training=training, momentum=momentum, eps=eps
+    )
+    return record(out, eps=eps, training=training)
 
 
 class LayerNorm(Module):

@@ -191,6 +191,13 @@ class NativeGroupNorm(Function):
         return gx, gw, gb
 
 
+def _mean(a: Any, dims: tuple, n: int) -> Any:
+    """a.mean(axis=dims) (n the count it averages) as NumPy's mean makes it, a half summed in
+    float32, without the method's Python wrapper (2 of a small mean's 3 us)."""
+    total = xp.add.reduce(a, axis=dims, dtype=xp.float32 if a.dtype == xp.float16 else None)
+    return (total / n).astype(a.dtype, copy=False)  # not in place: slower on one channel
+
+
 class NativeBatchNorm(Function):
     """out = (x - mean) rstd * weight + bias per channel (dim 1) of x (N, C, *), rstd =
     1 / sqrt(var + eps): the batch's mean and biased variance when training, the running
@@ -212,14 +219,16 @@ class NativeBatchNorm(Function):
         shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)  # a (C,) vector over (N, C, *)
         if self.training:  # the batch's statistics; the running ones (given) move towards
             # them in place, by momentum, towards the unbiased variance, as PyTorch's kernel
-            running, mean = (mean, var), x.mean(axis=dims)
-            out = x - mean.reshape(shape)
-            var = (out * out).mean(axis=dims)  # biased: what normalises
             n = x.size // x.shape[1]
-            for kept, now in zip(running, (mean, var * (n / (n - 1))), strict=True):
-                if kept is not None:
-                    kept *= 1.0 - momentum
-                    kept += momentum * now
+            kept_mean, kept_var, mean = mean, var, _mean(x, dims, n)
+            out = x - mean.reshape(shape)
+            var = _mean(out * out, dims, n)  # biased: what normalises
+            if kept_mean is not None:
+                kept_mean *= 1.0 - momentum
+                kept_mean += momentum * mean
+            if kept_var is not None:
+                kept_var *= 1.0 - momentum
+                kept_var += momentum * (var * (n / (n - 1)))
         else:
             out = x - mean.reshape(shape)
         rstd = 1.0 / xp.sqrt(var + eps)  # (C,)
