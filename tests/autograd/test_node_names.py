@@ -29,10 +29,7 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         {"SqueezeBackward4", "PermuteBackward0", "SumBackward1", "MulBackward0"},
     ),
     "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
-    "CloneBackward0": (
-        "these end in a copy of a view",
-        {"CopyBackwards", "TriangularSolveBackward0"},
-    ),
+    "CloneBackward0": ("these end in a copy of a view", {"CopyBackwards"}),
     "LerpBackward0": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),
     "LerpBackward1": ("PyTorch's quantile squeezes its lerp last", {"SqueezeBackward4"}),
     "MulBackward0": ("PyTorch's dropout3d of an unbatched input squeezes", {"SqueezeBackward1"}),
@@ -51,10 +48,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "ScaledDotProductFlashAttentionForCpuBackward0": (
         "PyTorch's CPU attention of these shapes is a composite",
         {"UnsafeViewBackward0"},
-    ),
-    "LinalgSolveTriangularBackward0": (
-        "triangular_solve solves a triangle",
-        {"TriangularSolveBackward0"},
     ),
 }
 

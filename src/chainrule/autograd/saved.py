@@ -38,7 +38,7 @@ OPTIONS = (
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
-    "alpha", "shifts", "accumulate", "value", "source_shape",
+    "alpha", "shifts", "accumulate", "value", "source_shape", "transpose", "unitriangular",
 )  # fmt: skip
 
 
@@ -340,6 +340,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "unitriangular": lambda fn: _option(fn, "options")[2],
         "upper": lambda fn: _option(fn, "options")[0],
     },
+    "TriangularSolveBackward0": {k: _opt(k) for k in ("upper", "transpose", "unitriangular")},
     "CholeskySolveBackward0": {"upper": _opt("upper")},
     "CholeskyInverseBackward0": {"upper": _opt("upper")},
     "LinalgCholeskyExBackward0": {"upper": _opt("upper")},
@@ -716,17 +717,16 @@ TENSORS: dict[str, dict[str, TensorSpec]] = {
         ("MedianBackward0", "NanmedianBackward0"),
         {"result": ("made", 0, lambda fn: made.shared(fn)), **_SELF},
     ),
-    "LinalgDetBackward0": {
+    **dict.fromkeys(("LinalgDetBackward0", "LinalgSolveExBackward0"), {
         "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
         "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
-    },
+    }),
     "LinalgSlogdetBackward0": {
         "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
         "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "sign": ("made", 0, made.slogdet_sign),
     },
-    "LinalgSolveExBackward0": {
-        "A": ("input", 0, None), "LU": ("made", 0, lambda fn: made.lu(fn)[0]),
-        "pivots": ("made", 0, lambda fn: made.lu(fn)[1]), "result": ("result",),
+    "TriangularSolveBackward0": {
+        "A": ("input", 1, None), "solution": ("made", None, made.solution), **_SELF
     },
     "GluBackward0": _SELF,
     **dict.fromkeys(("ScatterBackward1", "IndexFillBackward1"), {"index": ("called", "index")}),

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..autograd.node import named
 from ..ops import decompositions as D
+from ..ops import triangular
 from ..tensor import Tensor, where
 from . import decompose, solvers
 from ._checks import floating, matrices, same_dtype, tensor_of
@@ -135,11 +136,22 @@ def triangular_solve(
     transpose: bool = False,
     unitriangular: bool = False,
 ) -> TriangularSolve:
-    """(X, a copy of A) with A X = b (A^T X = b where transpose), A triangular."""
-    A, b = matrices(A, "triangular_solve"), matrices(b, "triangular_solve")
-    lhs = A.mT if transpose else A
-    X = solvers.solve_triangular(lhs, b, upper=upper != transpose, unitriangular=unitriangular)
-    return TriangularSolve(X, A.clone())
+    """(X, a copy of A) with A X = b (A^T X = b where transpose), A triangular; batch dims
+    broadcast. One op, whose node the two outputs share, as PyTorch's."""
+    A = matrices(A, "triangular_solve", square=True)
+    b = matrices(b, "triangular_solve")
+    same_dtype(A, b, "triangular_solve")
+    shape_b, shape_a = b._array.shape, A._array.shape
+    if shape_b[-2] != shape_a[-1]:
+        raise ValueError(
+            f"triangular_solve: A and b must have as many rows; got shapes {shape_a} and {shape_b}"
+        )
+    packed = triangular.TriangularSolve.apply(
+        b, A, upper=upper, transpose=transpose, unitriangular=unitriangular
+    )  # (..., n, k + n): X beside A's copy
+    k, batch = shape_b[-1], (slice(None),) * (packed._array.ndim - 1)
+    parts = [(*batch, slice(0, k)), (*batch, slice(k, None))]
+    return TriangularSolve(*solvers.outputs(packed, "TriangularSolve", parts))
 
 
 def orgqr(input: Any, input2: Any) -> Tensor:

@@ -136,10 +136,10 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     A = matrices(A, "linalg.slogdet", square=True)
     sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
     packed = D.LinalgSlogdet.apply(A, result=(sign, logabsdet), factor=factor)  # (2, *batch)
-    return Slogdet(*_outputs(packed, "LinalgSlogdet", [(0,), (1,)]))
+    return Slogdet(*outputs(packed, "LinalgSlogdet", [(0,), (1,)]))
 
 
-def _outputs(packed: Tensor, op: str, indices: list[Any]) -> list[Tensor]:
+def outputs(packed: Tensor, op: str, indices: list[Any]) -> list[Tensor]:
     """packed[index] for each index, the outputs of ``op`` (its primitive's name), which
     share packed's node as PyTorch's outputs share one (as var_mean's: autograd/outputs.py)."""
     if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
@@ -275,7 +275,7 @@ def lstsq(A: Any, B: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
         # the residuals below the solution, or none: an empty part of X's first row
         none = (0,) * (len(shape) + 1) + (slice(0, 0),)  # X[0, ..., 0, :0], of shape (0,)
         place = (*batch, n) if found["residuals"] else none
-        solution, residuals = _outputs(X, "LinalgLstsq", [(*batch, slice(0, n), *column), place])
+        solution, residuals = outputs(X, "LinalgLstsq", [(*batch, slice(0, n), *column), place])
         record(X, solution=solution._array, b=B._array)  # PyTorch's node keeps these
     else:  # an empty X: no place in it for the residuals
         X = record(X, solution=X._array, b=B._array)
