@@ -130,3 +130,22 @@ def test_a_write_into_an_output_before_backward_is_caught_where_torchs_is(op: st
         assert results[1] is None
     else:
         np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("op", ["var_mean", "std_mean", "aminmax"])
+def test_outputs_without_a_node_are_not_views_and_a_write_stays_in_its_own(
+    op: str, grad: bool
+) -> None:
+    """With no node recorded, the two outputs are tensors of their own, as PyTorch's (no
+    views of one packed result): a write into one changes neither the other nor the input."""
+    for lib in (torch, cr):
+        x = lib.tensor(C, requires_grad=grad)
+        with lib.no_grad():
+            outs = tuple(lib.aminmax(x, dim=1)) if op == "aminmax" else getattr(lib, op)(x, 1)
+        assert [o._is_view() for o in outs] == [False, False]
+        assert all(o.grad_fn is None and not o.requires_grad for o in outs)
+        before = outs[1].clone()
+        outs[0].add_(1)
+        np.testing.assert_array_equal(outs[1].numpy(), before.numpy())
+        np.testing.assert_array_equal(x.detach().numpy(), np.array(C))

@@ -114,7 +114,7 @@ def lines_last(a: Any, dim: int) -> tuple[Any, Any]:
     """a with dims dim and -1 swapped, (.., n), a view; and its stable sorting order there:
     value, then position, NaN last (PyTorch's order for ties)."""
     lines = a.swapaxes(dim, -1)  # (.., n)
-    return lines, xp.argsort(lines, axis=-1, kind="stable")
+    return lines, lines.argsort(axis=-1, kind="stable")  # the method: no Python wrapper
 
 
 def kept(index: Any, dim: int) -> Any:
@@ -140,8 +140,9 @@ def median_index(a: Any, dim: int, ignore_nan: bool) -> tuple[Any, Any]:
     nans = xp.isnan(lines) if is_floating(a.dtype) else None
     if nans is None or not xp.count_nonzero(nans):  # one rank for every line
         middle = (n - 1) // 2
-        values = xp.sort(lines, axis=-1)[..., middle]  # (..): the sort's value at the rank
-        return kept(order[..., middle], dim), kept(values, dim)
+        values = lines.copy()  # (.., n), sorted in place below: sort's methods, no wrapper
+        values.sort(axis=-1)
+        return kept(order[..., middle], dim), kept(values[..., middle], dim)  # at the rank
     count = nans.sum(axis=-1)  # (..): the NaN of each line, sorted last in their order
     if not ignore_nan:
         index = picked(order, xp.where(count > 0, n - count, (n - 1) // 2))
@@ -270,7 +271,7 @@ def mode_index(a: Any, dim: int) -> tuple[Any, Any]:
     if rises == s.size - s.size // n:  # every line rises strictly: no value twice, no NaN,
         # each line's mode is its smallest, at its one place
         return kept(lines.argmin(axis=-1), dim), kept(s[..., 0], dim)
-    order = xp.argsort(lines, axis=-1, kind="stable")  # lines_last's order
+    order = lines.argsort(axis=-1, kind="stable")  # lines_last's order
     s = s.reshape(-1, n)  # (lines, n)
     ends = xp.empty(s.shape, dtype=bool, like=s)  # the last of each run of equal values
     xp.not_equal(s[:, 1:], s[:, :-1], out=ends[:, :-1])

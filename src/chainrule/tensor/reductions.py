@@ -19,6 +19,7 @@ from ..autograd.forward_ad import carries, set_tangent, tangent_of
 from ..autograd.node import UNGIVEN, UNGIVEN_FALSE
 from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
+from ..fastpath import unwatched
 from ..ops import decompositions, linalg, movement, reduce, statistics
 from .arithmetic import floating, where
 from .core import Core, as_tensor, make
@@ -541,10 +542,13 @@ _SPREADS["std_mean"] = reduce.StdMean
 
 def _parts(packed: Tensor, op: str) -> tuple[Tensor, Tensor]:
     """The two outputs of var_mean, std_mean or aminmax (``op``, the primitive's name),
-    packed[0] and packed[1], which share packed's node as PyTorch's two outputs share one."""
-    if packed.grad_fn is None:  # no node to share (forward mode's tangents are its parts)
+    packed[0] and packed[1], which share packed's node as PyTorch's two outputs share one;
+    with no node, two tensors that are not views, as PyTorch's."""
+    if packed.grad_fn is None:  # no node to share
+        if unwatched(packed):  # nothing traces the parts: each its part of packed's array
+            return make(packed._array[0]), make(packed._array[1])
         first, second = movement.sliced(movement.GetItem, packed, [(0,), (1,)])
-        return first, second
+        return first, second  # forward mode's tangents (vmap's, an exporter's) are its parts
     parts = []
     for k in (0, 1):  # the rule of each output's place in packed: indexing's
         part = movement.GetItem()
@@ -648,10 +652,10 @@ def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     """The positions that sort a along dim (int64), stable, NaN last when ascending and first
     when descending, as PyTorch: descending is the ascending sort of a reversed, reversed
     back, so equal values keep their order there too."""
-    if not descending:
-        return xp.argsort(a, axis=dim, kind="stable").astype(array.int64, copy=False)
+    if not descending:  # (the method: NumPy's function adds a Python wrapper)
+        return a.argsort(axis=dim, kind="stable").astype(array.int64, copy=False)
     flip = (slice(None),) * dim + (slice(None, None, -1),)  # a reversed along dim: a view
-    backwards = xp.argsort(a[flip], axis=dim, kind="stable")  # positions in a[flip]
+    backwards = a[flip].argsort(axis=dim, kind="stable")  # positions in a[flip]
     return (a.shape[dim] - 1 - backwards[flip]).astype(array.int64, copy=False)
 
 

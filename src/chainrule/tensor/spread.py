@@ -57,7 +57,7 @@ def quantile_of(
         out_shape = t.shape[:d] + ((1,) if keepdim else ()) + t.shape[d + 1 :] if t.ndim else ()
     rest, n = x._array.shape[:-1], x._array.shape[-1]  # x: (*rest, n), the lines last
     m = qa.size
-    order = xp.argsort(x._array, axis=-1, kind="stable")  # (*rest, n): ascending, NaN last
+    order = x._array.argsort(axis=-1, kind="stable")  # (*rest, n): ascending, NaN last
     nans = xp.isnan(x._array)[None]  # (1, *rest, n)
     if isinstance(q, Core):  # the ranks a Tensor, for the derivatives q may carry
         qv = movement.viewed(movement.Reshape, qs, shape=(m,) + (1,) * (len(rest) + 1))
@@ -89,7 +89,8 @@ def quantile_of(
     def at(rank: Any) -> Any:
         """The positions in x of the sorted values at ``rank`` (m, *rest, 1), as the index
         of the gather: (m, *rest, 1), or (*rest, 1) for a 0-d q."""
-        places = flat[rows, xp.broadcast_to(rank, rank_shape).reshape(m, -1).astype(array.int64)]
+        ranks_of_lines = rank.reshape(m, -1).astype(array.int64)  # (m, lines) or (m, 1)
+        places = flat[rows, ranks_of_lines]  # (m, lines): the index broadcast to every line
         return places.reshape(rank_shape if qs.ndim else rank_shape[1:])
 
     lines = movement.viewed(movement.Expand, x, shape=(m, *rest, n)) if qs.ndim else x
