@@ -50,7 +50,7 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         "log_probs": ("input", 0, None),
         "result0": ("made", None, lambda fn: fn.nll),
         # (N, T, S): alpha, the log-probabilities of the alignments' prefixes
-        "result1": ("made", None, lambda fn: array.xp.swapaxes(fn.alpha, 0, 1)),
+        "result1": ("made", None, lambda fn: array.xp.swapaxes(fn.kept_alpha(), 0, 1)),
         "targets": ("called", "targets"),
     },
     **dict.fromkeys(

@@ -188,11 +188,13 @@ def ctc_loss(
         tg = tg[None]  # one sample's target, (1, S)
     in_len = _lengths(input_lengths, n, "input_lengths")
     tg_len = _lengths(target_lengths, n, "target_lengths")
-    if (in_len > steps).any() or (in_len < 0).any():
+    # the lengths as lists: N numbers, checked in Python faster than by NumPy's calls
+    in_list, tg_list = in_len.tolist(), tg_len.tolist()
+    if n and (max(in_list) > steps or min(in_list) < 0):
         raise ValueError(
-            f"{op}: input_lengths must lie in [0, {steps}] (log_probs' T); got {in_len.tolist()}"
+            f"{op}: input_lengths must lie in [0, {steps}] (log_probs' T); got {in_list}"
         )
-    longest = int(tg_len.max()) if n else 0
+    longest = max(tg_list, default=0)
     if tg.ndim == 2:
         if tg.shape[0] != n or longest > tg.shape[1]:
             raise ValueError(
@@ -221,8 +223,9 @@ def ctc_loss(
         blank=blank,
         zero_infinity=zero_infinity,
     )  # (N,)
-    given = {"input_lengths": tuple(in_len.tolist()), "target_lengths": tuple(tg_len.tolist())}
-    losses = record(losses, targets=tg, blank=blank, zero_infinity=zero_infinity, **given)
+    if losses.grad_fn is not None:  # the node keeps PyTorch's saved values
+        given = {"input_lengths": tuple(in_list), "target_lengths": tuple(tg_list)}
+        record(losses, targets=tg, blank=blank, zero_infinity=zero_infinity, **given)
     if reduction == "mean":
         per = xp.asarray(xp.maximum(tg_len, 1), dtype=losses._array.dtype, like=losses._array)
         return (losses / per).mean()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .. import array
 from ..array import errstate, xp
 from ..autograd.primitive import Function
 
@@ -18,15 +19,17 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def extended(padded: Any, blank: int) -> tuple[Any, Any]:
-    """l' of each target (N, 2 L + 1): blanks around and between its labels; and where l'[s]
-    may be reached from l'[s - 2] (a label unlike the one two places back: 0, else -inf, as
-    the term to add)."""
+def extended(padded: Any, blank: int, dtype: Any) -> tuple[Any, Any]:
+    """l' of each target (N, 2 L + 1): blanks around and between its labels; and the term
+    each of the three places an alpha step reads adds (3, N, 2 L + 1): for l'[s - 2], 0
+    where l'[s] may be reached from it (a label unlike the one two places back), else -inf;
+    0 for l'[s - 1] and l'[s], in ``dtype``."""
     n, width = padded.shape[0], 2 * padded.shape[1] + 1
     labels = xp.full((n, width), blank, dtype=xp.int64)
     labels[:, 1::2] = padded  # (N, L) into the odd places
-    skip = xp.full((n, width), -xp.inf)
-    skip[:, 3::2][padded[:, 1:] != padded[:, :-1]] = 0.0  # (N, L - 1): label s against s - 2
+    skip = xp.zeros((3, n, width), dtype=dtype)
+    skip[0] = -xp.inf
+    skip[0, :, 3::2][padded[:, 1:] != padded[:, :-1]] = 0.0  # (N, L - 1): label s against s - 2
     return labels, skip
 
 
@@ -71,47 +74,57 @@ class CtcLoss(Function):
     ) -> Any:
         steps, n, _ = lp.shape
         neg_inf = -xp.inf
-        labels, skip = extended(padded, blank)
+        labels, skip = extended(padded, blank, lp.dtype)
         width = labels.shape[1]
         # (T, N, S): lp of each place's class; places past an l''s end take any class, since
         # alpha there never reaches a place inside it (beta's recursion masks them)
         seen = lp[:, xp.arange(n)[:, None], labels]
-        # alpha with two places of -inf before each row, so the terms one and two places back
-        # are slices, not shifted copies; each step written in place
+        # alpha with two places of -inf before each row, so the three places a step reads
+        # (s - 2, s - 1, s) are windows over the row before: (T, 3, N, S), no copies
         alpha_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
         alpha = alpha_pad[:, :, 2:]  # (T, N, S) view
+        at_t, at_n, at_s = alpha_pad.strides
+        before = array.strided_view(alpha_pad, (steps, 3, n, width), (at_t, at_s, at_n, at_s))
+        # each step's three terms less the row before: the skip's -inf and the step's lp
+        # (T, 3, N, S), so a step is one sum and one log-add-exp of three
+        terms = seen[:, None] + skip
         if steps:
             alpha[0, :, :2] = seen[0, :, :2]
-        skip = skip.astype(lp.dtype, copy=False)
-        for t in range(1, steps):  # past a sample's length alpha runs on, then is cleared
-            a, step = alpha_pad[t - 1], alpha[t]
-            xp.logaddexp(a[:, 2:], a[:, 1:-1], out=step)
-            xp.logaddexp(step, a[:, :-2] + skip, out=step)
-            step += seen[t]
+        for t in range(1, steps):  # past a sample's length alpha runs on (see kept_alpha)
+            step = terms[t]
+            step += before[t - 1]
+            xp.logaddexp.reduce(step, axis=0, out=alpha[t])
         ends = 2 * target_lengths + 1  # (N,): each l''s length
         # the last two places of each l' at its last step, read from the padded rows (where
         # place -1 of a one-place l' is padding, -inf); a length 0 is settled below
         last, rows = lengths - 1, xp.arange(n)
         losses = -xp.logaddexp(alpha_pad[last, rows, ends + 1], alpha_pad[last, rows, ends])
-        empty = lengths == 0
-        if empty.any():
+        if not lengths.all():
+            empty = lengths == 0
             losses[empty] = xp.where(ends[empty] == 1, 0.0, xp.inf)
-        steps_in = xp.arange(steps)[:, None] < lengths  # (T, N)
-        if not steps_in.all():
-            alpha[~steps_in] = neg_inf
-        self.alpha, self.nll = alpha, losses  # PyTorch's node's result1 and result0
-        self.seen, self.labels, self.skip, self.lengths = seen, labels, skip, lengths
-        self.ends, self.steps_in, self.impossible = ends, steps_in, None
+        self.alpha, self.nll = alpha, losses  # PyTorch's node's result0 (result1: kept_alpha)
+        self.seen, self.labels, self.skip, self.lengths = seen, labels, skip[0], lengths
+        self.ends, self.impossible = ends, None
         if zero_infinity:
             self.impossible = xp.isinf(losses)
             losses = xp.where(self.impossible, 0.0, losses)
         self.losses = losses
         return losses.astype(lp.dtype, copy=False)
 
+    def steps_in(self) -> Any:
+        """(T, N): the steps inside each sample's input length."""
+        return xp.arange(self.alpha.shape[0])[:, None] < self.lengths
+
+    def kept_alpha(self) -> Any:
+        """alpha as PyTorch's node keeps it (T, N, S): -inf past each sample's length, where
+        the forward's recursion ran on (cleared here, when it is read)."""
+        self.alpha[~self.steps_in()] = -xp.inf
+        return self.alpha
+
     def _lcab_loss(self, classes: int) -> Any:
         """lcab + loss (T, N, C): beta by the recursion backwards from each sample's last step,
         then alpha beta summed by class in exp space under each (t, n)'s largest term."""
-        seen, alpha, lengths = self.seen, self.alpha, self.lengths
+        seen, alpha, lengths = self.seen, self.kept_alpha(), self.lengths
         steps, n, width = seen.shape
         neg_inf = -xp.inf
         places = xp.arange(width)
@@ -146,7 +159,7 @@ class CtcLoss(Function):
             lcab_loss = self._lcab_loss(lp.shape[2])
             posterior = (lp * -1.0 + lcab_loss).exp()
         per_class = (lp.exp() - posterior) * grad.reshape(1, -1, 1)  # (T, N, C)
-        counted = self.steps_in  # (T, N)
+        counted = self.steps_in()  # (T, N)
         if self.impossible is not None:
             counted = counted & ~self.impossible
         return (per_class.masked_fill(~counted[:, :, None], 0.0),)
