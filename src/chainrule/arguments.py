@@ -384,7 +384,7 @@ def index_vector(index: Any, dim: int, t: Tensor, op: str) -> Any:
     [0, size of dim)."""
     if isinstance(index, tensor_type()):
         index = index._array
-    shape = t.shape or (1,)
+    shape = t._array.shape or (1,)  # a plain tuple: no Size made
     arr = array.on_device_of(index, t._array)
     if arr.size == 0:
         arr = arr.astype(array.int64)

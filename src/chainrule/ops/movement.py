@@ -523,6 +523,19 @@ def along_dim(index: Any, dim: int, ndim: int) -> tuple:
     return tuple(grid)
 
 
+def _grid_shape(index: tuple) -> tuple[int, ...]:
+    """The shape the arrays of a NumPy index broadcast to (they do: the index was checked):
+    along each dim, from the last, the size that is not 1. NumPy's broadcast_shapes, without
+    the arrays it makes to find it."""
+    n = max([i.ndim for i in index])
+    shape = [1] * n
+    for i in index:
+        for k, m in enumerate(i.shape, n - i.ndim):
+            if m != 1:
+                shape[k] = m
+    return tuple(shape)
+
+
 class Gather(Function):
     """out[i][j] = a[i][index[i][j]] along dim (torch.gather / take_along_dim), in index's
     shape (no larger than a's but along dim: nothing is broadcast);
@@ -632,10 +645,10 @@ class ScatterReduce(Function):
         self.dim, self.reduce, self.include_self = dim, reduce, include_self
         self.index, self.at = index, _lifted(index)  # as given, and as read
         shape, a, src, index = a.shape, _lifted(a), _lifted(src), self.at
-        self.where = along_dim(index, dim, a.ndim)
-        self.written = xp.zeros(a.shape, dtype=bool, like=a)
-        self.written[self.where] = True
-        s = src[tuple(slice(n) for n in index.shape)]  # the corner of src as large as index
+        self.where, self.lifted_shape = along_dim(index, dim, a.ndim), a.shape
+        s = src  # the corner of src as large as index
+        if src.shape != index.shape:
+            s = src[tuple([slice(n) for n in index.shape])]
         out = a.copy()
         if not include_self:
             out[self.where] = _identity(reduce, a.dtype)
@@ -648,10 +661,18 @@ class ScatterReduce(Function):
 
     def _count(self, dtype: Any) -> Any:
         """How many values each place of out averages (1 where none: it keeps a)."""
-        count = xp.full(self.written.shape, int(self.include_self), dtype=dtype, like=self.written)
+        shape, keeps = self.lifted_shape, int(self.include_self)
+        count = xp.full(shape, keeps, dtype=dtype, like=self.at)  # on a's device, as index
         xp.add.at(count, self.where, 1)
         count[count == 0] = 1
         return count
+
+    def _written(self) -> Any:
+        """Where src was written: True at each place index names (made for backward alone,
+        which few calls run)."""
+        written = xp.zeros(self.lifted_shape, dtype=bool, like=self.at)
+        written[self.where] = True
+        return written
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a_shape, src_shape = (x.shape for x in self.inputs)
@@ -677,7 +698,7 @@ class ScatterReduce(Function):
                 shared = grad / ties
             grad_a, grad_s = shared * a_is, shared[self.where] * s_is
         if not self.include_self:
-            grad_a = Where.apply(self.written, 0.0, grad_a)
+            grad_a = Where.apply(self._written(), 0.0, grad_a)
         widths = tuple((0, n - m) for n, m in zip(src.shape, self.at.shape, strict=True))
         if any(w for _, w in widths):  # src past index gets no gradient
             grad_s = Pad.apply(grad_s, widths=widths)
@@ -718,8 +739,10 @@ class ScatterAdd(Function):
     def forward(self, a: Any, src: Any, index: tuple, alpha: Any) -> Any:
         self.index, self.alpha = index, alpha
         out, part = _lifted(a).copy(), _lifted(src)
-        if all(isinstance(i, ndarray) for i in index):  # a grid: src's corner as large as it
-            part = part[tuple(slice(n) for n in xp.broadcast_shapes(*(i.shape for i in index)))]
+        if all([isinstance(i, ndarray) for i in index]):  # a grid: src's corner as large as it
+            corner = _grid_shape(index)
+            if part.shape != corner:
+                part = part[tuple([slice(n) for n in corner])]
         if alpha != 1:
             part = part * alpha
         if not fastpath.add_at_rows(out, index, part):

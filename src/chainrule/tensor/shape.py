@@ -605,15 +605,17 @@ class Shape(Core):
     ) -> Tensor:
         """self with alpha * source added at the positions index names along dim: source's
         slice k goes to index[k] (repeated positions add up)."""
-        d = normalize_dim(dim, self.ndim, "index_add", self.shape)
+        shape = self._array.shape  # the arrays' shapes: plain tuples, as numpy gives them
+        d = normalize_dim(dim, len(shape), "index_add", shape)
         idx = index_vector(index, d, self, "index_add")
         source = as_tensor(source)
-        expected = self.shape[:d] + (len(idx),) + self.shape[d + 1 :]  # self's, dim d len(idx)
-        both_0d = not self.ndim and not source.ndim  # PyTorch reads both as of shape (1,)
-        if not both_0d and (source.shape != expected or source.ndim != self.ndim):
+        got = source._array.shape
+        expected = shape[:d] + (len(idx),) + shape[d + 1 :]  # self's, dim d len(idx)
+        both_0d = not shape and not got  # PyTorch reads both as of shape (1,)
+        if not both_0d and (got != expected or len(got) != len(shape)):
             raise ValueError(
                 f"index_add: source must have shape {expected} (self's, with dim {d} as long as "
-                f"index); got self {self.shape}, index {idx.shape} and source {source.shape}"
+                f"index); got self {shape}, index {idx.shape} and source {got}"
             )
         _same_dtype(self, source, "index_add", "source")
         alpha = scalar_for(self, alpha, "index_add")
@@ -663,25 +665,26 @@ def _scatter_index(
     """gather's and scatter's dim and index checked: an integer index with self's dims (and
     src's, where a tensor), no larger than self in a dim but dim nor than src in any, each
     value in range."""
-    d = normalize_dim(dim, t.ndim, op, t.shape)
-    src_shape = src.shape if isinstance(src, Core) else None
-    fits = idx.dtype.kind in "iu" and idx.ndim == t.ndim
+    shape = t._array.shape  # the arrays' shapes: plain tuples, as numpy gives them
+    d = normalize_dim(dim, len(shape), op, shape)
+    src_shape = src._array.shape if isinstance(src, Core) else None
+    fits = idx.dtype.kind in "iu" and idx.ndim == len(shape)
     fits = fits and (src_shape is None or len(src_shape) == idx.ndim)
     for k, m in enumerate(idx.shape if fits else ()):
-        fits = fits and (k == d or m <= t.shape[k]) and (src_shape is None or m <= src_shape[k])
+        fits = fits and (k == d or m <= shape[k]) and (src_shape is None or m <= src_shape[k])
     if not fits:
         src_text = "" if src_shape is None else f" and src {src_shape}"
         than_src = "" if src_shape is None else "src in any dim nor than "
         raise ValueError(
             f"{op}: index must be an integer tensor with self's dims, no larger than {than_src}"
             f"self in a dim but {d}; got index of dtype {idx.dtype} and shape {idx.shape}, self "
-            f"{t.shape}{src_text}"
+            f"{shape}{src_text}"
         )
-    bad = idx[(idx < 0) | (idx >= t.shape[d])]
+    bad = idx[(idx < 0) | (idx >= shape[d])]
     if bad.size:
         raise IndexError(
-            f"{op}: index {int(bad[0])} is out of range for dim {d} of size {t.shape[d]}; got "
-            f"shape {t.shape}"
+            f"{op}: index {int(bad[0])} is out of range for dim {d} of size {shape[d]}; got "
+            f"shape {shape}"
         )
     if isinstance(src, Core):
         _same_dtype(t, src, op, "src")
@@ -701,7 +704,7 @@ def _scatter_with_reduce(t: Tensor, d: int, idx: Any, src: Any, reduce: Any) -> 
 
 
 def _same_dtype(t: Tensor, other: Tensor, op: str, name: str) -> None:
-    if other.dtype != t.dtype:
+    if other._array.dtype != t._array.dtype:
         raise TypeError(f"{op}: {name} must have self's dtype; got {t.dtype} and {other.dtype}")
 
 
