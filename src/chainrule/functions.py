@@ -517,8 +517,12 @@ def cartesian_prod(*tensors: Any) -> Tensor:
         return ts[0]
     grid, k = tuple([t._array.shape[0] for t in ts]), len(ts)  # meshgrid's, 'ij'
     n = math.prod(grid)  # each tensor along its own dim of the grid, flattened: a column each
-    cols = [t.reshape((-1,) + (1,) * (k - i - 1)).broadcast_to(grid) for i, t in enumerate(ts)]
-    return stack([c.reshape(n) for c in cols], 1)
+    # shapes of the sizes they have, of one dtype: reshape's and stack's checks skipped
+    cols = [
+        t._reshaped(grid[i : i + 1] + (1,) * (k - i - 1)).broadcast_to(grid)  # (n_i, 1, ..)
+        for i, t in enumerate(ts)
+    ]
+    return movement.Stack.apply(*[c._reshaped((n,)) for c in cols], dim=1)  # (n, k)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
@@ -734,6 +738,8 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
         raise ValueError(f"tensordot: the two lists of dims differ in length; got {da} and {db}")
     da = [normalize_dim(d, len(sx), "tensordot", sx) for d in da]
     db = [normalize_dim(d, len(sy), "tensordot", sy) for d in db]
+    if len(set(da)) < len(da) or len(set(db)) < len(db):
+        raise ValueError(f"tensordot: a dim appears twice in a list of dims; got {da} and {db}")
     for i, j in zip(da, db, strict=True):  # a size-1 dim against a longer one: the other summed
         if sx[i] == 1 != sy[j]:
             y = y.sum(j, keepdim=True).to(y.dtype)
@@ -749,13 +755,15 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     free_b = [d for d in range(len(sy)) if d not in db]
     kept_a, kept_b = [sx[d] for d in free_a], [sy[d] for d in free_b]
     k = math.prod([sx[d] for d in da])
-    left = x.permute(*free_a, *da).reshape(math.prod(kept_a), k)  # (free of a, contracted)
-    right = y.permute(*db, *free_b).reshape(k, math.prod(kept_b))  # (contracted, free of b)
-    if left.shape[0] == right.shape[1] == 1:  # one row times one column: PyTorch's dot, 0-d
-        product = left.reshape(k) @ right.reshape(k)
+    # dims normalised and shapes of the sizes they have: permute's and reshape's checks skipped
+    m, n = math.prod(kept_a), math.prod(kept_b)
+    left = x._permuted(tuple(free_a + da))._reshaped((m, k))  # (free of a, contracted)
+    right = y._permuted(tuple(db + free_b))._reshaped((k, n))  # (contracted, free of b)
+    if m == n == 1:  # one row times one column: PyTorch's dot, 0-d
+        product = left._reshaped((k,)) @ right._reshaped((k,))
     else:
         product = left @ right
-    result = product.reshape(*kept_a, *kept_b)  # viewed, even as it is, as PyTorch's
+    result = product._reshaped(tuple(kept_a + kept_b))  # viewed, even as it is, as PyTorch's
     return write_out(result, out, "tensordot", exact=True)
 
 

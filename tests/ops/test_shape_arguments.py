@@ -111,6 +111,11 @@ def test_tensordot_refuses_contracted_dims_of_other_sizes():
         cr.tensordot(cr.ones(2, 3), cr.ones(4, 2), ([1], [0]))
 
 
+def test_tensordot_refuses_a_dim_named_twice():
+    with pytest.raises(ValueError, match=r"tensordot: a dim appears twice .*got \[0, 0\] and"):
+        cr.tensordot(cr.ones(2, 2), cr.ones(2, 2), ([0, -2], [0, 1]))
+
+
 def test_repeat_interleave_counts():
     x, t = cr.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
     for args in [(2,), (3, -1), (0, 1), (2, None)]:
