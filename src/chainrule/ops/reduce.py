@@ -16,6 +16,7 @@ from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.mode import state
 from ..autograd.primitive import Function
+from ..fastpath import halving
 from .elementwise import Where
 from .movement import Cat
 
@@ -89,7 +90,7 @@ def _shift(a: Any, dims: Any) -> Any:
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
     if not a.size:
         return xp.zeros((), dtype=a.dtype, like=a)
-    return xp.maximum.reduce(a, axis=dims, keepdims=True)  # the ufunc: no Python wrapper
+    return halving.reduce(xp.maximum, a, dims, True)  # the ufunc: no Python wrapper
 
 
 class Sum(Function):
@@ -100,8 +101,7 @@ class Sum(Function):
 
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
-        a = _column_major(a, dims)
-        return a.sum(axis=dims, keepdims=keepdim)  # the method skips a Python wrapper
+        return halving.reduce(xp.add, _column_major(a, dims), dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
@@ -123,8 +123,8 @@ class Mean(Function):
         a = _column_major(a, dims)
         if a.dtype.itemsize < 4 or not self.n:  # NumPy's mean: halves summed in float32, and
             return a.mean(axis=dims, keepdims=keepdim)  # the NaN of nothing with its warning
-        return a.sum(axis=dims, keepdims=keepdim) / self.n  # mean's own sum and division,
-        # bit for bit, without its Python wrapper (2 of a small mean's 3 us)
+        return halving.reduce(xp.add, a, dims, keepdim) / self.n  # mean's own sum and
+        # division, without its Python wrapper (2 of a small mean's 3 us)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
@@ -162,10 +162,10 @@ class _Spread(Function):
         if a.dtype.itemsize < 4 or not n:  # NumPy's mean: halves summed in float32, and
             self.mean = a.mean(axis=self.dims, keepdims=True)  # the NaN of nothing
         else:  # mean's own sum and division
-            self.mean = xp.add.reduce(a, axis=self.dims, keepdims=True) / n
+            self.mean = halving.reduce(xp.add, a, self.dims, True) / n
         centred = a - self.mean
         centred *= centred
-        return xp.add.reduce(centred, axis=self.dims, keepdims=keepdim)
+        return halving.reduce(xp.add, centred, self.dims, keepdim)
 
     def _grad(self, g: Any, a: Any, mean: Any) -> Any:
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
@@ -301,13 +301,13 @@ class Amax(Function):
     rule = "grad_a = grad at the maxima (shared equally among ties), 0 elsewhere"
     saves_out = True
 
-    reducer = staticmethod(xp.maximum.reduce)  # amax's ufunc, without its Python wrapper
+    ufunc = xp.maximum  # amax's, reduced without its Python wrapper
 
     def forward(
         self, a: Any, dims: Any = None, keepdim: bool = False, nan_ties: bool = False
     ) -> Any:
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
-        return self.reducer(_column_major(a, dims), axis=dims, keepdims=keepdim)
+        return halving.reduce(self.ufunc, _column_major(a, dims), dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # The ties are found here, not in forward, which then costs nothing extra under
@@ -327,7 +327,7 @@ class Amin(Amax):
 
     rule = "grad_a = grad at the minima (shared equally among ties), 0 elsewhere"
 
-    reducer = staticmethod(xp.minimum.reduce)
+    ufunc = xp.minimum
 
 
 class Aminmax(Function):
@@ -343,10 +343,10 @@ class Aminmax(Function):
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
-        least = xp.minimum.reduce(a, axis=dims, keepdims=keepdim)  # amin without its wrapper
+        least = halving.reduce(xp.minimum, a, dims, keepdim)  # amin without its wrapper
         out = xp.empty((2, *least.shape), dtype=a.dtype, like=a)  # (2, *reduced)
         out[0] = least
-        out[1] = xp.maximum.reduce(a, axis=dims, keepdims=keepdim)
+        out[1] = halving.reduce(xp.maximum, a, dims, keepdim)
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -373,7 +373,7 @@ class LogSumExp(Function):
         a = _column_major(a, dims)
         m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
-        out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
+        out = xp.log(halving.reduce(xp.add, xp.exp(a - m), dims, True)) + m
         return out.reshape(_reduced(a.shape, dims, keepdim))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
