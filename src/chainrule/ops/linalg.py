@@ -233,6 +233,13 @@ _EINSUM = re.compile(r"^([a-zA-Z]*(?:,[a-zA-Z]*)*)->([a-zA-Z]*)$")
 
 def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
     """Check an explicit einsum equation against the operand shapes."""
+    ins, out = _parsed(equation, tuple(shapes))
+    return list(ins), out
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], str]:
+    """parse_einsum's work, done once for each equation and shapes."""
     eq = equation.replace(" ", "")
     m = _EINSUM.match(eq)
     if not m:
@@ -252,13 +259,13 @@ def parse_einsum(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[str
         for c, n in zip(spec, shape, strict=True):
             if sizes.setdefault(c, n) != n:
                 raise ValueError(
-                    f"einsum: dim {c!r} has sizes {sizes[c]} and {n}; got shapes {shapes}"
+                    f"einsum: dim {c!r} has sizes {sizes[c]} and {n}; got shapes {list(shapes)}"
                 )
     if len(set(out)) != len(out) or any(c not in sizes for c in out):
         raise ValueError(
             f"einsum: output {out!r} repeats a letter or names one no input has; got {equation!r}"
         )
-    return ins, out
+    return tuple(ins), out
 
 
 def sums_alone(equation: str, shapes: list[tuple[int, ...]]) -> bool:
@@ -286,6 +293,16 @@ def _alone(ins: tuple[str, ...], out: str) -> tuple[tuple[tuple[int, ...], ...],
     return tuple(axes), ",".join(specs) + "->" + out
 
 
+@functools.lru_cache(maxsize=256)
+def _greedy_path(equation: str, shapes: tuple[tuple[int, ...], ...]) -> list[Any]:
+    """NumPy's greedy contraction path for operands of these shapes: its search costs
+    more than the contraction of small operands, and the path depends on the shapes alone
+    (found over zero-stride stand-ins)."""
+    host = array.host
+    stand_ins = [host.broadcast_to(host.float64(0), shape) for shape in shapes]
+    return host.einsum_path(equation, *stand_ins, optimize="greedy")[0]
+
+
 class Einsum(Function):
     """out = einsum(equation, *operands)  (letters only operand i has are broadcast back to
     it by expand)"""
@@ -295,8 +312,9 @@ class Einsum(Function):
 
     def forward(self, *arrays: Any, equation: Any) -> Any:
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
-        if len(arrays) > 2:
-            return xp.einsum(equation, *arrays, optimize=True)
+        if len(arrays) > 2:  # in pairs, in the order of NumPy's greedy path (CuPy takes it)
+            path = _greedy_path(equation, tuple([a.shape for a in arrays]))
+            return xp.einsum(equation, *arrays, optimize=path)
         axes, rest = _alone(tuple(self.ins), self.out)
         if rest is None or not all(a.dtype in (xp.float32, xp.float64) for a in arrays):
             return xp.einsum(equation, *arrays)
