@@ -59,6 +59,10 @@ class Node:
         )  # fmt: skip
         if type(self).__name__ in ("AddmmBackward0", "MmBackward0") and self.op == "Linear":
             return self._as_addmm(shown)
+        if self.op == "CopySlices" and shown[1][0] is not None:  # a write through a view:
+            # PyTorch's node holds the write's node, and shows the base's edge, then the
+            # write's other edges (its first is the view's old value, inside the node)
+            return shown[:1] + shown[1][0].next_functions[1:]
         return shown
 
     def _as_addmm(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
@@ -248,12 +252,14 @@ def edges(inputs: tuple[Any, ...]) -> list[Any]:
 
 NUMBER = saved.NUMBER  # an edge from an input that is no tensor: (None, 0), or none (SCALAR_ARGS)
 
-# PyTorch's nodes whose numbers are arguments of a Scalar overload, not inputs: no edge
+# PyTorch's nodes whose numbers are arguments of a Scalar overload, not inputs: no edge (nor
+# for the all-False mask of the where that stands for zero_ and fill_)
 SCALAR_ARGS = frozenset(
     {"PowBackward0", "PowBackward2", "ClampBackward1", "RsubBackward1", "FmodBackward0",
      "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
      "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0",
-     "IndexFillBackward0", "LerpBackward0", "MulBackward1"}
+     "IndexFillBackward0", "LerpBackward0", "MulBackward1", "ZeroBackward0", "FillBackward2",
+     "FillBackward3"}
 )  # fmt: skip
 
 
