@@ -31,11 +31,10 @@ def _row_dots(a: Any, b: Any) -> Any:
 
 
 def _rstd(squares: Any, n: int, eps: float) -> Any:
-    """1 / sqrt(squares / n + eps), the (M, 1) sums of squares taken in place, as
-    sqrt(n) / sqrt(squares + n eps): three NumPy calls where the plain order is four."""
-    squares += n * eps
-    xp.sqrt(squares, out=squares)
-    return xp.divide(math.sqrt(n), squares, out=squares)
+    """1 / sqrt(squares / n + eps) of the (M, 1) sums of squares, as sqrt(n) / sqrt(squares +
+    n eps): three NumPy calls where the plain order is four (not in place: NumPy's in-place
+    call on one element, a single row's, costs twice its plain one)."""
+    return math.sqrt(n) / xp.sqrt(squares + n * eps)
 
 
 class LayerNorm(Function):
@@ -59,8 +58,7 @@ class LayerNorm(Function):
         n = math.prod(x.shape[x.ndim - k :])
         rows = x.reshape(-1, n)  # (M, n), the half types in float32
         rows = rows if x.dtype.itemsize >= 4 else rows.astype(xp.float32)
-        mean = row_sums(rows)
-        mean /= n
+        mean = row_sums(rows) / n  # not in place, as _rstd
         xhat = rows - mean
         if fastpath.enabled():  # the sum of squares in one pass, the rest in place
             rstd = _rstd(_row_dots(xhat, xhat), n, eps)  # (M, 1)
@@ -95,11 +93,8 @@ class LayerNorm(Function):
             gb = row_sums(g.T).reshape(bias.shape).astype(bias.dtype)
         if need_x:
             gh = g * weight._array.reshape(-1) if weight is not None else g.copy()
-            dot = _row_dots(gh, xhat)  # sum(gh * xhat) per row
-            gh_mean = row_sums(gh)
-            gh_mean /= n
-            gh -= gh_mean
-            dot /= n
+            dot = _row_dots(gh, xhat) / n  # mean(gh * xhat) per row, not in place (_rstd)
+            gh -= row_sums(gh) / n
             xhat *= dot  # not needed after: in place, no temporary
             gh -= xhat
             gh *= self.rstd
