@@ -4,7 +4,7 @@ views)."""
 
 from .elements import view_at
 from .rowsums import row_sums
-from .rules import add_at_rows, add_rows, gradients, masked, select, unchanged
+from .rules import add_at_rows, add_rows, gradients, masked, on_value, select, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
 from .views import slices_made, unwatched, view_made
@@ -18,6 +18,7 @@ __all__ = [
     "enabled",
     "gradients",
     "masked",
+    "on_value",
     "row_sums",
     "select",
     "set_enabled",

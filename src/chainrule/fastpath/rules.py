@@ -1,7 +1,7 @@
 """The tricks of the backward pass that are no op's own algorithm: rules on arrays
 (``gradients``), the relu mask on a gradient's bits (``masked``) and selection on them
-(``select``), Embedding's scatter (``add_at_rows``) and the write clock (``unchanged``);
-docs/performance.md has the figures."""
+(``select``), 0-d arrays' values as NumPy scalars (``on_value``), Embedding's scatter
+(``add_at_rows``) and the write clock (``unchanged``); docs/performance.md has the figures."""
 
 from __future__ import annotations
 
@@ -73,6 +73,25 @@ def select(mask: Any, x: Any, y: Any) -> Any:
             out ^= y
             return out.view(x.dtype)
     return array.xp.where(mask, x, y).astype(x.dtype, copy=False)
+
+
+# The dtypes whose 0-d arrays an op computes on as a NumPy scalar (see on_value).
+_VALUES = (array.host.float32, array.host.float64)
+
+
+def on_value(a: Any, fn: Any) -> Any:
+    """``fn`` of a 0-d float32 or float64 host array's one value, a NumPy scalar of its
+    dtype, made a 0-d array again: NumPy's scalar arithmetic is the arrays' in one rounding
+    and dtype (Python numbers beside it are weak), and ufuncs take scalars too, for a fifth
+    of the cost of the passes over a 0-d array, each a whole ufunc call. None where it does
+    not apply (another array, the switch off) or where a user's filter raised a warning that
+    the op's passes silence: the caller then runs its passes."""
+    if not state.on or a.ndim or type(a) is not array.host.ndarray or a.dtype not in _VALUES:
+        return None
+    try:
+        return array.host.asarray(fn(a[()]), a.dtype)
+    except (RuntimeWarning, FloatingPointError):
+        return None
 
 
 # Below this many gradient elements np.add.at's own loop is the faster of the two.

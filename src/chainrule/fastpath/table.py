@@ -289,6 +289,14 @@ TRICKS = [
         "max + log1p(exp(min - max)), PyTorch's formula, in five passes",
     ),
     Trick(
+        "0-d activations on NumPy scalars",
+        "chainrule.fastpath.rules:on_value",
+        "forward of a 0-d float32 tensor, chainrule over PyTorch's time (quick catalog, three "
+        "runs each): selu 1.8x against 4.4x, hardswish 1.7x against 4.1x, sigmoid 1.7x against "
+        "4.0x, softplus with beta 1.7x against 3.6x, mish 1.8x against 3.1x, elu 1.6x against 3.2x",
+        "the op's passes over the 0-d array, each a ufunc call",
+    ),
+    Trick(
         "selection on a float's bits",
         "chainrule.fastpath.rules:select",
         "10^6 float32 values by a random mask: 0.92 against 4.98 ms; threshold's forward at "

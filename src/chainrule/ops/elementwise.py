@@ -9,9 +9,9 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import copy_order, is_floating, ndarray, xp
+from ..array import copy_order, host, is_floating, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
-from ..fastpath import masked, select
+from ..fastpath import masked, on_value, select
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -346,6 +346,11 @@ def exp_quietly(a: Any) -> None:
         pass
 
 
+def _sigmoid_of(v: Any) -> Any:
+    """Sigmoid's passes on a 0-d input's value v, a NumPy scalar (fastpath)."""
+    return 1 / (1 + host.exp(-v))
+
+
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)), as PyTorch's kernel: where exp(-a) overflows (a < -88 in
     float32) the result is 0, PyTorch's too."""
@@ -355,6 +360,9 @@ class Sigmoid(Function):
     saves_out = True
 
     def forward(self, a: Any) -> Any:
+        value = None if a.ndim else on_value(a, _sigmoid_of)  # 0-d: the value's (fastpath)
+        if value is not None:
+            return value
         # the half types in float32, as PyTorch computes them; in place on one buffer
         x = a if a.dtype.itemsize >= 4 else a.astype(xp.float32)
         out = xp.negative(x, out=xp.empty_like(x))  # an array, 0-d too

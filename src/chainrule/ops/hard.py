@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
-from ..fastpath import masked
+from ..fastpath import masked, on_value
 from .elementwise import Slopes
 
 if TYPE_CHECKING:
@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 SIXTH32 = float(xp.float32(1.0 / 6.0))  # PyTorch's hardsigmoid gradient: 1/6 in float32
 
 
+def _hardswish_of(v: Any) -> Any:
+    """Hardswish's passes on a 0-d input's value v, a NumPy scalar (fastpath); a NaN
+    compares false, so it stays NaN, as clip keeps it."""
+    return min(max(v + 3.0, 0.0), 6.0) * v / 6.0
+
+
 class Hardswish(Function):
     """out = x min(max(x + 3, 0), 6) / 6; grad_x = grad (x / 3 + 1/2) strictly inside
     (-3, 3), grad from 3 on, 0 up to -3 (as PyTorch's kernel)."""
@@ -27,6 +33,9 @@ class Hardswish(Function):
     rule = "grad_x = grad * (x / 3 + 0.5) on (-3, 3), grad on [3, inf), 0 elsewhere"
 
     def forward(self, x: Any) -> Any:
+        value = None if x.ndim else on_value(x, _hardswish_of)  # 0-d: the value's (fastpath)
+        if value is not None:
+            return value
         out = xp.add(x, 3.0, out=xp.empty_like(x))  # an array for a 0-d x too
         out.clip(0.0, 6.0, out=out)  # the method: np.clip's Python wrapper calls it
         out *= x

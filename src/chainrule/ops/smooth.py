@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import errstate, module_of, xp
+from ..array import errstate, host, module_of, xp
 from ..autograd.primitive import Function
+from ..fastpath import on_value
 from .elementwise import Where
 
 if TYPE_CHECKING:
@@ -51,6 +52,9 @@ class Elu(Function):
 
     def forward(self, x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
         self.coef, self.scale, self.input_scale = alpha * scale, scale, input_scale
+        value = None if x.ndim else on_value(x, self._elu_of)  # 0-d: the value's (fastpath)
+        if value is not None:
+            return value
         a = _opmath(x)
         # expm1(input_scale min(x, 0)) coef + max(x, 0) scale: each side 0 where the other
         # is taken, so a sum, not a selection (which costs ten passes on mixed signs)
@@ -65,6 +69,13 @@ class Elu(Function):
             pos *= scale
         neg += pos
         return neg.astype(x.dtype, copy=False)
+
+    def _elu_of(self, v: Any) -> Any:
+        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath): + 0.0
+        makes -0.0 the passes' +0.0."""
+        if v > 0:
+            return v * self.scale
+        return host.expm1(v * self.input_scale) * self.coef + 0.0
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
@@ -108,6 +119,9 @@ class Softplus(Function):
 
     def forward(self, x: Any, *, beta: float, threshold: float) -> Any:
         self.beta, self.threshold = beta, threshold
+        value = None if x.ndim else on_value(x, self._softplus_of)  # 0-d: the value's
+        if value is not None:
+            return value
         a = _opmath(x)
         bx = a * beta if beta != 1 else a
         self.linear = bx > threshold
@@ -116,6 +130,12 @@ class Softplus(Function):
             out /= beta
         xp.copyto(out, a, where=self.linear)  # x itself past the threshold, as PyTorch's
         return out.astype(x.dtype, copy=False)
+
+    def _softplus_of(self, v: Any) -> Any:
+        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath)."""
+        bx = v * self.beta if self.beta != 1 else v
+        self.linear = bx > self.threshold
+        return v if self.linear else host.log1p(host.exp(bx)) / self.beta
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
@@ -185,6 +205,11 @@ class Silu(Function):
         return (grad * s * (1.0 + x * (1.0 - s)),)
 
 
+def _mish_of(v: Any) -> Any:
+    """Mish's passes on a 0-d input's value v, a NumPy scalar (fastpath)."""
+    return host.tanh(host.log1p(host.exp(v))) * v
+
+
 class Mish(Function):
     """out = x tanh(softplus(x)); grad_x = grad (t + x sigmoid(x) (1 - t^2)) with
     t = tanh(softplus(x)) (as PyTorch's)."""
@@ -192,6 +217,9 @@ class Mish(Function):
     rule = "grad_x = grad * (t + x * sigmoid(x) * (1 - t**2)), t = tanh(softplus(x))"
 
     def forward(self, x: Any) -> Any:
+        value = None if x.ndim else on_value(x, _mish_of)  # 0-d: the value's (fastpath)
+        if value is not None:
+            return value
         a = _opmath(x)
         out = _softplus(a)
         xp.tanh(out, out=out)
