@@ -132,20 +132,26 @@ class CtcLoss(Function):
         seen = xp.where(places < ends, seen, neg_inf)  # (T, N, S): -inf past each l''s end
         ends_at = (places >= ends - 2) & (places < ends)  # (N, S): the last two places of l'
         # the skip from s + 2 back to s: allowed where l'[s + 2] may be reached from l'[s]
-        back = xp.full((n, width), neg_inf, dtype=seen.dtype)
-        back[:, :-2] = self.skip[:, 2:]
+        skip = xp.zeros((3, n, width), dtype=seen.dtype)  # (3, N, S): for s, s + 1, s + 2
+        skip[2] = neg_inf
+        skip[2, :, :-2] = self.skip[:, 2:]
+        # beta with two places of -inf after each row, so the three places a step reads are
+        # windows over the row after, and its terms less that row added beforehand, as alpha's
         beta_pad = xp.full((steps, n, width + 2), neg_inf, dtype=seen.dtype)
-        beta = beta_pad[:, :, :width]  # (T, N, S) view, two places of -inf after each row
-        for t in range(steps - 1, -1, -1):  # beta starts at each sample's last step
-            step = beta[t]
+        beta = beta_pad[:, :, :width]  # (T, N, S) view
+        at_t, at_n, at_s = beta_pad.strides
+        after = array.strided_view(beta_pad, (steps, 3, n, width), (at_t, at_s, at_n, at_s))
+        terms = seen[:, None] + skip  # (T, 3, N, S)
+        last = lengths - 1
+        firsts = set(last.tolist())  # the steps where some sample's beta starts
+        for t in range(steps - 1, -1, -1):  # past its length a sample's beta stays -inf
             if t + 1 < steps:
-                b = beta_pad[t + 1]
-                xp.logaddexp(b[:, :-2], b[:, 1:-1], out=step)
-                xp.logaddexp(step, b[:, 2:] + back, out=step)
-                step += seen[t]
-            starts = t == lengths - 1  # (N,); past its length a sample's beta stays -inf
-            if starts.any():
-                step[starts] = xp.where(ends_at[starts], seen[t, starts], neg_inf)
+                step = terms[t]
+                step += after[t + 1]
+                xp.logaddexp.reduce(step, axis=0, out=beta[t])
+            if t in firsts:
+                starts = last == t  # (N,)
+                beta[t, starts] = xp.where(ends_at[starts], seen[t, starts], neg_inf)
         both = alpha + beta  # (T, N, S)
         top = both.max(axis=2, keepdims=True) if width else xp.zeros((steps, n, 1))
         top = xp.where(xp.isfinite(top), top, 0.0)
