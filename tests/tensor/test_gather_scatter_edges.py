@@ -324,3 +324,22 @@ def test_sort_of_ties_keeps_their_order_as_pytorch_s_small_rows() -> None:
         stable = torch.tensor(np.tile(x, 3)).sort(dim=-1, descending=descending, stable=True)
         ours = cr.tensor(np.tile(x, 3)).argsort(-1, descending)
         np.testing.assert_array_equal(ours.numpy(), stable.indices.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint8, np.bool_])
+@pytest.mark.parametrize("nan", [False, True])
+def test_a_descending_stable_sort_is_pytorch_s_with_ties_infs_and_nans(
+    dtype: Any, nan: bool
+) -> None:
+    """Descending, the keys reverse the order (-x, ~x) where no NaN is; a NaN, the reversed
+    sort: both keep ties in order, NaN first, 0.0 and -0.0 tied, as torch's stable sort."""
+    values = [0.0, -0.0, 1.0, 2.0, np.inf, -np.inf] + ([np.nan] if nan else [])
+    x = np.random.default_rng(3).choice(values, (3, 5, 7))
+    if np.dtype(dtype).kind in "biu":
+        x = np.nan_to_num(x, posinf=3.0, neginf=-1.0)
+    x = x.astype(dtype)
+    for dim in (0, 1, 2):
+        got = cr.tensor(x).sort(dim, descending=True, stable=True)
+        want = torch.tensor(x).sort(dim=dim, descending=True, stable=True)
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())

@@ -139,10 +139,8 @@ def median_index(a: Any, dim: int, ignore_nan: bool) -> tuple[Any, Any]:
     n = lines.shape[-1]
     nans = xp.isnan(lines) if is_floating(a.dtype) else None
     if nans is None or not xp.count_nonzero(nans):  # one rank for every line
-        middle = (n - 1) // 2
-        values = lines.copy()  # (.., n), sorted in place below: sort's methods, no wrapper
-        values.sort(axis=-1)
-        return kept(order[..., middle], dim), kept(values[..., middle], dim)  # at the rank
+        index = order[..., (n - 1) // 2]  # (..): the place of the value at the middle rank
+        return kept(index, dim), kept(picked(lines, index), dim)  # and the value there
     count = nans.sum(axis=-1)  # (..): the NaN of each line, sorted last in their order
     if not ignore_nan:
         index = picked(order, xp.where(count > 0, n - count, (n - 1) // 2))

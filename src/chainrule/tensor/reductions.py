@@ -650,10 +650,14 @@ _TOP_NODES = {
 
 def _sort_order(a: Any, dim: int, descending: bool) -> Any:
     """The positions that sort a along dim (int64), stable, NaN last when ascending and first
-    when descending, as PyTorch: descending is the ascending sort of a reversed, reversed
-    back, so equal values keep their order there too."""
+    when descending, as PyTorch: descending is the ascending sort of keys in the reverse order
+    (~a of integers and bools, -a of floats), so equal values keep their order there too; of
+    floats holding a NaN (last in -a too), the ascending sort of a reversed, reversed back."""
     if not descending:  # (the method: NumPy's function adds a Python wrapper)
         return a.argsort(axis=dim, kind="stable").astype(array.int64, copy=False)
+    if a.dtype.kind in "biu" or not xp.count_nonzero(xp.isnan(a)):
+        keys = ~a if a.dtype.kind in "biu" else -a  # exact: ties stay ties (0.0 and -0.0 too)
+        return keys.argsort(axis=dim, kind="stable").astype(array.int64, copy=False)
     flip = (slice(None),) * dim + (slice(None, None, -1),)  # a reversed along dim: a view
     backwards = a[flip].argsort(axis=dim, kind="stable")  # positions in a[flip]
     return (a.shape[dim] - 1 - backwards[flip]).astype(array.int64, copy=False)
