@@ -71,6 +71,12 @@ def test_halving_is_the_ufuncs_reduce_where_it_applies_and_where_not() -> None:
                     got = halving.reduce(ufunc, a, dims, keep)
                     assert got.shape == want.shape and got.dtype == np.float32
                     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-4)
+    # one dim given as an int, as softmax's shift gives it
+    a = rng.standard_normal((2048, 3)).astype(np.float32)
+    with fast_path_on():
+        np.testing.assert_array_equal(
+            halving.reduce(np.maximum, a, 0, True), a.max(0, keepdims=True)
+        )
     # integer sums keep NumPy's int64 (the reduce itself), and their exact values
     n = np.arange(4096 * 3, dtype=np.int32).reshape(4096, 3)
     assert halving.reduce(np.add, n, (0,), False).dtype == np.int64

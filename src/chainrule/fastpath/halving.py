@@ -20,11 +20,13 @@ ROW_MAX = 16
 
 
 def reduce(ufunc: Any, a: Any, dims: Any, keepdims: bool) -> Any:
-    """``ufunc.reduce(a, axis=dims, keepdims=keepdims)`` for a tuple of non-negative dims (or
-    None), add, maximum or minimum: by halving where dims start with a leading run of axes of
-    a C-ordered array whose rows after that run are short (sums of floats only, as NumPy's
-    reduce keeps an integer sum's wider dtype)."""
+    """``ufunc.reduce(a, axis=dims, keepdims=keepdims)`` for a non-negative dim, a tuple of
+    them or None, add, maximum or minimum: by halving where dims start with a leading run of
+    axes of a C-ordered array whose rows after that run are short (sums of floats only, as
+    NumPy's reduce keeps an integer sum's wider dtype)."""
     lead = 0
+    if isinstance(dims, int):
+        dims = (dims,)
     if dims is not None and state.on and a.flags.c_contiguous:
         while lead in dims:
             lead += 1
