@@ -93,6 +93,14 @@ TRICKS = [
         "ufunc.reduce(a, axis=dims, keepdims=keepdims)",
     ),
     Trick(
+        "running sums and products along a short axis by steps",
+        "chainrule.fastpath.steps:accumulate",
+        "forward at 10^6 of (83333, 3, 4) float32, chainrule over PyTorch, loaded machine: "
+        "cumsum over the last dim 3.7-3.9x against 1.2-1.3x, cumprod 4.9-5.7x against "
+        "1.2-1.4x, cumsum over dim 1 3.9-5.6x against 2.2-2.4x; (4096, 4) 17 against 83 us",
+        "ufunc.accumulate(a, axis=axis, dtype=dtype)",
+    ),
+    Trick(
         "conv weight gradient as cols @ g^T",
         "chainrule.ops.conv:ConvWeightGrad.forward",
         "batch 64, 16 -> 32 channels, 3x3 on 14x14: 2,428 against 2,572 us; batch 32, "

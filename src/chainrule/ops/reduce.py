@@ -16,7 +16,7 @@ from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.mode import state
 from ..autograd.primitive import Function
-from ..fastpath import halving
+from ..fastpath import halving, steps
 from .elementwise import Where
 from .movement import Cat
 
@@ -457,7 +457,7 @@ class Cumsum(Function):
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         if not a.ndim:  # one element: its own sum
             return a.astype(dtype)
-        return xp.add.accumulate(a, axis=dim, dtype=dtype)  # cumsum without its Python wrapper
+        return steps.accumulate(xp.add, a, dim, dtype)  # cumsum without its Python wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if grad.ndim == 0:  # one element: its own sum
@@ -486,7 +486,7 @@ class Cumprod(Function):
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         if not a.ndim:  # one element: its own product
             return a.astype(dtype)
-        return xp.multiply.accumulate(a, axis=dim, dtype=dtype)  # cumprod, without its wrapper
+        return steps.accumulate(xp.multiply, a, dim, dtype)  # cumprod, without its wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, d = self.inputs[0], self.dim
