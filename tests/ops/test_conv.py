@@ -11,6 +11,7 @@ import torch.nn.functional as TF
 
 import chainrule as cr
 import chainrule.nn.functional as F
+from chainrule.ops import conv as conv_ops
 from chainrule.testing import gradcheck, gradgradcheck
 from tests.helpers import assert_nan_and_inf_upstream_like_torch
 from tests.tolerances import LAYER, tol
@@ -106,6 +107,31 @@ def test_conv1d_matches_torch(x_shape, w_shape, bias, options, dtype):
     rng = np.random.default_rng(1)
     arrays = conv_arrays(rng, x_shape, w_shape, bias)
     run(F.conv1d, TF.conv1d, arrays, dtype, rng, **options)
+
+
+# small planes in a batch several blocks long: with the fast path on, by blocks of images with
+# the batch last (a block one image longer than the output's rows; the last one shorter)
+SMALL_PLANES = [
+    ((9, 4, 5, 6), (6, 2, 3, 3), {"groups": 2, "padding": 1}),
+    ((11, 4, 4, 5, 4), (3, 4, 2, 3, 2), {"stride": (1, 2, 1), "padding": 1}),
+    ((13, 3, 6), (4, 3, 2), {"dilation": 2, "padding": (2,)}),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x_shape, w_shape, options", SMALL_PLANES)
+def test_conv_of_small_planes_by_blocks_matches_torch(
+    monkeypatch, x_shape, w_shape, options, dtype
+):
+    rank = len(x_shape) - 2
+    reference = getattr(TF, f"conv{rank}d")
+    outs = reference(torch.zeros(x_shape), torch.zeros(w_shape), **options).shape[2:]
+    per_image = x_shape[1] * math.prod(w_shape[2:]) * math.prod(outs) * np.dtype(dtype).itemsize
+    monkeypatch.setattr(conv_ops, "BLOCK_BYTES", per_image * (outs[-1] + 1))
+    assert conv_ops.batch_block(np.zeros(x_shape, dtype), w_shape[2:], tuple(outs)) > 0
+    rng = np.random.default_rng(5)
+    arrays = conv_arrays(rng, x_shape, w_shape, True)
+    run(getattr(F, f"conv{rank}d"), reference, arrays, dtype, rng, **options)
 
 
 @pytest.mark.parametrize(

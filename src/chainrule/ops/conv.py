@@ -97,6 +97,44 @@ def unfold(
     return view.reshape(x.shape[0], groups, k, math.prod(outs))
 
 
+# the bytes of windows one block of images copies where the batch goes last: a block's
+# windows stay in the cache, and never reach malloc's threshold for fresh (faulted) pages
+BLOCK_BYTES = 1 << 19
+
+
+def batch_block(x: Any, kernel: tuple, outs: tuple) -> int:
+    """The images a block of _batch_blocks holds, or 0 where the plain layout is the faster:
+    each copy's inner runs are the output's rows there, a block's images here."""
+    per_image = x.shape[1] * math.prod(kernel) * math.prod(outs) * x.itemsize  # windows' bytes
+    block = min(BLOCK_BYTES // per_image, x.shape[0]) if per_image else 0
+    return block if block > outs[-1] else 0
+
+
+def _batch_blocks(x: Any, kernel: tuple, outs: tuple, block: int, geometry: dict) -> Any:
+    """For small planes, x's windows with the batch last, a block of images at a time: for
+    each block of m images from ``start``, (start, m, cols (g, K, L*m)), cols copied once
+    with inner runs of m images (the plain unfold's runs are the output's rows)."""
+    stride, padding, dilation = geometry["stride"], geometry["padding"], geometry["dilation"]
+    c, groups = x.shape[1], geometry["groups"]
+    k, positions = c // groups * math.prod(kernel), math.prod(outs)
+    size = tuple(length + lo + hi for length, (lo, hi) in zip(x.shape[2:], padding, strict=True))
+    inside = (slice(None), *_inside(padding, x.shape[2:]))
+    for start in range(0, x.shape[0], block):
+        part = x[start : start + block]
+        m = part.shape[0]
+        xpad = xp.zeros((c, *size, m), dtype=x.dtype, like=x)
+        xpad[inside] = part.transpose(*range(1, x.ndim), 0)  # (C, *size, m)
+        steps, (along_c, along_m) = xpad.strides[1:-1], (xpad.strides[0], xpad.strides[-1])
+        strides = (
+            along_c,
+            *(t * d for t, d in zip(steps, dilation, strict=True)),
+            *(t * s for t, s in zip(steps, stride, strict=True)),
+            along_m,
+        )
+        view = array.strided_view(xpad, (c, *kernel, *outs, m), strides)
+        yield start, m, view.reshape(groups, k, positions * m)  # (g, K, L*m), the one copy
+
+
 def _offsets(k: int, stride: int, dilation: int, n_out: int) -> list[slice]:
     """For each kernel offset p along one axis, the slice of the padded axis it reads at every
     output position: p*dilation, then on by stride."""
@@ -133,7 +171,8 @@ def _spatial_sum(grad: Tensor) -> Tensor:
 class Convolution(Function):
     """out[n, o, *i] = b[o] + sum_{c, *p} xpad[n, o's group's c, *(i*s + p*d)] * w[o, c, *p]
     (cross-correlation, as PyTorch) over any number of spatial axes, computed as one batched
-    matmul w (g, O/g, K) @ cols (N, g, K, L), K = C/g times the kernel's positions.
+    matmul w (g, O/g, K) @ cols (N, g, K, L), K = C/g times the kernel's positions (with
+    the fast path on, small planes by blocks of images with the batch last: _batch_blocks).
 
     The gradients are the adjoints in x (ConvTranspose) and in w (ConvWeightGrad), both
     primitives whose own gradients are convolutions again, so gradients of any order are
@@ -161,8 +200,18 @@ class Convolution(Function):
             stride=stride, padding=padding, dilation=dilation, groups=groups
         )
         c_out, kernel = weight.shape[0], weight.shape[2:]
-        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         outs = out_hw(x.shape[2:], kernel, stride, dilation, padding)
+        block = batch_block(x, kernel, outs) if fastpath.enabled() else 0
+        if block:  # small planes: the windows' copies run along the batch
+            w = weight.reshape(groups, c_out // groups, -1)  # (g, O/g, K)
+            out = xp.empty((x.shape[0], c_out, math.prod(outs)), dtype=x.dtype, like=x)
+            for start, m, cols in _batch_blocks(x, kernel, outs, block, self.geometry):
+                part = xp.matmul(w, cols).reshape(c_out, -1, m)  # (O, L, m)
+                if bias is not None:  # added while the block is in the cache
+                    part += bias.reshape(c_out, 1, 1)
+                out[start : start + m] = part.transpose(2, 0, 1)  # (m, O, L)
+            return out.reshape(x.shape[0], c_out, *outs)  # (N, O, *outs)
+        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         w = weight.reshape(groups, c_out // groups, cols.shape[2])  # (g, O/g, K)
         out = xp.matmul(w, cols)  # (N, g, O/g, L)
         out = out.reshape(x.shape[0], c_out, *outs)  # (N, O, *outs)
@@ -262,7 +311,8 @@ def _fitted(h: Any, size: tuple, kernel: tuple, geometry: dict) -> tuple[Any, di
 
 class ConvWeightGrad(Function):
     """out[o, c, *p] = sum_{n, *i} g[n, o, *i] * xpad[n, o's group's c, *(i*s + p*d)]: the
-    adjoint of Convolution in w, one batched matmul cols (N, g, K, L) @ g^T summed over N.
+    adjoint of Convolution in w, one batched matmul cols (N, g, K, L) @ g^T summed over N
+    (with the fast path on, small planes by blocks of images with the batch last).
 
     h below is the upstream gradient, shaped like w.
     """
@@ -283,8 +333,17 @@ class ConvWeightGrad(Function):
         self.geometry: dict[str, Any] = dict(
             stride=stride, padding=padding, dilation=dilation, groups=groups
         )
-        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         n, c_out = g.shape[:2]
+        block = batch_block(x, kernel, g.shape[2:]) if fastpath.enabled() else 0
+        if block:  # small planes: the windows and g with the batch last, a block at a time
+            o_group, k = c_out // groups, x.shape[1] // groups * math.prod(kernel)
+            gw = xp.zeros((groups, o_group, k), dtype=g.dtype, like=g)
+            for start, m, cols in _batch_blocks(x, kernel, g.shape[2:], block, self.geometry):
+                part = g[start : start + m].reshape(m, groups, o_group, -1)  # (m, g, O/g, L)
+                part = part.transpose(1, 2, 3, 0).reshape(groups, o_group, -1)  # (g, O/g, L*m)
+                gw += xp.matmul(part, cols.transpose(0, 2, 1))  # (g, O/g, K)
+            return gw.reshape(c_out, x.shape[1] // groups, *kernel)  # (O, C/g, *kernel)
+        cols = unfold(x, kernel, **self.geometry)  # (N, g, K, L)
         g = g.reshape(n, groups, c_out // groups, cols.shape[3])  # (N, g, O/g, L)
         if fastpath.enabled():  # cols @ g^T: the large operand goes to BLAS as laid out
             gw = xp.matmul(cols, g.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, K, O/g)
