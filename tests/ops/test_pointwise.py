@@ -191,6 +191,28 @@ def test_nan_to_num_replacements_and_gradient() -> None:
     assert cr.grad(x.nan_to_num().sum(), x)[0].tolist() == [0.0, 0.0, 0.0, 1.0]
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 3e38 and 1e300 made half precision
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (10,)])
+def test_nan_to_num_of_every_float_dtype_against_torch(dtype: str, shape: tuple) -> None:
+    """Every replacement given or left to the dtype's limits (bfloat16's too, which NumPy's
+    nan_to_num passes over), one beyond the dtype's range, finite values past the given
+    numbers kept, and -0.0."""
+    data = np.array([math.nan, math.inf, -math.inf, 1.5, -0.0, 3e38, -3e38, 65504.0, 1e-40, 7.0])
+    for kwargs in (
+        {},
+        {"nan": 1.0, "posinf": 2.0, "neginf": -3.0},
+        {"posinf": 1e300},
+        {"nan": 0.5, "neginf": -7.0},
+    ):
+        for v in data if shape == () else [data]:
+            ours, theirs = _both(lambda x, kw=kwargs: x.nan_to_num(**kw), (v, dtype))
+            got, want = ours.float().numpy(), theirs.float().numpy()
+            assert ours.dtype == getattr(cr, dtype) and got.shape == shape
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
 @pytest.mark.parametrize(
     ("call", "name"),
     [
