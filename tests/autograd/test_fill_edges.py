@@ -41,3 +41,28 @@ def test_the_writes_edges_are_torchs(name: str) -> None:
         WRITES[name](lib, y, v)
         got.append(_edges(y.grad_fn))
     assert got[0] == got[1]
+
+
+RESHAPES = {
+    "a copying reshape": lambda lib, x: x.t().reshape(12),
+    "a copying flatten": lambda lib, x: x.t().flatten(),
+    "a viewing reshape": lambda lib, x: x.reshape(2, 6),
+    "tensordot": lambda lib, x: lib.tensordot(
+        lib.ones(2, 3, 4, requires_grad=True), lib.ones(4, 3, 5) * x[0, 0], ([1, 2], [1, 0])
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RESHAPES))
+def test_a_reshape_that_copies_shows_torchs_clone_below_it(name: str) -> None:
+    """PyTorch's copying reshape is an unsafe view of a clone: chainrule's one node shows a
+    CloneBackward0 between it and its input, the same node before and after backward."""
+    got = []
+    for lib in (cr, torch):
+        x = lib.ones(3, 4, requires_grad=True)
+        y = RESHAPES[name](lib, x * 2)
+        before = _edges(y.grad_fn)
+        y.sum().backward()
+        assert _edges(y.grad_fn) == before
+        got.append(before)
+    assert got[0] == got[1]

@@ -59,6 +59,8 @@ class Node:
         )  # fmt: skip
         if type(self).__name__ in ("AddmmBackward0", "MmBackward0") and self.op == "Linear":
             return self._as_addmm(shown)
+        if type(self).__name__ == "UnsafeViewBackward0" and saved.called("cloned")(self):
+            return self._below(CloneBackward0, shown)
         if self.op == "CopySlices" and shown[1][0] is not None:  # a write through a view:
             # PyTorch's node holds the write's node, and shows the base's edge, then the
             # write's other edges (its first is the view's old value, inside the node)
@@ -68,10 +70,16 @@ class Node:
     def _as_addmm(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
         """Linear's edges as PyTorch's addmm(b, x, W.t()) has them: the bias first, and the
         weight's gradient through a TBackward0 node (chainrule's one node does its work)."""
+        t = self._below(TBackward0, shown[1:])
+        return ((shown[2],) if len(shown) > 2 else ()) + (shown[0],) + t
+
+    def _below(self, kind: type, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int]]:
+        """The edge to the one node of ``kind`` PyTorch's graph has between this node and its
+        first input (made once, kept after backward)."""
         t = self.__dict__.get("_t")
         if t is None:
-            t = self.__dict__["_t"] = TBackward0(shown[1])
-        return ((shown[2],) if len(shown) > 2 else ()) + (shown[0], (t, 0))
+            t = self.__dict__["_t"] = kind(shown[0])
+        return ((t, 0),)
 
     @property
     def metadata(self) -> dict:
@@ -180,7 +188,13 @@ class TBackward0(Node):
         return (self._edge,)
 
     def __getattr__(self, attr: str) -> Any:  # PyTorch's TBackward0 saves nothing
-        raise AttributeError(f"'TBackward0' node has no attribute {attr!r}")
+        raise AttributeError(f"{type(self).__name__!r} node has no attribute {attr!r}")
+
+
+class CloneBackward0(TBackward0):
+    """The CloneBackward0 node PyTorch's graph has below a reshape that copies (an unsafe
+    view of a contiguous clone), where chainrule's one reshape node copies: shown in
+    ``next_functions``, never run."""
 
 
 class AccumulateGrad:

@@ -80,7 +80,7 @@ class Shape(Core):
         out = viewed(movement.Reshape, self, shape=new)  # a copy: PyTorch's clone, unsafe view
         if out._vc is self._vc or not self._array.size:
             return out
-        return named(out, "UnsafeViewBackward0")
+        return named(out, "UnsafeViewBackward0", cloned=True)  # PyTorch's CloneBackward0 below
 
     def view(self: TensorSelf, *shape: Any, size: Any = None) -> Tensor:
         """The tensor's memory seen with a new shape: refused, as PyTorch refuses it, where
