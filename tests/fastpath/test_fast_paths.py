@@ -73,6 +73,24 @@ def test_add_rows_rounds_are_add_at_bit_for_bit():
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("shape", [(8, 40, 40), (3, 3, 4)])  # slices of 320+ and of 12 or fewer
+def test_index_add_by_slices_is_add_at_bit_for_bit(dim, shape):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    idx = np.array([1, 0, 1, 2])  # 1 twice: its two slices add in index's order
+    src_shape = list(shape)
+    src_shape[dim] = len(idx)
+    src = rng.standard_normal(src_shape).astype(np.float32)
+
+    def run():
+        return [cr.tensor(x).index_add(dim, cr.tensor(idx), cr.tensor(src), alpha=0.5)]
+
+    assert_same(run, exact=True)
+    want = torch.tensor(x).index_add(dim, torch.tensor(idx), torch.tensor(src), alpha=0.5)
+    np.testing.assert_allclose(run()[0].numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("vocab,shape", [(27, (32, 16)), (500, (16, 40)), (3, (2, 0))])
 def test_embedding_gradient_against_torch(vocab, shape):
     rng = np.random.default_rng(2)

@@ -328,4 +328,12 @@ TRICKS = [
         "10^6 17x against 3.5x PyTorch's time, lerp's with a tensor weight 13x against 5x",
         "xp.where(mask, x, y)",
     ),
+    Trick(
+        "index_add by slices",
+        "chainrule.ops.movement:ScatterAdd.forward",
+        "index_add along dim 1 of (250000, 4) float32, two indices: 2.0-3.7 against 23-24 ms, "
+        "one index: 0.6 against 11 ms; from 256 elements a slice (slices of 128: 80 against "
+        "91 us, of 16: 72 against 15, so np.add.at keeps the shorter ones)",
+        "np.add.at(out, index, part)",
+    ),
 ]

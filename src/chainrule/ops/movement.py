@@ -745,7 +745,13 @@ class ScatterAdd(Function):
                 part = part[tuple([slice(n) for n in corner])]
         if alpha != 1:
             part = part * alpha
-        if not fastpath.add_at_rows(out, index, part):
+        if fastpath.enabled() and _long_slices(index, part):
+            # index_add's slices, one add each in index's order (np.add.at's order, so the
+            # same sums), where np.add.at steps element by element
+            lead = index[:-1]
+            for k, i in enumerate(index[-1].tolist()):
+                out[lead + (i,)] += part[lead + (k,)]
+        elif not fastpath.add_at_rows(out, index, part):
             xp.add.at(out, index, part)
         return out.reshape(a.shape)
 
@@ -762,6 +768,19 @@ class ScatterAdd(Function):
                 grad_src = Pad.apply(grad_src, widths=widths)
             grad_src = _unlifted(grad_src if self.alpha == 1 else grad_src * self.alpha, src.shape)
         return (_unlifted(grad, a.shape) if need_a else None, grad_src)
+
+
+SLICE_MIN = 256  # the elements of a slice from which one add a slice beats np.add.at
+
+
+def _long_slices(index: tuple, part: Any) -> bool:
+    """Whether index is index_add's, whole slices then one 1-D integer array, each slice of
+    part it adds SLICE_MIN elements or more."""
+    *lead, last = index
+    if not (isinstance(last, ndarray) and last.ndim == 1 and last.dtype.kind in "iu"):
+        return False
+    whole = [s for s in lead if type(s) is slice and s == slice(None)]
+    return len(whole) == len(lead) and part.size >= SLICE_MIN * max(len(last), 1)
 
 
 _UFUNCS = {
