@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, arrays_of
+from ..fastpath import halving
 from . import lapack
 
 if TYPE_CHECKING:
@@ -319,7 +320,10 @@ class Einsum(Function):
         if rest is None or not all(a.dtype in (xp.float32, xp.float64) for a in arrays):
             return xp.einsum(equation, *arrays)
         # summed first, as PyTorch's einsum sums them: ij,k->i costs i*j + k, not i*j*k
-        summed = [a.sum(axis=ax) if ax else a for a, ax in zip(arrays, axes, strict=True)]
+        summed = [
+            halving.reduce(xp.add, a, ax, False) if ax else a
+            for a, ax in zip(arrays, axes, strict=True)
+        ]
         return xp.einsum(rest, *summed)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
