@@ -74,6 +74,18 @@ def test_softmax_family_without_dim_picks_pytorchs_dim(name: str, shape: tuple) 
     assert caught[0].filename.endswith("activation.py")  # one frame less: the function
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize(("shape", "dim"), [((33, 23), 1), ((33, 23), 0), ((), 0), ((), -1)])
+def test_softmax_family_of_many_rows_and_of_0d(name: str, shape: tuple, dim: int) -> None:
+    """The shapes whose max is taken by the shared reduction (2-D of 32 rows or more, 0-d),
+    with its dims given as a tuple, or none for a 0-d input."""
+    x = np.random.default_rng(3).standard_normal(shape)
+    _close(
+        getattr(cr.nn.functional, name)(cr.tensor(x), dim),
+        getattr(torch, name)(torch.tensor(x), dim),
+    )
+
+
 def test_softmin_of_bool_is_refused_by_name_as_torch_refuses_it() -> None:
     with pytest.raises(RuntimeError):
         torch.nn.functional.softmin(torch.tensor([True]), 0, dtype=torch.float32)

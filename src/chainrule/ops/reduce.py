@@ -412,7 +412,7 @@ def _minus_max(a: Any, dim: int) -> Any:
     max of an empty array, which has none, is 0; a 0-d a gives a 0-d array)."""
     if a.ndim == 2 and a.shape[0] >= 32 or not a.size or not a.ndim:  # the rare cases
         a = _column_major(a, dim)
-        return xp.subtract(a, _shift(a, dim), out=xp.empty_like(a))
+        return xp.subtract(a, _shift(a, (dim,) if a.ndim else None), out=xp.empty_like(a))
     return xp.subtract(a, xp.maximum.reduce(a, axis=dim, keepdims=True))  # 2 NumPy calls
 
 
