@@ -151,3 +151,19 @@ def test_cross_entropys_smoothing_and_probabilities_at_their_edges() -> None:
             out += [y.detach().numpy(), xa.grad.numpy()]
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, **tol("float64", LAYER))
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 5)])
+def test_nll_sum_over_ignored_targets_is_positive_zero(shape: tuple) -> None:
+    """Every target ignored: a 'sum' of no counted terms is +0, as PyTorch's (the sum of the
+    negated log-probabilities, not the negated sum, which would be -0)."""
+    x = RNG.normal(size=shape)
+    target = np.full(shape[:-1], 2)
+    for fn in ("cross_entropy", "nll_loss"):
+        got = getattr(cr.nn.functional, fn)(
+            cr.tensor(x), cr.tensor(target), ignore_index=2, reduction="sum"
+        )
+        want = getattr(torch.nn.functional, fn)(
+            torch.tensor(x), torch.tensor(target), ignore_index=2, reduction="sum"
+        )
+        assert np.signbit(got.item()) == np.signbit(want.item()) and got.item() == 0.0

@@ -280,9 +280,10 @@ def _class_targets(
         raise TypeError(
             f"{op}: class targets must be integers (int64); got dtype {array.dtype_object(t.dtype)}"
         )
-    class_dim = 0 if input.ndim == 1 else 1
-    c = input.shape[class_dim]
-    expected = input.shape[:class_dim] + input.shape[class_dim + 1 :]
+    shape = input._array.shape  # the array's shape: a tuple, no Size to make
+    class_dim = 0 if len(shape) == 1 else 1
+    c = shape[class_dim]
+    expected = shape[:class_dim] + shape[class_dim + 1 :]
     if t.shape != expected:
         raise ValueError(
             f"{op}: expected target of shape {expected} for input of shape {input.shape} (class "
@@ -291,9 +292,9 @@ def _class_targets(
     w = _weight_array(weight, c, op, input)
     if (
         t.size
-        and t.dtype.kind in "iu"
         and not 0 <= ignore_index < c
-        and t.view(_UNSIGNED[t.itemsize]).max() < c  # a negative target reads as huge
+        # a negative target reads as huge; the ufunc's max, without max's Python wrapper
+        and xp.maximum.reduce(t.view(_UNSIGNED[t.itemsize]), axis=None) < c
     ):  # the common case, found in one reduction: every target a class, none ignored
         per_element = None if w is None else array.result_array(w[t]).astype(input.dtype)
         return t, None, per_element, w
@@ -309,11 +310,12 @@ def _class_targets(
         per_element = None if w is None else array.result_array(w[t]).astype(input.dtype)
         return t, None, per_element, w
     safe = xp.where(ignored, 0, t)
-    ones = xp.ones(t.shape, dtype=input.dtype, like=t)
-    per_element = (
-        ones if w is None else array.result_array(w[safe]).astype(input.dtype)
-    )  # 0-d stays an array
-    per_element[ignored] = 0
+    if w is None:  # 1 where counted, 0 where ignored, written into an array (0-d stays one)
+        per_element = xp.empty(t.shape, dtype=input.dtype, like=t)
+        xp.logical_not(ignored, out=per_element)
+    else:
+        per_element = array.result_array(w[safe]).astype(input.dtype)  # 0-d stays an array
+        per_element[ignored] = 0
     return safe, ignored, per_element, w
 
 
@@ -376,10 +378,12 @@ def cross_entropy(
     if x.ndim == 0:
         raise ValueError(f"{op}: expected input of shape (N, C, ...) or (C,); got {x.shape}")
     class_dim = 0 if x.ndim == 1 else 1
-    c = x.shape[class_dim]
+    c = x._array.shape[class_dim]
     t_dtype = (
-        target.dtype
-        if isinstance(target, (Tensor, array.ndarray))
+        target._array.dtype
+        if isinstance(target, Tensor)
+        else target.dtype
+        if isinstance(target, array.ndarray)
         else array.host.asarray(target).dtype
     )
     if t_dtype.kind == "f":
@@ -402,7 +406,8 @@ def cross_entropy(
     class_shape = (c,) + (1,) * (x.ndim - class_dim - 1)  # a (C,) vector along the class dim
     terms = logp if w is None else logp * w.reshape(class_shape)  # (N, C, ...)
     if ignored is not None:  # an ignored target's terms count for nothing
-        terms = terms.masked_fill(xp.expand_dims(ignored, class_dim), 0.0)
+        at = ignored.shape  # (N, d1, ...): a dim of 1 put in at the class dim, by reshape
+        terms = terms.masked_fill(ignored.reshape(at[:class_dim] + (1,) + at[class_dim:]), 0.0)
     # -s/C times the sum of the terms over the classes, over everything where reduced, and
     # divided by the weight of the counted targets for 'mean' (NaN where there are none), as
     # nll_loss's mean: the scale folded into one product
@@ -420,15 +425,16 @@ def _soft_cross_entropy(
     logp: Tensor, target: Tensor, weight: Any, ignore_index: int, reduction: str, smoothing: float
 ) -> Tensor:
     op = "cross_entropy"
-    if target.shape != logp.shape:
+    shape = logp._array.shape  # the array's shape: a tuple, no Size to make
+    if target._array.shape != shape:
         raise ValueError(
             f"{op}: class-probability targets must have the input's shape; got {logp.shape} and "
             f"{target.shape}"
         )
     if ignore_index != -100:
         raise ValueError(f"{op}: ignore_index is not supported for class-probability targets")
-    class_dim = 0 if logp.ndim == 1 else 1
-    c = logp.shape[class_dim]
+    class_dim = 0 if len(shape) == 1 else 1
+    c = shape[class_dim]
     if smoothing > 0.0:
         target = target * (1.0 - smoothing) + smoothing / c
     w = _weight_array(weight, c, op, logp)
@@ -440,9 +446,10 @@ def _soft_cross_entropy(
     loss = -terms.sum()
     if reduction == "sum":
         return loss
-    if not logp.numel():  # the mean over no samples: NaN, as PyTorch's
+    size = logp._array.size
+    if not size:  # the mean over no samples: NaN, as PyTorch's
         return loss * float("nan")
-    samples = logp.numel() // c  # N d1 ..., which PyTorch's node keeps, a tensor over a number
+    samples = size // c  # N d1 ..., which PyTorch's node keeps, a tensor over a number
     return named(loss / samples, "DivBackward1", other=samples)
 
 

@@ -563,18 +563,23 @@ class NLLLoss(Function):
         # common (N, C) case; else an index along the class dim, for take/put_along_axis.
         if logp.ndim == 2 and class_dim == 1 and fastpath.enabled():
             self.at = (xp.arange(logp.shape[0], like=logp), target)
-            loss = -logp[self.at]  # (N,)
+            picked = logp[self.at]  # (N,)
         else:
             self.at = xp.expand_dims(target, class_dim)  # (N, 1, d1, ...)
-            loss = -xp.take_along_axis(logp, self.at, axis=class_dim).squeeze(class_dim)
+            picked = xp.take_along_axis(logp, self.at, axis=class_dim).squeeze(class_dim)
         if weight is not None:
-            loss *= weight
+            picked *= weight
         self.weight, self.class_dim, self.reduction = weight, class_dim, reduction
         self.denom = 1
+        if reduction == "none":
+            return -picked
+        # the sum by the ufunc, without sum's Python wrapper, negated as a number: 0 - sum,
+        # which is the sum of the negated terms, +0 too where they are all 0
+        loss = 0.0 - xp.add.reduce(picked, axis=None)
         if reduction == "mean":
-            self.denom = loss.size if weight is None else weight.sum()
-            return loss.sum() / self.denom
-        return loss.sum() if reduction == "sum" else loss
+            self.denom = picked.size if weight is None else xp.add.reduce(weight, axis=None)
+            return loss / self.denom
+        return loss
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         onehot = self._onehot(self.inputs[0]._array, -1.0)
