@@ -246,6 +246,9 @@ def test_errors_name_the_op_and_shapes() -> None:
         F.multi_margin_loss(x, cr.tensor([0, 1, 2]), p=3)
     with pytest.raises(IndexError, match=r"multi_margin_loss: target out of range for 4"):
         F.multi_margin_loss(x, cr.tensor([0, 1, 4]))
+    for dtype in (cr.int64, cr.int32, cr.int8):  # a negative class, by one check of both ends
+        with pytest.raises(IndexError, match=r"multi_margin_loss: target out of range for 4"):
+            F.multi_margin_loss(x, cr.tensor([0, -1, 2], dtype=dtype))
     with pytest.raises(ValueError, match=r"multilabel_margin_loss: expected input .* got shapes"):
         F.multilabel_margin_loss(x, cr.tensor([0, 1, 2]))
     with pytest.raises(ValueError, match=r"triplet_margin_loss: margin must be greater than 0"):

@@ -17,7 +17,7 @@ from ..autograd.saved import record
 from ..ops import losses
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
-from .loss import REDUCTIONS, legacy_reduction, reduce_loss, refuse_grad
+from .loss import _UNSIGNED, REDUCTIONS, legacy_reduction, reduce_loss, refuse_grad
 from .module import Module
 
 xp = array.xp
@@ -154,7 +154,8 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, 
             f"and target shape {t.shape}"
         )
     t = t.reshape(n)
-    if t.size and (xp.minimum.reduce(t, axis=None) < 0 or xp.maximum.reduce(t, axis=None) >= c):
+    # one reduction for both ends: a negative target reads as huge
+    if t.size and xp.maximum.reduce(t.view(_UNSIGNED[t.itemsize]), axis=None) >= c:
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
     return x, n, c, t
 
