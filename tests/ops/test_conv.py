@@ -381,6 +381,28 @@ def test_pool_options_finite_differences_and_second_derivatives(fn):
     assert gradgradcheck(lambda x: fn(x) ** 2, [x])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape, kernel, options",
+    [
+        ((1, 2, 5, 5), 3, {"stride": 2, "padding": 1}),
+        ((2, 3, 4, 4), 2, {}),
+        ((2, 3, 1, 8), (1, 3), {"stride": (1, 2), "padding": (0, 1), "ceil_mode": True}),
+        ((1, 2, 6, 5), (2, 3), {"dilation": (2, 1), "padding": (1, 1), "ceil_mode": True}),
+        ((2, 5, 4), 2, {"stride": 1}),  # unbatched
+    ],
+)
+def test_max_pool2d_of_few_windows_off_the_graph_matches_torch(shape, kernel, options, dtype):
+    """A pool that records nothing over a few windows (one take with the fast path on): its
+    maxima as PyTorch's, a NaN winning its windows."""
+    x = np.random.default_rng(6).standard_normal(shape).astype(dtype)
+    x.reshape(-1)[[1, 7]] = np.nan
+    out = F.max_pool2d(cr.tensor(x), kernel, **options)
+    expected = TF.max_pool2d(torch.tensor(x), kernel, **options)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
 def test_max_pool2d_propagates_nan():
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     x[0, 0, 1, 0] = np.nan

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function
+from .gathered import gathered_max
 from .movement import Pad
 
 if TYPE_CHECKING:
@@ -406,6 +407,10 @@ def pool_max(
     output (N, C, Ho, Wo); window (i, j) reads xpad[i*sh + p*dh, j*sw + q*dw]. Without
     ``winners``, the output alone (the offsets None): maxima only, no comparisons."""
     # an integer's least value, as -inf has none (its cast is undefined, and warns)
+    if not winners and fastpath.enabled():
+        top = gathered_max(x, kernel, stride, padding, dilation)
+        if top is not None:  # a few windows: one take and one reduction
+            return top, None, None
     lowest = -xp.inf if array.is_floating(x.dtype) else xp.iinfo(x.dtype).min
     xpad = padded(x, padding, lowest)
     rows, columns = _pool_slices(x.shape[2:], kernel, stride, dilation, padding)

@@ -1,0 +1,60 @@
+"""Max pooling of a few windows by one take: every window's places in its plane, made once
+for each shape and geometry, and one reduction (ops/conv.py's pool_max asks it first, with the
+fast path on; its passes over the kernel's offsets are the plain way)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import array
+from ..array import xp
+
+
+def gathered_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
+    """The max of every window of x (N, C, H, W) by one take of each window's places in its
+    plane (a place in the padding read as one of the window's own, which leaves its max as
+    it is) and one reduction; None where a window holds no place of x, or where the places
+    number more than 256 a pass of the plain way (its kh + kw - 2 passes are more calls; a
+    take costs more a place)."""
+    key = (x.shape, kernel, stride, padding, dilation)
+    found = _GATHERS.get(key, False)
+    if found is False:
+        found = _GATHERS[key] = _gather_places(x.shape, kernel, stride, padding, dilation)
+    if found is None:
+        return None
+    places, shape = found
+    boxes = x.reshape(shape[0] * shape[1], -1).take(array.from_host(places, x), axis=1)
+    return xp.maximum.reduce(boxes.reshape(-1, math.prod(kernel)), axis=1).reshape(shape)
+
+
+def _gather_places(
+    shape: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
+) -> tuple[Any, tuple] | None:
+    """gathered_max's places (Ho*Wo*kh*kw,) in the plane and output shape, or None."""
+    if len(_GATHERS) >= 256:  # a bound on what it keeps: start again
+        _GATHERS.clear()
+    size = shape[2:]
+    outs = tuple(  # PyTorch's floor formula, as ops/conv.py's out_hw
+        (n + lo + hi - d * (q - 1) - 1) // s + 1
+        for n, q, s, d, (lo, hi) in zip(size, kernel, stride, dilation, padding, strict=True)
+    )
+    if shape[0] * shape[1] * math.prod(outs) * math.prod(kernel) > 256 * (sum(kernel) - 2):
+        return None
+    if 0 in shape:  # nothing to take
+        return None
+    host, axes = array.host, []
+    for n, q, s, d, (lo, _), o in zip(size, kernel, stride, dilation, padding, outs, strict=True):
+        at = host.arange(o)[:, None] * s + host.arange(q) * d - lo  # (o, q) places
+        inside = (at >= 0) & (at < n)
+        if not inside.any(axis=1).all():  # a window of padding alone
+            return None
+        first = at[host.arange(o), inside.argmax(axis=1)]  # each window's first inside
+        axes.append(host.where(inside, at, first[:, None]))
+    rows, cols = axes  # (Ho, Wo, kh, kw) places, flat
+    places = (rows[:, None, :, None] * size[1] + cols[None, :, None, :]).reshape(-1)
+    return places, (*shape[:2], *outs)
+
+
+# each input shape and geometry's _gather_places (None: the plain way)
+_GATHERS: dict[tuple, Any] = {}
