@@ -52,3 +52,27 @@ def test_a_0d_tensor_has_no_dim_to_roll_along():
         torch.tensor(1.0).roll(1, 0)
     with pytest.raises(IndexError, match="roll: dims"):
         cr.tensor(1.0).roll(1, 0)
+
+
+@pytest.mark.parametrize("shift", [0, 7, -3, 2500, -5000])
+def test_a_long_flat_roll_is_torchs_in_either_mode(shift):
+    """From FLAT_SLICES_MIN elements the fast path copies two slices; a transposed input rolls
+    in its logical order; the gradient rolls back; vmap rolls each example alone."""
+    from tests.helpers import fast_path_on
+
+    a = rng.standard_normal((60, 50))
+    for given in (a, a.T):
+        x, t = cr.tensor(given, requires_grad=True), torch.tensor(given, requires_grad=True)
+        with fast_path_on():
+            got = x.roll(shift)
+        want = t.roll(shift)
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        v = rng.standard_normal(given.shape)
+        (g,) = cr.grad(got, x, cr.tensor(v))
+        (tg,) = torch.autograd.grad(want, t, torch.tensor(v))
+        np.testing.assert_array_equal(g.numpy(), tg.numpy())
+    b = rng.standard_normal((3, 40, 60))
+    with fast_path_on():
+        got = cr.func.vmap(lambda x: x.roll(shift))(cr.tensor(b))
+    want = torch.func.vmap(lambda x: x.roll(shift))(torch.tensor(b))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

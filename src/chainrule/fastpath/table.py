@@ -101,6 +101,14 @@ TRICKS = [
         "ufunc.accumulate(a, axis=axis, dtype=dtype)",
     ),
     Trick(
+        "a flattened roll by two slice copies",
+        "chainrule.ops.movement:Roll.forward",
+        "roll without dims at 10^6 float32, forward, chainrule over PyTorch, same sitting: 8.2x "
+        "against 1.04x; (4096,) 2.7 against 7.4 us, (256,) 2.4 against 1.4 us (below 2,048 "
+        "elements the gather stays)",
+        "a.reshape(-1).take(sources): one gather by a cached index",
+    ),
+    Trick(
         "conv weight gradient as cols @ g^T",
         "chainrule.ops.conv:ConvWeightGrad.forward",
         "batch 64, 16 -> 32 channels, 3x3 on 14x14: 2,428 against 2,572 us; batch 32, "

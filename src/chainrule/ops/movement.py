@@ -423,6 +423,8 @@ class Roll(Function):
 
     def forward(self, a: Any, shifts: Any, dims: Any) -> Any:
         self.shifts, self.dims = shifts, dims
+        if not dims and a.size >= FLAT_SLICES_MIN and fastpath.enabled():
+            return _flat_rolled(a, shifts[0])
         if not dims:  # the flattened a, shifted, in a's shape
             return a.reshape(-1).take(_sources(a.size, shifts[0], a)).reshape(a.shape)
         out = a
@@ -434,6 +436,21 @@ class Roll(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         back = tuple(-s for s in self.shifts)
         return (Roll.apply(grad, shifts=back, dims=self.dims),)
+
+
+# From this many elements a flattened roll is two slice copies rather than one gather by index
+# (fastpath/table.py): the gather reads an index an element.
+FLAT_SLICES_MIN = 2048
+
+
+def _flat_rolled(a: Any, shift: int) -> Any:
+    """a flattened and rolled by shift, in a's shape: the values that wrap round and the
+    rest, each one copy of a slice."""
+    flat, out = a.reshape(-1), xp.empty(a.shape, dtype=a.dtype, like=a)
+    into, s = out.reshape(-1), shift % a.size
+    into[s:] = flat[: a.size - s]
+    into[:s] = flat[a.size - s :]
+    return out
 
 
 def _sources(n: int, shift: int, like: Any) -> Any:
