@@ -22,6 +22,7 @@ CALLS = {
     "softplus_beta": lambda F, x: F.softplus(x, beta=2.0, threshold=5.0),
     "logsigmoid": lambda F, x: F.logsigmoid(x),
     "mish": lambda F, x: F.mish(x),
+    "silu": lambda F, x: F.silu(x),
 }
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import errstate, host, module_of, xp
 from ..autograd.primitive import Function
 from ..fastpath import on_value
-from .elementwise import Where
+from .elementwise import Where, exp_quietly
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -179,13 +179,17 @@ class LogSigmoid(Function):
         return (g,)
 
 
-@errstate(over="ignore", invalid="ignore")  # a decorator: cheaper than a with block
 def _silu(a: Any, out: Any) -> Any:
     """a / (1 + exp(out)) into out (holding -a): exp(-a) is inf below -88 (float32), where
-    a / inf is -0, and NaN at -inf, as PyTorch's, quietly."""
-    xp.exp(out, out=out)
+    a / inf is -0, and NaN at -inf, as PyTorch's, quietly (see exp_quietly: no errstate,
+    which cost a small input's silu a fifth of its time)."""
+    exp_quietly(out)
     out += 1
-    return xp.divide(a, out, out=out)
+    try:
+        xp.divide(a, out, out=out)
+    except (RuntimeWarning, FloatingPointError):  # raised after the quotient is written
+        pass
+    return out
 
 
 class Silu(Function):
