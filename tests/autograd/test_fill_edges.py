@@ -1,6 +1,8 @@
 """zero_'s and fill_'s nodes have PyTorch's edges: the written tensor's (and fill_'s 0-d
 tensor value's), never the mask of the where that stands for them; and a write through a view
-shows PyTorch's CopySlices edges: the base's, then the write's other inputs'."""
+shows PyTorch's CopySlices edges: the base's, then the write's other inputs'. A reshape shows
+PyTorch's nodes: a clone below one that copies, a _reshape_alias for one that views a tensor
+out of row-major order."""
 
 from __future__ import annotations
 
@@ -47,6 +49,9 @@ RESHAPES = {
     "a copying reshape": lambda lib, x: x.t().reshape(12),
     "a copying flatten": lambda lib, x: x.t().flatten(),
     "a viewing reshape": lambda lib, x: x.reshape(2, 6),
+    "a viewing reshape of a transpose": lambda lib, x: x.t().reshape(4, 3),
+    "a view of a transpose": lambda lib, x: x.t().view(4, 3),
+    "a viewing flatten of a slice": lambda lib, x: x[:, 1:3].flatten(),
     "tensordot": lambda lib, x: lib.tensordot(
         lib.ones(2, 3, 4, requires_grad=True), lib.ones(4, 3, 5) * x[0, 0], ([1, 2], [1, 0])
     ),
@@ -56,7 +61,8 @@ RESHAPES = {
 @pytest.mark.parametrize("name", list(RESHAPES))
 def test_a_reshape_that_copies_shows_torchs_clone_below_it(name: str) -> None:
     """PyTorch's copying reshape is an unsafe view of a clone: chainrule's one node shows a
-    CloneBackward0 between it and its input, the same node before and after backward."""
+    CloneBackward0 between it and its input, the same node before and after backward; its
+    reshape that views a tensor out of row-major order is a _reshape_alias."""
     got = []
     for lib in (cr, torch):
         x = lib.ones(3, 4, requires_grad=True)

@@ -78,8 +78,9 @@ class Shape(Core):
         build their shape from self's, as flatten does, skip reshape's parsing)."""
         # of the same shape too: a new view, as PyTorch's (y is x is False)
         out = viewed(movement.Reshape, self, shape=new)  # a copy: PyTorch's clone, unsafe view
-        if out._vc is self._vc or not self._array.size:
-            return out
+        if out._vc is self._vc or not self._array.size:  # a view: of a tensor out of row-major
+            # order, PyTorch's _reshape_alias
+            return out if self._array.flags.c_contiguous else named(out, "ReshapeAliasBackward0")
         return named(out, "UnsafeViewBackward0", cloned=True)  # PyTorch's CloneBackward0 below
 
     def view(self: TensorSelf, *shape: Any, size: Any = None) -> Tensor:
@@ -104,7 +105,7 @@ class Shape(Core):
         # NumPy), and copies elsewhere: a copy here is the view PyTorch refuses. A view
         # shares self's version counter (Function.apply made it one).
         if out is self or not out._array.size or (out._vc is not None and out._vc is self._vc):
-            return out
+            return out if out is self else named(out, "ViewBackward0")
         raise RuntimeError(
             "view: view size is not compatible with input tensor's size and stride (at least "
             "one dimension spans across two contiguous subspaces); got shape "
