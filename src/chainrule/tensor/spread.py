@@ -67,17 +67,18 @@ def quantile_of(
             ranks = where(ranks._array < 0, 0.0, ranks)
         else:  # (m, 1.., 1), or (m, *rest, 1) where a line holds a NaN
             ranks = qv * float(n - 1)
-            last = nans.any(axis=-1, keepdims=True)  # (1, *rest, 1)
-            if last.any():
-                ranks = where(last, float(n - 1), ranks)
+            if xp.count_nonzero(nans):  # (a count of all: cheaper than any() of each line)
+                ranks = where(nans.any(axis=-1, keepdims=True), float(n - 1), ranks)
         r = ranks._array
     else:  # the ranks an array: no op to record
         qr = qa.reshape((m,) + (1,) * (len(rest) + 1))  # (m, 1.., 1)
         if ignore_nan:
             count = (~nans).sum(axis=-1, keepdims=True)  # (1, *rest, 1)
             r = xp.maximum(qr * (count - 1).astype(qa.dtype), 0.0).astype(qa.dtype)
-        else:
-            r = xp.where(nans.any(axis=-1, keepdims=True), float(n - 1), qr * float(n - 1))
+        else:  # (m, 1.., 1), or (m, *rest, 1) where a line holds a NaN
+            r = qr * float(n - 1)
+            if xp.count_nonzero(nans):  # the last rank in each line holding a NaN
+                r = xp.where(nans.any(axis=-1, keepdims=True), float(n - 1), r)
             r = r.astype(qa.dtype, copy=False)
         ranks = r
     r = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}.get(how, lambda v: v)(r)
