@@ -1,5 +1,5 @@
 """grid_sample's primitives (GridSampler2d, GridSampler3d): an input read at arbitrary
-positions, each output a weighted sum of taps gathered from the flattened input; and
+positions, each output a weighted sum of taps gathered from the input's planes; and
 affine_grid's (AffineGridGenerator). Argument checks live in nn/grid.py.
 
 Along each axis a position gives its taps (the integer positions read: 2 for linear, 4 for
@@ -27,51 +27,60 @@ if TYPE_CHECKING:
 _CUBIC_A = -0.75  # PyTorch's cubic convolution coefficient
 
 
-def _reflect(c: Any, low: Any, span: Any) -> tuple[Any, Any]:
-    """c reflected into [low, low + span] as often as needed (low and span per axis, at c's
-    shape), and the sign of its slope, as PyTorch's
-    reflect_coordinates_set_grad: |c - low| folded by span, each odd fold mirrored."""
+def _reflect(c: Any, bounds: _Axes) -> tuple[Any, Any]:
+    """c reflected into [low, low + span] as often as needed (each axis' low and span at c's
+    shape, _Axes'), as PyTorch's reflect_coordinates: |c - low| folded by span, each odd
+    fold mirrored; and where the slope is -1 (the odd folds of a c above low, the even ones
+    of a c below), as _pad_slopes reads it."""
+    low, span, zero = bounds.low, bounds.span, bounds.zero
     c = c - low
-    flipped = c < 0  # the slope's sign before the folds
+    flipped = c < zero  # the slope's sign before the folds
     c = xp.abs(c, out=c)
     extra = xp.fmod(c, span)
-    odd = xp.fmod(xp.floor(c / span), 2) != 0
+    odd = xp.fmod(xp.floor(c / span), bounds.two) != zero
     out = xp.where(odd, span - extra, extra)
     out += low
-    sign = (odd != flipped).astype(c.dtype)  # 1 where the slope is -1
-    sign *= -2
-    sign += 1
-    return out, sign
+    return out, odd != flipped
 
 
-def _padded(c: Any, bounds: _Axes, padding: str) -> tuple[Any, Any]:
+def _padded(c: Any, bounds: _Axes, padding: str) -> tuple[Any, Any, Any]:
     """Positions along the axes (each axis' bounds at c's shape, _Axes') with the padding
-    applied, and their slopes: clipped to [0, n - 1] for the border, with slope 1 strictly
-    inside and 0 elsewhere (PyTorch's clip_coordinates_set_grad); first reflected for the
-    reflection."""
+    applied: clipped to [0, n - 1] for the border, first reflected for the reflection; and
+    what _pad_slopes reads: the positions before the clip, and where reflection flipped
+    them (None where it did not run)."""
     if padding == "zeros":
-        return c, None
-    sign = None
+        return c, None, None
+    mirrored = None
     if padding == "reflection":
-        c, sign = _reflect(c, bounds.low, bounds.span)
+        c, mirrored = _reflect(c, bounds)
         if bounds.flat:  # align_corners on an axis of one: its one position
             c *= bounds.spread
-            sign *= bounds.spread
-    slope = ((c > 0) & (c < bounds.high)).astype(c.dtype)
-    c = xp.minimum(xp.maximum(c, 0, out=c if sign is not None else None), bounds.high)
-    return c, slope if sign is None else slope * sign
+    return xp.minimum(xp.maximum(c, bounds.zero), bounds.high), c, mirrored
 
 
-def _weights(t: Any, mode: str) -> Any:
-    """Each tap's weight at fraction t (an array or a Tensor, (A, B)), stacked as (A, T, B):
-    linear (1 - t, t), or cubic convolution (taps -1, 0, 1, 2) of u = (t + 1, t, 1 - t,
-    2 - t), each weight a cubic in its u, evaluated for every tap at once (Horner's rule,
-    the same numbers as the polynomials' own order)."""
-    values = t._array if hasattr(t, "_array") else t
-    sign, shift, *cubic = _polynomials(mode, values.dtype)
-    if type(values) is not array.host.ndarray:
-        sign, shift, *cubic = (array.from_host(part, values) for part in (sign, shift, *cubic))
-    u = t[:, None] * sign + shift  # (A, T, B)
+def _pad_slopes(before: Any, mirrored: Any, bounds: _Axes) -> Any:
+    """d padded position / d position, from what _padded kept: 1 strictly inside [0, n - 1]
+    and 0 elsewhere (PyTorch's clip_coordinates_set_grad), negated where reflection mirrored
+    (reflect_coordinates_set_grad's sign; 0 on a flat axis)."""
+    slope = ((before > 0) & (before < bounds.high)).astype(before.dtype)
+    if mirrored is not None:
+        sign = mirrored.astype(before.dtype)  # 1 where the slope is -1
+        sign *= -2
+        sign += 1
+        slope *= sign
+        if bounds.flat:
+            slope *= bounds.spread
+    return slope
+
+
+def _weights(t: Any, parts: tuple[Any, ...]) -> Any:
+    """Each tap's weight at fraction t (an array or a Tensor, with an axis of taps that
+    broadcasts against the parts', as _polynomials gives them): linear (1 - t, t), or cubic
+    convolution (taps -1, 0, 1, 2) of u = (t + 1, t, 1 - t, 2 - t), each weight a cubic in
+    its u, evaluated for every tap at once (Horner's rule, the same numbers as the
+    polynomials' own order)."""
+    sign, shift, *cubic = parts
+    u = t * sign + shift
     if not cubic:  # linear: the weight is u itself
         return u
     high, second, first, last = cubic
@@ -112,53 +121,50 @@ def _slopes(t: Any, mode: str) -> list[Any]:
 
 
 class _Axes:
-    """The constants of one sampling's shapes, each at the full shape of the positions
-    (dim, M) or of their taps (dim, T, M), M = N * P: every axis' size, its last position
-    n - 1, reflection's low end and span (where align_corners leaves an axis of one a single
-    position, ``flat``: its span taken as 1, its positions multiplied by ``spread``, 0 there),
-    its stride in the flattened input, the taps' offsets; and the scale d position / d grid
-    of each axis, as numbers. Small ones are copied to their full shape and kept, as NumPy's
-    loops run fastest over arrays of one shape (a broadcast costs more than the arithmetic on
-    a few elements); large ones stay broadcast views, made for each call."""
+    """The constants of one sampling's shapes, each at the full shape of the taps
+    (dim, T, M), M = N * P: every axis' size, its last position n - 1, reflection's low end
+    and span (where align_corners leaves an axis of one a single position, ``flat``: its span
+    taken as 1, its positions multiplied by ``spread``, 0 there), its stride in the flattened
+    input, d position / d (grid + 1), the taps' offsets and _weights' polynomials; the scale
+    d position / d grid of each axis, as numbers; and the numbers the positions meet, 0-d.
+    Small ones are copied to their full shape and kept, the positions made at that shape
+    too (``at_positions``), as NumPy's loops run fastest over arrays of one shape (a
+    broadcast costs more than the arithmetic on a few elements); large ones stay (dim, 1, 1)
+    or (1, T, 1), made for each call, and the positions (dim, 1, M)."""
 
     def __init__(
         self, sizes: tuple[int, ...], mode: str, corners: bool, dtype: Any, m: int
     ) -> None:
         host = array.host
         dim, taps = len(sizes), {"bilinear": 2, "nearest": 1, "bicubic": 4}[mode]
-        cubic, kept = mode == "bicubic", m <= _KEPT_POSITIONS
-        self.at_taps = (dim, taps, m)
+        kept = m <= _KEPT_POSITIONS
+        self.at_positions = (dim, taps if kept else 1, m)
 
         def shaped(values: Any, kind: Any = dtype, per: str = "axis") -> Any:
-            """Values per axis (dim,) for the positions or (bicubic) their taps, per axis
-            for the taps (``per="tap axis"``), or per tap (T,), at the full shape."""
-            values = host.array(values, dtype=kind)
-            shape: tuple[int, ...]
-            if per == "tap":
-                values, shape = values[:, None], self.at_taps  # (T, 1)
-            elif cubic or per == "tap axis":
-                values, shape = values[:, None, None], self.at_taps  # (dim, 1, 1)
-            else:
-                values, shape = values[:, None], (dim, m)  # (dim, 1)
-            full = host.broadcast_to(values, shape)
-            return full.copy() if kept else full
+            """Values per axis (dim,), or per tap (T,) with ``per="tap"``, at the full shape."""
+            values = host.asarray(values, dtype=kind)
+            values = values[None, :, None] if per == "tap" else values[:, None, None]
+            return host.broadcast_to(values, (dim, taps, m)).copy() if kept else values
 
         size = host.array(sizes, dtype=host.float64)
         span = size - 1 if corners else size
-        # d position / d (grid + 1), (dim, 1): the position is (grid + 1) * half (- 0.5)
-        self.half = host.array(span / 2, dtype=dtype)[:, None]
-        if kept:
-            self.half = host.broadcast_to(self.half, (dim, m)).copy()
+        self.half = shaped(span / 2)  # the position is (grid + 1) * half (- 0.5)
         self.high = shaped(size - 1)  # the padding's bounds
         self.low = shaped(size * 0 if corners else size * 0 - 0.5)
         self.span = shaped(host.where(span == 0, 1, span))
         self.flat = bool((span == 0).any())
         self.spread = shaped(span != 0)
-        self.int_high = shaped(size - 1, host.int64, per="tap axis")
-        self.strides = shaped(host.cumprod((1, *sizes[:-1])), host.int64, per="tap axis")
+        self.int_high = shaped(size - 1, host.int64)
+        self.strides = shaped(host.cumprod((1, *sizes[:-1])), host.int64)
         # the taps around a position: its floor and the next (bicubic: from one before it)
+        cubic = mode == "bicubic"
         offsets = host.arange(-cubic, taps - cubic)
         self.offsets = shaped(offsets, dtype if cubic else host.int64, per="tap")
+        parts = _polynomials(mode, dtype) if mode != "nearest" else ()
+        self.polynomials = tuple(shaped(part[:, 0], per="tap") for part in parts)
+        numbers = (host.array(v, dtype=dtype) for v in (0, 1, 2, 0.5))
+        self.zero, self.one, self.two, self.pixel_half = numbers
+        self.int_zero = host.array(0, dtype=host.int64)
         self.scales = [(n - 1) / 2 if corners else n / 2 for n in sizes]  # d position / d grid
         self.dim, self.volume = dim, math.prod(sizes)
 
@@ -168,6 +174,7 @@ class _Axes:
         for name, value in vars(moved).items():
             if isinstance(value, array.host.ndarray):
                 setattr(moved, name, array.from_host(value, like))
+        moved.polynomials = tuple(array.from_host(part, like) for part in self.polynomials)
         return moved
 
 
@@ -188,24 +195,34 @@ _AXES: dict[tuple, _Axes] = {}
 _KEPT_POSITIONS = 1 << 10  # the most positions M whose constants are kept
 
 
-@functools.lru_cache(maxsize=64)
-def _rows(n: int, c: int, volume: int) -> Any:
-    """(N, C, 1, 1): where each plane of x starts in its flat memory (read only)."""
-    out = array.host.arange(0, n * c * volume, volume).reshape(n, c, 1, 1)
-    out.flags.writeable = False
-    return out
+def _starts(n: int, p: int, volume: int) -> Any:
+    """(N * P,): where the sample each position belongs to starts along a plane of the
+    batch, n * volume; kept for small shapes (read only)."""
+    key = (n, p, volume)
+    found = _STARTS.get(key)
+    if found is None:
+        found = (array.host.arange(n) * volume).repeat(p)
+        if found.size <= _KEPT_POSITIONS:
+            found.flags.writeable = False
+            if len(_STARTS) >= 64:  # a bound on what it keeps: start again
+                _STARTS.clear()
+            _STARTS[key] = found
+    return found
+
+
+_STARTS: dict[tuple, Any] = {}
 
 
 def _outer(parts: Any, add: bool = False) -> Any:
     """Per-axis values (dim, T, M) combined for every combination of one tap an axis: their
     products (with ``add``, their sums), (K, M) with K = T^dim, the first axis' tap varying
     fastest."""
-    dim, taps, m = parts.shape
-    out: Any = None
-    for d in range(dim):  # x, y (, z): x's taps the last of the K axes
-        shaped = parts[d].reshape(*([1] * (dim - 1 - d)), taps, *([1] * d), m)
-        out = shaped if out is None else (out + shaped if add else out * shaped)
-    return out.reshape(taps**dim, m)
+    combine = xp.add if add else xp.multiply
+    out = parts[-1]
+    taps, m = out.shape
+    for part in parts[-2::-1]:  # (y,) x: each axis' taps the next faster
+        out = combine(out[:, None], part).reshape(out.shape[0] * taps, m)  # (K so far, M)
+    return out
 
 
 def _combined(parts: list[Any]) -> Any:
@@ -248,68 +265,71 @@ class GridSampler2d(Function):
         ax = _axes(sizes, mode, corners, work, m)
         if type(g) is not array.host.ndarray:
             ax = ax.on(g)
-        # every axis at once, (dim, M), each position in the grid's own dtype (a narrower
-        # grid's, bfloat16's or float16's, each step rounded to it, as PyTorch's)
+        # every axis at once, (dim, T or 1, M), each position in the grid's own dtype (a
+        # narrower grid's, bfloat16's or float16's, each step rounded to it, as PyTorch's)
         # PyTorch's (grid + 1) / 2 * (n - 1) or ((grid + 1) * n - 1) / 2, the same numbers
         # as (grid + 1) * half (- 0.5), halving being exact
-        pos, half = g.reshape(m, dim).T.copy(), ax.half  # (dim, M), in order
+        one, half, pixel_half = ax.one, ax.half, ax.pixel_half
         if grid.dtype != work:
-            pos, half = pos.astype(grid.dtype), half.astype(grid.dtype)
-        pos += 1
+            one, half, pixel_half = (v.astype(grid.dtype) for v in (one, half, pixel_half))
+        pos = xp.empty(ax.at_positions, dtype=grid.dtype, like=grid)
+        xp.add(grid.reshape(m, dim).T[:, None], one, out=pos)  # (dim, 1, M) read
         pos *= half
         if not corners:
-            pos -= 0.5
+            pos -= pixel_half
         pos = pos.astype(work, copy=False)
         if mode == "bicubic":  # the fraction from the position itself; the padding on each tap
             low = xp.floor(pos)
-            taps = low[:, None] + ax.offsets  # (dim, 4, M)
-            taps = _padded(taps, ax, padding)[0].astype(xp.int64)
-            t, slope = pos - low, None
+            taps = _padded(low + ax.offsets, ax, padding)[0].astype(xp.int64)  # (dim, 4, M)
+            t, self.before = pos - low, None
         else:
-            pos, slope = _padded(pos, ax, padding)
+            pos, self.before, self.mirrored = _padded(pos, ax, padding)
             if mode == "nearest":
-                taps, t = xp.rint(pos).astype(xp.int64)[:, None], pos  # (dim, 1, M)
+                taps, t = xp.rint(pos).astype(xp.int64), pos  # (dim, 1, M)
             else:
                 low = xp.floor(pos)
-                taps = low.astype(xp.int64)[:, None] + ax.offsets  # (dim, 2, M)
                 t = pos - low
-        clamped = xp.minimum(xp.maximum(taps, 0), ax.int_high)  # (dim, T, M)
-        inside = clamped == taps  # the taps within the input
+                taps = low.astype(xp.int64) + ax.offsets  # (dim, 2, M)
+        clamped = xp.maximum(taps, ax.int_zero)  # (dim, T, M)
+        xp.minimum(clamped, ax.int_high, out=clamped)
+        inside = (clamped == taps).astype(work)  # the taps within the input
         taps = clamped
         taps *= ax.strides
         if mode == "nearest":
-            w = inside.astype(work)
+            w = inside
         else:
-            w = _weights(t, mode)  # (dim, T, M)
+            w = _weights(t, ax.polynomials)  # (dim, T, M)
             w *= inside
-        # every combination of one tap an axis: (N, K, P) places and weights
-        k = w.shape[1] ** dim
-        index = _outer(taps, add=True).reshape(k, n, p).transpose(1, 0, 2)
-        weight = _outer(w).reshape(k, n, p).transpose(1, 0, 2)
-        self.grid_used, self.t, self.slope, self.inside, self.axes = g, t, slope, inside, ax
-        self.index = index
-        # each output's taps' places in x's flat memory: (N, C, K, P)
-        rows = _rows(n, c, ax.volume)
-        if type(index) is not array.host.ndarray:
-            rows = array.from_host(rows, index)
-        vals = x.reshape(-1).take(index[:, None] + rows).astype(work, copy=False)
-        out = xp.einsum("nckp,nkp->ncp", vals, weight)
+        # every combination of one tap an axis: (K, M) places and weights
+        spatial, weight = _outer(taps, add=True), _outer(w)
+        self.grid_used, self.t, self.inside, self.axes = g, t, inside, ax
+        self.spatial = spatial
+        # each tap read from x's planes side by side, (C, N * volume), at the tap's place
+        # plus its sample's start: (C, K, M), the long axis last (NumPy's loops run fastest
+        # along it, whatever the batch and the grid)
+        starts = _starts(n, p, ax.volume)  # (M,)
+        if type(spatial) is not array.host.ndarray:
+            starts = array.from_host(starts, spatial)
+        planes = x.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
+        vals = planes.take(spatial + starts, axis=1).astype(work, copy=False)  # (C, K, M)
+        k = weight.shape[0]
+        out = xp.einsum("cknp,knp->ncp", vals.reshape(c, k, n, p), weight.reshape(k, n, p))
         return out.reshape(n, c, *out_shape).astype(x.dtype, copy=False)
 
     def _per_axis(self) -> None:
         """The forward's per-axis fractions (N, P), slopes (N, P) or numbers, and insides
         (N, T, P) as the backward reads them."""
         n, p = self.grid_used.shape[:2]
-        dim, work = self.axes.dim, self.grid_used.dtype
-        self.ts = [self.t[d].reshape(n, p) for d in range(dim)]
+        dim = self.axes.dim
+        self.ts = [self.t[d, 0].reshape(n, p) for d in range(dim)]  # t: (dim, T or 1, M)
         scales = self.axes.scales
-        if self.slope is None:
+        if self.before is None:
             self.slopes = scales
         else:
-            self.slopes = [self.slope[d].reshape(n, p) * scales[d] for d in range(dim)]
-        inside = self.inside.astype(work)  # (dim, T, M)
-        taps = inside.shape[1]
-        self.insides = [inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
+            slope = _pad_slopes(self.before, self.mirrored, self.axes)  # (dim, T or 1, M)
+            self.slopes = [slope[d, 0].reshape(n, p) * scales[d] for d in range(dim)]
+        taps = self.inside.shape[1]  # (dim, T, M)
+        self.insides = [self.inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
 
     def _fractions(self, grid: Tensor) -> list[Any]:
         """The fraction t along each axis as a Tensor of grid, so the gradients differentiate
@@ -328,16 +348,20 @@ class GridSampler2d(Function):
         x, grid = self.inputs
         need_x, need_g = self.needs_input_grad
         n, c = x.shape[:2]
-        k, p = self.index.shape[1:]
+        k, p = self.spatial.shape[0], self.grid_used.shape[1]
+        places = self.spatial.reshape(k, n, p).transpose(1, 0, 2).reshape(n, 1, k * p)
         insides = [_const(inside, None) for inside in self.insides]  # (N, T, P) each
         if self.mode == "nearest":
             ts, per_axis = self.ts, insides
         else:
             ts = self._fractions(grid)
-            per_axis = [_weights(t, self.mode) * m for t, m in zip(ts, insides, strict=True)]
+            polys = _polynomials(self.mode, self.grid_used.dtype)  # (T, 1) each
+            if type(self.grid_used) is not array.host.ndarray:
+                polys = tuple(array.from_host(part, self.grid_used) for part in polys)
+            per_axis = [_weights(t[:, None], polys) * m for t, m in zip(ts, insides, strict=True)]
         w = _combined(per_axis)  # (N, K, P), zero outside the input
         g = grad.reshape(n, c, 1, p)
-        index = _const(xp.broadcast_to(self.index.reshape(n, 1, k * p), (n, c, k * p)), None)
+        index = _const(xp.broadcast_to(places, (n, c, k * p)), None)  # (N, C, K*P)
         gx = gg = None
         if need_x:
             parts = (g * w.unsqueeze(1)).reshape(n, c, k * p)  # (N, C, K*P)
