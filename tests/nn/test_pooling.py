@@ -200,3 +200,28 @@ def test_indices_off_the_graph_and_on_it_match_torch(
             np.testing.assert_array_equal(got[0].detach().numpy(), want[0].numpy())
             np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
             assert tuple(got[0].shape) == tuple(want[0].shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 2, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+        ((2, 2, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+        ((2, 4, 5, 6), {"kernel_size": (1, 2, 3), "divisor_override": 5}),  # unbatched
+        ((1, 2, 12, 12, 12), {"kernel_size": 2}),  # a plane past the one product's bound
+    ],
+)
+def test_avg_pool3d_by_one_product_or_by_adds_matches_torch(shape, kwargs, dtype) -> None:
+    """avg_pool3d of a small plane (one product by each box's weights, with the fast path on)
+    and of a larger one (an add per window offset): values and gradients as PyTorch's."""
+    x = np.random.default_rng(7).standard_normal(shape).astype(dtype)
+    ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out = cr.nn.functional.avg_pool3d(ours, **kwargs)
+    expected = torch.nn.functional.avg_pool3d(theirs, **kwargs)
+    assert out.dtype == ours.dtype
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), **tol(dtype))
+    g = np.random.default_rng(8).standard_normal(out.shape).astype(dtype)
+    out.backward(cr.tensor(g))
+    expected.backward(torch.tensor(g))
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), **tol(dtype))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .. import array
+from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
 from .conv import folded, padded
@@ -232,6 +232,36 @@ def _slices(where: Any) -> list[slice]:
     return out
 
 
+def _box_matrix(windows: tuple, padding: tuple, sizes: tuple, weight: Any, x: Any) -> Any:
+    """The (D*H*W, boxes) matrix whose column b holds box b's weight at each place of the box
+    in the unpadded plane (the padding's zeros add nothing), in x's dtype and on its device;
+    None where it would hold more than 8,192 numbers or the product more than 2^18 (the
+    separable adds are then the faster). Made once for each windows tuple and weight."""
+    plane, boxes = math.prod(sizes), math.prod(w.shape[0] for w in windows)
+    if not 0 < plane * boxes <= 8192 or x.size * boxes > 1 << 18:
+        return None
+    if not isinstance(weight, (float, array.host.ndarray)):  # a weight on a device
+        return None
+    key = (id(windows), padding, sizes, id(weight), x.dtype)
+    found = _MATRICES.get(key)
+    if found is None or found[0] is not windows or found[1] is not weight:
+        if len(_MATRICES) >= 256:  # a bound on what it keeps: start again
+            _MATRICES.clear()
+        host, m = array.host, array.host.ones((1, 1))  # (places so far, boxes so far)
+        for where, n, (lo, _) in zip(windows, sizes, padding, strict=True):
+            at = where - lo  # (n_out, k) places in the unpadded axis
+            axis = (host.arange(n)[:, None, None] == at[None]).sum(axis=2)  # (n, n_out)
+            m = m[:, None, :, None] * axis[None, :, None, :]  # (places, n, boxes, n_out)
+            m = m.reshape(m.shape[0] * n, -1)
+        m = m * (host.asarray(weight).reshape(-1) if isinstance(weight, host.ndarray) else weight)
+        found = _MATRICES[key] = (windows, weight, m.astype(x.dtype))
+    return array.from_host(found[2], x)
+
+
+# each windows tuple and weight's box matrix, by their ids (the two kept to check them)
+_MATRICES: dict[tuple, tuple[Any, Any, Any]] = {}
+
+
 class AvgPool3d(Function):
     """out[n, c, i, j, l] = weight * the sum of xpad[n, c] over the box of windows i, j, l
     (xpad padded with zeros; window i along an axis reads i*stride + p): the average pools,
@@ -245,6 +275,12 @@ class AvgPool3d(Function):
         self.geometry: dict[str, Any] = dict(windows=windows, padding=padding, weight=weight)
         lead = x.ndim - len(windows)  # (N, C) or (C,): the axes before the spatial ones
         self.size = x.shape[lead:]
+        if fastpath.enabled() and x.dtype in (xp.float32, xp.float64):
+            sums = _box_matrix(windows, padding, self.size, weight, x)  # (D*H*W, boxes)
+            if sums is not None:  # a small plane: every box's weighted sum in one product
+                outs = tuple(w.shape[0] for w in windows)
+                planes = x.reshape(math.prod(x.shape[:lead]), sums.shape[0])  # (N*C, D*H*W)
+                return xp.matmul(planes, sums).reshape(x.shape[:lead] + outs)
         out = padded(x, padding, 0)
         # one add per offset, in x's dtype; the first axis first, whose offsets' views are
         # runs of whole rows (an add over views strided along the last axis is slower)
