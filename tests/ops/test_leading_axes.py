@@ -1,4 +1,4 @@
-"""Reductions over a leading run of axes of many short rows (fastpath/halving.py halves them
+"""Reductions over a leading run of axes of many short rows (fastpath/passes.py halves them
 with the fast path on): values, dtypes and gradients against torch, in either mode."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.fastpath import halving
+from chainrule.fastpath import passes
 from tests.helpers import fast_path_on
 
 CALLS: list[tuple[str, Callable[[Any], Any]]] = [
@@ -68,19 +68,19 @@ def test_halving_is_the_ufuncs_reduce_where_it_applies_and_where_not() -> None:
                     if ufunc is not np.add and not a.size:
                         continue  # no identity: both raise
                     want = ufunc.reduce(a.astype(np.float64), axis=dims, keepdims=keep)
-                    got = halving.reduce(ufunc, a, dims, keep)
+                    got = passes.reduce(ufunc, a, dims, keep)
                     assert got.shape == want.shape and got.dtype == np.float32
                     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-4)
     # one dim given as an int, as softmax's shift gives it
     a = rng.standard_normal((2048, 3)).astype(np.float32)
     with fast_path_on():
         np.testing.assert_array_equal(
-            halving.reduce(np.maximum, a, 0, True), a.max(0, keepdims=True)
+            passes.reduce(np.maximum, a, 0, True), a.max(0, keepdims=True)
         )
     # integer sums keep NumPy's int64 (the reduce itself), and their exact values
     n = np.arange(4096 * 3, dtype=np.int32).reshape(4096, 3)
-    assert halving.reduce(np.add, n, (0,), False).dtype == np.int64
-    np.testing.assert_array_equal(halving.reduce(np.maximum, n, (0,), False), n[-1])
+    assert passes.reduce(np.add, n, (0,), False).dtype == np.int64
+    np.testing.assert_array_equal(passes.reduce(np.maximum, n, (0,), False), n[-1])
 
 
 def test_a_halved_float32_sum_rounds_as_a_pairwise_sum() -> None:

@@ -1,4 +1,4 @@
-"""Running sums and products along a short axis of many lines (fastpath/steps.py takes them a
+"""Running sums and products along a short axis of many lines (fastpath/passes.py takes them a
 step at a time with the fast path on): values, dtypes and gradients against torch, in either
 mode, and the same bits as NumPy's accumulate."""
 
@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.fastpath import steps
+from chainrule.fastpath import passes
 from tests.helpers import fast_path_on
 
 CALLS: list[tuple[str, Callable[[Any], Any]]] = [
@@ -58,9 +58,9 @@ def test_steps_give_numpys_accumulate_bit_for_bit() -> None:
                 a = rng.standard_normal(shape).astype(dtype)
                 for ufunc in (np.add, np.multiply):
                     want = ufunc.accumulate(a, axis=axis, dtype=dtype)
-                    got = steps.accumulate(ufunc, a, axis, dtype)
+                    got = passes.accumulate(ufunc, a, axis, dtype)
                     assert got.dtype == want.dtype
                     np.testing.assert_array_equal(got, want)
             b = rng.integers(0, 3, shape).astype(bool)
             want = np.add.accumulate(b, axis=axis, dtype=np.int64)
-            np.testing.assert_array_equal(steps.accumulate(np.add, b, axis, np.int64), want)
+            np.testing.assert_array_equal(passes.accumulate(np.add, b, axis, np.int64), want)

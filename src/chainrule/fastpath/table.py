@@ -86,7 +86,7 @@ TRICKS = [
     ),
     Trick(
         "leading axes reduced by halving",
-        "chainrule.fastpath.halving:reduce",
+        "chainrule.fastpath.passes:reduce",
         "(83333, 3, 4) float32, loaded machine: amax over (0, 2) 2.4-6.2 against 102-112 ms, "
         "sum 6-7 against 45-57 ms, sum over 0 5.2-6.0 against 11-15 ms; a float32 sum of 2^17 "
         "rows within 1e-7 of the total where row after row drifts by 1e-5",
@@ -94,7 +94,7 @@ TRICKS = [
     ),
     Trick(
         "running sums and products along a short axis by steps",
-        "chainrule.fastpath.steps:accumulate",
+        "chainrule.fastpath.passes:accumulate",
         "forward at 10^6 of (83333, 3, 4) float32, chainrule over PyTorch, loaded machine: "
         "cumsum over the last dim 3.7-3.9x against 1.2-1.3x, cumprod 4.9-5.7x against "
         "1.2-1.4x, cumsum over dim 1 3.9-5.6x against 2.2-2.4x; (4096, 4) 17 against 83 us",
@@ -102,7 +102,7 @@ TRICKS = [
     ),
     Trick(
         "a flattened roll by two slice copies",
-        "chainrule.ops.movement:Roll.forward",
+        "chainrule.ops.reorder:Roll.forward",
         "roll without dims at 10^6 float32, forward, chainrule over PyTorch, same sitting: 8.2x "
         "against 1.04x; (4096,) 2.7 against 7.4 us, (256,) 2.4 against 1.4 us (below 2,048 "
         "elements the gather stays)",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, arrays_of
-from ..fastpath import halving
+from ..fastpath import passes
 from . import lapack
 
 if TYPE_CHECKING:
@@ -321,7 +321,7 @@ class Einsum(Function):
             return xp.einsum(equation, *arrays)
         # summed first, as PyTorch's einsum sums them: ij,k->i costs i*j + k, not i*j*k
         summed = [
-            halving.reduce(xp.add, a, ax, False) if ax else a
+            passes.reduce(xp.add, a, ax, False) if ax else a
             for a, ax in zip(arrays, axes, strict=True)
         ]
         return xp.einsum(rest, *summed)

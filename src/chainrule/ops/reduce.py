@@ -16,7 +16,7 @@ from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.mode import state
 from ..autograd.primitive import Function
-from ..fastpath import halving, steps
+from ..fastpath import passes
 from .elementwise import Where
 from .movement import Cat
 
@@ -90,7 +90,7 @@ def _shift(a: Any, dims: Any) -> Any:
     empty array, which has no max (its logsumexp over an empty dim is log 0 = -inf)."""
     if not a.size:
         return xp.zeros((), dtype=a.dtype, like=a)
-    return halving.reduce(xp.maximum, a, dims, True)  # the ufunc: no Python wrapper
+    return passes.reduce(xp.maximum, a, dims, True)  # the ufunc: no Python wrapper
 
 
 class Sum(Function):
@@ -101,7 +101,7 @@ class Sum(Function):
 
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
-        return halving.reduce(xp.add, _column_major(a, dims), dims, keepdim)
+        return passes.reduce(xp.add, _column_major(a, dims), dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
@@ -123,7 +123,7 @@ class Mean(Function):
         a = _column_major(a, dims)
         if a.dtype.itemsize < 4 or not self.n:  # NumPy's mean: halves summed in float32, and
             return a.mean(axis=dims, keepdims=keepdim)  # the NaN of nothing with its warning
-        return halving.reduce(xp.add, a, dims, keepdim) / self.n  # mean's own sum and
+        return passes.reduce(xp.add, a, dims, keepdim) / self.n  # mean's own sum and
         # division, without its Python wrapper (2 of a small mean's 3 us)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -162,10 +162,10 @@ class _Spread(Function):
         if a.dtype.itemsize < 4 or not n:  # NumPy's mean: halves summed in float32, and
             self.mean = a.mean(axis=self.dims, keepdims=True)  # the NaN of nothing
         else:  # mean's own sum and division
-            self.mean = halving.reduce(xp.add, a, self.dims, True) / n
+            self.mean = passes.reduce(xp.add, a, self.dims, True) / n
         centred = a - self.mean
         centred *= centred
-        return halving.reduce(xp.add, centred, self.dims, keepdim)
+        return passes.reduce(xp.add, centred, self.dims, keepdim)
 
     def _grad(self, g: Any, a: Any, mean: Any) -> Any:
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
@@ -307,7 +307,7 @@ class Amax(Function):
         self, a: Any, dims: Any = None, keepdim: bool = False, nan_ties: bool = False
     ) -> Any:
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
-        return halving.reduce(self.ufunc, _column_major(a, dims), dims, keepdim)
+        return passes.reduce(self.ufunc, _column_major(a, dims), dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # The ties are found here, not in forward, which then costs nothing extra under
@@ -343,10 +343,10 @@ class Aminmax(Function):
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
-        least = halving.reduce(xp.minimum, a, dims, keepdim)  # amin without its wrapper
+        least = passes.reduce(xp.minimum, a, dims, keepdim)  # amin without its wrapper
         out = xp.empty((2, *least.shape), dtype=a.dtype, like=a)  # (2, *reduced)
         out[0] = least
-        out[1] = halving.reduce(xp.maximum, a, dims, keepdim)
+        out[1] = passes.reduce(xp.maximum, a, dims, keepdim)
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -373,7 +373,7 @@ class LogSumExp(Function):
         a = _column_major(a, dims)
         m = _shift(a, dims)
         m = xp.where(xp.isfinite(m), m, 0)
-        out = xp.log(halving.reduce(xp.add, xp.exp(a - m), dims, True)) + m
+        out = xp.log(passes.reduce(xp.add, xp.exp(a - m), dims, True)) + m
         return out.reshape(_reduced(a.shape, dims, keepdim))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -457,7 +457,7 @@ class Cumsum(Function):
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         if not a.ndim:  # one element: its own sum
             return a.astype(dtype)
-        return steps.accumulate(xp.add, a, dim, dtype)  # cumsum without its Python wrapper
+        return passes.accumulate(xp.add, a, dim, dtype)  # cumsum without its Python wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if grad.ndim == 0:  # one element: its own sum
@@ -486,7 +486,7 @@ class Cumprod(Function):
         dtype = a.dtype if is_floating(a.dtype) or not widen else xp.int64
         if not a.ndim:  # one element: its own product
             return a.astype(dtype)
-        return steps.accumulate(xp.multiply, a, dim, dtype)  # cumprod, without its wrapper
+        return passes.accumulate(xp.multiply, a, dim, dtype)  # cumprod, without its wrapper
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, d = self.inputs[0], self.dim

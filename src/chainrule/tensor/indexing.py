@@ -22,7 +22,7 @@ from ..autograd import forward_ad
 from ..autograd.node import named
 from ..autograd.saved import record
 from ..constants import contiguous_format
-from ..ops import linalg, masked, movement, selection
+from ..ops import linalg, masked, movement, reorder, selection
 from ..ops.movement import viewed
 from .arithmetic import matmul, scalar_for
 from .core import Core, as_tensor, make
@@ -351,7 +351,7 @@ class Indexing(Core):
         b = normalize_dim(dims[1], self.ndim, "rot90", self.shape)
         if a == b:
             raise ValueError(f"rot90: the two dims must differ; got {dims}")
-        return movement.Rot90.apply(self, k=int(k), dims=dims)
+        return reorder.Rot90.apply(self, k=int(k), dims=dims)
 
     # -- take and put ----------------------------------------------------------------------
 

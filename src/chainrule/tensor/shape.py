@@ -27,7 +27,7 @@ from ..arguments import (
 from ..autograd.node import named
 from ..autograd.outputs import split_node
 from ..autograd.saved import record
-from ..ops import elementwise, movement
+from ..ops import elementwise, movement, reorder
 from ..ops.movement import viewed
 from .arithmetic import scalar_for, where
 from .core import Core, as_tensor, make
@@ -432,7 +432,7 @@ class Shape(Core):
         result must not reach it)."""
         dims = spread_or_keyword(dim_list, dims, "dims", "flip")
         flipped = normalize_dims(shape_arg(dims), self, "flip") if dims and shape_arg(dims) else ()
-        out = movement.Flip.apply(self, dims=flipped)  # no dims (or 0-d): a copy, PyTorch's
+        out = reorder.Flip.apply(self, dims=flipped)  # no dims (or 0-d): a copy, PyTorch's
         return named(out, "FlipBackward0", dims=tuple(shape_arg(dims)))  # as given, PyTorch's
 
     def roll(self: TensorSelf, shifts: Any, dims: Any = None) -> Tensor:
@@ -445,7 +445,7 @@ class Shape(Core):
                     f"{self.shape}"
                 )
             shift = shifts[0] if isinstance(shifts, (tuple, list)) else shifts
-            return movement.Roll.apply(self, shifts=(int(shift),), dims=())
+            return reorder.Roll.apply(self, shifts=(int(shift),), dims=())
         shift_list = list(shifts) if isinstance(shifts, (tuple, list)) else [shifts]
         dim_list = list(dims) if isinstance(dims, (tuple, list)) else [dims]
         if len(shift_list) != len(dim_list):
@@ -457,7 +457,7 @@ class Shape(Core):
             raise IndexError(f"roll: dims {tuple(dim_list)} are out of range for a 0-d tensor")
         shape = self._array.shape
         dims = tuple(normalize_dim(dim, len(shape), "roll", shape) for dim in dim_list)
-        out = movement.Roll.apply(self, shifts=tuple(map(int, shift_list)), dims=dims)
+        out = reorder.Roll.apply(self, shifts=tuple(map(int, shift_list)), dims=dims)
         return named(out, "RollBackward0", dims=tuple(dim_list))  # as given, as PyTorch's
 
     def tile(self: TensorSelf, dims: Any) -> Tensor:

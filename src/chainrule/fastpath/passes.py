@@ -1,9 +1,16 @@
-"""Reductions over leading axes by halving (fastpath/table.py): NumPy reduces the leading
-axis of an (n, r) array a row at a time, r elements a step, so short rows cost it ten times
-a pass over the array; halving combines the rows' second half into their first, again and
-again, each step one pass over whole rows. A sum so made is pairwise, as PyTorch's cascade
-sum is, where NumPy's over a leading axis adds one row after another. With the switch off,
-the ufunc's own reduce."""
+"""Reductions and running sums by passes over whole arrays (fastpath/table.py), where NumPy's
+own loop walks many short lines one at a time; with the switch off, the ufunc's own reduce
+or accumulate.
+
+Halving: NumPy reduces the leading axis of an (n, r) array a row at a time, r elements a
+step, so short rows cost it ten times a pass over the array; halving combines the rows'
+second half into their first, again and again, each step one pass over whole rows. A sum so
+made is pairwise, as PyTorch's cascade sum is, where NumPy's over a leading axis adds one row
+after another.
+
+Steps: NumPy's accumulate walks each line along the axis on its own, so many short lines
+cost it a loop of a few elements each; here each step adds (multiplies) one whole slice of
+lines into the next, the same operations in the same order, so the same bits."""
 
 from __future__ import annotations
 
@@ -64,3 +71,22 @@ def _halved(ufunc: Any, rows: Any) -> Any:
             ufunc(out[:1], out[2 * half : n], out=out[:1])
         n = half
     return out[0]
+
+
+# Steps pay where at least LINES_MIN lines run along an axis of at most STEPS_MAX elements:
+# below, the ufunc's own loop costs less than a call per step.
+LINES_MIN = 1024
+STEPS_MAX = 16
+
+
+def accumulate(ufunc: Any, a: Any, axis: int, dtype: Any) -> Any:
+    """``ufunc.accumulate(a, axis=axis, dtype=dtype)`` of an array of one dim or more (add
+    or multiply): by steps along the axis where it is short and the lines are many."""
+    n = a.shape[axis]
+    if not (state.on and 2 <= n <= STEPS_MAX and a.size // n >= LINES_MIN):
+        return ufunc.accumulate(a, axis=axis, dtype=dtype)
+    out = a.astype(dtype)  # a new C-ordered array, which the steps write into
+    steps = array.xp.moveaxis(out, axis, 0)  # (n, ...): a view, step k its slice k
+    for k in range(1, n):
+        ufunc(steps[k - 1], steps[k], out=steps[k])
+    return out
