@@ -265,7 +265,7 @@ def binary_cross_entropy_with_logits(
 
 
 # An integer's bits read as an unsigned integer of its width: see _class_targets.
-_UNSIGNED = {1: xp.uint8, 2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
+UNSIGNED = {1: xp.uint8, 2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
 
 
 def _class_targets(
@@ -294,12 +294,12 @@ def _class_targets(
         t.size
         and not 0 <= ignore_index < c
         # a negative target reads as huge; the ufunc's max, without max's Python wrapper
-        and xp.maximum.reduce(t.view(_UNSIGNED[t.itemsize]), axis=None) < c
+        and xp.maximum.reduce(t.view(UNSIGNED[t.itemsize]), axis=None) < c
     ):  # the common case, found in one reduction: every target a class, none ignored
         per_element = None if w is None else array.result_array(w[t]).astype(input.dtype)
         return t, None, per_element, w
     ignored = t == ignore_index
-    bad = ~ignored & (t.view(_UNSIGNED[t.itemsize]) >= c)  # a negative target reads as huge
+    bad = ~ignored & (t.view(UNSIGNED[t.itemsize]) >= c)  # a negative target reads as huge
     if xp.count_nonzero(bad):  # count_nonzero: a tenth of any()'s time on few elements
         raise IndexError(
             f"{op}: target index {t[bad].reshape(-1)[0]} is out of range for {c} classes (C); got "
