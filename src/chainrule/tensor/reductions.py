@@ -356,26 +356,29 @@ class Reductions(Core):
     ) -> Tensor:
         """The n-th forward difference along dim (x[1:] - x[:-1], n times; for bools, where
         neighbours differ), prepend and append joined to the ends first."""
-        if self.ndim == 0:
-            raise ValueError("diff: needs a tensor of at least one dim; got a 0-d tensor")
-        if not is_int(n) or n < 0:
-            raise ValueError(f"diff: n must be a non-negative int; got {n!r}")
         shape = self._array.shape
+        if not shape:
+            raise ValueError("diff: needs a tensor of at least one dim; got a 0-d tensor")
+        if not (type(n) is int or is_int(n)) or n < 0:
+            raise ValueError(f"diff: n must be a non-negative int; got {n!r}")
         d = normalize_dim(dim, len(shape), "diff", shape)
-        x: Tensor = as_tensor(self)
+        x: Tensor = self
         if prepend is not None or append is not None:
             parts = [as_tensor(p) for p in (prepend, self, append) if p is not None]
             shapes = [p._array.shape for p in parts]
             rest = shape[:d] + shape[d + 1 :]
-            if any(len(s) != len(shape) or s[:d] + s[d + 1 :] != rest for s in shapes):
+            # lists, not any() over a generator: on every call's way
+            if [s for s in shapes if len(s) != len(shape) or s[:d] + s[d + 1 :] != rest]:
                 raise ValueError(
                     f"diff: prepend and append must match the input's shape but in dim "
                     f"{dim}; got shapes {shapes}"
                 )
             if n:
-                dtype = array.promote_all([p._array.dtype for p in parts], "diff")
-                same = [p if p._array.dtype == dtype else p.to(dtype) for p in parts]
-                x = movement.Cat.apply(*same, dim=d)
+                dtypes = [p._array.dtype for p in parts]
+                if [t for t in dtypes if t != dtypes[0]]:  # of several dtypes: promoted
+                    dtype = array.promote_all(dtypes, "diff")
+                    parts = [p if p._array.dtype == dtype else p.to(dtype) for p in parts]
+                x = movement.Cat.apply(*parts, dim=d)
         if n == 0:  # the input itself, without prepend and append, as PyTorch
             return self.clone()
         lead = (slice(None),) * d  # narrow's slices along d, given directly
