@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import positive_int
 from ..autograd.saved import record
+from ..bounded import Bounded
 from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
 from ..tensor import Tensor, as_tensor
@@ -32,13 +33,11 @@ def _block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: 
     key = (op, *given)
     found = _BLOCK_ARGS.get(key)
     if found is None:
-        if len(_BLOCK_ARGS) >= 256:  # a bound on what it keeps: start again
-            _BLOCK_ARGS.clear()
-        found = _BLOCK_ARGS[key] = _parse_block_args(op, *given)
+        found = _BLOCK_ARGS.keep(key, _parse_block_args(op, *given))
     return found
 
 
-_BLOCK_ARGS: dict[tuple, tuple] = {}
+_BLOCK_ARGS: Bounded[tuple, tuple] = Bounded(256)
 
 
 def _parse_block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:

@@ -12,6 +12,7 @@ from typing import Any
 from .. import array
 from ..arguments import need_float
 from ..autograd.saved import record
+from ..bounded import Bounded
 from ..ops import grid as grid_ops
 from ..tensor import Tensor, as_tensor
 from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
@@ -80,13 +81,11 @@ def _base_grid(spatial: tuple, corners: bool, like: Any) -> Any:
         base = xp.stack([*reversed(mesh), ones], axis=-1).reshape(-1, dim + 1)  # (P, dim + 1)
         if on_host and base.size <= _KEPT_SIZE:
             base.flags.writeable = False
-            if len(_BASE_GRIDS) >= 64:  # a bound on what it keeps: start again
-                _BASE_GRIDS.clear()
-            _BASE_GRIDS[key] = base
+            _BASE_GRIDS.keep(key, base)
     return base
 
 
-_BASE_GRIDS: dict[tuple, Any] = {}
+_BASE_GRIDS: Bounded[tuple, Any] = Bounded(64)
 _KEPT_SIZE = 1 << 16  # the largest base grid kept (elements), so the kept ones stay small
 
 

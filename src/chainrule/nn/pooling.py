@@ -15,6 +15,7 @@ from ..arguments import is_int, positive_int
 from ..autograd.mode import is_grad_enabled
 from ..autograd.mode import state as modes
 from ..autograd.saved import record
+from ..bounded import Bounded
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
 from ..tensor import Tensor, as_tensor
@@ -28,7 +29,7 @@ xp = array.xp
 # once checked: the primitive's options, windows and weights, the node's saved arguments), by
 # the op, the input's shape, dtype and array type and the arguments as given (ints, tuples of
 # ints or None, and the flags): a pool called again the same way is not checked again
-_PLANS: dict[tuple, Any] = {}
+_PLANS: Bounded[tuple, Any] = Bounded(256)
 # _parse_pool_args' answer: kernel, stride, dilation and the (before, after) padding an axis
 Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]
 
@@ -45,9 +46,7 @@ def _planned(op: str, t: Tensor, given: tuple, flags: tuple, make: Any, *args: A
     plan = _PLANS.get(key)
     if plan is None:
         plan = make(*args)  # the checks raise here, and nothing is kept
-        if len(_PLANS) >= 256:  # a bound on what it keeps: start again
-            _PLANS.clear()
-        _PLANS[key] = plan
+        _PLANS.keep(key, plan)
     return plan
 
 

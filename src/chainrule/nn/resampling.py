@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import array
 from ..autograd.saved import record
+from ..bounded import Bounded
 from ..ops import resample as resample_ops
 from ..tensor import Tensor, as_tensor
 from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
@@ -234,13 +235,11 @@ def _nearest(sizes: tuple, outs: tuple, scales: tuple, exact: bool) -> tuple[tup
         maps.append((taps, host.ones(taps.shape)))
     found = tuple(maps), resample_ops.nearest_flat(tuple(maps), sizes)
     if found[1].size <= 1 << 16:
-        if len(_NEAREST) >= 256:  # a bound on what it keeps: start again
-            _NEAREST.clear()
-        _NEAREST[key] = found
+        _NEAREST.keep(key, found)
     return found
 
 
-_NEAREST: dict[tuple, Any] = {}
+_NEAREST: Bounded[tuple, Any] = Bounded(256)
 _UPSAMPLE_NEAREST = (
     resample_ops.UpsampleNearest1d,
     resample_ops.UpsampleNearest2d,
@@ -258,7 +257,7 @@ _UPSAMPLE: dict[str, Any] = {
     "trilinear": resample_ops.UpsampleTrilinear3d,
 }
 # each axis' taps and weights, by its sizes, scale, corners, kind and opmath dtype
-_MAPS: dict[tuple, Any] = {}
+_MAPS: Bounded[tuple, Any] = Bounded(256)
 
 
 def _map(n_in: int, n_out: int, scale: Any, corners: bool, cubic: bool, dt: Any) -> Any:
@@ -266,11 +265,9 @@ def _map(n_in: int, n_out: int, scale: Any, corners: bool, cubic: bool, dt: Any)
     key = (n_in, n_out, scale, corners, cubic, dt)
     found = _MAPS.get(key)
     if found is None:
-        if len(_MAPS) >= 256:  # a bound on what it keeps: start again
-            _MAPS.clear()
         taps = _weighted_taps(n_in, n_out, scale, corners, cubic, dt)
         # (n_out, T) in column order: each tap's positions contiguous, as the kernel reads them
-        found = _MAPS[key] = tuple(host.asfortranarray(a) for a in taps)
+        found = _MAPS.keep(key, tuple(host.asfortranarray(a) for a in taps))
     return found
 
 

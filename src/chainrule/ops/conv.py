@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function
+from ..bounded import Bounded
 from .gathered import gathered_max
 from .movement import Pad
 
@@ -42,13 +43,11 @@ def padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
     key = (x.shape, padding)
     found = _PADS.get(key)
     if found is None:  # the padded shape and where x goes in it, once for each shape
-        if len(_PADS) >= 256:  # a bound on what it keeps: start again
-            _PADS.clear()
         lead = x.shape[: x.ndim - len(padding)]
         size = x.shape[len(lead) :]
         shape = (*lead, *(n + lo + hi for n, (lo, hi) in zip(size, padding, strict=True)))
         inside = (..., *_inside(padding, size)) if shape != x.shape else None
-        found = _PADS[key] = (shape, inside)
+        found = _PADS.keep(key, (shape, inside))
     shape, inside = found
     if inside is None:
         return x
@@ -62,7 +61,7 @@ def padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
 
 
 # each input shape and padding's padded shape and the index of x in it (None: no padding)
-_PADS: dict[tuple, tuple[tuple, Any]] = {}
+_PADS: Bounded[tuple, tuple[tuple, Any]] = Bounded(256)
 
 
 def _windows(xpad: Any, kernel: tuple, outs: tuple, stride: tuple, dilation: tuple) -> Any:
@@ -438,13 +437,11 @@ def _pool_slices(
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         ho, wo = out_hw(size, kernel, stride, dilation, padding)
         found = (_offsets(kh, sh, dh, ho), _offsets(kw, sw, dw, wo))
-        if len(_POOL_SLICES) >= 256:  # a bound on what it keeps: start again
-            _POOL_SLICES.clear()
-        _POOL_SLICES[key] = found
+        _POOL_SLICES.keep(key, found)
     return found
 
 
-_POOL_SLICES: dict[tuple, tuple[list[slice], list[slice]]] = {}
+_POOL_SLICES: Bounded[tuple, tuple[list[slice], list[slice]]] = Bounded(256)
 
 
 def take_along(a: Any, index: Any, axis: int) -> Any:
@@ -707,13 +704,11 @@ def _block_places(geometry: dict, size: tuple, channels: int, n: int) -> Any:
         place = place * (size[a] + lo + hi) + offsets + starts
     place = place.reshape(-1)
     place.flags.writeable = False
-    if len(_PLACES) >= 64:  # a bound on what it keeps: start again
-        _PLACES.clear()
-    _PLACES[key] = place
+    _PLACES.keep(key, place)
     return place
 
 
-_PLACES: dict[tuple, Any] = {}
+_PLACES: Bounded[tuple, Any] = Bounded(64)
 
 
 def _places_for(x: Any, geometry: dict, size: tuple, channels: int, n: int) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import array
 from ..array import xp
+from ..bounded import Bounded
 
 
 def gathered_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
@@ -20,7 +21,7 @@ def gathered_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation:
     key = (x.shape, kernel, stride, padding, dilation)
     found = _GATHERS.get(key, False)
     if found is False:
-        found = _GATHERS[key] = _gather_places(x.shape, kernel, stride, padding, dilation)
+        found = _GATHERS.keep(key, _gather_places(x.shape, kernel, stride, padding, dilation))
     if found is None:
         return None
     places, shape = found
@@ -32,8 +33,6 @@ def _gather_places(
     shape: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
 ) -> tuple[Any, tuple] | None:
     """gathered_max's places (Ho*Wo*kh*kw,) in the plane and output shape, or None."""
-    if len(_GATHERS) >= 256:  # a bound on what it keeps: start again
-        _GATHERS.clear()
     size = shape[2:]
     outs = tuple(  # PyTorch's floor formula, as ops/conv.py's out_hw
         (n + lo + hi - d * (q - 1) - 1) // s + 1
@@ -57,4 +56,4 @@ def _gather_places(
 
 
 # each input shape and geometry's _gather_places (None: the plain way)
-_GATHERS: dict[tuple, Any] = {}
+_GATHERS: Bounded[tuple, Any] = Bounded(256)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
+from ..bounded import Bounded
 from .movement import Stack
 
 if TYPE_CHECKING:
@@ -185,13 +186,11 @@ def _axes(sizes: tuple[int, ...], mode: str, corners: bool, dtype: Any, m: int) 
     if found is None and m > _KEPT_POSITIONS:
         return _Axes(sizes, mode, corners, dtype, m)
     if found is None:
-        if len(_AXES) >= 64:  # a bound on what it keeps: start again
-            _AXES.clear()
-        found = _AXES[key] = _Axes(sizes, mode, corners, dtype, m)
+        found = _AXES.keep(key, _Axes(sizes, mode, corners, dtype, m))
     return found
 
 
-_AXES: dict[tuple, _Axes] = {}
+_AXES: Bounded[tuple, _Axes] = Bounded(64)
 _KEPT_POSITIONS = 1 << 10  # the most positions M whose constants are kept
 
 
@@ -204,13 +203,11 @@ def _starts(n: int, p: int, volume: int) -> Any:
         found = (array.host.arange(n) * volume).repeat(p)
         if found.size <= _KEPT_POSITIONS:
             found.flags.writeable = False
-            if len(_STARTS) >= 64:  # a bound on what it keeps: start again
-                _STARTS.clear()
-            _STARTS[key] = found
+            _STARTS.keep(key, found)
     return found
 
 
-_STARTS: dict[tuple, Any] = {}
+_STARTS: Bounded[tuple, Any] = Bounded(64)
 
 
 def _outer(parts: Any, add: bool = False) -> Any:

@@ -14,6 +14,7 @@ from .. import array
 from ..array import xp
 from ..autograd.primitive import Function
 from ..autograd.saved import record
+from ..bounded import Bounded
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -56,13 +57,11 @@ def flat_index(sizes: tuple[int, ...], padding: tuple[int, ...], mode: str) -> A
         index = index + where.reshape((-1,) + (1,) * i)
         stride *= sizes[d]
     index.flags.writeable = False
-    if len(_INDEXES) >= 256:  # a bound on what it keeps: start again
-        _INDEXES.clear()
-    _INDEXES[key] = index
+    _INDEXES.keep(key, index)
     return index
 
 
-_INDEXES: dict[tuple[tuple[int, ...], tuple[int, ...], str], Any] = {}
+_INDEXES: Bounded[tuple[tuple[int, ...], tuple[int, ...], str], Any] = Bounded(256)
 
 
 def _places(sizes: tuple[int, ...], padding: tuple[int, ...], mode: str, planes: int) -> Any:
@@ -76,13 +75,11 @@ def _places(sizes: tuple[int, ...], padding: tuple[int, ...], mode: str, planes:
     starts = array.host.arange(0, planes * plane, plane).reshape(-1, 1)
     places = (starts + flat_index(sizes, padding, mode).reshape(1, -1)).reshape(-1)
     places.flags.writeable = False
-    if len(_PLACES) >= 64:  # a bound on what it keeps: start again
-        _PLACES.clear()
-    _PLACES[key] = places
+    _PLACES.keep(key, places)
     return places
 
 
-_PLACES: dict[tuple[tuple[int, ...], tuple[int, ...], str, int], Any] = {}
+_PLACES: Bounded[tuple[tuple[int, ...], tuple[int, ...], str, int], Any] = Bounded(64)
 
 
 def _index_for(x: Any, sizes: tuple[int, ...], padding: tuple[int, ...], mode: str) -> Any:

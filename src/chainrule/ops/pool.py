@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
+from ..bounded import Bounded
 from .conv import folded, padded
 
 if TYPE_CHECKING:
@@ -47,8 +48,6 @@ def _box_places(windows: tuple, sizes: tuple, padding: tuple) -> tuple[Any, Any,
     key = (id(windows), sizes, padding)
     found = _BOXES.get(key)
     if found is None or found[0] is not windows:  # an id reused by another tuple: made again
-        if len(_BOXES) >= 256:  # a bound on what it keeps: start again
-            _BOXES.clear()
         host, rank = array.host, len(windows)
         padded_sizes = [n + lo + hi for n, (lo, hi) in zip(sizes, padding, strict=True)]
         places: Any = 0
@@ -62,12 +61,12 @@ def _box_places(windows: tuple, sizes: tuple, padding: tuple) -> tuple[Any, Any,
         n_boxes = math.prod(w.shape[0] for w in windows)
         k = math.prod(w.shape[1] for w in windows)
         places, flat = places.reshape(n_boxes, k), flat.reshape(n_boxes, k).astype(host.int64)
-        found = _BOXES[key] = (windows, places, flat, host.arange(0, n_boxes * k, k))
+        found = _BOXES.keep(key, (windows, places, flat, host.arange(0, n_boxes * k, k)))
     return found[1:]
 
 
 # each windows tuple's box positions, flat indices and row starts, by its id (the tuple kept)
-_BOXES: dict[tuple, tuple[Any, Any, Any, Any]] = {}
+_BOXES: Bounded[tuple, tuple[Any, Any, Any, Any]] = Bounded(256)
 
 
 def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
@@ -77,12 +76,10 @@ def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
     reduction over a gathered offset axis is several times slower, at any size)."""
     found = _SPLITS.get(id(where))
     if found is None or found[0] is not where:  # an id reused by another array: made again
-        if len(_SPLITS) >= 256:  # a bound on what it keeps: start again
-            _SPLITS.clear()
         steps = array.host.diff(where, axis=0)
         even = where.shape[0] < 2 or bool((steps == steps[:1]).all() and (steps[:1] > 0).all())
         parts = _slices(where) if even else [where[:, p].copy() for p in range(where.shape[1])]
-        found = _SPLITS[id(where)] = (where, even, parts)
+        found = _SPLITS.keep(id(where), (where, even, parts))
     _, even, parts = found
     lead = (slice(None),) * axis
     if even:
@@ -91,7 +88,7 @@ def _offset_views(x: Any, where: Any, axis: int) -> list[Any]:
 
 
 # each windows array's offsets (slices or positions), by its id (the array kept to check it)
-_SPLITS: dict[int, tuple[Any, bool, list[Any]]] = {}
+_SPLITS: Bounded[int, tuple[Any, bool, list[Any]]] = Bounded(256)
 
 
 class _WindowMax(Function):
@@ -245,8 +242,6 @@ def _box_matrix(windows: tuple, padding: tuple, sizes: tuple, weight: Any, x: An
     key = (id(windows), padding, sizes, id(weight), x.dtype)
     found = _MATRICES.get(key)
     if found is None or found[0] is not windows or found[1] is not weight:
-        if len(_MATRICES) >= 256:  # a bound on what it keeps: start again
-            _MATRICES.clear()
         host, m = array.host, array.host.ones((1, 1))  # (places so far, boxes so far)
         for where, n, (lo, _) in zip(windows, sizes, padding, strict=True):
             at = where - lo  # (n_out, k) places in the unpadded axis
@@ -254,12 +249,12 @@ def _box_matrix(windows: tuple, padding: tuple, sizes: tuple, weight: Any, x: An
             m = m[:, None, :, None] * axis[None, :, None, :]  # (places, n, boxes, n_out)
             m = m.reshape(m.shape[0] * n, -1)
         m = m * (host.asarray(weight).reshape(-1) if isinstance(weight, host.ndarray) else weight)
-        found = _MATRICES[key] = (windows, weight, m.astype(x.dtype))
+        found = _MATRICES.keep(key, (windows, weight, m.astype(x.dtype)))
     return array.from_host(found[2], x)
 
 
 # each windows tuple and weight's box matrix, by their ids (the two kept to check them)
-_MATRICES: dict[tuple, tuple[Any, Any, Any]] = {}
+_MATRICES: Bounded[tuple, tuple[Any, Any, Any]] = Bounded(256)
 
 
 class AvgPool3d(Function):
@@ -367,15 +362,13 @@ def _in_dtype(m: Any, dtype: Any) -> Any:
     key = (id(m), dtype)
     found = _CAST.get(key)
     if found is None or found[0] is not m:  # an id reused by another array: made again
-        if len(_CAST) >= 256:  # a bound on what it keeps: start again
-            _CAST.clear()
         cast = m.astype(dtype)
         cast.flags.writeable = False
-        found = _CAST[key] = (m, cast)
+        found = _CAST.keep(key, (m, cast))
     return found[1]
 
 
-_CAST: dict[tuple, tuple[Any, Any]] = {}
+_CAST: Bounded[tuple, tuple[Any, Any]] = Bounded(256)
 
 
 class _AxisMaps(Function):
