@@ -159,9 +159,10 @@ def _ctc_inputs(lengths: list[int], target_lengths: list[int], steps: int = 7, c
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("concatenated", [False, True])
-def test_ctc_loss_matches_torch(reduction: str, concatenated: bool) -> None:
+@pytest.mark.parametrize("steps", [7, 12])  # 12: log_probs run past every input length
+def test_ctc_loss_matches_torch(reduction: str, concatenated: bool, steps: int) -> None:
     lengths, target_lengths = [7, 6, 3, 5], [3, 2, 0, 3]
-    logits, targets = _ctc_inputs(lengths, target_lengths)
+    logits, targets = _ctc_inputs(lengths, target_lengths, steps)
     if concatenated:
         targets = np.concatenate([t[:k] for t, k in zip(targets, target_lengths, strict=True)])
     cl, tl = cr.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)

@@ -76,9 +76,12 @@ class CtcLoss(Function):
         neg_inf = -xp.inf
         labels, skip = extended(padded, blank, lp.dtype)
         width = labels.shape[1]
-        # (T, N, S): lp of each place's class; places past an l''s end take any class, since
-        # alpha there never reaches a place inside it (beta's recursion masks them)
-        seen = lp[:, xp.arange(n)[:, None], labels]
+        # the steps some sample reads: past the longest input length alpha stays -inf, so
+        # the recursion stops there however long log_probs' T is
+        used = max(lengths.tolist(), default=0)
+        # (used, N, S): lp of each place's class; places past an l''s end take any class,
+        # since alpha there never reaches a place inside it (beta's recursion masks them)
+        seen = lp[:used, xp.arange(n)[:, None], labels]
         # alpha with two places of -inf before each row, so the three places a step reads
         # (s - 2, s - 1, s) are windows over the row before: (T, 3, N, S), no copies
         alpha_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
@@ -88,9 +91,9 @@ class CtcLoss(Function):
         # each step's three terms less the row before: the skip's -inf and the step's lp
         # (T, 3, N, S), so a step is one sum and one log-add-exp of three
         terms = seen[:, None] + skip
-        if steps:
+        if used:
             alpha[0, :, :2] = seen[0, :, :2]
-        for t in range(1, steps):  # past a sample's length alpha runs on (see kept_alpha)
+        for t in range(1, used):  # past a sample's length alpha runs on (see kept_alpha)
             step = terms[t]
             step += before[t - 1]
             xp.logaddexp.reduce(step, axis=0, out=alpha[t])
@@ -123,9 +126,11 @@ class CtcLoss(Function):
 
     def _lcab_loss(self, classes: int) -> Any:
         """lcab + loss (T, N, C): beta by the recursion backwards from each sample's last step,
-        then alpha beta summed by class in exp space under each (t, n)'s largest term."""
-        seen, alpha, lengths = self.seen, self.kept_alpha(), self.lengths
-        steps, n, width = seen.shape
+        then alpha beta summed by class in exp space under each (t, n)'s largest term; -inf
+        past the longest input length, where alpha is."""
+        seen, lengths = self.seen, self.lengths
+        steps, n, width = seen.shape  # steps: the longest input length
+        alpha = self.kept_alpha()[:steps]
         neg_inf = -xp.inf
         places = xp.arange(width)
         ends = self.ends[:, None]  # (N, 1)
@@ -156,8 +161,10 @@ class CtcLoss(Function):
         top = both.max(axis=2, keepdims=True) if width else xp.zeros((steps, n, 1))
         top = xp.where(xp.isfinite(top), top, 0.0)
         onehot = (self.labels[:, :, None] == xp.arange(classes)).astype(seen.dtype)  # (N, S, C)
-        summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (T, N, C)
-        return xp.log(summed) + top + self.losses[None, :, None]
+        summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (used, N, C)
+        lcab_loss = xp.full((self.alpha.shape[0], n, classes), neg_inf, dtype=seen.dtype)
+        lcab_loss[:steps] = xp.log(summed) + top + self.losses[None, :, None]
+        return lcab_loss
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (lp,) = self.inputs
