@@ -84,12 +84,13 @@ class CtcLoss(Function):
         seen = lp[:used, xp.arange(n)[:, None], labels]
         # alpha with two places of -inf before each row, so the three places a step reads
         # (s - 2, s - 1, s) are windows over the row before: (T, 3, N, S), no copies
-        alpha_pad = xp.full((steps, n, width + 2), neg_inf, dtype=lp.dtype)
-        alpha = alpha_pad[:, :, 2:]  # (T, N, S) view
+        # (a row even where every length is 0, for the loss's read of step -1 below)
+        alpha_pad = xp.full((max(used, 1), n, width + 2), neg_inf, dtype=lp.dtype)
+        alpha = alpha_pad[:used, :, 2:]  # (used, N, S) view
         at_t, at_n, at_s = alpha_pad.strides
-        before = array.strided_view(alpha_pad, (steps, 3, n, width), (at_t, at_s, at_n, at_s))
+        before = array.strided_view(alpha_pad, (used, 3, n, width), (at_t, at_s, at_n, at_s))
         # each step's three terms less the row before: the skip's -inf and the step's lp
-        # (T, 3, N, S), so a step is one sum and one log-add-exp of three
+        # (used, 3, N, S), so a step is one sum and one log-add-exp of three
         terms = seen[:, None] + skip
         if used:
             alpha[0, :, :2] = seen[0, :, :2]
@@ -106,6 +107,7 @@ class CtcLoss(Function):
             empty = lengths == 0
             losses[empty] = xp.where(ends[empty] == 1, 0.0, xp.inf)
         self.alpha, self.nll = alpha, losses  # PyTorch's node's result0 (result1: kept_alpha)
+        self.steps = steps
         self.seen, self.labels, self.skip, self.lengths = seen, labels, skip[0], lengths
         self.ends, self.impossible = ends, None
         if zero_infinity:
@@ -114,15 +116,21 @@ class CtcLoss(Function):
         self.losses = losses
         return losses.astype(lp.dtype, copy=False)
 
-    def steps_in(self) -> Any:
-        """(T, N): the steps inside each sample's input length."""
-        return xp.arange(self.alpha.shape[0])[:, None] < self.lengths
+    def steps_in(self, steps: int) -> Any:
+        """(steps, N): which of the first steps lie inside each sample's input length."""
+        return xp.arange(steps)[:, None] < self.lengths
+
+    def used_alpha(self) -> Any:
+        """alpha (used, N, S) over the steps up to the longest input length: -inf past each
+        sample's length, where the forward's recursion ran on (cleared here, when read)."""
+        self.alpha[~self.steps_in(self.alpha.shape[0])] = -xp.inf
+        return self.alpha
 
     def kept_alpha(self) -> Any:
-        """alpha as PyTorch's node keeps it (T, N, S): -inf past each sample's length, where
-        the forward's recursion ran on (cleared here, when it is read)."""
-        self.alpha[~self.steps_in()] = -xp.inf
-        return self.alpha
+        """alpha as PyTorch's node keeps it (T, N, S): -inf past each sample's length."""
+        kept = xp.full((self.steps, *self.alpha.shape[1:]), -xp.inf, dtype=self.alpha.dtype)
+        kept[: self.alpha.shape[0]] = self.used_alpha()
+        return kept
 
     def _lcab_loss(self, classes: int) -> Any:
         """lcab + loss (T, N, C): beta by the recursion backwards from each sample's last step,
@@ -130,7 +138,7 @@ class CtcLoss(Function):
         past the longest input length, where alpha is."""
         seen, lengths = self.seen, self.lengths
         steps, n, width = seen.shape  # steps: the longest input length
-        alpha = self.kept_alpha()[:steps]
+        alpha = self.used_alpha()
         neg_inf = -xp.inf
         places = xp.arange(width)
         ends = self.ends[:, None]  # (N, 1)
@@ -162,7 +170,7 @@ class CtcLoss(Function):
         top = xp.where(xp.isfinite(top), top, 0.0)
         onehot = (self.labels[:, :, None] == xp.arange(classes)).astype(seen.dtype)  # (N, S, C)
         summed = xp.einsum("tns,nsc->tnc", xp.exp(both - top), onehot)  # (used, N, C)
-        lcab_loss = xp.full((self.alpha.shape[0], n, classes), neg_inf, dtype=seen.dtype)
+        lcab_loss = xp.full((self.steps, n, classes), neg_inf, dtype=seen.dtype)
         lcab_loss[:steps] = xp.log(summed) + top + self.losses[None, :, None]
         return lcab_loss
 
@@ -172,7 +180,7 @@ class CtcLoss(Function):
             lcab_loss = self._lcab_loss(lp.shape[2])
             posterior = (lp * -1.0 + lcab_loss).exp()
         per_class = (lp.exp() - posterior) * grad.reshape(1, -1, 1)  # (T, N, C)
-        counted = self.steps_in()  # (T, N)
+        counted = self.steps_in(self.steps)  # (T, N)
         if self.impossible is not None:
             counted = counted & ~self.impossible
         return (per_class.masked_fill(~counted[:, :, None], 0.0),)
