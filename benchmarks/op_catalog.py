@@ -2,9 +2,11 @@
 timed against PyTorch, forward and forward+backward, float32, as ratios to PyTorch's time
 in the same process, at three sizes: the row's own small inputs (PyTorch's OpInfo sample
 sizes: (2, 3, 4), (3, 5), 0-d), the same grown to about 10^3 elements (a makemore batch,
-(32, 27)), and grown to about 10^6. A row grows by scaling the first dim of every input of
-one or more dims, where the call still runs on both; the other rows keep the figures they
-have.
+(32, 27)), and grown to about 10^6. A row grows by scaling the first dim of the inputs
+whose first dim is the first input's (the batch of an elementwise op, a loss and its
+target), or where that call does not run on both, of the first input alone (a conv's or
+linear's input, not its weight; the left operand of a product); the other rows keep the
+figures they have.
 
 Both libraries run in one process, each block of calls in turn (chainrule, PyTorch, and
 again), so the machine's noise falls on both alike; each ratio is the median of
@@ -48,25 +50,32 @@ PINNED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS"
 SECTION = "## Per-op cost"
 
 
-def _grown(row: catalog.Row, target: int | None) -> tuple | None:
-    """The row's shapes grown so its largest input holds about ``target`` elements (the
-    row's own with None), or None where the row is that large already or does not grow."""
+def _grown(row: catalog.Row, target: int | None) -> list[tuple]:
+    """The row's shapes grown so its largest input holds about ``target`` elements, in the
+    ways to try in turn (the batch, then the first input alone); the row's own with None;
+    none where the row is that large already or does not grow."""
     if target is None:
-        return row.shapes
+        return [row.shapes]
     shapes = [s for s in row.shapes if s is not catalog.NUM]
     if not all(isinstance(s, tuple) and all(isinstance(n, int) for n in s) for s in shapes):
-        return None  # a row of literal values
+        return []  # a row of literal values
     sizes = [int(np.prod(s)) for s in shapes]
     if not sizes or max(sizes) * 2 > target:
-        return None
+        return []
     k = max(1, round(target / max(sizes)))
-    grown = []
-    for s in row.shapes:
-        if s is catalog.NUM or len(s) == 0:
-            grown.append(s)
-        else:
-            grown.append((s[0] * k, *s[1:]))
-    return tuple(grown)
+    first = next((i for i, s in enumerate(row.shapes) if s is not catalog.NUM and s), None)
+    if first is None:
+        return []  # only 0-d inputs
+    batch = row.shapes[first][0]
+    ways = []
+    for grows in (lambda i, s: s[0] == batch, lambda i, s: i == first):
+        grown = tuple(
+            (s[0] * k, *s[1:]) if s is not catalog.NUM and s and grows(i, s) else s
+            for i, s in enumerate(row.shapes)
+        )
+        if grown not in ways:
+            ways.append(grown)
+    return ways
 
 
 def _inputs(row: catalog.Row, shapes: tuple, lib: Any, grad: bool) -> list[Any]:
@@ -171,15 +180,19 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     for row in rows:
         got: dict[str, list[float]] = {}
         for size in sizes:
-            shapes = _grown(row, SIZES[size])
-            if shapes is None:
-                continue
             big = size == "10^6"
-            for backward in (False, True) if row.grad else (False,):
-                column = f"{'forward+backward' if backward else 'forward'} {size}"
-                r = measure(row, shapes, backward, 3 if big else repeats, block * (5 if big else 1))
-                if r is not None:
-                    got[column] = list(r)
+            for shapes in _grown(row, SIZES[size]):
+                for backward in (False, True) if row.grad else (False,):
+                    column = f"{'forward+backward' if backward else 'forward'} {size}"
+                    r = measure(
+                        row, shapes, backward, 3 if big else repeats, block * (5 if big else 1)
+                    )
+                    if r is not None:
+                        got[column] = list(r)
+                    elif not backward:
+                        break  # the call does not run so grown: the next way
+                else:
+                    break  # measured
         results[row.name] = got
         cells = "  ".join(f"{k} {v[0]:.2f}x" for k, v in got.items())
         print(f"{row.name:40s} {cells}", flush=True)
