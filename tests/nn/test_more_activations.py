@@ -155,3 +155,18 @@ def test_threshold_keeps_nan_and_passes_its_gradient_as_torch(
     F.threshold_(y, threshold, value)
     torch.nn.functional.threshold_(ty, threshold, value)
     np.testing.assert_array_equal(y.numpy(), ty.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("lambd", [0.5, 0.0, -1.0])
+def test_hardshrink_keeps_nan_and_makes_positive_zeros_as_torch(dtype: str, lambd: float) -> None:
+    # PyTorch zeroes -lambd <= x <= lambd, which a NaN is not: the NaN stays (its gradient is
+    # 0, as PyTorch's vectorised kernel gives it: 16 elements reach it); a dropped -0.3 is +0.0
+    xs = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -0.3, 0.5, -1.0, 2.0] * 2, dtype=dtype)
+    x, tx = cr.tensor(xs, requires_grad=True), torch.tensor(xs, requires_grad=True)
+    out, tout = F.hardshrink(x, lambd), torch.nn.functional.hardshrink(tx, lambd)
+    out.backward(cr.ones_like(out))  # no sum: inf - inf would warn
+    tout.backward(torch.ones_like(tout))
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    np.testing.assert_array_equal(np.signbit(out.detach().numpy()), torch.signbit(tout).numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

@@ -102,16 +102,22 @@ class Softshrink(Function):
 
 
 class Hardshrink(Function):
-    """out = x where |x| > lambd, else 0; grad_x = grad where |x| > lambd, else 0."""
+    """out = x where |x| > lambd (and at NaN, as PyTorch's), else 0; grad_x = grad where
+    |x| > lambd, else 0 (at NaN too, as PyTorch's vectorised kernel)."""
 
     rule = "grad_x = grad where |x| > lambd, else 0"
 
     def forward(self, x: Any, *, lambd: float) -> Any:
-        self.lambd, self.outside = lambd, (x > lambd) | (x < -lambd)
-        return xp.where(self.outside, x, 0).astype(x.dtype, copy=False)  # 0-d stays an array
+        self.lambd = lambd
+        out = masked(x, ~(xp.abs(x) <= lambd))  # NaN kept; a +0 where x is dropped
+        return out if x.ndim else xp.asarray(out)  # a 0-d x's NumPy scalar made an array
+
+    def _outside(self) -> Any:
+        """|x| > lambd, made in backward: forward needs none."""
+        return xp.abs(self.inputs[0]._array) > self.lambd
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self.outside, slope=0.0),)
+        return (Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
-        return (masked(grad, self.outside),)
+        return (masked(grad, self._outside()),)
