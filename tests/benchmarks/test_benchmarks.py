@@ -65,3 +65,19 @@ def test_onnx_inference_runs_on_both(capsys):
     for medians in results.values():
         assert set(medians) == {"chainrule", "onnx runtime"}
     assert "digits CNN inference, batch 256" in capsys.readouterr().out
+
+
+def test_op_catalog_grows_a_batch_and_keeps_a_weight(capsys):
+    import op_catalog
+
+    rows = {row.name: row for row in op_catalog.catalog.ROWS}
+    # an elementwise pair grows together; a conv grows its images, not its weight or bias
+    assert op_catalog._grown(rows["add[(2,3)&(2,3)]"], 600)[0] == ((200, 3), (200, 3))
+    assert op_catalog._grown(rows["conv2d"], 15_000)[0] == ((200, 3, 5, 5), (4, 3, 3, 3), (4,))
+    # a broadcast pair whose first dims differ grows its first input alone
+    assert op_catalog._grown(rows["add[(3,1)&(1,4)]"], 300) == [((225, 1), (1, 4))]
+    results = op_catalog.main(
+        ["--only", "conv2d", "--sizes", "10^3", "--repeats", "1", "--block", "0.001"]
+    )
+    assert "forward 10^3" in results["conv2d"]
+    assert "conv2d" in capsys.readouterr().out
