@@ -76,3 +76,27 @@ def test_a_long_flat_roll_is_torchs_in_either_mode(shift):
         got = cr.func.vmap(lambda x: x.roll(shift))(cr.tensor(b))
     want = torch.func.vmap(lambda x: x.roll(shift))(torch.tensor(b))
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize(
+    "shape, dims",
+    [((600, 4), 0), ((600, 3, 4), (0, 1)), ((30, 30, 4), (-2,)), ((3, 4), 0), ((0, 600, 4), 1)],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_a_flip_of_many_short_rows_is_torchs_in_either_mode(shape, dims, dtype):
+    """From FLIPPED_ROWS_MIN rows the fast path copies each row after the last flipped dim
+    as one element; a transposed input flips in its logical order; the result is its own."""
+    from tests.helpers import fast_path_on
+
+    a = (rng.standard_normal(shape) * 5).astype(dtype)
+    for given in (a, a.swapaxes(-1, -2)):
+        with fast_path_on():
+            got = cr.tensor(given).flip(dims)
+        want = torch.tensor(given).flip(dims)
+        assert got.dtype == cr.tensor(given).dtype and got.numpy().flags.c_contiguous
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    x = cr.tensor(a.astype(np.float64), requires_grad=True)
+    v = rng.standard_normal(shape)
+    with fast_path_on():
+        (g,) = cr.grad(x.flip(dims), x, cr.tensor(v))
+    np.testing.assert_array_equal(g.numpy(), torch.tensor(v).flip(dims).numpy())

@@ -31,10 +31,38 @@ class Flip(Function):
         index = [slice(None)] * a.ndim
         for d in dims:
             index[d] = _REVERSED
+        if a.size >= FLIPPED_ROWS_MIN and fastpath.enabled() and _flips_rows(a, dims[-1]):
+            return _rows_flipped(a, tuple(index[: dims[-1] + 1]))
         return a[tuple(index)].copy()
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Flip.apply(grad, dims=self.dims),)
+
+
+# From this many rows (positions along the dims up to the last flipped one) a flip copies each
+# row of the dims after it as one element of its bytes (fastpath/table.py): NumPy's copy of a
+# reversed dim pays for each row of a few values, and copies a row of one element at once.
+FLIPPED_ROWS_MIN = 512
+
+
+def _flips_rows(a: Any, last: int) -> bool:
+    """Whether a flip whose last flipped dim is ``last`` copies many rows of the dims after
+    it: a host array in C order, with dims after ``last`` and FLIPPED_ROWS_MIN rows."""
+    if last == a.ndim - 1 or type(a) is not array.host.ndarray or not a.flags.c_contiguous:
+        return False
+    rows = 1
+    for n in a.shape[: last + 1]:
+        rows *= n
+    return rows >= FLIPPED_ROWS_MIN
+
+
+def _rows_flipped(a: Any, index: tuple) -> Any:
+    """a[index] copied (index reversing dims up to the last flipped one), each row of the
+    dims after it moved as one element of its bytes."""
+    lead = a.shape[: len(index)]
+    rows = a.reshape(lead + (-1,))  # (lead..., row), a view: a is in C order
+    whole = rows.view(xp.dtype((xp.void, rows.shape[-1] * a.itemsize)))  # (lead..., 1)
+    return whole[index].copy().view(a.dtype).reshape(a.shape)
 
 
 class Rot90(Function):
