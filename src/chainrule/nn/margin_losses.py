@@ -134,13 +134,15 @@ def cosine_embedding_loss(
     return reduce_loss(loss, reduction)
 
 
-def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, Any]:
-    """input, its rows and classes (N, C; a (C,) input is one row) and target as an int
-    array of N class indices, checked."""
+def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, Any, tuple]:
+    """input, its classes (C; a (C,) input is one row of N, C) and target as an int array of
+    N class indices, checked; and the shape of the loss 'none' gives: (N,), or target's for a
+    (C,) input."""
     x = as_tensor(input)
-    need_float(x, op)
-    _no_halves(x, op)
     a = x._array  # its shape read once (the Tensor's is an object made at each read)
+    if a.dtype.char not in "fd":  # the dtype checks, off the way of float32 and float64
+        need_float(x, op)
+        _no_halves(x, op)
     t = target._array if isinstance(target, Tensor) else xp.asarray(target)
     if a.ndim > 2 or t.dtype.kind not in "iu":
         raise ValueError(
@@ -153,11 +155,12 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, int, 
             f"{op}: expected one class target per row of the input; got input shape {x.shape} "
             f"and target shape {t.shape}"
         )
+    shape = (n,) if a.ndim == 2 else t.shape
     t = t.reshape(n)
     # one reduction for both ends: a negative target reads as huge
     if t.size and xp.maximum.reduce(t.view(UNSIGNED[t.itemsize]), axis=None) >= c:
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
-    return x, n, c, t
+    return x, c, t, shape
 
 
 def multi_margin_loss(
@@ -176,7 +179,7 @@ def multi_margin_loss(
     reduction = legacy_reduction(size_average, reduce, reduction, op)
     if p not in (1, 2):
         raise ValueError(f"{op}: only p == 1 and p == 2 are supported; got p={p}")
-    x, n, c, t = _class_rows(input, target, op)
+    x, c, t, shape = _class_rows(input, target, op)
     w = None if weight is None else as_tensor(weight)
     if w is not None and (w.ndim != 1 or w.shape[0] != c):
         raise ValueError(
@@ -185,7 +188,6 @@ def multi_margin_loss(
     if w is not None:
         refuse_grad(w, "weight", op)
     wa = None if w is None else w._array
-    shape = (n,) if x._array.ndim == 2 else xp.shape(target)  # 'none': (C,)'s is target's
     out = losses.MultiMarginLoss.apply(
         x, target=t, p=p, margin=margin, weight=wa, reduction=reduction, shape=shape
     )
