@@ -311,6 +311,14 @@ TRICKS = [
         "each part's apply (LinalgQr, LinalgSvdEx, LinalgEigh, LinalgLu), which copies it",
     ),
     Trick(
+        "LU of many small matrices by columns",
+        "chainrule.ops.lapack:lu_factor",
+        "linalg.lu_factor of (111111, 3, 3) float32, one thread, loaded machine: 67 against "
+        "715 ms (PyTorch's 22); (27777, 6, 6): 116 against 298 ms; from 8 order^2 matrices "
+        "of order 6 at most (below, (16, 3, 3): 79 against 45 us; (64, 8, 8): 467 against 209)",
+        "getrf for each matrix",
+    ),
+    Trick(
         "lstsq of a well-conditioned square matrix by LU",
         "chainrule.ops.lapack:gelsy",
         "linalg.lstsq of a (512, 512) matrix, 8 columns of B, one thread: float64 15.5 against "

@@ -1,0 +1,67 @@
+"""lu_factor of many small matrices, which getrf's steps take one column at a time over the
+whole batch: pivots (ties to the first largest, zero columns) and info as PyTorch's getrf
+gives them, LU to rounding, the same with the fast path off, and a batch holding a NaN left
+to getrf itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule import fastpath
+from chainrule.ops import lapack
+from tests.tolerances import OP, tol
+
+
+def _batch(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Random matrices, with ties for the largest |a| in the first column of some and zero
+    columns (info) and zero matrices in others (subnormal pivots are left out: MKL scales by
+    their infinite reciprocal, OpenBLAS and getf2 divide)."""
+    a = np.random.default_rng(4).standard_normal(shape)
+    a[::3, 1, 0] = -a[::3, 0, 0]  # a tie: the first row stays the pivot
+    a[1::7, :, 1] = 0  # U[1, 1] = 0: info 2, no scaling below it
+    a[2::11] = 0
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(80, 3, 3), (300, 6, 6), (5, 40, 4, 2), (210, 2, 5)], ids=str)
+def test_lu_factor_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtype: str) -> None:
+    a = _batch(shape, dtype)
+    assert lapack._by_columns(a.reshape(-1, *shape[-2:]))  # the batch takes the columns' way
+    want = torch.linalg.lu_factor_ex(torch.tensor(a))
+    for on in (True, False):
+        fastpath.set_enabled(on)
+        try:
+            got = cr.linalg.lu_factor_ex(cr.tensor(a))
+        finally:
+            fastpath.set_enabled(fastpath.switch.DEFAULT)
+        np.testing.assert_array_equal(got.pivots.numpy(), want.pivots.numpy())
+        np.testing.assert_array_equal(got.info.numpy(), want.info.numpy())
+        np.testing.assert_allclose(got.LU.numpy(), want.LU.numpy(), **tol(dtype, OP))
+        assert got.pivots.dtype == cr.int32 and got.LU.dtype == getattr(cr, dtype)
+
+
+def test_a_batch_holding_a_nan_is_left_to_getrf() -> None:
+    a = _batch((80, 3, 3), "float64")
+    a[5, 2, 2] = np.nan
+    assert not lapack._by_columns(a)
+    got, want = cr.linalg.lu_factor_ex(cr.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
+    others = np.arange(80) != 5  # where the NaN's pivot lands is the library's own
+    np.testing.assert_array_equal(got.pivots.numpy()[others], want.pivots.numpy()[others])
+    assert np.isnan(got.LU.numpy()[5]).any()
+
+
+def test_lu_of_many_small_matrices_is_torchs_with_its_gradient() -> None:
+    a = np.random.default_rng(6).standard_normal((80, 3, 3))  # no zero pivot: a gradient
+    g = np.random.default_rng(5).standard_normal(a.shape)
+    found = []
+    for lib in (torch, cr):
+        A = lib.tensor(a, requires_grad=True)
+        P, L, U = lib.linalg.lu(A)
+        ((L + U) * lib.tensor(g)).sum().backward()
+        found.append([P.numpy(), L.detach().numpy(), U.detach().numpy(), A.grad.numpy()])
+    for got, want in zip(found[1], found[0], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
