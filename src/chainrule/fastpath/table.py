@@ -240,6 +240,14 @@ TRICKS = [
         "-inf padding, then a maximum per kernel offset along the rows and along the columns",
     ),
     Trick(
+        "resampling's few values by one take of every tap",
+        "chainrule.ops.resample:_along",
+        "one axis of (1, 3, 4) float32 to 7, 4 taps: 4.1 against 13.0 us, 2 taps: 4.0 against "
+        "6.8 us; interpolate_bicubic's (2, 2, 4, 5) to (7, 3): 1.1x against 1.8x PyTorch's "
+        "(from 2,048 gathered values the taps one at a time are the faster)",
+        "one take per tap, weighted and added in turn",
+    ),
+    Trick(
         "3-D average pools of a small plane as one product",
         "chainrule.ops.pool:AvgPool3d.forward",
         "avg_pool3d of (2, 2, 5, 6, 5) float32, 3-wide windows, stride 2, padding 1, the "

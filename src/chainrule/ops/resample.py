@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .. import array
+from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function
 
@@ -41,7 +41,29 @@ def transposed(taps: Any, weights: Any, n_in: int) -> tuple[Any, Any]:
 
 def _along(x: Any, axis: int, taps: Any, weights: Any) -> Any:
     """x resampled along axis: out[..., i, ...] = sum_k weights[i, k] * x[..., taps[i, k], ...];
-    the taps gathered at once with the tap's index outermost, so the sum runs over slices."""
+    one gather per tap k, weighted by its column broadcast over the later axes, summed in
+    the taps' order (PyTorch's)."""
+    n_out, t = taps.shape
+    if fastpath.enabled() and x.size // max(x.shape[axis], 1) * n_out * t <= _FEW:
+        return _along_at_once(x, axis, taps, weights)
+    w = weights.astype(x.dtype, copy=False).reshape((n_out, t) + (1,) * (x.ndim - axis - 1))
+    if type(x) is not array.host.ndarray:
+        taps, w = array.from_host(taps, x), array.from_host(w, x)
+    out = _gather(x, axis, taps[:, 0])
+    out *= w[:, 0]
+    for k in range(1, t):
+        picked = _gather(x, axis, taps[:, k])
+        picked *= w[:, k]
+        out += picked
+    return out
+
+
+_FEW = 2048  # gathered values up to which every tap at once is the faster (fewer calls)
+
+
+def _along_at_once(x: Any, axis: int, taps: Any, weights: Any) -> Any:
+    """_along with every tap gathered by one take, the tap's index outermost, weighted at
+    once and summed over it: fewer NumPy calls, more passes (a few values' way)."""
     n_out, t = taps.shape
     taps, w = taps.T.reshape(-1), weights.T.astype(x.dtype, copy=False)  # (T*o,), (T, o)
     if type(x) is not array.host.ndarray:
@@ -50,6 +72,12 @@ def _along(x: Any, axis: int, taps: Any, weights: Any) -> Any:
     picked = picked.reshape(x.shape[:axis] + (t, n_out) + x.shape[axis + 1 :])  # (.., T, o, ..)
     picked *= w.reshape((t, n_out) + (1,) * (x.ndim - axis - 1))
     return xp.add.reduce(picked, axis=axis)
+
+
+def _gather(x: Any, axis: int, index: Any) -> Any:
+    """x.take(index, axis=axis), (.., len(index), ..); along the last axis by indexing, which
+    NumPy runs faster there (about 1.5x at 10^6 values)."""
+    return x[..., index] if axis == x.ndim - 1 else x.take(index, axis=axis)
 
 
 class _Resample(Function):
