@@ -349,6 +349,10 @@ def _mapped(x: Any, maps: tuple) -> Any:
             continue
         m = array.from_host(_in_dtype(m, x.dtype), x)
         lead, rest = out.shape[:axis], out.shape[axis + 1 :]
+        if not rest:  # one product for every row: NumPy's stacked ones run one row at a time
+            rows = out.reshape(-1, out.shape[axis])  # (prod(lead), in)
+            out = xp.matmul(rows, m.T).reshape(lead + (m.shape[0],))  # (..., out)
+            continue
         rows = out.reshape(lead + (out.shape[axis], math.prod(rest)))  # (..., in, rest)
         out = xp.matmul(m, rows).reshape(lead + (m.shape[0],) + rest)  # (..., out, rest)
     return out
