@@ -211,8 +211,11 @@ def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 def spread_or_keyword(spread: tuple, keyword: Any, name: str, op: str) -> tuple:
     """An argument PyTorch takes spread (``x.permute(1, 0)``), as one sequence
-    (``x.permute((1, 0))``) or by keyword (``x.permute(dims=(1, 0))``): as the spread form."""
+    (``x.permute((1, 0))``) or by keyword (``x.permute(dims=(1, 0))``): as the spread form.
+    Given neither way, a TypeError as PyTorch's (a 0-d tensor's is ``x.permute(())``)."""
     if keyword is None:
+        if not spread:
+            raise TypeError(f"{op}() missing 1 required positional argument: {name!r}")
         return spread
     if spread:
         raise TypeError(f"{op}: {name} is given twice, as {spread} and as {name}={keyword!r}")

@@ -199,3 +199,16 @@ def test_size_is_a_keyword_of_the_factories(factory: str) -> None:
         assert tuple(getattr(lib, factory)(size=(2, 3)).shape) == (2, 3)
     with pytest.raises(TypeError, match=f"{factory}: the size is given twice"):
         getattr(cr, factory)(2, size=(3,))
+
+
+@pytest.mark.parametrize(
+    "call", ["permute", "view", "reshape", "expand", "repeat", "flip", "new_zeros", "new_ones"]
+)
+def test_a_spread_argument_given_no_way_is_refused_as_torch_refuses(call: str) -> None:
+    """x.permute() is a TypeError in PyTorch even for a 0-d tensor (whose call is
+    x.permute(())): nothing given is not the empty size."""
+    for lib in (torch, cr):
+        x = lib.tensor(3.0)
+        with pytest.raises(TypeError, match=r"missing 1 required positional|got \(\)"):
+            getattr(x, call)()
+        assert tuple(getattr(x, call)(()).shape) == ()

@@ -61,7 +61,7 @@ class Permute(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         inverse = tuple(sorted(range(len(self.dims)), key=self.dims.__getitem__))
-        return (grad.permute(*inverse),)
+        return (grad.permute(inverse),)
 
 
 class Expand(Function):

@@ -478,7 +478,7 @@ class InPlace(Core):
         values = values if isinstance(values, Core) else tensor_type()(values)
         key = index_arg(tuple(indices), self._array)
         shape = self._array[key].shape  # what values broadcast to
-        spread = values.to(self.dtype).expand(*shape)
+        spread = values.to(self.dtype).expand(shape)
         return _INDEX_PUT_ADD.apply(self, spread, index=key, alpha=1)
 
     def fill_(self: TensorSelf, value: Any) -> Tensor:
