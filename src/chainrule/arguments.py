@@ -278,6 +278,19 @@ def clamp_bounds(x: Tensor, lo: Any, hi: Any, op: str) -> None:
     if not bounds:
         raise ValueError(f"{op}: at least one of min and max must be given")
     pairs = [(b, isinstance(b, tensor_type())) for b in bounds]  # (bound, whether a tensor)
+    if len(pairs) == 2 and pairs[0][1] != pairs[1][1]:
+        # PyTorch has a tensor overload and a number one; a 0-d tensor that needs no
+        # gradient passes for a number, any other tensor beside a number fits neither
+        t = lo if pairs[0][1] else hi
+        if t.ndim or t.requires_grad:
+            got = ", ".join(
+                f"{name}={f'a tensor of shape {b.shape}' if is_t else repr(b)}"
+                for name, (b, is_t) in zip(("min", "max"), pairs, strict=True)
+            )
+            raise TypeError(
+                f"{op}: min and max must be both numbers or both tensors, as in PyTorch (a "
+                f"0-d tensor that needs no gradient counts as a number); got {got}"
+            )
     if x._array.dtype.kind != "b" or [t for _, t in pairs] == [True]:
         return
     if all(b._array.dtype.kind == "b" if t else isinstance(b, bool) for b, t in pairs):

@@ -52,7 +52,8 @@ def test_tensor_bounds_take_their_gradient_where_they_bind(op, lo_shape, hi_shap
 def test_tensor_bound_gradient_by_central_differences() -> None:
     x, lo = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 1))
     cx, clo = cr.tensor(x, requires_grad=True), cr.tensor(lo, requires_grad=True)
-    assert cr.testing.gradcheck(lambda a, b: a.clamp(min=b, max=0.8), (cx, clo))
+    hi = cr.tensor([0.8], dtype=cr.float64)  # a tensor too: PyTorch has no mixed overload
+    assert cr.testing.gradcheck(lambda a, b: a.clamp(min=b, max=hi), (cx, clo))
 
 
 def test_clamp_dtype_is_result_types_and_in_place_forms_match() -> None:
@@ -173,3 +174,28 @@ def test_integer_powers_with_negative_exponents_as_torch(dtype: str) -> None:
         np.testing.assert_array_equal(zero_d.numpy(), theirs.numpy())
     with pytest.raises(ValueError, match="pow: Integers to negative integer powers"):
         cr.tensor([2, 3]) ** -1  # a number exponent: PyTorch refuses it too
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        lambda m: (m.tensor([1.5, 1.5]), 1.8),
+        lambda m: (1.0, m.tensor([1.5, 1.5])),
+        lambda m: (m.tensor(1.0, requires_grad=True), 1.8),
+        lambda m: (m.tensor(1.0), 1.8),  # a 0-d tensor without grad passes for a number
+        lambda m: (1, m.tensor(1.8)),
+        lambda m: (m.tensor([1.5, 1.5]), None),
+    ],
+)
+def test_a_tensor_bound_beside_a_number_answers_or_refuses_as_torch(bounds) -> None:  # noqa: ANN001
+    results = []
+    for m in (torch, cr):
+        x = m.tensor([1.0, 2.0])
+        try:
+            results.append(x.clamp(*bounds(m)).tolist())
+        except TypeError as err:
+            results.append(type(err))
+    assert results[0] == results[1]
+    if results[1] is TypeError:
+        with pytest.raises(TypeError, match="clamp: min and max must be both numbers or both"):
+            cr.tensor([1.0, 2.0]).clip_(*bounds(cr))
