@@ -308,14 +308,19 @@ class GridSampler2d(Function):
         else:
             w = _weights(t, ax.polynomials)  # (dim, T, M)
             w *= inside
-        # every combination of one tap an axis: (K, M) places and weights
-        index, weight = _outer(taps, add=True), _outer(w)
+        # every combination of one tap an axis: (K, M) places
+        index = _outer(taps, add=True)
         self.grid_used, self.t, self.inside, self.axes = g, t, inside, ax
         self.index, self.starts = index, starts
         planes = x.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
         vals = planes.take(index, axis=1).astype(work, copy=False)  # (C, K, M)
-        k = weight.shape[0]
-        out = xp.einsum("cknp,knp->ncp", vals.reshape(c, k, n, p), weight.reshape(k, n, p))
+        k = index.shape[0]
+        if mode == "bicubic":  # PyTorch's order: each row's 4 taps along x, then the 4 rows
+            rows = xp.einsum("cyxm,xm->cym", vals.reshape(c, 4, 4, m), w[0])  # (C, 4, M)
+            out = xp.einsum("cynp,ynp->ncp", rows.reshape(c, 4, n, p), w[1].reshape(4, n, p))
+        else:  # PyTorch's: each tap's weight the product of its axes'
+            weight = _outer(w)  # (K, M)
+            out = xp.einsum("cknp,knp->ncp", vals.reshape(c, k, n, p), weight.reshape(k, n, p))
         return out.reshape(n, c, *out_shape).astype(x.dtype, copy=False)
 
     def _per_axis(self) -> None:
