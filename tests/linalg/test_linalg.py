@@ -215,3 +215,26 @@ def test_out_receives_the_result_as_in_pytorch() -> None:
     y = cr.empty(3, dtype=cr.float64)
     cr.special.erfcx(a[0], out=y)
     _close(y, torch.special.erfcx(ta[0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_2_norm_of_many_short_rows_is_pytorchs(dtype: Any) -> None:
+    """Past 2,048 elements the rows' sums of squares are BLAS products (with the switch on):
+    the norms (of a row of zeros, of one holding inf), keepdim either way, and the gradient,
+    as PyTorch's."""
+    a = np.random.default_rng(1).standard_normal((2, 600, 3)).astype(dtype)
+    a[0, 0] = 0.0
+    a[1, 1, 2] = np.inf
+    tol = {"rtol": 1e-6 if dtype == np.float32 else 1e-12}
+    for keepdim in (False, True):
+        ours = cr.linalg.vector_norm(cr.tensor(a), 2, -1, keepdim)
+        theirs = torch.linalg.vector_norm(torch.tensor(a), 2, -1, keepdim)
+        assert ours.shape == theirs.shape and str(ours.dtype) == f"chainrule.{a.dtype}"
+        _close(ours, theirs, **tol)
+    finite = np.where(np.isinf(a), 1.0, a) + 0.5  # no row of zeros: 0 / 0 in the rule
+    x = cr.tensor(finite, requires_grad=True)
+    tx = torch.tensor(finite, requires_grad=True)
+    g = np.random.default_rng(2).standard_normal((2, 600)).astype(dtype)
+    (cr.linalg.vector_norm(x, 2, -1) * cr.tensor(g)).sum().backward()
+    (torch.linalg.vector_norm(tx, 2, -1) * torch.tensor(g)).sum().backward()
+    _close(x.grad, tx.grad, **tol)
