@@ -316,14 +316,24 @@ def index_arg(index: Any, arr: Any) -> Any:
     """Turn an index of the array ``arr`` into one NumPy takes: Tensors and lists become
     arrays, on arr's device (a CPU index of a CUDA tensor is moved, as PyTorch moves it; a
     CUDA index of a CPU tensor is refused). A bad position or shape is reported by
-    GetItem's forward (Function.apply names the op and shape)."""
-    if type(index) is int or type(index) is slice:  # x[i], x[i:j]: nothing to turn
+    GetItem's forward (Function.apply names the op and shape).
+
+    The slices are PyTorch's: a part of several that takes its whole dim in order (``0:n``,
+    ``:n`` for n past the end, ``0:``, ``::1``), which PyTorch skips, is ``:`` (x[0:3, :] of
+    a (3, 4) tensor is x[:, :], PyTorch's alias of x); a slice alone is always a step
+    (x[:] slices), ``slice(0, None)`` for ``:``, so that no index reads it as nothing."""
+    if type(index) is int:  # x[i]: nothing to turn
         return (index,)
+    if type(index) is slice:  # x[i:j]
+        return (_FROM_START if index.start is index.stop is index.step is None else index,)
     if not isinstance(index, tuple):
         index = (index,)
     cuda = type(arr) is not array.host.ndarray
     out = []
+    whole = False  # whether a slice may take its whole dim (see _whole_dims)
     for i in index:
+        if type(i) is slice and i.start in _NO_START and i.step in _NO_STEP:
+            whole = whole or i.start is not None or i.stop is not None or i.step is not None
         if isinstance(i, tensor_type()):
             i = i._array
         elif isinstance(i, list):
@@ -343,7 +353,36 @@ def index_arg(index: Any, arr: Any) -> Any:
                     )
                 i = array.from_host(i, arr)
         out.append(i)
+    return _whole_dims(out, arr.shape) if whole else tuple(out)
+
+
+_FROM_START = slice(0, None)
+_NO_START, _NO_STEP = (None, 0), (None, 1)
+
+
+def _whole_dims(index: list, shape: tuple[int, ...]) -> tuple:
+    """The index, each slice that takes the whole of its dim of a tensor of ``shape`` in
+    order (start 0, step 1, an end at or past the dim's size) written ``:``."""
+    ndim, out = len(shape), []
+    counts = [_dims_taken(i) for i in index]
+    dim = 0  # the dim of shape the part takes: counted from the end after an Ellipsis
+    for k, i in enumerate(index):
+        if i is Ellipsis:
+            dim = ndim - sum(counts[k + 1 :])
+        elif type(i) is slice and i.start in _NO_START and i.step in _NO_STEP:
+            if i.stop is None or dim < ndim and i.stop >= shape[dim]:
+                i = slice(None)
+        dim += counts[k]
+        out.append(i)
     return tuple(out)
+
+
+def _dims_taken(part: Any) -> int:
+    """How many dims of the tensor an index's part takes: a mask its own, None, an Ellipsis
+    and a bool none (an Ellipsis's are counted apart), anything else one."""
+    if isinstance(part, array.ndarray) and part.dtype.kind == "b":
+        return part.ndim
+    return 0 if part is None or part is Ellipsis or isinstance(part, bool) else 1
 
 
 def split_index(index: tuple) -> tuple[tuple, tuple] | None:

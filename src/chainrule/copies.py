@@ -124,7 +124,9 @@ def slice_copy(
         raise ValueError(f"slice_copy: step must be positive; got {step}")
     d = normalize_dim(dim, x.ndim, "slice_copy", x.shape)
     lead = (slice(None),) * d
-    return copy_of_view(x, x[lead + (slice(start, end, step),)], "SliceBackward0_copy")
+    # a step even where it takes the whole dim (x[0:n, ...] would read as x[:, ...])
+    view = movement.viewed(movement.GetItem, x, index=lead + (slice(start, end, step),))
+    return copy_of_view(x, view, "SliceBackward0_copy")
 
 
 def split_copy(

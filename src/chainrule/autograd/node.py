@@ -9,7 +9,7 @@ from typing import Any
 
 from ..array import ndarray
 from ..array.tensor_type import tensor_type
-from . import saved, saved_read
+from . import saved, saved_made, saved_read
 from .handles import add_hook
 
 
@@ -61,6 +61,8 @@ class Node:
             return self._as_addmm(shown)
         if type(self).__name__ == "UnsafeViewBackward0" and saved.called("cloned")(self):
             return self._below(CloneBackward0, shown)
+        if type(self).__name__ in STEPS and self.op == "GetItem":
+            return self._steps_below(shown)
         if self.op == "CopySlices" and shown[1][0] is not None:  # a write through a view:
             # PyTorch's node holds the write's node, and shows the base's edge, then the
             # write's other edges (its first is the view's old value, inside the node)
@@ -73,13 +75,29 @@ class Node:
         t = self._below(TBackward0, shown[1:])
         return ((shown[2],) if len(shown) > 2 else ()) + (shown[0],) + t
 
-    def _below(self, kind: type, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int]]:
-        """The edge to the one node of ``kind`` PyTorch's graph has between this node and its
-        first input (made once, kept after backward)."""
+    def _below(self, kind: Any, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int]]:
+        """The edge to the node PyTorch's graph has between this node and its first input:
+        ``kind(edge)``, of the edge to that input (made once, kept after backward)."""
         t = self.__dict__.get("_t")
         if t is None:
             t = self.__dict__["_t"] = kind(shown[0])
         return ((t, 0),)
+
+    def _steps_below(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
+        """A basic index's edge as PyTorch's graph has it: a node per step (x[1:, 0]'s select
+        over a slice), this node the last step's, the steps before it shown below it
+        (IndexStep), each from the one before."""
+        steps = saved.index_steps(self)
+        if len(steps) < 2:
+            return shown
+
+        def chain(edge: tuple[Any, int]) -> Node:
+            for step in steps[:-1]:
+                values = saved_made.step_values(step, saved.INT64_MAX)
+                edge = (_STEP_NODES[step[0]](edge, values), 0)
+            return edge[0]
+
+        return self._below(chain, shown)
 
     @property
     def metadata(self) -> dict:
@@ -195,6 +213,41 @@ class CloneBackward0(TBackward0):
     """The CloneBackward0 node PyTorch's graph has below a reshape that copies (an unsafe
     view of a contiguous clone), where chainrule's one reshape node copies: shown in
     ``next_functions``, never run."""
+
+
+class IndexStep(TBackward0):
+    """A step of a basic index that PyTorch's graph has as a node of its own (x[1:, 0]'s
+    SliceBackward0, below its SelectBackward0), where chainrule's one node takes the whole
+    index: shown in ``next_functions`` with the step's saved values, never run."""
+
+    def __init__(self, edge: tuple[Any, int], values: dict[str, Any]) -> None:
+        super().__init__(edge)
+        self._values = values
+
+    def __getattr__(self, attr: str) -> Any:
+        values = self.__dict__.get("_values", {})
+        if attr.startswith(saved.PREFIX) and attr[len(saved.PREFIX) :] in values:
+            return values[attr[len(saved.PREFIX) :]]
+        raise AttributeError(f"{type(self).__name__!r} node has no attribute {attr!r}")
+
+    def __dir__(self) -> list[str]:
+        return [*object.__dir__(self), *(saved.PREFIX + k for k in sorted(self._values))]
+
+
+class SliceBackward0(IndexStep):
+    """An index's slice, below the node of its later steps."""
+
+
+class SelectBackward0(IndexStep):
+    """An index's integer, below the node of its later steps."""
+
+
+class UnsqueezeBackward0(IndexStep):
+    """An index's None, below the node of its later steps."""
+
+
+_STEP_NODES = {t.__name__: t for t in (SliceBackward0, SelectBackward0, UnsqueezeBackward0)}
+STEPS = frozenset(_STEP_NODES)  # the names of a basic index's nodes
 
 
 class AccumulateGrad:
@@ -375,9 +428,9 @@ def _linear(arrays: list, options: dict) -> str:  # addmm with a bias, mm withou
 def _getitem(arrays: list, options: dict) -> str:
     """PyTorch indexes part by part, and its node is the last step's: an integer (or a 0-d
     integer tensor) selects, a slice slices (``:`` does nothing), None unsqueezes; an array,
-    a list, a bool: advanced indexing."""
+    a list, a bool: advanced indexing. No step at all (x[...], x[:, :]): its alias."""
     index = options["index"]
-    last = "SliceBackward0"
+    last = "AliasBackward0"
     for part in index if type(index) is tuple else (index,):  # one pass: on every x[i]
         kind = type(part)
         if kind is int:

@@ -71,21 +71,25 @@ def _one(fn: Any) -> int:  # a constant: read the same after backward, with no s
     return 1
 
 
-def _index_part(fn: Any) -> tuple[int, Any, tuple[int, ...]]:
-    return made.index_part(_option(fn, "index"), _shape(fn, 0))
+def index_steps(fn: Any) -> list[tuple[str, int, Any, tuple]]:
+    """The steps of the basic index an index's node takes (saved_made.index_steps), read
+    while it lives and after release."""
+    return made.index_steps(_option(fn, "index"), _shape(fn, 0))
 
 
-def _slice_start(fn: Any) -> int:
-    return (_index_part(fn)[1].start or 0) % 2**64  # negative: unsigned, as PyTorch shows it
+def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
+    """Values PyTorch's node for an index's last step saves (saved_made.step_values): the
+    node's, whose name is that step's; slice_copy's end, not given, as given (None)."""
 
+    def read(key: str) -> Callable[[Any], Any]:
+        def value(fn: Any) -> Any:
+            last = index_steps(fn)[-1]
+            end = None if type(fn).__name__ == "SliceBackward0_copy" else INT64_MAX
+            return made.step_values(last, end)[key]
 
-def _slice_end(fn: Any) -> int | None:
-    """The end of a slice, PyTorch's largest int where it runs to the end (slice_copy's: None,
-    as given)."""
-    end = _index_part(fn)[1].stop
-    if end is None and type(fn).__name__ == "SliceBackward0_copy":
-        return None
-    return INT64_MAX if end is None else end % 2**64
+        return value
+
+    return {key: read(key) for key in keys}
 
 
 def _opt(key: str) -> Callable[[Any], Any]:
@@ -258,18 +262,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "ViewBackward0": {"self_sym_sizes": _sizes(0)},
     "TransposeBackward0": {"dim0": _swapped(0), "dim1": _swapped(1)},
     "PermuteBackward0": {"dims": lambda fn: tuple(_option(fn, "dims"))},
-    "SelectBackward0": {
-        "dim": lambda fn: _index_part(fn)[0],
-        "index": lambda fn: _index_part(fn)[1] % 2**64,
-        "self_sym_sizes": lambda fn: _index_part(fn)[2],
-    },
-    "SliceBackward0": {
-        "dim": lambda fn: _index_part(fn)[0],
-        "end": _slice_end,
-        "self_sym_sizes": lambda fn: _index_part(fn)[2],
-        "start": _slice_start,
-        "step": lambda fn: _index_part(fn)[1].step or 1,
-    },
+    "SelectBackward0": _index_step("dim", "index", "self_sym_sizes"),
+    "SliceBackward0": _index_step("dim", "end", "self_sym_sizes", "start", "step"),
     "SoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     "LogSoftmaxBackward0": {"dim": lambda fn: _option(fn, "dim")},
     **dict.fromkeys(
@@ -406,9 +400,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
         {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
     ),
     "UnsqueezeBackward0": made.as_given("dim"),
-    "GetItem.UnsqueezeBackward0": {  # an index's last None
-        "dim": lambda fn: made.new_dim(_option(fn, "index"), len(_shape(fn, 0)))
-    },
+    "GetItem.UnsqueezeBackward0": _index_step("dim"),  # an index's last None
     # matmul's and linear's one node, for PyTorch's product and the view after it
     **dict.fromkeys(
         ("MatMul.UnsafeViewBackward0", "Linear.UnsafeViewBackward0", "Linear.ViewBackward0")

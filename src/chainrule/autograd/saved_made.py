@@ -132,29 +132,43 @@ def product_sizes(fn: Any) -> tuple[int, ...]:
     return (batch, a[-2], b[-1])
 
 
-def index_part(index: Any, shape: tuple[int, ...]) -> tuple[int, Any, tuple[int, ...]]:
-    """The last step of a basic index of a tensor of ``shape``, as PyTorch indexes part by part
-    (its node is that step's): the dim and the item (an int or a slice) it selects or slices
-    there, and the sizes of the tensor it takes (PyTorch's select's and slice's dim, index,
-    start, end, step, self_sym_sizes)."""
+def index_steps(index: Any, shape: tuple[int, ...]) -> list[tuple[str, int, Any, tuple]]:
+    """The steps of a basic index of a tensor of ``shape``, as PyTorch takes them part by
+    part, each its own node (x[1:, 0]: a slice, then a select): the node's name, the dim, the
+    item (an int, a slice, None) and the sizes of the tensor it takes. A ``:`` takes no step
+    (arguments.index_arg writes so the parts PyTorch skips)."""
     index = index if type(index) is tuple else (index,)
     sizes, dim = list(shape), 0
-    step: tuple[int, Any, tuple[int, ...]] = (0, slice(None), tuple(shape))
+    steps: list[tuple[str, int, Any, tuple]] = []
     for k, part in enumerate(index):
         if part is None:  # PyTorch's unsqueeze: a new dim of 1
+            steps.append(("UnsqueezeBackward0", dim, None, tuple(sizes)))
             sizes.insert(dim, 1)
             dim += 1
         elif part is Ellipsis:  # the parts after it count from the input's last dim
             dim = len(sizes) - sum(p is not None and p is not Ellipsis for p in index[k + 1 :])
         elif isinstance(part, slice):
             if part != slice(None):
-                step = (dim, part, tuple(sizes))
+                steps.append(("SliceBackward0", dim, part, tuple(sizes)))
                 sizes[dim] = len(range(*part.indices(sizes[dim])))
             dim += 1
         else:  # an int, or a 0-d integer tensor: PyTorch's select of its value
-            step = (dim, int(part), tuple(sizes))
+            steps.append(("SelectBackward0", dim, int(part), tuple(sizes)))
             del sizes[dim]
-    return step
+    return steps
+
+
+def step_values(step: tuple[str, int, Any, tuple], end: int | None) -> dict[str, Any]:
+    """What PyTorch's node of an index's step (index_steps') saves: a negative int shown
+    unsigned, as PyTorch shows it; ``end`` where a slice runs to the end."""
+    name, dim, item, sizes = step
+    if name == "UnsqueezeBackward0":
+        return {"dim": dim}
+    if name == "SelectBackward0":
+        return {"dim": dim, "index": item % 2**64, "self_sym_sizes": sizes}
+    stop = end if item.stop is None else item.stop % 2**64
+    start, by = (item.start or 0) % 2**64, item.step or 1
+    return {"dim": dim, "end": stop, "self_sym_sizes": sizes, "start": start, "step": by}
 
 
 def as_given(*keys: str) -> dict[str, Any]:
@@ -183,18 +197,6 @@ def given_or_kept(key: str) -> Any:
         return own[key] if given is None else given % 2**64
 
     return value
-
-
-def new_dim(index: Any, ndim: int) -> int:
-    """The output dim that an index's last None makes, of a tensor of ``ndim`` dims (PyTorch's
-    last step, an unsqueeze, and its dim): an int before it takes a dim, a slice and a None
-    keep one each; after an Ellipsis, counted from the output's end."""
-    index = index if type(index) is tuple else (index,)
-    last = max(k for k, part in enumerate(index) if part is None)
-    if Ellipsis in index[:last]:
-        out_ndim = ndim - sum(type(p) is int for p in index) + index.count(None)
-        return out_ndim - 1 - sum(type(p) is not int for p in index[last + 1 :])
-    return sum(type(p) is not int for p in index[:last])
 
 
 def lu_factors(result: tuple[Any, Any], part: str) -> Any:

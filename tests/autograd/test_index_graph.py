@@ -1,0 +1,85 @@
+"""The whole graph of a basic index is PyTorch's: every node's name, next_functions and
+_saved_* down to the leaves, before and after backward; where chainrule's one node takes the
+index at once, the nodes of PyTorch's steps before its last are shown below it (x[1:, 0]: a
+select over a slice), and the gradients are PyTorch's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from tests.autograd.test_graph_as_torch import _surface
+
+S = slice
+# Basic indexes of a (3, 4, 5) tensor: a step each, several, none (PyTorch's alias), the parts
+# PyTorch skips (a slice of the whole dim in an index of several parts), and ``x[:]`` itself.
+BASIC = {
+    "x[1:, :2]": (S(1, None), S(None, 2)),
+    "x[0]": 0,
+    "x[-1]": -1,
+    "x[None]": None,
+    "x[...]": Ellipsis,
+    "x[()]": (),
+    "x[:, :]": (S(None), S(None)),
+    "x[:]": S(None),
+    "x[0:]": S(0, None),
+    "x[0:3]": S(0, 3),
+    "x[(slice(None),)]": (S(None),),
+    "x[0:3, :]": (S(0, 3), S(None)),
+    "x[:, 0:100, 1:]": (S(None), S(0, 100), S(1, None)),
+    "x[-3:, 1:]": (S(-3, None), S(1, None)),
+    "x[0, 1:]": (0, S(1, None)),
+    "x[1:, 0]": (S(1, None), 0),
+    "x[0, 1]": (0, 1),
+    "x[0, 0, 0]": (0, 0, 0),
+    "x[1:, None, 2]": (S(1, None), None, 2),
+    "x[None, None]": (None, None),
+    "x[None, 1:]": (None, S(1, None)),
+    "x[..., None]": (Ellipsis, None),
+    "x[..., None, 0]": (Ellipsis, None, 0),
+    "x[None, ..., 0]": (None, Ellipsis, 0),
+    "x[1:, ..., ::2]": (S(1, None), Ellipsis, S(None, None, 2)),
+    "x[::2, 1, ::3]": (S(None, None, 2), 1, S(None, None, 3)),
+    "x[0, ..., None]": (0, Ellipsis, None),
+    "x[-2:, :, 1::2]": (S(-2, None), S(None), S(1, None, 2)),
+}
+
+
+def _leaf(lib: Any, shape: tuple[int, ...] = (3, 4, 5)) -> Any:
+    data = np.random.default_rng(0).standard_normal(shape)
+    return lib.tensor(data, requires_grad=True)
+
+
+@pytest.mark.parametrize("name", list(BASIC))
+def test_an_index_shows_torchs_nodes_per_step(name: str) -> None:
+    shown, grads = [], []
+    for lib in (torch, cr):
+        x = _leaf(lib)
+        y = x[BASIC[name]]
+        before = _surface(y.grad_fn, lib)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        shown.append((before, _surface(y.grad_fn, lib)))
+        grads.append(x.grad.numpy())
+    assert shown[1] == shown[0]
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_a_shown_step_is_the_same_node_each_time_and_stays() -> None:
+    """The nodes below are made once (a walk meets the same node again), kept after backward,
+    reach the leaf, and are never run: the gradient is the one node's."""
+    x = _leaf(cr)
+    y = x[1:, None, 2]
+    fn = y.grad_fn
+    unsqueeze = fn.next_functions[0][0]
+    assert unsqueeze is fn.next_functions[0][0]
+    slice_ = unsqueeze.next_functions[0][0]
+    assert slice_.next_functions[0][0].variable is x
+    y.sum().backward()
+    assert fn.next_functions[0][0] is unsqueeze and unsqueeze._saved_dim == 1
+    with pytest.raises(AttributeError, match="'SliceBackward0' node has no attribute"):
+        _ = slice_._saved_self
+    assert x.grad.numpy()[1:, 2].tolist() == np.ones((2, 5)).tolist()
