@@ -631,7 +631,8 @@ def apply(T: bool, op: str, args: list[Any], p: dict) -> Any:
     if op == "squeeze":
         return x.squeeze() if p["dim"] is None else x.squeeze(p["dim"])
     if op == "expand":
-        return x.expand(list(p["sizes"])) if T else x.expand(*p["sizes"])
+        # spread where it can be (a 0-d tensor's empty size is given whole, as PyTorch asks)
+        return x.expand(list(p["sizes"])) if T or not p["sizes"] else x.expand(*p["sizes"])
     if op == "broadcast_to":
         return x.broadcast_to(p["shape"])
     if op in ("split", "chunk"):
