@@ -69,6 +69,25 @@ def test_rrelu_training_draws_one_slope_in_range_per_negative_element() -> None:
     np.testing.assert_array_equal(positive.numpy(), np.ones(3))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_rrelu_training_draws_torchs_slopes_bit_for_bit(dtype: str, inplace: bool) -> None:
+    """A double drawn for each element x <= 0 only (NaN is not one), in memory order; the
+    stream after it where PyTorch's is (torch-rng.md's rule for every draw)."""
+    values = np.random.default_rng(3).normal(size=(6, 40))
+    values[0, :3] = [np.nan, -0.0, 0.0]
+    got = []
+    for lib in (torch, cr):
+        lib.manual_seed(7)
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        t = x * 1 if inplace else x
+        y = lib.nn.functional.rrelu(t, 0.1, 0.4, training=True, inplace=inplace)
+        y.sum().backward()
+        got.append([y.detach().numpy(), x.grad.numpy(), lib.rand(4, dtype=lib.float64).numpy()])
+    for ours, theirs in zip(*got, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_rrelu_module_draws_in_training_and_averages_in_evaluation() -> None:
     m = cr.nn.RReLU(0.1, 0.3)
     x = cr.tensor(-np.ones(1000))

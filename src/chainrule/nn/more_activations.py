@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import array
+from .. import array, batching
 from ..arguments import need_float, need_number
 from ..autograd.node import named
 from ..ops import hard
@@ -88,10 +88,29 @@ def rrelu(
         return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(leaky_relu(t, mean), call))
     if x._array.dtype == array.float16:  # PyTorch's CPU kernel has no float16 draws
         raise TypeError("rrelu: not implemented for float16 when training, as in PyTorch")
-    noise = x.detach().new_empty(x.shape).uniform_(lower, upper)  # one slope an element
-    slopes = where(x._array > 0, 1.0, noise)
+    slopes = _slopes(x, lower, upper)
     call["noise"] = slopes._array
     return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(t * slopes, call))
+
+
+def _slopes(x: Tensor, lower: float, upper: float) -> Tensor:
+    """rrelu's noise as PyTorch's CPU kernel draws it: for each element x <= 0 in memory
+    order (NaN is not one) a double uniform in [lower, upper), the bounds first rounded to
+    the dtype's compute type and the draw then to the dtype, u * (upper - lower) + lower
+    unfused; 1 elsewhere. Inside vmap, uniform_ over the shape, batched as its draws are."""
+    if batching.active():
+        noise = x.detach().new_empty(x.shape).uniform_(lower, upper)
+        return where(x._array > 0, 1.0, noise)
+    arr = x._array
+    below = arr <= 0
+    wide = array.host.float64 if arr.dtype == array.float64 else array.host.float32
+    lo, hi = float(wide(lower)), float(wide(upper))
+    drawn = array.generator(None, "rrelu").uniform(int(below.sum()), array.host.float64)
+    drawn *= hi - lo
+    drawn += lo
+    slopes = array.xp.ones_like(arr)
+    slopes[below] = array.from_host(drawn.astype(arr.dtype), arr)
+    return Tensor._make(slopes)
 
 
 def _rrelu(out: Tensor, call: dict) -> Tensor:
