@@ -19,20 +19,19 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def strided(a: Any, shape: tuple[int, ...], steps: tuple[int, ...], start: int = 0) -> Any:
-    """A writable view of a's memory (where a is writable): shape, steps in elements, the
-    first element ``start`` elements past a's first (in memory), bounds already checked."""
-    item = a.itemsize
-    strides = tuple([s * item for s in steps])
+def strided(a: Any, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0) -> Any:
+    """A writable view of a's memory (where a is writable): shape, strides in bytes, the
+    first element ``offset`` bytes past a's first (in memory), bounds already checked."""
     host = array.host
     if fastpath.enabled() and type(a) is host.ndarray and a.flags.c_contiguous and a.size:
         # NumPy's array constructor over a's buffer (shape, dtype, buffer, offset, strides):
         # a fifth of as_strided's time, which builds an object with an __array_interface__
         # for each view
-        return host.ndarray(shape, a.dtype, a, start * item, strides)
+        return host.ndarray(shape, a.dtype, a, offset, strides)
     else:
-        if start:  # a 1-D view of the memory from a's first element, cut at start
-            a = xp.lib.stride_tricks.as_strided(a, (start + 1,), (item,))[start:]
+        if offset:  # a 1-D view of the memory from a's first element, cut at the offset
+            start = offset // a.itemsize
+            a = xp.lib.stride_tricks.as_strided(a, (start + 1,), (a.itemsize,))[start:]
         return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
@@ -95,12 +94,13 @@ class Unfold(Diagonal):
     def forward(self, a: Any, dim: int, size: int, step: int) -> Any:
         self.dim, self.size, self.step = dim, size, step
         if not a.ndim:  # a 0-d tensor unfolds as one of shape (1,), into shape (size,)
-            return self.keep(a, strided(a, (size,), (1,)))
-        steps = [s // a.itemsize for s in a.strides]
-        shape = list(a.shape) + [size]
-        shape[dim] = (a.shape[dim] - size) // step + 1  # the number of windows
-        window = tuple(k * step if d == dim else k for d, k in enumerate(steps))
-        return self.keep(a, strided(a, tuple(shape), window + (steps[dim],)))
+            return self.keep(a, strided(a, (size,), (a.itemsize,)))
+        shape, strides = a.shape, a.strides  # strides in bytes, as strided takes them
+        windows = (shape[dim] - size) // step + 1
+        shape = shape[:dim] + (windows,) + shape[dim + 1 :] + (size,)  # (..., windows, ..., size)
+        # a window starts step values after the one before; its values are a's along dim
+        strides = strides[:dim] + (strides[dim] * step,) + strides[dim + 1 :] + (strides[dim],)
+        return self.keep(a, strided(a, shape, strides))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         if not self.base.ndim:
@@ -122,7 +122,8 @@ class AsStridedView(Function):
         self, a: Any, memory: Any, size: tuple[int, ...], stride: tuple[int, ...], start: int
     ) -> Any:
         self.base, self.memory = a, memory
-        self.view_array = strided(memory, size, stride, start)
+        item = memory.itemsize
+        self.view_array = strided(memory, size, tuple([s * item for s in stride]), start * item)
         return self.view_array
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
