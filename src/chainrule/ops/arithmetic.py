@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import ndarray, xp
 from ..autograd.primitive import Function
-from ..fastpath import select
+from ..fastpath import division, select
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -123,8 +123,8 @@ class Remainder(Function):
     saves_inputs = "others"  # a for b's gradient (remainder_ writes a); b for its own too
 
     def forward(self, a: Any, b: Any) -> Any:
-        value = xp.fmod(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
-        return xp.where((value != 0) & ((value < 0) != (b < 0)), value + b, value)
+        value = division.fmod(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
+        return select((value != 0) & ((value < 0) != (b < 0)), value + b, value)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fastpath
 from ..array import copy_order, host, is_floating, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
-from ..fastpath import masked, on_value, select
+from ..fastpath import division, masked, on_value, select
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -44,7 +44,7 @@ class FloorDivide(Function):
         self.rounding_mode = rounding_mode
         # a float divided by 0: inf or NaN, its warning ignored (array/modules.py)
         if rounding_mode != "trunc":
-            return xp.floor_divide(a, b)
+            return division.floor_divide(a, b)
         if is_floating(xp.result_type(a, b)):
             return xp.trunc(xp.true_divide(a, b))
         return (a - xp.fmod(a, b)) // b  # exact: the remainder toward zero taken away

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fastpath
 from ..array import finfo, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
+from ..fastpath import division
 from .elementwise import Sign, Where
 
 if TYPE_CHECKING:
@@ -285,7 +286,7 @@ class Fmod(Function):
 
     def forward(self, a: Any, b: Any) -> Any:
         self.node_name = "FmodBackward1" if isinstance(b, ndarray) else "FmodBackward0"
-        return xp.fmod(a, b)  # NaN for a float % 0, its warning ignored (array/modules.py)
+        return division.fmod(a, b)  # NaN for a float % 0, its warning ignored (array/modules.py)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs

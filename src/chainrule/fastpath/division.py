@@ -1,0 +1,80 @@
+"""fmod and floor division of float32 arrays by passes in float64 (fastpath/table.py), where
+NumPy's loops call the C library's fmodf once an element (floor_divide too, as PyTorch's
+algorithm starts from fmod); with the switch off, NumPy's ufuncs.
+
+Exact, not near: a float32 quotient a / b computed in float64 is within 2**-29 of the true
+one while |a / b| < 2**24, and a true quotient that is not a whole number lies at least
+2**-24 from one (a and b hold 24 bits each), so trunc and floor of it are the true ones; the
+whole number n then has 24 bits at most, n * b at most 48 (exact in float64), and a - n * b
+is fmod's result, which a float32 holds, so the subtraction is exact too. PyTorch's
+floor_divide (fmod, then (a - fmod) / b in float32, then a rounding step) gives floor(a / b)
+while |a / b| < 2**22 (its division's error stays under 1/2). The elements past these bounds,
+and inf, NaN and division by 0, take NumPy's ufunc, one element each.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import array
+from .switch import state
+
+xp = array.xp
+
+# Below this many elements NumPy's one ufunc call costs less than the passes' several.
+DIVISION_MIN = 2048
+FMOD_QUOTIENT_MAX = 2.0**24  # trunc(a / b) is exact below, and so is a - trunc(a / b) * b
+FLOOR_QUOTIENT_MAX = 2.0**22  # PyTorch's floor_divide is floor(a / b) below
+
+
+def fmod(a: Any, b: Any) -> Any:
+    """``xp.fmod(a, b)`` of a float32 array and a float32 array or a number: in float64,
+    the remainder with a's sign (a zero too: copysign)."""
+    d = _divisor(a, b)
+    if d is None:
+        return xp.fmod(a, b)
+    q = xp.divide(a, d, dtype=xp.float64)
+    xp.trunc(q, out=q)
+    outside = ~(xp.abs(q) < FMOD_QUOTIENT_MAX)  # NaN and inf quotients too
+    q *= d
+    out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
+    xp.copysign(out, a, out=out)
+    outside |= xp.isnan(out)  # b inf: 0 * inf, where fmod gives a
+    return _patched(out, outside, xp.fmod, a, d)
+
+
+def floor_divide(a: Any, b: Any) -> Any:
+    """``xp.floor_divide(a, b)`` of a float32 array and a float32 array or a number: the
+    floor of the quotient in float64 (-0.0 where it is -0.0, as PyTorch's copysign)."""
+    d = _divisor(a, b)
+    if d is None or (not d.ndim and math.isinf(d)):
+        return xp.floor_divide(a, b)
+    q = xp.divide(a, d, dtype=xp.float64)
+    xp.floor(q, out=q)
+    outside = ~(xp.abs(q) < FLOOR_QUOTIENT_MAX)
+    if d.ndim:
+        outside |= xp.isinf(d)  # a / inf is +-0, where PyTorch's steps give -1 below 0
+    return _patched(q.astype(xp.float32), outside, xp.floor_divide, a, d)
+
+
+def _divisor(a: Any, b: Any) -> Any:
+    """b as a float32 array or NumPy scalar where the passes apply to a and b (float32
+    NumPy arrays, or a and a number; DIVISION_MIN elements of a or more, the switch on), else
+    None. A few dividends over many divisors keep fmodf, which is quick where |a| < |b|."""
+    if not state.on or type(a) is not array.host.ndarray or a.dtype != xp.float32:
+        return None
+    if a.size < DIVISION_MIN:
+        return None
+    if isinstance(b, (int, float)) and not isinstance(b, bool):
+        return xp.float32(b)  # as NumPy casts a number
+    return b if type(b) is array.host.ndarray and b.dtype == xp.float32 else None
+
+
+def _patched(out: Any, outside: Any, ufunc: Any, a: Any, b: Any) -> Any:
+    """out with the ufunc's values where ``outside``, each element on its own."""
+    if outside.any():
+        where = xp.nonzero(outside)
+        a, b = xp.broadcast_arrays(a, b)
+        out[where] = ufunc(a[where], b[where])
+    return out
