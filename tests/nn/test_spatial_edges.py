@@ -1,7 +1,8 @@
 """Edge cases of grid_sample and nearest interpolation against PyTorch: empty batches, empty
 grids and empty channels (values and gradients' shapes), an axis of one with align_corners
-under reflection (its one position, slope 0), and constant padding's value cast into an
-integer dtype (within its range: out of it PyTorch refuses, chainrule wraps)."""
+under reflection (its one position, slope 0), positions reflected many times over, and
+constant padding's value cast into an integer dtype (within its range: out of it PyTorch
+refuses, chainrule wraps)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,36 @@ def test_grid_sample_reflection_on_an_axis_of_one(corners: bool) -> None:
     )
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "mode"),
+    [
+        (((2, 3, 5, 4), (2, 6, 7, 2)), "bilinear"),
+        (((2, 3, 5, 4), (2, 6, 7, 2)), "bicubic"),
+        (((2, 3, 5, 4), (2, 6, 7, 2)), "nearest"),
+        (((1, 2, 3, 4, 5), (1, 3, 4, 2, 3)), "bilinear"),
+    ],
+)
+@pytest.mark.parametrize("corners", [True, False])
+def test_grid_sample_reflects_positions_folded_many_times(
+    shapes: tuple, mode: str, corners: bool
+) -> None:
+    """Positions up to 12 spans outside the input, each fold's parity mirroring it (or not):
+    values and both gradients as PyTorch's, with a random upstream gradient."""
+    rng = np.random.default_rng(2)
+    x, g = rng.standard_normal(shapes[0]), rng.uniform(-12, 12, shapes[1])
+    up = rng.standard_normal(shapes[0][:2] + shapes[1][1:-1])
+    outs = []
+    for m in (cr, torch):
+        a, b = m.tensor(x, requires_grad=True), m.tensor(g, requires_grad=True)
+        y = m.nn.functional.grid_sample(
+            a, b, mode=mode, padding_mode="reflection", align_corners=corners
+        )
+        y.backward(m.tensor(up))
+        outs.append([y.detach().numpy(), a.grad.numpy(), b.grad.numpy()])
+    for ours, theirs in zip(*outs, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
