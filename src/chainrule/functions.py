@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -534,11 +533,19 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         )
     if r == 0:
         return x[:0]
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = list(pick(range(x.shape[0]), r))
-    index = array.xp.asarray(rows, dtype=array.int64).reshape(len(rows), r)  # (count, r)
-    # PyTorch's stack of the r indexed columns
-    return named(x[array.from_host(index, x._array)], "StackBackward0", dim=1)
+    n, host = x.shape[0], array.host
+    # PyTorch's way: of the grid of every r-tuple of positions, a mask of the combinations
+    # (i0 < i1 < ..., or <= with replacement), and the stack of r columns, column k each kept
+    # tuple's value at its ik, in row-major (itertools') order
+    along = [(1,) * k + (n,) + (1,) * (r - k - 1) for k in range(r)]  # x along grid dim k
+    at = host.arange(n)
+    before = host.less_equal if with_replacement else host.less
+    mask = host.ones(n, dtype=bool)
+    for k in range(r - 1):
+        mask = mask & before(at.reshape(along[k]), at.reshape(along[k + 1]))  # (n, ..., n)
+    mask = array.from_host(mask, x._array)
+    columns = [x.view(a).expand((n,) * r).masked_select(mask) for a in along]
+    return movement.Stack.apply(*columns, dim=1)  # (count, r)
 
 
 def tril_indices(

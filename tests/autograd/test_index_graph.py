@@ -1,7 +1,7 @@
-"""The whole graph of a basic index is PyTorch's: every node's name, next_functions and
-_saved_* down to the leaves, before and after backward; where chainrule's one node takes the
-index at once, the nodes of PyTorch's steps before its last are shown below it (x[1:, 0]: a
-select over a slice), and the gradients are PyTorch's."""
+"""The whole graph of an index and of combinations is PyTorch's: every node's name,
+next_functions and _saved_* down to the leaves, before and after backward; where chainrule's
+one node takes a basic index at once, the nodes of PyTorch's steps before its last are shown
+below it (x[1:, 0]: a select over a slice), and the gradients are PyTorch's."""
 
 from __future__ import annotations
 
@@ -83,3 +83,18 @@ def test_a_shown_step_is_the_same_node_each_time_and_stays() -> None:
     with pytest.raises(AttributeError, match="'SliceBackward0' node has no attribute"):
         _ = slice_._saved_self
     assert x.grad.numpy()[1:, 2].tolist() == np.ones((2, 5)).tolist()
+
+
+@pytest.mark.parametrize(("r", "with_replacement"), [(1, False), (2, False), (3, False), (2, True)])
+def test_combinations_stacks_r_selections_as_torch(r: int, with_replacement: bool) -> None:
+    shown, grads = [], []
+    for lib in (torch, cr):
+        x = _leaf(lib, (4,))
+        y = lib.combinations(x, r, with_replacement)
+        before = _surface(y.grad_fn, lib)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        shown.append((tuple(y.shape), before, _surface(y.grad_fn, lib)))
+        grads.append(x.grad.numpy())
+    assert shown[1] == shown[0]
+    assert len(shown[1][1][0][2]) == r  # the stack's r edges
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)

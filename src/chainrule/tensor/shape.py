@@ -629,7 +629,8 @@ class Shape(Core):
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         shape = broadcast_shape("masked_select", self.shape, m.shape)
-        out = self.broadcast_to(shape)[xp.broadcast_to(m, shape)]
+        x = self if self.shape == shape else self.broadcast_to(shape)  # no expand of nothing
+        out = x[m if m.shape == shape else xp.broadcast_to(m, shape)]
         return named(out, "MaskedSelectBackward0", mask=m)
 
 
