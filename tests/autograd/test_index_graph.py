@@ -1,4 +1,4 @@
-"""The whole graph of an index and of combinations is PyTorch's: every node's name,
+"""The whole graph of an index, of combinations and of kron is PyTorch's: every node's name,
 next_functions and _saved_* down to the leaves, before and after backward; where chainrule's
 one node takes a basic index at once, the nodes of PyTorch's steps before its last are shown
 below it (x[1:, 0]: a select over a slice), and the gradients are PyTorch's."""
@@ -98,3 +98,12 @@ def test_combinations_stacks_r_selections_as_torch(r: int, with_replacement: boo
     assert shown[1] == shown[0]
     assert len(shown[1][1][0][2]) == r  # the stack's r edges
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("a", "b"), [((2, 3), (4, 5)), ((3,), (4, 5)), ((2, 3), ()), ((), ())])
+def test_kron_reshapes_as_torchs_unsafe_views(a: tuple, b: tuple) -> None:
+    shown = []
+    for lib in (torch, cr):
+        x, y = _leaf(lib, a), _leaf(lib, b)
+        shown.append(_surface(lib.kron(x, y).grad_fn, lib))
+    assert shown[1] == shown[0]

@@ -547,9 +547,9 @@ class Indexing(Core):
         """The Kronecker product: each value of self times the whole of other, in blocks."""
         b = as_tensor(other)
         spread_a, spread_b, out = _kron_shapes(self._array.shape, b._array.shape)
-        # shapes of the same sizes: reshape's parsing skipped
-        left = self._reshaped(spread_a)  # (a0, 1, a1, 1, ...)
-        right = b._reshaped(spread_b)  # (1, b0, 1, b1, ...)
+        # shapes of the same sizes: reshape's parsing skipped; PyTorch's unsafe views
+        left = named(self._reshaped(spread_a), "UnsafeViewBackward0")  # (a0, 1, a1, 1, ...)
+        right = named(b._reshaped(spread_b), "UnsafeViewBackward0")  # (1, b0, 1, b1, ...)
         product = left * right
         kron = product._reshaped(out)  # (a0 b0, a1 b1, ...)
         return kron if kron is product else named(kron, "UnsafeViewBackward0")  # as PyTorch's
