@@ -1,9 +1,12 @@
-"""lu_factor of many small matrices, which getrf's steps take one column at a time over the
-whole batch: pivots (ties to the first largest, zero columns) and info as PyTorch's getrf
-gives them, LU to rounding, the same with the fast path off, and a batch holding a NaN left
-to getrf itself."""
+"""lu_factor and inv of many small matrices, which getrf's steps take one column at a time
+over the whole batch: pivots (ties to the first largest, zero columns) and info as PyTorch's
+getrf gives them, LU and the inverse to rounding, the same with the fast path off, a singular
+matrix refused as before, and a batch holding a NaN left to getrf itself."""
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,7 +14,7 @@ import torch
 
 import chainrule as cr
 from chainrule import fastpath
-from chainrule.ops import lapack
+from chainrule.ops import batched_lu
 from tests.tolerances import OP, tol
 
 
@@ -30,7 +33,7 @@ def _batch(shape: tuple[int, ...], dtype: str) -> np.ndarray:
 @pytest.mark.parametrize("shape", [(80, 3, 3), (300, 6, 6), (5, 40, 4, 2), (210, 2, 5)], ids=str)
 def test_lu_factor_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtype: str) -> None:
     a = _batch(shape, dtype)
-    assert lapack._by_columns(a.reshape(-1, *shape[-2:]))  # the batch takes the columns' way
+    assert batched_lu.serves(a, 8)  # the batch takes the columns' way
     want = torch.linalg.lu_factor_ex(torch.tensor(a))
     for on in (True, False):
         fastpath.set_enabled(on)
@@ -47,7 +50,7 @@ def test_lu_factor_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtyp
 def test_a_batch_holding_a_nan_is_left_to_getrf() -> None:
     a = _batch((80, 3, 3), "float64")
     a[5, 2, 2] = np.nan
-    assert not lapack._by_columns(a)
+    assert not batched_lu.serves(a, 8)
     got, want = cr.linalg.lu_factor_ex(cr.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
     others = np.arange(80) != 5  # where the NaN's pivot lands is the library's own
     np.testing.assert_array_equal(got.pivots.numpy()[others], want.pivots.numpy()[others])
@@ -65,3 +68,49 @@ def test_lu_of_many_small_matrices_is_torchs_with_its_gradient() -> None:
         found.append([P.numpy(), L.detach().numpy(), U.detach().numpy(), A.grad.numpy()])
     for got, want in zip(found[1], found[0], strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+def _switched(on: bool, fn: Any) -> Any:
+    """fn() with the fast path on or off, then the process's default again."""
+    fastpath.set_enabled(on)
+    try:
+        return fn()
+    finally:
+        fastpath.set_enabled(fastpath.switch.DEFAULT)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(300, 3, 3), (2, 300, 2, 2), (2048, 8, 8)], ids=str)
+def test_inv_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtype: str) -> None:
+    count, n = math.prod(shape[:-2]), shape[-1]
+    a = np.random.default_rng(7).standard_normal((2 * count, n, n))
+    a[::3, 1, 0] = -a[::3, 0, 0]  # a tie for the first pivot
+    a = a[np.linalg.cond(a) < 30][:count].reshape(shape).astype(dtype)  # pivots of all rows
+    assert batched_lu.serves(a, 32)
+    want = torch.linalg.inv(torch.tensor(a)).numpy()
+    for on in (True, False):
+        got = _switched(on, lambda: cr.linalg.inv(cr.tensor(a)))
+        assert got.dtype == getattr(cr, dtype) and got.is_contiguous()
+        np.testing.assert_allclose(got.numpy(), want, **tol(dtype, OP))
+
+
+def test_inv_of_many_small_matrices_refuses_a_singular_one() -> None:
+    a = np.random.default_rng(8).standard_normal((300, 3, 3))
+    a[7, :, 2] = 0
+    message = r"the diagonal element 3 of its LU factor is zero"
+    with pytest.raises(cr.linalg.LinAlgError, match=message):
+        cr.linalg.inv(cr.tensor(a))
+    out, info = cr.linalg.inv_ex(cr.tensor(a))
+    assert info.numpy().nonzero()[0].tolist() == [7] and np.isnan(out.numpy()[7]).all()
+    np.testing.assert_allclose(out.numpy()[8], np.linalg.inv(a[8]), rtol=1e-9, atol=1e-12)
+
+
+def test_inv_of_many_small_matrices_has_torchs_gradient() -> None:
+    a = np.random.default_rng(9).standard_normal((300, 3, 3)) + 2 * np.eye(3)
+    g = np.random.default_rng(10).standard_normal(a.shape)
+    found = []
+    for lib in (torch, cr):
+        A = lib.tensor(a, requires_grad=True)
+        (lib.linalg.inv(A) * lib.tensor(g)).sum().backward()
+        found.append(A.grad.numpy())
+    np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)

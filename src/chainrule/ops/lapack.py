@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import fastpath
 from ..array import host, xp
+from . import batched_lu
 
 LARGE = 64  # the order from which a batch of matrices goes to SciPy's LAPACK calls
 
@@ -38,8 +39,11 @@ def host_float(a: Any) -> bool:
 
 def inv(a: Any) -> Any:
     """A^-1, by getrf and getri on A^T where SciPy serves (C order is A^T in LAPACK's: no
-    copy into it, and (A^T)^-1 read transposed is A^-1); NumPy's gesv on I otherwise."""
+    copy into it, and (A^T)^-1 read transposed is A^-1); NumPy's gesv on I otherwise, or
+    getrf's steps by columns for many small matrices."""
     if direct(a) is None:
+        if fastpath.enabled() and host_float(a) and batched_lu.serves(a, 32):
+            return batched_lu.inv(a)
         return xp.linalg.inv(a)
     lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
     if not lu.diagonal(axis1=-2, axis2=-1).all():
@@ -78,10 +82,9 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     if a.ndim == 2:
         lu, piv, info = getrf(a)
         return lu, piv, host.array(info, dtype=host.int32)
+    if fastpath.enabled() and batched_lu.serves(a, 8):  # many small: getrf's steps by columns
+        return batched_lu.lu_factor(a)
     flat = a.reshape(-1, *a.shape[-2:])  # (batch, m, n)
-    if fastpath.enabled() and _by_columns(flat):
-        lu, piv, info = lu_by_columns(flat)
-        return lu.reshape(a.shape), piv.reshape(*a.shape[:-2], -1), info.reshape(a.shape[:-2])
     lu = host.empty(flat.shape, dtype=a.dtype)
     piv = host.empty((len(flat), min(a.shape[-2:])), dtype=host.int32)
     info = host.empty(len(flat), dtype=host.int32)
@@ -89,49 +92,6 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
         lu[i], piv[i], info[i] = getrf(m)
     batch = a.shape[:-2]
     return lu.reshape(a.shape), piv.reshape(*batch, piv.shape[-1]), info.reshape(batch)
-
-
-def _by_columns(flat: Any) -> bool:
-    """Whether lu_by_columns serves a batch (batch, m, n): matrices of order 6 at most, at
-    least 8 order^2 of them (its calls grow as the order squared, getrf's loop as the
-    batch), all finite (getrf's search for the largest |a| passes over a NaN, a comparison
-    here would not)."""
-    order = max(flat.shape[1:])
-    return order <= 6 and len(flat) >= 8 * order**2 and bool(host.isfinite(flat).all())
-
-
-def lu_by_columns(flat: Any) -> tuple[Any, Any, Any]:
-    """lu_factor's (LU, 0-based pivots, info) of a batch (batch, m, n) by getrf's own steps,
-    each over the whole batch at once: for each column j, the first row at or below j with
-    the largest |a| is the pivot, its row swaps with row j, the column below it is scaled by
-    its reciprocal (divided by it where that overflows; left where it is 0, and info names
-    the first such column) and the rest updated by the outer product."""
-    count, m, n = flat.shape
-    lu = host.ascontiguousarray(flat.transpose(1, 2, 0))  # (m, n, batch): each entry a row
-    piv = host.empty((min(m, n), count), dtype=host.int32)
-    info = host.zeros(count, dtype=host.int32)
-    tiny = host.finfo(flat.dtype).tiny
-    for j, p in enumerate(piv):
-        size = host.abs(lu[j:, j])  # (m - j, batch)
-        top = size.max(0)
-        p.fill(m - 1)
-        for r in range(m - 2, j - 1, -1):  # upwards, so that the first largest is kept
-            host.copyto(p, r, where=size[r - j] == top)
-        row = lu[j].copy()  # (n, batch)
-        for r in range(j + 1, m):
-            swap = p == r
-            host.copyto(lu[j], lu[r], where=swap)
-            host.copyto(lu[r], row, where=swap)
-        pivot, below = lu[j, j], lu[j + 1 :, j]  # (batch,), (m - j - 1, batch)
-        small = host.abs(pivot) < tiny  # getf2 divides by such a pivot (by none if 0)
-        if small.any():
-            zero = pivot == 0
-            info[(info == 0) & zero] = j + 1
-            below /= host.where(small & ~zero, pivot, 1)
-            pivot = host.where(small, 1, pivot)
-        below *= 1 / pivot  # as getf2 scales
-        lu[j + 1 :, j + 1 :] -= below[:, None] * lu[j, None, j + 1 :]
-    return host.ascontiguousarray(lu.transpose(2, 0, 1)), host.ascontiguousarray(piv.T), info
 
 
 def inv_from_lu(lu: Any, piv: Any) -> Any:
