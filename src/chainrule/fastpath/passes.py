@@ -6,11 +6,13 @@ Halving: NumPy reduces the leading axis of an (n, r) array a row at a time, r el
 step, so short rows cost it ten times a pass over the array; halving combines the rows'
 second half into their first, again and again, each step one pass over whole rows. A sum so
 made is pairwise, as PyTorch's cascade sum is, where NumPy's over a leading axis adds one row
-after another.
+after another. NumPy's product of a whole array multiplies one element after another (it has
+no vector loop for it, as it has for sums and maxima), so that too is halved, as short rows.
 
-Steps: NumPy's accumulate walks each line along the axis on its own, so many short lines
-cost it a loop of a few elements each; here each step adds (multiplies) one whole slice of
-lines into the next, the same operations in the same order, so the same bits."""
+Steps: NumPy's accumulate (and reduce) walks each line along the axis on its own, so many
+short lines cost it a loop of a few elements each; here each step adds (multiplies, takes the
+greater of) one whole slice of lines into the next, the same operations in the same order
+(but for a sum along a last axis of 8 or more, which NumPy adds in eight lanes)."""
 
 from __future__ import annotations
 
@@ -24,35 +26,57 @@ from .switch import state
 # each: below, the ufunc's own rows cost less than halving's log2(n) calls.
 ROWS_MIN = 1024
 ROW_MAX = 16
+# Below this many elements neither halving (ROWS_MIN rows of 2) nor steps (LINES_MIN lines of
+# 2, below) pays, and reduce asks nothing more.
+SIZE_MIN = 2 * ROWS_MIN
 
 
 def reduce(ufunc: Any, a: Any, dims: Any, keepdims: bool) -> Any:
     """``ufunc.reduce(a, axis=dims, keepdims=keepdims)`` for a non-negative dim, a tuple of
-    them or None, add, maximum or minimum: by halving where dims start with a leading run of
-    axes of a C-ordered array whose rows after that run are short (sums of floats only, as
-    NumPy's reduce keeps an integer sum's wider dtype)."""
-    lead = 0
+    them or None, add, multiply, maximum or minimum (sums and products of floats only, as
+    NumPy's reduce keeps an integer's wider dtype): by halving where dims start with a leading
+    run of axes of a C-ordered array whose rows after that run are short, or where they are
+    every dim of a C-ordered product (NumPy multiplies one element after another); by steps
+    where they are one short axis across many lines (``stepped``)."""
+    if not state.on or a.size < SIZE_MIN or (ufunc in _WIDENED and a.dtype.char not in "fd"):
+        return ufunc.reduce(a, axis=dims, keepdims=keepdims)
     if isinstance(dims, int):
         dims = (dims,)
-    if dims is not None and state.on and a.flags.c_contiguous:
+    if dims is None:
+        if ufunc is array.xp.multiply and a.size >= ROWS_MIN * ROW_MAX and a.flags.c_contiguous:
+            return _product(a, keepdims)
+        return ufunc.reduce(a, axis=dims, keepdims=keepdims)
+    lead = 0
+    if a.flags.c_contiguous:
         while lead in dims:
             lead += 1
     rows = math.prod(a.shape[:lead])
     row = a.size // rows if rows else 0
-    if (
-        lead == 0
-        or rows < ROWS_MIN
-        or not 2 <= row <= ROW_MAX
-        or (ufunc is array.xp.add and a.dtype.char not in "fd")
-    ):
-        return ufunc.reduce(a, axis=dims, keepdims=keepdims)
-    out = _halved(ufunc, a.reshape(rows, row)).reshape(a.shape[lead:])
-    rest = tuple(d - lead for d in dims if d >= lead)
-    if rest:
-        out = ufunc.reduce(out, axis=rest, keepdims=keepdims)
-    if keepdims:
-        out = out.reshape((1,) * lead + out.shape)
-    return out
+    if lead and rows >= ROWS_MIN and 2 <= row <= ROW_MAX:
+        out = _halved(ufunc, a.reshape(rows, row)).reshape(a.shape[lead:])
+        rest = tuple(d - lead for d in dims if d >= lead)
+        if rest:
+            out = ufunc.reduce(out, axis=rest, keepdims=keepdims)
+        if keepdims:
+            out = out.reshape((1,) * lead + out.shape)
+        return out
+    if stepped(ufunc, a, dims):
+        return _stepped(ufunc, a, dims[0], keepdims)
+    return ufunc.reduce(a, axis=dims, keepdims=keepdims)
+
+
+# Sums and products whose NumPy reduce widens an integer's dtype: passes keep to floats.
+_WIDENED = (array.xp.add, array.xp.multiply)
+
+
+def _product(a: Any, keepdims: bool) -> Any:
+    """The product of every element of a C-ordered array: its elements as rows of ROW_MAX
+    halved, the ROW_MAX left and the last few multiplied by the ufunc."""
+    flat = a.reshape(-1)
+    whole = flat.size - flat.size % ROW_MAX
+    out = _halved(array.xp.multiply, flat[:whole].reshape(-1, ROW_MAX))  # (ROW_MAX,)
+    out = array.xp.multiply.reduce(out) * array.xp.multiply.reduce(flat[whole:])
+    return out.reshape((1,) * a.ndim) if keepdims else out
 
 
 def _halved(ufunc: Any, rows: Any) -> Any:
@@ -77,6 +101,28 @@ def _halved(ufunc: Any, rows: Any) -> Any:
 # below, the ufunc's own loop costs less than a call per step.
 LINES_MIN = 1024
 STEPS_MAX = 16
+
+
+def stepped(ufunc: Any, a: Any, dims: Any) -> bool:
+    """Whether ``reduce`` takes steps over a along dims (where halving does not take them
+    first): one axis of 2 to STEPS_MAX elements across at least LINES_MIN lines."""
+    if a.size < SIZE_MIN or not state.on or dims is None:
+        return False
+    if ufunc in _WIDENED and a.dtype.char not in "fd":
+        return False
+    dims = (dims,) if isinstance(dims, int) else dims
+    n = a.shape[dims[0]] if len(dims) == 1 else 0
+    return 2 <= n <= STEPS_MAX and a.size >= LINES_MIN * n
+
+
+def _stepped(ufunc: Any, a: Any, axis: int, keepdims: bool) -> Any:
+    """ufunc.reduce(a, axis=axis, keepdims=keepdims): each slice along the axis combined into
+    the result in turn, the order of NumPy's own loop along an axis that is not the last."""
+    steps = array.xp.moveaxis(a, axis, 0)  # (n, ...): a view, step k its slice k
+    out = ufunc(steps[0], steps[1])  # a new array that the other steps are combined into
+    for k in range(2, steps.shape[0]):
+        ufunc(out, steps[k], out=out)
+    return array.xp.expand_dims(out, axis) if keepdims else out
 
 
 def accumulate(ufunc: Any, a: Any, axis: int, dtype: Any) -> Any:

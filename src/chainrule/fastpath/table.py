@@ -42,7 +42,9 @@ TRICKS = [
         "BLAS row sums",
         "chainrule.fastpath.rowsums:row_sums",
         "(2048, 128) float32: 20 against 94 us (from 2,049 elements: below, the ones cost "
-        "more than they save, (6, 4): 1.7 against 0.85 us)",
+        "more than they save, (6, 4): 1.7 against 0.85 us); sum and mean over the last dim "
+        "(chainrule.ops.reduce:_reduce) of (100000, 10) float32, forward, chainrule over "
+        "PyTorch, loaded machine: sum 0.64-0.65x against 3.0x, mean 0.64-0.68x against 2.8-3.0x",
         "xp.add.reduce(rows, axis=-1, keepdims=True)",
     ),
     Trick(
@@ -89,7 +91,20 @@ TRICKS = [
         "chainrule.fastpath.passes:reduce",
         "(83333, 3, 4) float32, loaded machine: amax over (0, 2) 2.4-6.2 against 102-112 ms, "
         "sum 6-7 against 45-57 ms, sum over 0 5.2-6.0 against 11-15 ms; a float32 sum of 2^17 "
-        "rows within 1e-7 of the total where row after row drifts by 1e-5",
+        "rows within 1e-7 of the total where row after row drifts by 1e-5; the product of "
+        "every element of (83333, 3, 4) float32 as rows of 16, chainrule over PyTorch: "
+        "2.4-2.6x against 8.2-8.5x; vector norms (ops.decompositions): 'fro' over (0, 2) "
+        "0.55-0.69x against 4.2-4.3x, inf over dim 0 of (333333, 3) 0.28-0.29x against 3.1x",
+        "ufunc.reduce(a, axis=dims, keepdims=keepdims)",
+    ),
+    Trick(
+        "reductions along one short axis by steps",
+        "chainrule.fastpath.passes:reduce",
+        "forward at 10^6, chainrule over PyTorch, loaded machine, same sitting: prod over dim "
+        "1 of (83333, 3, 4) float32 0.58-0.63x against 2.6x, over the last dim 0.69-0.71x "
+        "against 4.7-5.2x, sum over dim 1 0.72-0.75x against 3.0-3.8x, logsumexp over dim 1 "
+        "0.74-0.78x against 1.4-2.0x, amax over the last dim of (100000, 10) 1.6x against 2.2x "
+        "(the column-major copy's); (1024, 10) amax 11.5 against 13.3 us",
         "ufunc.reduce(a, axis=dims, keepdims=keepdims)",
     ),
     Trick(

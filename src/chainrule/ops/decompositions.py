@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import errstate, from_host, host, ndarray, to_host, xp
 from ..array.tensor_type import tensor_type
 from ..autograd.primitive import Function
+from ..fastpath import passes
 from ..fastpath.rowsums import row_sums
 from . import lapack
 from .linalg import LinalgSvd, kept_apart
@@ -720,18 +721,18 @@ class LinalgVectorNorm(Function):
                 kept = x.shape[:-1] + (1,) if keepdim else x.shape[:-1]  # (..., 1) or (...)
                 out = xp.sqrt(row_sums(squares)).reshape(kept)
             else:
-                out = xp.sqrt((a * a).sum(axis, keepdims=keepdim))
+                out = xp.sqrt(passes.reduce(xp.add, a * a, axis, keepdim))
         elif p == 0:
             out = (a != 0).sum(axis, dtype=a.dtype, keepdims=keepdim)
         else:  # NumPy's vector_norm's own steps, without its Python wrapper
             m = xp.abs(a)
             if p == math.inf or p == -math.inf:
-                out = (m.max if p > 0 else m.min)(axis, keepdims=keepdim)
+                out = passes.reduce(xp.maximum if p > 0 else xp.minimum, m, axis, keepdim)
             elif p == 1:
-                out = m.sum(axis, keepdims=keepdim)
+                out = passes.reduce(xp.add, m, axis, keepdim)
             else:
                 m **= p
-                out = m.sum(axis, keepdims=keepdim) ** (1.0 / p)
+                out = passes.reduce(xp.add, m, axis, keepdim) ** (1.0 / p)
         return out if out.dtype == x.dtype else out.astype(x.dtype)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

@@ -16,7 +16,7 @@ from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.mode import state
 from ..autograd.primitive import Function
-from ..fastpath import passes
+from ..fastpath import passes, rowsums
 from .elementwise import Where
 from .movement import Cat
 
@@ -93,6 +93,26 @@ def _shift(a: Any, dims: Any) -> Any:
     return passes.reduce(xp.maximum, a, dims, True)  # the ufunc: no Python wrapper
 
 
+def _reduce(ufunc: Any, a: Any, dims: Any, keepdim: bool) -> Any:
+    """``ufunc.reduce(a, axis=dims, keepdims=keepdim)``: a sum over the last axis of a
+    C-ordered float array past rowsums.BLAS_MIN elements by BLAS row sums; else passes.reduce
+    of a as it is where it takes steps, of a as _column_major lays it out where not."""
+    if a.size > rowsums.BLAS_MIN:  # (a small array asks nothing more)
+        last = a.ndim - 1
+        if (
+            ufunc is xp.add
+            and last >= 1
+            and dims in (last, (last,))
+            and a.dtype.char in "fd"
+            and a.flags.c_contiguous
+        ):
+            rows = a.reshape(-1, a.shape[-1])  # (M, n): one row per result
+            return rowsums.row_sums(rows).reshape(_reduced(a.shape, dims, keepdim))
+        if passes.stepped(ufunc, a, dims):
+            return passes.reduce(ufunc, a, dims, keepdim)
+    return passes.reduce(ufunc, _column_major(a, dims), dims, keepdim)
+
+
 class Sum(Function):
     """out = sum of a over dims"""
 
@@ -101,7 +121,7 @@ class Sum(Function):
 
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
-        return passes.reduce(xp.add, _column_major(a, dims), dims, keepdim)
+        return _reduce(xp.add, a, dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
@@ -120,11 +140,11 @@ class Mean(Function):
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         self.n = _count(a, dims)
-        a = _column_major(a, dims)
-        if a.dtype.itemsize < 4 or not self.n:  # NumPy's mean: halves summed in float32, and
-            return a.mean(axis=dims, keepdims=keepdim)  # the NaN of nothing with its warning
-        return passes.reduce(xp.add, a, dims, keepdim) / self.n  # mean's own sum and
-        # division, without its Python wrapper (2 of a small mean's 3 us)
+        if a.dtype.itemsize < 4 or not self.n:
+            # NumPy's mean: halves summed in float32, and the NaN of nothing with its warning
+            return _column_major(a, dims).mean(axis=dims, keepdims=keepdim)
+        # mean's own sum and division, without its Python wrapper (2 of a small mean's 3 us)
+        return _reduce(xp.add, a, dims, keepdim) / self.n
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
@@ -307,7 +327,7 @@ class Amax(Function):
         self, a: Any, dims: Any = None, keepdim: bool = False, nan_ties: bool = False
     ) -> Any:
         self.dims, self.keepdim, self.nan_ties = dims, keepdim, nan_ties
-        return passes.reduce(self.ufunc, _column_major(a, dims), dims, keepdim)
+        return _reduce(self.ufunc, a, dims, keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # The ties are found here, not in forward, which then costs nothing extra under
@@ -517,7 +537,10 @@ class Prod(Function):
 
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
-        return a.prod(axis=dims if a.ndim else None, dtype=a.dtype, keepdims=keepdim)
+        dims = dims if a.ndim else None
+        if a.dtype.char in "fd":  # passes keep a float's dtype; an integer's is kept below
+            return passes.reduce(xp.multiply, a, dims, keepdim)
+        return a.prod(axis=dims, dtype=a.dtype, keepdims=keepdim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
