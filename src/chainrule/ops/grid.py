@@ -292,7 +292,10 @@ class GridSampler2d(Function):
                 taps = low.astype(xp.int64) + ax.offsets  # (dim, 2, M)
         clamped = xp.maximum(taps, ax.int_zero)  # (dim, T, M)
         xp.minimum(clamped, ax.int_high, out=clamped)
-        inside = (clamped == taps).astype(work)  # the taps within the input
+        # the taps within the input (None: all are, as bicubic's padded taps, NaN positions
+        # aside, whose weights are NaN already)
+        every = mode == "bicubic" and padding != "zeros"
+        inside: Any = None if every else (clamped == taps).astype(work)
         taps = clamped
         taps *= ax.strides
         # each tap read from x's planes side by side, (C, N * volume), at the tap's place
@@ -307,7 +310,8 @@ class GridSampler2d(Function):
             w = inside
         else:
             w = _weights(t, ax.polynomials)  # (dim, T, M)
-            w *= inside
+            if inside is not None:
+                w *= inside
         # every combination of one tap an axis: (K, M) places
         index = _outer(taps, add=True)
         self.grid_used, self.t, self.inside, self.axes = g, t, inside, ax
@@ -325,7 +329,7 @@ class GridSampler2d(Function):
 
     def _per_axis(self) -> None:
         """The forward's per-axis fractions (N, P), slopes (N, P) or numbers, and insides
-        (N, T, P) as the backward reads them."""
+        (N, T, P) (None where every tap is within the input) as the backward reads them."""
         n, p = self.grid_used.shape[:2]
         dim = self.axes.dim
         self.ts = [self.t[d, 0].reshape(n, p) for d in range(dim)]  # t: (dim, T or 1, M)
@@ -335,6 +339,9 @@ class GridSampler2d(Function):
         else:
             slope = _pad_slopes(self.before, self.mirrored, self.axes)  # (dim, T or 1, M)
             self.slopes = [slope[d, 0].reshape(n, p) * scales[d] for d in range(dim)]
+        if self.inside is None:
+            self.insides = [None] * dim
+            return
         taps = self.inside.shape[1]  # (dim, T, M)
         self.insides = [self.inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
 
@@ -358,7 +365,7 @@ class GridSampler2d(Function):
         k, p = self.index.shape[0], self.grid_used.shape[1]
         spatial = self.index - self.starts  # (K, M): each tap's place within its sample
         places = spatial.reshape(k, n, p).transpose(1, 0, 2).reshape(n, 1, k * p)
-        insides = [_const(inside, None) for inside in self.insides]  # (N, T, P) each
+        insides: list[Any] = [None if m is None else _const(m, None) for m in self.insides]
         if self.mode == "nearest":
             ts, per_axis = self.ts, insides
         else:
@@ -366,7 +373,8 @@ class GridSampler2d(Function):
             polys = _polynomials(self.mode, self.grid_used.dtype)  # (T, 1) each
             if type(self.grid_used) is not array.host.ndarray:
                 polys = tuple(array.from_host(part, self.grid_used) for part in polys)
-            per_axis = [_weights(t[:, None], polys) * m for t, m in zip(ts, insides, strict=True)]
+            weights = [_weights(t[:, None], polys) for t in ts]
+            per_axis = [_masked(v, m) for v, m in zip(weights, insides, strict=True)]
         w = _combined(per_axis)  # (N, K, P), zero outside the input
         g = grad.reshape(n, c, 1, p)
         index = _const(xp.broadcast_to(places, (n, c, k * p)), None)  # (N, C, K*P)
@@ -384,7 +392,8 @@ class GridSampler2d(Function):
                 vals = flat.gather(2, index).reshape(n, c, k, p)
                 along = (g * vals).sum(1)  # (N, K, P): sum_c grad * x at tap k
                 slopes = [
-                    stack(_slopes(t, self.mode), 1) * m for t, m in zip(ts, insides, strict=True)
+                    _masked(stack(_slopes(t, self.mode), 1), m)
+                    for t, m in zip(ts, insides, strict=True)
                 ]
                 parts = []
                 for d, slope in enumerate(self.slopes):
@@ -403,6 +412,11 @@ class GridSampler3d(GridSampler2d):
         "grad_x = grad * w_k scattered to tap k; grad_grid_d = sum_k sum_c(grad * x[tap_k]) * "
         "dw_k/dt_d * dt_d/dgrid_d, over the three axes"
     )
+
+
+def _masked(values: Tensor, inside: Tensor | None) -> Tensor:
+    """values zeroed at the taps outside the input (inside None: every tap is within)."""
+    return values if inside is None else values * inside
 
 
 def _const(values: Any, like: Any) -> Any:
