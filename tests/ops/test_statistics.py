@@ -334,3 +334,30 @@ def test_past_the_budget_ties_take_an_index_of_an_equal_value() -> None:
         np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
         picked = np.take_along_axis(data, got.indices.numpy()[:, None], 1)[:, 0]
         np.testing.assert_array_equal(picked, want.values.numpy())
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: tuple(x.cummax(1)),
+        lambda m, x: tuple(m.cummin(x, -1)),
+        lambda m, x: tuple(x.median(0, keepdim=True)),
+        lambda m, x: tuple(m.mode(x, 2)),
+        lambda m, x: tuple(x.kthvalue(2, 1)),
+    ],
+    ids=["cummax", "cummin", "median", "mode", "kthvalue"],
+)
+def test_chosen_values_made_directly_are_torchs_and_their_own(call):
+    """With the switch on and nothing recorded, the values are wrapped directly: PyTorch's
+    values and indices, no node, memory of their own; recorded, the node is PyTorch's."""
+    from tests.helpers import fast_path_on
+
+    a = np.array([[[1.0, NAN, 3.0], [1.0, 0.5, 3.0]], [[2.0, 2.0, -1.0], [2.0, 7.0, 2.0]]])
+    x, t = cr.tensor(a), torch.tensor(a)
+    with fast_path_on():
+        got = call(cr, x)
+        _same(got, call(torch, t))
+        assert got[0].grad_fn is None and not np.shares_memory(got[0].numpy(), x.numpy())
+        y, w = cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        recorded, want = call(cr, y), call(torch, w)
+    assert type(recorded[0].grad_fn).__name__ == type(want[0].grad_fn).__name__

@@ -5,9 +5,11 @@ as PyTorch's CPU kernels make them, ties included. The Tensor methods live in te
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
+from .. import array
 from ..array import errstate, is_floating, on_device_of, to_host, xp
 from ..autograd.primitive import Function
 from .elementwise import Where
@@ -366,8 +368,19 @@ def running_index(a: Any, out: Any, dim: int) -> Any:
     hit = a == out
     if is_floating(a.dtype):
         hit |= xp.isnan(a)
-    positions = xp.arange(a.shape[dim], like=a).reshape((-1,) + (1,) * (a.ndim - dim - 1))
+    positions = _positions(a.shape[dim], a.ndim - dim - 1)
+    if type(a) is not array.host.ndarray:
+        positions = array.from_host(positions, a)
     return xp.maximum.accumulate(hit * positions, axis=dim)  # 0 where it misses
+
+
+@functools.lru_cache(maxsize=64)
+def _positions(n: int, after: int) -> Any:
+    """0 .. n - 1 along a dim with ``after`` dims after it, (n, 1, ..., 1), read-only: made
+    once for each, shared by the calls."""
+    positions = array.host.arange(n).reshape((-1,) + (1,) * after)
+    positions.flags.writeable = False
+    return positions
 
 
 def lower_median(a: Any, ignore_nan: bool) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import (
     is_int,
     need_elements,
@@ -451,8 +451,18 @@ def _chosen(
     gradient to the index."""
     s = x._array.shape
     shape = s[:d] + ((1,) if keepdim else ()) + s[d + 1 :] if t.ndim else ()
-    out = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name, values=values)
+    out = _picked(x, index, d, shape, name, values)
     return ValuesIndices(out, make(index.reshape(shape).astype(array.int64, copy=False)))
+
+
+def _picked(x: Tensor, index: Any, d: int, shape: tuple, name: str, values: Any) -> Tensor:
+    """``Select.apply``: x's values at index along d (``values``, where found with it), in
+    shape, the node named ``name``; with the switch on, forward's array wrapped directly
+    where no node would be recorded."""
+    options = dict(index=index, dim=d, shape=shape, node_name=name, values=values)
+    if fastpath.enabled() and unwatched(x):
+        return make(statistics.Select().forward(x._array, **options))
+    return statistics.Select.apply(x, **options)
 
 
 def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
@@ -483,8 +493,8 @@ def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
     else:  # nothing runs (or nothing is there): each value its own, at index 0
         out, index = a.copy(), xp.zeros(a.shape, array.int64, like=a)
     shape, name = t._array.shape, op.title() + "Backward0"
-    values = statistics.Select.apply(x, index=index, dim=d, shape=shape, node_name=name, values=out)
-    return ValuesIndices(values, make(index.reshape(shape)))
+    values = _picked(x, index, d, shape, name, out)
+    return ValuesIndices(values, make(index if x is t else index.reshape(shape)))
 
 
 def _over_dims_given(op: Any, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
