@@ -62,9 +62,9 @@ def _divisor(a: Any, b: Any) -> Any:
     """b as a float32 array or NumPy scalar where the passes apply to a and b (float32
     NumPy arrays, or a and a number; DIVISION_MIN elements of a or more, the switch on), else
     None. A few dividends over many divisors keep fmodf, which is quick where |a| < |b|."""
-    if not state.on or type(a) is not array.host.ndarray or a.dtype != xp.float32:
+    if type(a) is not array.host.ndarray or a.size < DIVISION_MIN:  # the quick refusal first
         return None
-    if a.size < DIVISION_MIN:
+    if not state.on or a.dtype != xp.float32:
         return None
     if isinstance(b, (int, float)) and not isinstance(b, bool):
         return xp.float32(b)  # as NumPy casts a number

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fastpath
 from ..array import finfo, ndarray, xp
 from ..autograd.primitive import Function, arrays_of
-from ..fastpath import division
+from ..fastpath import division, ulps
 from .elementwise import Sign, Where
 
 if TYPE_CHECKING:
@@ -350,7 +350,7 @@ class Nextafter(Function):
     saves_inputs = False
 
     def forward(self, a: Any, b: Any) -> Any:
-        return xp.nextafter(a, b)
+        return ulps.nextafter(a, b)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_a, need_b = self.needs_input_grad
