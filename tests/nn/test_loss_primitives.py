@@ -119,13 +119,15 @@ def test_an_argument_without_a_gradient_is_refused_at_the_call_as_torchs(
     np.testing.assert_allclose(outs[3], outs[1], **tol("float64", LAYER))
 
 
-def test_multi_margin_loss_of_infinite_scores_counts_no_nan() -> None:
-    x = np.array([[np.inf, 0.5, -np.inf], [0.2, np.inf, 0.1]])
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_loss_of_infinite_scores_counts_no_nan(p: int) -> None:
+    x = np.array([[np.inf, 0.5, -np.inf], [0.2, np.inf, 0.1], [np.nan, 0.3, 0.9]])
+    t = [0, 2, 1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # quietly, as PyTorch's
-        ours = cr.nn.functional.multi_margin_loss(cr.tensor(x), cr.tensor([0, 2]), reduction="none")
+        ours = cr.nn.functional.multi_margin_loss(cr.tensor(x), cr.tensor(t), p, reduction="none")
     theirs = torch.nn.functional.multi_margin_loss(
-        torch.tensor(x), torch.tensor([0, 2]), reduction="none"
+        torch.tensor(x), torch.tensor(t), p, reduction="none"
     )
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 

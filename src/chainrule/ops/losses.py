@@ -73,13 +73,15 @@ class MultiMarginLoss(Function):
         at = (xp.arange(n, like=target), target)  # each row's target class
         z = margin - rows[at][:, None]  # (N, 1)
         z = z + rows  # (N, C)
+        z[at] = xp.nan  # the target's own class is not counted: no hinge, as NaN is none
         active = z > 0
-        active[at] = False  # the target's own class is not counted
         self.target, self.p, self.margin, self.reduction = target, p, margin, reduction
         self.active, self.n = active, n
         w = None if weight is None else weight[target][:, None].astype(x.dtype, copy=False)
         self.coef = 1.0 / c if w is None else w / c  # (N, 1)
-        terms = xp.where(active, z * z if p == 2 else z, 0.0)  # (N, C); NaN is no hinge
+        terms = xp.fmax(z, 0.0, out=z)  # (N, C): the hinge, max(0, z), 0 where z is NaN
+        if p == 2:
+            terms *= terms
         if w is not None:
             terms *= w
         return _per_row(terms, (1,), c, shape, reduction)
