@@ -43,11 +43,11 @@ class Elu(Function):
     """out = scale x for x > 0, else alpha scale (exp(input_scale x) - 1): elu (scale 1,
     input_scale 1), selu (its two constants) and celu (input_scale 1 / alpha), as PyTorch's
     one kernel for the three. grad_x = grad scale for x > 0, else grad alpha scale
-    input_scale exp(input_scale x); grad scale at NaN, as PyTorch's (x <= 0 is false)."""
+    input_scale exp(input_scale x)."""
 
     rule = (
-        "grad_x = grad * alpha * scale * input_scale * exp(input_scale * x) where x <= 0, "
-        "else grad * scale"
+        "grad_x = grad * scale where x > 0, else grad * alpha * scale * input_scale "
+        "* exp(input_scale * x)"
     )
 
     def forward(self, x: Any, *, alpha: float, scale: float, input_scale: float) -> Any:
@@ -79,7 +79,7 @@ class Elu(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
-        positive = ~(x._array <= 0)  # NaN too
+        positive = x._array > 0
         below = Where.apply(positive, 0.0, x) * self.input_scale  # finite where x > 0 is taken
         slope = below.exp() * (self.coef * self.input_scale)
         return (grad * Where.apply(positive, self.scale, slope),)
@@ -87,14 +87,14 @@ class Elu(Function):
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         x = self.inputs[0]._array
         k = self.coef * self.input_scale
-        slope = xp.fmin(x, 0.0)  # 0 at NaN: x's side is taken there, as PyTorch's
+        slope = xp.minimum(x, 0.0)
         if self.input_scale != 1:
             slope *= self.input_scale
-        slope = xp.exp(slope)  # 1 where x > 0 or NaN
+        slope = xp.exp(slope)  # 1 where x > 0
         if k != 1:
             slope *= k
-        if k != self.scale:  # then scale where x > 0 or NaN: k + (scale - k)
-            slope += xp.multiply(~(x <= 0), self.scale - k, dtype=slope.dtype)
+        if k != self.scale:  # then scale where x > 0: k + (scale - k)
+            slope += xp.multiply(x > 0, self.scale - k, dtype=slope.dtype)
         return (grad * slope,)
 
 
