@@ -1,7 +1,8 @@
-"""lu_factor and inv of many small matrices, which getrf's steps take one column at a time
-over the whole batch: pivots (ties to the first largest, zero columns) and info as PyTorch's
-getrf gives them, LU and the inverse to rounding, the same with the fast path off, a singular
-matrix refused as before, and a batch holding a NaN left to getrf itself."""
+"""lu_factor, inv and det of many small matrices, which getrf's steps take one column at a
+time over the whole batch: pivots (ties to the first largest, zero columns) and info as
+PyTorch's getrf gives them, LU, the inverse and the determinant to rounding, the same with
+the fast path off, a singular matrix refused as before, and a batch holding a NaN left to
+getrf itself."""
 
 from __future__ import annotations
 
@@ -112,5 +113,29 @@ def test_inv_of_many_small_matrices_has_torchs_gradient() -> None:
     for lib in (torch, cr):
         A = lib.tensor(a, requires_grad=True)
         (lib.linalg.inv(A) * lib.tensor(g)).sum().backward()
+        found.append(A.grad.numpy())
+    np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(600, 3, 3), (2, 512, 4, 4)], ids=str)
+def test_det_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtype: str) -> None:
+    a = _batch(shape, dtype)  # ties, singular and zero matrices among them
+    assert batched_lu.serves(a, 64, largest=4)
+    want = torch.linalg.det(torch.tensor(a)).numpy()
+    for on in (True, False):
+        got = _switched(on, lambda: cr.linalg.det(cr.tensor(a)))
+        assert got.dtype == getattr(cr, dtype) and got.shape == shape[:-2]
+        np.testing.assert_allclose(got.numpy(), want, **tol(dtype, OP))
+    assert (want == 0).any() and (want < 0).any()
+
+
+def test_det_of_many_small_matrices_has_torchs_gradient() -> None:
+    a = np.random.default_rng(11).standard_normal((600, 3, 3))
+    g = np.random.default_rng(12).standard_normal(600)
+    found = []
+    for lib in (torch, cr):
+        A = lib.tensor(a, requires_grad=True)
+        (lib.linalg.det(A) * lib.tensor(g)).sum().backward()
         found.append(A.grad.numpy())
     np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)

@@ -357,6 +357,14 @@ TRICKS = [
         "xp.linalg.inv(a): NumPy's gesv on I for each matrix, in float64",
     ),
     Trick(
+        "determinant of many small matrices by columns",
+        "chainrule.ops.lapack:det",
+        "linalg.det of (111111, 3, 3) float32, one thread, loaded machine: 51 against 93 ms "
+        "(PyTorch's 38); (62500, 4, 4): 51 against 112 ms; from 64 order^2 matrices of order 4 "
+        "at most ((1024, 3, 3): 205 against 264 us; (40000, 5, 5): 57 against 69 ms)",
+        "xp.linalg.det(a): NumPy's getrf for each matrix, in float64",
+    ),
+    Trick(
         "lstsq of a well-conditioned square matrix by LU",
         "chainrule.ops.lapack:gelsy",
         "linalg.lstsq of a (512, 512) matrix, 8 columns of B, one thread: float64 15.5 against "

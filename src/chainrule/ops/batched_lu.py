@@ -12,16 +12,16 @@ from ..array import host
 LARGEST = 8  # the largest order taken by columns: its calls grow as the order squared
 
 
-def serves(a: Any, many: int) -> bool:
+def serves(a: Any, many: int, largest: int = LARGEST) -> bool:
     """Whether a batch a (..., m, n) of host floats is taken by columns: matrices of order
-    LARGEST at most, at least many order^2 of them, all finite (getrf's search for the
+    largest at most, at least many order^2 of them, all finite (getrf's search for the
     largest |a| passes over a NaN, a comparison here would not)."""
     order = max(a.shape[-2:])
     count = math.prod(a.shape[:-2])
     return (
         a.ndim > 2
         and a.size > 0
-        and order <= LARGEST
+        and order <= largest
         and count >= many * order**2
         and bool(host.isfinite(a).all())
     )

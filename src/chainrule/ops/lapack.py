@@ -111,13 +111,19 @@ def det(a: Any) -> tuple[Any, Any]:
     """(det, factor): the determinant of each matrix of a, from getrf's diagonal and row
     swaps as PyTorch's, and the factor (LU, pivots) of a^T that gave it (a^T: the same
     determinant, no copy of a C-ordered matrix into LAPACK's order, and its getri is the
-    A^-T of the gradient), or None where NumPy's linalg serves."""
-    if direct(a) is None:
+    A^-T of the gradient), or None where NumPy's linalg serves or getrf's steps by columns
+    factor many small matrices (their gradient's inverse by columns too)."""
+    if direct(a) is not None:
+        lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
+        factor = (lu, piv)
+    elif fastpath.enabled() and host_float(a) and batched_lu.serves(a, 64, largest=4):
+        lu, piv, _ = batched_lu.lu_factor(a)  # NumPy's det: a matrix at a time, in float64
+        factor = None
+    else:
         return xp.linalg.det(a), None
-    lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
     with xp.errstate(over="ignore"):  # a determinant past the dtype's range is inf
         out = lu.diagonal(axis1=-2, axis2=-1).prod(-1)
-    return xp.asarray(out * _swap_sign(piv), dtype=a.dtype), (lu, piv)
+    return xp.asarray(out * _swap_sign(piv), dtype=a.dtype), factor
 
 
 def slogdet(a: Any) -> tuple[Any, Any, Any]:
