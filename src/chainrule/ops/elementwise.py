@@ -416,6 +416,9 @@ class Sign(Function):
     def forward(self, a: Any) -> Any:
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
+        if a.dtype.char in "fd":  # PyTorch's (a > 0) - (a < 0), 0 at NaN: no pass to find it
+            out = xp.subtract(a > 0, a < 0, dtype=a.dtype)
+            return out if a.ndim else xp.asarray(out)  # a 0-d a's NumPy scalar made an array
         out = xp.sign(a)
         return xp.where(xp.isnan(out), 0, out) if is_floating(out.dtype) else out
 
