@@ -56,9 +56,10 @@ def inv(a: Any) -> Any:
 
 
 def _columns_first(a: Any) -> Any:
-    """a (..., m, n) as a C-ordered (m, n, batch): each entry's values over the batch in one
-    row, which each step reads and writes whole."""
-    return host.ascontiguousarray(a.reshape(-1, *a.shape[-2:]).transpose(1, 2, 0))
+    """A C-ordered copy (m, n, batch) of a (..., m, n): each entry's values over the batch in
+    one row, which each step reads and writes whole (a copy even where the transpose is
+    C-ordered already, as for 1x1 matrices: the steps write over it)."""
+    return host.array(a.reshape(-1, *a.shape[-2:]).transpose(1, 2, 0), order="C")
 
 
 def _batch_first(a: Any, shape: tuple[int, ...]) -> Any:
