@@ -42,9 +42,9 @@ def adaptive_windows(n_in: int, n_out: int) -> Any:
 def _box_places(windows: tuple, sizes: tuple, padding: tuple) -> tuple[Any, Any, Any]:
     """For every box of windows (one window an axis: windows holds an (n_out, k) host array an
     axis) over planes of ``sizes`` padded by ``padding``: its K positions in the flat padded
-    plane (n_boxes, K), row-major in the box, their flat indices in the unpadded plane
-    (n_boxes, K) and where each box's row starts in that table (n_boxes,), host int arrays
-    made once for each windows tuple."""
+    plane, row-major in the box, as (K, n_boxes) (each offset's row of every box), their flat
+    indices in the unpadded plane (n_boxes, K) and where each box's row starts in that table
+    (n_boxes,), host int arrays made once for each windows tuple."""
     key = (id(windows), sizes, padding)
     found = _BOXES.get(key)
     if found is None or found[0] is not windows:  # an id reused by another tuple: made again
@@ -60,7 +60,8 @@ def _box_places(windows: tuple, sizes: tuple, padding: tuple) -> tuple[Any, Any,
             flat = flat + (at - padding[axis][0]) * math.prod(sizes[axis + 1 :])
         n_boxes = math.prod(w.shape[0] for w in windows)
         k = math.prod(w.shape[1] for w in windows)
-        places, flat = places.reshape(n_boxes, k), flat.reshape(n_boxes, k).astype(host.int64)
+        places = host.ascontiguousarray(places.reshape(n_boxes, k).T)  # (K, n_boxes)
+        flat = flat.reshape(n_boxes, k).astype(host.int64)
         found = _BOXES.keep(key, (windows, places, flat, host.arange(0, n_boxes * k, k)))
     return found[1:]
 
@@ -136,11 +137,12 @@ class _WindowMax(Function):
         lead = xpad.shape[: self.lead]
         places = _box_places(self.windows, self.sizes, self.padding)[0]
         plane = xpad.reshape(lead + (math.prod(xpad.shape[self.lead :]),))  # (..., plane)
-        boxes = xp.take(plane, array.from_host(places, xpad), axis=-1)  # (..., n_boxes, K)
-        arg = boxes.argmax(axis=-1)  # the first maximum
-        out = boxes.max(axis=-1)
+        # the offsets outermost: NumPy reduces across long rows faster than along short ones
+        boxes = xp.take(plane, array.from_host(places, xpad), axis=-1)  # (..., K, n_boxes)
+        arg = boxes.argmax(axis=-2)  # the first maximum
+        out = boxes.max(axis=-2)
         if floating and xp.isnan(out).any():  # a NaN wins: the last
-            last = boxes.shape[-1] - 1 - xp.isnan(boxes[..., ::-1]).argmax(axis=-1)
+            last = boxes.shape[-2] - 1 - xp.isnan(boxes[..., ::-1, :]).argmax(axis=-2)
             arg = xp.where(xp.isnan(out), last, arg)
         self.arg = arg
         return out.reshape(lead + tuple(w.shape[0] for w in self.windows))
