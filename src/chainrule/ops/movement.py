@@ -563,9 +563,22 @@ class ScatterReduce(Function):
         if src.shape != index.shape:
             s = src[tuple([slice(n) for n in index.shape])]
         out = a.copy()
-        if not include_self:
-            out[self.where] = _identity(reduce, a.dtype)
-        _UFUNCS[reduce].at(out, self.where, s)
+        vector = None
+        if fastpath.enabled() and s.size >= SLICE_MIN * index.shape[dim]:
+            vector = _index_vector(index, dim, a)
+        if vector is not None:
+            # index_reduce's slices, reduced in one at a time in index's order (ufunc.at's
+            # order, so the same values), where ufunc.at steps element by element
+            lead, ufunc = (slice(None),) * dim, _UFUNCS[reduce]
+            if not include_self:
+                out[lead + (vector,)] = _identity(reduce, a.dtype)
+            for k, i in enumerate(vector.tolist()):
+                place = out[lead + (i,)]  # a view into out
+                ufunc(place, s[lead + (k,)], out=place)
+        else:
+            if not include_self:
+                out[self.where] = _identity(reduce, a.dtype)
+            _UFUNCS[reduce].at(out, self.where, s)
         if reduce == "mean":
             count = self._count(a.dtype if is_floating(a.dtype) else xp.int64)
             # an integer mean floors, in a's dtype (int64's count would widen it), as PyTorch
@@ -694,6 +707,17 @@ def _long_slices(index: tuple, part: Any) -> bool:
         return False
     whole = [s for s in lead if type(s) is slice and s == slice(None)]
     return len(whole) == len(lead) and part.size >= SLICE_MIN * max(len(last), 1)
+
+
+def _index_vector(index: Any, dim: int, a: Any) -> Any:
+    """The 1-D index along dim where index is index_reduce's, one index vector spread over
+    the whole of a's other dims (strides of 0 there); None where it is not."""
+    if index.ndim != a.ndim:
+        return None
+    for d, (n, m, stride) in enumerate(zip(index.shape, a.shape, index.strides, strict=True)):
+        if d != dim and (n != m or stride):
+            return None
+    return index[(0,) * dim + (slice(None),) + (0,) * (a.ndim - dim - 1)]  # (K,)
 
 
 _UFUNCS = {
