@@ -1,6 +1,6 @@
 """index_reduce of long slices (ScatterReduce reduces them in one slice at a time with the fast
 path on): values and gradients against torch, in either mode, with repeated indices, without
-self, and with a NaN."""
+self, and with a NaN; index_select's slices (one take along the dim) in C order."""
 
 from __future__ import annotations
 
@@ -49,3 +49,18 @@ def test_index_reduce_of_long_slices_carries_a_nan() -> None:
         got = cr.tensor(x).index_reduce(1, cr.tensor([2, 2]), cr.tensor(s), reduce).numpy()
         want = torch.tensor(x).index_reduce(1, torch.tensor([2, 2]), torch.tensor(s), reduce)
         np.testing.assert_array_equal(got, want.numpy())
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select_takes_slices_in_c_order_as_torch(dim: int) -> None:
+    x = np.random.default_rng(6).standard_normal((40, 5, 4))
+    index = [3, 0, 3, 1]
+    ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got = ours.index_select(dim, cr.tensor(index))
+    want = theirs.index_select(dim, torch.tensor(index))
+    assert got.is_contiguous() and got.numpy().flags.c_contiguous
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    v = np.random.default_rng(7).standard_normal(got.shape)
+    (g,) = cr.grad(got, ours, cr.tensor(v))
+    (tg,) = torch.autograd.grad(want, theirs, torch.tensor(v))
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12)

@@ -167,6 +167,9 @@ class GetItem(Function):
         self.index = index
         if not _has_array(index):  # a view; of an element, PyTorch's 0-d one (NumPy's a copy)
             return a[index] if Ellipsis in index else a[index + (Ellipsis,)]
+        if _picks_slices(index):
+            # one take along the dim, in C order (a[index] lays the picked dim out first)
+            return xp.take(a, index[-1], axis=len(index) - 1)
         out = a[index]
         if not out.flags.c_contiguous:
             out = out.copy(order="C")  # laid out in C order, as PyTorch's
@@ -700,13 +703,19 @@ SLICE_MIN = 256  # the elements of a slice from which one add a slice beats np.a
 
 
 def _long_slices(index: tuple, part: Any) -> bool:
-    """Whether index is index_add's, whole slices then one 1-D integer array, each slice of
-    part it adds SLICE_MIN elements or more."""
+    """Whether index is index_add's (_picks_slices), each slice of part it adds SLICE_MIN
+    elements or more."""
+    return _picks_slices(index) and part.size >= SLICE_MIN * max(len(index[-1]), 1)
+
+
+def _picks_slices(index: tuple) -> bool:
+    """Whether index is whole slices then one 1-D integer array (index_select's and
+    index_add's): the slices it names along one dim."""
     *lead, last = index
     if not (isinstance(last, ndarray) and last.ndim == 1 and last.dtype.kind in "iu"):
         return False
     whole = [s for s in lead if type(s) is slice and s == slice(None)]
-    return len(whole) == len(lead) and part.size >= SLICE_MIN * max(len(last), 1)
+    return len(whole) == len(lead)
 
 
 def _index_vector(index: Any, dim: int, a: Any) -> Any:
