@@ -146,9 +146,8 @@ def _hardtanh(x: Tensor, min_val: float, max_val: float, inplace: bool, op: str)
 def _clip(x: Tensor, min_val: float, max_val: float) -> Tensor:
     a = x._array
     inside = (a > min_val) & (a < max_val)
-    out = elementwise.Piecewise.apply(
-        x, mask=inside, slope=0.0, other=array.xp.clip(a, min_val, max_val)
-    )
+    clipped = array.xp.clip(a, min_val, max_val)  # a itself inside: nothing to select
+    out = elementwise.Piecewise.apply(x, mask=inside, slope=0.0, other=clipped, whole=True)
     return named(out, "HardtanhBackward0", min_val=min_val, max_val=max_val)
 
 

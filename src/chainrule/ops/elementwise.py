@@ -472,13 +472,16 @@ class Clamp(Function):
 class Piecewise(Function):
     """out = a where mask, else slope * a + other: the piecewise-linear activations
     (leaky_relu, hardtanh, relu6, threshold), the mask fixed by a's values and ``other`` a
-    constant (a number or an array)"""
+    constant (a number or an array); ``whole``: other is a where mask too (hardtanh's clip),
+    so it is the result as it is"""
 
     rule = "grad_a = grad where mask, else grad * slope"
     saves_inputs = True
 
-    def forward(self, a: Any, *, mask: Any, slope: Any, other: Any) -> Any:
+    def forward(self, a: Any, *, mask: Any, slope: Any, other: Any, whole: bool = False) -> Any:
         self.mask, self.slope = mask, slope
+        if whole:  # in a's dtype, as select's (an integer a clipped to float bounds)
+            return other.astype(a.dtype, copy=False)
         if not slope:
             return select(mask, a, other)
         if isinstance(other, ndarray) or other:
