@@ -26,6 +26,8 @@ CALLS: list[tuple[str, Callable[[Any], Any]]] = [
     ("amax_last", lambda x: x.amax(-1)),
     ("amin_middle", lambda x: x.amin(1, keepdim=True)),
     ("logsumexp_middle", lambda x: x.logsumexp(1)),
+    ("softmax_middle", lambda x: x.softmax(1)),
+    ("log_softmax_last", lambda x: x.log_softmax(-1)),
     ("norm_fro_leading_and_last", lambda x: x.norm("fro", (0, 2), True)),
     ("norm_p1_leading", lambda x: x.norm(1, 0)),
 ]

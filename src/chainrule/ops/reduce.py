@@ -403,6 +403,15 @@ class LogSumExp(Function):
         return (g * (x - lse).exp(),)
 
 
+def _along(ufunc: Any, a: Any, dim: int) -> Any:
+    """``ufunc.reduce(a, axis=dim, keepdims=True)`` along one dim: in steps where it is short
+    and its lines many (passes.stepped, in the ufunc's order along the dim), else by the ufunc
+    itself, as on a small array's way, which asks nothing more."""
+    if a.size >= passes.SIZE_MIN and passes.stepped(ufunc, a, (dim,)):
+        return passes.reduce(ufunc, a, (dim,), True)
+    return ufunc.reduce(a, axis=dim, keepdims=True)
+
+
 class Softmax(Function):
     """out = exp(a - max) / sum(exp(a - max)) along dim"""
 
@@ -414,14 +423,14 @@ class Softmax(Function):
         self.dim = dim
         e, given = _minus_max(a, dim), a
         xp.exp(e, out=e)
-        e /= xp.add.reduce(e, axis=dim, keepdims=True)  # the ufunc: no Python wrapper
+        e /= _along(xp.add, e, dim)
         return e if e.ndim != 2 else _as_laid_out(e, given)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        total = xp.add.reduce(_column_major(grad * out, self.dim), axis=self.dim, keepdims=True)
+        total = _along(xp.add, _column_major(grad * out, self.dim), self.dim)
         g_a = grad - total
         g_a *= out
         return (g_a,)
@@ -433,13 +442,13 @@ def _minus_max(a: Any, dim: int) -> Any:
     if a.ndim == 2 and a.shape[0] >= 32 or not a.size or not a.ndim:  # the rare cases
         a = _column_major(a, dim)
         return xp.subtract(a, _shift(a, (dim,) if a.ndim else None), out=xp.empty_like(a))
-    return xp.subtract(a, xp.maximum.reduce(a, axis=dim, keepdims=True))  # 2 NumPy calls
+    return xp.subtract(a, _along(xp.maximum, a, dim))  # 2 NumPy calls
 
 
 def _log_softmax(a: Any, dim: int) -> Any:
     """a - logsumexp(a, dim), each row shifted by its max first."""
     shifted = _minus_max(a, dim)
-    shifted -= xp.log(xp.add.reduce(xp.exp(shifted), axis=dim, keepdims=True))
+    shifted -= xp.log(_along(xp.add, xp.exp(shifted), dim))
     return shifted if shifted.ndim != 2 else _as_laid_out(shifted, a)
 
 
@@ -458,7 +467,7 @@ class LogSoftmax(Function):
         return (grad - out.exp() * grad.sum(dim=(self.dim,), keepdim=True),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        total = xp.add.reduce(_column_major(grad, self.dim), axis=self.dim, keepdims=True)
+        total = _along(xp.add, _column_major(grad, self.dim), self.dim)
         e = xp.exp(out)
         e *= total
         return (grad - e,)
