@@ -718,7 +718,7 @@ def test_clamp_with_tensor_bounds_and_integer_input() -> None:
     data = [0.0, 1.0, 2.0, 3.0]
     x, tx = cr.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
     lo = [0.5, 0.5, 2.5, 2.5]
-    y = x.clamp(min=cr.tensor(lo), max=2.0)
+    y = x.clamp(min=cr.tensor(lo), max=cr.tensor(2.0))
     ty = tx.clamp(min=torch.tensor(lo), max=torch.tensor(2.0))
     np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
     y.backward(cr.tensor([1.0, 2.0, 3.0, 4.0]))
