@@ -318,10 +318,10 @@ def index_arg(index: Any, arr: Any) -> Any:
     CUDA index of a CPU tensor is refused). A bad position or shape is reported by
     GetItem's forward (Function.apply names the op and shape).
 
-    The slices are PyTorch's: a part of several that takes its whole dim in order (``0:n``,
-    ``:n`` for n past the end, ``0:``, ``::1``), which PyTorch skips, is ``:`` (x[0:3, :] of
-    a (3, 4) tensor is x[:, :], PyTorch's alias of x); a slice alone is always a step
-    (x[:] slices), ``slice(0, None)`` for ``:``, so that no index reads it as nothing."""
+    A slice alone is always a step (x[:] slices, PyTorch's SliceBackward0): ``slice(0,
+    None)`` for ``:``, so that the node's name (autograd/saved_made.whole_dims) does not read
+    it as nothing. The slices are kept as given, which the computation of an exported graph
+    needs (x[:2] of a batch of 2 takes 2 rows of any batch)."""
     if type(index) is int:  # x[i]: nothing to turn
         return (index,)
     if type(index) is slice:  # x[i:j]
@@ -330,10 +330,7 @@ def index_arg(index: Any, arr: Any) -> Any:
         index = (index,)
     cuda = type(arr) is not array.host.ndarray
     out = []
-    whole = False  # whether a slice may take its whole dim (see _whole_dims)
     for i in index:
-        if type(i) is slice and i.start in _NO_START and i.step in _NO_STEP:
-            whole = whole or i.start is not None or i.stop is not None or i.step is not None
         if isinstance(i, tensor_type()):
             i = i._array
         elif isinstance(i, list):
@@ -353,36 +350,10 @@ def index_arg(index: Any, arr: Any) -> Any:
                     )
                 i = array.from_host(i, arr)
         out.append(i)
-    return _whole_dims(out, arr.shape) if whole else tuple(out)
-
-
-_FROM_START = slice(0, None)
-_NO_START, _NO_STEP = (None, 0), (None, 1)
-
-
-def _whole_dims(index: list, shape: tuple[int, ...]) -> tuple:
-    """The index, each slice that takes the whole of its dim of a tensor of ``shape`` in
-    order (start 0, step 1, an end at or past the dim's size) written ``:``."""
-    ndim, out = len(shape), []
-    counts = [_dims_taken(i) for i in index]
-    dim = 0  # the dim of shape the part takes: counted from the end after an Ellipsis
-    for k, i in enumerate(index):
-        if i is Ellipsis:
-            dim = ndim - sum(counts[k + 1 :])
-        elif type(i) is slice and i.start in _NO_START and i.step in _NO_STEP:
-            if i.stop is None or dim < ndim and i.stop >= shape[dim]:
-                i = slice(None)
-        dim += counts[k]
-        out.append(i)
     return tuple(out)
 
 
-def _dims_taken(part: Any) -> int:
-    """How many dims of the tensor an index's part takes: a mask its own, None, an Ellipsis
-    and a bool none (an Ellipsis's are counted apart), anything else one."""
-    if isinstance(part, array.ndarray) and part.dtype.kind == "b":
-        return part.ndim
-    return 0 if part is None or part is Ellipsis or isinstance(part, bool) else 1
+_FROM_START = slice(0, None)
 
 
 def split_index(index: tuple) -> tuple[tuple, tuple] | None:

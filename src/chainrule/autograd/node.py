@@ -429,7 +429,7 @@ def _getitem(arrays: list, options: dict) -> str:
     """PyTorch indexes part by part, and its node is the last step's: an integer (or a 0-d
     integer tensor) selects, a slice slices (``:`` does nothing), None unsqueezes; an array,
     a list, a bool: advanced indexing. No step at all (x[...], x[:, :]): its alias."""
-    index = options["index"]
+    index = saved_made.whole_dims(options["index"], arrays[0].shape)
     last = "AliasBackward0"
     for part in index if type(index) is tuple else (index,):  # one pass: on every x[i]
         kind = type(part)

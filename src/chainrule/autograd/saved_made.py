@@ -132,12 +132,58 @@ def product_sizes(fn: Any) -> tuple[int, ...]:
     return (batch, a[-2], b[-1])
 
 
+def whole_dims(index: Any, shape: tuple[int, ...]) -> Any:
+    """The index of a tensor of ``shape`` as PyTorch's graph takes it: in an index of
+    several parts, a slice that takes the whole of its dim in order (``0:n``, ``:n`` for n
+    past the end, ``0:``, ``::1``) is ``:``, which PyTorch skips (x[0:3, :] of a (3, 4)
+    tensor is x[:, :], its alias). For the node's name and steps only: the op computes
+    with the index as given."""
+    if type(index) is not tuple or len(index) < 2:
+        return index  # a slice alone is a step (arguments.index_arg)
+    for part in index:  # most indexes have no slice with a bound: nothing to read
+        if type(part) is slice and (part.start, part.stop, part.step) != (None, None, None):
+            break
+    else:
+        return index
+    ndim, out = len(shape), []
+    counts = [_dims_taken(i) for i in index]
+    dim = 0  # the dim of shape the part takes: counted from the end after an Ellipsis
+    for k, i in enumerate(index):
+        if i is Ellipsis:
+            dim = ndim - sum(counts[k + 1 :])
+        elif _in_order(i):
+            if i.stop is None or dim < ndim and i.stop >= shape[dim]:
+                i = slice(None)
+        dim += counts[k]
+        out.append(i)
+    return tuple(out)
+
+
+def _in_order(part: Any) -> bool:
+    """Whether an index part is a slice from the start by steps of 1 whose bounds are ints
+    or None (a tensor bound is left to the op)."""
+    if type(part) is not slice:
+        return False
+    start, stop, step = part.start, part.stop, part.step
+    if not all(v is None or type(v) is int for v in (start, stop, step)):
+        return False
+    return start in (None, 0) and step in (None, 1)
+
+
+def _dims_taken(part: Any) -> int:
+    """How many dims of the tensor an index's part takes: a mask its own, None, an Ellipsis
+    and a bool none (an Ellipsis's are counted apart), anything else one."""
+    if isinstance(part, array.ndarray) and part.dtype.kind == "b":
+        return part.ndim
+    return 0 if part is None or part is Ellipsis or isinstance(part, bool) else 1
+
+
 def index_steps(index: Any, shape: tuple[int, ...]) -> list[tuple[str, int, Any, tuple]]:
     """The steps of a basic index of a tensor of ``shape``, as PyTorch takes them part by
     part, each its own node (x[1:, 0]: a slice, then a select): the node's name, the dim, the
     item (an int, a slice, None) and the sizes of the tensor it takes. A ``:`` takes no step
-    (arguments.index_arg writes so the parts PyTorch skips)."""
-    index = index if type(index) is tuple else (index,)
+    (whole_dims writes so the parts PyTorch skips)."""
+    index = whole_dims(index if type(index) is tuple else (index,), shape)
     sizes, dim = list(shape), 0
     steps: list[tuple[str, int, Any, tuple]] = []
     for k, part in enumerate(index):
