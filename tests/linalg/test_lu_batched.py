@@ -139,3 +139,45 @@ def test_det_of_many_small_matrices_has_torchs_gradient() -> None:
         (lib.linalg.det(A) * lib.tensor(g)).sum().backward()
         found.append(A.grad.numpy())
     np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)
+
+
+def _spd(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Symmetric positive definite matrices."""
+    x = np.random.default_rng(13).standard_normal(shape)
+    return (x @ x.swapaxes(-1, -2) + np.eye(shape[-1])).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(600, 3, 3), (2, 2048, 8, 8)], ids=str)
+def test_cholesky_of_many_small_matrices_is_torchs(shape: tuple[int, ...], dtype: str) -> None:
+    a = _spd(shape, dtype)
+    assert batched_lu.serves(a, 64)
+    for upper in (False, True):
+        want = torch.linalg.cholesky(torch.tensor(a), upper=upper).numpy()
+        for on in (True, False):
+            got = _switched(on, lambda u=upper: cr.linalg.cholesky(cr.tensor(a), upper=u))
+            assert got.dtype == getattr(cr, dtype) and got.shape == shape
+            np.testing.assert_allclose(got.numpy(), want, **tol(dtype, OP))
+
+
+def test_cholesky_of_many_small_matrices_names_the_first_not_positive_definite() -> None:
+    a = _spd((600, 3, 3), "float64")
+    a[9, 2, 2] = -1.0  # the leading minor of order 3 is not positive definite
+    with pytest.raises(
+        cr.linalg.LinAlgError, match=r"\(batch element 9\): its leading minor of order 3 is not"
+    ):
+        cr.linalg.cholesky(cr.tensor(a))
+    L, info = cr.linalg.cholesky_ex(cr.tensor(a))
+    assert info.numpy().nonzero()[0].tolist() == [9] and info.numpy()[9] == 3
+    np.testing.assert_allclose(L.numpy()[8], np.linalg.cholesky(a[8]), rtol=1e-9, atol=1e-12)
+
+
+def test_cholesky_of_many_small_matrices_has_torchs_gradient() -> None:
+    a = _spd((600, 3, 3), "float64")
+    g = np.random.default_rng(15).standard_normal(a.shape)
+    found = []
+    for lib in (torch, cr):
+        A = lib.tensor(a, requires_grad=True)
+        (lib.linalg.cholesky(A) * lib.tensor(g)).sum().backward()
+        found.append(A.grad.numpy())
+    np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)

@@ -365,6 +365,14 @@ TRICKS = [
         "xp.linalg.det(a): NumPy's getrf for each matrix, in float64",
     ),
     Trick(
+        "Cholesky factor of many small matrices by columns",
+        "chainrule.ops.lapack:cholesky",
+        "linalg.cholesky of (111111, 3, 3) float32, one thread, loaded machine: 13 against 63 "
+        "ms (PyTorch's 41); (15625, 8, 8): 28 against 39 ms; from 64 order^2 matrices of order "
+        "8 at most ((1024, 4, 4): 149 against 251 us; below, (288, 3, 3): 80 against 58 us)",
+        "xp.linalg.cholesky(a): NumPy's potrf for each matrix, in float64",
+    ),
+    Trick(
         "lstsq of a well-conditioned square matrix by LU",
         "chainrule.ops.lapack:gelsy",
         "linalg.lstsq of a (512, 512) matrix, 8 columns of B, one thread: float64 15.5 against "

@@ -1,6 +1,7 @@
-"""LU and inverse of many small matrices by getrf's own steps, each column's step taken over
-the whole batch at once (NumPy's linalg and SciPy's LAPACK calls loop over matrices, which
-for a batch of 3x3 costs ten times PyTorch's time); lapack.py decides when they serve."""
+"""LU, inverse and Cholesky factor of many small matrices by LAPACK's own steps (getrf's,
+potf2's), each column's step taken over the whole batch at once (NumPy's linalg and SciPy's
+LAPACK calls loop over matrices, which for a batch of 3x3 costs ten times PyTorch's time);
+lapack.py decides when they serve."""
 
 from __future__ import annotations
 
@@ -53,6 +54,26 @@ def inv(a: Any) -> Any:
         x[j] /= lu[j, j]
         x[:j] -= lu[:j, j, None] * x[j]
     return _batch_first(x, a.shape)
+
+
+def cholesky(a: Any) -> Any:
+    """L with L L^T = a for each matrix of a (..., n, n), from its lower triangle by potf2's
+    steps: for each column j, L[j, j] = sqrt(a[j, j] - L[j, :j] . L[j, :j]) and below it
+    (a[i, j] - L[i, :j] . L[j, :j]) / L[j, j]; a matrix not positive definite is
+    LinAlgError, as NumPy's."""
+    c = _columns_first(a)  # (n, n, batch)
+    out = host.zeros_like(c)
+    for j in range(len(c)):
+        row = out[j, :j]  # (j, batch): L[j, :j]
+        top = c[j, j] - (row * row).sum(0)
+        if not (top > 0).all():  # potf2's test, NaN included
+            raise host.linalg.LinAlgError("Matrix is not positive definite")
+        top = host.sqrt(top)
+        out[j, j] = top
+        below = c[j + 1 :, j] - (out[j + 1 :, :j] * row).sum(1)  # (n - j - 1, batch)
+        below *= 1 / top  # as potf2 scales
+        out[j + 1 :, j] = below
+    return _batch_first(out, a.shape)
 
 
 def _columns_first(a: Any) -> Any:

@@ -148,9 +148,11 @@ def _swap_sign(piv: Any) -> Any:
 def cholesky(a: Any) -> Any:
     """L with L L^T = a, from a's lower triangle: potrf itself for one matrix (as SciPy's
     cholesky calls it, at a third of its time on a small one), SciPy's for a batch of large
-    ones."""
+    ones, potf2's steps by columns for many small ones."""
     sl = direct(a)
     if sl is None:
+        if fastpath.enabled() and host_float(a) and batched_lu.serves(a, 64):
+            return batched_lu.cholesky(a)  # NumPy's: a matrix at a time, in float64
         return xp.linalg.cholesky(a)
     if a.ndim > 2:
         return sl.cholesky(a, lower=True, check_finite=False)
