@@ -29,7 +29,8 @@ class MaskedScatter(Function):
     def forward(self, a: Any, source: Any, mask: Any) -> Any:
         self.mask, self.source_shape = mask, source.shape
         out = xp.broadcast_to(a, mask.shape).copy()
-        out[mask] = source.reshape(-1)[: int(mask.sum())]
+        taken = source.reshape(-1)[: int(xp.count_nonzero(mask))]
+        xp.place(out, mask, taken.astype(out.dtype, copy=False))  # in order, where mask is True
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
