@@ -257,7 +257,7 @@ JVP_RULES: dict[str, Any] = {
     "Sqrt": lambda a, ta, out: ta / (2 * out),
     "Sin": lambda a, ta, out: ta * a.cos(),
     "Cos": lambda a, ta, out: -ta * a.sin(),
-    "Tanh": lambda a, ta, out: ta * (1.0 - out * out),
+    "Tanh": lambda a, ta, out: ta * ((1.0 - out) * (1.0 + out)),
     "Sigmoid": lambda a, ta, out: ta * out * (1.0 - out),
     "Relu": lambda a, ta, out: ta * (out != 0),
     "Sum": lambda a, ta, out, dims=None, keepdim=False: ta.sum(dim=dims, keepdim=keepdim),

@@ -162,8 +162,9 @@ class RNNLayer(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, h0, w_ih, w_hh, _, _ = self.inputs
-        # act' from the output: 1 - out^2 for tanh, the step (a constant) for relu
-        slope = (out._array > 0).astype(out.dtype) if self.relu else 1.0 - out * out
+        # act' from the output: 1 - out^2 for tanh (as (1 - out)(1 + out), tanh's), the
+        # step (a constant) for relu
+        slope = (out._array > 0).astype(out.dtype) if self.relu else (1.0 - out) * (1.0 + out)
         d: list[Any] = [None] * len(out)
         dh = None
         for t in reversed(_steps(len(out), self.reverse)):
@@ -174,7 +175,7 @@ class RNNLayer(Function):
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         x, h0, w_ih, w_hh, _, _ = arrays_of(self.inputs)
-        d = (out > 0).astype(out.dtype) if self.relu else 1.0 - out * out  # act', then d
+        d = (out > 0).astype(out.dtype) if self.relu else (1.0 - out) * (1.0 + out)  # act
         dh = None
         for t in reversed(_steps(len(out), self.reverse)):
             g = grad[t] if dh is None else grad[t] + dh
