@@ -432,9 +432,7 @@ def _as_2d(s: tuple) -> tuple:
 
 
 def _as_3d(s: tuple) -> tuple:
-    if len(s) >= 2:
-        return s + (1,) if len(s) == 2 else s
-    return (1, s[0], 1) if s else (1, 1, 1)
+    return {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s)
 
 
 def _as_column(s: tuple) -> tuple:
@@ -534,9 +532,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if r == 0:
         return x[:0]
     n, host = x.shape[0], array.host
-    # PyTorch's way: of the grid of every r-tuple of positions, a mask of the combinations
-    # (i0 < i1 < ..., or <= with replacement), and the stack of r columns, column k each kept
-    # tuple's value at its ik, in row-major (itertools') order
+    # PyTorch's way: of the grid of every r-tuple of positions, a mask of the combinations (i0 <
+    # i1 < ..., <= with replacement); column k each kept tuple's value at its ik, row-major
     along = [(1,) * k + (n,) + (1,) * (r - k - 1) for k in range(r)]  # x along grid dim k
     at = host.arange(n)
     before = host.less_equal if with_replacement else host.less
@@ -761,15 +758,12 @@ def tensordot(a: Any, b: Any, dims: Any = 2, out: Tensor | None = None) -> Tenso
     free_a = [d for d in range(len(sx)) if d not in da]
     free_b = [d for d in range(len(sy)) if d not in db]
     kept_a, kept_b = [sx[d] for d in free_a], [sy[d] for d in free_b]
-    k = math.prod([sx[d] for d in da])
     # dims normalised and shapes of the sizes they have: permute's and reshape's checks skipped
-    m, n = math.prod(kept_a), math.prod(kept_b)
+    k, m, n = math.prod([sx[d] for d in da]), math.prod(kept_a), math.prod(kept_b)
     left = x._permuted(tuple(free_a + da))._reshaped((m, k))  # (free of a, contracted)
     right = y._permuted(tuple(db + free_b))._reshaped((k, n))  # (contracted, free of b)
-    if m == n == 1:  # one row times one column: PyTorch's dot, 0-d
-        product = left._reshaped((k,)) @ right._reshaped((k,))
-    else:
-        product = left @ right
+    dot = m == n == 1  # one row times one column: PyTorch's dot, 0-d
+    product = left._reshaped((k,)) @ right._reshaped((k,)) if dot else left @ right
     result = product._reshaped(tuple(kept_a + kept_b))  # viewed, even as it is, as PyTorch's
     return write_out(result, out, "tensordot", exact=True)
 
