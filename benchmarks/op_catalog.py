@@ -5,8 +5,8 @@ sizes: (2, 3, 4), (3, 5), 0-d), the same grown to about 10^3 elements (a makemor
 (32, 27)), and grown to about 10^6. A row grows by scaling the first dim of the inputs
 whose first dim is the first input's (the batch of an elementwise op, a loss and its
 target), or where that call does not run on both, of the first input alone (a conv's or
-linear's input, not its weight; the left operand of a product); the other rows keep the
-figures they have.
+linear's input, not its weight; the left operand of a product), or failing both, of every
+input; the other rows keep the figures they have.
 
 Both libraries run in one process, each block of calls in turn (chainrule, PyTorch, and
 again), so the machine's noise falls on both alike; each ratio is the median of
@@ -52,8 +52,9 @@ SECTION = "## Per-op cost"
 
 def _grown(row: catalog.Row, target: int | None) -> list[tuple]:
     """The row's shapes grown so its largest input holds about ``target`` elements, in the
-    ways to try in turn (the batch, then the first input alone); the row's own with None;
-    none where the row is that large already or does not grow."""
+    ways to try in turn (the batch, the first input alone, then every input: masked_scatter's
+    source grows with its mask); the row's own with None; none where the row is that large
+    already or does not grow."""
     if target is None:
         return [row.shapes]
     shapes = [s for s in row.shapes if s is not catalog.NUM]
@@ -68,7 +69,7 @@ def _grown(row: catalog.Row, target: int | None) -> list[tuple]:
         return []  # only 0-d inputs
     batch = row.shapes[first][0]
     ways = []
-    for grows in (lambda i, s: s[0] == batch, lambda i, s: i == first):
+    for grows in (lambda i, s: s[0] == batch, lambda i, s: i == first, lambda i, s: True):
         grown = tuple(
             (s[0] * k, *s[1:]) if s is not catalog.NUM and s and grows(i, s) else s
             for i, s in enumerate(row.shapes)

@@ -75,7 +75,7 @@ def test_op_catalog_grows_a_batch_and_keeps_a_weight(capsys):
     assert op_catalog._grown(rows["add[(2,3)&(2,3)]"], 600)[0] == ((200, 3), (200, 3))
     assert op_catalog._grown(rows["conv2d"], 15_000)[0] == ((200, 3, 5, 5), (4, 3, 3, 3), (4,))
     # a broadcast pair whose first dims differ grows its first input alone
-    assert op_catalog._grown(rows["add[(3,1)&(1,4)]"], 300) == [((225, 1), (1, 4))]
+    assert op_catalog._grown(rows["add[(3,1)&(1,4)]"], 300)[0] == ((225, 1), (1, 4))
     results = op_catalog.main(
         ["--only", "conv2d", "--sizes", "10^3", "--repeats", "1", "--block", "0.001"]
     )
