@@ -419,8 +419,8 @@ class Sign(Function):
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
         if a.dtype.char in "fd":  # PyTorch's (a > 0) - (a < 0), 0 at NaN: no pass to find it
-            out = xp.subtract(a > 0, a < 0, dtype=a.dtype)
-            return out if a.ndim else xp.asarray(out)  # a 0-d a's NumPy scalar made an array
+            # into an array of a's (a 0-d a's too, on its device: no NumPy scalar)
+            return xp.subtract(a > 0, a < 0, dtype=a.dtype, out=xp.empty_like(a))
         out = xp.sign(a)
         return xp.where(xp.isnan(out), 0, out) if is_floating(out.dtype) else out
 
