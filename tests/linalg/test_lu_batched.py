@@ -106,13 +106,18 @@ def test_inv_of_many_small_matrices_refuses_a_singular_one() -> None:
     np.testing.assert_allclose(out.numpy()[8], np.linalg.inv(a[8]), rtol=1e-9, atol=1e-12)
 
 
-def test_inv_of_many_small_matrices_has_torchs_gradient() -> None:
-    a = np.random.default_rng(9).standard_normal((300, 3, 3)) + 2 * np.eye(3)
+@pytest.mark.parametrize("op", ["inv", "cholesky"])
+def test_many_small_matrices_have_torchs_gradient(op: str) -> None:
+    """The batched paths' inverse and Cholesky factor, differentiated as PyTorch's."""
+    if op == "inv":
+        a = np.random.default_rng(9).standard_normal((300, 3, 3)) + 2 * np.eye(3)
+    else:
+        a = _spd((600, 3, 3), "float64")
     g = np.random.default_rng(10).standard_normal(a.shape)
     found = []
     for lib in (torch, cr):
         A = lib.tensor(a, requires_grad=True)
-        (lib.linalg.inv(A) * lib.tensor(g)).sum().backward()
+        (getattr(lib.linalg, op)(A) * lib.tensor(g)).sum().backward()
         found.append(A.grad.numpy())
     np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)
 
@@ -170,14 +175,3 @@ def test_cholesky_of_many_small_matrices_names_the_first_not_positive_definite()
     L, info = cr.linalg.cholesky_ex(cr.tensor(a))
     assert info.numpy().nonzero()[0].tolist() == [9] and info.numpy()[9] == 3
     np.testing.assert_allclose(L.numpy()[8], np.linalg.cholesky(a[8]), rtol=1e-9, atol=1e-12)
-
-
-def test_cholesky_of_many_small_matrices_has_torchs_gradient() -> None:
-    a = _spd((600, 3, 3), "float64")
-    g = np.random.default_rng(15).standard_normal(a.shape)
-    found = []
-    for lib in (torch, cr):
-        A = lib.tensor(a, requires_grad=True)
-        (lib.linalg.cholesky(A) * lib.tensor(g)).sum().backward()
-        found.append(A.grad.numpy())
-    np.testing.assert_allclose(found[1], found[0], rtol=1e-9, atol=1e-9)
