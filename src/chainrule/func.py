@@ -318,7 +318,9 @@ def _jacobian_of(outs: list[Tensor], flat: list[Tensor], nested: bool) -> list[l
                 rows[j].append(g)
         jac.append(
             [
-                (stack(r) if r else zeros_like(x).reshape(0, *x.shape)).reshape(*o.shape, *x.shape)
+                (stack(r) if r else zeros_like(x).reshape(0, *x.shape)).reshape(
+                    (*o.shape, *x.shape)
+                )
                 for r, x in zip(rows, flat, strict=True)
             ]
         )
@@ -447,7 +449,7 @@ def _forward_jacobian(outs: list[Tensor], flat: list[Tensor], nested: bool) -> l
     return [
         [
             (stack(c, dim=-1) if c else zeros_like(o).unsqueeze(-1)[..., :0]).reshape(
-                *o.shape, *x.shape
+                (*o.shape, *x.shape)
             )
             for c, x in zip(row, flat, strict=True)
         ]

@@ -99,6 +99,11 @@ def test_jacobians_match_torch(transform):
         {"p": tx}
     )
     same(ours, theirs)
+    (s,), (ts,) = both(())  # a 0-d input and output: a 0-d Jacobian
+    same(
+        getattr(cf, transform)(lambda s: (s * s).sin())(s),
+        getattr(tf, transform)(lambda s: (s * s).sin())(ts),
+    )
 
 
 def test_hessians_and_nested_transforms_match_torch():

@@ -463,7 +463,7 @@ class Shape(Core):
     def tile(self: TensorSelf, dims: Any) -> Tensor:
         """repeat, with leading 1s added to dims when it is shorter than the shape."""
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
-        return self.repeat(*(1,) * (self.ndim - len(dims)), *dims)
+        return self.repeat((1,) * (self.ndim - len(dims)) + dims)  # whole: () for a 0-d's ()
 
     def repeat(self: TensorSelf, *sizes: Any, repeats: Any = None) -> Tensor:
         """The tensor tiled sizes[i] times along each dim (leading 1s added to its shape when
