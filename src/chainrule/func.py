@@ -316,14 +316,9 @@ def _jacobian_of(outs: list[Tensor], flat: list[Tensor], nested: bool) -> list[l
             got = _gradients([o], flat, [seed.reshape(o.shape)], nested)
             for j, g in enumerate(got):
                 rows[j].append(g)
-        jac.append(
-            [
-                (stack(r) if r else zeros_like(x).reshape(0, *x.shape)).reshape(
-                    (*o.shape, *x.shape)
-                )
-                for r, x in zip(rows, flat, strict=True)
-            ]
-        )
+        pairs = zip(rows, flat, strict=True)
+        blocks = [(stack(r) if r else zeros_like(x).reshape(0, *x.shape), x) for r, x in pairs]
+        jac.append([b.reshape((*o.shape, *x.shape)) for b, x in blocks])  # whole: 0-d too
     return jac
 
 
