@@ -13,7 +13,7 @@ import torch
 
 import chainrule as cr
 from chainrule.fastpath import passes
-from tests.helpers import fast_path_on
+from tests.helpers import assert_value_and_grad_like_torch, fast_path_on
 
 CALLS: list[tuple[str, Callable[[Any], Any]]] = [
     ("cumsum_last", lambda x: x.cumsum(-1)),
@@ -32,11 +32,7 @@ def test_running_sums_and_products_along_short_axes_match_torch(name: str, call:
     ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     got, want = call(ours), call(theirs)
     assert got.shape == tuple(want.shape)
-    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
-    v = rng.standard_normal(got.shape)
-    (g,) = cr.grad(got, ours, cr.tensor(v))
-    (tg,) = torch.autograd.grad(want, theirs, torch.tensor(v))
-    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-10, atol=1e-12)
+    assert_value_and_grad_like_torch(got, want, ours, theirs, rng)
 
 
 def test_integer_running_sums_widen_as_torchs() -> None:
