@@ -41,7 +41,7 @@ def fmod(a: Any, b: Any) -> Any:
     out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
     xp.copysign(out, a, out=out)
     outside |= xp.isnan(out)  # b inf: 0 * inf, where fmod gives a
-    return _patched(out, outside, xp.fmod, a, d)
+    return patched(out, outside, xp.fmod, a, d)
 
 
 def floor_divide(a: Any, b: Any) -> Any:
@@ -55,7 +55,7 @@ def floor_divide(a: Any, b: Any) -> Any:
     outside = ~(xp.abs(q) < FLOOR_QUOTIENT_MAX)
     if d.ndim:
         outside |= xp.isinf(d)  # a / inf is +-0, where PyTorch's steps give -1 below 0
-    return _patched(q.astype(xp.float32), outside, xp.floor_divide, a, d)
+    return patched(q.astype(xp.float32), outside, xp.floor_divide, a, d)
 
 
 def _divisor(a: Any, b: Any) -> Any:
@@ -71,8 +71,9 @@ def _divisor(a: Any, b: Any) -> Any:
     return b if type(b) is array.host.ndarray and b.dtype == xp.float32 else None
 
 
-def _patched(out: Any, outside: Any, ufunc: Any, a: Any, b: Any) -> Any:
-    """out with the ufunc's values where ``outside``, each element on its own."""
+def patched(out: Any, outside: Any, ufunc: Any, a: Any, b: Any) -> Any:
+    """out with the ufunc's values where ``outside``, each element on its own (the elements a
+    pass over the bits cannot take; ulps.py's too)."""
     if outside.any():
         where = xp.nonzero(outside)
         a, b = xp.broadcast_arrays(a, b)

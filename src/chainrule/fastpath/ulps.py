@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import array
+from .division import patched
 from .switch import state
 
 xp = array.xp
@@ -42,9 +43,4 @@ def nextafter(a: Any, b: Any) -> Any:
     out -= 1  # a's bits + 1 where away, - 1 elsewhere
     odd = ~(above | (b < a))  # equal or NaN
     odd |= a == 0
-    out = out.view(a.dtype)
-    if odd.any():
-        where = xp.nonzero(odd)
-        a, b = xp.broadcast_arrays(a, b)
-        out[where] = xp.nextafter(a[where], b[where])
-    return out
+    return patched(out.view(a.dtype), odd, xp.nextafter, a, b)
