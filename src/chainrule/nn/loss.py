@@ -268,6 +268,13 @@ def binary_cross_entropy_with_logits(
 UNSIGNED = {1: xp.uint8, 2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
 
 
+def outside(t: Any, c: int) -> bool:
+    """Whether a non-empty integer target array holds a value outside [0, c): a negative one
+    reads as huge unsigned, so one reduction tests both ends (the ufunc's, without max's
+    Python wrapper)."""
+    return bool(xp.maximum.reduce(t.view(UNSIGNED[t.itemsize]), axis=None) >= c)
+
+
 def _class_targets(
     input: Tensor, target: Any, weight: Any, ignore_index: int, op: str
 ) -> tuple[Any, Any, Any, Any]:
@@ -291,10 +298,7 @@ def _class_targets(
         )
     w = _weight_array(weight, c, op, input)
     if (
-        t.size
-        and not 0 <= ignore_index < c
-        # a negative target reads as huge; the ufunc's max, without max's Python wrapper
-        and xp.maximum.reduce(t.view(UNSIGNED[t.itemsize]), axis=None) < c
+        t.size and not 0 <= ignore_index < c and not outside(t, c)
     ):  # the common case, found in one reduction: every target a class, none ignored
         per_element = None if w is None else array.result_array(w[t]).astype(input.dtype)
         return t, None, per_element, w

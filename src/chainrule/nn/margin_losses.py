@@ -17,7 +17,7 @@ from ..autograd.saved import record
 from ..ops import losses
 from ..tensor import Tensor, as_tensor, where
 from .activation import logsigmoid
-from .loss import REDUCTIONS, UNSIGNED, legacy_reduction, reduce_loss, refuse_grad
+from .loss import REDUCTIONS, legacy_reduction, outside, reduce_loss, refuse_grad
 from .module import Module
 
 xp = array.xp
@@ -157,8 +157,7 @@ def _class_rows(input: Tensor, target: Any, op: str) -> tuple[Tensor, int, Any, 
         )
     shape = (n,) if a.ndim == 2 else t.shape
     t = t.reshape(n)
-    # one reduction for both ends: a negative target reads as huge
-    if t.size and xp.maximum.reduce(t.view(UNSIGNED[t.itemsize]), axis=None) >= c:
+    if t.size and outside(t, c):
         raise IndexError(f"{op}: target out of range for {c} classes; got values {t.tolist()}")
     return x, c, t, shape
 
