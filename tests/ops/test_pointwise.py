@@ -372,16 +372,17 @@ def test_lerp_by_a_tensor_weight_of_every_side_against_torch(shapes: tuple, swit
     assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("shape", [(), (8,)])
 def test_sign_is_zero_at_nan_and_positive_zero_at_negative_zero_as_torch(
     dtype: str, shape: tuple
 ) -> None:
+    """sign and sgn: +0 at -0.0 in the half dtypes too (bfloat16 gave -0.0)."""
     data = np.array([math.nan, -0.0, 0.0, 1e-45, -2.5, math.inf, -math.inf, 7.0])
     for v in data if shape == () else [data]:
-        for fn in (lambda x: x.sign(), lambda x: x.clone().sign_()):
+        for fn in (lambda x: x.sign(), lambda x: x.clone().sign_(), lambda x: x.sgn()):
             ours, theirs = _both(fn, (v, dtype))
-            got, want = ours.numpy(), theirs.numpy()
+            got, want = ours.double().numpy(), theirs.double().numpy()
             assert ours.dtype == getattr(cr, dtype) and got.shape == shape
             np.testing.assert_array_equal(got, want)
             assert np.array_equal(np.signbit(got), np.signbit(want))

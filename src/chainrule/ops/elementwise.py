@@ -411,18 +411,17 @@ class Abs(Function):
 
 
 class Sign(Function):
-    """out = sign(a), 0 at NaN (as PyTorch, where NumPy gives NaN)"""
+    """out = sign(a), 0 at NaN and +0 at -0.0 in every float dtype (as PyTorch)"""
 
     rule = "grad_a = 0 (everywhere it exists)"
 
     def forward(self, a: Any) -> Any:
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
-        if a.dtype.char in "fd":  # PyTorch's (a > 0) - (a < 0), 0 at NaN: no pass to find it
+        if is_floating(a.dtype):  # PyTorch's (a > 0) - (a < 0): 0 at NaN and +0 at -0.0
             # into an array of a's (a 0-d a's too, on its device: no NumPy scalar)
             return xp.subtract(a > 0, a < 0, dtype=a.dtype, out=xp.empty_like(a))
-        out = xp.sign(a)
-        return xp.where(xp.isnan(out), 0, out) if is_floating(out.dtype) else out
+        return xp.sign(a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * 0.0,)
