@@ -50,6 +50,26 @@ def test_cholesky_names_the_minor_that_is_not_positive_definite() -> None:
     assert ours.info.item() == torch.linalg.cholesky_ex(torch.tensor(a)).info.item() == 2
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_cholesky_error_reads_once_in_pytorchs_words_with_the_shape(shape: tuple) -> None:
+    """The message is PyTorch's and then the shape, once: it was wrapped a second time by
+    the op's class name (linalgcholeskyex: linalg.cholesky: ...; got shape ...; got shape)."""
+    a = np.broadcast_to(np.diag([1.0, -1.0, 1.0]), shape).copy()
+    with pytest.raises(torch.linalg.LinAlgError) as theirs:
+        torch.linalg.cholesky(torch.tensor(a))
+    with pytest.raises(cr.linalg.LinAlgError) as ours:
+        cr.linalg.cholesky(cr.tensor(a))
+    want = str(theirs.value).rstrip(".") + f"; got shape {shape}"
+    assert str(ours.value) == want
+
+
+def test_singular_inverse_error_names_the_op_and_shape_once() -> None:
+    with pytest.raises(cr.linalg.LinAlgError) as ours:
+        cr.linalg.inv(cr.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    assert str(ours.value).startswith("linalg.inv: ")
+    assert str(ours.value).count("got shape") == 1
+
+
 def test_integers_are_refused_by_name() -> None:
     with pytest.raises(TypeError, match="linalg.inv: expected a float32 or float64 tensor"):
         cr.linalg.inv(cr.ones(2, 2, dtype=cr.int64))

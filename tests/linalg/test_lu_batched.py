@@ -169,7 +169,7 @@ def test_cholesky_of_many_small_matrices_names_the_first_not_positive_definite()
     a = _spd((600, 3, 3), "float64")
     a[9, 2, 2] = -1.0  # the leading minor of order 3 is not positive definite
     with pytest.raises(
-        cr.linalg.LinAlgError, match=r"\(batch element 9\): its leading minor of order 3 is not"
+        cr.linalg.LinAlgError, match=r"\(Batch element 9\): .* leading minor of order 3 is not"
     ):
         cr.linalg.cholesky(cr.tensor(a))
     L, info = cr.linalg.cholesky_ex(cr.tensor(a))

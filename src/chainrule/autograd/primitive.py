@@ -272,7 +272,8 @@ def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exceptio
     """The exception a failed forward re-raises: the same type, naming the op and the shapes
     (and, for a TypeError, the dtypes) of its inputs."""
     msg = str(err).rstrip(". ")
-    if msg.startswith(op + ":"):  # already says which op and what is wrong
+    if msg.startswith(op + ":") or "; got " in msg:  # already says which op (maybe by its
+        # public name: linalg.cholesky for LinalgCholeskyEx), what is wrong and the shapes
         return err
     shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
     if "broadcast" in msg:

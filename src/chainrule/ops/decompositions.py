@@ -327,10 +327,12 @@ class LinalgCholeskyEx(Function):
             if check:
                 flat = info.reshape(-1)
                 first = int(xp.flatnonzero(flat)[0])
-                raise LinAlgError(
-                    f"linalg.cholesky: the input is not positive-definite"
-                    f"{_where(a.shape[:-2], first)}: its leading minor of order "
-                    f"{int(flat[first])} is not; got shape {tuple(a.shape)}"
+                where = f" (Batch element {first}):" if a.ndim > 2 else ""
+                raise LinAlgError(  # PyTorch's words, and the shape
+                    f"linalg.cholesky:{where} The factorization could "
+                    f"not be completed because the input is not positive-definite (the "
+                    f"leading minor of order {int(flat[first])} is not positive-definite); "
+                    f"got shape {tuple(a.shape)}"
                 ) from None
             out = xp.full_like(a, xp.nan)
             good = info == 0
