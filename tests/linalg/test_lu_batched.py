@@ -22,12 +22,46 @@ from tests.tolerances import OP, tol
 def _batch(shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Random matrices, with ties for the largest |a| in the first column of some and zero
     columns (info) and zero matrices in others (subnormal pivots are left out: MKL scales by
-    their infinite reciprocal, OpenBLAS and getf2 divide)."""
-    a = np.random.default_rng(4).standard_normal(shape)
-    a[::3, 1, 0] = -a[::3, 0, 0]  # a tie: the first row stays the pivot
-    a[1::7, :, 1] = 0  # U[1, 1] = 0: info 2, no scaling below it
-    a[2::11] = 0
-    return a.astype(dtype)
+    their infinite reciprocal, OpenBLAS and getf2 divide); a matrix with a near-tie for a
+    pivot is drawn again."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape)
+    while True:
+        a[::3, 1, 0] = -a[::3, 0, 0]  # a tie: the first row stays the pivot
+        a[1::7, :, 1] = 0  # U[1, 1] = 0: info 2, no scaling below it
+        a[2::11] = 0
+        near = _near_ties(a.astype(dtype))
+        if not near.any():
+            return a.astype(dtype)
+        a[near] = rng.standard_normal(a[near].shape)
+
+
+def _near_ties(a: np.ndarray, margin: float = 1e-3) -> np.ndarray:
+    """Which matrices of a (batch shape) meet, at some step of partial pivoting (run here in
+    float64), a runner-up within ``margin`` of the largest |candidate|: which row is the
+    pivot there depends on rounding, so on the library. Exact ties of the first column (the
+    inputs themselves, the first row wins) and columns of zeros are not near-ties."""
+    u = a.astype(np.float64).reshape(-1, *a.shape[-2:])  # (batch, m, n), a copy
+    rows = np.arange(len(u))
+    near = np.zeros(len(u), dtype=bool)
+    for k in range(min(u.shape[-2:])):
+        c = np.abs(u[:, k:, k])  # (batch, m - k): the candidates for the k-th pivot
+        top = c.max(axis=1, keepdims=True)
+        close = (c >= top * (1 - margin)).sum(axis=1)
+        allowed = (c == top).sum(axis=1) if k == 0 else 1
+        near |= (close > allowed) & (top[:, 0] > 0)
+        p = k + c.argmax(axis=1)
+        u[rows, k], u[rows, p] = u[rows, p], u[rows, k].copy()
+        pivot = u[:, k, k, None]  # (batch, 1)
+        below = u[:, k + 1 :, k]  # (batch, m - k - 1)
+        low = np.divide(below, pivot, out=np.zeros_like(below), where=pivot != 0)
+        u[:, k + 1 :, k + 1 :] -= low[:, :, None] * u[:, k, None, k + 1 :]
+    return near.reshape(a.shape[:-2])
+
+
+def test_near_ties_are_found() -> None:
+    a = np.array([[[1.0, 2.0], [-1.0, 0.0]], [[1.0, 2.0], [-1.0 - 1e-9, 0.0]]])
+    assert _near_ties(a).tolist() == [False, True]  # the exact tie is the inputs' own
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -60,6 +94,7 @@ def test_a_batch_holding_a_nan_is_left_to_getrf() -> None:
 
 def test_lu_of_many_small_matrices_is_torchs_with_its_gradient() -> None:
     a = np.random.default_rng(6).standard_normal((80, 3, 3))  # no zero pivot: a gradient
+    assert not _near_ties(a).any()  # the pivots are the data's, not rounding's
     g = np.random.default_rng(5).standard_normal(a.shape)
     found = []
     for lib in (torch, cr):
