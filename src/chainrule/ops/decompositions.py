@@ -373,6 +373,15 @@ class LinalgEigh(Function):
         X = Q.mT @ grad
         return (Q @ ((X - X.mT) * 0.5 / E) @ Q.mT,)
 
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        L, Q = self.result
+        Qt = xp.swapaxes(Q, -1, -2)
+        if self.part == "L":
+            return ((Q * grad[..., None, :]) @ Qt,)
+        E = L[..., None, :] - L[..., None] + xp.eye(L.shape[-1], dtype=L.dtype)  # (..., n, n)
+        X = Qt @ grad
+        return (Q @ ((X - xp.swapaxes(X, -1, -2)) * 0.5 / E) @ Qt,)
+
 
 class LinalgSvdEx(LinalgSvd):
     """out = one part (``part``: "U", "S" or "Vh") of a = U diag(S) Vh, reduced or full
@@ -403,6 +412,16 @@ class LinalgSvdEx(LinalgSvd):
             grad = grad[..., :, :k] if self.part == "U" else grad
             grad = grad[..., :k, :] if self.part == "Vh" else grad
         return LinalgSvd.backward(self, grad, out)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        a = self.inputs[0]._array
+        if not a.size:
+            return (xp.zeros_like(a),)
+        if self.full:  # the first k columns of U, rows of Vh
+            k = min(a.shape[-2:])
+            grad = grad[..., :, :k] if self.part == "U" else grad
+            grad = grad[..., :k, :] if self.part == "Vh" else grad
+        return LinalgSvd.backward_arrays(self, grad, out)
 
 
 def pinv_backward(grad: Any, pinv: Any, a: Any) -> Any:
@@ -445,6 +464,9 @@ class LinalgPinv(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (a,) = self.inputs
         return (pinv_backward(grad, out, a),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        return (pinv_backward(grad, out, self.inputs[0]._array),)  # its ops serve arrays too
 
 
 class LinalgLstsq(Function):

@@ -406,6 +406,35 @@ class LinalgSvd(Function):
             return (U @ (g @ Vh + over_s - (over_s @ Vh.mT) @ Vh),)
         return (U @ g @ Vh,)
 
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        U, S, Vh = self.reduced()
+        if U is None:  # svdvals kept S alone
+            U, S, Vh = lapack.svd(self.inputs[0]._array, full_matrices=False)
+        return (svd_rule(self.part, grad, U, S, Vh),)
+
+
+def svd_rule(part: str, grad: Any, U: Any, S: Any, Vh: Any) -> Any:
+    """LinalgSvd's rule on arrays, for the gradient of one part of the reduced SVD."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    if part == "S":
+        return U @ (grad[..., None] * Vh) if m >= n else (U * grad[..., None, :]) @ Vh
+    S2 = S * S
+    E = S2[..., None, :] - S2[..., None] + xp.eye(S.shape[-1], dtype=S.dtype)  # (..., k, k)
+    if part == "U":
+        Ut = xp.swapaxes(U, -1, -2)
+        X = Ut @ grad
+        g = (X - xp.swapaxes(X, -1, -2)) / E * S[..., None, :]  # (..., k, k)
+        if m > n:
+            over_s = grad / S[..., None, :]  # (..., m, k)
+            return (U @ g + over_s - U @ (Ut @ over_s)) @ Vh
+        return U @ g @ Vh
+    X = Vh @ xp.swapaxes(grad, -1, -2)
+    g = S[..., None] * ((X - xp.swapaxes(X, -1, -2)) / E)  # (..., k, k)
+    if m < n:
+        over_s = grad / S[..., None]  # (..., k, n)
+        return U @ (g @ Vh + over_s - (over_s @ xp.swapaxes(Vh, -1, -2)) @ Vh)
+    return U @ g @ Vh
+
 
 class Linear(Function):
     """out = x @ W^T + b  (x (..., in), W (out, in), b (out,) or None)
