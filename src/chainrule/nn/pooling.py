@@ -18,6 +18,7 @@ from ..autograd.saved import record
 from ..bounded import Bounded
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
+from ..ops.windows import out_hw, strided_windows
 from ..tensor import Tensor, as_tensor
 from .activation import relu
 from .spatial_args import batched, check_dtype, check_fits, check_positive, ntuple
@@ -258,10 +259,9 @@ def _strided_windows(x: Tensor, args: tuple) -> tuple:
     """The positions each window of a pool of _parse_pool_args' geometry over x reads in the
     padded input, an (n_out, k) host array an axis."""
     kernel, stride, dil, pad = args
-    outs = conv_ops.out_hw(x.shape[2:], kernel, stride, dil, pad)
+    outs = out_hw(x.shape[2:], kernel, stride, dil, pad)
     return tuple(
-        pool_ops.strided_windows(o, k, s, d)
-        for o, k, s, d in zip(outs, kernel, stride, dil, strict=True)
+        strided_windows(o, k, s, d) for o, k, s, d in zip(outs, kernel, stride, dil, strict=True)
     )
 
 
@@ -338,7 +338,7 @@ def _avg_divisors(size: tuple, kernel: tuple, stride: tuple, padding: tuple, wit
     PyTorch's rule: the window clipped to the padded input (``with_pad``) or to the input
     itself, a product over the axes."""
     counts = []
-    n_outs = conv_ops.out_hw(size, kernel, stride, (1,) * len(size), padding)
+    n_outs = out_hw(size, kernel, stride, (1,) * len(size), padding)
     for n, k, s, (lo, _), n_out in zip(size, kernel, stride, padding, n_outs, strict=True):
         start = array.host.arange(n_out) * s - lo  # on the host: a constant of the shapes
         end = array.host.minimum(start + k, n + lo)  # grown padding (ceil_mode) never counts

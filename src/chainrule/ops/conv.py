@@ -15,6 +15,7 @@ from ..autograd.primitive import Function
 from ..bounded import Bounded
 from .gathered import gathered_max
 from .movement import Pad
+from .windows import out_hw
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -22,14 +23,6 @@ if TYPE_CHECKING:
 
 # Geometry, passed to every op as keyword options (normalised by nn/conv.py), one entry per
 # spatial axis: stride (s, ...), padding ((before, after), ...), dilation (d, ...), groups g.
-
-
-def out_hw(size: tuple, kernel: tuple, stride: tuple, dilation: tuple, padding: tuple) -> tuple:
-    """The number of window positions along each axis (PyTorch's floor formula)."""
-    return tuple(
-        (n + lo + hi - d * (k - 1) - 1) // s + 1
-        for n, k, s, d, (lo, hi) in zip(size, kernel, stride, dilation, padding, strict=True)
-    )
 
 
 def _inside(padding: tuple, size: tuple) -> tuple[slice, ...]:

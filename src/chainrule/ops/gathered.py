@@ -10,6 +10,7 @@ from typing import Any
 from .. import array
 from ..array import xp
 from ..bounded import Bounded
+from .windows import out_hw, strided_windows
 
 
 def gathered_max(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> Any:
@@ -34,17 +35,14 @@ def _gather_places(
 ) -> tuple[Any, tuple] | None:
     """gathered_max's places (Ho*Wo*kh*kw,) in the plane and output shape, or None."""
     size = shape[2:]
-    outs = tuple(  # PyTorch's floor formula, as ops/conv.py's out_hw
-        (n + lo + hi - d * (q - 1) - 1) // s + 1
-        for n, q, s, d, (lo, hi) in zip(size, kernel, stride, dilation, padding, strict=True)
-    )
+    outs = out_hw(size, kernel, stride, dilation, padding)
     if shape[0] * shape[1] * math.prod(outs) * math.prod(kernel) > 256 * (sum(kernel) - 2):
         return None
     if 0 in shape:  # nothing to take
         return None
     host, axes = array.host, []
     for n, q, s, d, (lo, _), o in zip(size, kernel, stride, dilation, padding, outs, strict=True):
-        at = host.arange(o)[:, None] * s + host.arange(q) * d - lo  # (o, q) places
+        at = strided_windows(o, q, s, d) - lo  # (o, q) places
         inside = (at >= 0) & (at < n)
         if not inside.any(axis=1).all():  # a window of padding alone
             return None

@@ -23,12 +23,6 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def strided_windows(n_out: int, kernel: int, stride: int, dilation: int) -> Any:
-    """(n_out, kernel) positions in a padded axis: window i reads i*stride + p*dilation."""
-    host = array.host
-    return host.arange(n_out)[:, None] * stride + host.arange(kernel) * dilation
-
-
 def adaptive_windows(n_in: int, n_out: int) -> Any:
     """(n_out, k) positions: window i runs from floor(i*n_in/n_out) up to
     ceil((i+1)*n_in/n_out) (PyTorch's windows), a shorter one repeating its last position."""
