@@ -57,18 +57,25 @@ def padded(x: Any, padding: tuple, value: float = 0.0) -> Any:
 _PADS: Bounded[tuple, tuple[tuple, Any]] = Bounded(256)
 
 
-def _windows(xpad: Any, kernel: tuple, outs: tuple, stride: tuple, dilation: tuple) -> Any:
-    """A read-only view (N, C, *kernel, *outs) of every window of xpad: no copy.
+def _windows(
+    xpad: Any, kernel: tuple, outs: tuple, stride: tuple, dilation: tuple, lead: int = 2
+) -> Any:
+    """A read-only view (*lead's axes, *kernel, *outs, *the axes after) of every window of
+    xpad, whose spatial axes follow its first ``lead`` (N, C; C where the batch goes last):
+    no copy.
 
     view[n, c, *p, *i] = xpad[n, c, *(i*s + p*d)] along each spatial axis.
     """
-    steps = xpad.strides[2:]
+    end = lead + len(kernel)
+    steps = xpad.strides[lead:end]
     strides = (
-        *xpad.strides[:2],
+        *xpad.strides[:lead],
         *(t * d for t, d in zip(steps, dilation, strict=True)),
         *(t * s for t, s in zip(steps, stride, strict=True)),
+        *xpad.strides[end:],
     )
-    return array.strided_view(xpad, (*xpad.shape[:2], *kernel, *outs), strides)
+    shape = (*xpad.shape[:lead], *kernel, *outs, *xpad.shape[end:])
+    return array.strided_view(xpad, shape, strides)
 
 
 def unfold(
@@ -117,14 +124,7 @@ def _batch_blocks(x: Any, kernel: tuple, outs: tuple, block: int, geometry: dict
         m = part.shape[0]
         xpad = xp.zeros((c, *size, m), dtype=x.dtype, like=x)
         xpad[inside] = part.transpose(*range(1, x.ndim), 0)  # (C, *size, m)
-        steps, (along_c, along_m) = xpad.strides[1:-1], (xpad.strides[0], xpad.strides[-1])
-        strides = (
-            along_c,
-            *(t * d for t, d in zip(steps, dilation, strict=True)),
-            *(t * s for t, s in zip(steps, stride, strict=True)),
-            along_m,
-        )
-        view = array.strided_view(xpad, (c, *kernel, *outs, m), strides)
+        view = _windows(xpad, kernel, outs, stride, dilation, lead=1)  # (C, *kernel, *outs, m)
         yield start, m, view.reshape(groups, k, positions * m)  # (g, K, L*m), the one copy
 
 
