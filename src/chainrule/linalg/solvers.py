@@ -1,6 +1,7 @@
 """chainrule.linalg's inverses and solvers: inv, solve, solve_triangular, det, slogdet,
 cholesky, lstsq, pinv, matrix_rank, matrix_power, matrix_exp, tensorinv and tensorsolve, on
-the primitives of ops/decompositions.py; the factorisations are in decompose.py."""
+the primitives of ops/decompositions.py (solve's in lu_qr.py); the factorisations are in
+decompose.py."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ..autograd.node import named
 from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..ops import decompositions as D
-from ..ops import elementwise, lapack, movement
+from ..ops import elementwise, lapack, lu_qr, movement
 from ..tensor import Tensor
 from ._checks import constant, low_precision, matrices, same_dtype, tensor_of, with_out
 
@@ -87,7 +88,7 @@ def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Tensor:
             f"linalg.solve: incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'}; got shapes {tuple(A.shape)} and {tuple(B.shape)}"
         )
-    return D.LinalgSolveEx.apply(A, B, left=left, vector=vector)
+    return lu_qr.LinalgSolveEx.apply(A, B, left=left, vector=vector)
 
 
 @with_out("linalg")

@@ -1,8 +1,8 @@
 """The matrix decompositions and solvers of chainrule.linalg, as primitives on LAPACK (NumPy's,
 SciPy's where NumPy has no routine): inverse, solve, determinant, Cholesky, eigh, SVD,
-triangular solve, pseudoinverse, least squares and the matrix exponential (LU and QR are in
-lu_qr.py). The public functions, their arguments and the composites built on these live in
-chainrule/linalg/.
+triangular solve, pseudoinverse, least squares and the matrix exponential (LU, QR and solve
+are in lu_qr.py). The public functions, their arguments and the composites built on these
+live in chainrule/linalg/.
 
 A decomposition of several parts (eigh's L and Q, SVD's U, S and Vh) is one
 primitive per part: the public function decomposes once and passes the arrays in as
@@ -140,47 +140,6 @@ class LinalgInvEx(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         inv_t = out.mT
         return (-(inv_t @ grad @ inv_t),)
-
-
-class LinalgSolveEx(Function):
-    """out = X solving A X = B (left) or X A = B, for matrices B (..., n, k), or vectors B
-    (``vector``: the matrices of one column, that dim dropped again, as PyTorch's, where not
-    left too); batch dims broadcast.
-
-    grad_B = A^-T grad (left) or grad A^-T; grad_A = -grad_B X^T (left) or -X^T grad_B.
-    """
-
-    rule = "grad_B = solve(A^T, grad), grad_A = -grad_B @ out^T (left=False: transposed)"
-    saves_out = True
-
-    def forward(self, a: Any, b: Any, left: bool = True, vector: bool = False) -> Any:
-        self.left, self.vector = left, vector
-        if vector:  # (..., n) -> (..., n, 1), and back
-            return _solve(a, b[..., None], left)[..., 0]
-        return _solve(a, b, left)
-
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        a, _ = self.inputs
-        need_a, _ = self.needs_input_grad
-        gb = LinalgSolveEx.apply(a.mT, grad, left=self.left, vector=self.vector)
-        ga = None
-        if need_a:
-            gm, X = gb, out
-            if self.vector:  # the matrices of one column again: (..., n, 1)
-                gm, X = gb.unsqueeze(-1), out.unsqueeze(-1)
-            ga = -(gm @ X.mT) if self.left else -(X.mT @ gm)
-        return ga, gb
-
-
-def _solve(a: Any, b: Any, left: bool) -> Any:
-    """X with a X = b (left) or X a = b, matrices; a singular a is PyTorch's error."""
-    try:
-        if left:
-            return lapack.solve(a, b)
-        # X A = B  <=>  A^T X^T = B^T
-        return xp.swapaxes(lapack.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)), -1, -2)
-    except xp.linalg.LinAlgError:
-        raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
 
 
 class LinalgSolveTriangular(Function):

@@ -1,7 +1,8 @@
 """The LU and QR decompositions of chainrule.linalg as primitives: one node for the factor in
 LAPACK's one matrix (LU) or both parts in one matrix (QR), and one node per part taken from
 it, so that the gradients of the parts meet at one node and pay for one backward, as
-PyTorch's one node for a decomposition does. The other decompositions are in
+PyTorch's one node for a decomposition does; and solve, by getrf and getrs, whose backward
+reuses the forward's LU factor, as PyTorch's. The other decompositions are in
 decompositions.py, the LAPACK calls in lapack.py."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import host, xp
 from ..autograd.primitive import Function
 from . import lapack
-from .decompositions import LinalgSolveTriangular, scipy_linalg, tensor_rule
+from .decompositions import LinalgSolveTriangular, scipy_linalg, singular_error, tensor_rule
 from .linalg import kept_apart
 from .movement import Cat
 
@@ -478,3 +479,84 @@ class LinalgLuSolve(Function):
         gLU = xp.tril(Pa @ xp.swapaxes(U @ b, -1, -2), -1)
         gLU += xp.triu((xp.swapaxes(L, -1, -2) @ Pa) @ bt)
         return gLU, gB
+
+
+class LinalgSolveEx(Function):
+    """out = X solving A X = B (left) or X A = B, for matrices B (..., n, k), or vectors B
+    (``vector``: the matrices of one column, that dim dropped again, as PyTorch's, where not
+    left too); batch dims broadcast. ``factor``: A's LU factor where the forward of the
+    solve with A^T gave one (see _solve), which this solve reuses, as PyTorch's.
+
+    grad_B = A^-T grad (left) or grad A^-T; grad_A = -grad_B X^T (left) or -X^T grad_B.
+    """
+
+    rule = "grad_B = solve(A^T, grad), grad_A = -grad_B @ out^T (left=False: transposed)"
+    saves_out = True
+
+    def forward(
+        self, a: Any, b: Any, left: bool = True, vector: bool = False, factor: Any = None
+    ) -> Any:
+        self.left, self.vector = left, vector
+        if vector:  # (..., n) -> (..., n, 1), and back
+            out, self.factor = _solve(a, b[..., None], left, factor)
+            return out[..., 0]
+        out, self.factor = _solve(a, b, left, factor)
+        return out
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        a, _ = self.inputs
+        need_a, _ = self.needs_input_grad
+        gb = LinalgSolveEx.apply(
+            a.mT, grad, left=self.left, vector=self.vector, factor=_transposed(self.factor)
+        )
+        ga = None
+        if need_a:
+            gm, X = gb, out
+            if self.vector:  # the matrices of one column again: (..., n, 1)
+                gm, X = gb.unsqueeze(-1), out.unsqueeze(-1)
+            ga = -(gm @ X.mT) if self.left else -(X.mT @ gm)
+        return ga, gb
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        """The rule on arrays: the solve with A^T by the forward's factor where it has one."""
+        a = self.inputs[0]._array
+        g, X = (grad[..., None], out[..., None]) if self.vector else (grad, out)
+        gb, _ = _solve(xp.swapaxes(a, -1, -2), g, self.left, _transposed(self.factor))
+        ga = None
+        if self.needs_input_grad[0]:
+            ga = -(gb @ xp.swapaxes(X, -1, -2)) if self.left else -(xp.swapaxes(X, -1, -2) @ gb)
+        return ga, gb[..., 0] if self.vector else gb
+
+
+def _solve(a: Any, b: Any, left: bool, factor: Any = None) -> tuple[Any, Any]:
+    """(X, factor): X with a X = b (left) or X a = b, matrices; a singular a is PyTorch's
+    error. factor is (LU, pivots, trans), getrf's factor of a^T (C order is a^T in LAPACK's:
+    no copy into it) or of a, and getrs' trans that solves with a by it: for one host float
+    matrix a and one b of its dtype (the solve with a^T of the gradient takes it with the
+    other trans), else None (NumPy's gesv, which loops over a batch in compiled code)."""
+    one = lapack.direct(a) is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype
+    if one and factor is None:
+        lu, piv, info = lapack.lu_factor(a.T)
+        if info:
+            raise singular_error("linalg.solve", a)
+        factor = (lu, piv, 1)
+    if one:
+        lu, piv, trans = factor
+        getrs = lapack.routine("getrs", lu.dtype)
+        if left:
+            return getrs(lu, piv, b, trans=trans)[0], factor
+        # X a = b  <=>  a^T X^T = b^T
+        return getrs(lu, piv, b.T, trans=1 - trans)[0].T, factor
+    try:
+        if left:
+            return lapack.solve(a, b), None
+        # X A = B  <=>  A^T X^T = B^T
+        x = lapack.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2))
+        return xp.swapaxes(x, -1, -2), None
+    except xp.linalg.LinAlgError:
+        raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
+
+
+def _transposed(factor: Any) -> Any:
+    """_solve's factor of a as the factor of a^T: the same LU, the other trans."""
+    return None if factor is None else (*factor[:2], 1 - factor[2])
