@@ -1,5 +1,5 @@
 """put, one node (PutBackward0): repeated positions, negative ones, in place, and PyTorch's
-saved index as given."""
+saved index as given; index_put's edge indices (none, 0-d) against PyTorch."""
 
 import numpy as np
 import pytest
@@ -34,3 +34,32 @@ def test_put_in_place_writes_the_tensor():
     x.put_(cr.tensor([1, -1]), cr.tensor([5.0, 6.0]), accumulate=True)
     t.put_(torch.tensor([1, -1]), torch.tensor([5.0, 6.0]), accumulate=True)
     assert x.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("accumulate", [True, False])
+@pytest.mark.parametrize("indices", [(), []])
+def test_index_put_without_an_index_tensor_is_refused(indices, accumulate):
+    """PyTorch fails inside (an internal assert, or an undefined tensor); chainrule refused
+    only with accumulate, from inside scatteradd, and without it wrote everywhere."""
+    for put in ("index_put", "index_put_"):
+        with pytest.raises(RuntimeError):
+            getattr(torch.zeros(3), put)(indices, torch.tensor(1.0), accumulate=accumulate)
+        x = cr.zeros(3)
+        with pytest.raises(RuntimeError, match=rf"^{put}: indices .* shape \(3,\)$"):
+            getattr(x, put)(indices, cr.tensor(1.0), accumulate=accumulate)
+        assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("accumulate", [True, False])
+def test_index_put_at_a_0d_index_is_torchs_with_its_gradients(accumulate):
+    """A 0-d index picks one row; with accumulate it failed to broadcast in scatteradd."""
+    a, v, g = rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((3, 4))
+    found = []
+    for m in (cr, torch):
+        x, values = m.tensor(a, requires_grad=True), m.tensor(v, requires_grad=True)
+        out = x.index_put((m.tensor(1), m.tensor([0, 2, 2])), values[:3], accumulate)
+        out = out.index_put((m.tensor(2),), values, accumulate)
+        out.backward(m.tensor(g))
+        found.append([out.detach().numpy(), x.grad.numpy(), values.grad.numpy()])
+    for got, want in zip(*found, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

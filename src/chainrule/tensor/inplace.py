@@ -464,7 +464,7 @@ class InPlace(Core):
     def index_put_(self: TensorSelf, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
         """``self[indices] = values`` (``indices`` a tuple of index tensors), or with
         ``accumulate`` values added there, repeated positions adding up, as PyTorch's."""
-        index = tuple(indices)
+        index = _index_tensors("index_put_", indices, self.shape)
         if not accumulate:
             self[index] = values
             return self
@@ -473,10 +473,13 @@ class InPlace(Core):
     def index_put(self: TensorSelf, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
         """self with values written at indices, or with ``accumulate`` added there (one node,
         PyTorch's IndexPutBackward0, whose rule is ScatterAdd's)."""
+        indices = _index_tensors("index_put", indices, self.shape)
         if not accumulate:
             return self.clone().index_put_(indices, values)
         values = values if isinstance(values, Core) else tensor_type()(values)
-        key = index_arg(tuple(indices), self._array)
+        key = index_arg(indices, self._array)
+        # 0-d integer indices as of shape (1,): ScatterAdd's grid of places is never 0-d
+        key = tuple([i.reshape(1) if _integer_0d(i) else i for i in key])
         shape = self._array[key].shape  # what values broadcast to
         spread = values.to(self.dtype).expand(shape)
         return _INDEX_PUT_ADD.apply(self, spread, index=key, alpha=1)
@@ -749,6 +752,22 @@ def _holds_as_is(src: Any, arr: Any, broadcast: bool = True, bools: bool = False
     if isinstance(src, int):
         return kind in "iuf"
     return isinstance(src, float) and kind == "f"
+
+
+def _index_tensors(op: str, indices: Any, shape: tuple[int, ...]) -> tuple:
+    """index_put's indices as a tuple, refused where there is none (PyTorch fails inside
+    then, with an internal assert or an undefined tensor)."""
+    index = tuple(indices)
+    if not index:
+        raise RuntimeError(
+            f"{op}: indices must hold at least one index tensor; got none, for a tensor of "
+            f"shape {tuple(shape)}"
+        )
+    return index
+
+
+def _integer_0d(i: Any) -> bool:
+    return isinstance(i, array.ndarray) and i.ndim == 0 and i.dtype.kind in "iu"
 
 
 _INDEX_PUT_ADD = movement.ScatterAdd.named("IndexPutBackward0")  # index_put's accumulate
