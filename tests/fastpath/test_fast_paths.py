@@ -603,6 +603,8 @@ def test_class_rows_take_the_column_major_copy_only_with_the_switch_on():
     with switch(True):
         copy = _column_major(a, 1)
         assert copy.flags.f_contiguous and not copy.flags.c_contiguous
+        lines = _column_major(np.zeros((4, 8, 3), np.float32), 2)  # 32 lines of 3
+        assert lines.shape == (4, 8, 3) and lines.strides == (32, 4, 128)  # last outermost
         for other, dims in ((np.zeros((16, 10)), 1), (np.zeros((64, 32)), (1,)), (a, 0), (a, None)):
             assert _column_major(other, dims) is other
     with switch(False):

@@ -72,8 +72,9 @@ def _column_major(a: Any, dims: Any) -> Any:
         and a.flags.c_contiguous
         and fastpath.enabled()
     ):
-        outermost = xp.moveaxis(a, -1, 0).copy()  # (last, *rest): each column contiguous
-        return xp.moveaxis(outermost, 0, -1)  # a's shape, the last axis outermost
+        # the axes by transpose's tuple, not moveaxis (a Python function: 7 of 8 us at (64, 10))
+        outermost = a.transpose((last, *range(last))).copy()  # (last, *rest): columns contiguous
+        return outermost.transpose((*range(1, last + 1), 0))  # a's shape, the last axis outermost
     return a
 
 
