@@ -569,15 +569,11 @@ class ScatterReduce(Function):
         vector = None
         if fastpath.enabled() and s.size >= SLICE_MIN * index.shape[dim]:
             vector = _index_vector(index, dim, a)
-        if vector is not None:
-            # index_reduce's slices, reduced in one at a time in index's order (ufunc.at's
-            # order, so the same values), where ufunc.at steps element by element
-            lead, ufunc = (slice(None),) * dim, _UFUNCS[reduce]
+        if vector is not None:  # index_reduce's: whole slices, one ufunc call each
+            lead = (slice(None),) * dim
             if not include_self:
                 out[lead + (vector,)] = _identity(reduce, a.dtype)
-            for k, i in enumerate(vector.tolist()):
-                place = out[lead + (i,)]  # a view into out
-                ufunc(place, s[lead + (k,)], out=place)
+            _into_slices(_UFUNCS[reduce], out, lead, vector, s)
         else:
             if not include_self:
                 out[self.where] = _identity(reduce, a.dtype)
@@ -674,12 +670,8 @@ class ScatterAdd(Function):
                 part = part[tuple([slice(n) for n in corner])]
         if alpha != 1:
             part = part * alpha
-        if fastpath.enabled() and _long_slices(index, part):
-            # index_add's slices, one add each in index's order (np.add.at's order, so the
-            # same sums), where np.add.at steps element by element
-            lead = index[:-1]
-            for k, i in enumerate(index[-1].tolist()):
-                out[lead + (i,)] += part[lead + (k,)]
+        if fastpath.enabled() and _long_slices(index, part):  # index_add's whole slices
+            _into_slices(xp.add, out, index[:-1], index[-1], part)
         elif not fastpath.add_at_rows(out, index, part):
             xp.add.at(out, index, part)
         return out.reshape(a.shape)
@@ -700,6 +692,15 @@ class ScatterAdd(Function):
 
 
 SLICE_MIN = 256  # the elements of a slice from which one add a slice beats np.add.at
+
+
+def _into_slices(ufunc: Any, out: Any, lead: tuple, vector: Any, part: Any) -> None:
+    """Each slice k of part along the dim after ``lead`` (whole slices) combined by ufunc into
+    out's slice vector[k], in place, one call a slice in vector's order: ufunc.at's order,
+    so the same values, where ufunc.at steps element by element."""
+    for k, i in enumerate(vector.tolist()):
+        place = out[lead + (i,)]  # a view into out
+        ufunc(place, part[lead + (k,)], out=place)
 
 
 def _long_slices(index: tuple, part: Any) -> bool:
