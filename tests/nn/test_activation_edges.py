@@ -45,3 +45,65 @@ def test_one_hot_as_pytorch(shape: tuple, classes: int) -> None:
     theirs = torch.nn.functional.one_hot(idx, classes)
     assert ours.dtype == cr.int64 and tuple(ours.shape) == tuple(theirs.shape)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+SIGNED = [-0.0, 0.0, -0.3, 0.3, -1.0, 1.0, -7.0, 7.0, np.nan, np.inf, -np.inf, -1e-30, 6.0]
+RELU_FAMILY = {  # PyTorch's sign of zero here is the same in its scalar and vector loops
+    "relu": lambda F, x: F.relu(x),
+    "relu_": lambda F, x: F.relu(x.clone(), inplace=True),
+    "relu6": lambda F, x: F.relu6(x),
+    "hardtanh": lambda F, x: F.hardtanh(x),
+    "hardtanh(0, 1)": lambda F, x: F.hardtanh(x, 0.0, 1.0),
+    "hardtanh(-1, 0)": lambda F, x: F.hardtanh(x, -1.0, 0.0),
+    "leaky_relu": lambda F, x: F.leaky_relu(x),
+    "elu": lambda F, x: F.elu(x),
+    "elu_": lambda F, x: F.elu(x.clone(), inplace=True),
+    "celu": lambda F, x: F.celu(x),
+    "selu": lambda F, x: F.selu(x),
+    "softplus": lambda F, x: F.softplus(x),
+    "threshold": lambda F, x: F.threshold(x, 0.0, 5.0),
+    "hardshrink": lambda F, x: F.hardshrink(x),
+    "clamp(min=0)": lambda F, x: x.clamp(min=0),
+    "clamp(max=0)": lambda F, x: x.clamp(max=0),
+    "clamp(0, 0)": lambda F, x: x.clamp(0, 0),
+    "clamp_(min=0)": lambda F, x: x.clone().clamp_(min=0),
+    "clamp_(max=0)": lambda F, x: x.clone().clamp_(max=0),
+    "clamp_min": lambda F, x: x.clamp_min(0),
+    "clamp_max": lambda F, x: x.clamp_max(0.0),
+}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size", [0, 1, 7, 40])
+def test_signed_zeros_of_the_relu_family_are_torchs(fast: bool, dtype: str, size: int) -> None:
+    """relu, clamp at 0 and elu, celu, selu kept -0.0 as +0.0: PyTorch keeps it (its max
+    with the bound keeps the input at a tie; expm1(-0.0) is -0.0); size 0 is a 0-d input."""
+    picked = np.random.default_rng(size).choice(SIGNED, max(size, 1))
+    picked[0] = -0.0
+    values = picked[0] if size == 0 else picked
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        for name, fn in RELU_FAMILY.items():
+            ours = fn(cr.nn.functional, cr.tensor(values, dtype=getattr(cr, dtype))).numpy()
+            theirs = fn(torch.nn.functional, torch.tensor(values, dtype=getattr(torch, dtype)))
+            theirs = theirs.numpy()
+            np.testing.assert_allclose(ours, theirs, rtol=1e-6, err_msg=name)
+            assert np.array_equal(np.signbit(ours), np.signbit(theirs)), name
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_signed_zeros_where_pytorchs_own_loops_differ(fast: bool) -> None:
+    """PyTorch's sign of zero depends on the input's length here: its scalar loop (inputs
+    shorter than a vector, and the last few elements) gives softshrink's x * 0 (-0.0 for a
+    negative x inside [-lambd, lambd]) and keeps x where a tensor bound of clamp ties, its
+    vector loop gives +0.0 and the bound. chainrule's is one rule: softshrink's zeros are
+    +0.0, and clamp keeps x at a tie, as with number bounds."""
+    x = [-0.0, -0.3, 0.0, 0.3, -0.5, 0.5] * 8  # (48,)
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        for lambd in (0.0, 0.5):
+            out = cr.nn.functional.softshrink(cr.tensor(x), lambd).numpy()
+            assert not np.signbit(out[out == 0]).any()
+        zeros = cr.zeros(48)
+        for kept in (cr.tensor(x).clamp(min=zeros), cr.tensor(x).clamp(max=zeros)):
+            at_zero = np.array(x) == 0
+            assert np.array_equal(np.signbit(kept.numpy()[at_zero]), np.signbit(x)[at_zero])

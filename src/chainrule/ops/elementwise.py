@@ -387,7 +387,7 @@ class Relu(Function):
     saves_out = True
 
     def forward(self, a: Any) -> Any:
-        return xp.maximum(a, 0)
+        return xp.maximum(0, a)  # the bound first: -0.0 stays -0.0, as PyTorch's (see Clamp)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
@@ -445,10 +445,14 @@ class Clamp(Function):
     def forward(self, a: Any, lo: Any = None, hi: Any = None, *, op: str = "clamp") -> Any:
         self.lo, self.hi = lo, hi
         self.node_name = self.NAMES[op][isinstance(lo, ndarray) or isinstance(hi, ndarray)]
-        if hi is None:  # what np.clip calls for one bound, without its Python wrapper
-            return xp.maximum(a, lo)
+        # what np.clip calls for one bound, without its Python wrapper; the bound first, as
+        # NumPy's maximum and minimum give their second operand at a tie of zeros: a -0.0
+        # at a bound of 0 stays -0.0, as PyTorch's (whose tensor bounds keep it only in its
+        # scalar loop, for the last few elements)
+        if hi is None:
+            return xp.maximum(lo, a)
         if lo is None:
-            return xp.minimum(a, hi)
+            return xp.minimum(hi, a)
         return a.clip(lo, hi)  # the method: np.clip's Python wrapper calls it
 
     def masks(self) -> Any:

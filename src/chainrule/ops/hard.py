@@ -87,7 +87,7 @@ class Softshrink(Function):
     def forward(self, x: Any, *, lambd: float) -> Any:
         self.lambd = lambd  # clip as two ufuncs on one buffer: np.clip's wrapper costs more
         kept = xp.maximum(x, -lambd) if x.ndim else xp.maximum(x, -lambd, out=xp.empty_like(x))
-        xp.minimum(kept, lambd, out=kept)
+        xp.minimum(lambd, kept, out=kept)  # lambd first: -0.0 kept at lambd 0, x - kept +0
         return xp.subtract(x, kept, out=kept)
 
     def _outside(self) -> Any:

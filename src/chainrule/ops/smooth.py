@@ -57,25 +57,26 @@ class Elu(Function):
             return value
         a = _opmath(x)
         # expm1(input_scale min(x, 0)) coef + max(x, 0) scale: each side 0 where the other
-        # is taken, so a sum, not a selection (which costs ten passes on mixed signs)
-        neg = xp.minimum(a, 0.0, out=xp.empty_like(a))
+        # is taken, so a sum, not a selection (which costs ten passes on mixed signs); 0.0
+        # first: at -0.0 both sides are -0.0 (NumPy's minimum and maximum give the second
+        # operand at a tie), and so is the sum, as PyTorch's
+        neg = xp.minimum(0.0, a, out=xp.empty_like(a))
         if input_scale != 1:
             neg *= input_scale
         xp.expm1(neg, out=neg)
         if self.coef != 1:
             neg *= self.coef
-        pos = xp.maximum(a, 0.0)
+        pos = xp.maximum(0.0, a)
         if scale != 1:
             pos *= scale
         neg += pos
         return neg.astype(x.dtype, copy=False)
 
     def _elu_of(self, v: Any) -> Any:
-        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath): + 0.0
-        makes -0.0 the passes' +0.0."""
+        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath)."""
         if v > 0:
             return v * self.scale
-        return host.expm1(v * self.input_scale) * self.coef + 0.0
+        return host.expm1(v * self.input_scale) * self.coef
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs

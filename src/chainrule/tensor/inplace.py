@@ -164,7 +164,7 @@ class InPlace(Core):
 
     def clamp_(self: TensorSelf, min: Any = None, max: Any = None) -> Tensor:
         if (min is None or max is None) and self._array.dtype.kind != "b":  # one bound: one ufunc
-            ufunc, bound = (xp.minimum, max) if min is None else (xp.maximum, min)
+            ufunc, bound = (_at_most, max) if min is None else (_at_least, min)
             return self._update("clamp_", ufunc, bound, lambda t: t.clamp(min, max))
         return self._write("clamp_", lambda t: t.clamp(min, max))
 
@@ -764,6 +764,16 @@ def _index_tensors(op: str, indices: Any, shape: tuple[int, ...]) -> tuple:
             f"shape {tuple(shape)}"
         )
     return index
+
+
+def _at_least(a: Any, lo: Any, out: Any = None) -> Any:
+    """max(a, lo) as Clamp's forward computes it, the bound first (-0.0 stays -0.0)."""
+    return xp.maximum(lo, a, out=out)
+
+
+def _at_most(a: Any, hi: Any, out: Any = None) -> Any:
+    """min(a, hi) as Clamp's forward computes it, the bound first (-0.0 stays -0.0)."""
+    return xp.minimum(hi, a, out=out)
 
 
 def _integer_0d(i: Any) -> bool:
