@@ -1,7 +1,8 @@
 """nn.functional at the edges PyTorch's op database samples: the softmax family's dtype=,
-prelu of a 0-d input, dropout of a 0-d tensor, cosine_similarity of inputs that broadcast,
-avg_pool2d's padding as a 1-tuple, conv_transpose2d's weight gradient with groups, and
-batch_norm of an empty 1-D input; each against torch, gradients too."""
+prelu of a 0-d input and at zeros, infinities and NaN, dropout of a 0-d tensor,
+cosine_similarity of inputs that broadcast, avg_pool2d's padding as a 1-tuple,
+conv_transpose2d's weight gradient with groups, and batch_norm of an empty 1-D input; each
+against torch, gradients too."""
 
 from __future__ import annotations
 
@@ -105,6 +106,24 @@ def test_prelu_shapes_and_gradients_as_torch(shape: tuple, slopes: int) -> None:
     ours, theirs = cr.nn.functional.prelu(cx, cw), torch.nn.functional.prelu(tx, tw)
     _close(ours, theirs)
     _grads_close(ours, theirs, [cx, cw], [tx, tw])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's on inf * 0, as its where's
+@pytest.mark.parametrize("slope", [0.25, 1.0, 2.5, 0.0, -1.5, np.inf, np.nan])
+def test_prelu_at_zeros_infinities_and_nan_as_torch(slope: float) -> None:
+    """Every slope's sign: -0.0 and +0.0 take w * x, inf and NaN keep out of the gradient
+    where x > 0 (selected, not multiplied), bit for bit."""
+    edges = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3e38, -3e38]
+    x = np.tile(np.array(edges, np.float32), 200).reshape(-1, 2)  # past select's few values
+    g = np.random.default_rng(5).standard_normal(x.shape).astype(np.float32)
+    (cx, tx), (cw, tw) = _both(x), _both(np.array([slope], np.float32))
+    ours, theirs = cr.nn.functional.prelu(cx, cw), torch.nn.functional.prelu(tx, tw)
+    ours.backward(cr.tensor(g))
+    theirs.backward(torch.tensor(g))
+    want = theirs.detach().numpy()
+    np.testing.assert_array_equal(ours.numpy(), want)
+    np.testing.assert_array_equal(np.signbit(ours.numpy()), np.signbit(want))
+    np.testing.assert_array_equal(cx.grad.numpy(), tx.grad.numpy())
 
 
 @pytest.mark.parametrize(("shape", "slopes"), [((3,), 3), ((), 3), ((2, 3), 2)])

@@ -492,12 +492,9 @@ class Piecewise(Function):
         if isinstance(other, ndarray) or other:
             return select(mask, a, a * slope + other)
         # leaky_relu's, whose mask is a > 0: no + 0, which made -0.0 * slope +0.0 (PyTorch's
-        # stays -0.0); and for a positive slope the larger (below 1) or smaller of a and
-        # a * slope, two passes that pick no element one by one
+        # stays -0.0)
         if slope > 0:
-            rest = a * slope
-            pick = xp.maximum if slope < 1 else xp.minimum
-            return pick(a, rest, out=rest if rest.ndim else None)  # 0-d: NumPy scalars
+            return leaky(a, slope)
         return select(mask, a, a * slope)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -507,6 +504,15 @@ class Piecewise(Function):
         if self.slope:
             return (select(self.mask, grad, grad * self.slope),)
         return (masked(grad, self.mask),)
+
+
+def leaky(a: Any, slope: Any) -> Any:
+    """a where a > 0, else a * slope, for a positive slope (a number or a NumPy scalar): the
+    larger (slope below 1) or smaller of a and a * slope, two passes that pick no element one
+    by one; NaN stays NaN, -0.0 stays -0.0, and inf * slope keeps its sign."""
+    rest = a * slope
+    pick = xp.maximum if slope < 1 else xp.minimum
+    return pick(a, rest, out=rest if rest.ndim else None)  # 0-d: NumPy scalars
 
 
 class Slopes(Function):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import xp
-from ..autograd.primitive import Function, tensor_type
+from ..array import host
+from ..autograd.primitive import Function
+from ..fastpath import masked, select
+from .elementwise import Where, leaky
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -27,22 +29,37 @@ class PreluKernel(Function):
     rule = "grad_x = grad * (x > 0 ? 1 : w), grad_w = sum(grad * x where x <= 0) per channel"
 
     def forward(self, x: Any, weight: Any) -> Any:
-        self.positive = x > 0
-        w = weight.reshape(_slopes_shape(x.ndim, weight.size))
-        return xp.where(self.positive, x, x * w)
+        if weight.size == 1 and type(weight) is host.ndarray:  # a host value: no device read
+            slope = weight.item()
+            if slope > 0:
+                return leaky(x, slope)
+        return select(x > 0, x, x * weight.reshape(_slopes_shape(x.ndim, weight.size)))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight = self.inputs
         need_x, need_w = self.needs_input_grad
-        kept = tensor_type()._make(self.positive.astype(x._array.dtype))  # 1 where x > 0
+        positive = x._array > 0  # selected, not multiplied: an inf slope or x stays out
         gx = gw = None
         if need_x:
             w = weight.reshape(_slopes_shape(x.ndim, weight.numel()))
-            gx = grad * (kept + (1 - kept) * w)
+            gx = Where.apply(positive, grad, grad * w)
         if need_w:
-            part = grad * x * (1 - kept)
+            part = Where.apply(positive, 0.0, grad * x)
             if weight.numel() == 1:
                 gw = part.sum().reshape(weight.shape)
             else:
                 gw = part.sum([d for d in range(x.ndim) if d != 1]).reshape(weight.shape)
+        return gx, gw
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, Any]:
+        x, weight = self.inputs[0]._array, self.inputs[1]._array
+        need_x, need_w = self.needs_input_grad
+        positive = x > 0
+        gx = gw = None
+        if need_x:
+            gx = select(positive, grad, grad * weight.reshape(_slopes_shape(x.ndim, weight.size)))
+        if need_w:
+            part = masked(grad * x, ~positive)
+            dims = None if weight.size == 1 else tuple(d for d in range(x.ndim) if d != 1)
+            gw = part.sum(dims).reshape(weight.shape)
         return gx, gw
