@@ -88,6 +88,34 @@ def test_in_place_forms_write_into_self(name: str) -> None:
     _same(x, xt)
 
 
+MASKS = {  # self's shape, the mask's: rows of one pattern (broadcast; past 1,024 places), or not
+    "pattern_rows": ((400, 3), [True, False, True]),
+    "pattern_planes": ((3, 100, 4), [[[True, False, False, True]] * 100]),
+    "pattern_few": ((4, 3), [True, False, True]),
+    "one_value": ((2, 3), True),
+    "none_taken": ((2, 3), [False, False, False]),
+    "broadcast_inside": ((2, 4, 3), [[[True, False, True]], [[False, True, True]]]),
+    "self_broadcast": ((3,), [[True, False, True], [False, True, False]]),
+}
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_masked_scatter_fills_in_order_as_pytorchs(name: str) -> None:
+    shape, mask = MASKS[name]
+    size = int(np.prod(shape)) * 2
+    x, source = np.arange(1.0, 1.0 + size / 2).reshape(shape), np.arange(-size, 0.0)
+    outs = []
+    for m in (cr, torch):
+        a = m.tensor(x, requires_grad=True)
+        s = m.tensor(source, requires_grad=True)
+        out = a.masked_scatter(m.tensor(mask), s)
+        upstream = m.arange(1.0, 1.0 + out.numel(), dtype=out.dtype).reshape(out.shape)
+        (out * upstream).sum().backward()
+        outs.append((out, a.grad, s.grad))
+    for ours, theirs in zip(*outs, strict=True):
+        _same(ours, theirs)
+
+
 SEARCHES = {
     "nan_in_both": lambda m: m.searchsorted(
         m.tensor([1.0, 2.0, float("nan")]), m.tensor([float("nan"), 5.0, 0.5, 2.0])

@@ -472,4 +472,12 @@ TRICKS = [
         "1,024 the ufunc is the faster)",
         "xp.nextafter(a, b), NumPy's loop over the C library's nextafter",
     ),
+    Trick(
+        "masked_scatter of a broadcast mask by rows of one pattern",
+        "chainrule.ops.masked:MaskedScatter.forward",
+        "masked_scatter at 10^6 float32 elements, a (3,) mask over (333333, 3), forward, "
+        "chainrule over PyTorch (catalog, same sitting): 0.32-0.36x against 1.8x; (1024, 3) "
+        "23 against 68 us (from 1,024 places; at 192 np.place is the faster)",
+        "xp.place(out, mask, taken): one pass over every place",
+    ),
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from .. import fastpath
 from ..array import xp
 from ..autograd.primitive import Function
 from .movement import Pad
@@ -14,6 +15,17 @@ from .movement import Pad
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
     from ..tensor import Tensor
+
+
+def _repeated(mask: Any) -> int:
+    """How many leading dims of mask repeat one pattern: those of stride 0, as broadcasting
+    a smaller mask leaves them."""
+    lead = 0
+    for stride in mask.strides:
+        if stride:
+            break
+        lead += 1
+    return lead
 
 
 class MaskedScatter(Function):
@@ -29,8 +41,16 @@ class MaskedScatter(Function):
     def forward(self, a: Any, source: Any, mask: Any) -> Any:
         self.mask, self.source_shape = mask, source.shape
         out = xp.broadcast_to(a, mask.shape).copy()
-        taken = source.reshape(-1)[: int(xp.count_nonzero(mask))]
-        xp.place(out, mask, taken.astype(out.dtype, copy=False))  # in order, where mask is True
+        lead = _repeated(mask) if out.size >= _PATTERN_FROM else 0
+        if fastpath.enabled() and lead:
+            # rows of one pattern (fastpath/table.py): each row's places by one index
+            pattern = xp.flatnonzero(mask[(0,) * lead])  # the places within a row
+            rows = out.reshape(math.prod(mask.shape[:lead]), -1)  # (R, row)
+            taken = source.reshape(-1)[: rows.shape[0] * pattern.size]
+            rows[:, pattern] = taken.reshape(rows.shape[0], pattern.size)  # (R, places)
+        else:
+            taken = source.reshape(-1)[: int(xp.count_nonzero(mask))]
+            xp.place(out, mask, taken.astype(out.dtype, copy=False))  # in order, where True
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -44,3 +64,6 @@ class MaskedScatter(Function):
         if rest:
             picked = Pad.apply(picked, widths=((0, rest),))
         return grad_a, picked.reshape(self.source_shape)
+
+
+_PATTERN_FROM = 1024  # places from which a pattern's rows fill faster than np.place

@@ -395,7 +395,8 @@ class Indexing(Core):
                 f"{source.dtype}"
             )
         given, m = m, xp.broadcast_to(m, xp.broadcast_shapes(self.shape, m.shape))
-        taken = int(m.sum())
+        # each of the given mask's values is broadcast to as many places: counted once
+        taken = int(xp.count_nonzero(given)) * (m.size // max(given.size, 1))
         if taken > source.numel():
             raise ValueError(
                 f"masked_scatter: mask selects {taken} places but source has {source.numel()} "
