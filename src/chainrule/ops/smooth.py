@@ -73,10 +73,11 @@ class Elu(Function):
         return neg.astype(x.dtype, copy=False)
 
     def _elu_of(self, v: Any) -> Any:
-        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath)."""
+        """The forward's passes on a 0-d input's value v, a NumPy scalar (fastpath): their
+        max(0.0, v) added, which is v at a zero of either sign and +0.0 below."""
         if v > 0:
             return v * self.scale
-        return host.expm1(v * self.input_scale) * self.coef
+        return host.expm1(v * self.input_scale) * self.coef + (v if v == 0 else 0.0)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
