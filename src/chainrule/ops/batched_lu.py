@@ -36,6 +36,16 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     return _batch_first(lu, a.shape), _batch_first(piv, (*batch, -1)), info.reshape(batch)
 
 
+def diagonal(a: Any) -> tuple[Any, Any]:
+    """(U's diagonal (..., k), 0-based pivots (..., k)) of each matrix of a (..., m, n): what a
+    determinant reads of lu_factor's, the factor itself left in columns-first order."""
+    lu = _columns_first(a)  # (m, n, batch)
+    piv, _ = _factor(lu)
+    batch = a.shape[:-2]
+    diag = lu.diagonal(axis1=0, axis2=1)  # (batch, k): the batch first already
+    return diag.reshape(*batch, -1), _batch_first(piv, (*batch, -1))
+
+
 def inv(a: Any) -> Any:
     """A^-1 of each matrix of a (..., n, n), from its LU factor by forward and back
     substitution over the identity's columns; a singular matrix is LinAlgError, as NumPy's."""

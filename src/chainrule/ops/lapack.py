@@ -37,12 +37,19 @@ def host_float(a: Any) -> bool:
     return isinstance(a, host.ndarray) and a.dtype.char in "fd"
 
 
+def by_columns(a: Any, many: int, largest: int = batched_lu.LARGEST) -> bool:
+    """Whether batched_lu may take a batch a by LAPACK's steps over the batch, where the switch
+    is on (fastpath/table.py): a host float array of at least ``many`` order^2 matrices of
+    order ``largest`` at most."""
+    return host_float(a) and batched_lu.serves(a, many, largest)
+
+
 def inv(a: Any) -> Any:
     """A^-1, by getrf and getri on A^T where SciPy serves (C order is A^T in LAPACK's: no
     copy into it, and (A^T)^-1 read transposed is A^-1); NumPy's gesv on I otherwise, or
     getrf's steps by columns for many small matrices."""
     if direct(a) is None:
-        if fastpath.enabled() and host_float(a) and batched_lu.serves(a, 32):
+        if fastpath.enabled() and by_columns(a, 32):
             return batched_lu.inv(a)
         return xp.linalg.inv(a)
     lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
@@ -82,7 +89,7 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     if a.ndim == 2:
         lu, piv, info = getrf(a)
         return lu, piv, host.array(info, dtype=host.int32)
-    if fastpath.enabled() and batched_lu.serves(a, 8):  # many small: getrf's steps by columns
+    if fastpath.enabled() and by_columns(a, 8):  # many small: getrf's steps by columns
         return batched_lu.lu_factor(a)
     flat = a.reshape(-1, *a.shape[-2:])  # (batch, m, n)
     lu = host.empty(flat.shape, dtype=a.dtype)
@@ -116,13 +123,14 @@ def det(a: Any) -> tuple[Any, Any]:
     if direct(a) is not None:
         lu, piv, _ = lu_factor(xp.swapaxes(a, -1, -2))
         factor = (lu, piv)
-    elif fastpath.enabled() and host_float(a) and batched_lu.serves(a, 64, largest=4):
-        lu, piv, _ = batched_lu.lu_factor(a)  # NumPy's det: a matrix at a time, in float64
+        diag = lu.diagonal(axis1=-2, axis2=-1)  # (..., n)
+    elif fastpath.enabled() and by_columns(a, 64, largest=4):
+        diag, piv = batched_lu.diagonal(a)  # NumPy's det: a matrix at a time, in float64
         factor = None
     else:
         return xp.linalg.det(a), None
     with xp.errstate(over="ignore"):  # a determinant past the dtype's range is inf
-        out = lu.diagonal(axis1=-2, axis2=-1).prod(-1)
+        out = diag.prod(-1)
     return xp.asarray(out * _swap_sign(piv), dtype=a.dtype), factor
 
 
@@ -151,7 +159,7 @@ def cholesky(a: Any) -> Any:
     ones, potf2's steps by columns for many small ones."""
     sl = direct(a)
     if sl is None:
-        if fastpath.enabled() and host_float(a) and batched_lu.serves(a, 64):
+        if fastpath.enabled() and by_columns(a, 64):
             return batched_lu.cholesky(a)  # NumPy's: a matrix at a time, in float64
         return xp.linalg.cholesky(a)
     if a.ndim > 2:
