@@ -109,8 +109,9 @@ def _reduce(ufunc: Any, a: Any, dims: Any, keepdim: bool) -> Any:
         ):
             rows = a.reshape(-1, a.shape[-1])  # (M, n): one row per result
             return rowsums.row_sums(rows).reshape(_reduced(a.shape, dims, keepdim))
-        if passes.stepped(ufunc, a, dims):
-            return passes.reduce(ufunc, a, dims, keepdim)
+        out = passes.stepped(ufunc, a, dims, keepdim)
+        if out is not None:
+            return out
     return passes.reduce(ufunc, _column_major(a, dims), dims, keepdim)
 
 
@@ -408,9 +409,8 @@ def _along(ufunc: Any, a: Any, dim: int) -> Any:
     """``ufunc.reduce(a, axis=dim, keepdims=True)`` along one dim: in steps where it is short
     and its lines many (passes.stepped, in the ufunc's order along the dim), else by the ufunc
     itself, as on a small array's way, which asks nothing more."""
-    if a.size >= passes.SIZE_MIN and passes.stepped(ufunc, a, (dim,)):
-        return passes.reduce(ufunc, a, (dim,), True)
-    return ufunc.reduce(a, axis=dim, keepdims=True)
+    out = passes.stepped(ufunc, a, (dim,), True) if a.size >= passes.SIZE_MIN else None
+    return ufunc.reduce(a, axis=dim, keepdims=True) if out is None else out
 
 
 class Softmax(Function):
