@@ -243,14 +243,15 @@ class LinalgLu(Function):
         n = lu.shape[-1]
         if lu.shape[-2] != n or not lapack.host_float(lu):
             return tensor_rule(self, grad, out)
+        below, eye, upper = _triangles(n, n, lu.dtype)  # masks, kept for a small matrix
         if self.packed:  # L's or U's gradient in LU's layout
-            return (xp.tril(grad, -1) if self.part == "L" else xp.triu(grad),)
+            return (xp.where(below if self.part == "L" else upper, grad, lu.dtype.type(0)),)
         self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
-        L = xp.tril(lu, -1)
-        xp.einsum("...ii->...i", L)[...] = 1
-        U = xp.triu(lu)
+        L, U = xp.where(below, lu, eye), xp.where(upper, lu, lu.dtype.type(0))
         Lt, Ut = xp.swapaxes(L, -1, -2), xp.swapaxes(U, -1, -2)
-        g = xp.tril(Lt @ xp.tril(grad, -1), -1) + xp.triu(xp.triu(grad) @ Ut)
+        # tril(L^T grad_L, -1) + triu(grad_U U^T): the two triangles cover a square matrix
+        zero = lu.dtype.type(0)
+        g = xp.where(below, Lt @ xp.where(below, grad, zero), xp.where(upper, grad, zero) @ Ut)
         g = xp.swapaxes(lapack.solve_triangular(U, xp.swapaxes(g, -1, -2), False), -1, -2)
         g = lapack.solve_triangular(Lt, g, False, unit=True)  # L^-T g U^-T
         back = xp.argsort(row_order(piv, n), axis=-1)
