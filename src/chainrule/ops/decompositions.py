@@ -141,6 +141,11 @@ class LinalgInvEx(Function):
         inv_t = out.mT
         return (-(inv_t @ grad @ inv_t),)
 
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        inv_t = xp.swapaxes(out, -1, -2)
+        g = inv_t @ grad @ inv_t
+        return (xp.negative(g, out=g),)
+
 
 class LinalgSolveTriangular(Function):
     """out = X solving A X = B (left) or X A = B with A triangular (upper or lower, its
