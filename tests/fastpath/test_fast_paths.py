@@ -611,6 +611,23 @@ def test_class_rows_take_the_column_major_copy_only_with_the_switch_on():
         assert _column_major(a, 1) is a
 
 
+@pytest.mark.parametrize(("a", "b"), [((2, 3), (3,)), ((2, 1, 2), (3, 2)), ((), (2,))])
+def test_kron_made_on_arrays_where_nothing_records(a, b):
+    """kron of tensors that record nothing, with the switch on: the product of the spread
+    arrays as one tensor of its own (no view of a product), PyTorch's values either way; a
+    node still where an input requires grad."""
+    x, y = f32(*a), f32(*b)
+    want = torch.kron(torch.tensor(x), torch.tensor(y)).numpy()
+    for on in (True, False):
+        with switch(on):
+            got = cr.kron(cr.tensor(x), cr.tensor(y))
+            assert got._base is None or not on  # a tensor of its own, as PyTorch's
+            recorded = cr.kron(cr.tensor(x, requires_grad=True), cr.tensor(y))
+        assert got.shape == want.shape and got.dtype == cr.float32
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+        assert recorded.grad_fn is not None
+
+
 @pytest.mark.parametrize("bias", [False, True])
 def test_linear_short_batch_is_row_major_with_the_switch_on_or_off(bias):
     """Fewer rows than outputs: (W @ x^T)^T copied into row-major order with the switch on;

@@ -322,6 +322,13 @@ TRICKS = [
         "GetItem.apply, which makes the same view",
     ),
     Trick(
+        "kron made on arrays",
+        "chainrule.tensor.indexing:Indexing.kron",
+        "kron of (2, 3) and (3,) float32 tensors that record nothing, forward: 3.2 against "
+        "12.9 us (PyTorch's 2.4): the product of the spread arrays, with no views around it",
+        "the spread views' product, reshaped: UnsafeView, Mul, UnsafeView",
+    ),
+    Trick(
         "strided views by the array constructor",
         "chainrule.ops.selection:strided",
         "as_strided((2, 2), (3, 1), 1) of a (2, 3) float32 tensor, forward: 3.6x against 6.9x "

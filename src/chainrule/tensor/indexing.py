@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import (
     broadcasts_to,
     index_vector,
@@ -19,6 +19,7 @@ from ..arguments import (
     normalize_dim,
 )
 from ..autograd import forward_ad
+from ..autograd.mode import state as modes
 from ..autograd.node import named
 from ..autograd.saved import record
 from ..constants import contiguous_format
@@ -548,6 +549,11 @@ class Indexing(Core):
         """The Kronecker product: each value of self times the whole of other, in blocks."""
         b = as_tensor(other)
         spread_a, spread_b, out = _kron_shapes(self._array.shape, b._array.shape)
+        x, y = self._array, b._array
+        if fastpath.enabled() and x.dtype == y.dtype and x.dtype.char in "fd":
+            if fastpath.unwatched(self) and fastpath.unwatched(b) and not modes.anomaly:
+                # no node to record: the product of the spread arrays, a tensor of its own
+                return make((x.reshape(spread_a) * y.reshape(spread_b)).reshape(out))
         # shapes of the same sizes: reshape's parsing skipped; PyTorch's unsafe views
         left = named(self._reshaped(spread_a), "UnsafeViewBackward0")  # (a0, 1, a1, 1, ...)
         right = named(b._reshaped(spread_b), "UnsafeViewBackward0")  # (1, b0, 1, b1, ...)
