@@ -1,7 +1,8 @@
 """The whole graph of an index, of combinations and of kron is PyTorch's: every node's name,
 next_functions and _saved_* down to the leaves, before and after backward; where chainrule's
-one node takes a basic index at once, the nodes of PyTorch's steps before its last are shown
-below it (x[1:, 0]: a select over a slice), and the gradients are PyTorch's."""
+one node takes an index at once, the nodes of PyTorch's steps before its last are shown
+below it (x[1:, 0]: a select over a slice; x[1:, idx]: an index over a slice), and the
+gradients are PyTorch's."""
 
 from __future__ import annotations
 
@@ -49,6 +50,42 @@ BASIC = {
 }
 
 
+# Indexes of index arrays beside basic parts (a list stands for a tensor): PyTorch takes the
+# basic parts first, each its own node, then indexes what they leave with the arrays; a lone
+# bool is a new dim of 1 that an index of its one element (or of none) indexes.
+MIXED = {
+    "x[1:, idx]": (S(1, None), [0, 2]),
+    "x[None, idx, ::2]": (None, [0, 2], S(None, None, 2)),
+    "x[..., mask]": (Ellipsis, [True, False, True, True, False]),
+    "x[idx, 1]": ([0, 2], 1),
+    "x[-1, idx]": (-1, [0, 3]),
+    "x[0, idx, :2]": (0, [0, 2], S(None, 2)),
+    "x[1:2, idx, 0]": (S(1, 2), [0, 2], 0),
+    "x[0:3, idx]": (S(0, 3), [0, 2]),
+    "x[idx, None]": ([0, 2], None),
+    "x[mask, 1:]": ([True, False, True], S(1, None)),
+    "x[None, ..., idx, None]": (None, Ellipsis, [0, 4], None),
+    "x[idx, True]": ([0, 2], True),
+    "x[..., False, idx]": (Ellipsis, False, [1]),
+}
+
+
+def _index(lib: Any, parts: tuple) -> tuple:
+    return tuple(lib.tensor(p) if isinstance(p, list) else p for p in parts)
+
+
+def _with_indices(fn: Any, lib: Any) -> list[Any]:
+    """_surface, an index's saved indices by their values (None a dim taken whole)."""
+    shown = []
+    for *node, saved in _surface(fn, lib):
+        if isinstance(saved.get("_saved_indices"), tuple):
+            saved["_saved_indices"] = [
+                i if i is None else i.tolist() for i in saved["_saved_indices"]
+            ]
+        shown.append((*node, saved))
+    return shown
+
+
 def _leaf(lib: Any, shape: tuple[int, ...] = (3, 4, 5)) -> Any:
     data = np.random.default_rng(0).standard_normal(shape)
     return lib.tensor(data, requires_grad=True)
@@ -63,6 +100,20 @@ def test_an_index_shows_torchs_nodes_per_step(name: str) -> None:
         before = _surface(y.grad_fn, lib)
         (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
         shown.append((before, _surface(y.grad_fn, lib)))
+        grads.append(x.grad.numpy())
+    assert shown[1] == shown[0]
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("name", list(MIXED))
+def test_an_index_of_arrays_shows_its_basic_steps_below_as_torch(name: str) -> None:
+    shown, grads = [], []
+    for lib in (torch, cr):
+        x = _leaf(lib)
+        y = x[_index(lib, MIXED[name])]
+        before = _with_indices(y.grad_fn, lib)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        shown.append((tuple(y.shape), before, _with_indices(y.grad_fn, lib)))
         grads.append(x.grad.numpy())
     assert shown[1] == shown[0]
     np.testing.assert_array_equal(grads[1], grads[0])

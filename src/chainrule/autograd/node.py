@@ -61,7 +61,7 @@ class Node:
             return self._as_addmm(shown)
         if type(self).__name__ == "UnsafeViewBackward0" and saved.called("cloned")(self):
             return self._below(CloneBackward0, shown)
-        if type(self).__name__ in STEPS and self.op == "GetItem":
+        if type(self).__name__ in INDEXES and self.op == "GetItem":
             return self._steps_below(shown)
         if self.op == "CopySlices" and shown[1][0] is not None:  # a write through a view:
             # PyTorch's node holds the write's node, and shows the base's edge, then the
@@ -84,9 +84,9 @@ class Node:
         return ((t, 0),)
 
     def _steps_below(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
-        """A basic index's edge as PyTorch's graph has it: a node per step (x[1:, 0]'s select
-        over a slice), this node the last step's, the steps before it shown below it
-        (IndexStep), each from the one before."""
+        """An index's edge as PyTorch's graph has it: a node per step (x[1:, 0]'s select
+        over a slice; x[1:, idx]'s index over a slice), this node the last step's, the steps
+        before it shown below it (IndexStep), each from the one before."""
         steps = saved.index_steps(self)
         if len(steps) < 2:
             return shown
@@ -248,6 +248,7 @@ class UnsqueezeBackward0(IndexStep):
 
 _STEP_NODES = {t.__name__: t for t in (SliceBackward0, SelectBackward0, UnsqueezeBackward0)}
 STEPS = frozenset(_STEP_NODES)  # the names of a basic index's nodes
+INDEXES = STEPS | {"IndexBackward0"}  # and of an index whose basic parts come first
 
 
 class AccumulateGrad:

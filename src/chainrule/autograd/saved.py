@@ -73,8 +73,19 @@ def _one(fn: Any) -> int:  # a constant: read the same after backward, with no s
 
 def index_steps(fn: Any) -> list[tuple[str, int, Any, tuple]]:
     """The steps of the basic index an index's node takes (saved_made.index_steps), read
-    while it lives and after release."""
-    return made.index_steps(_option(fn, "index"), _shape(fn, 0))
+    while it lives and after release; of an advanced index, its basic parts' steps and last
+    its own (saved_made.advanced_steps)."""
+    index, shape = _option(fn, "index"), _shape(fn, 0)
+    if type(fn).__name__ != "IndexBackward0":
+        return made.index_steps(index, shape)
+    steps, _, sizes = made.advanced_steps(index, shape)
+    return [*steps, ("IndexBackward0", 0, None, sizes)]
+
+
+def _indexed_sizes(fn: Any) -> tuple[int, ...]:
+    """The sizes of what an advanced index's arrays index: its input's, less what its basic
+    parts take first (saved_made.advanced_steps)."""
+    return made.advanced_steps(_option(fn, "index"), _shape(fn, 0))[2]
 
 
 def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
@@ -452,7 +463,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "ScatterBackward0": {"dim": _opt("dim")},
     "ScatterAddBackward0": {"dim": called("dim")},
     "IndexCopyBackward0": _INDEXED, "IndexAddBackward0": {"alpha": _opt("alpha"), **_INDEXED},
-    "IndexBackward0": {"self_sym_sizes": _sizes(0)},
+    "IndexBackward0": {"self_sym_sizes": _indexed_sizes},
     "ScaledDotProductFlashAttentionForCpuBackward0": {
         "dropout_p": called("dropout_p", 0.0),
         "is_causal": _opt("is_causal"),

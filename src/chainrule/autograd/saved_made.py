@@ -13,13 +13,18 @@ from .. import array
 
 def indices(fn: Any) -> tuple[Any, ...]:
     """An advanced index's indices as PyTorch's index keeps them: an array for each dim indexed
-    by one, None for each dim sliced whole before the last array."""
+    by one, None for each dim sliced whole before the last array (of what the index's basic
+    parts leave, which PyTorch takes first: advanced_steps)."""
     index = fn.index if type(fn.index) is tuple else (fn.index,)
+    ndim = fn.inputs[0]._array.ndim
+    if fn.op == "GetItem":
+        _, index, sizes = advanced_steps(index, fn.inputs[0]._array.shape)
+        ndim = len(sizes)
     parts: list[Any] = []
     for k, part in enumerate(index):
         if part is Ellipsis:
             rest = sum(p is not None and p is not Ellipsis for p in index[k + 1 :])
-            parts += [None] * (fn.inputs[0]._array.ndim - len(parts) - rest)
+            parts += [None] * (ndim - len(parts) - rest)
         elif part is not None:
             parts.append(None if isinstance(part, slice) else array.xp.asarray(part))
     while parts and parts[-1] is None:
@@ -183,6 +188,11 @@ def index_steps(index: Any, shape: tuple[int, ...]) -> list[tuple[str, int, Any,
     part, each its own node (x[1:, 0]: a slice, then a select): the node's name, the dim, the
     item (an int, a slice, None) and the sizes of the tensor it takes. A ``:`` takes no step
     (whole_dims writes so the parts PyTorch skips)."""
+    return _walk(index, shape)[0]
+
+
+def _walk(index: Any, shape: tuple[int, ...]) -> tuple[list[tuple[str, int, Any, tuple]], list]:
+    """A basic index's steps (index_steps'), and the sizes of the tensor they make."""
     index = whole_dims(index if type(index) is tuple else (index,), shape)
     sizes, dim = list(shape), 0
     steps: list[tuple[str, int, Any, tuple]] = []
@@ -201,7 +211,38 @@ def index_steps(index: Any, shape: tuple[int, ...]) -> list[tuple[str, int, Any,
         else:  # an int, or a 0-d integer tensor: PyTorch's select of its value
             steps.append(("SelectBackward0", dim, int(part), tuple(sizes)))
             del sizes[dim]
-    return steps
+    return steps, sizes
+
+
+def advanced_steps(index: tuple, shape: tuple[int, ...]) -> tuple[list, tuple, tuple]:
+    """An index of index arrays beside basic parts (x[1:, idx]) as PyTorch takes it: the basic
+    parts first, each its own step, then the arrays index what they leave. The basic steps
+    (index_steps', each array a ``:`` of every dim it indexes), the arrays' index of their
+    result (its integers gone, its slices and Nones ``:``) and that result's sizes. A lone
+    bool is a new dim of 1 (a None) that an array of its one index (True) or of none (False)
+    indexes."""
+    basic: list[Any] = []
+    advanced: list[Any] = []
+    for part in index:
+        if isinstance(part, bool) or getattr(part, "shape", None) == () and part.dtype == bool:
+            basic.append(None)
+            advanced.append(array.xp.zeros(int(part), dtype=array.int64))
+        elif isinstance(part, array.ndarray) and part.ndim:
+            basic += [_ALL] * (part.ndim if part.dtype.kind == "b" else 1)
+            advanced.append(part)
+        elif part is Ellipsis:
+            basic.append(part)
+            advanced.append(part)
+        elif part is None or isinstance(part, slice):
+            basic.append(part)
+            advanced.append(_ALL)
+        else:  # an int, or a 0-d integer tensor: selected by the basic steps
+            basic.append(part)
+    steps, sizes = _walk(tuple(basic), shape)
+    return steps, tuple(advanced), tuple(sizes)
+
+
+_ALL = slice(None)
 
 
 def step_values(step: tuple[str, int, Any, tuple], end: int | None) -> dict[str, Any]:
