@@ -8,6 +8,7 @@ import builtins
 from typing import Any
 
 from .arguments import normalize_dim
+from .autograd.saved import record
 from .linalg._checks import with_out
 from .ops import movement
 from .tensor import Tensor, as_tensor, write_out
@@ -126,7 +127,8 @@ def slice_copy(
     lead = (slice(None),) * d
     # a step even where it takes the whole dim (x[0:n, ...] would read as x[:, ...])
     view = movement.viewed(movement.GetItem, x, index=lead + (slice(start, end, step),))
-    return copy_of_view(x, view, "SliceBackward0_copy")
+    out = copy_of_view(x, view, "SliceBackward0_copy")
+    return record(out, dim=dim, start=start, end=end, step=step)  # as given, for _saved_*
 
 
 def split_copy(

@@ -119,6 +119,31 @@ def test_an_index_of_arrays_shows_its_basic_steps_below_as_torch(name: str) -> N
     np.testing.assert_array_equal(grads[1], grads[0])
 
 
+# Methods whose node is an index's step, and the copies of them: PyTorch's node keeps the
+# arguments as given (a negative dim, slice_copy's bounds not given as None).
+STEP_METHODS = {
+    "select(-1, -2)": lambda lib, x: x.select(-1, -2),
+    "select_copy(x, -1, -2)": lambda lib, x: lib.select_copy(x, -1, -2),
+    "narrow(-1, -3, 2)": lambda lib, x: x.narrow(-1, -3, 2),
+    "narrow of a whole dim": lambda lib, x: x.narrow(1, 0, 4),
+    "slice_copy(x)": lambda lib, x: lib.slice_copy(x),
+    "slice_copy(x, -1, -3, -1)": lambda lib, x: lib.slice_copy(x, -1, -3, -1),
+    "slice_copy(x, 1, None, 3, 2)": lambda lib, x: lib.slice_copy(x, 1, None, 3, 2),
+    "slice_copy(x, 2, -10, 100)": lambda lib, x: lib.slice_copy(x, 2, -10, 100),
+}
+
+
+@pytest.mark.parametrize("name", list(STEP_METHODS))
+def test_a_step_method_saves_its_arguments_as_torch(name: str) -> None:
+    shown = []
+    for lib in (torch, cr):
+        y = STEP_METHODS[name](lib, _leaf(lib))
+        before = _surface(y.grad_fn, lib)
+        y.sum().backward()
+        shown.append((tuple(y.shape), before, _surface(y.grad_fn, lib)))
+    assert shown[1] == shown[0]
+
+
 def test_a_shown_step_is_the_same_node_each_time_and_stays() -> None:
     """The nodes below are made once (a walk meets the same node again), kept after backward,
     reach the leaf, and are never run: the gradient is the one node's."""

@@ -90,13 +90,20 @@ def _indexed_sizes(fn: Any) -> tuple[int, ...]:
 
 def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
     """Values PyTorch's node for an index's last step saves (saved_made.step_values): the
-    node's, whose name is that step's; slice_copy's end, not given, as given (None)."""
+    node's, whose name is that step's; where a method gave them (saved.record's: select's
+    dim, narrow's slice, slice_copy's arguments, None where not given), as it gave them."""
 
     def read(key: str) -> Callable[[Any], Any]:
         def value(fn: Any) -> Any:
-            last = index_steps(fn)[-1]
-            end = None if type(fn).__name__ == "SliceBackward0_copy" else INT64_MAX
-            return made.step_values(last, end)[key]
+            call = (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__).get(
+                "call", {}
+            )
+            if key in call:
+                return None if call[key] is None else call[key] % 2**64
+            steps = index_steps(fn)
+            if not steps:  # a slice of a whole dim, which a method takes as a step
+                return _shape(fn, 0)  # self_sym_sizes (the method gave the others)
+            return made.step_values(steps[-1], INT64_MAX)[key]
 
         return value
 

@@ -163,7 +163,8 @@ class Indexing(Core):
                 f"select: index {i} is out of range for dim {d} of size {n}; got shape {shape}"
             )
         # slices and an int: the index is NumPy's as it stands (self[...] would parse it again)
-        return movement.GetItem.apply(self, index=(slice(None),) * d + (i,))
+        out = movement.GetItem.apply(self, index=(slice(None),) * d + (i,))
+        return record(out, dim=dim)  # as given, for _saved_dim
 
     def ravel(self: TensorSelf) -> Tensor:
         """The values as one dim: a view where the layout allows, else a copy."""

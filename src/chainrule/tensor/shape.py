@@ -133,9 +133,10 @@ class Shape(Core):
                 f"size {n}; got shape {shape}"
             )
         # slices only: the index is NumPy's as it stands (self[...] would parse it again)
-        return viewed(
+        out = viewed(
             movement.GetItem, self, index=(slice(None),) * d + (slice(first, first + length),)
-        )
+        )  # a slice even of the whole dim, as PyTorch's; its dim as given
+        return named(out, "SliceBackward0", dim=dim, start=first, end=first + length, step=1)
 
     def view_as(self: TensorSelf, other: Tensor) -> Tensor:
         shape = other._array.shape if isinstance(other, Core) else tuple(other.shape)
