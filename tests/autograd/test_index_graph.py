@@ -144,6 +144,26 @@ def test_a_step_method_saves_its_arguments_as_torch(name: str) -> None:
     assert shown[1] == shown[0]
 
 
+@pytest.mark.parametrize(
+    ("shape", "mask"), [((3, 1), (1, 4)), ((4,), (2, 4)), ((4, 1, 3), (2, 3)), ((1, 1), (2, 1, 3))]
+)
+def test_masked_select_of_a_broadcast_input_is_one_node_as_torch(
+    shape: tuple[int, ...], mask: tuple[int, ...]
+) -> None:
+    """No expand below: the node picks from the input itself, repeats adding up."""
+    keep = np.random.default_rng(1).random(mask) > 0.3
+    shown, grads = [], []
+    for lib in (torch, cr):
+        x = _leaf(lib, shape)
+        y = lib.masked_select(x, lib.tensor(keep))
+        before = _surface(y.grad_fn, lib)
+        (y * lib.arange(y.numel(), dtype=y.dtype)).sum().backward()
+        shown.append((tuple(y.shape), before, _surface(y.grad_fn, lib)))
+        grads.append(x.grad.numpy())
+    assert shown[1] == shown[0]
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
 def test_a_shown_step_is_the_same_node_each_time_and_stays() -> None:
     """The nodes below are made once (a walk meets the same node again), kept after backward,
     reach the leaf, and are never run: the gradient is the one node's."""

@@ -630,8 +630,17 @@ class Shape(Core):
         if m.dtype != array.bool_:
             raise TypeError(f"masked_select: mask must be a bool tensor; got dtype {m.dtype}")
         shape = broadcast_shape("masked_select", self.shape, m.shape)
-        x = self if self.shape == shape else self.broadcast_to(shape)  # no expand of nothing
-        out = x[m if m.shape == shape else xp.broadcast_to(m, shape)]
+        if self.shape == shape or not self.ndim:  # a 0-d self is expanded (NumPy indexes
+            # no element of it by an array)
+            x = self if self.shape == shape else self.broadcast_to(shape)
+            out = x[m if m.shape == shape else xp.broadcast_to(m, shape)]
+        else:  # self broadcast: each picked value's place in self (PyTorch's one node)
+            at = xp.nonzero(xp.broadcast_to(m, shape))  # (k,) for each dim of shape
+            own = zip(at[len(shape) - self.ndim :], self.shape, strict=True)  # self's dims
+            index = [a if n > 1 else 0 for a, n in own]  # a dim of 1: its one place
+            if max(self.shape) == 1:  # an array among them, for one value per pick
+                index[0] = xp.zeros_like(at[0])
+            out = movement.GetItem.apply(self, index=tuple(index))
         return named(out, "MaskedSelectBackward0", mask=m)
 
 
