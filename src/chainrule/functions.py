@@ -529,8 +529,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise ValueError(
             f"combinations: expects a 1-D tensor and r >= 0; got shape {x.shape} and r {r}"
         )
-    if r == 0:
-        return x[:0]
+    if r == 0:  # no combination: a new empty tensor, outside the graph, as PyTorch's
+        return x.new_empty(0)
     n, host = x.shape[0], array.host
     # PyTorch's way: of the grid of every r-tuple of positions, a mask of the combinations (i0 <
     # i1 < ..., <= with replacement); column k each kept tuple's value at its ik, row-major

@@ -181,6 +181,14 @@ def test_a_shown_step_is_the_same_node_each_time_and_stays() -> None:
     assert x.grad.numpy()[1:, 2].tolist() == np.ones((2, 5)).tolist()
 
 
+def test_combinations_of_none_is_outside_the_graph_as_torch() -> None:
+    made = []
+    for lib in (torch, cr):
+        y = lib.combinations(_leaf(lib, (4,)), 0)
+        made.append((tuple(y.shape), y.requires_grad, y.grad_fn, y.is_leaf, str(y.dtype)[-7:]))
+    assert made[1] == made[0]
+
+
 @pytest.mark.parametrize(("r", "with_replacement"), [(1, False), (2, False), (3, False), (2, True)])
 def test_combinations_stacks_r_selections_as_torch(r: int, with_replacement: bool) -> None:
     shown, grads = [], []
