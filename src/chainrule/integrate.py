@@ -35,7 +35,8 @@ def trapezoid(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1)
     terms = _spacing("trapezoid", y, x, d) * (later + earlier)
     if not array.is_floating(terms._array.dtype):  # integers: summed exactly, then halved
         return terms.sum(d) / 2.0
-    return reduce.Sum.apply(terms / 2.0, dims=(d,), keepdim=False)
+    out = reduce.Sum.apply(terms, dims=(d,), keepdim=False) / 2.0  # halved last, as PyTorch's
+    return named(out, "DivBackward1", other=2.0)
 
 
 def trapz(y: Any, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
@@ -55,7 +56,8 @@ def cumulative_trapezoid(
     terms = _spacing("cumulative_trapezoid", y, x, d) * (left + right)
     if not array.is_floating(terms._array.dtype):  # integers: summed exactly, then halved
         return terms.cumsum(d) / 2.0
-    return reduce.Cumsum.apply(terms / 2.0, dim=d)
+    out = reduce.Cumsum.apply(terms, dim=d) / 2.0  # halved last, as PyTorch's
+    return named(out, "DivBackward1", other=2.0)
 
 
 def _neighbours(t: Tensor, d: int) -> tuple[Tensor, Tensor]:

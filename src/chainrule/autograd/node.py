@@ -327,7 +327,7 @@ SCALAR_ARGS = frozenset(
      "RemainderBackward0", "CopysignBackward1", "XlogyBackward1", "XlogyBackward2",
      "LeakyReluBackward0", "ThresholdBackward0", "HardtanhBackward0", "RsqrtBackward0",
      "IndexFillBackward0", "LerpBackward0", "MulBackward1", "ZeroBackward0", "FillBackward2",
-     "FillBackward3"}
+     "FillBackward3", "DivBackward1"}
 )  # fmt: skip
 
 
