@@ -305,3 +305,33 @@ def test_ctc_loss_on_random_cases_matches_torch() -> None:
             cy.detach().numpy(), ty.detach().numpy(), **tol("float64", LAYER)
         )
         np.testing.assert_allclose(cl.grad.numpy(), tl.grad.numpy(), **tol("float64", LAYER))
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multi_margin_loss_with_infinite_and_nan_inputs_is_torchs(p: int, weighted: bool) -> None:
+    """Off the hinge z = margin - x_y + x_i may be -inf or NaN (an infinite or NaN input):
+    no gradient there, as PyTorch's; p = 2 multiplied 2 z by a slope of 0 there, NaN."""
+    x = np.array(
+        [
+            [1.0, np.inf, 0.0],  # an infinite other class: an infinite loss and gradient
+            [np.inf, 1.0, 0.0],  # an infinite target: off the hinge everywhere
+            [-np.inf, 1.0, 0.0],
+            [1.0, -np.inf, 0.0],
+            [np.nan, 1.0, 0.0],  # a NaN target: no hinge
+            [0.3, np.nan, 0.2],
+            [0.5, -0.2, 0.1],
+        ]
+    )
+    target, g = [0, 0, 0, 0, 0, 0, 1], RNG.standard_normal(len(x))
+    found = []
+    for m in (cr, torch):
+        xx = m.tensor(x, requires_grad=True)
+        weight = m.tensor([0.5, 2.0, 1.5], dtype=m.float64) if weighted else None
+        loss = m.nn.functional.multi_margin_loss(
+            xx, m.tensor(target), p=p, weight=weight, reduction="none"
+        )
+        loss.backward(m.tensor(g))
+        found.append((loss.detach().numpy(), xx.grad.numpy()))
+    for ours, theirs in zip(*found, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)  # inf and NaN where torch's

@@ -94,6 +94,7 @@ class MultiMarginLoss(Function):
         slope = slope.astype(x._array.dtype, copy=False)  # 1 / C is a float64 number
         if self.p == 2:  # 2 z, with z in Tensor ops so that it differentiates again
             z = rows + (self.margin - Gather.apply(rows, self.target[:, None], dim=1))
+            z = Where.apply(self.active, z, 0.0)  # off the hinge z may be inf or NaN: 0 there
             others = z * (slope * 2.0) * g
         else:
             others = g * slope
