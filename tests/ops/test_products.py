@@ -1,6 +1,6 @@
 """The products written as one primitive each (cross, and the add-products addmm, addmv, addr,
 addbmm, baddbmm): PyTorch's refusals, node names and values where the catalog rows do not
-reach."""
+reach; kron of inputs in any layout."""
 
 import warnings
 
@@ -109,3 +109,40 @@ def test_an_add_product_refuses_two_dtypes_as_torch(op):
             getattr(lib, op)(t.double(), a, b)
     with pytest.raises(TypeError, match=f"{op}: input tensors must have the same dtype"):
         getattr(cr, op)(*(cr.ones(s) for s in shapes[:2]), cr.ones(shapes[2]).double())
+
+
+KRON_LAYOUTS = {  # (a, b) from (2, 3) and (3, 4) arrays; True where PyTorch refuses
+    "a transposed": (lambda a, b: (a.t(), b), True),
+    "b transposed": (lambda a, b: (a, b.t()), True),
+    "a transposed, b 1-D": (lambda a, b: (a.t(), b[0]), True),
+    "both transposed": (lambda a, b: (a.t(), b.t()), False),
+    "a sliced": (lambda a, b: (a[:, ::2], b), False),
+    "a expanded": (lambda a, b: (a[:, :1].expand(2, 3), b), False),
+}
+
+
+@pytest.mark.parametrize("layout", KRON_LAYOUTS)
+def test_kron_of_any_layout_is_the_kron_of_its_values(layout):
+    """PyTorch's kron views its product as the result, so it refuses ("view size is not
+    compatible with input tensor's size and stride") where the product's layout, which
+    follows the inputs', cannot be viewed so: one input's dims out of order, not both, and
+    not a slice or an expansion; the same values made contiguous it takes. chainrule takes
+    every layout (the values decide the result, as for every other op): PyTorch's kron of
+    the contiguous inputs."""
+    pick, refused = KRON_LAYOUTS[layout]
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    ta, tb = pick(torch.tensor(a), torch.tensor(b))
+    if refused:
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            torch.kron(ta, tb)
+    want = torch.kron(ta.contiguous(), tb.contiguous()).numpy()
+    x, y = cr.tensor(a, requires_grad=True), cr.tensor(b, requires_grad=True)
+    got = cr.kron(*pick(x, y))
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12)
+    g = rng.standard_normal(want.shape)
+    got.backward(cr.tensor(g))
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ta, tb = pick(tx, ty)
+    torch.kron(ta.contiguous(), tb.contiguous()).backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-12)
