@@ -7,7 +7,7 @@ from .rowsums import row_sums
 from .rules import add_at_rows, add_rows, gradients, masked, on_value, select, unchanged
 from .switch import disabled, enabled, set_enabled
 from .table import TRICKS, Trick
-from .views import slices_made, unwatched, view_made
+from .views import off_graph, slices_made, unwatched, view_made
 
 __all__ = [
     "TRICKS",
@@ -18,6 +18,7 @@ __all__ = [
     "enabled",
     "gradients",
     "masked",
+    "off_graph",
     "on_value",
     "row_sums",
     "select",

@@ -9,6 +9,7 @@ from typing import Any
 from ..autograd.mode import state as modes
 from ..autograd.primitive import Function, batching, dual, tensor_type
 from ..autograd.versions import make_view, shares_memory
+from .switch import state
 
 _APPLIES = Function.__dict__  # the exporter's trace replaces its apply, and sees every op
 _APPLY = _APPLIES["apply"]
@@ -42,6 +43,13 @@ def unwatched(t: Any) -> bool:
     if t.requires_grad and modes.grad_enabled:
         return False
     return batching[0] is None and dual[0] is None and _APPLIES["apply"] is _APPLY
+
+
+def off_graph(t: Any) -> bool:
+    """Whether an op on t may be made without its apply (its forward on t's array, wrapped;
+    what only a graph needs left out): the switch on, t unwatched, and no anomaly mode to
+    check the op's output."""
+    return state.on and unwatched(t) and not modes.anomaly
 
 
 def slices_made(t: Any, indexes: list[tuple]) -> list[Any] | None:

@@ -13,7 +13,6 @@ from typing import Any
 from .. import array, batching, fastpath
 from ..arguments import is_int, positive_int
 from ..autograd.mode import is_grad_enabled
-from ..autograd.mode import state as modes
 from ..autograd.saved import record
 from ..bounded import Bounded
 from ..ops import conv as conv_ops
@@ -133,16 +132,8 @@ def _unit_height(args: tuple) -> tuple[Any, Any, Any, Any]:
     return (1, *kernel), (1, *stride), (1, *dil), ((0, 0), *pad)
 
 
-def _off_graph(t: Tensor) -> bool:
-    """Whether a pool of t may leave out what only a graph needs (the unsqueeze and squeeze
-    nodes around a 1-D pool, the primitive's apply, the maxima found before their winners):
-    with the switch on, where no node records and nothing watches the ops (nor anomaly mode
-    their outputs)."""
-    return fastpath.enabled() and fastpath.unwatched(t) and not modes.anomaly
-
-
 def _bare(op: Any, t: Tensor, spatial: int, **options: Any) -> Tensor:
-    """``op.apply`` of t where _off_graph(t): op's forward on t's array (a 1-D pool's
+    """``op.apply`` of t where fastpath.off_graph(t): op's forward on t's array (a 1-D pool's
     (..., L) as (..., 1, L), its output's height dropped after), wrapped, no node made."""
     if spatial != 1:
         return Tensor._make(op().forward(t._array, **options))
@@ -153,13 +144,13 @@ def _bare(op: Any, t: Tensor, spatial: int, **options: Any) -> Tensor:
 def _height_one(t: Tensor) -> Tensor:
     """A 1-D pool's input (..., L) as (..., 1, L), a 2-D pool's of a height of one, as
     PyTorch's: its unsqueeze node, or off the graph a bare view, never seen outside."""
-    return Tensor._make(t._array[..., None, :]) if _off_graph(t) else t.unsqueeze(-2)
+    return Tensor._make(t._array[..., None, :]) if fastpath.off_graph(t) else t.unsqueeze(-2)
 
 
 def _height_dropped(t: Tensor) -> Tensor:
     """A 1-D pool's output (..., 1, Lo) as (..., Lo): its squeeze node, or off the graph a
     bare view of the pool's fresh output."""
-    return Tensor._make(t._array[..., 0, :]) if _off_graph(t) else t.squeeze(-2)
+    return Tensor._make(t._array[..., 0, :]) if fastpath.off_graph(t) else t.squeeze(-2)
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,7 +160,7 @@ def _height_dropped(t: Tensor) -> Tensor:
 def _max_planes(x: Tensor, kernel: tuple, stride: tuple, pad: tuple, dil: tuple, indices: bool):
     """MaxPool2d over x (N, C, H, W) or (C, H, W) and, with ``indices``, each maximum's flat
     index (row * W + column) as an int64 array."""
-    if indices and _off_graph(x):  # no node: the maxima and their winners in one pass
+    if indices and fastpath.off_graph(x):  # no node: the maxima and their winners in one pass
         a = x._array[None] if x.ndim == 3 else x._array  # an unbatched x: a batch of one
         top, col_arg, row_arg = conv_ops.pool_max(a, kernel, stride, pad, dil)
         flat = conv_ops.pool_indices(col_arg, row_arg, x.shape[-2:], stride, pad, dil)
@@ -211,7 +202,7 @@ def _max_pool(
         windows, pad = geometry
         box_max = pool_ops.MaxPool3dWithIndices
         out, idx = _windowed_max(box_max, given, windows, pad, return_indices)
-    elif not return_indices and _off_graph(given):  # no node: the maxima alone
+    elif not return_indices and fastpath.off_graph(given):  # no node: the maxima alone
         kernel, step, pad, dil = geometry
         out = _bare(conv_ops.MaxPool2d, given, spatial, kernel=kernel, stride=step, padding=pad,
                     dilation=dil, winners=False)  # fmt: skip
@@ -268,7 +259,7 @@ def _strided_windows(x: Tensor, args: tuple) -> tuple:
 def _windowed_max(op: Any, x: Tensor, windows: tuple, pad: tuple, indices: bool) -> tuple:
     """ops/pool.py's max over the windows (one (n_out, k) host array an axis) and, with
     ``indices``, each maximum's flat index in its input plane (an int64 array)."""
-    if _off_graph(x):  # no node: the maxima (and their winners) in one pass
+    if fastpath.off_graph(x):  # no node: the maxima (and their winners) in one pass
         bare = op()
         out = Tensor._make(bare.forward(x._array, windows=windows, padding=pad, winners=indices))
         return out, bare.indices() if indices else None
@@ -372,7 +363,7 @@ def _avg_pool(
     weight = options["weight"]
     if type(a) is not array.host.ndarray and not isinstance(weight, float):
         options = {**options, "weight": array.from_host(weight, a)}  # on a's device
-    if _off_graph(given):  # no node: the window sums straight from the array
+    if fastpath.off_graph(given):  # no node: the window sums straight from the array
         out = _bare(kind, given, spatial, **options)
     else:
         out = kind.apply(_height_one(given) if spatial == 1 else given, **options)
@@ -517,7 +508,7 @@ def _adaptive_avg(op: str, spatial: int, input: Any, output_size: Any) -> Tensor
     kind, maps, dims = _planned(
         op, x, (output_size,), (), _adaptive_avg_plan, op, spatial, x, output_size
     )
-    if kind is not None and _off_graph(x):  # no node: the products straight from the array
+    if kind is not None and fastpath.off_graph(x):  # no node: the products from the array
         return _bare(kind, x, spatial, maps=maps)
     x = _height_one(x) if spatial == 1 else x  # (..., L) as (..., 1, L)
     out = x.mean(dims, keepdim=True) if kind is None else kind.apply(x, maps=maps)
@@ -660,7 +651,7 @@ def _max_unpool(
             f"indices from {int(every.min())} to {int(every.max())}"
         )
     if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's: off the graph, bare views
-        off = _off_graph(x)
+        off = fastpath.off_graph(x)
         x = Tensor._make(x._array[..., None]) if off else x.unsqueeze(-1)
         out = pool_ops.MaxUnpool2d.apply(x, index=where, size=(*size, 1))
         return Tensor._make(out._array[..., 0]) if off else out.squeeze(-1)

@@ -457,10 +457,10 @@ def _chosen(
 
 def _picked(x: Tensor, index: Any, d: int, shape: tuple, name: str, values: Any) -> Tensor:
     """``Select.apply``: x's values at index along d (``values``, where found with it), in
-    shape, the node named ``name``; with the switch on, forward's array wrapped directly
-    where no node would be recorded."""
+    shape, the node named ``name``; forward's array wrapped directly where fastpath's
+    off_graph allows it."""
     options = dict(index=index, dim=d, shape=shape, node_name=name, values=values)
-    if fastpath.enabled() and unwatched(x):
+    if fastpath.off_graph(x):
         return make(statistics.Select().forward(x._array, **options))
     return statistics.Select.apply(x, **options)
 
