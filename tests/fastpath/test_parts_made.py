@@ -19,6 +19,7 @@ CALLS = {
     "eigh": lambda x: cr.linalg.eigh(x[:3] + x[:3].mT),
     "svd_full": lambda x: cr.linalg.svd(x),
     "svd_reduced": lambda x: cr.linalg.svd(x.mT, full_matrices=False),
+    "svdvals": lambda x: (cr.linalg.svdvals(x),),
     "qr_reduced": lambda x: cr.linalg.qr(x),
     "qr_complete": lambda x: cr.linalg.qr(x, mode="complete"),
     "qr_r": lambda x: cr.linalg.qr(x.mT, mode="r"),
@@ -50,7 +51,7 @@ def test_parts_are_the_applies_values_with_nothing_recorded(name: str) -> None:
     assert all(t.grad_fn is None for t in nograd)
 
 
-@pytest.mark.parametrize("name", ["eigh", "svd_full", "qr_reduced", "lu"])
+@pytest.mark.parametrize("name", ["eigh", "svd_full", "svdvals", "qr_reduced", "lu"])
 def test_a_gradient_wanted_takes_the_applies(name: str) -> None:
     parts = _run(CALLS[name], True, grad=True)
     parts = parts[1:] if name == "lu" else parts  # P needs no gradient, as PyTorch's

@@ -130,6 +130,8 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
         S = xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype)
     else:
         S = lapack.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
+    if _untracked(A):  # no node: LAPACK's array as it is
+        return constant(S)
     return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 from ..arguments import need_number, normalize_dim
 from ..array import xp
+from ..autograd.saved import record
 from ..functions import cat
+from ..ops.decompositions import LinalgVectorNorm
 from ..ops.linalg import LinalgCross, MatMul
 from ..ops.movement import Permute, viewed
 from ..tensor import Tensor
@@ -95,8 +97,9 @@ def matrix_norm(
         sums = A.abs().sum(summed, keepdim=keepdim)
         kept -= not keepdim and kept > summed  # the summed dim gone from before it
         return sums.amax(kept, keepdim=keepdim) if ord > 0 else sums.amin(kept, keepdim=keepdim)
-    if ord == "fro":  # over A's own dims, as PyTorch's (LinalgVectorNormBackward0)
-        return vector_norm(A, 2, _dims(A, dim, "linalg.matrix_norm"), keepdim)
+    if ord == "fro":  # over A's own dims, as PyTorch's (LinalgVectorNormBackward0, its ord 2)
+        dims = _dims(A, dim, "linalg.matrix_norm")
+        return record(LinalgVectorNorm.apply(A, p=2.0, dim=dims, keepdim=keepdim), ord=2)
     M, r, c = _to_end(A, dim, "linalg.matrix_norm")  # "nuc", 2 or -2: of the singular values
     if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:
         raise ValueError(
