@@ -77,6 +77,8 @@ def ops(lib: Any) -> dict[str, Callable[..., Any]]:
         "matrix_exp": la.matrix_exp,
         "pinv": la.pinv,
         "matrix_norm": la.matrix_norm,
+        "svdvals": la.svdvals,
+        "matrix_norm_2": lambda a: la.matrix_norm(a, 2),
     }
 
 
@@ -93,6 +95,8 @@ def raw(op: str) -> Callable[[Any], Any] | None:
         "qr": lambda a: _lapack("geqrf", a)(a),
         "eigh": lambda a: _lapack("syevd", a)(a, lower=1),
         "svd": lambda a: _lapack("gesdd", a)(a, full_matrices=0),
+        "svdvals": lambda a: _lapack("gesdd", a)(a, compute_uv=0),
+        "matrix_norm_2": lambda a: _lapack("gesdd", a)(a, compute_uv=0),
         "solve": lambda a: _lapack("gesv", a)(a, _rhs(a)),
         "lstsq": lambda a: _lapack("gelsy", a)(a, _rhs(a), _jpvt(a), 1e-7, lwork=_gelsy_work(a)),
     }
