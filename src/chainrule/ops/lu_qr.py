@@ -531,31 +531,44 @@ class LinalgSolveEx(Function):
 
 def _solve(a: Any, b: Any, left: bool, factor: Any = None) -> tuple[Any, Any]:
     """(X, factor): X with a X = b (left) or X a = b, matrices; a singular a is PyTorch's
-    error. factor is (LU, pivots, trans), getrf's factor of a^T (C order is a^T in LAPACK's:
-    no copy into it) or of a, and getrs' trans that solves with a by it: for one host float
-    matrix a and one b of its dtype (the solve with a^T of the gradient takes it with the
-    other trans), else None (NumPy's gesv, which loops over a batch in compiled code)."""
-    one = lapack.direct(a) is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype
-    if one and factor is None:
-        lu, piv, info = lapack.lu_factor(a.T)
-        if info:
-            raise singular_error("linalg.solve", a)
-        factor = (lu, piv, 1)
-    if one:
-        lu, piv, trans = factor
-        getrs = lapack.routine("getrs", lu.dtype)
-        if left:
-            return getrs(lu, piv, b, trans=trans)[0], factor
-        # X a = b  <=>  a^T X^T = b^T
-        return getrs(lu, piv, b.T, trans=1 - trans)[0].T, factor
-    try:
-        if left:
-            return lapack.solve(a, b), None
-        # X A = B  <=>  A^T X^T = B^T
-        x = lapack.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2))
-        return xp.swapaxes(x, -1, -2), None
-    except xp.linalg.LinAlgError:
-        raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
+    error. factor is (LUs, pivots, trans), the lists of getrf's factor of each matrix of a
+    transposed (C order is a^T in LAPACK's: no copy into it) or not, and getrs' trans that
+    solves with a by them: where SciPy serves a (one matrix, or large ones) and b has a's
+    batch shape and dtype (the solve with a^T of the gradient takes it with the other
+    trans), else None (NumPy's gesv, which loops over a batch of small ones in compiled
+    code)."""
+    direct = lapack.direct(a) is not None and b.size and b.dtype == a.dtype
+    if not direct or a.shape[:-2] != b.shape[:-2]:
+        try:
+            if left:
+                return lapack.solve(a, b), None
+            # X A = B  <=>  A^T X^T = B^T
+            x = lapack.solve(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2))
+            return xp.swapaxes(x, -1, -2), None
+        except xp.linalg.LinAlgError:
+            raise singular_error("linalg.solve", xp.broadcast_to(a, a.shape)) from None
+    if factor is None:
+        getrf = lapack.routine("getrf", a.dtype)
+        factor = ([], [], 1)
+        for m in [a] if a.ndim == 2 else a.reshape(-1, *a.shape[-2:]):
+            lu, piv, info = getrf(m.T)
+            if info:
+                raise singular_error("linalg.solve", a)
+            factor[0].append(lu)
+            factor[1].append(piv)
+    lus, pivs, trans = factor
+    rhs = b if left else xp.swapaxes(b, -1, -2)  # X a = b  <=>  a^T X^T = b^T
+    trans = trans if left else 1 - trans
+    getrs = lapack.routine("getrs", a.dtype)
+    if rhs.ndim == 2:  # one system: getrs' own result
+        out = getrs(lus[0], pivs[0], rhs, trans=trans)[0]
+    else:
+        flat = rhs.reshape(-1, *rhs.shape[-2:])
+        out = host.empty(flat.shape, dtype=a.dtype)
+        for i in range(len(flat)):
+            out[i] = getrs(lus[i], pivs[i], flat[i], trans=trans)[0]
+        out = out.reshape(rhs.shape)
+    return (out if left else xp.swapaxes(out, -1, -2)), factor
 
 
 def _transposed(factor: Any) -> Any:
