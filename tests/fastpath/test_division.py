@@ -28,7 +28,8 @@ def _pairs() -> dict:
     big = (rng.integers(-(2**26), 2**26, N).astype(np.float32), np.float32(3.0))
     wide = (a.reshape(-1, 1)[:64].repeat(48, 1), b[:48])  # b broadcast to (64, 48)
     return {"normal": (a, b), "edges": edges, "whole": tuple(whole), "big": big, "wide": wide,
-            "number": (a, 0.1), "zero": (a, -0.0), "inf": (a, float("inf"))}  # fmt: skip
+            "number": (a, 0.1), "zero": (a, -0.0), "inf": (a, float("inf")),
+            "multiples": (whole[0], -3.0)}  # fmt: skip
 
 
 PAIRS = _pairs()
@@ -49,7 +50,9 @@ def test_the_passes_give_numpys_bits(name: str, op: str) -> None:
         _same_bits(getattr(division, op)(a, b), getattr(np, op)(a, b))
 
 
-@pytest.mark.parametrize("name", ["normal", "whole", "big", "wide", "number", "zero", "inf"])
+@pytest.mark.parametrize(
+    "name", ["normal", "whole", "big", "wide", "number", "zero", "inf", "multiples"]
+)
 @pytest.mark.parametrize("op", ["fmod", "remainder", "floor_divide"])
 def test_the_ops_give_torchs_values_in_either_mode(name: str, op: str) -> None:
     # PyTorch's vectorised fmod is exact where quotients are below 2**64 or so (not at EDGES)

@@ -1,6 +1,7 @@
-"""fmod and floor division of float32 arrays by passes in float64 (fastpath/table.py), where
-NumPy's loops call the C library's fmodf once an element (floor_divide too, as PyTorch's
-algorithm starts from fmod); with the switch off, NumPy's ufuncs.
+"""fmod, remainder and floor division of float32 arrays by passes in float64
+(fastpath/table.py), where NumPy's loops call the C library's fmodf once an element
+(remainder and floor_divide too, as PyTorch's algorithms start from fmod); with the switch
+off, NumPy's ufuncs (remainder: PyTorch's steps from fmod).
 
 Exact, not near: a float32 quotient a / b computed in float64 is within 2**-29 of the true
 one while |a / b| < 2**24, and a true quotient that is not a whole number lies at least
@@ -56,6 +57,25 @@ def floor_divide(a: Any, b: Any) -> Any:
     if d.ndim:
         outside |= xp.isinf(d)  # a / inf is +-0, where PyTorch's steps give -1 below 0
     return patched(q.astype(xp.float32), outside, xp.floor_divide, a, d)
+
+
+def remainder(a: Any, b: Any, plain: Any) -> Any:
+    """PyTorch's remainder (b's sign, a zero a's) of a float32 array and a number, in
+    float64: a - floor(a / b) * b, exact as fmod's a - trunc(a / b) * b is, then rounded once,
+    as PyTorch's fmod + b rounds its exact sum; zeros (whose sign is a's) and the elements
+    past the bounds take ``plain`` (PyTorch's steps), each on its own. None where the passes
+    do not apply (b an array, a small or not float32, the switch off)."""
+    d = None if isinstance(b, array.ndarray) else _divisor(a, b)
+    if d is None or math.isinf(d) or d == 0:  # every element would take plain
+        return None
+    q = xp.divide(a, d, dtype=xp.float64)
+    xp.floor(q, out=q)
+    outside = ~(xp.abs(q) < FMOD_QUOTIENT_MAX)  # NaN and inf quotients too
+    q *= d
+    out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
+    outside |= out == 0
+    outside |= xp.isnan(out)
+    return patched(out, outside, plain, a, d)
 
 
 def _divisor(a: Any, b: Any) -> Any:

@@ -123,14 +123,20 @@ class Remainder(Function):
     saves_inputs = "others"  # a for b's gradient (remainder_ writes a); b for its own too
 
     def forward(self, a: Any, b: Any) -> Any:
-        value = division.fmod(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
-        return select((value != 0) & ((value < 0) != (b < 0)), value + b, value)
+        out = division.remainder(a, b, _remainder)  # a number b: floor's passes (fastpath)
+        return _remainder(a, b) if out is None else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
         if not self.needs_input_grad[1]:
             return grad, None
         return grad, -grad * a.div(b, rounding_mode="floor")
+
+
+def _remainder(a: Any, b: Any) -> Any:
+    """PyTorch's steps: fmod, then + b where it is not 0 and its sign is not b's."""
+    value = division.fmod(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
+    return select((value != 0) & ((value < 0) != (b < 0)), value + b, value)
 
 
 class Rounded(Function):
