@@ -272,6 +272,15 @@ TRICKS = [
         "one take per tap, weighted and added in turn",
     ),
     Trick(
+        "resampling the axis that shrinks most first",
+        "chainrule.ops.resample:_Resample.forward",
+        "interpolate_bilinear at 10^6 float32 elements, (16666, 3, 5, 4) to (3, 10), "
+        "chainrule over PyTorch (catalog, same sitting): forward 0.67-0.68x against 1.76x, "
+        "forward and backward 1.0-1.14x against 1.6x; interpolate_bicubic's forward and "
+        "backward 0.8x against 1.16-1.19x; the small rows alike (42-57 us either way)",
+        "the last axis first, then the one before it (PyTorch's order)",
+    ),
+    Trick(
         "a tap of a short last axis by indexing",
         "chainrule.ops.resample:_gather",
         "two taps of float32 rows of 4 to 8 outputs, 10^6 values: 3.8-4.0 against 5.3-5.7 ms; "

@@ -97,9 +97,14 @@ class _Resample(Function):
         """maps: (taps, weights) per resampled (last) axis; sizes: the input's size along
         each of those axes (for the adjoint)."""
         self.maps, self.sizes = maps, sizes
-        out, k = x, len(maps)
-        for axis in range(x.ndim - 1, x.ndim - 1 - k, -1):
-            out = _along(out, axis, *maps[axis - (x.ndim - k)])
+        out, first = x, x.ndim - len(maps)  # maps[i] for axis first + i
+        last_first = range(x.ndim - 1, first - 1, -1)
+        if fastpath.enabled():  # the axis that shrinks most first: fewer values for the rest
+            axes = sorted(last_first, key=lambda a: len(maps[a - first][0]) / max(x.shape[a], 1))
+        else:  # PyTorch's order
+            axes = list(last_first)
+        for axis in axes:
+            out = _along(out, axis, *maps[axis - first])
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
