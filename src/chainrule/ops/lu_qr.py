@@ -339,8 +339,8 @@ def row_order(pivots: Any, m: int) -> Any:
     batch = pivots.shape[:-1]
     count = math.prod(batch)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
-    if count * piv.shape[-1] <= 1024:  # the swaps one by one on lists: for few swaps in
-        # all, a tenth of the time of the array indexing below (a call per column)
+    if count <= 16:  # the swaps one by one on lists: for a few matrices, less time than
+        # the array indexing below (a call per column, whatever the batch)
         perms = []
         for swaps in piv.tolist():
             row = list(range(m))
@@ -348,12 +348,13 @@ def row_order(pivots: Any, m: int) -> Any:
                 row[i], row[j] = row[j], row[i]
             perms.append(row)
         return xp.asarray(perms, dtype=xp.int64, like=pivots).reshape(*batch, m)
-    perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
-    rows = xp.arange(count)
+    # column i's swap over the whole batch at once, on the rows laid end to end
+    first = xp.arange(0, count * m, m, like=pivots)  # (count,): where each matrix's rows start
+    piv += first[:, None]
+    perm = xp.tile(xp.arange(m, like=pivots), count)  # (count * m,)
     for i in range(piv.shape[-1]):
-        j = piv[:, i]
-        a, b = perm[rows, i].copy(), perm[rows, j].copy()
-        perm[rows, i], perm[rows, j] = b, a
+        here, there = first + i, piv[:, i]
+        perm[here], perm[there] = perm[there], perm[here]
     return perm.reshape(*batch, m)
 
 
