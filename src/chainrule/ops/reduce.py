@@ -55,7 +55,12 @@ def _filled(kept: Any, grad: Any, fn: Any) -> Any:
 
 def _count(a: Any, dims: Any) -> int:
     """How many elements of a each result of a reduction over ``dims`` (None: all) covers."""
-    return a.size if dims is None else math.prod([a.shape[d] for d in dims])
+    if dims is None:
+        return a.size
+    n, shape = 1, a.shape
+    for d in dims:  # a loop: math.prod of a list is a call more
+        n *= shape[d]
+    return n
 
 
 def _column_major(a: Any, dims: Any) -> Any:
@@ -63,7 +68,9 @@ def _column_major(a: Any, dims: Any) -> Any:
     2-D array's column-major copy), where a C-ordered array of at least 32 rows (the product
     of the other dims) is reduced over its last axis of at most 16 elements; a as it is laid
     out with the fast path off."""
-    last = getattr(a, "ndim", 0) - 1
+    if getattr(a, "size", 0) < 32:  # fewer elements than the 32 rows it takes: nothing more
+        return a
+    last = a.ndim - 1
     if (
         last >= 1
         and (dims == last or dims == (last,))
@@ -157,6 +164,11 @@ class Mean(Function):
         return (_filled(kept, grad, self),)
 
 
+def _passes_add(a: Any, axis: Any, keepdims: bool) -> Any:
+    """passes.reduce of a sum, called as the ufunc's reduce is (the spread's sums)."""
+    return passes.reduce(xp.add, a, axis, keepdims)
+
+
 class _Spread(Function):
     """The variance's forward and rule, which var, std, var_mean and std_mean share."""
 
@@ -181,13 +193,16 @@ class _Spread(Function):
     def _spread(self, a: Any, n: int, keepdim: bool) -> Any:
         """The sum of squares about the mean over dims; the mean (.., 1, ..) kept for
         backward and var_mean. Sums by the ufunc's reduce: no Python wrapper."""
+        dims = self.dims
+        # the ufunc's own reduce where passes.reduce would call it (a small array): no call
+        add = xp.add.reduce if a.size < passes.SIZE_MIN else _passes_add
         if a.dtype.itemsize < 4 or not n:  # NumPy's mean: halves summed in float32, and
-            self.mean = a.mean(axis=self.dims, keepdims=True)  # the NaN of nothing
+            self.mean = a.mean(axis=dims, keepdims=True)  # the NaN of nothing
         else:  # mean's own sum and division
-            self.mean = passes.reduce(xp.add, a, self.dims, True) / n
+            self.mean = add(a, axis=dims, keepdims=True) / n
         centred = a - self.mean
         centred *= centred
-        return passes.reduce(xp.add, centred, self.dims, keepdim)
+        return add(centred, axis=dims, keepdims=keepdim)
 
     def _grad(self, g: Any, a: Any, mean: Any) -> Any:
         """The rule on g and a, both Tensors or both arrays; ``mean`` (on arrays) is the one
