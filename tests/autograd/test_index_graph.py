@@ -67,6 +67,12 @@ MIXED = {
     "x[None, ..., idx, None]": (None, Ellipsis, [0, 4], None),
     "x[idx, True]": ([0, 2], True),
     "x[..., False, idx]": (Ellipsis, False, [1]),
+    "x[..., mask2d]": (Ellipsis, [[True, False, False, True, True]] * 4),
+    "x[mask2d, ..., idx]": (
+        [[True, False, False, False], [False, False, True, False]] + [[False] * 4],
+        Ellipsis,
+        [0, 4],
+    ),
 }
 
 

@@ -21,12 +21,15 @@ def indices(fn: Any) -> tuple[Any, ...]:
         _, index, sizes = advanced_steps(index, fn.inputs[0]._array.shape)
         ndim = len(sizes)
     parts: list[Any] = []
+    taken = 0  # the dims the parts so far index (a mask its own)
     for k, part in enumerate(index):
         if part is Ellipsis:
-            rest = sum(p is not None and p is not Ellipsis for p in index[k + 1 :])
-            parts += [None] * (ndim - len(parts) - rest)
+            rest = sum(_dims_taken(p) for p in index[k + 1 :])
+            parts += [None] * (ndim - taken - rest)
+            taken = ndim - rest
         elif part is not None:
             parts.append(None if isinstance(part, slice) else array.xp.asarray(part))
+            taken += _dims_taken(part)
     while parts and parts[-1] is None:
         parts.pop()
     return tuple(parts)
