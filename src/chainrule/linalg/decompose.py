@@ -127,12 +127,14 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending."""
     A = matrices(A, "linalg.svdvals")
     if A._array.size == 0:
-        S = xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype)
-    else:
-        S = lapack.svd(A._array, compute_uv=False)  # without the vectors: twice as fast
+        result = None, xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), None
+    elif A.requires_grad and modes.grad_enabled:  # the vectors backward reads, as PyTorch's
+        result = lapack.svd(A._array, full_matrices=False)
+    else:  # without the vectors: twice as fast
+        result = None, lapack.svd(A._array, compute_uv=False), None
     if _untracked(A):  # no node: LAPACK's array as it is
-        return constant(S)
-    return D.LinalgSvdEx.apply(A, part="S", result=(None, S, None))
+        return constant(result[1])
+    return D.LinalgSvdEx.apply(A, part="S", result=result)
 
 
 @with_out("linalg")
