@@ -380,10 +380,15 @@ class Aminmax(Function):
     def forward(self, a: Any, dims: Any = None, keepdim: bool = False) -> Any:
         self.dims, self.keepdim = dims, keepdim
         a = _column_major(a, dims)
-        least = passes.reduce(xp.minimum, a, dims, keepdim)  # amin without its wrapper
+        if a.size < passes.SIZE_MIN:  # the ufuncs' own reduce, as passes.reduce calls it there
+            least = xp.minimum.reduce(a, axis=dims, keepdims=keepdim)  # amin without its wrapper
+            most = xp.maximum.reduce(a, axis=dims, keepdims=keepdim)
+        else:
+            least = passes.reduce(xp.minimum, a, dims, keepdim)
+            most = passes.reduce(xp.maximum, a, dims, keepdim)
         out = xp.empty((2, *least.shape), dtype=a.dtype, like=a)  # (2, *reduced)
         out[0] = least
-        out[1] = passes.reduce(xp.maximum, a, dims, keepdim)
+        out[1] = most
         return out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
