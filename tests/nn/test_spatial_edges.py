@@ -1,8 +1,8 @@
 """Edge cases of grid_sample and nearest interpolation against PyTorch: empty batches, empty
 grids and empty channels (values and gradients' shapes), an axis of one with align_corners
-under reflection (its one position, slope 0), positions reflected many times over, and
-constant padding's value cast into an integer dtype (within its range: out of it PyTorch
-refuses, chainrule wraps)."""
+under reflection (its one position, slope 0), positions reflected many times over, NaN and
+infinite positions, and constant padding's value cast into an integer dtype (within its
+range: out of it PyTorch refuses, chainrule wraps)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,31 @@ EMPTY = [
     ((0, 2, 3, 4, 2), (0, 1, 2, 2, 3)),
     ((1, 2, 3, 4, 2), (1, 0, 2, 2, 3)),
 ]
+
+
+NONFINITE = [np.nan, np.inf, -np.inf, 1e30, -1e30, 0.5, -0.7]
+
+
+@pytest.mark.parametrize("corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_at_nan_and_infinite_positions(mode: str, corners: bool) -> None:
+    """Every pair of NaN, inf, huge and plain coordinates, zeros padding: PyTorch's values
+    and gradients. A tap outside added its NaN weight to grad_x, grad_grid was NaN along an
+    axis whose own weights were finite (PyTorch's is NaN only beside a non-finite one), and
+    nearest's grad_grid was grid * 0, NaN there (PyTorch's: zeros). Not the other paddings:
+    there PyTorch's vector loop reads a NaN position's taps at an arbitrary index (the
+    process can crash); nor 3-D, where PyTorch's loop skips a tap outside altogether."""
+    x = np.random.default_rng(0).standard_normal((1, 2, 3, 4))
+    grid = np.array(np.meshgrid(NONFINITE, NONFINITE, indexing="ij")).T.reshape(1, 7, 7, 2)
+    ours, theirs = _both(
+        lambda m, a, g: m.nn.functional.grid_sample(
+            a, g, mode=mode, padding_mode="zeros", align_corners=corners
+        ),
+        x,
+        grid,
+    )
+    for got, want in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)  # NaN where PyTorch's
 
 
 def _both(fn: Any, *arrays: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:

@@ -19,6 +19,7 @@ from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
 from ..bounded import Bounded
+from .elementwise import Where
 from .movement import Stack
 
 if TYPE_CHECKING:
@@ -110,9 +111,9 @@ def _polynomials(mode: str, kind: Any) -> tuple[Any, ...]:
 
 
 def _slopes(t: Any, mode: str) -> list[Any]:
-    """The derivative in t of each of _weights' weights."""
-    if mode == "bilinear":
-        return [t * 0 - 1, t * 0 + 1]
+    """The derivative in t of each of _weights' weights (t a Tensor)."""
+    if mode == "bilinear":  # constants, -1 and 1 at a NaN or infinite t too, as PyTorch's
+        return [_const(-1.0, t._array), _const(1.0, t._array)]
     a = _CUBIC_A
 
     def near(u: Any) -> Any:
@@ -365,36 +366,39 @@ class GridSampler2d(Function):
         k, p = self.index.shape[0], self.grid_used.shape[1]
         spatial = self.index - self.starts  # (K, M): each tap's place within its sample
         places = spatial.reshape(k, n, p).transpose(1, 0, 2).reshape(n, 1, k * p)
-        insides: list[Any] = [None if m is None else _const(m, None) for m in self.insides]
-        if self.mode == "nearest":
-            ts, per_axis = self.ts, insides
+        if self.mode == "nearest":  # the weights are the insides (never None here)
+            ts, per_axis = self.ts, [_const(m, None) for m in self.insides]
         else:
             ts = self._fractions(grid)
             polys = _polynomials(self.mode, self.grid_used.dtype)  # (T, 1) each
             if type(self.grid_used) is not array.host.ndarray:
                 polys = tuple(array.from_host(part, self.grid_used) for part in polys)
-            weights = [_weights(t[:, None], polys) for t in ts]
-            per_axis = [_masked(v, m) for v, m in zip(weights, insides, strict=True)]
-        w = _combined(per_axis)  # (N, K, P), zero outside the input
+            per_axis = [_weights(t[:, None], polys) for t in ts]
+        # the taps within the input, (N, K, P) (None: every tap is); as PyTorch's, a tap
+        # outside adds nothing, selected out, where a NaN or infinite position makes its
+        # weights NaN (the weights themselves are not masked: the gradient of a position
+        # along one axis is NaN where its weights along another are)
+        within = None  # nearest's weights are the insides themselves: nothing to select
+        if self.mode != "nearest" and self.insides[0] is not None:
+            within = _combined(self.insides) != 0  # on the arrays: no Tensor ops
+        w = _combined(per_axis)  # (N, K, P)
         g = grad.reshape(n, c, 1, p)
         index = _const(xp.broadcast_to(places, (n, c, k * p)), None)  # (N, C, K*P)
         gx = gg = None
         if need_x:
-            parts = (g * w.unsqueeze(1)).reshape(n, c, k * p)  # (N, C, K*P)
+            added = _within(g * w.unsqueeze(1), None if within is None else within[:, None])
+            added = added.reshape(n, c, k * p)  # (N, C, K*P)
             zeros = _const(xp.zeros((n, c, math.prod(x.shape[2:])), dtype=x._array.dtype,
                                     like=x._array), None)  # fmt: skip
-            gx = zeros.scatter_add(2, index, parts.to(x.dtype)).reshape(x.shape)
+            gx = zeros.scatter_add(2, index, added.to(x.dtype)).reshape(x.shape)
         if need_g:
-            if self.mode == "nearest":  # a step function: no gradient, as PyTorch's
-                gg = grid * 0
+            if self.mode == "nearest":  # a step function: zeros (at NaN too), as PyTorch's
+                gg = _const(xp.zeros_like(grid._array), None)
             else:
                 flat = x.reshape(n, c, math.prod(x.shape[2:]))  # (N, C, H*W)
                 vals = flat.gather(2, index).reshape(n, c, k, p)
-                along = (g * vals).sum(1)  # (N, K, P): sum_c grad * x at tap k
-                slopes = [
-                    _masked(stack(_slopes(t, self.mode), 1), m)
-                    for t, m in zip(ts, insides, strict=True)
-                ]
+                along = _within((g * vals).sum(1), within)  # (N, K, P): sum_c grad * x at k
+                slopes = [stack(_slopes(t, self.mode), 1) for t in ts]
                 parts = []
                 for d, slope in enumerate(self.slopes):
                     dw = _combined([slopes[e] if e == d else per_axis[e] for e in range(len(ts))])
@@ -414,9 +418,10 @@ class GridSampler3d(GridSampler2d):
     )
 
 
-def _masked(values: Tensor, inside: Tensor | None) -> Tensor:
-    """values zeroed at the taps outside the input (inside None: every tap is within)."""
-    return values if inside is None else values * inside
+def _within(values: Tensor, within: Any) -> Tensor:
+    """values where the tap is within the input, 0 where it is not, selected (a NaN value
+    outside is 0 too); within None: every tap is."""
+    return values if within is None else Where.apply(within, values, 0.0)
 
 
 def _const(values: Any, like: Any) -> Any:
