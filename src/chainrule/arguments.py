@@ -329,7 +329,7 @@ def index_arg(index: Any, arr: Any) -> Any:
     if not isinstance(index, tuple):
         index = (index,)
     cuda = type(arr) is not array.host.ndarray
-    out = []
+    out: list[Any] = []
     for i in index:
         if isinstance(i, tensor_type()):
             i = i._array
@@ -349,8 +349,27 @@ def index_arg(index: Any, arr: Any) -> Any:
                         f"device (cpu); got an index on {array.device_of(i)}"
                     )
                 i = array.from_host(i, arr)
+            if i.dtype.kind == "b" and i.size == 0 and i.ndim:
+                _empty_mask_fits(out, i, arr)
         out.append(i)
     return tuple(out)
+
+
+def _empty_mask_fits(before: list, mask: Any, arr: Any) -> None:
+    """Refuse, as PyTorch, an empty mask whose shape is not that of the dims it indexes
+    (NumPy takes it, picking nothing), where no Ellipsis comes before it to place it."""
+    if any(part is Ellipsis for part in before):
+        return
+    at = sum(0 if part is None else part.ndim if _is_mask(part) else 1 for part in before)
+    if tuple(mask.shape) != tuple(arr.shape[at : at + mask.ndim]):
+        raise IndexError(
+            f"getitem: the shape of the mask {list(mask.shape)} at index {len(before)} does "
+            f"not match the shape of the indexed tensor {list(arr.shape)} at index {at}"
+        )
+
+
+def _is_mask(part: Any) -> bool:
+    return isinstance(part, array.ndarray) and part.dtype.kind == "b"
 
 
 _FROM_START = slice(0, None)

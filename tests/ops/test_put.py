@@ -63,3 +63,29 @@ def test_index_put_at_a_0d_index_is_torchs_with_its_gradients(accumulate):
         found.append([out.detach().numpy(), x.grad.numpy(), values.grad.numpy()])
     for got, want in zip(*found, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+EMPTY_MASKS = [  # a shape, the index before an empty mask
+    ((3,), ()),
+    ((2, 3), (slice(None),)),
+    ((0,), ()),
+    ((2, 0), (slice(None),)),
+    ((2, 0), (1,)),
+    ((0, 3), ()),
+]
+
+
+@pytest.mark.parametrize("shape,lead", EMPTY_MASKS)
+def test_an_empty_mask_must_fit_its_dims_as_torchs(shape, lead):
+    """NumPy takes an empty mask against a dim of any size (picking nothing); PyTorch
+    refuses one whose shape is not the dims it indexes, in getitem and index_put_."""
+    found = []
+    for m in (cr, torch):
+        mask = m.zeros(0, dtype=m.bool)
+        try:
+            found.append(("shape", tuple(m.zeros(shape)[(*lead, mask)].shape)))
+            if not lead:
+                m.zeros(shape).index_put_((mask,), m.tensor(1.0))
+        except IndexError as e:
+            found.append(("refused", "does not match" in str(e)))
+    assert found[0] == found[1]
