@@ -82,12 +82,6 @@ def index_steps(fn: Any) -> list[tuple[str, int, Any, tuple]]:
     return [*steps, ("IndexBackward0", 0, None, sizes)]
 
 
-def _indexed_sizes(fn: Any) -> tuple[int, ...]:
-    """The sizes of what an advanced index's arrays index: its input's, less what its basic
-    parts take first (saved_made.advanced_steps)."""
-    return made.advanced_steps(_option(fn, "index"), _shape(fn, 0))[2]
-
-
 def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
     """Values PyTorch's node for an index's last step saves (saved_made.step_values): the
     node's, whose name is that step's; where a method gave them (saved.record's: select's
@@ -95,9 +89,7 @@ def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
 
     def read(key: str) -> Callable[[Any], Any]:
         def value(fn: Any) -> Any:
-            call = (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__).get(
-                "call", {}
-            )
+            call = made.call_of(fn)
             if key in call:
                 return None if call[key] is None else call[key] % 2**64
             steps = index_steps(fn)
@@ -127,11 +119,7 @@ def record(out: Any, **call: Any) -> Any:
 def called(key: str, default: Any = None) -> Callable[[Any], Any]:
     """An argument of the call that PyTorch's node saves and the primitive does not keep,
     which the Tensor method gave node.named (``default`` where the node was made otherwise)."""
-    return lambda fn: (
-        (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__)
-        .get("call", {})
-        .get(key, default)
-    )
+    return lambda fn: made.call_of(fn).get(key, default)
 
 
 def _exact(key: str) -> Callable[[Any], Any]:
@@ -470,7 +458,8 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "ScatterBackward0": {"dim": _opt("dim")},
     "ScatterAddBackward0": {"dim": called("dim")},
     "IndexCopyBackward0": _INDEXED, "IndexAddBackward0": {"alpha": _opt("alpha"), **_INDEXED},
-    "IndexBackward0": {"self_sym_sizes": _indexed_sizes},
+    # the sizes its arrays index: its input's, less what its basic parts take first
+    "IndexBackward0": {"self_sym_sizes": lambda fn: index_steps(fn)[-1][3]},
     "ScaledDotProductFlashAttentionForCpuBackward0": {
         "dropout_p": called("dropout_p", 0.0),
         "is_causal": _opt("is_causal"),

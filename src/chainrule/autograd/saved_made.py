@@ -261,6 +261,11 @@ def step_values(step: tuple[str, int, Any, tuple], end: int | None) -> dict[str,
     return {"dim": dim, "end": stop, "self_sym_sizes": sizes, "start": start, "step": by}
 
 
+def call_of(fn: Any) -> dict[str, Any]:
+    """The call's arguments a node keeps (saved.record's), while it lives and after release."""
+    return (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__).get("call", {})
+
+
 def as_given(*keys: str) -> dict[str, Any]:
     """Saved values read from the call's arguments as given (node.named's, saved.record's),
     a negative int shown unsigned, as PyTorch shows it (select_scatter's dim -1 is 2^64 - 1),
@@ -268,8 +273,7 @@ def as_given(*keys: str) -> dict[str, Any]:
 
     def read(key: str) -> Any:
         def value(fn: Any) -> Any:
-            own = fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__
-            given = own.get("call", {}).get(key)
+            given = call_of(fn).get(key)
             return None if given is None else given % 2**64
 
         return value
