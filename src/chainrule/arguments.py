@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from . import array
 from .array import device, no_cuda, no_pinning, resolve_device
 from .autograd.primitive import tensor_type
+from .autograd.saved_made import dims_taken
 
 __all__ = ["no_cuda", "no_pinning", "resolve_device"]  # the device checks
 
@@ -360,16 +361,12 @@ def _empty_mask_fits(before: list, mask: Any, arr: Any) -> None:
     (NumPy takes it, picking nothing), where no Ellipsis comes before it to place it."""
     if any(part is Ellipsis for part in before):
         return
-    at = sum(0 if part is None else part.ndim if _is_mask(part) else 1 for part in before)
+    at = sum(dims_taken(part) for part in before)
     if tuple(mask.shape) != tuple(arr.shape[at : at + mask.ndim]):
         raise IndexError(
             f"getitem: the shape of the mask {list(mask.shape)} at index {len(before)} does "
             f"not match the shape of the indexed tensor {list(arr.shape)} at index {at}"
         )
-
-
-def _is_mask(part: Any) -> bool:
-    return isinstance(part, array.ndarray) and part.dtype.kind == "b"
 
 
 _FROM_START = slice(0, None)

@@ -151,7 +151,9 @@ def test_a_step_method_saves_its_arguments_as_torch(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("shape", "mask"), [((3, 1), (1, 4)), ((4,), (2, 4)), ((4, 1, 3), (2, 3)), ((1, 1), (2, 1, 3))]
+    ("shape", "mask"),
+    [((3, 1), (1, 4)), ((4,), (2, 4)), ((4, 1, 3), (2, 3)), ((1, 1), (2, 1, 3))]
+    + [((0,), (2, 0)), ((1, 0), (2, 1, 0))],  # empty: a dim of 0 is no dim of 1
 )
 def test_masked_select_of_a_broadcast_input_is_one_node_as_torch(
     shape: tuple[int, ...], mask: tuple[int, ...]

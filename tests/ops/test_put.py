@@ -72,6 +72,9 @@ EMPTY_MASKS = [  # a shape, the index before an empty mask
     ((2, 0), (slice(None),)),
     ((2, 0), (1,)),
     ((0, 3), ()),
+    ((0, 4), (True,)),  # a bool takes no dim
+    ((3,), (True,)),
+    ((2, 0), (None, 1)),
 ]
 
 

@@ -24,12 +24,12 @@ def indices(fn: Any) -> tuple[Any, ...]:
     taken = 0  # the dims the parts so far index (a mask its own)
     for k, part in enumerate(index):
         if part is Ellipsis:
-            rest = sum(_dims_taken(p) for p in index[k + 1 :])
+            rest = sum(dims_taken(p) for p in index[k + 1 :])
             parts += [None] * (ndim - taken - rest)
             taken = ndim - rest
         elif part is not None:
             parts.append(None if isinstance(part, slice) else array.xp.asarray(part))
-            taken += _dims_taken(part)
+            taken += dims_taken(part)
     while parts and parts[-1] is None:
         parts.pop()
     return tuple(parts)
@@ -154,7 +154,7 @@ def whole_dims(index: Any, shape: tuple[int, ...]) -> Any:
     else:
         return index
     ndim, out = len(shape), []
-    counts = [_dims_taken(i) for i in index]
+    counts = [dims_taken(i) for i in index]
     dim = 0  # the dim of shape the part takes: counted from the end after an Ellipsis
     for k, i in enumerate(index):
         if i is Ellipsis:
@@ -178,7 +178,7 @@ def _in_order(part: Any) -> bool:
     return start in (None, 0) and step in (None, 1)
 
 
-def _dims_taken(part: Any) -> int:
+def dims_taken(part: Any) -> int:
     """How many dims of the tensor an index's part takes: a mask its own, None, an Ellipsis
     and a bool none (an Ellipsis's are counted apart), anything else one."""
     if isinstance(part, array.ndarray) and part.dtype.kind == "b":
@@ -231,7 +231,7 @@ def advanced_steps(index: tuple, shape: tuple[int, ...]) -> tuple[list, tuple, t
             basic.append(None)
             advanced.append(array.xp.zeros(int(part), dtype=array.int64))
         elif isinstance(part, array.ndarray) and part.ndim:
-            basic += [_ALL] * (part.ndim if part.dtype.kind == "b" else 1)
+            basic += [_ALL] * dims_taken(part)
             advanced.append(part)
         elif part is Ellipsis:
             basic.append(part)

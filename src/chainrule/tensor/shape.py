@@ -637,7 +637,7 @@ class Shape(Core):
         else:  # self broadcast: each picked value's place in self (PyTorch's one node)
             at = xp.nonzero(xp.broadcast_to(m, shape))  # (k,) for each dim of shape
             own = zip(at[len(shape) - self.ndim :], self.shape, strict=True)  # self's dims
-            index = [a if n > 1 else 0 for a, n in own]  # a dim of 1: its one place
+            index = [a if n != 1 else 0 for a, n in own]  # a dim of 1: its one place
             if max(self.shape) == 1:  # an array among them, for one value per pick
                 index[0] = xp.zeros_like(at[0])
             out = movement.GetItem.apply(self, index=tuple(index))
