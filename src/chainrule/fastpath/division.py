@@ -62,8 +62,8 @@ def floor_divide(a: Any, b: Any) -> Any:
 def remainder(a: Any, b: Any, plain: Any) -> Any:
     """PyTorch's remainder (b's sign, a zero a's) of a float32 array and a number, in
     float64: a - floor(a / b) * b, exact as fmod's a - trunc(a / b) * b is, then rounded once,
-    as PyTorch's fmod + b rounds its exact sum; zeros (whose sign is a's) and the elements
-    past the bounds take ``plain`` (PyTorch's steps), each on its own. None where the passes
+    as PyTorch's fmod + b rounds its exact sum, a zero with a's sign; the elements past the
+    bounds take ``plain`` (PyTorch's steps), each on its own. None where the passes
     do not apply (b an array, a small or not float32, the switch off)."""
     d = None if isinstance(b, array.ndarray) else _divisor(a, b)
     if d is None or math.isinf(d) or d == 0:  # every element would take plain
@@ -73,8 +73,7 @@ def remainder(a: Any, b: Any, plain: Any) -> Any:
     outside = ~(xp.abs(q) < FMOD_QUOTIENT_MAX)  # NaN and inf quotients too
     q *= d
     out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
-    outside |= out == 0
-    outside |= xp.isnan(out)
+    xp.copysign(out, a, out=out, where=out == 0)  # a zero has a's sign, as fmod's
     return patched(out, outside, plain, a, d)
 
 

@@ -19,7 +19,6 @@ from ..arguments import (
     normalize_dim,
 )
 from ..autograd import forward_ad
-from ..autograd.mode import state as modes
 from ..autograd.node import named
 from ..autograd.saved import record
 from ..constants import contiguous_format
@@ -551,10 +550,10 @@ class Indexing(Core):
         b = as_tensor(other)
         spread_a, spread_b, out = _kron_shapes(self._array.shape, b._array.shape)
         x, y = self._array, b._array
-        if fastpath.enabled() and x.dtype == y.dtype and x.dtype.char in "fd":
-            if fastpath.unwatched(self) and fastpath.unwatched(b) and not modes.anomaly:
-                # no node to record: the product of the spread arrays, a tensor of its own
-                return make((x.reshape(spread_a) * y.reshape(spread_b)).reshape(out))
+        made = fastpath.off_graph(self) and fastpath.off_graph(b)
+        if made and x.dtype == y.dtype and x.dtype.char in "fd":
+            # no node to record: the product of the spread arrays, a tensor of its own
+            return make((x.reshape(spread_a) * y.reshape(spread_b)).reshape(out))
         # shapes of the same sizes: reshape's parsing skipped; PyTorch's unsafe views
         left = named(self._reshaped(spread_a), "UnsafeViewBackward0")  # (a0, 1, a1, 1, ...)
         right = named(b._reshaped(spread_b), "UnsafeViewBackward0")  # (1, b0, 1, b1, ...)
