@@ -391,14 +391,17 @@ class LinalgSvdEx(LinalgSvd):
 def pinv_backward(grad: Any, pinv: Any, a: Any) -> Any:
     """PyTorch's pinv_backward: the gradient of A+ at A, in the smaller dims' products."""
     m, n = a.shape[-2:]
-    pinv_t, grad_t = pinv.mT, grad.mT
+    pinv_t, grad_t = pinv.swapaxes(-1, -2), grad.swapaxes(-1, -2)  # arrays have no mT on
+    # NumPy 1
     if m <= n:
         K = grad_t @ pinv
         KpinvT = K @ pinv_t
-        return -(pinv @ K).mT + KpinvT - (a @ pinv) @ KpinvT + (pinv_t @ pinv) @ (grad_t - K @ a)
+        first = -(pinv @ K).swapaxes(-1, -2)
+        return first + KpinvT - (a @ pinv) @ KpinvT + (pinv_t @ pinv) @ (grad_t - K @ a)
     K = pinv @ grad_t
     pinvTK = pinv_t @ K
-    return -(K @ pinv).mT + (grad_t - a @ K) @ pinv @ pinv_t + pinvTK - pinvTK @ pinv @ a
+    first = -(K @ pinv).swapaxes(-1, -2)
+    return first + (grad_t - a @ K) @ pinv @ pinv_t + pinvTK - pinvTK @ pinv @ a
 
 
 class LinalgPinv(Function):

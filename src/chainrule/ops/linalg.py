@@ -407,9 +407,7 @@ class LinalgSvd(Function):
         return (U @ g @ Vh,)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        U, S, Vh = self.reduced()
-        if U is None:  # svdvals kept S alone
-            U, S, Vh = lapack.svd(self.inputs[0]._array, full_matrices=False)
+        U, S, Vh = self.reduced()  # svdvals keeps U and Vh where a gradient is wanted
         return (svd_rule(self.part, grad, U, S, Vh),)
 
 
