@@ -566,6 +566,14 @@ def test_forward_errors_name_the_op_and_shapes() -> None:
         Fails.apply(cr.ones(2), 3.0)
 
 
+    class Says(Function):  # "; got " alone does not name the op: the message is wrapped
+        def forward(self, a: Any) -> Any:
+            raise ValueError("a bad value; got 3")
+
+    with pytest.raises(ValueError, match=r"^says: a bad value; got 3; got shape \(2,\)$"):
+        Says.apply(cr.ones(2))
+
+
 def test_detect_anomaly_names_the_op() -> None:
     x = cr.tensor([-1.0, 1.0], requires_grad=True)
     with cr.detect_anomaly(), pytest.raises(RuntimeError, match="Log: forward produced NaN"):

@@ -7,6 +7,7 @@ the node as PyTorch shows it node.py's, the version counters and views versions.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from .. import array
@@ -268,12 +269,15 @@ def _forward_anomaly(op: str, inputs: tuple[Any, ...], out: Any) -> None:
     )
 
 
+_NAMED = re.compile(r"[\w.]+: .*; got ", re.DOTALL)  # "op: what is wrong; got shapes ..."
+
+
 def _forward_error(op: str, err: Exception, inputs: tuple[Any, ...]) -> Exception:
     """The exception a failed forward re-raises: the same type, naming the op and the shapes
     (and, for a TypeError, the dtypes) of its inputs."""
     msg = str(err).rstrip(". ")
-    if msg.startswith(op + ":") or "; got " in msg:  # already says which op (maybe by its
-        # public name: linalg.cholesky for LinalgCholeskyEx), what is wrong and the shapes
+    if msg.startswith(op + ":") or _NAMED.match(msg):  # already says which op (maybe by
+        # its public name: linalg.cholesky for LinalgCholeskyEx), what is wrong and the shapes
         return err
     shapes = listed([str(tuple(getattr(x, "shape", ()))) for x in inputs])
     if "broadcast" in msg:
