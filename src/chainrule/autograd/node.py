@@ -93,7 +93,7 @@ class Node:
 
         def chain(edge: tuple[Any, int]) -> Node:
             for step in steps[:-1]:
-                values = saved_made.step_values(step, saved.INT64_MAX)
+                values = saved_made.step_values(step)
                 edge = (_STEP_NODES[step[0]](edge, values), 0)
             return edge[0]
 

@@ -21,7 +21,6 @@ from . import saved_spatial as spatial
 
 PREFIX = "_saved_"
 FREED = "freed"  # a call's array once release has freed it (snapshot)
-INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
 
 # A saved tensor: ("input", i, wanted_by) is input i, saved where input wanted_by (None:
 # always) wants a gradient; ("input.mT", ...) its transpose; ("result",) the output;
@@ -89,13 +88,12 @@ def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
 
     def read(key: str) -> Callable[[Any], Any]:
         def value(fn: Any) -> Any:
-            call = made.call_of(fn)
-            if key in call:
-                return None if call[key] is None else call[key] % 2**64
+            if key in made.call_of(fn):
+                return made.unsigned(made.call_of(fn)[key])
             steps = index_steps(fn)
             if not steps:  # a slice of a whole dim, which a method takes as a step
                 return _shape(fn, 0)  # self_sym_sizes (the method gave the others)
-            return made.step_values(steps[-1], INT64_MAX)[key]
+            return made.step_values(steps[-1])[key]
 
         return value
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from .. import array
 
+INT64_MAX = 2**63 - 1  # the end PyTorch records for a slice that runs to the end
+
 
 def indices(fn: Any) -> tuple[Any, ...]:
     """An advanced index's indices as PyTorch's index keeps them: an array for each dim indexed
@@ -248,17 +250,23 @@ def advanced_steps(index: tuple, shape: tuple[int, ...]) -> tuple[list, tuple, t
 _ALL = slice(None)
 
 
-def step_values(step: tuple[str, int, Any, tuple], end: int | None) -> dict[str, Any]:
+def step_values(step: tuple[str, int, Any, tuple]) -> dict[str, Any]:
     """What PyTorch's node of an index's step (index_steps') saves: a negative int shown
-    unsigned, as PyTorch shows it; ``end`` where a slice runs to the end."""
+    unsigned, as PyTorch shows it; INT64_MAX where a slice runs to the end."""
     name, dim, item, sizes = step
     if name == "UnsqueezeBackward0":
         return {"dim": dim}
     if name == "SelectBackward0":
         return {"dim": dim, "index": item % 2**64, "self_sym_sizes": sizes}
-    stop = end if item.stop is None else item.stop % 2**64
+    stop = INT64_MAX if item.stop is None else item.stop % 2**64
     start, by = (item.start or 0) % 2**64, item.step or 1
     return {"dim": dim, "end": stop, "self_sym_sizes": sizes, "start": start, "step": by}
+
+
+def unsigned(given: Any) -> Any:
+    """An int as PyTorch shows a saved one: a negative one unsigned (2^64 - 1 for -1); None
+    stays None."""
+    return None if given is None else given % 2**64
 
 
 def call_of(fn: Any) -> dict[str, Any]:
@@ -273,8 +281,7 @@ def as_given(*keys: str) -> dict[str, Any]:
 
     def read(key: str) -> Any:
         def value(fn: Any) -> Any:
-            given = call_of(fn).get(key)
-            return None if given is None else given % 2**64
+            return unsigned(call_of(fn).get(key))
 
         return value
 
@@ -286,9 +293,9 @@ def given_or_kept(key: str) -> Any:
     PyTorch shows it (diagonal's dim1 -2 is 2^64 - 2); else the one the node keeps."""
 
     def value(fn: Any) -> Any:
+        given = call_of(fn).get(key)
         own = fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__
-        given = own.get("call", {}).get(key)
-        return own[key] if given is None else given % 2**64
+        return own[key] if given is None else unsigned(given)
 
     return value
 
