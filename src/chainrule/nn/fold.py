@@ -15,6 +15,7 @@ from ..autograd.saved import record
 from ..bounded import Bounded
 from ..ops import conv as conv_ops
 from ..ops import shuffle as shuffle_ops
+from ..ops.windows import out_hw
 from ..tensor import Tensor, as_tensor
 from . import spatial_batching  # noqa: F401  (vmap's rules for these ops)
 from .module import Module
@@ -54,10 +55,7 @@ def _parse_block_args(op: str, kernel_size: Any, dilation: Any, padding: Any, st
 
 def _blocks(op: str, size: tuple, kernel: tuple, dil: tuple, pads: tuple, step: tuple) -> Any:
     """The number of blocks along each axis (Ho, Wo), which must be positive."""
-    n_out = tuple(
-        (n + 2 * p - d * (k - 1) - 1) // s + 1
-        for n, k, d, p, s in zip(size, kernel, dil, pads, step, strict=True)
-    )
+    n_out = out_hw(size, kernel, step, dil, tuple((p, p) for p in pads))
     if any(n <= 0 for n in n_out):
         raise ValueError(
             f"{op}: the sliding blocks do not fit: input spatial size {tuple(size)}, "

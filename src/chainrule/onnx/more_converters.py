@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import array
 from ..ops.padding import positions
+from ..ops.windows import strided_windows
 from .converters import variance
 from .export import (
     INT64_MAX,
@@ -375,9 +376,8 @@ def _strided(where: Any, n_in: int) -> tuple[int, int, int]:
     n_out, k = where.shape
     dilation = int(where[0, 1] - where[0, 0]) if k > 1 else 1
     stride = int(where[1, 0] - where[0, 0]) if n_out > 1 else max(1, n_in - (k - 1) * dilation)
-    host = array.host
-    made = host.arange(n_out)[:, None] * stride + host.arange(k) * dilation
-    if n_out < 1 or stride < 1 or dilation < 1 or not host.array_equal(where, made):
+    made = strided_windows(n_out, k, stride, dilation)
+    if n_out < 1 or stride < 1 or dilation < 1 or not array.host.array_equal(where, made):
         raise UnsupportedOperatorError(
             "onnx.export: op MaxPool3dWithIndices with windows other than a strided pool's has "
             "no ONNX mapping"
