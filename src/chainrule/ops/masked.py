@@ -41,8 +41,8 @@ class MaskedScatter(Function):
     def forward(self, a: Any, source: Any, mask: Any) -> Any:
         self.mask, self.source_shape = mask, source.shape
         out = xp.broadcast_to(a, mask.shape).copy()
-        lead = _repeated(mask) if out.size >= _PATTERN_FROM else 0
-        if fastpath.enabled() and lead:
+        lead = _repeated(mask) if fastpath.enabled() and out.size >= _PATTERN_FROM else 0
+        if lead:
             # rows of one pattern (fastpath/table.py): each row's places by one index
             pattern = xp.flatnonzero(mask[(0,) * lead])  # the places within a row
             rows = out.reshape(math.prod(mask.shape[:lead]), -1)  # (R, row)
@@ -66,4 +66,4 @@ class MaskedScatter(Function):
         return grad_a, picked.reshape(self.source_shape)
 
 
-_PATTERN_FROM = 1024  # places from which a pattern's rows fill faster than np.place
+_PATTERN_FROM = 1024  # elements from which a pattern's rows fill faster than np.place
