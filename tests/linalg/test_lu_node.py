@@ -21,7 +21,9 @@ def _lu(lib: Any, a: np.ndarray) -> tuple[Any, Any, Any]:
     return A, L, U
 
 
-@pytest.mark.parametrize("shape", [*SHAPES, (0, 3, 5), (2, 0, 3), (3, 0, 0)])
+@pytest.mark.parametrize(
+    "shape", [*SHAPES, (0, 3, 5), (2, 0, 3), (3, 0, 0), (17, 0, 0), (20, 3, 0)]
+)
 def test_one_node_as_torch(shape: tuple[int, ...]) -> None:
     """Matrices without elements too: no getrf, the one node still PyTorch's."""
     a = np.random.default_rng(0).standard_normal(shape)

@@ -376,6 +376,13 @@ TRICKS = [
         "getrf for each matrix",
     ),
     Trick(
+        "LU's row order of a few matrices on lists",
+        "chainrule.ops.lu_qr:row_order",
+        "row_order of LAPACK's swaps, one thread: (2, 8) 5.1 against 23.9 us; (16, 8) 19.8 "
+        "against 24.9 us; (4, 32) 13.7 against 69.6 us (up to 16 matrices)",
+        "each column's swaps over the whole batch at once, by array indexing",
+    ),
+    Trick(
         "inverse of many small matrices by columns",
         "chainrule.ops.lapack:inv",
         "linalg.inv of (111111, 3, 3) float32, one thread, loaded machine: 33 against 197 ms "

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from .. import fastpath
 from ..array import host, xp
 from ..autograd.primitive import Function
 from . import lapack
@@ -339,8 +340,8 @@ def row_order(pivots: Any, m: int) -> Any:
     batch = pivots.shape[:-1]
     count = math.prod(batch)
     piv = pivots.reshape(count, pivots.shape[-1]).astype(xp.int64) - 1
-    if count <= 16:  # the swaps one by one on lists: for a few matrices, less time than
-        # the array indexing below (a call per column, whatever the batch)
+    if fastpath.enabled() and count <= 16:  # the swaps one by one on lists: for a few
+        # matrices, less time than the array indexing below (a call per column)
         perms = []
         for swaps in piv.tolist():
             row = list(range(m))
@@ -349,7 +350,7 @@ def row_order(pivots: Any, m: int) -> Any:
             perms.append(row)
         return xp.asarray(perms, dtype=xp.int64, like=pivots).reshape(*batch, m)
     # column i's swap over the whole batch at once, on the rows laid end to end
-    first = xp.arange(0, count * m, m, like=pivots)  # (count,): where each matrix's rows start
+    first = xp.arange(count, like=pivots) * m  # (count,): where each matrix's rows start
     piv += first[:, None]
     perm = xp.tile(xp.arange(m, like=pivots), count)  # (count * m,)
     for i in range(piv.shape[-1]):
