@@ -38,7 +38,7 @@ def reduce(ufunc: Any, a: Any, dims: Any, keepdims: bool) -> Any:
     run of axes of a C-ordered array whose rows after that run are short, or where they are
     every dim of a C-ordered product (NumPy multiplies one element after another); by steps
     where they are one short axis across many lines (``stepped``'s)."""
-    if not state.on or a.size < SIZE_MIN or (ufunc in _WIDENED and a.dtype.char not in "fd"):
+    if not _applies(ufunc, a):
         return ufunc.reduce(a, axis=dims, keepdims=keepdims)
     if isinstance(dims, int):
         dims = (dims,)
@@ -63,6 +63,12 @@ def reduce(ufunc: Any, a: Any, dims: Any, keepdims: bool) -> Any:
     if _steps_pay(a, dims):
         return _stepped(ufunc, a, dims[0], keepdims)
     return ufunc.reduce(a, axis=dims, keepdims=keepdims)
+
+
+def _applies(ufunc: Any, a: Any) -> bool:
+    """Whether passes may take the ufunc over a: the switch on, a past SIZE_MIN elements, and
+    a float where the ufunc sums or multiplies (NumPy's reduce widens an integer's dtype)."""
+    return state.on and a.size >= SIZE_MIN and (ufunc not in _WIDENED or a.dtype.char in "fd")
 
 
 # Sums and products whose NumPy reduce widens an integer's dtype: passes keep to floats.
@@ -116,9 +122,7 @@ def stepped(ufunc: Any, a: Any, dims: Any, keepdims: bool) -> Any:
     """``reduce``'s result where it takes steps over a along dims (halving never takes them
     first there), else None: one axis of 2 to STEPS_MAX elements across at least LINES_MIN
     lines, with reduce's own checks (the switch, the size, a float's sum or product)."""
-    if a.size < SIZE_MIN or not state.on or dims is None:
-        return None
-    if ufunc in _WIDENED and a.dtype.char not in "fd":
+    if dims is None or not _applies(ufunc, a):
         return None
     dims = (dims,) if isinstance(dims, int) else dims
     return _stepped(ufunc, a, dims[0], keepdims) if _steps_pay(a, dims) else None
