@@ -107,3 +107,35 @@ def test_signed_zeros_where_pytorchs_own_loops_differ(fast: bool) -> None:
         for kept in (cr.tensor(x).clamp(min=zeros), cr.tensor(x).clamp(max=zeros)):
             at_zero = np.array(x) == 0
             assert np.array_equal(np.signbit(kept.numpy()[at_zero]), np.signbit(x)[at_zero])
+
+
+LEAKY_ZERO = {
+    "leaky_relu": lambda nn, x: nn.functional.leaky_relu(x, 0.0),
+    "leaky_relu(-0.0)": lambda nn, x: nn.functional.leaky_relu(x, -0.0),
+    "leaky_relu_": lambda nn, x: nn.functional.leaky_relu_(x.clone(), 0.0),
+    "LeakyReLU": lambda nn, x: nn.LeakyReLU(0.0)(x),
+}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_leaky_relu_at_slope_zero_multiplies_as_torch(fast: bool, dtype: str) -> None:
+    """leaky_relu with slope 0 is x * 0 below 0, as PyTorch's: -0.0 for a negative x, NaN for
+    -inf and NaN; its gradient is grad * 0 there (NaN for an infinite grad), not a select."""
+    values = [-2.0, -0.0, 0.0, 1.5, -np.inf, np.inf, np.nan]
+    grads = [-1.0, np.inf, 1.0, 2.0, np.nan, -1.0, 1.0]
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        for name, fn in LEAKY_ZERO.items():
+            a = cr.tensor(values, dtype=getattr(cr, dtype), requires_grad=True)
+            b = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=True)
+            ours, theirs = fn(cr.nn, a), fn(torch.nn, b)
+            if not name.endswith("_"):  # PyTorch's in-place node is LeakyReluBackward1
+                assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, name
+            (ga,) = cr.autograd.grad(ours, a, cr.tensor(grads, dtype=a.dtype))
+            (gb,) = torch.autograd.grad(theirs, b, torch.tensor(grads, dtype=b.dtype))
+            for x, y in (
+                (ours.detach().numpy(), theirs.detach().numpy()),
+                (ga.numpy(), gb.numpy()),
+            ):
+                np.testing.assert_array_equal(x, y, err_msg=name)
+                assert np.array_equal(np.signbit(x), np.signbit(y)), name

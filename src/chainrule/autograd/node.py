@@ -476,7 +476,7 @@ def _nll(arrays: list, options: dict) -> str:  # by the rank: over spatial dims,
 
 
 def _piecewise(arrays: list, options: dict) -> str:
-    return "LeakyReluBackward0" if options.get("slope") else "ThresholdBackward0"
+    return "LeakyReluBackward0" if options.get("leaky") else "ThresholdBackward0"
 
 
 def _by_forward(arrays: list, options: dict) -> str:  # forward sets node_name (clamp's by

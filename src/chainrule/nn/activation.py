@@ -50,7 +50,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         inplace,
         "leaky_relu",
         lambda x: elementwise.Piecewise.apply(
-            x, mask=x._array > 0, slope=negative_slope, other=0.0
+            x, mask=x._array > 0, slope=negative_slope, other=0.0, leaky=True
         ),
     )
 

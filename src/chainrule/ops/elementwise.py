@@ -478,32 +478,40 @@ class Piecewise(Function):
     """out = a where mask, else slope * a + other: the piecewise-linear activations
     (leaky_relu, hardtanh, relu6, threshold), the mask fixed by a's values and ``other`` a
     constant (a number or an array); ``whole``: other is a where mask too (hardtanh's clip),
-    so it is the result as it is"""
+    so it is the result as it is; ``leaky``: leaky_relu's a * slope, multiplied even at slope
+    0 (-0.0 for a negative a, NaN for -inf, and grad * 0 back, as PyTorch's)"""
 
     rule = "grad_a = grad where mask, else grad * slope"
     saves_inputs = True
 
-    def forward(self, a: Any, *, mask: Any, slope: Any, other: Any, whole: bool = False) -> Any:
-        self.mask, self.slope = mask, slope
+    def forward(
+        self, a: Any, *, mask: Any, slope: Any, other: Any, whole: bool = False, leaky: bool = False
+    ) -> Any:
+        self.mask, self.slope, self.leaky = mask, slope, leaky
         if whole:  # in a's dtype, as select's (an integer a clipped to float bounds)
             return other.astype(a.dtype, copy=False)
+        if leaky:
+            return leaky_below(a, mask, slope)
         if not slope:
             return select(mask, a, other)
-        if isinstance(other, ndarray) or other:
-            return select(mask, a, a * slope + other)
-        # leaky_relu's, whose mask is a > 0: no + 0, which made -0.0 * slope +0.0 (PyTorch's
-        # stays -0.0)
-        if slope > 0:
-            return leaky(a, slope)
-        return select(mask, a, a * slope)
+        return select(mask, a, a * slope + other)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self.mask, slope=self.slope),)
+        a = self.inputs[0]
+        return (Slopes.apply(grad, a, mask=self.mask, slope=self.slope, leaky=self.leaky),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        if self.slope:
+        if self.slope or self.leaky:
             return (select(self.mask, grad, grad * self.slope),)
         return (masked(grad, self.mask),)
+
+
+def leaky_below(a: Any, mask: Any, slope: Any) -> Any:
+    """leaky_relu's a where mask (a > 0), else a * slope: no + 0, which made -0.0 * slope
+    +0.0 (PyTorch's stays -0.0)."""
+    if slope > 0:
+        return leaky(a, slope)
+    return select(mask, a, a * slope)
 
 
 def leaky(a: Any, slope: Any) -> Any:
@@ -516,25 +524,26 @@ def leaky(a: Any, slope: Any) -> Any:
 
 
 class Slopes(Function):
-    """out = g where mask, else g * slope (0 selects, so NaN stays out): the gradient of a
-    piecewise-linear op, recorded with that op's input (or output) ``a`` among its inputs,
-    whose derivative in ``a`` is 0. A second derivative through relu, clamp or leaky_relu is
-    then zeros, as PyTorch's (its threshold_backward and leaky_relu_backward take the input
-    too), rather than a gradient that never depended on the input."""
+    """out = g where mask, else g * slope (0 selects, so NaN stays out, unless ``leaky``: then
+    leaky_relu_backward's g * 0): the gradient of a piecewise-linear op, recorded with that
+    op's input (or output) ``a`` among its inputs, whose derivative in ``a`` is 0. A second
+    derivative through relu, clamp or leaky_relu is then zeros, as PyTorch's (its
+    threshold_backward and leaky_relu_backward take the input too), rather than a gradient
+    that never depended on the input."""
 
     rule = "grad_g = grad where mask, else grad * slope; grad_a = 0"
     saves_inputs = True
 
-    def forward(self, g: Any, a: Any, *, mask: Any, slope: Any) -> Any:
-        self.mask, self.slope = mask, slope
-        if slope:
+    def forward(self, g: Any, a: Any, *, mask: Any, slope: Any, leaky: bool = False) -> Any:
+        self.mask, self.slope, self.leaky = mask, slope, leaky
+        if slope or leaky:
             return select(mask, g, g * slope)
         return masked(g, mask)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_g, need_a = self.needs_input_grad
-        a = self.inputs[1]
-        gg = Slopes.apply(grad, a, mask=self.mask, slope=self.slope) if need_g else None
+        a, mask, slope = self.inputs[1], self.mask, self.slope
+        gg = Slopes.apply(grad, a, mask=mask, slope=slope, leaky=self.leaky) if need_g else None
         return gg, a.new_zeros(a.shape) if need_a else None
 
 
