@@ -244,14 +244,14 @@ class LinalgLu(Function):
         n = lu.shape[-1]
         if lu.shape[-2] != n or not lapack.host_float(lu):
             return tensor_rule(self, grad, out)
-        below, eye, upper = _triangles(n, n, lu.dtype)  # masks, kept for a small matrix
+        below, _, upper = _triangles(n, n, lu.dtype)  # masks, kept for a small matrix
+        zero = lu.dtype.type(0)
         if self.packed:  # L's or U's gradient in LU's layout
-            return (xp.where(below if self.part == "L" else upper, grad, lu.dtype.type(0)),)
+            return (xp.where(below if self.part == "L" else upper, grad, zero),)
         self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
-        L, U = xp.where(below, lu, eye), xp.where(upper, lu, lu.dtype.type(0))
+        L, U = triangle(lu, "L"), triangle(lu, "U")
         Lt, Ut = xp.swapaxes(L, -1, -2), xp.swapaxes(U, -1, -2)
         # tril(L^T grad_L, -1) + triu(grad_U U^T): the two triangles cover a square matrix
-        zero = lu.dtype.type(0)
         g = xp.where(below, Lt @ xp.where(below, grad, zero), xp.where(upper, grad, zero) @ Ut)
         g = xp.swapaxes(lapack.solve_triangular(U, xp.swapaxes(g, -1, -2), False), -1, -2)
         g = lapack.solve_triangular(Lt, g, False, unit=True)  # L^-T g U^-T
