@@ -172,7 +172,7 @@ def cholesky_ex(
     A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None
 ) -> CholeskyEx:
     """(L, info): info (int32) is 0, or the order of the first leading minor that is not
-    positive-definite (L is then NaN)."""
+    positive-definite (L is then factored up to it, as PyTorch's)."""
     A = matrices(A, "linalg.cholesky_ex", square=True)
     L = D.LinalgCholeskyEx.apply(A, upper=upper, check=check_errors)
     info = D.cholesky_info(A._array) if A._array.size else xp.zeros(A.shape[:-2], xp.int32)

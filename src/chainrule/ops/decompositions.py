@@ -298,9 +298,7 @@ class LinalgCholeskyEx(Function):
                     f"leading minor of order {int(flat[first])} is not positive-definite); "
                     f"got shape {tuple(a.shape)}"
                 ) from None
-            out = xp.full_like(a, xp.nan)
-            good = info == 0
-            out[good] = xp.linalg.cholesky(a[good])
+            out = from_host(lapack.cholesky_stopped(to_host(a), to_host(info)), a)
         return xp.swapaxes(out, -1, -2).copy() if upper else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

@@ -172,6 +172,27 @@ def cholesky(a: Any) -> Any:
     return L
 
 
+def cholesky_stopped(a: Any, info: Any) -> Any:
+    """PyTorch's L for each host matrix of a (..., n, n) by potrf's info (its batch shape):
+    L where info is 0; where it is k, the first leading minor that is not positive-definite,
+    what potf2 leaves (and MKL's potrf, PyTorch's): the first k - 1 columns factored,
+    L[k-1, k-1] = a[k-1, k-1] - L[k-1, :k-1] . L[k-1, :k-1] (not positive), and the rest of
+    a's lower triangle as it was."""
+    out = host.tril(a)
+    flat, stops = out.reshape(-1, *a.shape[-2:]), info.reshape(-1)  # views of out
+    good = stops == 0
+    if good.any():
+        flat[good] = host.linalg.cholesky(flat[good])
+    for i in host.flatnonzero(stops):
+        m, j = flat[i], int(stops[i]) - 1
+        if j:
+            top = host.linalg.cholesky(m[:j, :j])  # (j, j)
+            m[j:, :j] = solve_triangular(top, m[j:, :j].T, lower=True).T  # (n - j, j)
+            m[:j, :j] = top
+            m[j, j] -= m[j, :j] @ m[j, :j]
+    return out
+
+
 def eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:
     """(eigenvalues ascending, eigenvectors), by syevd as NumPy's and PyTorch's: called
     directly for one matrix (SciPy's eigh spends six times the routine's time on a small one
