@@ -1,8 +1,10 @@
 """cholesky_ex of matrices that are not positive-definite, against PyTorch: L factored up
 to the first leading minor that is not (as potrf leaves it) and info, on both paths (one
-LAPACK call and the steps by columns for many small matrices)."""
+LAPACK call and the steps by columns for many small matrices); each cholesky's error names
+its own op."""
 
 import contextlib
+import warnings
 
 import numpy as np
 import pytest
@@ -48,3 +50,23 @@ def test_cholesky_ex_stops_where_torchs_stops(case: str, dtype: str, fast: bool)
             np.testing.assert_allclose(L.numpy(), want.numpy(), rtol=tol, atol=tol)
             np.testing.assert_array_equal(info.numpy(), want_info.numpy())
             assert L.dtype == getattr(cr, dtype) and info.dtype == cr.int32
+
+
+CALLS = {
+    "cholesky": lambda m, a: m.cholesky(a),
+    "Tensor.cholesky": lambda m, a: a.cholesky(upper=True),
+    "linalg.cholesky": lambda m, a: m.linalg.cholesky(a),
+    "linalg.cholesky_ex": lambda m, a: m.linalg.cholesky_ex(a, check_errors=True),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_each_cholesky_names_its_own_op_in_its_error(call: str) -> None:
+    a = _stopping(3, [2], "float64")[0]
+    with pytest.raises(torch.linalg.LinAlgError) as theirs, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.cholesky is deprecated
+        CALLS[call](torch, torch.tensor(a))
+    with pytest.raises(cr.linalg.LinAlgError) as ours:
+        CALLS[call](cr, cr.tensor(a))
+    op = str(theirs.value).split(":")[0]
+    assert str(ours.value).startswith(op + ": The factorization could not be completed")

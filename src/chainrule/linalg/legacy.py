@@ -60,8 +60,9 @@ def matrix_exp(input: Any) -> Tensor:
 
 
 def cholesky(input: Any, upper: bool = False) -> Tensor:
-    """linalg.cholesky, its node PyTorch's of this older op (CholeskyBackward0)."""
-    return named(solvers.cholesky(input, upper=upper), "CholeskyBackward0")
+    """linalg.cholesky, its node and errors PyTorch's of this older op (CholeskyBackward0)."""
+    A = matrices(input, "cholesky", square=True)
+    return named(D.LinalgCholeskyEx.apply(A, upper=upper, op="cholesky"), "CholeskyBackward0")
 
 
 def cholesky_solve(input: Any, input2: Any, upper: bool = False) -> Tensor:

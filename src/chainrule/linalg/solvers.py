@@ -174,7 +174,7 @@ def cholesky_ex(
     """(L, info): info (int32) is 0, or the order of the first leading minor that is not
     positive-definite (L is then factored up to it, as PyTorch's)."""
     A = matrices(A, "linalg.cholesky_ex", square=True)
-    L = D.LinalgCholeskyEx.apply(A, upper=upper, check=check_errors)
+    L = D.LinalgCholeskyEx.apply(A, upper=upper, check=check_errors, op="linalg.cholesky_ex")
     info = D.cholesky_info(A._array) if A._array.size else xp.zeros(A.shape[:-2], xp.int32)
     return CholeskyEx(L, constant(info))
 

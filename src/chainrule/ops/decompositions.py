@@ -272,7 +272,7 @@ class LinalgSlogdet(Function):
 
 class LinalgCholeskyEx(Function):
     """out = L, lower triangular with A = L L^T (or U = L^T where upper), from A's lower
-    triangle.
+    triangle; ``op`` names the public function in its error (cholesky, linalg.cholesky_ex).
 
     With Phi(X) = tril(X) with its diagonal halved, PyTorch's rule:
     G = tril(L^T grad_L); grad_A = L^-T (G + tril(G, -1)^T) / 2 L^-1.
@@ -282,7 +282,9 @@ class LinalgCholeskyEx(Function):
     saves_inputs = False
     saves_out = True
 
-    def forward(self, a: Any, upper: bool = False, check: bool = True) -> Any:
+    def forward(
+        self, a: Any, upper: bool = False, check: bool = True, op: str = "linalg.cholesky"
+    ) -> Any:
         self.upper = upper
         try:
             out = lapack.cholesky(a)
@@ -293,7 +295,7 @@ class LinalgCholeskyEx(Function):
                 first = int(xp.flatnonzero(flat)[0])
                 where = f" (Batch element {first}):" if a.ndim > 2 else ""
                 raise LinAlgError(  # PyTorch's words, and the shape
-                    f"linalg.cholesky:{where} The factorization could "
+                    f"{op}:{where} The factorization could "
                     f"not be completed because the input is not positive-definite (the "
                     f"leading minor of order {int(flat[first])} is not positive-definite); "
                     f"got shape {tuple(a.shape)}"
