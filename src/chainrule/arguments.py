@@ -257,12 +257,17 @@ def need_dims(t: Tensor, n: int, op: str) -> None:
         raise ValueError(f"{op}: needs a tensor of at least {n} dims; got shape {t.shape}")
 
 
+class DtypeNotImplementedError(NotImplementedError, TypeError):
+    """PyTorch's NotImplementedError for a dtype an op has no kernel for ("leaky_relu_cpu"
+    not implemented for 'Long'), and a TypeError, as chainrule's errors of kind are."""
+
+
 def need_float(t: Tensor, op: str) -> None:
     """The dtype check of an op PyTorch defines for floating tensors only (softmax,
     leaky_relu, layer_norm, the smooth losses, ...): integers and bools are refused, where
     NumPy would compute in them or make float64."""
     if not array.is_floating(t._array.dtype):
-        raise TypeError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
+        raise DtypeNotImplementedError(f"{op}: needs a floating-point tensor; got dtype {t.dtype}")
 
 
 def need_number(t: Tensor, op: str) -> None:

@@ -1,5 +1,6 @@
 """Edges of the activations' fast forms, against PyTorch: sigmoid and silu at the ends of
-float32 and float64, softshrink's gradient at NaN, one_hot's flat scatter."""
+float32 and float64, softshrink's gradient at NaN, one_hot's flat scatter, leaky_relu at
+slope 0, the exception an integer input raises."""
 
 import contextlib
 
@@ -139,3 +140,28 @@ def test_leaky_relu_at_slope_zero_multiplies_as_torch(fast: bool, dtype: str) ->
             ):
                 np.testing.assert_array_equal(x, y, err_msg=name)
                 assert np.array_equal(np.signbit(x), np.signbit(y)), name
+
+
+FLOAT_ONLY = {
+    "leaky_relu": lambda F, x: F.leaky_relu(x),
+    "leaky_relu_": lambda F, x: F.leaky_relu_(x),
+    "elu": lambda F, x: F.elu(x),
+    "softplus": lambda F, x: F.softplus(x),
+    "hardshrink": lambda F, x: F.hardshrink(x),
+    "softshrink": lambda F, x: F.softshrink(x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool"])
+@pytest.mark.parametrize("name", list(FLOAT_ONLY))
+def test_integer_input_to_a_float_only_activation_raises_torchs_type(name: str, dtype: str) -> None:
+    """PyTorch has no kernel for them (NotImplementedError); chainrule's error is one too,
+    and a TypeError still, naming the op and the dtype."""
+    fn = FLOAT_ONLY[name]
+    with pytest.raises(Exception) as theirs:
+        fn(torch.nn.functional, torch.tensor([1, 0, 1], dtype=getattr(torch, dtype)))
+    with pytest.raises(
+        TypeError, match=rf"^{name.rstrip('_')}: .*; got dtype chainrule\.{dtype}"
+    ) as ours:
+        fn(cr.nn.functional, cr.tensor([1, 0, 1], dtype=getattr(cr, dtype)))
+    assert isinstance(ours.value, type(theirs.value)), (type(ours.value), type(theirs.value))
