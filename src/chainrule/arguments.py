@@ -259,7 +259,8 @@ def need_dims(t: Tensor, n: int, op: str) -> None:
 
 class DtypeNotImplementedError(NotImplementedError, TypeError):
     """PyTorch's NotImplementedError for a dtype an op has no kernel for ("leaky_relu_cpu"
-    not implemented for 'Long'), and a TypeError, as chainrule's errors of kind are."""
+    not implemented for 'Long'; a RuntimeError, its base, for some ops), and a TypeError, as
+    chainrule's errors of kind are."""
 
 
 def need_float(t: Tensor, op: str) -> None:
@@ -274,7 +275,9 @@ def need_number(t: Tensor, op: str) -> None:
     """The dtype check of an op PyTorch defines for numbers but not bools (relu, abs, matmul,
     threshold, ...)."""
     if t._array.dtype.kind == "b":
-        raise TypeError(f"{op}: not defined for bool tensors, as in PyTorch; got dtype {t.dtype}")
+        raise DtypeNotImplementedError(
+            f"{op}: not defined for bool tensors, as in PyTorch; got dtype {t.dtype}"
+        )
 
 
 def clamp_bounds(x: Tensor, lo: Any, hi: Any, op: str) -> None:
