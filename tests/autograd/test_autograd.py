@@ -565,7 +565,6 @@ def test_forward_errors_name_the_op_and_shapes() -> None:
     with pytest.raises(ValueError, match=r"^fails: something is off; got shapes \(2,\) and \(\)$"):
         Fails.apply(cr.ones(2), 3.0)
 
-
     class Says(Function):  # "; got " alone does not name the op: the message is wrapped
         def forward(self, a: Any) -> Any:
             raise ValueError("a bad value; got 3")
