@@ -127,7 +127,11 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
     """The singular values of each matrix, descending."""
     A = matrices(A, "linalg.svdvals")
     if A._array.size == 0:
-        result = None, xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype), None
+        result = (
+            None,
+            xp.zeros((*A.shape[:-2], min(A.shape[-2:])), dtype=A._array.dtype, like=A._array),
+            None,
+        )
     elif A.requires_grad and modes.grad_enabled:  # the vectors backward reads, as PyTorch's
         result = lapack.svd(A._array, full_matrices=False)
     else:  # without the vectors: twice as fast

@@ -417,7 +417,7 @@ def svd_rule(part: str, grad: Any, U: Any, S: Any, Vh: Any) -> Any:
     if part == "S":
         return U @ (grad[..., None] * Vh) if m >= n else (U * grad[..., None, :]) @ Vh
     S2 = S * S
-    E = S2[..., None, :] - S2[..., None] + xp.eye(S.shape[-1], dtype=S.dtype)  # (..., k, k)
+    E = S2[..., None, :] - S2[..., None] + xp.eye(S.shape[-1], dtype=S.dtype, like=S)  # (..., k, k)
     if part == "U":
         Ut = xp.swapaxes(U, -1, -2)
         X = Ut @ grad
