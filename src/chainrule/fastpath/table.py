@@ -383,6 +383,13 @@ TRICKS = [
         "each column's swaps over the whole batch at once, by array indexing",
     ),
     Trick(
+        "leaky_relu and prelu of a positive slope by max/min",
+        "chainrule.ops.elementwise:leaky_below",
+        "a * 0.25 below 0 of 10^6 float32 values, one thread: 0.63 against 1.64 ms; of a "
+        "(2, 3, 4): 1.2 against 2.8 us (the larger of a and a * slope: no mask, no selection)",
+        "select(a > 0, a, a * slope)",
+    ),
+    Trick(
         "inverse of many small matrices by columns",
         "chainrule.ops.lapack:inv",
         "linalg.inv of (111111, 3, 3) float32, one thread, loaded machine: 33 against 197 ms "

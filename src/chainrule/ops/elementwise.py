@@ -507,11 +507,12 @@ class Piecewise(Function):
 
 
 def leaky_below(a: Any, mask: Any, slope: Any) -> Any:
-    """leaky_relu's a where mask (a > 0), else a * slope: no + 0, which made -0.0 * slope
-    +0.0 (PyTorch's stays -0.0)."""
-    if slope > 0:
+    """leaky_relu's and prelu's a where mask (a > 0; None: made here), else a * slope: no + 0,
+    which made -0.0 * slope +0.0 (PyTorch's stays -0.0). A positive slope by max/min
+    (fastpath/table.py)."""
+    if fastpath.enabled() and slope > 0:
         return leaky(a, slope)
-    return select(mask, a, a * slope)
+    return select(a > 0 if mask is None else mask, a, a * slope)
 
 
 def leaky(a: Any, slope: Any) -> Any:

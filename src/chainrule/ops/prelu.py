@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import host
 from ..autograd.primitive import Function
 from ..fastpath import masked, select
-from .elementwise import Where, leaky
+from .elementwise import Where, leaky_below
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -32,7 +32,7 @@ class PreluKernel(Function):
         if weight.size == 1 and type(weight) is host.ndarray:  # a host value: no device read
             slope = weight.item()
             if slope > 0:
-                return leaky(x, slope)
+                return leaky_below(x, None, slope)
         return select(x > 0, x, x * weight.reshape(_slopes_shape(x.ndim, weight.size)))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
