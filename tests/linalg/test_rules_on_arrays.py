@@ -59,3 +59,38 @@ def test_eighs_rule_on_arrays_is_its_tensor_rule(shape: Any, part: slice) -> Non
         return tuple(cr.linalg.eigh(A))[part]
 
     np.testing.assert_allclose(_grad(call, a, True), _grad(call, a, False), rtol=1e-10, atol=1e-12)
+
+
+QRS = {
+    "qr": lambda A: tuple(cr.linalg.qr(A)),
+    "qr Q": lambda A: cr.linalg.qr(A).Q,
+    "qr R": lambda A: cr.linalg.qr(A).R,
+    "qr complete": lambda A: tuple(cr.linalg.qr(A, mode="complete")),
+}
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3), (2, 3, 3)])
+@pytest.mark.parametrize("name", list(QRS))
+def test_qrs_rules_on_arrays_are_its_tensor_rules(name: str, shape: Any) -> None:
+    if name == "qr complete" and shape[-2] > shape[-1]:
+        pytest.skip("complete with more rows than columns has no gradient")
+    a = np.random.default_rng(0).standard_normal(shape)
+    fast, plain = _grad(QRS[name], a, True), _grad(QRS[name], a, False)
+    np.testing.assert_allclose(fast, plain, rtol=1e-10, atol=1e-12)
+
+
+def test_qrs_shared_node_runs_its_parts_rules_on_arrays(monkeypatch: Any) -> None:
+    from chainrule.ops import lu_qr
+
+    seen: list[str] = []
+    tensor_rule = lu_qr.LinalgQr.backward
+
+    def spy(fn: Any, grad: Any, out: Any) -> Any:
+        seen.append(fn.part)
+        return tensor_rule(fn, grad, out)
+
+    monkeypatch.setattr(lu_qr.LinalgQr, "backward", spy)
+    a = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    fast, plain = _grad(QRS["qr"], a, True), _grad(QRS["qr"], a, False)
+    assert sorted(seen) == ["Q", "QR", "R"]  # the plain pass's only
+    np.testing.assert_allclose(fast, plain, rtol=1e-4, atol=1e-5)

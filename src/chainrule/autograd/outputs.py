@@ -108,6 +108,25 @@ class Outputs(Primitive):
         return self.op_node
 
 
+class Parts(Outputs):
+    """The shared node of a decomposition's parts (part_node): each part's node has its rule
+    on arrays, so this node has one too (fastpath/rules.py), the part's, as backward runs
+    its Tensor rule."""
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        k = self.numbers[id(out)]
+        part = self.parts[k]
+        if part.backward_arrays is None:  # as backward, through the part's Tensor rule
+            T = tensor_type()
+            grads = self.backward(T._make(grad), T._make(out))
+            return tuple(None if g is None else g._array for g in grads)
+        arrivals = self.arrivals
+        arrivals.got.add(k)
+        if arrivals.whole is not None:  # as the op's hooks see it: a Tensor
+            arrivals.whole[k] = tensor_type()._make(grad)
+        return part.backward_arrays(grad, out)  # type: ignore[no-any-return]
+
+
 class Triangle:
     """A place that is a triangle of a block of packed: L's strict lower one (``upper``
     False, diagonal -1) and U's upper one (True, 0) in an LU's one matrix, whose blocks
@@ -194,12 +213,20 @@ class Packed(Primitive):
         return (grad,)
 
 
-def share(packed: Any, parts: list[Any], places: list, kind: str, name: str, op_node: Any) -> Any:
+def share(
+    packed: Any,
+    parts: list[Any],
+    places: list,
+    kind: str,
+    name: str,
+    op_node: Any,
+    cls: Any = Outputs,
+) -> Any:
     """The node named ``name`` (PyTorch's, ``SplitBackward0``) that the parts of ``packed``
     (whose node is ``op_node``, None for split's input) share: output k is made by node
     ``parts[k]`` and lies at ``places[k]`` (its index in packed, its shape and dtype). join
-    makes each output its."""
-    node = node_type(Outputs, name)()
+    makes each output its. ``cls``: Outputs, or Parts for a decomposition's parts."""
+    node = node_type(cls, name)()
     node.inputs, node.needs_input_grad = (packed,), (True,)
     node.versions, node.stamp = versions(node.inputs), writes[0]
     node.kind, node.parts, node.places, node.op_node = kind, parts, places, op_node
@@ -237,7 +264,7 @@ def part_node(packed: Any, outs: Any, places: list, kind: str, name: str) -> Any
     and R of a QR, L and U of an LU, as PyTorch's one node of the decomposition."""
     op_node = packed.grad_fn
     op_node.share_outputs(whole=any(isinstance(p[0], Triangle) for p in places))
-    node = share(packed, [o.grad_fn for o in outs], places, kind, name, op_node)
+    node = share(packed, [o.grad_fn for o in outs], places, kind, name, op_node, Parts)
     for k, o in enumerate(outs):
         join(node, o, k)
     return node

@@ -111,7 +111,9 @@ class LinalgQr(Function):
         self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
         gQ, gR = _qr_part(grad, "Q", q), _qr_part(grad, "R", q)
         M = R @ xp.swapaxes(gR, -1, -2) - xp.swapaxes(gQ, -1, -2) @ Q
-        b = Q @ (xp.tril(M) + xp.swapaxes(xp.tril(M, -1), -1, -2)) + gQ
+        _, _, upper = _triangles(q, q, M.dtype)  # a kept mask for a small matrix
+        # M's lower triangle made symmetric: M^T over the diagonal (where it equals M)
+        b = Q @ xp.where(upper, xp.swapaxes(M, -1, -2), M) + gQ
         # b R^-T: R X^T = b^T
         return (xp.swapaxes(lapack.solve_triangular(R, xp.swapaxes(b, -1, -2), False), -1, -2),)
 
