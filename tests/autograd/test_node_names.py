@@ -394,3 +394,68 @@ def test_the_signatures_print_dims_default_as_torchs() -> None:
     """The default that tells sum() from sum(None) prints as None."""
     for f in (cr.Tensor.sum, cr.Tensor.mean, cr.sum, cr.mean):
         assert "dim: 'Any' = None," in str(inspect.signature(f))
+
+
+def _in_place(lib: Any) -> dict[str, Any]:
+    """The in-place activations' outputs: PyTorch's op_ records a node of its own (Backward1,
+    saving its result) where its out-of-place node saves the input, or the same node."""
+    F = lib.nn.functional
+    calls = {
+        "leaky_relu(inplace)": lambda y: F.leaky_relu(y, 0.1, inplace=True),
+        "leaky_relu_": F.leaky_relu_, "elu_": F.elu_, "elu(inplace)": lambda y: F.elu(y, 0.5, True),
+        "selu_": F.selu_, "celu_": lambda y: F.celu_(y, 0.5), "rrelu_": F.rrelu_,
+        "threshold_": lambda y: F.threshold_(y, 0.1, 2.0), "hardtanh_": F.hardtanh_,
+        "relu6(inplace)": lambda y: F.relu6(y, True), "ReLU6(inplace)": lib.nn.ReLU6(True),
+        "LeakyReLU(inplace)": lib.nn.LeakyReLU(0.2, True), "ELU(inplace)": lib.nn.ELU(inplace=True),
+        "relu_": F.relu_,
+    }  # fmt: skip
+    x = lib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
+    return {name: f(x * 1) for name, f in calls.items()}
+
+
+def test_in_place_activations_name_and_save_as_torch() -> None:
+    shown = []
+    for lib in (torch, cr):
+        seen = {}
+        for name, y in _in_place(lib).items():
+            fn, before = y.grad_fn, _saved(y.grad_fn, lib)
+            result = getattr(fn, "_saved_result", None)
+            assert result is None or np.array_equal(result.detach().numpy(), y.detach().numpy())
+            y.sum().backward()
+            seen[name] = (fn.name(), len(fn.next_functions), before, _saved(fn, lib))
+        shown.append(seen)
+    assert shown[1] == shown[0]
+    assert shown[1]["leaky_relu_"][2]["_saved_result"] == (3, 4)
+
+
+def _gradients_twice(lib: Any) -> dict[str, Any]:
+    """The gradient of each piecewise activation, taken with create_graph, and its gradient."""
+    F = lib.nn.functional
+    calls = {
+        "relu": F.relu, "leaky_relu": lambda y: F.leaky_relu(y, 0.1), "hardtanh": F.hardtanh,
+        "leaky_relu_": lambda y: F.leaky_relu(y * 1, 0.1, True), "relu6": F.relu6,
+        "threshold": lambda y: F.threshold(y, 0.1, 2.0), "rrelu": F.rrelu,
+        "threshold_": lambda y: F.threshold_(y * 1, 0.1, 2.0), "softshrink": F.softshrink,
+        "hardshrink": F.hardshrink,
+    }  # fmt: skip
+    out = {}
+    for name, f in calls.items():
+        x = lib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
+        (g,) = lib.autograd.grad(f(x), x, lib.ones(3, 4, dtype=x.dtype), create_graph=True)
+        (gg,) = lib.autograd.grad(g, x, lib.ones(3, 4, dtype=x.dtype), create_graph=True)
+        out[name] = (g, gg)
+    return out
+
+
+def test_the_gradient_of_a_piecewise_activations_gradient_is_torchs() -> None:
+    """leaky_relu_backward's node is LeakyReluBackwardBackward0, relu's threshold_backward's
+    ThresholdBackwardBackward0, with PyTorch's saved values; the second derivative is zeros."""
+    shown = []
+    for lib in (torch, cr):
+        seen = {}
+        for name, (g, gg) in _gradients_twice(lib).items():
+            fn = g.grad_fn if g.grad_fn.name() != "MulBackward0" else g.grad_fn.next_functions[0][0]
+            seen[name] = (fn.name(), _saved(fn, lib), gg.detach().numpy().tolist())
+        shown.append(seen)
+    assert shown[1] == shown[0]
+    assert shown[1]["leaky_relu"][0] == "LeakyReluBackwardBackward0"

@@ -1,6 +1,7 @@
 """What PyTorch's nodes of the spatial ops (pools, resampling, affine_grid, grid_sample, unfold
-and fold, the shuffles, group_norm, batch_norm), prelu, rrelu and embedding save, for saved.py's
-tables: the arguments each function records on its node (``record``), by node name, and the
+and fold, the shuffles, group_norm, batch_norm), prelu, rrelu, embedding, the in-place
+activations and the piecewise activations' derivatives save, for saved.py's tables: the
+arguments each function records on its node (``record``, node.named), by node name, and the
 tensors read from the node."""
 
 from __future__ import annotations
@@ -52,6 +53,17 @@ ARGS: dict[str, str] = {
     ),
     **dict.fromkeys(_PADS, "padding"),
     "EmbeddingBackward0": "padding_idx scale_grad_by_freq sparse weight_sym_argsize_0",
+    # the in-place activations' own nodes (nn/activation.py)
+    "LeakyReluBackward1": "negative_slope",
+    "EluBackward1": "alpha input_scale scale",
+    "CeluBackward1": "alpha",
+    "ThresholdBackward1": "threshold",
+    # the derivatives of the piecewise activations' gradients (ops/elementwise.py's Slopes)
+    "LeakyReluBackwardBackward0": "negative_slope",
+    "ThresholdBackwardBackward0": "threshold",
+    "HardtanhBackwardBackward0": "max_val min_val",
+    "RreluWithNoiseBackwardBackward0": "lower training upper",
+    **dict.fromkeys(("SoftshrinkBackwardBackward0", "HardshrinkBackwardBackward0"), "lambd"),
 }
 
 
@@ -93,6 +105,17 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
     "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
     "RreluWithNoiseBackward0": {"noise": ("called", "noise"), **_SELF},
     "RreluWithNoiseBackward1": {"noise": ("called", "noise"), "result": ("called", "result")},
+    **dict.fromkeys(
+        ("LeakyReluBackward1", "EluBackward1", "CeluBackward1"), {"result": ("called", "result")}
+    ),
+    "ThresholdBackward1": _SELF,
+    # a gradient's derivative saves the activation's input (relu's: its result), Slopes' input 1
+    **dict.fromkeys(
+        ("LeakyReluBackwardBackward0", "ThresholdBackwardBackward0", "HardtanhBackwardBackward0")
+        + ("SoftshrinkBackwardBackward0", "HardshrinkBackwardBackward0"),
+        {"self": ("input", 1, None)},
+    ),
+    "RreluWithNoiseBackwardBackward0": {"noise": ("called", "noise"), "self": ("input", 1, None)},
     "NativeGroupNormBackward0": {
         "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("made", None, _per_sample("mean")),

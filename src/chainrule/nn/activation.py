@@ -30,10 +30,36 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return x.relu_() if inplace else x.relu()
 
 
-def maybe_inplace(x: Tensor, inplace: bool, op: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
+def maybe_inplace(
+    x: Tensor, inplace: bool, op: str, compute: Callable[[Tensor], Tensor], **call: Any
+) -> Tensor:
     """``compute(x)``; with ``inplace``, written into x and x returned, as PyTorch's ``op_``:
-    x's version bumped, and x taking the result's node (Tensor._write records it)."""
-    return x._write(op + "_", compute) if inplace else compute(x)
+    x's version bumped, and x taking the result's node (Tensor._write records it). Where
+    PyTorch's ``op_`` has a node of its own (``LeakyReluBackward1``, saving its result where
+    the out-of-place node saves its input), the node takes that name, and keeps ``call``: the
+    arguments that node saves as given (elu_'s alpha)."""
+    if not inplace:
+        return compute(x)
+    name = INPLACE_NODES.get(op)
+    if name is None:
+        return x._write(op + "_", compute)
+    return x._write(op + "_", lambda t: _in_place_node(compute(t), name, call))
+
+
+# The activations whose in-place form PyTorch records as a node of its own
+INPLACE_NODES = {
+    "leaky_relu": "LeakyReluBackward1", "elu": "EluBackward1", "selu": "EluBackward1",
+    "celu": "CeluBackward1", "threshold": "ThresholdBackward1",
+}  # fmt: skip
+
+
+def _in_place_node(out: Tensor, name: str, call: dict[str, Any]) -> Tensor:
+    """out, its node (where one was recorded) named ``name``, keeping the call's arguments
+    and the result, which PyTorch's in-place node saves."""
+    fn = out.grad_fn
+    if fn is None:
+        return out
+    return named(out, name, **getattr(fn, "call", {}), **call, result=out._array)
 
 
 def _floating(input: Any, op: str) -> Tensor:
@@ -52,6 +78,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         lambda x: elementwise.Piecewise.apply(
             x, mask=x._array > 0, slope=negative_slope, other=0.0, leaky=True
         ),
+        negative_slope=negative_slope,
     )
 
 
@@ -98,7 +125,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         inplace,
         "elu",
         lambda x: smooth.Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0),
-    )
+        alpha=alpha, scale=1, input_scale=1,
+    )  # fmt: skip
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -108,7 +136,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
         inplace,
         "selu",
         lambda x: smooth.Elu.apply(x, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0),
-    )
+        alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1,
+    )  # fmt: skip
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -118,6 +147,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         inplace,
         "celu",
         lambda x: smooth.Celu.apply(x, alpha=alpha),
+        alpha=alpha,
     )
 
 
@@ -433,12 +463,9 @@ class Hardtanh(Module):
         return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace(self.inplace)
 
 
-class ReLU6(Hardtanh):
+class ReLU6(Hardtanh):  # Hardtanh's forward: float bounds, which PyTorch's node keeps
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return relu6(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""

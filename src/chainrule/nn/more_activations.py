@@ -127,7 +127,7 @@ def relu_(input: Tensor) -> Tensor:
     return relu(input, inplace=True)
 
 
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu_(input: Tensor, alpha: float = 1) -> Tensor:  # an int, as PyTorch's node keeps it
     return elu(input, alpha, inplace=True)
 
 
@@ -135,8 +135,8 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return hardtanh(input, min_val, max_val, inplace=True)
+def hardtanh_(input: Tensor, min_val: float = -1, max_val: float = 1) -> Tensor:  # ints, as
+    return hardtanh(input, min_val, max_val, inplace=True)  # PyTorch's node keeps them
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:

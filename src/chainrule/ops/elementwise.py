@@ -6,10 +6,12 @@ Each op returns gradients in the output's broadcast shape; the engine unbroadcas
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
 from ..array import copy_order, host, is_floating, ndarray, xp
+from ..autograd.node import named
 from ..autograd.primitive import Function, arrays_of
 from ..fastpath import division, masked, on_value, select
 
@@ -392,7 +394,8 @@ class Relu(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         # out is 0, positive or NaN, so "not a <= 0" is out != 0: one pass, and NaN passes,
         # as in PyTorch. The mask is a constant; selected, so a NaN gradient stays out of 0.
-        return (Slopes.apply(grad, out, mask=out._array != 0, slope=0.0),)
+        grad_a = Slopes.apply(grad, out, mask=out._array != 0, slope=0.0)
+        return (twice(grad_a, "ThresholdBackwardBackward0", threshold=0),)  # threshold_backward
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         return (masked(grad, out != 0),)
@@ -498,7 +501,9 @@ class Piecewise(Function):
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a = self.inputs[0]
-        return (Slopes.apply(grad, a, mask=self.mask, slope=self.slope, leaky=self.leaky),)
+        grad_a = Slopes.apply(grad, a, mask=self.mask, slope=self.slope, leaky=self.leaky)
+        call = {k: v for k, v in getattr(self, "call", {}).items() if k != "result"}
+        return (twice(grad_a, derivative(self), **{"negative_slope": self.slope, **call}),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
         if self.slope or self.leaky:
@@ -524,6 +529,20 @@ def leaky(a: Any, slope: Any) -> Any:
     return pick(a, rest, out=rest if rest.ndim else None)  # 0-d: NumPy scalars
 
 
+def derivative(fn: Any) -> str:
+    """PyTorch's name for the node of the gradient of ``fn``'s op (of LeakyReluBackward1's,
+    leaky_relu_backward's LeakyReluBackwardBackward0)."""
+    return re.sub(r"Backward\d+$", "BackwardBackward0", type(fn).__name__)
+
+
+def twice(grad_a: Tensor, name: str, **call: Any) -> Tensor:
+    """grad_a, a Slopes output, its node (where one was recorded: create_graph) named as
+    PyTorch's node of the activation's gradient, keeping the arguments that node saves."""
+    if grad_a.grad_fn is None:
+        return grad_a
+    return named(grad_a, name, **call)
+
+
 class Slopes(Function):
     """out = g where mask, else g * slope (0 selects, so NaN stays out, unless ``leaky``: then
     leaky_relu_backward's g * 0): the gradient of a piecewise-linear op, recorded with that
@@ -544,7 +563,10 @@ class Slopes(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_g, need_a = self.needs_input_grad
         a, mask, slope = self.inputs[1], self.mask, self.slope
-        gg = Slopes.apply(grad, a, mask=mask, slope=slope, leaky=self.leaky) if need_g else None
+        gg = None
+        if need_g:  # the gradient's op again, named as this node (Slopes' own, or PyTorch's)
+            gg = Slopes.apply(grad, a, mask=mask, slope=slope, leaky=self.leaky)
+            gg = twice(gg, type(self).__name__, **getattr(self, "call", {}))
         return gg, a.new_zeros(a.shape) if need_a else None
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import xp
 from ..autograd.primitive import Function
 from ..fastpath import masked, on_value
-from .elementwise import Slopes
+from .elementwise import Slopes, derivative, twice
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -95,7 +95,8 @@ class Softshrink(Function):
         return ~(xp.abs(self.inputs[0]._array) <= self.lambd)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0),)
+        grad_x = Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0)
+        return (twice(grad_x, derivative(self), lambd=self.lambd),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         return (masked(grad, self._outside()),)
@@ -117,7 +118,8 @@ class Hardshrink(Function):
         return xp.abs(self.inputs[0]._array) > self.lambd
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0),)
+        grad_x = Slopes.apply(grad, self.inputs[0], mask=self._outside(), slope=0.0)
+        return (twice(grad_x, derivative(self), lambd=self.lambd),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         return (masked(grad, self._outside()),)
