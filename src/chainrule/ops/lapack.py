@@ -296,12 +296,13 @@ def _work(name: str, char: str, *shape: int, **options: int) -> tuple[int, ...]:
 def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     """(Q, R), "reduced" or "complete", by geqrf and orgqr as NumPy's and PyTorch's: called
     directly for one matrix (SciPy's qr spends ten times the routines' time on a small one
-    asking for their workspace), SciPy's for a batch of large ones."""
-    sl = direct(a)
-    if sl is None:
+    asking for their workspace), and for each matrix of a batch of large ones, or of float32
+    ones of order _QR_FLOAT32 or more, which NumPy's loop computes in float64."""
+    if a.ndim > 2 and host_float(a) and a.size:
+        if a.shape[-1] >= (_QR_FLOAT32 if a.dtype.char == "f" else LARGE):
+            return _qr_batch(a, mode)
+    if direct(a) is None:
         return xp.linalg.qr(a, mode=mode)
-    if a.ndim > 2:
-        return sl.qr(a, mode="full" if mode == "complete" else "economic", check_finite=False)
     m, n = a.shape
     k = min(m, n)
     geqrf, orgqr = routine("geqrf", a.dtype), routine("orgqr", a.dtype)
@@ -315,6 +316,29 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
         v = h[:, :k]  # F-ordered: no copy
     Q, _, _ = orgqr(v, tau, lwork=_NB * max(v.shape[1], 1), overwrite_a=1)
     return Q, R
+
+
+def _qr_batch(a: Any, mode: str) -> tuple[Any, Any]:
+    """qr's (Q, R) of each matrix of a host float batch (..., m, n), by the routines of its
+    dtype, a matrix at a time."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    top = m if mode == "complete" else k  # R's rows, and Q's columns
+    geqrf, orgqr = routine("geqrf", a.dtype), routine("orgqr", a.dtype)
+    flat = a.reshape(-1, m, n)
+    Q = host.empty((len(flat), m, top), dtype=a.dtype)
+    R = host.empty((len(flat), top, n), dtype=a.dtype)
+    v = host.zeros((m, top), dtype=a.dtype, order="F")  # the reflectors (zeros past k)
+    for i in range(len(flat)):
+        h, tau, _, _ = geqrf(flat[i], lwork=_NB * max(n, 1))
+        R[i] = h[:top]
+        v[:, :k] = h[:, :k]
+        Q[i], _, _ = orgqr(v, tau, lwork=_NB * max(top, 1))
+    R = host.where(_upper(top, n), R, R.dtype.type(0))
+    return Q.reshape(*a.shape[:-2], m, top), R.reshape(*a.shape[:-2], top, n)
+
+
+_QR_FLOAT32 = 32  # the order from which a float32 batch's routines beat NumPy's float64 loop
 
 
 def _upper(m: int, n: int) -> Any:
