@@ -357,3 +357,24 @@ def test_an_index_of_several_parts_saves_torchs_last_steps_values(index: tuple) 
         y.sum().backward()  # freed: the values are kept
         shown.append((y.grad_fn.name(), values, read(y.grad_fn, lib)))
     assert shown[1] == shown[0]
+
+
+def test_nll_loss_shows_its_ignore_index_as_torch_does() -> None:
+    """An int64 PyTorch prints unsigned: the default -100 is 2^64 - 100, before and after
+    backward; a non-negative one is itself."""
+    shown = []
+    for lib in (torch, cr):
+        F = lib.nn.functional
+        x = lib.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+        target = lib.tensor([0, 1, 2])
+        losses = [F.nll_loss(x, target), F.nll_loss(x, target, ignore_index=2)]
+        losses += [F.nll_loss(x, target, ignore_index=-5), F.cross_entropy(x, target)]
+        seen = []
+        for loss in losses:
+            fn = loss.grad_fn
+            before = fn._saved_ignore_index
+            loss.backward()
+            seen.append((fn.name(), before, fn._saved_ignore_index))
+        shown.append(seen)
+    assert shown[1] == shown[0]
+    assert shown[1][0][1] == 2**64 - 100

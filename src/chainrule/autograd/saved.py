@@ -480,7 +480,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     **dict.fromkeys(
         ("NllLossBackward0", "NllLoss2DBackward0"),
         {
-            "ignore_index": called("ignore_index", -100),
+            "ignore_index": lambda fn: made.unsigned(called("ignore_index", -100)(fn)),
             "reduction": lambda fn: ("none", "mean", "sum").index(_option(fn, "reduction")),
         },
     ),
