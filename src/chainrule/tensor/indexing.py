@@ -361,8 +361,11 @@ class Indexing(Core):
         shape."""
         idx = _flat_index(self, index, "take")
         at = idx % max(self._array.size, 1)
-        # self itself indexed, where it has dims: one node, on self, as PyTorch's
-        out = self[xp.unravel_index(at, self.shape)] if self.ndim else self.reshape(-1)[at]
+        if not self.ndim:
+            return named(self.reshape(-1)[at], "TakeBackward0", index=idx)
+        # self itself indexed by the positions along each dim: one node, on self, as
+        # PyTorch's; GetItem itself, with no index to parse
+        out = movement.GetItem.apply(self, index=xp.unravel_index(at, self.shape))
         return named(out, "TakeBackward0", index=idx)
 
     def put(self: TensorSelf, index: Any, source: Any, accumulate: bool = False) -> Tensor:

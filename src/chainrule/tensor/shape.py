@@ -531,8 +531,8 @@ class Shape(Core):
             out = movement.GetItem.apply(self._reshaped((1,)), index=(idx.reshape(()),))
             given = index._array if isinstance(index, Core) else idx
             return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
-        # NumPy lays an array index after a slice out first; PyTorch's result is contiguous
-        out = self[(slice(None),) * d + (idx,)].contiguous()
+        # GetItem itself, with no index to parse: one take along d, contiguous as PyTorch's
+        out = movement.GetItem.apply(self, index=(slice(None),) * d + (idx,))
         given = index._array if isinstance(index, Core) else idx
         return named(out, "IndexSelectBackward0", dim=dim, index=given, sizes=self.shape)
 
