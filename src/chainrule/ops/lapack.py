@@ -84,21 +84,24 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     getrf's (int32, a's batch shape): 0, or the 1-based index of the first zero on U's
     diagonal. A zero pivot is no error: it is U's diagonal, where a singular matrix shows it.
     NumPy has no LU: a batch of small matrices loops here too, at a microsecond a matrix of
-    order 8 (SciPy's lu_factor loops at six)."""
+    order 8 (SciPy's lu_factor loops at six). Each matrix is factored in place, in a copy of
+    the batch in LAPACK's column-major order made at once (getrf given a C-ordered matrix
+    copies it in and out: a third of the loop's time at order 8)."""
     getrf = _routine("getrf", a.dtype.char)
     if a.ndim == 2:
         lu, piv, info = getrf(a)
         return lu, piv, host.array(info, dtype=host.int32)
     if fastpath.enabled() and by_columns(a, 8):  # many small: getrf's steps by columns
         return batched_lu.lu_factor(a)
-    flat = a.reshape(-1, *a.shape[-2:])  # (batch, m, n)
-    lu = host.empty(flat.shape, dtype=a.dtype)
-    piv = host.empty((len(flat), min(a.shape[-2:])), dtype=host.int32)
+    m, n = a.shape[-2:]
+    flat = host.array(host.swapaxes(a.reshape(-1, m, n), -1, -2), order="C")  # (batch, n, m)
+    piv = host.empty((len(flat), min(m, n)), dtype=host.int32)
     info = host.empty(len(flat), dtype=host.int32)
-    for i, m in enumerate(flat):
-        lu[i], piv[i], info[i] = getrf(m)
+    for i, t in enumerate(flat):  # t.T: the matrix, column-major, written over
+        _, piv[i], info[i] = getrf(t.T, overwrite_a=1)
     batch = a.shape[:-2]
-    return lu.reshape(a.shape), piv.reshape(*batch, piv.shape[-1]), info.reshape(batch)
+    lu = host.ascontiguousarray(host.swapaxes(flat, -1, -2)).reshape(a.shape)
+    return lu, piv.reshape(*batch, piv.shape[-1]), info.reshape(batch)
 
 
 def inv_from_lu(lu: Any, piv: Any) -> Any:
