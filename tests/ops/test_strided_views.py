@@ -1,6 +1,8 @@
 """as_strided's views with the fast path and without: the same values, the same memory as
 PyTorch's, written through as PyTorch's."""
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -12,6 +14,8 @@ CALLS = [
     ("offset", (2, 3), lambda x: x.as_strided((2, 2), (3, 1), 1)),
     ("overlapping", (6,), lambda x: x.as_strided((3, 3), (1, 1))),
     ("of_a_slice", (6,), lambda x: x[1:].as_strided((2, 2), (2, 1))),
+    ("beyond_a_slice", (6,), lambda x: x[1:3].as_strided((2, 2), (2, 1))),
+    ("of_a_row", (3, 4), lambda x: x[1].as_strided((2, 2), (1, 1))),
     ("of_a_transpose", (3, 4), lambda x: x.t().as_strided((2, 3), (1, 4), 2)),
     ("empty", (0,), lambda x: x.as_strided((0, 2), (1, 1))),
     ("unfold", (2, 5), lambda x: x.unfold(1, 2, 1)),
@@ -30,11 +34,27 @@ def test_a_strided_view_reads_and_writes_torchs_elements(shape, call, fast):
             got = call(x)
     want = call(t)
     assert got.shape == want.shape and got.stride() == want.stride()
+    assert got.storage_offset() == want.storage_offset()
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     if got.numel():
         got.data[(0,) * got.ndim] = -1.0  # a write through the view reaches the tensor
         want.data[(0,) * want.ndim] = -1.0
         np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("stop", [None, 3], ids=["within_the_slice", "beyond_it"])
+def test_a_strided_view_of_a_slice_takes_torchs_gradient(stop, fast):
+    a, g = np.random.default_rng(0).normal(size=(2, 6))
+    x, t = cr.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        got = x[1:stop].as_strided((2, 2), (2, 1))
+        got.backward(cr.tensor(g[:4].reshape(2, 2)))
+    want = t[1:stop].as_strided((2, 2), (2, 1))
+    want.backward(torch.tensor(g[:4].reshape(2, 2)))
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
 
 
 @pytest.mark.parametrize(

@@ -194,14 +194,27 @@ class Indexing(Core):
         """A view of the memory this tensor views, read with size, stride (in elements) and
         storage_offset (from that memory's first element; this tensor's own by default)."""
         size, stride = tuple(map(int, size)), tuple(map(int, stride))
-        root = self._base if self._base is not None else self
-        memory = root._array
-        start = self.storage_offset() if storage_offset is None else int(storage_offset)
+        start = 0 if storage_offset is None else int(storage_offset)
         if len(size) != len(stride) or min(size + stride + (start,)) < 0:
+            start = self.storage_offset() if storage_offset is None else start
             raise ValueError(
                 "as_strided: size and stride must have one entry a dim, none negative, and the "
                 f"offset must not be negative; got size {size}, stride {stride} and offset {start}"
             )
+        last = 0  # the last element the view reads, from its first
+        for n, s in zip(size, stride, strict=True):  # a loop: sum() over a generator costs more
+            last += (n - 1) * s
+        own = self._array  # a view that reads only within this tensor's own (contiguous)
+        # elements is made of its array, without reading two pointers to find where it starts
+        if storage_offset is None and fastpath.enabled() and own.flags.c_contiguous:
+            if last < own.size or 0 in size:
+                out = viewed(selection.AsStridedView, self, own, size=size, stride=stride, start=0)
+                return named(
+                    out, "AsStridedBackward0", size=size, stride=stride, storage_offset=None
+                )
+        root = self._base if self._base is not None else self
+        memory = root._array
+        start = self.storage_offset() if storage_offset is None else start
         span = memory.size  # the elements the memory spans: its own, where it is contiguous
         if not memory.flags.c_contiguous and span:
             steps = [s // memory.itemsize for s in memory.strides]
@@ -209,9 +222,7 @@ class Indexing(Core):
                 memory = memory.copy()  # a layout PyTorch has no storage for
             else:
                 span = 1 + sum([(n - 1) * s for n, s in zip(memory.shape, steps, strict=True)])
-        reach = start + 1  # one past the last element the view reads
-        for n, s in zip(size, stride, strict=True):  # a loop: sum() over a generator costs more
-            reach += (n - 1) * s
+        reach = start + last + 1  # one past the last element the view reads
         if 0 in size:
             start = 0
         elif reach > span:
