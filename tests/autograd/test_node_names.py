@@ -37,7 +37,6 @@ EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
         "PyTorch copies or transposes some broadcast products",
         {"CloneBackward0", "TransposeBackward0"},
     ),
-    "CumprodBackward0": ("vander is a cumulative product", {"CatBackward0"}),
     "DivBackward0": (
         "PyTorch's cov and cond end in squeeze",
         {"SqueezeBackward0", "SqueezeBackward1"},

@@ -254,8 +254,8 @@ def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tens
 
 
 def vander(x: Any, *, N: int | None = None) -> Tensor:
-    """Columns x^0, x^1, ..., x^(N-1) of each vector x (N = its length by default), by a
-    running product, as PyTorch."""
+    """Columns x^0, x^1, ..., x^(N-1) of each vector x (N = its length by default): ones
+    beside the running product of N - 1 copies of x, as PyTorch's (its last node a cat)."""
     x = tensor_of(x)
     x = x.reshape(1) if x.ndim == 0 else x  # a number is a vector of one, as PyTorch's
     n = x.shape[-1] if N is None else N
@@ -264,4 +264,4 @@ def vander(x: Any, *, N: int | None = None) -> Tensor:
     if x._array.dtype.kind == "b":
         raise TypeError("linalg.vander: not defined for bool tensors; got dtype bool")
     ones = constant(xp.ones((*x.shape, 1), dtype=x._array.dtype))
-    return cat([ones, x.unsqueeze(-1).expand(*x.shape, n - 1)], -1).cumprod(-1)
+    return cat([ones, x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)], -1)
