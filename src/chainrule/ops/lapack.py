@@ -299,13 +299,12 @@ def _work(name: str, char: str, *shape: int, **options: int) -> tuple[int, ...]:
 def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
     """(Q, R), "reduced" or "complete", by geqrf and orgqr as NumPy's and PyTorch's: called
     directly for one matrix (SciPy's qr spends ten times the routines' time on a small one
-    asking for their workspace), and for each matrix of a batch of large ones, or of float32
-    ones of order _QR_FLOAT32 or more, which NumPy's loop computes in float64."""
-    if a.ndim > 2 and host_float(a) and a.size:
-        if a.shape[-1] >= (_QR_FLOAT32 if a.dtype.char == "f" else LARGE):
-            return _qr_batch(a, mode)
+    asking for their workspace), and for each matrix of a batch of large ones (SciPy's qr
+    asks for each one's)."""
     if direct(a) is None:
         return xp.linalg.qr(a, mode=mode)
+    if a.ndim > 2:
+        return _qr_batch(a, mode)
     m, n = a.shape
     k = min(m, n)
     geqrf, orgqr = routine("geqrf", a.dtype), routine("orgqr", a.dtype)
@@ -339,9 +338,6 @@ def _qr_batch(a: Any, mode: str) -> tuple[Any, Any]:
         Q[i], _, _ = orgqr(v, tau, lwork=_NB * max(top, 1))
     R = host.where(_upper(top, n), R, R.dtype.type(0))
     return Q.reshape(*a.shape[:-2], m, top), R.reshape(*a.shape[:-2], top, n)
-
-
-_QR_FLOAT32 = 32  # the order from which a float32 batch's routines beat NumPy's float64 loop
 
 
 def _upper(m: int, n: int) -> Any:
