@@ -130,6 +130,29 @@ def test_bce_clamps_log_at_minus_100_and_gradient_is_finite():
         F.binary_cross_entropy(cr.tensor([1.5]), cr.tensor([1.0]))
 
 
+@pytest.mark.filterwarnings("error")  # log(0) and log1p(-1) are clamped quietly, as PyTorch's
+@pytest.mark.parametrize("edge", [0.0, 1.0])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_bce_at_one_edge_is_quiet_and_clamped(edge, reduction):
+    p = np.array([edge, 0.3, 0.6], dtype=np.float32)  # only the least or the greatest at an edge
+    t = np.array([0.5, 1.0, 0.0], dtype=np.float32)
+    w = np.array([1.5, 0.5, 2.0], dtype=np.float32)
+    for weight in (None, w):
+        ours = F.binary_cross_entropy(
+            cr.tensor(p),
+            cr.tensor(t),
+            None if weight is None else cr.tensor(weight),
+            reduction=reduction,
+        )
+        theirs = TF.binary_cross_entropy(
+            torch.tensor(p),
+            torch.tensor(t),
+            None if weight is None else torch.tensor(weight),
+            reduction=reduction,
+        )
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
 def test_bce_module_and_float32():
     p, t = RNG.uniform(0.1, 0.9, 6), RNG.integers(0, 2, 6).astype(float)
     both(nn.BCELoss(), torch.nn.BCELoss(), [p, t], grads=(0,), dtype=np.float32)

@@ -5,6 +5,7 @@ The numerically delicate pieces (log_softmax, the binary cross entropies) are op
 from __future__ import annotations
 
 import warnings
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from .. import array
@@ -173,26 +174,35 @@ def binary_cross_entropy(
     _check_reduction(reduction, "binary_cross_entropy")
     p, t = _same_shape(input, target, "binary_cross_entropy")
     need_float(p, "binary_cross_entropy")
-    if p._array.size and not _within_0_1(p._array):
-        raise ValueError(
-            "binary_cross_entropy: input must hold probabilities in [0, 1]; got values from "
-            f"{p._array.min()} to {p._array.max()}; for logits use binary_cross_entropy_with_logits"
-        )
-    tv = t._array
+    pv, tv = p._array, t._array
+    # NumPy warns of log(0) and log1p(-1), which are clamped: silenced only where they occur
+    quiet: AbstractContextManager[Any] = _LOUD
+    if pv.size:
+        lo, hi = xp.minimum.reduce(pv, axis=None), xp.maximum.reduce(pv, axis=None)
+        if not (lo >= 0 and hi <= 1):
+            raise ValueError(
+                "binary_cross_entropy: input must hold probabilities in [0, 1]; got values "
+                f"from {lo} to {hi}; for logits use binary_cross_entropy_with_logits"
+            )
+        if lo == 0 or hi == 1:
+            quiet = array.errstate(divide="ignore")
     if tv.size and not _within_0_1(tv):
         raise ValueError(
             "binary_cross_entropy: target must hold values in [0, 1]; got values from "
             f"{tv.min()} to {tv.max()}"
         )
     w = _weight_of(weight, p, "binary_cross_entropy")
-    if w is None and reduction == "none":
-        loss = reduce.BinaryCrossEntropy.apply(p, t)
-    else:
-        loss = _BCE.apply(p, t, weight=w, reduction=reduction)
+    with quiet:
+        if w is None and reduction == "none":
+            loss = reduce.BinaryCrossEntropy.apply(p, t)
+        else:
+            loss = _BCE.apply(p, t, weight=w, reduction=reduction)
     if w is not None:  # PyTorch's function expands it to the input's shape first
         w = xp.broadcast_to(w, p.shape)
     return record(loss, reduction=REDUCTIONS.index(reduction), weight=w)
 
+
+_LOUD = nullcontext()  # no warning to silence: NumPy's errstate costs more than the loss
 
 # PyTorch's one node of each binary cross entropy with a weight or a reduction
 _BCE = losses.WeightedBinaryCrossEntropy.named("BinaryCrossEntropyBackward0")
