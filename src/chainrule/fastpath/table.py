@@ -391,10 +391,12 @@ TRICKS = [
         "each column's swaps over the whole batch at once, by array indexing",
     ),
     Trick(
-        "leaky_relu and prelu of a positive slope by max/min",
+        "leaky_relu and prelu of a nonzero slope by max/min",
         "chainrule.ops.elementwise:leaky_below",
         "a * 0.25 below 0 of 10^6 float32 values, one thread: 0.63 against 1.64 ms; of a "
-        "(2, 3, 4): 1.2 against 2.8 us (the larger of a and a * slope: no mask, no selection)",
+        "(2, 3, 4): 1.2 against 2.8 us (the larger of a and a * slope: no mask, no selection); "
+        "a * -0.25 (float32 and float64 only), CPU time, loaded machine: 0.61 against 5.66 ms, "
+        "(2, 3, 4) 1.6 against 3.1 us; prelu's forward at 10^6 5.1-5.3x -> 1.7-2.0x PyTorch's",
         "select(a > 0, a, a * slope)",
     ),
     Trick(

@@ -513,17 +513,25 @@ class Piecewise(Function):
 
 def leaky_below(a: Any, mask: Any, slope: Any) -> Any:
     """leaky_relu's and prelu's a where mask (a > 0; None: made here), else a * slope: no + 0,
-    which made -0.0 * slope +0.0 (PyTorch's stays -0.0). A positive slope by max/min
-    (fastpath/table.py)."""
-    if fastpath.enabled() and slope > 0:
+    which made -0.0 * slope +0.0 (PyTorch's stays -0.0). A nonzero slope by max/min
+    (fastpath/table.py): a negative one only where a tie of zeros gives the second operand."""
+    if fastpath.enabled() and (slope > 0 or slope < 0 and _ties_second(a)):
         return leaky(a, slope)
     return select(a > 0 if mask is None else mask, a, a * slope)
 
 
+def _ties_second(a: Any) -> bool:
+    """Whether NumPy's maximum and minimum give the second operand at a tie in a's array
+    (float32 and float64 on the host; float16's give the first): at a zero, a and a * slope
+    of a negative slope differ in sign."""
+    return type(a) is host.ndarray and a.dtype in (host.float32, host.float64)
+
+
 def leaky(a: Any, slope: Any) -> Any:
-    """a where a > 0, else a * slope, for a positive slope (a number or a NumPy scalar): the
-    larger (slope below 1) or smaller of a and a * slope, two passes that pick no element one
-    by one; NaN stays NaN, -0.0 stays -0.0, and inf * slope keeps its sign."""
+    """a where a > 0, else a * slope, for a nonzero slope (a number or a NumPy scalar): the
+    larger (slope below 1, a negative one too) or smaller of a and a * slope, two passes that
+    pick no element one by one; NaN stays NaN, inf * slope keeps its sign, and at a zero of
+    either sign the tie gives a * slope, as PyTorch's (-0.0 * -0.3 is +0.0)."""
     rest = a * slope
     pick = xp.maximum if slope < 1 else xp.minimum
     return pick(a, rest, out=rest if rest.ndim else None)  # 0-d: NumPy scalars

@@ -30,9 +30,7 @@ class PreluKernel(Function):
 
     def forward(self, x: Any, weight: Any) -> Any:
         if weight.size == 1 and type(weight) is host.ndarray:  # a host value: no device read
-            slope = weight.item()
-            if slope > 0:
-                return leaky_below(x, None, slope)
+            return leaky_below(x, None, weight.item())
         return select(x > 0, x, x * weight.reshape(_slopes_shape(x.ndim, weight.size)))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
