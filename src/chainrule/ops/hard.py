@@ -65,17 +65,21 @@ class Hardsigmoid(Function):
     rule = "grad_x = grad * float32(1/6) on (-3, 3), else 0"
 
     def forward(self, x: Any) -> Any:
-        self.inside = (x > -3.0) & (x < 3.0)
         out = xp.add(x, 3.0, out=xp.empty_like(x))
         out.clip(0.0, 6.0, out=out)  # the method: np.clip's Python wrapper calls it
         out /= 6.0
         return out
 
+    def _inside(self) -> Any:
+        """-3 < x < 3, made in backward: forward needs none."""
+        a = self.inputs[0]._array
+        return (a > -3.0) & (a < 3.0)
+
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (Slopes.apply(grad, self.inputs[0], mask=self.inside, slope=0.0) * SIXTH32,)
+        return (Slopes.apply(grad, self.inputs[0], mask=self._inside(), slope=0.0) * SIXTH32,)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
-        return (masked(grad, self.inside) * grad.dtype.type(SIXTH32),)
+        return (masked(grad, self._inside()) * grad.dtype.type(SIXTH32),)
 
 
 class Softshrink(Function):
@@ -85,9 +89,9 @@ class Softshrink(Function):
     rule = "grad_x = grad where |x| > lambd or x is NaN, else 0"
 
     def forward(self, x: Any, *, lambd: float) -> Any:
-        self.lambd = lambd  # clip as two ufuncs on one buffer: np.clip's wrapper costs more
-        kept = xp.maximum(x, -lambd) if x.ndim else xp.maximum(x, -lambd, out=xp.empty_like(x))
-        xp.minimum(lambd, kept, out=kept)  # lambd first: -0.0 kept at lambd 0, x - kept +0
+        self.lambd = lambd  # the method: np.clip's Python wrapper calls it
+        out = None if x.ndim else xp.empty_like(x)  # 0-d: an array, not a NumPy scalar
+        kept = x.clip(-lambd, lambd, out=out)  # x at a tie: x - kept is +0 at zeros
         return xp.subtract(x, kept, out=kept)
 
     def _outside(self) -> Any:
