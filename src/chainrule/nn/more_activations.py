@@ -80,11 +80,10 @@ def rrelu(
     if lower > upper:
         raise ValueError(f"rrelu: lower must not exceed upper; got lower={lower} and upper={upper}")
     # either way one node, named and saving as PyTorch's rrelu_with_noise (in eval its noise
-    # is memory it never writes: zeros here)
+    # is memory it never writes: zeros here, made by _rrelu only for a node)
     call = dict(lower=lower, upper=upper, training=training, inplace=inplace)
     if not training:
         mean = (lower + upper) / 2
-        call["noise"] = array.xp.zeros_like(x._array)
         return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(leaky_relu(t, mean), call))
     if x._array.dtype == array.float16:  # PyTorch's CPU kernel has no float16 draws
         raise TypeError("rrelu: not implemented for float16 when training, as in PyTorch")
@@ -114,8 +113,12 @@ def _slopes(x: Tensor, lower: float, upper: float) -> Tensor:
 
 
 def _rrelu(out: Tensor, call: dict) -> Tensor:
-    """out, its node PyTorch's rrelu_with_noise's: rrelu_'s (in place) saving its result."""
-    if call.pop("inplace"):
+    """out, its node PyTorch's rrelu_with_noise's: rrelu_'s (in place) saving its result; in
+    eval its noise, zeros, is made only where a node keeps it."""
+    inplace = call.pop("inplace")
+    if out.grad_fn is not None and "noise" not in call:
+        call["noise"] = array.xp.zeros_like(out._array)
+    if inplace:
         return named(out, "RreluWithNoiseBackward1", result=out._array, **call)
     return named(out, "RreluWithNoiseBackward0", **call)
 
