@@ -10,10 +10,10 @@ from typing import Any, NamedTuple
 from ..array import xp
 from ..autograd.node import named
 from ..ops import decompositions as D
-from ..ops import triangular
+from ..ops import lapack, triangular
 from ..tensor import Tensor, where
 from . import decompose, solvers
-from ._checks import floating, matrices, same_dtype, tensor_of
+from ._checks import constant, floating, matrices, same_dtype, tensor_of
 
 
 class SvdUSV(NamedTuple):
@@ -34,8 +34,13 @@ def det(input: Any) -> Tensor:
 
 def logdet(input: Any) -> Tensor:
     """log det(A): NaN where det(A) < 0, -inf where it is 0."""
-    floating(tensor_of(input), "logdet")
-    sign, logabsdet = solvers.slogdet(input)
+    A = tensor_of(input)
+    floating(A, "logdet")
+    if decompose._untracked(A):  # no node: slogdet's arrays, without its outputs' tensors
+        A = matrices(A, "linalg.slogdet", square=True)
+        sign, logabsdet, _ = lapack.slogdet(A._array)
+        return constant(xp.where(sign == -1, xp.nan, logabsdet))
+    sign, logabsdet = solvers.slogdet(A)
     return where(sign == -1, float("nan"), logabsdet)  # as PyTorch's
 
 
