@@ -1,6 +1,7 @@
 """index_reduce of long slices (ScatterReduce reduces them in one slice at a time with the fast
 path on): values and gradients against torch, in either mode, with repeated indices, without
-self, and with a NaN; index_select's slices (one take along the dim) in C order."""
+self, and with a NaN; index_select's slices (one take along the dim) in C order, and a few
+columns of 1,024 rows or more (copied a column at a time with the fast path on)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,18 @@ def test_index_select_takes_slices_in_c_order_as_torch(dim: int) -> None:
     (g,) = cr.grad(got, ours, cr.tensor(v))
     (tg,) = torch.autograd.grad(want, theirs, torch.tensor(v))
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("index", [[4, 0, 4], [-1], [2, -5], [1, 3, 0, 2]])
+def test_a_few_columns_of_many_rows_are_picked_as_torch(index: list) -> None:
+    x = np.random.default_rng(8).standard_normal((2, 600, 5))
+    ours, theirs = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got, want = ours[:, :, index], theirs[:, :, index]
+    assert got.numpy().flags.c_contiguous
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    v = np.random.default_rng(9).standard_normal(got.shape)
+    (g,) = cr.grad(got, ours, cr.tensor(v))
+    (tg,) = torch.autograd.grad(want, theirs, torch.tensor(v))
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12)
+    picked = ours.detach().index_select(-1, cr.tensor([i % 5 for i in index]))
+    np.testing.assert_array_equal(picked.numpy(), want.detach().numpy())

@@ -168,6 +168,8 @@ class GetItem(Function):
         if not _has_array(index):  # a view; of an element, PyTorch's 0-d one (NumPy's a copy)
             return a[index] if Ellipsis in index else a[index + (Ellipsis,)]
         if _picks_slices(index):
+            if fastpath.enabled() and _few_columns(a, index):
+                return _columns_copied(a, index[-1])
             # one take along the dim, in C order (a[index] lays the picked dim out first)
             return xp.take(a, index[-1], axis=len(index) - 1)
         out = a[index]
@@ -701,6 +703,28 @@ def _into_slices(ufunc: Any, out: Any, lead: tuple, vector: Any, part: Any) -> N
     for k, i in enumerate(vector.tolist()):
         place = out[lead + (i,)]  # a view into out
         ufunc(place, part[lead + (k,)], out=place)
+
+
+COLUMNS_MAX = 3  # the most columns copied one at a time (of 8, take is 1.4-2.6x the faster)
+
+
+def _few_columns(a: Any, index: tuple) -> bool:
+    """Whether index picks at most COLUMNS_MAX columns of a's last dim (_picks_slices), of
+    1,024 rows or more."""
+    return (
+        len(index) == a.ndim
+        and len(index[-1]) <= COLUMNS_MAX
+        and a.size >= 1024 * max(a.shape[-1], 1)
+    )
+
+
+def _columns_copied(a: Any, vector: Any) -> Any:
+    """``xp.take(a, vector, axis=-1)``: column vector[k] of a copied into column k of the
+    result, one strided copy a column, where take copies element by element."""
+    out = xp.empty(a.shape[:-1] + (len(vector),), dtype=a.dtype, like=a)  # (..., K)
+    for k, i in enumerate(vector.tolist()):
+        out[..., k] = a[..., i]
+    return out
 
 
 def _long_slices(index: tuple, part: Any) -> bool:
