@@ -573,7 +573,10 @@ class Logit(Function):
             lo = a.dtype.type(eps)
             z = xp.clip(a, lo, a.dtype.type(1) - lo)
         with errstate(divide="ignore", invalid="ignore"):
-            return xp.log(z / (1 - z))
+            q = 1 - z
+            if not q.ndim:  # a 0-d z's NumPy scalars
+                return xp.log(z / q)
+            return xp.log(xp.divide(z, q, out=q), out=q)  # in place
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
