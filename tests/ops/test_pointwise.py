@@ -253,6 +253,33 @@ def test_in_place_forms_write_into_the_tensor_and_pass_gradients() -> None:
         np.testing.assert_allclose(gx.numpy(), gt.numpy(), rtol=1e-5)
 
 
+SPECIAL = [0.0, -0.0, math.nan, -math.inf, math.inf, 1e-45, -1e-45, 3e38, -3e38, 2.5, -2.5]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 3e38 in float16, frac of inf
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [("sign_", {}), ("sgn_", {}), ("frac_", {}), ("floor_", {}), ("ceil_", {}), ("trunc_", {}),
+     ("nan_to_num_", {}), ("nan_to_num_", {"nan": 0.5, "posinf": 1.0, "neginf": -2.0})],
+)  # fmt: skip
+def test_unary_in_place_forms_write_torchs_values_into_the_array(
+    name: str, kwargs: dict, dtype: str
+) -> None:
+    # 0-d, a strided view and ±0, NaN, infinities, denormals: the bits of PyTorch's result,
+    # in the tensor's own buffer (with the switch on, the op's forward writes it directly)
+    rng = np.random.default_rng(0)
+    data = np.concatenate([SPECIAL, rng.standard_normal(29) * 4]).astype(dtype)
+    ours, theirs = cr.tensor(data), torch.tensor(data)
+    buffer, version = ours.numpy(), ours._version
+    for o, t in [(ours[::2], theirs[::2]), (ours[1], theirs[1]), (ours, theirs)]:
+        assert getattr(o, name)(**kwargs) is o
+        getattr(t, name)(**kwargs)
+    assert ours.numpy() is buffer or np.shares_memory(ours.numpy(), buffer)
+    assert ours._version > version
+    np.testing.assert_array_equal(ours.numpy().view(np.uint8), theirs.numpy().view(np.uint8))
+
+
 @pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_",
                                   "less_equal_", "logical_and_", "logical_xor_",
                                   "nextafter_", "floor_divide_"])  # fmt: skip

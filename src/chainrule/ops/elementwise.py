@@ -421,13 +421,25 @@ class Sign(Function):
     def forward(self, a: Any) -> Any:
         if a.dtype.kind == "b":  # a bool is its own sign (NumPy's sign has no bool loop)
             return a.copy()
-        if is_floating(a.dtype):  # PyTorch's (a > 0) - (a < 0): 0 at NaN and +0 at -0.0
-            # into an array of a's (a 0-d a's too, on its device: no NumPy scalar)
-            return xp.subtract(a > 0, a < 0, dtype=a.dtype, out=xp.empty_like(a))
+        if is_floating(a.dtype):  # into an array of a's (a 0-d a's too: no NumPy scalar)
+            value = None if a.ndim else on_value(a, _sign_of)  # 0-d: the value's (fastpath)
+            return sign(a, out=xp.empty_like(a)) if value is None else value
         return xp.sign(a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * 0.0,)
+
+
+def _sign_of(v: Any) -> float:
+    """Sign's value of a 0-d input's value v, a NumPy scalar (fastpath): +0 at -0.0 and NaN."""
+    return float(v > 0) - float(v < 0)
+
+
+def sign(a: Any, out: Any) -> Any:
+    """PyTorch's sign of a float array, (a > 0) - (a < 0) (0 at NaN, +0 at -0.0), written into
+    ``out`` (a itself for sign_): the difference in int8, cast to out's dtype as it is written
+    (-1, 0 and 1 are exact in every float dtype), where one in out's dtype casts both bools."""
+    return xp.subtract(a > 0, a < 0, dtype=xp.int8, out=out, casting="unsafe")
 
 
 class Clamp(Function):

@@ -302,12 +302,19 @@ class Frac(Function):
     saves_inputs = False
 
     def forward(self, a: Any) -> Any:
-        return a - xp.trunc(a)  # inf - inf: NaN, as PyTorch's
+        return frac(a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad,)
 
     backward_arrays = backward  # operators only: the same rule serves arrays
+
+
+def frac(a: Any, out: Any = None) -> Any:
+    """a - trunc(a) (inf - inf: NaN, as PyTorch's), written into ``out`` (a itself for
+    frac_) or else into trunc's array: two passes and one new array."""
+    whole = xp.trunc(a, out=xp.empty_like(a))  # an array for a 0-d a too
+    return xp.subtract(a, whole, out=whole if out is None else out)
 
 
 class Fmax(Function):
@@ -406,24 +413,26 @@ class NanToNum(Function):
     rule = "grad_a = grad where a is finite, else 0"
 
     def forward(self, a: Any, *, nan: Any, posinf: Any, neginf: Any) -> Any:
-        # NumPy's nan_to_num in its fewest passes: clipping to the finite range makes the
-        # infinities the default numbers (no finite value is moved), and a given number
-        # replaces its infinity after; bfloat16 too, which NumPy's leaves as it is
-        low, high = _finite_range(a.dtype)
-        out = a.clip(
-            low if neginf is None else -math.inf,
-            high if posinf is None else math.inf,
-            out=xp.empty_like(a),
-        )  # an array for a 0-d a too
-        xp.copyto(out, nan, where=xp.isnan(out))
-        if posinf is not None:
-            xp.copyto(out, posinf, where=out == math.inf)
-        if neginf is not None:
-            xp.copyto(out, neginf, where=out == -math.inf)
-        return out
+        out = xp.empty_like(a)  # an array for a 0-d a too
+        return nan_to_num(a, nan, posinf, neginf, out=out)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (Where.apply(xp.isfinite(self.inputs[0]._array), grad, 0.0),)
+
+
+def nan_to_num(a: Any, nan: Any, posinf: Any, neginf: Any, out: Any) -> Any:
+    """NanToNum's values written into ``out`` (a itself for nan_to_num_): NumPy's nan_to_num
+    in its fewest passes. Clipping to the finite range makes the infinities the default
+    numbers (no finite value is moved), and a given number replaces its infinity after;
+    bfloat16 too, which NumPy's leaves as it is."""
+    low, high = _finite_range(a.dtype)
+    a.clip(low if neginf is None else -math.inf, high if posinf is None else math.inf, out=out)
+    xp.copyto(out, nan, where=xp.isnan(out))
+    if posinf is not None:
+        xp.copyto(out, posinf, where=out == math.inf)
+    if neginf is not None:
+        xp.copyto(out, neginf, where=out == -math.inf)
+    return out
 
 
 class Ldexp(Function):

@@ -18,6 +18,8 @@ from ..autograd.mode import is_grad_enabled, state
 from ..autograd.node import named
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
+from ..ops.elementwise import sign
+from ..ops.pointwise import frac, nan_to_num
 from . import views
 from .arithmetic import Arithmetic, false_mask, where
 from .core import Core, make
@@ -251,16 +253,16 @@ class InPlace(Core):
         return self._write("sinc_", Pointwise.sinc)
 
     def frac_(self: TensorSelf) -> Tensor:
-        return self._write("frac_", Pointwise.frac)
+        return self._apply("frac_", frac, Pointwise.frac)
 
     def fix_(self: TensorSelf) -> Tensor:
         return self._write("fix_", Pointwise.fix)
 
     def sgn_(self: TensorSelf) -> Tensor:
-        return self._write("sgn_", Pointwise.sgn)
+        return self._apply("sgn_", sign, Pointwise.sgn)
 
     def trunc_(self: TensorSelf) -> Tensor:
-        return self._write("trunc_", Arithmetic.trunc)
+        return self._apply("trunc_", xp.trunc, Arithmetic.trunc)
 
     def log2_(self: TensorSelf) -> Tensor:
         return self._write("log2_", Arithmetic.log2)
@@ -275,7 +277,7 @@ class InPlace(Core):
         return self._write("rsqrt_", Arithmetic.rsqrt)
 
     def sign_(self: TensorSelf) -> Tensor:
-        return self._write("sign_", Arithmetic.sign)
+        return self._apply("sign_", sign, Arithmetic.sign)
 
     def negative_(self: TensorSelf) -> Tensor:
         return self._write("negative_", Arithmetic.negative)
@@ -364,10 +366,10 @@ class InPlace(Core):
         return self._write("clamp_max_", lambda t: t.clamp_max(max))
 
     def floor_(self: TensorSelf) -> Tensor:
-        return self._write("floor_", Arithmetic.floor)
+        return self._apply("floor_", xp.floor, Arithmetic.floor)
 
     def ceil_(self: TensorSelf) -> Tensor:
-        return self._write("ceil_", Arithmetic.ceil)
+        return self._apply("ceil_", xp.ceil, Arithmetic.ceil)
 
     def round_(self: TensorSelf, *, decimals: int = 0) -> Tensor:
         return self._write("round_", lambda t: t.round(decimals=decimals))
@@ -393,7 +395,8 @@ class InPlace(Core):
     def nan_to_num_(
         self: TensorSelf, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
     ) -> Tensor:
-        return self._write("nan_to_num_", lambda t: t.nan_to_num(nan, posinf, neginf))
+        options = {"nan": nan, "posinf": posinf, "neginf": neginf}
+        return self._apply("nan_to_num_", nan_to_num, lambda t: t.nan_to_num(**options), **options)
 
     def divide_(self: TensorSelf, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return self.div_(other, rounding_mode=rounding_mode)
@@ -610,6 +613,18 @@ class InPlace(Core):
                 else:
                     bump(self)
                     return self
+        return self._write(op, compute)
+
+    def _apply(self: TensorSelf, op: str, forward: Any, compute: Any, **options: Any) -> Tensor:
+        """``self.op_()`` of one tensor: _write of ``compute``, or, with the fast path on,
+        nothing to record (as _update) and a writeable float array of the host's with
+        elements, ``forward(self, out=self, **options)``: the op's values, written in place."""
+        arr = self._array
+        if fastpath.enabled() and arr.ndim and arr.dtype.kind == "f" and type(arr) is _HOST:
+            if arr.flags.writeable and not _watched(self, None):
+                forward(arr, out=arr, **options)
+                bump(self)
+                return self
         return self._write(op, compute)
 
     def _write(self: TensorSelf, op: str, compute: Any, written: Any = None) -> Tensor:
