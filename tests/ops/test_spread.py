@@ -149,3 +149,27 @@ def test_outputs_without_a_node_are_not_views_and_a_write_stays_in_its_own(
         outs[0].add_(1)
         np.testing.assert_array_equal(outs[1].numpy(), before.numpy())
         np.testing.assert_array_equal(x.detach().numpy(), np.array(C))
+
+
+@pytest.mark.parametrize("op", ["var_mean", "std_mean"])
+@pytest.mark.parametrize(
+    "dim,keepdim,correction",
+    [(None, False, 1), (1, False, 1), ((0, 2), True, 0), (None, True, 1), (2, False, 4)],
+    ids=["all", "dim_1", "dims_0_2_keepdim", "all_keepdim", "no_degrees_of_freedom"],
+)
+def test_outputs_without_a_node_are_torchs(op: str, dim: Any, keepdim: bool, correction: int):
+    """With nothing recorded (each output made directly where the switch is on), the values,
+    shapes and dtypes of both outputs are PyTorch's, float64 and float32."""
+    a = np.random.default_rng(0).normal(size=(2, 3, 4))
+    for dtype in (np.float64, np.float32):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no degrees of freedom: inf, PyTorch warns too
+            got, want = (
+                getattr(lib, op)(
+                    lib.tensor(a.astype(dtype)), dim, correction=correction, keepdim=keepdim
+                )
+                for lib in (cr, torch)
+            )
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == tuple(w.shape) and g.numpy().dtype == w.numpy().dtype
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)

@@ -341,6 +341,14 @@ TRICKS = [
         "GetItem.apply, which makes the same view",
     ),
     Trick(
+        "var_mean's and std_mean's outputs made directly",
+        "chainrule.fastpath.views:off_graph",
+        "std_mean of a (2, 3, 4) float32 tensor that records nothing, forward, loaded machine, "
+        "same sitting: 9.0-9.2 against 11.3-12.0 us (2.7-2.8x against 3.5x PyTorch's time): "
+        "each output its own array, with no stacked pair to index",
+        "VarMean.apply, which stacks the two outputs, then each read from the pair",
+    ),
+    Trick(
         "kron made on arrays",
         "chainrule.fastpath.views:off_graph",
         "kron of (2, 3) and (3,) float32 tensors that record nothing, forward: 3.2 against "

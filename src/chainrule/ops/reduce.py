@@ -280,11 +280,16 @@ class VarMean(_Spread):
     def forward(
         self, a: Any, dims: Any = None, correction: Any = 1, keepdim: bool = False, op: str = "var"
     ) -> Any:
-        spread = super().forward(a, dims, correction, keepdim, op)
-        out = xp.empty((2, *spread.shape), dtype=spread.dtype, like=a)  # (2, *reduced)
-        out[0] = xp.sqrt(spread) if self.root else spread
-        out[1] = self.mean if keepdim else self.mean.reshape(spread.shape)
+        first, mean = self.parts(a, dims, correction, keepdim, op)
+        out = xp.empty((2, *first.shape), dtype=first.dtype, like=a)  # (2, *reduced)
+        out[0], out[1] = first, mean
         return out
+
+    def parts(self, a: Any, dims: Any, correction: Any, keepdim: bool, op: str) -> tuple:
+        """The two outputs forward stacks, each its own array: (var or std, the mean)."""
+        spread = super().forward(a, dims, correction, keepdim, op)
+        mean = self.mean if keepdim else self.mean.reshape(spread.shape)
+        return xp.sqrt(spread) if self.root else spread, mean
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]

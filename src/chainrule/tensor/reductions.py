@@ -542,6 +542,9 @@ def variance(
     need_float(t, op)
     dims = normalize_dims(dim, t, op)
     correction = 1 if correction is None else correction
+    if op[-5:] == "_mean" and fastpath.off_graph(t):  # no node: each output made directly
+        first, mean = _SPREADS[op]().parts(t._array, dims, correction, keepdim, op)
+        return make(first), make(mean)
     out = _SPREADS[op].apply(t, dims=dims, correction=correction, keepdim=keepdim, op=op)
     record(out, correction=correction)  # as given, as PyTorch's node keeps it
     if op in ("var", "std"):
