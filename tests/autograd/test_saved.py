@@ -378,3 +378,18 @@ def test_nll_loss_shows_its_ignore_index_as_torch_does() -> None:
         shown.append(seen)
     assert shown[1] == shown[0]
     assert shown[1][0][1] == 2**64 - 100
+
+
+def test_a_squeezes_negative_dim_and_quantiles_last_squeeze_are_torchs() -> None:
+    """squeeze's and squeeze_'s dim shown unsigned (-1 is 2^64 - 1); quantile ends, as
+    PyTorch's, in a squeeze of its values' last dim, whose sizes end in that 1."""
+    shown = []
+    for lib in (torch, cr):
+        x = lib.tensor(np.arange(60.0).reshape(3, 4, 5) / 7, requires_grad=True)
+        q = lib.tensor([0.2, 0.7], dtype=lib.float64)
+        ys = [x[:, :1].squeeze(-2), (x * 1).squeeze_(-1), x[:, :1].squeeze((-2,))]
+        ys += [x.quantile(0.3), x.quantile(q, 1, keepdim=True), x.nanquantile(0.5, -1, True)]
+        shown.append([(y.grad_fn.name(), y.grad_fn._saved_dim, y.grad_fn._saved_self_sym_sizes)
+                      for y in ys])  # fmt: skip
+    assert shown[1] == shown[0]
+    assert shown[1][4] == ("SqueezeBackward4", 2**64 - 1, (2, 3, 1, 5, 1))

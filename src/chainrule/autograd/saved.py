@@ -401,7 +401,7 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
     **dict.fromkeys(
         ("SqueezeBackward1", "SqueezeBackward2"),
-        {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
+        {"dim": made.unsigned_dims, "self_sym_sizes": _sizes(0)},
     ),
     "UnsqueezeBackward0": made.as_given("dim"),
     "GetItem.UnsqueezeBackward0": _index_step("dim"),  # an index's last None
@@ -424,9 +424,12 @@ VALUES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "IndexPutBackward0": {"accumulate": lambda fn: fn.op == "ScatterAdd"},  # added, or written
     # the in-place overloads (squeeze_, transpose_...): the view's node, renamed
     "SqueezeBackward3": {"self_sym_sizes": _sizes(0)},
-    **dict.fromkeys(
+    **dict.fromkeys(  # quantile's last squeeze (of sizes it gives) is a reshape's node
         ("Reshape.SqueezeBackward4", "SqueezeBackward5"),
-        {"dim": called("dim"), "self_sym_sizes": _sizes(0)},
+        {
+            "dim": made.unsigned_dims,
+            "self_sym_sizes": lambda fn: called("sizes")(fn) or _shape(fn, 0),
+        },
     ),
     "UnsqueezeBackward1": {"dim": called("dim")},
     "TransposeBackward1": {"dim0": _swapped(0), "dim1": _swapped(1)},

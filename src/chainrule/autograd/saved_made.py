@@ -269,6 +269,12 @@ def unsigned(given: Any) -> Any:
     return None if given is None else given % 2**64
 
 
+def unsigned_dims(fn: Any) -> Any:
+    """A squeeze's dim as the call gave it (an int or a tuple), each shown unsigned."""
+    dim = call_of(fn).get("dim")
+    return tuple(unsigned(d) for d in dim) if isinstance(dim, (tuple, list)) else unsigned(dim)
+
+
 def call_of(fn: Any) -> dict[str, Any]:
     """The call's arguments a node keeps (saved.record's), while it lives and after release."""
     return (fn.__dict__.get("_kept", {}) if fn.inputs is None else fn.__dict__).get("call", {})

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import array
 from ..arguments import normalize_dim
+from ..autograd.node import named
 from ..ops import movement, reduce
 from .arithmetic import where
 from .core import Core, as_tensor, make
@@ -108,7 +109,9 @@ def quantile_of(
                 weight = weight.reshape(weight._array.shape[1:])
         out = out.lerp(above, weight)
     shape = ((m,) if qs.ndim else ()) + out_shape
-    return out if out._array.shape == shape else movement.viewed(movement.Reshape, out, shape=shape)
+    # PyTorch's last step squeezes the values' last dim, of size 1: its node, one reshape's
+    out = movement.viewed(movement.Reshape, out, shape=shape)  # (m, *out_shape) or out_shape
+    return named(out, "SqueezeBackward4", dim=-1, sizes=(*shape, 1))
 
 
 def cov_of(t: Tensor, correction: Any, fweights: Any, aweights: Any) -> Tensor:
