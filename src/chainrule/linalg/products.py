@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..arguments import need_number, normalize_dim
-from ..array import xp
+from ..array import result_array, xp
 from ..autograd.saved import record
 from ..functions import cat
 from ..ops.decompositions import LinalgVectorNorm
@@ -19,7 +19,7 @@ from ..tensor import reductions as norms
 from ..tensor.arithmetic import matmul
 from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
-from .decompose import svdvals
+from .decompose import _untracked, svdvals
 from .solvers import inv_ex
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -51,7 +51,8 @@ def _dims(A: Tensor, dim: Sequence[int], op: str) -> tuple[int, int]:
     """The two dims ``dim`` of A (rows, cols), checked and made non-negative."""
     if len(dim) != 2:
         raise ValueError(f"{op}: dim must be a 2-tuple; got {tuple(dim)}")
-    r, c = (normalize_dim(d, A.ndim, op, tuple(A.shape)) for d in dim)
+    ndim, shape = A._array.ndim, A._array.shape
+    r, c = normalize_dim(dim[0], ndim, op, shape), normalize_dim(dim[1], ndim, op, shape)
     if r == c:
         raise ValueError(f"{op}: dims must be different; got {tuple(dim)}")
     return r, c
@@ -99,6 +100,8 @@ def matrix_norm(
         return sums.amax(kept, keepdim=keepdim) if ord > 0 else sums.amin(kept, keepdim=keepdim)
     if ord == "fro":  # over A's own dims, as PyTorch's (LinalgVectorNormBackward0, its ord 2)
         dims = _dims(A, dim, "linalg.matrix_norm")
+        if _untracked(A):  # no node: the op's forward on the array, without its apply
+            return constant(result_array(LinalgVectorNorm().forward(A._array, 2.0, dims, keepdim)))
         return record(LinalgVectorNorm.apply(A, p=2.0, dim=dims, keepdim=keepdim), ord=2)
     M, r, c = _to_end(A, dim, "linalg.matrix_norm")  # "nuc", 2 or -2: of the singular values
     if M.numel() == 0 and ord != "nuc" or M.numel() == 0 and min(M.shape[-2:]) > 0:

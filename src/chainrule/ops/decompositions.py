@@ -705,7 +705,7 @@ class LinalgVectorNorm(Function):
         axis = dim if x.ndim else None
         if p == 2:  # a dot product (one BLAS call over every dim): 10x NumPy's vector_norm
             if dim is None or len(set(dim)) == x.ndim:  # a matrix's Frobenius norm too
-                out = xp.sqrt(xp.asarray(xp.vdot(a, a), dtype=a.dtype, like=a))
+                out = xp.sqrt(xp.vdot(a, a))  # a NumPy scalar: apply makes it an array
                 out = out.reshape((1,) * x.ndim) if keepdim else out
             elif dim == (x.ndim - 1,) and x.ndim > 1 and x.size > 2048:
                 # along the rows, past row_sums' threshold: their sums by BLAS, where NumPy's
