@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import xp
 from ..autograd.primitive import Function
-from ..fastpath import masked, on_value
+from ..fastpath import masked, on_value, select
 from .elementwise import Slopes, derivative, twice
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class Hardswish(Function):
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         middle, high = self._masks()
         a = self.inputs[0]._array
-        return (xp.where(middle, grad * (a / 3.0 + 0.5), masked(grad, high)),)
+        return (select(middle, grad * (a / 3.0 + 0.5), masked(grad, high)),)
 
 
 class Hardsigmoid(Function):
