@@ -223,6 +223,28 @@ def test_take_along_dim_broadcasts_and_wraps_like_torch(self_: Any, indices: Any
 
 
 @pytest.mark.parametrize(
+    "self_, index",
+    [
+        (np.arange(12.0).reshape(3, 4), np.array([[0, -1], [5, 5]])),
+        (np.arange(12.0).reshape(4, 3), np.array([1, -12, 7])),
+        (np.array(3.0), np.array([[0], [-1]])),  # 0-d self
+        (np.arange(6.0), np.zeros((0, 2), np.int64)),  # empty index
+        (np.arange(6).reshape(2, 3), I64(-2)),  # integers, 0-d index
+        (np.array([[True, False]]), np.array([1, 0, 1])),
+    ],
+)
+def test_take_reads_the_flattened_tensor_like_torch(self_: Any, index: Any) -> None:
+    """With and without a node (off the graph, the fast path reads the flat array)."""
+    want = torch.tensor(self_).take(torch.tensor(index))
+    assert_like_torch(cr.tensor(self_).take(cr.tensor(index)), want)
+    if self_.ndim == 2:  # a transposed view, not contiguous
+        want = torch.tensor(self_).T.take(torch.tensor(index))
+        assert_like_torch(cr.tensor(self_).T.take(cr.tensor(index)), want)
+    if self_.dtype == np.float64:
+        assert_grads_like_torch(lambda lib, s, i: s.take(i), [self_, index])
+
+
+@pytest.mark.parametrize(
     "make, message",
     [
         (lambda lib: lib.take_along_dim(lib.arange(5.0), lib.tensor(1), 0), "same number of dims"),

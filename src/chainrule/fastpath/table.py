@@ -502,6 +502,15 @@ TRICKS = [
         "np.add.at(out, index, part)",
     ),
     Trick(
+        "take off the graph from the flat array",
+        "chainrule.fastpath.views:off_graph",
+        "take of a contiguous float32 tensor that records nothing, forward, chainrule over "
+        "PyTorch (catalog, same sitting, three runs): at 10^6 0.96-1.02x against 1.30-1.94x, "
+        "small 0.96-1.06x against 1.79-2.04x: one a.take(index), where the positions were "
+        "read modulo the size, unravelled and gathered by GetItem",
+        "GetItem.apply of self at the index's positions along each dim",
+    ),
+    Trick(
         "a few columns copied one at a time",
         "chainrule.ops.movement:GetItem.forward",
         "two columns of the last dim of (50000, 5, 4) float32: 0.44-0.48 against 1.9-2.7 ms; "

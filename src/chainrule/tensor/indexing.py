@@ -371,7 +371,10 @@ class Indexing(Core):
         """The values at index in the flattened tensor (negative from the end), in index's
         shape."""
         idx = _flat_index(self, index, "take")
-        at = idx % max(self._array.size, 1)
+        a = self._array
+        if fastpath.off_graph(self) and a.flags.c_contiguous:  # no node: read from the flat array
+            return make(a.take(idx))  # in index's shape (negative from the end)
+        at = idx % max(a.size, 1)
         if not self.ndim:
             return named(self.reshape(-1)[at], "TakeBackward0", index=idx)
         # self itself indexed by the positions along each dim: one node, on self, as
