@@ -709,3 +709,22 @@ def test_select_on_bits_is_where(dtype, other):
             got = fastpath.select(mask, x, y)
         assert got.dtype == dtype and got.shape == want.shape
         assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), on
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize(
+    "shapes",
+    [((2048, 3), (3,), (2048, 1)), ((2, 1024, 4), (1024, 1), (4,)), ((), (1, 2), (2048, 1))],
+)
+def test_short_rows_a_column_at_a_time(op, shapes):
+    # the columns (ops/arithmetic.py:spread) give the plain broadcast's values bit for bit,
+    # and PyTorch's to a rounding (its fused multiply-add)
+    a, t1, t2 = (RNG.standard_normal(s).astype(np.float32) for s in shapes)
+    t2 += np.float32(np.sign(t2) * 0.5)  # away from 0, for the division
+
+    def run():
+        return [getattr(cr, op)(cr.tensor(a), cr.tensor(t1), cr.tensor(t2), value=0.5)]
+
+    assert_same(run, exact=True)
+    theirs = getattr(torch, op)(*map(torch.tensor, (a, t1, t2)), value=0.5).numpy()
+    np.testing.assert_allclose(run()[0].numpy(), theirs, rtol=2e-6, atol=1e-6)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..array import ndarray, xp
+from .. import fastpath
+from ..array import host, ndarray, xp
 from ..autograd.primitive import Function
 from ..fastpath import division, select
 
@@ -28,6 +29,8 @@ class Addcmul(Function):
 
     def forward(self, a: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         self.value = value
+        if spreads(a, t1, t2):
+            return spread(xp.add, a, spread(xp.multiply, value * t1, t2))
         return a + value * t1 * t2
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -45,6 +48,8 @@ class Addcdiv(Function):
 
     def forward(self, a: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         self.value = value
+        if spreads(a, t1, t2):
+            return spread(xp.add, a, spread(xp.true_divide, value * t1, t2))
         return a + value * t1 / t2
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -56,6 +61,41 @@ class Addcdiv(Function):
             scaled / t2 if need_t1 else None,
             -scaled * t1 / (t2 * t2) if need_t2 else None,
         )
+
+
+# A result of at most COLUMNS_MAX elements a row over ROWS_MIN rows or more, made of arrays
+# of different shapes, is made a column at a time: NumPy's loop over such a result runs once
+# a row, a few elements each (at 8 a row the two cost alike).
+COLUMNS_MAX = 4
+ROWS_MIN = 1024
+
+
+def spreads(a: Any, b: Any, c: Any) -> bool:
+    """Whether the fast path is on and a, b and c (the host's arrays, not all of one shape)
+    broadcast to a result of short rows, which spread then makes a column at a time
+    (fastpath/table.py): (n, 3), (3,) and (n, 1), say. The quick refusal of small ones first."""
+    if getattr(a, "size", 0) * getattr(b, "size", 0) * getattr(c, "size", 0) < ROWS_MIN:
+        return False
+    arrays = (a, b, c)
+    if any(type(x) is not host.ndarray for x in arrays) or a.shape == b.shape == c.shape:
+        return False
+    if not fastpath.enabled():
+        return False
+    shape = xp.broadcast_shapes(a.shape, b.shape, c.shape)
+    return len(shape) > 1 and shape[-1] <= COLUMNS_MAX and math.prod(shape[:-1]) >= ROWS_MIN
+
+
+def spread(ufunc: Any, x: Any, y: Any) -> Any:
+    """``ufunc(x, y)``, a column at a time where x and y are arrays of different shapes, each
+    column one call over every row (where spreads says it pays)."""
+    if type(x) is not host.ndarray or type(y) is not host.ndarray or x.shape == y.shape:
+        return ufunc(x, y)
+    shape = xp.broadcast_shapes(x.shape, y.shape)
+    out = xp.empty(shape, xp.result_type(x, y))
+    x, y = xp.broadcast_to(x, shape), xp.broadcast_to(y, shape)
+    for j in range(shape[-1]):
+        ufunc(x[..., j], y[..., j], out=out[..., j])  # (..., n), strided by the row's length
+    return out
 
 
 class Lerp(Function):
