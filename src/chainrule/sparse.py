@@ -430,7 +430,7 @@ class SparseTensor(Tensor):
         extras.append("layout=torch.sparse_coo")
         tail = ", ".join(extras)
         if self.grad_fn is not None:
-            tail += f",\n       grad_fn=<{self.grad_fn.name()}>"
+            tail += f",\n       grad_fn=<{type(self.grad_fn).__name__}>"
         elif self.requires_grad:
             tail += ",\n       requires_grad=True"
         return f"tensor(indices={indices},\n       values={values},\n       {tail})"

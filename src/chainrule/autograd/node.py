@@ -25,11 +25,13 @@ class Node:
 
     def name(self) -> str:
         """PyTorch's name for this node (``MulBackward0``, ``AddmmBackward0``): its type's, as
-        torchviz reads it, chosen as the node was recorded (see node_type)."""
-        return type(self).__name__
+        torchviz reads it, chosen as the node was recorded (see node_type); qualified for a
+        node PyTorch writes by hand (``torch::autograd::CopyBackwards``)."""
+        name = type(self).__name__
+        return "torch::autograd::" + name if name in HANDWRITTEN else name
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         """Pickled and copied as any object, its type found again by its op and name (a
@@ -346,6 +348,10 @@ def node_type(op: Any, name: str) -> Any:
         made = op.node_types[name] = type(op)(name, (op,), space)
         made.node_type = made
     return made
+
+
+# PyTorch's nodes outside its generated code that chainrule's nodes take the name of
+HANDWRITTEN = frozenset({"CopyBackwards"})
 
 
 def named(out: Any, name: str, **call: Any) -> Any:

@@ -203,7 +203,7 @@ def tensor_repr(t: Any) -> str:
         fmt = _Formatter(_summarised(arr) if summarise else arr)
         body = _nested(arr, indent, summarise, fmt)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")  # as PyTorch prints it
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)

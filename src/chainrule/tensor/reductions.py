@@ -16,7 +16,7 @@ from ..arguments import (
     numpy_dim_names,
 )
 from ..autograd.forward_ad import carries, set_tangent, tangent_of
-from ..autograd.node import UNGIVEN, UNGIVEN_FALSE
+from ..autograd.node import UNGIVEN, UNGIVEN_FALSE, named
 from ..autograd.outputs import packed_outputs
 from ..autograd.saved import record
 from ..fastpath import unwatched
@@ -379,8 +379,8 @@ class Reductions(Core):
                     dtype = array.promote_all(dtypes, "diff")
                     parts = [p if p._array.dtype == dtype else p.to(dtype) for p in parts]
                 x = movement.Cat.apply(*parts, dim=d)
-        if n == 0:  # the input itself, without prepend and append, as PyTorch
-            return self.clone()
+        if n == 0:  # the input itself, without prepend and append, copied as PyTorch's
+            return named(self.clone(), "CopyBackwards")  # (its copy_ into an empty tensor)
         lead = (slice(None),) * d  # narrow's slices along d, given directly
         for _ in range(min(n, x._array.shape[d])):
             size = x._array.shape[d] - 1
