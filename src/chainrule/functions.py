@@ -91,9 +91,15 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> T
 def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     """cat; with ``read``, each tensor read with the shape read(shape) gives it (hstack's,
     vstack's, dstack's and column_stack's of fewer dims), in the one node."""
-    ts: list[Tensor] = [as_tensor(t) for t in tensors]
-    shapes = [t._array.shape for t in ts]
-    dtypes = {t._array.dtype for t in ts}
+    ts: list[Tensor] = []
+    shapes, dtypes = [], []
+    for t in tensors:  # one loop: each comprehension is a call of its own (to Python 3.12)
+        t = as_tensor(t)
+        a = t._array
+        ts.append(t)
+        shapes.append(a.shape)
+        if a.dtype not in dtypes:
+            dtypes.append(a.dtype)
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
     reads: list[Any] | None = None if read is None else [read(s) for s in shapes]
@@ -442,7 +448,7 @@ def _as_column(s: tuple) -> tuple:
 def hstack(tensors: Sequence[Any], *, out: Tensor | None = None) -> Tensor:
     """The tensors joined along dim 1 (dim 0 where all are 1-D), 0-d ones read as 1-D."""
     ts = [as_tensor(t) for t in tensors]
-    dim = 0 if ts and not [t for t in ts if t._array.ndim > 1] else 1
+    dim = 0 if ts and max([t._array.ndim for t in ts]) < 2 else 1
     return write_out(_cat(ts, dim, _as_1d), out, "cat")
 
 

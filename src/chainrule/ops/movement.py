@@ -311,9 +311,11 @@ class Cat(Function):
         if shapes is not None:  # views: a reshape of fewer dims copies nothing
             arrays = tuple(a.reshape(s) for a, s in zip(arrays, shapes, strict=True))
         self.bounds = bounds = [0]  # where each input starts along dim, then the end
-        for a in arrays:
+        contiguous = True
+        for a in arrays:  # one loop: all() over a generator is a call of its own
             bounds.append(bounds[-1] + a.shape[dim])
-        if all(a.flags.c_contiguous for a in arrays):
+            contiguous = contiguous and a.flags.c_contiguous
+        if contiguous:
             return xp.concatenate(arrays, axis=dim)  # row-major, as PyTorch's
         return xp.concatenate(arrays, axis=dim, out=_joined_out(arrays, dim, bounds[-1]))
 
