@@ -21,27 +21,43 @@ import chainrule as cr
 from tests.ops import test_ops as catalog
 
 # Where chainrule's node (the key) stands for one of several PyTorch nodes: one primitive serves
-# several PyTorch ops, and the Tensor method calling it does not yet say which (or the two
-# libraries compose the op from other pieces). Each: why, and PyTorch's names it stands for.
+# several PyTorch ops, or PyTorch ends the op in a step chainrule does without. Each: why, and
+# PyTorch's names it stands for. These stay: matching them would add a node (a view or a copy
+# that changes nothing) to every call of the op, and so slow it.
 EXCEPTIONS: dict[str, tuple[str, set[str]]] = {
     "ViewBackward0": (
         "einsum is one node (a product, viewed); PyTorch's einsum ends in whichever step its "
         "contraction of these operands takes last: a permute, a sum or a mul",
         {"PermuteBackward0", "SumBackward1", "MulBackward0"},
     ),
-    "UnsqueezeBackward0": ("a tall matrix's nuclear norm ends unsqueezed", {"PermuteBackward0"}),
-    "MulBackward0": ("PyTorch's dropout3d of an unbatched input squeezes", {"SqueezeBackward1"}),
+    "UnsqueezeBackward0": (
+        "a nuclear norm with keepdim: PyTorch moves the two dims last and permutes them back "
+        "after (a permute of dims already in place); ours reduces them where they are",
+        {"PermuteBackward0"},
+    ),
+    "MulBackward0": (
+        "PyTorch's dropout3d of an unbatched input unsqueezes it and squeezes the result; ours "
+        "masks it as it is",
+        {"SqueezeBackward1"},
+    ),
     "UnsafeViewBackward0": (
-        "PyTorch copies or transposes some broadcast products",
+        "a matrix times a batch: PyTorch multiplies the transposes and copies (or transposes) "
+        "the product back; ours is one product, of the layout asked for",
         {"CloneBackward0", "TransposeBackward0"},
     ),
     "DivBackward0": (
-        "PyTorch's cov and cond end in squeeze",
+        "PyTorch's cov squeezes its quotient (even of no size-1 dim), and cond divides slices "
+        "of the singular values and squeezes; ours divides the values as they are",
         {"SqueezeBackward0", "SqueezeBackward1"},
     ),
-    "CtcLossBackward0": ("PyTorch's zero_infinity is a where", {"WhereBackward0"}),
+    "CtcLossBackward0": (
+        "PyTorch's zero_infinity zeroes an infinite loss by a where after its node; ours within "
+        "its one node",
+        {"WhereBackward0"},
+    ),
     "ScaledDotProductFlashAttentionForCpuBackward0": (
-        "PyTorch's CPU attention of these shapes is a composite",
+        "PyTorch's CPU attention of some inputs (3-d ones among them) is its math composite, "
+        "ending in a view of a product; ours is one node for every input",
         {"UnsafeViewBackward0"},
     ),
 }
