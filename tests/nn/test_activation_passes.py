@@ -132,3 +132,19 @@ def test_gradients_of_the_hard_activations_past_a_selections_size(fast: bool, na
     number = ~np.isnan(x)  # at NaN PyTorch's vector and scalar loops differ (see edges)
     np.testing.assert_allclose(ga.numpy()[number], gb.numpy()[number], rtol=1e-6, atol=0)
     assert np.array_equal(ga.numpy()[number] == 0, gb.numpy()[number] == 0), name
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("eps", [None, 0.3])
+def test_logits_gradient_past_a_selections_size(fast: bool, eps: float | None) -> None:
+    """0 outside [eps, 1 - eps] at random places (NaN outside [0, 1] without eps)."""
+    x = np.random.default_rng(4).uniform(-0.1, 1.1, SIZE).astype(np.float32)
+    x[:6] = [0.0, 1.0, 0.3, 0.7, 0.5, np.float32(0.3) * 2]
+    g = np.random.default_rng(5).standard_normal(SIZE).astype(np.float32)
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        a = cr.tensor(x, requires_grad=True)
+        (ga,) = cr.autograd.grad(a.logit(eps), a, cr.tensor(g))
+    b = torch.tensor(x, requires_grad=True)
+    (gb,) = torch.autograd.grad(b.logit(eps), b, torch.tensor(g))
+    np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-6, atol=0)  # NaN where torch's
+    assert np.array_equal(ga.numpy() == 0, gb.numpy() == 0)

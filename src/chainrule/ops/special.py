@@ -578,13 +578,28 @@ class Logit(Function):
                 return xp.log(z / q)
             return xp.log(xp.divide(z, q, out=q), out=q)  # in place
 
-    def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        x = self.inputs[0]
+    def _inside(self) -> tuple[Any, float]:
+        """Where the gradient flows, and its value elsewhere (0 with eps, else NaN)."""
         clamped = self.eps is not None and self.eps >= 0
         lo = self.eps if clamped else 0.0
-        a = x._array
-        inside = (a >= lo) & (a <= 1.0 - lo)
-        return ((grad / (x * (1.0 - x))).where(inside, 0.0 if clamped else math.nan),)
+        a = self.inputs[0]._array
+        return (a >= lo) & (a <= 1.0 - lo), 0.0 if clamped else math.nan
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x = self.inputs[0]
+        inside, other = self._inside()
+        return ((grad / (x * (1.0 - x))).where(inside, other),)
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        a = self.inputs[0]._array
+        g = xp.subtract(1.0, a, out=xp.empty_like(a))  # x (1 - x), then grad / it, in place
+        g *= a
+        with errstate(divide="ignore", invalid="ignore"):
+            xp.divide(grad, g, out=g)
+        inside, other = self._inside()
+        if other == 0:
+            return (fastpath.masked(g, inside),)
+        return (fastpath.select(inside, g, other),)
 
 
 class Xlogy(Function):
