@@ -210,6 +210,11 @@ class Pow(Function):
         return ga, gb
 
 
+def rsqrt(a: Any, out: Any) -> Any:
+    """Pow's a ** -0.5, 1 / sqrt(a), written into ``out`` (a itself, for rsqrt_)."""
+    return xp.reciprocal(xp.sqrt(a, out=out), out=out)
+
+
 def _int_power(a: Any, b: Any) -> Any:
     """a ** b for integers, a negative power as PyTorch's (NumPy refuses it): 1 ** b is 1,
     (-1) ** b is 1 or -1 by b's parity, any other base gives 0."""

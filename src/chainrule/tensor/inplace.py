@@ -18,7 +18,7 @@ from ..autograd.mode import is_grad_enabled, state
 from ..autograd.node import named
 from ..autograd.versions import Counter, bump, version
 from ..ops import movement
-from ..ops.elementwise import sign
+from ..ops.elementwise import rsqrt, sign
 from ..ops.pointwise import frac, nan_to_num
 from . import views
 from .arithmetic import Arithmetic, false_mask, where
@@ -274,7 +274,7 @@ class InPlace(Core):
         return self._write("square_", Arithmetic.square)
 
     def rsqrt_(self: TensorSelf) -> Tensor:
-        return self._write("rsqrt_", Arithmetic.rsqrt)
+        return self._apply("rsqrt_", rsqrt, Arithmetic.rsqrt)
 
     def sign_(self: TensorSelf) -> Tensor:
         return self._apply("sign_", sign, Arithmetic.sign)
