@@ -37,11 +37,13 @@ def fmod(a: Any, b: Any) -> Any:
         return xp.fmod(a, b)
     q = xp.divide(a, d, dtype=xp.float64)
     xp.trunc(q, out=q)
-    outside = ~(xp.abs(q) < FMOD_QUOTIENT_MAX)  # NaN and inf quotients too
+    outside = _outside(q)
     q *= d
     out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
     xp.copysign(out, a, out=out)
-    outside |= xp.isnan(out)  # b inf: 0 * inf, where fmod gives a
+    if out.size and xp.isnan(out.min()):  # b inf: 0 * inf, where fmod gives a
+        nan = xp.isnan(out)
+        outside = nan if outside is None else outside | nan
     return patched(out, outside, xp.fmod, a, d)
 
 
@@ -70,11 +72,20 @@ def remainder(a: Any, b: Any, plain: Any) -> Any:
         return None
     q = xp.divide(a, d, dtype=xp.float64)
     xp.floor(q, out=q)
-    outside = ~(xp.abs(q) < FMOD_QUOTIENT_MAX)  # NaN and inf quotients too
+    outside = _outside(q)
     q *= d
     out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
     xp.copysign(out, a, out=out, where=out == 0)  # a zero has a's sign, as fmod's
     return patched(out, outside, plain, a, d)
+
+
+def _outside(q: Any) -> Any:
+    """Where the whole quotients q are past FMOD_QUOTIENT_MAX, NaN or inf (a mask), or None
+    where none is: two reductions, which read q once each, answer most calls, before the
+    mask's three passes (one of them a new float64 array)."""
+    if not q.size or (q.max() < FMOD_QUOTIENT_MAX and q.min() > -FMOD_QUOTIENT_MAX):
+        return None  # a NaN maximum or minimum fails the comparison
+    return ~(xp.abs(q) < FMOD_QUOTIENT_MAX)
 
 
 def _divisor(a: Any, b: Any) -> Any:
@@ -91,9 +102,9 @@ def _divisor(a: Any, b: Any) -> Any:
 
 
 def patched(out: Any, outside: Any, ufunc: Any, a: Any, b: Any) -> Any:
-    """out with the ufunc's values where ``outside``, each element on its own (the elements a
-    pass over the bits cannot take; ulps.py's too)."""
-    if outside.any():
+    """out with the ufunc's values where ``outside`` (None: nowhere), each element on its own
+    (the elements a pass over the bits cannot take; ulps.py's too)."""
+    if outside is not None and outside.any():
         where = xp.nonzero(outside)
         a, b = xp.broadcast_arrays(a, b)
         out[where] = ufunc(a[where], b[where])
