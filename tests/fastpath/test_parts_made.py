@@ -1,5 +1,5 @@
 """A decomposition's parts made directly from LAPACK's arrays where nothing is recorded
-(linalg/decompose.py's _untracked): the same values as each part's apply, with the switch on
+(linalg/decompose.py's untracked): the same values as each part's apply, with the switch on
 and off, and nodes where a gradient is wanted, inside vmap and on a dual level."""
 
 from __future__ import annotations

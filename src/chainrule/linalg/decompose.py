@@ -60,7 +60,7 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Eigh:
     A = matrices(A, "linalg.eigh", square=True)
     _uplo(UPLO, "linalg.eigh")
     result = lapack.eigh(A._array, UPLO)
-    if _untracked(A):  # no node: LAPACK's arrays as they are
+    if untracked(A):  # no node: LAPACK's arrays as they are
         return Eigh(*map(constant, result))
     L, Q = (D.LinalgEigh.apply(A, part=p, UPLO=UPLO, result=result) for p in ("L", "Q"))
     return Eigh(L, Q)
@@ -78,7 +78,7 @@ _APPLIES = Function.__dict__  # the exporter's trace replaces its apply, and see
 _APPLY = _APPLIES["apply"]
 
 
-def _untracked(A: Tensor) -> bool:
+def untracked(A: Tensor) -> bool:
     """Whether A's decomposition may give LAPACK's arrays as they are, without each part's
     apply and the copy it keeps apart for backward (fastpath/table.py): where the parts'
     applies would record nothing and nothing else watches them (A needs no gradient or grad
@@ -104,7 +104,7 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = No
         result = _empty_svd(A._array, full_matrices)
     else:
         result = lapack.svd(A._array, full_matrices)
-    if _untracked(A):  # no node: LAPACK's arrays as they are
+    if untracked(A):  # no node: LAPACK's arrays as they are
         return Svd(*map(constant, result))
     parts = (
         D.LinalgSvdEx.apply(A, part=p, full_matrices=full_matrices, result=result)
@@ -136,7 +136,7 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Tensor:
         result = lapack.svd(A._array, full_matrices=False)
     else:  # without the vectors: twice as fast
         result = None, lapack.svd(A._array, compute_uv=False), None
-    if _untracked(A):  # no node: LAPACK's array as it is
+    if untracked(A):  # no node: LAPACK's array as it is
         return constant(result[1])
     return D.LinalgSvdEx.apply(A, part="S", result=result)
 
@@ -150,7 +150,7 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Qr:
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r'; got {mode!r}")
     a = A._array
     result = lapack.qr(a, "complete" if mode == "complete" else "reduced")
-    if _untracked(A):  # no node: LAPACK's arrays as they are
+    if untracked(A):  # no node: LAPACK's arrays as they are
         Q = result[0] if mode != "r" else xp.zeros((0,), dtype=a.dtype)
         return Qr(constant(Q), constant(result[1]))
     QR = LQ.LinalgQr.apply(A, part="QR", mode=mode, result=result)
@@ -200,7 +200,7 @@ def _lu_parts(A: Tensor, op: str, parts: tuple[str, ...]) -> tuple[Any, ...]:
         found = (xp.zeros(a.shape, dtype=a.dtype), pivots, xp.zeros(batch, dtype=xp.int32))
     else:
         found = LQ.lu_arrays(a, op)  # (LU, pivots, info)
-    if _untracked(A):  # no node: LAPACK's LU and its triangles
+    if untracked(A):  # no node: LAPACK's LU and its triangles
         lu = found[0]
         made = (lu if p == "LU" else LQ.triangle(lu, p) for p in parts)
         return (*map(constant, made), *found[1:])

@@ -36,7 +36,7 @@ def logdet(input: Any) -> Tensor:
     """log det(A): NaN where det(A) < 0, -inf where it is 0."""
     A = tensor_of(input)
     floating(A, "logdet")
-    if decompose._untracked(A):  # no node: slogdet's arrays, without its outputs' tensors
+    if decompose.untracked(A):  # no node: slogdet's arrays, without its outputs' tensors
         A = matrices(A, "linalg.slogdet", square=True)
         sign, logabsdet, _ = lapack.slogdet(A._array)
         return constant(xp.where(sign == -1, xp.nan, logabsdet))

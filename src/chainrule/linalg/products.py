@@ -19,7 +19,7 @@ from ..tensor import reductions as norms
 from ..tensor.arithmetic import matmul
 from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
-from .decompose import _untracked, svdvals
+from .decompose import untracked, svdvals
 from .solvers import inv_ex
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -100,7 +100,7 @@ def matrix_norm(
         return sums.amax(kept, keepdim=keepdim) if ord > 0 else sums.amin(kept, keepdim=keepdim)
     if ord == "fro":  # over A's own dims, as PyTorch's (LinalgVectorNormBackward0, its ord 2)
         dims = _dims(A, dim, "linalg.matrix_norm")
-        if _untracked(A):  # no node: the op's forward on the array, without its apply
+        if untracked(A):  # no node: the op's forward on the array, without its apply
             return constant(result_array(LinalgVectorNorm().forward(A._array, 2.0, dims, keepdim)))
         return record(LinalgVectorNorm.apply(A, p=2.0, dim=dims, keepdim=keepdim), ord=2)
     M, r, c = _to_end(A, dim, "linalg.matrix_norm")  # "nuc", 2 or -2: of the singular values

@@ -18,7 +18,7 @@ from ..ops import decompositions as D
 from ..ops import elementwise, lapack, lu_qr, movement
 from ..tensor import Tensor
 from ._checks import constant, low_precision, matrices, same_dtype, tensor_of, with_out
-from .decompose import _untracked
+from .decompose import untracked
 
 
 class InvEx(NamedTuple):
@@ -137,7 +137,7 @@ def slogdet(A: Any, *, out: Any = None) -> Slogdet:
     singular."""
     A = matrices(A, "linalg.slogdet", square=True)
     sign, logabsdet, factor = lapack.slogdet(A._array)  # once, for both outputs
-    if _untracked(A):  # no node: the arrays as they are
+    if untracked(A):  # no node: the arrays as they are
         return Slogdet(constant(sign), constant(logabsdet))
     packed = D.LinalgSlogdet.apply(A, result=(sign, logabsdet), factor=factor)  # (2, *batch)
     return Slogdet(*outputs(packed, "LinalgSlogdet", [(0,), (1,)]))
