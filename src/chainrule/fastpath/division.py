@@ -55,9 +55,11 @@ def floor_divide(a: Any, b: Any) -> Any:
         return xp.floor_divide(a, b)
     q = xp.divide(a, d, dtype=xp.float64)
     xp.floor(q, out=q)
-    outside = ~(xp.abs(q) < FLOOR_QUOTIENT_MAX)
-    if d.ndim:
-        outside |= xp.isinf(d)  # a / inf is +-0, where PyTorch's steps give -1 below 0
+    outside = _outside(q, FLOOR_QUOTIENT_MAX)
+    infinite = xp.isinf(d) if d.ndim else None  # a / inf is +-0, where PyTorch's give -1 below 0
+    if infinite is not None and infinite.any():
+        infinite = xp.broadcast_to(infinite, q.shape)
+        outside = infinite if outside is None else outside | infinite
     return patched(q.astype(xp.float32), outside, xp.floor_divide, a, d)
 
 
@@ -79,13 +81,13 @@ def remainder(a: Any, b: Any, plain: Any) -> Any:
     return patched(out, outside, plain, a, d)
 
 
-def _outside(q: Any) -> Any:
-    """Where the whole quotients q are past FMOD_QUOTIENT_MAX, NaN or inf (a mask), or None
-    where none is: two reductions, which read q once each, answer most calls, before the
-    mask's three passes (one of them a new float64 array)."""
-    if not q.size or (q.max() < FMOD_QUOTIENT_MAX and q.min() > -FMOD_QUOTIENT_MAX):
+def _outside(q: Any, bound: float = FMOD_QUOTIENT_MAX) -> Any:
+    """Where the whole quotients q are past ``bound``, NaN or inf (a mask), or None where
+    none is: two reductions, which read q once each, answer most calls, before the mask's
+    three passes (one of them a new float64 array)."""
+    if not q.size or (q.max() < bound and q.min() > -bound):
         return None  # a NaN maximum or minimum fails the comparison
-    return ~(xp.abs(q) < FMOD_QUOTIENT_MAX)
+    return ~(xp.abs(q) < bound)
 
 
 def _divisor(a: Any, b: Any) -> Any:
