@@ -365,3 +365,24 @@ def test_a_descending_stable_sort_is_pytorch_s_with_ties_infs_and_nans(
         want = torch.tensor(x).sort(dim=dim, descending=True, stable=True)
         np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
         np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_a_gather_of_a_shape_seen_before_reads_its_own_index(dim: int) -> None:
+    """The positions along the other dims are kept from the first index of a shape (where the
+    switch is on): a second index of that shape, and a write into neither, read as PyTorch's."""
+    rng = np.random.default_rng(dim)
+    a = rng.normal(size=(2, 3, 4))
+    shape = tuple(1 if d == dim else n for d, n in enumerate(a.shape))
+    for _ in range(2):
+        index = rng.integers(0, a.shape[dim], shape)
+        (x, t), (i, j) = both(a), both(index)
+        got, want = x.gather(dim, i), t.gather(dim, j)
+        got.backward(cr.ones_like(got))
+        want.backward(torch.ones_like(want))
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+    where = cr.ops.movement.along_dim(index, dim, a.ndim)
+    assert where[dim] is index
+    kept = [not w.flags.writeable for d, w in enumerate(where) if d != dim]
+    assert kept == [cr.fastpath.enabled()] * 2  # kept ones are read-only

@@ -4,6 +4,7 @@ pad, gather, scatter. Most forwards are NumPy views; no op copies unless NumPy m
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from .. import array, fastpath
@@ -432,14 +433,34 @@ def along_dim(index: Any, dim: int, ndim: int) -> tuple:
     """A full index that picks index[..] along dim and every position on the other dims:
     NumPy's open grid, each dim's positions an arange shaped to broadcast along it."""
     mod, shape = array.module_of(index), index.shape
+    n = min(ndim, len(shape))
+    if fastpath.enabled() and mod is array.host and index.size <= GRID_MAX:  # once a shape
+        grid = list(_host_grid(shape[:n], len(shape)))
+        if dim < n:
+            grid[dim] = index
+        return tuple(grid)
     grid = []
-    for d in range(min(ndim, len(shape))):
+    for d in range(n):
         if d == dim:
             grid.append(index)
         else:  # (1, .., n, .., 1): n positions along d
             grid.append(
                 mod.arange(shape[d]).reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1))
             )
+    return tuple(grid)
+
+
+GRID_MAX = 4096  # the largest index whose positions are kept: past it a gather costs more
+
+
+@functools.lru_cache(maxsize=256)
+def _host_grid(lead: tuple[int, ...], k: int) -> tuple:
+    """along_dim's positions along the dims ``lead`` of a k-dim host index, kept read-only."""
+    grid = []
+    for d, m in enumerate(lead):  # (1, .., m, .., 1): m positions along d
+        positions = array.host.arange(m).reshape((1,) * d + (-1,) + (1,) * (k - d - 1))
+        positions.flags.writeable = False
+        grid.append(positions)
     return tuple(grid)
 
 
