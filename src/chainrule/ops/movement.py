@@ -169,7 +169,8 @@ class GetItem(Function):
         if not _has_array(index):  # a view; of an element, PyTorch's 0-d one (NumPy's a copy)
             return a[index] if Ellipsis in index else a[index + (Ellipsis,)]
         if _picks_slices(index):
-            if fastpath.enabled() and _few_columns(a, index):
+            # (a small a is ruled out first, by its size, before the switch is asked)
+            if a.size >= ROWS_MIN and fastpath.enabled() and _few_columns(a, index):
                 return _columns_copied(a, index[-1])
             # one take along the dim, in C order (a[index] lays the picked dim out first)
             return xp.take(a, index[-1], axis=len(index) - 1)
@@ -729,15 +730,16 @@ def _into_slices(ufunc: Any, out: Any, lead: tuple, vector: Any, part: Any) -> N
 
 
 COLUMNS_MAX = 3  # the most columns copied one at a time (of 8, take is 1.4-2.6x the faster)
+ROWS_MIN = 1024  # the fewest rows of columns copied one at a time
 
 
 def _few_columns(a: Any, index: tuple) -> bool:
     """Whether index picks at most COLUMNS_MAX columns of a's last dim (_picks_slices), of
-    1,024 rows or more."""
+    ROWS_MIN rows or more."""
     return (
         len(index) == a.ndim
         and len(index[-1]) <= COLUMNS_MAX
-        and a.size >= 1024 * max(a.shape[-1], 1)
+        and a.size >= ROWS_MIN * max(a.shape[-1], 1)
     )
 
 
