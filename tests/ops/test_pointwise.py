@@ -262,7 +262,8 @@ SPECIAL = [0.0, -0.0, math.nan, -math.inf, math.inf, 1e-45, -1e-45, 3e38, -3e38,
     "name, kwargs",
     [("sign_", {}), ("sgn_", {}), ("frac_", {}), ("floor_", {}), ("ceil_", {}), ("trunc_", {}),
      ("rsqrt_", {}), ("nan_to_num_", {}),
-     ("nan_to_num_", {"nan": 0.5, "posinf": 1.0, "neginf": -2.0})],
+     ("nan_to_num_", {"nan": 0.5, "posinf": 1.0, "neginf": -2.0}),
+     ("nan_to_num_", {"nan": math.inf, "posinf": 7.0, "neginf": math.nan})],
 )  # fmt: skip
 def test_unary_in_place_forms_write_torchs_values_into_the_array(
     name: str, kwargs: dict, dtype: str

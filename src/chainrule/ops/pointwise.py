@@ -427,11 +427,14 @@ def nan_to_num(a: Any, nan: Any, posinf: Any, neginf: Any, out: Any) -> Any:
     bfloat16 too, which NumPy's leaves as it is."""
     low, high = _finite_range(a.dtype)
     a.clip(low if neginf is None else -math.inf, high if posinf is None else math.inf, out=out)
+    # every mask made before any replacement: a NaN made inf stays inf, as PyTorch's
+    big = out == math.inf if posinf is not None else None
+    small = out == -math.inf if neginf is not None else None
     xp.copyto(out, nan, where=xp.isnan(out))
-    if posinf is not None:
-        xp.copyto(out, posinf, where=out == math.inf)
-    if neginf is not None:
-        xp.copyto(out, neginf, where=out == -math.inf)
+    if big is not None:
+        xp.copyto(out, posinf, where=big)
+    if small is not None:
+        xp.copyto(out, neginf, where=small)
     return out
 
 
