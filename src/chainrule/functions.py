@@ -91,15 +91,11 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Tensor | None = None) -> T
 def _cat(tensors: Sequence[Any], dim: int, read: Any = None) -> Tensor:
     """cat; with ``read``, each tensor read with the shape read(shape) gives it (hstack's,
     vstack's, dstack's and column_stack's of fewer dims), in the one node."""
-    ts: list[Tensor] = []
-    shapes, dtypes = [], []
-    for t in tensors:  # one loop: each comprehension is a call of its own (to Python 3.12)
-        t = as_tensor(t)
-        a = t._array
-        ts.append(t)
-        shapes.append(a.shape)
-        if a.dtype not in dtypes:
-            dtypes.append(a.dtype)
+    ts: list[Tensor] = list(map(as_tensor, tensors))
+    shapes, dtypes = [], set()
+    for t in ts:  # one loop: each comprehension is a call of its own (to Python 3.12)
+        shapes.append(t._array.shape)
+        dtypes.add(t._array.dtype)
     if not ts:
         raise ValueError("cat: expected a non-empty sequence of tensors")
     reads: list[Any] | None = None if read is None else [read(s) for s in shapes]
@@ -780,11 +776,8 @@ def cdist(
     """The p-norm distance between each row of x1 (..., P, M) and each of x2 (..., R, M):
     (..., P, R), the batch dims broadcast. Every compute_mode computes the norm directly."""
     a, b = as_tensor(x1), as_tensor(x2)
-    modes = (
-        "use_mm_for_euclid_dist_if_necessary",
-        "use_mm_for_euclid_dist",
-        "donot_use_mm_for_euclid_dist",
-    )
+    modes: tuple[str, ...] = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist")
+    modes += ("donot_use_mm_for_euclid_dist",)
     if compute_mode not in modes:
         raise ValueError(f"cdist: compute_mode must be one of {modes}; got {compute_mode!r}")
     sa, sb = a._array.shape, b._array.shape  # plain tuples: no Size made for each check
