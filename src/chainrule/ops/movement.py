@@ -736,11 +736,8 @@ ROWS_MIN = 1024  # the fewest rows of columns copied one at a time
 def _few_columns(a: Any, index: tuple) -> bool:
     """Whether index picks at most COLUMNS_MAX columns of a's last dim (_picks_slices), of
     ROWS_MIN rows or more."""
-    return (
-        len(index) == a.ndim
-        and len(index[-1]) <= COLUMNS_MAX
-        and a.size >= ROWS_MIN * max(a.shape[-1], 1)
-    )
+    few = len(index) == a.ndim and len(index[-1]) <= COLUMNS_MAX
+    return few and a.size >= ROWS_MIN * max(a.shape[-1], 1)
 
 
 def _columns_copied(a: Any, vector: Any) -> Any:
