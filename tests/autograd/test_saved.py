@@ -393,3 +393,69 @@ def test_a_squeezes_negative_dim_and_quantiles_last_squeeze_are_torchs() -> None
                       for y in ys])  # fmt: skip
     assert shown[1] == shown[0]
     assert shown[1][4] == ("SqueezeBackward4", 2**64 - 1, (2, 3, 1, 5, 1))
+
+
+# In-place activations whose node reads its result (PyTorch's saves it), and those whose does not
+_RESULT_READERS = {
+    "leaky_relu_": lambda F, a: F.leaky_relu_(a, 0.1),
+    "leaky_relu(inplace)": lambda F, a: F.leaky_relu(a, inplace=True),
+    "elu_": lambda F, a: F.elu_(a),
+    "selu(inplace)": lambda F, a: F.selu(a, inplace=True),
+    "celu_": lambda F, a: F.celu_(a, 0.5),
+    "rrelu_": lambda F, a: F.rrelu_(a),
+    "rrelu_ training": lambda F, a: F.rrelu_(a, training=True),
+    "relu_": lambda F, a: F.relu_(a),
+}
+_INPUT_READERS = {
+    "threshold_": lambda F, a: F.threshold_(a, 0.0, 2.0),
+    "hardtanh_": lambda F, a: F.hardtanh_(a),
+    "relu6(inplace)": lambda F, a: F.relu6(a, inplace=True),
+    "silu(inplace)": lambda F, a: F.silu(a, inplace=True),
+}
+
+
+def _written_again(lib: Any, make: Any, write: bool, of_view: bool = False) -> tuple[Any, Any]:
+    """An in-place activation's output, the input it has, and its node, written in place
+    again (through its base where ``of_view``) if ``write``."""
+    torch.manual_seed(0), cr.manual_seed(0)
+    x = lib.tensor([[-1.0, 0.5, 2.0], [3.0, -0.25, 0.0]], dtype=lib.float64, requires_grad=True)
+    base = x * 1
+    y = make(lib.nn.functional, base[0] if of_view else base)
+    fn = y.grad_fn
+    if write:
+        (base if of_view else y).add_(1)
+    return x, y, fn
+
+
+@pytest.mark.parametrize("of_view", [False, True])
+@pytest.mark.parametrize("op", sorted(_RESULT_READERS))
+def test_an_in_place_activations_result_written_again_is_refused_as_torchs(
+    op: str, of_view: bool
+) -> None:
+    """After ``y = leaky_relu_(a)`` (elu_, rrelu_, relu_ ...), a write into y (or its base)
+    makes ``_saved_result`` and backward refuse, as PyTorch's; unwritten, both work."""
+    words = "(?i)modified by an in-?place operation"
+    for lib in (torch, cr):
+        x, y, fn = _written_again(lib, _RESULT_READERS[op], write=True, of_view=of_view)
+        if not of_view:  # a view's node is then PyTorch's AsStridedBackward0, saving none
+            with pytest.raises(RuntimeError, match=words + ".*version 2; expected version 1"):
+                _ = fn._saved_result
+        with pytest.raises(RuntimeError, match=words):
+            y.sum().backward()
+    x, y, fn = _written_again(cr, _RESULT_READERS[op], write=False, of_view=of_view)
+    np.testing.assert_array_equal(fn._saved_result.numpy(), y.detach().numpy())
+    y.sum().backward()
+    assert x.grad is not None
+
+
+@pytest.mark.parametrize("op", sorted(_INPUT_READERS))
+def test_an_in_place_activation_that_reads_no_result_may_be_written_again(op: str) -> None:
+    """threshold_, hardtanh_ ...: PyTorch's node saves no result, so a later write into it
+    leaves backward as it was (the gradient of the values before the write)."""
+    grads = []
+    for lib in (torch, cr):
+        x, y, fn = _written_again(lib, _INPUT_READERS[op], write=True)
+        assert not hasattr(fn, "_saved_result")
+        y.backward(lib.ones_like(y) * 0.5)
+        grads.append(x.grad.detach().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)

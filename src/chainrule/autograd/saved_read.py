@@ -55,6 +55,7 @@ def _wanted(fn: Any, spec: TensorSpec) -> bool:
 def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
     T = tensor_type()
     if spec[0] == "result":
+        _unwritten(fn, attr, fn.saved_result)
         out = T._make(fn.saved_result, True)
         out.grad_fn = fn
         return out
@@ -67,6 +68,8 @@ def _tensor(fn: Any, attr: str, spec: TensorSpec) -> Any:
         x, k = fn.inputs[0], fn.__dict__["k"]
         return T._make(fn.__dict__[spec[1]].reshape(x.shape[:-k] + (1,) * k))
     if spec[0] == "called":  # an array the call gave (node.named, record)
+        if spec[1] == "result":  # an in-place op's node's (nn/activation.py)
+            _unwritten(fn, attr, fn.call["result"])
         return T._make(array.xp.asarray(fn.call[spec[1]]))
     if spec[0] == "made":  # made from what the node keeps (and input i, checked first)
         if spec[1] is not None:
@@ -96,3 +99,16 @@ def _checked(fn: Any, attr: str, i: int) -> Any:
             f"node saved version {fn.versions[i]}; write into a clone instead"
         )
     return x
+
+
+def _unwritten(fn: Any, attr: str, result: Any) -> None:
+    """Refuse the result a node saved where it was written in place since: known of a node
+    that took a tensor in place (Tensor._rebased keeps the tensor's counter), as PyTorch's."""
+    vc = fn.__dict__.get("out_counter")
+    if vc is not None and vc[0] != fn.out_version:
+        raise RuntimeError(
+            f"{type(fn).__name__}: {attr}: one of the variables needed for gradient computation "
+            f"has been modified by an inplace operation: the result, of shape {result.shape}, is "
+            f"at version {vc[0]}; expected version {fn.out_version} instead; write into a clone "
+            "instead"
+        )

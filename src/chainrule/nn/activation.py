@@ -55,10 +55,13 @@ INPLACE_NODES = {
 
 def _in_place_node(out: Tensor, name: str, call: dict[str, Any]) -> Tensor:
     """out, its node (where one was recorded) named ``name``, keeping the call's arguments
-    and the result, which PyTorch's in-place node saves."""
+    and the result, which PyTorch's in-place node saves (but threshold_'s): written in place
+    again, backward and ``_saved_result`` refuse it, as PyTorch's."""
     fn = out.grad_fn
     if fn is None:
         return out
+    # PyTorch's rule reads the result (threshold_'s, the input): a later write is refused
+    fn.saves_out = name != "ThresholdBackward1"
     return named(out, name, **getattr(fn, "call", {}), **call, result=out._array)
 
 

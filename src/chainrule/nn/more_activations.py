@@ -116,9 +116,12 @@ def _rrelu(out: Tensor, call: dict) -> Tensor:
     """out, its node PyTorch's rrelu_with_noise's: rrelu_'s (in place) saving its result; in
     eval its noise, zeros, is made only where a node keeps it."""
     inplace = call.pop("inplace")
-    if out.grad_fn is not None and "noise" not in call:
+    fn = out.grad_fn
+    if fn is not None and "noise" not in call:
         call["noise"] = array.xp.zeros_like(out._array)
     if inplace:
+        if fn is not None:  # its rule reads the result, PyTorch's: a later write is refused
+            fn.saves_out = True
         return named(out, "RreluWithNoiseBackward1", result=out._array, **call)
     return named(out, "RreluWithNoiseBackward0", **call)
 

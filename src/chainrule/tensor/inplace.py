@@ -682,8 +682,8 @@ class InPlace(Core):
         ``fn``, ``old`` standing for its value before; its base, where it is a view of one,
         a CopySlices node; and the other views of the memory the new node (views.py)."""
         views.rebase(self, old, fn)
-        if fn.saves_out:
-            fn.out_version = version(self)
+        if fn.saves_out:  # and its counter, which _saved_result reads (autograd/saved_read.py)
+            fn.out_version, fn.out_counter = version(self), self._vc
         if base is not None:
             views.copy_slices(base, self)
         if base is None:
