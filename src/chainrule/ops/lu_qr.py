@@ -257,7 +257,12 @@ class LinalgLu(Function):
         g = xp.where(below, Lt @ xp.where(below, grad, zero), xp.where(upper, grad, zero) @ Ut)
         g = xp.swapaxes(lapack.solve_triangular(U, xp.swapaxes(g, -1, -2), False), -1, -2)
         g = lapack.solve_triangular(Lt, g, False, unit=True)  # L^-T g U^-T
-        back = xp.argsort(row_order(piv, n), axis=-1)
+        order = row_order(piv, n)  # (..., n): row order[i] of P g is row i of g
+        if order.ndim == 1:  # one matrix: the rows put in place, no inverse to sort for
+            out = xp.empty_like(g)
+            out[order] = g
+            return (out,)
+        back = xp.argsort(order, axis=-1)
         return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
 
 
