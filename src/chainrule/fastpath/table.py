@@ -232,6 +232,14 @@ TRICKS = [
         "1 / sqrt((xhat * xhat).mean(-1) + eps), then xhat * rstd * weight + bias",
     ),
     Trick(
+        "LayerNorm's means as one product",
+        "chainrule.ops.norm:LayerNorm.forward",
+        "(6, 4) float32 means: 0.39 against 1.84 us, (250000, 4): 0.52 against 0.56 ms; "
+        "layer_norm's catalog rows, forward, small, over PyTorch, same sitting, loaded machine: "
+        "3.4-3.5x against 3.0-3.1x",
+        "row_sums(rows) / n",
+    ),
+    Trick(
         "the Monitor's sums as dot products",
         "chainrule.tools.monitor:moments",
         "mean and std of a (512, 784) float32 array: 85 against 268 us",

@@ -8,11 +8,12 @@ normalises its input again in backward, where the input is kept anyway.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import xp
+from ..array import host, xp
 from ..autograd.primitive import Function
 from ..fastpath.rowsums import row_sums
 
@@ -37,6 +38,15 @@ def _rstd(squares: Any, n: int, eps: float) -> Any:
     return math.sqrt(n) / xp.sqrt(squares + n * eps)
 
 
+@functools.lru_cache(maxsize=64)
+def _mean_column(n: int, char: str) -> Any:
+    """An (n, 1) column of 1 / n of dtype ``char``, read-only: made once for each, shared by
+    the calls (a row's mean is its product with it)."""
+    column = host.full((n, 1), 1.0 / n, dtype=char)
+    column.flags.writeable = False
+    return column
+
+
 class LayerNorm(Function):
     """out = (x - mean) / sqrt(var + eps) * weight + bias over x's last ``k`` dims (the
     variance biased, as PyTorch's), weight and bias of those dims' shape, or None;
@@ -58,9 +68,13 @@ class LayerNorm(Function):
         n = math.prod(x.shape[x.ndim - k :])
         rows = x.reshape(-1, n)  # (M, n), the half types in float32
         rows = rows if x.dtype.itemsize >= 4 else rows.astype(xp.float32)
-        mean = row_sums(rows) / n  # not in place, as _rstd
+        fast = fastpath.enabled()
+        if fast and type(rows) is host.ndarray:  # the means as one product: (M, n) @ (n, 1)
+            mean = rows.dot(_mean_column(n, rows.dtype.char))
+        else:
+            mean = row_sums(rows) / n  # not in place, as _rstd
         xhat = rows - mean
-        if fastpath.enabled():  # the sum of squares in one pass, the rest in place
+        if fast:  # the sum of squares in one pass, the rest in place
             rstd = _rstd(_row_dots(xhat, xhat), n, eps)  # (M, 1)
             out = xhat  # fresh and not kept
             out *= rstd
