@@ -1,6 +1,6 @@
 """Edges of the activations' fast forms, against PyTorch: sigmoid and silu at the ends of
-float32 and float64, softshrink's gradient at NaN, one_hot's flat scatter, leaky_relu at
-slope 0, the exception an integer input raises."""
+float32 and float64, softshrink's and hardswish's gradients at NaN, one_hot's flat scatter,
+leaky_relu at slope 0, the exception an integer input raises."""
 
 import contextlib
 
@@ -37,6 +37,21 @@ def test_softshrink_gradient_passes_at_nan() -> None:
     cr.nn.functional.softshrink(a, 0.5).sum().backward()
     torch.nn.functional.softshrink(b, 0.5).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardswish_gradient_at_nan_is_nan(fast: bool, dtype: str) -> None:
+    """NaN, as PyTorch's vector loop gives it (grad * (NaN / 3 + 1/2)); its scalar loop, for
+    the last few elements, passes grad. 64 elements: whole vectors, no scalar tail."""
+    values = np.tile([-4.0, -3.0, -1.5, 0.0, 2.0, 3.0, 5.0, np.nan], 8).astype(dtype)
+    g = np.random.default_rng(3).standard_normal(64).astype(dtype)
+    a = cr.tensor(values, requires_grad=True)
+    b = torch.tensor(values, requires_grad=True)
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        (ga,) = cr.autograd.grad(cr.nn.functional.hardswish(a), a, cr.tensor(g))
+    (gb,) = torch.autograd.grad(torch.nn.functional.hardswish(b), b, torch.tensor(g))
+    np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-6)  # NaN where PyTorch's is
 
 
 @pytest.mark.parametrize("shape, classes", [((5,), 3), ((2, 3), -1), ((0,), 4), ((), 5)])

@@ -28,9 +28,9 @@ def _hardswish_of(v: Any) -> Any:
 
 class Hardswish(Function):
     """out = x min(max(x + 3, 0), 6) / 6; grad_x = grad (x / 3 + 1/2) strictly inside
-    (-3, 3), grad from 3 on, 0 up to -3 (as PyTorch's kernel)."""
+    (-3, 3) and at NaN (NaN), grad from 3 on, 0 up to -3 (as PyTorch's vector loop)."""
 
-    rule = "grad_x = grad * (x / 3 + 0.5) on (-3, 3), grad on [3, inf), 0 elsewhere"
+    rule = "grad_x = grad * (x / 3 + 0.5) on (-3, 3) and at NaN, grad on [3, inf), else 0"
 
     def forward(self, x: Any) -> Any:
         value = None if x.ndim else on_value(x, _hardswish_of)  # 0-d: the value's (fastpath)
@@ -44,7 +44,8 @@ class Hardswish(Function):
 
     def _masks(self) -> tuple[Any, Any]:
         a = self.inputs[0]._array
-        return (a > -3.0) & (a < 3.0), a >= 3.0
+        high = a >= 3.0
+        return ~((a <= -3.0) | high), high  # the middle: neither end, so NaN too
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         (x,) = self.inputs
