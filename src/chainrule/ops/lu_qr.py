@@ -481,16 +481,18 @@ class LinalgLuSolve(Function):
         X, gB_ = (out, gB) if left else (xp.swapaxes(out, -1, -2), xp.swapaxes(gB, -1, -2))
         a, b = (-X, gB_) if left == adjoint else (-gB_, X)
         n = lu.shape[-1]
-        L = xp.tril(lu, -1)
-        xp.einsum("...ii->...i", L)[...] = 1
-        U = xp.triu(lu)
-        perm = row_order(pivots, n)[..., :, None]  # (..., n, 1)
-        perm = xp.broadcast_to(perm, (*a.shape[:-2], n, 1))
-        Pa = xp.take_along_axis(a, perm, axis=-2)  # P^T a
+        L, U = triangle(lu, "L"), triangle(lu, "U")
+        perm = row_order(pivots, n)  # (..., n)
+        if perm.ndim == 1:  # one order for every matrix of a: an index, no batch to walk
+            Pa = a[..., perm, :]  # P^T a
+        else:
+            perm = xp.broadcast_to(perm[..., :, None], (*a.shape[:-2], n, 1))  # (..., n, 1)
+            Pa = xp.take_along_axis(a, perm, axis=-2)  # P^T a
         bt = xp.swapaxes(b, -1, -2)
-        gLU = xp.tril(Pa @ xp.swapaxes(U @ b, -1, -2), -1)
-        gLU += xp.triu((xp.swapaxes(L, -1, -2) @ Pa) @ bt)
-        return gLU, gB
+        below, _, _ = _triangles(n, n, lu.dtype)
+        # the two triangles cover the square: tril(., -1) of one beside triu(.) of the other
+        lower = Pa @ xp.swapaxes(U @ b, -1, -2)
+        return xp.where(below, lower, (xp.swapaxes(L, -1, -2) @ Pa) @ bt), gB
 
 
 class LinalgSolveEx(Function):
