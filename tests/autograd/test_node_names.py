@@ -420,7 +420,8 @@ def _in_place(lib: Any) -> dict[str, Any]:
         "threshold_": lambda y: F.threshold_(y, 0.1, 2.0), "hardtanh_": F.hardtanh_,
         "relu6(inplace)": lambda y: F.relu6(y, True), "ReLU6(inplace)": lib.nn.ReLU6(True),
         "LeakyReLU(inplace)": lib.nn.LeakyReLU(0.2, True), "ELU(inplace)": lib.nn.ELU(inplace=True),
-        "relu_": F.relu_,
+        "relu_": F.relu_, "rrelu_(training)": lambda y: F.rrelu_(y, training=True),
+        "rrelu(training)": lambda y: F.rrelu(y, training=True),
     }  # fmt: skip
     x = lib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
     return {name: f(x * 1) for name, f in calls.items()}
@@ -449,7 +450,7 @@ def _gradients_twice(lib: Any) -> dict[str, Any]:
         "leaky_relu_": lambda y: F.leaky_relu(y * 1, 0.1, True), "relu6": F.relu6,
         "threshold": lambda y: F.threshold(y, 0.1, 2.0), "rrelu": F.rrelu,
         "threshold_": lambda y: F.threshold_(y * 1, 0.1, 2.0), "softshrink": F.softshrink,
-        "hardshrink": F.hardshrink,
+        "hardshrink": F.hardshrink, "rrelu(training)": lambda y: F.rrelu(y, training=True),
     }  # fmt: skip
     out = {}
     for name, f in calls.items():

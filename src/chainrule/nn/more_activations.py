@@ -10,7 +10,7 @@ from typing import Any
 from .. import array, batching
 from ..arguments import need_float, need_number
 from ..autograd.node import named
-from ..ops import hard
+from ..ops import elementwise, hard
 from ..tensor import Tensor, as_tensor, where
 from .activation import celu, elu, hardtanh, leaky_relu, maybe_inplace, relu, selu
 from .activation import threshold as _threshold
@@ -89,7 +89,20 @@ def rrelu(
         raise TypeError("rrelu: not implemented for float16 when training, as in PyTorch")
     slopes = _slopes(x, lower, upper)
     call["noise"] = slopes._array
-    return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(t * slopes, call))
+    if batching.active():  # slopes batched as its draws are
+        return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(t * slopes, call))
+    # x * noise (1 where x > 0), the noise a constant of the node: PyTorch's one edge, and
+    # its gradient's node RreluWithNoiseBackwardBackward0, the gradient's leaky_relu's
+    return maybe_inplace(x, inplace, "rrelu", lambda t: _rrelu(_times_noise(t, call), call))
+
+
+def _times_noise(x: Tensor, call: dict) -> Tensor:
+    """x * noise, one multiplication, as Piecewise's whole result (mask None: the noise is
+    the slope everywhere, 1 where x > 0)."""
+    noise = call["noise"]
+    return elementwise.Piecewise.apply(
+        x, mask=None, slope=noise, other=x._array * noise, whole=True, leaky=True
+    )
 
 
 def _slopes(x: Tensor, lower: float, upper: float) -> Tensor:

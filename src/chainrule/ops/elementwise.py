@@ -499,7 +499,8 @@ class Piecewise(Function):
     (leaky_relu, hardtanh, relu6, threshold), the mask fixed by a's values and ``other`` a
     constant (a number or an array); ``whole``: other is a where mask too (hardtanh's clip),
     so it is the result as it is; ``leaky``: leaky_relu's a * slope, multiplied even at slope
-    0 (-0.0 for a negative a, NaN for -inf, and grad * 0 back, as PyTorch's)"""
+    0 (-0.0 for a negative a, NaN for -inf, and grad * 0 back, as PyTorch's). A mask None
+    is nowhere: rrelu's a * noise in training, given whole, its slope the noise array"""
 
     rule = "grad_a = grad where mask, else grad * slope"
     saves_inputs = True
@@ -523,6 +524,8 @@ class Piecewise(Function):
         return (twice(grad_a, derivative(self), **{"negative_slope": self.slope, **call}),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        if self.mask is None:  # nowhere: rrelu's noise is all of the slope
+            return (grad * self.slope,)
         if self.slope or self.leaky:
             return (select(self.mask, grad, grad * self.slope),)
         return (masked(grad, self.mask),)
@@ -581,6 +584,8 @@ class Slopes(Function):
 
     def forward(self, g: Any, a: Any, *, mask: Any, slope: Any, leaky: bool = False) -> Any:
         self.mask, self.slope, self.leaky = mask, slope, leaky
+        if mask is None:  # nowhere (Piecewise's, rrelu's noise)
+            return g * slope
         if slope or leaky:
             return select(mask, g, g * slope)
         return masked(g, mask)
