@@ -266,9 +266,10 @@ TRICKS = [
     Trick(
         "max pooling of a few windows by one take",
         "chainrule.ops.conv:pool_max",
-        "the maxima alone, float32: (1, 2, 5, 5), 3x3 windows, stride 2, padding 1: 4.5 against "
-        "9.5 us; (2, 3, 4, 4), 2x2: 4.5 against 5.9-6.2 us; max_pool1d's (2, 3, 8), 3 wide, "
-        "stride 2: 4.6 against 6.0 us (from 256 places a plain pass the passes are the faster)",
+        "the maxima alone, float32, CPU time, same sitting: (1, 2, 5, 5), 3x3 windows, stride 2, "
+        "padding 1: 3.1-3.5 against 9.0-12.0 us; (2, 3, 4, 4), 2x2: 2.9-3.3 against 5.1-8.0 us; "
+        "max_pool1d's (2, 3, 8), 3 wide, stride 2: 3.1-3.4 against 5.8-6.2 us (reduced along a "
+        "short last axis, 4.3-4.7 us; from 256 places a plain pass the passes are the faster)",
         "-inf padding, then a maximum per kernel offset along the rows and along the columns",
     ),
     Trick(
