@@ -153,6 +153,24 @@ def test_bce_at_one_edge_is_quiet_and_clamped(edge, reduction):
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
 
 
+@pytest.mark.filterwarnings("error")  # the backward's logs are quiet too, as PyTorch's
+@pytest.mark.parametrize("target_grad", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_bce_gradients_at_both_edges_are_quiet_and_torchs(reduction, target_grad):
+    p = np.array([0.0, 1.0, 0.3, 1.0, 0.0], dtype=np.float64)
+    t = np.array([0.5, 1.0, 0.0, 0.25, 0.0], dtype=np.float64)
+    g = np.array([1.5, -0.5, 2.0, 0.75, 1.0])
+    grads = []
+    for lib, fn in ((cr, F), (torch, TF)):
+        x, y = lib.tensor(p, requires_grad=True), lib.tensor(t, requires_grad=target_grad)
+        loss = fn.binary_cross_entropy(x, y, reduction=reduction)
+        seed = lib.tensor(g) if reduction == "none" else lib.tensor(1.5, dtype=lib.float64)
+        loss.backward(seed)
+        grads.append([x.grad.numpy()] + ([y.grad.numpy()] if target_grad else []))
+    for ours, theirs in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-7)  # p (1 - p) and (1 - p) p round apart
+
+
 def test_bce_module_and_float32():
     p, t = RNG.uniform(0.1, 0.9, 6), RNG.integers(0, 2, 6).astype(float)
     both(nn.BCELoss(), torch.nn.BCELoss(), [p, t], grads=(0,), dtype=np.float32)

@@ -722,7 +722,8 @@ class CrossEntropy(NLLLoss):
 class BinaryCrossEntropy(Function):
     """out = -(t log p + (1 - t) log(1 - p)), each log clamped at -100 (as PyTorch), so p of
     exactly 0 or 1 gives a finite loss;  grad_p = g (p - t) / max(p (1 - p), 1e-12),
-    grad_t = g (log(1 - p) - log p) with the clamped logs.
+    grad_t = g (log(1 - p) - log p) = -g logit(p), unclamped (inf at p = 0, -inf at 1), as
+    PyTorch's.
 
     A primitive for stability: composed from log and clamp, the gradient at p = 0 or 1
     would be 0/0. NumPy warns of the log of 0 there; binary_cross_entropy, which knows
@@ -730,8 +731,7 @@ class BinaryCrossEntropy(Function):
     """
 
     rule = (
-        "grad_p = grad * (p - t) / max(p * (1 - p), 1e-12), grad_t = grad * (log(1 - p) - "
-        "log(p)), logs clamped at -100"
+        "grad_p = grad * (p - t) / max(p * (1 - p), 1e-12), grad_t = grad * (log(1 - p) - log(p))"
     )
 
     def forward(self, p: Any, t: Any) -> Any:
@@ -743,10 +743,13 @@ class BinaryCrossEntropy(Function):
         p, t = self.inputs
         need_p, need_t = self.needs_input_grad
         gp = grad * (p - t) / (p * (1.0 - p)).clamp(min=1e-12) if need_p else None
-        # from p in Tensor ops, not from the saved logs, so that a second derivative sees p
-        log_odds = (-p).log1p().clamp(min=-100.0) - p.log().clamp(min=-100.0)
-        gt = grad * log_odds if need_t else None
-        return gp, gt
+        if not need_t:
+            return gp, None
+        # from p in Tensor ops, so that a second derivative sees p; log(0) at p of 0 or 1 is
+        # -inf, not clamped (PyTorch's -logit(p)), and quiet, as PyTorch's
+        with errstate(divide="ignore"):
+            log_odds = (-p).log1p() - p.log()
+        return gp, grad * log_odds
 
 
 def _softplus_neg(x: Any) -> Any:
