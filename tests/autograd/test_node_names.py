@@ -473,3 +473,21 @@ def test_the_gradient_of_a_piecewise_activations_gradient_is_torchs() -> None:
         shown.append(seen)
     assert shown[1] == shown[0]
     assert shown[1]["leaky_relu"][0] == "LeakyReluBackwardBackward0"
+
+
+def _copies(lib: Any) -> dict[str, Any]:
+    """The outputs whose node is PyTorch's hand-written copy_ node, CopyBackwards."""
+    x = lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True) * 1
+    return {"diff(n=0)": x.diff(0), "matrix_power(0)": lib.linalg.matrix_power(x, 0)}
+
+
+def test_a_copys_node_has_torchs_two_edges() -> None:
+    """copy_(dst, src)'s edges: dst's (none where dst needs no gradient), then src's."""
+    shown = []
+    for lib in (torch, cr):
+        shown.append({
+            k: [(None if n is None else n.name(), i) for n, i in y.grad_fn.next_functions]
+            for k, y in _copies(lib).items()
+        })  # fmt: skip
+    assert shown[1] == shown[0]
+    assert shown[1]["diff(n=0)"] == [(None, 0), ("MulBackward0", 0)]

@@ -65,11 +65,19 @@ class Node:
             return self._below(CloneBackward0, shown)
         if type(self).__name__ in INDEXES and self.op == "GetItem":
             return self._steps_below(shown)
+        if type(self).__name__ == "CopyBackwards":  # PyTorch's copy_(dst, src): two edges
+            return self._as_copy(shown)
         if self.op == "CopySlices" and shown[1][0] is not None:  # a write through a view:
             # PyTorch's node holds the write's node, and shows the base's edge, then the
             # write's other edges (its first is the view's old value, inside the node)
             return shown[:1] + shown[1][0].next_functions[1:]
         return shown
+
+    def _as_copy(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
+        """The edges of PyTorch's copy_ of src into dst: diff(n=0)'s clone copies the input into
+        an empty tensor (no edge, then the input's); matrix_power(A, 0)'s where (its mask no
+        tensor of PyTorch's) the identity into A's clone (the clone's edge, then none)."""
+        return shown[1:] if len(shown) == 3 else ((None, 0), *shown)
 
     def _as_addmm(self, shown: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
         """Linear's edges as PyTorch's addmm(b, x, W.t()) has them: the bias first, and the
