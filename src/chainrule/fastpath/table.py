@@ -535,7 +535,7 @@ TRICKS = [
         "two columns of the last dim of (50000, 5, 4) float32: 0.44-0.48 against 1.9-2.7 ms; "
         "forward at 10^6, chainrule over PyTorch (catalog, same sitting, three runs): "
         "index_select_fn 0.97-1.01x against 1.84-2.28x, index_column_list 0.19-0.40x against "
-        "0.30-0.38x (up to COLUMNS_MAX columns of 1,024 rows or more; of 8, take is the faster)",
+        "0.30-0.38x (up to 3 columns, COLUMNS_MAX, of 1,024 rows or more; of 8, take is faster)",
         "xp.take(a, index, axis=-1), a copy an element",
     ),
     Trick(
@@ -553,7 +553,7 @@ TRICKS = [
         "(333333, 1) times (3,) float32: 1.7-1.9 against 8.3-8.6 ms; forward at 10^6, chainrule "
         "over PyTorch (catalog, same sitting, three runs, loaded machine): addcmul[broadcast] "
         "1.08-1.20x against 2.5-2.9x, addcdiv[broadcast] 0.97-1.07x against 2.6-2.65x (rows of "
-        "up to COLUMNS_MAX elements; at 8 the two cost alike)",
+        "up to 4 elements, its COLUMNS_MAX; at 8 the two cost alike)",
         "the ufunc over the broadcast operands, a row at a time",
     ),
     Trick(
