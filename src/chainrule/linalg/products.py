@@ -19,7 +19,7 @@ from ..tensor import reductions as norms
 from ..tensor.arithmetic import matmul
 from ..tensor.indexing import cross_dim
 from ._checks import constant, floating, low_precision, matrices, tensor_of, with_out
-from .decompose import untracked, svdvals
+from .decompose import svdvals, untracked
 from .solvers import inv_ex
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
