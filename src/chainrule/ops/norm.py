@@ -12,7 +12,7 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any
 
-from .. import fastpath
+from .. import array, fastpath
 from ..array import host, xp
 from ..autograd.primitive import Function
 from ..fastpath.rowsums import row_sums
@@ -69,8 +69,8 @@ class LayerNorm(Function):
         rows = x.reshape(-1, n)  # (M, n), the half types in float32
         rows = rows if x.dtype.itemsize >= 4 else rows.astype(xp.float32)
         fast = fastpath.enabled()
-        if fast and type(rows) is host.ndarray:  # the means as one product: (M, n) @ (n, 1)
-            mean = rows.dot(_mean_column(n, rows.dtype.char))
+        if fast:  # the means as one product: (M, n) @ (n, 1)
+            mean = rows.dot(array.from_host(_mean_column(n, rows.dtype.char), rows))
         else:
             mean = row_sums(rows) / n  # not in place, as _rstd
         xhat = rows - mean
