@@ -273,6 +273,15 @@ TRICKS = [
         "-inf padding, then a maximum per kernel offset along the rows and along the columns",
     ),
     Trick(
+        "average pooling of a few windows by one product",
+        "chainrule.ops.conv:AvgPool2d.forward",
+        "the sums and weight, float32, CPU time, same sitting: avg_pool1d's (2, 3, 8), 3 wide, "
+        "stride 2, padding 1: 3.8-3.9 against 6.8-7.1 us; (2, 3, 5, 5), 3x3, stride 2, padding "
+        "1: 3.9-4.1 against 10.9-12.9 us (float32 and float64 only; from a matrix of 1,024 "
+        "numbers or a product of 65,536 terms the passes are the faster)",
+        "zero padding, then an add per kernel offset along the rows and along the columns",
+    ),
+    Trick(
         "resampling's few values by one take of every tap",
         "chainrule.ops.resample:_along",
         "one axis of (1, 3, 4) float32 to 7, 4 taps: 4.1 against 13.0 us, 2 taps: 4.0 against "

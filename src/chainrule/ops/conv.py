@@ -13,7 +13,7 @@ from .. import array, fastpath
 from ..array import xp
 from ..autograd.primitive import Function
 from ..bounded import Bounded
-from .gathered import gathered_max
+from .gathered import gathered_max, window_sums
 from .movement import Pad
 from .windows import out_hw
 
@@ -610,19 +610,22 @@ class AvgPool2d(Function):
         self.geometry: dict[str, Any] = dict(
             kernel=kernel, stride=stride, padding=padding, weight=weight
         )
-        self.size = x.shape[-2:]
-        xpad = padded(_one_batch(x), padding)  # an unbatched x: a batch of one
-        row_slices, col_slices = _pool_slices(self.size, kernel, stride, (1, 1), padding)
-        # separable: each window's rows summed first (one add per offset over runs of whole
-        # rows), then its columns; kh + kw adds, not kh * kw
-        if len(row_slices) == 1:  # a kernel one row high: the rows as they are
-            rows = xpad[:, :, row_slices[0]]  # (N, C, Ho, Wp)
-        else:
-            rows = folded(xp.add, [xpad[:, :, s] for s in row_slices])  # (N, C, Ho, Wp)
-        out = folded(xp.add, [rows[..., s] for s in col_slices])  # (N, C, Ho, Wo), fresh
+        self.size, self.unbatched = x.shape[-2:], x.ndim == 3
+        x = _one_batch(x)  # an unbatched x: a batch of one
+        out = window_sums(x, kernel, stride, padding) if fastpath.enabled() else None
+        if out is None:  # more than a few windows (a few: one product, window_sums)
+            xpad = padded(x, padding)
+            row_slices, col_slices = _pool_slices(self.size, kernel, stride, (1, 1), padding)
+            # separable: each window's rows summed first (one add per offset over runs of
+            # whole rows), then its columns; kh + kw adds, not kh * kw
+            if len(row_slices) == 1:  # a kernel one row high: the rows as they are
+                rows = xpad[:, :, row_slices[0]]  # (N, C, Ho, Wp)
+            else:
+                rows = folded(xp.add, [xpad[:, :, s] for s in row_slices])  # (N, C, Ho, Wp)
+            out = folded(xp.add, [rows[..., s] for s in col_slices])  # (N, C, Ho, Wo), fresh
         if not (isinstance(weight, float) and weight == 1):
             out *= weight  # out is fresh: weighted in place
-        return out[0] if x.ndim == 3 else out
+        return out[0] if self.unbatched else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (AvgPool2dBackward.apply(grad, size=self.size, **self.geometry),)
