@@ -2,6 +2,7 @@
 respect to the input and every parameter, in training and eval mode, float64 and float32."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -438,6 +439,31 @@ def test_layer_norm_gradcheck():
     b = cr.tensor(rng.standard_normal(4), requires_grad=True)
     assert gradcheck(lambda x, w, b: F.layer_norm(x, 4, w, b), [x, w, b])
     assert gradgradcheck(lambda x: F.layer_norm(x, 4), [x])
+
+
+@pytest.mark.parametrize(
+    "shape, normalized", [((2, 0), (0,)), ((2, 0, 3), (0, 3)), ((2, 3, 0), (0,)), ((0, 3), (3,))]
+)
+def test_layer_norm_of_empty_input_as_torch(shape, normalized):
+    """Nothing to normalise: an empty result and empty gradients, and PyTorch's statistics
+    (mean 0, rstd NaN), quietly, as PyTorch's (the rows' reshape failed)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x, w, b = (cr.zeros(s, requires_grad=True) for s in (shape, normalized, normalized))
+        xt, wt, bt = (torch.zeros(s, requires_grad=True) for s in (shape, normalized, normalized))
+        y, yt = (
+            F.layer_norm(x, normalized, w, b),
+            torch.nn.functional.layer_norm(xt, normalized, wt, bt),
+        )
+        assert tuple(y.shape) == tuple(yt.shape) and y.grad_fn.name() == yt.grad_fn.name()
+        for saved in ("_saved_result1", "_saved_result2"):
+            ours, theirs = getattr(y.grad_fn, saved), getattr(yt.grad_fn, saved)
+            np.testing.assert_array_equal(ours.numpy(), theirs.detach().numpy())
+        y.sum().backward()
+        yt.sum().backward()
+        for ours, theirs in [(x, xt), (w, wt), (b, bt)]:
+            assert tuple(ours.grad.shape) == tuple(theirs.grad.shape)
+            np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
 
 
 # -- BatchNorm ----------------------------------------------------------------------------

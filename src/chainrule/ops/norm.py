@@ -66,6 +66,11 @@ class LayerNorm(Function):
     def forward(self, x: Any, weight: Any, bias: Any, k: int, eps: float) -> Any:
         self.k, self.eps = k, eps
         n = math.prod(x.shape[x.ndim - k :])
+        if n == 0:  # nothing to normalise: an empty result; PyTorch's statistics, 0 and NaN
+            m, work = math.prod(x.shape[: x.ndim - k]), x.dtype if x.dtype.itemsize >= 4 else "f"
+            self.mean = xp.zeros((m, 1), dtype=work, like=x)
+            self.rstd = xp.full((m, 1), xp.nan, dtype=work, like=x)
+            return x.copy()
         rows = x.reshape(-1, n)  # (M, n), the half types in float32
         rows = rows if x.dtype.itemsize >= 4 else rows.astype(xp.float32)
         fast = fastpath.enabled()
@@ -97,6 +102,9 @@ class LayerNorm(Function):
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
         n = math.prod(x.shape[x.ndim - self.k :])
+        if n == 0:  # every input empty: so is each gradient
+            wanted = zip(self.inputs, self.needs_input_grad, strict=True)
+            return tuple(xp.zeros_like(t._array) if need else None for t, need in wanted)
         xhat = x._array.reshape(-1, n).astype(self.mean.dtype, copy=False) - self.mean
         xhat *= self.rstd  # as forward made it: the same operations, the same values
         g = grad.reshape(-1, n).astype(xhat.dtype, copy=False)
@@ -118,6 +126,9 @@ class LayerNorm(Function):
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight, bias = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
+        if x.shape[x.ndim - self.k :].numel() == 0:  # every input empty: so is each gradient
+            wanted = zip(self.inputs, self.needs_input_grad, strict=True)
+            return tuple(t * 0 if need else None for t, need in wanted)
         dims = tuple(range(x.ndim - self.k, x.ndim))
         lead = tuple(range(x.ndim - self.k))
         centred = x - x.mean(dims, keepdim=True)
