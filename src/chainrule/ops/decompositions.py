@@ -393,8 +393,8 @@ class LinalgSvdEx(LinalgSvd):
 def pinv_backward(grad: Any, pinv: Any, a: Any) -> Any:
     """PyTorch's pinv_backward: the gradient of A+ at A, in the smaller dims' products."""
     m, n = a.shape[-2:]
-    pinv_t, grad_t = pinv.swapaxes(-1, -2), grad.swapaxes(-1, -2)  # arrays have no mT on
-    # NumPy 1
+    # swapaxes, not mT: NumPy 1's arrays have no mT
+    pinv_t, grad_t = pinv.swapaxes(-1, -2), grad.swapaxes(-1, -2)
     if m <= n:
         K = grad_t @ pinv
         KpinvT = K @ pinv_t
