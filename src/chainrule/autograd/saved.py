@@ -88,8 +88,8 @@ def _index_step(*keys: str) -> dict[str, Callable[[Any], Any]]:
 
     def read(key: str) -> Callable[[Any], Any]:
         def value(fn: Any) -> Any:
-            if key in made.call_of(fn):
-                return made.unsigned(made.call_of(fn)[key])
+            if key in (call := made.call_of(fn)):
+                return made.unsigned(call[key])
             steps = index_steps(fn)
             if not steps:  # a slice of a whole dim, which a method takes as a step
                 return _shape(fn, 0)  # self_sym_sizes (the method gave the others)
