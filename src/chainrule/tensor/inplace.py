@@ -621,7 +621,7 @@ class InPlace(Core):
         elements, ``forward(self, out=self, **options)``: the op's values, written in place."""
         arr = self._array
         if fastpath.enabled() and arr.ndim and arr.dtype.kind == "f" and type(arr) is _HOST:
-            if arr.flags.writeable and not _watched(self, None):
+            if array.writeable(arr) and not _watched(self, None):
                 forward(arr, out=arr, **options)
                 bump(self)
                 return self
