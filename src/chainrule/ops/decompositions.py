@@ -342,9 +342,8 @@ class LinalgEigh(Function):
         Qt = xp.swapaxes(Q, -1, -2)
         if self.part == "L":
             return ((Q * grad[..., None, :]) @ Qt,)
-        E = (
-            L[..., None, :] - L[..., None] + xp.eye(L.shape[-1], dtype=L.dtype, like=L)
-        )  # (..., n, n)
+        eye = xp.eye(L.shape[-1], dtype=L.dtype, like=L)  # (n, n)
+        E = L[..., None, :] - L[..., None] + eye  # (..., n, n)
         X = Qt @ grad
         return (Q @ ((X - xp.swapaxes(X, -1, -2)) * 0.5 / E) @ Qt,)
 
