@@ -109,6 +109,5 @@ def _unwritten(fn: Any, attr: str, result: Any) -> None:
         raise RuntimeError(
             f"{type(fn).__name__}: {attr}: one of the variables needed for gradient computation "
             f"has been modified by an inplace operation: the result, of shape {result.shape}, is "
-            f"at version {vc[0]}; expected version {fn.out_version} instead; write into a clone "
-            "instead"
+            f"at version {vc[0]}; expected version {fn.out_version} instead; write into a clone"
         )
