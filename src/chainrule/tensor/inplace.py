@@ -618,7 +618,7 @@ class InPlace(Core):
     def _apply(self: TensorSelf, op: str, forward: Any, compute: Any, **options: Any) -> Tensor:
         """``self.op_()`` of one tensor: _write of ``compute``, or, with the fast path on,
         nothing to record (as _update) and a writeable float array of the host's with
-        elements, ``forward(self, out=self, **options)``: the op's values, written in place."""
+        elements, ``forward(arr, out=arr, **options)``: the op's values, written in place."""
         arr = self._array
         if fastpath.enabled() and arr.ndim and arr.dtype.kind == "f" and type(arr) is _HOST:
             if array.writeable(arr) and not _watched(self, None):
