@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import fastpath
 from ..array import errstate, host, module_of, xp
 from ..autograd.primitive import Function
 from ..fastpath import on_value, select
@@ -43,9 +42,9 @@ def _softplus(bx: Any) -> Any:
 
 def _past(out: Any, x: Any, linear: Any) -> Any:
     """out, x where ``linear`` (softplus past its threshold): by select past SELECT_MIN
-    elements with the switch on, where NumPy's copyto branches on each (a random mask cost
-    it eight passes' time), else copied into out in place (select's where makes a new array)."""
-    if out.size > SELECT_MIN and fastpath.enabled():
+    elements, where NumPy's copyto branches on each (a random mask cost it eight passes'
+    time), and copied into out in place where fewer (select's where makes a new array)."""
+    if out.size > SELECT_MIN:
         return select(linear, x, out)
     xp.copyto(out, x, where=linear)
     return out
