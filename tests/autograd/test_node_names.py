@@ -475,6 +475,49 @@ def test_the_gradient_of_a_piecewise_activations_gradient_is_torchs() -> None:
     assert shown[1]["leaky_relu"][0] == "LeakyReluBackwardBackward0"
 
 
+def _smooth_gradients(lib: Any) -> dict[str, Any]:
+    """The gradient of each smooth activation, taken with create_graph from a gradient that
+    requires grad too, and its gradients in x and in that gradient."""
+    F = lib.nn.functional
+    calls = {
+        "elu": lambda y: F.elu(y, 1.5), "selu": F.selu, "celu": lambda y: F.celu(y, 0.7),
+        "elu_": lambda y: F.elu(y * 1, 1.5, True), "celu_": lambda y: F.celu_(y * 1, 0.7),
+        "gelu": F.gelu, "gelu(tanh)": lambda y: F.gelu(y, approximate="tanh"),
+        "softplus": lambda y: F.softplus(y, 2.0, 2.0), "logsigmoid": F.logsigmoid,
+        "hardswish": F.hardswish,
+    }  # fmt: skip
+    out = {}
+    for name, f in calls.items():
+        x = lib.tensor(np.linspace(-4, 4, 12).reshape(3, 4), requires_grad=True)
+        g = lib.tensor(np.linspace(1, 2, 12).reshape(3, 4), requires_grad=True)
+        (gx,) = lib.autograd.grad(f(x), x, g, create_graph=True)
+        h = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4))
+        out[name] = (gx, lib.autograd.grad(gx, (x, g), h, create_graph=True))
+    return out
+
+
+def test_the_gradient_of_a_smooth_activation_is_torchs_one_node() -> None:
+    """elu_backward's node is EluBackwardBackward0 (selu's and celu's too), gelu_backward's
+    GeluBackwardBackward0, ...: one node on the gradient and the input (an in-place elu's
+    result), saving what PyTorch's saves; its gradients are PyTorch's."""
+    shown, grads = [], []
+    for lib in (torch, cr):
+        seen, numbers = {}, {}
+        for name, (gx, second) in _smooth_gradients(lib).items():
+            fn = gx.grad_fn  # an in-place elu's of x * 1: the product's, on PyTorch's node
+            fn = fn if fn.name() != "MulBackward0" else fn.next_functions[0][0]
+            edges = [None if n is None else n.name() for n, _ in fn.next_functions]
+            seen[name] = (fn.name(), edges, _saved(fn, lib))
+            numbers[name] = [t.detach().numpy() for t in second]
+        shown.append(seen)
+        grads.append(numbers)
+    assert shown[1] == shown[0]
+    assert shown[1]["elu_"][1][1] == "EluBackward1"
+    for name, theirs in grads[0].items():
+        for ours, want in zip(grads[1][name], theirs, strict=True):
+            np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
 def _copies(lib: Any) -> dict[str, Any]:
     """The outputs whose node is PyTorch's hand-written copy_ node, CopyBackwards."""
     x = lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True) * 1

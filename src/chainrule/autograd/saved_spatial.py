@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import array
 from . import saved_made as made
 
 # F.pad's reflect and replicate nodes of each rank, and their gradients' nodes
@@ -64,6 +65,10 @@ ARGS: dict[str, str] = {
     "HardtanhBackwardBackward0": "max_val min_val",
     "RreluWithNoiseBackwardBackward0": "lower training upper",
     **dict.fromkeys(("SoftshrinkBackwardBackward0", "HardshrinkBackwardBackward0"), "lambd"),
+    # the smooth activations' gradients as ops (ops/smooth.py, special.py, hard.py)
+    "EluBackwardBackward0": "alpha input_scale is_result scale",
+    "SoftplusBackwardBackward0": "beta threshold",
+    "GeluBackwardBackward0": "approximate",
 }
 
 
@@ -116,6 +121,18 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
         {"self": ("input", 1, None)},
     ),
     "RreluWithNoiseBackwardBackward0": {"noise": ("called", "noise"), "self": ("input", 1, None)},
+    # a smooth activation's gradient as an op saves g and the activation's input (or result)
+    "EluBackwardBackward0": {
+        "grad_output": ("input", 0, None), "self_or_result": ("input", 1, None)
+    },
+    **dict.fromkeys(
+        ("SoftplusBackwardBackward0", "GeluBackwardBackward0", "HardswishBackwardBackward0"),
+        {"grad_output": ("input", 0, None), "self": ("input", 1, None)},
+    ),
+    "LogSigmoidBackwardBackward0": {
+        "buffer": ("made", 1, lambda fn: array.xp.exp(-abs(fn.inputs[1]._array))),
+        "grad_output": ("input", 0, None), "self": ("input", 1, None),
+    },
     "NativeGroupNormBackward0": {
         "input": ("input", 0, None), "weight": ("optional", 1),
         "result1": ("made", None, _per_sample("mean")),

@@ -1,7 +1,8 @@
 """The hard activations as primitives: hardswish, hardsigmoid, softshrink, hardshrink. For
 speed: each is one or two NumPy passes where its composite of selections was several nodes
 (~20x PyTorch's time at 10^6 elements, ~10x on small tensors); their gradients, recorded
-with Slopes, differentiate again as PyTorch's. nn/more_activations.py checks arguments.
+with Slopes (hardswish's as an op of its own, HardswishBackward, as PyTorch's
+hardswish_backward), differentiate again as PyTorch's. nn/more_activations.py checks arguments.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..array import xp
 from ..autograd.primitive import Function
 from ..fastpath import masked, on_value, select
-from .elementwise import Slopes, derivative, twice
+from .elementwise import Slopes, Where, derivative, twice
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -42,21 +43,41 @@ class Hardswish(Function):
         out /= 6.0
         return out
 
-    def _masks(self) -> tuple[Any, Any]:
-        a = self.inputs[0]._array
-        high = a >= 3.0
-        return ~((a <= -3.0) | high), high  # the middle: neither end, so NaN too
-
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        (x,) = self.inputs
-        middle, high = self._masks()
-        slope = Slopes.apply(grad * (x / 3.0 + 0.5), x, mask=middle, slope=0.0)
-        return (slope + Slopes.apply(grad, x, mask=high, slope=0.0),)
+        # hardswish_backward, one op (PyTorch's HardswishBackwardBackward0 under create_graph)
+        return (HardswishBackward.apply(grad, self.inputs[0]),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
-        middle, high = self._masks()
-        a = self.inputs[0]._array
-        return (select(middle, grad * (a / 3.0 + 0.5), masked(grad, high)),)
+        return (_hardswish_grad(grad, self.inputs[0]._array),)
+
+
+def _hardswish_grad(g: Any, a: Any) -> Any:
+    """g times hardswish's slope at a: a / 3 + 1/2 strictly inside (-3, 3) and at NaN, 1 from
+    3 on, else 0."""
+    high = a >= 3.0
+    middle = ~((a <= -3.0) | high)  # neither end, so NaN too
+    return select(middle, g * (a / 3.0 + 0.5), masked(g, high))
+
+
+class HardswishBackward(Function):
+    """out = g (x / 3 + 1/2) strictly inside (-3, 3) and at NaN, g from 3 on, else 0:
+    Hardswish's gradient as an op (PyTorch's hardswish_backward), so that taken with
+    create_graph it is one node, HardswishBackwardBackward0, on g and x. grad_g = this op of
+    grad; grad_x = grad g / 3 strictly inside (-3, 3), else 0, as PyTorch's."""
+
+    rule = "grad_g = hardswish_backward(grad, x); grad_x = grad * g / 3 on (-3, 3), else 0"
+
+    def forward(self, g: Any, x: Any) -> Any:
+        return _hardswish_grad(g, x)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_g, need_x = self.needs_input_grad
+        g, x = self.inputs
+        gg = HardswishBackward.apply(grad, x) if need_g else None
+        if not need_x:
+            return gg, None
+        a = x._array
+        return gg, Where.apply((a > -3.0) & (a < 3.0), grad * g / 3.0, 0.0)
 
 
 class Hardsigmoid(Function):

@@ -1,14 +1,16 @@
 """The smooth activations as primitives: the ELU family (elu, selu, celu), softplus,
 logsigmoid, silu and mish. For speed: each forward is a few NumPy passes with no selection where
 its composite was ten to twenty nodes (5-20x PyTorch's time); each backward is its rule in
-Tensor ops, so it differentiates again. nn/activation.py checks arguments.
+Tensor ops, so it differentiates again: elu's, softplus's and logsigmoid's an op of its own
+(EluBackward, ...), as PyTorch's elu_backward, whose rule is the second derivative, so that a
+gradient taken with create_graph is PyTorch's one node. nn/activation.py checks arguments.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import errstate, host, module_of, xp
+from ..array import errstate, host, module_of, result_array, xp
 from ..autograd.primitive import Function
 from ..fastpath import on_value, select
 from ..fastpath.rules import SELECT_MIN
@@ -38,6 +40,16 @@ def _softplus(bx: Any) -> Any:
     except (RuntimeWarning, FloatingPointError):  # raised after the result is written
         pass
     return xp.log1p(out, out=out)
+
+
+def _sigmoid(a: Any) -> Any:
+    """1 / (1 + exp(-a)), as Sigmoid's forward: the half types in float32, 0 where exp(-a)
+    overflows, quietly; an array (0-d too)."""
+    out = _opmath(result_array(a))  # a 0-d array's product is a NumPy scalar
+    out = xp.negative(out, out=xp.empty_like(out))
+    exp_quietly(out)
+    out += 1
+    return xp.reciprocal(out, out=out)
 
 
 def _past(out: Any, x: Any, linear: Any) -> Any:
@@ -91,24 +103,74 @@ class Elu(Function):
         return host.expm1(v * self.input_scale) * self.coef + (v if v == 0 else 0.0)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        (x,) = self.inputs
-        positive = x._array > 0
-        below = Where.apply(positive, 0.0, x) * self.input_scale  # finite where x > 0 is taken
-        slope = below.exp() * (self.coef * self.input_scale)
-        return (grad * Where.apply(positive, self.scale, slope),)
+        # elu_backward, one op (PyTorch's EluBackwardBackward0 under create_graph); an
+        # in-place elu's node (EluBackward1) gives it the result, as PyTorch's
+        of_result = type(self).__name__.endswith("Backward1")
+        alpha = getattr(self, "call", {}).get("alpha", self.coef / self.scale)
+        x = out if of_result else self.inputs[0]
+        shown = {"scale": _whole(self.scale), "input_scale": _whole(self.input_scale)}
+        return (EluBackward.apply(grad, x, alpha=alpha, **shown, is_result=of_result),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
-        x = self.inputs[0]._array
-        k = self.coef * self.input_scale
-        slope = xp.minimum(x, 0.0)
-        if self.input_scale != 1:
-            slope *= self.input_scale
-        slope = xp.exp(slope)  # 1 where x > 0
-        if k != 1:
-            slope *= k
-        if k != self.scale:  # then scale where x > 0: k + (scale - k)
-            slope += xp.multiply(x > 0, self.scale - k, dtype=slope.dtype)
-        return (grad * slope,)
+        return (_elu_grad(grad, self.inputs[0]._array, self.coef, self.scale, self.input_scale),)
+
+
+def _whole(value: float) -> float:
+    """An option PyTorch's kernel takes as an int where it is 1 (elu's scale), as shown."""
+    return int(value) if value == 1 else value
+
+
+def _elu_grad(g: Any, x: Any, coef: float, scale: float, input_scale: float) -> Any:
+    """g times Elu's slope at x: scale where x > 0, else coef input_scale exp(input_scale x)."""
+    k = coef * input_scale
+    slope = xp.minimum(x, 0.0)
+    if input_scale != 1:
+        slope *= input_scale
+    slope = xp.exp(slope)  # 1 where x > 0
+    if k != 1:
+        slope *= k
+    if k != scale:  # then scale where x > 0: k + (scale - k)
+        slope += xp.multiply(x > 0, scale - k, dtype=slope.dtype)
+    return g * slope
+
+
+class EluBackward(Function):
+    """out = g scale where x > 0, else g alpha scale input_scale exp(input_scale x): Elu's
+    gradient as an op (PyTorch's elu_backward), so that taken with create_graph it is one
+    node, EluBackwardBackward0, on g and x; with ``is_result`` x is Elu's result (an in-place
+    elu's), the slope input_scale (x + alpha scale) where x <= 0. grad_g = this op of grad;
+    grad_x = this op of grad g input_scale where x < 0, else 0 (of a result: grad g
+    input_scale there), as PyTorch's elu_double_backward."""
+
+    rule = (
+        "grad_g = elu_backward(grad, x); grad_x = elu_backward(grad * g * input_scale, x) where "
+        "x < 0, else 0 (of a result: grad * g * input_scale where x < 0)"
+    )
+
+    def forward(
+        self, g: Any, x: Any, *, alpha: float, scale: float, input_scale: float, is_result: bool
+    ) -> Any:
+        self.call = {"alpha": alpha, "scale": scale, "input_scale": input_scale}
+        self.call["is_result"] = is_result  # what PyTorch's node saves, as shown
+        coef = alpha * scale
+        if not is_result:
+            return _elu_grad(g, x, coef, scale, input_scale)
+        slope = xp.add(x, coef)  # the result's: input_scale (x + coef) where x <= 0
+        slope *= input_scale
+        return g * xp.where(x > 0, xp.asarray(scale, slope.dtype), slope)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_g, need_x = self.needs_input_grad
+        g, x = self.inputs
+        c = self.call
+        gg = EluBackward.apply(grad, x, **c) if need_g else None
+        gx = None
+        if need_x:
+            scaled = grad * g * c["input_scale"]
+            if not c["is_result"]:
+                scaled = EluBackward.apply(scaled, x, **c)
+            gx = Where.apply(x._array < 0, scaled, 0.0)
+        return gg, gx
 
 
 class Celu(Elu):
@@ -151,9 +213,9 @@ class Softplus(Function):
         return v if self.linear else host.log1p(host.exp(bx)) / self.beta
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        (x,) = self.inputs
-        bx = x * self.beta if self.beta != 1 else x
-        return (Where.apply(self.linear, grad, grad * bx.sigmoid()),)
+        # softplus_backward, one op (PyTorch's SoftplusBackwardBackward0 under create_graph)
+        x, beta, threshold = self.inputs[0], self.beta, self.threshold
+        return (SoftplusBackward.apply(grad, x, beta=beta, threshold=threshold),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         # sigmoid(beta x) = 1 - exp(-beta softplus(x)) = -expm1(-beta out): from the output
@@ -163,6 +225,36 @@ class Softplus(Function):
         g *= grad
         xp.negative(g, out=g)
         return (_past(g, grad, self.linear),)
+
+
+class SoftplusBackward(Function):
+    """out = g sigmoid(beta x), and g where beta x > threshold: Softplus's gradient as an op
+    (PyTorch's softplus_backward), so that taken with create_graph it is one node,
+    SoftplusBackwardBackward0, on g and x. grad_g = this op of grad; grad_x = grad g beta
+    s (1 - s) with s = sigmoid(beta x) where beta x < threshold, else 0, as PyTorch's
+    softplus_double_backward."""
+
+    rule = (
+        "grad_g = softplus_backward(grad, x); grad_x = grad * g * beta * s * (1 - s) where "
+        "beta * x < threshold, else 0, s = sigmoid(beta * x)"
+    )
+
+    def forward(self, g: Any, x: Any, *, beta: float, threshold: float) -> Any:
+        self.call = {"beta": beta, "threshold": threshold}  # as PyTorch's node shows them
+        bx = x * beta if beta != 1 else x
+        return xp.where(bx > threshold, g, g * _sigmoid(bx)).astype(g.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_g, need_x = self.needs_input_grad
+        g, x = self.inputs
+        beta, threshold = self.call["beta"], self.call["threshold"]
+        gg = SoftplusBackward.apply(grad, x, **self.call) if need_g else None
+        gx = None
+        if need_x:
+            bx = x * beta if beta != 1 else x
+            s = bx.sigmoid()
+            gx = Where.apply(bx._array < threshold, grad * g * s * (1.0 - s) * beta, 0.0)
+        return gg, gx
 
 
 class LogSigmoid(Function):
@@ -181,7 +273,8 @@ class LogSigmoid(Function):
         return xp.subtract(xp.minimum(a, 0.0), out, out=out).astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        return (grad * (-self.inputs[0]).sigmoid(),)
+        # log_sigmoid_backward, one op (LogSigmoidBackwardBackward0 under create_graph)
+        return (LogSigmoidBackward.apply(grad, self.inputs[0]),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         # sigmoid(-x) = 1 - sigmoid(x) = -expm1(out): exact at both ends
@@ -189,6 +282,25 @@ class LogSigmoid(Function):
         g *= grad
         xp.negative(g, out=g)
         return (g,)
+
+
+class LogSigmoidBackward(Function):
+    """out = g sigmoid(-x): LogSigmoid's gradient as an op (PyTorch's log_sigmoid_backward),
+    so that taken with create_graph it is one node, LogSigmoidBackwardBackward0, on g and x.
+    grad_g = this op of grad; grad_x = grad g (s - 1) s with s = sigmoid(x), as PyTorch's
+    log_sigmoid_double_backward."""
+
+    rule = "grad_g = grad * sigmoid(-x); grad_x = grad * g * (s - 1) * s, s = sigmoid(x)"
+
+    def forward(self, g: Any, x: Any) -> Any:
+        return (g * _sigmoid(-x)).astype(g.dtype, copy=False)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_g, need_x = self.needs_input_grad
+        g, x = self.inputs
+        gg = LogSigmoidBackward.apply(grad, x) if need_g else None
+        s = x.sigmoid() if need_x else None
+        return gg, grad * g * (s - 1.0) * s if s is not None else None
 
 
 def _silu(a: Any, out: Any) -> Any:

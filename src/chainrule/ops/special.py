@@ -260,8 +260,8 @@ class Gelu(Function):
     (so that first-order backward is one product), the tanh for the tanh form, which works
     on the whole array. With the fast path on, exact GELU works piece by piece, floats
     narrower than float64 making Phi in float32 from exp(-x^2 / 2) and a polynomial
-    (_gelu_narrow); with it off, on the whole array, from erf. Under create_graph the rule
-    runs in Tensor ops from x, so it differentiates again.
+    (_gelu_narrow); with it off, on the whole array, from erf. Its rule in Tensor ops is
+    GeluBackward, the gradient as an op (PyTorch's gelu_backward), which differentiates again.
     """
 
     rule = (
@@ -318,25 +318,62 @@ class Gelu(Function):
         if self.approximate == "none":  # the slope, kept by forward
             return (xp.multiply(grad, self.saved, dtype=self.saved.dtype),)
         th = self.saved
-        x = self.inputs[0]._array.astype(th.dtype, copy=False)
-        d = x * 0.5  # tanh's slope, in PyTorch's order:
-        d *= 1.0 - th * th  # 0.5 (1 + th) + 0.5 x (1 - th^2) c (1 + 3k x^2)
-        d *= _TANH_C
-        d *= x * x * (3.0 * _TANH_K) + 1.0
-        d += (th + 1.0) * 0.5
+        d = _tanh_slope(self.inputs[0]._array.astype(th.dtype, copy=False), th)
         d *= grad
         return (d,)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
-        x = self.inputs[0]
-        if not is_floating(x.dtype):
-            x = x.to(self.saved.dtype)
-        if self.approximate == "none":
-            cdf = (x * _SQRT_HALF).erf() * 0.5 + 0.5
-            return (grad * (cdf + x * (x * x * -0.5).exp() * _PDF),)
+        # gelu_backward, one op (PyTorch's GeluBackwardBackward0 under create_graph)
+        return (GeluBackward.apply(grad, self.inputs[0], approximate=self.approximate),)
+
+
+def _tanh_slope(x: Any, th: Any) -> Any:
+    """The tanh form's slope at x, th its tanh, in PyTorch's order: 0.5 (1 + th) + 0.5 x
+    (1 - th^2) c (1 + 3k x^2); a new array."""
+    d = x * 0.5
+    d *= 1.0 - th * th
+    d *= _TANH_C
+    d *= x * x * (3.0 * _TANH_K) + 1.0
+    d += (th + 1.0) * 0.5
+    return d
+
+
+class GeluBackward(Function):
+    """out = g (Phi(x) + x phi(x)), or the tanh form's slope: Gelu's gradient as an op
+    (PyTorch's gelu_backward), so that taken with create_graph it is one node,
+    GeluBackwardBackward0, on g and x. grad_g = this op of grad; grad_x = grad g gelu''(x):
+    phi(x) (2 - x^2), or with tanh (th = tanh(u), u = c (x + k x^3)) (1 - th^2) (u' - x th
+    u'^2 + 3 c k x^2), as PyTorch's gelu_double_backward."""
+
+    rule = (
+        "grad_g = gelu_backward(grad, x); grad_x = grad * g * phi(x) * (2 - x^2), with tanh: "
+        "grad * g * (1 - th^2) * (u' - x th u'^2 + 3ck x^2)"
+    )
+
+    def forward(self, g: Any, x: Any, *, approximate: str) -> Any:
+        self.call = {"approximate": approximate}  # as PyTorch's node shows it
+        a = x if x.dtype.itemsize >= 4 else x.astype(xp.float32)  # half types in float32
+        if approximate == "none":
+            slope = erf(a * _SQRT_HALF)
+            slope += 1.0
+            slope *= 0.5
+            slope += a * xp.exp(a * a * -0.5) * _PDF
+        else:
+            slope = _tanh_slope(a, xp.tanh(_TANH_C * (a + _TANH_K * (a * a * a))))
+        return xp.multiply(g, slope, dtype=g.dtype)
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        need_g, need_x = self.needs_input_grad
+        g, x = self.inputs
+        gg = GeluBackward.apply(grad, x, **self.call) if need_g else None
+        if not need_x:
+            return gg, None
+        if self.call["approximate"] == "none":
+            return gg, grad * g * (x * x * -0.5).exp() * _PDF * (2.0 - x * x)
         th = ((x * x * x * _TANH_K + x) * _TANH_C).tanh()
-        slope = x * 0.5 * (1.0 - th * th) * _TANH_C * (x * x * (3.0 * _TANH_K) + 1.0)
-        return (grad * (slope + (th + 1.0) * 0.5),)
+        du = (x * x * (3.0 * _TANH_K) + 1.0) * _TANH_C
+        curve = du - x * th * du * du + x * x * (3.0 * _TANH_C * _TANH_K)
+        return gg, grad * g * (1.0 - th * th) * curve
 
 
 def _scipy_special(op: str) -> Any:
