@@ -520,7 +520,10 @@ def test_the_gradient_of_a_smooth_activation_is_torchs_one_node() -> None:
 
 def _copies(lib: Any) -> dict[str, Any]:
     """The outputs whose node is PyTorch's hand-written copy_ node, CopyBackwards."""
-    x = lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True) * 1
+    return _copies_of(lib, lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True) * 1)
+
+
+def _copies_of(lib: Any, x: Any) -> dict[str, Any]:
     return {"diff(n=0)": x.diff(0), "matrix_power(0)": lib.linalg.matrix_power(x, 0)}
 
 
@@ -534,3 +537,26 @@ def test_a_copys_node_has_torchs_two_edges() -> None:
         })  # fmt: skip
     assert shown[1] == shown[0]
     assert shown[1]["diff(n=0)"] == [(None, 0), ("MulBackward0", 0)]
+
+
+def test_a_copys_node_hook_sees_and_gives_torchs_two_edges() -> None:
+    """A hook of CopyBackwards gets the gradients of its two edges once, and what it returns
+    in their places flows on, as PyTorch's."""
+    shown = []
+    for lib in (torch, cr):
+        seen = {}
+        for name in ("diff(n=0)", "matrix_power(0)"):
+            x = lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True)
+            y = _copies_of(lib, x * 1)[name]
+            calls: list[Any] = []
+
+            def doubled(gi: Any, go: Any, calls: list[Any] = calls) -> Any:
+                calls.append([None if g is None else tuple(g.shape) for g in gi])
+                return tuple(None if g is None else g * 2 for g in gi)
+
+            y.grad_fn.register_hook(doubled)
+            (y * x).sum().backward()
+            seen[name] = (calls, x.grad.numpy().tolist())
+        shown.append(seen)
+    assert shown[1] == shown[0]
+    assert shown[1]["diff(n=0)"][0] == [[None, (3, 3)]]

@@ -122,6 +122,8 @@ class Node:
     def register_hook(self, hook: Any) -> Any:
         """``hook(grad_inputs, grad_outputs)`` runs once the rule has given the inputs'
         gradients; it may return new grad_inputs (one per input, None for none)."""
+        if type(self).__name__ == "CopyBackwards" and self.inputs is not None:
+            hook = _copy_hook(hook, len(self.inputs))
         return self._hook("post", hook)
 
     def _hook(self, kind: str, hook: Any) -> Any:
@@ -180,6 +182,22 @@ class Node:
             kept["_kept"] = values
         if t is not None:
             kept["_t"] = t
+
+
+def _copy_hook(hook: Any, n: int) -> Any:
+    """A hook of a CopyBackwards node of ``n`` inputs, given and giving the gradients of
+    PyTorch's two edges (Node._as_copy), as PyTorch's hook of copy_: a where's three inputs
+    less its mask, a clone's one after an edge of none."""
+
+    def on_edges(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
+        new = hook(grad_inputs[1:] if n == 3 else (None, *grad_inputs), grad_outputs)
+        if new is None:
+            return None
+        if len(new) != 2:
+            raise RuntimeError(f"CopyBackwards: a hook returned {len(new)} gradients for 2 inputs")
+        return (None, *new) if n == 3 else tuple(new[1:])
+
+    return on_edges
 
 
 class Arrivals:
