@@ -194,7 +194,7 @@ def binary_cross_entropy(
     w = _weight_of(weight, p, "binary_cross_entropy")
     with quiet:
         if w is None and reduction == "none":
-            loss = reduce.BinaryCrossEntropy.apply(p, t)
+            loss = losses.BinaryCrossEntropy.apply(p, t)
         else:
             loss = _BCE.apply(p, t, weight=w, reduction=reduction)
     if w is not None:  # PyTorch's function expands it to the input's shape first
@@ -265,7 +265,7 @@ def binary_cross_entropy_with_logits(
         refuse_grad(pw, "pos_weight", "binary_cross_entropy_with_logits")
     w = _weight_of(weight, x, "binary_cross_entropy_with_logits")
     if w is None and reduction == "none":
-        loss = reduce.BinaryCrossEntropyWithLogits.apply(x, t, pw)
+        loss = losses.BinaryCrossEntropyWithLogits.apply(x, t, pw)
     else:
         loss = _BCE_LOGITS.apply(x, t, pw, weight=w, reduction=reduction)
     return record(loss, reduction=REDUCTIONS.index(reduction), weight=w)

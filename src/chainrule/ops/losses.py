@@ -2,8 +2,9 @@
 so the node is PyTorch's: multi_margin_loss, multilabel_margin_loss, huber_loss,
 smooth_l1_loss, mse_loss and soft_margin_loss. For speed: each was a composite of three to
 fifteen nodes (up to 4-9x PyTorch's forward time on small inputs); each forward is now a few
-NumPy passes, and each backward its rule in Tensor ops. nn/margin_losses.py and nn/loss.py
-check the arguments.
+NumPy passes, and each backward its rule in Tensor ops. The binary cross entropies (with
+probabilities, with logits) are primitives for stability, and each with a weight or a reduction
+one node too. nn/margin_losses.py and nn/loss.py check the arguments.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..array import errstate, xp
 from ..autograd.primitive import Function
-from . import reduce
 from .elementwise import Where
 from .movement import Gather
 
@@ -263,7 +263,83 @@ class _Reduces(Function):
         return super().backward(g, out)
 
 
-class WeightedBinaryCrossEntropy(_Reduces, reduce.BinaryCrossEntropy):
+class BinaryCrossEntropy(Function):
+    """out = -(t log p + (1 - t) log(1 - p)), each log clamped at -100 (as PyTorch), so p of
+    exactly 0 or 1 gives a finite loss;  grad_p = g (p - t) / max(p (1 - p), 1e-12),
+    grad_t = g (log(1 - p) - log p) = -g logit(p), unclamped (inf at p = 0, -inf at 1), as
+    PyTorch's.
+
+    A primitive for stability: composed from log and clamp, the gradient at p = 0 or 1
+    would be 0/0. NumPy warns of the log of 0 there; binary_cross_entropy, which knows
+    the input's least and greatest values, silences it where one is 0 or 1.
+    """
+
+    rule = (
+        "grad_p = grad * (p - t) / max(p * (1 - p), 1e-12), grad_t = grad * (log(1 - p) - log(p))"
+    )
+
+    def forward(self, p: Any, t: Any) -> Any:
+        log_p = xp.maximum(xp.log(p), -100.0)
+        log_q = xp.maximum(xp.log1p(-p), -100.0)  # log(1 - p)
+        return (t - 1.0) * log_q - t * log_p  # as PyTorch's kernel orders it
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        p, t = self.inputs
+        need_p, need_t = self.needs_input_grad
+        gp = grad * (p - t) / (p * (1.0 - p)).clamp(min=1e-12) if need_p else None
+        if not need_t:
+            return gp, None
+        # from p in Tensor ops, so that a second derivative sees p; log(0) at p of 0 or 1 is
+        # -inf, not clamped (PyTorch's -logit(p)), and quiet, as PyTorch's
+        with errstate(divide="ignore"):
+            log_odds = (-p).log1p() - p.log()
+        return gp, grad * log_odds
+
+
+def _softplus_neg(x: Any) -> Any:
+    """log(1 + exp(-x)) for a Tensor x, never overflowing: max(-x, 0) + log(1 + exp(-|x|))."""
+    return (-x).relu() + ((-x.abs()).exp() + 1.0).log()
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """out = (1 - t) x + l softplus(-x) with l = 1 + (w - 1) t, for logits x, targets t and
+    positive-class weight w (None: w = 1, l = 1); softplus(-x) = log(1 + exp(-x)) is computed
+    as max(-x, 0) + log1p(exp(-|x|)), so logits of +-1000 give exact, finite losses;
+    grad_x = g ((1 - t) - l sigmoid(-x))  (= g (sigmoid(x) - t) when w = 1),
+    grad_t = g (-x + (w - 1) softplus(-x)); w takes no gradient, as in PyTorch.
+
+    A primitive for stability and for the exact gradient at x = 0, where a composite of
+    relu and abs would take their kinks' conventions.
+    """
+
+    rule = (
+        "grad_x = grad * ((1 - t) - l * sigmoid(-x)), grad_t = grad * (-x + (w - 1) * softplus(-x))"
+    )
+
+    def forward(self, x: Any, t: Any, pos_weight: Any = None) -> Any:
+        softplus = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+        if pos_weight is None:
+            return (1 - t) * x + softplus
+        return (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        x, t, w = self.inputs
+        need_x, need_t, _ = self.needs_input_grad
+        gx = gt = None
+        if w is None:
+            if need_x:
+                gx = grad * (x.sigmoid() - t)
+            if need_t:
+                gt = -grad * x
+            return gx, gt, None
+        if need_x:
+            gx = grad * ((1.0 - t) - ((w - 1.0) * t + 1.0) * (-x).sigmoid())
+        if need_t:
+            gt = grad * ((w - 1.0) * _softplus_neg(x) - x)
+        return gx, gt, None
+
+
+class WeightedBinaryCrossEntropy(_Reduces, BinaryCrossEntropy):
     """out = reduce(w (-(t log p + (1 - t) log(1 - p)))), logs clamped at -100: binary cross
     entropy with its weight and reduction, PyTorch's one node; BinaryCrossEntropy's rule on
     grad w (/ numel for 'mean')."""
@@ -271,7 +347,7 @@ class WeightedBinaryCrossEntropy(_Reduces, reduce.BinaryCrossEntropy):
     rule = "BinaryCrossEntropy's rule on grad * w (/ numel for 'mean')"
 
 
-class WeightedBinaryCrossEntropyWithLogits(_Reduces, reduce.BinaryCrossEntropyWithLogits):
+class WeightedBinaryCrossEntropyWithLogits(_Reduces, BinaryCrossEntropyWithLogits):
     """out = reduce(w ((1 - t) x + l softplus(-x))): binary cross entropy of logits with its
     weight and reduction, PyTorch's one node; BinaryCrossEntropyWithLogits's rule on grad w
     (/ numel for 'mean')."""
