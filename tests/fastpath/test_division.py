@@ -8,6 +8,7 @@ import torch
 
 import chainrule as cr
 from chainrule.fastpath import division
+from chainrule.ops import arithmetic
 from tests.helpers import fast_path_on
 
 rng = np.random.default_rng(0)
@@ -48,6 +49,18 @@ def test_the_passes_give_numpys_bits(name: str, op: str) -> None:
     a, b = PAIRS[name]
     with fast_path_on(), np.errstate(all="ignore"):
         _same_bits(getattr(division, op)(a, b), getattr(np, op)(a, b))
+
+
+@pytest.mark.parametrize("name", sorted(set(PAIRS) - {"zero", "inf"}))
+def test_the_remainders_passes_give_the_plain_bits(name: str) -> None:
+    # a divisor array of EDGES too: inf, 0 and NaN divisors, signed zeros; the number pairs
+    # "zero" and "inf" take the plain line whole
+    a, b = PAIRS[name]
+    b = b if np.ndim(b) else float(b)  # a number as the op has it
+    with fast_path_on(), np.errstate(all="ignore"):
+        got = division.remainder(a, b, arithmetic._remainder)
+        assert got is not None
+        _same_bits(got, arithmetic._remainder(a, b))
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """fmod, remainder and floor division of float32 arrays by passes in float64
 (fastpath/table.py), where NumPy's loops call the C library's fmodf once an element
 (remainder and floor_divide too, as PyTorch's algorithms start from fmod); with the switch
-off, NumPy's ufuncs (remainder: PyTorch's steps from fmod).
+off, NumPy's ufuncs (remainder's zero given a's sign, as PyTorch's).
 
 Exact, not near: a float32 quotient a / b computed in float64 is within 2**-29 of the true
 one while |a / b| < 2**24, and a true quotient that is not a whole number lies at least
@@ -64,13 +64,13 @@ def floor_divide(a: Any, b: Any) -> Any:
 
 
 def remainder(a: Any, b: Any, plain: Any) -> Any:
-    """PyTorch's remainder (b's sign, a zero a's) of a float32 array and a number, in
-    float64: a - floor(a / b) * b, exact as fmod's a - trunc(a / b) * b is, then rounded once,
-    as PyTorch's fmod + b rounds its exact sum, a zero with a's sign; the elements past the
-    bounds take ``plain`` (PyTorch's steps), each on its own. None where the passes
-    do not apply (b an array, a small or not float32, the switch off)."""
-    d = None if isinstance(b, array.ndarray) else _divisor(a, b)
-    if d is None or math.isinf(d) or d == 0:  # every element would take plain
+    """PyTorch's remainder (b's sign, a zero a's) of a float32 array and a float32 array or
+    a number, in float64: a - floor(a / b) * b, exact as fmod's a - trunc(a / b) * b is, then
+    rounded once, as PyTorch's fmod + b rounds its exact sum, a zero with a's sign; the
+    elements past the bounds take ``plain`` (NumPy's remainder), each on its own. None
+    where the passes do not apply (a small or not float32, the switch off)."""
+    d = _divisor(a, b)
+    if d is None or not d.ndim and (math.isinf(d) or d == 0):  # every element takes plain
         return None
     q = xp.divide(a, d, dtype=xp.float64)
     xp.floor(q, out=q)
@@ -78,6 +78,9 @@ def remainder(a: Any, b: Any, plain: Any) -> Any:
     q *= d
     out = xp.subtract(a, q, out=xp.empty(q.shape, xp.float32), casting="same_kind")
     xp.copysign(out, a, out=out, where=out == 0)  # a zero has a's sign, as fmod's
+    if d.ndim and out.size and xp.isnan(out.min()):  # b inf: 0 * inf, where plain's a or inf
+        nan = xp.isnan(out)
+        outside = nan if outside is None else outside | nan
     return patched(out, outside, plain, a, d)
 
 

@@ -157,13 +157,14 @@ class Log10(Function):
 
 class Remainder(Function):
     """out = a - floor(a / b) * b: a % b with b's sign, as Python's (C's fmod takes a's),
-    computed as PyTorch's: fmod, then + b where the signs differ; b a tensor or a number"""
+    a zero with a's sign, as PyTorch's (fmod, then + b where the signs differ); b a tensor
+    or a number"""
 
     rule = "grad_a = grad, grad_b = -grad * floor(a / b)"
     saves_inputs = "others"  # a for b's gradient (remainder_ writes a); b for its own too
 
     def forward(self, a: Any, b: Any) -> Any:
-        out = division.remainder(a, b, _remainder)  # a number b: floor's passes (fastpath)
+        out = division.remainder(a, b, _remainder)  # float32: floor's passes (fastpath)
         return _remainder(a, b) if out is None else out
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -174,9 +175,13 @@ class Remainder(Function):
 
 
 def _remainder(a: Any, b: Any) -> Any:
-    """PyTorch's steps: fmod, then + b where it is not 0 and its sign is not b's."""
-    value = division.fmod(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
-    return select((value != 0) & ((value < 0) != (b < 0)), value + b, value)
+    """NumPy's remainder, which is PyTorch's (fmod, then + b where it is not 0 and its sign
+    is not b's) but for a zero's sign: b's, where PyTorch's is fmod's, a's."""
+    out = xp.remainder(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
+    zero = out == 0
+    if out.dtype.kind == "f" and zero.any():
+        out = xp.where(zero, xp.copysign(out, a), out)
+    return out
 
 
 class Rounded(Function):
