@@ -459,3 +459,42 @@ def test_an_in_place_activation_that_reads_no_result_may_be_written_again(op: st
         y.backward(lib.ones_like(y) * 0.5)
         grads.append(x.grad.detach().numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+# Out-of-place nodes that save their result, and the ways a later write reaches that result
+_RESULT_WRITES = {
+    "add_": lambda lib, y: y.add_(1),
+    "through a view": lambda lib, y: y[1:].mul_(2),
+    "through a view, no grad": lambda lib, y: _no_grad(lib, lambda: y[1:].mul_(2)),
+    "through detach": lambda lib, y: y.detach().zero_(),
+}
+
+
+def _no_grad(lib: Any, write: Any) -> None:
+    with lib.no_grad():
+        write()
+
+
+@pytest.mark.parametrize("how", sorted(_RESULT_WRITES))
+def test_an_out_of_place_result_written_since_is_refused_as_torchs(how: str) -> None:
+    """``y = x.exp(); y.add_(1)``: reading exp's ``_saved_result`` is refused, as PyTorch's
+    (and its backward); through .data, a write leaves it readable, its values the new ones."""
+    words = "(?i)modified by an in-?place operation.*version 1; expected version 0"
+    for lib in (torch, cr):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        for op in (lib.exp, lib.sigmoid, lib.tanh):
+            y = op(x)
+            _RESULT_WRITES[how](lib, y)
+            with pytest.raises(RuntimeError, match=words):
+                _ = _made_by(y, op)._saved_result
+        y = x.exp()
+        y.data.add_(1)
+        np.testing.assert_allclose(y.grad_fn._saved_result.detach().numpy(), y.detach().numpy())
+
+
+def _made_by(y: Any, op: Any) -> Any:
+    """The node of ``op`` behind y: y's own, or below the node of the write into y."""
+    fn = y.grad_fn
+    while not fn.name().lower().startswith(op.__name__.lower()):
+        fn = fn.next_functions[0][0]
+    return fn

@@ -69,10 +69,15 @@ class Counter(list):
 
 def counter(t: Any) -> list[Any]:
     """``t``'s version counter, a Counter that views of ``t`` share; made on first use, as
-    most tensors are never written in place."""
+    most tensors are never written in place. The node that made ``t`` and saved it as its
+    result (exp's) is given the counter, which its ``_saved_result`` reads (saved_read.py):
+    here, not in every op's forward, as a result with no counter was never written."""
     vc = t._vc
     if vc is None:
         vc = t._vc = Counter([0])
+        fn = t.grad_fn
+        if fn is not None and fn.__dict__.get("saved_result") is t._array:
+            fn.out_counter = vc
     return vc
 
 
