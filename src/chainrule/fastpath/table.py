@@ -216,7 +216,7 @@ TRICKS = [
     Trick(
         "GELU piece by piece, Phi in float32",
         "chainrule.ops.special:Gelu.forward",
-        "exact GELU's forward on (32, 64, 512) float32: 7.7 against 56.0 ms",
+        "exact GELU's forward on (32, 64, 512) float32: 6.3 against 47 ms (CPU time)",
         "x * 0.5 * (1 + erf(x / sqrt 2)) on the whole array",
     ),
     Trick(

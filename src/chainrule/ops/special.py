@@ -65,10 +65,10 @@ _ERFCX_TAIL = (
 )
 
 
-def _horner(coefs: tuple[float, ...], y: Any) -> Any:
+def _horner(coefs: tuple[float, ...], y: Any, out: Any = None) -> Any:
     """sum_k coefs[k] y**k (two coefficients or more) by Horner's rule, in place on one
-    fresh buffer."""
-    out = y * coefs[-1]
+    buffer: ``out`` where given, else a fresh one."""
+    out = xp.multiply(y, coefs[-1], out=out)
     out += coefs[-2]
     for c in coefs[-3::-1]:
         out *= y
@@ -101,6 +101,9 @@ _ERF_DEN = (
 # Elements per piece when an elementwise op runs piece by piece: a piece's float64
 # temporaries are 128 KiB each.
 PIECE = 16384
+# Elements per piece of exact GELU in float32: the piece's input, output and slope and its
+# two rows of temporaries, 256 KiB each, stay in a 2 MiB cache.
+GELU_PIECE = 65536
 
 
 def _erf_narrow(x: Any) -> Any:
@@ -214,30 +217,30 @@ _PHI_TAIL = (
 )
 
 
-def _gelu_narrow(x: Any, out: Any, slope: Any) -> None:
-    """x Phi(x) into ``out`` and Phi(x) + x phi(x) into ``slope``, for a float32 piece x.
-    Phi(x) is (1 + sign x) / 2 - sign(x) Phi(-|x|): exact in both tails, 0.5 at 0, with no
-    masked select."""
-    t = xp.abs(x)
-    t *= _PHI_T
-    t += 1.0
-    xp.reciprocal(t, out=t)
-    tail = _horner(_PHI_TAIL, t)
+def _gelu_narrow(x: Any, out: Any, slope: Any, work: Any) -> None:
+    """x Phi(x) into ``out`` and Phi(x) + x phi(x) into ``slope``, for a float32 piece x,
+    with ``work``'s two float32 rows (as long as x or longer) for the temporaries. Phi(x) is
+    (1 + sign x) / 2 - sign(x) Phi(-|x|): exact in both tails, 0.5 at 0, with no masked
+    select."""
+    t, tail = work[0, : x.size], work[1, : x.size]
+    xp.abs(x, out=t)
+    t += 1.0 / _PHI_T
+    xp.divide(1.0 / _PHI_T, t, out=t)  # 1 / (1 + _PHI_T |x|)
+    _horner(_PHI_TAIL, t, out=tail)
     tail *= t
-    density = x * x  # exp(-x^2 / 2) = exp(-u^2)
+    density = xp.multiply(x, x, out=t)  # exp(-x^2 / 2) = exp(-u^2)
     density *= -0.5
     xp.exp(density, out=density)
     tail *= density  # Phi(-|x|)
-    sign = xp.sign(x)
-    tail *= sign
-    cdf = sign  # (1 + sign) / 2 - sign Phi(-|x|) = Phi(x)
-    cdf += 1.0
+    cdf = xp.sign(x, out=out)
+    tail *= cdf
+    cdf += 1.0  # (1 + sign) / 2 - sign Phi(-|x|) = Phi(x)
     cdf *= 0.5
     cdf -= tail
-    xp.multiply(x, cdf, out=out)
     density *= x
     density *= _PDF  # x phi(x)
     xp.add(density, cdf, out=slope)
+    cdf *= x  # out = x Phi(x)
 
 
 def _gelu_few(a: Any, dtype: Any) -> tuple[Any, Any]:
@@ -286,16 +289,16 @@ class Gelu(Function):
         flat = a.reshape(-1)
         out = xp.empty(flat.shape, dtype, like=a)
         saved = xp.empty(flat.shape, dtype, like=a)
-        if dtype != xp.float32:  # float16: made in float32
-            pair = xp.empty((2, min(PIECE, flat.size)), xp.float32, like=a)
-        for s in range(0, flat.size, PIECE):
-            x = flat[s : s + PIECE]
+        rows = 2 if dtype == xp.float32 else 4  # float16: output and slope made in float32
+        work = xp.empty((rows, min(GELU_PIECE, flat.size)), xp.float32, like=a)
+        for s in range(0, flat.size, GELU_PIECE):
+            x, end = flat[s : s + GELU_PIECE], s + GELU_PIECE
             if dtype == xp.float32:
-                _gelu_narrow(x.astype(dtype, copy=False), out[s : s + PIECE], saved[s : s + PIECE])
+                _gelu_narrow(x.astype(dtype, copy=False), out[s:end], saved[s:end], work)
             else:  # stored in float16
-                o, d = pair[:, : x.size]
-                _gelu_narrow(x.astype(xp.float32), o, d)
-                out[s : s + PIECE], saved[s : s + PIECE] = o, d
+                o, d = work[2:, : x.size]
+                _gelu_narrow(x.astype(xp.float32), o, d, work)
+                out[s:end], saved[s:end] = o, d
         self.saved = saved.reshape(a.shape)
         return out.reshape(a.shape)
 
