@@ -513,9 +513,11 @@ def trigamma(a: Any) -> Any:
     f = c.dtype.type
     few = _few(c) and c.dtype.char == "f" and fastpath.enabled()
     series = _trigamma_zeta if few else _trigamma_steps
+    # a tenth of low.any()'s time on few elements; one value's test in Python, a tenth again
+    if not (c.item() < 0.5 if few and not c.ndim else xp.count_nonzero(c < f(0.5))):
+        out = series(c)  # the astype only where needed: a NumPy scalar's costs as much as
+        return out if out.dtype == a.dtype else out.astype(a.dtype)  # zeta of one value
     low = c < f(0.5)
-    if not xp.count_nonzero(low):  # a tenth of low.any()'s time on few elements
-        return series(c).astype(a.dtype, copy=False)
     with errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf at the poles
         out = series(xp.where(low, f(1) - c, c))
         pi = f(math.pi)
@@ -561,14 +563,19 @@ class Polygamma(Function):
             return _on_host("polygamma", "psi", a)
         if n == 1:
             return trigamma(a)
-        # scipy's polygamma, without its Python wrapper's fixed cost: (-1)^(n+1) n! zeta(n+1, a)
-        sp = _scipy_special("polygamma")
-        out = sp.zeta(n + 1.0, to_host(a).astype(xp.float64))
-        out *= (-1.0) ** (n + 1) * sp.gamma(n + 1.0)
+        # scipy's polygamma, without its Python wrappers' fixed cost: (-1)^(n+1) n! zeta(n+1, a)
+        out = _hurwitz_zeta()(n + 1.0, to_host(a).astype(xp.float64))
+        out *= _polygamma_scale(n)
         return from_host(out.astype(a.dtype), a)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         return (grad * self.inputs[0].polygamma(self.n + 1),)
+
+
+@functools.cache
+def _polygamma_scale(n: int) -> float:
+    """(-1)^(n+1) n!, the scale of zeta(n + 1, a) in polygamma(n, a), by SciPy's gamma."""
+    return (-1.0) ** (n + 1) * float(_scipy_special("polygamma").gamma(n + 1.0))
 
 
 class I0(Function):
