@@ -370,6 +370,21 @@ TRICKS = [
         "VarMean.apply, which stacks the two outputs, then each read from the pair",
     ),
     Trick(
+        "softmax and log_softmax made directly",
+        "chainrule.fastpath.views:off_graph",
+        "softmax(-1) of a (2, 3, 4) float32 tensor that records nothing, loaded machine, same "
+        "sitting (least of 40 blocks): 15.0 against 17.3 us; log_softmax(-1) 13.3 against 15.9 us",
+        "Softmax.apply and LogSoftmax.apply, which make the same values",
+    ),
+    Trick(
+        "softmax's exps of large rows without the max's shift",
+        "chainrule.fastpath.exps:unshifted",
+        "softmax(-1) of (32, 4, 64, 64) float32 causal attention scores, forward, loaded machine, "
+        "same sitting: 0.65 against 4.5 ms (PyTorch's 0.44): one pass for the largest value "
+        "where NumPy's max along 64-element rows takes one call a row",
+        "_minus_max: a - max(a, dim) by the ufunc's reduce along the rows, then exp",
+    ),
+    Trick(
         "the positions of a gather's other dims kept a shape",
         "chainrule.ops.movement:along_dim",
         "topk(x, 1, 1, sorted=False) of a (2, 3, 4) float32 tensor, forward, loaded machine, "

@@ -16,7 +16,7 @@ from .. import fastpath
 from ..array import errstate, is_floating, xp
 from ..autograd.mode import state
 from ..autograd.primitive import Function
-from ..fastpath import passes, rowsums
+from ..fastpath import exps, passes, rowsums
 from .elementwise import Where
 from .movement import Cat
 
@@ -447,6 +447,16 @@ class Softmax(Function):
 
     def forward(self, a: Any, dim: Any) -> Any:
         self.dim = dim
+        if _small(a):  # most calls: the ufuncs alone, as _minus_max and _along call them there
+            e = xp.subtract(a, xp.maximum.reduce(a, dim, None, None, True))  # keepdims
+            xp.exp(e, out=e)
+            e /= xp.add.reduce(e, dim, None, None, True)
+            return e
+        made = exps.unshifted(a, dim)  # large rows: exp(a) alone where it is safe
+        if made is not None:
+            e, sums = made
+            e /= sums
+            return e
         e, given = _minus_max(a, dim), a
         xp.exp(e, out=e)
         e /= _along(xp.add, e, dim)
@@ -456,10 +466,19 @@ class Softmax(Function):
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        total = _along(xp.add, _column_major(grad * out, self.dim), self.dim)
+        if grad.size > rowsums.BLAS_MIN:  # a large one's sums over its last dim by BLAS
+            total = _reduce(xp.add, grad * out, (self.dim,), True)
+        else:
+            total = _along(xp.add, _column_major(grad * out, self.dim), self.dim)
         g_a = grad - total
         g_a *= out
         return (g_a,)
+
+
+def _small(a: Any) -> bool:
+    """Whether a is taken as it is laid out by _minus_max and _along (a small, non-empty
+    array of a dim or more, not a 2-D one of 32 rows or more: see _column_major)."""
+    return 0 < a.size < passes.SIZE_MIN and (a.ndim > 2 or a.ndim and a.shape[0] < 32)
 
 
 def _minus_max(a: Any, dim: int) -> Any:
@@ -487,6 +506,10 @@ class LogSoftmax(Function):
 
     def forward(self, a: Any, dim: Any) -> Any:
         self.dim = dim
+        if _small(a):  # most calls: the ufuncs alone, as _log_softmax calls them there
+            shifted = xp.subtract(a, xp.maximum.reduce(a, dim, None, None, True))  # keepdims
+            shifted -= xp.log(xp.add.reduce(xp.exp(shifted), dim, None, None, True))
+            return shifted
         return _log_softmax(a, dim)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

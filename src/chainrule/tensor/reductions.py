@@ -512,13 +512,21 @@ _NANSUM = reduce.Sum.named("NansumBackward0")
 def _along(op: Any, name: str, t: Tensor, dim: Any, dtype: Any, names: dict) -> Tensor:
     """softmax or log_softmax (``op``, called ``name``) along one dim of t, cast to dtype
     first: the arguments checked, dim normalised by the array's shape (the Tensor's shape
-    is an object made at each read, which only an error needs)."""
+    is an object made at each read, which only an error needs); forward's array wrapped
+    where fastpath's off_graph allows it."""
     x = t if dtype is None else t.to(dtype)
     if names:
         dim, _ = numpy_dim_names(dim, False, names, name)
     a = x._array
-    dim = normalize_dim(dim, a.ndim, name, a.shape)
-    need_float(x, name)
+    n = a.ndim
+    if type(dim) is int and -n <= dim < n:  # the common case, as normalize_dim's first
+        dim %= n
+    else:
+        dim = normalize_dim(dim, n, name, a.shape)
+    if a.dtype.kind != "f":  # as need_float's own check, which refuses all but bfloat16
+        need_float(x, name)
+    if fastpath.off_graph(x):  # no node: forward's array wrapped directly
+        return make(op().forward(a, dim))
     return op.apply(x, dim=dim)
 
 
