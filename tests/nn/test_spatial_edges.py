@@ -125,6 +125,33 @@ def test_grid_sample_reflects_positions_folded_many_times(
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("shapes", "mode"),
+    [
+        (((3, 2, 5, 4), (3, 20, 20, 2)), "bilinear"),
+        (((3, 2, 5, 4), (3, 20, 20, 2)), "bicubic"),
+        (((3, 2, 5, 4), (3, 20, 20, 2)), "nearest"),
+        (((2, 2, 3, 4, 5), (2, 6, 10, 10, 3)), "bilinear"),
+    ],
+)
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_of_many_positions(shapes: tuple, mode: str, padding: str) -> None:
+    """More positions than the kept constants' shapes hold (1,024): the constants broadcast
+    along the taps; values and both gradients as PyTorch's, with a random upstream
+    gradient."""
+    rng = np.random.default_rng(3)
+    x, g = rng.standard_normal(shapes[0]), rng.uniform(-1.4, 1.4, shapes[1])
+    up = rng.standard_normal(shapes[0][:2] + shapes[1][1:-1])
+    outs = []
+    for m in (cr, torch):
+        a, b = m.tensor(x, requires_grad=True), m.tensor(g, requires_grad=True)
+        y = m.nn.functional.grid_sample(a, b, mode=mode, padding_mode=padding, align_corners=False)
+        y.backward(m.tensor(up))
+        outs.append([y.detach().numpy(), a.grad.numpy(), b.grad.numpy()])
+    for ours, theirs in zip(*outs, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
 def test_nearest_interpolation_of_an_empty_batch(mode: str) -> None:
     x = np.zeros((0, 3, 4, 5))

@@ -92,6 +92,24 @@ def _weights(t: Any, parts: tuple[Any, ...]) -> Any:
     return ((u * high + second) * u + first) * u + last
 
 
+def _tap_weights(t: Any, parts: tuple[Any, ...]) -> Any:
+    """_weights on arrays, the same operations in one buffer (and u's): no temporary of the
+    full shape for each step."""
+    sign, shift, *cubic = parts
+    u = t * sign
+    u += shift
+    if not cubic:
+        return u
+    high, second, first, last = cubic
+    out = u * high
+    out += second
+    out *= u
+    out += first
+    out *= u
+    out += last
+    return out
+
+
 @functools.lru_cache(maxsize=8)
 def _polynomials(mode: str, kind: Any) -> tuple[Any, ...]:
     """(T, 1) arrays in dtype ``kind`` (read only): each tap's u as t * sign + shift, and for
@@ -108,6 +126,18 @@ def _polynomials(mode: str, kind: Any) -> tuple[Any, ...]:
     for part in out:
         part.flags.writeable = False
     return out
+
+
+def _weight_slopes(t: Any, parts: tuple[Any, ...]) -> Any:
+    """The derivative in t of each tap's weight (t an array, as _tap_weights'): d w / d u
+    times d u / d t, the sign; linear's the sign alone (-1 and 1 at a NaN t too, as
+    PyTorch's)."""
+    sign, shift, *cubic = parts
+    if not cubic:
+        return xp.broadcast_to(sign, xp.broadcast_shapes(sign.shape, t.shape)).astype(t.dtype)
+    high, second, first, _ = cubic
+    u = t * sign + shift
+    return ((u * (3 * high) + 2 * second) * u + first) * sign
 
 
 def _slopes(t: Any, mode: str) -> list[Any]:
@@ -159,7 +189,7 @@ class _Axes:
         self.span = shaped(host.where(span == 0, 1, span))
         self.flat = bool((span == 0).any())
         self.spread = shaped(span != 0)
-        self.int_high = shaped(size - 1, host.int64)
+        self.int_high = shaped(size - 1, host.uint64)  # a tap is within if at most this
         self.strides = shaped(host.cumprod((1, *sizes[:-1])), host.int64)
         # the taps around a position: its floor and the next (bicubic: from one before it)
         cubic = mode == "bicubic"
@@ -169,7 +199,6 @@ class _Axes:
         self.polynomials = tuple(shaped(part[:, 0], per="tap") for part in parts)
         numbers = (host.array(v, dtype=dtype) for v in (0, 1, 0.5))
         self.zero, self.one, self.pixel_half = numbers
-        self.int_zero = host.array(0, dtype=host.int64)
         self.scales = [(n - 1) / 2 if corners else n / 2 for n in sizes]  # d position / d grid
         self.dim, self.volume = dim, math.prod(sizes)
 
@@ -212,6 +241,12 @@ def _starts(n: int, p: int, volume: int) -> Any:
 
 
 _STARTS: Bounded[tuple, Any] = Bounded(64)
+
+
+def _starts_on(n: int, p: int, volume: int, like: Any) -> Any:
+    """_starts on like's device."""
+    starts = _starts(n, p, volume)
+    return starts if type(like) is array.host.ndarray else array.from_host(starts, like)
 
 
 def _outer(parts: Any, add: bool = False) -> Any:
@@ -291,35 +326,35 @@ class GridSampler2d(Function):
                 low = xp.floor(pos)
                 t = pos - low
                 taps = low.astype(xp.int64) + ax.offsets  # (dim, 2, M)
-        clamped = xp.maximum(taps, ax.int_zero)  # (dim, T, M)
-        xp.minimum(clamped, ax.int_high, out=clamped)
         # the taps within the input (None: all are, as bicubic's padded taps, NaN positions
-        # aside, whose weights are NaN already)
-        every = mode == "bicubic" and padding != "zeros"
-        inside: Any = None if every else (clamped == taps).astype(work)
-        taps = clamped
+        # aside, whose weights are NaN already), each in one comparison: as unsigned, a
+        # negative tap, and the integer a NaN position gives, is past the last; a tap outside
+        # reads the last place, weighted 0
+        unsigned = taps.view(xp.uint64)  # (dim, T, M)
+        inside: Any = None
+        if mode != "bicubic" or padding == "zeros":
+            inside = unsigned <= ax.int_high
+        xp.minimum(unsigned, ax.int_high, out=unsigned)
         taps *= ax.strides
+        if mode == "nearest":
+            w = inside
+        else:
+            w = _tap_weights(t, ax.polynomials)  # (dim, T, M)
+            if inside is not None:
+                w *= inside
         # each tap read from x's planes side by side, (C, N * volume), at the tap's place
         # plus its sample's start (added to one axis' taps, so once to every combination):
         # (C, K, M), the long axis last (NumPy's loops run fastest along it, whatever the
         # batch and the grid)
-        starts = _starts(n, p, ax.volume)  # (M,)
-        if type(taps) is not array.host.ndarray:
-            starts = array.from_host(starts, taps)
-        taps[0] += starts
-        if mode == "nearest":
-            w = inside
-        else:
-            w = _weights(t, ax.polynomials)  # (dim, T, M)
-            if inside is not None:
-                w *= inside
-        # every combination of one tap an axis: (K, M) places
-        index = _outer(taps, add=True)
+        if n > 1:  # (the first sample's start is 0)
+            taps[0] += _starts_on(n, p, ax.volume, taps)
+        index = _outer(taps, add=True)  # (K, M): every combination of one tap an axis
         self.grid_used, self.t, self.inside, self.axes = g, t, inside, ax
-        self.index, self.starts = index, starts
-        planes = x.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
-        vals = planes.take(index, axis=1).astype(work, copy=False)  # (C, K, M)
+        self.index, self.w = index, w
         k = index.shape[0]
+        planes = x.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
+        # every index is a place of the planes: "clip" only skips take's bounds check
+        vals = planes.take(index, axis=1, mode="clip").astype(work, copy=False)  # (C, K, M)
         if mode == "bicubic":  # PyTorch's order: each row's 4 taps along x, then the 4 rows
             rows = xp.einsum("cyxm,xm->cym", vals.reshape(c, 4, 4, m), w[0])  # (C, 4, M)
             out = xp.einsum("cynp,ynp->ncp", rows.reshape(c, 4, n, p), w[1].reshape(4, n, p))
@@ -343,8 +378,9 @@ class GridSampler2d(Function):
         if self.inside is None:
             self.insides = [None] * dim
             return
-        taps = self.inside.shape[1]  # (dim, T, M)
-        self.insides = [self.inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
+        taps = self.inside.shape[1]  # (dim, T, M), bool
+        inside = self.inside.astype(self.grid_used.dtype)  # as weights
+        self.insides = [inside[d].reshape(taps, n, p).transpose(1, 0, 2) for d in range(dim)]
 
     def _fractions(self, grid: Tensor) -> list[Any]:
         """The fraction t along each axis as a Tensor of grid, so the gradients differentiate
@@ -358,13 +394,59 @@ class GridSampler2d(Function):
             out.append(flat[..., d] * _const(slope, t) + _const(t - g * slope, t))
         return out
 
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, Any]:
+        """The rule on the forward's layout, (C, K, M): grad_x as one count of grad * w_k by
+        place in x's planes side by side, grad_grid from one gather at the same places."""
+        x, grid = self.inputs
+        need_x, need_g = self.needs_input_grad
+        ax, index, w = self.axes, self.index, self.w  # (K, M), (dim, T, M)
+        (n, c), m = x.shape[:2], index.shape[1]
+        work = self.grid_used.dtype
+        g = grad.reshape(n, c, m // n if n else 0).swapaxes(0, 1).reshape(c, 1, m)  # (C, 1, M)
+        g = g.astype(work, copy=False)
+        # the taps within the input (None: every tap is), where a tap outside adds nothing
+        within = None
+        if self.inside is not None and self.mode != "nearest":
+            within = _outer(self.inside)  # (K, M)
+        gx = gg = None
+        if need_x:
+            added = g * _outer(w)  # (C, K, M)
+            if within is not None:
+                added = xp.where(within, added, 0)
+            planes = n * ax.volume  # (C, N * volume): each channel's planes side by side
+            places = index + (xp.arange(c, like=index) * planes)[:, None, None]  # (C, K, M)
+            flat = xp.bincount(places.reshape(-1), added.reshape(-1), minlength=c * planes)
+            gx = flat.reshape(c, n, ax.volume).swapaxes(0, 1).reshape(x.shape)  # (N, C, ...)
+            gx = gx.astype(x.dtype)
+        if need_g and self.mode == "nearest":  # a step function: zeros, as PyTorch's
+            gg = xp.zeros(grid.shape, dtype=grid.dtype, like=index)
+        elif need_g:
+            planes = x._array.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
+            vals = planes.take(index, axis=1, mode="clip").astype(work, copy=False)  # (C, K, M)
+            vals *= g
+            along = xp.add.reduce(vals, axis=0)  # (K, M): sum_c grad * x at tap k
+            if within is not None:
+                along = xp.where(within, along, 0)
+            slopes = _weight_slopes(self.t, ax.polynomials)  # (dim, T, M)
+            scales = ax.scales
+            if self.before is not None:  # the padding's own slope, per position
+                pad = _pad_slopes(self.before, self.mirrored, ax)[:, 0]  # (dim, M)
+                scales = [pad[d] * scales[d] for d in range(ax.dim)]
+            gg = xp.empty((m, ax.dim), dtype=work, like=index)
+            for d in range(ax.dim):
+                dw = _outer([slopes[e] if e == d else w[e] for e in range(ax.dim)])  # (K, M)
+                dw *= along
+                gg[:, d] = xp.add.reduce(dw, axis=0) * scales[d]
+            gg = gg.reshape(grid.shape).astype(grid.dtype, copy=False)
+        return gx, gg
+
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         self._per_axis()
         x, grid = self.inputs
         need_x, need_g = self.needs_input_grad
         n, c = x.shape[:2]
         k, p = self.index.shape[0], self.grid_used.shape[1]
-        spatial = self.index - self.starts  # (K, M): each tap's place within its sample
+        spatial = self.index - _starts_on(n, p, self.axes.volume, self.index)  # (K, M)
         places = spatial.reshape(k, n, p).transpose(1, 0, 2).reshape(n, 1, k * p)
         if self.mode == "nearest":  # the weights are the insides (never None here)
             ts, per_axis = self.ts, [_const(m, None) for m in self.insides]
