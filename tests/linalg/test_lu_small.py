@@ -61,3 +61,34 @@ def test_lu_unpack_refuses_pivots_outside_the_rows(pivots: list[int]) -> None:
         cr.lu_unpack(LU, cr.tensor(pivots, dtype=cr.int32))
     _, L, _ = cr.lu_unpack(LU, cr.tensor(pivots, dtype=cr.int32), unpack_pivots=False)
     assert L.shape == (3, 3)  # PyTorch's: pivots not unpacked are not read
+
+
+@pytest.mark.parametrize("parts", ["LU", "L", "U"])
+def test_lu_gradient_of_one_matrix_is_torchs(parts: str) -> None:
+    """One matrix's rule reads L and U in LU itself: against PyTorch's with rows swapped, for
+    gradients of L, U or both given in column-major order (and against central differences
+    in float64 for both)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((6, 6))
+    gL, gU = (np.asfortranarray(rng.standard_normal((6, 6))) for _ in range(2))
+    grads = []
+    for lib in (cr, torch):
+        A = lib.tensor(a, requires_grad=True)
+        _, L, U = lib.linalg.lu(A)
+        chosen = [(t, g) for t, g, p in ((L, gL, "L"), (U, gU, "U")) if p in parts]
+        lib.autograd.backward([t for t, _ in chosen], [lib.tensor(g) for _, g in chosen])
+        grads.append(A.grad.numpy())
+    assert not (torch.linalg.lu(torch.tensor(a)).P == torch.eye(6, dtype=torch.float64)).all()
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+    if parts == "LU":
+
+        def f(x: np.ndarray) -> float:
+            _, L, U = torch.linalg.lu(torch.tensor(x))
+            return float((L.numpy() * gL).sum() + (U.numpy() * gU).sum())
+
+        eps, numeric = 1e-6, np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            d = np.zeros_like(a)
+            d[i] = eps
+            numeric[i] = (f(a + d) - f(a - d)) / (2 * eps)
+        np.testing.assert_allclose(grads[0], numeric, rtol=1e-5, atol=1e-6)

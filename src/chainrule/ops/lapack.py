@@ -383,7 +383,7 @@ def solve_triangular(a: Any, b: Any, lower: bool, unit: bool = False) -> Any:
     transposed, so nothing is copied into it, and X^T comes back in C order as X."""
     if a.size == 0 or b.size == 0:
         return host.zeros(b.shape, dtype=a.dtype)
-    trsm = _blas("trsm", a.dtype.char)
+    trsm = blas("trsm", a.dtype.char)
     flag = int(not lower)  # A^T's triangle
     if a.ndim == 2:
         return trsm(1.0, a.T, b.T, side=1, lower=flag, diag=int(unit)).T
@@ -396,7 +396,8 @@ def solve_triangular(a: Any, b: Any, lower: bool, unit: bool = False) -> Any:
 
 
 @functools.cache
-def _blas(name: str, char: str) -> Any:
+def blas(name: str, char: str) -> Any:
+    """SciPy's BLAS routine ``name`` (trsm, trmm) of dtype ``char``, found once."""
     import scipy.linalg
 
     return scipy.linalg.get_blas_funcs(name, dtype=host.dtype(char))

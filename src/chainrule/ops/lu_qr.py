@@ -251,6 +251,8 @@ class LinalgLu(Function):
         if self.packed:  # L's or U's gradient in LU's layout
             return (xp.where(below if self.part == "L" else upper, grad, zero),)
         self.arrived()  # the parts' arrivals are this pass's, for their node's hooks
+        if lu.ndim == 2:  # one matrix: BLAS on LU's triangles where they lie
+            return (_lu_grad_one(lu, piv, grad, below),)
         L, U = triangle(lu, "L"), triangle(lu, "U")
         Lt, Ut = xp.swapaxes(L, -1, -2), xp.swapaxes(U, -1, -2)
         # tril(L^T grad_L, -1) + triu(grad_U U^T): the two triangles cover a square matrix
@@ -264,6 +266,25 @@ class LinalgLu(Function):
             return (out,)
         back = xp.argsort(order, axis=-1)
         return (xp.take_along_axis(g, back[..., :, None], axis=-2),)  # P g
+
+
+def _lu_grad_one(lu: Any, piv: Any, grad: Any, below: Any) -> Any:
+    """LinalgLu's rule on one square host matrix: trmm and trsm read L and U in LU itself
+    (L's unit diagonal implied), so neither is made, nor grad's triangles: the product with
+    a triangle takes the grad's elements on its own side of the diagonal only. All on
+    transposes, BLAS's column-major view of C-ordered arrays (no copy in)."""
+    trmm, trsm = lapack.blas("trmm", lu.dtype.char), lapack.blas("trsm", lu.dtype.char)
+    f = lu if lu.flags.f_contiguous else host.asfortranarray(lu)  # LU as BLAS reads it
+    gt = grad.T  # grad^T
+    lower_t = trmm(1.0, f, gt, side=1, lower=1, diag=1)  # grad^T L = (L^T grad)^T
+    upper_t = trmm(1.0, f, gt, side=0, lower=0)  # U grad^T = (grad U^T)^T
+    # tril(L^T grad, -1) + triu(grad U^T), transposed: strictly above the diagonal and on it
+    g_t = xp.where(below.T, lower_t, upper_t)
+    g_t = trsm(1.0, f, g_t, side=0, lower=0, overwrite_b=1)  # U^-1 g^T
+    g_t = trsm(1.0, f, g_t, side=1, lower=1, diag=1, overwrite_b=1)  # (L^-T g U^-T)^T
+    out = xp.empty_like(grad)
+    out[row_order(piv, lu.shape[-1])] = g_t.T  # P g: row i of g to row order[i]
+    return out
 
 
 def triangle(lu: Any, part: str) -> Any:
