@@ -695,7 +695,9 @@ class Sinc(Function):
         if xp.count_nonzero(zero):  # sin(0) / 0 is 1 (NumPy's sinc: a where on every call)
             out, y = xp.where(zero, 1, out), xp.where(zero, 1, y)
         out /= y
-        return out.astype(a.dtype, copy=False)
+        # the astype only for the half types: a 0-d a's out is a NumPy scalar, whose astype
+        # costs as much as the passes
+        return out if c is a else out.astype(a.dtype)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x = self.inputs[0]
