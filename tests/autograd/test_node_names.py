@@ -518,6 +518,34 @@ def test_the_gradient_of_a_smooth_activation_is_torchs_one_node() -> None:
             np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize("shape", [(4,), (2, 3, 4)], ids=["one slope", "a slope per channel"])
+def test_the_gradient_of_prelu_is_torchs_one_node_of_two_outputs(shape: tuple[int, ...]) -> None:
+    """_prelu_kernel_backward's node, PreluKernelBackwardBackward0: the input's gradient its
+    output 0, the weight's summed from its output 1, on the gradient, x and w; the gradients
+    taken through it are PyTorch's."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(shape), rng.random(shape[1] if len(shape) > 1 else 1)]
+    arrays += [
+        rng.standard_normal(shape),
+        rng.standard_normal(shape),
+        rng.standard_normal(arrays[1].shape),
+    ]
+    shown, grads = [], []
+    for lib in (torch, cr):
+        x, w, g = (lib.tensor(a, requires_grad=True) for a in arrays[:3])
+        gx, gw = lib.autograd.grad(lib.nn.functional.prelu(x, w), (x, w), g, create_graph=True)
+        fn = gx.grad_fn
+        below = gw.grad_fn.next_functions[0][0]
+        below = below if below.name() != "SumBackward1" else below.next_functions[0][0]
+        shown.append((fn.name(), len(fn.next_functions), _saved(fn, lib), below is fn))
+        upstream = (lib.tensor(arrays[3]), lib.tensor(arrays[4]))
+        grads.append([t.detach().numpy() for t in lib.autograd.grad((gx, gw), (x, w, g), upstream)])
+    assert shown[1] == shown[0]
+    assert shown[1][0] == "PreluKernelBackwardBackward0" and shown[1][3]
+    for ours, theirs in zip(grads[1], grads[0], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
 def _copies(lib: Any) -> dict[str, Any]:
     """The outputs whose node is PyTorch's hand-written copy_ node, CopyBackwards."""
     return _copies_of(lib, lib.tensor(np.linspace(-2, 2, 9).reshape(3, 3), requires_grad=True) * 1)

@@ -77,9 +77,10 @@ def _per_sample(key: str) -> Any:
     return lambda fn: getattr(fn, key).reshape(fn.inputs[0].shape[0], fn.groups)
 
 
-def _slopes(fn: Any) -> Any:
-    """prelu's weight as PyTorch's node keeps it: of the input's rank, the slopes along dim 1."""
-    x, weight = fn.inputs[0]._array, fn.inputs[1]._array
+def _slopes(fn: Any, i: int = 0) -> Any:
+    """prelu's weight (input i + 1) as PyTorch's node keeps it: of the rank of the input (input
+    i), the slopes along dim 1."""
+    x, weight = fn.inputs[i]._array, fn.inputs[i + 1]._array
     shape = [1] * x.ndim
     if x.ndim > 1:
         shape[1] = weight.size
@@ -108,6 +109,10 @@ TENSORS: dict[str, dict[str, tuple[Any, ...]]] = {
     **dict.fromkeys(_PADS[::2], _SELF),
     "EmbeddingBackward0": {"indices": ("called", "indices")},
     "PreluKernelBackward0": {"self": ("input", 0, None), "weight": ("made", None, _slopes)},
+    "PreluKernelBackwardBackward0": {
+        "grad_output": ("input", 0, None), "self": ("input", 1, None),
+        "weight": ("made", None, lambda fn: _slopes(fn, 1)),
+    },
     "RreluWithNoiseBackward0": {"noise": ("called", "noise"), **_SELF},
     "RreluWithNoiseBackward1": {"noise": ("called", "noise"), "result": ("called", "result")},
     **dict.fromkeys(

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..array import host
+from ..array import host, xp
+from ..autograd.outputs import packed_outputs
 from ..autograd.primitive import Function
 from ..fastpath import masked, select
 from .elementwise import Where, leaky_below
+from .movement import GetItem
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -34,20 +36,12 @@ class PreluKernel(Function):
         return select(x > 0, x, x * weight.reshape(_slopes_shape(x.ndim, weight.size)))
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        # _prelu_kernel_backward, one op of two outputs (PyTorch's PreluKernelBackwardBackward0
+        # under create_graph), grad_w's summed over all dims but the channels' after it
         x, weight = self.inputs
+        gx, part = _outputs(PreluKernelBackward.apply(grad, x, weight))
         need_x, need_w = self.needs_input_grad
-        positive = x._array > 0  # selected, not multiplied: an inf slope or x stays out
-        gx = gw = None
-        if need_x:
-            w = weight.reshape(_slopes_shape(x.ndim, weight.numel()))
-            gx = Where.apply(positive, grad, grad * w)
-        if need_w:
-            part = Where.apply(positive, 0.0, grad * x)
-            if weight.numel() == 1:
-                gw = part.sum().reshape(weight.shape)
-            else:
-                gw = part.sum([d for d in range(x.ndim) if d != 1]).reshape(weight.shape)
-        return gx, gw
+        return gx if need_x else None, _per_slope(part, x.ndim, weight) if need_w else None
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, Any]:
         x, weight = self.inputs[0]._array, self.inputs[1]._array
@@ -61,3 +55,58 @@ class PreluKernel(Function):
             dims = None if weight.size == 1 else tuple(d for d in range(x.ndim) if d != 1)
             gw = part.sum(dims).reshape(weight.shape)
         return gx, gw
+
+
+def _per_slope(part: Tensor, ndim: int, weight: Tensor) -> Tensor:
+    """grad_w: ``part``, a gradient per element, summed over every dim but the channels' (of
+    a 1-d input, to one element, as PyTorch's sum_to_size: SumBackward1 with create_graph)."""
+    if ndim == 1 and weight.shape == (1,):
+        return part.sum(0, keepdim=True)
+    if weight.numel() == 1:
+        return part.sum().reshape(weight.shape)
+    return part.sum([d for d in range(ndim) if d != 1]).reshape(weight.shape)
+
+
+class PreluKernelBackward(Function):
+    """out = (grad_x, grad_w per element), packed: g where x > 0, else w g; and g x where
+    x <= 0, else 0. PreluKernel's gradient as an op (PyTorch's _prelu_kernel_backward), so that
+    taken with create_graph it is one node of two outputs, PreluKernelBackwardBackward0, on g,
+    x and w. With gx, gw the two outputs' gradients: grad_g = gx where x > 0, else gx w + gw x;
+    grad_x = gw g where x <= 0, else 0; grad_w = the sum of gx g where x <= 0 per channel."""
+
+    rule = (
+        "grad_g = gx where x > 0, else gx * w + gw * x; grad_x = gw * g where x <= 0, "
+        "else 0; grad_w = sum(gx * g where x <= 0) per channel"
+    )
+
+    def forward(self, g: Any, x: Any, weight: Any) -> Any:
+        positive = x > 0
+        w = weight.reshape(_slopes_shape(x.ndim, weight.size))
+        return xp.stack([select(positive, g, g * w), masked(g * x, ~positive)])
+
+    def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        g, x, weight = self.inputs
+        need_g, need_x, need_w = self.needs_input_grad
+        positive = x._array > 0
+        gx, gw = grad[0], grad[1]
+        w = weight.reshape(_slopes_shape(x.ndim, weight.numel()))
+        grad_g = Where.apply(positive, gx, gx * w + gw * x) if need_g else None
+        grad_x = Where.apply(positive, 0.0, gw * g) if need_x else None
+        grad_w = _per_slope(Where.apply(positive, 0.0, gx * g), x.ndim, weight) if need_w else None
+        return grad_g, grad_x, grad_w
+
+
+def _outputs(packed: Tensor) -> tuple[Tensor, Tensor]:
+    """packed[0] and packed[1], the outputs of one node where packed has one, as PyTorch's."""
+    if packed.grad_fn is None:
+        return packed[0], packed[1]
+    parts = []
+    for k in (0, 1):  # the rule of each output's place in packed: indexing's
+        part = GetItem()
+        part.inputs, part.index = (packed,), (k,)
+        parts.append(part)
+    first, second = packed_outputs(packed, parts, "PreluKernelBackward", _NAME, ())
+    return first, second
+
+
+_NAME = "PreluKernelBackwardBackward0"
