@@ -466,13 +466,18 @@ class Softmax(Function):
         return (out * (grad - (grad * out).sum(dim=(self.dim,), keepdim=True)),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
-        if grad.size > rowsums.BLAS_MIN:  # a large one's sums over its last dim by BLAS
-            total = _reduce(xp.add, grad * out, (self.dim,), True)
-        else:
-            total = _along(xp.add, _column_major(grad * out, self.dim), self.dim)
+        d = self.dim
+        small = 0 < grad.ndim and grad.size < passes.SIZE_MIN
+        if _VECDOT is not None and (d == grad.ndim - 1 or small):
+            total = _VECDOT(grad, out, axis=d, keepdims=True)  # sum(grad * out, d): one pass
+        else:  # (NumPy's row dot product walks a large array's other dims a line at a time)
+            total = _along(xp.add, _column_major(grad * out, d), d)
         g_a = grad - total
         g_a *= out
         return (g_a,)
+
+
+_VECDOT = getattr(xp, "vecdot", None)  # NumPy 2's row dot product, a ufunc
 
 
 def _small(a: Any) -> bool:
