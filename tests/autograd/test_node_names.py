@@ -518,6 +518,34 @@ def test_the_gradient_of_a_smooth_activation_is_torchs_one_node() -> None:
             np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12, err_msg=name)
 
 
+def _walked(fn: Any) -> list[tuple[str, list[Any]]]:
+    """The graph behind ``fn``, node by node in the order of a walk: each name and its edges."""
+    seen, order, todo = set(), [], [fn]
+    while todo:
+        f = todo.pop(0)
+        if f is None or id(f) in seen or f.name().endswith("AccumulateGrad"):
+            continue
+        seen.add(id(f))
+        order.append((f.name(), [None if n is None else n.name() for n, _ in f.next_functions]))
+        todo += [n for n, _ in f.next_functions]
+    return order
+
+
+@pytest.mark.parametrize("op", ["silu", "mish"])
+def test_the_gradient_of_silu_and_mish_is_torchs_composite(op: str) -> None:
+    """PyTorch's silu and mish gradients under create_graph are compositions
+    (infinitely_differentiable_silu_backward's): the same nodes, a sub and an add of a number
+    among them (SubBackward0, AddBackward1), mish's softplus as log1p(exp(x))."""
+    shown = []
+    for lib in (torch, cr):
+        x = lib.tensor(np.linspace(-4, 4, 12), requires_grad=True)
+        g = lib.tensor(np.linspace(1, 2, 12), requires_grad=True)
+        y = getattr(lib.nn.functional, op)(x)
+        (gx,) = lib.autograd.grad(y, x, g, create_graph=True)
+        shown.append(_walked(gx.grad_fn))
+    assert shown[1] == shown[0]
+
+
 @pytest.mark.parametrize("shape", [(4,), (2, 3, 4)], ids=["one slope", "a slope per channel"])
 def test_the_gradient_of_prelu_is_torchs_one_node_of_two_outputs(shape: tuple[int, ...]) -> None:
     """_prelu_kernel_backward's node, PreluKernelBackwardBackward0: the input's gradient its

@@ -14,7 +14,7 @@ from ..array import errstate, host, module_of, result_array, xp
 from ..autograd.primitive import Function
 from ..fastpath import on_value, select
 from ..fastpath.rules import SELECT_MIN
-from .elementwise import Where, exp_quietly
+from .elementwise import Add, Sub, Where, exp_quietly
 
 if TYPE_CHECKING:
     from ..autograd.primitive import Grads
@@ -316,6 +316,9 @@ def _silu(a: Any, out: Any) -> Any:
     return out
 
 
+_ADD_NUMBER = Add.named("AddBackward1")  # PyTorch's add of a tensor and a number
+
+
 class Silu(Function):
     """out = x sigmoid(x) = x / (1 + exp(-x)); grad_x = grad s (1 + x (1 - s)) with
     s = sigmoid(x) (as PyTorch's)."""
@@ -328,9 +331,11 @@ class Silu(Function):
         return out if out.dtype == x.dtype else out.astype(x.dtype)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        # PyTorch's infinitely_differentiable_silu_backward node for node: its 1 - s a sub of
+        # a number (SubBackward0), its 1 + ... an add of one (AddBackward1)
         (x,) = self.inputs
         s = x.sigmoid()
-        return (grad * s * (1.0 + x * (1.0 - s)),)
+        return (grad * s * _ADD_NUMBER.apply(x * Sub.apply(1.0, s), 1.0),)
 
 
 def _mish_of(v: Any) -> Any:
@@ -358,9 +363,12 @@ class Mish(Function):
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
+        # PyTorch's infinitely_differentiable_mish_backward node for node: softplus as
+        # log1p(exp(x)), 1 - t^2 a sub of a number (SubBackward0)
         (x,) = self.inputs
-        t = Softplus.apply(x, beta=1.0, threshold=20.0).tanh()
-        return (grad * (t + x * x.sigmoid() * (1.0 - t * t)),)
+        with errstate(over="ignore"):  # exp is inf past 88 (float32), t 1 there, quietly
+            t = x.exp().log1p().tanh()
+        return (grad * (t + x * x.sigmoid() * Sub.apply(1.0, t * t)),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
         x = self.inputs[0]._array
