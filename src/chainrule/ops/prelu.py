@@ -1,5 +1,6 @@
 """prelu's primitive: one node where the composition was five (a reshape of the slopes, a
-kept part, a where, a product and a sum). Argument checks live in nn/activation.py."""
+kept part, a where, a product and a sum); and its gradient's, PyTorch's _prelu_kernel_backward
+of two outputs. Argument checks live in nn/activation.py."""
 
 from __future__ import annotations
 
