@@ -19,6 +19,7 @@ from .. import array
 from ..array import xp
 from ..autograd.primitive import Function, tensor_type
 from ..bounded import Bounded
+from ..fastpath import masked
 from .elementwise import Where
 from .movement import Stack
 
@@ -257,6 +258,9 @@ def _outer(parts: Any, add: bool = False) -> Any:
     out = parts[-1]
     taps, m = out.shape
     for part in parts[-2::-1]:  # (y,) x: each axis' taps the next faster
+        if taps == 1:  # one combination: the parts of one shape, no broadcast
+            out = combine(out, part)  # (1, M)
+            continue
         out = combine(out[:, None], part).reshape(out.shape[0] * taps, m)  # (K so far, M)
     return out
 
@@ -355,7 +359,11 @@ class GridSampler2d(Function):
         planes = x.reshape(n, c, ax.volume).swapaxes(0, 1).reshape(c, n * ax.volume)
         # every index is a place of the planes: "clip" only skips take's bounds check
         vals = planes.take(index, axis=1, mode="clip").astype(work, copy=False)  # (C, K, M)
-        if mode == "bicubic":  # PyTorch's order: each row's 4 taps along x, then the 4 rows
+        if mode == "nearest":  # one tap: its value where it is within, 0 elsewhere
+            out = xp.zeros((n, c, p), dtype=work, like=vals)
+            within = _outer(w).reshape(n, p)  # every axis' tap within
+            xp.copyto(out.swapaxes(0, 1), vals.reshape(c, n, p), where=within)
+        elif mode == "bicubic":  # PyTorch's order: each row's 4 taps along x, then the 4 rows
             rows = xp.einsum("cyxm,xm->cym", vals.reshape(c, 4, 4, m), w[0])  # (C, 4, M)
             out = xp.einsum("cynp,ynp->ncp", rows.reshape(c, 4, n, p), w[1].reshape(4, n, p))
         else:  # PyTorch's: each tap's weight the product of its axes'
@@ -412,7 +420,7 @@ class GridSampler2d(Function):
         if need_x:
             added = g * _outer(w)  # (C, K, M)
             if within is not None:
-                added = xp.where(within, added, 0)
+                added = masked(added, within)
             planes = n * ax.volume  # (C, N * volume): each channel's planes side by side
             places = index + (xp.arange(c, like=index) * planes)[:, None, None]  # (C, K, M)
             flat = xp.bincount(places.reshape(-1), added.reshape(-1), minlength=c * planes)
@@ -426,7 +434,7 @@ class GridSampler2d(Function):
             vals *= g
             along = xp.add.reduce(vals, axis=0)  # (K, M): sum_c grad * x at tap k
             if within is not None:
-                along = xp.where(within, along, 0)
+                along = masked(along, within)
             slopes = _weight_slopes(self.t, ax.polynomials)  # (dim, T, M)
             scales = ax.scales
             if self.before is not None:  # the padding's own slope, per position
