@@ -130,6 +130,21 @@ def test_bce_clamps_log_at_minus_100_and_gradient_is_finite():
         F.binary_cross_entropy(cr.tensor([1.5]), cr.tensor([1.0]))
 
 
+def test_bce_without_a_node_is_torchs_and_either_input_wanting_a_gradient_records_one():
+    rng = np.random.default_rng(0)
+    p, t = rng.random((3, 4)).astype(np.float32), rng.random((3, 4)).astype(np.float32)
+    want = TF.binary_cross_entropy(torch.tensor(p), torch.tensor(t), reduction="none")
+    got = F.binary_cross_entropy(cr.tensor(p), cr.tensor(t), reduction="none")
+    assert got.grad_fn is None and got.dtype == cr.float32
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for which in (0, 1):
+        inputs = [cr.tensor(p), cr.tensor(t)]
+        inputs[which].requires_grad_()
+        out = F.binary_cross_entropy(*inputs, reduction="none")
+        assert type(out.grad_fn).__name__ == "BinaryCrossEntropyBackward0"
+        np.testing.assert_allclose(out.detach().numpy(), want.numpy(), rtol=1e-6)
+
+
 @pytest.mark.filterwarnings("error")  # log(0) and log1p(-1) are clamped quietly, as PyTorch's
 @pytest.mark.parametrize("edge", [0.0, 1.0])
 @pytest.mark.parametrize("reduction", REDUCTIONS)

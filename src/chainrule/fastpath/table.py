@@ -385,6 +385,13 @@ TRICKS = [
         "_minus_max: a - max(a, dim) by the ufunc's reduce along the rows, then exp",
     ),
     Trick(
+        "binary_cross_entropy's loss made directly",
+        "chainrule.fastpath.views:off_graph",
+        "binary_cross_entropy(p, t, reduction='none') of (3, 4) float32 tensors that record "
+        "nothing, loaded machine, same sitting (least of 300 blocks): 11.4 against 12.0 us",
+        "BinaryCrossEntropy.apply, which makes the same values",
+    ),
+    Trick(
         "the positions of a gather's other dims kept a shape",
         "chainrule.ops.movement:along_dim",
         "topk(x, 1, 1, sorted=False) of a (2, 3, 4) float32 tensor, forward, loaded machine, "

@@ -8,13 +8,14 @@ import warnings
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import broadcasts_to, need_float, need_number
 from ..autograd.mode import is_grad_enabled
 from ..autograd.node import named
 from ..autograd.saved import record
 from ..ops import losses, reduce
 from ..tensor import Tensor, as_tensor
+from ..tensor.core import make
 from .module import Module
 
 xp = array.xp
@@ -60,7 +61,7 @@ def _same_shape(input: Any, target: Any, op: str) -> tuple[Tensor, Tensor]:
     """Elementwise losses take input and target of one shape: broadcasting (N, 1) against
     (N,) would silently make an (N, N) loss."""
     x, t = as_tensor(input), as_tensor(target)
-    if x.shape != t.shape:
+    if x._array.shape != t._array.shape:  # the arrays' (a Tensor's shape is made at each read)
         raise ValueError(f"{op}: input and target shapes differ; got {x.shape} and {t.shape}")
     return x, t
 
@@ -173,8 +174,9 @@ def binary_cross_entropy(
     """-w (t log p + (1 - t) log(1 - p)) for probabilities p, each log clamped at -100."""
     _check_reduction(reduction, "binary_cross_entropy")
     p, t = _same_shape(input, target, "binary_cross_entropy")
-    need_float(p, "binary_cross_entropy")
     pv, tv = p._array, t._array
+    if pv.dtype.kind != "f":  # as need_float's own check, which refuses all but bfloat16
+        need_float(p, "binary_cross_entropy")
     # NumPy warns of log(0) and log1p(-1), which are clamped: silenced only where they occur
     quiet: AbstractContextManager[Any] = _LOUD
     if pv.size:
@@ -194,6 +196,8 @@ def binary_cross_entropy(
     w = _weight_of(weight, p, "binary_cross_entropy")
     with quiet:
         if w is None and reduction == "none":
+            if fastpath.off_graph(p) and fastpath.off_graph(t):  # no node: the array wrapped
+                return make(losses.BinaryCrossEntropy().forward(pv, tv))
             loss = losses.BinaryCrossEntropy.apply(p, t)
         else:
             loss = _BCE.apply(p, t, weight=w, reduction=reduction)
