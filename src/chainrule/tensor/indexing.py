@@ -195,25 +195,20 @@ class Indexing(Core):
         storage_offset (from that memory's first element; this tensor's own by default)."""
         size, stride = tuple(map(int, size)), tuple(map(int, stride))
         start = 0 if storage_offset is None else int(storage_offset)
-        # the last element the view reads, from its first, and the least number given, in
-        # one loop (sum() and min() over generators cost more); unequal lengths refused below
-        last, least = 0, start
-        for n, s in zip(size, stride, strict=False):
-            last += (n - 1) * s
-            least = min(least, n, s)
-        if len(size) != len(stride) or least < 0:
+        if len(size) != len(stride) or min(size + stride + (start,)) < 0:
             start = self.storage_offset() if storage_offset is None else start
             raise ValueError(
                 "as_strided: size and stride must have one entry a dim, none negative, and the "
                 f"offset must not be negative; got size {size}, stride {stride} and offset {start}"
             )
+        last = 0  # the last element the view reads, from its first
+        for n, s in zip(size, stride, strict=True):  # a loop: sum() over a generator costs more
+            last += (n - 1) * s
         own = self._array  # a view that reads only within this tensor's own (contiguous)
         # elements is made of its array, without reading two pointers to find where it starts
         if storage_offset is None and fastpath.enabled() and own.flags.c_contiguous:
             if last < own.size or 0 in size:
                 out = viewed(selection.AsStridedView, self, own, size=size, stride=stride, start=0)
-                if out.grad_fn is None:  # no node to name
-                    return out
                 return named(
                     out, "AsStridedBackward0", size=size, stride=stride, storage_offset=None
                 )
@@ -236,8 +231,6 @@ class Indexing(Core):
                 f"{reach - 1} of a memory of {span} elements (shape {root.shape})"
             )
         out = viewed(selection.AsStridedView, self, memory, size=size, stride=stride, start=start)
-        if out.grad_fn is None:  # no node to name
-            return out
         return named(
             out, "AsStridedBackward0", size=size, stride=stride, storage_offset=storage_offset
         )
