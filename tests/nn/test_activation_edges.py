@@ -1,6 +1,7 @@
 """Edges of the activations' fast forms, against PyTorch: sigmoid and silu at the ends of
 float32 and float64, softshrink's and hardswish's gradients at NaN, one_hot's flat scatter,
-leaky_relu at slope 0, the exception an integer input raises."""
+leaky_relu at slope 0, the exception an integer input raises, elu's family's gradients at NaN
+and of an in-place call."""
 
 import contextlib
 
@@ -182,3 +183,26 @@ def test_a_dtype_an_activation_refuses_raises_torchs_type(name: str, dtype: str)
     ) as ours:
         fn(cr.nn.functional, cr.tensor([1, 0, 1], dtype=getattr(cr, dtype)))
     assert isinstance(ours.value, type(theirs.value)), (type(ours.value), type(theirs.value))
+
+
+ELUS = [("elu", {}), ("elu", {"alpha": 0.5}), ("celu", {"alpha": 0.3}), ("selu", {})]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize(("name", "options"), ELUS)
+def test_elu_family_gradients_at_nan_and_in_place(
+    fast: bool, inplace: bool, name: str, options: dict
+) -> None:
+    # the slope at a NaN is scale's (x <= 0 is false), and an in-place call's is read from
+    # its result, input_scale (y + alpha scale): for celu with 1 / float32(alpha), that is
+    # not exp(x / float32(alpha)) but within float64's rounding of PyTorch's
+    values = [-3.0, -1.2, -0.25, -0.0, 0.0, 1.5, -np.inf, np.inf, np.nan]
+    grads = []
+    with fastpath.disabled() if not fast else contextlib.nullcontext():
+        for lib in (cr, torch):
+            x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+            y = getattr(lib.nn.functional, name)(x.clone(), inplace=inplace, **options)
+            y.backward(lib.ones_like(y))
+            grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14, atol=0)

@@ -112,6 +112,8 @@ class Elu(Function):
         return (EluBackward.apply(grad, x, alpha=alpha, **shown, is_result=of_result),)
 
     def backward_arrays(self, grad: Any, out: Any) -> tuple[Any]:
+        if type(self).__name__.endswith("Backward1"):  # an in-place elu's: of its result
+            return (_elu_grad_of_result(grad, out, self.coef, self.scale, self.input_scale),)
         return (_elu_grad(grad, self.inputs[0]._array, self.coef, self.scale, self.input_scale),)
 
 
@@ -121,17 +123,28 @@ def _whole(value: float) -> float:
 
 
 def _elu_grad(g: Any, x: Any, coef: float, scale: float, input_scale: float) -> Any:
-    """g times Elu's slope at x: scale where x > 0, else coef input_scale exp(input_scale x)."""
+    """g times Elu's slope at x: coef input_scale exp(input_scale x) where x <= 0, else
+    scale (at a NaN too, as PyTorch's)."""
     k = coef * input_scale
-    slope = xp.minimum(x, 0.0)
+    slope = xp.fmin(x, 0.0)  # 0 at a NaN
     if input_scale != 1:
         slope *= input_scale
-    slope = xp.exp(slope)  # 1 where x > 0
+    slope = xp.exp(slope)  # 1 where x > 0 or NaN
     if k != 1:
         slope *= k
-    if k != scale:  # then scale where x > 0: k + (scale - k)
-        slope += xp.multiply(x > 0, scale - k, dtype=slope.dtype)
+    if k != scale:  # then scale where x > 0 or NaN: k + (scale - k)
+        above = xp.less_equal(x, 0.0)
+        xp.logical_not(above, out=above)
+        slope += xp.multiply(above, scale - k, dtype=slope.dtype)
     return g * slope
+
+
+def _elu_grad_of_result(g: Any, y: Any, coef: float, scale: float, input_scale: float) -> Any:
+    """g times Elu's slope read from its result y, as PyTorch's for an in-place elu:
+    input_scale (y + coef) where y <= 0, else scale (at a NaN too)."""
+    slope = xp.add(y, coef)
+    slope *= input_scale
+    return g * xp.where(y <= 0, slope, xp.asarray(scale, slope.dtype))
 
 
 class EluBackward(Function):
@@ -155,9 +168,7 @@ class EluBackward(Function):
         coef = alpha * scale
         if not is_result:
             return _elu_grad(g, x, coef, scale, input_scale)
-        slope = xp.add(x, coef)  # the result's: input_scale (x + coef) where x <= 0
-        slope *= input_scale
-        return g * xp.where(x > 0, xp.asarray(scale, slope.dtype), slope)
+        return _elu_grad_of_result(g, x, coef, scale, input_scale)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         need_g, need_x = self.needs_input_grad
