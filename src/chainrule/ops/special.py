@@ -124,8 +124,9 @@ FEW = 32
 
 def _few(a: Any) -> bool:
     """Whether ``a`` is a few values that math.erf, or a ufunc's loop, takes one by one (see
-    FEW)."""
-    return a.size <= FEW and type(a) is host.ndarray and a.dtype.itemsize >= 4
+    FEW): a host array, or the NumPy scalar that arithmetic on a 0-d one gives."""
+    host_made = type(a) is host.ndarray or isinstance(a, host.generic)
+    return a.size <= FEW and host_made and a.dtype.itemsize >= 4
 
 
 def _erf_few(a: Any) -> Any:
