@@ -470,7 +470,9 @@ class Softmax(Function):
         small = 0 < grad.ndim and grad.size < passes.SIZE_MIN
         if _VECDOT is not None and (d == grad.ndim - 1 or small):
             total = _VECDOT(grad, out, axis=d, keepdims=True)  # sum(grad * out, d): one pass
-        else:  # (NumPy's row dot product walks a large array's other dims a line at a time)
+        elif grad.size >= passes.SIZE_MIN:  # along another dim of a large one, Sum's passes:
+            total = _reduce(xp.add, grad * out, (d,), True)  # vecdot walks it line by line
+        else:
             total = _along(xp.add, _column_major(grad * out, d), d)
         g_a = grad - total
         g_a *= out
@@ -492,7 +494,11 @@ def _minus_max(a: Any, dim: int) -> Any:
     if a.ndim == 2 and a.shape[0] >= 32 or not a.size or not a.ndim:  # the rare cases
         a = _column_major(a, dim)
         return xp.subtract(a, _shift(a, (dim,) if a.ndim else None), out=xp.empty_like(a))
-    return xp.subtract(a, _along(xp.maximum, a, dim))  # 2 NumPy calls
+    # Along the last dim fmax: its reduce over rows of 64 takes 0.6 the time of maximum's (over
+    # a leading dim, 1.3 times). A row holding a NaN is all NaN either way, as PyTorch's: the
+    # NaN itself, less the max, spreads through the row's sum.
+    top = xp.fmax if dim == a.ndim - 1 else xp.maximum
+    return xp.subtract(a, _along(top, a, dim))  # 2 NumPy calls
 
 
 def _log_softmax(a: Any, dim: int) -> Any:
