@@ -167,13 +167,14 @@ class Node:
         says the graph was freed. What PyTorch's node keeps stays, so that printing it
         after backward still works: its edges (the inputs' nodes, never their arrays),
         its name, the user's metadata and the saved values that are not tensors."""
+        inputs = self.inputs
+        if inputs is None:  # freed by an earlier pass: its edges stay as they were
+            return
         kept = self.__dict__
-        meta, t = kept.get("_metadata"), kept.get("_t")
-        values = kept.get("_kept")
-        if self.inputs is not None and type(self).snapshots:
-            values = saved.snapshot(self)
-        ends = edges(self.inputs or ())
+        values = saved.snapshot(self) if type(self).snapshots else kept.get("_kept")
+        ends = edges(inputs)
         self.inputs = None
+        meta, t = kept.get("_metadata"), kept.get("_t")
         kept.clear()
         kept["_edges"] = ends
         if meta is not None:

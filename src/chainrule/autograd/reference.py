@@ -84,7 +84,11 @@ def toposort(roots: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> l
             for p in rest:
                 if p not in visited:  # go down to p first; come back to node later
                     visited.add(p)
-                    stack.append((p, iter(parents(p))))
+                    above = parents(p)
+                    if not above:  # none (a leaf): p goes in order now, node goes on
+                        order.append(p)
+                        continue
+                    stack.append((p, iter(above)))
                     break
             else:  # every parent of node is in order: node goes after them
                 stack.pop()

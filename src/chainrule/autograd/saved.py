@@ -32,13 +32,13 @@ TensorSpec = tuple[Any, ...]
 
 # The values are read from the node while it lives, and from what release keeps of it after
 # (snapshot): its inputs' shapes (and strides, for the products), and the options it keeps.
-OPTIONS = (
+OPTIONS = frozenset({
     "dims", "keepdim", "dim", "index", "dof", "reduce", "include_self", "lo", "hi", "coef",
     "scale", "input_scale", "approximate", "eps", "n", "slope", "p", "offset", "dim1", "dim2",
     "upper", "options", "k", "mode", "full", "geometry", "call", "beta", "threshold", "lambd",
     "rounding_mode", "size", "step", "out_shape", "widths", "reduction", "is_causal", "left",
     "alpha", "shifts", "accumulate", "value", "source_shape", "transpose", "unitriangular",
-)  # fmt: skip
+})  # fmt: skip
 
 
 def _shape(fn: Any, i: int) -> tuple[int, ...]:
@@ -771,7 +771,7 @@ def snapshot(fn: Any) -> dict[str, Any]:
     types that ``snapshots``, so that other nodes pay nothing)."""
     inputs, own = fn.inputs, fn.__dict__
     # an array option (gather's index) is a saved tensor: freed, as PyTorch frees it
-    kept = {k: own[k] for k in OPTIONS if k in own and not isinstance(own[k], array.ndarray)}
+    kept = {k: v for k, v in own.items() if k in OPTIONS and not isinstance(v, array.ndarray)}
     if "call" in kept:  # the call's arrays (nll_loss's target) likewise: refused, not None
         kept["call"] = {
             k: FREED if isinstance(v, array.ndarray) else v for k, v in kept["call"].items()
