@@ -1,7 +1,7 @@
 """Edges of the activations' fast forms, against PyTorch: sigmoid and silu at the ends of
 float32 and float64, softshrink's and hardswish's gradients at NaN, one_hot's flat scatter,
-leaky_relu at slope 0, the exception an integer input raises, elu's family's gradients at NaN
-and of an in-place call."""
+leaky_relu at slope 0, the exception an integer input raises, the gradient of an in-place elu,
+celu or selu."""
 
 import contextlib
 
@@ -191,13 +191,11 @@ ELUS = [("elu", {}), ("elu", {"alpha": 0.5}), ("celu", {"alpha": 0.3}), ("selu",
 @pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("inplace", [False, True])
 @pytest.mark.parametrize(("name", "options"), ELUS)
-def test_elu_family_gradients_at_nan_and_in_place(
-    fast: bool, inplace: bool, name: str, options: dict
-) -> None:
-    # the slope at a NaN is scale's (x <= 0 is false), and an in-place call's is read from
-    # its result, input_scale (y + alpha scale): for celu with 1 / float32(alpha), that is
-    # not exp(x / float32(alpha)) but within float64's rounding of PyTorch's
-    values = [-3.0, -1.2, -0.25, -0.0, 0.0, 1.5, -np.inf, np.inf, np.nan]
+def test_elu_family_gradients_in_place(fast: bool, inplace: bool, name: str, options: dict) -> None:
+    # an in-place call's slope is read from its result, input_scale (y + alpha scale): for
+    # celu, whose input_scale is 1 / float32(alpha), exp(x / float32(alpha)) differs from
+    # PyTorch's by up to 4e-7 of the value
+    values = [-3.0, -1.2, -0.25, -0.0, 0.0, 1.5, -np.inf, np.inf]
     grads = []
     with fastpath.disabled() if not fast else contextlib.nullcontext():
         for lib in (cr, torch):

@@ -123,28 +123,26 @@ def _whole(value: float) -> float:
 
 
 def _elu_grad(g: Any, x: Any, coef: float, scale: float, input_scale: float) -> Any:
-    """g times Elu's slope at x: coef input_scale exp(input_scale x) where x <= 0, else
-    scale (at a NaN too, as PyTorch's)."""
+    """g times Elu's slope at x: scale where x > 0, else coef input_scale exp(input_scale x)
+    (NaN at a NaN, as PyTorch's vector loop)."""
     k = coef * input_scale
-    slope = xp.fmin(x, 0.0)  # 0 at a NaN
+    slope = xp.minimum(x, 0.0)
     if input_scale != 1:
         slope *= input_scale
-    slope = xp.exp(slope)  # 1 where x > 0 or NaN
+    slope = xp.exp(slope)  # 1 where x > 0
     if k != 1:
         slope *= k
-    if k != scale:  # then scale where x > 0 or NaN: k + (scale - k)
-        above = xp.less_equal(x, 0.0)
-        xp.logical_not(above, out=above)
-        slope += xp.multiply(above, scale - k, dtype=slope.dtype)
+    if k != scale:  # then scale where x > 0: k + (scale - k)
+        slope += xp.multiply(x > 0, scale - k, dtype=slope.dtype)
     return g * slope
 
 
 def _elu_grad_of_result(g: Any, y: Any, coef: float, scale: float, input_scale: float) -> Any:
-    """g times Elu's slope read from its result y, as PyTorch's for an in-place elu:
-    input_scale (y + coef) where y <= 0, else scale (at a NaN too)."""
+    """g times Elu's slope read from its result y, as PyTorch's for an in-place elu: scale
+    where y > 0, else input_scale (y + coef) (NaN at a NaN, as PyTorch's vector loop)."""
     slope = xp.add(y, coef)
     slope *= input_scale
-    return g * xp.where(y <= 0, slope, xp.asarray(scale, slope.dtype))
+    return g * xp.where(y > 0, xp.asarray(scale, slope.dtype), slope)
 
 
 class EluBackward(Function):
