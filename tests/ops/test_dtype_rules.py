@@ -145,7 +145,6 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     "scatter_fn_value": (("uint8",), "a negative value is refused for uint8; torch wraps it"),
     "pad_two_dims_value": (("uint8",), "a pad value out of uint8's range is wrapped, not refused"),
     "threshold": (("uint8",), "a value out of uint8's range is wrapped, not refused"),
-    "cross_entropy_probabilities": (("bfloat16",), _BF16),
     "interpolate_bilinear": (("uint8",), "refuses uint8: torch's bilinear rounds in fixed point"),
     "interpolate_bicubic": (("uint8",), "refuses uint8: torch's bicubic rounds in fixed point"),
     "grid_sample_bilinear_zeros": (("bfloat16",), _BF16),

@@ -404,7 +404,7 @@ def cross_entropy(
         if isinstance(target, array.ndarray)
         else array.host.asarray(target).dtype
     )
-    if t_dtype.kind == "f":
+    if array.is_floating(t_dtype):
         return _soft_cross_entropy(
             x.log_softmax(class_dim),
             as_tensor(target),

@@ -137,6 +137,8 @@ class Log2(Function):
     rule = "grad_a = grad / (a * log(2))"
 
     def forward(self, a: Any) -> Any:
+        if a.dtype.itemsize < 4:  # the half types in float32, rounded once, as PyTorch's
+            return (xp.log(a.astype(xp.float32)) / math.log(2)).astype(a.dtype)
         return xp.log(a) / math.log(2)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
@@ -149,6 +151,8 @@ class Log10(Function):
     rule = "grad_a = grad / (a * log(10))"
 
     def forward(self, a: Any) -> Any:
+        if a.dtype.itemsize < 4:  # the half types in float32, rounded once, as PyTorch's
+            return (xp.log(a.astype(xp.float32)) / math.log(10)).astype(a.dtype)
         return xp.log(a) / math.log(10)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:

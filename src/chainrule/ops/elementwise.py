@@ -129,7 +129,8 @@ class Div(Function):
 def _per_row(b: Any, out: Any) -> bool:
     """Whether b is one value per row of out (out's shape with a last dim of 1, in out's
     dtype) and the rows hold more than one value: then b's gradient is one dot product per
-    row, summed by einsum as it is made, not an array of out's shape for the engine to sum."""
+    row, summed by einsum as it is made, not an array of out's shape for the engine to sum
+    (not in bfloat16, for which einsum has no loop)."""
     shape = getattr(b, "shape", None)
     return (
         shape is not None
@@ -137,6 +138,7 @@ def _per_row(b: Any, out: Any) -> bool:
         and shape[-1] == 1 < out.shape[-1]
         and shape[:-1] == out.shape[:-1]
         and b.dtype == out.dtype
+        and out.dtype.kind == "f"
     )
 
 
@@ -473,7 +475,10 @@ class Clamp(Function):
             return xp.maximum(lo, a)
         if lo is None:
             return xp.minimum(hi, a)
-        return a.clip(lo, hi)  # the method: np.clip's Python wrapper calls it
+        out = a.clip(lo, hi)  # the method: np.clip's Python wrapper calls it
+        if out.dtype != a.dtype and is_floating(a.dtype):  # bfloat16's clip gives float32
+            out = out.astype(a.dtype)  # (ml_dtypes has no clip loop): rounded back, exactly
+        return out
 
     def masks(self) -> Any:
         """Where each input's gradient flows, a constant mask each (None for no bound)."""

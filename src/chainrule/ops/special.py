@@ -705,5 +705,7 @@ class Sinc(Function):
         pix = x * math.pi
         squared = x * x * math.pi
         zero = squared._array == 0
-        slope = (pix * pix.cos() - pix.sin()) / squared.where(~zero, 1.0)
-        return ((grad * slope).where(~zero, 0.0),)
+        top = pix * pix.cos() - pix.sin()
+        # grad times the numerator first, then over pi a**2, as PyTorch's sinc_backward rounds
+        # (in bfloat16 the numerator's cancellation makes the order show)
+        return ((grad * top / squared.where(~zero, 1.0)).where(~zero, 0.0),)

@@ -355,8 +355,7 @@ class Arithmetic(Core):
 
     def rsqrt(self: TensorSelf) -> Tensor:
         """1 / sqrt(x), of an integer tensor in float32."""
-        x = self if self._array.dtype.kind == "f" else self.to(array.get_default_dtype())
-        return _RSQRT.apply(x, -0.5)
+        return _RSQRT.apply(floating(self), -0.5)
 
     def outer(self: TensorSelf, vec2: Any) -> Tensor:
         """The outer product of two 1-D tensors: (n,) and (m,) -> (n, m), as PyTorch writes
@@ -606,8 +605,8 @@ def false_mask(t: Tensor) -> Any:
 def floating(t: Tensor) -> Tensor:
     """The input of a floating op (division, exp, sigmoid, softmax, ...): an integer or bool
     tensor becomes the default float, float32, as in PyTorch (NumPy would compute in int64,
-    or make float64)."""
-    return t if t._array.dtype.kind == "f" else t.to(array.get_default_dtype())
+    or make float64); a floating one, bfloat16 too, keeps its dtype."""
+    return t if array.is_floating(t._array.dtype) else t.to(array.get_default_dtype())
 
 
 def _floor_divide(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
@@ -629,7 +628,8 @@ def _clamp(x: Tensor, lo: Any, hi: Any, op: str) -> Tensor:
     would be), all in the dtype result_type gives them, as PyTorch's tensor overload."""
     clamp_bounds(x, lo, hi, op)
     if not isinstance(lo, Core) and not isinstance(hi, Core):
-        if x._array.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
+        floats = isinstance(lo, float) or isinstance(hi, float)
+        if floats and not array.is_floating(x._array.dtype):
             x = x.to(array.get_default_dtype())  # an integer tensor to a float bound
         return elementwise.Clamp.apply(x, lo=lo, hi=hi, op=op)
     dtype = array.result_type(*(t for t in (x, lo, hi) if t is not None), op=op)
