@@ -177,6 +177,11 @@ def binary_cross_entropy(
     pv, tv = p._array, t._array
     if pv.dtype.kind != "f":  # as need_float's own check, which refuses all but bfloat16
         need_float(p, "binary_cross_entropy")
+    if tv.dtype != pv.dtype:  # PyTorch's kernel takes one dtype, and refuses a mixed pair
+        raise RuntimeError(
+            f"binary_cross_entropy: target must have the input's dtype; got {t.dtype} for input "
+            f"of dtype {p.dtype} (shape {tuple(p.shape)}); cast it: target.to(input.dtype)"
+        )
     # NumPy warns of log(0) and log1p(-1), which are clamped: silenced only where they occur
     quiet: AbstractContextManager[Any] = _LOUD
     if pv.size:

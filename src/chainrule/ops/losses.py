@@ -319,8 +319,11 @@ class BinaryCrossEntropyWithLogits(Function):
     def forward(self, x: Any, t: Any, pos_weight: Any = None) -> Any:
         softplus = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
         if pos_weight is None:
-            return (1 - t) * x + softplus
-        return (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus
+            out = (1 - t) * x + softplus
+        else:
+            out = (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus
+        # in the target's dtype, as PyTorch's, whose loss is (1 - t) written into in place
+        return out if out.dtype == t.dtype else out.astype(t.dtype)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, t, w = self.inputs
