@@ -129,3 +129,25 @@ def test_functions_of_bfloat16_keep_it_as_torch(name: str) -> None:
     np.testing.assert_allclose(ours, theirs, rtol=2**-6, atol=1e-6)
     tol = 2**-6 * np.abs(their_grad).max()
     np.testing.assert_allclose(our_grad, their_grad, rtol=2**-6, atol=tol)
+
+
+# three tensors of one floating dtype take PyTorch's one node; bfloat16 took the composition
+FUSED = {
+    "addcmul": lambda lib, a: lib.addcmul(a, a.flip(0), a * 2, value=0.5),
+    "addcdiv": lambda lib, a: lib.addcdiv(a, a.flip(0), a * 2, value=0.5),
+    "lerp_number": lambda lib, a: lib.lerp(a, a.flip(0), 0.3),
+    "lerp_tensor": lambda lib, a: lib.lerp(a, a.flip(0), a * 0.5),
+}
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_fused_ops_of_bfloat16_are_torchs_one_node(name: str) -> None:
+    outs = []
+    for lib in (torch, cr):
+        leaf = lib.tensor(X, requires_grad=True)
+        outs.append(FUSED[name](lib, leaf.to(lib.bfloat16)))
+    theirs, ours = outs
+    assert ours.dtype == cr.bfloat16 and ours.grad_fn.name() == theirs.grad_fn.name()
+    np.testing.assert_allclose(
+        ours.detach().float().numpy(), theirs.detach().float().numpy(), rtol=2**-6
+    )

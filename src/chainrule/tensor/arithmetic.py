@@ -489,7 +489,7 @@ def _fused(a: Tensor, b: Any, c: Any, value: Any) -> bool:
     if not (isinstance(b, Core) and isinstance(c, Core) and type(value) in (int, float)):
         return False
     dtype = a._array.dtype
-    return dtype.kind == "f" and b._array.dtype == dtype and c._array.dtype == dtype
+    return array.is_floating(dtype) and b._array.dtype == dtype and c._array.dtype == dtype
 
 
 def operands(a: Any, b: Any, op: str, floats: bool = False) -> tuple[Any, Any]:
