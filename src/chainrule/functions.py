@@ -642,7 +642,7 @@ def searchsorted(
 
 
 def _has_nan(a: Any) -> bool:
-    return a.dtype.kind == "f" and bool(array.xp.isnan(a).any())
+    return array.is_floating(a.dtype) and bool(array.xp.isnan(a).any())
 
 
 def _bisect(seq: Any, values: Any, right: bool) -> Any:

@@ -151,3 +151,17 @@ def test_fused_ops_of_bfloat16_are_torchs_one_node(name: str) -> None:
     np.testing.assert_allclose(
         ours.detach().float().numpy(), theirs.detach().float().numpy(), rtol=2**-6
     )
+
+
+def _zeros_and_nans(lib: Any) -> tuple[list[bool], list[int]]:
+    """remainder's zeros' signs and searchsorted's places for NaNs, in bfloat16."""
+    a = lib.tensor([-0.0, 3.0, -3.0, 1.0]).to(lib.bfloat16)
+    ordered = lib.tensor([1.0, float("nan")]).to(lib.bfloat16)
+    values = lib.tensor([float("nan"), 0.5]).to(lib.bfloat16)
+    return lib.remainder(a, 1.5).signbit().tolist(), lib.searchsorted(ordered, values).tolist()
+
+
+def test_remainder_and_searchsorted_of_bfloat16_read_its_zeros_and_nans_as_torch() -> None:
+    """A zero remainder took b's sign, not a's, and a NaN was searched as a number: both
+    asked for NumPy's kind "f"."""
+    assert _zeros_and_nans(cr) == _zeros_and_nans(torch)

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import fastpath
-from ..array import host, ndarray, xp
+from ..array import host, is_floating, ndarray, xp
 from ..autograd.primitive import Function
 from ..fastpath import division, select
 
@@ -183,7 +183,7 @@ def _remainder(a: Any, b: Any) -> Any:
     is not b's) but for a zero's sign: b's, where PyTorch's is fmod's, a's."""
     out = xp.remainder(a, b)  # float a % 0 is NaN, its warning ignored (array/modules.py)
     zero = out == 0
-    if out.dtype.kind == "f" and zero.any():
+    if is_floating(out.dtype) and zero.any():
         out = xp.where(zero, xp.copysign(out, a), out)
     return out
 
