@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .. import fastpath
 from ..arguments import need_number, normalize_dim
 from ..array import result_array, xp
 from ..autograd.saved import record
@@ -227,7 +228,7 @@ def _chain(ts: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
 def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     """The cross product of 3-vectors along dim; the two broadcast."""
     a, b = tensor_of(input), tensor_of(other)
-    if a.ndim != b.ndim:
+    if a._array.ndim != b._array.ndim:
         raise ValueError(
             f"linalg.cross: inputs must have the same number of dimensions; got shapes "
             f"{tuple(a.shape)} and {tuple(b.shape)}"
@@ -235,7 +236,10 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Tensor:
     if a._array.dtype != b._array.dtype:
         raise TypeError(f"linalg.cross: expects one dtype; got {a.dtype} and {b.dtype}")
     need_number(a, "linalg.cross")
-    return LinalgCross.apply(a, b, dim=cross_dim(a, b, dim, "linalg.cross"))
+    d = cross_dim(a, b, dim, "linalg.cross")
+    if fastpath.off_graph(a) and fastpath.off_graph(b):  # no node: forward's array wrapped
+        return Tensor._make(LinalgCross().forward(a._array, b._array, d))
+    return LinalgCross.apply(a, b, dim=d)
 
 
 @with_out("linalg", exact=True)

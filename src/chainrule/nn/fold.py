@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import array
+from .. import array, fastpath
 from ..arguments import positive_int
 from ..autograd.saved import record
 from ..bounded import Bounded
@@ -131,12 +131,15 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     op = "pixel_shuffle"
     x = as_tensor(input)
     r = positive_int(upscale_factor, "upscale_factor", op)
-    if x.ndim < 3 or x.shape[-3] % (r * r):
+    s = x._array.shape  # the array's shape: a tuple, no Size to make
+    if len(s) < 3 or s[-3] % (r * r):
         raise ValueError(
             f"{op}: expected an input of at least 3 dims whose channels (dim -3) are divisible "
             f"by upscale_factor^2 = {r * r}; got shape {x.shape}"
         )
     check_dtype(x, op)
+    if fastpath.off_graph(x):  # no node: forward's array wrapped
+        return Tensor._make(shuffle_ops.PixelShuffle().forward(x._array, r=r))
     return record(shuffle_ops.PixelShuffle.apply(x, r=r), upscale_factor=r)
 
 
@@ -146,12 +149,15 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     op = "pixel_unshuffle"
     x = as_tensor(input)
     r = positive_int(downscale_factor, "downscale_factor", op)
-    if x.ndim < 3 or x.shape[-2] % r or x.shape[-1] % r:
+    s = x._array.shape  # the array's shape: a tuple, no Size to make
+    if len(s) < 3 or s[-2] % r or s[-1] % r:
         raise ValueError(
             f"{op}: expected an input of at least 3 dims whose height and width are divisible "
             f"by downscale_factor = {r}; got shape {x.shape}"
         )
     check_dtype(x, op)
+    if fastpath.off_graph(x):  # no node: forward's array wrapped
+        return Tensor._make(shuffle_ops.PixelUnshuffle().forward(x._array, r=r))
     return record(shuffle_ops.PixelUnshuffle.apply(x, r=r), downscale_factor=r)
 
 

@@ -650,12 +650,16 @@ def _max_unpool(
             f"{op}: indices must lie in [0, {math.prod(size)}) for the output size {size}; got "
             f"indices from {int(every.min())} to {int(every.max())}"
         )
-    if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's: off the graph, bare views
-        off = fastpath.off_graph(x)
-        x = Tensor._make(x._array[..., None]) if off else x.unsqueeze(-1)
-        out = pool_ops.MaxUnpool2d.apply(x, index=where, size=(*size, 1))
-        return Tensor._make(out._array[..., 0]) if off else out.squeeze(-1)
+    off = fastpath.off_graph(x)
+    if spatial == 1:  # (..., L) as (..., L, 1), as PyTorch's: off the graph, the array's
+        if off:  # (..., L, 1) -> (..., Lo, 1) -> (..., Lo)
+            out = pool_ops.MaxUnpool2d().forward(x._array[..., None], index=where, size=(*size, 1))
+            return Tensor._make(out[..., 0])
+        out = pool_ops.MaxUnpool2d.apply(x.unsqueeze(-1), index=where, size=(*size, 1))
+        return out.squeeze(-1)
     kind = pool_ops.MaxUnpool3d if spatial == 3 else pool_ops.MaxUnpool2d
+    if off:  # no node: forward's array wrapped
+        return Tensor._make(kind().forward(x._array, index=where, size=size))
     return kind.apply(x, index=where, size=size)
 
 
