@@ -41,13 +41,16 @@ def grad_parents(t: Tensor) -> Sequence[Tensor]:
     xs = fn.inputs
     if xs is None:
         return ()
+    needs = fn.needs_input_grad
     parents = []  # a loop, not a comprehension: see Function.apply
     if fastpath.unchanged(fn):  # nothing written in place since: each input as it is
-        for x, need in zip(xs, fn.needs_input_grad, strict=True):
+        if False not in needs:  # every input wants one (the common case): the inputs
+            return xs
+        for x, need in zip(xs, needs, strict=True):
             if need:
                 parents.append(x)
         return parents
-    for x, need, v in zip(xs, fn.needs_input_grad, fn.versions, strict=True):
+    for x, need, v in zip(xs, needs, fn.versions, strict=True):
         if need:
             parents.append(x if x._vc is None or x._vc[0] == v else as_seen(x, v))
     return parents
@@ -226,18 +229,26 @@ def run_backward(
                 in_grads = call_rule(fn, g, t, rule, fresh)
             else:
                 in_grads = hooked_rule(fn, g, t, rule, fresh, owners, walk)
-            pairs = zip(fn.inputs, fn.needs_input_grad, in_grads, fn.versions, strict=True)
-            for i, (x, need, raw, v) in enumerate(pairs):
-                if need and raw is not None:
-                    if not fresh and x._vc is not None and x._vc[0] != v:
-                        x = as_seen(x, v)
-                    d = raw._array if type(raw) is T else None  # the common case, inline:
-                    same = d is not None and d.shape == x._array.shape and d.dtype == x._array.dtype
-                    xg = raw if same else fit(fn, i, x, raw, plain)  # unbroadcast, x's dtype
-                    if observer is not None:
-                        observer.input(fn, i, x, raw, xg)
-                    prev = grads.get(x)
-                    grads[x] = xg if prev is None else add_gradients(prev, xg, plain)
+            # One gradient per input (call_rule and hooked_rule checked the count), so the
+            # node's tuples are indexed by position, with no tuple made per input.
+            xs, needs = fn.inputs, fn.needs_input_grad
+            for i, raw in enumerate(in_grads):
+                if raw is None or not needs[i]:
+                    continue
+                x = xs[i]
+                if not fresh and x._vc is not None and x._vc[0] != fn.versions[i]:
+                    x = as_seen(x, fn.versions[i])
+                d = raw._array if type(raw) is T else None  # the common case, inline:
+                a = x._array
+                xg = (
+                    raw
+                    if d is not None and d.shape == a.shape and d.dtype == a.dtype
+                    else fit(fn, i, x, raw, plain)  # unbroadcast, to x's dtype
+                )
+                if observer is not None:
+                    observer.input(fn, i, x, raw, xg)
+                prev = grads.get(x)
+                grads[x] = xg if prev is None else add_gradients(prev, xg, plain)
             if observer is not None:
                 observer.swept(t, g)
             if not retain_graph:
