@@ -14,7 +14,9 @@ import torch.nn.functional as TF
 import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule.autograd import fastpath
+from chainrule.ops import attention as attention_ops
 from chainrule.testing import gradcheck, gradgradcheck
+from tests.helpers import fast_path_on
 from tests.tolerances import OP, tol
 from tests.twins import copy_back, copy_into
 
@@ -179,6 +181,48 @@ def test_sdpa_fully_masked_row_gives_zeros_as_torch(kind: str) -> None:
             out_t.backward(torch.tensor(g))
         for a, b in zip(ours[:3], theirs[:3], strict=True):
             np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# (name, the edit of q and the bool mask, whether the scores' exps go unshifted)
+LARGE_EDITS: list[tuple[str, Any, bool]] = [
+    ("causal", lambda q, keep: None, True),
+    ("row_all_masked", lambda q, keep: keep.__setitem__((5, slice(None)), False), False),
+    ("large", lambda q, keep: q.__setitem__((0, 3), q[0, 3] * 100), False),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "unshifted"), LARGE_EDITS, ids=[e[0] for e in LARGE_EDITS]
+)
+def test_sdpa_of_large_scores_as_torch(
+    name: str, edit: Any, unshifted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(2, 64, 64) causal scores: exp(scores) unshifted where it is safe (fastpath/exps.py),
+    shifted by each row's max where not (a row all masked, large scores); values and
+    gradients as PyTorch's in float32, either way and in either mode."""
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal((2, 64, 8)).astype(np.float32) for _ in range(3))
+    keep = np.tril(np.ones((64, 64), dtype=bool))
+    edit(q, keep)
+    seen: list[bool] = []
+    made = attention_ops.exps.unshifted
+    monkeypatch.setattr(
+        attention_ops.exps,
+        "unshifted",
+        lambda a, d: seen.append(made(a, d) is not None) or made(a, d),
+    )
+    for plain in (False, True):
+        ours, theirs = _both([q, k, v], keep)
+        with fastpath.disabled() if plain else fast_path_on():
+            out_c = F.scaled_dot_product_attention(*ours[:3], attn_mask=ours[3])
+            out_t = TF.scaled_dot_product_attention(*theirs[:3], attn_mask=theirs[3])
+            np.testing.assert_allclose(out_c.numpy(), out_t.detach().numpy(), **tol(np.float32, OP))
+            g = rng.standard_normal(out_t.shape).astype(np.float32)
+            out_c.backward(cr.tensor(g))
+            out_t.backward(torch.tensor(g))
+        for a, b in zip(ours[:3], theirs[:3], strict=True):
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **tol(np.float32, OP))
+    assert seen == [unshifted, False]  # the switch off: always the shift
 
 
 def test_sdpa_empty_keys_give_zeros_as_torch() -> None:

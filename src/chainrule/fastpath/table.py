@@ -381,8 +381,11 @@ TRICKS = [
         "chainrule.fastpath.exps:unshifted",
         "softmax(-1) of (32, 4, 64, 64) float32 causal attention scores, forward, loaded machine, "
         "same sitting: 0.65 against 4.5 ms (PyTorch's 0.44): one pass for the largest value "
-        "where NumPy's max along 64-element rows takes one call a row",
-        "_minus_max: a - max(a, dim) by the ufunc's reduce along the rows, then exp",
+        "where NumPy's max along 64-element rows takes one call a row; scaled_dot_product_"
+        "attention's forward on (32, 4, 64, 32) float32 causal q, k, v (its scores' exps): "
+        "2.27 against 2.74 ms, medians of 5 alternated runs",
+        "_minus_max: a - max(a, dim) by the ufunc's reduce along the rows, then exp "
+        "(attention's _exps: the rows' max by the ufunc's reduce)",
     ),
     Trick(
         "binary_cross_entropy's loss made directly",

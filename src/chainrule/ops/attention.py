@@ -24,6 +24,7 @@ from ..array import (
 )
 from ..autograd.mode import state
 from ..autograd.primitive import Function, arrays_of, tensor_type
+from ..fastpath import exps
 from ..fastpath.rowsums import row_sums
 from .elementwise import Where
 
@@ -79,26 +80,15 @@ class ScaledDotProductAttention(Function):
             scores += self.bias
         if mask is not None and is_floating(mask.dtype):
             scores += mask
-        # Softmax along S (in place with the fast path on); a row whose every score is -inf
-        # (all keys masked) is shifted by 0 instead of its max and divided by 1 instead of
-        # its sum: P = 0 there.
-        # (..., L, 1); S may be 0. The ufunc's reduce and count_nonzero: the methods' Python
-        # wrappers cost more than the work on small scores
-        top = xp.maximum.reduce(scores, axis=-1, keepdims=True, initial=-xp.inf)
-        dead = top == -xp.inf
-        self.dead = dead if xp.count_nonzero(dead) else None
-        if self.dead is not None:
-            top[dead] = 0
-        in_place = fastpath.enabled()
-        if in_place:
-            scores -= top
-            p = xp.exp(scores, out=scores)
+        in_place = fastpath.enabled()  # the softmax along S in the scores' memory
+        # Large float32 or float64 scores: exp(scores) alone where the shift by each row's
+        # max would change nothing but rounding (no row dead then), as softmax's
+        made = None if self.half is not None else exps.unshifted(scores, scores.ndim - 1)
+        if made is not None:
+            p, total = made
+            self.dead = None
         else:
-            p = xp.exp(scores - top)
-        rows = p.reshape(math.prod(p.shape[:-1]), p.shape[-1])  # (... * L, S), a view
-        total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
-        if self.dead is not None:
-            total[dead] = 1
+            p, total = self._exps(scores, in_place)
         if self.half is not None:  # PyTorch's kernel: exp(S - max) rounded, times v, / the sum
             e = p.astype(self.half).astype(xp.float32)
             self.p, self.keep = p / total, None
@@ -118,6 +108,28 @@ class ScaledDotProductAttention(Function):
                 self.keep = from_host(drawn * kept, p)  # 0 or 1/(1-p)
             p = p * self.keep
         return xp.matmul(p, v)  # (..., L, Ev)
+
+    def _exps(self, scores: Any, in_place: bool) -> tuple[Any, Any]:
+        """exp(scores - each row's max) (in the scores' memory where ``in_place``) and
+        its sums along S (kept as 1). A row whose every score is -inf (all keys masked) is
+        shifted by 0 instead of its max and its sum taken as 1: P = 0 there (self.dead)."""
+        # (..., L, 1); S may be 0. The ufunc's reduce and count_nonzero: the methods' Python
+        # wrappers cost more than the work on small scores
+        top = xp.maximum.reduce(scores, axis=-1, keepdims=True, initial=-xp.inf)
+        dead = top == -xp.inf
+        self.dead = dead if xp.count_nonzero(dead) else None
+        if self.dead is not None:
+            top[dead] = 0
+        if in_place:
+            scores -= top
+            p = xp.exp(scores, out=scores)
+        else:
+            p = xp.exp(scores - top)
+        rows = p.reshape(math.prod(p.shape[:-1]), p.shape[-1])  # (... * L, S), a view
+        total = row_sums(rows).reshape(*p.shape[:-1], 1)  # (..., L, 1)
+        if self.dead is not None:
+            total[dead] = 1
+        return p, total
 
     def _bias(self, mask: Any, scores: Any) -> Any:
         """The scores' additive -inf where a bool mask or causality leaves a key out, 0
