@@ -128,7 +128,10 @@ TRICKS = [
         "chosen values made directly",
         "chainrule.fastpath.views:off_graph",
         "cummax(1) of a (2, 3, 4) float32 tensor that records nothing: 9.8 against 10.5 us "
-        "(least of nine, same sitting); median, mode and kthvalue with a dim alike",
+        "(least of nine, same sitting); median, mode and kthvalue with a dim alike; a scan's "
+        "running values wrapped as they are, against Select's forward on the array: cummax(1) "
+        "2.71x against 3.15x PyTorch's time, cummin(-1) 2.83x against 3.28x (catalog, loaded "
+        "machine, medians of 3 alternated runs)",
         "Select.apply, which makes the same values",
     ),
     Trick(

@@ -459,10 +459,11 @@ def _picked(x: Tensor, index: Any, d: int, shape: tuple, name: str, values: Any)
     """``Select.apply``: x's values at index along d (``values``, where found with it), in
     shape, the node named ``name``; forward's array wrapped directly where fastpath's
     off_graph allows it."""
-    options = dict(index=index, dim=d, shape=shape, node_name=name, values=values)
-    if fastpath.off_graph(x):
-        return make(statistics.Select().forward(x._array, **options))
-    return statistics.Select.apply(x, **options)
+    if fastpath.off_graph(x):  # the arguments by position: no dict of them to make
+        return make(statistics.Select().forward(x._array, index, d, shape, name, values))
+    return statistics.Select.apply(
+        x, index=index, dim=d, shape=shape, node_name=name, values=values
+    )
 
 
 def _median(t: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, op: str) -> Any:
@@ -492,8 +493,13 @@ def _running(t: Tensor, dim: int, fn: Any, op: str) -> ValuesIndices:
         index = statistics.running_index(a, out, d)
     else:  # nothing runs (or nothing is there): each value its own, at index 0
         out, index = a.copy(), xp.zeros(a.shape, array.int64, like=a)
-    shape, name = t._array.shape, op.title() + "Backward0"
-    values = _picked(x, index, d, shape, name, out)
+    shape = t._array.shape
+    if fastpath.off_graph(x):  # no node: the running values wrapped, in C order as Select's
+        values = make(xp.ascontiguousarray(out).reshape(shape))
+    else:
+        values = statistics.Select.apply(
+            x, index=index, dim=d, shape=shape, node_name=op.title() + "Backward0", values=out
+        )
     return ValuesIndices(values, make(index if x is t else index.reshape(shape)))
 
 
