@@ -45,7 +45,7 @@ def _keeps_bfloat16_in_torch() -> list[str]:
 METHODS = _keeps_bfloat16_in_torch()
 # where chainrule still differs, with the reason: an xfail that must fail, so a fixed one is
 # taken off the list
-KNOWN = dict.fromkeys(("cov", "corrcoef"), "matmul of bfloat16 computes and gives float32")
+KNOWN: dict[str, str] = {}
 CASES = [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n
     for n in METHODS

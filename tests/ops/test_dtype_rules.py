@@ -159,17 +159,17 @@ _LOW = "takes float16 and bfloat16 (computed in float32) where PyTorch has no ke
 _INNER = "refuses with the message of the op it is made of (matmul, cov, a constant's tensor)"
 KNOWN.update(
     {
-        "linalg_cholesky": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
-        "linalg_cholesky_upper": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
-        "logdet": (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
         **dict.fromkeys(
             (
+                "linalg_cholesky",
+                "linalg_cholesky_upper",
+                "logdet",
                 "method_logdet",
                 "method_cholesky",
                 "method_cholesky_upper",
                 "method_cholesky_inverse",
             ),
-            (("bfloat16", "bool"), _LOW + "; bool: " + _INNER),
+            (("bool",), _INNER),
         ),
         "method_cholesky_solve": (("bool",), _INNER),
         "method_matrix_exp": (_HALF, "computed in float32: within float16's rounding of torch's"),
@@ -194,9 +194,6 @@ KNOWN.update(
         **dict.fromkeys(("trapz", "trapz_dx"), (("bool",), "refuses as trapezoid, its own name")),
     }
 )
-_EINSUMS = ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij,kl->ijkl", "ij,j->i", "bi,bi->b")
-for _n in (*_EINSUMS, "ij->j", "ij->", "ij,k->i", "NMaa->NM", "iij,jk->ik"):
-    KNOWN[f"einsum[{_n}]"] = (("bfloat16",), _BF16)
 
 
 def _known(row: str, dtype: str) -> str | None:

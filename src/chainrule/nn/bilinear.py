@@ -39,12 +39,19 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         raise ValueError(f"{op}: expected bias of shape ({w.shape[0]},); got {tuple(bias.shape)}")
     out, in1, in2 = w.shape
     lead = x1.shape[:-1]
+    # bfloat16's products, each rounded, would lose what the sum cancels: in float32, the
+    # result rounded once, as PyTorch's
+    low = x1.dtype == x2.dtype == w.dtype == array.bfloat16
+    if low:
+        x1, x2, w = x1.float(), x2.float(), w.float()
     m = math.prod(lead)
     # on the rows (M, in1) and (M, in2), viewed back to (*, out) last, as PyTorch's
     mixed = x1.reshape(m, in1) @ w.permute(1, 0, 2).reshape(in1, out * in2)  # (M, out * in2)
     terms = mixed.reshape(m, out, in2) * x2.reshape(m, 1, in2)  # (M, out, in2)
     y = terms.sum(-1).to(terms.dtype)  # (M, out); integers keep their width, as PyTorch's
     y = movement.Reshape.apply(y, shape=lead + (out,))  # (*, out): a view even of (M, out)
+    if low:
+        y = y.to(array.bfloat16)
     return y if bias is None else y + bias
 
 

@@ -19,6 +19,12 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
+def rounded(out: Any, a: Any, b: Any) -> Any:
+    """A product in its operands' one dtype: NumPy's matmul of bfloat16 (ml_dtypes) gives
+    float32, which PyTorch's rounds to bfloat16 once."""
+    return out if out.dtype == a.dtype or a.dtype != b.dtype else out.astype(a.dtype)
+
+
 class MatMul(Function):
     """out = a @ b (NumPy's matmul rules: 1-D operands get a dim added then removed, batch
     dims broadcast). The engine sums batch-broadcast gradients back to each input's shape.
@@ -28,7 +34,7 @@ class MatMul(Function):
     saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, a: Any, b: Any) -> Any:
-        return xp.matmul(a, b)
+        return rounded(xp.matmul(a, b), a, b)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         a, b = self.inputs
@@ -312,6 +318,9 @@ class Einsum(Function):
     saves_inputs = "others"  # each input's value only for the others' gradients
 
     def forward(self, *arrays: Any, equation: Any) -> Any:
+        if any(a.dtype == array.bfloat16 for a in arrays):  # NumPy's einsum has no loop
+            wide = self.forward(*[a.astype(xp.float32) for a in arrays], equation=equation)
+            return wide.astype(array.bfloat16)  # rounded at the end (PyTorch: each pair)
         self.ins, self.out = parse_einsum(equation, [a.shape for a in arrays])
         if len(arrays) > 2:  # in pairs, in the order of NumPy's greedy path (CuPy takes it)
             path = _greedy_path(equation, tuple([a.shape for a in arrays]))
@@ -458,7 +467,7 @@ class Linear(Function):
                 out[...] = product
             else:  # the copy into row-major order adds the bias on the way
                 xp.add(product, bias, out=out)
-            return out
+            return rounded(out, x, weight)
         elif x.ndim > 2 and fastpath.enabled():  # one product, not one per leading index
             rows = math.prod(x.shape[:-1])  # (B, T, in) -> (B*T, in)
             out = xp.matmul(x.reshape(rows, x.shape[-1]), weight.T)
@@ -467,7 +476,7 @@ class Linear(Function):
             out = xp.matmul(x, weight.T)
         if bias is not None:
             out += bias  # out is fresh: add in place, no second buffer
-        return out
+        return rounded(out, x, weight)
 
     def backward(self, grad: Tensor, out: Tensor) -> Grads:
         x, weight, _ = self.inputs
