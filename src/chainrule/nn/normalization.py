@@ -11,7 +11,7 @@ import math
 import warnings
 from typing import Any
 
-from .. import array, batching, fastpath
+from .. import array, batching
 from .. import distributed as dist
 from ..arguments import need_float, need_number, positive_int, resolve_device
 from ..autograd.saved import record
@@ -54,18 +54,7 @@ def layer_norm(
                 f"layer_norm: {name} must have the normalized shape {shape}; got shape "
                 f"{tuple(t.shape)}"
             )
-    kind = type(x._array)
-    if fastpath.off_graph(x) and _bare(weight, kind) and _bare(bias, kind):  # no node
-        w, b = None if weight is None else weight._array, None if bias is None else bias._array
-        return Tensor._make(norm.LayerNorm().forward(x._array, w, b, k=k, eps=eps))
     return norm.LayerNorm.apply(x, weight, bias, k=k, eps=eps)
-
-
-def _bare(t: Any, kind: type) -> bool:
-    """Whether t, a layer_norm's weight or bias, lets forward's array be wrapped directly:
-    None, or a tensor fastpath's off_graph allows whose array is of ``kind`` (the input's:
-    apply's device check left out only where it has nothing to check)."""
-    return t is None or isinstance(t, Tensor) and type(t._array) is kind and fastpath.off_graph(t)
 
 
 def batch_norm(
