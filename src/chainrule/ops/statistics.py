@@ -266,7 +266,8 @@ def mode_index(a: Any, dim: int) -> tuple[Any, Any]:
     other lines with ties or NaN take std::sort itself."""
     lines = a.swapaxes(dim, -1)  # (.., n)
     n = lines.shape[-1]
-    s = xp.sort(lines, axis=-1)  # (.., n)
+    s = lines.copy()  # (.., n), sorted in place: xp.sort's copy and sort without its wrapper
+    s.sort(axis=-1)
     rises = xp.count_nonzero(s[..., 1:] > s[..., :-1])  # a NaN, sorted last, compares false
     if rises == s.size - s.size // n:  # every line rises strictly: no value twice, no NaN,
         # each line's mode is its smallest, at its one place
