@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fastpath
+from ..array import xp
+from ..fastpath.passes import SIZE_MIN
 from .node import Arrivals, node_type
 from .primitive import Function as Primitive
 from .primitive import tensor_type
@@ -127,6 +130,33 @@ class Parts(Outputs):
         return part.backward_arrays(grad, out)  # type: ignore[no-any-return]
 
 
+class SplitOutputs(Outputs):
+    """split's shared node. Where split_node puts a Packed node before it (a large input,
+    the fast path on), the packed tensor's gradient is this node's alone: the first output's
+    gradient to arrive in a pass is put into zeros like packed, which goes to the engine, and
+    each later one is written into that same array (one zero fill; no array of zeros an
+    output and no sum of them)."""
+
+    buffer: Any = None  # this pass's gradient of packed, while outputs' gradients are to come
+
+    def backward_arrays(self, grad: Any, out: Any) -> tuple[Any, ...]:
+        if self.op_node is None:  # made with the switch off: the rule, on Tensors
+            T = tensor_type()
+            (g,) = self.backward(T._make(grad), T._make(out))
+            return (g._array,)
+        k = self.numbers[id(out)]
+        got = self.arrivals.got
+        first = not got
+        got.add(k)
+        if first:
+            self.buffer = xp.zeros(self.inputs[0].shape, grad.dtype, like=grad)
+        buffer = self.buffer
+        buffer[self.parts[k].index] = grad  # the output's place in packed
+        if len(got) == len(self.parts):  # the last output's: the node keeps nothing
+            self.buffer = None
+        return (buffer,) if first else (None,)
+
+
 class Triangle:
     """A place that is a triangle of a block of packed: L's strict lower one (``upper``
     False, diagonal -1) and U's upper one (True, 0) in an LU's one matrix, whose blocks
@@ -212,6 +242,12 @@ class Packed(Primitive):
         self.arrivals.close()
         return (grad,)
 
+    def release(self) -> None:
+        """Free what it holds, as every node, keeping the op's name (``op``)."""
+        kind = self.kind
+        super().release()
+        self.kind = kind
+
 
 def share(
     packed: Any,
@@ -243,18 +279,22 @@ def join(node: Outputs, out: Any, k: int) -> None:
 
 def split_node(a: Any, outs: Any, kind: str, name: str, **saved: Any) -> Any:
     """Join ``outs``, slices of ``a`` each made by its own indexing node, as the outputs of
-    one node named ``name``, with ``saved`` (what PyTorch's node of that name shows)."""
+    one node named ``name``, with ``saved`` (what PyTorch's node of that name shows); split's
+    (kind Split) of a large input with the fast path on behind a Packed node (SplitOutputs)."""
     parts, places = [], []
     for o in outs:
         part = o.grad_fn
         parts.append(part)
         places.append((part.index, o._array.shape, None))  # of a's dtype
-    node = share(a, parts, places, kind, name, None)
+    split = kind == "Split"
+    node = share(a, parts, places, kind, name, None, SplitOutputs if split else Outputs)
     node.__dict__.update(saved)
     numbers = node.numbers
     for k, o in enumerate(outs):  # join(node, o, k), inline: once per output of every split
         numbers[id(o._array)] = k
         o.grad_fn = node
+    if split and a._array.size >= SIZE_MIN and fastpath.enabled():  # small: zeros cost little
+        node._joined()
     return node
 
 

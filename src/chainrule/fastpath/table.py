@@ -391,6 +391,13 @@ TRICKS = [
         "(attention's _exps: the rows' max by the ufunc's reduce)",
     ),
     Trick(
+        "split's outputs' gradients in one array",
+        "chainrule.autograd.outputs:split_node",
+        "backward of (32, 64, 384) float32 x * 1 split in three (nanoGPT's q, k, v), loaded "
+        "machine, same sitting, three alternated runs: 0.76-0.82 against 4.4-4.7 ms",
+        "each output's gradient in zeros of its own (GetItem's rule), summed by the engine",
+    ),
+    Trick(
         "binary_cross_entropy's loss made directly",
         "chainrule.fastpath.views:off_graph",
         "binary_cross_entropy(p, t, reduction='none') of (3, 4) float32 tensors that record "
