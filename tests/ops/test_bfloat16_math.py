@@ -4,7 +4,6 @@ ulp of torch's; and their gradients flow back through bfloat16 as torch's do."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from tests.ops.test_floating_methods import alone_in_torch
 
 # values inside every op's domain below (acosh's: shifted by 1.5)
 X = np.random.default_rng(0).uniform(0.05, 0.95, 64).astype(np.float32)
@@ -23,23 +23,17 @@ def _bits(t: Any) -> np.ndarray:
 
 
 def _keeps_bfloat16_in_torch() -> list[str]:
-    """The public methods torch.Tensor shares with ours that, with no other argument, make
-    a floating tensor of an integer one and keep a bfloat16 one bfloat16 in torch."""
-    names = [n for n in dir(cr.Tensor) if not n.startswith("_") and hasattr(torch.Tensor, n)]
-    names = [n for n in names if callable(getattr(cr.Tensor, n)) and not n.endswith("_")]
-    found = []
-    for name in names:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ints = getattr(torch.tensor([1, 2]), name)()
-                out = getattr(torch.tensor(X).bfloat16(), name)()
-        except Exception:  # a method that needs arguments, or refuses integers
-            continue
-        floating = isinstance(ints, torch.Tensor) and ints.is_floating_point()
-        if floating and isinstance(out, torch.Tensor) and out.dtype == torch.bfloat16:
-            found.append(name)
-    return found
+    """The methods that, with no other argument, make a floating tensor of an integer one and
+    keep a bfloat16 one bfloat16 in torch."""
+    ints, halves = alone_in_torch(torch.tensor([1, 2])), alone_in_torch(torch.tensor(X).bfloat16())
+    return [
+        n
+        for n, out in halves.items()
+        if isinstance(ints.get(n), torch.Tensor)
+        and ints[n].is_floating_point()
+        and isinstance(out, torch.Tensor)
+        and out.dtype == torch.bfloat16
+    ]
 
 
 METHODS = _keeps_bfloat16_in_torch()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import pathlib
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,22 +19,29 @@ import chainrule as cr
 VALUES = {"int64": [[1, 2, 3], [4, 5, 7]], "bool": [[True, False, True], [False, True, True]]}
 
 
-def _floating_in_torch(kind: str) -> list[str]:
-    """The public methods torch.Tensor shares with ours that, with no other argument, give a
-    floating-point tensor from an integer (or bool) one in torch."""
+def alone_in_torch(value: torch.Tensor) -> dict[str, Any]:
+    """What each public method torch.Tensor shares with ours gives, called with no other
+    argument on ``value`` in torch (not in-place ones; not those that need an argument, or
+    refuse the value)."""
     names = [n for n in dir(cr.Tensor) if not n.startswith("_") and hasattr(torch.Tensor, n)]
     names = [n for n in names if callable(getattr(cr.Tensor, n)) and not n.endswith("_")]
-    found = []
+    found = {}
     for name in names:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out = getattr(torch.tensor(VALUES[kind]), name)()
-        except Exception:  # a method that needs arguments, or refuses integers
+                found[name] = getattr(value, name)()
+        except Exception:  # a method that needs arguments, or refuses the value
             continue
-        if isinstance(out, torch.Tensor) and out.is_floating_point():
-            found.append(name)
     return found
+
+
+def _floating_in_torch(kind: str) -> list[str]:
+    """The methods that give a floating-point tensor from an integer (or bool) one in torch."""
+    made = alone_in_torch(torch.tensor(VALUES[kind]))
+    return [
+        n for n, out in made.items() if isinstance(out, torch.Tensor) and out.is_floating_point()
+    ]
 
 
 CASES = [(kind, name) for kind in VALUES for name in _floating_in_torch(kind)]
