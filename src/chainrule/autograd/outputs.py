@@ -243,7 +243,7 @@ class Packed(Primitive):
         return (grad,)
 
     def release(self) -> None:
-        """Free what it holds, as every node, keeping the op's name (``op``)."""
+        """Free what it holds, as every node, keeping the op's name (``kind``)."""
         kind = self.kind
         super().release()
         self.kind = kind
