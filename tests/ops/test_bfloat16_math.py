@@ -4,6 +4,7 @@ ulp of torch's; and their gradients flow back through bfloat16 as torch's do."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from chainrule import fastpath
 from tests.ops.test_floating_methods import alone_in_torch
 
 # values inside every op's domain below (acosh's: shifted by 1.5)
@@ -159,3 +161,27 @@ def test_remainder_and_searchsorted_of_bfloat16_read_its_zeros_and_nans_as_torch
     """A zero remainder took b's sign, not a's, and a NaN was searched as a number: both
     asked for NumPy's kind "f"."""
     assert _zeros_and_nans(cr) == _zeros_and_nans(torch)
+
+
+PRODUCTS = {
+    "matmul": lambda lib, a, b: a @ b,
+    "bmm": lambda lib, a, b: lib.bmm(a[None], b[None]),
+    "linear": lambda lib, a, b: lib.nn.functional.linear(a, b.mT, b[0]),
+    "addmm": lambda lib, a, b: lib.addmm(b, a, b),
+    "einsum": lambda lib, a, b: lib.einsum("ij,jk->ik", a, b),
+    "einsum_three": lambda lib, a, b: lib.einsum("ij,jk,kl->il", a, b, b.mT),
+    "bilinear": lambda lib, a, b: lib.nn.functional.bilinear(a, a, b[:, :8].reshape(1, 8, 8)),
+}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("name", PRODUCTS)
+def test_products_of_bfloat16_give_bfloat16(fast: bool, name: str) -> None:
+    # NumPy's matmul of bfloat16 gives float32 and its einsum has no loop: the product is
+    # taken in float32 and rounded once, within a bfloat16 ulp of PyTorch's
+    a, b = X.reshape(8, 8), X[::-1].reshape(8, 8).copy()
+    theirs = PRODUCTS[name](torch, torch.tensor(a).bfloat16(), torch.tensor(b).bfloat16())
+    with contextlib.nullcontext() if fast else fastpath.disabled():
+        ours = PRODUCTS[name](cr, cr.tensor(a).bfloat16(), cr.tensor(b).bfloat16())
+    assert ours.dtype == cr.bfloat16
+    np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), rtol=2**-7, atol=2**-7)
